@@ -1,0 +1,167 @@
+"""A compact id -> (offset, length) catalog of the live items in ``items.jsonl``.
+
+It lets ``mixle get ID`` find one line of a million-line log with a binary search over the file
+(positioned reads, not mmap: a file truncated under a mapping would kill the process with SIGBUS)
+instead of parsing the log. The file is derived data (``index/offsets.bin``):
+it records the log generation and the committed offset it covers, and a missing or stale
+catalog is rebuilt from the log.
+
+Layout: a 64-byte header (magic, generation, watermark, record count, next sequence number)
+followed by fixed 24-byte records sorted by key: key (8 bytes, big-endian), offset (u64),
+length (u32) and seq (u32, the order in which the id first appeared, so listings keep the
+insertion order of the reference implementation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from substrate.errors import ShardError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MAGIC = b"MXCAT001"
+_HEADER = struct.Struct("<8s16sQQQ16x")
+_FIELDS = struct.Struct("<QII")  # offset, length, seq after the 8-byte big-endian key
+RECORD_SIZE = 24
+assert _HEADER.size == 64
+
+
+def id_key(item_id: str) -> bytes:
+    """The 8-byte catalog key of an id: the id itself when it is 16 hex digits, else a hash."""
+    if is_hex_id(item_id):
+        return bytes.fromhex(item_id)
+    return hashlib.blake2b(item_id.encode(), digest_size=8).digest()
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_hex_id(item_id: str) -> bool:
+    """True for the standard 16-lowercase-hex ids, whose key is the id itself (no collisions)."""
+    return len(item_id) == 16 and _HEX.issuperset(item_id)
+
+
+def record_dtype() -> np.dtype:
+    import numpy as np
+
+    return np.dtype([("key", ">u8"), ("offset", "<u8"), ("length", "<u4"), ("seq", "<u4")])
+
+
+class StaleCatalogError(ShardError):
+    """The catalog file was modified under a reader; rebuild from the log."""
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogHeader:
+    generation: str
+    watermark: int
+    count: int
+    next_seq: int
+
+
+class Catalog:
+    """A read-only view of one catalog file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self.header: CatalogHeader | None = None
+        self._open()
+
+    def _open(self) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return
+        size = os.fstat(fd).st_size
+        head = os.pread(fd, _HEADER.size, 0)
+        if len(head) < _HEADER.size:
+            os.close(fd)
+            return
+        magic, gen, watermark, count, next_seq = _HEADER.unpack(head)
+        if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
+            os.close(fd)
+            return
+        self._fd = fd
+        self.header = CatalogHeader(gen.rstrip(b"\0").decode(), watermark, count, next_seq)
+
+    def _record(self, index: int) -> bytes:
+        assert self._fd is not None
+        record = os.pread(self._fd, RECORD_SIZE, _HEADER.size + index * RECORD_SIZE)
+        if len(record) != RECORD_SIZE:
+            raise StaleCatalogError(f"{self.path} changed while in use")
+        return record
+
+    @property
+    def valid(self) -> bool:
+        return self.header is not None
+
+    def lookup(self, key: bytes) -> list[tuple[int, int, int]]:
+        """(offset, length, seq) of every record with ``key`` (several only on a collision)."""
+        if self._fd is None or self.header is None:
+            return []
+        lo, hi = 0, self.header.count
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._record(mid)[:8] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        found = []
+        while lo < self.header.count:
+            record = self._record(lo)
+            if record[:8] != key:
+                break
+            found.append(_FIELDS.unpack_from(record, 8))
+            lo += 1
+        return found
+
+    def records(self) -> np.ndarray:
+        """All records as a numpy structured array (a copy, safe after close)."""
+        import numpy as np
+
+        if self._fd is None or self.header is None:
+            return np.zeros(0, dtype=record_dtype())
+        size = self.header.count * RECORD_SIZE
+        data = os.pread(self._fd, size, _HEADER.size)
+        if len(data) != size:
+            raise StaleCatalogError(f"{self.path} changed while in use")
+        return np.frombuffer(data, dtype=record_dtype()).copy()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def write_catalog(
+    path: Path,
+    records: np.ndarray,
+    *,
+    generation: str,
+    watermark: int,
+    next_seq: int,
+) -> None:
+    """Write ``records`` (sorted here by key) atomically to ``path``."""
+    import numpy as np
+
+    # astype: numpy operations such as concatenate quietly turn the big-endian key native
+    ordered = np.sort(records.astype(record_dtype(), copy=False), order="key", kind="stable")
+    head = _HEADER.pack(MAGIC, generation.encode()[:16], watermark, len(ordered), next_seq)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(head)
+            fh.write(ordered.tobytes())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ShardError(f"cannot write catalog {path}: {exc.strerror}") from exc

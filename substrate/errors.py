@@ -1,0 +1,41 @@
+"""The one error hierarchy of the library.
+
+Every failure a caller can act on is a ``SubstrateError`` subclass; the command line maps each
+subclass to a message and an exit code in one place (``mixle_cli.errors``).
+"""
+
+from __future__ import annotations
+
+
+class SubstrateError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+class InvalidInputError(SubstrateError, ValueError):
+    """The caller passed something malformed (bad JSON, unknown kind, bad duration)."""
+
+
+class NotFoundError(SubstrateError, LookupError):
+    """A named item, file or shard does not exist (or is not visible to the caller)."""
+
+
+class ShardError(SubstrateError):
+    """The shard cannot be read or written (I/O failure, permissions, full disk)."""
+
+
+class CorruptShardError(ShardError):
+    """A line of ``items.jsonl`` (other than a torn final line) cannot be parsed."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: corrupt record ({reason})")
+        self.path = path
+        self.line = line
+        self.reason = reason
+
+
+class ShardFormatError(ShardError):
+    """The shard or an index was written by a newer, incompatible format."""
+
+
+class AccessDeniedError(SubstrateError, PermissionError):
+    """The caller may not perform this action (not an approver, another team's item)."""

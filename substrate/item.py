@@ -1,0 +1,71 @@
+"""The item model: one typed, provenanced, scoped piece of knowledge."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from substrate.errors import InvalidInputError
+
+log = logging.getLogger(__name__)
+
+MODALITIES: tuple[str, ...] = (
+    "text",
+    "record",
+    "image",
+    "signal",
+    "graph",
+    "field",
+    "event_stream",
+    "artifact",
+    "trace",
+    "context",
+)
+
+
+def new_id() -> str:
+    """A fresh 16-hex item id (the first half of a uuid4)."""
+    return uuid.uuid4().hex[:16]
+
+
+@dataclass(slots=True)
+class SubstrateItem:
+    """One typed, provenanced, scoped item in the substrate."""
+
+    kind: str
+    text: str = ""
+    payload: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    scope: str = "local"
+    tags: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    id: str = field(default_factory=new_id)
+    created_at: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        if self.kind not in MODALITIES:
+            raise InvalidInputError(
+                f"unknown modality {self.kind!r}; expected one of {', '.join(MODALITIES)}"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """A deep-copied plain dict whose keys are the constructor's arguments."""
+        return {f: copy.deepcopy(getattr(self, f)) for f in FIELD_ORDER}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SubstrateItem:
+        """Rebuild an item, ignoring fields written by a newer version of the format."""
+        known = {k: v for k, v in d.items() if k in FIELD_NAMES}
+        if len(known) != len(d):
+            log.debug("ignoring unknown item fields: %s", sorted(set(d) - FIELD_NAMES))
+        if "kind" not in known:
+            raise InvalidInputError("item has no 'kind'")
+        return cls(**known)
+
+
+FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(SubstrateItem))
+FIELD_NAMES: frozenset[str] = frozenset(FIELD_ORDER)

@@ -1,0 +1,354 @@
+"""The append-only log, ``items.jsonl``: the record of truth of a shard.
+
+Layout, one JSON object per line::
+
+    {"mixle_log": 1, "generation": "<hex>"}        header, first line only
+    {"id": "...", "kind": "text", ...}              an item (the last line for an id wins)
+    {"id": "...", "tombstone": true, "at": ...}     a removal
+    {"commit": <lines in batch>, "at": ...}         ends every batch written by one save
+
+A batch becomes visible only once its commit line is complete, so a crash in the middle of a write
+(or a full disk, or Ctrl-C) leaves the previous state intact: the unfinished tail is ignored by
+readers and cut off by the next writer, who holds the lock. A log without a header (written by
+the reference implementation or by hand) is read as if every complete line were committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from substrate.errors import CorruptShardError, ShardError, ShardFormatError
+from substrate.locking import exclusive_lock
+
+log = logging.getLogger(__name__)
+
+LOG_FORMAT = 1
+_COMMIT_PREFIX = b'{"commit":'
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """A position in one generation of the log: everything before ``offset`` is committed."""
+
+    generation: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One committed line of the log that concerns an item."""
+
+    id: str
+    offset: int
+    length: int
+    tombstone: bool
+    data: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class TailState:
+    """What lies after the committed prefix: bytes a crashed or running writer left behind."""
+
+    committed_end: int
+    size: int
+
+    @property
+    def uncommitted_bytes(self) -> int:
+        return self.size - self.committed_end
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def encode_item(data: dict[str, Any]) -> bytes:
+    """Serialize an item dict with its id first (so a reader can find it without parsing)."""
+    return orjson.dumps({"id": data["id"], **data}) + b"\n"
+
+
+def encode_tombstone(item_id: str) -> bytes:
+    return orjson.dumps({"id": item_id, "tombstone": True, "at": time.time()}) + b"\n"
+
+
+class LogFile:
+    """Reads and appends the lines of one ``items.jsonl``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / "items.jsonl"
+        self.lock_path = root / ".lock"
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any] | None:
+        """The header line, or None for an empty or legacy (header-less) log."""
+        try:
+            with self.path.open("rb") as fh:
+                first = fh.readline(4096)
+        except FileNotFoundError:
+            return None
+        if not first.startswith(b'{"mixle_log":') or not first.endswith(b"\n"):
+            return None
+        try:
+            head = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(head, dict):
+            return None
+        if int(head.get("mixle_log", 0)) > LOG_FORMAT:
+            raise ShardFormatError(
+                f"{self.path} was written by a newer mixle (log format {head['mixle_log']}); "
+                "upgrade mixle to read it"
+            )
+        return head
+
+    def generation(self) -> str:
+        head = self.header()
+        return str(head["generation"]) if head else "legacy"
+
+    def tail_state(self) -> TailState:
+        """Find the end of the last committed batch by reading backwards from the end."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return TailState(0, 0)
+        if size == 0:
+            return TailState(0, 0)
+        with self.path.open("rb") as fh:
+            if self.header() is None:
+                return TailState(self._last_newline_end(fh, size), size)
+            return TailState(self._last_commit_end(fh, size), size)
+
+    @staticmethod
+    def _last_newline_end(fh: BinaryIO, size: int) -> int:
+        pos = size
+        while pos > 0:
+            start = max(0, pos - _BLOCK)
+            fh.seek(start)
+            block = fh.read(pos - start)
+            nl = block.rfind(b"\n")
+            if nl >= 0:
+                return start + nl + 1
+            pos = start
+        return 0
+
+    @staticmethod
+    def _last_commit_end(fh: BinaryIO, size: int) -> int:
+        pos = size
+        carry = b""
+        while pos > 0:
+            start = max(0, pos - _BLOCK)
+            fh.seek(start)
+            block = fh.read(pos - start) + carry
+            search_to = len(block)
+            while True:
+                hit = block.rfind(b"\n" + _COMMIT_PREFIX, 0, search_to)
+                if hit < 0:
+                    break
+                end = block.find(b"\n", hit + 1)
+                if end >= 0:
+                    return start + end + 1
+                search_to = hit  # a commit line cut off by a crash: look further back
+            # keep a line's worth of overlap so a commit line spanning blocks is found
+            carry = block[: min(len(block), 256)]
+            pos = start
+        return 0
+
+    def records(self, start: int, end: int) -> Iterator[Record]:
+        """Parse the committed lines in ``[start, end)`` (start must be at a line boundary)."""
+        if end <= start:
+            return
+        line_no = self._line_number(start) if start else 1
+        with self.path.open("rb") as fh:
+            fh.seek(start)
+            offset = start
+            remaining = end - start
+            pending = b""
+            while remaining > 0 or pending:
+                chunk = fh.read(min(_BLOCK, remaining)) if remaining > 0 else b""
+                remaining -= len(chunk)
+                data = pending + chunk
+                lines = data.split(b"\n")
+                pending = lines.pop() if remaining > 0 else b""
+                if remaining <= 0 and lines and lines[-1] == b"":
+                    lines.pop()
+                for raw in lines:
+                    length = len(raw) + 1
+                    record = self._parse(raw, offset, length, line_no)
+                    if record is not None:
+                        yield record
+                    offset += length
+                    line_no += 1
+                if remaining <= 0:
+                    break
+
+    def _parse(self, raw: bytes, offset: int, length: int, line_no: int) -> Record | None:
+        if not raw.strip():
+            return None
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise CorruptShardError(str(self.path), line_no, f"invalid JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise CorruptShardError(str(self.path), line_no, "not a JSON object")
+        if "commit" in obj or "mixle_log" in obj:
+            return None
+        item_id = obj.get("id")
+        if not isinstance(item_id, str) or not item_id:
+            raise CorruptShardError(str(self.path), line_no, "record has no id")
+        if obj.get("tombstone") is True:
+            return Record(item_id, offset, length, True, None)
+        if "kind" not in obj:
+            raise CorruptShardError(str(self.path), line_no, "item has no kind")
+        return Record(item_id, offset, length, False, obj)
+
+    def _line_number(self, offset: int) -> int:
+        """1-based number of the line starting at ``offset`` (only for error messages)."""
+        count = 1
+        with self.path.open("rb") as fh:
+            remaining = offset
+            while remaining > 0:
+                block = fh.read(min(_BLOCK, remaining))
+                if not block:
+                    break
+                count += block.count(b"\n")
+                remaining -= len(block)
+        return count
+
+    def read_line(self, fd: int, offset: int, length: int) -> dict[str, Any]:
+        raw = os.pread(fd, length, offset)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            line = self._line_number(offset)
+            raise CorruptShardError(str(self.path), line, f"invalid JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise CorruptShardError(str(self.path), self._line_number(offset), "not an object")
+        return obj
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int]:
+        """Append ``lines`` as one committed batch under the writer lock, durably.
+
+        Bytes that a crashed earlier writer left after the last commit are cut off first.
+        Returns the watermark after the batch, the offset of each line, and the committed end
+        the batch started from.
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        with exclusive_lock(self.lock_path):
+            if self.path.exists() and self.path.stat().st_size and self.header() is None:
+                self._rewrite_legacy()
+            state = self.tail_state()
+            generation = self.generation()
+            prefix = b""
+            if state.committed_end == 0:
+                generation = secrets.token_hex(8)
+                prefix = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
+            body = b"".join(lines)
+            commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
+            offsets = []
+            pos = state.committed_end + len(prefix)
+            for line in lines:
+                offsets.append(pos)
+                pos += len(line)
+            self._write_at(state.committed_end, prefix + body + commit, state)
+            if state.uncommitted_bytes:
+                log.warning(
+                    "%s: discarded %d bytes of an unfinished write (a crash or interrupted "
+                    "write); no committed item was affected",
+                    self.path,
+                    state.uncommitted_bytes,
+                )
+            end = state.committed_end + len(prefix) + len(body) + len(commit)
+            return Watermark(generation, end), offsets, state.committed_end
+
+    def _write_at(self, start: int, data: bytes, state: TailState) -> None:
+        created = not self.path.exists()
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        try:
+            if state.size != start:
+                os.ftruncate(fd, start)
+            view = memoryview(data)
+            written = 0
+            try:
+                while written < len(data):
+                    written += os.pwrite(fd, view[written:], start + written)
+                os.fsync(fd)
+            except BaseException:
+                self._undo(fd, start)
+                raise
+        except OSError as exc:
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(self.root)
+
+    @staticmethod
+    def _undo(fd: int, start: int) -> None:
+        # Best effort: an uncommitted tail is invisible anyway, but cutting it keeps the file tidy.
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+
+    def _rewrite_legacy(self) -> None:
+        """Convert a header-less log to the committed format, keeping the last line per id."""
+        state = self.tail_state()
+        latest: dict[str, Record] = {}
+        for record in self.records(0, state.committed_end):
+            latest.pop(record.id, None)
+            latest[record.id] = record
+        live = [r for r in latest.values() if not r.tombstone]
+        with self.path.open("rb") as fh:
+            lines = []
+            for record in live:
+                fh.seek(record.offset)
+                lines.append(fh.read(record.length))
+        self.replace_with(lines)
+
+    def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
+        """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""
+        generation = secrets.token_hex(8)
+        header = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
+        tmp = self.path.with_name(f".items.jsonl.{os.getpid()}.tmp")
+        offsets = []
+        pos = len(header)
+        for line in lines:
+            offsets.append(pos)
+            pos += len(line)
+        commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
+        try:
+            with tmp.open("wb") as fh:
+                fh.write(header)
+                for line in lines:
+                    fh.write(line)
+                fh.write(commit)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+            _fsync_dir(self.root)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return Watermark(generation, pos + len(commit)), offsets

@@ -1,0 +1,87 @@
+"""Shard settings in ``mixle.toml``: read with ``tomllib``, written with ``tomli-w``.
+
+Each feature owns one table (``[shard]``, ``[secrets]``, ``[ingest]``, ``[governance]``,
+``[answerer]``, ...); the top-level ``format`` key says which on-disk format wrote the shard.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from substrate.errors import ShardError, ShardFormatError
+
+SHARD_FORMAT = 1
+SETTINGS_FILE = "mixle.toml"
+
+DEFAULTS: dict[str, Any] = {
+    "format": SHARD_FORMAT,
+    "shard": {"default_scope": "local", "shared_scopes": ["public"]},
+}
+
+
+class Settings:
+    """The parsed ``mixle.toml`` of one shard (or defaults for an in-memory shard)."""
+
+    def __init__(self, data: dict[str, Any] | None = None, path: Path | None = None) -> None:
+        self.data: dict[str, Any] = data if data is not None else _fresh_defaults()
+        self.path = path
+
+    @classmethod
+    def load(cls, root: Path) -> Settings:
+        path = root / SETTINGS_FILE
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            return cls(path=path)
+        except tomllib.TOMLDecodeError as exc:
+            raise ShardError(f"{path}: invalid TOML: {exc}") from exc
+        except OSError as exc:
+            raise ShardError(f"cannot read {path}: {exc.strerror}") from exc
+        fmt = data.get("format", SHARD_FORMAT)
+        if not isinstance(fmt, int) or fmt > SHARD_FORMAT:
+            raise ShardFormatError(
+                f"{path}: shard format {fmt!r} is newer than this mixle supports "
+                f"({SHARD_FORMAT}); upgrade mixle"
+            )
+        return cls(data, path)
+
+    @property
+    def format(self) -> int:
+        return int(self.data.get("format", SHARD_FORMAT))
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The table ``name``, created empty if absent (changes are kept until ``save``)."""
+        table = self.data.setdefault(name, {})
+        if not isinstance(table, dict):
+            raise ShardError(f"{self.path}: [{name}] must be a table")
+        return table
+
+    def get(self, section: str, key: str, default: Any = None) -> Any:
+        table = self.data.get(section)
+        return table.get(key, default) if isinstance(table, dict) else default
+
+    def save(self) -> None:
+        """Write atomically (temporary file, fsync, rename)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("wb") as fh:
+                tomli_w.dump(self.data, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+
+
+def _fresh_defaults() -> dict[str, Any]:
+    return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}

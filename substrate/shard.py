@@ -1,0 +1,60 @@
+"""Creating a shard directory and describing the state of one."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from substrate.errors import ShardError
+from substrate.settings import SETTINGS_FILE, Settings
+from substrate.store import Substrate
+
+
+def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """Create a shard at ``path`` (settings and an empty log). Returns (path, created)."""
+    root = Path(path)
+    settings_path = root / SETTINGS_FILE
+    if settings_path.exists():
+        Settings.load(root)  # validates the existing file
+        return root, False
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "items.jsonl").touch(exist_ok=True)
+    except OSError as exc:
+        raise ShardError(f"cannot create shard at {root}: {exc.strerror}") from exc
+    Settings(path=settings_path).save()
+    return root, True
+
+
+def _dir_size(path: Path) -> int:
+    if not path.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -> dict[str, Any]:
+    """Counts by kind and scope (of the items in ``scopes`` only), sizes on disk, and the
+    health of the log.
+
+    Reads every live item once, so a corrupt line anywhere is reported here.
+    """
+    kinds: Counter[str] = Counter()
+    by_scope: Counter[str] = Counter()
+    for item in substrate.iter_items(scopes=scopes):
+        kinds[item.kind] += 1
+        by_scope[item.scope] += 1
+    root = substrate.root
+    health = substrate.log_health()
+    return {
+        "shard": str(root) if root else None,
+        "format": substrate.settings.format,
+        "items": sum(kinds.values()),
+        "by_kind": dict(sorted(kinds.items())),
+        "by_scope": dict(sorted(by_scope.items())),
+        "log": health,
+        "index_bytes": _dir_size(root / "index") if root else 0,
+        "healthy": health["uncommitted_bytes"] == 0,
+    }

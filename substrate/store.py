@@ -1,0 +1,435 @@
+"""The shard: ``Substrate``, a store of items kept in memory or in a directory on disk.
+
+A rooted shard never loads the whole log. Reads go through the catalog (see ``view.py``); writes
+are buffered until ``save()``, which appends them as one committed, fsynced batch. Objects handed
+out by ``get``/``all`` are live: mutate one and ``save()`` persists the change, as in the
+reference implementation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from substrate.errors import InvalidInputError
+from substrate.item import FIELD_ORDER, SubstrateItem
+from substrate.locking import exclusive_lock
+from substrate.log import LogFile, Watermark, encode_tombstone
+from substrate.settings import Settings
+from substrate.view import LogView
+
+if TYPE_CHECKING:
+    from substrate.search.engine import SearchFilters
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Changes:
+    """Items written and ids removed between two points of the log (or not yet saved)."""
+
+    upserts: list[SubstrateItem] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    until: Watermark = field(default_factory=lambda: Watermark("", 0))
+
+
+@dataclass(frozen=True, slots=True)
+class CompactStats:
+    bytes_before: int
+    bytes_after: int
+    live_items: int
+
+
+def encode(item: SubstrateItem) -> bytes:
+    """One log line for ``item``: its fields with the id first."""
+    body = {f: getattr(item, f) for f in FIELD_ORDER}
+    return orjson.dumps({"id": item.id, **body}, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+
+
+class Substrate:
+    """A local shard of the knowledge substrate.
+
+    Args:
+        root: the shard directory. ``None`` keeps everything in memory until ``save(root)``.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root: Path | None = None
+        self.settings = Settings()
+        self.mutation_count = 0
+        self._mem: dict[str, SubstrateItem] = {}
+        self._pending: dict[str, SubstrateItem | None] = {}
+        self._cache: dict[str, tuple[SubstrateItem, bytes]] = {}
+        self._log: LogFile | None = None
+        self._view: LogView | None = None
+        self._fd: int | None = None
+        self._fd_ino = -1
+        if root is not None:
+            self._bind(Path(root))
+
+    def _bind(self, root: Path) -> None:
+        self.close()
+        self.root = root
+        self.settings = Settings.load(root)
+        self._log = LogFile(root)
+        self._view = LogView(self._log)
+        self._cache.clear()
+
+    # -- the seed API ------------------------------------------------------------------------
+
+    def put(self, item: SubstrateItem) -> str:
+        """Add or replace an item; returns its id. Persisted by the next ``save()``."""
+        if not isinstance(item, SubstrateItem):
+            raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
+        if self.root is None:
+            self._mem[item.id] = item
+        else:
+            self._pending[item.id] = item
+            self._cache.pop(item.id, None)
+        self.mutation_count += 1
+        return item.id
+
+    def add(self, kind: str, text: str = "", **kw: Any) -> str:
+        """Build a ``SubstrateItem`` and ``put`` it."""
+        return self.put(SubstrateItem(kind=kind, text=text, **kw))
+
+    def get(self, item_id: str) -> SubstrateItem | None:
+        if self.root is None:
+            return self._mem.get(item_id)
+        if item_id in self._pending:
+            return self._pending[item_id]
+        cached = self._cache.get(item_id)
+        if cached is not None:
+            return cached[0]
+        view = self._fresh_view()
+        entry = view.locate(item_id)
+        if entry is None:
+            return None
+        return self._load(self._read(entry.offset, entry.length))
+
+    def remove(self, item_id: str) -> bool:
+        if self.root is None:
+            removed = self._mem.pop(item_id, None) is not None
+        else:
+            removed = self._exists(item_id)
+            if removed:
+                self._pending[item_id] = None
+                self._cache.pop(item_id, None)
+        if removed:
+            self.mutation_count += 1
+        return removed
+
+    def all(self, *, kind: str | None = None, scope: str | None = None) -> list[SubstrateItem]:
+        """Every live item in insertion order, optionally of one kind and/or one scope."""
+        return list(self.iter_items(kind=kind, scope=scope, keep=True))
+
+    def __len__(self) -> int:
+        if self.root is None:
+            return len(self._mem)
+        view = self._fresh_view()
+        n = view.live_count
+        for item_id, value in self._pending.items():
+            on_disk = view.locate(item_id) is not None
+            n += (value is not None) - on_disk
+        return n
+
+    def __contains__(self, item_id: object) -> bool:
+        return isinstance(item_id, str) and self._exists(item_id)
+
+    def save(self, root: str | os.PathLike[str] | None = None) -> str:
+        """Persist every change since the last save as one durable append; returns the log path."""
+        target = Path(root) if root is not None else self.root
+        if target is None:
+            raise InvalidInputError("save() needs a root: Substrate(root) or save(root)")
+        if self.root is None or target.resolve() != self.root.resolve():
+            return self._save_elsewhere(target)
+        self._write_batch(*self._collect_changes())
+        assert self._log is not None
+        return str(self._log.path)
+
+    def load(self, root: str | os.PathLike[str] | None = None) -> None:
+        """Forget unsaved changes and read the shard at ``root`` (default: this shard's root)."""
+        target = Path(root) if root is not None else self.root
+        if target is None:
+            raise InvalidInputError("load() needs a root")
+        if not (target / "items.jsonl").exists():
+            raise FileNotFoundError(str(target / "items.jsonl"))
+        self._mem.clear()
+        self._pending.clear()
+        self._bind(target)
+        self.mutation_count += 1
+
+    def reindex(self) -> None:
+        """(Re)build the search index over the current items."""
+        from substrate.search import engine
+
+        engine.reindex(self)
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        kind: str | None = None,
+        scope: str | None = None,
+        filters: SearchFilters | None = None,
+    ) -> list[tuple[SubstrateItem, float]]:
+        """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first."""
+        from substrate.search import engine
+
+        if filters is None:
+            filters = engine.SearchFilters(
+                kind=kind, scopes=frozenset([scope]) if scope is not None else None
+            )
+        return [(hit.item, hit.score) for hit in engine.search(self, query, k, filters=filters)]
+
+    # -- streaming and the index contract -----------------------------------------------------
+
+    def iter_items(
+        self,
+        *,
+        kind: str | None = None,
+        scope: str | None = None,
+        scopes: Iterable[str] | None = None,
+        keep: bool = False,
+    ) -> Iterator[SubstrateItem]:
+        """Stream live items in insertion order, filtered by kind and scope(s).
+
+        With ``keep=False`` items not already handed out are not retained, so iterating a large
+        shard runs in bounded memory; mutate such an item only through ``put``.
+        """
+        allowed = set(scopes) if scopes is not None else None
+        if scope is not None:
+            allowed = {scope} if allowed is None else allowed & {scope}
+
+        def wanted(k: Any, s: Any) -> bool:
+            return (kind is None or k == kind) and (allowed is None or s in allowed)
+
+        if self.root is None:
+            for item in list(self._mem.values()):
+                if wanted(item.kind, item.scope):
+                    yield item
+            return
+        seen: set[str] = set()
+        for offset, length in self._fresh_view().live_entries():
+            data = self._read(offset, length)
+            item_id = data["id"]
+            if item_id in self._pending:
+                seen.add(item_id)
+                pending = self._pending[item_id]
+                if pending is not None and wanted(pending.kind, pending.scope):
+                    yield pending
+                continue
+            cached = self._cache.get(item_id)
+            if cached is not None:
+                if wanted(cached[0].kind, cached[0].scope):
+                    yield cached[0]
+            elif wanted(data.get("kind"), data.get("scope", "local")):
+                yield self._load(data) if keep else SubstrateItem.from_json(data)
+        for item_id, pending in list(self._pending.items()):
+            if pending is not None and item_id not in seen and wanted(pending.kind, pending.scope):
+                yield pending
+
+    def log_watermark(self) -> Watermark:
+        """The committed end of the log (what an index built now would cover)."""
+        if self.root is None:
+            return Watermark("memory", 0)
+        return self._fresh_view().watermark
+
+    def saved_changes(self, since: Watermark) -> Changes | None:
+        """Items written and removed in the log after ``since``; None if the log was rewritten."""
+        if self.root is None:
+            return None
+        view = self._fresh_view()
+        if since.generation != view.watermark.generation or since.offset > view.watermark.offset:
+            return None
+        assert self._log is not None
+        latest: dict[str, dict[str, Any] | None] = {}
+        for record in self._log.records(since.offset, view.watermark.offset):
+            latest.pop(record.id, None)
+            latest[record.id] = record.data
+        changes = Changes(until=view.watermark)
+        for item_id, data in latest.items():
+            if data is None:
+                changes.removed.append(item_id)
+            else:
+                changes.upserts.append(SubstrateItem.from_json(data))
+        return changes
+
+    def pending_changes(self) -> Changes:
+        """Changes made in this process and not yet saved."""
+        changes = Changes(until=self.log_watermark())
+        for item_id, item in self._pending.items():
+            if item is None:
+                changes.removed.append(item_id)
+            else:
+                changes.upserts.append(item)
+        return changes
+
+    def read_items(self, ids: Iterable[str]) -> dict[str, SubstrateItem]:
+        """The live items among ``ids``, read in one pass."""
+        found = {}
+        for item_id in ids:
+            item = self.get(item_id)
+            if item is not None:
+                found[item_id] = item
+        return found
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def compact(self) -> CompactStats:
+        """Rewrite the log with only the live items (atomically), then rebuild the catalog."""
+        if self.root is None or self._log is None:
+            raise InvalidInputError("compact() needs a shard on disk")
+        self.save()
+        log_file = self._log
+        before = log_file.path.stat().st_size if log_file.path.exists() else 0
+        with exclusive_lock(log_file.lock_path):
+            # Never trust a derived file for what to keep: re-read the log itself.
+            view = self._fresh_view()
+            view.rebuild()
+            lines = [self._read_raw(offset, length) for offset, length in view.live_entries()]
+            log_file.replace_with(lines)
+        self._reopen()
+        self._fresh_view().write_catalog()
+        after = log_file.path.stat().st_size
+        return CompactStats(before, after, len(lines))
+
+    def log_health(self) -> dict[str, Any]:
+        """Size of the log, live items, and bytes of an unfinished write left behind."""
+        if self.root is None or self._log is None:
+            return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
+        view = self._fresh_view()
+        size = self._log.path.stat().st_size if self._log.path.exists() else 0
+        return {
+            "path": str(self._log.path),
+            "bytes": size,
+            "uncommitted_bytes": view.uncommitted_bytes,
+            "generation": view.watermark.generation,
+            "committed_bytes": view.watermark.offset,
+        }
+
+    def close(self) -> None:
+        """Release open files (the shard stays usable; they are reopened on demand)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._view is not None:
+            self._view.close()
+
+    def __enter__(self) -> Substrate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finaliser
+            self.close()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _fresh_view(self) -> LogView:
+        assert self._view is not None
+        self._view.refresh()
+        return self._view
+
+    def _exists(self, item_id: str) -> bool:
+        if self.root is None:
+            return item_id in self._mem
+        if item_id in self._pending:
+            return self._pending[item_id] is not None
+        return item_id in self._cache or self._fresh_view().locate(item_id) is not None
+
+    def _reopen(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        assert self._view is not None
+        self._view.reset()
+
+    def _read_raw(self, offset: int, length: int) -> bytes:
+        assert self._log is not None and self._view is not None
+        ino = self._view._stat_seen[1]
+        if self._fd is None or self._fd_ino != ino:
+            if self._fd is not None:
+                os.close(self._fd)
+            self._fd = os.open(self._log.path, os.O_RDONLY)
+            self._fd_ino = os.fstat(self._fd).st_ino
+        return os.pread(self._fd, length, offset)
+
+    def _read(self, offset: int, length: int) -> dict[str, Any]:
+        assert self._log is not None
+        self._read_raw(offset, length)  # ensures the descriptor is open
+        assert self._fd is not None
+        return self._log.read_line(self._fd, offset, length)
+
+    def _load(self, data: dict[str, Any]) -> SubstrateItem:
+        item = SubstrateItem.from_json(data)
+        self._cache[item.id] = (item, encode(item))
+        return item
+
+    def _collect_changes(self) -> tuple[list[str], list[bytes], list[SubstrateItem | None]]:
+        ids: list[str] = []
+        lines: list[bytes] = []
+        items: list[SubstrateItem | None] = []
+        for item_id, item in self._pending.items():
+            ids.append(item_id)
+            lines.append(encode_tombstone(item_id) if item is None else encode(item))
+            items.append(item)
+        for item_id, (item, baseline) in self._cache.items():
+            line = encode(item)
+            if line != baseline and item_id not in self._pending:
+                ids.append(item_id)
+                lines.append(line)
+                items.append(item)
+        return ids, lines, items
+
+    def _write_batch(
+        self, ids: list[str], lines: list[bytes], items: list[SubstrateItem | None]
+    ) -> None:
+        if not lines:
+            return
+        assert self._log is not None and self._view is not None
+        if self.settings.path is not None and not self.settings.path.exists():
+            self.settings.save()  # a shard created by save() gets its mixle.toml too
+        view = self._fresh_view()
+        before = view.watermark
+        watermark, offsets, start = self._log.append(lines)
+        fresh_log = start == 0 and before.offset == 0
+        in_step = fresh_log or (
+            watermark.generation == before.generation and start == before.offset
+        )
+        if in_step:
+            for item_id, offset, line, item in zip(ids, offsets, lines, items, strict=True):
+                view.apply(item_id, offset, len(line), item is None)
+            st = self._log.path.stat()
+            view.note_written(watermark, (st.st_size, st.st_ino))
+            view.maybe_write_catalog()
+        else:
+            view.refresh()  # another writer got in first, or the log was created: re-read
+        for item_id, line, item in zip(ids, lines, items, strict=True):
+            self._pending.pop(item_id, None)
+            if item is not None:
+                self._cache[item_id] = (item, line)
+
+    def _save_elsewhere(self, target: Path) -> str:
+        """Write every live item to the shard at ``target`` and continue as that shard."""
+        items = list(self._mem.values()) if self.root is None else self.all()
+        self._mem.clear()
+        self._pending.clear()
+        self._bind(target)
+        if not self.settings.path or not self.settings.path.exists():
+            self.settings.save()
+        for item in items:
+            self._pending[item.id] = item
+        self._write_batch(*self._collect_changes())
+        assert self._log is not None
+        return str(self._log.path)

@@ -1,0 +1,210 @@
+"""Where each live item of a rooted shard sits in the log: the catalog plus the recent tail.
+
+The catalog (``index/offsets.bin``) covers the log up to its watermark; the lines committed after
+it (the tail) are parsed into a small in-memory map. When the tail grows large the catalog is
+rewritten, so opening a shard never parses more than a bounded part of the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from substrate.catalog import (
+    Catalog,
+    StaleCatalogError,
+    id_key,
+    is_hex_id,
+    record_dtype,
+    write_catalog,
+)
+from substrate.log import LogFile, Record, Watermark
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+# Rewrite the catalog once the tail holds this many records (or an eighth of the catalog).
+TAIL_LIMIT = 5000
+
+
+@dataclass(slots=True)
+class Entry:
+    """Location of the current line of one live item."""
+
+    offset: int
+    length: int
+    seq: int
+
+
+class LogView:
+    """Which line holds each live item, kept up to date with the committed log."""
+
+    def __init__(self, log_file: LogFile) -> None:
+        self.log = log_file
+        self.catalog_path = log_file.root / "index" / "offsets.bin"
+        self.catalog: Catalog | None = None
+        self.watermark = Watermark("", 0)
+        self.tail: dict[str, Entry | None] = {}  # None: removed since the catalog was written
+        self.live_count = 0
+        self.next_seq = 0
+        self.uncommitted_bytes = 0
+        self._stat_seen: tuple[int, int] = (-1, -1)
+        self._trust_catalog = True
+
+    def rebuild(self) -> None:
+        """Re-read the whole log, ignoring the catalog (which is then rewritten)."""
+        self.reset()
+        self._trust_catalog = False
+        try:
+            self.refresh()
+        finally:
+            self._trust_catalog = True
+        self.write_catalog()
+
+    def refresh(self) -> None:
+        """Catch up with lines committed since the last look (a stat when nothing changed)."""
+        try:
+            st = self.log.path.stat()
+            stat = (st.st_size, st.st_ino)
+        except FileNotFoundError:
+            stat = (0, 0)
+        if stat == self._stat_seen:
+            return
+        state = self.log.tail_state()
+        generation = self.log.generation()
+        self.uncommitted_bytes = state.uncommitted_bytes
+        if generation != self.watermark.generation or state.committed_end < self.watermark.offset:
+            self._load_catalog(generation, state.committed_end)
+        if state.committed_end > self.watermark.offset:
+            self.fold(self.log.records(self.watermark.offset, state.committed_end))
+            self.watermark = Watermark(generation, state.committed_end)
+        self._stat_seen = stat
+        self.maybe_write_catalog()
+
+    def _load_catalog(self, generation: str, committed_end: int) -> None:
+        self.close()
+        self.tail.clear()
+        catalog = Catalog(self.catalog_path)
+        head = catalog.header
+        usable = head is not None and head.generation == generation
+        if head is not None and usable and head.watermark <= committed_end and self._trust_catalog:
+            self.catalog = catalog
+            self.watermark = Watermark(generation, head.watermark)
+            self.next_seq = head.next_seq
+            self.live_count = head.count
+        else:
+            catalog.close()
+            self.watermark = Watermark(generation, 0)
+            self.next_seq = 0
+            self.live_count = 0
+
+    def fold(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.apply(record.id, record.offset, record.length, record.tombstone)
+
+    def apply(self, item_id: str, offset: int, length: int, tombstone: bool) -> None:
+        """Record that the line at ``offset`` is now the current state of ``item_id``."""
+        previous = self.locate(item_id)
+        if tombstone:
+            if previous is not None:
+                self.tail[item_id] = None
+                self.live_count -= 1
+            return
+        if previous is None:
+            seq = self.next_seq
+            self.next_seq += 1
+            self.live_count += 1
+        else:
+            seq = previous.seq
+        self.tail[item_id] = Entry(offset, length, seq)
+
+    def note_written(self, watermark: Watermark, stat_after: tuple[int, int]) -> None:
+        """Our own append moved the log to ``watermark`` (already folded with ``apply``)."""
+        self.watermark = watermark
+        self._stat_seen = stat_after
+
+    def locate(self, item_id: str) -> Entry | None:
+        if item_id in self.tail:
+            return self.tail[item_id]
+        if self.catalog is None:
+            return None
+        try:
+            hits = self.catalog.lookup(id_key(item_id))
+        except StaleCatalogError:
+            self.rebuild()
+            return self.locate(item_id)
+        for offset, length, seq in hits:
+            if is_hex_id(item_id) or self._line_id(offset, length) == item_id:
+                return Entry(offset, length, seq)
+        return None
+
+    def _line_id(self, offset: int, length: int) -> str | None:
+        fd = os.open(self.log.path, os.O_RDONLY)
+        try:
+            value = self.log.read_line(fd, offset, length).get("id")
+        finally:
+            os.close(fd)
+        return value if isinstance(value, str) else None
+
+    def live_records(self) -> np.ndarray:
+        """Every live item as catalog records (key, offset, length, seq), unordered."""
+        import numpy as np
+
+        try:
+            base = self.catalog.records() if self.catalog else np.zeros(0, dtype=record_dtype())
+        except StaleCatalogError:
+            log.warning("%s changed while in use; rebuilding it from the log", self.catalog_path)
+            self.rebuild()
+            return self.live_records()
+        if not self.tail:
+            return base
+        touched = np.frombuffer(b"".join(id_key(i) for i in self.tail), dtype=">u8")
+        base = base[~np.isin(base["key"], touched)]
+        live = [(i, e) for i, e in self.tail.items() if e is not None]
+        fresh = np.zeros(len(live), dtype=record_dtype())
+        if live:
+            fresh["key"] = np.frombuffer(b"".join(id_key(i) for i, _ in live), dtype=">u8")
+            fresh["offset"] = [e.offset for _, e in live]
+            fresh["length"] = [e.length for _, e in live]
+            fresh["seq"] = [e.seq for _, e in live]
+        return np.concatenate([base, fresh])
+
+    def live_entries(self) -> list[tuple[int, int]]:
+        """(offset, length) of every live item, in insertion order."""
+        records = self.live_records()
+        records = records[records["seq"].argsort(kind="stable")]
+        return list(zip(records["offset"].tolist(), records["length"].tolist(), strict=True))
+
+    def maybe_write_catalog(self) -> None:
+        if len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
+            self.write_catalog()
+
+    def write_catalog(self) -> None:
+        """Fold the tail into a fresh catalog file covering the current watermark."""
+        write_catalog(
+            self.catalog_path,
+            self.live_records(),
+            generation=self.watermark.generation,
+            watermark=self.watermark.offset,
+            next_seq=self.next_seq,
+        )
+        self.close()
+        self.catalog = Catalog(self.catalog_path)
+        self.tail.clear()
+
+    def reset(self) -> None:
+        """Forget everything; the next refresh starts from the files again."""
+        self.close()
+        self.tail.clear()
+        self.watermark = Watermark("", 0)
+        self._stat_seen = (-1, -1)
+
+    def close(self) -> None:
+        if self.catalog is not None:
+            self.catalog.close()
+            self.catalog = None

@@ -1,0 +1,20 @@
+"""Every test runs against throw-away shards: no test may touch a real user shard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_shard_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    shard = tmp_path / "shard"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("MIXLE_SHARD", str(shard))
+    for name in ("MIXLE_TEAM", "MIXLE_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    return shard

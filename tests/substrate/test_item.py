@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from substrate import MODALITIES, InvalidInputError, SubstrateItem
+
+
+def test_defaults_and_fresh_containers() -> None:
+    a, b = SubstrateItem("text"), SubstrateItem("text")
+    assert re.fullmatch(r"[0-9a-f]{16}", a.id)
+    assert a.id != b.id
+    assert a.scope == "local" and a.text == ""
+    a.tags.append("x")
+    assert b.tags == []
+
+
+def test_modalities_order() -> None:
+    assert MODALITIES == (
+        "text",
+        "record",
+        "image",
+        "signal",
+        "graph",
+        "field",
+        "event_stream",
+        "artifact",
+        "trace",
+        "context",
+    )
+
+
+def test_unknown_kind_is_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown modality"):
+        SubstrateItem("video")
+    with pytest.raises(InvalidInputError):
+        SubstrateItem("video")
+
+
+def test_round_trip_and_deep_copy() -> None:
+    item = SubstrateItem("record", "t", payload={"a": [1]}, tags=["x"], links=["y"])
+    data = item.to_json()
+    assert list(data) == [
+        "kind",
+        "text",
+        "payload",
+        "provenance",
+        "scope",
+        "tags",
+        "links",
+        "id",
+        "created_at",
+    ]
+    data["payload"]["a"].append(2)
+    assert item.payload == {"a": [1]}
+    assert SubstrateItem.from_json(item.to_json()) == item
+    rebuilt = type(item)(**{**item.to_json(), "links": ["z"]})
+    assert rebuilt.links == ["z"] and rebuilt.id == item.id
+
+
+def test_from_json_tolerates_newer_fields() -> None:
+    data = {**SubstrateItem("text", "hi").to_json(), "embedding_hint": [1, 2], "v2_field": "x"}
+    assert SubstrateItem.from_json(data).text == "hi"
+
+
+def test_from_json_without_kind_fails_clearly() -> None:
+    with pytest.raises(InvalidInputError, match="kind"):
+        SubstrateItem.from_json({"text": "x"})

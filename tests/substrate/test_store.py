@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from substrate import Substrate, SubstrateItem
+from substrate.view import TAIL_LIMIT
+
+
+def lines(root: Path) -> list[dict]:
+    return [orjson.loads(x) for x in (root / "items.jsonl").read_bytes().splitlines() if x]
+
+
+def test_in_memory_shard_seed_semantics() -> None:
+    s = Substrate()
+    a = s.add("text", "alpha", scope="team-a")
+    b = s.add("record", "beta")
+    assert len(s) == 2 and s.get(a).text == "alpha"
+    assert [i.id for i in s.all()] == [a, b]
+    assert [i.id for i in s.all(kind="record")] == [b]
+    assert [i.id for i in s.all(scope="team-a")] == [a]
+    s.put(SubstrateItem("text", "alpha2", id=a))  # replace keeps position
+    assert [i.text for i in s.all()] == ["alpha2", "beta"]
+    assert s.remove(a) is True and s.remove(a) is False
+    assert s.get(a) is None and len(s) == 1
+    with pytest.raises(ValueError):
+        s.save()
+
+
+def test_save_appends_only_changes(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"item {i}") for i in range(3)]
+    s.save()
+    size = (tmp_path / "items.jsonl").stat().st_size
+    s.save()  # nothing changed: nothing written
+    assert (tmp_path / "items.jsonl").stat().st_size == size
+    s.get(ids[1]).text = "edited"  # live object: mutation is persisted by save
+    s.remove(ids[0])
+    s.save()
+    records = lines(tmp_path)
+    assert records[0]["mixle_log"] == 1
+    assert sum(1 for r in records if "commit" in r) == 2
+    last_batch = records[-3:-1]
+    assert {r.get("text") for r in last_batch if "kind" in r} == {"edited"}
+    assert [r["id"] for r in last_batch if r.get("tombstone")] == [ids[0]]
+    fresh = Substrate(tmp_path)
+    assert len(fresh) == 2
+    assert [i.text for i in fresh.all()] == ["edited", "item 2"]
+
+
+def test_reopened_shard_and_insertion_order_survive_compaction(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"n{i}") for i in range(5)]
+    s.save()
+    s.put(SubstrateItem("text", "n1-v2", id=ids[1]))
+    s.remove(ids[3])
+    s.save()
+    stats = s.compact()
+    assert stats.live_items == 4 and stats.bytes_after < stats.bytes_before
+    again = Substrate(tmp_path)
+    assert [i.text for i in again.all()] == ["n0", "n1-v2", "n2", "n4"]
+    assert sum(1 for r in lines(tmp_path) if "id" in r) == 4
+
+
+def test_save_to_new_root_and_load(tmp_path: Path) -> None:
+    s = Substrate()
+    a = s.add("text", "one")
+    path = s.save(tmp_path / "new")
+    assert path.endswith("items.jsonl") and (tmp_path / "new" / "mixle.toml").exists()
+    t = Substrate()
+    t.load(tmp_path / "new")
+    assert t.get(a).text == "one"
+    with pytest.raises(FileNotFoundError):
+        Substrate().load(tmp_path / "missing")
+
+
+def test_missing_root_is_an_empty_shard_and_creates_nothing(tmp_path: Path) -> None:
+    s = Substrate(tmp_path / "nope")
+    assert len(s) == 0 and s.all() == [] and s.get("0123456789abcdef") is None
+    assert not (tmp_path / "nope").exists()
+
+
+def test_catalog_is_rewritten_and_used(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    for i in range(TAIL_LIMIT + 10):
+        s.put(SubstrateItem("text", f"x{i}"))
+    s.save()
+    assert (tmp_path / "index" / "offsets.bin").exists()
+    one = s.add("text", "after the catalog")
+    s.save()
+    fresh = Substrate(tmp_path)
+    assert len(fresh) == TAIL_LIMIT + 11
+    assert fresh.get(one).text == "after the catalog"
+
+
+def test_stale_or_missing_catalog_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"x{i}") for i in range(TAIL_LIMIT + 5)]
+    s.save()
+    catalog = tmp_path / "index" / "offsets.bin"
+    catalog.write_bytes(b"garbage")
+    assert Substrate(tmp_path).get(ids[7]).text == "x7"
+    catalog.unlink()
+    assert len(Substrate(tmp_path)) == len(ids)
+    s.compact()  # new generation: an old catalog must not be trusted
+    assert Substrate(tmp_path).get(ids[-1]).text == f"x{len(ids) - 1}"
+
+
+def test_non_hex_ids_are_supported(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    for i in range(TAIL_LIMIT + 5):
+        s.put(SubstrateItem("text", f"doc {i}", id=f"doc-{i}"))
+    s.save()
+    fresh = Substrate(tmp_path)
+    assert fresh.get("doc-42").text == "doc 42"
+    assert fresh.get("doc-x") is None
+
+
+def test_reads_header_less_legacy_log_and_converts_on_write(tmp_path: Path) -> None:
+    old = [SubstrateItem("text", f"legacy {i}") for i in range(3)]
+    (tmp_path / "items.jsonl").write_bytes(b"".join(orjson.dumps(i.to_json()) + b"\n" for i in old))
+    s = Substrate(tmp_path)
+    assert [i.text for i in s.all()] == ["legacy 0", "legacy 1", "legacy 2"]
+    s.add("text", "new")
+    s.save()
+    assert [i.text for i in Substrate(tmp_path).all()][-1] == "new"
+    assert lines(tmp_path)[0]["mixle_log"] == 1
+
+
+def test_saved_and_pending_changes(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    a = s.add("text", "a")
+    s.save()
+    mark = s.log_watermark()
+    b = s.add("text", "b")
+    s.remove(a)
+    pending = s.pending_changes()
+    assert [i.id for i in pending.upserts] == [b] and pending.removed == [a]
+    s.save()
+    changes = s.saved_changes(mark)
+    assert changes is not None
+    assert [i.id for i in changes.upserts] == [b] and changes.removed == [a]
+    s.compact()
+    assert s.saved_changes(mark) is None  # another generation: rebuild needed
+
+
+def test_put_rejects_non_items() -> None:
+    with pytest.raises(ValueError):
+        Substrate().put({"kind": "text"})  # type: ignore[arg-type]
