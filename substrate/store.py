@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.errors import InvalidInputError
-from substrate.item import FIELD_ORDER, SubstrateItem
+from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
 from substrate.settings import Settings
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from substrate.search.engine import SearchFilters
 
 log = logging.getLogger(__name__)
+
+_KEEP_LIVE_AFTER_SAVE = 10_000
 
 
 @dataclass(slots=True)
@@ -48,9 +50,20 @@ class CompactStats:
 
 
 def encode(item: SubstrateItem) -> bytes:
-    """One log line for ``item``: its fields with the id first."""
-    body = {f: getattr(item, f) for f in FIELD_ORDER}
-    return orjson.dumps({"id": item.id, **body}, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    """One log line for ``item``: its fields with the id first (spelled out: this is hot)."""
+    body = {
+        "id": item.id,
+        "kind": item.kind,
+        "text": item.text,
+        "payload": item.payload,
+        "provenance": item.provenance,
+        "scope": item.scope,
+        "tags": item.tags,
+        "links": item.links,
+        "created_at": item.created_at,
+    }
+    return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+
 
 
 class Substrate:
@@ -415,9 +428,12 @@ class Substrate:
             view.maybe_write_catalog()
         else:
             view.refresh()  # another writer got in first, or the log was created: re-read
+        # Saved items stay live (a later mutation is saved too), except after a bulk write,
+        # where keeping a copy of every line would double the memory of the batch.
+        keep = len(lines) <= _KEEP_LIVE_AFTER_SAVE
         for item_id, line, item in zip(ids, lines, items, strict=True):
             self._pending.pop(item_id, None)
-            if item is not None:
+            if item is not None and keep:
                 self._cache[item_id] = (item, line)
 
     def _save_elsewhere(self, target: Path) -> str:

@@ -163,8 +163,9 @@ class LogView:
             return self.live_records()
         if not self.tail:
             return base
-        touched = np.frombuffer(b"".join(id_key(i) for i in self.tail), dtype=">u8")
-        base = base[~np.isin(base["key"], touched)]
+        if len(base):
+            touched = np.frombuffer(b"".join(id_key(i) for i in self.tail), dtype=">u8")
+            base = base[~np.isin(base["key"], touched)]
         live = [(i, e) for i, e in self.tail.items() if e is not None]
         fresh = np.zeros(len(live), dtype=record_dtype())
         if live:

@@ -149,3 +149,13 @@ def test_saved_and_pending_changes(tmp_path: Path) -> None:
 def test_put_rejects_non_items() -> None:
     with pytest.raises(ValueError):
         Substrate().put({"kind": "text"})  # type: ignore[arg-type]
+
+
+def test_log_lines_carry_every_field_with_the_id_first() -> None:
+    from substrate.item import FIELD_ORDER
+    from substrate.store import encode
+
+    item = SubstrateItem("text", "x", tags=["t"])
+    data = orjson.loads(encode(item))
+    assert list(data)[0] == "id" and set(data) == set(FIELD_ORDER)
+    assert SubstrateItem.from_json(data) == item
