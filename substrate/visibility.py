@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
+from substrate.item import SubstrateItem
 from substrate.settings import Settings
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
 
 PUBLIC = "public"
 
@@ -30,3 +36,34 @@ def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None
         return None
     shared = settings.get("shard", "shared_scopes", [PUBLIC])
     return frozenset(visible_scopes(team, shared=shared))
+
+
+# Provenance fields that name other items (lineage and supersession edges).
+_ITEM_REFERENCES = ("supersedes", "replaces", "parent", "superseded_by", "merged_into")
+
+
+def reader_view(
+    substrate: Substrate, item: SubstrateItem, scopes: frozenset[str] | None
+) -> SubstrateItem:
+    """``item`` as a reader of ``scopes`` may see it: links and item references in provenance
+    that lead outside those scopes (or nowhere, which must look the same) are left out."""
+    if scopes is None:
+        return item
+
+    def visible(item_id: object) -> bool:
+        if not isinstance(item_id, str):
+            return False
+        target = substrate.get(item_id)
+        return target is not None and target.scope in scopes
+
+    shown = copy.copy(item)
+    shown.links = [link for link in item.links if visible(link)]
+    provenance = dict(item.provenance)
+    for key in _ITEM_REFERENCES:
+        value = provenance.get(key)
+        if isinstance(value, str) and not visible(value):
+            del provenance[key]
+        elif isinstance(value, list):
+            provenance[key] = [v for v in value if visible(v)]
+    shown.provenance = provenance
+    return shown

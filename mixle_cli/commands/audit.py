@@ -1,0 +1,159 @@
+"""Integrity and staleness sweeps for people and for cron: audit, freshness, verify-lineage.
+
+Each exits 0 when all is well and 1 when it found something to look at, with the findings on
+stdout (readable, or one JSON document with --json).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import state
+from mixle_cli.errors import FOUND, guarded
+from substrate import (
+    NotFoundError,
+    audit_shard,
+    format_duration,
+    freshness_report,
+    parse_duration,
+    verify_lineage,
+    visible_item,
+)
+
+JsonOpt = output.JsonOpt
+ScopeOpt = Annotated[
+    str | None, typer.Option("--scope", help="Check only the items of this scope.")
+]
+
+
+def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False) -> None:
+    """Check the shard's integrity: lineage, the log, the search index and stored secrets.
+
+    Exits 1 when anything needs attention (a dangling link, a corrupt or unfinished write, a
+    stale or fragmented index, a secret left in an item), 0 when all is clean.
+    """
+    app_state = state(ctx)
+    report = audit_shard(app_state.substrate(), scope=scope, scopes=app_state.scopes)
+    if json:
+        output.emit_json(report.as_dict())
+    else:
+        _print_audit(report.as_dict())
+    if not report.ok:
+        raise typer.Exit(FOUND)
+
+
+def _print_audit(report: dict[str, Any]) -> None:
+    log, lineage, index, secrets = (report[k] for k in ("log", "lineage", "index", "secrets"))
+    lines = [f"log      {'ok' if log.get('ok') else 'PROBLEM'}"]
+    if lineage.get("checked"):
+        lines.append(
+            f"lineage  {lineage['n_items']} items, {lineage['n_intact']} intact, "
+            f"{lineage['n_broken']} broken"
+        )
+    else:
+        lines.append(f"lineage  not checked ({lineage.get('note', '')})")
+    if index.get("checked"):
+        lines.append(f"index    {index['state']}, {index['segments']} segment(s)")
+    else:
+        lines.append(f"index    not checked ({index.get('note', '')})")
+    if secrets.get("checked"):
+        lines.append(f"secrets  {secrets['n_findings']} finding(s) in {secrets['n_items']} item(s)")
+    else:
+        lines.append(f"secrets  not checked ({secrets.get('note', '')})")
+    problems = report["problems"]
+    if problems:
+        lines.append("")
+        lines.append(f"{len(problems)} problem(s):")
+        lines.extend(f"  {p}" for p in problems)
+    else:
+        lines.append("")
+        lines.append("all clean")
+    output.emit_text("\n".join(lines))
+
+
+def freshness_cmd(
+    ctx: typer.Context,
+    max_age: Annotated[
+        str | None,
+        typer.Option(
+            "--max-age",
+            help="Report items older than this as aged: 90s, 15m, 12h, 30d, 2w (combinable).",
+        ),
+    ] = None,
+    scope: ScopeOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Find stale items: source file moved or changed, superseded, or older than --max-age.
+
+    Exits 1 when anything is stale, 0 when everything is fresh (suitable for cron).
+    """
+    max_age_s = parse_duration(max_age) if max_age is not None else None
+    app_state = state(ctx)
+    report = freshness_report(
+        app_state.substrate(), max_age_s=max_age_s, scope=scope, scopes=app_state.scopes
+    )
+    if json:
+        output.emit_json(report)
+    else:
+        _print_freshness(report)
+    if report["n_stale"]:
+        raise typer.Exit(FOUND)
+
+
+def _print_freshness(report: dict[str, Any]) -> None:
+    n, stale = report["n_items"], report["n_stale"]
+    if not stale:
+        output.emit_text(f"all {n} item(s) fresh")
+        return
+    output.emit_text(f"{stale} of {n} item(s) stale")
+    output.table(
+        ["id", "age", "signals"],
+        (
+            [s["item_id"], format_duration(s["age_s"]), "; ".join(s["signals"])]
+            for s in report["stale"]
+        ),
+    )
+
+
+def verify_lineage_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="Item id.")],
+    max_depth: Annotated[
+        int, typer.Option("--max-depth", min=0, help="How many links deep to follow.")
+    ] = 20,
+    json: JsonOpt = False,
+) -> None:
+    """Follow an item's links transitively; exits 1 if any of them is dangling."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    scopes = app_state.scopes
+    if visible_item(substrate, item_id, scopes) is None:
+        raise NotFoundError(f"no item with id {item_id}")
+    report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes)
+    if json:
+        output.emit_json(report.as_dict())
+    elif report.intact:
+        output.emit_text(
+            f"{item_id}: intact ({report.n_links} link(s), {report.visited} item(s), "
+            f"depth {report.depth})"
+        )
+    else:
+        output.emit_text(f"{item_id}: broken, dangling link(s) to {', '.join(report.dangling)}")
+    if not report.intact:
+        raise typer.Exit(FOUND)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "audit": audit_cmd,
+    "freshness": freshness_cmd,
+    "verify-lineage": verify_lineage_cmd,
+}
+
+
+def register(app: typer.Typer) -> None:
+    for name, command in COMMANDS.items():
+        app.command(name)(guarded(command))

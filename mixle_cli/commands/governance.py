@@ -1,0 +1,400 @@
+"""Sharing and promotion: publish, history, merge, propose, approve, reject, pending, approvers.
+
+The caller acts as a name (``by``): ``--by NAME``, else the team it reads as (``--as``,
+``MIXLE_TEAM`` or ``[shard] team``), else the login name. Names are asserted, not
+authenticated: mixle is a local tool, and the file system guards the shard itself.
+Every command validates all the ids it was given before it changes anything, and saves once.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import AppState, state
+from mixle_cli.errors import guarded
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from substrate import (
+    PUBLIC,
+    AccessDeniedError,
+    NotFoundError,
+    SubstrateItem,
+    approve,
+    authorize_publish,
+    grant_approver,
+    load_governance,
+    merge_versions,
+    pending,
+    proposal_events,
+    proposal_of,
+    propose,
+    publish,
+    reject,
+    revoke_approver,
+    version_of,
+    visible_item,
+)
+
+IdsArg = Annotated[list[str], typer.Argument(help="Item ids.", show_default=False)]
+ByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Act as this name (recorded in the history and checked against the approvers). "
+        "Default: the team you read as, else your login name.",
+    ),
+]
+
+
+def acting_name(app_state: AppState, by: str | None) -> str:
+    """Who the caller acts as: ``--by``, else the team, else the login name."""
+    if by:
+        return by
+    team = app_state.team
+    if team:
+        return team
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "unknown"
+
+
+def _shared(app_state: AppState) -> list[str]:
+    shared = app_state.substrate().settings.get("shard", "shared_scopes", [PUBLIC])
+    return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
+
+
+def _title(item: SubstrateItem) -> str:
+    return output.first_line(item.text or str(item.payload or ""), 60)
+
+
+def publish_cmd(
+    ctx: typer.Context,
+    ids: IdsArg,
+    to: Annotated[str, typer.Option("--to", help="The scope to publish into.")] = PUBLIC,
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Share items into a scope (default: public), bumping their version.
+
+    A team publishes its own items, into its own scope or a shared one. A scope with
+    approvers takes direct publishes from them only; everyone else uses `mixle propose`.
+    """
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = acting_name(app_state, by)
+    team = app_state.team
+    scopes = app_state.scopes
+    for item_id in ids:
+        if visible_item(substrate, item_id, scopes) is None:
+            raise NotFoundError(f"no item with id {item_id}; nothing published")
+    authorize_publish(
+        load_governance(substrate), to=to, by=who, team=team, shared=_shared(app_state)
+    )
+    done = publish(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
+    substrate.save()
+    versions = {i: version_of(substrate.get(i)) for i in done}
+    if json:
+        output.emit_json({"published": done, "to": to, "by": who, "versions": versions})
+        return
+    for item_id in done:
+        output.emit_text(f"published {item_id} to {to} (version {versions[item_id]})")
+
+
+def history_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="Item id.")],
+    json: JsonOpt = False,
+) -> None:
+    """Show an item's versions (publishes and merges) and its proposals."""
+    app_state = state(ctx)
+    item = visible_item(app_state.substrate(), item_id, app_state.scopes)
+    if item is None:
+        raise NotFoundError(f"no item with id {item_id}")
+    versions = [dict(e) for e in item.provenance.get("version_history") or []]
+    proposals = proposal_events(item)
+    if json:
+        output.emit_json(
+            {
+                "id": item.id,
+                "scope": item.scope,
+                "version": version_of(item),
+                "history": versions,
+                "proposal": proposal_of(item),
+                "proposals": proposals,
+            }
+        )
+        return
+    output.emit_text(f"{item.id}  scope={item.scope}  version={version_of(item)}")
+    if not versions and not proposals:
+        output.emit_text("never published, merged or proposed")
+        return
+    if versions:
+        output.table(
+            ["version", "when", "what", "by", "from", "to"],
+            (_version_row(e) for e in versions),
+            title="versions",
+        )
+    if proposals:
+        output.table(
+            ["when", "event", "by", "to", "reason"],
+            (
+                [
+                    output.when(e.get("at")),
+                    e.get("event"),
+                    e.get("by"),
+                    e.get("to"),
+                    e.get("reason", ""),
+                ]
+                for e in proposals
+            ),
+            title="proposals",
+        )
+
+
+def _version_row(entry: dict[str, Any]) -> list[Any]:
+    if "merged_from" in entry:
+        return [
+            entry.get("version"),
+            output.when(entry.get("at")),
+            f"merged {entry.get('merged_from')}",
+            entry.get("merged_by"),
+            "",
+            "",
+        ]
+    return [
+        entry.get("version"),
+        output.when(entry.get("at")),
+        "published",
+        entry.get("published_by"),
+        entry.get("published_from"),
+        entry.get("to"),
+    ]
+
+
+def merge_cmd(
+    ctx: typer.Context,
+    keep: Annotated[str, typer.Argument(help="The item that stays.")],
+    other: Annotated[str, typer.Argument(help="The item merged into it and then removed.")],
+    prefer: Annotated[
+        str,
+        typer.Option("--prefer", help="Whose text wins: 'latest' (higher version) or 'keep'."),
+    ] = "latest",
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Merge two versions of the same knowledge into KEEP; OTHER's record is kept in its history.
+
+    Links that pointed at OTHER are re-pointed at KEEP. Both items must be in the same scope.
+    """
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = acting_name(app_state, by)
+    scopes = app_state.scopes
+    missing = [i for i in (keep, other) if visible_item(substrate, i, scopes) is None]
+    if missing and keep != other:
+        raise NotFoundError(f"no item with id {', '.join(dict.fromkeys(missing))}; nothing merged")
+    kept = visible_item(substrate, keep, scopes)
+    if kept is not None and keep != other:
+        authorize_publish(
+            load_governance(substrate),
+            to=kept.scope,
+            by=who,
+            team=app_state.team,
+            shared=_shared(app_state),
+        )
+    merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)
+    substrate.save()
+    merged = substrate.get(keep)
+    version = version_of(merged)
+    if json:
+        output.emit_json({"kept": keep, "removed": other, "version": version, "by": who})
+    else:
+        output.emit_text(f"merged {other} into {keep} (version {version})")
+
+
+def propose_cmd(
+    ctx: typer.Context,
+    ids: IdsArg,
+    to: Annotated[str, typer.Option("--to", help="The scope the items should enter.")],
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Ask for items to be promoted into a scope; an approver of that scope decides."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = acting_name(app_state, by)
+    team = app_state.team
+    scopes = app_state.scopes
+    for item_id in ids:
+        if visible_item(substrate, item_id, scopes) is None:
+            raise NotFoundError(f"no item with id {item_id}; nothing proposed")
+    if scopes is not None and to not in scopes:
+        raise AccessDeniedError(
+            f"team {team!r} may propose only into its own or a shared scope, not {to!r}"
+        )
+    done = propose(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
+    substrate.save()
+    if json:
+        output.emit_json({"proposed": done, "to": to, "by": who})
+        return
+    for item_id in done:
+        output.emit_text(f"proposed {item_id} for {to}")
+
+
+def approve_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="The pending item.")],
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Approve a pending proposal: the item is published into the scope it was proposed for."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = acting_name(app_state, by)
+    approve(substrate, item_id, by=who, scopes=app_state.scopes, strict=True)
+    substrate.save()
+    item = substrate.get(item_id)
+    assert item is not None
+    if json:
+        output.emit_json(
+            {"approved": item_id, "to": item.scope, "by": who, "version": version_of(item)}
+        )
+    else:
+        output.emit_text(f"approved {item_id}: now in {item.scope} (version {version_of(item)})")
+
+
+def reject_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="The pending item.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the item's history).")],
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Reject a pending proposal (needs the same right as approving); the item stays put."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = acting_name(app_state, by)
+    reject(substrate, item_id, by=who, reason=reason, scopes=app_state.scopes, strict=True)
+    substrate.save()
+    if json:
+        output.emit_json({"rejected": item_id, "by": who, "reason": reason})
+    else:
+        output.emit_text(f"rejected {item_id}")
+
+
+def pending_cmd(
+    ctx: typer.Context,
+    to: Annotated[str | None, typer.Option("--to", help="Only proposals for this scope.")] = None,
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """List the items you can see that await approval, oldest first."""
+    how = output.mode(json, jsonl)
+    app_state = state(ctx)
+    rows: list[dict[str, Any]] = []
+    for item in pending(app_state.substrate(), to=to, scopes=app_state.scopes):
+        proposal = proposal_of(item) or {}
+        events = proposal_events(item)
+        rows.append(
+            {
+                "id": item.id,
+                "scope": item.scope,
+                "to": proposal.get("to"),
+                "by": proposal.get("by"),
+                "proposed_at": events[-1].get("at") if events else None,
+                "title": _title(item),
+            }
+        )
+    if how is Mode.JSON:
+        output.emit_json(rows)
+    elif how is Mode.JSONL:
+        output.emit_jsonl(rows)
+    elif not rows:
+        output.note("nothing is pending")
+    else:
+        output.table(
+            ["id", "scope", "to", "by", "proposed", "title"],
+            (
+                [r["id"], r["scope"], r["to"], r["by"], output.when(r["proposed_at"]), r["title"]]
+                for r in rows
+            ),
+        )
+
+
+def grant_cmd(
+    ctx: typer.Context,
+    who: Annotated[str, typer.Argument(help="The name to make an approver.")],
+    scope: Annotated[str, typer.Argument(help="The scope they approve for.")],
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Let WHO approve promotions into SCOPE (saved in mixle.toml).
+
+    Only an approver of SCOPE may change its approvers; the first one may be named by anyone
+    who can read SCOPE.
+    """
+    app_state = state(ctx)
+    acting = acting_name(app_state, by)
+    changed = grant_approver(app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes)
+    if json:
+        output.emit_json({"granted": who, "scope": scope, "changed": changed})
+    else:
+        output.emit_text(f"{who} may approve for {scope}" + ("" if changed else " (already could)"))
+
+
+def revoke_cmd(
+    ctx: typer.Context,
+    who: Annotated[str, typer.Argument(help="The approver to remove.")],
+    scope: Annotated[str, typer.Argument(help="The scope.")],
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Stop WHO approving promotions into SCOPE (saved in mixle.toml)."""
+    app_state = state(ctx)
+    acting = acting_name(app_state, by)
+    revoke_approver(app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes)
+    if json:
+        output.emit_json({"revoked": who, "scope": scope})
+    else:
+        output.emit_text(f"{who} may no longer approve for {scope}")
+
+
+def approvers_cmd(ctx: typer.Context, json: JsonOpt = False) -> None:
+    """Show who may approve for each scope you can read."""
+    app_state = state(ctx)
+    scopes = app_state.scopes
+    table = {
+        scope: names
+        for scope, names in load_governance(app_state.substrate()).as_dict().items()
+        if scopes is None or scope in scopes
+    }
+    if json:
+        output.emit_json(table)
+    elif not table:
+        output.note("no scope has approvers; grant one with `mixle grant NAME SCOPE`")
+    else:
+        output.table(["scope", "approvers"], ([s, ", ".join(n)] for s, n in table.items()))
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "publish": publish_cmd,
+    "history": history_cmd,
+    "merge": merge_cmd,
+    "propose": propose_cmd,
+    "approve": approve_cmd,
+    "reject": reject_cmd,
+    "pending": pending_cmd,
+    "grant": grant_cmd,
+    "revoke": revoke_cmd,
+    "approvers": approvers_cmd,
+}
+
+
+def register(app: typer.Typer) -> None:
+    for name, command in COMMANDS.items():
+        app.command(name)(guarded(command))

@@ -1,0 +1,300 @@
+"""Shard and item commands: init, add, get, ls, rm, status, compact."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import AppState, state
+from mixle_cli.errors import FOUND, fail, guarded, usage
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from substrate import MODALITIES, SubstrateItem, init_shard, reader_view, shard_status
+from substrate.discovery import SHARD_DIR
+
+KindOpt = Annotated[
+    str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
+]
+ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Access scope of the item(s).")]
+TagOpt = Annotated[
+    list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat for several).")
+]
+
+
+def item_summary(item: SubstrateItem) -> dict[str, Any]:
+    """The short form of an item used by listings."""
+    prov = item.provenance
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "scope": item.scope,
+        "tags": item.tags,
+        "title": output.first_line(item.text or orjson.dumps(item.payload).decode(), 100),
+        "source": prov.get("source") or prov.get("path"),
+        "created_at": item.created_at,
+    }
+
+
+def init(
+    ctx: typer.Context,
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="Folder to create the shard in (as PATH/.mixle). Default: here."),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Create a shard: PATH/.mixle (or the --shard directory)."""
+    app_state = state(ctx)
+    if path is not None:
+        root = path / SHARD_DIR
+    elif app_state.shard_option:
+        root = Path(app_state.shard_option)
+    else:
+        root = Path.cwd() / SHARD_DIR
+    shard, created = init_shard(root)
+    if json:
+        output.emit_json({"shard": str(shard), "created": created})
+    else:
+        verb = "Created" if created else "Already a shard:"
+        output.emit_text(f"{verb} {shard}")
+
+
+def _read_text(text: str | None) -> str:
+    if text == "-":
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            usage(f"standard input is not valid UTF-8 (byte {exc.start})")
+    return text or ""
+
+
+def _parse_payload(payload: str | None) -> dict[str, Any]:
+    if payload is None:
+        return {}
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        usage(f"--payload is not valid JSON: {exc}")
+    if not isinstance(value, dict):
+        usage("--payload must be a JSON object")
+    return value
+
+
+def add(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None, typer.Argument(help="The item's text, or - to read standard input.")
+    ] = None,
+    kind: KindOpt = "text",
+    tag: TagOpt = None,
+    scope: ScopeOpt = None,
+    payload: Annotated[
+        str | None, typer.Option("--payload", help="Structured fields as a JSON object.")
+    ] = None,
+    link: Annotated[
+        list[str] | None, typer.Option("--link", help="Id of a related item (repeatable).")
+    ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option("--no-redact", help="Store detected secrets as they are (not advised)."),
+    ] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Add one item. Secrets in it are redacted before it is stored."""
+    body = _read_text(text)
+    fields = _parse_payload(payload)
+    if (kind or "text") not in MODALITIES:
+        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    target_scope = scope or app_state.default_scope()
+    if not app_state.can_read(target_scope):
+        fail(f"you read as {app_state.team!r} and may not write to scope {target_scope!r}", FOUND)
+    links = list(link or [])
+    missing = [i for i in links if not _visible(app_state, substrate.get(i))]
+    if missing:
+        fail(f"no item with id {', '.join(missing)} to link to", FOUND)
+    item = SubstrateItem(
+        kind=kind or "text",
+        text=body,
+        payload=fields,
+        provenance={"source": "cli"},
+        scope=target_scope,
+        tags=list(tag or []),
+        links=links,
+    )
+    from substrate import admit  # the secret rules load only for commands that write
+
+    gated = admit(item, redact=not no_redact)
+    substrate.put(gated.item)
+    substrate.save()
+    if json:
+        output.emit_json(
+            {"id": gated.item.id, "redactions": gated.redactions, "rules": gated.rules}
+        )
+        return
+    output.emit_text(gated.item.id)
+    if gated.redactions:
+        output.note(f"redacted {gated.redactions} secret(s): {', '.join(gated.rules)}")
+
+
+def get(
+    ctx: typer.Context,
+    ids: Annotated[list[str], typer.Argument(help="Item ids.")],
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """Show items by id."""
+    how = output.mode(json, jsonl)
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    found = [(i, substrate.get(i)) for i in ids]
+    scopes = app_state.scopes
+    items = [
+        reader_view(substrate, item, scopes)
+        for _, item in found
+        if item is not None and _visible(app_state, item)
+    ]
+    missing = [i for i, item in found if not _visible(app_state, item)]
+    if how is Mode.JSON:
+        output.emit_json([item.to_json() for item in items])
+    elif how is Mode.JSONL:
+        output.emit_jsonl(item.to_json() for item in items)
+    else:
+        for item in items:
+            _print_item(item)
+    if missing:
+        fail(f"no item with id {', '.join(missing)}", FOUND)
+
+
+def _visible(app_state: AppState, item: SubstrateItem | None) -> bool:
+    # An item outside the caller's scopes is reported exactly like a missing one.
+    return item is not None and app_state.can_read(item.scope)
+
+
+def _print_item(item: SubstrateItem) -> None:
+    out = output.stdout()
+    out.print(f"{item.id}  {item.kind}  scope={item.scope}", markup=False, style="bold")
+    if item.tags:
+        out.print("tags: " + ", ".join(item.tags), markup=False)
+    if item.links:
+        out.print("links: " + ", ".join(item.links), markup=False)
+    source = item.provenance.get("source") or item.provenance.get("path")
+    if source:
+        out.print(f"source: {source}", markup=False)
+    if item.payload:
+        out.print("payload: " + orjson.dumps(item.payload).decode(), markup=False)
+    if item.text:
+        out.print(item.text, markup=False)
+    out.print("")
+
+
+def ls(
+    ctx: typer.Context,
+    kind: KindOpt = None,
+    scope: ScopeOpt = None,
+    tag: TagOpt = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=0, help="Show at most N items.")
+    ] = None,
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """List items, oldest first."""
+    how = output.mode(json, jsonl)
+    wanted_tags = set(tag or [])
+
+    def selected() -> Any:
+        shown = 0
+        app_state = state(ctx)
+        substrate = app_state.substrate()
+        for item in substrate.iter_items(kind=kind, scope=scope, scopes=app_state.scopes):
+            if limit is not None and shown >= limit:
+                return
+            if wanted_tags and not wanted_tags.issubset(item.tags):
+                continue
+            shown += 1
+            yield item_summary(item)
+
+    if how is Mode.JSONL:
+        output.emit_jsonl(selected())
+        return
+    rows = list(selected())
+    if how is Mode.JSON:
+        output.emit_json(rows)
+        return
+    output.table(
+        ["id", "kind", "scope", "tags", "title"],
+        ([r["id"], r["kind"], r["scope"], ",".join(r["tags"]), r["title"]] for r in rows),
+    )
+
+
+def rm(
+    ctx: typer.Context,
+    ids: Annotated[list[str], typer.Argument(help="Item ids to remove.")],
+    json: JsonOpt = False,
+) -> None:
+    """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    missing = [i for i in ids if not _visible(app_state, substrate.get(i))]
+    if missing:
+        fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
+    for item_id in ids:
+        substrate.remove(item_id)
+    substrate.save()
+    if json:
+        output.emit_json({"removed": ids})
+    else:
+        output.emit_text(f"removed {len(ids)} item(s)")
+
+
+def status(ctx: typer.Context, json: JsonOpt = False) -> None:
+    """Counts by kind and scope, sizes on disk, and the health of the log."""
+    app_state = state(ctx)
+    report = shard_status(app_state.substrate(), scopes=app_state.scopes)
+    if json:
+        output.emit_json(report)
+        return
+    out = output.stdout()
+    out.print(f"shard   {report['shard']}", markup=False)
+    out.print(f"items   {report['items']}", markup=False)
+    for label, key in (("kinds", "by_kind"), ("scopes", "by_scope")):
+        parts = ", ".join(f"{k} {v}" for k, v in report[key].items()) or "-"
+        out.print(f"{label:<7} {parts}", markup=False)
+    log = report["log"]
+    out.print(f"log     {log['bytes']:,} bytes", markup=False)
+    out.print(f"index   {report['index_bytes']:,} bytes", markup=False)
+    if log["uncommitted_bytes"]:
+        output.note(
+            f"warning: {log['uncommitted_bytes']} bytes of an unfinished write follow the last "
+            "commit (a crash?); they are ignored and the next write removes them"
+        )
+
+
+def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
+    """Rewrite the log with only the live items (atomic; reclaims removed and old versions)."""
+    stats = state(ctx).substrate().compact()
+    if json:
+        output.emit_json(
+            {
+                "bytes_before": stats.bytes_before,
+                "bytes_after": stats.bytes_after,
+                "live_items": stats.live_items,
+            }
+        )
+    else:
+        output.emit_text(
+            f"compacted: {stats.bytes_before:,} -> {stats.bytes_after:,} bytes, "
+            f"{stats.live_items} live items"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    for command in (init, add, get, ls, rm, status, compact):
+        app.command(command.__name__)(guarded(command))

@@ -1,0 +1,59 @@
+"""Per-invocation state shared by the commands: which shard, opened once, lazily."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import typer
+
+from substrate import Substrate, find_shard, reader_scopes, resolve_team
+
+
+@dataclass
+class AppState:
+    shard_option: str | None = None
+    team_option: str | None = None
+    _substrate: Substrate | None = field(default=None, repr=False)
+
+    @property
+    def team(self) -> str | None:
+        """The team the caller reads as (``--as``, ``MIXLE_TEAM``, or the shard default)."""
+        return resolve_team(self.team_option, os.environ, self.substrate().settings)
+
+    @property
+    def scopes(self) -> frozenset[str] | None:
+        """The scopes the caller may read, or None when no team is set (everything)."""
+        return reader_scopes(self.team, self.substrate().settings)
+
+    def can_read(self, scope: str) -> bool:
+        scopes = self.scopes
+        return scopes is None or scope in scopes
+
+    def default_scope(self) -> str:
+        team = self.team
+        if team is not None:
+            return team
+        return str(self.substrate().settings.get("shard", "default_scope", "local"))
+
+    @property
+    def shard_path(self) -> Path:
+        return find_shard(self.shard_option)
+
+    def substrate(self) -> Substrate:
+        """The shard this command works on (created on first write if it does not exist)."""
+        if self._substrate is None:
+            self._substrate = Substrate(self.shard_path)
+        return self._substrate
+
+    def close(self) -> None:
+        if self._substrate is not None:
+            self._substrate.close()
+
+
+def state(ctx: typer.Context) -> AppState:
+    root = ctx.find_root()
+    if not isinstance(root.obj, AppState):
+        root.obj = AppState()
+    return root.obj

@@ -1,0 +1,80 @@
+"""The one place that turns failures into messages and exit codes (see docs/exit-codes.md)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn, ParamSpec, TypeVar
+
+import typer
+
+from substrate import (
+    AccessDeniedError,
+    InvalidInputError,
+    NotFoundError,
+    ShardError,
+    SubstrateError,
+)
+
+OK = 0
+FOUND = 1  # the command ran and found what the caller asked to be told about
+USAGE = 2
+OPERATIONAL = 3
+INTERRUPTED = 130
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
+    """Print ``error: message`` (and a hint) on stderr and exit with ``code``."""
+    sys.stderr.write(f"error: {message}\n")
+    if hint:
+        sys.stderr.write(f"hint: {hint}\n")
+    sys.stderr.flush()
+    raise typer.Exit(code)
+
+
+def classify(exc: BaseException) -> tuple[int, str, str | None]:
+    """Exit code, message and hint for an exception raised under a command."""
+    if isinstance(exc, KeyboardInterrupt):
+        return INTERRUPTED, "interrupted; everything saved before the interruption is intact", None
+    if isinstance(exc, NotFoundError | AccessDeniedError):
+        return FOUND, str(exc), None
+    if isinstance(exc, InvalidInputError):
+        return USAGE, str(exc), None
+    if isinstance(exc, ShardError):
+        return OPERATIONAL, str(exc), "run `mixle status` to check the shard"
+    if isinstance(exc, SubstrateError):
+        return OPERATIONAL, str(exc), None
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return OPERATIONAL, f"I/O error{where}: {exc.strerror or exc}", None
+    # Unexpected: say what kind of failure without echoing data that might be sensitive.
+    return OPERATIONAL, f"internal error ({type(exc).__name__})", "set MIXLE_DEBUG=1 for details"
+
+
+def guarded(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run a command, mapping library exceptions to messages and exit codes."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.BadParameter):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
+            if isinstance(exc, SystemExit):
+                raise
+            if os.environ.get("MIXLE_DEBUG") == "1":
+                raise
+            code, message, hint = classify(exc)
+            fail(message, code, hint)
+
+    return wrapper
+
+
+def usage(message: str) -> NoReturn:
+    fail(message, USAGE)

@@ -1,0 +1,97 @@
+"""The one place that writes results: JSON and JSON Lines through orjson, text through rich.
+
+stdout carries data only; progress, warnings, hints and errors go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")]
+JsonlOpt = Annotated[
+    bool, typer.Option("--jsonl", help="Print one JSON object per line (streamable).")
+]
+
+_JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+
+
+class Mode(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    JSONL = "jsonl"
+
+
+def mode(json: bool = False, jsonl: bool = False) -> Mode:
+    if json and jsonl:
+        raise typer.BadParameter("--json and --jsonl cannot be used together")
+    return Mode.JSON if json else Mode.JSONL if jsonl else Mode.TEXT
+
+
+def stdout() -> Console:
+    # Built per call so that it writes to whatever sys.stdout is now (tests swap it).
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+
+
+def stderr() -> Console:
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+
+
+def _write(data: bytes) -> None:
+    out = sys.stdout
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:
+        out.write(data.decode())
+        out.flush()
+
+
+def emit_json(obj: Any) -> None:
+    _write(orjson.dumps(obj, option=_JSON_OPTIONS | orjson.OPT_INDENT_2) + b"\n")
+
+
+def emit_jsonl(objs: Iterable[Any]) -> None:
+    for obj in objs:
+        _write(orjson.dumps(obj, option=_JSON_OPTIONS) + b"\n")
+
+
+def emit_text(text: str) -> None:
+    """Plain text on stdout, never interpreted as markup."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def note(message: str) -> None:
+    """A hint or warning on stderr."""
+    stderr().print(message, markup=False)
+
+
+def table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
+) -> None:
+    grid = Table(*columns, title=title, show_edge=False, header_style="bold")
+    for row in rows:
+        grid.add_row(*("" if v is None else str(v) for v in row))
+    stdout().print(grid)
+
+
+def first_line(text: str, width: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def when(timestamp: float | None) -> str:
+    if not timestamp:
+        return ""
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")

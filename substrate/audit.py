@@ -1,0 +1,251 @@
+"""One integrity sweep of a shard: lineage, log health, index health and stored secrets.
+
+Each check is independent: one that cannot run (a corrupt log, no search engine installed) is
+reported as such and the others still run. For a reader limited to some scopes, only the items
+in those scopes are audited and nothing about any other item (not even a count) is reported.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import CorruptShardError
+from substrate.lineage import audit_substrate
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+# Index states that need attention: "behind" is folded in by the next search, so it is fine.
+_BAD_INDEX_STATES = {
+    "stale": "the search index is stale and will be rebuilt (run `mixle reindex`)",
+    "unsupported": "the search index was written by a newer mixle (run `mixle reindex`)",
+}
+_DEFAULT_MAX_SEGMENTS = 8
+# Fields of a secret finding that are safe to show: never the secret or a preview of it.
+_FINDING_KEYS = ("item_id", "rule", "field", "hash")
+
+
+@dataclass
+class AuditReport:
+    """The result of ``audit_shard``: one section per check, and every problem in words."""
+
+    lineage: dict[str, Any] = field(default_factory=dict)
+    log: dict[str, Any] = field(default_factory=dict)
+    index: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, Any] = field(default_factory=dict)
+
+    def problems(self) -> list[str]:
+        """Every finding, one line each, in section order."""
+        found: list[str] = []
+        for section in (self.log, self.lineage, self.index, self.secrets):
+            found.extend(section.get("problems", []))
+        return found
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "problems": self.problems(),
+            "log": self.log,
+            "lineage": self.lineage,
+            "index": self.index,
+            "secrets": self.secrets,
+        }
+
+
+def audit_shard(
+    substrate: Substrate,
+    *,
+    scope: str | None = None,
+    scopes: Collection[str] | None = None,
+) -> AuditReport:
+    """Check a shard's integrity: lineage, log, index and secrets left in stored items.
+
+    Args:
+        substrate: the shard.
+        scope: audit only the items of this scope (lineage and secrets).
+        scopes: the scopes the reader may see (None: all).
+
+    Returns:
+        An ``AuditReport``; ``report.ok`` is False when anything needs attention.
+
+    Raises:
+        ShardError: the shard cannot be read at all (I/O failure). A corrupt line is reported,
+            not raised.
+    """
+    report = AuditReport()
+    report.log = _log_section(substrate)
+    report.lineage = _lineage_section(substrate, scope, scopes, report.log)
+    report.index = _index_section(substrate, scoped=scopes is not None)
+    if "error" in report.log:
+        report.secrets = {"checked": False, "problems": [], "note": "the log cannot be read"}
+    else:
+        report.secrets = _secrets_section(substrate, scope, scopes)
+    return report
+
+
+def _log_section(substrate: Substrate) -> dict[str, Any]:
+    try:
+        health = substrate.log_health()
+    except CorruptShardError as exc:
+        return {"ok": False, "error": str(exc), "problems": [f"corrupt log: {exc}"]}
+    uncommitted = int(health.get("uncommitted_bytes", 0))
+    problems = []
+    if uncommitted:
+        problems.append(
+            f"{uncommitted} bytes of an unfinished write follow the last commit "
+            "(a crash?); they are ignored and the next write removes them"
+        )
+    return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}
+
+
+def _lineage_section(
+    substrate: Substrate,
+    scope: str | None,
+    scopes: Collection[str] | None,
+    log_section: dict[str, Any],
+) -> dict[str, Any]:
+    try:
+        result = audit_substrate(substrate, scope=scope, scopes=scopes)
+    except CorruptShardError as exc:
+        # The whole sweep reads every line, so this is where a corrupt line shows up.
+        if "error" not in log_section:
+            log_section.update(ok=False, error=str(exc))
+            log_section["problems"].append(f"corrupt log: {exc}")
+        return {"checked": False, "problems": [], "note": "the log cannot be read"}
+    problems = [
+        f"item {b['item_id']}: dangling link(s) to {', '.join(b['dangling'])}"
+        for b in result["broken"]
+    ]
+    return {"checked": True, **result, "problems": problems}
+
+
+def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
+    if substrate.root is None:
+        return {"checked": False, "problems": [], "note": "in-memory shard: no index on disk"}
+    try:
+        from substrate.search.engine import index_status
+    except ImportError:
+        return {"checked": False, "problems": [], "note": "no search index support installed"}
+    try:
+        status = index_status(substrate)
+    except CorruptShardError:
+        return {"checked": False, "problems": [], "note": "the log cannot be read"}
+    state = str(status.get("state", "unknown"))
+    segments = int(status.get("segments", 0) or 0)
+    problems: list[str] = []
+    if state in _BAD_INDEX_STATES:
+        problems.append(_BAD_INDEX_STATES[state])
+    limit = _max_segments() + 1
+    if segments > limit:
+        problems.append(
+            f"the search index is fragmented into {segments} segments (more than {limit}); "
+            "run `mixle reindex`"
+        )
+    section: dict[str, Any] = {
+        "checked": True,
+        "state": state,
+        "segments": segments,
+        "files": len(status.get("files") or []),
+        "problems": problems,
+    }
+    if not scoped:
+        # The item count covers every scope, so only an unrestricted reader sees it.
+        section["items"] = status.get("items")
+    return section
+
+
+def _max_segments() -> int:
+    try:
+        from substrate.search.params import DEFAULT_PARAMS
+    except ImportError:
+        return _DEFAULT_MAX_SEGMENTS
+    return int(getattr(DEFAULT_PARAMS, "max_segments", _DEFAULT_MAX_SEGMENTS))
+
+
+def _secrets_section(
+    substrate: Substrate, scope: str | None, scopes: Collection[str] | None
+) -> dict[str, Any]:
+    try:
+        from substrate.secrets import scan_substrate  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return {"checked": False, "problems": [], "note": "no secret scanner installed"}
+    params = inspect.signature(scan_substrate).parameters
+    kwargs: dict[str, Any] = {}
+    if "scopes" in params and scopes is not None:
+        kwargs["scopes"] = scopes
+    if "scope" in params and scope is not None:
+        kwargs["scope"] = scope
+    raw = scan_substrate(substrate, **kwargs)
+    findings = [_safe_finding(f) for f in _findings_of(raw)]
+    # Whatever the scanner covered, report only items this reader may see (and in ``scope``).
+    scope_of: dict[str, str | None] = {}
+    kept = []
+    for finding in findings:
+        item_id = finding.get("item_id")
+        if not isinstance(item_id, str):
+            if scopes is None and scope is None:
+                kept.append(finding)
+            continue
+        if item_id not in scope_of:
+            item = substrate.get(item_id)
+            scope_of[item_id] = item.scope if item is not None else None
+        item_scope = scope_of[item_id]
+        if item_scope is None or (scopes is not None and item_scope not in scopes):
+            continue
+        if scope is not None and item_scope != scope:
+            continue
+        kept.append(finding)
+    items = sorted({str(f["item_id"]) for f in kept if "item_id" in f})
+    problems = [
+        f"item {item_id}: {len(rules)} secret(s) stored ({', '.join(sorted(set(rules)))}); "
+        "run `mixle secrets` to redact"
+        for item_id, rules in _rules_by_item(kept).items()
+    ]
+    return {
+        "checked": True,
+        "n_findings": len(kept),
+        "n_items": len(items),
+        "findings": kept,
+        "problems": problems,
+    }
+
+
+def _findings_of(raw: Any) -> list[Any]:
+    if hasattr(raw, "as_dict"):
+        raw = raw.as_dict()
+    if isinstance(raw, dict):
+        for key in ("findings", "items", "results"):
+            if isinstance(raw.get(key), list):
+                return list(raw[key])
+        return []
+    if isinstance(raw, list | tuple):
+        return list(raw)
+    return []
+
+
+def _safe_finding(finding: Any) -> dict[str, Any]:
+    if hasattr(finding, "as_dict"):
+        finding = finding.as_dict()
+    elif not isinstance(finding, dict):
+        finding = {k: getattr(finding, k) for k in _FINDING_KEYS + ("id",) if hasattr(finding, k)}
+    if "item_id" not in finding and "id" in finding:
+        finding = {**finding, "item_id": finding["id"]}
+    return {k: finding[k] for k in _FINDING_KEYS if k in finding}
+
+
+def _rules_by_item(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for finding in findings:
+        item_id = str(finding.get("item_id", "?"))
+        grouped.setdefault(item_id, []).append(str(finding.get("rule", "secret")))
+    return grouped

@@ -1,0 +1,328 @@
+"""Freshness: is an item still true to its source, and has anything replaced it?
+
+Signals, in the order they are reported:
+
+* ``missing``: the item no longer exists;
+* ``moved``: the file it came from (or refers to) is gone;
+* ``changed``: that file's bytes no longer match the hash recorded at ingest;
+* ``superseded``: another item declares ``provenance.supersedes = <id>``, or a newer item of the
+  same kind links to it and declares ``provenance.replaces = <id>``;
+* ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof).
+
+``freshness_report`` indexes every ``supersedes``/``replaces`` edge in one pass, then checks each
+item against that index, so a sweep is linear in the size of the shard. Each file is examined
+once however many items came from it, and is hashed only when its size or modification time
+differs from what ingest recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.item import SubstrateItem
+from substrate.spaces import visible_item
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+_CHUNK = 1 << 20
+# A file modified this close to its ingest may have changed again within the same clock tick,
+# so its size and time prove nothing: hash it.
+_RACY_WINDOW_S = 2.0
+
+
+@dataclass
+class Freshness:
+    """One item's freshness verdict: fresh iff no staleness signal fired.
+
+    ``ref`` is the file the item was checked against and ``ref_type`` says where that reference
+    came from (``payload.ref``, ``payload.path``, ``provenance.path`` or ``provenance.source``).
+    """
+
+    item_id: str
+    fresh: bool
+    signals: list[str] = field(default_factory=list)
+    age_s: float = 0.0
+    ref: str | None = None
+    ref_type: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "fresh": self.fresh,
+            "signals": list(self.signals),
+            "age_s": round(float(self.age_s), 1),
+            "ref": self.ref,
+            "ref_type": self.ref_type,
+        }
+
+
+def content_hash(path: str | os.PathLike[str]) -> str | None:
+    """The sha256 (first 32 hex) of a file's bytes, or None if it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()[:32]
+
+
+def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
+    """The file an item refers to and where that came from, or ``(None, None)``.
+
+    ``payload.ref`` and ``payload.path`` name a file outright. ``provenance.path`` is the file an
+    item was ingested from. ``provenance.source`` is only a label in general, so it counts as a
+    path only when it is an absolute one (the reference implementation guessed from a slash).
+    """
+    payload = item.payload if isinstance(item.payload, dict) else {}
+    for key in ("ref", "path"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value, f"payload.{key}"
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    value = prov.get("path")
+    if isinstance(value, str) and value:
+        return value, "provenance.path"
+    value = prov.get("source")
+    if isinstance(value, str) and value and os.path.isabs(value):
+        return value, "provenance.source"
+    return None, None
+
+
+@dataclass(slots=True)
+class _FileState:
+    exists: bool
+    size: int = -1
+    mtime_ns: int = -1
+    digest: str | None = None
+    hashed: bool = False
+
+
+class FileChecker:
+    """Looks at each referenced file once: a ``stat``, and a hash only when needed."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, _FileState] = {}
+
+    def signal(self, item: SubstrateItem, ref: str) -> str | None:
+        """The ``moved`` or ``changed`` signal for ``item``'s file ``ref``, or None."""
+        state = self._stat(ref)
+        if not state.exists:
+            return f"moved: referenced path '{ref}' no longer exists"
+        recorded = item.provenance.get("content_hash")
+        if not isinstance(recorded, str) or not recorded:
+            return None
+        if self._unchanged_by_stat(item.provenance, state):
+            return None
+        if not state.hashed:
+            state.digest = content_hash(ref)
+            state.hashed = True
+        if state.digest is not None and state.digest != recorded[:32]:
+            return f"changed: content hash of '{ref}' no longer matches ingest"
+        return None
+
+    def _stat(self, ref: str) -> _FileState:
+        state = self._files.get(ref)
+        if state is None:
+            try:
+                st = os.stat(ref)
+            except (OSError, ValueError):
+                state = _FileState(exists=False)
+            else:
+                state = _FileState(exists=True, size=st.st_size, mtime_ns=st.st_mtime_ns)
+            self._files[ref] = state
+        return state
+
+    @staticmethod
+    def _unchanged_by_stat(prov: dict[str, Any], state: _FileState) -> bool:
+        size = prov.get("size")
+        recorded = _recorded_mtime_ns(prov)
+        if not isinstance(size, int) or recorded is None:
+            return False
+        mtime_ns, slack_ns = recorded
+        if size != state.size or abs(mtime_ns - state.mtime_ns) > slack_ns:
+            return False
+        ingested = prov.get("ingested_at")
+        if isinstance(ingested, int | float):
+            return abs(ingested - state.mtime_ns / 1e9) > _RACY_WINDOW_S
+        return True
+
+
+def _recorded_mtime_ns(prov: dict[str, Any]) -> tuple[int, int] | None:
+    """The modification time recorded at ingest in nanoseconds, and how exact it is."""
+    value = prov.get("mtime_ns")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, 0
+    value = prov.get("mtime")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value > 1e12:  # no plausible time in seconds is this large: nanoseconds
+        return int(value), 0
+    if isinstance(value, int):  # whole seconds: the file's time was truncated
+        return value * 1_000_000_000, 1_000_000_000
+    # Seconds as a float carry about a quarter of a microsecond of precision today.
+    return round(value * 1e9), 2_000
+
+
+class SupersessionIndex:
+    """Every ``supersedes`` and ``replaces`` edge among the items seen, in store order."""
+
+    def __init__(self) -> None:
+        # target id -> [(kind of edge, other id, other kind, other created_at, links target)]
+        self.edges: dict[str, list[tuple[str, str, str, float, bool]]] = {}
+
+    def add(self, item: SubstrateItem) -> None:
+        prov = item.provenance if isinstance(item.provenance, dict) else {}
+        supersedes = prov.get("supersedes")
+        replaces = prov.get("replaces")
+        for target in _targets(supersedes):
+            if target != item.id:
+                self.edges.setdefault(target, []).append(
+                    ("supersedes", item.id, item.kind, item.created_at, True)
+                )
+        for target in _targets(replaces):
+            if target != item.id and target not in _targets(supersedes):
+                self.edges.setdefault(target, []).append(
+                    ("replaces", item.id, item.kind, item.created_at, target in item.links)
+                )
+
+    def signals(self, item_id: str, kind: str, created_at: float) -> list[str]:
+        found: list[str] = []
+        for edge, other, other_kind, other_created, linked in self.edges.get(item_id, ()):
+            if edge == "supersedes":
+                found.append(f"superseded: item '{other}' declares supersedes='{item_id}'")
+            elif other_kind == kind and other_created > created_at and linked:
+                found.append(f"superseded: newer linked item '{other}' replaces this one")
+        return found
+
+
+def _targets(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) and value:
+        return (value,)
+    if isinstance(value, list | tuple):
+        return tuple(v for v in value if isinstance(v, str) and v)
+    return ()
+
+
+def _verdict(
+    item: SubstrateItem,
+    *,
+    files: FileChecker,
+    index: SupersessionIndex,
+    max_age_s: float | None,
+    now: float,
+) -> Freshness:
+    age = max(0.0, now - float(item.created_at))
+    signals: list[str] = []
+    ref, ref_type = reference_of(item)
+    if ref is not None:
+        signal = files.signal(item, ref)
+        if signal is not None:
+            signals.append(signal)
+    signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
+    if max_age_s is not None and age > max_age_s:
+        signals.append(
+            f"aged: {age:.0f}s old exceeds the {max_age_s:.0f}s policy (review, not proof)"
+        )
+    return Freshness(item.id, not signals, signals, age, ref, ref_type)
+
+
+def check_freshness(
+    substrate: Substrate,
+    item_id: str,
+    *,
+    max_age_s: float | None = None,
+    now: float | None = None,
+    scopes: Collection[str] | None = None,
+) -> Freshness:
+    """Check one item for the staleness signals; a missing item is stale (``missing``).
+
+    Args:
+        substrate: the shard.
+        item_id: the item.
+        max_age_s: report items older than this many seconds as ``aged``.
+        now: the time to measure age against (default: now).
+        scopes: the scopes the reader may see (None: all); a superseding item outside them is
+            not reported, and an item outside them counts as missing.
+    """
+    item = visible_item(substrate, item_id, scopes)
+    if item is None:
+        return Freshness(item_id, False, ["missing: item no longer exists"], 0.0)
+    index = SupersessionIndex()
+    for other in substrate.iter_items(scopes=scopes):
+        index.add(other)
+    return _verdict(
+        item,
+        files=FileChecker(),
+        index=index,
+        max_age_s=max_age_s,
+        now=time.time() if now is None else now,
+    )
+
+
+def freshness_report(
+    substrate: Substrate,
+    *,
+    max_age_s: float | None = None,
+    scope: str | None = None,
+    now: float | None = None,
+    scopes: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """Sweep a shard for stale knowledge: ``{n_items, n_fresh, n_stale, stale: [...]}``.
+
+    Args:
+        substrate: the shard.
+        max_age_s: report items older than this many seconds as ``aged``.
+        scope: check only the items of this scope.
+        now: the time to measure age against (default: now).
+        scopes: the scopes the reader may see (None: all).
+
+    Returns:
+        Counts, and ``Freshness.as_dict()`` of every stale item in store order.
+    """
+    now = time.time() if now is None else now
+    index = SupersessionIndex()
+    checked: list[SubstrateItem] = []
+    for item in substrate.iter_items(scopes=scopes):
+        index.add(item)
+        if scope is None or item.scope == scope:
+            checked.append(_light(item))
+    files = FileChecker()
+    stale: list[dict[str, Any]] = []
+    for item in checked:
+        verdict = _verdict(item, files=files, index=index, max_age_s=max_age_s, now=now)
+        if not verdict.fresh:
+            stale.append(verdict.as_dict())
+    return {
+        "n_items": len(checked),
+        "n_fresh": len(checked) - len(stale),
+        "n_stale": len(stale),
+        "stale": stale,
+    }
+
+
+_PROVENANCE_KEYS = ("path", "source", "content_hash", "size", "mtime", "mtime_ns", "ingested_at")
+
+
+def _light(item: SubstrateItem) -> SubstrateItem:
+    """The item without its text, links and bulky fields: all a verdict needs, kept small."""
+    payload = item.payload if isinstance(item.payload, dict) else {}
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    return SubstrateItem(
+        kind=item.kind,
+        payload={k: payload[k] for k in ("ref", "path") if k in payload},
+        provenance={k: prov[k] for k in _PROVENANCE_KEYS if k in prov},
+        scope=item.scope,
+        id=item.id,
+        created_at=item.created_at,
+    )

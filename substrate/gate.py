@@ -1,0 +1,98 @@
+"""The write-time gate: every item passes here before it is stored.
+
+``admit`` scans every string field of an item. By default it returns a copy whose secrets are
+replaced by ``[REDACTED:<rule>]`` masks and records what was masked in
+``provenance["redactions"]``. With ``redact=False`` the item is stored as given, but the
+finding count still goes into ``provenance["unredacted_secrets"]``: nothing secret is stored
+silently. The caller's object is never modified, and a clean item costs one keyword check per
+string field.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from substrate.item import SubstrateItem
+from substrate.secrets.fields import redacted_fields, scan_item
+
+log = logging.getLogger(__name__)
+
+REDACTIONS_KEY = "redactions"
+UNREDACTED_KEY = "unredacted_secrets"
+
+
+@dataclass
+class GateResult:
+    """What the gate let through.
+
+    Attributes:
+        item: the item to store (a new object whenever anything was found).
+        redactions: how many secrets were masked (0 with ``redact=False``).
+        rules: sorted names of the rules that matched.
+    """
+
+    item: SubstrateItem
+    redactions: int
+    rules: list[str] = field(default_factory=list)
+
+
+def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
+    """Add this pass to an earlier record, so re-admitting an item keeps the full tally."""
+    if isinstance(previous, dict):
+        old_count = previous.get("count", 0)
+        old_rules = previous.get("rules", [])
+        if isinstance(old_count, int) and isinstance(old_rules, list):
+            return {
+                "count": old_count + count,
+                "rules": sorted(set(rules) | {str(r) for r in old_rules}),
+            }
+    return {"count": count, "rules": rules}
+
+
+def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
+    """Scan an item before storing it; mask its secrets unless told not to.
+
+    Args:
+        item: the item about to be written. It is not modified.
+        redact: mask secrets (default). With False the item is kept verbatim but the number
+            of secrets and their rules are recorded in ``provenance["unredacted_secrets"]``.
+
+    Returns:
+        A ``GateResult`` with the item to store.
+    """
+    scan = scan_item(item)
+    if scan.clean:
+        return GateResult(item, 0, [])
+    rules = scan.rules()
+    if not redact:
+        kept = copy.deepcopy(item)
+        kept.provenance[UNREDACTED_KEY] = _merge(
+            kept.provenance.get(UNREDACTED_KEY), len(scan.findings), rules
+        )
+        log.warning(
+            "item %s stored with %d unredacted secret(s): %s",
+            item.id,
+            len(scan.findings),
+            ", ".join(rules),
+        )
+        return GateResult(kept, 0, rules)
+    fields, found = redacted_fields(item)
+    clean = SubstrateItem(
+        kind=item.kind,
+        text=fields.get("text", item.text),
+        payload=fields.get("payload", copy.deepcopy(item.payload)),
+        provenance=fields.get("provenance", copy.deepcopy(item.provenance)),
+        scope=item.scope,
+        tags=fields.get("tags", list(item.tags)),
+        links=list(item.links),
+        id=item.id,
+        created_at=item.created_at,
+    )
+    clean.provenance[REDACTIONS_KEY] = _merge(
+        clean.provenance.get(REDACTIONS_KEY), len(found), sorted(set(found))
+    )
+    log.info("item %s: %d secret(s) redacted (%s)", item.id, len(found), ", ".join(rules))
+    return GateResult(clean, len(found), sorted(set(found)))

@@ -1,0 +1,395 @@
+"""Promotion gates: items are proposed for a scope and enter it only when an approver agrees.
+
+Who may approve for which scope is kept in ``mixle.toml``::
+
+    [governance.approvers]
+    public = ["alice", "platform"]
+
+A scope with approvers is *gated*: publishing into it directly needs an approver, everyone else
+proposes. Each item keeps its proposal record in its provenance: ``proposal`` holds the current
+state (the reference layout: ``to``, ``by``, ``status`` plus ``approved_by`` or ``rejected_by``
+and ``reason``) and ``proposals`` is an append-only list of events, so a new proposal never
+erases what happened to an earlier one.
+
+Identities (``by``) are names the caller asserts; mixle is a local tool and does not
+authenticate them. Functions that take ``scopes`` act for a reader who sees only those scopes,
+and treat every other item exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
+from substrate.item import SubstrateItem
+from substrate.settings import Settings
+from substrate.spaces import published_copy, require_items, visible_item
+from substrate.visibility import visible_scopes
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+PENDING = "pending"
+APPROVED = "approved"
+REJECTED = "rejected"
+
+SECTION = "governance"
+
+
+@dataclass
+class Governance:
+    """Who may approve promotions into which scope (the organisation's ACL)."""
+
+    approvers: dict[str, set[str]] = field(default_factory=dict)
+
+    def may_approve(self, who: str | None, scope: str) -> bool:
+        return who is not None and who in self.approvers.get(scope, set())
+
+    def grant(self, who: str, scope: str) -> Governance:
+        """Add ``who`` as an approver for ``scope`` (chainable)."""
+        if not who or not scope:
+            raise InvalidInputError("grant needs a name and a scope")
+        self.approvers.setdefault(scope, set()).add(who)
+        return self
+
+    def revoke(self, who: str, scope: str) -> Governance:
+        """Remove ``who`` from the approvers of ``scope`` (chainable).
+
+        Raises:
+            NotFoundError: ``who`` is not an approver for ``scope``.
+        """
+        names = self.approvers.get(scope, set())
+        if who not in names:
+            raise NotFoundError(f"{who!r} is not an approver for scope {scope!r}")
+        names.discard(who)
+        if not names:
+            del self.approvers[scope]
+        return self
+
+    def gated(self, scope: str) -> bool:
+        """True when ``scope`` has approvers, so entering it needs one of them."""
+        return bool(self.approvers.get(scope))
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {scope: sorted(names) for scope, names in sorted(self.approvers.items()) if names}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Governance:
+        """Read ``[governance.approvers]`` from a shard's settings.
+
+        Raises:
+            ShardError: the table is malformed.
+        """
+        raw = settings.get(SECTION, "approvers", {})
+        where = f"{settings.path or 'mixle.toml'}: [governance.approvers]"
+        if not isinstance(raw, dict):
+            raise ShardError(f"{where} must be a table of scope = [names]")
+        approvers: dict[str, set[str]] = {}
+        for scope, names in raw.items():
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ShardError(f"{where}: {scope!r} must be a list of names")
+            if names:
+                approvers[str(scope)] = set(names)
+        return cls(approvers)
+
+    def to_settings(self, settings: Settings) -> None:
+        """Write the approvers into ``settings`` (call ``settings.save()`` to persist)."""
+        settings.section(SECTION)["approvers"] = self.as_dict()
+
+
+def load_governance(substrate: Substrate) -> Governance:
+    """The approvers configured in the shard's ``mixle.toml``."""
+    return Governance.from_settings(substrate.settings)
+
+
+def save_governance(substrate: Substrate, governance: Governance) -> None:
+    """Persist ``governance`` into the shard's ``mixle.toml`` (atomically)."""
+    governance.to_settings(substrate.settings)
+    substrate.settings.save()
+
+
+def _may_administer(
+    governance: Governance, by: str | None, scope: str, scopes: Collection[str] | None
+) -> bool:
+    # An approver manages the list; an ungated scope can be claimed only by someone who sees it,
+    # so no team can make itself approver of another team's private scope.
+    if governance.may_approve(by, scope):
+        return True
+    return not governance.gated(scope) and (scopes is None or scope in scopes)
+
+
+def grant_approver(
+    substrate: Substrate,
+    who: str,
+    scope: str,
+    *,
+    by: str | None,
+    scopes: Collection[str] | None = None,
+) -> bool:
+    """Make ``who`` an approver for ``scope`` and save it; False if they already were.
+
+    Raises:
+        AccessDeniedError: ``by`` is not an approver of a gated ``scope``, or cannot see it.
+    """
+    governance = load_governance(substrate)
+    if not _may_administer(governance, by, scope, scopes):
+        raise AccessDeniedError(
+            f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+        )
+    if governance.may_approve(who, scope):
+        return False
+    save_governance(substrate, governance.grant(who, scope))
+    return True
+
+
+def revoke_approver(
+    substrate: Substrate,
+    who: str,
+    scope: str,
+    *,
+    by: str | None,
+    scopes: Collection[str] | None = None,
+) -> None:
+    """Remove ``who`` from the approvers of ``scope`` and save it.
+
+    Raises:
+        AccessDeniedError: ``by`` is not an approver of ``scope``.
+        NotFoundError: ``who`` is not an approver of ``scope``.
+    """
+    governance = load_governance(substrate)
+    if not _may_administer(governance, by, scope, scopes):
+        raise AccessDeniedError(
+            f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+        )
+    save_governance(substrate, governance.revoke(who, scope))
+
+
+def authorize_publish(
+    governance: Governance,
+    *,
+    to: str,
+    by: str | None,
+    team: str | None,
+    shared: Iterable[str],
+) -> None:
+    """Check that ``by`` (reading as ``team``) may publish straight into scope ``to``.
+
+    A team publishes only into scopes it can read (its own and the shared ones); a gated scope
+    takes direct publishes from its approvers only.
+
+    Raises:
+        AccessDeniedError: with the reason and what to do instead.
+    """
+    if team is not None and to not in visible_scopes(team, shared=shared):
+        raise AccessDeniedError(
+            f"team {team!r} may publish only into its own or a shared scope, not {to!r}"
+        )
+    if governance.gated(to) and not governance.may_approve(by, to):
+        raise AccessDeniedError(
+            f"scope {to!r} needs approval; {by!r} is not one of its approvers "
+            f"(use `mixle propose ID --to {to}`)"
+        )
+
+
+def proposal_of(item: SubstrateItem) -> dict[str, Any] | None:
+    """The item's current proposal (``to``, ``by``, ``status``, ...), or None."""
+    proposal = item.provenance.get("proposal")
+    return proposal if isinstance(proposal, dict) else None
+
+
+def proposal_events(item: SubstrateItem) -> list[dict[str, Any]]:
+    """Every proposal, approval and rejection of the item, oldest first."""
+    events = item.provenance.get("proposals")
+    return [dict(e) for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+
+
+def _with_event(
+    item: SubstrateItem, proposal: dict[str, Any], event: dict[str, Any]
+) -> SubstrateItem:
+    prov = item.provenance
+    events = list(prov.get("proposals") or [])
+    events.append({**event, "at": time.time()})
+    prov["proposals"] = events
+    prov["proposal"] = proposal
+    return item
+
+
+def propose(
+    substrate: Substrate,
+    ids: Iterable[str],
+    *,
+    to: str,
+    by: str | None = None,
+    from_scope: str | None = None,
+    scopes: Collection[str] | None = None,
+    strict: bool = False,
+) -> list[str]:
+    """Mark items as pending promotion to scope ``to`` (they are not visible there yet).
+
+    Args:
+        substrate: the shard.
+        ids: the items to propose.
+        to: the scope they should enter.
+        by: who proposes.
+        from_scope: only items in this scope may be proposed (the owner's guard).
+        scopes: the scopes the caller may read; other items count as missing.
+        strict: raise instead of skipping; every id is checked before anything changes.
+
+    Returns:
+        The ids proposed, in input order.
+
+    Raises:
+        NotFoundError: (strict) an id does not exist or is not visible.
+        AccessDeniedError: (strict) an item is outside ``from_scope``.
+        InvalidInputError: ``to`` is empty, or (strict) an item is already in ``to``.
+    """
+    if not to or not isinstance(to, str):
+        raise InvalidInputError("propose needs a target scope")
+    if strict:
+        items = require_items(substrate, ids, scopes)
+        foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
+        if foreign:
+            raise AccessDeniedError(
+                f"only items in scope {from_scope!r} may be proposed; not {', '.join(foreign)}"
+            )
+        there = [i.id for i in items if i.scope == to]
+        if there:
+            raise InvalidInputError(f"already in scope {to!r}: {', '.join(there)}")
+    else:
+        items = []
+        for item_id in dict.fromkeys(ids):
+            item = visible_item(substrate, item_id, scopes)
+            if item is not None and (from_scope is None or item.scope == from_scope):
+                items.append(item)
+    for item in items:
+        proposal = {"to": to, "by": by, "status": PENDING}
+        substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
+    return [item.id for item in items]
+
+
+def pending(
+    substrate: Substrate, *, to: str | None = None, scopes: Collection[str] | None = None
+) -> list[SubstrateItem]:
+    """Items awaiting approval (only those proposed to ``to``, if given), in store order."""
+    found: list[SubstrateItem] = []
+    for item in substrate.iter_items(scopes=scopes):
+        proposal = proposal_of(item)
+        if proposal is None or proposal.get("status") != PENDING:
+            continue
+        if to is not None and proposal.get("to") != to:
+            continue
+        live = substrate.get(item.id)  # hand out the stored object, as the reference does
+        found.append(live if live is not None else item)
+    return found
+
+
+def _pending_proposal(
+    substrate: Substrate, item_id: str, scopes: Collection[str] | None
+) -> tuple[SubstrateItem, dict[str, Any]]:
+    item = visible_item(substrate, item_id, scopes)
+    if item is None:
+        raise NotFoundError(f"no item with id {item_id}")
+    proposal = proposal_of(item)
+    if proposal is None or proposal.get("status") != PENDING:
+        raise NotFoundError(f"item {item_id} has no pending proposal")
+    return item, proposal
+
+
+def _check_approver(governance: Governance, by: str | None, target: str, action: str) -> None:
+    if governance.may_approve(by, target):
+        return
+    if not governance.gated(target):
+        raise AccessDeniedError(
+            f"scope {target!r} has no approvers, so nobody may {action} for it "
+            f"(add one with `mixle grant NAME {target}`)"
+        )
+    raise AccessDeniedError(f"{by!r} may not {action} promotions into scope {target!r}")
+
+
+def approve(
+    substrate: Substrate,
+    item_id: str,
+    *,
+    by: str,
+    governance: Governance | None = None,
+    to: str | None = None,
+    scopes: Collection[str] | None = None,
+    strict: bool = False,
+) -> bool:
+    """Promote a pending item into its proposed scope, if ``by`` may approve for that scope.
+
+    The item is published (version bumped, history appended) and its proposal marked approved.
+
+    Args:
+        substrate: the shard.
+        item_id: the pending item.
+        by: the approver.
+        governance: the ACL; default: the approvers in the shard's ``mixle.toml``.
+        to: if given, must equal the proposed scope (an approval never re-targets).
+        scopes: the scopes the caller may read; other items count as missing.
+        strict: raise with the reason instead of returning False.
+
+    Returns:
+        True if promoted; False (nothing changed) when refused and not strict.
+
+    Raises:
+        NotFoundError: (strict) no such visible item, or it has no pending proposal.
+        AccessDeniedError: (strict) ``by`` may not approve for the proposed scope.
+        InvalidInputError: (strict) ``to`` differs from the proposed scope.
+    """
+    try:
+        item, proposal = _pending_proposal(substrate, item_id, scopes)
+        target = str(proposal.get("to"))
+        if to is not None and to != target:
+            raise InvalidInputError(f"item {item_id} was proposed for scope {target!r}, not {to!r}")
+        gov = governance if governance is not None else load_governance(substrate)
+        _check_approver(gov, by, target, "approve")
+    except (NotFoundError, AccessDeniedError, InvalidInputError):
+        if strict:
+            raise
+        return False
+    promoted = published_copy(item, to=target, by=by)
+    state = {**proposal, "status": APPROVED, "approved_by": by, "to": target}
+    event = {"event": "approved", "to": target, "by": by, "version": promoted.provenance["version"]}
+    substrate.put(_with_event(promoted, state, event))
+    return True
+
+
+def reject(
+    substrate: Substrate,
+    item_id: str,
+    *,
+    by: str,
+    reason: str = "",
+    governance: Governance | None = None,
+    scopes: Collection[str] | None = None,
+    strict: bool = False,
+) -> bool:
+    """Refuse a pending promotion: the item stays where it is and the refusal is recorded.
+
+    Rejecting takes the same right as approving: ``by`` must be an approver for the scope the
+    item was proposed to.
+
+    Returns:
+        True if rejected; False (nothing changed) when refused and not strict.
+
+    Raises:
+        NotFoundError: (strict) no such visible item, or it has no pending proposal.
+        AccessDeniedError: (strict) ``by`` may not approve for the proposed scope.
+    """
+    try:
+        item, proposal = _pending_proposal(substrate, item_id, scopes)
+        target = str(proposal.get("to"))
+        gov = governance if governance is not None else load_governance(substrate)
+        _check_approver(gov, by, target, "reject")
+    except (NotFoundError, AccessDeniedError):
+        if strict:
+            raise
+        return False
+    state = {**proposal, "status": REJECTED, "rejected_by": by, "reason": reason}
+    event = {"event": "rejected", "to": target, "by": by, "reason": reason}
+    substrate.put(_with_event(item, state, event))
+    return True

@@ -1,0 +1,278 @@
+"""Lineage: does every link of an item, followed transitively, lead to an item that exists?
+
+``verify_lineage`` walks one item's links breadth first, so ``depth`` is the shortest distance to
+the farthest ancestor. ``audit_substrate`` answers the same question for every item in one pass
+over the shard: it builds the link graph once, condenses its cycles (Tarjan's algorithm) and
+works out each item's dangling ancestors once per cycle, so the sweep is linear in the size of
+the shard instead of one walk per item.
+
+For a reader limited to some scopes, a link to an item outside them is hidden: it is not counted,
+followed or named, exactly as if the item carrying it did not hold it. A link to an item that
+exists nowhere is dangling for every reader.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.item import SubstrateItem
+from substrate.spaces import visible_item
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+@dataclass
+class LineageReport:
+    """Whether an item's links resolve end to end, and where they break if they don't."""
+
+    item_id: str
+    intact: bool
+    n_links: int
+    dangling: list[str] = field(default_factory=list)
+    depth: int = 0
+    visited: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "intact": self.intact,
+            "n_links": self.n_links,
+            "dangling": list(self.dangling),
+            "depth": self.depth,
+            "visited": self.visited,
+        }
+
+
+def verify_lineage(
+    substrate: Substrate,
+    item_id: str,
+    *,
+    max_depth: int = 20,
+    scopes: Collection[str] | None = None,
+) -> LineageReport:
+    """Walk ``item_id``'s links breadth first, reporting dangling links and the depth reached.
+
+    Each item is visited once (cycles are safe); items at ``max_depth`` are not expanded.
+    ``n_links`` counts the links of every expanded item and ``visited`` includes the root. A
+    missing root gives ``intact=False`` with the root itself as dangling.
+
+    Args:
+        substrate: the shard.
+        item_id: where to start.
+        max_depth: how many links deep to follow.
+        scopes: the scopes the reader may see (None: all); other items are hidden.
+    """
+    root = visible_item(substrate, item_id, scopes)
+    if root is None:
+        return LineageReport(item_id, False, 0, [item_id], 0, 0)
+    depth_of = {root.id: 0}
+    queue: deque[tuple[SubstrateItem, int]] = deque([(root, 0)])
+    dangling: dict[str, None] = {}
+    n_links = 0
+    deepest = 0
+    while queue:
+        item, depth = queue.popleft()
+        if depth >= max_depth:
+            continue
+        for target in item.links:
+            if not isinstance(target, str):
+                continue
+            if target in depth_of:
+                n_links += 1
+                continue
+            found = substrate.get(target)
+            if found is None:
+                n_links += 1
+                dangling.setdefault(target, None)
+            elif scopes is None or found.scope in scopes:
+                n_links += 1
+                depth_of[target] = depth + 1
+                deepest = max(deepest, depth + 1)
+                queue.append((found, depth + 1))
+    return LineageReport(
+        item_id=root.id,
+        intact=not dangling,
+        n_links=n_links,
+        dangling=list(dangling),
+        depth=deepest,
+        visited=len(depth_of),
+    )
+
+
+class LinkGraph:
+    """The link graph of the items a reader sees, built item by item in one pass."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.index: dict[str, int] = {}
+        self.links: list[tuple[str, ...]] = []
+        self.audited: list[bool] = []
+
+    def add(self, item: SubstrateItem, *, audited: bool = True) -> None:
+        """Record ``item``; ``audited=False`` makes it resolvable but not reported on."""
+        self.index[item.id] = len(self.ids)
+        self.ids.append(item.id)
+        self.links.append(tuple(link for link in item.links if isinstance(link, str)))
+        self.audited.append(audited)
+
+    def audit(self, exists: Any) -> dict[str, Any]:
+        """``{n_items, n_intact, n_broken, broken: [{item_id, dangling}]}`` over audited items.
+
+        Args:
+            exists: called with an id that is not in the graph; True if the item exists
+                outside the reader's view (then the link is hidden, not dangling).
+        """
+        succ, direct = self._resolve(exists)
+        closure = _dangling_closure(succ, direct)
+        broken = [
+            {"item_id": self.ids[i], "dangling": sorted(closure[i])}
+            for i in range(len(self.ids))
+            if self.audited[i] and closure[i]
+        ]
+        n_items = sum(self.audited)
+        return {
+            "n_items": n_items,
+            "n_intact": n_items - len(broken),
+            "n_broken": len(broken),
+            "broken": broken,
+        }
+
+    def _resolve(self, exists: Any) -> tuple[list[list[int]], list[frozenset[str]]]:
+        hidden: dict[str, bool] = {}
+        succ: list[list[int]] = []
+        direct: list[frozenset[str]] = []
+        index = self.index
+        for links in self.links:
+            targets: list[int] = []
+            missing: list[str] = []
+            for target in links:
+                j = index.get(target)
+                if j is not None:
+                    targets.append(j)
+                    continue
+                if target not in hidden:
+                    hidden[target] = bool(exists(target))
+                if not hidden[target]:
+                    missing.append(target)
+            succ.append(targets)
+            direct.append(frozenset(missing) if missing else _EMPTY)
+        return succ, direct
+
+
+def _dangling_closure(succ: list[list[int]], direct: list[frozenset[str]]) -> list[frozenset[str]]:
+    """For every node, the dangling ids reachable from it (Tarjan SCCs, iteratively).
+
+    Strongly connected components come out in reverse topological order, so each component's
+    answer is the union of its members' own dangling links and its successors' finished answers.
+    Unions are shared when a component adds nothing new, which keeps long chains linear.
+    """
+    n = len(succ)
+    order = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    done = [False] * n
+    result: list[frozenset[str]] = [_EMPTY] * n
+    stack: list[int] = []
+    counter = 0
+    for start in range(n):
+        if order[start] != -1:
+            continue
+        order[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack[start] = True
+        work = [(start, 0)]
+        while work:
+            v, i = work[-1]
+            children = succ[v]
+            if i < len(children):
+                work[-1] = (v, i + 1)
+                w = children[i]
+                if order[w] == -1:
+                    order[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, 0))
+                elif on_stack[w] and order[w] < low[v]:
+                    low[v] = order[w]
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] != order[v]:
+                continue
+            members: list[int] = []
+            while True:
+                w = stack.pop()
+                on_stack[w] = False
+                members.append(w)
+                if w == v:
+                    break
+            combined = _union(
+                [direct[m] for m in members]
+                + [result[w] for m in members for w in succ[m] if done[w]]
+            )
+            for m in members:
+                result[m] = combined
+                done[m] = True
+    return result
+
+
+def _union(parts: Iterable[frozenset[str]]) -> frozenset[str]:
+    distinct: dict[int, frozenset[str]] = {}
+    for part in parts:
+        if part:
+            distinct.setdefault(id(part), part)
+    if not distinct:
+        return _EMPTY
+    if len(distinct) == 1:
+        return next(iter(distinct.values()))
+    first, *rest = distinct.values()
+    merged = first.union(*rest)
+    # Reuse an existing set when the union added nothing, so chains share one object.
+    for part in distinct.values():
+        if len(part) == len(merged):
+            return part
+    return merged
+
+
+def audit_substrate(
+    substrate: Substrate,
+    *,
+    scope: str | None = None,
+    scopes: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """A knowledge-integrity sweep: how many items have intact lineage, and every broken one.
+
+    Links resolve across the whole of what the reader sees, not only ``scope``. Unlike one
+    ``verify_lineage`` per item, there is no depth limit: a dangling link any number of links
+    away breaks every item that leads to it.
+
+    Args:
+        substrate: the shard.
+        scope: audit only the items of this scope.
+        scopes: the scopes the reader may see (None: all).
+
+    Returns:
+        ``{"n_items", "n_intact", "n_broken", "broken": [{"item_id", "dangling"}]}``.
+    """
+    graph = LinkGraph()
+    for item in substrate.iter_items(scopes=scopes):
+        graph.add(item, audited=scope is None or item.scope == scope)
+    return graph.audit(_exists_outside(substrate, scopes))
+
+
+def _exists_outside(substrate: Substrate, scopes: Collection[str] | None) -> Any:
+    if scopes is None:
+        # Every existing item is in the graph, so an unknown id is simply missing.
+        return lambda _target: False
+    return lambda target: target in substrate

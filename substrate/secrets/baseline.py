@@ -1,0 +1,123 @@
+"""A baseline of accepted findings, keyed by fingerprint.
+
+The file holds, per accepted finding, its fingerprint, rule and path: never the secret and
+never a line number, so it can be committed and survives edits that move lines. A later scan
+reports only findings whose fingerprint is not in the baseline.
+
+File format (JSON)::
+
+    {"version": 1, "tool": "mixle",
+     "findings": [{"fingerprint": "<sha256 hex>", "rule": "github_token", "path": "ci.yml"}]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from substrate.errors import InvalidInputError, NotFoundError, ShardError
+from substrate.secrets.textscan import TextFinding
+
+BASELINE_VERSION = 1
+_FP_CHARS = frozenset("0123456789abcdef")
+
+
+@dataclass
+class Baseline:
+    """Accepted findings: fingerprint -> ``{"rule", "path"}``."""
+
+    entries: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __contains__(self, fingerprint: object) -> bool:
+        return fingerprint in self.entries
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON document, entries sorted by path, rule and fingerprint."""
+        rows = sorted(
+            ({"fingerprint": fp, **meta} for fp, meta in self.entries.items()),
+            key=lambda r: (r["path"], r["rule"], r["fingerprint"]),
+        )
+        return {"version": BASELINE_VERSION, "tool": "mixle", "findings": rows}
+
+
+def baseline_from_findings(findings: Iterable[TextFinding]) -> Baseline:
+    """A baseline accepting every given finding."""
+    return Baseline({f.fingerprint: {"rule": f.rule, "path": f.path} for f in findings})
+
+
+def new_findings(findings: Iterable[TextFinding], baseline: Baseline) -> list[TextFinding]:
+    """The findings the baseline does not accept yet."""
+    return [f for f in findings if f.fingerprint not in baseline]
+
+
+def stale_fingerprints(baseline: Baseline, findings: Iterable[TextFinding]) -> list[str]:
+    """Baseline entries no scan result matches any more (fixed or removed secrets)."""
+    seen = {f.fingerprint for f in findings}
+    return sorted(fp for fp in baseline.entries if fp not in seen)
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    """Read a baseline file.
+
+    Raises:
+        NotFoundError: the file does not exist.
+        InvalidInputError: the file is not a baseline (bad JSON, wrong shape or version).
+    """
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"baseline {p} not found") from exc
+    except OSError as exc:
+        raise ShardError(f"cannot read baseline {p}: {exc.strerror or exc}") from exc
+    try:
+        doc = json.loads(raw)
+    except ValueError as exc:
+        raise InvalidInputError(f"baseline {p} is not valid JSON: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
+        raise InvalidInputError(f"baseline {p} has no 'findings' list")
+    if doc.get("version") != BASELINE_VERSION:
+        raise InvalidInputError(f"baseline {p} has unsupported version {doc.get('version')!r}")
+    entries: dict[str, dict[str, str]] = {}
+    for i, row in enumerate(doc["findings"]):
+        if not isinstance(row, dict):
+            raise InvalidInputError(f"baseline {p}: entry {i} is not an object")
+        fp, rule, where = row.get("fingerprint"), row.get("rule"), row.get("path")
+        if not (isinstance(fp, str) and len(fp) == 64 and set(fp) <= _FP_CHARS):
+            raise InvalidInputError(f"baseline {p}: entry {i} has no valid fingerprint")
+        if not isinstance(rule, str) or not isinstance(where, str):
+            raise InvalidInputError(f"baseline {p}: entry {i} needs string 'rule' and 'path'")
+        entries[fp] = {"rule": rule, "path": where}
+    return Baseline(entries)
+
+
+def save_baseline(path: str | Path, baseline: Baseline) -> None:
+    """Write a baseline atomically (temporary file, fsync, rename).
+
+    Raises:
+        ShardError: the file cannot be written.
+    """
+    import tempfile  # imported here: writing a baseline is rare
+
+    p = Path(path)
+    data = json.dumps(baseline.as_dict(), indent=2, sort_keys=True) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent or Path("."))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ShardError(f"cannot write baseline {p}: {exc.strerror or exc}") from exc

@@ -1,0 +1,348 @@
+"""Run the rule table over a text and return the secret spans that survive every check.
+
+Cost model: clean text must cost almost nothing. Each rule names keywords; for short texts
+the keywords are looked up in the lower-cased text first (one ``in`` per distinct keyword),
+so a clean item never reaches a regular expression. For long texts the provider patterns,
+which all begin with a literal prefix, are run directly: the regex engine's literal search is
+as fast as a keyword test. The generic ``key = value`` rules only run on the lines (windows)
+around a keyword hit, so a large file with few candidate lines costs little more than one
+pass of ``str.find`` per keyword.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from substrate.errors import InvalidInputError
+from substrate.secrets.entropy import is_repetitive, is_sequential, shannon
+from substrate.secrets.keynames import classify_key
+from substrate.secrets.placeholders import (
+    credential_ok,
+    is_placeholder,
+    is_reference,
+    worth_reporting,
+)
+from substrate.secrets.rules import RULES, Rule
+
+# Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
+_KEYWORD_GATE = 4096
+# Texts shorter than this run line rules on the whole text instead of keyword-line windows.
+_SHORT_TEXT = 4096
+_VALUE_GROUPS = ("secret", "sq", "ss", "sb", "sx", "su")
+_HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
+_URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One accepted detection: which rule, and where the secret itself lies."""
+
+    rule: str
+    start: int
+    end: int
+    prefix: int
+    match_start: int
+    match_end: int
+
+
+def _literal_lead(pattern: str) -> bool:
+    """Whether the pattern starts with a literal character (fast literal search applies)."""
+    return bool(pattern) and (pattern[0].isalnum() or pattern[0] in '-_"/')
+
+
+_LITERAL: tuple[bool, ...] = tuple(_literal_lead(r.pattern) for r in RULES)
+
+
+def _has(low: str, keywords: Sequence[str], cache: dict[str, bool]) -> bool:
+    for k in keywords:
+        hit = cache.get(k)
+        if hit is None:
+            hit = cache[k] = k in low
+        if hit:
+            return True
+    return False
+
+
+def _is_token_rule(rule: Rule) -> bool:
+    return rule.kind == "token" and not rule.lines
+
+
+def _keyword_index(tokens: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """keyword -> indexes of the rules it enables (provider-token rules or the others)."""
+    index: dict[str, list[int]] = {}
+    for i, rule in enumerate(RULES):
+        if _is_token_rule(rule) == tokens:
+            for k in rule.keywords:
+                index.setdefault(k, []).append(i)
+    return tuple((k, tuple(v)) for k, v in sorted(index.items()))
+
+
+_BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
+_BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
+# Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
+_MIN_TOKEN_LEN = 12
+_KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
+
+
+def _literal_prefix(pattern: str) -> str:
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern) and pattern[i + 1] in ".-$":
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if not (ch.isalnum() or ch in "_-~"):
+            break
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# Literal prefixes of provider formats (``xoxp-``, ``github_pat_``, ``AKIA``...).
+_PROVIDER_PREFIXES: tuple[str, ...] = tuple(
+    sorted(
+        {
+            p
+            for r in RULES
+            if r.kind == "token"
+            and "(?P<secret>" not in r.pattern
+            and len(p := _literal_prefix(r.pattern)) >= 3
+        }
+    )
+)
+
+
+SYNTAXES = ("text", "code", "c")
+
+
+def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
+    """Return accepted secret spans in ``text``, sorted by start.
+
+    Args:
+        text: the text to scan.
+        syntax: how to read ``key = value`` right-hand sides. ``"text"`` (default; .env,
+            YAML, INI, prose): unquoted values are literals. ``"code"`` (Python, Java, JS...):
+            unquoted values are expressions and only string literals count. ``"c"`` (C, C++,
+            C#, Objective-C): like code, and single quotes delimit characters, not strings.
+    """
+    if syntax not in SYNTAXES:
+        raise InvalidInputError(f"unknown syntax {syntax!r}; expected one of {SYNTAXES}")
+    if len(text) < 4:  # shorter than any credential this package reports
+        return []
+    low = text.lower()
+    accepted: list[Hit] = []
+    gated = len(text) < _KEYWORD_GATE
+    if gated:
+        # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
+        # clean text never compiles or runs a regular expression
+        active = {i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules}
+        # provider tokens are long unbroken runs: without one, none of their rules can match
+        if any(len(word) >= _MIN_TOKEN_LEN for word in low.split()):
+            active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in low for i in rules)
+            active.update(_KEYWORDLESS)
+        selected: Sequence[int] = sorted(active)
+    else:
+        # rule-first: literal-led patterns are their own fast filter on long texts
+        selected = range(len(RULES))
+    present: dict[str, bool] = {}
+    windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    for i in selected:
+        rule = RULES[i]
+        if rule.lines and len(text) >= _SHORT_TEXT:
+            lines = windows.get(rule.keywords)
+            if lines is None:
+                lines = windows[rule.keywords] = _keyword_lines(low, rule.keywords)
+            for start, end in _widen(text, lines, rule.window):
+                for m in rule.regex.finditer(text, start, end):
+                    _consider(rule, m, text, accepted, syntax)
+            continue
+        if (
+            not gated
+            and rule.keywords
+            and not _LITERAL[i]
+            and not _has(low, rule.keywords, present)
+        ):
+            continue
+        for m in rule.regex.finditer(text):
+            _consider(rule, m, text, accepted, syntax)
+    accepted.sort(key=lambda h: h.start)
+    return accepted
+
+
+def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:
+    """Start and end offsets of every line holding one of ``keywords``, merged and sorted."""
+    starts: set[int] = set()
+    for k in keywords:
+        i = low.find(k)
+        while i != -1:
+            ls = low.rfind("\n", 0, i) + 1
+            starts.add(ls)
+            nl = low.find("\n", i)
+            i = low.find(k, nl) if nl != -1 else -1
+    out: list[tuple[int, int]] = []
+    for ls in sorted(starts):
+        le = low.find("\n", ls)
+        out.append((ls, len(low) if le == -1 else le))
+    return out
+
+
+def _widen(text: str, lines: list[tuple[int, int]], extra: int) -> list[tuple[int, int]]:
+    """Extend each line window by ``extra`` following lines and merge overlaps."""
+    out: list[tuple[int, int]] = []
+    for start, end in lines:
+        for _ in range(extra):
+            if end >= len(text):
+                break
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt == -1 else nxt
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int, str]:
+    """The span and group name of the secret part of a match (whole match if unnamed)."""
+    names = m.re.groupindex
+    for name in _VALUE_GROUPS:
+        if name in names and m.group(name) is not None:
+            return m.start(name), m.end(name), name
+    return m.start(), m.end(), ""
+
+
+def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], syntax: str) -> None:
+    start, end, group = _secret_span(m)
+    if (
+        rule.boundary
+        and m.start() > 0
+        and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
+    ):
+        return
+    if group == "su":
+        end = start + len(_trim_unquoted(text[start:end]))
+    if end <= start and rule.kind != "pem":
+        return
+    if end <= start:
+        start, end = m.start(), m.end()
+    for h in accepted:
+        if start < h.end and end > h.start:
+            return
+    if not _valid(rule, m, text[start:end], group, text, syntax):
+        return
+    accepted.append(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _trim_unquoted(value: str) -> str:
+    """Drop closing brackets and punctuation that end the statement, not the value."""
+    v = value.rstrip(",:;")
+    if v.endswith(".") and not v.endswith(".."):
+        v = v[:-1]
+    while v and v[-1] in ")]}":
+        closer = v[-1]
+        opener = {")": "(", "]": "[", "}": "{"}[closer]
+        if v.count(opener) >= v.count(closer):
+            break
+        v = v[:-1]
+    return v
+
+
+def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
+    kind = rule.kind
+    if kind == "token":
+        return _valid_token(secret[rule.prefix :], rule.entropy)
+    if kind == "assignment":
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None:
+            return False
+        if m.start("key") > 0 and text[m.start("key") - 1] == ":":
+            return False  # //registry/:_authToken is the npm rule's business
+        if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
+            return False
+        if secret.startswith(_PROVIDER_PREFIXES):
+            return False  # claims a known token format yet failed that format's rule
+        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+    if kind == "credential":
+        return credential_ok(secret)
+    if kind == "url":
+        return _valid_url_password(secret, m.group(0))
+    if kind == "pem":
+        return _valid_pem(secret, m, text)
+    if kind == "jwt":
+        return _valid_jwt(secret) and not is_placeholder(secret.split(".")[-1] or "x")
+    if kind == "jwt_b64":
+        return _valid_jwt_b64(secret)
+    return False
+
+
+def _valid_token(body: str, floor: float) -> bool:
+    low = body.lower()
+    if any(marker in low for marker in _HARD_MARKERS):
+        return False
+    if is_repetitive(body) or is_sequential(body):
+        return False
+    if ("test" in low or "fake" in low) and shannon(low.replace("test", "")) < 3.0:
+        return False
+    return shannon(body) >= floor
+
+
+def _valid_url_password(password: str, whole: str) -> bool:
+    if is_reference(password) or password.lower() in _URL_DEFAULTS:
+        return False
+    if is_placeholder(password) or any(m in whole.lower() for m in ("example", "your", "<")):
+        return False
+    user = whole.split("://", 1)[-1].split(":", 1)[0]
+    return user.lower() != password.lower()
+
+
+def _valid_pem(body: str, m: re.Match[str], text: str) -> bool:
+    low = body.lower()
+    if any(marker in low for marker in ("xxxx", "....", "\u2026", "<", "your", "example")):
+        return False
+    if "-----END" in m.group(0):
+        return sum(ch.isalnum() for ch in body) >= 32
+    # header without its END line: report it unless the END line follows (then the
+    # complete-block rule has already decided)
+    return "-----END" not in text[m.end() : m.end() + 16000]
+
+
+def _b64decode(part: str) -> bytes | None:
+    padded = part + "=" * (-len(part) % 4)
+    try:
+        return base64.urlsafe_b64decode(padded.encode("ascii"))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _json_object(part: str) -> bool:
+    raw = _b64decode(part)
+    if raw is None:
+        return False
+    try:
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
+def _valid_jwt(token: str) -> bool:
+    parts = token.split(".")
+    if len(parts) < 2 or not _json_object(parts[0].rstrip("=")):
+        return False
+    return not parts[1].startswith("eyJ") or _json_object(parts[1].rstrip("="))
+
+
+def _valid_jwt_b64(blob: str) -> bool:
+    raw = _b64decode(blob.replace("+", "-").replace("/", "_").rstrip("="))
+    if raw is None:
+        return False
+    inner = raw.decode("ascii", "replace")
+    match = re.search(r"eyJ[\w\-]{10,}\.[\w\-]{10,}", inner)
+    return match is not None and _valid_jwt(match.group(0))

@@ -1,0 +1,144 @@
+"""Secrets in substrate items: every string field, not only the text.
+
+An item's ``text``, ``tags`` and every string inside ``payload`` and ``provenance`` (nested
+dicts and lists included) are scanned. A payload entry whose *key* names a secret
+(``{"db": {"password": "..."}}``) is judged as an assignment even though the string alone
+carries no context. Findings name the field path where they were found, for example
+``payload.db.password`` or ``tags[2]``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.keynames import classify_key
+from substrate.secrets.placeholders import worth_reporting
+from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, preview, redact_hits
+
+_KEYED_RULE = "sensitive_assignment"
+_MAX_DEPTH = 64
+
+
+def _hits_for(value: str, key: str | None) -> list[Hit]:
+    hits = find_secrets(value)
+    if hits or key is None:
+        return hits
+    strength = classify_key(key)
+    if strength and worth_reporting(value, strength=strength, quoted=True, key=key):
+        return [Hit(_KEYED_RULE, 0, len(value), 0, 0, len(value))]
+    return []
+
+
+def _walk(
+    value: Any, path: str, key: str | None, depth: int
+) -> Iterator[tuple[str, str | None, str]]:
+    """Yield ``(field path, enclosing key, string)`` for every string under ``value``."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        yield path, key, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            name = str(k)
+            yield from _walk(v, f"{path}.{name}" if path else name, name, depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{path}[{i}]", key, depth + 1)
+
+
+def item_strings(item: Any) -> Iterator[tuple[str, str | None, str]]:
+    """Every string field of an item as ``(field path, enclosing key, value)``."""
+    text = getattr(item, "text", None)
+    if isinstance(text, str):
+        yield "text", None, text
+    for name in ("payload", "provenance", "tags"):
+        value = getattr(item, name, None)
+        if value is not None:
+            yield from _walk(value, name, None, 0)
+
+
+def scan_item(item: Any) -> SecretScan:
+    """Scan every string field of a substrate item for secrets.
+
+    Args:
+        item: a ``SubstrateItem`` or any object with ``text`` / ``payload`` / ``provenance``
+            / ``tags`` attributes (missing ones are skipped).
+
+    Returns:
+        A ``SecretScan`` whose findings carry the field path in ``field``; ``start``/``end``
+        are offsets within that field's string.
+    """
+    findings: list[SecretFinding] = []
+    for path, key, value in item_strings(item):
+        for h in _hits_for(value, key):
+            findings.append(
+                SecretFinding(
+                    h.rule, h.start, h.end, preview(h.rule, value[h.start : h.end], h.prefix), path
+                )
+            )
+    return SecretScan(findings)
+
+
+def scan_substrate(substrate: Any, *, scope: str | None = None) -> dict[str, Any]:
+    """Sweep a substrate for leaked secrets: which items are dirty and which rules tripped.
+
+    Args:
+        substrate: a ``Substrate`` (streams with ``iter_items`` when it has it).
+        scope: only items of this scope.
+
+    Returns:
+        ``{"n_items", "n_dirty", "dirty": [{"item_id", "rules"}]}``.
+    """
+    items = (
+        substrate.iter_items(scope=scope)
+        if hasattr(substrate, "iter_items")
+        else substrate.all(scope=scope)
+    )
+    n_items = 0
+    dirty: list[dict[str, Any]] = []
+    for item in items:
+        n_items += 1
+        scan = scan_item(item)
+        if not scan.clean:
+            dirty.append({"item_id": item.id, "rules": scan.rules()})
+    return {"n_items": n_items, "n_dirty": len(dirty), "dirty": dirty}
+
+
+def _redact(value: Any, key: str | None, depth: int, found: list[str]) -> Any:
+    if depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, str):
+        hits = _hits_for(value, key)
+        if not hits:
+            return value
+        found.extend(h.rule for h in hits)
+        return redact_hits(value, hits, mask=DEFAULT_MASK)
+    if isinstance(value, dict):
+        return {k: _redact(v, str(k), depth + 1, found) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v, key, depth + 1, found) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_redact(v, key, depth + 1, found) for v in value)
+    return copy.deepcopy(value)
+
+
+def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
+    """New values for ``text``, ``payload``, ``provenance`` and ``tags`` with secrets masked.
+
+    Returns:
+        ``(fields, rules)``: the replacement field values (deep copies; the item is not
+        touched) and the rule name of every redaction made, one entry per secret.
+    """
+    found: list[str] = []
+    fields: dict[str, Any] = {}
+    text = getattr(item, "text", None)
+    if isinstance(text, str):
+        fields["text"] = _redact(text, None, 0, found)
+    for name in ("payload", "provenance", "tags"):
+        value = getattr(item, name, None)
+        if value is not None:
+            fields[name] = _redact(value, None, 0, found)
+    return fields, found

@@ -1,0 +1,268 @@
+"""Tell real secret values from placeholders, references and ordinary words.
+
+A value assigned to ``password`` or ``api_key`` is only worth an alarm when it is a literal
+that could work as a credential. Template holes (``${TOKEN}``, ``{{ token }}``), environment
+lookups (``os.environ["TOKEN"]``), function calls, variable names, documentation fill-ins
+(``<your-token>``, ``changeme``, ``xxxxxxxx``) and UI text (``"Enter your password"``) are not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
+
+# Words that mark a value as made up wherever they appear in it.
+_HARD_MARKERS: tuple[str, ...] = (
+    "example",
+    "dummy",
+    "placeholder",
+    "changeme",
+    "change_me",
+    "change-me",
+    "changeit",
+    "redacted",
+    "replace_me",
+    "replaceme",
+    "replace-me",
+    "insert_",
+    "insert-",
+    "_here",
+    "-here",
+    "your_",
+    "your-",
+    "yourkey",
+    "yourtoken",
+    "yoursecret",
+    "yourpassword",
+    "yourapikey",
+    "xxxx",
+    "****",
+    "...",
+    "\u2026",
+    "fake",
+    "mock",
+    "lorem",
+    "notreal",
+    "not_real",
+    "not-real",
+    "not_a_",
+    "not-a-",
+    "foobar",
+    "sample",
+)
+# Words that only mark a value as made up when what is left around them is not random.
+_SOFT_MARKERS: tuple[str, ...] = ("test", "demo", "foo", "todo", "tbd", "here")
+# Values that are encrypted or point into a secret store: safe to commit by design.
+_SEALED_PREFIXES: tuple[str, ...] = (
+    "enc[",
+    "$ansible_vault",
+    "vault:",
+    "!vault",
+    "sm://",
+    "secretmanager:",
+    "ssm:",
+    "kms:",
+    "arn:aws:secretsmanager",
+    "arn:aws:ssm",
+    "op://",
+    "keyvault:",
+    "akv:",
+    "sops:",
+)
+
+# Whole values that name a thing instead of being one.
+_NON_SECRET_WORDS: frozenset[str] = frozenset(
+    """password passwd pass pwd secret secrets token tokens key keys apikey api_key auth
+    credential credentials none null nil true false yes no on off undefined empty string str
+    text bearer basic required optional hidden default value values public private true
+    false disabled enabled unknown n/a na tbd todo blank omitted masked encrypted hash
+    hashed random generated secure insecure user username login
+    """.split()
+)
+
+_TEMPLATE = re.compile(
+    r"\$\{\{[^{}]*\}\}"  # ${{ github.expr }}
+    r"|\$\{[A-Za-z_][\w.:\-]*(?::?[-=?+][^{}]*)?\}"  # ${VAR}, ${VAR:-default}
+    r"|\$\([^()]*\)"  # $(command)
+    r"|\{\{[^{}]*\}\}"  # {{ var }}
+    r"|\{%[^%]*%\}"  # {% tag %}
+    r"|<%=?[^%]*%>"  # <%= erb %>
+    r"|#\{[^{}]*\}"  # #{ruby}
+    r"|%\([\w.]+\)[sdrif]"  # %(name)s
+    r"|%%[\w./ \-]+%%"  # %%VAR%%
+    r"|(?<![\w%])%[A-Za-z_][\w]*%(?![\w%])"  # %WINDOWS_VAR%
+    r"|\{[A-Za-z_][\w.]+(?:\(\))?\}"  # {name} (f-strings, str.format), 2+ characters
+    r"|\{\$[A-Za-z_][\w.]*\}"  # {$var}
+    r"|@[A-Z_][A-Z0-9_]+@"  # @TOKEN@
+    r"|__[A-Z][A-Z0-9_]+__"  # __TOKEN__
+)
+_WHOLE_REFERENCE = re.compile(
+    r"(?:"
+    r"\$[A-Za-z_][\w]*"  # $VAR
+    r"|\$\d"  # $1
+    r"|%[sdvrqx]|\{\d*\}|\?"  # format holes
+    r"|<[^<>]{1,80}>"  # <your-token>, <API key>
+    r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
+    r")[;,)]*"
+)
+_ENV_LOOKUP = re.compile(
+    r"environ|getenv|process\.env|ENV\[|env\(|Environment\.|System\.get|secrets\.|vault\(",
+)
+_PATH = re.compile(r"^(?:~|\.{1,2})?/|^[A-Za-z]:\\|^[\w.\-]+(?:/[\w.\-]+)+/?$")
+_FILE = re.compile(r"\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|conf|cfg|ini|env|pub)$")
+_NAME_CHARS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_KEBAB = re.compile(r"^[A-Za-z]+(?:[-.][A-Za-z]+)+$")
+_UI_WORDS: frozenset[str] = frozenset(
+    """password passwords passwd pass secret token key enter your please must invalid incorrect
+    wrong missing required confirm confirmation forgot reset show hide new current old change
+    field label placeholder type minimum characters
+    match mismatch do does length mot de passe passwort kennwort contraseña senha wachtwoord
+    parola hasło lozinka salasana jelszó heslo""".split()
+)
+
+
+def has_template(value: str) -> bool:
+    """Whether ``value`` holds a template hole or an environment lookup anywhere."""
+    return bool(_TEMPLATE.search(value) or _ENV_LOOKUP.search(value))
+
+
+def is_reference(value: str) -> bool:
+    """The value refers to a secret kept elsewhere (variable, call, template, env lookup)."""
+    v = value.strip()
+    if has_template(v) or v.lower().startswith(_SEALED_PREFIXES):
+        return True
+    return bool(_WHOLE_REFERENCE.fullmatch(v))
+
+
+def _residue_is_random(value: str, marker: str) -> bool:
+    rest = value.lower().replace(marker, "")
+    rest = "".join(ch for ch in rest if ch.isalnum())
+    return len(rest) >= 16 and shannon(rest) >= 3.3
+
+
+def is_placeholder(value: str) -> bool:
+    """Documentation fill-ins, masks and obviously made-up values."""
+    low = value.lower()
+    if any(m in low for m in _HARD_MARKERS):
+        return True
+    for marker in _SOFT_MARKERS:
+        if marker in low and not _residue_is_random(low, marker):
+            return True
+    core = low.strip(" \t'\"`")
+    if core in _NON_SECRET_WORDS:
+        return True
+    return is_repetitive(value) or is_sequential(value)
+
+
+_SEGMENTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)*|[^A-Za-z0-9]+")
+
+
+def is_name_like(value: str) -> bool:
+    """An identifier or label that reads as a name: ``secretKeyVariable``, ``MY_APP_KEY``,
+    ``api-key``, ``DOC_Vector_5_32``, ``jjwt-jackson-0.11.2``.
+
+    The value must have at least two parts (separators or camel humps) and every part must be
+    a whole word or a whole number; random values mix letters and digits inside their parts.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", value) or not value[:1].isalpha():
+        return False
+    if re.search(r"[A-Za-z]\d+[A-Za-z]", value):
+        return False  # digits inside a word: random, not a name
+    parts = [p for p in _SEGMENTS.findall(value) if p[0].isalnum()]
+    words = [p for p in parts if p.isalpha()]
+    if len(words) < 2 and not re.search(r"[A-Za-z][_.\-]\d", value):
+        return False  # one word plus glued digits (``password1``) reads as a literal
+    if not words or sum(len(w) for w in words) < len(value) // 2:
+        return False
+    if sum(len(w) <= 2 for w in words) > 1:
+        return False  # many one- or two-letter humps: mixed-case noise, not camelCase
+    # words read as words when they hold a vowel ("Vector", "key"), unlike "qDVtk"
+    return all(any(ch in "aeiouyAEIOUY" for ch in w) or len(w) <= 4 for w in words)
+
+
+def is_prose(value: str) -> bool:
+    """Several words of UI or documentation text rather than one credential."""
+    words = value.split()
+    if len(words) < 2:
+        return False
+    if len(words) > 6:
+        return True
+    low = [w.strip(".,:;!?()'\"").lower() for w in words]
+    return any(w in _UI_WORDS for w in low) or value.rstrip().endswith((".", "?", ":"))
+
+
+def is_path_or_url(value: str) -> bool:
+    """A file system path, a file name or a URL (credentials in URLs have their own rule)."""
+    if "://" in value:
+        return True
+    return bool(_PATH.match(value) or _FILE.search(value.lower()))
+
+
+def looks_random(value: str, *, min_len: int = 8) -> bool:
+    """Random enough to be a machine-made token (for keys named ``token``, ``api_key``...)."""
+    if len(value) < min_len:
+        return False
+    if value.isdigit():
+        return len(value) >= 16 and shannon(value) >= 2.5
+    classes = char_classes(value)
+    ent = shannon(value)
+    if classes == 1:
+        # one letter case only: long enough and varied, like ``baqjwieuhgrwqa...``
+        return len(value) >= 20 and ent >= 3.0
+    return ent >= 2.8 or (len(value) >= 20 and ent >= 2.5)
+
+
+def worth_reporting(value: str, *, strength: str, quoted: bool, key: str = "") -> bool:
+    """Decide whether a value assigned to a secret-named key is a credential.
+
+    Args:
+        value: the value without its quotes.
+        strength: ``"password"`` for keys that hold human-chosen secrets (weak values count),
+            ``"token"`` for keys that hold machine-made ones (the value must look random).
+        quoted: whether the value was written as a string literal.
+        key: the key name; a value that merely restates it (``API_KEY = "api_key"``) is a
+            label, not a secret.
+    """
+    v = value.strip()
+    if not v or not any(ch.isalnum() for ch in v):
+        return False
+    if any(ch.isspace() for ch in v):
+        # a quoted passphrase counts; UI text, sentences and messages do not
+        return (
+            strength == "password"
+            and quoted
+            and len(v.split()) <= 5
+            and not is_prose(v)
+            and not is_reference(v)
+            and not is_placeholder(v)
+        )
+    if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
+        return False
+    if key and _restates(v, key):
+        return False
+    if is_name_like(v):
+        return False
+    if strength == "token":
+        return looks_random(v, min_len=8)
+    return len(v) >= (5 if quoted else 6)
+
+
+def credential_ok(value: str) -> bool:
+    """A password given in a credential position (``user:PASSWORD``): any literal that is
+    not a reference, placeholder or default word."""
+    v = value.strip()
+    if len(v) < 4 or not any(ch.isalnum() for ch in v):
+        return False
+    return not (is_reference(v) or is_placeholder(v))
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _restates(value: str, key: str) -> bool:
+    v, k = _norm(value), _norm(key)
+    return len(v) >= 4 and v in k

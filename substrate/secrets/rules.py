@@ -1,0 +1,293 @@
+"""The rule table: one small declarative entry per credential format.
+
+Each entry names the rule, gives its regular expression and says how a candidate is checked.
+Provider rules follow each provider's documented public token format (fixed prefix, alphabet,
+length); a reader can hold the pattern against that documentation. The named group ``secret``
+is the part that is secret and that redaction masks; without it the whole match is.
+
+Fields:
+    name: the rule name reported in findings (several entries may share one).
+    pattern: the regular expression. Provider patterns start with their literal prefix so the
+        regex engine's fast literal search does the scanning.
+    keywords: lower-case literals, one of which must occur in the text (or, for ``lines``
+        rules, in the line) before the pattern is tried at all.
+    kind: how a candidate is checked: ``token`` (placeholder and entropy checks on the part
+        after the public prefix), ``assignment`` (key-name and value checks), ``url`` (the
+        password of a URL), ``pem`` (a private key block), ``jwt`` / ``jwt_b64`` (decoded
+        header must be JSON).
+    entropy: minimum Shannon entropy, in bits per character, of the secret after its prefix.
+    prefix: leading characters of the secret that are a public type marker (``ghp_``);
+        ``keep_prefix`` may reveal at most these and placeholder checks skip them.
+    boundary: the match may not start right after a letter, digit or ``_+/``.
+    lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One detection rule (see the module docstring for the meaning of each field)."""
+
+    name: str
+    pattern: str
+    keywords: tuple[str, ...]
+    kind: str = "token"
+    entropy: float = 0.0
+    prefix: int = 0
+    boundary: bool = True
+    lines: bool = False
+    window: int = 0
+    flags: int = 0
+    description: str = field(default="", compare=False)
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern, built on first use so importing the table stays cheap."""
+        return re.compile(self.pattern, self.flags)
+
+
+# --- building blocks for the generic key = value rules -------------------------------------
+# A key token that holds a secret stem; keynames.classify_key() has the final word on it.
+_KEY = r"(?P<key>[\w.\-$@]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)"
+_QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|`(?P<sb>[^`\n]*)`)"""
+# An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
+_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|<(?!/)|\\(?![nrt"'\\]))+)"""
+_OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
+
+_ASSIGN = (
+    r"(?<![\w.\-$@])" + _KEY + r"(?P<kq>[\"'`])?"
+    r"(?:\[\d*\])?"  # C arrays: secret[] = ...
+    r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
+    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*[ \t]*(?==))?"  # type annotations: key: str = ...
+    r"(?:[ \t]*" + _OPS + r"[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*|[ \t]+(?=[\"'`]))"
+    r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
+    r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
+    r"(?:" + _QUOTED + r"|" + _BARE + r")"
+)
+_COMPARE_REVERSED = (
+    r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
+    r"(?P<key>[\w.\-$@]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)(?![\w.\-])"
+)
+_XML_ELEMENT = (
+    r"<(?P<key>[\w:.\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)(?:\s[^<>\n]*)?>"
+    r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>(?:(?!</)[^\n]){1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=key)\s*>"
+)
+_XML_ATTRIBUTE = (
+    r"(?<![\w.\-])(?P<key>[\w:.\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)"
+    r"(?:(?P<kq>[\"'])[ \t]+(?i:value|content)|[ \t]+[A-Za-z_][\w:\-]*)[ \t]*=[ \t]*"
+    r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')"""
+)
+_CLI_FLAG = (
+    r"(?<![\w\-])--(?P<key>[\w\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w\-]*)"
+    r"(?:=|[ \t]+)(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
+)
+_SETTER = (
+    r"(?<![\w$])set_?(?P<key>[A-Za-z_]*?(?i:pass|pw|psw|secret|token|key|auth|cred)\w*)"
+    r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
+)
+_GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
+
+_PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_B64 = r"[A-Za-z0-9+/]"
+
+# Private keys come first: a key block may contain strings other rules would claim.
+KEY_RULES: tuple[Rule, ...] = (
+    Rule(
+        "gcp_service_account_key",
+        r'"private_key"\s*:\s*"(?P<secret>' + _PEM_BEGIN + r'[^"]{20,})"',
+        ('"private_key"',),
+        kind="pem",
+        boundary=False,
+        description="Google Cloud service-account JSON: the PEM key in its private_key field",
+    ),
+    Rule(
+        "private_key_block",
+        _PEM_BEGIN + r"(?P<secret>[\s\S]{1,16000}?)" + _PEM_END,
+        ("-----begin",),
+        kind="pem",
+        boundary=False,
+        description="PEM/OpenSSH/PGP private key block (the body between BEGIN and END)",
+    ),
+    Rule(
+        "private_key_block",
+        _PEM_BEGIN + r"(?P<secret>(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*" + _B64 + r"{16,}=*[ \t]*)*)",
+        ("-----begin",),
+        kind="pem",
+        boundary=False,
+        description="A private key header whose END line is missing (a truncated key)",
+    ),
+    Rule(
+        "private_key_block",
+        r"Private-Lines: \d+(?P<secret>(?:\r?\n" + _B64 + r"{8,}=*)+)",
+        ("private-lines:",),
+        kind="pem",
+        boundary=False,
+        description="PuTTY .ppk private key lines",
+    ),
+)
+
+# Credentials known only by their context (key names, URLs, headers), tried after the
+# provider formats so a recognised token keeps its specific name.
+CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "aws_secret_key",
+        r"(?i:(?:aws|amazon)[\w.\-]{0,30}?(?:secret|private)[\w.\-]{0,20}?key"
+        r"|secret[_\-.]?access[_\-.]?key)[\w.\-]{0,10}[\"'`]?\s*(?:=>|:=|[:=,])\s*[\"'`]?"
+        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        ("aws", "secret_access", "secretaccess", "secret-access"),
+        entropy=3.5,
+        lines=True,
+        description="AWS secret access key (40 base64 characters) assigned to a secret key name",
+    ),
+    Rule(
+        "npm_token",
+        r"//[\w.\-]+(?::\d+)?(?:/[\w.\-]*)*/:_authToken\s*=\s*(?P<secret>[^\s\"'`]+)",
+        ("_authtoken",),
+        kind="credential",
+        boundary=False,
+        description="npm registry token in .npmrc (//registry/:_authToken=...)",
+    ),
+    Rule(
+        "jwt",
+        r"eyJ[\w\-]{10,}={0,2}\.[\w\-]{10,}={0,2}(?:\.[\w\-]{10,}={0,2})?(?![\w\-.])",
+        ("eyj",),
+        kind="jwt",
+        entropy=3.0,
+        description="JSON Web Token: base64url JSON header . payload [. signature]",
+    ),
+    Rule(
+        "jwt",
+        r"ZXlK" + _B64 + r"{40,}={0,2}",
+        ("zxlk",),
+        kind="jwt_b64",
+        entropy=3.5,
+        description="A JSON Web Token that was base64-encoded once more",
+    ),
+    Rule(
+        "url_credentials",
+        r"(?<![\w+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{0,64}:"
+        r"(?P<secret>[^\s:/@\"'<>]{1,128})@[\w.\-\[\]%]+",
+        ("://",),
+        kind="url",
+        lines=True,
+        boundary=False,
+        description="user:password@ in a URL or connection string (only the password masked)",
+    ),
+    Rule(
+        "url_credentials",
+        r"jdbc:oracle:thin:[\w.\-$]+/(?P<secret>[^\s@/\"']+)@",
+        ("jdbc:oracle",),
+        kind="url",
+        lines=True,
+        boundary=False,
+        description="Oracle JDBC URL user/password@host",
+    ),
+    Rule(
+        "basic_auth_header",
+        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
+        ("basic",),
+        lines=True,
+        entropy=2.5,
+        boundary=False,
+        description="HTTP Authorization: Basic header with base64 user:password",
+    ),
+    Rule(
+        "bearer_token",
+        r"Bearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
+        ("bearer",),
+        lines=True,
+        entropy=3.0,
+        description="OAuth bearer token in an Authorization header or code",
+    ),
+    Rule(
+        "authorization_header",
+        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?:Token\s+)?"
+        r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
+        ("authorization",),
+        lines=True,
+        entropy=3.0,
+        boundary=False,
+        description="A raw token in an Authorization header",
+    ),
+    Rule(
+        "basic_auth_credentials",
+        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'$<>]{0,64}:[\"']?"
+        r"(?P<secret>[^\s\"'<>]{3,128})",
+        ("-u ", "--user"),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="user:password passed to curl -u / --user",
+    ),
+    Rule(
+        "sensitive_assignment",
+        _ASSIGN,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        boundary=False,
+        description="A secret-named key assigned a literal value",
+    ),
+    Rule(
+        "sensitive_assignment",
+        _COMPARE_REVERSED,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        boundary=False,
+        description="A literal compared with a secret-named name",
+    ),
+    Rule(
+        "sensitive_assignment",
+        _XML_ELEMENT,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        window=2,
+        boundary=False,
+        description="<password>literal</password>",
+    ),
+    Rule(
+        "sensitive_assignment",
+        _XML_ATTRIBUTE,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        boundary=False,
+        description='<Password value="literal"/>, key="Password" value="..."',
+    ),
+    Rule(
+        "sensitive_assignment",
+        _SETTER,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        boundary=False,
+        description='setPassword("literal"), set_api_key("literal")',
+    ),
+    Rule(
+        "sensitive_assignment",
+        _CLI_FLAG,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        boundary=False,
+        description="--password literal on a command line",
+    ),
+)
+
+
+def _all_rules() -> tuple[Rule, ...]:
+    from substrate.secrets.providers import PROVIDER_RULES
+
+    return KEY_RULES + PROVIDER_RULES + CONTEXT_RULES
+
+
+RULES: tuple[Rule, ...] = _all_rules()
+RULE_NAMES: tuple[str, ...] = tuple(dict.fromkeys(rule.name for rule in RULES))

@@ -1,0 +1,93 @@
+"""SARIF 2.1.0 output for secret findings (GitHub code scanning and other viewers).
+
+Each result carries the rule, the location (1-based line and column), the masked line as its
+snippet and the finding's fingerprint in ``partialFingerprints``, so viewers can track a
+finding across commits. No secret characters are ever written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from substrate.secrets.rules import RULES
+from substrate.secrets.textscan import TextFinding, TextScan
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+FINGERPRINT_KEY = "mixleSecret/v1"
+
+
+def _rule_descriptors() -> list[dict[str, Any]]:
+    seen: dict[str, str] = {}
+    for rule in RULES:
+        seen.setdefault(rule.name, rule.description or rule.name)
+    return [
+        {
+            "id": name,
+            "name": name,
+            "shortDescription": {"text": desc},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"tags": ["security", "secret"]},
+        }
+        for name, desc in seen.items()
+    ]
+
+
+def sarif_log(
+    results: Iterable[TextScan | TextFinding], *, tool_version: str = "0.1.0"
+) -> dict[str, Any]:
+    """Build a SARIF 2.1.0 log (a JSON-ready dict) from scan results or findings.
+
+    Args:
+        results: ``TextScan`` objects (their findings are used) or ``TextFinding`` objects.
+        tool_version: the mixle version to record as the driver version.
+    """
+    rules = _rule_descriptors()
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    findings: list[TextFinding] = []
+    for r in results:
+        findings.extend(r.findings if isinstance(r, TextScan) else [r])
+    sarif_results = []
+    for f in findings:
+        sarif_results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": index.get(f.rule, -1),
+                "level": "error",
+                "message": {"text": f"Possible secret ({f.rule}); the value is not shown."},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                            "region": {
+                                "startLine": f.line,
+                                "startColumn": f.column,
+                                "endLine": f.end_line,
+                                "endColumn": f.end_column,
+                                "snippet": {"text": f.preview},
+                            },
+                        }
+                    }
+                ],
+                "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
+            }
+        )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mixle",
+                        "version": tool_version,
+                        "informationUri": "https://pypi.org/project/mixle-cli/",
+                        "rules": rules,
+                    }
+                },
+                "results": sarif_results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }

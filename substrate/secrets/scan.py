@@ -1,0 +1,151 @@
+"""The seed API for secrets in text: detect, redact, and make text safe to store.
+
+Differences from the reference implementation, on purpose:
+
+* findings span the *secret*, not the key name or URL around it, so redaction keeps
+  ``password = "[REDACTED:sensitive_assignment]"`` and ``postgres://admin:[REDACTED:...]@db``
+  readable while removing exactly the credential;
+* previews never show secret characters: only the public type prefix of a token (``ghp_``);
+* ``keep_prefix`` reveals at most the public prefix, or a quarter of the secret when the
+  format has none, so a short password is never half shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from substrate.secrets.engine import Hit, find_secrets
+
+DEFAULT_MASK = "[REDACTED:{rule}]"
+
+
+@dataclass
+class SecretFinding:
+    """One detected secret: which rule matched, where, and a safe preview (value masked).
+
+    ``start``/``end`` delimit the secret itself within the scanned string. ``field`` names
+    the item field it was found in (``text``, ``payload.db.password``, ``tags[2]``) when the
+    finding comes from an item scan.
+    """
+
+    rule: str
+    start: int
+    end: int
+    preview: str
+    field: str = "text"
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; it never contains secret characters."""
+        return {
+            "rule": self.rule,
+            "start": self.start,
+            "end": self.end,
+            "preview": self.preview,
+            "field": self.field,
+        }
+
+
+@dataclass
+class SecretScan:
+    """The result of scanning a text: whether anything leaked and every finding."""
+
+    findings: list[SecretFinding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing was found."""
+        return not self.findings
+
+    def rules(self) -> list[str]:
+        """Sorted names of the rules that matched."""
+        return sorted({f.rule for f in self.findings})
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{clean, n_findings, rules, findings}`` as plain JSON-ready values."""
+        return {
+            "clean": self.clean,
+            "n_findings": len(self.findings),
+            "rules": self.rules(),
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def preview(rule: str, secret: str, prefix: int) -> str:
+    """``"rule:<public prefix>…"``: which credential it was, with no secret character shown."""
+    return f"{rule}:{secret[:prefix]}\u2026" if prefix else f"{rule}:\u2026"
+
+
+def _finding(text: str, hit: Hit, field_name: str = "text") -> SecretFinding:
+    secret = text[hit.start : hit.end]
+    return SecretFinding(
+        hit.rule, hit.start, hit.end, preview(hit.rule, secret, hit.prefix), field_name
+    )
+
+
+def detect_secrets(text: str) -> SecretScan:
+    """Scan text for well-known secret shapes; return a SecretScan naming each finding.
+
+    Args:
+        text: any text. Empty or clean text gives a clean scan.
+
+    Returns:
+        A ``SecretScan`` whose findings are sorted by position and never overlap.
+    """
+    if not text:
+        return SecretScan()
+    return SecretScan([_finding(text, h) for h in find_secrets(text)])
+
+
+def visible_prefix(secret: str, prefix: int, keep_prefix: int) -> int:
+    """How many leading characters of ``secret`` may stay visible for ``keep_prefix``.
+
+    Never more than the format's public prefix plus a quarter of the remaining characters, so
+    a reader can tell which credential it was without being able to recover it.
+    """
+    if keep_prefix <= 0:
+        return 0
+    budget = prefix + (len(secret) - prefix) // 4
+    return min(keep_prefix, budget, max(len(secret) - 1, 0))
+
+
+def redact_hits(
+    text: str, hits: list[Hit], *, mask: str = DEFAULT_MASK, keep_prefix: int = 0
+) -> str:
+    """Replace each hit's secret span in ``text`` (hits sorted by start, not overlapping)."""
+    out: list[str] = []
+    pos = 0
+    for h in hits:
+        secret = text[h.start : h.end]
+        keep = visible_prefix(secret, h.prefix, keep_prefix)
+        out.append(text[pos : h.start])
+        out.append(secret[:keep] + mask.format(rule=h.rule))
+        pos = h.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_secrets(text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0) -> str:
+    """Return text with every detected secret replaced by a rule-labelled mask.
+
+    Args:
+        text: the text to clean.
+        mask: replacement; ``{rule}`` is filled with the rule name.
+        keep_prefix: leave up to this many leading characters of each secret visible
+            (0 = fully masked); capped so the secret cannot be recovered (see
+            ``visible_prefix``).
+
+    Returns:
+        The text with secrets masked; clean text is returned unchanged.
+    """
+    if not text:
+        return text
+    hits = find_secrets(text)
+    if not hits:
+        return text
+    return redact_hits(text, hits, mask=mask, keep_prefix=keep_prefix)
+
+
+def safe_text(text: str) -> str:
+    """Redact-before-store guard: mask any secrets so they are never indexed or served."""
+    return redact_secrets(text)

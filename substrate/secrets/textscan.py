@@ -1,0 +1,328 @@
+"""Scan files and text for a pre-commit style check: line, column, fingerprint, safe preview.
+
+Every finding carries a fingerprint, the SHA-256 of rule, path and secret, so a baseline can
+accept it and keep accepting it when the line moves; neither the secret nor a line number is
+part of it. Previews show the offending line with the secret masked.
+
+Bytes are handled defensively: a NUL byte in the first 8 KiB marks a binary file (skipped
+with a note), invalid UTF-8 is decoded with replacement characters and scanned, and inputs
+over the size cap are skipped with a note. Nothing here raises on odd input.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from substrate.errors import InvalidInputError
+from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.rules import RULE_NAMES
+from substrate.secrets.scan import redact_hits
+
+DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+BINARY_PROBE = 8192
+ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
+_PREVIEW_WIDTH = 160
+# Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
+_CODE_SUFFIXES = frozenset(
+    ".py .pyi .pyx .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .groovy .gradle .c .h .cc "
+    ".cpp .cxx .hpp .hh .cs .m .mm .swift .rb .php .rs .dart .lua .cls .tf .hcl .vue .svelte "
+    ".r .jl .ex .exs .erl .clj .fs .vb".split()
+)
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    """Settings for file scanning: the ``[secrets]`` table of mixle.toml.
+
+    Attributes:
+        allow_paths: glob patterns of paths never scanned (``tests/fixtures/*``).
+        allow_rules: rule names never reported.
+        max_bytes: inputs larger than this are skipped with a note.
+    """
+
+    allow_paths: tuple[str, ...] = ()
+    allow_rules: tuple[str, ...] = ()
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+    @classmethod
+    def from_settings(cls, table: Mapping[str, Any] | None) -> ScanConfig:
+        """Build from the ``[secrets]`` table; unknown keys are left to other readers.
+
+        Raises:
+            InvalidInputError: a known key has the wrong type or names an unknown rule.
+        """
+        if not table:
+            return cls()
+        paths = _str_list(table, "allow_paths")
+        rules = _str_list(table, "allow_rules")
+        unknown = sorted(set(rules) - set(RULE_NAMES))
+        if unknown:
+            raise InvalidInputError(
+                f"[secrets] allow_rules names unknown rules: {', '.join(unknown)}"
+            )
+        max_bytes = table.get("max_file_bytes", DEFAULT_MAX_BYTES)
+        if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
+            raise InvalidInputError("[secrets] max_file_bytes must be a positive integer")
+        return cls(tuple(paths), tuple(rules), max_bytes)
+
+
+def _str_list(table: Mapping[str, Any], key: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise InvalidInputError(f"[secrets] {key} must be a list of strings")
+    return list(value)
+
+
+@dataclass(frozen=True)
+class TextFinding:
+    """A secret found in a file: where (1-based line and column), which rule, and proof-free
+    identity (``fingerprint``). ``preview`` is the line with every secret on it masked."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    rule: str
+    fingerprint: str
+    preview: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; holds no secret characters."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "rule": self.rule,
+            "fingerprint": self.fingerprint,
+            "preview": self.preview,
+        }
+
+
+@dataclass
+class TextScan:
+    """The outcome for one file or text: findings, or why it was skipped."""
+
+    path: str
+    findings: list[TextFinding] = field(default_factory=list)
+    skipped: str | None = None
+    notes: list[str] = field(default_factory=list)
+    suppressed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {
+            "path": self.path,
+            "findings": [f.as_dict() for f in self.findings],
+            "skipped": self.skipped,
+            "notes": list(self.notes),
+            "suppressed": self.suppressed,
+        }
+
+
+def fingerprint(rule: str, path: str, secret: str) -> str:
+    """SHA-256 hex of rule, path and secret: stable across line moves, reveals nothing."""
+    import hashlib  # imported here: only needed once something was found
+
+    data = "\0".join((rule, PurePosixPath(path.replace("\\", "/")).as_posix(), secret))
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def path_allowed(path: str, patterns: Iterable[str]) -> bool:
+    """Whether ``path`` matches one of the allow-list globs (``*`` crosses directories)."""
+    import fnmatch  # imported here: only needed when allow-lists are configured
+
+    posix = path.replace("\\", "/")
+    name = posix.rsplit("/", 1)[-1]
+    for pat in patterns:
+        bare = pat[3:] if pat.startswith("**/") else pat
+        if (
+            fnmatch.fnmatch(posix, pat)
+            or fnmatch.fnmatch(posix, bare)
+            or fnmatch.fnmatch(name, bare)
+        ):
+            return True
+    return False
+
+
+_C_FAMILY = frozenset(".c .h .cc .cpp .cxx .hpp .hh .cs .m .mm".split())
+
+
+def syntax_for(path: str) -> str:
+    """How ``key = value`` reads in files like ``path``: ``text``, ``code`` or ``c``."""
+    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    if suffix in _C_FAMILY:
+        return "c"
+    return "code" if suffix in _CODE_SUFFIXES else "text"
+
+
+def scan_text(
+    data: str | bytes,
+    *,
+    path: str = "<text>",
+    config: ScanConfig | Mapping[str, Any] | None = None,
+) -> TextScan:
+    """Scan one file's content (text or raw bytes) and report findings with positions.
+
+    Args:
+        data: the content; bytes are checked for binary content and decoded as UTF-8 with
+            replacement of invalid sequences.
+        path: the file's path, used for fingerprints, allow-lists and file-type conventions.
+        config: a ``ScanConfig`` or the ``[secrets]`` settings table.
+
+    Returns:
+        A ``TextScan``; ``skipped`` says why nothing was scanned (allowed path, binary, size).
+    """
+    cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    result = TextScan(path)
+    if cfg.allow_paths and path_allowed(path, cfg.allow_paths):
+        result.skipped = "allowed path"
+        return result
+    if len(data) > cfg.max_bytes:
+        result.skipped = "too large"
+        result.notes.append(f"skipped: {len(data)} bytes is over the {cfg.max_bytes}-byte cap")
+        return result
+    probe = data[:BINARY_PROBE]
+    if (b"\0" in probe) if isinstance(probe, bytes) else ("\0" in probe):
+        result.skipped = "binary"
+        result.notes.append("skipped: binary content (NUL byte)")
+        return result
+    if isinstance(data, bytes):
+        text = data.decode("utf-8", "replace")
+        if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
+            result.notes.append("invalid UTF-8 replaced before scanning")
+    else:
+        text = data
+    hits = find_secrets(text, syntax=syntax_for(path))
+    _collect(result, text, hits, cfg)
+    return result
+
+
+def scan_file(
+    path: str | Path,
+    *,
+    config: ScanConfig | Mapping[str, Any] | None = None,
+    display_path: str | None = None,
+) -> TextScan:
+    """Read and scan one file; an unreadable file is reported as skipped, not raised.
+
+    Args:
+        path: the file to read.
+        config: a ``ScanConfig`` or the ``[secrets]`` settings table.
+        display_path: the path to report and fingerprint (e.g. relative to the repository
+            root); defaults to ``path`` as given.
+    """
+    cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    shown = display_path if display_path is not None else str(path)
+    if cfg.allow_paths and path_allowed(shown, cfg.allow_paths):
+        return TextScan(shown, skipped="allowed path")
+    try:
+        size = Path(path).stat().st_size
+        if size > cfg.max_bytes:
+            return TextScan(
+                shown,
+                skipped="too large",
+                notes=[f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap"],
+            )
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])
+    return scan_text(data, path=shown, config=cfg)
+
+
+def _scan_one(job: tuple[str | Path, ScanConfig]) -> TextScan:
+    return scan_file(job[0], config=job[1])
+
+
+def scan_files(
+    paths: Iterable[str | Path],
+    *,
+    config: ScanConfig | Mapping[str, Any] | None = None,
+    workers: int = 1,
+) -> Iterator[TextScan]:
+    """Scan several files lazily, yielding results in the given order.
+
+    Args:
+        paths: the files to scan.
+        config: a ``ScanConfig`` or the ``[secrets]`` settings table.
+        workers: processes to use. Scanning is CPU-bound pure Python, so a large tree scans
+            about ``workers`` times faster with more processes; keep 1 for a handful of files,
+            where starting processes costs more than it saves.
+    """
+    cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    if workers <= 1:
+        for p in paths:
+            yield scan_file(p, config=cfg)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_scan_one, ((p, cfg) for p in paths), chunksize=16)
+
+
+def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> None:
+    newlines: list[int] = []
+    if hits:
+        i = text.find("\n")
+        while i != -1:
+            newlines.append(i)
+            i = text.find("\n", i + 1)
+
+    def position(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_left(newlines, offset)
+        line_start = newlines[line - 1] + 1 if line else 0
+        return line + 1, offset - line_start + 1
+
+    for h in hits:
+        line, col = position(h.start)
+        end_line, end_col = position(h.end)
+        line_text = _line_at(text, newlines, line)
+        if h.rule in cfg.allow_rules:
+            result.suppressed += 1
+            continue
+        low = line_text.lower()
+        if any(marker in low for marker in ALLOW_MARKERS):
+            result.suppressed += 1
+            continue
+        fp = fingerprint(h.rule, result.path, text[h.start : h.end])
+        result.findings.append(
+            TextFinding(
+                result.path,
+                line,
+                col,
+                end_line,
+                end_col,
+                h.rule,
+                fp,
+                _preview(text, newlines, line, hits),
+            )
+        )
+
+
+def _line_at(text: str, newlines: list[int], line: int) -> str:
+    start = newlines[line - 2] + 1 if line > 1 else 0
+    end = newlines[line - 1] if line - 1 < len(newlines) else len(text)
+    return text[start:end]
+
+
+def _preview(text: str, newlines: list[int], line: int, hits: list[Hit]) -> str:
+    """The finding's line with every secret touching it masked, trimmed around the first."""
+    start = newlines[line - 2] + 1 if line > 1 else 0
+    end = newlines[line - 1] if line - 1 < len(newlines) else len(text)
+    local = [
+        Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0)
+        for h in hits
+        if h.start < end and h.end > start
+    ]
+    masked = redact_hits(text[start:end], local).rstrip("\r")
+    if len(masked) <= _PREVIEW_WIDTH:
+        return masked
+    anchor = masked.find("[REDACTED:")
+    lo = max(0, anchor - _PREVIEW_WIDTH // 3)
+    return ("\u2026" if lo else "") + masked[lo : lo + _PREVIEW_WIDTH] + "\u2026"

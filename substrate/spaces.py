@@ -1,0 +1,327 @@
+"""Team views over a shared shard, publishing between scopes, versions and merges.
+
+An item's share history lives in its provenance: ``version`` (bumped by every publish and merge)
+and ``version_history`` (one entry per publish or merge, never rewritten). Functions that take
+``scopes`` act for a reader who sees only those scopes: an item outside them is treated exactly
+like a missing one, so a refusal never reveals that it exists.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+import time
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.item import SubstrateItem
+from substrate.visibility import PUBLIC, visible_scopes
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "PUBLIC",
+    "Space",
+    "history",
+    "merge_versions",
+    "publish",
+    "version_of",
+    "visible_scopes",
+]
+
+
+def version_of(item: Any) -> int:
+    """The share version of an item (0 if never published); works on anything with provenance."""
+    try:
+        return int(item.provenance.get("version", 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def visible_item(
+    substrate: Substrate, item_id: str, scopes: Collection[str] | None
+) -> SubstrateItem | None:
+    """The item ``item_id`` if it exists and a reader of ``scopes`` (None: all) may see it."""
+    item = substrate.get(item_id)
+    if item is None or (scopes is not None and item.scope not in scopes):
+        return None
+    return item
+
+
+def require_items(
+    substrate: Substrate, ids: Iterable[str], scopes: Collection[str] | None
+) -> list[SubstrateItem]:
+    """Every item of ``ids`` (in order, de-duplicated), or NotFoundError naming all the missing."""
+    unique = list(dict.fromkeys(ids))
+    found = [(i, visible_item(substrate, i, scopes)) for i in unique]
+    missing = [i for i, item in found if item is None]
+    if missing:
+        raise NotFoundError(f"no item with id {', '.join(missing)}")
+    return [item for _, item in found if item is not None]
+
+
+def published_copy(item: SubstrateItem, *, to: str, by: str | None) -> SubstrateItem:
+    """``item`` moved to scope ``to`` with its version bumped and the move recorded."""
+    prov = copy.deepcopy(item.provenance)
+    version = version_of(item) + 1
+    entries = list(prov.get("version_history") or [])
+    entries.append(
+        {
+            "version": version,
+            "published_by": by,
+            "published_from": item.scope,
+            "to": to,
+            "at": time.time(),
+        }
+    )
+    prov["version_history"] = entries
+    prov["version"] = version
+    prov["published_by"] = by
+    prov["published_from"] = item.scope
+    return SubstrateItem(
+        kind=item.kind,
+        text=item.text,
+        payload=copy.deepcopy(item.payload),
+        provenance=prov,
+        scope=to,
+        tags=list(item.tags),
+        links=list(item.links),
+        id=item.id,
+        created_at=item.created_at,
+    )
+
+
+def publish(
+    substrate: Substrate,
+    ids: Iterable[str],
+    *,
+    to: str = PUBLIC,
+    by: str | None = None,
+    from_scope: str | None = None,
+    scopes: Collection[str] | None = None,
+    strict: bool = False,
+) -> list[str]:
+    """Share items into scope ``to``, bumping each one's version and recording the move.
+
+    Args:
+        substrate: the shard.
+        ids: the items to publish.
+        to: the target scope.
+        by: who published (recorded in the history).
+        from_scope: only items currently in this scope are published (the owner's guard).
+        scopes: the scopes the caller may read; other items count as missing.
+        strict: raise instead of skipping. Every id is checked before anything changes, so a
+            refusal leaves the shard untouched.
+
+    Returns:
+        The ids published, in input order (missing or guarded ids are skipped unless strict).
+
+    Raises:
+        NotFoundError: (strict) an id does not exist or is not visible to the caller.
+        AccessDeniedError: (strict) an item is not in ``from_scope``.
+        InvalidInputError: ``to`` is empty.
+    """
+    if not to or not isinstance(to, str):
+        raise InvalidInputError("publish needs a target scope")
+    ids = list(ids)
+    if strict:
+        items = require_items(substrate, ids, scopes)
+        foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
+        if foreign:
+            raise AccessDeniedError(
+                f"only items in scope {from_scope!r} may be published by {by or from_scope!r}; "
+                f"not {', '.join(foreign)}"
+            )
+    else:
+        items = []
+        for item_id in dict.fromkeys(ids):
+            item = visible_item(substrate, item_id, scopes)
+            if item is None or (from_scope is not None and item.scope != from_scope):
+                continue
+            items.append(item)
+    for item in items:
+        substrate.put(published_copy(item, to=to, by=by))
+    return [item.id for item in items]
+
+
+def history(
+    substrate: Substrate, item_id: str, *, scopes: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The publish and merge history of an item, oldest first ([] for a missing item)."""
+    item = visible_item(substrate, item_id, scopes)
+    if item is None:
+        return []
+    return [dict(entry) for entry in item.provenance.get("version_history") or []]
+
+
+def merge_versions(
+    substrate: Substrate,
+    keep_id: str,
+    other_id: str,
+    *,
+    by: str | None = None,
+    prefer: str = "latest",
+    scopes: Collection[str] | None = None,
+    strict: bool = False,
+) -> str | None:
+    """Merge ``other_id`` into ``keep_id``: one item, both lineages kept.
+
+    The text and payload come from the item with the higher version (``prefer="latest"``, ties
+    keep ``keep``) or always from ``keep`` (``prefer="keep"``). Tags and links become the sorted
+    union. The merge entry in the history names both parents and carries the merged-away item's
+    own history and provenance, so nothing either side recorded is lost. Links elsewhere that
+    pointed at ``other_id`` are re-pointed at ``keep_id``, then ``other_id`` is removed.
+
+    Returns:
+        ``keep_id``, or None if either item is missing (strict: NotFoundError).
+
+    Raises:
+        InvalidInputError: ``keep_id == other_id`` (a merge with itself is not a deletion), or
+            ``prefer`` is not ``latest`` or ``keep``.
+        NotFoundError: (strict) an item is missing or not visible.
+        AccessDeniedError: (strict) the two items are in different scopes.
+    """
+    if keep_id == other_id:
+        raise InvalidInputError(f"cannot merge item {keep_id} with itself")
+    if prefer not in ("latest", "keep"):
+        raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {prefer!r}")
+    if strict:
+        keep, other = require_items(substrate, [keep_id, other_id], scopes)
+        if keep.scope != other.scope:
+            raise AccessDeniedError(
+                f"{keep_id} is in scope {keep.scope!r} and {other_id} in {other.scope!r}; "
+                "publish one into the other's scope before merging"
+            )
+    else:
+        found_keep = visible_item(substrate, keep_id, scopes)
+        found_other = visible_item(substrate, other_id, scopes)
+        if found_keep is None or found_other is None:
+            return None
+        keep, other = found_keep, found_other
+    substrate.put(_merged(keep, other, by=by, prefer=prefer))
+    _repoint_links(substrate, old=other_id, new=keep_id)
+    substrate.remove(other_id)
+    return keep_id
+
+
+def _merged(
+    keep: SubstrateItem, other: SubstrateItem, *, by: str | None, prefer: str
+) -> SubstrateItem:
+    vk, vo = version_of(keep), version_of(other)
+    winner = other if prefer == "latest" and vo > vk else keep
+    prov = copy.deepcopy(keep.provenance)
+    other_prov = copy.deepcopy(other.provenance)
+    version = max(vk, vo) + 1
+    entries = list(prov.get("version_history") or [])
+    entries.append(
+        {
+            "version": version,
+            "merged_by": by,
+            "merged_from": other.id,
+            "parents": [{"id": keep.id, "version": vk}, {"id": other.id, "version": vo}],
+            "at": time.time(),
+            # The merged-away item disappears; its own record travels here.
+            "from_history": other_prov.pop("version_history", []) or [],
+            "from_provenance": other_prov,
+        }
+    )
+    prov["version_history"] = entries
+    prov["version"] = version
+    prov["merged"] = True
+    dropped = {keep.id, other.id}
+    return SubstrateItem(
+        kind=keep.kind,
+        text=winner.text,
+        payload=copy.deepcopy(winner.payload),
+        provenance=prov,
+        scope=keep.scope,
+        tags=sorted(set(keep.tags) | set(other.tags)),
+        links=sorted((set(keep.links) | set(other.links)) - dropped),
+        id=keep.id,
+        created_at=keep.created_at,
+    )
+
+
+def _repoint_links(substrate: Substrate, *, old: str, new: str) -> int:
+    """Point every link at ``old`` to ``new`` instead (one pass over the shard)."""
+    changed: list[SubstrateItem] = []
+    for item in substrate.iter_items():
+        if item.id not in (new, old) and old in item.links:
+            changed.append(item)
+    for item in changed:
+        links: list[str] = []
+        for target in item.links:
+            target = new if target == old else target
+            if target != item.id and target not in links:
+                links.append(target)
+        item.links = links
+        substrate.put(item)
+    return len(changed)
+
+
+class Space:
+    """A team's view of a shared shard: its own scope plus the shared ones.
+
+    Args:
+        substrate: the shard.
+        team: the team, which is also the name of its own scope.
+        shared: the scopes every team may read.
+    """
+
+    def __init__(
+        self, substrate: Substrate, team: str, *, shared: Iterable[str] = (PUBLIC,)
+    ) -> None:
+        if not team:
+            raise InvalidInputError("a space needs a team name")
+        self.substrate = substrate
+        self.team = team
+        self.shared = tuple(shared)
+
+    @property
+    def scopes(self) -> set[str]:
+        return visible_scopes(self.team, shared=self.shared)
+
+    def all(self, *, kind: str | None = None) -> list[SubstrateItem]:
+        """Every visible item (optionally of one kind), never another team's private one."""
+        return list(self.substrate.iter_items(kind=kind, scopes=self.scopes, keep=True))
+
+    def add(self, *, scope: str | None = None, **kw: Any) -> str:
+        """Add an item to the team's scope (or to a shared scope it can see)."""
+        target = scope or self.team
+        if target not in self.scopes:
+            raise AccessDeniedError(f"team {self.team!r} may not write to scope {target!r}")
+        return self.substrate.add(scope=target, **kw)
+
+    def get(self, item_id: str) -> SubstrateItem | None:
+        """The item if it is visible to the team, else None (as if it did not exist)."""
+        return visible_item(self.substrate, item_id, self.scopes)
+
+    def retrieve(self, query: str, *, k: int = 8, **kw: Any) -> Any:
+        """Retrieve over exactly the team's visible items, with cross-kind diversity."""
+        from substrate.retrieve import retrieve  # type: ignore[import-not-found, unused-ignore]
+
+        if "scopes" in inspect.signature(retrieve).parameters:
+            return retrieve(self.substrate, query, k=k, scopes=self.scopes, **kw)
+        from substrate.store import Substrate
+
+        # No scope filter in the retriever: search a copy holding the visible items only.
+        view = Substrate()
+        for item in self.all():
+            view.put(item)
+        return retrieve(view, query, k=k, **kw)
+
+    def publish(self, ids: Iterable[str], *, to: str = PUBLIC, by: str | None = None) -> list[str]:
+        """Share the team's own items into ``to``; other items are skipped."""
+        return publish(
+            self.substrate,
+            ids,
+            to=to,
+            by=by or self.team,
+            from_scope=self.team,
+            scopes=self.scopes,
+        )

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from mixle_cli.app import app
+
+
+class Result:
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def json(self) -> Any:
+        return orjson.loads(self.stdout)
+
+    def jsonl(self) -> list[Any]:
+        return [orjson.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def mixle() -> Callable[..., Result]:
+    """Run ``mixle ARGS`` in-process; stdout and stderr are kept apart."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | bytes | None = None) -> Result:
+        result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        return Result(result.exit_code, result.stdout, result.stderr)
+
+    return run

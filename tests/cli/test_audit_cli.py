@@ -1,0 +1,191 @@
+"""mixle audit / freshness / verify-lineage: reports, --json, and exit codes for cron."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mixle_cli.app import app
+from mixle_cli.commands import audit as audit_commands
+from mixle_cli.commands import governance as governance_commands
+from substrate.freshness import content_hash
+from substrate.store import Substrate
+
+Run = Callable[..., Any]
+
+
+@pytest.fixture(autouse=True)
+def registered() -> None:
+    # Until the app registers these modules itself.
+    names = {c.name for c in app.registered_commands}
+    for module in (governance_commands, audit_commands):
+        if not names & set(module.COMMANDS):
+            module.register(app)
+
+
+@pytest.fixture
+def shard(isolated_shard_env: Path) -> Substrate:
+    return Substrate(isolated_shard_env)
+
+
+def ingested(path: Path) -> dict[str, Any]:
+    st = path.stat()
+    return {
+        "source": path.name,
+        "path": str(path),
+        "content_hash": content_hash(path),
+        "size": st.st_size,
+        "mtime": st.st_mtime,
+        "ingested_at": st.st_mtime + 3600,
+    }
+
+
+def test_audit_clean(mixle: Run, shard: Substrate) -> None:
+    a = shard.add("text", "base")
+    shard.add("text", "derived", links=[a])
+    shard.save()
+    result = mixle("audit")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "lineage  2 items, 2 intact, 0 broken" in result.stdout
+    assert result.stdout.rstrip().endswith("all clean")
+    data = mixle("audit", "--json")
+    assert data.exit_code == 0 and data.json()["ok"] is True and data.json()["problems"] == []
+
+
+def test_audit_finds_dangling_links(mixle: Run, shard: Substrate) -> None:
+    a = shard.add("text", "cites a ghost", links=["feedfacefeedface"])
+    shard.save()
+    result = mixle("audit")
+    assert result.exit_code == 1
+    assert "1 problem(s):" in result.stdout
+    assert f"item {a}: dangling link(s) to feedfacefeedface" in result.stdout
+    data = mixle("audit", "--json")
+    assert data.exit_code == 1
+    assert data.json()["lineage"]["broken"] == [{"item_id": a, "dangling": ["feedfacefeedface"]}]
+
+
+def test_audit_scope_option(mixle: Run, shard: Substrate) -> None:
+    shard.add("text", "broken", scope="ops", links=["feedfacefeedface"])
+    shard.add("text", "fine", scope="public")
+    shard.save()
+    assert mixle("audit", "--scope", "public").exit_code == 0
+    assert mixle("audit", "--scope", "ops").exit_code == 1
+
+
+def test_audit_reports_an_unfinished_write(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    shard.add("text", "x")
+    shard.save()
+    with (isolated_shard_env / "items.jsonl").open("ab") as fh:
+        fh.write(b'{"id": "half')
+    result = mixle("audit")
+    assert result.exit_code == 1 and "unfinished write" in result.stdout
+
+
+def test_audit_reports_a_corrupt_line(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    for i in range(3):
+        shard.add("text", f"line {i}")
+    shard.save()
+    path = isolated_shard_env / "items.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'line 1"', b"line 1 ", 1))
+    result = mixle("audit", "--json")
+    assert result.exit_code == 1
+    assert result.json()["log"]["ok"] is False
+    assert "corrupt" in result.json()["problems"][0]
+
+
+def test_freshness_all_fresh(mixle: Run, shard: Substrate) -> None:
+    shard.add("text", "x")
+    shard.save()
+    result = mixle("freshness")
+    assert result.exit_code == 0 and result.stdout.strip() == "all 1 item(s) fresh"
+    assert mixle("freshness", "--json").json() == {
+        "n_items": 1,
+        "n_fresh": 1,
+        "n_stale": 0,
+        "stale": [],
+    }
+
+
+def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
+    import time
+
+    old = shard.add("text", "old", created_at=time.time() - 40 * 86400)
+    shard.add("text", "new")
+    shard.save()
+    assert mixle("freshness", "--max-age", "60d").exit_code == 0
+    result = mixle("freshness", "--max-age", "30d")
+    assert result.exit_code == 1
+    assert "1 of 2 item(s) stale" in result.stdout and old in result.stdout
+    assert "40d" in result.stdout and "aged:" in result.stdout
+    data = mixle("freshness", "--max-age", "4w", "--json").json()
+    assert [s["item_id"] for s in data["stale"]] == [old]
+
+
+@pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])
+def test_freshness_bad_duration_is_a_usage_error(mixle: Run, bad: str) -> None:
+    result = mixle("freshness", "--max-age", bad)
+    assert result.exit_code == 2 and "duration" in result.stderr
+    assert result.stdout == ""
+
+
+def test_freshness_notices_edited_and_deleted_sources(
+    mixle: Run, shard: Substrate, tmp_path: Path
+) -> None:
+    edited, deleted = tmp_path / "edited.md", tmp_path / "deleted.md"
+    for f in (edited, deleted):
+        f.write_text(f"original {f.name}")
+        past = f.stat().st_mtime - 86400
+        os.utime(f, (past, past))
+    e = shard.add("text", "e", provenance=ingested(edited))
+    d = shard.add("text", "d", provenance=ingested(deleted))
+    shard.save()
+    assert mixle("freshness").exit_code == 0
+    edited.write_text("rewritten after ingest")
+    deleted.unlink()
+    result = mixle("freshness", "--json")
+    assert result.exit_code == 1
+    signals = {s["item_id"]: s["signals"] for s in result.json()["stale"]}
+    assert signals[e] == [f"changed: content hash of '{edited}' no longer matches ingest"]
+    assert signals[d] == [f"moved: referenced path '{deleted}' no longer exists"]
+
+
+def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) -> None:
+    shard.add("text", "gone", scope="ops", provenance={"path": str(tmp_path / "nope")})
+    shard.add("text", "fine", scope="public")
+    shard.save()
+    assert mixle("freshness", "--scope", "public").exit_code == 0
+    assert mixle("freshness", "--scope", "ops").exit_code == 1
+
+
+def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
+    a = shard.add("text", "a")
+    b = shard.add("text", "b", links=[a])
+    c = shard.add("text", "c", links=[b, "feedfacefeedface"])
+    shard.save()
+    ok = mixle("verify-lineage", b)
+    assert ok.exit_code == 0 and ok.stdout.strip() == (
+        f"{b}: intact (1 link(s), 2 item(s), depth 1)"
+    )
+    broken = mixle("verify-lineage", c, "--json")
+    assert broken.exit_code == 1
+    assert broken.json() == {
+        "item_id": c,
+        "intact": False,
+        "n_links": 3,
+        "dangling": ["feedfacefeedface"],
+        "depth": 2,
+        "visited": 3,
+    }
+    assert "dangling link(s) to feedfacefeedface" in mixle("verify-lineage", c).stdout
+    assert mixle("verify-lineage", c, "--max-depth", "0", "--json").json()["visited"] == 1
+    missing = mixle("verify-lineage", "nope")
+    assert missing.exit_code == 1 and missing.stderr == "error: no item with id nope\n"
+    assert mixle("verify-lineage", c, "--max-depth", "-1").exit_code == 2

@@ -1,0 +1,257 @@
+"""mixle publish / history / merge / propose / approve / reject / pending / grant / revoke."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mixle_cli.app import app
+from mixle_cli.commands import audit as audit_commands
+from mixle_cli.commands import governance as governance_commands
+from substrate.store import Substrate
+
+Run = Callable[..., Any]
+Add = Callable[..., str]
+
+
+@pytest.fixture(autouse=True)
+def registered() -> None:
+    # Until the app registers these modules itself.
+    names = {c.name for c in app.registered_commands}
+    for module in (governance_commands, audit_commands):
+        if not names & set(module.COMMANDS):
+            module.register(app)
+
+
+@pytest.fixture
+def add(isolated_shard_env: Path) -> Callable[..., str]:
+    """Store an item straight through the library (the CLI under test only reads it)."""
+
+    def put(team: str, text: str, *, scope: str | None = None, links: tuple[str, ...] = ()) -> str:
+        store = Substrate(isolated_shard_env)
+        item_id = store.add("text", text, scope=scope or team, links=list(links))
+        store.save()
+        store.close()
+        return item_id
+
+    return put
+
+
+def scope_of(mixle: Run, item_id: str) -> str:
+    result = mixle("get", item_id, "--json")
+    assert result.exit_code == 0, result.stderr
+    return str(result.json()[0]["scope"])
+
+
+def test_publish_and_history(mixle: Run, add: Add) -> None:
+    a = add("ops", "the ops runbook")
+    result = mixle("--as", "ops", "publish", a, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json() == {"published": [a], "to": "public", "by": "ops", "versions": {a: 1}}
+    assert scope_of(mixle, a) == "public"
+    hist = mixle("--as", "ops", "history", a, "--json")
+    assert hist.exit_code == 0
+    data = hist.json()
+    assert data["version"] == 1 and data["scope"] == "public"
+    assert data["history"][0]["published_from"] == "ops"
+    assert data["history"][0]["published_by"] == "ops"
+    text = mixle("--as", "ops", "history", a)
+    assert text.exit_code == 0 and "published" in text.stdout and "versions" in text.stdout
+
+
+def test_publish_text_output_and_explicit_by(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    result = mixle("--as", "ops", "publish", a, "--by", "alice")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"published {a} to public (version 1)"
+    assert mixle("history", a, "--json").json()["history"][0]["published_by"] == "alice"
+
+
+def test_by_defaults_to_the_login_name_without_a_team(
+    mixle: Run, add: Add, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(var, "carol")
+    a = add("ops", "x")
+    assert mixle("publish", a, "--json").json()["by"] == "carol"
+
+
+def test_publish_refusals_change_nothing(mixle: Run, add: Add) -> None:
+    mine = add("ops", "mine")
+    theirs = add("dev", "theirs")
+    shared = add("ops", "shared", scope="public")
+    # Another team's item looks exactly like a missing one.
+    result = mixle("--as", "ops", "publish", mine, theirs)
+    assert result.exit_code == 1
+    assert result.stderr == f"error: no item with id {theirs}; nothing published\n"
+    missing = mixle("--as", "ops", "publish", mine, "0123456789abcdef")
+    assert missing.exit_code == 1 and "0123456789abcdef" in missing.stderr
+    # A shared item is not the team's own.
+    foreign = mixle("--as", "ops", "publish", mine, shared, "--to", "ops")
+    assert foreign.exit_code == 1 and "only items in scope 'ops'" in foreign.stderr
+    # Publishing into another team's private scope.
+    into = mixle("--as", "ops", "publish", mine, "--to", "dev")
+    assert into.exit_code == 1 and "own or a shared scope" in into.stderr
+    assert scope_of(mixle, mine) == "ops" and scope_of(mixle, theirs) == "dev"
+    assert mixle("history", mine, "--json").json()["version"] == 0
+
+
+def test_gated_scope_needs_an_approver_to_publish(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    assert mixle("--as", "ops", "grant", "alice", "public").exit_code == 0
+    refused = mixle("--as", "ops", "publish", a)
+    assert refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert "mixle propose" in refused.stderr
+    assert mixle("--as", "ops", "publish", a, "--by", "alice").exit_code == 0
+
+
+def test_propose_pending_approve(mixle: Run, add: Add, isolated_shard_env: Path) -> None:
+    a = add("ops", "proposal text")
+    assert mixle("--as", "ops", "grant", "alice", "public").exit_code == 0
+    proposed = mixle("--as", "ops", "propose", a, "--to", "public", "--json")
+    assert proposed.exit_code == 0 and proposed.json() == {
+        "proposed": [a],
+        "to": "public",
+        "by": "ops",
+    }
+    rows = mixle("--as", "ops", "pending", "--json").json()
+    assert [(r["id"], r["scope"], r["to"], r["by"]) for r in rows] == [(a, "ops", "public", "ops")]
+    assert mixle("--as", "ops", "pending", "--to", "org", "--json").json() == []
+    assert mixle("--as", "dev", "pending", "--json").json() == []  # not theirs to see
+    assert a in mixle("--as", "ops", "pending").stdout
+    assert [r["id"] for r in mixle("--as", "ops", "pending", "--jsonl").jsonl()] == [a]
+
+    refused = mixle("--as", "ops", "approve", a)
+    assert refused.exit_code == 1 and "'ops' may not approve" in refused.stderr
+    assert scope_of(mixle, a) == "ops"
+
+    approved = mixle("--as", "ops", "approve", a, "--by", "alice", "--json")
+    assert approved.exit_code == 0, approved.stderr
+    assert approved.json() == {"approved": a, "to": "public", "by": "alice", "version": 1}
+    assert scope_of(mixle, a) == "public"
+    again = mixle("--as", "ops", "approve", a, "--by", "alice")
+    assert again.exit_code == 1 and "no pending proposal" in again.stderr
+    events = mixle("history", a, "--json").json()["proposals"]
+    assert [e["event"] for e in events] == ["proposed", "approved"]
+    assert mixle("pending").stderr.strip() == "nothing is pending"
+
+
+def test_reject_needs_a_reason_and_the_right(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    mixle("--as", "ops", "grant", "alice", "public")
+    mixle("--as", "ops", "propose", a, "--to", "public")
+    assert mixle("--as", "ops", "reject", a).exit_code == 2  # --reason is required
+    refused = mixle("--as", "ops", "reject", a, "--reason", "no")
+    assert refused.exit_code == 1 and "may not reject" in refused.stderr
+    done = mixle("--as", "ops", "reject", a, "--reason", "too vague", "--by", "alice")
+    assert done.exit_code == 0 and done.stdout.strip() == f"rejected {a}"
+    data = mixle("history", a, "--json").json()
+    assert data["proposal"]["status"] == "rejected" and data["proposal"]["reason"] == "too vague"
+    assert data["scope"] == "ops"
+    # Proposing again keeps the rejection on record.
+    mixle("--as", "ops", "propose", a, "--to", "public")
+    events = mixle("history", a, "--json").json()["proposals"]
+    assert [e["event"] for e in events] == ["proposed", "rejected", "proposed"]
+
+
+def test_propose_refusals(mixle: Run, add: Add) -> None:
+    mine = add("ops", "x")
+    theirs = add("dev", "y")
+    hidden = mixle("--as", "ops", "propose", mine, theirs, "--to", "public")
+    assert hidden.exit_code == 1 and f"no item with id {theirs}" in hidden.stderr
+    elsewhere = mixle("--as", "ops", "propose", mine, "--to", "dev")
+    assert elsewhere.exit_code == 1 and "may propose only" in elsewhere.stderr
+    assert mixle("--as", "ops", "propose", mine, "--to", "ops").exit_code == 2
+    assert mixle("--as", "ops", "pending", "--json").json() == []
+
+
+def test_approve_and_reject_unknown_ids(mixle: Run, add: Add) -> None:
+    for args in (["approve", "nope"], ["reject", "nope", "--reason", "r"]):
+        result = mixle(*args)
+        assert result.exit_code == 1 and result.stderr == "error: no item with id nope\n"
+
+
+def test_approval_without_approvers_says_how_to_add_one(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    mixle("--as", "ops", "propose", a, "--to", "public")
+    result = mixle("--as", "ops", "approve", a)
+    assert result.exit_code == 1 and "mixle grant" in result.stderr
+
+
+def test_merge(mixle: Run, add: Add) -> None:
+    keep = add("ops", "version one", scope="public")
+    other = add("ops", "version two", scope="public")
+    citer = add("ops", "cites the other", links=(other,))
+    assert mixle("publish", other).exit_code == 0  # other is now at version 1: its text wins
+    result = mixle("--as", "ops", "merge", keep, other, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json() == {"kept": keep, "removed": other, "version": 2, "by": "ops"}
+    assert mixle("get", other).exit_code == 1
+    got = mixle("get", keep, citer, "--json").json()
+    assert got[0]["text"] == "version two"
+    assert got[1]["links"] == [keep]
+    assert mixle("history", keep, "--json").json()["history"][-1]["merged_from"] == other
+
+
+def test_merge_refusals(mixle: Run, add: Add) -> None:
+    a = add("ops", "a", scope="public")
+    b = add("ops", "b")
+    theirs = add("dev", "c")
+    self_merge = mixle("merge", a, a)
+    assert self_merge.exit_code == 2 and "itself" in self_merge.stderr
+    assert scope_of(mixle, a) == "public"
+    hidden = mixle("--as", "ops", "merge", b, theirs)
+    assert hidden.exit_code == 1 and f"no item with id {theirs}" in hidden.stderr
+    cross = mixle("--as", "ops", "merge", a, b)
+    assert cross.exit_code == 1 and "publish one" in cross.stderr
+    bad = mixle("merge", a, b, "--prefer", "newest")
+    assert bad.exit_code == 2
+    assert mixle("get", b, "--json").exit_code == 0
+
+
+def test_merge_in_a_gated_scope_needs_an_approver(mixle: Run, add: Add) -> None:
+    a = add("ops", "a", scope="public")
+    b = add("ops", "b", scope="public")
+    mixle("--as", "ops", "grant", "alice", "public")
+    refused = mixle("--as", "ops", "merge", a, b)
+    assert refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert mixle("--as", "ops", "merge", a, b, "--by", "alice").exit_code == 0
+
+
+def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Path) -> None:
+    assert mixle("--as", "ops", "grant", "alice", "public").stdout.strip() == (
+        "alice may approve for public"
+    )
+    settings = tomllib.loads((isolated_shard_env / "mixle.toml").read_text())
+    assert settings["governance"]["approvers"] == {"public": ["alice"]}
+    # Now public is gated: only alice manages its approvers.
+    refused = mixle("--as", "ops", "grant", "bob", "public")
+    assert refused.exit_code == 1 and "may not change the approvers" in refused.stderr
+    assert mixle("--as", "ops", "grant", "bob", "public", "--by", "alice", "--json").json() == {
+        "granted": "bob",
+        "scope": "public",
+        "changed": True,
+    }
+    # No team can claim another team's private scope.
+    assert mixle("--as", "dev", "grant", "dev", "ops").exit_code == 1
+    assert mixle("--as", "ops", "grant", "ops", "ops").exit_code == 0
+    assert mixle("--as", "ops", "approvers", "--json").json() == {
+        "ops": ["ops"],
+        "public": ["alice", "bob"],
+    }
+    assert mixle("--as", "dev", "approvers", "--json").json() == {"public": ["alice", "bob"]}
+    assert "alice, bob" in mixle("--as", "ops", "approvers").stdout
+    assert mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice").exit_code == 0
+    missing = mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice")
+    assert missing.exit_code == 1 and "not an approver" in missing.stderr
+    settings = tomllib.loads((isolated_shard_env / "mixle.toml").read_text())
+    assert settings["governance"]["approvers"] == {"ops": ["ops"], "public": ["alice"]}
+
+
+def test_approvers_when_none(mixle: Run, add: Add) -> None:
+    result = mixle("approvers")
+    assert result.exit_code == 0 and "mixle grant" in result.stderr

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from substrate import Substrate
+from substrate import log as log_module
+
+
+def test_version_and_help(mixle) -> None:
+    result = mixle("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("mixle ")
+    assert mixle("--help").exit_code == 0
+
+
+def test_init_creates_dot_mixle(mixle, tmp_path: Path) -> None:
+    result = mixle("init", str(tmp_path / "proj"), "--json")
+    assert result.exit_code == 0
+    assert result.json() == {"shard": str(tmp_path / "proj" / ".mixle"), "created": True}
+    assert (tmp_path / "proj" / ".mixle" / "mixle.toml").exists()
+    assert mixle("init", str(tmp_path / "proj"), "--json").json()["created"] is False
+
+
+def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
+    first = mixle("add", "Refunds take five days.", "--tag", "policy", "--json")
+    assert first.exit_code == 0
+    a = first.json()["id"]
+    b = mixle("add", "--kind", "record", "--payload", '{"sku": 7}', "--link", a).stdout.strip()
+    got = mixle("get", a, b, "--json")
+    assert got.exit_code == 0
+    assert [i["id"] for i in got.json()] == [a, b]
+    assert got.json()[1]["payload"] == {"sku": 7} and got.json()[1]["links"] == [a]
+    listed = mixle("ls", "--jsonl")
+    assert [r["id"] for r in listed.jsonl()] == [a, b]
+    assert mixle("ls", "--tag", "policy", "--json").json()[0]["id"] == a
+    assert [r["id"] for r in mixle("ls", "--kind", "record", "--json").json()] == [b]
+    assert mixle("rm", a).exit_code == 0
+    assert [r["id"] for r in mixle("ls", "--json").json()] == [b]
+    assert (isolated_shard_env / "items.jsonl").exists()
+
+
+def test_add_reads_stdin(mixle) -> None:
+    item_id = mixle("add", "-", input="from a pipe\n").stdout.strip()
+    assert mixle("get", item_id, "--json").json()[0]["text"] == "from a pipe\n"
+
+
+def test_missing_ids_exit_1_and_are_named(mixle) -> None:
+    result = mixle("get", "0000000000000000")
+    assert result.exit_code == 1 and "0000000000000000" in result.stderr
+    assert mixle("rm", "0000000000000000").exit_code == 1
+    assert mixle("add", "x", "--link", "0000000000000000").exit_code == 1
+
+
+def test_invalid_payload_is_a_usage_error(mixle) -> None:
+    result = mixle("add", "x", "--payload", "{not json")
+    assert result.exit_code == 2
+    assert "--payload is not valid JSON" in result.stderr
+    assert mixle("add", "x", "--payload", "[1]").exit_code == 2
+    assert mixle("add", "x", "--kind", "video").exit_code == 2
+    assert mixle("ls", "--no-such-flag").exit_code == 2
+
+
+def test_status_counts_and_health(mixle) -> None:
+    mixle("add", "a")
+    mixle("add", "b", "--scope", "public")
+    report = mixle("status", "--json").json()
+    assert report["items"] == 2
+    assert report["by_scope"] == {"local": 1, "public": 1}
+    assert report["healthy"] is True
+
+
+def test_compact(mixle) -> None:
+    ids = [mixle("add", f"n{i}").stdout.strip() for i in range(3)]
+    mixle("rm", ids[0])
+    result = mixle("compact", "--json")
+    assert result.exit_code == 0 and result.json()["live_items"] == 2
+
+
+def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_env: Path) -> None:
+    for i in range(3):
+        mixle("add", f"c{i}")
+    path = isolated_shard_env / "items.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = b"{garbage\n"
+    path.write_bytes(b"".join(lines))
+    before = path.read_bytes()
+    result = mixle("ls")
+    assert result.exit_code == 3
+    assert f"{path}:4" in result.stderr and "Traceback" not in result.stderr
+    assert path.read_bytes() == before
+
+
+def test_disk_full_is_exit_3_and_earlier_items_intact(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    kept = mixle("add", "kept").stdout.strip()
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(log_module.os, "pwrite", full)
+    result = mixle("add", "lost")
+    monkeypatch.undo()
+    assert result.exit_code == 3 and "No space left on device" in result.stderr
+    assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+
+
+def test_ctrl_c_during_write_is_130_and_intact(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    kept = mixle("add", "kept").stdout.strip()
+
+    def interrupt(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(log_module.os, "fsync", interrupt)
+    result = mixle("add", "interrupted")
+    monkeypatch.undo()
+    assert result.exit_code == 130
+    assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+
+
+def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> None:
+    from substrate import find_shard
+
+    project = tmp_path / "proj"
+    (project / ".mixle").mkdir(parents=True)
+    (project / "a" / "b").mkdir(parents=True)
+    env = {"HOME": str(tmp_path)}
+    assert find_shard(env=env, cwd=project / "a" / "b") == project / ".mixle"
+    assert find_shard("/x/y", env=env, cwd=project) == Path("/x/y")
+    assert find_shard(env={**env, "MIXLE_SHARD": "/env"}, cwd=project) == Path("/env")
+    default = find_shard(env={**env, "XDG_DATA_HOME": str(tmp_path / "xdg")}, cwd=tmp_path)
+    assert default == tmp_path / "xdg" / "mixle" / "default"
+
+
+def test_library_imports_without_cli_stack() -> None:
+    code = (
+        "import sys, pkgutil, importlib, substrate\n"
+        "for m in pkgutil.walk_packages(substrate.__path__, 'substrate.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "bad = [n for n in ('typer', 'rich', 'click') if n in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_plain_import_stays_light() -> None:
+    code = (
+        "import sys, substrate\n"
+        "heavy = [n for n in ('numpy', 'pyarrow', 'sklearn') if n in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

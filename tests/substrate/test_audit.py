@@ -1,0 +1,160 @@
+"""The combined integrity sweep: lineage, log, index and secrets, each reported on its own."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from substrate.audit import AuditReport, audit_shard
+from substrate.store import Substrate
+
+
+def saved(tmp_path: Path, n: int = 4, **kw: Any) -> tuple[Substrate, list[str]]:
+    store = Substrate(tmp_path / "s")
+    ids = [store.add("text", f"note number {i}", **kw) for i in range(n)]
+    store.save()
+    return store, ids
+
+
+def test_clean_shard(tmp_path: Path) -> None:
+    store, _ = saved(tmp_path)
+    report = audit_shard(store)
+    assert report.ok and report.problems() == []
+    data = report.as_dict()
+    assert data["ok"] is True
+    assert data["lineage"]["n_items"] == 4 and data["lineage"]["checked"] is True
+    assert data["log"] == {"ok": True, "uncommitted_bytes": 0, "problems": []}
+
+
+def test_in_memory_shard_is_audited_without_an_index() -> None:
+    store = Substrate()
+    store.add("text", "x")
+    report = audit_shard(store)
+    assert report.ok and report.index["checked"] is False
+
+
+def test_dangling_links_are_problems(tmp_path: Path) -> None:
+    store, ids = saved(tmp_path)
+    store.add("text", "cites a ghost", links=[ids[0], "feedfacefeedface"])
+    store.save()
+    report = audit_shard(store)
+    assert not report.ok
+    assert report.lineage["n_broken"] == 1
+    assert any("feedfacefeedface" in p for p in report.problems())
+
+
+def test_unfinished_write_is_a_problem(tmp_path: Path) -> None:
+    store, _ = saved(tmp_path)
+    with (tmp_path / "s" / "items.jsonl").open("ab") as fh:
+        fh.write(b'{"id": "torn')
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.log["uncommitted_bytes"] == 12
+    assert not report.ok and "unfinished write" in report.problems()[0]
+    assert report.lineage["checked"]  # the committed items are still audited
+
+
+def test_corrupt_line_is_reported_not_raised(tmp_path: Path) -> None:
+    saved(tmp_path)
+    path = tmp_path / "s" / "items.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'number 2"', b"number 2 ", 1))
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert not report.ok
+    assert report.log["ok"] is False and "items.jsonl:" in report.log["error"]
+    assert report.problems()[0].startswith("corrupt log:")
+    assert report.lineage["checked"] is False
+
+
+def test_index_state_is_reported(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    store, _ = saved(tmp_path)
+    store.reindex()
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.index["checked"] and report.index["state"] == "fresh" and report.ok
+    store.compact()  # a rewritten log leaves the index behind a different generation
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.index["state"] == "stale"
+    assert any("reindex" in p for p in report.problems())
+
+
+def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    store, _ = saved(tmp_path)
+    store.reindex()
+    assert "items" in audit_shard(store).index
+    assert "items" not in audit_shard(store, scopes={"ops", "public"}).index
+
+
+def test_missing_scanner_is_noted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    secrets = importlib.import_module("substrate.secrets")
+    monkeypatch.delattr(secrets, "scan_substrate", raising=False)
+    store, _ = saved(tmp_path)
+    report = audit_shard(store)
+    assert report.secrets["checked"] is False and report.ok
+
+
+def fake_scanner(findings: list[dict[str, Any]], *, with_scopes: bool) -> Any:
+    def scan(substrate: Substrate, **kw: Any) -> dict[str, Any]:
+        return {"findings": findings}
+
+    if with_scopes:
+
+        def scan_scoped(substrate: Substrate, *, scopes: Any = None) -> dict[str, Any]:
+            return {"findings": [f for f in findings if scopes is None or f["_scope"] in scopes]}
+
+        return scan_scoped
+    return scan
+
+
+@pytest.mark.parametrize("with_scopes", [True, False])
+def test_secret_findings_are_problems_limited_to_the_reader(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, with_scopes: bool
+) -> None:
+    store = Substrate(tmp_path / "s")
+    mine = store.add("text", "token", scope="ops")
+    theirs = store.add("text", "token", scope="dev")
+    store.save()
+    findings = [
+        {"item_id": mine, "rule": "github_token", "preview": "ghp_…", "_scope": "ops"},
+        {"item_id": theirs, "rule": "aws_key", "preview": "AKIA…", "_scope": "dev"},
+    ]
+    secrets = importlib.import_module("substrate.secrets")
+    monkeypatch.setattr(
+        secrets,
+        "scan_substrate",
+        fake_scanner(findings, with_scopes=with_scopes),
+        raising=False,
+    )
+    report = audit_shard(store, scopes={"ops", "public"})
+    assert report.secrets["n_findings"] == 1 and report.secrets["n_items"] == 1
+    assert report.secrets["findings"] == [{"item_id": mine, "rule": "github_token"}]
+    assert not report.ok
+    text = repr(report.as_dict())
+    assert theirs not in text and "aws_key" not in text and "preview" not in text
+    everything = audit_shard(store)
+    assert everything.secrets["n_items"] == 2
+
+
+def test_real_secret_scanner_finds_a_stored_key(tmp_path: Path) -> None:
+    secrets = importlib.import_module("substrate.secrets")
+    if not hasattr(secrets, "scan_substrate"):
+        pytest.skip("the secret scanner is not available")
+    store = Substrate(tmp_path / "s")
+    item = store.add("text", "aws key AKIAIOSFODNN7EXAMPLE and secret")
+    store.save()
+    report = audit_shard(store)
+    assert not report.ok
+    assert "AKIAIOSFODNN7EXAMPLE" not in repr(report.as_dict())
+    assert item in {f.get("item_id") for f in report.secrets["findings"]}
+
+
+def test_report_problems_collect_every_section() -> None:
+    report = AuditReport(
+        lineage={"problems": ["b"]},
+        log={"problems": ["a"]},
+        index={"problems": ["c"]},
+        secrets={"problems": ["d"]},
+    )
+    assert report.problems() == ["a", "b", "c", "d"] and not report.ok

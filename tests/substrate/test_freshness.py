@@ -1,0 +1,299 @@
+"""Freshness: moved/changed files, supersession, age, and the one-pass report."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from substrate.durations import format_duration, parse_duration
+from substrate.errors import InvalidInputError
+from substrate.freshness import (
+    Freshness,
+    check_freshness,
+    content_hash,
+    freshness_report,
+    reference_of,
+)
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+
+NOW = 2_000_000_000.0
+
+
+@pytest.fixture
+def store() -> Substrate:
+    return Substrate()
+
+
+def ingested(path: Path, **extra: object) -> dict[str, object]:
+    """Provenance as file ingestion records it (hash, size, mtime), ingested long after mtime."""
+    st = path.stat()
+    return {
+        "source": path.name,
+        "path": str(path),
+        "content_hash": content_hash(path),
+        "size": st.st_size,
+        "mtime": st.st_mtime,
+        "ingested_at": st.st_mtime + 3600,
+        **extra,
+    }
+
+
+def age_file(path: Path, seconds_ago: float = 86400) -> None:
+    past = path.stat().st_mtime - seconds_ago
+    os.utime(path, (past, past))
+
+
+def test_freshness_as_dict_rounds_age() -> None:
+    verdict = Freshness("a", True, [], 12.345)
+    assert verdict.as_dict() == {
+        "item_id": "a",
+        "fresh": True,
+        "signals": [],
+        "age_s": 12.3,
+        "ref": None,
+        "ref_type": None,
+    }
+
+
+def test_content_hash(tmp_path: Path) -> None:
+    f = tmp_path / "f.txt"
+    f.write_bytes(b"hello")
+    assert content_hash(f) == "2cf24dba5fb0a30e26e83b2ac5b9e29e"
+    assert content_hash(tmp_path) is None
+    assert content_hash(tmp_path / "missing") is None
+
+
+def test_missing_item(store: Substrate) -> None:
+    verdict = check_freshness(store, "nope")
+    assert not verdict.fresh and verdict.signals == ["missing: item no longer exists"]
+
+
+def test_fresh_item_and_age_is_clamped(store: Substrate) -> None:
+    a = store.add("text", "x", created_at=NOW + 50)
+    verdict = check_freshness(store, a, now=NOW, max_age_s=10)
+    assert verdict.fresh and verdict.age_s == 0.0
+
+
+def test_aged_signal(store: Substrate) -> None:
+    a = store.add("text", "x", created_at=NOW - 100)
+    verdict = check_freshness(store, a, now=NOW, max_age_s=30)
+    assert verdict.signals == ["aged: 100s old exceeds the 30s policy (review, not proof)"]
+    assert check_freshness(store, a, now=NOW, max_age_s=100).fresh
+
+
+def test_live_objects_drive_age(store: Substrate) -> None:
+    a = store.add("text", "x", created_at=NOW)
+    store.get(a).created_at = NOW - 1000  # type: ignore[union-attr]
+    assert not check_freshness(store, a, now=NOW, max_age_s=10).fresh
+
+
+def test_moved_when_ingested_file_is_gone(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("v1")
+    a = store.add("text", "v1", provenance=ingested(f))
+    assert check_freshness(store, a).fresh
+    f.unlink()
+    verdict = check_freshness(store, a)
+    assert verdict.signals == [f"moved: referenced path '{f}' no longer exists"]
+    assert verdict.ref == str(f) and verdict.ref_type == "provenance.path"
+
+
+def test_changed_when_file_edited_after_ingest(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("version one")
+    age_file(f)
+    a = store.add("text", "version one", provenance=ingested(f))
+    assert check_freshness(store, a).fresh
+    f.write_text("version two!")
+    verdict = check_freshness(store, a)
+    assert verdict.signals == [f"changed: content hash of '{f}' no longer matches ingest"]
+
+
+def test_same_size_edit_with_new_mtime_is_caught(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("aaaa")
+    age_file(f)
+    a = store.add("text", "", provenance=ingested(f))
+    f.write_text("bbbb")  # same size; the new mtime makes it hash the file
+    assert not check_freshness(store, a).fresh
+
+
+def test_unchanged_stat_skips_hashing(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("aaaa")
+    age_file(f)
+    prov = ingested(f)
+    prov["content_hash"] = "0" * 32  # a hash that would not match, were it computed
+    a = store.add("text", "", provenance=prov)
+    assert check_freshness(store, a).fresh
+
+
+def test_recent_ingest_is_hashed_even_when_stat_matches(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("aaaa")
+    prov = ingested(f)
+    prov["ingested_at"] = f.stat().st_mtime  # written and ingested in the same instant
+    prov["content_hash"] = "0" * 32
+    a = store.add("text", "", provenance=prov)
+    assert not check_freshness(store, a).fresh
+
+
+def test_mtime_in_nanoseconds_is_understood(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("aaaa")
+    age_file(f)
+    prov = ingested(f)
+    prov["mtime"] = f.stat().st_mtime_ns
+    prov["content_hash"] = "0" * 32
+    a = store.add("text", "", provenance=prov)
+    assert check_freshness(store, a).fresh  # stat matches, so no hash
+
+
+def test_reference_sources(tmp_path: Path) -> None:
+    def ref(**kw: object) -> tuple[str | None, str | None]:
+        return reference_of(SubstrateItem(kind="text", **kw))  # type: ignore[arg-type]
+
+    assert ref(payload={"ref": "a", "path": "b"}) == ("a", "payload.ref")
+    assert ref(payload={"ref": "", "path": "b"}) == ("b", "payload.path")
+    assert ref(provenance={"path": "c", "source": "/d"}) == ("c", "provenance.path")
+    assert ref(provenance={"source": "/abs/d.txt"}) == ("/abs/d.txt", "provenance.source")
+    # A relative source is a label, not a file to check.
+    assert ref(provenance={"source": "notes/d.txt"}) == (None, None)
+    assert ref(provenance={"source": "cli"}) == (None, None)
+
+
+def test_payload_ref_checked_without_hash(store: Substrate, tmp_path: Path) -> None:
+    a = store.add("artifact", payload={"ref": str(tmp_path / "model.bin")})
+    assert check_freshness(store, a).signals[0].startswith("moved:")
+
+
+def test_superseded_by_declaration(store: Substrate) -> None:
+    old = store.add("text", "old")
+    new = store.add("text", "new", provenance={"supersedes": old})
+    verdict = check_freshness(store, old)
+    assert verdict.signals == [f"superseded: item '{new}' declares supersedes='{old}'"]
+    assert check_freshness(store, new).fresh
+
+
+def test_replaces_needs_same_kind_newer_and_a_link(store: Substrate) -> None:
+    old = store.add("text", "old", created_at=NOW)
+    good = store.add("text", "v2", created_at=NOW + 1, links=[old], provenance={"replaces": old})
+    store.add("record", "other kind", created_at=NOW + 1, links=[old], provenance={"replaces": old})
+    store.add("text", "older", created_at=NOW - 1, links=[old], provenance={"replaces": old})
+    store.add("text", "unlinked", created_at=NOW + 1, provenance={"replaces": old})
+    verdict = check_freshness(store, old, now=NOW)
+    assert verdict.signals == [f"superseded: newer linked item '{good}' replaces this one"]
+
+
+def test_signals_in_order(store: Substrate, tmp_path: Path) -> None:
+    old = store.add(
+        "text", "old", created_at=NOW - 500, provenance={"path": str(tmp_path / "gone.txt")}
+    )
+    store.add("text", "new", provenance={"supersedes": [old]})
+    verdict = check_freshness(store, old, now=NOW, max_age_s=60)
+    assert [s.split(":")[0] for s in verdict.signals] == ["moved", "superseded", "aged"]
+
+
+def test_superseding_item_outside_scopes_is_not_named(store: Substrate) -> None:
+    old = store.add("text", "old", scope="public")
+    store.add("text", "dev version", scope="dev", provenance={"supersedes": old})
+    assert check_freshness(store, old, scopes={"public", "ops"}).fresh
+    assert not check_freshness(store, old).fresh
+    hidden = store.add("text", "x", scope="dev")
+    assert check_freshness(store, hidden, scopes={"ops"}).signals[0].startswith("missing")
+
+
+def test_report_counts_and_lists_stale_in_order(store: Substrate, tmp_path: Path) -> None:
+    a = store.add("text", "a", created_at=NOW - 10)
+    b = store.add("text", "b", created_at=NOW - 1000, scope="ops")
+    c = store.add("text", "c", created_at=NOW - 10, provenance={"path": str(tmp_path / "x")})
+    report = freshness_report(store, max_age_s=100, now=NOW)
+    assert report["n_items"] == 3 and report["n_fresh"] == 1 and report["n_stale"] == 2
+    assert [s["item_id"] for s in report["stale"]] == [b, c]
+    assert report["stale"][0]["age_s"] == 1000.0
+    only_ops = freshness_report(store, max_age_s=100, now=NOW, scope="ops")
+    assert only_ops["n_items"] == 1 and only_ops["stale"][0]["item_id"] == b
+    assert freshness_report(store, now=NOW, scopes={"local"})["n_items"] == 2
+    assert a not in {s["item_id"] for s in report["stale"]}
+
+
+def test_report_matches_per_item_checks(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "shared.md"
+    f.write_text("one")
+    age_file(f)
+    items = [store.add("text", f"chunk {i}", provenance=ingested(f)) for i in range(3)]
+    newer = store.add("text", "v2", provenance={"supersedes": items[1]})
+    f.write_text("two, longer")
+    report = freshness_report(store, now=NOW)
+    by_id = {s["item_id"]: s for s in report["stale"]}
+    for item_id in [*items, newer]:
+        single = check_freshness(store, item_id, now=NOW)
+        assert (item_id in by_id) == (not single.fresh)
+        if item_id in by_id:
+            assert by_id[item_id]["signals"] == single.signals
+
+
+def test_report_on_disk_with_ingested_files(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    kept, edited, deleted = (docs / n for n in ("kept.md", "edited.md", "deleted.md"))
+    for f in (kept, edited, deleted):
+        f.write_text(f"contents of {f.name}")
+        age_file(f)
+    store = Substrate(tmp_path / "s")
+    ids = {
+        f.name: store.add("text", f.name, provenance=ingested(f)) for f in (kept, edited, deleted)
+    }
+    store.save()
+    edited.write_text("new contents, edited after ingest")
+    deleted.unlink()
+    report = freshness_report(Substrate(tmp_path / "s"))
+    signals = {s["item_id"]: s["signals"][0].split(":")[0] for s in report["stale"]}
+    assert signals == {ids["edited.md"]: "changed", ids["deleted.md"]: "moved"}
+
+
+# -- durations (the --max-age policy) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90s", 90),
+        ("15m", 900),
+        ("12h", 43200),
+        ("30d", 2592000),
+        ("2w", 1209600),
+        ("1d12h", 129600),
+        ("1.5h", 5400),
+        (" 2D ", 172800),
+        ("45", 45),
+        ("0", 0),
+        (".5m", 30),
+    ],
+)
+def test_parse_duration(text: str, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(
+    "text", ["", "  ", "d", "30x", "-5", "-5d", "1d-2h", "5dd", "inf", "nan", "1e400", "h30"]
+)
+def test_bad_durations_are_invalid_input(text: str) -> None:
+    with pytest.raises(InvalidInputError, match="duration"):
+        parse_duration(text)
+
+
+def test_parse_duration_rejects_non_text() -> None:
+    with pytest.raises(InvalidInputError):
+        parse_duration(30)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0, "0s"), (45.4, "45s"), (60, "1m"), (3900, "1h 5m"), (90061, "1d 1h"), (-5, "0s")],
+)
+def test_format_duration(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text

@@ -1,0 +1,244 @@
+"""Governance: persisted approvers, proposals with an append-only history, approve/reject ACLs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
+from substrate.governance import (
+    APPROVED,
+    PENDING,
+    REJECTED,
+    Governance,
+    approve,
+    authorize_publish,
+    grant_approver,
+    load_governance,
+    pending,
+    proposal_events,
+    proposal_of,
+    propose,
+    reject,
+    revoke_approver,
+    save_governance,
+)
+from substrate.settings import Settings
+from substrate.spaces import history, version_of
+from substrate.store import Substrate
+
+
+@pytest.fixture
+def store() -> Substrate:
+    s = Substrate()
+    save_governance(s, Governance().grant("alice", "public"))
+    return s
+
+
+def test_constants() -> None:
+    assert (PENDING, APPROVED, REJECTED) == ("pending", "approved", "rejected")
+
+
+def test_governance_acl_basics() -> None:
+    gov = Governance()
+    assert gov.grant("a", "public") is gov  # chainable
+    assert gov.may_approve("a", "public")
+    assert not gov.may_approve("a", "org") and not gov.may_approve(None, "public")
+    assert gov.gated("public") and not gov.gated("org")
+    gov.revoke("a", "public")
+    assert not gov.gated("public") and gov.as_dict() == {}
+    with pytest.raises(NotFoundError):
+        gov.revoke("a", "public")
+    with pytest.raises(InvalidInputError):
+        gov.grant("", "public")
+
+
+def test_approvers_persist_in_mixle_toml(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "s")
+    save_governance(store, Governance().grant("bob", "public").grant("al", "public"))
+    text = (tmp_path / "s" / "mixle.toml").read_text()
+    assert "[governance.approvers]" in text
+    reopened = Substrate(tmp_path / "s")
+    assert load_governance(reopened).as_dict() == {"public": ["al", "bob"]}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"governance": {"approvers": ["x"]}},
+        {"governance": {"approvers": {"public": "x"}}},
+        {"governance": {"approvers": {"public": [1]}}},
+    ],
+)
+def test_malformed_approvers_are_a_shard_error(data: dict[str, object]) -> None:
+    with pytest.raises(ShardError, match="governance.approvers"):
+        Governance.from_settings(Settings(data))
+
+
+def test_propose_then_approve_publishes_with_history(store: Substrate) -> None:
+    a = store.add("text", "runbook", scope="ops")
+    assert propose(store, [a, "missing"], to="public", by="ops") == [a]
+    item = store.get(a)
+    assert item is not None and item.scope == "ops"  # not visible there yet
+    assert proposal_of(item) == {"to": "public", "by": "ops", "status": PENDING}
+    assert [i.id for i in pending(store)] == [a]
+    assert pending(store, to="org") == []
+    assert approve(store, a, by="alice") is True
+    item = store.get(a)
+    assert item is not None and item.scope == "public" and version_of(item) == 1
+    assert proposal_of(item) == {
+        "to": "public",
+        "by": "ops",
+        "status": APPROVED,
+        "approved_by": "alice",
+    }
+    assert history(store, a)[0]["published_by"] == "alice"
+    assert [e["event"] for e in proposal_events(item)] == ["proposed", "approved"]
+    assert pending(store) == []
+
+
+def test_pending_returns_live_items(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="public")
+    assert pending(store)[0] is store.get(a)
+
+
+def test_approve_refusals_return_false_and_change_nothing(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    assert approve(store, a, by="alice") is False  # not pending
+    assert approve(store, "missing", by="alice") is False
+    propose(store, [a], to="public", by="ops")
+    assert approve(store, a, by="mallory") is False
+    assert approve(store, a, by="alice", to="org") is False  # never re-targets
+    item = store.get(a)
+    assert item is not None and item.scope == "ops" and proposal_of(item)["status"] == PENDING  # type: ignore[index]
+
+
+def test_strict_approve_says_why(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    with pytest.raises(NotFoundError, match="no pending proposal"):
+        approve(store, a, by="alice", strict=True)
+    with pytest.raises(NotFoundError, match="no item with id nope"):
+        approve(store, "nope", by="alice", strict=True)
+    propose(store, [a], to="public")
+    with pytest.raises(AccessDeniedError, match="mallory"):
+        approve(store, a, by="mallory", strict=True)
+    with pytest.raises(InvalidInputError, match="proposed for scope 'public'"):
+        approve(store, a, by="alice", to="org", strict=True)
+    propose(store, [a], to="org")
+    with pytest.raises(AccessDeniedError, match="no approvers"):
+        approve(store, a, by="alice", strict=True)
+
+
+def test_explicit_governance_overrides_the_settings(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="org")
+    assert approve(store, a, by="carol", governance=Governance().grant("carol", "org"))
+    assert store.get(a).scope == "org"  # type: ignore[union-attr]
+
+
+def test_reject_needs_the_approvers_right(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    assert reject(store, a, by="mallory", reason="no") is False
+    with pytest.raises(AccessDeniedError):
+        reject(store, a, by="mallory", reason="no", strict=True)
+    assert reject(store, a, by="alice", reason="too vague") is True
+    item = store.get(a)
+    assert item is not None and item.scope == "ops"
+    assert proposal_of(item) == {
+        "to": "public",
+        "by": "ops",
+        "status": REJECTED,
+        "rejected_by": "alice",
+        "reason": "too vague",
+    }
+    assert reject(store, a, by="alice") is False  # no longer pending
+    with pytest.raises(NotFoundError):
+        reject(store, a, by="alice", strict=True)
+
+
+def test_reproposing_keeps_every_earlier_event(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    reject(store, a, by="alice", reason="first try")
+    propose(store, [a], to="public", by="ops")
+    approve(store, a, by="alice")
+    events = proposal_events(store.get(a))  # type: ignore[arg-type]
+    assert [e["event"] for e in events] == ["proposed", "rejected", "proposed", "approved"]
+    assert events[1]["reason"] == "first try"
+    assert all(isinstance(e["at"], float) for e in events)
+
+
+def test_strict_propose_validates_all_ids_first(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    b = store.add("text", "y", scope="public")
+    with pytest.raises(NotFoundError, match="nope"):
+        propose(store, [a, "nope"], to="public", strict=True)
+    with pytest.raises(AccessDeniedError, match=b):
+        propose(store, [a, b], to="org", from_scope="ops", strict=True)
+    with pytest.raises(InvalidInputError, match="already in scope"):
+        propose(store, [a, b], to="public", strict=True)
+    assert proposal_of(store.get(a)) is None  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        propose(store, [a], to="")
+
+
+def test_hidden_items_cannot_be_proposed_approved_or_listed(store: Substrate) -> None:
+    hidden = store.add("text", "dev only", scope="dev")
+    propose(store, [hidden], to="public", by="dev")
+    mine = {"ops", "public"}
+    assert pending(store, scopes=mine) == []
+    assert propose(store, [hidden], to="public", scopes=mine) == []
+    with pytest.raises(NotFoundError, match=f"no item with id {hidden}"):
+        approve(store, hidden, by="alice", scopes=mine, strict=True)
+    with pytest.raises(NotFoundError, match=f"no item with id {hidden}"):
+        reject(store, hidden, by="alice", scopes=mine, strict=True)
+    assert store.get(hidden).scope == "dev"  # type: ignore[union-attr]
+
+
+def test_grant_and_revoke_rules(store: Substrate) -> None:
+    # An approver manages the list of a gated scope; nobody else does.
+    assert grant_approver(store, "bob", "public", by="alice") is True
+    assert grant_approver(store, "bob", "public", by="alice") is False
+    with pytest.raises(AccessDeniedError):
+        grant_approver(store, "eve", "public", by="eve")
+    # An ungated scope can be claimed by someone who reads it, not by another team.
+    assert grant_approver(store, "ops", "ops", by="ops", scopes={"ops", "public"})
+    with pytest.raises(AccessDeniedError):
+        grant_approver(store, "ops", "dev", by="ops", scopes={"ops", "public"})
+    revoke_approver(store, "bob", "public", by="alice")
+    assert load_governance(store).as_dict() == {"ops": ["ops"], "public": ["alice"]}
+    with pytest.raises(NotFoundError):
+        revoke_approver(store, "bob", "public", by="alice")
+    with pytest.raises(AccessDeniedError):
+        revoke_approver(store, "alice", "public", by="bob")
+
+
+def test_authorize_publish() -> None:
+    gov = Governance().grant("alice", "public")
+    authorize_publish(gov, to="public", by="alice", team="ops", shared=["public"])
+    authorize_publish(gov, to="ops", by="ops", team="ops", shared=["public"])
+    authorize_publish(gov, to="anything", by="x", team=None, shared=["public"])
+    with pytest.raises(AccessDeniedError, match="needs approval"):
+        authorize_publish(gov, to="public", by="ops", team="ops", shared=["public"])
+    with pytest.raises(AccessDeniedError, match="own or a shared scope"):
+        authorize_publish(gov, to="dev", by="ops", team="ops", shared=["public"])
+
+
+def test_governance_round_trip_on_disk(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "s")
+    save_governance(store, Governance().grant("alice", "public"))
+    a = store.add("text", "x", scope="ops")
+    store.save()
+    propose(store, [a], to="public", by="ops")
+    store.save()
+    reopened = Substrate(tmp_path / "s")
+    assert [i.id for i in pending(reopened)] == [a]
+    assert approve(reopened, a, by="alice")
+    reopened.save()
+    again = Substrate(tmp_path / "s")
+    item = again.get(a)
+    assert item is not None and item.scope == "public"
+    assert [e["event"] for e in proposal_events(item)] == ["proposed", "approved"]

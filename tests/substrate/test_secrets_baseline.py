@@ -1,0 +1,97 @@
+"""Baselines of accepted findings and SARIF output."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import InvalidInputError, NotFoundError
+from substrate.secrets import (
+    baseline_from_findings,
+    load_baseline,
+    new_findings,
+    sarif_log,
+    save_baseline,
+    scan_text,
+    stale_fingerprints,
+)
+
+_R = random.Random(3)
+
+
+def rnd(n: int) -> str:
+    return "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+GH = "ghp_" + rnd(36)
+PASSWORD = "Kp4$" + rnd(12)
+
+
+def findings() -> list:  # type: ignore[type-arg]
+    text = f"token = '{GH}'\npassword = \"{PASSWORD}\"\n"
+    return scan_text(text, path="conf/app.py").findings
+
+
+def test_baseline_round_trip_holds_no_secret(tmp_path: Path) -> None:
+    path = tmp_path / "secrets.baseline.json"
+    save_baseline(path, baseline_from_findings(findings()))
+    raw = path.read_text(encoding="utf-8")
+    assert GH not in raw and PASSWORD not in raw
+    assert '"line"' not in raw
+    doc = json.loads(raw)
+    assert doc["version"] == 1 and len(doc["findings"]) == 2
+    loaded = load_baseline(path)
+    assert len(loaded) == 2
+    assert new_findings(findings(), loaded) == []
+
+
+def test_baseline_filters_only_new_and_reports_stale(tmp_path: Path) -> None:
+    accepted = baseline_from_findings(findings()[:1])
+    fresh = new_findings(findings(), accepted)
+    assert [f.rule for f in fresh] == ["sensitive_assignment"]
+    moved = scan_text(f"\n\n# moved down\ntoken = '{GH}'\n", path="conf/app.py").findings
+    assert new_findings(moved, accepted) == []
+    assert stale_fingerprints(accepted, []) == sorted(accepted.entries)
+
+
+def test_baseline_errors(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError):
+        load_baseline(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    for content in (
+        "{not json",
+        '{"version": 1}',
+        '{"version": 9, "findings": []}',
+        '{"version": 1, "findings": [{"fingerprint": "zz", "rule": "x", "path": "y"}]}',
+    ):
+        bad.write_text(content, encoding="utf-8")
+        with pytest.raises(InvalidInputError):
+            load_baseline(bad)
+
+
+def test_sarif_shape() -> None:
+    scan = scan_text(f"token = '{GH}'\n", path="src\\app.py")
+    log = sarif_log([scan], tool_version="9.9")
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    run = log["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "mixle" and driver["version"] == "9.9"
+    ids = [r["id"] for r in driver["rules"]]
+    assert len(ids) == len(set(ids)) and "github_token" in ids
+    [result] = run["results"]
+    assert result["ruleId"] == "github_token"
+    assert driver["rules"][result["ruleIndex"]]["id"] == "github_token"
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "src/app.py"
+    assert loc["region"]["startLine"] == 1 and loc["region"]["startColumn"] == 10
+    assert result["partialFingerprints"]["mixleSecret/v1"] == scan.findings[0].fingerprint
+    assert GH not in json.dumps(log)
+
+
+def test_sarif_accepts_findings_directly() -> None:
+    log = sarif_log(findings())
+    assert len(log["runs"][0]["results"]) == 2

@@ -1,0 +1,121 @@
+"""Item field scanning, scan_substrate, and the write-time gate."""
+
+from __future__ import annotations
+
+import copy
+import random
+import string
+from typing import Any
+
+from substrate.gate import GateResult, admit
+from substrate.item import SubstrateItem
+from substrate.secrets import scan_item, scan_substrate
+
+_R = random.Random(11)
+
+
+def rnd(n: int) -> str:
+    return "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+GH = "ghp_" + rnd(36)
+PASSWORD = "Vx9#" + rnd(12)
+
+
+def dirty_item() -> SubstrateItem:
+    return SubstrateItem(
+        kind="record",
+        text=f"deploy token {GH}",
+        payload={"db": {"host": "db.internal", "password": PASSWORD}, "list": ["ok", GH]},
+        provenance={"source": f"postgres://svc:{PASSWORD}@db/app"},
+        tags=["prod", f"token={GH}"],
+    )
+
+
+def test_scan_item_covers_every_string_field() -> None:
+    scan = scan_item(dirty_item())
+    fields = {f.field for f in scan.findings}
+    assert fields == {
+        "text",
+        "payload.db.password",
+        "payload.list[1]",
+        "provenance.source",
+        "tags[1]",
+    }
+    assert scan.rules() == ["github_token", "sensitive_assignment", "url_credentials"]
+
+
+def test_scan_item_clean_and_duck_typed() -> None:
+    assert scan_item(SubstrateItem(kind="text", text="hello world")).clean
+
+    class Bare:
+        text = f"x {GH}"
+
+    assert scan_item(Bare()).rules() == ["github_token"]
+
+
+def test_payload_key_name_gives_context() -> None:
+    item = SubstrateItem(kind="record", payload={"api_key": rnd(32), "note": rnd(32)})
+    assert [f.field for f in scan_item(item).findings] == ["payload.api_key"]
+
+
+class FakeStore:
+    def __init__(self, items: list[SubstrateItem]) -> None:
+        self.items = items
+
+    def all(self, *, kind: str | None = None, scope: str | None = None) -> list[SubstrateItem]:
+        return [i for i in self.items if scope is None or i.scope == scope]
+
+
+def test_scan_substrate_shape() -> None:
+    a = dirty_item()
+    b = SubstrateItem(kind="text", text="clean", scope="team")
+    report = scan_substrate(FakeStore([a, b]))
+    assert report == {
+        "n_items": 2,
+        "n_dirty": 1,
+        "dirty": [{"item_id": a.id, "rules": scan_item(a).rules()}],
+    }
+    assert scan_substrate(FakeStore([a, b]), scope="team")["n_dirty"] == 0
+
+
+def test_gate_redacts_every_field_without_touching_caller() -> None:
+    item = dirty_item()
+    before: dict[str, Any] = copy.deepcopy(item.to_json())
+    result = admit(item)
+    assert isinstance(result, GateResult)
+    assert item.to_json() == before
+    stored = result.item
+    assert stored is not item and stored.id == item.id
+    dumped = repr(stored.to_json())
+    assert GH not in dumped and PASSWORD not in dumped
+    assert stored.payload["db"]["password"] == "[REDACTED:sensitive_assignment]"
+    assert stored.provenance["source"] == "postgres://svc:[REDACTED:url_credentials]@db/app"
+    assert result.redactions == 5
+    assert stored.provenance["redactions"] == {"count": 5, "rules": result.rules}
+    assert result.rules == ["github_token", "sensitive_assignment", "url_credentials"]
+    assert scan_item(stored).clean
+
+
+def test_gate_without_redaction_records_but_keeps() -> None:
+    item = dirty_item()
+    result = admit(item, redact=False)
+    assert result.redactions == 0
+    assert result.item.text == item.text and GH in result.item.text
+    assert result.item.provenance["unredacted_secrets"]["count"] == 5
+    assert "unredacted_secrets" not in item.provenance
+
+
+def test_gate_clean_item_passes_untouched() -> None:
+    item = SubstrateItem(kind="text", text="meeting notes", payload={"n": 3})
+    result = admit(item)
+    assert result.item is item and result.redactions == 0 and result.rules == []
+    assert "redactions" not in item.provenance
+
+
+def test_gate_readmission_accumulates() -> None:
+    first = admit(dirty_item()).item
+    first.text += f" and {'ghp_' + rnd(36)}"
+    second = admit(first)
+    assert second.redactions == 1
+    assert second.item.provenance["redactions"]["count"] == 6

@@ -1,0 +1,148 @@
+"""The seed API: detect_secrets / redact_secrets / safe_text and their result shapes."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from substrate.secrets import SecretFinding, SecretScan, detect_secrets, redact_secrets, safe_text
+
+_R = random.Random(7)
+
+
+def rnd(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+GH = "ghp_" + rnd(36)
+PASSWORD = "Xq7!" + rnd(10)
+
+
+def test_empty_and_clean_text() -> None:
+    assert detect_secrets("").clean
+    assert detect_secrets("the password is kept safe").clean
+    assert detect_secrets("token: short").clean
+    assert redact_secrets("nothing here") == "nothing here"
+    assert redact_secrets("") == ""
+
+
+def test_scan_shape_and_sorting() -> None:
+    text = f"a {GH} b api_key = '{rnd(24)}' c"
+    scan = detect_secrets(text)
+    assert [f.rule for f in scan.findings] == ["github_token", "sensitive_assignment"]
+    assert scan.findings[0].start < scan.findings[1].start
+    d = scan.as_dict()
+    assert d["clean"] is False and d["n_findings"] == 2
+    assert d["rules"] == ["github_token", "sensitive_assignment"]
+    assert set(d["findings"][0]) >= {"rule", "start", "end", "preview"}
+    assert text[scan.findings[0].start : scan.findings[0].end] == GH
+
+
+def test_seed_constructors_still_work() -> None:
+    f = SecretFinding("jwt", 0, 5, "jwt:\u2026")
+    assert f.field == "text"
+    assert SecretScan().clean and SecretScan([f]).rules() == ["jwt"]
+
+
+def test_preview_never_shows_the_secret() -> None:
+    scan = detect_secrets(f"password = '{PASSWORD}' and {GH}")
+    for f in scan.findings:
+        assert PASSWORD[:4] not in f.preview or f.rule != "sensitive_assignment"
+        assert GH[4:10] not in f.preview
+    assert scan.findings[-1].preview == "github_token:ghp_\u2026"
+
+
+def test_redaction_masks_fully() -> None:
+    text = f"deploy {GH} now"
+    out = redact_secrets(text)
+    assert out == "deploy [REDACTED:github_token] now"
+    assert safe_text(text) == out
+
+
+def test_custom_mask() -> None:
+    assert redact_secrets(GH, mask="<{rule}>") == "<github_token>"
+
+
+def test_keep_prefix_reveals_only_public_prefix_or_a_quarter() -> None:
+    assert redact_secrets("AKIA1234567890ABCDEF", keep_prefix=4) == "AKIA[REDACTED:aws_access_key]"
+    out = redact_secrets(f'password = "{PASSWORD}"', keep_prefix=8)
+    visible = out.split('"')[1].split("[REDACTED")[0]
+    assert len(visible) <= len(PASSWORD) // 4
+    assert out.startswith('password = "')  # key name untouched, never counted as prefix
+    assert PASSWORD not in out
+
+
+def test_keep_prefix_on_assignment_does_not_reveal_key_name() -> None:
+    out = redact_secrets('api_key: "abcdef123"', keep_prefix=4)
+    assert out.startswith('api_key: "') and out.endswith('"')
+    assert "abcdef123" not in out
+
+
+def test_url_credentials_mask_only_the_password() -> None:
+    out = redact_secrets(f"postgres://admin:{PASSWORD}@db.internal:5432/app")
+    assert out == "postgres://admin:[REDACTED:url_credentials]@db.internal:5432/app"
+
+
+def test_assignment_keeps_quotes() -> None:
+    assert redact_secrets('api_key: "abcdef123"') == 'api_key: "[REDACTED:sensitive_assignment]"'
+
+
+def test_private_key_block_body_masked() -> None:
+    body = "\n".join(rnd(64, string.ascii_letters + string.digits + "+/") for _ in range(3))
+    text = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    out = redact_secrets(text)
+    assert body not in out and "[REDACTED:private_key_block]" in out
+    assert out.startswith("-----BEGIN RSA PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "changeme"',
+        "token: <your-token>",
+        'api_key = "xxxxxxxxxxxxxxxx"',
+        'password = "${DB_PASSWORD}"',
+        'password = os.environ["DB_PASSWORD"]',
+        "token = process.env.API_TOKEN",
+        'secret: "{{ vault_secret }}"',
+        'api_key = "example-key-1234567890"',
+        'password = "dummy-value"',
+        'password = "sample123"',
+        'password = "test1234"',
+        'password = "fake_password"',
+        'password = "aaaaaaaaaa"',
+        'password = "12345678"',
+        "password = get_password()",
+        "token = self.token",
+        "secret_key = settings.SECRET_KEY",
+        'password: "Enter your password"',
+        "password_reset_url = 'https://example.org/reset'",
+        'token_type = "bearer"',
+        'public_key = "' + rnd(40) + '"',
+        'password = "ENC[AES256_GCM,data:abc,iv:def]"',
+    ],
+)
+def test_placeholders_and_references_do_not_alarm(text: str) -> None:
+    assert detect_secrets(text).clean, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password = "{PASSWORD}"',
+        f"DB_PASSWORD={PASSWORD}",
+        f"export API_TOKEN={rnd(32)}",
+        f'<add key="SmtpPassword" value="{PASSWORD}" />',
+        f"<password>{PASSWORD}</password>",
+        f'"client_secret": "{rnd(30)}"',
+        f"secret_key: {rnd(40)}",
+        f"--password={PASSWORD}",
+        f'setPassword("{PASSWORD}")',
+        f'if (api_key == "{rnd(20)}") {{',
+        f'System.setProperty("SERVICE_TOKEN", "{rnd(32)}")',
+    ],
+)
+def test_random_looking_values_alarm(text: str) -> None:
+    assert detect_secrets(text).rules() == ["sensitive_assignment"], text

@@ -1,0 +1,302 @@
+"""Every rule fires on a well-formed credential and stays quiet on its placeholder.
+
+Test credentials are generated at run time from a seeded RNG so this file holds no
+secret-looking literals of its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+import pytest
+
+from substrate.secrets import RULE_NAMES, RULES, detect_secrets
+
+_R = random.Random(20240601)
+ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+def rnd(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+def b64url(obj: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+
+def pem(kind: str, body: str) -> str:
+    return f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----"
+
+
+PASSWORD = "Tr0ub4dor&" + rnd(6)
+PEM_BODY = "\n".join(rnd(64, B64) for _ in range(4))
+
+# rule name -> (text that must trigger it, placeholder text that must stay clean)
+CASES: dict[str, tuple[str, str]] = {
+    "gcp_service_account_key": (
+        json.dumps({"type": "service_account", "private_key": pem("", PEM_BODY)}),
+        json.dumps({"type": "service_account", "private_key": pem("", "<your key here>")}),
+    ),
+    "private_key_block": (
+        pem("RSA ", PEM_BODY),
+        pem("RSA ", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ),
+    "age_secret_key": (
+        "AGE-SECRET-KEY-1" + rnd(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
+        "AGE-SECRET-KEY-1" + "Q" * 58,
+    ),
+    "aws_access_key": (
+        "key id " + "AKIA" + rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+        "key id " + "AKIA" + "X" * 16,
+    ),
+    "aws_secret_key": (
+        "aws_secret_access_key = " + rnd(40, B64),
+        "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+    ),
+    "aws_bedrock_api_key": (
+        "ABSK" + "QmVkcm9ja0FQSUtleS" + rnd(100, B64),
+        "ABSK" + "QmVkcm9ja0FQSUtleS" + "EXAMPLE" * 15,
+    ),
+    "gcp_api_key": ("maps key AIza" + rnd(35, URLSAFE), "maps key AIza" + "a" * 35),
+    "gcp_oauth_token": ("ya29." + rnd(60, URLSAFE), "ya29." + "x" * 60),
+    "azure_storage_key": (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + rnd(86, B64) + "==",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + "A" * 86 + "==",
+    ),
+    "azure_connection_string": (
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKey=" + rnd(43, B64) + "=",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKey=" + "x" * 43 + "=",
+    ),
+    "azure_sas_token": (
+        "https://a.blob.core.windows.net/c?sv=2022-11-02&sr=b&sig=" + rnd(43, ALNUM) + "%3D",
+        "https://a.blob.core.windows.net/c?sv=2022-11-02&sr=b&sig=" + "x" * 43 + "%3D",
+    ),
+    "azure_ad_client_secret": (rnd(3) + "8Q~" + rnd(34, ALNUM + "_~."), "abc8Q~" + "x" * 34),
+    "digitalocean_token": ("dop_v1_" + rnd(64, HEX), "dop_v1_" + "0" * 64),
+    "cloudflare_origin_ca_key": (
+        "v1.0-" + rnd(24, HEX) + "-" + rnd(146, HEX),
+        "v1.0-" + "0" * 24 + "-" + "0" * 146,
+    ),
+    "github_token": ("token ghp_" + rnd(36), "token ghp_" + "x" * 36),
+    "gitlab_token": ("glpat-" + rnd(20, URLSAFE), "glpat-" + "x" * 20),
+    "bitbucket_token": ("ATBB" + rnd(32) + rnd(8, "0123456789ABCDEF"), "ATBB" + "x" * 40),
+    "slack_token": (
+        "xoxb-" + rnd(12, "123456789") + "-" + rnd(13, "123456789") + "-" + rnd(24),
+        "xoxb-" + "x" * 30,
+    ),
+    "slack_webhook": (
+        "https://hooks.slack.com/services/T"
+        + rnd(10, UPPER_ALNUM)
+        + "/B"
+        + rnd(10, UPPER_ALNUM)
+        + "/"
+        + rnd(24),
+        "https://hooks.slack.com/services/T00000000/B00000000/" + "X" * 24,
+    ),
+    "discord_bot_token": (
+        "MT" + rnd(22, URLSAFE) + "." + rnd(6, URLSAFE) + "." + rnd(30, URLSAFE),
+        "MT" + "x" * 22 + "." + "x" * 6 + "." + "x" * 30,
+    ),
+    "discord_webhook": (
+        "https://discord.com/api/webhooks/" + rnd(18, "0123456789") + "/" + rnd(68, URLSAFE),
+        "https://discord.com/api/webhooks/123456789012345678/" + "x" * 68,
+    ),
+    "telegram_bot_token": (
+        "bot " + rnd(9, "123456789") + ":AA" + rnd(33, URLSAFE),
+        "bot 123456789:AA" + "x" * 33,
+    ),
+    "teams_webhook": (
+        "https://acme.webhook.office.com/webhookb2/"
+        + rnd(36, HEX + "-")
+        + "@"
+        + rnd(36, HEX + "-")
+        + "/IncomingWebhook/"
+        + rnd(32, HEX)
+        + "/"
+        + rnd(36, HEX + "-"),
+        "https://acme.webhook.office.com/webhookb2/" + "x" * 40 + "/IncomingWebhook/" + "x" * 40,
+    ),
+    "twilio_api_key": ("sid SK" + rnd(32, HEX), "sid SK" + "0" * 32),
+    "sendgrid_key": (
+        "SG." + rnd(22, URLSAFE) + "." + rnd(43, URLSAFE),
+        "SG." + "x" * 22 + "." + "x" * 43,
+    ),
+    "sendinblue_key": (
+        "xkeysib-" + rnd(64, HEX) + "-" + rnd(16),
+        "xkeysib-" + "0" * 64 + "-" + "x" * 16,
+    ),
+    "mailchimp_key": ("mc " + rnd(32, HEX) + "-us12", "mc " + "0" * 32 + "-us12"),
+    "mailgun_key": ("mg key-" + rnd(32, HEX), "mg key-" + "0" * 32),
+    "stripe_key": ("sk_" + "live_" + rnd(24), "sk_" + "live_" + "x" * 24),
+    "square_token": ("sq0atp-" + rnd(22, URLSAFE), "sq0atp-" + "x" * 22),
+    "shopify_token": ("shpat_" + rnd(32, HEX), "shpat_" + "0" * 32),
+    "paypal_braintree_token": (
+        "access_token$production$" + rnd(16, LOWER_ALNUM) + "$" + rnd(32, HEX),
+        "access_token$production$" + "0" * 16 + "$" + "0" * 32,
+    ),
+    "flutterwave_key": (
+        "FLWSECK-" + rnd(32, "abcdefgh0123456789") + "-X",
+        "FLWSECK-" + "0" * 32 + "-X",
+    ),
+    "shippo_token": ("shippo_live_" + rnd(40, HEX), "shippo_live_" + "0" * 40),
+    "easypost_key": ("EZAK" + rnd(54), "EZAK" + "x" * 54),
+    "anthropic_key": ("sk-ant-api03-" + rnd(93, URLSAFE) + "AA", "sk-ant-api03-" + "x" * 93 + "AA"),
+    "openai_key": (
+        "sk-proj-" + rnd(20) + "T3BlbkFJ" + rnd(20),
+        "sk-proj-" + "x" * 20 + "T3BlbkFJ" + "x" * 20,
+    ),
+    "huggingface_token": ("hf_" + rnd(34, string.ascii_letters), "hf_" + "x" * 34),
+    "replicate_token": ("r8_" + rnd(37), "r8_" + "x" * 37),
+    "groq_key": ("gsk_" + rnd(52), "gsk_" + "x" * 52),
+    "perplexity_key": ("pplx-" + rnd(48), "pplx-" + "x" * 48),
+    "npm_token": (
+        "//registry.npmjs.org/:_authToken=npm_" + rnd(36),
+        "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+    ),
+    "pypi_token": ("pypi-AgEIcHlwaS5vcmc" + rnd(90, URLSAFE), "pypi-AgEIcHlwaS5vcmc" + "x" * 90),
+    "rubygems_token": ("rubygems_" + rnd(48, HEX), "rubygems_" + "0" * 48),
+    "clojars_token": ("CLOJARS_" + rnd(60, LOWER_ALNUM), "CLOJARS_" + "x" * 60),
+    "nuget_key": ("oy2" + rnd(43, LOWER_ALNUM), "oy2" + "x" * 43),
+    "dockerhub_token": ("dckr_pat_" + rnd(27, URLSAFE), "dckr_pat_" + "x" * 27),
+    "artifactory_token": ("AKCp" + rnd(69), "AKCp" + "x" * 69),
+    "databricks_token": ("dapi" + rnd(32, HEX), "dapi" + "0" * 32),
+    "doppler_token": ("dp.pt." + rnd(43), "dp.pt." + "x" * 43),
+    "dynatrace_token": (
+        "dt0c01." + rnd(24, UPPER_ALNUM) + "." + rnd(64, UPPER_ALNUM),
+        "dt0c01." + "X" * 24 + "." + "X" * 64,
+    ),
+    "newrelic_key": ("NRAK-" + rnd(27, UPPER_ALNUM), "NRAK-" + "X" * 27),
+    "grafana_token": ("glc_" + rnd(40, B64), "glc_" + "x" * 40),
+    "vault_token": ("hvs." + rnd(95, URLSAFE), "hvs." + "x" * 95),
+    "terraform_token": (
+        rnd(14, LOWER_ALNUM) + ".atlasv1." + rnd(67, LOWER_ALNUM),
+        "x" * 14 + ".atlasv1." + "x" * 67,
+    ),
+    "pulumi_token": ("pul-" + rnd(40, HEX), "pul-" + "0" * 40),
+    "postman_key": (
+        "PMAK-" + rnd(24, HEX) + "-" + rnd(34, HEX),
+        "PMAK-" + "0" * 24 + "-" + "0" * 34,
+    ),
+    "sentry_token": ("sntryu_" + rnd(64, HEX), "sntryu_" + "0" * 64),
+    "planetscale_token": ("pscale_tkn_" + rnd(43), "pscale_tkn_" + "x" * 43),
+    "linear_key": ("lin_api_" + rnd(40), "lin_api_" + "x" * 40),
+    "prefect_key": ("pnu_" + rnd(36), "pnu_" + "x" * 36),
+    "readme_key": ("rdme_" + rnd(70, LOWER_ALNUM), "rdme_" + "x" * 70),
+    "typeform_token": ("tfp_" + rnd(59, URLSAFE), "tfp_" + "x" * 59),
+    "flyio_token": ("fo1_" + rnd(43, URLSAFE), "fo1_" + "x" * 43),
+    "onepassword_token": ("ops_eyJ" + rnd(260, B64), "ops_eyJ" + "x" * 260),
+    "onepassword_secret_key": (
+        "A3-"
+        + rnd(6, UPPER_ALNUM)
+        + "-"
+        + rnd(11, UPPER_ALNUM)
+        + "-"
+        + "-".join(rnd(5, UPPER_ALNUM) for _ in range(3)),
+        "A3-XXXXXX-XXXXXXXXXXX-XXXXX-XXXXX-XXXXX",
+    ),
+    "mapbox_secret_token": ("sk.eyJ" + rnd(60, URLSAFE), "sk.eyJ" + "x" * 60),
+    "adobe_client_secret": ("p8e-" + rnd(32), "p8e-" + "x" * 32),
+    "openshift_token": ("sha256~" + rnd(43, URLSAFE), "sha256~" + "x" * 43),
+    "harness_token": (
+        "pat." + rnd(22) + "." + rnd(24, HEX) + "." + rnd(20),
+        "pat." + "x" * 22 + "." + "0" * 24 + "." + "x" * 20,
+    ),
+    "twitter_bearer_token": ("A" * 22 + rnd(80), "A" * 22 + "x" * 80),
+    "facebook_access_token": ("EAAC" + rnd(100), "EAAC" + "x" * 100),
+    "sidekiq_secret": (
+        "BUNDLE_GEMS__CONTRIBSYS__COM=" + rnd(8, HEX) + ":" + rnd(8, HEX),
+        "BUNDLE_GEMS__CONTRIBSYS__COM=${SIDEKIQ_CREDS}",
+    ),
+    "sourcegraph_token": ("sgp_" + rnd(40, HEX), "sgp_" + "0" * 40),
+    "notion_token": ("ntn_" + rnd(11, "0123456789") + rnd(35), "ntn_" + "0" * 11 + "x" * 35),
+    "heroku_key": ("HRKU-AA" + rnd(58, URLSAFE), "HRKU-AA" + "x" * 58),
+    "intra42_secret": ("s-s4t2ud-" + rnd(64, HEX), "s-s4t2ud-" + "0" * 64),
+    "softlayer_api_key": (
+        "http://api.softlayer.com/soap/v3/" + rnd(64, LOWER_ALNUM),
+        "http://api.softlayer.com/soap/v3/" + "x" * 64,
+    ),
+    "jwt": (
+        b64url({"alg": "HS256", "typ": "JWT"})
+        + "."
+        + b64url({"sub": rnd(10)})
+        + "."
+        + rnd(43, URLSAFE),
+        "eyJ" + "x" * 20 + "." + "eyJ" + "x" * 20 + "." + "x" * 20,
+    ),
+    "url_credentials": (
+        "postgres://admin:" + PASSWORD + "@db.internal:5432/app",
+        "postgres://admin:${DB_PASSWORD}@db.internal:5432/app",
+    ),
+    "basic_auth_header": (
+        "Authorization: Basic " + base64.b64encode(("alice:" + PASSWORD).encode()).decode(),
+        "Authorization: Basic xxxxxxxxxxxxxxxx",
+    ),
+    "bearer_token": (
+        "Authorization: Bearer " + rnd(40, URLSAFE),
+        "Authorization: Bearer " + "X" * 40,
+    ),
+    "authorization_header": ("Authorization: Token " + rnd(40), "Authorization: Token " + "x" * 40),
+    "basic_auth_credentials": (
+        "curl -u alice:" + PASSWORD + " https://api.internal/v1",
+        "curl -u alice:$API_PASSWORD https://api.internal/v1",
+    ),
+    "sensitive_assignment": ('db_password = "' + PASSWORD + '"', 'db_password = "changeme"'),
+}
+
+
+def test_every_rule_has_a_case() -> None:
+    assert set(CASES) == set(RULE_NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rule_fires_on_true_positive(name: str) -> None:
+    assert name in detect_secrets(CASES[name][0]).rules()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rule_quiet_on_placeholder(name: str) -> None:
+    assert detect_secrets(CASES[name][1]).clean
+
+
+def test_rules_are_declarative_and_compile() -> None:
+    for rule in RULES:
+        assert rule.name and rule.pattern
+        assert all(k == k.lower() for k in rule.keywords)
+        assert rule.regex.pattern == rule.pattern
+        assert rule.kind in {"token", "assignment", "credential", "url", "pem", "jwt", "jwt_b64"}
+
+
+def test_reference_rule_names_kept() -> None:
+    for name in (
+        "private_key_block",
+        "aws_access_key",
+        "openai_key",
+        "github_token",
+        "slack_token",
+        "jwt",
+        "url_credentials",
+        "bearer_token",
+        "sensitive_assignment",
+    ):
+        assert name in RULE_NAMES
+
+
+def test_github_fine_grained_and_openai_project_keys() -> None:
+    assert detect_secrets("github_pat_" + rnd(82, ALNUM + "_")).rules() == ["github_token"]
+    assert detect_secrets("anthropic sk-ant-api03-" + rnd(93, URLSAFE) + "AA").rules() == [
+        "anthropic_key"
+    ]
+
+
+def test_provider_boundaries() -> None:
+    token = "ghp_" + rnd(36)
+    assert detect_secrets("x" + token).clean  # glued to a word: part of something else
+    assert not detect_secrets("(" + token + ")").clean

@@ -1,0 +1,134 @@
+"""File scanning for pre-commit: positions, fingerprints, allow markers, odd input."""
+
+from __future__ import annotations
+
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import InvalidInputError
+from substrate.secrets import ScanConfig, fingerprint, scan_file, scan_files, scan_text
+
+_R = random.Random(5)
+
+
+def rnd(n: int) -> str:
+    return "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+GH = "ghp_" + rnd(36)
+
+
+def test_line_column_and_preview() -> None:
+    text = f"first\n  deploy = '{GH}'\nlast\n"
+    scan = scan_text(text, path="ci/deploy.py")
+    [f] = scan.findings
+    assert (f.line, f.column) == (2, 13)
+    assert (f.end_line, f.end_column) == (2, 13 + len(GH))
+    assert f.rule == "github_token" and f.path == "ci/deploy.py"
+    assert f.preview == "  deploy = '[REDACTED:github_token]'"
+    assert GH not in repr(f.as_dict())
+
+
+def test_fingerprint_stable_when_line_moves_and_hides_secret() -> None:
+    a = scan_text(f"x = 1\ntoken = '{GH}'\n", path="a.py").findings[0]
+    b = scan_text(f"\n\n\n# moved\nx = 1\n\ntoken = '{GH}'\n", path="a.py").findings[0]
+    assert a.line != b.line and a.fingerprint == b.fingerprint
+    assert a.fingerprint == fingerprint("github_token", "a.py", GH)
+    assert len(a.fingerprint) == 64 and GH not in a.fingerprint
+    other = scan_text(f"token = '{GH}'\n", path="b.py").findings[0]
+    assert other.fingerprint != a.fingerprint
+
+
+@pytest.mark.parametrize("marker", ["# mixle:allow", "# pragma: allowlist secret"])
+def test_inline_allow_marker(marker: str) -> None:
+    scan = scan_text(f"token = '{GH}'  {marker}\nother = '{GH}'\n", path="a.py")
+    assert [f.line for f in scan.findings] == [2]
+    assert scan.suppressed == 1
+
+
+def test_binary_input_is_skipped_with_a_note() -> None:
+    scan = scan_text(b"\x89PNG\x00\x00" + GH.encode(), path="logo.png")
+    assert scan.skipped == "binary" and not scan.findings and scan.notes
+
+
+def test_invalid_utf8_is_scanned_safely() -> None:
+    data = b"\xff\xfe garbage \xc3\x28 token=" + GH.encode() + b"\n"
+    scan = scan_text(data, path="notes.txt")
+    assert [f.rule for f in scan.findings] == ["github_token"]
+    assert any("UTF-8" in n for n in scan.notes)
+
+
+def test_huge_input_is_skipped_with_a_note() -> None:
+    cfg = ScanConfig(max_bytes=1000)
+    scan = scan_text("a" * 2000 + GH, path="big.log", config=cfg)
+    assert scan.skipped == "too large" and scan.notes and not scan.findings
+
+
+def test_default_cap_is_five_mib() -> None:
+    assert ScanConfig().max_bytes == 5 * 1024 * 1024
+
+
+def test_allow_paths_and_rules_from_settings_table() -> None:
+    table = {"allow_paths": ["tests/fixtures/*", "**/*.snap"], "allow_rules": ["jwt"]}
+    assert scan_text(GH, path="tests/fixtures/key.txt", config=table).skipped == "allowed path"
+    assert scan_text(GH, path="deep/dir/out.snap", config=table).skipped == "allowed path"
+    assert scan_text(GH, path="src/app.txt", config=table).findings
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + rnd(43)
+    scan = scan_text(jwt, path="src/app.txt", config=table)
+    assert not scan.findings and scan.suppressed == 1
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"allow_paths": "tests/*"},
+        {"allow_rules": [1]},
+        {"allow_rules": ["no_such_rule"]},
+        {"max_file_bytes": -1},
+    ],
+)
+def test_bad_settings_rejected(table: dict[str, object]) -> None:
+    with pytest.raises(InvalidInputError):
+        ScanConfig.from_settings(table)
+
+
+def test_code_files_ignore_unquoted_expressions() -> None:
+    line = "password = hunter2goes42\n"
+    assert scan_text(line, path="settings.env").findings
+    assert not scan_text(line, path="settings.py").findings
+    assert not scan_text("char *password = 'Zq9!wreck';\n", path="auth.c").findings
+
+
+def test_scan_file_reads_and_reports_unreadable(tmp_path: Path) -> None:
+    good = tmp_path / "a.env"
+    good.write_text(f"TOKEN={GH}\n", encoding="utf-8")
+    assert scan_file(good, display_path="a.env").findings[0].path == "a.env"
+    missing = scan_file(tmp_path / "nope.txt")
+    assert missing.skipped == "unreadable" and missing.notes
+    results = list(scan_files([good, tmp_path / "nope.txt"]))
+    assert [bool(r.findings) for r in results] == [True, False]
+
+
+def test_no_heavy_imports() -> None:
+    code = (
+        "import sys, substrate; before = set(sys.modules)\n"
+        "import substrate.secrets, substrate.gate\n"
+        "added = set(sys.modules) - before\n"
+        "bad = sorted(m for m in added if m.split('.')[0] in "
+        "('numpy', 'sklearn', 'pyarrow', 'scipy', 'typer', 'rich', 'click'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_unknown_syntax_rejected() -> None:
+    from substrate.secrets.engine import find_secrets
+
+    with pytest.raises(InvalidInputError):
+        find_secrets("x = 1", syntax="cobol")

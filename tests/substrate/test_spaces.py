@@ -1,0 +1,215 @@
+"""Spaces: team views, publishing with versions, history and merges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.item import SubstrateItem
+from substrate.spaces import (
+    PUBLIC,
+    Space,
+    history,
+    merge_versions,
+    publish,
+    version_of,
+    visible_scopes,
+)
+from substrate.store import Substrate
+
+
+@pytest.fixture
+def store() -> Substrate:
+    return Substrate()
+
+
+def test_visible_scopes_is_own_plus_shared() -> None:
+    assert PUBLIC == "public"
+    assert visible_scopes("ops") == {"ops", "public"}
+    assert visible_scopes("ops", shared=("public", "org")) == {"ops", "public", "org"}
+
+
+def test_version_of_defaults_to_zero_and_tolerates_junk(store: Substrate) -> None:
+    item = SubstrateItem(kind="text", text="x")
+    assert version_of(item) == 0
+    item.provenance["version"] = "nope"
+    assert version_of(item) == 0
+
+
+def test_publish_moves_scope_bumps_version_and_records_history(store: Substrate) -> None:
+    a = store.add("text", "runbook", scope="ops", tags=["t"], links=[])
+    created = store.get(a).created_at  # type: ignore[union-attr]
+    assert publish(store, [a], to=PUBLIC, by="alice") == [a]
+    item = store.get(a)
+    assert item is not None
+    assert item.scope == PUBLIC and item.created_at == created and item.tags == ["t"]
+    assert version_of(item) == 1
+    assert item.provenance["published_by"] == "alice"
+    assert item.provenance["published_from"] == "ops"
+    assert publish(store, [a], to=PUBLIC, by="bob") == [a]  # same scope still bumps
+    entries = history(store, a)
+    assert [e["version"] for e in entries] == [1, 2]
+    assert entries[0]["published_from"] == "ops" and entries[0]["to"] == PUBLIC
+    assert entries[1]["published_by"] == "bob"
+
+
+def test_publish_skips_missing_and_guarded_ids(store: Substrate) -> None:
+    a = store.add("text", "mine", scope="ops")
+    b = store.add("text", "theirs", scope="dev")
+    assert publish(store, ["nope", b, a], to=PUBLIC, from_scope="ops") == [a]
+    assert store.get(b).scope == "dev"  # type: ignore[union-attr]
+
+
+def test_strict_publish_validates_everything_first(store: Substrate) -> None:
+    a = store.add("text", "mine", scope="ops")
+    b = store.add("text", "theirs", scope="public")
+    with pytest.raises(NotFoundError, match="nope"):
+        publish(store, [a, "nope"], to=PUBLIC, strict=True)
+    with pytest.raises(AccessDeniedError, match=b):
+        publish(store, [a, b], to="org", from_scope="ops", strict=True)
+    assert store.get(a).scope == "ops" and version_of(store.get(a)) == 0  # type: ignore[union-attr]
+
+
+def test_publish_treats_items_outside_the_readers_scopes_as_missing(store: Substrate) -> None:
+    hidden = store.add("text", "other team", scope="dev")
+    assert publish(store, [hidden], to=PUBLIC, scopes={"ops", PUBLIC}) == []
+    with pytest.raises(NotFoundError, match=f"no item with id {hidden}"):
+        publish(store, [hidden], to=PUBLIC, scopes={"ops", PUBLIC}, strict=True)
+    assert history(store, hidden, scopes={"ops"}) == []
+
+
+def test_publish_needs_a_target(store: Substrate) -> None:
+    with pytest.raises(InvalidInputError):
+        publish(store, [], to="")
+
+
+def test_history_of_missing_item_is_empty(store: Substrate) -> None:
+    assert history(store, "missing") == []
+
+
+def test_merge_keeps_both_lineages_and_takes_latest_text(store: Substrate) -> None:
+    keep = store.add("text", "old", scope=PUBLIC, tags=["b"], links=["x"])
+    other = store.add("text", "new", scope=PUBLIC, tags=["a"], links=["y", keep])
+    publish(store, [other], to=PUBLIC, by="dev")
+    store.get(other).provenance["note"] = "from dev"  # type: ignore[union-attr]
+    assert merge_versions(store, keep, other, by="lead") == keep
+    assert store.get(other) is None
+    merged = store.get(keep)
+    assert merged is not None
+    assert merged.text == "new"
+    assert merged.tags == ["a", "b"]
+    assert merged.links == ["x", "y"]  # the link between the two is not a self-link
+    assert version_of(merged) == 2 and merged.provenance["merged"] is True
+    entry = history(store, keep)[-1]
+    assert entry["merged_from"] == other and entry["merged_by"] == "lead"
+    assert entry["parents"] == [{"id": keep, "version": 0}, {"id": other, "version": 1}]
+    assert entry["from_history"][0]["published_by"] == "dev"
+    assert entry["from_provenance"]["note"] == "from dev"
+
+
+def test_merge_prefer_keep_and_ties_keep_keep(store: Substrate) -> None:
+    keep = store.add("text", "kept", scope=PUBLIC)
+    other = store.add("text", "dropped", scope=PUBLIC)
+    merge_versions(store, keep, other)
+    assert store.get(keep).text == "kept"  # type: ignore[union-attr]
+    other2 = store.add("text", "newer", scope=PUBLIC, provenance={"version": 9})
+    merge_versions(store, keep, other2, prefer="keep")
+    assert store.get(keep).text == "kept"  # type: ignore[union-attr]
+    assert version_of(store.get(keep)) == 10
+
+
+def test_merge_repoints_links_to_the_merged_away_item(store: Substrate) -> None:
+    keep = store.add("text", "k", scope=PUBLIC)
+    other = store.add("text", "o", scope=PUBLIC)
+    citer = store.add("text", "cites both", scope="ops", links=[other, keep, "z"])
+    single = store.add("text", "cites other", scope="dev", links=[other])
+    merge_versions(store, keep, other)
+    assert store.get(citer).links == [keep, "z"]  # type: ignore[union-attr]
+    assert store.get(single).links == [keep]  # type: ignore[union-attr]
+
+
+def test_self_merge_is_an_error_not_a_deletion(store: Substrate) -> None:
+    a = store.add("text", "precious", scope=PUBLIC)
+    with pytest.raises(InvalidInputError, match="itself"):
+        merge_versions(store, a, a)
+    assert store.get(a) is not None
+
+
+def test_merge_rejects_unknown_preference(store: Substrate) -> None:
+    a = store.add("text", "a")
+    b = store.add("text", "b")
+    with pytest.raises(InvalidInputError, match="prefer"):
+        merge_versions(store, a, b, prefer="newest")
+
+
+def test_merge_missing_returns_none_or_raises_when_strict(store: Substrate) -> None:
+    a = store.add("text", "a", scope=PUBLIC)
+    assert merge_versions(store, a, "nope") is None
+    with pytest.raises(NotFoundError, match="nope"):
+        merge_versions(store, a, "nope", strict=True)
+    hidden = store.add("text", "h", scope="dev")
+    assert merge_versions(store, a, hidden, scopes={"ops", PUBLIC}) is None
+    assert store.get(hidden) is not None
+
+
+def test_strict_merge_refuses_items_in_different_scopes(store: Substrate) -> None:
+    a = store.add("text", "a", scope=PUBLIC)
+    b = store.add("text", "b", scope="ops")
+    with pytest.raises(AccessDeniedError, match="scope"):
+        merge_versions(store, a, b, strict=True)
+    assert store.get(b) is not None
+
+
+def test_space_sees_own_and_shared_but_not_other_teams(store: Substrate) -> None:
+    ops = Space(store, "ops")
+    mine = ops.add(kind="text", text="mine")
+    shared = ops.add(kind="text", text="for all", scope=PUBLIC)
+    theirs = store.add("text", "dev secret", scope="dev")
+    assert ops.scopes == {"ops", PUBLIC}
+    assert {i.id for i in ops.all()} == {mine, shared}
+    assert ops.all(kind="record") == []
+    assert ops.get(theirs) is None and ops.get(mine) is not None
+    assert store.get(mine).scope == "ops"  # type: ignore[union-attr]
+    with pytest.raises(AccessDeniedError):
+        ops.add(kind="text", text="x", scope="dev")
+
+
+def test_space_publishes_only_its_own_items(store: Substrate) -> None:
+    ops = Space(store, "ops")
+    mine = ops.add(kind="text", text="mine")
+    theirs = store.add("text", "dev", scope="dev")
+    assert ops.publish([mine, theirs]) == [mine]
+    assert store.get(mine).provenance["published_by"] == "ops"  # type: ignore[union-attr]
+    assert store.get(theirs).scope == "dev"  # type: ignore[union-attr]
+
+
+def test_space_needs_a_team(store: Substrate) -> None:
+    with pytest.raises(InvalidInputError):
+        Space(store, "")
+
+
+def test_space_retrieve_sees_only_visible_items(store: Substrate) -> None:
+    pytest.importorskip("substrate.retrieve")
+    ops = Space(store, "ops")
+    ops.add(kind="text", text="the refund window is thirty days")
+    store.add("text", "the refund window is secretly ninety days", scope="dev")
+    result = ops.retrieve("refund window", k=5)
+    texts = [item.text for item in result.items]
+    assert texts and all("ninety" not in t for t in texts)
+
+
+def test_publish_and_merge_persist_on_disk(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "s")
+    keep = store.add("text", "k", scope=PUBLIC)
+    other = store.add("text", "o", scope=PUBLIC)
+    citer = store.add("text", "c", scope=PUBLIC, links=[other])
+    store.save()
+    publish(store, [keep], to=PUBLIC, by="a")
+    merge_versions(store, keep, other, by="b")
+    store.save()
+    reopened = Substrate(tmp_path / "s")
+    assert reopened.get(other) is None
+    assert reopened.get(citer).links == [keep]  # type: ignore[union-attr]
+    assert [e.get("merged_by") for e in history(reopened, keep)] == [None, "b"]
