@@ -7,7 +7,6 @@ in those scopes are audited and nothing about any other item (not even a count) 
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ _BAD_INDEX_STATES = {
 }
 _DEFAULT_MAX_SEGMENTS = 8
 # Fields of a secret finding that are safe to show: never the secret or a preview of it.
-_FINDING_KEYS = ("item_id", "rule", "field", "hash")
 
 
 @dataclass
@@ -175,72 +173,26 @@ def _max_segments() -> int:
 def _secrets_section(
     substrate: Substrate, scope: str | None, scopes: Collection[str] | None
 ) -> dict[str, Any]:
-    try:
-        from substrate.secrets import scan_substrate  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        return {"checked": False, "problems": [], "note": "no secret scanner installed"}
-    params = inspect.signature(scan_substrate).parameters
-    kwargs: dict[str, Any] = {}
-    if "scopes" in params and scopes is not None:
-        kwargs["scopes"] = scopes
-    if "scope" in params and scope is not None:
-        kwargs["scope"] = scope
-    raw = scan_substrate(substrate, **kwargs)
-    findings = [_safe_finding(f) for f in _findings_of(raw)]
-    # Whatever the scanner covered, report only items this reader may see (and in ``scope``).
-    scope_of: dict[str, str | None] = {}
-    kept = []
-    for finding in findings:
-        item_id = finding.get("item_id")
-        if not isinstance(item_id, str):
-            if scopes is None and scope is None:
-                kept.append(finding)
-            continue
-        if item_id not in scope_of:
-            item = substrate.get(item_id)
-            scope_of[item_id] = item.scope if item is not None else None
-        item_scope = scope_of[item_id]
-        if item_scope is None or (scopes is not None and item_scope not in scopes):
-            continue
-        if scope is not None and item_scope != scope:
-            continue
-        kept.append(finding)
-    items = sorted({str(f["item_id"]) for f in kept if "item_id" in f})
+    from substrate.secrets import scan_item
+
+    # Scanning only the items this reader may see keeps the report inside their scopes.
+    findings: list[dict[str, Any]] = []
+    for item in substrate.iter_items(scope=scope, scopes=scopes):
+        for finding in scan_item(item).findings:
+            findings.append({"item_id": item.id, "rule": finding.rule, "field": finding.field})
+    items = sorted({f["item_id"] for f in findings})
     problems = [
         f"item {item_id}: {len(rules)} secret(s) stored ({', '.join(sorted(set(rules)))}); "
-        "run `mixle secrets` to redact"
-        for item_id, rules in _rules_by_item(kept).items()
+        "remove or re-add it redacted"
+        for item_id, rules in _rules_by_item(findings).items()
     ]
     return {
         "checked": True,
-        "n_findings": len(kept),
+        "n_findings": len(findings),
         "n_items": len(items),
-        "findings": kept,
+        "findings": findings,
         "problems": problems,
     }
-
-
-def _findings_of(raw: Any) -> list[Any]:
-    if hasattr(raw, "as_dict"):
-        raw = raw.as_dict()
-    if isinstance(raw, dict):
-        for key in ("findings", "items", "results"):
-            if isinstance(raw.get(key), list):
-                return list(raw[key])
-        return []
-    if isinstance(raw, list | tuple):
-        return list(raw)
-    return []
-
-
-def _safe_finding(finding: Any) -> dict[str, Any]:
-    if hasattr(finding, "as_dict"):
-        finding = finding.as_dict()
-    elif not isinstance(finding, dict):
-        finding = {k: getattr(finding, k) for k in _FINDING_KEYS + ("id",) if hasattr(finding, k)}
-    if "item_id" not in finding and "id" in finding:
-        finding = {**finding, "item_id": finding["id"]}
-    return {k: finding[k] for k in _FINDING_KEYS if k in finding}
 
 
 def _rules_by_item(findings: list[dict[str, Any]]) -> dict[str, list[str]]:

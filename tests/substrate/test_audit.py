@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -87,66 +86,30 @@ def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:
     assert "items" not in audit_shard(store, scopes={"ops", "public"}).index
 
 
-def test_missing_scanner_is_noted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    secrets = importlib.import_module("substrate.secrets")
-    monkeypatch.delattr(secrets, "scan_substrate", raising=False)
-    store, _ = saved(tmp_path)
-    report = audit_shard(store)
-    assert report.secrets["checked"] is False and report.ok
-
-
-def fake_scanner(findings: list[dict[str, Any]], *, with_scopes: bool) -> Any:
-    def scan(substrate: Substrate, **kw: Any) -> dict[str, Any]:
-        return {"findings": findings}
-
-    if with_scopes:
-
-        def scan_scoped(substrate: Substrate, *, scopes: Any = None) -> dict[str, Any]:
-            return {"findings": [f for f in findings if scopes is None or f["_scope"] in scopes]}
-
-        return scan_scoped
-    return scan
-
-
-@pytest.mark.parametrize("with_scopes", [True, False])
-def test_secret_findings_are_problems_limited_to_the_reader(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, with_scopes: bool
-) -> None:
+def test_secret_findings_are_limited_to_the_reader(tmp_path: Path) -> None:
     store = Substrate(tmp_path / "s")
-    mine = store.add("text", "token", scope="ops")
-    theirs = store.add("text", "token", scope="dev")
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    mine = store.add("text", f"token {token}", scope="ops")
+    theirs = store.add("text", "aws AKIA" + "ZXCVBNMQWERTYUIO", scope="dev")
     store.save()
-    findings = [
-        {"item_id": mine, "rule": "github_token", "preview": "ghp_…", "_scope": "ops"},
-        {"item_id": theirs, "rule": "aws_key", "preview": "AKIA…", "_scope": "dev"},
-    ]
-    secrets = importlib.import_module("substrate.secrets")
-    monkeypatch.setattr(
-        secrets,
-        "scan_substrate",
-        fake_scanner(findings, with_scopes=with_scopes),
-        raising=False,
-    )
     report = audit_shard(store, scopes={"ops", "public"})
-    assert report.secrets["n_findings"] == 1 and report.secrets["n_items"] == 1
-    assert report.secrets["findings"] == [{"item_id": mine, "rule": "github_token"}]
+    assert report.secrets["n_items"] == 1
+    assert [(f["item_id"], f["rule"]) for f in report.secrets["findings"]] == [
+        (mine, "github_token")
+    ]
     assert not report.ok
     text = repr(report.as_dict())
-    assert theirs not in text and "aws_key" not in text and "preview" not in text
-    everything = audit_shard(store)
-    assert everything.secrets["n_items"] == 2
+    assert theirs not in text and "aws" not in text and token not in text
+    assert audit_shard(store).secrets["n_items"] == 2
 
 
 def test_real_secret_scanner_finds_a_stored_key(tmp_path: Path) -> None:
-    secrets = importlib.import_module("substrate.secrets")
-    if not hasattr(secrets, "scan_substrate"):
-        pytest.skip("the secret scanner is not available")
     store = Substrate(tmp_path / "s")
-    item = store.add("text", "aws key AKIAIOSFODNN7EXAMPLE and secret")
+    item = store.add("text", "aws key AKIA" + "ZXCVBNMQWERTYUIO and secret")
     store.save()
     report = audit_shard(store)
     assert not report.ok
-    assert "AKIAIOSFODNN7EXAMPLE" not in repr(report.as_dict())
+    assert "ZXCVBNMQWERTYUIO" not in repr(report.as_dict())
     assert item in {f.get("item_id") for f in report.secrets["findings"]}
 
 
