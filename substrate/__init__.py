@@ -5,113 +5,363 @@ exits. Heavy dependencies (numpy, pyarrow, scikit-learn) are imported only by th
 need them, so importing ``substrate`` stays cheap.
 """
 
-from substrate.audit import AuditReport, audit_shard
-from substrate.discovery import default_shard_path, find_shard
-from substrate.durations import format_duration, parse_duration
-from substrate.errors import (
-    AccessDeniedError,
-    CorruptShardError,
-    InvalidInputError,
-    NotFoundError,
-    ShardError,
-    ShardFormatError,
-    SubstrateError,
-)
-from substrate.freshness import Freshness, check_freshness, content_hash, freshness_report
-from substrate.gate import GateResult, admit
-from substrate.governance import (
-    APPROVED,
-    PENDING,
-    REJECTED,
-    Governance,
-    approve,
-    authorize_publish,
-    grant_approver,
-    load_governance,
-    pending,
-    proposal_events,
-    proposal_of,
-    propose,
-    reject,
-    revoke_approver,
-    save_governance,
-)
-from substrate.item import MODALITIES, SubstrateItem, new_id
-from substrate.lineage import LineageReport, audit_substrate, verify_lineage
-from substrate.log import Watermark
-from substrate.settings import SHARD_FORMAT, Settings
-from substrate.shard import init_shard, shard_status
-from substrate.spaces import Space, history, merge_versions, publish, version_of, visible_item
-from substrate.store import Changes, CompactStats, Substrate
-from substrate.visibility import (
-    PUBLIC,
-    reader_scopes,
-    reader_view,
-    resolve_team,
-    visible_scopes,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "APPROVED",
-    "PENDING",
-    "REJECTED",
-    "MODALITIES",
-    "PUBLIC",
-    "SHARD_FORMAT",
-    "AccessDeniedError",
-    "AuditReport",
-    "Changes",
-    "CompactStats",
-    "CorruptShardError",
-    "Freshness",
-    "GateResult",
-    "Governance",
-    "InvalidInputError",
-    "LineageReport",
-    "NotFoundError",
-    "Settings",
-    "ShardError",
-    "ShardFormatError",
-    "Space",
-    "Substrate",
-    "SubstrateError",
-    "SubstrateItem",
-    "Watermark",
-    "__version__",
-    "admit",
-    "approve",
-    "audit_shard",
-    "audit_substrate",
-    "authorize_publish",
-    "check_freshness",
-    "content_hash",
-    "default_shard_path",
-    "find_shard",
-    "format_duration",
-    "freshness_report",
-    "grant_approver",
-    "history",
-    "init_shard",
-    "load_governance",
-    "merge_versions",
-    "new_id",
-    "parse_duration",
-    "pending",
-    "proposal_events",
-    "proposal_of",
-    "propose",
-    "publish",
-    "reader_scopes",
-    "reader_view",
-    "reject",
-    "resolve_team",
-    "revoke_approver",
-    "save_governance",
-    "shard_status",
-    "verify_lineage",
-    "version_of",
-    "visible_item",
-    "visible_scopes",
-]
+# Public name -> the module that defines it. Modules load on first use (PEP 562), so
+# `import substrate` costs almost nothing and a command pays only for what it touches.
+_EXPORTS: dict[str, str] = {
+    "audit_shard": "substrate.audit",
+    "AuditReport": "substrate.audit",
+    "default_shard_path": "substrate.discovery",
+    "find_shard": "substrate.discovery",
+    "format_duration": "substrate.durations",
+    "parse_duration": "substrate.durations",
+    "AccessDeniedError": "substrate.errors",
+    "CorruptShardError": "substrate.errors",
+    "InvalidInputError": "substrate.errors",
+    "NotFoundError": "substrate.errors",
+    "ShardError": "substrate.errors",
+    "ShardFormatError": "substrate.errors",
+    "SubstrateError": "substrate.errors",
+    "check_freshness": "substrate.freshness",
+    "content_hash": "substrate.freshness",
+    "Freshness": "substrate.freshness",
+    "freshness_report": "substrate.freshness",
+    "admit": "substrate.gate",
+    "GateResult": "substrate.gate",
+    "approve": "substrate.governance",
+    "APPROVED": "substrate.governance",
+    "authorize_publish": "substrate.governance",
+    "Governance": "substrate.governance",
+    "grant_approver": "substrate.governance",
+    "load_governance": "substrate.governance",
+    "pending": "substrate.governance",
+    "PENDING": "substrate.governance",
+    "proposal_events": "substrate.governance",
+    "proposal_of": "substrate.governance",
+    "propose": "substrate.governance",
+    "reject": "substrate.governance",
+    "REJECTED": "substrate.governance",
+    "revoke_approver": "substrate.governance",
+    "save_governance": "substrate.governance",
+    "MODALITIES": "substrate.item",
+    "new_id": "substrate.item",
+    "SubstrateItem": "substrate.item",
+    "audit_substrate": "substrate.lineage",
+    "LineageReport": "substrate.lineage",
+    "verify_lineage": "substrate.lineage",
+    "Watermark": "substrate.log",
+    "Baseline": "substrate.secrets",
+    "baseline_from_findings": "substrate.secrets",
+    "detect_secrets": "substrate.secrets",
+    "fingerprint": "substrate.secrets",
+    "load_baseline": "substrate.secrets",
+    "new_findings": "substrate.secrets",
+    "redact_secrets": "substrate.secrets",
+    "Rule": "substrate.secrets",
+    "RULE_NAMES": "substrate.secrets",
+    "RULES": "substrate.secrets",
+    "safe_text": "substrate.secrets",
+    "sarif_log": "substrate.secrets",
+    "save_baseline": "substrate.secrets",
+    "scan_file": "substrate.secrets",
+    "scan_files": "substrate.secrets",
+    "scan_item": "substrate.secrets",
+    "scan_substrate": "substrate.secrets",
+    "scan_text": "substrate.secrets",
+    "ScanConfig": "substrate.secrets",
+    "SecretFinding": "substrate.secrets",
+    "SecretScan": "substrate.secrets",
+    "stale_fingerprints": "substrate.secrets",
+    "TextFinding": "substrate.secrets",
+    "TextScan": "substrate.secrets",
+    "Settings": "substrate.settings",
+    "SHARD_FORMAT": "substrate.settings",
+    "init_shard": "substrate.shard",
+    "shard_status": "substrate.shard",
+    "history": "substrate.spaces",
+    "merge_versions": "substrate.spaces",
+    "publish": "substrate.spaces",
+    "Space": "substrate.spaces",
+    "version_of": "substrate.spaces",
+    "visible_item": "substrate.spaces",
+    "Changes": "substrate.store",
+    "CompactStats": "substrate.store",
+    "Substrate": "substrate.store",
+    "PUBLIC": "substrate.visibility",
+    "reader_scopes": "substrate.visibility",
+    "reader_view": "substrate.visibility",
+    "resolve_team": "substrate.visibility",
+    "visible_scopes": "substrate.visibility",
+}
+
+if TYPE_CHECKING:
+    from substrate.audit import (
+        AuditReport as AuditReport,
+    )
+    from substrate.audit import (
+        audit_shard as audit_shard,
+    )
+    from substrate.discovery import (
+        default_shard_path as default_shard_path,
+    )
+    from substrate.discovery import (
+        find_shard as find_shard,
+    )
+    from substrate.durations import (
+        format_duration as format_duration,
+    )
+    from substrate.durations import (
+        parse_duration as parse_duration,
+    )
+    from substrate.errors import (
+        AccessDeniedError as AccessDeniedError,
+    )
+    from substrate.errors import (
+        CorruptShardError as CorruptShardError,
+    )
+    from substrate.errors import (
+        InvalidInputError as InvalidInputError,
+    )
+    from substrate.errors import (
+        NotFoundError as NotFoundError,
+    )
+    from substrate.errors import (
+        ShardError as ShardError,
+    )
+    from substrate.errors import (
+        ShardFormatError as ShardFormatError,
+    )
+    from substrate.errors import (
+        SubstrateError as SubstrateError,
+    )
+    from substrate.freshness import (
+        Freshness as Freshness,
+    )
+    from substrate.freshness import (
+        check_freshness as check_freshness,
+    )
+    from substrate.freshness import (
+        content_hash as content_hash,
+    )
+    from substrate.freshness import (
+        freshness_report as freshness_report,
+    )
+    from substrate.gate import (
+        GateResult as GateResult,
+    )
+    from substrate.gate import (
+        admit as admit,
+    )
+    from substrate.governance import (
+        APPROVED as APPROVED,
+    )
+    from substrate.governance import (
+        PENDING as PENDING,
+    )
+    from substrate.governance import (
+        REJECTED as REJECTED,
+    )
+    from substrate.governance import (
+        Governance as Governance,
+    )
+    from substrate.governance import (
+        approve as approve,
+    )
+    from substrate.governance import (
+        authorize_publish as authorize_publish,
+    )
+    from substrate.governance import (
+        grant_approver as grant_approver,
+    )
+    from substrate.governance import (
+        load_governance as load_governance,
+    )
+    from substrate.governance import (
+        pending as pending,
+    )
+    from substrate.governance import (
+        proposal_events as proposal_events,
+    )
+    from substrate.governance import (
+        proposal_of as proposal_of,
+    )
+    from substrate.governance import (
+        propose as propose,
+    )
+    from substrate.governance import (
+        reject as reject,
+    )
+    from substrate.governance import (
+        revoke_approver as revoke_approver,
+    )
+    from substrate.governance import (
+        save_governance as save_governance,
+    )
+    from substrate.item import (
+        MODALITIES as MODALITIES,
+    )
+    from substrate.item import (
+        SubstrateItem as SubstrateItem,
+    )
+    from substrate.item import (
+        new_id as new_id,
+    )
+    from substrate.lineage import (
+        LineageReport as LineageReport,
+    )
+    from substrate.lineage import (
+        audit_substrate as audit_substrate,
+    )
+    from substrate.lineage import (
+        verify_lineage as verify_lineage,
+    )
+    from substrate.log import (
+        Watermark as Watermark,
+    )
+    from substrate.secrets import (
+        RULE_NAMES as RULE_NAMES,
+    )
+    from substrate.secrets import (
+        RULES as RULES,
+    )
+    from substrate.secrets import (
+        Baseline as Baseline,
+    )
+    from substrate.secrets import (
+        Rule as Rule,
+    )
+    from substrate.secrets import (
+        ScanConfig as ScanConfig,
+    )
+    from substrate.secrets import (
+        SecretFinding as SecretFinding,
+    )
+    from substrate.secrets import (
+        SecretScan as SecretScan,
+    )
+    from substrate.secrets import (
+        TextFinding as TextFinding,
+    )
+    from substrate.secrets import (
+        TextScan as TextScan,
+    )
+    from substrate.secrets import (
+        baseline_from_findings as baseline_from_findings,
+    )
+    from substrate.secrets import (
+        detect_secrets as detect_secrets,
+    )
+    from substrate.secrets import (
+        fingerprint as fingerprint,
+    )
+    from substrate.secrets import (
+        load_baseline as load_baseline,
+    )
+    from substrate.secrets import (
+        new_findings as new_findings,
+    )
+    from substrate.secrets import (
+        redact_secrets as redact_secrets,
+    )
+    from substrate.secrets import (
+        safe_text as safe_text,
+    )
+    from substrate.secrets import (
+        sarif_log as sarif_log,
+    )
+    from substrate.secrets import (
+        save_baseline as save_baseline,
+    )
+    from substrate.secrets import (
+        scan_file as scan_file,
+    )
+    from substrate.secrets import (
+        scan_files as scan_files,
+    )
+    from substrate.secrets import (
+        scan_item as scan_item,
+    )
+    from substrate.secrets import (
+        scan_substrate as scan_substrate,
+    )
+    from substrate.secrets import (
+        scan_text as scan_text,
+    )
+    from substrate.secrets import (
+        stale_fingerprints as stale_fingerprints,
+    )
+    from substrate.settings import (
+        SHARD_FORMAT as SHARD_FORMAT,
+    )
+    from substrate.settings import (
+        Settings as Settings,
+    )
+    from substrate.shard import (
+        init_shard as init_shard,
+    )
+    from substrate.shard import (
+        shard_status as shard_status,
+    )
+    from substrate.spaces import (
+        Space as Space,
+    )
+    from substrate.spaces import (
+        history as history,
+    )
+    from substrate.spaces import (
+        merge_versions as merge_versions,
+    )
+    from substrate.spaces import (
+        publish as publish,
+    )
+    from substrate.spaces import (
+        version_of as version_of,
+    )
+    from substrate.spaces import (
+        visible_item as visible_item,
+    )
+    from substrate.store import (
+        Changes as Changes,
+    )
+    from substrate.store import (
+        CompactStats as CompactStats,
+    )
+    from substrate.store import (
+        Substrate as Substrate,
+    )
+    from substrate.visibility import (
+        PUBLIC as PUBLIC,
+    )
+    from substrate.visibility import (
+        reader_scopes as reader_scopes,
+    )
+    from substrate.visibility import (
+        reader_view as reader_view,
+    )
+    from substrate.visibility import (
+        resolve_team as resolve_team,
+    )
+    from substrate.visibility import (
+        visible_scopes as visible_scopes,
+    )
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'substrate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,41 @@
+"""The public names of ``substrate`` resolve lazily and agree with the typed import block."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import substrate
+
+
+def typed_exports() -> dict[str, str]:
+    tree = ast.parse(Path(substrate.__file__).read_text())
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            for sub in node.body:
+                if isinstance(sub, ast.ImportFrom) and sub.module:
+                    found.update({alias.name: sub.module for alias in sub.names})
+    return found
+
+
+def test_lazy_map_matches_the_typed_imports() -> None:
+    assert typed_exports() == substrate._EXPORTS
+
+
+def test_every_public_name_resolves_to_its_module() -> None:
+    for name, module in substrate._EXPORTS.items():
+        assert getattr(substrate, name) is getattr(importlib.import_module(module), name)
+    assert set(substrate.__all__) == {*substrate._EXPORTS, "__version__"}
+
+
+def test_import_loads_no_feature_modules() -> None:
+    code = (
+        "import sys, substrate\n"
+        "loaded = [m for m in sys.modules if m.startswith('substrate.')]\n"
+        "assert loaded == [], loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
