@@ -80,10 +80,17 @@ def note(message: str) -> None:
 def table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
 ) -> None:
-    grid = Table(*columns, title=title, show_edge=False, header_style="bold")
-    for row in rows:
-        grid.add_row(*("" if v is None else str(v) for v in row))
-    stdout().print(grid)
+    """A table whose last column is cut to the terminal width; the others are never cut."""
+    out = stdout()
+    cells = [["" if v is None else str(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    room = max(10, out.width - sum(widths[:-1]) - 3 * (len(columns) - 1) - 2)
+    grid = Table(title=title, show_edge=False, header_style="bold")
+    for column in columns:
+        grid.add_column(column, no_wrap=True)
+    for row in cells:
+        grid.add_row(*row[:-1], first_line(row[-1], room))
+    out.print(grid)
 
 
 def first_line(text: str, width: int = 80) -> str:

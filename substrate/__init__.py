@@ -40,8 +40,8 @@ _EXPORTS: dict[str, str] = {
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "pending": "substrate.governance",
     "PENDING": "substrate.governance",
+    "pending": "substrate.governance",
     "proposal_events": "substrate.governance",
     "proposal_of": "substrate.governance",
     "propose": "substrate.governance",
@@ -49,6 +49,21 @@ _EXPORTS: dict[str, str] = {
     "REJECTED": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
+    "DEFAULT_CHUNK_CHARS": "substrate.ingest",
+    "DEFAULT_MAX_FILE_SIZE": "substrate.ingest",
+    "FileOutcome": "substrate.ingest",
+    "FORMATS": "substrate.ingest",
+    "ingest_artifacts": "substrate.ingest",
+    "ingest_documents": "substrate.ingest",
+    "ingest_file": "substrate.ingest",
+    "ingest_path": "substrate.ingest",
+    "ingest_records": "substrate.ingest",
+    "ingest_text": "substrate.ingest",
+    "ingest_traces": "substrate.ingest",
+    "IngestIssue": "substrate.ingest",
+    "IngestOptions": "substrate.ingest",
+    "IngestReport": "substrate.ingest",
+    "ProgressFn": "substrate.ingest",
     "MODALITIES": "substrate.item",
     "new_id": "substrate.item",
     "SubstrateItem": "substrate.item",
@@ -202,6 +217,51 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         save_governance as save_governance,
+    )
+    from substrate.ingest import (
+        DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,
+    )
+    from substrate.ingest import (
+        DEFAULT_MAX_FILE_SIZE as DEFAULT_MAX_FILE_SIZE,
+    )
+    from substrate.ingest import (
+        FORMATS as FORMATS,
+    )
+    from substrate.ingest import (
+        FileOutcome as FileOutcome,
+    )
+    from substrate.ingest import (
+        IngestIssue as IngestIssue,
+    )
+    from substrate.ingest import (
+        IngestOptions as IngestOptions,
+    )
+    from substrate.ingest import (
+        IngestReport as IngestReport,
+    )
+    from substrate.ingest import (
+        ProgressFn as ProgressFn,
+    )
+    from substrate.ingest import (
+        ingest_artifacts as ingest_artifacts,
+    )
+    from substrate.ingest import (
+        ingest_documents as ingest_documents,
+    )
+    from substrate.ingest import (
+        ingest_file as ingest_file,
+    )
+    from substrate.ingest import (
+        ingest_path as ingest_path,
+    )
+    from substrate.ingest import (
+        ingest_records as ingest_records,
+    )
+    from substrate.ingest import (
+        ingest_text as ingest_text,
+    )
+    from substrate.ingest import (
+        ingest_traces as ingest_traces,
     )
     from substrate.item import (
         MODALITIES as MODALITIES,

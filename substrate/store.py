@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_KEEP_LIVE_AFTER_SAVE = 10_000
-
 
 @dataclass(slots=True)
 class Changes:
@@ -428,13 +426,8 @@ class Substrate:
             view.maybe_write_catalog()
         else:
             view.refresh()  # another writer got in first, or the log was created: re-read
-        # Saved items stay live (a later mutation is saved too), except after a bulk write,
-        # where keeping a copy of every line would double the memory of the batch.
-        keep = len(lines) <= _KEEP_LIVE_AFTER_SAVE
-        for item_id, line, item in zip(ids, lines, items, strict=True):
+        for item_id in ids:
             self._pending.pop(item_id, None)
-            if item is not None and keep:
-                self._cache[item_id] = (item, line)
 
     def _save_elsewhere(self, target: Path) -> str:
         """Write every live item to the shard at ``target`` and continue as that shard."""

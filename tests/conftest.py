@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+import tempfile
+
 import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def never_the_real_home() -> None:
+    """Defence in depth: even a test that undoes its monkeypatching cannot reach a real shard."""
+    home = tempfile.mkdtemp(prefix="mixle-test-home-")
+    os.environ["HOME"] = home
+    os.environ["XDG_DATA_HOME"] = os.path.join(home, ".local", "share")
+    os.environ.pop("MIXLE_SHARD", None)
 
 
 @pytest.fixture(autouse=True)

@@ -101,9 +101,9 @@ def test_disk_full_is_exit_3_and_earlier_items_intact(
     def full(fd: int, data: bytes, offset: int) -> int:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(log_module.os, "pwrite", full)
-    result = mixle("add", "lost")
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "pwrite", full)
+        result = mixle("add", "lost")
     assert result.exit_code == 3 and "No space left on device" in result.stderr
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
 
@@ -116,9 +116,9 @@ def test_ctrl_c_during_write_is_130_and_intact(
     def interrupt(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(log_module.os, "fsync", interrupt)
-    result = mixle("add", "interrupted")
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "fsync", interrupt)
+        result = mixle("add", "interrupted")
     assert result.exit_code == 130
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
 

@@ -121,11 +121,11 @@ def test_disk_full_during_write_keeps_earlier_items(
         real_pwrite(fd, bytes(data[:10]), offset)  # a partial write, then the disk is full
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(log_module.os, "pwrite", full)
     s.add("text", "lost")
-    with pytest.raises(ShardError, match="No space left"):
-        s.save()
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "pwrite", full)
+        with pytest.raises(ShardError, match="No space left"):
+            s.save()
     assert (tmp_path / "items.jsonl").stat().st_size == size
     assert [i.id for i in Substrate(tmp_path).all()] == [kept]
 
@@ -140,11 +140,11 @@ def test_interrupt_during_write_keeps_earlier_items(
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(log_module.os, "fsync", interrupted)
     s.add("text", "not acknowledged")
-    with pytest.raises(KeyboardInterrupt):
-        s.save()
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "fsync", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            s.save()
     assert [i.id for i in Substrate(tmp_path).all()] == [kept]
 
 

@@ -1,0 +1,326 @@
+"""Ingestion commands: ingest (files, folders, stdin) and the explicit ingest-* forms."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import AppState, state
+from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, guarded, usage
+from mixle_cli.output import JsonOpt
+from substrate import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_FILE_SIZE,
+    FORMATS,
+    IngestReport,
+    ingest_artifacts,
+    ingest_documents,
+    ingest_file,
+    ingest_path,
+    ingest_text,
+    ingest_traces,
+)
+
+ScopeOpt = Annotated[
+    str | None, typer.Option("--scope", help="Scope of the new items (default: your team).")
+]
+TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every item (repeat).")]
+NoRedactOpt = Annotated[
+    bool, typer.Option("--no-redact", help="Store detected secrets as they are (not advised).")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no summary.")]
+SourceOpt = Annotated[
+    str | None, typer.Option("--source", help="Source name recorded in provenance.")
+]
+
+
+def _scope(app_state: AppState, scope: str | None) -> str:
+    target = scope or app_state.default_scope()
+    if not app_state.can_read(target):
+        fail(f"you read as {app_state.team!r} and may not write to scope {target!r}", FOUND)
+    return target
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int, int, int], None] | None]:
+    """A progress bar on stderr (files, items, bytes, rate) when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    started = time.monotonic()
+    with Progress(
+        TextColumn("ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "files · {task.fields[items]} items · {task.fields[mb]:.1f} MB · "
+            "{task.fields[rate]:.0f} files/s"
+        ),
+        console=output.stderr(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("ingest", total=None, items=0, mb=0.0, rate=0.0)
+
+        def update(done: int, total: int, items: int, nbytes: int) -> None:
+            rate = done / max(time.monotonic() - started, 1e-6)
+            bar.update(
+                task, completed=done, total=total or None, items=items, mb=nbytes / 1e6, rate=rate
+            )
+
+        yield update
+
+
+def _summary(report: IngestReport) -> str:
+    parts = [
+        f"{report.files_scanned} files scanned",
+        f"{report.files_added} added",
+        f"{report.files_updated} updated",
+        f"{report.files_unchanged} unchanged",
+        f"{report.files_removed} removed",
+        f"{report.files_skipped} skipped",
+        f"{report.files_failed} failed",
+    ]
+    items = f"items: +{report.items_added} -{report.items_removed}"
+    if report.items_dropped:
+        items += f", {report.items_dropped} empty dropped"
+    if report.redactions:
+        items += f", {report.redactions} secret(s) redacted"
+    return ", ".join(parts) + "; " + items
+
+
+def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
+    """Print the report and exit 1 when some input was rejected, 130 when interrupted."""
+    if json:
+        output.emit_json(report.as_dict())
+    elif not quiet:
+        for outcome in report.files:
+            if outcome.status in ("skipped", "failed"):
+                output.note(f"{outcome.status}: {outcome.source}: {outcome.reason}")
+        for issue in report.issues:
+            output.note(f"problem: {issue.location()}: {issue.reason}")
+        if report.unredacted_secrets:
+            output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
+        output.note(_summary(report))
+    if report.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    if not report.ok:
+        raise typer.Exit(FOUND)
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str], typer.Argument(help="Files or folders to ingest, or - for standard input.")
+    ],
+    as_format: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="Parse every input as: docs, records, traces, artifacts, or one of "
+            f"{', '.join(FORMATS)}. Default: by file extension.",
+        ),
+    ] = None,
+    scope: ScopeOpt = None,
+    tag: TagOpt = None,
+    chunk_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk-chars", min=200, help=f"Longest chunk in characters [{DEFAULT_CHUNK_CHARS}]."
+        ),
+    ] = None,
+    max_file_size: Annotated[
+        int | None,
+        typer.Option(
+            "--max-file-size",
+            min=1,
+            help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}].",
+        ),
+    ] = None,
+    no_redact: NoRedactOpt = False,
+    no_prune: Annotated[
+        bool, typer.Option("--no-prune", help="Keep the items of files that disappeared.")
+    ] = False,
+    hidden: Annotated[
+        bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
+    ] = False,
+    source: SourceOpt = None,
+    json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Ingest files and folders, incrementally: unchanged files are skipped, changed files
+    replaced, vanished files pruned. Secrets are redacted before anything is stored."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    target_scope = _scope(app_state, scope)
+    report = IngestReport()
+    common: dict[str, Any] = {
+        "scope": target_scope,
+        "tags": tag or (),
+        "chunk_chars": chunk_chars,
+        "redact": not no_redact,
+        "report": report,
+    }
+    missing = [p for p in paths if p != "-" and not Path(p).exists()]
+    if missing:
+        fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)
+    try:
+        with _progress(not (json or quiet)) as progress:
+            for raw in paths:
+                if raw == "-":
+                    ingest_text(
+                        substrate,
+                        sys.stdin.buffer.read(),
+                        source=source or "stdin",
+                        as_format=as_format or "text",
+                        **common,
+                    )
+                    continue
+                ingest_path(
+                    substrate,
+                    raw,
+                    as_format=as_format,
+                    max_file_size=max_file_size,
+                    prune=not no_prune,
+                    hidden=hidden,
+                    progress=progress,
+                    **common,
+                )
+    except KeyboardInterrupt:
+        report.interrupted = True
+    _finish(report, json=json, quiet=quiet)
+
+
+def _saved(app_state: AppState, report: IngestReport, *, json: bool, quiet: bool) -> None:
+    app_state.substrate().save()
+    _finish(report, json=json, quiet=quiet)
+
+
+def ingest_file_command(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).")],
+    as_format: Annotated[
+        str | None, typer.Option("--as", help="Format (default: from the extension).")
+    ] = None,
+    source: SourceOpt = None,
+    scope: ScopeOpt = None,
+    no_redact: NoRedactOpt = False,
+    json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
+    app_state = state(ctx)
+    if not path.is_file():
+        fail(f"no such file: {path}", OPERATIONAL)
+    report = IngestReport(root=str(path))
+    ingest_file(
+        app_state.substrate(),
+        path,
+        as_format=as_format,
+        source=source,
+        scope=_scope(app_state, scope),
+        redact=not no_redact,
+        report=report,
+    )
+    _saved(app_state, report, json=json, quiet=quiet)
+
+
+def ingest_docs_command(
+    ctx: typer.Context,
+    file: Annotated[
+        str,
+        typer.Argument(help="JSON Lines of strings or {text, tags, payload} objects; - for stdin."),
+    ],
+    source: SourceOpt = None,
+    scope: ScopeOpt = None,
+    no_redact: NoRedactOpt = False,
+    json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Ingest text passages (one JSON string or {"text": ...} object per line)."""
+    app_state = state(ctx)
+    data = sys.stdin.buffer.read() if file == "-" else _read(Path(file))
+    docs = []
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(orjson.loads(line))
+        except orjson.JSONDecodeError as exc:
+            usage(f"{file}:{number}: not JSON ({exc})")
+    report = IngestReport(root=file)
+    ingest_documents(
+        app_state.substrate(),
+        docs,
+        source=source or ("stdin" if file == "-" else file),
+        scope=_scope(app_state, scope),
+        redact=not no_redact,
+        report=report,
+    )
+    _saved(app_state, report, json=json, quiet=quiet)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}", OPERATIONAL)
+
+
+def ingest_artifacts_command(
+    ctx: typer.Context,
+    registry: Annotated[Path, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
+    scope: ScopeOpt = None,
+    json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Index model artifacts (directories holding a manifest.json), by reference."""
+    app_state = state(ctx)
+    if not registry.is_dir():
+        fail(f"no such folder: {registry}", OPERATIONAL)
+    report = IngestReport(root=str(registry))
+    ingest_artifacts(app_state.substrate(), registry, scope=_scope(app_state, scope), report=report)
+    _saved(app_state, report, json=json, quiet=quiet)
+
+
+def ingest_traces_command(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
+    source: SourceOpt = None,
+    scope: ScopeOpt = None,
+    no_redact: NoRedactOpt = False,
+    json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Index harvested traces: one trace item per JSON line."""
+    app_state = state(ctx)
+    if not path.is_file():
+        fail(f"no such file: {path}", OPERATIONAL)
+    report = IngestReport(root=str(path))
+    ingest_traces(
+        app_state.substrate(),
+        path,
+        source=source,
+        scope=_scope(app_state, scope),
+        redact=not no_redact,
+        report=report,
+    )
+    _saved(app_state, report, json=json, quiet=quiet)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(guarded(ingest))
+    app.command("ingest-file")(guarded(ingest_file_command))
+    app.command("ingest-docs")(guarded(ingest_docs_command))
+    app.command("ingest-artifacts")(guarded(ingest_artifacts_command))
+    app.command("ingest-traces")(guarded(ingest_traces_command))

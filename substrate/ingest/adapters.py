@@ -1,0 +1,356 @@
+"""The reference ingest adapters: the same names, arguments, defaults and return values.
+
+Each returns the ids of the items it put, in input (file) order, and, like the reference, only
+``put``s: the caller decides when to ``save()``. What changed, on purpose:
+
+* ids are derived from the source, the position and the content, so ingesting the same input
+  twice updates the same items instead of duplicating them;
+* every item passes the write-time gate (secrets redacted unless ``redact=False``);
+* bad input is counted, never silently skipped: give ``report=IngestReport()`` to receive every
+  problem with its file and line (they are also logged as warnings);
+* JSON Lines keep file order (``index`` counts rows in file order); trace ``row`` is still the
+  0-based physical line index, and ``line`` (1-based) is recorded beside it;
+* a manifest that is not a JSON object is reported instead of crashing;
+* items from files record ``path``, ``line``, ``content_hash``, ``size`` and ``mtime``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import InvalidInputError
+from substrate.ingest import report as status
+from substrate.ingest.build import ItemBuilder
+from substrate.ingest.detect import normalize_format
+from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.jsonfile import parse_json
+from substrate.ingest.formats.jsonl import json_rows, value_segments
+from substrate.ingest.formats.records import document_parts, record_parts
+from substrate.ingest.formats.tabular import parse_delimited
+from substrate.ingest.formats.traces import trace_segment
+from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
+from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.ingest.textio import content_digest, decode_text
+
+if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+
+def _issue(
+    report: IngestReport | None,
+    source: str,
+    reason: str,
+    line: int | None = None,
+    *,
+    byte: int | None = None,
+    fatal: bool = False,
+) -> None:
+    issue = IngestIssue(source, reason, line, byte, fatal)
+    log.warning("%s: %s", issue.location(), reason)
+    if report is not None:
+        report.note(issue)
+
+
+def _record(report: IngestReport | None, items: list[SubstrateItem]) -> None:
+    if report is not None:
+        report.items_added += len(items)
+        report.ids.extend(item.id for item in items)
+
+
+def ingest_documents(
+    substrate: Substrate,
+    docs: Iterable[Any],
+    *,
+    source: str = "documents",
+    scope: str = "local",
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> list[str]:
+    """Add text passages as ``kind="text"`` items; returns the new ids.
+
+    Each doc is a string, or a ``{"text": ..., "tags": [...], "payload": {...}}`` dict.
+    Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``.
+    """
+    builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
+    now = time.time()
+    items = []
+    for i, doc in enumerate(docs):
+        text, tags, payload = document_parts(doc)
+        seg = Segment("text", text, payload=payload, tags=tags)
+        prov = {"source": source, "index": i, "ingested_at": now}
+        item = builder.build(seg, prov, locator=f"doc#{i}")
+        assert item is not None  # nothing is dropped without drop_empty
+        items.append(item)
+    for item in items:
+        substrate.put(item)
+    _record(report, items)
+    return [item.id for item in items]
+
+
+def ingest_records(
+    substrate: Substrate,
+    records: Iterable[Any],
+    *,
+    source: str = "records",
+    scope: str = "local",
+    text_fields: Iterable[str] | None = None,
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> list[str]:
+    """Add records (dicts, or tuples/lists of values) as ``kind="record"`` items.
+
+    A dict's payload is the dict and its text the ``text_fields`` (default: all fields)
+    space-joined; any other record becomes ``{"values": [...]}``. Provenance: ``source``,
+    ``index``, ``ingested_at``.
+    """
+    fields = list(text_fields) if text_fields else None
+    builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
+    now = time.time()
+    items = []
+    for i, rec in enumerate(records):
+        text, payload = record_parts(rec, fields)
+        prov = {"source": source, "index": i, "ingested_at": now}
+        item = builder.build(Segment("record", text, payload=payload), prov, locator=f"record#{i}")
+        assert item is not None
+        items.append(item)
+    for item in items:
+        substrate.put(item)
+    _record(report, items)
+    return [item.id for item in items]
+
+
+def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
+    data = path.read_bytes()
+    info = path.stat()
+    meta = {
+        "path": str(path.absolute()),
+        "content_hash": content_digest(data),
+        "size": info.st_size,
+        "mtime": info.st_mtime,
+    }
+    return data, meta
+
+
+def ingest_traces(
+    substrate: Substrate,
+    jsonl_path: str | os.PathLike[str],
+    *,
+    source: str | None = None,
+    scope: str = "local",
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> list[str]:
+    """Index a JSON Lines file of ``{"input": ..., "answer"|"label"|"call": ...}`` rows.
+
+    Returns [] when the file does not exist. Each row becomes a ``trace`` item with the row as
+    payload. Provenance: ``source`` (default: the path), ``row`` (0-based physical line index,
+    blank lines counted), ``line`` (1-based), ``path``, ``content_hash``, ``ingested_at``.
+    Malformed lines and rows that are not objects are reported and left out.
+
+    Raises:
+        InvalidInputError: the file is not valid UTF-8.
+    """
+    path = Path(jsonl_path)
+    if not path.is_file():
+        return []
+    name = source or str(jsonl_path)
+    data, meta = _read_source(path)
+    text = _decode(data, name, report)
+    parsed = Parsed("traces")
+    rows = json_rows(text, parsed)
+    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
+    now = time.time()
+    items = []
+    for index, row in rows:
+        if not isinstance(row, dict):
+            parsed.issues.append(LineIssue(index + 1, "trace row is not a JSON object"))
+            continue
+        prov = {"source": name, "row": index, "line": index + 1, **meta, "ingested_at": now}
+        item = builder.build(trace_segment(row, index), prov, locator=f"row#{index}")
+        assert item is not None
+        items.append(item)
+    return _finish_file(substrate, name, meta, parsed, items, report)
+
+
+def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
+    try:
+        return decode_text(data)
+    except FileRejected as exc:
+        _issue(report, name, exc.reason, exc.line, byte=exc.byte, fatal=True)
+        raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
+
+
+def _finish_file(
+    substrate: Substrate,
+    name: str,
+    meta: dict[str, Any],
+    parsed: Parsed,
+    items: list[SubstrateItem],
+    report: IngestReport | None,
+) -> list[str]:
+    for issue in parsed.issues:
+        _issue(report, name, issue.reason, issue.line)
+    for item in items:
+        substrate.put(item)
+    _record(report, items)
+    if report is not None:
+        outcome = FileOutcome(name, status.ADDED if items else status.SKIPPED, meta["path"])
+        outcome.items_added = len(items)
+        outcome.errors = len(parsed.issues)
+        report.files.append(outcome)
+        report.files_scanned += 1
+        report.bytes_read += int(meta["size"])
+    return [item.id for item in items]
+
+
+_LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
+
+
+def ingest_file(
+    substrate: Substrate,
+    path: str | os.PathLike[str],
+    *,
+    kind: str | None = None,
+    source: str | None = None,
+    scope: str = "local",
+    as_format: str | None = None,
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> list[str]:
+    """Ingest one data file; the format comes from the extension unless forced.
+
+    ``.txt``/``.md``: one text item per non-empty line (``index`` counts those lines);
+    ``.jsonl``/``.ndjson``: one item per line in file order (a string or a ``{"text": ...}``
+    object is a text item, any other object a record); ``.csv``/``.tsv``: one record per row keyed
+    by the header; ``.json``: one item per array element (or one for the whole value). Returns []
+    when the file does not exist. For sections, chunking, folders and re-ingest that replaces
+    changed files, use ``ingest_path``.
+
+    Args:
+        substrate: the shard to write to.
+        path: the file.
+        kind: the reference's name for the *file format* (``as_format`` is the clearer alias).
+        source: ``provenance.source`` (default: the path as given).
+        scope: scope of the new items.
+        as_format: the file format, overriding the extension.
+        redact: mask secrets with the write-time gate.
+        report: receives counts and every problem (malformed lines, bad rows).
+
+    Raises:
+        InvalidInputError: an unsupported format, invalid UTF-8, or a file that cannot be
+            parsed at all (broken CSV quoting, invalid JSON).
+    """
+    p = Path(path)
+    if not p.is_file():
+        return []
+    fmt = (as_format or kind or p.suffix.lstrip(".")).lower()
+    if fmt not in _LINE_FORMATS and fmt not in ("jsonl", "ndjson", "csv", "tsv", "json"):
+        raise InvalidInputError(
+            f"unsupported file format {fmt!r} for {path} "
+            "(expected txt, md, jsonl, ndjson, csv, tsv or json)"
+        )
+    name = source or str(path)
+    data, meta = _read_source(p)
+    text = _decode(data, name, report)
+    ctx = ParseContext(path=str(p.absolute()), name=name, chunk_chars=max(len(text), 16))
+    try:
+        parsed = _parse_for_file(fmt, text, ctx)
+    except FileRejected as exc:
+        _issue(report, name, exc.reason, exc.line, fatal=True)
+        raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
+    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report, drop_empty=False)
+    now = time.time()
+    items = []
+    for position, seg in enumerate(parsed.segments):
+        index = seg.extra.get("index", position)
+        prov = {"source": name, "index": index, "line": seg.line_start, **meta, "ingested_at": now}
+        item = builder.build(seg, prov, locator=f"{fmt}#{position}")
+        assert item is not None
+        items.append(item)
+    return _finish_file(substrate, name, meta, parsed, items, report)
+
+
+def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
+    if fmt in _LINE_FORMATS:
+        parsed = Parsed("text")
+        for n, line in enumerate(text.split("\n")):
+            stripped = line.strip()
+            if stripped:
+                parsed.segments.append(Segment("text", stripped, None, n + 1, n + 1))
+        return parsed
+    if fmt in ("jsonl", "ndjson"):
+        parsed = Parsed("jsonl")
+        for ordinal, (index, value) in enumerate(json_rows(text, parsed)):
+            parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
+        return parsed
+    if fmt == "json":
+        return parse_json(text, ctx)
+    return parse_delimited(text, ctx, "\t" if normalize_format(fmt) == "tsv" else ",")
+
+
+def ingest_artifacts(
+    substrate: Substrate,
+    registry_root: str | os.PathLike[str],
+    *,
+    scope: str = "local",
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> list[str]:
+    """Index every artifact directory (one holding a ``manifest.json``) under ``registry_root``.
+
+    The item's text summarises the manifest; its payload references the directory
+    (``{"ref": dir, "manifest": {...}}``) and copies nothing else. Provenance: ``source``
+    ("registry"), ``path`` (the directory), ``artifact_kind``, ``parent``, ``manifest``,
+    ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
+    an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
+    """
+    root = Path(registry_root)
+    if not root.is_dir():
+        return []
+    manifests = []
+    for dirpath, _dirs, files in os.walk(root):  # never follows directory links: no loops
+        if "manifest.json" in files:
+            manifests.append(Path(dirpath) / "manifest.json")
+    now = time.time()
+    items = []
+    for manifest_path in sorted(manifests):
+        name = str(manifest_path)
+        try:
+            data, meta = _read_source(manifest_path)
+            manifest = load_manifest(decode_text(data))
+        except OSError as exc:
+            _issue(report, name, f"cannot read: {exc.strerror}", fatal=True)
+            continue
+        except FileRejected as exc:
+            _issue(report, name, exc.reason, exc.line, byte=exc.byte, fatal=True)
+            continue
+        directory = manifest_path.parent
+        seg = artifact_segment(directory, manifest)
+        prov = {
+            "source": "registry",
+            "path": str(directory),
+            "artifact_kind": seg.extra["artifact_kind"],
+            "parent": seg.extra["parent"],
+            "manifest": meta["path"],
+            "content_hash": meta["content_hash"],
+            "size": meta["size"],
+            "mtime": meta["mtime"],
+            "ingested_at": now,
+        }
+        builder = ItemBuilder(str(directory.absolute()), scope=scope, redact=redact, report=report)
+        item = builder.build(seg, prov, locator="artifact")
+        assert item is not None
+        items.append(item)
+    for item in items:
+        substrate.put(item)
+    _record(report, items)
+    return [item.id for item in items]

@@ -1,0 +1,114 @@
+"""Turn segments into items: provenance, the write-time gate, and a stable id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from substrate.gate import UNREDACTED_KEY, admit
+from substrate.ingest.report import IngestReport
+from substrate.ingest.segment import Segment, canonical, derive_id
+from substrate.item import SubstrateItem
+
+
+def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:
+    """Tags of both lists in order, each once."""
+    out: list[str] = []
+    for tag in (*first, *second):
+        if tag not in out:
+            out.append(tag)
+    return out
+
+
+class ItemBuilder:
+    """Builds the items of one source, counting drops and redactions in a report.
+
+    Args:
+        origin: the source key ids are derived from (an absolute path or a stream name).
+        scope: the scope of every item.
+        tags: tags added to every item (before the content's own tags).
+        redact: let the gate mask secrets (counted in the report).
+        report: where drops and redactions are counted (None: not counted).
+        drop_empty: drop text items whose text is empty or white space.
+    """
+
+    def __init__(
+        self,
+        origin: str,
+        *,
+        scope: str,
+        tags: Iterable[str] = (),
+        redact: bool = True,
+        report: IngestReport | None = None,
+        drop_empty: bool = True,
+        created_at: float | None = None,
+    ) -> None:
+        self.origin = origin
+        self.scope = scope
+        self.tags = list(tags)
+        self.redact = redact
+        self.report = report
+        self.drop_empty = drop_empty
+        self.created_at = created_at
+        self.redactions = 0
+        self._seen: dict[tuple[str, str, str, bytes], int] = {}
+
+    def build(
+        self,
+        seg: Segment,
+        provenance: dict[str, Any],
+        locator: str | None = None,
+        *,
+        computed: dict[str, Any] | None = None,
+    ) -> SubstrateItem | None:
+        """The gated item of ``seg``, or None when it is dropped as empty.
+
+        Args:
+            seg: the parsed segment.
+            provenance: the item's provenance (taken as is, not copied).
+            locator: where in the source; None derives it from the section and how many
+                identical segments came before (so ids survive edits elsewhere in the file).
+            computed: provenance fields computed by ingestion itself (format name, hashes,
+                option fingerprint), added after the gate: nothing in them comes from the
+                content, and scanning them for every item would only cost time.
+        """
+        if self.drop_empty and seg.kind == "text" and not seg.text.strip():
+            if self.report is not None:
+                self.report.items_dropped += 1
+            return None
+        tags = merge_tags(self.tags, seg.tags) if seg.tags else list(self.tags)
+        item = SubstrateItem(
+            kind=seg.kind,
+            text=seg.text,
+            payload=seg.payload,
+            provenance=provenance,
+            scope=self.scope,
+            tags=tags,
+            id="",  # derived below, once the gate has had its say
+        )
+        if self.created_at is not None:
+            item.created_at = self.created_at
+        result = admit(item, redact=self.redact)
+        gated = result.item
+        if result.rules and self.report is not None:
+            self.report.redaction_rules.update(result.rules)
+            if result.redactions:
+                self.report.redactions += result.redactions
+            else:  # redact=False: stored verbatim, and the gate noted how many secrets
+                noted = gated.provenance.get(UNREDACTED_KEY)
+                count = noted.get("count") if isinstance(noted, dict) else None
+                self.report.unredacted_secrets += count if isinstance(count, int) else 1
+        self.redactions += result.redactions
+        if computed:
+            gated.provenance.update(computed)
+        # the id hashes what is stored (after redaction): an id must not let anyone test
+        # guesses of a redacted secret offline
+        body = canonical(gated.payload)
+        if locator is None:
+            section = str(gated.provenance.get("section") or "")
+            key = (seg.kind, section, gated.text, body)
+            n = self._seen.get(key, 0)
+            self._seen[key] = n + 1
+            locator = f"{section}#{n}"
+        gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
+        return gated

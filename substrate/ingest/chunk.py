@@ -1,0 +1,134 @@
+"""Split long text into chunks of bounded size at sentence boundaries.
+
+A chunk is a verbatim slice of the section (whitespace and line breaks kept), so its line
+numbers in the file can be computed exactly. Chunks end after a sentence (``.``, ``!``, ``?``,
+``…`` followed by white space, or the CJK full stops) or at a blank line; only a single sentence
+longer than the bound is cut inside, at the last white space that fits (or, for a run with no
+white space at all, at the bound itself).
+"""
+
+from __future__ import annotations
+
+import re
+
+from substrate.errors import InvalidInputError
+
+DEFAULT_CHUNK_CHARS = 1500
+MIN_CHUNK_CHARS = 16
+
+_CLOSERS = "\"'\u201d\u2019)\\]\u300d\u300f"
+_BOUNDARY = re.compile(
+    rf"(?<=[.!?\u2026])([{_CLOSERS}]*)(\s+)"  # western: punctuation, closers, white space
+    rf"|(?<=[\u3002\uff01\uff1f])([{_CLOSERS}]*)(\s*)"  # CJK full stops need no space after
+    r"|(\n[ \t]*\n\s*)"  # a blank line ends a paragraph
+)
+
+
+def check_limit(limit: int) -> int:
+    """Validate a chunk size given by a caller."""
+    if not isinstance(limit, int) or limit < MIN_CHUNK_CHARS:
+        raise InvalidInputError(
+            f"chunk size must be an integer >= {MIN_CHUNK_CHARS}, not {limit!r}"
+        )
+    return limit
+
+
+def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentences (and paragraphs) of ``text[start:end]`` as ``(start, end)`` spans."""
+    spans: list[tuple[int, int]] = []
+    pos = start
+    for m in _BOUNDARY.finditer(text, start, end):
+        if m.group(5) is not None:
+            stop = m.start()
+        elif m.group(2) is not None:
+            stop = m.end(1)
+        else:
+            stop = m.end(3)
+        if stop > pos:
+            spans.append((pos, stop))
+        pos = m.end()
+    if pos < end:
+        spans.append((pos, end))
+    return spans
+
+
+def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """Cut one over-long sentence at white space (a line break preferred) within the bound."""
+    pieces = []
+    pos = start
+    while end - pos > limit:
+        window_end = pos + limit
+        cut = text.rfind("\n", pos + 1, window_end + 1)
+        if cut <= pos + limit // 2:
+            cut = max(
+                text.rfind(" ", pos + 1, window_end + 1), text.rfind("\t", pos + 1, window_end + 1)
+            )
+        if cut <= pos:
+            cut = window_end
+        stop = cut
+        while stop > pos and text[stop - 1].isspace():
+            stop -= 1
+        pieces.append((pos, stop if stop > pos else cut))
+        pos = cut
+        while pos < end and text[pos].isspace():
+            pos += 1
+    if pos < end:
+        pieces.append((pos, end))
+    return pieces
+
+
+def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, int]]:
+    """Spans of ``text`` covering its content, each at most ``limit`` characters long.
+
+    Leading and trailing white space is left out; an empty or blank text gives no span.
+    """
+    start, end = 0, len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start == end:
+        return []
+    if end - start <= limit:
+        return [(start, end)]
+    chunks: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for s, e in sentence_spans(text, start, end):
+        if e - s > limit:
+            if cur is not None:
+                chunks.append(cur)
+                cur = None
+            chunks.extend(_hard_split(text, s, e, limit))
+        elif cur is None:
+            cur = (s, e)
+        elif e - cur[0] <= limit:
+            cur = (cur[0], e)
+        else:
+            chunks.append(cur)
+            cur = (s, e)
+    if cur is not None:
+        chunks.append(cur)
+    return chunks
+
+
+def chunk_lines(
+    text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS
+) -> list[tuple[str, int, int]]:
+    """Chunks of ``text`` with the 1-based file lines each spans.
+
+    Args:
+        text: the section text.
+        first_line: the file line on which ``text`` starts.
+        limit: the largest chunk, in characters.
+
+    Returns:
+        ``(chunk_text, line_start, line_end)`` for each chunk, in order.
+    """
+    out = []
+    line, pos = first_line, 0
+    for s, e in chunk_spans(text, limit):
+        line += text.count("\n", pos, s)
+        end_line = line + text.count("\n", s, e)
+        out.append((text[s:e], line, end_line))
+        line, pos = end_line, e
+    return out

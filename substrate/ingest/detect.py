@@ -1,0 +1,95 @@
+"""Which parser a file gets, and whether it is binary.
+
+The format comes from the file name (a forced ``as_format`` wins); a few formats are refined
+from the content by their parsers: a ``.jsonl`` file whose rows have ``input`` plus ``answer``,
+``label`` or ``call`` is read as traces, and a ``manifest.json`` that describes an artifact is
+read as an artifact registry entry.
+"""
+
+from __future__ import annotations
+
+from substrate.errors import InvalidInputError
+
+BINARY_SNIFF_BYTES = 8192
+
+FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
+
+_ALIASES = {
+    "md": "markdown",
+    "markdown": "markdown",
+    "mdown": "markdown",
+    "mkd": "markdown",
+    "txt": "text",
+    "text": "text",
+    "log": "text",
+    "rst": "rst",
+    "rest": "rst",
+    "jsonl": "jsonl",
+    "ndjson": "jsonl",
+    "json": "json",
+    "csv": "csv",
+    "tsv": "tsv",
+    "tab": "tsv",
+    "artifact": "artifact",
+    "artifacts": "artifact",
+    "manifest": "artifact",
+    "trace": "traces",
+    "traces": "traces",
+    # the item families of `mixle ingest --as`
+    "docs": "markdown",
+    "documents": "markdown",
+    "records": "jsonl",
+}
+
+# Files without an extension that are plain prose by convention.
+_PLAIN_NAMES = frozenset(
+    {"readme", "license", "licence", "copying", "authors", "changelog", "notice", "todo"}
+)
+
+
+def normalize_format(name: str) -> str:
+    """The canonical format name for ``name`` (an alias such as ``md`` or ``ndjson``).
+
+    Raises:
+        InvalidInputError: ``name`` is not a known format.
+    """
+    key = name.strip().lower().lstrip(".")
+    try:
+        return _ALIASES[key]
+    except KeyError:
+        known = ", ".join(FORMATS)
+        raise InvalidInputError(f"unknown format {name!r}; expected one of {known}") from None
+
+
+_EXTENSIONS = {
+    "md": "markdown",
+    "markdown": "markdown",
+    "mdown": "markdown",
+    "mkd": "markdown",
+    "txt": "text",
+    "text": "text",
+    "log": "text",
+    "rst": "rst",
+    "jsonl": "jsonl",
+    "ndjson": "jsonl",
+    "json": "json",
+    "csv": "csv",
+    "tsv": "tsv",
+    "tab": "tsv",
+}
+
+
+def detect_format(filename: str) -> str | None:
+    """The format implied by a file name, or None when it is not one mixle ingests."""
+    base = filename.rsplit("/", 1)[-1]
+    if base == "manifest.json":
+        return "artifact"
+    stem, dot, ext = base.rpartition(".")
+    if not dot or not stem:
+        return "text" if base.lower() in _PLAIN_NAMES else None
+    return _EXTENSIONS.get(ext.lower())
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether content looks binary: a NUL byte in its first 8 KiB (git's rule)."""
+    return b"\x00" in head[:BINARY_SNIFF_BYTES]

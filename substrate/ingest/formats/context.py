@@ -1,0 +1,22 @@
+"""What every parser is told about the file it parses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS
+
+
+@dataclass(slots=True)  # not frozen: one is built per file, and frozen ones build slower
+class ParseContext:
+    """Parser options and the file's location.
+
+    Attributes:
+        chunk_chars: the largest chunk of prose, in characters.
+        path: the absolute path of the file being parsed (None for a stream).
+        name: the source name used in messages.
+    """
+
+    chunk_chars: int = DEFAULT_CHUNK_CHARS
+    path: str | None = None
+    name: str = ""

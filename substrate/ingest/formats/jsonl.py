@@ -1,0 +1,61 @@
+"""JSON Lines / NDJSON: one item per line, in file order.
+
+A malformed line is reported with its line number and left out; the other lines are kept. A file
+whose first rows are all traces (``input`` plus ``answer``/``label``/``call``) is read as traces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.records import document_parts, is_document, record_parts
+from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
+from substrate.ingest.segment import LineIssue, Parsed, Segment
+
+
+def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
+    """``(0-based line index, value)`` of each non-blank line; bad JSON becomes an issue."""
+    rows: list[tuple[int, Any]] = []
+    for index, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        try:
+            rows.append((index, orjson.loads(line)))
+        except orjson.JSONDecodeError as exc:
+            parsed.issues.append(LineIssue(index + 1, f"invalid JSON: {exc.msg}"))
+    return rows
+
+
+def value_segments(
+    value: Any, ordinal: int, ctx: ParseContext, line: int | None = None
+) -> list[Segment]:
+    """The segments of one JSON value: a document (chunked when long) or a record."""
+    extra = {"index": ordinal}
+    if is_document(value):
+        text, tags, payload = document_parts(value)
+        first = line if line is not None else 1
+        chunks = (
+            chunk_lines(text, first, ctx.chunk_chars) if text.strip() else [(text, first, first)]
+        )
+        segments = []
+        for i, (chunk, start, end) in enumerate(chunks):
+            lo, hi = (start, end) if line is not None else (None, None)
+            segments.append(Segment("text", chunk, None, lo, hi, i, payload, tags, dict(extra)))
+        return segments
+    text, payload = record_parts(value)
+    return [Segment("record", text, None, line, line, 0, payload, [], extra)]
+
+
+def parse_jsonl(text: str, ctx: ParseContext) -> Parsed:
+    """Parse JSON Lines into documents and records (or traces), keeping file order."""
+    parsed = Parsed("jsonl")
+    rows = json_rows(text, parsed)
+    if looks_like_traces(rows):
+        return traces_from_rows(rows, parsed)
+    for ordinal, (index, value) in enumerate(rows):
+        parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
+    return parsed

@@ -1,0 +1,137 @@
+"""Markdown: one item per section (text under a heading), long sections chunked.
+
+A section keeps its heading path (``Install > Linux``) in provenance. Headings are ATX (``#``)
+or setext (a one-line paragraph underlined with ``===`` or ``---``); lines inside fenced code
+blocks are never headings. Front matter becomes tags (``tags``/``keywords``/``categories``) and
+payload fields (everything else) of every item of the file. A heading with no text under it gives
+no item.
+
+Only lines that could be headings or fences are looked at one by one (found with one regex over
+the whole text); sections are slices of the text, so a long file costs little more than a scan.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
+from substrate.ingest.segment import Parsed, Segment
+
+_MARK = re.compile(
+    r"^ {0,3}(?:"
+    r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"  # ATX heading
+    r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
+    r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
+    r")$",
+    re.MULTILINE,
+)
+_CONTENT = re.compile(r"\S")
+_NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
+
+SECTION_SEPARATOR = " > "
+
+
+class _Doc:
+    """The text, a line counter, and the sections found so far."""
+
+    def __init__(self, text: str, ctx: ParseContext, parsed: Parsed) -> None:
+        self.text = text
+        self.ctx = ctx
+        self.parsed = parsed
+        self.path: list[tuple[int, str]] = []
+        self._pos = 0
+        self._line = 1
+
+    def line_at(self, pos: int) -> int:
+        """1-based line of ``pos`` (positions must be asked for in increasing order)."""
+        self._line += self.text.count("\n", self._pos, pos)
+        self._pos = pos
+        return self._line
+
+    def emit(self, start: int, body: int, end: int) -> None:
+        """Emit ``text[start:end]`` as a section if it has content after ``body``."""
+        text = self.text
+        if end <= start or _CONTENT.search(text, body, end) is None:
+            return
+        section = SECTION_SEPARATOR.join(t for _, t in self.path) or None
+        first = self.line_at(start)
+        chunks = chunk_lines(text[start:end], first, self.ctx.chunk_chars)
+        for i, (chunk, lo, hi) in enumerate(chunks):
+            self.parsed.segments.append(Segment("text", chunk, section, lo, hi, i))
+
+    def enter(self, level: int, title: str) -> None:
+        while self.path and self.path[-1][0] >= level:
+            self.path.pop()
+        self.path.append((level, title.strip() or "(untitled)"))
+
+
+def _previous_line(text: str, pos: int) -> tuple[int, str]:
+    """Start and content of the line before the one starting at ``pos``."""
+    start = text.rfind("\n", 0, max(pos - 1, 0)) + 1
+    return start, text[start : max(pos - 1, start)]
+
+
+def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
+    """Whether the line at ``line_start`` follows a blank line (or the section's heading)."""
+    if line_start <= floor:
+        return True
+    before_start, before = _previous_line(text, line_start)
+    return not before.strip() or before_start < floor
+
+
+def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
+    """Split a Markdown document into heading-path sections and chunks."""
+    parsed = Parsed("markdown")
+    start = 0
+    tags: list[str] = []
+    fields: dict[str, Any] = {}
+    if text.startswith("---"):
+        lines = text.split("\n", 1000)
+        end = front_matter_end(lines)
+        if end > 0:
+            tags, fields = split_tags(parse_block(lines[1:end]))
+            start = sum(len(line) + 1 for line in lines[: end + 1])
+    doc = _Doc(text, ctx, parsed)
+    sec_start = body_start = start  # current section: where it starts, where its body starts
+    fence = ""
+    for m in _MARK.finditer(text, start):
+        if fence:
+            marker = m.group("fence")
+            if (
+                marker
+                and marker[0] == fence[0]
+                and len(marker) >= len(fence)
+                and not (m.group("info").strip())
+            ):
+                fence = ""
+            continue
+        if m.group("fence"):
+            fence = m.group("fence")
+            continue
+        if m.group("atx") is not None:
+            doc.emit(sec_start, body_start, m.start())
+            doc.enter(len(m.group("atx")), m.group("title") or "")
+            sec_start, body_start = m.start(), m.end()
+            continue
+        # a setext underline: the line above must be a one-line paragraph of this section
+        prev_start, prev = _previous_line(text, m.start())
+        if (
+            m.start() == 0
+            or prev_start < body_start
+            or not prev.strip()
+            or prev.lstrip().startswith(_NOT_PARAGRAPH)
+            or not _starts_paragraph(text, prev_start, body_start)
+        ):
+            continue
+        doc.emit(sec_start, body_start, prev_start)
+        doc.enter(1 if m.group("under")[0] == "=" else 2, prev)
+        sec_start, body_start = prev_start, m.end()
+    doc.emit(sec_start, body_start, len(text))
+    if tags or fields:
+        for seg in parsed.segments:
+            seg.tags = list(tags)
+            seg.payload = dict(fields)
+    return parsed

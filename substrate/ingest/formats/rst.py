@@ -1,0 +1,77 @@
+"""reStructuredText: one item per section (text under an underlined title), chunked.
+
+A title is a line of text underlined (and optionally overlined) by a run of one punctuation
+character at least as long as the title. As docutils does, heading levels are given by the order
+in which the adornment styles first appear. A line of punctuation between blank lines is a
+transition, not a title.
+"""
+
+from __future__ import annotations
+
+import re
+
+from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.markdown import SECTION_SEPARATOR
+from substrate.ingest.segment import Parsed, Segment
+
+_ADORNMENT = re.compile(r"^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1+\s*$")
+
+
+def _adornment(line: str) -> str | None:
+    m = _ADORNMENT.match(line)
+    return m.group(1) if m and len(line.rstrip()) >= 2 else None
+
+
+def _is_title(text: str, under: str) -> bool:
+    stripped = text.strip()
+    return bool(stripped) and not text[:1].isspace() and len(under.rstrip()) >= len(stripped)
+
+
+def _titles(lines: list[str]) -> list[tuple[int, int, str, tuple[str, bool]]]:
+    """Every title as ``(first line index, lines used, title, style)``, in order."""
+    found = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        over = _adornment(line)
+        if over and i + 2 < n and _adornment(lines[i + 2]) == over and lines[i + 1].strip():
+            title = lines[i + 1].strip()
+            if len(line.rstrip()) >= len(title):
+                found.append((i, 3, title, (over, True)))
+                i += 3
+                continue
+        under = _adornment(lines[i + 1]) if i + 1 < n else None
+        if under and _is_title(line, lines[i + 1]) and _adornment(line) is None:
+            found.append((i, 2, line.strip(), (under, False)))
+            i += 2
+            continue
+        i += 1
+    return found
+
+
+def parse_rst(text: str, ctx: ParseContext) -> Parsed:
+    """Split a reStructuredText document into titled sections and chunks."""
+    parsed = Parsed("rst")
+    lines = text.split("\n")
+    styles: list[tuple[str, bool]] = []  # adornment styles in order of first appearance
+    path: list[tuple[int, str]] = []
+    titles = _titles(lines)
+    bounds = [(0, 0, None)] + [(t[0], t[1], t) for t in titles]
+    for k, (start, used, title) in enumerate(bounds):
+        if title is not None:
+            style = title[3]
+            if style not in styles:
+                styles.append(style)
+            level = styles.index(style)
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, title[2]))
+        end = bounds[k + 1][0] if k + 1 < len(bounds) else len(lines)
+        if not any(line.strip() for line in lines[start + used : end]):
+            continue  # a title alone is not content
+        section = SECTION_SEPARATOR.join(t for _, t in path) or None
+        block = "\n".join(lines[start:end])
+        for i, (chunk, first, last) in enumerate(chunk_lines(block, start + 1, ctx.chunk_chars)):
+            parsed.segments.append(Segment("text", chunk, section, first, last, i))
+    return parsed

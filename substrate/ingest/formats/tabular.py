@@ -1,0 +1,85 @@
+"""CSV and TSV: one record per row, keyed by the header row (all values are strings).
+
+The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
+splits the header into more fields than a comma does; quoting rules are always the standard ones.
+A row with a different number of fields than the header is reported (file:line) and left out. A
+file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.records import record_text
+from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+
+_SNIFF_DELIMITERS = ",;\t|"
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter of a CSV text: the sniffed one when clearly better than a comma."""
+    sample = text[:8192]
+    header = sample.split("\n", 1)[0]
+    try:
+        sniffed = csv.Sniffer().sniff(sample, delimiters=_SNIFF_DELIMITERS).delimiter
+    except csv.Error:
+        return ","
+    if sniffed != "," and header.count(sniffed) > header.count(","):
+        return sniffed
+    return ","
+
+
+def parse_delimited(text: str, ctx: ParseContext, delimiter: str | None = None) -> Parsed:
+    """Parse delimited text into records (``delimiter`` None: sniff, as for ``.csv``)."""
+    delim = delimiter or sniff_delimiter(text)
+    parsed = Parsed("tsv" if delim == "\t" else "csv")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    header: list[str] | None = None
+    previous = 0
+    ordinal = 0
+    try:
+        for row in reader:
+            first, last = previous + 1, reader.line_num
+            previous = last
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if header is None:
+                header = [h.strip() for h in row]
+                continue
+            if len(row) != len(header):
+                parsed.issues.append(
+                    LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
+                )
+                continue
+            record = dict(zip(header, row, strict=True))
+            parsed.segments.append(
+                Segment(
+                    "record",
+                    record_text(record),
+                    None,
+                    first,
+                    last,
+                    0,
+                    record,
+                    [],
+                    {"index": ordinal},
+                )
+            )
+            ordinal += 1
+    except csv.Error as exc:
+        raise FileRejected(
+            f"malformed {parsed.format.upper()}: {exc}", line=reader.line_num
+        ) from None
+    return parsed
+
+
+def parse_csv(text: str, ctx: ParseContext) -> Parsed:
+    """Parse a ``.csv`` file (delimiter sniffed cautiously)."""
+    return parse_delimited(text, ctx)
+
+
+def parse_tsv(text: str, ctx: ParseContext) -> Parsed:
+    """Parse a ``.tsv`` file."""
+    return parse_delimited(text, ctx, "\t")

@@ -1,0 +1,252 @@
+"""``ingest_path`` and ``ingest_text``: incremental, reported, interruptible ingestion.
+
+How a run goes:
+
+1. Walk the tree (``walk.py``): ignore rules, hidden/VCS folders, symlinks; only ``stat``.
+2. For each file, consult the source cache (``sources.py``). Same size and mtime (and the same
+   ingest options) means unchanged: the file is not even opened. Otherwise it is read and hashed;
+   the same content hash also means unchanged (only the cache is refreshed).
+3. A new or changed file is decoded (strict UTF-8), parsed by its format, each segment passed
+   through the write-time gate (``substrate.gate.admit``) and given a stable id. The file's
+   previous items that are no longer produced are removed; the others are rewritten in place.
+4. Changes are saved in batches (every ~200 files or 2 s). One ``save()`` is one atomic
+   committed append, and a batch only ever holds whole files, so a crash leaves each file either
+   in its old or in its new version.
+5. Sources under the root that were not seen (deleted, or now ignored) lose their items.
+
+``KeyboardInterrupt`` stops the run after saving the files already completed, then propagates;
+a rerun picks up where it stopped, because completed files are unchanged by then.
+
+Provenance of every item: ``source`` is the path relative to the ingest root, with ``/``
+separators (the file name when a single file is ingested), short and portable for display and
+citations; ``path`` is the absolute path (as walked: a file reached through a link inside the
+root keeps the link's path). Ids and the source cache are keyed by the absolute path, so the
+same file reached from two different roots is still one set of items. Then ``section`` (heading
+path), ``line_start``/``line_end`` (1-based, inclusive), ``chunk`` (index within the section),
+``index`` (position within the file), ``format``, ``content_hash`` (sha256, 32 hex, as
+``content_hash(path)`` computes it), ``size``, ``mtime``, ``mtime_ns``, ``ingested_at`` and
+``ingest_options`` (a fingerprint of the options that shaped the item). Streams have
+``path = None``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from substrate.errors import InvalidInputError, NotFoundError
+from substrate.ingest import report as status
+from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS, check_limit
+from substrate.ingest.detect import normalize_format
+from substrate.ingest.ignore import compile_rule, enclosing_rules
+from substrate.ingest.report import IngestReport
+from substrate.ingest.session import IngestOptions, IngestSession, ProgressFn
+from substrate.ingest.sources import STREAM_PREFIX
+from substrate.ingest.textio import content_digest
+from substrate.ingest.walk import FileEntry, walk
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
+
+
+def _resolve_options(
+    substrate: Substrate,
+    scope: str,
+    tags: Iterable[str],
+    as_format: str | None,
+    chunk_chars: int | None,
+    redact: bool,
+) -> IngestOptions:
+    if chunk_chars is None:
+        chunk_chars = _setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
+    if isinstance(tags, str):
+        tags = [tags]
+    return IngestOptions(
+        scope=scope,
+        tags=tuple(dict.fromkeys(str(t) for t in tags)),
+        as_format=normalize_format(as_format) if as_format else None,
+        chunk_chars=check_limit(chunk_chars),
+        redact=redact,
+    )
+
+
+def ingest_path(
+    substrate: Substrate,
+    path: str | os.PathLike[str],
+    *,
+    scope: str = "local",
+    tags: Iterable[str] = (),
+    as_format: str | None = None,
+    chunk_chars: int | None = None,
+    max_file_size: int | None = None,
+    redact: bool = True,
+    prune: bool = True,
+    hidden: bool = False,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+    report: IngestReport | None = None,
+) -> IngestReport:
+    """Ingest a file or a directory tree, incrementally.
+
+    Unchanged files are skipped without being read; changed files have their items replaced;
+    files that disappeared lose their items (unless ``prune=False``). Changes are saved as the run
+    goes (for a shard on disk), so an interrupted run keeps the files it completed.
+
+    Args:
+        substrate: the shard to write to.
+        path: a file or directory.
+        scope: scope of the new items.
+        tags: tags added to every new item.
+        as_format: parse every file as this format (``markdown``, ``text``, ``rst``, ``jsonl``,
+            ``json``, ``csv``, ``tsv``, ``artifact``, ``traces`` or an alias such as ``md``);
+            None detects it from the file name (and, for JSON Lines, from the rows).
+        chunk_chars: the largest prose chunk in characters (default: settings
+            ``[ingest] chunk_chars``, else 1500).
+        max_file_size: larger files are skipped (default: settings ``[ingest] max_file_size``,
+            else 32 MiB).
+        redact: mask secrets with the write-time gate.
+        prune: remove the items of files under ``path`` that no longer exist or are now ignored.
+        hidden: also ingest hidden files and folders (VCS folders are always skipped).
+        progress: called as ``progress(files_done, files_total, items, bytes)`` after files
+            (at most every 50 ms) and once at the end.
+        cancel: when set (from another thread), the run stops after the current file, saves,
+            and returns a report marked ``cancelled``.
+        report: a report to fill in place (it stays valid if ``KeyboardInterrupt`` propagates).
+
+    Returns:
+        The report: counts, one outcome per file, and every problem with its file and line.
+
+    Raises:
+        NotFoundError: ``path`` does not exist.
+        InvalidInputError: an unknown format or a bad chunk size.
+    """
+    started = time.monotonic()
+    given = Path(os.path.expanduser(os.fspath(path)))
+    if not given.exists():
+        raise NotFoundError(f"no such file or directory: {given}")
+    root = Path(os.path.realpath(given))
+    options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
+    if max_file_size is None:
+        max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+    report = report if report is not None else IngestReport()
+    report.root = str(root)
+    run = IngestSession(substrate, options, report, progress, cancel)
+    if root.is_dir():
+        extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
+        exclude = [substrate.root] if substrate.root is not None else []
+        walked = walk(
+            root, hidden=hidden, exclude=exclude, rules=enclosing_rules(root), extra_rules=extra
+        )
+        entries = walked.files
+        for rel, reason in walked.skipped:
+            run.outcome(rel, str(root / rel), status.SKIPPED, reason)
+        prune_root = str(root) if prune else None
+    elif root.is_file():
+        info = root.stat()
+        entries = [FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]
+        prune_root = None
+    else:
+        raise InvalidInputError(f"not a regular file or directory: {given}")
+    report.files_scanned = len(entries)
+    total = len(entries)
+    done = 0
+    process = run.process_file
+    tick = run.tick if progress is not None else None
+    try:
+        for entry in entries:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            process(entry, entry.rel, max_file_size)
+            done += 1
+            if tick is not None:
+                tick(done, total)
+        else:
+            if prune_root is not None:
+                run.prune(prune_root, {e.path for e in entries})
+        run.finish()
+    except KeyboardInterrupt:
+        report.interrupted = True
+        run.finish()  # the files completed so far are stored; the one in progress is not
+        raise
+    finally:
+        report.elapsed_s = time.monotonic() - started
+        run.tick(done, total, force=True)
+    return report
+
+
+def _setting_int(substrate: Substrate, key: str, default: int) -> int:
+    value = substrate.settings.get("ingest", key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"[ingest] {key} in mixle.toml must be an integer, not {value!r}")
+    return value
+
+
+def _setting_list(substrate: Substrate, key: str) -> list[str]:
+    value = substrate.settings.get("ingest", key, [])
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def ingest_text(
+    substrate: Substrate,
+    text: str | bytes,
+    *,
+    source: str = "stdin",
+    as_format: str = "text",
+    scope: str = "local",
+    tags: Iterable[str] = (),
+    chunk_chars: int | None = None,
+    redact: bool = True,
+    report: IngestReport | None = None,
+) -> IngestReport:
+    """Ingest text that does not come from a file (standard input, a pipe, a string).
+
+    The source name plays the role of the file: ingesting the same name again replaces the
+    items it gave last time (identical text is skipped). Nothing is saved here for an in-memory
+    shard; a shard on disk is saved once, atomically.
+
+    Args:
+        substrate: the shard to write to.
+        text: the content (bytes must be UTF-8).
+        source: the name recorded as ``provenance.source`` (e.g. ``stdin`` or a label).
+        as_format: how to parse it (any format ``ingest_path`` knows; default plain text).
+        scope: scope of the new items.
+        tags: tags added to every new item.
+        chunk_chars: the largest prose chunk in characters.
+        redact: mask secrets with the write-time gate.
+        report: a report to fill in place.
+
+    Returns:
+        The report, with one file outcome for the stream.
+    """
+    started = time.monotonic()
+    options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
+    report = report if report is not None else IngestReport()
+    report.root = f"{STREAM_PREFIX}{source}"
+    run = IngestSession(substrate, options, report, None, None)
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    key = f"{STREAM_PREFIX}{source}"
+    cached = run.cache.get(key)
+    digest = content_digest(data)
+    report.files_scanned = 1
+    report.bytes_read = len(data)
+    if cached is not None and cached.options == run.fingerprint and cached.content_hash == digest:
+        run.unchanged(source)
+    else:
+        meta = {"path": None, "content_hash": digest, "size": len(data), "mtime_ns": None}
+        assert options.as_format is not None
+        run.ingest_blob(key, source, data, options.as_format, meta, None, cached)
+    run.finish()
+    report.elapsed_s = time.monotonic() - started
+    return report

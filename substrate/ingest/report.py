@@ -1,0 +1,189 @@
+"""What an ingest run did: counts, one outcome per file, and every problem with its location."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+# The status of one file in a run.
+ADDED = "added"  # first time this source was ingested
+UPDATED = "updated"  # the source changed: its old items were replaced
+UNCHANGED = "unchanged"  # same size and mtime, or same content hash: not parsed
+REMOVED = "removed"  # the source disappeared (or is now ignored): its items were removed
+SKIPPED = "skipped"  # not ingested on purpose (binary, too large, unsupported format, ...)
+FAILED = "failed"  # rejected because it could not be read or parsed; stored items kept
+
+STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
+
+
+@dataclass(slots=True)
+class IngestIssue:
+    """One problem found while ingesting, located as precisely as the format allows.
+
+    Attributes:
+        source: the source name (path relative to the ingest root, or a stream name).
+        reason: what went wrong, in words.
+        line: 1-based line number, when known.
+        byte: 0-based byte offset in the file, when known (invalid UTF-8).
+        fatal: True when the whole file was rejected; False when only one line or row was.
+    """
+
+    source: str
+    reason: str
+    line: int | None = None
+    byte: int | None = None
+    fatal: bool = False
+
+    def location(self) -> str:
+        """``source:line`` (or ``source:byte N``), the form editors and terminals link to."""
+        if self.line is not None:
+            return f"{self.source}:{self.line}"
+        if self.byte is not None:
+            return f"{self.source}: byte {self.byte}"
+        return self.source
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "line": self.line,
+            "byte": self.byte,
+            "reason": self.reason,
+            "fatal": self.fatal,
+        }
+
+
+@dataclass(slots=True)
+class FileOutcome:
+    """What happened to one file (or stream) in a run."""
+
+    source: str
+    status: str
+    path: str | None = None
+    reason: str = ""
+    items_added: int = 0
+    items_removed: int = 0
+    errors: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "path": self.path,
+            "status": self.status,
+            "reason": self.reason,
+            "items_added": self.items_added,
+            "items_removed": self.items_removed,
+            "errors": self.errors,
+        }
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """The outcome of one ingest run, filled in as the run goes.
+
+    Pass one in (``report=``) to keep the counts of a run that is interrupted: the object is
+    updated in place, so it still describes the stored work when ``KeyboardInterrupt`` propagates.
+
+    Attributes:
+        root: the absolute path that was ingested (or the stream name).
+        files_scanned: files considered (after ignore rules), including unchanged ones.
+        items_added: items written by this run (new, or replacing a changed source's items).
+        items_removed: items removed (replaced sections, pruned sources).
+        items_dropped: chunks dropped because they were empty or whitespace only.
+        redactions: secrets masked by the write-time gate.
+        redaction_rules: for each secret rule, how many items it fired in.
+        unredacted_secrets: secrets stored as they were (``redact=False``), as the gate
+            counted them; the CLI should warn about them.
+        bytes_read: bytes of file content read (unchanged files are not read).
+        ids: ids of the items written, in source order.
+        files: one outcome per file added, updated, removed, skipped or failed.
+        unchanged: the sources found unchanged (only listed: a re-ingest of a large tree
+            should not build an object per untouched file).
+        issues: every problem, with file and line.
+        interrupted: the run was stopped by KeyboardInterrupt (completed files are stored).
+        cancelled: the run was stopped by its cancel event (completed files are stored).
+    """
+
+    root: str = ""
+    files_scanned: int = 0
+    items_added: int = 0
+    items_removed: int = 0
+    items_dropped: int = 0
+    redactions: int = 0
+    redaction_rules: Counter[str] = field(default_factory=Counter)
+    unredacted_secrets: int = 0
+    bytes_read: int = 0
+    ids: list[str] = field(default_factory=list)
+    files: list[FileOutcome] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    issues: list[IngestIssue] = field(default_factory=list)
+    interrupted: bool = False
+    cancelled: bool = False
+    elapsed_s: float = 0.0
+
+    def count(self, status: str) -> int:
+        """How many files ended with ``status`` (one of ``STATUSES``)."""
+        if status == UNCHANGED:
+            return len(self.unchanged)
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def files_added(self) -> int:
+        return self.count(ADDED)
+
+    @property
+    def files_updated(self) -> int:
+        return self.count(UPDATED)
+
+    @property
+    def files_unchanged(self) -> int:
+        return self.count(UNCHANGED)
+
+    @property
+    def files_removed(self) -> int:
+        return self.count(REMOVED)
+
+    @property
+    def files_skipped(self) -> int:
+        return self.count(SKIPPED)
+
+    @property
+    def files_failed(self) -> int:
+        return self.count(FAILED)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed, no line was rejected and the run was not stopped early."""
+        return not self.issues and not self.interrupted and not self.cancelled
+
+    def note(self, issue: IngestIssue) -> None:
+        self.issues.append(issue)
+
+    def as_dict(self, *, files: bool = True) -> dict[str, Any]:
+        """A JSON-ready summary.
+
+        Args:
+            files: include the per-file outcomes (unchanged files are only counted, so that
+                re-ingesting a large tree gives a short document).
+        """
+        counts = Counter(f.status for f in self.files)
+        counts[UNCHANGED] = len(self.unchanged)
+        out: dict[str, Any] = {
+            "root": self.root,
+            "files_scanned": self.files_scanned,
+            **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
+            "items_added": self.items_added,
+            "items_removed": self.items_removed,
+            "items_dropped": self.items_dropped,
+            "redactions": self.redactions,
+            "redaction_rules": dict(sorted(self.redaction_rules.items())),
+            "unredacted_secrets": self.unredacted_secrets,
+            "bytes_read": self.bytes_read,
+            "interrupted": self.interrupted,
+            "cancelled": self.cancelled,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "issues": [i.as_dict() for i in self.issues],
+        }
+        if files:
+            out["files"] = [f.as_dict() for f in self.files]
+        return out

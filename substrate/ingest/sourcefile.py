@@ -1,0 +1,148 @@
+"""On-disk form of the source cache: two JSON files in ``<shard>/index/``.
+
+``sources.json`` holds what the unchanged check needs and nothing more, grouped by directory so
+that a large tree's file is small and quick to parse::
+
+    {"format": 2, "generation": "...", "offset": 1234, "token": "<hex>",
+     "options": ["<fingerprint>", ...],
+     "dirs": {"/abs/dir": {"name.md": [size, mtime_ns, option index, skipped reason?]}}}
+
+``source-items.json`` holds the content hash and item ids of each source, read only when a file
+changed or disappeared::
+
+    {"format": 2, "token": "<hex>", "sources": {"/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+
+The two belong together only when their tokens match. The items file is written first, so a
+crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from substrate.log import Watermark
+
+log = logging.getLogger(__name__)
+
+FORMAT = 2
+STATS_FILE = "sources.json"
+ITEMS_FILE = "source-items.json"
+
+Row = list[Any]  # [size, mtime_ns, option index] or [..., skipped reason]
+
+
+@dataclass(slots=True)
+class StoredStats:
+    """The contents of ``sources.json``, with the keys flattened back to full paths."""
+
+    watermark: Watermark
+    token: str
+    options: list[str] = field(default_factory=list)
+    rows: dict[str, Row] = field(default_factory=dict)
+
+
+def _prefix(directory: str) -> str:
+    if not directory:
+        return ""
+    return directory if directory.endswith("/") else directory + "/"
+
+
+def read_stats(index_dir: Path) -> StoredStats | None:
+    """Read ``sources.json``; None when it is missing, unreadable or of another format."""
+    path = index_dir / STATS_FILE
+    try:
+        data = orjson.loads(path.read_bytes())
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        stats = StoredStats(
+            Watermark(str(data["generation"]), int(data["offset"])),
+            str(data["token"]),
+            [str(o) for o in data["options"]],
+        )
+        rows = stats.rows
+        for directory, names in data["dirs"].items():
+            prefix = _prefix(directory)
+            for name, row in names.items():
+                rows[prefix + name] = row
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, exc)
+        return None
+    return stats
+
+
+def read_items(index_dir: Path, token: str) -> dict[str, list[Any]] | None:
+    """Read ``source-items.json`` if it belongs with the stats of ``token``, else None."""
+    path = index_dir / ITEMS_FILE
+    try:
+        data = orjson.loads(path.read_bytes())
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        if data.get("token") != token:
+            return None
+        sources = data["sources"]
+        if not isinstance(sources, dict):
+            return None
+        return sources
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, exc)
+        return None
+
+
+def _write(path: Path, data: dict[str, Any]) -> bool:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(orjson.dumps(data))
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        log.warning("cannot write %s (%s); it will be rebuilt next time", path, exc)
+        return False
+    return True
+
+
+def write_items(index_dir: Path, sources: dict[str, list[Any]]) -> str | None:
+    """Write the hashes and ids; returns the new token (None when the write failed)."""
+    token = secrets.token_hex(8)
+    ok = _write(index_dir / ITEMS_FILE, {"format": FORMAT, "token": token, "sources": sources})
+    return token if ok else None
+
+
+def write_stats(
+    index_dir: Path,
+    watermark: Watermark,
+    token: str,
+    options: list[str],
+    rows: dict[str, Row],
+) -> bool:
+    """Write ``sources.json`` (rows keyed by full path are grouped by directory here)."""
+    dirs: dict[str, dict[str, Row]] = {}
+    for key, row in rows.items():
+        directory, name = os.path.split(key)
+        dirs.setdefault(directory, {})[name] = row
+    data = {
+        "format": FORMAT,
+        "generation": watermark.generation,
+        "offset": watermark.offset,
+        "token": token,
+        "options": options,
+        "dirs": dirs,
+    }
+    return _write(index_dir / STATS_FILE, data)
+
+
+def remove(index_dir: Path) -> None:
+    """Delete both files (the cache will be rebuilt from the items)."""
+    for name in (STATS_FILE, ITEMS_FILE):
+        (index_dir / name).unlink(missing_ok=True)

@@ -1,0 +1,374 @@
+"""The per-source state cache: what each ingested file looked like and which items it gave.
+
+It maps a source key (the file's absolute path, or ``stream:<name>`` for text ingested from a
+stream) to its size, mtime, content hash, the ingest options used, and the ids of its items.
+With it, a re-ingest decides "unchanged" from one ``stat`` per file without reading the log.
+It lives in ``<shard>/index/`` (``sourcefile.py`` describes the files) and is derived data,
+stamped with the log watermark it covers:
+
+* stamp equal to the log's committed end: used as is;
+* the log grew since (another command wrote): the new lines are folded in;
+* missing, unreadable, or the log was rewritten (compaction): rebuilt from the provenance of the
+  items (``path``, ``size``, ``mtime_ns``, ``content_hash``, ``ingest_options``).
+
+Deleting ``index/`` therefore loses nothing. An in-memory shard computes it from its items.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from substrate.ingest import sourcefile
+from substrate.log import LogFile, Watermark
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from substrate.item import SubstrateItem
+    from substrate.store import Changes, Substrate
+
+log = logging.getLogger(__name__)
+
+STREAM_PREFIX = "stream:"
+# A file modified this close to its ingest may change again within the same timestamp tick (or
+# the file system's timestamps may be coarse), so its mtime proves nothing: such a "racy" entry
+# is recorded with mtime -1, and the next run compares content hashes instead (as git does).
+RACY_WINDOW_S = 2.0
+
+
+def settled_mtime(mtime_ns: int, ingested_at: float) -> int:
+    """``mtime_ns``, or -1 when it is too close to the ingest time to be trusted."""
+    return -1 if abs(ingested_at - mtime_ns / 1e9) <= RACY_WINDOW_S else mtime_ns
+
+
+@dataclass(slots=True)
+class SourceState:
+    """What a source looked like when it was last ingested.
+
+    ``content_hash`` is empty when unknown (a binary file, or items that disagree), which forces
+    the next ingest to parse the file again. ``skipped`` holds the reason for a file deliberately
+    left out (``binary file``); its ``ids`` are those of an earlier text version, if any.
+    """
+
+    size: int
+    mtime_ns: int
+    content_hash: str
+    options: str
+    ids: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+def source_key(provenance: dict[str, Any]) -> str | None:
+    """The cache key of an item written by ``ingest_path``/``ingest_text``, else None."""
+    if "ingest_options" not in provenance:
+        return None
+    path = provenance.get("path")
+    if isinstance(path, str) and path:
+        return path
+    source = provenance.get("source")
+    return f"{STREAM_PREFIX}{source}" if isinstance(source, str) else None
+
+
+def _state_of(provenance: dict[str, Any]) -> SourceState:
+    mtime_ns = int(provenance.get("mtime_ns") or 0)
+    ingested_at = provenance.get("ingested_at")
+    if isinstance(ingested_at, int | float):
+        mtime_ns = settled_mtime(mtime_ns, float(ingested_at))
+    return SourceState(
+        int(provenance.get("size") or 0),
+        mtime_ns,
+        str(provenance.get("content_hash") or ""),
+        str(provenance.get("ingest_options") or ""),
+    )
+
+
+def committed_watermark(substrate: Substrate) -> Watermark:
+    """The committed end of the shard's log, found from the end of ``items.jsonl``.
+
+    The same value as ``substrate.log_watermark()``, without bringing the store's catalog up to
+    date, so that checking an unchanged tree does not pay for reading the log.
+    """
+    if substrate.root is None:
+        return substrate.log_watermark()
+    log_file = LogFile(substrate.root)
+    return Watermark(log_file.generation(), log_file.tail_state().committed_end)
+
+
+class SourceCache:
+    """Source key -> ``SourceState``, plus the log watermark it is known to cover.
+
+    Entries read from disk stay compact rows (size, mtime, option index) until a caller needs
+    more than the unchanged check; hashes and ids are read the first time they are needed.
+    """
+
+    def __init__(self, substrate: Substrate, index_dir: Path | None, watermark: Watermark) -> None:
+        self.substrate = substrate
+        self.index_dir = index_dir
+        self.watermark = watermark
+        self.states: dict[str, SourceState | sourcefile.Row] = {}
+        self.options: list[str] = []  # fingerprints the rows' option indexes refer to
+        self.dirty = False  # the stats need writing
+        self.items_dirty = False  # the hashes or ids changed too
+        self.trusted = True  # False once the log was rewritten under us: not worth saving
+        self._items: dict[str, list[Any]] | None = {}  # None: on disk, not read yet
+        self._token = ""
+        self._stamp: Watermark | None = None  # what the files on disk cover
+        self._option_index: dict[str, int] = {}
+        self._owner: dict[str, str] | None = None  # id -> key, built when first needed
+
+    # -- opening ----------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, substrate: Substrate) -> SourceCache:
+        """The cache of ``substrate``, caught up with its log (see the module docstring)."""
+        current = committed_watermark(substrate)
+        if substrate.root is None:
+            cache = cls(substrate, None, current)
+            cache.absorb(substrate.iter_items())
+            return cache
+        index_dir = substrate.root / "index"
+        stored = sourcefile.read_stats(index_dir)
+        if stored is not None:
+            cache = cls(substrate, index_dir, stored.watermark)
+            cache.states.update(stored.rows)
+            cache.options = stored.options
+            cache._option_index = {o: i for i, o in enumerate(stored.options)}
+            cache._items = None
+            cache._token = stored.token
+            cache._stamp = stored.watermark
+            if stored.watermark == current or cache.catch_up(substrate):
+                return cache
+        return cls._rebuilt(substrate, index_dir, current)
+
+    @classmethod
+    def _rebuilt(cls, substrate: Substrate, index_dir: Path, current: Watermark) -> SourceCache:
+        log.info("rebuilding the ingest source cache from item provenance")
+        cache = cls(substrate, index_dir, current)
+        cache.absorb(substrate.iter_items())
+        cache.dirty = cache.items_dirty = True
+        return cache
+
+    def _hashes_and_ids(self) -> dict[str, list[Any]]:
+        """The on-disk hashes and ids, read now if needed (a mismatch forces a rebuild)."""
+        if self._items is None:
+            items = None
+            if self.index_dir is not None:
+                items = sourcefile.read_items(self.index_dir, self._token)
+            if items is None:
+                assert self.index_dir is not None
+                fresh = self._rebuilt(self.substrate, self.index_dir, self.watermark)
+                self.states, self.options = fresh.states, fresh.options
+                self._option_index, self._owner = fresh._option_index, None
+                self.dirty = self.items_dirty = True
+                items = {}
+            self._items = items
+        return self._items
+
+    def catch_up(self, substrate: Substrate) -> bool:
+        """Fold in what was saved since the stamp; False when the log was rewritten.
+
+        After a False the cache is no longer trusted: it is not saved, and the next run
+        rebuilds it from the items.
+        """
+        if self.watermark == committed_watermark(substrate):
+            return True
+        changes = substrate.saved_changes(self.watermark)
+        if changes is None:
+            self.trusted = False
+            return False
+        self.fold(changes)
+        return True
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def unchanged(self, key: str, size: int, mtime_ns: int, options: str) -> str | None:
+        """Whether ``key`` is known with this size, mtime and options (without decoding it).
+
+        Returns None when it is not, else the reason it was skipped last time ("" when it was
+        ingested).
+        """
+        state = self.states.get(key)
+        if state is None:
+            return None
+        if isinstance(state, SourceState):
+            same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
+            return state.skipped if same else None
+        try:
+            if (
+                state[0] == size
+                and state[1] == mtime_ns
+                and state[2] == self._option_index.get(options)
+            ):
+                return str(state[3]) if len(state) > 3 else ""
+        except (IndexError, TypeError):
+            return None
+        return None
+
+    def get(self, key: str) -> SourceState | None:
+        """The state of ``key`` (a live object: changes need ``record`` to be saved)."""
+        state = self.states.get(key)
+        if state is None or isinstance(state, SourceState):
+            return state
+        items = self._hashes_and_ids()
+        state = self.states.get(key)  # reading may have rebuilt the cache
+        if state is None or isinstance(state, SourceState):
+            return state
+        try:
+            digest, ids = items.get(key, ("", []))
+            full = SourceState(
+                int(state[0]),
+                int(state[1]),
+                str(digest),
+                self.options[int(state[2])],
+                [str(i) for i in ids],
+                str(state[3]) if len(state) > 3 else "",
+            )
+        except (IndexError, TypeError, ValueError):
+            log.warning("ignoring a malformed source cache entry for %s", key)
+            del self.states[key]
+            return None
+        self.states[key] = full
+        return full
+
+    def missing_under(self, directory: str, present: set[str]) -> list[str]:
+        """The file keys inside ``directory`` (an absolute path) not in ``present``, sorted."""
+        prefix = directory.rstrip(os.sep) + os.sep
+        return sorted(k for k in self.states if k not in present and k.startswith(prefix))
+
+    # -- updating ---------------------------------------------------------------------------
+
+    def absorb(self, items: Iterable[SubstrateItem]) -> None:
+        """Add items to the states of their sources (a rebuild, or a fold of new lines)."""
+        for item in items:
+            key = source_key(item.provenance)
+            if key is not None:
+                self._attach(key, item.id, _state_of(item.provenance))
+
+    def _attach(self, key: str, item_id: str, seen: SourceState) -> None:
+        owners = self._owner
+        if owners is not None:
+            previous = owners.get(item_id)
+            if previous is not None and previous != key:
+                self._detach(item_id)
+            owners[item_id] = key
+        state = self.get(key)
+        if state is None:
+            seen.ids = [item_id]
+            self.states[key] = seen
+            return
+        if (state.content_hash, state.options) != (seen.content_hash, seen.options):
+            # items from two versions of the file: force the next ingest to re-parse it, which
+            # replaces all of them
+            state.content_hash = ""
+        if item_id not in state.ids:
+            state.ids.append(item_id)
+
+    def _detach(self, item_id: str) -> None:
+        key = self._owners().pop(item_id, None)
+        state = self.get(key) if key is not None else None
+        if state is not None and item_id in state.ids:
+            state.ids.remove(item_id)
+
+    def _owners(self) -> dict[str, str]:
+        if self._owner is None:
+            owners: dict[str, str] = {}
+            for key in list(self.states):
+                state = self.get(key)
+                for item_id in state.ids if state is not None else ():
+                    owners[item_id] = key
+            self._owner = owners
+        return self._owner
+
+    def fold(self, changes: Changes) -> None:
+        """Apply items written and ids removed by other commands."""
+        self._owners()
+        for item_id in changes.removed:
+            self._detach(item_id)
+        for item in changes.upserts:
+            key = source_key(item.provenance)
+            if key is None:
+                self._detach(item.id)
+            else:
+                self._attach(key, item.id, _state_of(item.provenance))
+        self.watermark = changes.until
+        self.dirty = self.items_dirty = True
+
+    def record(self, key: str, state: SourceState) -> None:
+        """Set the state of ``key`` after it was ingested (or skipped)."""
+        if self._owner is not None:
+            old = self.get(key)
+            for item_id in old.ids if old is not None else ():
+                self._owner.pop(item_id, None)
+            for item_id in state.ids:
+                self._owner[item_id] = key
+        self.states[key] = state
+        self.dirty = self.items_dirty = True
+
+    def touch(self, key: str, size: int, mtime_ns: int) -> None:
+        """Note a new size and mtime for a source whose content did not change."""
+        state = self.get(key)
+        if state is not None:
+            state.size, state.mtime_ns = size, mtime_ns
+            self.dirty = True
+
+    def drop(self, key: str) -> None:
+        """Forget a source (its items were removed)."""
+        if self._owner is not None:
+            state = self.get(key)
+            for item_id in state.ids if state is not None else ():
+                self._owner.pop(item_id, None)
+        self.states.pop(key, None)
+        self.dirty = self.items_dirty = True
+
+    # -- saving -----------------------------------------------------------------------------
+
+    def save(self, watermark: Watermark) -> None:
+        """Write the cache stamped with ``watermark`` (atomically; failures only logged)."""
+        self.watermark = watermark
+        index_dir = self.index_dir
+        if index_dir is None:
+            return
+        if not self.trusted:
+            sourcefile.remove(index_dir)
+            return
+        if not (self.dirty or self.items_dirty or watermark != self._stamp):
+            return
+        if self.items_dirty:
+            items = self._hashes_and_ids()
+            rows: dict[str, list[Any]] = {}
+            for key, state in self.states.items():
+                if isinstance(state, SourceState):
+                    rows[key] = [state.content_hash, state.ids]
+                else:
+                    rows[key] = items.get(key, ["", []])
+            token = sourcefile.write_items(index_dir, rows)
+            if token is None:
+                return
+            self._token = token
+        options: list[str] = []
+        index: dict[str, int] = {}
+        stats: dict[str, sourcefile.Row] = {}
+        row: sourcefile.Row
+        for key, state in self.states.items():
+            if isinstance(state, SourceState):
+                fingerprint, row = state.options, [state.size, state.mtime_ns, 0]
+                if state.skipped:
+                    row.append(state.skipped)
+            else:
+                try:
+                    fingerprint, row = self.options[state[2]], list(state)
+                except (IndexError, TypeError):
+                    continue  # a malformed row: forgotten, so the file is ingested again
+            at = index.get(fingerprint)
+            if at is None:
+                at = index[fingerprint] = len(options)
+                options.append(fingerprint)
+            row[2] = at
+            stats[key] = row
+        if sourcefile.write_stats(index_dir, watermark, self._token, options, stats):
+            self._stamp = watermark
+            self.dirty = self.items_dirty = False

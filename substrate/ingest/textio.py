@@ -1,0 +1,71 @@
+"""Bytes to text: strict UTF-8 (a byte-order mark dropped) with normalised line ends."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary
+from substrate.ingest.segment import FileRejected
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode_text(data: bytes) -> str:
+    """Decode file content as UTF-8 and turn ``\\r\\n`` and lone ``\\r`` into ``\\n``.
+
+    Raises:
+        FileRejected: the content is not valid UTF-8; the error names the line and byte offset
+            of the first invalid byte, so the user can find it.
+    """
+    offset = 3 if data.startswith(_BOM) else 0
+    try:
+        text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = exc.start + offset
+        line = data.count(b"\n", 0, at) + 1
+        raise FileRejected(
+            f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
+            "convert the file to UTF-8 or ignore it",
+            line=line,
+            byte=at,
+        ) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def content_digest(data: bytes) -> str:
+    """The content hash recorded at ingest: sha256, first 32 hex digits.
+
+    The same value ``content_hash(path)`` of the freshness checks computes from the file, so a
+    changed file is detected by comparing the two.
+    """
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def read_unless_binary(path: str) -> tuple[bytes, bool]:
+    """Read a whole file, unless its first 8 KiB show it is binary.
+
+    Returns ``(content, False)``, or ``(first bytes, True)`` for a binary file, which is not read
+    any further. Plain ``os.read`` calls: no buffered file object for files read once.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        head = os.read(fd, BINARY_SNIFF_BYTES)
+        if is_binary(head):
+            return head, True
+        if len(head) < BINARY_SNIFF_BYTES:
+            return head, False
+        parts = [head]
+        while True:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                break
+            parts.append(block)
+        return b"".join(parts), False
+    finally:
+        os.close(fd)

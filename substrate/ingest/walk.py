@@ -1,0 +1,190 @@
+"""Walk a directory tree for ingestion: ignore rules, hidden and VCS folders, symlinks.
+
+Only ``stat`` information is gathered here (no file is opened), so a re-ingest of an unchanged
+tree costs one ``lstat`` per file. Symbolic links are followed only when they lead to a place
+inside the root; they are resolved after the real tree has been walked, so a file reachable both
+directly and through a link is ingested once, under its real path, and a link back to an
+ancestor (a loop) is reported instead of walked.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from substrate.ingest.ignore import IGNORE_FILES, IgnoreStack, Rule, RuleSet, directory_rules
+
+log = logging.getLogger(__name__)
+
+_by_name = operator.attrgetter("name")
+
+VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".pijul"})
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """A candidate file: where it is and what ``stat`` said about it."""
+
+    path: str  # absolute; a file reached through a link keeps the link's path
+    rel: str  # relative to the walk root, with "/" separators
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class WalkResult:
+    """The candidate files, in a stable order, and the entries passed over with a reason."""
+
+    files: list[FileEntry] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
+
+
+@dataclass(slots=True)
+class _Link:
+    path: str
+    rel: str
+    ignores: IgnoreStack
+
+
+class _Walker:
+    def __init__(self, root: Path, hidden: bool, exclude: Iterable[Path]) -> None:
+        self.root = os.path.realpath(root)
+        self.hidden = hidden
+        self.exclude = {os.path.realpath(p) for p in exclude}
+        self.result = WalkResult()
+        self.dirs_seen: set[tuple[int, int]] = set()
+        self.files_seen: dict[tuple[int, int], str] = {}
+        self.links: list[_Link] = []
+
+    def inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root + os.sep)
+
+    def excluded(self, real: str) -> bool:
+        return any(real == ex or real.startswith(ex + os.sep) for ex in self.exclude)
+
+    def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> None:
+        stack = [(top, top_rel, ignores)]
+        while stack:
+            dirpath, rel, rules = stack.pop()
+            subdirs = self.scan_dir(dirpath, rel, rules)
+            stack.extend(reversed(subdirs))
+
+    def scan_dir(
+        self, dirpath: str, rel: str, rules: IgnoreStack
+    ) -> list[tuple[str, str, IgnoreStack]]:
+        try:
+            st = os.stat(dirpath)
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=_by_name)
+        except OSError as exc:
+            self.result.skipped.append((rel or ".", f"unreadable directory: {exc.strerror}"))
+            return []
+        self.dirs_seen.add((st.st_dev, st.st_ino))
+        names = {e.name for e in entries if e.name in IGNORE_FILES}
+        if names:
+            rules = rules.push(directory_rules(Path(dirpath), rel, names))
+        subdirs: list[tuple[str, str, IgnoreStack]] = []
+        files = self.result.files
+        seen = self.files_seen
+        device = st.st_dev
+        hidden = self.hidden
+        check = bool(rules.sets)
+        for entry in entries:
+            name = entry.name
+            if not hidden and name[0] == ".":
+                continue
+            child = f"{rel}/{name}" if rel else name
+            try:
+                # the common case first: a regular file (known from the directory listing)
+                if entry.is_file(follow_symlinks=False):
+                    if check and rules.ignored(child, name, False):
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                    files.append(FileEntry(entry.path, child, info.st_size, info.st_mtime_ns))
+                    seen[(device, info.st_ino)] = child
+                elif entry.is_dir(follow_symlinks=False):
+                    if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
+                        continue
+                    if self.exclude and self.excluded(entry.path):
+                        continue
+                    subdirs.append((entry.path, child, rules))
+                elif entry.is_symlink():
+                    if not (check and rules.ignored(child, name, entry.is_dir())):
+                        self.links.append(_Link(entry.path, child, rules))
+                else:
+                    self.result.skipped.append((child, "not a regular file"))
+            except OSError as exc:
+                self.result.skipped.append((child, f"cannot stat: {exc.strerror}"))
+        return subdirs
+
+    def follow_links(self) -> None:
+        while self.links:
+            link = self.links.pop(0)
+            self.follow(link)
+
+    def follow(self, link: _Link) -> None:
+        skipped = self.result.skipped
+        try:
+            real = os.path.realpath(link.path)
+            info = os.stat(link.path)
+        except OSError:
+            skipped.append((link.rel, "broken symlink"))
+            return
+        if not self.inside(real):
+            skipped.append((link.rel, "symlink leads outside the ingest root"))
+            return
+        if self.exclude and self.excluded(real):
+            skipped.append((link.rel, "symlink leads into the shard"))
+            return
+        key = (info.st_dev, info.st_ino)
+        if stat.S_ISDIR(info.st_mode):
+            if key in self.dirs_seen:
+                here = os.path.realpath(os.path.dirname(link.path))
+                loop = here == real or here.startswith(real + os.sep)
+                reason = "symlink loop" if loop else "symlink to a directory already walked"
+                skipped.append((link.rel, reason))
+                return
+            self.walk_tree(link.path, link.rel, link.ignores)
+        elif stat.S_ISREG(info.st_mode):
+            if key in self.files_seen:
+                skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
+                return
+            self.result.files.append(FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns))
+            self.files_seen[key] = link.rel
+        else:
+            skipped.append((link.rel, "not a regular file"))
+
+
+def walk(
+    root: Path,
+    *,
+    hidden: bool = False,
+    exclude: Iterable[Path] = (),
+    rules: IgnoreStack | None = None,
+    extra_rules: Iterable[Rule] = (),
+) -> WalkResult:
+    """List the files under ``root`` that an ingest should consider.
+
+    Args:
+        root: the directory to walk (an absolute, resolved path).
+        hidden: also enter hidden directories and take hidden files (names starting with
+            ``.``); VCS directories are skipped regardless.
+        exclude: directories never entered (the shard itself, when it lives in the tree).
+        rules: rules already in force at ``root`` (from ignore files above it).
+        extra_rules: patterns from the shard settings, overridden by the tree's ignore files.
+
+    Returns:
+        The candidate files (sorted by directory, files before sub-directories) and the
+        entries passed over with a reason (links out of the root, loops, unreadable folders).
+    """
+    walker = _Walker(root, hidden, exclude)
+    stack = rules or IgnoreStack()
+    stack = stack.push(RuleSet(tuple(extra_rules)))
+    walker.walk_tree(str(root), "", stack)
+    walker.follow_links()
+    return walker.result

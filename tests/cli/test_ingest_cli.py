@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from substrate import Substrate
+from substrate.ingest import session
+
+SAMPLE = Path(__file__).parents[2] / "fixtures" / "sample-notes"
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    shutil.copytree(SAMPLE, folder)
+    return folder
+
+
+def test_ingest_folder_then_reingest_is_incremental(mixle, notes: Path) -> None:
+    first = mixle("ingest", str(notes), "--json")
+    assert first.exit_code == 0, first.stderr
+    report = first.json()
+    assert report["files_added"] == 4 and report["items_added"] > 4
+    again = mixle("ingest", str(notes), "--json").json()
+    assert again["files_unchanged"] == 4 and again["items_added"] == 0
+    (notes / "warehouse.txt").write_text("The warehouse moved to Antwerp.\n")
+    (notes / "ops" / "oncall.md").unlink()
+    changed = mixle("ingest", str(notes), "--json").json()
+    assert changed["files_updated"] == 1 and changed["files_removed"] == 1
+    texts = [r["title"] for r in mixle("ls", "--json").json()]
+    assert any("Antwerp" in t for t in texts) and not any("On-call" in t for t in texts)
+
+
+def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:
+    mixle("ingest", str(notes))
+    (notes / "warehouse.txt").unlink()
+    report = mixle("ingest", str(notes), "--no-prune", "--json").json()
+    assert report["files_removed"] == 0
+    assert any("Rotterdam" in r["title"] for r in mixle("ls", "--json").json())
+
+
+def test_stdin_and_explicit_format(mixle) -> None:
+    result = mixle("ingest", "-", "--source", "clipboard", "--json", input="First.\n\nSecond.\n")
+    assert result.exit_code == 0 and result.json()["items_added"] >= 1
+    rows = mixle("ls", "--json").json()
+    assert {r["source"] for r in rows} == {"clipboard"}
+
+
+def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"text": "good one"}\n{broken\n{"text": "good two"}\n')
+    result = mixle("ingest", str(data))
+    assert result.exit_code == 1
+    assert "rows.jsonl:2" in result.stderr
+    assert len(mixle("ls", "--json").json()) == 2
+
+
+def test_missing_path_is_operational_error(mixle, tmp_path: Path) -> None:
+    result = mixle("ingest", str(tmp_path / "nope"))
+    assert result.exit_code == 3 and "nope" in result.stderr
+
+
+def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_shard_env) -> None:
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    (tmp_path / "creds.md").write_text(f"# Deploy\n\nUse the token {token} to deploy.\n")
+    result = mixle("ingest", str(tmp_path / "creds.md"), "--json")
+    assert result.exit_code == 0 and result.json()["redactions"] == 1
+    assert token not in (isolated_shard_env / "items.jsonl").read_text()
+    assert token not in result.stdout + result.stderr
+    shown = mixle("ls", "--json").stdout + mixle("status", "--json").stdout
+    assert token not in shown
+
+
+def test_interrupt_keeps_completed_files_and_exits_130(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    calls = {"n": 0}
+    original = session.IngestSession.process_file
+
+    def flaky(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(session.IngestSession, "process_file", flaky)
+        result = mixle("ingest", str(notes))
+    assert result.exit_code == 130
+    stored = {i.provenance.get("source") for i in Substrate(isolated_shard_env).all()}
+    assert len(stored) == 2
+    resumed = mixle("ingest", str(notes), "--json").json()
+    assert resumed["files_unchanged"] == 2 and resumed["files_added"] == 2, resumed
+
+
+def test_explicit_forms(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t"]}\n')
+    assert mixle("ingest-docs", str(docs)).exit_code == 0
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text('{"input": "2+2", "answer": "4"}\n')
+    assert mixle("ingest-traces", str(traces)).exit_code == 0
+    table = tmp_path / "t.csv"
+    table.write_text("sku,name\n1,lamp\n")
+    assert mixle("ingest-file", str(table)).exit_code == 0
+    kinds = sorted(r["kind"] for r in mixle("ls", "--json").json())
+    assert kinds == ["record", "text", "text", "trace"]

@@ -1,0 +1,215 @@
+"""The reference adapters keep their semantics (and lose their weaknesses)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import InvalidInputError
+from substrate.ingest import (
+    IngestReport,
+    ingest_artifacts,
+    ingest_documents,
+    ingest_file,
+    ingest_records,
+    ingest_traces,
+)
+from substrate.ingest.textio import content_digest
+from substrate.store import Substrate
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
+
+
+def test_ingest_documents_strings_and_dicts() -> None:
+    store = Substrate()
+    ids = ingest_documents(
+        store,
+        ["plain text", {"text": "with meta", "tags": ["t"], "payload": {"k": 1}}, {"tags": ["x"]}],
+        source="manual",
+        scope="team",
+    )
+    items = [store.get(i) for i in ids]
+    assert [(i.kind, i.text, i.tags, i.payload) for i in items if i] == [
+        ("text", "plain text", [], {}),
+        ("text", "with meta", ["t"], {"k": 1}),
+        ("text", "", ["x"], {}),  # a missing text becomes ""
+    ]
+    for n, item in enumerate(items):
+        assert item is not None and item.scope == "team"
+        assert item.provenance["source"] == "manual" and item.provenance["index"] == n
+        assert isinstance(item.provenance["ingested_at"], float)
+    assert ingest_documents(store, []) == []
+
+
+def test_same_input_updates_the_same_items() -> None:
+    store = Substrate()
+    first = ingest_documents(store, ["a", "b", "a"])
+    again = ingest_documents(store, ["a", "b", "a"])
+    assert first == again and len(set(first)) == 3  # positions differ, so ids differ
+    assert len(store) == 3
+    assert ingest_documents(store, ["a"], source="elsewhere") != first[:1]
+
+
+def test_ingest_records_dicts_tuples_and_scalars() -> None:
+    store = Substrate()
+    ids = ingest_records(
+        store,
+        [{"name": "ada", "age": 36, "team": "core"}, ("x", 2), 7],
+        text_fields=["name", "missing", "team"],
+    )
+    items = [store.get(i) for i in ids]
+    assert [(i.kind, i.text, i.payload) for i in items if i] == [
+        ("record", "ada core", {"name": "ada", "age": 36, "team": "core"}),
+        ("record", "x 2", {"values": ["x", 2]}),
+        ("record", "7", {"values": [7]}),
+    ]
+    assert [i.provenance["index"] for i in items if i] == [0, 1, 2]
+    other = Substrate()
+    (rec_id,) = ingest_records(other, [{"a": 1, "b": "two"}])
+    rec = other.get(rec_id)
+    assert rec is not None and rec.text == "1 two" and rec.provenance["source"] == "records"
+
+
+def test_ingest_file_text_lines(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Title\n\n  first line  \n\nsecond line\n")
+    store = Substrate()
+    ids = ingest_file(store, str(path))
+    items = [store.get(i) for i in ids]
+    assert [(i.text, i.provenance["index"], i.provenance["line"]) for i in items if i] == [
+        ("# Title", 0, 1),
+        ("first line", 1, 3),
+        ("second line", 2, 5),
+    ]
+    prov = items[0].provenance if items[0] else {}
+    assert prov["source"] == str(path)
+    assert prov["content_hash"] == content_digest(path.read_bytes())
+    assert prov["path"] == str(path)
+
+
+def test_ingest_file_jsonl_keeps_file_order(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    shutil.copy(FIXTURES / "notes" / "mixed.jsonl", path)
+    store = Substrate()
+    report = IngestReport()
+    ids = ingest_file(store, path, source="mixed", report=report)
+    items = [store.get(i) for i in ids]
+    assert [(i.kind, i.text, i.provenance["index"], i.provenance["line"]) for i in items if i] == [
+        ("text", "a document line", 0, 1),
+        ("record", "ada en", 1, 2),
+        ("text", "a bare string", 2, 3),
+        ("text", "after a blank line", 3, 5),
+    ]
+    assert items[0] is not None and items[0].tags == ["doc"]
+    assert report.ok and report.items_added == 4
+
+
+def test_ingest_file_counts_bad_jsonl_lines(tmp_path: Path) -> None:
+    path = tmp_path / "rows.ndjson"
+    path.write_text('{"a": 1}\nnope\n{"b": 2}\n')
+    report = IngestReport()
+    ids = ingest_file(Substrate(), path, report=report)
+    assert len(ids) == 2
+    assert [(i.line, i.fatal) for i in report.issues] == [(2, False)]
+
+
+def test_ingest_file_csv_and_kind_as_format(tmp_path: Path) -> None:
+    path = tmp_path / "people.data"
+    shutil.copy(FIXTURES / "notes" / "people.csv", path)
+    store = Substrate()
+    ids = ingest_file(store, path, kind="csv")
+    items = [store.get(i) for i in ids]
+    assert [i.payload for i in items if i] == [
+        {"name": "ada", "role": "engineer", "team": "core"},
+        {"name": "grace", "role": "admiral", "team": "navy"},
+    ]
+    assert ingest_file(Substrate(), path, as_format="csv") == ids
+
+
+def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None:
+    assert ingest_file(Substrate(), tmp_path / "missing.txt") == []
+    (tmp_path / "x.docx").write_text("?")
+    with pytest.raises(InvalidInputError, match="unsupported file format"):
+        ingest_file(Substrate(), tmp_path / "x.docx")
+    with pytest.raises(ValueError):  # the reference's exception type still matches
+        ingest_file(Substrate(), tmp_path / "x.docx")
+    (tmp_path / "bad.txt").write_bytes(b"fine\n\xff\n")
+    report = IngestReport()
+    with pytest.raises(InvalidInputError, match=":2: invalid UTF-8"):
+        ingest_file(Substrate(), tmp_path / "bad.txt", report=report)
+    assert report.issues[0].fatal
+
+
+def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text(
+        (FIXTURES / "notes" / "traces.jsonl").read_text() + '{broken\n[1, 2]\n\n{"input": 5}\n'
+    )
+    store = Substrate()
+    report = IngestReport()
+    ids = ingest_traces(store, path, report=report)
+    items = [store.get(i) for i in ids]
+    assert [(i.kind, i.text, i.provenance["row"], i.provenance["line"]) for i in items if i] == [
+        ("trace", "2+2 => 4", 0, 1),
+        ("trace", "capital of France => Paris", 2, 3),
+        ("trace", '{"q": "route"} => router', 3, 4),
+        ("trace", "5 => null", 7, 8),
+    ]
+    assert items[0] is not None and items[0].payload == {"input": "2+2", "answer": 4}
+    assert items[0].provenance["source"] == str(path)
+    assert [(i.line, i.reason.split(":")[0]) for i in report.issues] == [
+        (5, "invalid JSON"),
+        (6, "trace row is not a JSON object"),
+    ]
+    assert ingest_traces(store, tmp_path / "none.jsonl") == []
+    other = Substrate()
+    named = ingest_traces(other, path, source="harvest")
+    assert named == ids  # same file, same rows: same items whatever the label
+    first = other.get(named[0])
+    assert first is not None and first.provenance["source"] == "harvest"
+
+
+def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    shutil.copytree(FIXTURES / "registry", registry)
+    store = Substrate()
+    report = IngestReport()
+    ids = ingest_artifacts(store, str(registry), scope="models", report=report)
+    assert len(ids) == 1
+    item = store.get(ids[0])
+    assert item is not None and item.kind == "artifact" and item.scope == "models"
+    assert item.text == "router solve/v1 solve record"
+    assert item.payload == {
+        "ref": str(registry / "router"),
+        "manifest": {
+            "mixle_artifact": "solve/v1",
+            "meta": {"solve": {"n": 3}, "parent": "base-7"},
+            "io": {"kind": "record"},
+        },
+    }
+    assert item.tags == ["solve", "parent"]
+    prov = item.provenance
+    assert (prov["source"], prov["path"], prov["artifact_kind"], prov["parent"]) == (
+        "registry",
+        str(registry / "router"),
+        "solve/v1",
+        "base-7",
+    )
+    # the broken and the non-object manifest are reported, not skipped silently or crashing
+    reasons = sorted((Path(i.source).parent.name, i.fatal) for i in report.issues)
+    assert reasons == [("broken", True), ("listy", True)]
+    assert ingest_artifacts(store, str(tmp_path / "nowhere")) == []
+
+
+def test_adapters_pass_items_through_the_gate() -> None:
+    store = Substrate()
+    report = IngestReport()
+    (item_id,) = ingest_documents(store, ["key AKIAZ7Q3M5X1R9T2K4LB in a note"], report=report)
+    item = store.get(item_id)
+    assert item is not None and "AKIAZ7Q3M5X1R9T2K4LB" not in item.text
+    assert report.redactions >= 1
+    (raw_id,) = ingest_documents(store, ["key AKIAZ7Q3M5X1R9T2K4LB"], redact=False, source="r")
+    raw = store.get(raw_id)
+    assert raw is not None and "AKIAZ7Q3M5X1R9T2K4LB" in raw.text

@@ -1,0 +1,81 @@
+"""Chunking at sentence boundaries under a size bound."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.errors import InvalidInputError
+from substrate.ingest.chunk import check_limit, chunk_lines, chunk_spans, sentence_spans
+
+
+def _chunks(text: str, limit: int) -> list[str]:
+    return [text[s:e] for s, e in chunk_spans(text, limit)]
+
+
+def test_short_text_is_one_stripped_chunk() -> None:
+    assert _chunks("  Hello there.  \n", 100) == ["Hello there."]
+
+
+def test_blank_text_gives_no_chunk() -> None:
+    assert chunk_spans("", 100) == []
+    assert chunk_spans(" \n\t \n", 100) == []
+
+
+def test_chunks_end_at_sentence_boundaries_under_the_bound() -> None:
+    sentences = [f"Sentence number {i} says something useful." for i in range(40)]
+    text = " ".join(sentences)
+    chunks = _chunks(text, 200)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert len(chunk) <= 200
+        assert chunk.endswith(".")
+        assert chunk.startswith("Sentence")
+    # nothing lost, nothing duplicated: the chunks are the sentences, in order
+    assert " ".join(chunks) == text
+
+
+def test_paragraph_break_is_a_boundary_without_punctuation() -> None:
+    text = ("word " * 30).strip() + "\n\n" + ("other " * 30).strip()
+    chunks = _chunks(text, 200)
+    assert chunks == [("word " * 30).strip(), ("other " * 30).strip()]
+
+
+def test_closing_quote_stays_with_its_sentence() -> None:
+    text = 'He said "stop." Then he left the room quickly and quietly.'
+    spans = sentence_spans(text, 0, len(text))
+    assert text[spans[0][0] : spans[0][1]] == 'He said "stop."'
+
+
+def test_cjk_full_stop_needs_no_space() -> None:
+    text = "这是第一句。这是第二句。这是第三句。"
+    spans = sentence_spans(text, 0, len(text))
+    assert [text[s:e] for s, e in spans] == ["这是第一句。", "这是第二句。", "这是第三句。"]
+
+
+def test_overlong_sentence_is_cut_at_white_space() -> None:
+    text = " ".join(["alpha"] * 100)  # 599 characters, no sentence end
+    chunks = _chunks(text, 64)
+    assert all(len(c) <= 64 for c in chunks)
+    assert all(not c.startswith(" ") and not c.endswith(" ") for c in chunks)
+    assert " ".join(chunks) == text
+
+
+def test_run_without_white_space_is_cut_at_the_bound() -> None:
+    text = "x" * 100
+    assert _chunks(text, 30) == ["x" * 30, "x" * 30, "x" * 30, "x" * 10]
+
+
+def test_chunk_lines_are_exact_file_lines() -> None:
+    text = "First sentence here.\nSecond one on line two.\n\nThird after a gap."
+    chunks = chunk_lines(text, 10, 30)
+    assert [(c, a, b) for c, a, b in chunks] == [
+        ("First sentence here.", 10, 10),
+        ("Second one on line two.", 11, 11),
+        ("Third after a gap.", 13, 13),
+    ]
+
+
+def test_limit_is_validated() -> None:
+    assert check_limit(1500) == 1500
+    with pytest.raises(InvalidInputError):
+        check_limit(3)

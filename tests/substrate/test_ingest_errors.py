@@ -1,0 +1,156 @@
+"""Bad input is reported with file and line; the run goes on; stored work is never lost."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from substrate.ingest import IngestReport, ingest_path
+from substrate.ingest.formats import PARSERS
+from substrate.ingest.textio import read_unless_binary
+from substrate.store import Substrate
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data)
+    when = time.time() - 10
+    os.utime(path, (when, when))
+
+
+def _outcome(report: IngestReport, source: str) -> tuple[str, str]:
+    (found,) = [f for f in report.files if f.source == source]
+    return found.status, found.reason
+
+
+def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> None:
+    _write(tmp_path / "good.txt", "fine text\n")
+    _write(tmp_path / "latin1.txt", b"ok\ncaf\xe9\n")  # Latin-1, not UTF-8
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    status, reason = _outcome(report, "latin1.txt")
+    assert status == "failed" and reason.startswith("line 2: invalid UTF-8")
+    (issue,) = report.issues
+    assert (issue.source, issue.line, issue.byte, issue.fatal) == ("latin1.txt", 2, 6, True)
+    assert issue.location() == "latin1.txt:2"
+    assert [i.text for i in store.iter_items()] == ["fine text"]
+    assert report.files_failed == 1 and not report.ok
+
+
+def test_malformed_jsonl_line_is_reported_and_the_rest_kept(tmp_path: Path) -> None:
+    _write(tmp_path / "rows.jsonl", '{"text": "one"}\n{"text": "two"\n{"text": "three"}\n')
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    assert [i.text for i in store.iter_items()] == ["one", "three"]
+    (issue,) = report.issues
+    assert issue.location() == "rows.jsonl:2" and not issue.fatal
+    (outcome,) = report.files
+    assert (outcome.status, outcome.errors, outcome.items_added) == ("added", 1, 2)
+
+
+def test_broken_csv_fails_the_file_with_its_line(tmp_path: Path) -> None:
+    _write(tmp_path / "t.csv", 'a,b\n1,2\n"3,4\n5,6\n')
+    _write(tmp_path / "ok.csv", "a,b\n1,2\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    status, reason = _outcome(report, "t.csv")
+    assert status == "failed" and "malformed CSV" in reason
+    assert report.issues[0].line is not None
+    assert [i.payload for i in store.iter_items()] == [{"a": "1", "b": "2"}]
+
+
+def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path / "a.txt", "readable\n")
+    _write(tmp_path / "b.txt", "locked\n")
+    real = read_unless_binary
+
+    def read(path: str) -> tuple[bytes, bool]:
+        if path.endswith("b.txt"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr("substrate.ingest.session.read_unless_binary", read)
+    report = ingest_path(Substrate(), tmp_path)
+    assert _outcome(report, "b.txt") == ("failed", "cannot read: Permission denied")
+    assert report.files_added == 1
+
+
+def test_a_file_that_turns_bad_keeps_its_stored_items(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _write(tree / "doc.txt", "good version\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "doc.txt", b"broken \xff version\n")
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_failed == 1
+    assert [i.text for i in Substrate(shard).iter_items()] == ["good version"]
+    # still failing next time (a failure is not remembered as "unchanged")
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_failed == 1
+    _write(tree / "doc.txt", "fixed version\n")
+    fixed = ingest_path(Substrate(shard), tree)
+    assert fixed.files_updated == 1
+    assert [i.text for i in Substrate(shard).iter_items()] == ["fixed version"]
+
+
+def test_keyboard_interrupt_keeps_completed_files_and_a_rerun_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(5):
+        _write(tree / f"doc{n}.md", f"# Doc {n}\n\nBody of document {n}.\n")
+    shard = tmp_path / "shard"
+    real = PARSERS["markdown"]
+    calls = {"n": 0}
+
+    def interrupting(text: str, ctx: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(text, ctx)
+
+    monkeypatch.setitem(PARSERS, "markdown", interrupting)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(shard), tree, report=report)
+    assert report.interrupted and report.files_added == 2
+    stored = Substrate(shard)
+    assert sorted(i.provenance["source"] for i in stored.iter_items()) == ["doc0.md", "doc1.md"]
+    monkeypatch.setitem(PARSERS, "markdown", real)
+    rerun = ingest_path(Substrate(shard), tree)
+    assert rerun.files_unchanged == 2 and rerun.files_added == 3
+    assert len(Substrate(shard)) == 5
+
+
+def test_interrupt_during_a_save_loses_no_completed_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(4):
+        _write(tree / f"n{n}.txt", f"note {n}\n")
+    monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    original = store.save
+    state = {"calls": 0}
+
+    def flaky_save(*args: Any, **kw: Any) -> str:
+        state["calls"] += 1
+        if state["calls"] == 2:
+            raise KeyboardInterrupt  # interrupted while writing the second batch
+        return original(*args, **kw)
+
+    store.save = flaky_save  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(store, tree)
+    # the batch whose save was interrupted is saved again on the way out
+    assert len(Substrate(shard)) == 4

@@ -1,0 +1,300 @@
+"""Each format parser on its own: sections, records, traces, manifests, and their errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import InvalidInputError
+from substrate.ingest.detect import detect_format, is_binary, normalize_format
+from substrate.ingest.formats import PARSERS, ParseContext
+from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
+from substrate.ingest.segment import FileRejected
+from substrate.ingest.textio import decode_text
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
+CTX = ParseContext()
+
+
+def _parse(fmt: str, text: str, ctx: ParseContext = CTX):  # type: ignore[no-untyped-def]
+    return PARSERS[fmt](text, ctx)
+
+
+# -- markdown -------------------------------------------------------------------------------
+
+
+def test_markdown_sections_keep_heading_path_and_lines() -> None:
+    text = (FIXTURES / "notes" / "guides" / "install.md").read_text()
+    parsed = _parse("markdown", text)
+    got = [(s.section, s.line_start, s.line_end) for s in parsed.segments]
+    assert got == [
+        (None, 7, 7),
+        ("Install", 9, 11),
+        ("Install > Linux", 13, 20),
+        ("Install > macOS", 22, 24),
+    ]
+    # a heading with nothing under it ("Uninstall") gives no item
+    assert all("Uninstall" not in (s.section or "") for s in parsed.segments)
+
+
+def test_markdown_front_matter_becomes_tags_and_payload() -> None:
+    text = (FIXTURES / "notes" / "guides" / "install.md").read_text()
+    seg = _parse("markdown", text).segments[1]
+    assert seg.tags == ["setup", "linux"]
+    assert seg.payload == {
+        "title": "Installation guide",
+        "owner": "platform team",
+        "reviewed": "2024-05-01",
+    }
+    assert "title:" not in seg.text
+
+
+def test_markdown_fenced_code_is_not_a_heading() -> None:
+    text = "# A\n\n```\n# comment\n```\n\ntext\n"
+    parsed = _parse("markdown", text)
+    assert [s.section for s in parsed.segments] == ["A"]
+    assert "# comment" in parsed.segments[0].text
+
+
+def test_markdown_setext_headings() -> None:
+    text = "Top\n===\n\nintro\n\nSub\n---\n\nbody\n"
+    parsed = _parse("markdown", text)
+    assert [(s.section, s.line_start) for s in parsed.segments] == [("Top", 1), ("Top > Sub", 6)]
+
+
+def test_markdown_thematic_break_after_blank_line_is_not_a_heading() -> None:
+    text = "# H\n\npara\n\n---\n\nmore\n"
+    parsed = _parse("markdown", text)
+    assert len(parsed.segments) == 1
+    assert parsed.segments[0].text.endswith("more")
+
+
+def test_markdown_long_section_is_chunked_with_chunk_index() -> None:
+    body = " ".join(f"Sentence {i} of the long section." for i in range(60))
+    parsed = _parse("markdown", f"# Long\n\n{body}\n", ParseContext(chunk_chars=200))
+    assert len(parsed.segments) > 3
+    assert [s.chunk for s in parsed.segments] == list(range(len(parsed.segments)))
+    assert all(len(s.text) <= 200 and s.section == "Long" for s in parsed.segments)
+
+
+def test_front_matter_subset() -> None:
+    lines = [
+        "---",
+        "title: 'It''s here'",
+        "count: 3",
+        "ratio: 0.5",
+        "draft: false",
+        "nothing:",
+        "keywords: alpha, beta",
+        "authors:",
+        "  - Ada",
+        "  - Grace",
+        "nested:",
+        "  a: 1",
+        "note: |",
+        "  line one",
+        "  line two",
+        "---",
+    ]
+    end = front_matter_end(lines)
+    assert end == len(lines) - 1
+    fields = parse_block(lines[1:end])
+    assert fields["title"] == "It's here"
+    assert fields["count"] == 3 and fields["ratio"] == 0.5 and fields["draft"] is False
+    assert fields["nothing"] is None
+    assert fields["authors"] == ["Ada", "Grace"]
+    assert fields["nested"] == {"a": 1}
+    assert fields["note"] == "line one\nline two"
+    tags, rest = split_tags(fields)
+    assert tags == ["alpha", "beta"]
+    assert "keywords" not in rest
+
+
+# -- plain text and reStructuredText -----------------------------------------------------------
+
+
+def test_text_paragraphs() -> None:
+    parsed = _parse("text", (FIXTURES / "notes" / "readme.txt").read_text())
+    assert [(s.text, s.line_start, s.line_end) for s in parsed.segments] == [
+        ("Plain notes, first paragraph.\nIt has two lines.", 1, 2),
+        ("Second paragraph after a blank line.", 4, 4),
+    ]
+
+
+def test_rst_sections_by_underlined_titles() -> None:
+    parsed = _parse("rst", (FIXTURES / "notes" / "manual.rst").read_text())
+    got = [(s.section, s.line_start) for s in parsed.segments]
+    assert got == [
+        ("Title", 1),
+        ("Title > Usage", 7),
+        ("Title > Usage > Options", 12),
+        ("Title > Limits", 21),
+    ]
+    options = parsed.segments[2].text
+    assert "After a transition" in options  # a transition is not a title
+
+
+# -- JSON Lines, JSON, traces -----------------------------------------------------------------
+
+
+def test_jsonl_keeps_file_order_and_reports_bad_lines() -> None:
+    text = '{"text": "a"}\n{"k": 1}\nnot json\n"b"\n\n[1, 2]\n'
+    parsed = _parse("jsonl", text)
+    assert [(s.kind, s.text, s.line_start, s.extra["index"]) for s in parsed.segments] == [
+        ("text", "a", 1, 0),
+        ("record", "1", 2, 1),
+        ("text", "b", 4, 2),
+        ("text", "[1, 2]", 6, 3),
+    ]
+    assert [(i.line, i.reason.split(":")[0]) for i in parsed.issues] == [(3, "invalid JSON")]
+
+
+def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
+    parsed = _parse("jsonl", (FIXTURES / "notes" / "traces.jsonl").read_text())
+    assert parsed.format == "traces"
+    assert [(s.kind, s.text, s.extra) for s in parsed.segments] == [
+        ("trace", "2+2 => 4", {"row": 0, "line": 1}),
+        ("trace", "capital of France => Paris", {"row": 2, "line": 3}),
+        ("trace", '{"q": "route"} => router', {"row": 3, "line": 4}),
+    ]
+
+
+def test_forced_traces_report_non_object_rows() -> None:
+    parsed = _parse("traces", '{"input": 1, "answer": 2}\n[1]\n')
+    assert len(parsed.segments) == 1
+    assert [(i.line, i.reason) for i in parsed.issues] == [(2, "trace row is not a JSON object")]
+
+
+def test_json_array_and_object() -> None:
+    parsed = _parse("json", (FIXTURES / "notes" / "facts.json").read_text())
+    assert [(s.kind, s.text) for s in parsed.segments] == [
+        ("text", "water boils at 100 C"),
+        ("text", "ice melts at 0 C"),
+        ("record", "iron Fe"),
+    ]
+    single = _parse("json", '{\n  "a": "x",\n  "b": 2\n}\n')
+    assert [(s.kind, s.payload, s.line_start, s.line_end) for s in single.segments] == [
+        ("record", {"a": "x", "b": 2}, 1, 4)
+    ]
+
+
+def test_invalid_json_is_rejected_with_its_line() -> None:
+    with pytest.raises(FileRejected) as err:
+        _parse("json", '{\n  "a": 1,\n  "b": oops\n}')
+    assert err.value.line == 3
+
+
+# -- CSV and TSV ----------------------------------------------------------------------------
+
+
+def test_csv_rows_become_string_records() -> None:
+    parsed = _parse("csv", (FIXTURES / "notes" / "people.csv").read_text())
+    assert [(s.kind, s.payload, s.text, s.line_start) for s in parsed.segments] == [
+        ("record", {"name": "ada", "role": "engineer", "team": "core"}, "ada engineer core", 2),
+        ("record", {"name": "grace", "role": "admiral", "team": "navy"}, "grace admiral navy", 3),
+    ]
+
+
+def test_tsv_and_sniffed_semicolons() -> None:
+    tsv = _parse("tsv", (FIXTURES / "notes" / "cities.tsv").read_text())
+    assert [s.payload for s in tsv.segments] == [
+        {"city": "Paris", "country": "France"},
+        {"city": "Lima", "country": "Peru"},
+    ]
+    semi = _parse("csv", "a;b\n1;2\n3;4\n")
+    assert [s.payload for s in semi.segments] == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
+    # a comma-separated file with semicolons inside values stays comma-separated
+    commas = _parse("csv", "a,b\nx;y,2\nz,3\n")
+    assert [s.payload for s in commas.segments] == [{"a": "x;y", "b": "2"}, {"a": "z", "b": "3"}]
+
+
+def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:
+    parsed = _parse("csv", 'a,b\n1,2\n3\n"multi\nline",4\n')
+    assert [s.payload for s in parsed.segments] == [
+        {"a": "1", "b": "2"},
+        {"a": "multi\nline", "b": "4"},
+    ]
+    assert parsed.segments[1].line_start == 4 and parsed.segments[1].line_end == 5
+    assert [(i.line, i.reason) for i in parsed.issues] == [
+        (3, "row has 1 fields, the header has 2")
+    ]
+
+
+def test_broken_csv_is_rejected_with_its_line() -> None:
+    with pytest.raises(FileRejected) as err:
+        _parse("csv", 'a,b\n1,2\n"3,4\n')
+    assert err.value.line is not None and err.value.line >= 3
+    assert "malformed CSV" in err.value.reason
+
+
+# -- artifacts --------------------------------------------------------------------------------
+
+
+def test_artifact_manifest_summary_and_reference() -> None:
+    path = FIXTURES / "registry" / "router" / "manifest.json"
+    parsed = _parse("artifact", path.read_text(), ParseContext(path=str(path)))
+    (seg,) = parsed.segments
+    assert seg.kind == "artifact"
+    assert seg.text == "router solve/v1 solve record"
+    assert seg.payload["ref"] == str(path.parent)
+    assert seg.payload["manifest"]["mixle_artifact"] == "solve/v1"
+    assert seg.tags == ["solve", "parent"]
+    assert seg.extra["artifact_kind"] == "solve/v1" and seg.extra["parent"] == "base-7"
+
+
+def test_manifest_that_is_not_an_object_is_rejected() -> None:
+    with pytest.raises(FileRejected, match="not an object"):
+        _parse("artifact", "[1, 2, 3]")
+
+
+def test_manifest_without_artifact_keys_is_plain_json() -> None:
+    parsed = _parse("artifact", '{"name": "web app", "icons": []}')
+    assert parsed.format == "json"
+    assert parsed.segments[0].kind == "record"
+
+
+# -- detection and decoding ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("a/b/README", "text"),
+        ("notes.MD", "markdown"),
+        ("x.ndjson", "jsonl"),
+        ("x.tsv", "tsv"),
+        ("deep/manifest.json", "artifact"),
+        ("x.json", "json"),
+        ("x.rst", "rst"),
+        ("photo.png", None),
+        ("Makefile", None),
+        (".md", None),
+    ],
+)
+def test_detect_format(name: str, fmt: str | None) -> None:
+    assert detect_format(name) == fmt
+
+
+def test_normalize_format_aliases_and_errors() -> None:
+    assert normalize_format("MD") == "markdown"
+    assert normalize_format(".ndjson") == "jsonl"
+    with pytest.raises(InvalidInputError, match="unknown format"):
+        normalize_format("docx")
+
+
+def test_binary_detection_uses_nul_in_first_8k() -> None:
+    assert is_binary(b"abc\x00def")
+    assert not is_binary("héllo".encode())
+    assert not is_binary(b"a" * 8192 + b"\x00")
+
+
+def test_decode_text_strips_bom_and_normalises_newlines() -> None:
+    assert decode_text(b"\xef\xbb\xbfa\r\nb\rc\n") == "a\nb\nc\n"
+
+
+def test_decode_text_rejects_invalid_utf8_with_line_and_byte() -> None:
+    with pytest.raises(FileRejected) as err:
+        decode_text(b"ok\nfine\nbad \xff here\n")
+    assert err.value.line == 3
+    assert err.value.byte == 12

@@ -1,0 +1,127 @@
+"""Ignore rules in gitignore syntax, alone and as the walk applies them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest.ignore import IgnoreStack, RuleSet, compile_rule, parse_rules
+from substrate.ingest.walk import walk
+
+
+def _ignored(patterns: str, rel: str, is_dir: bool = False) -> bool:
+    stack = IgnoreStack().push(RuleSet(tuple(parse_rules(patterns))))
+    return stack.ignored(rel, rel.rsplit("/", 1)[-1], is_dir)
+
+
+@pytest.mark.parametrize(
+    ("patterns", "rel", "is_dir", "expected"),
+    [
+        ("*.log", "a/b/debug.log", False, True),  # no slash: matches the name at any depth
+        ("*.log", "a/b/debug.txt", False, False),
+        ("debug?.txt", "debug1.txt", False, True),
+        ("debug?.txt", "debug10.txt", False, False),
+        ("file[0-9].md", "file7.md", False, True),
+        ("file[!0-9].md", "file7.md", False, False),
+        ("file[!0-9].md", "filex.md", False, True),
+        ("/top.md", "top.md", False, True),  # anchored to the ignore file's folder
+        ("/top.md", "sub/top.md", False, False),
+        ("doc/frotz", "doc/frotz", True, True),  # a middle slash anchors too
+        ("doc/frotz", "a/doc/frotz", True, False),
+        ("build/", "build", True, True),  # directory only
+        ("build/", "build", False, False),
+        ("**/cache", "x/y/cache", True, True),
+        ("**/cache", "cache", True, True),
+        ("a/**/b", "a/b", False, True),
+        ("a/**/b", "a/x/y/b", False, True),
+        ("logs/**", "logs/x/y.txt", False, True),
+        ("logs/**", "logs", True, False),
+        ("\\#hash.md", "#hash.md", False, True),
+        ("\\!bang.md", "!bang.md", False, True),
+        ("trailing.md   ", "trailing.md", False, True),
+        ("# a comment\n\n", "# a comment", False, False),
+    ],
+)
+def test_gitignore_patterns(patterns: str, rel: str, is_dir: bool, expected: bool) -> None:
+    assert _ignored(patterns, rel, is_dir) is expected
+
+
+def test_negation_and_last_match_wins() -> None:
+    patterns = "*.md\n!keep.md\n"
+    assert _ignored(patterns, "drop.md")
+    assert not _ignored(patterns, "keep.md")
+    assert _ignored("!keep.md\n*.md\n", "keep.md")
+
+
+def test_blank_and_comment_lines_compile_to_nothing() -> None:
+    assert compile_rule("") is None
+    assert compile_rule("# note") is None
+    assert compile_rule("/") is None
+
+
+def _touch(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+
+
+def _walked(root: Path, **kw: object) -> list[str]:
+    return [f.rel for f in walk(root, **kw).files]  # type: ignore[arg-type]
+
+
+def test_walk_honours_nested_ignore_files(tmp_path: Path) -> None:
+    _touch(
+        tmp_path,
+        "a.md",
+        "a.log",
+        "keep.log",
+        "build/out.md",
+        "sub/b.md",
+        "sub/c.tmp",
+        "sub/deep/d.tmp",
+        "sub/deep/e.md",
+    )
+    (tmp_path / ".gitignore").write_text("*.log\n!keep.log\nbuild/\n")
+    (tmp_path / "sub" / ".gitignore").write_text("*.tmp\n!/deep/d.tmp\n")
+    assert sorted(_walked(tmp_path)) == [
+        "a.md",
+        "keep.log",
+        "sub/b.md",
+        "sub/deep/d.tmp",
+        "sub/deep/e.md",
+    ]
+
+
+def test_mixleignore_overrides_gitignore_in_the_same_folder(tmp_path: Path) -> None:
+    _touch(tmp_path, "notes.md", "draft.md", "gen.txt")
+    (tmp_path / ".gitignore").write_text("gen.txt\n")
+    (tmp_path / ".mixleignore").write_text("draft.md\n!gen.txt\n")
+    assert _walked(tmp_path) == ["gen.txt", "notes.md"]
+
+
+def test_file_in_ignored_folder_cannot_be_re_included(tmp_path: Path) -> None:
+    _touch(tmp_path, "vendor/lib.md", "top.md")
+    (tmp_path / ".gitignore").write_text("vendor/\n!vendor/lib.md\n")
+    assert _walked(tmp_path) == ["top.md"]
+
+
+def test_gitignore_of_the_enclosing_repository_applies(tmp_path: Path) -> None:
+    from substrate.ingest.ignore import enclosing_rules
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("*.tmp\n/docs/private/\n")
+    docs = tmp_path / "docs"
+    _touch(docs, "a.md", "b.tmp", "private/secret.md")
+    assert _walked(docs, rules=enclosing_rules(docs)) == ["a.md"]
+    # a folder that is itself the top of a work tree ignores what is above it
+    (docs / ".git").mkdir()
+    assert _walked(docs, rules=enclosing_rules(docs)) == ["a.md", "b.tmp", "private/secret.md"]
+
+
+def test_extra_rules_from_settings_are_overridden_by_the_tree(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "b.md", "c.md")
+    (tmp_path / ".mixleignore").write_text("!b.md\n")
+    extra = parse_rules("a.md\nb.md\n")
+    assert _walked(tmp_path, extra_rules=extra) == ["b.md", "c.md"]

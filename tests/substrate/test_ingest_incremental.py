@@ -1,0 +1,293 @@
+"""Re-ingest: unchanged files untouched, changed files replaced atomically, deleted pruned."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from substrate.ingest import ingest_path
+from substrate.ingest.formats import PARSERS
+from substrate.ingest.sourcefile import ITEMS_FILE, STATS_FILE
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
+
+GUIDE = """# Install
+
+Download the archive.
+
+## Linux
+
+Run the installer.
+
+## macOS
+
+Use the package.
+"""
+
+
+def _settle(*paths: Path) -> None:
+    """Date files 10 s back, so their mtime is trusted (not within the racy window)."""
+    when = time.time() - 10
+    for path in paths:
+        for p in [path, *path.rglob("*")] if path.is_dir() else [path]:
+            if p.is_file():
+                os.utime(p, (when, when))
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+    _settle(path)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    root.mkdir()
+    _write(root / "guide.md", GUIDE)
+    _write(root / "notes.txt", "first note\n\nsecond note\n")
+    (root / "sub").mkdir()
+    _write(root / "sub" / "data.jsonl", '{"text": "row one"}\n{"text": "row two"}\n')
+    return root
+
+
+@pytest.fixture
+def shard(tmp_path: Path) -> Path:
+    return tmp_path / "shard"
+
+
+class _Saves:
+    """Counts ``save()`` calls of one store."""
+
+    def __init__(self, store: Substrate) -> None:
+        self.count = 0
+        original = store.save
+
+        def save(*args: Any, **kw: Any) -> str:
+            self.count += 1
+            return original(*args, **kw)
+
+        store.save = save  # type: ignore[method-assign]
+
+
+def _ids_by_section(store: Substrate) -> dict[str | None, str]:
+    return {
+        i.provenance["section"]: i.id
+        for i in store.iter_items()
+        if i.kind == "text" and i.provenance["source"] == "guide.md"
+    }
+
+
+def test_unchanged_files_are_neither_read_nor_parsed(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+
+    def boom(*args: Any) -> Any:
+        raise AssertionError("an unchanged file was opened")
+
+    monkeypatch.setattr("substrate.ingest.session.read_unless_binary", boom)
+    store = Substrate(shard)
+    saves = _Saves(store)
+    report = ingest_path(store, tree)
+    assert report.files_unchanged == 3 and report.files_scanned == 3
+    assert report.items_added == 0 and report.bytes_read == 0
+    assert saves.count == 0  # nothing to write: no save, no fsync
+
+
+def test_touched_file_with_same_content_is_hashed_not_parsed(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    later = time.time() - 5
+    os.utime(tree / "guide.md", (later, later))
+    for fmt in list(PARSERS):
+        monkeypatch.setitem(PARSERS, fmt, lambda *a: pytest.fail("parsed"))
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_unchanged == 3
+    assert report.bytes_read == len(GUIDE)
+
+
+def test_changed_file_is_replaced_in_one_save_with_stable_ids(tree: Path, shard: Path) -> None:
+    store = Substrate(shard)
+    ingest_path(store, tree)
+    before = _ids_by_section(store)
+    assert set(before) == {"Install", "Install > Linux", "Install > macOS"}
+    created = {i.id: i.created_at for i in store.iter_items()}
+    _write(
+        tree / "guide.md",
+        "Preamble added.\n\n" + GUIDE.replace("Run the installer.", "Run the new installer."),
+    )
+    store = Substrate(shard)
+    saves = _Saves(store)
+    report = ingest_path(store, tree)
+    assert saves.count == 1
+    assert report.files_updated == 1 and report.files_unchanged == 2
+    after = _ids_by_section(Substrate(shard))
+    # untouched sections keep their ids (and age) although their lines moved
+    assert after["Install"] == before["Install"]
+    assert after["Install > macOS"] == before["Install > macOS"]
+    assert after["Install > Linux"] != before["Install > Linux"]
+    assert None in after  # the new preamble
+    reopened = Substrate(shard)
+    assert reopened.get(before["Install > Linux"]) is None
+    macos = reopened.get(before["Install > macOS"])
+    assert macos is not None and macos.provenance["line_start"] == 11
+    assert macos.created_at == created[before["Install > macOS"]]
+    assert report.items_removed == 1
+    (outcome,) = [f for f in report.files if f.source == "guide.md"]
+    assert (outcome.status, outcome.items_added, outcome.items_removed) == ("updated", 4, 1)
+
+
+def test_change_is_one_committed_batch_in_the_log(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    log_path = shard / "items.jsonl"
+    commits = log_path.read_bytes().count(b'{"commit":')
+    _write(tree / "guide.md", GUIDE.replace("Use the package.", "Use the bundle."))
+    ingest_path(Substrate(shard), tree)
+    lines = log_path.read_bytes().splitlines()
+    assert log_path.read_bytes().count(b'{"commit":') == commits + 1
+    # the batch holds the tombstone and the new version of the file together
+    tail = lines[-5:]
+    assert b'"tombstone":true' in b"".join(tail) and b"Use the bundle." in b"".join(tail)
+
+
+def test_deleted_file_is_pruned_unless_no_prune(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    (tree / "notes.txt").unlink()
+    kept = ingest_path(Substrate(shard), tree, prune=False)
+    assert kept.files_removed == 0
+    assert any(i.provenance["source"] == "notes.txt" for i in Substrate(shard).iter_items())
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_removed == 1 and report.items_removed == 2
+    (outcome,) = [f for f in report.files if f.status == "removed"]
+    assert outcome.source == "notes.txt"
+    assert all(i.provenance["source"] != "notes.txt" for i in Substrate(shard).iter_items())
+
+
+def test_newly_ignored_folder_is_pruned(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / ".mixleignore", "sub/\n")
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_removed == 1
+    assert {i.provenance["source"] for i in Substrate(shard).iter_items()} == {
+        "guide.md",
+        "notes.txt",
+    }
+
+
+def test_ingesting_a_subfolder_does_not_prune_its_siblings(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    report = ingest_path(Substrate(shard), tree / "sub")
+    assert report.files_removed == 0 and report.files_unchanged == 1
+    assert len(Substrate(shard)) == 7
+
+
+def test_changed_options_re_ingest_the_file(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    report = ingest_path(Substrate(shard), tree, scope="team")
+    assert report.files_updated == 3
+    assert {i.scope for i in Substrate(shard).iter_items()} == {"team"}
+    assert len(Substrate(shard)) == 7
+
+
+def test_cache_is_rebuilt_from_provenance_when_index_is_deleted(
+    tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    assert (shard / "index" / STATS_FILE).exists() and (shard / "index" / ITEMS_FILE).exists()
+    shutil.rmtree(shard / "index")
+    with caplog.at_level(logging.INFO, logger="substrate.ingest.sources"):
+        report = ingest_path(Substrate(shard), tree)
+    assert "rebuilding" in caplog.text
+    assert report.files_unchanged == 3 and report.bytes_read == 0
+    assert (shard / "index" / STATS_FILE).exists()
+
+
+def test_cache_catches_up_with_other_writers_without_a_rebuild(
+    tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    other = Substrate(shard)
+    other.put(SubstrateItem(kind="text", text="written by someone else"))
+    victim = next(i for i in other.iter_items() if i.provenance.get("source") == "notes.txt")
+    other.remove(victim.id)
+    other.save()
+    with caplog.at_level(logging.INFO, logger="substrate.ingest.sources"):
+        report = ingest_path(Substrate(shard), tree)
+    assert "rebuilding" not in caplog.text
+    assert report.files_unchanged == 3
+    # the removal done by the other command is respected: the source is unchanged
+    assert Substrate(shard).get(victim.id) is None
+
+
+def test_corrupt_cache_file_is_rebuilt(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    (shard / "index" / STATS_FILE).write_text("{not json")
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_unchanged == 3
+
+
+def test_recently_modified_file_is_checked_by_hash(tree: Path, shard: Path) -> None:
+    fresh = tree / "fresh.md"
+    fresh.write_text("# Fresh\n\nJust written.\n")  # mtime within the racy window
+    ingest_path(Substrate(shard), tree)
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_unchanged == 4
+    assert again.bytes_read == fresh.stat().st_size  # hashed, since its mtime proves nothing
+    _settle(fresh)
+    ingest_path(Substrate(shard), tree)  # records the settled mtime
+    last = ingest_path(Substrate(shard), tree)
+    assert last.bytes_read == 0
+
+
+def test_in_memory_store_is_incremental_too(tree: Path) -> None:
+    store = Substrate()
+    ingest_path(store, tree)
+    ids = [i.id for i in store.iter_items()]
+    again = ingest_path(store, tree)
+    assert again.files_unchanged == 3 and again.items_added == 0
+    assert [i.id for i in store.iter_items()] == ids
+    _write(tree / "notes.txt", "first note\n\nthird note\n")
+    changed = ingest_path(store, tree)
+    assert changed.files_updated == 1
+    assert sorted(i.text for i in store.iter_items() if i.provenance["source"] == "notes.txt") == [
+        "first note",
+        "third note",
+    ]
+
+
+def test_binary_file_is_remembered_as_skipped(tree: Path, shard: Path) -> None:
+    (tree / "image.txt").write_bytes(b"\x00\x01\x02")
+    _settle(tree / "image.txt")
+    ingest_path(Substrate(shard), tree)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.bytes_read == 0
+    assert [(f.source, f.reason) for f in report.files if f.status == "skipped"] == [
+        ("image.txt", "binary file")
+    ]
+
+
+def test_hashes_and_ids_are_read_only_when_a_file_changed(
+    tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    before = {i.id for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"}
+    (shard / "index" / ITEMS_FILE).unlink()
+    with caplog.at_level(logging.INFO, logger="substrate.ingest.sources"):
+        quiet = ingest_path(Substrate(shard), tree)
+    assert quiet.files_unchanged == 3 and "rebuilding" not in caplog.text
+    _write(tree / "notes.txt", "first note\n\nreplaced note\n")
+    with caplog.at_level(logging.INFO, logger="substrate.ingest.sources"):
+        changed = ingest_path(Substrate(shard), tree)
+    assert "rebuilding" in caplog.text  # the ids had to come from the items' provenance
+    assert changed.files_updated == 1 and changed.items_removed == 1
+    after = {i.id for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"}
+    assert len(after) == 2 and len(before & after) == 1

@@ -1,0 +1,254 @@
+"""``ingest_path`` over a folder and ``ingest_text`` for streams: items, provenance, report."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from substrate.errors import InvalidInputError, NotFoundError
+from substrate.freshness import check_freshness, content_hash
+from substrate.ingest import IngestReport, ingest_path, ingest_text
+from substrate.ingest.textio import content_digest
+from substrate.store import Substrate
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
+SECRET = "AKIAZ7Q3M5X1R9T2K4LB"
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    target = tmp_path / "notes"
+    shutil.copytree(FIXTURES / "notes", target)
+    return target
+
+
+def _by_source(store: Substrate) -> dict[str, list[object]]:
+    out: dict[str, list[object]] = {}
+    for item in store.iter_items():
+        out.setdefault(item.provenance["source"], []).append(item)
+    return out
+
+
+def test_folder_ingest_counts_and_formats(notes: Path) -> None:
+    store = Substrate()
+    report = ingest_path(store, notes)
+    assert report.root == str(notes.resolve())
+    assert report.files_scanned == 8
+    assert report.files_added == 8 and report.files_failed == 0 and report.ok
+    per_source = {k: len(v) for k, v in _by_source(store).items()}
+    assert per_source == {
+        "cities.tsv": 2,
+        "facts.json": 3,
+        "manual.rst": 4,
+        "mixed.jsonl": 4,
+        "people.csv": 2,
+        "readme.txt": 2,
+        "traces.jsonl": 3,
+        "guides/install.md": 4,
+    }
+    assert report.items_added == len(store) == 24
+    assert report.ids == [i.id for i in store.iter_items()]
+    kinds = {i.provenance["source"]: i.kind for i in store.iter_items()}
+    assert kinds["traces.jsonl"] == "trace" and kinds["people.csv"] == "record"
+    assert report.bytes_read == sum(p.stat().st_size for p in notes.rglob("*") if p.is_file())
+
+
+def test_provenance_of_a_markdown_section(notes: Path) -> None:
+    store = Substrate()
+    ingest_path(store, notes, scope="team", tags=["kb"])
+    linux = next(i for i in store.iter_items() if i.provenance.get("section") == "Install > Linux")
+    path = notes.resolve() / "guides" / "install.md"
+    stat = path.stat()
+    prov = linux.provenance
+    assert prov["source"] == "guides/install.md"
+    assert prov["path"] == str(path)
+    assert (prov["line_start"], prov["line_end"], prov["chunk"], prov["index"]) == (13, 20, 0, 2)
+    assert prov["format"] == "markdown"
+    assert prov["content_hash"] == content_hash(str(path)) == content_digest(path.read_bytes())
+    assert prov["size"] == stat.st_size and prov["mtime_ns"] == stat.st_mtime_ns
+    assert prov["mtime"] == pytest.approx(stat.st_mtime)
+    assert isinstance(prov["ingested_at"], float)
+    assert linux.scope == "team"
+    assert linux.tags == ["kb", "setup", "linux"]
+    assert linux.payload["owner"] == "platform team"
+    assert len(linux.id) == 16
+
+
+def test_trace_rows_keep_row_and_line(notes: Path) -> None:
+    store = Substrate()
+    ingest_path(store, notes / "traces.jsonl")
+    rows = [(i.provenance["row"], i.provenance["line"], i.text) for i in store.iter_items()]
+    assert rows == [
+        (0, 1, "2+2 => 4"),
+        (2, 3, "capital of France => Paris"),
+        (3, 4, '{"q": "route"} => router'),
+    ]
+    assert next(store.iter_items()).payload == {"input": "2+2", "answer": 4}
+
+
+def test_single_file_source_is_its_name(notes: Path) -> None:
+    store = Substrate()
+    report = ingest_path(store, notes / "readme.txt")
+    assert report.files_scanned == 1
+    assert {i.provenance["source"] for i in store.iter_items()} == {"readme.txt"}
+
+
+def test_artifact_registry_in_a_folder_walk(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    shutil.copytree(FIXTURES / "registry", registry)
+    store = Substrate()
+    report = ingest_path(store, registry)
+    (item,) = store.all(kind="artifact")
+    assert item.text == "router solve/v1 solve record"
+    assert item.payload["ref"] == str(registry.resolve() / "router")
+    assert item.provenance["source"] == "router/manifest.json"
+    assert item.provenance["parent"] == "base-7"
+    outcomes = {f.source: (f.status, f.reason) for f in report.files}
+    assert outcomes["router/weights.bin"] == ("skipped", "unsupported format")
+    assert outcomes["broken/manifest.json"][0] == "failed"
+    assert outcomes["listy/manifest.json"][0] == "failed"
+    assert "not an object" in outcomes["listy/manifest.json"][1]
+
+
+def test_binary_file_and_size_cap_are_skipped_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "blob.txt").write_bytes(b"text\x00more")
+    (tmp_path / "big.md").write_text("x" * 5000)
+    (tmp_path / "small.md").write_text("small file\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path, max_file_size=4096)
+    outcomes = {f.source: (f.status, f.reason) for f in report.files}
+    assert outcomes["blob.txt"] == ("skipped", "binary file")
+    assert outcomes["big.md"] == ("skipped", "larger than the size limit (5000 > 4096 bytes)")
+    assert outcomes["small.md"] == ("added", "")
+    assert report.files_skipped == 2
+    assert [i.text for i in store.iter_items()] == ["small file"]
+
+
+def test_forced_format_applies_to_every_file(tmp_path: Path) -> None:
+    (tmp_path / "notes.log").write_text("# Not a heading in text\n\npara two\n")
+    (tmp_path / "script.py").write_text("print('hi')\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path, as_format="md")
+    assert report.files_added == 2
+    assert {i.provenance["format"] for i in store.iter_items()} == {"markdown"}
+
+
+def test_unknown_format_and_missing_path_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError):
+        ingest_path(Substrate(), tmp_path, as_format="docx")
+    with pytest.raises(NotFoundError):
+        ingest_path(Substrate(), tmp_path / "missing")
+    with pytest.raises(InvalidInputError):
+        ingest_path(Substrate(), tmp_path, chunk_chars=2)
+
+
+def test_empty_chunks_are_dropped_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "docs.jsonl").write_text('{"text": "kept"}\n{"text": "   "}\n{"text": ""}\n')
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    assert [i.text for i in store.iter_items()] == ["kept"]
+    assert report.items_dropped == 2
+
+
+def test_secrets_are_redacted_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "creds.md").write_text(f"# Keys\n\nThe deploy key is {SECRET} for now.\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    (item,) = store.all()
+    assert SECRET not in item.text
+    assert report.redactions >= 1 and sum(report.redaction_rules.values()) >= 1
+    plain = Substrate()
+    kept = ingest_path(plain, tmp_path, redact=False)
+    assert SECRET in plain.all()[0].text
+    assert kept.redactions == 0 and kept.unredacted_secrets == 1
+    assert kept.as_dict()["unredacted_secrets"] == 1
+
+
+def test_progress_is_reported_and_ends_at_the_total(notes: Path) -> None:
+    calls: list[tuple[int, int, int, int]] = []
+    report = ingest_path(Substrate(), notes, progress=lambda *a: calls.append(a))
+    assert calls, "progress was never called"
+    assert calls[-1] == (8, 8, report.items_added, report.bytes_read)
+    done = [c[0] for c in calls]
+    assert done == sorted(done)
+
+
+def test_cancel_event_stops_after_the_current_file(
+    notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cancel = threading.Event()
+    store = Substrate()
+
+    def progress(done: int, total: int, items: int, nbytes: int) -> None:
+        if done == 2:
+            cancel.set()
+
+    # report every file, so that the test can cancel after exactly two
+    monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
+    report = ingest_path(store, notes, progress=progress, cancel=cancel)
+    assert report.cancelled and not report.ok
+    assert report.files_added == 2
+    assert len({i.provenance["source"] for i in store.iter_items()}) == 2
+
+
+def test_report_as_dict_is_json_ready(notes: Path) -> None:
+    import json
+
+    (notes / "bad.jsonl").write_text('{"ok": 1}\n{oops\n')
+    report = ingest_path(Substrate(), notes)
+    data = report.as_dict()
+    json.dumps(data)
+    assert data["files_scanned"] == 9 and data["files_added"] == 9
+    assert data["issues"] == [
+        {
+            "source": "bad.jsonl",
+            "line": 2,
+            "byte": None,
+            "reason": data["issues"][0]["reason"],
+            "fatal": False,
+        }
+    ]
+    assert {f["source"] for f in data["files"]} >= {"bad.jsonl", "guides/install.md"}
+    assert "files" not in report.as_dict(files=False)
+
+
+def test_ingest_text_replaces_the_items_of_the_same_stream() -> None:
+    store = Substrate()
+    first = ingest_text(store, "alpha para\n\nbeta para\n", source="clip")
+    assert first.files_added == 1 and first.items_added == 2
+    ids = [i.id for i in store.iter_items()]
+    item = store.get(ids[0])
+    assert item is not None and item.provenance["source"] == "clip"
+    assert item.provenance["path"] is None
+    assert item.provenance["content_hash"] == content_digest(b"alpha para\n\nbeta para\n")
+    again = ingest_text(store, "alpha para\n\nbeta para\n", source="clip")
+    assert again.files_unchanged == 1 and again.items_added == 0
+    changed = ingest_text(store, "alpha para\n\ngamma para\n", source="clip")
+    assert changed.files_updated == 1
+    assert [i.text for i in store.iter_items()] == ["alpha para", "gamma para"]
+    assert store.all()[0].id == ids[0]  # the unchanged paragraph kept its id
+    other = ingest_text(store, b'{"a": 1}\n', source="other", as_format="jsonl")
+    assert other.items_added == 1 and len(store) == 3
+
+
+def test_ingest_text_on_a_shard_saves_once(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "shard")
+    ingest_text(store, "# T\n\nbody\n", source="stdin", as_format="markdown")
+    reopened = Substrate(tmp_path / "shard")
+    assert [i.provenance["section"] for i in reopened.iter_items()] == ["T"]
+    assert isinstance(IngestReport().as_dict(), dict)
+
+
+def test_freshness_sees_ingested_files_change(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Doc\n\nOriginal text.\n")
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    (item,) = store.all()
+    assert check_freshness(store, item.id).fresh
+    doc.write_text("# Doc\n\nEdited text, longer than before.\n")
+    signals = check_freshness(store, item.id).signals
+    assert any(s.startswith("changed:") for s in signals)

@@ -1,0 +1,108 @@
+"""The directory walk: hidden and VCS folders, symbolic links, special files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest.walk import walk
+
+
+def _touch(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{name}\n")
+
+
+def test_order_is_stable_files_before_folders(tmp_path: Path) -> None:
+    _touch(tmp_path, "b.md", "a.md", "z/c.md", "m/d.md")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["a.md", "b.md", "m/d.md", "z/c.md"]
+    entry = result.files[0]
+    assert entry.path == str(tmp_path / "a.md")
+    assert entry.size == len("a.md\n")
+    assert entry.mtime_ns == os.stat(tmp_path / "a.md").st_mtime_ns
+
+
+def test_hidden_and_vcs_folders_are_skipped(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", ".env", ".hidden/b.md", ".git/c.md", "CVS/d.md", "e/.f.md")
+    assert [f.rel for f in walk(tmp_path).files] == ["a.md"]
+    with_hidden = [f.rel for f in walk(tmp_path, hidden=True).files]
+    assert with_hidden == [".env", "a.md", ".hidden/b.md", "e/.f.md"]  # never .git or CVS
+
+
+def test_excluded_folder_is_not_entered(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "shard/items.md")
+    assert [f.rel for f in walk(tmp_path, exclude=[tmp_path / "shard"]).files] == ["a.md"]
+
+
+def test_symlink_out_of_the_root_is_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    root = tmp_path / "root"
+    _touch(outside, "secret.md")
+    _touch(root, "a.md")
+    (root / "escape").symlink_to(outside)
+    (root / "escape.md").symlink_to(outside / "secret.md")
+    result = walk(root)
+    assert [f.rel for f in result.files] == ["a.md"]
+    assert sorted(result.skipped) == [
+        ("escape", "symlink leads outside the ingest root"),
+        ("escape.md", "symlink leads outside the ingest root"),
+    ]
+
+
+def test_symlink_loop_is_reported_not_walked(tmp_path: Path) -> None:
+    _touch(tmp_path, "d/a.md")
+    (tmp_path / "d" / "back").symlink_to(tmp_path)
+    (tmp_path / "d" / "self").symlink_to(tmp_path / "d")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["d/a.md"]
+    assert sorted(result.skipped) == [("d/back", "symlink loop"), ("d/self", "symlink loop")]
+
+
+def test_file_reached_twice_is_ingested_once_under_its_real_path(tmp_path: Path) -> None:
+    _touch(tmp_path, "real/a.md")
+    (tmp_path / "alias").symlink_to(tmp_path / "real")  # sorts before "real"
+    (tmp_path / "link.md").symlink_to(tmp_path / "real" / "a.md")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["real/a.md"]
+    assert sorted(result.skipped) == [
+        ("alias", "symlink to a directory already walked"),
+        ("link.md", "same file as real/a.md"),
+    ]
+
+
+def test_link_to_an_otherwise_unwalked_place_inside_the_root_is_followed(tmp_path: Path) -> None:
+    _touch(tmp_path, ".store/doc.md", "top.md")
+    (tmp_path / "docs").symlink_to(tmp_path / ".store")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["top.md", "docs/doc.md"]
+    assert result.files[1].path == str(tmp_path / "docs" / "doc.md")
+
+
+def test_broken_symlink_and_special_files_are_reported(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    os.mkfifo(tmp_path / "pipe.md")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["a.md"]
+    assert sorted(result.skipped) == [
+        ("dangling.md", "broken symlink"),
+        ("pipe.md", "not a regular file"),
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any folder")
+def test_unreadable_folder_is_reported(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "locked/b.md")
+    (tmp_path / "locked").chmod(0)
+    try:
+        result = walk(tmp_path)
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert [f.rel for f in result.files] == ["a.md"]
+    assert result.skipped[0][0] == "locked"
+    assert result.skipped[0][1].startswith("unreadable directory")
