@@ -248,6 +248,17 @@ class Substrate:
             if pending is not None and item_id not in seen and wanted(pending.kind, pending.scope):
                 yield pending
 
+    def iter_saved_items(self) -> Iterator[SubstrateItem]:
+        """Stream the items as the log holds them, without this process's unsaved changes."""
+        if self.root is None:
+            return
+        for offset, length in self._fresh_view().live_entries():
+            yield SubstrateItem.from_json(self._read(offset, length))
+
+    def saved_count(self) -> int:
+        """How many live items the log holds (unsaved changes not counted)."""
+        return 0 if self.root is None else self._fresh_view().live_count
+
     def log_watermark(self) -> Watermark:
         """The committed end of the log (what an index built now would cover)."""
         if self.root is None:

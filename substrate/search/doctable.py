@@ -1,0 +1,205 @@
+"""The search catalog of one segment: the filterable fields of each indexed item.
+
+Filters (kind, scope, tags, source prefix, time range) are evaluated here, as boolean masks over
+all rows, before ranking, so a filter never shortens a result list that was cut too early.
+Strings with few distinct values are stored once and referenced by code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from substrate.item import SubstrateItem
+from substrate.search.filters import SearchFilters, source_matches
+
+
+def item_source(item: SubstrateItem) -> str:
+    """Where an item came from: ``provenance["source"]``, else ``provenance["path"]``, else ''."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    value = prov.get("source") or prov.get("path") or ""
+    return str(value)
+
+
+def _seconds(value: object) -> float:
+    """A creation time as float seconds; NaN (matching no time filter) if it is not a number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return float("nan")
+
+
+def _encode(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    table: dict[str, int] = {}
+    codes = np.fromiter(
+        (table.setdefault(v, len(table)) for v in values), dtype=np.int32, count=len(values)
+    )
+    return list(table), codes
+
+
+@dataclass(slots=True)
+class DocTable:
+    """Catalog columns of one segment (row ``i`` describes the segment's document ``i``)."""
+
+    ids: np.ndarray  # object array of str
+    kinds: list[str]
+    kind_codes: np.ndarray
+    scopes: list[str]
+    scope_codes: np.ndarray
+    sources: list[str]
+    source_codes: np.ndarray
+    created_at: np.ndarray  # float64 seconds since the epoch
+    seq: np.ndarray  # int64 insertion order across the shard (ties rank in this order)
+    tag_names: list[str]
+    tag_indptr: np.ndarray  # int64, per row
+    tag_codes: np.ndarray  # int32
+    _tag_rows: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.ids.shape[0])
+
+    @classmethod
+    def from_items(cls, items: Sequence[SubstrateItem], seq: Iterable[int]) -> DocTable:
+        """Catalog rows for ``items`` with the given insertion sequence numbers."""
+        kinds, kind_codes = _encode([it.kind for it in items])
+        scopes, scope_codes = _encode([str(it.scope) for it in items])
+        sources, source_codes = _encode([item_source(it) for it in items])
+        tag_lists = [
+            [str(t) for t in it.tags] if isinstance(it.tags, list | tuple) else [] for it in items
+        ]
+        return cls.from_columns(
+            ids=[it.id for it in items],
+            kinds=kinds,
+            kind_codes=kind_codes,
+            scopes=scopes,
+            scope_codes=scope_codes,
+            sources=sources,
+            source_codes=source_codes,
+            created_at=np.fromiter(
+                (_seconds(it.created_at) for it in items), dtype=np.float64, count=len(items)
+            ),
+            seq=np.fromiter(seq, dtype=np.int64, count=len(items)),
+            tag_lists=tag_lists,
+        )
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        ids: Sequence[str],
+        kinds: list[str],
+        kind_codes: np.ndarray,
+        scopes: list[str],
+        scope_codes: np.ndarray,
+        sources: list[str],
+        source_codes: np.ndarray,
+        created_at: np.ndarray,
+        seq: np.ndarray,
+        tag_lists: Sequence[Sequence[str]],
+    ) -> DocTable:
+        names, codes = _encode([t for tags in tag_lists for t in tags])
+        indptr = np.zeros(len(tag_lists) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in tag_lists], out=indptr[1:])
+        id_array = np.empty(len(ids), dtype=object)
+        id_array[:] = list(ids)
+        return cls(
+            id_array,
+            kinds,
+            kind_codes.astype(np.int32),
+            scopes,
+            scope_codes.astype(np.int32),
+            sources,
+            source_codes.astype(np.int32),
+            created_at.astype(np.float64),
+            seq.astype(np.int64),
+            names,
+            indptr,
+            codes,
+        )
+
+    def tags_of(self, row: int) -> list[str]:
+        lo, hi = int(self.tag_indptr[row]), int(self.tag_indptr[row + 1])
+        return [self.tag_names[c] for c in self.tag_codes[lo:hi]]
+
+    def take(self, rows: np.ndarray) -> DocTable:
+        """A new table with only ``rows``, in that order."""
+        return DocTable.from_columns(
+            ids=list(self.ids[rows]),
+            kinds=self.kinds,
+            kind_codes=self.kind_codes[rows],
+            scopes=self.scopes,
+            scope_codes=self.scope_codes[rows],
+            sources=self.sources,
+            source_codes=self.source_codes[rows],
+            created_at=self.created_at[rows],
+            seq=self.seq[rows],
+            tag_lists=[self.tags_of(int(r)) for r in rows],
+        )
+
+    def rows_with_tag(self, tag: str) -> np.ndarray:
+        """Rows carrying ``tag`` (ascending)."""
+        try:
+            code = self.tag_names.index(tag)
+        except ValueError:
+            return np.zeros(0, dtype=np.int64)
+        if self._tag_rows is None:
+            self._tag_rows = np.repeat(np.arange(self.n_rows), np.diff(self.tag_indptr))
+        return np.unique(self._tag_rows[self.tag_codes == code])
+
+
+def concat_tables(tables: list[DocTable]) -> DocTable:
+    """Stack several tables into one (codes are re-encoded into shared dictionaries)."""
+
+    def strings(names: str, codes: str) -> list[str]:
+        out: list[str] = []
+        for t in tables:
+            table = getattr(t, names)
+            out.extend(table[c] for c in getattr(t, codes))
+        return out
+
+    kinds, kind_codes = _encode(strings("kinds", "kind_codes"))
+    scopes, scope_codes = _encode(strings("scopes", "scope_codes"))
+    sources, source_codes = _encode(strings("sources", "source_codes"))
+    empty = np.zeros(0)
+    return DocTable.from_columns(
+        ids=[i for t in tables for i in t.ids],
+        kinds=kinds,
+        kind_codes=kind_codes,
+        scopes=scopes,
+        scope_codes=scope_codes,
+        sources=sources,
+        source_codes=source_codes,
+        created_at=np.concatenate([t.created_at for t in tables] or [empty]),
+        seq=np.concatenate([t.seq for t in tables] or [empty]),
+        tag_lists=[t.tags_of(r) for t in tables for r in range(t.n_rows)],
+    )
+
+
+def _codes_in(table: list[str], wanted: set[str]) -> np.ndarray:
+    return np.asarray([i for i, name in enumerate(table) if name in wanted], dtype=np.int32)
+
+
+def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
+    """Rows of ``docs`` that pass ``filters``; None when every row passes."""
+    if filters.is_empty:
+        return None
+    mask = np.ones(docs.n_rows, dtype=bool)
+    if filters.kind is not None:
+        mask &= np.isin(docs.kind_codes, _codes_in(docs.kinds, {filters.kind}))
+    if filters.scopes is not None:
+        mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
+    if filters.source_prefix is not None:
+        prefix = filters.source_prefix
+        codes = [i for i, s in enumerate(docs.sources) if source_matches(s, prefix)]
+        mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
+    if filters.since is not None:
+        mask &= docs.created_at >= filters.since
+    if filters.until is not None:
+        mask &= docs.created_at <= filters.until
+    for tag in filters.tags:
+        tagged = np.zeros(docs.n_rows, dtype=bool)
+        tagged[docs.rows_with_tag(tag)] = True
+        mask &= tagged
+    return mask

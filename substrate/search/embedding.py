@@ -1,0 +1,171 @@
+"""The learned embedding: TF-IDF over the corpus's terms, reduced by truncated SVD.
+
+Fitting uses scikit-learn and happens only when an index is built or refitted. Everything a
+query needs (vocabulary, idf and the SVD components) is stored in the index and applied with
+numpy alone, so a search process never imports scikit-learn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from substrate.search.counts import Counts
+from substrate.search.params import SearchParams
+
+log = logging.getLogger(__name__)
+
+_PROJECT_BLOCK = 1 << 20  # postings projected per numpy pass (bounds the temporary matrix)
+
+
+@dataclass(slots=True)
+class EmbeddingModel:
+    """A fitted TF-IDF + SVD projection.
+
+    Attributes:
+        terms: the model's vocabulary.
+        idf: smoothed idf per term (float32).
+        components: projection matrix, one row per term (float32, ``(V, dim)``).
+        fitted_docs: live items in the corpus when the model was fitted.
+        model_id: a digest of the model, recorded by the vectors built with it.
+    """
+
+    terms: list[str]
+    idf: np.ndarray
+    components: np.ndarray
+    fitted_docs: int
+    model_id: str
+    _index: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def dim(self) -> int:
+        return int(self.components.shape[1])
+
+    def term_id(self, term: str) -> int:
+        if self._index is None:
+            self._index = {t: i for i, t in enumerate(self.terms)}
+        return self._index.get(term, -1)
+
+    def remap(self, terms: list[str]) -> np.ndarray:
+        """Model term id of each of ``terms`` (-1 where the model does not know the term)."""
+        if self._index is None:
+            self._index = {t: i for i, t in enumerate(self.terms)}
+        index = self._index
+        return np.fromiter((index.get(t, -1) for t in terms), dtype=np.int32, count=len(terms))
+
+    def project_query(self, weights: Mapping[str, float]) -> np.ndarray | None:
+        """Unit vector of a query given its term counts; None if no term is known."""
+        ids = []
+        vals = []
+        for term, count in weights.items():
+            tid = self.term_id(term)
+            if tid >= 0:
+                ids.append(tid)
+                vals.append(math.log1p(count) * float(self.idf[tid]))
+        if not ids:
+            return None
+        vec = np.asarray(vals, dtype=np.float32) @ self.components[np.asarray(ids)]
+        norm = float(np.linalg.norm(vec))
+        return (vec / norm).astype(np.float32) if norm > 0 else None
+
+    def project(self, counts: Counts) -> np.ndarray:
+        """Unit vectors (float32, ``(n_docs, dim)``) of every document of ``counts``.
+
+        Documents with no term known to the model get a zero vector (cosine 0 to anything).
+        """
+        remap = self.remap(counts.terms)
+        n = counts.n_docs
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        start = 0
+        while start < n:
+            stop = _block_end(counts.indptr, start, n)
+            lo, hi = int(counts.indptr[start]), int(counts.indptr[stop])
+            ids = remap[counts.indices[lo:hi]]
+            known = ids >= 0
+            rows = np.repeat(np.arange(start, stop), np.diff(counts.indptr[start : stop + 1]))
+            rows, ids = rows[known], ids[known]
+            weight = np.log1p(counts.counts[lo:hi][known].astype(np.float32)) * self.idf[ids]
+            if ids.shape[0]:
+                contrib = self.components[ids] * weight[:, None]
+                # rows ascend, so each row's postings are one contiguous run.
+                firsts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+                out[rows[firsts]] = np.add.reduceat(contrib, firsts, axis=0)
+            start = stop
+        norms = np.linalg.norm(out, axis=1)
+        np.divide(out, norms[:, None], out=out, where=norms[:, None] > 0)
+        return out
+
+
+def _block_end(indptr: np.ndarray, start: int, n: int) -> int:
+    target = indptr[start] + _PROJECT_BLOCK
+    stop = int(np.searchsorted(indptr, target, side="right")) - 1
+    return min(n, max(stop, start + 1))
+
+
+def fit_model(counts: Counts, params: SearchParams) -> EmbeddingModel | None:
+    """Fit the embedding on the live documents of ``counts``; None if the corpus is too small.
+
+    Terms seen in a single document carry no co-occurrence signal and are left out; the
+    vocabulary is capped at ``params.max_model_terms`` most frequent terms. The SVD is fitted on
+    an evenly spaced sample of at most ``params.fit_sample`` documents.
+    """
+    n_docs = counts.n_docs
+    if n_docs < params.min_docs_semantic:
+        return None
+    df = np.bincount(counts.indices, minlength=len(counts.terms))
+    candidates = np.flatnonzero(df >= 2)
+    if candidates.shape[0] < params.min_vocab_semantic:
+        return None
+    if candidates.shape[0] > params.max_model_terms:
+        # Most frequent first; ties by term id, which follows first appearance (deterministic).
+        by_freq = np.lexsort((candidates, -df[candidates]))
+        candidates = np.sort(candidates[by_freq[: params.max_model_terms]])
+    sample = _sample_rows(n_docs, params.fit_sample)
+    dim = min(params.dim, sample.shape[0] - 1, candidates.shape[0] - 1)
+    idf = (np.log((1.0 + n_docs) / (1.0 + df[candidates])) + 1.0).astype(np.float32)
+    local = np.full(len(counts.terms), -1, dtype=np.int64)
+    local[candidates] = np.arange(candidates.shape[0])
+    matrix = _tfidf_matrix(counts.take(sample), local, idf, candidates.shape[0])
+    components = _svd(matrix, dim)
+    terms = [counts.terms[i] for i in candidates]
+    digest = hashlib.blake2b(components.tobytes(), digest_size=8).hexdigest()
+    log.debug("fitted embedding: %d docs, %d terms, dim %d", n_docs, len(terms), dim)
+    return EmbeddingModel(terms, idf, components, n_docs, digest)
+
+
+def _sample_rows(n_docs: int, limit: int) -> np.ndarray:
+    if n_docs <= limit:
+        return np.arange(n_docs, dtype=np.int64)
+    return np.unique(np.linspace(0, n_docs - 1, limit).astype(np.int64))
+
+
+def _tfidf_matrix(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: int) -> object:
+    from scipy import sparse  # index-time only
+
+    cols = local[counts.indices]
+    keep = cols >= 0
+    rows = np.repeat(np.arange(counts.n_docs), np.diff(counts.indptr))[keep]
+    vals = np.log1p(counts.counts[keep].astype(np.float32)) * idf[cols[keep]]
+    matrix = sparse.csr_matrix((vals, (rows, cols[keep])), shape=(counts.n_docs, n_terms))
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sparse.diags((1.0 / norms).astype(np.float32)) @ matrix
+
+
+def _svd(matrix: object, dim: int) -> np.ndarray:
+    from sklearn.decomposition import TruncatedSVD  # index-time only (slow to import)
+
+    svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=7, random_state=0)
+    svd.fit(matrix)
+    components = np.ascontiguousarray(svd.components_.T, dtype=np.float32)
+    dim = components.shape[1]
+    # Fix each axis's sign (SVD leaves it arbitrary) so refits on the same data agree.
+    flip = np.sign(components[np.abs(components).argmax(axis=0), np.arange(dim)])
+    flip[flip == 0] = 1.0
+    fixed: np.ndarray = (components * flip).astype(np.float32)
+    return fixed

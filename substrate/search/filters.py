@@ -1,0 +1,68 @@
+"""Search filters: what a query may return, evaluated inside the index (see ``doctable``).
+
+This module imports nothing heavy, so callers can build filters without loading numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from substrate.errors import InvalidInputError
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Restrictions applied before ranking.
+
+    Attributes:
+        kind: only items of this kind.
+        scopes: only items whose scope is one of these (e.g. the scopes visible to a caller).
+        tags: only items carrying every one of these tags.
+        source_prefix: only items whose source (``provenance["source"]`` or ``["path"]``) is
+            this path or lies under it (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``).
+        since: only items created at or after this time (seconds since the epoch).
+        until: only items created at or before this time.
+    """
+
+    kind: str | None = None
+    scopes: frozenset[str] | None = None
+    tags: tuple[str, ...] = field(default=())
+    source_prefix: str | None = None
+    since: float | None = None
+    until: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.scopes is not None and not isinstance(self.scopes, frozenset):
+            if isinstance(self.scopes, str):
+                raise InvalidInputError("scopes must be a set of scope names, not one string")
+            object.__setattr__(self, "scopes", frozenset(self.scopes))
+        if isinstance(self.tags, str):
+            raise InvalidInputError("tags must be a sequence of tag names, not one string")
+        object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
+                raise InvalidInputError(f"{name} must be a number of seconds, not {value!r}")
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise InvalidInputError("since is later than until: no item can match")
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no restriction is set."""
+        return (
+            self.kind is None
+            and self.scopes is None
+            and not self.tags
+            and self.source_prefix is None
+            and self.since is None
+            and self.until is None
+        )
+
+
+def source_matches(source: str, prefix: str) -> bool:
+    """Path-prefix match: the source is ``prefix`` itself or lies under it."""
+    if source == prefix or not prefix:
+        return True
+    stem = prefix if prefix.endswith(("/", "\\")) else prefix + "/"
+    return source.startswith(stem)

@@ -1,0 +1,260 @@
+"""Reading and writing the search index as Parquet files under ``<shard>/index/``.
+
+Files (all stamped in their schema metadata with the format version, the build parameters and
+the log watermark they cover):
+
+* ``search-manifest.parquet``: one row per live segment (name, rows, dead rows); its metadata
+  holds the index-wide state. It is replaced atomically and is the only file a reader trusts:
+  segment and model files are immutable and named uniquely, so a half-written update is
+  invisible.
+* ``search-model-<id>.parquet``: the embedding (term, idf, component vector).
+* ``search-seg-<name>.docs.parquet``: the catalog (id, kind, scope, source, created_at, seq,
+  tags), the forward index (terms, counts, doc_len), vectors (float32) and packed signatures.
+* ``search-seg-<name>.terms.parquet``: BM25 postings (term, df, rows, weights).
+
+This module writes them (and holds what reading shares); ``index_read`` reads them back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from substrate.errors import ShardFormatError
+from substrate.search.embedding import EmbeddingModel
+from substrate.search.params import FORMAT_VERSION, SearchParams
+from substrate.search.segments import Segment
+from substrate.search.state import Coverage, IndexState
+
+log = logging.getLogger(__name__)
+
+META_KEY = b"mixle.search"
+MANIFEST = "search-manifest.parquet"
+PREFIX = "search-"
+
+
+class StaleIndex(Exception):
+    """The files on disk cannot be used (missing, unreadable or built differently): rebuild."""
+
+
+def _meta(kind: str, params: SearchParams, coverage: Coverage | None, **extra: Any) -> bytes:
+    body = {
+        "format": FORMAT_VERSION,
+        "kind": kind,
+        "params": params.as_dict(),
+        "build_key": params.build_key(),
+        "watermark": None if coverage is None else [coverage.generation, coverage.offset],
+        **extra,
+    }
+    return json.dumps(body, sort_keys=True).encode()
+
+
+def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
+    try:
+        schema = pq.read_schema(path)
+    except FileNotFoundError as exc:
+        raise StaleIndex(f"{path.name} is missing") from exc
+    except (OSError, pa.ArrowException) as exc:
+        raise StaleIndex(f"{path.name} is unreadable: {exc}") from exc
+    raw = (schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise StaleIndex(f"{path.name} has no index metadata")
+    meta: dict[str, Any] = json.loads(raw)
+    version = int(meta.get("format", 0))
+    if version > FORMAT_VERSION:
+        raise ShardFormatError(
+            f"{path} was written by a newer mixle (search index format {version}, this version "
+            f"reads up to {FORMAT_VERSION}); upgrade mixle, or delete {path.parent} to rebuild"
+        )
+    if version < FORMAT_VERSION or meta.get("build_key") != params.build_key():
+        raise StaleIndex(f"{path.name} was built with other parameters")
+    return meta
+
+
+_ROW_GROUP = 1 << 16  # rows per Parquet row group: bounds memory when reading vectors
+
+
+_GROUP_ENTRIES = 1 << 20  # list entries (postings) per row group, for the same reason
+
+
+def _groups(entry_offsets: np.ndarray | None, n_rows: int) -> list[tuple[int, int]]:
+    """Row ranges of at most ``_ROW_GROUP`` rows and (roughly) ``_GROUP_ENTRIES`` entries."""
+    bounds = []
+    lo = 0
+    while lo < n_rows:
+        hi = min(n_rows, lo + _ROW_GROUP)
+        if entry_offsets is not None:
+            limit = entry_offsets[lo] + _GROUP_ENTRIES
+            hi = min(hi, int(np.searchsorted(entry_offsets, limit, side="right")) - 1)
+            hi = max(hi, lo + 1)
+        bounds.append((lo, hi))
+        lo = hi
+    return bounds
+
+
+def _write(table: pa.Table, path: Path, entry_offsets: np.ndarray | None = None) -> None:
+    """Write atomically, in row groups small enough to read back in bounded memory."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with pq.ParquetWriter(tmp, table.schema, compression="zstd") as writer:
+        for lo, hi in _groups(entry_offsets, table.num_rows) or [(0, 0)]:
+            writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
+    os.replace(tmp, path)
+
+
+def _list_array(offsets: np.ndarray, values: pa.Array) -> pa.Array:
+    return pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), values)
+
+
+def list_parts(column: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Offsets (int64) and flat values of a list column."""
+    arr = column.combine_chunks()
+    offsets = np.asarray(arr.offsets, dtype=np.int64)
+    values = arr.values
+    start = int(offsets[0])
+    if start:
+        offsets = offsets - start
+    return offsets, values.slice(start, int(offsets[-1]))
+
+
+def as_numpy(values: pa.Array, dtype: Any) -> np.ndarray:
+    # Always copy into numpy-owned memory: arrays that view Arrow buffers were measured to
+    # make the first few dozen queries of a process up to 50x slower.
+    return np.array(values.to_numpy(zero_copy_only=False), dtype=dtype, copy=True)
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def write_model(directory: Path, model: EmbeddingModel, params: SearchParams) -> str:
+    """Write the embedding model; returns its file name."""
+    name = f"{PREFIX}model-{model.model_id}.parquet"
+    if (directory / name).exists():
+        return name
+    dim = model.dim
+    table = pa.table(
+        {
+            "term": pa.array(model.terms, pa.string()),
+            "idf": pa.array(model.idf, pa.float32()),
+            "component": pa.FixedSizeListArray.from_arrays(
+                pa.array(model.components.reshape(-1), pa.float32()), dim
+            ),
+        }
+    )
+    meta = _meta("model", params, None, fitted_docs=model.fitted_docs, model_id=model.model_id)
+    _write(table.replace_schema_metadata({META_KEY: meta}), directory / name)
+    return name
+
+
+def write_segment(
+    directory: Path, segment: Segment, params: SearchParams, coverage: Coverage | None
+) -> list[str]:
+    """Write a segment's two files (skipped if already on disk); returns their names."""
+    docs_name = f"{PREFIX}seg-{segment.name}.docs.parquet"
+    terms_name = f"{PREFIX}seg-{segment.name}.terms.parquet"
+    if (directory / docs_name).exists() and (directory / terms_name).exists():
+        return [docs_name, terms_name]
+    d = segment.docs
+    c = segment.counts
+    columns: dict[str, pa.Array] = {
+        "id": pa.array(list(d.ids), pa.string()),
+        "kind": pa.DictionaryArray.from_arrays(
+            pa.array(d.kind_codes), pa.array(d.kinds, pa.string())
+        ),
+        "scope": pa.DictionaryArray.from_arrays(
+            pa.array(d.scope_codes), pa.array(d.scopes, pa.string())
+        ),
+        "source": pa.DictionaryArray.from_arrays(
+            pa.array(d.source_codes), pa.array(d.sources, pa.string())
+        ),
+        "created_at": pa.array(d.created_at, pa.float64()),
+        "seq": pa.array(d.seq, pa.int64()),
+        "tags": _list_array(
+            d.tag_indptr,
+            pa.array([d.tag_names[i] for i in d.tag_codes.tolist()], pa.string()),
+        ),
+        "doc_len": pa.array(c.doc_len, pa.int32()),
+        "terms": _list_array(c.indptr, pa.array(c.indices, pa.int32())),
+        "counts": _list_array(c.indptr, pa.array(c.counts, pa.int32())),
+    }
+    if segment.vectors is not None and segment.signatures is not None:
+        dim = segment.vectors.shape[1]
+        columns["vector"] = pa.FixedSizeListArray.from_arrays(
+            pa.array(segment.vectors.reshape(-1), pa.float32()), dim
+        )
+        width = segment.signatures.shape[1]
+        columns["signature"] = pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(width), segment.n_rows, [None, pa.py_buffer(segment.signatures.tobytes())]
+        )
+    meta = _meta(
+        "segment-docs",
+        params,
+        coverage,
+        segment=segment.name,
+        model_id=segment.model_id,
+        entries=int(c.indices.shape[0]),
+    )
+    _write(pa.table(columns).replace_schema_metadata({META_KEY: meta}), directory / docs_name)
+    p = segment.postings
+    terms = pa.table(
+        {
+            "term": pa.array(p.terms, pa.string()),
+            "df": pa.array(p.df, pa.int32()),
+            "rows": _list_array(p.offsets, pa.array(p.rows, pa.int32())),
+            "weights": _list_array(p.offsets, pa.array(p.weights, pa.float32())),
+        }
+    )
+    meta = _meta(
+        "segment-terms", params, coverage, segment=segment.name, postings=int(p.rows.shape[0])
+    )
+    _write(terms.replace_schema_metadata({META_KEY: meta}), directory / terms_name, p.offsets)
+    return [docs_name, terms_name]
+
+
+def write_state(directory: Path, state: IndexState) -> None:
+    """Write the files of ``state`` that are not on disk yet, then the manifest, then GC."""
+    directory.mkdir(parents=True, exist_ok=True)
+    params = state.params
+    keep: set[str] = {MANIFEST}
+    model_file = None
+    if state.model is not None:
+        model_file = write_model(directory, state.model, params)
+        keep.add(model_file)
+    for segment in state.segments:
+        keep.update(write_segment(directory, segment, params, state.coverage))
+    dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
+    dead_rows = [np.flatnonzero(d).astype(np.int32) for d in state.dead]
+    np.cumsum([r.shape[0] for r in dead_rows], out=dead_offsets[1:])
+    manifest = pa.table(
+        {
+            "segment": pa.array([s.name for s in state.segments], pa.string()),
+            "rows": pa.array([s.n_rows for s in state.segments], pa.int64()),
+            "dead": _list_array(
+                dead_offsets,
+                pa.array(np.concatenate(dead_rows) if dead_rows else np.zeros(0, np.int32)),
+            ),
+        }
+    )
+    meta = _meta(
+        "manifest",
+        params,
+        state.coverage,
+        model=model_file,
+        avgdl=state.avgdl,
+        next_seq=state.next_seq,
+        fitted_docs=state.fitted_docs,
+        live=state.n_live,
+    )
+    _write(manifest.replace_schema_metadata({META_KEY: meta}), directory / MANIFEST)
+    for path in directory.glob(f"{PREFIX}*.parquet"):
+        if path.name not in keep:
+            try:
+                path.unlink()
+            except OSError as exc:  # another process may have removed it first
+                log.debug("could not remove %s: %s", path, exc)

@@ -1,0 +1,261 @@
+"""Keeping a Substrate's search index in step with the store.
+
+A rooted shard keeps its index in Parquet files under ``<shard>/index/``; an in-memory shard
+keeps it on the ``Substrate`` object. Either way the index is checked against the store before
+each query:
+
+* changes saved to the log since the index's watermark are folded in as a delta segment (and
+  persisted), with automatic merges and an occasional refit of the embedding;
+* changes made in this process and not saved yet are laid over the index as an ephemeral
+  segment that is never written to disk;
+* an index from another log generation (after compaction), built with other parameters, or
+  unreadable, is rebuilt from the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import ShardError
+from substrate.item import SubstrateItem
+from substrate.locking import exclusive_lock
+from substrate.search.index_files import StaleIndex, write_state
+from substrate.search.index_read import read_state
+from substrate.search.params import DEFAULT_PARAMS, SearchParams
+from substrate.search.state import Coverage, IndexState, build_state
+from substrate.search.tokenize import Analyzer
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+CACHE_ATTR = "_search_cache"
+_LOCK_NAME = ".search.lock"
+
+
+@dataclass(slots=True)
+class Cache:
+    """The index of one Substrate instance, and what it was checked against."""
+
+    analyzer: Analyzer
+    root: Path | None
+    state: IndexState  # persisted (rooted shard) or complete (in-memory shard)
+    view: IndexState  # ``state`` plus unsaved changes
+    mutation_count: int
+    watermark: Any
+    fingerprints: dict[str, tuple[Any, ...]] | None = None
+
+
+def analyzer_of(substrate: Any) -> Analyzer:
+    """The analyzer cached with ``substrate``'s index (it memoises word analysis), or a new one."""
+    cache = getattr(substrate, CACHE_ATTR, None)
+    return cache.analyzer if isinstance(cache, Cache) else Analyzer()
+
+
+# -- keeping the index current ------------------------------------------------------------------
+
+
+def current(substrate: Any) -> Cache:
+    """The cached index of ``substrate``, brought up to date with the store."""
+    cache: Cache | None = getattr(substrate, CACHE_ATTR, None)
+    root: Path | None = substrate.root
+    if root is None:
+        cache = _current_in_memory(substrate, cache)
+    else:
+        cache = _current_on_disk(substrate, root, cache)
+    setattr(substrate, CACHE_ATTR, cache)
+    return cache
+
+
+def fingerprints(items: list[SubstrateItem]) -> dict[str, tuple[Any, ...]]:
+    # Object identity plus the cheap fields: a replaced object or a put() of a changed one is
+    # seen; hash(str) is cached by Python, so this stays O(1) per item after the first pass.
+    return {
+        it.id: (
+            id(it),
+            it.kind,
+            hash(it.text) if isinstance(it.text, str) else repr(it.text),
+            it.scope,
+            tuple(map(str, it.tags)) if isinstance(it.tags, list) else (),
+            it.created_at,
+        )
+        for it in items
+    }
+
+
+def _current_in_memory(substrate: Any, cache: Cache | None) -> Cache:
+    count = substrate.mutation_count
+    if cache is not None and cache.root is None and cache.mutation_count == count:
+        return cache
+    analyzer = analyzer_of(substrate)
+    items = list(substrate.iter_items())
+    prints = fingerprints(items)
+    coverage = Coverage("memory", count)
+    if cache is None or cache.root is not None or cache.fingerprints is None:
+        state = build_state(analyzer, items, DEFAULT_PARAMS, coverage)
+    else:
+        old = cache.fingerprints
+        upserts = [it for it in items if old.get(it.id) != prints[it.id]]
+        removed = [item_id for item_id in old if item_id not in prints]
+        state = cache.state
+        if upserts or removed:
+            state = state.with_changes(
+                analyzer, upserts, removed, coverage=coverage, take_locations=True
+            ).maintained()
+    return Cache(analyzer, None, state, state, count, None, prints)
+
+
+def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
+    watermark = substrate.log_watermark()
+    count = substrate.mutation_count
+    if cache is not None and cache.root == root:
+        if cache.watermark == watermark and cache.mutation_count == count:
+            return cache
+        state = cache.state
+        if state.coverage != _coverage(watermark):
+            state = _refresh(substrate, root, state)
+    else:
+        state = _refresh(substrate, root, None)
+    return with_overlay(substrate, root, state, analyzer_of(substrate))
+
+
+def _coverage(watermark: Any) -> Coverage:
+    return Coverage(str(watermark.generation), int(watermark.offset))
+
+
+def with_overlay(substrate: Any, root: Path, state: IndexState, analyzer: Analyzer) -> Cache:
+    watermark = substrate.log_watermark()
+    pending = substrate.pending_changes()
+    view = state
+    if pending.upserts or pending.removed:
+        view = state.with_changes(analyzer, pending.upserts, pending.removed, coverage=None)
+    return Cache(analyzer, root, state, view, substrate.mutation_count, watermark)
+
+
+def _refresh(substrate: Any, root: Path, state: IndexState | None) -> IndexState:
+    """The persisted index brought up to the log's committed end (loaded, folded or rebuilt)."""
+    directory = root / "index"
+    analyzer = analyzer_of(substrate)
+    params = DEFAULT_PARAMS
+    with index_lock(directory):
+        if state is None or not _usable(state, substrate.log_watermark()):
+            state = _load(directory, params)
+        changed = True
+        if state is not None:
+            folded = _fold_saved(substrate, analyzer, state)
+            changed = folded is not state
+            state = folded
+        if state is None:
+            state = build_from_log(substrate, analyzer, params, None)
+        if changed:
+            persist(directory, state)
+    return state
+
+
+def _usable(state: IndexState, watermark: Any) -> bool:
+    cov = state.coverage
+    return (
+        cov is not None
+        and cov.generation == watermark.generation
+        and (cov.offset <= watermark.offset)
+    )
+
+
+def _load(directory: Path, params: SearchParams) -> IndexState | None:
+    try:
+        return read_state(directory, params)
+    except StaleIndex as exc:
+        if (directory / "search-manifest.parquet").exists():
+            log.info("search index will be rebuilt: %s", exc)
+        return None
+
+
+def _fold_saved(substrate: Any, analyzer: Analyzer, state: IndexState) -> IndexState | None:
+    """``state`` with the log's saved changes since its watermark folded in; None: rebuild."""
+    from substrate.log import Watermark
+
+    current = substrate.log_watermark()
+    if not _usable(state, current):
+        return None
+    assert state.coverage is not None
+    if state.coverage.offset == current.offset:
+        return state
+    changes = substrate.saved_changes(Watermark(state.coverage.generation, state.coverage.offset))
+    if changes is None:
+        return None
+    return state.with_changes(
+        analyzer,
+        changes.upserts,
+        changes.removed,
+        coverage=_coverage(changes.until),
+        take_locations=True,
+    ).maintained()
+
+
+def build_from_log(
+    substrate: Any,
+    analyzer: Analyzer,
+    params: SearchParams,
+    progress: Callable[[int, int], None] | None,
+) -> IndexState:
+    watermark = substrate.log_watermark()
+    total = _saved_count(substrate)
+    return build_state(
+        analyzer,
+        _iter_saved(substrate),
+        params,
+        _coverage(watermark),
+        total=total,
+        progress=progress,
+    )
+
+
+def persist(directory: Path, state: IndexState) -> None:
+    try:
+        write_state(directory, state)
+    except OSError as exc:  # a read-only shard still searches, from memory
+        log.warning("could not write the search index to %s: %s", directory, exc)
+
+
+@contextlib.contextmanager
+def index_lock(directory: Path) -> Iterator[None]:
+    """Serialise index writers of one shard; proceed unlocked where the shard is read-only."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        yield
+        return
+    try:
+        lock = exclusive_lock(directory / _LOCK_NAME)
+        lock.__enter__()
+    except ShardError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
+# -- store access -------------------------------------------------------------------------------
+# Persisted index files must never contain unsaved changes, so they are built from the saved
+# items only; unsaved ones live in an in-memory overlay.
+
+
+def _iter_saved(substrate: Substrate) -> Iterator[SubstrateItem]:
+    return substrate.iter_saved_items()
+
+
+def _saved_count(substrate: Substrate) -> int:
+    return substrate.saved_count()
+
+
+def pending_count(substrate: Any) -> int:
+    pending = substrate.pending_changes()
+    return len(pending.upserts) + len(pending.removed)

@@ -1,0 +1,118 @@
+"""Text analysis shared by the lexical and the semantic channel.
+
+One analyzer turns any text into index terms: Unicode word split, case folding, English
+stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese
+and Korean runs (those scripts do not separate words with spaces, so bigrams are the standard
+way to make them searchable without a dictionary).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import Stemmer  # type: ignore[import-not-found,unused-ignore]
+
+from substrate.search.stopwords import ENGLISH_STOPWORDS
+
+# Han, Hiragana, Katakana, Hangul (syllables and jamo), CJK compatibility ideographs.
+_CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*)")
+_CJK_START = re.compile(rf"[{_CJK}]")
+
+# Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
+_MAX_MEMO = 400_000
+
+
+class Analyzer:
+    """Turns text into a list of index terms (stemmed, folded, stopwords dropped).
+
+    Analysis is memoised per distinct raw word, so the stemmer runs once per vocabulary
+    entry rather than once per token.
+    """
+
+    def __init__(self) -> None:
+        self._stemmer = Stemmer.Stemmer("english")
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    def terms(self, text: str) -> list[str]:
+        """The index terms of ``text``, in order, with repeats."""
+        out: list[str] = []
+        memo = self._memo
+        for cjk, word in _TOKEN_RE.findall(text):
+            if cjk:
+                out.extend(_bigrams(cjk))
+                continue
+            hit = memo.get(word)
+            if hit is None:
+                hit = self._analyse_word(word)
+                if len(memo) >= _MAX_MEMO:
+                    memo.clear()
+                memo[word] = hit
+            out.extend(hit)
+        return out
+
+    def _analyse_word(self, word: str) -> tuple[str, ...]:
+        folded = word.casefold()
+        if "_" in folded:
+            # snake_case identifiers: the whole identifier and each part are all terms.
+            parts = [p for p in folded.split("_") if p]
+            return (folded, *self._stem_all(parts))
+        return self._stem_all([folded])
+
+    def _stem_all(self, words: list[str]) -> tuple[str, ...]:
+        kept = [w for w in words if _keep(w)]
+        if not kept:
+            return ()
+        return tuple(self._stemmer.stemWords(kept))
+
+
+def _keep(word: str) -> bool:
+    # Single letters are noise for ranking; single digits are kept (versions, counts).
+    if len(word) < 2:
+        return word.isdigit()
+    return word not in ENGLISH_STOPWORDS
+
+
+def _bigrams(run: str) -> Iterator[str]:
+    if len(run) == 1:
+        yield run
+        return
+    for i in range(len(run) - 1):
+        yield run[i : i + 2]
+
+
+def has_cjk(text: str) -> bool:
+    """True if ``text`` contains a character analysed as Chinese, Japanese or Korean."""
+    return _CJK_START.search(text) is not None
+
+
+def item_surface(text: str, payload: Mapping[str, Any], tags: Iterable[str]) -> str:
+    """The searchable text surface of an item: text, flattened payload strings, tags.
+
+    Payload keys are included as well as string values so that a record such as
+    ``{"owner": "alice"}`` is found by either word; nested containers are walked.
+    """
+    parts = [text]
+    _flatten(payload, parts, depth=0)
+    parts.extend(str(t) for t in tags)
+    return "\n".join(p for p in parts if p)
+
+
+def _flatten(value: Any, out: list[str], depth: int) -> None:
+    if depth > 8:  # bounds pathological nesting; deeper content is rarely worth a term
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for key, sub in value.items():
+            out.append(str(key))
+            _flatten(sub, out, depth + 1)
+    elif isinstance(value, list | tuple):
+        for sub in value:
+            _flatten(sub, out, depth + 1)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        out.append(str(value))

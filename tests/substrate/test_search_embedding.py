@@ -1,0 +1,136 @@
+"""The learned embedding (numpy projection vs. scikit-learn) and binary signatures."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from substrate.search.counts import count_texts
+from substrate.search.embedding import fit_model
+from substrate.search.params import DEFAULT_PARAMS, SearchParams
+from substrate.search.signatures import hamming, nearest, pack_signatures
+from substrate.search.tokenize import Analyzer
+
+
+def corpus(n: int = 120, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    groups = [[f"g{g}w{j}" for j in range(60)] for g in range(4)]
+    return [" ".join(rng.sample(groups[i % 4], 10)) for i in range(n)]
+
+
+def test_too_small_corpus_gives_no_model() -> None:
+    an = Analyzer()
+    assert fit_model(count_texts(an, corpus(20)), DEFAULT_PARAMS) is None
+    tiny_vocab = count_texts(an, ["alpha beta"] * 100)
+    assert fit_model(tiny_vocab, DEFAULT_PARAMS) is None
+
+
+def test_model_shape_and_unit_vectors() -> None:
+    counts = count_texts(Analyzer(), corpus())
+    model = fit_model(counts, DEFAULT_PARAMS)
+    assert model is not None
+    assert model.components.shape == (len(model.terms), model.dim)
+    assert model.components.dtype == np.float32
+    vectors = model.project(counts)
+    assert vectors.shape == (counts.n_docs, model.dim)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_fitting_is_deterministic() -> None:
+    counts = count_texts(Analyzer(), corpus())
+    a = fit_model(counts, DEFAULT_PARAMS)
+    b = fit_model(counts, DEFAULT_PARAMS)
+    assert a is not None and b is not None
+    assert a.model_id == b.model_id
+    assert np.array_equal(a.components, b.components)
+
+
+def test_numpy_projection_matches_scikit_learn_transform() -> None:
+    from scipy import sparse
+    from sklearn.decomposition import TruncatedSVD
+
+    texts = corpus()
+    counts = count_texts(Analyzer(), texts)
+    model = fit_model(counts, DEFAULT_PARAMS)
+    assert model is not None
+    remap = model.remap(counts.terms)
+    rows = np.repeat(np.arange(counts.n_docs), np.diff(counts.indptr))
+    cols = remap[counts.indices]
+    keep = cols >= 0
+    vals = np.log1p(counts.counts[keep]) * model.idf[cols[keep]]
+    tfidf = sparse.csr_matrix(
+        (vals, (rows[keep], cols[keep])), shape=(counts.n_docs, len(model.terms))
+    )
+    svd = TruncatedSVD(n_components=model.dim, algorithm="randomized", n_iter=7, random_state=0)
+    svd.fit(tfidf)
+    reference = tfidf @ model.components  # the stored components are the fitted ones
+    reference /= np.linalg.norm(reference, axis=1, keepdims=True)
+    assert np.allclose(model.project(counts), reference, atol=1e-4)
+
+
+def test_query_projection_matches_document_projection() -> None:
+    an = Analyzer()
+    texts = corpus()
+    counts = count_texts(an, texts)
+    model = fit_model(counts, DEFAULT_PARAMS)
+    assert model is not None
+    doc = model.project(counts)[7]
+    terms: dict[str, float] = {}
+    for t in an.terms(texts[7]):
+        terms[t] = terms.get(t, 0) + 1
+    q = model.project_query(terms)
+    assert q is not None
+    assert float(q @ doc) == pytest.approx(1.0, abs=1e-4)
+    assert model.project_query({"unknownterm": 1}) is None
+
+
+def test_documents_without_known_terms_get_zero_vectors() -> None:
+    an = Analyzer()
+    model = fit_model(count_texts(an, corpus()), DEFAULT_PARAMS)
+    assert model is not None
+    vectors = model.project(count_texts(an, ["", "zzz qqq", texts_of_group_zero()]))
+    assert not vectors[0].any() and not vectors[1].any()
+    assert vectors[2].any()
+
+
+def texts_of_group_zero() -> str:
+    return " ".join(f"g0w{j}" for j in range(5))
+
+
+def test_fit_on_a_sample_still_covers_everyone() -> None:
+    counts = count_texts(Analyzer(), corpus(200))
+    model = fit_model(counts, SearchParams(fit_sample=60))
+    assert model is not None and model.fitted_docs == 200
+    assert np.allclose(np.linalg.norm(model.project(counts), axis=1), 1.0, atol=1e-5)
+
+
+def test_vocabulary_cap_keeps_the_most_frequent_terms() -> None:
+    counts = count_texts(Analyzer(), corpus())
+    model = fit_model(counts, SearchParams(max_model_terms=150, min_vocab_semantic=100))
+    assert model is not None and len(model.terms) == 150
+
+
+def test_signatures_pack_sign_bits() -> None:
+    vectors = np.array([[1.0, -1.0] * 32, [-1.0, 1.0] * 32, [1.0, -1.0] * 32], np.float32)
+    sigs = pack_signatures(vectors)
+    assert sigs.shape == (3, 8) and sigs.dtype == np.uint8
+    assert hamming(sigs, sigs[0]).tolist() == [0, 64, 0]
+    odd = pack_signatures(np.ones((2, 12), np.float32))
+    assert odd.shape == (2, 2)
+    assert hamming(odd, odd[0]).tolist() == [0, 0]
+
+
+def test_nearest_respects_the_mask_and_keeps_ties() -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((50, 64)).astype(np.float32)
+    sigs = pack_signatures(vectors)
+    allowed = np.ones(50, dtype=bool)
+    allowed[0] = False
+    picked = nearest(sigs, sigs[0], allowed, 5)
+    assert 0 not in picked.tolist()
+    assert len(picked) >= 5
+    assert nearest(sigs, sigs[0], np.zeros(50, dtype=bool), 5).size == 0
+    assert nearest(sigs, sigs[0], allowed, 100).tolist() == list(range(1, 50))

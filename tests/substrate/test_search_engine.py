@@ -1,0 +1,233 @@
+"""The engine glued to the store: in-memory and on-disk shards, overlays, rebuilds, status."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from substrate.errors import InvalidInputError, ShardFormatError
+from substrate.item import SubstrateItem
+from substrate.search import engine
+from substrate.search.engine import Hit, SearchFilters
+from substrate.search.index_files import MANIFEST, META_KEY
+from substrate.search.params import FORMAT_VERSION
+from substrate.store import Substrate
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def fill(shard: Substrate, n: int = 80, seed: int = 2) -> list[str]:
+    rng = random.Random(seed)
+    words = [f"w{j}" for j in range(200)]
+    return [
+        shard.add("text", " ".join(rng.sample(words, 10)), tags=[f"t{i % 3}"]) for i in range(n)
+    ]
+
+
+def index_files(root: Path) -> set[str]:
+    return {p.name for p in (root / "index").glob("search-*.parquet")}
+
+
+def test_in_memory_shard_search_and_updates() -> None:
+    shard = Substrate()
+    a = shard.add("text", "The refund policy allows returns within 30 days.")
+    b = shard.add("text", "Refunds for defective items are processed quickly.")
+    shard.add("record", payload={"owner": "alice"})
+    hits = shard.search("refund policy", k=5)
+    assert [item.id for item, _ in hits][:2] == [a, b]
+    assert hits[0][0] is shard.get(a)  # live objects, as the reference returns
+    shard.remove(a)
+    assert a not in [item.id for item, _ in shard.search("refund policy")]
+    shard.put(SubstrateItem("text", "now about zeppelins", id=b))
+    assert shard.search("refund") == []
+    assert [item.id for item, _ in shard.search("zeppelins")] == [b]
+    assert [item.payload for item, _ in shard.search("alice")] == [{"owner": "alice"}]
+
+
+def test_kind_and_scope_arguments_of_the_seed_api() -> None:
+    shard = Substrate()
+    shard.add("text", "budget plan", scope="team")
+    rec = shard.add("record", "budget numbers", scope="local")
+    assert [i.id for i, _ in shard.search("budget", kind="record")] == [rec]
+    assert [i.id for i, _ in shard.search("budget", scope="local")] == [rec]
+    assert shard.search("budget", kind="image") == []
+
+
+@pytest.mark.parametrize("k", ["3", 2.5, True, None])
+def test_bad_k_is_rejected(k: object) -> None:
+    with pytest.raises(InvalidInputError):
+        engine.search(Substrate(), "x", k)  # type: ignore[arg-type]
+
+
+def test_bad_filters_are_rejected() -> None:
+    with pytest.raises(InvalidInputError):
+        engine.search(Substrate(), "x", 3, filters={"kind": "text"})  # type: ignore[arg-type]
+
+
+def test_empty_query_and_zero_k() -> None:
+    shard = Substrate()
+    fill(shard, 5)
+    assert engine.search(shard, "", 5) == []
+    assert engine.search(shard, "the and of", 5) == []
+    assert engine.search(shard, "w1", 0) == []
+
+
+def test_hits_explain_and_serialise() -> None:
+    shard = Substrate()
+    fill(shard)
+    hits = engine.search(shard, "w1 w2", 3, explain=True)
+    assert hits and isinstance(hits[0], Hit)
+    data = hits[0].as_dict()
+    assert set(data) == {"item", "score", "explain"}
+    assert json.dumps(data)
+    assert data["explain"]["fused"] >= 0
+
+
+def test_on_disk_shard_persists_and_folds_deltas(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    fill(shard)
+    shard.save()
+    first = engine.search(shard, "w5", 5)
+    assert first
+    files = index_files(root)
+    base = {f for f in files if f.endswith(".docs.parquet")}
+    assert len(base) == 1 and any(f.startswith("search-model-") for f in files)
+    assert engine.index_status(shard)["state"] == "fresh"
+
+    other = Substrate(root)  # another process adds an item and saves
+    new = other.add("text", "a zeppelin over the harbour")
+    other.save()
+    assert engine.index_status(shard)["state"] == "behind"
+    assert [i.id for i, _ in shard.search("zeppelin")] == [new]
+    after = index_files(root)
+    assert base <= after, "the base segment was kept: no full rebuild"
+    assert len([f for f in after if f.endswith(".docs.parquet")]) == 2
+    status = engine.index_status(shard)
+    assert status["state"] == "fresh" and status["segments"] == 2 and status["items"] == 81
+
+
+def test_unsaved_changes_are_searchable_but_never_written(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    ids = fill(shard)
+    shard.save()
+    shard.search("w1")
+    pending = shard.add("text", "unsaved zeppelin note")
+    shard.remove(ids[0])
+    assert [i.id for i, _ in shard.search("zeppelin")] == [pending]
+    first_text = Substrate(root).get(ids[0])
+    assert first_text is not None
+    assert ids[0] not in [i.id for i, _ in shard.search(first_text.text, k=100)]
+    for path in (root / "index").glob("search-seg-*.docs.parquet"):
+        assert pending not in pq.read_table(path, columns=["id"]).column("id").to_pylist()
+    assert engine.index_status(shard)["pending_changes"] is True
+    fresh = Substrate(root)
+    assert fresh.search("zeppelin") == []
+    assert ids[0] in [i.id for i, _ in fresh.search(first_text.text, k=100)]
+
+
+def test_deleting_the_index_loses_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    fill(shard)
+    shard.save()
+    before = [(i.id, s) for i, s in shard.search("w3 w4", 10)]
+    for path in (root / "index").glob("search-*"):
+        path.unlink()
+    assert engine.index_status(Substrate(root))["state"] == "missing"
+    assert [(i.id, s) for i, s in Substrate(root).search("w3 w4", 10)] == before
+
+
+def test_index_of_another_log_generation_is_rebuilt(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    ids = fill(shard)
+    shard.save()
+    shard.search("w1")
+    shard.remove(ids[0])
+    shard.save()
+    shard.compact()  # rewrites the log: a new generation
+    reopened = Substrate(root)
+    assert engine.index_status(reopened)["state"] == "stale"
+    assert ids[0] not in [i.id for i, _ in reopened.search("w1 w2 w3", 100)]
+    assert engine.index_status(reopened)["state"] == "fresh"
+
+
+def test_newer_index_format_raises(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    fill(shard, 5)
+    shard.save()
+    shard.search("w1")
+    path = root / "index" / MANIFEST
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[META_KEY])
+    meta["format"] = FORMAT_VERSION + 1
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+    with pytest.raises(ShardFormatError):
+        Substrate(root).search("w1")
+    assert engine.index_status(Substrate(root))["state"] == "unsupported"
+
+
+def test_reindex_reports_and_calls_progress(tmp_path: Path) -> None:
+    shard = Substrate(tmp_path / "shard")
+    fill(shard)
+    shard.save()
+    calls: list[tuple[int, int]] = []
+    stats = engine.reindex(shard, progress=lambda done, total: calls.append((done, total)))
+    assert stats.items == 80 and stats.segments == 1
+    assert stats.mode == "lexical+semantic" and stats.dim > 0
+    assert calls and calls[-1] == (80, 80)
+    assert set(stats.as_dict()) >= {"items", "segments", "mode", "seconds"}
+    memory = Substrate()
+    fill(memory, 10)
+    assert engine.reindex(memory).mode == "lexical"
+    assert engine.index_status(memory)["state"] == "fresh"
+
+
+def test_filters_through_the_engine(tmp_path: Path) -> None:
+    shard = Substrate()
+    fill(shard, 30)
+    hits = engine.search(shard, "w1 w2 w3 w4", 50, filters=SearchFilters(tags=("t1",)))
+    assert hits and all(h.item.tags == ["t1"] for h in hits)
+
+
+def test_search_process_never_imports_scikit_learn(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    fill(shard)
+    shard.save()
+    engine.reindex(shard)
+    extra = Substrate(root)
+    extra.add("text", "w1 appears in a later delta")
+    extra.save()
+    script = textwrap.dedent(
+        """
+        import sys
+        import substrate
+        before = set(sys.modules)
+        import substrate.search
+        eager = {m.split(".")[0] for m in set(sys.modules) - before}
+        assert not eager & {"numpy", "pyarrow", "sklearn", "scipy"}, eager
+        from substrate.store import Substrate
+        hits = Substrate(sys.argv[1]).search("w1", 5)
+        assert hits, "no hits"
+        print("sklearn" in sys.modules, "scipy" in sys.modules)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
+    assert out.stdout.split() == ["False", "False"]

@@ -1,0 +1,198 @@
+"""Parquet index files: round trip, stamps, version checks, and incremental maintenance."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from substrate.errors import ShardFormatError
+from substrate.item import SubstrateItem
+from substrate.search.index_files import MANIFEST, META_KEY, StaleIndex, write_state
+from substrate.search.index_read import read_state
+from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION, SearchParams
+from substrate.search.ranker import rank
+from substrate.search.state import Coverage, IndexState, build_state, empty_state
+from substrate.search.tokenize import Analyzer
+
+AN = Analyzer()
+
+
+def items(n: int, seed: int = 1, prefix: str = "i") -> list[SubstrateItem]:
+    rng = random.Random(seed)
+    vocab = [f"w{j}" for j in range(300)]
+    return [
+        SubstrateItem(
+            "text" if i % 3 else "record",
+            " ".join(rng.sample(vocab, 12)),
+            id=f"{prefix}{i:04d}",
+            tags=[f"t{i % 4}"] + (["extra"] if i % 5 == 0 else []),
+            scope="local" if i % 2 else "team",
+            provenance={"source": f"docs/{i % 3}/f.md"},
+            created_at=1000.0 + i,
+        )
+        for i in range(n)
+    ]
+
+
+def state_of(n: int) -> IndexState:
+    return build_state(AN, items(n), DEFAULT_PARAMS, Coverage("gen1", 1234))
+
+
+def ranking(state: IndexState, query: str = "w1 w2 w3") -> list[tuple[str, float]]:
+    return [(h.item_id, round(h.score, 6)) for h in rank(state, AN, query, 20)]
+
+
+def test_round_trip_preserves_rankings_and_bookkeeping(tmp_path: Path) -> None:
+    state = state_of(120)
+    state = state.with_changes(AN, items(5, seed=9, prefix="n"), ["i0003"], coverage=state.coverage)
+    write_state(tmp_path, state)
+    loaded = read_state(tmp_path, DEFAULT_PARAMS)
+    assert loaded.coverage == Coverage("gen1", 1234)
+    assert len(loaded.segments) == 2
+    assert loaded.n_live == state.n_live
+    assert loaded.next_seq == state.next_seq
+    assert loaded.model is not None and state.model is not None
+    assert loaded.model.model_id == state.model.model_id
+    for query in ("w1 w2 w3", "w10", "w299 w5"):
+        assert ranking(loaded, query) == ranking(state, query)
+    seg = loaded.segments[0]
+    assert seg.docs.tags_of(0) == ["t0", "extra"]
+    assert seg.docs.scopes[seg.docs.scope_codes[0]] == "team"
+    assert seg.vectors is not None and seg.vectors.dtype.name == "float32"
+
+
+def test_every_file_is_stamped(tmp_path: Path) -> None:
+    write_state(tmp_path, state_of(80))
+    files = sorted(tmp_path.glob("search-*.parquet"))
+    assert {p.name.split(".")[-2] for p in files if "seg-" in p.name} == {"docs", "terms"}
+    assert any("model" in p.name for p in files)
+    for path in files:
+        meta = json.loads(pq.read_schema(path).metadata[META_KEY])
+        assert meta["format"] == FORMAT_VERSION
+        assert meta["params"]["k1"] == DEFAULT_PARAMS.k1
+        assert "watermark" in meta
+    manifest = json.loads(pq.read_schema(tmp_path / MANIFEST).metadata[META_KEY])
+    assert manifest["watermark"] == ["gen1", 1234]
+
+
+def _rewrite_meta(path: Path, **changes: object) -> None:
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[META_KEY])
+    meta.update(changes)
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+
+
+def test_newer_format_is_refused_clearly(tmp_path: Path) -> None:
+    write_state(tmp_path, state_of(10))
+    _rewrite_meta(tmp_path / MANIFEST, format=FORMAT_VERSION + 1)
+    with pytest.raises(ShardFormatError, match="newer mixle"):
+        read_state(tmp_path, DEFAULT_PARAMS)
+
+
+def test_other_parameters_mean_rebuild(tmp_path: Path) -> None:
+    write_state(tmp_path, state_of(10))
+    with pytest.raises(StaleIndex):
+        read_state(tmp_path, SearchParams(k1=2.0))
+
+
+@pytest.mark.parametrize("damage", ["missing-segment", "garbage-manifest", "no-manifest"])
+def test_damaged_index_is_stale(tmp_path: Path, damage: str) -> None:
+    write_state(tmp_path, state_of(60))
+    if damage == "missing-segment":
+        next(tmp_path.glob("search-seg-*.terms.parquet")).unlink()
+    elif damage == "garbage-manifest":
+        (tmp_path / MANIFEST).write_bytes(b"not parquet at all")
+    else:
+        (tmp_path / MANIFEST).unlink()
+    with pytest.raises(StaleIndex):
+        read_state(tmp_path, DEFAULT_PARAMS)
+
+
+def test_write_removes_files_no_longer_referenced(tmp_path: Path) -> None:
+    state = state_of(60)
+    write_state(tmp_path, state)
+    before = {p.name for p in tmp_path.glob("search-seg-*.parquet")}
+    merged = state.with_changes(
+        AN, items(40, seed=2, prefix="x"), [], coverage=state.coverage
+    ).maintained()
+    write_state(tmp_path, merged)
+    after = {p.name for p in tmp_path.glob("search-seg-*.parquet")}
+    assert len(merged.segments) == 1 and len(after) == 2
+    assert not before & after
+    assert len(list(tmp_path.glob("search-model-*.parquet"))) == 1  # same model, kept
+
+
+def test_small_deltas_stay_deltas() -> None:
+    state = state_of(200)
+    delta = state.with_changes(AN, items(3, seed=4, prefix="d"), [], coverage=None)
+    assert len(delta.segments) == 2
+    assert delta.maintenance_due() is None
+    assert delta.maintained() is delta
+
+
+def test_many_deltas_are_merged_into_one() -> None:
+    state = state_of(400)
+    for i in range(DEFAULT_PARAMS.max_segments + 1):
+        state = state.with_changes(
+            AN, items(2, seed=i, prefix=f"d{i}-"), [], coverage=None, take_locations=True
+        )
+    assert state.maintenance_due() == "merge-deltas"
+    merged = state.maintained()
+    assert len(merged.segments) == 2
+    assert merged.segments[0] is state.segments[0]
+    assert ranking(merged, "w7 w8") == ranking(state, "w7 w8")
+
+
+def test_large_delta_triggers_full_merge_and_drops_dead_rows() -> None:
+    state = state_of(100)
+    state = state.with_changes(AN, items(30, seed=7, prefix="z"), ["i0001", "i0002"], coverage=None)
+    assert state.maintenance_due() == "merge"
+    merged = state.maintained()
+    assert len(merged.segments) == 1
+    assert merged.segments[0].n_rows == merged.n_live == 128
+    assert not merged.dead[0].any()
+    assert merged.model is state.model
+
+
+def test_growth_triggers_a_refit() -> None:
+    state = state_of(60)
+    grown = state.with_changes(AN, items(80, seed=8, prefix="g"), [], coverage=None)
+    assert grown.maintenance_due() == "refit"
+    refit = grown.maintained()
+    assert refit.fitted_docs == 140
+    assert refit.model is not None and state.model is not None
+    assert refit.model.model_id != state.model.model_id
+
+
+def test_corpus_reaching_the_threshold_gets_its_first_model() -> None:
+    state = build_state(AN, items(10), DEFAULT_PARAMS, None)
+    assert state.model is None
+    grown = state.with_changes(AN, items(60, seed=3, prefix="g"), [], coverage=None).maintained()
+    assert grown.model is not None and grown.semantic
+
+
+def test_empty_state_takes_changes() -> None:
+    state = empty_state(DEFAULT_PARAMS, None)
+    assert rank(state, AN, "anything", 5) == []
+    state = state.with_changes(
+        AN, [SubstrateItem("text", "hello world", id="h")], [], coverage=None
+    )
+    assert [h.item_id for h in rank(state, AN, "hello", 5)] == ["h"]
+    state = state.with_changes(AN, [], ["h"], coverage=None)
+    assert rank(state, AN, "hello", 5) == []
+
+
+def test_build_streams_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    import substrate.search.state as state_module
+
+    monkeypatch.setattr(state_module, "_CHUNK", 7)
+    calls: list[tuple[int, int]] = []
+    state = build_state(
+        AN, items(30), DEFAULT_PARAMS, None, total=30, progress=lambda d, t: calls.append((d, t))
+    )
+    assert calls[-1] == (30, 30) and len(calls) == 5
+    assert ranking(state) == ranking(state_of(30))

@@ -1,0 +1,77 @@
+"""The analyzer: Unicode words, folding, stopwords, stemming, CJK bigrams, item surfaces."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.search.tokenize import Analyzer, has_cjk, item_surface
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer()
+
+
+def test_folds_case_and_stems(analyzer: Analyzer) -> None:
+    assert analyzer.terms("Running RUNS runner") == ["run", "run", "runner"]
+    assert analyzer.terms("Refunds refund") == ["refund", "refund"]
+
+
+def test_drops_stopwords_and_single_letters(analyzer: Analyzer) -> None:
+    assert analyzer.terms("What is the policy of a refund?") == ["polici", "refund"]
+    assert analyzer.terms("the of and to which") == []
+    assert analyzer.terms("") == []
+
+
+def test_keeps_digits_and_splits_on_punctuation(analyzer: Analyzer) -> None:
+    assert analyzer.terms("refund-router: 30 days. v2 x 5") == [
+        "refund",
+        "router",
+        "30",
+        "day",
+        "v2",
+        "5",
+    ]
+
+
+def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
+    assert analyzer.terms("array_merge") == ["array_merge", "array", "merg"]
+
+
+def test_unicode_letters_are_words(analyzer: Analyzer) -> None:
+    assert analyzer.terms("Über café naïve") == ["über", "café", "naïv"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("中文搜索", ["中文", "文搜", "搜索"]),
+        ("中", ["中"]),
+        ("日本語のテキスト", ["日本", "本語", "語の", "のテ", "テキ", "キス", "スト"]),
+        ("한국어", ["한국", "국어"]),
+        ("abc中文def", ["abc", "中文", "def"]),
+    ],
+)
+def test_cjk_runs_become_bigrams(analyzer: Analyzer, text: str, expected: list[str]) -> None:
+    assert analyzer.terms(text) == expected
+
+
+def test_has_cjk() -> None:
+    assert has_cjk("mixed 中 text")
+    assert not has_cjk("plain text")
+
+
+def test_surface_includes_payload_keys_values_and_tags() -> None:
+    surface = item_surface(
+        "body", {"owner": "alice", "nested": {"list": ["x1", 7, None, True]}}, ["urgent"]
+    )
+    for word in ("body", "owner", "alice", "nested", "list", "x1", "7", "urgent"):
+        assert word in surface.split()
+    assert "None" not in surface and "True" not in surface
+
+
+def test_surface_survives_deep_nesting() -> None:
+    deep: dict[str, object] = {"leaf": "bottom"}
+    for _ in range(50):
+        deep = {"k": deep}
+    assert "k" in item_surface("", deep, [])
