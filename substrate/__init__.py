@@ -15,8 +15,38 @@ __version__ = "0.1.0"
 # Public name -> the module that defines it. Modules load on first use (PEP 562), so
 # `import substrate` costs almost nothing and a command pays only for what it touches.
 _EXPORTS: dict[str, str] = {
+    "Action": "substrate.act",
+    "action_features": "substrate.act",
+    "compute_action": "substrate.act",
+    "create_action": "substrate.act",
+    "delegate_action": "substrate.act",
+    "Fragment": "substrate.act",
+    "investigate": "substrate.act",
+    "Investigation": "substrate.act",
+    "relevance_of": "substrate.act",
+    "retrieve_action": "substrate.act",
+    "score_action": "substrate.act",
+    "simulate_action": "substrate.act",
+    "Step": "substrate.act",
+    "Answer": "substrate.answer",
+    "answer_from_substrate": "substrate.answer",
+    "answerability": "substrate.answer",
+    "AnswererError": "substrate.answerers",
+    "build_prompt": "substrate.answerers",
+    "CommandAnswerer": "substrate.answerers",
+    "ExtractiveAnswerer": "substrate.answerers",
+    "http_answerer_from_config": "substrate.answerers",
+    "HttpAnswerer": "substrate.answerers",
     "audit_shard": "substrate.audit",
     "AuditReport": "substrate.audit",
+    "assemble_context": "substrate.context",
+    "assemble_for_receivers": "substrate.context",
+    "compress_text": "substrate.context",
+    "ContextBudget": "substrate.context",
+    "ContextPacket": "substrate.context",
+    "estimate_tokens": "substrate.context",
+    "pack_context": "substrate.context",
+    "ReceiverProfile": "substrate.context",
     "default_shard_path": "substrate.discovery",
     "find_shard": "substrate.discovery",
     "format_duration": "substrate.durations",
@@ -28,6 +58,13 @@ _EXPORTS: dict[str, str] = {
     "ShardError": "substrate.errors",
     "ShardFormatError": "substrate.errors",
     "SubstrateError": "substrate.errors",
+    "external_action": "substrate.external",
+    "ExternalAnswer": "substrate.external",
+    "ExternalModel": "substrate.external",
+    "semantic_entropy": "substrate.external",
+    "check_factuality": "substrate.factuality",
+    "ClaimVerdict": "substrate.factuality",
+    "FactualityReceipt": "substrate.factuality",
     "check_freshness": "substrate.freshness",
     "content_hash": "substrate.freshness",
     "Freshness": "substrate.freshness",
@@ -40,8 +77,8 @@ _EXPORTS: dict[str, str] = {
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "PENDING": "substrate.governance",
     "pending": "substrate.governance",
+    "PENDING": "substrate.governance",
     "proposal_events": "substrate.governance",
     "proposal_of": "substrate.governance",
     "propose": "substrate.governance",
@@ -49,6 +86,9 @@ _EXPORTS: dict[str, str] = {
     "REJECTED": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
+    "HopChain": "substrate.hops",
+    "HopStep": "substrate.hops",
+    "multihop": "substrate.hops",
     "DEFAULT_CHUNK_CHARS": "substrate.ingest",
     "DEFAULT_MAX_FILE_SIZE": "substrate.ingest",
     "FileOutcome": "substrate.ingest",
@@ -71,6 +111,9 @@ _EXPORTS: dict[str, str] = {
     "LineageReport": "substrate.lineage",
     "verify_lineage": "substrate.lineage",
     "Watermark": "substrate.log",
+    "Reasoner": "substrate.reasoner",
+    "Retrieval": "substrate.retrieval",
+    "retrieve": "substrate.retrieval",
     "Baseline": "substrate.secrets",
     "baseline_from_findings": "substrate.secrets",
     "detect_secrets": "substrate.secrets",
@@ -108,6 +151,8 @@ _EXPORTS: dict[str, str] = {
     "Changes": "substrate.store",
     "CompactStats": "substrate.store",
     "Substrate": "substrate.store",
+    "Event": "substrate.telemetry",
+    "Telemetry": "substrate.telemetry",
     "PUBLIC": "substrate.visibility",
     "reader_scopes": "substrate.visibility",
     "reader_view": "substrate.visibility",
@@ -116,11 +161,101 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
+    from substrate.act import (
+        Action as Action,
+    )
+    from substrate.act import (
+        Fragment as Fragment,
+    )
+    from substrate.act import (
+        Investigation as Investigation,
+    )
+    from substrate.act import (
+        Step as Step,
+    )
+    from substrate.act import (
+        action_features as action_features,
+    )
+    from substrate.act import (
+        compute_action as compute_action,
+    )
+    from substrate.act import (
+        create_action as create_action,
+    )
+    from substrate.act import (
+        delegate_action as delegate_action,
+    )
+    from substrate.act import (
+        investigate as investigate,
+    )
+    from substrate.act import (
+        relevance_of as relevance_of,
+    )
+    from substrate.act import (
+        retrieve_action as retrieve_action,
+    )
+    from substrate.act import (
+        score_action as score_action,
+    )
+    from substrate.act import (
+        simulate_action as simulate_action,
+    )
+    from substrate.answer import (
+        Answer as Answer,
+    )
+    from substrate.answer import (
+        answer_from_substrate as answer_from_substrate,
+    )
+    from substrate.answer import (
+        answerability as answerability,
+    )
+    from substrate.answerers import (
+        AnswererError as AnswererError,
+    )
+    from substrate.answerers import (
+        CommandAnswerer as CommandAnswerer,
+    )
+    from substrate.answerers import (
+        ExtractiveAnswerer as ExtractiveAnswerer,
+    )
+    from substrate.answerers import (
+        HttpAnswerer as HttpAnswerer,
+    )
+    from substrate.answerers import (
+        build_prompt as build_prompt,
+    )
+    from substrate.answerers import (
+        http_answerer_from_config as http_answerer_from_config,
+    )
     from substrate.audit import (
         AuditReport as AuditReport,
     )
     from substrate.audit import (
         audit_shard as audit_shard,
+    )
+    from substrate.context import (
+        ContextBudget as ContextBudget,
+    )
+    from substrate.context import (
+        ContextPacket as ContextPacket,
+    )
+    from substrate.context import (
+        ReceiverProfile as ReceiverProfile,
+    )
+    from substrate.context import (
+        assemble_context as assemble_context,
+    )
+    from substrate.context import (
+        assemble_for_receivers as assemble_for_receivers,
+    )
+    from substrate.context import (
+        compress_text as compress_text,
+    )
+    from substrate.context import (
+        estimate_tokens as estimate_tokens,
+    )
+    from substrate.context import (
+        pack_context as pack_context,
     )
     from substrate.discovery import (
         default_shard_path as default_shard_path,
@@ -154,6 +289,27 @@ if TYPE_CHECKING:
     )
     from substrate.errors import (
         SubstrateError as SubstrateError,
+    )
+    from substrate.external import (
+        ExternalAnswer as ExternalAnswer,
+    )
+    from substrate.external import (
+        ExternalModel as ExternalModel,
+    )
+    from substrate.external import (
+        external_action as external_action,
+    )
+    from substrate.external import (
+        semantic_entropy as semantic_entropy,
+    )
+    from substrate.factuality import (
+        ClaimVerdict as ClaimVerdict,
+    )
+    from substrate.factuality import (
+        FactualityReceipt as FactualityReceipt,
+    )
+    from substrate.factuality import (
+        check_factuality as check_factuality,
     )
     from substrate.freshness import (
         Freshness as Freshness,
@@ -217,6 +373,15 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         save_governance as save_governance,
+    )
+    from substrate.hops import (
+        HopChain as HopChain,
+    )
+    from substrate.hops import (
+        HopStep as HopStep,
+    )
+    from substrate.hops import (
+        multihop as multihop,
     )
     from substrate.ingest import (
         DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,
@@ -283,6 +448,15 @@ if TYPE_CHECKING:
     )
     from substrate.log import (
         Watermark as Watermark,
+    )
+    from substrate.reasoner import (
+        Reasoner as Reasoner,
+    )
+    from substrate.retrieval import (
+        Retrieval as Retrieval,
+    )
+    from substrate.retrieval import (
+        retrieve as retrieve,
     )
     from substrate.secrets import (
         RULE_NAMES as RULE_NAMES,
@@ -394,6 +568,12 @@ if TYPE_CHECKING:
     )
     from substrate.store import (
         Substrate as Substrate,
+    )
+    from substrate.telemetry import (
+        Event as Event,
+    )
+    from substrate.telemetry import (
+        Telemetry as Telemetry,
     )
     from substrate.visibility import (
         PUBLIC as PUBLIC,

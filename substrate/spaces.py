@@ -9,7 +9,6 @@ like a missing one, so a refusal never reveals that it exists.
 from __future__ import annotations
 
 import copy
-import inspect
 import logging
 import time
 from collections.abc import Collection, Iterable
@@ -303,17 +302,9 @@ class Space:
 
     def retrieve(self, query: str, *, k: int = 8, **kw: Any) -> Any:
         """Retrieve over exactly the team's visible items, with cross-kind diversity."""
-        from substrate.retrieve import retrieve  # type: ignore[import-not-found, unused-ignore]
+        from substrate.retrieval import retrieve
 
-        if "scopes" in inspect.signature(retrieve).parameters:
-            return retrieve(self.substrate, query, k=k, scopes=self.scopes, **kw)
-        from substrate.store import Substrate
-
-        # No scope filter in the retriever: search a copy holding the visible items only.
-        view = Substrate()
-        for item in self.all():
-            view.put(item)
-        return retrieve(view, query, k=k, **kw)
+        return retrieve(self.substrate, query, k=k, scopes=self.scopes, **kw)
 
     def publish(self, ids: Iterable[str], *, to: str = PUBLIC, by: str | None = None) -> list[str]:
         """Share the team's own items into ``to``; other items are skipped."""

@@ -191,7 +191,6 @@ def test_space_needs_a_team(store: Substrate) -> None:
 
 
 def test_space_retrieve_sees_only_visible_items(store: Substrate) -> None:
-    pytest.importorskip("substrate.retrieve")
     ops = Space(store, "ops")
     ops.add(kind="text", text="the refund window is thirty days")
     store.add("text", "the refund window is secretly ninety days", scope="dev")

@@ -1,0 +1,250 @@
+"""Answer from substrate evidence, or abstain when the evidence is too thin.
+
+Only items scoring at least ``min_relevance`` (and at least a third of the best score) count
+as evidence: an irrelevant item is never packed, passed to the answerer or cited, and an
+abstention lists only relevant evidence.
+
+The confidence is a heuristic estimate that the shard can answer the question, from three
+signals: the best retrieval score (the index's idf-weighted query coverage times its fused
+relevance), the number of distinct question terms (a long question is rarely covered by one
+item, so the same coverage means more), and the largest share of question terms one sentence of
+the top evidence carries. They are combined by a logistic function whose weights were fitted on
+public test collections (answerable: a collection's questions asked of its own documents;
+unanswerable: another domain's questions). It is not a calibrated probability for any other
+shard; the command line labels it as a heuristic.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from substrate.context import ContextBudget, ContextPacket
+from substrate.context.compress import sentences, terms
+from substrate.context.packet import item_text
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.hops import multihop
+from substrate.retrieval import Retrieval, merge_scopes, retrieve
+from substrate.telemetry import Recorder, emit
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+# Retrieval scores are normalised to about 0..1; below this floor a hit is treated as noise.
+DEFAULT_MIN_RELEVANCE = 0.1
+# A hit scoring under a third of the best hit is a side match, not evidence.
+RELATIVE_FLOOR = 1 / 3
+# Answerability weights (logit = SCORE*top + LENGTH*ln(1+n_terms) + SENTENCE*best_share + BIAS),
+# fitted by tests/bench/bench_answers.py --fit.
+W_SCORE = 14.0
+W_LENGTH = 2.5
+W_SENTENCE = 8.2
+W_BIAS = -13.7
+# How many of the best evidence items are read for the sentence signal.
+SENTENCE_ITEMS = 3
+
+CONFIDENCE_KIND = "heuristic"
+
+_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+@runtime_checkable
+class PacketAnswerer(Protocol):
+    """An answerer that reads the packet itself (its items, order and sources)."""
+
+    def answer_packet(self, question: str, packet: ContextPacket) -> str: ...
+
+
+Answerer = Callable[[str, str], str] | PacketAnswerer
+
+
+def cited_numbers(text: str | None, n_sources: int) -> list[int]:
+    """The source numbers ``[n]`` (or ``[n, m]``) cited in ``text``, in first-cited order."""
+    found: dict[int, None] = {}
+    for group in _CITATION.findall(text or ""):
+        for part in group.split(","):
+            n = int(part)
+            if 1 <= n <= n_sources:
+                found[n] = None
+    return list(found)
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without its ``[n]`` citation markers."""
+    return re.sub(r"\s+([.,;:!?])", r"\1", _CITATION.sub("", text)).strip()
+
+
+@dataclass
+class Answer:
+    """A cited answer or an abstention, the evidence it rests on and a heuristic confidence."""
+
+    question: str
+    answer: str | None
+    abstained: bool
+    confidence: float
+    context: ContextPacket
+    note: str = ""
+    evidence: list[SubstrateItem] = field(default_factory=list)
+
+    def citations(self) -> list[dict[str, Any]]:
+        """The sources of the packet the answer was given, numbered from 1 in this order."""
+        return self.context.provenance()
+
+    def cited(self) -> list[int]:
+        """The source numbers the answer text actually cites."""
+        return cited_numbers(self.answer, len(self.context))
+
+    def as_dict(self) -> dict[str, Any]:
+        cited = set(self.cited())
+        citations = [
+            {"n": n, **entry, "cited": n in cited} for n, entry in enumerate(self.citations(), 1)
+        ]
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "confidence": round(self.confidence, 4),
+            "confidence_kind": CONFIDENCE_KIND,
+            "note": self.note,
+            "citations": citations,
+        }
+
+
+def answerability(question: str, top_score: float, evidence: Sequence[SubstrateItem]) -> float:
+    """Heuristic confidence (0..1) that ``evidence`` answers ``question`` (see module doc).
+
+    Args:
+        question: the question.
+        top_score: the best retrieval score among the evidence.
+        evidence: the evidence items, most relevant first.
+    """
+    wanted = terms(question)
+    if not wanted or top_score <= 0 or not evidence:
+        return 0.0
+    best_share = 0.0
+    for item in evidence[:SENTENCE_ITEMS]:
+        for sentence in sentences(item_text(item)):
+            best_share = max(best_share, len(wanted & terms(sentence)) / len(wanted))
+    z = (
+        W_SCORE * min(top_score, 1.0)
+        + W_LENGTH * math.log1p(len(wanted))
+        + W_SENTENCE * best_share
+        + W_BIAS
+    )
+    return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+def answer_from_substrate(
+    substrate: Substrate,
+    question: str,
+    answerer: Answerer,
+    *,
+    budget: ContextBudget | None = None,
+    hops: int = 1,
+    min_evidence: int = 1,
+    min_confidence: float = 0.5,
+    compress: bool = True,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    min_relevance: float = DEFAULT_MIN_RELEVANCE,
+    telemetry: Recorder | None = None,
+) -> Answer:
+    """Answer ``question`` from ``substrate`` through ``answerer``, or abstain.
+
+    Args:
+        substrate: the shard holding the evidence.
+        question: what to answer.
+        answerer: ``(question, context_text) -> answer``, or an object with
+            ``answer_packet(question, packet)``; called only when the evidence clears the bar.
+        budget: the context budget for the answerer (default 2000 characters).
+        hops: 1 for a single retrieval; more for a multi-hop chain of that many hops.
+        min_evidence: fewest relevant items needed to attempt an answer.
+        min_confidence: heuristic confidence (see ``answerability``) below which the answer is
+            withheld. The reference defaulted to 0.1 on a different scale; 0.5 is the decision
+            boundary of this one.
+        compress: compress the context so more sources fit.
+        scope: restrict to one access scope.
+        scopes: the scopes the caller may read (None: all).
+        min_relevance: retrieval-score floor for evidence.
+        telemetry: an optional recorder.
+    """
+    if hops < 1:
+        raise InvalidInputError(f"hops must be >= 1, got {hops}")
+    budget = budget or ContextBudget()
+    allowed = merge_scopes(scope, scopes)
+    if hops > 1:
+        chain = multihop(
+            substrate,
+            question,
+            max_hops=hops,
+            min_score=min_relevance,
+            min_relative=RELATIVE_FLOOR,
+            scopes=allowed,
+            telemetry=telemetry,
+        )
+        top = max((s.score for s in chain.steps if s.depth == 0), default=0.0)
+        evidence = chain.items
+        ranked_evidence = [s.item for s in chain.steps if s.depth == 0]
+        packet = chain.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
+    else:
+        found = retrieve(
+            substrate,
+            question,
+            k=max(budget.max_items, 6),
+            scopes=allowed,
+            min_score=min_relevance,
+            telemetry=telemetry,
+        )
+        top = max(found.scores, default=0.0)
+        floor = max(min_relevance, RELATIVE_FLOOR * top)
+        keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
+        found = Retrieval(found.query, [i for i, _ in keep], [s for _, s in keep])
+        evidence = found.items
+        ranked_evidence = [i for i, _ in sorted(keep, key=lambda pair: -pair[1])]
+        packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
+    confidence = answerability(question, top, ranked_evidence)
+    text: str | None = None
+    if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):
+        note = (
+            f"abstained: {len(evidence)} relevant item(s) at confidence {confidence:.2f} "
+            f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
+            "-- escalate rather than guess"
+        )
+        if evidence and confidence >= min_confidence and not len(packet):
+            note = "abstained: no relevant item fits the context budget -- raise the budget"
+    else:
+        if isinstance(answerer, PacketAnswerer):
+            text = answerer.answer_packet(question, packet)
+        else:
+            text = answerer(question, packet.render())
+        text = (text or "").strip() or None
+        note = (
+            f"answered from {len(packet)} cited source(s)"
+            if text
+            else "abstained: the answerer found no answer in the evidence"
+        )
+    abstained = text is None
+    result = Answer(
+        question=question,
+        answer=text,
+        abstained=abstained,
+        confidence=confidence,
+        context=packet,
+        note=note,
+        evidence=list(evidence) if abstained else list(packet.items),
+    )
+    emit(
+        telemetry,
+        "reason",
+        features={"action": "answer", "n_evidence": len(evidence)},
+        choice="abstain" if abstained else "answer",
+        outcome={"confidence": confidence, "n_cited": 0 if abstained else len(packet)},
+    )
+    return result

@@ -1,0 +1,347 @@
+"""Answerers: what turns a question and its context packet into an answer text.
+
+Three are provided:
+
+* ``ExtractiveAnswerer`` quotes the evidence sentences that best match the question and cites
+  each as ``[n]``. It needs no model; its output is labelled extractive.
+* ``CommandAnswerer`` pipes a prompt (question, numbered sources, citation instructions) into a
+  command's standard input and reads the answer from its standard output.
+* ``HttpAnswerer`` sends the same prompt to an OpenAI-compatible chat-completions endpoint.
+  The API key is read from a named environment variable at call time and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shlex
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from substrate.context import ContextPacket
+from substrate.context.compress import sentences, terms, truncate
+from substrate.errors import InvalidInputError, SubstrateError
+from substrate.item import SubstrateItem
+from substrate.retrieval import source_of
+
+INSTRUCTIONS = (
+    "Answer the question using only the numbered sources below. After each statement, cite "
+    "the source(s) it comes from as [1], [2], etc. If the sources do not contain the answer, "
+    "say that they do not; do not guess."
+)
+SYSTEM_PROMPT = "You answer questions from the sources you are given, and cite them."
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+
+class AnswererError(SubstrateError):
+    """The answerer failed: a command exited non-zero or timed out, or an endpoint failed."""
+
+
+def source_label(packet: ContextPacket, index: int) -> str:
+    """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``."""
+    item = packet.items[index]
+    where = source_of(item) or f"substrate:{item.id}"
+    start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
+    if start is not None:
+        where += f":{start}" if end in (None, start) else f":{start}-{end}"
+    return where
+
+
+def build_prompt(question: str, packet: ContextPacket) -> str:
+    """The prompt a model answerer receives: instructions, question, numbered sources."""
+    parts = [INSTRUCTIONS, "", f"Question: {question}", "", "Sources:"]
+    for n, text in enumerate(packet.texts, 1):
+        item = packet.items[n - 1]
+        parts.append(f"[{n}] ({source_label(packet, n - 1)}, id {item.id})")
+        parts.append(text)
+        parts.append("")
+    parts.append("Answer:")
+    return "\n".join(parts)
+
+
+@dataclass
+class ExtractiveAnswerer:
+    """Quotes the evidence sentences that best answer the question, each cited as ``[n]``.
+
+    A sentence's score is the share of the question's terms it carries, each term weighted by
+    how rare it is among the packet's sentences (a term every sentence has says little), plus a
+    small preference for sentences of higher-ranked sources.
+
+    Attributes:
+        max_sentences: the most sentences quoted.
+        max_chars: the most characters of the answer.
+        min_terms: the fewest question terms a quoted sentence must carry (fewer when the
+            question has fewer terms).
+    """
+
+    max_sentences: int = 3
+    max_chars: int = 600
+    min_terms: int = 2
+    label: str = "extractive"
+
+    def answer_packet(self, question: str, packet: ContextPacket) -> str:
+        wanted = terms(question)
+        if not wanted:
+            return ""
+        candidates: list[tuple[int, str, frozenset[str]]] = []
+        for n, text in enumerate(packet.texts, 1):
+            for sentence in sentences(text):
+                candidates.append((n, sentence, terms(sentence) & wanted))
+        if not candidates:
+            return ""
+        df = {t: sum(1 for _, _, have in candidates if t in have) for t in wanted}
+        weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
+        total = sum(weight.values())
+        scored = []
+        for pos, (n, sentence, have) in enumerate(candidates):
+            share = sum(weight[t] for t in have) / total if total else 0.0
+            if share > 0 and len(have) >= min(self.min_terms, len(wanted)):
+                scored.append((share - 0.01 * (n - 1), pos, n, sentence, have))
+        scored.sort(key=lambda row: (-row[0], row[1]))
+        chosen: list[str] = []
+        covered: set[str] = set()
+        used = 0
+        for _, _, n, sentence, have in scored:
+            if len(chosen) >= self.max_sentences:
+                break
+            if chosen and have <= covered:
+                continue  # adds no question term the answer does not already carry
+            quote = truncate(sentence, 300) + f" [{n}]"
+            if used + len(quote) + 1 > self.max_chars:
+                continue
+            chosen.append(quote)
+            covered |= have
+            used += len(quote) + 1
+        return " ".join(chosen)
+
+    def __call__(self, question: str, context: str) -> str:
+        """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
+        packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
+        return self.answer_packet(question, packet)
+
+
+@dataclass
+class CommandAnswerer:
+    """Runs a command with the prompt on its standard input; its standard output is the answer.
+
+    Attributes:
+        command: the command line (split like a POSIX shell, but never run through one).
+        timeout: seconds to wait before giving up.
+    """
+
+    command: str | Sequence[str]
+    timeout: float = 120.0
+    label: str = "command"
+
+    def argv(self) -> list[str]:
+        argv = shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+        if not argv:
+            raise InvalidInputError("the answerer command is empty")
+        return argv
+
+    def answer_packet(self, question: str, packet: ContextPacket) -> str:
+        return self.complete(build_prompt(question, packet))
+
+    def __call__(self, question: str, context: str) -> str:
+        return self.complete(f"{INSTRUCTIONS}\n\nQuestion: {question}\n\n{context}\n\nAnswer:")
+
+    def complete(self, prompt: str) -> str:
+        import subprocess  # only a command answerer pays for it
+
+        argv = self.argv()
+        try:
+            done = subprocess.run(
+                argv,
+                input=prompt.encode("utf-8"),
+                capture_output=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise AnswererError(f"answerer command not found: {argv[0]}") from exc
+        except PermissionError as exc:
+            raise AnswererError(f"answerer command is not executable: {argv[0]}") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise AnswererError(
+                f"answerer command {argv[0]} timed out after {self.timeout:g} s"
+            ) from exc
+        if done.returncode != 0:
+            detail = _last_line(done.stderr.decode("utf-8", "replace"))
+            raise AnswererError(
+                f"answerer command {argv[0]} exited with status {done.returncode}"
+                + (f": {detail}" if detail else "")
+            )
+        return done.stdout.decode("utf-8", "replace").strip()
+
+
+@dataclass
+class HttpAnswerer:
+    """Calls an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    Attributes:
+        base_url: e.g. ``http://127.0.0.1:8080/v1`` (``/chat/completions`` is appended).
+        model: the model name sent with each request.
+        api_key_env: name of the environment variable holding the API key (None: no key).
+        timeout: seconds to wait for the response.
+        env: where to read the key from (default: the process environment).
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout: float = 120.0
+    env: Mapping[str, str] | None = None
+    label: str = "http"
+
+    def __post_init__(self) -> None:
+        parsed = urllib.parse.urlsplit(self.base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise InvalidInputError("the answerer base_url must be an http:// or https:// URL")
+        if not self.model:
+            raise InvalidInputError("the answerer needs a model name")
+
+    @property
+    def endpoint(self) -> str:
+        base = self.base_url.rstrip("/")
+        return base if base.endswith("/chat/completions") else base + "/chat/completions"
+
+    def where(self) -> str:
+        """The endpoint's scheme and host only (a URL may carry credentials; never shown)."""
+        parsed = urllib.parse.urlsplit(self.base_url)
+        return f"{parsed.scheme}://{parsed.hostname}" + (f":{parsed.port}" if parsed.port else "")
+
+    def answer_packet(self, question: str, packet: ContextPacket) -> str:
+        return self.complete(build_prompt(question, packet))
+
+    def __call__(self, question: str, context: str) -> str:
+        return self.complete(f"{INSTRUCTIONS}\n\nQuestion: {question}\n\n{context}\n\nAnswer:")
+
+    def complete(self, prompt: str) -> str:
+        # Imported here: urllib.request pulls in http.client and email (~15 ms per process).
+        import urllib.error
+        import urllib.request
+
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        body = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": prompt},
+            ],
+            "temperature": 0,
+        }
+        request = urllib.request.Request(
+            self.endpoint, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                raw = response.read(MAX_RESPONSE_BYTES + 1)
+        except urllib.error.HTTPError as exc:
+            detail = _scrub(_error_message(exc), key)
+            raise AnswererError(
+                f"answerer endpoint {self.where()} returned HTTP {exc.code}"
+                + (f": {detail}" if detail else "")
+            ) from None
+        except urllib.error.URLError as exc:
+            reason = _scrub(str(getattr(exc, "reason", exc)), key)
+            raise AnswererError(
+                f"cannot reach answerer endpoint {self.where()}: {reason}"
+            ) from None
+        except TimeoutError:
+            raise AnswererError(
+                f"answerer endpoint {self.where()} timed out after {self.timeout:g} s"
+            ) from None
+        except OSError as exc:
+            raise AnswererError(
+                f"answerer endpoint {self.where()} failed: {exc.strerror or type(exc).__name__}"
+            ) from None
+        if len(raw) > MAX_RESPONSE_BYTES:
+            raise AnswererError(f"answerer endpoint {self.where()} sent an oversized response")
+        return _content(raw, self.where())
+
+    def _key(self) -> str | None:
+        if not self.api_key_env:
+            return None
+        env = os.environ if self.env is None else self.env
+        key = env.get(self.api_key_env)
+        if not key:
+            raise AnswererError(
+                f"environment variable {self.api_key_env} (named by api_key_env) is not set"
+            )
+        return key
+
+
+def http_answerer_from_config(
+    section: Mapping[str, Any], env: Mapping[str, str], *, timeout: float | None = None
+) -> HttpAnswerer:
+    """An ``HttpAnswerer`` from ``[answerer]`` settings, overridden by ``MIXLE_ANSWERER_*``.
+
+    Args:
+        section: the ``[answerer]`` table of mixle.toml (``base_url``, ``model``,
+            ``api_key_env``, ``timeout``).
+        env: the environment (``MIXLE_ANSWERER_URL``, ``MIXLE_ANSWERER_MODEL``,
+            ``MIXLE_ANSWERER_KEY_ENV``); the key itself is looked up in it at call time.
+        timeout: overrides the configured timeout.
+    """
+    if "api_key" in section:
+        raise InvalidInputError(
+            "mixle.toml must not hold an API key: put it in an environment variable and name "
+            "that variable with [answerer] api_key_env"
+        )
+    base_url = env.get("MIXLE_ANSWERER_URL") or section.get("base_url")
+    model = env.get("MIXLE_ANSWERER_MODEL") or section.get("model")
+    key_env = env.get("MIXLE_ANSWERER_KEY_ENV") or section.get("api_key_env")
+    if not base_url or not model:
+        raise InvalidInputError(
+            "no answerer endpoint configured: set base_url and model in the [answerer] table "
+            "of mixle.toml, or MIXLE_ANSWERER_URL and MIXLE_ANSWERER_MODEL"
+        )
+    configured = section.get("timeout", 120.0)
+    if not isinstance(configured, int | float) or configured <= 0:
+        raise InvalidInputError("[answerer] timeout must be a positive number of seconds")
+    return HttpAnswerer(
+        base_url=str(base_url),
+        model=str(model),
+        api_key_env=str(key_env) if key_env else None,
+        timeout=float(timeout if timeout is not None else configured),
+        env=env,
+    )
+
+
+def _content(raw: bytes, where: str) -> str:
+    try:
+        data = json.loads(raw)
+        content = data["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise AnswererError(
+            f"answerer endpoint {where} sent an unexpected response "
+            "(expected choices[0].message.content)"
+        ) from None
+    if not isinstance(content, str):
+        raise AnswererError(f"answerer endpoint {where} sent a non-text answer")
+    return content.strip()
+
+
+def _error_message(exc: Any) -> str:
+    """The ``error.message`` of an HTTP error's JSON body, else its reason."""
+    try:
+        data = json.loads(exc.read(64 * 1024))
+        message = data.get("error", {}).get("message") if isinstance(data, dict) else None
+    except (ValueError, OSError, AttributeError):
+        message = None
+    return _last_line(str(message)) if message else str(exc.reason or "")
+
+
+def _scrub(text: str, key: str | None) -> str:
+    return text.replace(key, "[REDACTED]") if key else text
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return truncate(lines[-1], 200) if lines else ""

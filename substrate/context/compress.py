@@ -1,0 +1,124 @@
+"""Extractive compression and the query-coverage receipts that measure it.
+
+Query terms are the index terms of the search analyzer (Unicode words, stopwords dropped,
+Snowball-stemmed), so "refunds" covers "refund" and a stray "a" covers nothing: the reference's
+prefix rule let a one-letter word cover every query word beginning with that letter.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from substrate.search.tokenize import Analyzer
+
+ELLIPSIS = "…"
+
+# A sentence ends at whitespace after ., ! or ?; newlines always end one.
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@functools.lru_cache(maxsize=1)
+def _analyzer() -> Analyzer:
+    return Analyzer()
+
+
+def terms(text: str) -> frozenset[str]:
+    """The distinct index terms of ``text`` (stemmed, case-folded, stopwords dropped)."""
+    return frozenset(_analyzer().terms(text))
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into stripped, non-empty sentences.
+
+    A part ending with ":" introduces the next one (a command, a value, a list item), so the
+    two stay together as one sentence.
+    """
+    out: list[str] = []
+    for part in _SENTENCE_SPLIT.split(text):
+        part = part.strip()
+        if not part:
+            continue
+        if out and out[-1].endswith(":"):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def query_coverage(text: str, task: str, full: str | None = None) -> float:
+    """The share of the task's terms that ``text`` still carries.
+
+    With ``full``, only the task terms present in ``full`` count (what compression could have
+    kept); the result is 1.0 when the task has no terms or ``full`` carries none of them.
+    """
+    wanted = terms(task)
+    if full is not None:
+        wanted = wanted & terms(full)
+    if not wanted:
+        return 1.0
+    return len(wanted & terms(text)) / len(wanted)
+
+
+def truncate(text: str, max_chars: int) -> str:
+    """``text`` cut to at most ``max_chars`` characters, at a word boundary, ending in "…"."""
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 0:
+        return ""
+    if max_chars == 1:
+        return ELLIPSIS
+    cut = text[: max_chars - 1]
+    space = cut.rfind(" ")
+    if space >= max_chars // 2:  # a word boundary, unless it would throw away half the room
+        cut = cut[:space]
+    return cut.rstrip() + ELLIPSIS
+
+
+def lead_sentence(text: str, task: str) -> str:
+    """The sentence of ``text`` that compression would keep first for ``task``."""
+    parts = sentences(text)
+    if not parts:
+        return ""
+    wanted = terms(task)
+    return min(parts, key=lambda p: (-len(wanted & terms(p)), len(p)))
+
+
+def compress_text(text: str, task: str, max_chars: int) -> str:
+    """Extractive summary of ``text`` keeping the sentences most relevant to ``task``.
+
+    Sentences are ranked by how many task terms they carry (then shorter first) and kept while
+    they fit; one that does not fit is skipped, not a reason to stop. The result never exceeds
+    ``max_chars``: when even the best sentence is too long, it is truncated with "…".
+
+    Args:
+        text: the text to compress.
+        task: the question or task whose terms decide what to keep.
+        max_chars: the most characters the summary may have.
+
+    Returns:
+        ``text`` itself when it fits, else the kept sentences in their original order.
+    """
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 0:
+        return ""
+    parts = sentences(text)
+    if len(parts) <= 1:
+        return truncate(" ".join(text.split()), max_chars)
+    wanted = terms(task)
+    gain = [len(wanted & terms(p)) for p in parts]
+    order = sorted(range(len(parts)), key=lambda i: (-gain[i], len(parts[i]), i))
+    # Sentences carrying no task term only pad a summary out; they are used only when no
+    # sentence carries one (then the shortest are kept, as the reference did).
+    relevant = [i for i in order if gain[i] > 0]
+    kept: list[int] = []
+    used = 0
+    for i in relevant or order:
+        cost = len(parts[i]) + (1 if kept else 0)
+        if used + cost <= max_chars:
+            kept.append(i)
+            used += cost
+    if not kept:
+        return truncate(parts[order[0]], max_chars)
+    return " ".join(parts[i] for i in sorted(kept))

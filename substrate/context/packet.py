@@ -1,0 +1,198 @@
+"""The budget a receiver can take and the packet assembled for it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from substrate.context import render
+from substrate.context.compress import query_coverage
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.retrieval import provenance_entry, source_of
+
+# Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
+# usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and makes a token
+# budget an exact character budget (``tokens <= T`` iff ``chars <= 4 * T``).
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of ``text``: ``ceil(len(text) / 4)``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def item_text(item: SubstrateItem) -> str:
+    """The text an item contributes to a packet: its text, else its payload as JSON."""
+    if item.text:
+        return item.text
+    if item.payload:
+        return render._json(item.payload)
+    return ""
+
+
+@dataclass
+class ContextBudget:
+    """What a receiver can take.
+
+    Attributes:
+        max_chars: the most characters the rendered packet may have (header included).
+        max_items: the most items it may hold.
+        shape: ``passages`` (for a model), ``brief`` (one line per item, for a person) or
+            ``features`` (rendered like passages).
+        max_tokens: optional token budget, estimated as ``ceil(chars / 4)``.
+        format: ``markdown``, ``xml`` or ``json``.
+    """
+
+    max_chars: int = 2000
+    max_items: int = 20
+    shape: str = "passages"
+    max_tokens: int | None = None
+    format: str = "markdown"
+
+    def __post_init__(self) -> None:
+        if self.max_chars < 1:
+            raise InvalidInputError(f"max_chars must be >= 1, got {self.max_chars}")
+        if self.max_items < 1:
+            raise InvalidInputError(f"max_items must be >= 1, got {self.max_items}")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise InvalidInputError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        if self.shape not in render.SHAPES:
+            raise InvalidInputError(
+                f"unknown shape {self.shape!r}; expected one of {', '.join(render.SHAPES)}"
+            )
+        if self.format not in render.FORMATS:
+            raise InvalidInputError(
+                f"unknown format {self.format!r}; expected one of {', '.join(render.FORMATS)}"
+            )
+
+    @property
+    def char_limit(self) -> int:
+        """The character limit that honours both ``max_chars`` and ``max_tokens``."""
+        if self.max_tokens is None:
+            return self.max_chars
+        return min(self.max_chars, self.max_tokens * CHARS_PER_TOKEN)
+
+
+@dataclass
+class ContextPacket:
+    """A budgeted, provenanced view of the substrate assembled for one task.
+
+    ``texts`` holds the text actually used per item (the whole item, or an extractive summary
+    when the packet was compressed). ``used_chars`` is the length of ``render()``.
+    """
+
+    task: str
+    items: list[SubstrateItem] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    budget: ContextBudget = field(default_factory=ContextBudget)
+    used_chars: int = 0
+    n_candidates: int = 0
+    texts: list[str] = field(default_factory=list)
+    compressed: bool = False
+    skipped: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.texts:
+            self.texts = [item_text(i) for i in self.items]
+
+    def render(self, *, header: bool = True, fmt: str | None = None) -> str:
+        """The text the receiver consumes, in the budget's format (or ``fmt``).
+
+        A packet built by packing never renders longer than its budget in its own format.
+        """
+        fmt = fmt or self.budget.format
+        if fmt not in render.FORMATS:
+            raise InvalidInputError(f"unknown format {fmt!r}")
+        limit = self.budget.char_limit
+        fr = render.frame(self.task, fmt, self.budget.shape, header=header, limit=limit)
+        if fr is None:
+            return ""
+        pieces = [
+            render.piece(item, text, n, fmt, self.budget.shape, source_of(item))
+            for n, (item, text) in enumerate(zip(self.items, self.texts, strict=True), 1)
+        ]
+        return render.join(fr, pieces)
+
+    def preservation(self) -> list[float]:
+        """Per item, the share of the task's terms (present in the item) the used text kept."""
+        return [
+            round(query_coverage(text, self.task, full=item_text(item)), 4)
+            for item, text in zip(self.items, self.texts, strict=True)
+        ]
+
+    @property
+    def compression_ratio(self) -> float:
+        """Used characters over full characters of the selected items (1.0: uncompressed)."""
+        full = sum(len(item_text(i)) for i in self.items)
+        if full == 0:
+            return 1.0
+        return round(sum(len(t) for t in self.texts) / full, 4)
+
+    @property
+    def used_tokens(self) -> int:
+        """Estimated tokens of the rendered packet (``ceil(used_chars / 4)``)."""
+        return math.ceil(self.used_chars / CHARS_PER_TOKEN)
+
+    def provenance(self) -> list[dict[str, Any]]:
+        """Where every included piece came from: ids, kinds, sources, lines, scores."""
+        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "n_items": len(self.items),
+            "n_candidates": self.n_candidates,
+            "used_chars": self.used_chars,
+            "budget_chars": self.budget.max_chars,
+            "used_tokens": self.used_tokens,
+            "budget_tokens": self.budget.max_tokens,
+            "shape": self.budget.shape,
+            "format": self.budget.format,
+            "compressed": self.compressed,
+            "compression_ratio": self.compression_ratio,
+            "skipped": self.skipped,
+            "provenance": self.provenance(),
+        }
+
+    def to_knowledge_dict(
+        self,
+        *,
+        id: str,  # noqa: A002 - the field name consumers expect
+        project_id: str,
+        target_kind: str,
+        target_id: str | None = None,
+        expected_output_schema: dict[str, Any] | None = None,
+        factuality: Any = None,
+    ) -> dict[str, Any]:
+        """The packet as a knowledge-exchange record (exactly twelve keys)."""
+        payload: dict[str, Any] = {
+            "rendered": self.render(),
+            "shape": self.budget.shape,
+            "compressed": self.compressed,
+            "compression_ratio": self.compression_ratio,
+            "preservation": self.preservation(),
+        }
+        if factuality is not None:
+            payload["factuality"] = factuality.as_dict()
+        return {
+            "id": id,
+            "project_id": project_id,
+            "task": self.task,
+            "target_kind": target_kind,
+            "target_id": target_id,
+            "token_budget": self.budget.max_tokens,
+            "byte_budget": self.budget.max_chars,
+            "evidence_item_ids": [i.id for i in self.items],
+            "constraints": [],
+            "citations": [
+                {"uri": source_of(i) or f"substrate:{i.id}", "media_type": i.kind}
+                for i in self.items
+            ],
+            "expected_output_schema": expected_output_schema or {},
+            "payload": payload,
+        }
+
+    def __len__(self) -> int:
+        return len(self.items)

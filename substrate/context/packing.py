@@ -1,0 +1,276 @@
+"""Packing ranked items into a budget, measuring the real rendered text.
+
+Unlike the reference, the rendered packet never exceeds its budget: every piece is measured as
+it will be written (header and separators included), an item that does not fit is skipped and
+the next one tried, and compression is held to the room that is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from substrate.context import render
+from substrate.context.compress import compress_text, lead_sentence
+from substrate.context.packet import ContextBudget, ContextPacket, item_text
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.retrieval import merge_scopes, ranked, source_of
+from substrate.telemetry import Recorder, emit
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+# A summary shorter than this rarely carries a usable fact; below it an item is skipped.
+MIN_SUMMARY = 40
+
+
+def pack_context(
+    task: str,
+    items: Sequence[SubstrateItem],
+    scores: Sequence[float],
+    *,
+    budget: ContextBudget | None = None,
+    compress: bool = False,
+    kind: str | None = None,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    min_score: float | None = None,
+    n_candidates: int | None = None,
+    telemetry: Recorder | None = None,
+) -> ContextPacket:
+    """Pack already-ranked items into a ``ContextPacket`` (no search; their scores are kept).
+
+    Items are taken in the order given. One that does not fit whole is skipped (or, with
+    ``compress``, summarised to the room left) and the next one is tried. With ``compress``,
+    the room is shared across the items still to place, so more sources fit.
+
+    Args:
+        task: what the packet is for; its terms decide what compression keeps.
+        items: candidate items, most relevant first.
+        scores: their relevance scores (same length).
+        budget: the receiver's budget (default ``ContextBudget()``).
+        compress: summarise items that do not fit whole.
+        kind: keep only items of this kind.
+        scope: keep only items in this scope.
+        scopes: keep only items in these scopes.
+        min_score: drop items scoring below this.
+        n_candidates: how many candidates the caller considered (default: ``len(items)``).
+        telemetry: an optional recorder; one ``context`` event per call.
+    """
+    if len(items) != len(scores):
+        raise InvalidInputError("items and scores must have the same length")
+    budget = budget or ContextBudget()
+    allowed = merge_scopes(scope, scopes)
+    seen: set[str] = set()
+    candidates: list[tuple[SubstrateItem, float]] = []
+    for item, score in zip(items, scores, strict=True):
+        if item.id in seen or (kind is not None and item.kind != kind):
+            continue
+        if allowed is not None and item.scope not in allowed:
+            continue
+        if min_score is not None and score < min_score:
+            continue
+        seen.add(item.id)
+        candidates.append((item, float(score)))
+    packer = _Packer(task, budget, compress)
+    packer.run(candidates)
+    packet = ContextPacket(
+        task=task,
+        items=packer.items,
+        scores=packer.scores,
+        budget=budget,
+        used_chars=packer.rendered_length(),
+        n_candidates=len(candidates) if n_candidates is None else n_candidates,
+        texts=packer.texts,
+        compressed=compress
+        and any(
+            len(t) < len(item_text(i)) for i, t in zip(packer.items, packer.texts, strict=True)
+        ),
+        skipped=packer.skipped,
+    )
+    emit(
+        telemetry,
+        "context",
+        features={
+            "budget_chars": budget.max_chars,
+            "max_items": budget.max_items,
+            "shape": budget.shape,
+            "n_candidates": packet.n_candidates,
+        },
+        choice=[i.id for i in packet.items],
+        outcome={
+            "n_selected": len(packet),
+            "used_chars": packet.used_chars,
+            "compressed": packet.compressed,
+            "compression_ratio": packet.compression_ratio,
+        },
+    )
+    return packet
+
+
+def assemble_context(
+    substrate: Substrate,
+    task: str,
+    *,
+    budget: ContextBudget | None = None,
+    kind: str | None = None,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    compress: bool = False,
+    min_score: float | None = None,
+    telemetry: Recorder | None = None,
+) -> ContextPacket:
+    """Assemble the best-affordable ``ContextPacket`` for ``task`` from ``substrate``.
+
+    One ranked search (``2 * max_items`` deep, at least 8), then ``pack_context``. The rendered
+    packet never exceeds the budget; when not even the most relevant item fits, the packet is
+    empty while ``n_candidates`` says how many there were.
+
+    Args:
+        substrate: the shard to search.
+        task: what the packet is for.
+        budget: the receiver's budget (default ``ContextBudget()``).
+        kind: only items of this kind.
+        scope: only items in this scope.
+        scopes: the scopes the caller may read (None: all).
+        compress: summarise items that do not fit whole.
+        min_score: drop hits scoring below this.
+        telemetry: an optional recorder; one ``context`` event per call.
+    """
+    budget = budget or ContextBudget()
+    hits = ranked(
+        substrate,
+        task,
+        max(2 * budget.max_items, 8),
+        kind=kind,
+        scopes=merge_scopes(scope, scopes),
+    )
+    return pack_context(
+        task,
+        [i for i, _ in hits],
+        [s for _, s in hits],
+        budget=budget,
+        compress=compress,
+        min_score=min_score,
+        telemetry=telemetry,
+    )
+
+
+@dataclass
+class ReceiverProfile:
+    """A named receiver and what it can take."""
+
+    name: str
+    max_chars: int = 2000
+    max_items: int = 20
+    shape: str = "passages"
+    compress: bool = False
+
+    def to_budget(self) -> ContextBudget:
+        return ContextBudget(self.max_chars, self.max_items, self.shape)
+
+
+def assemble_for_receivers(
+    substrate: Substrate,
+    task: str,
+    receivers: Iterable[ReceiverProfile],
+    *,
+    kind: str | None = None,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    telemetry: Recorder | None = None,
+) -> dict[str, ContextPacket]:
+    """One packet per receiver from a single search (a repeated name: the last one wins)."""
+    profiles = list(receivers)
+    if not profiles:
+        return {}
+    depth = max(max(2 * p.max_items for p in profiles), 8)
+    hits = ranked(substrate, task, depth, kind=kind, scopes=merge_scopes(scope, scopes))
+    items, scores = [i for i, _ in hits], [s for _, s in hits]
+    return {
+        p.name: pack_context(
+            task,
+            items[: max(2 * p.max_items, 8)],
+            scores[: max(2 * p.max_items, 8)],
+            budget=p.to_budget(),
+            compress=p.compress,
+            telemetry=telemetry,
+        )
+        for p in profiles
+    }
+
+
+class _Packer:
+    """Greedy packing with exact accounting of the rendered length."""
+
+    def __init__(self, task: str, budget: ContextBudget, compress: bool) -> None:
+        self.task = task
+        self.budget = budget
+        self.compress = compress
+        self.limit = budget.char_limit
+        self.frame = render.frame(task, budget.format, budget.shape, limit=self.limit)
+        self.items: list[SubstrateItem] = []
+        self.scores: list[float] = []
+        self.texts: list[str] = []
+        self.pieces: list[str] = []
+        self.used = self.frame.fixed if self.frame is not None else 0
+        self.skipped = 0
+
+    def rendered_length(self) -> int:
+        if self.frame is None:
+            return 0
+        return len(render.join(self.frame, self.pieces))
+
+    def run(self, candidates: list[tuple[SubstrateItem, float]]) -> None:
+        if self.frame is None:
+            self.skipped = len(candidates)
+            return
+        for pos, (item, score) in enumerate(candidates):
+            if len(self.items) >= self.budget.max_items:
+                break
+            sep = len(self.frame.sep) if self.items else 0
+            room = self.limit - self.used - sep
+            left = min(self.budget.max_items - len(self.items), len(candidates) - pos)
+            placed = self._place(item, room, left)
+            if placed is None:
+                self.skipped += 1
+                continue
+            text, piece = placed
+            self.items.append(item)
+            self.scores.append(score)
+            self.texts.append(text)
+            self.pieces.append(piece)
+            self.used += sep + len(piece)
+
+    def _place(self, item: SubstrateItem, room: int, left: int) -> tuple[str, str] | None:
+        assert self.frame is not None
+        full = item_text(item)
+        n = len(self.items) + 1
+        fmt, shape, source = self.budget.format, self.budget.shape, source_of(item)
+        whole = render.piece(item, full, n, fmt, shape, source)
+        if not self.compress:
+            return (full, whole) if len(whole) <= room else None
+        overhead = len(render.piece(item, "", n, fmt, shape, source))
+        # Share what is left across the items still to place, so compression fits more sources.
+        share = (room - len(self.frame.sep) * (left - 1)) // left
+        allowance = min(room, max(share, overhead + MIN_SUMMARY))
+        if len(whole) <= allowance:
+            return full, whole
+        # The share may be shorter than the item's most relevant sentence; cutting that sentence
+        # mid-way loses the point of the item, so it may take more than its share if there is room.
+        lead = len(lead_sentence(full, self.task))
+        text_room = min(room - overhead, max(allowance - overhead, lead))
+        allowance = max(allowance, min(room, text_room + overhead))
+        for _ in range(4):  # escaping can lengthen a summary; shrink by the overflow and retry
+            if text_room < min(MIN_SUMMARY, len(full)):
+                return None
+            summary = compress_text(full, self.task, text_room)
+            if not summary:
+                return None
+            piece = render.piece(item, summary, n, fmt, shape, source)
+            if len(piece) <= allowance:
+                return summary, piece
+            text_room -= len(piece) - allowance
+        return None

@@ -1,0 +1,140 @@
+"""How a packet is written out: a frame (head, separator, tail) around one piece per item.
+
+A rendered packet is exactly ``head + sep.join(pieces) + tail``. Packing measures those same
+strings, so the length it accounts for is the length of the text the receiver gets.
+
+Formats:
+    markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages (``- text`` lines for the
+        ``brief`` shape), as in the reference.
+    xml: ``<context task="...">`` holding one ``<document index id kind source>`` per item,
+        text and attributes escaped.
+    json: ``{"task": ..., "documents": [{"index", "id", "kind", "source", "text"}, ...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from substrate.context.compress import truncate
+from substrate.item import SubstrateItem
+
+FORMATS: tuple[str, ...] = ("markdown", "xml", "json")
+SHAPES: tuple[str, ...] = ("passages", "brief", "features")
+BRIEF_WIDTH = 160
+
+# Characters XML 1.0 forbids even when escaped.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Written out here because xml.sax.saxutils drags in urllib and http.client (~15 ms).
+_XML_TEXT = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;"}
+_XML_ATTR = {
+    **_XML_TEXT,
+    ord('"'): "&quot;",
+    ord("\n"): "&#10;",
+    ord("\r"): "&#13;",
+    ord("\t"): "&#9;",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    head: str
+    sep: str
+    tail: str
+
+    @property
+    def fixed(self) -> int:
+        """Characters the frame costs with no items."""
+        return len(self.head) + len(self.tail)
+
+
+def one_line(text: str, width: int = BRIEF_WIDTH) -> str:
+    """Whitespace collapsed, cut to ``width`` characters with "…"."""
+    return truncate(" ".join(text.split()), width)
+
+
+def frame(
+    task: str, fmt: str, shape: str, *, header: bool = True, limit: int | None = None
+) -> Frame | None:
+    """The frame of a packet; with ``limit``, the task is shortened so the frame fits.
+
+    The task named in the header is cut to a quarter of ``limit`` at most.
+
+    Returns None when not even a frame with an empty task fits in ``limit``.
+    """
+    sep = "\n" if shape == "brief" or fmt != "markdown" else "\n\n"
+    if fmt == "json":
+        sep = ", "
+    task_line = " ".join(task.split())
+    if limit is not None:
+        # The task named in the header may take at most a quarter of the budget: the rest is
+        # for the evidence.
+        task_line = truncate(task_line, max(limit // 4, 1))
+    built = _frame(task_line, fmt, sep, header)
+    if limit is None or built.fixed <= limit:
+        return built
+    bare = _frame("", fmt, sep, header)
+    if bare.fixed > limit:
+        return None
+    # Shorten the task by the overflow; escaping may need a second, smaller cut.
+    width = len(task_line) - (built.fixed - limit)
+    while width > 0:
+        built = _frame(truncate(task_line, width), fmt, sep, header)
+        if built.fixed <= limit:
+            return built
+        width -= max(1, built.fixed - limit)
+    return bare
+
+
+def _frame(task: str, fmt: str, sep: str, header: bool) -> Frame:
+    if fmt == "xml":
+        if not header:
+            return Frame("", sep, "")
+        return Frame(f"<context task={quoteattr(_xml_clean(task))}>\n", sep, "\n</context>")
+    if fmt == "json":
+        if not header:
+            return Frame("[", sep, "]")
+        return Frame('{"task": ' + _json(task) + ', "documents": [', sep, "]}")
+    return Frame(f"# Context for: {task}\n" if header else "", sep, "")
+
+
+def piece(
+    item: SubstrateItem, text: str, index: int, fmt: str, shape: str, source: str | None
+) -> str:
+    """The rendered form of one item whose used text is ``text`` (``index`` counts from 1)."""
+    if shape == "brief":
+        text = one_line(text)
+    if fmt == "xml":
+        attrs = f'index="{index}" id={quoteattr(item.id)} kind={quoteattr(item.kind)}'
+        if source:
+            attrs += f" source={quoteattr(_xml_clean(source))}"
+        return f"<document {attrs}>{escape(_xml_clean(text))}</document>"
+    if fmt == "json":
+        doc = {"index": index, "id": item.id, "kind": item.kind, "source": source, "text": text}
+        return _json(doc)
+    if shape == "brief":
+        return f"- {text}"
+    return f"[{item.kind}:{item.id}] {text}"
+
+
+def join(fr: Frame, pieces: list[str]) -> str:
+    return fr.head + fr.sep.join(pieces) + fr.tail
+
+
+def _xml_clean(text: str) -> str:
+    return _XML_INVALID.sub("", text)
+
+
+def escape(text: str) -> str:
+    """``text`` escaped for XML character data."""
+    return text.translate(_XML_TEXT)
+
+
+def quoteattr(value: str) -> str:
+    """``value`` as a double-quoted, escaped XML attribute value."""
+    return '"' + value.translate(_XML_ATTR) + '"'
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)

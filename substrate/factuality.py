@@ -1,0 +1,131 @@
+"""Per-claim grounding receipts: which claims of an answer the substrate corroborates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.answer import strip_citations
+from substrate.context.compress import terms
+from substrate.errors import InvalidInputError
+from substrate.retrieval import merge_scopes, ranked, source_of
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+# Default corroboration: the evidence carries at least half of the claim's content terms.
+OVERLAP_THRESHOLD = 0.5
+
+_CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentence_claims(text: str) -> list[str]:
+    """Claims of ``text``: its sentences (and lines) of at least two words."""
+    return [p.strip() for p in _CLAIM_SPLIT.split(text) if len(p.split()) >= 2]
+
+
+def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
+    """True when ``evidence`` carries at least ``threshold`` of the claim's content terms.
+
+    At least two of them are required when the claim has two or more: one shared word (the
+    reference's rule let "The moon is cheese." be grounded by any text about the moon) is a
+    topic match, not corroboration.
+    """
+    wanted = terms(claim)
+    if not wanted:
+        return False
+    shared = len(wanted & terms(evidence))
+    return shared >= min(2, len(wanted)) and shared / len(wanted) >= threshold
+
+
+@dataclass
+class ClaimVerdict:
+    """One claim, whether the substrate supports it, and the evidence that does."""
+
+    claim: str
+    supported: bool
+    score: float
+    citations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class FactualityReceipt:
+    """The per-claim grounding of an answer against the substrate."""
+
+    answer: str
+    verdicts: list[ClaimVerdict] = field(default_factory=list)
+
+    @property
+    def grounded_fraction(self) -> float:
+        """Supported claims over all claims (1.0 when there are none)."""
+        if not self.verdicts:
+            return 1.0
+        return round(sum(v.supported for v in self.verdicts) / len(self.verdicts), 4)
+
+    def unsupported(self) -> list[ClaimVerdict]:
+        """The claims the substrate could not corroborate."""
+        return [v for v in self.verdicts if not v.supported]
+
+    def is_grounded(self, threshold: float = 1.0) -> bool:
+        return self.grounded_fraction >= threshold
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "grounded_fraction": self.grounded_fraction,
+            "n_claims": len(self.verdicts),
+            "n_unsupported": len(self.unsupported()),
+            "claims": [
+                {
+                    "claim": v.claim,
+                    "supported": v.supported,
+                    "score": round(v.score, 4),
+                    "citations": v.citations,
+                }
+                for v in self.verdicts
+            ],
+        }
+
+
+def check_factuality(
+    substrate: Substrate,
+    answer: str,
+    *,
+    extract: Callable[[str], list[str]] | None = None,
+    corroborates: Callable[[str, str], bool] | None = None,
+    min_score: float = 0.2,
+    k: int = 4,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+) -> FactualityReceipt:
+    """Ground each claim of ``answer`` against ``substrate``.
+
+    Citation markers such as ``[1]`` are removed before claims are extracted.
+
+    Args:
+        substrate: the shard holding the evidence.
+        answer: the text to check.
+        extract: ``answer -> [claim, ...]`` (default: sentences of two or more words).
+        corroborates: ``(evidence_text, claim) -> bool`` (default: content-term overlap >= 0.5).
+        min_score: retrieval-score floor; evidence below it does not count.
+        k: evidence items retrieved per claim.
+        scope: restrict to one access scope.
+        scopes: the scopes the caller may read (None: all).
+    """
+    if k < 1:
+        raise InvalidInputError(f"k must be >= 1, got {k}")
+    extract = extract or sentence_claims
+    corroborates = corroborates or content_overlap
+    allowed = merge_scopes(scope, scopes)
+    receipt = FactualityReceipt(answer)
+    for claim in extract(strip_citations(answer)):
+        hits = ranked(substrate, claim, k, scopes=allowed)
+        best = max((score for _, score in hits), default=0.0)
+        citations = [
+            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": source_of(item)}
+            for item, score in hits
+            if score >= min_score and corroborates(item.text or "", claim)
+        ]
+        receipt.verdicts.append(ClaimVerdict(claim, bool(citations), float(best), citations))
+    return receipt

@@ -1,0 +1,242 @@
+"""Planned multi-hop retrieval: seeds, then link hops and content hops, with evidence paths.
+
+Hops never leave the caller's visible scopes. A link to an item the caller cannot read is
+treated exactly like a link to nothing: it is not followed, returned, counted against the branch
+limit, or reported. Results are deterministic for the same shard and query: frontiers are walked
+in chain order and every sort is stable.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.retrieval import merge_scopes, ranked, source_of
+from substrate.search.tokenize import item_surface
+from substrate.telemetry import Recorder, emit
+
+if TYPE_CHECKING:
+    from substrate.context import ContextPacket
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+VIAS: tuple[str, ...] = ("seed", "link", "content")
+
+# A content hop searches with the frontier item's text; long texts are cut to their opening
+# words, which keeps each hop's query (and its cost) bounded while still naming the topic.
+CONTENT_QUERY_WORDS = 48
+
+
+@dataclass
+class HopStep:
+    """One item in the chain and how it was reached."""
+
+    item: SubstrateItem
+    depth: int
+    via: str
+    parent_id: str | None
+    score: float = 0.0
+
+
+@dataclass
+class HopChain:
+    """A multi-hop retrieval result: the items found and the evidence path to each."""
+
+    query: str
+    steps: list[HopStep] = field(default_factory=list)
+
+    @property
+    def items(self) -> list[SubstrateItem]:
+        return [s.item for s in self.steps]
+
+    def by_depth(self) -> dict[int, list[SubstrateItem]]:
+        out: dict[int, list[SubstrateItem]] = {}
+        for s in self.steps:
+            out.setdefault(s.depth, []).append(s.item)
+        return out
+
+    def max_depth(self) -> int:
+        return max((s.depth for s in self.steps), default=0)
+
+    def step(self, item_id: str) -> HopStep | None:
+        """The step that reached ``item_id``, or None."""
+        for s in self.steps:
+            if s.item.id == item_id:
+                return s
+        return None
+
+    def path_to(self, item_id: str) -> list[SubstrateItem]:
+        """The evidence chain from a seed to ``item_id`` ([] for an unknown id)."""
+        by_id = {s.item.id: s for s in self.steps}
+        path: list[SubstrateItem] = []
+        seen: set[str] = set()
+        current = by_id.get(item_id)
+        while current is not None and current.item.id not in seen:
+            seen.add(current.item.id)
+            path.append(current.item)
+            current = by_id.get(current.parent_id) if current.parent_id else None
+        return path[::-1]
+
+    def provenance(self) -> list[dict[str, Any]]:
+        """Each step: id, kind, depth, how it was reached, its parent, score and source."""
+        return [
+            {
+                "id": s.item.id,
+                "kind": s.item.kind,
+                "depth": s.depth,
+                "via": s.via,
+                "parent": s.parent_id,
+                "score": round(float(s.score), 4),
+                "source": source_of(s.item),
+            }
+            for s in self.steps
+        ]
+
+    def to_context(self, task: str | None = None, **assemble_kw: Any) -> ContextPacket:
+        """Pack the chain's items, in chain order, reusing their scores (no new search)."""
+        from substrate.context import pack_context
+
+        return pack_context(
+            task or self.query, self.items, [s.score for s in self.steps], **assemble_kw
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        steps = self.provenance()
+        for entry in steps:
+            entry["path"] = [i.id for i in self.path_to(entry["id"])]
+        return {
+            "query": self.query,
+            "n": len(self.steps),
+            "max_depth": self.max_depth(),
+            "steps": steps,
+        }
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def multihop(
+    substrate: Substrate,
+    query: str,
+    *,
+    max_hops: int = 2,
+    seeds: int = 3,
+    branch: int = 2,
+    max_items: int = 12,
+    min_score: float = 0.0,
+    min_relative: float = 0.0,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    telemetry: Recorder | None = None,
+) -> HopChain:
+    """Chain hops from ``query`` across the substrate, recording the evidence path.
+
+    Args:
+        substrate: the shard to search.
+        query: where to start.
+        max_hops: how many hops out from the seeds.
+        seeds: how many top matches start the chain (depth 0).
+        branch: how many new neighbours each frontier item may add per hop, per hop type.
+        max_items: cap on the chain's size.
+        min_score: seed and content hops must score strictly above this; link hops are
+            explicit edges and are always followed (within the visible scopes).
+        min_relative: seed and content hops must also score at least this fraction of the
+            best seed's score (0 disables it), so side matches do not enter the chain.
+        scope: restrict to one access scope.
+        scopes: the scopes the caller may read (None: all).
+        telemetry: an optional recorder; one ``reason`` event per call.
+    """
+    for name, value in (
+        ("max_hops", max_hops),
+        ("seeds", seeds),
+        ("branch", branch),
+        ("max_items", max_items),
+    ):
+        if value < 0:
+            raise InvalidInputError(f"{name} must be >= 0, got {value}")
+    allowed = merge_scopes(scope, scopes)
+    chain = HopChain(query)
+    seen: set[str] = set()
+
+    def add(item: SubstrateItem, depth: int, via: str, parent: str | None, score: float) -> None:
+        seen.add(item.id)
+        chain.steps.append(HopStep(item, depth, via, parent, float(score)))
+
+    seed_hits = ranked(substrate, query, seeds, scopes=allowed)
+    floor = min_relative * max((score for _, score in seed_hits), default=0.0)
+
+    def relevant(score: float) -> bool:
+        return score > min_score and score >= floor
+
+    for item, score in seed_hits:
+        if len(chain) >= max_items:
+            break
+        if relevant(score) and item.id not in seen:
+            add(item, 0, "seed", None, score)
+    frontier = list(chain.steps)
+    for depth in range(1, max_hops + 1):
+        if len(chain) >= max_items or not frontier:
+            break
+        before = len(chain)
+        for step in frontier:  # link hops first: explicit edges are the strongest evidence
+            for target in _visible_links(substrate, step.item, allowed, seen, branch):
+                if len(chain) >= max_items:
+                    break
+                add(target, depth, "link", step.item.id, 1.0)
+        for step in frontier:
+            if len(chain) >= max_items:
+                break
+            text = _content_query(step.item)
+            if not text:
+                continue
+            added = 0
+            for item, score in ranked(substrate, text, branch + len(seen), scopes=allowed):
+                if added >= branch or len(chain) >= max_items:
+                    break
+                if item.id in seen or not relevant(score):
+                    continue
+                add(item, depth, "content", step.item.id, score)
+                added += 1
+        if len(chain) == before:
+            break
+        frontier = chain.steps[before:]
+    emit(
+        telemetry,
+        "reason",
+        features={"action": "multihop", "max_hops": max_hops},
+        choice=[i.id for i in chain.items],
+        outcome={"n": len(chain), "reached_depth": chain.max_depth()},
+    )
+    return chain
+
+
+def _visible_links(
+    substrate: Substrate,
+    item: SubstrateItem,
+    allowed: frozenset[str] | None,
+    seen: set[str],
+    branch: int,
+) -> list[SubstrateItem]:
+    """Up to ``branch`` unseen, existing, visible link targets of ``item``, in link order."""
+    found: list[SubstrateItem] = []
+    for target_id in dict.fromkeys(item.links):
+        if len(found) >= branch:
+            break
+        if not isinstance(target_id, str) or target_id in seen:
+            continue
+        target = substrate.get(target_id)
+        if target is None or (allowed is not None and target.scope not in allowed):
+            continue  # dangling or invisible: indistinguishable, and never reported
+        found.append(target)
+    return found
+
+
+def _content_query(item: SubstrateItem) -> str:
+    surface = item.text or item_surface("", item.payload, ())
+    words = surface.split()
+    return " ".join(words[:CONTENT_QUERY_WORDS])

@@ -1,0 +1,98 @@
+"""A configured reasoner: a shard, skills and actions, asked questions through one method."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from substrate.act import Action, Investigation, compute_action, investigate, retrieve_action
+from substrate.factuality import check_factuality
+from substrate.telemetry import Recorder
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+
+class Reasoner:
+    """Answers questions over an action space (retrieve, one compute per skill, extras).
+
+    Args:
+        answerer: ``(question, evidence_text) -> answer``.
+        substrate: the shard to retrieve from (adds a retrieve action) and to verify against.
+        skills: callables (or a registry with ``all()``), each becoming a compute action.
+        actions: extra actions (simulators, creators, delegates).
+        budget_cost: default cost budget per question.
+        min_confidence: default heuristic confidence floor.
+        retrieve_min_score: relevance floor of the retrieve action (None: the default floor).
+        scorer: action scorer (default ``score_action``).
+        scopes: the scopes the reasoner may read (None: all).
+        telemetry: an optional recorder.
+    """
+
+    def __init__(
+        self,
+        answerer: Callable[[str, str], str],
+        *,
+        substrate: Substrate | None = None,
+        skills: Any = None,
+        actions: Iterable[Action] | None = None,
+        budget_cost: float | None = None,
+        min_confidence: float = 0.15,
+        retrieve_min_score: float | None = None,
+        scorer: Callable[[Action, str], float] | None = None,
+        scopes: Iterable[str] | None = None,
+        telemetry: Recorder | None = None,
+    ) -> None:
+        self.answerer = answerer
+        self.substrate = substrate
+        self.budget_cost = budget_cost
+        self.min_confidence = min_confidence
+        self.scorer = scorer
+        self.scopes = frozenset(scopes) if scopes is not None else None
+        self.telemetry = telemetry
+        self._actions: list[Action] = []
+        if substrate is not None:
+            self._actions.append(
+                retrieve_action(substrate, min_score=retrieve_min_score, scopes=self.scopes)
+            )
+        if skills is not None:
+            listed = skills.all() if callable(getattr(skills, "all", None)) else skills
+            self._actions.extend(compute_action(sk) for sk in listed)
+        self._actions.extend(actions or [])
+
+    @property
+    def actions(self) -> list[Action]:
+        """A copy of the action space."""
+        return list(self._actions)
+
+    def add_action(self, action: Action) -> Reasoner:
+        """Attach an extra action; chainable."""
+        self._actions.append(action)
+        return self
+
+    def use_policy(self, scorer: Callable[[Action, str], float]) -> Reasoner:
+        """Route by another scorer (e.g. a learned acquisition policy); chainable."""
+        self.scorer = scorer
+        return self
+
+    def ask(self, question: str, *, verify: bool = False, **overrides: Any) -> Investigation:
+        """Answer ``question`` over the action space, or abstain.
+
+        Args:
+            question: what to answer.
+            verify: check the answer's claims against the shard and attach the receipt as
+                ``Investigation.factuality`` (the answer is never suppressed).
+            **overrides: passed to ``investigate`` (``budget_cost``, ``min_confidence``,
+                ``target_confidence``, ``max_actions``, ``scorer``, ...).
+        """
+        options: dict[str, Any] = {
+            "budget_cost": self.budget_cost,
+            "min_confidence": self.min_confidence,
+            "scorer": self.scorer,
+            "telemetry": self.telemetry,
+        }
+        options.update(overrides)
+        result = investigate(question, self._actions, self.answerer, **options)
+        if verify and result.answer is not None and self.substrate is not None:
+            result.factuality = check_factuality(self.substrate, result.answer, scopes=self.scopes)
+        return result

@@ -1,0 +1,233 @@
+"""Cross-kind retrieval: one ranked pass over the index, regrouped by kind.
+
+The reference ran one full search per kind. Here ``retrieve`` asks the index once for a pool a
+few times deeper than ``k`` (with the caller's visible scopes pushed into the search), groups the
+pool by kind, applies per-kind weights and interleaves the kinds round-robin. The pool holds
+every kind that matches well; a kind whose best match falls below the pool's depth is, by
+construction, a poor match for the query.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.errors import InvalidInputError
+from substrate.item import MODALITIES, SubstrateItem
+from substrate.telemetry import Recorder, emit
+
+if TYPE_CHECKING:
+    from substrate.context import ContextPacket
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+# How much deeper than k the single pass looks when kinds are interleaved or weighted.
+POOL_FACTOR = 4
+MIN_POOL = 32
+
+
+def merge_scopes(scope: str | None, scopes: Iterable[str] | None) -> frozenset[str] | None:
+    """The scopes a call may read: ``scopes`` narrowed to ``scope``; None means every scope."""
+    if scopes is None:
+        return None if scope is None else frozenset([scope])
+    allowed = frozenset(scopes)
+    return allowed & {scope} if scope is not None else allowed
+
+
+def ranked(
+    substrate: Substrate,
+    query: str,
+    k: int,
+    *,
+    kind: str | None = None,
+    scopes: frozenset[str] | None = None,
+) -> list[tuple[SubstrateItem, float]]:
+    """One ranked pass over the index: ``(item, score)`` best first, visibility enforced.
+
+    Every retrieval in this package goes through here, so the visibility rule lives in one
+    place: an item outside ``scopes`` is never returned.
+    """
+    if k <= 0 or scopes is not None and not scopes or not query.strip():
+        return []
+    from substrate.search.engine import SearchFilters
+
+    hits = substrate.search(query, k, filters=SearchFilters(kind=kind, scopes=scopes))
+    # Defence in depth: the filter is pushed into the index, and checked again here.
+    return [
+        (item, float(score))
+        for item, score in hits
+        if (scopes is None or item.scope in scopes) and (kind is None or item.kind == kind)
+    ]
+
+
+def source_of(item: SubstrateItem) -> str | None:
+    """Where an item came from: ``provenance.source``, else ``provenance.path``."""
+    prov = item.provenance
+    value = prov.get("source") or prov.get("path")
+    return str(value) if value else None
+
+
+def provenance_entry(item: SubstrateItem, score: float) -> dict[str, Any]:
+    """The citation of one item: id, kind, source, score, and lines when known."""
+    prov = item.provenance
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "source": source_of(item),
+        "score": round(float(score), 4),
+        "line_start": prov.get("line_start"),
+        "line_end": prov.get("line_end"),
+    }
+
+
+@dataclass
+class Retrieval:
+    """A planned, cross-kind retrieval result: items in merged relevance order."""
+
+    query: str
+    items: list[SubstrateItem] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+
+    def by_kind(self) -> dict[str, list[SubstrateItem]]:
+        """Items grouped by kind, kinds in first-seen order."""
+        groups: dict[str, list[SubstrateItem]] = {}
+        for item in self.items:
+            groups.setdefault(item.kind, []).append(item)
+        return groups
+
+    def kinds(self) -> list[str]:
+        return sorted({item.kind for item in self.items})
+
+    def top(self, n: int) -> list[SubstrateItem]:
+        return self.items[:n]
+
+    def provenance(self) -> list[dict[str, Any]]:
+        """Where every item came from, with its (weighted) score."""
+        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
+
+    def to_context(self, task: str | None = None, **assemble_kw: Any) -> ContextPacket:
+        """Pack these items into a ``ContextPacket``, reusing their scores (no new search).
+
+        Args:
+            task: the task the packet is for (default: the query).
+            **assemble_kw: ``budget``, ``compress``, ``kind``, ``scope``, ``scopes``,
+                ``min_score``, ``telemetry``, as for ``assemble_context``.
+        """
+        from substrate.context import pack_context
+
+        return pack_context(task or self.query, self.items, self.scores, **assemble_kw)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "n": len(self.items), "items": self.provenance()}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def retrieve(
+    substrate: Substrate,
+    query: str,
+    *,
+    k: int = 8,
+    kinds: Sequence[str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    diversify: bool = True,
+    scope: str | None = None,
+    scopes: Iterable[str] | None = None,
+    min_score: float | None = None,
+    telemetry: Recorder | None = None,
+) -> Retrieval:
+    """Plan a cross-kind retrieval for ``query`` from one ranked pass over the index.
+
+    Args:
+        substrate: the shard to search.
+        query: what to look for.
+        k: total items to return.
+        kinds: restrict to these kinds (default: every kind that matches); ``[]`` returns nothing.
+        weights: per-kind score multipliers, e.g. ``{"artifact": 1.2}``.
+        diversify: interleave the best hits of each kind (True) or take a flat merged top-k.
+        scope: restrict to one access scope.
+        scopes: the set of scopes the caller may read (None: all).
+        min_score: drop hits whose raw score is below this (default: keep every hit).
+        telemetry: an optional recorder; one ``reason`` event per call.
+
+    Returns:
+        A ``Retrieval`` whose scores are the weighted scores.
+    """
+    if k < 0:
+        raise InvalidInputError(f"k must be >= 0, got {k}")
+    weights = dict(weights or {})
+    for kd, w in weights.items():
+        if not isinstance(w, int | float) or not math.isfinite(w) or w < 0:
+            raise InvalidInputError(f"weight for {kd!r} must be a finite number >= 0, got {w!r}")
+    wanted = _check_kinds(kinds)
+    allowed = merge_scopes(scope, scopes)
+    groups: dict[str, list[tuple[SubstrateItem, float]]] = {}
+    order: dict[str, int] = {}  # global rank in the pass: the tie-break of a flat merge
+    if k > 0 and (wanted is None or wanted):
+        one_kind = wanted[0] if wanted is not None and len(wanted) == 1 else None
+        deep = diversify or bool(weights) or (wanted is not None and one_kind is None)
+        depth = max(k * POOL_FACTOR, MIN_POOL) if deep else k
+        for item, score in ranked(substrate, query, depth, kind=one_kind, scopes=allowed):
+            if min_score is not None and score < min_score:
+                continue
+            if wanted is not None and item.kind not in wanted:
+                continue
+            order.setdefault(item.id, len(order))
+            groups.setdefault(item.kind, []).append((item, score * weights.get(item.kind, 1.0)))
+    present = [kd for kd in wanted if kd in groups] if wanted is not None else sorted(groups)
+    if diversify:
+        merged = _round_robin(groups, present, k)
+    else:
+        merged = sorted(
+            (pair for kd in present for pair in groups[kd]),
+            key=lambda pair: (-pair[1], order[pair[0].id]),
+        )[:k]
+    result = Retrieval(query, [i for i, _ in merged], [float(s) for _, s in merged])
+    emit(
+        telemetry,
+        "reason",
+        features={"queried_kinds": present, "diversify": diversify, "action": "retrieve"},
+        choice=[i.id for i in result.items],
+        outcome={"n": len(result), "kinds_covered": len(result.kinds())},
+    )
+    return result
+
+
+def _check_kinds(kinds: Sequence[str] | None) -> list[str] | None:
+    if kinds is None:
+        return None
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    unknown = [kd for kd in kinds if kd not in MODALITIES]
+    if unknown:
+        raise InvalidInputError(
+            f"unknown kind {unknown[0]!r}; expected one of {', '.join(MODALITIES)}"
+        )
+    return list(dict.fromkeys(kinds))
+
+
+def _round_robin(
+    groups: dict[str, list[tuple[SubstrateItem, float]]], present: list[str], k: int
+) -> list[tuple[SubstrateItem, float]]:
+    """Layer r holds each kind's rank-r hit; layers are taken in order, best-first within."""
+    merged: list[tuple[SubstrateItem, float]] = []
+    seen: set[str] = set()
+    rank = 0
+    while len(merged) < k:
+        layer = [groups[kd][rank] for kd in present if rank < len(groups[kd])]
+        if not layer:
+            break
+        layer.sort(key=lambda pair: -pair[1])
+        for item, score in layer:
+            if len(merged) >= k:
+                break
+            if item.id not in seen:
+                seen.add(item.id)
+                merged.append((item, score))
+        rank += 1
+    return merged

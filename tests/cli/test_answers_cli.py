@@ -1,0 +1,306 @@
+"""mixle retrieve / multihop / assemble-context / ask / verify."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import shlex
+import sys
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mixle_cli.app import app
+from mixle_cli.commands import answers as answer_commands
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+
+pytest.importorskip("substrate.search.engine")
+
+Run = Callable[..., Any]
+SECRET_TEXT = "refund override for defective items: codeword zanzibar"
+
+
+@pytest.fixture(autouse=True)
+def registered() -> None:
+    # Until the app registers this module itself.
+    names = {c.name for c in app.registered_commands}
+    if not names & set(answer_commands.COMMANDS):
+        answer_commands.register(app)
+
+
+@pytest.fixture
+def shop(isolated_shard_env: Path) -> dict[str, str]:
+    s = Substrate(isolated_shard_env)
+    ids = {
+        "refunds": s.put(
+            SubstrateItem(
+                "text",
+                "Refunds for defective items are given within 30 days of purchase. "
+                "Keep the receipt.",
+                provenance={"source": "docs/refunds.md", "line_start": 3, "line_end": 5},
+                scope="shop",
+            )
+        ),
+        "hours": s.put(
+            SubstrateItem(
+                "text",
+                "The store opens at nine and closes at five on weekdays.",
+                provenance={"source": "docs/hours.md"},
+                scope="shop",
+            )
+        ),
+        "cards": s.put(
+            SubstrateItem(
+                "text",
+                "Gift cards never expire and can be used online.",
+                scope="public",
+            )
+        ),
+        "secret": s.put(SubstrateItem("text", SECRET_TEXT, scope="vault")),
+    }
+    model = s.put(SubstrateItem("artifact", "refund triage model", scope="shop"))
+    s.get(ids["refunds"]).links.extend([ids["secret"], model])  # type: ignore[union-attr]
+    ids["model"] = model
+    s.save()
+    s.close()
+    return ids
+
+
+def no_secret(result: Any, ids: dict[str, str]) -> None:
+    for stream in (result.stdout, result.stderr):
+        assert ids["secret"] not in stream and "zanzibar" not in stream
+
+
+def test_retrieve_json_and_jsonl(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("retrieve", "refund defective items", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json()
+    assert data["items"][0]["id"] in {shop["refunds"], shop["secret"]}
+    assert {"rank", "id", "kind", "source", "score", "title"} <= set(data["items"][0])
+    lines = mixle("retrieve", "refund", "--jsonl", "-k", "2").jsonl()
+    assert len(lines) == 2
+    text = mixle("--as", "shop", "retrieve", "refund defective items")
+    assert text.exit_code == 0 and shop["refunds"] in text.stdout
+
+
+def test_retrieve_options(mixle: Run, shop: dict[str, str]) -> None:
+    kinds = mixle("retrieve", "refund", "--kinds", "artifact", "--json").json()
+    assert [i["id"] for i in kinds["items"]] == [shop["model"]]
+    flat = mixle("retrieve", "refund", "--flat", "--weight", "artifact=10", "--json").json()
+    assert flat["items"][0]["kind"] == "artifact"
+    assert mixle("retrieve", "refund", "--weight", "artifact").exit_code == 2
+    assert mixle("retrieve", "refund", "--weight", "nope=1").exit_code == 2
+    assert mixle("retrieve", "refund", "--kinds", "nope").exit_code == 2
+    assert mixle("retrieve", "  ").exit_code == 2
+    assert mixle("retrieve", "refund", "--json", "--jsonl").exit_code == 2
+
+
+def test_every_command_hides_invisible_scopes(mixle: Run, shop: dict[str, str]) -> None:
+    as_shop = ("--as", "shop")
+    for args in (
+        ("retrieve", "refund override defective", "--json"),
+        ("multihop", "refund defective items", "--json"),
+        ("multihop", "refund defective items"),
+        ("assemble-context", "refund override defective", "--json"),
+        ("ask", "What is the refund override for defective items?", "--json"),
+        ("verify", "The refund override for defective items is known.", "--json"),
+    ):
+        result = mixle(*as_shop, *args)
+        assert result.exit_code in (0, 1), result.stderr
+        no_secret(result, shop)
+
+
+def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("--as", "shop", "multihop", "refund defective items", "--json")
+    assert result.exit_code == 0, result.stderr
+    steps = {s["id"]: s for s in result.json()["steps"]}
+    assert steps[shop["model"]]["via"] in {"link", "seed"}
+    if steps[shop["model"]]["via"] == "link":
+        assert steps[shop["model"]]["path"] == [shop["refunds"], shop["model"]]
+    tree = mixle("--as", "shop", "multihop", "refund defective items", "--seeds", "1")
+    assert tree.exit_code == 0
+    assert "seed" in tree.stdout and "link" in tree.stdout and "docs/refunds.md:3-5" in tree.stdout
+    link_line = next(line for line in tree.stdout.splitlines() if shop["model"] in line)
+    assert link_line.startswith(("├── link", "└── link", "│   ", "    "))
+    jsonl = mixle("multihop", "refund", "--jsonl", "--hops", "0").jsonl()
+    assert all(s["via"] == "seed" for s in jsonl)
+
+
+def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle(
+        "--as", "shop", "assemble-context", "refund defective items", "--max-chars", "400"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("# Context for: refund defective items")
+    assert len(result.stdout.rstrip("\n")) <= 400
+    assert "candidate(s)" in result.stderr and "preservation" in result.stderr
+    xml = mixle("--as", "shop", "assemble-context", "refund", "--format", "xml")
+    root = ET.fromstring(xml.stdout)
+    assert root.tag == "context" and root.find("document") is not None
+    js = mixle("--as", "shop", "assemble-context", "refund", "--format", "json")
+    assert json.loads(js.stdout)["documents"]
+    data = mixle(
+        "--as", "shop", "assemble-context", "refund", "--json", "--max-tokens", "50"
+    ).json()
+    assert data["used_chars"] <= 200 and data["budget_tokens"] == 50
+    assert data["rendered"] and "preservation" in data and data["overflow"] is False
+
+
+def test_assemble_context_overflow_and_bad_options(mixle: Run, shop: dict[str, str]) -> None:
+    small = mixle("--as", "shop", "assemble-context", "refund defective items", "--max-chars", "40")
+    assert small.exit_code == 1
+    assert "does not fit" in small.stderr
+    assert mixle("assemble-context", "refund", "--format", "yaml").exit_code == 2
+    assert mixle("assemble-context", "refund", "--shape", "poem").exit_code == 2
+    assert mixle("assemble-context", "refund", "--max-chars", "0").exit_code == 2
+    squeezed = mixle(
+        "--as",
+        "shop",
+        "assemble-context",
+        "refund defective items",
+        "--max-chars",
+        "120",
+        "--compress",
+        "--json",
+    )
+    assert squeezed.exit_code == 0 and squeezed.json()["n_items"] >= 1
+
+
+def test_ask_extractive_with_citations(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("--as", "shop", "ask", "How long do refunds for defective items take?")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "within 30 days" in out and "[1]" in out
+    assert "extractive" in out and "heuristic" in out and "grounded" in out
+    assert f"[1] {shop['refunds']}  docs/refunds.md:3-5" in out
+    data = mixle(
+        "--as", "shop", "ask", "How long do refunds for defective items take?", "--json"
+    ).json()
+    assert data["answerer"] == "extractive" and data["abstained"] is False
+    assert data["factuality"]["grounded_fraction"] == 1.0
+    assert data["citations"][0]["where"] == "docs/refunds.md:3-5"
+    assert data["confidence_kind"] == "heuristic"
+
+
+def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("No answer.") and "abstained" in result.stdout
+    data = mixle("ask", "airspeed velocity of an unladen swallow", "--json")
+    assert data.exit_code == 1 and data.json()["abstained"] is True
+
+
+def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path: Path) -> None:
+    script = tmp_path / "answer.py"
+    script.write_text(
+        "import sys\nprompt = sys.stdin.read()\n"
+        "assert '[1]' in prompt and 'Question:' in prompt\n"
+        "print('Refunds for defective items are given within 30 days of purchase [1].')\n"
+    )
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    result = mixle("--as", "shop", "ask", "refund defective items days", "--answerer-cmd", cmd)
+    assert result.exit_code == 0, result.stderr
+    assert "within 30 days of purchase [1]" in result.stdout and "extractive" not in result.stdout
+    failing = f'{shlex.quote(sys.executable)} -c "import sys; sys.exit(4)"'
+    bad = mixle("--as", "shop", "ask", "refund defective items days", "--answerer-cmd", failing)
+    assert bad.exit_code == 3 and "exited with status 4" in bad.stderr
+    assert mixle("ask", "refund", "--answerer", "cmd").exit_code == 2
+    assert mixle("ask", "refund", "--answerer", "oracle").exit_code == 2
+
+
+class Endpoint:
+    """An OpenAI-compatible endpoint on 127.0.0.1 that stops itself after 30 s at the latest."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        seen = self.headers = []  # type: ignore[var-annotated]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                seen.append(dict(self.headers))
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        self.guard = threading.Timer(30, self.server.shutdown)
+        self.guard.daemon = True
+        self.guard.start()
+
+    def stop(self) -> None:
+        self.guard.cancel()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint_factory() -> Iterator[Callable[[int, Any], Endpoint]]:
+    started: list[Endpoint] = []
+
+    def start(status: int, body: Any) -> Endpoint:
+        started.append(Endpoint(status, body))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def test_ask_with_an_http_answerer(
+    mixle: Run, shop: dict[str, str], endpoint_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ok = endpoint_factory(200, {"choices": [{"message": {"content": "Within 30 days [1]."}}]})
+    monkeypatch.setenv("MIXLE_ANSWERER_URL", ok.url)
+    monkeypatch.setenv("MIXLE_ANSWERER_MODEL", "tiny")
+    monkeypatch.setenv("MIXLE_ANSWERER_KEY_ENV", "SHOP_KEY")
+    monkeypatch.setenv("SHOP_KEY", "sk-live-abc123")
+    result = mixle(
+        "--as", "shop", "ask", "refund defective items days", "--answerer", "http", "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["answer"] == "Within 30 days [1]." and result.json()["answerer"] == "http"
+    assert ok.headers[0]["Authorization"] == "Bearer sk-live-abc123"
+    down = endpoint_factory(500, {"error": {"message": "bad key sk-live-abc123"}})
+    monkeypatch.setenv("MIXLE_ANSWERER_URL", down.url)
+    failed = mixle("--as", "shop", "ask", "refund defective items days", "--answerer", "http")
+    assert failed.exit_code == 3 and "HTTP 500" in failed.stderr
+    assert "sk-live-abc123" not in failed.stderr + failed.stdout
+
+
+def test_ask_http_unconfigured(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("ask", "refund", "--answerer", "http")
+    assert result.exit_code == 2 and "no answerer endpoint" in result.stderr
+
+
+def test_verify(mixle: Run, shop: dict[str, str]) -> None:
+    good = mixle("--as", "shop", "verify", "Refunds for defective items are given within 30 days.")
+    assert good.exit_code == 0, good.stderr
+    assert "supported" in good.stdout and "grounded 1/1" in good.stderr
+    assert f"evidence {shop['refunds']}  docs/refunds.md" in good.stdout
+    mixed = mixle(
+        "--as",
+        "shop",
+        "verify",
+        "-",
+        "--json",
+        input="Refunds for defective items are given within 30 days. "
+        "Penguins run the billing department.",
+    )
+    assert mixed.exit_code == 1
+    data = mixed.json()
+    assert data["n_claims"] == 2 and data["n_unsupported"] == 1
+    assert data["claims"][0]["citations"][0]["id"] == shop["refunds"]
+    lines = mixle("--as", "shop", "verify", "--jsonl", input="Gift cards never expire online.")
+    assert lines.exit_code == 0 and lines.jsonl()[0]["supported"] is True

@@ -1,0 +1,250 @@
+"""investigate, Action, Step, Investigation, the action builders, Reasoner, external models."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from substrate.act import (
+    Action,
+    Fragment,
+    Investigation,
+    Step,
+    action_features,
+    compute_action,
+    confidence_of,
+    create_action,
+    delegate_action,
+    investigate,
+    relevance_of,
+    retrieve_action,
+    score_action,
+    simulate_action,
+)
+from substrate.context.compress import terms
+from substrate.errors import InvalidInputError
+from substrate.external import (
+    ExternalModel,
+    external_action,
+    quantile,
+    semantic_entropy,
+)
+from substrate.reasoner import Reasoner
+from substrate.store import Substrate
+from substrate.telemetry import Telemetry
+
+
+def echo(question: str, evidence: str) -> str:
+    return f"answer from: {evidence}"
+
+
+def fixed(
+    name: str,
+    fragments: list[Any],
+    *,
+    cost: float = 1.0,
+    description: str = "",
+    base: float = 0.0,
+    kind: str = "compute",
+) -> Action:
+    return Action(
+        name, kind, lambda q: list(fragments), cost=cost, description=description, base_score=base
+    )
+
+
+@pytest.fixture
+def shop(monkeypatch: pytest.MonkeyPatch) -> Substrate:
+    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+        wanted = terms(query)
+        hits = []
+        for item in self.iter_items():
+            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda pair: -pair[1])
+        return hits[:k]
+
+    monkeypatch.setattr(Substrate, "search", search)
+    s = Substrate()
+    s.add("text", "The refund policy allows returns within 30 days.")
+    return s
+
+
+def test_scores_and_features() -> None:
+    a = fixed("weather", [], cost=2.0, description="weather forecast tool", base=0.1)
+    q = "what is the weather forecast"
+    assert relevance_of(a, q) == pytest.approx(0.1 + 1.0)
+    assert score_action(a, q) == pytest.approx(1.1 / 2)
+    assert action_features(a, q) == {"kind": "compute", "cost": 2.0, "overlap": 1.0}
+    assert score_action(a, "the of") == pytest.approx(0.05)  # stopwords only: base alone
+
+
+def test_action_validation() -> None:
+    with pytest.raises(InvalidInputError):
+        Action("x", "teleport", lambda q: [])
+    with pytest.raises(InvalidInputError):
+        Action("x", "compute", lambda q: [], cost=-1)
+
+
+def test_investigate_fires_best_first_and_stops_early() -> None:
+    cheap = fixed("cheap", ["fact one"], description="refund policy", base=0.5)
+    costly = fixed("costly", ["fact two"], cost=8.0, description="refund policy", base=0.5)
+    inv = investigate("refund policy", [costly, cheap], echo)
+    assert [s.action for s in inv.steps] == ["cheap"]
+    assert inv.answer == "answer from: fact one" and not inv.abstained
+    assert inv.spent == 1.0 and inv.evidence == ["fact one"]
+    assert inv.trace() == [
+        {"action": "cheap", "kind": "compute", "n_fragments": 1, "relevance": 1.5, "error": None}
+    ]
+    assert set(inv.as_dict()) >= {"question", "answer", "abstained", "confidence", "note", "trace"}
+
+
+def test_budget_skips_expensive_actions_but_not_cheaper_later_ones() -> None:
+    big = fixed("big", ["x"], cost=5.0, description="refund", base=2.0)
+    small = fixed("small", ["y"], cost=1.0, description="refund", base=0.2)
+    inv = investigate("refund", [big, small], echo, budget_cost=2.0)
+    assert [s.action for s in inv.steps] == ["small"]
+
+
+def test_scorer_called_once_per_action_and_max_actions() -> None:
+    calls: list[str] = []
+
+    def scorer(action: Action, question: str) -> float:
+        calls.append(action.name)
+        return 1.0
+
+    acts = [fixed(f"a{i}", []) for i in range(4)]
+    inv = investigate("q", acts, echo, scorer=scorer, max_actions=2)
+    assert sorted(calls) == ["a0", "a1", "a2", "a3"]
+    assert [s.action for s in inv.steps] == ["a0", "a1"] and inv.abstained
+
+
+def test_failing_action_is_recorded_not_swallowed() -> None:
+    def boom(question: str) -> list[str]:
+        raise RuntimeError("backend down")
+
+    bad = Action("bad", "compute", boom, description="refund", base_score=1.0)
+    inv = investigate("refund", [bad], echo)
+    assert inv.abstained and inv.steps[0].error == "RuntimeError: backend down"
+    assert inv.spent == 1.0 and inv.steps[0].relevance == 0.0
+
+
+def test_zero_score_actions_do_not_fire() -> None:
+    inv = investigate("refund", [fixed("off", ["x"], description="weather")], echo)
+    assert inv.steps == [] and inv.abstained
+    assert "escalate" in inv.note
+
+
+def test_measured_relevance_beats_the_prior() -> None:
+    weak = fixed("r", [Fragment("weak match", 0.05)], description="refund", base=0.35)
+    inv = investigate("refund", [weak], echo)
+    assert inv.steps[0].relevance == pytest.approx(0.05) and inv.abstained
+
+
+def test_confidence_of() -> None:
+    steps = [Step("a", "compute", ["x"], 1.0, 1.0, 0.8), Step("b", "compute", [], 1.0, 1.0, 2.0)]
+    assert confidence_of(steps, 2) == pytest.approx(0.4)
+    assert confidence_of([], 1) == 0.0
+
+
+def test_telemetry_route_and_reason_events() -> None:
+    tel = Telemetry()
+    investigate("refund", [fixed("a", ["x"], description="refund", base=0.5)], echo, telemetry=tel)
+    (route,) = tel.events("route")
+    assert route.choice == "compute" and route.outcome == {"value": 1.0, "n_fragments": 1}
+    (reason,) = tel.events("reason")
+    assert reason.features["action"] == "investigate" and reason.choice == "answer"
+
+
+def test_retrieve_action_reflects_real_scores(shop: Substrate) -> None:
+    action = retrieve_action(shop)
+    assert action.kind == "retrieve" and action.base_score == 0.35
+    assert investigate("airspeed of an unladen swallow", [action], echo).abstained
+    inv = investigate("refund policy returns", [action], echo)
+    assert not inv.abstained and inv.confidence == 1.0
+    assert retrieve_action(shop, min_score=0.0).run("refund cats")
+
+
+def test_builders() -> None:
+    class Skill:
+        name = "adder"
+        description = "adds numbers"
+
+        def __call__(self) -> int:
+            return 4
+
+    c = compute_action(Skill())
+    assert (c.name, c.description, c.run("q")) == ("adder", "adds numbers", ["adder => 4"])
+    assert compute_action(lambda q: len(q), name="len").run("abc") == ["len => 3"]
+
+    class Sim:
+        def outcome_mean(self, field: int, *, scenario: str) -> float:
+            return 1.23456
+
+    s = simulate_action(Sim(), 2, "hot")
+    assert s.name == "simulate:hot" and s.cost == 2.0
+    assert s.run("q") == ["under scenario 'hot', mean of field 2 = 1.235"]
+
+    class Model:
+        guarantee = 0.9
+
+        def why(self) -> str:
+            return "because"
+
+    assert create_action(lambda q: Model()).run("q") == [
+        "create => built a model (guarantee 0.9). because"
+    ]
+    assert create_action(lambda q: [1, 2]).run("q") == [
+        "create => built an artifact (2 rows/items)"
+    ]
+    assert create_action(lambda q: object()).run("q") == [
+        "create => built an artifact (? rows/items)"
+    ]
+    d = delegate_action(lambda q: "done")
+    assert d.kind == "delegate" and d.cost == 8.0 and d.run("q") == ["delegate (priced) => done"]
+    assert delegate_action(lambda q: "x", priced=False).run("q") == ["delegate => x"]
+
+
+def test_reasoner(shop: Substrate) -> None:
+    extra = fixed("extra", ["y"], description="weather")
+    r = Reasoner(echo, substrate=shop, skills=[lambda q: 1], actions=[extra])
+    assert [a.kind for a in r.actions] == ["retrieve", "compute", "compute"]
+    r.actions.clear()  # a copy
+    assert len(r.actions) == 3
+    assert r.add_action(fixed("z", [])) is r and r.use_policy(score_action) is r
+    inv = r.ask("refund policy returns", verify=True)
+    assert not inv.abstained and isinstance(inv, Investigation)
+    assert inv.factuality is not None
+    assert "factuality" in inv.as_dict()
+    assert r.ask("airspeed of an unladen swallow", min_confidence=0.9).abstained
+
+
+def test_semantic_entropy_and_quantile() -> None:
+    assert semantic_entropy(["a", "b", "c", "d"] * 2) == pytest.approx(math.log(4))
+    assert semantic_entropy(["x"] * 5) == 0.0 and semantic_entropy([]) == 0.0
+    same = semantic_entropy(["Yes", "yes", "YES"], lambda a, b: a.lower() == b.lower())
+    assert same == 0.0
+    assert quantile([0.0, 1.0, 2.0, 3.0], 0.5) == 1.5
+    with pytest.raises(InvalidInputError):
+        quantile([], 0.5)
+
+
+def test_external_model_and_action() -> None:
+    steady = ExternalModel(lambda p: "42", max_entropy=0.5)
+    ans = steady.answer("q")
+    assert ans.answer == "42" and ans.entropy == 0.0 and ans.confident
+    assert steady.confident("q")
+    counter = iter(range(10_000))
+    noisy = ExternalModel(lambda p: str(next(counter) % 4), max_entropy=0.5)
+    assert not noisy.answer("q").confident
+    assert external_action(noisy).run("q") == []
+    trusted = list(external_action(noisy, trust_uncertain=True).run("q"))
+    assert trusted[0].startswith("external[uncertain, entropy=1.386] =>")
+    assert external_action(steady).run("q") == ["external[confident, entropy=0.000] => 42"]
+    assert ExternalModel(lambda p: "x").max_entropy == math.inf
+    calibrated = ExternalModel(lambda p: p, calibration_prompts=["a", "b"], alpha=0.1)
+    assert calibrated.max_entropy == 0.0
+    with pytest.raises(InvalidInputError):
+        ExternalModel(lambda p: p, samples=0)

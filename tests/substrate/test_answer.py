@@ -1,0 +1,362 @@
+"""answer_from_substrate / Answer and the three answerers (extractive, command, HTTP)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from substrate.answer import (
+    Answer,
+    answer_from_substrate,
+    answerability,
+    cited_numbers,
+    strip_citations,
+)
+from substrate.answerers import (
+    AnswererError,
+    CommandAnswerer,
+    ExtractiveAnswerer,
+    HttpAnswerer,
+    build_prompt,
+    http_answerer_from_config,
+)
+from substrate.context import ContextPacket, pack_context
+from substrate.context.compress import terms
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+from substrate.telemetry import Telemetry
+
+QUESTION = "What is the refund policy for defective items under warranty?"
+
+
+@pytest.fixture
+def shop(monkeypatch: pytest.MonkeyPatch) -> Substrate:
+    """A small shop shard over a deterministic lexical scorer (share of query terms)."""
+
+    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+        wanted = terms(query)
+        hits = []
+        for item in self.iter_items():
+            scopes = filters.scopes if filters is not None else None
+            if scopes is not None and item.scope not in scopes:
+                continue
+            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda pair: -pair[1])
+        return hits[:k]
+
+    monkeypatch.setattr(Substrate, "search", search)
+    s = Substrate()
+    s.add(
+        "text",
+        "Refunds for defective items under warranty are given within 30 days. The sky is blue.",
+        id="refund",
+        provenance={"source": "docs/refunds.md", "line_start": 4, "line_end": 6},
+        links=["model"],
+    )
+    s.add("text", "Store hours: items are shelved daily.", id="hours")
+    s.add("artifact", "warranty claims classifier", id="model")
+    s.add("text", "Secret refund override for defective warranty items.", id="hidden", scope="ops")
+    return s
+
+
+class Recording:
+    def __init__(self, reply: str = "An answer [1].") -> None:
+        self.calls: list[tuple[str, str]] = []
+        self.reply = reply
+
+    def __call__(self, question: str, context: str) -> str:
+        self.calls.append((question, context))
+        return self.reply
+
+
+def test_answers_with_citations(shop: Substrate) -> None:
+    result = answer_from_substrate(shop, QUESTION, ExtractiveAnswerer(), scopes={"local"})
+    assert not result.abstained and result.answer is not None
+    assert result.answer.startswith("Refunds for defective items under warranty")
+    assert result.answer.endswith("[1]")
+    assert result.cited() == [1]
+    assert result.confidence > 0.9
+    first = result.citations()[0]
+    assert first["id"] == "refund" and first["source"] == "docs/refunds.md"
+    assert first["line_start"] == 4
+    data = result.as_dict()
+    assert data["confidence_kind"] == "heuristic"
+    assert data["citations"][0]["cited"] is True
+    assert set(data) >= {"question", "answer", "abstained", "confidence", "note", "citations"}
+
+
+def test_irrelevant_items_are_never_cited(shop: Substrate) -> None:
+    result = answer_from_substrate(shop, QUESTION, Recording(), scopes={"local"})
+    ids = [c["id"] for c in result.citations()]
+    assert "hours" not in ids  # shares only "items" with the question
+    assert "hidden" not in ids  # not visible
+
+
+def test_abstains_without_calling_the_answerer(shop: Substrate) -> None:
+    answerer = Recording()
+    result = answer_from_substrate(shop, "airspeed of an unladen swallow", answerer)
+    assert result.abstained and result.answer is None
+    assert answerer.calls == []
+    assert result.citations() == [] and result.evidence == []
+    assert result.note.startswith("abstained:")
+
+
+def test_min_confidence_and_min_evidence(shop: Substrate) -> None:
+    assert answer_from_substrate(shop, QUESTION, Recording(), min_confidence=1.01).abstained
+    assert answer_from_substrate(shop, QUESTION, Recording(), min_evidence=10).abstained
+
+
+def test_plain_callable_gets_the_rendered_packet(shop: Substrate) -> None:
+    answerer = Recording()
+    result = answer_from_substrate(shop, QUESTION, answerer, scopes={"local"})
+    ((question, context),) = answerer.calls
+    assert question == QUESTION and context == result.context.render()
+    assert context.startswith("# Context for:")
+
+
+def test_empty_answer_is_an_abstention(shop: Substrate) -> None:
+    result = answer_from_substrate(shop, QUESTION, Recording(reply="  "))
+    assert result.abstained and "no answer" in result.note
+
+
+def test_multihop_answers_follow_links(shop: Substrate) -> None:
+    result = answer_from_substrate(shop, QUESTION, Recording(), hops=2, scopes={"local"})
+    assert not result.abstained
+    assert "model" in [i.id for i in result.context.items]
+    with pytest.raises(InvalidInputError):
+        answer_from_substrate(shop, QUESTION, Recording(), hops=0)
+
+
+def test_telemetry_events(shop: Substrate) -> None:
+    tel = Telemetry()
+    answer_from_substrate(shop, QUESTION, Recording(), telemetry=tel)
+    reasons = tel.events("reason")
+    assert [e.features["action"] for e in reasons] == ["retrieve", "answer"]
+    assert reasons[1].choice == "answer"
+    assert len(tel.events("context")) == 1
+
+
+def test_answerability_signals() -> None:
+    item = SubstrateItem("text", "Refund policy for defective items.")
+    strong = answerability("refund policy defective items", 0.9, [item])
+    weak = answerability("refund policy defective items", 0.2, [item])
+    assert 0.0 <= weak < strong <= 1.0
+    assert answerability("the of and", 0.9, [item]) == 0.0
+    assert answerability("refund", 0.0, [item]) == 0.0
+
+
+def test_citation_helpers() -> None:
+    assert cited_numbers("a [2] b [1, 3] c [9] [2]", 3) == [2, 1, 3]
+    assert cited_numbers(None, 3) == []
+    assert (
+        strip_citations("Refunds take 30 days [1]. Done [2, 3].") == "Refunds take 30 days. Done."
+    )
+
+
+def test_answer_as_dict_round() -> None:
+    packet = ContextPacket("q")
+    a = Answer("q", None, True, 0.123456, packet, note="n")
+    assert a.as_dict()["confidence"] == 0.1235 and a.cited() == []
+
+
+# -- extractive answerer ---------------------------------------------------------------------------
+
+
+def test_extractive_answerer_quotes_and_cites() -> None:
+    its = [
+        SubstrateItem("text", "Cats purr. Refunds take 30 days for defective items.", id="a"),
+        SubstrateItem("text", "Defective items may also be exchanged at the store.", id="b"),
+    ]
+    packet = pack_context("refund defective items", its, [0.9, 0.5])
+    out = ExtractiveAnswerer().answer_packet("How do refunds for defective items work?", packet)
+    assert out.startswith("Refunds take 30 days for defective items. [1]")
+    assert "Cats purr" not in out
+    assert ExtractiveAnswerer().answer_packet("zebra migration", packet) == ""
+    assert ExtractiveAnswerer()("refund days", "Refunds take 30 days.") == (
+        "Refunds take 30 days. [1]"
+    )
+
+
+def test_prompt_numbers_sources_and_asks_for_citations() -> None:
+    it = SubstrateItem(
+        "text",
+        "Refunds take 30 days.",
+        id="abc",
+        provenance={"path": "docs/r.md", "line_start": 2, "line_end": 2},
+    )
+    prompt = build_prompt("refund?", pack_context("refund", [it], [1.0]))
+    assert "[1] (docs/r.md:2, id abc)" in prompt and "cite" in prompt
+    assert "Question: refund?" in prompt
+
+
+# -- command answerer ------------------------------------------------------------------------------
+
+PY = sys.executable
+
+
+def packet_of(text: str) -> ContextPacket:
+    return pack_context("q", [SubstrateItem("text", text, id="s1")], [1.0])
+
+
+def test_command_answerer_pipes_the_prompt() -> None:
+    script = (
+        "import sys; p = sys.stdin.read(); print('Refunds take 30 days [1]' if '[1]' in p else 'x')"
+    )
+    answerer = CommandAnswerer([PY, "-c", script], timeout=30)
+    assert answerer.answer_packet("refund?", packet_of("Refunds take 30 days.")) == (
+        "Refunds take 30 days [1]"
+    )
+    assert CommandAnswerer(f'{PY} -c "print(42)"').argv()[-1] == "print(42)"
+
+
+def test_command_answerer_errors() -> None:
+    failing = CommandAnswerer([PY, "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"])
+    with pytest.raises(AnswererError, match="exited with status 3: boom"):
+        failing.complete("p")
+    slow = CommandAnswerer([PY, "-c", "import time; time.sleep(10)"], timeout=0.3)
+    with pytest.raises(AnswererError, match="timed out"):
+        slow.complete("p")
+    with pytest.raises(AnswererError, match="not found"):
+        CommandAnswerer(["/nonexistent/answerer-cmd"]).complete("p")
+    with pytest.raises(InvalidInputError):
+        CommandAnswerer("   ").complete("p")
+
+
+# -- HTTP answerer ---------------------------------------------------------------------------------
+
+
+class Endpoint:
+    """A tiny OpenAI-compatible server on 127.0.0.1 (stops itself after 30 s at the latest)."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.status = 200
+        self.body: Any = {"choices": [{"message": {"content": "Refunds take 30 days [1]."}}]}
+        self.delay = 0.0
+        endpoint = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                length = int(self.headers.get("Content-Length", 0))
+                endpoint.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers),
+                        "body": json.loads(self.rfile.read(length)),
+                    }
+                )
+                if endpoint.delay:
+                    threading.Event().wait(endpoint.delay)
+                data = json.dumps(endpoint.body).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+        self.stopped = False
+        self.guard = threading.Timer(30, self.server.shutdown)
+        self.guard.daemon = True
+        self.guard.start()
+
+    def stop(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        self.guard.cancel()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    server = Endpoint()
+    yield server
+    server.stop()
+
+
+def test_http_answerer_calls_chat_completions(endpoint: Endpoint) -> None:
+    answerer = HttpAnswerer(endpoint.url, "m1", api_key_env="TEST_KEY", env={"TEST_KEY": "sk-t"})
+    out = answerer.answer_packet("refund?", packet_of("Refunds take 30 days."))
+    assert out == "Refunds take 30 days [1]."
+    (req,) = endpoint.requests
+    assert req["path"] == "/v1/chat/completions"
+    assert req["headers"]["Authorization"] == "Bearer sk-t"
+    assert req["body"]["model"] == "m1"
+    assert "[1]" in req["body"]["messages"][-1]["content"]
+
+
+def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:
+    endpoint.status = 401
+    endpoint.body = {"error": {"message": "Incorrect API key provided: sk-secret-123"}}
+    answerer = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": "sk-secret-123"})
+    with pytest.raises(AnswererError) as err:
+        answerer.complete("p")
+    assert "HTTP 401" in str(err.value) and "sk-secret-123" not in str(err.value)
+    endpoint.status = 200
+    endpoint.body = {"unexpected": True}
+    with pytest.raises(AnswererError, match="unexpected response"):
+        answerer.complete("p")
+    with pytest.raises(AnswererError, match="is not set"):
+        HttpAnswerer(endpoint.url, "m", api_key_env="MISSING", env={}).complete("p")
+
+
+def test_http_answerer_timeout_and_unreachable(endpoint: Endpoint) -> None:
+    endpoint.delay = 1.0
+    with pytest.raises(AnswererError, match="timed out"):
+        HttpAnswerer(endpoint.url, "m", timeout=0.2).complete("p")
+    endpoint.stop()
+    with pytest.raises(AnswererError, match="cannot reach"):
+        HttpAnswerer(endpoint.url, "m", timeout=2).complete("p")
+    endpoint.server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), http.server.BaseHTTPRequestHandler
+    )
+
+
+def test_http_answerer_configuration() -> None:
+    env = {"MIXLE_ANSWERER_URL": "http://127.0.0.1:9/v1", "MIXLE_ANSWERER_KEY_ENV": "K"}
+    a = http_answerer_from_config({"base_url": "http://x:1", "model": "m", "timeout": 5}, env)
+    assert a.base_url == "http://127.0.0.1:9/v1" and a.model == "m" and a.api_key_env == "K"
+    assert a.timeout == 5.0 and a.endpoint == "http://127.0.0.1:9/v1/chat/completions"
+    with pytest.raises(InvalidInputError, match="no answerer endpoint"):
+        http_answerer_from_config({}, {})
+    with pytest.raises(InvalidInputError, match="must not hold an API key"):
+        http_answerer_from_config({"base_url": "http://x", "model": "m", "api_key": "k"}, {})
+    with pytest.raises(InvalidInputError):
+        HttpAnswerer("file:///etc/passwd", "m")
+    assert HttpAnswerer("https://u:p@host:8443/v1", "m").where() == "https://host:8443"
+
+
+# -- with the real engine ------------------------------------------------------------------------
+
+
+def test_real_engine_answer_and_abstain(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "Refunds for defective items are given within 30 days of purchase.")
+    s.add("text", "The store opens at nine and closes at five on weekdays.")
+    s.add("text", "Gift cards never expire and can be used online.")
+    s.save()
+    good = answer_from_substrate(
+        s, "How long do refunds for defective items take?", ExtractiveAnswerer()
+    )
+    assert not good.abstained and "30 days" in (good.answer or "")
+    bad = answer_from_substrate(s, "airspeed velocity of an unladen swallow", ExtractiveAnswerer())
+    assert bad.abstained and bad.citations() == []

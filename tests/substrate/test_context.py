@@ -1,0 +1,286 @@
+"""ContextBudget / ContextPacket / pack_context / assemble_context / compress_text."""
+
+from __future__ import annotations
+
+import json
+import random
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from substrate.context import (
+    ContextBudget,
+    ContextPacket,
+    ReceiverProfile,
+    assemble_context,
+    assemble_for_receivers,
+    compress_text,
+    estimate_tokens,
+    pack_context,
+    query_coverage,
+)
+from substrate.context.compress import sentences, truncate
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+from substrate.telemetry import Telemetry
+
+TASK = "refund policy defective items"
+SHOP = [
+    "The sky is blue. Refunds are given within 30 days of purchase for defective items. "
+    "Cats are cute.",
+    "Our refund policy allows returns of unused items. Shipping is free.",
+    "Store hours are 9 to 5. He visits on Fridays.",
+]
+
+
+def items(*texts: str, **kw: Any) -> list[SubstrateItem]:
+    return [SubstrateItem("text", t, id=f"item{n:02d}", **kw) for n, t in enumerate(texts)]
+
+
+def test_compress_text_reference_example() -> None:
+    text = "The sky is blue. Refunds are given within 30 days. Cats are cute."
+    assert compress_text(text, "refund policy", 45) == "Refunds are given within 30 days."
+    assert compress_text("short", "x", 100) == "short"
+
+
+def test_compress_text_never_exceeds_budget() -> None:
+    text = "Refunds are given within thirty days of purchase for every defective item sold."
+    out = compress_text(text + " Other.", "refund", 20)
+    assert len(out) <= 20 and out.endswith("…") and out.startswith("Refunds")
+    assert compress_text(text, "refund", 0) == ""
+    assert compress_text(text, "refund", 1) == "…"
+    rng = random.Random(0)
+    words = "refund policy cat dog sky blue item defective store hours".split()
+    for _ in range(200):
+        body = ". ".join(
+            " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+            for _ in range(rng.randint(1, 6))
+        )
+        limit = rng.randint(0, 80)
+        assert len(compress_text(body, "refund policy", limit)) <= limit
+
+
+def test_compress_skips_irrelevant_sentences_when_relevant_ones_exist() -> None:
+    out = compress_text("Cats purr. Refunds take 30 days. Dogs bark loudly.", "refund", 30)
+    assert out == "Refunds take 30 days."
+    # with nothing relevant, the shortest sentences are kept
+    assert compress_text("A long first sentence here. Short one.", "zzz", 12) == "Short one."
+
+
+def test_coverage_does_not_let_a_short_word_cover_everything() -> None:
+    assert query_coverage("a cat", "about apples") == 0.0
+    assert query_coverage("Refunds are given", "refund") == 1.0
+    assert query_coverage("anything", "the of and") == 1.0  # no query terms
+
+
+def test_sentences_and_truncate() -> None:
+    assert sentences("One. Two!  Three?\n\nFour") == ["One.", "Two!", "Three?", "Four"]
+    assert sentences("List files by size:\nls -lS\nDone.") == [
+        "List files by size: ls -lS",
+        "Done.",
+    ]
+    assert truncate("hello world again", 12) == "hello world…"
+    assert len(truncate("x" * 50, 10)) == 10
+
+
+def test_budget_validation() -> None:
+    for bad in (
+        {"max_chars": 0},
+        {"max_items": 0},
+        {"max_tokens": 0},
+        {"shape": "poem"},
+        {"format": "yaml"},
+    ):
+        with pytest.raises(InvalidInputError):
+            ContextBudget(**bad)
+    assert ContextBudget(max_chars=1000, max_tokens=100).char_limit == 400
+    assert estimate_tokens("x" * 9) == 3
+
+
+def test_reference_render_format() -> None:
+    its = items("first text", "second text")
+    packet = ContextPacket("the task", its, [0.9, 0.5])
+    assert packet.render() == (
+        "# Context for: the task\n[text:item00] first text\n\n[text:item01] second text"
+    )
+    assert packet.render(header=False).startswith("[text:item00]")
+    brief = ContextPacket("t", its, [1, 1], budget=ContextBudget(shape="brief"))
+    assert brief.render() == "# Context for: t\n- first text\n- second text"
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize("shape", ["passages", "brief"])
+def test_rendered_packet_never_exceeds_budget(fmt: str, compress: bool, shape: str) -> None:
+    rng = random.Random(7)
+    words = 'refund policy <tag> & "quoted" cats dogs défectueux 返品 items store'.split()
+    pool = [
+        SubstrateItem(
+            "text",
+            ". ".join(
+                " ".join(rng.choice(words) for _ in range(rng.randint(2, 15)))
+                for _ in range(rng.randint(1, 5))
+            ),
+            provenance={"source": f"docs/<{n}>&.md"},
+        )
+        for n in range(30)
+    ]
+    for limit in (25, 40, 80, 150, 300, 700, 2000):
+        budget = ContextBudget(max_chars=limit, format=fmt, shape=shape, max_items=12)
+        packet = pack_context(TASK, pool, [1.0] * len(pool), budget=budget, compress=compress)
+        rendered = packet.render()
+        assert len(rendered) <= limit
+        assert packet.used_chars == len(rendered)
+        if fmt == "json" and packet.items:
+            assert len(json.loads(rendered)["documents"]) == len(packet)
+        if fmt == "xml" and packet.items:
+            assert len(ET.fromstring(rendered).findall("document")) == len(packet)
+
+
+def test_token_budget_bounds_the_estimate() -> None:
+    pool = items(*(s * 3 for s in SHOP))
+    packet = pack_context(TASK, pool, [1, 1, 1], budget=ContextBudget(max_tokens=40))
+    assert estimate_tokens(packet.render()) <= 40
+    assert packet.as_dict()["budget_tokens"] == 40
+
+
+def test_packing_skips_what_does_not_fit_and_tries_the_next() -> None:
+    pool = items("x" * 500, "short relevant note")
+    packet = pack_context("note", pool, [0.9, 0.5], budget=ContextBudget(max_chars=100))
+    assert [i.id for i in packet.items] == ["item01"]
+    assert packet.skipped == 1 and packet.n_candidates == 2
+
+
+def test_nothing_fits_gives_an_empty_packet() -> None:
+    packet = pack_context(TASK, items("y" * 500), [1.0], budget=ContextBudget(max_chars=60))
+    assert len(packet) == 0 and packet.n_candidates == 1
+    assert len(packet.render()) <= 60
+
+
+def test_long_task_header_is_shortened_to_fit() -> None:
+    task = "refund " * 50
+    packet = pack_context(task, items("refund ok"), [1.0], budget=ContextBudget(max_chars=60))
+    rendered = packet.render()
+    assert len(rendered) <= 60 and rendered.startswith("# Context for: refund")
+    assert "[text:item00] refund ok" in rendered
+    tiny = pack_context(task, items("a"), [1.0], budget=ContextBudget(max_chars=5))
+    assert tiny.render() == "" and len(tiny) == 0
+
+
+def test_xml_and_json_escape_and_carry_attributes() -> None:
+    it = SubstrateItem("text", 'a <b> & "c"\x01', id="i1", provenance={"source": 'x"y.md'})
+    xml_packet = pack_context("t & <u>", [it], [1.0], budget=ContextBudget(format="xml"))
+    root = ET.fromstring(xml_packet.render())
+    assert root.get("task") == "t & <u>"
+    doc = root.find("document")
+    assert doc is not None
+    assert doc.attrib == {"index": "1", "id": "i1", "kind": "text", "source": 'x"y.md'}
+    assert doc.text == 'a <b> & "c"'
+    js = json.loads(pack_context("t", [it], [1.0], budget=ContextBudget(format="json")).render())
+    assert js["documents"][0]["source"] == 'x"y.md' and js["task"] == "t"
+
+
+def test_compression_receipts_reference_example() -> None:
+    pool = items(*SHOP)
+    plain = pack_context(TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=240))
+    packed = pack_context(
+        TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=240), compress=True
+    )
+    assert len(packed) >= len(plain)
+    assert packed.compressed and packed.compression_ratio < 1.0
+    assert packed.preservation()[:2] == [1.0, 1.0]
+    assert "Refunds are given within 30 days of purchase for defective items." in packed.texts[0]
+    assert not plain.compressed and plain.compression_ratio == 1.0
+
+
+def test_filters_and_duplicates() -> None:
+    a, b = items("refund one", "refund two")
+    b.scope = "secret"
+    packet = pack_context("refund", [a, a, b], [0.9, 0.9, 0.8], scopes={"local"}, min_score=0.5)
+    assert [i.id for i in packet.items] == ["item00"]
+    with pytest.raises(InvalidInputError):
+        pack_context("x", [a], [])
+
+
+def test_payload_only_items_contribute_their_payload() -> None:
+    rec = SubstrateItem("record", payload={"owner": "alice"}, id="r1")
+    packet = pack_context("owner", [rec], [1.0])
+    assert '{"owner": "alice"}' in packet.render()
+
+
+def test_as_dict_and_knowledge_dict() -> None:
+    pool = items(*SHOP, provenance={"source": "shop.md"})
+    packet = pack_context(TASK, pool, [0.9, 0.5, 0.1])
+    d = packet.as_dict()
+    for key in (
+        "task",
+        "n_items",
+        "n_candidates",
+        "used_chars",
+        "budget_chars",
+        "shape",
+        "compressed",
+        "compression_ratio",
+        "provenance",
+    ):
+        assert key in d
+    k = packet.to_knowledge_dict(id="k1", project_id="p", target_kind="llm")
+    assert set(k) == {
+        "id",
+        "project_id",
+        "task",
+        "target_kind",
+        "target_id",
+        "token_budget",
+        "byte_budget",
+        "evidence_item_ids",
+        "constraints",
+        "citations",
+        "expected_output_schema",
+        "payload",
+    }
+    assert k["citations"][0] == {"uri": "shop.md", "media_type": "text"}
+    assert k["payload"]["rendered"] == packet.render()
+
+
+def test_assemble_context_searches_once_and_respects_scopes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[Any] = []
+
+    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+        seen.append((query, k, filters.scopes if filters else None))
+        return [
+            (i, 0.5)
+            for i in self.iter_items()
+            if filters.scopes is None or i.scope in filters.scopes
+        ][:k]
+
+    monkeypatch.setattr(Substrate, "search", search)
+    s = Substrate()
+    for n, text in enumerate(SHOP):
+        s.add("text", text, id=f"s{n}", scope="public" if n else "secret")
+    tel = Telemetry()
+    packet = assemble_context(s, TASK, scopes={"public"}, telemetry=tel)
+    assert len(seen) == 1 and seen[0][1] == 40 and seen[0][2] == {"public"}
+    assert [i.id for i in packet.items] == ["s1", "s2"]
+    (event,) = tel.events("context")
+    assert event.outcome["n_selected"] == 2 and event.features["n_candidates"] == 2
+    packets = assemble_for_receivers(
+        s, TASK, [ReceiverProfile("llm"), ReceiverProfile("human", shape="brief", max_items=1)]
+    )
+    assert set(packets) == {"llm", "human"} and len(packets["human"]) == 1
+    assert len(seen) == 2  # one search for all receivers
+
+
+def test_real_engine_assemble_context(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    s = Substrate(tmp_path / "shard")
+    for text in SHOP:
+        s.add("text", text)
+    s.save()
+    packet = assemble_context(s, TASK, budget=ContextBudget(max_chars=300), compress=True)
+    assert len(packet) > 0 and len(packet.render()) <= 300
+    assert "Refunds" in packet.render()

@@ -1,0 +1,123 @@
+"""check_factuality / FactualityReceipt / ClaimVerdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from substrate.context.compress import terms
+from substrate.errors import InvalidInputError
+from substrate.factuality import (
+    ClaimVerdict,
+    FactualityReceipt,
+    check_factuality,
+    content_overlap,
+    sentence_claims,
+)
+from substrate.store import Substrate
+
+
+@pytest.fixture
+def shard(monkeypatch: pytest.MonkeyPatch) -> Substrate:
+    queries: list[str] = []
+
+    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+        queries.append(query)
+        wanted = terms(query)
+        hits = []
+        for item in self.iter_items():
+            scopes = filters.scopes if filters is not None else None
+            if scopes is not None and item.scope not in scopes:
+                continue
+            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda pair: -pair[1])
+        return hits[:k]
+
+    monkeypatch.setattr(Substrate, "search", search)
+    s = Substrate()
+    s.add(
+        "text",
+        "Refunds are given within 30 days of purchase.",
+        id="r",
+        provenance={"source": "r.md"},
+    )
+    s.add("text", "The warehouse ships orders every Monday.", id="w")
+    s.add("text", "Gift cards are valid for ten years.", id="g", scope="ops")
+    s.queries = queries  # type: ignore[attr-defined]
+    return s
+
+
+def test_claims_are_sentences_of_two_words_or_more() -> None:
+    assert sentence_claims("Yes. Refunds take 30 days! Shipping is free?\nOk") == [
+        "Refunds take 30 days!",
+        "Shipping is free?",
+    ]
+    assert sentence_claims("") == []
+
+
+def test_content_overlap() -> None:
+    assert content_overlap("Refunds are given within 30 days", "refund within 30 days")
+    assert not content_overlap("cats", "refund within 30 days")
+    assert not content_overlap("anything", "the of and")
+    assert not content_overlap("the moon rises at night", "The moon is cheese.")
+    assert content_overlap("moon made of cheese", "The moon is cheese.")
+
+
+def test_receipt_marks_supported_and_unsupported(shard: Substrate) -> None:
+    receipt = check_factuality(
+        shard, "Refunds are given within 30 days [1]. The moon is made of cheese."
+    )
+    assert [v.supported for v in receipt.verdicts] == [True, False]
+    assert receipt.verdicts[0].claim == "Refunds are given within 30 days."
+    assert receipt.verdicts[0].citations == [
+        {"id": "r", "kind": "text", "score": 1.0, "source": "r.md"}
+    ]
+    assert receipt.grounded_fraction == 0.5
+    assert [v.claim for v in receipt.unsupported()] == ["The moon is made of cheese."]
+    assert not receipt.is_grounded() and receipt.is_grounded(0.5)
+    d = receipt.as_dict()
+    assert d["n_claims"] == 2 and d["n_unsupported"] == 1
+    assert set(d["claims"][0]) == {"claim", "supported", "score", "citations"}
+    # citation markers never reach the search
+    assert all("[1]" not in q for q in shard.queries)  # type: ignore[attr-defined]
+
+
+def test_scopes_hide_evidence(shard: Substrate) -> None:
+    text = "Gift cards are valid for ten years."
+    assert check_factuality(shard, text).grounded_fraction == 1.0
+    hidden = check_factuality(shard, text, scopes={"local"})
+    assert hidden.grounded_fraction == 0.0 and hidden.verdicts[0].citations == []
+
+
+def test_min_score_and_custom_hooks(shard: Substrate) -> None:
+    strict = check_factuality(shard, "Refunds are given within 30 days.", min_score=1.1)
+    assert not strict.verdicts[0].supported and strict.verdicts[0].score == 1.0
+    custom = check_factuality(
+        shard,
+        "anything at all",
+        extract=lambda text: ["refunds given"],
+        corroborates=lambda evidence, claim: "30 days" in evidence,
+    )
+    assert custom.verdicts[0].supported
+    with pytest.raises(InvalidInputError):
+        check_factuality(shard, "x y", k=0)
+
+
+def test_empty_answer_is_vacuously_grounded() -> None:
+    receipt = FactualityReceipt("")
+    assert receipt.grounded_fraction == 1.0 and receipt.is_grounded()
+    verdict = ClaimVerdict("c", False, 0.0)
+    assert verdict.citations == []
+
+
+def test_real_engine_factuality(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "Refunds are given within 30 days of purchase.")
+    s.add("text", "The warehouse ships orders every Monday.")
+    s.save()
+    receipt = check_factuality(s, "Refunds are given within 30 days. Pigs can fly over Mars.")
+    assert [v.supported for v in receipt.verdicts] == [True, False]

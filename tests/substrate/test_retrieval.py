@@ -1,0 +1,242 @@
+"""retrieve / Retrieval: one ranked pass, per-kind weights, round-robin diversity, visibility."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from substrate.context.compress import terms
+from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
+from substrate.retrieval import Retrieval, merge_scopes, retrieve
+from substrate.store import Substrate
+from substrate.telemetry import Telemetry
+
+
+class FakeIndex:
+    """A deterministic stand-in for the search engine: share of query terms in the item.
+
+    ``scores`` pins exact scores per item id; every call is recorded.
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.scores: dict[str, float] = {}
+
+    def search(
+        self,
+        store: Substrate,
+        query: str,
+        k: int = 5,
+        *,
+        kind: str | None = None,
+        scope: str | None = None,
+        filters: Any = None,
+    ) -> list[tuple[SubstrateItem, float]]:
+        if filters is not None:
+            kind, scopes = filters.kind, filters.scopes
+        else:
+            scopes = frozenset([scope]) if scope else None
+        self.calls.append({"query": query, "k": k, "kind": kind, "scopes": scopes})
+        wanted = terms(query)
+        hits = []
+        for item in store.iter_items():
+            if (kind and item.kind != kind) or (scopes is not None and item.scope not in scopes):
+                continue
+            score = self.scores.get(item.id)
+            if score is None:
+                score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda pair: -pair[1])
+        return hits[:k]
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch) -> FakeIndex:
+    fake = FakeIndex()
+
+    def search(self: Substrate, query: str, k: int = 5, **kw: Any) -> Any:
+        return fake.search(self, query, k, **kw)
+
+    monkeypatch.setattr(Substrate, "search", search)
+    return fake
+
+
+def shard(*items: SubstrateItem) -> Substrate:
+    s = Substrate()
+    for item in items:
+        s.put(item)
+    return s
+
+
+def item(kind: str, text: str, ident: str, scope: str = "local", **kw: Any) -> SubstrateItem:
+    return SubstrateItem(kind=kind, text=text, id=ident, scope=scope, **kw)
+
+
+@pytest.fixture
+def mixed(index: FakeIndex) -> Substrate:
+    s = shard(
+        item("text", "refund policy text one", "t1"),
+        item("text", "refund policy text two", "t2"),
+        item("text", "refund policy text three", "t3"),
+        item("record", "refund record", "r1"),
+        item("artifact", "refund model artifact", "a1"),
+        item("text", "unrelated cats", "t4"),
+    )
+    index.scores.update({"t1": 0.9, "t2": 0.8, "t3": 0.7, "r1": 0.5, "a1": 0.3})
+    return s
+
+
+def test_diversified_round_robin(mixed: Substrate) -> None:
+    r = retrieve(mixed, "refund", k=4)
+    # layer 0: best of each kind (sorted by score), then layer 1.
+    assert [i.id for i in r.items] == ["t1", "r1", "a1", "t2"]
+    assert r.scores == [0.9, 0.5, 0.3, 0.8]
+
+
+def test_flat_merge(mixed: Substrate) -> None:
+    r = retrieve(mixed, "refund", k=4, diversify=False)
+    assert [i.id for i in r.items] == ["t1", "t2", "t3", "r1"]
+
+
+def test_one_ranked_pass_not_one_per_kind(mixed: Substrate, index: FakeIndex) -> None:
+    retrieve(mixed, "refund", k=4)
+    assert len(index.calls) == 1
+    assert index.calls[0]["kind"] is None and index.calls[0]["k"] >= 4
+
+
+def test_single_kind_is_pushed_into_the_search(mixed: Substrate, index: FakeIndex) -> None:
+    r = retrieve(mixed, "refund", k=2, kinds=["record"])
+    assert [i.id for i in r.items] == ["r1"]
+    assert index.calls[0]["kind"] == "record"
+
+
+def test_weights_reorder_kinds(mixed: Substrate) -> None:
+    r = retrieve(mixed, "refund", k=3, weights={"artifact": 4.0}, diversify=False)
+    assert [i.id for i in r.items] == ["a1", "t1", "t2"]
+    assert r.scores[0] == pytest.approx(1.2)
+
+
+def test_kinds_filter_and_empty_kinds(mixed: Substrate) -> None:
+    r = retrieve(mixed, "refund", k=8, kinds=["artifact", "record"])
+    assert {i.kind for i in r.items} == {"artifact", "record"}
+    assert len(retrieve(mixed, "refund", kinds=[])) == 0
+
+
+def test_bad_arguments(mixed: Substrate) -> None:
+    with pytest.raises(InvalidInputError):
+        retrieve(mixed, "refund", kinds=["nope"])
+    with pytest.raises(InvalidInputError):
+        retrieve(mixed, "refund", k=-1)
+    with pytest.raises(InvalidInputError):
+        retrieve(mixed, "refund", weights={"text": -1.0})
+    with pytest.raises(InvalidInputError):
+        retrieve(mixed, "refund", weights={"text": float("nan")})
+
+
+def test_k_zero_and_empty_query(mixed: Substrate, index: FakeIndex) -> None:
+    assert len(retrieve(mixed, "refund", k=0)) == 0
+    assert len(retrieve(mixed, "   ")) == 0
+    assert index.calls == []
+
+
+def test_min_score_drops_weak_hits(mixed: Substrate) -> None:
+    r = retrieve(mixed, "refund", k=8, min_score=0.6)
+    assert [i.id for i in r.items] == ["t1", "t2", "t3"]
+
+
+def test_scopes_limit_what_is_seen(index: FakeIndex) -> None:
+    s = shard(
+        item("text", "refund alpha", "a", scope="team-a"),
+        item("text", "refund public", "p", scope="public"),
+        item("text", "refund secret", "x", scope="team-b"),
+    )
+    r = retrieve(s, "refund", scopes={"team-a", "public"})
+    assert {i.id for i in r.items} == {"a", "p"}
+    assert index.calls[-1]["scopes"] == frozenset({"team-a", "public"})
+    assert [i.id for i in retrieve(s, "refund", scope="public").items] == ["p"]
+    # scope narrows scopes; a scope outside them sees nothing.
+    assert len(retrieve(s, "refund", scope="team-b", scopes={"team-a"})) == 0
+    assert len(retrieve(s, "refund", scopes=set())) == 0
+
+
+def test_merge_scopes() -> None:
+    assert merge_scopes(None, None) is None
+    assert merge_scopes("a", None) == frozenset({"a"})
+    assert merge_scopes(None, ["a", "b"]) == frozenset({"a", "b"})
+    assert merge_scopes("a", ["a", "b"]) == frozenset({"a"})
+    assert merge_scopes("c", ["a"]) == frozenset()
+
+
+def test_retrieval_methods(mixed: Substrate) -> None:
+    mixed.get("t1").provenance.update(  # type: ignore[union-attr]
+        {"source": "docs/a.md", "line_start": 3, "line_end": 9}
+    )
+    r = retrieve(mixed, "refund", k=4)
+    assert r.kinds() == ["artifact", "record", "text"]
+    assert list(r.by_kind()) == ["text", "record", "artifact"]
+    assert [i.id for i in r.top(2)] == ["t1", "r1"]
+    first = r.provenance()[0]
+    assert first == {
+        "id": "t1",
+        "kind": "text",
+        "source": "docs/a.md",
+        "score": 0.9,
+        "line_start": 3,
+        "line_end": 9,
+    }
+    assert r.as_dict()["n"] == 4
+
+
+def test_to_context_reuses_scores_without_searching(mixed: Substrate, index: FakeIndex) -> None:
+    r = retrieve(mixed, "refund", k=4)
+    before = len(index.calls)
+    packet = r.to_context()
+    assert len(index.calls) == before
+    assert packet.task == "refund"
+    assert packet.scores == r.scores
+    assert [i.id for i in packet.items] == [i.id for i in r.items]
+    assert [i.id for i in r.to_context(kind="text").items] == ["t1", "t2"]
+
+
+def test_telemetry_one_reason_event(mixed: Substrate) -> None:
+    tel = Telemetry()
+    r = retrieve(mixed, "refund", k=3, telemetry=tel)
+    events = tel.events("reason")
+    assert len(events) == 1
+    assert events[0].features["action"] == "retrieve"
+    assert events[0].choice == [i.id for i in r.items]
+    assert events[0].outcome == {"n": 3, "kinds_covered": 3}
+
+
+def test_failing_recorder_never_breaks_retrieval(mixed: Substrate) -> None:
+    class Broken:
+        def record(self, *a: Any, **kw: Any) -> None:
+            raise RuntimeError("sink down")
+
+    assert len(retrieve(mixed, "refund", k=2, telemetry=Broken())) == 2
+
+
+def test_empty_retrieval_object() -> None:
+    r = Retrieval("q")
+    assert len(r) == 0 and r.kinds() == [] and r.provenance() == []
+
+
+# -- with the real engine ---------------------------------------------------------------------
+
+
+def test_real_engine_cross_kind(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "the refund policy covers defective items", id="t1")
+    s.add("record", "refund ledger entry for order 42", id="r1")
+    s.add("artifact", "refund classifier model", id="a1", scope="ops")
+    s.add("text", "store opening hours", id="t2")
+    s.save()
+    r = retrieve(s, "refund", k=3)
+    assert {i.kind for i in r.items} == {"text", "record", "artifact"}
+    assert all(0.0 <= sc <= 1.0 for sc in r.scores)
+    hidden = retrieve(s, "refund", k=3, scopes={"local"})
+    assert "a1" not in {i.id for i in hidden.items}
