@@ -14,8 +14,33 @@ from substrate.search.tokenize import Analyzer
 
 ELLIPSIS = "…"
 
-# A sentence ends at whitespace after ., ! or ?; newlines always end one.
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at whitespace after ., ! or ?. Line breaks inside a paragraph are wrapping,
+# except before a line that starts a block of its own (list item, heading, quote, code).
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs and list items with their wrapped lines joined."""
+    blocks: list[str] = []
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        current: list[str] = []
+        for line in paragraph.splitlines():
+            starts_block = _BLOCK_START.match(line) is not None
+            after_heading = bool(current) and current[0].startswith("#")
+            if current and (starts_block or after_heading):
+                blocks.append(" ".join(current))
+                current = []
+            if line.strip():
+                current.append(line.strip())
+                if len(current) > 1 and current[-2].endswith(":"):
+                    # "Do this:" + the command: the pair is one block, whatever follows.
+                    blocks.append(" ".join(current))
+                    current = []
+        if current:
+            blocks.append(" ".join(current))
+    return blocks
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,7 +60,8 @@ def sentences(text: str) -> list[str]:
     two stay together as one sentence.
     """
     out: list[str] = []
-    for part in _SENTENCE_SPLIT.split(text):
+    parts = [part for block in _blocks(text) for part in _SENTENCE_SPLIT.split(block)]
+    for part in parts:
         part = part.strip()
         if not part:
             continue

@@ -81,6 +81,15 @@ def test_sentences_and_truncate() -> None:
         "List files by size: ls -lS",
         "Done.",
     ]
+    wrapped = "Refunds for defective items are\nprocessed within five days.\n- Gift cards are not."
+    assert sentences(wrapped) == [
+        "Refunds for defective items are processed within five days.",
+        "- Gift cards are not.",
+    ]
+    assert sentences("# Rollback\nRun the pipeline again.") == [
+        "# Rollback",
+        "Run the pipeline again.",
+    ]
     assert truncate("hello world again", 12) == "hello world…"
     assert len(truncate("x" * 50, 10)) == 10
 
