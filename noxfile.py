@@ -41,6 +41,8 @@ def smoke(session: nox.Session) -> None:
     shard = session.create_tmp() + "/smoke-shard"
     session.run("mixle", "--help", silent=True)
     session.run("mixle", "--shard", shard, "init")
+    session.run("mixle", "--shard", shard, "ingest", "fixtures/sample-notes")
+    session.run("mixle", "--shard", shard, "ask", "How long do refunds for defective items take?")
     session.run("mixle", "--shard", shard, "add", "The smoke test checks that mixle runs.")
     session.run("mixle", "--shard", shard, "ls")
     session.run("mixle", "--shard", shard, "status")
