@@ -27,8 +27,8 @@ from substrate.context import ContextBudget, ContextPacket
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
-from substrate.item import SubstrateItem
 from substrate.hops import multihop
+from substrate.item import SubstrateItem
 from substrate.retrieval import Retrieval, merge_scopes, retrieve
 from substrate.telemetry import Recorder, emit
 

@@ -63,7 +63,6 @@ def encode(item: SubstrateItem) -> bytes:
     return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
 
 
-
 class Substrate:
     """A local shard of the knowledge substrate.
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 

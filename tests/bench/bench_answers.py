@@ -47,8 +47,8 @@ from substrate.answer import answer_from_substrate  # noqa: E402
 from substrate.answerers import ExtractiveAnswerer  # noqa: E402
 from substrate.context import ContextBudget, assemble_context  # noqa: E402
 from substrate.context.compress import sentences, terms  # noqa: E402
-from substrate.item import SubstrateItem  # noqa: E402
 from substrate.hops import multihop  # noqa: E402
+from substrate.item import SubstrateItem  # noqa: E402
 from substrate.retrieval import retrieve  # noqa: E402
 from substrate.store import Substrate  # noqa: E402
 

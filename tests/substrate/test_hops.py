@@ -8,8 +8,8 @@ import pytest
 
 from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
-from substrate.item import SubstrateItem
 from substrate.hops import HopChain, HopStep, multihop
+from substrate.item import SubstrateItem
 from substrate.store import Substrate
 from substrate.telemetry import Telemetry
 
