@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from mixle_cli.commands import answers, audit, governance, ingest, items
+from mixle_cli.commands import answers, audit, governance, ingest, items, secrets
 from mixle_cli.context import AppState
 
 app = typer.Typer(
@@ -60,6 +60,7 @@ def main_options(
 items.register(app)
 ingest.register(app)
 answers.register(app)
+secrets.register(app)
 governance.register(app)
 audit.register(app)
 

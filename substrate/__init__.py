@@ -77,8 +77,8 @@ _EXPORTS: dict[str, str] = {
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "pending": "substrate.governance",
     "PENDING": "substrate.governance",
+    "pending": "substrate.governance",
     "proposal_events": "substrate.governance",
     "proposal_of": "substrate.governance",
     "propose": "substrate.governance",
@@ -119,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "detect_secrets": "substrate.secrets",
     "fingerprint": "substrate.secrets",
     "load_baseline": "substrate.secrets",
+    "merge_baseline": "substrate.secrets",
     "new_findings": "substrate.secrets",
     "redact_secrets": "substrate.secrets",
     "Rule": "substrate.secrets",
@@ -138,7 +139,14 @@ _EXPORTS: dict[str, str] = {
     "stale_fingerprints": "substrate.secrets",
     "TextFinding": "substrate.secrets",
     "TextScan": "substrate.secrets",
+    "git_toplevel": "substrate.secrets.sources",
+    "ScanSource": "substrate.secrets.sources",
+    "shown_path": "substrate.secrets.sources",
+    "staged_blobs": "substrate.secrets.sources",
+    "tracked_files": "substrate.secrets.sources",
+    "walk_sources": "substrate.secrets.sources",
     "Settings": "substrate.settings",
+    "SETTINGS_FILE": "substrate.settings",
     "SHARD_FORMAT": "substrate.settings",
     "init_shard": "substrate.shard",
     "shard_status": "substrate.shard",
@@ -498,6 +506,9 @@ if TYPE_CHECKING:
         load_baseline as load_baseline,
     )
     from substrate.secrets import (
+        merge_baseline as merge_baseline,
+    )
+    from substrate.secrets import (
         new_findings as new_findings,
     )
     from substrate.secrets import (
@@ -529,6 +540,27 @@ if TYPE_CHECKING:
     )
     from substrate.secrets import (
         stale_fingerprints as stale_fingerprints,
+    )
+    from substrate.secrets.sources import (
+        ScanSource as ScanSource,
+    )
+    from substrate.secrets.sources import (
+        git_toplevel as git_toplevel,
+    )
+    from substrate.secrets.sources import (
+        shown_path as shown_path,
+    )
+    from substrate.secrets.sources import (
+        staged_blobs as staged_blobs,
+    )
+    from substrate.secrets.sources import (
+        tracked_files as tracked_files,
+    )
+    from substrate.secrets.sources import (
+        walk_sources as walk_sources,
+    )
+    from substrate.settings import (
+        SETTINGS_FILE as SETTINGS_FILE,
     )
     from substrate.settings import (
         SHARD_FORMAT as SHARD_FORMAT,

@@ -52,6 +52,29 @@ def baseline_from_findings(findings: Iterable[TextFinding]) -> Baseline:
     return Baseline({f.fingerprint: {"rule": f.rule, "path": f.path} for f in findings})
 
 
+def merge_baseline(
+    baseline: Baseline,
+    findings: Iterable[TextFinding],
+    *,
+    scanned_paths: Iterable[str] | None = None,
+) -> Baseline:
+    """A baseline accepting ``findings``, keeping what the scan could not have seen.
+
+    Args:
+        baseline: the current baseline.
+        findings: every finding of the latest scan.
+        scanned_paths: the paths that scan read. Entries for other paths are kept, so
+            updating from a scan of a few files does not drop the rest; None means the scan
+            covered the whole tree and the old entries are replaced.
+    """
+    entries: dict[str, dict[str, str]] = {}
+    if scanned_paths is not None:
+        seen = set(scanned_paths)
+        entries = {fp: dict(m) for fp, m in baseline.entries.items() if m["path"] not in seen}
+    entries.update(baseline_from_findings(findings).entries)
+    return Baseline(entries)
+
+
 def new_findings(findings: Iterable[TextFinding], baseline: Baseline) -> list[TextFinding]:
     """The findings the baseline does not accept yet."""
     return [f for f in findings if f.fingerprint not in baseline]

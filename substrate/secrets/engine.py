@@ -7,6 +7,9 @@ which all begin with a literal prefix, are run directly: the regex engine's lite
 as fast as a keyword test. The generic ``key = value`` rules only run on the lines (windows)
 around a keyword hit, so a large file with few candidate lines costs little more than one
 pass of ``str.find`` per keyword.
+
+On long texts most rules are first tried on a much smaller reduced text (see
+``substrate.secrets.prefilter``) and run on the full text only when that finds something.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from substrate.secrets.placeholders import (
     is_reference,
     worth_reporting,
 )
+from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
 from substrate.secrets.rules import RULES, Rule
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
@@ -85,7 +89,7 @@ def _keyword_index(tokens: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
 _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
-_MIN_TOKEN_LEN = 12
+_MIN_TOKEN_LEN = MIN_WORD
 _KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
 
 
@@ -151,6 +155,8 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     else:
         # rule-first: literal-led patterns are their own fast filter on long texts
         selected = range(len(RULES))
+        filters = word_filters(RULES)
+        reduced = reduce_text(text)
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     for i in selected:
@@ -163,13 +169,16 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
             continue
-        if (
-            not gated
-            and rule.keywords
-            and not _LITERAL[i]
-            and not _has(low, rule.keywords, present)
-        ):
-            continue
+        if not gated:
+            floor, witness = filters[i]
+            if floor:
+                words, words_low = reduced[floor]
+                if witness and witness not in words_low:
+                    continue
+                if rule.regex.search(words) is None:
+                    continue
+            elif rule.keywords and not _LITERAL[i] and not _has(low, rule.keywords, present):
+                continue
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)

@@ -12,6 +12,7 @@ over the size cap are skipped with a note. Nothing here raises on odd input.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -236,8 +237,8 @@ def scan_file(
     return scan_text(data, path=shown, config=cfg)
 
 
-def _scan_one(job: tuple[str | Path, ScanConfig]) -> TextScan:
-    return scan_file(job[0], config=job[1])
+def _scan_one(job: tuple[str | Path, str | None, ScanConfig]) -> TextScan:
+    return scan_file(job[0], config=job[2], display_path=job[1])
 
 
 def scan_files(
@@ -245,6 +246,7 @@ def scan_files(
     *,
     config: ScanConfig | Mapping[str, Any] | None = None,
     workers: int = 1,
+    display_paths: Iterable[str] | None = None,
 ) -> Iterator[TextScan]:
     """Scan several files lazily, yielding results in the given order.
 
@@ -254,16 +256,22 @@ def scan_files(
         workers: processes to use. Scanning is CPU-bound pure Python, so a large tree scans
             about ``workers`` times faster with more processes; keep 1 for a handful of files,
             where starting processes costs more than it saves.
+        display_paths: the path to report for each file, in the same order as ``paths``
+            (see ``scan_file``); defaults to the paths as given.
     """
     cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    shown: Iterable[str | None] = (
+        display_paths if display_paths is not None else itertools.repeat(None)
+    )
+    jobs = ((p, d, cfg) for p, d in zip(paths, shown, strict=display_paths is not None))
     if workers <= 1:
-        for p in paths:
-            yield scan_file(p, config=cfg)
+        for job in jobs:
+            yield _scan_one(job)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_scan_one, ((p, cfg) for p in paths), chunksize=16)
+        yield from pool.map(_scan_one, jobs, chunksize=16)
 
 
 def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> None:

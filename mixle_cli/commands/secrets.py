@@ -1,0 +1,495 @@
+"""Secret scanning for pre-commit hooks and CI (``scan-secrets``) and a redaction filter.
+
+``scan-secrets`` reads files, the staged blobs of a git work tree, every tracked file, standard
+input or the items of a shard, and exits 0 when clean, 1 when it found secrets, 2 on a usage
+error and 3 when something could not be read (3 wins over 1; findings are printed either way).
+The secret rules load only when one of these commands runs, so other commands never pay for them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import AppState, state
+from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, guarded, usage
+
+if TYPE_CHECKING:
+    from substrate import ScanConfig, ScanSource, TextFinding, TextScan
+
+T = TypeVar("T")
+
+# Scans smaller than this run in one process: starting workers costs more than it saves.
+PARALLEL_MIN_BYTES = 8 * 1024 * 1024
+PARALLEL_MIN_FILES = 16
+# Control characters in previews and paths are shown escaped so a scanned file cannot drive
+# the terminal that displays the report.
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
+
+
+@dataclass
+class Run:
+    """Everything one file scan produced, before the baseline is applied."""
+
+    scans: list[TextScan] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    complete: bool = False  # every file of the tree was scanned (baseline entries may be pruned)
+
+    def note_unreadable(self, exc: OSError) -> None:
+        self.errors.append(_unreadable(exc))
+
+
+def _safe(text: str) -> str:
+    return text.translate(_CONTROL)
+
+
+def _unreadable(exc: OSError) -> str:
+    from substrate import shown_path
+
+    where = shown_path(os.fsdecode(exc.filename)) if exc.filename else "a folder"
+    return f"cannot read {_safe(where)}: {exc.strerror or exc}"
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+def _load_config(app_state: AppState, config: Path | None) -> ScanConfig:
+    """The ``[secrets]`` settings: from ``--config``, else the discovered shard's mixle.toml.
+
+    Never creates a shard; a missing shard or file means defaults. Any problem is an
+    operational error (exit 3), not a usage error: the command line was fine, the file is not.
+    """
+    import tomllib
+
+    from substrate import ScanConfig, SubstrateError
+
+    table: Any = None
+    where = ""
+    try:
+        if config is not None:
+            where = str(config)
+            with config.open("rb") as fh:
+                doc = tomllib.load(fh)
+            if "secrets" not in doc:
+                fail(f"{where} has no [secrets] table", OPERATIONAL)
+            table = doc["secrets"]
+        else:
+            from substrate import SETTINGS_FILE, Settings
+
+            root = app_state.shard_path
+            where = str(root / SETTINGS_FILE)
+            if (root / SETTINGS_FILE).is_file():
+                table = Settings.load(root).data.get("secrets")
+        if table is not None and not isinstance(table, dict):
+            fail(f"{where}: [secrets] must be a table", OPERATIONAL)
+        return ScanConfig.from_settings(table)
+    except OSError as exc:
+        fail(f"cannot read {where}: {exc.strerror or exc}", OPERATIONAL)
+    except tomllib.TOMLDecodeError as exc:
+        fail(f"{where}: invalid TOML: {exc}", OPERATIONAL)
+    except SubstrateError as exc:
+        message = str(exc)
+        fail(message if where in message else f"{where}: {message}", OPERATIONAL)
+
+
+# -- where the files come from -------------------------------------------------------------------
+
+
+def _from_git(what: str, get: Callable[[], T]) -> T:
+    from substrate import InvalidInputError, SubstrateError
+
+    try:
+        return get()
+    except InvalidInputError as exc:
+        usage(f"{what}, and {exc}")
+    except SubstrateError as exc:
+        fail(str(exc), OPERATIONAL)
+
+
+def _staged(cfg: ScanConfig) -> Run:
+    from substrate import scan_text, staged_blobs
+
+    run = Run()
+    for path, blob in _from_git("no files given to scan", staged_blobs):
+        if blob is None:
+            run.errors.append(f"cannot read the staged content of {_safe(path)}")
+        else:
+            run.scans.append(scan_text(blob, path=path, config=cfg))
+    return run
+
+
+def _scan_sources(sources: list[ScanSource], cfg: ScanConfig, jobs: int) -> list[TextScan]:
+    from substrate import scan_files
+
+    workers = jobs or _auto_workers(sources)
+    real = [s.real for s in sources]
+    shown = [s.shown for s in sources]
+    return list(scan_files(real, config=cfg, workers=workers, display_paths=shown))
+
+
+def _auto_workers(sources: list[ScanSource]) -> int:
+    """Several processes only for big scans: starting them costs more than a few files."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(sources) < PARALLEL_MIN_FILES:
+        return 1
+    total = 0
+    for s in sources:
+        try:
+            total += os.stat(s.real).st_size
+        except OSError:
+            continue
+        if total >= PARALLEL_MIN_BYTES:
+            return min(cpus, 8)
+    return 1
+
+
+def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: str) -> Run:
+    from substrate import ScanSource, scan_text, shown_path, walk_sources
+
+    run = Run()
+    sources: list[ScanSource] = []
+    stdin_scan: TextScan | None = None
+    for p in paths:
+        if p == "-":
+            if stdin_scan is None:
+                stdin_scan = scan_text(sys.stdin.buffer.read(), path=stdin_name, config=cfg)
+        elif os.path.isdir(p):
+            sources.extend(walk_sources(p, on_error=run.note_unreadable))
+        elif os.path.exists(p) and not os.path.isfile(p):
+            # a pipe or device would block or never end; "-" is the way to scan a stream
+            run.errors.append(f"cannot read {_safe(shown_path(p))}: not a regular file")
+        else:
+            sources.append(ScanSource(p, shown_path(p)))
+    run.scans = _scan_sources(sources, cfg, jobs)
+    if stdin_scan is not None:
+        run.scans.append(stdin_scan)
+    return run
+
+
+# -- baseline ------------------------------------------------------------------------------------
+
+
+def _apply_baseline(
+    run: Run, baseline_path: Path | None, update: bool, quiet: bool
+) -> tuple[list[TextFinding], int]:
+    """The findings to report and how many the baseline accepted; with ``update``, rewrite the
+    baseline to accept every current finding (entries of files not scanned now are kept)."""
+    from substrate import (
+        Baseline,
+        NotFoundError,
+        SubstrateError,
+        load_baseline,
+        merge_baseline,
+        save_baseline,
+        stale_fingerprints,
+    )
+
+    found = [f for s in run.scans for f in s.findings]
+    if baseline_path is None:
+        return found, 0
+    try:
+        old = load_baseline(baseline_path)
+    except NotFoundError:
+        if not update:
+            fail(
+                f"baseline {baseline_path} not found",
+                OPERATIONAL,
+                "create it with --update-baseline",
+            )
+        old = Baseline()
+    except SubstrateError as exc:
+        fail(str(exc), OPERATIONAL)
+    scanned = None if run.complete else {s.path for s in run.scans if s.skipped is None}
+    if not update:
+        fresh = [f for f in found if f.fingerprint not in old]
+        stale = [
+            fp
+            for fp in stale_fingerprints(old, found)
+            if scanned is None or old.entries[fp]["path"] in scanned
+        ]
+        if stale and not quiet:
+            output.note(
+                f"{len(stale)} baseline entr{'y' if len(stale) == 1 else 'ies'} no longer "
+                "match anything (fixed or moved); --update-baseline drops them"
+            )
+        return fresh, len(found) - len(fresh)
+    new = merge_baseline(old, found, scanned_paths=scanned)
+    try:
+        save_baseline(baseline_path, new)
+    except SubstrateError as exc:
+        fail(str(exc), OPERATIONAL)
+    added = len(set(new.entries) - set(old.entries))
+    removed = len(set(old.entries) - set(new.entries))
+    output.note(f"baseline {baseline_path}: {len(new)} accepted finding(s) (+{added}, -{removed})")
+    return [], len(found)
+
+
+# -- output --------------------------------------------------------------------------------------
+
+
+def _report_files(
+    run: Run, findings: list[TextFinding], accepted: int, fmt: str, quiet: bool
+) -> None:
+    skipped = [s for s in run.scans if s.skipped not in (None, "allowed path", "unreadable")]
+    for s in run.scans:
+        if s.skipped == "unreadable":
+            why = s.notes[0].removeprefix("skipped: ") if s.notes else "unreadable"
+            run.errors.append(f"cannot read {_safe(s.path)}: {why}")
+        elif not quiet:
+            for note in s.notes:
+                output.note(f"{_safe(s.path)}: {note}")
+    suppressed = sum(s.suppressed for s in run.scans)
+    if fmt == "json":
+        output.emit_json(
+            {
+                "clean": not findings,
+                "n_findings": len(findings),
+                "n_files": sum(1 for s in run.scans if s.skipped is None),
+                "n_baselined": accepted,
+                "n_suppressed": suppressed,
+                "findings": [f.as_dict() for f in findings],
+                "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
+                "errors": run.errors,
+            }
+        )
+    elif fmt == "jsonl":
+        output.emit_jsonl(f.as_dict() for f in findings)
+    elif fmt == "sarif":
+        from substrate import __version__, sarif_log
+
+        output.emit_json(sarif_log(findings, tool_version=__version__))
+    else:
+        if findings:
+            output.emit_text(
+                "\n".join(
+                    f"{_safe(f.path)}:{f.line}:{f.column}: {f.rule}: {_safe(f.preview)}"
+                    for f in findings
+                )
+            )
+        if not quiet:
+            _summary(run, findings, accepted, suppressed)
+    for message in run.errors:
+        sys.stderr.write(f"error: {message}\n")
+
+
+def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:
+    n_files = sum(1 for s in run.scans if s.skipped is None)
+    extra = [
+        f"{n} {what}"
+        for n, what in ((accepted, "accepted by the baseline"), (suppressed, "allowed"))
+        if n
+    ]
+    tail = f" ({', '.join(extra)})" if extra else ""
+    if not findings:
+        output.note(f"no new secrets in {n_files} file(s){tail}")
+        return
+    n_dirty = len({f.path for f in findings})
+    output.note(f"{len(findings)} secret(s) in {n_dirty} of {n_files} file(s){tail}")
+    output.note(
+        "hint: remove the secret (and revoke it), mark a false positive with `mixle:allow` on "
+        "its line, or accept it with --baseline FILE --update-baseline"
+    )
+
+
+def _format(json: bool, jsonl: bool, sarif: bool) -> str:
+    if json + jsonl + sarif > 1:
+        usage("choose one of --json, --jsonl and --sarif")
+    return "json" if json else "jsonl" if jsonl else "sarif" if sarif else "text"
+
+
+# -- shard items ---------------------------------------------------------------------------------
+
+
+def _scan_items(
+    app_state: AppState, scope: str | None, cfg: ScanConfig, fmt: str, quiet: bool
+) -> int:
+    from substrate import scan_item
+
+    root = app_state.shard_path
+    if not root.is_dir():
+        fail(f"no shard at {root}", OPERATIONAL, "pick one with --shard or MIXLE_SHARD")
+    substrate = app_state.substrate()
+    n_items = 0
+    rows: list[dict[str, Any]] = []
+    for item in substrate.iter_items(scope=scope, scopes=app_state.scopes):
+        n_items += 1
+        for f in scan_item(item).findings:
+            if f.rule not in cfg.allow_rules:
+                rows.append({"item_id": item.id, "scope": item.scope, **f.as_dict()})
+    if fmt == "json":
+        dirty = len({r["item_id"] for r in rows})
+        output.emit_json(
+            {
+                "clean": not rows,
+                "n_items": n_items,
+                "n_dirty": dirty,
+                "n_findings": len(rows),
+                "findings": rows,
+            }
+        )
+    elif fmt == "jsonl":
+        output.emit_jsonl(rows)
+    else:
+        if rows:
+            output.emit_text(
+                "\n".join(
+                    f"item:{r['item_id']} {_safe(r['field'])}: {_safe(r['preview'])}" for r in rows
+                )
+            )
+        if not quiet:
+            output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
+    return FOUND if rows else OK
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+def scan_secrets(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Files or folders to scan; - reads standard input. "
+            "Default: the changes staged for the next git commit.",
+            show_default=False,
+        ),
+    ] = None,
+    all_files: Annotated[
+        bool, typer.Option("--all", help="Scan every file tracked by git (the work tree copy).")
+    ] = False,
+    items: Annotated[
+        bool,
+        typer.Option(
+            "--items", help="Sweep the items of the shard (chosen with the global --shard)."
+        ),
+    ] = False,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="With --items: only this scope.")
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="JSON file of accepted findings; only new ones count."),
+    ] = None,
+    update_baseline: Annotated[
+        bool,
+        typer.Option("--update-baseline", help="Accept every current finding into --baseline."),
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="TOML file whose [secrets] table replaces mixle.toml's."),
+    ] = None,
+    stdin_name: Annotated[
+        str, typer.Option("--stdin-name", help="Path to report for standard input (-).")
+    ] = "<stdin>",
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: automatic).")
+    ] = 0,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No summary and no notes on skipped files.")
+    ] = False,
+    json: output.JsonOpt = False,
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="Print one JSON object per finding.")
+    ] = False,
+    sarif: Annotated[bool, typer.Option("--sarif", help="Print a SARIF 2.1.0 log.")] = False,
+) -> None:
+    """Find secrets (API keys, tokens, passwords, private keys) before they are committed.
+
+    Exits 0 when clean, 1 when secrets were found, 2 on a usage error, 3 when a file or the
+    configuration could not be read (3 wins over 1; findings are still printed). Previews
+    mask every secret.
+    """
+    fmt = _format(json, jsonl, sarif)
+    chosen = [
+        name
+        for name, on in (("PATHS", bool(paths)), ("--all", all_files), ("--items", items))
+        if on
+    ]
+    if len(chosen) > 1:
+        usage(f"{' and '.join(chosen)} cannot be combined")
+    if update_baseline and baseline is None:
+        usage("--update-baseline needs --baseline FILE")
+    if scope is not None and not items:
+        usage("--scope applies to --items")
+    app_state = state(ctx)
+    cfg = _load_config(app_state, config)
+    if items:
+        if baseline is not None or fmt == "sarif":
+            usage("--baseline and --sarif apply to files, not to --items")
+        raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
+    if all_files:
+        from substrate import tracked_files
+
+        sources = _from_git("--all scans the files git tracks", tracked_files)
+        run = Run(_scan_sources(sources, cfg, jobs), complete=True)
+    elif paths:
+        run = _scan_arguments(paths, cfg, jobs, stdin_name)
+    else:
+        run = _staged(cfg)
+    findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)
+    _report_files(run, findings, accepted, fmt, quiet)
+    if run.errors:
+        raise typer.Exit(OPERATIONAL)
+    if findings:
+        raise typer.Exit(FOUND)
+
+
+def redact(
+    source: Annotated[
+        str, typer.Argument(help="File to redact, or - for standard input.", show_default=False)
+    ] = "-",
+    mask: Annotated[
+        str, typer.Option("--mask", help="Replacement text; {rule} becomes the rule name.")
+    ] = "[REDACTED:{rule}]",
+    keep_prefix: Annotated[
+        int,
+        typer.Option(
+            "--keep-prefix",
+            min=0,
+            help="Leave up to N leading characters of each secret (capped at its public "
+            "prefix plus a quarter of the rest).",
+        ),
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No count on stderr.")] = False,
+) -> None:
+    """Print a file (or standard input) with every detected secret masked.
+
+    Bytes that are not UTF-8 pass through unchanged. Exits 0 whether or not anything was
+    masked; the count goes to stderr.
+    """
+    try:
+        mask.format(rule="rule")
+    except (KeyError, IndexError, ValueError):
+        usage("--mask may use {rule} and no other {...} field")
+    from substrate import detect_secrets, redact_secrets
+
+    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    text = data.decode("utf-8", "surrogateescape")
+    scan = detect_secrets(text)
+    if not scan.clean:
+        data = redact_secrets(text, mask=mask, keep_prefix=keep_prefix).encode(
+            "utf-8", "surrogateescape"
+        )
+    out = sys.stdout
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text-only stream (some embedders): undecodable bytes become U+FFFD
+        out.write(data.decode("utf-8", "replace"))
+        out.flush()
+    if not quiet and not scan.clean:
+        output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("scan-secrets")(guarded(scan_secrets))
+    app.command("redact")(guarded(redact))

@@ -1,0 +1,150 @@
+"""A cheap first pass for long texts: try each rule on the text's long words before the text.
+
+A long text is reduced once to its distinct whitespace-free words of at least ``MIN_WORD``
+characters (and, for rules with longer matches, of at least 20), one per line. Source code has
+few long words, so the reduced text is a small fraction of the original. A rule qualifies when
+every match it can make lies inside one such word: it matches no whitespace character, each
+lookaround checks a single character (whitespace, or not, in both texts alike), and its
+shortest match is at least the tier's word length. Such a rule is tried on the reduced text
+first, and on the full text only when that finds something; a rule whose every match contains
+a literal (its *witness*) is skipped when the lower-cased reduced text lacks it, without even
+compiling the pattern. Both tests can only say "no match possible", so results are unchanged.
+
+The analysis reads the parsed form of each pattern (``re._parser``). Should that private module
+change shape, every rule is treated as not qualifying: slower, never wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from substrate.secrets.rules import Rule
+
+MIN_WORD = 12
+# Reduced texts: distinct words at least this long.
+TIERS = (MIN_WORD, 20)
+# The characters ``str.split()`` splits on (``str.isspace``).
+_SPACES = frozenset(
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_WORD_SAFE_CATEGORIES = frozenset(
+    {
+        "CATEGORY_DIGIT",
+        "CATEGORY_WORD",
+        "CATEGORY_NOT_SPACE",
+        "CATEGORY_UNI_DIGIT",
+        "CATEGORY_UNI_WORD",
+        "CATEGORY_UNI_NOT_SPACE",
+    }
+)
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+# id(rules) -> (rules, per rule (tier, witness)); worked out once per process and rule table
+_CACHE: dict[int, tuple[Sequence[Rule], list[tuple[int, str]]]] = {}
+
+
+def _class_ok(items: Sequence[tuple[Any, Any]]) -> bool:
+    """Whether a character class (``[...]``) excludes every whitespace character."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            if chr(av) in _SPACES:
+                return False
+        elif name == "RANGE":
+            if any(av[0] <= ord(c) <= av[1] for c in _SPACES):
+                return False
+        elif name != "CATEGORY" or str(av) not in _WORD_SAFE_CATEGORIES:
+            return False  # NEGATE, a whitespace-matching category, anything unexpected
+    return True
+
+
+def _inside_words(items: Sequence[tuple[Any, Any]]) -> bool:
+    """Whether a parsed pattern matches no whitespace and looks around by one character."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            ok = chr(av) not in _SPACES
+        elif name == "IN":
+            ok = _class_ok(av)
+        elif name in _REPEATS:
+            ok = _inside_words(av[2])
+        elif name == "SUBPATTERN":
+            ok = _inside_words(av[-1])
+        elif name == "ATOMIC_GROUP":
+            ok = _inside_words(av)
+        elif name == "BRANCH":
+            ok = all(_inside_words(branch) for branch in av[1])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            ok = av[1].getwidth() == (1, 1) and _inside_words(av[1])
+        elif name == "GROUPREF_EXISTS":
+            ok = all(_inside_words(b) for b in av[1:] if b is not None)
+        elif name == "AT":
+            ok = str(av) in ("AT_BOUNDARY", "AT_NON_BOUNDARY")
+        else:
+            ok = name == "GROUPREF"  # ANY, NOT_LITERAL and anything unexpected fail
+        if not ok:
+            return False
+    return True
+
+
+def _longest_literal(items: Sequence[tuple[Any, Any]]) -> str:
+    """The longest run of literal characters every match contains (runs inside plain groups
+    count; optional, repeated, alternative and case-folded parts do not)."""
+    best, run = "", []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run.append(chr(av))
+            continue
+        best = max(best, "".join(run), key=len)
+        run = []
+        if name == "SUBPATTERN" and not av[1] & re.IGNORECASE:
+            best = max(best, _longest_literal(av[-1]), key=len)
+    return max(best, "".join(run), key=len)
+
+
+def _analyse(rule: Rule, parser: Any) -> tuple[int, str]:
+    if rule.lines:
+        return 0, ""
+    parsed = parser.parse(rule.pattern, rule.flags)
+    tier = 0
+    if _inside_words(parsed.data):
+        shortest = parsed.getwidth()[0]
+        tier = max((t for t in TIERS if t <= shortest), default=0)
+    folded = (rule.flags | parsed.state.flags) & re.IGNORECASE  # re.I or a leading (?i)
+    witness = "" if folded else _longest_literal(parsed.data).lower()
+    return tier, witness
+
+
+def word_filters(rules: Sequence[Rule]) -> list[tuple[int, str]]:
+    """Per rule: the tier whose reduced text may stand in for the full text (0: none) and its
+    witness ("" when there is none).
+
+    Worked out on the first long text of a process: parsing every pattern costs a few
+    milliseconds that short-text callers such as the write gate never pay.
+    """
+    cached = _CACHE.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        filters = [_analyse(rule, _parser) for rule in rules]
+    except Exception:  # noqa: BLE001 - the private parser changed: scan everything, still right
+        filters = [(0, "")] * len(rules)
+    _CACHE[id(rules)] = (rules, filters)
+    return filters
+
+
+def reduce_text(text: str) -> dict[int, tuple[str, str]]:
+    """Tier -> the distinct whitespace-free words of ``text`` at least that long, one per line,
+    as they are and lower-cased."""
+    words = {w for w in text.split() if len(w) >= TIERS[0]}
+    out = {}
+    for tier in TIERS:
+        kept = words if tier == TIERS[0] else [w for w in words if len(w) >= tier]
+        joined = "\n".join(kept)
+        out[tier] = (joined, joined.lower())
+    return out

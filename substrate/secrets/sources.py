@@ -1,0 +1,177 @@
+"""Which files a secret scan reads: folders walked, the git index, every tracked file.
+
+Paths are reported relative to the repository root for git sources (so a baseline made from
+staged changes matches one made with ``--all``), and as given for arguments. Reported paths are
+valid UTF-8: undecodable bytes in file names become U+FFFD in the report, while the real name
+is kept for reading.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from substrate.errors import InvalidInputError, SubstrateError
+
+# Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
+_SUBMODULE, _SYMLINK = "160000", "120000"
+
+
+@dataclass(frozen=True)
+class ScanSource:
+    """A file to read (``real``) and the path to report and fingerprint (``shown``)."""
+
+    real: str
+    shown: str
+
+
+def shown_path(path: str) -> str:
+    """A report path: POSIX separators, no ``./``, undecodable bytes replaced."""
+    text = os.path.normpath(path).replace(os.sep, "/")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def walk_sources(
+    folder: str, on_error: Callable[[OSError], None] | None = None
+) -> Iterator[ScanSource]:
+    """Regular files under ``folder`` in name order, not entering SKIP_DIRS or following links.
+
+    Args:
+        folder: the folder to walk.
+        on_error: called with the error for a folder that cannot be listed, which is then
+            skipped; without it the error is raised.
+
+    Raises:
+        OSError: a folder cannot be listed and there is no ``on_error``.
+    """
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        if on_error is None:
+            raise
+        on_error(exc)
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in SKIP_DIRS:
+                yield from walk_sources(entry.path, on_error)
+        elif entry.is_file(follow_symlinks=False):
+            yield ScanSource(entry.path, shown_path(entry.path))
+
+
+def _git(args: list[str], *, stdin: bytes | None = None, cwd: str | None = None) -> bytes:
+    try:
+        proc = subprocess.run(
+            ["git", *args], input=stdin, capture_output=True, check=False, cwd=cwd
+        )
+    except OSError as exc:
+        raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SubstrateError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+    return proc.stdout
+
+
+def git_toplevel(cwd: str | None = None) -> str:
+    """The root of the git work tree holding ``cwd`` (default: the working directory).
+
+    Raises:
+        InvalidInputError: not inside a git work tree, or git is not installed.
+    """
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], capture_output=True, check=False, cwd=cwd
+        )
+    except OSError as exc:
+        raise InvalidInputError("git is not available") from exc
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise InvalidInputError("not inside a git work tree")
+    return os.fsdecode(proc.stdout.rstrip(b"\n"))
+
+
+def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
+    """The staged content of every file added, copied, modified or renamed in the index.
+
+    This is exactly what the next commit will contain, whatever the work tree holds. Links and
+    submodules are left out. Content is ``None`` for an entry git could not produce.
+
+    Returns:
+        ``(path relative to the repository root, content)`` pairs in git's order.
+
+    Raises:
+        InvalidInputError: not inside a git work tree.
+        SubstrateError: git failed.
+    """
+    git_toplevel(cwd)
+    raw = _git(
+        [
+            "diff",
+            "--cached",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--diff-filter=ACMR",
+            "--ignore-submodules=all",
+        ],
+        cwd=cwd,
+    )
+    # -z --raw: ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and copies carry
+    # the source path, then the destination)
+    fields = raw.split(b"\0")
+    staged: list[tuple[str, bytes]] = []
+    i = 0
+    while i < len(fields) - 1:
+        meta = fields[i].decode("ascii", "replace").lstrip(":").split()
+        two_paths = len(meta) > 4 and meta[4][:1] in ("R", "C")
+        path = fields[i + 2] if two_paths else fields[i + 1]
+        i += 3 if two_paths else 2
+        if len(meta) > 4 and meta[1] not in (_SUBMODULE, _SYMLINK):
+            staged.append((meta[3], path))
+    if not staged:
+        return []
+    blobs = _git(
+        ["cat-file", "--batch"], stdin="".join(f"{oid}\n" for oid, _ in staged).encode(), cwd=cwd
+    )
+    out: list[tuple[str, bytes | None]] = []
+    pos = 0
+    for _, path in staged:
+        # each answer: "<oid> blob <size>\n<content>\n", or "<oid> missing\n"
+        end = blobs.index(b"\n", pos)
+        header = blobs[pos:end].split()
+        pos = end + 1
+        shown = path.decode("utf-8", "replace")
+        if len(header) < 3 or header[1] != b"blob":
+            out.append((shown, None))
+            continue
+        size = int(header[2])
+        out.append((shown, blobs[pos : pos + size]))
+        pos += size + 1
+    return out
+
+
+def tracked_files(cwd: str | None = None) -> list[ScanSource]:
+    """Every file git tracks, as it is in the work tree, reported relative to the root.
+
+    Links, submodules and tracked files deleted from the work tree are left out.
+
+    Raises:
+        InvalidInputError: not inside a git work tree.
+        SubstrateError: git failed.
+    """
+    top = git_toplevel(cwd)
+    out: list[ScanSource] = []
+    seen: set[bytes] = set()
+    for entry in _git(["-C", top, "ls-files", "-z", "-s"]).split(b"\0"):
+        # "<mode> <oid> <stage>\t<path>"; a conflicted path is listed once per stage
+        meta, _, name = entry.partition(b"\t")
+        if not name or name in seen or meta.split(b" ", 1)[0].decode() in (_SUBMODULE, _SYMLINK):
+            continue
+        seen.add(name)
+        real = os.path.join(top, os.fsdecode(name))
+        if os.path.isfile(real):
+            out.append(ScanSource(real, name.decode("utf-8", "replace")))
+    return out

@@ -1,0 +1,180 @@
+"""Secret-detection quality and speed, side by side with detect-secrets (Yelp), same run.
+
+Quality: precision / recall / F1 per labelled file in ../shared/eval/secrets/. Each case is
+scanned as a one-line file named with the case's extension (so both tools may use file-type
+conventions, as ``detect-secrets scan`` and ``mixle scan-secrets`` do on real trees); a case
+counts as flagged when the tool reports anything.
+
+Speed: MB/s over Python standard-library sources, mixle's ``scan_text`` beside
+detect-secrets' ``scan_file`` with its default plugins and filters.
+
+Run: .venv/bin/python tests/bench/bench_secrets.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parents[2]))
+
+from substrate.secrets.textscan import scan_files, scan_text  # noqa: E402
+
+EVAL = HERE.parents[3] / "shared" / "eval" / "secrets"
+FILES = {
+    "detect-secrets-cases": ("detect-secrets-cases.jsonl", "is_secret"),
+    "gitleaks-rule-cases": ("gitleaks-rule-cases.jsonl", "label"),
+    "secretbench-battery": ("secretbench-battery.jsonl", "is_secret"),
+}
+
+
+def load_cases(name: str) -> list[tuple[str, str, bool]]:
+    """(text, file name, is_secret) for every case of a labelled file."""
+    fname, label = FILES[name]
+    out = []
+    with open(EVAL / fname, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            positive = row[label] is True or row[label] == "tp"
+            ext = row.get("file_extension") or Path(row.get("file") or row.get("path") or "").suffix
+            ext = (ext or "txt").lstrip(".")
+            out.append((row["text"], f"case.{ext}", positive))
+    return out
+
+
+def mixle_flags(text: str, path: str) -> bool:
+    return bool(scan_text(text, path=path).findings)
+
+
+class DetectSecrets:
+    """detect-secrets with its default plugins and filters, one temporary file per case."""
+
+    def __init__(self) -> None:
+        from detect_secrets.core.scan import scan_file
+        from detect_secrets.settings import default_settings
+
+        self._scan_file = scan_file
+        self._settings = default_settings
+        self._dir = tempfile.mkdtemp(prefix="bench-secrets-")
+
+    def flags_all(self, cases: list[tuple[str, str, bool]]) -> list[bool]:
+        out = []
+        with self._settings():
+            for i, (text, path, _) in enumerate(cases):
+                p = os.path.join(self._dir, f"c{i}{Path(path).suffix}")
+                with open(p, "w", encoding="utf-8") as fh:
+                    fh.write(text + "\n")
+                out.append(any(True for _ in self._scan_file(p)))
+                os.unlink(p)
+        return out
+
+    def scan_paths(self, paths: list[Path]) -> int:
+        n = 0
+        with self._settings():
+            for p in paths:
+                n += sum(1 for _ in self._scan_file(str(p)))
+        return n
+
+
+def prf(flags: list[bool], truth: list[bool]) -> tuple[float, float, float]:
+    tp = sum(f and t for f, t in zip(flags, truth, strict=True))
+    fp = sum(f and not t for f, t in zip(flags, truth, strict=True))
+    fn = sum(t and not f for f, t in zip(flags, truth, strict=True))
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def stdlib_files(quick: bool) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    return files[:400] if quick else files
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def mixle_scan_paths(paths: list[Path]) -> int:
+    n = 0
+    for p in paths:
+        n += len(scan_text(p.read_bytes(), path=str(p)).findings)
+    return n
+
+
+def mixle_scan_parallel(paths: list[Path], workers: int) -> int:
+    return sum(len(r.findings) for r in scan_files(paths, workers=workers))
+
+
+def rows(quick: bool) -> Iterator[str]:
+    try:
+        ds: DetectSecrets | None = DetectSecrets()
+    except ImportError:
+        ds = None
+        yield "note: detect-secrets is not installed (pip install detect-secrets); mixle only"
+    yield "| file | cases | mixle P | mixle R | mixle F1 | detect-secrets P | R | F1 | F1 ratio |"
+    yield "|---|---|---|---|---|---|---|---|---|"
+    for name in FILES:
+        cases = load_cases(name)
+        if quick:
+            cases = cases[::5]
+        truth = [c[2] for c in cases]
+        mine = prf([mixle_flags(t, p) for t, p, _ in cases], truth)
+        if ds is not None:
+            theirs = prf(ds.flags_all(cases), truth)
+            ratio = f"{mine[2] / theirs[2]:.2f}x" if theirs[2] else "n/a"
+            peer = f"{theirs[0]:.3f} | {theirs[1]:.3f} | {theirs[2]:.3f} | {ratio}"
+        else:
+            peer = "- | - | - | -"
+        yield (
+            f"| {name} | {len(cases)} | {mine[0]:.3f} | {mine[1]:.3f} | {mine[2]:.3f} | {peer} |"
+        )
+    paths = stdlib_files(quick)
+    size_mb = sum(p.stat().st_size for p in paths) / 1e6
+    mine_s = timed(lambda: mixle_scan_paths(paths))
+    workers = os.cpu_count() or 1
+    par_s = timed(lambda: mixle_scan_parallel(paths, workers)) if workers > 1 else mine_s
+    yield ""
+    yield "| throughput | files | MB | mixle MB/s | detect-secrets MB/s | ratio |"
+    yield "|---|---|---|---|---|---|"
+    if ds is not None:
+        theirs_s = timed(lambda: ds.scan_paths(paths))
+        yield (
+            f"| Python stdlib sources | {len(paths)} | {size_mb:.1f} | {size_mb / mine_s:.1f} "
+            f"| {size_mb / theirs_s:.2f} | {theirs_s / mine_s:.1f}x |"
+        )
+    else:
+        yield (
+            f"| Python stdlib sources | {len(paths)} | {size_mb:.1f} | {size_mb / mine_s:.1f} "
+            "| - | - |"
+        )
+    yield (
+        f"| same, scan_files(workers={workers}) | {len(paths)} | {size_mb:.1f} "
+        f"| {size_mb / par_s:.1f} | - | - |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="every 5th case, 400 source files")
+    args = parser.parse_args()
+    if not EVAL.is_dir():
+        print(f"note: {EVAL} not found; secrets benchmark skipped")
+        return 0
+    for line in rows(args.quick):
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

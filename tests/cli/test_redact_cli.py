@@ -1,0 +1,103 @@
+"""mixle redact: a filter that prints its input with every detected secret masked."""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from mixle_cli.app import app
+from mixle_cli.commands import secrets as secrets_commands
+
+Run = Callable[..., Any]
+_R = random.Random(7)
+# built at run time so that no credential-shaped literal sits in the repository
+GH = "gh" + "p_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
+BODY = f"host = db.internal\ntoken = {GH}\nport = 5432\n"
+
+
+@pytest.fixture(autouse=True)
+def registered() -> None:
+    if "redact" not in {c.name for c in app.registered_commands}:
+        secrets_commands.register(app)
+
+
+def redact_bytes(*args: str, data: bytes) -> tuple[int, bytes, str]:
+    """Run in-process and return the exit code, stdout as raw bytes, and stderr."""
+    result = CliRunner().invoke(app, ["redact", *args], input=data, catch_exceptions=False)
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+def test_stdin_to_stdout(mixle: Run) -> None:
+    result = mixle("redact", input=BODY)
+    assert result.exit_code == 0
+    assert result.stdout == "host = db.internal\ntoken = [REDACTED:github_token]\nport = 5432\n"
+    assert "redacted 1 secret(s): github_token" in result.stderr
+    assert GH not in result.stdout + result.stderr
+    assert mixle("redact", "-", input=BODY).stdout == result.stdout
+
+
+def test_file_argument(mixle: Run, tmp_path: Path) -> None:
+    path = tmp_path / "app.env"
+    path.write_text(BODY, encoding="utf-8")
+    result = mixle("redact", str(path))
+    assert result.exit_code == 0
+    assert "[REDACTED:github_token]" in result.stdout and GH not in result.stdout
+    assert path.read_text(encoding="utf-8") == BODY  # the file itself is untouched
+
+
+def test_clean_input_passes_through_exactly() -> None:
+    data = b"no secrets here\r\nline two without newline"
+    code, out, err = redact_bytes(data=data)
+    assert code == 0
+    assert out == data  # no newline added, line endings kept
+    assert err == ""
+
+
+def test_mask_and_keep_prefix(mixle: Run) -> None:
+    masked = mixle("redact", "--mask", "<{rule}>", input=BODY)
+    assert "token = <github_token>\n" in masked.stdout
+    fixed = mixle("redact", "--mask", "***", input=BODY)
+    assert "token = ***\n" in fixed.stdout
+    kept = mixle("redact", "--keep-prefix", "4", input=BODY)
+    assert "token = ghp_[REDACTED:github_token]\n" in kept.stdout
+    # a large request is capped: the public prefix plus a quarter of the rest at most
+    capped = mixle("redact", "--keep-prefix", "40", input=BODY).stdout
+    shown = capped.split("token = ", 1)[1].split("[REDACTED", 1)[0]
+    assert shown == GH[: 4 + 36 // 4]
+    assert GH not in capped
+
+
+def test_invalid_utf8_bytes_survive(mixle: Run) -> None:
+    data = b"caf\xe9\n" + f"token = {GH}\n".encode() + b"\xff\xfe end"
+    code, out, _ = redact_bytes(data=data)
+    assert code == 0
+    assert out == b"caf\xe9\ntoken = [REDACTED:github_token]\n\xff\xfe end"
+
+
+def test_quiet(mixle: Run) -> None:
+    result = mixle("redact", "-q", input=BODY)
+    assert result.exit_code == 0 and result.stderr == ""
+
+
+@pytest.mark.parametrize("mask", ["{}", "{0}", "{secret}", "{rule!z}", "{rule"])
+def test_bad_mask_is_a_usage_error(mixle: Run, mask: str) -> None:
+    result = mixle("redact", "--mask", mask, input=BODY)
+    assert result.exit_code == 2
+    assert "--mask" in result.stderr
+    assert GH not in result.stdout + result.stderr
+
+
+def test_negative_keep_prefix_is_a_usage_error(mixle: Run) -> None:
+    assert mixle("redact", "--keep-prefix", "-1", input=BODY).exit_code == 2
+
+
+def test_missing_file_exits_3(mixle: Run, tmp_path: Path) -> None:
+    result = mixle("redact", str(tmp_path / "absent.txt"))
+    assert result.exit_code == 3
+    assert "absent.txt" in result.stderr and result.stdout == ""

@@ -1,0 +1,589 @@
+"""mixle scan-secrets: sources (files, folders, stdin, staged, --all, --items), formats, exit
+codes, baselines, allow-lists, odd files, the pre-commit hook and the import budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import string
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mixle_cli.app import app
+from mixle_cli.commands import secrets as secrets_commands
+from substrate.item import SubstrateItem
+from substrate.store import Substrate
+
+Run = Callable[..., Any]
+ROOT = Path(__file__).resolve().parents[2]
+_R = random.Random(20240611)
+
+
+def token(prefix: str, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    """A credential-shaped value made at run time, so no secret sits in this file."""
+    return prefix + "".join(_R.choice(alphabet) for _ in range(n))
+
+
+GH = token("gh" + "p_", 36)
+AWS = token("AK" + "IA", 16, string.ascii_uppercase + string.digits)
+SECRETS = (GH, AWS)
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture(autouse=True)
+def registered() -> None:
+    # Until the app registers this module itself.
+    if "scan-secrets" not in {c.name for c in app.registered_commands}:
+        secrets_commands.register(app)
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def dirty(folder: Path, name: str = "deploy.py") -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"import os\n\nTOKEN = '{GH}'\nAWS_ID = \"{AWS}\"\n", encoding="utf-8")
+    return path
+
+
+def clean(folder: Path, name: str = "clean.py") -> Path:
+    path = folder / name
+    path.write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    return path
+
+
+def assert_no_secret(*texts: str) -> None:
+    for text in texts:
+        for secret in SECRETS:
+            assert secret not in text
+            assert secret[4:] not in text  # not even the part after the public prefix
+
+
+# -- files and formats ---------------------------------------------------------------------------
+
+
+def test_findings_exit_1_with_position_rule_and_masked_preview(mixle: Run, work: Path) -> None:
+    dirty(work)
+    result = mixle("scan-secrets", "deploy.py")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "deploy.py:3:10: github_token: TOKEN = '[REDACTED:github_token]'",
+        'deploy.py:4:11: aws_access_key: AWS_ID = "[REDACTED:aws_access_key]"',
+    ]
+    assert "2 secret(s) in 1 of 1 file(s)" in result.stderr
+    assert "mixle:allow" in result.stderr  # the hint says how to proceed
+    assert_no_secret(result.stdout, result.stderr)
+
+
+def test_clean_files_exit_0(mixle: Run, work: Path) -> None:
+    clean(work)
+    (work / "notes.md").write_text("password: see the team vault\n", encoding="utf-8")
+    result = mixle("scan-secrets", "clean.py", "notes.md")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+    assert "no new secrets in 2 file(s)" in result.stderr
+    assert mixle("scan-secrets", "-q", "clean.py").stderr == ""
+
+
+def test_jsonl_has_one_finding_per_line(mixle: Run, work: Path) -> None:
+    dirty(work)
+    result = mixle("scan-secrets", "--jsonl", "deploy.py")
+    assert result.exit_code == 1
+    rows = result.jsonl()
+    assert [(r["path"], r["line"], r["column"], r["rule"]) for r in rows] == [
+        ("deploy.py", 3, 10, "github_token"),
+        ("deploy.py", 4, 11, "aws_access_key"),
+    ]
+    for r in rows:
+        assert re.fullmatch(r"[0-9a-f]{64}", r["fingerprint"])
+        assert "[REDACTED:" in r["preview"]
+
+
+def test_json_document(mixle: Run, work: Path) -> None:
+    dirty(work)
+    clean(work)
+    (work / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + GH.encode())
+    result = mixle("scan-secrets", "--json", "deploy.py", "clean.py", "logo.png")
+    assert result.exit_code == 1
+    doc = result.json()
+    assert doc["clean"] is False and doc["n_findings"] == 2 and doc["n_files"] == 2
+    assert doc["skipped"] == [{"path": "logo.png", "reason": "binary"}]
+    assert doc["errors"] == [] and doc["n_baselined"] == 0
+    assert {f["rule"] for f in doc["findings"]} == {"github_token", "aws_access_key"}
+
+
+def test_sarif_log(mixle: Run, work: Path) -> None:
+    dirty(work)
+    result = mixle("scan-secrets", "--sarif", "deploy.py")
+    assert result.exit_code == 1
+    log = result.json()
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    assert run["tool"]["driver"]["name"] == "mixle"
+    first = run["results"][0]
+    assert first["ruleId"] == "github_token"
+    region = first["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (3, 10)
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy.py"
+    clean(work)
+    empty = mixle("scan-secrets", "--sarif", "clean.py")
+    assert empty.exit_code == 0 and empty.json()["runs"][0]["results"] == []
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"], ["--jsonl"], ["--sarif"]])
+def test_secret_never_printed_in_any_format(mixle: Run, work: Path, fmt: list[str]) -> None:
+    dirty(work)
+    (work / "env.txt").write_text(f"password={GH}\napi_key: {AWS}\n", encoding="utf-8")
+    result = mixle("scan-secrets", *fmt, "deploy.py", "env.txt", "missing.txt")
+    assert result.exit_code == 3  # the missing file wins over the findings
+    assert result.stdout  # findings still printed
+    assert_no_secret(result.stdout, result.stderr)
+
+
+def test_control_characters_in_previews_are_escaped(mixle: Run, work: Path) -> None:
+    (work / "x.env").write_text(f"\x1b[31mtoken={GH}\n", encoding="utf-8")
+    result = mixle("scan-secrets", "x.env")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\\x1b[31m" in result.stdout
+
+
+def test_standard_input(mixle: Run, work: Path) -> None:
+    data = f"export GITHUB_TOKEN={GH}\n".encode()
+    result = mixle("scan-secrets", "-", input=data)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("<stdin>:1:21: github_token:")
+    named = mixle("scan-secrets", "--stdin-name", "ci/env.sh", "--jsonl", "-", input=data)
+    assert named.jsonl()[0]["path"] == "ci/env.sh"
+    assert mixle("scan-secrets", "-", input=b"hello\n").exit_code == 0
+
+
+def test_folders_are_walked_without_vcs_data(mixle: Run, work: Path) -> None:
+    dirty(work / "src", "app.py")
+    dirty(work / "src" / ".git", "config")
+    clean(work / "src")
+    result = mixle("scan-secrets", "--jsonl", "src")
+    assert result.exit_code == 1
+    assert {r["path"] for r in result.jsonl()} == {"src/app.py"}
+
+
+def test_unreadable_folder_is_reported_and_the_rest_scanned(
+    mixle: Run, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.secrets import sources
+
+    dirty(work / "src", "app.py")
+    (work / "src" / "locked").mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> Any:
+        if str(path).endswith("locked"):  # as a folder without read permission behaves
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(sources.os, "scandir", scandir)
+    result = mixle("scan-secrets", "src")
+    assert result.exit_code == 3
+    assert "error: cannot read src/locked: Permission denied" in result.stderr
+    assert result.stdout.startswith("src/app.py:3:10:")
+
+
+def test_parallel_scan_matches_serial(mixle: Run, work: Path) -> None:
+    for i in range(20):
+        (dirty if i % 3 == 0 else clean)(work, f"f{i:02}.py")
+    serial = mixle("scan-secrets", "--jsonl", "-j", "1", ".")
+    parallel = mixle("scan-secrets", "--jsonl", "-j", "2", ".")
+    assert serial.exit_code == parallel.exit_code == 1
+    assert serial.jsonl() == parallel.jsonl() and len(serial.jsonl()) == 14
+
+
+# -- odd input -----------------------------------------------------------------------------------
+
+
+def test_binary_huge_and_invalid_utf8_files(mixle: Run, work: Path) -> None:
+    (work / "blob.bin").write_bytes(bytes(range(256)) * 4 + GH.encode())
+    (work / "big.txt").write_text(("x" * 99 + "\n") * 30 + f"token={GH}\n", encoding="utf-8")
+    (work / "latin.cfg").write_bytes(b"caf\xe9 = 1\npassword = " + GH.encode() + b"\n")
+    (work / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 2048\n", encoding="utf-8")
+    result = mixle("scan-secrets", "--config", "mixle.toml", "blob.bin", "big.txt", "latin.cfg")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "latin.cfg:2:12: github_token: password = [REDACTED:github_token]"
+    ]
+    assert "blob.bin: skipped: binary content" in result.stderr
+    assert "big.txt: skipped:" in result.stderr and "2048-byte cap" in result.stderr
+    assert "latin.cfg: invalid UTF-8 replaced before scanning" in result.stderr
+
+
+def test_unreadable_and_special_files_are_operational_errors(mixle: Run, work: Path) -> None:
+    dirty(work)
+    result = mixle("scan-secrets", "deploy.py", "nope.py")
+    assert result.exit_code == 3
+    assert "error: cannot read nope.py: No such file or directory" in result.stderr
+    assert "deploy.py:3:10" in result.stdout
+    if not hasattr(os, "mkfifo"):
+        return
+    os.mkfifo(work / "pipe")
+    special = mixle("scan-secrets", "pipe")
+    assert special.exit_code == 3 and "not a regular file" in special.stderr
+
+
+# -- usage errors --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--json", "--jsonl", "a.py"], "choose one of"),
+        (["--all", "a.py"], "cannot be combined"),
+        (["--items", "--all"], "cannot be combined"),
+        (["--update-baseline", "a.py"], "needs --baseline"),
+        (["--scope", "x", "a.py"], "--scope applies to --items"),
+        (["--items", "--sarif"], "apply to files"),
+        (["-j", "-1", "a.py"], ""),
+    ],
+)
+def test_usage_errors_exit_2(mixle: Run, work: Path, args: list[str], message: str) -> None:
+    result = mixle("scan-secrets", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_no_arguments_outside_git_is_a_usage_error(mixle: Run, work: Path) -> None:
+    if shutil.which("git") and subprocess.run(["git", "rev-parse"], cwd=work).returncode == 0:
+        pytest.skip("the temporary folder is inside a git work tree")
+    result = mixle("scan-secrets")
+    assert result.exit_code == 2
+    assert "no files given to scan" in result.stderr
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+def test_no_shard_means_defaults_and_none_is_created(
+    mixle: Run, work: Path, isolated_shard_env: Path
+) -> None:
+    dirty(work)
+    assert mixle("scan-secrets", "deploy.py").exit_code == 1
+    assert not isolated_shard_env.exists()
+
+
+def test_shard_settings_allow_rules_and_paths(
+    mixle: Run, work: Path, isolated_shard_env: Path
+) -> None:
+    isolated_shard_env.mkdir()
+    (isolated_shard_env / "mixle.toml").write_text(
+        'format = 1\n[secrets]\nallow_rules = ["aws_access_key"]\nallow_paths = ["fixtures/*"]\n',
+        encoding="utf-8",
+    )
+    dirty(work)
+    dirty(work / "fixtures", "sample.py")
+    result = mixle("scan-secrets", "--jsonl", "deploy.py", "fixtures/sample.py")
+    assert result.exit_code == 1
+    assert [(r["path"], r["rule"]) for r in result.jsonl()] == [("deploy.py", "github_token")]
+    text = mixle("scan-secrets", "deploy.py")
+    assert "(1 allowed)" in text.stderr
+
+
+def test_config_file_replaces_shard_settings(mixle: Run, work: Path) -> None:
+    dirty(work)
+    cfg = work / "scan.toml"
+    cfg.write_text('[secrets]\nallow_rules = ["github_token", "aws_access_key"]\n', "utf-8")
+    assert mixle("scan-secrets", "--config", str(cfg), "deploy.py").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('[secrets]\nallow_rules = ["no_such_rule"]\n', "unknown rules: no_such_rule"),
+        ("[secrets]\nallow_paths = 3\n", "allow_paths must be a list of strings"),
+        ("[secrets\n", "invalid TOML"),
+        ("[other]\nx = 1\n", "has no [secrets] table"),
+        ("secrets = 1\n", "[secrets] must be a table"),
+    ],
+)
+def test_bad_config_file_exits_3(mixle: Run, work: Path, body: str, message: str) -> None:
+    clean(work)
+    (work / "scan.toml").write_text(body, encoding="utf-8")
+    result = mixle("scan-secrets", "--config", "scan.toml", "clean.py")
+    assert result.exit_code == 3
+    assert message in result.stderr
+    missing = mixle("scan-secrets", "--config", "absent.toml", "clean.py")
+    assert missing.exit_code == 3 and "cannot read absent.toml" in missing.stderr
+
+
+def test_bad_shard_settings_exit_3(mixle: Run, work: Path, isolated_shard_env: Path) -> None:
+    isolated_shard_env.mkdir()
+    (isolated_shard_env / "mixle.toml").write_text("[secrets]\nmax_file_bytes = -1\n", "utf-8")
+    clean(work)
+    result = mixle("scan-secrets", "clean.py")
+    assert result.exit_code == 3
+    assert "mixle.toml" in result.stderr and "max_file_bytes" in result.stderr
+
+
+def test_inline_allow_marker(mixle: Run, work: Path) -> None:
+    (work / "t.py").write_text(f"TOKEN = '{GH}'  # mixle:allow test fixture\n", "utf-8")
+    result = mixle("scan-secrets", "t.py")
+    assert result.exit_code == 0
+    assert "(1 allowed)" in result.stderr
+
+
+# -- baseline ------------------------------------------------------------------------------------
+
+
+def test_baseline_accepts_known_findings_and_survives_moves(mixle: Run, work: Path) -> None:
+    path = dirty(work)
+    base = work / "secrets-baseline.json"
+    made = mixle("scan-secrets", "--baseline", str(base), "--update-baseline", "deploy.py")
+    assert made.exit_code == 0
+    assert "2 accepted finding(s) (+2, -0)" in made.stderr
+    raw = base.read_text(encoding="utf-8")
+    assert_no_secret(raw)
+    doc = json.loads(raw)
+    assert {r["rule"] for r in doc["findings"]} == {"github_token", "aws_access_key"}
+    assert all(set(r) == {"fingerprint", "rule", "path"} for r in doc["findings"])  # no lines
+
+    path.write_text("\n\n# moved down\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    moved = mixle("scan-secrets", "--baseline", str(base), "deploy.py")
+    assert moved.exit_code == 0
+    assert "2 accepted by the baseline" in moved.stderr
+
+    other = token("gh" + "p_", 36)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(f"SECOND = '{other}'\n")
+    new = mixle("scan-secrets", "--baseline", str(base), "--json", "deploy.py")
+    assert new.exit_code == 1
+    assert new.json()["n_findings"] == 1 and new.json()["n_baselined"] == 2
+
+    clean(work, "deploy.py")  # both accepted secrets are gone: their entries are stale
+    fixed = mixle("scan-secrets", "--baseline", str(base), "deploy.py")
+    assert fixed.exit_code == 0
+    assert "2 baseline entries no longer match" in fixed.stderr
+
+
+def test_partial_update_keeps_other_files_entries(mixle: Run, work: Path) -> None:
+    dirty(work, "a.py")
+    dirty(work, "b.py")
+    base = str(work / "base.json")
+    assert (
+        mixle("scan-secrets", "--baseline", base, "--update-baseline", "a.py", "b.py").exit_code
+        == 0
+    )
+    clean(work, "a.py")  # the secret in a.py is fixed; only a.py is scanned (as pre-commit does)
+    update = mixle("scan-secrets", "--baseline", base, "--update-baseline", "a.py")
+    assert "2 accepted finding(s) (+0, -2)" in update.stderr
+    paths = {r["path"] for r in json.loads(Path(base).read_text("utf-8"))["findings"]}
+    assert paths == {"b.py"}
+
+
+def test_missing_or_corrupt_baseline_exits_3(mixle: Run, work: Path) -> None:
+    dirty(work)
+    missing = mixle("scan-secrets", "--baseline", "none.json", "deploy.py")
+    assert missing.exit_code == 3
+    assert "--update-baseline" in missing.stderr
+    (work / "bad.json").write_text("{not json", encoding="utf-8")
+    bad = mixle("scan-secrets", "--baseline", "bad.json", "deploy.py")
+    assert bad.exit_code == 3 and "not valid JSON" in bad.stderr
+
+
+# -- git: staged changes, --all, and the pre-commit hook -----------------------------------------
+
+
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    return subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def repo(work: Path) -> Iterator[Path]:
+    assert git(work, "init", "-q").returncode == 0
+    yield work
+
+
+@needs_git
+def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -> None:
+    clean(repo, "a.py")
+    git(repo, "add", "a.py")
+    assert mixle("scan-secrets").exit_code == 0  # nothing committed yet: a new file
+    dirty(repo, "a.py")
+    assert mixle("scan-secrets").exit_code == 0  # the secret is only in the work tree
+    git(repo, "add", "a.py")
+    staged = mixle("scan-secrets", "--jsonl")
+    assert staged.exit_code == 1
+    assert {r["path"] for r in staged.jsonl()} == {"a.py"}
+    clean(repo, "a.py")  # cleaned in the work tree but not staged: the commit would leak
+    assert mixle("scan-secrets").exit_code == 1
+
+
+@needs_git
+def test_staged_paths_are_relative_to_the_root(
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dirty(repo / "pkg", "conf.py")
+    git(repo, "add", "pkg/conf.py")
+    git(repo, "commit", "-qm", "first")
+    with (repo / "pkg" / "conf.py").open("a", encoding="utf-8") as fh:
+        fh.write("x = 1\n")
+    git(repo, "mv", "pkg/conf.py", "pkg/settings.py")
+    git(repo, "add", "-A")
+    monkeypatch.chdir(repo / "pkg")
+    result = mixle("scan-secrets", "--jsonl")
+    assert result.exit_code == 1
+    assert {r["path"] for r in result.jsonl()} == {"pkg/settings.py"}
+
+
+@needs_git
+def test_all_scans_tracked_files_only(mixle: Run, repo: Path) -> None:
+    dirty(repo, "tracked.py")
+    clean(repo, "gone.py")
+    git(repo, "add", "tracked.py", "gone.py")
+    (repo / "gone.py").unlink()  # tracked but deleted: not an error
+    dirty(repo, "untracked.py")
+    result = mixle("scan-secrets", "--all", "--json")
+    assert result.exit_code == 1, result.stderr
+    doc = result.json()
+    assert {f["path"] for f in doc["findings"]} == {"tracked.py"}
+    assert doc["n_files"] == 1 and doc["errors"] == []
+
+
+def hook_entry() -> list[str]:
+    """The hook's command from .pre-commit-hooks.yaml, run with this environment's mixle."""
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert re.search(r"^- id: mixle-scan-secrets$", text, re.M)
+    assert re.search(r"^  language: python$", text, re.M)
+    entry = shlex.split(re.search(r"^  entry: (.+)$", text, re.M).group(1))  # type: ignore[union-attr]
+    assert entry[0] == "mixle"
+    exe = Path(sys.executable).with_name("mixle")
+    if exe.exists() and _script_has_command(exe):
+        return [str(exe), *entry[1:]]
+    # the app does not register the command yet: same command through a bootstrap
+    boot = (
+        "from mixle_cli.app import app; from mixle_cli.commands import secrets as s\n"
+        "if 'scan-secrets' not in {c.name for c in app.registered_commands}: s.register(app)\n"
+        "app(prog_name='mixle')"
+    )
+    return [sys.executable, "-c", boot, *entry[1:]]
+
+
+def _script_has_command(exe: Path) -> bool:
+    probe = subprocess.run([str(exe), "scan-secrets", "--help"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+@needs_git
+def test_pre_commit_hook_blocks_a_commit_with_a_secret(repo: Path) -> None:
+    entry = hook_entry()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    dirty(repo, "settings.py")
+    clean(repo)
+    git(repo, "add", "settings.py", "clean.py")
+    # as the pre-commit framework runs it: the entry plus the staged file names
+    found = subprocess.run([*entry, "settings.py", "clean.py"], cwd=repo, env=env,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert found.returncode == 1, found.stderr
+    assert "settings.py:3:10: github_token" in found.stdout
+    assert_no_secret(found.stdout, found.stderr)
+    ok = subprocess.run([*entry, "clean.py"], cwd=repo, env=env, capture_output=True, check=False)
+    assert ok.returncode == 0
+
+    # and as a plain git hook: the commit is refused, then goes through once the secret is gone
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexec " + shlex.join(entry) + "\n", encoding="utf-8")
+    hook.chmod(0o755)
+    refused = git(repo, "commit", "-qm", "add settings")
+    assert refused.returncode != 0
+    assert "github_token" in refused.stdout + refused.stderr
+    assert git(repo, "rev-parse", "--verify", "HEAD").returncode != 0  # nothing committed
+    clean(repo, "settings.py")
+    git(repo, "add", "settings.py")
+    accepted = git(repo, "commit", "-qm", "add settings")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+# -- shard items ---------------------------------------------------------------------------------
+
+
+def test_items_sweep_honours_the_readers_scopes(
+    mixle: Run, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = Substrate(isolated_shard_env)
+    ours = shard.put(SubstrateItem(kind="text", text=f"deploy with {GH}", scope="blue"))
+    shard.put(SubstrateItem(kind="text", text=f"theirs {AWS}", scope="red"))
+    shard.put(SubstrateItem(kind="text", text="nothing here", scope="blue"))
+    shard.save()
+    shard.close()
+    everything = mixle("scan-secrets", "--items", "--json")
+    assert everything.exit_code == 1
+    assert everything.json()["n_items"] == 3 and everything.json()["n_dirty"] == 2
+    blue = mixle("--as", "blue", "scan-secrets", "--items", "--jsonl")
+    assert blue.exit_code == 1
+    assert [(r["item_id"], r["field"], r["rule"]) for r in blue.jsonl()] == [
+        (ours, "text", "github_token")
+    ]
+    text = mixle("--as", "blue", "scan-secrets", "--items")
+    assert text.stdout.startswith(f"item:{ours} text: github_token:")
+    assert_no_secret(everything.stdout, blue.stdout, text.stdout, text.stderr)
+    monkeypatch.setenv("MIXLE_TEAM", "green")
+    assert mixle("scan-secrets", "--items").exit_code == 0
+    assert mixle("scan-secrets", "--items", "--scope", "red").exit_code == 0
+
+
+def test_items_without_a_shard_exits_3(mixle: Run, isolated_shard_env: Path) -> None:
+    result = mixle("scan-secrets", "--items")
+    assert result.exit_code == 3 and "no shard at" in result.stderr
+    assert not isolated_shard_env.exists()
+
+
+# -- import budget -------------------------------------------------------------------------------
+
+
+def test_scanning_files_never_imports_the_heavy_stack(tmp_path: Path) -> None:
+    target = dirty(tmp_path)
+    code = f"""
+import sys
+from mixle_cli.app import app
+from mixle_cli.commands import secrets
+if "scan-secrets" not in {{c.name for c in app.registered_commands}}:
+    secrets.register(app)
+try:
+    code = app(["scan-secrets", "-q", {str(target)!r}], standalone_mode=False)
+except SystemExit as exc:
+    code = exc.code
+heavy = sorted(m for m in ("numpy", "sklearn", "pyarrow", "scipy") if m in sys.modules)
+print(code, ",".join(heavy) or "-")
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MIXLE_SHARD": str(tmp_path / "shard")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    exit_code, heavy = proc.stdout.split()[-2:]
+    assert exit_code == "1", proc.stdout
+    assert heavy == "-", f"scan-secrets imported {heavy}; see `python -X importtime`"
