@@ -1,22 +1,45 @@
-"""The ``mixle`` command: a thin Typer app over the ``substrate`` library."""
+"""The ``mixle`` command: a thin Typer app over the ``substrate`` library.
+
+Each module under ``mixle_cli.commands`` holds a ``COMMANDS`` table. A run imports only the
+module of the command it runs: mixle is called from pre-commit hooks and shell loops, where
+start-up time is paid on every call. ``--help`` and unknown commands load them all.
+"""
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Iterable, Sequence
 from typing import Annotated
 
 import typer
 
-from mixle_cli.commands import answers, audit, governance, ingest, items, secrets
 from mixle_cli.context import AppState
+from mixle_cli.errors import guarded
 
-app = typer.Typer(
-    name="mixle",
-    help="A local knowledge substrate: ingest, search, retrieve and answer with citations.",
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    add_completion=False,
-)
+# Every command, under the module that defines it (tests check this against the modules).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "items": ("init", "add", "get", "ls", "rm", "status", "compact"),
+    "ingest": ("ingest", "ingest-file", "ingest-docs", "ingest-artifacts", "ingest-traces"),
+    "search": ("search", "reindex"),
+    "answers": ("retrieve", "multihop", "assemble-context", "ask", "verify"),
+    "secrets": ("scan-secrets", "redact"),
+    "governance": (
+        "publish",
+        "history",
+        "merge",
+        "propose",
+        "approve",
+        "reject",
+        "pending",
+        "grant",
+        "revoke",
+        "approvers",
+    ),
+    "audit": ("audit", "freshness", "verify-lineage"),
+}
+_MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
+_GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--shard", "--as"})
 
 
 def _version(value: bool) -> None:
@@ -27,7 +50,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main_options(
     ctx: typer.Context,
     shard: Annotated[
@@ -57,13 +79,46 @@ def main_options(
     ctx.call_on_close(ctx.obj.close)
 
 
-items.register(app)
-ingest.register(app)
-answers.register(app)
-secrets.register(app)
-governance.register(app)
-audit.register(app)
+def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
+    """The ``mixle`` app with the commands of ``modules``, in the order of COMMAND_MODULES."""
+    app = typer.Typer(
+        name="mixle",
+        help="A local knowledge substrate: ingest, search, retrieve and answer with citations.",
+        no_args_is_help=True,
+        pretty_exceptions_show_locals=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        add_completion=False,
+    )
+    app.callback()(main_options)
+    wanted = set(modules)
+    for name in COMMAND_MODULES:
+        if name in wanted:
+            module = importlib.import_module(f"mixle_cli.commands.{name}")
+            for command, function in module.COMMANDS.items():
+                app.command(command)(guarded(function))
+    return app
+
+
+def modules_for(argv: Sequence[str]) -> list[str]:
+    """The command modules a run with these arguments needs: the command's own, or all."""
+    skip_value = False
+    for token in argv:
+        if skip_value:
+            skip_value = False
+        elif token in _GLOBAL_OPTIONS_WITH_VALUE:
+            skip_value = True
+        elif not token.startswith("-"):
+            module = _MODULE_OF.get(token)
+            return [module] if module else list(COMMAND_MODULES)
+    return list(COMMAND_MODULES)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # ``mixle_cli.app.app``: the whole app, for tests and documentation tools.
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module 'mixle_cli.app' has no attribute {name!r}")
 
 
 def main() -> None:
-    app()
+    build_app(modules_for(sys.argv[1:]))()

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from substrate import Substrate, find_shard, reader_scopes, resolve_team
+if TYPE_CHECKING:
+    from substrate import Substrate
 
 
 @dataclass
@@ -20,11 +22,15 @@ class AppState:
     @property
     def team(self) -> str | None:
         """The team the caller reads as (``--as``, ``MIXLE_TEAM``, or the shard default)."""
+        from substrate import resolve_team
+
         return resolve_team(self.team_option, os.environ, self.substrate().settings)
 
     @property
     def scopes(self) -> frozenset[str] | None:
         """The scopes the caller may read, or None when no team is set (everything)."""
+        from substrate import reader_scopes
+
         return reader_scopes(self.team, self.substrate().settings)
 
     def can_read(self, scope: str) -> bool:
@@ -39,11 +45,15 @@ class AppState:
 
     @property
     def shard_path(self) -> Path:
+        from substrate import find_shard
+
         return find_shard(self.shard_option)
 
     def substrate(self) -> Substrate:
         """The shard this command works on (created on first write if it does not exist)."""
         if self._substrate is None:
+            from substrate import Substrate  # opened only by commands that use a shard
+
             self._substrate = Substrate(self.shard_path)
         return self._substrate
 

@@ -9,12 +9,13 @@ import sys
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")]
 JsonlOpt = Annotated[
@@ -37,11 +38,16 @@ def mode(json: bool = False, jsonl: bool = False) -> Mode:
 
 
 def stdout() -> Console:
-    # Built per call so that it writes to whatever sys.stdout is now (tests swap it).
+    # Built per call so that it writes to whatever sys.stdout is now (tests swap it); rich is
+    # imported only by commands that render text, which keeps --json runs and hooks quick.
+    from rich.console import Console
+
     return Console(file=sys.stdout, highlight=False, soft_wrap=True)
 
 
 def stderr() -> Console:
+    from rich.console import Console
+
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
 
 
@@ -81,6 +87,8 @@ def table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
 ) -> None:
     """A table whose last column is cut to the terminal width; the others are never cut."""
+    from rich.table import Table
+
     out = stdout()
     cells = [["" if v is None else str(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]

@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "ReceiverProfile": "substrate.context",
     "default_shard_path": "substrate.discovery",
     "find_shard": "substrate.discovery",
+    "SHARD_DIR": "substrate.discovery",
     "format_duration": "substrate.durations",
     "parse_duration": "substrate.durations",
     "AccessDeniedError": "substrate.errors",
@@ -89,8 +90,6 @@ _EXPORTS: dict[str, str] = {
     "HopChain": "substrate.hops",
     "HopStep": "substrate.hops",
     "multihop": "substrate.hops",
-    "DEFAULT_CHUNK_CHARS": "substrate.ingest",
-    "DEFAULT_MAX_FILE_SIZE": "substrate.ingest",
     "FileOutcome": "substrate.ingest",
     "FORMATS": "substrate.ingest",
     "ingest_artifacts": "substrate.ingest",
@@ -107,6 +106,9 @@ _EXPORTS: dict[str, str] = {
     "MODALITIES": "substrate.item",
     "new_id": "substrate.item",
     "SubstrateItem": "substrate.item",
+    "DEFAULT_CHUNK_CHARS": "substrate.limits",
+    "DEFAULT_MAX_FILE_SIZE": "substrate.limits",
+    "INGEST_FORMATS": "substrate.limits",
     "audit_substrate": "substrate.lineage",
     "LineageReport": "substrate.lineage",
     "verify_lineage": "substrate.lineage",
@@ -266,6 +268,9 @@ if TYPE_CHECKING:
         pack_context as pack_context,
     )
     from substrate.discovery import (
+        SHARD_DIR as SHARD_DIR,
+    )
+    from substrate.discovery import (
         default_shard_path as default_shard_path,
     )
     from substrate.discovery import (
@@ -392,12 +397,6 @@ if TYPE_CHECKING:
         multihop as multihop,
     )
     from substrate.ingest import (
-        DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,
-    )
-    from substrate.ingest import (
-        DEFAULT_MAX_FILE_SIZE as DEFAULT_MAX_FILE_SIZE,
-    )
-    from substrate.ingest import (
         FORMATS as FORMATS,
     )
     from substrate.ingest import (
@@ -444,6 +443,15 @@ if TYPE_CHECKING:
     )
     from substrate.item import (
         new_id as new_id,
+    )
+    from substrate.limits import (
+        DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,
+    )
+    from substrate.limits import (
+        DEFAULT_MAX_FILE_SIZE as DEFAULT_MAX_FILE_SIZE,
+    )
+    from substrate.limits import (
+        INGEST_FORMATS as INGEST_FORMATS,
     )
     from substrate.lineage import (
         LineageReport as LineageReport,

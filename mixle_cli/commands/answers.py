@@ -15,7 +15,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
-from mixle_cli.errors import FOUND, guarded, usage
+from mixle_cli.errors import FOUND, usage
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES, SubstrateItem
 
@@ -500,8 +500,3 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "ask": ask_cmd,
     "verify": verify_cmd,
 }
-
-
-def register(app: typer.Typer) -> None:
-    for name, command in COMMANDS.items():
-        app.command(name)(guarded(command))

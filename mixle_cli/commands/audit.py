@@ -13,7 +13,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
-from mixle_cli.errors import FOUND, guarded
+from mixle_cli.errors import FOUND
 from substrate import (
     NotFoundError,
     audit_shard,
@@ -152,8 +152,3 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "freshness": freshness_cmd,
     "verify-lineage": verify_lineage_cmd,
 }
-
-
-def register(app: typer.Typer) -> None:
-    for name, command in COMMANDS.items():
-        app.command(name)(guarded(command))

@@ -16,7 +16,6 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import guarded
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PUBLIC,
@@ -393,8 +392,3 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "revoke": revoke_cmd,
     "approvers": approvers_cmd,
 }
-
-
-def register(app: typer.Typer) -> None:
-    for name, command in COMMANDS.items():
-        app.command(name)(guarded(command))

@@ -6,27 +6,19 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, guarded, usage
+from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, usage
 from mixle_cli.output import JsonOpt
-from substrate import (
-    DEFAULT_CHUNK_CHARS,
-    DEFAULT_MAX_FILE_SIZE,
-    FORMATS,
-    IngestReport,
-    ingest_artifacts,
-    ingest_documents,
-    ingest_file,
-    ingest_path,
-    ingest_text,
-    ingest_traces,
-)
+from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
+
+if TYPE_CHECKING:
+    from substrate import IngestReport
 
 ScopeOpt = Annotated[
     str | None, typer.Option("--scope", help="Scope of the new items (default: your team).")
@@ -128,7 +120,7 @@ def ingest(
         typer.Option(
             "--as",
             help="Parse every input as: docs, records, traces, artifacts, or one of "
-            f"{', '.join(FORMATS)}. Default: by file extension.",
+            f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
         ),
     ] = None,
     scope: ScopeOpt = None,
@@ -163,6 +155,8 @@ def ingest(
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = _scope(app_state, scope)
+    from substrate import IngestReport, ingest_path, ingest_text
+
     report = IngestReport()
     common: dict[str, Any] = {
         "scope": target_scope,
@@ -222,6 +216,8 @@ def ingest_file_command(
     app_state = state(ctx)
     if not path.is_file():
         fail(f"no such file: {path}", OPERATIONAL)
+    from substrate import IngestReport, ingest_file
+
     report = IngestReport(root=str(path))
     ingest_file(
         app_state.substrate(),
@@ -258,6 +254,8 @@ def ingest_docs_command(
             docs.append(orjson.loads(line))
         except orjson.JSONDecodeError as exc:
             usage(f"{file}:{number}: not JSON ({exc})")
+    from substrate import IngestReport, ingest_documents
+
     report = IngestReport(root=file)
     ingest_documents(
         app_state.substrate(),
@@ -288,6 +286,8 @@ def ingest_artifacts_command(
     app_state = state(ctx)
     if not registry.is_dir():
         fail(f"no such folder: {registry}", OPERATIONAL)
+    from substrate import IngestReport, ingest_artifacts
+
     report = IngestReport(root=str(registry))
     ingest_artifacts(app_state.substrate(), registry, scope=_scope(app_state, scope), report=report)
     _saved(app_state, report, json=json, quiet=quiet)
@@ -306,6 +306,8 @@ def ingest_traces_command(
     app_state = state(ctx)
     if not path.is_file():
         fail(f"no such file: {path}", OPERATIONAL)
+    from substrate import IngestReport, ingest_traces
+
     report = IngestReport(root=str(path))
     ingest_traces(
         app_state.substrate(),
@@ -318,9 +320,10 @@ def ingest_traces_command(
     _saved(app_state, report, json=json, quiet=quiet)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("ingest")(guarded(ingest))
-    app.command("ingest-file")(guarded(ingest_file_command))
-    app.command("ingest-docs")(guarded(ingest_docs_command))
-    app.command("ingest-artifacts")(guarded(ingest_artifacts_command))
-    app.command("ingest-traces")(guarded(ingest_traces_command))
+COMMANDS: dict[str, Callable[..., None]] = {
+    "ingest": ingest,
+    "ingest-file": ingest_file_command,
+    "ingest-docs": ingest_docs_command,
+    "ingest-artifacts": ingest_artifacts_command,
+    "ingest-traces": ingest_traces_command,
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,10 +12,16 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import FOUND, fail, guarded, usage
+from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from substrate import MODALITIES, SubstrateItem, init_shard, reader_view, shard_status
-from substrate.discovery import SHARD_DIR
+from substrate import (
+    MODALITIES,
+    SHARD_DIR,
+    SubstrateItem,
+    init_shard,
+    reader_view,
+    shard_status,
+)
 
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
@@ -295,6 +302,6 @@ def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
         )
 
 
-def register(app: typer.Typer) -> None:
-    for command in (init, add, get, ls, rm, status, compact):
-        app.command(command.__name__)(guarded(command))
+COMMANDS: dict[str, Callable[..., None]] = {
+    command.__name__: command for command in (init, add, get, ls, rm, status, compact)
+}

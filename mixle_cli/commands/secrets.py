@@ -19,7 +19,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, guarded, usage
+from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, usage
 
 if TYPE_CHECKING:
     from substrate import ScanConfig, ScanSource, TextFinding, TextScan
@@ -490,6 +490,4 @@ def redact(
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
 
 
-def register(app: typer.Typer) -> None:
-    app.command("scan-secrets")(guarded(scan_secrets))
-    app.command("redact")(guarded(redact))
+COMMANDS: dict[str, Callable[..., None]] = {"scan-secrets": scan_secrets, "redact": redact}

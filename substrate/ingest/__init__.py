@@ -15,11 +15,11 @@ from substrate.ingest.adapters import (
     ingest_records,
     ingest_traces,
 )
-from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS
 from substrate.ingest.detect import FORMATS
-from substrate.ingest.pipeline import DEFAULT_MAX_FILE_SIZE, ingest_path, ingest_text
+from substrate.ingest.pipeline import ingest_path, ingest_text
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.session import IngestOptions, ProgressFn
+from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 
 __all__ = [
     "DEFAULT_CHUNK_CHARS",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from substrate.errors import InvalidInputError
+from substrate.limits import DEFAULT_CHUNK_CHARS
 
-DEFAULT_CHUNK_CHARS = 1500
 MIN_CHUNK_CHARS = 16
 
 _CLOSERS = "\"'\u201d\u2019)\\]\u300d\u300f"

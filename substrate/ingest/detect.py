@@ -9,10 +9,11 @@ read as an artifact registry entry.
 from __future__ import annotations
 
 from substrate.errors import InvalidInputError
+from substrate.limits import INGEST_FORMATS
 
 BINARY_SNIFF_BYTES = 8192
 
-FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
+FORMATS = INGEST_FORMATS
 
 _ALIASES = {
     "md": "markdown",

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from substrate.errors import InvalidInputError, NotFoundError
 from substrate.ingest import report as status
-from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS, check_limit
+from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
 from substrate.ingest.report import IngestReport
@@ -49,13 +49,12 @@ from substrate.ingest.session import IngestOptions, IngestSession, ProgressFn
 from substrate.ingest.sources import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, walk
+from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 
 
 def _resolve_options(

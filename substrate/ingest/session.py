@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder
-from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS
 from substrate.ingest.detect import detect_format
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
@@ -31,6 +30,7 @@ from substrate.ingest.sources import (
 )
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.ingest.walk import FileEntry
+from substrate.limits import DEFAULT_CHUNK_CHARS
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem

@@ -14,23 +14,11 @@ from typing import Any
 
 import pytest
 
-from mixle_cli.app import app
-from mixle_cli.commands import answers as answer_commands
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
-pytest.importorskip("substrate.search.engine")
-
 Run = Callable[..., Any]
 SECRET_TEXT = "refund override for defective items: codeword zanzibar"
-
-
-@pytest.fixture(autouse=True)
-def registered() -> None:
-    # Until the app registers this module itself.
-    names = {c.name for c in app.registered_commands}
-    if not names & set(answer_commands.COMMANDS):
-        answer_commands.register(app)
 
 
 @pytest.fixture

@@ -9,22 +9,10 @@ from typing import Any
 
 import pytest
 
-from mixle_cli.app import app
-from mixle_cli.commands import audit as audit_commands
-from mixle_cli.commands import governance as governance_commands
 from substrate.freshness import content_hash
 from substrate.store import Substrate
 
 Run = Callable[..., Any]
-
-
-@pytest.fixture(autouse=True)
-def registered() -> None:
-    # Until the app registers these modules itself.
-    names = {c.name for c in app.registered_commands}
-    for module in (governance_commands, audit_commands):
-        if not names & set(module.COMMANDS):
-            module.register(app)
 
 
 @pytest.fixture

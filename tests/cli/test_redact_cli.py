@@ -12,19 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from mixle_cli.app import app
-from mixle_cli.commands import secrets as secrets_commands
 
 Run = Callable[..., Any]
 _R = random.Random(7)
 # built at run time so that no credential-shaped literal sits in the repository
 GH = "gh" + "p_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
 BODY = f"host = db.internal\ntoken = {GH}\nport = 5432\n"
-
-
-@pytest.fixture(autouse=True)
-def registered() -> None:
-    if "redact" not in {c.name for c in app.registered_commands}:
-        secrets_commands.register(app)
 
 
 def redact_bytes(*args: str, data: bytes) -> tuple[int, bytes, str]:

@@ -18,8 +18,6 @@ from typing import Any
 
 import pytest
 
-from mixle_cli.app import app
-from mixle_cli.commands import secrets as secrets_commands
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
@@ -37,13 +35,6 @@ GH = token("gh" + "p_", 36)
 AWS = token("AK" + "IA", 16, string.ascii_uppercase + string.digits)
 SECRETS = (GH, AWS)
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-@pytest.fixture(autouse=True)
-def registered() -> None:
-    # Until the app registers this module itself.
-    if "scan-secrets" not in {c.name for c in app.registered_commands}:
-        secrets_commands.register(app)
 
 
 @pytest.fixture
@@ -481,21 +472,7 @@ def hook_entry() -> list[str]:
     assert re.search(r"^  language: python$", text, re.M)
     entry = shlex.split(re.search(r"^  entry: (.+)$", text, re.M).group(1))  # type: ignore[union-attr]
     assert entry[0] == "mixle"
-    exe = Path(sys.executable).with_name("mixle")
-    if exe.exists() and _script_has_command(exe):
-        return [str(exe), *entry[1:]]
-    # the app does not register the command yet: same command through a bootstrap
-    boot = (
-        "from mixle_cli.app import app; from mixle_cli.commands import secrets as s\n"
-        "if 'scan-secrets' not in {c.name for c in app.registered_commands}: s.register(app)\n"
-        "app(prog_name='mixle')"
-    )
-    return [sys.executable, "-c", boot, *entry[1:]]
-
-
-def _script_has_command(exe: Path) -> bool:
-    probe = subprocess.run([str(exe), "scan-secrets", "--help"], capture_output=True, check=False)
-    return probe.returncode == 0
+    return [str(Path(sys.executable).with_name("mixle")), *entry[1:]]
 
 
 @needs_git
@@ -570,9 +547,6 @@ def test_scanning_files_never_imports_the_heavy_stack(tmp_path: Path) -> None:
     code = f"""
 import sys
 from mixle_cli.app import app
-from mixle_cli.commands import secrets
-if "scan-secrets" not in {{c.name for c in app.registered_commands}}:
-    secrets.register(app)
 try:
     code = app(["scan-secrets", "-q", {str(target)!r}], standalone_mode=False)
 except SystemExit as exc:

@@ -27,8 +27,6 @@ import typer
 from typer.testing import CliRunner
 
 from mixle_cli.app import app
-from mixle_cli.commands import audit as audit_commands
-from mixle_cli.commands import governance as governance_commands
 from substrate.freshness import content_hash
 from substrate.governance import Governance, propose, save_governance
 from substrate.item import SubstrateItem
@@ -74,14 +72,6 @@ class Fixture:
     ids: dict[str, str] = field(default_factory=dict)
 
 
-def _register() -> None:
-    # Until the app registers these modules itself.
-    names = {c.name for c in app.registered_commands}
-    for module in (governance_commands, audit_commands):
-        if not names & set(module.COMMANDS):
-            module.register(app)
-
-
 def _run(root: Path, *args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, ["--shard", str(root), *args], catch_exceptions=True)
     stderr = result.stderr or ""
@@ -101,7 +91,6 @@ def _command_exists(root: Path, *path: str) -> bool:
 
 
 def _build(base: Path) -> Fixture:
-    _register()
     root = base / "shard"
     fx = Fixture(root)
     docs = base / "bravo_docs"
@@ -212,7 +201,6 @@ def shard(built: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    _register()
     yield Fixture(root, built.bravo_ids, built.visible_ids, built.ids)
 
 
@@ -438,7 +426,6 @@ def test_writes_aimed_at_another_teams_items_look_like_missing_ids(shard: Fixtur
 
 
 def _discovered() -> list[tuple[str, ...]]:
-    _register()
     group = typer.main.get_command(app)
     found: list[tuple[str, ...]] = []
     for name, command in getattr(group, "commands", {}).items():

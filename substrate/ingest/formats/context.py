@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from substrate.ingest.chunk import DEFAULT_CHUNK_CHARS
+from substrate.limits import DEFAULT_CHUNK_CHARS
 
 
 @dataclass(slots=True)  # not frozen: one is built per file, and frozen ones build slower

@@ -1,0 +1,26 @@
+"""The app loads only the command module a run needs, and the command table is complete."""
+
+from __future__ import annotations
+
+import importlib
+
+from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
+
+
+def test_table_lists_exactly_the_commands_of_each_module() -> None:
+    for name, commands in COMMAND_MODULES.items():
+        module = importlib.import_module(f"mixle_cli.commands.{name}")
+        assert tuple(module.COMMANDS) == commands, name
+
+
+def test_a_run_needs_only_its_command_module() -> None:
+    assert modules_for(["ask", "why?"]) == ["answers"]
+    assert modules_for(["--shard", "ingest", "get", "x"]) == ["items"]  # "ingest" is a value
+    assert modules_for(["--as=team", "--shard=/s", "scan-secrets"]) == ["secrets"]
+    assert modules_for(["--help"]) == list(COMMAND_MODULES)
+    assert modules_for(["no-such-command"]) == list(COMMAND_MODULES)
+
+
+def test_full_app_registers_every_command() -> None:
+    names = {c.name for c in build_app().registered_commands}
+    assert names == {c for commands in COMMAND_MODULES.values() for c in commands}
