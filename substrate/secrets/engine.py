@@ -90,6 +90,7 @@ _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
 _MIN_TOKEN_LEN = MIN_WORD
+_LONG_RUNS = re.compile(r"\S{%d,}" % _MIN_TOKEN_LEN)
 _KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
 
 
@@ -147,9 +148,11 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
         # clean text never compiles or runs a regular expression
         active = {i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules}
-        # provider tokens are long unbroken runs: without one, none of their rules can match
-        if any(len(word) >= _MIN_TOKEN_LEN for word in low.split()):
-            active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in low for i in rules)
+        # provider tokens are long unbroken runs, and their keywords lie inside them: look for
+        # the keywords in those runs only (prose has few), and skip the rules if there are none
+        runs = " ".join(_LONG_RUNS.findall(low))
+        if runs:
+            active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in runs for i in rules)
             active.update(_KEYWORDLESS)
         selected: Sequence[int] = sorted(active)
     else:
