@@ -150,8 +150,11 @@ def ingest(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest files and folders, incrementally: unchanged files are skipped, changed files
-    replaced, vanished files pruned. Secrets are redacted before anything is stored."""
+    """Ingest files and folders incrementally (secrets are redacted before storing).
+
+    Unchanged files are skipped without being read, changed files have their items replaced
+    in one atomic write, and the items of files that disappeared are removed (see --no-prune).
+    """
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = _scope(app_state, scope)
