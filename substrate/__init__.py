@@ -78,8 +78,8 @@ _EXPORTS: dict[str, str] = {
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "PENDING": "substrate.governance",
     "pending": "substrate.governance",
+    "PENDING": "substrate.governance",
     "proposal_events": "substrate.governance",
     "proposal_of": "substrate.governance",
     "propose": "substrate.governance",
@@ -116,6 +116,13 @@ _EXPORTS: dict[str, str] = {
     "Reasoner": "substrate.reasoner",
     "Retrieval": "substrate.retrieval",
     "retrieve": "substrate.retrieval",
+    "Hit": "substrate.search.engine",
+    "IndexStats": "substrate.search.engine",
+    "SearchFilters": "substrate.search.filters",
+    "make_snippet": "substrate.search.snippets",
+    "Snippet": "substrate.search.snippets",
+    "index_status": "substrate.search.status",
+    "Analyzer": "substrate.search.tokenize",
     "Baseline": "substrate.secrets",
     "baseline_from_findings": "substrate.secrets",
     "detect_secrets": "substrate.secrets",
@@ -473,6 +480,27 @@ if TYPE_CHECKING:
     )
     from substrate.retrieval import (
         retrieve as retrieve,
+    )
+    from substrate.search.engine import (
+        Hit as Hit,
+    )
+    from substrate.search.engine import (
+        IndexStats as IndexStats,
+    )
+    from substrate.search.filters import (
+        SearchFilters as SearchFilters,
+    )
+    from substrate.search.snippets import (
+        Snippet as Snippet,
+    )
+    from substrate.search.snippets import (
+        make_snippet as make_snippet,
+    )
+    from substrate.search.status import (
+        index_status as index_status,
+    )
+    from substrate.search.tokenize import (
+        Analyzer as Analyzer,
     )
     from substrate.secrets import (
         RULE_NAMES as RULE_NAMES,

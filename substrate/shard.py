@@ -35,9 +35,21 @@ def _dir_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
+    """The search index's state (see ``substrate.search.status``), without its item counts
+    when the reader is confined to some scopes: the index covers every scope."""
+    from substrate.search.status import COUNT_FIELDS, index_status
+
+    report = index_status(substrate)
+    if scoped:
+        for name in COUNT_FIELDS:
+            report.pop(name, None)
+    return report
+
+
 def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -> dict[str, Any]:
-    """Counts by kind and scope (of the items in ``scopes`` only), sizes on disk, and the
-    health of the log.
+    """Counts by kind and scope (of the items in ``scopes`` only), sizes on disk, the health
+    of the log, and the state of the search index.
 
     Reads every live item once, so a corrupt line anywhere is reported here.
     """
@@ -56,5 +68,6 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         "by_scope": dict(sorted(by_scope.items())),
         "log": health,
         "index_bytes": _dir_size(root / "index") if root else 0,
+        "index": _index_section(substrate, scoped=scopes is not None),
         "healthy": health["uncommitted_bytes"] == 0,
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,7 @@ from substrate.settings import Settings
 from substrate.view import LogView
 
 if TYPE_CHECKING:
-    from substrate.search.engine import SearchFilters
+    from substrate.search.engine import Hit, IndexStats, SearchFilters
 
 log = logging.getLogger(__name__)
 
@@ -176,11 +176,11 @@ class Substrate:
         self._bind(target)
         self.mutation_count += 1
 
-    def reindex(self) -> None:
-        """(Re)build the search index over the current items."""
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:
+        """(Re)build the search index over the current items; returns what was built."""
         from substrate.search import engine
 
-        engine.reindex(self)
+        return engine.reindex(self, progress=progress)
 
     def search(
         self,
@@ -192,13 +192,29 @@ class Substrate:
         filters: SearchFilters | None = None,
     ) -> list[tuple[SubstrateItem, float]]:
         """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first."""
+        return [
+            (hit.item, hit.score)
+            for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters)
+        ]
+
+    def hits(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        kind: str | None = None,
+        scope: str | None = None,
+        filters: SearchFilters | None = None,
+        explain: bool = False,
+    ) -> list[Hit]:
+        """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution."""
         from substrate.search import engine
 
         if filters is None:
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None
             )
-        return [(hit.item, hit.score) for hit in engine.search(self, query, k, filters=filters)]
+        return engine.search(self, query, k, filters=filters, explain=explain)
 
     # -- streaming and the index contract -----------------------------------------------------
 

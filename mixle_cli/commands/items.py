@@ -262,7 +262,7 @@ def rm(
 
 
 def status(ctx: typer.Context, json: JsonOpt = False) -> None:
-    """Counts by kind and scope, sizes on disk, and the health of the log."""
+    """Counts by kind and scope, sizes on disk, the health of the log, and the search index."""
     app_state = state(ctx)
     report = shard_status(app_state.substrate(), scopes=app_state.scopes)
     if json:
@@ -276,12 +276,33 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         out.print(f"{label:<7} {parts}", markup=False)
     log = report["log"]
     out.print(f"log     {log['bytes']:,} bytes", markup=False)
-    out.print(f"index   {report['index_bytes']:,} bytes", markup=False)
+    out.print(f"index   {_index_line(report['index'], report['index_bytes'])}", markup=False)
     if log["uncommitted_bytes"]:
         output.note(
             f"warning: {log['uncommitted_bytes']} bytes of an unfinished write follow the last "
             "commit (a crash?); they are ignored and the next write removes them"
         )
+
+
+def _index_line(index: dict[str, Any], size: int) -> str:
+    """One line on the search index: its state, shape, what it covers, and its size."""
+    parts = [str(index.get("state", "unknown"))]
+    if "segments" in index and index.get("state") != "missing":
+        parts.append(f"{index['segments']} segment(s)")
+    if index.get("mode") not in (None, "none"):
+        parts.append(str(index["mode"]))
+    if "items" in index:  # left out for a reader confined to some scopes
+        parts.append(f"{index['items']:,} items")
+    parts.append(f"{size:,} bytes")
+    line = ", ".join(parts)
+    hints = {
+        "behind": "the next search folds in the latest changes",
+        "stale": "the next search rebuilds it",
+        "missing": "built by the first search, or `mixle reindex`",
+        "unsupported": "written by a newer mixle",
+    }
+    hint = hints.get(str(index.get("state")))
+    return f"{line} ({hint})" if hint else line
 
 
 def compact(ctx: typer.Context, json: JsonOpt = False) -> None:

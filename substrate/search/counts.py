@@ -8,7 +8,7 @@ be merged and the embedding refitted without reading the log again.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,14 +23,15 @@ class Counts:
     """A CSR matrix of term counts: row = document, column = term id in ``terms``.
 
     Attributes:
-        terms: the vocabulary; column ``j`` is ``terms[j]``.
+        terms: the vocabulary; column ``j`` is ``terms[j]`` (a list, or packed strings when
+            the matrix was loaded from disk).
         indptr: row start offsets (``n_docs + 1``, int64).
         indices: term ids per entry, sorted within each row (int32).
         counts: occurrences per entry (int32).
         doc_len: tokens per document, repeats included (int32).
     """
 
-    terms: list[str]
+    terms: Sequence[str]
     indptr: np.ndarray
     indices: np.ndarray
     counts: np.ndarray
@@ -113,7 +114,7 @@ def _count_block(
 
 
 def _stack(
-    terms: list[str], parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    terms: Sequence[str], parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 ) -> Counts:
     indptrs = []
     base = 0

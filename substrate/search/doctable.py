@@ -14,6 +14,7 @@ import numpy as np
 
 from substrate.item import SubstrateItem
 from substrate.search.filters import SearchFilters, source_matches
+from substrate.search.strings import PackedStrings
 
 
 def item_source(item: SubstrateItem) -> str:
@@ -40,25 +41,29 @@ def _encode(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
 
 @dataclass(slots=True)
 class DocTable:
-    """Catalog columns of one segment (row ``i`` describes the segment's document ``i``)."""
+    """Catalog columns of one segment (row ``i`` describes the segment's document ``i``).
 
-    ids: np.ndarray  # object array of str
+    String columns are lists (or an object array for ids) when built in memory, and packed
+    strings when loaded from disk.
+    """
+
+    ids: np.ndarray | PackedStrings  # object array of str
     kinds: list[str]
     kind_codes: np.ndarray
     scopes: list[str]
     scope_codes: np.ndarray
-    sources: list[str]
+    sources: Sequence[str]
     source_codes: np.ndarray
     created_at: np.ndarray  # float64 seconds since the epoch
     seq: np.ndarray  # int64 insertion order across the shard (ties rank in this order)
-    tag_names: list[str]
+    tag_names: Sequence[str]
     tag_indptr: np.ndarray  # int64, per row
     tag_codes: np.ndarray  # int32
     _tag_rows: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_rows(self) -> int:
-        return int(self.ids.shape[0])
+        return len(self.ids)
 
     @classmethod
     def from_items(cls, items: Sequence[SubstrateItem], seq: Iterable[int]) -> DocTable:
@@ -93,7 +98,7 @@ class DocTable:
         kind_codes: np.ndarray,
         scopes: list[str],
         scope_codes: np.ndarray,
-        sources: list[str],
+        sources: Sequence[str],
         source_codes: np.ndarray,
         created_at: np.ndarray,
         seq: np.ndarray,
@@ -125,8 +130,13 @@ class DocTable:
 
     def take(self, rows: np.ndarray) -> DocTable:
         """A new table with only ``rows``, in that order."""
+        if isinstance(self.ids, PackedStrings):
+            every = list(self.ids)  # decoding the blob once beats one decode per row
+            ids = [every[r] for r in rows.tolist()]
+        else:
+            ids = list(self.ids[rows])
         return DocTable.from_columns(
-            ids=list(self.ids[rows]),
+            ids=ids,
             kinds=self.kinds,
             kind_codes=self.kind_codes[rows],
             scopes=self.scopes,
@@ -177,7 +187,7 @@ def concat_tables(tables: list[DocTable]) -> DocTable:
     )
 
 
-def _codes_in(table: list[str], wanted: set[str]) -> np.ndarray:
+def _codes_in(table: Sequence[str], wanted: set[str]) -> np.ndarray:
     return np.asarray([i for i, name in enumerate(table) if name in wanted], dtype=np.int32)
 
 

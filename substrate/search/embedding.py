@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from substrate.search.counts import Counts
 from substrate.search.params import SearchParams
+from substrate.search.strings import PackedStrings
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class EmbeddingModel:
         model_id: a digest of the model, recorded by the vectors built with it.
     """
 
-    terms: list[str]
+    terms: Sequence[str]
     idf: np.ndarray
     components: np.ndarray
     fitted_docs: int
@@ -46,16 +47,19 @@ class EmbeddingModel:
     def dim(self) -> int:
         return int(self.components.shape[1])
 
-    def term_id(self, term: str) -> int:
+    def _lookup(self) -> dict[str, int]:
         if self._index is None:
             self._index = {t: i for i, t in enumerate(self.terms)}
-        return self._index.get(term, -1)
+        return self._index
 
-    def remap(self, terms: list[str]) -> np.ndarray:
+    def term_id(self, term: str) -> int:
+        if self._index is None and isinstance(self.terms, PackedStrings):
+            return self.terms.find(term)  # a query's few terms: bisect rather than build a dict
+        return self._lookup().get(term, -1)
+
+    def remap(self, terms: Sequence[str]) -> np.ndarray:
         """Model term id of each of ``terms`` (-1 where the model does not know the term)."""
-        if self._index is None:
-            self._index = {t: i for i, t in enumerate(self.terms)}
-        index = self._index
+        index = self._lookup()
         return np.fromiter((index.get(t, -1) for t in terms), dtype=np.int32, count=len(terms))
 
     def project_query(self, weights: Mapping[str, float]) -> np.ndarray | None:
@@ -132,7 +136,7 @@ def fit_model(counts: Counts, params: SearchParams) -> EmbeddingModel | None:
     local[candidates] = np.arange(candidates.shape[0])
     matrix = _tfidf_matrix(counts.take(sample), local, idf, candidates.shape[0])
     components = _svd(matrix, dim)
-    terms = [counts.terms[i] for i in candidates]
+    terms = [counts.terms[i] for i in candidates.tolist()]
     digest = hashlib.blake2b(components.tobytes(), digest_size=8).hexdigest()
     log.debug("fitted embedding: %d docs, %d terms, dim %d", n_docs, len(terms), dim)
     return EmbeddingModel(terms, idf, components, n_docs, digest)

@@ -1,8 +1,8 @@
 """The search engine behind ``Substrate.search`` and ``Substrate.reindex``.
 
 ``search`` ranks with BM25 fused with a learned embedding (see ``ranker``) over an index kept in
-step with the store (see ``sync``); ``reindex`` rebuilds that index; ``index_status`` describes
-it without loading it.
+step with the store (see ``sync``); ``reindex`` rebuilds that index; ``index_status`` (from
+``status``) describes it without loading it.
 """
 
 from __future__ import annotations
@@ -14,23 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from substrate.errors import InvalidInputError, ShardFormatError
+from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.search.filters import SearchFilters
-from substrate.search.index_files import MANIFEST, PREFIX, StaleIndex
-from substrate.search.index_read import read_manifest_meta
-from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION
+from substrate.search.layout import CACHE_ATTR
+from substrate.search.params import DEFAULT_PARAMS
 from substrate.search.ranker import rank
-from substrate.search.state import Coverage, IndexState, build_state
+from substrate.search.state import Coverage, build_state
+from substrate.search.status import index_status
 from substrate.search.sync import (
-    CACHE_ATTR,
     Cache,
     analyzer_of,
     build_from_log,
     current,
     fingerprints,
     index_lock,
-    pending_count,
     persist,
     with_overlay,
 )
@@ -97,7 +95,10 @@ def search(
         substrate: the shard (a ``Substrate``).
         query: free text; an empty or stopword-only query matches nothing.
         k: how many results at most; 0 or less returns ``[]``.
-        filters: restrictions applied inside the index before ranking.
+        filters: restrictions applied inside the index before ranking. A filtered search is
+            scored as if the shard held only the items that pass (see ``ranker``); one
+            confined to some scopes also leaves out the learned embedding, so its results never
+            depend on items outside those scopes.
         explain: attach each channel's contribution to every hit.
 
     Returns:
@@ -169,78 +170,3 @@ def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = Non
         seconds=time.perf_counter() - started,
         path=str(root / "index") if root is not None else None,
     )
-
-
-def index_status(substrate: Any) -> dict[str, Any]:
-    """Describe the search index without building or loading it.
-
-    Returns:
-        ``state`` ("fresh", "behind" (saved changes not folded in yet: the next search folds
-        them), "stale" (will be rebuilt), "missing", or "unsupported" (newer format)), plus
-        files and sizes, item count, watermark, segments and the embedding's shape.
-    """
-    root: Path | None = substrate.root
-    cache: Cache | None = getattr(substrate, CACHE_ATTR, None)
-    if root is None:
-        view = cache.view if cache is not None else None
-        fresh = cache is not None and cache.mutation_count == substrate.mutation_count
-        return {
-            "path": None,
-            "state": "fresh" if fresh else ("missing" if cache is None else "behind"),
-            "format": FORMAT_VERSION,
-            "items": view.n_live if view is not None else 0,
-            "segments": len(view.segments) if view is not None else 0,
-            "files": [],
-            "bytes": 0,
-            "watermark": None,
-            "mode": _mode(view),
-            "model": _model_info(view),
-        }
-    directory = root / "index"
-    files = sorted(directory.glob(f"{PREFIX}*.parquet")) if directory.is_dir() else []
-    out: dict[str, Any] = {
-        "path": str(directory),
-        "format": FORMAT_VERSION,
-        "files": [{"name": p.name, "bytes": p.stat().st_size} for p in files],
-        "bytes": sum(p.stat().st_size for p in files),
-    }
-    try:
-        meta = read_manifest_meta(directory, DEFAULT_PARAMS)
-    except ShardFormatError as exc:
-        return {**out, "state": "unsupported", "error": str(exc)}
-    except StaleIndex as exc:
-        missing = not (directory / MANIFEST).exists()
-        return {**out, "state": "missing" if missing else "stale", "reason": str(exc)}
-    current = substrate.log_watermark()
-    mark = meta.get("watermark") or ["", -1]
-    if mark[0] != current.generation or mark[1] > current.offset:
-        state = "stale"
-    else:
-        state = "fresh" if mark[1] == current.offset else "behind"
-    return {
-        **out,
-        "state": state,
-        "items": int(meta.get("live", 0)),
-        "segments": sum(1 for f in files if f.name.endswith(".docs.parquet")),
-        "watermark": {"generation": mark[0], "offset": mark[1]},
-        "log_watermark": {"generation": current.generation, "offset": current.offset},
-        "mode": "lexical+semantic" if meta.get("model") else "lexical",
-        "model": {"file": meta.get("model"), "fitted_docs": meta.get("fitted_docs")},
-        "pending_changes": bool(pending_count(substrate)),
-    }
-
-
-def _mode(view: IndexState | None) -> str:
-    if view is None:
-        return "none"
-    return "lexical+semantic" if view.semantic else "lexical"
-
-
-def _model_info(view: IndexState | None) -> dict[str, Any] | None:
-    if view is None or view.model is None:
-        return None
-    return {
-        "dim": view.model.dim,
-        "terms": len(view.model.terms),
-        "fitted_docs": view.model.fitted_docs,
-    }

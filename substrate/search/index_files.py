@@ -10,9 +10,10 @@ the log watermark they cover):
 * ``search-model-<id>.parquet``: the embedding (term, idf, component vector).
 * ``search-seg-<name>.docs.parquet``: the catalog (id, kind, scope, source, created_at, seq,
   tags), the forward index (terms, counts, doc_len), vectors (float32) and packed signatures.
-* ``search-seg-<name>.terms.parquet``: BM25 postings (term, df, rows, weights).
+* ``search-seg-<name>.terms.parquet``: BM25 postings (term, df, rows, weights, tf).
 
-This module writes them (and holds what reading shares); ``index_read`` reads them back.
+This module writes them (and holds what reading shares); ``index_read`` reads them back. Each
+write also refreshes the memory-mappable mirrors of the files (see ``layout`` and ``mirror``).
 """
 
 from __future__ import annotations
@@ -29,31 +30,34 @@ import pyarrow.parquet as pq
 
 from substrate.errors import ShardFormatError
 from substrate.search.embedding import EmbeddingModel
+from substrate.search.layout import (
+    MANIFEST,
+    MANIFEST_PACK,
+    META_KEY,
+    PREFIX,
+    StaleIndex,
+    manifest_stamp,
+    model_file,
+    pack_of,
+    segment_files,
+    stamp,
+)
+from substrate.search.mirror import write_mirrors
 from substrate.search.params import FORMAT_VERSION, SearchParams
 from substrate.search.segments import Segment
 from substrate.search.state import Coverage, IndexState
 
+__all__ = ["MANIFEST", "META_KEY", "PREFIX", "StaleIndex", "read_meta", "write_state"]
+
 log = logging.getLogger(__name__)
-
-META_KEY = b"mixle.search"
-MANIFEST = "search-manifest.parquet"
-PREFIX = "search-"
-
-
-class StaleIndex(Exception):
-    """The files on disk cannot be used (missing, unreadable or built differently): rebuild."""
 
 
 def _meta(kind: str, params: SearchParams, coverage: Coverage | None, **extra: Any) -> bytes:
-    body = {
-        "format": FORMAT_VERSION,
-        "kind": kind,
-        "params": params.as_dict(),
-        "build_key": params.build_key(),
-        "watermark": None if coverage is None else [coverage.generation, coverage.offset],
-        **extra,
-    }
-    return json.dumps(body, sort_keys=True).encode()
+    return _encode(stamp(kind, params, coverage, **extra))
+
+
+def _encode(meta: dict[str, Any]) -> bytes:
+    return json.dumps(meta, sort_keys=True).encode()
 
 
 def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
@@ -134,13 +138,13 @@ def as_numpy(values: pa.Array, dtype: Any) -> np.ndarray:
 
 def write_model(directory: Path, model: EmbeddingModel, params: SearchParams) -> str:
     """Write the embedding model; returns its file name."""
-    name = f"{PREFIX}model-{model.model_id}.parquet"
-    if (directory / name).exists():
+    name = model_file(model.model_id)
+    if _current(directory / name, params):
         return name
     dim = model.dim
     table = pa.table(
         {
-            "term": pa.array(model.terms, pa.string()),
+            "term": pa.array(list(model.terms), pa.string()),
             "idf": pa.array(model.idf, pa.float32()),
             "component": pa.FixedSizeListArray.from_arrays(
                 pa.array(model.components.reshape(-1), pa.float32()), dim
@@ -152,18 +156,32 @@ def write_model(directory: Path, model: EmbeddingModel, params: SearchParams) ->
     return name
 
 
+def _current(path: Path, params: SearchParams) -> bool:
+    """True if ``path`` exists and was written in this format with these parameters.
+
+    A model's file name is a digest of its content, so a refit on the same items finds the file
+    of an earlier version of mixle under the same name: that one must be rewritten, not kept.
+    """
+    if not path.exists():
+        return False
+    try:
+        read_meta(path, params)
+    except (StaleIndex, ShardFormatError):
+        return False
+    return True
+
+
 def write_segment(
     directory: Path, segment: Segment, params: SearchParams, coverage: Coverage | None
 ) -> list[str]:
     """Write a segment's two files (skipped if already on disk); returns their names."""
-    docs_name = f"{PREFIX}seg-{segment.name}.docs.parquet"
-    terms_name = f"{PREFIX}seg-{segment.name}.terms.parquet"
+    docs_name, terms_name = segment_files(segment.name)
     if (directory / docs_name).exists() and (directory / terms_name).exists():
         return [docs_name, terms_name]
     d = segment.docs
     c = segment.counts
     columns: dict[str, pa.Array] = {
-        "id": pa.array(list(d.ids), pa.string()),
+        "id": pa.array(list(d.ids), pa.string()),  # list(): ids may be packed strings
         "kind": pa.DictionaryArray.from_arrays(
             pa.array(d.kind_codes), pa.array(d.kinds, pa.string())
         ),
@@ -171,7 +189,7 @@ def write_segment(
             pa.array(d.scope_codes), pa.array(d.scopes, pa.string())
         ),
         "source": pa.DictionaryArray.from_arrays(
-            pa.array(d.source_codes), pa.array(d.sources, pa.string())
+            pa.array(d.source_codes), pa.array(list(d.sources), pa.string())
         ),
         "created_at": pa.array(d.created_at, pa.float64()),
         "seq": pa.array(d.seq, pa.int64()),
@@ -204,10 +222,11 @@ def write_segment(
     p = segment.postings
     terms = pa.table(
         {
-            "term": pa.array(p.terms, pa.string()),
+            "term": pa.array(list(p.terms), pa.string()),
             "df": pa.array(p.df, pa.int32()),
             "rows": _list_array(p.offsets, pa.array(p.rows, pa.int32())),
             "weights": _list_array(p.offsets, pa.array(p.weights, pa.float32())),
+            "tf": _list_array(p.offsets, pa.array(p.tf, pa.int32())),
         }
     )
     meta = _meta(
@@ -218,16 +237,17 @@ def write_segment(
 
 
 def write_state(directory: Path, state: IndexState) -> None:
-    """Write the files of ``state`` that are not on disk yet, then the manifest, then GC."""
+    """Write the files of ``state`` that are not on disk yet, then the manifest, then their
+    mirrors, then remove the files no longer referenced."""
     directory.mkdir(parents=True, exist_ok=True)
     params = state.params
-    keep: set[str] = {MANIFEST}
-    model_file = None
+    keep: set[str] = {MANIFEST, MANIFEST_PACK}
     if state.model is not None:
-        model_file = write_model(directory, state.model, params)
-        keep.add(model_file)
+        name = write_model(directory, state.model, params)
+        keep.update((name, pack_of(name)))
     for segment in state.segments:
-        keep.update(write_segment(directory, segment, params, state.coverage))
+        names = write_segment(directory, segment, params, state.coverage)
+        keep.update((*names, pack_of(names[0])))
     dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
     dead_rows = [np.flatnonzero(d).astype(np.int32) for d in state.dead]
     np.cumsum([r.shape[0] for r in dead_rows], out=dead_offsets[1:])
@@ -241,19 +261,11 @@ def write_state(directory: Path, state: IndexState) -> None:
             ),
         }
     )
-    meta = _meta(
-        "manifest",
-        params,
-        state.coverage,
-        model=model_file,
-        avgdl=state.avgdl,
-        next_seq=state.next_seq,
-        fitted_docs=state.fitted_docs,
-        live=state.n_live,
-    )
+    meta = _encode(manifest_stamp(state))
     _write(manifest.replace_schema_metadata({META_KEY: meta}), directory / MANIFEST)
-    for path in directory.glob(f"{PREFIX}*.parquet"):
-        if path.name not in keep:
+    write_mirrors(directory, state)
+    for path in directory.glob(f"{PREFIX}*"):
+        if path.suffix in (".parquet", ".pack") and path.name not in keep:
             try:
                 path.unlink()
             except OSError as exc:  # another process may have removed it first

@@ -19,14 +19,8 @@ from substrate.search.bm25 import Postings
 from substrate.search.counts import Counts
 from substrate.search.doctable import DocTable
 from substrate.search.embedding import EmbeddingModel
-from substrate.search.index_files import (
-    MANIFEST,
-    PREFIX,
-    StaleIndex,
-    as_numpy,
-    list_parts,
-    read_meta,
-)
+from substrate.search.index_files import as_numpy, list_parts, read_meta
+from substrate.search.layout import MANIFEST, StaleIndex, segment_files
 from substrate.search.params import SearchParams
 from substrate.search.segments import Segment
 from substrate.search.state import Coverage, IndexState
@@ -231,8 +225,8 @@ def _cat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
 
 
 def _read_segment(directory: Path, name: str, params: SearchParams) -> Segment:
-    docs_path = directory / f"{PREFIX}seg-{name}.docs.parquet"
-    terms_path = directory / f"{PREFIX}seg-{name}.terms.parquet"
+    docs_name, terms_name = segment_files(name)
+    docs_path, terms_path = directory / docs_name, directory / terms_name
     meta = read_meta(docs_path, params)
     terms_meta = read_meta(terms_path, params)
     docs_reader = _GroupReader(docs_path, _DOC_COLUMNS)
@@ -275,22 +269,26 @@ def _read_segment(directory: Path, name: str, params: SearchParams) -> Segment:
         np.concatenate(tag_offsets),
         tag_codes,
     )
-    terms_reader = _GroupReader(terms_path, ["term", "df", "rows", "weights"])
+    terms_reader = _GroupReader(terms_path, ["term", "df", "rows", "weights", "tf"])
     n_terms = terms_reader.file.metadata.num_rows
     vocabulary: list[str] = []
     df = _Column(np.int32, n_terms)
     rows = _Lists(np.int32, n_terms, int(terms_meta["postings"]))
     weights = _Lists(np.float32, n_terms, int(terms_meta["postings"]))
+    tf = _Lists(np.int32, n_terms, int(terms_meta["postings"]))
     for part in terms_reader.tables():
         vocabulary.extend(part.column("term").to_pylist())
         df.add(part.column("df"))
         rows.add(part.column("rows"))
         weights.add(part.column("weights"))
+        tf.add(part.column("tf"))
     indptr, term_ids = terms.result()
     # The forward index's term ids refer to the postings' vocabulary (one list per segment).
     forward = Counts(vocabulary, indptr, term_ids, counts.result()[1], doc_len.result())
     offsets, row_values = rows.result()
-    postings = Postings(vocabulary, df.result(), offsets, row_values, weights.result()[1])
+    postings = Postings(
+        vocabulary, df.result(), offsets, row_values, weights.result()[1], tf.result()[1]
+    )
     vectors, signatures = _read_vectors(docs_path, n)
     pa.default_memory_pool().release_unused()
     return Segment(name, docs, forward, postings, vectors, signatures, meta.get("model_id"))

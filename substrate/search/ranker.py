@@ -12,6 +12,15 @@ Score of an item for a query (all parts in [0, 1]):
 
 Lexical floor: an item containing every rare query term literally is lifted above any item
 that contains no query term at all, so a weak semantic match never buries an exact one.
+
+Filters and what a reader cannot see: every statistic that depends on the candidates is taken
+over the items that pass the filters only: document frequencies, the average length and the
+document count (see ``corpus``), the best score that normalises BM25, the coverage factor, and
+the documents feedback expansion reads. A search confined to some scopes (a reader who may not
+see everything) also leaves out the semantic channel: the embedding is learned from every item
+in the shard, so it would carry what other scopes contain into this reader's scores. Such a
+search ranks by BM25 with feedback expansion, and its results (ids and scores) are the same
+whatever the items outside its scopes are.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from substrate.search.bm25 import idf
+from substrate.search.corpus import CorpusStats
 from substrate.search.doctable import filter_mask
 from substrate.search.feedback import expand_query
 from substrate.search.filters import SearchFilters
@@ -58,29 +67,6 @@ def allowed_rows(state: IndexState, filters: SearchFilters | None) -> np.ndarray
     return allowed
 
 
-def _accumulate(state: IndexState, weights: Mapping[str, float], out: np.ndarray) -> None:
-    """Add ``weight * tf-component`` of each term's postings into ``out`` (global rows)."""
-    for seg, base in zip(state.segments, state.bases().tolist(), strict=True):
-        postings = seg.postings
-        target = out[base : base + seg.n_rows]
-        for term, weight in weights.items():
-            tid = postings.term_id(term)
-            if tid < 0:
-                continue
-            rows, vals = postings.posting(tid)
-            target[rows] += np.float32(weight) * vals
-
-
-def _indicator(state: IndexState, weights: Mapping[str, float], out: np.ndarray) -> None:
-    """Add ``weight`` for each term an item contains (no tf), into ``out``."""
-    for seg, base in zip(state.segments, state.bases().tolist(), strict=True):
-        target = out[base : base + seg.n_rows]
-        for term, weight in weights.items():
-            tid = seg.postings.term_id(term)
-            if tid >= 0:
-                target[seg.postings.posting(tid)[0]] += np.float32(weight)
-
-
 def top_rows(scores: np.ndarray, k: int, seq: np.ndarray) -> np.ndarray:
     """Global rows of the ``k`` best positive scores; ties in insertion order."""
     cand = np.flatnonzero(scores > 0)
@@ -89,6 +75,17 @@ def top_rows(scores: np.ndarray, k: int, seq: np.ndarray) -> np.ndarray:
         cand = cand[scores[cand] >= kth]
     order = np.lexsort((seq[cand], -scores[cand]))
     return cand[order[:k]]
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique`` would import numpy.ma: 25 ms on a cold start)."""
+    ordered = np.sort(values)
+    if ordered.shape[0] == 0:
+        return ordered
+    keep = np.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def _locate(state: IndexState, rows: np.ndarray) -> list[tuple[int, int]]:
@@ -121,7 +118,7 @@ def _cosines(
                 seg.signatures, qsig, allowed[base : base + seg.n_rows], params.signature_candidates
             )
             picked.append(near + base)
-    rows = np.unique(np.concatenate(picked))
+    rows = _distinct(np.concatenate(picked))
     bases = state.bases()
     segs = np.searchsorted(bases, rows, side="right") - 1
     for si, seg in enumerate(state.segments):
@@ -153,24 +150,26 @@ def rank(
     params = state.params
     n = state.n_rows
     seq = state.seq()
-    dfs = {t: _doc_freq(state, t) for t in q}
-    idfs = {t: idf(dfs[t], n) for t in q}
+    filtered = filters is not None and not filters.is_empty
+    stats = CorpusStats(state, allowed, local=filtered)
+    confined = filters is not None and filters.scopes is not None
+    semantic = state.semantic and not confined
+    expand = semantic or (confined and stats.live_docs >= params.min_docs_semantic)
+    idfs = {t: stats.idf(t) for t in q}
     mass = sum(q[t] * idfs[t] for t in q)
     lexical = np.zeros(n, dtype=np.float32)
-    _accumulate(state, {t: q[t] * idfs[t] for t in q}, lexical)
+    stats.accumulate({t: q[t] * idfs[t] for t in q}, lexical)
+    lexical[~allowed] = 0.0
     literal = lexical > 0
     coverage = _coverage(
-        state,
-        {t: q[t] * idfs[t] / mass for t in q},
-        top_rows(np.where(state.live(), lexical, np.float32(0.0)), _COVERAGE_ROWS, seq),
+        state, stats, {t: q[t] * idfs[t] / mass for t in q}, top_rows(lexical, _COVERAGE_ROWS, seq)
     )
-    lexical[~allowed] = 0.0
 
     cosine = np.zeros(n, dtype=np.float32)
-    semantic = state.semantic
+    if expand:
+        lexical = _with_feedback(state, stats, q, lexical, allowed)
     if semantic:
         assert state.model is not None
-        lexical = _with_feedback(state, q, dfs, lexical, allowed)
         query_vec = state.model.project_query(q)
         if query_vec is not None:
             cosine = _cosines(state, query_vec, allowed, lexical)
@@ -181,7 +180,7 @@ def rank(
     positive = np.where(cosine >= np.float32(max(params.min_cosine, 1e-9)), cosine, 0.0)
     fused = (bm25_norm + weight * positive) / (np.float32(1.0) + weight)
     fused[~allowed] = 0.0
-    lifted = _lexical_floor(state, q, dfs, fused, bm25_norm, literal & allowed, allowed)
+    lifted = _lexical_floor(stats, q, fused, bm25_norm, literal & allowed, allowed)
 
     rows = top_rows(fused, k, seq)
     out = []
@@ -194,46 +193,44 @@ def rank(
                 "bm25_norm": float(bm25_norm[g]),
                 "cosine": float(cosine[g]),
                 "semantic_weight": float(weight),
+                "lexical_part": float(bm25_norm[g] / (1.0 + weight)),
+                "semantic_part": float(weight * positive[g] / (1.0 + weight)),
                 "fused": float(fused[g]),
                 "coverage": coverage,
                 "lexical_floor": 1.0 if lifted[g] else 0.0,
+                "feedback": 1.0 if expand else 0.0,
+                "filtered_statistics": 1.0 if filtered else 0.0,
                 "score": score,
             }
         out.append(Ranked(si, row, str(state.segments[si].docs.ids[row]), score, detail))
     return out
 
 
-def _doc_freq(state: IndexState, term: str) -> int:
-    return sum(seg.postings.doc_freq(term) for seg in state.segments)
-
-
 def _with_feedback(
     state: IndexState,
+    stats: CorpusStats,
     q: Mapping[str, int],
-    dfs: dict[str, int],
     lexical: np.ndarray,
     allowed: np.ndarray,
 ) -> np.ndarray:
-    """BM25 scores of the query expanded with feedback terms from its best matches.
+    """BM25 scores of the query expanded with feedback terms from its best allowed matches.
 
     The original terms' part is the first-pass score rescaled, so only the added terms'
-    postings are read again.
+    postings are read again. ``lexical`` must be zero outside ``allowed``: the feedback
+    documents are then allowed ones, never an item the search could not return.
     """
     params = state.params
     fb_rows = top_rows(lexical, params.feedback_docs, state.seq())
     if fb_rows.shape[0] == 0:
         return lexical
-    n = state.n_rows
     top = [
         (state.segments[si], row, float(lexical[g]))
         for (si, row), g in zip(_locate(state, fb_rows), fb_rows.tolist(), strict=True)
     ]
-    max_df = params.feedback_max_df * max(state.n_live, 1)
+    max_df = params.feedback_max_df * max(stats.live_docs, 1)
 
     def usable(term: str) -> bool:
-        if term not in dfs:
-            dfs[term] = _doc_freq(state, term)
-        return dfs[term] <= max_df
+        return stats.df(term) <= max_df
 
     expanded = expand_query(
         q, top, n_terms=params.feedback_terms, keep=params.feedback_keep, usable=usable
@@ -243,26 +240,28 @@ def _with_feedback(
     for term, w in expanded.items():
         added = w - scale * q.get(term, 0)
         if added > 1e-9:
-            extra[term] = added * idf(dfs[term] if term in dfs else _doc_freq(state, term), n)
+            extra[term] = added * stats.idf(term)
     out = lexical * np.float32(scale)
-    _accumulate(state, extra, out)
+    stats.accumulate(extra, out)
     out[~allowed] = 0.0
     return out
 
 
-def _coverage(state: IndexState, weights: Mapping[str, float], rows: np.ndarray) -> float:
+def _coverage(
+    state: IndexState, stats: CorpusStats, weights: Mapping[str, float], rows: np.ndarray
+) -> float:
     """Largest share of the query's idf mass that one of ``rows`` contains (0 if none)."""
     if rows.shape[0] == 0:
         return 0.0
     best = np.zeros(rows.shape[0], dtype=np.float64)
     bases = state.bases()
     segs = np.searchsorted(bases, rows, side="right") - 1
-    for si in np.unique(segs).tolist():
+    for si in _distinct(segs).tolist():
         pick = np.flatnonzero(segs == si)
         local = rows[pick] - bases[si]
         postings = state.segments[si].postings
         for term, w in weights.items():
-            tid = postings.term_id(term)
+            tid = stats.term_id(si, term)
             if tid < 0:
                 continue
             posting_rows = postings.posting(tid)[0]
@@ -272,9 +271,8 @@ def _coverage(state: IndexState, weights: Mapping[str, float], rows: np.ndarray)
 
 
 def _lexical_floor(
-    state: IndexState,
+    stats: CorpusStats,
     q: Mapping[str, int],
-    dfs: Mapping[str, int],
     fused: np.ndarray,
     bm25_norm: np.ndarray,
     literal: np.ndarray,
@@ -282,12 +280,12 @@ def _lexical_floor(
 ) -> np.ndarray:
     """Lift items holding every rare query term above all items holding no query term."""
     lifted = np.zeros(fused.shape[0], dtype=bool)
-    n_live = max(state.n_live, 1)
-    rare = [t for t in q if 0 < dfs[t] <= state.params.rare_fraction * n_live]
+    n_live = max(stats.live_docs, 1)
+    rare = [t for t in q if 0 < stats.df(t) <= stats.state.params.rare_fraction * n_live]
     if not rare:
         return lifted
     hits = np.zeros(fused.shape[0], dtype=np.float32)
-    _indicator(state, dict.fromkeys(rare, 1.0), hits)
+    stats.indicator(rare, hits)
     exact = allowed & (hits >= len(rare))
     outside = allowed & ~literal & (fused > 0)
     if not exact.any() or not outside.any():

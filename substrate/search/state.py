@@ -112,8 +112,9 @@ class IndexState:
         if self._locations is None:
             where: dict[str, tuple[int, int]] = {}
             for si, (seg, dead) in enumerate(zip(self.segments, self.dead, strict=True)):
+                ids = list(seg.docs.ids)  # one decode of a loaded segment's packed ids
                 for row in np.flatnonzero(~dead).tolist():
-                    where[seg.docs.ids[row]] = (si, row)
+                    where[ids[row]] = (si, row)
             self._locations = where
         return self._locations
 

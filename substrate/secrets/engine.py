@@ -90,7 +90,7 @@ _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
 _MIN_TOKEN_LEN = MIN_WORD
-_LONG_RUNS = re.compile(r"\S{%d,}" % _MIN_TOKEN_LEN)
+_LONG_RUNS = re.compile(rf"\S{{{_MIN_TOKEN_LEN},}}")
 _KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
 
 

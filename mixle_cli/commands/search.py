@@ -1,0 +1,355 @@
+"""Search commands: search (ranked, filtered, explained) and reindex.
+
+Both read only what the caller may see: the scopes of ``AppState.scopes`` are pushed into the
+index as a filter, and the engine computes every statistic of a filtered search over the items
+that pass it, so hidden items change neither which results come back nor their scores.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import AppState, state
+from mixle_cli.errors import OPERATIONAL, fail, usage
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from substrate import MODALITIES
+
+# The engine (numpy) is imported inside the commands, so that other commands never pay for it.
+if TYPE_CHECKING:
+    from substrate import Analyzer, Hit, IndexStats, SearchFilters, Substrate
+
+_DATE_ONLY = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
+_DAY = 86400.0
+NO_MATCH = "no matching items"
+
+
+# -- arguments ----------------------------------------------------------------------------------
+
+
+def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool = False) -> float:
+    """Seconds since the epoch for a date or a duration back from ``now``.
+
+    ``2024-05-01``, ``2024-05-01T12:30``, ``2024-05-01T12:30:00+02:00`` (no zone: UTC), or a
+    duration such as ``7d`` or ``12h`` meaning that long ago. With ``end_of_day`` a bare date
+    stands for the end of that day, so ``--until 2024-05-01`` includes the whole day.
+    """
+    from substrate import InvalidInputError, parse_duration
+
+    text = (value or "").strip()
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is not None:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        stamp = moment.timestamp()
+        if end_of_day and _DATE_ONLY.match(text):
+            stamp += _DAY - 1e-6
+        return stamp
+    try:
+        return now - parse_duration(text)
+    except InvalidInputError:
+        usage(
+            f"{option} {value!r}: expected a date (2024-05-01, 2024-05-01T12:00) or a duration "
+            "(7d, 12h, 2w) meaning that long ago"
+        )
+
+
+def visible_scopes(app_state: AppState, scope: str | None) -> frozenset[str] | None:
+    """The scopes a search may read: the caller's, narrowed to ``--scope``; None: all."""
+    allowed = app_state.scopes
+    if scope is None:
+        return allowed
+    return frozenset([scope]) if allowed is None else allowed & {scope}
+
+
+def _filters(
+    app_state: AppState,
+    *,
+    kind: str | None,
+    scope: str | None,
+    tags: list[str] | None,
+    source: str | None,
+    since: str | None,
+    until: str | None,
+) -> SearchFilters:
+    from substrate import SearchFilters
+
+    if kind is not None and kind not in MODALITIES:
+        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    now = time.time()
+    start = parse_when(since, "--since", now=now) if since is not None else None
+    end = parse_when(until, "--until", now=now, end_of_day=True) if until is not None else None
+    if start is not None and end is not None and start > end:
+        usage("--since is later than --until: no item can match")
+    return SearchFilters(
+        kind=kind,
+        scopes=visible_scopes(app_state, scope),
+        tags=tuple(tags or ()),
+        source_prefix=source or None,
+        since=start,
+        until=end,
+    )
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+def _text_of(hit: Hit) -> str:
+    item = hit.item
+    if item.text:
+        return str(item.text)
+    if item.payload:
+        import orjson
+
+        return orjson.dumps(item.payload).decode()
+    return ""
+
+
+def _title(hit: Hit, text: str) -> str:
+    item = hit.item
+    for candidate in (item.payload.get("title"), item.provenance.get("section")):
+        if isinstance(candidate, str) and candidate.strip():
+            return output.first_line(candidate, 100)
+    return output.first_line(text, 100)
+
+
+def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str, Any]:
+    """One result as plain data: who, how well, where from, and the passage that matched."""
+    from substrate import make_snippet
+
+    item = hit.item
+    prov = item.provenance
+    text = _text_of(hit)
+    snippet = make_snippet(text, query, analyzer=analyzer)
+    row: dict[str, Any] = {
+        "rank": rank,
+        "id": item.id,
+        "kind": item.kind,
+        "scope": item.scope,
+        "score": round(float(hit.score), 4),
+        "title": _title(hit, text),
+        "snippet": snippet.text,
+        "snippet_spans": [list(span) for span in snippet.spans],
+        "matches": snippet.matches,
+        "source": prov.get("source") or prov.get("path"),
+        "line_start": prov.get("line_start"),
+        "line_end": prov.get("line_end"),
+        "tags": list(item.tags),
+        "created_at": item.created_at,
+    }
+    if hit.explain is not None:
+        row["explain"] = {k: float(v) for k, v in hit.explain.items()}
+    return row
+
+
+def _where(row: dict[str, Any]) -> str:
+    where = row["source"]
+    if not where:
+        return "-"
+    start, end = row["line_start"], row["line_end"]
+    if start is not None:
+        return f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
+    return str(where)
+
+
+def _explain_line(e: dict[str, float]) -> str:
+    parts = [f"lexical {e['lexical_part']:.3f} (bm25 {e['bm25']:.2f}, norm {e['bm25_norm']:.2f})"]
+    if e["semantic_weight"] > 0:
+        parts.append(
+            f"semantic {e['semantic_part']:.3f} (cosine {e['cosine']:.2f} x "
+            f"{e['semantic_weight']:.2f})"
+        )
+    else:
+        parts.append("semantic off")
+    line = " + ".join(parts) + f" = {e['fused']:.3f}, x coverage {e['coverage']:.2f}"
+    flags = [
+        name
+        for name, key in (
+            ("lexical floor", "lexical_floor"),
+            ("feedback", "feedback"),
+            ("filtered statistics", "filtered_statistics"),
+        )
+        if e.get(key)
+    ]
+    return line + (f"; {', '.join(flags)}" if flags else "")
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    from rich.text import Text
+
+    out = output.stdout()
+    for row in rows:
+        head = Text(f"{row['rank']:>2}  {row['score']:.3f}  {row['kind']:<8} {row['id']}  ")
+        head.append(_where(row), style="cyan")
+        out.print(head)
+        if not row["snippet"].startswith(row["title"].rstrip("…")):  # else it says it again
+            out.print(Text("    " + row["title"], style="bold"))
+        snippet = Text("    " + row["snippet"])
+        for start, end in row["snippet_spans"]:
+            snippet.stylize("bold yellow", start + 4, end + 4)
+        out.print(snippet)
+        if "explain" in row:
+            out.print(Text("    " + _explain_line(row["explain"]), style="dim"))
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+
+def _shard_exists(substrate: Substrate) -> bool:
+    root = substrate.root
+    return root is None or (root / "items.jsonl").exists()
+
+
+def search_cmd(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for (words; quotes not needed).")],
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results at most.")] = 10,
+    kind: Annotated[
+        str | None, typer.Option("--kind", "-K", help=f"Only this kind: {', '.join(MODALITIES)}.")
+    ] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", "-t", help="Only items carrying this tag (repeat: all of them)."),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", help="Only items from this path or below it (docs/ or a.md)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", help="Only items created since a date (2024-05-01) or in the last 7d."
+        ),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", help="Only items created until a date, or longer ago than 30d."),
+    ] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            "--min-score", min=0.0, max=1.0, help="Leave out results scoring below this (0..1)."
+        ),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show what each ranking channel contributed.")
+    ] = False,
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """Search the shard: ranked results with the passage that matched and where it came from."""
+    how = output.mode(json, jsonl)
+    if not query.strip():
+        usage("the query is empty")
+    from substrate import Analyzer
+
+    app_state = state(ctx)
+    filters = _filters(
+        app_state, kind=kind, scope=scope, tags=tag, source=source, since=since, until=until
+    )
+    analyzer = Analyzer()
+    rows: list[dict[str, Any]] = []
+    hint = None
+    if not analyzer.terms(query):
+        hint = (
+            "the query has only very common words (like 'the' or 'what'), which are not "
+            "indexed; add a word that names what you look for"
+        )
+    else:
+        substrate = app_state.substrate()
+        if _shard_exists(substrate):
+            hits = substrate.hits(query, k, filters=filters, explain=explain)
+            kept = [
+                h
+                for h in hits
+                if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
+                and (min_score is None or h.score >= min_score)
+            ]
+            rows = [result_row(n, h, query, analyzer) for n, h in enumerate(kept, 1)]
+    if how is Mode.JSON:
+        output.emit_json({"query": query, "results": rows})
+    elif how is Mode.JSONL:
+        output.emit_jsonl(rows)
+    elif rows:
+        _print_rows(rows)
+    if hint is not None:
+        output.note(f"hint: {hint}")
+    elif not rows:
+        output.note(NO_MATCH)
+
+
+def _progress_wanted(json: bool, quiet: bool) -> bool:
+    return not (json or quiet) and sys.stderr.isatty()
+
+
+def _run_reindex(substrate: Substrate, show: bool) -> IndexStats:
+    if not show:
+        return substrate.reindex()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=output.stderr(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("indexing", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return substrate.reindex(progress=progress)
+
+
+def reindex_cmd(
+    ctx: typer.Context,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")
+    ] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Rebuild the search index from the shard's items (and refit the learned embedding)."""
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    if not _shard_exists(substrate):
+        fail(
+            f"no shard at {substrate.root}",
+            OPERATIONAL,
+            hint="create one with `mixle init`, or add items with `mixle add` or `mixle ingest`",
+        )
+    stats = _run_reindex(substrate, _progress_wanted(json, quiet))
+    report = stats.as_dict()
+    report["seconds"] = round(report["seconds"], 3)
+    if app_state.scopes is not None:
+        # The index covers every scope: its sizes would count other teams' items.
+        for field in ("items", "vocabulary", "dim"):
+            report.pop(field, None)
+    if json:
+        output.emit_json(report)
+    elif not quiet:
+        sizes = (
+            f"{report['items']:,} items, {report['vocabulary']:,} terms, "
+            if "items" in report
+            else ""
+        )
+        output.emit_text(
+            f"reindexed: {sizes}{report['segments']} segment(s), {report['mode']}, "
+            f"{report['seconds']:.2f} s"
+        )
+
+
+COMMANDS: dict[str, Callable[..., None]] = {"search": search_cmd, "reindex": reindex_cmd}

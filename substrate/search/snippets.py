@@ -1,0 +1,132 @@
+"""Snippets: the passage of an item's text that best shows why it matched a query.
+
+Words are matched the way the index matches them (the same analyzer: case folding, stemming,
+CJK bigrams), so a query for "archive" marks "archives" and "Archived". The snippet is the
+window of the text holding the most distinct query terms, with its whitespace collapsed; the
+spans of the matched words are given so a caller can highlight them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from substrate.search.tokenize import Analyzer, word_spans
+
+_SCAN_LIMIT = 200_000  # characters of a long item examined for matches
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class Snippet:
+    """A passage of text with the query's matches marked.
+
+    Attributes:
+        text: the passage, whitespace collapsed; starts or ends with "…" where it was cut.
+        spans: ``(start, end)`` of each matched word in ``text``, in order.
+        matches: the distinct matched words (ignoring case), as first written in the text.
+    """
+
+    text: str
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    matches: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "spans": [list(s) for s in self.spans], "matches": self.matches}
+
+
+def make_snippet(
+    text: str, query: str, *, width: int = 200, analyzer: Analyzer | None = None
+) -> Snippet:
+    """The passage of ``text`` (about ``width`` characters) that best matches ``query``.
+
+    Without any match (an item found by meaning alone), the passage is the start of the text.
+    """
+    analyzer = analyzer or Analyzer()
+    width = max(int(width), 20)
+    wanted = set(analyzer.terms(query))
+    source = text[:_SCAN_LIMIT]
+    hits: list[tuple[int, int, frozenset[str]]] = []
+    if wanted:
+        for start, end in word_spans(source):
+            found = wanted.intersection(analyzer.terms(source[start:end]))
+            if found:
+                hits.append((start, end, frozenset(found)))
+    lo, hi = _window(source, hits, width)
+    return _render(source, lo, hi, [(s, e) for s, e, _ in hits if s >= lo and e <= hi])
+
+
+def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) -> tuple[int, int]:
+    """Bounds of the window with the most distinct terms (then most hits), on word edges."""
+    best = (0, 0, 0)  # distinct terms, hits, -start
+    lo = 0
+    for i, (start, _, _) in enumerate(hits):
+        terms: set[str] = set()
+        count = 0
+        for _, e, found in hits[i:]:
+            if e - start > width:
+                break
+            terms |= found
+            count += 1
+        score = (len(terms), count, -start)
+        if score > best:
+            best, lo = score, start
+    if hits:
+        # Lead in with a little context before the first match.
+        lo = max(0, lo - width // 5)
+        while lo > 0 and not text[lo - 1].isspace():
+            lo -= 1
+    hi = min(len(text), lo + width)
+    if hi < len(text):
+        cut = text.rfind(" ", lo + width // 2, hi)
+        hi = cut if cut > 0 else hi
+    return lo, hi
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping spans (adjacent CJK bigrams) joined into one."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _render(text: str, lo: int, hi: int, spans: list[tuple[int, int]]) -> Snippet:
+    """The window with whitespace collapsed, its spans moved to match, and the matches listed."""
+    raw = text[lo:hi]
+    pieces: list[str] = []
+    where = [0] * (len(raw) + 1)  # offset in ``raw`` -> offset in the collapsed text
+    length = pos = 0
+    for gap in _SPACE.finditer(raw):
+        for j in range(pos, gap.start()):
+            where[j] = length + j - pos
+        length += gap.start() - pos
+        for j in range(gap.start(), gap.end()):
+            where[j] = length
+        pieces += [raw[pos : gap.start()], " "]
+        length += 1
+        pos = gap.end()
+    for j in range(pos, len(raw) + 1):
+        where[j] = length + j - pos
+    pieces.append(raw[pos:])
+    body = "".join(pieces)
+    shift = 1 if body.startswith(" ") else 0
+    body = body.strip()
+    prefix = "…" if lo > 0 else ""
+    suffix = "…" if hi < len(text) else ""
+    merged = _merged(spans)
+    moved = [
+        (where[s - lo] - shift + len(prefix), where[e - lo] - shift + len(prefix))
+        for s, e in merged
+    ]
+    matches: list[str] = []
+    seen: set[str] = set()
+    for s, e in merged:
+        if text[s:e].casefold() not in seen:
+            seen.add(text[s:e].casefold())
+            matches.append(text[s:e])
+    return Snippet(prefix + body + suffix, moved, matches)

@@ -1,0 +1,121 @@
+"""What state the search index is in, told without loading it (and without numpy or pyarrow
+unless the index's mirrors are missing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from substrate.errors import ShardFormatError
+from substrate.search.layout import (
+    CACHE_ATTR,
+    MANIFEST,
+    MANIFEST_PACK,
+    PREFIX,
+    StaleIndex,
+    unchanged,
+)
+from substrate.search.packs import PackError, read_meta
+from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION
+
+# Fields of ``index_status`` that count items; a reader confined to some scopes must not see
+# them, since they include every scope.
+COUNT_FIELDS = ("items", "model")
+
+
+def index_status(substrate: Any) -> dict[str, Any]:
+    """Describe the search index without building or loading it.
+
+    Returns:
+        ``state`` ("fresh", "behind" (saved changes not folded in yet: the next search folds
+        them), "stale" (will be rebuilt), "missing", or "unsupported" (newer format)), plus
+        files and sizes, item count, watermark, segments and the embedding's shape.
+    """
+    root: Path | None = substrate.root
+    if root is None:
+        return _in_memory(substrate)
+    directory = root / "index"
+    files = _index_files(directory)
+    out: dict[str, Any] = {
+        "path": str(directory),
+        "format": FORMAT_VERSION,
+        "files": files,
+        "bytes": sum(f["bytes"] for f in files),
+    }
+    meta = _mirrored_manifest(directory)
+    if meta is None:  # no current mirror: ask the Parquet manifest itself
+        from substrate.search.index_read import read_manifest_meta
+
+        try:
+            meta = read_manifest_meta(directory, DEFAULT_PARAMS)
+        except ShardFormatError as exc:
+            return {**out, "state": "unsupported", "error": str(exc)}
+        except StaleIndex as exc:
+            missing = not (directory / MANIFEST).exists()
+            return {**out, "state": "missing" if missing else "stale", "reason": str(exc)}
+    current = substrate.log_watermark()
+    mark = meta.get("watermark") or ["", -1]
+    if mark[0] != current.generation or mark[1] > current.offset:
+        state = "stale"
+    else:
+        state = "fresh" if mark[1] == current.offset else "behind"
+    pending = substrate.pending_changes()
+    return {
+        **out,
+        "state": state,
+        "items": int(meta.get("live", 0)),
+        "segments": sum(1 for f in files if f["name"].endswith(".docs.parquet")),
+        "watermark": {"generation": mark[0], "offset": mark[1]},
+        "log_watermark": {"generation": current.generation, "offset": current.offset},
+        "mode": "lexical+semantic" if meta.get("model") else "lexical",
+        "model": {"file": meta.get("model"), "fitted_docs": meta.get("fitted_docs")},
+        "pending_changes": bool(pending.upserts or pending.removed),
+    }
+
+
+def _mirrored_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        meta = read_meta(directory / MANIFEST_PACK)
+    except PackError:
+        return None
+    params = DEFAULT_PARAMS
+    if meta.get("format") != FORMAT_VERSION or meta.get("build_key") != params.build_key():
+        return None
+    return meta if unchanged(directory, meta.get("mirrors")) else None
+
+
+def _in_memory(substrate: Any) -> dict[str, Any]:
+    cache = getattr(substrate, CACHE_ATTR, None)
+    view = cache.view if cache is not None else None
+    fresh = cache is not None and cache.mutation_count == substrate.mutation_count
+    model = None
+    if view is not None and view.model is not None:
+        m = view.model
+        model = {"dim": m.dim, "terms": len(m.terms), "fitted_docs": m.fitted_docs}
+    mode = "none" if view is None else "lexical+semantic" if view.semantic else "lexical"
+    return {
+        "path": None,
+        "state": "fresh" if fresh else ("missing" if cache is None else "behind"),
+        "format": FORMAT_VERSION,
+        "items": view.n_live if view is not None else 0,
+        "segments": len(view.segments) if view is not None else 0,
+        "files": [],
+        "bytes": 0,
+        "watermark": None,
+        "mode": mode,
+        "model": model,
+    }
+
+
+def _index_files(directory: Path) -> list[dict[str, Any]]:
+    """Name and size of each index file (Parquet files and their mirrors)."""
+    if not directory.is_dir():
+        return []
+    out = []
+    for path in sorted(directory.glob(f"{PREFIX}*")):
+        if path.suffix in (".parquet", ".pack"):
+            try:
+                out.append({"name": path.name, "bytes": path.stat().st_size})
+            except OSError:  # removed by a concurrent writer between listing and stat
+                continue
+    return out

@@ -1,0 +1,334 @@
+"""`mixle search` and `mixle reindex`, and the index section of `mixle status`."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from mixle_cli.commands import search as search_commands
+from substrate.item import SubstrateItem
+from substrate.search.index_files import MANIFEST, META_KEY
+from substrate.store import Substrate
+
+Run = Callable[..., Any]
+NOW = time.time()
+OLD = NOW - 400 * 86400  # more than a year ago
+
+
+def put(shard: Path, *items: SubstrateItem) -> list[str]:
+    store = Substrate(shard)
+    ids = [store.put(item) for item in items]
+    store.save()
+    store.close()
+    return ids
+
+
+@pytest.fixture
+def filled(isolated_shard_env: Path) -> dict[str, str]:
+    ids = put(
+        isolated_shard_env,
+        SubstrateItem(
+            "text",
+            "Refunds: the refund policy allows returns within 30 days of purchase.",
+            id="a" * 16,
+            tags=["policy", "billing"],
+            provenance={"source": "docs/policy.md", "line_start": 3, "line_end": 7},
+            created_at=NOW - 3600,
+        ),
+        SubstrateItem(
+            "record",
+            payload={"title": "Refund ledger", "owner": "alice", "note": "refund issued"},
+            id="b" * 16,
+            tags=["billing"],
+            provenance={"source": "ledger/2023.csv"},
+            created_at=OLD,
+        ),
+        SubstrateItem(
+            "text",
+            "Shipping takes five days; refunds for damaged parcels are quick.",
+            id="c" * 16,
+            tags=["shipping"],
+            provenance={"path": "/abs/notes/shipping.md"},
+            created_at=NOW - 10 * 86400,
+        ),
+        SubstrateItem("text", "An unrelated note about zeppelins.", id="d" * 16),
+    )
+    return dict(zip(("policy", "ledger", "shipping", "zeppelin"), ids, strict=True))
+
+
+def ids_of(result: Any) -> list[str]:
+    return [row["id"] for row in result.json()["results"]]
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+def test_json_results_carry_ranking_snippet_and_provenance(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    result = mixle("search", "refund policy", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json()
+    assert data["query"] == "refund policy"
+    rows = data["results"]
+    assert rows[0]["id"] == filled["policy"]
+    top = rows[0]
+    assert set(top) >= {
+        "rank", "id", "kind", "scope", "score", "title", "snippet", "snippet_spans", "matches",
+        "source", "line_start", "line_end", "tags", "created_at",
+    }  # fmt: skip
+    assert top["rank"] == 1 and top["kind"] == "text" and top["scope"] == "local"
+    assert 0 < top["score"] <= 1 and [r["score"] for r in rows] == sorted(
+        (r["score"] for r in rows), reverse=True
+    )
+    assert (top["source"], top["line_start"], top["line_end"]) == ("docs/policy.md", 3, 7)
+    assert top["title"].startswith("Refunds: the refund policy")
+    assert {m.lower() for m in top["matches"]} == {"refunds", "refund", "policy"}
+    assert [top["snippet"][a:b] for a, b in top["snippet_spans"]] == [
+        "Refunds", "refund", "policy",
+    ]  # fmt: skip
+    ledger = next(r for r in rows if r["id"] == filled["ledger"])
+    assert ledger["title"] == "Refund ledger" and "refund" in ledger["snippet"]
+    shipping = next(r for r in rows if r["id"] == filled["shipping"])
+    assert shipping["source"] == "/abs/notes/shipping.md" and shipping["line_start"] is None
+    assert "explain" not in top
+    assert result.stderr == ""
+
+
+def test_jsonl_is_one_result_per_line(mixle: Run, filled: dict[str, str]) -> None:
+    whole = ids_of(mixle("search", "refund", "--json"))
+    lines = mixle("search", "refund", "--jsonl")
+    assert lines.exit_code == 0
+    assert [row["id"] for row in lines.jsonl()] == whole and len(whole) == 3
+    assert mixle("search", "refund", "--json", "--jsonl").exit_code == 2
+
+
+def test_text_output_names_where_each_result_came_from(mixle: Run, filled: dict[str, str]) -> None:
+    result = mixle("search", "refund policy", "-k", "2")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    rank, score, kind, item_id, where = lines[0].split()
+    assert (rank, kind, item_id, where) == ("1", "text", filled["policy"], "docs/policy.md:3-7")
+    assert 0 < float(score) <= 1
+    assert any("refund policy allows returns" in line for line in lines)
+    assert "\x1b[" not in result.stdout  # no colour codes when stdout is not a terminal
+    assert result.stdout.count(" text ") + result.stdout.count(" record ") == 2
+
+
+def test_k_limits_and_min_score_filters(mixle: Run, filled: dict[str, str]) -> None:
+    assert len(ids_of(mixle("search", "refund", "-k", "1", "--json"))) == 1
+    scores = [r["score"] for r in mixle("search", "refund", "--json").json()["results"]]
+    cut = (scores[0] + scores[-1]) / 2
+    kept = mixle("search", "refund", "--min-score", str(cut), "--json").json()["results"]
+    assert kept and all(r["score"] >= cut for r in kept) and len(kept) < len(scores)
+    assert mixle("search", "refund", "--min-score", "1.5").exit_code == 2
+    assert mixle("search", "refund", "-k", "0").exit_code == 2
+
+
+def test_explain_shows_each_channel(mixle: Run, filled: dict[str, str]) -> None:
+    rows = mixle("search", "refund policy", "--explain", "--json").json()["results"]
+    explain = rows[0]["explain"]
+    for key in ("bm25", "bm25_norm", "cosine", "lexical_part", "semantic_part", "coverage"):
+        assert key in explain
+    assert explain["lexical_part"] + explain["semantic_part"] == pytest.approx(explain["fused"])
+    assert explain["score"] == pytest.approx(rows[0]["score"], abs=1e-4)
+    text = mixle("search", "refund policy", "--explain")
+    assert "lexical" in text.stdout and "coverage" in text.stdout
+
+
+# -- filters ------------------------------------------------------------------------------------
+
+
+def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None:
+    assert ids_of(mixle("search", "refund", "--kind", "record", "--json")) == [filled["ledger"]]
+    billing = set(ids_of(mixle("search", "refund", "--tag", "billing", "--json")))
+    assert billing == {filled["policy"], filled["ledger"]}
+    both = ids_of(mixle("search", "refund", "--tag", "billing", "--tag", "policy", "--json"))
+    assert both == [filled["policy"]]
+    assert ids_of(mixle("search", "refund", "--source", "docs", "--json")) == [filled["policy"]]
+    assert ids_of(mixle("search", "refund", "--source", "/abs/notes", "--json")) == [
+        filled["shipping"]
+    ]
+    assert ids_of(mixle("search", "refund", "--source", "doc", "--json")) == []
+    assert mixle("search", "refund", "--kind", "video").exit_code == 2
+
+
+def test_time_filters_take_durations_and_dates(mixle: Run, filled: dict[str, str]) -> None:
+    recent = set(ids_of(mixle("search", "refund", "--since", "7d", "--json")))
+    assert recent == {filled["policy"]}
+    month = set(ids_of(mixle("search", "refund", "--since", "30d", "--json")))
+    assert month == {filled["policy"], filled["shipping"]}
+    older = ids_of(mixle("search", "refund", "--until", "30d", "--json"))
+    assert older == [filled["ledger"]]
+    day = time.strftime("%Y-%m-%d", time.gmtime(OLD))
+    assert ids_of(mixle("search", "refund", "--since", day, "--until", day, "--json")) == [
+        filled["ledger"]
+    ]
+    assert mixle("search", "refund", "--since", "yesterday").exit_code == 2
+    late = mixle("search", "refund", "--since", "1d", "--until", "30d")
+    assert late.exit_code == 2 and "later than" in late.stderr
+
+
+# -- empty, stopwords, nothing found ------------------------------------------------------------
+
+
+def test_empty_query_is_a_usage_error(mixle: Run, filled: dict[str, str]) -> None:
+    for query in ("", "   "):
+        result = mixle("search", query)
+        assert result.exit_code == 2 and "empty" in result.stderr
+    assert mixle("search").exit_code == 2
+
+
+def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, str]) -> None:
+    result = mixle("search", "the and of what", "--json")
+    assert result.exit_code == 0
+    assert result.json() == {"query": "the and of what", "results": []}
+    assert "hint:" in result.stderr and "common words" in result.stderr
+    assert mixle("search", "the").stdout == ""
+
+
+def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str]) -> None:
+    result = mixle("search", "xylophone")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no matching items" in result.stderr
+    empty = mixle("search", "xylophone", "--jsonl")
+    assert empty.exit_code == 0 and empty.stdout == ""
+
+
+def test_search_of_a_shard_that_does_not_exist_yet(mixle: Run, isolated_shard_env: Path) -> None:
+    result = mixle("search", "anything", "--json")
+    assert result.exit_code == 0 and result.json()["results"] == []
+    assert not isolated_shard_env.exists()  # searching created nothing
+
+
+def test_index_from_a_newer_version_is_a_clear_error(
+    mixle: Run, filled: dict[str, str], isolated_shard_env: Path
+) -> None:
+    assert mixle("search", "refund").exit_code == 0
+    path = isolated_shard_env / "index" / MANIFEST
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[META_KEY])
+    meta["format"] += 1
+    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+    result = mixle("search", "refund")
+    assert result.exit_code == 3
+    assert "newer" in result.stderr and result.stderr.startswith("error:")
+    status = mixle("status", "--json").json()
+    assert status["index"]["state"] == "unsupported"
+
+
+# -- visibility ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def teams(isolated_shard_env: Path) -> dict[str, str]:
+    ids = put(
+        isolated_shard_env,
+        SubstrateItem("text", "alpha budget for the harbour refit", scope="alpha", id="a1" * 8),
+        SubstrateItem("text", "public budget summary for the harbour", scope="public"),
+        SubstrateItem("text", "bravo budget harbour secret plan", scope="bravo", id="b1" * 8),
+        SubstrateItem("text", "bravo harbour budget budget budget", scope="bravo"),
+    )
+    return dict(zip(("alpha", "public", "bravo", "bravo2"), ids, strict=True))
+
+
+def test_a_team_reads_only_its_scopes(mixle: Run, teams: dict[str, str]) -> None:
+    everything = set(ids_of(mixle("search", "harbour budget", "--json")))
+    assert everything == set(teams.values())
+    alpha = mixle("--as", "alpha", "search", "harbour budget", "--json", "--explain")
+    assert set(ids_of(alpha)) == {teams["alpha"], teams["public"]}
+    assert "bravo" not in alpha.stdout + alpha.stderr
+    mine = ids_of(mixle("--as", "alpha", "search", "harbour", "--scope", "alpha", "--json"))
+    assert mine == [teams["alpha"]]
+
+
+def test_another_teams_scope_looks_like_one_that_does_not_exist(
+    mixle: Run, teams: dict[str, str]
+) -> None:
+    theirs = mixle("--as", "alpha", "search", "harbour", "--scope", "bravo", "--json")
+    nobody = mixle("--as", "alpha", "search", "harbour", "--scope", "nobody", "--json")
+    assert (theirs.exit_code, theirs.stdout, theirs.stderr) == (
+        nobody.exit_code, nobody.stdout, nobody.stderr,
+    )  # fmt: skip
+    assert theirs.json()["results"] == []
+
+
+def test_scores_of_a_team_do_not_move_when_other_teams_add_items(
+    mixle: Run, teams: dict[str, str], isolated_shard_env: Path
+) -> None:
+    before = mixle("--as", "alpha", "search", "harbour budget refit", "--json", "--explain")
+    put(
+        isolated_shard_env,
+        *(
+            SubstrateItem("text", f"bravo harbour note {i} " + "budget " * i, scope="bravo")
+            for i in range(30)
+        ),
+    )
+    after = mixle("--as", "alpha", "search", "harbour budget refit", "--json", "--explain")
+    assert after.json() == before.json()
+
+
+# -- reindex and status -------------------------------------------------------------------------
+
+
+def test_reindex_reports_what_it_built(mixle: Run, filled: dict[str, str]) -> None:
+    result = mixle("reindex", "--json")
+    assert result.exit_code == 0 and result.stderr == ""
+    stats = result.json()
+    assert stats["items"] == 4 and stats["segments"] == 1 and stats["mode"] == "lexical"
+    assert stats["seconds"] >= 0 and stats["path"].endswith("index")
+    text = mixle("reindex")
+    assert text.exit_code == 0 and text.stdout.startswith("reindexed: 4 items")
+    assert mixle("reindex", "--quiet").stdout == ""
+
+
+def test_reindex_shows_a_progress_bar_only_when_wanted(
+    mixle: Run, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert search_commands._progress_wanted(json=False, quiet=False) is False  # not a terminal
+    monkeypatch.setattr(search_commands, "_progress_wanted", lambda json, quiet: True)
+    result = mixle("reindex")
+    assert result.exit_code == 0 and result.stdout.startswith("reindexed: 4 items")
+
+
+def test_reindex_as_a_team_hides_counts_of_other_scopes(mixle: Run, teams: dict[str, str]) -> None:
+    stats = mixle("--as", "alpha", "reindex", "--json").json()
+    assert "items" not in stats and "vocabulary" not in stats
+    text = mixle("--as", "alpha", "reindex").stdout
+    assert "items" not in text and text.startswith("reindexed:")
+
+
+def test_reindex_of_a_missing_shard_is_an_error(mixle: Run, isolated_shard_env: Path) -> None:
+    result = mixle("reindex")
+    assert result.exit_code == 3 and "no shard" in result.stderr
+    assert not isolated_shard_env.exists()
+
+
+def test_status_shows_the_index(
+    mixle: Run, filled: dict[str, str], isolated_shard_env: Path
+) -> None:
+    before = mixle("status", "--json").json()["index"]
+    assert before["state"] == "missing"
+    mixle("search", "refund")
+    index = mixle("status", "--json").json()["index"]
+    assert index["state"] == "fresh" and index["items"] == 4 and index["segments"] == 1
+    assert index["watermark"]["offset"] > 0 and index["bytes"] > 0
+    names = [f["name"] for f in index["files"]]
+    assert any(n.endswith(".parquet") for n in names) and any(n.endswith(".pack") for n in names)
+    put(isolated_shard_env, SubstrateItem("text", "one more refund note"))
+    assert mixle("status", "--json").json()["index"]["state"] == "behind"
+    text = mixle("status").stdout
+    assert "index   behind, 1 segment(s), lexical, 4 items" in text
+
+
+def test_status_as_a_team_leaves_out_index_counts(mixle: Run, teams: dict[str, str]) -> None:
+    mixle("search", "harbour")
+    index = mixle("--as", "alpha", "status", "--json").json()["index"]
+    assert index["state"] == "fresh" and "items" not in index and "model" not in index
+    assert "items" not in mixle("--as", "alpha", "status").stdout.split("index")[-1]

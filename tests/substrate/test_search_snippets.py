@@ -1,0 +1,48 @@
+"""Snippets: the passage that shows why an item matched, with the matched words marked."""
+
+from __future__ import annotations
+
+from substrate.search.snippets import make_snippet
+
+
+def marked(text: str, query: str, width: int = 200) -> tuple[str, list[str], list[str]]:
+    s = make_snippet(text, query, width=width)
+    return s.text, [s.text[a:b] for a, b in s.spans], s.matches
+
+
+def test_matches_follow_the_analyzer() -> None:
+    text, spans, matches = marked("Extract a tar ARCHIVE; extracting archives", "extract archive")
+    assert text == "Extract a tar ARCHIVE; extracting archives"
+    assert spans == ["Extract", "ARCHIVE", "extracting", "archives"]
+    assert matches == ["Extract", "ARCHIVE", "extracting", "archives"]
+
+
+def test_case_variants_are_one_match() -> None:
+    assert marked("Refund refund REFUND", "refund")[2] == ["Refund"]
+
+
+def test_window_goes_where_the_query_terms_are() -> None:
+    filler = "lorem ipsum dolor " * 40
+    text = filler + "the refund policy allows returns within thirty days. " + filler
+    snippet, spans, _ = marked(text, "refund days", width=80)
+    assert snippet.startswith("…") and snippet.endswith("…") and len(snippet) <= 84
+    assert spans == ["refund", "days"]
+
+
+def test_whitespace_is_collapsed_and_spans_still_line_up() -> None:
+    snippet, spans, _ = marked("first\n\n   line about\tquokkas\n", "quokka")
+    assert snippet == "first line about quokkas" and spans == ["quokkas"]
+
+
+def test_no_match_gives_the_opening_and_stopwords_mark_nothing() -> None:
+    assert marked("nothing to see here", "zebra") == ("nothing to see here", [], [])
+    assert marked("the cat and the hat", "the and")[1] == []
+    long = "word " * 200
+    snippet = make_snippet(long, "absent", width=50).text
+    assert snippet.endswith("…") and not snippet.startswith("…")
+
+
+def test_cjk_bigrams_are_marked_where_they_are() -> None:
+    snippet, spans, matches = marked("中文字典和数据库", "数据")
+    assert snippet == "中文字典和数据库" and spans == ["数据"] and matches == ["数据"]
+    assert marked("数据库数据", "数据库")[1] == ["数据库", "数据"]
