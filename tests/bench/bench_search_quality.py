@@ -128,6 +128,8 @@ def main() -> int:
         plain = evaluate(run_bm25s(docs, queries, stem=False), queries, qrels)
         stemmed = evaluate(run_bm25s(docs, queries, stem=True), queries, qrels)
         rows.append((name, len(docs), len(queries), ours, plain, stemmed))
+        r10 = sum(recall_at(r, qrels[q["id"]], 10) for r, q in zip(runs, queries, strict=True))
+        print(f"{name}: mixle recall@10 {r10 / len(queries):.4f}", flush=True)
         print(
             f"{name}: mixle nDCG@10 {ours[0]:.4f} R@100 {ours[1]:.4f} | bm25s {plain[0]:.4f} "
             f"{plain[1]:.4f} | bm25s+stem {stemmed[0]:.4f} {stemmed[1]:.4f} | "
