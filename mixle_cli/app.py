@@ -8,6 +8,8 @@ start-up time is paid on every call. ``--help`` and unknown commands load them a
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Annotated
@@ -121,4 +123,11 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
+    # The library reports through logging: warnings (a repaired torn write, an unreadable
+    # cache) reach stderr as "warning: ..."; MIXLE_DEBUG=1 shows everything.
+    debug = os.environ.get("MIXLE_DEBUG") == "1"
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s: %(name)s: %(message)s" if debug else "warning: %(message)s",
+    )
     build_app(modules_for(sys.argv[1:]))()
