@@ -24,7 +24,8 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "items": ("init", "add", "get", "ls", "rm", "status", "compact"),
     "ingest": ("ingest", "ingest-file", "ingest-docs", "ingest-artifacts", "ingest-traces"),
     "search": ("search", "reindex"),
-    "answers": ("retrieve", "multihop", "assemble-context", "ask", "verify"),
+    "retrieval": ("retrieve", "multihop", "assemble-context"),
+    "answers": ("ask", "verify"),
     "secrets": ("scan-secrets", "redact"),
     "governance": (
         "publish",

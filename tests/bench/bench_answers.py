@@ -65,16 +65,12 @@ from substrate.search import engine
 engine.search(Substrate(sys.argv[1]), sys.argv[2], 10)
 """
 
-# A child process that registers the answer commands if the app does not have them yet.
+# A child process running the command line exactly as the `mixle` script does.
 _CLI = r"""
 import sys
-from mixle_cli.app import app
-names = {c.name for c in app.registered_commands}
-if "ask" not in names:
-    from mixle_cli.commands import answers
-    answers.register(app)
+from mixle_cli.app import main
 sys.argv[0] = "mixle"
-app()
+main()
 """
 
 

@@ -1,0 +1,285 @@
+"""Retrieval commands: retrieve, multihop, assemble-context.
+
+Every command reads only the scopes the caller may see (``AppState.scopes``); the library
+enforces it, so nothing outside them can reach the output or an error message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.context import state
+from mixle_cli.errors import FOUND, usage
+from mixle_cli.evidence import item_title, item_where, query_text
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from substrate import MODALITIES
+
+# The library parts are imported inside the commands, so that loading this module stays cheap.
+if TYPE_CHECKING:
+    from substrate import ContextPacket, HopChain
+
+FORMAT_NAMES = {"md": "markdown", "markdown": "markdown", "xml": "xml", "json": "json"}
+SHAPE_NAMES = ("passages", "brief", "features")
+
+MinScoreOpt = Annotated[
+    float | None,
+    typer.Option("--min-score", help="Leave out items scoring below this (scores are 0..1)."),
+]
+
+
+# -- retrieve ---------------------------------------------------------------------------------
+
+
+def _kinds(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
+    for kind in kinds:
+        if kind not in MODALITIES:
+            usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    return kinds
+
+
+def _weights(values: list[str] | None) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for value in values or []:
+        kind, sep, number = value.partition("=")
+        if not sep or kind.strip() not in MODALITIES:
+            usage(f"--weight expects KIND=NUMBER with a known kind, got {value!r}")
+        try:
+            weight = float(number)
+        except ValueError:
+            usage(f"--weight {value!r}: {number!r} is not a number")
+        if not weight >= 0 or weight == float("inf"):
+            usage(f"--weight {value!r}: the weight must be a finite number >= 0")
+        weights[kind.strip()] = weight
+    return weights
+
+
+def retrieve_cmd(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many items to return.")] = 8,
+    kinds: Annotated[
+        list[str] | None,
+        typer.Option("--kinds", help="Only these kinds (comma-separated or repeated)."),
+    ] = None,
+    weight: Annotated[
+        list[str] | None,
+        typer.Option("--weight", help="Score multiplier for a kind, as KIND=NUMBER (repeatable)."),
+    ] = None,
+    flat: Annotated[
+        bool, typer.Option("--flat", help="Plain top-k instead of interleaving the kinds.")
+    ] = False,
+    min_score: MinScoreOpt = None,
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """Cross-kind retrieval: the best items of each kind, interleaved (one index pass)."""
+    from substrate import retrieve
+
+    how = output.mode(json, jsonl)
+    app_state = state(ctx)
+    result = retrieve(
+        app_state.substrate(),
+        query_text(query),
+        k=k,
+        kinds=_kinds(kinds),
+        weights=_weights(weight),
+        diversify=not flat,
+        scopes=app_state.scopes,
+        min_score=min_score,
+    )
+    rows = [
+        {"rank": n, **entry, "title": item_title(item)}
+        for n, (item, entry) in enumerate(zip(result.items, result.provenance(), strict=True), 1)
+    ]
+    if how is Mode.JSON:
+        output.emit_json({"query": result.query, "kinds": result.kinds(), "items": rows})
+    elif how is Mode.JSONL:
+        output.emit_jsonl(rows)
+    elif not rows:
+        output.note("no matching items")
+    else:
+        # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
+        output.emit_text(
+            "\n".join(
+                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {item_where(i)}  "
+                f"{r['title']}"
+                for r, i in zip(rows, result.items, strict=True)
+            )
+        )
+
+
+# -- multihop ---------------------------------------------------------------------------------
+
+
+def _tree(chain: HopChain) -> list[str]:
+    """The chain as an indented tree of plain lines (never cropped to the terminal width)."""
+    children: dict[str | None, list[int]] = {}
+    known = {step.item.id for step in chain.steps}
+    for n, step in enumerate(chain.steps):
+        parent = step.parent_id if step.parent_id in known else None
+        children.setdefault(parent, []).append(n)
+    lines = [f"{chain.query}  ({len(chain)} items, depth {chain.max_depth()})"]
+
+    def walk(parent: str | None, prefix: str) -> None:
+        kids = children.get(parent, [])
+        for pos, n in enumerate(kids):
+            step = chain.steps[n]
+            last = pos == len(kids) - 1
+            lines.append(
+                f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
+                f"{step.item.id}  {step.item.kind}  {item_where(step.item)}  "
+                f"{item_title(step.item, 50)}"
+            )
+            walk(step.item.id, prefix + ("    " if last else "│   "))
+
+    walk(None, "")
+    return lines
+
+
+def multihop_cmd(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Where the chain starts.")],
+    hops: Annotated[int, typer.Option("--hops", min=0, help="Hops out from the seeds.")] = 2,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Best matches to start from.")] = 3,
+    branch: Annotated[
+        int, typer.Option("--branch", min=1, help="New neighbours per item, per hop type.")
+    ] = 2,
+    max_items: Annotated[int, typer.Option("--max-items", min=1, help="Cap on the chain.")] = 12,
+    min_score: Annotated[
+        float,
+        typer.Option(
+            "--min-score", help="Seed and content hops must score above this (links always)."
+        ),
+    ] = 0.0,
+    json: JsonOpt = False,
+    jsonl: JsonlOpt = False,
+) -> None:
+    """Multi-hop retrieval: seeds, then links and content neighbours, with evidence paths."""
+    from substrate import multihop
+
+    how = output.mode(json, jsonl)
+    app_state = state(ctx)
+    chain = multihop(
+        app_state.substrate(),
+        query_text(query),
+        max_hops=hops,
+        seeds=seeds,
+        branch=branch,
+        max_items=max_items,
+        min_score=min_score,
+        scopes=app_state.scopes,
+    )
+    data = chain.as_dict()
+    for entry, item in zip(data["steps"], chain.items, strict=True):
+        entry["title"] = item_title(item)
+    if how is Mode.JSON:
+        output.emit_json(data)
+    elif how is Mode.JSONL:
+        output.emit_jsonl(data["steps"])
+    elif not chain.steps:
+        output.note("no matching items")
+    else:
+        output.emit_text("\n".join(_tree(chain)))
+
+
+# -- assemble-context ----------------------------------------------------------------------------
+
+
+def _accounting(packet: ContextPacket) -> str:
+    budget = f"{packet.used_chars:,}/{packet.budget.char_limit:,} chars"
+    if packet.budget.max_tokens is not None:
+        budget += f", ~{packet.used_tokens:,}/{packet.budget.max_tokens:,} tokens (chars/4)"
+    preserved = " ".join(f"{p:.2f}" for p in packet.preservation()) or "-"
+    return (
+        f"{len(packet)} of {packet.n_candidates} candidate(s), {budget}, "
+        f"compression {packet.compression_ratio:.2f}, preservation {preserved}"
+    )
+
+
+def assemble_context_cmd(
+    ctx: typer.Context,
+    task: Annotated[str, typer.Argument(help="The task or question the context is for.")],
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", min=1, help="Most characters of the packet.")
+    ] = 2000,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help="Most tokens, estimated as chars/4."),
+    ] = None,
+    max_items: Annotated[int, typer.Option("--max-items", min=1, help="Most items.")] = 20,
+    shape: Annotated[
+        str, typer.Option("--shape", help="passages (for a model), brief or features.")
+    ] = "passages",
+    compress: Annotated[
+        bool, typer.Option("--compress", help="Keep only the relevant sentences of long items.")
+    ] = False,
+    fmt: Annotated[str, typer.Option("--format", help="md, xml or json.")] = "md",
+    kind: Annotated[str | None, typer.Option("--kind", help="Only items of this kind.")] = None,
+    min_score: MinScoreOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
+
+    Exits 1 when even the most relevant item cannot fit in the budget.
+    """
+    from substrate import ContextBudget, assemble_context
+
+    if fmt not in FORMAT_NAMES:
+        usage(f"unknown format {fmt!r}; expected md, xml or json")
+    if shape not in SHAPE_NAMES:
+        usage(f"unknown shape {shape!r}; expected one of {', '.join(SHAPE_NAMES)}")
+    if kind is not None and kind not in MODALITIES:
+        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    budget = ContextBudget(
+        max_chars=max_chars,
+        max_items=max_items,
+        shape=shape,
+        max_tokens=max_tokens,
+        format=FORMAT_NAMES[fmt],
+    )
+    app_state = state(ctx)
+    packet = assemble_context(
+        app_state.substrate(),
+        query_text(task, "task"),
+        budget=budget,
+        kind=kind,
+        scopes=app_state.scopes,
+        compress=compress,
+        min_score=min_score,
+    )
+    overflow = packet.n_candidates > 0 and not len(packet)
+    if json:
+        output.emit_json(
+            {
+                **packet.as_dict(),
+                "preservation": packet.preservation(),
+                "overflow": overflow,
+                "rendered": packet.render(),
+            }
+        )
+    else:
+        output.emit_text(packet.render())
+        output.note(_accounting(packet))
+    if overflow:
+        hint = "" if compress else " or use --compress"
+        output.note(
+            f"the most relevant item does not fit in {budget.char_limit:,} characters; "
+            f"raise --max-chars{hint}"
+        )
+        raise typer.Exit(FOUND)
+    if not packet.n_candidates:
+        output.note("no matching items")
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "retrieve": retrieve_cmd,
+    "multihop": multihop_cmd,
+    "assemble-context": assemble_context_cmd,
+}

@@ -1,0 +1,29 @@
+"""How items are shown as evidence: a title, where they came from, and query checks."""
+
+from __future__ import annotations
+
+from mixle_cli import output
+from mixle_cli.errors import usage
+from substrate import SubstrateItem
+
+
+def query_text(text: str, what: str = "query") -> str:
+    if not text.strip():
+        usage(f"the {what} is empty")
+    return text
+
+
+def item_title(item: SubstrateItem, width: int = 70) -> str:
+    return output.first_line(item.text or str(item.payload or ""), width)
+
+
+def item_where(item: SubstrateItem) -> str:
+    """``path:12-18`` from provenance (source or path, line_start/line_end), else ``-``."""
+    prov = item.provenance
+    where = prov.get("source") or prov.get("path")
+    if not where:
+        return "-"
+    start, end = prov.get("line_start"), prov.get("line_end")
+    if start is not None:
+        where = f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
+    return str(where)
