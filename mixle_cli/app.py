@@ -26,7 +26,8 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "search": ("search", "reindex"),
     "retrieval": ("retrieve", "multihop", "assemble-context"),
     "answers": ("ask", "verify"),
-    "secrets": ("scan-secrets", "redact"),
+    "secrets": ("scan-secrets",),
+    "redact": ("redact",),
     "governance": (
         "publish",
         "history",

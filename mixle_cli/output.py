@@ -51,7 +51,8 @@ def stderr() -> Console:
     return Console(file=sys.stderr, highlight=False, soft_wrap=True)
 
 
-def _write(data: bytes) -> None:
+def emit_bytes(data: bytes) -> None:
+    """Raw bytes on stdout (a text-only stream gets U+FFFD for bytes that are not UTF-8)."""
     out = sys.stdout
     out.flush()
     buffer = getattr(out, "buffer", None)
@@ -59,17 +60,17 @@ def _write(data: bytes) -> None:
         buffer.write(data)
         buffer.flush()
     else:
-        out.write(data.decode())
+        out.write(data.decode("utf-8", "replace"))
         out.flush()
 
 
 def emit_json(obj: Any) -> None:
-    _write(orjson.dumps(obj, option=_JSON_OPTIONS | orjson.OPT_INDENT_2) + b"\n")
+    emit_bytes(orjson.dumps(obj, option=_JSON_OPTIONS | orjson.OPT_INDENT_2) + b"\n")
 
 
 def emit_jsonl(objs: Iterable[Any]) -> None:
     for obj in objs:
-        _write(orjson.dumps(obj, option=_JSON_OPTIONS) + b"\n")
+        emit_bytes(orjson.dumps(obj, option=_JSON_OPTIONS) + b"\n")
 
 
 def emit_text(text: str) -> None:

@@ -1,4 +1,4 @@
-"""Secret scanning for pre-commit hooks and CI (``scan-secrets``) and a redaction filter.
+"""Secret scanning for pre-commit hooks and CI: ``mixle scan-secrets``.
 
 ``scan-secrets`` reads files, the staged blobs of a git work tree, every tracked file, standard
 input or the items of a shard, and exits 0 when clean, 1 when it found secrets, 2 on a usage
@@ -441,53 +441,4 @@ def scan_secrets(
         raise typer.Exit(FOUND)
 
 
-def redact(
-    source: Annotated[
-        str, typer.Argument(help="File to redact, or - for standard input.", show_default=False)
-    ] = "-",
-    mask: Annotated[
-        str, typer.Option("--mask", help="Replacement text; {rule} becomes the rule name.")
-    ] = "[REDACTED:{rule}]",
-    keep_prefix: Annotated[
-        int,
-        typer.Option(
-            "--keep-prefix",
-            min=0,
-            help="Leave up to N leading characters of each secret (capped at its public "
-            "prefix plus a quarter of the rest).",
-        ),
-    ] = 0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No count on stderr.")] = False,
-) -> None:
-    """Print a file (or standard input) with every detected secret masked.
-
-    Bytes that are not UTF-8 pass through unchanged. Exits 0 whether or not anything was
-    masked; the count goes to stderr.
-    """
-    try:
-        mask.format(rule="rule")
-    except (KeyError, IndexError, ValueError):
-        usage("--mask may use {rule} and no other {...} field")
-    from substrate import detect_secrets, redact_secrets
-
-    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    text = data.decode("utf-8", "surrogateescape")
-    scan = detect_secrets(text)
-    if not scan.clean:
-        data = redact_secrets(text, mask=mask, keep_prefix=keep_prefix).encode(
-            "utf-8", "surrogateescape"
-        )
-    out = sys.stdout
-    out.flush()
-    buffer = getattr(out, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:  # a text-only stream (some embedders): undecodable bytes become U+FFFD
-        out.write(data.decode("utf-8", "replace"))
-        out.flush()
-    if not quiet and not scan.clean:
-        output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
-
-
-COMMANDS: dict[str, Callable[..., None]] = {"scan-secrets": scan_secrets, "redact": redact}
+COMMANDS: dict[str, Callable[..., None]] = {"scan-secrets": scan_secrets}

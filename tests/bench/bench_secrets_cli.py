@@ -34,11 +34,8 @@ ROOT = HERE.parents[2]
 BIN = Path(sys.executable).parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 BUDGET_S = 0.150
-BOOT = (
-    "from mixle_cli.app import app; from mixle_cli.commands import secrets as s\n"
-    "if 'scan-secrets' not in {c.name for c in app.registered_commands}: s.register(app)\n"
-    "app(prog_name='mixle')"
-)
+# The `mixle` console script, run through this interpreter (so the bytecode cache settings hold).
+BOOT = "import sys; sys.argv[0] = 'mixle'; from mixle_cli.app import main; main()"
 
 
 def environment(scratch: Path) -> dict[str, str]:
@@ -60,7 +57,7 @@ def mixle_command(env: dict[str, str]) -> tuple[list[str], str]:
         if probe.returncode == 0:
             return [str(exe), "scan-secrets"], "the installed `mixle` script"
     return [sys.executable, "-c", BOOT, "scan-secrets"], (
-        "a `python -c` bootstrap (the app does not register scan-secrets yet)"
+        "a `python -c` bootstrap (no `mixle` script beside this interpreter)"
     )
 
 
@@ -183,9 +180,8 @@ def tree_table(mixle: list[str], env: dict[str, str], scratch: Path, quick: bool
 _PHASES = """
 import json, sys, time
 t0 = time.perf_counter()
-from mixle_cli.app import app
-from mixle_cli.commands import secrets as s
-if 'scan-secrets' not in {c.name for c in app.registered_commands}: s.register(app)
+from mixle_cli.app import build_app
+app = build_app(["secrets"])
 import typer.main
 build = []
 get_command = typer.main.get_command

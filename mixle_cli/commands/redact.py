@@ -1,0 +1,57 @@
+"""``mixle redact``: a filter that prints text with every detected secret masked."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mixle_cli import output
+from mixle_cli.errors import usage
+
+
+def redact(
+    source: Annotated[
+        str, typer.Argument(help="File to redact, or - for standard input.", show_default=False)
+    ] = "-",
+    mask: Annotated[
+        str, typer.Option("--mask", help="Replacement text; {rule} becomes the rule name.")
+    ] = "[REDACTED:{rule}]",
+    keep_prefix: Annotated[
+        int,
+        typer.Option(
+            "--keep-prefix",
+            min=0,
+            help="Leave up to N leading characters of each secret (capped at its public "
+            "prefix plus a quarter of the rest).",
+        ),
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No count on stderr.")] = False,
+) -> None:
+    """Print a file (or standard input) with every detected secret masked.
+
+    Bytes that are not UTF-8 pass through unchanged. Exits 0 whether or not anything was
+    masked; the count goes to stderr.
+    """
+    try:
+        mask.format(rule="rule")
+    except (KeyError, IndexError, ValueError):
+        usage("--mask may use {rule} and no other {...} field")
+    from substrate import detect_secrets, redact_secrets
+
+    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    text = data.decode("utf-8", "surrogateescape")
+    scan = detect_secrets(text)
+    if not scan.clean:
+        data = redact_secrets(text, mask=mask, keep_prefix=keep_prefix).encode(
+            "utf-8", "surrogateescape"
+        )
+    output.emit_bytes(data)
+    if not quiet and not scan.clean:
+        output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
+
+
+COMMANDS: dict[str, Callable[..., None]] = {"redact": redact}
