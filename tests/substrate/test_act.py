@@ -23,7 +23,6 @@ from substrate.act import (
     score_action,
     simulate_action,
 )
-from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.external import (
     ExternalModel,
@@ -55,18 +54,7 @@ def fixed(
 
 
 @pytest.fixture
-def shop(monkeypatch: pytest.MonkeyPatch) -> Substrate:
-    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
-        wanted = terms(query)
-        hits = []
-        for item in self.iter_items():
-            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
-                hits.append((item, score))
-        hits.sort(key=lambda pair: -pair[1])
-        return hits[:k]
-
-    monkeypatch.setattr(Substrate, "search", search)
+def shop(lexical_search: list[str]) -> Substrate:
     s = Substrate()
     s.add("text", "The refund policy allows returns within 30 days.")
     return s

@@ -27,7 +27,6 @@ from substrate.answerers import (
     http_answerer_from_config,
 )
 from substrate.context import ContextPacket, pack_context
-from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -37,23 +36,9 @@ QUESTION = "What is the refund policy for defective items under warranty?"
 
 
 @pytest.fixture
-def shop(monkeypatch: pytest.MonkeyPatch) -> Substrate:
+def shop(lexical_search: list[str]) -> Substrate:
     """A small shop shard over a deterministic lexical scorer (share of query terms)."""
 
-    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
-        wanted = terms(query)
-        hits = []
-        for item in self.iter_items():
-            scopes = filters.scopes if filters is not None else None
-            if scopes is not None and item.scope not in scopes:
-                continue
-            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
-                hits.append((item, score))
-        hits.sort(key=lambda pair: -pair[1])
-        return hits[:k]
-
-    monkeypatch.setattr(Substrate, "search", search)
     s = Substrate()
     s.add(
         "text",

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.factuality import (
     ClaimVerdict,
@@ -19,24 +18,7 @@ from substrate.store import Substrate
 
 
 @pytest.fixture
-def shard(monkeypatch: pytest.MonkeyPatch) -> Substrate:
-    queries: list[str] = []
-
-    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
-        queries.append(query)
-        wanted = terms(query)
-        hits = []
-        for item in self.iter_items():
-            scopes = filters.scopes if filters is not None else None
-            if scopes is not None and item.scope not in scopes:
-                continue
-            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
-                hits.append((item, score))
-        hits.sort(key=lambda pair: -pair[1])
-        return hits[:k]
-
-    monkeypatch.setattr(Substrate, "search", search)
+def shard(lexical_search: list[str]) -> Substrate:
     s = Substrate()
     s.add(
         "text",
@@ -46,7 +28,7 @@ def shard(monkeypatch: pytest.MonkeyPatch) -> Substrate:
     )
     s.add("text", "The warehouse ships orders every Monday.", id="w")
     s.add("text", "Gift cards are valid for ten years.", id="g", scope="ops")
-    s.queries = queries  # type: ignore[attr-defined]
+    s.queries = lexical_search  # type: ignore[attr-defined]
     return s
 
 

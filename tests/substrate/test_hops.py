@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.hops import HopChain, HopStep, multihop
 from substrate.item import SubstrateItem
@@ -15,26 +14,9 @@ from substrate.telemetry import Telemetry
 
 
 @pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Replace the engine with a deterministic lexical scorer; returns the queries it saw."""
-    seen: list[str] = []
-
-    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
-        seen.append(query)
-        wanted = terms(query)
-        hits = []
-        for item in self.iter_items():
-            scopes = filters.scopes if filters is not None else None
-            if scopes is not None and item.scope not in scopes:
-                continue
-            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
-            if score > 0:
-                hits.append((item, score))
-        hits.sort(key=lambda pair: -pair[1])
-        return hits[:k]
-
-    monkeypatch.setattr(Substrate, "search", search)
-    return seen
+def calls(lexical_search: list[str]) -> list[str]:
+    """The queries the (deterministic, lexical) search was asked."""
+    return lexical_search
 
 
 def put(s: Substrate, ident: str, text: str, *, kind: str = "text", **kw: Any) -> str:

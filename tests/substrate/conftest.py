@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from substrate.context.compress import terms
+from substrate.store import Substrate
+
+
+@pytest.fixture
+def lexical_search(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace ranking by a transparent scorer (the share of query terms an item holds), so
+    tests of retrieval, answers and hops control scores exactly. Returns the queries asked."""
+    asked: list[str] = []
+
+    def search(self: Substrate, query: str, k: int = 5, *, filters: Any = None, **_: Any) -> Any:
+        asked.append(query)
+        wanted = terms(query)
+        scopes = filters.scopes if filters is not None else None
+        hits = []
+        for item in self.iter_items():
+            if scopes is not None and item.scope not in scopes:
+                continue
+            score = len(wanted & terms(item.text)) / len(wanted) if wanted else 0.0
+            if score > 0:
+                hits.append((item, score))
+        hits.sort(key=lambda pair: -pair[1])
+        return hits[:k]
+
+    monkeypatch.setattr(Substrate, "search", search)
+    return asked
