@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.entropy import is_repetitive, is_sequential, shannon
@@ -86,8 +87,35 @@ def _keyword_index(tokens: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((k, tuple(v)) for k, v in sorted(index.items()))
 
 
+def _any_of(words: Sequence[str]) -> re.Pattern[str]:
+    """A pattern that finds whether any of ``words`` occurs, shaped as a trie.
+
+    The engine tries one branch per distinct next character rather than one per word, so a
+    search costs little more than one keyword test. A word that extends a shorter one is left
+    out: the shorter one already answers yes.
+    """
+    trie: dict[str, dict[str, Any]] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        if "" in node:
+            return ""
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(emit(trie) if trie else "(?!)")
+
+
 _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
+# Yes/no screens over every keyword of each index; the exact rule set is only worked out when
+# one says yes.
+_ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
+_ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
 _MIN_TOKEN_LEN = MIN_WORD
 _LONG_RUNS = re.compile(rf"\S{{{_MIN_TOKEN_LEN},}}")
@@ -147,12 +175,15 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     if gated:
         # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
         # clean text never compiles or runs a regular expression
-        active = {i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules}
+        active: set[int] = set()
+        if _ANY_CONTEXT_KEYWORD.search(low):
+            active.update(i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules)
         # provider tokens are long unbroken runs, and their keywords lie inside them: look for
         # the keywords in those runs only (prose has few), and skip the rules if there are none
         runs = " ".join(_LONG_RUNS.findall(low))
         if runs:
-            active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in runs for i in rules)
+            if _ANY_TOKEN_KEYWORD.search(runs):
+                active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in runs for i in rules)
             active.update(_KEYWORDLESS)
         selected: Sequence[int] = sorted(active)
     else:
@@ -186,6 +217,39 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)
     return accepted
+
+
+def may_hold_secrets(texts: Sequence[str]) -> bool:
+    """Whether ``find_secrets`` could report anything in any of ``texts``, with any syntax.
+
+    A screen for many short strings at once, such as the fields of an item: they are joined
+    by line breaks and looked at together, one keyword search for all of them instead of one
+    per string. It only works out which rules ``find_secrets`` would try: a string's keywords
+    and long runs are all found in the joined text, and the few rules without keywords are
+    run on it directly, which gives the same matches because they never span white space.
+    False is exact (``find_secrets`` finds nothing in any of the texts); True means scan each.
+    """
+    short: list[str] = []
+    for text in texts:
+        if len(text) >= _KEYWORD_GATE:
+            return True
+        if len(text) >= 4:
+            short.append(text)
+    if not short:
+        return False
+    joined = "\n".join(short)
+    low = joined.lower()
+    if _ANY_CONTEXT_KEYWORD.search(low):
+        return True
+    runs = _LONG_RUNS.findall(low)
+    if not runs:
+        return False
+    if _ANY_TOKEN_KEYWORD.search(" ".join(runs)):
+        return True
+    filters = word_filters(RULES)
+    # a rule whose matches stay inside one word finds them in the joined text too; any other
+    # rule without keywords is tried on every string that has a long run
+    return any(not filters[i][0] or RULES[i].regex.search(joined) for i in _KEYWORDLESS)
 
 
 def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:

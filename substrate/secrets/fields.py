@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.engine import Hit, find_secrets, may_hold_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
 from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, preview, redact_hits
@@ -60,6 +60,48 @@ def item_strings(item: Any) -> Iterator[tuple[str, str | None, str]]:
             yield from _walk(value, name, None, 0)
 
 
+def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None, str]]) -> None:
+    """Collect what ``_walk`` yields, without building field paths: ``(key, string)`` pairs."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        out.append((key, value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                if depth < _MAX_DEPTH:
+                    out.append((str(k), v))
+            elif isinstance(v, dict | list | tuple):
+                _strings(v, str(k), depth + 1, out)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _strings(v, key, depth + 1, out)
+
+
+def _surely_clean(item: Any) -> bool:
+    """Whether no string field of ``item`` can hold a finding, decided for all fields at once.
+
+    Most items are clean; screening them together costs one keyword search, where scanning
+    each field costs one per field. When this says no, every field is scanned as usual.
+    """
+    pairs: list[tuple[str | None, str]] = []
+    text = getattr(item, "text", None)
+    if isinstance(text, str):
+        pairs.append((None, text))
+    for name in ("payload", "provenance", "tags"):
+        value = getattr(item, name, None)
+        if value is not None:
+            _strings(value, None, 0, pairs)
+    if may_hold_secrets([value for _, value in pairs]):
+        return False
+    for key, value in pairs:  # what _hits_for decides when find_secrets finds nothing
+        if key is not None:
+            strength = classify_key(key)
+            if strength and worth_reporting(value, strength=strength, quoted=True, key=key):
+                return False
+    return True
+
+
 def scan_item(item: Any) -> SecretScan:
     """Scan every string field of a substrate item for secrets.
 
@@ -72,6 +114,8 @@ def scan_item(item: Any) -> SecretScan:
         are offsets within that field's string.
     """
     findings: list[SecretFinding] = []
+    if _surely_clean(item):
+        return SecretScan(findings)
     for path, key, value in item_strings(item):
         for h in _hits_for(value, key):
             findings.append(

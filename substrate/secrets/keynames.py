@@ -16,6 +16,7 @@ a key public or structural (``public_key``, ``primary_key``, ``sort_key``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SPLIT = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
@@ -120,6 +121,8 @@ def _merge_camel_password(words: list[str]) -> list[str]:
     return out
 
 
+# Item fields repeat the same few keys (``path``, ``section``...) over and over.
+@lru_cache(maxsize=4096)
 def classify_key(key: str) -> str | None:
     """Return ``"password"``, ``"token"`` or ``None`` for a key name.
 

@@ -119,3 +119,19 @@ def test_gate_readmission_accumulates() -> None:
     second = admit(first)
     assert second.redactions == 1
     assert second.item.provenance["redactions"]["count"] == 6
+
+
+def test_item_screen_never_misses_what_a_field_scan_finds() -> None:
+    from substrate.secrets.engine import find_secrets, may_hold_secrets
+
+    secret = "ghp_" + rnd(36)
+    clean = ["meeting notes", "docs/guide.md", "Install > Linux", "refunds take five days"]
+    assert may_hold_secrets(clean) is False
+    for position in range(len(clean)):
+        fields = list(clean)
+        fields[position] = f"token {secret} here"
+        assert find_secrets(fields[position])
+        assert may_hold_secrets(fields) is True
+    # a value that only a keyed field makes suspicious is still scanned field by field
+    item = SubstrateItem(kind="record", text="x", payload={"password": "Tr0ub4dor&3-" + rnd(8)})
+    assert not scan_item(item).clean
