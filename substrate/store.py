@@ -445,8 +445,12 @@ class Substrate:
             watermark.generation == before.generation and start == before.offset
         )
         if in_step:
-            for item_id, offset, line, item in zip(ids, offsets, lines, items, strict=True):
-                view.apply(item_id, offset, len(line), item is None)
+            view.apply_batch(
+                [
+                    (item_id, offset, len(line), item is None)
+                    for item_id, offset, line, item in zip(ids, offsets, lines, items, strict=True)
+                ]
+            )
             st = self._log.path.stat()
             view.note_written(watermark, (st.st_size, st.st_ino))
             view.maybe_write_catalog()

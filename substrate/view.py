@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 # Rewrite the catalog once the tail holds this many records (or an eighth of the catalog).
 TAIL_LIMIT = 5000
+# Above this many ids, look them up in the catalog all at once.
+_BATCH_LOOKUP = 64
 
 
 @dataclass(slots=True)
@@ -109,7 +111,11 @@ class LogView:
 
     def apply(self, item_id: str, offset: int, length: int, tombstone: bool) -> None:
         """Record that the line at ``offset`` is now the current state of ``item_id``."""
-        previous = self.locate(item_id)
+        self._record(item_id, offset, length, tombstone, self.locate(item_id))
+
+    def _record(
+        self, item_id: str, offset: int, length: int, tombstone: bool, previous: Entry | None
+    ) -> None:
         if tombstone:
             if previous is not None:
                 self.tail[item_id] = None
@@ -122,6 +128,45 @@ class LogView:
         else:
             seq = previous.seq
         self.tail[item_id] = Entry(offset, length, seq)
+
+    def apply_batch(self, changes: list[tuple[str, int, int, bool]]) -> None:
+        """``apply`` for many distinct ids: one vectorized catalog lookup instead of a binary
+        search (a dozen reads) per id, which dominated bulk writes into a large shard."""
+        pending = [i for i, *_ in changes if i not in self.tail]
+        known = self._locate_many(pending) if len(pending) > _BATCH_LOOKUP else None
+        for item_id, offset, length, tombstone in changes:
+            if known is None or item_id in self.tail:
+                self.apply(item_id, offset, length, tombstone)
+            else:
+                self._record(item_id, offset, length, tombstone, known.get(item_id))
+
+    def _locate_many(self, ids: list[str]) -> dict[str, Entry]:
+        import numpy as np
+
+        if self.catalog is None:
+            return {}
+        try:
+            records = self.catalog.records()
+        except StaleCatalogError:
+            self.rebuild()
+            return {i: e for i in ids if (e := self.locate(i)) is not None}
+        if not len(records):
+            return {}
+        keys = np.frombuffer(b"".join(id_key(i) for i in ids), dtype=">u8")
+        where = np.searchsorted(records["key"], keys)
+        inside = np.minimum(where, len(records) - 1)
+        hits = np.flatnonzero((where < len(records)) & (records["key"][inside] == keys))
+        found: dict[str, Entry] = {}
+        for index in hits.tolist():
+            item_id = ids[index]
+            if not is_hex_id(item_id):  # a hashed key may collide: let locate read the line
+                entry = self.locate(item_id)
+                if entry is not None:
+                    found[item_id] = entry
+                continue
+            row = records[where[index]]
+            found[item_id] = Entry(int(row["offset"]), int(row["length"]), int(row["seq"]))
+        return found
 
     def note_written(self, watermark: Watermark, stat_after: tuple[int, int]) -> None:
         """Our own append moved the log to ``watermark`` (already folded with ``apply``)."""

@@ -159,3 +159,21 @@ def test_log_lines_carry_every_field_with_the_id_first() -> None:
     data = orjson.loads(encode(item))
     assert list(data)[0] == "id" and set(data) == set(FIELD_ORDER)
     assert SubstrateItem.from_json(data) == item
+
+
+def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"v1 {i}")) for i in range(TAIL_LIMIT + 10)]
+    s.save()  # the catalog now covers these
+    for item_id in ids[:100]:
+        s.put(SubstrateItem("text", "v2", id=item_id))  # replaced: keeps its place
+    for item_id in ids[100:200]:
+        s.remove(item_id)
+    fresh = [s.put(SubstrateItem("text", f"new {i}")) for i in range(100)]
+    s.save()  # one batch of 300 lines, looked up in the catalog all at once
+    again = Substrate(tmp_path)
+    listed = [i.id for i in again.iter_items()]
+    assert len(again) == len(ids) == len(listed)
+    assert listed[:100] == ids[:100] and listed[100:-100] == ids[200:]
+    assert listed[-100:] == fresh
+    assert again.get(ids[5]).text == "v2" and again.get(ids[150]) is None
