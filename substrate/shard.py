@@ -35,16 +35,22 @@ def _dir_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+# What a reader confined to some scopes is told about files that hold every team's items: their
+# health, never their sizes, counts or log positions (those grow with other teams' items).
+_SCOPED_INDEX_FIELDS = ("state", "segments", "mode")
+_SCOPED_LOG_FIELDS = ("uncommitted_bytes",)
+
+
+def _only(report: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {name: report[name] for name in fields if name in report}
+
+
 def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
-    """The search index's state (see ``substrate.search.status``), without its item counts
-    when the reader is confined to some scopes: the index covers every scope."""
-    from substrate.search.status import COUNT_FIELDS, index_status
+    """The search index's state (see ``substrate.search.status``)."""
+    from substrate.search.status import index_status
 
     report = index_status(substrate)
-    if scoped:
-        for name in COUNT_FIELDS:
-            report.pop(name, None)
-    return report
+    return _only(report, _SCOPED_INDEX_FIELDS) if scoped else report
 
 
 def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -> dict[str, Any]:
@@ -60,14 +66,15 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         by_scope[item.scope] += 1
     root = substrate.root
     health = substrate.log_health()
+    scoped = scopes is not None
     return {
         "shard": str(root) if root else None,
         "format": substrate.settings.format,
         "items": sum(kinds.values()),
         "by_kind": dict(sorted(kinds.items())),
         "by_scope": dict(sorted(by_scope.items())),
-        "log": health,
-        "index_bytes": _dir_size(root / "index") if root else 0,
-        "index": _index_section(substrate, scoped=scopes is not None),
+        "log": _only(health, _SCOPED_LOG_FIELDS) if scoped else health,
+        "index_bytes": None if scoped else _dir_size(root / "index") if root else 0,
+        "index": _index_section(substrate, scoped=scoped),
         "healthy": health["uncommitted_bytes"] == 0,
     }

@@ -275,7 +275,8 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         parts = ", ".join(f"{k} {v}" for k, v in report[key].items()) or "-"
         out.print(f"{label:<7} {parts}", markup=False)
     log = report["log"]
-    out.print(f"log     {log['bytes']:,} bytes", markup=False)
+    if "bytes" in log:  # sizes are left out for a reader confined to some scopes
+        out.print(f"log     {log['bytes']:,} bytes", markup=False)
     out.print(f"index   {_index_line(report['index'], report['index_bytes'])}", markup=False)
     if log["uncommitted_bytes"]:
         output.note(
@@ -284,7 +285,7 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         )
 
 
-def _index_line(index: dict[str, Any], size: int) -> str:
+def _index_line(index: dict[str, Any], size: int | None) -> str:
     """One line on the search index: its state, shape, what it covers, and its size."""
     parts = [str(index.get("state", "unknown"))]
     if "segments" in index and index.get("state") != "missing":
@@ -293,7 +294,8 @@ def _index_line(index: dict[str, Any], size: int) -> str:
         parts.append(str(index["mode"]))
     if "items" in index:  # left out for a reader confined to some scopes
         parts.append(f"{index['items']:,} items")
-    parts.append(f"{size:,} bytes")
+    if size is not None:
+        parts.append(f"{size:,} bytes")
     line = ", ".join(parts)
     hints = {
         "behind": "the next search folds in the latest changes",

@@ -155,3 +155,19 @@ def test_plain_import_stays_light() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_status_for_a_team_counts_only_its_items_and_shows_no_sizes(mixle) -> None:
+    mixle("add", "ours", "--scope", "red")
+    mixle("add", "shared", "--scope", "public")
+    for _ in range(3):
+        mixle("add", "theirs " * 50, "--scope", "blue")
+    everything = mixle("status", "--json").json()
+    assert everything["items"] == 5 and everything["log"]["bytes"] > 0
+    team = mixle("--as", "red", "status", "--json")
+    report = team.json()
+    assert report["items"] == 2 and report["by_scope"] == {"public": 1, "red": 1}
+    assert report["log"] == {"uncommitted_bytes": 0} and report["index_bytes"] is None
+    assert "blue" not in team.stdout + team.stderr
+    text = mixle("--as", "red", "status")
+    assert text.exit_code == 0 and "bytes" not in text.stdout
