@@ -21,6 +21,7 @@ from substrate.catalog import (
     record_dtype,
     write_catalog,
 )
+from substrate.errors import ShardError
 from substrate.log import LogFile, Record, Watermark
 
 if TYPE_CHECKING:
@@ -228,7 +229,12 @@ class LogView:
 
     def maybe_write_catalog(self) -> None:
         if len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
-            self.write_catalog()
+            try:
+                self.write_catalog()
+            except ShardError as exc:
+                # A reader of a shard it cannot write (a read-only copy) keeps the tail in
+                # memory instead: slower to open, never wrong.
+                log.info("not rewriting the catalog: %s", exc)
 
     def write_catalog(self) -> None:
         """Fold the tail into a fresh catalog file covering the current watermark."""

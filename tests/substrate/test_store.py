@@ -177,3 +177,22 @@ def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -
     assert listed[:100] == ids[:100] and listed[100:-100] == ids[200:]
     assert listed[-100:] == fresh
     assert again.get(ids[5]).text == "v2" and again.get(ids[150]) is None
+
+
+def test_a_reader_that_cannot_write_the_catalog_still_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate import ShardError
+    from substrate import view as view_module
+
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"r{i}")) for i in range(TAIL_LIMIT + 10)]
+    s.save()
+    (tmp_path / "index" / "offsets.bin").unlink()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise ShardError("read-only file system")
+
+    monkeypatch.setattr(view_module, "write_catalog", refuse)
+    reader = Substrate(tmp_path)
+    assert reader.get(ids[-1]).text == f"r{len(ids) - 1}" and len(reader) == len(ids)
