@@ -7,8 +7,10 @@ works out each item's dangling ancestors once per cycle, so the sweep is linear 
 the shard instead of one walk per item.
 
 For a reader limited to some scopes, a link to an item outside them is hidden: it is not counted,
-followed or named, exactly as if the item carrying it did not hold it. A link to an item that
-exists nowhere is dangling for every reader.
+followed or named, exactly as if the item carrying it did not hold it. Such a reader cannot tell
+an item of another team from one that exists nowhere (telling them apart would reveal that the
+other team's item exists), so a link to a missing item is hidden from it too: dangling links are
+reported to readers who see every scope.
 """
 
 from __future__ import annotations
@@ -87,10 +89,10 @@ def verify_lineage(
                 n_links += 1
                 continue
             found = substrate.get(target)
-            if found is None:
+            if found is None and scopes is None:
                 n_links += 1
                 dangling.setdefault(target, None)
-            elif scopes is None or found.scope in scopes:
+            elif found is not None and (scopes is None or found.scope in scopes):
                 n_links += 1
                 depth_of[target] = depth + 1
                 deepest = max(deepest, depth + 1)
@@ -272,7 +274,7 @@ def audit_substrate(
 
 
 def _exists_outside(substrate: Substrate, scopes: Collection[str] | None) -> Any:
-    if scopes is None:
-        # Every existing item is in the graph, so an unknown id is simply missing.
-        return lambda _target: False
-    return lambda target: target in substrate
+    # Every item the reader may see is in the graph. With every scope visible, an unknown id is
+    # missing; otherwise it is hidden, whether it belongs to another team or to nobody.
+    visible_all = scopes is None
+    return lambda _target: not visible_all
