@@ -300,6 +300,7 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], synt
         rule.boundary
         and m.start() > 0
         and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
+        and not _marked(m, rule)
     ):
         return
     if group == "su":
@@ -314,6 +315,14 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], synt
     if not _valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.append(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _marked(m: re.Match[str], rule: Rule) -> bool:
+    """A type marker with punctuation (``ghp_``, ``glpat-``, ``xoxb-``) cannot occur inside a
+    base64 or hex run, so such a token needs no word boundary before it: it is found in
+    ``https://ghp_…@host``, ``token_ghp_…`` or after an escaped ``\\n`` too."""
+    marker = m.group(0)[: rule.prefix]
+    return "_" in marker or "-" in marker
 
 
 def _trim_unquoted(value: str) -> str:

@@ -146,3 +146,13 @@ def test_placeholders_and_references_do_not_alarm(text: str) -> None:
 )
 def test_random_looking_values_alarm(text: str) -> None:
     assert detect_secrets(text).rules() == ["sensitive_assignment"], text
+
+
+def test_marked_tokens_are_found_in_urls_identifiers_and_escapes() -> None:
+    import random
+    import string
+
+    rng = random.Random(3)
+    token = "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    for text in (f"https://{token}@github.com/o/r", f"token_{token}", f"\\n{token}"):
+        assert token not in redact_secrets(text), text

@@ -298,5 +298,9 @@ def test_github_fine_grained_and_openai_project_keys() -> None:
 
 def test_provider_boundaries() -> None:
     token = "ghp_" + rnd(36)
-    assert detect_secrets("x" + token).clean  # glued to a word: part of something else
+    # a marker with punctuation cannot be part of a base64 or hex run: found even when glued
+    assert not detect_secrets("x" + token).clean
     assert not detect_secrets("(" + token + ")").clean
+    aws = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
+    assert detect_secrets("Q" + aws).clean  # an unmarked prefix inside a longer run is not
+    assert not detect_secrets(" " + aws).clean
