@@ -29,8 +29,14 @@ R = TypeVar("R")
 
 
 def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
-    """Print ``error: message`` (and a hint) on stderr and exit with ``code``."""
-    sys.stderr.write(f"error: {message}\n")
+    """Print ``error: message`` (and a hint) on stderr and exit with ``code``.
+
+    Messages often repeat what the user typed (an id, a kind, a path), so anything in them that
+    looks like a secret is masked first.
+    """
+    from substrate import safe_text
+
+    sys.stderr.write(f"error: {safe_text(message)}\n")
     if hint:
         sys.stderr.write(f"hint: {hint}\n")
     sys.stderr.flush()

@@ -8,9 +8,13 @@ from substrate import SubstrateItem
 
 
 def query_text(text: str, what: str = "query") -> str:
+    """The query as the commands use and echo it: never empty, secrets masked (a query is
+    printed back in packets, receipts and --json output)."""
+    from substrate import safe_text
+
     if not text.strip():
         usage(f"the {what} is empty")
-    return text
+    return safe_text(text)
 
 
 def item_title(item: SubstrateItem, width: int = 70) -> str:

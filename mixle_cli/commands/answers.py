@@ -158,13 +158,15 @@ def ask_cmd(
 
 
 def _read_text(text: str | None) -> str:
+    """The text to verify, from the argument or standard input, with secrets masked (its
+    claims are printed back)."""
     if text is not None and text != "-":
-        return text
+        return query_text(text, "text")
     if text is None and sys.stdin.isatty():
         usage("give the TEXT to verify, or - to read it from standard input")
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     try:
-        return data.decode("utf-8")
+        return query_text(data.decode("utf-8"), "text")
     except UnicodeDecodeError as exc:
         usage(f"standard input is not valid UTF-8 (byte {exc.start})")
 

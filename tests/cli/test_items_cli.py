@@ -171,3 +171,17 @@ def test_status_for_a_team_counts_only_its_items_and_shows_no_sizes(mixle) -> No
     assert "blue" not in team.stdout + team.stderr
     text = mixle("--as", "red", "status")
     assert text.exit_code == 0 and "bytes" not in text.stdout
+
+
+def test_secrets_typed_on_the_command_line_are_not_echoed(mixle) -> None:
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    mixle("add", "refunds take five days")
+    for args in (
+        ("add", "x", "--kind", token),
+        ("add", "x", "--link", token),
+        ("get", token),
+        ("assemble-context", f"refunds {token}", "--json"),
+        ("verify", f"refunds take five days, key {token}"),
+    ):
+        result = mixle(*args)
+        assert token not in result.stdout + result.stderr, args
