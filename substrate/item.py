@@ -67,5 +67,23 @@ class SubstrateItem:
         return cls(**known)
 
 
+def record_problem(data: dict[str, Any]) -> str | None:
+    """Why a stored record cannot be an item (a hand edit, another tool), or None if it can."""
+    kind = data.get("kind")
+    if kind not in MODALITIES:
+        return f"unknown kind {kind!r}"
+    for name, expected in (("text", str), ("payload", dict), ("provenance", dict), ("scope", str)):
+        if name in data and not isinstance(data[name], expected):
+            return f"'{name}' must be a {expected.__name__}"
+    for name in ("tags", "links"):
+        value = data.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"'{name}' must be a list of strings"
+    created = data.get("created_at", 0.0)
+    if isinstance(created, bool) or not isinstance(created, int | float):
+        return "'created_at' must be a number"
+    return None
+
+
 FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(SubstrateItem))
 FIELD_NAMES: frozenset[str] = frozenset(FIELD_ORDER)

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
+from substrate.item import record_problem
 from substrate.locking import exclusive_lock
 
 log = logging.getLogger(__name__)
@@ -213,8 +214,9 @@ class LogFile:
             raise CorruptShardError(str(self.path), line_no, "record has no id")
         if obj.get("tombstone") is True:
             return Record(item_id, offset, length, True, None)
-        if "kind" not in obj:
-            raise CorruptShardError(str(self.path), line_no, "item has no kind")
+        problem = record_problem(obj)
+        if problem is not None:
+            raise CorruptShardError(str(self.path), line_no, problem)
         return Record(item_id, offset, length, False, obj)
 
     def _line_number(self, offset: int) -> int:
@@ -239,6 +241,9 @@ class LogFile:
             raise CorruptShardError(str(self.path), line, f"invalid JSON: {exc}") from None
         if not isinstance(obj, dict):
             raise CorruptShardError(str(self.path), self._line_number(offset), "not an object")
+        problem = None if obj.get("tombstone") is True else record_problem(obj)
+        if problem is not None:
+            raise CorruptShardError(str(self.path), self._line_number(offset), problem)
         return obj
 
     # -- writing ---------------------------------------------------------------------------

@@ -163,3 +163,31 @@ def test_unwritable_log_is_a_shard_error(tmp_path: Path, monkeypatch: pytest.Mon
     s.put(SubstrateItem("text", "y"))
     with pytest.raises(ShardError, match="Permission denied"):
         s.save()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("text", 5, "'text' must be a str"),
+        ("tags", [{"a": 1}], "'tags' must be a list of strings"),
+        ("provenance", "s", "'provenance' must be a dict"),
+        ("kind", "nokind", "unknown kind"),
+    ],
+)
+def test_records_of_the_wrong_shape_are_corruption_naming_the_line(
+    tmp_path: Path, field: str, value: object, reason: str
+) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"w{i}") for i in range(3)]
+    s.save()
+    path = tmp_path / "items.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    record = orjson.loads(lines[2])
+    record[field] = value
+    lines[2] = orjson.dumps(record) + b"\n"
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(CorruptShardError, match=reason) as info:
+        Substrate(tmp_path).all()
+    assert info.value.line == 3
+    with pytest.raises(CorruptShardError, match=reason):
+        Substrate(tmp_path).get(ids[1])
