@@ -15,8 +15,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.secrets.fields import redacted_fields, scan_item
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.fields import MAX_NESTING, nesting_depth, redacted_fields, scan_item
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,14 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
     Returns:
         A ``GateResult`` with the item to store.
     """
+    for name in ("payload", "provenance"):
+        if nesting_depth(getattr(item, name)) > MAX_NESTING:
+            raise InvalidInputError(
+                f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
+                "secrets; flatten it"
+            )
+    if find_secrets(item.scope):
+        raise InvalidInputError("the scope name looks like a secret; choose another name")
     scan = scan_item(item)
     if scan.clean:
         return GateResult(item, 0, [])

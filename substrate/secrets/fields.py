@@ -20,6 +20,7 @@ from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, prev
 
 _KEYED_RULE = "sensitive_assignment"
 _MAX_DEPTH = 64
+MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 
 
 def _hits_for(value: str, key: str | None) -> list[Hit]:
@@ -43,7 +44,9 @@ def _walk(
     elif isinstance(value, dict):
         for k, v in value.items():
             name = str(k)
-            yield from _walk(v, f"{path}.{name}" if path else name, name, depth + 1)
+            where = f"{path}.{name}" if path else name
+            yield f"{where}<key>", None, name  # a key can hold a pasted secret too
+            yield from _walk(v, where, name, depth + 1)
     elif isinstance(value, list | tuple):
         for i, v in enumerate(value):
             yield from _walk(v, f"{path}[{i}]", key, depth + 1)
@@ -68,6 +71,7 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
         out.append((key, value))
     elif isinstance(value, dict):
         for k, v in value.items():
+            out.append((None, str(k)))
             if isinstance(v, str):
                 if depth < _MAX_DEPTH:
                     out.append((str(k), v))
@@ -161,12 +165,39 @@ def _redact(value: Any, key: str | None, depth: int, found: list[str]) -> Any:
         found.extend(h.rule for h in hits)
         return redact_hits(value, hits, mask=DEFAULT_MASK)
     if isinstance(value, dict):
-        return {k: _redact(v, str(k), depth + 1, found) for k, v in value.items()}
+        return {
+            _redact_key(k, found): _redact(v, str(k), depth + 1, found) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_redact(v, key, depth + 1, found) for v in value]
     if isinstance(value, tuple):
         return tuple(_redact(v, key, depth + 1, found) for v in value)
     return copy.deepcopy(value)
+
+
+def _redact_key(key: Any, found: list[str]) -> Any:
+    if not isinstance(key, str):
+        return key
+    hits = find_secrets(key)
+    if not hits:
+        return key
+    found.extend(h.rule for h in hits)
+    return redact_hits(key, hits, mask=DEFAULT_MASK)
+
+
+def nesting_depth(value: Any, limit: int = _MAX_DEPTH + 1) -> int:
+    """How deeply ``value`` nests dicts and lists (counting stops at ``limit``)."""
+    depth, level = 0, [value]
+    while level and depth < limit:
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list | tuple)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if level:
+            depth += 1
+    return depth
 
 
 def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:

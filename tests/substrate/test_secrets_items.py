@@ -135,3 +135,21 @@ def test_item_screen_never_misses_what_a_field_scan_finds() -> None:
     # a value that only a keyed field makes suspicious is still scanned field by field
     item = SubstrateItem(kind="record", text="x", payload={"password": "Tr0ub4dor&3-" + rnd(8)})
     assert not scan_item(item).clean
+
+
+def test_gate_masks_secrets_in_keys_and_refuses_what_it_cannot_check() -> None:
+    import pytest
+
+    from substrate.errors import InvalidInputError
+
+    item = SubstrateItem(kind="record", text="x", payload={GH: 1, "nested": {GH: "v"}})
+    clean = admit(item).item
+    assert GH not in repr(clean.to_json())
+    assert clean.provenance["redactions"]["count"] == 2
+    deep: dict[str, Any] = {"token": GH}
+    for _ in range(70):
+        deep = {"d": deep}
+    with pytest.raises(InvalidInputError, match="deeper"):
+        admit(SubstrateItem(kind="record", payload=deep))
+    with pytest.raises(InvalidInputError, match="scope"):
+        admit(SubstrateItem(kind="text", text="x", scope=GH))
