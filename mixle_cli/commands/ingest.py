@@ -171,6 +171,11 @@ def ingest(
     missing = [p for p in paths if p != "-" and not Path(p).exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)
+    if substrate.root is not None:
+        shard = substrate.root.resolve()
+        inside = [p for p in paths if p != "-" and Path(p).resolve().is_relative_to(shard)]
+        if inside:
+            usage(f"{inside[0]} is (inside) the shard itself; ingest the files it was built from")
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in paths:

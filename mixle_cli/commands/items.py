@@ -214,6 +214,8 @@ def ls(
 ) -> None:
     """List items, oldest first."""
     how = output.mode(json, jsonl)
+    if kind is not None and kind not in MODALITIES:
+        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
     wanted_tags = set(tag or [])
 
     def selected() -> Any:

@@ -107,3 +107,10 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     assert mixle("ingest-file", str(table)).exit_code == 0
     kinds = sorted(r["kind"] for r in mixle("ls", "--json").json())
     assert kinds == ["record", "text", "text", "trace"]
+
+
+def test_the_shard_itself_is_not_ingested(mixle, notes: Path, isolated_shard_env: Path) -> None:
+    mixle("ingest", str(notes))
+    result = mixle("ingest", str(isolated_shard_env))
+    assert result.exit_code == 2 and "shard itself" in result.stderr
+    assert mixle("ls", "--kind", "bogus").exit_code == 2
