@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from substrate.errors import InvalidInputError
+from substrate.errors import CorruptShardError, InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
@@ -122,7 +122,17 @@ class Substrate:
         entry = view.locate(item_id)
         if entry is None:
             return None
-        return self._load(self._read(entry.offset, entry.length))
+        try:
+            data = self._read(entry.offset, entry.length)
+            if data.get("id") == item_id:
+                return self._load(data)
+        except CorruptShardError:
+            pass
+        # The catalog sent the read to the wrong line: rebuild it from the log (which raises
+        # if the log itself is corrupt) and look again.
+        view.rebuild()
+        entry = view.locate(item_id)
+        return None if entry is None else self._load(self._read(entry.offset, entry.length))
 
     def remove(self, item_id: str) -> bool:
         if self.root is None:
@@ -244,8 +254,7 @@ class Substrate:
                     yield item
             return
         seen: set[str] = set()
-        for offset, length in self._fresh_view().live_entries():
-            data = self._read(offset, length)
+        for data in self._saved_records():
             item_id = data["id"]
             if item_id in self._pending:
                 seen.add(item_id)
@@ -267,8 +276,28 @@ class Substrate:
         """Stream the items as the log holds them, without this process's unsaved changes."""
         if self.root is None:
             return
-        for offset, length in self._fresh_view().live_entries():
-            yield SubstrateItem.from_json(self._read(offset, length))
+        for data in self._saved_records():
+            yield SubstrateItem.from_json(data)
+
+    def _saved_records(self) -> Iterator[dict[str, Any]]:
+        """The live records of the log in insertion order.
+
+        A catalog that sends a read to the wrong place (a damaged index file) is rebuilt from
+        the log once and the walk resumes; corruption of the log itself is raised.
+        """
+        done: set[str] = set()
+        for attempt in range(2):
+            try:
+                for offset, length in self._fresh_view().live_entries():
+                    data = self._read(offset, length)
+                    if data["id"] not in done:
+                        done.add(data["id"])
+                        yield data
+                return
+            except CorruptShardError:
+                if attempt:
+                    raise
+                self._fresh_view().rebuild()
 
     def saved_count(self) -> int:
         """How many live items the log holds (unsaved changes not counted)."""

@@ -196,3 +196,21 @@ def test_a_reader_that_cannot_write_the_catalog_still_reads(
     monkeypatch.setattr(view_module, "write_catalog", refuse)
     reader = Substrate(tmp_path)
     assert reader.get(ids[-1]).text == f"r{len(ids) - 1}" and len(reader) == len(ids)
+
+
+def test_a_damaged_catalog_is_rebuilt_instead_of_blaming_the_log(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"c{i}")) for i in range(TAIL_LIMIT + 10)]
+    s.save()
+    catalog = tmp_path / "index" / "offsets.bin"
+    data = bytearray(catalog.read_bytes())
+    for record in range(50):  # scramble the offsets of some records (keys left intact)
+        start = 64 + record * 24 + 8
+        data[start : start + 8] = (7 + record).to_bytes(8, "little")
+    catalog.write_bytes(bytes(data))
+    reader = Substrate(tmp_path)
+    texts = {i.text for i in reader.iter_items()}
+    assert len(texts) == len(ids)
+    again = Substrate(tmp_path)
+    catalog.write_bytes(bytes(data))
+    assert all(again.get(i) is not None for i in ids[:200])
