@@ -203,9 +203,33 @@ def ingest(
     _finish(report, json=json, quiet=quiet)
 
 
-def _saved(app_state: AppState, report: IngestReport, *, json: bool, quiet: bool) -> None:
-    app_state.substrate().save()
+def _adapt(
+    ctx: typer.Context,
+    adapter: Callable[..., list[str]],
+    target: Any,
+    scope: str | None,
+    *,
+    json: bool,
+    quiet: bool,
+    root: str | None = None,
+    **options: Any,
+) -> None:
+    """Run one of the reference adapters on ``target``, save once, and report (``root`` names
+    the input in the report; default: ``target``)."""
+    from substrate import IngestReport
+
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    report = IngestReport(root=root or str(target))
+    adapter(substrate, target, scope=_scope(app_state, scope), report=report, **options)
+    substrate.save()
     _finish(report, json=json, quiet=quiet)
+
+
+def _existing(path: Path, *, folder: bool = False) -> Path:
+    if not (path.is_dir() if folder else path.is_file()):
+        fail(f"no such {'folder' if folder else 'file'}: {path}", OPERATIONAL)
+    return path
 
 
 def ingest_file_command(
@@ -221,22 +245,12 @@ def ingest_file_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
-    app_state = state(ctx)
-    if not path.is_file():
-        fail(f"no such file: {path}", OPERATIONAL)
-    from substrate import IngestReport, ingest_file
+    from substrate import ingest_file
 
-    report = IngestReport(root=str(path))
-    ingest_file(
-        app_state.substrate(),
-        path,
-        as_format=as_format,
-        source=source,
-        scope=_scope(app_state, scope),
-        redact=not no_redact,
-        report=report,
-    )
-    _saved(app_state, report, json=json, quiet=quiet)
+    _adapt(
+        ctx, ingest_file, _existing(path), scope, json=json, quiet=quiet,
+        as_format=as_format, source=source, redact=not no_redact,
+    )  # fmt: skip
 
 
 def ingest_docs_command(
@@ -252,7 +266,8 @@ def ingest_docs_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Ingest text passages (one JSON string or {"text": ...} object per line)."""
-    app_state = state(ctx)
+    from substrate import ingest_documents
+
     data = sys.stdin.buffer.read() if file == "-" else _read(Path(file))
     docs = []
     for number, line in enumerate(data.splitlines(), 1):
@@ -262,18 +277,9 @@ def ingest_docs_command(
             docs.append(orjson.loads(line))
         except orjson.JSONDecodeError as exc:
             usage(f"{file}:{number}: not JSON ({exc})")
-    from substrate import IngestReport, ingest_documents
-
-    report = IngestReport(root=file)
-    ingest_documents(
-        app_state.substrate(),
-        docs,
-        source=source or ("stdin" if file == "-" else file),
-        scope=_scope(app_state, scope),
-        redact=not no_redact,
-        report=report,
-    )
-    _saved(app_state, report, json=json, quiet=quiet)
+    name = source or ("stdin" if file == "-" else file)
+    _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
+           redact=not no_redact)  # fmt: skip
 
 
 def _read(path: Path) -> bytes:
@@ -291,14 +297,9 @@ def ingest_artifacts_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Index model artifacts (directories holding a manifest.json), by reference."""
-    app_state = state(ctx)
-    if not registry.is_dir():
-        fail(f"no such folder: {registry}", OPERATIONAL)
-    from substrate import IngestReport, ingest_artifacts
+    from substrate import ingest_artifacts
 
-    report = IngestReport(root=str(registry))
-    ingest_artifacts(app_state.substrate(), registry, scope=_scope(app_state, scope), report=report)
-    _saved(app_state, report, json=json, quiet=quiet)
+    _adapt(ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet)
 
 
 def ingest_traces_command(
@@ -311,21 +312,10 @@ def ingest_traces_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Index harvested traces: one trace item per JSON line."""
-    app_state = state(ctx)
-    if not path.is_file():
-        fail(f"no such file: {path}", OPERATIONAL)
-    from substrate import IngestReport, ingest_traces
+    from substrate import ingest_traces
 
-    report = IngestReport(root=str(path))
-    ingest_traces(
-        app_state.substrate(),
-        path,
-        source=source,
-        scope=_scope(app_state, scope),
-        redact=not no_redact,
-        report=report,
-    )
-    _saved(app_state, report, json=json, quiet=quiet)
+    _adapt(ctx, ingest_traces, _existing(path), scope, json=json, quiet=quiet, source=source,
+           redact=not no_redact)  # fmt: skip
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
