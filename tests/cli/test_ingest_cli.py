@@ -114,3 +114,15 @@ def test_the_shard_itself_is_not_ingested(mixle, notes: Path, isolated_shard_env
     result = mixle("ingest", str(isolated_shard_env))
     assert result.exit_code == 2 and "shard itself" in result.stderr
     assert mixle("ls", "--kind", "bogus").exit_code == 2
+
+
+def test_ingest_artifacts_and_docs_from_stdin(mixle, tmp_path: Path) -> None:
+    model = tmp_path / "registry" / "router"
+    model.mkdir(parents=True)
+    (model / "manifest.json").write_text('{"kind": "solve/v1", "meta": {"solve": {}}}')
+    result = mixle("ingest-artifacts", str(tmp_path / "registry"), "--json")
+    assert result.exit_code == 0 and result.json()["root"] == str(tmp_path / "registry")
+    assert mixle("ingest-artifacts", str(tmp_path / "none")).exit_code == 3
+    docs = mixle("ingest-docs", "-", "--json", input='"from a pipe"\n')
+    assert docs.exit_code == 0 and docs.json()["root"] == "-"
+    assert sorted(r["kind"] for r in mixle("ls", "--json").json()) == ["artifact", "text"]
