@@ -35,9 +35,7 @@ from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
 from substrate.secrets.rules import RULES, Rule
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
-_KEYWORD_GATE = 4096
-# Texts shorter than this run line rules on the whole text instead of keyword-line windows.
-_SHORT_TEXT = 4096
+KEYWORD_GATE = 4096
 _VALUE_GROUPS = ("secret", "sq", "ss", "sb", "sx", "su")
 _HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
@@ -114,12 +112,47 @@ _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
 # Yes/no screens over every keyword of each index; the exact rule set is only worked out when
 # one says yes.
-_ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
-_ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
+ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
+ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
-_MIN_TOKEN_LEN = MIN_WORD
-_LONG_RUNS = re.compile(rf"\S{{{_MIN_TOKEN_LEN},}}")
-_KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
+MIN_TOKEN_LEN = MIN_WORD
+KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
+
+
+def long_words(text: str) -> list[str]:
+    """The whitespace-free runs of ``text`` long enough to be a provider token.
+
+    Provider tokens are unbroken, and their keywords lie inside them: prose has few such runs.
+    """
+    return [w for w in text.split() if len(w) >= MIN_TOKEN_LEN]
+
+
+_WIDTHS: list[tuple[int, int]] = []
+
+
+def keywordless_widths() -> list[tuple[int, int]]:
+    """(rule index, shortest match) of each rule without keywords; 0 for a rule whose matches
+    may span white space. Such a rule cannot match in a text whose longest whitespace-free run
+    is shorter than its shortest match. Worked out once per process."""
+    if not _WIDTHS:
+        filters = word_filters(RULES)
+        widths = []
+        for i in KEYWORDLESS:
+            shortest = 0
+            if filters[i][0]:
+                shortest = max(filters[i][0], _shortest_match(RULES[i]))
+            widths.append((i, shortest))
+        _WIDTHS[:] = widths
+    return _WIDTHS
+
+
+def _shortest_match(rule: Rule) -> int:
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return int(_parser.parse(rule.pattern, rule.flags).getwidth()[0])
+    except Exception:  # noqa: BLE001 - the private parser changed: fall back to the tier
+        return 0
 
 
 def _literal_prefix(pattern: str) -> str:
@@ -171,20 +204,21 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         return []
     low = text.lower()
     accepted: list[Hit] = []
-    gated = len(text) < _KEYWORD_GATE
+    gated = len(text) < KEYWORD_GATE
     if gated:
         # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
         # clean text never compiles or runs a regular expression
         active: set[int] = set()
-        if _ANY_CONTEXT_KEYWORD.search(low):
+        if ANY_CONTEXT_KEYWORD.search(low):
             active.update(i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules)
-        # provider tokens are long unbroken runs, and their keywords lie inside them: look for
-        # the keywords in those runs only (prose has few), and skip the rules if there are none
-        runs = " ".join(_LONG_RUNS.findall(low))
-        if runs:
-            if _ANY_TOKEN_KEYWORD.search(runs):
+        unbroken = long_words(low)
+        if unbroken:
+            runs = " ".join(unbroken)
+            if ANY_TOKEN_KEYWORD.search(runs):
                 active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in runs for i in rules)
-            active.update(_KEYWORDLESS)
+            # lower-casing never shortens a word, so the longest one bounds the original's
+            longest = max(map(len, unbroken))
+            active.update(i for i, shortest in keywordless_widths() if longest >= shortest)
         selected: Sequence[int] = sorted(active)
     else:
         # rule-first: literal-led patterns are their own fast filter on long texts
@@ -195,7 +229,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     for i in selected:
         rule = RULES[i]
-        if rule.lines and len(text) >= _SHORT_TEXT:
+        if rule.lines and not gated:
             lines = windows.get(rule.keywords)
             if lines is None:
                 lines = windows[rule.keywords] = _keyword_lines(low, rule.keywords)
@@ -217,39 +251,6 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)
     return accepted
-
-
-def may_hold_secrets(texts: Sequence[str]) -> bool:
-    """Whether ``find_secrets`` could report anything in any of ``texts``, with any syntax.
-
-    A screen for many short strings at once, such as the fields of an item: they are joined
-    by line breaks and looked at together, one keyword search for all of them instead of one
-    per string. It only works out which rules ``find_secrets`` would try: a string's keywords
-    and long runs are all found in the joined text, and the few rules without keywords are
-    run on it directly, which gives the same matches because they never span white space.
-    False is exact (``find_secrets`` finds nothing in any of the texts); True means scan each.
-    """
-    short: list[str] = []
-    for text in texts:
-        if len(text) >= _KEYWORD_GATE:
-            return True
-        if len(text) >= 4:
-            short.append(text)
-    if not short:
-        return False
-    joined = "\n".join(short)
-    low = joined.lower()
-    if _ANY_CONTEXT_KEYWORD.search(low):
-        return True
-    runs = _LONG_RUNS.findall(low)
-    if not runs:
-        return False
-    if _ANY_TOKEN_KEYWORD.search(" ".join(runs)):
-        return True
-    filters = word_filters(RULES)
-    # a rule whose matches stay inside one word finds them in the joined text too; any other
-    # rule without keywords is tried on every string that has a long run
-    return any(not filters[i][0] or RULES[i].regex.search(joined) for i in _KEYWORDLESS)
 
 
 def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:

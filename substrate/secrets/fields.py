@@ -13,10 +13,11 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from substrate.secrets.engine import Hit, find_secrets, may_hold_secrets
+from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
 from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, preview, redact_hits
+from substrate.secrets.screen import may_hold_secret, may_hold_secrets
 
 _KEYED_RULE = "sensitive_assignment"
 _MAX_DEPTH = 64
@@ -24,7 +25,7 @@ MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 
 
 def _hits_for(value: str, key: str | None) -> list[Hit]:
-    hits = find_secrets(value)
+    hits = find_secrets(value) if may_hold_secret(value) else []
     if hits or key is None:
         return hits
     strength = classify_key(key)

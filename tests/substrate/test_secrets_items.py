@@ -122,7 +122,8 @@ def test_gate_readmission_accumulates() -> None:
 
 
 def test_item_screen_never_misses_what_a_field_scan_finds() -> None:
-    from substrate.secrets.engine import find_secrets, may_hold_secrets
+    from substrate.secrets.engine import find_secrets
+    from substrate.secrets.screen import may_hold_secrets
 
     secret = "ghp_" + rnd(36)
     clean = ["meeting notes", "docs/guide.md", "Install > Linux", "refunds take five days"]
@@ -135,6 +136,26 @@ def test_item_screen_never_misses_what_a_field_scan_finds() -> None:
     # a value that only a keyed field makes suspicious is still scanned field by field
     item = SubstrateItem(kind="record", text="x", payload={"password": "Tr0ub4dor&3-" + rnd(8)})
     assert not scan_item(item).clean
+
+
+def test_item_screen_agrees_with_field_scans() -> None:
+    from substrate.secrets.engine import find_secrets
+    from substrate.secrets.screen import may_hold_secret, may_hold_secrets
+
+    discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+    fields = [
+        "notes/ops/runbook.md",  # a long run with no keyword
+        f"see {discord} for the bot",  # a rule without keywords, found by its width
+        f"deploy/{discord}x",  # long enough, but the rule's boundaries fail
+        "Authorization: Bearer\n  Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3",  # a match across lines
+        "tiny",
+    ]
+    for field in fields:
+        found = bool(find_secrets(field))
+        assert may_hold_secret(field) or not found, field
+        assert may_hold_secrets([field, "plain words"]) or not found, field
+    assert may_hold_secrets([fields[1]]) and find_secrets(fields[1])
+    assert not may_hold_secrets([fields[0], fields[4]])
 
 
 def test_gate_masks_secrets_in_keys_and_refuses_what_it_cannot_check() -> None:

@@ -1,0 +1,78 @@
+"""A yes/no screen for many short strings at once: could ``find_secrets`` report anything?
+
+The write-time gate looks at every string field of every item, and nearly all of them are
+clean. Scanning each field would cost a keyword search per field; this screen joins the
+fields with line breaks and decides for all of them with one search for context keywords and
+one for token keywords inside long unbroken runs. It repeats exactly the selection
+``find_secrets`` makes for short texts: a field's keywords and long runs are all present in the
+joined text. The few rules without keywords never match white space, so they are tried on the
+long runs alone, which holds every match they could make.
+
+``False`` is exact: ``find_secrets`` finds nothing in any of the strings, with any syntax.
+``True`` only means "scan them".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from substrate.secrets.engine import (
+    ANY_CONTEXT_KEYWORD,
+    ANY_TOKEN_KEYWORD,
+    KEYWORD_GATE,
+    keywordless_widths,
+    long_words,
+)
+from substrate.secrets.rules import RULES
+
+
+def may_hold_secrets(texts: Iterable[str]) -> bool:
+    """Whether ``find_secrets`` could report anything in any of ``texts`` (False is exact)."""
+    short: list[str] = []
+    for text in texts:
+        if len(text) >= KEYWORD_GATE:
+            return True  # long texts are scanned rule-first; no keyword screen applies
+        if len(text) >= 4:  # find_secrets skips shorter strings
+            short.append(text)
+    if not short:
+        return False
+    joined = "\n".join(short)
+    low = joined.lower()
+    if ANY_CONTEXT_KEYWORD.search(low):
+        return True
+    words = long_words(low)
+    if not words:
+        return False  # find_secrets tries no token rule and no keywordless rule
+    if ANY_TOKEN_KEYWORD.search(" ".join(words)):
+        return True
+    return _keywordless_match(joined)
+
+
+def may_hold_secret(text: str) -> bool:
+    """``may_hold_secrets`` for one string; short strings (key names, paths) are remembered."""
+    if len(text) <= _REMEMBERED_LEN:
+        return _short_may_hold(text)
+    return may_hold_secrets((text,))
+
+
+# Key names and other short strings recur from item to item: their verdicts are kept.
+_REMEMBERED_LEN = 64
+
+
+@lru_cache(maxsize=4096)
+def _short_may_hold(text: str) -> bool:
+    return may_hold_secrets((text,))
+
+
+def _keywordless_match(joined: str) -> bool:
+    words: list[str] | None = None
+    for i, shortest in keywordless_widths():
+        if not shortest:
+            return True  # a rule that may span white space: let find_secrets decide
+        if words is None:
+            words = joined.split()
+        found = " ".join([w for w in words if len(w) >= shortest])
+        if found and RULES[i].regex.search(found):
+            return True
+    return False
