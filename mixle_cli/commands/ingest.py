@@ -146,6 +146,16 @@ def ingest(
     hidden: Annotated[
         bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes that read and parse files (Linux). Default: one per CPU, up to "
+            "4, when over a thousand files must be read. 1: only this process.",
+        ),
+    ] = None,
     source: SourceOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -196,6 +206,7 @@ def ingest(
                     prune=not no_prune,
                     hidden=hidden,
                     progress=progress,
+                    jobs=jobs,
                     **common,
                 )
     except KeyboardInterrupt:

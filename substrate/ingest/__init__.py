@@ -17,8 +17,9 @@ from substrate.ingest.adapters import (
 )
 from substrate.ingest.detect import FORMATS
 from substrate.ingest.pipeline import ingest_path, ingest_text
+from substrate.ingest.prepare import IngestOptions
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
-from substrate.ingest.session import IngestOptions, ProgressFn
+from substrate.ingest.session import ProgressFn
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 
 __all__ = [

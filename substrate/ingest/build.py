@@ -69,8 +69,9 @@ class ItemBuilder:
             locator: where in the source; None derives it from the section and how many
                 identical segments came before (so ids survive edits elsewhere in the file).
             computed: provenance fields computed by ingestion itself (format name, hashes,
-                option fingerprint), added after the gate: nothing in them comes from the
-                content, and scanning them for every item would only cost time.
+                option fingerprint, line numbers, sizes, times), added after the gate:
+                nothing in them comes from the content, and scanning them for every item
+                would only cost time.
         """
         if self.drop_empty and seg.kind == "text" and not seg.text.strip():
             if self.report is not None:

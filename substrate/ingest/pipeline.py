@@ -44,10 +44,11 @@ from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
+from substrate.ingest.parallel import prepared_in_workers, worker_count
+from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
-from substrate.ingest.session import IngestOptions, IngestSession, ProgressFn
+from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sources import STREAM_PREFIX
-from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, walk
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 
@@ -93,6 +94,7 @@ def ingest_path(
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     report: IngestReport | None = None,
+    jobs: int | None = None,
 ) -> IngestReport:
     """Ingest a file or a directory tree, incrementally.
 
@@ -120,6 +122,9 @@ def ingest_path(
         cancel: when set (from another thread), the run stops after the current file, saves,
             and returns a report marked ``cancelled``.
         report: a report to fill in place (it stays valid if ``KeyboardInterrupt`` propagates).
+        jobs: worker processes that read and parse files (Linux); None uses the CPUs when
+            more than a thousand files must be read, 1 keeps everything in this process. The
+            result is the same either way.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
@@ -158,20 +163,30 @@ def ingest_path(
     report.files_scanned = len(entries)
     total = len(entries)
     done = 0
-    process = run.process_file
-    tick = run.tick if progress is not None else None
     try:
+        tickets: list[Ticket] = []
         for entry in entries:
-            if cancel is not None and cancel.is_set():
-                report.cancelled = True
-                break
-            process(entry, entry.rel, max_file_size)
-            done += 1
-            if tick is not None:
-                tick(done, total)
+            ticket = run.plan(entry, entry.rel, max_file_size)
+            if ticket is None:
+                done += 1
+            else:
+                tickets.append(ticket)
+        run.tick(done, total)
+        workers = worker_count(jobs, len(tickets))
+        if workers:
+            prepared = prepared_in_workers(tickets, options, run.fingerprint, report, workers)
         else:
-            if prune_root is not None:
-                run.prune(prune_root, {e.path for e in entries})
+            prepared = run.prepare_here(tickets)
+        for result in prepared:
+            if cancel is not None and cancel.is_set():
+                break
+            run.apply(result)
+            done += 1
+            run.tick(done, total)
+        if cancel is not None and cancel.is_set() and done < total:
+            report.cancelled = True
+        elif prune_root is not None:
+            run.prune(prune_root, {e.path for e in entries})
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True
@@ -236,16 +251,11 @@ def ingest_text(
     run = IngestSession(substrate, options, report, None, None)
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     key = f"{STREAM_PREFIX}{source}"
-    cached = run.cache.get(key)
-    digest = content_digest(data)
+    assert options.as_format is not None
     report.files_scanned = 1
-    report.bytes_read = len(data)
-    if cached is not None and cached.options == run.fingerprint and cached.content_hash == digest:
-        run.unchanged(source)
-    else:
-        meta = {"path": None, "content_hash": digest, "size": len(data), "mtime_ns": None}
-        assert options.as_format is not None
-        run.ingest_blob(key, source, data, options.as_format, meta, None, cached)
+    ticket = Ticket(key, source, None, options.as_format, known_hash=run.known_hash(key), data=data)
+    for result in run.prepare_here([ticket]):
+        run.apply(result)
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report

@@ -1,72 +1,44 @@
-"""One ingest session: per-file decisions, item building, batched saves, the source cache.
+"""One ingest session: per-file decisions, batched saves, the source cache.
 
-``ingest_path`` and ``ingest_text`` drive a session; it owns everything between a file's bytes
-and the store: the unchanged check (size and mtime, then content hash), decoding and parsing,
-the gate and stable ids, the replacement of a changed file's items, and saving in batches that
-only ever hold whole files.
+``ingest_path`` and ``ingest_text`` drive a session. It plans each file (the unchanged check by
+size and mtime; a ``Ticket`` for a file that must be read), has tickets prepared
+(``substrate.ingest.prepare``: here, or in worker processes) and applies what they give in file
+order: outcomes, the replacement of a changed file's items, and saves in batches that only ever
+hold whole files.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.build import ItemBuilder
 from substrate.ingest.detect import detect_format
-from substrate.ingest.formats import PARSERS, ParseContext
+from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
-from substrate.ingest.segment import FileRejected, Parsed
 from substrate.ingest.sources import (
     SourceCache,
     SourceState,
     committed_watermark,
     settled_mtime,
 )
-from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.ingest.walk import FileEntry
-from substrate.limits import DEFAULT_CHUNK_CHARS
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
     from substrate.store import Substrate
 
-PARSER_VERSION = "1"  # bump when parsing changes, so every source is parsed again once
-BATCH_FILES = 200
-BATCH_ITEMS = 5000
+BATCH_FILES = 1000
+BATCH_ITEMS = 10000
 BATCH_SECONDS = 2.0
 PROGRESS_INTERVAL_S = 0.05
 
 ProgressFn = Callable[[int, int, int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class IngestOptions:
-    """The options that shape the items of a source (a change re-ingests the source)."""
-
-    scope: str = "local"
-    tags: tuple[str, ...] = ()
-    as_format: str | None = None
-    chunk_chars: int = DEFAULT_CHUNK_CHARS
-    redact: bool = True
-
-    def fingerprint(self) -> str:
-        text = "\x1f".join(
-            [
-                PARSER_VERSION,
-                self.scope,
-                "\x1e".join(self.tags),
-                self.as_format or "",
-                str(self.chunk_chars),
-                "1" if self.redact else "0",
-            ]
-        )
-        return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
 
 @dataclass(slots=True)
@@ -80,7 +52,7 @@ class _Change:
 
 
 class IngestSession:
-    """Processes files one by one and saves their changes in batches."""
+    """Decides file by file what to do, and saves the changes in batches."""
 
     def __init__(
         self,
@@ -167,7 +139,8 @@ class IngestSession:
         )
         self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
 
-    def process_file(self, entry: FileEntry, source: str, max_size: int) -> None:
+    def plan(self, entry: FileEntry, source: str, max_size: int) -> Ticket | None:
+        """What to do with a walked file: None when it is settled without reading it."""
         key = entry.path
         skipped = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
         if skipped is not None:
@@ -175,103 +148,62 @@ class IngestSession:
                 self.outcome(source, key, status.SKIPPED, skipped)
             else:
                 self.report.unchanged.append(source)
-            return
-        cached = self.cache.get(key)
-        same_options = cached is not None and cached.options == self.fingerprint
+            return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
             self.outcome(source, key, status.SKIPPED, reason)
-            return
+            return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
             self.outcome(source, key, status.SKIPPED, "unsupported format")
-            return
-        try:
-            data, binary = read_unless_binary(key)
-        except OSError as exc:
-            self.fail(source, key, f"cannot read: {exc.strerror or exc}")
-            return
-        if binary:
-            self.report.bytes_read += len(data)
+            return None
+        known = self.known_hash(key)
+        return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, known)
+
+    def known_hash(self, key: str) -> str:
+        """The content hash stored for ``key`` under the same options ("" when none)."""
+        cached = self.cache.get(key)
+        if cached is None or cached.options != self.fingerprint:
+            return ""
+        return cached.content_hash
+
+    def prepare_here(self, tickets: Iterable[Ticket]) -> Iterator[Prepared]:
+        """Prepare tickets in this process, one at a time."""
+        options, fingerprint, report = self.options, self.fingerprint, self.report
+        for ticket in tickets:
+            yield prepare(ticket, options, fingerprint, report)
+
+    def apply(self, done: Prepared) -> None:
+        """Record a prepared file: its outcome, and its items queued for the next save."""
+        ticket, report = done.ticket, self.report
+        key, source = ticket.key, ticket.source
+        report.bytes_read += done.bytes_read
+        if done.status == prep.FAILED:
+            self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
+        elif done.status == prep.BINARY:
+            cached = self.cache.get(key)
             ids = cached.ids if cached is not None else []
-            mtime_ns = settled_mtime(entry.mtime_ns, time.time())
-            state = SourceState(entry.size, mtime_ns, "", self.fingerprint, ids, "binary file")
+            mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
+            state = SourceState(
+                ticket.size or 0, mtime_ns, "", self.fingerprint, ids, "binary file"
+            )
             self.cache.record(key, state)
             self.outcome(source, key, status.SKIPPED, "binary file")
-            return
-        self.report.bytes_read += len(data)
-        digest = content_digest(data)
-        if cached is not None and same_options and cached.content_hash == digest:
-            self.cache.touch(key, entry.size, settled_mtime(entry.mtime_ns, time.time()))
+        elif done.status == prep.SAME:
+            if ticket.size is not None and ticket.mtime_ns is not None:
+                settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
+                self.cache.touch(key, ticket.size, settled)
             self.unchanged(source)
-            return
-        meta = {"path": key, "content_hash": digest, "size": entry.size, "mtime_ns": entry.mtime_ns}
-        self.ingest_blob(key, source, data, fmt, meta, key, cached)
+        else:
+            self.queue(self.change_of(done))
 
-    def ingest_blob(
-        self,
-        key: str,
-        source: str,
-        data: bytes,
-        fmt: str,
-        meta: dict[str, Any],
-        path: str | None,
-        cached: SourceState | None,
-    ) -> None:
-        try:
-            text = decode_text(data)
-            parsed = PARSERS[fmt](text, ParseContext(self.options.chunk_chars, path, source))
-        except FileRejected as exc:
-            self.fail(source, meta.get("path"), exc.reason, line=exc.line, byte=exc.byte)
-            return
-        change = self.build(key, source, parsed, meta, cached)
-        self.queue(change)
-
-    def build(
-        self,
-        key: str,
-        source: str,
-        parsed: Parsed,
-        meta: dict[str, Any],
-        cached: SourceState | None,
-    ) -> _Change:
-        report = self.report
-        now = time.time()
-        builder = ItemBuilder(
-            key,
-            scope=self.options.scope,
-            tags=self.options.tags,
-            redact=self.options.redact,
-            report=report,
-            created_at=now,
-        )
-        fmt, fingerprint = parsed.format, self.fingerprint
-        path, digest = meta.get("path"), meta["content_hash"]
-        size, mtime_ns = meta.get("size"), meta.get("mtime_ns")
-        mtime = mtime_ns / 1e9 if mtime_ns is not None else None
-        computed = {"format": fmt, "content_hash": digest, "ingest_options": fingerprint}
-        items: list[SubstrateItem] = []
-        for position, seg in enumerate(parsed.segments):
-            prov = {
-                "source": source,
-                "path": path,
-                "section": seg.section,
-                "line_start": seg.line_start,
-                "line_end": seg.line_end,
-                "chunk": seg.chunk,
-                "index": position,
-                "size": size,
-                "mtime": mtime,
-                "mtime_ns": mtime_ns,
-                "ingested_at": now,
-            }
-            if seg.extra:
-                prov.update(seg.extra)
-            item = builder.build(seg, prov, computed=computed)
-            if item is not None:
-                items.append(item)
-        for issue in parsed.issues:
-            report.note(IngestIssue(source, issue.reason, issue.line))
+    def change_of(self, done: Prepared) -> _Change:
+        """The store change a parsed file makes: new items, and old ones it no longer has."""
+        ticket, report = done.ticket, self.report
+        items = done.items
+        for reason, line in done.issues:
+            report.note(IngestIssue(ticket.source, reason, line))
+        cached = self.cache.get(ticket.key)
         old_ids = cached.ids if cached is not None else []
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):  # only on a hash collision: keep the last of each id
@@ -284,22 +216,23 @@ class IngestSession:
             kept = new_ids.intersection(old_ids)
             if kept:
                 self.keep_creation_times(items, kept)
-        mtime_state = settled_mtime(mtime_ns, now) if mtime_ns is not None else -1
-        change = _Change(
-            key, items, removes, SourceState(size or 0, mtime_state, digest, fingerprint, ids)
-        )
+        mtime_ns = ticket.mtime_ns
+        mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
+        size = ticket.size if ticket.size is not None else done.bytes_read
+        state = SourceState(size, mtime_state, done.digest, self.fingerprint, ids)
+        change = _Change(ticket.key, items, removes, state)
         if old_ids:
-            state = status.UPDATED
+            result = status.UPDATED
         elif items:
-            state = status.ADDED
+            result = status.ADDED
         else:
-            state = status.SKIPPED
-        result = self.outcome(source, meta.get("path"), state, "" if items else "no content")
-        result.items_added = len(items)
-        result.items_removed = len(change.removes)
-        result.errors = len(parsed.issues)
+            result = status.SKIPPED
+        outcome = self.outcome(ticket.source, ticket.path, result, "" if items else "no content")
+        outcome.items_added = len(items)
+        outcome.items_removed = len(removes)
+        outcome.errors = len(done.issues)
         report.items_added += len(items)
-        report.items_removed += len(change.removes)
+        report.items_removed += len(removes)
         report.ids.extend(ids)
         return change
 

@@ -4,7 +4,8 @@ Writes the tldr pages of ../shared/eval/scale/tldr-short.jsonl.gz as a folder of
 (one file per page and language) into a temporary directory, then measures in the same run:
 
 * peers: a bare walk that stats every file, and a walk that reads and sha256-hashes every file;
-* ``ingest_path`` into a fresh shard (first ingest), compared with read-and-hash;
+* ``ingest_path`` into a fresh shard (first ingest), compared with read-and-hash: with the
+  default worker processes, and in one process (``jobs=1``);
 * re-ingest with nothing changed, compared with the bare stat walk;
 * re-ingest after editing 1% of the files, and after only touching (mtime) 1% of them.
 
@@ -111,8 +112,10 @@ def main() -> int:
         t_hash, _ = timed(hash_walk, tree, repeat=3)
 
         t_memory, _ = timed(lambda: ingest_path(Substrate(), tree))
+        t_serial, serial = timed(lambda: ingest_path(Substrate(Path(tmp) / "serial"), tree, jobs=1))
         t_first, first = timed(lambda: ingest_path(Substrate(shard), tree))
         assert first.files_failed == 0, first.issues[:3]
+        assert serial.ids == first.ids
         n_files = first.files_scanned  # hidden pages (the "." command) are not ingested
         t_again, again = timed(lambda: ingest_path(Substrate(shard), tree), repeat=3)
         assert again.files_unchanged == n_files, again.as_dict(files=False)
@@ -146,7 +149,13 @@ def main() -> int:
             f"{t_hash / t_memory:.2f}x of read+hash throughput",
         ),
         (
-            "first ingest",
+            "first ingest, one process (jobs=1)",
+            t_serial,
+            n_files / t_serial,
+            f"{t_hash / t_serial:.2f}x of read+hash throughput",
+        ),
+        (
+            f"first ingest ({os.cpu_count()} CPUs, default workers)",
             t_first,
             n_files / t_first,
             f"{t_hash / t_first:.2f}x of read+hash throughput (target >= 0.25)",

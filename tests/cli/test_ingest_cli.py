@@ -33,6 +33,13 @@ def test_ingest_folder_then_reingest_is_incremental(mixle, notes: Path) -> None:
     assert any("Antwerp" in t for t in texts) and not any("On-call" in t for t in texts)
 
 
+def test_jobs_option(mixle, notes: Path) -> None:
+    report = mixle("ingest", str(notes), "--jobs", "2", "--json")
+    assert report.exit_code == 0, report.stderr
+    assert report.json()["files_added"] == 4
+    assert mixle("ingest", str(notes), "--jobs", "0").exit_code == 2
+
+
 def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:
     mixle("ingest", str(notes))
     (notes / "warehouse.txt").unlink()
@@ -77,7 +84,7 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
     calls = {"n": 0}
-    original = session.IngestSession.process_file
+    original = session.IngestSession.apply
 
     def flaky(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls["n"] += 1
@@ -86,7 +93,7 @@ def test_interrupt_keeps_completed_files_and_exits_130(
         return original(self, *args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(session.IngestSession, "process_file", flaky)
+        patch.setattr(session.IngestSession, "apply", flaky)
         result = mixle("ingest", str(notes))
     assert result.exit_code == 130
     stored = {i.provenance.get("source") for i in Substrate(isolated_shard_env).all()}

@@ -75,7 +75,7 @@ def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
             raise PermissionError(13, "Permission denied")
         return real(path)
 
-    monkeypatch.setattr("substrate.ingest.session.read_unless_binary", read)
+    monkeypatch.setattr("substrate.ingest.prepare.read_unless_binary", read)
     report = ingest_path(Substrate(), tmp_path)
     assert _outcome(report, "b.txt") == ("failed", "cannot read: Permission denied")
     assert report.files_added == 1

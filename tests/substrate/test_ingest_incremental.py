@@ -93,7 +93,7 @@ def test_unchanged_files_are_neither_read_nor_parsed(
     def boom(*args: Any) -> Any:
         raise AssertionError("an unchanged file was opened")
 
-    monkeypatch.setattr("substrate.ingest.session.read_unless_binary", boom)
+    monkeypatch.setattr("substrate.ingest.prepare.read_unless_binary", boom)
     store = Substrate(shard)
     saves = _Saves(store)
     report = ingest_path(store, tree)

@@ -1,0 +1,143 @@
+"""Preparing many files in worker processes, handed back in file order.
+
+Reading, parsing and gating a file is pure computation on its bytes, and on a first ingest of a
+large tree it is most of the work. With several cores, worker processes prepare chunks of
+files while this process applies and saves the chunks already done; results come back in the
+order the files were given, so the shard ends up the same as with one process.
+
+Workers are forked (Linux only: elsewhere, and for small runs, files are prepared in this
+process). They ignore Ctrl-C: the interrupt reaches this process, which stops taking results,
+cancels the chunks not yet started and saves what was applied. Should a worker die, the files
+it had not finished are prepared here instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
+from substrate.ingest.report import IngestReport
+
+log = logging.getLogger(__name__)
+
+# Below this many files to read, starting workers costs more than it saves.
+MIN_PARALLEL_FILES = 1000
+CHUNK_FILES = 64
+# Chunks submitted ahead of the one being applied, per worker: keeps workers busy while
+# bounding the memory held by finished, not yet applied results.
+CHUNKS_AHEAD = 4
+MAX_AUTO_WORKERS = 4
+
+
+def available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def worker_count(requested: int | None, n_files: int) -> int:
+    """How many worker processes to prepare ``n_files`` with (0: prepare in this process).
+
+    Args:
+        requested: the caller's choice (``jobs``); None decides from the CPUs and the number
+            of files; 1 or less means no workers.
+        n_files: how many files must be read.
+    """
+    if not can_fork():
+        return 0
+    if requested is None:
+        if n_files < MIN_PARALLEL_FILES:
+            return 0
+        requested = min(available_cpus(), MAX_AUTO_WORKERS)
+    return requested if requested > 1 else 0
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# A Prepared without its ticket, as a plain tuple: the parent has the tickets, and tuples
+# pickle several times faster than dataclass instances.
+_Row = tuple[Any, ...]
+
+
+def _prepare_chunk(
+    tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str
+) -> tuple[list[_Row], IngestReport]:
+    tally = IngestReport()
+    rows = []
+    for ticket in tickets:
+        p = prepare(ticket, options, fingerprint, tally)
+        rows.append(
+            (
+                p.status,
+                p.bytes_read,
+                p.digest,
+                p.items,
+                p.issues,
+                p.reason,
+                p.line,
+                p.byte,
+                p.prepared_at,
+            )
+        )
+    return rows, tally
+
+
+def merge_tally(report: IngestReport, tally: IngestReport) -> None:
+    """Add the gate's counts from a worker's chunk to the run's report."""
+    report.items_dropped += tally.items_dropped
+    report.redactions += tally.redactions
+    report.redaction_rules.update(tally.redaction_rules)
+    report.unredacted_secrets += tally.unredacted_secrets
+
+
+def prepared_in_workers(
+    tickets: Sequence[Ticket],
+    options: IngestOptions,
+    fingerprint: str,
+    report: IngestReport,
+    workers: int,
+) -> Iterator[Prepared]:
+    """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order.
+
+    The gate's counts of a chunk are added to ``report`` once all of its files were taken.
+    """
+    chunks = [tickets[i : i + CHUNK_FILES] for i in range(0, len(tickets), CHUNK_FILES)]
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+    )
+    ahead: deque[Future[tuple[list[_Row], IngestReport]]] = deque()
+    submitted = 0
+    try:
+        for index in range(len(chunks)):
+            while submitted < len(chunks) and len(ahead) < workers * CHUNKS_AHEAD:
+                ahead.append(pool.submit(_prepare_chunk, chunks[submitted], options, fingerprint))
+                submitted += 1
+            try:
+                rows, tally = ahead.popleft().result()
+            except BrokenProcessPool:
+                log.warning("a worker process died; preparing the remaining files here")
+                for chunk in chunks[index:]:
+                    for ticket in chunk:
+                        yield prepare(ticket, options, fingerprint, report)
+                return
+            for ticket, row in zip(chunks[index], rows, strict=True):
+                yield Prepared(ticket, *row)
+            merge_tally(report, tally)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

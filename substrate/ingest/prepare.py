@@ -1,0 +1,177 @@
+"""From a file's bytes to gated items, away from the store.
+
+Preparing a file (reading, hashing, decoding, parsing, the write-time gate, ids) needs nothing
+but the file and the ingest options, so it can run in a worker process. What it gives back,
+a ``Prepared``, is applied to the store and the source cache by the session, in file order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from substrate.ingest.build import ItemBuilder
+from substrate.ingest.formats import PARSERS, ParseContext
+from substrate.ingest.segment import FileRejected
+from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
+from substrate.limits import DEFAULT_CHUNK_CHARS
+
+if TYPE_CHECKING:
+    from substrate.ingest.report import IngestReport
+    from substrate.item import SubstrateItem
+
+PARSER_VERSION = "1"  # bump when parsing changes, so every source is parsed again once
+
+# What became of a file.
+FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser
+BINARY = "binary"  # skipped: the first bytes show it is not text
+SAME = "same"  # same content hash as last time: nothing to parse
+PARSED = "parsed"  # parsed into items (possibly none)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOptions:
+    """The options that shape the items of a source (a change re-ingests the source)."""
+
+    scope: str = "local"
+    tags: tuple[str, ...] = ()
+    as_format: str | None = None
+    chunk_chars: int = DEFAULT_CHUNK_CHARS
+    redact: bool = True
+
+    def fingerprint(self) -> str:
+        text = "\x1f".join(
+            [
+                PARSER_VERSION,
+                self.scope,
+                "\x1e".join(self.tags),
+                self.as_format or "",
+                str(self.chunk_chars),
+                "1" if self.redact else "0",
+            ]
+        )
+        return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A file (or stream) that must be read: everything preparing it needs to know.
+
+    Attributes:
+        key: the source cache key (absolute path, or ``stream:`` + name).
+        source: the name recorded as ``provenance.source``.
+        path: the file to read; None for a stream, whose bytes are in ``data``.
+        fmt: the format to parse it as.
+        size: the size the walk saw (None for a stream).
+        mtime_ns: the modification time the walk saw (None for a stream).
+        known_hash: the content hash stored last time with the same options ("" if none).
+        data: a stream's content.
+    """
+
+    key: str
+    source: str
+    path: str | None
+    fmt: str
+    size: int | None = None
+    mtime_ns: int | None = None
+    known_hash: str = ""
+    data: bytes | None = None
+
+    def __reduce__(self) -> tuple[type[Ticket], tuple[Any, ...]]:
+        return (
+            Ticket,
+            (
+                self.key,
+                self.source,
+                self.path,
+                self.fmt,
+                self.size,
+                self.mtime_ns,
+                self.known_hash,
+                self.data,
+            ),
+        )
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What preparing one ticket gave: its status, items, and problems with their lines."""
+
+    ticket: Ticket
+    status: str
+    bytes_read: int = 0
+    digest: str = ""
+    items: list[SubstrateItem] = field(default_factory=list)
+    issues: list[tuple[str, int | None]] = field(default_factory=list)
+    reason: str = ""
+    line: int | None = None
+    byte: int | None = None
+    prepared_at: float = 0.0
+
+
+def prepare(
+    ticket: Ticket, options: IngestOptions, fingerprint: str, tally: IngestReport
+) -> Prepared:
+    """Read, hash, parse and gate one file; count drops and redactions in ``tally``.
+
+    ``fingerprint`` is ``options.fingerprint()``, worked out once per run.
+    """
+    data = ticket.data
+    if data is None:
+        assert ticket.path is not None
+        try:
+            data, binary = read_unless_binary(ticket.path)
+        except OSError as exc:
+            return Prepared(ticket, FAILED, reason=f"cannot read: {exc.strerror or exc}")
+        if binary:
+            return Prepared(ticket, BINARY, len(data), prepared_at=time.time())
+    digest = content_digest(data)
+    if ticket.known_hash == digest:
+        return Prepared(ticket, SAME, len(data), digest, prepared_at=time.time())
+    done = Prepared(ticket, PARSED, len(data), digest)
+    try:
+        text = decode_text(data)
+        context = ParseContext(options.chunk_chars, ticket.path, ticket.source)
+        parsed = PARSERS[ticket.fmt](text, context)
+    except FileRejected as exc:
+        done.status, done.reason, done.line, done.byte = FAILED, exc.reason, exc.line, exc.byte
+        return done
+    done.prepared_at = now = time.time()
+    builder = ItemBuilder(
+        ticket.key,
+        scope=options.scope,
+        tags=options.tags,
+        redact=options.redact,
+        report=tally,
+        created_at=now,
+    )
+    size = ticket.size if ticket.data is None else len(data)
+    mtime_ns = ticket.mtime_ns
+    mtime = mtime_ns / 1e9 if mtime_ns is not None else None
+    fixed = {"format": parsed.format, "content_hash": digest, "ingest_options": fingerprint}
+    for position, seg in enumerate(parsed.segments):
+        # only strings that come from the content pass the gate; numbers and the fields
+        # computed here cannot hold a secret, and are added after it
+        provenance = {"source": ticket.source, "path": ticket.path, "section": seg.section}
+        computed: dict[str, Any] = {
+            "line_start": seg.line_start,
+            "line_end": seg.line_end,
+            "chunk": seg.chunk,
+            "index": position,
+            "size": size,
+            "mtime": mtime,
+            "mtime_ns": mtime_ns,
+            "ingested_at": now,
+        }
+        if seg.extra:  # format-specific fields (a record's index, a trace's row) win
+            provenance.update(seg.extra)
+            for name in seg.extra:
+                computed.pop(name, None)
+        computed.update(fixed)
+        item = builder.build(seg, provenance, computed=computed)
+        if item is not None:
+            done.items.append(item)
+    done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
+    return done

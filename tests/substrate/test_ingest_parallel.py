@@ -1,0 +1,157 @@
+"""Ingesting with worker processes gives exactly what ingesting in one process gives."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from substrate.ingest import ingest_path, parallel
+from substrate.ingest.report import IngestReport
+from substrate.store import Substrate
+
+pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="worker processes need fork")
+
+TOKEN = "ghp_" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+# worker chunks are small in these tests so that a handful of files spans several of them
+CHUNK = 3
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "CHUNK_FILES", CHUNK)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    for i in range(20):
+        (root / "docs" / f"page{i:02}.md").write_text(
+            f"# Page {i}\n\nBody of page {i}.\n\n## Details\n\nMore about {i}.\n"
+        )
+    (root / "secret.md").write_text(f"# Access\n\ntoken = {TOKEN}\n")
+    (root / "rows.jsonl").write_text('{"text": "one"}\nnot json\n{"text": "  "}\n')
+    (root / "broken.txt").write_bytes(b"fine line\n\xff\xfe bad bytes\n")
+    (root / "image.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (root / "empty.md").write_text("   \n")
+    return root
+
+
+def _stored(shard: Path) -> list[tuple[Any, ...]]:
+    timeless = {"ingested_at", "mtime"}
+    return sorted(
+        (
+            item.id,
+            item.kind,
+            item.text,
+            sorted((k, v) for k, v in item.provenance.items() if k not in timeless),
+            item.payload,
+        )
+        for item in Substrate(shard).iter_items()
+    )
+
+
+def _summary(report: IngestReport) -> dict[str, Any]:
+    out = report.as_dict()
+    out.pop("elapsed_s")
+    out.pop("root")
+    return out
+
+
+def test_workers_store_and_report_exactly_what_one_process_does(tree: Path, tmp_path: Path) -> None:
+    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    workers = ingest_path(Substrate(tmp_path / "two"), tree, jobs=2)
+    assert _stored(tmp_path / "one") == _stored(tmp_path / "two")
+    assert _summary(serial) == _summary(workers)
+    assert workers.redactions == 1 and workers.items_dropped == 1
+    assert workers.files_failed == 1 and workers.files_skipped == 2
+    assert [i.location() for i in workers.issues] == ["broken.txt:2", "rows.jsonl:2"]
+    assert TOKEN not in (tmp_path / "two" / "items.jsonl").read_text()
+
+
+def test_reingest_with_workers_after_edits(tree: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree, jobs=2)
+    (tree / "docs" / "page03.md").write_text("# Page 3\n\nRewritten.\n")
+    (tree / "docs" / "page04.md").unlink()
+    report = ingest_path(Substrate(shard), tree, jobs=2)
+    assert report.files_updated == 1 and report.files_removed == 1
+    texts = {i.text for i in Substrate(shard).iter_items()}
+    assert "# Page 3\n\nRewritten." in texts and not any("page 4." in t for t in texts)
+
+
+def test_cancel_with_workers_keeps_what_was_applied(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
+    shard = tmp_path / "shard"
+    cancel = threading.Event()
+
+    def progress(done: int, total: int, items: int, nbytes: int) -> None:
+        if items >= 4:
+            cancel.set()
+
+    report = ingest_path(Substrate(shard), tree, jobs=2, progress=progress, cancel=cancel)
+    assert report.cancelled
+    stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
+    assert 0 < len(stored) < 20
+    rerun = ingest_path(Substrate(shard), tree, jobs=2)
+    assert not rerun.cancelled and rerun.files_unchanged >= len(stored)
+    ingest_path(Substrate(tmp_path / "whole"), tree, jobs=1)
+    assert _stored(shard) == _stored(tmp_path / "whole")
+
+
+def test_interrupt_with_workers_saves_completed_files(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = tmp_path / "shard"
+    from substrate.ingest import session
+
+    original = session.IngestSession.apply
+    calls = {"n": 0}
+
+    def flaky(self: Any, done: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise KeyboardInterrupt
+        original(self, done)
+
+    monkeypatch.setattr(session.IngestSession, "apply", flaky)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(shard), tree, jobs=2, report=report)
+    assert report.interrupted
+    added = {f.source for f in report.files if f.status == "added"}
+    stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
+    assert added and stored == added  # the files applied before the interrupt
+
+
+_PREPARE_CHUNK = parallel._prepare_chunk
+
+
+def _dies_on_page05(tickets: Any, *args: Any) -> Any:
+    if any(t.source.endswith("page05.md") for t in tickets):
+        os._exit(1)  # a worker killed mid-chunk
+    return _PREPARE_CHUNK(tickets, *args)
+
+
+def test_a_dead_worker_leaves_its_files_to_this_process(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "_prepare_chunk", _dies_on_page05)
+    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
+    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
+    assert _summary(report) == _summary(serial)
+
+
+def test_worker_count() -> None:
+    assert parallel.worker_count(1, 10**6) == 0
+    assert parallel.worker_count(3, 5) == 3
+    assert parallel.worker_count(None, parallel.MIN_PARALLEL_FILES - 1) == 0
+    many = parallel.worker_count(None, parallel.MIN_PARALLEL_FILES)
+    assert many == 0 or 2 <= many <= parallel.MAX_AUTO_WORKERS
