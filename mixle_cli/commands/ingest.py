@@ -147,15 +147,15 @@ def ingest(
         bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
     ] = False,
     jobs: Annotated[
-        int | None,
+        int,
         typer.Option(
             "--jobs",
             "-j",
-            min=1,
-            help="Processes that read and parse files (Linux). Default: one per CPU, up to "
-            "4, when over a thousand files must be read. 1: only this process.",
+            min=0,
+            help="Worker processes that read and parse files (0: automatic, one per CPU up "
+            "to 4 when over a thousand files must be read; 1: this process only).",
         ),
-    ] = None,
+    ] = 0,
     source: SourceOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -206,7 +206,7 @@ def ingest(
                     prune=not no_prune,
                     hidden=hidden,
                     progress=progress,
-                    jobs=jobs,
+                    jobs=jobs or None,
                     **common,
                 )
     except KeyboardInterrupt:

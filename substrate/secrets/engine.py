@@ -227,6 +227,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         reduced = reduce_text(text)
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    anchors: dict[str, int] = {}
     for i in selected:
         rule = RULES[i]
         if rule.lines and not gated:
@@ -247,10 +248,24 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
                     continue
             elif rule.keywords and not _LITERAL[i] and not _has(low, rule.keywords, present):
                 continue
-        for m in rule.regex.finditer(text):
+        start = 0
+        if gated and rule.anchor:  # no match can start before the anchor's first line
+            start = _anchor_line(text, rule, anchors)
+            if start < 0:
+                continue
+        for m in rule.regex.finditer(text, start):
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)
     return accepted
+
+
+def _anchor_line(text: str, rule: Rule, found: dict[str, int]) -> int:
+    """Start of the first line holding ``rule.anchor`` (-1: none), remembered in ``found``."""
+    start = found.get(rule.anchor)
+    if start is None:
+        m = rule.anchor_regex.search(text)
+        start = found[rule.anchor] = -1 if m is None else text.rfind("\n", 0, m.start()) + 1
+    return start
 
 
 def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:

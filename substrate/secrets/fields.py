@@ -20,6 +20,8 @@ from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, prev
 from substrate.secrets.screen import may_hold_secret, may_hold_secrets
 
 _KEYED_RULE = "sensitive_assignment"
+_SEQUENCES = (list, tuple)  # tuples of types: ``isinstance`` with ``a | b`` builds a union per call
+_CONTAINERS = (dict, list, tuple)
 _MAX_DEPTH = 64
 MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 
@@ -48,7 +50,7 @@ def _walk(
             where = f"{path}.{name}" if path else name
             yield f"{where}<key>", None, name  # a key can hold a pasted secret too
             yield from _walk(v, where, name, depth + 1)
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, _SEQUENCES):
         for i, v in enumerate(value):
             yield from _walk(v, f"{path}[{i}]", key, depth + 1)
 
@@ -76,9 +78,9 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
             if isinstance(v, str):
                 if depth < _MAX_DEPTH:
                     out.append((str(k), v))
-            elif isinstance(v, dict | list | tuple):
+            elif isinstance(v, _CONTAINERS):
                 _strings(v, str(k), depth + 1, out)
-    elif isinstance(value, list | tuple):
+    elif isinstance(value, _SEQUENCES):
         for v in value:
             _strings(v, key, depth + 1, out)
 
@@ -193,7 +195,7 @@ def nesting_depth(value: Any, limit: int = _MAX_DEPTH + 1) -> int:
         level = [
             child
             for node in level
-            if isinstance(node, dict | list | tuple)
+            if isinstance(node, _CONTAINERS)
             for child in (node.values() if isinstance(node, dict) else node)
         ]
         if level:

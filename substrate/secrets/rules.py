@@ -20,6 +20,8 @@ Fields:
         ``keep_prefix`` may reveal at most these and placeholder checks skip them.
     boundary: the match may not start right after a letter, digit or ``_+/``.
     lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
+    anchor: a pattern that every match holds on the line where the match starts; a short text
+        is then only searched from the first line holding it.
 """
 
 from __future__ import annotations
@@ -42,8 +44,14 @@ class Rule:
     boundary: bool = True
     lines: bool = False
     window: int = 0
+    anchor: str = ""
     flags: int = 0
     description: str = field(default="", compare=False)
+
+    @cached_property
+    def anchor_regex(self) -> re.Pattern[str]:
+        """The compiled anchor (built on first use)."""
+        return re.compile(self.anchor)
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
@@ -52,8 +60,10 @@ class Rule:
 
 
 # --- building blocks for the generic key = value rules -------------------------------------
+# The secret stems of key names: every generic rule's key holds one, on the match's first line.
+_STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
-_KEY = r"(?P<key>[\w.\-$@]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)"
+_KEY = r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)"
 _QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|`(?P<sb>[^`\n]*)`)"""
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|<(?!/)|\\(?![nrt"'\\]))+)"""
@@ -71,23 +81,23 @@ _ASSIGN = (
 )
 _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
-    r"(?P<key>[\w.\-$@]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)(?![\w.\-])"
+    r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)(?![\w.\-])"
 )
 _XML_ELEMENT = (
-    r"<(?P<key>[\w:.\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)(?:\s[^<>\n]*)?>"
+    r"<(?P<key>[\w:.\-]*?" + _STEM + r"[\w.\-]*)(?:\s[^<>\n]*)?>"
     r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>(?:(?!</)[^\n]){1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=key)\s*>"
 )
 _XML_ATTRIBUTE = (
-    r"(?<![\w.\-])(?P<key>[\w:.\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w.\-]*)"
+    r"(?<![\w.\-])(?P<key>[\w:.\-]*?" + _STEM + r"[\w.\-]*)"
     r"(?:(?P<kq>[\"'])[ \t]+(?i:value|content)|[ \t]+[A-Za-z_][\w:\-]*)[ \t]*=[ \t]*"
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')"""
 )
 _CLI_FLAG = (
-    r"(?<![\w\-])--(?P<key>[\w\-]*?(?i:pass|pw|psw|secret|token|key|auth|cred)[\w\-]*)"
+    r"(?<![\w\-])--(?P<key>[\w\-]*?" + _STEM + r"[\w\-]*)"
     r"(?:=|[ \t]+)(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 )
 _SETTER = (
-    r"(?<![\w$])set_?(?P<key>[A-Za-z_]*?(?i:pass|pw|psw|secret|token|key|auth|cred)\w*)"
+    r"(?<![\w$])set_?(?P<key>[A-Za-z_]*?" + _STEM + r"\w*)"
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
 _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
@@ -231,6 +241,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         boundary=False,
         description="A secret-named key assigned a literal value",
     ),
@@ -240,6 +251,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         boundary=False,
         description="A literal compared with a secret-named name",
     ),
@@ -249,6 +261,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         window=2,
         boundary=False,
         description="<password>literal</password>",
@@ -259,6 +272,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         boundary=False,
         description='<Password value="literal"/>, key="Password" value="..."',
     ),
@@ -268,6 +282,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         boundary=False,
         description='setPassword("literal"), set_api_key("literal")',
     ),
@@ -277,6 +292,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _GENERIC_WORDS,
         kind="assignment",
         lines=True,
+        anchor=_STEM,
         boundary=False,
         description="--password literal on a command line",
     ),

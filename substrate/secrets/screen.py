@@ -46,7 +46,7 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
         return False  # find_secrets tries no token rule and no keywordless rule
     if ANY_TOKEN_KEYWORD.search(" ".join(words)):
         return True
-    return _keywordless_match(joined)
+    return _keywordless_match(joined, max(map(len, words)))
 
 
 def may_hold_secret(text: str) -> bool:
@@ -65,11 +65,15 @@ def _short_may_hold(text: str) -> bool:
     return may_hold_secrets((text,))
 
 
-def _keywordless_match(joined: str) -> bool:
+def _keywordless_match(joined: str, longest: int) -> bool:
+    """Whether a rule without keywords matches; ``longest`` is the longest lower-cased word
+    (lower-casing never shortens a word, so it bounds the original words)."""
     words: list[str] | None = None
     for i, shortest in keywordless_widths():
         if not shortest:
             return True  # a rule that may span white space: let find_secrets decide
+        if longest < shortest:
+            continue
         if words is None:
             words = joined.split()
         found = " ".join([w for w in words if len(w) >= shortest])

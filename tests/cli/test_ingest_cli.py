@@ -37,7 +37,7 @@ def test_jobs_option(mixle, notes: Path) -> None:
     report = mixle("ingest", str(notes), "--jobs", "2", "--json")
     assert report.exit_code == 0, report.stderr
     assert report.json()["files_added"] == 4
-    assert mixle("ingest", str(notes), "--jobs", "0").exit_code == 2
+    assert mixle("ingest", str(notes), "--jobs", "-1").exit_code == 2
 
 
 def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:

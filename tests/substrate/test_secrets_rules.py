@@ -304,3 +304,20 @@ def test_provider_boundaries() -> None:
     aws = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
     assert detect_secrets("Q" + aws).clean  # an unmarked prefix inside a longer run is not
     assert not detect_secrets(" " + aws).clean
+
+
+def test_anchored_rules_find_assignments_on_any_line() -> None:
+    import re
+
+    anchored = [r for r in RULES if r.anchor]
+    assert anchored and all(r.name == "sensitive_assignment" for r in anchored)
+    for rule in anchored:  # the anchor is the stem every key of the pattern holds
+        assert rule.anchor in rule.pattern
+        re.compile(rule.anchor)
+    value = "Zq8Xw2Rk5Vn1Lp7Tb4Hc"
+    lines = ["intro without a stem", "more prose", f'db_password = "{value}"', "tail"]
+    for shift in range(3):
+        text = "\n".join(lines[shift:] + lines[:shift])
+        found = detect_secrets(text).findings
+        assert [f.rule for f in found] == ["sensitive_assignment"], text
+        assert text[found[0].start : found[0].end] == value
