@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from substrate.gate import UNREDACTED_KEY, admit
-from substrate.ingest.report import IngestReport
+from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
 
@@ -28,7 +28,8 @@ class ItemBuilder:
         scope: the scope of every item.
         tags: tags added to every item (before the content's own tags).
         redact: let the gate mask secrets (counted in the report).
-        report: where drops and redactions are counted (None: not counted).
+        report: where drops and redactions are counted (a run's report, or one file's
+            tally; None: not counted).
         drop_empty: drop text items whose text is empty or white space.
     """
 
@@ -39,7 +40,7 @@ class ItemBuilder:
         scope: str,
         tags: Iterable[str] = (),
         redact: bool = True,
-        report: IngestReport | None = None,
+        report: IngestReport | GateTally | None = None,
         drop_empty: bool = True,
         created_at: float | None = None,
     ) -> None:

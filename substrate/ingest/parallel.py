@@ -22,10 +22,8 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
-from substrate.ingest.report import IngestReport
 
 log = logging.getLogger(__name__)
 
@@ -70,58 +68,24 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-# A Prepared without its ticket, as a plain tuple: the parent has the tickets, and tuples
-# pickle several times faster than dataclass instances.
-_Row = tuple[Any, ...]
-
-
 def _prepare_chunk(
     tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str
-) -> tuple[list[_Row], IngestReport]:
-    tally = IngestReport()
-    rows = []
-    for ticket in tickets:
-        p = prepare(ticket, options, fingerprint, tally)
-        rows.append(
-            (
-                p.status,
-                p.bytes_read,
-                p.digest,
-                p.items,
-                p.issues,
-                p.reason,
-                p.line,
-                p.byte,
-                p.prepared_at,
-            )
-        )
-    return rows, tally
-
-
-def merge_tally(report: IngestReport, tally: IngestReport) -> None:
-    """Add the gate's counts from a worker's chunk to the run's report."""
-    report.items_dropped += tally.items_dropped
-    report.redactions += tally.redactions
-    report.redaction_rules.update(tally.redaction_rules)
-    report.unredacted_secrets += tally.unredacted_secrets
+) -> list[Prepared]:
+    return [prepare(ticket, options, fingerprint) for ticket in tickets]
 
 
 def prepared_in_workers(
     tickets: Sequence[Ticket],
     options: IngestOptions,
     fingerprint: str,
-    report: IngestReport,
     workers: int,
-) -> Iterator[Prepared]:
-    """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order.
-
-    The gate's counts of a chunk are added to ``report`` once all of its files were taken.
-    """
+) -> Iterator[tuple[Ticket, Prepared]]:
+    """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order."""
     chunks = [tickets[i : i + CHUNK_FILES] for i in range(0, len(tickets), CHUNK_FILES)]
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
     )
-    ahead: deque[Future[tuple[list[_Row], IngestReport]]] = deque()
+    ahead: deque[Future[list[Prepared]]] = deque()
     submitted = 0
     try:
         for index in range(len(chunks)):
@@ -129,15 +93,13 @@ def prepared_in_workers(
                 ahead.append(pool.submit(_prepare_chunk, chunks[submitted], options, fingerprint))
                 submitted += 1
             try:
-                rows, tally = ahead.popleft().result()
+                done = ahead.popleft().result()
             except BrokenProcessPool:
                 log.warning("a worker process died; preparing the remaining files here")
                 for chunk in chunks[index:]:
                     for ticket in chunk:
-                        yield prepare(ticket, options, fingerprint, report)
+                        yield ticket, prepare(ticket, options, fingerprint)
                 return
-            for ticket, row in zip(chunks[index], rows, strict=True):
-                yield Prepared(ticket, *row)
-            merge_tally(report, tally)
+            yield from zip(chunks[index], done, strict=True)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

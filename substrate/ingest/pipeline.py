@@ -174,13 +174,13 @@ def ingest_path(
         run.tick(done, total)
         workers = worker_count(jobs, len(tickets))
         if workers:
-            prepared = prepared_in_workers(tickets, options, run.fingerprint, report, workers)
+            prepared = prepared_in_workers(tickets, options, run.fingerprint, workers)
         else:
             prepared = run.prepare_here(tickets)
-        for result in prepared:
+        for ticket, result in prepared:
             if cancel is not None and cancel.is_set():
                 break
-            run.apply(result)
+            run.apply(ticket, result)
             done += 1
             run.tick(done, total)
         if cancel is not None and cancel.is_set() and done < total:
@@ -254,8 +254,8 @@ def ingest_text(
     assert options.as_format is not None
     report.files_scanned = 1
     ticket = Ticket(key, source, None, options.as_format, known_hash=run.known_hash(key), data=data)
-    for result in run.prepare_here([ticket]):
-        run.apply(result)
+    for _, result in run.prepare_here([ticket]):
+        run.apply(ticket, result)
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report

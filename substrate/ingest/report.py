@@ -78,6 +78,21 @@ class FileOutcome:
 
 
 @dataclass(slots=True)
+class GateTally:
+    """What the write-time gate did to the items of one file (added to the run's report when
+    the file is applied)."""
+
+    items_dropped: int = 0
+    redactions: int = 0
+    redaction_rules: Counter[str] = field(default_factory=Counter)
+    unredacted_secrets: int = 0
+
+    def __reduce__(self) -> tuple[type[GateTally], tuple[Any, ...]]:
+        fields = (self.items_dropped, self.redactions, self.redaction_rules)
+        return (GateTally, (*fields, self.unredacted_secrets))
+
+
+@dataclass(slots=True)
 class IngestReport:
     """The outcome of one ingest run, filled in as the run goes.
 
@@ -158,6 +173,12 @@ class IngestReport:
 
     def note(self, issue: IngestIssue) -> None:
         self.issues.append(issue)
+
+    def add_tally(self, tally: GateTally) -> None:
+        self.items_dropped += tally.items_dropped
+        self.redactions += tally.redactions
+        self.redaction_rules.update(tally.redaction_rules)
+        self.unredacted_secrets += tally.unredacted_secrets
 
     def as_dict(self, *, files: bool = True) -> dict[str, Any]:
         """A JSON-ready summary.

@@ -167,17 +167,18 @@ class IngestSession:
             return ""
         return cached.content_hash
 
-    def prepare_here(self, tickets: Iterable[Ticket]) -> Iterator[Prepared]:
+    def prepare_here(self, tickets: Iterable[Ticket]) -> Iterator[tuple[Ticket, Prepared]]:
         """Prepare tickets in this process, one at a time."""
-        options, fingerprint, report = self.options, self.fingerprint, self.report
         for ticket in tickets:
-            yield prepare(ticket, options, fingerprint, report)
+            yield ticket, prepare(ticket, self.options, self.fingerprint)
 
-    def apply(self, done: Prepared) -> None:
+    def apply(self, ticket: Ticket, done: Prepared) -> None:
         """Record a prepared file: its outcome, and its items queued for the next save."""
-        ticket, report = done.ticket, self.report
+        report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read
+        if done.tally is not None:
+            report.add_tally(done.tally)
         if done.status == prep.FAILED:
             self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
@@ -195,11 +196,11 @@ class IngestSession:
                 self.cache.touch(key, ticket.size, settled)
             self.unchanged(source)
         else:
-            self.queue(self.change_of(done))
+            self.queue(self.change_of(ticket, done))
 
-    def change_of(self, done: Prepared) -> _Change:
+    def change_of(self, ticket: Ticket, done: Prepared) -> _Change:
         """The store change a parsed file makes: new items, and old ones it no longer has."""
-        ticket, report = done.ticket, self.report
+        report = self.report
         items = done.items
         for reason, line in done.issues:
             report.note(IngestIssue(ticket.source, reason, line))

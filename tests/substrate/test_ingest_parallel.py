@@ -114,11 +114,11 @@ def test_interrupt_with_workers_saves_completed_files(
     original = session.IngestSession.apply
     calls = {"n": 0}
 
-    def flaky(self: Any, done: Any) -> None:
+    def flaky(self: Any, ticket: Any, done: Any) -> None:
         calls["n"] += 1
         if calls["n"] == 7:
             raise KeyboardInterrupt
-        original(self, done)
+        original(self, ticket, done)
 
     monkeypatch.setattr(session.IngestSession, "apply", flaky)
     report = IngestReport()
