@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -79,7 +79,7 @@ def prepared_in_workers(
     options: IngestOptions,
     fingerprint: str,
     workers: int,
-) -> Iterator[tuple[Ticket, Prepared]]:
+) -> Generator[tuple[Ticket, Prepared], None, None]:
     """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order."""
     chunks = [tickets[i : i + CHUNK_FILES] for i in range(0, len(tickets), CHUNK_FILES)]
     pool = ProcessPoolExecutor(

@@ -36,6 +36,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -177,12 +178,13 @@ def ingest_path(
             prepared = prepared_in_workers(tickets, options, run.fingerprint, workers)
         else:
             prepared = run.prepare_here(tickets)
-        for ticket, result in prepared:
-            if cancel is not None and cancel.is_set():
-                break
-            run.apply(ticket, result)
-            done += 1
-            run.tick(done, total)
+        with closing(prepared):  # stops the workers however the loop ends
+            for ticket, result in prepared:
+                if cancel is not None and cancel.is_set():
+                    break
+                run.apply(ticket, result)
+                done += 1
+                run.tick(done, total)
         if cancel is not None and cancel.is_set() and done < total:
             report.cancelled = True
         elif prune_root is not None:

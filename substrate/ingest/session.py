@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -167,7 +167,9 @@ class IngestSession:
             return ""
         return cached.content_hash
 
-    def prepare_here(self, tickets: Iterable[Ticket]) -> Iterator[tuple[Ticket, Prepared]]:
+    def prepare_here(
+        self, tickets: Iterable[Ticket]
+    ) -> Generator[tuple[Ticket, Prepared], None, None]:
         """Prepare tickets in this process, one at a time."""
         for ticket in tickets:
             yield ticket, prepare(ticket, self.options, self.fingerprint)

@@ -155,3 +155,26 @@ def test_worker_count() -> None:
     assert parallel.worker_count(None, parallel.MIN_PARALLEL_FILES - 1) == 0
     many = parallel.worker_count(None, parallel.MIN_PARALLEL_FILES)
     assert many == 0 or 2 <= many <= parallel.MAX_AUTO_WORKERS
+
+
+def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+    import signal
+
+    monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
+    monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)  # saves during the run
+
+    def interrupt_after_five(done: int, total: int, items: int, nbytes: int) -> None:
+        if done == 5:
+            os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends to the parent
+
+    shard = tmp_path / "shard"
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(shard), tree, jobs=2, progress=interrupt_after_five, report=report)
+    assert report.interrupted and not multiprocessing.active_children()
+    added = {f.source for f in report.files if f.status == "added"}
+    stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
+    assert added and stored == added
