@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.ingest.build import ItemBuilder
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
-from substrate.ingest.segment import FileRejected
+from substrate.ingest.segment import FileRejected, Parsed
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
 
@@ -155,7 +155,19 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
     except FileRejected as exc:
         done.status, done.reason, done.line, done.byte = FAILED, exc.reason, exc.line, exc.byte
         return done
-    done.prepared_at = now = time.time()
+    done.prepared_at = time.time()
+    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint)
+    done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
+    if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
+        done.tally = tally
+    return done
+
+
+def _gated_items(
+    ticket: Ticket, parsed: Parsed, done: Prepared, options: IngestOptions, fingerprint: str
+) -> tuple[list[SubstrateItem], GateTally]:
+    """The items of the parsed segments, through the gate, with their provenance."""
+    now = done.prepared_at
     tally = GateTally()
     builder = ItemBuilder(
         ticket.key,
@@ -165,10 +177,11 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         report=tally,
         created_at=now,
     )
-    size = ticket.size if ticket.data is None else len(data)
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
-    fixed = {"format": parsed.format, "content_hash": digest, "ingest_options": fingerprint}
+    size = ticket.size if ticket.data is None else done.bytes_read
+    fixed = {"format": parsed.format, "content_hash": done.digest, "ingest_options": fingerprint}
+    items: list[SubstrateItem] = []
     for position, seg in enumerate(parsed.segments):
         # only strings that come from the content pass the gate; numbers and the fields
         # computed here cannot hold a secret, and are added after it
@@ -190,8 +203,5 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         computed.update(fixed)
         item = builder.build(seg, provenance, computed=computed)
         if item is not None:
-            done.items.append(item)
-    done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
-    if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
-        done.tally = tally
-    return done
+            items.append(item)
+    return items, tally
