@@ -6,7 +6,8 @@ so a clean item never reaches a regular expression. For long texts the provider 
 which all begin with a literal prefix, are run directly: the regex engine's literal search is
 as fast as a keyword test. The generic ``key = value`` rules only run on the lines (windows)
 around a keyword hit, so a large file with few candidate lines costs little more than one
-pass of ``str.find`` per keyword.
+pass of ``str.find`` per keyword. On short texts they run on the whole text, but from the
+first line holding their anchor (a key stem): no match can start before it.
 
 On long texts most rules are first tried on a much smaller reduced text (see
 ``substrate.secrets.prefilter``) and run on the full text only when that finds something.
