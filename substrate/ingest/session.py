@@ -162,10 +162,7 @@ class IngestSession:
 
     def known_hash(self, key: str) -> str:
         """The content hash stored for ``key`` under the same options ("" when none)."""
-        cached = self.cache.get(key)
-        if cached is None or cached.options != self.fingerprint:
-            return ""
-        return cached.content_hash
+        return self.cache.known_hash(key, self.fingerprint)
 
     def prepare_here(
         self, tickets: Iterable[Ticket]

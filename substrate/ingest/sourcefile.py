@@ -1,16 +1,17 @@
 """On-disk form of the source cache: two JSON files in ``<shard>/index/``.
 
-``sources.json`` holds what the unchanged check needs and nothing more, grouped by directory so
-that a large tree's file is small and quick to parse::
+``sources.json`` holds what the unchanged checks need (size and mtime, then the content hash
+of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
+is small and quick to parse::
 
-    {"format": 2, "generation": "...", "offset": 1234, "token": "<hex>",
+    {"format": 3, "generation": "...", "offset": 1234, "token": "<hex>",
      "options": ["<fingerprint>", ...],
-     "dirs": {"/abs/dir": {"name.md": [size, mtime_ns, option index, skipped reason?]}}}
+     "dirs": {"/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", skipped?]}}}
 
-``source-items.json`` holds the content hash and item ids of each source, read only when a file
-changed or disappeared::
+``source-items.json`` holds the item ids of each source (and the hash again), read only when a
+file changed or disappeared::
 
-    {"format": 2, "token": "<hex>", "sources": {"/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 3, "token": "<hex>", "sources": {"/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
 The two belong together only when their tokens match. The items file is written first, so a
 crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt.
@@ -31,11 +32,11 @@ from substrate.log import Watermark
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2
+FORMAT = 3
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 
-Row = list[Any]  # [size, mtime_ns, option index] or [..., skipped reason]
+Row = list[Any]  # [size, mtime_ns, option index, content hash] or [..., skipped reason]
 
 
 @dataclass(slots=True)

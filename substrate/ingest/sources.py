@@ -203,7 +203,7 @@ class SourceCache:
                 and state[1] == mtime_ns
                 and state[2] == self._option_index.get(options)
             ):
-                return str(state[3]) if len(state) > 3 else ""
+                return str(state[4]) if len(state) > 4 else ""
         except (IndexError, TypeError):
             return None
         return None
@@ -218,14 +218,14 @@ class SourceCache:
         if state is None or isinstance(state, SourceState):
             return state
         try:
-            digest, ids = items.get(key, ("", []))
+            _, ids = items.get(key, ("", []))
             full = SourceState(
                 int(state[0]),
                 int(state[1]),
-                str(digest),
+                str(state[3]),
                 self.options[int(state[2])],
                 [str(i) for i in ids],
-                str(state[3]) if len(state) > 3 else "",
+                str(state[4]) if len(state) > 4 else "",
             )
         except (IndexError, TypeError, ValueError):
             log.warning("ignoring a malformed source cache entry for %s", key)
@@ -233,6 +233,20 @@ class SourceCache:
             return None
         self.states[key] = full
         return full
+
+    def known_hash(self, key: str, options: str) -> str:
+        """The content hash stored for ``key`` under ``options`` ("" when none); it does not
+        read the item ids, so a touched file costs no more than its own hash."""
+        state = self.states.get(key)
+        if state is None:
+            return ""
+        if isinstance(state, SourceState):
+            return state.content_hash if state.options == options else ""
+        try:
+            same = state[2] == self._option_index.get(options)
+            return str(state[3]) if same else ""
+        except (IndexError, TypeError):
+            return ""
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The file keys inside ``directory`` (an absolute path) not in ``present``, sorted."""
@@ -310,10 +324,14 @@ class SourceCache:
 
     def touch(self, key: str, size: int, mtime_ns: int) -> None:
         """Note a new size and mtime for a source whose content did not change."""
-        state = self.get(key)
-        if state is not None:
+        state = self.states.get(key)
+        if isinstance(state, SourceState):
             state.size, state.mtime_ns = size, mtime_ns
-            self.dirty = True
+        elif state is not None:  # a row as read: no need to read the item ids
+            state[0], state[1] = size, mtime_ns
+        else:
+            return
+        self.dirty = True
 
     def drop(self, key: str) -> None:
         """Forget a source (its items were removed)."""
@@ -355,7 +373,8 @@ class SourceCache:
         row: sourcefile.Row
         for key, state in self.states.items():
             if isinstance(state, SourceState):
-                fingerprint, row = state.options, [state.size, state.mtime_ns, 0]
+                fingerprint = state.options
+                row = [state.size, state.mtime_ns, 0, state.content_hash]
                 if state.skipped:
                     row.append(state.skipped)
             else:

@@ -115,6 +115,25 @@ def test_touched_file_with_same_content_is_hashed_not_parsed(
     assert report.bytes_read == len(GUIDE)
 
 
+def test_touched_file_costs_no_read_of_every_source_s_item_ids(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    later = time.time() - 5
+    os.utime(tree / "guide.md", (later, later))
+
+    def everything(*args: Any) -> Any:
+        raise AssertionError("the item ids of all sources were read for a touched file")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("substrate.ingest.sourcefile.read_items", everything)
+        report = ingest_path(Substrate(shard), tree)
+    assert report.files_unchanged == 3 and report.bytes_read == len(GUIDE)
+    # the new mtime was recorded: the next run does not even hash the file
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_unchanged == 3 and again.bytes_read == 0
+
+
 def test_changed_file_is_replaced_in_one_save_with_stable_ids(tree: Path, shard: Path) -> None:
     store = Substrate(shard)
     ingest_path(store, tree)
