@@ -15,6 +15,16 @@ file changed or disappeared::
 
 The two belong together only when their tokens match. The items file is written first, so a
 crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt.
+
+A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
+both files, so its cost follows the change, not the tree::
+
+    {"token": "<hex>", "generation": "...", "offset": 1234,
+     "set": {"/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", skipped?]},
+     "ids": {"/abs/dir/name.md": ["<id>", ...]}, "drop": ["/abs/dir/gone.md"]}
+
+Lines count only with the token of the files they extend and are read in order, up to the
+first one that does not parse (an interrupted append). A full rewrite starts a new journal.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ log = logging.getLogger(__name__)
 FORMAT = 3
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
+JOURNAL_FILE = "sources.journal"
 
 Row = list[Any]  # [size, mtime_ns, option index, content hash] or [..., skipped reason]
 
@@ -143,7 +154,46 @@ def write_stats(
     return _write(index_dir / STATS_FILE, data)
 
 
+def read_journal(index_dir: Path, token: str) -> list[dict[str, Any]]:
+    """The journal lines that extend the files of ``token``, in order."""
+    try:
+        raw = (index_dir / JOURNAL_FILE).read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        log.warning("ignoring unreadable %s (%s)", index_dir / JOURNAL_FILE, exc)
+        return []
+    entries = []
+    for line in raw.splitlines():
+        try:
+            entry = orjson.loads(line)
+        except ValueError:
+            break  # an append cut short: what follows cannot be trusted either
+        if isinstance(entry, dict) and entry.get("token") == token:
+            entries.append(entry)
+    return entries
+
+
+def append_journal(index_dir: Path, entry: dict[str, Any]) -> bool:
+    """Append one line to the journal (one write; no fsync: the cache is derived data)."""
+    path = index_dir / JOURNAL_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, orjson.dumps(entry) + b"\n")
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        log.warning("cannot append to %s (%s); the cache will be rewritten", path, exc)
+        return False
+    return True
+
+
+def remove_journal(index_dir: Path) -> None:
+    (index_dir / JOURNAL_FILE).unlink(missing_ok=True)
+
+
 def remove(index_dir: Path) -> None:
-    """Delete both files (the cache will be rebuilt from the items)."""
-    for name in (STATS_FILE, ITEMS_FILE):
+    """Delete the cache files (the cache will be rebuilt from the items)."""
+    for name in (STATS_FILE, ITEMS_FILE, JOURNAL_FILE):
         (index_dir / name).unlink(missing_ok=True)

@@ -38,6 +38,8 @@ STREAM_PREFIX = "stream:"
 # the file system's timestamps may be coarse), so its mtime proves nothing: such a "racy" entry
 # is recorded with mtime -1, and the next run compares content hashes instead (as git does).
 RACY_WINDOW_S = 2.0
+# A save that changed at most this many sources (or an eighth of them) appends to the journal.
+JOURNAL_MIN = 64
 
 
 def settled_mtime(mtime_ns: int, ingested_at: float) -> int:
@@ -119,6 +121,9 @@ class SourceCache:
         self._stamp: Watermark | None = None  # what the files on disk cover
         self._option_index: dict[str, int] = {}
         self._owner: dict[str, str] | None = None  # id -> key, built when first needed
+        self._changed: set[str] = set()  # keys changed since the files on disk were written
+        self._journaled = 0  # keys the journal on disk already holds
+        self._whole = False  # the next save rewrites the files (a rebuild or a fold)
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -140,7 +145,8 @@ class SourceCache:
             cache._items = None
             cache._token = stored.token
             cache._stamp = stored.watermark
-            if stored.watermark == current or cache.catch_up(substrate):
+            cache._replay(sourcefile.read_journal(index_dir, stored.token))
+            if cache.watermark == current or cache.catch_up(substrate):
                 return cache
         return cls._rebuilt(substrate, index_dir, current)
 
@@ -149,8 +155,41 @@ class SourceCache:
         log.info("rebuilding the ingest source cache from item provenance")
         cache = cls(substrate, index_dir, current)
         cache.absorb(substrate.iter_items())
-        cache.dirty = cache.items_dirty = True
+        cache.dirty = cache.items_dirty = cache._whole = True
         return cache
+
+    def _replay(self, entries: list[dict[str, Any]]) -> None:
+        """Apply journal lines read with the files (a malformed line ends the replay)."""
+        for entry in entries:
+            try:
+                watermark = Watermark(str(entry["generation"]), int(entry["offset"]))
+                rows, ids, gone = dict(entry["set"]), dict(entry["ids"]), list(entry["drop"])
+            except (KeyError, TypeError, ValueError):
+                log.warning("ignoring the rest of a malformed source cache journal")
+                self._whole = True
+                return
+            for key in gone:
+                self.states.pop(key, None)
+            for key, row in rows.items():
+                self._replay_row(key, row, ids.get(key))
+            self.watermark = self._stamp = watermark
+            self._journaled += len(rows) + len(gone)
+
+    def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
+        size, mtime_ns, options, digest, *rest = row
+        skipped = str(rest[0]) if rest else ""
+        state = self.states.get(key)
+        if ids is not None:
+            self.states[key] = SourceState(size, mtime_ns, digest, options, list(ids), skipped)
+        elif isinstance(state, SourceState):  # touched after an earlier line set its ids
+            state.size, state.mtime_ns, state.content_hash = size, mtime_ns, digest
+            state.options, state.skipped = options, skipped
+        else:  # touched: the ids are those of the files
+            at = self._option_index.get(options)
+            if at is None:
+                at = self._option_index[options] = len(self.options)
+                self.options.append(options)
+            self.states[key] = [size, mtime_ns, at, digest, *([skipped] if skipped else [])]
 
     def _hashes_and_ids(self) -> dict[str, list[Any]]:
         """The on-disk hashes and ids, read now if needed (a mismatch forces a rebuild)."""
@@ -163,7 +202,7 @@ class SourceCache:
                 fresh = self._rebuilt(self.substrate, self.index_dir, self.watermark)
                 self.states, self.options = fresh.states, fresh.options
                 self._option_index, self._owner = fresh._option_index, None
-                self.dirty = self.items_dirty = True
+                self.dirty = self.items_dirty = self._whole = True
                 items = {}
             self._items = items
         return self._items
@@ -309,7 +348,7 @@ class SourceCache:
             else:
                 self._attach(key, item.id, _state_of(item.provenance))
         self.watermark = changes.until
-        self.dirty = self.items_dirty = True
+        self.dirty = self.items_dirty = self._whole = True
 
     def record(self, key: str, state: SourceState) -> None:
         """Set the state of ``key`` after it was ingested (or skipped)."""
@@ -320,6 +359,7 @@ class SourceCache:
             for item_id in state.ids:
                 self._owner[item_id] = key
         self.states[key] = state
+        self._changed.add(key)
         self.dirty = self.items_dirty = True
 
     def touch(self, key: str, size: int, mtime_ns: int) -> None:
@@ -331,6 +371,7 @@ class SourceCache:
             state[0], state[1] = size, mtime_ns
         else:
             return
+        self._changed.add(key)
         self.dirty = True
 
     def drop(self, key: str) -> None:
@@ -340,6 +381,7 @@ class SourceCache:
             for item_id in state.ids if state is not None else ():
                 self._owner.pop(item_id, None)
         self.states.pop(key, None)
+        self._changed.add(key)
         self.dirty = self.items_dirty = True
 
     # -- saving -----------------------------------------------------------------------------
@@ -354,6 +396,12 @@ class SourceCache:
             sourcefile.remove(index_dir)
             return
         if not (self.dirty or self.items_dirty or watermark != self._stamp):
+            return
+        if self._journal_fits() and sourcefile.append_journal(index_dir, self._entry(watermark)):
+            self._journaled += len(self._changed)
+            self._changed.clear()
+            self._stamp = watermark
+            self.dirty = self.items_dirty = False
             return
         if self.items_dirty:
             items = self._hashes_and_ids()
@@ -389,5 +437,39 @@ class SourceCache:
             row[2] = at
             stats[key] = row
         if sourcefile.write_stats(index_dir, watermark, self._token, options, stats):
+            sourcefile.remove_journal(index_dir)
             self._stamp = watermark
-            self.dirty = self.items_dirty = False
+            self.dirty = self.items_dirty = self._whole = False
+            self._changed.clear()
+            self._journaled = 0
+
+    def _journal_fits(self) -> bool:
+        """Whether this save may be a journal line: the files on disk hold everything but the
+        changed keys, and the journal stays small next to them."""
+        if self._whole or not self._token or self._stamp is None:
+            return False
+        return self._journaled + len(self._changed) <= max(JOURNAL_MIN, len(self.states) // 8)
+
+    def _entry(self, watermark: Watermark) -> dict[str, Any]:
+        """The journal line for the changed keys."""
+        rows: dict[str, list[Any]] = {}
+        ids: dict[str, list[str]] = {}
+        gone: list[str] = []
+        for key in sorted(self._changed):
+            state = self.states.get(key)
+            if state is None:
+                gone.append(key)
+            elif isinstance(state, SourceState):
+                rows[key] = [state.size, state.mtime_ns, state.options, state.content_hash]
+                rows[key] += [state.skipped] if state.skipped else []
+                ids[key] = state.ids
+            else:  # a touched row: same ids as on disk
+                rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]
+        return {
+            "token": self._token,
+            "generation": watermark.generation,
+            "offset": watermark.offset,
+            "set": rows,
+            "ids": ids,
+            "drop": gone,
+        }

@@ -13,7 +13,7 @@ import pytest
 
 from substrate.ingest import ingest_path
 from substrate.ingest.formats import PARSERS
-from substrate.ingest.sourcefile import ITEMS_FILE, STATS_FILE
+from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
@@ -310,3 +310,64 @@ def test_hashes_and_ids_are_read_only_when_a_file_changed(
     assert changed.files_updated == 1 and changed.items_removed == 1
     after = {i.id for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"}
     assert len(after) == 2 and len(before & after) == 1
+
+
+def _guide_items(shard: Path) -> list[str]:
+    return sorted(
+        i.text for i in Substrate(shard).iter_items() if i.provenance["source"] == "guide.md"
+    )
+
+
+def test_a_small_change_is_journaled_and_the_next_runs_rely_on_it(
+    tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    stats = (shard / "index" / STATS_FILE).read_bytes()
+    journal = shard / "index" / JOURNAL_FILE
+    assert not journal.exists()
+    _write(tree / "guide.md", GUIDE.replace("Use the package.", "Use the disk image."))
+    assert ingest_path(Substrate(shard), tree).files_updated == 1
+    assert journal.exists() and (shard / "index" / STATS_FILE).read_bytes() == stats
+    with caplog.at_level(logging.INFO, logger="substrate.ingest.sources"):
+        again = ingest_path(Substrate(shard), tree)
+    assert "rebuilding" not in caplog.text
+    assert again.files_unchanged == 3 and again.bytes_read == 0
+    # the ids the journal recorded are the ones replaced by the next edit
+    _write(tree / "guide.md", GUIDE.replace("Use the package.", "Use Homebrew."))
+    assert ingest_path(Substrate(shard), tree).files_updated == 1
+    texts = _guide_items(shard)
+    assert any("Homebrew" in t for t in texts) and not any("disk image" in t for t in texts)
+    assert len(texts) == 3
+
+
+def test_an_interrupted_journal_append_costs_a_parse_not_a_wrong_answer(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "notes.txt", "first note\n\nsecond note, edited\n")
+    ingest_path(Substrate(shard), tree)
+    journal = shard / "index" / JOURNAL_FILE
+    line = journal.read_bytes()
+    journal.write_bytes(line[: len(line) // 2])  # the append was cut short
+    # the cache folds in the log written since its files, and parses the file once more
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_failed == 0 and report.items_removed == 0  # the same ids again
+    assert ingest_path(Substrate(shard), tree).bytes_read == 0
+    notes = [i.text for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"]
+    assert sorted(notes) == ["first note", "second note, edited"]
+
+
+def test_a_large_change_rewrites_the_files_and_starts_a_new_journal(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "notes.txt", "changed\n")
+    ingest_path(Substrate(shard), tree)
+    journal = shard / "index" / JOURNAL_FILE
+    assert journal.exists()
+    monkeypatch.setattr("substrate.ingest.sources.JOURNAL_MIN", 0)  # 3 sources: 0 fit
+    _write(tree / "notes.txt", "changed again\n")
+    assert ingest_path(Substrate(shard), tree).files_updated == 1
+    assert not journal.exists()
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_unchanged == 3 and again.bytes_read == 0
