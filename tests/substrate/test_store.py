@@ -179,6 +179,39 @@ def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -
     assert again.get(ids[5]).text == "v2" and again.get(ids[150]) is None
 
 
+def test_folding_many_lines_at_open_agrees_with_one_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.view as view
+
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"v1 {i}")) for i in range(TAIL_LIMIT + 10)]
+    s.save()  # the catalog covers these; what follows stays in the log's tail
+    for item_id in ids[:1500]:
+        s.put(SubstrateItem("text", "v2", id=item_id))
+    s.save()
+    for item_id in ids[:300]:
+        s.put(SubstrateItem("text", "v3", id=item_id))  # the same ids once more
+    for item_id in ids[1500:2000]:
+        s.remove(item_id)
+    new = [s.put(SubstrateItem("text", f"new {i}")) for i in range(500)]
+    s.save()
+
+    def opened() -> tuple[int, list[tuple[str, str]]]:
+        again = Substrate(tmp_path)
+        return len(again), [(i.id, i.text) for i in again.iter_items()]
+
+    monkeypatch.setattr(view, "_VECTOR_FOLD", 10**9)
+    one_at_a_time = opened()
+    monkeypatch.setattr(view, "_VECTOR_FOLD", 1)
+    vectorized = opened()
+    assert vectorized == one_at_a_time
+    assert vectorized[0] == len(ids) and vectorized[1][-500:] == [
+        (i, f"new {n}") for n, i in enumerate(new)
+    ]
+    assert vectorized[1][0] == (ids[0], "v3") and vectorized[1][400] == (ids[400], "v2")
+
+
 def test_a_reader_that_cannot_write_the_catalog_still_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
