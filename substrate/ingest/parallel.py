@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 # Below this many files to read, starting workers costs more than it saves.
 MIN_PARALLEL_FILES = 1000
 CHUNK_FILES = 64
+# ... and at most this many bytes of files per chunk, so that the results held in memory stay
+# bounded when files are large (a chunk holds at least one file).
+CHUNK_BYTES = 8 << 20
 # Chunks submitted ahead of the one being applied, per worker: keeps workers busy while
 # bounding the memory held by finished, not yet applied results.
 CHUNKS_AHEAD = 4
@@ -74,6 +77,22 @@ def _prepare_chunk(
     return [prepare(ticket, options, fingerprint) for ticket in tickets]
 
 
+def _chunks(tickets: Sequence[Ticket]) -> list[list[Ticket]]:
+    """Consecutive groups of at most ``CHUNK_FILES`` tickets and ``CHUNK_BYTES`` bytes."""
+    chunks: list[list[Ticket]] = []
+    current: list[Ticket] = []
+    size = 0
+    for ticket in tickets:
+        if current and (len(current) >= CHUNK_FILES or size + (ticket.size or 0) > CHUNK_BYTES):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(ticket)
+        size += ticket.size or 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 def prepared_in_workers(
     tickets: Sequence[Ticket],
     options: IngestOptions,
@@ -81,7 +100,7 @@ def prepared_in_workers(
     workers: int,
 ) -> Generator[tuple[Ticket, Prepared], None, None]:
     """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order."""
-    chunks = [tickets[i : i + CHUNK_FILES] for i in range(0, len(tickets), CHUNK_FILES)]
+    chunks = _chunks(tickets)
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
     )

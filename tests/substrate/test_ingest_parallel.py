@@ -178,3 +178,13 @@ def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     added = {f.source for f in report.files if f.status == "added"}
     stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
     assert added and stored == added
+
+
+def test_chunks_bound_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from substrate.ingest.prepare import Ticket
+
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 100)
+    sizes = [10, 60, 50, 500, 1, 1, 1, 1]
+    tickets = [Ticket(f"/t/{i}", f"{i}", f"/t/{i}", "text", size) for i, size in enumerate(sizes)]
+    chunks = parallel._chunks(tickets)
+    assert [[t.size for t in c] for c in chunks] == [[10, 60], [50], [500], [1, 1, 1], [1]]
