@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from substrate.errors import CorruptShardError, InvalidInputError
+from substrate.errors import CorruptShardError, InvalidInputError, ShardError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
@@ -367,6 +367,29 @@ class Substrate:
         self._fresh_view().write_catalog()
         after = log_file.path.stat().st_size
         return CompactStats(before, after, len(lines))
+
+    def checkpoint(self, *, min_lines: int = 0) -> bool:
+        """Fold the lines saved since the catalog was written into it, so that opening the
+        shard reads none of them (bulk writers call this when they finish).
+
+        Args:
+            min_lines: do nothing unless more lines than this wait to be folded.
+
+        Returns:
+            Whether the catalog was written (never for an in-memory shard, or one this process
+            cannot write: opening it stays correct, only slower).
+        """
+        if self.root is None or self._log is None:
+            return False
+        view = self._fresh_view()
+        if len(view.tail) <= min_lines:
+            return False
+        try:
+            view.write_catalog()
+        except ShardError as exc:
+            log.info("not rewriting the catalog: %s", exc)
+            return False
+        return True
 
     def log_health(self) -> dict[str, Any]:
         """Size of the log, live items, and bytes of an unfinished write left behind."""

@@ -37,6 +37,7 @@ BATCH_FILES = 1000
 BATCH_ITEMS = 10000
 BATCH_SECONDS = 2.0
 PROGRESS_INTERVAL_S = 0.05
+CHECKPOINT_LINES = 256
 
 ProgressFn = Callable[[int, int, int, int], None]
 
@@ -112,6 +113,12 @@ class IngestSession:
     def finish(self) -> None:
         self.flush()
         self.cache.save(committed_watermark(self.substrate))
+        report = self.report
+        if report.items_added or report.items_removed:
+            # every later open would fold the lines this run wrote; fold them once now, when
+            # they are many next to the shard (a catalog write costs one pass over it)
+            threshold = max(CHECKPOINT_LINES, len(self.substrate) // 512)
+            self.substrate.checkpoint(min_lines=threshold)
 
     def tick(self, done: int, total: int, *, force: bool = False) -> None:
         if self.progress is None:

@@ -252,3 +252,13 @@ def test_freshness_sees_ingested_files_change(tmp_path: Path) -> None:
     doc.write_text("# Doc\n\nEdited text, longer than before.\n")
     signals = check_freshness(store, item.id).signals
     assert any(s.startswith("changed:") for s in signals)
+
+
+def test_a_large_ingest_leaves_nothing_for_the_next_open_to_fold(tmp_path: Path) -> None:
+    tree = tmp_path / "many"
+    tree.mkdir()
+    for i in range(300):
+        (tree / f"n{i}.txt").write_text(f"note number {i}\n")
+    report = ingest_path(Substrate(tmp_path / "shard"), tree)
+    assert report.items_added == 300
+    assert not Substrate(tmp_path / "shard")._fresh_view().tail

@@ -247,3 +247,15 @@ def test_a_damaged_catalog_is_rebuilt_instead_of_blaming_the_log(tmp_path: Path)
     again = Substrate(tmp_path)
     catalog.write_bytes(bytes(data))
     assert all(again.get(i) is not None for i in ids[:200])
+
+
+def test_checkpoint_folds_the_saved_tail_into_the_catalog(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"x{i}") for i in range(300)]
+    s.save()
+    assert not s.checkpoint(min_lines=300)  # 300 lines wait: not more than asked
+    assert s.checkpoint(min_lines=100)
+    fresh = Substrate(tmp_path)
+    assert not fresh._fresh_view().tail  # nothing left to fold when opening
+    assert len(fresh) == 300 and fresh.get(ids[123]).text == "x123"
+    assert not Substrate().checkpoint()  # in memory: nothing to write
