@@ -74,6 +74,8 @@ class Substrate:
         self.root: Path | None = None
         self.settings = Settings()
         self.mutation_count = 0
+        # where the batch of the last save() began and ended in the log (None: it wrote nothing)
+        self.last_append: tuple[Watermark, Watermark] | None = None
         self._mem: dict[str, SubstrateItem] = {}
         self._pending: dict[str, SubstrateItem | None] = {}
         self._cache: dict[str, tuple[SubstrateItem, bytes]] = {}
@@ -170,6 +172,7 @@ class Substrate:
             raise InvalidInputError("save() needs a root: Substrate(root) or save(root)")
         if self.root is None or target.resolve() != self.root.resolve():
             return self._save_elsewhere(target)
+        self.last_append = None
         self._write_batch(*self._collect_changes())
         assert self._log is not None
         return str(self._log.path)
@@ -492,6 +495,7 @@ class Substrate:
         view = self._fresh_view()
         before = view.watermark
         watermark, offsets, start = self._log.append(lines)
+        self.last_append = (Watermark(watermark.generation, start), watermark)
         fresh_log = start == 0 and before.offset == 0
         in_step = fresh_log or (
             watermark.generation == before.generation and start == before.offset

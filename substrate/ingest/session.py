@@ -24,13 +24,13 @@ from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sources import (
     SourceCache,
     SourceState,
-    committed_watermark,
     settled_mtime,
 )
 from substrate.ingest.walk import FileEntry
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
+    from substrate.log import Watermark
     from substrate.store import Substrate
 
 BATCH_FILES = 1000
@@ -93,6 +93,7 @@ class IngestSession:
         if self.pending:
             if substrate.root is not None:
                 self.cache.catch_up(substrate)  # fold in other writers before stamping
+            covered = self.cache.watermark
             for change in self.pending:
                 for item_id in change.removes:
                     substrate.remove(item_id)
@@ -100,7 +101,7 @@ class IngestSession:
                     substrate.put(item)
             if substrate.root is not None:
                 substrate.save()
-                self.cache.watermark = committed_watermark(substrate)
+                self.cache.watermark = self.covered_after_save(covered)
             for change in self.pending:
                 if change.state is None:
                     self.cache.drop(change.key)
@@ -110,9 +111,26 @@ class IngestSession:
             self.pending_items = 0
         self.last_flush = time.monotonic()
 
+    def covered_after_save(self, covered: Watermark) -> Watermark:
+        """How far into the log the cache reaches once this run's batch is recorded in it.
+
+        The end of the batch when the batch directly followed what the cache covered; else
+        another writer slipped lines in between, and the cache stays where it was, so that the
+        next catch-up folds them (and this batch again, which changes nothing).
+        """
+        written = self.substrate.last_append
+        if written is None:
+            return covered
+        start, end = written
+        if start == covered or (start.offset == 0 and covered.offset == 0):
+            return end
+        return covered
+
     def finish(self) -> None:
         self.flush()
-        self.cache.save(committed_watermark(self.substrate))
+        if self.substrate.root is not None:
+            self.cache.catch_up(self.substrate)  # what other writers added since the last save
+        self.cache.save(self.cache.watermark)
         report = self.report
         if report.items_added or report.items_removed:
             # every later open would fold the lines this run wrote; fold them once now, when

@@ -371,3 +371,35 @@ def test_a_large_change_rewrites_the_files_and_starts_a_new_journal(
     assert not journal.exists()
     again = ingest_path(Substrate(shard), tree)
     assert again.files_unchanged == 3 and again.bytes_read == 0
+
+
+def test_two_processes_ingesting_into_one_shard_at_once(tmp_path: Path, shard: Path) -> None:
+    import subprocess
+    import sys
+
+    folders = []
+    for name in ("left", "right"):
+        folder = tmp_path / name
+        folder.mkdir()
+        for i in range(150):
+            _write(folder / f"{name}{i}.md", f"# {name} {i}\n\nBody of {name} {i}.\n")
+        folders.append(folder)
+    script = (
+        "import sys\n"
+        "from substrate.ingest import ingest_path\n"
+        "from substrate.store import Substrate\n"
+        "report = ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=1)\n"
+        "assert report.files_added == 150 and not report.issues, report.as_dict(files=False)\n"
+    )
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, str(shard), str(folder)])
+        for folder in folders
+    ]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0]
+    store = Substrate(shard)
+    texts = sorted(i.text for i in store.iter_items())
+    assert len(texts) == 300 == len(set(texts))
+    for folder in folders:  # each run's cache entries survived the other's saves
+        again = ingest_path(Substrate(shard), folder)
+        assert again.files_unchanged == 150 and again.items_added == 0
+    assert len(Substrate(shard)) == 300
