@@ -188,3 +188,24 @@ def test_chunks_bound_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     tickets = [Ticket(f"/t/{i}", f"{i}", f"/t/{i}", "text", size) for i, size in enumerate(sizes)]
     chunks = parallel._chunks(tickets)
     assert [[t.size for t in c] for c in chunks] == [[10, 60], [50], [500], [1, 1, 1], [1]]
+
+
+def _parser_that_breaks_on_page07(text: str, ctx: Any) -> Any:
+    from substrate.ingest.formats.markdown import parse_markdown
+
+    if "Page 7\n" in text:
+        raise RuntimeError("a parser bug")
+    return parse_markdown(text, ctx)
+
+
+def test_an_unexpected_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+
+    from substrate.ingest.formats import PARSERS
+
+    monkeypatch.setitem(PARSERS, "markdown", _parser_that_breaks_on_page07)
+    with pytest.raises(RuntimeError, match="a parser bug"):
+        ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
+    assert not multiprocessing.active_children()
