@@ -7,7 +7,8 @@ which all begin with a literal prefix, are run directly: the regex engine's lite
 as fast as a keyword test. The generic ``key = value`` rules only run on the lines (windows)
 around a keyword hit, so a large file with few candidate lines costs little more than one
 pass of ``str.find`` per keyword. On short texts they run on the whole text, but from the
-first line holding their anchor (a key stem): no match can start before it.
+first line holding their anchor (a key stem): no match can start before it; and not at all
+when the text lacks every character a match needs (an operator, a bracket).
 
 On long texts most rules are first tried on a much smaller reduced text (see
 ``substrate.secrets.prefilter``) and run on the full text only when that finds something.
@@ -229,6 +230,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     anchors: dict[str, int] = {}
+    held: dict[str, bool] = {}
     for i in selected:
         rule = RULES[i]
         if rule.lines and not gated:
@@ -250,6 +252,8 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
             elif rule.keywords and not _LITERAL[i] and not _has(low, rule.keywords, present):
                 continue
         start = 0
+        if gated and rule.needs and not _holds_any(text, rule.needs, held):
+            continue  # every match holds one of these characters; the text has none
         if gated and rule.anchor:  # no match can start before the anchor's first line
             start = _anchor_line(text, rule, anchors)
             if start < 0:
@@ -258,6 +262,14 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)
     return accepted
+
+
+def _holds_any(text: str, chars: str, held: dict[str, bool]) -> bool:
+    """Whether ``text`` holds one of ``chars`` (remembered in ``held``)."""
+    answer = held.get(chars)
+    if answer is None:
+        answer = held[chars] = any(ch in text for ch in chars)
+    return answer
 
 
 def _anchor_line(text: str, rule: Rule, found: dict[str, int]) -> int:

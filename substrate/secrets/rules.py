@@ -22,6 +22,8 @@ Fields:
     lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
     anchor: a pattern that every match holds on the line where the match starts; a short text
         is then only searched from the first line holding it.
+    needs: characters one of which every match holds (an operator, a bracket); a short text
+        with none of them is not searched.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class Rule:
     lines: bool = False
     window: int = 0
     anchor: str = ""
+    needs: str = ""
     flags: int = 0
     description: str = field(default="", compare=False)
 
@@ -242,6 +245,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="=:<\"'`",
         boundary=False,
         description="A secret-named key assigned a literal value",
     ),
@@ -252,6 +256,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="=",
         boundary=False,
         description="A literal compared with a secret-named name",
     ),
@@ -262,6 +267,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="<",
         window=2,
         boundary=False,
         description="<password>literal</password>",
@@ -273,6 +279,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="=",
         boundary=False,
         description='<Password value="literal"/>, key="Password" value="..."',
     ),
@@ -283,6 +290,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="(",
         boundary=False,
         description='setPassword("literal"), set_api_key("literal")',
     ),
@@ -293,6 +301,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="assignment",
         lines=True,
         anchor=_STEM,
+        needs="-",
         boundary=False,
         description="--password literal on a command line",
     ),

@@ -321,3 +321,33 @@ def test_anchored_rules_find_assignments_on_any_line() -> None:
         found = detect_secrets(text).findings
         assert [f.rule for f in found] == ["sensitive_assignment"], text
         assert text[found[0].start : found[0].end] == value
+
+
+def test_what_a_rule_needs_is_in_every_match_it_makes() -> None:
+    import json
+    from pathlib import Path
+
+    texts = [case for pair in CASES.values() for case in pair]
+    texts += [
+        'password = "x"',
+        "token: abc",
+        "secret <- 'v'",
+        '"key", "v"',
+        "api_key 'v'",
+        '"v" == password',
+        "<password>v</password>",
+        '<add key="Password" value="v"/>',
+        'setPassword("v")',
+        "--password v",
+        "auth.= 'v'",
+        "pw => 'v'",
+    ]
+    corpus = Path(__file__).resolve().parents[3] / "shared" / "eval" / "secrets"
+    for path in sorted(corpus.glob("*.jsonl")):  # when the evaluation data is at hand
+        texts += [json.loads(line)["text"] for line in path.read_text().splitlines()]
+    needing = [r for r in RULES if r.needs]
+    assert needing
+    for rule in needing:
+        for text in texts:
+            for m in rule.regex.finditer(text):
+                assert any(ch in m.group(0) for ch in rule.needs), (rule.pattern, m.group(0))
