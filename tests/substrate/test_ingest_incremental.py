@@ -403,3 +403,15 @@ def test_two_processes_ingesting_into_one_shard_at_once(tmp_path: Path, shard: P
         again = ingest_path(Substrate(shard), folder)
         assert again.files_unchanged == 150 and again.items_added == 0
     assert len(Substrate(shard)) == 300
+
+
+def test_a_journaled_cache_survives_compaction(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "notes.txt", "first note\n\nsecond note, edited\n")
+    ingest_path(Substrate(shard), tree)
+    assert (shard / "index" / JOURNAL_FILE).exists()
+    Substrate(shard).compact()  # a new log generation: the journal's watermarks are stale
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_failed == 0 and report.items_added == 0 and report.items_removed == 0
+    assert len(Substrate(shard)) == 7
+    assert ingest_path(Substrate(shard), tree).bytes_read == 0
