@@ -17,7 +17,7 @@ from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
 from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, preview, redact_hits
-from substrate.secrets.screen import may_hold_secret, may_hold_secrets
+from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 
 _KEYED_RULE = "sensitive_assignment"
 _SEQUENCES = (list, tuple)  # tuples of types: ``isinstance`` with ``a | b`` builds a union per call
@@ -27,7 +27,9 @@ MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 
 
 def _hits_for(value: str, key: str | None) -> list[Hit]:
-    hits = find_secrets(value) if may_hold_secret(value) else []
+    # a short string's screen verdict is remembered; a longer one screens itself as fast as
+    # find_secrets does, so it goes there directly
+    hits = find_secrets(value) if len(value) > SHORT_LEN or may_hold_secret(value) else []
     if hits or key is None:
         return hits
     strength = classify_key(key)

@@ -51,13 +51,13 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
 
 def may_hold_secret(text: str) -> bool:
     """``may_hold_secrets`` for one string; short strings (key names, paths) are remembered."""
-    if len(text) <= _REMEMBERED_LEN:
+    if len(text) <= SHORT_LEN:
         return _short_may_hold(text)
     return may_hold_secrets((text,))
 
 
 # Key names and other short strings recur from item to item: their verdicts are kept.
-_REMEMBERED_LEN = 64
+SHORT_LEN = 64
 
 
 @lru_cache(maxsize=4096)
