@@ -15,7 +15,8 @@ BINARY_SNIFF_BYTES = 8192
 
 FORMATS = INGEST_FORMATS
 
-_ALIASES = {
+# File extensions mixle ingests, and their formats.
+_EXTENSIONS = {
     "md": "markdown",
     "markdown": "markdown",
     "mdown": "markdown",
@@ -24,13 +25,18 @@ _ALIASES = {
     "text": "text",
     "log": "text",
     "rst": "rst",
-    "rest": "rst",
     "jsonl": "jsonl",
     "ndjson": "jsonl",
     "json": "json",
     "csv": "csv",
     "tsv": "tsv",
     "tab": "tsv",
+}
+
+# Names a user may give a format: the extensions, and a few words.
+_ALIASES = {
+    **_EXTENSIONS,
+    "rest": "rst",
     "artifact": "artifact",
     "artifacts": "artifact",
     "manifest": "artifact",
@@ -60,24 +66,6 @@ def normalize_format(name: str) -> str:
     except KeyError:
         known = ", ".join(FORMATS)
         raise InvalidInputError(f"unknown format {name!r}; expected one of {known}") from None
-
-
-_EXTENSIONS = {
-    "md": "markdown",
-    "markdown": "markdown",
-    "mdown": "markdown",
-    "mkd": "markdown",
-    "txt": "text",
-    "text": "text",
-    "log": "text",
-    "rst": "rst",
-    "jsonl": "jsonl",
-    "ndjson": "jsonl",
-    "json": "json",
-    "csv": "csv",
-    "tsv": "tsv",
-    "tab": "tsv",
-}
 
 
 def detect_format(filename: str) -> str | None:

@@ -105,6 +105,24 @@ _SETTER = (
 )
 _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
+
+def _generic(pattern: str, needs: str, description: str, window: int = 0) -> Rule:
+    """A generic key = value rule: keyed on the secret stems, tried on keyword lines only,
+    from the first line holding a stem, and only where the characters it ``needs`` occur."""
+    return Rule(
+        "sensitive_assignment",
+        pattern,
+        _GENERIC_WORDS,
+        kind="assignment",
+        lines=True,
+        window=window,
+        anchor=_STEM,
+        needs=needs,
+        boundary=False,
+        description=description,
+    )
+
+
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _B64 = r"[A-Za-z0-9+/]"
@@ -238,73 +256,12 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         boundary=False,
         description="user:password passed to curl -u / --user",
     ),
-    Rule(
-        "sensitive_assignment",
-        _ASSIGN,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="=:<\"'`",
-        boundary=False,
-        description="A secret-named key assigned a literal value",
-    ),
-    Rule(
-        "sensitive_assignment",
-        _COMPARE_REVERSED,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="=",
-        boundary=False,
-        description="A literal compared with a secret-named name",
-    ),
-    Rule(
-        "sensitive_assignment",
-        _XML_ELEMENT,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="<",
-        window=2,
-        boundary=False,
-        description="<password>literal</password>",
-    ),
-    Rule(
-        "sensitive_assignment",
-        _XML_ATTRIBUTE,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="=",
-        boundary=False,
-        description='<Password value="literal"/>, key="Password" value="..."',
-    ),
-    Rule(
-        "sensitive_assignment",
-        _SETTER,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="(",
-        boundary=False,
-        description='setPassword("literal"), set_api_key("literal")',
-    ),
-    Rule(
-        "sensitive_assignment",
-        _CLI_FLAG,
-        _GENERIC_WORDS,
-        kind="assignment",
-        lines=True,
-        anchor=_STEM,
-        needs="-",
-        boundary=False,
-        description="--password literal on a command line",
-    ),
+    _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
+    _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
+    _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
+    _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
+    _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
+    _generic(_CLI_FLAG, "-", "--password literal on a command line"),
 )
 
 
