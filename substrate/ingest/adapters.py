@@ -60,10 +60,17 @@ def _issue(
         report.note(issue)
 
 
-def _record(report: IngestReport | None, items: list[SubstrateItem]) -> None:
+def _store(
+    substrate: Substrate, items: list[SubstrateItem], report: IngestReport | None
+) -> list[str]:
+    """Put the items (saved by the caller) and count them; returns their ids."""
+    for item in items:
+        substrate.put(item)
+    ids = [item.id for item in items]
     if report is not None:
         report.items_added += len(items)
-        report.ids.extend(item.id for item in items)
+        report.ids.extend(ids)
+    return ids
 
 
 def ingest_documents(
@@ -90,10 +97,7 @@ def ingest_documents(
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
-    for item in items:
-        substrate.put(item)
-    _record(report, items)
-    return [item.id for item in items]
+    return _store(substrate, items, report)
 
 
 def ingest_records(
@@ -122,10 +126,7 @@ def ingest_records(
         item = builder.build(Segment("record", text, payload=payload), prov, locator=f"record#{i}")
         assert item is not None
         items.append(item)
-    for item in items:
-        substrate.put(item)
-    _record(report, items)
-    return [item.id for item in items]
+    return _store(substrate, items, report)
 
 
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
@@ -199,9 +200,7 @@ def _finish_file(
 ) -> list[str]:
     for issue in parsed.issues:
         _issue(report, name, issue.reason, issue.line)
-    for item in items:
-        substrate.put(item)
-    _record(report, items)
+    ids = _store(substrate, items, report)
     if report is not None:
         outcome = FileOutcome(name, status.ADDED if items else status.SKIPPED, meta["path"])
         outcome.items_added = len(items)
@@ -209,7 +208,7 @@ def _finish_file(
         report.files.append(outcome)
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
-    return [item.id for item in items]
+    return ids
 
 
 _LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
@@ -350,7 +349,4 @@ def ingest_artifacts(
         item = builder.build(seg, prov, locator="artifact")
         assert item is not None
         items.append(item)
-    for item in items:
-        substrate.put(item)
-    _record(report, items)
-    return [item.id for item in items]
+    return _store(substrate, items, report)
