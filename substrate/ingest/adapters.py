@@ -176,7 +176,11 @@ def ingest_traces(
             parsed.issues.append(LineIssue(index + 1, "trace row is not a JSON object"))
             continue
         prov = {"source": name, "row": index, "line": index + 1, **meta, "ingested_at": now}
-        item = builder.build(trace_segment(row, index), prov, locator=f"row#{index}")
+        try:
+            item = builder.build(trace_segment(row, index), prov, locator=f"row#{index}")
+        except InvalidInputError as exc:  # the gate refuses what it cannot check
+            parsed.issues.append(LineIssue(index + 1, str(exc)))
+            continue
         assert item is not None
         items.append(item)
     return _finish_file(substrate, name, meta, parsed, items, report)
@@ -346,7 +350,11 @@ def ingest_artifacts(
             "ingested_at": now,
         }
         builder = ItemBuilder(str(directory.absolute()), scope=scope, redact=redact, report=report)
-        item = builder.build(seg, prov, locator="artifact")
+        try:
+            item = builder.build(seg, prov, locator="artifact")
+        except InvalidInputError as exc:  # the gate refuses what it cannot check
+            _issue(report, name, str(exc), fatal=True)
+            continue
         assert item is not None
         items.append(item)
     return _store(substrate, items, report)

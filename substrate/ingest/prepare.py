@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
@@ -156,8 +157,8 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         done.status, done.reason, done.line, done.byte = FAILED, exc.reason, exc.line, exc.byte
         return done
     done.prepared_at = time.time()
-    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint)
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
+    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
@@ -166,7 +167,8 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
 def _gated_items(
     ticket: Ticket, parsed: Parsed, done: Prepared, options: IngestOptions, fingerprint: str
 ) -> tuple[list[SubstrateItem], GateTally]:
-    """The items of the parsed segments, through the gate, with their provenance."""
+    """The items of the parsed segments, through the gate, with their provenance; a segment
+    the gate refuses becomes an issue of ``done``."""
     now = done.prepared_at
     tally = GateTally()
     builder = ItemBuilder(
@@ -201,7 +203,11 @@ def _gated_items(
             for name in seg.extra:
                 computed.pop(name, None)
         computed.update(fixed)
-        item = builder.build(seg, provenance, computed=computed)
+        try:
+            item = builder.build(seg, provenance, computed=computed)
+        except InvalidInputError as exc:  # the gate refuses what it cannot check: this row only
+            done.issues.append((str(exc), seg.line_start))
+            continue
         if item is not None:
             items.append(item)
     return items, tally

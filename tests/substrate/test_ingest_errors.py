@@ -154,3 +154,41 @@ def test_interrupt_during_a_save_loses_no_completed_file(
         ingest_path(store, tree)
     # the batch whose save was interrupted is saved again on the way out
     assert len(Substrate(shard)) == 4
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_a_row_too_deep_for_the_gate_is_reported_and_the_rest_kept(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n\nhello\n")
+    (tree / "b.jsonl").write_text('{"x": ' + _nested(70) + '}\n{"text": "fine row"}\n')
+    shard = tmp_path / "shard"
+    report = ingest_path(Substrate(shard), tree)
+    assert [i.location() for i in report.issues] == ["b.jsonl:1"]
+    assert "deeper than 64" in report.issues[0].reason and not report.ok
+    texts = sorted(i.text for i in Substrate(shard).iter_items())
+    assert texts == ["# A\n\nhello", "fine row"]
+
+
+def test_adapters_report_what_the_gate_refuses(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_artifacts, ingest_traces
+
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(
+        '{"input": "q", "answer": ' + _nested(70) + '}\n{"input": "2+2", "answer": "4"}\n'
+    )
+    store = Substrate(tmp_path / "shard")
+    report = IngestReport()
+    assert len(ingest_traces(store, traces, report=report)) == 1
+    assert [i.location() for i in report.issues] == [f"{traces}:1"]
+    registry = tmp_path / "registry"
+    (registry / "deep").mkdir(parents=True)
+    (registry / "fine").mkdir()
+    (registry / "deep" / "manifest.json").write_text('{"kind": "model", "x": ' + _nested(70) + "}")
+    (registry / "fine" / "manifest.json").write_text('{"kind": "model", "name": "m"}')
+    report = IngestReport()
+    assert len(ingest_artifacts(store, registry, report=report)) == 1
+    assert len(report.issues) == 1 and "deeper than 64" in report.issues[0].reason
