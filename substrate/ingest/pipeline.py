@@ -152,12 +152,14 @@ def ingest_path(
             root, hidden=hidden, exclude=exclude, rules=enclosing_rules(root), extra_rules=extra
         )
         entries = walked.files
+        unreadable = walked.unreadable
         for rel, reason in walked.skipped:
             run.outcome(rel, str(root / rel), status.SKIPPED, reason)
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
         entries = [FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]
+        unreadable = []
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
@@ -188,7 +190,7 @@ def ingest_path(
         if cancel is not None and cancel.is_set() and done < total:
             report.cancelled = True
         elif prune_root is not None:
-            run.prune(prune_root, {e.path for e in entries})
+            run.prune(prune_root, {e.path for e in entries}, unreadable)
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True

@@ -269,8 +269,13 @@ class IngestSession:
                 if old is not None and old.text == item.text:
                     item.created_at = old.created_at
 
-    def prune(self, root: str, seen: set[str]) -> None:
+    def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
+        """Remove the items of sources under ``root`` that the walk no longer found; what lies
+        under an ``unreadable`` path is unknown, so it is kept."""
+        kept = tuple(unreadable)
         for key in self.cache.missing_under(root, seen):
+            if any(key == path or key.startswith(path + os.sep) for path in kept):
+                continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
             source = os.path.relpath(key, root).replace(os.sep, "/")

@@ -42,6 +42,8 @@ class WalkResult:
 
     files: list[FileEntry] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
+    # absolute paths that could not be read: what lies there is unknown, not gone
+    unreadable: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -83,6 +85,7 @@ class _Walker:
                 entries = sorted(it, key=_by_name)
         except OSError as exc:
             self.result.skipped.append((rel or ".", f"unreadable directory: {exc.strerror}"))
+            self.result.unreadable.append(dirpath)
             return []
         self.dirs_seen.add((st.st_dev, st.st_ino))
         names = {e.name for e in entries if e.name in IGNORE_FILES}
@@ -120,6 +123,7 @@ class _Walker:
                     self.result.skipped.append((child, "not a regular file"))
             except OSError as exc:
                 self.result.skipped.append((child, f"cannot stat: {exc.strerror}"))
+                self.result.unreadable.append(entry.path)
         return subdirs
 
     def follow_links(self) -> None:

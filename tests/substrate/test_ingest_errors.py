@@ -192,3 +192,26 @@ def test_adapters_report_what_the_gate_refuses(tmp_path: Path) -> None:
     report = IngestReport()
     assert len(ingest_artifacts(store, registry, report=report)) == 1
     assert len(report.issues) == 1 and "deeper than 64" in report.issues[0].reason
+
+
+def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "top.md").write_text("# Top\n\nkept\n")
+    (tree / "sub" / "inner.md").write_text("# Inner\n\nalso kept\n")
+    shard = tmp_path / "shard"
+    assert ingest_path(Substrate(shard), tree).items_added == 2
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if str(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr("substrate.ingest.walk.os.scandir", scandir)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.items_removed == 0 and report.files_removed == 0
+    assert any("unreadable directory" in f.reason for f in report.files)
+    assert len(Substrate(shard)) == 2
