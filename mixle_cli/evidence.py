@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mixle_cli import output
 from mixle_cli.errors import usage
 from substrate import SubstrateItem
@@ -24,10 +26,16 @@ def item_title(item: SubstrateItem, width: int = 70) -> str:
 def item_where(item: SubstrateItem) -> str:
     """``path:12-18`` from provenance (source or path, line_start/line_end), else ``-``."""
     prov = item.provenance
-    where = prov.get("source") or prov.get("path")
+    return where_text(
+        prov.get("source") or prov.get("path"), prov.get("line_start"), prov.get("line_end")
+    )
+
+
+def where_text(where: Any, start: Any, end: Any) -> str:
+    """``where:start-end`` (``where:start`` for one line, ``where`` without lines, ``-``
+    without a place)."""
     if not where:
         return "-"
-    start, end = prov.get("line_start"), prov.get("line_end")
     if start is not None:
-        where = f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
+        return f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
     return str(where)

@@ -19,6 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import OPERATIONAL, fail, usage
+from mixle_cli.evidence import query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -153,13 +154,7 @@ def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str,
 
 
 def _where(row: dict[str, Any]) -> str:
-    where = row["source"]
-    if not where:
-        return "-"
-    start, end = row["line_start"], row["line_end"]
-    if start is not None:
-        return f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
-    return str(where)
+    return where_text(row["source"], row["line_start"], row["line_end"])
 
 
 def _explain_line(e: dict[str, float]) -> str:
@@ -212,7 +207,9 @@ def _shard_exists(substrate: Substrate) -> bool:
 
 def search_cmd(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="What to look for (words; quotes not needed).")],
+    query: Annotated[
+        str, typer.Argument(help="What to look for (quote a query of several words).")
+    ],
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results at most.")] = 10,
     kind: Annotated[
         str | None, typer.Option("--kind", "-K", help=f"Only this kind: {', '.join(MODALITIES)}.")
@@ -252,8 +249,7 @@ def search_cmd(
 ) -> None:
     """Search the shard: ranked results with the passage that matched and where it came from."""
     how = output.mode(json, jsonl)
-    if not query.strip():
-        usage("the query is empty")
+    shown = query_text(query)  # never empty; secrets masked wherever the query is printed
     from substrate import Analyzer
 
     app_state = state(ctx)
@@ -280,7 +276,7 @@ def search_cmd(
             ]
             rows = [result_row(n, h, query, analyzer) for n, h in enumerate(kept, 1)]
     if how is Mode.JSON:
-        output.emit_json({"query": query, "results": rows})
+        output.emit_json({"query": shown, "results": rows})
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     elif rows:

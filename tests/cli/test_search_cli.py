@@ -332,3 +332,11 @@ def test_status_as_a_team_leaves_out_index_counts(mixle: Run, teams: dict[str, s
     index = mixle("--as", "alpha", "status", "--json").json()["index"]
     assert index["state"] == "fresh" and "items" not in index and "model" not in index
     assert "items" not in mixle("--as", "alpha", "status").stdout.split("index")[-1]
+
+
+def test_a_secret_in_the_query_is_never_printed_back(mixle: Run, filled: dict[str, str]) -> None:
+    token = "ghp_" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ4"
+    result = mixle("search", f"refund policy {token}", "--json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert token not in result.stdout + result.stderr
+    assert result.json()["query"].startswith("refund policy [REDACTED:")
