@@ -219,7 +219,9 @@ class LogView:
             return base
         if len(base):
             touched = np.frombuffer(b"".join(id_key(i) for i in self.tail), dtype=">u8")
-            base = base[~np.isin(base["key"], touched)]
+            # in native byte order: isin's table method refuses big-endian arrays
+            keys = base["key"].astype(np.uint64)
+            base = base[~np.isin(keys, touched.astype(np.uint64))]
         live = [(i, e) for i, e in self.tail.items() if e is not None]
         fresh = np.zeros(len(live), dtype=record_dtype())
         if live:

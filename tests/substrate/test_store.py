@@ -259,3 +259,17 @@ def test_checkpoint_folds_the_saved_tail_into_the_catalog(tmp_path: Path) -> Non
     assert not fresh._fresh_view().tail  # nothing left to fold when opening
     assert len(fresh) == 300 and fresh.get(ids[123]).text == "x123"
     assert not Substrate().checkpoint()  # in memory: nothing to write
+
+
+@pytest.mark.parametrize("first", ["7", "f"])  # keys below and above 2**63
+def test_one_change_after_the_catalog_lists_every_item(tmp_path: Path, first: str) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"n{i}", id=f"{first}{i:015x}")) for i in range(5)]
+    s.save()
+    assert s.checkpoint()
+    s.remove(ids[2])
+    s.put(SubstrateItem("text", "changed", id=ids[0]))
+    s.save()
+    listed = {i.id: i.text for i in Substrate(tmp_path).all()}
+    assert sorted(listed) == sorted(ids[:2] + ids[3:]) and listed[ids[0]] == "changed"
+    assert Substrate(tmp_path).checkpoint()  # the catalog is rewritten from the same records
