@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.errors import CorruptShardError, InvalidInputError, ShardError
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
 from substrate.settings import Settings
@@ -60,6 +60,12 @@ def encode(item: SubstrateItem) -> bytes:
         "links": item.links,
         "created_at": item.created_at,
     }
+    # what readers would refuse must not be acknowledged: one bad line stops every reader
+    problem = record_problem(body)
+    if problem is None and not (isinstance(item.id, str) and item.id):
+        problem = "'id' must be a non-empty string"
+    if problem is not None:
+        raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
     return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
 
 

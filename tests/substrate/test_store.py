@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from substrate import Substrate, SubstrateItem
+from substrate.errors import InvalidInputError
 from substrate.view import TAIL_LIMIT
 
 
@@ -273,3 +274,22 @@ def test_one_change_after_the_catalog_lists_every_item(tmp_path: Path, first: st
     listed = {i.id: i.text for i in Substrate(tmp_path).all()}
     assert sorted(listed) == sorted(ids[:2] + ids[3:]) and listed[ids[0]] == "changed"
     assert Substrate(tmp_path).checkpoint()  # the catalog is rewritten from the same records
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("tags", [1]), ("text", None), ("payload", [1]), ("created_at", None), ("id", "")],
+)
+def test_a_badly_typed_item_is_refused_at_save_and_the_shard_stays_readable(
+    tmp_path: Path, field: str, value: object
+) -> None:
+    s = Substrate(tmp_path)
+    good = s.add("text", "good")
+    s.save()
+    bad = SubstrateItem("text", "bad")
+    setattr(bad, field, value)
+    s.put(bad)
+    with pytest.raises(InvalidInputError, match="cannot be saved"):
+        s.save()
+    again = Substrate(tmp_path)
+    assert again.get(good).text == "good" and len(again) == 1
