@@ -20,7 +20,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -174,7 +174,11 @@ class LogFile:
         """Parse the committed lines in ``[start, end)`` (start must be at a line boundary)."""
         if end <= start:
             return
-        line_no = self._line_number(start) if start else 1
+        counted = 0  # lines parsed so far; the absolute number is only worked out for errors
+
+        def line_no() -> int:
+            return (self._line_number(start) if start else 1) + counted
+
         with self.path.open("rb") as fh:
             fh.seek(start)
             offset = start
@@ -182,6 +186,11 @@ class LogFile:
             pending = b""
             while remaining > 0 or pending:
                 chunk = fh.read(min(_BLOCK, remaining)) if remaining > 0 else b""
+                if remaining > 0 and not chunk:
+                    raise ShardError(
+                        f"{self.path} became shorter while it was read (compacted by another "
+                        "process?); run the command again"
+                    )
                 remaining -= len(chunk)
                 data = pending + chunk
                 lines = data.split(b"\n")
@@ -194,29 +203,32 @@ class LogFile:
                     if record is not None:
                         yield record
                     offset += length
-                    line_no += 1
+                    counted += 1
                 if remaining <= 0:
                     break
 
-    def _parse(self, raw: bytes, offset: int, length: int, line_no: int) -> Record | None:
+    def _parse(
+        self, raw: bytes, offset: int, length: int, line_no: Callable[[], int]
+    ) -> Record | None:
         if not raw.strip():
             return None
+        path = str(self.path)
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise CorruptShardError(str(self.path), line_no, f"invalid JSON: {exc}") from None
+            raise CorruptShardError(path, line_no(), f"invalid JSON: {exc}") from None
         if not isinstance(obj, dict):
-            raise CorruptShardError(str(self.path), line_no, "not a JSON object")
+            raise CorruptShardError(path, line_no(), "not a JSON object")
         if "commit" in obj or "mixle_log" in obj:
             return None
         item_id = obj.get("id")
         if not isinstance(item_id, str) or not item_id:
-            raise CorruptShardError(str(self.path), line_no, "record has no id")
+            raise CorruptShardError(path, line_no(), "record has no id")
         if obj.get("tombstone") is True:
             return Record(item_id, offset, length, True, None)
         problem = record_problem(obj)
         if problem is not None:
-            raise CorruptShardError(str(self.path), line_no, problem)
+            raise CorruptShardError(path, line_no(), problem)
         return Record(item_id, offset, length, False, obj)
 
     def _line_number(self, offset: int) -> int:

@@ -293,3 +293,34 @@ def test_a_badly_typed_item_is_refused_at_save_and_the_shard_stays_readable(
         s.save()
     again = Substrate(tmp_path)
     assert again.get(good).text == "good" and len(again) == 1
+
+
+def test_reading_past_the_end_of_a_shrunken_log_fails_instead_of_spinning(tmp_path: Path) -> None:
+    from substrate.errors import ShardError
+    from substrate.log import LogFile
+
+    s = Substrate(tmp_path)
+    s.add("text", "one")
+    s.save()
+    log_file = LogFile(tmp_path)
+    size = log_file.path.stat().st_size
+    with pytest.raises(ShardError, match="became shorter"):
+        list(log_file.records(0, size + 10))  # what a reader sees when compaction shrank it
+
+
+def test_a_corrupt_line_is_named_by_its_line_number(tmp_path: Path) -> None:
+    from substrate.errors import CorruptShardError
+    from substrate.log import LogFile
+
+    s = Substrate(tmp_path)
+    for i in range(3):
+        s.add("text", f"n{i}")
+        s.save()
+    log_file = LogFile(tmp_path)
+    lines = log_file.path.read_bytes().split(b"\n")
+    start = sum(len(line) + 1 for line in lines[:3])  # after the first batch
+    lines[4] = b"{broken"
+    log_file.path.write_bytes(b"\n".join(lines))
+    with pytest.raises(CorruptShardError) as caught:
+        list(log_file.records(start, len(b"\n".join(lines))))
+    assert caught.value.line == 5
