@@ -47,10 +47,13 @@ def _walk(
     if isinstance(value, str):
         yield path, key, value
     elif isinstance(value, dict):
-        for k, v in value.items():
+        for i, (k, v) in enumerate(value.items()):
             name = str(k)
-            where = f"{path}.{name}" if path else name
-            yield f"{where}<key>", None, name  # a key can hold a pasted secret too
+            # a key can hold a pasted secret too; then the path names its position instead,
+            # since field paths are printed
+            shown = f"<key {i}>" if _hits_for(name, None) else name
+            where = f"{path}.{shown}" if path else shown
+            yield f"{where}<key>", None, name
             yield from _walk(v, where, name, depth + 1)
     elif isinstance(value, _SEQUENCES):
         for i, v in enumerate(value):

@@ -174,3 +174,12 @@ def test_gate_masks_secrets_in_keys_and_refuses_what_it_cannot_check() -> None:
         admit(SubstrateItem(kind="record", payload=deep))
     with pytest.raises(InvalidInputError, match="scope"):
         admit(SubstrateItem(kind="text", text="x", scope=GH))
+
+
+def test_a_secret_used_as_a_key_is_not_spelled_out_in_field_paths() -> None:
+    secret = "ghp_" + rnd(36)
+    item = SubstrateItem(kind="record", text="x", payload={"tokens": {secret: {"note": "n"}}})
+    scan = scan_item(item)
+    assert scan.findings and all(secret not in f.field for f in scan.findings)
+    assert all(secret not in str(f.as_dict()) for f in scan.findings)
+    assert any(f.field == "payload.tokens.<key 0><key>" for f in scan.findings)
