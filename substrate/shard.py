@@ -36,8 +36,9 @@ def _dir_size(path: Path) -> int:
 
 
 # What a reader confined to some scopes is told about files that hold every team's items: their
-# health, never their sizes, counts or log positions (those grow with other teams' items).
-_SCOPED_INDEX_FIELDS = ("state", "segments", "mode")
+# health, never their sizes, counts, segments, log positions or ranking mode (all of which change
+# with other teams' items).
+_SCOPED_INDEX_FIELDS = ("state",)
 _SCOPED_LOG_FIELDS = ("uncommitted_bytes",)
 
 

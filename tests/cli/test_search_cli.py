@@ -298,10 +298,9 @@ def test_reindex_shows_a_progress_bar_only_when_wanted(
 
 
 def test_reindex_as_a_team_hides_counts_of_other_scopes(mixle: Run, teams: dict[str, str]) -> None:
-    stats = mixle("--as", "alpha", "reindex", "--json").json()
-    assert "items" not in stats and "vocabulary" not in stats
-    text = mixle("--as", "alpha", "reindex").stdout
-    assert "items" not in text and text.startswith("reindexed:")
+    # sizes, segments, ranking mode and time all change with other teams' items
+    assert mixle("--as", "alpha", "reindex", "--json").json() == {"reindexed": True}
+    assert mixle("--as", "alpha", "reindex").stdout.strip() == "reindexed"
 
 
 def test_reindex_of_a_missing_shard_is_an_error(mixle: Run, isolated_shard_env: Path) -> None:
@@ -330,7 +329,7 @@ def test_status_shows_the_index(
 def test_status_as_a_team_leaves_out_index_counts(mixle: Run, teams: dict[str, str]) -> None:
     mixle("search", "harbour")
     index = mixle("--as", "alpha", "status", "--json").json()["index"]
-    assert index["state"] == "fresh" and "items" not in index and "model" not in index
+    assert index == {"state": "fresh"}
     assert "items" not in mixle("--as", "alpha", "status").stdout.split("index")[-1]
 
 
