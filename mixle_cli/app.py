@@ -79,6 +79,9 @@ def main_options(
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
+    if shard is not None and not shard.strip():
+        # an unset variable in a script ("--shard $DIR") must not fall back to another shard
+        raise typer.BadParameter("the shard path is empty", param_hint="--shard")
     ctx.obj = AppState(shard_option=shard, team_option=team)
     ctx.call_on_close(ctx.obj.close)
 

@@ -178,6 +178,8 @@ def ingest(
         "redact": not no_redact,
         "report": report,
     }
+    if paths.count("-") > 1:
+        usage("standard input (-) can be read only once")
     missing = [p for p in paths if p != "-" and not Path(p).exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)

@@ -133,3 +133,9 @@ def test_ingest_artifacts_and_docs_from_stdin(mixle, tmp_path: Path) -> None:
     docs = mixle("ingest-docs", "-", "--json", input='"from a pipe"\n')
     assert docs.exit_code == 0 and docs.json()["root"] == "-"
     assert sorted(r["kind"] for r in mixle("ls", "--json").json()) == ["artifact", "text"]
+
+
+def test_standard_input_can_be_named_only_once(mixle) -> None:
+    result = mixle("ingest", "-", "-", input="hello\n")
+    assert result.exit_code == 2 and "only once" in result.stderr
+    assert mixle("ls", "--json").json() == []

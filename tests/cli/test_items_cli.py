@@ -185,3 +185,8 @@ def test_secrets_typed_on_the_command_line_are_not_echoed(mixle) -> None:
     ):
         result = mixle(*args)
         assert token not in result.stdout + result.stderr, args
+
+
+def test_an_empty_shard_path_is_a_usage_error_not_another_shard(mixle) -> None:
+    result = mixle("--shard", "", "add", "text")
+    assert result.exit_code == 2 and "shard path is empty" in result.stderr
