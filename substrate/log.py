@@ -260,12 +260,13 @@ class LogFile:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int]:
+    def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int, tuple[int, int]]:
         """Append ``lines`` as one committed batch under the writer lock, durably.
 
         Bytes that a crashed earlier writer left after the last commit are cut off first.
-        Returns the watermark after the batch, the offset of each line, and the committed end
-        the batch started from.
+        Returns the watermark after the batch, the offset of each line, the committed end the
+        batch started from, and the file's (size, inode) right after the batch, taken under the
+        lock: a stat taken later could already include another writer's batch.
         """
         self.root.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.lock_path):
@@ -293,7 +294,8 @@ class LogFile:
                     state.uncommitted_bytes,
                 )
             end = state.committed_end + len(prefix) + len(body) + len(commit)
-            return Watermark(generation, end), offsets, state.committed_end
+            st = self.path.stat()
+            return Watermark(generation, end), offsets, state.committed_end, (st.st_size, st.st_ino)
 
     def _write_at(self, start: int, data: bytes, state: TailState) -> None:
         created = not self.path.exists()

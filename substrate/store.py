@@ -453,7 +453,8 @@ class Substrate:
         assert self._view is not None
         self._view.reset()
 
-    def _read_raw(self, offset: int, length: int) -> bytes:
+    def _log_fd(self) -> int:
+        """A descriptor of the log file the view last saw (reopened after a compaction)."""
         assert self._log is not None and self._view is not None
         ino = self._view._stat_seen[1]
         if self._fd is None or self._fd_ino != ino:
@@ -461,13 +462,14 @@ class Substrate:
                 os.close(self._fd)
             self._fd = os.open(self._log.path, os.O_RDONLY)
             self._fd_ino = os.fstat(self._fd).st_ino
-        return os.pread(self._fd, length, offset)
+        return self._fd
+
+    def _read_raw(self, offset: int, length: int) -> bytes:
+        return os.pread(self._log_fd(), length, offset)
 
     def _read(self, offset: int, length: int) -> dict[str, Any]:
         assert self._log is not None
-        self._read_raw(offset, length)  # ensures the descriptor is open
-        assert self._fd is not None
-        return self._log.read_line(self._fd, offset, length)
+        return self._log.read_line(self._log_fd(), offset, length)
 
     def _load(self, data: dict[str, Any]) -> SubstrateItem:
         item = SubstrateItem.from_json(data)
@@ -500,7 +502,7 @@ class Substrate:
             self.settings.save()  # a shard created by save() gets its mixle.toml too
         view = self._fresh_view()
         before = view.watermark
-        watermark, offsets, start = self._log.append(lines)
+        watermark, offsets, start, stat_after = self._log.append(lines)
         self.last_append = (Watermark(watermark.generation, start), watermark)
         fresh_log = start == 0 and before.offset == 0
         in_step = fresh_log or (
@@ -513,8 +515,7 @@ class Substrate:
                     for item_id, offset, line, item in zip(ids, offsets, lines, items, strict=True)
                 ]
             )
-            st = self._log.path.stat()
-            view.note_written(watermark, (st.st_size, st.st_ino))
+            view.note_written(watermark, stat_after)
             view.maybe_write_catalog()
         else:
             view.refresh()  # another writer got in first, or the log was created: re-read

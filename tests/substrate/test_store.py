@@ -324,3 +324,29 @@ def test_a_corrupt_line_is_named_by_its_line_number(tmp_path: Path) -> None:
     with pytest.raises(CorruptShardError) as caught:
         list(log_file.records(start, len(b"\n".join(lines))))
     assert caught.value.line == 5
+
+
+def test_a_batch_another_writer_commits_right_after_ours_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.log import LogFile
+
+    a = Substrate(tmp_path)
+    a.add("text", "first")
+    a.save()
+    other: list[str] = []
+    real_append = LogFile.append
+
+    def append_then_another_writer(self: LogFile, lines: list[bytes]) -> object:
+        result = real_append(self, lines)
+        if not other:  # B commits between A's append and A noting what it wrote
+            b = Substrate(tmp_path)
+            other.append(b.add("text", "from B"))
+            b.save()
+        return result
+
+    monkeypatch.setattr(LogFile, "append", append_then_another_writer)
+    a.add("text", "second")
+    a.save()
+    monkeypatch.undo()
+    assert a.get(other[0]) is not None and len(a) == 3
