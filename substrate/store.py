@@ -525,13 +525,17 @@ class Substrate:
     def _save_elsewhere(self, target: Path) -> str:
         """Write every live item to the shard at ``target`` and continue as that shard."""
         items = list(self._mem.values()) if self.root is None else self.all()
+        # written through a separate store first: if the target cannot be written, this one
+        # keeps its items and its place
+        other = Substrate(target)
+        if not other.settings.path or not other.settings.path.exists():
+            other.settings.save()
+        for item in items:
+            other._pending[item.id] = item
+        other._write_batch(*other._collect_changes())
+        other.close()
         self._mem.clear()
         self._pending.clear()
         self._bind(target)
-        if not self.settings.path or not self.settings.path.exists():
-            self.settings.save()
-        for item in items:
-            self._pending[item.id] = item
-        self._write_batch(*self._collect_changes())
         assert self._log is not None
         return str(self._log.path)

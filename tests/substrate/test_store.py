@@ -350,3 +350,17 @@ def test_a_batch_another_writer_commits_right_after_ours_is_seen(
     a.save()
     monkeypatch.undo()
     assert a.get(other[0]) is not None and len(a) == 3
+
+
+def test_a_failed_save_elsewhere_keeps_the_unsaved_items(tmp_path: Path) -> None:
+    from substrate.errors import ShardError
+
+    s = Substrate()
+    ids = [s.add("text", f"n{i}") for i in range(2)]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ShardError):
+        s.save(blocker / "shard")
+    assert len(s) == 2 and s.get(ids[0]).text == "n0"
+    s.save(tmp_path / "shard")
+    assert len(Substrate(tmp_path / "shard")) == 2 and s.root == tmp_path / "shard"
