@@ -58,9 +58,7 @@ def read_unless_binary(path: str) -> tuple[bytes, bool]:
         head = os.read(fd, BINARY_SNIFF_BYTES)
         if is_binary(head):
             return head, True
-        if len(head) < BINARY_SNIFF_BYTES:
-            return head, False
-        parts = [head]
+        parts = [head]  # a short read is not the end on every file system: read to b""
         while True:
             block = os.read(fd, 1 << 20)
             if not block:

@@ -215,3 +215,12 @@ def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
     assert report.items_removed == 0 and report.files_removed == 0
     assert any("unreadable directory" in f.reason for f in report.files)
     assert len(Substrate(shard)) == 2
+
+
+def test_short_reads_do_not_cut_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "note.txt"
+    path.write_text("a sentence that is longer than one short read\n")
+    real_read = os.read
+    monkeypatch.setattr("substrate.ingest.textio.os.read", lambda fd, n: real_read(fd, min(n, 7)))
+    data, binary = read_unless_binary(str(path))
+    assert not binary and data == path.read_bytes()
