@@ -51,7 +51,6 @@ class ItemBuilder:
         self.report = report
         self.drop_empty = drop_empty
         self.created_at = created_at
-        self.redactions = 0
         self._seen: dict[tuple[str, str, str, bytes], int] = {}
 
     def build(
@@ -100,7 +99,6 @@ class ItemBuilder:
                 noted = gated.provenance.get(UNREDACTED_KEY)
                 count = noted.get("count") if isinstance(noted, dict) else None
                 self.report.unredacted_secrets += count if isinstance(count, int) else 1
-        self.redactions += result.redactions
         if computed:
             gated.provenance.update(computed)
         # the id hashes what is stored (after redaction): an id must not let anyone test

@@ -9,9 +9,9 @@ How a run goes:
 3. A new or changed file is decoded (strict UTF-8), parsed by its format, each segment passed
    through the write-time gate (``substrate.gate.admit``) and given a stable id. The file's
    previous items that are no longer produced are removed; the others are rewritten in place.
-4. Changes are saved in batches (every ~200 files or 2 s). One ``save()`` is one atomic
-   committed append, and a batch only ever holds whole files, so a crash leaves each file either
-   in its old or in its new version.
+4. Changes are saved in batches (every 1,000 files, 10,000 items or 2 s). One ``save()`` is one
+   atomic committed append, and a batch only ever holds whole files, so a crash leaves each file
+   either in its old or in its new version.
 5. Sources under the root that were not seen (deleted, or now ignored) lose their items.
 
 ``KeyboardInterrupt`` stops the run after saving the files already completed, then propagates;
