@@ -108,10 +108,11 @@ def prepared_in_workers(
     submitted = 0
     try:
         for index in range(len(chunks)):
-            while submitted < len(chunks) and len(ahead) < workers * CHUNKS_AHEAD:
-                ahead.append(pool.submit(_prepare_chunk, chunks[submitted], options, fingerprint))
-                submitted += 1
-            try:
+            try:  # a dead worker breaks the pool: submit raises then as well as result
+                while submitted < len(chunks) and len(ahead) < workers * CHUNKS_AHEAD:
+                    chunk = chunks[submitted]
+                    ahead.append(pool.submit(_prepare_chunk, chunk, options, fingerprint))
+                    submitted += 1
                 done = ahead.popleft().result()
             except BrokenProcessPool:
                 log.warning("a worker process died; preparing the remaining files here")

@@ -209,3 +209,26 @@ def test_an_unexpected_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
     with pytest.raises(RuntimeError, match="a parser bug"):
         ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
     assert not multiprocessing.active_children()
+
+
+def test_a_pool_found_broken_when_submitting_leaves_the_rest_to_this_process(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    real_submit = ProcessPoolExecutor.submit
+    calls = {"n": 0}
+
+    def submit(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] > 3:  # a worker died meanwhile: the pool takes no more work
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+    monkeypatch.setattr(parallel, "CHUNKS_AHEAD", 1)  # so submitting goes on while applying
+    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
+    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
+    assert _summary(report) == _summary(serial)
