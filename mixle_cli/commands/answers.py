@@ -119,11 +119,14 @@ def ask_cmd(
         int, typer.Option("--max-chars", min=1, help="Context budget handed to the answerer.")
     ] = 2000,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answerer.")
+        float,
+        typer.Option("--timeout", min=0.1, max=86400, help="Seconds to wait for the answerer."),
     ] = 120.0,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the shard with numbered citations, or abstain (exit 1)."""
+    if timeout != timeout:  # NaN passes the range check
+        usage("--timeout must be a number of seconds")
     from substrate import ContextBudget, answer_from_substrate, check_factuality
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)

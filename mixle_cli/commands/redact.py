@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,8 +38,11 @@ def redact(
     masked; the count goes to stderr.
     """
     try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
         mask.format(rule="rule")
-    except (KeyError, IndexError, ValueError):
+    except (KeyError, IndexError, ValueError, AttributeError):
+        fields = ["?"]
+    if any(name != "rule" for name in fields):
         usage("--mask may use {rule} and no other {...} field")
     from substrate import detect_secrets, redact_secrets
 

@@ -292,3 +292,8 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
     assert data["claims"][0]["citations"][0]["id"] == shop["refunds"]
     lines = mixle("--as", "shop", "verify", "--jsonl", input="Gift cards never expire online.")
     assert lines.exit_code == 0 and lines.jsonl()[0]["supported"] is True
+
+
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(mixle, value: str) -> None:
+    assert mixle("ask", "anything", "--timeout", value).exit_code == 2

@@ -78,7 +78,9 @@ def test_quiet(mixle: Run) -> None:
     assert result.exit_code == 0 and result.stderr == ""
 
 
-@pytest.mark.parametrize("mask", ["{}", "{0}", "{secret}", "{rule!z}", "{rule"])
+@pytest.mark.parametrize(
+    "mask", ["{}", "{0}", "{secret}", "{rule!z}", "{rule", "{rule.upper}", "{rule[0]}"]
+)
 def test_bad_mask_is_a_usage_error(mixle: Run, mask: str) -> None:
     result = mixle("redact", "--mask", mask, input=BODY)
     assert result.exit_code == 2
