@@ -83,6 +83,9 @@ class Substrate:
         # where the batch of the last save() began and ended in the log (None: it wrote nothing)
         self.last_append: tuple[Watermark, Watermark] | None = None
         self._mem: dict[str, SubstrateItem] = {}
+        # in memory: id -> mutation_count of its last put, so that a search index can refresh
+        # what was put since (payload changes included, which it cannot see otherwise)
+        self._put_at: dict[str, int] = {}
         self._pending: dict[str, SubstrateItem | None] = {}
         self._cache: dict[str, tuple[SubstrateItem, bytes]] = {}
         self._log: LogFile | None = None
@@ -108,6 +111,7 @@ class Substrate:
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
         if self.root is None:
             self._mem[item.id] = item
+            self._put_at[item.id] = self.mutation_count + 1
         else:
             self._pending[item.id] = item
             self._cache.pop(item.id, None)
@@ -142,9 +146,15 @@ class Substrate:
         entry = view.locate(item_id)
         return None if entry is None else self._load(self._read(entry.offset, entry.length))
 
+    def put_since(self, count: int) -> set[str]:
+        """In memory: the ids put after ``mutation_count`` was ``count`` (empty on disk, where
+        saved changes are read from the log)."""
+        return {item_id for item_id, at in self._put_at.items() if at > count}
+
     def remove(self, item_id: str) -> bool:
         if self.root is None:
             removed = self._mem.pop(item_id, None) is not None
+            self._put_at.pop(item_id, None)
         else:
             removed = self._exists(item_id)
             if removed:
@@ -191,6 +201,7 @@ class Substrate:
         if not (target / "items.jsonl").exists():
             raise FileNotFoundError(str(target / "items.jsonl"))
         self._mem.clear()
+        self._put_at.clear()
         self._pending.clear()
         self._bind(target)
         self.mutation_count += 1
@@ -535,6 +546,7 @@ class Substrate:
         other._write_batch(*other._collect_changes())
         other.close()
         self._mem.clear()
+        self._put_at.clear()
         self._pending.clear()
         self._bind(target)
         assert self._log is not None

@@ -100,7 +100,8 @@ def _current_in_memory(substrate: Any, cache: Cache | None) -> Cache:
         state = build_state(analyzer, items, DEFAULT_PARAMS, coverage)
     else:
         old = cache.fingerprints
-        upserts = [it for it in items if old.get(it.id) != prints[it.id]]
+        put = substrate.put_since(cache.mutation_count)  # catches payload-only changes
+        upserts = [it for it in items if it.id in put or old.get(it.id) != prints[it.id]]
         removed = [item_id for item_id in old if item_id not in prints]
         state = cache.state
         if upserts or removed:

@@ -231,3 +231,15 @@ def test_search_process_never_imports_scikit_learn(tmp_path: Path) -> None:
         check=True,
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_in_memory_search_sees_a_payload_changed_and_put_again() -> None:
+    store = Substrate()
+    item_id = store.add("record", "ticket 42", payload={"owner": "alice"})
+    assert [i.id for i, _ in store.search("alice")] == [item_id]
+    item = store.get(item_id)
+    assert item is not None
+    item.payload["owner"] = "bob"
+    store.put(item)  # the same object, put again: only its payload changed
+    assert [i.id for i, _ in store.search("bob")] == [item_id]
+    assert store.search("alice") == []
