@@ -23,6 +23,7 @@ FOUND = 1  # the command ran and found what the caller asked to be told about
 USAGE = 2
 OPERATIONAL = 3
 INTERRUPTED = 130
+PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of our output went away
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -71,6 +72,12 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.BadParameter):
             raise
+        except BrokenPipeError:
+            # the reader went away (`mixle ls --jsonl | head -1`): stop quietly, as a process
+            # killed by SIGPIPE does; flushing stdout at exit must not fail again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise SystemExit(PIPE_CLOSED) from None
         except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
             if isinstance(exc, SystemExit):
                 raise

@@ -42,7 +42,14 @@ def stdout() -> Console:
     # imported only by commands that render text, which keeps --json runs and hooks quick.
     from rich.console import Console
 
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+    return console
+
+
+def _broken_pipe() -> None:
+    # rich would exit 1 ("nothing found"); let errors.guarded end it like any closed pipe
+    raise BrokenPipeError
 
 
 def stderr() -> Console:

@@ -190,3 +190,21 @@ def test_secrets_typed_on_the_command_line_are_not_echoed(mixle) -> None:
 def test_an_empty_shard_path_is_a_usage_error_not_another_shard(mixle) -> None:
     result = mixle("--shard", "", "add", "text")
     assert result.exit_code == 2 and "shard path is empty" in result.stderr
+
+
+def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    for i in range(3000):
+        store.add("text", f"note number {i} " + "x" * 60)
+    store.save()
+    mixle_bin = Path(sys.executable).with_name("mixle")
+    run = subprocess.Popen(
+        [str(mixle_bin), "--shard", str(shard), "ls", "--jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stdout is not None and run.stdout.readline()
+    run.stdout.close()  # like `| head -1`
+    assert run.wait(timeout=60) == 141
+    assert run.stderr is not None and run.stderr.read() == b""
