@@ -127,10 +127,10 @@ class Substrate:
             return self._mem.get(item_id)
         if item_id in self._pending:
             return self._pending[item_id]
+        view = self._fresh_view()  # a stat when nothing changed; drops copies others replaced
         cached = self._cache.get(item_id)
         if cached is not None:
             return cached[0]
-        view = self._fresh_view()
         entry = view.locate(item_id)
         if entry is None:
             return None
@@ -448,7 +448,24 @@ class Substrate:
     def _fresh_view(self) -> LogView:
         assert self._view is not None
         self._view.refresh()
+        if self._view.refolded:
+            self._forget_replaced(self._view.refolded)
+            self._view.refolded.clear()
         return self._view
+
+    def _forget_replaced(self, ids: set[str]) -> None:
+        """Drop cached copies of items another writer changed, unless this process changed
+        them too (then its own version is kept, and saved over the other)."""
+        for item_id in ids if len(ids) < len(self._cache) else list(self._cache):
+            cached = self._cache.get(item_id)
+            if cached is None or item_id not in ids:
+                continue
+            try:
+                unchanged = encode(cached[0]) == cached[1]
+            except InvalidInputError:
+                unchanged = False
+            if unchanged:
+                del self._cache[item_id]
 
     def _exists(self, item_id: str) -> bool:
         if self.root is None:

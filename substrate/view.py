@@ -61,6 +61,8 @@ class LogView:
         self.uncommitted_bytes = 0
         self._stat_seen: tuple[int, int] = (-1, -1)
         self._trust_catalog = True
+        # ids whose lines were read from the log since the store last looked (other writers')
+        self.refolded: set[str] = set()
 
     def rebuild(self) -> None:
         """Re-read the whole log, ignoring the catalog (which is then rewritten)."""
@@ -111,6 +113,7 @@ class LogView:
 
     def fold(self, records: Iterable[Record]) -> None:
         changes = [(r.id, r.offset, r.length, r.tombstone) for r in records]
+        self.refolded.update(change[0] for change in changes)
         if len(changes) >= _VECTOR_FOLD:
             self.apply_batch(changes)
             return

@@ -364,3 +364,20 @@ def test_a_failed_save_elsewhere_keeps_the_unsaved_items(tmp_path: Path) -> None
     assert len(s) == 2 and s.get(ids[0]).text == "n0"
     s.save(tmp_path / "shard")
     assert len(Substrate(tmp_path / "shard")) == 2 and s.root == tmp_path / "shard"
+
+
+def test_an_item_another_process_changed_is_read_afresh(tmp_path: Path) -> None:
+    a = Substrate(tmp_path)
+    item_id = a.add("text", "v1")
+    a.save()
+    assert a.get(item_id).text == "v1"  # now cached in a
+    b = Substrate(tmp_path)
+    changed = b.get(item_id)
+    changed.text = "v2"
+    b.save()
+    assert a.get(item_id).text == "v2"
+    mine = a.get(item_id)
+    mine.tags.append("reviewed")  # a's own change to the fresh copy is kept and saved
+    a.save()
+    again = Substrate(tmp_path).get(item_id)
+    assert again.text == "v2" and again.tags == ["reviewed"]
