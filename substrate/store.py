@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from substrate.catalog import StaleCatalogError
 from substrate.errors import CorruptShardError, InvalidInputError, ShardError
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
@@ -308,13 +309,19 @@ class Substrate:
         done: set[str] = set()
         for attempt in range(2):
             try:
+                this_pass: set[str] = set()
                 for offset, length in self._fresh_view().live_entries():
                     data = self._read(offset, length)
-                    if data["id"] not in done:
-                        done.add(data["id"])
+                    item_id = data["id"]
+                    if data.get("tombstone") is True or item_id in this_pass:
+                        # two records for one line, or one for a removal: the catalog is damaged
+                        raise StaleCatalogError(f"the catalog points twice at {item_id!r}")
+                    this_pass.add(item_id)
+                    if item_id not in done:
+                        done.add(item_id)
                         yield data
                 return
-            except CorruptShardError:
+            except (CorruptShardError, StaleCatalogError):
                 if attempt:
                     raise
                 self._fresh_view().rebuild()

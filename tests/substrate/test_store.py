@@ -381,3 +381,17 @@ def test_an_item_another_process_changed_is_read_afresh(tmp_path: Path) -> None:
     a.save()
     again = Substrate(tmp_path).get(item_id)
     assert again.text == "v2" and again.tags == ["reviewed"]
+
+
+def test_a_catalog_pointing_twice_at_one_line_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"c{i}")) for i in range(20)]
+    s.save()
+    assert s.checkpoint()
+    catalog = tmp_path / "index" / "offsets.bin"
+    data = bytearray(catalog.read_bytes())
+    first = data[64 + 8 : 64 + 20]  # offset and length of the first record
+    data[64 + 24 + 8 : 64 + 24 + 20] = first  # the second record now points at the same line
+    catalog.write_bytes(bytes(data))
+    listed = [i.id for i in Substrate(tmp_path).iter_items()]
+    assert sorted(listed) == sorted(ids)
