@@ -18,7 +18,7 @@ from mixle_cli.output import JsonOpt
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 
 if TYPE_CHECKING:
-    from substrate import IngestReport
+    from substrate import IngestIssue, IngestReport
 
 ScopeOpt = Annotated[
     str | None, typer.Option("--scope", help="Scope of the new items (default: your team).")
@@ -225,18 +225,23 @@ def _adapt(
     json: bool,
     quiet: bool,
     root: str | None = None,
+    problems: list[IngestIssue] | None = None,
     **options: Any,
 ) -> None:
     """Run one of the reference adapters on ``target``, save once, and report (``root`` names
-    the input in the report; default: ``target``)."""
-    from substrate import IngestReport
+    the input in the report; default: ``target``; ``problems`` were found before)."""
+    from substrate import IngestReport, InvalidInputError
 
     app_state = state(ctx)
     substrate = app_state.substrate()
-    report = IngestReport(root=root or str(target))
-    adapter(substrate, target, scope=_scope(app_state, scope), report=report, **options)
+    report = IngestReport(root=root or str(target), issues=list(problems or []))
+    try:
+        adapter(substrate, target, scope=_scope(app_state, scope), report=report, **options)
+    except InvalidInputError:
+        if not report.issues:
+            raise  # not the input's content: a usage error (an unsupported format)
     substrate.save()
-    _finish(report, json=json, quiet=quiet)
+    _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
 
 
 def _existing(path: Path, *, folder: bool = False) -> Path:
@@ -279,20 +284,20 @@ def ingest_docs_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Ingest text passages (one JSON string or {"text": ...} object per line)."""
-    from substrate import ingest_documents
+    from substrate import IngestIssue, ingest_documents
 
     data = sys.stdin.buffer.read() if file == "-" else _read(Path(file))
-    docs = []
+    name = source or ("stdin" if file == "-" else file)
+    docs, problems = [], []
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
             docs.append(orjson.loads(line))
-        except orjson.JSONDecodeError as exc:
-            usage(f"{file}:{number}: not JSON ({exc})")
-    name = source or ("stdin" if file == "-" else file)
+        except orjson.JSONDecodeError as exc:  # the line is left out, the rest kept
+            problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact)  # fmt: skip
+           redact=not no_redact, problems=problems)  # fmt: skip
 
 
 def _read(path: Path) -> bytes:

@@ -55,9 +55,10 @@ def _issue(
     fatal: bool = False,
 ) -> None:
     issue = IngestIssue(source, reason, line, byte, fatal)
-    log.warning("%s: %s", issue.location(), reason)
     if report is not None:
         report.note(issue)
+    else:  # nobody collects the problems: say them
+        log.warning("%s: %s", issue.location(), reason)
 
 
 def _store(

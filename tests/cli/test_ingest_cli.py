@@ -139,3 +139,16 @@ def test_standard_input_can_be_named_only_once(mixle) -> None:
     result = mixle("ingest", "-", "-", input="hello\n")
     assert result.exit_code == 2 and "only once" in result.stderr
     assert mixle("ls", "--json").json() == []
+
+
+def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('"one"\n{"bad\n"three"\n')
+    result = mixle("ingest-docs", str(docs))
+    assert result.exit_code == 1 and result.stderr.count("not JSON") == 1
+    assert sorted(r["title"] for r in mixle("ls", "--json").json()) == ["one", "three"]
+    table = tmp_path / "broken.csv"
+    table.write_text('a,b\n1,"x\n')
+    result = mixle("ingest-file", str(table))
+    assert result.exit_code == 1 and result.stderr.count("malformed CSV") == 1
+    assert mixle("ingest-file", str(docs), "--as", "xyz").exit_code == 2
