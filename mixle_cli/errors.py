@@ -53,7 +53,7 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
     if isinstance(exc, InvalidInputError):
         return USAGE, str(exc), None
     if isinstance(exc, ShardError):
-        return OPERATIONAL, str(exc), "run `mixle status` to check the shard"
+        return OPERATIONAL, str(exc), "run `mixle audit` to check the shard"
     if isinstance(exc, SubstrateError):
         return OPERATIONAL, str(exc), None
     if isinstance(exc, OSError):

@@ -118,3 +118,11 @@ def when(timestamp: float | None) -> str:
     if not timestamp:
         return ""
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def score_option(value: float | None) -> float | None:
+    """Callback for score thresholds: the range check lets NaN through (every comparison with
+    it is false), which would silently leave out every result."""
+    if value is not None and value != value:
+        raise typer.BadParameter("must be a number between 0 and 1")
+    return value

@@ -181,7 +181,14 @@ def verify_cmd(
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Evidence items per claim.")] = 4,
     min_score: Annotated[
-        float, typer.Option("--min-score", help="Evidence scoring below this does not count.")
+        float,
+        typer.Option(
+            "--min-score",
+            min=0.0,
+            max=1.0,
+            callback=output.score_option,
+            help="Evidence scoring below this (0..1) does not count.",
+        ),
     ] = 0.2,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,

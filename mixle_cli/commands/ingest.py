@@ -156,7 +156,10 @@ def ingest(
             "to 4 when over a thousand files must be read; 1: this process only).",
         ),
     ] = 0,
-    source: SourceOpt = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", help="Source name recorded for standard input (-)."),
+    ] = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:

@@ -27,7 +27,13 @@ SHAPE_NAMES = ("passages", "brief", "features")
 
 MinScoreOpt = Annotated[
     float | None,
-    typer.Option("--min-score", help="Leave out items scoring below this (scores are 0..1)."),
+    typer.Option(
+        "--min-score",
+        min=0.0,
+        max=1.0,
+        callback=output.score_option,
+        help="Leave out items scoring below this (scores are 0..1).",
+    ),
 ]
 
 
@@ -155,7 +161,11 @@ def multihop_cmd(
     min_score: Annotated[
         float,
         typer.Option(
-            "--min-score", help="Seed and content hops must score above this (links always)."
+            "--min-score",
+            min=0.0,
+            max=1.0,
+            callback=output.score_option,
+            help="Seed and content hops must score above this, 0..1 (links always).",
         ),
     ] = 0.0,
     json: JsonOpt = False,

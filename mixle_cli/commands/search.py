@@ -238,7 +238,11 @@ def search_cmd(
     min_score: Annotated[
         float | None,
         typer.Option(
-            "--min-score", min=0.0, max=1.0, help="Leave out results scoring below this (0..1)."
+            "--min-score",
+            min=0.0,
+            max=1.0,
+            callback=output.score_option,
+            help="Leave out results scoring below this (0..1).",
         ),
     ] = None,
     explain: Annotated[

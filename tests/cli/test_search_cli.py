@@ -339,3 +339,11 @@ def test_a_secret_in_the_query_is_never_printed_back(mixle: Run, filled: dict[st
     assert result.exit_code in (0, 1), result.stderr
     assert token not in result.stdout + result.stderr
     assert result.json()["query"].startswith("refund policy [REDACTED:")
+
+
+@pytest.mark.parametrize("command", ["search", "retrieve", "multihop"])
+@pytest.mark.parametrize("value", ["nan", "5", "-1"])
+def test_a_score_threshold_outside_0_1_is_a_usage_error(
+    mixle: Run, filled: dict[str, str], command: str, value: str
+) -> None:
+    assert mixle(command, "refund", "--min-score", value).exit_code == 2
