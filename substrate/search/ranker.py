@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from substrate.search.corpus import CorpusStats
-from substrate.search.doctable import filter_mask
+from substrate.search.doctable import distinct, filter_mask
 from substrate.search.feedback import expand_query
 from substrate.search.filters import SearchFilters
 from substrate.search.signatures import nearest, pack_signatures
@@ -77,17 +77,6 @@ def top_rows(scores: np.ndarray, k: int, seq: np.ndarray) -> np.ndarray:
     return cand[order[:k]]
 
 
-def _distinct(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (``np.unique`` would import numpy.ma: 25 ms on a cold start)."""
-    ordered = np.sort(values)
-    if ordered.shape[0] == 0:
-        return ordered
-    keep = np.empty(ordered.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
-
-
 def _locate(state: IndexState, rows: np.ndarray) -> list[tuple[int, int]]:
     bases = state.bases()
     segs = np.searchsorted(bases, rows, side="right") - 1
@@ -118,7 +107,7 @@ def _cosines(
                 seg.signatures, qsig, allowed[base : base + seg.n_rows], params.signature_candidates
             )
             picked.append(near + base)
-    rows = _distinct(np.concatenate(picked))
+    rows = distinct(np.concatenate(picked))
     bases = state.bases()
     segs = np.searchsorted(bases, rows, side="right") - 1
     for si, seg in enumerate(state.segments):
@@ -256,7 +245,7 @@ def _coverage(
     best = np.zeros(rows.shape[0], dtype=np.float64)
     bases = state.bases()
     segs = np.searchsorted(bases, rows, side="right") - 1
-    for si in _distinct(segs).tolist():
+    for si in distinct(segs).tolist():
         pick = np.flatnonzero(segs == si)
         local = rows[pick] - bases[si]
         postings = state.segments[si].postings
