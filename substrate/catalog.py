@@ -99,10 +99,6 @@ class Catalog:
             raise StaleCatalogError(f"{self.path} changed while in use")
         return record
 
-    @property
-    def valid(self) -> bool:
-        return self.header is not None
-
     def lookup(self, key: bytes) -> list[tuple[int, int, int]]:
         """(offset, length, seq) of every record with ``key`` (several only on a collision)."""
         if self._fd is None or self.header is None:

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-VIAS: tuple[str, ...] = ("seed", "link", "content")
-
 # A content hop searches with the frontier item's text; long texts are cut to their opening
 # words, which keeps each hop's query (and its cost) bounded while still naming the topic.
 CONTENT_QUERY_WORDS = 48

@@ -77,11 +77,6 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def encode_item(data: dict[str, Any]) -> bytes:
-    """Serialize an item dict with its id first (so a reader can find it without parsing)."""
-    return orjson.dumps({"id": data["id"], **data}) + b"\n"
-
-
 def encode_tombstone(item_id: str) -> bytes:
     return orjson.dumps({"id": item_id, "tombstone": True, "at": time.time()}) + b"\n"
 

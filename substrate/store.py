@@ -564,7 +564,7 @@ class Substrate:
         # keeps its items and its place
         other = Substrate(target)
         if not other.settings.path or not other.settings.path.exists():
-            other.settings.save()
+            other.settings.save()  # even with nothing to write, the target becomes a shard
         for item in items:
             other._pending[item.id] = item
         other._write_batch(*other._collect_changes())

@@ -18,10 +18,6 @@ from substrate.search.layout import (
 from substrate.search.packs import PackError, read_meta
 from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION
 
-# Fields of ``index_status`` that count items; a reader confined to some scopes must not see
-# them, since they include every scope.
-COUNT_FIELDS = ("items", "model")
-
 
 def index_status(substrate: Any) -> dict[str, Any]:
     """Describe the search index without building or loading it.

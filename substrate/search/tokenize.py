@@ -29,11 +29,6 @@ def _token_re() -> re.Pattern[str]:
     return re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*)")
 
 
-@functools.cache
-def _cjk_re() -> re.Pattern[str]:
-    return re.compile(rf"[{_CJK}]")
-
-
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000
 
@@ -110,11 +105,6 @@ def word_spans(text: str) -> Iterator[tuple[int, int]]:
                 yield i, i + 2
         else:
             yield match.span(2)
-
-
-def has_cjk(text: str) -> bool:
-    """True if ``text`` contains a character analysed as Chinese, Japanese or Korean."""
-    return not text.isascii() and _cjk_re().search(text) is not None
 
 
 def item_surface(text: str, payload: Mapping[str, Any], tags: Iterable[str]) -> str:

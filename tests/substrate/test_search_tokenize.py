@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.search.tokenize import Analyzer, has_cjk, item_surface
+from substrate.search.tokenize import Analyzer, item_surface
 
 
 @pytest.fixture(scope="module")
@@ -54,11 +54,6 @@ def test_unicode_letters_are_words(analyzer: Analyzer) -> None:
 )
 def test_cjk_runs_become_bigrams(analyzer: Analyzer, text: str, expected: list[str]) -> None:
     assert analyzer.terms(text) == expected
-
-
-def test_has_cjk() -> None:
-    assert has_cjk("mixed 中 text")
-    assert not has_cjk("plain text")
 
 
 def test_surface_includes_payload_keys_values_and_tags() -> None:
