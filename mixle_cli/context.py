@@ -37,6 +37,15 @@ class AppState:
         scopes = self.scopes
         return scopes is None or scope in scopes
 
+    def write_scope(self, scope: str | None) -> str:
+        """The scope a write goes to (given, else the default), if the caller may write it."""
+        from mixle_cli.errors import FOUND, fail
+
+        target = scope or self.default_scope()
+        if not self.can_read(target):
+            fail(f"you read as {self.team!r} and may not write to scope {target!r}", FOUND)
+        return target
+
     def default_scope(self) -> str:
         team = self.team
         if team is not None:

@@ -19,6 +19,15 @@ def query_text(text: str, what: str = "query") -> str:
     return safe_text(text)
 
 
+def known_kind(kind: str | None) -> str | None:
+    """``kind`` when it names an item kind (None passes), else a usage error."""
+    from substrate import MODALITIES
+
+    if kind is not None and kind not in MODALITIES:
+        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    return kind
+
+
 def item_title(item: SubstrateItem, width: int = 70) -> str:
     return output.first_line(item.text or str(item.payload or ""), width)
 

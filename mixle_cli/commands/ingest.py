@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import AppState, state
+from mixle_cli.context import state
 from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, usage
 from mixle_cli.output import JsonOpt
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
@@ -31,13 +31,6 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress and n
 SourceOpt = Annotated[
     str | None, typer.Option("--source", help="Source name recorded in provenance.")
 ]
-
-
-def _scope(app_state: AppState, scope: str | None) -> str:
-    target = scope or app_state.default_scope()
-    if not app_state.can_read(target):
-        fail(f"you read as {app_state.team!r} and may not write to scope {target!r}", FOUND)
-    return target
 
 
 @contextmanager
@@ -170,7 +163,7 @@ def ingest(
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
-    target_scope = _scope(app_state, scope)
+    target_scope = app_state.write_scope(scope)
     from substrate import IngestReport, ingest_path, ingest_text
 
     report = IngestReport()
@@ -239,7 +232,7 @@ def _adapt(
     substrate = app_state.substrate()
     report = IngestReport(root=root or str(target), issues=list(problems or []))
     try:
-        adapter(substrate, target, scope=_scope(app_state, scope), report=report, **options)
+        adapter(substrate, target, scope=app_state.write_scope(scope), report=report, **options)
     except InvalidInputError:
         if not report.issues:
             raise  # not the input's content: a usage error (an unsupported format)

@@ -13,6 +13,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
+from mixle_cli.evidence import known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     MODALITIES,
@@ -115,19 +116,16 @@ def add(
     """Add one item. Secrets in it are redacted before it is stored."""
     body = _read_text(text)
     fields = _parse_payload(payload)
-    if (kind or "text") not in MODALITIES:
-        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    kind = known_kind(kind) or "text"
     app_state = state(ctx)
     substrate = app_state.substrate()
-    target_scope = scope or app_state.default_scope()
-    if not app_state.can_read(target_scope):
-        fail(f"you read as {app_state.team!r} and may not write to scope {target_scope!r}", FOUND)
+    target_scope = app_state.write_scope(scope)
     links = list(link or [])
     missing = [i for i in links if not _visible(app_state, substrate.get(i))]
     if missing:
         fail(f"no item with id {', '.join(missing)} to link to", FOUND)
     item = SubstrateItem(
-        kind=kind or "text",
+        kind=kind,
         text=body,
         payload=fields,
         provenance={"source": "cli"},
@@ -214,8 +212,7 @@ def ls(
 ) -> None:
     """List items, oldest first."""
     how = output.mode(json, jsonl)
-    if kind is not None and kind not in MODALITIES:
-        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    known_kind(kind)
     wanted_tags = set(tag or [])
 
     def selected() -> Any:

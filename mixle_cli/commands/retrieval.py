@@ -14,7 +14,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import item_title, item_where, query_text
+from mixle_cli.evidence import item_title, item_where, known_kind, query_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -45,8 +45,7 @@ def _kinds(values: list[str] | None) -> list[str] | None:
         return None
     kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
     for kind in kinds:
-        if kind not in MODALITIES:
-            usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+        known_kind(kind)
     return kinds
 
 
@@ -245,8 +244,7 @@ def assemble_context_cmd(
         usage(f"unknown format {fmt!r}; expected md, xml or json")
     if shape not in SHAPE_NAMES:
         usage(f"unknown shape {shape!r}; expected one of {', '.join(SHAPE_NAMES)}")
-    if kind is not None and kind not in MODALITIES:
-        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    known_kind(kind)
     budget = ContextBudget(
         max_chars=max_chars,
         max_items=max_items,

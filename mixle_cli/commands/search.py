@@ -19,7 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import OPERATIONAL, fail, usage
-from mixle_cli.evidence import query_text, where_text
+from mixle_cli.evidence import known_kind, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -85,8 +85,7 @@ def _filters(
 ) -> SearchFilters:
     from substrate import SearchFilters
 
-    if kind is not None and kind not in MODALITIES:
-        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+    known_kind(kind)
     now = time.time()
     start = parse_when(since, "--since", now=now) if since is not None else None
     end = parse_when(until, "--until", now=now, end_of_day=True) if until is not None else None

@@ -208,3 +208,8 @@ def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
     run.stdout.close()  # like `| head -1`
     assert run.wait(timeout=60) == 141
     assert run.stderr is not None and run.stderr.read() == b""
+
+
+def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
+    assert mixle("add", "text", "--kind", "").exit_code == 2
+    assert mixle("ls", "--kind", "").exit_code == 2
