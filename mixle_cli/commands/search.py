@@ -65,14 +65,6 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         )
 
 
-def visible_scopes(app_state: AppState, scope: str | None) -> frozenset[str] | None:
-    """The scopes a search may read: the caller's, narrowed to ``--scope``; None: all."""
-    allowed = app_state.scopes
-    if scope is None:
-        return allowed
-    return frozenset([scope]) if allowed is None else allowed & {scope}
-
-
 def _filters(
     app_state: AppState,
     *,
@@ -84,6 +76,7 @@ def _filters(
     until: str | None,
 ) -> SearchFilters:
     from substrate import SearchFilters
+    from substrate.retrieval import merge_scopes
 
     known_kind(kind)
     now = time.time()
@@ -93,7 +86,7 @@ def _filters(
         usage("--since is later than --until: no item can match")
     return SearchFilters(
         kind=kind,
-        scopes=visible_scopes(app_state, scope),
+        scopes=merge_scopes(scope, app_state.scopes),
         tags=tuple(tags or ()),
         source_prefix=source or None,
         since=start,
