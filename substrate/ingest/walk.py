@@ -62,6 +62,7 @@ class _Walker:
         self.dirs_seen: set[tuple[int, int]] = set()
         self.files_seen: dict[tuple[int, int], str] = {}
         self.links: list[_Link] = []
+        self.via_link = False  # walking below a followed link: paths are not real paths
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -113,7 +114,8 @@ class _Walker:
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
                         continue
-                    if self.exclude and self.excluded(entry.path):
+                    real = os.path.realpath(entry.path) if self.via_link else entry.path
+                    if self.exclude and self.excluded(real):
                         continue
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
@@ -153,6 +155,7 @@ class _Walker:
                 reason = "symlink loop" if loop else "symlink to a directory already walked"
                 skipped.append((link.rel, reason))
                 return
+            self.via_link = True
             self.walk_tree(link.path, link.rel, link.ignores)
         elif stat.S_ISREG(info.st_mode):
             if key in self.files_seen:

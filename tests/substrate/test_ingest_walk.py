@@ -106,3 +106,13 @@ def test_unreadable_folder_is_reported(tmp_path: Path) -> None:
     assert [f.rel for f in result.files] == ["a.md"]
     assert result.skipped[0][0] == "locked"
     assert result.skipped[0][1].startswith("unreadable directory")
+
+
+def test_a_link_leading_to_the_shard_does_not_walk_into_it(tmp_path: Path) -> None:
+    store = tmp_path / ".store"
+    (store / "shard" / "index").mkdir(parents=True)
+    (store / "shard" / "items.jsonl").write_text("{}\n")
+    (tmp_path / "a.md").write_text("# A\n")
+    (tmp_path / "data").symlink_to(store)  # a visible name for a hidden folder
+    files = [f.rel for f in walk(tmp_path, exclude=[store / "shard"]).files]
+    assert files == ["a.md"]
