@@ -174,6 +174,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ("aws", "secret_access", "secretaccess", "secret-access"),
         entropy=3.5,
         lines=True,
+        window=1,  # the value may follow on the next line
         description="AWS secret access key (40 base64 characters) assigned to a secret key name",
     ),
     Rule(
@@ -224,6 +225,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
         ("basic",),
         lines=True,
+        window=1,  # the value may follow on the next line
         entropy=2.5,
         boundary=False,
         description="HTTP Authorization: Basic header with base64 user:password",
@@ -233,6 +235,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"Bearer\s+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("bearer",),
         lines=True,
+        window=1,  # the value may follow on the next line
         entropy=3.0,
         description="OAuth bearer token in an Authorization header or code",
     ),
@@ -242,6 +245,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("authorization",),
         lines=True,
+        window=1,  # the value may follow on the next line
         entropy=3.0,
         boundary=False,
         description="A raw token in an Authorization header",

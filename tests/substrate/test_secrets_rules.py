@@ -323,6 +323,25 @@ def test_anchored_rules_find_assignments_on_any_line() -> None:
         assert text[found[0].start : found[0].end] == value
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Authorization: Bearer\n  {v}",
+        "Authorization:\n  {v}",
+        "Authorization: Basic\n  {b}",
+        "aws_secret_access_key:\n  {a}",
+    ],
+)
+def test_a_value_on_the_line_after_its_header_is_found_in_long_texts_too(header: str) -> None:
+    value = rnd(40)
+    text = header.format(v=value, a=value, b=base64.b64encode(f"admin:{value}".encode()).decode())
+    secret = text.rsplit(" ", 1)[1]
+    padding = "ordinary prose line\n" * 300  # long texts look at keyword lines and a window
+    for scanned in (text, padding + text, text + "\n" + padding):
+        found = detect_secrets(scanned).findings
+        assert [scanned[f.start : f.end] for f in found] == [secret], scanned[-120:]
+
+
 def test_what_a_rule_needs_is_in_every_match_it_makes() -> None:
     import json
     from pathlib import Path
