@@ -31,12 +31,13 @@ path), ``line_start``/``line_end`` (1-based, inclusive), ``chunk`` (index within
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
-from contextlib import closing
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,25 @@ def _resolve_options(
     )
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block (worker processes forked in it too).
+
+    A run makes items, dicts and lists by the hundred thousand and keeps many until they are
+    saved; the collector's passes over them find next to nothing to free (items hold no
+    cycles) and cost 5-10% of a first ingest. Reference counting frees everything as usual,
+    and the collector resumes, if it was on, when the block ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@collector_paused()
 def ingest_path(
     substrate: Substrate,
     path: str | os.PathLike[str],

@@ -167,6 +167,20 @@ def test_secrets_are_redacted_and_counted(tmp_path: Path) -> None:
     assert kept.as_dict()["unredacted_secrets"] == 1
 
 
+def test_the_collector_is_paused_during_a_run_and_restored_after(notes: Path) -> None:
+    import gc
+
+    seen: list[bool] = []
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            ingest_path(Substrate(), notes, progress=lambda *_: seen.append(gc.isenabled()))
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert seen and not any(seen)
+
+
 def test_progress_is_reported_and_ends_at_the_total(notes: Path) -> None:
     calls: list[tuple[int, int, int, int]] = []
     report = ingest_path(Substrate(), notes, progress=lambda *a: calls.append(a))
