@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from substrate.gate import UNREDACTED_KEY, admit
+from substrate.gate import UNREDACTED_KEY, GateResult, admit
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
@@ -60,6 +60,7 @@ class ItemBuilder:
         locator: str | None = None,
         *,
         computed: dict[str, Any] | None = None,
+        screened: bool = False,
     ) -> SubstrateItem | None:
         """The gated item of ``seg``, or None when it is dropped as empty.
 
@@ -72,6 +73,8 @@ class ItemBuilder:
                 option fingerprint, line numbers, sizes, times), added after the gate:
                 nothing in them comes from the content, and scanning them for every item
                 would only cost time.
+            screened: the caller has shown that no string of the item can hold a secret
+                (see ``prepare.screened_clean``), so the gate would return it untouched.
         """
         if self.drop_empty and seg.kind == "text" and not seg.text.strip():
             if self.report is not None:
@@ -89,7 +92,7 @@ class ItemBuilder:
         )
         if self.created_at is not None:
             item.created_at = self.created_at
-        result = admit(item, redact=self.redact)
+        result = GateResult(item, 0, []) if screened else admit(item, redact=self.redact)
         gated = result.item
         if result.rules and self.report is not None:
             self.report.redaction_rules.update(result.rules)

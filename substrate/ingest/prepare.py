@@ -10,15 +10,18 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
-from substrate.ingest.segment import FileRejected, Parsed
+from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
+from substrate.secrets.engine import KEYWORD_GATE, find_secrets
+from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -158,17 +161,51 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         return done
     done.prepared_at = time.time()
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
-    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint)
+    clean = screened_clean(text, parsed, ticket, options)
+    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint, clean)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
 
 
+def screened_clean(text: str, parsed: Parsed, ticket: Ticket, options: IngestOptions) -> bool:
+    """Whether the file's plain segments can skip the gate: nothing the gate could find lies
+    in any string of their items.
+
+    A plain segment (see ``_plain``) of a slicing format is an item whose strings are a slice
+    of ``text``, the file's names, its section and the run's scope and tags. One screen of the
+    whole text answers for every slice (``slices_may_hold_secrets``), where the gate would
+    screen each item: most files hold no keyword, and then they cost one search.
+    """
+    if not parsed.slices or not _options_clean(options.scope, options.tags):
+        return False
+    names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
+    return not may_hold_secrets(names) and not slices_may_hold_secrets(text)
+
+
+@lru_cache(maxsize=16)
+def _options_clean(scope: str, tags: tuple[str, ...]) -> bool:
+    # the gate also reads the provenance keys set in _gated_items: constant, checked all the same
+    keys = ("source", "path", "section")
+    return not find_secrets(scope) and not may_hold_secrets([*tags, *keys])
+
+
+def _plain(seg: Segment) -> bool:
+    """Whether the item of ``seg`` holds nothing but its text slice, names and section."""
+    return not (seg.payload or seg.tags or seg.extra) and len(seg.text) < KEYWORD_GATE
+
+
 def _gated_items(
-    ticket: Ticket, parsed: Parsed, done: Prepared, options: IngestOptions, fingerprint: str
+    ticket: Ticket,
+    parsed: Parsed,
+    done: Prepared,
+    options: IngestOptions,
+    fingerprint: str,
+    clean: bool,
 ) -> tuple[list[SubstrateItem], GateTally]:
     """The items of the parsed segments, through the gate, with their provenance; a segment
-    the gate refuses becomes an issue of ``done``."""
+    the gate refuses becomes an issue of ``done``. With ``clean`` (``screened_clean``), plain
+    segments are known to pass it untouched."""
     now = done.prepared_at
     tally = GateTally()
     builder = ItemBuilder(
@@ -204,7 +241,7 @@ def _gated_items(
                 computed.pop(name, None)
         computed.update(fixed)
         try:
-            item = builder.build(seg, provenance, computed=computed)
+            item = builder.build(seg, provenance, computed=computed, screened=clean and _plain(seg))
         except InvalidInputError as exc:  # the gate refuses what it cannot check: this row only
             done.issues.append((str(exc), seg.line_start))
             continue

@@ -53,6 +53,7 @@ class Parsed:
     format: str
     segments: list[Segment] = field(default_factory=list)
     issues: list[LineIssue] = field(default_factory=list)
+    slices: bool = False  # every segment's text is a slice of the parsed text, unchanged
 
 
 class FileRejected(InvalidInputError):

@@ -14,6 +14,7 @@ long runs alone, which holds every match they could make.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -21,6 +22,7 @@ from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
     KEYWORD_GATE,
+    MIN_TOKEN_LEN,
     keywordless_widths,
     long_words,
 )
@@ -80,3 +82,29 @@ def _keywordless_match(joined: str, longest: int) -> bool:
         if found and RULES[i].regex.search(found):
             return True
     return False
+
+
+def slices_may_hold_secrets(text: str) -> bool:
+    """Whether a slice of ``text`` shorter than ``KEYWORD_GATE`` could hold a finding of
+    ``find_secrets`` (False is exact).
+
+    A slice only cuts: its keywords and its long whitespace-free runs all lie in ``text``
+    (keywords are ASCII, and lower-casing maps each character on its own, so nothing outside
+    ``text``'s lower-cased keywords appears in a slice's). The rules without keywords are not
+    tried on the runs, since a cut can change what a word boundary sees: a run long enough for
+    one of them already answers yes. ``text`` itself may be of any length.
+    """
+    low = text.lower()
+    if ANY_CONTEXT_KEYWORD.search(low):
+        return True
+    runs = _LONG_RUN.findall(low)
+    if not runs:
+        return False
+    if ANY_TOKEN_KEYWORD.search(" ".join(runs)):
+        return True
+    longest = max(map(len, runs))
+    return any(longest >= shortest for _, shortest in keywordless_widths())
+
+
+# ``\s`` is exactly what ``str.split()`` splits at, so these are the runs of ``long_words``.
+_LONG_RUN = re.compile(rf"\S{{{MIN_TOKEN_LEN},}}")

@@ -167,6 +167,50 @@ def test_secrets_are_redacted_and_counted(tmp_path: Path) -> None:
     assert kept.as_dict()["unredacted_secrets"] == 1
 
 
+def test_files_screened_whole_store_exactly_what_the_gate_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.ingest.prepare as prepare
+
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    files = {
+        "plain.md": "# Guide\n\nNothing to hide here.\n\n## Use\n\nRun it twice.\n",
+        "token.md": f"# Guide\n\nNothing here.\n\n## Deploy\n\nuse {token} today\n",
+        "title.md": f"# Setup {token}\n\nbody text\n",
+        "nested.md": "# curl -u\n\n## alice:Vx9q7Rk2Lp4Tb8Hc\n\ntext\n",
+        "front.md": "---\npassword: Vx9q7Rk2Lp4Tb8Hc3Md\n---\n# Notes\n\nbody\n",
+        "keys/notes.md": "# Notes\n\nplain words\n",
+        "long.txt": "word " * 2000 + f"\n\npassword = {token}\n",
+        "doc.rst": f"Title\n=====\n\nplain\n\nOther\n-----\n\nsecret: {token}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    screened = []
+    screen = prepare.screened_clean
+
+    def counted(*args: object) -> bool:
+        screened.append(screen(*args))  # type: ignore[arg-type]
+        return screened[-1]
+
+    def stored(store: Substrate) -> list[tuple[object, ...]]:
+        return sorted(
+            (i.id, i.text, i.tags, i.payload, {**i.provenance, "ingested_at": 0})
+            for i in store.iter_items()
+        )
+
+    monkeypatch.setattr(prepare, "screened_clean", counted)
+    fast = Substrate()
+    fast_report = ingest_path(fast, tmp_path, chunk_chars=4000)
+    monkeypatch.setattr(prepare, "screened_clean", lambda *args: False)
+    gated = Substrate()
+    gated_report = ingest_path(gated, tmp_path, chunk_chars=4000)
+    assert stored(fast) == stored(gated)
+    assert fast_report.redactions == gated_report.redactions > 0
+    assert token not in str(stored(fast))
+    assert screened.count(True) == 1 and screened.count(False) == len(files) - 1
+
+
 def test_the_collector_is_paused_during_a_run_and_restored_after(notes: Path) -> None:
     import gc
 

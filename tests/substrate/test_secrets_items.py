@@ -183,3 +183,26 @@ def test_a_secret_used_as_a_key_is_not_spelled_out_in_field_paths() -> None:
     assert scan.findings and all(secret not in f.field for f in scan.findings)
     assert all(secret not in str(f.as_dict()) for f in scan.findings)
     assert any(f.field == "payload.tokens.<key 0><key>" for f in scan.findings)
+
+
+def test_text_screen_answers_for_every_slice_of_the_text() -> None:
+    from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
+
+    rng = random.Random(5)
+    # keyword fragments, case-folding look-alikes (Kelvin sign, long s, dotted I), separators
+    pieces = ["pa", "ss", "k", "ey", "\u212a", "ſ", "İ", "ecret", "to", "ken", "-u", "xoxb", "-"]
+    pieces += ["ghp_", rnd(20), rnd(5), "word", " ", "\n", "\t", "=", ":", "'", "sk", "AKIA"]
+    screened = 0
+    for _ in range(600):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 24)))
+        if slices_may_hold_secrets(text):
+            continue
+        screened += 1
+        for _ in range(30):
+            i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+            assert not may_hold_secrets([text[i:j]]), (text, i, j)
+    assert screened > 50
+    assert slices_may_hold_secrets("\u212aey") and not slices_may_hold_secrets("ask for the task")
+    assert slices_may_hold_secrets("see docs/a_long_word_with_sk_inside")
+    discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+    assert slices_may_hold_secrets(f"bot {discord}") and slices_may_hold_secrets(discord + "x")

@@ -84,7 +84,7 @@ def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
 
 def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     """Split a Markdown document into heading-path sections and chunks."""
-    parsed = Parsed("markdown")
+    parsed = Parsed("markdown", slices=True)
     start = 0
     tags: list[str] = []
     fields: dict[str, Any] = {}

@@ -52,7 +52,7 @@ def _titles(lines: list[str]) -> list[tuple[int, int, str, tuple[str, bool]]]:
 
 def parse_rst(text: str, ctx: ParseContext) -> Parsed:
     """Split a reStructuredText document into titled sections and chunks."""
-    parsed = Parsed("rst")
+    parsed = Parsed("rst", slices=True)
     lines = text.split("\n")
     styles: list[tuple[str, bool]] = []  # adornment styles in order of first appearance
     path: list[tuple[int, str]] = []

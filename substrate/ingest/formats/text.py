@@ -29,7 +29,7 @@ def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
 
 def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks."""
-    parsed = Parsed("text")
+    parsed = Parsed("text", slices=True)
     for block, line in paragraphs(text):
         for i, (chunk, start, end) in enumerate(chunk_lines(block, line, ctx.chunk_chars)):
             parsed.segments.append(Segment("text", chunk, None, start, end, i))
