@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,6 +68,11 @@ def encode(item: SubstrateItem) -> bytes:
     if problem is not None:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
     return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+
+
+def decode(line: bytes) -> SubstrateItem:
+    """The item of a log line made by ``encode``."""
+    return SubstrateItem.from_json(orjson.loads(line))
 
 
 class Substrate:
@@ -193,6 +198,27 @@ class Substrate:
         self._write_batch(*self._collect_changes())
         assert self._log is not None
         return str(self._log.path)
+
+    def save_encoded(self, lines: Sequence[tuple[str, bytes]]) -> None:
+        """Save every change since the last save together with items given as log lines, in
+        one durable append (a shard on disk only).
+
+        ``lines`` pairs an item id with ``encode(item)``, made where the item was built (a
+        worker process): this process then neither rebuilds nor re-encodes the item. Like
+        ``put``, each replaces any unsaved change to the same id.
+        """
+        if self.root is None:
+            raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
+        for item_id, _ in lines:
+            self._pending.pop(item_id, None)
+            self._cache.pop(item_id, None)
+        ids, encoded, removed = self._collect_changes()
+        ids.extend(item_id for item_id, _ in lines)
+        encoded.extend(line for _, line in lines)
+        removed.extend(False for _ in lines)
+        self.mutation_count += len(lines)
+        self.last_append = None
+        self._write_batch(ids, encoded, removed)
 
     def load(self, root: str | os.PathLike[str] | None = None) -> None:
         """Forget unsaved changes and read the shard at ``root`` (default: this shard's root)."""
@@ -511,25 +537,24 @@ class Substrate:
         self._cache[item.id] = (item, encode(item))
         return item
 
-    def _collect_changes(self) -> tuple[list[str], list[bytes], list[SubstrateItem | None]]:
+    def _collect_changes(self) -> tuple[list[str], list[bytes], list[bool]]:
+        """The ids, log lines and removal flags of every unsaved change."""
         ids: list[str] = []
         lines: list[bytes] = []
-        items: list[SubstrateItem | None] = []
+        removed: list[bool] = []
         for item_id, item in self._pending.items():
             ids.append(item_id)
             lines.append(encode_tombstone(item_id) if item is None else encode(item))
-            items.append(item)
+            removed.append(item is None)
         for item_id, (item, baseline) in self._cache.items():
             line = encode(item)
             if line != baseline and item_id not in self._pending:
                 ids.append(item_id)
                 lines.append(line)
-                items.append(item)
-        return ids, lines, items
+                removed.append(False)
+        return ids, lines, removed
 
-    def _write_batch(
-        self, ids: list[str], lines: list[bytes], items: list[SubstrateItem | None]
-    ) -> None:
+    def _write_batch(self, ids: list[str], lines: list[bytes], removed: list[bool]) -> None:
         if not lines:
             return
         assert self._log is not None and self._view is not None
@@ -546,8 +571,10 @@ class Substrate:
         if in_step:
             view.apply_batch(
                 [
-                    (item_id, offset, len(line), item is None)
-                    for item_id, offset, line, item in zip(ids, offsets, lines, items, strict=True)
+                    (item_id, offset, len(line), gone)
+                    for item_id, offset, line, gone in zip(
+                        ids, offsets, lines, removed, strict=True
+                    )
                 ]
             )
             view.note_written(watermark, stat_after)

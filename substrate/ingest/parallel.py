@@ -72,9 +72,10 @@ def _ignore_interrupts() -> None:
 
 
 def _prepare_chunk(
-    tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str
+    tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str, encoded: bool
 ) -> list[Prepared]:
-    return [prepare(ticket, options, fingerprint) for ticket in tickets]
+    done = [prepare(ticket, options, fingerprint) for ticket in tickets]
+    return [result.encode_items() for result in done] if encoded else done
 
 
 def _chunks(tickets: Sequence[Ticket]) -> list[list[Ticket]]:
@@ -98,8 +99,13 @@ def prepared_in_workers(
     options: IngestOptions,
     fingerprint: str,
     workers: int,
+    *,
+    encoded: bool = False,
 ) -> Generator[tuple[Ticket, Prepared], None, None]:
-    """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order."""
+    """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order.
+
+    With ``encoded``, workers send items back as log lines (``Prepared.encode_items``), for
+    a shard on disk."""
     chunks = _chunks(tickets)
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
@@ -111,7 +117,7 @@ def prepared_in_workers(
             try:  # a dead worker breaks the pool: submit raises then as well as result
                 while submitted < len(chunks) and len(ahead) < workers * CHUNKS_AHEAD:
                     chunk = chunks[submitted]
-                    ahead.append(pool.submit(_prepare_chunk, chunk, options, fingerprint))
+                    ahead.append(pool.submit(_prepare_chunk, chunk, options, fingerprint, encoded))
                     submitted += 1
                 done = ahead.popleft().result()
             except BrokenProcessPool:

@@ -197,7 +197,9 @@ def ingest_path(
         run.tick(done, total)
         workers = worker_count(jobs, len(tickets))
         if workers:
-            prepared = prepared_in_workers(tickets, options, run.fingerprint, workers)
+            prepared = prepared_in_workers(
+                tickets, options, run.fingerprint, workers, encoded=substrate.root is not None
+            )
         else:
             prepared = run.prepare_here(tickets)
         with closing(prepared):  # stops the workers however the loop ends

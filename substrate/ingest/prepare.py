@@ -22,6 +22,7 @@ from substrate.ingest.textio import content_digest, decode_text, read_unless_bin
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
+from substrate.store import encode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -114,6 +115,8 @@ class Prepared:
     line: int | None = None
     byte: int | None = None
     prepared_at: float = 0.0
+    # the items as ``(id, log line)`` instead, when prepared for a shard in another process
+    encoded: list[tuple[str, bytes]] | None = None
 
     def __reduce__(self) -> tuple[type[Prepared], tuple[Any, ...]]:
         # sent back by worker processes by the thousand: constructor arguments pickle fastest
@@ -130,8 +133,21 @@ class Prepared:
                 self.line,
                 self.byte,
                 self.prepared_at,
+                self.encoded,
             ),
         )
+
+    def encode_items(self) -> Prepared:
+        """Turn the items into ``(id, log line)`` pairs (``store.encode``); returns self.
+
+        A worker preparing files for a shard sends lines back: they pickle several times
+        faster than items, and the process that saves them has nothing left to rebuild or
+        encode.
+        """
+        if self.items:
+            self.encoded = [(item.id, encode(item)) for item in self.items]
+            self.items = []
+        return self
 
 
 def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepared:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from substrate.ingest.sources import (
     settled_mtime,
 )
 from substrate.ingest.walk import FileEntry
+from substrate.store import decode, encode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -50,6 +51,13 @@ class _Change:
     items: list[SubstrateItem] = field(default_factory=list)
     removes: list[str] = field(default_factory=list)
     state: SourceState | None = None  # None: forget the source
+    encoded: list[tuple[str, bytes]] = field(default_factory=list)  # items as log lines
+
+    def lines(self) -> Iterator[tuple[str, bytes]]:
+        """Every item of the change as ``(id, log line)``, in file order."""
+        yield from self.encoded
+        for item in self.items:
+            yield item.id, encode(item)
 
 
 class IngestSession:
@@ -97,10 +105,14 @@ class IngestSession:
             for change in self.pending:
                 for item_id in change.removes:
                     substrate.remove(item_id)
-                for item in change.items:
-                    substrate.put(item)
-            if substrate.root is not None:
-                substrate.save()
+            if substrate.root is None:
+                for change in self.pending:
+                    for item in change.items:
+                        substrate.put(item)
+                    for _, line in change.encoded:
+                        substrate.put(decode(line))
+            else:  # one append: the removals, then every item as a log line, in file order
+                substrate.save_encoded([line for c in self.pending for line in c.lines()])
                 self.cache.watermark = self.covered_after_save(covered)
             for change in self.pending:
                 if change.state is None:
@@ -225,38 +237,41 @@ class IngestSession:
     def change_of(self, ticket: Ticket, done: Prepared) -> _Change:
         """The store change a parsed file makes: new items, and old ones it no longer has."""
         report = self.report
-        items = done.items
+        items, encoded = done.items, done.encoded or []
         for reason, line in done.issues:
             report.note(IngestIssue(ticket.source, reason, line))
         cached = self.cache.get(ticket.key)
         old_ids = cached.ids if cached is not None else []
-        ids = [item.id for item in items]
+        ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         if len(set(ids)) != len(ids):  # only on a hash collision: keep the last of each id
             items = list({item.id: item for item in items}.values())
-            ids = [item.id for item in items]
+            encoded = list(dict(encoded).items())
+            ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         removes: list[str] = []
         if old_ids:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
             if kept:
+                if encoded:  # rare: a changed file prepared by a worker; its items are needed
+                    items, encoded = [decode(line) for _, line in encoded], []
                 self.keep_creation_times(items, kept)
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
         state = SourceState(size, mtime_state, done.digest, self.fingerprint, ids)
-        change = _Change(ticket.key, items, removes, state)
+        change = _Change(ticket.key, items, removes, state, encoded)
         if old_ids:
             result = status.UPDATED
-        elif items:
+        elif ids:
             result = status.ADDED
         else:
             result = status.SKIPPED
-        outcome = self.outcome(ticket.source, ticket.path, result, "" if items else "no content")
-        outcome.items_added = len(items)
+        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else "no content")
+        outcome.items_added = len(ids)
         outcome.items_removed = len(removes)
         outcome.errors = len(done.issues)
-        report.items_added += len(items)
+        report.items_added += len(ids)
         report.items_removed += len(removes)
         report.ids.extend(ids)
         return change

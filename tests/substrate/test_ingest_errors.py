@@ -140,16 +140,16 @@ def test_interrupt_during_a_save_loses_no_completed_file(
     monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)
     shard = tmp_path / "shard"
     store = Substrate(shard)
-    original = store.save
+    original = store.save_encoded
     state = {"calls": 0}
 
-    def flaky_save(*args: Any, **kw: Any) -> str:
+    def flaky_save(*args: Any, **kw: Any) -> None:
         state["calls"] += 1
         if state["calls"] == 2:
             raise KeyboardInterrupt  # interrupted while writing the second batch
-        return original(*args, **kw)
+        original(*args, **kw)
 
-    store.save = flaky_save  # type: ignore[method-assign]
+    store.save_encoded = flaky_save  # type: ignore[method-assign]
     with pytest.raises(KeyboardInterrupt):
         ingest_path(store, tree)
     # the batch whose save was interrupted is saved again on the way out

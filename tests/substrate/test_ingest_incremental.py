@@ -64,17 +64,19 @@ def shard(tmp_path: Path) -> Path:
 
 
 class _Saves:
-    """Counts ``save()`` calls of one store."""
+    """Counts the saves (``save()`` and ``save_encoded()`` calls) of one store."""
 
     def __init__(self, store: Substrate) -> None:
         self.count = 0
-        original = store.save
+        for name in ("save", "save_encoded"):
+            setattr(store, name, self._counted(getattr(store, name)))
 
-        def save(*args: Any, **kw: Any) -> str:
+    def _counted(self, original: Any) -> Any:
+        def counted(*args: Any, **kw: Any) -> Any:
             self.count += 1
             return original(*args, **kw)
 
-        store.save = save  # type: ignore[method-assign]
+        return counted
 
 
 def _ids_by_section(store: Substrate) -> dict[str | None, str]:

@@ -66,6 +66,8 @@ def test_workers_store_and_report_exactly_what_one_process_does(tree: Path, tmp_
     serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
     workers = ingest_path(Substrate(tmp_path / "two"), tree, jobs=2)
     assert _stored(tmp_path / "one") == _stored(tmp_path / "two")
+    in_order = [[i.id for i in Substrate(tmp_path / n).iter_items()] for n in ("one", "two")]
+    assert in_order[0] == in_order[1]  # the log holds the files in the same order
     assert _summary(serial) == _summary(workers)
     assert workers.redactions == 1 and workers.items_dropped == 1
     assert workers.files_failed == 1 and workers.files_skipped == 2
@@ -76,12 +78,20 @@ def test_workers_store_and_report_exactly_what_one_process_does(tree: Path, tmp_
 def test_reingest_with_workers_after_edits(tree: Path, tmp_path: Path) -> None:
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), tree, jobs=2)
+    created = {i.id: i.created_at for i in Substrate(shard).iter_items()}
     (tree / "docs" / "page03.md").write_text("# Page 3\n\nRewritten.\n")
     (tree / "docs" / "page04.md").unlink()
+    with (tree / "docs" / "page05.md").open("a") as fh:  # its two sections stay as they were
+        fh.write("\n## Added\n\nA third section.\n")
     report = ingest_path(Substrate(shard), tree, jobs=2)
-    assert report.files_updated == 1 and report.files_removed == 1
-    texts = {i.text for i in Substrate(shard).iter_items()}
+    assert report.files_updated == 2 and report.files_removed == 1
+    items = list(Substrate(shard).iter_items())
+    texts = {i.text for i in items}
     assert "# Page 3\n\nRewritten." in texts and not any("page 4." in t for t in texts)
+    page5 = [i for i in items if i.provenance["source"] == "docs/page05.md"]
+    kept = [i for i in page5 if i.id in created]
+    assert len(page5) == 3 and len(kept) == 2
+    assert all(i.created_at == created[i.id] for i in kept)  # the kept sections keep their age
 
 
 def test_cancel_with_workers_keeps_what_was_applied(
@@ -232,3 +242,18 @@ def test_a_pool_found_broken_when_submitting_leaves_the_rest_to_this_process(
     serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
     assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
     assert _summary(report) == _summary(serial)
+
+
+def test_items_sent_back_as_lines_reach_an_in_memory_shard_too() -> None:
+    from substrate.ingest.prepare import IngestOptions
+    from substrate.ingest.session import IngestSession, _Change
+    from substrate.item import SubstrateItem
+    from substrate.store import encode
+
+    store = Substrate()
+    store.put(SubstrateItem(kind="text", text="old", id="old1"))
+    session = IngestSession(store, IngestOptions(), IngestReport(), None, None)
+    item = SubstrateItem(kind="text", text="from a worker", id="new1")
+    session.queue(_Change("key", removes=["old1"], encoded=[(item.id, encode(item))]))
+    session.flush()
+    assert store.all() == [item]

@@ -395,3 +395,38 @@ def test_a_catalog_pointing_twice_at_one_line_is_rebuilt_not_trusted(tmp_path: P
     catalog.write_bytes(bytes(data))
     listed = [i.id for i in Substrate(tmp_path).iter_items()]
     assert sorted(listed) == sorted(ids)
+
+
+def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
+    tmp_path: Path,
+) -> None:
+    from substrate.store import decode, encode
+
+    store = Substrate(tmp_path)
+    old = SubstrateItem(kind="text", text="old", id="a1")
+    gone = SubstrateItem(kind="text", text="gone", id="b2")
+    store.put(old)
+    store.put(gone)
+    store.save()
+    assert store.get("a1") is not None  # now cached: the line must replace the cached copy
+    store.remove("b2")
+    store.put(SubstrateItem(kind="text", text="pending", id="c3"))
+    store.put(SubstrateItem(kind="text", text="superseded", id="d4"))
+    new = SubstrateItem(kind="record", text="new", payload={"n": 1}, id="a1")
+    fresh = SubstrateItem(kind="text", text="fresh", id="d4")
+    before = (tmp_path / "items.jsonl").stat().st_size
+    count = store.mutation_count
+    store.save_encoded([(new.id, encode(new)), (fresh.id, encode(fresh))])
+    assert decode(encode(new)) == new
+    assert store.mutation_count == count + 2 and store.last_append is not None
+    appended = (tmp_path / "items.jsonl").read_bytes()[before:]
+    assert appended.count(b"\n") == 5  # tombstone, c3, a1, d4 and the commit line
+    for reader in (store, Substrate(tmp_path)):
+        assert [(i.id, i.text) for i in reader.iter_items()] == [
+            ("a1", "new"),
+            ("c3", "pending"),
+            ("d4", "fresh"),
+        ]
+        assert reader.get("a1") == new and reader.get("b2") is None
+    with pytest.raises(InvalidInputError):
+        Substrate().save_encoded([(new.id, encode(new))])
