@@ -223,7 +223,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "basic_auth_header",
         r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
-        ("basic",),
+        ("basic", "authorization"),  # either line of a header split after its name
         lines=True,
         window=1,  # the value may follow on the next line
         entropy=2.5,

@@ -329,6 +329,7 @@ def test_anchored_rules_find_assignments_on_any_line() -> None:
         "Authorization: Bearer\n  {v}",
         "Authorization:\n  {v}",
         "Authorization: Basic\n  {b}",
+        "Authorization:\n  Basic {b}",
         "aws_secret_access_key:\n  {a}",
     ],
 )
