@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -199,26 +199,33 @@ class Substrate:
         assert self._log is not None
         return str(self._log.path)
 
-    def save_encoded(self, lines: Sequence[tuple[str, bytes]]) -> None:
-        """Save every change since the last save together with items given as log lines, in
-        one durable append (a shard on disk only).
+    def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:
+        """Save every change since the last save, items given as log lines and the removal
+        of ``removed`` ids, in one durable append (a shard on disk only).
 
         ``lines`` pairs an item id with ``encode(item)``, made where the item was built (a
         worker process): this process then neither rebuilds nor re-encodes the item. Like
-        ``put``, each replaces any unsaved change to the same id.
+        ``put`` and ``remove``, each replaces any unsaved change to the same id. Nothing is
+        left half done: an interrupted call changes nothing, not even the unsaved changes.
         """
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
-        for item_id, _ in lines:
+        replaced = {item_id for item_id, _ in lines}
+        gone = [i for i in dict.fromkeys(removed) if i not in replaced and self._exists(i)]
+        settled = replaced.union(gone)
+        ids, encoded, removals = self._collect_changes(skip=settled)
+        ids += gone
+        encoded += [encode_tombstone(item_id) for item_id in gone]
+        removals += [True] * len(gone)
+        ids += [item_id for item_id, _ in lines]
+        encoded += [line for _, line in lines]
+        removals += [False] * len(lines)
+        self.last_append = None
+        self._write_batch(ids, encoded, removals)
+        for item_id in settled:  # written: what was unsaved for these ids is superseded
             self._pending.pop(item_id, None)
             self._cache.pop(item_id, None)
-        ids, encoded, removed = self._collect_changes()
-        ids.extend(item_id for item_id, _ in lines)
-        encoded.extend(line for _, line in lines)
-        removed.extend(False for _ in lines)
-        self.mutation_count += len(lines)
-        self.last_append = None
-        self._write_batch(ids, encoded, removed)
+        self.mutation_count += len(settled)
 
     def load(self, root: str | os.PathLike[str] | None = None) -> None:
         """Forget unsaved changes and read the shard at ``root`` (default: this shard's root)."""
@@ -537,16 +544,22 @@ class Substrate:
         self._cache[item.id] = (item, encode(item))
         return item
 
-    def _collect_changes(self) -> tuple[list[str], list[bytes], list[bool]]:
-        """The ids, log lines and removal flags of every unsaved change."""
+    def _collect_changes(
+        self, skip: Container[str] = ()
+    ) -> tuple[list[str], list[bytes], list[bool]]:
+        """The ids, log lines and removal flags of every unsaved change (but those of ``skip``)."""
         ids: list[str] = []
         lines: list[bytes] = []
         removed: list[bool] = []
         for item_id, item in self._pending.items():
+            if item_id in skip:
+                continue
             ids.append(item_id)
             lines.append(encode_tombstone(item_id) if item is None else encode(item))
             removed.append(item is None)
         for item_id, (item, baseline) in self._cache.items():
+            if item_id in skip:
+                continue
             line = encode(item)
             if line != baseline and item_id not in self._pending:
                 ids.append(item_id)

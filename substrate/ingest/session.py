@@ -87,7 +87,7 @@ class IngestSession:
 
     def queue(self, change: _Change) -> None:
         self.pending.append(change)
-        self.pending_items += len(change.items) + len(change.removes)
+        self.pending_items += len(change.items) + len(change.encoded) + len(change.removes)
         if (
             len(self.pending) >= BATCH_FILES
             or self.pending_items >= BATCH_ITEMS
@@ -102,17 +102,19 @@ class IngestSession:
             if substrate.root is not None:
                 self.cache.catch_up(substrate)  # fold in other writers before stamping
             covered = self.cache.watermark
-            for change in self.pending:
-                for item_id in change.removes:
-                    substrate.remove(item_id)
             if substrate.root is None:
                 for change in self.pending:
+                    for item_id in change.removes:
+                        substrate.remove(item_id)
                     for item in change.items:
                         substrate.put(item)
                     for _, line in change.encoded:
                         substrate.put(decode(line))
-            else:  # one append: the removals, then every item as a log line, in file order
-                substrate.save_encoded([line for c in self.pending for line in c.lines()])
+            else:  # one append, or nothing if interrupted: the removals, then the items
+                substrate.save_encoded(
+                    [line for change in self.pending for line in change.lines()],
+                    [item_id for change in self.pending for item_id in change.removes],
+                )
                 self.cache.watermark = self.covered_after_save(covered)
             for change in self.pending:
                 if change.state is None:

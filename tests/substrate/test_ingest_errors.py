@@ -224,3 +224,30 @@ def test_short_reads_do_not_cut_a_file(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr("substrate.ingest.textio.os.read", lambda fd, n: real_read(fd, min(n, 7)))
     data, binary = read_unless_binary(str(path))
     assert not binary and data == path.read_bytes()
+
+
+def test_a_save_interrupted_twice_leaves_no_half_change_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _write(tree / "a.md", "# A\n\nold alpha\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "a.md", "# A\n\nnew alpha\n")
+    store = Substrate(shard)
+
+    def interrupted(*args: Any, **kw: Any) -> None:
+        raise KeyboardInterrupt  # in the batch's save, and again in the retry on the way out
+
+    monkeypatch.setattr(store, "save_encoded", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(store, tree)
+    monkeypatch.undo()
+    store.add("text", "the caller goes on and saves its own work")
+    store.save()  # must not carry out half of the interrupted change (the removal alone)
+    assert [i.text for i in Substrate(shard).iter_items() if "alpha" in i.text] == [
+        "# A\n\nold alpha"
+    ]
+    again = ingest_path(Substrate(shard), tree)
+    assert [(f.source, f.status) for f in again.files] == [("a.md", "updated")]

@@ -257,3 +257,20 @@ def test_items_sent_back_as_lines_reach_an_in_memory_shard_too() -> None:
     session.queue(_Change("key", removes=["old1"], encoded=[(item.id, encode(item))]))
     session.flush()
     assert store.all() == [item]
+
+
+def test_items_sent_back_as_lines_count_towards_the_batch_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import session as session_module
+    from substrate.ingest.prepare import IngestOptions
+    from substrate.ingest.session import IngestSession, _Change
+    from substrate.item import SubstrateItem
+    from substrate.store import encode
+
+    monkeypatch.setattr(session_module, "BATCH_ITEMS", 3)
+    session = IngestSession(Substrate(tmp_path), IngestOptions(), IngestReport(), None, None)
+    items = [SubstrateItem(kind="text", text=f"n{i}", id=f"i{i}") for i in range(3)]
+    session.queue(_Change("key", encoded=[(item.id, encode(item)) for item in items]))
+    assert not session.pending  # saved as soon as the limit was reached
+    assert [i.id for i in Substrate(tmp_path).iter_items()] == ["i0", "i1", "i2"]

@@ -430,3 +430,27 @@ def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
         assert reader.get("a1") == new and reader.get("b2") is None
     with pytest.raises(InvalidInputError):
         Substrate().save_encoded([(new.id, encode(new))])
+
+
+def test_removals_saved_with_encoded_lines_and_an_interrupted_save_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.store import encode
+
+    store = Substrate(tmp_path)
+    for name in ("a", "b", "c"):
+        store.put(SubstrateItem(kind="text", text=name, id=name))
+    store.save()
+    store.put(SubstrateItem(kind="text", text="unsaved", id="d"))
+    new = SubstrateItem(kind="text", text="new", id="e")
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "_write_batch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save_encoded([(new.id, encode(new))], removed=["a", "b"])
+    monkeypatch.undo()
+    assert [i.id for i in store.iter_items()] == ["a", "b", "c", "d"]  # as before the call
+    store.save_encoded([(new.id, encode(new))], removed=["a", "b", "b", "missing"])
+    assert [i.id for i in Substrate(tmp_path).iter_items()] == ["c", "d", "e"]
