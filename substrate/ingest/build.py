@@ -74,7 +74,7 @@ class ItemBuilder:
                 nothing in them comes from the content, and scanning them for every item
                 would only cost time.
             screened: the caller has shown that no string of the item can hold a secret
-                (see ``prepare.screened_clean``), so the gate would return it untouched.
+                (see ``prepare.FileScreen``), so the gate would return it untouched.
         """
         if self.drop_empty and seg.kind == "text" and not seg.text.strip():
             if self.report is not None:

@@ -177,26 +177,53 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         return done
     done.prepared_at = time.time()
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
-    clean = screened_clean(text, parsed, ticket, options)
-    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint, clean)
+    screen = screen_file(text, parsed, ticket, options)
+    done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint, screen)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
 
 
-def screened_clean(text: str, parsed: Parsed, ticket: Ticket, options: IngestOptions) -> bool:
-    """Whether the file's plain segments can skip the gate: nothing the gate could find lies
-    in any string of their items.
+@dataclass(frozen=True, slots=True)
+class FileScreen:
+    """What is known of a file's strings before the gate (see ``screen_file``).
 
-    A plain segment (see ``_plain``) of a slicing format is an item whose strings are a slice
-    of ``text``, the file's names, its section and the run's scope and tags. One screen of the
-    whole text answers for every slice (``slices_may_hold_secrets``), where the gate would
-    screen each item: most files hold no keyword, and then they cost one search.
+    Attributes:
+        names: the file's names and sections, and the run's scope and tags, hold nothing
+            the gate could find, and the format's segment texts are slices of the file.
+        text: no slice of the file's text holds anything either.
+    """
+
+    names: bool = False
+    text: bool = False
+
+    def passes(self, seg: Segment) -> bool:
+        """Whether the item of ``seg`` is known to pass the gate untouched.
+
+        True for a plain segment (``_plain``) once the names are clean and either the whole
+        text is or this segment's text alone gives no finding: the item's other strings are
+        then the clean names, so the gate would find nothing in it.
+        """
+        if not (self.names and _plain(seg)):
+            return False
+        return self.text or not find_secrets(seg.text)
+
+
+def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOptions) -> FileScreen:
+    """Screen a prose file's strings once, where the gate would screen each item's.
+
+    A plain segment of a slicing format (Markdown, text, reStructuredText) is an item whose
+    strings are a slice of ``text``, the file's names (source, path, section) and the run's
+    scope and tags. The names are screened exactly; one screen of the whole text answers for
+    every slice of it (``slices_may_hold_secrets``). Most files hold no keyword: their items
+    then skip the gate, and the others need only their text scanned.
     """
     if not parsed.slices or not _options_clean(options.scope, options.tags):
-        return False
+        return FileScreen()
     names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
-    return not may_hold_secrets(names) and not slices_may_hold_secrets(text)
+    if may_hold_secrets(names):
+        return FileScreen()
+    return FileScreen(names=True, text=not slices_may_hold_secrets(text))
 
 
 @lru_cache(maxsize=16)
@@ -217,11 +244,11 @@ def _gated_items(
     done: Prepared,
     options: IngestOptions,
     fingerprint: str,
-    clean: bool,
+    screen: FileScreen,
 ) -> tuple[list[SubstrateItem], GateTally]:
-    """The items of the parsed segments, through the gate, with their provenance; a segment
-    the gate refuses becomes an issue of ``done``. With ``clean`` (``screened_clean``), plain
-    segments are known to pass it untouched."""
+    """The items of the parsed segments, through the gate (unless ``screen`` knows they
+    pass it), with their provenance; a segment the gate refuses becomes an issue of
+    ``done``."""
     now = done.prepared_at
     tally = GateTally()
     builder = ItemBuilder(
@@ -257,7 +284,7 @@ def _gated_items(
                 computed.pop(name, None)
         computed.update(fixed)
         try:
-            item = builder.build(seg, provenance, computed=computed, screened=clean and _plain(seg))
+            item = builder.build(seg, provenance, computed=computed, screened=screen.passes(seg))
         except InvalidInputError as exc:  # the gate refuses what it cannot check: this row only
             done.issues.append((str(exc), seg.line_start))
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,23 +176,30 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
     token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
     files = {
         "plain.md": "# Guide\n\nNothing to hide here.\n\n## Use\n\nRun it twice.\n",
-        "token.md": f"# Guide\n\nNothing here.\n\n## Deploy\n\nuse {token} today\n",
+        "deploy.md": f"# Guide\n\nNothing here.\n\n## Deploy\n\nuse {token} today\n",
         "title.md": f"# Setup {token}\n\nbody text\n",
         "nested.md": "# curl -u\n\n## alice:Vx9q7Rk2Lp4Tb8Hc\n\ntext\n",
         "front.md": "---\npassword: Vx9q7Rk2Lp4Tb8Hc3Md\n---\n# Notes\n\nbody\n",
         "keys/notes.md": "# Notes\n\nplain words\n",
         "long.txt": "word " * 2000 + f"\n\npassword = {token}\n",
         "doc.rst": f"Title\n=====\n\nplain\n\nOther\n-----\n\nsecret: {token}\n",
+        "drawer.md": "# Home\n\nThe key is in the drawer.\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
-    screened = []
-    screen = prepare.screened_clean
+    screens: list[prepare.FileScreen] = []
+    passed: list[tuple[bool, bool]] = []  # (whole text clean, item passed) per plain item
+    screen_file, passes = prepare.screen_file, prepare.FileScreen.passes
 
-    def counted(*args: object) -> bool:
-        screened.append(screen(*args))  # type: ignore[arg-type]
-        return screened[-1]
+    def recorded(*args: Any) -> prepare.FileScreen:
+        screens.append(screen_file(*args))
+        return screens[-1]
+
+    def recorded_pass(screen: prepare.FileScreen, seg: Any) -> bool:
+        result = passes(screen, seg)
+        passed.append((screen.text, result))
+        return result
 
     def stored(store: Substrate) -> list[tuple[object, ...]]:
         return sorted(
@@ -199,16 +207,20 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
             for i in store.iter_items()
         )
 
-    monkeypatch.setattr(prepare, "screened_clean", counted)
+    monkeypatch.setattr(prepare, "screen_file", recorded)
+    monkeypatch.setattr(prepare.FileScreen, "passes", recorded_pass)
     fast = Substrate()
     fast_report = ingest_path(fast, tmp_path, chunk_chars=4000)
-    monkeypatch.setattr(prepare, "screened_clean", lambda *args: False)
+    monkeypatch.setattr(prepare, "screen_file", lambda *args: prepare.FileScreen())
     gated = Substrate()
     gated_report = ingest_path(gated, tmp_path, chunk_chars=4000)
     assert stored(fast) == stored(gated)
     assert fast_report.redactions == gated_report.redactions > 0
     assert token not in str(stored(fast))
-    assert screened.count(True) == 1 and screened.count(False) == len(files) - 1
+    # names clean: all but the token in a title, "-u " made by a heading join, "keys/"
+    assert sum(s.names for s in screens) == 6 and sum(s.text for s in screens) == 1
+    # items of files holding a keyword pass when their own text gives no finding
+    assert (False, True) in passed and (False, False) in passed
 
 
 def test_the_collector_is_paused_during_a_run_and_restored_after(notes: Path) -> None:
