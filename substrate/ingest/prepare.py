@@ -214,14 +214,15 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
 
     A plain segment of a slicing format (Markdown, text, reStructuredText) is an item whose
     strings are a slice of ``text``, the file's names (source, path, section) and the run's
-    scope and tags. The names are screened exactly; one screen of the whole text answers for
-    every slice of it (``slices_may_hold_secrets``). Most files hold no keyword: their items
-    then skip the gate, and the others need only their text scanned.
+    scope and tags. The names are checked as the gate checks them; one screen of the whole
+    text answers for every slice of it (``slices_may_hold_secrets``). Most files hold no
+    keyword: their items then skip the gate, and the others need only their text scanned.
     """
     if not parsed.slices or not _options_clean(options.scope, options.tags):
         return FileScreen()
     names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
-    if may_hold_secrets(names):
+    # a name with a keyword is common ("Desktop" holds "sk"): then the scan decides
+    if may_hold_secrets(names) and any(find_secrets(name) for name in names):
         return FileScreen()
     return FileScreen(names=True, text=not slices_may_hold_secrets(text))
 
