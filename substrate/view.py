@@ -17,6 +17,7 @@ from substrate.catalog import (
     Catalog,
     StaleCatalogError,
     id_key,
+    id_keys,
     is_hex_id,
     record_dtype,
     write_catalog,
@@ -164,7 +165,7 @@ class LogView:
             return {i: e for i in ids if (e := self.locate(i)) is not None}
         if not len(records):
             return {}
-        keys = np.frombuffer(b"".join(id_key(i) for i in ids), dtype=">u8")
+        keys = np.frombuffer(id_keys(ids), dtype=">u8")
         where = np.searchsorted(records["key"], keys)
         inside = np.minimum(where, len(records) - 1)
         hits = np.flatnonzero((where < len(records)) & (records["key"][inside] == keys))
@@ -221,14 +222,14 @@ class LogView:
         if not self.tail:
             return base
         if len(base):
-            touched = np.frombuffer(b"".join(id_key(i) for i in self.tail), dtype=">u8")
+            touched = np.frombuffer(id_keys(self.tail.keys()), dtype=">u8")
             # in native byte order: isin's table method refuses big-endian arrays
             keys = base["key"].astype(np.uint64)
             base = base[~np.isin(keys, touched.astype(np.uint64))]
         live = [(i, e) for i, e in self.tail.items() if e is not None]
         fresh = np.zeros(len(live), dtype=record_dtype())
         if live:
-            fresh["key"] = np.frombuffer(b"".join(id_key(i) for i, _ in live), dtype=">u8")
+            fresh["key"] = np.frombuffer(id_keys([i for i, _ in live]), dtype=">u8")
             fresh["offset"] = [e.offset for _, e in live]
             fresh["length"] = [e.length for _, e in live]
             fresh["seq"] = [e.seq for _, e in live]

@@ -454,3 +454,17 @@ def test_removals_saved_with_encoded_lines_and_an_interrupted_save_changes_nothi
     assert [i.id for i in store.iter_items()] == ["a", "b", "c", "d"]  # as before the call
     store.save_encoded([(new.id, encode(new))], removed=["a", "b", "b", "missing"])
     assert [i.id for i in Substrate(tmp_path).iter_items()] == ["c", "d", "e"]
+
+
+def test_catalog_keys_of_many_ids_match_one_at_a_time() -> None:
+    from substrate.catalog import id_key, id_keys
+
+    hex_ids = ["0123456789abcdef", "ffffffffffffffff", "00000000000000a1"]
+    for ids in (
+        hex_ids,
+        [],
+        [*hex_ids, "note-1"],  # any other id is hashed
+        ["0123456789ABCDEF", "0123456789abcdeg", "0123456789abcdef0"],
+        ["0123456789abcde", "f0123456789abcdef"],  # lengths that add up to 32
+    ):
+        assert id_keys(ids) == b"".join(id_key(i) for i in ids)
