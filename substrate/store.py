@@ -211,7 +211,8 @@ class Substrate:
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
         replaced = {item_id for item_id, _ in lines}
-        gone = [i for i in dict.fromkeys(removed) if i not in replaced and self._exists(i)]
+        view = self._fresh_view()
+        gone = [i for i in dict.fromkeys(removed) if i not in replaced and self._exists(i, view)]
         settled = replaced.union(gone)
         ids, encoded, removals = self._collect_changes(skip=settled)
         ids += gone
@@ -507,12 +508,15 @@ class Substrate:
             if unchanged:
                 del self._cache[item_id]
 
-    def _exists(self, item_id: str) -> bool:
+    def _exists(self, item_id: str, view: LogView | None = None) -> bool:
+        """Whether ``item_id`` is live; ``view``: the fresh view, when the caller has it."""
         if self.root is None:
             return item_id in self._mem
         if item_id in self._pending:
             return self._pending[item_id] is not None
-        return item_id in self._cache or self._fresh_view().locate(item_id) is not None
+        if item_id in self._cache:
+            return True
+        return (view or self._fresh_view()).locate(item_id) is not None
 
     def _reopen(self) -> None:
         if self._fd is not None:
