@@ -307,12 +307,15 @@ class Space:
         return retrieve(self.substrate, query, k=k, scopes=self.scopes, **kw)
 
     def publish(self, ids: Iterable[str], *, to: str = PUBLIC, by: str | None = None) -> list[str]:
-        """Share the team's own items into ``to``; other items are skipped."""
-        return publish(
-            self.substrate,
-            ids,
-            to=to,
-            by=by or self.team,
-            from_scope=self.team,
-            scopes=self.scopes,
-        )
+        """Share the team's own items into ``to``; other items are skipped.
+
+        Raises:
+            AccessDeniedError: ``to`` is not a scope the team can read, or it takes direct
+                publishes from its approvers only and ``by`` is not one (propose instead).
+        """
+        from substrate.governance import authorize_publish, load_governance
+
+        who = by or self.team
+        governance = load_governance(self.substrate)
+        authorize_publish(governance, to=to, by=who, team=self.team, shared=self.shared)
+        return publish(self.substrate, ids, to=to, by=who, from_scope=self.team, scopes=self.scopes)

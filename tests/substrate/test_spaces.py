@@ -185,6 +185,22 @@ def test_space_publishes_only_its_own_items(store: Substrate) -> None:
     assert store.get(theirs).scope == "dev"  # type: ignore[union-attr]
 
 
+def test_space_publishes_only_where_the_team_may(tmp_path: Path) -> None:
+    from substrate.governance import Governance, save_governance
+
+    store = Substrate(tmp_path)
+    ops = Space(store, "ops")
+    mine = ops.add(kind="text", text="mine")
+    with pytest.raises(AccessDeniedError, match="own or a shared scope"):
+        ops.publish([mine], to="dev")  # another team's private scope
+    save_governance(store, Governance().grant("carol", PUBLIC))
+    with pytest.raises(AccessDeniedError, match="needs approval"):
+        ops.publish([mine])  # a gated scope takes direct publishes from its approvers only
+    assert store.get(mine).scope == "ops"  # type: ignore[union-attr]
+    assert ops.publish([mine], by="carol") == [mine]
+    assert store.get(mine).scope == PUBLIC  # type: ignore[union-attr]
+
+
 def test_space_needs_a_team(store: Substrate) -> None:
     with pytest.raises(InvalidInputError):
         Space(store, "")
