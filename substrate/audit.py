@@ -143,22 +143,19 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     problems: list[str] = []
     if state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])
+    section: dict[str, Any] = {"checked": True, "state": state, "problems": problems}
+    if scoped:
+        # segments, files and items all grow with every team's writes: a team sees the state
+        return section
     limit = _max_segments() + 1
     if segments > limit:
         problems.append(
             f"the search index is fragmented into {segments} segments (more than {limit}); "
             "run `mixle reindex`"
         )
-    section: dict[str, Any] = {
-        "checked": True,
-        "state": state,
-        "segments": segments,
-        "files": len(status.get("files") or []),
-        "problems": problems,
-    }
-    if not scoped:
-        # The item count covers every scope, so only an unrestricted reader sees it.
-        section["items"] = status.get("items")
+    section.update(
+        segments=segments, files=len(status.get("files") or []), items=status.get("items")
+    )
     return section
 
 

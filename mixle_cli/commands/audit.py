@@ -57,7 +57,8 @@ def _print_audit(report: dict[str, Any]) -> None:
     else:
         lines.append(f"lineage  not checked ({lineage.get('note', '')})")
     if index.get("checked"):
-        lines.append(f"index    {index['state']}, {index['segments']} segment(s)")
+        segments = f", {index['segments']} segment(s)" if "segments" in index else ""
+        lines.append(f"index    {index['state']}{segments}")
     else:
         lines.append(f"index    not checked ({index.get('note', '')})")
     if secrets.get("checked"):

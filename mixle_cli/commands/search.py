@@ -323,7 +323,9 @@ def reindex_cmd(
             OPERATIONAL,
             hint="create one with `mixle init`, or add items with `mixle add` or `mixle ingest`",
         )
-    stats = _run_reindex(substrate, _progress_wanted(json, quiet))
+    # the index covers every scope: a team gets no bar, whose steps would count other teams' items
+    shown = _progress_wanted(json, quiet) and app_state.scopes is None
+    stats = _run_reindex(substrate, shown)
     report = stats.as_dict()
     report["seconds"] = round(report["seconds"], 3)
     if app_state.scopes is not None:

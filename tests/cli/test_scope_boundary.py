@@ -330,6 +330,8 @@ def probe_audit(fx: Fixture) -> None:
     assert report["lineage"]["n_items"] == len(fx.visible_ids)
     assert report["lineage"]["n_broken"] == 0  # Bravo's dangling link is not Alpha's business
     assert report["secrets"].get("n_findings", 0) == 0
+    # segments, files and items of the index grow with every team's writes
+    assert set(report["index"]) <= {"checked", "state", "problems", "note"}
 
 
 def probe_freshness(fx: Fixture) -> None:
@@ -423,6 +425,11 @@ def test_writes_aimed_at_another_teams_items_look_like_missing_ids(shard: Fixtur
     assert code == 1 and "bravoboss" not in text
     assert as_alpha(shard, "publish", mine, "--to", BRAVO)[0] == 1
     assert _bravo_state(shard) == before
+
+
+def test_whole_shard_maintenance_tells_a_team_no_counts(shard: Fixture) -> None:
+    assert json_of(shard, "compact") == {"compacted": True}
+    assert json_of(shard, "reindex") == {"reindexed": True}
 
 
 def _discovered() -> list[tuple[str, ...]]:
