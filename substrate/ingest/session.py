@@ -77,7 +77,7 @@ class IngestSession:
         self.report = report
         self.progress = progress
         self.cancel = cancel
-        self.cache = SourceCache.open(substrate)
+        self.cache = SourceCache.open(substrate, options.scope)
         self.pending: list[_Change] = []
         self.pending_items = 0
         self.last_flush = time.monotonic()

@@ -1,27 +1,31 @@
 """On-disk form of the source cache: two JSON files in ``<shard>/index/``.
 
+A source's key is the scope it was ingested into, a NUL character, then its absolute path (or
+``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it.
+
 ``sources.json`` holds what the unchanged checks need (size and mtime, then the content hash
 of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
 is small and quick to parse::
 
-    {"format": 3, "generation": "...", "offset": 1234, "token": "<hex>",
+    {"format": 4, "generation": "...", "offset": 1234, "token": "<hex>",
      "options": ["<fingerprint>", ...],
-     "dirs": {"/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", skipped?]}}}
+     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", skipped?]}}}
 
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
 
-    {"format": 3, "token": "<hex>", "sources": {"/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 4, "token": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
 The two belong together only when their tokens match. The items file is written first, so a
-crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt.
+crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt. A
+cache of another format (format 3 keys had no scope) is rebuilt from the items once.
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
 
     {"token": "<hex>", "generation": "...", "offset": 1234,
-     "set": {"/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", skipped?]},
-     "ids": {"/abs/dir/name.md": ["<id>", ...]}, "drop": ["/abs/dir/gone.md"]}
+     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", skipped?]},
+     "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
 Lines count only with the token of the files they extend and are read in order, up to the
 first one that does not parse (an interrupted append). A full rewrite starts a new journal.
@@ -42,7 +46,7 @@ from substrate.log import Watermark
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3
+FORMAT = 4
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 JOURNAL_FILE = "sources.journal"

@@ -1,7 +1,9 @@
 """The per-source state cache: what each ingested file looked like and which items it gave.
 
-It maps a source key (the file's absolute path, or ``stream:<name>`` for text ingested from a
-stream) to its size, mtime, content hash, the ingest options used, and the ids of its items.
+It maps a source (the file's absolute path, or ``stream:<name>`` for text ingested from a
+stream) and the scope it was ingested into to its size, mtime, content hash, the ingest options
+used, and the ids of its items. The scope is part of the key: one file ingested by two teams
+gives each its own items, and one team's ingest never replaces, prunes or reports the other's.
 With it, a re-ingest decides "unchanged" from one ``stat`` per file without reading the log.
 It lives in ``<shard>/index/`` (``sourcefile.py`` describes the files) and is derived data,
 stamped with the log watermark it covers:
@@ -64,15 +66,21 @@ class SourceState:
     skipped: str = ""
 
 
-def source_key(provenance: dict[str, Any]) -> str | None:
+def scoped_key(origin: str, scope: str) -> str:
+    """The cache key of source ``origin`` (a path or ``stream:<name>``) ingested into ``scope``."""
+    return f"{scope}\x00{origin}"  # scope first: the path part groups by directory on disk
+
+
+def source_key(item: SubstrateItem) -> str | None:
     """The cache key of an item written by ``ingest_path``/``ingest_text``, else None."""
+    provenance = item.provenance
     if "ingest_options" not in provenance:
         return None
     path = provenance.get("path")
     if isinstance(path, str) and path:
-        return path
+        return scoped_key(path, item.scope)
     source = provenance.get("source")
-    return f"{STREAM_PREFIX}{source}" if isinstance(source, str) else None
+    return scoped_key(f"{STREAM_PREFIX}{source}", item.scope) if isinstance(source, str) else None
 
 
 def _state_of(provenance: dict[str, Any]) -> SourceState:
@@ -103,14 +111,19 @@ def committed_watermark(substrate: Substrate) -> Watermark:
 class SourceCache:
     """Source key -> ``SourceState``, plus the log watermark it is known to cover.
 
-    Entries read from disk stay compact rows (size, mtime, option index) until a caller needs
-    more than the unchanged check; hashes and ids are read the first time they are needed.
+    It holds the sources of every scope, but its methods take a source's origin (path or
+    stream key) and answer for the scope it was opened for. Entries read from disk stay
+    compact rows (size, mtime, option index) until a caller needs more than the unchanged
+    check; hashes and ids are read the first time they are needed.
     """
 
-    def __init__(self, substrate: Substrate, index_dir: Path | None, watermark: Watermark) -> None:
+    def __init__(
+        self, substrate: Substrate, index_dir: Path | None, watermark: Watermark, scope: str
+    ) -> None:
         self.substrate = substrate
         self.index_dir = index_dir
         self.watermark = watermark
+        self.scope = scope
         self.states: dict[str, SourceState | sourcefile.Row] = {}
         self.options: list[str] = []  # fingerprints the rows' option indexes refer to
         self.dirty = False  # the stats need writing
@@ -128,17 +141,18 @@ class SourceCache:
     # -- opening ----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, substrate: Substrate) -> SourceCache:
-        """The cache of ``substrate``, caught up with its log (see the module docstring)."""
+    def open(cls, substrate: Substrate, scope: str) -> SourceCache:
+        """The cache of ``substrate`` for ingesting into ``scope``, caught up with its log (see
+        the module docstring)."""
         current = committed_watermark(substrate)
         if substrate.root is None:
-            cache = cls(substrate, None, current)
+            cache = cls(substrate, None, current, scope)
             cache.absorb(substrate.iter_items())
             return cache
         index_dir = substrate.root / "index"
         stored = sourcefile.read_stats(index_dir)
         if stored is not None:
-            cache = cls(substrate, index_dir, stored.watermark)
+            cache = cls(substrate, index_dir, stored.watermark, scope)
             cache.states.update(stored.rows)
             cache.options = stored.options
             cache._option_index = {o: i for i, o in enumerate(stored.options)}
@@ -148,12 +162,14 @@ class SourceCache:
             cache._replay(sourcefile.read_journal(index_dir, stored.token))
             if cache.watermark == current or cache.catch_up(substrate):
                 return cache
-        return cls._rebuilt(substrate, index_dir, current)
+        return cls._rebuilt(substrate, index_dir, current, scope)
 
     @classmethod
-    def _rebuilt(cls, substrate: Substrate, index_dir: Path, current: Watermark) -> SourceCache:
+    def _rebuilt(
+        cls, substrate: Substrate, index_dir: Path, current: Watermark, scope: str
+    ) -> SourceCache:
         log.info("rebuilding the ingest source cache from item provenance")
-        cache = cls(substrate, index_dir, current)
+        cache = cls(substrate, index_dir, current, scope)
         cache.absorb(substrate.iter_items())
         cache.dirty = cache.items_dirty = cache._whole = True
         return cache
@@ -199,7 +215,7 @@ class SourceCache:
                 items = sourcefile.read_items(self.index_dir, self._token)
             if items is None:
                 assert self.index_dir is not None
-                fresh = self._rebuilt(self.substrate, self.index_dir, self.watermark)
+                fresh = self._rebuilt(self.substrate, self.index_dir, self.watermark, self.scope)
                 self.states, self.options = fresh.states, fresh.options
                 self._option_index, self._owner = fresh._option_index, None
                 self.dirty = self.items_dirty = self._whole = True
@@ -224,13 +240,13 @@ class SourceCache:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def unchanged(self, key: str, size: int, mtime_ns: int, options: str) -> str | None:
-        """Whether ``key`` is known with this size, mtime and options (without decoding it).
+    def unchanged(self, origin: str, size: int, mtime_ns: int, options: str) -> str | None:
+        """Whether ``origin`` is known with this size, mtime and options (without decoding it).
 
         Returns None when it is not, else the reason it was skipped last time ("" when it was
         ingested).
         """
-        state = self.states.get(key)
+        state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
             return None
         if isinstance(state, SourceState):
@@ -247,8 +263,11 @@ class SourceCache:
             return None
         return None
 
-    def get(self, key: str) -> SourceState | None:
-        """The state of ``key`` (a live object: changes need ``record`` to be saved)."""
+    def get(self, origin: str) -> SourceState | None:
+        """The state of ``origin`` (a live object: changes need ``record`` to be saved)."""
+        return self._state(scoped_key(origin, self.scope))
+
+    def _state(self, key: str) -> SourceState | None:
         state = self.states.get(key)
         if state is None or isinstance(state, SourceState):
             return state
@@ -273,10 +292,10 @@ class SourceCache:
         self.states[key] = full
         return full
 
-    def known_hash(self, key: str, options: str) -> str:
-        """The content hash stored for ``key`` under ``options`` ("" when none); it does not
+    def known_hash(self, origin: str, options: str) -> str:
+        """The content hash stored for ``origin`` under ``options`` ("" when none); it does not
         read the item ids, so a touched file costs no more than its own hash."""
-        state = self.states.get(key)
+        state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
             return ""
         if isinstance(state, SourceState):
@@ -288,16 +307,19 @@ class SourceCache:
             return ""
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
-        """The file keys inside ``directory`` (an absolute path) not in ``present``, sorted."""
-        prefix = directory.rstrip(os.sep) + os.sep
-        return sorted(k for k in self.states if k not in present and k.startswith(prefix))
+        """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
+        sorted."""
+        prefix = scoped_key(directory.rstrip(os.sep) + os.sep, self.scope)
+        start = len(scoped_key("", self.scope))
+        origins = (k[start:] for k in self.states if k.startswith(prefix))
+        return sorted(o for o in origins if o not in present)
 
     # -- updating ---------------------------------------------------------------------------
 
     def absorb(self, items: Iterable[SubstrateItem]) -> None:
         """Add items to the states of their sources (a rebuild, or a fold of new lines)."""
         for item in items:
-            key = source_key(item.provenance)
+            key = source_key(item)
             if key is not None:
                 self._attach(key, item.id, _state_of(item.provenance))
 
@@ -308,7 +330,7 @@ class SourceCache:
             if previous is not None and previous != key:
                 self._detach(item_id)
             owners[item_id] = key
-        state = self.get(key)
+        state = self._state(key)
         if state is None:
             seen.ids = [item_id]
             self.states[key] = seen
@@ -322,7 +344,7 @@ class SourceCache:
 
     def _detach(self, item_id: str) -> None:
         key = self._owners().pop(item_id, None)
-        state = self.get(key) if key is not None else None
+        state = self._state(key) if key is not None else None
         if state is not None and item_id in state.ids:
             state.ids.remove(item_id)
 
@@ -330,7 +352,7 @@ class SourceCache:
         if self._owner is None:
             owners: dict[str, str] = {}
             for key in list(self.states):
-                state = self.get(key)
+                state = self._state(key)
                 for item_id in state.ids if state is not None else ():
                     owners[item_id] = key
             self._owner = owners
@@ -342,7 +364,7 @@ class SourceCache:
         for item_id in changes.removed:
             self._detach(item_id)
         for item in changes.upserts:
-            key = source_key(item.provenance)
+            key = source_key(item)
             if key is None:
                 self._detach(item.id)
             else:
@@ -350,10 +372,11 @@ class SourceCache:
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
 
-    def record(self, key: str, state: SourceState) -> None:
-        """Set the state of ``key`` after it was ingested (or skipped)."""
+    def record(self, origin: str, state: SourceState) -> None:
+        """Set the state of ``origin`` after it was ingested (or skipped)."""
+        key = scoped_key(origin, self.scope)
         if self._owner is not None:
-            old = self.get(key)
+            old = self._state(key)
             for item_id in old.ids if old is not None else ():
                 self._owner.pop(item_id, None)
             for item_id in state.ids:
@@ -362,8 +385,9 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 
-    def touch(self, key: str, size: int, mtime_ns: int) -> None:
+    def touch(self, origin: str, size: int, mtime_ns: int) -> None:
         """Note a new size and mtime for a source whose content did not change."""
+        key = scoped_key(origin, self.scope)
         state = self.states.get(key)
         if isinstance(state, SourceState):
             state.size, state.mtime_ns = size, mtime_ns
@@ -374,10 +398,11 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = True
 
-    def drop(self, key: str) -> None:
+    def drop(self, origin: str) -> None:
         """Forget a source (its items were removed)."""
+        key = scoped_key(origin, self.scope)
         if self._owner is not None:
-            state = self.get(key)
+            state = self._state(key)
             for item_id in state.ids if state is not None else ():
                 self._owner.pop(item_id, None)
         self.states.pop(key, None)

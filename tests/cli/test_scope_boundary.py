@@ -427,6 +427,22 @@ def test_writes_aimed_at_another_teams_items_look_like_missing_ids(shard: Fixtur
     assert _bravo_state(shard) == before
 
 
+def test_ingesting_what_another_team_ingested_leaves_its_items_alone(
+    built: Fixture, shard: Fixture
+) -> None:
+    """Bravo ingested this folder, and one of its files is gone since: Alpha's ingest of it
+    gives Alpha its own items, and neither replaces, prunes nor reports Bravo's."""
+    before = _bravo_state(shard)
+    folder = built.root.parent / "bravo_ingest_vorticellax"
+    code, out, err = _run(shard.root, "--as", ALPHA, "ingest", str(folder), "--json")
+    assert code == 0, err
+    report = orjson.loads(out)
+    assert (report["files_added"], report["files_updated"], report["files_removed"]) == (1, 0, 0)
+    assert report["items_removed"] == 0
+    assert "gone" not in out + err  # Bravo's deleted file is not Alpha's to report
+    assert _bravo_state(shard) == before
+
+
 def test_whole_shard_maintenance_tells_a_team_no_counts(shard: Fixture) -> None:
     assert json_of(shard, "compact") == {"compacted": True}
     assert json_of(shard, "reindex") == {"reindexed": True}

@@ -213,10 +213,35 @@ def test_ingesting_a_subfolder_does_not_prune_its_siblings(tree: Path, shard: Pa
 
 def test_changed_options_re_ingest_the_file(tree: Path, shard: Path) -> None:
     ingest_path(Substrate(shard), tree)
-    report = ingest_path(Substrate(shard), tree, scope="team")
+    report = ingest_path(Substrate(shard), tree, tags=["reviewed"])
     assert report.files_updated == 3
-    assert {i.scope for i in Substrate(shard).iter_items()} == {"team"}
+    assert all(i.tags == ["reviewed"] for i in Substrate(shard).iter_items())
     assert len(Substrate(shard)) == 7
+
+
+def test_each_scope_has_its_own_items_of_a_file_and_one_never_touches_the_other(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree, scope="alpha")
+    beta = ingest_path(Substrate(shard), tree, scope="beta")
+    assert beta.files_added == 3 and beta.items_removed == 0
+    by_scope = {
+        s: [i for i in Substrate(shard).iter_items() if i.scope == s] for s in ("alpha", "beta")
+    }
+    assert len(by_scope["alpha"]) == len(by_scope["beta"]) == 7
+    # beta edits and deletes files: alpha's items stay, and beta's report names only its own
+    guide = tree / "guide.md"
+    _write(guide, guide.read_text() + "\n## Added\n\nMore.\n")
+    (tree / "notes.txt").unlink()
+    again = ingest_path(Substrate(shard), tree, scope="beta")
+    assert (again.files_updated, again.files_removed) == (1, 1)
+    assert again.items_removed == sum(
+        1 for i in by_scope["beta"] if i.provenance["source"] == "notes.txt"
+    )
+    stored = {i.id for i in Substrate(shard).iter_items() if i.scope == "alpha"}
+    assert stored == {i.id for i in by_scope["alpha"]}
+    unchanged = ingest_path(Substrate(shard), tree, scope="beta")
+    assert unchanged.files_unchanged == 2 and unchanged.files_removed == 0
 
 
 def test_cache_is_rebuilt_from_provenance_when_index_is_deleted(
