@@ -8,11 +8,13 @@ order the files were given, so the shard ends up the same as with one process.
 Workers are forked (Linux only: elsewhere, and for small runs, files are prepared in this
 process). They ignore Ctrl-C: the interrupt reaches this process, which stops taking results,
 cancels the chunks not yet started and saves what was applied. Should a worker die, the files
-it had not finished are prepared here instead.
+it had not finished are prepared here instead; should this process be killed, the workers end
+too (Linux sends them SIGTERM).
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import os
@@ -67,8 +69,29 @@ def worker_count(requested: int | None, n_files: int) -> int:
     return requested if requested > 1 else 0
 
 
-def _ignore_interrupts() -> None:
+def _start_worker(parent: int) -> None:
+    """Worker set-up: Ctrl-C is the parent's to handle, and the worker ends with the parent.
+
+    A parent killed outright (SIGKILL, or SIGTERM from a timeout) runs no clean-up; without
+    this its workers would live on, blocked on results nobody reads, holding the caller's
+    stdout and stderr open.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with_parent()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _end_with_parent() -> None:
+    """Ask Linux to send SIGTERM to this process when its parent ends (PR_SET_PDEATHSIG)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # not glibc-like: the pool's own checks remain
+        log.debug("cannot ask to end with the parent process")
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _prepare_chunk(
@@ -108,7 +131,10 @@ def prepared_in_workers(
     a shard on disk."""
     chunks = _chunks(tickets)
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
     )
     ahead: deque[Future[list[Prepared]]] = deque()
     submitted = 0

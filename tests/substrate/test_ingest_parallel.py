@@ -190,6 +190,65 @@ def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     assert added and stored == added
 
 
+_KILLED_PARENT = """
+import os, sys, time
+from pathlib import Path
+import substrate.ingest.parallel as parallel
+from substrate.ingest import ingest_path
+from substrate.store import Substrate
+
+marks = Path(sys.argv[3])
+
+def stuck(ticket, options, fingerprint):
+    (marks / str(os.getpid())).touch()  # a worker at work, waiting for a parent that dies
+    time.sleep(60)
+
+parallel.prepare = stuck
+parallel.CHUNK_FILES = 1  # a file each: both workers get one
+ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2)
+"""
+
+
+@pytest.mark.parametrize("signum", ["SIGKILL", "SIGTERM"])
+def test_workers_end_when_their_parent_is_killed(tree: Path, tmp_path: Path, signum: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    marks = tmp_path / "workers"
+    marks.mkdir()
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_PARENT, str(tmp_path / "shard"), str(tree), str(marks)]
+    )
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            workers = [int(p.name) for p in marks.iterdir()]
+        assert len(workers) == 2
+        parent.send_signal(getattr(signal, signum))  # no clean-up runs in the parent
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(map(alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if alive(pid)]
+    finally:  # whatever happened, leave no process behind
+        parent.kill()
+        for pid in [int(p.name) for p in marks.iterdir()]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_chunks_bound_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     from substrate.ingest.prepare import Ticket
 
