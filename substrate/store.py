@@ -67,7 +67,10 @@ def encode(item: SubstrateItem) -> bytes:
         problem = "'id' must be a non-empty string"
     if problem is not None:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
-    return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    try:
+        return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    except orjson.JSONEncodeError as exc:  # a string with lone surrogates, a foreign object
+        raise InvalidInputError(f"item {item.id!r} cannot be saved: {exc}") from None
 
 
 def decode(line: bytes) -> SubstrateItem:

@@ -51,7 +51,7 @@ from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sources import STREAM_PREFIX
-from substrate.ingest.walk import FileEntry, walk
+from substrate.ingest.walk import FileEntry, shown_name, utf8_name, walk
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ def ingest_path(
     if not given.exists():
         raise NotFoundError(f"no such file or directory: {given}")
     root = Path(os.path.realpath(given))
+    if not utf8_name(str(root)):
+        raise InvalidInputError(f"the path {shown_name(str(root))!r} is not valid UTF-8; rename it")
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)

@@ -103,6 +103,9 @@ class _Walker:
             if not hidden and name[0] == ".":
                 continue
             child = f"{rel}/{name}" if rel else name
+            if not (name.isascii() or utf8_name(name)):
+                self.result.skipped.append((shown_name(child), "name is not valid UTF-8"))
+                continue
             try:
                 # the common case first: a regular file (known from the directory listing)
                 if entry.is_file(follow_symlinks=False):
@@ -165,6 +168,21 @@ class _Walker:
             self.files_seen[key] = link.rel
         else:
             skipped.append((link.rel, "not a regular file"))
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a name from the file system is valid UTF-8 (Python keeps the bytes of one that
+    is not as lone surrogates, which nothing can store or print)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """``name`` with the bytes that are not UTF-8 shown as U+FFFD, for messages."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def walk(

@@ -116,3 +116,36 @@ def test_a_link_leading_to_the_shard_does_not_walk_into_it(tmp_path: Path) -> No
     (tmp_path / "data").symlink_to(store)  # a visible name for a hidden folder
     files = [f.rel for f in walk(tmp_path, exclude=[store / "shard"]).files]
     assert files == ["a.md"]
+
+
+def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
+    from substrate.errors import InvalidInputError
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    root = os.fsencode(tmp_path)
+    try:
+        for name in (b"caf\xe9.md", b"d\xe9j\xe0"):
+            target = os.path.join(root, name)
+            if name.endswith(b".md"):
+                with open(target, "wb") as fh:
+                    fh.write(b"# Latin-1 name\n")
+            else:
+                os.mkdir(target)
+                with open(os.path.join(target, b"inside.md"), "wb") as fh:
+                    fh.write(b"# in a folder with a Latin-1 name\n")
+    except OSError:
+        pytest.skip("this file system only takes UTF-8 names")
+    (tmp_path / "good.md").write_text("# fine\n\nbody\n")
+    walked = walk(tmp_path)
+    assert [f.rel for f in walked.files] == ["good.md"]
+    assert walked.skipped == [
+        ("caf\ufffd.md", "name is not valid UTF-8"),
+        ("d\ufffdj\ufffd", "name is not valid UTF-8"),
+    ]
+    store = Substrate(tmp_path / ".shard")
+    report = ingest_path(store, tmp_path)  # the rest is ingested, and the report can be shown
+    assert report.files_added == 1 and report.files_skipped == 2
+    assert "caf\ufffd.md" in str(report.as_dict())
+    with pytest.raises(InvalidInputError, match="not valid UTF-8"):
+        ingest_path(store, os.fsdecode(os.path.join(root, b"d\xe9j\xe0")))

@@ -468,3 +468,14 @@ def test_catalog_keys_of_many_ids_match_one_at_a_time() -> None:
         ["0123456789abcde", "f0123456789abcdef"],  # lengths that add up to 32
     ):
         assert id_keys(ids) == b"".join(id_key(i) for i in ids)
+
+
+def test_text_that_is_not_utf8_is_refused_at_save_and_nothing_is_written(tmp_path: Path) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "kept")
+    store.save()
+    before = (tmp_path / "items.jsonl").read_bytes()
+    store.add("text", "caf\udce9 from a Latin-1 argument")  # how Python keeps undecodable bytes
+    with pytest.raises(InvalidInputError, match="cannot be saved"):
+        store.save()
+    assert (tmp_path / "items.jsonl").read_bytes() == before
