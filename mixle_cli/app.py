@@ -18,6 +18,7 @@ import typer
 
 from mixle_cli.context import AppState
 from mixle_cli.errors import guarded
+from mixle_cli.masked import MaskedStream
 
 # Every command, under the module that defines it (tests check this against the modules).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
@@ -128,6 +129,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
+    sys.stderr = MaskedStream(sys.stderr)
     # The library reports through logging: warnings (a repaired torn write, an unreadable
     # cache) reach stderr as "warning: ..."; MIXLE_DEBUG=1 shows everything.
     debug = os.environ.get("MIXLE_DEBUG") == "1"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
 
@@ -24,3 +25,23 @@ def test_a_run_needs_only_its_command_module() -> None:
 def test_full_app_registers_every_command() -> None:
     names = {c.name for c in build_app().registered_commands}
     assert names == {c for commands in COMMAND_MODULES.values() for c in commands}
+
+
+def test_usage_errors_do_not_print_back_a_secret_that_was_typed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    run = ["-c", "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"]
+    for args in (
+        ["add", "the", "deploy", "token", "is", token],  # unquoted: extra arguments
+        ["ls", "--limit", token],
+        ["ask", f"--{token}"],
+    ):
+        done = subprocess.run(
+            [sys.executable, *run, "--shard", str(tmp_path / "shard"), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, done.stderr
+        assert token not in done.stderr + done.stdout and "REDACTED" in done.stderr
