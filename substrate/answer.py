@@ -30,6 +30,7 @@ from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.retrieval import Retrieval, merge_scopes, retrieve
+from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -224,7 +225,8 @@ def answer_from_substrate(
             text = answerer.answer_packet(question, packet)
         else:
             text = answerer(question, packet.render())
-        text = (text or "").strip() or None
+        # the evidence holds no secret, but an answerer may add one (from its own context)
+        text = safe_text((text or "").strip()) or None
         note = (
             f"answered from {len(packet)} cited source(s)"
             if text

@@ -108,6 +108,13 @@ def test_plain_callable_gets_the_rendered_packet(shop: Substrate) -> None:
     assert context.startswith("# Context for:")
 
 
+def test_a_secret_in_the_answerers_reply_is_masked(shop: Substrate) -> None:
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    result = answer_from_substrate(shop, QUESTION, Recording(reply=f"Use {token} [1]"))
+    assert result.answer is not None and token not in result.answer
+    assert "[REDACTED:" in result.answer and result.answer.endswith("[1]")
+
+
 def test_empty_answer_is_an_abstention(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, Recording(reply="  "))
     assert result.abstained and "no answer" in result.note
