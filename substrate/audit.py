@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import CorruptShardError
 from substrate.lineage import audit_substrate
+from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -95,7 +96,8 @@ def _log_section(substrate: Substrate) -> dict[str, Any]:
     try:
         health = substrate.log_health()
     except CorruptShardError as exc:
-        return {"ok": False, "error": str(exc), "problems": [f"corrupt log: {exc}"]}
+        reason = safe_text(str(exc))  # a damaged line may quote a secret
+        return {"ok": False, "error": reason, "problems": [f"corrupt log: {reason}"]}
     uncommitted = int(health.get("uncommitted_bytes", 0))
     problems = []
     if uncommitted:
@@ -117,8 +119,9 @@ def _lineage_section(
     except CorruptShardError as exc:
         # The whole sweep reads every line, so this is where a corrupt line shows up.
         if "error" not in log_section:
-            log_section.update(ok=False, error=str(exc))
-            log_section["problems"].append(f"corrupt log: {exc}")
+            reason = safe_text(str(exc))  # a damaged line may quote a secret
+            log_section.update(ok=False, error=reason)
+            log_section["problems"].append(f"corrupt log: {reason}")
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
     problems = [
         f"item {b['item_id']}: dangling link(s) to {', '.join(b['dangling'])}"

@@ -66,6 +66,16 @@ def test_corrupt_line_is_reported_not_raised(tmp_path: Path) -> None:
     assert report.lineage["checked"] is False
 
 
+def test_a_secret_quoted_by_a_damaged_line_is_masked(tmp_path: Path) -> None:
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    saved(tmp_path)
+    path = tmp_path / "s" / "items.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"kind":"text"', f'"kind":"{token}"'.encode(), 1))
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert not report.ok and "unknown kind" in report.log["error"]
+    assert token not in str(report.as_dict()) and "[REDACTED:" in report.log["error"]
+
+
 def test_index_state_is_reported(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     store, _ = saved(tmp_path)
