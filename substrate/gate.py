@@ -54,6 +54,22 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
     return {"count": count, "rules": rules}
 
 
+def refuse_secret_names(**names: str | None) -> None:
+    """Refuse names that look like secrets (scopes, approvers, who published or proposed).
+
+    Names are stored, compared and printed as they are: masking one would change what it
+    names, so a secret pasted as a name is refused instead.
+
+    Raises:
+        InvalidInputError: naming the argument, never its value.
+    """
+    for what, name in names.items():
+        if name and find_secrets(name):
+            raise InvalidInputError(
+                f"the {what.replace('_', ' ')} looks like a secret; choose another name"
+            )
+
+
 def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
     """Scan an item before storing it; mask its secrets unless told not to.
 
@@ -71,8 +87,7 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
                 "secrets; flatten it"
             )
-    if find_secrets(item.scope):
-        raise InvalidInputError("the scope name looks like a secret; choose another name")
+    refuse_secret_names(scope=item.scope)
     scan = scan_item(item)
     if scan.clean:
         return GateResult(item, 0, [])

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
+from substrate.gate import refuse_secret_names
 from substrate.item import SubstrateItem
+from substrate.secrets import safe_text
 from substrate.settings import Settings
 from substrate.spaces import published_copy, require_items, visible_item
 from substrate.visibility import visible_scopes
@@ -52,6 +54,7 @@ class Governance:
         """Add ``who`` as an approver for ``scope`` (chainable)."""
         if not who or not scope:
             raise InvalidInputError("grant needs a name and a scope")
+        refuse_secret_names(approver=who, scope=scope)
         self.approvers.setdefault(scope, set()).add(who)
         return self
 
@@ -248,6 +251,7 @@ def propose(
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("propose needs a target scope")
+    refuse_secret_names(target_scope=to, proposer=by)
     if strict:
         items = require_items(substrate, ids, scopes)
         foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
@@ -389,6 +393,7 @@ def reject(
         if strict:
             raise
         return False
+    reason = safe_text(reason)  # free text, stored in the item's provenance
     state = {**proposal, "status": REJECTED, "rejected_by": by, "reason": reason}
     event = {"event": "rejected", "to": target, "by": by, "reason": reason}
     substrate.put(_with_event(item, state, event))

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.gate import refuse_secret_names
 from substrate.item import SubstrateItem
 from substrate.visibility import PUBLIC, visible_scopes
 
@@ -127,6 +128,7 @@ def publish(
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
+    refuse_secret_names(target_scope=to, publisher=by)
     ids = list(ids)
     if strict:
         items = require_items(substrate, ids, scopes)

@@ -242,3 +242,25 @@ def test_governance_round_trip_on_disk(tmp_path: Path) -> None:
     item = again.get(a)
     assert item is not None and item.scope == "public"
     assert [e["event"] for e in proposal_events(item)] == ["proposed", "approved"]
+
+
+def test_names_that_look_like_secrets_are_refused_and_reasons_masked(store: Substrate) -> None:
+    from substrate.spaces import publish
+
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    a = store.add("text", "x", scope="ops")
+    for call in (
+        lambda: Governance().grant(token, "public"),
+        lambda: Governance().grant("alice", token),
+        lambda: propose(store, [a], to=token, by="ops"),
+        lambda: propose(store, [a], to="public", by=token),
+        lambda: publish(store, [a], to=token),
+        lambda: publish(store, [a], to="public", by=token),
+    ):
+        with pytest.raises(InvalidInputError, match="looks like a secret") as caught:
+            call()
+        assert token not in str(caught.value)
+    assert store.get(a).scope == "ops"  # type: ignore[union-attr]
+    propose(store, [a], to="public", by="ops")
+    assert reject(store, a, by="alice", reason=f"it pastes {token}") is True
+    assert token not in str(store.get(a).provenance)  # type: ignore[union-attr]
