@@ -157,7 +157,7 @@ def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = Non
         directory = root / "index"
         with index_lock(directory):
             state = build_from_log(substrate, analyzer, params, progress)
-            persist(directory, state)
+            persist(directory, state, required=True)
         cache = with_overlay(substrate, root, state, analyzer)
     setattr(substrate, CACHE_ATTR, cache)
     model = state.model

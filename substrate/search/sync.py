@@ -225,12 +225,18 @@ def build_from_log(
     )
 
 
-def persist(directory: Path, state: IndexState) -> None:
+def persist(directory: Path, state: IndexState, *, required: bool = False) -> None:
+    """Write the index; a failure is a warning (a read-only shard still searches, from
+    memory) unless the write was the point (``required``: ``reindex``)."""
     from substrate.search.index_files import write_state  # pyarrow: only when writing
 
     try:
         write_state(directory, state)
-    except OSError as exc:  # a read-only shard still searches, from memory
+    except OSError as exc:
+        if required:
+            raise ShardError(
+                f"cannot write the search index to {directory}: {exc.strerror or exc}"
+            ) from exc
         log.warning("could not write the search index to %s: %s", directory, exc)
 
 

@@ -17,6 +17,7 @@ from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION, SearchParams
 from substrate.search.ranker import rank
 from substrate.search.state import Coverage, IndexState, build_state, empty_state
 from substrate.search.tokenize import Analyzer
+from substrate.store import Substrate
 
 AN = Analyzer()
 
@@ -196,3 +197,25 @@ def test_build_streams_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert calls[-1] == (30, 30) and len(calls) == 5
     assert ranking(state) == ranking(state_of(30))
+
+
+def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import substrate.search.index_files as index_files
+    from substrate.errors import ShardError
+
+    store = Substrate(tmp_path)
+    store.add("text", "refunds take five business days")
+    store.save()
+
+    def full_disk(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index_files, "write_state", full_disk)
+    with pytest.raises(ShardError, match="No space left"):
+        store.reindex()  # the point of reindex is the files: failing to write them is an error
+    fresh = Substrate(tmp_path)
+    assert [i.text for i, _ in fresh.search("refunds")] == ["refunds take five business days"]
