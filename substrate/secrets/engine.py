@@ -157,36 +157,6 @@ def _shortest_match(rule: Rule) -> int:
         return 0
 
 
-def _literal_prefix(pattern: str) -> str:
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern) and pattern[i + 1] in ".-$":
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        if not (ch.isalnum() or ch in "_-~"):
-            break
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-# Literal prefixes of provider formats (``xoxp-``, ``github_pat_``, ``AKIA``...).
-_PROVIDER_PREFIXES: tuple[str, ...] = tuple(
-    sorted(
-        {
-            p
-            for r in RULES
-            if r.kind == "token"
-            and "(?P<secret>" not in r.pattern
-            and len(p := _literal_prefix(r.pattern)) >= 3
-        }
-    )
-)
-
-
 SYNTAXES = ("text", "code", "c")
 
 
@@ -381,8 +351,6 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
-        if secret.startswith(_PROVIDER_PREFIXES):
-            return False  # claims a known token format yet failed that format's rule
         return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
     if kind == "credential":
         return credential_ok(secret)

@@ -343,6 +343,21 @@ def test_a_value_on_the_line_after_its_header_is_found_in_long_texts_too(header:
         assert [scanned[f.start : f.end] for f in found] == [secret], scanned[-120:]
 
 
+def test_a_secret_assigned_to_a_key_is_found_even_when_it_looks_like_a_provider_token() -> None:
+    # a value that starts like a provider token but fails that provider's format is still
+    # judged as an assigned secret (it used to be dropped as a malformed token)
+    pairs = [
+        ("OPENAI_API_KEY", f"sk-proj-{rnd(48)}"),
+        ("password", f"sk-{rnd(20)}"),
+        ("DB_PASSWORD", f"key-{rnd(24)}"),
+        ("slack_token", f"xoxb-{rnd(12)}"),
+    ]
+    for key, value in pairs:
+        for text in (f"{key}={value}", f'{key} = "{value}"'):
+            found = detect_secrets(text).findings
+            assert [text[f.start : f.end] for f in found] == [value], text
+
+
 def test_what_a_rule_needs_is_in_every_match_it_makes() -> None:
     import json
     from pathlib import Path
