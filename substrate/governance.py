@@ -18,14 +18,17 @@ and treat every other item exactly like a missing one.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
 from substrate.gate import refuse_secret_names
 from substrate.item import SubstrateItem
+from substrate.locking import exclusive_lock
+from substrate.log import LOCK_NAME
 from substrate.secrets import safe_text
 from substrate.settings import Settings
 from substrate.spaces import published_copy, require_items, visible_item
@@ -114,6 +117,30 @@ def save_governance(substrate: Substrate, governance: Governance) -> None:
     substrate.settings.save()
 
 
+@contextlib.contextmanager
+def _changing_governance(substrate: Substrate) -> Iterator[Governance]:
+    """The approvers as ``mixle.toml`` holds them now, saved after the block changed them.
+
+    Read and written under the shard's writer lock, so that two processes granting at once
+    each keep their change (each would otherwise write back what it read before the other).
+    An exception in the block saves nothing.
+    """
+    if substrate.root is None:
+        governance = load_governance(substrate)
+        yield governance
+        save_governance(substrate, governance)
+        return
+    try:
+        substrate.root.mkdir(parents=True, exist_ok=True)  # a first grant creates the shard
+    except OSError as exc:
+        raise ShardError(f"cannot create {substrate.root}: {exc.strerror or exc}") from exc
+    with exclusive_lock(substrate.root / LOCK_NAME):
+        substrate.settings = Settings.load(substrate.root)
+        governance = load_governance(substrate)
+        yield governance
+        save_governance(substrate, governance)
+
+
 def _may_administer(
     governance: Governance, by: str | None, scope: str, scopes: Collection[str] | None
 ) -> bool:
@@ -137,14 +164,14 @@ def grant_approver(
     Raises:
         AccessDeniedError: ``by`` is not an approver of a gated ``scope``, or cannot see it.
     """
-    governance = load_governance(substrate)
-    if not _may_administer(governance, by, scope, scopes):
-        raise AccessDeniedError(
-            f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
-        )
-    if governance.may_approve(who, scope):
-        return False
-    save_governance(substrate, governance.grant(who, scope))
+    with _changing_governance(substrate) as governance:
+        if not _may_administer(governance, by, scope, scopes):
+            raise AccessDeniedError(
+                f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+            )
+        if governance.may_approve(who, scope):
+            return False
+        governance.grant(who, scope)
     return True
 
 
@@ -162,12 +189,12 @@ def revoke_approver(
         AccessDeniedError: ``by`` is not an approver of ``scope``.
         NotFoundError: ``who`` is not an approver of ``scope``.
     """
-    governance = load_governance(substrate)
-    if not _may_administer(governance, by, scope, scopes):
-        raise AccessDeniedError(
-            f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
-        )
-    save_governance(substrate, governance.revoke(who, scope))
+    with _changing_governance(substrate) as governance:
+        if not _may_administer(governance, by, scope, scopes):
+            raise AccessDeniedError(
+                f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+            )
+        governance.revoke(who, scope)
 
 
 def authorize_publish(

@@ -264,3 +264,19 @@ def test_names_that_look_like_secrets_are_refused_and_reasons_masked(store: Subs
     propose(store, [a], to="public", by="ops")
     assert reject(store, a, by="alice", reason=f"it pastes {token}") is True
     assert token not in str(store.get(a).provenance)  # type: ignore[union-attr]
+
+
+def test_grants_made_at_the_same_time_are_all_kept(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from substrate.store import Substrate; "
+        "from substrate.governance import grant_approver; "
+        "n = sys.argv[2]; "
+        "grant_approver(Substrate(sys.argv[1]), 'user' + n, 'scope' + n, by=None)"
+    )
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)]) for i in range(8)]
+    assert [run.wait(timeout=60) for run in runs] == [0] * 8
+    approvers = load_governance(Substrate(tmp_path)).as_dict()
+    assert approvers == {f"scope{i}": [f"user{i}"] for i in range(8)}
