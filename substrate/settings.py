@@ -39,12 +39,14 @@ class Settings:
                 data = tomllib.load(fh)
         except FileNotFoundError:
             return cls(path=path)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ShardError(f"{path}: invalid TOML: {exc}") from exc
         except OSError as exc:
             raise ShardError(f"cannot read {path}: {exc.strerror}") from exc
         fmt = data.get("format", SHARD_FORMAT)
-        if not isinstance(fmt, int) or fmt > SHARD_FORMAT:
+        if not isinstance(fmt, int) or isinstance(fmt, bool):
+            raise ShardError(f"{path}: format must be a whole number, not {fmt!r}")
+        if fmt > SHARD_FORMAT:
             raise ShardFormatError(
                 f"{path}: shard format {fmt!r} is newer than this mixle supports "
                 f"({SHARD_FORMAT}); upgrade mixle"

@@ -6,6 +6,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from substrate.errors import ShardError
 from substrate.item import SubstrateItem
 from substrate.settings import Settings
 
@@ -27,7 +28,9 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     if env.get("MIXLE_TEAM"):
         return env["MIXLE_TEAM"]
     team = settings.get("shard", "team")
-    return str(team) if team else None
+    if team is not None and not isinstance(team, str):
+        raise ShardError(f"{settings.path}: [shard] team must be a string, not {team!r}")
+    return team or None
 
 
 def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None:
@@ -35,6 +38,8 @@ def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None
     if team is None:
         return None
     shared = settings.get("shard", "shared_scopes", [PUBLIC])
+    if not isinstance(shared, list) or not all(isinstance(s, str) for s in shared):
+        raise ShardError(f"{settings.path}: [shard] shared_scopes must be a list of strings")
     return frozenset(visible_scopes(team, shared=shared))
 
 

@@ -213,3 +213,24 @@ def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
 def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
     assert mixle("add", "text", "--kind", "").exit_code == 2
     assert mixle("ls", "--kind", "").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'format = 1\n[shard]\nteam = "caf\xe9"\n', "invalid TOML"),  # Latin-1, not UTF-8
+        (b'format = "1"\n', "format must be a whole number"),
+        (b'format = 1\n[shard]\nteam = ["research"]\n', "team must be a string"),
+        (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
+    ],
+)
+def test_a_malformed_mixle_toml_is_named_with_exit_3(
+    mixle, isolated_shard_env: Path, content: bytes, message: str
+) -> None:
+    mixle("add", "kept")
+    settings = isolated_shard_env / "mixle.toml"
+    settings.write_bytes(content)
+    for args in (("ls",), ("add", "more")):
+        result = mixle(*args)
+        assert result.exit_code == 3, result.stderr
+        assert message in result.stderr and "mixle.toml" in result.stderr
