@@ -107,11 +107,16 @@ class LogFile:
             return None
         if not isinstance(head, dict):
             return None
-        if int(head.get("mixle_log", 0)) > LOG_FORMAT:
+        version, generation = head.get("mixle_log"), head.get("generation")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise CorruptShardError(str(self.path), 1, f"log format {version!r} is not valid")
+        if version > LOG_FORMAT:
             raise ShardFormatError(
-                f"{self.path} was written by a newer mixle (log format {head['mixle_log']}); "
+                f"{self.path} was written by a newer mixle (log format {version}); "
                 "upgrade mixle to read it"
             )
+        if not isinstance(generation, str) or not generation:
+            raise CorruptShardError(str(self.path), 1, "the header has no valid generation")
         return head
 
     def generation(self) -> str:

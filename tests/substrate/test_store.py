@@ -479,3 +479,25 @@ def test_text_that_is_not_utf8_is_refused_at_save_and_nothing_is_written(tmp_pat
     with pytest.raises(InvalidInputError, match="cannot be saved"):
         store.save()
     assert (tmp_path / "items.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"mixle_log":"one","generation":"abc"}',
+        b'{"mixle_log":1}',
+        b'{"mixle_log":1,"generation":["abc"]}',
+        b'{"mixle_log":[1],"generation":"abc"}',
+    ],
+)
+def test_a_damaged_log_header_is_named_not_an_internal_error(tmp_path: Path, header: bytes) -> None:
+    from substrate.errors import CorruptShardError
+
+    store = Substrate(tmp_path)
+    store.add("text", "kept")
+    store.save()
+    path = tmp_path / "items.jsonl"
+    lines = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(header + b"\n" + lines[1])
+    with pytest.raises(CorruptShardError, match=r"items\.jsonl:1"):
+        Substrate(tmp_path).all()
