@@ -14,6 +14,7 @@ insertion order of the reference implementation).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import struct
@@ -87,12 +88,18 @@ class Catalog:
         self._open()
 
     def _open(self) -> None:
+        """Open the file; an unusable one (missing, damaged, a directory) leaves no header,
+        and the log is read instead."""
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except OSError:
             return
-        size = os.fstat(fd).st_size
-        head = os.pread(fd, _HEADER.size, 0)
+        try:
+            size = os.fstat(fd).st_size
+            head = os.pread(fd, _HEADER.size, 0)
+        except OSError:  # a directory in its place, an I/O error: derived data, rebuilt
+            os.close(fd)
+            return
         if len(head) < _HEADER.size:
             os.close(fd)
             return
@@ -162,13 +169,14 @@ def write_catalog(
     # astype: numpy operations such as concatenate quietly turn the big-endian key native
     ordered = np.sort(records.astype(record_dtype(), copy=False), order="key", kind="stable")
     head = _HEADER.pack(MAGIC, generation.encode()[:16], watermark, len(ordered), next_seq)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as fh:
             fh.write(head)
             fh.write(ordered.tobytes())
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # index/ may not even be a directory
+            tmp.unlink(missing_ok=True)
         raise ShardError(f"cannot write catalog {path}: {exc.strerror}") from exc

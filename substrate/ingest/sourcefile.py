@@ -33,6 +33,7 @@ first one that does not parse (an interrupted append). A full rewrite starts a n
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -122,7 +123,8 @@ def _write(path: Path, data: dict[str, Any]) -> bool:
         tmp.write_bytes(orjson.dumps(data))
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # index/ may not even be a directory
+            tmp.unlink(missing_ok=True)
         log.warning("cannot write %s (%s); it will be rebuilt next time", path, exc)
         return False
     return True

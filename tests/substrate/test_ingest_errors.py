@@ -251,3 +251,15 @@ def test_a_save_interrupted_twice_leaves_no_half_change_behind(
     ]
     again = ingest_path(Substrate(shard), tree)
     assert [(f.source, f.status) for f in again.files] == [("a.md", "updated")]
+
+
+def test_an_index_folder_that_is_a_file_does_not_fail_the_ingest(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(3):
+        _write(tree / f"n{n}.txt", f"note {n}\n")
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    (shard / "index").write_text("in the way")  # derived data only: worked around
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_added == 3 and len(Substrate(shard)) == 3

@@ -501,3 +501,25 @@ def test_a_damaged_log_header_is_named_not_an_internal_error(tmp_path: Path, hea
     path.write_bytes(header + b"\n" + lines[1])
     with pytest.raises(CorruptShardError, match=r"items\.jsonl:1"):
         Substrate(tmp_path).all()
+
+
+def test_derived_files_replaced_by_something_else_are_worked_around(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "a")
+    store.add("text", "kept", id="a1")
+    store.save()
+    catalog = tmp_path / "a" / "index" / "offsets.bin"
+    catalog.unlink(missing_ok=True)
+    catalog.mkdir(parents=True)  # a directory where the catalog belongs: rebuilt from the log
+    reader = Substrate(tmp_path / "a")
+    assert [i.id for i in reader.iter_items()] == ["a1"] and reader.get("a1") is not None
+    reader.add("text", "more", id="b2")
+    reader.save()  # the catalog cannot be written there: the save stands all the same
+    assert reader.checkpoint() is False
+    assert [i.id for i in Substrate(tmp_path / "a").iter_items()] == ["a1", "b2"]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "index").write_text("not a folder")
+    other = Substrate(tmp_path / "b")
+    for n in range(3):
+        other.add("text", f"note {n}")
+    other.save()
+    assert other.checkpoint() is False and len(Substrate(tmp_path / "b")) == 3
