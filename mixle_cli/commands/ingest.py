@@ -15,7 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, usage
 from mixle_cli.output import JsonOpt
-from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
+from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS, safe_text
 
 if TYPE_CHECKING:
     from substrate import IngestIssue, IngestReport
@@ -91,9 +91,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
     elif not quiet:
         for outcome in report.files:
             if outcome.status in ("skipped", "failed"):
-                output.note(f"{outcome.status}: {outcome.source}: {outcome.reason}")
+                output.note(safe_text(f"{outcome.status}: {outcome.source}: {outcome.reason}"))
         for issue in report.issues:
-            output.note(f"problem: {issue.location()}: {issue.reason}")
+            output.note(f"problem: {issue.location()}: {safe_text(issue.reason)}")
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))

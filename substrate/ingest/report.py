@@ -1,10 +1,16 @@
-"""What an ingest run did: counts, one outcome per file, and every problem with its location."""
+"""What an ingest run did: counts, one outcome per file, and every problem with its location.
+
+File names and reasons are shown masked (``as_dict``, ``location``): a secret pasted into a
+file name is redacted from the items' provenance, and must not come back through the report.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from substrate.secrets import safe_text
 
 # The status of one file in a run.
 ADDED = "added"  # first time this source was ingested
@@ -37,18 +43,19 @@ class IngestIssue:
 
     def location(self) -> str:
         """``source:line`` (or ``source:byte N``), the form editors and terminals link to."""
+        source = safe_text(self.source)
         if self.line is not None:
-            return f"{self.source}:{self.line}"
+            return f"{source}:{self.line}"
         if self.byte is not None:
-            return f"{self.source}: byte {self.byte}"
-        return self.source
+            return f"{source}: byte {self.byte}"
+        return source
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source,
+            "source": safe_text(self.source),
             "line": self.line,
             "byte": self.byte,
-            "reason": self.reason,
+            "reason": safe_text(self.reason),
             "fatal": self.fatal,
         }
 
@@ -67,10 +74,10 @@ class FileOutcome:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source,
-            "path": self.path,
+            "source": safe_text(self.source),
+            "path": None if self.path is None else safe_text(self.path),
             "status": self.status,
-            "reason": self.reason,
+            "reason": safe_text(self.reason),
             "items_added": self.items_added,
             "items_removed": self.items_removed,
             "errors": self.errors,
@@ -190,7 +197,7 @@ class IngestReport:
         counts = Counter(f.status for f in self.files)
         counts[UNCHANGED] = len(self.unchanged)
         out: dict[str, Any] = {
-            "root": self.root,
+            "root": safe_text(self.root),
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
             "items_added": self.items_added,

@@ -263,3 +263,16 @@ def test_an_index_folder_that_is_a_file_does_not_fail_the_ingest(tmp_path: Path)
     (shard / "index").write_text("in the way")  # derived data only: worked around
     report = ingest_path(Substrate(shard), tree)
     assert report.files_added == 3 and len(Substrate(shard)) == 3
+
+
+def test_a_secret_in_a_file_name_is_masked_in_the_report(tmp_path: Path) -> None:
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _write(tree / f"deploy-{token}.md", "# Notes\n\nplain\n")
+    _write(tree / f"{token}.json", '{"a": 1')  # malformed: reported with its name
+    report = ingest_path(Substrate(tmp_path / "shard"), tree)
+    assert report.files_added == 1 and report.files_failed == 1
+    shown = str(report.as_dict()) + "".join(i.location() for i in report.issues)
+    assert token not in shown and "[REDACTED:github_token]" in shown
+    assert token not in (tmp_path / "shard" / "items.jsonl").read_text()
