@@ -344,8 +344,23 @@ class LogFile:
                 lines.append(fh.read(record.length))
         self.replace_with(lines)
 
+    def _remove_abandoned_rewrites(self) -> None:
+        """Delete the half-written copies of the log that killed compactions left behind.
+
+        Rewrites only happen under the writer lock, which the caller holds: any such file
+        belongs to a process that died. It can be as large as the log.
+        """
+        for leftover in self.root.glob(".items.jsonl.*.tmp"):
+            with contextlib.suppress(OSError):
+                size = leftover.stat().st_size
+                leftover.unlink()
+                log.warning(
+                    "removed %s (%d bytes) left by an interrupted compaction", leftover, size
+                )
+
     def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
         """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""
+        self._remove_abandoned_rewrites()
         generation = secrets.token_hex(8)
         header = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
         tmp = self.path.with_name(f".items.jsonl.{os.getpid()}.tmp")

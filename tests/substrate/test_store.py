@@ -523,3 +523,19 @@ def test_derived_files_replaced_by_something_else_are_worked_around(tmp_path: Pa
         other.add("text", f"note {n}")
     other.save()
     assert other.checkpoint() is False and len(Substrate(tmp_path / "b")) == 3
+
+
+def test_compaction_removes_the_copy_a_killed_compaction_left(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    store = Substrate(tmp_path)
+    store.add("text", "kept", id="a1")
+    store.save()
+    leftover = tmp_path / ".items.jsonl.99999999.tmp"  # the pid of a process long gone
+    leftover.write_bytes(b"x" * 4096)
+    with caplog.at_level(logging.WARNING, logger="substrate.log"):
+        store.compact()
+    assert not leftover.exists() and "interrupted compaction" in caplog.text
+    assert [i.id for i in Substrate(tmp_path).iter_items()] == ["a1"]
