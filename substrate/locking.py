@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from substrate.errors import ShardError
+
+_held = threading.local()  # the lock files this thread holds: a nested request passes
 
 
 @contextmanager
@@ -16,14 +19,24 @@ def exclusive_lock(path: Path) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block.
 
     The lock lives in its own file, not on ``items.jsonl``, so that compaction can replace the log
-    while the lock is held. The kernel releases it if the process dies.
+    while the lock is held. The kernel releases it if the process dies. A thread that already
+    holds it passes through (a read-modify-write holds the lock around the save that takes it).
     """
+    held: set[str] = _held.__dict__.setdefault("paths", set())
+    key = os.path.abspath(path)
+    if key in held:
+        yield
+        return
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise ShardError(f"cannot open lock file {path}: {exc.strerror}") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -202,6 +202,25 @@ class Substrate:
         assert self._log is not None
         return str(self._log.path)
 
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the shard's writer lock for a read-modify-write (publish, approve, merge...).
+
+        What is read in the block is the latest saved state, and no other process saves until
+        the block ends, so a change made from it cannot be lost to a concurrent one (two
+        publishes of one item each keep their history entry). Save inside the block as usual;
+        read the items you change inside it too. An in-memory shard has nothing to lock.
+        """
+        if self.root is None or self._log is None:
+            yield
+            return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ShardError(f"cannot create {self.root}: {exc.strerror or exc}") from exc
+        with exclusive_lock(self._log.lock_path):
+            yield
+
     def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:
         """Save every change since the last save, items given as log lines and the removal
         of ``removed`` ids, in one durable append (a shard on disk only).

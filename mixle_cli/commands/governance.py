@@ -88,14 +88,15 @@ def publish_cmd(
     who = acting_name(app_state, by)
     team = app_state.team
     scopes = app_state.scopes
-    for item_id in ids:
-        if visible_item(substrate, item_id, scopes) is None:
-            raise NotFoundError(f"no item with id {item_id}; nothing published")
-    authorize_publish(
-        load_governance(substrate), to=to, by=who, team=team, shared=_shared(app_state)
-    )
-    done = publish(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
-    substrate.save()
+    with substrate.exclusive():  # read, change and save as one step
+        for item_id in ids:
+            if visible_item(substrate, item_id, scopes) is None:
+                raise NotFoundError(f"no item with id {item_id}; nothing published")
+        authorize_publish(
+            load_governance(substrate), to=to, by=who, team=team, shared=_shared(app_state)
+        )
+        done = publish(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
+        substrate.save()
     versions = {i: version_of(substrate.get(i)) for i in done}
     if json:
         output.emit_json({"published": done, "to": to, "by": who, "versions": versions})
@@ -194,20 +195,23 @@ def merge_cmd(
     substrate = app_state.substrate()
     who = acting_name(app_state, by)
     scopes = app_state.scopes
-    missing = [i for i in (keep, other) if visible_item(substrate, i, scopes) is None]
-    if missing and keep != other:
-        raise NotFoundError(f"no item with id {', '.join(dict.fromkeys(missing))}; nothing merged")
-    kept = visible_item(substrate, keep, scopes)
-    if kept is not None and keep != other:
-        authorize_publish(
-            load_governance(substrate),
-            to=kept.scope,
-            by=who,
-            team=app_state.team,
-            shared=_shared(app_state),
-        )
-    merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)
-    substrate.save()
+    with substrate.exclusive():  # read, change and save as one step
+        missing = [i for i in (keep, other) if visible_item(substrate, i, scopes) is None]
+        if missing and keep != other:
+            raise NotFoundError(
+                f"no item with id {', '.join(dict.fromkeys(missing))}; nothing merged"
+            )
+        kept = visible_item(substrate, keep, scopes)
+        if kept is not None and keep != other:
+            authorize_publish(
+                load_governance(substrate),
+                to=kept.scope,
+                by=who,
+                team=app_state.team,
+                shared=_shared(app_state),
+            )
+        merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)
+        substrate.save()
     merged = substrate.get(keep)
     version = version_of(merged)
     if json:
@@ -229,15 +233,16 @@ def propose_cmd(
     who = acting_name(app_state, by)
     team = app_state.team
     scopes = app_state.scopes
-    for item_id in ids:
-        if visible_item(substrate, item_id, scopes) is None:
-            raise NotFoundError(f"no item with id {item_id}; nothing proposed")
-    if scopes is not None and to not in scopes:
-        raise AccessDeniedError(
-            f"team {team!r} may propose only into its own or a shared scope, not {to!r}"
-        )
-    done = propose(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
-    substrate.save()
+    with substrate.exclusive():  # read, change and save as one step
+        for item_id in ids:
+            if visible_item(substrate, item_id, scopes) is None:
+                raise NotFoundError(f"no item with id {item_id}; nothing proposed")
+        if scopes is not None and to not in scopes:
+            raise AccessDeniedError(
+                f"team {team!r} may propose only into its own or a shared scope, not {to!r}"
+            )
+        done = propose(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
+        substrate.save()
     if json:
         output.emit_json({"proposed": done, "to": to, "by": who})
         return
@@ -255,8 +260,9 @@ def approve_cmd(
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = acting_name(app_state, by)
-    approve(substrate, item_id, by=who, scopes=app_state.scopes, strict=True)
-    substrate.save()
+    with substrate.exclusive():  # read, change and save as one step
+        approve(substrate, item_id, by=who, scopes=app_state.scopes, strict=True)
+        substrate.save()
     item = substrate.get(item_id)
     assert item is not None
     if json:
@@ -278,8 +284,9 @@ def reject_cmd(
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = acting_name(app_state, by)
-    reject(substrate, item_id, by=who, reason=reason, scopes=app_state.scopes, strict=True)
-    substrate.save()
+    with substrate.exclusive():  # read, change and save as one step
+        reject(substrate, item_id, by=who, reason=reason, scopes=app_state.scopes, strict=True)
+        substrate.save()
     if json:
         output.emit_json({"rejected": item_id, "by": who, "reason": reason})
     else:

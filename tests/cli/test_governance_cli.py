@@ -243,3 +243,33 @@ def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Pa
 def test_approvers_when_none(mixle: Run, add: Add) -> None:
     result = mixle("approvers")
     assert result.exit_code == 0 and "mixle grant" in result.stderr
+
+
+def test_publishes_of_one_item_at_the_same_time_each_keep_their_history(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from substrate.spaces import history, version_of
+
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    item_id = store.add("text", "shared note", scope="public")
+    store.save()
+    run = (  # each publish dawdles between reading the item and saving it
+        "import sys, time; import substrate.spaces as spaces; copy = spaces.published_copy; "
+        "spaces.published_copy = lambda *a, **k: (time.sleep(0.2), copy(*a, **k))[1]; "
+        "from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
+    )
+    publishes = [
+        subprocess.Popen(
+            [sys.executable, "-c", run, "--shard", str(shard), "publish", item_id, "--by", f"p{n}"],
+            stdout=subprocess.DEVNULL,
+        )
+        for n in range(6)
+    ]
+    assert [p.wait(timeout=60) for p in publishes] == [0] * 6
+    item = Substrate(shard).get(item_id)
+    assert item is not None and version_of(item) == 6
+    assert sorted(e["published_by"] for e in history(Substrate(shard), item_id)) == [
+        f"p{n}" for n in range(6)
+    ]
