@@ -211,13 +211,9 @@ class Substrate:
         publishes of one item each keep their history entry). Save inside the block as usual;
         read the items you change inside it too. An in-memory shard has nothing to lock.
         """
-        if self.root is None or self._log is None:
-            yield
+        if self.root is None or self._log is None or not self.root.is_dir():
+            yield  # nothing saved yet, nothing to protect: a save inside creates the shard
             return
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ShardError(f"cannot create {self.root}: {exc.strerror or exc}") from exc
         with exclusive_lock(self._log.lock_path):
             yield
 

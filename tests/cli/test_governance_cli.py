@@ -273,3 +273,11 @@ def test_publishes_of_one_item_at_the_same_time_each_keep_their_history(tmp_path
     assert sorted(e["published_by"] for e in history(Substrate(shard), item_id)) == [
         f"p{n}" for n in range(6)
     ]
+
+
+def test_a_refused_governance_command_on_a_missing_shard_creates_nothing(
+    mixle: Run, tmp_path: Path
+) -> None:
+    missing = tmp_path / "typo"
+    result = mixle("--shard", str(missing), "publish", "0123456789abcdef")
+    assert result.exit_code == 1 and not missing.exists()
