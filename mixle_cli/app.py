@@ -129,7 +129,8 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
-    sys.stderr = MaskedStream(sys.stderr)
+    if sys.stderr is not None:  # None when the caller closed it (2>&-)
+        sys.stderr = MaskedStream(sys.stderr)
     # The library reports through logging: warnings (a repaired torn write, an unreadable
     # cache) reach stderr as "warning: ..."; MIXLE_DEBUG=1 shows everything.
     debug = os.environ.get("MIXLE_DEBUG") == "1"
@@ -137,4 +138,31 @@ def main() -> None:
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(levelname)s: %(name)s: %(message)s" if debug else "warning: %(message)s",
     )
-    build_app(modules_for(sys.argv[1:]))()
+    sys.exit(_run(build_app(modules_for(sys.argv[1:]))))
+
+
+# The argument parser's error class (typer's bundled click, or click itself).
+_PARSER_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
+def _run(app: typer.Typer) -> int:
+    """Run the app and return its exit code, masking secrets in the argument parser's errors
+    before they are laid out: the error panel wraps long lines, and a secret cut in two no
+    longer matches a rule (so stderr's own masking could not catch it)."""
+    try:
+        result = app(standalone_mode=False)
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        return 1
+    except _PARSER_ERROR as exc:
+        from typer import rich_utils
+
+        from substrate.secrets import safe_text
+
+        exc.message = safe_text(str(getattr(exc, "message", "")))  # type: ignore[attr-defined]
+
+        rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
+        return int(getattr(exc, "exit_code", 2))
+    return result if isinstance(result, int) else 0

@@ -28,20 +28,41 @@ def test_full_app_registers_every_command() -> None:
 
 
 def test_usage_errors_do_not_print_back_a_secret_that_was_typed(tmp_path: Path) -> None:
+    import os
     import subprocess
     import sys
 
-    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    classic = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    # longer than the error panel is wide: the panel would cut it in two before any masking
+    fine_grained = "github_pat_11ABCDEFG0" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke" * 2 + "Qx9"
     run = ["-c", "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"]
-    for args in (
-        ["add", "the", "deploy", "token", "is", token],  # unquoted: extra arguments
-        ["ls", "--limit", token],
-        ["ask", f"--{token}"],
-    ):
-        done = subprocess.run(
-            [sys.executable, *run, "--shard", str(tmp_path / "shard"), *args],
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 2, done.stderr
-        assert token not in done.stderr + done.stdout and "REDACTED" in done.stderr
+    for token in (classic, fine_grained):
+        for args in (
+            ["add", "the", "deploy", "token", "is", token],  # unquoted: extra arguments
+            ["ls", "--limit", token],
+            ["ask", f"--{token}"],
+        ):
+            done = subprocess.run(
+                [sys.executable, *run, "--shard", str(tmp_path / "shard"), *args],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "COLUMNS": "60"},
+            )
+            assert done.returncode == 2, done.stderr
+            shown = done.stderr + done.stdout
+            assert token[12:24] not in shown and "REDACTED" in shown, shown
+
+
+def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--shard", str(tmp_path / "s"), "add", "a note"],
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: __import__("os").close(2),  # what 2>&- does
+    )
+    assert done.returncode == 0 and done.stdout.strip()
