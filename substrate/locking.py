@@ -20,18 +20,21 @@ def exclusive_lock(path: Path) -> Iterator[None]:
 
     The lock lives in its own file, not on ``items.jsonl``, so that compaction can replace the log
     while the lock is held. The kernel releases it if the process dies. A thread that already
-    holds it passes through (a read-modify-write holds the lock around the save that takes it).
+    holds it passes through (a read-modify-write holds the lock around the save that takes it);
+    the holder is the thread, so a block holding it must not span an ``await`` that lets
+    another task of the same thread write.
     """
-    held: set[str] = _held.__dict__.setdefault("paths", set())
-    key = os.path.abspath(path)
-    if key in held:
-        yield
-        return
+    held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise ShardError(f"cannot open lock file {path}: {exc.strerror}") from exc
     try:
+        info = os.fstat(fd)
+        key = (info.st_dev, info.st_ino)  # the file itself, however the path reached it
+        if key in held:
+            yield
+            return
         fcntl.flock(fd, fcntl.LOCK_EX)
         held.add(key)
         try:
@@ -39,4 +42,4 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         finally:
             held.discard(key)
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        os.close(fd)  # releases the lock if it was taken through this descriptor

@@ -539,3 +539,41 @@ def test_compaction_removes_the_copy_a_killed_compaction_left(
         store.compact()
     assert not leftover.exists() and "interrupted compaction" in caplog.text
     assert [i.id for i in Substrate(tmp_path).iter_items()] == ["a1"]
+
+
+def test_a_read_modify_write_may_save_through_another_path_to_the_same_shard(
+    tmp_path: Path,
+) -> None:
+    import signal
+    import threading
+
+    real = tmp_path / "real"
+    store = Substrate(real)
+    store.add("text", "first")
+    store.save()
+    (tmp_path / "link").symlink_to(real)
+    through_link = Substrate(tmp_path / "link")
+
+    def save_through_the_real_path() -> None:
+        other = Substrate(real)
+        other.add("text", "second")
+        other.save()
+
+    def deadlocked(*_: object) -> None:
+        raise TimeoutError("saving under the lock waited for the lock itself")
+
+    previous = signal.signal(signal.SIGALRM, deadlocked)
+    try:
+        with through_link.exclusive():
+            saver = threading.Thread(target=save_through_the_real_path)  # another thread
+            saver.start()
+            saver.join(timeout=0.5)
+            assert saver.is_alive()  # it waits: the lock is held
+            signal.alarm(10)
+            save_through_the_real_path()  # this thread holds it, by whatever path
+            signal.alarm(0)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    saver.join(timeout=10)
+    assert not saver.is_alive() and len(Substrate(real)) == 3
