@@ -25,8 +25,9 @@ same file reached from two different roots is still one set of items. Then ``sec
 path), ``line_start``/``line_end`` (1-based, inclusive), ``chunk`` (index within the section),
 ``index`` (position within the file), ``format``, ``content_hash`` (sha256, 32 hex, as
 ``content_hash(path)`` computes it), ``size``, ``mtime``, ``mtime_ns``, ``ingested_at`` and
-``ingest_options`` (a fingerprint of the options that shaped the item). Streams have
-``path = None``.
+``ingest_options`` (a fingerprint of the options that shaped the item), and ``ingest_scope``
+(the scope it was ingested into: an item published elsewhere since is no longer the ingest's
+to rewrite or remove). Streams have ``path = None``.
 """
 
 from __future__ import annotations

@@ -263,7 +263,12 @@ def _gated_items(
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
     size = ticket.size if ticket.data is None else done.bytes_read
-    fixed = {"format": parsed.format, "content_hash": done.digest, "ingest_options": fingerprint}
+    fixed = {
+        "format": parsed.format,
+        "content_hash": done.digest,
+        "ingest_options": fingerprint,
+        "ingest_scope": options.scope,  # stays when the item is published elsewhere
+    }
     items: list[SubstrateItem] = []
     for position, seg in enumerate(parsed.segments):
         # only strings that come from the content pass the gate; numbers and the fields

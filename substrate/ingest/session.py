@@ -254,6 +254,13 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
+            moved = self.moved_elsewhere([*removes, *kept])
+            if moved:  # published since: left where they are, neither removed nor rewritten
+                removes = [i for i in removes if i not in moved]
+                kept -= moved
+                items = [item for item in items if item.id not in moved]
+                encoded = [line for line in encoded if line[0] not in moved]
+                ids = [i for i in ids if i not in moved]
             if kept:
                 if encoded:  # rare: a changed file prepared by a worker; its items are needed
                     items, encoded = [decode(line) for _, line in encoded], []
@@ -278,6 +285,17 @@ class IngestSession:
         report.ids.extend(ids)
         return change
 
+    def moved_elsewhere(self, ids: Iterable[str]) -> set[str]:
+        """Which of a source's item ids now live in another scope than the one ingested into
+        (published or merged since): the items are no longer this ingest's to change."""
+        scope = self.options.scope
+        moved = set()
+        for item_id in ids:
+            item = self.substrate.get(item_id)
+            if item is not None and item.scope != scope:
+                moved.add(item_id)
+        return moved
+
     def keep_creation_times(self, items: list[SubstrateItem], kept: set[str]) -> None:
         """Items that survive a change keep their original ``created_at`` (their age)."""
         for item in items:
@@ -295,6 +313,8 @@ class IngestSession:
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
+            moved = self.moved_elsewhere(ids)
+            ids = [i for i in ids if i not in moved]
             source = os.path.relpath(key, root).replace(os.sep, "/")
             result = self.outcome(source, key, status.REMOVED, "no longer present")
             result.items_removed = len(ids)

@@ -72,15 +72,22 @@ def scoped_key(origin: str, scope: str) -> str:
 
 
 def source_key(item: SubstrateItem) -> str | None:
-    """The cache key of an item written by ``ingest_path``/``ingest_text``, else None."""
+    """The cache key of an item written by ``ingest_path``/``ingest_text``, else None.
+
+    The scope is the one the item was ingested into: an item published into another scope
+    since still belongs to the source of the team that ingested it.
+    """
     provenance = item.provenance
     if "ingest_options" not in provenance:
         return None
+    scope = provenance.get("ingest_scope")
+    if not isinstance(scope, str):
+        scope = item.scope  # ingested before the ingest scope was recorded
     path = provenance.get("path")
     if isinstance(path, str) and path:
-        return scoped_key(path, item.scope)
+        return scoped_key(path, scope)
     source = provenance.get("source")
-    return scoped_key(f"{STREAM_PREFIX}{source}", item.scope) if isinstance(source, str) else None
+    return scoped_key(f"{STREAM_PREFIX}{source}", scope) if isinstance(source, str) else None
 
 
 def _state_of(provenance: dict[str, Any]) -> SourceState:

@@ -442,3 +442,27 @@ def test_a_journaled_cache_survives_compaction(tree: Path, shard: Path) -> None:
     assert report.files_failed == 0 and report.items_added == 0 and report.items_removed == 0
     assert len(Substrate(shard)) == 7
     assert ingest_path(Substrate(shard), tree).bytes_read == 0
+
+
+def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) -> None:
+    from substrate.spaces import publish
+
+    ingest_path(Substrate(shard), tree, scope="alpha")
+    store = Substrate(shard)
+    linux = next(i for i in store.iter_items() if i.provenance.get("section") == "Install > Linux")
+    publish(store, [linux.id], to="public", by="alpha")
+    store.save()
+
+    def published() -> SubstrateItem | None:
+        return Substrate(shard).get(linux.id)
+
+    guide = tree / "guide.md"
+    _write(guide, guide.read_text().replace("Use the package.", "Use the new package."))
+    report = ingest_path(Substrate(shard), tree, scope="alpha")  # neither rewritten nor removed
+    assert report.files_updated == 1
+    assert published() is not None and published().scope == "public"  # type: ignore[union-attr]
+    ingest_path(Substrate(shard), tree, scope="public")  # public's own items of the file
+    guide.unlink()
+    ingest_path(Substrate(shard), tree, scope="alpha")  # alpha prunes the deleted file
+    item = published()
+    assert item is not None and item.scope == "public" and item.provenance["version"] == 1
