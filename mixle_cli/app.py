@@ -162,7 +162,6 @@ def _run(app: typer.Typer) -> int:
         from substrate.secrets import safe_text
 
         exc.message = safe_text(str(getattr(exc, "message", "")))  # type: ignore[attr-defined]
-
         rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0
