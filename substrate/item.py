@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import time
 import uuid
 from dataclasses import dataclass, field, fields
@@ -100,6 +101,8 @@ def record_problem(data: dict[str, Any]) -> str | None:
     created = data.get("created_at", 0.0)
     if isinstance(created, bool) or not isinstance(created, int | float):
         return "'created_at' must be a number"
+    if not math.isfinite(created):  # JSON has no NaN or infinity: it would be stored as null
+        return "'created_at' must be a finite number"
     return None
 
 

@@ -577,3 +577,16 @@ def test_a_read_modify_write_may_save_through_another_path_to_the_same_shard(
         signal.signal(signal.SIGALRM, previous)
     saver.join(timeout=10)
     assert not saver.is_alive() and len(Substrate(real)) == 3
+
+
+@pytest.mark.parametrize("created", [float("nan"), float("inf"), float("-inf")])
+def test_a_creation_time_json_cannot_hold_is_refused_at_save(
+    tmp_path: Path, created: float
+) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "kept")
+    store.save()
+    store.put(SubstrateItem(kind="text", text="bad time", created_at=created))
+    with pytest.raises(InvalidInputError, match="finite"):
+        store.save()
+    assert [i.text for i in Substrate(tmp_path).iter_items()] == ["kept"]
