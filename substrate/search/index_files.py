@@ -70,8 +70,11 @@ def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise StaleIndex(f"{path.name} has no index metadata")
-    meta: dict[str, Any] = json.loads(raw)
-    version = int(meta.get("format", 0))
+    try:
+        meta = json.loads(raw)
+        version = int(meta.get("format", 0))
+    except (ValueError, TypeError, AttributeError) as exc:  # damaged metadata: rebuild
+        raise StaleIndex(f"{path.name} has unreadable index metadata ({exc})") from exc
     if version > FORMAT_VERSION:
         raise ShardFormatError(
             f"{path} was written by a newer mixle (search index format {version}, this version "
@@ -79,7 +82,7 @@ def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
         )
     if version < FORMAT_VERSION or meta.get("build_key") != params.build_key():
         raise StaleIndex(f"{path.name} was built with other parameters")
-    return meta
+    return dict(meta)
 
 
 _ROW_GROUP = 1 << 16  # rows per Parquet row group: bounds memory when reading vectors

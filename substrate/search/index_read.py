@@ -53,20 +53,12 @@ def read_state(directory: Path, params: SearchParams) -> IndexState:
             mask[dead_flat[dead_offsets[i] : dead_offsets[i + 1]]] = True
             segments.append(seg)
             dead.append(mask)
-    except (OSError, pa.ArrowException, KeyError, ValueError, IndexError) as exc:
+        watermark = meta.get("watermark")
+        coverage = Coverage(str(watermark[0]), int(watermark[1])) if watermark else None
+        numbers = float(meta["avgdl"]), int(meta["next_seq"]), int(meta["fitted_docs"])
+    except (OSError, pa.ArrowException, KeyError, ValueError, IndexError, TypeError) as exc:
         raise StaleIndex(f"search index unreadable: {exc}") from exc
-    watermark = meta.get("watermark")
-    coverage = Coverage(str(watermark[0]), int(watermark[1])) if watermark else None
-    return IndexState(
-        params,
-        model,
-        segments,
-        dead,
-        float(meta["avgdl"]),
-        int(meta["next_seq"]),
-        int(meta["fitted_docs"]),
-        coverage,
-    )
+    return IndexState(params, model, segments, dead, *numbers, coverage)
 
 
 def _read_model(path: Path, params: SearchParams) -> EmbeddingModel:

@@ -219,3 +219,18 @@ def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers
         store.reindex()  # the point of reindex is the files: failing to write them is an error
     fresh = Substrate(tmp_path)
     assert [i.text for i, _ in fresh.search("refunds")] == ["refunds take five business days"]
+
+
+@pytest.mark.parametrize(
+    "meta", [b"not json", b"[1, 2]", b'{"format": "two"}', b'{"format": 2, "avgdl": null}']
+)
+def test_damaged_index_metadata_is_rebuilt_not_an_error(tmp_path: Path, meta: bytes) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "refunds take five business days")
+    store.save()
+    store.reindex()
+    manifest = tmp_path / "index" / MANIFEST
+    table = pq.read_table(manifest)
+    pq.write_table(table.replace_schema_metadata({META_KEY: meta}), manifest)
+    hits = Substrate(tmp_path).search("refunds")
+    assert [item.text for item, _ in hits] == ["refunds take five business days"]
