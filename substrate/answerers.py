@@ -12,10 +12,12 @@ Three are provided:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import shlex
+import signal
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -149,32 +151,84 @@ class CommandAnswerer:
         return self.complete(f"{INSTRUCTIONS}\n\nQuestion: {question}\n\n{context}\n\nAnswer:")
 
     def complete(self, prompt: str) -> str:
-        import subprocess  # only a command answerer pays for it
-
         argv = self.argv()
-        try:
-            done = subprocess.run(
-                argv,
-                input=prompt.encode("utf-8"),
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
-            )
-        except FileNotFoundError as exc:
-            raise AnswererError(f"answerer command not found: {argv[0]}") from exc
-        except PermissionError as exc:
-            raise AnswererError(f"answerer command is not executable: {argv[0]}") from exc
-        except subprocess.TimeoutExpired as exc:
+        returncode, out, err = _run_capped(argv, prompt.encode("utf-8"), self.timeout)
+        if returncode != 0:
+            detail = _last_line(err.decode("utf-8", "replace"))
             raise AnswererError(
-                f"answerer command {argv[0]} timed out after {self.timeout:g} s"
-            ) from exc
-        if done.returncode != 0:
-            detail = _last_line(done.stderr.decode("utf-8", "replace"))
-            raise AnswererError(
-                f"answerer command {argv[0]} exited with status {done.returncode}"
+                f"answerer command {argv[0]} exited with status {returncode}"
                 + (f": {detail}" if detail else "")
             )
-        return done.stdout.decode("utf-8", "replace").strip()
+        return out.decode("utf-8", "replace").strip()
+
+
+def _run_capped(argv: list[str], data: bytes, timeout: float) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
+
+    The command runs in a process group of its own, killed as a whole on timeout, on an
+    answer larger than ``MAX_RESPONSE_BYTES`` and when the command ends (what it started in
+    the background goes too); its output is read up to the cap, never held whole.
+    """
+    import subprocess  # only a command answerer pays for it
+    import threading
+
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        raise AnswererError(f"answerer command not found: {argv[0]}") from exc
+    except PermissionError as exc:
+        raise AnswererError(f"answerer command is not executable: {argv[0]}") from exc
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    out = bytearray()
+    err = bytearray()
+    too_long = threading.Event()
+
+    def feed() -> None:
+        with contextlib.suppress(OSError):  # a command may exit without reading it all
+            proc.stdin.write(data)  # type: ignore[union-attr]
+            proc.stdin.close()  # type: ignore[union-attr]
+
+    def drain(stream: Any, into: bytearray, cap: int, over: threading.Event | None) -> None:
+        while chunk := stream.read1(1 << 16):
+            if len(into) < cap:
+                into += chunk[: cap - len(into)]
+            elif over is not None:
+                over.set()
+                proc.kill()  # the group follows in the finally below
+                return
+
+    threads = [
+        threading.Thread(target=feed, daemon=True),
+        threading.Thread(
+            target=drain, args=(proc.stdout, out, MAX_RESPONSE_BYTES, too_long), daemon=True
+        ),
+        threading.Thread(target=drain, args=(proc.stderr, err, 1 << 16, None), daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        returncode = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AnswererError(f"answerer command {argv[0]} timed out after {timeout:g} s") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join(timeout=5)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+    if too_long.is_set():
+        raise AnswererError(
+            f"answerer command {argv[0]} wrote more than {MAX_RESPONSE_BYTES} bytes"
+        )
+    return returncode, bytes(out), bytes(err)
 
 
 @dataclass

@@ -7,6 +7,7 @@ import json
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -221,6 +222,37 @@ def test_command_answerer_errors() -> None:
         CommandAnswerer(["/nonexistent/answerer-cmd"]).complete("p")
     with pytest.raises(InvalidInputError):
         CommandAnswerer("   ").complete("p")
+
+
+def test_command_answerer_caps_its_output_and_leaves_no_process_behind(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from substrate.answerers import MAX_RESPONSE_BYTES
+
+    endless = "import sys\nwhile True: sys.stdout.write('y' * 65536)"
+    with pytest.raises(AnswererError, match=f"more than {MAX_RESPONSE_BYTES} bytes"):
+        CommandAnswerer([PY, "-c", endless], timeout=60).complete("p")
+    marker = tmp_path / "helper.pid"
+    # the command starts a helper in the background, then hangs until the timeout
+    spawner = (
+        "import subprocess, sys, time; "
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"open({str(marker)!r}, 'w').write(str(p.pid)); time.sleep(60)"
+    )
+    with pytest.raises(AnswererError, match="timed out"):
+        CommandAnswerer([PY, "-c", spawner], timeout=2).complete("p")
+    helper = int(marker.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(helper, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(helper, 9)
+        raise AssertionError("the answerer's helper process outlived it")
 
 
 # -- HTTP answerer ---------------------------------------------------------------------------------
