@@ -143,6 +143,9 @@ def _refresh(substrate: Any, root: Path, state: IndexState | None) -> IndexState
     directory = root / "index"
     analyzer = analyzer_of(substrate)
     params = DEFAULT_PARAMS
+    if not (root / "items.jsonl").exists():
+        # nothing saved, nothing to index on disk: a mistyped --shard must not become a shard
+        return build_from_log(substrate, analyzer, params, None)
     with index_lock(directory):
         if state is None or not _usable(state, substrate.log_watermark()):
             state = _load(directory, params)

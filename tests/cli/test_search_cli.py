@@ -347,3 +347,10 @@ def test_a_score_threshold_outside_0_1_is_a_usage_error(
     mixle: Run, filled: dict[str, str], command: str, value: str
 ) -> None:
     assert mixle(command, "refund", "--min-score", value).exit_code == 2
+
+
+def test_querying_a_shard_that_does_not_exist_creates_nothing(mixle, tmp_path: Path) -> None:
+    missing = tmp_path / "typo"
+    for command in ("retrieve", "multihop", "assemble-context", "ask"):
+        mixle("--shard", str(missing), command, "refund window")
+        assert not missing.exists(), command
