@@ -5,6 +5,7 @@ stdout carries data only; progress, warnings, hints and errors go to stderr.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -37,12 +38,32 @@ def mode(json: bool = False, jsonl: bool = False) -> Mode:
     return Mode.JSON if json else Mode.JSONL if jsonl else Mode.TEXT
 
 
+# Control characters other than tab and newline: stored text may hold escape sequences that
+# would clear the screen, retitle the window or hide what follows. Text output shows each as
+# U+FFFD, which keeps positions in the text (JSON escapes them anyway).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal control characters shown as U+FFFD (tab and newline kept)."""
+    return _CONTROL.sub("\ufffd", text)
+
+
+def _console(file: Any) -> Console:
+    from rich.console import Console
+
+    class PrintableConsole(Console):
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            shown = (printable(o) if isinstance(o, str) else o for o in objects)
+            super().print(*shown, **kwargs)
+
+    return PrintableConsole(file=file, highlight=False, soft_wrap=True)
+
+
 def stdout() -> Console:
     # Built per call so that it writes to whatever sys.stdout is now (tests swap it); rich is
     # imported only by commands that render text, which keeps --json runs and hooks quick.
-    from rich.console import Console
-
-    console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    console = _console(sys.stdout)
     console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
     return console
 
@@ -53,9 +74,7 @@ def _broken_pipe() -> None:
 
 
 def stderr() -> Console:
-    from rich.console import Console
-
-    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    return _console(sys.stderr)
 
 
 def emit_bytes(data: bytes) -> None:
@@ -82,6 +101,7 @@ def emit_jsonl(objs: Iterable[Any]) -> None:
 
 def emit_text(text: str) -> None:
     """Plain text on stdout, never interpreted as markup."""
+    text = printable(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     sys.stdout.flush()
 
@@ -98,7 +118,7 @@ def table(
     from rich.table import Table
 
     out = stdout()
-    cells = [["" if v is None else str(v) for v in row] for row in rows]
+    cells = [["" if v is None else printable(str(v)) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     room = max(10, out.width - sum(widths[:-1]) - 3 * (len(columns) - 1) - 2)
     grid = Table(title=title, show_edge=False, header_style="bold")

@@ -177,11 +177,11 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     out = output.stdout()
     for row in rows:
         head = Text(f"{row['rank']:>2}  {row['score']:.3f}  {row['kind']:<8} {row['id']}  ")
-        head.append(_where(row), style="cyan")
+        head.append(output.printable(_where(row)), style="cyan")
         out.print(head)
         if not row["snippet"].startswith(row["title"].rstrip("…")):  # else it says it again
-            out.print(Text("    " + row["title"], style="bold"))
-        snippet = Text("    " + row["snippet"])
+            out.print(Text("    " + output.printable(row["title"]), style="bold"))
+        snippet = Text("    " + output.printable(row["snippet"]))
         for start, end in row["snippet_spans"]:
             snippet.stylize("bold yellow", start + 4, end + 4)
         out.print(snippet)

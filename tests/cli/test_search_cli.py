@@ -354,3 +354,13 @@ def test_querying_a_shard_that_does_not_exist_creates_nothing(mixle, tmp_path: P
     for command in ("retrieve", "multihop", "assemble-context", "ask"):
         mixle("--shard", str(missing), command, "refund window")
         assert not missing.exists(), command
+
+
+def test_control_characters_in_stored_text_never_reach_the_terminal(mixle) -> None:
+    text = "Heron notes \x1b]0;retitled\x07\x1b[2J\x1b[8mhidden\x1b[0m nesting starts in March"
+    item_id = mixle("add", text).stdout.strip()
+    for args in (("search", "heron"), ("get", item_id), ("ls",), ("retrieve", "heron")):
+        shown = mixle(*args).stdout
+        assert "\x1b" not in shown and "\x07" not in shown, args
+        assert "hidden" in shown or args[0] == "ls"
+    assert "\x1b" in mixle("get", item_id, "--json").json()[0]["text"]  # data stays as stored
