@@ -131,20 +131,22 @@ def _tree(chain: HopChain) -> list[str]:
         parent = step.parent_id if step.parent_id in known else None
         children.setdefault(parent, []).append(n)
     lines = [f"{chain.query}  ({len(chain)} items, depth {chain.max_depth()})"]
-
-    def walk(parent: str | None, prefix: str) -> None:
-        kids = children.get(parent, [])
-        for pos, n in enumerate(kids):
-            step = chain.steps[n]
-            last = pos == len(kids) - 1
-            lines.append(
-                f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
-                f"{step.item.id}  {step.item.kind}  {item_where(step.item)}  "
-                f"{item_title(step.item, 50)}"
-            )
-            walk(step.item.id, prefix + ("    " if last else "│   "))
-
-    walk(None, "")
+    # depth first with a stack of its own: a chain of links may be thousands of hops deep
+    roots = children.get(None, [])
+    stack = [(n, "", pos == len(roots) - 1) for pos, n in enumerate(roots)][::-1]
+    while stack:
+        n, prefix, last = stack.pop()
+        step = chain.steps[n]
+        lines.append(
+            f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
+            f"{step.item.id}  {step.item.kind}  {item_where(step.item)}  "
+            f"{item_title(step.item, 50)}"
+        )
+        kids = children.get(step.item.id, [])
+        below = prefix + ("    " if last else "│   ")
+        stack.extend(
+            (kid, below, pos == len(kids) - 1) for pos, kid in reversed(list(enumerate(kids)))
+        )
     return lines
 
 

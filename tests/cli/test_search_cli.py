@@ -364,3 +364,18 @@ def test_control_characters_in_stored_text_never_reach_the_terminal(mixle) -> No
         assert "\x1b" not in shown and "\x07" not in shown, args
         assert "hidden" in shown or args[0] == "ls"
     assert "\x1b" in mixle("get", item_id, "--json").json()[0]["text"]  # data stays as stored
+
+
+def test_an_evidence_tree_thousands_of_hops_deep_prints() -> None:
+    from mixle_cli.commands.retrieval import _tree
+    from substrate.hops import HopChain, HopStep
+    from substrate.item import SubstrateItem
+
+    items = [SubstrateItem(kind="text", text=f"link {n}", id=f"{n:016x}") for n in range(3000)]
+    steps = [HopStep(items[0], 0, "seed", None, 1.0)]
+    steps += [HopStep(item, n + 1, "link", items[n].id, 0.5) for n, item in enumerate(items[1:])]
+    side = SubstrateItem(kind="text", text="a second seed", id="f" * 16)
+    lines = _tree(HopChain("deep", [*steps, HopStep(side, 0, "seed", None, 0.9)]))
+    assert len(lines) == 3002 and lines[1].startswith("├── seed")
+    assert lines[-1].startswith("└── seed")
+    assert lines[2001].startswith("│   " + "    " * 1999 + "└── link")
