@@ -115,23 +115,29 @@ def table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
 ) -> None:
     """A table whose last column is cut to the terminal width; the others are never cut."""
+    from rich.cells import cell_len
     from rich.table import Table
 
     out = stdout()
     cells = [["" if v is None else printable(str(v)) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    # terminal cells, not characters: a CJK character takes two
+    widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     room = max(10, out.width - sum(widths[:-1]) - 3 * (len(columns) - 1) - 2)
     grid = Table(title=title, show_edge=False, header_style="bold")
-    for column in columns:
-        grid.add_column(column, no_wrap=True)
+    for column, width in zip(columns[:-1], widths, strict=False):
+        grid.add_column(column, no_wrap=True, min_width=width)
+    grid.add_column(columns[-1], no_wrap=True)
     for row in cells:
         grid.add_row(*row[:-1], first_line(row[-1], room))
     out.print(grid)
 
 
 def first_line(text: str, width: int = 80) -> str:
+    """The text on one line, cut to ``width`` terminal cells."""
+    from rich.cells import cell_len, set_cell_size
+
     line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return line if cell_len(line) <= width else set_cell_size(line, width - 1) + "…"
 
 
 def when(timestamp: float | None) -> str:

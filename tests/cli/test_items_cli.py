@@ -234,3 +234,13 @@ def test_a_malformed_mixle_toml_is_named_with_exit_3(
         result = mixle(*args)
         assert result.exit_code == 3, result.stderr
         assert message in result.stderr and "mixle.toml" in result.stderr
+
+
+def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(mixle) -> None:
+    ids = [
+        mixle("add", "plain ascii item about tapirs").stdout.strip(),
+        mixle("add", "東京は日本の首都です。北京是中国的首都。" * 3).stdout.strip(),
+    ]
+    shown = mixle("ls").stdout
+    assert all(item_id in shown for item_id in ids)  # whole ids, ready to copy
+    assert "text" in shown and "local" in shown
