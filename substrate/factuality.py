@@ -31,13 +31,20 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
     At least two of them are required when the claim has two or more: one shared word (the
     reference's rule let "The moon is cheese." be grounded by any text about the moon) is a
-    topic match, not corroboration.
+    topic match, not corroboration. Every number of the claim must be in the evidence too: a
+    claim with the wrong port, date or amount is not supported by the right one.
     """
     wanted = terms(claim)
     if not wanted:
         return False
-    shared = len(wanted & terms(evidence))
+    found = terms(evidence)
+    if any(term not in found for term in wanted if _NUMBER.search(term)):
+        return False
+    shared = len(wanted & found)
     return shared >= min(2, len(wanted)) and shared / len(wanted) >= threshold
+
+
+_NUMBER = re.compile(r"\d")
 
 
 @dataclass

@@ -103,3 +103,12 @@ def test_real_engine_factuality(tmp_path: Any) -> None:
     s.save()
     receipt = check_factuality(s, "Refunds are given within 30 days. Pigs can fly over Mars.")
     assert [v.supported for v in receipt.verdicts] == [True, False]
+
+
+def test_a_claim_with_a_number_the_evidence_contradicts_is_not_supported() -> None:
+    from substrate.factuality import content_overlap
+
+    evidence = "The zebra protocol listens on port 4242 by default."
+    assert content_overlap(evidence, "The zebra protocol uses port 4242.")
+    assert not content_overlap(evidence, "The zebra protocol uses port 9999.")
+    assert not content_overlap("Refunds take 5 business days.", "Refunds take 50 business days.")
