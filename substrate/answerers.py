@@ -18,6 +18,7 @@ import math
 import os
 import shlex
 import signal
+import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -295,7 +296,7 @@ class HttpAnswerer:
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                raw = response.read(MAX_RESPONSE_BYTES + 1)
+                raw = _read_by(response, time.monotonic() + self.timeout)
         except urllib.error.HTTPError as exc:
             detail = _scrub(_error_message(exc), key)
             raise AnswererError(
@@ -366,6 +367,23 @@ def http_answerer_from_config(
         timeout=float(timeout if timeout is not None else configured),
         env=env,
     )
+
+
+def _read_by(response: Any, deadline: float) -> bytes:
+    """The response body, up to ``MAX_RESPONSE_BYTES`` + 1 bytes, read by ``deadline``.
+
+    The socket timeout bounds each read only: a server that trickles a byte at a time would
+    otherwise hold the caller far beyond the timeout it asked for.
+    """
+    raw = bytearray()
+    while len(raw) <= MAX_RESPONSE_BYTES:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        chunk = response.read1(min(1 << 16, MAX_RESPONSE_BYTES + 1 - len(raw)))
+        if not chunk:
+            break
+        raw += chunk
+    return bytes(raw)
 
 
 def _content(raw: bytes, where: str) -> str:

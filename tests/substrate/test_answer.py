@@ -266,6 +266,7 @@ class Endpoint:
         self.status = 200
         self.body: Any = {"choices": [{"message": {"content": "Refunds take 30 days [1]."}}]}
         self.delay = 0.0
+        self.trickle = 0.0  # seconds between the bytes of the body (0: all at once)
         endpoint = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -285,7 +286,12 @@ class Endpoint:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not endpoint.trickle:
+                    self.wfile.write(data)
+                for byte in data if endpoint.trickle else b"":
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    threading.Event().wait(endpoint.trickle)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -352,6 +358,16 @@ def test_http_answerer_timeout_and_unreachable(endpoint: Endpoint) -> None:
     endpoint.server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), http.server.BaseHTTPRequestHandler
     )
+
+
+def test_http_answerer_timeout_covers_the_whole_response(endpoint: Endpoint) -> None:
+    import time
+
+    endpoint.trickle = 0.1  # a byte every 0.1 s: the body takes several seconds
+    started = time.monotonic()
+    with pytest.raises(AnswererError, match="timed out"):
+        HttpAnswerer(endpoint.url, "m", timeout=0.5).complete("p")
+    assert time.monotonic() - started < 2
 
 
 def test_http_answerer_configuration() -> None:
