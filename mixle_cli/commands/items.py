@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -85,12 +86,25 @@ def _parse_payload(payload: str | None) -> dict[str, Any]:
     if payload is None:
         return {}
     try:
-        value = orjson.loads(payload)
-    except orjson.JSONDecodeError as exc:
+        # the standard parser keeps every digit of an integer, where orjson would turn one
+        # beyond 64 bits into a float without a word
+        value = json.loads(payload, parse_int=_exact_int, parse_constant=_no_constant)
+    except ValueError as exc:
         usage(f"--payload is not valid JSON: {exc}")
     if not isinstance(value, dict):
         usage("--payload must be a JSON object")
     return value
+
+
+def _exact_int(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**64:  # what the log can store exactly
+        raise ValueError(f"the integer {text} is too large to store exactly; quote it")
+    return value
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def add(
