@@ -13,7 +13,7 @@ from typing import Any
 # Bump when the layout or the meaning of a stored column changes.
 FORMAT_VERSION = 2
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2  # 2: NFKC before splitting words
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,16 @@
 """Text analysis shared by the lexical and the semantic channel.
 
-One analyzer turns any text into index terms: Unicode word split, case folding, English
-stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese
-and Korean runs (those scripts do not separate words with spaces, so bigrams are the standard
-way to make them searchable without a dictionary).
+One analyzer turns any text into index terms: Unicode normalisation (NFKC), word split, case
+folding, English stopwords, Snowball English stemming, and overlapping character bigrams for
+Chinese, Japanese and Korean runs (those scripts do not separate words with spaces, so bigrams
+are the standard way to make them searchable without a dictionary).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -48,6 +49,10 @@ class Analyzer:
         """The index terms of ``text``, in order, with repeats."""
         out: list[str] = []
         memo = self._memo
+        if not text.isascii():
+            # one spelling per text: composed accents (NFD from macOS file names splits a word
+            # at each mark), full-width letters and ligatures are folded to what users type
+            text = unicodedata.normalize("NFKC", text)
         pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
         for cjk, word in pattern.findall(text):
             if cjk:

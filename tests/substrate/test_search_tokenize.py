@@ -70,3 +70,11 @@ def test_surface_survives_deep_nesting() -> None:
     for _ in range(50):
         deep = {"k": deep}
     assert "k" in item_surface("", deep, [])
+
+
+def test_text_is_normalised_before_it_is_split() -> None:
+    analyzer = Analyzer()
+    composed = analyzer.terms("Brûlée")
+    assert analyzer.terms("Bru\u0302le\u0301e") == composed == ["brûlée"]  # decomposed: NFD
+    assert analyzer.terms("ｓｅａｒｃｈ ｉｎｄｅｘ") == analyzer.terms("search index")  # full width
+    assert analyzer.terms("ﬁle") == analyzer.terms("file")  # a ligature
