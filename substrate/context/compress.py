@@ -131,7 +131,7 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
         return ""
     parts = sentences(text)
     if len(parts) <= 1:
-        return truncate(" ".join(text.split()), max_chars)
+        return around_match(" ".join(text.split()), task, max_chars)
     wanted = terms(task)
     gain = [len(wanted & terms(p)) for p in parts]
     order = sorted(range(len(parts)), key=lambda i: (-gain[i], len(parts[i]), i))
@@ -146,5 +146,22 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
             kept.append(i)
             used += cost
     if not kept:
-        return truncate(parts[order[0]], max_chars)
+        return around_match(parts[order[0]], task, max_chars)
     return " ".join(parts[i] for i in sorted(kept))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def around_match(text: str, task: str, max_chars: int) -> str:
+    """``text`` cut to ``max_chars`` around its first word that carries a task term (from the
+    start when none does): in one long sentence (a log line, minified JSON) the part that
+    matched may lie far from the opening."""
+    wanted = terms(task)
+    for word in _WORD.finditer(text):
+        if word.start() > 0 and wanted & terms(word.group()):
+            start = text.rfind(" ", 0, max(0, word.start() - max_chars // 4)) + 1
+            if start > 0:  # a word boundary before the match, with some lead-in kept
+                return ELLIPSIS + truncate(text[start:], max_chars - 1)
+            break
+    return truncate(text, max_chars)

@@ -293,3 +293,20 @@ def test_real_engine_assemble_context(tmp_path: Any) -> None:
     packet = assemble_context(s, TASK, budget=ContextBudget(max_chars=300), compress=True)
     assert len(packet) > 0 and len(packet.render()) <= 300
     assert "Refunds" in packet.render()
+
+
+def test_one_long_sentence_is_cut_around_the_part_that_matched() -> None:
+    from substrate.context.compress import compress_text
+
+    text = (
+        "INFO "
+        + " ".join(f"worker{i}=ok" for i in range(800))
+        + " ERROR quokka-daemon crashed with segfault in libfoo "
+        + " ".join(f"k{i}=v" for i in range(100))
+    )
+    for budget in (1, 2, 40, 300, 600):
+        cut = compress_text(text, "quokka daemon segfault", budget)
+        assert len(cut) <= budget
+        if budget >= 40:
+            assert "quokka" in cut and cut.startswith("…")
+    assert compress_text(text, "nothing here matches", 50).startswith("INFO worker0=ok")
