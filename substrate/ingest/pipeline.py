@@ -52,8 +52,9 @@ from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sources import STREAM_PREFIX
-from substrate.ingest.walk import FileEntry, shown_name, utf8_name, walk
+from substrate.ingest.walk import FileEntry, utf8_name, walk
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
+from substrate.secrets.sources import shown_path
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -161,7 +162,7 @@ def ingest_path(
         raise NotFoundError(f"no such file or directory: {given}")
     root = Path(os.path.realpath(given))
     if not utf8_name(str(root)):
-        raise InvalidInputError(f"the path {shown_name(str(root))!r} is not valid UTF-8; rename it")
+        raise InvalidInputError(f"the path {shown_path(str(root))!r} is not valid UTF-8; rename it")
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)

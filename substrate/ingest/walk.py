@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from substrate.ingest.ignore import IGNORE_FILES, IgnoreStack, Rule, RuleSet, directory_rules
+from substrate.secrets.sources import shown_path
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class _Walker:
                 continue
             child = f"{rel}/{name}" if rel else name
             if not (name.isascii() or utf8_name(name)):
-                self.result.skipped.append((shown_name(child), "name is not valid UTF-8"))
+                self.result.skipped.append((shown_path(child), "name is not valid UTF-8"))
                 continue
             try:
                 # the common case first: a regular file (known from the directory listing)
@@ -178,11 +179,6 @@ def utf8_name(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def shown_name(name: str) -> str:
-    """``name`` with the bytes that are not UTF-8 shown as U+FFFD, for messages."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def walk(
