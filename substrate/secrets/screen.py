@@ -14,7 +14,6 @@ long runs alone, which holds every match they could make.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -22,7 +21,6 @@ from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
     KEYWORD_GATE,
-    MIN_TOKEN_LEN,
     keywordless_widths,
     long_words,
 )
@@ -40,15 +38,22 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
     if not short:
         return False
     joined = "\n".join(short)
-    low = joined.lower()
+    found = _keywords_or_runs(joined.lower())
+    if isinstance(found, bool):
+        return found
+    return _keywordless_match(joined, max(map(len, found)))
+
+
+def _keywords_or_runs(low: str) -> bool | list[str]:
+    """The keyword stage of ``find_secrets`` on lower-cased text: True when a rule keyword
+    selects a rule, False when there is no long run either (nothing is tried), else the long
+    runs, on which only the rules without keywords remain to be judged."""
     if ANY_CONTEXT_KEYWORD.search(low):
         return True
     words = long_words(low)
     if not words:
-        return False  # find_secrets tries no token rule and no keywordless rule
-    if ANY_TOKEN_KEYWORD.search(" ".join(words)):
-        return True
-    return _keywordless_match(joined, max(map(len, words)))
+        return False
+    return True if ANY_TOKEN_KEYWORD.search(" ".join(words)) else words
 
 
 def may_hold_secret(text: str) -> bool:
@@ -94,17 +99,8 @@ def slices_may_hold_secrets(text: str) -> bool:
     tried on the runs, since a cut can change what a word boundary sees: a run long enough for
     one of them already answers yes. ``text`` itself may be of any length.
     """
-    low = text.lower()
-    if ANY_CONTEXT_KEYWORD.search(low):
-        return True
-    runs = _LONG_RUN.findall(low)
-    if not runs:
-        return False
-    if ANY_TOKEN_KEYWORD.search(" ".join(runs)):
-        return True
-    longest = max(map(len, runs))
+    found = _keywords_or_runs(text.lower())
+    if isinstance(found, bool):
+        return found
+    longest = max(map(len, found))
     return any(longest >= shortest for _, shortest in keywordless_widths())
-
-
-# ``\s`` is exactly what ``str.split()`` splits at, so these are the runs of ``long_words``.
-_LONG_RUN = re.compile(rf"\S{{{MIN_TOKEN_LEN},}}")
