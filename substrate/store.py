@@ -197,8 +197,7 @@ class Substrate:
             raise InvalidInputError("save() needs a root: Substrate(root) or save(root)")
         if self.root is None or target.resolve() != self.root.resolve():
             return self._save_elsewhere(target)
-        self.last_append = None
-        self._write_batch(*self._collect_changes())
+        self.save_encoded(())
         assert self._log is not None
         return str(self._log.path)
 
@@ -229,8 +228,9 @@ class Substrate:
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
         replaced = {item_id for item_id, _ in lines}
-        view = self._fresh_view()
-        gone = [i for i in dict.fromkeys(removed) if i not in replaced and self._exists(i, view)]
+        removed = list(dict.fromkeys(removed))
+        view = self._fresh_view() if removed else None
+        gone = [i for i in removed if i not in replaced and self._exists(i, view)]
         settled = replaced.union(gone)
         ids, encoded, removals = self._collect_changes(skip=settled)
         ids += gone
