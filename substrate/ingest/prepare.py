@@ -18,6 +18,7 @@ from substrate.ingest.build import ItemBuilder
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
+from substrate.ingest.sources import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
@@ -117,6 +118,8 @@ class Prepared:
     prepared_at: float = 0.0
     # the items as ``(id, log line)`` instead, when prepared for a shard in another process
     encoded: list[tuple[str, bytes]] | None = None
+    # how the source cache names the source when a secret in its name is masked (else "")
+    named: str = ""
 
     def __reduce__(self) -> tuple[type[Prepared], tuple[Any, ...]]:
         # sent back by worker processes by the thousand: constructor arguments pickle fastest
@@ -134,6 +137,7 @@ class Prepared:
                 self.byte,
                 self.prepared_at,
                 self.encoded,
+                self.named,
             ),
         )
 
@@ -163,7 +167,8 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
         except OSError as exc:
             return Prepared(FAILED, reason=f"cannot read: {exc.strerror or exc}")
         if binary:
-            return Prepared(BINARY, len(data), prepared_at=time.time())
+            named = cache_name(ticket, options)
+            return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
     digest = content_digest(data)
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())
@@ -178,10 +183,21 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
     done.prepared_at = time.time()
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
     screen = screen_file(text, parsed, ticket, options)
+    if not screen.names:
+        done.named = cache_name(ticket, options)
     done.items, tally = _gated_items(ticket, parsed, done, options, fingerprint, screen)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
+
+
+def cache_name(ticket: Ticket, options: IngestOptions) -> str:
+    """How the source cache must name the ticket's source: "" for its own name, else its
+    masked name (``sources.cache_origin``), when the gate masks a secret in it."""
+    if not options.redact:  # names are stored as they are, in the items too
+        return ""
+    named = cache_origin(ticket.key)
+    return "" if named == ticket.key else named
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +285,8 @@ def _gated_items(
         "ingest_options": fingerprint,
         "ingest_scope": options.scope,  # stays when the item is published elsewhere
     }
+    if done.named:  # lets a rebuilt source cache name the source as this run does
+        fixed[DIGEST_KEY] = origin_digest(ticket.key)
     items: list[SubstrateItem] = []
     for position, seg in enumerate(parsed.segments):
         # only strings that come from the content pass the gate; numbers and the fields

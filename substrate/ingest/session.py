@@ -25,6 +25,7 @@ from substrate.ingest.sources import (
     SourceCache,
     SourceState,
     settled_mtime,
+    shown_origin,
 )
 from substrate.ingest.walk import FileEntry
 from substrate.store import decode, encode
@@ -52,6 +53,7 @@ class _Change:
     removes: list[str] = field(default_factory=list)
     state: SourceState | None = None  # None: forget the source
     encoded: list[tuple[str, bytes]] = field(default_factory=list)  # items as log lines
+    named: str = ""  # the source's masked name in the cache ("": its own)
 
     def lines(self) -> Iterator[tuple[str, bytes]]:
         """Every item of the change as ``(id, log line)``, in file order."""
@@ -120,7 +122,7 @@ class IngestSession:
                 if change.state is None:
                     self.cache.drop(change.key)
                 else:
-                    self.cache.record(change.key, change.state)
+                    self.cache.record(change.key, change.state, change.named)
             self.pending.clear()
             self.pending_items = 0
         self.last_flush = time.monotonic()
@@ -226,7 +228,7 @@ class IngestSession:
             state = SourceState(
                 ticket.size or 0, mtime_ns, "", self.fingerprint, ids, "binary file"
             )
-            self.cache.record(key, state)
+            self.cache.record(key, state, done.named)
             self.outcome(source, key, status.SKIPPED, "binary file")
         elif done.status == prep.SAME:
             if ticket.size is not None and ticket.mtime_ns is not None:
@@ -269,7 +271,7 @@ class IngestSession:
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
         state = SourceState(size, mtime_state, done.digest, self.fingerprint, ids)
-        change = _Change(ticket.key, items, removes, state, encoded)
+        change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
             result = status.UPDATED
         elif ids:
@@ -308,15 +310,17 @@ class IngestSession:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
         under an ``unreadable`` path is unknown, so it is kept."""
         kept = tuple(unreadable)
+        written = set(self.report.ids)  # a source the cache knew by another name was re-read
         for key in self.cache.missing_under(root, seen):
-            if any(key == path or key.startswith(path + os.sep) for path in kept):
+            shown = shown_origin(key)
+            if any(shown == path or shown.startswith(path + os.sep) for path in kept):
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
             moved = self.moved_elsewhere(ids)
-            ids = [i for i in ids if i not in moved]
-            source = os.path.relpath(key, root).replace(os.sep, "/")
-            result = self.outcome(source, key, status.REMOVED, "no longer present")
+            ids = [i for i in ids if i not in moved and i not in written]
+            source = os.path.relpath(shown, root).replace(os.sep, "/")
+            result = self.outcome(source, shown, status.REMOVED, "no longer present")
             result.items_removed = len(ids)
             self.report.items_removed += len(ids)
             self.queue(_Change(key, [], list(ids), None))

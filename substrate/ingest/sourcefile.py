@@ -1,24 +1,26 @@
 """On-disk form of the source cache: two JSON files in ``<shard>/index/``.
 
 A source's key is the scope it was ingested into, a NUL character, then its absolute path (or
-``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it.
+``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it. A path that
+holds a secret is stored masked, followed by another NUL and a digest (``sources.cache_origin``).
 
 ``sources.json`` holds what the unchanged checks need (size and mtime, then the content hash
 of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
 is small and quick to parse::
 
-    {"format": 4, "generation": "...", "offset": 1234, "token": "<hex>",
+    {"format": 5, "generation": "...", "offset": 1234, "token": "<hex>",
      "options": ["<fingerprint>", ...],
      "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", skipped?]}}}
 
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
 
-    {"format": 4, "token": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 5, "token": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
 The two belong together only when their tokens match. The items file is written first, so a
 crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt. A
-cache of another format (format 3 keys had no scope) is rebuilt from the items once.
+cache of another format is rebuilt from the items once (format 3 keys had no scope; format 4
+could hold a secret pasted into a file name).
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
@@ -47,7 +49,7 @@ from substrate.log import Watermark
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4
+FORMAT = 5
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 JOURNAL_FILE = "sources.journal"

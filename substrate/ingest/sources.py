@@ -14,10 +14,17 @@ stamped with the log watermark it covers:
   items (``path``, ``size``, ``mtime_ns``, ``content_hash``, ``ingest_options``).
 
 Deleting ``index/`` therefore loses nothing. An in-memory shard computes it from its items.
+
+A secret pasted into a file name must not reach the cache on disk any more than the items:
+such a source is named as the gate masks it, followed by a digest of its real name
+(``cache_origin``). The digest tells apart names that mask alike, and finds the entry again
+from the real name; ingestion records it in the items (``origin_digest``) so that a rebuild
+names the source the same way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -26,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import sourcefile
 from substrate.log import LogFile, Watermark
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.scan import DEFAULT_MASK, redact_hits
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -66,9 +75,42 @@ class SourceState:
     skipped: str = ""
 
 
+# Between a masked source name and the digest of its real name: a path cannot hold it.
+DIGEST_SEP = "\x00"
+DIGEST_KEY = "origin_digest"  # the provenance field that records the digest
+
+
+def origin_digest(origin: str) -> str:
+    """A short digest of a source's real name (a path, or ``stream:<name>``)."""
+    raw = origin.encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def cache_origin(origin: str) -> str:
+    """How the cache names ``origin``: as it is, or, when its name holds a secret, the name as
+    the write-time gate masks it in provenance, ``DIGEST_SEP`` and ``origin_digest``."""
+    prefix = STREAM_PREFIX if origin.startswith(STREAM_PREFIX) else ""
+    name = origin[len(prefix) :]
+    hits = find_secrets(name)
+    if not hits:
+        return origin
+    masked = redact_hits(name, hits, mask=DEFAULT_MASK)
+    return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
+
+
+def shown_origin(origin: str) -> str:
+    """``origin`` as a cache names it, without the digest of a masked name."""
+    return origin.split(DIGEST_SEP, 1)[0]
+
+
 def scoped_key(origin: str, scope: str) -> str:
     """The cache key of source ``origin`` (a path or ``stream:<name>``) ingested into ``scope``."""
     return f"{scope}\x00{origin}"  # scope first: the path part groups by directory on disk
+
+
+def _masked(key: str) -> bool:
+    """Whether a cache key names its source by a masked name (``cache_origin``)."""
+    return key.count(DIGEST_SEP) > 1  # one after the scope, one before the digest
 
 
 def source_key(item: SubstrateItem) -> str | None:
@@ -85,9 +127,16 @@ def source_key(item: SubstrateItem) -> str | None:
         scope = item.scope  # ingested before the ingest scope was recorded
     path = provenance.get("path")
     if isinstance(path, str) and path:
-        return scoped_key(path, scope)
-    source = provenance.get("source")
-    return scoped_key(f"{STREAM_PREFIX}{source}", scope) if isinstance(source, str) else None
+        origin = path
+    else:
+        source = provenance.get("source")
+        if not isinstance(source, str):
+            return None
+        origin = f"{STREAM_PREFIX}{source}"
+    digest = provenance.get(DIGEST_KEY)
+    if isinstance(digest, str) and digest:  # the gate masked the name (see cache_origin)
+        origin = f"{origin}{DIGEST_SEP}{digest}"
+    return scoped_key(origin, scope)
 
 
 def _state_of(provenance: dict[str, Any]) -> SourceState:
@@ -144,6 +193,7 @@ class SourceCache:
         self._changed: set[str] = set()  # keys changed since the files on disk were written
         self._journaled = 0  # keys the journal on disk already holds
         self._whole = False  # the next save rewrites the files (a rebuild or a fold)
+        self._masked: dict[str, str] | None = None  # digest -> key of masked names (this scope)
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -253,7 +303,7 @@ class SourceCache:
         Returns None when it is not, else the reason it was skipped last time ("" when it was
         ingested).
         """
-        state = self.states.get(scoped_key(origin, self.scope))
+        state = self.states.get(self._key(origin))
         if state is None:
             return None
         if isinstance(state, SourceState):
@@ -272,7 +322,26 @@ class SourceCache:
 
     def get(self, origin: str) -> SourceState | None:
         """The state of ``origin`` (a live object: changes need ``record`` to be saved)."""
-        return self._state(scoped_key(origin, self.scope))
+        return self._state(self._key(origin))
+
+    def _key(self, origin: str) -> str:
+        """The key ``origin`` is known under: its own, or that of its masked name."""
+        key = scoped_key(origin, self.scope)
+        if key in self.states:
+            return key
+        masked = self._masked_keys()
+        return masked.get(origin_digest(origin), key) if masked else key
+
+    def _masked_keys(self) -> dict[str, str]:
+        """Digest -> key of this scope's sources with masked names, worked out when needed."""
+        if self._masked is None:
+            prefix = scoped_key("", self.scope)
+            self._masked = {
+                key.rsplit(DIGEST_SEP, 1)[1]: key
+                for key in self.states
+                if _masked(key) and key.startswith(prefix)
+            }
+        return self._masked
 
     def _state(self, key: str) -> SourceState | None:
         state = self.states.get(key)
@@ -302,7 +371,7 @@ class SourceCache:
     def known_hash(self, origin: str, options: str) -> str:
         """The content hash stored for ``origin`` under ``options`` ("" when none); it does not
         read the item ids, so a touched file costs no more than its own hash."""
-        state = self.states.get(scoped_key(origin, self.scope))
+        state = self.states.get(self._key(origin))
         if state is None:
             return ""
         if isinstance(state, SourceState):
@@ -315,11 +384,26 @@ class SourceCache:
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
-        sorted."""
-        prefix = scoped_key(directory.rstrip(os.sep) + os.sep, self.scope)
+        sorted; a file with a masked name is given as the cache names it."""
         start = len(scoped_key("", self.scope))
-        origins = (k[start:] for k in self.states if k.startswith(prefix))
-        return sorted(o for o in origins if o not in present)
+        inside = directory.rstrip(os.sep) + os.sep
+        prefixes = {scoped_key(inside, self.scope)}
+        masked = self._masked_keys()
+        if masked:  # the directory's own name may hold the secret
+            prefixes.add(scoped_key(shown_origin(cache_origin(inside)), self.scope))
+        origins = [k[start:] for k in self.states if k.startswith(tuple(prefixes))]
+        digests: set[str] | None = None
+        missing = []
+        for origin in origins:
+            if DIGEST_SEP in origin:
+                if digests is None:
+                    digests = {origin_digest(path) for path in present}
+                if origin.rsplit(DIGEST_SEP, 1)[1] in digests:
+                    continue
+            elif origin in present:
+                continue
+            missing.append(origin)
+        return sorted(missing)
 
     # -- updating ---------------------------------------------------------------------------
 
@@ -341,6 +425,8 @@ class SourceCache:
         if state is None:
             seen.ids = [item_id]
             self.states[key] = seen
+            if _masked(key):
+                self._masked = None
             return
         if (state.content_hash, state.options) != (seen.content_hash, seen.options):
             # items from two versions of the file: force the next ingest to re-parse it, which
@@ -379,9 +465,17 @@ class SourceCache:
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
 
-    def record(self, origin: str, state: SourceState) -> None:
-        """Set the state of ``origin`` after it was ingested (or skipped)."""
-        key = scoped_key(origin, self.scope)
+    def record(self, origin: str, state: SourceState, named: str = "") -> None:
+        """Set the state of ``origin`` after it was ingested (or skipped).
+
+        ``named`` is how the cache names it (``cache_origin``), when that is not ``origin``.
+        """
+        key = scoped_key(named or origin, self.scope)
+        known = self._key(origin)
+        if known != key and known in self.states:  # named the other way before
+            self._forget(known)
+        if named:
+            self._masked = None
         if self._owner is not None:
             old = self._state(key)
             for item_id in old.ids if old is not None else ():
@@ -394,7 +488,7 @@ class SourceCache:
 
     def touch(self, origin: str, size: int, mtime_ns: int) -> None:
         """Note a new size and mtime for a source whose content did not change."""
-        key = scoped_key(origin, self.scope)
+        key = self._key(origin)
         state = self.states.get(key)
         if isinstance(state, SourceState):
             state.size, state.mtime_ns = size, mtime_ns
@@ -407,12 +501,15 @@ class SourceCache:
 
     def drop(self, origin: str) -> None:
         """Forget a source (its items were removed)."""
-        key = scoped_key(origin, self.scope)
+        self._forget(self._key(origin))
+
+    def _forget(self, key: str) -> None:
         if self._owner is not None:
             state = self._state(key)
             for item_id in state.ids if state is not None else ():
                 self._owner.pop(item_id, None)
-        self.states.pop(key, None)
+        if self.states.pop(key, None) is not None and _masked(key):
+            self._masked = None
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 

@@ -1,0 +1,139 @@
+"""A secret pasted into a file or folder name: masked in the source cache as in the items,
+and re-ingests still find the file by its real name."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest import ingest_path, ingest_text
+from substrate.ingest import session as ingest_session
+from substrate.ingest.sources import DIGEST_KEY
+from substrate.store import Substrate
+
+TOKEN = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+OTHER = "ghp_Bv4Nm7Qw1Er9Ty3Ui6Op2As5Df8Gh0Jk1LzX7"
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+    when = time.time() - 10  # outside the racy window: the mtime is trusted
+    os.utime(path, (when, when))
+
+
+def _leaks(shard: Path, *secrets: str) -> list[str]:
+    """The files of the shard that hold one of ``secrets``."""
+    return [
+        str(path.relative_to(shard))
+        for path in shard.rglob("*")
+        if path.is_file() and any(s.encode() in path.read_bytes() for s in secrets)
+    ]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / f"dir-{OTHER}").mkdir(parents=True)
+    _write(root / f"a-{TOKEN}.md", "# Alpha\n\nalpha text\n")
+    _write(root / f"dir-{OTHER}" / "inner.md", "# Inner\n\ninner text\n")
+    _write(root / "plain.md", "# Plain\n\nplain text\n")
+    return root
+
+
+def _texts(shard: Path) -> set[str]:
+    return {item.text for item in Substrate(shard).iter_items()}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_no_file_of_the_shard_holds_the_name_and_re_ingests_find_the_files(
+    tree: Path, tmp_path: Path, jobs: int
+) -> None:
+    shard = tmp_path / "shard"
+    first = ingest_path(Substrate(shard), tree, jobs=jobs)
+    assert first.files_added == 3 and _leaks(shard, TOKEN, OTHER) == []
+    again = ingest_path(Substrate(shard), tree, jobs=jobs)
+    assert again.files_unchanged == 3 and again.bytes_read == 0
+    _write(tree / f"a-{TOKEN}.md", "# Alpha\n\nalpha text, edited\n")
+    edited = ingest_path(Substrate(shard), tree, jobs=jobs)
+    assert edited.files_updated == 1 and edited.items_removed == 1
+    (tree / f"dir-{OTHER}" / "inner.md").unlink()
+    pruned = ingest_path(Substrate(shard), tree, jobs=jobs)
+    assert pruned.files_removed == 1 and pruned.items_removed == 1
+    assert _texts(shard) == {"# Alpha\n\nalpha text, edited", "# Plain\n\nplain text"}
+    assert _leaks(shard, TOKEN, OTHER) == []
+
+
+def test_a_rebuilt_cache_names_the_source_as_the_ingest_did(tree: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    shutil.rmtree(shard / "index")
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_unchanged == 3 and report.bytes_read == 0
+    assert _leaks(shard, TOKEN, OTHER) == []
+
+
+def test_names_that_mask_alike_stay_apart(tmp_path: Path) -> None:
+    root, shard = tmp_path / "notes", tmp_path / "shard"
+    root.mkdir()
+    _write(root / f"{TOKEN}.md", "# One\n\nfirst\n")
+    _write(root / f"{OTHER}.md", "# Two\n\nsecond\n")
+    ingest_path(Substrate(shard), root)
+    assert ingest_path(Substrate(shard), root).files_unchanged == 2
+    (root / f"{OTHER}.md").unlink()
+    report = ingest_path(Substrate(shard), root)
+    assert report.files_removed == 1 and report.items_removed == 1
+    assert _texts(shard) == {"# One\n\nfirst"}
+
+
+def test_a_secret_in_the_ingested_folder_s_own_name(tmp_path: Path) -> None:
+    root, shard = tmp_path / f"notes-{TOKEN}", tmp_path / "shard"
+    root.mkdir()
+    _write(root / "one.md", "# One\n\nfirst\n")
+    _write(root / "two.md", "# Two\n\nsecond\n")
+    ingest_path(Substrate(shard), root)
+    assert ingest_path(Substrate(shard), root).files_unchanged == 2
+    (root / "two.md").unlink()
+    report = ingest_path(Substrate(shard), root)
+    assert report.files_removed == 1 and _texts(shard) == {"# One\n\nfirst"}
+    assert _leaks(shard, TOKEN) == []
+
+
+def test_items_from_before_the_digest_survive_the_first_re_ingest(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Items written before sources were named by digest give a rebuilt cache other names:
+    the file is read again, and the run must not then prune what it has just written, even
+    when the two land in different saves."""
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    for item in list(store.iter_items()):
+        if item.provenance.pop(DIGEST_KEY, None) is not None:
+            store.put(item)
+    store.save()
+    shutil.rmtree(shard / "index")
+    monkeypatch.setattr(ingest_session, "BATCH_FILES", 1)  # every file its own save
+    report = ingest_path(Substrate(shard), tree)
+    assert report.items_removed == 0
+    assert len(_texts(shard)) == 3
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+
+
+def test_a_stream_named_with_a_secret(tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_text(Substrate(shard), "streamed text\n", source=f"paste-{TOKEN}")
+    again = ingest_text(Substrate(shard), "streamed text\n", source=f"paste-{TOKEN}")
+    assert again.items_added == 0 and again.items_removed == 0
+    assert _leaks(shard, TOKEN) == []
+
+
+def test_no_redact_keeps_the_name_as_asked(tree: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree, redact=False)
+    assert ingest_path(Substrate(shard), tree, redact=False).files_unchanged == 3
+    shutil.rmtree(shard / "index")
+    assert ingest_path(Substrate(shard), tree, redact=False).files_unchanged == 3
