@@ -6,18 +6,25 @@ instead of parsing the log. The file is derived data (``index/offsets.bin``):
 it records the log generation and the committed offset it covers, and a missing or stale
 catalog is rebuilt from the log.
 
-Layout: a 64-byte header (magic, generation, watermark, record count, next sequence number)
-followed by fixed 24-byte records sorted by key: key (8 bytes, big-endian), offset (u64),
-length (u32) and seq (u32, the order in which the id first appeared, so listings keep the
-insertion order of the reference implementation).
+Layout: a 64-byte header (magic, generation, watermark, record count, next sequence number,
+CRC-32 of the records and those fields) followed by fixed 24-byte records sorted by key: key
+(8 bytes, big-endian), offset (u64), length (u32) and seq (u32, the order in which the id first
+appeared, so listings keep the insertion order of the reference implementation).
+
+The checksum catches a damaged file whose size still fits (a flipped bit would otherwise hide
+an item or send a read elsewhere, without a word). Every full read checks it, and so does
+opening a catalog small enough to read whole in a moment; a damaged catalog is rebuilt from the
+log.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import struct
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +35,20 @@ from substrate.errors import ShardError
 if TYPE_CHECKING:
     import numpy as np
 
-MAGIC = b"MXCAT001"
-_HEADER = struct.Struct("<8s16sQQQ16x")
+log = logging.getLogger(__name__)
+
+MAGIC = b"MXCAT002"  # 002: the header holds a checksum
+_HEADER = struct.Struct("<8s16sQQQI12x")
 _FIELDS = struct.Struct("<QII")  # offset, length, seq after the 8-byte big-endian key
 RECORD_SIZE = 24
 assert _HEADER.size == 64
+# Opening a catalog of at most this many bytes reads and checks it whole (about a millisecond).
+VERIFY_ON_OPEN_BYTES = 4 << 20
+
+
+def _checksum(records: bytes, generation: bytes, watermark: int, count: int, next_seq: int) -> int:
+    fields = struct.pack("<16sQQQ", generation, watermark, count, next_seq)
+    return zlib.crc32(fields, zlib.crc32(records))
 
 
 def id_key(item_id: str) -> bytes:
@@ -67,7 +83,7 @@ def record_dtype() -> np.dtype:
 
 
 class StaleCatalogError(ShardError):
-    """The catalog file was modified under a reader; rebuild from the log."""
+    """The catalog file was modified under a reader, or is damaged; rebuild from the log."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +92,13 @@ class CatalogHeader:
     watermark: int
     count: int
     next_seq: int
+    checksum: int = 0
+    raw_generation: bytes = b""
+
+    def matches(self, records: bytes) -> bool:
+        """Whether ``records`` (the whole record area) are what the header was written with."""
+        found = _checksum(records, self.raw_generation, self.watermark, self.count, self.next_seq)
+        return found == self.checksum
 
 
 class Catalog:
@@ -103,12 +126,26 @@ class Catalog:
         if len(head) < _HEADER.size:
             os.close(fd)
             return
-        magic, gen, watermark, count, next_seq = _HEADER.unpack(head)
+        magic, gen, watermark, count, next_seq, checksum = _HEADER.unpack(head)
         if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
             os.close(fd)
             return
+        try:
+            name = gen.rstrip(b"\0").decode()
+        except UnicodeDecodeError:
+            name = ""  # damaged: matches no log generation, so it is ignored
+        header = CatalogHeader(name, watermark, count, next_seq, checksum, gen)
+        if size - _HEADER.size <= VERIFY_ON_OPEN_BYTES:
+            try:
+                whole = os.pread(fd, size - _HEADER.size, _HEADER.size)
+            except OSError:
+                whole = b""
+            if len(whole) != size - _HEADER.size or not header.matches(whole):
+                log.warning("%s is damaged (checksum mismatch); rebuilt from the log", self.path)
+                os.close(fd)
+                return
         self._fd = fd
-        self.header = CatalogHeader(gen.rstrip(b"\0").decode(), watermark, count, next_seq)
+        self.header = header
 
     def _record(self, index: int) -> bytes:
         assert self._fd is not None
@@ -147,6 +184,8 @@ class Catalog:
         data = os.pread(self._fd, size, _HEADER.size)
         if len(data) != size:
             raise StaleCatalogError(f"{self.path} changed while in use")
+        if not self.header.matches(data):
+            raise StaleCatalogError(f"{self.path} is damaged (checksum mismatch)")
         return np.frombuffer(data, dtype=record_dtype()).copy()
 
     def close(self) -> None:
@@ -168,13 +207,16 @@ def write_catalog(
 
     # astype: numpy operations such as concatenate quietly turn the big-endian key native
     ordered = np.sort(records.astype(record_dtype(), copy=False), order="key", kind="stable")
-    head = _HEADER.pack(MAGIC, generation.encode()[:16], watermark, len(ordered), next_seq)
+    body = ordered.tobytes()
+    name = generation.encode()[:16].ljust(16, b"\0")
+    checksum = _checksum(body, name, watermark, len(ordered), next_seq)
+    head = _HEADER.pack(MAGIC, name, watermark, len(ordered), next_seq, checksum)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as fh:
             fh.write(head)
-            fh.write(ordered.tobytes())
+            fh.write(body)
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):  # index/ may not even be a directory

@@ -397,6 +397,32 @@ def test_a_catalog_pointing_twice_at_one_line_is_rebuilt_not_trusted(tmp_path: P
     assert sorted(listed) == sorted(ids)
 
 
+def _flip_catalog_bit(catalog: Path, record: int, byte: int) -> None:
+    """Flip one bit of one record, leaving the file's size as it was."""
+    data = bytearray(catalog.read_bytes())
+    data[64 + 24 * record + byte] ^= 0x10
+    catalog.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("verified_on_open", [True, False])
+@pytest.mark.parametrize("byte", [3, 10, 17])  # in the key, the offset, the length
+def test_a_bit_flipped_in_the_catalog_hides_no_item_and_misplaces_no_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, byte: int, verified_on_open: bool
+) -> None:
+    import substrate.catalog as catalog_module
+
+    if not verified_on_open:  # a catalog too large to check on open: full reads still check
+        monkeypatch.setattr(catalog_module, "VERIFY_ON_OPEN_BYTES", 0)
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"item {i}")) for i in range(40)]
+    s.save()
+    assert s.checkpoint()
+    _flip_catalog_bit(tmp_path / "index" / "offsets.bin", 5, byte)
+    fresh = Substrate(tmp_path)
+    assert sorted(i.id for i in fresh.iter_items()) == sorted(ids)
+    assert all(fresh.get(item_id).text == f"item {n}" for n, item_id in enumerate(ids))
+
+
 def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
     tmp_path: Path,
 ) -> None:
