@@ -135,6 +135,7 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         return {"checked": False, "problems": [], "note": "in-memory shard: no index on disk"}
     try:
         from substrate.search.engine import index_status
+        from substrate.search.status import damaged_index_files
     except ImportError:
         return {"checked": False, "problems": [], "note": "no search index support installed"}
     try:
@@ -146,10 +147,16 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     problems: list[str] = []
     if state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])
+    damaged = damaged_index_files(substrate.root / "index")
     section: dict[str, Any] = {"checked": True, "state": state, "problems": problems}
     if scoped:
         # segments, files and items all grow with every team's writes: a team sees the state
+        if damaged:
+            problems.append("the search index is damaged; run `mixle reindex`")
         return section
+    problems.extend(
+        f"index file {name} is damaged ({why}); run `mixle reindex`" for name, why in damaged
+    )
     limit = _max_segments() + 1
     if segments > limit:
         problems.append(

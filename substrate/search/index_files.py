@@ -109,7 +109,11 @@ def _groups(entry_offsets: np.ndarray | None, n_rows: int) -> list[tuple[int, in
 def _write(table: pa.Table, path: Path, entry_offsets: np.ndarray | None = None) -> None:
     """Write atomically, in row groups small enough to read back in bounded memory."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with pq.ParquetWriter(tmp, table.schema, compression="zstd") as writer:
+    # page checksums: a damaged page fails its read (and the index is rebuilt) instead of
+    # decoding into wrong postings
+    with pq.ParquetWriter(
+        tmp, table.schema, compression="zstd", write_page_checksum=True
+    ) as writer:
         for lo, hi in _groups(entry_offsets, table.num_rows) or [(0, 0)]:
             writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
     os.replace(tmp, path)

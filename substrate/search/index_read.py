@@ -35,7 +35,7 @@ def read_state(directory: Path, params: SearchParams) -> IndexState:
     """Load the whole index (raises StaleIndex when it must be rebuilt)."""
     meta = read_manifest_meta(directory, params)
     try:
-        manifest = pq.read_table(directory / MANIFEST)
+        manifest = pq.read_table(directory / MANIFEST, page_checksum_verification=True)
         model = None
         if meta.get("model"):
             model = _read_model(directory / meta["model"], params)
@@ -100,7 +100,7 @@ def _read_vectors(path: Path, n: int) -> tuple[np.ndarray | None, np.ndarray | N
     Reading the column whole would hold it twice (Arrow, then numpy) at the peak; by row
     group, the extra memory is one group.
     """
-    pf = pq.ParquetFile(path, pre_buffer=False)
+    pf = pq.ParquetFile(path, pre_buffer=False, page_checksum_verification=True)
     names = pf.schema_arrow.names
     if "vector" not in names:
         return None, None
@@ -135,7 +135,7 @@ class _GroupReader:
     """
 
     def __init__(self, path: Path, columns: list[str]) -> None:
-        self.file = pq.ParquetFile(path, pre_buffer=False)
+        self.file = pq.ParquetFile(path, pre_buffer=False, page_checksum_verification=True)
         self.columns = columns
 
     def tables(self) -> Iterator[pa.Table]:

@@ -88,6 +88,23 @@ def test_index_state_is_reported(tmp_path: Path) -> None:
     assert any("reindex" in p for p in report.problems())
 
 
+@pytest.mark.parametrize("suffix", [".pack", ".docs.parquet"])
+def test_a_damaged_index_file_is_named_until_a_reindex(tmp_path: Path, suffix: str) -> None:
+    pytest.importorskip("substrate.search.engine")
+    store, _ = saved(tmp_path, n=200)
+    store.reindex()
+    damaged = next((tmp_path / "s" / "index").glob(f"search-seg-*{suffix}"))
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    damaged.write_bytes(bytes(data))
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert any(damaged.name in p and "damaged" in p for p in report.problems())
+    scoped = audit_shard(Substrate(tmp_path / "s"), scopes={"local"})
+    assert "the search index is damaged; run `mixle reindex`" in scoped.problems()
+    Substrate(tmp_path / "s").reindex()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
 def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     store, _ = saved(tmp_path)

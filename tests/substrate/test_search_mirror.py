@@ -106,6 +106,44 @@ def test_pack_round_trip_and_damage(tmp_path: Path) -> None:
         open_pack(tmp_path / "absent.pack")
 
 
+def _flip(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x04
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_array_fails_its_checksum(tmp_path: Path) -> None:
+    path = tmp_path / "x.pack"
+    write_pack(path, {}, {"a": np.arange(1000, dtype=np.int64), "b": np.ones(8, np.float32)})
+    _flip(path, path.stat().st_size - 4000)  # inside "a"
+    with pytest.raises(PackError, match="'a' is damaged"):
+        open_pack(path)
+    large = open_pack(path, verify_up_to=0)  # too large to check on opening: opens
+    with pytest.raises(PackError, match="'a' is damaged"):
+        large.verify()
+
+
+def _indexed(root: Path) -> list[tuple[str, float]]:
+    """Index 80 items in a shard at ``root``; returns the ranking of one query."""
+    shard = Substrate(root)
+    for item in items(80):
+        shard.put(item)
+    shard.save()
+    engine.reindex(shard)
+    return [(h.item.id, h.score) for h in engine.search(shard, "w1 w2", 10)]
+
+
+def test_search_reads_past_a_damaged_mirror_and_rewrites_it(tmp_path: Path) -> None:
+    root = tmp_path / "shard"
+    before = _indexed(root)
+    segment = next((root / "index").glob("search-seg-*.pack"))
+    _flip(segment, segment.stat().st_size - 100)
+    with pytest.raises(PackError):
+        open_pack(segment)
+    assert [(h.item.id, h.score) for h in engine.search(Substrate(root), "w1 w2", 10)] == before
+    open_pack(segment)  # rewritten whole
+
+
 # -- mirrors -----------------------------------------------------------------------------------
 
 
@@ -176,12 +214,7 @@ def test_a_mirror_is_trusted_only_while_its_sources_are_unchanged(
 
 def test_search_heals_missing_mirrors_and_then_skips_pyarrow(tmp_path: Path) -> None:
     root = tmp_path / "shard"
-    shard = Substrate(root)
-    for item in items(80):
-        shard.put(item)
-    shard.save()
-    engine.reindex(shard)
-    before = [(h.item.id, h.score) for h in engine.search(shard, "w1 w2", 10)]
+    before = _indexed(root)
     packs = sorted(p.name for p in (root / "index").glob("search-*.pack"))
     assert len(packs) == 3  # manifest, model, one segment
     for name in packs:
