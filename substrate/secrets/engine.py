@@ -4,11 +4,10 @@ Cost model: clean text must cost almost nothing. Each rule names keywords; for s
 the keywords are looked up in the lower-cased text first (one ``in`` per distinct keyword),
 so a clean item never reaches a regular expression. For long texts the provider patterns,
 which all begin with a literal prefix, are run directly: the regex engine's literal search is
-as fast as a keyword test. The generic ``key = value`` rules only run on the lines (windows)
-around a keyword hit, so a large file with few candidate lines costs little more than one
-pass of ``str.find`` per keyword. On short texts they run on the whole text, but from the
-first line holding their anchor (a key stem): no match can start before it; and not at all
-when the text lacks every character a match needs (an operator, a bracket).
+as fast as a keyword test. The context rules (generic ``key = value``, URL credentials,
+headers) only run on the lines (windows) around a keyword hit, in texts of any length, so a
+text with few candidate lines costs little more than one pass of ``str.find`` per keyword; and
+not at all when the text lacks every character a match needs (an operator, a bracket).
 
 On long texts most rules are first tried on a much smaller reduced text (see
 ``substrate.secrets.prefilter``) and run on the full text only when that finds something.
@@ -199,14 +198,19 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         reduced = reduce_text(text)
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
-    anchors: dict[str, int] = {}
     held: dict[str, bool] = {}
     for i in selected:
         rule = RULES[i]
-        if rule.lines and not gated:
+        if rule.lines:
+            if rule.needs and not _holds_any(text, rule.needs, held):
+                continue  # every match holds one of these characters; the text has none
             lines = windows.get(rule.keywords)
             if lines is None:
-                lines = windows[rule.keywords] = _keyword_lines(low, rule.keywords)
+                # lower-casing a few characters (İ) lengthens the text: then offsets in
+                # ``low`` are not offsets in ``text``, and the whole text is searched
+                aligned = len(low) == len(text)
+                lines = _keyword_lines(low, rule.keywords) if aligned else [(0, len(text))]
+                windows[rule.keywords] = lines
             for start, end in _widen(text, lines, rule.window):
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
@@ -221,14 +225,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
                     continue
             elif rule.keywords and not _LITERAL[i] and not _has(low, rule.keywords, present):
                 continue
-        start = 0
-        if gated and rule.needs and not _holds_any(text, rule.needs, held):
-            continue  # every match holds one of these characters; the text has none
-        if gated and rule.anchor:  # no match can start before the anchor's first line
-            start = _anchor_line(text, rule, anchors)
-            if start < 0:
-                continue
-        for m in rule.regex.finditer(text, start):
+        for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     accepted.sort(key=lambda h: h.start)
     return accepted
@@ -240,15 +237,6 @@ def _holds_any(text: str, chars: str, held: dict[str, bool]) -> bool:
     if answer is None:
         answer = held[chars] = any(ch in text for ch in chars)
     return answer
-
-
-def _anchor_line(text: str, rule: Rule, found: dict[str, int]) -> int:
-    """Start of the first line holding ``rule.anchor`` (-1: none), remembered in ``found``."""
-    start = found.get(rule.anchor)
-    if start is None:
-        m = rule.anchor_regex.search(text)
-        start = found[rule.anchor] = -1 if m is None else text.rfind("\n", 0, m.start()) + 1
-    return start
 
 
 def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:

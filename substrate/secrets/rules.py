@@ -20,10 +20,8 @@ Fields:
         ``keep_prefix`` may reveal at most these and placeholder checks skip them.
     boundary: the match may not start right after a letter, digit or ``_+/``.
     lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
-    anchor: a pattern that every match holds on the line where the match starts; a short text
-        is then only searched from the first line holding it.
-    needs: characters one of which every match holds (an operator, a bracket); a short text
-        with none of them is not searched.
+    needs: characters one of which every match holds (an operator, a bracket); a text with
+        none of them is not searched (``lines`` rules only).
 """
 
 from __future__ import annotations
@@ -46,15 +44,9 @@ class Rule:
     boundary: bool = True
     lines: bool = False
     window: int = 0
-    anchor: str = ""
     needs: str = ""
     flags: int = 0
     description: str = field(default="", compare=False)
-
-    @cached_property
-    def anchor_regex(self) -> re.Pattern[str]:
-        """The compiled anchor (built on first use)."""
-        return re.compile(self.anchor)
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
@@ -107,8 +99,8 @@ _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
 def _generic(pattern: str, needs: str, description: str, window: int = 0) -> Rule:
-    """A generic key = value rule: keyed on the secret stems, tried on keyword lines only,
-    from the first line holding a stem, and only where the characters it ``needs`` occur."""
+    """A generic key = value rule: keyed on the secret stems, tried on keyword lines only, and
+    only where the characters it ``needs`` occur."""
     return Rule(
         "sensitive_assignment",
         pattern,
@@ -116,7 +108,6 @@ def _generic(pattern: str, needs: str, description: str, window: int = 0) -> Rul
         kind="assignment",
         lines=True,
         window=window,
-        anchor=_STEM,
         needs=needs,
         boundary=False,
         description=description,
