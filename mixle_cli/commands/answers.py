@@ -100,7 +100,7 @@ def ask_cmd(
         typer.Option(
             "--answerer",
             help="extractive (default: quotes the evidence, no model), cmd, or http "
-            "(an OpenAI-compatible endpoint from [answerer] in mixle.toml or MIXLE_ANSWERER_*).",
+            "(an OpenAI-compatible endpoint from \\[answerer] in mixle.toml or MIXLE_ANSWERER_*).",
         ),
     ] = None,
     answerer_cmd: Annotated[

@@ -383,7 +383,7 @@ def scan_secrets(
     ] = False,
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="TOML file whose [secrets] table replaces mixle.toml's."),
+        typer.Option("--config", help="TOML file whose \\[secrets] table replaces mixle.toml's."),
     ] = None,
     stdin_name: Annotated[
         str, typer.Option("--stdin-name", help="Path to report for standard input (-).")

@@ -66,3 +66,17 @@ def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path) -> None:
         preexec_fn=lambda: __import__("os").close(2),  # what 2>&- does
     )
     assert done.returncode == 0 and done.stdout.strip()
+
+
+def test_help_texts_escape_brackets_that_rich_would_take_for_markup() -> None:
+    import re
+
+    import typer
+
+    tag = re.compile(r"(?<!\\)\[[a-z/][\w .=-]*\]")  # what rich reads as a style tag
+    group = typer.main.get_command(build_app())
+    texts = [group.help or ""]
+    for command in group.commands.values():  # type: ignore[attr-defined]
+        texts.append(command.help or "")
+        texts.extend(getattr(param, "help", None) or "" for param in command.params)
+    assert [t for t in texts if tag.search(t)] == []
