@@ -151,7 +151,11 @@ def ingest(
     ] = 0,
     source: Annotated[
         str | None,
-        typer.Option("--source", help="Source name recorded for standard input (-)."),
+        typer.Option(
+            "--source",
+            help="Name standard input (-) as this source: a later run under the same name "
+            "replaces its items. Default: stdin-<content hash>, so each text piped in is kept.",
+        ),
     ] = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -191,7 +195,7 @@ def ingest(
                     ingest_text(
                         substrate,
                         sys.stdin.buffer.read(),
-                        source=source or "stdin",
+                        source=source,
                         as_format=as_format or "text",
                         **common,
                     )

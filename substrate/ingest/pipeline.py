@@ -52,6 +52,7 @@ from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sources import STREAM_PREFIX
+from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, utf8_name, walk
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 from substrate.secrets.sources import shown_path
@@ -246,7 +247,7 @@ def ingest_text(
     substrate: Substrate,
     text: str | bytes,
     *,
-    source: str = "stdin",
+    source: str | None = None,
     as_format: str = "text",
     scope: str = "local",
     tags: Iterable[str] = (),
@@ -257,13 +258,15 @@ def ingest_text(
     """Ingest text that does not come from a file (standard input, a pipe, a string).
 
     The source name plays the role of the file: ingesting the same name again replaces the
-    items it gave last time (identical text is skipped). Nothing is saved here for an in-memory
-    shard; a shard on disk is saved once, atomically.
+    items it gave last time (identical text is skipped). Without a name, each distinct text is
+    its own source, ``stdin-<content hash>``: piping in one note, then another, keeps both.
+    Nothing is saved here for an in-memory shard; a shard on disk is saved once, atomically.
 
     Args:
         substrate: the shard to write to.
         text: the content (bytes must be UTF-8).
-        source: the name recorded as ``provenance.source`` (e.g. ``stdin`` or a label).
+        source: the name recorded as ``provenance.source`` (a label); None names the text
+            by its content.
         as_format: how to parse it (any format ``ingest_path`` knows; default plain text).
         scope: scope of the new items.
         tags: tags added to every new item.
@@ -276,10 +279,12 @@ def ingest_text(
     """
     started = time.monotonic()
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if source is None:
+        source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
     report.root = f"{STREAM_PREFIX}{source}"
     run = IngestSession(substrate, options, report, None, None)
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
     report.files_scanned = 1

@@ -55,6 +55,20 @@ def test_stdin_and_explicit_format(mixle) -> None:
     assert {r["source"] for r in rows} == {"clipboard"}
 
 
+def test_each_text_piped_in_is_kept_unless_it_is_named(mixle) -> None:
+    def texts() -> set[str]:
+        return {r["title"] for r in mixle("ls", "--json").json()}
+
+    mixle("ingest", "-", input="heron note\n")
+    mixle("ingest", "-", input="otter note\n")
+    again = mixle("ingest", "-", "--json", input="otter note\n").json()
+    assert again["items_added"] == 0 and texts() == {"heron note", "otter note"}
+    mixle("ingest", "-", "--source", "todo", input="first draft\n")
+    named = mixle("ingest", "-", "--source", "todo", "--json", input="second draft\n").json()
+    assert named["items_removed"] == 1
+    assert texts() == {"heron note", "otter note", "second draft"}
+
+
 def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: Path) -> None:
     data = tmp_path / "rows.jsonl"
     data.write_text('{"text": "good one"}\n{broken\n{"text": "good two"}\n')
