@@ -69,6 +69,14 @@ def test_each_text_piped_in_is_kept_unless_it_is_named(mixle) -> None:
     assert texts() == {"heron note", "otter note", "second draft"}
 
 
+def test_notes_about_files_named_like_keys_are_not_masked(mixle, tmp_path: Path) -> None:
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    (folder / "creds.ini").write_text("a=1\n")
+    result = mixle("ingest", str(folder))
+    assert "creds.ini: unsupported format" in result.stderr, result.stderr
+
+
 def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: Path) -> None:
     data = tmp_path / "rows.jsonl"
     data.write_text('{"text": "good one"}\n{broken\n{"text": "good two"}\n')

@@ -382,3 +382,17 @@ def test_what_a_rule_needs_is_in_every_match_it_makes() -> None:
         for text in texts:
             for m in rule.regex.finditer(text):
                 assert any(ch in m.group(0) for ch in rule.needs), (rule.pattern, m.group(0))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "creds.ini: unsupported format",
+        "password.txt: invalid UTF-8 replaced before scanning",
+        "skipped: credentials.yaml: larger than the size limit",
+        "secrets.json: 3 findings",
+    ],
+)
+def test_a_file_name_followed_by_a_message_is_not_an_assignment(line: str) -> None:
+    assert detect_secrets(line).clean
+    assert not detect_secrets("db.password: Zq8Xw2Rk5Vn1").clean  # a dotted key still counts
