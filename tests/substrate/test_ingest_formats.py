@@ -50,6 +50,22 @@ def test_markdown_front_matter_becomes_tags_and_payload() -> None:
     assert "title:" not in seg.text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("# Zebra migration\n", [("# Zebra migration", 1, 1)]),
+        ("# Trip\n\n## Book flights to Lisbon\n", [("# Trip\n\n## Book flights to Lisbon", 1, 3)]),
+        ("---\ntitle: Lisbon trip\ntags: [travel]\n---\n", [("Lisbon trip", 1, 4)]),
+        ("---\nowner: me\n---\n\n", []),  # nothing to show: no title, no text
+    ],
+)
+def test_markdown_of_headings_or_front_matter_alone_is_one_item(
+    text: str, expected: list[tuple[str, int, int]]
+) -> None:
+    parsed = _parse("markdown", text)
+    assert [(s.text, s.line_start, s.line_end) for s in parsed.segments] == expected
+
+
 def test_markdown_fenced_code_is_not_a_heading() -> None:
     text = "# A\n\n```\n# comment\n```\n\ntext\n"
     parsed = _parse("markdown", text)

@@ -4,7 +4,8 @@ A section keeps its heading path (``Install > Linux``) in provenance. Headings a
 or setext (a one-line paragraph underlined with ``===`` or ``---``); lines inside fenced code
 blocks are never headings. Front matter becomes tags (``tags``/``keywords``/``categories``) and
 payload fields (everything else) of every item of the file. A heading with no text under it gives
-no item.
+no item of its own; a document of nothing but headings is one item holding them all, and one of
+nothing but front matter is one item holding its title.
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
@@ -82,6 +83,20 @@ def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
     return not before.strip() or before_start < floor
 
 
+def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
+    """The item of a document whose sections are all empty: its headings as one text, else
+    the front matter's title."""
+    if _CONTENT.search(doc.text, start):
+        doc.path = []
+        doc.emit(start, start, len(doc.text))
+        return
+    title = fields.get("title")
+    if isinstance(title, str) and title.strip():
+        last = max(doc.text.count("\n", 0, start), 1)  # the front matter's lines
+        doc.parsed.segments.append(Segment("text", title.strip(), None, 1, last, 0))
+        doc.parsed.slices = False  # the title is a parsed value, not necessarily a slice
+
+
 def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     """Split a Markdown document into heading-path sections and chunks."""
     parsed = Parsed("markdown", slices=True)
@@ -130,6 +145,8 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
         doc.enter(1 if m.group("under")[0] == "=" else 2, prev)
         sec_start, body_start = prev_start, m.end()
     doc.emit(sec_start, body_start, len(text))
+    if not parsed.segments:  # headings alone, or front matter alone, are still a note
+        _emit_bare(doc, start, fields)
     if tags or fields:
         for seg in parsed.segments:
             seg.tags = list(tags)
