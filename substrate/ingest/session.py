@@ -24,6 +24,7 @@ from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sources import (
     SourceCache,
     SourceState,
+    cache_origin,
     settled_mtime,
     shown_origin,
 )
@@ -310,10 +311,14 @@ class IngestSession:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
         under an ``unreadable`` path is unknown, so it is kept."""
         kept = tuple(unreadable)
+        # a masked name cannot be placed under an unreadable folder whose own name is masked
+        masked_kept = any(cache_origin(path) != path for path in kept)
         written = set(self.report.ids)  # a source the cache knew by another name was re-read
         for key in self.cache.missing_under(root, seen):
             shown = shown_origin(key)
             if any(shown == path or shown.startswith(path + os.sep) for path in kept):
+                continue
+            if masked_kept and shown != key:
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []

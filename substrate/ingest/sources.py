@@ -384,14 +384,16 @@ class SourceCache:
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
-        sorted; a file with a masked name is given as the cache names it."""
+        sorted; a file with a masked name is given as the cache names it.
+
+        Masking keeps a name's text up to its first secret, so a masked name lies under
+        ``directory`` when it starts with it. When the directory's own name holds the secret,
+        that cannot be told (names that mask alike may lie under other directories), and its
+        masked files are not given: their items are kept, never removed by mistake.
+        """
         start = len(scoped_key("", self.scope))
-        inside = directory.rstrip(os.sep) + os.sep
-        prefixes = {scoped_key(inside, self.scope)}
-        masked = self._masked_keys()
-        if masked:  # the directory's own name may hold the secret
-            prefixes.add(scoped_key(shown_origin(cache_origin(inside)), self.scope))
-        origins = [k[start:] for k in self.states if k.startswith(tuple(prefixes))]
+        prefix = scoped_key(directory.rstrip(os.sep) + os.sep, self.scope)
+        origins = [k[start:] for k in self.states if k.startswith(prefix)]
         digests: set[str] | None = None
         missing = []
         for origin in origins:

@@ -90,6 +90,8 @@ def test_names_that_mask_alike_stay_apart(tmp_path: Path) -> None:
 
 
 def test_a_secret_in_the_ingested_folder_s_own_name(tmp_path: Path) -> None:
+    """Whether a masked name lies under such a folder cannot be told: a file deleted from it
+    keeps its items until the folder's parent is ingested, which can tell."""
     root, shard = tmp_path / f"notes-{TOKEN}", tmp_path / "shard"
     root.mkdir()
     _write(root / "one.md", "# One\n\nfirst\n")
@@ -97,9 +99,51 @@ def test_a_secret_in_the_ingested_folder_s_own_name(tmp_path: Path) -> None:
     ingest_path(Substrate(shard), root)
     assert ingest_path(Substrate(shard), root).files_unchanged == 2
     (root / "two.md").unlink()
-    report = ingest_path(Substrate(shard), root)
-    assert report.files_removed == 1 and _texts(shard) == {"# One\n\nfirst"}
+    kept = ingest_path(Substrate(shard), root)
+    assert kept.files_removed == 0 and len(_texts(shard)) == 2
+    from_parent = ingest_path(Substrate(shard), tmp_path, as_format="markdown")
+    assert from_parent.files_removed == 1 and _texts(shard) == {"# One\n\nfirst"}
     assert _leaks(shard, TOKEN) == []
+
+
+def test_folders_whose_names_mask_alike_never_prune_each_other(tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    for n, token in enumerate((TOKEN, OTHER)):
+        folder = tmp_path / f"notes-{token}"
+        folder.mkdir()
+        _write(folder / f"f{n}.md", f"# F{n}\n\nbody {n}\n")
+    for token in (TOKEN, OTHER, TOKEN):
+        assert ingest_path(Substrate(shard), tmp_path / f"notes-{token}").items_removed == 0
+    assert len(_texts(shard)) == 2
+
+
+def test_a_mask_that_swallows_the_separator_prunes_nothing_outside(tmp_path: Path) -> None:
+    root, shard = tmp_path / "p", tmp_path / "shard"
+    (root / "password=Xk29fjQp2LmZ").mkdir(parents=True)
+    _write(root / "password=Yk29fjQp2LmZ", "a sibling file\n")
+    _write(root / "password=Xk29fjQp2LmZ" / "in.md", "# In\n\ninside\n")
+    ingest_path(Substrate(shard), root, as_format="text")
+    inner = ingest_path(Substrate(shard), root / "password=Xk29fjQp2LmZ", as_format="text")
+    assert inner.items_removed == 0 and "a sibling file" in _texts(shard)
+
+
+def test_an_unreadable_folder_with_a_secret_in_its_name_keeps_its_items(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.ingest.walk as walk_module
+
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    real = os.scandir
+
+    def denied(path: str) -> object:
+        if os.path.basename(str(path)) == f"dir-{OTHER}":  # root cannot be made unreadable
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(walk_module.os, "scandir", denied)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.items_removed == 0 and len(_texts(shard)) == 3
 
 
 def test_items_from_before_the_digest_survive_the_first_re_ingest(
