@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,25 @@ def isolated_shard_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("MIXLE_TEAM", "MIXLE_DEBUG"):
         monkeypatch.delenv(name, raising=False)
     return shard
+
+
+@pytest.fixture
+def rewrite_index_meta() -> Callable[..., None]:
+    """Change the index metadata of a Parquet file as a writer would (a newer mixle, say),
+    checksum included."""
+    import json
+    import zlib
+
+    import pyarrow.parquet as pq
+
+    from substrate.search.layout import META_KEY
+
+    def rewrite(path: Path, **changes: object) -> None:
+        table = pq.read_table(path)
+        meta = json.loads(table.schema.metadata[META_KEY])
+        meta.pop("crc", None)
+        meta.update(changes)
+        meta["crc"] = zlib.crc32(json.dumps(meta, sort_keys=True).encode())
+        pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+
+    return rewrite

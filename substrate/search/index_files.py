@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,19 @@ def _meta(kind: str, params: SearchParams, coverage: Coverage | None, **extra: A
 
 
 def _encode(meta: dict[str, Any]) -> bytes:
-    return json.dumps(meta, sort_keys=True).encode()
+    # the Parquet footer holding this has no checksum of its own: a flipped digit in the
+    # watermark or the format must read as damage, not as another log offset or a newer mixle
+    body = json.dumps(meta, sort_keys=True).encode()
+    return json.dumps({**meta, CRC_FIELD: zlib.crc32(body)}, sort_keys=True).encode()
+
+
+def _checked(meta: dict[str, Any]) -> bool:
+    """Whether metadata read back matches its CRC (metadata written without one passes)."""
+    crc = meta.pop(CRC_FIELD, None)
+    return crc is None or crc == zlib.crc32(json.dumps(meta, sort_keys=True).encode())
+
+
+CRC_FIELD = "crc"
 
 
 def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
@@ -65,16 +78,19 @@ def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
         schema = pq.read_schema(path)
     except FileNotFoundError as exc:
         raise StaleIndex(f"{path.name} is missing") from exc
-    except (OSError, pa.ArrowException) as exc:
+    except (OSError, ValueError, pa.ArrowException) as exc:  # ValueError: a damaged footer
         raise StaleIndex(f"{path.name} is unreadable: {exc}") from exc
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise StaleIndex(f"{path.name} has no index metadata")
     try:
         meta = json.loads(raw)
+        intact = _checked(meta)
         version = int(meta.get("format", 0))
     except (ValueError, TypeError, AttributeError) as exc:  # damaged metadata: rebuild
         raise StaleIndex(f"{path.name} has unreadable index metadata ({exc})") from exc
+    if not intact:
+        raise StaleIndex(f"{path.name} has damaged index metadata (checksum mismatch)")
     if version > FORMAT_VERSION:
         raise ShardFormatError(
             f"{path} was written by a newer mixle (search index format {version}, this version "

@@ -1,13 +1,15 @@
 """A memory-mappable container of named numpy arrays plus a JSON header.
 
-Layout: 8 bytes of magic, the header's length (8 bytes, little-endian), the JSON header, then
-each array's raw C-order bytes at a 64-byte aligned offset. Opening one costs a single ``mmap``
-and a JSON parse; an array is a view of the mapped file, so the operating system reads only the
-pages a query touches, and several processes share them through the page cache.
+Layout: 8 bytes of magic, the JSON header's length and its CRC-32 (4 bytes each, little-endian),
+the JSON header, then each array's raw C-order bytes at a 64-byte aligned offset. Opening one
+costs a single ``mmap`` and a JSON parse; an array is a view of the mapped file, so the
+operating system reads only the pages a query touches, and several processes share them through
+the page cache.
 
-The header holds a CRC-32 of each array, so that a damaged file whose size still fits is not
-read as data. Checking means reading every page, so ``open_pack`` checks only packs small
-enough for that to cost about a millisecond; ``Pack.verify`` checks any pack on demand.
+The header is always checked against its CRC, and it holds a CRC-32 of each array, so that a
+damaged file whose size still fits is not read as data. Checking the arrays means reading every
+page, so ``open_pack`` checks them only in packs small enough for that to cost about a
+millisecond; ``Pack.verify`` checks any pack on demand.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import struct
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-MAGIC = b"MXLPACK2"  # 2: arrays carry checksums
+MAGIC = b"MXLPACK2"  # 2: the header and the arrays carry checksums
+_PREFIX = struct.Struct("<8sII")  # magic, header length, header CRC-32
 _ALIGN = 64
 # open_pack checks the checksums of packs up to this size.
 VERIFY_ON_OPEN_BYTES = 4 << 20
@@ -54,11 +58,11 @@ def write_pack(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndar
         }
         at = _aligned(at + data.nbytes)
     header = json.dumps({"meta": dict(meta), "arrays": table}, sort_keys=True).encode()
-    start = _aligned(len(MAGIC) + 8 + len(header))
+    start = _aligned(_PREFIX.size + len(header))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            fh.write(MAGIC + len(header).to_bytes(8, "little") + header)
+            fh.write(_PREFIX.pack(MAGIC, len(header), zlib.crc32(header)) + header)
             for name, array in arrays.items():
                 fh.seek(start + table[name]["offset"])
                 fh.write(np.ascontiguousarray(array).tobytes())
@@ -123,15 +127,22 @@ class Pack:
                 raise PackError(f"array {name!r} is damaged (checksum mismatch)")
 
 
+def _header_length(prefix: bytes) -> int:
+    """The JSON header's length, read from the first bytes of a pack (0 if too short)."""
+    return _PREFIX.unpack(prefix[: _PREFIX.size])[1] if len(prefix) >= _PREFIX.size else 0
+
+
 def _parse_header(raw: bytes, size: int, name: str) -> tuple[dict[str, Any], dict[str, Any], int]:
-    if len(raw) < len(MAGIC) + 8 or raw[: len(MAGIC)] != MAGIC:
+    if len(raw) < _PREFIX.size or raw[: len(MAGIC)] != MAGIC:
         raise PackError(f"{name} is not a pack")
-    length = int.from_bytes(raw[len(MAGIC) : len(MAGIC) + 8], "little")
-    end = len(MAGIC) + 8 + length
+    _, length, crc = _PREFIX.unpack(raw[: _PREFIX.size])
+    end = _PREFIX.size + length
     if end > size or end > len(raw):
         raise PackError(f"{name} is truncated")
+    if zlib.crc32(raw[_PREFIX.size : end]) != crc:
+        raise PackError(f"{name} has a damaged header (checksum mismatch)")
     try:
-        header = json.loads(raw[len(MAGIC) + 8 : end])
+        header = json.loads(raw[_PREFIX.size : end])
         meta, table = header["meta"], header["arrays"]
     except (ValueError, KeyError, TypeError) as exc:
         raise PackError(f"{name} has an unreadable header") from exc
@@ -145,9 +156,8 @@ def read_meta(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            head = fh.read(len(MAGIC) + 8)
-            length = int.from_bytes(head[len(MAGIC) :], "little") if len(head) == 16 else 0
-            raw = head + fh.read(min(length, max(size - len(head), 0)))
+            head = fh.read(_PREFIX.size)
+            raw = head + fh.read(min(_header_length(head), max(size - len(head), 0)))
     except OSError as exc:
         raise PackError(f"{path.name}: {exc.strerror or exc}") from exc
     return _parse_header(raw, size, path.name)[0]
@@ -159,13 +169,12 @@ def open_pack(path: Path, *, verify_up_to: int = VERIFY_ON_OPEN_BYTES) -> Pack:
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            if size < len(MAGIC) + 8:
+            if size < _PREFIX.size:
                 raise PackError(f"{path.name} is too short to be a pack")
             buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise PackError(f"{path.name}: {exc.strerror or exc}") from exc
-    length = int.from_bytes(buffer[len(MAGIC) : len(MAGIC) + 8], "little")
-    raw = buffer[: min(len(MAGIC) + 8 + length, size)]
+    raw = buffer[: min(_PREFIX.size + _header_length(buffer[: _PREFIX.size]), size)]
     meta, table, end = _parse_header(raw, size, path.name)
     pack = Pack(meta, buffer, table, _aligned(end))
     if size <= verify_up_to:

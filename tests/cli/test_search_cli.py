@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 from mixle_cli.commands import search as search_commands
 from substrate.item import SubstrateItem
-from substrate.search.index_files import MANIFEST, META_KEY
+from substrate.search.index_files import MANIFEST
+from substrate.search.params import FORMAT_VERSION
 from substrate.store import Substrate
 
 Run = Callable[..., Any]
@@ -208,14 +207,14 @@ def test_search_of_a_shard_that_does_not_exist_yet(mixle: Run, isolated_shard_en
 
 
 def test_index_from_a_newer_version_is_a_clear_error(
-    mixle: Run, filled: dict[str, str], isolated_shard_env: Path
+    mixle: Run,
+    filled: dict[str, str],
+    isolated_shard_env: Path,
+    rewrite_index_meta: Callable[..., None],
 ) -> None:
     assert mixle("search", "refund").exit_code == 0
     path = isolated_shard_env / "index" / MANIFEST
-    table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[META_KEY])
-    meta["format"] += 1
-    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+    rewrite_index_meta(path, format=FORMAT_VERSION + 1)
     result = mixle("search", "refund")
     assert result.exit_code == 3
     assert "newer" in result.stderr and result.stderr.startswith("error:")

@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,7 +17,7 @@ from substrate.errors import InvalidInputError, ShardFormatError
 from substrate.item import SubstrateItem
 from substrate.search import engine
 from substrate.search.engine import Hit, SearchFilters
-from substrate.search.index_files import MANIFEST, META_KEY
+from substrate.search.index_files import MANIFEST
 from substrate.search.params import FORMAT_VERSION
 from substrate.store import Substrate
 
@@ -161,17 +162,13 @@ def test_index_of_another_log_generation_is_rebuilt(tmp_path: Path) -> None:
     assert engine.index_status(reopened)["state"] == "fresh"
 
 
-def test_newer_index_format_raises(tmp_path: Path) -> None:
+def test_newer_index_format_raises(tmp_path: Path, rewrite_index_meta: Callable[..., None]) -> None:
     root = tmp_path / "shard"
     shard = Substrate(root)
     fill(shard, 5)
     shard.save()
     shard.search("w1")
-    path = root / "index" / MANIFEST
-    table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[META_KEY])
-    meta["format"] = FORMAT_VERSION + 1
-    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
+    rewrite_index_meta(root / "index" / MANIFEST, format=FORMAT_VERSION + 1)
     with pytest.raises(ShardFormatError):
         Substrate(root).search("w1")
     assert engine.index_status(Substrate(root))["state"] == "unsupported"

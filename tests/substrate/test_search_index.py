@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -80,16 +81,11 @@ def test_every_file_is_stamped(tmp_path: Path) -> None:
     assert manifest["watermark"] == ["gen1", 1234]
 
 
-def _rewrite_meta(path: Path, **changes: object) -> None:
-    table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[META_KEY])
-    meta.update(changes)
-    pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
-
-
-def test_newer_format_is_refused_clearly(tmp_path: Path) -> None:
+def test_newer_format_is_refused_clearly(
+    tmp_path: Path, rewrite_index_meta: Callable[..., None]
+) -> None:
     write_state(tmp_path, state_of(10))
-    _rewrite_meta(tmp_path / MANIFEST, format=FORMAT_VERSION + 1)
+    rewrite_index_meta(tmp_path / MANIFEST, format=FORMAT_VERSION + 1)
     with pytest.raises(ShardFormatError, match="newer mixle"):
         read_state(tmp_path, DEFAULT_PARAMS)
 

@@ -15,6 +15,7 @@ import pytest
 
 from substrate.item import SubstrateItem
 from substrate.search import engine
+from substrate.search.filters import SearchFilters
 from substrate.search.index_files import MANIFEST, write_state
 from substrate.search.layout import MANIFEST_PACK
 from substrate.search.mirror import read_mirrored
@@ -130,17 +131,28 @@ def _indexed(root: Path) -> list[tuple[str, float]]:
         shard.put(item)
     shard.save()
     engine.reindex(shard)
-    return [(h.item.id, h.score) for h in engine.search(shard, "w1 w2", 10)]
+    return _ranking(shard)
 
 
-def test_search_reads_past_a_damaged_mirror_and_rewrites_it(tmp_path: Path) -> None:
+def _ranking(shard: Substrate) -> list[tuple[str, float]]:
+    """A query restricted by scope: it reads both the arrays and the header of a segment."""
+    only_team = SearchFilters(scopes=frozenset({"team"}))
+    return [(h.item.id, h.score) for h in engine.search(shard, "w1 w2", 10, filters=only_team)]
+
+
+@pytest.mark.parametrize("where", ["array", "header"])
+def test_search_reads_past_a_damaged_mirror_and_rewrites_it(tmp_path: Path, where: str) -> None:
     root = tmp_path / "shard"
     before = _indexed(root)
+    assert before
     segment = next((root / "index").glob("search-seg-*.pack"))
-    _flip(segment, segment.stat().st_size - 100)
+    at = segment.stat().st_size - 100
+    if where == "header":  # the scope names listed in the header's meta
+        at = segment.read_bytes().index(b'"team"') + 2
+    _flip(segment, at)
     with pytest.raises(PackError):
         open_pack(segment)
-    assert [(h.item.id, h.score) for h in engine.search(Substrate(root), "w1 w2", 10)] == before
+    assert _ranking(Substrate(root)) == before
     open_pack(segment)  # rewritten whole
 
 
@@ -220,7 +232,7 @@ def test_search_heals_missing_mirrors_and_then_skips_pyarrow(tmp_path: Path) -> 
     for name in packs:
         (root / "index" / name).unlink()
     healed = Substrate(root)
-    assert [(h.item.id, h.score) for h in engine.search(healed, "w1 w2", 10)] == before
+    assert _ranking(healed) == before
     assert sorted(p.name for p in (root / "index").glob("search-*.pack")) == packs
     meta = json.loads(json.dumps(read_meta(root / "index" / MANIFEST_PACK)))
     assert meta["live"] == 80 and meta["format"] == engine.index_status(healed)["format"]
@@ -268,3 +280,26 @@ def test_a_model_file_of_an_older_format_is_rewritten_not_kept(tmp_path: Path) -
     pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta).encode()}), path)
     write_state(tmp_path, state)  # same model id: the stale file must not be taken as current
     assert read_state(tmp_path, DEFAULT_PARAMS).model is not None
+
+
+@pytest.mark.parametrize("field", [b'"format": ', b'"watermark": [', b'"live": '])
+def test_a_flipped_digit_in_index_metadata_means_a_rebuild(tmp_path: Path, field: bytes) -> None:
+    """The Parquet footer has no checksum of its own: a damaged format number must not read
+    as a newer mixle, nor a damaged watermark as another log offset."""
+    import pyarrow.parquet as pq
+
+    from substrate.search.layout import META_KEY
+
+    root = tmp_path / "shard"
+    before = _indexed(root)
+    for pack in (root / "index").glob("search-*.pack"):
+        pack.unlink()  # make the search read the Parquet files
+    manifest = root / "index" / MANIFEST
+    table = pq.read_table(manifest)
+    meta = bytearray(table.schema.metadata[META_KEY])
+    at = meta.index(field) + len(field)
+    if field.endswith(b"["):  # [generation, offset]: the offset's first digit
+        at = meta.index(b'", ', at) + 3
+    meta[at] = ord("3") if meta[at] != ord("3") else ord("4")
+    pq.write_table(table.replace_schema_metadata({META_KEY: bytes(meta)}), manifest)
+    assert _ranking(Substrate(root)) == before
