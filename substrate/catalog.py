@@ -108,6 +108,7 @@ class Catalog:
         self.path = path
         self._fd: int | None = None
         self.header: CatalogHeader | None = None
+        self.damaged = False  # it failed its checksum on opening (and is not used)
         self._open()
 
     def _open(self) -> None:
@@ -142,6 +143,7 @@ class Catalog:
                 whole = b""
             if len(whole) != size - _HEADER.size or not header.matches(whole):
                 log.warning("%s is damaged (checksum mismatch); rebuilt from the log", self.path)
+                self.damaged = True
                 os.close(fd)
                 return
         self._fd = fd

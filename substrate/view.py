@@ -62,6 +62,7 @@ class LogView:
         self.uncommitted_bytes = 0
         self._stat_seen: tuple[int, int] = (-1, -1)
         self._trust_catalog = True
+        self._replace_catalog = False  # the catalog on disk is damaged: write a new one
         # ids whose lines were read from the log since the store last looked (other writers')
         self.refolded: set[str] = set()
 
@@ -99,6 +100,7 @@ class LogView:
         self.close()
         self.tail.clear()
         catalog = Catalog(self.catalog_path)
+        self._replace_catalog = catalog.damaged  # else every later open would warn again
         head = catalog.header
         usable = head is not None and head.generation == generation
         if head is not None and usable and head.watermark <= committed_end and self._trust_catalog:
@@ -242,7 +244,8 @@ class LogView:
         return list(zip(records["offset"].tolist(), records["length"].tolist(), strict=True))
 
     def maybe_write_catalog(self) -> None:
-        if len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
+        if self._replace_catalog or len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
+            self._replace_catalog = False
             try:
                 self.write_catalog()
             except ShardError as exc:

@@ -421,6 +421,7 @@ def test_a_bit_flipped_in_the_catalog_hides_no_item_and_misplaces_no_read(
     fresh = Substrate(tmp_path)
     assert sorted(i.id for i in fresh.iter_items()) == sorted(ids)
     assert all(fresh.get(item_id).text == f"item {n}" for n, item_id in enumerate(ids))
+    assert catalog_module.Catalog(tmp_path / "index" / "offsets.bin").header is not None  # replaced
 
 
 def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
