@@ -227,11 +227,12 @@ def answer_from_substrate(
             text = answerer(question, packet.render())
         # the evidence holds no secret, but an answerer may add one (from its own context)
         text = safe_text((text or "").strip()) or None
-        note = (
-            f"answered from {len(packet)} cited source(s)"
-            if text
-            else "abstained: the answerer found no answer in the evidence"
-        )
+        if text:
+            cited = len(cited_numbers(text, len(packet)))
+            # an answerer that cites nothing is taken to rest on every source it was given
+            note = f"answered from {len(packet)} source(s), citing {cited or len(packet)}"
+        else:
+            note = "abstained: the answerer found no answer in the evidence"
     abstained = text is None
     result = Answer(
         question=question,

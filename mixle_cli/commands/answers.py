@@ -67,13 +67,13 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     packet = answer.context
     if answer.abstained:
         out.print(f"No answer. {answer.note}", markup=False)
-        out.print(f"confidence {answer.confidence:.2f} ({HEURISTIC})", markup=False)
+        out.print(f"evidence confidence {answer.confidence:.2f} ({HEURISTIC})", markup=False)
         return
     out.print(answer.answer or "", markup=False)
     out.print("", markup=False)
     if label == "extractive":
         out.print("extractive answer: sentences quoted from the sources below", markup=False)
-    line = f"confidence {answer.confidence:.2f} ({HEURISTIC})"
+    line = f"evidence confidence {answer.confidence:.2f} ({HEURISTIC})"
     if receipt is not None:
         supported = len(receipt.verdicts) - len(receipt.unsupported())
         line += (

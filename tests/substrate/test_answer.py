@@ -109,6 +109,14 @@ def test_plain_callable_gets_the_rendered_packet(shop: Substrate) -> None:
     assert context.startswith("# Context for:")
 
 
+def test_the_note_counts_the_sources_an_answer_cites(shop: Substrate) -> None:
+    result = answer_from_substrate(shop, QUESTION, Recording(), scopes={"local"}, hops=2)
+    n = len(result.context)
+    assert n > 1 and result.note == f"answered from {n} source(s), citing 1"
+    uncited = answer_from_substrate(shop, QUESTION, Recording("An answer."), scopes={"local"})
+    assert uncited.note.endswith(f"citing {len(uncited.context)}")
+
+
 def test_a_secret_in_the_answerers_reply_is_masked(shop: Substrate) -> None:
     token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
     result = answer_from_substrate(shop, QUESTION, Recording(reply=f"Use {token} [1]"))
