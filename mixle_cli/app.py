@@ -148,20 +148,19 @@ _PARSER_ERROR: type[Exception] = next(
 
 
 def _run(app: typer.Typer) -> int:
-    """Run the app and return its exit code, masking secrets in the argument parser's errors
-    before they are laid out: the error panel wraps long lines, and a secret cut in two no
-    longer matches a rule (so stderr's own masking could not catch it)."""
+    """Run the app and return its exit code; the argument parser's errors are written as
+    every other error is (``error:`` and a hint), with secrets in them masked."""
     try:
         result = app(standalone_mode=False)
     except typer.Abort:
         print("aborted", file=sys.stderr)
         return 1
     except _PARSER_ERROR as exc:
-        from typer import rich_utils
-
         from substrate.secrets import safe_text
 
-        exc.message = safe_text(str(getattr(exc, "message", "")))  # type: ignore[attr-defined]
-        rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
+        message = safe_text(exc.format_message())  # type: ignore[attr-defined]
+        context = getattr(exc, "ctx", None)
+        command = context.command_path if context is not None else "mixle"
+        print(f"error: {message}\nhint: see '{command} --help'", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

@@ -80,3 +80,18 @@ def test_help_texts_escape_brackets_that_rich_would_take_for_markup() -> None:
         texts.append(command.help or "")
         texts.extend(getattr(param, "help", None) or "" for param in command.params)
     assert [t for t in texts if tag.search(t)] == []
+
+
+def test_parser_errors_read_like_every_other_error() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "search", "--jsno", "x"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: No such option: --jsno (Possible options: --json, --jsonl, --since)",
+        "hint: see 'mixle search --help'",
+    ]
