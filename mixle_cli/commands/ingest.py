@@ -13,7 +13,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
-from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, fail, usage
+from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
 from mixle_cli.output import JsonOpt
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS, safe_text
 
@@ -82,6 +82,19 @@ def _summary(report: IngestReport) -> str:
     if report.redactions:
         items += f", {report.redactions} secret(s) redacted"
     return ", ".join(parts) + "; " + items
+
+
+def _check_format(as_format: str | None) -> None:
+    """Refuse an unknown --as early; the global --as (a team) is easily given here instead."""
+    from substrate import InvalidInputError
+    from substrate.ingest.detect import normalize_format
+
+    if as_format is not None:
+        try:
+            normalize_format(as_format)
+        except InvalidInputError as exc:
+            hint = "to read as a team, give --as before the command: mixle --as TEAM ingest ..."
+            fail(str(exc), USAGE, hint)
 
 
 def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
@@ -180,6 +193,7 @@ def ingest(
     }
     if paths.count("-") > 1:
         usage("standard input (-) can be read only once")
+    _check_format(as_format)
     missing = [p for p in paths if p != "-" and not Path(p).exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)

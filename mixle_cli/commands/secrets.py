@@ -273,10 +273,10 @@ def _report_files(
                     for f in findings
                 )
             )
-        if not quiet:
-            _summary(run, findings, accepted, suppressed)
     for message in run.errors:
         sys.stderr.write(f"error: {message}\n")
+    if fmt == "text" and not quiet:  # last, so that it counts the errors above it too
+        _summary(run, findings, accepted, suppressed)
 
 
 def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:
@@ -287,6 +287,8 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
+    if run.errors:
+        tail += f"; {len(run.errors)} could not be read"
     if not findings:
         output.note(f"no new secrets in {n_files} file(s){tail}")
         return

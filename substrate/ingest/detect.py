@@ -65,7 +65,10 @@ def normalize_format(name: str) -> str:
         return _ALIASES[key]
     except KeyError:
         known = ", ".join(FORMATS)
-        raise InvalidInputError(f"unknown format {name!r}; expected one of {known}") from None
+        raise InvalidInputError(
+            f"unknown format {name!r}; expected one of {known} "
+            "(or the families docs, records, traces, artifacts)"
+        ) from None
 
 
 def detect_format(filename: str) -> str | None:

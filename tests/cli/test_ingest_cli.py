@@ -77,6 +77,12 @@ def test_notes_about_files_named_like_keys_are_not_masked(mixle, tmp_path: Path)
     assert "creds.ini: unsupported format" in result.stderr, result.stderr
 
 
+def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
+    result = mixle("ingest", str(notes), "--as", "research")
+    assert result.exit_code == 2 and "unknown format 'research'" in result.stderr
+    assert "mixle --as TEAM ingest" in result.stderr and mixle("ls", "--json").json() == []
+
+
 def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: Path) -> None:
     data = tmp_path / "rows.jsonl"
     data.write_text('{"text": "good one"}\n{broken\n{"text": "good two"}\n')
