@@ -170,7 +170,8 @@ def ingest_path(
     report = report if report is not None else IngestReport()
     report.root = str(root)
     run = IngestSession(substrate, options, report, progress, cancel)
-    if root.is_dir():
+    walked_tree = root.is_dir()
+    if walked_tree:
         extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
         exclude = [substrate.root] if substrate.root is not None else []
         walked = walk(
@@ -194,7 +195,7 @@ def ingest_path(
     try:
         tickets: list[Ticket] = []
         for entry in entries:
-            ticket = run.plan(entry, entry.rel, max_file_size)
+            ticket = run.plan(entry, entry.rel, max_file_size, named=not walked_tree)
             if ticket is None:
                 done += 1
             else:

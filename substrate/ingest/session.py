@@ -181,8 +181,14 @@ class IngestSession:
         )
         self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
 
-    def plan(self, entry: FileEntry, source: str, max_size: int) -> Ticket | None:
-        """What to do with a walked file: None when it is settled without reading it."""
+    def plan(
+        self, entry: FileEntry, source: str, max_size: int, *, named: bool = False
+    ) -> Ticket | None:
+        """What to do with a walked file: None when it is settled without reading it.
+
+        ``named``: the caller asked for this very file, so a format it cannot tell is a
+        failure, not a file a folder's walk passes over.
+        """
         key = entry.path
         skipped = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
         if skipped is not None:
@@ -197,7 +203,10 @@ class IngestSession:
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
-            self.outcome(source, key, status.SKIPPED, "unsupported format")
+            if named:
+                self.fail(source, key, "unsupported format (choose one with --as)")
+            else:
+                self.outcome(source, key, status.SKIPPED, "unsupported format")
             return None
         known = self.known_hash(key)
         return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, known)

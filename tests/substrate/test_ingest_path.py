@@ -146,6 +146,15 @@ def test_unknown_format_and_missing_path_are_errors(tmp_path: Path) -> None:
         ingest_path(Substrate(), tmp_path, chunk_chars=2)
 
 
+def test_a_file_named_on_its_own_in_an_unknown_format_fails(tmp_path: Path) -> None:
+    page = tmp_path / "page.xml"
+    page.write_text("<a>words</a>\n")
+    named = ingest_path(Substrate(), page)
+    assert named.files_failed == 1 and not named.ok
+    assert ingest_path(Substrate(), tmp_path).files_skipped == 1  # a folder passes over it
+    assert ingest_path(Substrate(), page, as_format="text").items_added == 1
+
+
 def test_empty_chunks_are_dropped_and_counted(tmp_path: Path) -> None:
     (tmp_path / "docs.jsonl").write_text('{"text": "kept"}\n{"text": "   "}\n{"text": ""}\n')
     store = Substrate()
