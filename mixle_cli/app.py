@@ -8,6 +8,7 @@ start-up time is paid on every call. ``--help`` and unknown commands load them a
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 import os
 import sys
@@ -103,8 +104,17 @@ def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
         if name in wanted:
             module = importlib.import_module(f"mixle_cli.commands.{name}")
             for command, function in module.COMMANDS.items():
-                app.command(command)(guarded(function))
+                app.command(command, help=reflowed(function.__doc__))(guarded(function))
     return app
+
+
+def reflowed(doc: str | None) -> str | None:
+    """A docstring with the line breaks inside its paragraphs removed: the help layout keeps
+    them, which would break every line at the source's width, not the terminal's."""
+    if doc is None:
+        return None
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
 
 
 def modules_for(argv: Sequence[str]) -> list[str]:

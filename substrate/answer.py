@@ -29,7 +29,14 @@ from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
-from substrate.retrieval import Retrieval, merge_scopes, retrieve
+from substrate.retrieval import (
+    NOISE_FLOOR,
+    RELATIVE_FLOOR,
+    Retrieval,
+    merge_scopes,
+    relevance_floor,
+    retrieve,
+)
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
@@ -38,10 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Retrieval scores are normalised to about 0..1; below this floor a hit is treated as noise.
-DEFAULT_MIN_RELEVANCE = 0.1
-# A hit scoring under a third of the best hit is a side match, not evidence.
-RELATIVE_FLOOR = 1 / 3
+DEFAULT_MIN_RELEVANCE = NOISE_FLOOR
 # Answerability weights (logit = SCORE*top + LENGTH*ln(1+n_terms) + SENTENCE*best_share + BIAS),
 # fitted by tests/bench/bench_answers.py --fit.
 W_SCORE = 14.0
@@ -204,7 +208,7 @@ def answer_from_substrate(
             telemetry=telemetry,
         )
         top = max(found.scores, default=0.0)
-        floor = max(min_relevance, RELATIVE_FLOOR * top)
+        floor = relevance_floor(top, min_relevance)
         keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
         found = Retrieval(found.query, [i for i, _ in keep], [s for _, s in keep])
         evidence = found.items

@@ -28,6 +28,15 @@ log = logging.getLogger(__name__)
 # How much deeper than k the single pass looks when kinds are interleaved or weighted.
 POOL_FACTOR = 4
 MIN_POOL = 32
+# Retrieval scores are normalised to about 0..1; below this floor a hit is treated as noise.
+NOISE_FLOOR = 0.1
+# A hit scoring under a third of the best hit is a side match, not evidence.
+RELATIVE_FLOOR = 1 / 3
+
+
+def relevance_floor(top: float, min_score: float = NOISE_FLOOR) -> float:
+    """The lowest score a hit needs to count as relevant next to a best hit of ``top``."""
+    return max(min_score, RELATIVE_FLOOR * top)
 
 
 def merge_scopes(scope: str | None, scopes: Iterable[str] | None) -> frozenset[str] | None:

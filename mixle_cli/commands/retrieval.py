@@ -238,7 +238,9 @@ def assemble_context_cmd(
 ) -> None:
     """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
 
-    Exits 1 when even the most relevant item cannot fit in the budget.
+    Without --min-score only what ask would take as evidence is packed (scoring 0.1 or more,
+    and at least a third of the best), so a budget may be left unused. Exits 1 when even the
+    most relevant item cannot fit in the budget.
     """
     from substrate import ContextBudget, assemble_context
 
@@ -263,6 +265,7 @@ def assemble_context_cmd(
         scopes=app_state.scopes,
         compress=compress,
         min_score=min_score,
+        relevant_only=min_score is None,
     )
     overflow = packet.n_candidates > 0 and not len(packet)
     if json:

@@ -16,7 +16,7 @@ from substrate.context.compress import compress_text, lead_sentence
 from substrate.context.packet import ContextBudget, ContextPacket, item_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import merge_scopes, ranked, source_of
+from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor, source_of
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -120,6 +120,7 @@ def assemble_context(
     scopes: Iterable[str] | None = None,
     compress: bool = False,
     min_score: float | None = None,
+    relevant_only: bool = False,
     telemetry: Recorder | None = None,
 ) -> ContextPacket:
     """Assemble the best-affordable ``ContextPacket`` for ``task`` from ``substrate``.
@@ -137,6 +138,9 @@ def assemble_context(
         scopes: the scopes the caller may read (None: all).
         compress: summarise items that do not fit whole.
         min_score: drop hits scoring below this.
+        relevant_only: also drop the hits ``ask`` would not take as evidence: under a third of
+            the best score, or under ``min_score`` (default 0.1). A budget is then left unused
+            rather than filled with side matches.
         telemetry: an optional recorder; one ``context`` event per call.
     """
     budget = budget or ContextBudget()
@@ -147,6 +151,9 @@ def assemble_context(
         kind=kind,
         scopes=merge_scopes(scope, scopes),
     )
+    if relevant_only and hits:
+        floor = relevance_floor(hits[0][1], NOISE_FLOOR if min_score is None else min_score)
+        hits = [(item, score) for item, score in hits if score >= floor]
     return pack_context(
         task,
         [i for i, _ in hits],

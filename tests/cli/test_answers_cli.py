@@ -119,6 +119,22 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     assert all(s["via"] == "seed" for s in jsonl)
 
 
+def test_assemble_context_packs_only_relevant_items_unless_told(
+    mixle: Run, shop: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def search(self: Substrate, query: str, k: int = 5, **_: Any) -> Any:
+        items = sorted(self.iter_items(), key=lambda i: i.id)
+        return [(item, 0.9 if n == 0 else 0.02) for n, item in enumerate(items)]
+
+    monkeypatch.setattr(Substrate, "search", search)
+
+    def packed(*extra: str) -> int:
+        data = mixle("assemble-context", "refund", "--json", *extra).json()
+        return int(data["n_items"])
+
+    assert packed() == 1 and packed("--min-score", "0") > 1
+
+
 def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle(
         "--as", "shop", "assemble-context", "refund defective items", "--max-chars", "400"

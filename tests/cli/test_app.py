@@ -95,3 +95,12 @@ def test_parser_errors_read_like_every_other_error() -> None:
         "error: No such option: --jsno (Possible options: --json, --jsonl, --since)",
         "hint: see 'mixle search --help'",
     ]
+
+
+def test_command_help_paragraphs_flow_to_the_terminal_width() -> None:
+    import typer
+
+    group = typer.main.get_command(build_app())
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        for paragraph in (command.help or "").split("\n\n"):
+            assert "\n" not in paragraph, name

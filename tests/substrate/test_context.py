@@ -284,6 +284,25 @@ def test_assemble_context_searches_once_and_respects_scopes(
     assert len(seen) == 2  # one search for all receivers
 
 
+def test_relevant_only_leaves_side_matches_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    scores = {"s0": 0.9, "s1": 0.5, "s2": 0.25, "s3": 0.05}
+
+    def search(self: Substrate, query: str, k: int = 5, **_: Any) -> Any:
+        return sorted(((i, scores[i.id]) for i in self.iter_items()), key=lambda h: -h[1])
+
+    monkeypatch.setattr(Substrate, "search", search)
+    s = Substrate()
+    for n in range(4):
+        s.add("text", f"refund note {n}", id=f"s{n}")
+
+    def packed(**options: Any) -> list[str]:
+        return [i.id for i in assemble_context(s, TASK, **options).items]
+
+    assert packed() == ["s0", "s1", "s2", "s3"]  # the library fills the budget by default
+    assert packed(relevant_only=True) == ["s0", "s1"]  # 0.25 < 0.9 / 3; 0.05 is noise
+    assert packed(relevant_only=True, min_score=0.6) == ["s0"]
+
+
 def test_real_engine_assemble_context(tmp_path: Any) -> None:
     pytest.importorskip("substrate.search.engine")
     s = Substrate(tmp_path / "shard")
