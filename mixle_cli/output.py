@@ -114,7 +114,11 @@ def note(message: str) -> None:
 def table(
     columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
 ) -> None:
-    """A table whose last column is cut to the terminal width; the others are never cut."""
+    """A table whose last column is cut to the terminal width; the others are never cut.
+
+    Written to a pipe or a file (cron mail, ``| less``), nothing is cut: there is no terminal
+    width to fit, and a cut path or reason would be lost for good.
+    """
     from rich.cells import cell_len
     from rich.table import Table
 
@@ -122,14 +126,24 @@ def table(
     cells = [["" if v is None else printable(str(v)) for v in row] for row in rows]
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    room = max(10, out.width - sum(widths[:-1]) - 3 * (len(columns) - 1) - 2)
+    frame = 3 * (len(columns) - 1) + 2
+    whole = not out.is_terminal
+    room = widths[-1] if whole else max(10, out.width - sum(widths[:-1]) - frame)
     grid = Table(title=title, show_edge=False, header_style="bold")
     for column, width in zip(columns[:-1], widths, strict=False):
         grid.add_column(column, no_wrap=True, min_width=width)
     grid.add_column(columns[-1], no_wrap=True)
     for row in cells:
         grid.add_row(*row[:-1], first_line(row[-1], room))
-    out.print(grid)
+    if not whole:
+        out.print(grid)
+        return
+    shown_width = out.width
+    out.width = max(shown_width, sum(widths) + 3 * len(columns))  # print wider only: no cuts
+    try:
+        out.print(grid)
+    finally:
+        out.width = shown_width
 
 
 def first_line(text: str, width: int = 80) -> str:

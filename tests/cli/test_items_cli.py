@@ -252,3 +252,9 @@ def test_a_payload_is_stored_exactly_or_refused(mixle) -> None:
     for payload in ('{"n": 123456789012345678901234567890}', '{"n": NaN}', '{"n": -Infinity}'):
         refused = mixle("add", "x", "--payload", payload)
         assert refused.exit_code == 2 and "--payload" in refused.stderr, payload
+
+
+def test_a_table_written_to_a_pipe_cuts_nothing(mixle) -> None:
+    title = "a long title about tapirs " + "and their habits " * 4
+    mixle("add", title)
+    assert title.strip() in mixle("ls").stdout  # no terminal: wider than 80 columns
