@@ -170,8 +170,14 @@ class IngestSession:
         self.report.files.append(result)
         return result
 
-    def unchanged(self, source: str) -> None:
+    def unchanged(self, source: str, key: str) -> None:
+        """Note an unchanged file, and again the lines of it its parser rejected last time: a
+        run that reads nothing must not make them look fixed (a cron job would go quiet)."""
         self.report.unchanged.append(source)
+        rejected = self.cache.problems(key)
+        if rejected:
+            reason = f"{rejected} line(s) rejected when this file was read are still there"
+            self.report.note(IngestIssue(source, reason + "; fix them and ingest it again"))
 
     def fail(self, source: str, path: str | None, reason: str, **where: int | None) -> None:
         line, byte = where.get("line"), where.get("byte")
@@ -195,7 +201,7 @@ class IngestSession:
             if skipped:
                 self.outcome(source, key, status.SKIPPED, skipped)
             else:
-                self.report.unchanged.append(source)
+                self.unchanged(source, key)
             return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
@@ -244,7 +250,7 @@ class IngestSession:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
-            self.unchanged(source)
+            self.unchanged(source, key)
         else:
             self.queue(self.change_of(ticket, done))
 
@@ -280,7 +286,9 @@ class IngestSession:
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
-        state = SourceState(size, mtime_state, done.digest, self.fingerprint, ids)
+        state = SourceState(
+            size, mtime_state, done.digest, self.fingerprint, ids, problems=len(done.issues)
+        )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
             result = status.UPDATED

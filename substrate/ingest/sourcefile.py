@@ -10,7 +10,10 @@ is small and quick to parse::
 
     {"format": 5, "generation": "...", "offset": 1234, "token": "<hex>",
      "options": ["<fingerprint>", ...],
-     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", skipped?]}}}
+     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
+
+where ``tail`` is empty, ``[skipped reason]``, or ``[skipped reason, problems]`` (how many lines
+the parser rejected, reported again while the file stays unchanged).
 
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
@@ -26,7 +29,7 @@ A run that changed few sources appends one line to ``sources.journal`` instead o
 both files, so its cost follows the change, not the tree::
 
     {"token": "<hex>", "generation": "...", "offset": 1234,
-     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", skipped?]},
+     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", *tail]},
      "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
 Lines count only with the token of the files they extend and are read in order, up to the
@@ -54,7 +57,7 @@ STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 JOURNAL_FILE = "sources.journal"
 
-Row = list[Any]  # [size, mtime_ns, option index, content hash] or [..., skipped reason]
+Row = list[Any]  # [size, mtime_ns, option index, content hash, skipped reason?, problems?]
 
 
 @dataclass(slots=True)

@@ -65,6 +65,8 @@ class SourceState:
     ``content_hash`` is empty when unknown (a binary file, or items that disagree), which forces
     the next ingest to parse the file again. ``skipped`` holds the reason for a file deliberately
     left out (``binary file``); its ``ids`` are those of an earlier text version, if any.
+    ``problems`` counts the lines or rows its parser rejected, so that a run that skips the
+    unchanged file can say they are still there.
     """
 
     size: int
@@ -73,6 +75,19 @@ class SourceState:
     options: str
     ids: list[str] = field(default_factory=list)
     skipped: str = ""
+    problems: int = 0
+
+
+def _row_tail(skipped: str, problems: int) -> list[Any]:
+    """The optional end of a cache row: ``[skipped]``, ``[skipped, problems]`` or nothing."""
+    return [skipped, problems] if problems else [skipped] if skipped else []
+
+
+def _read_tail(rest: list[Any]) -> tuple[str, int]:
+    """``(skipped, problems)`` from the optional end of a cache row."""
+    skipped = str(rest[0]) if rest else ""
+    problems = rest[1] if len(rest) > 1 and isinstance(rest[1], int) else 0
+    return skipped, problems
 
 
 # Between a masked source name and the digest of its real name: a path cannot hold it.
@@ -250,19 +265,21 @@ class SourceCache:
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
         size, mtime_ns, options, digest, *rest = row
-        skipped = str(rest[0]) if rest else ""
+        skipped, problems = _read_tail(rest)
         state = self.states.get(key)
         if ids is not None:
-            self.states[key] = SourceState(size, mtime_ns, digest, options, list(ids), skipped)
+            self.states[key] = SourceState(
+                size, mtime_ns, digest, options, list(ids), skipped, problems
+            )
         elif isinstance(state, SourceState):  # touched after an earlier line set its ids
             state.size, state.mtime_ns, state.content_hash = size, mtime_ns, digest
-            state.options, state.skipped = options, skipped
+            state.options, state.skipped, state.problems = options, skipped, problems
         else:  # touched: the ids are those of the files
             at = self._option_index.get(options)
             if at is None:
                 at = self._option_index[options] = len(self.options)
                 self.options.append(options)
-            self.states[key] = [size, mtime_ns, at, digest, *([skipped] if skipped else [])]
+            self.states[key] = [size, mtime_ns, at, digest, *_row_tail(skipped, problems)]
 
     def _hashes_and_ids(self) -> dict[str, list[Any]]:
         """The on-disk hashes and ids, read now if needed (a mismatch forces a rebuild)."""
@@ -320,6 +337,13 @@ class SourceCache:
             return None
         return None
 
+    def problems(self, origin: str) -> int:
+        """How many lines or rows of ``origin`` its parser rejected when it was last read."""
+        state = self.states.get(self._key(origin))
+        if state is None:
+            return 0
+        return state.problems if isinstance(state, SourceState) else _read_tail(state[4:])[1]
+
     def get(self, origin: str) -> SourceState | None:
         """The state of ``origin`` (a live object: changes need ``record`` to be saved)."""
         return self._state(self._key(origin))
@@ -359,7 +383,7 @@ class SourceCache:
                 str(state[3]),
                 self.options[int(state[2])],
                 [str(i) for i in ids],
-                str(state[4]) if len(state) > 4 else "",
+                *_read_tail(state[4:]),
             )
         except (IndexError, TypeError, ValueError):
             log.warning("ignoring a malformed source cache entry for %s", key)
@@ -554,8 +578,7 @@ class SourceCache:
             if isinstance(state, SourceState):
                 fingerprint = state.options
                 row = [state.size, state.mtime_ns, 0, state.content_hash]
-                if state.skipped:
-                    row.append(state.skipped)
+                row += _row_tail(state.skipped, state.problems)
             else:
                 try:
                     fingerprint, row = self.options[state[2]], list(state)
@@ -592,7 +615,7 @@ class SourceCache:
                 gone.append(key)
             elif isinstance(state, SourceState):
                 rows[key] = [state.size, state.mtime_ns, state.options, state.content_hash]
-                rows[key] += [state.skipped] if state.skipped else []
+                rows[key] += _row_tail(state.skipped, state.problems)
                 ids[key] = state.ids
             else:  # a touched row: same ids as on disk
                 rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]

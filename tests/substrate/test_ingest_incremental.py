@@ -466,3 +466,28 @@ def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) ->
     ingest_path(Substrate(shard), tree, scope="alpha")  # alpha prunes the deleted file
     item = published()
     assert item is not None and item.scope == "public" and item.provenance["version"] == 1
+
+
+def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
+    tree: Path, shard: Path
+) -> None:
+    rows = tree / "sub" / "data.jsonl"
+
+    def still_reported() -> None:
+        again = ingest_path(Substrate(shard), tree)
+        assert "sub/data.jsonl" in again.unchanged and not again.ok
+        assert [i.source for i in again.issues] == ["sub/data.jsonl"]
+        assert "1 line(s) rejected" in again.issues[0].reason
+
+    _write(rows, '{"text": "row one"}\n{broken\n')
+    first = ingest_path(Substrate(shard), tree)
+    assert not first.ok and [i.line for i in first.issues] == [2]
+    still_reported()  # from the files written whole
+    ingest_path(Substrate(shard), tree)
+    _write(rows, '{"text": "row one"}\n{broken again\n')
+    ingest_path(Substrate(shard), tree)  # a small change: a journal line
+    assert (shard / "index" / JOURNAL_FILE).exists()
+    still_reported()
+    _write(rows, '{"text": "row one"}\n{"text": "row two"}\n')
+    fixed = ingest_path(Substrate(shard), tree)
+    assert fixed.ok and ingest_path(Substrate(shard), tree).ok
