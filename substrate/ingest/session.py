@@ -170,11 +170,10 @@ class IngestSession:
         self.report.files.append(result)
         return result
 
-    def unchanged(self, source: str, key: str) -> None:
+    def unchanged(self, source: str, rejected: int) -> None:
         """Note an unchanged file, and again the lines of it its parser rejected last time: a
         run that reads nothing must not make them look fixed (a cron job would go quiet)."""
         self.report.unchanged.append(source)
-        rejected = self.cache.problems(key)
         if rejected:
             reason = f"{rejected} line(s) rejected when this file was read are still there"
             self.report.note(IngestIssue(source, reason + "; fix them and ingest it again"))
@@ -196,12 +195,13 @@ class IngestSession:
         failure, not a file a folder's walk passes over.
         """
         key = entry.path
-        skipped = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
-        if skipped is not None:
+        known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
+        if known is not None:
+            skipped, rejected = known
             if skipped:
                 self.outcome(source, key, status.SKIPPED, skipped)
             else:
-                self.unchanged(source, key)
+                self.unchanged(source, rejected)
             return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
@@ -214,8 +214,8 @@ class IngestSession:
             else:
                 self.outcome(source, key, status.SKIPPED, "unsupported format")
             return None
-        known = self.known_hash(key)
-        return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, known)
+        digest = self.known_hash(key)
+        return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, digest)
 
     def known_hash(self, key: str) -> str:
         """The content hash stored for ``key`` under the same options ("" when none)."""
@@ -250,7 +250,7 @@ class IngestSession:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
-            self.unchanged(source, key)
+            self.unchanged(source, self.cache.problems(key))
         else:
             self.queue(self.change_of(ticket, done))
 

@@ -83,6 +83,9 @@ def _row_tail(skipped: str, problems: int) -> list[Any]:
     return [skipped, problems] if problems else [skipped] if skipped else []
 
 
+_NOTHING_SKIPPED = ("", 0)
+
+
 def _read_tail(rest: list[Any]) -> tuple[str, int]:
     """``(skipped, problems)`` from the optional end of a cache row."""
     skipped = str(rest[0]) if rest else ""
@@ -314,25 +317,27 @@ class SourceCache:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def unchanged(self, origin: str, size: int, mtime_ns: int, options: str) -> str | None:
+    def unchanged(
+        self, origin: str, size: int, mtime_ns: int, options: str
+    ) -> tuple[str, int] | None:
         """Whether ``origin`` is known with this size, mtime and options (without decoding it).
 
         Returns None when it is not, else the reason it was skipped last time ("" when it was
-        ingested).
+        ingested) and how many of its lines were rejected.
         """
         state = self.states.get(self._key(origin))
         if state is None:
             return None
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
-            return state.skipped if same else None
+            return (state.skipped, state.problems) if same else None
         try:
             if (
                 state[0] == size
                 and state[1] == mtime_ns
                 and state[2] == self._option_index.get(options)
             ):
-                return str(state[4]) if len(state) > 4 else ""
+                return _read_tail(state[4:]) if len(state) > 4 else _NOTHING_SKIPPED
         except (IndexError, TypeError):
             return None
         return None
