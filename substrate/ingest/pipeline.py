@@ -51,7 +51,7 @@ from substrate.ingest.parallel import prepared_in_workers, worker_count
 from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
-from substrate.ingest.sources import STREAM_PREFIX
+from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, utf8_name, walk
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE

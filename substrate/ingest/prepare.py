@@ -18,7 +18,7 @@ from substrate.ingest.build import ItemBuilder
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
-from substrate.ingest.sources import DIGEST_KEY, cache_origin, origin_digest
+from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets

@@ -21,13 +21,8 @@ from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
-from substrate.ingest.sources import (
-    SourceCache,
-    SourceState,
-    cache_origin,
-    settled_mtime,
-    shown_origin,
-)
+from substrate.ingest.sourcekeys import cache_origin, shown_origin
+from substrate.ingest.sources import SourceCache, SourceState, settled_mtime
 from substrate.ingest.walk import FileEntry
 from substrate.store import decode, encode
 

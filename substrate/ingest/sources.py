@@ -15,16 +15,11 @@ stamped with the log watermark it covers:
 
 Deleting ``index/`` therefore loses nothing. An in-memory shard computes it from its items.
 
-A secret pasted into a file name must not reach the cache on disk any more than the items:
-such a source is named as the gate masks it, followed by a digest of its real name
-(``cache_origin``). The digest tells apart names that mask alike, and finds the entry again
-from the real name; ingestion records it in the items (``origin_digest``) so that a rebuild
-names the source the same way.
+A source whose name holds a secret is kept under its masked name (``sourcekeys``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -32,9 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import sourcefile
+from substrate.ingest.sourcekeys import (
+    DIGEST_SEP,
+    is_masked,
+    origin_digest,
+    scoped_key,
+    source_key,
+)
 from substrate.log import LogFile, Watermark
-from substrate.secrets.engine import find_secrets
-from substrate.secrets.scan import DEFAULT_MASK, redact_hits
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STREAM_PREFIX = "stream:"
 # A file modified this close to its ingest may change again within the same timestamp tick (or
 # the file system's timestamps may be coarse), so its mtime proves nothing: such a "racy" entry
 # is recorded with mtime -1, and the next run compares content hashes instead (as git does).
@@ -91,70 +90,6 @@ def _read_tail(rest: list[Any]) -> tuple[str, int]:
     skipped = str(rest[0]) if rest else ""
     problems = rest[1] if len(rest) > 1 and isinstance(rest[1], int) else 0
     return skipped, problems
-
-
-# Between a masked source name and the digest of its real name: a path cannot hold it.
-DIGEST_SEP = "\x00"
-DIGEST_KEY = "origin_digest"  # the provenance field that records the digest
-
-
-def origin_digest(origin: str) -> str:
-    """A short digest of a source's real name (a path, or ``stream:<name>``)."""
-    raw = origin.encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(raw, digest_size=8).hexdigest()
-
-
-def cache_origin(origin: str) -> str:
-    """How the cache names ``origin``: as it is, or, when its name holds a secret, the name as
-    the write-time gate masks it in provenance, ``DIGEST_SEP`` and ``origin_digest``."""
-    prefix = STREAM_PREFIX if origin.startswith(STREAM_PREFIX) else ""
-    name = origin[len(prefix) :]
-    hits = find_secrets(name)
-    if not hits:
-        return origin
-    masked = redact_hits(name, hits, mask=DEFAULT_MASK)
-    return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
-
-
-def shown_origin(origin: str) -> str:
-    """``origin`` as a cache names it, without the digest of a masked name."""
-    return origin.split(DIGEST_SEP, 1)[0]
-
-
-def scoped_key(origin: str, scope: str) -> str:
-    """The cache key of source ``origin`` (a path or ``stream:<name>``) ingested into ``scope``."""
-    return f"{scope}\x00{origin}"  # scope first: the path part groups by directory on disk
-
-
-def _masked(key: str) -> bool:
-    """Whether a cache key names its source by a masked name (``cache_origin``)."""
-    return key.count(DIGEST_SEP) > 1  # one after the scope, one before the digest
-
-
-def source_key(item: SubstrateItem) -> str | None:
-    """The cache key of an item written by ``ingest_path``/``ingest_text``, else None.
-
-    The scope is the one the item was ingested into: an item published into another scope
-    since still belongs to the source of the team that ingested it.
-    """
-    provenance = item.provenance
-    if "ingest_options" not in provenance:
-        return None
-    scope = provenance.get("ingest_scope")
-    if not isinstance(scope, str):
-        scope = item.scope  # ingested before the ingest scope was recorded
-    path = provenance.get("path")
-    if isinstance(path, str) and path:
-        origin = path
-    else:
-        source = provenance.get("source")
-        if not isinstance(source, str):
-            return None
-        origin = f"{STREAM_PREFIX}{source}"
-    digest = provenance.get(DIGEST_KEY)
-    if isinstance(digest, str) and digest:  # the gate masked the name (see cache_origin)
-        origin = f"{origin}{DIGEST_SEP}{digest}"
-    return scoped_key(origin, scope)
 
 
 def _state_of(provenance: dict[str, Any]) -> SourceState:
@@ -368,7 +303,7 @@ class SourceCache:
             self._masked = {
                 key.rsplit(DIGEST_SEP, 1)[1]: key
                 for key in self.states
-                if _masked(key) and key.startswith(prefix)
+                if is_masked(key) and key.startswith(prefix)
             }
         return self._masked
 
@@ -456,7 +391,7 @@ class SourceCache:
         if state is None:
             seen.ids = [item_id]
             self.states[key] = seen
-            if _masked(key):
+            if is_masked(key):
                 self._masked = None
             return
         if (state.content_hash, state.options) != (seen.content_hash, seen.options):
@@ -539,7 +474,7 @@ class SourceCache:
             state = self._state(key)
             for item_id in state.ids if state is not None else ():
                 self._owner.pop(item_id, None)
-        if self.states.pop(key, None) is not None and _masked(key):
+        if self.states.pop(key, None) is not None and is_masked(key):
             self._masked = None
         self._changed.add(key)
         self.dirty = self.items_dirty = True

@@ -12,7 +12,7 @@ import pytest
 
 from substrate.ingest import ingest_path, ingest_text
 from substrate.ingest import session as ingest_session
-from substrate.ingest.sources import DIGEST_KEY
+from substrate.ingest.sourcekeys import DIGEST_KEY
 from substrate.store import Substrate
 
 TOKEN = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"

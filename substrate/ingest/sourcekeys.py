@@ -1,0 +1,87 @@
+"""How the ingest source cache names a source, and why a name may be masked.
+
+A source is a file (its absolute path) or a stream (``stream:<name>``), ingested into a scope;
+its cache key is the scope, a NUL character and the source's name.
+
+A secret pasted into a file name must not reach the cache on disk any more than the items:
+such a source is named as the write-time gate masks it in provenance, followed by a digest of
+its real name (``cache_origin``). The digest tells apart names that mask alike and finds the
+entry again from the real name; ingestion records it in the items (``origin_digest``), so that
+a cache rebuilt from the items names the source the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.scan import DEFAULT_MASK, redact_hits
+
+if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
+
+STREAM_PREFIX = "stream:"
+
+# Between a masked source name and the digest of its real name: a path cannot hold it.
+DIGEST_SEP = "\x00"
+DIGEST_KEY = "origin_digest"  # the provenance field that records the digest
+
+
+def origin_digest(origin: str) -> str:
+    """A short digest of a source's real name (a path, or ``stream:<name>``)."""
+    raw = origin.encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def cache_origin(origin: str) -> str:
+    """How the cache names ``origin``: as it is, or, when its name holds a secret, the name as
+    the write-time gate masks it in provenance, ``DIGEST_SEP`` and ``origin_digest``."""
+    prefix = STREAM_PREFIX if origin.startswith(STREAM_PREFIX) else ""
+    name = origin[len(prefix) :]
+    hits = find_secrets(name)
+    if not hits:
+        return origin
+    masked = redact_hits(name, hits, mask=DEFAULT_MASK)
+    return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
+
+
+def shown_origin(origin: str) -> str:
+    """``origin`` as a cache names it, without the digest of a masked name."""
+    return origin.split(DIGEST_SEP, 1)[0]
+
+
+def scoped_key(origin: str, scope: str) -> str:
+    """The cache key of source ``origin`` (a path or ``stream:<name>``) ingested into ``scope``."""
+    return f"{scope}\x00{origin}"  # scope first: the path part groups by directory on disk
+
+
+def is_masked(key: str) -> bool:
+    """Whether a cache key names its source by a masked name (``cache_origin``)."""
+    return key.count(DIGEST_SEP) > 1  # one after the scope, one before the digest
+
+
+def source_key(item: SubstrateItem) -> str | None:
+    """The cache key of an item written by ``ingest_path``/``ingest_text``, else None.
+
+    The scope is the one the item was ingested into: an item published into another scope
+    since still belongs to the source of the team that ingested it.
+    """
+    provenance = item.provenance
+    if "ingest_options" not in provenance:
+        return None
+    scope = provenance.get("ingest_scope")
+    if not isinstance(scope, str):
+        scope = item.scope  # ingested before the ingest scope was recorded
+    path = provenance.get("path")
+    if isinstance(path, str) and path:
+        origin = path
+    else:
+        source = provenance.get("source")
+        if not isinstance(source, str):
+            return None
+        origin = f"{STREAM_PREFIX}{source}"
+    digest = provenance.get(DIGEST_KEY)
+    if isinstance(digest, str) and digest:  # the gate masked the name (see cache_origin)
+        origin = f"{origin}{DIGEST_SEP}{digest}"
+    return scoped_key(origin, scope)
