@@ -24,6 +24,13 @@ class MaskedStream:
         self._stream.write(safe_text(text) if text else text)
         return len(text)
 
+    @property
+    def unmasked(self) -> TextIO:
+        """The stream underneath, for a line whose parts were masked one by one: joined, a
+        file name and a message can read as ``key: value`` ("password.txt: Permission
+        denied") and lose the message to the mask."""
+        return self._stream
+
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)

@@ -106,6 +106,15 @@ def emit_text(text: str) -> None:
     sys.stdout.flush()
 
 
+def note_parts(*parts: str) -> None:
+    """A note made of parts joined by ": " (a status, a file name, a message), each masked on
+    its own; the line then skips stderr's masking of whole lines (see ``MaskedStream``)."""
+    from substrate import safe_text
+
+    line = ": ".join(safe_text(part) for part in parts)
+    _console(getattr(sys.stderr, "unmasked", sys.stderr)).print(line, markup=False)
+
+
 def note(message: str) -> None:
     """A hint or warning on stderr."""
     stderr().print(message, markup=False)

@@ -15,7 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
 from mixle_cli.output import JsonOpt
-from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS, safe_text
+from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 
 if TYPE_CHECKING:
     from substrate import IngestIssue, IngestReport
@@ -104,9 +104,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
     elif not quiet:
         for outcome in report.files:
             if outcome.status in ("skipped", "failed"):
-                output.note(safe_text(f"{outcome.status}: {outcome.source}: {outcome.reason}"))
+                output.note_parts(outcome.status, outcome.source, outcome.reason)
         for issue in report.issues:
-            output.note(f"problem: {issue.location()}: {safe_text(issue.reason)}")
+            output.note_parts("problem", issue.location(), issue.reason)
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))

@@ -244,7 +244,7 @@ def _report_files(
             run.errors.append(f"cannot read {_safe(s.path)}: {why}")
         elif not quiet:
             for note in s.notes:
-                output.note(f"{_safe(s.path)}: {note}")
+                output.note_parts(s.path, note)
     suppressed = sum(s.suppressed for s in run.scans)
     if fmt == "json":
         output.emit_json(
@@ -273,8 +273,8 @@ def _report_files(
                     for f in findings
                 )
             )
-    for message in run.errors:
-        sys.stderr.write(f"error: {message}\n")
+    for message in run.errors:  # "cannot read PATH: why": the two masked apart
+        output.note_parts("error", *message.rsplit(": ", 1))
     if fmt == "text" and not quiet:  # last, so that it counts the errors above it too
         _summary(run, findings, accepted, suppressed)
 

@@ -71,14 +71,6 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     store_ storage_ expiry_ created updated at on by source""".split()
 )
 _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "passwords"})
-# A key ending in a file extension is a file name: ``creds.ini: unsupported format`` is a
-# message about a file, not an assignment.
-_FILE_NAME = re.compile(
-    r"\.(?:ini|cfg|conf|toml|ya?ml|json|jsonl|ndjson|xml|txt|md|rst|csv|tsv|log|bin|dat|db"
-    r"|sqlite|bak|tmp|old|orig|swp|zip|gz|tgz|tar|7z|pdf|png|jpe?g|gif|html?|css|js|ts|py"
-    r"|rb|go|java|sh|ps1|bat|properties|pem|crt|cer|der|p12|pfx|jks|keystore|kdbx|gpg|asc)$",
-    re.IGNORECASE,
-)
 # Qualifiers before any stem that make the value public or a per-request nonce.
 _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
     {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "anti", "forgery"}
@@ -138,8 +130,6 @@ def classify_key(key: str) -> str | None:
         key: the key as written (``aws_secret_access_key``, ``X-Api-Key``, ``dbPass``).
     """
     raw = key.strip(" \t\"'`$@:-")
-    if _FILE_NAME.search(raw):
-        return None
     if raw.lower() in ("_auth", "auth"):
         return "password"
     if raw.lower().startswith("_authtoken"):

@@ -61,7 +61,9 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 _KEY = r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)"
 _QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|`(?P<sb>[^`\n]*)`)"""
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
-_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|<(?!/)|\\(?![nrt"'\\]))+)"""
+# An ampersand ends it only where a query string's next parameter starts (``&user=``): a
+# password may hold one, and cutting there would show the rest of it.
+_BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
 _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
 _ASSIGN = (
