@@ -19,6 +19,7 @@ from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
+from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
@@ -314,4 +315,7 @@ def _gated_items(
             continue
         if item is not None:
             items.append(item)
+    if done.issues:  # see sourcekeys.REJECTED_KEY
+        for item in items:
+            item.provenance[REJECTED_KEY] = len(done.issues)
     return items, tally

@@ -92,16 +92,23 @@ def _read_tail(rest: list[Any]) -> tuple[str, int]:
     return skipped, problems
 
 
+# The provenance field that records how many lines of the source its parser rejected, so that
+# a cache rebuilt from the items still reports them (absent when none were).
+REJECTED_KEY = "rejected_lines"
+
+
 def _state_of(provenance: dict[str, Any]) -> SourceState:
     mtime_ns = int(provenance.get("mtime_ns") or 0)
     ingested_at = provenance.get("ingested_at")
     if isinstance(ingested_at, int | float):
         mtime_ns = settled_mtime(mtime_ns, float(ingested_at))
+    rejected = provenance.get(REJECTED_KEY)
     return SourceState(
         int(provenance.get("size") or 0),
         mtime_ns,
         str(provenance.get("content_hash") or ""),
         str(provenance.get("ingest_options") or ""),
+        problems=rejected if isinstance(rejected, int) else 0,
     )
 
 

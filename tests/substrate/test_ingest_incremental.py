@@ -488,6 +488,18 @@ def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
     ingest_path(Substrate(shard), tree)  # a small change: a journal line
     assert (shard / "index" / JOURNAL_FILE).exists()
     still_reported()
+    shutil.rmtree(shard / "index")  # a cache rebuilt from the items
+    still_reported()
+    Substrate(shard).compact()
+    still_reported()
     _write(rows, '{"text": "row one"}\n{"text": "row two"}\n')
     fixed = ingest_path(Substrate(shard), tree)
     assert fixed.ok and ingest_path(Substrate(shard), tree).ok
+
+
+def test_an_in_memory_shard_reports_rejected_lines_again_too(tree: Path) -> None:
+    _write(tree / "sub" / "data.jsonl", '{"text": "row one"}\n{broken\n')
+    store = Substrate()
+    assert not ingest_path(store, tree).ok
+    again = ingest_path(store, tree)
+    assert "sub/data.jsonl" in again.unchanged and not again.ok
