@@ -157,6 +157,16 @@ _PARSER_ERROR: type[Exception] = next(
 )
 
 
+def _command_path(exc: Exception) -> str:
+    """``mixle COMMAND`` for the command being parsed when ``exc`` was raised."""
+    context = getattr(exc, "ctx", None)
+    if context is not None and context.command_path != "mixle":
+        return str(context.command_path)
+    # an option missing its value is raised before the command's context exists
+    command = next((a for a in sys.argv[1:] if a in _MODULE_OF), None)
+    return f"mixle {command}" if command else "mixle"
+
+
 def _run(app: typer.Typer) -> int:
     """Run the app and return its exit code; the argument parser's errors are written as
     every other error is (``error:`` and a hint), with secrets in them masked."""
@@ -169,8 +179,7 @@ def _run(app: typer.Typer) -> int:
         from substrate.secrets import safe_text
 
         message = safe_text(exc.format_message())  # type: ignore[attr-defined]
-        context = getattr(exc, "ctx", None)
-        command = context.command_path if context is not None else "mixle"
-        print(f"error: {message}\nhint: see '{command} --help'", file=sys.stderr)
+        if message.strip():  # empty after `mixle` alone, whose help is already shown
+            print(f"error: {message}\nhint: see '{_command_path(exc)} --help'", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

@@ -132,7 +132,11 @@ def table(
     from rich.table import Table
 
     out = stdout()
-    cells = [["" if v is None else printable(str(v)) for v in row] for row in rows]
+    # one line per cell, white space collapsed, before widths are measured: a tab or newline
+    # in a tag would otherwise be measured as nothing and then widen or split its row
+    cells = [
+        ["" if v is None else " ".join(printable(str(v)).split()) for v in row] for row in rows
+    ]
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     frame = 3 * (len(columns) - 1) + 2

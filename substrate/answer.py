@@ -232,9 +232,10 @@ def answer_from_substrate(
         # the evidence holds no secret, but an answerer may add one (from its own context)
         text = safe_text((text or "").strip()) or None
         if text:
-            cited = len(cited_numbers(text, len(packet)))
-            # an answerer that cites nothing is taken to rest on every source it was given
-            note = f"answered from {len(packet)} source(s), citing {cited or len(packet)}"
+            # an answer without any [n] is taken to rest on every source it was given; one
+            # whose [n] are all out of range cites none of them
+            cited = len(cited_numbers(text, len(packet))) if _CITATION.search(text) else len(packet)
+            note = f"answered from {len(packet)} source(s), citing {cited}"
         else:
             note = "abstained: the answerer found no answer in the evidence"
     abstained = text is None

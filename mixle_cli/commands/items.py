@@ -130,6 +130,8 @@ def add(
     """Add one item. Secrets in it are redacted before it is stored."""
     body = _read_text(text)
     fields = _parse_payload(payload)
+    if not body.strip() and not fields:
+        usage("nothing to add: give the text, - to read standard input, or --payload")
     kind = known_kind(kind) or "text"
     app_state = state(ctx)
     substrate = app_state.substrate()

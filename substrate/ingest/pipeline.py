@@ -189,7 +189,7 @@ def ingest_path(
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
-    report.files_scanned = len(entries)
+    report.files_scanned += len(entries)  # a report may gather several paths
     total = len(entries)
     done = 0
     try:
@@ -288,7 +288,7 @@ def ingest_text(
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
-    report.files_scanned = 1
+    report.files_scanned += 1
     ticket = Ticket(key, source, None, options.as_format, known_hash=run.known_hash(key), data=data)
     for _, result in run.prepare_here([ticket]):
         run.apply(ticket, result)

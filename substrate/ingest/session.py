@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import detect_format
+from substrate.ingest.detect import BINARY_SNIFF_BYTES, detect_format, is_binary
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
@@ -56,6 +56,15 @@ class _Change:
         yield from self.encoded
         for item in self.items:
             yield item.id, encode(item)
+
+
+def _looks_binary(path: str) -> bool:
+    """Whether a file's first bytes show binary content (True when it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return is_binary(fh.read(BINARY_SNIFF_BYTES))
+    except OSError:
+        return True
 
 
 class IngestSession:
@@ -204,7 +213,7 @@ class IngestSession:
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
-            if named:
+            if named and not _looks_binary(key):  # an image in a shell glob is no failure
                 self.fail(source, key, "unsupported format (choose one with --as)")
             else:
                 self.outcome(source, key, status.SKIPPED, "unsupported format")

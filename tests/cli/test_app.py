@@ -95,6 +95,12 @@ def test_parser_errors_read_like_every_other_error() -> None:
         "error: No such option: --jsno (Possible options: --json, --jsonl, --since)",
         "hint: see 'mixle search --help'",
     ]
+    missing_value = subprocess.run(
+        [sys.executable, "-c", code, "ls", "--kind"], capture_output=True, text=True
+    )
+    assert missing_value.stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
+    alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 
 
 def test_command_help_paragraphs_flow_to_the_terminal_width() -> None:

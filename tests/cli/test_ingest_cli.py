@@ -77,6 +77,14 @@ def test_notes_about_files_named_like_keys_are_not_masked(mixle, tmp_path: Path)
     assert "creds.ini: unsupported format" in result.stderr, result.stderr
 
 
+def test_several_paths_add_up_in_one_report(mixle, notes: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Extra\n\nmore\n")
+    n = sum(1 for p in notes.rglob("*") if p.is_file())
+    report = mixle("ingest", str(notes), str(extra), "-", "--json", input="piped\n").json()
+    assert report["files_scanned"] == n + 2
+
+
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
     result = mixle("ingest", str(notes), "--as", "research")
     assert result.exit_code == 2 and "unknown format 'research'" in result.stderr

@@ -256,5 +256,15 @@ def test_a_payload_is_stored_exactly_or_refused(mixle) -> None:
 
 def test_a_table_written_to_a_pipe_cuts_nothing(mixle) -> None:
     title = "a long title about tapirs " + "and their habits " * 4
-    mixle("add", title)
-    assert title.strip() in mixle("ls").stdout  # no terminal: wider than 80 columns
+    mixle("add", title, "-t", "team\tplatform-infrastructure", "-t", "two\nlines")
+    shown = mixle("ls").stdout
+    assert title.strip() in shown  # no terminal: wider than 80 columns
+    assert "team platform-infrastructure" in shown and len(shown.splitlines()) == 3
+
+
+def test_add_refuses_an_empty_item(mixle) -> None:
+    for args, given in ((("add",), ""), (("add", "-"), "  \n"), (("add", " "), None)):
+        refused = mixle(*args, input=given)
+        assert refused.exit_code == 2 and "nothing to add" in refused.stderr
+    assert mixle("ls", "--json").json() == []
+    assert mixle("add", "", "--payload", '{"n": 1}').exit_code == 0  # a record needs no text

@@ -115,6 +115,8 @@ def test_the_note_counts_the_sources_an_answer_cites(shop: Substrate) -> None:
     assert n > 1 and result.note == f"answered from {n} source(s), citing 1"
     uncited = answer_from_substrate(shop, QUESTION, Recording("An answer."), scopes={"local"})
     assert uncited.note.endswith(f"citing {len(uncited.context)}")
+    astray = answer_from_substrate(shop, QUESTION, Recording("An answer [9]."), scopes={"local"})
+    assert astray.note.endswith("citing 0")  # no such source
 
 
 def test_a_secret_in_the_answerers_reply_is_masked(shop: Substrate) -> None:

@@ -57,6 +57,8 @@ def test_markdown_front_matter_becomes_tags_and_payload() -> None:
         ("# Trip\n\n## Book flights to Lisbon\n", [("# Trip\n\n## Book flights to Lisbon", 1, 3)]),
         ("---\ntitle: Lisbon trip\ntags: [travel]\n---\n", [("Lisbon trip", 1, 4)]),
         ("---\nowner: me\n---\n\n", []),  # nothing to show: no title, no text
+        ("#\n##\n", []),  # a template of empty headings
+        ("---\ntitle: Lisbon trip\n---", [("Lisbon trip", 1, 3)]),  # no newline at the end
     ],
 )
 def test_markdown_of_headings_or_front_matter_alone_is_one_item(

@@ -153,6 +153,9 @@ def test_a_file_named_on_its_own_in_an_unknown_format_fails(tmp_path: Path) -> N
     assert named.files_failed == 1 and not named.ok
     assert ingest_path(Substrate(), tmp_path).files_skipped == 1  # a folder passes over it
     assert ingest_path(Substrate(), page, as_format="text").items_added == 1
+    image = tmp_path / "diagram.png"  # as a shell glob names it: skipped, not failed
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert ingest_path(Substrate(), image).files_skipped == 1
 
 
 def test_empty_chunks_are_dropped_and_counted(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ _MARK = re.compile(
     re.MULTILINE,
 )
 _CONTENT = re.compile(r"\S")
+_WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 
 SECTION_SEPARATOR = " > "
@@ -86,13 +87,14 @@ def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
 def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
     """The item of a document whose sections are all empty: its headings as one text, else
     the front matter's title."""
-    if _CONTENT.search(doc.text, start):
+    if _WORDS.search(doc.text, start):  # not a template of empty headings ("#", "##")
         doc.path = []
         doc.emit(start, start, len(doc.text))
         return
     title = fields.get("title")
     if isinstance(title, str) and title.strip():
-        last = max(doc.text.count("\n", 0, start), 1)  # the front matter's lines
+        head = doc.text[:start]  # the front matter, its last line without "\n" at the end
+        last = head.count("\n") + (0 if head.endswith("\n") else 1)
         doc.parsed.segments.append(Segment("text", title.strip(), None, 1, last, 0))
         doc.parsed.slices = False  # the title is a parsed value, not necessarily a slice
 
