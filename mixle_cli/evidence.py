@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from mixle_cli import output
 from mixle_cli.errors import usage
 from substrate import SubstrateItem
@@ -28,8 +30,15 @@ def known_kind(kind: str | None) -> str | None:
     return kind
 
 
-def item_title(item: SubstrateItem, width: int = 70) -> str:
-    return output.first_line(item.text or str(item.payload or ""), width)
+def item_title(item: SubstrateItem, width: int = 100) -> str:
+    """What every listing calls an item: its front-matter title, else its section (heading
+    path), else the first words of its text (or payload), on one line."""
+    for candidate in (item.payload.get("title"), item.provenance.get("section")):
+        if isinstance(candidate, str) and candidate.strip():
+            return output.first_line(candidate, width)
+    if item.text:
+        return output.first_line(item.text, width)
+    return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)
 
 
 def item_where(item: SubstrateItem) -> str:

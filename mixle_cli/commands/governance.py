@@ -16,12 +16,12 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
+from mixle_cli.evidence import item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PUBLIC,
     AccessDeniedError,
     NotFoundError,
-    SubstrateItem,
     approve,
     authorize_publish,
     grant_approver,
@@ -65,10 +65,6 @@ def acting_name(app_state: AppState, by: str | None) -> str:
 def _shared(app_state: AppState) -> list[str]:
     shared = app_state.substrate().settings.get("shard", "shared_scopes", [PUBLIC])
     return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
-
-
-def _title(item: SubstrateItem) -> str:
-    return output.first_line(item.text or str(item.payload or ""), 60)
 
 
 def publish_cmd(
@@ -313,7 +309,7 @@ def pending_cmd(
                 "to": proposal.get("to"),
                 "by": proposal.get("by"),
                 "proposed_at": events[-1].get("at") if events else None,
-                "title": _title(item),
+                "title": item_title(item),
             }
         )
     if how is Mode.JSON:

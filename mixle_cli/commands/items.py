@@ -14,7 +14,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
-from mixle_cli.evidence import known_kind
+from mixle_cli.evidence import item_title, known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     MODALITIES,
@@ -42,7 +42,7 @@ def item_summary(item: SubstrateItem) -> dict[str, Any]:
         "kind": item.kind,
         "scope": item.scope,
         "tags": item.tags,
-        "title": output.first_line(item.text or orjson.dumps(item.payload).decode(), 100),
+        "title": item_title(item),
         "source": prov.get("source") or prov.get("path"),
         "created_at": item.created_at,
     }

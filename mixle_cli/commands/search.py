@@ -19,7 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import OPERATIONAL, fail, usage
-from mixle_cli.evidence import known_kind, query_text, where_text
+from mixle_cli.evidence import item_title, known_kind, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -108,14 +108,6 @@ def _text_of(hit: Hit) -> str:
     return ""
 
 
-def _title(hit: Hit, text: str) -> str:
-    item = hit.item
-    for candidate in (item.payload.get("title"), item.provenance.get("section")):
-        if isinstance(candidate, str) and candidate.strip():
-            return output.first_line(candidate, 100)
-    return output.first_line(text, 100)
-
-
 def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str, Any]:
     """One result as plain data: who, how well, where from, and the passage that matched."""
     from substrate import make_snippet
@@ -130,7 +122,7 @@ def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str,
         "kind": item.kind,
         "scope": item.scope,
         "score": round(float(hit.score), 4),
-        "title": _title(hit, text),
+        "title": item_title(item),
         "snippet": snippet.text,
         "snippet_spans": [list(span) for span in snippet.spans],
         "matches": snippet.matches,

@@ -268,3 +268,13 @@ def test_add_refuses_an_empty_item(mixle) -> None:
         assert refused.exit_code == 2 and "nothing to add" in refused.stderr
     assert mixle("ls", "--json").json() == []
     assert mixle("add", "", "--payload", '{"n": 1}').exit_code == 0  # a record needs no text
+
+
+def test_every_listing_calls_an_item_by_the_same_title(mixle, tmp_path: Path) -> None:
+    note = tmp_path / "kafka.md"
+    note.write_text("# Kafka\n\nConsumer lag grows when the brokers are slow.\n")
+    assert mixle("ingest", str(note)).exit_code == 0
+    (listed,) = mixle("ls", "--json").json()
+    (found,) = mixle("search", "consumer lag", "--json").json()["results"]
+    retrieved = mixle("retrieve", "consumer lag", "--json").json()["items"]
+    assert listed["title"] == found["title"] == retrieved[0]["title"] == "Kafka"
