@@ -194,7 +194,7 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
 
 def cache_name(ticket: Ticket, options: IngestOptions) -> str:
     """How the source cache must name the ticket's source: "" for its own name, else its
-    masked name (``sources.cache_origin``), when the gate masks a secret in it."""
+    masked name (``sourcekeys.cache_origin``), when the gate masks a secret in it."""
     if not options.redact:  # names are stored as they are, in the items too
         return ""
     named = cache_origin(ticket.key)
@@ -315,7 +315,7 @@ def _gated_items(
             continue
         if item is not None:
             items.append(item)
-    if done.issues:  # see sourcekeys.REJECTED_KEY
+    if done.issues:  # see sources.REJECTED_KEY
         for item in items:
             item.provenance[REJECTED_KEY] = len(done.issues)
     return items, tally

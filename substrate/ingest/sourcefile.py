@@ -2,7 +2,7 @@
 
 A source's key is the scope it was ingested into, a NUL character, then its absolute path (or
 ``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it. A path that
-holds a secret is stored masked, followed by another NUL and a digest (``sources.cache_origin``).
+holds a secret is stored masked, followed by another NUL and a digest (``sourcekeys.cache_origin``).
 
 ``sources.json`` holds what the unchanged checks need (size and mtime, then the content hash
 of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
