@@ -119,6 +119,12 @@ def reflowed(doc: str | None) -> str | None:
 
 def modules_for(argv: Sequence[str]) -> list[str]:
     """The command modules a run with these arguments needs: the command's own, or all."""
+    module = _MODULE_OF.get(_command_word(argv) or "")
+    return [module] if module else list(COMMAND_MODULES)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first word of ``argv`` that is not a global option or its value: the command."""
     skip_value = False
     for token in argv:
         if skip_value:
@@ -126,9 +132,8 @@ def modules_for(argv: Sequence[str]) -> list[str]:
         elif token in _GLOBAL_OPTIONS_WITH_VALUE:
             skip_value = True
         elif not token.startswith("-"):
-            module = _MODULE_OF.get(token)
-            return [module] if module else list(COMMAND_MODULES)
-    return list(COMMAND_MODULES)
+            return token
+    return None
 
 
 def __getattr__(name: str) -> typer.Typer:
@@ -163,8 +168,8 @@ def _command_path(exc: Exception) -> str:
     if context is not None and context.command_path != "mixle":
         return str(context.command_path)
     # an option missing its value is raised before the command's context exists
-    command = next((a for a in sys.argv[1:] if a in _MODULE_OF), None)
-    return f"mixle {command}" if command else "mixle"
+    command = _command_word(sys.argv[1:])
+    return f"mixle {command}" if command in _MODULE_OF else "mixle"
 
 
 def _run(app: typer.Typer) -> int:

@@ -31,11 +31,17 @@ def known_kind(kind: str | None) -> str | None:
 
 
 def item_title(item: SubstrateItem, width: int = 100) -> str:
-    """What every listing calls an item: its front-matter title, else its section (heading
-    path), else the first words of its text (or payload), on one line."""
-    for candidate in (item.payload.get("title"), item.provenance.get("section")):
-        if isinstance(candidate, str) and candidate.strip():
-            return output.first_line(candidate, width)
+    """What every listing calls an item: its document's title and its section's heading path
+    (``Runbook > Kafka > Brokers``), either alone, else the first words of its text (or
+    payload), on one line."""
+    title = item.payload.get("title")
+    title = str(title).strip() if isinstance(title, str | int | float) else ""
+    section = item.provenance.get("section")
+    section = section.strip() if isinstance(section, str) else ""
+    if title and section and not section.startswith(title):
+        return output.first_line(f"{title} > {section}", width)
+    if title or section:
+        return output.first_line(section or title, width)
     if item.text:
         return output.first_line(item.text, width)
     return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)

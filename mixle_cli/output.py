@@ -130,6 +130,7 @@ def table(
     """
     from rich.cells import cell_len
     from rich.table import Table
+    from rich.text import Text
 
     out = stdout()
     # one line per cell, white space collapsed, before widths are measured: a tab or newline
@@ -146,8 +147,8 @@ def table(
     for column, width in zip(columns[:-1], widths, strict=False):
         grid.add_column(column, no_wrap=True, min_width=width)
     grid.add_column(columns[-1], no_wrap=True)
-    for row in cells:
-        grid.add_row(*row[:-1], first_line(row[-1], room))
+    for row in cells:  # Text: stored text is shown as it is, never read as rich markup
+        grid.add_row(*map(Text, [*row[:-1], first_line(row[-1], room)]))
     if not whole:
         out.print(grid)
         return

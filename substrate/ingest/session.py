@@ -59,12 +59,9 @@ class _Change:
 
 
 def _looks_binary(path: str) -> bool:
-    """Whether a file's first bytes show binary content (True when it cannot be read)."""
-    try:
-        with open(path, "rb") as fh:
-            return is_binary(fh.read(BINARY_SNIFF_BYTES))
-    except OSError:
-        return True
+    """Whether a file's first bytes show binary content (raises OSError)."""
+    with open(path, "rb") as fh:
+        return is_binary(fh.read(BINARY_SNIFF_BYTES))
 
 
 class IngestSession:
@@ -213,13 +210,26 @@ class IngestSession:
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
-            if named and not _looks_binary(key):  # an image in a shell glob is no failure
-                self.fail(source, key, "unsupported format (choose one with --as)")
+            if named:
+                self.unknown_format(source, key)
             else:
                 self.outcome(source, key, status.SKIPPED, "unsupported format")
             return None
         digest = self.known_hash(key)
         return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, digest)
+
+    def unknown_format(self, source: str, key: str) -> None:
+        """A file asked for by name whose format is unknown: a failure, unless it is binary
+        (an image in a shell glob is no failure)."""
+        try:
+            binary = _looks_binary(key)
+        except OSError as exc:
+            self.fail(source, key, f"cannot read: {exc.strerror or exc}")
+            return
+        if binary:
+            self.outcome(source, key, status.SKIPPED, "binary file")
+        else:
+            self.fail(source, key, "unsupported format (choose one with --as)")
 
     def known_hash(self, key: str) -> str:
         """The content hash stored for ``key`` under the same options ("" when none)."""

@@ -99,6 +99,9 @@ def test_parser_errors_read_like_every_other_error() -> None:
         [sys.executable, "-c", code, "ls", "--kind"], capture_output=True, text=True
     )
     assert missing_value.stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
+    for args in (["serch", "status"], ["--shard", "ls"]):  # no command was understood
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+        assert done.stderr.splitlines()[-1] == "hint: see 'mixle --help'", args
     alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 

@@ -278,3 +278,24 @@ def test_every_listing_calls_an_item_by_the_same_title(mixle, tmp_path: Path) ->
     (found,) = mixle("search", "consumer lag", "--json").json()["results"]
     retrieved = mixle("retrieve", "consumer lag", "--json").json()["items"]
     assert listed["title"] == found["title"] == retrieved[0]["title"] == "Kafka"
+
+
+def test_table_cells_are_never_read_as_markup(mixle) -> None:
+    texts = [
+        "edit [/etc/hosts] first",
+        "loop: x[i] = y[i] + 1",
+        "see [link=https://evil.example/x]the docs[/link] now",
+    ]
+    for text in texts:
+        mixle("add", text)
+    shown = mixle("ls")
+    assert shown.exit_code == 0 and all(text in shown.stdout for text in texts)
+    assert "\x1b" not in shown.stdout
+
+
+def test_a_document_title_and_its_sections_make_the_title(mixle, tmp_path: Path) -> None:
+    book = tmp_path / "runbook.md"
+    book.write_text("---\ntitle: Runbook\n---\n# Kafka\n\nlag\n\n## Brokers\n\nslow\n")
+    mixle("ingest", str(book))
+    titles = {row["title"] for row in mixle("ls", "--json").json()}
+    assert titles == {"Runbook > Kafka", "Runbook > Kafka > Brokers"}

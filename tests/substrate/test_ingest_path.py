@@ -158,6 +158,22 @@ def test_a_file_named_on_its_own_in_an_unknown_format_fails(tmp_path: Path) -> N
     assert ingest_path(Substrate(), image).files_skipped == 1
 
 
+def test_a_file_named_on_its_own_that_cannot_be_read_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import session
+
+    locked = tmp_path / "locked.xyz"
+    locked.write_text("words\n")
+
+    def denied(*_: object, **__: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(session, "open", denied, raising=False)  # tests run as root
+    report = ingest_path(Substrate(), locked)
+    assert report.files_failed == 1 and "Permission denied" in report.files[0].reason
+
+
 def test_empty_chunks_are_dropped_and_counted(tmp_path: Path) -> None:
     (tmp_path / "docs.jsonl").write_text('{"text": "kept"}\n{"text": "   "}\n{"text": ""}\n')
     store = Substrate()
