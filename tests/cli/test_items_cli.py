@@ -299,3 +299,19 @@ def test_a_document_title_and_its_sections_make_the_title(mixle, tmp_path: Path)
     mixle("ingest", str(book))
     titles = {row["title"] for row in mixle("ls", "--json").json()}
     assert titles == {"Runbook > Kafka", "Runbook > Kafka > Brokers"}
+
+
+def test_a_narrow_terminal_gets_every_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from mixle_cli import output
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=40)
+    monkeypatch.setattr(output, "stdout", lambda: console)
+    row = ["384a31144ec34e3b", "text", "local", "t", "a title"]
+    output.table(["id", "kind", "scope", "tags", "title"], [row])
+    shown = screen.getvalue()
+    assert all(word in shown for word in ("384a31144ec34e3b", "text", "local", "a title"))
