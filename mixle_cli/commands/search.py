@@ -7,11 +7,13 @@ that pass it, so hidden items change neither which results come back nor their s
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -65,6 +67,15 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         )
 
 
+def _source_prefix(source: str | None) -> str | tuple[str, ...] | None:
+    """``--source`` as the filter takes it: a source name as results show it (relative to the
+    folder ingested), and, when it names a file or folder here, that one's absolute path."""
+    if not source:
+        return None
+    here = Path(source).expanduser()
+    return (source, os.path.realpath(here)) if here.exists() else source
+
+
 def _filters(
     app_state: AppState,
     *,
@@ -88,7 +99,7 @@ def _filters(
         kind=kind,
         scopes=merge_scopes(scope, app_state.scopes),
         tags=tuple(tags or ()),
-        source_prefix=source or None,
+        source_prefix=_source_prefix(source),
         since=start,
         until=end,
     )
@@ -207,7 +218,11 @@ def search_cmd(
     ] = None,
     source: Annotated[
         str | None,
-        typer.Option("--source", help="Only items from this path or below it (docs/ or a.md)."),
+        typer.Option(
+            "--source",
+            help="Only items from this file or folder or below it: a path on disk, or a "
+            "source as results show it (docs/ or a.md).",
+        ),
     ] = None,
     since: Annotated[
         str | None,

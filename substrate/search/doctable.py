@@ -16,12 +16,20 @@ from substrate.item import SubstrateItem
 from substrate.search.filters import SearchFilters, source_matches
 from substrate.search.strings import PackedStrings
 
+# Between an item's source name and its absolute path in the one column both are kept in.
+PATH_SEP = "\x1f"
+
 
 def item_source(item: SubstrateItem) -> str:
-    """Where an item came from: ``provenance["source"]``, else ``provenance["path"]``, else ''."""
+    """Where an item came from, for source filters: ``provenance["source"]`` (a path relative
+    to the folder ingested, as results show it) and ``provenance["path"]`` (absolute), either
+    or both, joined by ``PATH_SEP``; '' when neither is known."""
     prov = item.provenance if isinstance(item.provenance, dict) else {}
-    value = prov.get("source") or prov.get("path") or ""
-    return str(value)
+    names = [str(prov.get(key) or "") for key in ("source", "path")]
+    source, path = names
+    if source and path and path != source:
+        return f"{source}{PATH_SEP}{path}"
+    return source or path
 
 
 def _seconds(value: object) -> float:
@@ -201,8 +209,13 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     if filters.scopes is not None:
         mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
     if filters.source_prefix is not None:
-        prefix = filters.source_prefix
-        codes = [i for i, s in enumerate(docs.sources) if source_matches(s, prefix)]
+        given = filters.source_prefix
+        prefixes = (given,) if isinstance(given, str) else given
+        codes = [
+            i
+            for i, names in enumerate(docs.sources)
+            if any(source_matches(n, p) for n in names.split(PATH_SEP) for p in prefixes)
+        ]
         mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
     if filters.since is not None:
         mask &= docs.created_at >= filters.since

@@ -19,8 +19,10 @@ class SearchFilters:
         kind: only items of this kind.
         scopes: only items whose scope is one of these (e.g. the scopes visible to a caller).
         tags: only items carrying every one of these tags.
-        source_prefix: only items whose source (``provenance["source"]`` or ``["path"]``) is
-            this path or lies under it (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``).
+        source_prefix: only items whose source (``provenance["source"]``, relative to the
+            folder ingested) or absolute path (``["path"]``) is this path or lies under it
+            (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``); a tuple of paths matches
+            items under any of them.
         since: only items created at or after this time (seconds since the epoch).
         until: only items created at or before this time.
     """
@@ -28,7 +30,7 @@ class SearchFilters:
     kind: str | None = None
     scopes: frozenset[str] | None = None
     tags: tuple[str, ...] = field(default=())
-    source_prefix: str | None = None
+    source_prefix: str | tuple[str, ...] | None = None
     since: float | None = None
     until: float | None = None
 

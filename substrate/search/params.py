@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 # Bump when the layout or the meaning of a stored column changes.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
 ANALYZER_VERSION = 2  # 2: NFKC before splitting words
 

@@ -378,3 +378,23 @@ def test_an_evidence_tree_thousands_of_hops_deep_prints() -> None:
     assert len(lines) == 3002 and lines[1].startswith("├── seed")
     assert lines[-1].startswith("└── seed")
     assert lines[2001].startswith("│   " + "    " * 1999 + "└── link")
+
+
+def test_source_takes_a_path_on_disk_or_a_source_name(
+    mixle: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes"
+    (notes / "projects").mkdir(parents=True)
+    (notes / "projects" / "plan.md").write_text("# Plan\n\nthe budget for the quarter\n")
+    (notes / "other.md").write_text("# Other\n\nthe budget for the office\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+
+    def sources(value: str) -> list[str]:
+        rows = mixle("search", "budget", "--source", value, "--json").json()["results"]
+        return [row["source"] for row in rows]
+
+    monkeypatch.chdir(tmp_path)
+    assert sources("projects") == ["projects/plan.md"]  # as results show it
+    assert sources("notes/projects") == ["projects/plan.md"]  # a folder here
+    assert sources(str(notes / "projects" / "plan.md")) == ["projects/plan.md"]  # absolute
+    assert sources(str(tmp_path / "elsewhere")) == []
