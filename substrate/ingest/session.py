@@ -64,6 +64,14 @@ def _looks_binary(path: str) -> bool:
         return is_binary(fh.read(BINARY_SNIFF_BYTES))
 
 
+def keep_creation_times(items: list[SubstrateItem], previous: dict[str, SubstrateItem]) -> None:
+    """Items that survive a change keep their original ``created_at`` (their age)."""
+    for item in items:
+        old = previous.get(item.id)
+        if old is not None and old.text == item.text:
+            item.created_at = old.created_at
+
+
 class IngestSession:
     """Decides file by file what to do, and saves the changes in batches."""
 
@@ -282,11 +290,13 @@ class IngestSession:
             encoded = list(dict(encoded).items())
             ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         removes: list[str] = []
+        owned = ids  # what the source gives, published items included: the cache keeps them
         if old_ids:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            moved = self.moved_elsewhere([*removes, *kept])
+            previous = self.stored(kept)
+            moved = self.moved_elsewhere([*removes, *kept], previous)
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
                 kept -= moved
@@ -296,12 +306,12 @@ class IngestSession:
             if kept:
                 if encoded:  # rare: a changed file prepared by a worker; its items are needed
                     items, encoded = [decode(line) for _, line in encoded], []
-                self.keep_creation_times(items, kept)
+                keep_creation_times(items, previous)
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
         state = SourceState(
-            size, mtime_state, done.digest, self.fingerprint, ids, problems=len(done.issues)
+            size, mtime_state, done.digest, self.fingerprint, owned, problems=len(done.issues)
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
@@ -319,24 +329,22 @@ class IngestSession:
         report.ids.extend(ids)
         return change
 
-    def moved_elsewhere(self, ids: Iterable[str]) -> set[str]:
-        """Which of a source's item ids now live in another scope than the one ingested into
-        (published or merged since): the items are no longer this ingest's to change."""
-        scope = self.options.scope
-        moved = set()
-        for item_id in ids:
-            item = self.substrate.get(item_id)
-            if item is not None and item.scope != scope:
-                moved.add(item_id)
-        return moved
+    def stored(self, ids: Iterable[str]) -> dict[str, SubstrateItem]:
+        """The stored items of ``ids`` that exist."""
+        found = ((item_id, self.substrate.get(item_id)) for item_id in ids)
+        return {item_id: item for item_id, item in found if item is not None}
 
-    def keep_creation_times(self, items: list[SubstrateItem], kept: set[str]) -> None:
-        """Items that survive a change keep their original ``created_at`` (their age)."""
-        for item in items:
-            if item.id in kept:
-                old = self.substrate.get(item.id)
-                if old is not None and old.text == item.text:
-                    item.created_at = old.created_at
+    def moved_elsewhere(
+        self, ids: Iterable[str], known: dict[str, SubstrateItem] | None = None
+    ) -> set[str]:
+        """Which of a source's item ids now live in another scope than the one ingested into
+        (published or merged since): the items are no longer this ingest's to change.
+        ``known`` holds items already read, which are not read again."""
+        known = known or {}
+        missing = [i for i in ids if i not in known]
+        scope = self.options.scope
+        items = {**known, **self.stored(missing)}
+        return {item_id for item_id, item in items.items() if item.scope != scope}
 
     def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
@@ -355,8 +363,15 @@ class IngestSession:
             ids = state.ids if state is not None else []
             moved = self.moved_elsewhere(ids)
             ids = [i for i in ids if i not in moved and i not in written]
+            # a source that gave published items stays known by them, so that the file,
+            # restored, does not write its items over them
+            keep = SourceState(0, -1, "", self.fingerprint, sorted(moved)) if moved else None
+            if moved and not ids:
+                if state is not None and state.content_hash:  # not yet recorded as gone
+                    self.queue(_Change(key, [], [], keep))
+                continue
             source = os.path.relpath(shown, root).replace(os.sep, "/")
             result = self.outcome(source, shown, status.REMOVED, "no longer present")
             result.items_removed = len(ids)
             self.report.items_removed += len(ids)
-            self.queue(_Change(key, [], list(ids), None))
+            self.queue(_Change(key, [], list(ids), keep))

@@ -461,11 +461,18 @@ def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) ->
     report = ingest_path(Substrate(shard), tree, scope="alpha")  # neither rewritten nor removed
     assert report.files_updated == 1
     assert published() is not None and published().scope == "public"  # type: ignore[union-attr]
+    _write(guide, guide.read_text().replace("new package", "newer package"))
+    ingest_path(Substrate(shard), tree, scope="alpha")  # a second edit: still left alone
+    assert published().scope == "public"  # type: ignore[union-attr]
     ingest_path(Substrate(shard), tree, scope="public")  # public's own items of the file
+    text = guide.read_text()
     guide.unlink()
     ingest_path(Substrate(shard), tree, scope="alpha")  # alpha prunes the deleted file
     item = published()
     assert item is not None and item.scope == "public" and item.provenance["version"] == 1
+    _write(guide, text)  # restored: its items come back, the published one stays published
+    restored = ingest_path(Substrate(shard), tree, scope="alpha")
+    assert restored.items_added >= 2 and published().scope == "public"  # type: ignore[union-attr]
 
 
 def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
