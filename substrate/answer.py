@@ -81,6 +81,14 @@ def cited_numbers(text: str | None, n_sources: int) -> list[int]:
     return list(found)
 
 
+def sources_cited(answer: str | None, n_sources: int) -> list[int]:
+    """The sources an answer rests on: those it cites, or, when it holds no ``[n]`` at all,
+    every source it was given (an answer whose every ``[n]`` points nowhere cites none)."""
+    if answer and not _CITATION.search(answer):
+        return list(range(1, n_sources + 1))
+    return cited_numbers(answer, n_sources)
+
+
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
     return re.sub(r"\s+([.,;:!?])", r"\1", _CITATION.sub("", text)).strip()
@@ -103,8 +111,8 @@ class Answer:
         return self.context.provenance()
 
     def cited(self) -> list[int]:
-        """The source numbers the answer text actually cites."""
-        return cited_numbers(self.answer, len(self.context))
+        """The source numbers the answer rests on (see ``sources_cited``)."""
+        return sources_cited(self.answer, len(self.context))
 
     def as_dict(self) -> dict[str, Any]:
         cited = set(self.cited())
@@ -232,10 +240,8 @@ def answer_from_substrate(
         # the evidence holds no secret, but an answerer may add one (from its own context)
         text = safe_text((text or "").strip()) or None
         if text:
-            # an answer without any [n] is taken to rest on every source it was given; one
-            # whose [n] are all out of range cites none of them
-            cited = len(cited_numbers(text, len(packet))) if _CITATION.search(text) else len(packet)
-            note = f"answered from {len(packet)} source(s), citing {cited}"
+            n_cited = len(sources_cited(text, len(packet)))
+            note = f"answered from {len(packet)} source(s), citing {n_cited}"
         else:
             note = "abstained: the answerer found no answer in the evidence"
     abstained = text is None
@@ -253,6 +259,6 @@ def answer_from_substrate(
         "reason",
         features={"action": "answer", "n_evidence": len(evidence)},
         choice="abstain" if abstained else "answer",
-        outcome={"confidence": confidence, "n_cited": 0 if abstained else len(packet)},
+        outcome={"confidence": confidence, "n_cited": len(result.cited())},
     )
     return result

@@ -197,9 +197,9 @@ def _run_capped(argv: list[str], data: bytes, timeout: float) -> tuple[int, byte
 
     def drain(stream: Any, into: bytearray, cap: int, over: threading.Event | None) -> None:
         while chunk := stream.read1(1 << 16):
-            if len(into) < cap:
-                into += chunk[: cap - len(into)]
-            elif over is not None:
+            room = cap - len(into)
+            into += chunk[: max(room, 0)]
+            if len(chunk) > room and over is not None:  # past the cap, even by one byte
                 over.set()
                 proc.kill()  # the group follows in the finally below
                 return

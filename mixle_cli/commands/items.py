@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from collections.abc import Callable
+from json import loads as json_loads
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -88,9 +89,13 @@ def _parse_payload(payload: str | None) -> dict[str, Any]:
     try:
         # the standard parser keeps every digit of an integer, where orjson would turn one
         # beyond 64 bits into a float without a word
-        value = json.loads(payload, parse_int=_exact_int, parse_constant=_no_constant)
+        value = json_loads(
+            payload, parse_int=_exact_int, parse_float=_finite, parse_constant=_no_constant
+        )
     except ValueError as exc:
         usage(f"--payload is not valid JSON: {exc}")
+    except RecursionError:
+        usage("--payload is nested too deeply")
     if not isinstance(value, dict):
         usage("--payload must be a JSON object")
     return value
@@ -100,6 +105,13 @@ def _exact_int(text: str) -> int:
     value = int(text)
     if not -(2**63) <= value < 2**64:  # what the log can store exactly
         raise ValueError(f"the integer {text} is too large to store exactly; quote it")
+    return value
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: JSON cannot store it, orjson would write null
+        raise ValueError(f"the number {text} is too large to store; quote it")
     return value
 
 

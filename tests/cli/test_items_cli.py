@@ -249,7 +249,14 @@ def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(mixle) -> N
 def test_a_payload_is_stored_exactly_or_refused(mixle) -> None:
     big = mixle("add", "x", "--payload", '{"n": 18446744073709551615, "f": 0.1}').stdout.strip()
     assert mixle("get", big, "--json").json()[0]["payload"] == {"n": 2**64 - 1, "f": 0.1}
-    for payload in ('{"n": 123456789012345678901234567890}', '{"n": NaN}', '{"n": -Infinity}'):
+    deep = '{"a": ' * 20000 + "1" + "}" * 20000
+    for payload in (
+        '{"n": 123456789012345678901234567890}',
+        '{"n": NaN}',
+        '{"n": -Infinity}',
+        '{"n": 1e999}',
+        deep,
+    ):
         refused = mixle("add", "x", "--payload", payload)
         assert refused.exit_code == 2 and "--payload" in refused.stderr, payload
 

@@ -117,6 +117,9 @@ def test_the_note_counts_the_sources_an_answer_cites(shop: Substrate) -> None:
     assert uncited.note.endswith(f"citing {len(uncited.context)}")
     astray = answer_from_substrate(shop, QUESTION, Recording("An answer [9]."), scopes={"local"})
     assert astray.note.endswith("citing 0")  # no such source
+    for answer in (result, uncited, astray):  # the note and the citations agree
+        flags = [c["cited"] for c in answer.as_dict()["citations"]]
+        assert answer.note.endswith(f"citing {sum(flags)}")
 
 
 def test_a_secret_in_the_answerers_reply_is_masked(shop: Substrate) -> None:
@@ -243,6 +246,14 @@ def test_command_answerer_caps_its_output_and_leaves_no_process_behind(tmp_path:
     endless = "import sys\nwhile True: sys.stdout.write('y' * 65536)"
     with pytest.raises(AnswererError, match=f"more than {MAX_RESPONSE_BYTES} bytes"):
         CommandAnswerer([PY, "-c", endless], timeout=60).complete("p")
+    # a few bytes over the cap, in one write after a pause, then the command exits
+    just_over = (
+        "import sys, time; sys.stdout.buffer.write(b'y' * "
+        f"({MAX_RESPONSE_BYTES} - 10)); sys.stdout.flush(); time.sleep(0.2); "
+        "sys.stdout.buffer.write(b'z' * 100)"
+    )
+    with pytest.raises(AnswererError, match=f"more than {MAX_RESPONSE_BYTES} bytes"):
+        CommandAnswerer([PY, "-c", just_over], timeout=60).complete("p")
     marker = tmp_path / "helper.pid"
     # the command starts a helper in the background, then hangs until the timeout
     spawner = (
