@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
 from substrate.gate import refuse_secret_names
 from substrate.item import SubstrateItem
-from substrate.locking import exclusive_lock
-from substrate.log import LOCK_NAME
 from substrate.secrets import safe_text
 from substrate.settings import Settings
 from substrate.spaces import published_copy, require_items, visible_item
@@ -125,17 +123,9 @@ def _changing_governance(substrate: Substrate) -> Iterator[Governance]:
     each keep their change (each would otherwise write back what it read before the other).
     An exception in the block saves nothing.
     """
-    if substrate.root is None:
-        governance = load_governance(substrate)
-        yield governance
-        save_governance(substrate, governance)
-        return
-    try:
-        substrate.root.mkdir(parents=True, exist_ok=True)  # a first grant creates the shard
-    except OSError as exc:
-        raise ShardError(f"cannot create {substrate.root}: {exc.strerror or exc}") from exc
-    with exclusive_lock(substrate.root / LOCK_NAME):
-        substrate.settings = Settings.load(substrate.root)
+    with substrate.exclusive():  # a first grant saves mixle.toml, which creates the shard
+        if substrate.root is not None:
+            substrate.settings = Settings.load(substrate.root)
         governance = load_governance(substrate)
         yield governance
         save_governance(substrate, governance)

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 LOG_FORMAT = 1
 _COMMIT_PREFIX = b'{"commit":'
 _BLOCK = 1 << 20
-LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.py)
+_LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class LogFile:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.path = root / "items.jsonl"
-        self.lock_path = root / LOCK_NAME
+        self.lock_path = root / _LOCK_NAME
 
     # -- reading ---------------------------------------------------------------------------
 

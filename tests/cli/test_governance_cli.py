@@ -281,3 +281,6 @@ def test_a_refused_governance_command_on_a_missing_shard_creates_nothing(
     missing = tmp_path / "typo"
     result = mixle("--shard", str(missing), "publish", "0123456789abcdef")
     assert result.exit_code == 1 and not missing.exists()
+    for refused in (["--as", "ops", "grant", "bob", "dev"], ["revoke", "bob", "dev"]):
+        assert mixle("--shard", str(missing), *refused).exit_code == 1, refused
+        assert not missing.exists(), refused
