@@ -13,11 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from substrate.item import SubstrateItem
-from substrate.search.filters import SearchFilters, source_matches
+from substrate.search.filters import PATH_SEP, SearchFilters, source_matcher
 from substrate.search.strings import PackedStrings
-
-# Between an item's source name and its absolute path in the one column both are kept in.
-PATH_SEP = "\x1f"
 
 
 def item_source(item: SubstrateItem) -> str:
@@ -211,11 +208,8 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     if filters.source_prefix is not None:
         given = filters.source_prefix
         prefixes = (given,) if isinstance(given, str) else given
-        codes = [
-            i
-            for i, names in enumerate(docs.sources)
-            if any(source_matches(n, p) for n in names.split(PATH_SEP) for p in prefixes)
-        ]
+        matches = source_matcher(prefixes)
+        codes = [i for i, names in enumerate(docs.sources) if matches(names)]
         mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
     if filters.since is not None:
         mask &= docs.created_at >= filters.since

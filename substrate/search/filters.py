@@ -6,6 +6,7 @@ This module imports nothing heavy, so callers can build filters without loading 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError
@@ -62,9 +63,33 @@ class SearchFilters:
         )
 
 
+# Between an item's source name and its absolute path in the index's one source column.
+PATH_SEP = "\x1f"
+
+
+def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
+    """A test of one source column entry (``source``, or ``source PATH_SEP path``): whether
+    either name is one of ``prefixes`` or lies under one. It works on the joined entry as it
+    is, since it runs on every distinct source of every filtered query."""
+    if not all(prefixes):
+        return lambda names: True
+    stems = tuple(p if p.endswith(("/", "\\")) else p + "/" for p in prefixes)
+    exact = frozenset(prefixes)
+    heads = (*stems, *(p + PATH_SEP for p in prefixes))  # the first name
+    tails = tuple(PATH_SEP + p for p in prefixes)  # the second name, whole
+    inner = tuple(PATH_SEP + stem for stem in stems)  # the second name, under a prefix
+
+    def matches(names: str) -> bool:
+        return (
+            names in exact
+            or names.startswith(heads)
+            or names.endswith(tails)
+            or any(stem in names for stem in inner)
+        )
+
+    return matches
+
+
 def source_matches(source: str, prefix: str) -> bool:
     """Path-prefix match: the source is ``prefix`` itself or lies under it."""
-    if source == prefix or not prefix:
-        return True
-    stem = prefix if prefix.endswith(("/", "\\")) else prefix + "/"
-    return source.startswith(stem)
+    return source_matcher((prefix,))(source)

@@ -284,3 +284,14 @@ def test_changes_with_repeated_ids_keep_one_row_per_id(analyzer: Analyzer) -> No
     assert [h.item_id for h in rank(changed, analyzer, "beta", 5)] == ["b"]
     assert rank(changed, analyzer, "alpha", 5) == []
     assert changed.n_live == 1 and set(changed.locations()) == {"b"}
+
+
+def test_a_source_filter_matches_either_name_of_an_entry() -> None:
+    from substrate.search.filters import PATH_SEP, source_matcher
+
+    entry = f"projects/plan.md{PATH_SEP}/home/me/notes/projects/plan.md"
+    for prefix in ("projects", "projects/plan.md", "/home/me/notes", "/home/me/notes/"):
+        assert source_matcher((prefix,))(entry), prefix
+    for prefix in ("plan.md", "/home/me/note", "project", "notes/projects/plan"):
+        assert not source_matcher((prefix,))(entry), prefix
+    assert source_matcher(("nope", "/home/me"))(entry)
