@@ -191,6 +191,7 @@ def merge_versions(
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
     if prefer not in ("latest", "keep"):
         raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {prefer!r}")
+    refuse_secret_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:
         keep, other = require_items(substrate, [keep_id, other_id], scopes)
         if keep.scope != other.scope:

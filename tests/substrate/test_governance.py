@@ -245,11 +245,13 @@ def test_governance_round_trip_on_disk(tmp_path: Path) -> None:
 
 
 def test_names_that_look_like_secrets_are_refused_and_reasons_masked(store: Substrate) -> None:
-    from substrate.spaces import publish
+    from substrate.spaces import merge_versions, publish
 
     token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
     a = store.add("text", "x", scope="ops")
+    b = store.add("text", "y", scope="ops")
     for call in (
+        lambda: merge_versions(store, a, b, by=token),
         lambda: Governance().grant(token, "public"),
         lambda: Governance().grant("alice", token),
         lambda: propose(store, [a], to=token, by="ops"),
