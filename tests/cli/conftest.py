@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -31,5 +34,22 @@ def mixle() -> Callable[..., Result]:
     def run(*args: str, input: str | bytes | None = None) -> Result:
         result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
         return Result(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+@pytest.fixture
+def mixle_bin() -> str:
+    """The installed ``mixle`` command, for tests that need a whole process."""
+    return str(Path(sys.executable).with_name("mixle"))
+
+
+@pytest.fixture
+def mixle_process(mixle_bin: str) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run ``mixle ARGS`` as a whole process, as a user does: its own handling of stderr,
+    exit codes and signals, which an in-process run does not go through."""
+
+    def run(*args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([mixle_bin, *args], capture_output=True, text=True, **options)
 
     return run

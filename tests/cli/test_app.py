@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
 
@@ -27,39 +29,33 @@ def test_full_app_registers_every_command() -> None:
     assert names == {c for commands in COMMAND_MODULES.values() for c in commands}
 
 
-def test_usage_errors_do_not_print_back_a_secret_that_was_typed(tmp_path: Path) -> None:
+def test_usage_errors_do_not_print_back_a_secret_that_was_typed(
+    tmp_path: Path, mixle_process: Callable[..., Any]
+) -> None:
     import os
-    import subprocess
-    import sys
 
     classic = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
-    # longer than the error panel is wide: the panel would cut it in two before any masking
+    # longer than a line: a secret wrapped in two would match no rule
     fine_grained = "github_pat_11ABCDEFG0" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke" * 2 + "Qx9"
-    run = ["-c", "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"]
     for token in (classic, fine_grained):
         for args in (
             ["add", "the", "deploy", "token", "is", token],  # unquoted: extra arguments
             ["ls", "--limit", token],
             ["ask", f"--{token}"],
         ):
-            done = subprocess.run(
-                [sys.executable, *run, "--shard", str(tmp_path / "shard"), *args],
-                capture_output=True,
-                text=True,
-                env={**os.environ, "COLUMNS": "60"},
+            done = mixle_process(
+                "--shard", str(tmp_path / "shard"), *args, env={**os.environ, "COLUMNS": "60"}
             )
             assert done.returncode == 2, done.stderr
             shown = done.stderr + done.stdout
             assert token[12:24] not in shown and "REDACTED" in shown, shown
 
 
-def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path) -> None:
+def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path, mixle_bin: str) -> None:
     import subprocess
-    import sys
 
-    code = "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
     done = subprocess.run(
-        [sys.executable, "-c", code, "--shard", str(tmp_path / "s"), "add", "a note"],
+        [mixle_bin, "--shard", str(tmp_path / "s"), "add", "a note"],
         stderr=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -82,27 +78,19 @@ def test_help_texts_escape_brackets_that_rich_would_take_for_markup() -> None:
     assert [t for t in texts if tag.search(t)] == []
 
 
-def test_parser_errors_read_like_every_other_error() -> None:
-    import subprocess
-    import sys
-
-    code = "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
-    done = subprocess.run(
-        [sys.executable, "-c", code, "search", "--jsno", "x"], capture_output=True, text=True
-    )
+def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., Any]) -> None:
+    done = mixle_process("search", "--jsno", "x")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "error: No such option: --jsno (Possible options: --json, --jsonl, --since)",
         "hint: see 'mixle search --help'",
     ]
-    missing_value = subprocess.run(
-        [sys.executable, "-c", code, "ls", "--kind"], capture_output=True, text=True
-    )
+    missing_value = mixle_process("ls", "--kind")
     assert missing_value.stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
     for args in (["serch", "status"], ["--shard", "ls"]):  # no command was understood
-        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+        done = mixle_process(*args)
         assert done.stderr.splitlines()[-1] == "hint: see 'mixle --help'", args
-    alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    alone = mixle_process()
     assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 
 

@@ -192,15 +192,14 @@ def test_an_empty_shard_path_is_a_usage_error_not_another_shard(mixle) -> None:
     assert result.exit_code == 2 and "shard path is empty" in result.stderr
 
 
-def test_a_closed_pipe_ends_output_quietly(tmp_path: Path) -> None:
+def test_a_closed_pipe_ends_output_quietly(tmp_path: Path, mixle_bin: str) -> None:
     shard = tmp_path / "shard"
     store = Substrate(shard)
     for i in range(3000):
         store.add("text", f"note number {i} " + "x" * 60)
     store.save()
-    mixle_bin = Path(sys.executable).with_name("mixle")
     run = subprocess.Popen(
-        [str(mixle_bin), "--shard", str(shard), "ls", "--jsonl"],
+        [mixle_bin, "--shard", str(shard), "ls", "--jsonl"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

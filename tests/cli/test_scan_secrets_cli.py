@@ -565,14 +565,12 @@ print(code, ",".join(heavy) or "-")
     assert heavy == "-", f"scan-secrets imported {heavy}; see `python -X importtime`"
 
 
-def test_notes_about_files_named_like_keys_keep_their_words(work: Path) -> None:
+def test_notes_about_files_named_like_keys_keep_their_words(
+    work: Path, mixle_process: Callable[..., Any]
+) -> None:
     """A whole process, whose stderr masks secrets: 'password.txt: invalid ...' must not
     read as a password and lose its message."""
-    import subprocess
-
     (work / "password.txt").write_bytes(b"plain words \xff\n")
-    code = "import sys; from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
-    args = [sys.executable, "-c", code, "scan-secrets", "password.txt", "missing-secret.txt"]
-    done = subprocess.run(args, capture_output=True, text=True, cwd=work)
+    done = mixle_process("scan-secrets", "password.txt", "missing-secret.txt", cwd=work)
     assert "password.txt: invalid UTF-8 replaced before scanning" in done.stderr
     assert "cannot read missing-secret.txt: No such file or directory" in done.stderr
