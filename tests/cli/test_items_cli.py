@@ -235,14 +235,28 @@ def test_a_malformed_mixle_toml_is_named_with_exit_3(
         assert message in result.stderr and "mixle.toml" in result.stderr
 
 
-def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(mixle) -> None:
-    ids = [
-        mixle("add", "plain ascii item about tapirs").stdout.strip(),
-        mixle("add", "東京は日本の首都です。北京是中国的首都。" * 3).stdout.strip(),
+def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from mixle_cli import output
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=60)  # a terminal: cuts happen
+    monkeypatch.setattr(output, "stdout", lambda: console)
+    wide = "東京は日本の首都です。北京是中国的首都。" * 3
+    rows = [
+        ["0123456789abcdef", "text", "local", "tapirs"],
+        ["fedcba9876543210", "text", "local", wide],
     ]
-    shown = mixle("ls").stdout
-    assert all(item_id in shown for item_id in ids)  # whole ids, ready to copy
-    assert "text" in shown and "local" in shown
+    output.table(["id", "kind", "scope", "title"], rows)
+    shown = screen.getvalue()
+    assert "0123456789abcdef" in shown and "fedcba9876543210" in shown  # ids whole
+    assert max(map(len, shown.splitlines())) <= 60 * 4  # cut to the terminal (escapes aside)
+    assert "…" in shown  # the wide title was cut, measured in cells
 
 
 def test_a_payload_is_stored_exactly_or_refused(mixle) -> None:
