@@ -39,7 +39,7 @@ class Run:
     """Everything one file scan produced, before the baseline is applied."""
 
     scans: list[TextScan] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
     complete: bool = False  # every file of the tree was scanned (baseline entries may be pruned)
 
     def note_unreadable(self, exc: OSError) -> None:
@@ -50,11 +50,11 @@ def _safe(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def _unreadable(exc: OSError) -> str:
+def _unreadable(exc: OSError) -> tuple[str, str]:
     from substrate import shown_path
 
     where = shown_path(os.fsdecode(exc.filename)) if exc.filename else "a folder"
-    return f"cannot read {_safe(where)}: {exc.strerror or exc}"
+    return f"cannot read {_safe(where)}", str(exc.strerror or exc)
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def _staged(cfg: ScanConfig) -> Run:
     run = Run()
     for path, blob in _from_git("no files given to scan", staged_blobs):
         if blob is None:
-            run.errors.append(f"cannot read the staged content of {_safe(path)}")
+            run.errors.append((f"cannot read the staged content of {_safe(path)}", "git gave none"))
         else:
             run.scans.append(scan_text(blob, path=path, config=cfg))
     return run
@@ -164,7 +164,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
             sources.extend(walk_sources(p, on_error=run.note_unreadable))
         elif os.path.exists(p) and not os.path.isfile(p):
             # a pipe or device would block or never end; "-" is the way to scan a stream
-            run.errors.append(f"cannot read {_safe(shown_path(p))}: not a regular file")
+            run.errors.append((f"cannot read {_safe(shown_path(p))}", "not a regular file"))
         else:
             sources.append(ScanSource(p, shown_path(p)))
     run.scans = _scan_sources(sources, cfg, jobs)
@@ -241,7 +241,7 @@ def _report_files(
     for s in run.scans:
         if s.skipped == "unreadable":
             why = s.notes[0].removeprefix("skipped: ") if s.notes else "unreadable"
-            run.errors.append(f"cannot read {_safe(s.path)}: {why}")
+            run.errors.append((f"cannot read {_safe(s.path)}", why))
         elif not quiet:
             for note in s.notes:
                 output.note_parts(s.path, note)
@@ -256,7 +256,7 @@ def _report_files(
                 "n_suppressed": suppressed,
                 "findings": [f.as_dict() for f in findings],
                 "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
-                "errors": run.errors,
+                "errors": [f"{what}: {why}" for what, why in run.errors],
             }
         )
     elif fmt == "jsonl":
@@ -273,8 +273,8 @@ def _report_files(
                     for f in findings
                 )
             )
-    for message in run.errors:  # "cannot read PATH: why": the two masked apart
-        output.note_parts("error", *message.rsplit(": ", 1))
+    for what, why in run.errors:
+        output.note_parts("error", what, why)
     if fmt == "text" and not quiet:  # last, so that it counts the errors above it too
         _summary(run, findings, accepted, suppressed)
 
