@@ -13,8 +13,8 @@ appeared, so listings keep the insertion order of the reference implementation).
 
 The checksum catches a damaged file whose size still fits (a flipped bit would otherwise hide
 an item or send a read elsewhere, without a word). Every full read checks it, and so does
-opening a catalog small enough to read whole in a moment; a damaged catalog is rebuilt from the
-log.
+opening a catalog small enough to read whole in a moment (its records are then kept, not read
+again); a damaged catalog is rebuilt from the log.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ class CatalogHeader:
     watermark: int
     count: int
     next_seq: int
-    checksum: int = 0
-    raw_generation: bytes = b""
+    checksum: int
+    raw_generation: bytes
 
     def matches(self, records: bytes) -> bool:
         """Whether ``records`` (the whole record area) are what the header was written with."""
@@ -109,6 +109,7 @@ class Catalog:
         self._fd: int | None = None
         self.header: CatalogHeader | None = None
         self.damaged = False  # it failed its checksum on opening (and is not used)
+        self._records: bytes | None = None  # the record area, when read and checked on opening
         self._open()
 
     def _open(self) -> None:
@@ -146,10 +147,13 @@ class Catalog:
                 self.damaged = True
                 os.close(fd)
                 return
+            self._records = whole  # already read: lookups and full reads use it
         self._fd = fd
         self.header = header
 
     def _record(self, index: int) -> bytes:
+        if self._records is not None:
+            return self._records[index * RECORD_SIZE : (index + 1) * RECORD_SIZE]
         assert self._fd is not None
         record = os.pread(self._fd, RECORD_SIZE, _HEADER.size + index * RECORD_SIZE)
         if len(record) != RECORD_SIZE:
@@ -182,6 +186,8 @@ class Catalog:
 
         if self._fd is None or self.header is None:
             return np.zeros(0, dtype=record_dtype())
+        if self._records is not None:
+            return np.frombuffer(self._records, dtype=record_dtype()).copy()
         size = self.header.count * RECORD_SIZE
         data = os.pread(self._fd, size, _HEADER.size)
         if len(data) != size:
