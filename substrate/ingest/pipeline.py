@@ -91,7 +91,9 @@ def collector_paused() -> Iterator[None]:
     A run makes items, dicts and lists by the hundred thousand and keeps many until they are
     saved; the collector's passes over them find next to nothing to free (items hold no
     cycles) and cost 5-10% of a first ingest. Reference counting frees everything as usual,
-    and the collector resumes, if it was on, when the block ends.
+    and the collector resumes, if it was on, when the block ends. The switch is the whole
+    process's: other threads of a host program run without cyclic collection meanwhile, and of
+    two ingests in threads the first to end turns it back on (a matter of speed, not of data).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -195,7 +197,7 @@ def ingest_path(
     try:
         tickets: list[Ticket] = []
         for entry in entries:
-            ticket = run.plan(entry, entry.rel, max_file_size, named=not walked_tree)
+            ticket = run.plan(entry, entry.rel, max_file_size, asked_for=not walked_tree)
             if ticket is None:
                 done += 1
             else:

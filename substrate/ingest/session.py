@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING
 
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import BINARY_SNIFF_BYTES, detect_format, is_binary
+from substrate.ingest.detect import detect_format
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import SourceCache, SourceState, settled_mtime
+from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.store import decode, encode
 
@@ -56,12 +57,6 @@ class _Change:
         yield from self.encoded
         for item in self.items:
             yield item.id, encode(item)
-
-
-def _looks_binary(path: str) -> bool:
-    """Whether a file's first bytes show binary content (raises OSError)."""
-    with open(path, "rb") as fh:
-        return is_binary(fh.read(BINARY_SNIFF_BYTES))
 
 
 def keep_creation_times(items: list[SubstrateItem], previous: dict[str, SubstrateItem]) -> None:
@@ -196,11 +191,11 @@ class IngestSession:
         self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
 
     def plan(
-        self, entry: FileEntry, source: str, max_size: int, *, named: bool = False
+        self, entry: FileEntry, source: str, max_size: int, *, asked_for: bool = False
     ) -> Ticket | None:
         """What to do with a walked file: None when it is settled without reading it.
 
-        ``named``: the caller asked for this very file, so a format it cannot tell is a
+        ``asked_for``: the caller named this very file, so a format it cannot tell is a
         failure, not a file a folder's walk passes over.
         """
         key = entry.path
@@ -218,7 +213,7 @@ class IngestSession:
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
-            if named:
+            if asked_for:
                 self.unknown_format(source, key)
             else:
                 self.outcome(source, key, status.SKIPPED, "unsupported format")
@@ -230,7 +225,7 @@ class IngestSession:
         """A file asked for by name whose format is unknown: a failure, unless it is binary
         (an image in a shell glob is no failure)."""
         try:
-            binary = _looks_binary(key)
+            binary = starts_binary(key)
         except OSError as exc:
             self.fail(source, key, f"cannot read: {exc.strerror or exc}")
             return

@@ -44,6 +44,12 @@ def content_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
+def starts_binary(path: str) -> bool:
+    """Whether a file's first bytes show it is binary (raises OSError)."""
+    with open(path, "rb") as fh:
+        return is_binary(fh.read(BINARY_SNIFF_BYTES))
+
+
 def read_unless_binary(path: str) -> tuple[bytes, bool]:
     """Read a whole file, unless its first 8 KiB show it is binary.
 

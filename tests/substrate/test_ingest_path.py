@@ -161,7 +161,7 @@ def test_a_file_named_on_its_own_in_an_unknown_format_fails(tmp_path: Path) -> N
 def test_a_file_named_on_its_own_that_cannot_be_read_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from substrate.ingest import session
+    from substrate.ingest import textio
 
     locked = tmp_path / "locked.xyz"
     locked.write_text("words\n")
@@ -169,7 +169,7 @@ def test_a_file_named_on_its_own_that_cannot_be_read_fails(
     def denied(*_: object, **__: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(session, "open", denied, raising=False)  # tests run as root
+    monkeypatch.setattr(textio, "open", denied, raising=False)  # tests run as root
     report = ingest_path(Substrate(), locked)
     assert report.files_failed == 1 and "Permission denied" in report.files[0].reason
 
