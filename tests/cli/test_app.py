@@ -101,3 +101,18 @@ def test_command_help_paragraphs_flow_to_the_terminal_width() -> None:
     for name, command in group.commands.items():  # type: ignore[attr-defined]
         for paragraph in (command.help or "").split("\n\n"):
             assert "\n" not in paragraph, name
+
+
+def test_a_library_warning_quoting_a_secret_is_masked_on_stderr(
+    tmp_path: Path, mixle_process: Callable[..., Any]
+) -> None:
+    """Library warnings are not composed by the command line; stderr's masking covers them."""
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    shard, notes = tmp_path / token / "shard", tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha\n")
+    assert mixle_process("--shard", str(shard), "ingest", str(notes)).returncode == 0
+    (shard / "index" / "sources.json").write_text("{broken")  # warned about, then rebuilt
+    done = mixle_process("--shard", str(shard), "ingest", str(notes))
+    assert "sources.json" in done.stderr and "REDACTED" in done.stderr
+    assert token not in done.stderr
