@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,20 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
     return {"count": count, "rules": rules}
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_scope(scope: str) -> None:
+    """Refuse a scope name with control characters: scopes are written into cache keys
+    (after a NUL), file lines and tables, which such a character would break.
+
+    Raises:
+        InvalidInputError: naming the problem, not the value.
+    """
+    if _CONTROL.search(scope):
+        raise InvalidInputError("a scope name cannot hold control characters")
+
+
 def refuse_secret_names(**names: str | None) -> None:
     """Refuse names that look like secrets (scopes, approvers, who published or proposed).
 
@@ -87,6 +102,7 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
                 "secrets; flatten it"
             )
+    check_scope(item.scope)
     refuse_secret_names(scope=item.scope)
     scan = scan_item(item)
     if scan.clean:

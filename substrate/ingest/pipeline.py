@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from substrate.errors import InvalidInputError, NotFoundError
+from substrate.gate import check_scope
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
@@ -75,6 +76,7 @@ def _resolve_options(
         chunk_chars = _setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
         tags = [tags]
+    check_scope(scope)
     return IngestOptions(
         scope=scope,
         tags=tuple(dict.fromkeys(str(t) for t in tags)),

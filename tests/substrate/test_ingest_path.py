@@ -11,8 +11,10 @@ import pytest
 
 from substrate.errors import InvalidInputError, NotFoundError
 from substrate.freshness import check_freshness, content_hash
+from substrate.gate import admit
 from substrate.ingest import IngestReport, ingest_path, ingest_text
 from substrate.ingest.textio import content_digest
+from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
@@ -361,3 +363,12 @@ def test_a_large_ingest_leaves_nothing_for_the_next_open_to_fold(tmp_path: Path)
     report = ingest_path(Substrate(tmp_path / "shard"), tree)
     assert report.items_added == 300
     assert not Substrate(tmp_path / "shard")._fresh_view().tail
+
+
+def test_a_scope_with_control_characters_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha\n")
+    for scope in ("a\x00b", "team\n"):
+        with pytest.raises(InvalidInputError, match="control characters"):
+            ingest_path(Substrate(), tmp_path, scope=scope)
+        with pytest.raises(InvalidInputError, match="control characters"):
+            admit(SubstrateItem("text", "x", scope=scope))
