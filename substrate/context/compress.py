@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
+from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
 
 ELLIPSIS = "…"
@@ -159,9 +160,9 @@ def around_match(text: str, task: str, max_chars: int) -> str:
     matched may lie far from the opening."""
     wanted = terms(task)
     for word in _WORD.finditer(text):
-        if word.start() > 0 and wanted & terms(word.group()):
-            start = text.rfind(" ", 0, max(0, word.start() - max_chars // 4)) + 1
-            if start > 0:  # a word boundary before the match, with some lead-in kept
+        if wanted & terms(word.group()):
+            start = lead_in(text, word.start(), max_chars // 4)
+            if start > 0:
                 return ELLIPSIS + truncate(text[start:], max_chars - 1)
             break
     return truncate(text, max_chars)

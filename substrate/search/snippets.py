@@ -73,15 +73,23 @@ def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) 
         if score > best:
             best, lo = score, start
     if hits:
-        # Lead in with a little context before the first match.
-        lo = max(0, lo - width // 5)
-        while lo > 0 and not text[lo - 1].isspace():
-            lo -= 1
+        lo = lead_in(text, lo, width // 5)
     hi = min(len(text), lo + width)
     if hi < len(text):
         cut = text.rfind(" ", lo + width // 2, hi)
         hi = cut if cut > 0 else hi
     return lo, hi
+
+
+def lead_in(text: str, first: int, lead: int) -> int:
+    """Where a window showing ``text[first:]`` starts, with up to ``lead`` characters of
+    context: on the first word edge within them, else ``lead`` characters back, mid-word. A
+    window snapped back to a distant space (minified JSON has none) would lose the match."""
+    start = max(0, first - lead)
+    if start == 0 or text[start - 1].isspace():
+        return start
+    edge = next((k + 1 for k in range(start, first) if text[k].isspace()), None)
+    return start if edge is None else edge
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

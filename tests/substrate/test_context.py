@@ -329,3 +329,11 @@ def test_one_long_sentence_is_cut_around_the_part_that_matched() -> None:
         if budget >= 40:
             assert "quokka" in cut and cut.startswith("…")
     assert compress_text(text, "nothing here matches", 50).startswith("INFO worker0=ok")
+
+
+def test_a_long_sentence_without_spaces_is_cut_around_the_match() -> None:
+    from substrate.context.compress import compress_text
+
+    for text in ("ts=1 " + "a=b;" * 800 + "quokka=crashed", "x" * 3000 + ",quokka,crashed"):
+        cut = compress_text(text, "quokka crashed", 80)
+        assert len(cut) <= 80 and "quokka" in cut, cut

@@ -46,3 +46,12 @@ def test_cjk_bigrams_are_marked_where_they_are() -> None:
     snippet, spans, matches = marked("中文字典和数据库", "数据")
     assert snippet == "中文字典和数据库" and spans == ["数据"] and matches == ["数据"]
     assert marked("数据库数据", "数据库")[1] == ["数据库", "数据"]
+
+
+def test_a_match_deep_in_text_without_spaces_stays_in_the_window() -> None:
+    import json
+
+    fields = {f"k{i}": i for i in range(300)} | {"error": "quokka"}
+    minified = json.dumps(fields, separators=(",", ":"))  # not one space in it
+    snippet = make_snippet(minified, "quokka", width=60)
+    assert "quokka" in snippet.text
