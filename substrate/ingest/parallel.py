@@ -21,9 +21,10 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from itertools import chain
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
@@ -101,24 +102,22 @@ def _prepare_chunk(
     return [result.encode_items() for result in done] if encoded else done
 
 
-def _chunks(tickets: Sequence[Ticket]) -> list[list[Ticket]]:
+def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
     """Consecutive groups of at most ``CHUNK_FILES`` tickets and ``CHUNK_BYTES`` bytes."""
-    chunks: list[list[Ticket]] = []
     current: list[Ticket] = []
     size = 0
     for ticket in tickets:
         if current and (len(current) >= CHUNK_FILES or size + (ticket.size or 0) > CHUNK_BYTES):
-            chunks.append(current)
+            yield current
             current, size = [], 0
         current.append(ticket)
         size += ticket.size or 0
     if current:
-        chunks.append(current)
-    return chunks
+        yield current
 
 
 def prepared_in_workers(
-    tickets: Sequence[Ticket],
+    tickets: Iterable[Ticket],
     options: IngestOptions,
     fingerprint: str,
     workers: int,
@@ -127,31 +126,47 @@ def prepared_in_workers(
 ) -> Generator[tuple[Ticket, Prepared], None, None]:
     """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order.
 
+    ``tickets`` is read lazily, a chunk at a time: while the caller still walks and plans,
+    the workers already prepare the first chunks. A finished chunk is handed back as soon as
+    the one before it was, and at most ``CHUNKS_AHEAD`` chunks per worker are in flight.
     With ``encoded``, workers send items back as log lines (``Prepared.encode_items``), for
-    a shard on disk."""
-    chunks = _chunks(tickets)
+    a shard on disk.
+    """
     pool = ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_start_worker,
         initargs=(os.getpid(),),
     )
-    ahead: deque[Future[list[Prepared]]] = deque()
-    submitted = 0
+    chunks = _chunks(tickets)
+    ahead: deque[tuple[list[Ticket], Future[list[Prepared]]]] = deque()
+    limit = workers * CHUNKS_AHEAD
+    unsent: list[list[Ticket]] = []  # a chunk being submitted
     try:
-        for index in range(len(chunks)):
-            try:  # a dead worker breaks the pool: submit raises then as well as result
-                while submitted < len(chunks) and len(ahead) < workers * CHUNKS_AHEAD:
-                    chunk = chunks[submitted]
-                    ahead.append(pool.submit(_prepare_chunk, chunk, options, fingerprint, encoded))
-                    submitted += 1
-                done = ahead.popleft().result()
-            except BrokenProcessPool:
-                log.warning("a worker process died; preparing the remaining files here")
-                for chunk in chunks[index:]:
-                    for ticket in chunk:
-                        yield ticket, prepare(ticket, options, fingerprint)
-                return
-            yield from zip(chunks[index], done, strict=True)
+        try:  # a dead worker breaks the pool: submit raises then as well as result
+            for chunk in chunks:
+                unsent = [chunk]
+                future = pool.submit(_prepare_chunk, chunk, options, fingerprint, encoded)
+                ahead.append((chunk, future))
+                unsent = []
+                while ahead and (len(ahead) >= limit or ahead[0][1].done()):
+                    yield from _finished(ahead)
+            while ahead:
+                yield from _finished(ahead)
+        except BrokenProcessPool:
+            log.warning("a worker process died; preparing the remaining files here")
+            for chunk in chain([chunk for chunk, _ in ahead], unsent, chunks):
+                for ticket in chunk:
+                    yield ticket, prepare(ticket, options, fingerprint)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _finished(
+    ahead: deque[tuple[list[Ticket], Future[list[Prepared]]]],
+) -> Iterator[tuple[Ticket, Prepared]]:
+    """The results of the oldest chunk in flight (waiting for it), which leaves the queue."""
+    chunk, future = ahead[0]
+    done = future.result()
+    ahead.popleft()
+    return zip(chunk, done, strict=True)

@@ -3,6 +3,7 @@
 How a run goes:
 
 1. Walk the tree (``walk.py``): ignore rules, hidden/VCS folders, symlinks; only ``stat``.
+   Files are handed on as each folder is listed, so the next steps overlap the walk.
 2. For each file, consult the source cache (``sources.py``). Same size and mtime (and the same
    ingest options) means unchanged: the file is not even opened. Otherwise it is read and hashed;
    the same content hash also means unchanged (only the cache is refreshed).
@@ -39,6 +40,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,13 +50,13 @@ from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
-from substrate.ingest.parallel import prepared_in_workers, worker_count
+from substrate.ingest.parallel import MIN_PARALLEL_FILES, prepared_in_workers, worker_count
 from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
-from substrate.ingest.walk import FileEntry, utf8_name, walk
+from substrate.ingest.walk import FileEntry, WalkResult, utf8_name, walk_files
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 from substrate.secrets.sources import shown_path
 
@@ -146,7 +148,8 @@ def ingest_path(
         prune: remove the items of files under ``path`` that no longer exist or are now ignored.
         hidden: also ingest hidden files and folders (VCS folders are always skipped).
         progress: called as ``progress(files_done, files_total, items, bytes)`` after files
-            (at most every 50 ms) and once at the end.
+            (at most every 50 ms) and once at the end; ``files_total`` counts the files found
+            so far, and is final once the walk has ended.
         cancel: when set (from another thread), the run stops after the current file, saves,
             and returns a report marked ``cancelled``.
         report: a report to fill in place (it stays valid if ``KeyboardInterrupt`` propagates).
@@ -175,54 +178,58 @@ def ingest_path(
     report.root = str(root)
     run = IngestSession(substrate, options, report, progress, cancel)
     walked_tree = root.is_dir()
+    walked = WalkResult()
+    entries: Iterable[FileEntry]
     if walked_tree:
         extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
         exclude = [substrate.root] if substrate.root is not None else []
-        walked = walk(
-            root, hidden=hidden, exclude=exclude, rules=enclosing_rules(root), extra_rules=extra
+        entries = walk_files(
+            root,
+            walked,
+            hidden=hidden,
+            exclude=exclude,
+            rules=enclosing_rules(root),
+            extra_rules=extra,
         )
-        entries = walked.files
-        unreadable = walked.unreadable
-        for rel, reason in walked.skipped:
-            run.outcome(rel, str(root / rel), status.SKIPPED, reason)
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
         entries = [FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]
-        unreadable = []
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
-    report.files_scanned += len(entries)  # a report may gather several paths
-    total = len(entries)
-    done = 0
+    seen: set[str] = set()
     try:
-        tickets: list[Ticket] = []
-        for entry in entries:
-            ticket = run.plan(entry, entry.rel, max_file_size, asked_for=not walked_tree)
-            if ticket is None:
-                done += 1
-            else:
-                tickets.append(ticket)
-        run.tick(done, total)
-        workers = worker_count(jobs, len(tickets))
+        # files are read (in workers, when there are many) while the walk still goes on
+        tickets = run.planned(entries, seen, max_file_size, asked_for=not walked_tree)
+        # left to decide: are there files enough for workers to be worth starting?
+        first = list(islice(tickets, MIN_PARALLEL_FILES)) if jobs is None else []
+        workers = worker_count(jobs, len(first))
         if workers:
             prepared = prepared_in_workers(
-                tickets, options, run.fingerprint, workers, encoded=substrate.root is not None
+                chain(first, tickets),
+                options,
+                run.fingerprint,
+                workers,
+                encoded=substrate.root is not None,
             )
         else:
-            prepared = run.prepare_here(tickets)
+            prepared = run.prepare_here(chain(first, tickets))
+        stopped = False
         with closing(prepared):  # stops the workers however the loop ends
             for ticket, result in prepared:
                 if cancel is not None and cancel.is_set():
+                    stopped = True
                     break
                 run.apply(ticket, result)
-                done += 1
-                run.tick(done, total)
-        if cancel is not None and cancel.is_set() and done < total:
+                run.files_done += 1
+                run.tick()
+        for rel, reason in walked.skipped:
+            run.outcome(rel, str(root / rel), status.SKIPPED, reason)
+        if stopped or not run.walked_all:
             report.cancelled = True
         elif prune_root is not None:
-            run.prune(prune_root, {e.path for e in entries}, unreadable)
+            run.prune(prune_root, seen, walked.unreadable)
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True
@@ -230,7 +237,7 @@ def ingest_path(
         raise
     finally:
         report.elapsed_s = time.monotonic() - started
-        run.tick(done, total, force=True)
+        run.tick(force=True)
     return report
 
 

@@ -89,6 +89,9 @@ class IngestSession:
         self.pending_items = 0
         self.last_flush = time.monotonic()
         self.last_progress = 0.0
+        self.files_found = 0  # by the walk so far
+        self.files_done = 0  # settled: planned without reading, or prepared and applied
+        self.walked_all = False  # the walk ended without being cancelled
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -159,13 +162,15 @@ class IngestSession:
             threshold = max(CHECKPOINT_LINES, len(self.substrate) // 512)
             self.substrate.checkpoint(min_lines=threshold)
 
-    def tick(self, done: int, total: int, *, force: bool = False) -> None:
+    def tick(self, *, force: bool = False) -> None:
+        """Report progress: files settled, files found so far (final once the walk ends)."""
         if self.progress is None:
             return
         now = time.monotonic()
         if force or now - self.last_progress >= PROGRESS_INTERVAL_S:
             self.last_progress = now
-            self.progress(done, total, self.report.items_added, self.report.bytes_read)
+            report = self.report
+            self.progress(self.files_done, self.files_found, report.items_added, report.bytes_read)
 
     # -- one file ---------------------------------------------------------------------------
 
@@ -189,6 +194,27 @@ class IngestSession:
             f"line {line}: " if line is not None else f"byte {byte}: " if byte is not None else ""
         )
         self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
+
+    def planned(
+        self, entries: Iterable[FileEntry], seen: set[str], max_size: int, *, asked_for: bool
+    ) -> Iterator[Ticket]:
+        """The tickets of the files in ``entries`` that must be read, planned one by one as
+        they come (``plan``); the paths of all of them are added to ``seen``. Stops early
+        when the run is cancelled; ``walked_all`` tells whether it went through."""
+        cancel = self.cancel
+        for entry in entries:
+            if cancel is not None and cancel.is_set():
+                return
+            seen.add(entry.path)
+            self.files_found += 1
+            self.report.files_scanned += 1  # a report may gather several paths
+            ticket = self.plan(entry, entry.rel, max_size, asked_for=asked_for)
+            if ticket is None:
+                self.files_done += 1
+                self.tick()
+            else:
+                yield ticket
+        self.walked_all = True
 
     def plan(
         self, entry: FileEntry, source: str, max_size: int, *, asked_for: bool = False

@@ -1,10 +1,11 @@
 """Walk a directory tree for ingestion: ignore rules, hidden and VCS folders, symlinks.
 
 Only ``stat`` information is gathered here (no file is opened), so a re-ingest of an unchanged
-tree costs one ``lstat`` per file. Symbolic links are followed only when they lead to a place
-inside the root; they are resolved after the real tree has been walked, so a file reachable both
-directly and through a link is ingested once, under its real path, and a link back to an
-ancestor (a loop) is reported instead of walked.
+tree costs one ``lstat`` per file. Files are handed out folder by folder as the walk goes
+(``walk_files``), so that reading them can start before the walk ends. Symbolic links are
+followed only when they lead to a place inside the root; they are resolved after the real tree
+has been walked, so a file reachable both directly and through a link is ingested once, under
+its real path, and a link back to an ancestor (a loop) is reported instead of walked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import operator
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +61,7 @@ class _Walker:
         self.hidden = hidden
         self.exclude = {os.path.realpath(p) for p in exclude}
         self.result = WalkResult()
+        self.found: list[FileEntry] = []  # files of the folder just scanned, not yet handed out
         self.dirs_seen: set[tuple[int, int]] = set()
         self.files_seen: dict[tuple[int, int], str] = {}
         self.links: list[_Link] = []
@@ -71,12 +73,17 @@ class _Walker:
     def excluded(self, real: str) -> bool:
         return any(real == ex or real.startswith(ex + os.sep) for ex in self.exclude)
 
-    def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> None:
+    def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> Iterator[FileEntry]:
         stack = [(top, top_rel, ignores)]
         while stack:
             dirpath, rel, rules = stack.pop()
             subdirs = self.scan_dir(dirpath, rel, rules)
             stack.extend(reversed(subdirs))
+            yield from self.hand_out()
+
+    def hand_out(self) -> list[FileEntry]:
+        found, self.found = self.found, []
+        return found
 
     def scan_dir(
         self, dirpath: str, rel: str, rules: IgnoreStack
@@ -94,7 +101,7 @@ class _Walker:
         if names:
             rules = rules.push(directory_rules(Path(dirpath), rel, names))
         subdirs: list[tuple[str, str, IgnoreStack]] = []
-        files = self.result.files
+        files = self.found
         seen = self.files_seen
         device = st.st_dev
         hidden = self.hidden
@@ -132,12 +139,13 @@ class _Walker:
                 self.result.unreadable.append(entry.path)
         return subdirs
 
-    def follow_links(self) -> None:
+    def follow_links(self) -> Iterator[FileEntry]:
         while self.links:
             link = self.links.pop(0)
-            self.follow(link)
+            yield from self.follow(link)
+            yield from self.hand_out()
 
-    def follow(self, link: _Link) -> None:
+    def follow(self, link: _Link) -> Iterator[FileEntry]:
         skipped = self.result.skipped
         try:
             real = os.path.realpath(link.path)
@@ -160,12 +168,12 @@ class _Walker:
                 skipped.append((link.rel, reason))
                 return
             self.via_link = True
-            self.walk_tree(link.path, link.rel, link.ignores)
+            yield from self.walk_tree(link.path, link.rel, link.ignores)
         elif stat.S_ISREG(info.st_mode):
             if key in self.files_seen:
                 skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
                 return
-            self.result.files.append(FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns))
+            self.found.append(FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns))
             self.files_seen[key] = link.rel
         else:
             skipped.append((link.rel, "not a regular file"))
@@ -189,23 +197,45 @@ def walk(
     rules: IgnoreStack | None = None,
     extra_rules: Iterable[Rule] = (),
 ) -> WalkResult:
-    """List the files under ``root`` that an ingest should consider.
+    """List the files under ``root`` that an ingest should consider (``walk_files``, all at
+    once)."""
+    result = WalkResult()
+    found = walk_files(
+        root, result, hidden=hidden, exclude=exclude, rules=rules, extra_rules=extra_rules
+    )
+    result.files = list(found)
+    return result
+
+
+def walk_files(
+    root: Path,
+    into: WalkResult,
+    *,
+    hidden: bool = False,
+    exclude: Iterable[Path] = (),
+    rules: IgnoreStack | None = None,
+    extra_rules: Iterable[Rule] = (),
+) -> Iterator[FileEntry]:
+    """The files under ``root`` that an ingest should consider, yielded as the walk finds them.
 
     Args:
         root: the directory to walk (an absolute, resolved path).
+        into: receives the entries passed over with a reason (links out of the root, loops,
+            unreadable folders) and the unreadable paths, as the walk meets them; complete once
+            the iterator is exhausted.
         hidden: also enter hidden directories and take hidden files (names starting with
             ``.``); VCS directories are skipped regardless.
         exclude: directories never entered (the shard itself, when it lives in the tree).
         rules: rules already in force at ``root`` (from ignore files above it).
         extra_rules: patterns from the shard settings, overridden by the tree's ignore files.
 
-    Returns:
-        The candidate files (sorted by directory, files before sub-directories) and the
-        entries passed over with a reason (links out of the root, loops, unreadable folders).
+    Yields:
+        The candidate files in a stable order: by directory, files before sub-directories,
+        then the files reached through links inside the root.
     """
     walker = _Walker(root, hidden, exclude)
+    walker.result = into
     stack = rules or IgnoreStack()
     stack = stack.push(RuleSet(tuple(extra_rules)))
-    walker.walk_tree(str(root), "", stack)
-    walker.follow_links()
-    return walker.result
+    yield from walker.walk_tree(str(root), "", stack)
+    yield from walker.follow_links()

@@ -159,6 +159,25 @@ def test_a_dead_worker_leaves_its_files_to_this_process(
     assert _summary(report) == _summary(serial)
 
 
+def test_workers_start_before_every_ticket_is_known() -> None:
+    from substrate.ingest.prepare import PARSED, IngestOptions, Ticket
+
+    pulled: list[int] = []
+
+    def tickets() -> Any:
+        for i in range(60):
+            pulled.append(i)
+            yield Ticket(f"stream:s{i}", f"s{i}", None, "text", data=f"note {i}\n".encode())
+
+    options = IngestOptions()
+    results = parallel.prepared_in_workers(tickets(), options, options.fingerprint(), 2)
+    first = next(results)
+    assert len(pulled) < 60  # a result came back while tickets were still to come
+    everything = [first, *results]
+    assert [ticket.source for ticket, _ in everything] == [f"s{i}" for i in range(60)]
+    assert all(done.status == PARSED and done.items for _, done in everything)
+
+
 def test_worker_count() -> None:
     assert parallel.worker_count(1, 10**6) == 0
     assert parallel.worker_count(3, 5) == 3

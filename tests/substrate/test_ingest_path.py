@@ -277,6 +277,34 @@ def test_progress_is_reported_and_ends_at_the_total(notes: Path) -> None:
     assert done == sorted(done)
 
 
+def test_reading_starts_while_the_walk_goes_on_and_the_total_grows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import session
+
+    for folder in ("a", "b", "c"):
+        (tmp_path / folder).mkdir()
+        for i in range(2):
+            (tmp_path / folder / f"{i}.md").write_text(f"# {folder}{i}\n\nBody.\n")
+    found_when_read: list[int] = []
+    real_prepare = session.prepare
+
+    def prepare(ticket: Any, *args: Any) -> Any:
+        found_when_read.append(report.files_scanned)
+        return real_prepare(ticket, *args)
+
+    monkeypatch.setattr(session, "prepare", prepare)
+    monkeypatch.setattr(session, "PROGRESS_INTERVAL_S", 0.0)
+    calls: list[tuple[int, int, int, int]] = []
+    report = IngestReport()
+    ingest_path(Substrate(), tmp_path, jobs=1, report=report, progress=lambda *a: calls.append(a))
+    assert found_when_read[0] < 6  # the first file is read before the walk has found them all
+    assert found_when_read == sorted(found_when_read)
+    totals = [total for _, total, _, _ in calls]
+    assert totals == sorted(totals) and totals[0] < 6 and totals[-1] == 6
+    assert report.files_added == 6
+
+
 def test_cancel_event_stops_after_the_current_file(
     notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

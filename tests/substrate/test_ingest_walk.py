@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from substrate.ingest.walk import walk
+from substrate.ingest.walk import WalkResult, walk, walk_files
 
 
 def _touch(root: Path, *names: str) -> None:
@@ -25,6 +25,19 @@ def test_order_is_stable_files_before_folders(tmp_path: Path) -> None:
     assert entry.path == str(tmp_path / "a.md")
     assert entry.size == len("a.md\n")
     assert entry.mtime_ns == os.stat(tmp_path / "a.md").st_mtime_ns
+
+
+def test_files_are_handed_out_folder_by_folder_as_the_walk_goes(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "b.md", "sub/c.md")
+    (tmp_path / "zz").mkdir()
+    (tmp_path / "zz" / "fifo").symlink_to(tmp_path / "missing")
+    into = WalkResult()
+    found = walk_files(tmp_path, into)
+    assert [next(found).rel, next(found).rel] == ["a.md", "b.md"]
+    assert into.skipped == []  # the later folder is not listed yet
+    assert [f.rel for f in found] == ["sub/c.md"]
+    assert into.skipped == [("zz/fifo", "broken symlink")]
+    assert into.files == []  # the files are the iterator's alone
 
 
 def test_hidden_and_vcs_folders_are_skipped(tmp_path: Path) -> None:
