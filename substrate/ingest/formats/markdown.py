@@ -14,6 +14,7 @@ the whole text); sections are slices of the text, so a long file costs little mo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from substrate.ingest.chunk import chunk_lines
@@ -21,14 +22,17 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
 from substrate.ingest.segment import Parsed, Segment
 
-_MARK = re.compile(
-    r"^ {0,3}(?:"
+_LINE = (
+    r"(?P<line> {0,3}(?:"
     r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"  # ATX heading
     r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
     r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
-    r")$",
-    re.MULTILINE,
+    r"))$"
 )
+# A line that could be a heading or a fence: the first line on its own, then each line with the
+# line break before it, a literal the regex engine can skip to (a "^" is tried at every position)
+_FIRST_MARK = re.compile(_LINE, re.MULTILINE)
+_NEXT_MARK = re.compile("\n" + _LINE, re.MULTILINE)
 _CONTENT = re.compile(r"\S")
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
@@ -99,6 +103,15 @@ def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
         doc.parsed.slices = False  # the title is a parsed value, not necessarily a slice
 
 
+def _marks(text: str, start: int) -> Iterator[re.Match[str]]:
+    """The lines from ``start`` (a line start) that could be headings or fences, in order;
+    ``m.start("line")`` is where each begins."""
+    first = _FIRST_MARK.match(text, start)
+    if first is not None:
+        yield first
+    yield from _NEXT_MARK.finditer(text, start)
+
+
 def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     """Split a Markdown document into heading-path sections and chunks."""
     parsed = Parsed("markdown", slices=True)
@@ -114,7 +127,8 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     doc = _Doc(text, ctx, parsed)
     sec_start = body_start = start  # current section: where it starts, where its body starts
     fence = ""
-    for m in _MARK.finditer(text, start):
+    for m in _marks(text, start):
+        line_start = m.start("line")
         if fence:
             marker = m.group("fence")
             if (
@@ -129,14 +143,14 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             fence = m.group("fence")
             continue
         if m.group("atx") is not None:
-            doc.emit(sec_start, body_start, m.start())
+            doc.emit(sec_start, body_start, line_start)
             doc.enter(len(m.group("atx")), m.group("title") or "")
-            sec_start, body_start = m.start(), m.end()
+            sec_start, body_start = line_start, m.end()
             continue
         # a setext underline: the line above must be a one-line paragraph of this section
-        prev_start, prev = _previous_line(text, m.start())
+        prev_start, prev = _previous_line(text, line_start)
         if (
-            m.start() == 0
+            line_start == 0
             or prev_start < body_start
             or not prev.strip()
             or prev.lstrip().startswith(_NOT_PARAGRAPH)
