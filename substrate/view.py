@@ -224,10 +224,8 @@ class LogView:
         if not self.tail:
             return base
         if len(base):
-            touched = np.frombuffer(id_keys(self.tail.keys()), dtype=">u8")
-            # in native byte order: isin's table method refuses big-endian arrays
-            keys = base["key"].astype(np.uint64)
-            base = base[~np.isin(keys, touched.astype(np.uint64))]
+            touched = np.sort(np.frombuffer(id_keys(self.tail.keys()), dtype=">u8"))
+            base = base[~_members(base["key"], touched)]
         live = [(i, e) for i, e in self.tail.items() if e is not None]
         fresh = np.zeros(len(live), dtype=record_dtype())
         if live:
@@ -277,3 +275,14 @@ class LogView:
         if self.catalog is not None:
             self.catalog.close()
             self.catalog = None
+
+
+def _members(keys: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    """Which of ``keys`` occur in the sorted array ``ordered`` (``np.isin`` would import
+    numpy.ma on large arrays, 10-25 ms at the end of every ingest)."""
+    import numpy as np
+
+    if ordered.shape[0] == 0:
+        return np.zeros(keys.shape[0], dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, keys), ordered.shape[0] - 1)
+    return ordered[at] == keys

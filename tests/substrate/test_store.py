@@ -276,6 +276,36 @@ def test_one_change_after_the_catalog_lists_every_item(tmp_path: Path, first: st
     assert Substrate(tmp_path).checkpoint()  # the catalog is rewritten from the same records
 
 
+def test_folding_a_tail_into_the_catalog_leaves_numpy_ma_unimported(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"x{i}") for i in range(50)]
+    s.save()
+    assert s.checkpoint()
+    script = textwrap.dedent(
+        """
+        import sys
+        from substrate.store import Substrate
+        s = Substrate(sys.argv[1])
+        for item in list(s.iter_items())[::2]:
+            item.text += " changed"
+            s.put(item)
+        s.add("text", "new")
+        s.save()
+        assert s.checkpoint(min_lines=1)
+        assert "numpy.ma" not in sys.modules  # np.isin and np.unique import it: 10-25 ms
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, cwd=root)
+    again = Substrate(tmp_path)
+    assert len(again) == 51
+    assert again.get(ids[2]).text == "x2 changed" and again.get(ids[3]).text == "x3"
+
+
 @pytest.mark.parametrize(
     "field, value",
     [("tags", [1]), ("text", None), ("payload", [1]), ("created_at", None), ("id", "")],
