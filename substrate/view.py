@@ -285,4 +285,5 @@ def _members(keys: np.ndarray, ordered: np.ndarray) -> np.ndarray:
     if ordered.shape[0] == 0:
         return np.zeros(keys.shape[0], dtype=bool)
     at = np.minimum(np.searchsorted(ordered, keys), ordered.shape[0] - 1)
-    return ordered[at] == keys
+    found: np.ndarray = ordered[at] == keys
+    return found
