@@ -56,7 +56,7 @@ from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
-from substrate.ingest.walk import FileEntry, WalkResult, utf8_name, walk_files
+from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 from substrate.secrets.sources import shown_path
 
@@ -179,11 +179,11 @@ def ingest_path(
     run = IngestSession(substrate, options, report, progress, cancel)
     walked_tree = root.is_dir()
     walked = WalkResult()
-    entries: Iterable[FileEntry]
+    folders: Iterable[list[FileEntry]]
     if walked_tree:
         extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
         exclude = [substrate.root] if substrate.root is not None else []
-        entries = walk_files(
+        folders = files_by_folder(
             root,
             walked,
             hidden=hidden,
@@ -194,14 +194,14 @@ def ingest_path(
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
-        entries = [FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]
+        folders = [[FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]]
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
     seen: set[str] = set()
     try:
         # files are read (in workers, when there are many) while the walk still goes on
-        tickets = run.planned(entries, seen, max_file_size, asked_for=not walked_tree)
+        tickets = run.planned(folders, seen, max_file_size, asked_for=not walked_tree)
         # left to decide: are there files enough for workers to be worth starting?
         first = list(islice(tickets, MIN_PARALLEL_FILES)) if jobs is None else []
         workers = worker_count(jobs, len(first))

@@ -196,24 +196,31 @@ class IngestSession:
         self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
 
     def planned(
-        self, entries: Iterable[FileEntry], seen: set[str], max_size: int, *, asked_for: bool
+        self,
+        folders: Iterable[list[FileEntry]],
+        seen: set[str],
+        max_size: int,
+        *,
+        asked_for: bool,
     ) -> Iterator[Ticket]:
-        """The tickets of the files in ``entries`` that must be read, planned one by one as
-        they come (``plan``); the paths of all of them are added to ``seen``. Stops early
-        when the run is cancelled; ``walked_all`` tells whether it went through."""
-        cancel = self.cancel
-        for entry in entries:
+        """The tickets of the files that must be read, planned (``plan``) a folder's files at a
+        time as the walk hands them out; the paths of all of them are added to ``seen``. Stops
+        early when the run is cancelled; ``walked_all`` tells whether it went through."""
+        cancel, progress = self.cancel, self.progress
+        for files in folders:
             if cancel is not None and cancel.is_set():
                 return
-            seen.add(entry.path)
-            self.files_found += 1
-            self.report.files_scanned += 1  # a report may gather several paths
-            ticket = self.plan(entry, entry.rel, max_size, asked_for=asked_for)
-            if ticket is None:
-                self.files_done += 1
-                self.tick()
-            else:
-                yield ticket
+            seen.update([entry.path for entry in files])
+            self.files_found += len(files)
+            self.report.files_scanned += len(files)  # a report may gather several paths
+            for entry in files:
+                ticket = self.plan(entry, entry.rel, max_size, asked_for=asked_for)
+                if ticket is None:
+                    self.files_done += 1
+                    if progress is not None:  # an unchanged tree is planned file after file
+                        self.tick()
+                else:
+                    yield ticket
         self.walked_all = True
 
     def plan(

@@ -2,7 +2,7 @@
 
 Only ``stat`` information is gathered here (no file is opened), so a re-ingest of an unchanged
 tree costs one ``lstat`` per file. Files are handed out folder by folder as the walk goes
-(``walk_files``), so that reading them can start before the walk ends. Symbolic links are
+(``files_by_folder``), so that reading them can start before the walk ends. Symbolic links are
 followed only when they lead to a place inside the root; they are resolved after the real tree
 has been walked, so a file reachable both directly and through a link is ingested once, under
 its real path, and a link back to an ancestor (a loop) is reported instead of walked.
@@ -73,7 +73,7 @@ class _Walker:
     def excluded(self, real: str) -> bool:
         return any(real == ex or real.startswith(ex + os.sep) for ex in self.exclude)
 
-    def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> Iterator[FileEntry]:
+    def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> Iterator[list[FileEntry]]:
         stack = [(top, top_rel, ignores)]
         while stack:
             dirpath, rel, rules = stack.pop()
@@ -81,9 +81,11 @@ class _Walker:
             stack.extend(reversed(subdirs))
             yield from self.hand_out()
 
-    def hand_out(self) -> list[FileEntry]:
-        found, self.found = self.found, []
-        return found
+    def hand_out(self) -> Iterator[list[FileEntry]]:
+        """The files found since the last hand-out, as one list (if there are any)."""
+        if self.found:
+            found, self.found = self.found, []
+            yield found
 
     def scan_dir(
         self, dirpath: str, rel: str, rules: IgnoreStack
@@ -139,13 +141,13 @@ class _Walker:
                 self.result.unreadable.append(entry.path)
         return subdirs
 
-    def follow_links(self) -> Iterator[FileEntry]:
+    def follow_links(self) -> Iterator[list[FileEntry]]:
         while self.links:
             link = self.links.pop(0)
             yield from self.follow(link)
             yield from self.hand_out()
 
-    def follow(self, link: _Link) -> Iterator[FileEntry]:
+    def follow(self, link: _Link) -> Iterator[list[FileEntry]]:
         skipped = self.result.skipped
         try:
             real = os.path.realpath(link.path)
@@ -197,17 +199,17 @@ def walk(
     rules: IgnoreStack | None = None,
     extra_rules: Iterable[Rule] = (),
 ) -> WalkResult:
-    """List the files under ``root`` that an ingest should consider (``walk_files``, all at
-    once)."""
+    """List the files under ``root`` that an ingest should consider (``files_by_folder``, all
+    at once)."""
     result = WalkResult()
-    found = walk_files(
+    folders = files_by_folder(
         root, result, hidden=hidden, exclude=exclude, rules=rules, extra_rules=extra_rules
     )
-    result.files = list(found)
+    result.files = [entry for files in folders for entry in files]
     return result
 
 
-def walk_files(
+def files_by_folder(
     root: Path,
     into: WalkResult,
     *,
@@ -215,8 +217,9 @@ def walk_files(
     exclude: Iterable[Path] = (),
     rules: IgnoreStack | None = None,
     extra_rules: Iterable[Rule] = (),
-) -> Iterator[FileEntry]:
-    """The files under ``root`` that an ingest should consider, yielded as the walk finds them.
+) -> Iterator[list[FileEntry]]:
+    """The files under ``root`` that an ingest should consider, a folder's at a time, as the
+    walk finds them.
 
     Args:
         root: the directory to walk (an absolute, resolved path).
@@ -230,8 +233,8 @@ def walk_files(
         extra_rules: patterns from the shard settings, overridden by the tree's ignore files.
 
     Yields:
-        The candidate files in a stable order: by directory, files before sub-directories,
-        then the files reached through links inside the root.
+        Non-empty lists of candidate files, in a stable order: by directory, files before
+        sub-directories, then the files reached through links inside the root.
     """
     walker = _Walker(root, hidden, exclude)
     walker.result = into

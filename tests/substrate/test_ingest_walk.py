@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from substrate.ingest.walk import WalkResult, walk, walk_files
+from substrate.ingest.walk import WalkResult, files_by_folder, walk
 
 
 def _touch(root: Path, *names: str) -> None:
@@ -28,15 +28,15 @@ def test_order_is_stable_files_before_folders(tmp_path: Path) -> None:
 
 
 def test_files_are_handed_out_folder_by_folder_as_the_walk_goes(tmp_path: Path) -> None:
-    _touch(tmp_path, "a.md", "b.md", "sub/c.md")
+    _touch(tmp_path, "a.md", "b.md", "empty/sub/c.md")
     (tmp_path / "zz").mkdir()
-    (tmp_path / "zz" / "fifo").symlink_to(tmp_path / "missing")
+    (tmp_path / "zz" / "dangling").symlink_to(tmp_path / "missing")
     into = WalkResult()
-    found = walk_files(tmp_path, into)
-    assert [next(found).rel, next(found).rel] == ["a.md", "b.md"]
+    folders = files_by_folder(tmp_path, into)
+    assert [f.rel for f in next(folders)] == ["a.md", "b.md"]
     assert into.skipped == []  # the later folder is not listed yet
-    assert [f.rel for f in found] == ["sub/c.md"]
-    assert into.skipped == [("zz/fifo", "broken symlink")]
+    assert [[f.rel for f in files] for files in folders] == [["empty/sub/c.md"]]
+    assert into.skipped == [("zz/dangling", "broken symlink")]
     assert into.files == []  # the files are the iterator's alone
 
 
