@@ -50,7 +50,12 @@ from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
-from substrate.ingest.parallel import MIN_PARALLEL_FILES, prepared_in_workers, worker_count
+from substrate.ingest.parallel import (
+    MIN_PARALLEL_FILES,
+    can_fork,
+    prepared_in_workers,
+    worker_count,
+)
 from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
@@ -183,7 +188,7 @@ def ingest_path(
     if walked_tree:
         extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
         exclude = [substrate.root] if substrate.root is not None else []
-        folders = files_by_folder(
+        found = files_by_folder(
             root,
             walked,
             hidden=hidden,
@@ -191,6 +196,7 @@ def ingest_path(
             rules=enclosing_rules(root),
             extra_rules=extra,
         )
+        folders = _noting_skips(found, walked, run, root)
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
@@ -203,8 +209,9 @@ def ingest_path(
         # files are read (in workers, when there are many) while the walk still goes on
         tickets = run.planned(folders, seen, max_file_size, asked_for=not walked_tree)
         # left to decide: are there files enough for workers to be worth starting?
-        first = list(islice(tickets, MIN_PARALLEL_FILES)) if jobs is None else []
-        workers = worker_count(jobs, len(first))
+        first = list(islice(tickets, MIN_PARALLEL_FILES)) if jobs is None and can_fork() else []
+        cancelled = cancel is not None and cancel.is_set()
+        workers = 0 if cancelled else worker_count(jobs, len(first))
         if workers:
             prepared = prepared_in_workers(
                 chain(first, tickets),
@@ -224,8 +231,7 @@ def ingest_path(
                 run.apply(ticket, result)
                 run.files_done += 1
                 run.tick()
-        for rel, reason in walked.skipped:
-            run.outcome(rel, str(root / rel), status.SKIPPED, reason)
+        run.record_waiting()
         if stopped or not run.walked_all:
             report.cancelled = True
         elif prune_root is not None:
@@ -239,6 +245,25 @@ def ingest_path(
         report.elapsed_s = time.monotonic() - started
         run.tick(force=True)
     return report
+
+
+def _noting_skips(
+    folders: Iterable[list[FileEntry]], walked: WalkResult, run: IngestSession, root: Path
+) -> Iterator[list[FileEntry]]:
+    """``folders`` as the walk hands them out, with what it passed over in each (links out of
+    the root, unreadable folders) reported in walk order, before the folder's files."""
+    noted = 0
+
+    def note_new() -> None:
+        nonlocal noted
+        for rel, reason in walked.skipped[noted:]:
+            run.settle(run.outcome, rel, str(root / rel), status.SKIPPED, reason)
+        noted = len(walked.skipped)
+
+    for files in folders:
+        note_new()
+        yield files
+    note_new()
 
 
 def _setting_int(substrate: Substrate, key: str, default: int) -> int:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
@@ -92,6 +93,12 @@ class IngestSession:
         self.files_found = 0  # by the walk so far
         self.files_done = 0  # settled: planned without reading, or prepared and applied
         self.walked_all = False  # the walk ended without being cancelled
+        # Files are reported in walk order, whichever process reads them and however far
+        # planning runs ahead: a file settled while files planned before it are still being
+        # read waits for them (see ``settle``).
+        self.handed_out = 0  # tickets planned so far
+        self.applied = 0  # tickets applied so far
+        self.waiting: deque[tuple[int, Callable[..., object], tuple[Any, ...]]] = deque()
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -151,6 +158,7 @@ class IngestSession:
         return covered
 
     def finish(self) -> None:
+        self.record_waiting()
         self.flush()
         if self.substrate.root is not None:
             self.cache.catch_up(self.substrate)  # what other writers added since the last save
@@ -173,6 +181,21 @@ class IngestSession:
             self.progress(self.files_done, self.files_found, report.items_added, report.bytes_read)
 
     # -- one file ---------------------------------------------------------------------------
+
+    def settle(self, record: Callable[..., object], *args: Any) -> None:
+        """Call ``record(*args)`` to report a file settled without reading it: now, or, when
+        files planned before it are still being read, once they have been applied."""
+        if self.applied == self.handed_out:
+            record(*args)
+        else:
+            self.waiting.append((self.handed_out, record, args))
+
+    def record_waiting(self, upto: int | None = None) -> None:
+        """Report the waiting files that come before ticket number ``upto`` (all if None)."""
+        waiting = self.waiting
+        while waiting and (upto is None or waiting[0][0] <= upto):
+            _, record, args = waiting.popleft()
+            record(*args)
 
     def outcome(self, source: str, path: str | None, state: str, reason: str = "") -> FileOutcome:
         result = FileOutcome(source, state, path, reason)
@@ -220,13 +243,15 @@ class IngestSession:
                     if progress is not None:  # an unchanged tree is planned file after file
                         self.tick()
                 else:
+                    self.handed_out += 1
                     yield ticket
         self.walked_all = True
 
     def plan(
         self, entry: FileEntry, source: str, max_size: int, *, asked_for: bool = False
     ) -> Ticket | None:
-        """What to do with a walked file: None when it is settled without reading it.
+        """What to do with a walked file: None when it is settled without reading it (and
+        reported through ``settle``).
 
         ``asked_for``: the caller named this very file, so a format it cannot tell is a
         failure, not a file a folder's walk passes over.
@@ -236,20 +261,20 @@ class IngestSession:
         if known is not None:
             skipped, rejected = known
             if skipped:
-                self.outcome(source, key, status.SKIPPED, skipped)
+                self.settle(self.outcome, source, key, status.SKIPPED, skipped)
             else:
-                self.unchanged(source, rejected)
+                self.settle(self.unchanged, source, rejected)
             return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
-            self.outcome(source, key, status.SKIPPED, reason)
+            self.settle(self.outcome, source, key, status.SKIPPED, reason)
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
             if asked_for:
-                self.unknown_format(source, key)
+                self.settle(self.unknown_format, source, key)
             else:
-                self.outcome(source, key, status.SKIPPED, "unsupported format")
+                self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
             return None
         digest = self.known_hash(key)
         return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, digest)
@@ -280,6 +305,9 @@ class IngestSession:
 
     def apply(self, ticket: Ticket, done: Prepared) -> None:
         """Record a prepared file: its outcome, and its items queued for the next save."""
+        if self.waiting:
+            self.record_waiting(self.applied)
+        self.applied += 1
         report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read

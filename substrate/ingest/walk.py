@@ -56,12 +56,13 @@ class _Link:
 
 
 class _Walker:
-    def __init__(self, root: Path, hidden: bool, exclude: Iterable[Path]) -> None:
+    def __init__(
+        self, root: Path, hidden: bool, exclude: Iterable[Path], result: WalkResult
+    ) -> None:
         self.root = os.path.realpath(root)
         self.hidden = hidden
         self.exclude = {os.path.realpath(p) for p in exclude}
-        self.result = WalkResult()
-        self.found: list[FileEntry] = []  # files of the folder just scanned, not yet handed out
+        self.result = result  # receives what is passed over; the files are handed out
         self.dirs_seen: set[tuple[int, int]] = set()
         self.files_seen: dict[tuple[int, int], str] = {}
         self.links: list[_Link] = []
@@ -77,19 +78,15 @@ class _Walker:
         stack = [(top, top_rel, ignores)]
         while stack:
             dirpath, rel, rules = stack.pop()
-            subdirs = self.scan_dir(dirpath, rel, rules)
+            files, subdirs = self.scan_dir(dirpath, rel, rules)
             stack.extend(reversed(subdirs))
-            yield from self.hand_out()
-
-    def hand_out(self) -> Iterator[list[FileEntry]]:
-        """The files found since the last hand-out, as one list (if there are any)."""
-        if self.found:
-            found, self.found = self.found, []
-            yield found
+            if files:
+                yield files
 
     def scan_dir(
         self, dirpath: str, rel: str, rules: IgnoreStack
-    ) -> list[tuple[str, str, IgnoreStack]]:
+    ) -> tuple[list[FileEntry], list[tuple[str, str, IgnoreStack]]]:
+        """The candidate files of one folder, and the sub-folders to walk."""
         try:
             st = os.stat(dirpath)
             with os.scandir(dirpath) as it:
@@ -97,13 +94,13 @@ class _Walker:
         except OSError as exc:
             self.result.skipped.append((rel or ".", f"unreadable directory: {exc.strerror}"))
             self.result.unreadable.append(dirpath)
-            return []
+            return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
         names = {e.name for e in entries if e.name in IGNORE_FILES}
         if names:
             rules = rules.push(directory_rules(Path(dirpath), rel, names))
         subdirs: list[tuple[str, str, IgnoreStack]] = []
-        files = self.found
+        files: list[FileEntry] = []
         seen = self.files_seen
         device = st.st_dev
         hidden = self.hidden
@@ -139,13 +136,12 @@ class _Walker:
             except OSError as exc:
                 self.result.skipped.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
-        return subdirs
+        return files, subdirs
 
     def follow_links(self) -> Iterator[list[FileEntry]]:
         while self.links:
             link = self.links.pop(0)
             yield from self.follow(link)
-            yield from self.hand_out()
 
     def follow(self, link: _Link) -> Iterator[list[FileEntry]]:
         skipped = self.result.skipped
@@ -175,8 +171,8 @@ class _Walker:
             if key in self.files_seen:
                 skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
                 return
-            self.found.append(FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns))
             self.files_seen[key] = link.rel
+            yield [FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns)]
         else:
             skipped.append((link.rel, "not a regular file"))
 
@@ -236,8 +232,7 @@ def files_by_folder(
         Non-empty lists of candidate files, in a stable order: by directory, files before
         sub-directories, then the files reached through links inside the root.
     """
-    walker = _Walker(root, hidden, exclude)
-    walker.result = into
+    walker = _Walker(root, hidden, exclude, into)
     stack = rules or IgnoreStack()
     stack = stack.push(RuleSet(tuple(extra_rules)))
     yield from walker.walk_tree(str(root), "", stack)

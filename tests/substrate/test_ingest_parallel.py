@@ -159,6 +159,36 @@ def test_a_dead_worker_leaves_its_files_to_this_process(
     assert _summary(report) == _summary(serial)
 
 
+def test_files_settled_without_reading_are_reported_in_walk_order_in_every_mode(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    for i in range(12):
+        (root / "docs" / f"page{i:02}.md").write_text(f"# Page {i}\n\nBody {i}.\n")
+    (root / "docs" / "zz.unknownext").write_text("not a format")
+    (root / "later").mkdir()
+    (root / "later" / "a.weird").write_text("not a format")
+    (root / "later" / "b.md").write_text("# B\n\nBody.\n")
+    (root / "zlink").symlink_to(tmp_path)  # leads out of the root
+    walk_order = [f"docs/page{i:02}.md" for i in range(12)]
+    walk_order += ["docs/zz.unknownext", "later/a.weird", "later/b.md", "zlink"]
+    for run, jobs in enumerate((1, 2, 2, 2)):
+        report = ingest_path(Substrate(tmp_path / f"shard{run}"), root, jobs=jobs)
+        assert [f.source for f in report.files] == walk_order, jobs
+    for page in (3, 7):  # a re-ingest: edited files among unchanged ones
+        (root / "docs" / f"page{page:02}.md").write_text(f"# Page {page}\n\nEdited.\n")
+    (root / "docs" / "page05.md").write_text("# Page 5\n\nEdited too.\n")
+    for run, jobs in enumerate((1, 2)):
+        report = ingest_path(Substrate(tmp_path / f"shard{run}"), root, jobs=jobs)
+        assert report.unchanged == [p for p in walk_order[:12] if p[-4] not in "357"] + [
+            "later/b.md"
+        ]
+        listed = [f.source for f in report.files]
+        edited = ["docs/page03.md", "docs/page05.md", "docs/page07.md"]
+        assert listed == [*edited, "docs/zz.unknownext", "later/a.weird", "zlink"]
+
+
 def test_workers_start_before_every_ticket_is_known() -> None:
     from substrate.ingest.prepare import PARSED, IngestOptions, Ticket
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -303,6 +304,64 @@ def test_reading_starts_while_the_walk_goes_on_and_the_total_grows(
     totals = [total for _, total, _, _ in calls]
     assert totals == sorted(totals) and totals[0] < 6 and totals[-1] == 6
     assert report.files_added == 6
+
+
+def test_an_interrupted_run_still_reports_what_the_walk_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import session
+
+    root = tmp_path / "tree"
+    (root / "a").mkdir(parents=True)
+    for i in range(3):
+        (root / "a" / f"{i}.md").write_text(f"# {i}\n\nBody.\n")
+    os.mkfifo(root / "a" / "pipe")  # passed over when its folder is listed
+    (root / "out").symlink_to(tmp_path)  # passed over when the links are followed, at the end
+    real_prepare = session.prepare
+
+    def prepare(ticket: Any, *args: Any) -> Any:
+        if ticket.source == "a/2.md":
+            raise KeyboardInterrupt
+        return real_prepare(ticket, *args)
+
+    monkeypatch.setattr(session, "prepare", prepare)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):  # the walk has ended: a few files are planned first
+        ingest_path(Substrate(tmp_path / "shard"), root, report=report)
+    assert report.interrupted
+    assert [(f.source, f.status) for f in report.files] == [
+        ("a/pipe", "skipped"),
+        ("a/0.md", "added"),
+        ("a/1.md", "added"),
+        ("out", "skipped"),
+    ]
+
+
+def test_a_run_cancelled_during_the_walk_prunes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import session
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for i in range(3):
+            page = tmp_path / folder / f"{i}.md"
+            page.write_text(f"# {folder}{i}\n\nBody.\n")
+            os.utime(page, (1e9, 1e9))  # long settled: the next run plans it without reading
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path)
+    cancel = threading.Event()
+    real_plan = session.IngestSession.plan
+
+    def plan(self: Any, entry: Any, *args: Any, **kwargs: Any) -> Any:
+        cancel.set()  # while the first folder is planned: the second is never walked
+        return real_plan(self, entry, *args, **kwargs)
+
+    monkeypatch.setattr(session.IngestSession, "plan", plan)
+    report = ingest_path(store, tmp_path, cancel=cancel)
+    assert report.cancelled and report.items_removed == 0
+    assert report.unchanged == ["a/0.md", "a/1.md", "a/2.md"]
+    assert len(Substrate(tmp_path / "shard")) == 6
 
 
 def test_cancel_event_stops_after_the_current_file(
