@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from substrate.errors import InvalidInputError, NotFoundError
-from substrate.gate import check_scope
+from substrate.gate import check_scope, refuse_secret_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import normalize_format
@@ -84,6 +84,7 @@ def _resolve_options(
     if isinstance(tags, str):
         tags = [tags]
     check_scope(scope)
+    refuse_secret_names(scope=scope)  # before anything names a cache entry after it
     return IngestOptions(
         scope=scope,
         tags=tuple(dict.fromkeys(str(t) for t in tags)),

@@ -459,3 +459,19 @@ def test_a_scope_with_control_characters_is_refused(tmp_path: Path) -> None:
             ingest_path(Substrate(), tmp_path, scope=scope)
         with pytest.raises(InvalidInputError, match="control characters"):
             admit(SubstrateItem("text", "x", scope=scope))
+
+
+def test_a_scope_that_looks_like_a_secret_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    token = "ghp_" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke7"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n\nalpha\n")
+    for ingest in (
+        lambda store: ingest_path(store, tmp_path / "notes", scope=token),
+        lambda store: ingest_text(store, "piped", scope=token),
+    ):
+        with pytest.raises(InvalidInputError, match="scope looks like a secret"):
+            ingest(Substrate(tmp_path / "shard"))
+    leftovers = [p for p in (tmp_path / "shard").rglob("*") if p.is_file()]
+    assert not any(token in p.read_text(errors="replace") for p in leftovers)
