@@ -475,3 +475,21 @@ def test_a_scope_that_looks_like_a_secret_is_refused_before_anything_is_written(
             ingest(Substrate(tmp_path / "shard"))
     leftovers = [p for p in (tmp_path / "shard").rglob("*") if p.is_file()]
     assert not any(token in p.read_text(errors="replace") for p in leftovers)
+
+
+def test_a_record_whose_password_column_is_masked_does_not_keep_it_in_its_text(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "users.csv").write_text(
+        "user,password,api_key\nbob,Zx9#qLm2Wp,k8Jd72hHs92kLm4Qz1\n"
+    )
+    (tmp_path / "src" / "u.jsonl").write_text('{"user": "eve", "password": "Qw3rty#9Lk"}\n')
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "src")
+    assert report.redactions == 3
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    for secret in ("Zx9#qLm2Wp", "k8Jd72hHs92kLm4Qz1", "Qw3rty#9Lk"):
+        assert secret not in stored
+    texts = sorted(item.text for item in Substrate(tmp_path / "shard").iter_items())
+    mask = "[REDACTED:sensitive_assignment]"
+    assert texts == [f"bob {mask} {mask}", f"eve {mask}"]

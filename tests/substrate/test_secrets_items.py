@@ -97,6 +97,24 @@ def test_gate_redacts_every_field_without_touching_caller() -> None:
     assert scan_item(stored).clean
 
 
+def test_gate_masks_every_copy_of_a_secret_found_in_another_field() -> None:
+    # a record's text is its values: only the payload shows that one of them is a password
+    item = SubstrateItem(
+        kind="record",
+        text="bob Zx9#qLm2Wp bobZx9#qLm2Wp, (Zx9#qLm2Wp)",
+        payload={"user": "bob", "password": "Zx9#qLm2Wp"},
+        tags=["Zx9#qLm2Wp"],
+    )
+    result = admit(item)
+    stored = result.item
+    mask = "[REDACTED:sensitive_assignment]"
+    assert stored.payload == {"user": "bob", "password": mask}
+    # copies standing alone are masked; one inside a longer word is not this secret
+    assert stored.text == f"bob {mask} bobZx9#qLm2Wp, ({mask})"
+    assert stored.tags == [mask]
+    assert result.redactions == 1  # one secret, however many copies
+
+
 def test_gate_without_redaction_records_but_keeps() -> None:
     item = dirty_item()
     result = admit(item, redact=False)
