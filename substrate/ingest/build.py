@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from substrate.gate import UNREDACTED_KEY, GateResult, admit
+from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, GateResult, admit
+from substrate.ingest.cutsecrets import mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
@@ -81,9 +82,10 @@ class ItemBuilder:
                 self.report.items_dropped += 1
             return None
         tags = merge_tags(self.tags, seg.tags) if seg.tags else list(self.tags)
+        text = self._mask_cut_secrets(seg, provenance) if seg.secrets else seg.text
         item = SubstrateItem(
             kind=seg.kind,
-            text=seg.text,
+            text=text,
             payload=seg.payload,
             provenance=provenance,
             scope=self.scope,
@@ -115,3 +117,16 @@ class ItemBuilder:
             locator = f"{section}#{n}"
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
         return gated
+
+    def _mask_cut_secrets(self, seg: Segment, provenance: dict[str, Any]) -> str:
+        """The text of a chunk with the parts of secrets found in the whole text masked (the
+        gate could not see them whole), counted with the chunk holding each one's start."""
+        if not self.redact:  # kept as they are; the gate notes what it finds in the chunk
+            return seg.text
+        rules = sorted(part.rule for part in seg.secrets if part.first)
+        if rules:
+            provenance[REDACTIONS_KEY] = {"count": len(rules), "rules": sorted(set(rules))}
+            if self.report is not None:
+                self.report.redactions += len(rules)
+                self.report.redaction_rules.update(rules)
+        return mask_cut(seg.text, seg.secrets)

@@ -10,8 +10,10 @@ white space at all, at the bound itself).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from substrate.errors import InvalidInputError
+from substrate.ingest.cutsecrets import CutSecret, cut_secrets
 from substrate.limits import DEFAULT_CHUNK_CHARS
 
 MIN_CHUNK_CHARS = 16
@@ -111,9 +113,17 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
     return chunks
 
 
-def chunk_lines(
-    text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS
-) -> list[tuple[str, int, int]]:
+class Chunk(NamedTuple):
+    """One chunk of a text: its own text, the file lines it spans, and the parts of secrets
+    of the whole text that lie in it (``cutsecrets``)."""
+
+    text: str
+    line_start: int
+    line_end: int
+    secrets: tuple[CutSecret, ...] = ()
+
+
+def chunk_lines(text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS) -> list[Chunk]:
     """Chunks of ``text`` with the 1-based file lines each spans.
 
     Args:
@@ -122,13 +132,16 @@ def chunk_lines(
         limit: the largest chunk, in characters.
 
     Returns:
-        ``(chunk_text, line_start, line_end)`` for each chunk, in order.
+        The chunks, in order; when there are several, each knows the secrets of the whole
+        text that lie in it (``Chunk.secrets``).
     """
+    spans = chunk_spans(text, limit)
+    secrets = cut_secrets(text, spans)
     out = []
     line, pos = first_line, 0
-    for s, e in chunk_spans(text, limit):
+    for (s, e), found in zip(spans, secrets, strict=True):
         line += text.count("\n", pos, s)
         end_line = line + text.count("\n", s, e)
-        out.append((text[s:e], line, end_line))
+        out.append(Chunk(text[s:e], line, end_line, found))
         line, pos = end_line, e
     return out

@@ -253,7 +253,8 @@ def _options_clean(scope: str, tags: tuple[str, ...]) -> bool:
 
 def _plain(seg: Segment) -> bool:
     """Whether the item of ``seg`` holds nothing but its text slice, names and section."""
-    return not (seg.payload or seg.tags or seg.extra) and len(seg.text) < KEYWORD_GATE
+    plain = not (seg.payload or seg.tags or seg.extra or seg.secrets)
+    return plain and len(seg.text) < KEYWORD_GATE
 
 
 def _gated_items(

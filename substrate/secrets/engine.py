@@ -39,6 +39,8 @@ from substrate.secrets.rules import RULES, Rule
 KEYWORD_GATE = 4096
 _VALUE_GROUPS = ("secret", "sq", "ss", "sb", "sx", "su")
 _HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
+# How every mask begins (``scan.DEFAULT_MASK``)
+MASK_LEAD = "[REDACTED:"
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
 
 
@@ -294,7 +296,9 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], synt
         end = start + len(_trim_unquoted(text[start:end]))
     if end <= start and rule.kind != "pem":
         return
-    if end <= start:
+    if end <= start:  # a private key header with no body: the header stands for the key
+        if text.startswith(MASK_LEAD, m.end()):  # ... unless its body was masked already
+            return
         start, end = m.start(), m.end()
     for h in accepted:
         if start < h.end and end > h.start:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
 
-DEFAULT_MASK = "[REDACTED:{rule}]"
+DEFAULT_MASK = MASK_LEAD + "{rule}]"
 
 
 @dataclass

@@ -68,7 +68,7 @@ def test_run_without_white_space_is_cut_at_the_bound() -> None:
 def test_chunk_lines_are_exact_file_lines() -> None:
     text = "First sentence here.\nSecond one on line two.\n\nThird after a gap."
     chunks = chunk_lines(text, 10, 30)
-    assert [(c, a, b) for c, a, b in chunks] == [
+    assert [(c.text, c.line_start, c.line_end) for c in chunks] == [
         ("First sentence here.", 10, 10),
         ("Second one on line two.", 11, 11),
         ("Third after a gap.", 13, 13),

@@ -156,3 +156,11 @@ def test_marked_tokens_are_found_in_urls_identifiers_and_escapes() -> None:
     token = "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
     for text in (f"https://{token}@github.com/o/r", f"token_{token}", f"\\n{token}"):
         assert token not in redact_secrets(text), text
+
+
+def test_a_key_header_whose_body_was_masked_is_not_reported_again() -> None:
+    from substrate.secrets.engine import find_secrets
+
+    header = "-----BEGIN PRIVATE KEY-----"
+    assert [h.rule for h in find_secrets(header + "\n")] == ["private_key_block"]  # cut off
+    assert find_secrets(header + "[REDACTED:private_key_block]") == []

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.chunk import Chunk, chunk_lines
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
@@ -39,12 +39,16 @@ def value_segments(
         text, tags, payload = document_parts(value)
         first = line if line is not None else 1
         chunks = (
-            chunk_lines(text, first, ctx.chunk_chars) if text.strip() else [(text, first, first)]
+            chunk_lines(text, first, ctx.chunk_chars)
+            if text.strip()
+            else [Chunk(text, first, first)]
         )
         segments = []
-        for i, (chunk, start, end) in enumerate(chunks):
+        for i, (chunk, start, end, secrets) in enumerate(chunks):
             lo, hi = (start, end) if line is not None else (None, None)
-            segments.append(Segment("text", chunk, None, lo, hi, i, payload, tags, dict(extra)))
+            segments.append(
+                Segment("text", chunk, None, lo, hi, i, payload, tags, dict(extra), secrets)
+            )
         return segments
     text, payload = record_parts(value)
     return [Segment("record", text, None, line, line, 0, payload, [], extra)]

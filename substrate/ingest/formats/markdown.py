@@ -65,8 +65,8 @@ class _Doc:
         section = SECTION_SEPARATOR.join(t for _, t in self.path) or None
         first = self.line_at(start)
         chunks = chunk_lines(text[start:end], first, self.ctx.chunk_chars)
-        for i, (chunk, lo, hi) in enumerate(chunks):
-            self.parsed.segments.append(Segment("text", chunk, section, lo, hi, i))
+        for i, (chunk, lo, hi, secrets) in enumerate(chunks):
+            self.parsed.segments.append(Segment("text", chunk, section, lo, hi, i, secrets=secrets))
 
     def enter(self, level: int, title: str) -> None:
         while self.path and self.path[-1][0] >= level:

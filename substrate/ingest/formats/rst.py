@@ -72,6 +72,7 @@ def parse_rst(text: str, ctx: ParseContext) -> Parsed:
             continue  # a title alone is not content
         section = SECTION_SEPARATOR.join(t for _, t in path) or None
         block = "\n".join(lines[start:end])
-        for i, (chunk, first, last) in enumerate(chunk_lines(block, start + 1, ctx.chunk_chars)):
-            parsed.segments.append(Segment("text", chunk, section, first, last, i))
+        chunks = chunk_lines(block, start + 1, ctx.chunk_chars)
+        for i, (chunk, first, last, secrets) in enumerate(chunks):
+            parsed.segments.append(Segment("text", chunk, section, first, last, i, secrets=secrets))
     return parsed

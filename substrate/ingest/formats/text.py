@@ -31,6 +31,6 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks."""
     parsed = Parsed("text", slices=True)
     for block, line in paragraphs(text):
-        for i, (chunk, start, end) in enumerate(chunk_lines(block, line, ctx.chunk_chars)):
-            parsed.segments.append(Segment("text", chunk, None, start, end, i))
+        for i, (chunk, start, end, secrets) in enumerate(chunk_lines(block, line, ctx.chunk_chars)):
+            parsed.segments.append(Segment("text", chunk, None, start, end, i, secrets=secrets))
     return parsed

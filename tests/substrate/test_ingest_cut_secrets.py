@@ -1,0 +1,70 @@
+"""Secrets that a chunk edge cuts apart are found in the whole text and masked in each piece."""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+from substrate.ingest import ingest_path
+from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.cutsecrets import CutSecret, cut_secrets, mask_cut
+from substrate.secrets import scan_item
+from substrate.store import Substrate
+
+_RNG = random.Random(7)
+KEY_LINES = [
+    "".join(_RNG.choice(string.ascii_letters + string.digits + "+/") for _ in range(64))
+    for _ in range(40)
+]
+KEY = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(KEY_LINES) + "\n-----END PRIVATE KEY-----\n"
+TOKEN = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
+
+
+def test_each_chunk_gets_the_part_of_a_secret_that_lies_in_it() -> None:
+    text = "aaaa bbbb " + TOKEN + " cccc"
+    at = text.index(TOKEN)
+    spans = [(0, at + 10), (at + 10, len(text))]  # the token is cut after 10 characters
+    first, second = cut_secrets(text, spans)
+    assert first == (CutSecret(at, at + 10, "github_token", True),)
+    assert second == (CutSecret(0, len(TOKEN) - 10, "github_token", False),)
+    assert mask_cut(text[: at + 10], first) == "aaaa bbbb [REDACTED:github_token]"
+    assert cut_secrets(text, [(0, len(text))]) == [()]  # one chunk: the gate sees it whole
+
+
+def test_a_private_key_longer_than_a_chunk_leaves_no_line_readable(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "id_rsa.txt").write_text(KEY)
+    (tmp_path / "src" / "keys.md").write_text(f"# Keys\n\n```\n{KEY}```\n\nAfter the key.\n")
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "src", chunk_chars=500)
+    assert report.items_added > 4  # the key spans several chunks in each file
+    assert report.redactions == 2 and report.redaction_rules == {"private_key_block": 2}
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(line in stored for line in KEY_LINES)
+    items = list(Substrate(tmp_path / "shard").iter_items())
+    assert all(scan_item(item).clean for item in items)  # what was masked is not flagged again
+    assert any(item.text.endswith("After the key.") for item in items)
+
+
+def test_a_token_cut_by_the_size_bound_in_a_line_without_spaces(tmp_path: Path) -> None:
+    line = '{"k":"' + "v" * 1480 + '","tok":"' + TOKEN + '","z":"' + "w" * 3000 + '"}'
+    (tmp_path / "min.txt").write_text(line + "\n")
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "min.txt")
+    assert report.items_added > 1 and report.redactions == 1
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert TOKEN[:8] not in stored and TOKEN[-12:] not in stored
+
+
+def test_a_value_whose_keyword_ends_the_chunk_before_is_masked() -> None:
+    text = "some words here and there password: Zx9#qLm2Wp7Rt and more words follow here"
+    first, second = chunk_lines(text, 1, 40)
+    assert first.text.endswith("password:") and second.text.startswith("Zx9#qLm2Wp7Rt")
+    mask = "[REDACTED:sensitive_assignment]"
+    assert mask_cut(second.text, second.secrets) == f"{mask} and more words follow here"
+
+
+def test_without_redaction_the_chunks_keep_their_text(tmp_path: Path) -> None:
+    (tmp_path / "id_rsa.txt").write_text(KEY)
+    ingest_path(Substrate(tmp_path / "shard"), tmp_path, chunk_chars=500, redact=False)
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert all(line in stored for line in KEY_LINES)
