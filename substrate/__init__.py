@@ -85,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "propose": "substrate.governance",
     "reject": "substrate.governance",
     "REJECTED": "substrate.governance",
+    "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
     "HopChain": "substrate.hops",
@@ -387,6 +388,9 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         reject as reject,
+    )
+    from substrate.governance import (
+        require_readable as require_readable,
     )
     from substrate.governance import (
         revoke_approver as revoke_approver,

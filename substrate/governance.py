@@ -12,8 +12,11 @@ and ``reason``) and ``proposals`` is an append-only list of events, so a new pro
 erases what happened to an earlier one.
 
 Identities (``by``) are names the caller asserts; mixle is a local tool and does not
-authenticate them. Functions that take ``scopes`` act for a reader who sees only those scopes,
-and treat every other item exactly like a missing one.
+authenticate them. Functions that take ``scopes`` act for a reader (``team``) who sees only
+those scopes, and treat every other item exactly like a missing one. Such a reader may not act
+on a scope outside them at all: the refusal comes before the scope's approvers are read (and,
+when the caller names the scope, before any item is looked up), so it reads the same whoever
+``by`` names, whether the scope has approvers and whether the item exists.
 """
 
 from __future__ import annotations
@@ -115,6 +118,39 @@ def save_governance(substrate: Substrate, governance: Governance) -> None:
     substrate.settings.save()
 
 
+def require_readable(
+    scope: str, scopes: Collection[str] | None, *, team: str | None, action: str
+) -> None:
+    """Refuse a governance ``action`` on ``scope`` unless the reader of ``scopes`` may read it.
+
+    Called before anything about the scope is looked at, so the refusal depends only on the
+    caller's own input: the same whether or not the scope has approvers, whoever ``by`` names,
+    and whether the item involved exists.
+
+    Args:
+        scope: the scope acted on.
+        scopes: the scopes the caller may read; None reads everything (never refused).
+        team: the team the caller reads as, named in the refusal.
+        action: ``administer`` (grant, revoke), ``approve``, ``reject``, ``propose`` or
+            ``publish``.
+
+    Raises:
+        AccessDeniedError: ``scope`` is not among ``scopes``.
+    """
+    if scopes is None or scope in scopes:
+        return
+    who = repr(team) if team is not None else "this reader"
+    if action == "administer":
+        # Word for word what a reader without the right gets for a scope it can read.
+        message = f"{who} may not change the approvers of scope {scope!r}; ask one of its approvers"
+    elif action in ("propose", "publish"):
+        who = f"team {who}" if team is not None else who
+        message = f"{who} may {action} only into its own or a shared scope, not {scope!r}"
+    else:
+        message = f"{who} may not {action} promotions into scope {scope!r}"
+    raise AccessDeniedError(message)
+
+
 @contextlib.contextmanager
 def _changing_governance(substrate: Substrate) -> Iterator[Governance]:
     """The approvers as ``mixle.toml`` holds them now, saved after the block changed them.
@@ -131,14 +167,17 @@ def _changing_governance(substrate: Substrate) -> Iterator[Governance]:
         save_governance(substrate, governance)
 
 
-def _may_administer(
-    governance: Governance, by: str | None, scope: str, scopes: Collection[str] | None
-) -> bool:
-    # An approver manages the list; an ungated scope can be claimed only by someone who sees it,
-    # so no team can make itself approver of another team's private scope.
-    if governance.may_approve(by, scope):
-        return True
-    return not governance.gated(scope) and (scopes is None or scope in scopes)
+def _may_administer(governance: Governance, by: str | None, scope: str) -> bool:
+    # An approver manages the list; an ungated scope can be claimed by anyone who reads it
+    # (require_readable already refused everyone else, so no team can make itself approver
+    # of another team's private scope).
+    return governance.may_approve(by, scope) or not governance.gated(scope)
+
+
+def _refuse_administration(by: str | None, scope: str) -> AccessDeniedError:
+    return AccessDeniedError(
+        f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+    )
 
 
 def grant_approver(
@@ -148,17 +187,30 @@ def grant_approver(
     *,
     by: str | None,
     scopes: Collection[str] | None = None,
+    team: str | None = None,
 ) -> bool:
     """Make ``who`` an approver for ``scope`` and save it; False if they already were.
 
+    Args:
+        substrate: the shard.
+        who: the new approver.
+        scope: the scope they approve for.
+        by: who grants (an approver of ``scope``, or anyone who reads it while it has none).
+        scopes: the scopes the caller may read; None reads everything.
+        team: the team the caller reads as (named in a refusal).
+
     Raises:
-        AccessDeniedError: ``by`` is not an approver of a gated ``scope``, or cannot see it.
+        InvalidInputError: ``who`` or ``scope`` is empty or looks like a secret.
+        AccessDeniedError: the caller cannot read ``scope`` (checked first), or ``by`` is not
+            an approver of a gated ``scope``.
     """
+    if not who or not scope:
+        raise InvalidInputError("grant needs a name and a scope")
+    refuse_secret_names(approver=who, scope=scope)  # before a refusal repeats the scope's name
+    require_readable(scope, scopes, team=team, action="administer")
     with _changing_governance(substrate) as governance:
-        if not _may_administer(governance, by, scope, scopes):
-            raise AccessDeniedError(
-                f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
-            )
+        if not _may_administer(governance, by, scope):
+            raise _refuse_administration(by, scope)
         if governance.may_approve(who, scope):
             return False
         governance.grant(who, scope)
@@ -172,18 +224,27 @@ def revoke_approver(
     *,
     by: str | None,
     scopes: Collection[str] | None = None,
+    team: str | None = None,
 ) -> None:
     """Remove ``who`` from the approvers of ``scope`` and save it.
 
+    Args:
+        substrate: the shard.
+        who: the approver to remove.
+        scope: the scope.
+        by: who revokes (an approver of ``scope``).
+        scopes: the scopes the caller may read; None reads everything.
+        team: the team the caller reads as (named in a refusal).
+
     Raises:
-        AccessDeniedError: ``by`` is not an approver of ``scope``.
+        AccessDeniedError: the caller cannot read ``scope`` (checked first, so nothing tells
+            who its approvers are), or ``by`` is not an approver of ``scope``.
         NotFoundError: ``who`` is not an approver of ``scope``.
     """
+    require_readable(scope, scopes, team=team, action="administer")
     with _changing_governance(substrate) as governance:
-        if not _may_administer(governance, by, scope, scopes):
-            raise AccessDeniedError(
-                f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
-            )
+        if not _may_administer(governance, by, scope):
+            raise _refuse_administration(by, scope)
         governance.revoke(who, scope)
 
 
@@ -203,10 +264,8 @@ def authorize_publish(
     Raises:
         AccessDeniedError: with the reason and what to do instead.
     """
-    if team is not None and to not in visible_scopes(team, shared=shared):
-        raise AccessDeniedError(
-            f"team {team!r} may publish only into its own or a shared scope, not {to!r}"
-        )
+    if team is not None:
+        require_readable(to, visible_scopes(team, shared=shared), team=team, action="publish")
     if governance.gated(to) and not governance.may_approve(by, to):
         raise AccessDeniedError(
             f"scope {to!r} needs approval; {by!r} is not one of its approvers "
@@ -245,6 +304,7 @@ def propose(
     by: str | None = None,
     from_scope: str | None = None,
     scopes: Collection[str] | None = None,
+    team: str | None = None,
     strict: bool = False,
 ) -> list[str]:
     """Mark items as pending promotion to scope ``to`` (they are not visible there yet).
@@ -255,7 +315,9 @@ def propose(
         to: the scope they should enter.
         by: who proposes.
         from_scope: only items in this scope may be proposed (the owner's guard).
-        scopes: the scopes the caller may read; other items count as missing.
+        scopes: the scopes the caller may read; other items count as missing, and ``to`` must
+            be one of them.
+        team: the team the caller reads as (named in a refusal).
         strict: raise instead of skipping; every id is checked before anything changes.
 
     Returns:
@@ -263,12 +325,14 @@ def propose(
 
     Raises:
         NotFoundError: (strict) an id does not exist or is not visible.
-        AccessDeniedError: (strict) an item is outside ``from_scope``.
+        AccessDeniedError: the caller cannot read ``to`` (checked before any id, strict or
+            not), or (strict) an item is outside ``from_scope``.
         InvalidInputError: ``to`` is empty, or (strict) an item is already in ``to``.
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("propose needs a target scope")
     refuse_secret_names(target_scope=to, proposer=by)
+    require_readable(to, scopes, team=team, action="propose")
     if strict:
         items = require_items(substrate, ids, scopes)
         foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
@@ -338,6 +402,7 @@ def approve(
     governance: Governance | None = None,
     to: str | None = None,
     scopes: Collection[str] | None = None,
+    team: str | None = None,
     strict: bool = False,
 ) -> bool:
     """Promote a pending item into its proposed scope, if ``by`` may approve for that scope.
@@ -350,7 +415,9 @@ def approve(
         by: the approver.
         governance: the ACL; default: the approvers in the shard's ``mixle.toml``.
         to: if given, must equal the proposed scope (an approval never re-targets).
-        scopes: the scopes the caller may read; other items count as missing.
+        scopes: the scopes the caller may read; other items count as missing, and the caller
+            may approve only into one of them.
+        team: the team the caller reads as (named in a refusal).
         strict: raise with the reason instead of returning False.
 
     Returns:
@@ -358,12 +425,17 @@ def approve(
 
     Raises:
         NotFoundError: (strict) no such visible item, or it has no pending proposal.
-        AccessDeniedError: (strict) ``by`` may not approve for the proposed scope.
+        AccessDeniedError: (strict) the caller cannot read ``to`` (checked before the item is
+            looked up) or the proposed scope (checked before its approvers), or ``by`` may not
+            approve for the proposed scope.
         InvalidInputError: (strict) ``to`` differs from the proposed scope.
     """
     try:
+        if to is not None:
+            require_readable(to, scopes, team=team, action="approve")
         item, proposal = _pending_proposal(substrate, item_id, scopes)
         target = str(proposal.get("to"))
+        require_readable(target, scopes, team=team, action="approve")
         if to is not None and to != target:
             raise InvalidInputError(f"item {item_id} was proposed for scope {target!r}, not {to!r}")
         gov = governance if governance is not None else load_governance(substrate)
@@ -387,23 +459,27 @@ def reject(
     reason: str = "",
     governance: Governance | None = None,
     scopes: Collection[str] | None = None,
+    team: str | None = None,
     strict: bool = False,
 ) -> bool:
     """Refuse a pending promotion: the item stays where it is and the refusal is recorded.
 
     Rejecting takes the same right as approving: ``by`` must be an approver for the scope the
-    item was proposed to.
+    item was proposed to. A reader of ``scopes`` (as ``team``) may reject only proposals into
+    a scope it can read, and is refused before the scope's approvers are looked at.
 
     Returns:
         True if rejected; False (nothing changed) when refused and not strict.
 
     Raises:
         NotFoundError: (strict) no such visible item, or it has no pending proposal.
-        AccessDeniedError: (strict) ``by`` may not approve for the proposed scope.
+        AccessDeniedError: (strict) the caller cannot read the proposed scope, or ``by`` may
+            not approve for it.
     """
     try:
         item, proposal = _pending_proposal(substrate, item_id, scopes)
         target = str(proposal.get("to"))
+        require_readable(target, scopes, team=team, action="reject")
         gov = governance if governance is not None else load_governance(substrate)
         _check_approver(gov, by, target, "reject")
     except (NotFoundError, AccessDeniedError):

@@ -20,7 +20,6 @@ from mixle_cli.evidence import item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PUBLIC,
-    AccessDeniedError,
     NotFoundError,
     approve,
     authorize_publish,
@@ -33,6 +32,7 @@ from substrate import (
     propose,
     publish,
     reject,
+    require_readable,
     revoke_approver,
     version_of,
     visible_item,
@@ -84,6 +84,7 @@ def publish_cmd(
     who = acting_name(app_state, by)
     team = app_state.team
     scopes = app_state.scopes
+    require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         for item_id in ids:
             if visible_item(substrate, item_id, scopes) is None:
@@ -229,15 +230,14 @@ def propose_cmd(
     who = acting_name(app_state, by)
     team = app_state.team
     scopes = app_state.scopes
+    require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         for item_id in ids:
             if visible_item(substrate, item_id, scopes) is None:
                 raise NotFoundError(f"no item with id {item_id}; nothing proposed")
-        if scopes is not None and to not in scopes:
-            raise AccessDeniedError(
-                f"team {team!r} may propose only into its own or a shared scope, not {to!r}"
-            )
-        done = propose(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
+        done = propose(
+            substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, team=team, strict=True
+        )
         substrate.save()
     if json:
         output.emit_json({"proposed": done, "to": to, "by": who})
@@ -257,7 +257,9 @@ def approve_cmd(
     substrate = app_state.substrate()
     who = acting_name(app_state, by)
     with substrate.exclusive():  # read, change and save as one step
-        approve(substrate, item_id, by=who, scopes=app_state.scopes, strict=True)
+        approve(
+            substrate, item_id, by=who, scopes=app_state.scopes, team=app_state.team, strict=True
+        )
         substrate.save()
     item = substrate.get(item_id)
     assert item is not None
@@ -281,7 +283,15 @@ def reject_cmd(
     substrate = app_state.substrate()
     who = acting_name(app_state, by)
     with substrate.exclusive():  # read, change and save as one step
-        reject(substrate, item_id, by=who, reason=reason, scopes=app_state.scopes, strict=True)
+        reject(
+            substrate,
+            item_id,
+            by=who,
+            reason=reason,
+            scopes=app_state.scopes,
+            team=app_state.team,
+            strict=True,
+        )
         substrate.save()
     if json:
         output.emit_json({"rejected": item_id, "by": who, "reason": reason})
@@ -342,7 +352,9 @@ def grant_cmd(
     """
     app_state = state(ctx)
     acting = acting_name(app_state, by)
-    changed = grant_approver(app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes)
+    changed = grant_approver(
+        app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
+    )
     if json:
         output.emit_json({"granted": who, "scope": scope, "changed": changed})
     else:
@@ -359,7 +371,9 @@ def revoke_cmd(
     """Stop WHO approving promotions into SCOPE (saved in mixle.toml)."""
     app_state = state(ctx)
     acting = acting_name(app_state, by)
-    revoke_approver(app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes)
+    revoke_approver(
+        app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
+    )
     if json:
         output.emit_json({"revoked": who, "scope": scope})
     else:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from substrate.governance import Governance, propose, save_governance
 from substrate.store import Substrate
 
 Run = Callable[..., Any]
@@ -284,3 +285,115 @@ def test_a_refused_governance_command_on_a_missing_shard_creates_nothing(
     for refused in (["--as", "ops", "grant", "bob", "dev"], ["revoke", "bob", "dev"]):
         assert mixle("--shard", str(missing), *refused).exit_code == 1, refused
         assert not missing.exists(), refused
+
+
+@pytest.fixture
+def split_shard(isolated_shard_env: Path) -> dict[str, str]:
+    """alpha, beta and gamma items; beta's approver is betaboss, gamma has none. The alpha items
+    were proposed into beta and gamma by someone who reads everything."""
+    store = Substrate(isolated_shard_env)
+    ids = {
+        "to_beta": store.add("text", "alpha note for beta", scope="alpha"),
+        "to_gamma": store.add("text", "alpha note for gamma", scope="alpha"),
+        "beta": store.add("text", "beta note", scope="beta"),
+        "public": store.add("text", "public note", scope="public"),
+    }
+    save_governance(store, Governance().grant("betaboss", "beta"))
+    propose(store, [ids["to_beta"], ids["beta"]], to="beta", by="root")
+    propose(store, [ids["to_gamma"]], to="gamma", by="root")
+    store.save()
+    store.close()
+    return ids
+
+
+def _approvers_on_disk(shard: Path) -> Any:
+    return tomllib.loads((shard / "mixle.toml").read_text())["governance"]["approvers"]
+
+
+def test_a_team_cannot_change_or_probe_the_approvers_of_a_scope_it_cannot_read(
+    mixle: Run, split_shard: dict[str, str], isolated_shard_env: Path
+) -> None:
+    seen = set()
+    for scope in ("beta", "gamma"):
+        for by in ([], ["--by", "betaboss"], ["--by", "carol"], ["--by", "alpha"]):
+            for args in (["grant", "mallory"], ["revoke", "nobody"], ["revoke", "betaboss"]):
+                result = mixle("--as", "alpha", *args, scope, *by)
+                seen.add((result.exit_code, result.stdout, result.stderr.replace(scope, "S")))
+    assert seen == {
+        (
+            1,
+            "",
+            "error: 'alpha' may not change the approvers of scope 'S'; ask one of its approvers\n",
+        )
+    }
+    assert _approvers_on_disk(isolated_shard_env) == {"beta": ["betaboss"]}
+
+
+def test_a_team_cannot_approve_into_a_scope_it_cannot_read(
+    mixle: Run, split_shard: dict[str, str]
+) -> None:
+    before = mixle("history", split_shard["to_beta"], "--json").json()
+    seen = set()
+    for key, scope in (("to_beta", "beta"), ("to_gamma", "gamma")):
+        for by in ([], ["--by", "betaboss"], ["--by", "carol"]):
+            for action, extra in (("approve", []), ("reject", ["--reason", "no"])):
+                result = mixle("--as", "alpha", action, split_shard[key], *extra, *by)
+                text = result.stderr.replace(scope, "S").replace(action, "ACT")
+                seen.add((result.exit_code, result.stdout, text))
+    assert seen == {(1, "", "error: 'alpha' may not ACT promotions into scope 'S'\n")}
+    assert mixle("history", split_shard["to_beta"], "--json").json() == before
+    assert scope_of(mixle, split_shard["to_beta"]) == "alpha"
+    # The same team still governs the scopes it reads.
+    mixle("--as", "alpha", "grant", "alpha", "alpha")
+    assert mixle("--as", "alpha", "approvers", "--json").json() == {"alpha": ["alpha"]}
+
+
+def test_propose_and_publish_into_an_unreadable_scope_refuse_before_looking_at_ids(
+    mixle: Run, split_shard: dict[str, str]
+) -> None:
+    for action, verb in (("propose", "propose"), ("publish", "publish")):
+        seen = set()
+        for item_id in (split_shard["to_beta"], split_shard["beta"], "0123456789abcdef"):
+            for by in ([], ["--by", "betaboss"]):
+                result = mixle("--as", "alpha", action, item_id, "--to", "beta", *by)
+                seen.add((result.exit_code, result.stdout, result.stderr))
+        assert seen == {
+            (
+                1,
+                "",
+                f"error: team 'alpha' may {verb} only into its own or a shared scope, not 'beta'\n",
+            )
+        }
+    assert scope_of(mixle, split_shard["to_beta"]) == "alpha"
+
+
+def test_pending_merge_and_approvers_show_nothing_of_an_unreadable_scope(
+    mixle: Run, split_shard: dict[str, str]
+) -> None:
+    assert mixle("--as", "alpha", "approvers", "--json").json() == {}
+    rows = mixle("--as", "alpha", "pending", "--json").json()
+    assert sorted(r["id"] for r in rows) == sorted(
+        [split_shard["to_beta"], split_shard["to_gamma"]]
+    )
+    assert split_shard["beta"] not in mixle("--as", "alpha", "pending", "--to", "beta").stdout
+    merged = mixle("--as", "alpha", "merge", split_shard["to_beta"], split_shard["beta"])
+    assert merged.exit_code == 1
+    assert merged.stderr == f"error: no item with id {split_shard['beta']}; nothing merged\n"
+
+
+def test_the_reported_commands_as_whole_processes(
+    mixle_process: Callable[..., Any], split_shard: dict[str, str], isolated_shard_env: Path
+) -> None:
+    shard = ["--shard", str(isolated_shard_env), "--as", "alpha"]
+    runs = [
+        mixle_process(*shard, "revoke", "--by", by, "nobody", "beta")
+        for by in ("betaboss", "carol")
+    ]
+    runs.append(mixle_process(*shard, "grant", "--by", "betaboss", "mallory", "beta"))
+    runs.append(mixle_process(*shard, "approve", split_shard["to_beta"], "--by", "betaboss"))
+    assert [r.returncode for r in runs] == [1, 1, 1, 1]
+    assert runs[0].stderr == runs[1].stderr == runs[2].stderr
+    assert "betaboss" not in "".join(r.stdout + r.stderr for r in runs)
+    assert _approvers_on_disk(isolated_shard_env) == {"beta": ["betaboss"]}
+    item = Substrate(isolated_shard_env).get(split_shard["to_beta"])
+    assert item is not None and item.scope == "alpha"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,112 @@ def test_grants_made_at_the_same_time_are_all_kept(tmp_path: Path) -> None:
     assert [run.wait(timeout=60) for run in runs] == [0] * 8
     approvers = load_governance(Substrate(tmp_path)).as_dict()
     assert approvers == {f"scope{i}": [f"user{i}"] for i in range(8)}
+
+
+# A reader of alpha and public only; beta is gated (its approver is betaboss), gamma is not.
+ALPHA_READS = frozenset({"alpha", "public"})
+HIDDEN_SCOPES = ("beta", "gamma")
+NAMES = ("betaboss", "carol", "alpha")
+
+
+@pytest.fixture
+def split() -> Substrate:
+    s = Substrate()
+    save_governance(s, Governance().grant("betaboss", "beta"))
+    return s
+
+
+def _refusal(call: Callable[..., object], *args: object, **kwargs: object) -> str:
+    with pytest.raises(AccessDeniedError) as caught:
+        call(*args, **kwargs)
+    return str(caught.value)
+
+
+def test_a_team_cannot_change_or_probe_the_approvers_of_a_scope_it_cannot_read(
+    split: Substrate,
+) -> None:
+    messages = set()
+    as_alpha = {"scopes": ALPHA_READS, "team": "alpha"}
+    for scope in HIDDEN_SCOPES:
+        for by in NAMES:
+            for call, who in (
+                (grant_approver, "mallory"),
+                (revoke_approver, "nobody"),
+                (revoke_approver, "betaboss"),
+            ):
+                message = _refusal(call, split, who, scope, by=by, **as_alpha)
+                messages.add(message.replace(scope, "S"))
+    assert messages == {
+        "'alpha' may not change the approvers of scope 'S'; ask one of its approvers"
+    }
+    assert load_governance(split).as_dict() == {"beta": ["betaboss"]}
+
+
+def test_the_readability_check_comes_before_the_approvers_are_read(split: Substrate) -> None:
+    a = split.add("text", "x", scope="alpha")
+    propose(split, [a], to="beta", by="root")
+    split.settings.section("governance")["approvers"] = ["not", "a", "table"]
+    as_alpha = {"by": "betaboss", "scopes": ALPHA_READS, "team": "alpha"}
+    # Each is an AccessDeniedError, not the ShardError of the malformed table.
+    _refusal(grant_approver, split, "m", "beta", **as_alpha)
+    _refusal(revoke_approver, split, "m", "beta", **as_alpha)
+    _refusal(approve, split, a, strict=True, **as_alpha)
+    _refusal(reject, split, a, strict=True, **as_alpha)
+
+
+def test_approve_and_reject_into_an_unreadable_scope_are_refused_alike(split: Substrate) -> None:
+    into_beta = split.add("text", "mine, proposed to beta", scope="alpha")
+    into_gamma = split.add("text", "mine, proposed to gamma", scope="alpha")
+    propose(split, [into_beta], to="beta", by="root")
+    propose(split, [into_gamma], to="gamma", by="root")
+    before = {i: split.get(i).provenance["proposals"] for i in (into_beta, into_gamma)}  # type: ignore[union-attr]
+    messages = set()
+    for item_id, scope in ((into_beta, "beta"), (into_gamma, "gamma")):
+        for by in NAMES:
+            how = {"by": by, "scopes": ALPHA_READS, "team": "alpha"}
+            for action, call in (("approve", approve), ("reject", reject)):
+                message = _refusal(call, split, item_id, strict=True, **how)
+                messages.add(message.replace(scope, "S").replace(action, "ACT"))
+                assert call(split, item_id, **how) is False
+    assert messages == {"'alpha' may not ACT promotions into scope 'S'"}
+    for item_id, events in before.items():
+        item = split.get(item_id)
+        assert item is not None and item.scope == "alpha" and item.provenance["proposals"] == events
+        assert proposal_of(item)["status"] == PENDING  # type: ignore[index]
+
+
+def test_naming_an_unreadable_scope_is_refused_whether_the_item_exists_or_not(
+    split: Substrate,
+) -> None:
+    mine = split.add("text", "mine", scope="alpha")
+    theirs = split.add("text", "theirs", scope="beta")
+    propose(split, [mine, theirs], to="beta", by="root")
+    for scope in HIDDEN_SCOPES:
+        approvals, proposals = set(), set()
+        for item_id in (mine, theirs, "0123456789abcdef"):
+            how = {"by": "betaboss", "to": scope, "scopes": ALPHA_READS, "team": "alpha"}
+            with pytest.raises(AccessDeniedError) as caught:
+                approve(split, item_id, **how, strict=True)  # type: ignore[arg-type]
+            approvals.add(str(caught.value))
+            assert approve(split, item_id, **how) is False  # type: ignore[arg-type]
+            for strict in (True, False):
+                with pytest.raises(AccessDeniedError) as caught:
+                    propose(
+                        split, [item_id], to=scope, scopes=ALPHA_READS, team="alpha", strict=strict
+                    )
+                proposals.add(str(caught.value))
+        assert approvals == {f"'alpha' may not approve promotions into scope {scope!r}"}
+        assert proposals == {
+            f"team 'alpha' may propose only into its own or a shared scope, not {scope!r}"
+        }
+    assert split.get(mine).scope == "alpha" and split.get(theirs).scope == "beta"  # type: ignore[union-attr]
+
+
+def test_a_reader_of_everything_still_governs_every_scope(split: Substrate) -> None:
+    a = split.add("text", "x", scope="alpha")
+    propose(split, [a], to="beta", by="root")
+    assert approve(split, a, by="betaboss", team=None, scopes=None, strict=True)
+    assert grant_approver(split, "mallory", "beta", by="betaboss")
+    assert load_governance(split).as_dict() == {"beta": ["betaboss", "mallory"]}
+    with pytest.raises(AccessDeniedError, match="'carol' may not change"):
+        revoke_approver(split, "mallory", "beta", by="carol")
