@@ -290,6 +290,7 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], synt
         and m.start() > 0
         and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
         and not _marked(m, rule)
+        and not _path_component(m, text)
     ):
         return
     if group == "su":
@@ -314,6 +315,19 @@ def _marked(m: re.Match[str], rule: Rule) -> bool:
     ``https://ghp_…@host``, ``token_ghp_…`` or after an escaped ``\\n`` too."""
     marker = m.group(0)[: rule.prefix]
     return "_" in marker or "-" in marker
+
+
+def _path_component(m: re.Match[str], text: str) -> bool:
+    """Whether a match stands as a whole path component (``dir/AKIA….txt``, ``keys/AKIA…/x``):
+    after a ``/``, and followed by the end, a ``/`` or a character no base64 run holds. Inside
+    a base64 run a ``/`` is just another character, but a token it delimits on both sides is
+    no part of one."""
+    if text[m.start() - 1] != "/":
+        return False
+    return m.end() == len(text) or text[m.end()] not in _BASE64_BODY
+
+
+_BASE64_BODY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+=")
 
 
 def _trim_unquoted(value: str) -> str:

@@ -391,3 +391,18 @@ def test_a_key_named_like_a_file_holds_a_secret_ampersands_and_all() -> None:
     query = "callback?token=Zq8Xw2Rk5Vn1Lp7Tb4Hc&user=bob"  # the next parameter ends it
     (found,) = detect_secrets(query).findings
     assert query[found.start : found.end] == "Zq8Xw2Rk5Vn1Lp7Tb4Hc"
+
+
+def test_a_token_standing_as_a_path_component_is_found() -> None:
+    from substrate.secrets.engine import find_secrets
+
+    key = "AKIAZ7Q4R2XKP9LMW3TB"
+    for text in (
+        f"d/{key}.txt",
+        f"src/{key}/notes.md",
+        f"keys/{key}",
+        "d/glpat-Zq8Xw2Rk5Vn1Lp7Tb4Hc",
+    ):
+        assert find_secrets(text), text
+    for text in (f"Zm9v/{key}+YmFy", f"Zm9v/{key}x"):  # inside a base64 run: not a token
+        assert not find_secrets(text), text
