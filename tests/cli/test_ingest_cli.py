@@ -188,3 +188,14 @@ def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path
     result = mixle("ingest-file", str(table))
     assert result.exit_code == 1 and result.stderr.count("malformed CSV") == 1
     assert mixle("ingest-file", str(docs), "--as", "xyz").exit_code == 2
+
+
+def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_text("token = ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1\n")
+    (tmp_path / "src" / "b.txt").write_text("password = Zx9#qLm2Wp7Rt\n")
+    shard = str(tmp_path / "shard")
+    result = mixle_process("--shard", shard, "ingest", str(tmp_path / "src"), "--no-redact")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: 2 secret(s) stored unredacted"]
