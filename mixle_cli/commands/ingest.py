@@ -110,7 +110,11 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))
-    if report.interrupted:
+    if report.interrupted:  # said even with --quiet or --json: the run did not finish
+        output.note(
+            "error: interrupted; the files completed before it are stored, "
+            "run the command again to finish"
+        )
         raise typer.Exit(INTERRUPTED)
     if not report.ok:
         raise typer.Exit(FOUND)

@@ -131,7 +131,12 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     with monkeypatch.context() as patch:
         patch.setattr(session.IngestSession, "apply", flaky)
         result = mixle("ingest", str(notes))
+        calls["n"] = 0
+        other = notes.with_name("other-shard")
+        quiet = mixle("--shard", str(other), "ingest", str(notes), "-q")
     assert result.exit_code == 130
+    assert result.stderr.splitlines()[-1].startswith("error: interrupted; the files completed")
+    assert quiet.exit_code == 130 and quiet.stderr.startswith("error: interrupted")
     stored = {i.provenance.get("source") for i in Substrate(isolated_shard_env).all()}
     assert len(stored) == 2
     resumed = mixle("ingest", str(notes), "--json").json()
