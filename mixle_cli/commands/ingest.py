@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,7 +18,7 @@ from mixle_cli.output import JsonOpt
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 
 if TYPE_CHECKING:
-    from substrate import IngestIssue, IngestReport
+    from substrate import IngestIssue, IngestReport, Substrate
 
 ScopeOpt = Annotated[
     str | None, typer.Option("--scope", help="Scope of the new items (default: your team).")
@@ -201,11 +201,7 @@ def ingest(
     missing = [p for p in paths if p != "-" and not Path(p).exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)
-    if substrate.root is not None:
-        shard = substrate.root.resolve()
-        inside = [p for p in paths if p != "-" and Path(p).resolve().is_relative_to(shard)]
-        if inside:
-            usage(f"{inside[0]} is (inside) the shard itself; ingest the files it was built from")
+    _refuse_the_shard(substrate, paths)
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in paths:
@@ -234,6 +230,17 @@ def ingest(
     _finish(report, json=json, quiet=quiet)
 
 
+def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:
+    """A usage error for a path inside the shard: ingesting its own files would copy every
+    item (of every scope) back in as new ones."""
+    if substrate.root is None:
+        return
+    shard = substrate.root.resolve()
+    inside = [p for p in paths if p != "-" and Path(p).resolve().is_relative_to(shard)]
+    if inside:
+        usage(f"{inside[0]} is (inside) the shard itself; ingest the files it was built from")
+
+
 def _adapt(
     ctx: typer.Context,
     adapter: Callable[..., list[str]],
@@ -252,6 +259,7 @@ def _adapt(
 
     app_state = state(ctx)
     substrate = app_state.substrate()
+    _refuse_the_shard(substrate, [root or str(target)])
     report = IngestReport(root=root or str(target), issues=list(problems or []))
     try:
         adapter(substrate, target, scope=app_state.write_scope(scope), report=report, **options)

@@ -204,3 +204,18 @@ def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == ["warning: 2 secret(s) stored unredacted"]
+
+
+def test_no_ingest_command_reads_the_shard_s_own_files(
+    mixle, notes: Path, isolated_shard_env: Path
+) -> None:
+    assert mixle("ingest", str(notes)).exit_code == 0
+    before = len(Substrate(isolated_shard_env))
+    log = str(isolated_shard_env / "items.jsonl")
+    for command in ("ingest", "ingest-file", "ingest-docs", "ingest-traces"):
+        result = mixle(command, log)
+        assert result.exit_code == 2, (command, result.stderr)
+        assert "the shard itself" in result.stderr
+    result = mixle("ingest-artifacts", str(isolated_shard_env))
+    assert result.exit_code == 2 and "the shard itself" in result.stderr
+    assert len(Substrate(isolated_shard_env)) == before
