@@ -77,6 +77,8 @@ def _summary(report: IngestReport) -> str:
         f"{report.files_failed} failed",
     ]
     items = f"items: +{report.items_added} -{report.items_removed}"
+    if report.items_rewritten:
+        items += f", {report.items_rewritten} rewritten"
     if report.items_dropped:
         items += f", {report.items_dropped} empty dropped"
     if report.redactions:

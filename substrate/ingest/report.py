@@ -71,6 +71,7 @@ class FileOutcome:
     items_added: int = 0
     items_removed: int = 0
     errors: int = 0
+    items_rewritten: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +80,7 @@ class FileOutcome:
             "status": self.status,
             "reason": safe_text(self.reason),
             "items_added": self.items_added,
+            "items_rewritten": self.items_rewritten,
             "items_removed": self.items_removed,
             "errors": self.errors,
         }
@@ -109,7 +111,10 @@ class IngestReport:
     Attributes:
         root: the absolute path that was ingested (or the stream name).
         files_scanned: files considered (after ignore rules), including unchanged ones.
-        items_added: items written by this run (new, or replacing a changed source's items).
+        items_added: new items written by this run.
+        items_rewritten: items of a changed source stored again under the same id (the same
+            content with new provenance: line numbers, chunk index, tags); the shard holds
+            ``items_added - items_removed`` more items than before.
         items_removed: items removed (replaced sections, pruned sources).
         items_dropped: chunks dropped because they were empty or whitespace only.
         redactions: secrets masked by the write-time gate.
@@ -129,6 +134,7 @@ class IngestReport:
     root: str = ""
     files_scanned: int = 0
     items_added: int = 0
+    items_rewritten: int = 0
     items_removed: int = 0
     items_dropped: int = 0
     redactions: int = 0
@@ -201,6 +207,7 @@ class IngestReport:
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
             "items_added": self.items_added,
+            "items_rewritten": self.items_rewritten,
             "items_removed": self.items_removed,
             "items_dropped": self.items_dropped,
             "redactions": self.redactions,

@@ -164,7 +164,7 @@ class IngestSession:
             self.cache.catch_up(self.substrate)  # what other writers added since the last save
         self.cache.save(self.cache.watermark)
         report = self.report
-        if report.items_added or report.items_removed:
+        if report.items_added or report.items_rewritten or report.items_removed:
             # every later open would fold the lines this run wrote; fold them once now, when
             # they are many next to the shard (a catalog write costs one pass over it)
             threshold = max(CHECKPOINT_LINES, len(self.substrate) // 512)
@@ -346,6 +346,7 @@ class IngestSession:
             encoded = list(dict(encoded).items())
             ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
         removes: list[str] = []
+        rewritten = 0  # items already stored under the same id (same content, new provenance)
         owned = ids  # what the source gives, published items included: the cache keeps them
         if old_ids:
             new_ids = set(ids)
@@ -363,6 +364,7 @@ class IngestSession:
                 if encoded:  # rare: a changed file prepared by a worker; its items are needed
                     items, encoded = [decode(line) for _, line in encoded], []
                 keep_creation_times(items, previous)
+                rewritten = len(kept.intersection(previous))
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
@@ -377,10 +379,12 @@ class IngestSession:
         else:
             result = status.SKIPPED
         outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else "no content")
-        outcome.items_added = len(ids)
+        outcome.items_added = len(ids) - rewritten
+        outcome.items_rewritten = rewritten
         outcome.items_removed = len(removes)
         outcome.errors = len(done.issues)
-        report.items_added += len(ids)
+        report.items_added += len(ids) - rewritten
+        report.items_rewritten += rewritten
         report.items_removed += len(removes)
         report.ids.extend(ids)
         return change

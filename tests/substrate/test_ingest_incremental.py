@@ -164,7 +164,11 @@ def test_changed_file_is_replaced_in_one_save_with_stable_ids(tree: Path, shard:
     assert macos.created_at == created[before["Install > macOS"]]
     assert report.items_removed == 1
     (outcome,) = [f for f in report.files if f.source == "guide.md"]
-    assert (outcome.status, outcome.items_added, outcome.items_removed) == ("updated", 4, 1)
+    # the preamble and the edited section are new; the two moved sections are rewritten
+    counts = (outcome.items_added, outcome.items_rewritten, outcome.items_removed)
+    assert outcome.status == "updated" and counts == (2, 2, 1)
+    assert (report.items_added, report.items_rewritten) == (2, 2)
+    assert len(after) == len(before) + 2 - 1  # what the counts say
 
 
 def test_change_is_one_committed_batch_in_the_log(tree: Path, shard: Path) -> None:
