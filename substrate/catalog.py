@@ -4,12 +4,14 @@ It lets ``mixle get ID`` find one line of a million-line log with a binary searc
 (positioned reads, not mmap: a file truncated under a mapping would kill the process with SIGBUS)
 instead of parsing the log. The file is derived data (``index/offsets.bin``):
 it records the log generation and the committed offset it covers, and a missing or stale
-catalog is rebuilt from the log.
+catalog is rebuilt from the log. It also records the log's seal at that offset (a checksum of
+the bytes just before it, see ``LogFile.seal``): a log edited by hand since the catalog was
+written no longer matches it, and the catalog is rebuilt instead of sending reads mid-line.
 
 Layout: a 64-byte header (magic, generation, watermark, record count, next sequence number,
-CRC-32 of the records and those fields) followed by fixed 24-byte records sorted by key: key
-(8 bytes, big-endian), offset (u64), length (u32) and seq (u32, the order in which the id first
-appeared, so listings keep the insertion order of the reference implementation).
+CRC-32 of the records and all header fields, seal) followed by fixed 24-byte records sorted by
+key: key (8 bytes, big-endian), offset (u64), length (u32) and seq (u32, the order in which the
+id first appeared, so listings keep the insertion order of the reference implementation).
 
 The checksum catches a damaged file whose size still fits (a flipped bit would otherwise hide
 an item or send a read elsewhere, without a word). Every full read checks it, and so does
@@ -37,8 +39,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"MXCAT002"  # 002: the header holds a checksum
-_HEADER = struct.Struct("<8s16sQQQI12x")
+MAGIC = b"MXCAT003"  # 002: the header holds a checksum; 003: and the log's seal
+# Catalogs of these formats are still recognised, and replaced by one rebuilt from the log.
+_OLDER = (b"MXCAT001", b"MXCAT002")
+_HEADER = struct.Struct("<8s16sQQQII8x")
 _FIELDS = struct.Struct("<QII")  # offset, length, seq after the 8-byte big-endian key
 RECORD_SIZE = 24
 assert _HEADER.size == 64
@@ -46,8 +50,10 @@ assert _HEADER.size == 64
 VERIFY_ON_OPEN_BYTES = 4 << 20
 
 
-def _checksum(records: bytes, generation: bytes, watermark: int, count: int, next_seq: int) -> int:
-    fields = struct.pack("<16sQQQ", generation, watermark, count, next_seq)
+def _checksum(
+    records: bytes, generation: bytes, watermark: int, count: int, next_seq: int, seal: int
+) -> int:
+    fields = struct.pack("<16sQQQI", generation, watermark, count, next_seq, seal)
     return zlib.crc32(fields, zlib.crc32(records))
 
 
@@ -94,10 +100,13 @@ class CatalogHeader:
     next_seq: int
     checksum: int
     raw_generation: bytes
+    seal: int  # LogFile.seal(watermark) when the catalog was written
 
     def matches(self, records: bytes) -> bool:
         """Whether ``records`` (the whole record area) are what the header was written with."""
-        found = _checksum(records, self.raw_generation, self.watermark, self.count, self.next_seq)
+        found = _checksum(
+            records, self.raw_generation, self.watermark, self.count, self.next_seq, self.seal
+        )
         return found == self.checksum
 
 
@@ -109,6 +118,7 @@ class Catalog:
         self._fd: int | None = None
         self.header: CatalogHeader | None = None
         self.damaged = False  # it failed its checksum on opening (and is not used)
+        self.outdated = False  # written by an older mixle (not used; rebuilt from the log)
         self._records: bytes | None = None  # the record area, when read and checked on opening
         self._open()
 
@@ -128,7 +138,10 @@ class Catalog:
         if len(head) < _HEADER.size:
             os.close(fd)
             return
-        magic, gen, watermark, count, next_seq, checksum = _HEADER.unpack(head)
+        magic, gen, watermark, count, next_seq, checksum, seal = _HEADER.unpack(head)
+        if magic in _OLDER:
+            log.info("%s is in an older format; rebuilt from the log", self.path)
+            self.outdated = True
         if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
             os.close(fd)
             return
@@ -136,7 +149,7 @@ class Catalog:
             name = gen.rstrip(b"\0").decode()
         except UnicodeDecodeError:
             name = ""  # damaged: matches no log generation, so it is ignored
-        header = CatalogHeader(name, watermark, count, next_seq, checksum, gen)
+        header = CatalogHeader(name, watermark, count, next_seq, checksum, gen, seal)
         if size - _HEADER.size <= VERIFY_ON_OPEN_BYTES:
             try:
                 whole = os.pread(fd, size - _HEADER.size, _HEADER.size)
@@ -209,16 +222,20 @@ def write_catalog(
     generation: str,
     watermark: int,
     next_seq: int,
+    seal: int,
 ) -> None:
-    """Write ``records`` (sorted here by key) atomically to ``path``."""
+    """Write ``records`` (sorted here by key) atomically to ``path``.
+
+    ``seal`` is ``LogFile.seal(watermark)``, as it was when the records were read from the log.
+    """
     import numpy as np
 
     # astype: numpy operations such as concatenate quietly turn the big-endian key native
     ordered = np.sort(records.astype(record_dtype(), copy=False), order="key", kind="stable")
     body = ordered.tobytes()
     name = generation.encode()[:16].ljust(16, b"\0")
-    checksum = _checksum(body, name, watermark, len(ordered), next_seq)
-    head = _HEADER.pack(MAGIC, name, watermark, len(ordered), next_seq, checksum)
+    checksum = _checksum(body, name, watermark, len(ordered), next_seq, seal)
+    head = _HEADER.pack(MAGIC, name, watermark, len(ordered), next_seq, checksum, seal)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,12 @@ A batch becomes visible only once its commit line is complete, so a crash in the
 (or a full disk, or Ctrl-C) leaves the previous state intact: the unfinished tail is ignored by
 readers and cut off by the next writer, who holds the lock. A log without a header (written by
 the reference implementation or by hand) is read as if every complete line were committed.
+
+Files derived from the log (the catalog, the search index, the ingest caches) remember the
+watermark they cover. The log only grows within a generation, so a watermark stays valid until
+the log is rewritten; a rewrite by compaction starts a new generation. A hand edit of an earlier
+line is a rewrite too: when it is noticed (see ``seal``), the header is given a new generation in
+place (``renew_generation``), so that every derived file sees a new log and is rebuilt.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import logging
 import os
 import secrets
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +44,9 @@ LOG_FORMAT = 1
 _COMMIT_PREFIX = b'{"commit":'
 _BLOCK = 1 << 20
 _LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.py)
+# A seal covers this many bytes before a watermark: the commit line that ends the batch there
+# (its timestamp makes it all but unique) and the end of the line before it.
+SEAL_BYTES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +132,49 @@ class LogFile:
     def generation(self) -> str:
         head = self.header()
         return str(head["generation"]) if head else "legacy"
+
+    def seal(self, offset: int) -> int | None:
+        """A checksum of the bytes just before ``offset``, or None if the log is shorter.
+
+        Saved with a watermark, it tells cheaply (one small read) whether the log is still the one
+        the watermark was taken in, with only appends since: an edit that adds, removes or
+        resizes an earlier line moves other bytes under the seal. (An edit that keeps every
+        line's length keeps every offset right, and reads see the edited line.)
+        """
+        if offset <= 0:
+            return 0
+        start = max(0, offset - SEAL_BYTES)
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            data = os.pread(fd, offset - start, start)
+        finally:
+            os.close(fd)
+        return zlib.crc32(data) if len(data) == offset - start else None
+
+    def ends_batch(self, offset: int) -> bool:
+        """Whether ``offset`` is 0 or just after a commit line (in a legacy log: after a line).
+
+        Those are the only places a watermark taken in this log points to; one that points
+        elsewhere was taken before an edit moved the bytes, and lines must not be read from it.
+        """
+        if offset <= 0:
+            return True
+        start = max(0, offset - SEAL_BYTES)
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(start)
+                data = fh.read(offset - start)
+        except FileNotFoundError:
+            return False
+        if len(data) != offset - start or not data.endswith(b"\n"):
+            return False
+        if self.header() is None:
+            return True
+        line = data.rfind(b"\n", 0, len(data) - 1) + 1
+        return (line > 0 or start == 0) and data.startswith(_COMMIT_PREFIX, line)
 
     def tail_state(self) -> TailState:
         """Find the end of the last committed batch by reading backwards from the end."""
@@ -260,6 +313,40 @@ class LogFile:
         return obj
 
     # -- writing ---------------------------------------------------------------------------
+
+    def renew_generation(self, expected: str) -> str:
+        """Give the log a new generation, written over the old one in the header (same length).
+
+        Called when the log was found changed other than by appending: every file derived from
+        the old generation is then rebuilt instead of trusted. Nothing happens if the header no
+        longer names ``expected`` (another process renewed or compacted it first) or there is no
+        header (a legacy log gets one on its next write).
+
+        Returns:
+            The generation the log has afterwards.
+
+        Raises:
+            ShardError: the log or its lock cannot be written (a read-only shard).
+        """
+        with exclusive_lock(self.lock_path):
+            head = self.header()
+            if head is None or head["generation"] != expected:
+                return self.generation()
+            try:
+                with self.path.open("r+b") as fh:
+                    first = fh.readline(4096)
+                    key = first.find(b'"generation"')
+                    value = first.find(b'"' + expected.encode() + b'"', key)
+                    if key < 0 or value < 0:  # written with escapes: leave it as it is
+                        return expected
+                    fresh = secrets.token_hex(len(expected))[: len(expected)]
+                    fh.seek(value + 1)
+                    fh.write(fresh.encode())
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+            return fresh
 
     def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int, tuple[int, int]]:
         """Append ``lines`` as one committed batch under the writer lock, durably.

@@ -396,6 +396,8 @@ class Substrate:
         if since.generation != view.watermark.generation or since.offset > view.watermark.offset:
             return None
         assert self._log is not None
+        if not self._log.ends_batch(since.offset):  # taken before a hand edit moved the lines
+            return None
         latest: dict[str, dict[str, Any] | None] = {}
         for record in self._log.records(since.offset, view.watermark.offset):
             latest.pop(record.id, None)

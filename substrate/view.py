@@ -3,6 +3,10 @@
 The catalog (``index/offsets.bin``) covers the log up to its watermark; the lines committed after
 it (the tail) are parsed into a small in-memory map. When the tail grows large the catalog is
 rewritten, so opening a shard never parses more than a bounded part of the log.
+
+Offsets stay right only while the log grows by appends. Each watermark the view relies on (the
+catalog's, and the one it has read up to) comes with the log's seal there; a log whose seal no
+longer matches was edited, and the view gives it a new generation and re-reads all of it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from substrate.catalog import (
     write_catalog,
 )
 from substrate.errors import ShardError
-from substrate.log import LogFile, Record, Watermark
+from substrate.log import LogFile, Record, TailState, Watermark
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,13 +60,15 @@ class LogView:
         self.catalog_path = log_file.root / "index" / "offsets.bin"
         self.catalog: Catalog | None = None
         self.watermark = Watermark("", 0)
+        self.seal: int | None = 0  # LogFile.seal(watermark.offset) when the view got there
         self.tail: dict[str, Entry | None] = {}  # None: removed since the catalog was written
         self.live_count = 0
         self.next_seq = 0
         self.uncommitted_bytes = 0
         self._stat_seen: tuple[int, int] = (-1, -1)
         self._trust_catalog = True
-        self._replace_catalog = False  # the catalog on disk is damaged: write a new one
+        # the catalog on disk is damaged, old or describes an edited log: write a new one
+        self._replace_catalog = False
         # ids whose lines were read from the log since the store last looked (other writers')
         self.refolded: set[str] = set()
 
@@ -88,31 +94,72 @@ class LogView:
         state = self.log.tail_state()
         generation = self.log.generation()
         self.uncommitted_bytes = state.uncommitted_bytes
-        if generation != self.watermark.generation or state.committed_end < self.watermark.offset:
-            self._load_catalog(generation, state.committed_end)
+        mark = self.watermark
+        edited = mark.generation == generation and not self._covers(mark.offset, self.seal, state)
+        if edited:
+            generation = self._edited(generation)
+        if edited or generation != mark.generation:
+            # after an edit, the whole log is read again (the catalog predates the edit too)
+            generation = self._load_catalog(generation, state, trust=not edited)
         if state.committed_end > self.watermark.offset:
             self.fold(self.log.records(self.watermark.offset, state.committed_end))
             self.watermark = Watermark(generation, state.committed_end)
+            self.seal = self.log.seal(state.committed_end)
         self._stat_seen = stat
         self.maybe_write_catalog()
 
-    def _load_catalog(self, generation: str, committed_end: int) -> None:
+    def _covers(self, offset: int, seal: int | None, state: TailState) -> bool:
+        """Whether the log still holds, unchanged, the bytes before ``offset`` that ``seal``
+        was taken of (one small read)."""
+        if offset == 0:
+            return True
+        return offset <= state.committed_end and seal is not None and self.log.seal(offset) == seal
+
+    def _edited(self, generation: str) -> str:
+        """The log was changed other than by appending (by hand): give it a new generation, so
+        that every file derived from the old one (this catalog, the search index, the ingest
+        caches) is rebuilt rather than trusted; returns the generation to read it as."""
+        log.warning(
+            "%s was changed other than by appending (edited by hand?); the index files that "
+            "describe it are rebuilt from it",
+            self.log.path,
+        )
+        self._replace_catalog = True  # the next open should not have to notice again
+        try:
+            return self.log.renew_generation(generation)
+        except ShardError as exc:
+            # Read from the log in memory all the same; only derived files may lag behind.
+            log.warning("could not give %s a new generation: %s", self.log.path, exc)
+            return generation
+
+    def _load_catalog(self, generation: str, state: TailState, *, trust: bool = True) -> str:
+        """Start again from the catalog file (or from the start of the log, when it cannot or
+        must not (``trust``) be used); returns the generation to read the log as."""
         self.close()
         self.tail.clear()
         catalog = Catalog(self.catalog_path)
-        self._replace_catalog = catalog.damaged  # else every later open would warn again
+        # a damaged or old catalog is replaced at once, else every later open would warn again
+        replace = catalog.damaged or catalog.outdated
         head = catalog.header
         usable = head is not None and head.generation == generation
-        if head is not None and usable and head.watermark <= committed_end and self._trust_catalog:
+        usable = usable and trust and self._trust_catalog
+        if head is not None and usable and not self._covers(head.watermark, head.seal, state):
+            generation = self._edited(generation)
+            usable = False
+        self._replace_catalog = self._replace_catalog or replace
+        if head is not None and usable:
             self.catalog = catalog
             self.watermark = Watermark(generation, head.watermark)
+            self.seal = head.seal
             self.next_seq = head.next_seq
             self.live_count = head.count
         else:
             catalog.close()
             self.watermark = Watermark(generation, 0)
+            self.seal = 0
             self.next_seq = 0
             self.live_count = 0
+        return generation
 
     def fold(self, records: Iterable[Record]) -> None:
         changes = [(r.id, r.offset, r.length, r.tombstone) for r in records]
@@ -186,6 +233,7 @@ class LogView:
     def note_written(self, watermark: Watermark, stat_after: tuple[int, int]) -> None:
         """Our own append moved the log to ``watermark`` (already folded with ``apply``)."""
         self.watermark = watermark
+        self.seal = self.log.seal(watermark.offset)
         self._stat_seen = stat_after
 
     def locate(self, item_id: str) -> Entry | None:
@@ -259,6 +307,9 @@ class LogView:
             generation=self.watermark.generation,
             watermark=self.watermark.offset,
             next_seq=self.next_seq,
+            # the seal of when the log was read, not a fresh one: a catalog written over a log
+            # edited since must not vouch for it
+            seal=self.seal if self.seal is not None else 0,
         )
         self.close()
         self.catalog = Catalog(self.catalog_path)
@@ -269,6 +320,7 @@ class LogView:
         self.close()
         self.tail.clear()
         self.watermark = Watermark("", 0)
+        self.seal = 0
         self._stat_seen = (-1, -1)
 
     def close(self) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -15,6 +17,8 @@ import pytest
 
 from substrate import CorruptShardError, ShardError, Substrate, SubstrateItem
 from substrate import log as log_module
+from substrate.catalog import Catalog
+from substrate.log import LogFile, Watermark
 
 WRITER = textwrap.dedent(
     """
@@ -191,3 +195,224 @@ def test_records_of_the_wrong_shape_are_corruption_naming_the_line(
     assert info.value.line == 3
     with pytest.raises(CorruptShardError, match=reason):
         Substrate(tmp_path).get(ids[1])
+
+
+# -- hand edits of the log -------------------------------------------------------------------
+# The docs tell users to fix a corrupt line by editing items.jsonl. Offsets into the log (the
+# catalog's, the search index's, a running process's) are then void and must be noticed.
+
+
+def edited_shard(root: Path) -> list[str]:
+    """Three batches of 20 items; the catalog covers the first two (the third is its tail).
+    Line 1 is the header, ids[i] is on line i + 2 for the first batch."""
+    s = Substrate(root)
+    ids = []
+    for batch in range(3):
+        ids += [s.add("text", f"note {batch} {i}") for i in range(20)]
+        s.save()
+        if batch == 1:
+            assert s.checkpoint()
+    s.close()
+    return ids
+
+
+def rewrite(path: Path, edit: Callable[[list[bytes]], None], *, new_file: bool = True) -> None:
+    """Edit the lines of ``path``: through a new file renamed over it (as ``sed -i`` does, a
+    new inode) or in place (the same inode)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    edit(lines)
+    if new_file:
+        tmp = path.with_name("edited.tmp")
+        tmp.write_bytes(b"".join(lines))
+        os.replace(tmp, path)
+    else:
+        with path.open("r+b") as fh:
+            fh.write(b"".join(lines))
+            fh.truncate()
+
+
+def catalog_generation(root: Path) -> str:
+    catalog = Catalog(root / "index" / "offsets.bin")
+    assert catalog.header is not None
+    catalog.close()
+    return catalog.header.generation
+
+
+def test_deleting_an_early_line_rebuilds_the_catalog_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = edited_shard(tmp_path)
+    path = tmp_path / "items.jsonl"
+    before = LogFile(tmp_path).generation()
+
+    def delete_line_10(lines: list[bytes]) -> None:
+        del lines[9]
+
+    rewrite(path, delete_line_10)  # sed -i 10d
+    with caplog.at_level(logging.WARNING, logger="substrate.view"):
+        reader = Substrate(tmp_path)
+        assert [i.id for i in reader.all()] == ids[:8] + ids[9:]
+    assert "changed other than by appending" in caplog.text
+    assert all(reader.get(i) is not None for i in ids if i != ids[8]) and len(reader) == 59
+    # a new generation: every file built on the old log (search index, ingest caches) sees it
+    after = LogFile(tmp_path).generation()
+    assert after != before and catalog_generation(tmp_path) == after
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="substrate.view"):
+        assert len(Substrate(tmp_path)) == 59  # the rebuilt catalog is trusted again
+    assert not caplog.text
+    reader.add("text", "after the edit")
+    reader.save()
+    assert reader.compact().live_items == 60
+    assert len(Substrate(tmp_path)) == 60
+
+
+def test_an_edit_that_keeps_every_length_reads_the_edited_line(tmp_path: Path) -> None:
+    ids = edited_shard(tmp_path)
+    path = tmp_path / "items.jsonl"
+
+    def retext(lines: list[bytes]) -> None:
+        lines[9] = lines[9].replace(b'"note 0 8"', b'"NOTE 0 8"')
+
+    rewrite(path, retext, new_file=False)
+    reader = Substrate(tmp_path)
+    assert [i.id for i in reader.all()] == ids
+    assert reader.get(ids[8]).text == "NOTE 0 8" and reader.get(ids[-1]).text == "note 2 19"
+    reader.add("text", "after the edit")
+    reader.save()
+    assert len(Substrate(tmp_path)) == 61
+
+
+@pytest.mark.parametrize("new_file", [True, False])
+def test_an_edit_that_changes_a_line_length_is_noticed_by_search_too(
+    tmp_path: Path, new_file: bool
+) -> None:
+    ids = edited_shard(tmp_path)
+    s = Substrate(tmp_path)
+    assert [h.id for h, _ in s.search("note 0 8", k=1)] == [ids[8]]  # index built
+    old_end = s.log_watermark()
+    path = tmp_path / "items.jsonl"
+
+    def lengthen(lines: list[bytes]) -> None:
+        lines[9] = lines[9].replace(b'"note 0 8"', b'"note 0 8 corrected by hand"')
+
+    rewrite(path, lengthen, new_file=new_file)
+    reader = Substrate(tmp_path)
+    assert [i.id for i in reader.all()] == ids
+    assert reader.get(ids[8]).text == "note 0 8 corrected by hand"
+    # an index covering the old log is rebuilt, not fed lines from a misaligned offset
+    assert reader.saved_changes(old_end) is None
+    assert [h.id for h, _ in reader.search("corrected by hand", k=1)] == [ids[8]]
+    reader.add("text", "after the edit")
+    reader.save()
+    assert len(Substrate(tmp_path)) == 61
+
+
+def test_an_edit_under_an_open_shard_is_noticed_on_its_next_read(tmp_path: Path) -> None:
+    ids = edited_shard(tmp_path)
+    reader = Substrate(tmp_path)
+    assert len(reader) == 60  # read up to the end, beyond the catalog
+
+    def lengthen_line_50(lines: list[bytes]) -> None:
+        # the 7th line of the batch after the catalog: only the open view's seal covers it
+        lines[49] = lines[49].replace(b'"note 2 6"', b'"note 2 6, longer"')
+
+    rewrite(tmp_path / "items.jsonl", lengthen_line_50, new_file=False)
+    assert [i.id for i in reader.all()] == ids
+    assert reader.get(ids[46]).text == "note 2 6, longer"
+    assert reader.get(ids[-1]).text == "note 2 19"
+
+
+def test_appends_by_another_process_or_a_copied_shard_are_not_edits(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = edited_shard(tmp_path / "a")
+    generation = LogFile(tmp_path / "a").generation()
+    with caplog.at_level(logging.WARNING, logger="substrate.view"):
+        reader = Substrate(tmp_path / "a")
+        assert len(reader) == 60
+        writer = Substrate(tmp_path / "a")
+        writer.add("text", "appended elsewhere")
+        writer.save()
+        assert len(reader) == 61
+        copy = tmp_path / "b"
+        copy.mkdir()
+        for name in ("items.jsonl", "index/offsets.bin"):
+            (copy / name).parent.mkdir(exist_ok=True)
+            (copy / name).write_bytes((tmp_path / "a" / name).read_bytes())
+        assert Substrate(copy).get(ids[5]) is not None
+    assert not caplog.text and LogFile(tmp_path / "a").generation() == generation
+
+
+@pytest.mark.parametrize("same_size", [True, False])
+def test_a_really_corrupt_line_after_the_catalog_names_its_own_line(
+    tmp_path: Path, same_size: bool
+) -> None:
+    ids = edited_shard(tmp_path)
+
+    def corrupt(lines: list[bytes]) -> None:
+        lines[9] = b"X" + lines[9][1:] if same_size else b'{"id": broken\n'
+
+    rewrite(tmp_path / "items.jsonl", corrupt, new_file=not same_size)
+    reads: list[Callable[[Substrate], object]] = [lambda s: s.all(), lambda s: s.get(ids[8])]
+    if not same_size:  # every later offset moved: the whole log is read again, up to line 10
+        reads += [lambda s: s.get(ids[-1]), len]
+    for read in reads:
+        with pytest.raises(CorruptShardError) as info:
+            read(Substrate(tmp_path))
+        assert info.value.line == 10
+
+
+def test_a_log_that_cannot_be_marked_is_still_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = edited_shard(tmp_path)
+
+    def refuse(self: LogFile, expected: str) -> str:
+        raise ShardError("read-only file system")
+
+    monkeypatch.setattr(LogFile, "renew_generation", refuse)
+
+    def delete_line_10(lines: list[bytes]) -> None:
+        del lines[9]
+
+    rewrite(tmp_path / "items.jsonl", delete_line_10)
+    assert [i.id for i in Substrate(tmp_path).all()] == ids[:8] + ids[9:]
+    assert Substrate(tmp_path).get(ids[-1]).text == "note 2 19"
+
+
+def test_renewing_the_generation_keeps_the_header_length_and_yields_to_a_newer_one(
+    tmp_path: Path,
+) -> None:
+    edited_shard(tmp_path)
+    log_file = LogFile(tmp_path)
+    size = log_file.path.stat().st_size
+    old = log_file.generation()
+    new = log_file.renew_generation(old)
+    assert new != old and len(new) == len(old) and log_file.generation() == new
+    assert log_file.path.stat().st_size == size
+    assert log_file.renew_generation(old) == new  # already renewed (or compacted): left alone
+    assert Substrate(tmp_path).log_watermark() == Watermark(new, size)
+
+
+def test_a_catalog_of_the_previous_format_is_rebuilt_once(tmp_path: Path) -> None:
+    ids = edited_shard(tmp_path)
+    catalog = tmp_path / "index" / "offsets.bin"
+    data = catalog.read_bytes()
+    catalog.write_bytes(b"MXCAT002" + data[8:])
+    assert Substrate(tmp_path).get(ids[3]) is not None
+    assert catalog.read_bytes()[:8] == b"MXCAT003"
+
+
+def test_only_batch_ends_are_places_a_watermark_can_point_to(tmp_path: Path) -> None:
+    ids = edited_shard(tmp_path)
+    log_file = LogFile(tmp_path)
+    end = Substrate(tmp_path).log_watermark().offset
+    assert log_file.ends_batch(0) and log_file.ends_batch(end)
+    assert not log_file.ends_batch(end - 1) and not log_file.ends_batch(end + 1)
+    item_end = next(r.offset + r.length for r in log_file.records(0, end) if r.id == ids[3])
+    assert not log_file.ends_batch(item_end)  # a line boundary, but inside a batch
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "items.jsonl").write_bytes(b'{"id":"a","kind":"text","text":"x"}\n')
+    assert LogFile(legacy).ends_batch(36) and not LogFile(legacy).ends_batch(20)
