@@ -267,7 +267,11 @@ class IngestSession:
             return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
-            self.settle(self.outcome, source, key, status.SKIPPED, reason)
+            if self.cache.get(key) is None:
+                self.settle(self.outcome, source, key, status.SKIPPED, reason)
+            else:  # it grew past the limit: what it held before is gone (another limit may
+                # take it again, so the skip itself is not remembered)
+                self.settle(self.skip_with_earlier_items, key, source, reason, None)
             return None
         fmt = self.options.as_format or detect_format(entry.rel)
         if fmt is None:
@@ -316,14 +320,9 @@ class IngestSession:
         if done.status == prep.FAILED:
             self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
-            cached = self.cache.get(key)
-            ids = cached.ids if cached is not None else []
             mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
-            state = SourceState(
-                ticket.size or 0, mtime_ns, "", self.fingerprint, ids, "binary file"
-            )
-            self.cache.record(key, state, done.named)
-            self.outcome(source, key, status.SKIPPED, "binary file")
+            skip = SourceState(ticket.size or 0, mtime_ns, "", self.fingerprint, [], "binary file")
+            self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
         elif done.status == prep.SAME:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
@@ -388,6 +387,27 @@ class IngestSession:
         report.items_removed += len(removes)
         report.ids.extend(ids)
         return change
+
+    def skip_with_earlier_items(
+        self, key: str, source: str, reason: str, skip: SourceState | None, named: str = ""
+    ) -> None:
+        """Skip a file that may have given items before (it turned binary, or too large): they
+        describe content the file no longer has, so they are removed, except those published
+        elsewhere since. ``skip`` is the state to remember it by (None: forget it)."""
+        cached = self.cache.get(key)
+        ids = cached.ids if cached is not None else []
+        moved = self.moved_elsewhere(ids) if ids else set()
+        removes = [i for i in ids if i not in moved]
+        result = self.outcome(source, key, status.SKIPPED, reason)
+        if removes:
+            result.reason += f"; its {len(removes)} earlier item(s) removed"
+            result.items_removed = len(removes)
+            self.report.items_removed += len(removes)
+        if skip is not None:
+            skip.ids = sorted(moved)
+        elif moved:  # known by its published items, so that they are not written over
+            skip = SourceState(0, -1, "", self.fingerprint, sorted(moved))
+        self.queue(_Change(key, [], removes, skip, named=named))
 
     def stored(self, ids: Iterable[str]) -> dict[str, SubstrateItem]:
         """The stored items of ``ids`` that exist."""

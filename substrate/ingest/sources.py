@@ -63,7 +63,8 @@ class SourceState:
 
     ``content_hash`` is empty when unknown (a binary file, or items that disagree), which forces
     the next ingest to parse the file again. ``skipped`` holds the reason for a file deliberately
-    left out (``binary file``); its ``ids`` are those of an earlier text version, if any.
+    left out (``binary file``); its ``ids`` are those of the items of an earlier text version
+    that were published elsewhere since, if any (the others were removed).
     ``problems`` counts the lines or rows its parser rejected, so that a run that skips the
     unchanged file can say they are still there.
     """

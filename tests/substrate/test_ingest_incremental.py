@@ -514,3 +514,35 @@ def test_an_in_memory_shard_reports_rejected_lines_again_too(tree: Path) -> None
     assert not ingest_path(store, tree).ok
     again = ingest_path(store, tree)
     assert "sub/data.jsonl" in again.unchanged and not again.ok
+
+
+def test_a_file_that_turns_binary_or_too_large_loses_its_earlier_items(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "src"
+    root.mkdir()
+    _write(root / "a.txt", "oldcontent one\n")
+    _write(root / "b.txt", "oldcontent two\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), root)
+    _write(root / "a.txt", "bin\x00ary")
+    _write(root / "b.txt", "grown " * 100)
+    report = ingest_path(Substrate(shard), root, max_file_size=100)
+    reasons = {f.source: (f.status, f.reason, f.items_removed) for f in report.files}
+    assert reasons == {
+        "a.txt": ("skipped", "binary file; its 1 earlier item(s) removed", 1),
+        "b.txt": (
+            "skipped",
+            "larger than the size limit (600 > 100 bytes); its 1 earlier item(s) removed",
+            1,
+        ),
+    }
+    assert report.items_removed == 2 and len(Substrate(shard)) == 0
+    again = ingest_path(Substrate(shard), root, max_file_size=100)
+    assert [f.reason for f in again.files] == [
+        "binary file",
+        "larger than the size limit (600 > 100 bytes)",
+    ]
+    assert again.items_removed == 0
+    bigger = ingest_path(Substrate(shard), root)  # a limit that takes it again
+    assert bigger.files_added == 1 and "grown" in Substrate(shard).all()[0].text
