@@ -328,6 +328,11 @@ class IngestSession:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
             self.unchanged(source, self.cache.problems(key))
+        elif done.issues and not (done.items or done.encoded):
+            # every line was rejected: a broken file, whose earlier items are kept
+            for reason, line in done.issues:
+                report.note(IngestIssue(source, reason, line))
+            self.fail(source, ticket.path, f"all {len(done.issues)} line(s) or row(s) rejected")
         else:
             self.queue(self.change_of(ticket, done))
 

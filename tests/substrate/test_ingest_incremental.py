@@ -546,3 +546,18 @@ def test_a_file_that_turns_binary_or_too_large_loses_its_earlier_items(
     assert again.items_removed == 0
     bigger = ingest_path(Substrate(shard), root)  # a limit that takes it again
     assert bigger.files_added == 1 and "grown" in Substrate(shard).all()[0].text
+
+
+def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    root.mkdir()
+    _write(root / "rows.jsonl", '{"text": "first row"}\n{"text": "second row"}\n')
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), root)
+    _write(root / "rows.jsonl", "not json\nnor this\n")
+    report = ingest_path(Substrate(shard), root)
+    (outcome,) = report.files
+    assert (outcome.status, outcome.reason) == ("failed", "all 2 line(s) or row(s) rejected")
+    assert [i.line for i in report.issues] == [1, 2, None]
+    assert sorted(i.text for i in Substrate(shard).iter_items()) == ["first row", "second row"]
+    assert not report.ok and report.items_removed == 0
