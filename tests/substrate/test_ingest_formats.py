@@ -179,9 +179,14 @@ def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
 
 
 def test_forced_traces_report_non_object_rows() -> None:
-    parsed = _parse("traces", '{"input": 1, "answer": 2}\n[1]\n')
-    assert len(parsed.segments) == 1
-    assert [(i.line, i.reason) for i in parsed.issues] == [(2, "trace row is not a JSON object")]
+    parsed = _parse("traces", '{"input": 1, "answer": 2}\n[1]\n{}\n{"foo": 1}\n{"input": 3}\n')
+    assert [s.text for s in parsed.segments] == ["1 => 2", "3 => null"]  # unanswered is kept
+    empty = "trace row has no input and no answer, label, call"
+    assert [(i.line, i.reason) for i in parsed.issues] == [
+        (2, "trace row is not a JSON object"),
+        (3, empty),
+        (4, empty),
+    ]
 
 
 def test_json_array_and_object() -> None:

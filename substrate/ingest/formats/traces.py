@@ -56,13 +56,17 @@ def trace_segment(row: dict[str, Any], index: int) -> Segment:
 
 
 def traces_from_rows(rows: list[tuple[int, Any]], parsed: Parsed) -> Parsed:
-    """Turn parsed ``(line index, value)`` rows into trace segments; non-objects are issues."""
+    """Turn parsed ``(line index, value)`` rows into trace segments; non-objects, and objects
+    with neither an input nor an answer (``null => null``), are issues."""
     parsed.format = "traces"
     for index, value in rows:
-        if isinstance(value, dict):
-            parsed.segments.append(trace_segment(value, index))
-        else:
+        if not isinstance(value, dict):
             parsed.issues.append(LineIssue(index + 1, "trace row is not a JSON object"))
+        elif not any(key in value for key in ("input", *ANSWER_KEYS)):
+            reason = f"trace row has no input and no {', '.join(ANSWER_KEYS)}"
+            parsed.issues.append(LineIssue(index + 1, reason))
+        else:
+            parsed.segments.append(trace_segment(value, index))
     return parsed
 
 
