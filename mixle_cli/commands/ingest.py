@@ -253,16 +253,20 @@ def _adapt(
     quiet: bool,
     root: str | None = None,
     problems: list[IngestIssue] | None = None,
+    read: int | None = None,
     **options: Any,
 ) -> None:
     """Run one of the reference adapters on ``target``, save once, and report (``root`` names
-    the input in the report; default: ``target``; ``problems`` were found before)."""
+    the input in the report; default: ``target``; ``problems`` were found before; ``read``:
+    the bytes of the file the command read itself)."""
     from substrate import IngestReport, InvalidInputError
 
     app_state = state(ctx)
     substrate = app_state.substrate()
     _refuse_the_shard(substrate, [root or str(target)])
     report = IngestReport(root=root or str(target), issues=list(problems or []))
+    if read is not None:
+        report.files_scanned, report.bytes_read = 1, read
     try:
         adapter(substrate, target, scope=app_state.write_scope(scope), report=report, **options)
     except InvalidInputError:
@@ -325,7 +329,7 @@ def ingest_docs_command(
         except orjson.JSONDecodeError as exc:  # the line is left out, the rest kept
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact, problems=problems)  # fmt: skip
+           redact=not no_redact, problems=problems, read=len(data))  # fmt: skip
 
 
 def _read(path: Path) -> bytes:

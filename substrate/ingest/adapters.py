@@ -328,14 +328,16 @@ def ingest_artifacts(
     items = []
     for manifest_path in sorted(manifests):
         name = str(manifest_path)
+        if report is not None:
+            report.files_scanned += 1
         try:
             data, meta = _read_source(manifest_path)
             manifest = load_manifest(decode_text(data))
         except OSError as exc:
-            _issue(report, name, f"cannot read: {exc.strerror}", fatal=True)
+            _manifest_failed(report, name, f"cannot read: {exc.strerror}")
             continue
         except FileRejected as exc:
-            _issue(report, name, exc.reason, exc.line, byte=exc.byte, fatal=True)
+            _manifest_failed(report, name, exc.reason, exc.line, exc.byte)
             continue
         directory = manifest_path.parent
         seg = artifact_segment(directory, manifest)
@@ -354,8 +356,30 @@ def ingest_artifacts(
         try:
             item = builder.build(seg, prov, locator="artifact")
         except InvalidInputError as exc:  # the gate refuses what it cannot check
-            _issue(report, name, str(exc), fatal=True)
+            _manifest_failed(report, name, str(exc))
             continue
         assert item is not None
         items.append(item)
+        if report is not None:
+            report.bytes_read += len(data)
+            outcome = FileOutcome(name, status.ADDED, name)
+            outcome.items_added = 1
+            report.files.append(outcome)
     return _store(substrate, items, report)
+
+
+def _manifest_failed(
+    report: IngestReport | None,
+    name: str,
+    reason: str,
+    line: int | None = None,
+    byte: int | None = None,
+) -> None:
+    _issue(report, name, reason, line, byte=byte, fatal=True)
+    if report is not None:
+        where = (
+            f"line {line}: " if line is not None else f"byte {byte}: " if byte is not None else ""
+        )
+        failed = FileOutcome(name, status.FAILED, name, where + reason)
+        failed.errors = 1
+        report.files.append(failed)

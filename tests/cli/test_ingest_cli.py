@@ -168,11 +168,18 @@ def test_ingest_artifacts_and_docs_from_stdin(mixle, tmp_path: Path) -> None:
     model = tmp_path / "registry" / "router"
     model.mkdir(parents=True)
     (model / "manifest.json").write_text('{"kind": "solve/v1", "meta": {"solve": {}}}')
+    (tmp_path / "registry" / "broken").mkdir()
+    (tmp_path / "registry" / "broken" / "manifest.json").write_text("[1, 2]")
     result = mixle("ingest-artifacts", str(tmp_path / "registry"), "--json")
-    assert result.exit_code == 0 and result.json()["root"] == str(tmp_path / "registry")
+    report = result.json()
+    assert result.exit_code == 1 and report["root"] == str(tmp_path / "registry")
+    counts = [report[f"files_{k}"] for k in ("scanned", "added", "failed")]
+    assert counts == [2, 1, 1] and report["bytes_read"] > 0
+    assert [f["status"] for f in report["files"]] == ["failed", "added"]
     assert mixle("ingest-artifacts", str(tmp_path / "none")).exit_code == 3
     docs = mixle("ingest-docs", "-", "--json", input='"from a pipe"\n')
     assert docs.exit_code == 0 and docs.json()["root"] == "-"
+    assert (docs.json()["files_scanned"], docs.json()["bytes_read"]) == (1, 14)
     assert sorted(r["kind"] for r in mixle("ls", "--json").json()) == ["artifact", "text"]
 
 
