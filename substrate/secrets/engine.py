@@ -318,16 +318,17 @@ def _marked(m: re.Match[str], rule: Rule) -> bool:
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:
-    """Whether a match stands as a whole path component (``dir/AKIA….txt``, ``keys/AKIA…/x``):
-    after a ``/``, and followed by the end, a ``/`` or a character no base64 run holds. Inside
-    a base64 run a ``/`` is just another character, but a token it delimits on both sides is
-    no part of one."""
+    """Whether a match is a file name's stem (``keys/AKIA….txt``, ``keys/AKIA…``): after a
+    ``/``, and followed by the end or a character no base64 run holds. Inside a base64 run a
+    ``/`` is just another character; a match followed by another ``/`` may be one too (runs of
+    ``///`` are common in encoded binaries), so a folder named after a token is not found
+    here."""
     if text[m.start() - 1] != "/":
         return False
-    return m.end() == len(text) or text[m.end()] not in _BASE64_BODY
+    return m.end() == len(text) or text[m.end()] not in _BASE64
 
 
-_BASE64_BODY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+=")
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
 
 def _trim_unquoted(value: str) -> str:

@@ -393,16 +393,14 @@ def test_a_key_named_like_a_file_holds_a_secret_ampersands_and_all() -> None:
     assert query[found.start : found.end] == "Zq8Xw2Rk5Vn1Lp7Tb4Hc"
 
 
-def test_a_token_standing_as_a_path_component_is_found() -> None:
+def test_a_token_that_is_a_file_name_is_found_after_its_slash() -> None:
     from substrate.secrets.engine import find_secrets
 
     key = "AKIAZ7Q4R2XKP9LMW3TB"
-    for text in (
-        f"d/{key}.txt",
-        f"src/{key}/notes.md",
-        f"keys/{key}",
-        "d/glpat-Zq8Xw2Rk5Vn1Lp7Tb4Hc",
-    ):
+    for text in (f"d/{key}.txt", f"keys/{key}", "d/glpat-Zq8Xw2Rk5Vn1Lp7Tb4Hc", f"'a/{key}'"):
         assert find_secrets(text), text
-    for text in (f"Zm9v/{key}+YmFy", f"Zm9v/{key}x"):  # inside a base64 run: not a token
+    # inside a base64 run, where '/' is one more character ('///' is common in binaries)
+    blob = "hHC0gAAAA8BgAASKT///EAAAAAQg4QjwJCDhiOA0IOII0EQg4ojAVBDjCGBkEOOIMHRw7QCAK3Cg44RA4w"
+    blob += "QQ4oQg4gQg4YQg4QQg4ISwtQAAAAiAYAAPyk//97BAAAAEIOEI8CQg4Y"
+    for text in (f"Zm9v/{key}+YmFy", f"Zm9v/{key}x", f"Zm9v/{key}/YmFy", blob):
         assert not find_secrets(text), text
