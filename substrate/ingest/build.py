@@ -10,6 +10,7 @@ from substrate.ingest.cutsecrets import mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
+from substrate.secrets.copies import mask_copies, mask_copies_in_provenance
 
 
 def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:
@@ -119,14 +120,17 @@ class ItemBuilder:
         return gated
 
     def _mask_cut_secrets(self, seg: Segment, provenance: dict[str, Any]) -> str:
-        """The text of a chunk with the parts of secrets found in the whole text masked (the
-        gate could not see them whole), counted with the chunk holding each one's start."""
-        if not self.redact:  # kept as they are; the gate notes what it finds in the chunk
+        """The text of a chunk with the parts of the secrets found in the whole text it was cut
+        from masked (the gate could not see them whole), and their copies in the text and the
+        provenance (its section title); each secret is counted with its first part."""
+        known = seg.secrets
+        if not self.redact or known is None:  # kept as they are; the gate notes what it sees
             return seg.text
-        rules = sorted(part.rule for part in seg.secrets if part.first)
+        rules = sorted(part.rule for part in known.parts if part.first)
+        provenance.update(mask_copies_in_provenance(provenance, known.found))
         if rules:
             provenance[REDACTIONS_KEY] = {"count": len(rules), "rules": sorted(set(rules))}
             if self.report is not None:
                 self.report.redactions += len(rules)
                 self.report.redaction_rules.update(rules)
-        return mask_cut(seg.text, seg.secrets)
+        return str(mask_copies(mask_cut(seg.text, known.parts), known.found))

@@ -13,7 +13,7 @@ import re
 from typing import NamedTuple
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.cutsecrets import CutSecret, cut_secrets
+from substrate.ingest.cutsecrets import ChunkSecrets, cut_secrets
 from substrate.limits import DEFAULT_CHUNK_CHARS
 
 MIN_CHUNK_CHARS = 16
@@ -120,7 +120,7 @@ class Chunk(NamedTuple):
     text: str
     line_start: int
     line_end: int
-    secrets: tuple[CutSecret, ...] = ()
+    secrets: ChunkSecrets | None = None
 
 
 def chunk_lines(text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS) -> list[Chunk]:

@@ -9,7 +9,7 @@ whole instead, and each chunk carries the spans of the secrets it holds part of.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from substrate.secrets.engine import find_secrets
@@ -33,20 +33,38 @@ class CutSecret:
     first: bool
 
 
-def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[CutSecret, ...]]:
-    """For ``text`` cut into the chunks ``spans`` (``(start, end)`` in ``text``, in order), the
-    parts of the secrets of the whole text that each chunk holds; nothing when there is a
-    single chunk, which the gate sees whole."""
+@dataclass(frozen=True, slots=True)
+class ChunkSecrets:
+    """What a chunk knows of the secrets of the text it was cut from.
+
+    Attributes:
+        parts: the parts of secrets lying in this chunk, in order.
+        found: every secret of the whole text, as secret -> rule: copies of them elsewhere in
+            the chunk (or in its section title) are masked too.
+    """
+
+    parts: tuple[CutSecret, ...]
+    found: Mapping[str, str]
+
+
+def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecrets | None]:
+    """For ``text`` cut into the chunks ``spans`` (``(start, end)`` in ``text``, in order), what
+    each chunk knows of the secrets of the whole text; None for every chunk when the text holds
+    none, or is a single chunk, which the gate sees whole."""
+    hits = find_secrets(text) if len(spans) > 1 else []
+    if not hits:
+        return [None] * len(spans)
     parts: list[list[CutSecret]] = [[] for _ in spans]
-    if len(spans) > 1:
-        for hit in find_secrets(text):
-            first = True
-            for i, (start, end) in enumerate(spans):
-                lo, hi = max(hit.start, start), min(hit.end, end)
-                if lo < hi:
-                    parts[i].append(CutSecret(lo - start, hi - start, hit.rule, first))
-                    first = False
-    return [tuple(p) for p in parts]
+    found: dict[str, str] = {}
+    for hit in hits:
+        found.setdefault(text[hit.start : hit.end], hit.rule)
+        first = True
+        for i, (start, end) in enumerate(spans):
+            lo, hi = max(hit.start, start), min(hit.end, end)
+            if lo < hi:
+                parts[i].append(CutSecret(lo - start, hi - start, hit.rule, first))
+                first = False
+    return [ChunkSecrets(tuple(p), found) for p in parts]
 
 
 def mask_cut(text: str, parts: Sequence[CutSecret]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.cutsecrets import CutSecret
+from substrate.ingest.cutsecrets import ChunkSecrets
 
 
 @dataclass(slots=True)
@@ -26,8 +26,8 @@ class Segment:
         payload: structured content (a record's fields, front-matter fields, a trace row).
         tags: tags implied by the content (front matter, manifest meta keys).
         extra: format-specific provenance fields (``row`` for traces, ``index`` for records).
-        secrets: parts of secrets of the text this chunk was cut from that lie in ``text``
-            (see ``cutsecrets``): masked before the gate sees the item.
+        secrets: the secrets of the text this chunk was cut from (``cutsecrets``): their parts
+            in ``text`` and their copies are masked before the gate sees the item.
     """
 
     kind: str = "text"
@@ -39,7 +39,7 @@ class Segment:
     payload: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
-    secrets: tuple[CutSecret, ...] = ()
+    secrets: ChunkSecrets | None = None
 
 
 @dataclass(slots=True)

@@ -10,14 +10,14 @@ carries no context. Findings name the field path where they were found, for exam
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
+from substrate.secrets.copies import LOCATIONS, Copies, copies_of, copy_spans, mask_spans
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
-from substrate.secrets.scan import DEFAULT_MASK, SecretFinding, SecretScan, preview, redact_hits
+from substrate.secrets.scan import SecretFinding, SecretScan, preview
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 
 _KEYED_RULE = "sensitive_assignment"
@@ -164,77 +164,39 @@ def scan_substrate(substrate: Any, *, scope: str | None = None) -> dict[str, Any
     return {"n_items": n_items, "n_dirty": len(dirty), "dirty": dirty}
 
 
-# secret value -> the rule that found it, for the secrets masked in an item
-Masked = dict[str, str]
-# Copies shorter than this are left alone: a four-character password masked wherever those
-# characters stand alone is already generous.
-_MIN_COPY = 4
-
-
-def _redact(value: Any, key: str | None, depth: int, found: list[str], masked: Masked) -> Any:
+def _redact(
+    value: Any, key: str | None, depth: int, found: list[str], copies: Copies | None
+) -> Any:
     if depth > _MAX_DEPTH:
         return value
     if isinstance(value, str):
-        return _redact_string(value, _hits_for(value, key), found, masked)
+        return _redact_string(value, _hits_for(value, key), found, copies)
     if isinstance(value, dict):
         return {
-            _redact_key(k, found, masked): _redact(v, str(k), depth + 1, found, masked)
+            _redact_key(k, found, copies): _redact(v, str(k), depth + 1, found, copies)
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [_redact(v, key, depth + 1, found, masked) for v in value]
+        return [_redact(v, key, depth + 1, found, copies) for v in value]
     if isinstance(value, tuple):
-        return tuple(_redact(v, key, depth + 1, found, masked) for v in value)
+        return tuple(_redact(v, key, depth + 1, found, copies) for v in value)
     return copy.deepcopy(value)
 
 
-def _redact_key(key: Any, found: list[str], masked: Masked) -> Any:
+def _redact_key(key: Any, found: list[str], copies: Copies | None) -> Any:
     if not isinstance(key, str):
         return key
-    return _redact_string(key, find_secrets(key), found, masked)
+    return _redact_string(key, find_secrets(key), found, copies)
 
 
-def _redact_string(value: str, hits: list[Hit], found: list[str], masked: Masked) -> str:
-    if not hits:
-        return value
-    for h in hits:
-        found.append(h.rule)
-        masked[value[h.start : h.end]] = h.rule
-    return redact_hits(value, hits, mask=DEFAULT_MASK)
-
-
-def _mask_copies(value: Any, copies: re.Pattern[str], masked: Masked) -> Any:
-    """``value`` with every other copy of a masked secret masked too (not counted again: it
-    is the same secret).
-
-    A secret is often found in one field only, where its context shows (a payload's
-    ``password`` entry) while the text repeats the bare value (a record's text is its
-    values): masking it there alone would store it anyway.
-    """
-    if isinstance(value, str):
-        if copies.search(value) is None:
-            return value
-        return copies.sub(lambda m: DEFAULT_MASK.format(rule=masked[m.group()]), value)
-    if isinstance(value, dict):
-        return {
-            _mask_copies(k, copies, masked): _mask_copies(v, copies, masked)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_mask_copies(v, copies, masked) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_mask_copies(v, copies, masked) for v in value)
-    return value
-
-
-def _copies_of(secrets: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern for the given secrets standing alone (not inside a longer word), longest
-    first; None when none is long enough to look for."""
-    wanted = sorted((s for s in secrets if len(s) >= _MIN_COPY), key=len, reverse=True)
-    if not wanted:
-        return None
-    alternatives = "|".join(re.escape(s) for s in wanted)
-    return re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+def _redact_string(value: str, hits: list[Hit], found: list[str], copies: Copies | None) -> str:
+    """``value`` with its own secrets (counted in ``found``) and copies of the item's other
+    secrets masked."""
+    found.extend(h.rule for h in hits)
+    spans = [(h.start, h.end, h.rule) for h in hits]
+    if copies is not None:
+        spans += copy_spans(value, copies)
+    return mask_spans(value, spans) if spans else value
 
 
 def nesting_depth(value: Any, limit: int = _MAX_DEPTH + 1) -> int:
@@ -253,23 +215,33 @@ def nesting_depth(value: Any, limit: int = _MAX_DEPTH + 1) -> int:
 
 
 def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
-    """New values for ``text``, ``payload``, ``provenance`` and ``tags`` with secrets masked.
+    """New values for ``text``, ``payload``, ``provenance`` and ``tags`` with secrets masked,
+    and the copies of each wherever else they stand alone in the item (``copies``).
 
     Returns:
         ``(fields, rules)``: the replacement field values (deep copies; the item is not
-        touched) and the rule name of every redaction made, one entry per secret.
+        touched) and the rule name of every redaction made, one entry per secret (copies are
+        the same secret, and not counted again).
     """
+    secrets: dict[str, str] = {}
+    for _, key, string in item_strings(item):
+        for h in _hits_for(string, key):
+            secrets.setdefault(string[h.start : h.end], h.rule)
+    copies = copies_of(secrets)
     found: list[str] = []
-    masked: Masked = {}
     fields: dict[str, Any] = {}
     text = getattr(item, "text", None)
     if isinstance(text, str):
-        fields["text"] = _redact(text, None, 0, found, masked)
+        fields["text"] = _redact(text, None, 0, found, copies)
     for name in ("payload", "provenance", "tags"):
         value = getattr(item, name, None)
-        if value is not None:
-            fields[name] = _redact(value, None, 0, found, masked)
-    copies = _copies_of(masked)
-    if copies is not None:
-        fields = {name: _mask_copies(v, copies, masked) for name, v in fields.items()}
+        if name == "provenance" and isinstance(value, dict):
+            fields[name] = {
+                _redact_key(k, found, copies): _redact(
+                    v, str(k), 1, found, None if k in LOCATIONS else copies
+                )
+                for k, v in value.items()
+            }
+        elif value is not None:
+            fields[name] = _redact(value, None, 0, found, copies)
     return fields, found

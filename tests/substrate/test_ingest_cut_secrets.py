@@ -26,10 +26,13 @@ def test_each_chunk_gets_the_part_of_a_secret_that_lies_in_it() -> None:
     at = text.index(TOKEN)
     spans = [(0, at + 10), (at + 10, len(text))]  # the token is cut after 10 characters
     first, second = cut_secrets(text, spans)
-    assert first == (CutSecret(at, at + 10, "github_token", True),)
-    assert second == (CutSecret(0, len(TOKEN) - 10, "github_token", False),)
-    assert mask_cut(text[: at + 10], first) == "aaaa bbbb [REDACTED:github_token]"
-    assert cut_secrets(text, [(0, len(text))]) == [()]  # one chunk: the gate sees it whole
+    assert first is not None and second is not None
+    assert first.parts == (CutSecret(at, at + 10, "github_token", True),)
+    assert second.parts == (CutSecret(0, len(TOKEN) - 10, "github_token", False),)
+    assert first.found == second.found == {TOKEN: "github_token"}
+    assert mask_cut(text[: at + 10], first.parts) == "aaaa bbbb [REDACTED:github_token]"
+    assert cut_secrets(text, [(0, len(text))]) == [None]  # one chunk: the gate sees it whole
+    assert cut_secrets("nothing here", [(0, 4), (5, 12)]) == [None, None]
 
 
 def test_a_private_key_longer_than_a_chunk_leaves_no_line_readable(tmp_path: Path) -> None:
@@ -59,8 +62,24 @@ def test_a_value_whose_keyword_ends_the_chunk_before_is_masked() -> None:
     text = "some words here and there password: Zx9#qLm2Wp7Rt and more words follow here"
     first, second = chunk_lines(text, 1, 40)
     assert first.text.endswith("password:") and second.text.startswith("Zx9#qLm2Wp7Rt")
+    assert second.secrets is not None
     mask = "[REDACTED:sensitive_assignment]"
-    assert mask_cut(second.text, second.secrets) == f"{mask} and more words follow here"
+    assert mask_cut(second.text, second.secrets.parts) == f"{mask} and more words follow here"
+
+
+def test_copies_of_a_secret_in_a_cut_text_are_masked_in_every_chunk(tmp_path: Path) -> None:
+    secret = "Zq8vLm3XrT9pWk2N"
+    filler = "Plain filler sentence here. " * 60
+    (tmp_path / "a.md").write_text(
+        f"# Wifi {secret}\n\npassword = {secret} and again {secret} here.\n\n{filler}\n\n"
+        f"Later the note repeats {secret} once more.\n"
+    )
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "a.md")
+    assert report.items_added > 1 and report.redactions == 1
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert secret not in stored
+    items = list(Substrate(tmp_path / "shard").iter_items())
+    assert all("[REDACTED:sensitive_assignment]" in i.provenance["section"] for i in items)
 
 
 def test_without_redaction_the_chunks_keep_their_text(tmp_path: Path) -> None:

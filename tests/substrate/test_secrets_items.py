@@ -115,6 +115,45 @@ def test_gate_masks_every_copy_of_a_secret_found_in_another_field() -> None:
     assert result.redactions == 1  # one secret, however many copies
 
 
+def test_copies_are_found_without_their_spaces_and_as_code_writes_them() -> None:
+    mask = "[REDACTED:sensitive_assignment]"
+    spaced = SubstrateItem(
+        kind="record",
+        text="bob  Zq8vLm3XrT9pWk2N typed Zq8vLm3XrT9pWk2N at login",
+        payload={"user": "bob", "password": " Zq8vLm3XrT9pWk2N", "note": "typed Zq8vLm3XrT9pWk2N"},
+    )
+    stored = admit(spaced).item
+    assert "Zq8vLm3XrT9pWk2N" not in repr(stored.to_json())
+    assert stored.payload["note"] == f"typed {mask}"
+    # a record's text writes nested values as Python does, a trace's as JSON does
+    nested = SubstrateItem(
+        kind="record",
+        text="amy ['Zq8vLm3X\\\\rT9pWk2N']",
+        payload={"user": "amy", "password": ["Zq8vLm3X\\rT9pWk2N"]},
+    )
+    assert admit(nested).item.text == f"amy ['{mask}']"
+    quoted = SubstrateItem(
+        kind="trace",
+        text='log in => {"password": "Zq8vLm3X\\"rT9pWk2N"}',
+        payload={"input": "log in", "answer": {"password": 'Zq8vLm3X"rT9pWk2N'}},
+    )
+    assert "rT9pWk2N" not in admit(quoted).item.text
+
+
+def test_copies_in_file_locations_are_left_alone() -> None:
+    # a short password such as "admin" also names folders: the path must still lead to the file
+    item = SubstrateItem(
+        kind="record",
+        text="root admin db1",
+        payload={"user": "root", "password": "admin", "host": "db1"},
+        provenance={"source": "admin/users.csv", "path": "/srv/admin/users.csv"},
+    )
+    stored = admit(item).item
+    assert stored.text == "root [REDACTED:sensitive_assignment] db1"
+    assert stored.provenance["path"] == "/srv/admin/users.csv"
+    assert stored.provenance["source"] == "admin/users.csv"
+
+
 def test_gate_without_redaction_records_but_keeps() -> None:
     item = dirty_item()
     result = admit(item, redact=False)
