@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import json
 import re
 from collections.abc import Sequence
@@ -176,7 +177,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     if len(text) < 4:  # shorter than any credential this package reports
         return []
     low = text.lower()
-    accepted: list[Hit] = []
+    accepted = _Accepted()
     gated = len(text) < KEYWORD_GATE
     if gated:
         # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
@@ -229,8 +230,7 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
                 continue
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
-    accepted.sort(key=lambda h: h.start)
-    return accepted
+    return accepted.hits()
 
 
 def _holds_any(text: str, chars: str, held: dict[str, bool]) -> bool:
@@ -283,7 +283,32 @@ def _secret_span(m: re.Match[str]) -> tuple[int, int, str]:
     return m.start(), m.end(), ""
 
 
-def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], syntax: str) -> None:
+class _Accepted:
+    """The hits accepted so far, which never overlap: kept ordered by start, so that whether a
+    new span overlaps one of them is two comparisons, not one per hit (a long file of
+    ``key = value`` lines holds a hundred thousand)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._hits: list[Hit] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self._starts, start)
+        if i and self._hits[i - 1].end > start:
+            return True
+        return i < len(self._starts) and self._starts[i] < end
+
+    def add(self, hit: Hit) -> None:
+        i = bisect.bisect_right(self._starts, hit.start)
+        self._starts.insert(i, hit.start)
+        self._hits.insert(i, hit)
+
+    def hits(self) -> list[Hit]:
+        """The hits, sorted by start."""
+        return self._hits
+
+
+def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, syntax: str) -> None:
     start, end, group = _secret_span(m)
     if (
         rule.boundary
@@ -301,12 +326,11 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: list[Hit], synt
         if text.startswith(MASK_LEAD, m.end()):  # ... unless its body was masked already
             return
         start, end = m.start(), m.end()
-    for h in accepted:
-        if start < h.end and end > h.start:
-            return
+    if accepted.overlaps(start, end):
+        return
     if not _valid(rule, m, text[start:end], group, text, syntax):
         return
-    accepted.append(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+    accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
 
 
 def _marked(m: re.Match[str], rule: Rule) -> bool:

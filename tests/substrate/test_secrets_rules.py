@@ -404,3 +404,18 @@ def test_a_token_that_is_a_file_name_is_found_after_its_slash() -> None:
     blob += "QQ4oQg4gQg4YQg4QQg4ISwtQAAAAiAYAAPyk//97BAAAAEIOEI8CQg4Y"
     for text in (f"Zm9v/{key}+YmFy", f"Zm9v/{key}x", f"Zm9v/{key}/YmFy", blob):
         assert not find_secrets(text), text
+
+
+def test_every_one_of_many_findings_in_a_long_text_is_kept_in_order() -> None:
+    from substrate.secrets.engine import find_secrets
+
+    rng = random.Random(5)
+    lines = []
+    for i in range(3000):
+        value = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(24))
+        lines.append(f"api_key_{i} = {value}")
+    text = "\n".join(lines)
+    hits = find_secrets(text)
+    assert len(hits) == sum(len(find_secrets(line)) for line in lines) > 2900
+    assert [h.start for h in hits] == sorted(h.start for h in hits)
+    assert all(h.end <= nxt.start for h, nxt in zip(hits, hits[1:], strict=False))
