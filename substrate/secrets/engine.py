@@ -34,7 +34,7 @@ from substrate.secrets.placeholders import (
     worth_reporting,
 )
 from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
-from substrate.secrets.rules import RULES, Rule
+from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, Rule
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
@@ -424,7 +424,7 @@ def _valid_pem(body: str, m: re.Match[str], text: str) -> bool:
         return sum(ch.isalnum() for ch in body) >= 32
     # header without its END line: report it unless the END line follows (then the
     # complete-block rule has already decided)
-    return "-----END" not in text[m.end() : m.end() + 16000]
+    return "-----END" not in text[m.end() : m.end() + MAX_KEY_BLOCK]
 
 
 def _b64decode(part: str) -> bytes | None:

@@ -119,6 +119,8 @@ def _generic(pattern: str, needs: str, description: str, window: int = 0) -> Rul
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _B64 = r"[A-Za-z0-9+/]"
+# The longest key block looked for: an armored PGP key with several subkeys runs past 20 KB.
+MAX_KEY_BLOCK = 65536
 
 # Private keys come first: a key block may contain strings other rules would claim.
 KEY_RULES: tuple[Rule, ...] = (
@@ -132,7 +134,7 @@ KEY_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "private_key_block",
-        _PEM_BEGIN + r"(?P<secret>[\s\S]{1,16000}?)" + _PEM_END,
+        _PEM_BEGIN + rf"(?P<secret>[\s\S]{{1,{MAX_KEY_BLOCK}}}?)" + _PEM_END,
         ("-----begin",),
         kind="pem",
         boundary=False,

@@ -164,3 +164,16 @@ def test_a_key_header_whose_body_was_masked_is_not_reported_again() -> None:
     header = "-----BEGIN PRIVATE KEY-----"
     assert [h.rule for h in find_secrets(header + "\n")] == ["private_key_block"]  # cut off
     assert find_secrets(header + "[REDACTED:private_key_block]") == []
+
+
+def test_an_armored_key_longer_than_16_kb_is_masked_whole() -> None:
+    rng = random.Random(11)
+    body = "\n".join(
+        "".join(rng.choice(string.ascii_letters + string.digits + "+/") for _ in range(64))
+        for _ in range(300)
+    )
+    armor = "PGP PRIVATE KEY BLOCK-----"
+    key = f"-----BEGIN {armor}\n\n{body}\n=Ab3x\n-----END {armor}"
+    masked = redact_secrets(f"backup:\n{key}\nend")
+    assert len(key) > 19_000 and body[:64] not in masked and body[-64:] not in masked
+    assert masked.startswith("backup:\n-----BEGIN PGP PRIVATE KEY BLOCK-----[REDACTED:")
