@@ -87,3 +87,18 @@ def test_without_redaction_the_chunks_keep_their_text(tmp_path: Path) -> None:
     ingest_path(Substrate(tmp_path / "shard"), tmp_path, chunk_chars=500, redact=False)
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert all(line in stored for line in KEY_LINES)
+
+
+def test_an_armored_key_with_blank_lines_in_plain_text_is_one_paragraph(tmp_path: Path) -> None:
+    armor = "PGP PRIVATE KEY BLOCK-----"
+    body = "\n".join(KEY_LINES[:20]) + "\n\n" + "\n".join(KEY_LINES[20:])
+    pgp = f"-----BEGIN {armor}\nVersion: 1\n\n{body}\n=Ab3x\n-----END {armor}\n"
+    (tmp_path / "backup.txt").write_text(f"backup:\n\n{pgp}\nafter the key\n")
+    for chunk_chars in (500, 5000):  # cut into chunks, or seen whole by the gate
+        shard = tmp_path / f"shard{chunk_chars}"
+        report = ingest_path(Substrate(shard), tmp_path / "backup.txt", chunk_chars=chunk_chars)
+        assert report.redactions == 1, chunk_chars
+        stored = (shard / "items.jsonl").read_text()
+        assert not any(line in stored for line in KEY_LINES), chunk_chars
+        texts = [i.text for i in Substrate(shard).iter_items()]
+        assert texts[0] == "backup:" and texts[-1] == "after the key"

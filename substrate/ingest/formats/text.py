@@ -7,15 +7,25 @@ import re
 from substrate.ingest.chunk import chunk_lines
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.segment import Parsed, Segment
+from substrate.secrets.rules import MAX_KEY_BLOCK
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)+")
+# An armored block (a PGP key, an encrypted PEM key) may hold blank lines; it is one paragraph,
+# so that the secret scan sees it whole.
+_ARMOR = re.compile(
+    rf"-----BEGIN [A-Z0-9 ]{{1,60}}-----[\s\S]{{0,{MAX_KEY_BLOCK}}}?-----END [A-Z0-9 ]{{1,60}}-----"
+)
 
 
 def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
-    """The paragraphs of ``text`` with the 1-based line each starts on (blank ones left out)."""
+    """The paragraphs of ``text`` with the 1-based line each starts on (blank ones left out);
+    an armored block (``-----BEGIN …-----`` to ``-----END …-----``) is never split."""
+    armors = [m.span() for m in _ARMOR.finditer(text)] if "-----BEGIN " in text else []
     out = []
     pos, line = 0, first_line
     for m in _BLANK_LINES.finditer(text):
+        if any(start < m.start() < end for start, end in armors):
+            continue
         block = text[pos : m.start()]
         if block.strip():
             out.append((block, line))
