@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, GateResult, admit
-from substrate.ingest.cutsecrets import mask_cut
+from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
-from substrate.secrets.copies import mask_copies, mask_copies_in_provenance
+from substrate.secrets.copies import mask_copies, mask_copies_in_fields
 
 
 def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:
@@ -83,11 +83,15 @@ class ItemBuilder:
                 self.report.items_dropped += 1
             return None
         tags = merge_tags(self.tags, seg.tags) if seg.tags else list(self.tags)
-        text = self._mask_cut_secrets(seg, provenance) if seg.secrets else seg.text
+        text, payload = seg.text, seg.payload
+        if seg.secrets is not None and self.redact:
+            text = self._mask_cut_secrets(seg.text, seg.secrets, provenance)
+            payload = mask_copies_in_fields(payload, seg.secrets.copies)
+            tags = mask_copies(tags, seg.secrets.copies)
         item = SubstrateItem(
             kind=seg.kind,
             text=text,
-            payload=seg.payload,
+            payload=payload,
             provenance=provenance,
             scope=self.scope,
             tags=tags,
@@ -119,18 +123,17 @@ class ItemBuilder:
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
         return gated
 
-    def _mask_cut_secrets(self, seg: Segment, provenance: dict[str, Any]) -> str:
+    def _mask_cut_secrets(self, text: str, known: ChunkSecrets, provenance: dict[str, Any]) -> str:
         """The text of a chunk with the parts of the secrets found in the whole text it was cut
         from masked (the gate could not see them whole), and their copies in the text and the
         provenance (its section title); each secret is counted with its first part."""
-        known = seg.secrets
-        if not self.redact or known is None:  # kept as they are; the gate notes what it sees
-            return seg.text
         rules = sorted(part.rule for part in known.parts if part.first)
-        provenance.update(mask_copies_in_provenance(provenance, known.found))
+        masked = mask_copies_in_fields(provenance, known.copies)
+        provenance.clear()
+        provenance.update(masked)
         if rules:
             provenance[REDACTIONS_KEY] = {"count": len(rules), "rules": sorted(set(rules))}
             if self.report is not None:
                 self.report.redactions += len(rules)
                 self.report.redaction_rules.update(rules)
-        return str(mask_copies(mask_cut(seg.text, known.parts), known.found))
+        return str(mask_copies(mask_cut(text, known.parts), known.copies))

@@ -9,9 +9,11 @@ whole instead, and each chunk carries the spans of the secrets it holds part of.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from substrate.secrets.copies import Copies, copies_of
 from substrate.secrets.engine import find_secrets
 from substrate.secrets.scan import DEFAULT_MASK
 
@@ -39,32 +41,39 @@ class ChunkSecrets:
 
     Attributes:
         parts: the parts of secrets lying in this chunk, in order.
-        found: every secret of the whole text, as secret -> rule: copies of them elsewhere in
-            the chunk (or in its section title) are masked too.
+        copies: how to find copies of every secret of the whole text (``secrets.copies``),
+            worked out once for all the chunks: copies elsewhere in the chunk's item (its
+            text, section title, tags, payload) are masked too.
     """
 
     parts: tuple[CutSecret, ...]
-    found: Mapping[str, str]
+    copies: Copies | None
 
 
 def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecrets | None]:
-    """For ``text`` cut into the chunks ``spans`` (``(start, end)`` in ``text``, in order), what
-    each chunk knows of the secrets of the whole text; None for every chunk when the text holds
-    none, or is a single chunk, which the gate sees whole."""
+    """For ``text`` cut into the chunks ``spans`` (``(start, end)`` in ``text``, in order, not
+    overlapping), what each chunk knows of the secrets of the whole text; None for every chunk
+    when the text holds none, or is a single chunk, which the gate sees whole."""
     hits = find_secrets(text) if len(spans) > 1 else []
     if not hits:
         return [None] * len(spans)
     parts: list[list[CutSecret]] = [[] for _ in spans]
+    starts = [start for start, _ in spans]
     found: dict[str, str] = {}
     for hit in hits:
         found.setdefault(text[hit.start : hit.end], hit.rule)
         first = True
-        for i, (start, end) in enumerate(spans):
+        # from the chunk holding the hit's start (or the one before it) to its end
+        for i in range(max(bisect.bisect_right(starts, hit.start) - 1, 0), len(spans)):
+            start, end = spans[i]
+            if start >= hit.end:
+                break
             lo, hi = max(hit.start, start), min(hit.end, end)
             if lo < hi:
                 parts[i].append(CutSecret(lo - start, hi - start, hit.rule, first))
                 first = False
-    return [ChunkSecrets(tuple(p), found) for p in parts]
+    copies = copies_of(found)
+    return [ChunkSecrets(tuple(p), copies) for p in parts]
 
 
 def mask_cut(text: str, parts: Sequence[CutSecret]) -> str:

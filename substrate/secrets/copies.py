@@ -21,10 +21,11 @@ from substrate.secrets.scan import DEFAULT_MASK
 # Shorter copies are left alone: a four-character password masked wherever those characters
 # stand alone is already generous.
 MIN_COPY = 4
-# Provenance fields that locate a file: a short password such as ``admin`` also names folders,
-# and a masked ``path`` would no longer lead to its file (freshness checks, re-ingests). The
-# gate's own scan still masks a secret found in them.
-LOCATIONS = frozenset({"source", "path"})
+# Payload and provenance fields that locate a file or folder: a short password such as
+# ``admin`` also names folders, and a masked ``path`` or artifact ``ref`` would no longer lead
+# to its file (freshness checks, re-ingests). The gate's own scan still masks a secret found
+# in them.
+LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "parent"})
 
 # A pattern for the copies of some secrets, and the rule of each form a copy can take.
 Copies = tuple[re.Pattern[str], dict[str, str]]
@@ -66,20 +67,19 @@ def mask_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-def mask_copies(value: Any, secrets: Mapping[str, str]) -> Any:
-    """``value`` (a string, or dicts and lists of them) with the copies of ``secrets`` masked."""
-    copies = copies_of(secrets)
+def mask_copies(value: Any, copies: Copies | None) -> Any:
+    """``value`` (a string, or dicts and lists of them) with the ``copies`` masked."""
     return value if copies is None else _masked(value, copies)
 
 
-def mask_copies_in_provenance(
-    provenance: dict[str, Any], secrets: Mapping[str, str]
-) -> dict[str, Any]:
-    """``mask_copies`` for provenance, whose file locations are left alone."""
-    copies = copies_of(secrets)
+def mask_copies_in_fields(fields: dict[str, Any], copies: Copies | None) -> dict[str, Any]:
+    """``mask_copies`` for a payload or provenance dict, whose file locations (``LOCATIONS``)
+    are left alone."""
     if copies is None:
-        return provenance
-    return {k: v if k in LOCATIONS else _masked(v, copies) for k, v in provenance.items()}
+        return fields
+    return {
+        _masked(k, copies): v if k in LOCATIONS else _masked(v, copies) for k, v in fields.items()
+    }
 
 
 def _masked(value: Any, copies: Copies) -> Any:

@@ -235,7 +235,7 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
         fields["text"] = _redact(text, None, 0, found, copies)
     for name in ("payload", "provenance", "tags"):
         value = getattr(item, name, None)
-        if name == "provenance" and isinstance(value, dict):
+        if name != "tags" and isinstance(value, dict):  # file locations keep their copies
             fields[name] = {
                 _redact_key(k, found, copies): _redact(
                     v, str(k), 1, found, None if k in LOCATIONS else copies

@@ -152,6 +152,16 @@ def test_copies_in_file_locations_are_left_alone() -> None:
     assert stored.text == "root [REDACTED:sensitive_assignment] db1"
     assert stored.provenance["path"] == "/srv/admin/users.csv"
     assert stored.provenance["source"] == "admin/users.csv"
+    artifact = SubstrateItem(
+        kind="artifact",
+        text="model in staging2024",
+        payload={"ref": "reg/staging2024/bert", "registry": {"password": "staging2024"}},
+        provenance={"manifest": "reg/staging2024/bert/manifest.json", "parent": "staging2024"},
+    )
+    kept = admit(artifact).item
+    assert kept.text == "model in [REDACTED:sensitive_assignment]"
+    assert kept.payload["ref"] == "reg/staging2024/bert"
+    assert kept.provenance == artifact.provenance | {"redactions": kept.provenance["redactions"]}
 
 
 def test_gate_without_redaction_records_but_keeps() -> None:
