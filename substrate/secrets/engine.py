@@ -422,9 +422,13 @@ def _valid_pem(body: str, m: re.Match[str], text: str) -> bool:
         return False
     if "-----END" in m.group(0):
         return sum(ch.isalnum() for ch in body) >= 32
-    # header without its END line: report it unless the END line follows (then the
-    # complete-block rule has already decided)
-    return "-----END" not in text[m.end() : m.end() + MAX_KEY_BLOCK]
+    # header without its END line: report it unless the END line follows within the reach
+    # of the complete-block rule (which has then decided); a longer key fails closed
+    reach = m.start() + _PEM_HEADER_MAX + MAX_KEY_BLOCK
+    return "-----END" not in text[m.end() : reach]
+
+
+_PEM_HEADER_MAX = 80  # the longest BEGIN line the key rules take
 
 
 def _b64decode(part: str) -> bytes | None:

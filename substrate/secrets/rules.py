@@ -121,6 +121,9 @@ _PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _B64 = r"[A-Za-z0-9+/]"
 # The longest key block looked for: an armored PGP key with several subkeys runs past 20 KB.
 MAX_KEY_BLOCK = 65536
+# Armor header lines ("Version: ...", "Proc-Type: ...") and the blank line that may follow them
+# before a key's base64 body
+_ARMOR_HEADERS = r"(?:\r?\n[A-Za-z][\w-]{0,30}: [^\r\n]{0,200})*(?:\r?\n[ \t]*(?=\r?\n))?"
 
 # Private keys come first: a key block may contain strings other rules would claim.
 KEY_RULES: tuple[Rule, ...] = (
@@ -142,11 +145,16 @@ KEY_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "private_key_block",
-        _PEM_BEGIN + r"(?P<secret>(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*" + _B64 + r"{16,}=*[ \t]*)*)",
+        _PEM_BEGIN
+        + _ARMOR_HEADERS
+        + r"(?P<secret>(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*"
+        + _B64
+        + r"{16,}=*[ \t]*)*)",
         ("-----begin",),
         kind="pem",
         boundary=False,
-        description="A private key header whose END line is missing (a truncated key)",
+        description="A private key header whose END line is missing (a truncated key, or one "
+        "too long for the block rule)",
     ),
     Rule(
         "private_key_block",

@@ -118,3 +118,19 @@ def test_an_armored_key_with_blank_lines_in_plain_text_is_one_paragraph(tmp_path
         assert not any(line in stored for line in KEY_LINES), chunk_chars
         texts = [i.text for i in Substrate(shard).iter_items()]
         assert texts[0] == "backup:" and texts[-1] == "after the key"
+
+
+def test_a_key_too_long_for_the_block_rule_is_still_masked(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    lines = [
+        "".join(rng.choice(string.ascii_letters + string.digits + "+/") for _ in range(64))
+        for _ in range(1200)  # about 78 KB: past the 64 KB the block rule reaches
+    ]
+    armor = "PGP PRIVATE KEY BLOCK-----"
+    body = "\n".join(lines)
+    (tmp_path / "k.txt").write_text(
+        f"-----BEGIN {armor}\nVersion: 1\n\n{body}\n=Ab3x\n-----END {armor}\n"
+    )
+    ingest_path(Substrate(tmp_path / "shard"), tmp_path / "k.txt")
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(line in stored for line in lines)

@@ -2,30 +2,49 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from substrate.ingest.chunk import chunk_lines
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.segment import Parsed, Segment
-from substrate.secrets.rules import MAX_KEY_BLOCK
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)+")
 # An armored block (a PGP key, an encrypted PEM key) may hold blank lines; it is one paragraph,
 # so that the secret scan sees it whole.
-_ARMOR = re.compile(
-    rf"-----BEGIN [A-Z0-9 ]{{1,60}}-----[\s\S]{{0,{MAX_KEY_BLOCK}}}?-----END [A-Z0-9 ]{{1,60}}-----"
-)
+_ARMOR_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,60})-----")
+
+
+def armored_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``-----BEGIN X-----`` … ``-----END X-----`` block, in order."""
+    spans: list[tuple[int, int]] = []
+    unended: set[str] = set()  # labels with no END after some point: none after a later one
+    pos = 0
+    while (m := _ARMOR_BEGIN.search(text, pos)) is not None:
+        label, pos = m.group(1), m.end()
+        if label in unended:
+            continue
+        closing = f"-----END {label}-----"
+        end = text.find(closing, m.end())
+        if end == -1:
+            unended.add(label)
+            continue
+        pos = end + len(closing)
+        spans.append((m.start(), pos))
+    return spans
 
 
 def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
     """The paragraphs of ``text`` with the 1-based line each starts on (blank ones left out);
-    an armored block (``-----BEGIN …-----`` to ``-----END …-----``) is never split."""
-    armors = [m.span() for m in _ARMOR.finditer(text)] if "-----BEGIN " in text else []
+    an armored block (``armored_spans``) is never split."""
+    armors = armored_spans(text) if "-----BEGIN " in text else []
+    starts = [start for start, _ in armors]
     out = []
     pos, line = 0, first_line
     for m in _BLANK_LINES.finditer(text):
-        if any(start < m.start() < end for start, end in armors):
-            continue
+        i = bisect.bisect_left(starts, m.start()) - 1
+        if i >= 0 and m.start() < armors[i][1]:
+            continue  # inside an armored block
         block = text[pos : m.start()]
         if block.strip():
             out.append((block, line))
