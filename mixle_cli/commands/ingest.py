@@ -206,7 +206,7 @@ def ingest(
     _refuse_the_shard(substrate, paths)
     try:
         with _progress(not (json or quiet)) as progress:
-            for raw in paths:
+            for raw in _outermost(paths):
                 if raw == "-":
                     ingest_text(
                         substrate,
@@ -230,6 +230,22 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     _finish(report, json=json, quiet=quiet)
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """``paths`` without repeats and without those inside a folder also given (``a a/sub a``:
+    only ``a``), so that no file is counted twice; standard input stays."""
+    resolved = [None if p == "-" else Path(p).resolve() for p in paths]
+    folders = {here for here in resolved if here is not None and here.is_dir()}
+    kept: list[str] = []
+    seen: set[Path] = set()
+    for raw, here in zip(paths, resolved, strict=True):
+        if here is not None:
+            if here in seen or any(here != f and here.is_relative_to(f) for f in folders):
+                continue
+            seen.add(here)
+        kept.append(raw)
+    return kept
 
 
 def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:

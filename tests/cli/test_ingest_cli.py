@@ -226,3 +226,11 @@ def test_no_ingest_command_reads_the_shard_s_own_files(
     result = mixle("ingest-artifacts", str(isolated_shard_env))
     assert result.exit_code == 2 and "the shard itself" in result.stderr
     assert len(Substrate(isolated_shard_env)) == before
+
+
+def test_paths_inside_another_given_folder_are_counted_once(mixle, notes: Path) -> None:
+    inner = next(p for p in notes.rglob("*.md") if p.parent != notes)
+    args = [str(notes), str(inner.parent), str(inner), str(notes)]
+    report = mixle("ingest", *args, "--json").json()
+    files = len([p for p in notes.rglob("*") if p.is_file()])
+    assert report["files_scanned"] == files and report["files_added"] == files
