@@ -206,7 +206,7 @@ def ingest(
     _refuse_the_shard(substrate, paths)
     try:
         with _progress(not (json or quiet)) as progress:
-            for raw in _outermost(paths):
+            for raw in _distinct(paths):
                 if raw == "-":
                     ingest_text(
                         substrate,
@@ -232,16 +232,16 @@ def ingest(
     _finish(report, json=json, quiet=quiet)
 
 
-def _outermost(paths: list[str]) -> list[str]:
-    """``paths`` without repeats and without those inside a folder also given (``a a/sub a``:
-    only ``a``), so that no file is counted twice; standard input stays."""
-    resolved = [None if p == "-" else Path(p).resolve() for p in paths]
-    folders = {here for here in resolved if here is not None and here.is_dir()}
+def _distinct(paths: list[str]) -> list[str]:
+    """``paths`` without repeats (``a ./a``), so that no file is counted twice. A path inside
+    another given folder stays: it may name what the folder's walk leaves out (a hidden or
+    ignored file), and its files are then counted again as unchanged."""
     kept: list[str] = []
     seen: set[Path] = set()
-    for raw, here in zip(paths, resolved, strict=True):
+    for raw in paths:
+        here = Path(raw).resolve() if raw != "-" else None
         if here is not None:
-            if here in seen or any(here != f and here.is_relative_to(f) for f in folders):
+            if here in seen:
                 continue
             seen.add(here)
         kept.append(raw)
