@@ -267,7 +267,8 @@ class IngestSession:
             return None
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
-            if self.cache.get(key) is None:
+            cached = self.cache.get(key)
+            if cached is None or cached.size == entry.size:  # not read: its size tells
                 self.settle(self.outcome, source, key, status.SKIPPED, reason)
             else:  # it grew past the limit: what it held before is gone (another limit may
                 # take it again, so the skip itself is not remembered)

@@ -561,3 +561,15 @@ def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path:
     assert [i.line for i in report.issues] == [1, 2, None]
     assert sorted(i.text for i in Substrate(shard).iter_items()) == ["first row", "second row"]
     assert not report.ok and report.items_removed == 0
+
+
+def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    root.mkdir()
+    _write(root / "g.txt", "a note of some length\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), root)
+    os.utime(root / "g.txt")  # touched: its mtime no longer vouches for it
+    report = ingest_path(Substrate(shard), root, max_file_size=5)
+    assert [(f.status, f.items_removed) for f in report.files] == [("skipped", 0)]
+    assert len(Substrate(shard)) == 1
