@@ -233,19 +233,25 @@ def ingest(
 
 
 def _distinct(paths: list[str]) -> list[str]:
-    """``paths`` without repeats (``a ./a``), so that no file is counted twice. A path inside
-    another given folder stays: it may name what the folder's walk leaves out (a hidden or
-    ignored file), and its files are then counted again as unchanged."""
-    kept: list[str] = []
-    seen: set[Path] = set()
+    """``paths`` without repeats (``a ./a``), so that no file is counted twice, and with a
+    path inside another given folder before that folder.
+
+    Such a path may name what the folder's walk leaves out (a hidden or ignored file), so it
+    stays (its files are then counted again, as unchanged). Coming first, it is one the
+    folder's prune knows was just considered, and keeps its items.
+    """
+    resolved: dict[str, Path | None] = {}
     for raw in paths:
         here = Path(raw).resolve() if raw != "-" else None
-        if here is not None:
-            if here in seen:
-                continue
-            seen.add(here)
-        kept.append(raw)
-    return kept
+        if here is None or here not in resolved.values():
+            resolved[raw] = here
+    folders = [here for here in resolved.values() if here is not None and here.is_dir()]
+
+    def containing(raw: str) -> int:
+        here = resolved[raw]
+        return 0 if here is None else sum(here != f and here.is_relative_to(f) for f in folders)
+
+    return sorted(resolved, key=containing, reverse=True)
 
 
 def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:

@@ -205,7 +205,7 @@ def ingest_path(
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
-    seen: set[str] = set()
+    seen = report.walked  # the paths of earlier runs into this report are kept from pruning
     try:
         # files are read (in workers, when there are many) while the walk still goes on
         tickets = run.planned(folders, seen, max_file_size, asked_for=not walked_tree)

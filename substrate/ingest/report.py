@@ -129,6 +129,9 @@ class IngestReport:
         issues: every problem, with file and line.
         interrupted: the run was stopped by KeyboardInterrupt (completed files are stored).
         cancelled: the run was stopped by its cancel event (completed files are stored).
+        walked: the absolute paths of the files every run filling this report considered (not
+            in ``as_dict``); a later run's prune keeps their items, so a file named on its own
+            and then met as ignored by its folder's walk is not removed.
     """
 
     root: str = ""
@@ -148,6 +151,7 @@ class IngestReport:
     interrupted: bool = False
     cancelled: bool = False
     elapsed_s: float = 0.0
+    walked: set[str] = field(default_factory=set)
 
     def count(self, status: str) -> int:
         """How many files ended with ``status`` (one of ``STATUSES``)."""

@@ -234,3 +234,21 @@ def test_a_path_given_twice_is_ingested_once(mixle, notes: Path) -> None:
     report = mixle("ingest", *args, "--json").json()
     files = len([p for p in notes.rglob("*") if p.is_file() and not p.name.startswith(".")])
     assert report["files_scanned"] == files + 1 and report["files_added"] == files + 1
+
+
+def test_paths_named_inside_a_folder_keep_their_items_whatever_the_order(
+    mixle, tmp_path: Path
+) -> None:
+    tree = tmp_path / "e"
+    (tree / ".notes").mkdir(parents=True)
+    (tree / "gen").mkdir()
+    (tree / ".gitignore").write_text("gen/\n")
+    (tree / "t.md").write_text("# T\n\ntop.\n")
+    (tree / ".notes" / "h.md").write_text("# H\n\nhidden.\n")
+    (tree / "gen" / "g.md").write_text("# G\n\ngen.\n")
+    hidden, ignored = str(tree / ".notes"), str(tree / "gen" / "g.md")
+    for order in ([str(tree), hidden, ignored], [hidden, ignored, str(tree)]):
+        for _ in range(2):
+            report = mixle("ingest", *order, "--json").json()
+            assert report["items_removed"] == 0, (order, report["files"])
+            assert len(mixle("ls", "--json").json()) == 3
