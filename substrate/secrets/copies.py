@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from substrate.secrets.scan import DEFAULT_MASK
@@ -27,8 +28,21 @@ MIN_COPY = 4
 # in them.
 LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "parent"})
 
-# A pattern for the copies of some secrets, and the rule of each form a copy can take.
-Copies = tuple[re.Pattern[str], dict[str, str]]
+# Up to this many forms, copies are found by one regular expression; past it, an alternation
+# that wide is slow to search (each position tries every branch), and an index of the forms by
+# their first characters is used instead.
+_REGEX_FORMS = 64
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """How to find the copies of some secrets: the forms a copy can take and their rules,
+    longest first, as one pattern (few forms) or grouped by their first characters (many)."""
+
+    forms: dict[str, str]
+    pattern: re.Pattern[str] | None
+    by_head: dict[str, list[str]]
 
 
 def copies_of(secrets: Mapping[str, str]) -> Copies | None:
@@ -42,14 +56,38 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
                 forms.setdefault(form, rule)
     if not forms:
         return None
-    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    return re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])"), forms
+    longest_first = sorted(forms, key=len, reverse=True)
+    if len(forms) <= _REGEX_FORMS:
+        alternatives = "|".join(re.escape(f) for f in longest_first)
+        pattern = re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+        return Copies(forms, pattern, {})
+    by_head: dict[str, list[str]] = {}
+    for form in longest_first:
+        by_head.setdefault(form[:MIN_COPY], []).append(form)
+    return Copies(forms, None, by_head)
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
-    """``(start, end, rule)`` of every copy in ``text``."""
-    pattern, forms = copies
-    return [(m.start(), m.end(), forms[m.group()]) for m in pattern.finditer(text)]
+    """``(start, end, rule)`` of every copy in ``text``, in order, not overlapping."""
+    forms = copies.forms
+    if copies.pattern is not None:
+        return [(m.start(), m.end(), forms[m.group()]) for m in copies.pattern.finditer(text)]
+    spans: list[tuple[int, int, str]] = []
+    heads, pos, last = copies.by_head, 0, len(text) - MIN_COPY
+    while pos <= last:
+        candidates = heads.get(text[pos : pos + MIN_COPY])
+        if candidates and (pos == 0 or text[pos - 1] not in _WORD):
+            for form in candidates:
+                end = pos + len(form)
+                if text.startswith(form, pos) and (end == len(text) or text[end] not in _WORD):
+                    spans.append((pos, end, forms[form]))
+                    pos = end
+                    break
+            else:
+                pos += 1
+        else:
+            pos += 1
+    return spans
 
 
 def mask_spans(text: str, spans: list[tuple[int, int, str]]) -> str:

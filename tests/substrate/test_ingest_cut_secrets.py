@@ -31,7 +31,7 @@ def test_each_chunk_gets_the_part_of_a_secret_that_lies_in_it() -> None:
     assert first.parts == (CutSecret(at, at + 10, "github_token", True),)
     assert second.parts == (CutSecret(0, len(TOKEN) - 10, "github_token", False),)
     assert first.copies is second.copies  # worked out once for the whole text
-    assert first.copies is not None and first.copies[1][TOKEN] == "github_token"
+    assert first.copies is not None and first.copies.forms[TOKEN] == "github_token"
     assert mask_cut(text[: at + 10], first.parts) == "aaaa bbbb [REDACTED:github_token]"
     assert cut_secrets(text, [(0, len(text))]) == [None]  # one chunk: the gate sees it whole
     assert cut_secrets("nothing here", [(0, 4), (5, 12)]) == [None, None]

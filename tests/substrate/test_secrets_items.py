@@ -273,3 +273,21 @@ def test_text_screen_answers_for_every_slice_of_the_text() -> None:
     assert slices_may_hold_secrets("see docs/a_long_word_with_sk_inside")
     discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
     assert slices_may_hold_secrets(f"bot {discord}") and slices_may_hold_secrets(discord + "x")
+
+
+def test_many_secrets_find_the_same_copies_as_few(monkeypatch: Any) -> None:
+    from substrate.secrets import copies as copy_module
+
+    rng = random.Random(4)
+    for _ in range(300):
+        secrets = {
+            "".join(rng.choice("abc1") for _ in range(rng.randint(3, 8))): f"r{i}"
+            for i in range(rng.randint(1, 30))
+        }
+        text = "".join(rng.choice('abc1 _-.x"') for _ in range(rng.randint(0, 150)))
+        found = []
+        for limit in (10**6, 0):  # one pattern, then the index by first characters
+            monkeypatch.setattr(copy_module, "_REGEX_FORMS", limit)
+            copies = copy_module.copies_of(secrets)
+            found.append(copy_module.copy_spans(text, copies) if copies else [])
+        assert found[0] == found[1], (text, secrets)
