@@ -375,11 +375,7 @@ def _manifest_failed(
     line: int | None = None,
     byte: int | None = None,
 ) -> None:
-    _issue(report, name, reason, line, byte=byte, fatal=True)
-    if report is not None:
-        where = (
-            f"line {line}: " if line is not None else f"byte {byte}: " if byte is not None else ""
-        )
-        failed = FileOutcome(name, status.FAILED, name, where + reason)
-        failed.errors = 1
-        report.files.append(failed)
+    if report is None:  # nobody collects the problems: say them
+        _issue(report, name, reason, line, byte=byte, fatal=True)
+    else:
+        report.failed(name, name, reason, line, byte)

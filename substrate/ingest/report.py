@@ -191,6 +191,22 @@ class IngestReport:
     def note(self, issue: IngestIssue) -> None:
         self.issues.append(issue)
 
+    def failed(
+        self,
+        source: str,
+        path: str | None,
+        reason: str,
+        line: int | None = None,
+        byte: int | None = None,
+    ) -> FileOutcome:
+        """Record a file rejected as a whole: the problem with its place, and its outcome."""
+        self.note(IngestIssue(source, reason, line, byte, fatal=True))
+        where = f"line {line}: " if line is not None else ""
+        where = where or (f"byte {byte}: " if byte is not None else "")
+        outcome = FileOutcome(source, FAILED, path, where + reason, errors=1)
+        self.files.append(outcome)
+        return outcome
+
     def add_tally(self, tally: GateTally) -> None:
         self.items_dropped += tally.items_dropped
         self.redactions += tally.redactions

@@ -211,12 +211,7 @@ class IngestSession:
             self.report.note(IngestIssue(source, reason + "; fix them and ingest it again"))
 
     def fail(self, source: str, path: str | None, reason: str, **where: int | None) -> None:
-        line, byte = where.get("line"), where.get("byte")
-        self.report.note(IngestIssue(source, reason, line, byte, fatal=True))
-        where_text = (
-            f"line {line}: " if line is not None else f"byte {byte}: " if byte is not None else ""
-        )
-        self.outcome(source, path, status.FAILED, where_text + reason).errors = 1
+        self.report.failed(source, path, reason, where.get("line"), where.get("byte"))
 
     def planned(
         self,

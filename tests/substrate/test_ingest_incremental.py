@@ -516,15 +516,20 @@ def test_an_in_memory_shard_reports_rejected_lines_again_too(tree: Path) -> None
     assert "sub/data.jsonl" in again.unchanged and not again.ok
 
 
+def _ingested(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """A folder ``src`` of ``files`` (name -> text) ingested into ``shard``."""
+    root, shard = tmp_path / "src", tmp_path / "shard"
+    root.mkdir()
+    for name, text in files.items():
+        _write(root / name, text)
+    ingest_path(Substrate(shard), root)
+    return root, shard
+
+
 def test_a_file_that_turns_binary_or_too_large_loses_its_earlier_items(
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "src"
-    root.mkdir()
-    _write(root / "a.txt", "oldcontent one\n")
-    _write(root / "b.txt", "oldcontent two\n")
-    shard = tmp_path / "shard"
-    ingest_path(Substrate(shard), root)
+    root, shard = _ingested(tmp_path, {"a.txt": "oldcontent one\n", "b.txt": "oldcontent two\n"})
     _write(root / "a.txt", "bin\x00ary")
     _write(root / "b.txt", "grown " * 100)
     report = ingest_path(Substrate(shard), root, max_file_size=100)
@@ -549,11 +554,8 @@ def test_a_file_that_turns_binary_or_too_large_loses_its_earlier_items(
 
 
 def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path: Path) -> None:
-    root = tmp_path / "src"
-    root.mkdir()
-    _write(root / "rows.jsonl", '{"text": "first row"}\n{"text": "second row"}\n')
-    shard = tmp_path / "shard"
-    ingest_path(Substrate(shard), root)
+    rows = '{"text": "first row"}\n{"text": "second row"}\n'
+    root, shard = _ingested(tmp_path, {"rows.jsonl": rows})
     _write(root / "rows.jsonl", "not json\nnor this\n")
     report = ingest_path(Substrate(shard), root)
     (outcome,) = report.files
@@ -564,11 +566,7 @@ def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path:
 
 
 def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
-    root = tmp_path / "src"
-    root.mkdir()
-    _write(root / "g.txt", "a note of some length\n")
-    shard = tmp_path / "shard"
-    ingest_path(Substrate(shard), root)
+    root, shard = _ingested(tmp_path, {"g.txt": "a note of some length\n"})
     os.utime(root / "g.txt")  # touched: its mtime no longer vouches for it
     report = ingest_path(Substrate(shard), root, max_file_size=5)
     assert [(f.status, f.items_removed) for f in report.files] == [("skipped", 0)]
