@@ -19,6 +19,7 @@ KEY_LINES = [
     for _ in range(40)
 ]
 KEY = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(KEY_LINES) + "\n-----END PRIVATE KEY-----\n"
+FILLER = "Plain filler sentence here. " * 60  # longer than a chunk
 TOKEN = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
 
 
@@ -71,9 +72,8 @@ def test_a_value_whose_keyword_ends_the_chunk_before_is_masked() -> None:
 
 def test_copies_of_a_secret_in_a_cut_text_are_masked_in_every_chunk(tmp_path: Path) -> None:
     secret = "Zq8vLm3XrT9pWk2N"
-    filler = "Plain filler sentence here. " * 60
     (tmp_path / "a.md").write_text(
-        f"# Wifi {secret}\n\npassword = {secret} and again {secret} here.\n\n{filler}\n\n"
+        f"# Wifi {secret}\n\npassword = {secret} and again {secret} here.\n\n{FILLER}\n\n"
         f"Later the note repeats {secret} once more.\n"
     )
     report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "a.md")
@@ -86,12 +86,11 @@ def test_copies_of_a_secret_in_a_cut_text_are_masked_in_every_chunk(tmp_path: Pa
 
 def test_copies_in_the_tags_and_payload_of_a_cut_text_are_masked(tmp_path: Path) -> None:
     secret = "Zq8vT3pLm2Xw9"
-    filler = "Plain filler sentence here. " * 60
     (tmp_path / "a.md").write_text(
         f"---\nrotation: rotate {secret} monthly\ntags: [deploy, {secret}]\n---\n"
-        f"# Db\n\ndb_password: {secret}\n\n{filler}\n"
+        f"# Db\n\ndb_password: {secret}\n\n{FILLER}\n"
     )
-    line = {"text": f"api_key = '{secret}' {filler}", "tags": [secret], "payload": {"n": secret}}
+    line = {"text": f"api_key = '{secret}' {FILLER}", "tags": [secret], "payload": {"n": secret}}
     (tmp_path / "b.jsonl").write_text(json.dumps(line) + "\n")
     report = ingest_path(Substrate(tmp_path / "shard"), tmp_path)
     assert report.items_added > 2
