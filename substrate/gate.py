@@ -58,27 +58,20 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def check_scope(scope: str) -> None:
-    """Refuse a scope name with control characters: scopes are written into cache keys
-    (after a NUL), file lines and tables, which such a character would break.
-
-    Raises:
-        InvalidInputError: naming the problem, not the value.
-    """
-    if _CONTROL.search(scope):
-        raise InvalidInputError("a scope name cannot hold control characters")
-
-
 def refuse_secret_names(**names: str | None) -> None:
-    """Refuse names that look like secrets (scopes, approvers, who published or proposed).
+    """Refuse names that look like secrets or hold control characters (scopes, approvers, who
+    published or proposed).
 
     Names are stored, compared and printed as they are: masking one would change what it
-    names, so a secret pasted as a name is refused instead.
+    names, so a secret pasted as a name is refused instead; a control character would break
+    the cache keys (a scope follows a NUL), lines and tables they are written into.
 
     Raises:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
+        if name and _CONTROL.search(name):
+            raise InvalidInputError(f"the {what.replace('_', ' ')} cannot hold control characters")
         if name and find_secrets(name):
             raise InvalidInputError(
                 f"the {what.replace('_', ' ')} looks like a secret; choose another name"
@@ -102,7 +95,6 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
                 "secrets; flatten it"
             )
-    check_scope(item.scope)
     refuse_secret_names(scope=item.scope)
     scan = scan_item(item)
     if scan.clean:

@@ -392,3 +392,21 @@ def test_a_reader_of_everything_still_governs_every_scope(split: Substrate) -> N
     assert load_governance(split).as_dict() == {"beta": ["betaboss", "mallory"]}
     with pytest.raises(AccessDeniedError, match="'carol' may not change"):
         revoke_approver(split, "mallory", "beta", by="carol")
+
+
+def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Path) -> None:
+    from substrate.governance import grant_approver, propose
+    from substrate.spaces import publish
+
+    store = Substrate(tmp_path)
+    item_id = store.add("text", "a note")
+    store.save()
+    for bad in ("a\nb", "x\x00y"):
+        for act in (
+            lambda: publish(store, [item_id], to=bad, by="ann"),
+            lambda: propose(store, [item_id], to=bad, by="ann"),
+            lambda: grant_approver(store, "bob", bad, by="ann"),
+        ):
+            with pytest.raises(InvalidInputError, match="control characters"):
+                act()
+    assert [i.scope for i in Substrate(tmp_path).iter_items()] == ["local"]
