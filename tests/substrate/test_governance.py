@@ -403,9 +403,9 @@ def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Pa
     store.save()
     for bad in ("a\nb", "x\x00y"):
         for act in (
-            lambda: publish(store, [item_id], to=bad, by="ann"),
-            lambda: propose(store, [item_id], to=bad, by="ann"),
-            lambda: grant_approver(store, "bob", bad, by="ann"),
+            lambda bad=bad: publish(store, [item_id], to=bad, by="ann"),
+            lambda bad=bad: propose(store, [item_id], to=bad, by="ann"),
+            lambda bad=bad: grant_approver(store, "bob", bad, by="ann"),
         ):
             with pytest.raises(InvalidInputError, match="control characters"):
                 act()
