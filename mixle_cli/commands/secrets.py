@@ -244,7 +244,7 @@ def _report_files(
             run.errors.append((f"cannot read {_safe(s.path)}", why))
         elif not quiet:
             for note in s.notes:
-                output.note_parts(s.path, note)
+                output.note_parts(_safe(s.path), note)
     suppressed = sum(s.suppressed for s in run.scans)
     if fmt == "json":
         output.emit_json(

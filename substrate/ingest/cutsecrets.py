@@ -13,9 +13,8 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from substrate.secrets.copies import Copies, copies_of
+from substrate.secrets.copies import Copies, copies_of, mask_spans
 from substrate.secrets.engine import find_secrets
-from substrate.secrets.scan import DEFAULT_MASK
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +76,5 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
 
 
 def mask_cut(text: str, parts: Sequence[CutSecret]) -> str:
-    """``text`` with each part of a cut secret masked (parts in order, not overlapping)."""
-    out: list[str] = []
-    pos = 0
-    for part in parts:
-        out.append(text[pos : part.start])
-        out.append(DEFAULT_MASK.format(rule=part.rule))
-        pos = part.end
-    out.append(text[pos:])
-    return "".join(out)
+    """``text`` with each part of a cut secret masked."""
+    return mask_spans(text, [(part.start, part.end, part.rule) for part in parts])
