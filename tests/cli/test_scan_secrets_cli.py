@@ -574,3 +574,10 @@ def test_notes_about_files_named_like_keys_keep_their_words(
     done = mixle_process("scan-secrets", "password.txt", "missing-secret.txt", cwd=work)
     assert "password.txt: invalid UTF-8 replaced before scanning" in done.stderr
     assert "cannot read missing-secret.txt: No such file or directory" in done.stderr
+
+
+def test_a_file_name_with_a_newline_stays_on_its_note_line(mixle: Run, work: Path) -> None:
+    (work / "odd\nname.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    result = mixle("scan-secrets", ".")
+    notes = [line for line in result.stderr.splitlines() if "name.bin" in line]
+    assert len(notes) == 1 and notes[0].startswith("odd\\x0aname.bin: skipped"), result.stderr
