@@ -241,10 +241,13 @@ def _distinct(paths: list[str]) -> list[str]:
     folder's prune knows was just considered, and keeps its items.
     """
     resolved: dict[str, Path | None] = {}
+    seen: set[Path] = set()
     for raw in paths:
         here = Path(raw).resolve() if raw != "-" else None
-        if here is None or here not in resolved.values():
+        if here is None or here not in seen:
             resolved[raw] = here
+        if here is not None:
+            seen.add(here)
     folders = [here for here in resolved.values() if here is not None and here.is_dir()]
 
     def containing(raw: str) -> int:

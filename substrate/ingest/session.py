@@ -263,7 +263,9 @@ class IngestSession:
         if entry.size > max_size:
             reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
             cached = self.cache.get(key)
-            if cached is None or cached.size == entry.size:  # not read: its size tells
+            # not read, so its size tells whether it changed; a state without a content hash
+            # was already recorded as left out
+            if cached is None or cached.size == entry.size or not cached.content_hash:
                 self.settle(self.outcome, source, key, status.SKIPPED, reason)
             else:  # it grew past the limit: what it held before is gone (another limit may
                 # take it again, so the skip itself is not remembered)

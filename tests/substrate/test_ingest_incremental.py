@@ -571,3 +571,21 @@ def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
     report = ingest_path(Substrate(shard), root, max_file_size=5)
     assert [(f.status, f.items_removed) for f in report.files] == [("skipped", 0)]
     assert len(Substrate(shard)) == 1
+
+
+def test_a_too_large_file_with_published_items_settles_once(tmp_path: Path) -> None:
+    from substrate.spaces import publish
+
+    root, shard = _ingested(tmp_path, {"a.txt": "a note to publish\n"})
+    store = Substrate(shard)
+    publish(store, [i.id for i in store.iter_items()], to="public", by="ann")
+    store.save()
+    _write(root / "a.txt", "grown " * 100)
+    first = ingest_path(Substrate(shard), root, max_file_size=100)
+    assert first.items_removed == 0  # the published item stays where it is
+    index = shard / "index"
+    before = {p.name: p.stat().st_mtime_ns for p in index.glob("source*")}
+    again = ingest_path(Substrate(shard), root, max_file_size=100)
+    assert [f.reason for f in again.files] == ["larger than the size limit (600 > 100 bytes)"]
+    assert {p.name: p.stat().st_mtime_ns for p in index.glob("source*")} == before
+    assert [i.scope for i in Substrate(shard).iter_items()] == ["public"]
