@@ -15,14 +15,15 @@ _held = threading.local()  # the lock files this thread holds: a nested request 
 
 
 @contextmanager
-def exclusive_lock(path: Path) -> Iterator[None]:
+def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block.
 
     The lock lives in its own file, not on ``items.jsonl``, so that compaction can replace the log
     while the lock is held. The kernel releases it if the process dies. A thread that already
     holds it passes through (a read-modify-write holds the lock around the save that takes it);
     the holder is the thread, so a block holding it must not span an ``await`` that lets
-    another task of the same thread write.
+    another task of the same thread write. With ``wait=False`` a lock held by another process
+    raises ``ShardError`` at once.
     """
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     try:
@@ -35,7 +36,10 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         if key in held:
             yield
             return
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # only without wait: another process holds it
+            raise ShardError(f"{path} is held by another writer") from None
         held.add(key)
         try:
             yield

@@ -326,9 +326,11 @@ class LogFile:
             The generation the log has afterwards.
 
         Raises:
-            ShardError: the log or its lock cannot be written (a read-only shard).
+            ShardError: the log or its lock cannot be written (a read-only shard), or another
+                process holds the lock.
         """
-        with exclusive_lock(self.lock_path):
+        # a reader must not wait for a long ingest: it reads the log whole meanwhile
+        with exclusive_lock(self.lock_path, wait=False):
             head = self.header()
             if head is None or head["generation"] != expected:
                 return self.generation()

@@ -416,3 +416,24 @@ def test_only_batch_ends_are_places_a_watermark_can_point_to(tmp_path: Path) -> 
     legacy.mkdir()
     (legacy / "items.jsonl").write_bytes(b'{"id":"a","kind":"text","text":"x"}\n')
     assert LogFile(legacy).ends_batch(36) and not LogFile(legacy).ends_batch(20)
+
+
+def test_a_reader_that_finds_an_edit_does_not_wait_for_a_writer(tmp_path: Path) -> None:
+    import fcntl
+
+    ids = edited_shard(tmp_path)
+    log_file = LogFile(tmp_path)
+    fd = os.open(log_file.lock_path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a long ingest holds the lock
+        with pytest.raises(ShardError, match="held by another writer"):
+            log_file.renew_generation(log_file.generation())
+
+        def shorten(lines: list[bytes]) -> None:
+            lines[9] = lines[9].replace(b'"note 0 8"', b'"n08"')
+
+        rewrite(tmp_path / "items.jsonl", shorten, new_file=False)
+        reader = Substrate(tmp_path)  # reads the edited log whole, without the lock
+        assert reader.get(ids[8]).text == "n08" and len(reader) == 60
+    finally:
+        os.close(fd)
