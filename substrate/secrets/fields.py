@@ -164,29 +164,46 @@ def scan_substrate(substrate: Any, *, scope: str | None = None) -> dict[str, Any
     return {"n_items": n_items, "n_dirty": len(dirty), "dirty": dirty}
 
 
+# The hits of each string of an item being redacted, as (string, enclosing key) -> hits: the
+# strings are scanned once, to learn every secret whose copies are then masked.
+_Hits = dict[tuple[str, str | None], list[Hit]]
+
+
 def _redact(
-    value: Any, key: str | None, depth: int, found: list[str], copies: Copies | None
+    value: Any,
+    key: str | None,
+    depth: int,
+    found: list[str],
+    copies: Copies | None,
+    hits: _Hits,
+    *,
+    top: bool = False,
 ) -> Any:
+    """``value`` redacted; in a ``top`` dict (a payload or provenance), the file locations
+    (``LOCATIONS``) keep copies as they are."""
     if depth > _MAX_DEPTH:
         return value
     if isinstance(value, str):
-        return _redact_string(value, _hits_for(value, key), found, copies)
+        return _redact_string(value, _known(hits, value, key), found, copies)
     if isinstance(value, dict):
-        return {
-            _redact_key(k, found, copies): _redact(v, str(k), depth + 1, found, copies)
-            for k, v in value.items()
-        }
+        out = {}
+        for k, v in value.items():
+            name = (
+                _redact_string(k, _known(hits, k, None), found, copies) if isinstance(k, str) else k
+            )
+            kept = None if top and k in LOCATIONS else copies  # a file location keeps its copies
+            out[name] = _redact(v, str(k), depth + 1, found, kept, hits)
+        return out
     if isinstance(value, list):
-        return [_redact(v, key, depth + 1, found, copies) for v in value]
+        return [_redact(v, key, depth + 1, found, copies, hits) for v in value]
     if isinstance(value, tuple):
-        return tuple(_redact(v, key, depth + 1, found, copies) for v in value)
+        return tuple(_redact(v, key, depth + 1, found, copies, hits) for v in value)
     return copy.deepcopy(value)
 
 
-def _redact_key(key: Any, found: list[str], copies: Copies | None) -> Any:
-    if not isinstance(key, str):
-        return key
-    return _redact_string(key, find_secrets(key), found, copies)
+def _known(hits: _Hits, value: str, key: str | None) -> list[Hit]:
+    found = hits.get((value, key))
+    return _hits_for(value, key) if found is None else found
 
 
 def _redact_string(value: str, hits: list[Hit], found: list[str], copies: Copies | None) -> str:
@@ -223,25 +240,28 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
         touched) and the rule name of every redaction made, one entry per secret (copies are
         the same secret, and not counted again).
     """
+    pairs: list[tuple[str | None, str]] = []
+    text = getattr(item, "text", None)
+    if isinstance(text, str):
+        pairs.append((None, text))
+    for name in ("payload", "provenance", "tags"):
+        value = getattr(item, name, None)
+        if value is not None:
+            _strings(value, None, 0, pairs)
+    hits: _Hits = {}
     secrets: dict[str, str] = {}
-    for _, key, string in item_strings(item):
-        for h in _hits_for(string, key):
-            secrets.setdefault(string[h.start : h.end], h.rule)
+    for key, string in pairs:
+        if (string, key) not in hits:
+            hits[string, key] = found_here = _hits_for(string, key)
+            for h in found_here:
+                secrets.setdefault(string[h.start : h.end], h.rule)
     copies = copies_of(secrets)
     found: list[str] = []
     fields: dict[str, Any] = {}
-    text = getattr(item, "text", None)
     if isinstance(text, str):
-        fields["text"] = _redact(text, None, 0, found, copies)
+        fields["text"] = _redact(text, None, 0, found, copies, hits)
     for name in ("payload", "provenance", "tags"):
         value = getattr(item, name, None)
-        if name != "tags" and isinstance(value, dict):  # file locations keep their copies
-            fields[name] = {
-                _redact_key(k, found, copies): _redact(
-                    v, str(k), 1, found, None if k in LOCATIONS else copies
-                )
-                for k, v in value.items()
-            }
-        elif value is not None:
-            fields[name] = _redact(value, None, 0, found, copies)
+        if value is not None:
+            fields[name] = _redact(value, None, 0, found, copies, hits, top=name != "tags")
     return fields, found
