@@ -140,10 +140,9 @@ def require_readable(
     if scopes is None or scope in scopes:
         return
     who = repr(team) if team is not None else "this reader"
-    if action == "administer":
-        # Word for word what a reader without the right gets for a scope it can read.
-        message = f"{who} may not change the approvers of scope {scope!r}; ask one of its approvers"
-    elif action in ("propose", "publish"):
+    if action == "administer":  # what a reader without the right gets for a scope it reads
+        raise _refuse_administration(who, scope)
+    if action in ("propose", "publish"):
         who = f"team {who}" if team is not None else who
         message = f"{who} may {action} only into its own or a shared scope, not {scope!r}"
     else:
@@ -174,9 +173,10 @@ def _may_administer(governance: Governance, by: str | None, scope: str) -> bool:
     return governance.may_approve(by, scope) or not governance.gated(scope)
 
 
-def _refuse_administration(by: str | None, scope: str) -> AccessDeniedError:
+def _refuse_administration(who: str, scope: str) -> AccessDeniedError:
+    """The refusal to change the approvers of ``scope``; ``who`` as it is shown."""
     return AccessDeniedError(
-        f"{by!r} may not change the approvers of scope {scope!r}; ask one of its approvers"
+        f"{who} may not change the approvers of scope {scope!r}; ask one of its approvers"
     )
 
 
@@ -210,7 +210,7 @@ def grant_approver(
     require_readable(scope, scopes, team=team, action="administer")
     with _changing_governance(substrate) as governance:
         if not _may_administer(governance, by, scope):
-            raise _refuse_administration(by, scope)
+            raise _refuse_administration(repr(by), scope)
         if governance.may_approve(who, scope):
             return False
         governance.grant(who, scope)
@@ -244,7 +244,7 @@ def revoke_approver(
     require_readable(scope, scopes, team=team, action="administer")
     with _changing_governance(substrate) as governance:
         if not _may_administer(governance, by, scope):
-            raise _refuse_administration(by, scope)
+            raise _refuse_administration(repr(by), scope)
         governance.revoke(who, scope)
 
 
