@@ -224,6 +224,7 @@ def answer_from_substrate(
         packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
     confidence = answerability(question, top, ranked_evidence)
     text: str | None = None
+    n_cited = 0
     if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):
         note = (
             f"abstained: {len(evidence)} relevant item(s) at confidence {confidence:.2f} "
@@ -240,7 +241,7 @@ def answer_from_substrate(
         # the evidence holds no secret, but an answerer may add one (from its own context)
         text = safe_text((text or "").strip()) or None
         if text:
-            n_cited = len(sources_cited(text, len(packet)))
+            n_cited = len(sources_cited(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
         else:
             note = "abstained: the answerer found no answer in the evidence"
@@ -259,6 +260,6 @@ def answer_from_substrate(
         "reason",
         features={"action": "answer", "n_evidence": len(evidence)},
         choice="abstain" if abstained else "answer",
-        outcome={"confidence": confidence, "n_cited": len(result.cited())},
+        outcome={"confidence": confidence, "n_cited": n_cited},
     )
     return result
