@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
+from substrate.limits import VERIFY_ON_OPEN_BYTES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,8 +47,6 @@ _HEADER = struct.Struct("<8s16sQQQII8x")
 _FIELDS = struct.Struct("<QII")  # offset, length, seq after the 8-byte big-endian key
 RECORD_SIZE = 24
 assert _HEADER.size == 64
-# Opening a catalog of at most this many bytes reads and checks it whole (about a millisecond).
-VERIFY_ON_OPEN_BYTES = 4 << 20
 
 
 def _checksum(

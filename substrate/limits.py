@@ -4,3 +4,6 @@ so that showing them costs nothing)."""
 DEFAULT_CHUNK_CHARS = 1500
 DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
+# A derived index file (the catalog, a search pack) of at most this many bytes has its checksums
+# checked whole when it is opened (about a millisecond); larger ones on full reads.
+VERIFY_ON_OPEN_BYTES = 4 << 20

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from substrate.limits import VERIFY_ON_OPEN_BYTES
+
 if TYPE_CHECKING:
     import numpy as np
 
 MAGIC = b"MXLPACK2"  # 2: the header and the arrays carry checksums
 _PREFIX = struct.Struct("<8sII")  # magic, header length, header CRC-32
 _ALIGN = 64
-# open_pack checks the checksums of packs up to this size.
-VERIFY_ON_OPEN_BYTES = 4 << 20
 
 
 class PackError(Exception):
