@@ -206,9 +206,7 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     if filters.scopes is not None:
         mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
     if filters.source_prefix is not None:
-        given = filters.source_prefix
-        prefixes = (given,) if isinstance(given, str) else given
-        matches = source_matcher(prefixes)
+        matches = source_matcher(filters.source_prefix)
         codes = [i for i, names in enumerate(docs.sources) if matches(names)]
         mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
     if filters.since is not None:

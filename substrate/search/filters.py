@@ -31,7 +31,7 @@ class SearchFilters:
     kind: str | None = None
     scopes: frozenset[str] | None = None
     tags: tuple[str, ...] = field(default=())
-    source_prefix: str | tuple[str, ...] | None = None
+    source_prefix: str | tuple[str, ...] | None = None  # a tuple once built
     since: float | None = None
     until: float | None = None
 
@@ -43,6 +43,12 @@ class SearchFilters:
         if isinstance(self.tags, str):
             raise InvalidInputError("tags must be a sequence of tag names, not one string")
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
+        if self.source_prefix is not None:
+            given = self.source_prefix
+            prefixes = (given,) if isinstance(given, str) else tuple(str(p) for p in given)
+            if not prefixes:
+                raise InvalidInputError("source_prefix needs at least one path")
+            object.__setattr__(self, "source_prefix", prefixes)
         for name in ("since", "until"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
@@ -88,8 +94,3 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
         )
 
     return matches
-
-
-def source_matches(source: str, prefix: str) -> bool:
-    """Path-prefix match: the source is ``prefix`` itself or lies under it."""
-    return source_matcher((prefix,))(source)

@@ -9,7 +9,7 @@ import pytest
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.search.filters import SearchFilters, source_matches
+from substrate.search.filters import SearchFilters, source_matcher
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.ranker import rank
 from substrate.search.state import IndexState, build_state
@@ -204,15 +204,22 @@ def test_until_bound_is_inclusive(analyzer: Analyzer) -> None:
 
 
 def test_source_prefix_matches_path_components() -> None:
-    assert source_matches("docs/a.md", "docs")
-    assert source_matches("docs", "docs")
-    assert source_matches("docs/a.md", "docs/")
-    assert not source_matches("docsx/a.md", "docs")
+    assert source_matcher(("docs",))("docs/a.md")
+    assert source_matcher(("docs",))("docs")
+    assert source_matcher(("docs/",))("docs/a.md")
+    assert not source_matcher(("docs",))("docsx/a.md")
+    assert SearchFilters(source_prefix="docs").source_prefix == ("docs",)
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"scopes": "team"}, {"tags": "finance"}, {"since": 5.0, "until": 1.0}, {"since": "yesterday"}],
+    [
+        {"scopes": "team"},
+        {"tags": "finance"},
+        {"since": 5.0, "until": 1.0},
+        {"since": "yesterday"},
+        {"source_prefix": ()},
+    ],
 )
 def test_bad_filters_are_rejected(kwargs: dict[str, object]) -> None:
     with pytest.raises(InvalidInputError):
