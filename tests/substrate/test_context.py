@@ -337,3 +337,13 @@ def test_a_long_sentence_without_spaces_is_cut_around_the_match() -> None:
     for text in ("ts=1 " + "a=b;" * 800 + "quokka=crashed", "x" * 3000 + ",quokka,crashed"):
         cut = compress_text(text, "quokka crashed", 80)
         assert len(cut) <= 80 and "quokka" in cut, cut
+
+
+def test_a_match_far_into_one_long_run_is_kept_with_a_short_lead_in() -> None:
+    from substrate.context.compress import around_match
+
+    minified = '{"a":"' + "x" * 400 + '","refund":"within 30 days","b":"' + "y" * 300 + '"}'
+    cut = around_match(minified, "refund policy", 80)
+    assert len(cut) == 80 and cut.startswith("\u2026") and '"refund":"within 30 days"' in cut
+    assert cut.index("refund") <= 80 // 4 + 3  # a quarter of the room before the match
+    assert around_match("no match here " * 20, "refund", 40).startswith("no match here")
