@@ -265,7 +265,7 @@ def ingest_file(
     name = source or str(path)
     data, meta = _read_source(p)
     text = _decode(data, name, report)
-    ctx = ParseContext(path=str(p.absolute()), name=name, chunk_chars=max(len(text), 16))
+    ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
     try:
         parsed = _parse_for_file(fmt, text, ctx)
     except FileRejected as exc:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from substrate.errors import InvalidInputError
 from substrate.ingest.cutsecrets import ChunkSecrets, cut_secrets
+from substrate.ingest.segment import Segment
 from substrate.limits import DEFAULT_CHUNK_CHARS
 
 MIN_CHUNK_CHARS = 16
@@ -123,25 +124,39 @@ class Chunk(NamedTuple):
     secrets: ChunkSecrets | None = None
 
 
-def chunk_lines(text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS) -> list[Chunk]:
+def chunk_lines(
+    text: str, first_line: int, limit: int = DEFAULT_CHUNK_CHARS, *, secrets: bool = True
+) -> list[Chunk]:
     """Chunks of ``text`` with the 1-based file lines each spans.
 
     Args:
         text: the section text.
         first_line: the file line on which ``text`` starts.
         limit: the largest chunk, in characters.
+        secrets: when there are several chunks, tell each the secrets of the whole text that
+            lie in it (``Chunk.secrets``); not needed when nothing is to be redacted.
 
     Returns:
-        The chunks, in order; when there are several, each knows the secrets of the whole
-        text that lie in it (``Chunk.secrets``).
+        The chunks, in order.
     """
     spans = chunk_spans(text, limit)
-    secrets = cut_secrets(text, spans)
+    found_in = cut_secrets(text, spans) if secrets else [None] * len(spans)
     out = []
     line, pos = first_line, 0
-    for (s, e), found in zip(spans, secrets, strict=True):
+    for (s, e), found in zip(spans, found_in, strict=True):
         line += text.count("\n", pos, s)
         end_line = line + text.count("\n", s, e)
         out.append(Chunk(text[s:e], line, end_line, found))
         line, pos = end_line, e
     return out
+
+
+def text_segments(
+    text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
+) -> list[Segment]:
+    """The prose segments of ``text`` (a section, a paragraph): one per chunk."""
+    chunks = chunk_lines(text, first_line, limit, secrets=secrets)
+    return [
+        Segment("text", c.text, section, c.line_start, c.line_end, i, secrets=c.secrets)
+        for i, c in enumerate(chunks)
+    ]

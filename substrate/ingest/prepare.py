@@ -176,7 +176,7 @@ def prepare(ticket: Ticket, options: IngestOptions, fingerprint: str) -> Prepare
     done = Prepared(PARSED, len(data), digest)
     try:
         text = decode_text(data)
-        context = ParseContext(options.chunk_chars, ticket.path, ticket.source)
+        context = ParseContext(options.chunk_chars, ticket.path, ticket.source, options.redact)
         parsed = PARSERS[ticket.fmt](text, context)
     except FileRejected as exc:
         done.status, done.reason, done.line, done.byte = FAILED, exc.reason, exc.line, exc.byte

@@ -133,3 +133,15 @@ def test_a_key_too_long_for_the_block_rule_is_still_masked(tmp_path: Path) -> No
     ingest_path(Substrate(tmp_path / "shard"), tmp_path / "k.txt")
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert not any(line in stored for line in lines)
+
+
+def test_nothing_is_scanned_for_cut_secrets_when_nothing_is_redacted() -> None:
+    from substrate.ingest.formats import PARSERS
+    from substrate.ingest.formats.context import ParseContext
+
+    text = f"{FILLER} token = {TOKEN} {FILLER}"  # one paragraph, cut into chunks
+    for parse in ("markdown", "text", "rst"):
+        kept = PARSERS[parse](f"# T\n\n{text}", ParseContext(500, redact=False)).segments
+        masked = PARSERS[parse](f"# T\n\n{text}", ParseContext(500)).segments
+        assert len(kept) > 1 and all(s.secrets is None for s in kept), parse
+        assert any(s.secrets is not None for s in masked), parse

@@ -15,8 +15,10 @@ class ParseContext:
         chunk_chars: the largest chunk of prose, in characters.
         path: the absolute path of the file being parsed (None for a stream).
         name: the source name used in messages.
+        redact: secrets will be masked: a text cut into chunks is scanned whole for them.
     """
 
     chunk_chars: int = DEFAULT_CHUNK_CHARS
     path: str | None = None
     name: str = ""
+    redact: bool = True

@@ -39,7 +39,7 @@ def value_segments(
         text, tags, payload = document_parts(value)
         first = line if line is not None else 1
         chunks = (
-            chunk_lines(text, first, ctx.chunk_chars)
+            chunk_lines(text, first, ctx.chunk_chars, secrets=ctx.redact)
             if text.strip()
             else [Chunk(text, first, first)]
         )

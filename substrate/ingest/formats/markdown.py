@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
 from substrate.ingest.segment import Parsed, Segment
@@ -64,9 +64,10 @@ class _Doc:
             return
         section = SECTION_SEPARATOR.join(t for _, t in self.path) or None
         first = self.line_at(start)
-        chunks = chunk_lines(text[start:end], first, self.ctx.chunk_chars)
-        for i, (chunk, lo, hi, secrets) in enumerate(chunks):
-            self.parsed.segments.append(Segment("text", chunk, section, lo, hi, i, secrets=secrets))
+        ctx = self.ctx
+        self.parsed.segments += text_segments(
+            text[start:end], first, ctx.chunk_chars, secrets=ctx.redact, section=section
+        )
 
     def enter(self, level: int, title: str) -> None:
         while self.path and self.path[-1][0] >= level:

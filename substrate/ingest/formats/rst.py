@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.markdown import SECTION_SEPARATOR
-from substrate.ingest.segment import Parsed, Segment
+from substrate.ingest.segment import Parsed
 
 _ADORNMENT = re.compile(r"^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1+\s*$")
 
@@ -72,7 +72,7 @@ def parse_rst(text: str, ctx: ParseContext) -> Parsed:
             continue  # a title alone is not content
         section = SECTION_SEPARATOR.join(t for _, t in path) or None
         block = "\n".join(lines[start:end])
-        chunks = chunk_lines(block, start + 1, ctx.chunk_chars)
-        for i, (chunk, first, last, secrets) in enumerate(chunks):
-            parsed.segments.append(Segment("text", chunk, section, first, last, i, secrets=secrets))
+        parsed.segments += text_segments(
+            block, start + 1, ctx.chunk_chars, secrets=ctx.redact, section=section
+        )
     return parsed

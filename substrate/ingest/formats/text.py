@@ -5,9 +5,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.segment import Parsed, Segment
+from substrate.ingest.segment import Parsed
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)+")
 # An armored block (a PGP key, an encrypted PEM key) may hold blank lines; it is one paragraph,
@@ -60,6 +60,5 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks."""
     parsed = Parsed("text", slices=True)
     for block, line in paragraphs(text):
-        for i, (chunk, start, end, secrets) in enumerate(chunk_lines(block, line, ctx.chunk_chars)):
-            parsed.segments.append(Segment("text", chunk, None, start, end, i, secrets=secrets))
+        parsed.segments += text_segments(block, line, ctx.chunk_chars, secrets=ctx.redact)
     return parsed
