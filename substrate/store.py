@@ -388,6 +388,15 @@ class Substrate:
             return Watermark("memory", 0)
         return self._fresh_view().watermark
 
+    def log_seal(self, offset: int) -> int | None:
+        """The log's seal at ``offset`` (``LogFile.seal``); None in memory or past its end."""
+        if self._log is None:
+            return None
+        view = self._fresh_view()
+        if offset == view.watermark.offset and view.seal is not None:
+            return view.seal  # taken when the view got there: no read
+        return self._log.seal(offset)
+
     def saved_changes(self, since: Watermark) -> Changes | None:
         """Items written and removed in the log after ``since``; None if the log was rewritten."""
         if self.root is None:

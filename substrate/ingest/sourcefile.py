@@ -68,6 +68,7 @@ class StoredStats:
     token: str
     options: list[str] = field(default_factory=list)
     rows: dict[str, Row] = field(default_factory=dict)
+    seal: int | None = None  # the log's seal at the watermark (None: written without one)
 
 
 def _prefix(directory: str) -> str:
@@ -87,6 +88,7 @@ def read_stats(index_dir: Path) -> StoredStats | None:
             Watermark(str(data["generation"]), int(data["offset"])),
             str(data["token"]),
             [str(o) for o in data["options"]],
+            seal=seal_of(data),
         )
         rows = stats.rows
         for directory, names in data["dirs"].items():
@@ -99,6 +101,12 @@ def read_stats(index_dir: Path) -> StoredStats | None:
         log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, exc)
         return None
     return stats
+
+
+def seal_of(data: dict[str, Any]) -> int | None:
+    """The seal stored in a stats file or journal line (None when there is none)."""
+    seal = data.get("seal")
+    return None if seal is None else int(seal)
 
 
 def read_items(index_dir: Path, token: str) -> dict[str, list[Any]] | None:
@@ -145,11 +153,13 @@ def write_items(index_dir: Path, sources: dict[str, list[Any]]) -> str | None:
 def write_stats(
     index_dir: Path,
     watermark: Watermark,
+    seal: int | None,
     token: str,
     options: list[str],
     rows: dict[str, Row],
 ) -> bool:
-    """Write ``sources.json`` (rows keyed by full path are grouped by directory here)."""
+    """Write ``sources.json`` (rows keyed by full path are grouped by directory here);
+    ``seal`` is the log's seal at ``watermark``."""
     dirs: dict[str, dict[str, Row]] = {}
     for key, row in rows.items():
         directory, name = os.path.split(key)
@@ -158,6 +168,7 @@ def write_stats(
         "format": FORMAT,
         "generation": watermark.generation,
         "offset": watermark.offset,
+        "seal": seal,
         "token": token,
         "options": options,
         "dirs": dirs,

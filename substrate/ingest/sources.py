@@ -125,6 +125,12 @@ def committed_watermark(substrate: Substrate) -> Watermark:
     return Watermark(log_file.generation(), log_file.tail_state().committed_end)
 
 
+def _seal_at(substrate: Substrate, offset: int) -> int | None:
+    """``LogFile.seal`` of the shard's log (one small read; the store's catalog is not
+    brought up to date)."""
+    return None if substrate.root is None else LogFile(substrate.root).seal(offset)
+
+
 class SourceCache:
     """Source key -> ``SourceState``, plus the log watermark it is known to cover.
 
@@ -149,6 +155,7 @@ class SourceCache:
         self._items: dict[str, list[Any]] | None = {}  # None: on disk, not read yet
         self._token = ""
         self._stamp: Watermark | None = None  # what the files on disk cover
+        self._seal: int | None = None  # the log's seal at the stamp, as the files record it
         self._option_index: dict[str, int] = {}
         self._owner: dict[str, str] | None = None  # id -> key, built when first needed
         self._changed: set[str] = set()  # keys changed since the files on disk were written
@@ -176,9 +183,11 @@ class SourceCache:
             cache._option_index = {o: i for i, o in enumerate(stored.options)}
             cache._items = None
             cache._token = stored.token
-            cache._stamp = stored.watermark
+            cache._stamp, cache._seal = stored.watermark, stored.seal
             cache._replay(sourcefile.read_journal(index_dir, stored.token))
-            if cache.watermark == current or cache.catch_up(substrate):
+            if not cache._stamp_in_log():
+                log.warning("the log was edited under the ingest source cache; rebuilding it")
+            elif cache.watermark == current or cache.catch_up(substrate):
                 return cache
         return cls._rebuilt(substrate, index_dir, current, scope)
 
@@ -207,6 +216,7 @@ class SourceCache:
             for key, row in rows.items():
                 self._replay_row(key, row, ids.get(key))
             self.watermark = self._stamp = watermark
+            self._seal = sourcefile.seal_of(entry)
             self._journaled += len(rows) + len(gone)
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
@@ -226,6 +236,14 @@ class SourceCache:
                 at = self._option_index[options] = len(self.options)
                 self.options.append(options)
             self.states[key] = [size, mtime_ns, at, digest, *_row_tail(skipped, problems)]
+
+    def _stamp_in_log(self) -> bool:
+        """Whether the log still holds, unchanged, what the files on disk cover (as far as
+        their seal tells: a shard too small for a catalog has no other way to notice a batch
+        removed by hand and another of the same length appended since)."""
+        if self._seal is None or self._stamp is None:
+            return True
+        return _seal_at(self.substrate, self._stamp.offset) == self._seal
 
     def _hashes_and_ids(self) -> dict[str, list[Any]]:
         """The on-disk hashes and ids, read now if needed (a mismatch forces a rebuild)."""
@@ -500,10 +518,12 @@ class SourceCache:
             return
         if not (self.dirty or self.items_dirty or watermark != self._stamp):
             return
-        if self._journal_fits() and sourcefile.append_journal(index_dir, self._entry(watermark)):
+        seal = _seal_at(self.substrate, watermark.offset)
+        entry = self._entry(watermark, seal) if self._journal_fits() else None
+        if entry is not None and sourcefile.append_journal(index_dir, entry):
             self._journaled += len(self._changed)
             self._changed.clear()
-            self._stamp = watermark
+            self._stamp, self._seal = watermark, seal
             self.dirty = self.items_dirty = False
             return
         if self.items_dirty:
@@ -538,9 +558,9 @@ class SourceCache:
                 options.append(fingerprint)
             row[2] = at
             stats[key] = row
-        if sourcefile.write_stats(index_dir, watermark, self._token, options, stats):
+        if sourcefile.write_stats(index_dir, watermark, seal, self._token, options, stats):
             sourcefile.remove_journal(index_dir)
-            self._stamp = watermark
+            self._stamp, self._seal = watermark, seal
             self.dirty = self.items_dirty = self._whole = False
             self._changed.clear()
             self._journaled = 0
@@ -552,7 +572,7 @@ class SourceCache:
             return False
         return self._journaled + len(self._changed) <= max(JOURNAL_MIN, len(self.states) // 8)
 
-    def _entry(self, watermark: Watermark) -> dict[str, Any]:
+    def _entry(self, watermark: Watermark, seal: int | None) -> dict[str, Any]:
         """The journal line for the changed keys."""
         rows: dict[str, list[Any]] = {}
         ids: dict[str, list[str]] = {}
@@ -571,6 +591,7 @@ class SourceCache:
             "token": self._token,
             "generation": watermark.generation,
             "offset": watermark.offset,
+            "seal": seal,
             "set": rows,
             "ids": ids,
             "drop": gone,

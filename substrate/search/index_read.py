@@ -53,8 +53,7 @@ def read_state(directory: Path, params: SearchParams) -> IndexState:
             mask[dead_flat[dead_offsets[i] : dead_offsets[i + 1]]] = True
             segments.append(seg)
             dead.append(mask)
-        watermark = meta.get("watermark")
-        coverage = Coverage(str(watermark[0]), int(watermark[1])) if watermark else None
+        coverage = Coverage.from_meta(meta.get("watermark"))
         numbers = float(meta["avgdl"]), int(meta["next_seq"]), int(meta["fitted_docs"])
     except (OSError, pa.ArrowException, KeyError, ValueError, IndexError, TypeError) as exc:
         raise StaleIndex(f"search index unreadable: {exc}") from exc

@@ -60,7 +60,7 @@ def stamp(
         "kind": kind,
         "params": params.as_dict(),
         "build_key": params.build_key(),
-        "watermark": None if coverage is None else [coverage.generation, coverage.offset],
+        "watermark": None if coverage is None else coverage.as_meta(),
         **extra,
     }
 

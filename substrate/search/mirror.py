@@ -287,8 +287,7 @@ def read_mirrored(directory: Path, params: SearchParams) -> IndexState | None:
             mask = np.zeros(int(rows), dtype=bool)
             mask[dead_rows[int(dead_offsets[i]) : int(dead_offsets[i + 1])]] = True
             dead.append(mask)
-        watermark = meta.get("watermark")
-        coverage = Coverage(str(watermark[0]), int(watermark[1])) if watermark else None
+        coverage = Coverage.from_meta(meta.get("watermark"))
         _recycle_temporaries(sum(int(rows) for _, rows in meta["segments"]))
         return IndexState(
             params,

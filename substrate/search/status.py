@@ -51,7 +51,8 @@ def index_status(substrate: Any) -> dict[str, Any]:
             return {**out, "state": "missing" if missing else "stale", "reason": str(exc)}
     current = substrate.log_watermark()
     mark = meta.get("watermark") or ["", -1]
-    if mark[0] != current.generation or mark[1] > current.offset:
+    sealed = len(mark) < 3 or mark[2] is None or substrate.log_seal(mark[1]) == mark[2]
+    if mark[0] != current.generation or mark[1] > current.offset or not sealed:
         state = "stale"
     else:
         state = "fresh" if mark[1] == current.offset else "behind"

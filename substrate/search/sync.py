@@ -125,8 +125,10 @@ def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
     return with_overlay(substrate, root, state, analyzer_of(substrate))
 
 
-def _coverage(watermark: Any) -> Coverage:
-    return Coverage(str(watermark.generation), int(watermark.offset))
+def _coverage(watermark: Any, substrate: Any = None) -> Coverage:
+    """The coverage of ``watermark``; sealed when ``substrate`` is given (to be persisted)."""
+    seal = None if substrate is None else substrate.log_seal(watermark.offset)
+    return Coverage(str(watermark.generation), int(watermark.offset), seal)
 
 
 def with_overlay(substrate: Any, root: Path, state: IndexState, analyzer: Analyzer) -> Cache:
@@ -149,6 +151,9 @@ def _refresh(substrate: Any, root: Path, state: IndexState | None) -> IndexState
     with index_lock(directory):
         if state is None or not _usable(state, substrate.log_watermark()):
             state = _load(directory, params)
+            if state is not None and not _still_in_log(substrate, state.coverage):
+                log.warning("the log was edited under the search index; rebuilding it")
+                state = None
         changed = True
         if state is not None:
             folded = _fold_saved(substrate, analyzer, state)
@@ -168,6 +173,14 @@ def _usable(state: IndexState, watermark: Any) -> bool:
         and cov.generation == watermark.generation
         and (cov.offset <= watermark.offset)
     )
+
+
+def _still_in_log(substrate: Any, coverage: Coverage | None) -> bool:
+    """Whether the log still holds, unchanged, what a persisted index covers (as far as its
+    seal tells: an index written before seals were kept is trusted)."""
+    if coverage is None or coverage.seal is None:
+        return True
+    return bool(substrate.log_seal(coverage.offset) == coverage.seal)
 
 
 def _load(directory: Path, params: SearchParams) -> IndexState | None:
@@ -205,7 +218,7 @@ def _fold_saved(substrate: Any, analyzer: Analyzer, state: IndexState) -> IndexS
         analyzer,
         changes.upserts,
         changes.removed,
-        coverage=_coverage(changes.until),
+        coverage=_coverage(changes.until, substrate),
         take_locations=True,
     ).maintained()
 
@@ -222,7 +235,7 @@ def build_from_log(
         analyzer,
         _iter_saved(substrate),
         params,
-        _coverage(watermark),
+        _coverage(watermark, substrate),
         total=total,
         progress=progress,
     )

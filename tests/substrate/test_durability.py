@@ -437,3 +437,33 @@ def test_a_reader_that_finds_an_edit_does_not_wait_for_a_writer(tmp_path: Path) 
         assert reader.get(ids[8]).text == "n08" and len(reader) == 60
     finally:
         os.close(fd)
+
+
+def test_a_batch_removed_by_hand_and_one_of_its_length_added_is_noticed_without_a_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A small shard has no catalog to hold a seal: the files derived from the log hold their
+    # own, or a batch of the same length written after the edit looks already covered.
+    monkeypatch.setattr(log_module.time, "time", lambda: 1_800_000_000.25)  # fixed commit lines
+
+    def save_one(text: str, item_id: str) -> None:
+        s = Substrate(tmp_path)
+        s.put(SubstrateItem("text", text, id=item_id, created_at=1.5))
+        s.save()
+
+    save_one("alpha words", "a" * 32)
+    save_one("bravo words", "b" * 32)
+    assert not (tmp_path / "index" / "offsets.bin").exists()
+    assert [h.id for h, _ in Substrate(tmp_path).search("bravo", k=1)] == ["b" * 32]
+    path = tmp_path / "items.jsonl"
+    end = path.stat().st_size
+
+    def drop_last_batch(lines: list[bytes]) -> None:
+        del lines[-2:]
+
+    rewrite(path, drop_last_batch)
+    save_one("delta words", "d" * 32)
+    assert path.stat().st_size == end  # the search index's watermark points at the new end
+    reader = Substrate(tmp_path)
+    assert [h.id for h, _ in reader.search("delta", k=1)] == ["d" * 32]
+    assert reader.search("bravo", k=1) == []

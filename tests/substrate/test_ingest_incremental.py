@@ -589,3 +589,37 @@ def test_a_too_large_file_with_published_items_settles_once(tmp_path: Path) -> N
     assert [f.reason for f in again.files] == ["larger than the size limit (600 > 100 bytes)"]
     assert {p.name: p.stat().st_mtime_ns for p in index.glob("source*")} == before
     assert [i.scope for i in Substrate(shard).iter_items()] == ["public"]
+
+
+def test_a_batch_removed_by_hand_is_noticed_though_a_later_one_ends_where_it_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without a catalog (a small shard) only the cache's own seal of the log tells that the
+    # watermark it stored now ends another batch: else notes/b.md would stay "unchanged" and
+    # its items would never come back.
+    from substrate import log as log_module
+    from substrate.store import encode
+
+    monkeypatch.setattr(log_module.time, "time", lambda: 1_800_000_000.25)
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha words\n")
+    _settle(notes)
+    ingest_path(Substrate(shard), notes)
+    log_path = shard / "items.jsonl"
+    before = log_path.read_bytes()
+    (notes / "b.md").write_text("# B\n\nbravo words\n")
+    _settle(notes)
+    ingest_path(Substrate(shard), notes)
+    added = log_path.read_bytes()[len(before) :]
+    log_path.write_bytes(before)  # the batch of b.md removed by hand
+    commit = added.splitlines(keepends=True)[-1]
+    filler = SubstrateItem("text", "", id="e" * 32, created_at=1.5)
+    filler.text = "x" * (len(added) - len(commit) - len(encode(filler)))
+    s = Substrate(shard)
+    s.put(filler)
+    s.save()
+    assert log_path.stat().st_size == len(before) + len(added)
+    report = ingest_path(Substrate(shard), notes)
+    assert report.files_added == 1 and report.files_unchanged == 1
+    assert [h.text for h, _ in Substrate(shard).search("bravo", k=1)] == ["# B\n\nbravo words"]

@@ -78,7 +78,7 @@ def test_every_file_is_stamped(tmp_path: Path) -> None:
         assert meta["params"]["k1"] == DEFAULT_PARAMS.k1
         assert "watermark" in meta
     manifest = json.loads(pq.read_schema(tmp_path / MANIFEST).metadata[META_KEY])
-    assert manifest["watermark"] == ["gen1", 1234]
+    assert manifest["watermark"] == ["gen1", 1234, None]  # no seal: the state had none
 
 
 def test_newer_format_is_refused_clearly(
@@ -230,3 +230,12 @@ def test_damaged_index_metadata_is_rebuilt_not_an_error(tmp_path: Path, meta: by
     pq.write_table(table.replace_schema_metadata({META_KEY: meta}), manifest)
     hits = Substrate(tmp_path).search("refunds")
     assert [item.text for item, _ in hits] == ["refunds take five business days"]
+
+
+def test_coverage_keeps_its_seal_and_reads_watermarks_stored_without_one() -> None:
+    sealed = Coverage("g", 5, 77)
+    assert Coverage.from_meta(sealed.as_meta()) == sealed
+    assert Coverage.from_meta(sealed.as_meta()).seal == 77  # type: ignore[union-attr]
+    older = Coverage.from_meta(["g", 5])  # written before seals were kept: trusted as it is
+    assert older == Coverage("g", 5) and older is not None and older.seal is None
+    assert Coverage.from_meta(None) is None
