@@ -185,7 +185,7 @@ class SourceCache:
             cache._token = stored.token
             cache._stamp, cache._seal = stored.watermark, stored.seal
             cache._replay(sourcefile.read_journal(index_dir, stored.token))
-            if not cache._stamp_in_log():
+            if not cache._stamp_in_log(current):
                 log.warning("the log was edited under the ingest source cache; rebuilding it")
             elif cache.watermark == current or cache.catch_up(substrate):
                 return cache
@@ -237,13 +237,15 @@ class SourceCache:
                 self.options.append(options)
             self.states[key] = [size, mtime_ns, at, digest, *_row_tail(skipped, problems)]
 
-    def _stamp_in_log(self) -> bool:
-        """Whether the log still holds, unchanged, what the files on disk cover (as far as
-        their seal tells: a shard too small for a catalog has no other way to notice a batch
-        removed by hand and another of the same length appended since)."""
-        if self._seal is None or self._stamp is None:
+    def _stamp_in_log(self, current: Watermark) -> bool:
+        """Whether the log, at ``current``, still holds unchanged what the files on disk cover
+        (as far as their seal tells: a shard too small for a catalog has no other way to
+        notice a batch removed by hand and another of the same length appended since). Files
+        of another generation (after ``compact``) are left to ``catch_up``."""
+        stamp = self._stamp
+        if self._seal is None or stamp is None or stamp.generation != current.generation:
             return True
-        return _seal_at(self.substrate, self._stamp.offset) == self._seal
+        return _seal_at(self.substrate, stamp.offset) == self._seal
 
     def _hashes_and_ids(self) -> dict[str, list[Any]]:
         """The on-disk hashes and ids, read now if needed (a mismatch forces a rebuild)."""

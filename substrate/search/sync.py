@@ -176,9 +176,12 @@ def _usable(state: IndexState, watermark: Any) -> bool:
 
 
 def _still_in_log(substrate: Any, coverage: Coverage | None) -> bool:
-    """Whether the log still holds, unchanged, what a persisted index covers (as far as its
-    seal tells: an index written before seals were kept is trusted)."""
+    """Whether the log still holds, unchanged, what a persisted index of its generation
+    covers (as far as its seal tells: an index written before seals were kept is trusted).
+    An index of another generation (after ``compact``) is simply rebuilt."""
     if coverage is None or coverage.seal is None:
+        return True
+    if coverage.generation != substrate.log_watermark().generation:
         return True
     return bool(substrate.log_seal(coverage.offset) == coverage.seal)
 

@@ -467,3 +467,27 @@ def test_a_batch_removed_by_hand_and_one_of_its_length_added_is_noticed_without_
     reader = Substrate(tmp_path)
     assert [h.id for h, _ in reader.search("delta", k=1)] == ["d" * 32]
     assert reader.search("bravo", k=1) == []
+
+
+def test_compaction_is_not_taken_for_a_hand_edit(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha words\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    s = Substrate(shard)
+    s.add("text", "bravo words")
+    s.save()
+    assert s.search("alpha", k=1) and s.search("bravo", k=1)  # the index is written
+    s.remove(s.search("bravo", k=1)[0][0].id)
+    s.save()
+    s.compact()
+    with caplog.at_level(logging.WARNING):
+        reader = Substrate(shard)
+        assert [h.text for h, _ in reader.search("alpha", k=1)] == ["# A\n\nalpha words"]
+        assert ingest_path(reader, notes).files_unchanged == 1
+    assert "edited" not in caplog.text
