@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from substrate.secrets.engine import find_secrets
-from substrate.secrets.scan import DEFAULT_MASK, redact_hits
+from substrate.secrets.engine import DEFAULT_MASK, find_secrets
+from substrate.secrets.scan import redact_hits
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem

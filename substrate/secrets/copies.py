@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from substrate.secrets.scan import DEFAULT_MASK
+from substrate.secrets.engine import DEFAULT_MASK, Hit
 
 # Shorter copies are left alone: a four-character password masked wherever those characters
 # stand alone is already generous.
@@ -88,6 +88,26 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
         else:
             pos += 1
     return spans
+
+
+def copies_outside(
+    text: str, found: Sequence[Hit], masked: Sequence[Hit], source: str | None = None
+) -> list[tuple[int, int, str]]:
+    """``(start, end, rule)`` of the copies in ``text`` of the secrets ``found`` in ``source``
+    (default: ``text``), leaving out those overlapping a span of ``masked`` (hits in ``text``,
+    sorted by start)."""
+    whole = text if source is None else source
+    copies = copies_of({whole[h.start : h.end]: h.rule for h in found})
+    if copies is None:
+        return []
+    kept: list[tuple[int, int, str]] = []
+    i = 0
+    for start, end, rule in copy_spans(text, copies):
+        while i < len(masked) and masked[i].end <= start:
+            i += 1
+        if i == len(masked) or masked[i].start >= end:
+            kept.append((start, end, rule))
+    return kept
 
 
 def mask_spans(text: str, spans: list[tuple[int, int, str]]) -> str:

@@ -40,8 +40,9 @@ from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, Rule
 KEYWORD_GATE = 4096
 _VALUE_GROUPS = ("secret", "sq", "ss", "sb", "sx", "su")
 _HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
-# How every mask begins (``scan.DEFAULT_MASK``)
+# How every mask begins, and the mask itself ({rule} is the rule's name)
 MASK_LEAD = "[REDACTED:"
+DEFAULT_MASK = MASK_LEAD + "{rule}]"
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
 
 

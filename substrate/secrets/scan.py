@@ -12,12 +12,12 @@ Differences from the reference implementation, on purpose:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
-
-DEFAULT_MASK = MASK_LEAD + "{rule}]"
+from substrate.secrets.copies import copies_outside
+from substrate.secrets.engine import DEFAULT_MASK, Hit, find_secrets
 
 
 @dataclass
@@ -110,17 +110,27 @@ def visible_prefix(secret: str, prefix: int, keep_prefix: int) -> int:
 
 
 def redact_hits(
-    text: str, hits: list[Hit], *, mask: str = DEFAULT_MASK, keep_prefix: int = 0
+    text: str,
+    hits: list[Hit],
+    *,
+    mask: str = DEFAULT_MASK,
+    keep_prefix: int = 0,
+    copies: Sequence[tuple[int, int, str]] = (),
 ) -> str:
-    """Replace each hit's secret span in ``text`` (hits sorted by start, not overlapping)."""
+    """Replace each hit's secret span in ``text`` (hits sorted by start, not overlapping), and
+    each ``(start, end, rule)`` span of ``copies`` (outside the hits), masked whole: a copy's
+    public prefix is not known."""
+    spans = [(h.start, h.end, h.rule, h.prefix) for h in hits]
+    if copies:
+        spans = sorted([*spans, *((start, end, rule, -1) for start, end, rule in copies)])
     out: list[str] = []
     pos = 0
-    for h in hits:
-        secret = text[h.start : h.end]
-        keep = visible_prefix(secret, h.prefix, keep_prefix)
-        out.append(text[pos : h.start])
-        out.append(secret[:keep] + mask.format(rule=h.rule))
-        pos = h.end
+    for start, end, rule, prefix in spans:
+        secret = text[start:end]
+        keep = 0 if prefix < 0 else visible_prefix(secret, prefix, keep_prefix)
+        out.append(text[pos:start])
+        out.append(secret[:keep] + mask.format(rule=rule))
+        pos = end
     out.append(text[pos:])
     return "".join(out)
 
@@ -136,14 +146,16 @@ def redact_secrets(text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0)
             ``visible_prefix``).
 
     Returns:
-        The text with secrets masked; clean text is returned unchanged.
+        The text with secrets masked, and their copies elsewhere in it, standing alone
+        (``copies_outside``); clean text is returned unchanged.
     """
     if not text:
         return text
     hits = find_secrets(text)
     if not hits:
         return text
-    return redact_hits(text, hits, mask=mask, keep_prefix=keep_prefix)
+    copies = copies_outside(text, hits, hits)
+    return redact_hits(text, hits, mask=mask, keep_prefix=keep_prefix, copies=copies)
 
 
 def safe_text(text: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from substrate.errors import InvalidInputError
+from substrate.secrets.copies import copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
@@ -328,7 +329,9 @@ def _preview(text: str, newlines: list[int], line: int, hits: list[Hit]) -> str:
         for h in hits
         if h.start < end and h.end > start
     ]
-    masked = redact_hits(text[start:end], local).rstrip("\r")
+    line_text = text[start:end]
+    copies = copies_outside(line_text, hits, local, text)
+    masked = redact_hits(line_text, local, copies=copies).rstrip("\r")
     if len(masked) <= _PREVIEW_WIDTH:
         return masked
     anchor = masked.find("[REDACTED:")

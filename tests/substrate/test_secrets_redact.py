@@ -177,3 +177,17 @@ def test_an_armored_key_longer_than_16_kb_is_masked_whole() -> None:
     masked = redact_secrets(f"backup:\n{key}\nend")
     assert len(key) > 19_000 and body[:64] not in masked and body[-64:] not in masked
     assert masked.startswith("backup:\n-----BEGIN PGP PRIVATE KEY BLOCK-----[REDACTED:")
+
+
+def test_copies_of_a_found_secret_are_masked_whole() -> None:
+    # the second line has no keyword: only the first shows the value is a password
+    text = f'password = "{PASSWORD}"\nmysql login {PASSWORD} then {GH}, again {GH}'
+    out = redact_secrets(text)
+    assert PASSWORD not in out and GH not in out
+    assert out.count("[REDACTED:sensitive_assignment]") == 2
+    assert out.count("[REDACTED:github_token]") == 2
+    shown = redact_secrets(text, keep_prefix=4)
+    # a copy's public prefix is not known: nothing of it is shown
+    assert "mysql login [REDACTED:sensitive_assignment]" in shown
+    assert f"again {GH[:4]}[REDACTED:github_token]" in shown
+    assert redact_secrets(f"{PASSWORD}x is another word") == f"{PASSWORD}x is another word"

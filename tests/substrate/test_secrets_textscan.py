@@ -132,3 +132,14 @@ def test_unknown_syntax_rejected() -> None:
 
     with pytest.raises(InvalidInputError):
         find_secrets("x = 1", syntax="cobol")
+
+
+def test_a_preview_masks_copies_of_secrets_found_anywhere_in_the_text() -> None:
+    password = "Wn3" + rnd(11)
+    text = f'password = "{password}"\nnote = "{GH}"  # was {password}\n'
+    findings = scan_text(text, path="conf.ini").findings
+    assert [f.line for f in findings] == [1, 2]
+    assert findings[1].preview == (
+        'note = "[REDACTED:github_token]"  # was [REDACTED:sensitive_assignment]'
+    )
+    assert all(password not in f.preview and GH not in f.preview for f in findings)
