@@ -64,7 +64,8 @@ def main_options(
             "--shard",
             envvar="MIXLE_SHARD",
             help="Shard directory. Default: $MIXLE_SHARD, the nearest .mixle/ above the "
-            "working directory, or the per-user default shard.",
+            "working directory, or the per-user default shard. Only add, ingest and grant "
+            "create a shard that does not exist; other commands exit 3.",
             show_envvar=False,
         ),
     ] = None,
@@ -84,7 +85,7 @@ def main_options(
     if shard is not None and not shard.strip():
         # an unset variable in a script ("--shard $DIR") must not fall back to another shard
         raise typer.BadParameter("the shard path is empty", param_hint="--shard")
-    ctx.obj = AppState(shard_option=shard, team_option=team)
+    ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -13,10 +13,23 @@ if TYPE_CHECKING:
     from substrate import Substrate
 
 
+# The commands that may create the shard they write to; every other one refuses a shard that
+# does not exist, so that a mistyped --shard in a cron line is an error, not an empty shard.
+CREATING_COMMANDS = frozenset(
+    {"add", "ingest", "ingest-file", "ingest-docs", "ingest-artifacts", "ingest-traces", "grant"}
+)
+
+
+def is_shard(root: Path) -> bool:
+    """Whether ``root`` holds a shard (``mixle init`` or a first write made it one)."""
+    return (root / "items.jsonl").exists() or (root / "mixle.toml").exists()
+
+
 @dataclass
 class AppState:
     shard_option: str | None = None
     team_option: str | None = None
+    command: str | None = None  # the command being run
     _substrate: Substrate | None = field(default=None, repr=False)
 
     @property
@@ -59,16 +72,31 @@ class AppState:
         return find_shard(self.shard_option)
 
     def substrate(self) -> Substrate:
-        """The shard this command works on (created on first write if it does not exist)."""
+        """The shard this command works on. Only ``CREATING_COMMANDS`` may work on one that
+        does not exist yet (it is created on their first write); the others fail."""
         if self._substrate is None:
             from substrate import Substrate  # opened only by commands that use a shard
 
-            self._substrate = Substrate(self.shard_path)
+            root = self.shard_path
+            if not is_shard(root):
+                if self.command not in CREATING_COMMANDS:
+                    from mixle_cli.errors import OPERATIONAL, fail
+
+                    fail(f"no shard at {root}", OPERATIONAL, _NO_SHARD_HINT)
+                from mixle_cli import output
+
+                output.note(f"note: no shard at {root} yet; the first write creates it")
+            self._substrate = Substrate(root)
         return self._substrate
 
     def close(self) -> None:
         if self._substrate is not None:
             self._substrate.close()
+
+
+_NO_SHARD_HINT = (
+    "check --shard or MIXLE_SHARD; create one with `mixle init`, `mixle add` or `mixle ingest`"
+)
 
 
 def state(ctx: typer.Context) -> AppState:

@@ -20,7 +20,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import OPERATIONAL, fail, usage
+from mixle_cli.errors import usage
 from mixle_cli.evidence import item_title, known_kind, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
@@ -195,11 +195,6 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 # -- commands -----------------------------------------------------------------------------------
 
 
-def _shard_exists(substrate: Substrate) -> bool:
-    root = substrate.root
-    return root is None or (root / "items.jsonl").exists()
-
-
 def search_cmd(
     ctx: typer.Context,
     query: Annotated[
@@ -256,6 +251,7 @@ def search_cmd(
     from substrate import Analyzer
 
     app_state = state(ctx)
+    substrate = app_state.substrate()
     filters = _filters(
         app_state, kind=kind, scope=scope, tags=tag, source=source, since=since, until=until
     )
@@ -268,16 +264,14 @@ def search_cmd(
             "indexed; add a word that names what you look for"
         )
     else:
-        substrate = app_state.substrate()
-        if _shard_exists(substrate):
-            hits = substrate.hits(query, k, filters=filters, explain=explain)
-            kept = [
-                h
-                for h in hits
-                if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
-                and (min_score is None or h.score >= min_score)
-            ]
-            rows = [result_row(n, h, query, analyzer) for n, h in enumerate(kept, 1)]
+        hits = substrate.hits(query, k, filters=filters, explain=explain)
+        kept = [
+            h
+            for h in hits
+            if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
+            and (min_score is None or h.score >= min_score)
+        ]
+        rows = [result_row(n, h, query, analyzer) for n, h in enumerate(kept, 1)]
     if how is Mode.JSON:
         output.emit_json({"query": shown, "results": rows})
     elif how is Mode.JSONL:
@@ -324,12 +318,6 @@ def reindex_cmd(
     """Rebuild the search index from the shard's items (and refit the learned embedding)."""
     app_state = state(ctx)
     substrate = app_state.substrate()
-    if not _shard_exists(substrate):
-        fail(
-            f"no shard at {substrate.root}",
-            OPERATIONAL,
-            hint="create one with `mixle init`, or add items with `mixle add` or `mixle ingest`",
-        )
     # the index covers every scope: a team gets no bar, whose steps would count other teams' items
     shown = _progress_wanted(json, quiet) and app_state.scopes is None
     stats = _run_reindex(substrate, shown)

@@ -314,9 +314,6 @@ def _scan_items(
 ) -> int:
     from substrate import scan_item
 
-    root = app_state.shard_path
-    if not root.is_dir():
-        fail(f"no shard at {root}", OPERATIONAL, "pick one with --shard or MIXLE_SHARD")
     substrate = app_state.substrate()
     n_items = 0
     rows: list[dict[str, Any]] = []

@@ -159,6 +159,7 @@ def test_propose_refusals(mixle: Run, add: Add) -> None:
 
 
 def test_approve_and_reject_unknown_ids(mixle: Run, add: Add) -> None:
+    mixle("init")
     for args in (["approve", "nope"], ["reject", "nope", "--reason", "r"]):
         result = mixle(*args)
         assert result.exit_code == 1 and result.stderr == "error: no item with id nope\n"
@@ -242,6 +243,7 @@ def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Pa
 
 
 def test_approvers_when_none(mixle: Run, add: Add) -> None:
+    mixle("init")
     result = mixle("approvers")
     assert result.exit_code == 0 and "mixle grant" in result.stderr
 
@@ -281,9 +283,12 @@ def test_a_refused_governance_command_on_a_missing_shard_creates_nothing(
 ) -> None:
     missing = tmp_path / "typo"
     result = mixle("--shard", str(missing), "publish", "0123456789abcdef")
-    assert result.exit_code == 1 and not missing.exists()
-    for refused in (["--as", "ops", "grant", "bob", "dev"], ["revoke", "bob", "dev"]):
-        assert mixle("--shard", str(missing), *refused).exit_code == 1, refused
+    assert result.exit_code == 3 and "no shard at" in result.stderr and not missing.exists()
+    for refused, code in (
+        (["--as", "ops", "grant", "bob", "dev"], 1),
+        (["revoke", "bob", "dev"], 3),
+    ):
+        assert mixle("--shard", str(missing), *refused).exit_code == code, refused
         assert not missing.exists(), refused
 
 

@@ -200,10 +200,32 @@ def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str])
     assert empty.exit_code == 0 and empty.stdout == ""
 
 
-def test_search_of_a_shard_that_does_not_exist_yet(mixle: Run, isolated_shard_env: Path) -> None:
-    result = mixle("search", "anything", "--json")
-    assert result.exit_code == 0 and result.json()["results"] == []
-    assert not isolated_shard_env.exists()  # searching created nothing
+def test_reading_a_shard_that_does_not_exist_is_an_error(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    # a mistyped --shard in a cron line must not look like a healthy, empty shard
+    for args in (
+        ["search", "anything", "--json"],
+        ["search", "the"],
+        ["ls"],
+        ["status", "--json"],
+        ["freshness"],
+        ["audit", "--json"],
+        ["ask", "anything"],
+        ["scan-secrets", "--items"],
+    ):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert result.stdout == "" and f"no shard at {isolated_shard_env}" in result.stderr
+    assert not isolated_shard_env.exists()  # reading created nothing
+    mixle("init")
+    assert mixle("search", "anything", "--json").json()["results"] == []
+
+
+def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env: Path) -> None:
+    result = mixle("add", "first note")
+    assert result.exit_code == 0 and "the first write creates it" in result.stderr
+    assert "creates it" not in mixle("add", "second note").stderr
 
 
 def test_index_from_a_newer_version_is_a_clear_error(
