@@ -29,6 +29,7 @@ from substrate.context.compress import sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.retrieval import source_of
+from substrate.secrets import safe_text
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -46,7 +47,7 @@ class AnswererError(SubstrateError):
 def source_label(packet: ContextPacket, index: int) -> str:
     """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``."""
     item = packet.items[index]
-    where = source_of(item) or f"substrate:{item.id}"
+    where = safe_text(source_of(item) or f"substrate:{item.id}")
     start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
     if start is not None:
         where += f":{start}" if end in (None, start) else f":{start}-{end}"
@@ -55,7 +56,8 @@ def source_label(packet: ContextPacket, index: int) -> str:
 
 def build_prompt(question: str, packet: ContextPacket) -> str:
     """The prompt a model answerer receives: instructions, question, numbered sources."""
-    parts = [INSTRUCTIONS, "", f"Question: {question}", "", "Sources:"]
+    # the sources were masked when the packet was packed; a secret typed in the question is too
+    parts = [INSTRUCTIONS, "", f"Question: {safe_text(question)}", "", "Sources:"]
     for n, text in enumerate(packet.texts, 1):
         item = packet.items[n - 1]
         parts.append(f"[{n}] ({source_label(packet, n - 1)}, id {item.id})")

@@ -11,6 +11,7 @@ from substrate.context.compress import query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import provenance_entry, source_of
+from substrate.secrets import safe_text
 
 # Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
 # usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and makes a token
@@ -21,6 +22,12 @@ CHARS_PER_TOKEN = 4
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: ``ceil(len(text) / 4)``."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def shown_source(item: SubstrateItem) -> str | None:
+    """Where ``item`` came from, as a packet shows it (secrets masked, see ``packing.py``)."""
+    source = source_of(item)
+    return safe_text(source) if source else source
 
 
 def item_text(item: SubstrateItem) -> str:
@@ -95,7 +102,7 @@ class ContextPacket:
 
     def __post_init__(self) -> None:
         if not self.texts:
-            self.texts = [item_text(i) for i in self.items]
+            self.texts = [safe_text(item_text(i)) for i in self.items]  # see packing.py
 
     def render(self, *, header: bool = True, fmt: str | None = None) -> str:
         """The text the receiver consumes, in the budget's format (or ``fmt``).
@@ -106,11 +113,11 @@ class ContextPacket:
         if fmt not in render.FORMATS:
             raise InvalidInputError(f"unknown format {fmt!r}")
         limit = self.budget.char_limit
-        fr = render.frame(self.task, fmt, self.budget.shape, header=header, limit=limit)
+        fr = render.frame(safe_text(self.task), fmt, self.budget.shape, header=header, limit=limit)
         if fr is None:
             return ""
         pieces = [
-            render.piece(item, text, n, fmt, self.budget.shape, source_of(item))
+            render.piece(item, text, n, fmt, self.budget.shape, shown_source(item))
             for n, (item, text) in enumerate(zip(self.items, self.texts, strict=True), 1)
         ]
         return render.join(fr, pieces)

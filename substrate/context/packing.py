@@ -3,6 +3,9 @@
 Unlike the reference, the rendered packet never exceeds its budget: every piece is measured as
 it will be written (header and separators included), an item that does not fit is skipped and
 the next one tried, and compression is held to the room that is left.
+
+A packet is made to be handed to a model, often a remote one: secrets in what it shows (an
+item stored with ``--no-redact``, a secret typed into the task) are masked before measuring.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from substrate.context import render
 from substrate.context.compress import compress_text, lead_sentence
-from substrate.context.packet import ContextBudget, ContextPacket, item_text
+from substrate.context.packet import ContextBudget, ContextPacket, item_text, shown_source
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor, source_of
+from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor
+from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -217,7 +221,7 @@ class _Packer:
         self.budget = budget
         self.compress = compress
         self.limit = budget.char_limit
-        self.frame = render.frame(task, budget.format, budget.shape, limit=self.limit)
+        self.frame = render.frame(safe_text(task), budget.format, budget.shape, limit=self.limit)
         self.items: list[SubstrateItem] = []
         self.scores: list[float] = []
         self.texts: list[str] = []
@@ -253,9 +257,9 @@ class _Packer:
 
     def _place(self, item: SubstrateItem, room: int, left: int) -> tuple[str, str] | None:
         assert self.frame is not None
-        full = item_text(item)
+        full = safe_text(item_text(item))
         n = len(self.items) + 1
-        fmt, shape, source = self.budget.format, self.budget.shape, source_of(item)
+        fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:
             return (full, whole) if len(whole) <= room else None

@@ -262,6 +262,32 @@ def endpoint_factory() -> Iterator[Callable[[int, Any], Endpoint]]:
         server.stop()
 
 
+AWS_KEY = "AKIAQ7XJ2KLMN4PQRS5T"
+
+
+def test_secrets_stored_verbatim_never_reach_a_model(
+    mixle: Run, tmp_path: Path, isolated_shard_env: Path
+) -> None:
+    # --no-redact stores a secret as it is, and commands that show items show it; a packet and
+    # a prompt are made for a model, often a remote one, and are masked
+    note = f"Staging bucket credentials: aws_access_key_id = {AWS_KEY}"
+    assert mixle("add", "--no-redact", note).exit_code == 0
+    s = Substrate(isolated_shard_env)  # a source named after the key, stored as it is
+    s.put(SubstrateItem("text", "staging bucket notes", provenance={"source": f"k/{AWS_KEY}"}))
+    s.save()
+    s.close()
+    assert AWS_KEY in mixle("search", "staging bucket credentials").stdout
+    for fmt in ("md", "xml", "json"):
+        packet = mixle("assemble-context", "staging bucket credentials", "--format", fmt)
+        assert packet.exit_code == 0 and "[REDACTED:aws_access_key]" in packet.stdout, fmt
+        assert AWS_KEY not in packet.stdout + packet.stderr, fmt
+    prompt = tmp_path / "prompt.txt"
+    cmd = f"tee {shlex.quote(str(prompt))}"
+    asked = mixle("ask", f"staging bucket credentials {AWS_KEY}?", "--answerer-cmd", cmd)
+    assert asked.exit_code == 0 and "[REDACTED:aws_access_key]" in prompt.read_text()
+    assert AWS_KEY not in prompt.read_text() + asked.stdout + asked.stderr
+
+
 def test_ask_with_an_http_answerer(
     mixle: Run, shop: dict[str, str], endpoint_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
