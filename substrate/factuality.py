@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.answer import strip_citations
-from substrate.context.compress import terms
+from substrate.context.compress import sentences, terms
 from substrate.errors import InvalidInputError
 from substrate.retrieval import merge_scopes, ranked, source_of
 
@@ -27,24 +27,42 @@ def sentence_claims(text: str) -> list[str]:
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
-    """True when ``evidence`` carries at least ``threshold`` of the claim's content terms.
+    """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
+    content words, every number of the claim, and the same polarity.
 
-    At least two of them are required when the claim has two or more: one shared word (the
+    At least two words are required when the claim has two or more: one shared word (the
     reference's rule let "The moon is cheese." be grounded by any text about the moon) is a
-    topic match, not corroboration. Every number of the claim must be in the evidence too: a
-    claim with the wrong port, date or amount is not supported by the right one.
+    topic match, not corroboration. They must meet in one sentence: words scattered over
+    a long text do not state the claim. A claim with the wrong port, date or amount is not
+    supported by the right one, and "X is not Y" does not support "X is Y", nor the reverse
+    (negation words are stopwords, so the terms alone cannot tell).
     """
     wanted = terms(claim)
     if not wanted:
         return False
-    found = terms(evidence)
-    if any(term not in found for term in wanted if _NUMBER.search(term)):
-        return False
-    shared = len(wanted & found)
-    return shared >= min(2, len(wanted)) and shared / len(wanted) >= threshold
+    numbers = {term for term in wanted if _NUMBER.search(term)}
+    words = wanted - numbers  # a number shared says nothing unless the words around it are
+    negated = _negated(claim)
+    for sentence in sentences(evidence):
+        found = terms(sentence)
+        if not numbers <= found or _negated(sentence) != negated:
+            continue
+        shared = len(words & found)
+        if not words or (shared >= min(2, len(words)) and shared / len(words) >= threshold):
+            return True
+    return False
 
 
 _NUMBER = re.compile(r"\d")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def _negated(text: str) -> bool:
+    """Whether ``text`` says no: an odd number of negation words (two cancel out)."""
+    return len(_NEGATION.findall(text.replace("\u2019", "'"))) % 2 == 1
 
 
 @dataclass

@@ -193,7 +193,11 @@ def verify_cmd(
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
-    """Check each claim of a text against the shard; exits 1 if any claim is unsupported."""
+    """Check each claim of a text against the shard; exits 1 if any claim is unsupported.
+
+    A claim is a sentence of two words or more. A text with none has nothing a gate could
+    vouch for: it exits 1 too.
+    """
     from substrate import check_factuality
 
     how = output.mode(json, jsonl)
@@ -218,10 +222,12 @@ def verify_cmd(
         if lines:
             output.emit_text("\n".join(lines))
         supported = data["n_claims"] - data["n_unsupported"]
-        output.note(
-            f"grounded {supported}/{data['n_claims']} claim(s) ({receipt.grounded_fraction:.0%})"
-        )
-    if receipt.unsupported():
+        if data["n_claims"]:
+            grounded = f"{receipt.grounded_fraction:.0%}"
+            output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
+        else:
+            output.note("nothing to check: no sentence of two words or more")
+    if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
 
 

@@ -334,6 +334,11 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
     assert data["claims"][0]["citations"][0]["id"] == shop["refunds"]
     lines = mixle("--as", "shop", "verify", "--jsonl", input="Gift cards never expire online.")
     assert lines.exit_code == 0 and lines.jsonl()[0]["supported"] is True
+    for nothing in ("xyzzy", "!!!???"):  # a gate must not pass what it could not check
+        checked = mixle("--as", "shop", "verify", nothing)
+        assert checked.exit_code == 1 and "nothing to check" in checked.stderr
+    contradicted = mixle("--as", "shop", "verify", "Gift cards expire and can be used online.")
+    assert contradicted.exit_code == 1 and "UNSUPPORTED" in contradicted.stdout
 
 
 @pytest.mark.parametrize("value", ["inf", "nan"])

@@ -112,3 +112,19 @@ def test_a_claim_with_a_number_the_evidence_contradicts_is_not_supported() -> No
     assert content_overlap(evidence, "The zebra protocol uses port 4242.")
     assert not content_overlap(evidence, "The zebra protocol uses port 9999.")
     assert not content_overlap("Refunds take 5 business days.", "Refunds take 50 business days.")
+
+
+def test_a_claim_the_evidence_negates_is_not_supported() -> None:
+    evidence = "Gift cards are not refundable. Refunds are processed within five business days."
+    assert content_overlap(evidence, "Refunds are processed within five business days.")
+    assert not content_overlap(evidence, "Gift cards are refundable.")
+    assert content_overlap(evidence, "Gift cards aren't refundable.")
+    assert not content_overlap(evidence, "Refunds are never processed.")
+    assert not content_overlap("The reactor runs at 900 kelvin.", "It does not run at 900 kelvin.")
+    assert content_overlap("It is not true that cards never expire.", "Cards expire, it is true.")
+
+
+def test_the_terms_of_a_claim_must_meet_in_one_sentence() -> None:
+    evidence = "Red note 7 is about the zanzibar mission. The budget is 42 million dollars."
+    assert not content_overlap(evidence, "The zanzibar budget is 7 dollars.")
+    assert content_overlap(evidence, "The budget is 42 million dollars.")
