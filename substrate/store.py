@@ -516,12 +516,16 @@ class Substrate:
     # -- internals -----------------------------------------------------------------------------
 
     def _fresh_view(self) -> LogView:
-        assert self._view is not None
-        self._view.refresh()
-        if self._view.refolded:
-            self._forget_replaced(self._view.refolded)
-            self._view.refolded.clear()
-        return self._view
+        view = self._view
+        assert view is not None
+        view.refresh()
+        if view.reloaded:  # compacted by another process: what was removed is not in the log
+            view.reloaded = False
+            view.refolded.update(self._cache)
+        if view.refolded:
+            self._forget_replaced(view.refolded)
+            view.refolded.clear()
+        return view
 
     def _forget_replaced(self, ids: set[str]) -> None:
         """Drop cached copies of items another writer changed, unless this process changed

@@ -43,6 +43,14 @@ _BATCH_LOOKUP = 64
 _VECTOR_FOLD = 2048
 
 
+# Times a refresh reads the log again when another process keeps replacing it meanwhile.
+_ATTEMPTS = 5
+
+
+class _Replaced(Exception):
+    """The log file was replaced (compacted) while a refresh read it."""
+
+
 @dataclass(slots=True)
 class Entry:
     """Location of the current line of one live item."""
@@ -66,6 +74,10 @@ class LogView:
         self.next_seq = 0
         self.uncommitted_bytes = 0
         self._stat_seen: tuple[int, int] = (-1, -1)
+        self._reading: tuple[int, int] = (-1, -1)  # the log's (size, inode) being read
+        # the log was read again from the start (another process compacted it): every item
+        # cached from it may be gone
+        self.reloaded = False
         self._trust_catalog = True
         # the catalog on disk is damaged, old or describes an edited log: write a new one
         self._replace_catalog = False
@@ -83,14 +95,43 @@ class LogView:
         self.write_catalog()
 
     def refresh(self) -> None:
-        """Catch up with lines committed since the last look (a stat when nothing changed)."""
+        """Catch up with lines committed since the last look (a stat when nothing changed).
+
+        Each read opens the log again, so a compaction by another process (which replaces the
+        file) can fall between two of them: the refresh then starts again from the new file,
+        rather than mixing the two, or taking the difference for a hand edit.
+        """
+        for _ in range(_ATTEMPTS):
+            stat = self._stat()
+            if stat == self._stat_seen:
+                return
+            self._reading = stat
+            try:
+                self._catch_up()
+                if self._stat()[1] == stat[1]:
+                    self._stat_seen = stat
+                    self.maybe_write_catalog()
+                    return
+            except _Replaced:
+                pass
+            except ShardError:
+                if self._stat()[1] == stat[1]:
+                    raise
+            log.info("%s was replaced while it was read; reading it again", self.log.path)
+            self.reset()
+            self.reloaded = True
+        raise ShardError(
+            f"{self.log.path} was replaced again and again while it was read; run the command again"
+        )
+
+    def _stat(self) -> tuple[int, int]:
         try:
             st = self.log.path.stat()
-            stat = (st.st_size, st.st_ino)
         except FileNotFoundError:
-            stat = (0, 0)
-        if stat == self._stat_seen:
-            return
+            return (0, 0)
+        return (st.st_size, st.st_ino)
+
+    def _catch_up(self) -> None:
         state = self.log.tail_state()
         generation = self.log.generation()
         self.uncommitted_bytes = state.uncommitted_bytes
@@ -101,12 +142,11 @@ class LogView:
         if edited or generation != mark.generation:
             # after an edit, the whole log is read again (the catalog predates the edit too)
             generation = self._load_catalog(generation, state, trust=not edited)
+            self.reloaded = self.reloaded or bool(mark.generation)
         if state.committed_end > self.watermark.offset:
             self.fold(self.log.records(self.watermark.offset, state.committed_end))
             self.watermark = Watermark(generation, state.committed_end)
             self.seal = self.log.seal(state.committed_end)
-        self._stat_seen = stat
-        self.maybe_write_catalog()
 
     def _covers(self, offset: int, seal: int | None, state: TailState) -> bool:
         """Whether the log still holds, unchanged, the bytes before ``offset`` that ``seal``
@@ -119,6 +159,8 @@ class LogView:
         """The log was changed other than by appending (by hand): give it a new generation, so
         that every file derived from the old one (this catalog, the search index, the ingest
         caches) is rebuilt rather than trusted; returns the generation to read it as."""
+        if self._stat()[1] != self._reading[1]:
+            raise _Replaced  # compacted by another process while read: not an edit
         log.warning(
             "%s was changed other than by appending (edited by hand?); the index files that "
             "describe it are rebuilt from it",

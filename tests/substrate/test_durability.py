@@ -491,3 +491,61 @@ def test_compaction_is_not_taken_for_a_hand_edit(
         assert [h.text for h, _ in reader.search("alpha", k=1)] == ["# A\n\nalpha words"]
         assert ingest_path(reader, notes).files_unchanged == 1
     assert "edited" not in caplog.text
+
+
+# -- another process compacting while this one reads -----------------------------------------
+
+
+def _compaction_during(
+    method: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Substrate, list[str]]:
+    """A reader whose next refresh sees another process compact the log right after the
+    reader's ``LogFile.<method>`` read the old file; returns it and the ids left live."""
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"note {i}") for i in range(30)]
+    s.save()
+    reader = Substrate(tmp_path)
+    assert len(reader) == 30 and reader.get(ids[0]) is not None  # ids[0] is cached
+    other = Substrate(tmp_path)
+    more = [other.add("text", f"more {i}") for i in range(5)]
+    other.save()
+    for item_id in ids[:10]:
+        other.remove(item_id)
+    other.save()
+    real = getattr(LogFile, method)
+    compacted: list[bool] = []
+
+    def read_then_compact(self: LogFile, *args: object) -> object:
+        value = real(self, *args)
+        if not compacted:
+            compacted.append(True)
+            Substrate(tmp_path).compact()
+        return value
+
+    monkeypatch.setattr(LogFile, method, read_then_compact)
+    return reader, ids[10:] + more
+
+
+@pytest.mark.parametrize("method", ["tail_state", "generation"])
+def test_a_compaction_between_the_reads_of_a_refresh_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, method: str
+) -> None:
+    reader, live = _compaction_during(method, tmp_path, monkeypatch)
+    with caplog.at_level(logging.WARNING):
+        assert sorted(i.id for i in reader.all()) == sorted(live)
+    assert "edited" not in caplog.text  # a compaction is no hand edit
+    assert len(reader) == 25 and reader.get(live[0]) is not None
+
+
+def test_an_item_removed_and_compacted_away_by_another_process_is_gone(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"note {i}") for i in range(3)]
+    s.save()
+    reader = Substrate(tmp_path)
+    assert reader.get(ids[0]) is not None  # cached
+    other = Substrate(tmp_path)
+    other.remove(ids[0])
+    other.save()
+    other.compact()
+    assert reader.get(ids[0]) is None and ids[0] not in reader and not reader.remove(ids[0])
+    assert len(reader) == 2
