@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
 from substrate.limits import VERIFY_ON_OPEN_BYTES
+from substrate.replacing import replace_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -241,7 +242,7 @@ def write_catalog(
         with tmp.open("wb") as fh:
             fh.write(head)
             fh.write(body)
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):  # index/ may not even be a directory
             tmp.unlink(missing_ok=True)

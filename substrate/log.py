@@ -37,6 +37,7 @@ import orjson
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
+from substrate.replacing import replace_file
 
 log = logging.getLogger(__name__)
 
@@ -467,7 +468,7 @@ class LogFile:
                 fh.write(commit)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
+            replace_file(tmp, self.path)
             _fsync_dir(self.root)
         except OSError as exc:
             tmp.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ from typing import Any
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
+from substrate.replacing import replace_file
 
 SHARD_FORMAT = 1
 SETTINGS_FILE = "mixle.toml"
@@ -79,7 +80,7 @@ class Settings:
                 tomli_w.dump(self.data, fh)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
+            replace_file(tmp, self.path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc

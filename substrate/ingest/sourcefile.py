@@ -49,6 +49,7 @@ from typing import Any
 import orjson
 
 from substrate.log import Watermark
+from substrate.replacing import replace_file
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ def _write(path: Path, data: dict[str, Any]) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(orjson.dumps(data))
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):  # index/ may not even be a directory
             tmp.unlink(missing_ok=True)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.limits import VERIFY_ON_OPEN_BYTES
+from substrate.replacing import replace_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,7 +68,7 @@ def write_pack(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndar
                 fh.seek(start + table[name]["offset"])
                 fh.write(np.ascontiguousarray(array).tobytes())
             fh.truncate(max(start + at, fh.tell()))
-        os.replace(tmp, path)
+        replace_file(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
+from substrate.replacing import replace_file
 from substrate.secrets.textscan import TextFinding
 
 BASELINE_VERSION = 1
@@ -138,7 +139,7 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, p)
+            replace_file(tmp, p)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -647,3 +647,25 @@ def test_a_creation_time_json_cannot_hold_is_refused_at_save(
     with pytest.raises(InvalidInputError, match="finite"):
         store.save()
     assert [i.text for i in Substrate(tmp_path).iter_items()] == ["kept"]
+
+
+def test_files_rewritten_in_place_keep_the_permissions_their_owner_gave_them(
+    tmp_path: Path,
+) -> None:
+    from substrate.governance import grant_approver
+
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"private note {i}") for i in range(3)]
+    s.save()
+    log, settings = tmp_path / "items.jsonl", tmp_path / "mixle.toml"
+    for path in (log, settings):
+        path.chmod(0o600)
+    grant_approver(s, "bob", "research", by=None)  # rewrites mixle.toml
+    s.remove(ids[0])
+    s.save()
+    s.compact()  # rewrites items.jsonl
+    assert {path: path.stat().st_mode & 0o777 for path in (log, settings)} == {
+        log: 0o600,
+        settings: 0o600,
+    }
+    assert len(Substrate(tmp_path)) == 2
