@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.context import ContextPacket
-from substrate.context.compress import sentences, terms, truncate
+from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.retrieval import source_of
@@ -94,7 +94,8 @@ class ExtractiveAnswerer:
         candidates: list[tuple[int, str, frozenset[str]]] = []
         for n, text in enumerate(packet.texts, 1):
             for sentence in sentences(text):
-                candidates.append((n, sentence, terms(sentence) & wanted))
+                if not is_heading(sentence):  # a label of the section, not an answer
+                    candidates.append((n, sentence, terms(sentence) & wanted))
         if not candidates:
             return ""
         df = {t: sum(1 for _, _, have in candidates if t in have) for t in wanted}

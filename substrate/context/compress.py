@@ -19,6 +19,7 @@ ELLIPSIS = "…"
 # except before a line that starts a block of its own (list item, heading, quote, code).
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_HEADING = re.compile(r"#{1,6}\s")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
 
 
@@ -73,6 +74,12 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def is_heading(sentence: str) -> bool:
+    """Whether a sentence (of ``sentences``) is a Markdown heading: a label of what follows,
+    which shares the question's words without answering it."""
+    return _HEADING.match(sentence) is not None
+
+
 def query_coverage(text: str, task: str, full: str | None = None) -> float:
     """The share of the task's terms that ``text`` still carries.
 
@@ -108,7 +115,7 @@ def lead_sentence(text: str, task: str) -> str:
     if not parts:
         return ""
     wanted = terms(task)
-    return min(parts, key=lambda p: (-len(wanted & terms(p)), len(p)))
+    return min(parts, key=lambda p: (is_heading(p), -len(wanted & terms(p)), len(p)))
 
 
 def compress_text(text: str, task: str, max_chars: int) -> str:
@@ -135,10 +142,12 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
         return around_match(" ".join(text.split()), task, max_chars)
     wanted = terms(task)
     gain = [len(wanted & terms(p)) for p in parts]
-    order = sorted(range(len(parts)), key=lambda i: (-gain[i], len(parts[i]), i))
+    heading = [is_heading(p) for p in parts]
+    order = sorted(range(len(parts)), key=lambda i: (heading[i], -gain[i], len(parts[i]), i))
     # Sentences carrying no task term only pad a summary out; they are used only when no
-    # sentence carries one (then the shortest are kept, as the reference did).
-    relevant = [i for i in order if gain[i] > 0]
+    # sentence carries one (then the shortest are kept, as the reference did). A heading
+    # carries the task's words without a fact: it comes last, and is never kept for them.
+    relevant = [i for i in order if gain[i] > 0 and not heading[i]]
     kept: list[int] = []
     used = 0
     for i in relevant or order:

@@ -420,3 +420,12 @@ def test_real_engine_answer_and_abstain(tmp_path: Any) -> None:
     assert not good.abstained and "30 days" in (good.answer or "")
     bad = answer_from_substrate(s, "airspeed velocity of an unladen swallow", ExtractiveAnswerer())
     assert bad.abstained and bad.citations() == []
+
+
+def test_a_heading_is_never_quoted_as_the_answer() -> None:
+    policy = "# Refund days\n\nRefunds take five business days."
+    packet = ContextPacket(task="refund days", items=[SubstrateItem("text", policy)])
+    answer = ExtractiveAnswerer().answer_packet("how many days for a refund", packet)
+    assert answer == "Refunds take five business days. [1]"
+    only = ContextPacket(task="x", items=[SubstrateItem("text", "# Refund days")])
+    assert ExtractiveAnswerer().answer_packet("how many days for a refund", only) == ""

@@ -347,3 +347,14 @@ def test_a_match_far_into_one_long_run_is_kept_with_a_short_lead_in() -> None:
     assert len(cut) == 80 and cut.startswith("\u2026") and '"refund":"within 30 days"' in cut
     assert cut.index("refund") <= 80 // 4 + 3  # a quarter of the room before the match
     assert around_match("no match here " * 20, "refund", 40).startswith("no match here")
+
+
+POLICY = "# Refund policy\n\nRefunds are processed within five business days.\nKeep the receipt."
+
+
+def test_compression_keeps_a_fact_rather_than_the_heading_that_names_the_topic() -> None:
+    # the heading holds every word of the task, and says nothing about it
+    assert compress_text(POLICY, "refund policy", 60) == (
+        "Refunds are processed within five business days."
+    )
+    assert compress_text("# Refund policy\n\nSee the desk.", "refund policy", 20) == "See the desk."
