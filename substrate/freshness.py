@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ class _FileState:
     mtime_ns: int = -1
     digest: str | None = None
     hashed: bool = False
+    is_dir: bool = False
+    is_file: bool = True  # a regular file (a FIFO would block the hash)
 
 
 class FileChecker:
@@ -115,20 +118,35 @@ class FileChecker:
         self._files: dict[str, _FileState] = {}
 
     def signal(self, item: SubstrateItem, ref: str) -> str | None:
-        """The ``moved`` or ``changed`` signal for ``item``'s file ``ref``, or None."""
+        """The ``moved`` or ``changed`` signal for ``item``'s file ``ref``, or None.
+
+        The recorded hash is of ``ref``, or, when ``ref`` is a directory (an artifact), of
+        the file named by ``provenance.manifest`` or ``provenance.path``. A file that cannot
+        be read, or that became a directory, cannot vouch for the item: it is reported.
+        """
         state = self._stat(ref)
         if not state.exists:
             return f"moved: referenced path '{ref}' no longer exists"
-        recorded = item.provenance.get("content_hash")
+        prov = item.provenance
+        recorded = prov.get("content_hash")
         if not isinstance(recorded, str) or not recorded:
             return None
-        if self._unchanged_by_stat(item.provenance, state):
+        hashed = _hashed_file(prov, ref) if state.is_dir else ref
+        if hashed is None:
+            return f"moved: referenced path '{ref}' is now a directory"
+        if hashed != ref:
+            state = self._stat(hashed)
+        if not (state.exists and state.is_file):
+            return f"moved: referenced path '{hashed}' is no longer a file"
+        if self._unchanged_by_stat(prov, state):
             return None
         if not state.hashed:
-            state.digest = content_hash(ref)
+            state.digest = content_hash(hashed)
             state.hashed = True
-        if state.digest is not None and state.digest != recorded[:32]:
-            return f"changed: content hash of '{ref}' no longer matches ingest"
+        if state.digest is None:
+            return f"changed: '{hashed}' cannot be read to compare it with ingest"
+        if state.digest != recorded[:32]:
+            return f"changed: content hash of '{hashed}' no longer matches ingest"
         return None
 
     def _stat(self, ref: str) -> _FileState:
@@ -139,7 +157,9 @@ class FileChecker:
             except (OSError, ValueError):
                 state = _FileState(exists=False)
             else:
-                state = _FileState(exists=True, size=st.st_size, mtime_ns=st.st_mtime_ns)
+                mode = st.st_mode
+                state = _FileState(True, st.st_size, st.st_mtime_ns)
+                state.is_dir, state.is_file = stat.S_ISDIR(mode), stat.S_ISREG(mode)
             self._files[ref] = state
         return state
 
@@ -156,6 +176,17 @@ class FileChecker:
         if isinstance(ingested, int | float):
             return abs(ingested - state.mtime_ns / 1e9) > _RACY_WINDOW_S
         return True
+
+
+def _hashed_file(prov: dict[str, Any], directory: str) -> str | None:
+    """The file whose hash an item referring to ``directory`` recorded: an artifact's
+    manifest (``provenance.manifest``, or the ``provenance.path`` it was ingested from);
+    None when no other file is named (the reference was a file, now a directory)."""
+    for key in ("manifest", "path"):
+        value = prov.get(key)
+        if isinstance(value, str) and value and value != directory:
+            return value
+    return None
 
 
 def _recorded_mtime_ns(prov: dict[str, Any]) -> tuple[int, int] | None:

@@ -297,3 +297,50 @@ def test_parse_duration_rejects_non_text() -> None:
 )
 def test_format_duration(seconds: float, text: str) -> None:
     assert format_duration(seconds) == text
+
+
+def test_a_file_that_became_a_directory_or_a_pipe_is_no_longer_fresh(
+    store: Substrate, tmp_path: Path
+) -> None:
+    f, g = tmp_path / "doc.md", tmp_path / "pipe.md"
+    for path in (f, g):
+        path.write_text("v1")
+    a, b = (store.add("text", "v1", provenance=ingested(path)) for path in (f, g))
+    f.unlink()
+    f.mkdir()
+    assert check_freshness(store, a).signals == [f"moved: referenced path '{f}' is now a directory"]
+    g.unlink()
+    os.mkfifo(g)  # reading it to hash it would wait forever
+    piped = check_freshness(store, b).signals
+    assert piped == [f"moved: referenced path '{g}' is no longer a file"]
+
+
+def test_a_file_that_cannot_be_read_is_reported(
+    store: Substrate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.freshness as freshness
+
+    f = tmp_path / "doc.md"
+    f.write_text("v1")
+    a = store.add("text", "v1", provenance=ingested(f))
+    f.write_text("v2 is longer")
+    monkeypatch.setattr(freshness, "content_hash", lambda path: None)  # as a chmod 000 file
+    assert check_freshness(store, a).signals == [
+        f"changed: '{f}' cannot be read to compare it with ingest"
+    ]
+
+
+def test_an_artifact_is_checked_against_its_manifest(store: Substrate, tmp_path: Path) -> None:
+    from substrate.ingest import ingest_artifacts
+
+    model = tmp_path / "registry" / "model-a"
+    model.mkdir(parents=True)
+    manifest = model / "manifest.json"
+    manifest.write_text('{"name": "model-a", "kind": "model", "metrics": {"f1": 0.8}}')
+    age_file(manifest)
+    [a] = ingest_artifacts(store, tmp_path / "registry")
+    assert check_freshness(store, a).fresh
+    manifest.write_text('{"name": "model-a", "kind": "model", "metrics": {"f1": 0.9}}')
+    assert check_freshness(store, a).signals == [
+        f"changed: content hash of '{manifest}' no longer matches ingest"
+    ]
