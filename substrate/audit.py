@@ -123,11 +123,33 @@ def _lineage_section(
             log_section.update(ok=False, error=reason)
             log_section["problems"].append(f"corrupt log: {reason}")
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
+    holders = _holders(substrate, result["broken"])
     problems = [
-        f"item {b['item_id']}: dangling link(s) to {', '.join(b['dangling'])}"
+        f"item {b['item_id']}: dangling link(s) to "
+        + ", ".join(
+            held_by(target, holders.get(target, []), b["item_id"]) for target in b["dangling"]
+        )
         for b in result["broken"]
     ]
     return {"checked": True, **result, "problems": problems}
+
+
+def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Dangling id -> the broken items that link to it themselves (the others only lead to
+    one of those): each holder of a dangling link is broken too, so it is in ``broken``."""
+    out: dict[str, list[str]] = {}
+    for entry in broken:
+        item = substrate.get(entry["item_id"])
+        for target in set(item.links if item is not None else ()) & set(entry["dangling"]):
+            out.setdefault(target, []).append(entry["item_id"])
+    return out
+
+
+def held_by(target: str, holders: list[str], item_id: str) -> str:
+    """``target``, and which item holds the link when ``item_id`` only leads to it."""
+    if not holders or item_id in holders:
+        return target
+    return f"{target} (held by {', '.join(sorted(holders))})"
 
 
 def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:

@@ -39,6 +39,9 @@ class LineageReport:
     dangling: list[str] = field(default_factory=list)
     depth: int = 0
     visited: int = 0
+    # dangling id -> the item whose link it is (the root or an item it leads to); not part of
+    # the seed's as_dict
+    held_by: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,7 +78,7 @@ def verify_lineage(
         return LineageReport(item_id, False, 0, [item_id], 0, 0)
     depth_of = {root.id: 0}
     queue: deque[tuple[SubstrateItem, int]] = deque([(root, 0)])
-    dangling: dict[str, None] = {}
+    dangling: dict[str, str] = {}  # -> the item holding the link
     n_links = 0
     deepest = 0
     while queue:
@@ -91,7 +94,7 @@ def verify_lineage(
             found = substrate.get(target)
             if found is None and scopes is None:
                 n_links += 1
-                dangling.setdefault(target, None)
+                dangling.setdefault(target, item.id)
             elif found is not None and (scopes is None or found.scope in scopes):
                 n_links += 1
                 depth_of[target] = depth + 1
@@ -104,6 +107,7 @@ def verify_lineage(
         dangling=list(dangling),
         depth=deepest,
         visited=len(depth_of),
+        held_by=dangling,
     )
 
 

@@ -23,6 +23,7 @@ from substrate import (
     verify_lineage,
     visible_item,
 )
+from substrate.audit import held_by
 
 JsonOpt = output.JsonOpt
 ScopeOpt = Annotated[
@@ -136,14 +137,15 @@ def verify_lineage_cmd(
         raise NotFoundError(f"no item with id {item_id}")
     report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes)
     if json:
-        output.emit_json(report.as_dict())
+        output.emit_json({**report.as_dict(), "held_by": report.held_by})
     elif report.intact:
         output.emit_text(
             f"{item_id}: intact ({report.n_links} link(s), {report.visited} item(s), "
             f"depth {report.depth})"
         )
     else:
-        output.emit_text(f"{item_id}: broken, dangling link(s) to {', '.join(report.dangling)}")
+        links = [held_by(t, [report.held_by[t]], item_id) for t in report.dangling]
+        output.emit_text(f"{item_id}: broken, dangling link(s) to {', '.join(links)}")
     if not report.intact:
         raise typer.Exit(FOUND)
 

@@ -171,8 +171,16 @@ def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
         "dangling": ["feedfacefeedface"],
         "depth": 2,
         "visited": 3,
+        "held_by": {"feedfacefeedface": c},
     }
     assert "dangling link(s) to feedfacefeedface" in mixle("verify-lineage", c).stdout
+    d = shard.add("text", "d", links=[c])  # d's own links resolve; c holds the broken one
+    shard.save()
+    shown = mixle("verify-lineage", d).stdout
+    assert f"{d}: broken, dangling link(s) to feedfacefeedface (held by {c})" in shown
+    audit = mixle("audit").stdout
+    assert f"item {d}: dangling link(s) to feedfacefeedface (held by {c})" in audit
+    assert f"item {c}: dangling link(s) to feedfacefeedface\n" in audit
     assert mixle("verify-lineage", c, "--max-depth", "0", "--json").json()["visited"] == 1
     missing = mixle("verify-lineage", "nope")
     assert missing.exit_code == 1 and missing.stderr == "error: no item with id nope\n"
