@@ -83,7 +83,12 @@ def emit_bytes(data: bytes) -> None:
     out.flush()
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
-        buffer.write(data)
+        rest = memoryview(data)
+        while rest:  # a pipe whose reader left may take part of it and raise only next time
+            written = buffer.write(rest)
+            if not written:
+                raise BrokenPipeError
+            rest = rest[written:]
         buffer.flush()
     else:
         out.write(data.decode("utf-8", "replace"))
