@@ -43,6 +43,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         output.emit_json(report.as_dict())
     else:
         _print_audit(report.as_dict())
+    lineage = report.as_dict()["lineage"]
+    if lineage.get("checked") and not lineage.get("n_items"):
+        _note_empty_scope(scope)
     if not report.ok:
         raise typer.Exit(FOUND)
 
@@ -102,8 +105,17 @@ def freshness_cmd(
         output.emit_json(report)
     else:
         _print_freshness(report)
+    if not report["n_items"]:
+        _note_empty_scope(scope)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
+
+
+def _note_empty_scope(scope: str | None) -> None:
+    """Say that nothing was checked: a mistyped --scope in a cron line must not pass as clean.
+    (An unreadable scope gets the same words as one that does not exist.)"""
+    if scope is not None:
+        output.note("note: --scope matched no item you can read; nothing was checked")
 
 
 def _print_freshness(report: dict[str, Any]) -> None:

@@ -151,6 +151,13 @@ def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) ->
     shard.save()
     assert mixle("freshness", "--scope", "public").exit_code == 0
     assert mixle("freshness", "--scope", "ops").exit_code == 1
+    # a mistyped scope, or one the team cannot read, checks nothing and says so alike
+    for args in (("--scope", "opps"), ("--as", "public", "--scope", "ops")):
+        *team, option, scope = args
+        for command in ("freshness", "audit"):
+            result = mixle(*team, command, option, scope)
+            assert "--scope matched no item you can read" in result.stderr, args
+    assert "matched no item" not in mixle("freshness", "--scope", "public").stderr
 
 
 def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
