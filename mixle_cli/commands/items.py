@@ -304,7 +304,10 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     log = report["log"]
     if "bytes" in log:  # sizes are left out for a reader confined to some scopes
         out.print(f"log     {log['bytes']:,} bytes", markup=False)
-    out.print(f"index   {_index_line(report['index'], report['index_bytes'])}", markup=False)
+    out.print(f"index   {_index_line(report['index'])}", markup=False)
+    if report["index_bytes"]:  # left out for a reader confined to some scopes
+        derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
+        out.print(f"derived {derived}", markup=False)
     if log["uncommitted_bytes"]:
         output.note(
             f"warning: {log['uncommitted_bytes']} bytes of an unfinished write follow the last "
@@ -312,7 +315,7 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         )
 
 
-def _index_line(index: dict[str, Any], size: int | None) -> str:
+def _index_line(index: dict[str, Any]) -> str:
     """One line on the search index: its state, shape, what it covers, and its size."""
     parts = [str(index.get("state", "unknown"))]
     if "segments" in index and index.get("state") != "missing":
@@ -321,8 +324,8 @@ def _index_line(index: dict[str, Any], size: int | None) -> str:
         parts.append(str(index["mode"]))
     if "items" in index:  # left out for a reader confined to some scopes
         parts.append(f"{index['items']:,} items")
-    if size is not None:
-        parts.append(f"{size:,} bytes")
+    if index.get("bytes") and index.get("state") != "missing":
+        parts.append(f"{index['bytes']:,} bytes")
     line = ", ".join(parts)
     hints = {
         "behind": "the next search folds in the latest changes",

@@ -71,6 +71,12 @@ def test_status_counts_and_health(mixle) -> None:
     assert report["items"] == 2
     assert report["by_scope"] == {"local": 1, "public": 1}
     assert report["healthy"] is True
+    assert "index   missing (built by the first search" in mixle("status").stdout
+    mixle("search", "zebra")  # builds the index
+    # the search index's own size, apart from the other derived files (the catalog, caches)
+    index, text = mixle("status", "--json").json()["index"], mixle("status").stdout
+    assert f"index   fresh, 1 segment(s), lexical, 2 items, {index['bytes']:,} bytes\n" in text
+    assert "derived " in text
 
 
 def test_compact(mixle) -> None:
