@@ -34,8 +34,9 @@ def redact(
 ) -> None:
     """Print a file (or standard input) with every detected secret masked.
 
-    Bytes that are not UTF-8 pass through unchanged. Exits 0 whether or not anything was
-    masked; the count goes to stderr.
+    Bytes that are not UTF-8 pass through unchanged, and every line keeps its number (a key
+    block leaves blank lines). Exits 0 whether or not anything was masked; the count goes to
+    stderr.
     """
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
@@ -50,9 +51,8 @@ def redact(
     text = data.decode("utf-8", "surrogateescape")
     scan = detect_secrets(text)
     if not scan.clean:
-        data = redact_secrets(text, mask=mask, keep_prefix=keep_prefix).encode(
-            "utf-8", "surrogateescape"
-        )
+        masked = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
+        data = masked.encode("utf-8", "surrogateescape")
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")

@@ -116,10 +116,12 @@ def redact_hits(
     mask: str = DEFAULT_MASK,
     keep_prefix: int = 0,
     copies: Sequence[tuple[int, int, str]] = (),
+    keep_lines: bool = False,
 ) -> str:
     """Replace each hit's secret span in ``text`` (hits sorted by start, not overlapping), and
     each ``(start, end, rule)`` span of ``copies`` (outside the hits), masked whole: a copy's
-    public prefix is not known."""
+    public prefix is not known. With ``keep_lines``, a secret of several lines (a key block)
+    leaves its line breaks, so that the lines after it keep their numbers."""
     spans = [(h.start, h.end, h.rule, h.prefix) for h in hits]
     if copies:
         spans = sorted([*spans, *((start, end, rule, -1) for start, end, rule in copies)])
@@ -129,13 +131,29 @@ def redact_hits(
         secret = text[start:end]
         keep = 0 if prefix < 0 else visible_prefix(secret, prefix, keep_prefix)
         out.append(text[pos:start])
-        out.append(secret[:keep] + mask.format(rule=rule))
+        shown = secret[:keep] + mask.format(rule=rule)
+        out.append(_with_line_breaks(secret, shown) if keep_lines else shown)
         pos = end
     out.append(text[pos:])
     return "".join(out)
 
 
-def redact_secrets(text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0) -> str:
+def _with_line_breaks(secret: str, shown: str) -> str:
+    """``shown`` (the masked ``secret``) with the line breaks ``secret`` had: those it began
+    with before it, the others after it."""
+    breaks = secret.count("\n")
+    if not breaks:
+        return shown
+    eol = "\r\n" if "\r\n" in secret else "\n"
+    lead = secret[: len(secret) - len(secret.lstrip("\r\n"))]
+    if shown.startswith(lead):  # the part kept visible already begins with them
+        lead = ""
+    return lead + shown + eol * (breaks - lead.count("\n") - shown.count("\n"))
+
+
+def redact_secrets(
+    text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0, keep_lines: bool = False
+) -> str:
     """Return text with every detected secret replaced by a rule-labelled mask.
 
     Args:
@@ -144,6 +162,8 @@ def redact_secrets(text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0)
         keep_prefix: leave up to this many leading characters of each secret visible
             (0 = fully masked); capped so the secret cannot be recovered (see
             ``visible_prefix``).
+        keep_lines: leave the line breaks of a secret of several lines (a key block), so that
+            the text keeps its line numbers.
 
     Returns:
         The text with secrets masked, and their copies elsewhere in it, standing alone
@@ -155,7 +175,9 @@ def redact_secrets(text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0)
     if not hits:
         return text
     copies = copies_outside(text, hits, hits)
-    return redact_hits(text, hits, mask=mask, keep_prefix=keep_prefix, copies=copies)
+    return redact_hits(
+        text, hits, mask=mask, keep_prefix=keep_prefix, copies=copies, keep_lines=keep_lines
+    )
 
 
 def safe_text(text: str) -> str:

@@ -96,3 +96,19 @@ def test_missing_file_exits_3(mixle: Run, tmp_path: Path) -> None:
     result = mixle("redact", str(tmp_path / "absent.txt"))
     assert result.exit_code == 3
     assert "absent.txt" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_a_key_block_keeps_its_lines(eol: str) -> None:
+    body = [
+        "".join(_R.choice(string.ascii_letters + string.digits + "+/") for _ in range(64))
+        for _ in range(4)
+    ]
+    lines = ["top", "-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    data = eol.join([*lines, "bottom", ""]).encode()
+    code, out, _ = redact_bytes(data=data)
+    shown = out.decode().split(eol)
+    assert code == 0 and len(shown) == len(data.decode().split(eol))  # line numbers kept
+    assert shown[1:3] == ["-----BEGIN RSA PRIVATE KEY-----", "[REDACTED:private_key_block]"]
+    assert shown[3:6] == ["", "", ""] and shown[6:8] == ["-----END RSA PRIVATE KEY-----", "bottom"]
+    assert not any(line in out.decode() for line in body)
