@@ -63,7 +63,9 @@ class AppState:
         team = self.team
         if team is not None:
             return team
-        return str(self.substrate().settings.get("shard", "default_scope", "local"))
+        from substrate.visibility import default_scope
+
+        return default_scope(self.substrate().settings)
 
     @property
     def shard_path(self) -> Path:

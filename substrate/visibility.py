@@ -33,6 +33,18 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     return team or None
 
 
+def default_scope(settings: Settings) -> str:
+    """``[shard] default_scope`` in mixle.toml (``local`` when unset): where writes go when
+    neither a scope nor a team is given."""
+    scope = settings.get("shard", "default_scope", "local")
+    if not isinstance(scope, str) or not scope.strip():
+        # a number would quietly become the scope "5" of every new item
+        raise ShardError(
+            f"{settings.path}: [shard] default_scope must be a scope name, not {scope!r}"
+        )
+    return scope
+
+
 def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None:
     """The scopes a caller may read; None means no team is set (a single-user shard: all)."""
     if team is None:

@@ -244,6 +244,17 @@ def test_a_malformed_mixle_toml_is_named_with_exit_3(
         assert message in result.stderr and "mixle.toml" in result.stderr
 
 
+def test_a_default_scope_that_is_no_name_is_refused_by_writes(
+    mixle, isolated_shard_env: Path
+) -> None:
+    mixle("add", "kept")
+    (isolated_shard_env / "mixle.toml").write_bytes(b"format = 1\n[shard]\ndefault_scope = 5\n")
+    result = mixle("add", "more")
+    assert result.exit_code == 3 and "default_scope must be a scope name" in result.stderr
+    assert mixle("add", "more", "--scope", "ops").exit_code == 0  # not used: not in the way
+    assert [i["scope"] for i in mixle("ls", "--json").json()] == ["local", "ops"]
+
+
 def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
