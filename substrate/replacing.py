@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import stat
+from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
@@ -17,3 +21,24 @@ def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> N
     with contextlib.suppress(FileNotFoundError):
         os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
     os.replace(tmp, path)
+
+
+def remove_abandoned_temporaries(directory: Path) -> None:
+    """Delete the ``.NAME.PID.tmp`` files in ``directory`` whose writing process is gone (a
+    kill -9, a power cut): nothing else would, and a half-written index file can be large."""
+    for path in directory.glob(".*.tmp"):
+        pid = path.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                log.info("removed %s, left by a process that did not finish writing it", path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True

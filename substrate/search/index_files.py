@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from substrate.errors import ShardFormatError
-from substrate.replacing import replace_file
+from substrate.replacing import remove_abandoned_temporaries, replace_file
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.layout import (
     MANIFEST,
@@ -298,3 +298,4 @@ def write_state(directory: Path, state: IndexState) -> None:
                 path.unlink()
             except OSError as exc:  # another process may have removed it first
                 log.debug("could not remove %s: %s", path, exc)
+    remove_abandoned_temporaries(directory)

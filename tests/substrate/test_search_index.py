@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -239,3 +240,21 @@ def test_coverage_keeps_its_seal_and_reads_watermarks_stored_without_one() -> No
     older = Coverage.from_meta(["g", 5])  # written before seals were kept: trusted as it is
     assert older == Coverage("g", 5) and older is not None and older.seal is None
     assert Coverage.from_meta(None) is None
+
+
+def test_temporary_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    leftover = tmp_path / f".search-seg-0123.docs.parquet.{dead}.tmp"
+    ours = tmp_path / f".search-seg-0123.docs.parquet.{os.getpid()}.tmp"
+    for path in (leftover, ours):
+        path.write_bytes(b"half written")
+    write_state(tmp_path, state_of(20))
+    assert not leftover.exists() and ours.exists()  # a live writer's file is its own to finish
