@@ -281,10 +281,12 @@ def assemble_context_cmd(
         output.emit_text(packet.render())
         output.note(_accounting(packet))
     if overflow:
+        by_tokens = budget.char_limit < budget.max_chars  # --max-tokens set the limit
+        raise_it = "--max-tokens" if by_tokens else "--max-chars"
         hint = "" if compress else " or use --compress"
         output.note(
             f"the most relevant item does not fit in {budget.char_limit:,} characters; "
-            f"raise --max-chars{hint}"
+            f"raise {raise_it}{hint}"
         )
         raise typer.Exit(FOUND)
     if not packet.n_candidates:

@@ -262,6 +262,8 @@ def search_cmd(
         hint = (
             "the query has only very common words (like 'the' or 'what'), which are not "
             "indexed; add a word that names what you look for"
+            if any(ch.isalnum() for ch in query)
+            else "the query has no words, only punctuation; search for a word"
         )
     else:
         hits = substrate.hits(query, k, filters=filters, explain=explain)

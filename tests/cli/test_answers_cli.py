@@ -158,7 +158,9 @@ def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
 def test_assemble_context_overflow_and_bad_options(mixle: Run, shop: dict[str, str]) -> None:
     small = mixle("--as", "shop", "assemble-context", "refund defective items", "--max-chars", "40")
     assert small.exit_code == 1
-    assert "does not fit" in small.stderr
+    assert "does not fit in 40 characters; raise --max-chars or use --compress" in small.stderr
+    tokens = mixle("--as", "shop", "assemble-context", "refund defective", "--max-tokens", "10")
+    assert tokens.exit_code == 1 and "raise --max-tokens or use --compress" in tokens.stderr
     assert mixle("assemble-context", "refund", "--format", "yaml").exit_code == 2
     assert mixle("assemble-context", "refund", "--shape", "poem").exit_code == 2
     assert mixle("assemble-context", "refund", "--max-chars", "0").exit_code == 2

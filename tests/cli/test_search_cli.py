@@ -190,6 +190,8 @@ def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, 
     assert result.json() == {"query": "the and of what", "results": []}
     assert "hint:" in result.stderr and "common words" in result.stderr
     assert mixle("search", "the").stdout == ""
+    punctuation = mixle("search", "!!!???")
+    assert punctuation.exit_code == 0 and "no words, only punctuation" in punctuation.stderr
 
 
 def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str]) -> None:
