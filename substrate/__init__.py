@@ -88,6 +88,12 @@ _EXPORTS: dict[str, str] = {
     "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
+    "find_harnesses": "substrate.harness",
+    "Harness": "substrate.harness",
+    "HarnessResult": "substrate.harness",
+    "monitoring_harness": "substrate.harness",
+    "register_harness": "substrate.harness",
+    "support_triage_harness": "substrate.harness",
     "HopChain": "substrate.hops",
     "HopStep": "substrate.hops",
     "multihop": "substrate.hops",
@@ -107,6 +113,9 @@ _EXPORTS: dict[str, str] = {
     "MODALITIES": "substrate.item",
     "new_id": "substrate.item",
     "SubstrateItem": "substrate.item",
+    "kg_action": "substrate.kg",
+    "link_entities": "substrate.kg",
+    "retrieve_triples": "substrate.kg",
     "DEFAULT_CHUNK_CHARS": "substrate.limits",
     "DEFAULT_MAX_FILE_SIZE": "substrate.limits",
     "INGEST_FORMATS": "substrate.limits",
@@ -398,6 +407,24 @@ if TYPE_CHECKING:
     from substrate.governance import (
         save_governance as save_governance,
     )
+    from substrate.harness import (
+        Harness as Harness,
+    )
+    from substrate.harness import (
+        HarnessResult as HarnessResult,
+    )
+    from substrate.harness import (
+        find_harnesses as find_harnesses,
+    )
+    from substrate.harness import (
+        monitoring_harness as monitoring_harness,
+    )
+    from substrate.harness import (
+        register_harness as register_harness,
+    )
+    from substrate.harness import (
+        support_triage_harness as support_triage_harness,
+    )
     from substrate.hops import (
         HopChain as HopChain,
     )
@@ -454,6 +481,15 @@ if TYPE_CHECKING:
     )
     from substrate.item import (
         new_id as new_id,
+    )
+    from substrate.kg import (
+        kg_action as kg_action,
+    )
+    from substrate.kg import (
+        link_entities as link_entities,
+    )
+    from substrate.kg import (
+        retrieve_triples as retrieve_triples,
     )
     from substrate.limits import (
         DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,

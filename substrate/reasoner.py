@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from substrate.act import Action, Investigation, compute_action, investigate, retrieve_action
+from substrate.act import (
+    ACTION_KINDS,
+    Action,
+    Investigation,
+    compute_action,
+    investigate,
+    retrieve_action,
+)
+from substrate.errors import InvalidInputError
 from substrate.factuality import check_factuality
 from substrate.telemetry import Recorder
 
@@ -64,6 +73,19 @@ class Reasoner:
     def actions(self) -> list[Action]:
         """A copy of the action space."""
         return list(self._actions)
+
+    def restricted_to(self, kinds: Iterable[str]) -> Reasoner:
+        """A copy of this reasoner whose action space holds only actions of ``kinds`` (this
+        one is left as it is)."""
+        allowed = frozenset(kinds)
+        unknown = sorted(allowed.difference(ACTION_KINDS))
+        if unknown:
+            raise InvalidInputError(
+                f"unknown action kind(s) {', '.join(unknown)}; expected {', '.join(ACTION_KINDS)}"
+            )
+        other = copy.copy(self)
+        other._actions = [a for a in self._actions if a.kind in allowed]
+        return other
 
     def add_action(self, action: Action) -> Reasoner:
         """Attach an extra action; chainable."""
