@@ -34,6 +34,7 @@ from substrate import (
     reject,
     require_readable,
     revoke_approver,
+    safe_text,
     version_of,
     visible_item,
 )
@@ -294,7 +295,8 @@ def reject_cmd(
         )
         substrate.save()
     if json:
-        output.emit_json({"rejected": item_id, "by": who, "reason": reason})
+        # as stored: masked (the reason is free text, and may quote what it rejects)
+        output.emit_json({"rejected": item_id, "by": who, "reason": safe_text(reason)})
     else:
         output.emit_text(f"rejected {item_id}")
 

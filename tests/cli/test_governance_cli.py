@@ -145,6 +145,10 @@ def test_reject_needs_a_reason_and_the_right(mixle: Run, add: Add) -> None:
     mixle("--as", "ops", "propose", a, "--to", "public")
     events = mixle("history", a, "--json").json()["proposals"]
     assert [e["event"] for e in events] == ["proposed", "rejected", "proposed"]
+    key = "AKIA" + "Q7XJ2KLMN4PQRS5T"
+    quoted = mixle("--as", "ops", "reject", a, "--by", "alice", "--json", "--reason", f"has {key}")
+    assert quoted.json()["reason"] == "has [REDACTED:aws_access_key]"
+    assert key not in quoted.stdout + quoted.stderr
 
 
 def test_propose_refusals(mixle: Run, add: Add) -> None:
