@@ -208,12 +208,15 @@ class Substrate:
         What is read in the block is the latest saved state, and no other process saves until
         the block ends, so a change made from it cannot be lost to a concurrent one (two
         publishes of one item each keep their history entry). Save inside the block as usual;
-        read the items you change inside it too. An in-memory shard has nothing to lock.
+        read the items you change inside it too. The settings are read again once the lock is
+        held: a revoked approver must not approve on the strength of the ``mixle.toml`` this
+        process read before. An in-memory shard has nothing to lock.
         """
         if self.root is None or self._log is None or not self.root.is_dir():
             yield  # nothing saved yet, nothing to protect: a save inside creates the shard
             return
         with exclusive_lock(self._log.lock_path):
+            self.settings = Settings.load(self.root)
             yield
 
     def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:

@@ -410,3 +410,17 @@ def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Pa
             with pytest.raises(InvalidInputError, match="control characters"):
                 act()
     assert [i.scope for i in Substrate(tmp_path).iter_items()] == ["local"]
+
+
+def test_an_approver_revoked_by_another_process_meanwhile_may_not_approve(tmp_path: Path) -> None:
+    writer = Substrate(tmp_path)
+    grant_approver(writer, "alice", "public", by=None)
+    item = writer.add("text", "a fact", scope="ops")
+    propose(writer, [item], to="public", by="ops")
+    writer.save()
+    approver = Substrate(tmp_path)  # read mixle.toml while alice could approve
+    assert load_governance(approver).may_approve("alice", "public")
+    revoke_approver(Substrate(tmp_path), "alice", "public", by="alice")
+    with approver.exclusive(), pytest.raises(AccessDeniedError):
+        approve(approver, item, by="alice", strict=True)
+    assert Substrate(tmp_path).get(item).scope == "ops"  # type: ignore[union-attr]
