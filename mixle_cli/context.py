@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,13 +52,34 @@ class AppState:
         return scopes is None or scope in scopes
 
     def write_scope(self, scope: str | None) -> str:
-        """The scope a write goes to (given, else the default), if the caller may write it."""
+        """The scope a write goes to (given, else the default), if the caller may write it:
+        a scope it reads, and without approvers unless the caller is one."""
         from mixle_cli.errors import FOUND, fail
 
         target = scope or self.default_scope()
         if not self.can_read(target):
             fail(f"you read as {self.team!r} and may not write to scope {target!r}", FOUND)
+        self.may_change(target)
         return target
+
+    def may_change(self, scope: str) -> None:
+        """Refuse a direct change (add, ingest, rm) to a scope with approvers the caller is
+        not one of (``authorize_write``)."""
+        from substrate import authorize_write
+
+        authorize_write(self.substrate(), scope, by=self.acting_name())
+
+    def acting_name(self, by: str | None = None) -> str:
+        """Who the caller acts as: ``by`` (``--by``), else the team, else the login name."""
+        if by:
+            return by
+        team = self.team
+        if team:
+            return team
+        try:
+            return getpass.getuser()
+        except Exception:  # noqa: BLE001 - no login name in some containers
+            return "unknown"
 
     def default_scope(self) -> str:
         team = self.team

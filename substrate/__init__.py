@@ -75,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "approve": "substrate.governance",
     "APPROVED": "substrate.governance",
     "authorize_publish": "substrate.governance",
+    "authorize_write": "substrate.governance",
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
@@ -376,6 +377,9 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         authorize_publish as authorize_publish,
+    )
+    from substrate.governance import (
+        authorize_write as authorize_write,
     )
     from substrate.governance import (
         grant_approver as grant_approver,

@@ -273,6 +273,21 @@ def authorize_publish(
         )
 
 
+def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None:
+    """Check that ``by`` may add items to ``scope``, or remove them from it, directly: a gated
+    scope takes changes from its approvers only, as it takes publishes (the others propose).
+
+    Raises:
+        AccessDeniedError: with what to do instead.
+    """
+    governance = load_governance(substrate)
+    if governance.gated(scope) and not governance.may_approve(by, scope):
+        raise AccessDeniedError(
+            f"scope {scope!r} needs approval; {by!r} is not one of its approvers (write to "
+            f"your own scope, then `mixle propose ID --to {scope}`)"
+        )
+
+
 def proposal_of(item: SubstrateItem) -> dict[str, Any] | None:
     """The item's current proposal (``to``, ``by``, ``status``, ...), or None."""
     proposal = item.provenance.get("proposal")

@@ -8,7 +8,6 @@ Every command validates all the ids it was given before it changes anything, and
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -52,15 +51,7 @@ ByOpt = Annotated[
 
 def acting_name(app_state: AppState, by: str | None) -> str:
     """Who the caller acts as: ``--by``, else the team, else the login name."""
-    if by:
-        return by
-    team = app_state.team
-    if team:
-        return team
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no login name in some containers
-        return "unknown"
+    return app_state.acting_name(by)
 
 
 def _shared(app_state: AppState) -> list[str]:

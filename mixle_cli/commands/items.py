@@ -276,9 +276,12 @@ def rm(
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""
     app_state = state(ctx)
     substrate = app_state.substrate()
-    missing = [i for i in ids if not _visible(app_state, substrate.get(i))]
+    found = {i: substrate.get(i) for i in ids}
+    missing = [i for i in ids if not _visible(app_state, found[i])]
     if missing:
         fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
+    for scope in sorted({item.scope for item in found.values() if item is not None}):
+        app_state.may_change(scope)  # a reviewed scope loses items only by its approvers
     for item_id in ids:
         substrate.remove(item_id)
     substrate.save()

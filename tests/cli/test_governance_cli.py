@@ -406,3 +406,28 @@ def test_the_reported_commands_as_whole_processes(
     assert _approvers_on_disk(isolated_shard_env) == {"beta": ["betaboss"]}
     item = Substrate(isolated_shard_env).get(split_shard["to_beta"])
     assert item is not None and item.scope == "alpha"
+
+
+def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
+    mixle: Run, add: Add, tmp_path: Path
+) -> None:
+    mixle("--as", "alpha", "grant", "alice", "public")
+    reviewed = add("beta", "beta fact")
+    mixle("--as", "beta", "propose", reviewed, "--to", "public")
+    assert mixle("--as", "beta", "approve", reviewed, "--by", "alice").exit_code == 0
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Unreviewed\n\nstraight into public\n")
+    for args in (
+        ["rm", reviewed],
+        ["add", "unreviewed", "--scope", "public"],
+        ["ingest", str(docs), "--scope", "public"],
+    ):
+        refused = mixle("--as", "alpha", *args)
+        assert refused.exit_code == 1 and "needs approval" in refused.stderr, args
+        assert "mixle propose" in refused.stderr
+    assert [i["id"] for i in mixle("ls", "--json").json()] == [reviewed]
+    # other scopes take direct writes; the approvers of this one do too
+    assert mixle("--as", "alpha", "add", "own note").exit_code == 0
+    assert mixle("--as", "alpha", "grant", "gamma", "public", "--by", "alice").exit_code == 0
+    assert mixle("--as", "gamma", "rm", reviewed).exit_code == 0
