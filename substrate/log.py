@@ -27,7 +27,7 @@ import os
 import secrets
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -79,6 +79,22 @@ class TailState:
     @property
     def uncommitted_bytes(self) -> int:
         return self.size - self.committed_end
+
+
+# A batch is written this many lines at a time: one large file's batch (a CSV of a million
+# rows) is never copied whole into one buffer.
+_LINES_PER_WRITE = 4096
+
+
+def _pieces(prefix: bytes, lines: list[bytes], commit: bytes) -> Iterator[bytes]:
+    """The bytes of a batch, in a few large writes: the commit line comes last, so readers
+    see nothing of the batch until all of it is there."""
+    for first in range(0, len(lines), _LINES_PER_WRITE):
+        chunk = b"".join(lines[first : first + _LINES_PER_WRITE])
+        yield prefix + chunk if first == 0 else chunk
+    if not lines:
+        yield prefix
+    yield commit
 
 
 def _fsync_dir(path: Path) -> None:
@@ -369,14 +385,13 @@ class LogFile:
             if state.committed_end == 0:
                 generation = secrets.token_hex(8)
                 prefix = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
-            body = b"".join(lines)
             commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
             offsets = []
             pos = state.committed_end + len(prefix)
             for line in lines:
                 offsets.append(pos)
                 pos += len(line)
-            self._write_at(state.committed_end, prefix + body + commit, state)
+            self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
             if state.uncommitted_bytes:
                 log.warning(
                     "%s: discarded %d bytes of an unfinished write (a crash or interrupted "
@@ -384,11 +399,11 @@ class LogFile:
                     self.path,
                     state.uncommitted_bytes,
                 )
-            end = state.committed_end + len(prefix) + len(body) + len(commit)
+            end = pos + len(commit)
             st = self.path.stat()
             return Watermark(generation, end), offsets, state.committed_end, (st.st_size, st.st_ino)
 
-    def _write_at(self, start: int, data: bytes, state: TailState) -> None:
+    def _write_at(self, start: int, pieces: Iterable[bytes], state: TailState) -> None:
         created = not self.path.exists()
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
@@ -397,11 +412,13 @@ class LogFile:
         try:
             if state.size != start:
                 os.ftruncate(fd, start)
-            view = memoryview(data)
-            written = 0
+            at = start
             try:
-                while written < len(data):
-                    written += os.pwrite(fd, view[written:], start + written)
+                for piece in pieces:
+                    view = memoryview(piece)
+                    while view:
+                        written = os.pwrite(fd, view, at)
+                        view, at = view[written:], at + written
                 os.fsync(fd)
             except BaseException:
                 self._undo(fd, start)

@@ -98,8 +98,7 @@ _PR_SET_PDEATHSIG = 1
 def _prepare_chunk(
     tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str, encoded: bool
 ) -> list[Prepared]:
-    done = [prepare(ticket, options, fingerprint) for ticket in tickets]
-    return [result.encode_items() for result in done] if encoded else done
+    return [prepare(ticket, options, fingerprint, encoded=encoded) for ticket in tickets]
 
 
 def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
@@ -129,7 +128,7 @@ def prepared_in_workers(
     ``tickets`` is read lazily, a chunk at a time: while the caller still walks and plans,
     the workers already prepare the first chunks. A finished chunk is handed back as soon as
     the one before it was, and at most ``CHUNKS_AHEAD`` chunks per worker are in flight.
-    With ``encoded``, workers send items back as log lines (``Prepared.encode_items``), for
+    With ``encoded``, workers send items back as log lines (``prepare``'s ``encoded``), for
     a shard on disk.
     """
     pool = ProcessPoolExecutor(

@@ -302,8 +302,10 @@ class IngestSession:
         self, tickets: Iterable[Ticket]
     ) -> Generator[tuple[Ticket, Prepared], None, None]:
         """Prepare tickets in this process, one at a time."""
+        # for a shard on disk, as log lines: a file's items are held until its one append
+        on_disk = self.substrate.root is not None
         for ticket in tickets:
-            yield ticket, prepare(ticket, self.options, self.fingerprint)
+            yield ticket, prepare(ticket, self.options, self.fingerprint, encoded=on_disk)
 
     def apply(self, ticket: Ticket, done: Prepared) -> None:
         """Record a prepared file: its outcome, and its items queued for the next save."""

@@ -248,7 +248,7 @@ from substrate.store import Substrate
 
 marks = Path(sys.argv[3])
 
-def stuck(ticket, options, fingerprint):
+def stuck(ticket, options, fingerprint, encoded=False):
     (marks / str(os.getpid())).touch()  # a worker at work, waiting for a parent that dies
     time.sleep(60)
 

@@ -290,9 +290,9 @@ def test_reading_starts_while_the_walk_goes_on_and_the_total_grows(
     found_when_read: list[int] = []
     real_prepare = session.prepare
 
-    def prepare(ticket: Any, *args: Any) -> Any:
+    def prepare(ticket: Any, *args: Any, **options: Any) -> Any:
         found_when_read.append(report.files_scanned)
-        return real_prepare(ticket, *args)
+        return real_prepare(ticket, *args, **options)
 
     monkeypatch.setattr(session, "prepare", prepare)
     monkeypatch.setattr(session, "PROGRESS_INTERVAL_S", 0.0)
@@ -319,10 +319,10 @@ def test_an_interrupted_run_still_reports_what_the_walk_passed_over(
     (root / "out").symlink_to(tmp_path)  # passed over when the links are followed, at the end
     real_prepare = session.prepare
 
-    def prepare(ticket: Any, *args: Any) -> Any:
+    def prepare(ticket: Any, *args: Any, **options: Any) -> Any:
         if ticket.source == "a/2.md":
             raise KeyboardInterrupt
-        return real_prepare(ticket, *args)
+        return real_prepare(ticket, *args, **options)
 
     monkeypatch.setattr(session, "prepare", prepare)
     report = IngestReport()

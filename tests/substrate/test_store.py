@@ -669,3 +669,18 @@ def test_files_rewritten_in_place_keep_the_permissions_their_owner_gave_them(
         settings: 0o600,
     }
     assert len(Substrate(tmp_path)) == 2
+
+
+def test_a_batch_larger_than_one_write_keeps_every_offset(tmp_path: Path) -> None:
+    from substrate.log import LogFile
+
+    lines = [
+        orjson.dumps({"id": f"{i:016x}", "kind": "text", "text": "x" * (i % 7)}) + b"\n"
+        for i in range(10_000)
+    ]  # more lines than one write takes
+    log = LogFile(tmp_path)
+    mark, offsets, start, _ = log.append(lines)
+    assert start == 0 and mark.offset == tmp_path.joinpath("items.jsonl").stat().st_size
+    records = list(log.records(0, mark.offset))
+    assert [r.offset for r in records] == offsets and len(records) == 10_000
+    assert records[-1].data == {"id": f"{9_999:016x}", "kind": "text", "text": "xxx"}
