@@ -129,6 +129,30 @@ def test_front_matter_subset() -> None:
     assert "keywords" not in rest
 
 
+def test_front_matter_deeper_than_one_level_is_kept_as_written() -> None:
+    lines = ["author:", "  name: Bob", "  nested:", "    deep: 1", "people:", "  - name: Ann"]
+    lines += ["    email: a@x"]
+    fields = parse_block(lines)
+    assert fields == {
+        "author": "name: Bob\nnested:\n  deep: 1",
+        "people": "- name: Ann\n  email: a@x",
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n\nIntro paragraph about widgets.\n\n---\n\nSecond part.\n",  # a rule, then text
+        "---\nIntro paragraph about widgets.\n---\nSecond part.\n",  # no key: no front matter
+    ],
+)
+def test_a_file_opening_with_a_rule_keeps_its_text(text: str) -> None:
+    assert front_matter_end(text.splitlines()) == -1
+    parsed = PARSERS["markdown"](text, ParseContext(2000, "hr.md", "hr.md"))
+    assert "Intro paragraph about widgets." in "\n".join(s.text for s in parsed.segments)
+    assert not any(s.payload for s in parsed.segments)
+
+
 # -- plain text and reStructuredText -----------------------------------------------------------
 
 

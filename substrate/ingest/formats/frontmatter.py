@@ -9,6 +9,7 @@ an unusual header never makes a file fail.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 _KEY = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
@@ -75,12 +76,17 @@ def _split_flow(inner: str) -> list[str]:
 
 
 def front_matter_end(lines: list[str]) -> int:
-    """The index of the closing ``---``/``...`` line, or -1 when there is no front matter."""
-    if not lines or lines[0].rstrip() != "---":
+    """The index of the closing ``---``/``...`` line, or -1 when there is no front matter.
+
+    A file may also open with a ``---`` rule: front matter starts with a key on the very next
+    line, and holds at least one ``key:`` line, else the block is the file's text.
+    """
+    if len(lines) < 2 or lines[0].rstrip() != "---" or not lines[1].strip():
         return -1
     for i in range(1, min(len(lines), 1000)):
         if lines[i].rstrip() in ("---", "..."):
-            return i
+            keyed = any(_KEY.match(line.rstrip()) for line in lines[1:i] if line[:1] not in " \t")
+            return i if keyed else -1
     return -1
 
 
@@ -119,6 +125,9 @@ def _value(raw: str, body: list[str]) -> Any:
         return joiner.join(text_lines).strip()
     if raw or not content:
         return scalar(raw)
+    indents = {len(b) - len(b.lstrip()) for b in content}
+    if len(indents) > 1:  # deeper than one level: kept as it is written
+        return textwrap.dedent("\n".join(b.rstrip() for b in body)).strip("\n")
     if all(b.lstrip().startswith("-") for b in content):
         return [scalar(b.lstrip()[1:]) for b in content]
     nested: dict[str, Any] = {}
