@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -345,3 +346,13 @@ def test_decode_text_rejects_invalid_utf8_with_line_and_byte() -> None:
         decode_text(b"ok\nfine\nbad \xff here\n")
     assert err.value.line == 3
     assert err.value.byte == 12
+
+
+def test_every_chunk_of_a_jsonl_row_is_on_the_row_s_line() -> None:
+    long = " ".join(f"Sentence number {i} of the row." for i in range(40))
+    rows = [{"text": "a\nb\nc"}, {"text": "d"}, {"text": long}]
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    parsed = PARSERS["jsonl"](text, ParseContext(200, "rows.jsonl", "rows.jsonl"))
+    lines = [(s.line_start, s.line_end) for s in parsed.segments]
+    assert lines[:2] == [(1, 1), (2, 2)]
+    assert len(lines) > 3 and set(lines[2:]) == {(3, 3)}

@@ -33,23 +33,23 @@ def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
 def value_segments(
     value: Any, ordinal: int, ctx: ParseContext, line: int | None = None
 ) -> list[Segment]:
-    """The segments of one JSON value: a document (chunked when long) or a record."""
+    """The segments of one JSON value: a document (chunked when long) or a record.
+
+    ``line`` is the line of a JSON Lines row: every chunk of it is on that line (the line
+    breaks in its text are ``\\n`` escapes in the file).
+    """
     extra = {"index": ordinal}
     if is_document(value):
         text, tags, payload = document_parts(value)
-        first = line if line is not None else 1
         chunks = (
-            chunk_lines(text, first, ctx.chunk_chars, secrets=ctx.redact)
+            chunk_lines(text, 1, ctx.chunk_chars, secrets=ctx.redact)
             if text.strip()
-            else [Chunk(text, first, first)]
+            else [Chunk(text, 1, 1)]
         )
-        segments = []
-        for i, (chunk, start, end, secrets) in enumerate(chunks):
-            lo, hi = (start, end) if line is not None else (None, None)
-            segments.append(
-                Segment("text", chunk, None, lo, hi, i, payload, tags, dict(extra), secrets)
-            )
-        return segments
+        return [
+            Segment("text", chunk, None, line, line, i, payload, tags, dict(extra), secrets)
+            for i, (chunk, _, _, secrets) in enumerate(chunks)
+        ]
     text, payload = record_parts(value)
     return [Segment("record", text, None, line, line, 0, payload, [], extra)]
 
