@@ -356,3 +356,23 @@ def test_every_chunk_of_a_jsonl_row_is_on_the_row_s_line() -> None:
     lines = [(s.line_start, s.line_end) for s in parsed.segments]
     assert lines[:2] == [(1, 1), (2, 2)]
     assert len(lines) > 3 and set(lines[2:]) == {(3, 3)}
+
+
+def test_csv_headers_that_repeat_or_are_empty_lose_no_value() -> None:
+    parsed = PARSERS["csv"]("a,a,,b\n1,2,3,4\n", ParseContext(2000, "h.csv", "h.csv"))
+    assert parsed.segments[0].payload == {"a": "1", "a (2)": "2", "column 3": "3", "b": "4"}
+
+
+def test_an_unclosed_quote_is_reported_where_its_row_starts() -> None:
+    text = 'x,y\n1,"oops\n' + "".join(f"{i},b\n" for i in range(100))
+    with pytest.raises(FileRejected) as caught:
+        PARSERS["csv"](text, ParseContext(2000, "u.csv", "u.csv"))
+    assert caught.value.line == 2
+
+
+def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:
+    text = 'name\tdesc\nfoo\t"big" box\nbar\tplain\n'
+    parsed = PARSERS["tsv"](text, ParseContext(2000, "q.tsv", "q.tsv"))
+    assert [s.payload["desc"] for s in parsed.segments] == ['"big" box', "plain"]
+    quoted = PARSERS["tsv"]('a\tb\n"x\ty"\tz\n', ParseContext(2000, "q.tsv", "q.tsv"))
+    assert quoted.segments[0].payload == {"a": "x\ty", "b": "z"}  # CSV quoting still read

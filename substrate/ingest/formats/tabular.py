@@ -3,7 +3,12 @@
 The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
 splits the header into more fields than a comma does; quoting rules are always the standard ones.
 A row with a different number of fields than the header is reported (file:line) and left out. A
-file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected.
+file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
+line where the row that cannot be read starts. TSV has no quoting convention: a ``.tsv`` file
+whose quotes do not follow CSV's is read again with quotes as plain characters.
+
+Header cells name the fields: an empty one is named after its column (``column 3``), and a
+repeated one gets its rank (``a (2)``), so that no value is lost under another's name.
 """
 
 from __future__ import annotations
@@ -31,11 +36,33 @@ def sniff_delimiter(text: str) -> str:
     return ","
 
 
-def parse_delimited(text: str, ctx: ParseContext, delimiter: str | None = None) -> Parsed:
-    """Parse delimited text into records (``delimiter`` None: sniff, as for ``.csv``)."""
+def field_names(cells: list[str]) -> list[str]:
+    """The header row's cells as distinct field names (see the module docstring)."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for column, cell in enumerate(cells, 1):
+        name = cell.strip() or f"column {column}"
+        rank = 1
+        while name in seen:
+            rank += 1
+            name = f"{cell.strip() or f'column {column}'} ({rank})"
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+def parse_delimited(
+    text: str, ctx: ParseContext, delimiter: str | None = None, *, quoted: bool = True
+) -> Parsed:
+    """Parse delimited text into records (``delimiter`` None: sniff, as for ``.csv``;
+    ``quoted`` False: quotes are plain characters)."""
     delim = delimiter or sniff_delimiter(text)
     parsed = Parsed("tsv" if delim == "\t" else "csv")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    source = io.StringIO(text, newline="")
+    if quoted:
+        reader = csv.reader(source, delimiter=delim, strict=True)
+    else:
+        reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
     previous = 0
     ordinal = 0
@@ -46,7 +73,7 @@ def parse_delimited(text: str, ctx: ParseContext, delimiter: str | None = None) 
             if not row or not any(cell.strip() for cell in row):
                 continue
             if header is None:
-                header = [h.strip() for h in row]
+                header = field_names(row)
                 continue
             if len(row) != len(header):
                 parsed.issues.append(
@@ -68,10 +95,8 @@ def parse_delimited(text: str, ctx: ParseContext, delimiter: str | None = None) 
                 )
             )
             ordinal += 1
-    except csv.Error as exc:
-        raise FileRejected(
-            f"malformed {parsed.format.upper()}: {exc}", line=reader.line_num
-        ) from None
+    except csv.Error as exc:  # reported where the row that cannot be read starts
+        raise FileRejected(f"malformed {parsed.format.upper()}: {exc}", line=previous + 1) from None
     return parsed
 
 
@@ -81,5 +106,8 @@ def parse_csv(text: str, ctx: ParseContext) -> Parsed:
 
 
 def parse_tsv(text: str, ctx: ParseContext) -> Parsed:
-    """Parse a ``.tsv`` file."""
-    return parse_delimited(text, ctx, "\t")
+    """Parse a ``.tsv`` file (quoted as CSV is, or else with quotes as plain characters)."""
+    try:
+        return parse_delimited(text, ctx, "\t")
+    except FileRejected:
+        return parse_delimited(text, ctx, "\t", quoted=False)
