@@ -34,9 +34,9 @@ def redact(
 ) -> None:
     """Print a file (or standard input) with every detected secret masked.
 
-    Bytes that are not UTF-8 pass through unchanged, and every line keeps its number (a key
-    block leaves blank lines). Exits 0 whether or not anything was masked; the count goes to
-    stderr.
+    Bytes that are not UTF-8 pass through unchanged (UTF-16 with a byte-order mark is read as
+    such), and every line keeps its number (a key block leaves blank lines). Exits 0 whether
+    or not anything was masked; the count goes to stderr.
     """
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
@@ -48,14 +48,25 @@ def redact(
     from substrate import detect_secrets, redact_secrets
 
     data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    text = data.decode("utf-8", "surrogateescape")
+    encoding, errors, start = _encoding_of(data)
+    text = data[start:].decode(encoding, errors)
     scan = detect_secrets(text)
     if not scan.clean:
         masked = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
-        data = masked.encode("utf-8", "surrogateescape")
+        data = data[:start] + masked.encode(encoding, errors)
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
+
+
+def _encoding_of(data: bytes) -> tuple[str, str, int]:
+    """How to read ``data`` and write it back byte for byte: UTF-16 when a byte-order mark says
+    so (kept as it was), else UTF-8 with undecodable bytes carried through; and where the
+    text starts."""
+    for mark, encoding in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(mark) and b"\x00" in data[:8192] and len(data) % 2 == 0:
+            return encoding, "surrogatepass", len(mark)
+    return "utf-8", "surrogateescape", 0
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"redact": redact}

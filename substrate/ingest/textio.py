@@ -1,11 +1,12 @@
-"""Bytes to text: strict UTF-8 (a byte-order mark dropped) with normalised line ends."""
+"""Bytes to text: strict UTF-8 (a byte-order mark dropped), or UTF-16 when a byte-order mark
+says so, with normalised line ends."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 
-from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary
+from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary, is_utf16
 from substrate.ingest.segment import FileRejected
 
 _BOM = b"\xef\xbb\xbf"
@@ -18,6 +19,8 @@ def decode_text(data: bytes) -> str:
         FileRejected: the content is not valid UTF-8; the error names the line and byte offset
             of the first invalid byte, so the user can find it.
     """
+    if is_utf16(data):
+        return _normalised(_utf16(data))
     offset = 3 if data.startswith(_BOM) else 0
     try:
         text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
@@ -30,9 +33,24 @@ def decode_text(data: bytes) -> str:
             line=line,
             byte=at,
         ) from None
+    return _normalised(text)
+
+
+def _normalised(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
+
+
+def _utf16(data: bytes) -> str:
+    """Text with a UTF-16 byte-order mark (which the codec reads and drops)."""
+    try:
+        return data.decode("utf-16")
+    except UnicodeDecodeError as exc:
+        raise FileRejected(
+            f"invalid UTF-16 (at byte offset {exc.start}); convert the file to UTF-8",
+            byte=exc.start,
+        ) from None
 
 
 def content_digest(data: bytes) -> str:

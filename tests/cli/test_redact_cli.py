@@ -112,3 +112,11 @@ def test_a_key_block_keeps_its_lines(eol: str) -> None:
     assert shown[1:3] == ["-----BEGIN RSA PRIVATE KEY-----", "[REDACTED:private_key_block]"]
     assert shown[3:6] == ["", "", ""] and shown[6:8] == ["-----END RSA PRIVATE KEY-----", "bottom"]
     assert not any(line in out.decode() for line in body)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_input_is_redacted_and_written_back_in_utf16(encoding: str) -> None:
+    data = ("\ufeff" + BODY).encode(encoding)
+    code, out, _ = redact_bytes(data=data)
+    assert code == 0 and out[:2] == data[:2]
+    assert out.decode(encoding) == "\ufeff" + BODY.replace(GH, "[REDACTED:github_token]")

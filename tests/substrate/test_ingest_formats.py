@@ -376,3 +376,16 @@ def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:
     assert [s.payload["desc"] for s in parsed.segments] == ['"big" box', "plain"]
     quoted = PARSERS["tsv"]('a\tb\n"x\ty"\tz\n', ParseContext(2000, "q.tsv", "q.tsv"))
     assert quoted.segments[0].payload == {"a": "x\ty", "b": "z"}  # CSV quoting still read
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
+    text = "name,age\r\nAnn,30\r\n"
+    data = ("\ufeff" if encoding != "utf-16" else "") + text
+    raw = data.encode(encoding)
+    assert not is_binary(raw) and decode_text(raw) == "name,age\nAnn,30\n"
+    assert is_binary("no mark\x00".encode("utf-16-le"))  # NUL bytes without a mark: binary
+    with pytest.raises(FileRejected, match="invalid UTF-16"):
+        decode_text(b"\xff\xfe\x00\x00" + "\ud800".encode("utf-16-le", "surrogatepass"))
+    with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
+        decode_text(b"\xff\xfe plain text")
