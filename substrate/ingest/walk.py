@@ -67,12 +67,21 @@ class _Walker:
         self.files_seen: dict[tuple[int, int], str] = {}
         self.links: list[_Link] = []
         self.via_link = False  # walking below a followed link: paths are not real paths
+        # folders the ignore rules left out (and VCS folders): a link must not lead into them
+        # (a hidden folder is only not walked by default: a visible link to it is followed)
+        self.pruned: list[str] = []
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
 
     def excluded(self, real: str) -> bool:
         return any(real == ex or real.startswith(ex + os.sep) for ex in self.exclude)
+
+    def prune(self, path: str) -> None:
+        self.pruned.append(os.path.realpath(path) if self.via_link else path)
+
+    def in_pruned(self, real: str) -> bool:
+        return any(real == p or real.startswith(p + os.sep) for p in self.pruned)
 
     def walk_tree(self, top: str, top_rel: str, ignores: IgnoreStack) -> Iterator[list[FileEntry]]:
         stack = [(top, top_rel, ignores)]
@@ -123,6 +132,7 @@ class _Walker:
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
+                        self.prune(entry.path)
                         continue
                     real = os.path.realpath(entry.path) if self.via_link else entry.path
                     if self.exclude and self.excluded(real):
@@ -156,6 +166,9 @@ class _Walker:
             return
         if self.exclude and self.excluded(real):
             skipped.append((link.rel, "symlink leads into the shard"))
+            return
+        if self.in_pruned(real):
+            skipped.append((link.rel, "symlink leads into an ignored folder"))
             return
         key = (info.st_dev, info.st_ino)
         if stat.S_ISDIR(info.st_mode):

@@ -162,3 +162,16 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
     assert "caf\ufffd.md" in str(report.as_dict())
     with pytest.raises(InvalidInputError, match="not valid UTF-8"):
         ingest_path(store, os.fsdecode(os.path.join(root, b"d\xe9j\xe0")))
+
+
+def test_a_link_into_an_ignored_folder_is_not_followed(tmp_path: Path) -> None:
+    _touch(tmp_path, "build/secret.md", "build/sub/deep.md", "top.md")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "blink").symlink_to(tmp_path / "build")
+    (tmp_path / "deeplink").symlink_to(tmp_path / "build" / "sub")
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["top.md"]
+    assert sorted(result.skipped) == [
+        ("blink", "symlink leads into an ignored folder"),
+        ("deeplink", "symlink leads into an ignored folder"),
+    ]
