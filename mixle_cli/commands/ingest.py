@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -105,10 +106,11 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         output.emit_json(report.as_dict())
     elif not quiet:
         for outcome in report.files:
-            if outcome.status in ("skipped", "failed"):
+            if outcome.status == "skipped":
                 output.note_parts(outcome.status, outcome.source, outcome.reason)
-        for issue in report.issues:
-            output.note_parts("problem", issue.location(), issue.reason)
+        for issue in report.issues:  # a failed file once, where it failed
+            label = "failed" if issue.fatal else "problem"
+            output.note_parts(label, issue.location(), issue.reason)
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))
@@ -199,11 +201,13 @@ def ingest(
     }
     if paths.count("-") > 1:
         usage("standard input (-) can be read only once")
+    if source is not None and "-" not in paths:
+        usage("--source names standard input: give - among the paths")
     _check_format(as_format)
-    missing = [p for p in paths if p != "-" and not Path(p).exists()]
-    if missing:
-        fail(f"no such file or folder: {', '.join(missing)}", OPERATIONAL)
     _refuse_the_shard(substrate, paths)
+    for missing in [p for p in paths if p != "-" and not os.path.lexists(p)]:
+        report.failed(missing, missing, "no such file or folder")  # the others are ingested
+        paths = [p for p in paths if p != missing]
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):

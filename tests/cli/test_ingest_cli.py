@@ -102,9 +102,20 @@ def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: P
     assert len(mixle("ls", "--json").json()) == 2
 
 
-def test_missing_path_is_operational_error(mixle, tmp_path: Path) -> None:
-    result = mixle("ingest", str(tmp_path / "nope"))
-    assert result.exit_code == 3 and "nope" in result.stderr
+def test_a_missing_path_fails_and_the_others_are_ingested(
+    mixle, notes: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nope.md"
+    result = mixle("ingest", str(notes), str(missing), "--json")
+    assert result.exit_code == 1
+    report = result.json()
+    assert report["files_failed"] == 1 and report["files_added"] >= 1
+    text = mixle("ingest", str(missing))
+    assert text.exit_code == 1
+    assert text.stderr.count("no such file or folder") == 1  # said once, not once per list
+    assert mixle("ingest", "-", "--source", "x", input="hello\n").exit_code == 0
+    stray = mixle("ingest", str(notes), "--source", "x")
+    assert stray.exit_code == 2 and "--source names standard input" in stray.stderr
 
 
 def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_shard_env) -> None:
