@@ -116,7 +116,9 @@ def note_parts(*parts: str) -> None:
     its own; the line then skips stderr's masking of whole lines (see ``MaskedStream``)."""
     from substrate import safe_text
 
-    line = ": ".join(safe_text(part) for part in parts)
+    # one line per note: a line break in a part (a file name may hold one) is shown escaped,
+    # so that no name can pass for another line of the report
+    line = ": ".join(safe_text(part).replace("\n", "\\n").replace("\r", "\\r") for part in parts)
     _console(getattr(sys.stderr, "unmasked", sys.stderr)).print(line, markup=False)
 
 

@@ -265,3 +265,13 @@ def test_paths_named_inside_a_folder_keep_their_items_whatever_the_order(
             report = mixle("ingest", *order, "--json").json()
             assert report["items_removed"] == 0, (order, report["files"])
             assert len(mixle("ls", "--json").json()) == 3
+
+
+def test_a_line_break_in_a_file_name_cannot_forge_a_report_line(mixle, tmp_path: Path) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "x\nfailed: other.md: made up.bin").write_bytes(b"\x00binary")
+    result = mixle("ingest", str(folder))
+    lines = result.stderr.splitlines()
+    assert not any(line.startswith("failed: other.md") for line in lines)
+    assert any("x\\nfailed: other.md" in line for line in lines)
