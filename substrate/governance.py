@@ -406,7 +406,10 @@ def _check_approver(governance: Governance, by: str | None, target: str, action:
             f"scope {target!r} has no approvers, so nobody may {action} for it "
             f"(add one with `mixle grant NAME {target}`)"
         )
-    raise AccessDeniedError(f"{by!r} may not {action} promotions into scope {target!r}")
+    raise AccessDeniedError(
+        f"{by!r} may not {action} promotions into scope {target!r}: only its approvers may "
+        f"(see `mixle approvers`; act as one of them with --by NAME)"
+    )
 
 
 def approve(

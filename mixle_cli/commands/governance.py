@@ -233,9 +233,14 @@ def propose_cmd(
         substrate.save()
     if json:
         output.emit_json({"proposed": done, "to": to, "by": who})
-        return
-    for item_id in done:
-        output.emit_text(f"proposed {item_id} for {to}")
+    else:
+        for item_id in done:
+            output.emit_text(f"proposed {item_id} for {to}")
+    if not load_governance(substrate).gated(to):
+        output.note(
+            f"note: scope {to!r} has no approvers, so nobody can approve this yet: grant one "
+            f"(`mixle grant NAME {to}`), or publish directly (`mixle publish ID --to {to}`)"
+        )
 
 
 def approve_cmd(

@@ -136,6 +136,7 @@ def test_reject_needs_a_reason_and_the_right(mixle: Run, add: Add) -> None:
     assert mixle("--as", "ops", "reject", a).exit_code == 2  # --reason is required
     refused = mixle("--as", "ops", "reject", a, "--reason", "no")
     assert refused.exit_code == 1 and "may not reject" in refused.stderr
+    assert "act as one of them with --by NAME" in refused.stderr
     done = mixle("--as", "ops", "reject", a, "--reason", "too vague", "--by", "alice")
     assert done.exit_code == 0 and done.stdout.strip() == f"rejected {a}"
     data = mixle("history", a, "--json").json()
@@ -431,3 +432,12 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     assert mixle("--as", "alpha", "add", "own note").exit_code == 0
     assert mixle("--as", "alpha", "grant", "gamma", "public", "--by", "alice").exit_code == 0
     assert mixle("--as", "gamma", "rm", reviewed).exit_code == 0
+
+
+def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    ungated = mixle("--as", "ops", "propose", a, "--to", "public")
+    assert ungated.exit_code == 0 and "has no approvers, so nobody can approve" in ungated.stderr
+    mixle("--as", "ops", "grant", "alice", "public")
+    b = add("ops", "y")
+    assert "no approvers" not in mixle("--as", "ops", "propose", b, "--to", "public").stderr
