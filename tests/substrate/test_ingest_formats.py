@@ -389,3 +389,11 @@ def test_utf16_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
         decode_text(b"\xff\xfe\x00\x00" + "\ud800".encode("utf-16-le", "surrogatepass"))
     with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
         decode_text(b"\xff\xfe plain text")
+
+
+def test_integers_past_64_bits_are_kept_exactly() -> None:
+    big, small = "123456789012345678901234567890", -(2**63)
+    text = f'{{"id": {big}, "n": {small}, "neg": -{big}, "code": "{big}"}}\n'
+    for fmt in ("jsonl", "json"):
+        parsed = PARSERS[fmt](text, ParseContext(2000, f"r.{fmt}", f"r.{fmt}"))
+        assert parsed.segments[0].payload == {"id": big, "n": small, "neg": f"-{big}", "code": big}

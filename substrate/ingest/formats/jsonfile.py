@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.jsonl import value_segments
+from substrate.ingest.formats.jsonl import loads, value_segments
 from substrate.ingest.segment import FileRejected, Parsed
 
 
@@ -21,7 +21,7 @@ def load_json(text: str) -> Any:
         FileRejected: the text is not valid JSON (with the line of the error).
     """
     try:
-        return orjson.loads(text)
+        return loads(text)
     except orjson.JSONDecodeError as exc:
         raise FileRejected(
             f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno

@@ -6,6 +6,8 @@ whose first rows are all traces (``input`` plus ``answer``/``label``/``call``) i
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import orjson
@@ -16,6 +18,23 @@ from substrate.ingest.formats.records import document_parts, is_document, record
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
 from substrate.ingest.segment import LineIssue, Parsed, Segment
 
+# orjson reads an integer past 64 bits as a float (its last digits lost), and the log cannot
+# store one as a number: such integers are kept exactly, as strings of their digits.
+_LONG_NUMBER = re.compile(r"\d{19,}")
+
+
+def loads(text: str) -> Any:
+    """Parse JSON (raises ``orjson.JSONDecodeError``), keeping integers past 64 bits exact."""
+    value = orjson.loads(text)
+    if _LONG_NUMBER.search(text) is None:
+        return value
+    return json.loads(text, parse_int=_exact_int)
+
+
+def _exact_int(digits: str) -> int | str:
+    number = int(digits)
+    return number if -(2**63) <= number < 2**64 else digits
+
 
 def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
     """``(0-based line index, value)`` of each non-blank line; bad JSON becomes an issue."""
@@ -24,7 +43,7 @@ def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            rows.append((index, orjson.loads(line)))
+            rows.append((index, loads(line)))
         except orjson.JSONDecodeError as exc:
             parsed.issues.append(LineIssue(index + 1, f"invalid JSON: {exc.msg}"))
     return rows
