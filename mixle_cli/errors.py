@@ -53,7 +53,7 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
     if isinstance(exc, InvalidInputError):
         return USAGE, str(exc), None
     if isinstance(exc, ShardError):
-        return OPERATIONAL, str(exc), "run `mixle audit` to check the shard"
+        return OPERATIONAL, str(exc), _shard_hint(exc)
     if isinstance(exc, SubstrateError):
         return OPERATIONAL, str(exc), None
     if isinstance(exc, OSError):
@@ -61,6 +61,27 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
         return OPERATIONAL, f"I/O error{where}: {exc.strerror or exc}", None
     # Unexpected: say what kind of failure without echoing data that might be sensitive.
     return OPERATIONAL, f"internal error ({type(exc).__name__})", "set MIXLE_DEBUG=1 for details"
+
+
+# What a failed write says of its cause, and what to do about it (``audit`` helps with neither).
+_CAUSES = (
+    (
+        ("Permission denied", "Read-only file system", "Operation not permitted"),
+        "check that you may write to the shard's folder (or use another with --shard)",
+    ),
+    (
+        ("No space left on device", "Disk quota exceeded"),
+        "free some space; nothing acknowledged before was lost",
+    ),
+)
+
+
+def _shard_hint(exc: ShardError) -> str:
+    message = str(exc)
+    for causes, hint in _CAUSES:
+        if any(cause in message for cause in causes):
+            return hint
+    return "run `mixle audit` to check the shard"
 
 
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:

@@ -112,7 +112,16 @@ def test_disk_full_is_exit_3_and_earlier_items_intact(
         patch.setattr(log_module.os, "pwrite", full)
         result = mixle("add", "lost")
     assert result.exit_code == 3 and "No space left on device" in result.stderr
+    assert "hint: free some space" in result.stderr and "mixle audit" not in result.stderr
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+
+    def refused(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(13, "Permission denied")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "pwrite", refused)
+        denied = mixle("add", "lost")
+    assert denied.exit_code == 3 and "hint: check that you may write" in denied.stderr
 
 
 def test_ctrl_c_during_write_is_130_and_intact(
