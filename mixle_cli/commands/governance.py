@@ -320,6 +320,8 @@ def pending_cmd(
                 "title": item_title(item),
             }
         )
+    # oldest proposal first (store order is when the item was first saved, not proposed)
+    rows.sort(key=lambda row: row["proposed_at"] or 0.0)
     if how is Mode.JSON:
         output.emit_json(rows)
     elif how is Mode.JSONL:

@@ -441,3 +441,12 @@ def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> 
     mixle("--as", "ops", "grant", "alice", "public")
     b = add("ops", "y")
     assert "no approvers" not in mixle("--as", "ops", "propose", b, "--to", "public").stderr
+
+
+def test_pending_lists_the_oldest_proposal_first(mixle: Run, add: Add) -> None:
+    first_saved, second_saved = add("ops", "x"), add("ops", "y")
+    mixle("--as", "ops", "propose", second_saved, "--to", "public")
+    mixle("--as", "ops", "propose", first_saved, "--to", "public")
+    rows = mixle("--as", "ops", "pending", "--json").json()
+    assert [r["id"] for r in rows] == [second_saved, first_saved]
+    assert rows[0]["proposed_at"] <= rows[1]["proposed_at"]
