@@ -45,8 +45,10 @@ _ALIASES = {
     # the item families of `mixle ingest --as`
     "docs": "markdown",
     "documents": "markdown",
-    "records": "jsonl",
+    "records": "records",
 }
+# What the family ``records`` reads a file as: its own record format, else JSON Lines.
+RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 
 # Files without an extension that are plain prose by convention.
 _PLAIN_NAMES = frozenset(
@@ -69,6 +71,18 @@ def normalize_format(name: str) -> str:
             f"unknown format {name!r}; expected one of {known} "
             "(or the families docs, records, traces, artifacts)"
         ) from None
+
+
+def file_format(as_format: str | None, filename: str) -> str | None:
+    """The parser a file gets: ``as_format`` (normalised) when forced, else the one its name
+    implies. The family ``records`` keeps a file's own record format (CSV, TSV, JSON, JSON
+    Lines) and reads anything else as JSON Lines."""
+    if as_format is None:
+        return detect_format(filename)
+    if as_format == "records":
+        detected = detect_format(filename)
+        return detected if detected in RECORD_FORMATS else "jsonl"
+    return as_format
 
 
 def detect_format(filename: str) -> str | None:

@@ -48,7 +48,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.gate import refuse_secret_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
-from substrate.ingest.detect import normalize_format
+from substrate.ingest.detect import file_format, normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
 from substrate.ingest.parallel import (
     MIN_PARALLEL_FILES,
@@ -324,8 +324,10 @@ def ingest_text(
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
+    fmt = file_format(options.as_format, "")
+    assert fmt is not None
     report.files_scanned += 1
-    ticket = Ticket(key, source, None, options.as_format, known_hash=run.known_hash(key), data=data)
+    ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
     for _, result in run.prepare_here([ticket]):
         run.apply(ticket, result)
     run.finish()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import detect_format
+from substrate.ingest.detect import file_format
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
@@ -271,7 +271,7 @@ class IngestSession:
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None)
             return None
-        fmt = self.options.as_format or detect_format(entry.rel)
+        fmt = file_format(self.options.as_format, entry.rel)
         if fmt is None:
             if asked_for:
                 self.settle(self.unknown_format, source, key)

@@ -397,3 +397,17 @@ def test_integers_past_64_bits_are_kept_exactly() -> None:
     for fmt in ("jsonl", "json"):
         parsed = PARSERS[fmt](text, ParseContext(2000, f"r.{fmt}", f"r.{fmt}"))
         assert parsed.segments[0].payload == {"id": big, "n": small, "neg": f"-{big}", "code": big}
+
+
+def test_the_records_family_keeps_each_file_s_own_record_format() -> None:
+    from substrate.ingest.detect import file_format
+
+    assert normalize_format("records") == "records"
+    assert [file_format("records", n) for n in ("a.csv", "b.tsv", "c.json", "d.jsonl")] == [
+        "csv",
+        "tsv",
+        "json",
+        "jsonl",
+    ]
+    assert file_format("records", "notes.md") == "jsonl" and file_format("records", "") == "jsonl"
+    assert file_format("jsonl", "a.csv") == "jsonl" and file_format(None, "a.csv") == "csv"
