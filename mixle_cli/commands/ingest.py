@@ -133,7 +133,8 @@ def ingest(
         str | None,
         typer.Option(
             "--as",
-            help="Parse every input as: docs, records, traces, artifacts, or one of "
+            help="Parse every input as: docs, records (CSV, TSV and JSON files as they are, "
+            "anything else as JSON Lines), traces, artifacts, or one of "
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
         ),
     ] = None,
