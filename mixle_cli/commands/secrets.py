@@ -290,7 +290,10 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
     if run.errors:
         tail += f"; {len(run.errors)} could not be read"
     if not findings:
-        output.note(f"no new secrets in {n_files} file(s){tail}")
+        if not n_files:
+            output.note(f"no file was scanned{tail}")
+        else:  # "new" only when a baseline accepted some
+            output.note(f"no {'new ' if accepted else ''}secrets in {n_files} file(s){tail}")
         return
     n_dirty = len({f.path for f in findings})
     output.note(f"{len(findings)} secret(s) in {n_dirty} of {n_files} file(s){tail}")
