@@ -408,7 +408,7 @@ def _check_approver(governance: Governance, by: str | None, target: str, action:
         )
     raise AccessDeniedError(
         f"{by!r} may not {action} promotions into scope {target!r}: only its approvers may "
-        f"(see `mixle approvers`; act as one of them with --by NAME)"
+        f"(ask one of them; see `mixle approvers`)"
     )
 
 

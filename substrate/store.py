@@ -209,8 +209,9 @@ class Substrate:
         the block ends, so a change made from it cannot be lost to a concurrent one (two
         publishes of one item each keep their history entry). Save inside the block as usual;
         read the items you change inside it too. The settings are read again once the lock is
-        held: a revoked approver must not approve on the strength of the ``mixle.toml`` this
-        process read before. An in-memory shard has nothing to lock.
+        held (settings changed in memory and not saved are dropped): a revoked approver must
+        not approve on the strength of the ``mixle.toml`` this process read before. An
+        in-memory shard has nothing to lock.
         """
         if self.root is None or self._log is None or not self.root.is_dir():
             yield  # nothing saved yet, nothing to protect: a save inside creates the shard

@@ -49,9 +49,9 @@ ByOpt = Annotated[
 ]
 
 
-def acting_name(app_state: AppState, by: str | None) -> str:
-    """Who the caller acts as: ``--by``, else the team, else the login name."""
-    return app_state.acting_name(by)
+def _when(at: Any) -> float:
+    """A proposal's time for sorting (0 for a hand-made one without a usable time)."""
+    return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0
 
 
 def _shared(app_state: AppState) -> list[str]:
@@ -73,7 +73,7 @@ def publish_cmd(
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
-    who = acting_name(app_state, by)
+    who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
@@ -182,7 +182,7 @@ def merge_cmd(
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
-    who = acting_name(app_state, by)
+    who = app_state.acting_name(by)
     scopes = app_state.scopes
     with substrate.exclusive():  # read, change and save as one step
         missing = [i for i in (keep, other) if visible_item(substrate, i, scopes) is None]
@@ -219,7 +219,7 @@ def propose_cmd(
     """Ask for items to be promoted into a scope; an approver of that scope decides."""
     app_state = state(ctx)
     substrate = app_state.substrate()
-    who = acting_name(app_state, by)
+    who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
@@ -252,7 +252,7 @@ def approve_cmd(
     """Approve a pending proposal: the item is published into the scope it was proposed for."""
     app_state = state(ctx)
     substrate = app_state.substrate()
-    who = acting_name(app_state, by)
+    who = app_state.acting_name(by)
     with substrate.exclusive():  # read, change and save as one step
         approve(
             substrate, item_id, by=who, scopes=app_state.scopes, team=app_state.team, strict=True
@@ -278,7 +278,7 @@ def reject_cmd(
     """Reject a pending proposal (needs the same right as approving); the item stays put."""
     app_state = state(ctx)
     substrate = app_state.substrate()
-    who = acting_name(app_state, by)
+    who = app_state.acting_name(by)
     with substrate.exclusive():  # read, change and save as one step
         reject(
             substrate,
@@ -321,7 +321,7 @@ def pending_cmd(
             }
         )
     # oldest proposal first (store order is when the item was first saved, not proposed)
-    rows.sort(key=lambda row: row["proposed_at"] or 0.0)
+    rows.sort(key=lambda row: _when(row["proposed_at"]))
     if how is Mode.JSON:
         output.emit_json(rows)
     elif how is Mode.JSONL:
@@ -351,7 +351,7 @@ def grant_cmd(
     who can read SCOPE.
     """
     app_state = state(ctx)
-    acting = acting_name(app_state, by)
+    acting = app_state.acting_name(by)
     changed = grant_approver(
         app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
     )
@@ -370,7 +370,7 @@ def revoke_cmd(
 ) -> None:
     """Stop WHO approving promotions into SCOPE (saved in mixle.toml)."""
     app_state = state(ctx)
-    acting = acting_name(app_state, by)
+    acting = app_state.acting_name(by)
     revoke_approver(
         app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
     )

@@ -206,7 +206,7 @@ def ingest(
         usage("--source names standard input: give - among the paths")
     _check_format(as_format)
     _refuse_the_shard(substrate, paths)
-    for missing in [p for p in paths if p != "-" and not os.path.lexists(p)]:
+    for missing in [p for p in paths if p != "-" and not os.path.exists(p)]:  # or a dead link
         report.failed(missing, missing, "no such file or folder")  # the others are ingested
         paths = [p for p in paths if p != missing]
     try:

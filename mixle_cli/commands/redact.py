@@ -48,25 +48,25 @@ def redact(
     from substrate import detect_secrets, redact_secrets
 
     data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    encoding, errors, start = _encoding_of(data)
-    text = data[start:].decode(encoding, errors)
+    encoding, errors, start, end = _encoding_of(data)
+    text = data[start:end].decode(encoding, errors)
     scan = detect_secrets(text)
     if not scan.clean:
         masked = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
-        data = data[:start] + masked.encode(encoding, errors)
+        data = data[:start] + masked.encode(encoding, errors) + data[end:]
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
 
 
-def _encoding_of(data: bytes) -> tuple[str, str, int]:
+def _encoding_of(data: bytes) -> tuple[str, str, int, int]:
     """How to read ``data`` and write it back byte for byte: UTF-16 when a byte-order mark says
-    so (kept as it was), else UTF-8 with undecodable bytes carried through; and where the
-    text starts."""
+    so (kept as it was, like an odd last byte), else UTF-8 with undecodable bytes carried
+    through; and where the text starts and ends."""
     for mark, encoding in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
-        if data.startswith(mark) and b"\x00" in data[:8192] and len(data) % 2 == 0:
-            return encoding, "surrogatepass", len(mark)
-    return "utf-8", "surrogateescape", 0
+        if data.startswith(mark) and b"\x00" in data[:8192]:
+            return encoding, "surrogatepass", len(mark), len(data) - len(data) % 2
+    return "utf-8", "surrogateescape", 0, len(data)
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"redact": redact}

@@ -90,14 +90,16 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
     return spans
 
 
+def copies_of_hits(text: str, hits: Sequence[Hit]) -> Copies | None:
+    """``copies_of`` the secrets ``hits`` found in ``text``."""
+    return copies_of({text[h.start : h.end]: h.rule for h in hits})
+
+
 def copies_outside(
-    text: str, found: Sequence[Hit], masked: Sequence[Hit], source: str | None = None
+    text: str, copies: Copies | None, masked: Sequence[Hit]
 ) -> list[tuple[int, int, str]]:
-    """``(start, end, rule)`` of the copies in ``text`` of the secrets ``found`` in ``source``
-    (default: ``text``), leaving out those overlapping a span of ``masked`` (hits in ``text``,
-    sorted by start)."""
-    whole = text if source is None else source
-    copies = copies_of({whole[h.start : h.end]: h.rule for h in found})
+    """``(start, end, rule)`` of the ``copies`` in ``text``, leaving out those overlapping a
+    span of ``masked`` (hits in ``text``, sorted by start)."""
     if copies is None:
         return []
     kept: list[tuple[int, int, str]] = []

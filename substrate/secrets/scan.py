@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from substrate.secrets.copies import copies_outside
+from substrate.secrets.copies import copies_of_hits, copies_outside
 from substrate.secrets.engine import DEFAULT_MASK, Hit, find_secrets
 
 
@@ -174,7 +174,7 @@ def redact_secrets(
     hits = find_secrets(text)
     if not hits:
         return text
-    copies = copies_outside(text, hits, hits)
+    copies = copies_outside(text, copies_of_hits(text, hits), hits)
     return redact_hits(
         text, hits, mask=mask, keep_prefix=keep_prefix, copies=copies, keep_lines=keep_lines
     )

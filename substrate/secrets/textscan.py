@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from substrate.errors import InvalidInputError
-from substrate.secrets.copies import copies_outside
+from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
@@ -293,6 +293,7 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
         line_start = newlines[line - 1] + 1 if line else 0
         return line + 1, offset - line_start + 1
 
+    copies = copies_of_hits(text, hits) if hits else None  # once per text, not per finding
     for h in hits:
         line, col = position(h.start)
         end_line, end_col = position(h.end)
@@ -314,7 +315,7 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
                 end_col,
                 h.rule,
                 fp,
-                _preview(text, newlines, line, hits),
+                _preview(text, newlines, line, hits, copies),
             )
         )
 
@@ -325,7 +326,9 @@ def _line_at(text: str, newlines: list[int], line: int) -> str:
     return text[start:end]
 
 
-def _preview(text: str, newlines: list[int], line: int, hits: list[Hit]) -> str:
+def _preview(
+    text: str, newlines: list[int], line: int, hits: list[Hit], copies: Copies | None
+) -> str:
     """The finding's line with every secret touching it masked, trimmed around the first."""
     start = newlines[line - 2] + 1 if line > 1 else 0
     end = newlines[line - 1] if line - 1 < len(newlines) else len(text)
@@ -335,8 +338,8 @@ def _preview(text: str, newlines: list[int], line: int, hits: list[Hit]) -> str:
         if h.start < end and h.end > start
     ]
     line_text = text[start:end]
-    copies = copies_outside(line_text, hits, local, text)
-    masked = redact_hits(line_text, local, copies=copies).rstrip("\r")
+    shown = copies_outside(line_text, copies, local)
+    masked = redact_hits(line_text, local, copies=shown).rstrip("\r")
     if len(masked) <= _PREVIEW_WIDTH:
         return masked
     anchor = masked.find("[REDACTED:")

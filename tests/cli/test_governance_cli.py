@@ -136,7 +136,7 @@ def test_reject_needs_a_reason_and_the_right(mixle: Run, add: Add) -> None:
     assert mixle("--as", "ops", "reject", a).exit_code == 2  # --reason is required
     refused = mixle("--as", "ops", "reject", a, "--reason", "no")
     assert refused.exit_code == 1 and "may not reject" in refused.stderr
-    assert "act as one of them with --by NAME" in refused.stderr
+    assert "ask one of them; see `mixle approvers`" in refused.stderr
     done = mixle("--as", "ops", "reject", a, "--reason", "too vague", "--by", "alice")
     assert done.exit_code == 0 and done.stdout.strip() == f"rejected {a}"
     data = mixle("history", a, "--json").json()

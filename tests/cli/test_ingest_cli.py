@@ -275,3 +275,13 @@ def test_a_line_break_in_a_file_name_cannot_forge_a_report_line(mixle, tmp_path:
     lines = result.stderr.splitlines()
     assert not any(line.startswith("failed: other.md") for line in lines)
     assert any("x\\nfailed: other.md" in line for line in lines)
+
+
+def test_a_dangling_link_named_on_the_command_line_fails_alone(
+    mixle, notes: Path, tmp_path: Path
+) -> None:
+    dead = tmp_path / "broken.md"
+    dead.symlink_to(tmp_path / "nowhere.md")
+    report = mixle("ingest", str(notes), str(dead), "--json")
+    assert report.exit_code == 1 and report.json()["files_failed"] == 1
+    assert report.json()["files_added"] >= 1

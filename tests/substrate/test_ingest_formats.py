@@ -411,3 +411,16 @@ def test_the_records_family_keeps_each_file_s_own_record_format() -> None:
     ]
     assert file_format("records", "notes.md") == "jsonl" and file_format("records", "") == "jsonl"
     assert file_format("jsonl", "a.csv") == "jsonl" and file_format(None, "a.csv") == "csv"
+
+
+def test_a_value_nested_too_deep_is_a_line_problem_not_a_crash() -> None:
+    deep = "[" * 1000 + "12345678901234567890123" + "]" * 1000
+    text = deep + '\n{"text": "kept"}\n'
+    parsed = PARSERS["jsonl"](text, ParseContext(2000, "d.jsonl", "d.jsonl"))
+    assert [s.text for s in parsed.segments] == ["kept"]
+    assert [(i.line, i.reason) for i in parsed.issues] == [(1, "nested deeper than 64 levels")]
+    with pytest.raises(FileRejected, match="nested deeper"):
+        PARSERS["json"](deep, ParseContext(2000, "d.json", "d.json"))
+    stamp = '{"at": 1796023982123456789, "text": "a nanosecond time stays an integer"}\n'
+    parsed = PARSERS["jsonl"](stamp, ParseContext(2000, "t.jsonl", "t.jsonl"))
+    assert parsed.segments[0].payload["at"] == 1796023982123456789

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.jsonl import loads, value_segments
+from substrate.ingest.formats.jsonl import TooDeep, loads, value_segments
 from substrate.ingest.segment import FileRejected, Parsed
 
 
@@ -26,6 +26,8 @@ def load_json(text: str) -> Any:
         raise FileRejected(
             f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
         ) from None
+    except TooDeep as exc:
+        raise FileRejected(str(exc)) from None
 
 
 def parse_json(text: str, ctx: ParseContext) -> Parsed:

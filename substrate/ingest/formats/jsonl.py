@@ -17,18 +17,49 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
 from substrate.ingest.segment import LineIssue, Parsed, Segment
+from substrate.secrets.fields import MAX_NESTING, nesting_depth
 
 # orjson reads an integer past 64 bits as a float (its last digits lost), and the log cannot
 # store one as a number: such integers are kept exactly, as strings of their digits.
 _LONG_NUMBER = re.compile(r"\d{19,}")
 
 
+class TooDeep(ValueError):
+    """A JSON value nested deeper than the write gate checks (``MAX_NESTING``)."""
+
+
 def loads(text: str) -> Any:
-    """Parse JSON (raises ``orjson.JSONDecodeError``), keeping integers past 64 bits exact."""
+    """Parse JSON, keeping integers past 64 bits exact.
+
+    Raises:
+        orjson.JSONDecodeError: invalid JSON.
+        TooDeep: valid, but nested deeper than an item may be.
+    """
     value = orjson.loads(text)
-    if _LONG_NUMBER.search(text) is None:
+    if nesting_depth(value) > MAX_NESTING:
+        raise TooDeep(f"nested deeper than {MAX_NESTING} levels")
+    if _LONG_NUMBER.search(text) is None or not _has_huge_float(value):
         return value
-    return json.loads(text, parse_int=_exact_int)
+    try:
+        return json.loads(text, parse_int=_exact_int)
+    except (RecursionError, ValueError):  # nested deeper than the standard parser goes
+        return value
+
+
+def _has_huge_float(value: Any) -> bool:
+    """Whether ``value`` holds a float too large for 64 bits: what orjson makes of such an
+    integer (a float written so, ``1e30``, is read again to no effect)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if abs(item) >= 2.0**63:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _exact_int(digits: str) -> int | str:
@@ -46,6 +77,8 @@ def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
             rows.append((index, loads(line)))
         except orjson.JSONDecodeError as exc:
             parsed.issues.append(LineIssue(index + 1, f"invalid JSON: {exc.msg}"))
+        except TooDeep as exc:
+            parsed.issues.append(LineIssue(index + 1, str(exc)))
     return rows
 
 
