@@ -181,16 +181,25 @@ def prepare(
     if not screen.names:
         done.named = cache_name(ticket, options)
     tally = GateTally()
+    rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     built = _gated_items(ticket, parsed, done, options, fingerprint, screen, tally)
+    if rejected:
+        built = _stamped(built, rejected)
     if encoded:
         done.encoded = [(item.id, encode(item)) for item in built]
     else:
         done.items = list(built)
-    if done.issues:
+    if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
         _mark_rejected(done)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
+
+
+def _stamped(items: Iterator[SubstrateItem], rejected: int) -> Iterator[SubstrateItem]:
+    for item in items:
+        item.provenance[REJECTED_KEY] = rejected
+        yield item
 
 
 def _mark_rejected(done: Prepared) -> None:
@@ -198,7 +207,7 @@ def _mark_rejected(done: Prepared) -> None:
     count = len(done.issues)
     for item in done.items:
         item.provenance[REJECTED_KEY] = count
-    if done.encoded:  # a file with rejected lines is rare: its lines are encoded again
+    if done.encoded:  # rows refused by the gate are rare: the lines are encoded again
         items = [decode(line) for _, line in done.encoded]
         for item in items:
             item.provenance[REJECTED_KEY] = count

@@ -365,7 +365,7 @@ class IngestSession:
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
             if kept:
-                if encoded:  # rare: a changed file prepared by a worker; its items are needed
+                if encoded:  # lines of a changed file: the kept items' times are needed
                     items, encoded = [decode(line) for _, line in encoded], []
                 keep_creation_times(items, previous)
                 rewritten = len(kept.intersection(previous))
