@@ -28,14 +28,17 @@ def sentence_claims(text: str) -> list[str]:
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
-    content words, every number of the claim, and the same polarity.
+    content words, every number of the claim, and the same polarity, and no sentence of the
+    other polarity says more of the claim.
 
     At least two words are required when the claim has two or more: one shared word (the
     reference's rule let "The moon is cheese." be grounded by any text about the moon) is a
     topic match, not corroboration. They must meet in one sentence: words scattered over
     a long text do not state the claim. A claim with the wrong port, date or amount is not
     supported by the right one, and "X is not Y" does not support "X is Y", nor the reverse
-    (negation words are stopwords, so the terms alone cannot tell).
+    (negation words are stopwords, so the terms alone cannot tell): "Refunds are processed on
+    weekends" is contradicted by "Refunds are not processed on weekends", though "Refunds are
+    processed within five days" shares two of its words.
     """
     wanted = terms(claim)
     if not wanted:
@@ -43,14 +46,18 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     numbers = {term for term in wanted if _NUMBER.search(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
     negated = _negated(claim)
+    best_same, best_other = -1.0, -1.0
     for sentence in sentences(evidence):
         found = terms(sentence)
-        if not numbers <= found or _negated(sentence) != negated:
+        if not numbers <= found:
             continue
         shared = len(words & found)
-        if not words or (shared >= min(2, len(words)) and shared / len(words) >= threshold):
-            return True
-    return False
+        share = shared / len(words) if words else 1.0
+        if _negated(sentence) != negated:
+            best_other = max(best_other, share)
+        elif not words or (shared >= min(2, len(words)) and share >= threshold):
+            best_same = max(best_same, share)
+    return best_same >= 0 and best_same > best_other
 
 
 _NUMBER = re.compile(r"\d")

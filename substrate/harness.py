@@ -18,10 +18,12 @@ Differences from the reference implementation, on purpose:
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from substrate.errors import InvalidInputError
 from substrate.gate import admit
 from substrate.item import SubstrateItem
 from substrate.reasoner import Reasoner
@@ -87,6 +89,8 @@ class Harness:
         self.name = name
         self.description = description
         self.validate = validate
+        if isinstance(allowed_kinds, str):  # one kind, not its letters
+            allowed_kinds = (allowed_kinds,)
         self.allowed_kinds = tuple(allowed_kinds) if allowed_kinds is not None else None
         self.reasoner = reasoner if allowed_kinds is None else reasoner.restricted_to(allowed_kinds)
         self.escalate = escalate
@@ -104,6 +108,8 @@ class Harness:
         return result
 
     def _decide(self, request: str) -> HarnessResult:
+        if not isinstance(request, str):
+            raise InvalidInputError(f"a request is text, not {type(request).__name__}")
         problem = self.validate(request) if self.validate is not None else None
         if problem:
             return HarnessResult(REFUSED, reason=f"schema: {safe_text(str(problem))}")
@@ -114,9 +120,10 @@ class Harness:
         inv = self.reasoner.ask(question, min_confidence=self.min_confidence)
         if inv.abstained:
             note = self.escalate(masked, inv) if self.escalate is not None else ""
-            answer = safe_text(note) if note else None
+            answer = safe_text(str(note)) if note else None  # a ticket, whatever its type
             return HarnessResult(ESCALATED, answer, inv.note, inv, found)
-        return HarnessResult(ANSWERED, redact_secrets(inv.answer or ""), "", inv, found)
+        inv.answer = redact_secrets(inv.answer or "")  # the investigation is handed out too
+        return HarnessResult(ANSWERED, inv.answer, "", inv, found)
 
 
 def support_triage_harness(
@@ -180,6 +187,10 @@ def register_harness(substrate: Substrate, harness: Harness, *, scope: str = "lo
     return substrate.put(admit(item).item)
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[\w-]+", text.lower()))
+
+
 def find_harnesses(
     substrate: Substrate,
     query: str = "",
@@ -189,13 +200,14 @@ def find_harnesses(
 ) -> list[dict[str, Any]]:
     """The registered harnesses (in ``scope``, among the ``scopes`` the reader sees), each as
     ``{"id", "text", **payload, "scope"}``; with a query, those whose text shares a word
-    (lower-cased, split at white space) with it."""
-    wanted = set(query.lower().split())
+    with it (lower-cased; punctuation around words does not count, so "harness monitoring:"
+    is found by its name)."""
+    wanted = _words(query)
     found = []
     for item in substrate.iter_items(kind="artifact", scope=scope, scopes=scopes):
         if HARNESS_TAG not in item.tags:
             continue
-        if wanted and not wanted & set(item.text.lower().split()):
+        if wanted and not wanted & _words(item.text):
             continue
         found.append({"id": item.id, "text": item.text, **item.payload, "scope": item.scope})
     return found

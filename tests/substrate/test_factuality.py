@@ -128,3 +128,12 @@ def test_the_terms_of_a_claim_must_meet_in_one_sentence() -> None:
     evidence = "Red note 7 is about the zanzibar mission. The budget is 42 million dollars."
     assert not content_overlap(evidence, "The zanzibar budget is 7 dollars.")
     assert content_overlap(evidence, "The budget is 42 million dollars.")
+
+
+def test_a_sentence_of_the_other_polarity_saying_more_of_the_claim_contradicts_it() -> None:
+    evidence = (
+        "Refunds are processed within five business days. Refunds are not processed on weekends."
+    )
+    assert not content_overlap(evidence, "Refunds are processed on weekends.")
+    assert content_overlap(evidence, "Refunds are not processed on weekends.")
+    assert content_overlap(evidence, "Refunds are processed within five business days.")

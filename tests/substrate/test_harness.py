@@ -161,3 +161,21 @@ def test_register_and_find_harnesses(shop: Substrate) -> None:
     assert [h["harness"] for h in find_harnesses(shop, scope="local")] == ["monitoring"]
     assert find_harnesses(shop, scopes={"local"}, query="support") == []  # another team's
     assert find_harnesses(shop, "weather") == []
+
+
+def test_odd_hooks_and_inputs(shop: Substrate) -> None:
+    def ticket(request: str, investigation: Any) -> Any:
+        return {"ticket": 17, "key": AWS_KEY}
+
+    harness = support_triage_harness(shop, echo, escalate=ticket)  # type: ignore[arg-type]
+    result = harness.handle("quantum doubloons")
+    assert result.status == "escalated" and AWS_KEY not in str(result.as_dict())
+    with pytest.raises(InvalidInputError, match="a request is text"):
+        harness.handle(None)  # type: ignore[arg-type]
+    one = Harness(Reasoner(echo, substrate=shop), name="r", allowed_kinds="retrieve")
+    assert [a.kind for a in one.reasoner.actions] == ["retrieve"]
+
+
+def test_a_harness_is_found_by_its_name(shop: Substrate) -> None:
+    register_harness(shop, monitoring_harness(Reasoner(echo)))
+    assert [h["harness"] for h in find_harnesses(shop, "monitoring")] == ["monitoring"]

@@ -130,3 +130,29 @@ def test_linking_does_not_depend_on_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert runs == {"['ef', 'cd', 'ab']\n"}
+
+
+def test_facts_about_another_spelling_of_an_entity_are_found() -> None:
+    facts = [("New York", "in", "USA"), ("new-york", "population", "8m")]
+    out = retrieve_triples(facts, "new york?")
+    assert out["entities"] == ["New York"] and out["facts"] == facts
+
+
+def test_bad_input_is_refused_clearly() -> None:
+    for question in (None, 5, b"x"):
+        with pytest.raises(InvalidInputError, match="a question is text"):
+            retrieve_triples(TRIPLES, question)  # type: ignore[arg-type]
+    for k in (None, 2.5, "3"):
+        with pytest.raises(InvalidInputError, match="whole number"):
+            retrieve_triples(TRIPLES, "headache", k=k)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="head, relation, tail"):
+        retrieve_triples(["abc"], "a")  # type: ignore[list-item]
+
+
+def test_linking_costs_the_question_s_length_not_the_graph_s_size() -> None:
+    # 50,000 names sharing their first word: a first-word index would try each at each "the"
+    names = [f"the thing{i}" for i in range(50_000)]
+    question = " ".join(["the"] * 2000) + " the thing42"
+    assert link_entities(question, names) == ["the thing42"]
+    action = kg_action([(f"e{i}", "r", f"f{i}") for i in range(50_000)])
+    assert list(action.run("what about e42")) == ["e42 r f42"]
