@@ -145,10 +145,14 @@ def add(
     if not body.strip() and not fields:
         usage("nothing to add: give the text, - to read standard input, or --payload")
     kind = known_kind(kind) or "text"
+    if any(not t.strip() for t in tag or []):
+        usage("a tag cannot be empty")
+    if scope is not None and not scope.strip():
+        usage("the scope is empty; leave --scope out for the default one")
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)
-    links = list(link or [])
+    links = list(dict.fromkeys(link or []))  # each once
     missing = [i for i in links if not _visible(app_state, substrate.get(i))]
     if missing:
         fail(f"no item with id {', '.join(missing)} to link to", FOUND)
@@ -158,7 +162,7 @@ def add(
         payload=fields,
         provenance={"source": "cli"},
         scope=target_scope,
-        tags=list(tag or []),
+        tags=list(dict.fromkeys(tag or [])),
         links=links,
     )
     from substrate import admit  # the secret rules load only for commands that write
@@ -276,6 +280,7 @@ def rm(
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""
     app_state = state(ctx)
     substrate = app_state.substrate()
+    ids = list(dict.fromkeys(ids))  # an id given twice is removed (and counted) once
     found = {i: substrate.get(i) for i in ids}
     missing = [i for i in ids if not _visible(app_state, found[i])]
     if missing:

@@ -37,6 +37,9 @@ NO_MATCH = "no matching items"
 # -- arguments ----------------------------------------------------------------------------------
 
 
+_BARE_NUMBER = re.compile(r"[+-]?\d+(?:\.\d*)?")
+
+
 def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool = False) -> float:
     """Seconds since the epoch for a date or a duration back from ``now``.
 
@@ -58,6 +61,11 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         if end_of_day and _DATE_ONLY.match(text):
             stamp += _DAY - 1e-6
         return stamp
+    if _BARE_NUMBER.fullmatch(text):  # a year? a Unix time? seconds? say which instead
+        usage(
+            f"{option} {value!r}: a bare number is ambiguous; write a date (2024-05-01) or a "
+            "duration with its unit (90s, 7d)"
+        )
     try:
         return now - parse_duration(text)
     except InvalidInputError:

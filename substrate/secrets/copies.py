@@ -127,6 +127,17 @@ def mask_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
+def free_key(name: Any, taken: dict[Any, Any]) -> Any:
+    """``name``, or ``name #2``, ``#3``... when ``taken`` holds it already: two keys masked
+    alike (two tokens used as keys) must not keep only the last one's value."""
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} #{n}" in taken:
+        n += 1
+    return f"{name} #{n}"
+
+
 def mask_copies(value: Any, copies: Copies | None) -> Any:
     """``value`` (a string, or dicts and lists of them) with the ``copies`` masked."""
     return value if copies is None else _masked(value, copies)
@@ -137,9 +148,10 @@ def mask_copies_in_fields(fields: dict[str, Any], copies: Copies | None) -> dict
     are left alone."""
     if copies is None:
         return fields
-    return {
-        _masked(k, copies): v if k in LOCATIONS else _masked(v, copies) for k, v in fields.items()
-    }
+    out: dict[str, Any] = {}
+    for k, v in fields.items():
+        out[free_key(_masked(k, copies), out)] = v if k in LOCATIONS else _masked(v, copies)
+    return out
 
 
 def _masked(value: Any, copies: Copies) -> Any:
@@ -147,7 +159,10 @@ def _masked(value: Any, copies: Copies) -> Any:
         spans = copy_spans(value, copies)
         return mask_spans(value, spans) if spans else value
     if isinstance(value, dict):
-        return {_masked(k, copies): _masked(v, copies) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            out[free_key(_masked(k, copies), out)] = _masked(v, copies)
+        return out
     if isinstance(value, list):
         return [_masked(v, copies) for v in value]
     if isinstance(value, tuple):

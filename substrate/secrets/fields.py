@@ -13,7 +13,14 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from substrate.secrets.copies import LOCATIONS, Copies, copies_of, copy_spans, mask_spans
+from substrate.secrets.copies import (
+    LOCATIONS,
+    Copies,
+    copies_of,
+    copy_spans,
+    free_key,
+    mask_spans,
+)
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
@@ -186,13 +193,13 @@ def _redact(
     if isinstance(value, str):
         return _redact_string(value, _known(hits, value, key), found, copies)
     if isinstance(value, dict):
-        out = {}
+        out: dict[Any, Any] = {}
         for k, v in value.items():
             name = (
                 _redact_string(k, _known(hits, k, None), found, copies) if isinstance(k, str) else k
             )
             kept = None if top and k in LOCATIONS else copies  # a file location keeps its copies
-            out[name] = _redact(v, str(k), depth + 1, found, kept, hits)
+            out[free_key(name, out)] = _redact(v, str(k), depth + 1, found, kept, hits)
         return out
     if isinstance(value, list):
         return [_redact(v, key, depth + 1, found, copies, hits) for v in value]

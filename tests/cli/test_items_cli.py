@@ -364,3 +364,14 @@ def test_a_narrow_terminal_gets_every_column(monkeypatch: pytest.MonkeyPatch) ->
     output.table(["id", "kind", "scope", "tags", "title"], [row])
     shown = screen.getvalue()
     assert all(word in shown for word in ("384a31144ec34e3b", "text", "local", "a title"))
+
+
+def test_repeated_tags_links_and_ids_count_once(mixle) -> None:
+    target = mixle("add", "target").stdout.strip()
+    item = mixle("add", "x", "-t", "a", "-t", "a", "--link", target, "--link", target).stdout
+    stored = mixle("get", item.strip(), "--json").json()[0]
+    assert stored["tags"] == ["a"] and stored["links"] == [target]
+    assert mixle("add", "x", "-t", " ").exit_code == 2
+    assert mixle("add", "x", "--scope", "").exit_code == 2
+    removed = mixle("rm", target, target, "--json")
+    assert removed.exit_code == 0 and removed.json() == {"removed": [target]}

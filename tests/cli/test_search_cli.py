@@ -170,6 +170,9 @@ def test_time_filters_take_durations_and_dates(mixle: Run, filled: dict[str, str
         filled["ledger"]
     ]
     assert mixle("search", "refund", "--since", "yesterday").exit_code == 2
+    for bare in ("2024", "1714521600", "7"):  # a year, a Unix time or seconds: not guessed
+        ambiguous = mixle("search", "refund", "--since", bare)
+        assert ambiguous.exit_code == 2 and "a bare number is ambiguous" in ambiguous.stderr
     late = mixle("search", "refund", "--since", "1d", "--until", "30d")
     assert late.exit_code == 2 and "later than" in late.stderr
 

@@ -291,3 +291,15 @@ def test_many_secrets_find_the_same_copies_as_few(monkeypatch: Any) -> None:
             copies = copy_module.copies_of(secrets)
             found.append(copy_module.copy_spans(text, copies) if copies else [])
         assert found[0] == found[1], (text, secrets)
+
+
+def test_two_secret_keys_masked_alike_keep_both_values() -> None:
+    first, second = (
+        "ghp_" + "Xk9mP2qR7sT4vW1yZ3bC5dF8gH0jL6nQ2rS4",
+        "ghp_" + "Ab9mP2qR7sT4vW1yZ3bC5dF8gH0jL6nQ2rZZ",
+    )
+    item = SubstrateItem("text", "c", payload={"tokens": {first: "alice", second: "bob"}})
+    payload = admit(item).item.payload
+    assert payload == {
+        "tokens": {"[REDACTED:github_token]": "alice", "[REDACTED:github_token] #2": "bob"}
+    }
