@@ -268,8 +268,8 @@ def search_cmd(
     hint = None
     if not analyzer.terms(query):
         hint = (
-            "the query has only very common words (like 'the' or 'what'), which are not "
-            "indexed; add a word that names what you look for"
+            "the query has only very common or very short words (like 'the', 'what' or "
+            "'x'), which are not indexed; add a word that names what you look for"
             if any(ch.isalnum() for ch in query)
             else "the query has no words, only punctuation; search for a word"
         )

@@ -191,7 +191,7 @@ def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, 
     result = mixle("search", "the and of what", "--json")
     assert result.exit_code == 0
     assert result.json() == {"query": "the and of what", "results": []}
-    assert "hint:" in result.stderr and "common words" in result.stderr
+    assert "hint:" in result.stderr and "very common or very short words" in result.stderr
     assert mixle("search", "the").stdout == ""
     punctuation = mixle("search", "!!!???")
     assert punctuation.exit_code == 0 and "no words, only punctuation" in punctuation.stderr
