@@ -230,7 +230,9 @@ def search_cmd(
     since: Annotated[
         str | None,
         typer.Option(
-            "--since", help="Only items created since a date (2024-05-01) or in the last 7d."
+            "--since",
+            help="Only items created since a date (2024-05-01; a time without a zone is UTC) "
+            "or in the last 7d.",
         ),
     ] = None,
     until: Annotated[
