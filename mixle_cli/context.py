@@ -54,8 +54,10 @@ class AppState:
     def write_scope(self, scope: str | None) -> str:
         """The scope a write goes to (given, else the default), if the caller may write it:
         a scope it reads, and without approvers unless the caller is one."""
-        from mixle_cli.errors import FOUND, fail
+        from mixle_cli.errors import FOUND, fail, usage
 
+        if scope is not None and not scope.strip():
+            usage("the scope is empty; leave --scope out for the default one")
         target = scope or self.default_scope()
         if not self.can_read(target):
             fail(f"you read as {self.team!r} and may not write to scope {target!r}", FOUND)

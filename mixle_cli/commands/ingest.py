@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 
 from mixle_cli import output
@@ -324,7 +323,12 @@ def ingest_file_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
+    """Ingest one data file the way the reference does: one item per line, JSON row or CSV row.
+
+    A run adds what it reads: unchanged content keeps its ids, but the items of content
+    edited or removed since an earlier run stay beside the new ones. For folders kept up to
+    date (edits replaced, deletions pruned), use `mixle ingest`.
+    """
     from substrate import ingest_file
 
     _adapt(
@@ -345,18 +349,26 @@ def ingest_docs_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest text passages (one JSON string or {"text": ...} object per line)."""
+    """Ingest text passages (one JSON string or {"text": ...} object per line).
+
+    A run adds what it reads: unchanged content keeps its ids, but the items of content
+    edited or removed since an earlier run stay beside the new ones. For folders kept up to
+    date (edits replaced, deletions pruned), use `mixle ingest`.
+    """
     from substrate import IngestIssue, ingest_documents
+    from substrate.ingest.formats.jsonl import loads
 
     data = sys.stdin.buffer.read() if file == "-" else _read(Path(file))
-    name = source or ("stdin" if file == "-" else file)
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
+    # ids come from the source: the file's absolute path, however it was spelled
+    name = source or ("stdin" if file == "-" else os.path.abspath(file))
     docs, problems = [], []
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            docs.append(orjson.loads(line))
-        except orjson.JSONDecodeError as exc:  # the line is left out, the rest kept
+            docs.append(loads(line.decode("utf-8")))
+        except ValueError as exc:  # not UTF-8, not JSON or nested too deep: the line is left out
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
            redact=not no_redact, problems=problems, read=len(data))  # fmt: skip
@@ -376,7 +388,12 @@ def ingest_artifacts_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Index model artifacts (directories holding a manifest.json), by reference."""
+    """Index model artifacts (directories holding a manifest.json), by reference.
+
+    A run adds what it reads: unchanged content keeps its ids, but the items of content
+    edited or removed since an earlier run stay beside the new ones. For folders kept up to
+    date (edits replaced, deletions pruned), use `mixle ingest`.
+    """
     from substrate import ingest_artifacts
 
     _adapt(ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet)
@@ -391,7 +408,12 @@ def ingest_traces_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Index harvested traces: one trace item per JSON line."""
+    """Index harvested traces: one trace item per JSON line.
+
+    A run adds what it reads: unchanged content keeps its ids, but the items of content
+    edited or removed since an earlier run stay beside the new ones. For folders kept up to
+    date (edits replaced, deletions pruned), use `mixle ingest`.
+    """
     from substrate import ingest_traces
 
     _adapt(ctx, ingest_traces, _existing(path), scope, json=json, quiet=quiet, source=source,

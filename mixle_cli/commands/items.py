@@ -147,8 +147,6 @@ def add(
     kind = known_kind(kind) or "text"
     if any(not t.strip() for t in tag or []):
         usage("a tag cannot be empty")
-    if scope is not None and not scope.strip():
-        usage("the scope is empty; leave --scope out for the default one")
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)

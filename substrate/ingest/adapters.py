@@ -191,8 +191,15 @@ def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
     try:
         return decode_text(data)
     except FileRejected as exc:
-        _issue(report, name, exc.reason, exc.line, byte=exc.byte, fatal=True)
+        _rejected_file(report, name, exc)
         raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
+
+
+def _rejected_file(report: IngestReport | None, name: str, exc: FileRejected) -> None:
+    """Count a file rejected as a whole as scanned and failed (a report's counts add up)."""
+    if report is not None:
+        report.files_scanned += 1
+    _manifest_failed(report, name, exc.reason, exc.line, exc.byte)
 
 
 def _finish_file(
@@ -269,7 +276,7 @@ def ingest_file(
     try:
         parsed = _parse_for_file(fmt, text, ctx)
     except FileRejected as exc:
-        _issue(report, name, exc.reason, exc.line, fatal=True)
+        _rejected_file(report, name, exc)
         raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
     builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report, drop_empty=False)
     now = time.time()

@@ -285,3 +285,20 @@ def test_a_dangling_link_named_on_the_command_line_fails_alone(
     report = mixle("ingest", str(notes), str(dead), "--json")
     assert report.exit_code == 1 and report.json()["files_failed"] == 1
     assert report.json()["files_added"] >= 1
+
+
+def test_explicit_forms_count_a_rejected_file_and_name_a_path_one_way(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = tmp_path / "bin.txt"
+    binary.write_bytes(b"\xff\xfe\x00garbage \xc3\x28")
+    report = mixle("ingest-file", str(binary), "--json")
+    assert report.exit_code == 1
+    assert (report.json()["files_scanned"], report.json()["files_failed"]) == (1, 1)
+    docs = tmp_path / "r.jsonl"
+    docs.write_bytes(b'\xef\xbb\xbf"first doc"\n"second doc"\n')  # a byte-order mark too
+    monkeypatch.chdir(tmp_path)
+    assert mixle("ingest-docs", "r.jsonl").exit_code == 0
+    assert mixle("ingest-docs", "./r.jsonl").exit_code == 0  # the same file: the same ids
+    assert sorted(i["title"] for i in mixle("ls", "--json").json()) == ["first doc", "second doc"]
+    assert mixle("ingest-file", str(binary), "--scope", " ").exit_code == 2
