@@ -98,12 +98,8 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
             _strings(v, key, depth + 1, out)
 
 
-def _surely_clean(item: Any) -> bool:
-    """Whether no string field of ``item`` can hold a finding, decided for all fields at once.
-
-    Most items are clean; screening them together costs one keyword search, where scanning
-    each field costs one per field. When this says no, every field is scanned as usual.
-    """
+def _item_pairs(item: Any) -> list[tuple[str | None, str]]:
+    """Every string field of an item as ``(enclosing key, value)`` (``_strings``)."""
     pairs: list[tuple[str | None, str]] = []
     text = getattr(item, "text", None)
     if isinstance(text, str):
@@ -112,6 +108,16 @@ def _surely_clean(item: Any) -> bool:
         value = getattr(item, name, None)
         if value is not None:
             _strings(value, None, 0, pairs)
+    return pairs
+
+
+def _surely_clean(item: Any) -> bool:
+    """Whether no string field of ``item`` can hold a finding, decided for all fields at once.
+
+    Most items are clean; screening them together costs one keyword search, where scanning
+    each field costs one per field. When this says no, every field is scanned as usual.
+    """
+    pairs = _item_pairs(item)
     if may_hold_secrets([value for _, value in pairs]):
         return False
     for key, value in pairs:  # what _hits_for decides when find_secrets finds nothing
@@ -247,14 +253,8 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
         touched) and the rule name of every redaction made, one entry per secret (copies are
         the same secret, and not counted again).
     """
-    pairs: list[tuple[str | None, str]] = []
     text = getattr(item, "text", None)
-    if isinstance(text, str):
-        pairs.append((None, text))
-    for name in ("payload", "provenance", "tags"):
-        value = getattr(item, name, None)
-        if value is not None:
-            _strings(value, None, 0, pairs)
+    pairs = _item_pairs(item)
     hits: _Hits = {}
     secrets: dict[str, str] = {}
     for key, string in pairs:
