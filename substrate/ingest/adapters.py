@@ -199,7 +199,7 @@ def _rejected_file(report: IngestReport | None, name: str, exc: FileRejected) ->
     """Count a file rejected as a whole as scanned and failed (a report's counts add up)."""
     if report is not None:
         report.files_scanned += 1
-    _manifest_failed(report, name, exc.reason, exc.line, exc.byte)
+    _file_failed(report, name, exc.reason, exc.line, exc.byte)
 
 
 def _finish_file(
@@ -341,10 +341,10 @@ def ingest_artifacts(
             data, meta = _read_source(manifest_path)
             manifest = load_manifest(decode_text(data))
         except OSError as exc:
-            _manifest_failed(report, name, f"cannot read: {exc.strerror}")
+            _file_failed(report, name, f"cannot read: {exc.strerror}")
             continue
         except FileRejected as exc:
-            _manifest_failed(report, name, exc.reason, exc.line, exc.byte)
+            _file_failed(report, name, exc.reason, exc.line, exc.byte)
             continue
         directory = manifest_path.parent
         seg = artifact_segment(directory, manifest)
@@ -363,7 +363,7 @@ def ingest_artifacts(
         try:
             item = builder.build(seg, prov, locator="artifact")
         except InvalidInputError as exc:  # the gate refuses what it cannot check
-            _manifest_failed(report, name, str(exc))
+            _file_failed(report, name, str(exc))
             continue
         assert item is not None
         items.append(item)
@@ -375,13 +375,14 @@ def ingest_artifacts(
     return _store(substrate, items, report)
 
 
-def _manifest_failed(
+def _file_failed(
     report: IngestReport | None,
     name: str,
     reason: str,
     line: int | None = None,
     byte: int | None = None,
 ) -> None:
+    """Record a file rejected as a whole (a manifest, a data file) in the report."""
     if report is None:  # nobody collects the problems: say them
         _issue(report, name, reason, line, byte=byte, fatal=True)
     else:

@@ -100,28 +100,32 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     assert path.read_bytes() == before
 
 
-def test_disk_full_is_exit_3_and_earlier_items_intact(
-    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+@pytest.mark.parametrize(
+    ("errno", "cause", "hint"),
+    [
+        (28, "No space left on device", "hint: free some space"),
+        (13, "Permission denied", "hint: check that you may write"),
+    ],
+)
+def test_a_failed_write_is_exit_3_with_its_cause_and_earlier_items_intact(
+    mixle,
+    monkeypatch: pytest.MonkeyPatch,
+    isolated_shard_env: Path,
+    errno: int,
+    cause: str,
+    hint: str,
 ) -> None:
     kept = mixle("add", "kept").stdout.strip()
 
-    def full(fd: int, data: bytes, offset: int) -> int:
-        raise OSError(28, "No space left on device")
+    def fail(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(errno, cause)
 
     with monkeypatch.context() as patch:
-        patch.setattr(log_module.os, "pwrite", full)
+        patch.setattr(log_module.os, "pwrite", fail)
         result = mixle("add", "lost")
-    assert result.exit_code == 3 and "No space left on device" in result.stderr
-    assert "hint: free some space" in result.stderr and "mixle audit" not in result.stderr
+    assert result.exit_code == 3 and cause in result.stderr
+    assert hint in result.stderr and "mixle audit" not in result.stderr
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
-
-    def refused(fd: int, data: bytes, offset: int) -> int:
-        raise OSError(13, "Permission denied")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(log_module.os, "pwrite", refused)
-        denied = mixle("add", "lost")
-    assert denied.exit_code == 3 and "hint: check that you may write" in denied.stderr
 
 
 def test_ctrl_c_during_write_is_130_and_intact(
