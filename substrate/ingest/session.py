@@ -68,6 +68,19 @@ def keep_creation_times(items: list[SubstrateItem], previous: dict[str, Substrat
             item.created_at = old.created_at
 
 
+def _with_creation_time(
+    pair: tuple[str, bytes], previous: dict[str, SubstrateItem]
+) -> tuple[str, bytes]:
+    """``keep_creation_times`` for an item given as a log line: only a line whose item was
+    stored before is decoded and encoded again, one at a time."""
+    item_id, line = pair
+    if item_id not in previous:
+        return pair
+    item = decode(line)
+    keep_creation_times([item], previous)
+    return item_id, encode(item)
+
+
 class IngestSession:
     """Decides file by file what to do, and saves the changes in batches."""
 
@@ -365,9 +378,8 @@ class IngestSession:
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
             if kept:
-                if encoded:  # lines of a changed file: the kept items' times are needed
-                    items, encoded = [decode(line) for _, line in encoded], []
                 keep_creation_times(items, previous)
+                encoded = [_with_creation_time(pair, previous) for pair in encoded]
                 rewritten = len(kept.intersection(previous))
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
