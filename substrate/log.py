@@ -160,6 +160,12 @@ class LogFile:
         """
         if offset <= 0:
             return 0
+        data = self._before(offset)
+        return None if data is None else zlib.crc32(data)
+
+    def _before(self, offset: int) -> bytes | None:
+        """The ``SEAL_BYTES`` (or fewer, from the start) before ``offset``; None if the log is
+        shorter."""
         start = max(0, offset - SEAL_BYTES)
         try:
             fd = os.open(self.path, os.O_RDONLY)
@@ -169,7 +175,7 @@ class LogFile:
             data = os.pread(fd, offset - start, start)
         finally:
             os.close(fd)
-        return zlib.crc32(data) if len(data) == offset - start else None
+        return data if len(data) == offset - start else None
 
     def ends_batch(self, offset: int) -> bool:
         """Whether ``offset`` is 0 or just after a commit line (in a legacy log: after a line).
@@ -179,19 +185,13 @@ class LogFile:
         """
         if offset <= 0:
             return True
-        start = max(0, offset - SEAL_BYTES)
-        try:
-            with self.path.open("rb") as fh:
-                fh.seek(start)
-                data = fh.read(offset - start)
-        except FileNotFoundError:
-            return False
-        if len(data) != offset - start or not data.endswith(b"\n"):
+        data = self._before(offset)
+        if data is None or not data.endswith(b"\n"):
             return False
         if self.header() is None:
             return True
         line = data.rfind(b"\n", 0, len(data) - 1) + 1
-        return (line > 0 or start == 0) and data.startswith(_COMMIT_PREFIX, line)
+        return (line > 0 or offset <= SEAL_BYTES) and data.startswith(_COMMIT_PREFIX, line)
 
     def tail_state(self) -> TailState:
         """Find the end of the last committed batch by reading backwards from the end."""
