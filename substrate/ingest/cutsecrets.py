@@ -13,7 +13,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from substrate.secrets.copies import Copies, copies_of, mask_spans
+from substrate.secrets.copies import Copies, copies_of_hits, mask_spans
 from substrate.secrets.engine import find_secrets
 
 
@@ -58,9 +58,7 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
         return [None] * len(spans)
     parts: list[list[CutSecret]] = [[] for _ in spans]
     starts = [start for start, _ in spans]
-    found: dict[str, str] = {}
     for hit in hits:
-        found.setdefault(text[hit.start : hit.end], hit.rule)
         first = True
         # from the chunk holding the hit's start (or the one before it) to its end
         for i in range(max(bisect.bisect_right(starts, hit.start) - 1, 0), len(spans)):
@@ -71,7 +69,7 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
             if lo < hi:
                 parts[i].append(CutSecret(lo - start, hi - start, hit.rule, first))
                 first = False
-    copies = copies_of(found)
+    copies = copies_of_hits(text, hits)
     return [ChunkSecrets(tuple(p), copies) for p in parts]
 
 

@@ -91,8 +91,12 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
 
 
 def copies_of_hits(text: str, hits: Sequence[Hit]) -> Copies | None:
-    """``copies_of`` the secrets ``hits`` found in ``text``."""
-    return copies_of({text[h.start : h.end]: h.rule for h in hits})
+    """``copies_of`` the secrets ``hits`` found in ``text`` (a secret found twice keeps the
+    rule of its first finding)."""
+    secrets: dict[str, str] = {}
+    for hit in hits:
+        secrets.setdefault(text[hit.start : hit.end], hit.rule)
+    return copies_of(secrets)
 
 
 def copies_outside(
