@@ -266,11 +266,7 @@ def authorize_publish(
     """
     if team is not None:
         require_readable(to, visible_scopes(team, shared=shared), team=team, action="publish")
-    if governance.gated(to) and not governance.may_approve(by, to):
-        raise AccessDeniedError(
-            f"scope {to!r} needs approval; {by!r} is not one of its approvers "
-            f"(use `mixle propose ID --to {to}`)"
-        )
+    _require_approver(governance, by, to, instead=f"use `mixle propose ID --to {to}`")
 
 
 def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None:
@@ -280,11 +276,15 @@ def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None
     Raises:
         AccessDeniedError: with what to do instead.
     """
-    governance = load_governance(substrate)
+    instead = f"write to your own scope, then `mixle propose ID --to {scope}`"
+    _require_approver(load_governance(substrate), by, scope, instead=instead)
+
+
+def _require_approver(governance: Governance, by: str | None, scope: str, *, instead: str) -> None:
+    """Refuse a direct change to a gated scope by anyone but its approvers."""
     if governance.gated(scope) and not governance.may_approve(by, scope):
         raise AccessDeniedError(
-            f"scope {scope!r} needs approval; {by!r} is not one of its approvers (write to "
-            f"your own scope, then `mixle propose ID --to {scope}`)"
+            f"scope {scope!r} needs approval; {by!r} is not one of its approvers ({instead})"
         )
 
 
