@@ -465,7 +465,11 @@ def test_a_batch_removed_by_hand_and_one_of_its_length_added_is_noticed_without_
     save_one("delta words", "d" * 32)
     assert path.stat().st_size == end  # the search index's watermark points at the new end
     reader = Substrate(tmp_path)
+    from substrate.search.status import index_status
+
+    assert index_status(reader)["state"] == "stale"  # not "fresh": its seal no longer matches
     assert [h.id for h, _ in reader.search("delta", k=1)] == ["d" * 32]
+    assert index_status(reader)["state"] == "fresh"
     assert reader.search("bravo", k=1) == []
 
 
