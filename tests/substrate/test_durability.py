@@ -553,3 +553,31 @@ def test_an_item_removed_and_compacted_away_by_another_process_is_gone(tmp_path:
     other.compact()
     assert reader.get(ids[0]) is None and ids[0] not in reader and not reader.remove(ids[0])
     assert len(reader) == 2
+
+
+def test_a_log_replaced_at_every_read_ends_in_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = Substrate(tmp_path)
+    s.add("text", "note")
+    s.save()
+    reader = Substrate(tmp_path)
+    assert len(reader) == 1
+    s.add("text", "another")
+    s.save()
+    real = LogFile.tail_state
+    compacting: list[bool] = []
+
+    def always_compacted(self: LogFile) -> object:
+        state = real(self)
+        if not compacting:  # the compaction's own reads are left alone
+            compacting.append(True)
+            Substrate(tmp_path).compact()
+            compacting.clear()
+        return state
+
+    monkeypatch.setattr(LogFile, "tail_state", always_compacted)
+    with pytest.raises(ShardError, match="replaced again and again"):
+        reader.all()
+    monkeypatch.undo()
+    assert len(Substrate(tmp_path)) == 2
