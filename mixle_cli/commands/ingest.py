@@ -205,9 +205,10 @@ def ingest(
         usage("--source names standard input: give - among the paths")
     _check_format(as_format)
     _refuse_the_shard(substrate, paths)
-    for missing in [p for p in paths if p != "-" and not os.path.exists(p)]:  # or a dead link
-        report.failed(missing, missing, "no such file or folder")  # the others are ingested
-        paths = [p for p in paths if p != missing]
+    missing = [p for p in paths if p != "-" and not os.path.exists(p)]  # or a dead link
+    for path in missing:  # failed on their own: the others are ingested
+        report.failed(path, path, "no such file or folder")
+    paths = [p for p in paths if p not in missing]
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):
@@ -234,6 +235,16 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     _finish(report, json=json, quiet=quiet)
+
+
+def _adds_on_rerun(command: Callable[..., None]) -> Callable[..., None]:
+    """Say in an explicit form's help what running it again does."""
+    command.__doc__ = (command.__doc__ or "") + (
+        "\n\n    A run adds what it reads: unchanged content keeps its ids, but the items of "
+        "content\n    edited or removed since an earlier run stay beside the new ones. For "
+        "folders kept up to\n    date (edits replaced, deletions pruned), use `mixle ingest`."
+    )
+    return command
 
 
 def _distinct(paths: list[str]) -> list[str]:
@@ -311,6 +322,7 @@ def _existing(path: Path, *, folder: bool = False) -> Path:
     return path
 
 
+@_adds_on_rerun
 def ingest_file_command(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).")],
@@ -323,12 +335,7 @@ def ingest_file_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest one data file the way the reference does: one item per line, JSON row or CSV row.
-
-    A run adds what it reads: unchanged content keeps its ids, but the items of content
-    edited or removed since an earlier run stay beside the new ones. For folders kept up to
-    date (edits replaced, deletions pruned), use `mixle ingest`.
-    """
+    """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
     from substrate import ingest_file
 
     _adapt(
@@ -337,6 +344,7 @@ def ingest_file_command(
     )  # fmt: skip
 
 
+@_adds_on_rerun
 def ingest_docs_command(
     ctx: typer.Context,
     file: Annotated[
@@ -349,12 +357,7 @@ def ingest_docs_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest text passages (one JSON string or {"text": ...} object per line).
-
-    A run adds what it reads: unchanged content keeps its ids, but the items of content
-    edited or removed since an earlier run stay beside the new ones. For folders kept up to
-    date (edits replaced, deletions pruned), use `mixle ingest`.
-    """
+    """Ingest text passages (one JSON string or {"text": ...} object per line)."""
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.formats.jsonl import loads
 
@@ -381,6 +384,7 @@ def _read(path: Path) -> bytes:
         fail(f"cannot read {path}: {exc.strerror}", OPERATIONAL)
 
 
+@_adds_on_rerun
 def ingest_artifacts_command(
     ctx: typer.Context,
     registry: Annotated[Path, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
@@ -388,17 +392,13 @@ def ingest_artifacts_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Index model artifacts (directories holding a manifest.json), by reference.
-
-    A run adds what it reads: unchanged content keeps its ids, but the items of content
-    edited or removed since an earlier run stay beside the new ones. For folders kept up to
-    date (edits replaced, deletions pruned), use `mixle ingest`.
-    """
+    """Index model artifacts (directories holding a manifest.json), by reference."""
     from substrate import ingest_artifacts
 
     _adapt(ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet)
 
 
+@_adds_on_rerun
 def ingest_traces_command(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
@@ -408,12 +408,7 @@ def ingest_traces_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Index harvested traces: one trace item per JSON line.
-
-    A run adds what it reads: unchanged content keeps its ids, but the items of content
-    edited or removed since an earlier run stay beside the new ones. For folders kept up to
-    date (edits replaced, deletions pruned), use `mixle ingest`.
-    """
+    """Index harvested traces: one trace item per JSON line."""
     from substrate import ingest_traces
 
     _adapt(ctx, ingest_traces, _existing(path), scope, json=json, quiet=quiet, source=source,

@@ -302,3 +302,11 @@ def test_explicit_forms_count_a_rejected_file_and_name_a_path_one_way(
     assert mixle("ingest-docs", "./r.jsonl").exit_code == 0  # the same file: the same ids
     assert sorted(i["title"] for i in mixle("ls", "--json").json()) == ["first doc", "second doc"]
     assert mixle("ingest-file", str(binary), "--scope", " ").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "command", ["ingest-file", "ingest-docs", "ingest-artifacts", "ingest-traces"]
+)
+def test_the_explicit_forms_say_that_a_run_adds(mixle, command: str) -> None:
+    shown = " ".join(mixle(command, "--help").stdout.split())
+    assert "A run adds what it reads" in shown and "use `mixle ingest`" in shown
