@@ -16,11 +16,12 @@ from typing import Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
+from substrate.search.coverage import Coverage
 from substrate.search.filters import SearchFilters
 from substrate.search.layout import CACHE_ATTR
 from substrate.search.params import DEFAULT_PARAMS
 from substrate.search.ranker import rank
-from substrate.search.state import Coverage, build_state
+from substrate.search.state import build_state
 from substrate.search.status import index_status
 from substrate.search.sync import (
     Cache,

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from substrate.errors import ShardFormatError
 from substrate.replacing import remove_abandoned_temporaries, replace_file
+from substrate.search.coverage import Coverage
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.layout import (
     MANIFEST,
@@ -47,7 +48,7 @@ from substrate.search.layout import (
 from substrate.search.mirror import write_mirrors
 from substrate.search.params import FORMAT_VERSION, SearchParams
 from substrate.search.segments import Segment
-from substrate.search.state import Coverage, IndexState
+from substrate.search.state import IndexState
 
 __all__ = ["MANIFEST", "META_KEY", "PREFIX", "StaleIndex", "read_meta", "write_state"]
 

@@ -17,13 +17,14 @@ import pyarrow.parquet as pq
 
 from substrate.search.bm25 import Postings
 from substrate.search.counts import Counts
+from substrate.search.coverage import Coverage
 from substrate.search.doctable import DocTable
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.index_files import as_numpy, list_parts, read_meta
 from substrate.search.layout import MANIFEST, StaleIndex, segment_files
 from substrate.search.params import SearchParams
 from substrate.search.segments import Segment
-from substrate.search.state import Coverage, IndexState
+from substrate.search.state import IndexState
 
 
 def read_manifest_meta(directory: Path, params: SearchParams) -> dict[str, Any]:

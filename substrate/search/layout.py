@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from substrate.search.params import FORMAT_VERSION, SearchParams
 
 if TYPE_CHECKING:
-    from substrate.search.state import Coverage, IndexState
+    from substrate.search.coverage import Coverage
+    from substrate.search.state import IndexState
 
 META_KEY = b"mixle.search"
 PREFIX = "search-"

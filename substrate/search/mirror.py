@@ -23,6 +23,7 @@ import numpy as np
 
 from substrate.search.bm25 import Postings
 from substrate.search.counts import Counts
+from substrate.search.coverage import Coverage
 from substrate.search.doctable import DocTable
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.layout import (
@@ -40,7 +41,7 @@ from substrate.search.layout import (
 from substrate.search.packs import Pack, PackError, open_pack, write_pack
 from substrate.search.params import FORMAT_VERSION, SearchParams
 from substrate.search.segments import Segment
-from substrate.search.state import Coverage, IndexState
+from substrate.search.state import IndexState
 from substrate.search.strings import PackedStrings, pack_strings
 
 log = logging.getLogger(__name__)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
 from substrate.item import SubstrateItem
 from substrate.search.counts import Counts, concat_counts
+from substrate.search.coverage import Coverage
 from substrate.search.doctable import DocTable, concat_tables
 from substrate.search.embedding import EmbeddingModel, fit_model
 from substrate.search.params import SearchParams
@@ -27,31 +27,6 @@ log = logging.getLogger(__name__)
 _CHUNK = 20_000  # items analysed per batch during a full build (bounds memory)
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Coverage:
-    """The point of the log an index covers (``generation`` "memory" for in-memory shards).
-
-    ``seal`` is the log's seal there (``LogFile.seal``), None when unknown. It is checked when
-    a persisted index is loaded, not compared: a shard too small for a catalog has nothing else
-    that notices a batch removed by hand and another of the same length appended since.
-    """
-
-    generation: str
-    offset: int
-    seal: int | None = field(default=None, compare=False)
-
-    def as_meta(self) -> list[Any]:
-        return [self.generation, self.offset, self.seal]
-
-    @classmethod
-    def from_meta(cls, value: Any) -> Coverage | None:
-        """The coverage stored by ``as_meta`` (or by an older version, without a seal)."""
-        if not value:
-            return None
-        seal = value[2] if len(value) > 2 and value[2] is not None else None
-        return cls(str(value[0]), int(value[1]), None if seal is None else int(seal))
 
 
 @dataclass(slots=True)

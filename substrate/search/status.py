@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from substrate.errors import ShardFormatError
+from substrate.search.coverage import Coverage
 from substrate.search.layout import (
     CACHE_ATTR,
     MANIFEST,
@@ -50,19 +51,22 @@ def index_status(substrate: Any) -> dict[str, Any]:
             missing = not (directory / MANIFEST).exists()
             return {**out, "state": "missing" if missing else "stale", "reason": str(exc)}
     current = substrate.log_watermark()
-    mark = meta.get("watermark") or ["", -1]
-    sealed = len(mark) < 3 or mark[2] is None or substrate.log_seal(mark[1]) == mark[2]
-    if mark[0] != current.generation or mark[1] > current.offset or not sealed:
+    mark = Coverage.from_meta(meta.get("watermark")) or Coverage("", -1)
+    if (
+        mark.generation != current.generation
+        or mark.offset > current.offset
+        or not mark.sealed_in(substrate)
+    ):
         state = "stale"
     else:
-        state = "fresh" if mark[1] == current.offset else "behind"
+        state = "fresh" if mark.offset == current.offset else "behind"
     pending = substrate.pending_changes()
     return {
         **out,
         "state": state,
         "items": int(meta.get("live", 0)),
         "segments": sum(1 for f in files if f["name"].endswith(".docs.parquet")),
-        "watermark": {"generation": mark[0], "offset": mark[1]},
+        "watermark": {"generation": mark.generation, "offset": mark.offset},
         "log_watermark": {"generation": current.generation, "offset": current.offset},
         "mode": "lexical+semantic" if meta.get("model") else "lexical",
         "model": {"file": meta.get("model"), "fitted_docs": meta.get("fitted_docs")},

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import ShardError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
+from substrate.search.coverage import Coverage
 from substrate.search.layout import CACHE_ATTR, MANIFEST, StaleIndex
 from substrate.search.mirror import read_mirrored, write_mirrors
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
-from substrate.search.state import Coverage, IndexState, build_state
+from substrate.search.state import IndexState, build_state
 from substrate.search.tokenize import Analyzer
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ def _refresh(substrate: Any, root: Path, state: IndexState | None) -> IndexState
     with index_lock(directory):
         if state is None or not _usable(state, substrate.log_watermark()):
             state = _load(directory, params)
-            if state is not None and not _still_in_log(substrate, state.coverage):
+            if state is not None and state.coverage and not state.coverage.sealed_in(substrate):
                 log.warning("the log was edited under the search index; rebuilding it")
                 state = None
         changed = True
@@ -173,17 +174,6 @@ def _usable(state: IndexState, watermark: Any) -> bool:
         and cov.generation == watermark.generation
         and (cov.offset <= watermark.offset)
     )
-
-
-def _still_in_log(substrate: Any, coverage: Coverage | None) -> bool:
-    """Whether the log still holds, unchanged, what a persisted index of its generation
-    covers (as far as its seal tells: an index written before seals were kept is trusted).
-    An index of another generation (after ``compact``) is simply rebuilt."""
-    if coverage is None or coverage.seal is None:
-        return True
-    if coverage.generation != substrate.log_watermark().generation:
-        return True
-    return bool(substrate.log_seal(coverage.offset) == coverage.seal)
 
 
 def _load(directory: Path, params: SearchParams) -> IndexState | None:

@@ -13,11 +13,12 @@ import pytest
 
 from substrate.errors import ShardFormatError
 from substrate.item import SubstrateItem
+from substrate.search.coverage import Coverage
 from substrate.search.index_files import MANIFEST, META_KEY, StaleIndex, write_state
 from substrate.search.index_read import read_state
 from substrate.search.params import DEFAULT_PARAMS, FORMAT_VERSION, SearchParams
 from substrate.search.ranker import rank
-from substrate.search.state import Coverage, IndexState, build_state, empty_state
+from substrate.search.state import IndexState, build_state, empty_state
 from substrate.search.tokenize import Analyzer
 from substrate.store import Substrate
 

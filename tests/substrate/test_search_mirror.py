@@ -15,6 +15,7 @@ import pytest
 
 from substrate.item import SubstrateItem
 from substrate.search import engine
+from substrate.search.coverage import Coverage
 from substrate.search.filters import SearchFilters
 from substrate.search.index_files import MANIFEST, write_state
 from substrate.search.layout import MANIFEST_PACK
@@ -22,7 +23,7 @@ from substrate.search.mirror import read_mirrored
 from substrate.search.packs import PackError, open_pack, read_meta, write_pack
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.ranker import rank
-from substrate.search.state import Coverage, IndexState, build_state
+from substrate.search.state import IndexState, build_state
 from substrate.search.strings import PackedStrings
 from substrate.search.tokenize import Analyzer
 from substrate.store import Substrate
