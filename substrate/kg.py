@@ -96,17 +96,13 @@ def _as_triples(triples: Iterable[Sequence[Any]]) -> list[tuple[Any, Any, Any]]:
     return out
 
 
-def inventory(triples: Iterable[Sequence[Any]]) -> list[str]:
-    """The graph's entities (heads and tails, as ``str``), sorted."""
-    return sorted({str(x) for h, _, t in _as_triples(triples) for x in (h, t)})
-
-
 class _Graph:
     """Triples with their entity inventory, built once and asked many questions."""
 
     def __init__(self, triples: Iterable[Sequence[Any]]) -> None:
         self.facts = _as_triples(triples)
-        self.inventory = Inventory(sorted({str(x) for h, _, t in self.facts for x in (h, t)}))
+        self.entities = sorted({str(x) for h, _, t in self.facts for x in (h, t)})
+        self.inventory = Inventory(self.entities)
         # normalised entity -> the facts naming it (as head or tail), in the order given
         self.about: dict[tuple[str, ...], list[int]] = {}
         for n, (head, _, tail) in enumerate(self.facts):
@@ -171,7 +167,7 @@ def kg_action(
     """
     graph = _Graph(triples)  # indexed once, for every question the reasoner asks
     if not description:
-        description = "knowledge graph facts about " + " ".join(inventory(graph.facts)[:_DESCRIBED])
+        description = "knowledge graph facts about " + " ".join(graph.entities[:_DESCRIBED])
 
     def run(question: str) -> list[str]:
         found = graph.retrieve(question, ontology, types, k)
