@@ -28,6 +28,7 @@ from substrate.gate import admit
 from substrate.item import SubstrateItem
 from substrate.reasoner import Reasoner
 from substrate.secrets import detect_secrets, redact_secrets, safe_text
+from substrate.secrets.engine import MASK_LEAD
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 REFUSED, ANSWERED, ESCALATED = "refused", "answered", "escalated"
 # What stands for a secret in the question the reasoner gets: no word to search for.
 _UNSAID = "\u2026"
+_MASK = re.compile(re.escape(MASK_LEAD) + r"[\w-]+\]")
 HARNESS_TAG = "harness"
 
 
@@ -116,7 +118,7 @@ class Harness:
         found = len(detect_secrets(request).findings)
         masked = redact_secrets(request) if found else request
         # the reasoner's search must not rank on the mask's words ("redacted aws access key")
-        question = redact_secrets(request, mask=_UNSAID) if found else request
+        question = _MASK.sub(_UNSAID, masked) if found else request
         inv = self.reasoner.ask(question, min_confidence=self.min_confidence)
         if inv.abstained:
             note = self.escalate(masked, inv) if self.escalate is not None else ""
