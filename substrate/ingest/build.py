@@ -116,7 +116,8 @@ class ItemBuilder:
         body = canonical(gated.payload)
         if locator is None:
             section = str(gated.provenance.get("section") or "")
-            key = (seg.kind, section, gated.text, body)
+            # kept for the whole file: a right-sized copy, as orjson's result holds ~4 KB
+            key = (seg.kind, section, gated.text, bytes(memoryview(body)))
             n = self._seen.get(key, 0)
             self._seen[key] = n + 1
             locator = f"{section}#{n}"
