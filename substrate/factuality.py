@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.answer import strip_citations
 from substrate.context.compress import sentences, terms
+from substrate.context.packet import shown_source
 from substrate.errors import InvalidInputError
-from substrate.retrieval import merge_scopes, ranked, source_of
+from substrate.retrieval import merge_scopes, ranked
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -155,7 +156,12 @@ def check_factuality(
         hits = ranked(substrate, claim, k, scopes=allowed)
         best = max((score for _, score in hits), default=0.0)
         citations = [
-            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": source_of(item)}
+            {
+                "id": item.id,
+                "kind": item.kind,
+                "score": round(score, 4),
+                "source": shown_source(item),  # masked: receipts travel with answers
+            }
             for item, score in hits
             if score >= min_score and corroborates(item.text or "", claim)
         ]

@@ -16,7 +16,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import item_where, query_text
+from mixle_cli.evidence import query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 
 if TYPE_CHECKING:
@@ -84,9 +84,10 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     out.print("", markup=False)
     cited = set(answer.cited()) or set(range(1, len(packet) + 1))
     out.print("Sources", markup=False, style="bold")
-    for n, item in enumerate(packet.items, 1):
+    for n, entry in enumerate(packet.provenance(), 1):  # sources masked, as the model saw them
         if n in cited:
-            out.print(f"  [{n}] {item.id}  {item_where(item)}", markup=False)
+            where = where_text(entry["source"], entry["line_start"], entry["line_end"])
+            out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
 
 
 def ask_cmd(
@@ -148,8 +149,8 @@ def ask_cmd(
         data = answer.as_dict()
         data["answerer"] = chosen.label
         data["factuality"] = receipt.as_dict() if receipt is not None else None
-        for entry, item in zip(data["citations"], answer.context.items, strict=True):
-            entry["where"] = item_where(item)
+        for entry in data["citations"]:  # the source as cited: masked, like the packet's
+            entry["where"] = where_text(entry["source"], entry["line_start"], entry["line_end"])
         output.emit_json(data)
     else:
         _ask_text(answer, chosen.label, receipt)

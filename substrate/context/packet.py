@@ -143,8 +143,14 @@ class ContextPacket:
         return math.ceil(self.used_chars / CHARS_PER_TOKEN)
 
     def provenance(self) -> list[dict[str, Any]]:
-        """Where every included piece came from: ids, kinds, sources, lines, scores."""
-        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
+        """Where every included piece came from: ids, kinds, sources (masked, as in the
+        rendered packet), lines, scores."""
+        entries = []
+        for item, score in zip(self.items, self.scores, strict=True):
+            entry = provenance_entry(item, score)
+            entry["source"] = shown_source(item)
+            entries.append(entry)
+        return entries
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -194,7 +200,7 @@ class ContextPacket:
             "evidence_item_ids": [i.id for i in self.items],
             "constraints": [],
             "citations": [
-                {"uri": source_of(i) or f"substrate:{i.id}", "media_type": i.kind}
+                {"uri": shown_source(i) or f"substrate:{i.id}", "media_type": i.kind}
                 for i in self.items
             ],
             "expected_output_schema": expected_output_schema or {},

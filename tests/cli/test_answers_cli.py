@@ -288,6 +288,10 @@ def test_secrets_stored_verbatim_never_reach_a_model(
     asked = mixle("ask", f"staging bucket credentials {AWS_KEY}?", "--answerer-cmd", cmd)
     assert asked.exit_code == 0 and "[REDACTED:aws_access_key]" in prompt.read_text()
     assert AWS_KEY not in prompt.read_text() + asked.stdout + asked.stderr
+    for args in (["ask"], ["ask", "--json"], ["assemble-context", "--json"]):
+        cited = mixle(*args, "staging bucket notes")  # the citations name the sources, masked
+        assert cited.exit_code == 0 and "k/[REDACTED:aws_access_key]" in cited.stdout, args
+        assert AWS_KEY not in cited.stdout + cited.stderr, args
 
 
 def test_ask_with_an_http_answerer(
