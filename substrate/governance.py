@@ -22,10 +22,13 @@ when the caller names the scope, before any item is looked up), so it reads the 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
 from substrate.gate import refuse_secret_names
@@ -365,9 +368,20 @@ def propose(
             if item is not None and (from_scope is None or item.scope == from_scope):
                 items.append(item)
     for item in items:
-        proposal = {"to": to, "by": by, "status": PENDING}
+        proposal = {"to": to, "by": by, "status": PENDING, "content": proposed_content(item)}
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
     return [item.id for item in items]
+
+
+def proposed_content(item: SubstrateItem) -> str:
+    """A digest of what a reviewer approves: the item's kind, text, payload and tags. An
+    approval of an item changed since its proposal would publish what nobody reviewed."""
+    body = orjson.dumps(
+        [item.kind, item.text, item.payload, item.tags],
+        option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+        default=str,
+    )
+    return hashlib.blake2b(body, digest_size=8).hexdigest()
 
 
 def pending(
@@ -444,8 +458,8 @@ def approve(
     Raises:
         NotFoundError: (strict) no such visible item, or it has no pending proposal.
         AccessDeniedError: (strict) the caller cannot read ``to`` (checked before the item is
-            looked up) or the proposed scope (checked before its approvers), or ``by`` may not
-            approve for the proposed scope.
+            looked up) or the proposed scope (checked before its approvers), ``by`` may not
+            approve for the proposed scope, or the item changed since it was proposed.
         InvalidInputError: (strict) ``to`` differs from the proposed scope.
     """
     try:
@@ -458,6 +472,12 @@ def approve(
             raise InvalidInputError(f"item {item_id} was proposed for scope {target!r}, not {to!r}")
         gov = governance if governance is not None else load_governance(substrate)
         _check_approver(gov, by, target, "approve")
+        pinned = proposal.get("content")  # absent from proposals made before it was kept
+        if pinned is not None and pinned != proposed_content(item):
+            raise AccessDeniedError(
+                f"item {item_id} changed since it was proposed; it must be proposed again "
+                "before it can be approved"
+            )
     except (NotFoundError, AccessDeniedError, InvalidInputError):
         if strict:
             raise

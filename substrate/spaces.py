@@ -123,12 +123,18 @@ def publish(
 
     Raises:
         NotFoundError: (strict) an id does not exist or is not visible to the caller.
-        AccessDeniedError: (strict) an item is not in ``from_scope``.
+        AccessDeniedError: the caller cannot read ``to``, or ``to`` takes direct publishes
+            from its approvers only and ``by`` is not one (strict or not, before any id is
+            looked up); (strict) an item is not in ``from_scope``.
         InvalidInputError: ``to`` is empty.
     """
+    from substrate.governance import authorize_publish, load_governance, require_readable
+
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
     refuse_secret_names(target_scope=to, publisher=by)
+    require_readable(to, scopes, team=None, action="publish")
+    authorize_publish(load_governance(substrate), to=to, by=by, team=None, shared=())
     ids = list(ids)
     if strict:
         items = require_items(substrate, ids, scopes)
@@ -185,8 +191,12 @@ def merge_versions(
         InvalidInputError: ``keep_id == other_id`` (a merge with itself is not a deletion), or
             ``prefer`` is not ``latest`` or ``keep``.
         NotFoundError: (strict) an item is missing or not visible.
-        AccessDeniedError: (strict) the two items are in different scopes.
+        AccessDeniedError: (strict or not) the two items are in different scopes (a merge
+            would carry one scope's content into the other), or their scope takes changes
+            from its approvers only and ``by`` is not one.
     """
+    from substrate.governance import authorize_write
+
     if keep_id == other_id:
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
     if prefer not in ("latest", "keep"):
@@ -194,17 +204,18 @@ def merge_versions(
     refuse_secret_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:
         keep, other = require_items(substrate, [keep_id, other_id], scopes)
-        if keep.scope != other.scope:
-            raise AccessDeniedError(
-                f"{keep_id} is in scope {keep.scope!r} and {other_id} in {other.scope!r}; "
-                "publish one into the other's scope before merging"
-            )
     else:
         found_keep = visible_item(substrate, keep_id, scopes)
         found_other = visible_item(substrate, other_id, scopes)
         if found_keep is None or found_other is None:
             return None
         keep, other = found_keep, found_other
+    if keep.scope != other.scope:
+        raise AccessDeniedError(
+            f"{keep_id} is in scope {keep.scope!r} and {other_id} in {other.scope!r}; "
+            "publish one into the other's scope before merging"
+        )
+    authorize_write(substrate, keep.scope, by=by)
     substrate.put(_merged(keep, other, by=by, prefer=prefer))
     _repoint_links(substrate, old=other_id, new=keep_id)
     substrate.remove(other_id)

@@ -21,6 +21,7 @@ from substrate.governance import (
     proposal_events,
     proposal_of,
     propose,
+    proposed_content,
     reject,
     revoke_approver,
     save_governance,
@@ -82,7 +83,8 @@ def test_propose_then_approve_publishes_with_history(store: Substrate) -> None:
     assert propose(store, [a, "missing"], to="public", by="ops") == [a]
     item = store.get(a)
     assert item is not None and item.scope == "ops"  # not visible there yet
-    assert proposal_of(item) == {"to": "public", "by": "ops", "status": PENDING}
+    content = proposed_content(item)
+    assert proposal_of(item) == {"to": "public", "by": "ops", "status": PENDING, "content": content}
     assert [i.id for i in pending(store)] == [a]
     assert pending(store, to="org") == []
     assert approve(store, a, by="alice") is True
@@ -93,10 +95,27 @@ def test_propose_then_approve_publishes_with_history(store: Substrate) -> None:
         "by": "ops",
         "status": APPROVED,
         "approved_by": "alice",
+        "content": content,
     }
     assert history(store, a)[0]["published_by"] == "alice"
     assert [e["event"] for e in proposal_events(item)] == ["proposed", "approved"]
     assert pending(store) == []
+
+
+def test_an_item_changed_since_its_proposal_is_not_approved(store: Substrate) -> None:
+    # what the approver reviewed is what gets published, not what was swapped in since
+    a = store.add("text", "harmless runbook", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    changed = store.get(a)
+    assert changed is not None
+    changed.text = "confidential figures"
+    store.put(changed)
+    assert approve(store, a, by="alice") is False
+    with pytest.raises(AccessDeniedError, match="changed since it was proposed"):
+        approve(store, a, by="alice", strict=True)
+    assert store.get(a).scope == "ops"  # type: ignore[union-attr]
+    propose(store, [a], to="public", by="ops")  # proposed again: the new text is reviewed
+    assert approve(store, a, by="alice") is True
 
 
 def test_pending_returns_live_items(store: Substrate) -> None:
@@ -154,6 +173,7 @@ def test_reject_needs_the_approvers_right(store: Substrate) -> None:
         "status": REJECTED,
         "rejected_by": "alice",
         "reason": "too vague",
+        "content": proposed_content(item),
     }
     assert reject(store, a, by="alice") is False  # no longer pending
     with pytest.raises(NotFoundError):

@@ -154,12 +154,34 @@ def test_merge_missing_returns_none_or_raises_when_strict(store: Substrate) -> N
     assert store.get(hidden) is not None
 
 
-def test_strict_merge_refuses_items_in_different_scopes(store: Substrate) -> None:
+@pytest.mark.parametrize("strict", [True, False])
+def test_merge_refuses_items_in_different_scopes(store: Substrate, strict: bool) -> None:
+    # a merge would carry one scope's text into the other, or delete a shared item
     a = store.add("text", "a", scope=PUBLIC)
     b = store.add("text", "b", scope="ops")
-    with pytest.raises(AccessDeniedError, match="scope"):
-        merge_versions(store, a, b, strict=True)
-    assert store.get(b) is not None
+    for keep, other in ((a, b), (b, a)):
+        with pytest.raises(AccessDeniedError, match="scope"):
+            merge_versions(store, keep, other, scopes={"ops", PUBLIC}, strict=strict)
+    assert store.get(a).text == "a" and store.get(b).text == "b"  # type: ignore[union-attr]
+
+
+def test_publish_and_merge_keep_to_the_callers_scopes_and_the_approvers(tmp_path: Path) -> None:
+    from substrate.governance import Governance, save_governance
+
+    store = Substrate(tmp_path)
+    mine = store.add("text", "mine", scope="ops")
+    with pytest.raises(AccessDeniedError, match="not 'dev'"):
+        publish(store, [mine], to="dev", scopes={"ops", PUBLIC})  # a scope it cannot read
+    save_governance(store, Governance().grant("carol", PUBLIC))
+    with pytest.raises(AccessDeniedError, match="needs approval"):
+        publish(store, [mine], by="mallory", scopes={"ops", PUBLIC})
+    assert store.get(mine).scope == "ops"  # type: ignore[union-attr]
+    one, two = (store.add("text", t, scope=PUBLIC) for t in ("one", "two"))
+    with pytest.raises(AccessDeniedError, match="needs approval"):
+        merge_versions(store, one, two, by="mallory")  # rewrites one, deletes the other
+    assert store.get(two) is not None
+    assert publish(store, [mine], by="carol") == [mine]
+    assert merge_versions(store, one, two, by="carol") == one and store.get(two) is None
 
 
 def test_space_sees_own_and_shared_but_not_other_teams(store: Substrate) -> None:
