@@ -342,7 +342,16 @@ def freshness_report(
     }
 
 
-_PROVENANCE_KEYS = ("path", "source", "content_hash", "size", "mtime", "mtime_ns", "ingested_at")
+_PROVENANCE_KEYS = (
+    "path",
+    "manifest",
+    "source",
+    "content_hash",
+    "size",
+    "mtime",
+    "mtime_ns",
+    "ingested_at",
+)
 
 
 def _light(item: SubstrateItem) -> SubstrateItem:

@@ -340,7 +340,8 @@ def test_an_artifact_is_checked_against_its_manifest(store: Substrate, tmp_path:
     age_file(manifest)
     [a] = ingest_artifacts(store, tmp_path / "registry")
     assert check_freshness(store, a).fresh
+    assert freshness_report(store)["n_stale"] == 0  # the report checks the same file
     manifest.write_text('{"name": "model-a", "kind": "model", "metrics": {"f1": 0.9}}')
-    assert check_freshness(store, a).signals == [
-        f"changed: content hash of '{manifest}' no longer matches ingest"
-    ]
+    changed = f"changed: content hash of '{manifest}' no longer matches ingest"
+    assert check_freshness(store, a).signals == [changed]
+    assert freshness_report(store)["stale"][0]["signals"] == [changed]
