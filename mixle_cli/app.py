@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from mixle_cli import stdout
 from mixle_cli.context import AppState
 from mixle_cli.errors import guarded
 from mixle_cli.masked import MaskedStream
@@ -145,6 +146,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
+    stdout.install()
     if sys.stderr is not None:  # None when the caller closed it (2>&-)
         sys.stderr = MaskedStream(sys.stderr)
     # The library reports through logging: warnings (a repaired torn write, an unreadable

@@ -96,12 +96,32 @@ def emit_bytes(data: bytes) -> None:
 
 
 def emit_json(obj: Any) -> None:
-    emit_bytes(orjson.dumps(obj, option=_JSON_OPTIONS | orjson.OPT_INDENT_2) + b"\n")
+    emit_bytes(_dumps(obj, _JSON_OPTIONS | orjson.OPT_INDENT_2) + b"\n")
 
 
 def emit_jsonl(objs: Iterable[Any]) -> None:
     for obj in objs:
-        emit_bytes(orjson.dumps(obj, option=_JSON_OPTIONS) + b"\n")
+        emit_bytes(_dumps(obj, _JSON_OPTIONS) + b"\n")
+
+
+def _dumps(obj: Any, option: int) -> bytes:
+    try:
+        return orjson.dumps(obj, option=option)
+    except orjson.JSONEncodeError:
+        # a string that is not UTF-8: an argument of bytes the locale could not decode (Latin-1
+        # text through xargs) comes in with lone surrogates, which JSON cannot carry
+        return orjson.dumps(_valid_utf8(obj), option=option)
+
+
+def _valid_utf8(value: Any) -> Any:
+    """``value`` with each string's undecodable parts shown as U+FFFD (dicts, lists, tuples)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_valid_utf8(k): _valid_utf8(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_valid_utf8(v) for v in value]
+    return value
 
 
 def emit_text(text: str) -> None:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -212,16 +214,23 @@ def test_an_empty_shard_path_is_a_usage_error_not_another_shard(mixle) -> None:
     assert result.exit_code == 2 and "shard path is empty" in result.stderr
 
 
-@pytest.mark.parametrize("form", ["--jsonl", "--json"])
-def test_a_closed_pipe_ends_output_quietly(tmp_path: Path, mixle_bin: str, form: str) -> None:
-    # --json is one large write: the pipe takes part of it before the reader's exit shows
+@pytest.fixture
+def listed(tmp_path: Path) -> Path:
+    """A shard whose listing is far larger than a pipe holds."""
     shard = tmp_path / "shard"
     store = Substrate(shard)
     for i in range(3000):
-        store.add("text", f"note number {i} " + "x" * 60)
+        store.add("text", f"note number {i} caf\u00e9 " + "x" * 60)
     store.save()
+    return shard
+
+
+@pytest.mark.parametrize("form", [["--jsonl"], ["--json"], []])
+def test_a_closed_pipe_ends_output_quietly(listed: Path, mixle_bin: str, form: list[str]) -> None:
+    # --json and a table are large writes: the pipe takes part of one before the reader's exit
+    # shows, and the rest must not be taken for written
     run = subprocess.Popen(
-        [mixle_bin, "--shard", str(shard), "ls", form],
+        [mixle_bin, "--shard", str(listed), "ls", *form],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -229,6 +238,40 @@ def test_a_closed_pipe_ends_output_quietly(tmp_path: Path, mixle_bin: str, form:
     run.stdout.close()  # like `| head -1`
     assert run.wait(timeout=60) == 141
     assert run.stderr is not None and run.stderr.read() == b""
+
+
+@pytest.mark.parametrize("form", [["--jsonl"], []])
+def test_a_closed_standard_output_is_an_error_not_an_empty_success(
+    listed: Path, mixle_bin: str, form: list[str]
+) -> None:
+    run = subprocess.run(
+        [mixle_bin, "--shard", str(listed), "ls", *form],
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),  # as `mixle ls >&-`
+        check=False,
+    )
+    assert run.returncode == 3 and b"standard output is closed" in run.stderr
+
+
+def test_text_the_locale_cannot_encode_is_escaped(listed: Path, mixle_bin: str) -> None:
+    env = {**os.environ, "PYTHONUTF8": "0", "LC_ALL": "POSIX", "LANG": "POSIX"}
+    run = subprocess.run(
+        [mixle_bin, "--shard", str(listed), "ls", "--limit", "1"],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert b"caf\\xe9" in run.stdout or "café".encode() in run.stdout
+
+
+def test_json_output_carries_arguments_that_are_not_utf8(mixle) -> None:
+    mixle("add", "caf menu of the day")
+    query = "caf\udce9 menu"  # the byte 0xE9 of a Latin-1 argument, as Python decodes it
+    for command in ("search", "retrieve", "assemble-context", "ask"):
+        result = mixle(command, query, "--json")
+        assert result.exit_code in (0, 1), (command, result.stderr)
+        assert "\ufffd" in json.dumps(result.json(), ensure_ascii=False), command
 
 
 def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
