@@ -104,6 +104,12 @@ def emit_jsonl(objs: Iterable[Any]) -> None:
         emit_bytes(_dumps(obj, _JSON_OPTIONS) + b"\n")
 
 
+def with_id(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with ``id`` first, beside the library's ``item_id``: in every command's JSON
+    an item is named ``id`` (``mixle freshness --json | jq -r '.stale[].id' | xargs mixle rm``)."""
+    return {"id": entry["item_id"], **entry}
+
+
 def _dumps(obj: Any, option: int) -> bytes:
     try:
         return orjson.dumps(obj, option=option)

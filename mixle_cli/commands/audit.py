@@ -40,7 +40,11 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     app_state = state(ctx)
     report = audit_shard(app_state.substrate(), scope=scope, scopes=app_state.scopes)
     if json:
-        output.emit_json(report.as_dict())
+        data = report.as_dict()
+        for part, key in (("lineage", "broken"), ("secrets", "findings")):
+            if key in data[part]:
+                data[part][key] = [output.with_id(entry) for entry in data[part][key]]
+        output.emit_json(data)
     else:
         _print_audit(report.as_dict())
     lineage = report.as_dict()["lineage"]
@@ -102,7 +106,7 @@ def freshness_cmd(
         app_state.substrate(), max_age_s=max_age_s, scope=scope, scopes=app_state.scopes
     )
     if json:
-        output.emit_json(report)
+        output.emit_json({**report, "stale": [output.with_id(entry) for entry in report["stale"]]})
     else:
         _print_freshness(report)
     if not report["n_items"]:
@@ -149,7 +153,7 @@ def verify_lineage_cmd(
         raise NotFoundError(f"no item with id {item_id}")
     report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes)
     if json:
-        output.emit_json({**report.as_dict(), "held_by": report.held_by})
+        output.emit_json({**output.with_id(report.as_dict()), "held_by": report.held_by})
     elif report.intact:
         output.emit_text(
             f"{item_id}: intact ({report.n_links} link(s), {report.visited} item(s), "

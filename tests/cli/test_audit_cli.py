@@ -53,7 +53,17 @@ def test_audit_finds_dangling_links(mixle: Run, shard: Substrate) -> None:
     assert f"item {a}: dangling link(s) to feedfacefeedface" in result.stdout
     data = mixle("audit", "--json")
     assert data.exit_code == 1
-    assert data.json()["lineage"]["broken"] == [{"item_id": a, "dangling": ["feedfacefeedface"]}]
+    broken = [{"id": a, "item_id": a, "dangling": ["feedfacefeedface"]}]
+    assert data.json()["lineage"]["broken"] == broken
+
+
+def test_audit_names_an_item_with_a_stored_secret_by_id(mixle: Run, shard: Substrate) -> None:
+    a = shard.add("text", "staging key AKIAQ7XJ2KLMN4PQRS5T")  # stored around the gate
+    shard.save()
+    data = mixle("audit", "--json")
+    assert data.exit_code == 1
+    [finding] = data.json()["secrets"]["findings"]
+    assert finding["id"] == finding["item_id"] == a and finding["rule"] == "aws_access_key"
 
 
 def test_audit_scope_option(mixle: Run, shard: Substrate) -> None:
@@ -114,7 +124,7 @@ def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     assert "1 of 2 item(s) stale" in result.stdout and old in result.stdout
     assert "40d" in result.stdout and "aged:" in result.stdout
     data = mixle("freshness", "--max-age", "4w", "--json").json()
-    assert [s["item_id"] for s in data["stale"]] == [old]
+    assert [s["id"] for s in data["stale"]] == [s["item_id"] for s in data["stale"]] == [old]
 
 
 @pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])
@@ -172,6 +182,7 @@ def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
     broken = mixle("verify-lineage", c, "--json")
     assert broken.exit_code == 1
     assert broken.json() == {
+        "id": c,
         "item_id": c,
         "intact": False,
         "n_links": 3,

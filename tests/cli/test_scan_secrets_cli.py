@@ -524,7 +524,7 @@ def test_items_sweep_honours_the_readers_scopes(
     assert everything.json()["n_items"] == 3 and everything.json()["n_dirty"] == 2
     blue = mixle("--as", "blue", "scan-secrets", "--items", "--jsonl")
     assert blue.exit_code == 1
-    assert [(r["item_id"], r["field"], r["rule"]) for r in blue.jsonl()] == [
+    assert [(r["id"], r["field"], r["rule"]) for r in blue.jsonl()] == [
         (ours, "text", "github_token")
     ]
     text = mixle("--as", "blue", "scan-secrets", "--items")
