@@ -119,10 +119,13 @@ def _dumps(obj: Any, option: int) -> bytes:
         return orjson.dumps(_valid_utf8(obj), option=option)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # an undecodable byte each, as Python reads them
+
+
 def _valid_utf8(value: Any) -> Any:
     """``value`` with each string's undecodable parts shown as U+FFFD (dicts, lists, tuples)."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
         return {_valid_utf8(k): _valid_utf8(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

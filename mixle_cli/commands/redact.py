@@ -31,6 +31,14 @@ def redact(
         ),
     ] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No count on stderr.")] = False,
+    json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print {source, redactions, rules, text} as one JSON document instead (bytes "
+            "that are not UTF-8 become U+FFFD).",
+        ),
+    ] = False,
 ) -> None:
     """Print a file (or standard input) with every detected secret masked.
 
@@ -52,8 +60,12 @@ def redact(
     text = data[start:end].decode(encoding, errors)
     scan = detect_secrets(text)
     if not scan.clean:
-        masked = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
-        data = data[:start] + masked.encode(encoding, errors) + data[end:]
+        text = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
+        data = data[:start] + text.encode(encoding, errors) + data[end:]
+    if json:
+        found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
+        output.emit_json({"source": source, **found})
+        return
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")

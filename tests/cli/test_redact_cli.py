@@ -35,6 +35,17 @@ def test_stdin_to_stdout(mixle: Run) -> None:
     assert mixle("redact", "-", input=BODY).stdout == result.stdout
 
 
+def test_json_gives_the_count_and_the_masked_text(mixle: Run) -> None:
+    result = mixle("redact", "--json", input=BODY.encode() + b"caf\xe9\n")  # not UTF-8
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.json() == {
+        "source": "-",
+        "redactions": 1,
+        "rules": ["github_token"],
+        "text": "host = db.internal\ntoken = [REDACTED:github_token]\nport = 5432\ncaf\ufffd\n",
+    }
+
+
 def test_file_argument(mixle: Run, tmp_path: Path) -> None:
     path = tmp_path / "app.env"
     path.write_text(BODY, encoding="utf-8")
