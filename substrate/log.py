@@ -10,7 +10,8 @@ Layout, one JSON object per line::
 A batch becomes visible only once its commit line is complete, so a crash in the middle of a write
 (or a full disk, or Ctrl-C) leaves the previous state intact: the unfinished tail is ignored by
 readers and cut off by the next writer, who holds the lock. A log without a header (written by
-the reference implementation or by hand) is read as if every complete line were committed.
+the reference implementation or by hand) is read as if every complete line were committed (its
+last line too without a line break, when it is a whole JSON object).
 
 Files derived from the log (the catalog, the search index, the ingest caches) remember the
 watermark they cover. The log only grows within a generation, so a watermark stays valid until
@@ -203,8 +204,21 @@ class LogFile:
             return TailState(0, 0)
         with self.path.open("rb") as fh:
             if self.header() is None:
-                return TailState(self._last_newline_end(fh, size), size)
+                end = self._last_newline_end(fh, size)
+                return TailState(size if self._whole_record(fh, end, size) else end, size)
             return TailState(self._last_commit_end(fh, size), size)
+
+    @staticmethod
+    def _whole_record(fh: BinaryIO, start: int, end: int) -> bool:
+        """Whether the bytes in ``[start, end)`` are one whole JSON object: a legacy log's last
+        line, written without a line break (its writer, or a hand edit, left none)."""
+        if start >= end:
+            return False
+        fh.seek(start)
+        try:
+            return isinstance(orjson.loads(fh.read(end - start)), dict)
+        except orjson.JSONDecodeError:
+            return False
 
     @staticmethod
     def _last_newline_end(fh: BinaryIO, size: int) -> int:
@@ -248,7 +262,7 @@ class LogFile:
         counted = 0  # lines parsed so far; the absolute number is only worked out for errors
 
         def line_no() -> int:
-            return (self._line_number(start) if start else 1) + counted
+            return (self.line_number(start) if start else 1) + counted
 
         with self.path.open("rb") as fh:
             fh.seek(start)
@@ -302,7 +316,7 @@ class LogFile:
             raise CorruptShardError(path, line_no(), problem)
         return Record(item_id, offset, length, False, obj)
 
-    def _line_number(self, offset: int) -> int:
+    def line_number(self, offset: int) -> int:
         """1-based number of the line starting at ``offset`` (only for error messages)."""
         count = 1
         with self.path.open("rb") as fh:
@@ -320,13 +334,13 @@ class LogFile:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            line = self._line_number(offset)
+            line = self.line_number(offset)
             raise CorruptShardError(str(self.path), line, f"invalid JSON: {exc}") from None
         if not isinstance(obj, dict):
-            raise CorruptShardError(str(self.path), self._line_number(offset), "not an object")
+            raise CorruptShardError(str(self.path), self.line_number(offset), "not an object")
         problem = None if obj.get("tombstone") is True else record_problem(obj)
         if problem is not None:
-            raise CorruptShardError(str(self.path), self._line_number(offset), problem)
+            raise CorruptShardError(str(self.path), self.line_number(offset), problem)
         return obj
 
     # -- writing ---------------------------------------------------------------------------
@@ -448,7 +462,8 @@ class LogFile:
             lines = []
             for record in live:
                 fh.seek(record.offset)
-                lines.append(fh.read(record.length))
+                line = fh.read(record.length)
+                lines.append(line if line.endswith(b"\n") else line + b"\n")  # the last one
         self.replace_with(lines)
 
     def _remove_abandoned_rewrites(self) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from substrate.catalog import (
     Catalog,
+    CatalogHeader,
     StaleCatalogError,
     id_key,
     id_keys,
@@ -26,7 +27,7 @@ from substrate.catalog import (
     record_dtype,
     write_catalog,
 )
-from substrate.errors import ShardError
+from substrate.errors import CorruptShardError, ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
 
 if TYPE_CHECKING:
@@ -183,6 +184,8 @@ class LogView:
         # a damaged or old catalog is replaced at once, else every later open would warn again
         replace = catalog.damaged or catalog.outdated
         head = catalog.header
+        if head is not None:
+            self._refuse_lost_commits(head, generation, state)
         usable = head is not None and head.generation == generation
         usable = usable and trust and self._trust_catalog
         if head is not None and usable and not self._covers(head.watermark, head.seal, state):
@@ -202,6 +205,32 @@ class LogView:
             self.next_seq = 0
             self.live_count = 0
         return generation
+
+    def _refuse_lost_commits(self, head: CatalogHeader, generation: str, state: TailState) -> None:
+        """Refuse a log that lost lines the catalog saw committed, rather than read on.
+
+        A log cut short inside a batch (a bad restore, a sync tool) looks like one a writer
+        crashed in: its last batch has no commit line. The next writer would cut that tail off
+        as a torn write, losing items that were acknowledged. Only the catalog can tell the
+        two apart: it was written past the end of the complete batches.
+        """
+        path = self.log.path
+        if state.size == 0 and head.watermark > 0:
+            raise ShardError(
+                f"{path} is missing or empty, but {self.catalog_path} describes {head.count} "
+                f"item(s) in it; restore it from a backup (or remove {self.catalog_path.parent} "
+                "to start again with an empty shard)"
+            )
+        cut = head.generation == generation and head.watermark > state.committed_end
+        if cut and state.uncommitted_bytes:
+            raise CorruptShardError(
+                str(path),
+                self.log.line_number(state.committed_end),
+                f"the log ends inside a batch that was committed (cut short?): the "
+                f"{state.uncommitted_bytes} bytes from this line on lost the line that ends "
+                f"their batch; restore the file from a backup, or remove {self.catalog_path} "
+                "to keep only the complete batches",
+            )
 
     def fold(self, records: Iterable[Record]) -> None:
         changes = [(r.id, r.offset, r.length, r.tombstone) for r in records]

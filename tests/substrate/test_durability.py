@@ -95,6 +95,44 @@ def test_torn_final_line_is_skipped_reported_and_repaired(tmp_path: Path) -> Non
     assert Substrate(tmp_path).log_health()["uncommitted_bytes"] == 0
 
 
+def _cataloged(root: Path, batches: int) -> Substrate:
+    s = Substrate(root)
+    for b in range(batches):
+        for i in range(100):
+            s.add("text", f"batch {b} item {i}")
+        s.save()
+    assert s.checkpoint()
+    return s
+
+
+def test_a_log_cut_inside_a_committed_batch_is_corruption_not_a_torn_write(
+    tmp_path: Path,
+) -> None:
+    # a bad restore or a sync tool cut the file: its last batch lost its commit line, and the
+    # next writer must not cut off the complete, acknowledged lines before it as a torn write
+    _cataloged(tmp_path, 3).close()
+    path = tmp_path / "items.jsonl"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 1000])
+    size = path.stat().st_size
+    writer = Substrate(tmp_path)
+    writer.add("text", "more")
+    with pytest.raises(CorruptShardError, match="cut short"):
+        writer.save()
+    with pytest.raises(CorruptShardError, match="remove .*offsets.bin"):
+        len(Substrate(tmp_path))
+    assert path.stat().st_size == size
+    (tmp_path / "index" / "offsets.bin").unlink()  # the user keeps the complete batches
+    assert len(Substrate(tmp_path)) == 200
+
+
+def test_a_missing_log_beside_its_catalog_is_not_an_empty_shard(tmp_path: Path) -> None:
+    _cataloged(tmp_path, 1).close()
+    (tmp_path / "items.jsonl").unlink()
+    with pytest.raises(ShardError, match="missing or empty.*100 item"):
+        Substrate(tmp_path).all()
+
+
 def test_corrupt_middle_line_names_file_and_line(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     for i in range(3):

@@ -130,6 +130,21 @@ def test_reads_header_less_legacy_log_and_converts_on_write(tmp_path: Path) -> N
     assert lines(tmp_path)[0]["mixle_log"] == 1
 
 
+def test_a_legacy_log_without_a_last_line_break_keeps_its_last_item(tmp_path: Path) -> None:
+    # the reference loader reads every complete line: one without a line break is still one
+    old = [orjson.dumps(SubstrateItem("text", f"legacy {i}").to_json()) for i in range(2)]
+    (tmp_path / "items.jsonl").write_bytes(old[0] + b"\n" + old[1])
+    s = Substrate(tmp_path)
+    assert [i.text for i in s.all()] == ["legacy 0", "legacy 1"]
+    s.add("text", "new")
+    s.save()
+    assert [i.text for i in Substrate(tmp_path).all()] == ["legacy 0", "legacy 1", "new"]
+    torn = tmp_path / "torn"  # a cut last line is still no record
+    torn.mkdir()
+    (torn / "items.jsonl").write_bytes(old[0] + b"\n" + old[1][:-5])
+    assert [i.text for i in Substrate(torn).all()] == ["legacy 0"]
+
+
 def test_saved_and_pending_changes(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     a = s.add("text", "a")
