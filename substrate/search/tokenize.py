@@ -22,12 +22,14 @@ from substrate.search.stopwords import ENGLISH_STOPWORDS
 _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
 # process that only ever sees ASCII (most queries) never pays for the CJK character classes.
-_ASCII_TOKEN_RE = re.compile(r"()([^\W_]+(?:_[^\W_]+)*)")
+# The repeats are possessive (``*+``): they never give back, which changes no match (nothing
+# follows them) but keeps a long ``a_b_c_…`` run from growing the matcher's backtracking stack.
+_ASCII_TOKEN_RE = re.compile(r"()([^\W_]+(?:_[^\W_]+)*+)")
 
 
 @functools.cache
 def _token_re() -> re.Pattern[str]:
-    return re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*)")
+    return re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:_[^\W_{_CJK}]+)*+)")
 
 
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.

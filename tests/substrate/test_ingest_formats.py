@@ -165,6 +165,38 @@ def test_text_paragraphs() -> None:
     ]
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "rst"])
+def test_a_long_heading_is_cut_in_the_section_path_not_in_the_text(fmt: str) -> None:
+    # every chunk repeats its section path: a heading of 40,000 words, whole in each of its own
+    # chunks, made the shard grow with the square of its length
+    title = " ".join(f"w{i}" for i in range(40_000))
+    text = f"# {title}\n\nbody\n" if fmt == "markdown" else f"{title}\n{'=' * len(title)}\n\nbody\n"
+    segments = _parse(fmt, text, ParseContext(chunk_chars=1000)).segments
+    assert len(segments) > 100 and "".join(s.text for s in segments).count("w39999") == 1
+    sections = {s.section for s in segments}
+    assert len(sections) == 1
+    [section] = sections
+    assert section is not None and section.endswith(" …") and len(section) <= 202
+    assert title.startswith(section[:-2])  # cut after a whole word
+    assert _parse(fmt, text.replace(title, "x" * 300)).segments[0].section == "(long title)"
+
+
+def test_blank_lines_and_long_token_runs_cost_no_matcher_memory() -> None:
+    # a backtracking repeat keeps a state per repetition: 16 MB of blank lines took 1.9 GB
+    import tracemalloc
+
+    from substrate.search.tokenize import Analyzer
+
+    tracemalloc.start()
+    try:
+        assert _parse("text", "\n" * 2_000_000).segments == []
+        assert len(Analyzer().terms("a_" * 500_000 + "a")) == 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 30_000_000  # ~240 MB and ~80 MB with backtracking
+
+
 def test_rst_sections_by_underlined_titles() -> None:
     parsed = _parse("rst", (FIXTURES / "notes" / "manual.rst").read_text())
     got = [(s.section, s.line_start) for s in parsed.segments]

@@ -1,6 +1,7 @@
 """Markdown: one item per section (text under a heading), long sections chunked.
 
-A section keeps its heading path (``Install > Linux``) in provenance. Headings are ATX (``#``)
+A section keeps its heading path (``Install > Linux``, each heading cut to about 200 characters)
+in provenance. Headings are ATX (``#``)
 or setext (a one-line paragraph underlined with ``===`` or ``---``); lines inside fenced code
 blocks are never headings. Front matter becomes tags (``tags``/``keywords``/``categories``) and
 payload fields (everything else) of every item of the file. A heading with no text under it gives
@@ -38,6 +39,21 @@ _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 
 SECTION_SEPARATOR = " > "
+# Each of a section's chunks repeats its heading path: a heading longer than this is cut in the
+# path (the whole heading stays in the section's text), else a heading of a megabyte, repeated
+# in each of its own chunks, grows a shard with the square of its length.
+MAX_TITLE_CHARS = 200
+
+
+def section_title(title: str) -> str:
+    """A heading as a section path shows it: stripped, and cut after its last whole word within
+    ``MAX_TITLE_CHARS`` (never inside a word, which could be part of a secret)."""
+    title = title.strip()
+    if len(title) <= MAX_TITLE_CHARS:
+        return title or "(untitled)"
+    head = title[: MAX_TITLE_CHARS + 1]  # a space right after the limit ends a whole word
+    end = max((i for i, c in enumerate(head) if c.isspace()), default=0)
+    return f"{head[:end].rstrip()} …" if end else "(long title)"
 
 
 class _Doc:
@@ -72,7 +88,7 @@ class _Doc:
     def enter(self, level: int, title: str) -> None:
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
-        self.path.append((level, title.strip() or "(untitled)"))
+        self.path.append((level, section_title(title)))
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:

@@ -12,7 +12,7 @@ import re
 
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.markdown import SECTION_SEPARATOR
+from substrate.ingest.formats.markdown import SECTION_SEPARATOR, section_title
 from substrate.ingest.segment import Parsed
 
 _ADORNMENT = re.compile(r"^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1+\s*$")
@@ -66,7 +66,7 @@ def parse_rst(text: str, ctx: ParseContext) -> Parsed:
             level = styles.index(style)
             while path and path[-1][0] >= level:
                 path.pop()
-            path.append((level, title[2]))
+            path.append((level, section_title(title[2])))
         end = bounds[k + 1][0] if k + 1 < len(bounds) else len(lines)
         if not any(line.strip() for line in lines[start + used : end]):
             continue  # a title alone is not content

@@ -9,7 +9,7 @@ from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.segment import Parsed
 
-_BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)+")
+_BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)++")  # possessive: no backtracking memory
 # An armored block (a PGP key, an encrypted PEM key) may hold blank lines; it is one paragraph,
 # so that the secret scan sees it whole.
 _ARMOR_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,60})-----")
