@@ -19,7 +19,7 @@ import typer
 
 from mixle_cli import stdout
 from mixle_cli.context import AppState
-from mixle_cli.errors import guarded
+from mixle_cli.errors import INTERRUPTED, guarded
 from mixle_cli.masked import MaskedStream
 
 # Every command, under the module that defines it (tests check this against the modules).
@@ -156,7 +156,12 @@ def main() -> None:
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(levelname)s: %(name)s: %(message)s" if debug else "warning: %(message)s",
     )
-    sys.exit(_run(build_app(modules_for(sys.argv[1:]))))
+    try:
+        code = _run(build_app(modules_for(sys.argv[1:])))
+    except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
+        print("error: interrupted", file=sys.stderr)
+        code = INTERRUPTED
+    sys.exit(code)
 
 
 # The argument parser's error class (typer's bundled click, or click itself).

@@ -47,20 +47,30 @@ def walk_sources(
     Raises:
         OSError: a folder cannot be listed and there is no ``on_error``.
     """
+    # a stack of folders being listed, not recursion: a tree may be deeper than Python's stack
+    stack = [iter(_listed(folder, on_error))]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+        elif entry.is_dir(follow_symlinks=False):
+            if entry.name not in SKIP_DIRS:
+                stack.append(iter(_listed(entry.path, on_error)))
+        elif entry.is_file(follow_symlinks=False):
+            yield ScanSource(entry.path, shown_path(entry.path))
+
+
+def _listed(folder: str, on_error: Callable[[OSError], None] | None) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` in name order ([] when it cannot be listed and ``on_error``
+    took the error)."""
     try:
         with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            return sorted(it, key=lambda e: e.name)
     except OSError as exc:
         if on_error is None:
             raise
         on_error(exc)
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            if entry.name not in SKIP_DIRS:
-                yield from walk_sources(entry.path, on_error)
-        elif entry.is_file(follow_symlinks=False):
-            yield ScanSource(entry.path, shown_path(entry.path))
+        return []
 
 
 def _git(args: list[str], *, stdin: bytes | None = None, cwd: str | None = None) -> bytes:

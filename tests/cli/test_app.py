@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
 
 
@@ -122,3 +124,24 @@ def test_a_library_warning_quoting_a_secret_is_masked_on_stderr(
     done = mixle_process("--shard", str(shard), "ingest", str(notes))
     assert "sources.json" in done.stderr and "REDACTED" in done.stderr
     assert token not in done.stderr
+
+
+def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # exit 1 would read as "found something" to a script around `mixle verify`
+    import sys
+
+    from mixle_cli import app as app_module
+
+    def interrupted(*_: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app_module, "build_app", interrupted)
+    monkeypatch.setattr(app_module.stdout, "install", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["mixle", "ls"])
+    monkeypatch.setattr(sys, "stderr", sys.stderr)  # main() wraps it: undone after the test
+    with pytest.raises(SystemExit) as ended:
+        app_module.main()
+    assert ended.value.code == 130
+    assert capsys.readouterr().err == "error: interrupted\n"

@@ -172,6 +172,25 @@ def test_folders_are_walked_without_vcs_data(mixle: Run, work: Path) -> None:
     assert {r["path"] for r in result.jsonl()} == {"src/app.py"}
 
 
+def test_a_tree_deeper_than_the_interpreter_stack_is_walked(mixle: Run, work: Path) -> None:
+    import sys
+
+    folders = [work / "deep"]
+    for _ in range(sys.getrecursionlimit() + 50):  # each level a short name: the path fits
+        folders.append(folders[-1] / "d")
+    for folder in folders:
+        folder.mkdir()  # one level at a time: mkdir(parents=True) recurses, as rmtree does
+    secret = folders[-1] / "app.env"
+    secret.write_text(f"token = {GH}\n")
+    try:
+        result = mixle("scan-secrets", str(folders[0]))
+        assert result.exit_code == 1 and "app.env" in result.stdout, result.stderr
+    finally:
+        secret.unlink()
+        for folder in reversed(folders):
+            folder.rmdir()
+
+
 def test_unreadable_folder_is_reported_and_the_rest_scanned(
     mixle: Run, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -289,6 +289,12 @@ def test_tsv_and_sniffed_semicolons() -> None:
     assert [s.payload for s in commas.segments] == [{"a": "x;y", "b": "2"}, {"a": "z", "b": "3"}]
 
 
+def test_a_csv_cell_larger_than_the_csv_modules_default_limit_is_read() -> None:
+    note = "word " * 40_000  # 200 KB in one quoted cell
+    parsed = _parse("csv", f'id,note\n1,"{note}"\n')
+    assert [s.payload["note"] for s in parsed.segments] == [note] and not parsed.issues
+
+
 def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:
     parsed = _parse("csv", 'a,b\n1,2\n3\n"multi\nline",4\n')
     assert [s.payload for s in parsed.segments] == [

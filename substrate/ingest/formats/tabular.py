@@ -20,6 +20,10 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 
+# The csv module refuses a cell over 128 KB by default (the whole file then failed); the file
+# size limit of an ingest already bounds what is read.
+csv.field_size_limit(2**31 - 1)
+
 _SNIFF_DELIMITERS = ",;\t|"
 
 
