@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -16,11 +18,40 @@ def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> N
 
     The temporary file was created with the umask: renamed over a file its owner had locked
     down (``chmod 600 items.jsonl``), it would quietly open it up again. A new ``path`` keeps
-    the umask's bits.
+    the umask's bits. When ``path`` is a symbolic link, its target is replaced and the link
+    kept: renamed over the link, the file would part from the one the link points to, and
+    the two would differ from then on without a word.
     """
+    target = os.path.realpath(path)
     with contextlib.suppress(FileNotFoundError):
-        os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-    os.replace(tmp, path)
+        os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        _replace_across_devices(tmp, target)
+
+
+def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
+    """Replace ``target``, on another file system than ``tmp``, by a durable copy of ``tmp``
+    made beside it (a rename cannot cross file systems)."""
+    folder, name = os.path.split(target)
+    near = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        shutil.copyfile(tmp, near)
+        shutil.copymode(tmp, near)
+        fd = os.open(near, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(near, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(near)
+        raise
+    os.unlink(tmp)
 
 
 def remove_abandoned_temporaries(directory: Path) -> None:

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -684,6 +687,45 @@ def test_files_rewritten_in_place_keep_the_permissions_their_owner_gave_them(
         settings: 0o600,
     }
     assert len(Substrate(tmp_path)) == 2
+
+
+def test_files_kept_behind_a_link_are_rewritten_where_the_link_points(tmp_path: Path) -> None:
+    from substrate.governance import grant_approver
+    from substrate.replacing import replace_file
+
+    shard, elsewhere = tmp_path / "shard", tmp_path / "elsewhere"
+    s = Substrate(shard)
+    ids = [s.add("text", f"note {i}") for i in range(3)]
+    s.save()
+    s.close()
+    elsewhere.mkdir()
+    for name in ("items.jsonl", "mixle.toml"):
+        (shard / name).rename(elsewhere / name)
+        (shard / name).symlink_to(elsewhere / name)
+    s = Substrate(shard)
+    grant_approver(s, "bob", "research", by=None)  # rewrites mixle.toml
+    s.remove(ids[0])
+    s.save()
+    s.compact()  # rewrites items.jsonl
+    for name in ("items.jsonl", "mixle.toml"):
+        assert (shard / name).is_symlink(), name  # not replaced by a file of its own
+    assert len(Substrate(shard)) == 2 and b"note 0" not in (elsewhere / "items.jsonl").read_bytes()
+    assert "bob" in (elsewhere / "mixle.toml").read_text()
+    # a target on another file system cannot be renamed onto: it is copied beside it first
+    tmp = tmp_path / "new"
+    tmp.write_text("fresh")
+    real_replace = os.replace
+
+    def across_devices(src: Any, dst: Any) -> None:
+        if str(src) == str(tmp):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "replace", across_devices)
+        replace_file(tmp, shard / "mixle.toml")
+    assert (elsewhere / "mixle.toml").read_text() == "fresh" and not tmp.exists()
+    assert not list(elsewhere.glob(".*.tmp"))
 
 
 def test_a_batch_larger_than_one_write_keeps_every_offset(tmp_path: Path) -> None:
