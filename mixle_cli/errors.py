@@ -84,6 +84,17 @@ def _shard_hint(exc: ShardError) -> str:
     return "run `mixle audit` to check the shard"
 
 
+def _saved_before(args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
+    """Whether the interrupted command had already saved a change to its shard (a script that
+    runs `mixle add` again after exit 130 would add the item twice)."""
+    for value in (*args, *kwargs.values()):
+        if hasattr(value, "find_root"):  # the parser's context (a class of typer's own click)
+            app_state = value.find_root().obj
+            shard = getattr(app_state, "_substrate", None)
+            return getattr(shard, "last_append", None) is not None
+    return False
+
+
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a command, mapping library exceptions to messages and exit codes."""
 
@@ -105,6 +116,9 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             if os.environ.get("MIXLE_DEBUG") == "1":
                 raise
             code, message, hint = classify(exc)
+            if isinstance(exc, KeyboardInterrupt) and _saved_before(args, kwargs):
+                message = "interrupted after the change was saved; its report may be incomplete"
+                hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
             fail(message, code, hint)
 
     return wrapper

@@ -142,7 +142,25 @@ def test_ctrl_c_during_write_is_130_and_intact(
         patch.setattr(log_module.os, "fsync", interrupt)
         result = mixle("add", "interrupted")
     assert result.exit_code == 130
+    assert "everything saved before the interruption is intact" in result.stderr
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+
+
+def test_ctrl_c_after_the_write_says_the_change_was_saved(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    # the id was never printed: a script retrying after 130 must know the item is there
+    from mixle_cli import output
+
+    def interrupt(text: str) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(output, "emit_text", interrupt)
+        result = mixle("add", "saved all the same")
+    assert result.exit_code == 130
+    assert "interrupted after the change was saved" in result.stderr
+    assert [i.text for i in Substrate(isolated_shard_env).all()] == ["saved all the same"]
 
 
 def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> None:
