@@ -86,6 +86,8 @@ def test_compact(mixle) -> None:
     mixle("rm", ids[0])
     result = mixle("compact", "--json")
     assert result.exit_code == 0 and result.json()["live_items"] == 2
+    again = mixle("compact")  # the rebuild it leaves to the next search is announced
+    assert again.exit_code == 0 and "mixle reindex" in again.stderr
 
 
 def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_env: Path) -> None:
