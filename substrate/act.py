@@ -254,11 +254,15 @@ def investigate(
 def _fire(action: Action, question: str, score: float) -> Step:
     error = None
     try:
-        raw = list(action.run(question))
+        ran = action.run(question)
+        raw = [ran] if isinstance(ran, str) else list(ran)  # one text is one fragment
     except Exception as exc:  # noqa: BLE001 - a failing action is recorded, not fatal
+        from substrate.secrets import safe_text
+
         log.warning("action %s failed: %s", action.name, type(exc).__name__)
         raw = []
-        error = truncate(f"{type(exc).__name__}: {exc}", 200)
+        # masked before it is cut: a message may quote a URL with its token
+        error = truncate(safe_text(f"{type(exc).__name__}: {exc}"), 200)
     kept = [f for f in raw if str(f).strip()]
     measured = [f.score for f in kept if isinstance(f, Fragment)]
     # A step that produced nothing lends no relevance, whatever its prior said.

@@ -88,6 +88,7 @@ def ingest_documents(
     Each doc is a string, or a ``{"text": ..., "tags": [...], "payload": {...}}`` dict.
     Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``.
     """
+    _refuse_one_string(docs, "docs")
     builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
     now = time.time()
     items = []
@@ -99,6 +100,12 @@ def ingest_documents(
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
     return _store(substrate, items, report)
+
+
+def _refuse_one_string(values: object, name: str) -> None:
+    """A string is iterable too: passed for a list, each of its characters became an item."""
+    if isinstance(values, str | bytes):
+        raise InvalidInputError(f"{name} must be a list, not one string (pass [text])")
 
 
 def ingest_records(
@@ -117,6 +124,9 @@ def ingest_records(
     space-joined; any other record becomes ``{"values": [...]}``. Provenance: ``source``,
     ``index``, ``ingested_at``.
     """
+    _refuse_one_string(records, "records")
+    if isinstance(text_fields, str):  # one field named, not its letters
+        text_fields = [text_fields]
     fields = list(text_fields) if text_fields else None
     builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
     now = time.time()

@@ -119,6 +119,23 @@ def test_failing_action_is_recorded_not_swallowed() -> None:
     assert inv.spent == 1.0 and inv.steps[0].relevance == 0.0
 
 
+def test_a_failing_actions_message_is_kept_masked() -> None:
+    token = "ghp_" + "Q8vKq2LmN5pXw7Tz3YbH9cJd1FgA6sUe4Qo0"
+
+    def leaky(question: str) -> list[str]:
+        raise RuntimeError(f"GET https://api.example/refunds?token={token} failed")
+
+    inv = investigate("refund", [Action("api", "compute", leaky, base_score=1.0)], echo)
+    error = inv.steps[0].error
+    assert error is not None and "[REDACTED:" in error and token not in str(inv.as_dict())
+
+
+def test_an_action_that_returns_one_text_gives_one_fragment() -> None:
+    single = Action("one", "compute", lambda q: "refunds take 30 days", base_score=1.0)
+    inv = investigate("refund", [single], echo)
+    assert inv.steps[0].fragments == ["refunds take 30 days"]
+
+
 def test_zero_score_actions_do_not_fire() -> None:
     inv = investigate("refund", [fixed("off", ["x"], description="weather")], echo)
     assert inv.steps == [] and inv.abstained

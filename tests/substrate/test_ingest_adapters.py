@@ -52,6 +52,16 @@ def test_same_input_updates_the_same_items() -> None:
     assert ingest_documents(store, ["a"], source="elsewhere") != first[:1]
 
 
+def test_one_string_is_not_taken_for_a_list_of_its_characters() -> None:
+    store = Substrate()
+    for ingest in (ingest_documents, ingest_records):
+        with pytest.raises(InvalidInputError, match="not one string"):
+            ingest(store, "hello world")
+    assert len(store) == 0
+    (rec_id,) = ingest_records(store, [{"id": 1, "name": "bob"}], text_fields="name")
+    assert store.get(rec_id).text == "bob"  # type: ignore[union-attr]
+
+
 def test_ingest_records_dicts_tuples_and_scalars() -> None:
     store = Substrate()
     ids = ingest_records(
