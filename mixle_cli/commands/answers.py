@@ -35,6 +35,9 @@ HEURISTIC = "heuristic, not a probability"
 # -- ask -------------------------------------------------------------------------------------------
 
 
+DEFAULT_TIMEOUT_S = 120.0
+
+
 def _answerer(
     ctx: typer.Context, kind: str | None, command: str | None, timeout: float
 ) -> ExtractiveAnswerer | CommandAnswerer | HttpAnswerer:
@@ -120,14 +123,24 @@ def ask_cmd(
         int, typer.Option("--max-chars", min=1, help="Context budget handed to the answerer.")
     ] = 2000,
     timeout: Annotated[
-        float,
-        typer.Option("--timeout", min=0.1, max=86400, help="Seconds to wait for the answerer."),
-    ] = 120.0,
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.1,
+            max=86400,
+            help="Seconds to wait for a cmd or http answerer (default 120).",
+            show_default=False,
+        ),
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the shard with numbered citations, or abstain (exit 1)."""
-    if timeout != timeout:  # NaN passes the range check
+    if timeout is not None and timeout != timeout:  # NaN passes the range check
         usage("--timeout must be a number of seconds")
+    extractive = (answerer or ("cmd" if answerer_cmd else "extractive")) == "extractive"
+    if timeout is not None and extractive:
+        usage("--timeout applies to the cmd and http answerers; the extractive one never waits")
+    timeout = timeout if timeout is not None else DEFAULT_TIMEOUT_S
     from substrate import ContextBudget, answer_from_substrate, check_factuality
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)

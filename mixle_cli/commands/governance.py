@@ -15,6 +15,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
+from mixle_cli.errors import usage
 from mixle_cli.evidence import item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
@@ -180,6 +181,8 @@ def merge_cmd(
 
     Links that pointed at OTHER are re-pointed at KEEP. Both items must be in the same scope.
     """
+    if prefer not in ("latest", "keep"):  # a usage error, before any permission is weighed
+        usage(f"--prefer must be 'latest' or 'keep', not {prefer!r}")
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

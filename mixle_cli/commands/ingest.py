@@ -189,7 +189,7 @@ def ingest(
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)
-    from substrate import IngestReport, ingest_path, ingest_text
+    from substrate import IngestReport, ingest_path
 
     report = IngestReport()
     common: dict[str, Any] = {
@@ -203,6 +203,8 @@ def ingest(
         usage("standard input (-) can be read only once")
     if source is not None and "-" not in paths:
         usage("--source names standard input: give - among the paths")
+    if paths == ["-"] and (hidden or no_prune or jobs):
+        usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
     _check_format(as_format)
     _refuse_the_shard(substrate, paths)
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]  # or a dead link
@@ -213,13 +215,7 @@ def ingest(
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):
                 if raw == "-":
-                    ingest_text(
-                        substrate,
-                        sys.stdin.buffer.read(),
-                        source=source,
-                        as_format=as_format or "text",
-                        **common,
-                    )
+                    _ingest_stdin(substrate, source, as_format, max_file_size, common)
                     continue
                 ingest_path(
                     substrate,
@@ -235,6 +231,30 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     _finish(report, json=json, quiet=quiet)
+
+
+def _ingest_stdin(
+    substrate: Substrate,
+    source: str | None,
+    as_format: str | None,
+    max_file_size: int | None,
+    common: dict[str, Any],
+) -> None:
+    """Ingest standard input as one source, within the size limit when one was given."""
+    from substrate import ingest_text
+
+    if max_file_size is None:
+        data = sys.stdin.buffer.read()
+    else:  # read no more than one byte past the limit
+        data = sys.stdin.buffer.read(max_file_size + 1)
+        if len(data) > max_file_size:
+            report = common["report"]
+            report.files_scanned += 1
+            report.failed(
+                source or "stdin", None, f"larger than the size limit ({max_file_size} bytes)"
+            )
+            return
+    ingest_text(substrate, data, source=source, as_format=as_format or "text", **common)
 
 
 def _adds_on_rerun(command: Callable[..., None]) -> Callable[..., None]:

@@ -59,6 +59,9 @@ def init(
 ) -> None:
     """Create a shard: PATH/.mixle (or the --shard directory)."""
     app_state = state(ctx)
+    given = ctx.find_root().get_parameter_source("shard")
+    if path is not None and given is not None and given.name == "COMMANDLINE":
+        usage("give the shard's place once: PATH (creates PATH/.mixle) or --shard DIR")
     if path is not None:
         root = path / SHARD_DIR
     elif app_state.shard_option:

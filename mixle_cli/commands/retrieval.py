@@ -88,13 +88,17 @@ def retrieve_cmd(
     from substrate import retrieve
 
     how = output.mode(json, jsonl)
+    only, weights = _kinds(kinds), _weights(weight)
+    left_out = sorted(set(weights) - set(only)) if only else []
+    if left_out:
+        usage(f"--weight names {', '.join(left_out)}, which --kinds leaves out")
     app_state = state(ctx)
     result = retrieve(
         app_state.substrate(),
         query_text(query),
         k=k,
-        kinds=_kinds(kinds),
-        weights=_weights(weight),
+        kinds=only,
+        weights=weights,
         diversify=not flat,
         scopes=app_state.scopes,
         min_score=min_score,

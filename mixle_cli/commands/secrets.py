@@ -388,8 +388,13 @@ def scan_secrets(
         typer.Option("--config", help="TOML file whose \\[secrets] table replaces mixle.toml's."),
     ] = None,
     stdin_name: Annotated[
-        str, typer.Option("--stdin-name", help="Path to report for standard input (-).")
-    ] = "<stdin>",
+        str | None,
+        typer.Option(
+            "--stdin-name",
+            help="Path to report for standard input (-). Default: <stdin>.",
+            show_default=False,
+        ),
+    ] = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: automatic).")
     ] = 0,
@@ -420,6 +425,8 @@ def scan_secrets(
         usage("--update-baseline needs --baseline FILE")
     if scope is not None and not items:
         usage("--scope applies to --items")
+    if stdin_name is not None and "-" not in (paths or []):
+        usage("--stdin-name names standard input: give - among the paths")
     app_state = state(ctx)
     cfg = _load_config(app_state, config)
     if items:
@@ -432,7 +439,7 @@ def scan_secrets(
         sources = _from_git("--all scans the files git tracks", tracked_files)
         run = Run(_scan_sources(sources, cfg, jobs), complete=True)
     elif paths:
-        run = _scan_arguments(paths, cfg, jobs, stdin_name)
+        run = _scan_arguments(paths, cfg, jobs, stdin_name or "<stdin>")
     else:
         run = _staged(cfg)
     findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)

@@ -145,3 +145,28 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
         app_module.main()
     assert ended.value.code == 130
     assert capsys.readouterr().err == "error: interrupted\n"
+
+
+def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_path: Path) -> None:
+    mixle("add", "refunds take 30 days")
+    note = tmp_path / "note.txt"
+    note.write_text("nothing secret\n")
+    refused = {
+        "--timeout applies": ("ask", "refunds", "--timeout", "5"),
+        "--stdin-name names": ("scan-secrets", str(note), "--stdin-name", "x.env"),
+        "which --kinds leaves out": (
+            "retrieve",
+            "refunds",
+            "--kinds",
+            "text",
+            "--weight",
+            "record=2",
+        ),
+        "place once": ("--shard", str(tmp_path / "a"), "init", str(tmp_path / "b")),
+        "--prefer must be": ("merge", "0123456789abcdef", "fedcba9876543210", "--prefer", "nope"),
+    }
+    for message, args in refused.items():
+        result = mixle(*args)
+        assert result.exit_code == 2 and message in result.stderr, args
+    assert not (tmp_path / "b").exists()
+    assert mixle("ask", "refunds", "--answerer-cmd", "cat", "--timeout", "5").exit_code == 0

@@ -202,6 +202,15 @@ def test_standard_input_can_be_named_only_once(mixle) -> None:
     assert mixle("ls").exit_code == 3  # not even a shard was created
 
 
+def test_standard_input_keeps_to_the_size_limit_and_refuses_folder_options(mixle) -> None:
+    big = mixle("ingest", "-", "--max-file-size", "10", input="a note longer than ten bytes\n")
+    assert big.exit_code == 1 and "larger than the size limit (10 bytes)" in big.stderr
+    assert mixle("ingest", "-", "--max-file-size", "10", input="short\n").exit_code == 0
+    for flag in (["--hidden"], ["--no-prune"], ["--jobs", "2"]):  # they would do nothing
+        result = mixle("ingest", "-", *flag, input="hello\n")
+        assert result.exit_code == 2 and "not to standard input" in result.stderr, flag
+
+
 def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('"one"\n{"bad\n"three"\n')
