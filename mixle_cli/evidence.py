@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import orjson
@@ -12,13 +13,25 @@ from substrate import SubstrateItem
 
 
 def query_text(text: str, what: str = "query") -> str:
-    """The query as the commands use and echo it: never empty, secrets masked (a query is
-    printed back in packets, receipts and --json output)."""
+    """The query as the commands use and echo it (``-``: read from standard input): never
+    empty, secrets masked (a query is printed back in packets, receipts and --json output)."""
     from substrate import safe_text
 
+    text = piped(text)
     if not text.strip():
         usage(f"the {what} is empty")
     return safe_text(text)
+
+
+def piped(text: str) -> str:
+    """``text``, or standard input (UTF-8) when it is ``-``."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return data.decode("utf-8").rstrip("\r\n")  # the line break echo or a file ends with
+    except UnicodeDecodeError as exc:
+        usage(f"standard input is not valid UTF-8 (byte {exc.start})")
 
 
 def known_kind(kind: str | None) -> str | None:

@@ -95,7 +95,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
 
 def ask_cmd(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question.")],
+    question: Annotated[str, typer.Argument(help="The question (- reads standard input).")],
     hops: Annotated[
         int, typer.Option("--hops", min=1, help="1: one retrieval; more: a multi-hop chain.")
     ] = 1,
@@ -177,15 +177,9 @@ def ask_cmd(
 def _read_text(text: str | None) -> str:
     """The text to verify, from the argument or standard input, with secrets masked (its
     claims are printed back)."""
-    if text is not None and text != "-":
-        return query_text(text, "text")
     if text is None and sys.stdin.isatty():
         usage("give the TEXT to verify, or - to read it from standard input")
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-    try:
-        return query_text(data.decode("utf-8"), "text")
-    except UnicodeDecodeError as exc:
-        usage(f"standard input is not valid UTF-8 (byte {exc.start})")
+    return query_text("-" if text is None else text, "text")
 
 
 def verify_cmd(

@@ -67,7 +67,7 @@ def _weights(values: list[str] | None) -> dict[str, float]:
 
 def retrieve_cmd(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for (- reads standard input).")],
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many items to return.")] = 8,
     kinds: Annotated[
         list[str] | None,
@@ -156,7 +156,7 @@ def _tree(chain: HopChain) -> list[str]:
 
 def multihop_cmd(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Where the chain starts.")],
+    query: Annotated[str, typer.Argument(help="Where the chain starts (- reads standard input).")],
     hops: Annotated[int, typer.Option("--hops", min=0, help="Hops out from the seeds.")] = 2,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Best matches to start from.")] = 3,
     branch: Annotated[
@@ -220,7 +220,10 @@ def _accounting(packet: ContextPacket) -> str:
 
 def assemble_context_cmd(
     ctx: typer.Context,
-    task: Annotated[str, typer.Argument(help="The task or question the context is for.")],
+    task: Annotated[
+        str,
+        typer.Argument(help="The task or question the context is for (- reads standard input)."),
+    ],
     max_chars: Annotated[
         int, typer.Option("--max-chars", min=1, help="Most characters of the packet.")
     ] = 2000,

@@ -21,7 +21,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import item_title, known_kind, query_text, where_text
+from mixle_cli.evidence import item_title, known_kind, piped, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -206,7 +206,10 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 def search_cmd(
     ctx: typer.Context,
     query: Annotated[
-        str, typer.Argument(help="What to look for (quote a query of several words).")
+        str,
+        typer.Argument(
+            help="What to look for (quote a query of several words; - reads standard input)."
+        ),
     ],
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results at most.")] = 10,
     kind: Annotated[
@@ -257,6 +260,7 @@ def search_cmd(
 ) -> None:
     """Search the shard: ranked results with the passage that matched and where it came from."""
     how = output.mode(json, jsonl)
+    query = piped(query)
     shown = query_text(query)  # never empty; secrets masked wherever the query is printed
     from substrate import Analyzer
 

@@ -425,3 +425,13 @@ def test_source_takes_a_path_on_disk_or_a_source_name(
     assert sources("notes/projects") == ["projects/plan.md"]  # a folder here
     assert sources(str(notes / "projects" / "plan.md")) == ["projects/plan.md"]  # absolute
     assert sources(str(tmp_path / "elsewhere")) == []
+
+
+def test_a_query_is_read_from_standard_input_with_a_dash(mixle, filled) -> None:
+    by_argument = mixle("search", "refund policy", "--json").json()
+    piped = mixle("search", "-", "--json", input="refund policy\n").json()
+    assert piped == by_argument and piped["query"] == "refund policy"
+    for command in ("retrieve", "multihop", "assemble-context", "ask"):
+        result = mixle(command, "-", "--json", input="refund policy\n")
+        assert result.exit_code in (0, 1) and "refund policy" in result.stdout, command
+    assert mixle("search", "-", input="\n").exit_code == 2  # an empty query, as ever
