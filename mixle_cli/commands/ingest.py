@@ -337,9 +337,13 @@ def _adapt(
 
 
 def _existing(path: Path, *, folder: bool = False) -> Path:
-    if not (path.is_dir() if folder else path.is_file()):
+    if path.is_dir() if folder else path.is_file():
+        return path
+    if not path.exists():
         fail(f"no such {'folder' if folder else 'file'}: {path}", OPERATIONAL)
-    return path
+    if path.is_dir():  # a folder given for one file
+        fail(f"{path} is a folder; ingest a folder with `mixle ingest {path}`", OPERATIONAL)
+    fail(f"{path} is not a {'folder' if folder else 'regular file'}", OPERATIONAL)
 
 
 @_adds_on_rerun

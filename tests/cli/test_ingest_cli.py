@@ -319,3 +319,13 @@ def test_explicit_forms_count_a_rejected_file_and_name_a_path_one_way(
 def test_the_explicit_forms_say_that_a_run_adds(mixle, command: str) -> None:
     shown = " ".join(mixle(command, "--help").stdout.split())
     assert "A run adds what it reads" in shown and "use `mixle ingest`" in shown
+
+
+def test_a_folder_given_for_one_file_is_named_as_such(mixle, tmp_path: Path) -> None:
+    for command in ("ingest-file", "ingest-traces"):
+        result = mixle(command, str(tmp_path))
+        assert result.exit_code == 3 and "is a folder; ingest a folder with" in result.stderr
+    note = tmp_path / "note.md"
+    note.write_text("# x\n")
+    result = mixle("ingest-artifacts", str(note))
+    assert result.exit_code == 3 and "is not a folder" in result.stderr
