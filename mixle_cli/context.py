@@ -105,9 +105,11 @@ class AppState:
 
             root = self.shard_path
             if not is_shard(root):
-                if self.command not in CREATING_COMMANDS:
-                    from mixle_cli.errors import OPERATIONAL, fail
+                from mixle_cli.errors import OPERATIONAL, fail
 
+                if root.exists() and not root.is_dir():
+                    fail(f"{root} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
+                if self.command not in CREATING_COMMANDS:
                     fail(f"no shard at {root}", OPERATIONAL, _NO_SHARD_HINT)
                 from mixle_cli import output
 

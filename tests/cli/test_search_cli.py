@@ -227,6 +227,16 @@ def test_reading_a_shard_that_does_not_exist_is_an_error(
     assert mixle("search", "anything", "--json").json()["results"] == []
 
 
+def test_a_shard_path_that_is_a_file_is_named_as_such(mixle: Run, tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("not a shard\n")
+    for args in (["ls"], ["add", "x"], ["ingest", str(tmp_path)]):  # writes too: no "creates it"
+        result = mixle("--shard", str(plain), *args)
+        assert result.exit_code == 3 and "is a file, not a shard folder" in result.stderr, args
+        assert "first write creates it" not in result.stderr
+    assert plain.read_text() == "not a shard\n"
+
+
 def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env: Path) -> None:
     result = mixle("add", "first note")
     assert result.exit_code == 0 and "the first write creates it" in result.stderr
