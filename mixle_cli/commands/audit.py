@@ -95,18 +95,23 @@ def freshness_cmd(
     ] = None,
     scope: ScopeOpt = None,
     json: JsonOpt = False,
+    jsonl: output.JsonlOpt = False,
 ) -> None:
     """Find stale items: source file moved or changed, superseded, or older than --max-age.
 
     Exits 1 when anything is stale, 0 when everything is fresh (suitable for cron).
     """
+    how = output.mode(json, jsonl)
     max_age_s = parse_duration(max_age) if max_age is not None else None
     app_state = state(ctx)
     report = freshness_report(
         app_state.substrate(), max_age_s=max_age_s, scope=scope, scopes=app_state.scopes
     )
-    if json:
-        output.emit_json({**report, "stale": [output.with_id(entry) for entry in report["stale"]]})
+    stale = [output.with_id(entry) for entry in report["stale"]]
+    if how is output.Mode.JSON:
+        output.emit_json({**report, "stale": stale})
+    elif how is output.Mode.JSONL:  # one stale item per line
+        output.emit_jsonl(stale)
     else:
         _print_freshness(report)
     if not report["n_items"]:

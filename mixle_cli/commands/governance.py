@@ -383,8 +383,9 @@ def revoke_cmd(
         output.emit_text(f"{who} may no longer approve for {scope}")
 
 
-def approvers_cmd(ctx: typer.Context, json: JsonOpt = False) -> None:
+def approvers_cmd(ctx: typer.Context, json: JsonOpt = False, jsonl: JsonlOpt = False) -> None:
     """Show who may approve for each scope you can read."""
+    how = output.mode(json, jsonl)
     app_state = state(ctx)
     scopes = app_state.scopes
     table = {
@@ -392,8 +393,10 @@ def approvers_cmd(ctx: typer.Context, json: JsonOpt = False) -> None:
         for scope, names in load_governance(app_state.substrate()).as_dict().items()
         if scopes is None or scope in scopes
     }
-    if json:
+    if how is Mode.JSON:
         output.emit_json(table)
+    elif how is Mode.JSONL:  # {"scope", "approvers"} per line
+        output.emit_jsonl({"scope": scope, "approvers": names} for scope, names in table.items())
     elif not table:
         output.note("no scope has approvers; grant one with `mixle grant NAME SCOPE`")
     else:

@@ -125,6 +125,8 @@ def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     assert "40d" in result.stdout and "aged:" in result.stdout
     data = mixle("freshness", "--max-age", "4w", "--json").json()
     assert [s["id"] for s in data["stale"]] == [s["item_id"] for s in data["stale"]] == [old]
+    lines = mixle("freshness", "--max-age", "4w", "--jsonl")
+    assert lines.exit_code == 1 and [s["id"] for s in lines.jsonl()] == [old]
 
 
 @pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])

@@ -239,6 +239,8 @@ def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Pa
         "public": ["alice", "bob"],
     }
     assert mixle("--as", "dev", "approvers", "--json").json() == {"public": ["alice", "bob"]}
+    rows = mixle("--as", "dev", "approvers", "--jsonl").jsonl()
+    assert rows == [{"scope": "public", "approvers": ["alice", "bob"]}]
     assert "alice, bob" in mixle("--as", "ops", "approvers").stdout
     assert mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice").exit_code == 0
     missing = mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice")
