@@ -103,6 +103,8 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted."""
     if json:
         output.emit_json(report.as_dict())
+        if not report.ok and not quiet:  # the exit code explained where a person looks
+            output.note(_summary(report))
     elif not quiet:
         for outcome in report.files:
             if outcome.status == "skipped":

@@ -110,6 +110,7 @@ def test_a_missing_path_fails_and_the_others_are_ingested(
     assert result.exit_code == 1
     report = result.json()
     assert report["files_failed"] == 1 and report["files_added"] >= 1
+    assert "1 failed" in result.stderr  # exit 1 is explained beside the JSON
     text = mixle("ingest", str(missing))
     assert text.exit_code == 1
     assert text.stderr.count("no such file or folder") == 1  # said once, not once per list
