@@ -188,6 +188,9 @@ def _run(app: typer.Typer) -> int:
     except typer.Abort:
         print("aborted", file=sys.stderr)
         return 1
+    except OSError as exc:  # writing help or the version into a closed standard output
+        print(f"error: {exc.strerror or exc}", file=sys.stderr)
+        return 3
     except _PARSER_ERROR as exc:
         from substrate.secrets import safe_text
 

@@ -116,9 +116,12 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             if os.environ.get("MIXLE_DEBUG") == "1":
                 raise
             code, message, hint = classify(exc)
-            if isinstance(exc, KeyboardInterrupt) and _saved_before(args, kwargs):
-                message = "interrupted after the change was saved; its report may be incomplete"
+            if _saved_before(args, kwargs):  # a retry would make the change twice
                 hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
+                if isinstance(exc, KeyboardInterrupt):
+                    message = "interrupted after the change was saved; its report may be incomplete"
+                else:
+                    message += " (after the change was saved)"
             fail(message, code, hint)
 
     return wrapper

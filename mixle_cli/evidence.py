@@ -15,9 +15,13 @@ from substrate import SubstrateItem
 def query_text(text: str, what: str = "query") -> str:
     """The query as the commands use and echo it (``-``: read from standard input): never
     empty, secrets masked (a query is printed back in packets, receipts and --json output)."""
+    return checked_query(piped(text), what)
+
+
+def checked_query(text: str, what: str = "query") -> str:
+    """``query_text`` for a query already read (``piped``)."""
     from substrate import safe_text
 
-    text = piped(text)
     if not text.strip():
         usage(f"the {what} is empty")
     return safe_text(text)
@@ -27,6 +31,8 @@ def piped(text: str) -> str:
     """``text``, or standard input (UTF-8) when it is ``-``."""
     if text != "-":
         return text
+    if sys.stdin is None:
+        usage("standard input is closed")
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     try:
         return data.decode("utf-8").rstrip("\r\n")  # the line break echo or a file ends with

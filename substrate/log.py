@@ -501,7 +501,7 @@ class LogFile:
                 fh.flush()
                 os.fsync(fh.fileno())
             replace_file(tmp, self.path)
-            _fsync_dir(self.root)
+            _fsync_dir(Path(os.path.realpath(self.path)).parent)  # where the rename happened
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc

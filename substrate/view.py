@@ -184,6 +184,10 @@ class LogView:
         # a damaged or old catalog is replaced at once, else every later open would warn again
         replace = catalog.damaged or catalog.outdated
         head = catalog.header
+        if head is not None and head.watermark > state.committed_end:
+            # the log was read before the catalog: a writer may have committed and written
+            # this catalog in between (readers take no lock), so look at the log again
+            state = self.log.tail_state()
         if head is not None:
             self._refuse_lost_commits(head, generation, state)
         usable = head is not None and head.generation == generation

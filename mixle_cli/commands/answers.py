@@ -39,7 +39,7 @@ DEFAULT_TIMEOUT_S = 120.0
 
 
 def _answerer(
-    ctx: typer.Context, kind: str | None, command: str | None, timeout: float
+    ctx: typer.Context, kind: str | None, command: str | None, timeout: float | None
 ) -> ExtractiveAnswerer | CommandAnswerer | HttpAnswerer:
     from substrate import (
         CommandAnswerer,
@@ -55,13 +55,13 @@ def _answerer(
     if chosen == "cmd":
         if not command or not command.strip():
             usage('--answerer cmd needs --answerer-cmd "COMMAND"')
-        return CommandAnswerer(command, timeout=timeout)
+        return CommandAnswerer(command, timeout=timeout or DEFAULT_TIMEOUT_S)
     if chosen == "http":
         settings = state(ctx).substrate().settings
         section = settings.data.get("answerer") or {}
         if not isinstance(section, dict):
             usage("[answerer] in mixle.toml must be a table")
-        return http_answerer_from_config(section, os.environ, timeout=timeout)
+        return http_answerer_from_config(section, os.environ, timeout=timeout)  # None: [answerer]
     return ExtractiveAnswerer()
 
 
@@ -128,7 +128,8 @@ def ask_cmd(
             "--timeout",
             min=0.1,
             max=86400,
-            help="Seconds to wait for a cmd or http answerer (default 120).",
+            help="Seconds to wait for a cmd or http answerer (default: \\[answerer] timeout in "
+            "mixle.toml for http, else 120).",
             show_default=False,
         ),
     ] = None,
@@ -140,7 +141,6 @@ def ask_cmd(
     extractive = (answerer or ("cmd" if answerer_cmd else "extractive")) == "extractive"
     if timeout is not None and extractive:
         usage("--timeout applies to the cmd and http answerers; the extractive one never waits")
-    timeout = timeout if timeout is not None else DEFAULT_TIMEOUT_S
     from substrate import ContextBudget, answer_from_substrate, check_factuality
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)

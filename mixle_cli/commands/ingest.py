@@ -242,21 +242,18 @@ def _ingest_stdin(
     max_file_size: int | None,
     common: dict[str, Any],
 ) -> None:
-    """Ingest standard input as one source, within the size limit when one was given."""
+    """Ingest standard input as one source (skipped, as a file is, past the size limit)."""
     from substrate import ingest_text
 
-    if max_file_size is None:
-        data = sys.stdin.buffer.read()
-    else:  # read no more than one byte past the limit
-        data = sys.stdin.buffer.read(max_file_size + 1)
-        if len(data) > max_file_size:
-            report = common["report"]
-            report.files_scanned += 1
-            report.failed(
-                source or "stdin", None, f"larger than the size limit ({max_file_size} bytes)"
-            )
-            return
-    ingest_text(substrate, data, source=source, as_format=as_format or "text", **common)
+    data = sys.stdin.buffer.read()
+    ingest_text(
+        substrate,
+        data,
+        source=source,
+        as_format=as_format or "text",
+        max_file_size=max_file_size,
+        **common,
+    )
 
 
 def _adds_on_rerun(command: Callable[..., None]) -> Callable[..., None]:

@@ -21,7 +21,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import item_title, known_kind, piped, query_text, where_text
+from mixle_cli.evidence import checked_query, item_title, known_kind, piped, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES
 
@@ -261,7 +261,7 @@ def search_cmd(
     """Search the shard: ranked results with the passage that matched and where it came from."""
     how = output.mode(json, jsonl)
     query = piped(query)
-    shown = query_text(query)  # never empty; secrets masked wherever the query is printed
+    shown = checked_query(query)  # never empty; secrets masked wherever the query is printed
     from substrate import Analyzer
 
     app_state = state(ctx)

@@ -57,7 +57,7 @@ from substrate.ingest.parallel import (
     worker_count,
 )
 from substrate.ingest.prepare import IngestOptions, Ticket
-from substrate.ingest.report import IngestReport
+from substrate.ingest.report import FileOutcome, IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
@@ -289,6 +289,7 @@ def ingest_text(
     scope: str = "local",
     tags: Iterable[str] = (),
     chunk_chars: int | None = None,
+    max_file_size: int | None = None,
     redact: bool = True,
     report: IngestReport | None = None,
 ) -> IngestReport:
@@ -308,6 +309,8 @@ def ingest_text(
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
+        max_file_size: a larger text is skipped, as a larger file is (default: settings
+            ``[ingest] max_file_size``, else 32 MiB).
         redact: mask secrets with the write-time gate.
         report: a report to fill in place.
 
@@ -316,11 +319,19 @@ def ingest_text(
     """
     started = time.monotonic()
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
+    if max_file_size is None:
+        max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     if source is None:
         source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
     report.root = f"{STREAM_PREFIX}{source}"
+    if len(data) > max_file_size:
+        report.files_scanned += 1
+        reason = f"larger than the size limit ({len(data)} > {max_file_size} bytes)"
+        report.files.append(FileOutcome(source, status.SKIPPED, None, reason))
+        report.elapsed_s = time.monotonic() - started
+        return report
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None

@@ -126,6 +126,29 @@ def test_a_log_cut_inside_a_committed_batch_is_corruption_not_a_torn_write(
     assert len(Substrate(tmp_path)) == 200
 
 
+def test_a_reader_that_saw_a_batch_before_its_commit_is_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # readers take no lock: one may see a batch without its commit line, then find the
+    # catalog the writer wrote after committing it; that is a race, not a cut log
+    writer = _cataloged(tmp_path, 3)
+    assert writer.last_append is not None
+    batch_start = writer.last_append[0].offset
+    writer.close()
+    size = (tmp_path / "items.jsonl").stat().st_size
+    real = LogFile.tail_state
+    calls: list[int] = []
+
+    def seen_mid_batch(self: LogFile) -> log_module.TailState:
+        calls.append(1)
+        if len(calls) == 1:
+            return log_module.TailState(batch_start, size)
+        return real(self)
+
+    monkeypatch.setattr(LogFile, "tail_state", seen_mid_batch)
+    assert len(Substrate(tmp_path)) == 300 and len(calls) > 1
+
+
 def test_a_missing_log_beside_its_catalog_is_not_an_empty_shard(tmp_path: Path) -> None:
     _cataloged(tmp_path, 1).close()
     (tmp_path / "items.jsonl").unlink()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -293,6 +294,7 @@ def test_a_csv_cell_larger_than_the_csv_modules_default_limit_is_read() -> None:
     note = "word " * 40_000  # 200 KB in one quoted cell
     parsed = _parse("csv", f'id,note\n1,"{note}"\n')
     assert [s.payload["note"] for s in parsed.segments] == [note] and not parsed.issues
+    assert csv.field_size_limit() == 131_072  # the module's limit is left as it was
 
 
 def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:

@@ -20,10 +20,6 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 
-# The csv module refuses a cell over 128 KB by default (the whole file then failed); the file
-# size limit of an ingest already bounds what is read.
-csv.field_size_limit(2**31 - 1)
-
 _SNIFF_DELIMITERS = ",;\t|"
 
 
@@ -60,6 +56,17 @@ def parse_delimited(
 ) -> Parsed:
     """Parse delimited text into records (``delimiter`` None: sniff, as for ``.csv``;
     ``quoted`` False: quotes are plain characters)."""
+    # the csv module refuses a cell over 128 KB (the whole file failed); no cell is longer
+    # than the text. The limit is the module's own: it is put back for other readers.
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, len(text)))
+    try:
+        return _records(text, ctx, delimiter, quoted=quoted)
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: bool) -> Parsed:
     delim = delimiter or sniff_delimiter(text)
     parsed = Parsed("tsv" if delim == "\t" else "csv")
     source = io.StringIO(text, newline="")
