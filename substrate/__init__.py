@@ -72,20 +72,20 @@ _EXPORTS: dict[str, str] = {
     "freshness_report": "substrate.freshness",
     "admit": "substrate.gate",
     "GateResult": "substrate.gate",
-    "approve": "substrate.governance",
-    "APPROVED": "substrate.governance",
+    "approve": "substrate.proposals",
+    "APPROVED": "substrate.proposals",
     "authorize_publish": "substrate.governance",
     "authorize_write": "substrate.governance",
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "pending": "substrate.governance",
-    "PENDING": "substrate.governance",
-    "proposal_events": "substrate.governance",
-    "proposal_of": "substrate.governance",
-    "propose": "substrate.governance",
-    "reject": "substrate.governance",
-    "REJECTED": "substrate.governance",
+    "pending": "substrate.proposals",
+    "PENDING": "substrate.proposals",
+    "proposal_events": "substrate.proposals",
+    "proposal_of": "substrate.proposals",
+    "propose": "substrate.proposals",
+    "reject": "substrate.proposals",
+    "REJECTED": "substrate.proposals",
     "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
@@ -361,19 +361,7 @@ if TYPE_CHECKING:
         admit as admit,
     )
     from substrate.governance import (
-        APPROVED as APPROVED,
-    )
-    from substrate.governance import (
-        PENDING as PENDING,
-    )
-    from substrate.governance import (
-        REJECTED as REJECTED,
-    )
-    from substrate.governance import (
         Governance as Governance,
-    )
-    from substrate.governance import (
-        approve as approve,
     )
     from substrate.governance import (
         authorize_publish as authorize_publish,
@@ -386,21 +374,6 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         load_governance as load_governance,
-    )
-    from substrate.governance import (
-        pending as pending,
-    )
-    from substrate.governance import (
-        proposal_events as proposal_events,
-    )
-    from substrate.governance import (
-        proposal_of as proposal_of,
-    )
-    from substrate.governance import (
-        propose as propose,
-    )
-    from substrate.governance import (
-        reject as reject,
     )
     from substrate.governance import (
         require_readable as require_readable,
@@ -515,6 +488,33 @@ if TYPE_CHECKING:
     )
     from substrate.log import (
         Watermark as Watermark,
+    )
+    from substrate.proposals import (
+        APPROVED as APPROVED,
+    )
+    from substrate.proposals import (
+        PENDING as PENDING,
+    )
+    from substrate.proposals import (
+        REJECTED as REJECTED,
+    )
+    from substrate.proposals import (
+        approve as approve,
+    )
+    from substrate.proposals import (
+        pending as pending,
+    )
+    from substrate.proposals import (
+        proposal_events as proposal_events,
+    )
+    from substrate.proposals import (
+        proposal_of as proposal_of,
+    )
+    from substrate.proposals import (
+        propose as propose,
+    )
+    from substrate.proposals import (
+        reject as reject,
     )
     from substrate.reasoner import (
         Reasoner as Reasoner,

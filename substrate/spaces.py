@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.gate import refuse_secret_names
+from substrate.governance import (
+    authorize_publish,
+    authorize_write,
+    load_governance,
+    require_readable,
+)
 from substrate.item import SubstrateItem
 from substrate.visibility import PUBLIC, visible_scopes
 
@@ -128,8 +134,6 @@ def publish(
             looked up); (strict) an item is not in ``from_scope``.
         InvalidInputError: ``to`` is empty.
     """
-    from substrate.governance import authorize_publish, load_governance, require_readable
-
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
     refuse_secret_names(target_scope=to, publisher=by)
@@ -195,8 +199,6 @@ def merge_versions(
             would carry one scope's content into the other), or their scope takes changes
             from its approvers only and ``by`` is not one.
     """
-    from substrate.governance import authorize_write
-
     if keep_id == other_id:
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
     if prefer not in ("latest", "keep"):
@@ -327,8 +329,6 @@ class Space:
             AccessDeniedError: ``to`` is not a scope the team can read, or it takes direct
                 publishes from its approvers only and ``by`` is not one (propose instead).
         """
-        from substrate.governance import authorize_publish, load_governance
-
         who = by or self.team
         governance = load_governance(self.substrate)
         authorize_publish(governance, to=to, by=who, team=self.team, shared=self.shared)

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from substrate.governance import Governance, propose, save_governance
+from substrate.governance import Governance, save_governance
+from substrate.proposals import propose
 from substrate.store import Substrate
 
 Run = Callable[..., Any]

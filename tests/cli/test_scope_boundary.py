@@ -28,8 +28,9 @@ from typer.testing import CliRunner
 
 from mixle_cli.app import app
 from substrate.freshness import content_hash
-from substrate.governance import Governance, propose, save_governance
+from substrate.governance import Governance, save_governance
 from substrate.item import SubstrateItem
+from substrate.proposals import propose
 from substrate.store import Substrate
 
 ALPHA = "teamalpha"

@@ -9,22 +9,24 @@ import pytest
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
 from substrate.governance import (
-    APPROVED,
-    PENDING,
-    REJECTED,
     Governance,
-    approve,
     authorize_publish,
     grant_approver,
     load_governance,
+    revoke_approver,
+    save_governance,
+)
+from substrate.proposals import (
+    APPROVED,
+    PENDING,
+    REJECTED,
+    approve,
     pending,
     proposal_events,
     proposal_of,
     propose,
     proposed_content,
     reject,
-    revoke_approver,
-    save_governance,
 )
 from substrate.settings import Settings
 from substrate.spaces import history, version_of
@@ -415,7 +417,8 @@ def test_a_reader_of_everything_still_governs_every_scope(split: Substrate) -> N
 
 
 def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Path) -> None:
-    from substrate.governance import grant_approver, propose
+    from substrate.governance import grant_approver
+    from substrate.proposals import propose
     from substrate.spaces import publish
 
     store = Substrate(tmp_path)
