@@ -38,7 +38,7 @@ import orjson
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.replacing import replace_file
+from substrate.replacing import remove_abandoned_temporaries, replace_file
 
 log = logging.getLogger(__name__)
 
@@ -391,6 +391,8 @@ class LogFile:
         """
         self.root.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.lock_path):
+            # a compaction or settings write killed midway left its copy (as large as the log)
+            remove_abandoned_temporaries(self.root)
             if self.path.exists() and self.path.stat().st_size and self.header() is None:
                 self._rewrite_legacy()
             state = self.tail_state()

@@ -149,6 +149,19 @@ def test_a_reader_that_saw_a_batch_before_its_commit_is_not_refused(
     assert len(Substrate(tmp_path)) == 300 and len(calls) > 1
 
 
+def test_a_write_removes_the_copy_a_killed_compaction_left(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    s.add("text", "a")
+    s.save()
+    dead = tmp_path / ".items.jsonl.999999999.tmp"  # no such process
+    live = tmp_path / f".items.jsonl.{os.getpid()}.tmp"  # a compaction still running
+    for leftover in (dead, live):
+        leftover.write_bytes(b"x" * 1000)
+    s.add("text", "b")
+    s.save()
+    assert not dead.exists() and live.exists()
+
+
 def test_a_missing_log_beside_its_catalog_is_not_an_empty_shard(tmp_path: Path) -> None:
     _cataloged(tmp_path, 1).close()
     (tmp_path / "items.jsonl").unlink()
