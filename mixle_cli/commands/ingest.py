@@ -331,8 +331,23 @@ def _adapt(
     except InvalidInputError:
         if not report.issues:
             raise  # not the input's content: a usage error (an unsupported format)
+    if read is not None and not report.files:  # read here: its outcome, as the others give
+        _note_file(report, report.root)
     substrate.save()
     _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
+
+
+def _note_file(report: IngestReport, name: str) -> None:
+    """The outcome of a file this command read and handed on as content."""
+    from substrate import FileOutcome
+
+    added = report.items_added
+    path = None if name == "-" else os.path.abspath(name)
+    outcome = FileOutcome(
+        name, "added" if added else "skipped", path, "" if added else "no content"
+    )
+    outcome.items_added, outcome.errors = added, len(report.issues)
+    report.files.append(outcome)
 
 
 def _existing(path: Path, *, folder: bool = False) -> Path:

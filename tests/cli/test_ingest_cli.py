@@ -336,3 +336,15 @@ def test_a_folder_given_for_one_file_is_named_as_such(mixle, tmp_path: Path) -> 
     note.write_text("# x\n")
     result = mixle("ingest-artifacts", str(note))
     assert result.exit_code == 3 and "is not a folder" in result.stderr
+
+
+def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_text('"one"\n"two"\n')
+    report = mixle("ingest-docs", str(docs), "--json").json()
+    assert report["files_added"] == 1 and report["items_added"] == 2
+    [outcome] = report["files"]
+    assert outcome["path"] == str(docs) and outcome["status"] == "added"
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("\n")
+    assert mixle("ingest-docs", str(empty), "--json").json()["files"][0]["reason"] == "no content"
