@@ -464,8 +464,7 @@ class LogFile:
             lines = []
             for record in live:
                 fh.seek(record.offset)
-                line = fh.read(record.length)
-                lines.append(line if line.endswith(b"\n") else line + b"\n")  # the last one
+                lines.append(fh.read(record.length))
         self.replace_with(lines)
 
     def _remove_abandoned_rewrites(self) -> None:
@@ -485,6 +484,8 @@ class LogFile:
     def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
         """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""
         self._remove_abandoned_rewrites()
+        # a legacy log's last line may lack its line break: it must not run into the next
+        lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)
         header = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
         tmp = self.path.with_name(f".items.jsonl.{os.getpid()}.tmp")

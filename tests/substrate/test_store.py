@@ -142,6 +142,11 @@ def test_a_legacy_log_without_a_last_line_break_keeps_its_last_item(tmp_path: Pa
     s.add("text", "new")
     s.save()
     assert [i.text for i in Substrate(tmp_path).all()] == ["legacy 0", "legacy 1", "new"]
+    compacted = tmp_path / "compacted"  # compaction copies the lines as they are
+    compacted.mkdir()
+    (compacted / "items.jsonl").write_bytes(old[0] + b"\n" + old[1])
+    assert Substrate(compacted).compact().live_items == 2
+    assert [i.text for i in Substrate(compacted).all()] == ["legacy 0", "legacy 1"]
     torn = tmp_path / "torn"  # a cut last line is still no record
     torn.mkdir()
     (torn / "items.jsonl").write_bytes(old[0] + b"\n" + old[1][:-5])
