@@ -19,7 +19,7 @@ import typer
 
 from mixle_cli import stdout
 from mixle_cli.context import AppState
-from mixle_cli.errors import INTERRUPTED, guarded
+from mixle_cli.errors import INTERRUPTED, OPERATIONAL, PIPE_CLOSED, guarded, silence_output
 from mixle_cli.masked import MaskedStream
 
 # Every command, under the module that defines it (tests check this against the modules).
@@ -161,7 +161,24 @@ def main() -> None:
     except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
         print("error: interrupted", file=sys.stderr)
         code = INTERRUPTED
-    sys.exit(code)
+    sys.exit(_flushed(code))
+
+
+def _flushed(code: int) -> int:
+    """``code``, once what is still buffered for standard output is written: a full disk or a
+    reader gone at this point is reported as it is anywhere else, not as a traceback at exit."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        silence_output()
+        return PIPE_CLOSED
+    except OSError as exc:
+        if code == 0:
+            print(f"error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            code = OPERATIONAL
+        silence_output()
+    return code
 
 
 # The argument parser's error class (typer's bundled click, or click itself).
@@ -188,9 +205,13 @@ def _run(app: typer.Typer) -> int:
     except typer.Abort:
         print("aborted", file=sys.stderr)
         return 1
-    except OSError as exc:  # writing help or the version into a closed standard output
+    except BrokenPipeError:  # help or the version into a pipe whose reader left
+        silence_output()
+        return PIPE_CLOSED
+    except OSError as exc:  # ... into a closed standard output, or a full disk
         print(f"error: {exc.strerror or exc}", file=sys.stderr)
-        return 3
+        silence_output()
+        return OPERATIONAL
     except _PARSER_ERROR as exc:
         from substrate.secrets import safe_text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -84,6 +85,16 @@ def _shard_hint(exc: ShardError) -> str:
     return "run `mixle audit` to check the shard"
 
 
+def silence_output() -> None:
+    """Point standard output and error at /dev/null: after the reader left (or the disk
+    filled), what is still buffered must not fail again, with a traceback, at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def _saved_before(args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
     """Whether the interrupted command had already saved a change to its shard (a script that
     runs `mixle add` again after exit 130 would add the item twice)."""
@@ -106,9 +117,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             raise
         except BrokenPipeError:
             # the reader went away (`mixle ls --jsonl | head -1`): stop quietly, as a process
-            # killed by SIGPIPE does; flushing stdout at exit must not fail again
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            # killed by SIGPIPE does
+            silence_output()
             raise SystemExit(PIPE_CLOSED) from None
         except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
             if isinstance(exc, SystemExit):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import orjson
 
 from mixle_cli import output
 from mixle_cli.errors import usage
+from mixle_cli.stdin import stdin_bytes
 from substrate import SubstrateItem
 
 
@@ -31,9 +31,7 @@ def piped(text: str) -> str:
     """``text``, or standard input (UTF-8) when it is ``-``."""
     if text != "-":
         return text
-    if sys.stdin is None:
-        usage("standard input is closed")
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    data = stdin_bytes()
     try:
         return data.decode("utf-8").rstrip("\r\n")  # the line break echo or a file ends with
     except UnicodeDecodeError as exc:

@@ -57,19 +57,20 @@ def _console(file: Any) -> Console:
             shown = (printable(o) if isinstance(o, str) else o for o in objects)
             super().print(*shown, **kwargs)
 
-    return PrintableConsole(file=file, highlight=False, soft_wrap=True)
+    console = PrintableConsole(file=file, highlight=False, soft_wrap=True)
+    console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+    return console
 
 
 def stdout() -> Console:
     # Built per call so that it writes to whatever sys.stdout is now (tests swap it); rich is
     # imported only by commands that render text, which keeps --json runs and hooks quick.
-    console = _console(sys.stdout)
-    console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
-    return console
+    return _console(sys.stdout)
 
 
 def _broken_pipe() -> None:
-    # rich would exit 1 ("nothing found"); let errors.guarded end it like any closed pipe
+    # rich would exit 1 ("nothing found"), on stderr too (`2>&1 | head -1`); let
+    # errors.guarded end it like any closed pipe
     raise BrokenPipeError
 
 

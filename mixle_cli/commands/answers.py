@@ -177,7 +177,7 @@ def ask_cmd(
 def _read_text(text: str | None) -> str:
     """The text to verify, from the argument or standard input, with secrets masked (its
     claims are printed back)."""
-    if text is None and sys.stdin.isatty():
+    if text is None and sys.stdin is not None and sys.stdin.isatty():
         usage("give the TEXT to verify, or - to read it from standard input")
     return query_text("-" if text is None else text, "text")
 

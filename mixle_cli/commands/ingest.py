@@ -15,6 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
 from mixle_cli.output import JsonOpt
+from mixle_cli.stdin import stdin_bytes
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ def _ingest_stdin(
     """Ingest standard input as one source (skipped, as a file is, past the size limit)."""
     from substrate import ingest_text
 
-    data = sys.stdin.buffer.read()
+    data = stdin_bytes()
     ingest_text(
         substrate,
         data,
@@ -399,7 +400,7 @@ def ingest_docs_command(
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.formats.jsonl import loads
 
-    data = sys.stdin.buffer.read() if file == "-" else _read(Path(file))
+    data = stdin_bytes() if file == "-" else _read(Path(file))
     data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
 from json import loads as json_loads
 from pathlib import Path
@@ -17,6 +16,7 @@ from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import item_title, known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.stdin import stdin_bytes
 from substrate import (
     MODALITIES,
     SHARD_DIR,
@@ -78,7 +78,7 @@ def init(
 
 def _read_text(text: str | None) -> str:
     if text == "-":
-        data = sys.stdin.buffer.read()
+        data = stdin_bytes()
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:

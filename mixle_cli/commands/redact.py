@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import string
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +11,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
+from mixle_cli.stdin import stdin_bytes
 
 
 def redact(
@@ -55,7 +55,7 @@ def redact(
         usage("--mask may use {rule} and no other {...} field")
     from substrate import detect_secrets, redact_secrets
 
-    data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    data = stdin_bytes() if source == "-" else Path(source).read_bytes()
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
     scan = detect_secrets(text)

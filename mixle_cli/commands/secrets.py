@@ -9,7 +9,6 @@ The secret rules load only when one of these commands runs, so other commands ne
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, usage
+from mixle_cli.stdin import stdin_bytes
 
 if TYPE_CHECKING:
     from substrate import ScanConfig, ScanSource, TextFinding, TextScan
@@ -159,7 +159,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
     for p in paths:
         if p == "-":
             if stdin_scan is None:
-                stdin_scan = scan_text(sys.stdin.buffer.read(), path=stdin_name, config=cfg)
+                stdin_scan = scan_text(stdin_bytes(), path=stdin_name, config=cfg)
         elif os.path.isdir(p):
             sources.extend(walk_sources(p, on_error=run.note_unreadable))
         elif os.path.exists(p) and not os.path.isfile(p):

@@ -289,6 +289,42 @@ def test_a_closed_standard_output_after_a_save_says_the_change_was_saved(
         assert shown.returncode == 3 and b"Traceback" not in shown.stderr, flag
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_standard_output_is_an_error_without_a_traceback(
+    listed: Path, mixle_bin: str
+) -> None:
+    for args in (["--version"], ["--shard", str(listed), "status"], ["--shard", str(listed), "ls"]):
+        with open("/dev/full", "wb") as full:
+            run = subprocess.run(
+                [mixle_bin, *args], stdout=full, stderr=subprocess.PIPE, check=False
+            )
+        assert run.returncode == 3 and b"No space left" in run.stderr, args
+        assert b"Traceback" not in run.stderr and b"Exception ignored" not in run.stderr, args
+
+
+def test_messages_into_a_pipe_closed_early_end_it_quietly(listed: Path, mixle_bin: str) -> None:
+    # `mixle ingest corpus 2>&1 | head -1`: the closed pipe is met on stderr, not stdout
+    run = subprocess.Popen(
+        [mixle_bin, "--shard", str(listed), "assemble-context", "note", "--max-items", "2000"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stderr is not None
+    run.stderr.close()
+    assert run.wait(timeout=60) == 141
+
+
+def test_a_closed_standard_input_is_a_usage_error(tmp_path: Path, mixle_bin: str) -> None:
+    for args in (["add", "-"], ["ingest", "-"], ["redact", "-"], ["search", "-"], ["verify", "-"]):
+        run = subprocess.run(
+            [mixle_bin, "--shard", str(tmp_path / "s"), *args],
+            capture_output=True,
+            preexec_fn=lambda: os.close(0),  # as `mixle add - <&-`
+            check=False,
+        )
+        assert run.returncode == 2 and b"standard input is closed" in run.stderr, args
+
+
 def test_text_the_locale_cannot_encode_is_escaped(listed: Path, mixle_bin: str) -> None:
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}  # a terminal that shows ASCII only
     run = subprocess.run(

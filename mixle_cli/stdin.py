@@ -1,0 +1,15 @@
+"""Reading standard input: all of its bytes, or a clear usage error when the caller closed it."""
+
+from __future__ import annotations
+
+import sys
+
+from mixle_cli.errors import usage
+
+
+def stdin_bytes() -> bytes:
+    """Everything on standard input (``mixle add - <&-`` is a usage error, not a crash)."""
+    if sys.stdin is None:
+        usage("standard input is closed")
+    buffer = getattr(sys.stdin, "buffer", None)  # a test's stand-in may be text only
+    return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode()
