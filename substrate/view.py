@@ -27,7 +27,7 @@ from substrate.catalog import (
     record_dtype,
     write_catalog,
 )
-from substrate.errors import CorruptShardError, ShardError
+from substrate.errors import ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class LogView:
         self.uncommitted_bytes = 0
         self._stat_seen: tuple[int, int] = (-1, -1)
         self._reading: tuple[int, int] = (-1, -1)  # the log's (size, inode) being read
+        self._read_generation = ""  # and its generation when the read began
         # the log was read again from the start (another process compacted it): every item
         # cached from it may be gone
         self.reloaded = False
@@ -109,14 +110,14 @@ class LogView:
             self._reading = stat
             try:
                 self._catch_up()
-                if self._stat()[1] == stat[1]:
+                if self._same_file(stat):
                     self._stat_seen = stat
                     self.maybe_write_catalog()
                     return
             except _Replaced:
                 pass
             except ShardError:
-                if self._stat()[1] == stat[1]:
+                if self._same_file(stat):
                     raise
             log.info("%s was replaced while it was read; reading it again", self.log.path)
             self.reset()
@@ -124,6 +125,12 @@ class LogView:
         raise ShardError(
             f"{self.log.path} was replaced again and again while it was read; run the command again"
         )
+
+    def _same_file(self, stat: tuple[int, int]) -> bool:
+        """Whether the log is still the file ``stat`` was taken of when it was read: the same
+        inode and, as a compaction's new file may get the inode the old one freed, the same
+        generation."""
+        return self._stat()[1] == stat[1] and self.log.generation() == self._read_generation
 
     def _stat(self) -> tuple[int, int]:
         try:
@@ -134,7 +141,7 @@ class LogView:
 
     def _catch_up(self) -> None:
         state = self.log.tail_state()
-        generation = self.log.generation()
+        generation = self._read_generation = self.log.generation()
         self.uncommitted_bytes = state.uncommitted_bytes
         mark = self.watermark
         edited = mark.generation == generation and not self._covers(mark.offset, self.seal, state)
@@ -160,7 +167,7 @@ class LogView:
         """The log was changed other than by appending (by hand): give it a new generation, so
         that every file derived from the old one (this catalog, the search index, the ingest
         caches) is rebuilt rather than trusted; returns the generation to read it as."""
-        if self._stat()[1] != self._reading[1]:
+        if not self._same_file(self._reading):
             raise _Replaced  # compacted by another process while read: not an edit
         log.warning(
             "%s was changed other than by appending (edited by hand?); the index files that "
@@ -169,7 +176,8 @@ class LogView:
         )
         self._replace_catalog = True  # the next open should not have to notice again
         try:
-            return self.log.renew_generation(generation)
+            self._read_generation = self.log.renew_generation(generation)  # our own change
+            return self._read_generation
         except ShardError as exc:
             # Read from the log in memory all the same; only derived files may lag behind.
             log.warning("could not give %s a new generation: %s", self.log.path, exc)
@@ -184,12 +192,7 @@ class LogView:
         # a damaged or old catalog is replaced at once, else every later open would warn again
         replace = catalog.damaged or catalog.outdated
         head = catalog.header
-        if head is not None and head.watermark > state.committed_end:
-            # the log was read before the catalog: a writer may have committed and written
-            # this catalog in between (readers take no lock), so look at the log again
-            state = self.log.tail_state()
-        if head is not None:
-            self._refuse_lost_commits(head, generation, state)
+        state = self._refuse_lost_commits(head, generation, state)
         usable = head is not None and head.generation == generation
         usable = usable and trust and self._trust_catalog
         if head is not None and usable and not self._covers(head.watermark, head.seal, state):
@@ -210,31 +213,22 @@ class LogView:
             self.live_count = 0
         return generation
 
-    def _refuse_lost_commits(self, head: CatalogHeader, generation: str, state: TailState) -> None:
-        """Refuse a log that lost lines the catalog saw committed, rather than read on.
-
-        A log cut short inside a batch (a bad restore, a sync tool) looks like one a writer
-        crashed in: its last batch has no commit line. The next writer would cut that tail off
-        as a torn write, losing items that were acknowledged. Only the catalog can tell the
-        two apart: it was written past the end of the complete batches.
-        """
-        path = self.log.path
-        if state.size == 0 and head.watermark > 0:
-            raise ShardError(
-                f"{path} is missing or empty, but {self.catalog_path} describes {head.count} "
-                f"item(s) in it; restore it from a backup (or remove {self.catalog_path.parent} "
-                "to start again with an empty shard)"
-            )
-        cut = head.generation == generation and head.watermark > state.committed_end
-        if cut and state.uncommitted_bytes:
-            raise CorruptShardError(
-                str(path),
-                self.log.line_number(state.committed_end),
-                f"the log ends inside a batch that was committed (cut short?): the "
-                f"{state.uncommitted_bytes} bytes from this line on lost the line that ends "
-                f"their batch; restore the file from a backup, or remove {self.catalog_path} "
-                "to keep only the complete batches",
-            )
+    def _refuse_lost_commits(
+        self, head: CatalogHeader | None, generation: str, state: TailState
+    ) -> TailState:
+        """``LogFile.refuse_lost_commits``, the catalog's watermark counting as evidence too;
+        returns the log's state, read again when it looked short of the evidence."""
+        known = head.watermark if head is not None and head.generation == generation else 0
+        noted = self.log.noted_end()
+        if noted is not None and noted[0] == generation:
+            known = max(known, noted[1])
+        if known > state.committed_end or (state.size == 0 and head is not None):
+            # the log was read before the evidence: a writer may have committed in between
+            # (readers take no lock), so look at the log again
+            state = self.log.tail_state()
+        missing = head.watermark if head is not None and state.size == 0 else 0
+        self.log.refuse_lost_commits(state, generation, max(known, missing))
+        return state
 
     def fold(self, records: Iterable[Record]) -> None:
         changes = [(r.id, r.offset, r.length, r.tombstone) for r in records]
