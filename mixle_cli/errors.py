@@ -13,6 +13,7 @@ import typer
 
 from substrate import (
     AccessDeniedError,
+    CorruptShardError,
     InvalidInputError,
     NotFoundError,
     ShardError,
@@ -77,11 +78,15 @@ _CAUSES = (
 )
 
 
-def _shard_hint(exc: ShardError) -> str:
+def _shard_hint(exc: ShardError) -> str | None:
     message = str(exc)
     for causes, hint in _CAUSES:
         if any(cause in message for cause in causes):
             return hint
+    if "restore" in message:  # the message says what to do already
+        return None
+    if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
+        return "fix or remove that line by hand (see docs/formats.md), then run `mixle compact`"
     return "run `mixle audit` to check the shard"
 
 

@@ -101,7 +101,11 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     result = mixle("ls")
     assert result.exit_code == 3
     assert f"{path}:4" in result.stderr and "Traceback" not in result.stderr
+    assert "fix or remove that line by hand" in result.stderr  # audit would only repeat it
     assert path.read_bytes() == before
+    lines[3] = lines[2]  # the line fixed by hand, as the hint says
+    path.write_bytes(b"".join(lines))
+    assert mixle("compact").exit_code == 0 and mixle("ls").exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -494,3 +498,15 @@ def test_repeated_tags_links_and_ids_count_once(mixle) -> None:
     assert mixle("add", "x", "--scope", "").exit_code == 2
     removed = mixle("rm", target, target, "--json")
     assert removed.exit_code == 0 and removed.json() == {"removed": [target]}
+
+
+def test_a_log_cut_short_names_the_remedy_without_a_circular_hint(
+    mixle, isolated_shard_env: Path
+) -> None:
+    mixle("add", "first")
+    mixle("add", "second, acknowledged")
+    path = isolated_shard_env / "items.jsonl"
+    path.write_bytes(path.read_bytes()[:-20])
+    result = mixle("ls")
+    assert result.exit_code == 3 and "cut short" in result.stderr and "restore" in result.stderr
+    assert "hint:" not in result.stderr  # `mixle audit` would say the same again
