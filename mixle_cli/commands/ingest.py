@@ -246,10 +246,9 @@ def _ingest_stdin(
     """Ingest standard input as one source (skipped, as a file is, past the size limit)."""
     from substrate import ingest_text
 
-    data = stdin_bytes()
     ingest_text(
         substrate,
-        data,
+        stdin_bytes(),
         source=source,
         as_format=as_format or "text",
         max_file_size=max_file_size,
