@@ -38,6 +38,7 @@ import orjson
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
+from substrate.logend import END_NAME, note_end, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replace_file
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class LogFile:
         self.root = root
         self.path = root / "items.jsonl"
         self.lock_path = root / _LOCK_NAME
-        self.end_path = root / "index" / "log-end.json"
+        self.end_path = root / "index" / END_NAME
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -409,7 +410,7 @@ class LogFile:
                 offsets.append(pos)
                 pos += len(line)
             if state.uncommitted_bytes:  # about to be cut off as a torn write: make sure
-                self.refuse_lost_commits(state, generation)
+                refuse_lost_commits(self, state, generation)
             self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
             if state.uncommitted_bytes:
                 log.warning(
@@ -419,63 +420,9 @@ class LogFile:
                     state.uncommitted_bytes,
                 )
             end = pos + len(commit)
-            self._note_end(generation, end)
+            note_end(self.end_path, generation, end)
             st = self.path.stat()
             return Watermark(generation, end), offsets, state.committed_end, (st.st_size, st.st_ino)
-
-    # -- what was committed: evidence against a log cut short ------------------------------
-
-    def noted_end(self) -> tuple[str, int] | None:
-        """The (generation, end) the last writer noted after committing, if any."""
-        try:
-            noted = orjson.loads(self.end_path.read_bytes())
-            generation, end = noted["generation"], noted["end"]
-        except (OSError, ValueError, TypeError, KeyError):
-            return None  # missing, unreadable or damaged: evidence only, never required
-        if not isinstance(generation, str) or not isinstance(end, int):
-            return None
-        return generation, end
-
-    def _note_end(self, generation: str, end: int) -> None:
-        """Note, after a commit, how far the log is committed (see ``refuse_lost_commits``)."""
-        try:
-            self.end_path.parent.mkdir(exist_ok=True)
-            tmp = self.end_path.with_name(f".{self.end_path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(orjson.dumps({"generation": generation, "end": end}))
-            replace_file(tmp, self.end_path)
-        except OSError as exc:  # the log is committed all the same
-            log.debug("could not note the end of %s: %s", self.path, exc)
-
-    def refuse_lost_commits(self, state: TailState, generation: str, known: int = 0) -> None:
-        """Raise if the log lost lines that were committed, rather than read or write on.
-
-        A log cut short inside a batch (a bad restore, a sync tool) looks like one a writer
-        crashed in: its last batch has no commit line, and the next writer would cut it off as
-        a torn write, losing acknowledged items. What writers noted after committing (and
-        ``known``, a watermark a catalog was written at) tells the two apart.
-
-        Raises:
-            ShardError: the log is missing or empty, though commits into it were noted.
-            CorruptShardError: the log ends inside a batch that was committed.
-        """
-        noted = self.noted_end()
-        if state.size == 0 and (known > 0 or (noted is not None and noted[1] > 0)):
-            raise ShardError(
-                f"{self.path} is missing or empty, but items were committed to it; restore "
-                f"it from a backup (or remove {self.end_path.parent} to start again with an "
-                "empty shard)"
-            )
-        if noted is not None and noted[0] == generation:
-            known = max(known, noted[1])
-        if known > state.committed_end and state.uncommitted_bytes:
-            raise CorruptShardError(
-                str(self.path),
-                self.line_number(state.committed_end),
-                f"the log ends inside a batch that was committed (cut short?): the "
-                f"{state.uncommitted_bytes} bytes from this line on lost the line that ends "
-                f"their batch; restore the file from a backup, or remove {self.end_path.parent} "
-                "(it is rebuilt) to keep only the complete batches",
-            )
 
     def _write_at(self, start: int, pieces: Iterable[bytes], state: TailState) -> None:
         created = not self.path.exists()
@@ -569,5 +516,5 @@ class LogFile:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        self._note_end(generation, pos + len(commit))
+        note_end(self.end_path, generation, pos + len(commit))
         return Watermark(generation, pos + len(commit)), offsets

@@ -29,6 +29,7 @@ from substrate.catalog import (
 )
 from substrate.errors import ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
+from substrate.logend import noted_end, refuse_lost_commits
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,10 +217,10 @@ class LogView:
     def _refuse_lost_commits(
         self, head: CatalogHeader | None, generation: str, state: TailState
     ) -> TailState:
-        """``LogFile.refuse_lost_commits``, the catalog's watermark counting as evidence too;
+        """``logend.refuse_lost_commits``, the catalog's watermark counting as evidence too;
         returns the log's state, read again when it looked short of the evidence."""
         known = head.watermark if head is not None and head.generation == generation else 0
-        noted = self.log.noted_end()
+        noted = noted_end(self.log.end_path)
         if noted is not None and noted[0] == generation:
             known = max(known, noted[1])
         if known > state.committed_end or (state.size == 0 and head is not None):
@@ -227,7 +228,7 @@ class LogView:
             # (readers take no lock), so look at the log again
             state = self.log.tail_state()
         missing = head.watermark if head is not None and state.size == 0 else 0
-        self.log.refuse_lost_commits(state, generation, max(known, missing))
+        refuse_lost_commits(self.log, state, generation, max(known, missing))
         return state
 
     def fold(self, records: Iterable[Record]) -> None:

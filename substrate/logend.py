@@ -1,0 +1,84 @@
+"""How far the log was committed, noted after each commit.
+
+A log cut short inside a batch (a bad restore, a sync tool) looks like one a writer crashed in:
+its last batch has no commit line, and the next writer would cut it off as a torn write, losing
+acknowledged items. The note (``index/log-end.json``) tells the two apart: it is written only
+after a commit line is durable, so it never lies past the committed end of a sound log.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
+
+from substrate.errors import CorruptShardError, ShardError
+from substrate.replacing import replace_file
+
+if TYPE_CHECKING:
+    from substrate.log import LogFile, TailState
+
+log = logging.getLogger(__name__)
+
+END_NAME = "log-end.json"
+
+
+def noted_end(path: Path) -> tuple[str, int] | None:
+    """The (generation, end) the last writer noted in ``path``, if any."""
+    try:
+        noted = orjson.loads(path.read_bytes())
+        generation, end = noted["generation"], noted["end"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # missing, unreadable or damaged: evidence only, never required
+    if not isinstance(generation, str) or not isinstance(end, int):
+        return None
+    return generation, end
+
+
+def note_end(path: Path, generation: str, end: int) -> None:
+    """Note in ``path``, after a commit, how far the log is committed."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(orjson.dumps({"generation": generation, "end": end}))
+        replace_file(tmp, path)
+    except OSError as exc:  # the log is committed all the same
+        log.debug("could not note the end of the log in %s: %s", path, exc)
+
+
+def refuse_lost_commits(
+    log_file: LogFile, state: TailState, generation: str, known: int = 0
+) -> None:
+    """Raise if the log lost lines that were committed, rather than read or write on.
+
+    Args:
+        log_file: the log.
+        state: its tail as just read.
+        generation: its generation as just read.
+        known: a watermark a catalog was written at (other evidence of what was committed).
+
+    Raises:
+        ShardError: the log is missing or empty, though commits into it were noted.
+        CorruptShardError: the log ends inside a batch that was committed.
+    """
+    path, folder = log_file.path, log_file.end_path.parent
+    noted = noted_end(log_file.end_path)
+    if state.size == 0 and (known > 0 or (noted is not None and noted[1] > 0)):
+        raise ShardError(
+            f"{path} is missing or empty, but items were committed to it; restore it from a "
+            f"backup (or remove {folder} to start again with an empty shard)"
+        )
+    if noted is not None and noted[0] == generation:
+        known = max(known, noted[1])
+    if known > state.committed_end and state.uncommitted_bytes:
+        raise CorruptShardError(
+            str(path),
+            log_file.line_number(state.committed_end),
+            f"the log ends inside a batch that was committed (cut short?): the "
+            f"{state.uncommitted_bytes} bytes from this line on lost the line that ends their "
+            f"batch; restore the file from a backup, or remove {folder} (it is rebuilt) to keep "
+            "only the complete batches",
+        )
