@@ -110,7 +110,10 @@ def ask_cmd(
     answerer_cmd: Annotated[
         str | None,
         typer.Option(
-            "--answerer-cmd", help="Command that reads the prompt on stdin, writes the answer."
+            "--answerer-cmd",
+            help="Command that reads the prompt on stdin and writes the answer. It is split "
+            "into words as a shell would, but run without one: for pipes or redirections, "
+            "give a script, or sh -c '...'.",
         ),
     ] = None,
     min_confidence: Annotated[
