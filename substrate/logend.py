@@ -74,9 +74,11 @@ def refuse_lost_commits(
     if noted is not None and noted[0] == generation:
         known = max(known, noted[1])
     if known > state.committed_end and state.uncommitted_bytes:
+        # the first batch has no commit before it: its lines start after the header
+        first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
         raise CorruptShardError(
             str(path),
-            log_file.line_number(state.committed_end),
+            max(first, log_file.line_number(state.committed_end)),
             f"the log ends inside a batch that was committed (cut short?): the "
             f"{state.uncommitted_bytes} bytes from this line on lost the line that ends their "
             f"batch; restore the file from a backup, or remove {folder} (it is rebuilt) to keep "

@@ -211,11 +211,18 @@ def _accounting(packet: ContextPacket) -> str:
     budget = f"{packet.used_chars:,}/{packet.budget.char_limit:,} chars"
     if packet.budget.max_tokens is not None:
         budget += f", ~{packet.used_tokens:,}/{packet.budget.max_tokens:,} tokens (chars/4)"
-    preserved = " ".join(f"{p:.2f}" for p in packet.preservation()) or "-"
     return (
         f"{len(packet)} of {packet.n_candidates} candidate(s), {budget}, "
-        f"compression {packet.compression_ratio:.2f}, preservation {preserved}"
+        f"compression {packet.compression_ratio:.2f}, preservation {_preserved(packet)}"
     )
+
+
+def _preserved(packet: ContextPacket) -> str:
+    """Each item's preservation, or for many items (one line on stderr) the lowest and mean."""
+    figures = packet.preservation()
+    if len(figures) <= 8:
+        return " ".join(f"{p:.2f}" for p in figures) or "-"
+    return f"min {min(figures):.2f}, mean {sum(figures) / len(figures):.2f}"
 
 
 def assemble_context_cmd(

@@ -350,3 +350,12 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
 @pytest.mark.parametrize("value", ["inf", "nan"])
 def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(mixle, value: str) -> None:
     assert mixle("ask", "anything", "--timeout", value).exit_code == 2
+
+
+def test_the_accounting_line_stays_short_for_a_large_packet(mixle: Run) -> None:
+    for i in range(30):
+        mixle("add", f"refund note number {i} about defective items")
+    result = mixle("assemble-context", "refund note", "--max-items", "30")
+    assert result.exit_code == 0, result.stderr
+    [line] = [x for x in result.stderr.splitlines() if "preservation" in x]
+    assert "preservation min " in line and ", mean " in line and len(line) < 200

@@ -680,3 +680,15 @@ def test_a_log_replaced_at_every_read_ends_in_a_clear_error(
         reader.all()
     monkeypatch.undo()
     assert len(Substrate(tmp_path)) == 2
+
+
+def test_a_cut_inside_the_first_batch_names_its_first_line_not_the_header(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    s.add("text", "the only note")
+    s.save()
+    s.close()
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(CorruptShardError) as caught:
+        len(Substrate(tmp_path))
+    assert caught.value.line == 2  # line 1 is the header
