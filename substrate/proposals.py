@@ -21,7 +21,7 @@ from substrate.gate import refuse_secret_names
 from substrate.governance import Governance, load_governance, require_readable
 from substrate.item import SubstrateItem
 from substrate.secrets import safe_text
-from substrate.spaces import published_copy, require_items, visible_item
+from substrate.spaces import owned_items, published_copy, visible_item
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -91,22 +91,10 @@ def propose(
         raise InvalidInputError("propose needs a target scope")
     refuse_secret_names(target_scope=to, proposer=by)
     require_readable(to, scopes, team=team, action="propose")
-    if strict:
-        items = require_items(substrate, ids, scopes)
-        foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
-        if foreign:
-            raise AccessDeniedError(
-                f"only items in scope {from_scope!r} may be proposed; not {', '.join(foreign)}"
-            )
-        there = [i.id for i in items if i.scope == to]
-        if there:
-            raise InvalidInputError(f"already in scope {to!r}: {', '.join(there)}")
-    else:
-        items = []
-        for item_id in dict.fromkeys(ids):
-            item = visible_item(substrate, item_id, scopes)
-            if item is not None and (from_scope is None or item.scope == from_scope):
-                items.append(item)
+    items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="proposed")
+    there = [i.id for i in items if i.scope == to]
+    if strict and there:
+        raise InvalidInputError(f"already in scope {to!r}: {', '.join(there)}")
     for item in items:
         proposal = {"to": to, "by": by, "status": PENDING, "content": proposed_content(item)}
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))

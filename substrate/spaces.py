@@ -139,25 +139,40 @@ def publish(
     refuse_secret_names(target_scope=to, publisher=by)
     require_readable(to, scopes, team=None, action="publish")
     authorize_publish(load_governance(substrate), to=to, by=by, team=None, shared=())
-    ids = list(ids)
+    items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
+    for item in items:
+        substrate.put(published_copy(item, to=to, by=by))
+    return [item.id for item in items]
+
+
+def owned_items(
+    substrate: Substrate,
+    ids: Iterable[str],
+    scopes: Collection[str] | None,
+    from_scope: str | None,
+    *,
+    strict: bool,
+    action: str,
+) -> list[SubstrateItem]:
+    """The items of ``ids`` (in order, once each) that a reader of ``scopes`` sees and that
+    lie in ``from_scope`` (the owner's guard; None: any scope). Others are skipped, or with
+    ``strict`` refused before anything changes.
+
+    Raises:
+        NotFoundError: (strict) an id does not exist or is not visible.
+        AccessDeniedError: (strict) an item is outside ``from_scope``; ``action`` names what
+            the refusal was for (``published``, ``proposed``).
+    """
     if strict:
         items = require_items(substrate, ids, scopes)
         foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
         if foreign:
             raise AccessDeniedError(
-                f"only items in scope {from_scope!r} may be published by {by or from_scope!r}; "
-                f"not {', '.join(foreign)}"
+                f"only items in scope {from_scope!r} may be {action}; not {', '.join(foreign)}"
             )
-    else:
-        items = []
-        for item_id in dict.fromkeys(ids):
-            item = visible_item(substrate, item_id, scopes)
-            if item is None or (from_scope is not None and item.scope != from_scope):
-                continue
-            items.append(item)
-    for item in items:
-        substrate.put(published_copy(item, to=to, by=by))
-    return [item.id for item in items]
+        return items
+    found = (visible_item(substrate, i, scopes) for i in dict.fromkeys(ids))
+    return [i for i in found if i is not None and from_scope in (None, i.scope)]
 
 
 def history(
