@@ -119,6 +119,7 @@ class LogFile:
         self.path = root / "items.jsonl"
         self.lock_path = root / _LOCK_NAME
         self.end_path = root / "index" / END_NAME
+        self._swept = False  # abandoned temporary files removed (by the first append)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -196,16 +197,21 @@ class LogFile:
         line = data.rfind(b"\n", 0, len(data) - 1) + 1
         return (line > 0 or offset <= SEAL_BYTES) and data.startswith(_COMMIT_PREFIX, line)
 
-    def tail_state(self) -> TailState:
-        """Find the end of the last committed batch by reading backwards from the end."""
+    def tail_state(self, head: dict[str, Any] | None | bool = True) -> TailState:
+        """Find the end of the last committed batch by reading backwards from the end.
+
+        ``head``: the header when the caller has read it already (None: a legacy log).
+        """
         try:
             size = self.path.stat().st_size
         except FileNotFoundError:
             return TailState(0, 0)
         if size == 0:
             return TailState(0, 0)
+        if head is True:
+            head = self.header()
         with self.path.open("rb") as fh:
-            if self.header() is None:
+            if head is None:
                 end = self._last_newline_end(fh, size)
                 return TailState(size if self._whole_record(fh, end, size) else end, size)
             return TailState(self._last_commit_end(fh, size), size)
@@ -393,12 +399,15 @@ class LogFile:
         """
         self.root.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.lock_path):
-            # a compaction or settings write killed midway left its copy (as large as the log)
-            remove_abandoned_temporaries(self.root)
-            if self.path.exists() and self.path.stat().st_size and self.header() is None:
+            if not self._swept:  # a compaction or settings write killed midway left its copy
+                remove_abandoned_temporaries(self.root)  # (as large as the log): once a run
+                self._swept = True
+            head = self.header()
+            if head is None and self.path.exists() and self.path.stat().st_size:
                 self._rewrite_legacy()
-            state = self.tail_state()
-            generation = self.generation()
+                head = self.header()
+            state = self.tail_state(head)
+            generation = str(head["generation"]) if head is not None else "legacy"
             prefix = b""
             if state.committed_end == 0:
                 generation = secrets.token_hex(8)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import orjson
 
 from substrate.errors import CorruptShardError, ShardError
-from substrate.replacing import replace_file
 
 if TYPE_CHECKING:
     from substrate.log import LogFile, TailState
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 END_NAME = "log-end.json"
+_WIDTH = 96  # bytes of a note, padded with spaces (JSON allows them)
 
 
 def noted_end(path: Path) -> tuple[str, int] | None:
@@ -39,20 +39,36 @@ def noted_end(path: Path) -> tuple[str, int] | None:
 
 
 def note_end(path: Path, generation: str, end: int) -> None:
-    """Note in ``path``, after a commit, how far the log is committed."""
+    """Note in ``path``, after a commit, how far the log is committed.
+
+    Written in place, without a temporary file or a sync: it is evidence only, a few dozen
+    bytes written under the writer lock, and a note a crash cut short no longer parses (read
+    as no note, never as a wrong one).
+    """
+    # one record of a fixed width, written over the last: truncating first would make the
+    # file system flush it on close (ext4 does, for a file truncated and rewritten)
+    data = orjson.dumps({"generation": generation, "end": end}).ljust(_WIDTH)
+    if len(data) > _WIDTH:  # a hand-made generation too long for a note: none is kept
+        return
     try:
-        path.parent.mkdir(exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(orjson.dumps({"generation": generation, "end": end}))
-        replace_file(tmp, path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        except FileNotFoundError:  # a new shard: no index/ yet
+            path.parent.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.pwrite(fd, data, 0)
+        finally:
+            os.close(fd)
     except OSError as exc:  # the log is committed all the same
         log.debug("could not note the end of the log in %s: %s", path, exc)
 
 
 def refuse_lost_commits(
     log_file: LogFile, state: TailState, generation: str, known: int = 0
-) -> None:
-    """Raise if the log lost lines that were committed, rather than read or write on.
+) -> TailState:
+    """Raise if the log lost lines that were committed, rather than read or write on; returns
+    the log's state, read again when it looked short of the evidence.
 
     Args:
         log_file: the log.
@@ -66,13 +82,17 @@ def refuse_lost_commits(
     """
     path, folder = log_file.path, log_file.end_path.parent
     noted = noted_end(log_file.end_path)
+    if noted is not None and noted[0] == generation:
+        known = max(known, noted[1])
+    if known > state.committed_end:
+        # read before the evidence: a writer may have committed in between (readers take no
+        # lock), so look at the log again
+        state = log_file.tail_state()
     if state.size == 0 and (known > 0 or (noted is not None and noted[1] > 0)):
         raise ShardError(
             f"{path} is missing or empty, but items were committed to it; restore it from a "
             f"backup (or remove {folder} to start again with an empty shard)"
         )
-    if noted is not None and noted[0] == generation:
-        known = max(known, noted[1])
     if known > state.committed_end and state.uncommitted_bytes:
         # the first batch has no commit before it: its lines start after the header
         first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
@@ -84,3 +104,4 @@ def refuse_lost_commits(
             f"batch; restore the file from a backup, or remove {folder} (it is rebuilt) to keep "
             "only the complete batches",
         )
+    return state

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from substrate.catalog import (
     Catalog,
-    CatalogHeader,
     StaleCatalogError,
     id_key,
     id_keys,
@@ -29,7 +28,7 @@ from substrate.catalog import (
 )
 from substrate.errors import ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
-from substrate.logend import noted_end, refuse_lost_commits
+from substrate.logend import refuse_lost_commits
 
 if TYPE_CHECKING:
     import numpy as np
@@ -193,7 +192,12 @@ class LogView:
         # a damaged or old catalog is replaced at once, else every later open would warn again
         replace = catalog.damaged or catalog.outdated
         head = catalog.header
-        state = self._refuse_lost_commits(head, generation, state)
+        # the catalog's watermark is evidence of what was committed too (of any generation,
+        # when the log is gone altogether)
+        mark = 0
+        if head is not None and (head.generation == generation or state.size == 0):
+            mark = head.watermark
+        state = refuse_lost_commits(self.log, state, generation, mark)
         usable = head is not None and head.generation == generation
         usable = usable and trust and self._trust_catalog
         if head is not None and usable and not self._covers(head.watermark, head.seal, state):
@@ -213,23 +217,6 @@ class LogView:
             self.next_seq = 0
             self.live_count = 0
         return generation
-
-    def _refuse_lost_commits(
-        self, head: CatalogHeader | None, generation: str, state: TailState
-    ) -> TailState:
-        """``logend.refuse_lost_commits``, the catalog's watermark counting as evidence too;
-        returns the log's state, read again when it looked short of the evidence."""
-        known = head.watermark if head is not None and head.generation == generation else 0
-        noted = noted_end(self.log.end_path)
-        if noted is not None and noted[0] == generation:
-            known = max(known, noted[1])
-        if known > state.committed_end or (state.size == 0 and head is not None):
-            # the log was read before the evidence: a writer may have committed in between
-            # (readers take no lock), so look at the log again
-            state = self.log.tail_state()
-        missing = head.watermark if head is not None and state.size == 0 else 0
-        refuse_lost_commits(self.log, state, generation, max(known, missing))
-        return state
 
     def fold(self, records: Iterable[Record]) -> None:
         changes = [(r.id, r.offset, r.length, r.tombstone) for r in records]

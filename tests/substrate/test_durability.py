@@ -182,8 +182,10 @@ def test_a_write_removes_the_copy_a_killed_compaction_left(tmp_path: Path) -> No
     live = tmp_path / f".items.jsonl.{os.getpid()}.tmp"  # a compaction still running
     for leftover in (dead, live):
         leftover.write_bytes(b"x" * 1000)
-    s.add("text", "b")
-    s.save()
+    s.close()
+    again = Substrate(tmp_path)  # the next run: its first write sweeps
+    again.add("text", "b")
+    again.save()
     assert not dead.exists() and live.exists()
 
 
@@ -692,3 +694,22 @@ def test_a_cut_inside_the_first_batch_names_its_first_line_not_the_header(tmp_pa
     with pytest.raises(CorruptShardError) as caught:
         len(Substrate(tmp_path))
     assert caught.value.line == 2  # line 1 is the header
+
+
+def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
+    tmp_path: Path,
+) -> None:
+    from substrate.logend import note_end, noted_end
+
+    note = tmp_path / "index" / "log-end.json"
+    for end in (123456789, 7, 4096):  # shorter after longer: nothing of the old one is left
+        note_end(note, "0123456789abcdef", end)
+        assert noted_end(note) == ("0123456789abcdef", end)
+    note_end(note, "g" * 200, 1)  # too long for a note: the last one stays
+    assert noted_end(note) == ("0123456789abcdef", 4096)
+    shard = tmp_path / "shard"
+    s = Substrate(shard)
+    s.add("text", "a")
+    s.save()
+    (shard / "index" / "log-end.json").write_bytes(b'{"generation": "x", "en')  # cut by a crash
+    assert len(Substrate(shard)) == 1
