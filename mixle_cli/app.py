@@ -19,7 +19,7 @@ import typer
 
 from mixle_cli import stdout
 from mixle_cli.context import AppState
-from mixle_cli.errors import INTERRUPTED, OPERATIONAL, PIPE_CLOSED, guarded, silence_output
+from mixle_cli.errors import INTERRUPTED, PIPE_CLOSED, classify, guarded, silence_output
 from mixle_cli.masked import MaskedStream
 
 # Every command, under the module that defines it (tests check this against the modules).
@@ -65,7 +65,7 @@ def main_options(
             "--shard",
             envvar="MIXLE_SHARD",
             help="Shard directory. Default: $MIXLE_SHARD, the nearest .mixle/ above the "
-            "working directory, or the per-user default shard. Only add, ingest and grant "
+            "working directory, or the per-user default shard. Only init, add, ingest and grant "
             "create a shard that does not exist; other commands exit 3.",
             show_envvar=False,
         ),
@@ -175,9 +175,15 @@ def _flushed(code: int) -> int:
         return PIPE_CLOSED
     except OSError as exc:
         if code == 0:
-            print(f"error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
-            code = OPERATIONAL
+            code = _output_failed(exc)
         silence_output()
+    return code
+
+
+def _output_failed(exc: OSError) -> int:
+    """Say that the output could not be written, as any I/O error is said."""
+    code, message, _ = classify(exc)
+    print(f"error: {message}", file=sys.stderr)
     return code
 
 
@@ -209,9 +215,9 @@ def _run(app: typer.Typer) -> int:
         silence_output()
         return PIPE_CLOSED
     except OSError as exc:  # ... into a closed standard output, or a full disk
-        print(f"error: {exc.strerror or exc}", file=sys.stderr)
+        code = _output_failed(exc)
         silence_output()
-        return OPERATIONAL
+        return code
     except _PARSER_ERROR as exc:
         from substrate.secrets import safe_text
 

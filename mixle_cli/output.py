@@ -80,20 +80,21 @@ def stderr() -> Console:
 
 def emit_bytes(data: bytes) -> None:
     """Raw bytes on stdout (a text-only stream gets U+FFFD for bytes that are not UTF-8)."""
+    _emit([data])
+
+
+def _emit(chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` after any text written before them, then flush once (the stream
+    passes them on as its buffer fills: a reader that left is met early; see stdout.py)."""
     out = sys.stdout
     out.flush()
     buffer = getattr(out, "buffer", None)
-    if buffer is not None:
-        rest = memoryview(data)
-        while rest:  # a pipe whose reader left may take part of it and raise only next time
-            written = buffer.write(rest)
-            if not written:
-                raise BrokenPipeError
-            rest = rest[written:]
-        buffer.flush()
-    else:
-        out.write(data.decode("utf-8", "replace"))
-        out.flush()
+    for chunk in chunks:
+        if buffer is not None:
+            buffer.write(chunk)
+        else:
+            out.write(chunk.decode("utf-8", "replace"))
+    (buffer if buffer is not None else out).flush()
 
 
 def emit_json(obj: Any) -> None:
@@ -101,8 +102,7 @@ def emit_json(obj: Any) -> None:
 
 
 def emit_jsonl(objs: Iterable[Any]) -> None:
-    for obj in objs:
-        emit_bytes(_dumps(obj, _JSON_OPTIONS) + b"\n")
+    _emit(_dumps(obj, _JSON_OPTIONS) + b"\n" for obj in objs)
 
 
 def with_id(entry: dict[str, Any]) -> dict[str, Any]:

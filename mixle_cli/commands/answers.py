@@ -35,9 +35,6 @@ HEURISTIC = "heuristic, not a probability"
 # -- ask -------------------------------------------------------------------------------------------
 
 
-DEFAULT_TIMEOUT_S = 120.0
-
-
 def _answerer(
     ctx: typer.Context, kind: str | None, command: str | None, timeout: float | None
 ) -> ExtractiveAnswerer | CommandAnswerer | HttpAnswerer:
@@ -55,7 +52,7 @@ def _answerer(
     if chosen == "cmd":
         if not command or not command.strip():
             usage('--answerer cmd needs --answerer-cmd "COMMAND"')
-        return CommandAnswerer(command, timeout=timeout or DEFAULT_TIMEOUT_S)
+        return CommandAnswerer(command) if timeout is None else CommandAnswerer(command, timeout)
     if chosen == "http":
         settings = state(ctx).substrate().settings
         section = settings.data.get("answerer") or {}

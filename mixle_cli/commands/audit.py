@@ -39,15 +39,15 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     """
     app_state = state(ctx)
     report = audit_shard(app_state.substrate(), scope=scope, scopes=app_state.scopes)
+    data = report.as_dict()
     if json:
-        data = report.as_dict()
         for part, key in (("lineage", "broken"), ("secrets", "findings")):
             if key in data[part]:
                 data[part][key] = [output.with_id(entry) for entry in data[part][key]]
         output.emit_json(data)
     else:
-        _print_audit(report.as_dict())
-    lineage = report.as_dict()["lineage"]
+        _print_audit(data)
+    lineage = data["lineage"]
     if lineage.get("checked") and not lineage.get("n_items"):
         _note_empty_scope(scope)
     if not report.ok:

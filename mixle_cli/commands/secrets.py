@@ -324,7 +324,9 @@ def _scan_items(
         n_items += 1
         for f in scan_item(item).findings:
             if f.rule not in cfg.allow_rules:
-                rows.append({"id": item.id, "item_id": item.id, "scope": item.scope, **f.as_dict()})
+                rows.append(
+                    output.with_id({"item_id": item.id, "scope": item.scope, **f.as_dict()})
+                )
     if fmt == "json":
         dirty = len({r["item_id"] for r in rows})
         output.emit_json(
