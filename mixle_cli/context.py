@@ -117,6 +117,11 @@ class AppState:
             self._substrate = Substrate(root)
         return self._substrate
 
+    @property
+    def saved(self) -> bool:
+        """Whether this command has saved a change to its shard."""
+        return self._substrate is not None and self._substrate.last_append is not None
+
     def close(self) -> None:
         if self._substrate is not None:
             self._substrate.close()

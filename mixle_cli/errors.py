@@ -105,9 +105,7 @@ def _saved_before(args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
     runs `mixle add` again after exit 130 would add the item twice)."""
     for value in (*args, *kwargs.values()):
         if hasattr(value, "find_root"):  # the parser's context (a class of typer's own click)
-            app_state = value.find_root().obj
-            shard = getattr(app_state, "_substrate", None)
-            return getattr(shard, "last_append", None) is not None
+            return bool(getattr(value.find_root().obj, "saved", False))
     return False
 
 
