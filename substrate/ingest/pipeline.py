@@ -57,8 +57,8 @@ from substrate.ingest.parallel import (
     worker_count,
 )
 from substrate.ingest.prepare import IngestOptions, Ticket
-from substrate.ingest.report import FileOutcome, IngestReport
-from substrate.ingest.session import IngestSession, ProgressFn
+from substrate.ingest.report import IngestReport
+from substrate.ingest.session import IngestSession, ProgressFn, too_large
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
@@ -326,21 +326,18 @@ def ingest_text(
         source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
     report.root = f"{STREAM_PREFIX}{source}"
-    if len(data) > max_file_size:
-        report.files_scanned += 1
-        reason = f"larger than the size limit ({len(data)} > {max_file_size} bytes)"
-        report.files.append(FileOutcome(source, status.SKIPPED, None, reason))
-        report.elapsed_s = time.monotonic() - started
-        return report
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
     fmt = file_format(options.as_format, "")
     assert fmt is not None
     report.files_scanned += 1
-    ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
-    for _, result in run.prepare_here([ticket]):
-        run.apply(ticket, result)
+    if len(data) > max_file_size:  # skipped as a file is: what it gave before is gone
+        run.skip_with_earlier_items(key, source, too_large(len(data), max_file_size), None)
+    else:
+        ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
+        for _, result in run.prepare_here([ticket]):
+            run.apply(ticket, result)
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report

@@ -81,6 +81,11 @@ def _with_creation_time(
     return item_id, encode(item)
 
 
+def too_large(size: int, limit: int) -> str:
+    """Why a file (or stream) of ``size`` bytes is skipped."""
+    return f"larger than the size limit ({size} > {limit} bytes)"
+
+
 class IngestSession:
     """Decides file by file what to do, and saves the changes in batches."""
 
@@ -274,7 +279,7 @@ class IngestSession:
                 self.settle(self.unchanged, source, rejected)
             return None
         if entry.size > max_size:
-            reason = f"larger than the size limit ({entry.size} > {max_size} bytes)"
+            reason = too_large(entry.size, max_size)
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash
             # was already recorded as left out
