@@ -8,7 +8,7 @@ import orjson
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import stdin_bytes
+from mixle_cli.stdin import stdin_text
 from substrate import SubstrateItem
 
 
@@ -31,11 +31,7 @@ def piped(text: str) -> str:
     """``text``, or standard input (UTF-8) when it is ``-``."""
     if text != "-":
         return text
-    data = stdin_bytes()
-    try:
-        return data.decode("utf-8").rstrip("\r\n")  # the line break echo or a file ends with
-    except UnicodeDecodeError as exc:
-        usage(f"standard input is not valid UTF-8 (byte {exc.start})")
+    return stdin_text().rstrip("\r\n")  # the line break echo or a file ends with
 
 
 def known_kind(kind: str | None) -> str | None:

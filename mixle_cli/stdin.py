@@ -13,3 +13,12 @@ def stdin_bytes() -> bytes:
         usage("standard input is closed")
     buffer = getattr(sys.stdin, "buffer", None)  # a test's stand-in may be text only
     return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode()
+
+
+def stdin_text() -> str:
+    """Standard input as UTF-8 text (anything else is a usage error)."""
+    data = stdin_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        usage(f"standard input is not valid UTF-8 (byte {exc.start})")

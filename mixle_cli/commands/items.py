@@ -16,7 +16,7 @@ from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import item_title, known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from mixle_cli.stdin import stdin_bytes
+from mixle_cli.stdin import stdin_text
 from substrate import (
     MODALITIES,
     SHARD_DIR,
@@ -77,13 +77,7 @@ def init(
 
 
 def _read_text(text: str | None) -> str:
-    if text == "-":
-        data = stdin_bytes()
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            usage(f"standard input is not valid UTF-8 (byte {exc.start})")
-    return text or ""
+    return stdin_text() if text == "-" else text or ""
 
 
 def _parse_payload(payload: str | None) -> dict[str, Any]:
