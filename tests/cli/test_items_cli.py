@@ -510,3 +510,9 @@ def test_a_log_cut_short_names_the_remedy_without_a_circular_hint(
     result = mixle("ls")
     assert result.exit_code == 3 and "cut short" in result.stderr and "restore" in result.stderr
     assert "hint:" not in result.stderr  # `mixle audit` would say the same again
+
+
+def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:
+    for args in (["add", "-"], ["search", "-"], ["verify", "-"]):
+        result = mixle(*args, input=b"caf\xe9\n")
+        assert result.exit_code == 2 and "not valid UTF-8 (byte 3)" in result.stderr, args
