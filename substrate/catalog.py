@@ -21,7 +21,6 @@ again); a damaged catalog is rebuilt from the log.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
 from substrate.limits import VERIFY_ON_OPEN_BYTES
-from substrate.replacing import replace_file
+from substrate.replacing import replacing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -236,14 +235,10 @@ def write_catalog(
     name = generation.encode()[:16].ljust(16, b"\0")
     checksum = _checksum(body, name, watermark, len(ordered), next_seq, seal)
     head = _HEADER.pack(MAGIC, name, watermark, len(ordered), next_seq, checksum, seal)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("wb") as fh:
+        with replacing(path) as tmp, tmp.open("wb") as fh:
             fh.write(head)
             fh.write(body)
-        replace_file(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):  # index/ may not even be a directory
-            tmp.unlink(missing_ok=True)
         raise ShardError(f"cannot write catalog {path}: {exc.strerror}") from exc

@@ -39,7 +39,7 @@ from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
 from substrate.logend import END_NAME, note_end, refuse_lost_commits
-from substrate.replacing import remove_abandoned_temporaries, replace_file
+from substrate.replacing import remove_abandoned_temporaries, replacing
 
 log = logging.getLogger(__name__)
 
@@ -502,7 +502,6 @@ class LogFile:
         lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)
         header = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
-        tmp = self.path.with_name(f".items.jsonl.{os.getpid()}.tmp")
         offsets = []
         pos = len(header)
         for line in lines:
@@ -510,20 +509,15 @@ class LogFile:
             pos += len(line)
         commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
         try:
-            with tmp.open("wb") as fh:
+            with replacing(self.path) as tmp, tmp.open("wb") as fh:
                 fh.write(header)
                 for line in lines:
                     fh.write(line)
                 fh.write(commit)
                 fh.flush()
                 os.fsync(fh.fileno())
-            replace_file(tmp, self.path)
             _fsync_dir(Path(os.path.realpath(self.path)).parent)  # where the rename happened
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         note_end(self.end_path, generation, pos + len(commit))
         return Watermark(generation, pos + len(commit)), offsets

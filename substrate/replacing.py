@@ -8,9 +8,29 @@ import logging
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write the new content to: it replaces ``path``
+    (``replace_file``) when the block ends, and is removed if the block raises (a full disk,
+    Ctrl-C), so that no half-written file is left behind.
+
+    The name, ``.NAME.PID.tmp``, lets ``remove_abandoned_temporaries`` find the file should
+    the process be killed outright.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        replace_file(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # the folder itself may be what went wrong
+            tmp.unlink(missing_ok=True)
+        raise
 
 
 def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import replace_file
+from substrate.replacing import replacing
 
 SHARD_FORMAT = 1
 SETTINGS_FILE = "mixle.toml"
@@ -74,15 +74,12 @@ class Settings:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            with tmp.open("wb") as fh:
+            with replacing(self.path) as tmp, tmp.open("wb") as fh:
                 tomli_w.dump(self.data, fh)
                 fh.flush()
                 os.fsync(fh.fileno())
-            replace_file(tmp, self.path)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
 
 

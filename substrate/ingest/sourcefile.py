@@ -38,7 +38,6 @@ first one that does not parse (an interrupted append). A full rewrite starts a n
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import secrets
@@ -49,7 +48,7 @@ from typing import Any
 import orjson
 
 from substrate.log import Watermark
-from substrate.replacing import replace_file
+from substrate.replacing import replacing
 
 log = logging.getLogger(__name__)
 
@@ -131,14 +130,11 @@ def read_items(index_dir: Path, token: str) -> dict[str, list[Any]] | None:
 
 
 def _write(path: Path, data: dict[str, Any]) -> bool:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(orjson.dumps(data))
-        replace_file(tmp, path)
+        with replacing(path) as tmp:
+            tmp.write_bytes(orjson.dumps(data))
     except OSError as exc:
-        with contextlib.suppress(OSError):  # index/ may not even be a directory
-            tmp.unlink(missing_ok=True)
         log.warning("cannot write %s (%s); it will be rebuilt next time", path, exc)
         return False
     return True

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import zlib
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from substrate.errors import ShardFormatError
-from substrate.replacing import remove_abandoned_temporaries, replace_file
+from substrate.replacing import remove_abandoned_temporaries, replacing
 from substrate.search.coverage import Coverage
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.layout import (
@@ -126,19 +125,14 @@ def _groups(entry_offsets: np.ndarray | None, n_rows: int) -> list[tuple[int, in
 
 def _write(table: pa.Table, path: Path, entry_offsets: np.ndarray | None = None) -> None:
     """Write atomically, in row groups small enough to read back in bounded memory."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        # page checksums: a damaged page fails its read (and the index is rebuilt) instead of
-        # decoding into wrong postings
-        with pq.ParquetWriter(
-            tmp, table.schema, compression="zstd", write_page_checksum=True
-        ) as writer:
-            for lo, hi in _groups(entry_offsets, table.num_rows) or [(0, 0)]:
-                writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
-        replace_file(tmp, path)
-    except BaseException:  # a full disk, Ctrl-C: no half-written file is left behind
-        tmp.unlink(missing_ok=True)
-        raise
+    # page checksums: a damaged page fails its read (and the index is rebuilt) instead of
+    # decoding into wrong postings
+    with (
+        replacing(path) as tmp,
+        pq.ParquetWriter(tmp, table.schema, compression="zstd", write_page_checksum=True) as out,
+    ):
+        for lo, hi in _groups(entry_offsets, table.num_rows) or [(0, 0)]:
+            out.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
 
 
 def _list_array(offsets: np.ndarray, values: pa.Array) -> pa.Array:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.limits import VERIFY_ON_OPEN_BYTES
-from substrate.replacing import replace_file
+from substrate.replacing import replacing
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,18 +60,12 @@ def write_pack(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.ndar
         at = _aligned(at + data.nbytes)
     header = json.dumps({"meta": dict(meta), "arrays": table}, sort_keys=True).encode()
     start = _aligned(_PREFIX.size + len(header))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(_PREFIX.pack(MAGIC, len(header), zlib.crc32(header)) + header)
-            for name, array in arrays.items():
-                fh.seek(start + table[name]["offset"])
-                fh.write(np.ascontiguousarray(array).tobytes())
-            fh.truncate(max(start + at, fh.tell()))
-        replace_file(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(_PREFIX.pack(MAGIC, len(header), zlib.crc32(header)) + header)
+        for name, array in arrays.items():
+            fh.seek(start + table[name]["offset"])
+            fh.write(np.ascontiguousarray(array).tobytes())
+        fh.truncate(max(start + at, fh.tell()))
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
-from substrate.replacing import replace_file
+from substrate.replacing import replacing
 from substrate.secrets.textscan import TextFinding
 
 BASELINE_VERSION = 1
@@ -128,20 +128,12 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
     Raises:
         ShardError: the file cannot be written.
     """
-    import tempfile  # imported here: writing a baseline is rare
-
     p = Path(path)
     data = json.dumps(baseline.as_dict(), indent=2, sort_keys=True) + "\n"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent or Path("."))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            replace_file(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(p) as tmp, tmp.open("w", encoding="utf-8") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
     except OSError as exc:
         raise ShardError(f"cannot write baseline {p}: {exc.strerror or exc}") from exc
