@@ -109,7 +109,9 @@ class IngestReport:
     updated in place, so it still describes the stored work when ``KeyboardInterrupt`` propagates.
 
     Attributes:
-        root: the absolute path that was ingested (or the stream name).
+        root: the absolute path that was ingested (or the stream name); the first, when
+            several runs fill the report.
+        roots: every path (or stream name) ingested into the report, in order.
         files_scanned: files considered (after ignore rules), including unchanged ones.
         items_added: new items written by this run.
         items_rewritten: items of a changed source stored again under the same id (the same
@@ -135,6 +137,7 @@ class IngestReport:
     """
 
     root: str = ""
+    roots: list[str] = field(default_factory=list)
     files_scanned: int = 0
     items_added: int = 0
     items_rewritten: int = 0
@@ -207,6 +210,11 @@ class IngestReport:
         self.files.append(outcome)
         return outcome
 
+    def started(self, root: str) -> None:
+        """Note that a run into this report ingests ``root``."""
+        self.root = self.root or root
+        self.roots.append(root)
+
     def add_tally(self, tally: GateTally) -> None:
         self.items_dropped += tally.items_dropped
         self.redactions += tally.redactions
@@ -224,6 +232,7 @@ class IngestReport:
         counts[UNCHANGED] = len(self.unchanged)
         out: dict[str, Any] = {
             "root": safe_text(self.root),
+            "roots": [safe_text(root) for root in self.roots or [self.root]],
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
             "items_added": self.items_added,

@@ -83,6 +83,10 @@ def test_several_paths_add_up_in_one_report(mixle, notes: Path, tmp_path: Path) 
     n = sum(1 for p in notes.rglob("*") if p.is_file())
     report = mixle("ingest", str(notes), str(extra), "-", "--json", input="piped\n").json()
     assert report["files_scanned"] == n + 2
+    assert report["root"] == str(notes.resolve())  # the first path, not the last
+    roots = report["roots"]
+    assert roots[:2] == [str(notes.resolve()), str(extra.resolve())]
+    assert roots[2].startswith("stream:stdin-")
 
 
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
