@@ -47,6 +47,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
 _GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--shard", "--as"})
+_HELP_OPTIONS = ("-h", "--help")
 
 
 def _version(value: bool) -> None:
@@ -97,7 +98,7 @@ def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
         help="A local knowledge substrate: ingest, search, retrieve and answer with citations.",
         no_args_is_help=True,
         pretty_exceptions_show_locals=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        context_settings={"help_option_names": list(_HELP_OPTIONS)},
         add_completion=False,
     )
     app.callback()(main_options)
@@ -187,6 +188,21 @@ def _output_failed(exc: OSError) -> int:
     return code
 
 
+def _shows_help(argv: Sequence[str]) -> bool:
+    return not argv or any(arg in _HELP_OPTIONS for arg in argv)
+
+
+def _help_meets_closed_pipes_as_output_does() -> None:
+    """Help is rendered by rich, which exits 1 when the reader of a pipe leaves early
+    (``mixle --help | head -1``): 1 reads as "found something" to a script. Make it raise
+    ``BrokenPipeError``, which ends the run with 141 like any other output."""
+    from rich.console import Console
+
+    from mixle_cli.output import broken_pipe
+
+    Console.on_broken_pipe = broken_pipe  # type: ignore[method-assign,assignment]
+
+
 # The argument parser's error class (typer's bundled click, or click itself).
 _PARSER_ERROR: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
@@ -206,6 +222,8 @@ def _command_path(exc: Exception) -> str:
 def _run(app: typer.Typer) -> int:
     """Run the app and return its exit code; the argument parser's errors are written as
     every other error is (``error:`` and a hint), with secrets in them masked."""
+    if _shows_help(sys.argv[1:]):
+        _help_meets_closed_pipes_as_output_does()
     try:
         result = app(standalone_mode=False)
     except typer.Abort:

@@ -58,7 +58,7 @@ def _console(file: Any) -> Console:
             super().print(*shown, **kwargs)
 
     console = PrintableConsole(file=file, highlight=False, soft_wrap=True)
-    console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+    console.on_broken_pipe = broken_pipe  # type: ignore[method-assign]
     return console
 
 
@@ -68,7 +68,7 @@ def stdout() -> Console:
     return _console(sys.stdout)
 
 
-def _broken_pipe() -> None:
+def broken_pipe(*_: object) -> None:
     # rich would exit 1 ("nothing found"), on stderr too (`2>&1 | head -1`); let
     # errors.guarded end it like any closed pipe
     raise BrokenPipeError

@@ -264,6 +264,19 @@ def test_a_closed_pipe_ends_output_quietly(listed: Path, mixle_bin: str, form: l
     assert run.stderr is not None and run.stderr.read() == b""
 
 
+@pytest.mark.parametrize("args", [["--help"], ["ingest", "-h"], []])
+def test_help_into_a_pipe_whose_reader_left_ends_as_other_output(
+    mixle_bin: str, args: list[str]
+) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before anything was written
+    try:
+        run = subprocess.run([mixle_bin, *args], stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141 and run.stderr == b"", args  # not 1: "found something"
+
+
 @pytest.mark.parametrize("form", [["--jsonl"], []])
 def test_a_closed_standard_output_is_an_error_not_an_empty_success(
     listed: Path, mixle_bin: str, form: list[str]
