@@ -12,6 +12,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import usage
 from mixle_cli.stdin import stdin_bytes
+from substrate.widetext import wide_encoding
 
 
 def redact(
@@ -42,9 +43,9 @@ def redact(
 ) -> None:
     """Print a file (or standard input) with every detected secret masked.
 
-    Bytes that are not UTF-8 pass through unchanged (UTF-16 with a byte-order mark is read as
-    such), and every line keeps its number (a key block leaves blank lines). Exits 0 whether
-    or not anything was masked; the count goes to stderr.
+    Bytes that are not UTF-8 pass through unchanged (UTF-16 or UTF-32 with a byte-order mark
+    is read as such), and every line keeps its number (a key block leaves blank lines). Exits
+    0 whether or not anything was masked; the count goes to stderr.
     """
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
@@ -72,12 +73,12 @@ def redact(
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:
-    """How to read ``data`` and write it back byte for byte: UTF-16 when a byte-order mark says
-    so (kept as it was, like an odd last byte), else UTF-8 with undecodable bytes carried
-    through; and where the text starts and ends."""
-    for mark, encoding in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
-        if data.startswith(mark) and b"\x00" in data[:8192]:
-            return encoding, "surrogatepass", len(mark), len(data) - len(data) % 2
+    """How to read ``data`` and write it back byte for byte: UTF-16 or UTF-32 when a byte-order
+    mark says so (kept as it was, like a partial last code unit), else UTF-8 with undecodable
+    bytes carried through; and where the text starts and ends."""
+    wide = wide_encoding(data)
+    if wide is not None:
+        return wide.codec, "surrogatepass", wide.mark, wide.text_end(data)
     return "utf-8", "surrogateescape", 0, len(data)
 
 

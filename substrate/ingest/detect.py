@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from substrate.errors import InvalidInputError
 from substrate.limits import INGEST_FORMATS
+from substrate.widetext import wide_encoding
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -96,19 +97,7 @@ def detect_format(filename: str) -> str | None:
     return _EXTENSIONS.get(ext.lower())
 
 
-# Text saved as UTF-16 (Excel's "Unicode Text", PowerShell's ``>``) starts with one of these and
-# is full of NUL bytes.
-UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
 def is_binary(head: bytes) -> bool:
     """Whether content looks binary: a NUL byte in its first 8 KiB (git's rule), unless it is
-    UTF-16 text."""
-    return b"\x00" in head[:BINARY_SNIFF_BYTES] and not head.startswith(UTF16_BOMS)
-
-
-def is_utf16(head: bytes) -> bool:
-    """Whether content is UTF-16 text: a byte-order mark, then the NUL bytes UTF-16 gives
-    every ASCII character (two bytes of UTF-8 that happen to look like the mark do not make a
-    file UTF-16)."""
-    return head.startswith(UTF16_BOMS) and b"\x00" in head[:BINARY_SNIFF_BYTES]
+    UTF-16 or UTF-32 text (``widetext``)."""
+    return b"\x00" in head[:BINARY_SNIFF_BYTES] and wide_encoding(head) is None

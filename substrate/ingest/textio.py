@@ -1,13 +1,14 @@
-"""Bytes to text: strict UTF-8 (a byte-order mark dropped), or UTF-16 when a byte-order mark
-says so, with normalised line ends."""
+"""Bytes to text: strict UTF-8 (a byte-order mark dropped), or UTF-16 or UTF-32 when a
+byte-order mark says so, with normalised line ends."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 
-from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary, is_utf16
+from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary
 from substrate.ingest.segment import FileRejected
+from substrate.widetext import WideEncoding, wide_encoding
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -19,8 +20,9 @@ def decode_text(data: bytes) -> str:
         FileRejected: the content is not valid UTF-8; the error names the line and byte offset
             of the first invalid byte, so the user can find it.
     """
-    if is_utf16(data):
-        return _normalised(_utf16(data))
+    wide = wide_encoding(data)
+    if wide is not None:
+        return _normalised(_wide(data, wide))
     offset = 3 if data.startswith(_BOM) else 0
     try:
         text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
@@ -42,14 +44,14 @@ def _normalised(text: str) -> str:
     return text
 
 
-def _utf16(data: bytes) -> str:
-    """Text with a UTF-16 byte-order mark (which the codec reads and drops)."""
+def _wide(data: bytes, wide: WideEncoding) -> str:
+    """The text after a UTF-16 or UTF-32 byte-order mark."""
     try:
-        return data.decode("utf-16")
+        return data[wide.mark :].decode(wide.codec)
     except UnicodeDecodeError as exc:
+        at = exc.start + wide.mark
         raise FileRejected(
-            f"invalid UTF-16 (at byte offset {exc.start}); convert the file to UTF-8",
-            byte=exc.start,
+            f"invalid {wide.name} (at byte offset {at}); convert the file to UTF-8", byte=at
         ) from None
 
 

@@ -4,10 +4,10 @@ Every finding carries a fingerprint, the SHA-256 of rule, path and secret, so a 
 accept it and keep accepting it when the line moves; neither the secret nor a line number is
 part of it. Previews show the offending line with the secret masked.
 
-Bytes are handled defensively: UTF-16 with a byte-order mark is decoded as such; otherwise a
-NUL byte in the first 8 KiB marks a binary file (skipped with a note), invalid UTF-8 is
-decoded with replacement characters and scanned, and inputs over the size cap are skipped
-with a note. Nothing here raises on odd input.
+Bytes are handled defensively: UTF-16 or UTF-32 with a byte-order mark is decoded as such;
+otherwise a NUL byte in the first 8 KiB marks a binary file (skipped with a note), invalid
+UTF-8 is decoded with replacement characters and scanned, and inputs over the size cap are
+skipped with a note. Nothing here raises on odd input.
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
+from substrate.widetext import wide_encoding
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
-# Byte-order marks of UTF-16 text (Windows tools save it): scanned as text, not skipped.
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BINARY_PROBE = 8192
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
@@ -193,8 +192,10 @@ def scan_text(
         result.skipped = "too large"
         result.notes.append(f"skipped: {len(data)} bytes is over the {cfg.max_bytes}-byte cap")
         return result
-    if isinstance(data, bytes) and data.startswith(_UTF16_BOMS) and b"\0" in data[:BINARY_PROBE]:
-        data = data.decode("utf-16", "replace")  # text, though full of NUL bytes
+    if isinstance(data, bytes):
+        wide = wide_encoding(data)
+        if wide is not None:  # text, though full of NUL bytes
+            data = data[wide.mark :].decode(wide.codec, "replace")
     probe = data[:BINARY_PROBE]
     if (b"\0" in probe) if isinstance(probe, bytes) else ("\0" in probe):
         result.skipped = "binary"

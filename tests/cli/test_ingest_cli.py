@@ -132,6 +132,10 @@ def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_sha
     assert token not in result.stdout + result.stderr
     shown = mixle("ls", "--json").stdout + mixle("status", "--json").stdout
     assert token not in shown
+    # text saved as UTF-32 is read as such, not as UTF-16 with a NUL between characters
+    (tmp_path / "wide.txt").write_bytes(f"password = Tr0ub4dor9xQzK\n{token}\n".encode("utf-32"))
+    wide = mixle("ingest", str(tmp_path / "wide.txt"), "--json").json()
+    assert wide["redactions"] == 2 and "Tr0ub4dor9xQzK" not in mixle("ls", "--json").stdout
 
 
 def test_interrupt_keeps_completed_files_and_exits_130(

@@ -418,15 +418,19 @@ def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:
     assert quoted.segments[0].payload == {"a": "x\ty", "b": "z"}  # CSV quoting still read
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
-def test_utf16_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
+@pytest.mark.parametrize(
+    "encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]
+)
+def test_wide_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
     text = "name,age\r\nAnn,30\r\n"
-    data = ("\ufeff" if encoding != "utf-16" else "") + text
+    data = ("\ufeff" if encoding not in ("utf-16", "utf-32") else "") + text
     raw = data.encode(encoding)
     assert not is_binary(raw) and decode_text(raw) == "name,age\nAnn,30\n"
     assert is_binary("no mark\x00".encode("utf-16-le"))  # NUL bytes without a mark: binary
     with pytest.raises(FileRejected, match="invalid UTF-16"):
-        decode_text(b"\xff\xfe\x00\x00" + "\ud800".encode("utf-16-le", "surrogatepass"))
+        decode_text(b"\xff\xfe" + "a\ud800".encode("utf-16-le", "surrogatepass"))
+    with pytest.raises(FileRejected, match="invalid UTF-32"):
+        decode_text(b"\xff\xfe\x00\x00" + "a\ud800".encode("utf-32-le", "surrogatepass"))
     with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
         decode_text(b"\xff\xfe plain text")
 

@@ -145,8 +145,8 @@ def test_a_preview_masks_copies_of_secrets_found_anywhere_in_the_text() -> None:
     assert all(password not in f.preview and GH not in f.preview for f in findings)
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
-def test_utf16_text_is_scanned_not_skipped_as_binary(encoding: str) -> None:
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_wide_text_is_scanned_not_skipped_as_binary(encoding: str) -> None:
     text = ("\ufeff" if encoding.endswith("be") else "") + f"token = '{GH}'\n"
     [finding] = scan_text(text.encode(encoding), path="deploy.ps1").findings
     assert (finding.rule, finding.line) == ("github_token", 1) and GH not in finding.preview

@@ -1,0 +1,56 @@
+"""Text in a wide Unicode encoding (UTF-16 or UTF-32) that says so with a byte-order mark.
+
+Windows tools save text this way (Excel's "Unicode Text", PowerShell's ``>``). It is full of
+NUL bytes, which would otherwise mark it binary, and read as UTF-8 no secret rule would match
+in it: ingestion, scanning and redaction all decode it by its mark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# How far into the content to look for the NUL bytes that make a mark believable.
+PROBE_BYTES = 8192
+
+# Longest first: the UTF-32 little-endian mark begins with the UTF-16 one.
+_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le", 4),
+    (b"\x00\x00\xfe\xff", "utf-32-be", 4),
+    (b"\xff\xfe", "utf-16-le", 2),
+    (b"\xfe\xff", "utf-16-be", 2),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WideEncoding:
+    """How wide text is encoded.
+
+    Attributes:
+        codec: the Python codec of the text after the mark (``utf-16-le``, ``utf-32-be``...).
+        name: the encoding as people name it (``UTF-16``, ``UTF-32``).
+        mark: the length of the byte-order mark, where the text starts.
+        unit: bytes per code unit; a trailing partial unit is not text.
+    """
+
+    codec: str
+    name: str
+    mark: int
+    unit: int
+
+    def text_end(self, data: bytes) -> int:
+        """Where the whole code units of ``data`` end."""
+        return len(data) - (len(data) - self.mark) % self.unit
+
+
+def wide_encoding(data: bytes) -> WideEncoding | None:
+    """The encoding ``data`` announces with a UTF-16 or UTF-32 byte-order mark, else None.
+
+    A mark alone is not enough (two bytes of Latin-1 text can look like one): the NUL bytes
+    these encodings give every ASCII character must follow.
+    """
+    if b"\x00" not in data[:PROBE_BYTES]:
+        return None
+    for mark, codec, unit in _MARKS:
+        if data.startswith(mark):
+            return WideEncoding(codec, codec[:6].upper(), len(mark), unit)
+    return None
