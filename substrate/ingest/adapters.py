@@ -33,7 +33,7 @@ from substrate.ingest.formats.jsonfile import parse_json
 from substrate.ingest.formats.jsonl import json_rows, value_segments
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
-from substrate.ingest.formats.traces import trace_segment
+from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.ingest.textio import content_digest, decode_text
@@ -166,7 +166,8 @@ def ingest_traces(
     Returns [] when the file does not exist. Each row becomes a ``trace`` item with the row as
     payload. Provenance: ``source`` (default: the path), ``row`` (0-based physical line index,
     blank lines counted), ``line`` (1-based), ``path``, ``content_hash``, ``ingested_at``.
-    Malformed lines and rows that are not objects are reported and left out.
+    Malformed lines, rows that are not objects and rows with neither an input nor an answer
+    (``null => null``) are reported and left out.
 
     Raises:
         InvalidInputError: the file is not valid UTF-8.
@@ -178,17 +179,15 @@ def ingest_traces(
     data, meta = _read_source(path)
     text = _decode(data, name, report)
     parsed = Parsed("traces")
-    rows = json_rows(text, parsed)
+    traces_from_rows(json_rows(text, parsed), parsed)
     builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
     now = time.time()
     items = []
-    for index, row in rows:
-        if not isinstance(row, dict):
-            parsed.issues.append(LineIssue(index + 1, "trace row is not a JSON object"))
-            continue
+    for seg in parsed.segments:
+        index = int(seg.extra["row"])
         prov = {"source": name, "row": index, "line": index + 1, **meta, "ingested_at": now}
         try:
-            item = builder.build(trace_segment(row, index), prov, locator=f"row#{index}")
+            item = builder.build(seg, prov, locator=f"row#{index}")
         except InvalidInputError as exc:  # the gate refuses what it cannot check
             parsed.issues.append(LineIssue(index + 1, str(exc)))
             continue

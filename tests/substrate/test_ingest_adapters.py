@@ -155,7 +155,8 @@ def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None
 def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
     path = tmp_path / "traces.jsonl"
     path.write_text(
-        (FIXTURES / "notes" / "traces.jsonl").read_text() + '{broken\n[1, 2]\n\n{"input": 5}\n'
+        (FIXTURES / "notes" / "traces.jsonl").read_text()
+        + '{broken\n[1, 2]\n\n{"input": 5}\n{"nope": 1}\n'
     )
     store = Substrate()
     report = IngestReport()
@@ -172,6 +173,7 @@ def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
     assert [(i.line, i.reason.split(":")[0]) for i in report.issues] == [
         (5, "invalid JSON"),
         (6, "trace row is not a JSON object"),
+        (9, "trace row has no input and no answer, label, call"),  # not "null => null"
     ]
     assert ingest_traces(store, tmp_path / "none.jsonl") == []
     other = Substrate()
