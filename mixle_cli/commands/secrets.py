@@ -50,6 +50,14 @@ def _safe(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+def _finding_line(f: TextFinding) -> str:
+    """``path:line:column: rule: preview``, as compilers write it (for a secret in the file's
+    name: ``path: rule: in the file's name``)."""
+    if f.line == 0:
+        return f"{_safe(f.path)}: {f.rule}: in the file's name"
+    return f"{_safe(f.path)}:{f.line}:{f.column}: {f.rule}: {_safe(f.preview)}"
+
+
 def _unreadable(exc: OSError) -> tuple[str, str]:
     from substrate import shown_path
 
@@ -267,12 +275,7 @@ def _report_files(
         output.emit_json(sarif_log(findings, tool_version=__version__))
     else:
         if findings:
-            output.emit_text(
-                "\n".join(
-                    f"{_safe(f.path)}:{f.line}:{f.column}: {f.rule}: {_safe(f.preview)}"
-                    for f in findings
-                )
-            )
+            output.emit_text("\n".join(map(_finding_line, findings)))
     for what, why in run.errors:
         output.note_parts("error", what, why)
     if fmt == "text" and not quiet:  # last, so that it counts the errors above it too

@@ -60,13 +60,7 @@ def sarif_log(
                     {
                         "physicalLocation": {
                             "artifactLocation": {"uri": f.path.replace("\\", "/")},
-                            "region": {
-                                "startLine": f.line,
-                                "startColumn": f.column,
-                                "endLine": f.end_line,
-                                "endColumn": f.end_column,
-                                "snippet": {"text": f.preview},
-                            },
+                            **_region(f),
                         }
                     }
                 ],
@@ -90,4 +84,19 @@ def sarif_log(
                 "columnKind": "unicodeCodePoints",
             }
         ],
+    }
+
+
+def _region(f: TextFinding) -> dict[str, Any]:
+    """Where in the file a finding is; none for a secret in the file's name (line 0)."""
+    if f.line == 0:
+        return {}
+    return {
+        "region": {
+            "startLine": f.line,
+            "startColumn": f.column,
+            "endLine": f.end_line,
+            "endColumn": f.end_column,
+            "snippet": {"text": f.preview},
+        }
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -84,7 +84,10 @@ def _str_list(table: Mapping[str, Any], key: str) -> list[str]:
 @dataclass(frozen=True)
 class TextFinding:
     """A secret found in a file: where (1-based line and column), which rule, and proof-free
-    identity (``fingerprint``). ``preview`` is the line with every secret on it masked."""
+    identity (``fingerprint``). ``preview`` is the line with every secret on it masked.
+
+    A secret in the file's name (committed with it as surely as its content) has line 0, and
+    its columns are those of the name."""
 
     path: str
     line: int
@@ -172,7 +175,8 @@ def scan_text(
     path: str = "<text>",
     config: ScanConfig | Mapping[str, Any] | None = None,
 ) -> TextScan:
-    """Scan one file's content (text or raw bytes) and report findings with positions.
+    """Scan one file's content (text or raw bytes), and its name, and report findings with
+    positions. A secret in ``path`` is masked wherever the result shows the path.
 
     Args:
         data: the content; bytes are checked for binary content and decoded as UTF-8 with
@@ -184,6 +188,10 @@ def scan_text(
         A ``TextScan``; ``skipped`` says why nothing was scanned (allowed path, binary, size).
     """
     cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    return _with_name_scanned(_scan_content(data, path, cfg), cfg)
+
+
+def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     result = TextScan(path)
     if cfg.allow_paths and path_allowed(path, cfg.allow_paths):
         result.skipped = "allowed path"
@@ -229,18 +237,16 @@ def scan_file(
     cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
     shown = display_path if display_path is not None else str(path)
     if cfg.allow_paths and path_allowed(shown, cfg.allow_paths):
-        return TextScan(shown, skipped="allowed path")
+        return _with_name_scanned(TextScan(shown, skipped="allowed path"), cfg)
     try:
         size = Path(path).stat().st_size
         if size > cfg.max_bytes:
-            return TextScan(
-                shown,
-                skipped="too large",
-                notes=[f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap"],
-            )
+            note = f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap"
+            return _with_name_scanned(TextScan(shown, skipped="too large", notes=[note]), cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
-        return TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])
+        unread = TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])
+        return _with_name_scanned(unread, cfg)
     return scan_text(data, path=shown, config=cfg)
 
 
@@ -319,6 +325,26 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
                 _preview(text, newlines, line, hits, copies),
             )
         )
+
+
+def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
+    """``result`` with the secrets in its path reported (line 0), unless the path is allowed,
+    and masked in the path of the result and of each finding."""
+    name = result.path
+    hits = find_secrets(name)
+    if not hits:
+        return result
+    shown = redact_hits(name, hits)
+    found = []
+    for h in hits if result.skipped != "allowed path" else []:
+        if h.rule in cfg.allow_rules:
+            result.suppressed += 1
+            continue
+        fp = fingerprint(h.rule, name, name[h.start : h.end])
+        found.append(TextFinding(shown, 0, h.start + 1, 0, h.end + 1, h.rule, fp, shown))
+    result.findings = found + [replace(f, path=shown) for f in result.findings]
+    result.path = shown
+    return result
 
 
 def _line_at(text: str, newlines: list[int], line: int) -> str:

@@ -456,6 +456,23 @@ def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -
 
 
 @needs_git
+def test_a_staged_file_named_with_a_secret_is_a_finding_and_its_name_is_masked(
+    mixle: Run, repo: Path
+) -> None:
+    clean(repo, f"creds_{GH}.txt")
+    git(repo, "add", "-A")
+    for form in ([], ["--json"], ["--jsonl"], ["--sarif"]):
+        result = mixle("scan-secrets", *form)
+        assert result.exit_code == 1, form
+        assert GH not in result.stdout + result.stderr, form
+    assert "creds_[REDACTED:github_token].txt: github_token: in the file's name" in (
+        mixle("scan-secrets").stdout
+    )
+    [finding] = mixle("scan-secrets", "--jsonl").jsonl()
+    assert (finding["line"], finding["path"]) == (0, "creds_[REDACTED:github_token].txt")
+
+
+@needs_git
 def test_staged_paths_are_relative_to_the_root(
     mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,6 +34,23 @@ def test_line_column_and_preview() -> None:
     assert GH not in repr(f.as_dict())
 
 
+def test_a_secret_in_the_name_is_a_finding_and_masked_in_every_path() -> None:
+    name = f"deploy/{GH}.env"
+    scan = scan_text("password = Tr0ub4dor9xQzK\n", path=name)
+    shown = "deploy/[REDACTED:github_token].env"
+    assert scan.path == shown and {f.path for f in scan.findings} == {shown}
+    named, inside = scan.findings
+    assert (named.rule, named.line, named.column, named.preview) == ("github_token", 0, 8, shown)
+    assert (inside.rule, inside.line) == ("sensitive_assignment", 1)
+    # a file kept out of the scan by content (binary) still has its name checked
+    assert [f.line for f in scan_text(b"\0\1", path=name).findings] == [0]
+    allowed = scan_text("x", path=name, config={"allow_paths": ["deploy/*"]})
+    assert allowed.findings == [] and allowed.path == shown
+    quiet = scan_text("x", path=name, config={"allow_rules": ["github_token"]})
+    assert quiet.findings == [] and quiet.suppressed == 1 and quiet.path == shown
+    assert GH not in str(scan.as_dict())
+
+
 def test_fingerprint_stable_when_line_moves_and_hides_secret() -> None:
     a = scan_text(f"x = 1\ntoken = '{GH}'\n", path="a.py").findings[0]
     b = scan_text(f"\n\n\n# moved\nx = 1\n\ntoken = '{GH}'\n", path="a.py").findings[0]
