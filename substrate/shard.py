@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from substrate.errors import ShardError
+from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
 from substrate.store import Substrate
 
@@ -68,7 +69,7 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
     root = substrate.root
     health = substrate.log_health()
     scoped = scopes is not None
-    return {
+    report: dict[str, Any] = {
         "shard": str(root) if root else None,
         "format": substrate.settings.format,
         "items": sum(kinds.values()),
@@ -79,3 +80,16 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         "index": _index_section(substrate, scoped=scoped),
         "healthy": health["uncommitted_bytes"] == 0,
     }
+    # the shard's paths hold no item content, but a folder may be named after a secret
+    return {key: _masked(value) for key, value in report.items()}
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with the secrets in its strings masked."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {key: _masked(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_masked(inner) for inner in value]
+    return value

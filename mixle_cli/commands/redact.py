@@ -65,7 +65,7 @@ def redact(
         data = data[:start] + text.encode(encoding, errors) + data[end:]
     if json:
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
-        output.emit_json({"source": source, **found})
+        output.emit_json({"source": redact_secrets(source), **found})
         return
     output.emit_bytes(data)
     if not quiet and not scan.clean:

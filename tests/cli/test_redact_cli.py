@@ -46,6 +46,14 @@ def test_json_gives_the_count_and_the_masked_text(mixle: Run) -> None:
     }
 
 
+def test_json_masks_a_secret_in_the_file_name(mixle: Run, tmp_path: Path) -> None:
+    path = tmp_path / f"{GH}.env"
+    path.write_text("port = 5432\n")
+    result = mixle("redact", str(path), "--json")
+    assert result.json()["source"] == str(tmp_path / "[REDACTED:github_token].env")
+    assert GH not in result.stdout + result.stderr
+
+
 def test_file_argument(mixle: Run, tmp_path: Path) -> None:
     path = tmp_path / "app.env"
     path.write_text(BODY, encoding="utf-8")
