@@ -97,7 +97,7 @@ def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
         name="mixle",
         help="A local knowledge substrate: ingest, search, retrieve and answer with citations.",
         no_args_is_help=True,
-        pretty_exceptions_show_locals=False,
+        pretty_exceptions_enable=False,  # rich wraps lines before stderr masks secrets in them
         context_settings={"help_option_names": list(_HELP_OPTIONS)},
         add_completion=False,
     )

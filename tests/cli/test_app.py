@@ -126,6 +126,23 @@ def test_a_library_warning_quoting_a_secret_is_masked_on_stderr(
     assert token not in done.stderr
 
 
+def test_a_debug_traceback_masks_a_secret_however_long_its_line(
+    tmp_path: Path, mixle_process: Callable[..., Any]
+) -> None:
+    import os
+
+    password = "Tr0ub4dor9xQzK"
+    # wrapped at 80 columns, the line would break between "password =" and the value
+    words = "aaaaaaaaaa bbbbbbbbbb cccccccccc"
+    age = f"{words} password = {password}"
+    done = mixle_process(
+        *("--shard", str(tmp_path / "s"), "freshness", "--max-age", age),
+        env={**os.environ, "MIXLE_DEBUG": "1", "COLUMNS": "80"},
+    )
+    assert "Traceback" in done.stderr and "REDACTED:sensitive_assignment" in done.stderr
+    assert password not in done.stderr and password[:7] not in done.stderr
+
+
 def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
