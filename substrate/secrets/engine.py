@@ -43,6 +43,7 @@ _HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "yo
 # How every mask begins, and the mask itself ({rule} is the rule's name)
 MASK_LEAD = "[REDACTED:"
 DEFAULT_MASK = MASK_LEAD + "{rule}]"
+_URL_PLACEHOLDERS = ("example", "<", "your_", "your-")
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
 
 
@@ -411,7 +412,9 @@ def _valid_token(body: str, floor: float) -> bool:
 def _valid_url_password(password: str, whole: str) -> bool:
     if is_reference(password) or password.lower() in _URL_DEFAULTS:
         return False
-    if is_placeholder(password) or any(m in whole.lower() for m in ("example", "your", "<")):
+    # an example host or a <slot> marks documentation; "your" only as a template's "your_"
+    # (a password may well begin "Your...")
+    if is_placeholder(password) or any(m in whole.lower() for m in _URL_PLACEHOLDERS):
         return False
     user = whole.split("://", 1)[-1].split(":", 1)[0]
     return user.lower() != password.lower()

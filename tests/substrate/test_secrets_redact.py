@@ -85,6 +85,17 @@ def test_url_credentials_mask_only_the_password() -> None:
     assert out == "postgres://admin:[REDACTED:url_credentials]@db.internal:5432/app"
 
 
+def test_url_credentials_in_a_template_are_left_but_a_password_beginning_your_is_not() -> None:
+    masked = "postgres://svc:[REDACTED:url_credentials]@db.prod.internal/x"
+    assert redact_secrets("postgres://svc:Yourk3yZ9q@db.prod.internal/x") == masked
+    for template in (
+        "postgres://svc:your_password@db.internal/x",
+        "postgres://svc:Yourk3yZ9q@db.example.com/x",
+        "postgres://svc:<password>@db.internal/x",
+    ):
+        assert redact_secrets(template) == template
+
+
 def test_assignment_keeps_quotes() -> None:
     assert redact_secrets('api_key: "abcdef123"') == 'api_key: "[REDACTED:sensitive_assignment]"'
 
