@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.item import SubstrateItem
+from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ class FileChecker:
 
     def __init__(self) -> None:
         self._files: dict[str, _FileState] = {}
+        self._unmasked: dict[tuple[str, str], str] = {}
 
     def signal(self, item: SubstrateItem, ref: str) -> str | None:
         """The ``moved`` or ``changed`` signal for ``item``'s file ``ref``, or None.
@@ -123,31 +125,49 @@ class FileChecker:
         The recorded hash is of ``ref``, or, when ``ref`` is a directory (an artifact), of
         the file named by ``provenance.manifest`` or ``provenance.path``. A file that cannot
         be read, or that became a directory, cannot vouch for the item: it is reported.
+        A ``ref`` whose secrets were masked at ingest is looked for on disk
+        (``_on_disk``); the signals name it masked.
         """
-        state = self._stat(ref)
+        path = self._on_disk(item, ref)
+        state = self._stat(path)
         if not state.exists:
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
         recorded = prov.get("content_hash")
         if not isinstance(recorded, str) or not recorded:
             return None
-        hashed = _hashed_file(prov, ref) if state.is_dir else ref
-        if hashed is None:
-            return f"moved: referenced path '{ref}' is now a directory"
-        if hashed != ref:
+        hashed, shown = path, ref
+        if state.is_dir:
+            manifest = _hashed_file(prov, ref)
+            if manifest is None:
+                return f"moved: referenced path '{ref}' is now a directory"
+            hashed = shown = manifest
             state = self._stat(hashed)
         if not (state.exists and state.is_file):
-            return f"moved: referenced path '{hashed}' is no longer a file"
+            return f"moved: referenced path '{shown}' is no longer a file"
         if self._unchanged_by_stat(prov, state):
             return None
         if not state.hashed:
             state.digest = content_hash(hashed)
             state.hashed = True
         if state.digest is None:
-            return f"changed: '{hashed}' cannot be read to compare it with ingest"
+            return f"changed: '{shown}' cannot be read to compare it with ingest"
         if state.digest != recorded[:32]:
-            return f"changed: content hash of '{hashed}' no longer matches ingest"
+            return f"changed: content hash of '{shown}' no longer matches ingest"
         return None
+
+    def _on_disk(self, item: SubstrateItem, ref: str) -> str:
+        """The file ``ref`` names: ``ref`` itself, or, when ingestion masked a secret in the
+        path (and recorded a digest of the real one), the file on disk it stands for."""
+        digest = item.provenance.get(_ORIGIN_DIGEST)
+        if MASK_LEAD not in ref or not isinstance(digest, str) or not os.path.isabs(ref):
+            return ref
+        found = self._unmasked.get((ref, digest))
+        if found is None:
+            from substrate.ingest.sourcekeys import find_masked_file
+
+            found = self._unmasked[ref, digest] = find_masked_file(ref, digest) or ref
+        return found
 
     def _stat(self, ref: str) -> _FileState:
         state = self._files.get(ref)
@@ -342,7 +362,11 @@ def freshness_report(
     }
 
 
+# where ingestion records a digest of a source's real name when the gate masked a secret in
+# it (``substrate.ingest.sourcekeys.DIGEST_KEY``; that package is not imported for every check)
+_ORIGIN_DIGEST = "origin_digest"
 _PROVENANCE_KEYS = (
+    _ORIGIN_DIGEST,
     "path",
     "manifest",
     "source",

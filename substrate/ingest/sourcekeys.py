@@ -13,9 +13,11 @@ a cache rebuilt from the items names the source the same way.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from typing import TYPE_CHECKING
 
-from substrate.secrets.engine import DEFAULT_MASK, find_secrets
+from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, find_secrets
 from substrate.secrets.scan import redact_hits
 
 if TYPE_CHECKING:
@@ -44,6 +46,38 @@ def cache_origin(origin: str) -> str:
         return origin
     masked = redact_hits(name, hits, mask=DEFAULT_MASK)
     return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
+
+
+def find_masked_file(shown: str, digest: str) -> str | None:
+    """The file on disk that ``shown``, an absolute path with secrets masked, stands for: the
+    one whose ``cache_origin`` is ``shown`` with ``digest``. The folders along ``shown`` whose
+    names are masked are listed for names that mask alike; None when no such file exists."""
+    wanted = f"{shown}{DIGEST_SEP}{digest}"
+    paths = [os.sep]
+    for part in shown.split(os.sep)[1:]:
+        if MASK_LEAD not in part:
+            paths = [os.path.join(path, part) for path in paths]
+            continue
+        # each mask stands for at least one character; the whole path is checked at the end
+        alike = re.compile(".+?".join(map(re.escape, _MASKS.split(part))), re.DOTALL)
+        paths = [
+            os.path.join(path, name)
+            for path in paths
+            for name in _listed(path)
+            if alike.fullmatch(name)
+        ][:_MAX_ALIKE]
+    return next((path for path in paths if cache_origin(path) == wanted), None)
+
+
+_MASKS = re.compile(re.escape(MASK_LEAD) + r"[a-z0-9_]+\]")
+_MAX_ALIKE = 64  # names that mask alike in one folder, looked at further
+
+
+def _listed(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def shown_origin(origin: str) -> str:

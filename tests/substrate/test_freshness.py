@@ -101,6 +101,34 @@ def test_moved_when_ingested_file_is_gone(store: Substrate, tmp_path: Path) -> N
     assert verdict.ref == str(f) and verdict.ref_type == "provenance.path"
 
 
+def test_a_file_whose_path_was_masked_at_ingest_is_found_and_named_masked(
+    tmp_path: Path,
+) -> None:
+    from substrate.ingest import ingest_path
+
+    token, other = (
+        "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4",
+        "ghp_" + "Q7mZ2xR9kLp4Vn8Wc3Jd6Ty1Hs5Bf0Ga2Ke7U",
+    )
+    notes = tmp_path / "notes"
+    for name in (token, other):  # two folders whose names mask alike
+        (notes / name).mkdir(parents=True)
+        (notes / name / "a.md").write_text(f"# A\n\nin {name[-4:]}\n")
+        age_file(notes / name / "a.md")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    assert freshness_report(store)["n_stale"] == 0  # not "moved" because the name is masked
+    (notes / token / "a.md").write_text("# A\n\nedited\n")
+    [stale] = freshness_report(store)["stale"]
+    masked = str(notes / "[REDACTED:github_token]" / "a.md")
+    assert stale["signals"] == [f"changed: content hash of '{masked}' no longer matches ingest"]
+    (notes / token / "a.md").unlink()
+    [gone] = freshness_report(store)["stale"]
+    assert gone["signals"] == [f"moved: referenced path '{masked}' no longer exists"]
+    assert token not in str(gone)
+    assert freshness_report(store)["n_stale"] == 1  # the other folder's file is found again
+
+
 def test_changed_when_file_edited_after_ingest(store: Substrate, tmp_path: Path) -> None:
     f = tmp_path / "doc.md"
     f.write_text("version one")
