@@ -154,7 +154,7 @@ class ContextPacket:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "task": self.task,
+            "task": safe_text(self.task),  # as render() names it
             "n_items": len(self.items),
             "n_candidates": self.n_candidates,
             "used_chars": self.used_chars,
@@ -192,7 +192,7 @@ class ContextPacket:
         return {
             "id": id,
             "project_id": project_id,
-            "task": self.task,
+            "task": safe_text(self.task),  # as render() names it
             "target_kind": target_kind,
             "target_id": target_id,
             "token_budget": self.budget.max_tokens,

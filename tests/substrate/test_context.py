@@ -254,6 +254,14 @@ def test_as_dict_and_knowledge_dict() -> None:
     assert k["payload"]["rendered"] == packet.render()
 
 
+def test_a_secret_typed_into_the_task_is_masked_in_every_view_of_the_packet() -> None:
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    packet = pack_context(f"{TASK} {token}", items(*SHOP), [0.9, 0.5, 0.1])
+    knowledge = packet.to_knowledge_dict(id="k1", project_id="p", target_kind="llm")
+    for shown in (packet.render(), json.dumps(packet.as_dict()), json.dumps(knowledge)):
+        assert token not in shown and "[REDACTED:github_token]" in shown
+
+
 def test_assemble_context_searches_once_and_respects_scopes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
