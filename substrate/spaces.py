@@ -23,7 +23,7 @@ from substrate.governance import (
     require_readable,
 )
 from substrate.item import SubstrateItem
-from substrate.visibility import PUBLIC, visible_scopes
+from substrate.visibility import PUBLIC, visible_history, visible_scopes
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -182,7 +182,8 @@ def history(
     item = visible_item(substrate, item_id, scopes)
     if item is None:
         return []
-    return [dict(entry) for entry in item.provenance.get("version_history") or []]
+    entries = [dict(entry) for entry in item.provenance.get("version_history") or []]
+    return visible_history(substrate, entries, scopes)
 
 
 def merge_versions(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from substrate.errors import ShardError
 from substrate.item import SubstrateItem
@@ -60,27 +60,64 @@ _ITEM_REFERENCES = ("supersedes", "replaces", "parent", "superseded_by", "merged
 
 
 def reader_view(
-    substrate: Substrate, item: SubstrateItem, scopes: frozenset[str] | None
+    substrate: Substrate, item: SubstrateItem, scopes: Collection[str] | None
 ) -> SubstrateItem:
     """``item`` as a reader of ``scopes`` may see it: links and item references in provenance
-    that lead outside those scopes (or nowhere, which must look the same) are left out."""
+    that lead outside those scopes (or nowhere, which must look the same) are left out, in
+    the provenance a merge kept of the item merged away too."""
     if scopes is None:
         return item
+    visible = _visibility(substrate, scopes)
+    shown = copy.copy(item)
+    shown.links = [link for link in item.links if visible(link)]
+    shown.provenance = _visible_references(item.provenance, visible)
+    return shown
 
+
+def visible_history(
+    substrate: Substrate, entries: list[dict[str, Any]], scopes: Collection[str] | None
+) -> list[dict[str, Any]]:
+    """An item's ``version_history`` as a reader of ``scopes`` may see it (``reader_view``)."""
+    if scopes is None:
+        return entries
+    visible = _visibility(substrate, scopes)
+    return [_visible_entry(entry, visible) for entry in entries]
+
+
+def _visibility(substrate: Substrate, scopes: Collection[str]) -> Callable[[object], bool]:
     def visible(item_id: object) -> bool:
         if not isinstance(item_id, str):
             return False
         target = substrate.get(item_id)
         return target is not None and target.scope in scopes
 
-    shown = copy.copy(item)
-    shown.links = [link for link in item.links if visible(link)]
-    provenance = dict(item.provenance)
+    return visible
+
+
+def _visible_references(
+    provenance: dict[str, Any], visible: Callable[[object], bool]
+) -> dict[str, Any]:
+    shown = dict(provenance)
     for key in _ITEM_REFERENCES:
-        value = provenance.get(key)
+        value = shown.get(key)
         if isinstance(value, str) and not visible(value):
-            del provenance[key]
+            del shown[key]
         elif isinstance(value, list):
-            provenance[key] = [v for v in value if visible(v)]
-    shown.provenance = provenance
+            shown[key] = [v for v in value if visible(v)]
+    history = shown.get("version_history")
+    if isinstance(history, list):
+        shown["version_history"] = [_visible_entry(entry, visible) for entry in history]
+    return shown
+
+
+def _visible_entry(entry: Any, visible: Callable[[object], bool]) -> Any:
+    """A history entry, with the provenance and history of a merged-away item filtered (the
+    item merged into this one was in its scope, so the entry's own ids are left as they are)."""
+    if not isinstance(entry, dict):
+        return entry
+    shown = dict(entry)
+    if isinstance(shown.get("from_provenance"), dict):
+        shown["from_provenance"] = _visible_references(shown["from_provenance"], visible)
+    if isinstance(shown.get("from_history"), list):
+        shown["from_history"] = [_visible_entry(inner, visible) for inner in shown["from_history"]]
     return shown

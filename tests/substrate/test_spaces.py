@@ -130,6 +130,26 @@ def test_merge_repoints_links_to_the_merged_away_item(store: Substrate) -> None:
     assert store.get(single).links == [keep]  # type: ignore[union-attr]
 
 
+def test_a_merged_away_items_references_stay_hidden_from_readers_who_cannot_follow_them(
+    store: Substrate,
+) -> None:
+    from substrate.visibility import reader_view
+
+    hidden = store.add("text", "bravo only", scope="bravo")
+    keep = store.add("text", "k", scope=PUBLIC)
+    other = store.add("text", "o", scope=PUBLIC, provenance={"supersedes": hidden})
+    merge_versions(store, keep, other)
+    alpha = visible_scopes("alpha")
+    merged = store.get(keep)
+    assert merged is not None
+    [entry] = history(store, keep, scopes=alpha)
+    shown = reader_view(store, merged, alpha).provenance["version_history"]
+    assert hidden not in str(entry) and hidden not in str(shown)
+    assert entry["merged_from"] == other  # the merge itself is the reader's to see
+    assert history(store, keep)[0]["from_provenance"] == {"supersedes": hidden}
+    assert hidden in str(reader_view(store, merged, visible_scopes("bravo")).provenance)
+
+
 def test_self_merge_is_an_error_not_a_deletion(store: Substrate) -> None:
     a = store.add("text", "precious", scope=PUBLIC)
     with pytest.raises(InvalidInputError, match="itself"):
