@@ -24,6 +24,7 @@ from substrate import (
     approve,
     authorize_publish,
     grant_approver,
+    history,
     load_governance,
     merge_versions,
     pending,
@@ -102,10 +103,11 @@ def history_cmd(
 ) -> None:
     """Show an item's versions (publishes and merges) and its proposals."""
     app_state = state(ctx)
-    item = visible_item(app_state.substrate(), item_id, app_state.scopes)
+    substrate = app_state.substrate()
+    item = visible_item(substrate, item_id, app_state.scopes)
     if item is None:
         raise NotFoundError(f"no item with id {item_id}")
-    versions = [dict(e) for e in item.provenance.get("version_history") or []]
+    versions = history(substrate, item.id, scopes=app_state.scopes)
     proposals = proposal_events(item)
     if json:
         output.emit_json(

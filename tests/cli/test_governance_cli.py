@@ -193,6 +193,21 @@ def test_merge(mixle: Run, add: Add) -> None:
     assert mixle("history", keep, "--json").json()["history"][-1]["merged_from"] == other
 
 
+def test_history_hides_what_a_merged_away_item_linked_outside_the_readers_scopes(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    hidden = add("bravo", "bravo only")
+    keep = add("ops", "version one", scope="public")
+    store = Substrate(isolated_shard_env)
+    other = store.add("text", "version two", scope="public", provenance={"supersedes": hidden})
+    store.save()
+    assert mixle("merge", keep, other).exit_code == 0
+    for command in ("history", "get"):
+        shown = mixle("--as", "ops", command, keep, "--json")
+        assert shown.exit_code == 0 and hidden not in shown.stdout, command
+    assert hidden in mixle("history", keep, "--json").stdout  # no team: every scope
+
+
 def test_merge_refusals(mixle: Run, add: Add) -> None:
     a = add("ops", "a", scope="public")
     b = add("ops", "b")
