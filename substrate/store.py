@@ -115,7 +115,12 @@ class Substrate:
     # -- the seed API ------------------------------------------------------------------------
 
     def put(self, item: SubstrateItem) -> str:
-        """Add or replace an item; returns its id. Persisted by the next ``save()``."""
+        """Add or replace an item; returns its id. Persisted by the next ``save()``.
+
+        The item is kept exactly as given, as the seed API's store does: nothing masks its
+        secrets here. Text from elsewhere goes through the write-time gate first,
+        ``put(admit(item).item)``, as every ``mixle`` command and ingest function does.
+        """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
         if self.root is None:
