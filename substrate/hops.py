@@ -18,6 +18,7 @@ from substrate.item import SubstrateItem
 from substrate.retrieval import merge_scopes, ranked, source_of
 from substrate.search.tokenize import item_surface
 from substrate.telemetry import Recorder, emit
+from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.context import ContextPacket
@@ -230,7 +231,7 @@ def _visible_links(
         target = substrate.get(target_id)
         if target is None or (allowed is not None and target.scope not in allowed):
             continue  # dangling or invisible: indistinguishable, and never reported
-        found.append(target)
+        found.append(target if allowed is None else reader_view(substrate, target, allowed))
     return found
 
 

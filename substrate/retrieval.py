@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import InvalidInputError
 from substrate.item import MODALITIES, SubstrateItem
 from substrate.telemetry import Recorder, emit
+from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.context import ContextPacket
@@ -58,7 +59,8 @@ def ranked(
     """One ranked pass over the index: ``(item, score)`` best first, visibility enforced.
 
     Every retrieval in this package goes through here, so the visibility rule lives in one
-    place: an item outside ``scopes`` is never returned.
+    place: an item outside ``scopes`` is never returned, and an item returned holds no link
+    or reference to one (``reader_view``).
     """
     if k <= 0 or scopes is not None and not scopes or not query.strip():
         return []
@@ -67,7 +69,7 @@ def ranked(
     hits = substrate.search(query, k, filters=SearchFilters(kind=kind, scopes=scopes))
     # Defence in depth: the filter is pushed into the index, and checked again here.
     return [
-        (item, float(score))
+        (item if scopes is None else reader_view(substrate, item, scopes), float(score))
         for item, score in hits
         if (scopes is None or item.scope in scopes) and (kind is None or item.kind == kind)
     ]

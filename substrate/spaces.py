@@ -23,7 +23,7 @@ from substrate.governance import (
     require_readable,
 )
 from substrate.item import SubstrateItem
-from substrate.visibility import PUBLIC, visible_history, visible_scopes
+from substrate.visibility import PUBLIC, reader_view, visible_history, visible_scopes
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -318,8 +318,13 @@ class Space:
         return visible_scopes(self.team, shared=self.shared)
 
     def all(self, *, kind: str | None = None) -> list[SubstrateItem]:
-        """Every visible item (optionally of one kind), never another team's private one."""
-        return list(self.substrate.iter_items(kind=kind, scopes=self.scopes, keep=True))
+        """Every visible item (optionally of one kind), never another team's private one.
+
+        Like ``get``, a view: links to items the team cannot read are left out.
+        """
+        scopes = self.scopes
+        found = self.substrate.iter_items(kind=kind, scopes=scopes, keep=True)
+        return [reader_view(self.substrate, item, scopes) for item in found]
 
     def add(self, *, scope: str | None = None, **kw: Any) -> str:
         """Add an item to the team's scope (or to a shared scope it can see)."""
@@ -329,8 +334,13 @@ class Space:
         return self.substrate.add(scope=target, **kw)
 
     def get(self, item_id: str) -> SubstrateItem | None:
-        """The item if it is visible to the team, else None (as if it did not exist)."""
-        return visible_item(self.substrate, item_id, self.scopes)
+        """The item if it is visible to the team, else None (as if it did not exist).
+
+        A view, as the team may see it: links and references to items it cannot read are left
+        out (``reader_view``), so change items through the substrate, not through the view.
+        """
+        item = visible_item(self.substrate, item_id, self.scopes)
+        return None if item is None else reader_view(self.substrate, item, self.scopes)
 
     def retrieve(self, query: str, *, k: int = 8, **kw: Any) -> Any:
         """Retrieve over exactly the team's visible items, with cross-kind diversity."""

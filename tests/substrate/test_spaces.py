@@ -150,6 +150,26 @@ def test_a_merged_away_items_references_stay_hidden_from_readers_who_cannot_foll
     assert hidden in str(reader_view(store, merged, visible_scopes("bravo")).provenance)
 
 
+def test_items_a_team_is_given_hold_no_link_to_what_it_cannot_read(store: Substrate) -> None:
+    from substrate.hops import multihop
+    from substrate.retrieval import retrieve
+
+    hidden = store.add("text", "bravo only", scope="bravo")
+    seen = store.add("text", "shared note", scope=PUBLIC)
+    hub = store.add("text", "hubword summary", scope=PUBLIC, links=[hidden, seen])
+    space = Space(store, "alpha")
+    alpha = space.scopes
+    given = [
+        *retrieve(store, "hubword", scopes=alpha).items,
+        *multihop(store, "hubword", scopes=alpha).items,
+        space.get(hub),
+        *space.all(),
+    ]
+    assert all(item is not None and hidden not in item.links for item in given)
+    assert seen in space.get(hub).links  # type: ignore[union-attr]
+    assert store.get(hub).links == [hidden, seen]  # type: ignore[union-attr]  # views only
+
+
 def test_self_merge_is_an_error_not_a_deletion(store: Substrate) -> None:
     a = store.add("text", "precious", scope=PUBLIC)
     with pytest.raises(InvalidInputError, match="itself"):
