@@ -64,13 +64,20 @@ def _issue(
 def _store(
     substrate: Substrate, items: list[SubstrateItem], report: IngestReport | None
 ) -> list[str]:
-    """Put the items (saved by the caller) and count them; returns their ids."""
-    for item in items:
-        substrate.put(item)
+    """Put the items (saved by the caller) and count them; returns their ids.
+
+    An item whose id is stored already (the same content ingested again) is counted as
+    rewritten, not added: the shard holds no more items than before.
+    """
     ids = [item.id for item in items]
     if report is not None:
-        report.items_added += len(items)
+        unique = set(ids)
+        new = sum(substrate.get(item_id) is None for item_id in unique)
+        report.items_added += new
+        report.items_rewritten += len(unique) - new
         report.ids.extend(ids)
+    for item in items:
+        substrate.put(item)
     return ids
 
 
@@ -221,10 +228,13 @@ def _finish_file(
 ) -> list[str]:
     for issue in parsed.issues:
         _issue(report, name, issue.reason, issue.line)
+    before = (report.items_added, report.items_rewritten) if report is not None else (0, 0)
     ids = _store(substrate, items, report)
     if report is not None:
-        outcome = FileOutcome(name, status.ADDED if items else status.SKIPPED, meta["path"])
-        outcome.items_added = len(items)
+        added, rewritten = report.items_added - before[0], report.items_rewritten - before[1]
+        result = status.UPDATED if rewritten else status.ADDED if items else status.SKIPPED
+        outcome = FileOutcome(name, result, meta["path"])
+        outcome.items_added, outcome.items_rewritten = added, rewritten
         outcome.errors = len(parsed.issues)
         report.files.append(outcome)
         report.files_scanned += 1

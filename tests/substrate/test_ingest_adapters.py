@@ -52,6 +52,23 @@ def test_same_input_updates_the_same_items() -> None:
     assert ingest_documents(store, ["a"], source="elsewhere") != first[:1]
 
 
+def test_items_ingested_again_are_counted_as_rewritten_not_added(tmp_path: Path) -> None:
+    store = Substrate()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("alpha\nbeta\n")
+    first, again = IngestReport(), IngestReport()
+    ingest_file(store, notes, report=first)
+    notes.write_text("alpha\ngamma\n")
+    ingest_file(store, notes, report=again)
+    assert (first.items_added, first.items_rewritten, first.files[0].status) == (2, 0, "added")
+    assert (again.items_added, again.items_rewritten, again.files[0].status) == (1, 1, "updated")
+    assert len(store) == 3  # the reference adapter adds: beta stays
+    docs = IngestReport()
+    ingest_documents(store, ["a", "a"], report=docs)
+    ingest_documents(store, ["a", "a"], report=docs)
+    assert (docs.items_added, docs.items_rewritten) == (2, 2)
+
+
 def test_one_string_is_not_taken_for_a_list_of_its_characters() -> None:
     store = Substrate()
     for ingest in (ingest_documents, ingest_records):
