@@ -153,7 +153,8 @@ def ingest(
         typer.Option(
             "--max-file-size",
             min=1,
-            help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}].",
+            help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}]; a "
+            "skipped file keeps the items it gave before unless it changed since.",
         ),
     ] = None,
     no_redact: NoRedactOpt = False,

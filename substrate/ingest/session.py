@@ -270,15 +270,7 @@ class IngestSession:
         failure, not a file a folder's walk passes over.
         """
         key = entry.path
-        known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
-        if known is not None:
-            skipped, rejected = known
-            if skipped:
-                self.settle(self.outcome, source, key, status.SKIPPED, skipped)
-            else:
-                self.settle(self.unchanged, source, rejected)
-            return None
-        if entry.size > max_size:
+        if entry.size > max_size:  # first: a limit lowered since applies to unchanged files too
             reason = too_large(entry.size, max_size)
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash
@@ -288,6 +280,14 @@ class IngestSession:
             else:  # it grew past the limit: what it held before is gone (another limit may
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None)
+            return None
+        known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
+        if known is not None:
+            skipped, rejected = known
+            if skipped:
+                self.settle(self.outcome, source, key, status.SKIPPED, skipped)
+            else:
+                self.settle(self.unchanged, source, rejected)
             return None
         fmt = file_format(self.options.as_format, entry.rel)
         if fmt is None:

@@ -573,6 +573,15 @@ def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
     assert len(Substrate(shard)) == 1
 
 
+def test_a_lower_size_limit_applies_to_unchanged_files_too(tmp_path: Path) -> None:
+    root, shard = _ingested(tmp_path, {"g.txt": "a note of some length\n", "s.txt": "ok\n"})
+    report = ingest_path(Substrate(shard), root, max_file_size=5)  # nothing touched
+    statuses = {f.source: f.status for f in report.files}
+    assert statuses == {"g.txt": "skipped"} and report.unchanged == ["s.txt"]
+    assert "larger than the size limit" in report.files[0].reason
+    assert len(Substrate(shard)) == 2  # skipped, not changed: its items stay
+
+
 def test_a_too_large_file_with_published_items_settles_once(tmp_path: Path) -> None:
     from substrate.spaces import publish
 
