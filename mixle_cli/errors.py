@@ -17,6 +17,7 @@ from substrate import (
     InvalidInputError,
     NotFoundError,
     ShardError,
+    ShardFormatError,
     SubstrateError,
 )
 
@@ -83,8 +84,10 @@ def _shard_hint(exc: ShardError) -> str | None:
     for causes, hint in _CAUSES:
         if any(cause in message for cause in causes):
             return hint
-    if "restore" in message:  # the message says what to do already
+    if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
         return None
+    if "mixle.toml" in message:  # every command reads the settings: `audit` would fail alike
+        return "fix mixle.toml by hand (docs/formats.md describes it)"
     if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
         return "fix or remove that line by hand (see docs/formats.md), then run `mixle compact`"
     return "run `mixle audit` to check the shard"

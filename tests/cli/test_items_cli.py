@@ -397,6 +397,18 @@ def test_a_malformed_mixle_toml_is_named_with_exit_3(
         result = mixle(*args)
         assert result.exit_code == 3, result.stderr
         assert message in result.stderr and "mixle.toml" in result.stderr
+        # `mixle audit` reads the settings too: it would only fail the same way
+        assert "hint: fix mixle.toml by hand" in result.stderr and "audit" not in result.stderr
+
+
+def test_a_shard_of_a_newer_format_says_to_upgrade_and_nothing_else(
+    mixle, isolated_shard_env: Path
+) -> None:
+    mixle("add", "kept")
+    (isolated_shard_env / "mixle.toml").write_text("format = 99\n")
+    result = mixle("ls")
+    assert result.exit_code == 3 and "upgrade mixle" in result.stderr
+    assert "hint:" not in result.stderr
 
 
 def test_a_default_scope_that_is_no_name_is_refused_by_writes(
