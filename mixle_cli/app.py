@@ -212,11 +212,21 @@ _PARSER_ERROR: type[Exception] = next(
 def _command_path(exc: Exception) -> str:
     """``mixle COMMAND`` for the command being parsed when ``exc`` was raised."""
     context = getattr(exc, "ctx", None)
-    if context is not None and context.command_path != "mixle":
+    if context is not None:
         return str(context.command_path)
     # an option missing its value is raised before the command's context exists
     command = _command_word(sys.argv[1:])
     return f"mixle {command}" if command in _MODULE_OF else "mixle"
+
+
+def _parser_hint(exc: Exception) -> str:
+    """Where to look: the command's help, or, for a global option given after the command,
+    where it goes."""
+    option = getattr(exc, "option_name", None)
+    command = _command_path(exc)
+    if option in _GLOBAL_OPTIONS_WITH_VALUE and command != "mixle":
+        return f"{option} goes before the command: mixle {option} VALUE {command[6:]} ..."
+    return f"see '{command} --help'"
 
 
 def _run(app: typer.Typer) -> int:
@@ -241,6 +251,6 @@ def _run(app: typer.Typer) -> int:
 
         message = safe_text(exc.format_message())  # type: ignore[attr-defined]
         if message.strip():  # empty after `mixle` alone, whose help is already shown
-            print(f"error: {message}\nhint: see '{_command_path(exc)} --help'", file=sys.stderr)
+            print(f"error: {message}\nhint: {_parser_hint(exc)}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

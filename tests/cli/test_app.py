@@ -89,9 +89,14 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
     ]
     missing_value = mixle_process("ls", "--kind")
     assert missing_value.stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
-    for args in (["serch", "status"], ["--shard", "ls"]):  # no command was understood
+    # no command was understood, or the option is mixle's own
+    for args in (["serch", "status"], ["--shard", "ls"], ["--bogus", "ls"]):
         done = mixle_process(*args)
         assert done.stderr.splitlines()[-1] == "hint: see 'mixle --help'", args
+    for option in ("--shard", "--as"):  # a global option after the command: say where it goes
+        late = mixle_process("ls", option, "x")
+        hint = f"hint: {option} goes before the command: mixle {option} VALUE ls ..."
+        assert late.returncode == 2 and late.stderr.splitlines()[-1] == hint
     alone = mixle_process()
     assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 
