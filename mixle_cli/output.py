@@ -22,6 +22,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as one J
 JsonlOpt = Annotated[
     bool, typer.Option("--jsonl", help="Print one JSON object per line (streamable).")
 ]
+# Where writes go (``AppState.write_scope``).
+WriteScopeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scope",
+        help="Scope of the new items (default: your team's; with no team, mixle.toml's "
+        "default_scope, which is local unless set).",
+    ),
+]
 
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 

@@ -14,16 +14,13 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
-from mixle_cli.output import JsonOpt
+from mixle_cli.output import JsonOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_bytes
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 
 if TYPE_CHECKING:
     from substrate import IngestIssue, IngestReport, Substrate
 
-ScopeOpt = Annotated[
-    str | None, typer.Option("--scope", help="Scope of the new items (default: your team).")
-]
 TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every item (repeat).")]
 NoRedactOpt = Annotated[
     bool, typer.Option("--no-redact", help="Store detected secrets as they are (not advised).")
@@ -140,7 +137,7 @@ def ingest(
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
         ),
     ] = None,
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     tag: TagOpt = None,
     chunk_chars: Annotated[
         int | None,
@@ -159,7 +156,12 @@ def ingest(
     ] = None,
     no_redact: NoRedactOpt = False,
     no_prune: Annotated[
-        bool, typer.Option("--no-prune", help="Keep the items of files that disappeared.")
+        bool,
+        typer.Option(
+            "--no-prune",
+            help="Keep the items of files that disappeared or that the walk now leaves out "
+            "(ignored, or hidden without --hidden).",
+        ),
     ] = False,
     hidden: Annotated[
         bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
@@ -188,7 +190,8 @@ def ingest(
     """Ingest files and folders incrementally (secrets are redacted before storing).
 
     Unchanged files are skipped without being read, changed files have their items replaced
-    in one atomic write, and the items of files that disappeared are removed (see --no-prune).
+    in one atomic write, and the items of files that disappeared, or that the walk now leaves
+    out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune).
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
@@ -369,7 +372,7 @@ def ingest_file_command(
         str | None, typer.Option("--as", help="Format (default: from the extension).")
     ] = None,
     source: SourceOpt = None,
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -391,7 +394,7 @@ def ingest_docs_command(
         typer.Argument(help="JSON Lines of strings or {text, tags, payload} objects; - for stdin."),
     ],
     source: SourceOpt = None,
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -427,7 +430,7 @@ def _read(path: Path) -> bytes:
 def ingest_artifacts_command(
     ctx: typer.Context,
     registry: Annotated[Path, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -442,7 +445,7 @@ def ingest_traces_command(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
     source: SourceOpt = None,
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,

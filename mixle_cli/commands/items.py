@@ -15,7 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import item_title, known_kind
-from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
     MODALITIES,
@@ -29,7 +29,7 @@ from substrate import (
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
 ]
-ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Access scope of the item(s).")]
+ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Only items of this scope.")]
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat for several).")
 ]
@@ -123,7 +123,7 @@ def add(
     ] = None,
     kind: KindOpt = "text",
     tag: TagOpt = None,
-    scope: ScopeOpt = None,
+    scope: WriteScopeOpt = None,
     payload: Annotated[
         str | None, typer.Option("--payload", help="Structured fields as a JSON object.")
     ] = None,

@@ -17,7 +17,10 @@ from substrate.widetext import wide_encoding
 
 def redact(
     source: Annotated[
-        str, typer.Argument(help="File to redact, or - for standard input.", show_default=False)
+        str,
+        typer.Argument(
+            help="File to redact, or - for standard input (the default).", show_default=False
+        ),
     ] = "-",
     mask: Annotated[
         str, typer.Option("--mask", help="Replacement text; {rule} becomes the rule name.")

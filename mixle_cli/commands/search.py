@@ -169,7 +169,7 @@ def _explain_line(e: dict[str, float]) -> str:
         )
     else:
         parts.append("semantic off")
-    line = " + ".join(parts) + f" = {e['fused']:.3f}, x coverage {e['coverage']:.2f}"
+    line = " + ".join(parts) + f" = {e['fused']:.3f}, x query coverage {e['coverage']:.2f}"
     flags = [
         name
         for name, key in (
@@ -253,7 +253,12 @@ def search_cmd(
         ),
     ] = None,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Show what each ranking channel contributed.")
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show what each ranking channel contributed. Query coverage, the largest "
+            "share of the query's weighted terms one top hit holds, scales every score alike.",
+        ),
     ] = False,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
