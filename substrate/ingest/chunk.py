@@ -3,8 +3,10 @@
 A chunk is a verbatim slice of the section (whitespace and line breaks kept), so its line
 numbers in the file can be computed exactly. Chunks end after a sentence (``.``, ``!``, ``?``,
 ``…`` followed by white space, or the CJK full stops) or at a blank line; only a single sentence
-longer than the bound is cut inside, at the last white space that fits (or, for a run with no
-white space at all, at the bound itself).
+longer than the bound is cut inside, into pieces of even length, each at the white space (a line
+break preferred) nearest its share (or, for a run with no white space at all, at the share
+itself). A short lead-in before such a sentence (a heading) is kept with its first piece rather
+than left as a chunk of its own.
 """
 
 from __future__ import annotations
@@ -56,18 +58,17 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
-    """Cut one over-long sentence at white space (a line break preferred) within the bound."""
+    """Cut one over-long sentence into pieces of about even length within the bound, each at
+    the white space nearest its share (a line break preferred), so that no piece is a scrap."""
     pieces = []
     pos = start
     while end - pos > limit:
-        window_end = pos + limit
-        cut = text.rfind("\n", pos + 1, window_end + 1)
-        if cut <= pos + limit // 2:
-            cut = max(
-                text.rfind(" ", pos + 1, window_end + 1), text.rfind("\t", pos + 1, window_end + 1)
-            )
-        if cut <= pos:
-            cut = window_end
+        left = end - pos
+        share = -(-left // -(-left // limit))  # an even share of the pieces still to make
+        lo, target, hi = pos + share // 2, pos + share, pos + limit
+        cut = _nearest(text, ("\n",), lo, target, hi) or _nearest(text, (" ", "\t"), lo, target, hi)
+        if cut is None:  # a run without white space: cut at the share itself
+            cut = target
         stop = cut
         while stop > pos and text[stop - 1].isspace():
             stop -= 1
@@ -78,6 +79,14 @@ def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, 
     if pos < end:
         pieces.append((pos, end))
     return pieces
+
+
+def _nearest(text: str, marks: tuple[str, ...], lo: int, target: int, hi: int) -> int | None:
+    """The position of one of ``marks`` in ``text[lo:hi + 1]`` nearest ``target``, if any."""
+    found = [
+        p for m in marks for p in (text.rfind(m, lo, target + 1), text.find(m, target, hi + 1))
+    ]
+    return min((p for p in found if p >= lo), key=lambda p: abs(p - target), default=None)
 
 
 def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, int]]:
@@ -99,7 +108,10 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
     for s, e in sentence_spans(text, start, end):
         if e - s > limit:
             if cur is not None:
-                chunks.append(cur)
+                if cur[1] - cur[0] < limit // 4:
+                    s = cur[0]  # a short lead-in (a heading) goes with what follows
+                else:
+                    chunks.append(cur)
                 cur = None
             chunks.extend(_hard_split(text, s, e, limit))
         elif cur is None:

@@ -60,9 +60,20 @@ def test_overlong_sentence_is_cut_at_white_space() -> None:
     assert " ".join(chunks) == text
 
 
-def test_run_without_white_space_is_cut_at_the_bound() -> None:
+def test_run_without_white_space_is_cut_into_even_pieces() -> None:
     text = "x" * 100
-    assert _chunks(text, 30) == ["x" * 30, "x" * 30, "x" * 30, "x" * 10]
+    assert _chunks(text, 30) == ["x" * 25] * 4
+
+
+def test_an_overlong_paragraph_is_cut_evenly_and_keeps_its_heading() -> None:
+    words = " ".join(f"word{i % 7}" for i in range(300))  # 1,799 characters, no sentence end
+    chunks = _chunks(f"# Note\n\n{words}", 1500)
+    # two halves, each cut at the space nearest its share: not "# Note", 1,498 and a scrap
+    assert len(chunks) == 2 and all(abs(len(c) - 903) <= 6 for c in chunks)
+    assert chunks[0].startswith("# Note\n\nword0") and " ".join(chunks).endswith(words[-40:])
+    lead = "A sentence long enough to stand as a chunk of its own here. " * 8
+    alone = _chunks(lead + words, 1500)
+    assert alone[0] == lead.strip() and all(len(c) <= 1500 for c in alone)
 
 
 def test_chunk_lines_are_exact_file_lines() -> None:
