@@ -114,10 +114,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))
     if report.interrupted:  # said even with --quiet or --json: the run did not finish
-        output.note(
-            "error: interrupted; the files completed before it are stored, "
-            "run the command again to finish"
-        )
+        changed = report.items_added or report.items_removed or report.items_rewritten
+        kept = "the files completed before it are stored" if changed else "nothing was changed"
+        output.note(f"error: interrupted; {kept}, run the command again to finish")
         raise typer.Exit(INTERRUPTED)
     if not report.ok:
         raise typer.Exit(FOUND)

@@ -163,6 +163,11 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     assert len(stored) == 2
     resumed = mixle("ingest", str(notes), "--json").json()
     assert resumed["files_unchanged"] == 2 and resumed["files_added"] == 2, resumed
+    calls["n"] = 2  # the next file applied is the third call: interrupted before any
+    with monkeypatch.context() as patch:
+        patch.setattr(session.IngestSession, "apply", flaky)
+        first = mixle("--shard", str(notes.with_name("third")), "ingest", str(notes))
+    assert first.exit_code == 130 and "interrupted; nothing was changed" in first.stderr
 
 
 def test_explicit_forms(mixle, tmp_path: Path) -> None:
