@@ -224,7 +224,8 @@ def _parser_hint(exc: Exception) -> str:
     where it goes."""
     option = getattr(exc, "option_name", None)
     command = _command_path(exc)
-    if option in _GLOBAL_OPTIONS_WITH_VALUE and command != "mixle":
+    unknown = type(exc).__name__ == "NoSuchOption"  # not a command's own --as left without value
+    if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and command != "mixle":
         return f"{option} goes before the command: mixle {option} VALUE {command[6:]} ..."
     return f"see '{command} --help'"
 

@@ -45,12 +45,23 @@ class WideEncoding:
 def wide_encoding(data: bytes) -> WideEncoding | None:
     """The encoding ``data`` announces with a UTF-16 or UTF-32 byte-order mark, else None.
 
-    A mark alone is not enough (two bytes of Latin-1 text can look like one): the NUL bytes
-    these encodings give every ASCII character must follow.
+    A mark alone is not enough (two bytes of Latin-1 text can look like one): what follows it
+    must hold the NUL bytes these encodings give every ASCII character, or, for text with
+    none (Chinese, say), read as that encoding.
     """
-    if b"\x00" not in data[:PROBE_BYTES]:
-        return None
     for mark, codec, unit in _MARKS:
         if data.startswith(mark):
-            return WideEncoding(codec, codec[:6].upper(), len(mark), unit)
+            wide = WideEncoding(codec, codec[:6].upper(), len(mark), unit)
+            return wide if b"\x00" in data[:PROBE_BYTES] or _reads_as(data, wide) else None
     return None
+
+
+def _reads_as(data: bytes, wide: WideEncoding) -> bool:
+    if (len(data) - wide.mark) % wide.unit:  # not whole code units: not this encoding
+        return False
+    probe = data[: wide.text_end(data[:PROBE_BYTES])]
+    try:
+        probe.decode(wide.codec)
+    except UnicodeDecodeError as exc:  # a pair of code units cut by the probe's end is fine
+        return exc.start >= len(probe) - 2 * wide.unit and len(data) > len(probe)
+    return True

@@ -150,7 +150,7 @@ def ingest(
             "--max-file-size",
             min=1,
             help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}]; a "
-            "skipped file keeps the items it gave before unless it changed since.",
+            "skipped file keeps the items it gave before unless its size changed since.",
         ),
     ] = None,
     no_redact: NoRedactOpt = False,

@@ -23,6 +23,7 @@ from substrate import (
     SubstrateItem,
     init_shard,
     reader_view,
+    safe_text,
     shard_status,
 )
 
@@ -69,11 +70,12 @@ def init(
     else:
         root = Path.cwd() / SHARD_DIR
     shard, created = init_shard(root)
+    shown = safe_text(str(shard))  # a folder may be named after a secret
     if json:
-        output.emit_json({"shard": str(shard), "created": created})
+        output.emit_json({"shard": shown, "created": created})
     else:
         verb = "Created" if created else "Already a shard:"
-        output.emit_text(f"{verb} {shard}")
+        output.emit_text(f"{verb} {shown}")
 
 
 def _read_text(text: str | None) -> str:

@@ -12,7 +12,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import usage
 from mixle_cli.stdin import stdin_bytes
-from substrate.widetext import wide_encoding
+from substrate.widetext import WideEncoding, wide_encoding
 
 
 def redact(
@@ -80,9 +80,20 @@ def _encoding_of(data: bytes) -> tuple[str, str, int, int]:
     mark says so (kept as it was, like a partial last code unit), else UTF-8 with undecodable
     bytes carried through; and where the text starts and ends."""
     wide = wide_encoding(data)
-    if wide is not None:
+    if wide is not None and _decodes(data, wide):
         return wide.codec, "surrogatepass", wide.mark, wide.text_end(data)
     return "utf-8", "surrogateescape", 0, len(data)
+
+
+def _decodes(data: bytes, wide: WideEncoding) -> bool:
+    """Whether ``data`` reads whole in its wide encoding (UTF-32 has no room for a value past
+    U+10FFFF, even with lone surrogates let through): if not, its bytes pass through as any
+    other bytes that are not text."""
+    try:
+        data[wide.mark : wide.text_end(data)].decode(wide.codec, "surrogatepass")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"redact": redact}

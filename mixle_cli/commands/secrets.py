@@ -47,7 +47,11 @@ class Run:
 
 
 def _safe(text: str) -> str:
-    return text.translate(_CONTROL)
+    """A path or line as reports show it: secrets masked (a file may be named after one) and
+    control characters made visible."""
+    from substrate import safe_text
+
+    return safe_text(text).translate(_CONTROL)
 
 
 def _finding_line(f: TextFinding) -> str:

@@ -66,7 +66,9 @@ def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, 
         left = end - pos
         share = -(-left // -(-left // limit))  # an even share of the pieces still to make
         lo, target, hi = pos + share // 2, pos + share, pos + limit
-        cut = _nearest(text, ("\n",), lo, target, hi) or _nearest(text, (" ", "\t"), lo, target, hi)
+        cut = _nearest(text, ("\n",), lo, target, hi)
+        if cut is None:
+            cut = _nearest(text, (" ", "\t"), lo, target, hi)
         if cut is None:  # a run without white space: cut at the share itself
             cut = target
         stop = cut

@@ -65,12 +65,11 @@ def find_masked_file(shown: str, digest: str) -> str | None:
             for path in paths
             for name in _listed(path)
             if alike.fullmatch(name)
-        ][:_MAX_ALIKE]
+        ]
     return next((path for path in paths if cache_origin(path) == wanted), None)
 
 
 _MASKS = re.compile(re.escape(MASK_LEAD) + r"[a-z0-9_]+\]")
-_MAX_ALIKE = 64  # names that mask alike in one folder, looked at further
 
 
 def _listed(folder: str) -> list[str]:

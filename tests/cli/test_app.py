@@ -97,6 +97,8 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
         late = mixle_process("ls", option, "x")
         hint = f"hint: {option} goes before the command: mixle {option} VALUE ls ..."
         assert late.returncode == 2 and late.stderr.splitlines()[-1] == hint
+    own = mixle_process("ingest-file", "notes.txt", "--as")  # ingest's own --as: the format
+    assert own.stderr.splitlines()[-1] == "hint: see 'mixle ingest-file --help'"
     alone = mixle_process()
     assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 

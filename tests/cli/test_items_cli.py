@@ -71,6 +71,8 @@ def test_status_masks_a_secret_in_the_shard_path(mixle, tmp_path: Path) -> None:
     shard = str(tmp_path / f"shard_{token}")
     mixle("--shard", shard, "add", "a")
     for form in ([], ["--json"]):
+        made = mixle("--shard", shard + "2", "init", *form)
+        assert "[REDACTED:github_token]" in made.stdout and token not in made.stdout
         shown = mixle("--shard", shard, "status", *form)
         assert shown.exit_code == 0 and "shard_[REDACTED:github_token]" in shown.stdout
         assert token not in shown.stdout + shown.stderr

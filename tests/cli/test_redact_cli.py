@@ -133,6 +133,12 @@ def test_a_key_block_keeps_its_lines(eol: str) -> None:
     assert not any(line in out.decode() for line in body)
 
 
+def test_bytes_that_are_not_utf32_after_its_mark_pass_through() -> None:
+    data = b"\xff\xfe\x00\x00a\x00\x00\x00\xff\xff\xff\xff"  # past U+10FFFF
+    code, out, _ = redact_bytes(data=data)
+    assert code == 0 and out == data
+
+
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_wide_input_is_redacted_and_written_back_in_its_encoding(encoding: str) -> None:
     data = ("\ufeff" + BODY).encode(encoding)

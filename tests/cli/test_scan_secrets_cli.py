@@ -252,6 +252,11 @@ def test_unreadable_and_special_files_are_operational_errors(mixle: Run, work: P
     os.mkfifo(work / "pipe")
     special = mixle("scan-secrets", "pipe")
     assert special.exit_code == 3 and "not a regular file" in special.stderr
+    os.mkfifo(work / f"pipe_{GH}")  # its name is masked in the report too
+    named = mixle("scan-secrets", f"pipe_{GH}", "--json")
+    shown = "cannot read pipe_[REDACTED:github_token]: not a regular file"
+    assert named.json()["errors"] == [shown]
+    assert GH not in named.stdout + named.stderr
 
 
 # -- usage errors --------------------------------------------------------------------------------

@@ -129,6 +129,22 @@ def test_a_file_whose_path_was_masked_at_ingest_is_found_and_named_masked(
     assert freshness_report(store)["n_stale"] == 1  # the other folder's file is found again
 
 
+def test_a_masked_file_name_is_found_among_many_that_mask_alike(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_path
+
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(200):  # every one of them matches "[REDACTED:github_token].md" by shape
+        (notes / f"note{i:03d}.md").write_text(f"# N\n\nnote {i}\n")
+    (notes / f"{token}.md").write_text("# T\n\ntoken file\n")
+    for path in notes.iterdir():
+        age_file(path)
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    assert freshness_report(store)["n_stale"] == 0
+
+
 def test_changed_when_file_edited_after_ingest(store: Substrate, tmp_path: Path) -> None:
     f = tmp_path / "doc.md"
     f.write_text("version one")

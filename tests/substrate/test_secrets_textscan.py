@@ -162,6 +162,15 @@ def test_a_preview_masks_copies_of_secrets_found_anywhere_in_the_text() -> None:
     assert all(password not in f.preview and GH not in f.preview for f in findings)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_wide_text_without_ascii_up_front_is_scanned_too(encoding: str) -> None:
+    # no NUL byte in the first 8 KiB: the mark is believed because the text reads as UTF-16
+    text = ("\ufeff" if encoding.endswith("be") else "") + "中文" * 3000 + f"\ntoken = '{GH}'\n"
+    [finding] = scan_text(text.encode(encoding), path="notes.txt").findings
+    assert (finding.rule, finding.line) == ("github_token", 2)
+    assert scan_text(b"\xff\xfe" + b"\x00\xd8" * 5000, path="x").skipped is None  # read, not binary
+
+
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
 def test_wide_text_is_scanned_not_skipped_as_binary(encoding: str) -> None:
     text = ("\ufeff" if encoding.endswith("be") else "") + f"token = '{GH}'\n"
