@@ -36,10 +36,10 @@ def piped(text: str) -> str:
 
 def known_kind(kind: str | None) -> str | None:
     """``kind`` when it names an item kind (None passes), else a usage error."""
-    from substrate import MODALITIES
+    from substrate import MODALITIES, safe_repr
 
     if kind is not None and kind not in MODALITIES:
-        usage(f"unknown kind {kind!r}; expected one of {', '.join(MODALITIES)}")
+        usage(f"unknown kind {safe_repr(kind)}; expected one of {', '.join(MODALITIES)}")
     return kind
 
 

@@ -145,6 +145,7 @@ _EXPORTS: dict[str, str] = {
     "Rule": "substrate.secrets",
     "RULE_NAMES": "substrate.secrets",
     "RULES": "substrate.secrets",
+    "safe_repr": "substrate.secrets",
     "safe_text": "substrate.secrets",
     "sarif_log": "substrate.secrets",
     "save_baseline": "substrate.secrets",
@@ -593,6 +594,9 @@ if TYPE_CHECKING:
     )
     from substrate.secrets import (
         redact_secrets as redact_secrets,
+    )
+    from substrate.secrets import (
+        safe_repr as safe_repr,
     )
     from substrate.secrets import (
         safe_text as safe_text,

@@ -42,8 +42,11 @@ def parse_duration(text: str) -> float:
         total += float(match.group(1)) * UNITS[match.group(2)]
         pos = match.end()
     if pos != len(compact) or pos == 0:
+        from substrate.secrets import safe_repr  # only for the message
+
         raise InvalidInputError(
-            f"bad duration {text!r}; write it like 90s, 15m, 12h, 30d or 2w (units: s m h d w)"
+            f"bad duration {safe_repr(text)}; write it like 90s, 15m, 12h, 30d or 2w "
+            "(units: s m h d w)"
         )
     return _finite(total, text)
 
@@ -73,5 +76,8 @@ def _is_number(text: str) -> bool:
 
 def _finite(value: float, text: str) -> float:
     if not math.isfinite(value) or value < 0:
-        raise InvalidInputError(f"bad duration {text!r}: it must be a finite, non-negative amount")
+        from substrate.secrets import safe_repr  # only for the message
+
+        shown = safe_repr(text)
+        raise InvalidInputError(f"bad duration {shown}: it must be a finite, non-negative amount")
     return value

@@ -50,7 +50,7 @@ class SubstrateItem:
     def __post_init__(self) -> None:
         if self.kind not in MODALITIES:
             raise InvalidInputError(
-                f"unknown modality {self.kind!r}; expected one of {', '.join(MODALITIES)}"
+                f"unknown modality {_safe_repr(self.kind)}; expected one of {', '.join(MODALITIES)}"
             )
 
     def __reduce__(self) -> tuple[type[SubstrateItem], tuple[Any, ...]]:
@@ -90,7 +90,7 @@ def record_problem(data: dict[str, Any]) -> str | None:
     """Why a stored record cannot be an item (a hand edit, another tool), or None if it can."""
     kind = data.get("kind")
     if kind not in MODALITIES:
-        return f"unknown kind {kind!r}"
+        return f"unknown kind {_safe_repr(kind)}"
     for name, expected in (("text", str), ("payload", dict), ("provenance", dict), ("scope", str)):
         if name in data and not isinstance(data[name], expected):
             return f"'{name}' must be a {expected.__name__}"
@@ -108,3 +108,9 @@ def record_problem(data: dict[str, Any]) -> str | None:
 
 FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(SubstrateItem))
 FIELD_NAMES: frozenset[str] = frozenset(FIELD_ORDER)
+
+
+def _safe_repr(value: object) -> str:
+    from substrate.secrets import safe_repr  # only for error messages: not imported otherwise
+
+    return safe_repr(value)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import MODALITIES, SubstrateItem
+from substrate.secrets import safe_repr
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
 
@@ -217,7 +218,7 @@ def _check_kinds(kinds: Sequence[str] | None) -> list[str] | None:
     unknown = [kd for kd in kinds if kd not in MODALITIES]
     if unknown:
         raise InvalidInputError(
-            f"unknown kind {unknown[0]!r}; expected one of {', '.join(MODALITIES)}"
+            f"unknown kind {safe_repr(unknown[0])}; expected one of {', '.join(MODALITIES)}"
         )
     return list(dict.fromkeys(kinds))
 

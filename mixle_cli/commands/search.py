@@ -23,7 +23,7 @@ from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
 from mixle_cli.evidence import checked_query, item_title, known_kind, piped, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from substrate import MODALITIES
+from substrate import MODALITIES, safe_repr
 
 # The engine (numpy) is imported inside the commands, so that other commands never pay for it.
 if TYPE_CHECKING:
@@ -63,15 +63,15 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         return stamp
     if _BARE_NUMBER.fullmatch(text):  # a year? a Unix time? seconds? say which instead
         usage(
-            f"{option} {value!r}: a bare number is ambiguous; write a date (2024-05-01) or a "
-            "duration with its unit (90s, 7d)"
+            f"{option} {safe_repr(value)}: a bare number is ambiguous; write a date "
+            "(2024-05-01) or a duration with its unit (90s, 7d)"
         )
     try:
         return now - parse_duration(text)
     except InvalidInputError:
         usage(
-            f"{option} {value!r}: expected a date (2024-05-01, 2024-05-01T12:00) or a duration "
-            "(7d, 12h, 2w) meaning that long ago"
+            f"{option} {safe_repr(value)}: expected a date (2024-05-01, 2024-05-01T12:00) or "
+            "a duration (7d, 12h, 2w) meaning that long ago"
         )
 
 

@@ -25,6 +25,7 @@ from substrate.secrets.scan import (
     SecretScan,
     detect_secrets,
     redact_secrets,
+    safe_repr,
     safe_text,
 )
 from substrate.secrets.textscan import (
@@ -54,6 +55,7 @@ __all__ = [
     "merge_baseline",
     "new_findings",
     "redact_secrets",
+    "safe_repr",
     "safe_text",
     "sarif_log",
     "save_baseline",

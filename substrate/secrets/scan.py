@@ -183,3 +183,10 @@ def redact_secrets(
 def safe_text(text: str) -> str:
     """Redact-before-store guard: mask any secrets so they are never indexed or served."""
     return redact_secrets(text)
+
+
+def safe_repr(value: object) -> str:
+    """``repr(value)`` for an error message, with the secrets in a string masked first: once
+    quoted, a tab or a line break reads as a backslash and a letter, which the rules would no
+    longer take for the space around a password."""
+    return repr(safe_text(value) if isinstance(value, str) else value)

@@ -150,6 +150,29 @@ def test_a_debug_traceback_masks_a_secret_however_long_its_line(
     assert password not in done.stderr and password[:7] not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["freshness", "--max-age"],
+        ["add", "x", "--kind"],
+        ["ls", "--kind"],
+        ["search", "x", "--since"],
+    ],
+)
+def test_a_quoted_value_with_a_tab_or_line_break_still_masks_its_secret(
+    mixle: Callable[..., Any], args: list[str]
+) -> None:
+    mixle("add", "a note to search")
+    password, key = "Tr0ub4dor9xQzK", "wJalrXUtnFEMI9K7MDENGbPxRfiCYzq8Lm3Tv2Ha"
+    for value, secret in (
+        (f"password =\t{password}", password),
+        (f"aws_secret_access_key =\n{key}", key),
+    ):
+        result = mixle(*args, value)
+        assert result.exit_code == 2 and " =" in result.stderr, (args, result.stderr)
+        assert secret not in result.stderr, (args, result.stderr)
+
+
 def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
