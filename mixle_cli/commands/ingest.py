@@ -344,12 +344,12 @@ def _note_file(report: IngestReport, name: str) -> None:
     """The outcome of a file this command read and handed on as content."""
     from substrate import FileOutcome
 
-    added = report.items_added
+    added, rewritten = report.items_added, report.items_rewritten
     path = None if name == "-" else os.path.abspath(name)
-    outcome = FileOutcome(
-        name, "added" if added else "skipped", path, "" if added else "no content"
-    )
-    outcome.items_added, outcome.errors = added, len(report.issues)
+    result = "updated" if rewritten else "added" if added else "skipped"
+    outcome = FileOutcome(name, result, path, "" if added or rewritten else "no content")
+    outcome.items_added, outcome.items_rewritten = added, rewritten
+    outcome.errors = len(report.issues)
     report.files.append(outcome)
 
 

@@ -36,6 +36,7 @@ from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 
 if TYPE_CHECKING:
@@ -150,12 +151,15 @@ def ingest_records(
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     data = path.read_bytes()
     info = path.stat()
-    meta = {
-        "path": str(path.absolute()),
+    where = str(path.absolute())
+    meta: dict[str, Any] = {
+        "path": where,
         "content_hash": content_digest(data),
         "size": info.st_size,
         "mtime": info.st_mtime,
     }
+    if cache_origin(where) != where:  # the gate masks the path: freshness finds it by this
+        meta[DIGEST_KEY] = origin_digest(where)
     return data, meta
 
 

@@ -174,6 +174,8 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t"]}\n')
     assert mixle("ingest-docs", str(docs)).exit_code == 0
+    [again] = mixle("ingest-docs", str(docs), "--json").json()["files"]  # the same file again
+    assert (again["status"], again["items_rewritten"], again["reason"]) == ("updated", 2, "")
     traces = tmp_path / "traces.jsonl"
     traces.write_text('{"input": "2+2", "answer": "4"}\n')
     assert mixle("ingest-traces", str(traces)).exit_code == 0

@@ -129,6 +129,23 @@ def test_a_file_whose_path_was_masked_at_ingest_is_found_and_named_masked(
     assert freshness_report(store)["n_stale"] == 1  # the other folder's file is found again
 
 
+def test_a_masked_file_name_is_found_for_the_explicit_ingest_functions_too(
+    tmp_path: Path,
+) -> None:
+    from substrate.ingest import ingest_file
+
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    rows = tmp_path / f"rows_{token}.csv"
+    rows.write_text("n,v\nx,1\n")
+    age_file(rows)
+    store = Substrate()
+    ingest_file(store, rows)
+    assert freshness_report(store)["n_stale"] == 0
+    rows.unlink()
+    [gone] = freshness_report(store)["stale"]
+    assert gone["signals"][0].startswith("moved:") and token not in str(gone)
+
+
 def test_a_masked_file_name_is_found_among_many_that_mask_alike(tmp_path: Path) -> None:
     from substrate.ingest import ingest_path
 

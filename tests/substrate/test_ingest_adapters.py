@@ -173,7 +173,7 @@ def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
     path = tmp_path / "traces.jsonl"
     path.write_text(
         (FIXTURES / "notes" / "traces.jsonl").read_text()
-        + '{broken\n[1, 2]\n\n{"input": 5}\n{"nope": 1}\n'
+        + '{broken\n[1, 2]\n\n{"input": 5}\n{"nope": 1}\n{"input": null, "answer": ""}\n'
     )
     store = Substrate()
     report = IngestReport()
@@ -191,6 +191,7 @@ def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
         (5, "invalid JSON"),
         (6, "trace row is not a JSON object"),
         (9, "trace row has no input and no answer, label, call"),  # not "null => null"
+        (10, "trace row has no input and no answer, label, call"),
     ]
     assert ingest_traces(store, tmp_path / "none.jsonl") == []
     other = Substrate()

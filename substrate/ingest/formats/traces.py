@@ -57,12 +57,13 @@ def trace_segment(row: dict[str, Any], index: int) -> Segment:
 
 def traces_from_rows(rows: list[tuple[int, Any]], parsed: Parsed) -> Parsed:
     """Turn parsed ``(line index, value)`` rows into trace segments; non-objects, and objects
-    with neither an input nor an answer (``null => null``), are issues."""
+    with neither an input nor an answer (absent, null or empty: ``null => null``), are
+    issues."""
     parsed.format = "traces"
     for index, value in rows:
         if not isinstance(value, dict):
             parsed.issues.append(LineIssue(index + 1, "trace row is not a JSON object"))
-        elif not any(key in value for key in ("input", *ANSWER_KEYS)):
+        elif all(value.get(key) in (None, "") for key in ("input", *ANSWER_KEYS)):
             reason = f"trace row has no input and no {', '.join(ANSWER_KEYS)}"
             parsed.issues.append(LineIssue(index + 1, reason))
         else:
