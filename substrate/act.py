@@ -19,6 +19,7 @@ from substrate.answer import CONFIDENCE_KIND, DEFAULT_MIN_RELEVANCE
 from substrate.context.compress import truncate
 from substrate.errors import InvalidInputError
 from substrate.retrieval import retrieve
+from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Investigation:
 
     def as_dict(self) -> dict[str, Any]:
         out = {
-            "question": self.question,
+            "question": safe_text(self.question),  # a secret typed in is not given back
             "answer": self.answer,
             "abstained": self.abstained,
             "confidence": round(self.confidence, 4),
@@ -257,8 +258,6 @@ def _fire(action: Action, question: str, score: float) -> Step:
         ran = action.run(question)
         raw = [ran] if isinstance(ran, str) else list(ran)  # one text is one fragment
     except Exception as exc:  # noqa: BLE001 - a failing action is recorded, not fatal
-        from substrate.secrets import safe_text
-
         log.warning("action %s failed: %s", action.name, type(exc).__name__)
         raw = []
         # masked before it is cut: a message may quote a URL with its token

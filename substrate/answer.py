@@ -120,7 +120,7 @@ class Answer:
             {"n": n, **entry, "cited": n in cited} for n, entry in enumerate(self.citations(), 1)
         ]
         return {
-            "question": self.question,
+            "question": safe_text(self.question),  # a secret typed in is not given back
             "answer": self.answer,
             "abstained": self.abstained,
             "confidence": round(self.confidence, 4),

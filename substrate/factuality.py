@@ -12,6 +12,7 @@ from substrate.context.compress import sentences, terms
 from substrate.context.packet import shown_source
 from substrate.errors import InvalidInputError
 from substrate.retrieval import merge_scopes, ranked
+from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -111,7 +112,7 @@ class FactualityReceipt:
             "n_unsupported": len(self.unsupported()),
             "claims": [
                 {
-                    "claim": v.claim,
+                    "claim": safe_text(v.claim),
                     "supported": v.supported,
                     "score": round(v.score, 4),
                     "citations": v.citations,

@@ -17,6 +17,7 @@ from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import merge_scopes, ranked, source_of
 from substrate.search.tokenize import item_surface
+from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
 
@@ -109,7 +110,7 @@ class HopChain:
         for entry in steps:
             entry["path"] = [i.id for i in self.path_to(entry["id"])]
         return {
-            "query": self.query,
+            "query": safe_text(self.query),  # a secret typed in is not given back
             "n": len(self.steps),
             "max_depth": self.max_depth(),
             "steps": steps,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import MODALITIES, SubstrateItem
-from substrate.secrets import safe_repr
+from substrate.secrets import safe_repr, safe_text
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
 
@@ -134,7 +134,8 @@ class Retrieval:
         return pack_context(task or self.query, self.items, self.scores, **assemble_kw)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "n": len(self.items), "items": self.provenance()}
+        # a secret typed into the query is not given back
+        return {"query": safe_text(self.query), "n": len(self.items), "items": self.provenance()}
 
     def __len__(self) -> int:
         return len(self.items)

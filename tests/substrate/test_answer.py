@@ -80,6 +80,26 @@ def test_answers_with_citations(shop: Substrate) -> None:
     assert set(data) >= {"question", "answer", "abstained", "confidence", "note", "citations"}
 
 
+def test_a_secret_typed_into_a_question_is_not_given_back_by_any_result(shop: Substrate) -> None:
+    from substrate.act import investigate, retrieve_action
+    from substrate.factuality import check_factuality
+    from substrate.hops import multihop
+    from substrate.retrieval import retrieve
+
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    question = f"{QUESTION} {token}"
+    results = [
+        answer_from_substrate(shop, question, ExtractiveAnswerer()),
+        retrieve(shop, question),
+        multihop(shop, question),
+        check_factuality(shop, f"Refunds are given within 30 days {token}."),
+        investigate(question, [retrieve_action(shop)], lambda q, c: "an answer"),
+    ]
+    for result in results:
+        shown = json.dumps(result.as_dict())
+        assert token not in shown and "[REDACTED:github_token]" in shown, type(result).__name__
+
+
 def test_irrelevant_items_are_never_cited(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, Recording(), scopes={"local"})
     ids = [c["id"] for c in result.citations()]
