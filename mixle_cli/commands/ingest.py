@@ -17,6 +17,7 @@ from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
 from mixle_cli.output import JsonOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_bytes
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
+from substrate.widetext import wide_encoding
 
 if TYPE_CHECKING:
     from substrate import IngestIssue, IngestReport, Substrate
@@ -402,8 +403,13 @@ def ingest_docs_command(
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.formats.jsonl import loads
 
-    data = stdin_bytes() if file == "-" else _read(Path(file))
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
+    raw = stdin_bytes() if file == "-" else _read(Path(file))
+    wide = wide_encoding(raw)
+    if wide is not None:  # UTF-16 or UTF-32 saying so with its mark, as other inputs
+        text = raw[wide.mark : wide.text_end(raw)].decode(wide.codec, "replace")
+        data = text.encode("utf-8", "surrogatepass")
+    else:
+        data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
     docs, problems = [], []
@@ -415,7 +421,7 @@ def ingest_docs_command(
         except ValueError as exc:  # not UTF-8, not JSON or nested too deep: the line is left out
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact, problems=problems, read=len(data))  # fmt: skip
+           redact=not no_redact, problems=problems, read=len(raw))  # fmt: skip
 
 
 def _read(path: Path) -> bytes:

@@ -73,6 +73,11 @@ def redact(
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
+    if encoding == "utf-8" and "\0" in text[:8192]:  # said even with -q: the output may leak
+        output.note(
+            "warning: NUL bytes: binary content, or UTF-16/32 without a byte-order mark; "
+            "secrets in it may not have been found"
+        )
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

@@ -176,6 +176,10 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     assert mixle("ingest-docs", str(docs)).exit_code == 0
     [again] = mixle("ingest-docs", str(docs), "--json").json()["files"]  # the same file again
     assert (again["status"], again["items_rewritten"], again["reason"]) == ("updated", 2, "")
+    wide = tmp_path / "wide.jsonl"  # saved as UTF-16 with its mark, as Windows tools do
+    wide.write_bytes('"caf\u00e9 passage"\n{"text": "second"}\n'.encode("utf-16"))
+    alone = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(wide), "--json")
+    assert alone.json()["items_added"] == 2
     traces = tmp_path / "traces.jsonl"
     traces.write_text('{"input": "2+2", "answer": "4"}\n')
     assert mixle("ingest-traces", str(traces)).exit_code == 0

@@ -54,6 +54,13 @@ def test_json_masks_a_secret_in_the_file_name(mixle: Run, tmp_path: Path) -> Non
     assert GH not in result.stdout + result.stderr
 
 
+def test_text_without_a_mark_that_reads_as_binary_is_passed_on_with_a_warning() -> None:
+    data = f"token = {GH}\n".encode("utf-16-le")  # no byte-order mark
+    code, out, err = redact_bytes("-q", data=data)
+    assert code == 0 and out == data  # passed through: no rule matches across NUL bytes
+    assert "may not have been found" in err
+
+
 def test_file_argument(mixle: Run, tmp_path: Path) -> None:
     path = tmp_path / "app.env"
     path.write_text(BODY, encoding="utf-8")
