@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import shlex
 import signal
 import time
@@ -67,13 +68,18 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
     return "\n".join(parts)
 
 
+_WORD = re.compile(r"\w+")
+
+
 @dataclass
 class ExtractiveAnswerer:
     """Quotes the evidence sentences that best answer the question, each cited as ``[n]``.
 
     A sentence's score is the share of the question's terms it carries, each term weighted by
     how rare it is among the packet's sentences (a term every sentence has says little), plus a
-    small preference for sentences of higher-ranked sources.
+    small preference for sentences of higher-ranked sources. Between sentences that score
+    alike, the one using more of the question's own words as written wins ("deploys" over
+    "deployed", which share a stem).
 
     Attributes:
         max_sentences: the most sentences quoted.
@@ -91,6 +97,7 @@ class ExtractiveAnswerer:
         wanted = terms(question)
         if not wanted:
             return ""
+        asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         candidates: list[tuple[int, str, frozenset[str]]] = []
         for n, text in enumerate(packet.texts, 1):
             for sentence in sentences(text):
@@ -105,12 +112,13 @@ class ExtractiveAnswerer:
         for pos, (n, sentence, have) in enumerate(candidates):
             share = sum(weight[t] for t in have) / total if total else 0.0
             if share > 0 and len(have) >= min(self.min_terms, len(wanted)):
-                scored.append((share - 0.01 * (n - 1), pos, n, sentence, have))
-        scored.sort(key=lambda row: (-row[0], row[1]))
+                verbatim = len(asked.intersection(_WORD.findall(sentence.lower())))
+                scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))
+        scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
         covered: set[str] = set()
         used = 0
-        for _, _, n, sentence, have in scored:
+        for *_, n, sentence, have in scored:
             if len(chosen) >= self.max_sentences:
                 break
             if chosen and have <= covered:

@@ -197,6 +197,15 @@ def test_answer_as_dict_round() -> None:
 # -- extractive answerer ---------------------------------------------------------------------------
 
 
+def test_extractive_answerer_prefers_the_questions_own_words_between_equals() -> None:
+    context = (
+        "The billing service is deployed with Ansible from the ops repository. "
+        "Deploys happen on Mondays and Wednesdays after 14:00 UTC."
+    )
+    answer = ExtractiveAnswerer()("When are deploys?", context)
+    assert answer == "Deploys happen on Mondays and Wednesdays after 14:00 UTC. [1]"
+
+
 def test_extractive_answerer_quotes_and_cites() -> None:
     its = [
         SubstrateItem("text", "Cats purr. Refunds take 30 days for defective items.", id="a"),
