@@ -107,11 +107,16 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
         return [(start, end)]
     chunks: list[tuple[int, int]] = []
     cur: tuple[int, int] | None = None
-    for s, e in sentence_spans(text, start, end):
-        if e - s > limit:
+    spans = sentence_spans(text, start, end)
+    # a short first line on its own (a heading) that cannot join the next span whole is not
+    # left alone: the two are cut into even pieces together
+    heading = spans[0] if spans[0][1] - spans[0][0] < limit // 4 else None
+    for s, e in spans:
+        lead_in = cur is not None and cur == heading
+        if e - s > limit or (lead_in and cur is not None and e - cur[0] > limit):
             if cur is not None:
-                if cur[1] - cur[0] < limit // 4:
-                    s = cur[0]  # a short lead-in (a heading) goes with what follows
+                if lead_in or cur[1] - cur[0] < limit // 4:
+                    s = cur[0]  # a short lead-in goes with what follows
                 else:
                     chunks.append(cur)
                 cur = None

@@ -71,6 +71,11 @@ def test_an_overlong_paragraph_is_cut_evenly_and_keeps_its_heading() -> None:
     # two halves, each cut at the space nearest its share: not "# Note", 1,498 and a scrap
     assert len(chunks) == 2 and all(abs(len(c) - 903) <= 6 for c in chunks)
     assert chunks[0].startswith("# Note\n\nword0") and " ".join(chunks).endswith(words[-40:])
+    # a paragraph that fits the bound alone, but not with its heading: still no lone heading
+    fits = f"# Note\n\n{words[:1495]}"
+    assert [c.startswith("# Note\n\nword0") for c in _chunks(fits, 1500)] == [True, False]
+    intro = "An opening sentence. " * 10  # several sentences: they stand as a chunk
+    assert _chunks(intro + words[:1400], 1500)[0] == intro.strip()
     lead = "A sentence long enough to stand as a chunk of its own here. " * 8
     alone = _chunks(lead + words, 1500)
     assert alone[0] == lead.strip() and all(len(c) <= 1500 for c in alone)
