@@ -31,6 +31,7 @@ from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
 
 if TYPE_CHECKING:
+    from substrate.ingest.sourcekeys import MaskedFiles
     from substrate.store import Substrate
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,7 @@ class FileChecker:
     def __init__(self) -> None:
         self._files: dict[str, _FileState] = {}
         self._unmasked: dict[tuple[str, str], str] = {}
+        self._masked_files: MaskedFiles | None = None  # made when a masked path is met
 
     def signal(self, item: SubstrateItem, ref: str) -> str | None:
         """The ``moved`` or ``changed`` signal for ``item``'s file ``ref``, or None.
@@ -164,9 +166,11 @@ class FileChecker:
             return ref
         found = self._unmasked.get((ref, digest))
         if found is None:
-            from substrate.ingest.sourcekeys import find_masked_file
+            if self._masked_files is None:
+                from substrate.ingest.sourcekeys import MaskedFiles
 
-            found = self._unmasked[ref, digest] = find_masked_file(ref, digest) or ref
+                self._masked_files = MaskedFiles()
+            found = self._unmasked[ref, digest] = self._masked_files.find(ref, digest) or ref
         return found
 
     def _stat(self, ref: str) -> _FileState:

@@ -23,7 +23,13 @@ from substrate.governance import (
     require_readable,
 )
 from substrate.item import SubstrateItem
-from substrate.visibility import PUBLIC, reader_view, visible_history, visible_scopes
+from substrate.visibility import (
+    PUBLIC,
+    reader_view,
+    views_among,
+    visible_history,
+    visible_scopes,
+)
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -322,9 +328,8 @@ class Space:
 
         Like ``get``, a view: links to items the team cannot read are left out.
         """
-        scopes = self.scopes
-        found = self.substrate.iter_items(kind=kind, scopes=scopes, keep=True)
-        return [reader_view(self.substrate, item, scopes) for item in found]
+        every = list(self.substrate.iter_items(scopes=self.scopes, keep=True))
+        return [item for item in views_among(every) if kind is None or item.kind == kind]
 
     def add(self, *, scope: str | None = None, **kw: Any) -> str:
         """Add an item to the team's scope (or to a shared scope it can see)."""

@@ -67,7 +67,17 @@ def reader_view(
     the provenance a merge kept of the item merged away too."""
     if scopes is None:
         return item
-    visible = _visibility(substrate, scopes)
+    return _view(item, _visibility(substrate, scopes))
+
+
+def views_among(items: list[SubstrateItem]) -> list[SubstrateItem]:
+    """``reader_view`` of each of ``items``, which are every item a reader may see: a link
+    leads somewhere visible exactly when it leads to one of them (nothing is read again)."""
+    ids = {item.id for item in items}
+    return [_view(item, ids.__contains__) for item in items]
+
+
+def _view(item: SubstrateItem, visible: Callable[[object], bool]) -> SubstrateItem:
     shown = copy.copy(item)
     shown.links = [link for link in item.links if visible(link)]
     shown.provenance = _visible_references(item.provenance, visible)

@@ -120,7 +120,8 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
                 else:
                     chunks.append(cur)
                 cur = None
-            chunks.extend(_hard_split(text, s, e, limit))
+            *whole, cur = _hard_split(text, s, e, limit)  # the last piece may take what follows
+            chunks.extend(whole)
         elif cur is None:
             cur = (s, e)
         elif e - cur[0] <= limit:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from typing import TYPE_CHECKING
 
 from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, find_secrets
@@ -48,35 +47,44 @@ def cache_origin(origin: str) -> str:
     return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
 
 
-def find_masked_file(shown: str, digest: str) -> str | None:
-    """The file on disk that ``shown``, an absolute path with secrets masked, stands for: the
-    one whose ``cache_origin`` is ``shown`` with ``digest``. The folders along ``shown`` whose
-    names are masked are listed for names that mask alike; None when no such file exists."""
-    wanted = f"{shown}{DIGEST_SEP}{digest}"
-    paths = [os.sep]
-    for part in shown.split(os.sep)[1:]:
-        if MASK_LEAD not in part:
-            paths = [os.path.join(path, part) for path in paths]
-            continue
-        # each mask stands for at least one character; the whole path is checked at the end
-        alike = re.compile(".+?".join(map(re.escape, _MASKS.split(part))), re.DOTALL)
-        paths = [
-            os.path.join(path, name)
-            for path in paths
-            for name in _listed(path)
-            if alike.fullmatch(name)
-        ]
-    return next((path for path in paths if cache_origin(path) == wanted), None)
+class MaskedFiles:
+    """Finds the files on disk that paths with secrets masked stand for, listing each folder
+    once however many of its files are looked for."""
+
+    def __init__(self) -> None:
+        self._masked_names: dict[str, dict[str, list[str]]] = {}
+
+    def find(self, shown: str, digest: str) -> str | None:
+        """The file that ``shown``, an absolute path with secrets masked, stands for: the one
+        whose ``cache_origin`` is ``shown`` with ``digest``, or None when there is none."""
+        wanted = f"{shown}{DIGEST_SEP}{digest}"
+        paths = [os.sep]
+        for part in shown.split(os.sep)[1:]:
+            if MASK_LEAD in part:  # the names of the folder that mask to this one
+                paths = [os.path.join(p, name) for p in paths for name in self._alike(p, part)]
+            else:
+                paths = [os.path.join(p, part) for p in paths]
+        return next((path for path in paths if cache_origin(path) == wanted), None)
+
+    def _alike(self, folder: str, part: str) -> list[str]:
+        names = self._masked_names.get(folder)
+        if names is None:
+            names = self._masked_names[folder] = _names_by_mask(folder)
+        return names.get(part, [])
 
 
-_MASKS = re.compile(re.escape(MASK_LEAD) + r"[a-z0-9_]+\]")
-
-
-def _listed(folder: str) -> list[str]:
+def _names_by_mask(folder: str) -> dict[str, list[str]]:
+    """The names in ``folder`` that hold a secret, by how the gate masks them."""
     try:
-        return os.listdir(folder)
+        listed = os.listdir(folder)
     except OSError:
-        return []
+        return {}
+    found: dict[str, list[str]] = {}
+    for name in listed:
+        hits = find_secrets(name)
+        if hits:
+            found.setdefault(redact_hits(name, hits, mask=DEFAULT_MASK), []).append(name)
+    return found
 
 
 def shown_origin(origin: str) -> str:

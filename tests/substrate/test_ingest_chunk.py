@@ -74,6 +74,8 @@ def test_an_overlong_paragraph_is_cut_evenly_and_keeps_its_heading() -> None:
     # a paragraph that fits the bound alone, but not with its heading: still no lone heading
     fits = f"# Note\n\n{words[:1495]}"
     assert [c.startswith("# Note\n\nword0") for c in _chunks(fits, 1500)] == [True, False]
+    closing = _chunks(f"{words}\n\nA short closing line.", 1500)  # joins the last piece
+    assert len(closing) == 2 and closing[1].endswith("\n\nA short closing line.")
     intro = "An opening sentence. " * 10  # several sentences: they stand as a chunk
     assert _chunks(intro + words[:1400], 1500)[0] == intro.strip()
     lead = "A sentence long enough to stand as a chunk of its own here. " * 8
