@@ -86,7 +86,8 @@ def _shard_hint(exc: ShardError) -> str | None:
             return hint
     if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
         return None
-    if "mixle.toml" in message:  # every command reads the settings: `audit` would fail alike
+    if "mixle.toml" in message and not message.startswith("cannot write"):
+        # every command reads the settings: `audit` would fail alike
         return "fix mixle.toml by hand (docs/formats.md describes it)"
     if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
         return "fix or remove that line by hand (see docs/formats.md), then run `mixle compact`"

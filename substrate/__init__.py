@@ -149,6 +149,7 @@ _EXPORTS: dict[str, str] = {
     "safe_text": "substrate.secrets",
     "sarif_log": "substrate.secrets",
     "save_baseline": "substrate.secrets",
+    "update_baseline": "substrate.secrets",
     "scan_file": "substrate.secrets",
     "scan_files": "substrate.secrets",
     "scan_item": "substrate.secrets",
@@ -624,6 +625,9 @@ if TYPE_CHECKING:
     )
     from substrate.secrets import (
         stale_fingerprints as stale_fingerprints,
+    )
+    from substrate.secrets import (
+        update_baseline as update_baseline,
     )
     from substrate.secrets.sources import (
         ScanSource as ScanSource,

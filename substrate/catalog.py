@@ -209,9 +209,11 @@ class Catalog:
         return np.frombuffer(data, dtype=record_dtype()).copy()
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        # forgotten before it is closed: a Ctrl-C in between must not leave it to be closed
+        # again, when its number may already belong to another file (the log, the lock)
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 def write_catalog(

@@ -401,6 +401,7 @@ class LogFile:
         with exclusive_lock(self.lock_path):
             if not self._swept:  # a compaction or settings write killed midway left its copy
                 remove_abandoned_temporaries(self.root)  # (as large as the log): once a run
+                remove_abandoned_temporaries(self.root / "index")  # and a catalog write
                 self._swept = True
             head = self.header()
             if head is None and self.path.exists() and self.path.stat().st_size:

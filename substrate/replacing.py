@@ -74,10 +74,11 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     os.unlink(tmp)
 
 
-def remove_abandoned_temporaries(directory: Path) -> None:
+def remove_abandoned_temporaries(directory: Path, name: str = "*") -> None:
     """Delete the ``.NAME.PID.tmp`` files in ``directory`` whose writing process is gone (a
-    kill -9, a power cut): nothing else would, and a half-written index file can be large."""
-    for path in directory.glob(".*.tmp"):
+    kill -9, a power cut): nothing else would, and a half-written index file can be large.
+    ``name`` keeps to the temporaries of one file (in a folder that is not mixle's own)."""
+    for path in directory.glob(f".{name}.*.tmp"):
         pid = path.name.rsplit(".", 2)[-2]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):

@@ -216,11 +216,16 @@ class Substrate:
         read the items you change inside it too. The settings are read again once the lock is
         held (settings changed in memory and not saved are dropped): a revoked approver must
         not approve on the strength of the ``mixle.toml`` this process read before. An
-        in-memory shard has nothing to lock.
+        in-memory shard has nothing to lock; a shard not created yet is created first, so
+        that two first writes (two ``grant``s) take turns too.
         """
-        if self.root is None or self._log is None or not self.root.is_dir():
-            yield  # nothing saved yet, nothing to protect: a save inside creates the shard
+        if self.root is None or self._log is None:
+            yield
             return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ShardError(f"cannot create the shard {self.root}: {exc.strerror}") from exc
         with exclusive_lock(self._log.lock_path):
             self.settings = Settings.load(self.root)
             yield
@@ -506,9 +511,9 @@ class Substrate:
 
     def close(self) -> None:
         """Release open files (the shard stays usable; they are reopened on demand)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
+        if fd is not None:
+            os.close(fd)
         if self._view is not None:
             self._view.close()
 
@@ -561,9 +566,9 @@ class Substrate:
         return (view or self._fresh_view()).locate(item_id) is not None
 
     def _reopen(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
+        if fd is not None:
+            os.close(fd)
         assert self._view is not None
         self._view.reset()
 
@@ -572,8 +577,9 @@ class Substrate:
         assert self._log is not None and self._view is not None
         ino = self._view._stat_seen[1]
         if self._fd is None or self._fd_ino != ino:
-            if self._fd is not None:
-                os.close(self._fd)
+            fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
+            if fd is not None:
+                os.close(fd)
             self._fd = os.open(self._log.path, os.O_RDONLY)
             self._fd_ino = os.fstat(self._fd).st_ino
         return self._fd

@@ -198,9 +198,8 @@ def _apply_baseline(
         NotFoundError,
         SubstrateError,
         load_baseline,
-        merge_baseline,
-        save_baseline,
         stale_fingerprints,
+        update_baseline,
     )
 
     found = [f for s in run.scans for f in s.findings]
@@ -232,9 +231,8 @@ def _apply_baseline(
                 "match anything (fixed or moved); --update-baseline drops them"
             )
         return fresh, len(found) - len(fresh)
-    new = merge_baseline(old, found, scanned_paths=scanned)
-    try:
-        save_baseline(baseline_path, new)
+    try:  # read again under a lock: another update may have landed since
+        old, new = update_baseline(baseline_path, found, scanned_paths=scanned)
     except SubstrateError as exc:
         fail(str(exc), OPERATIONAL)
     added = len(set(new.entries) - set(old.entries))

@@ -16,6 +16,7 @@ from substrate.secrets.baseline import (
     new_findings,
     save_baseline,
     stale_fingerprints,
+    update_baseline,
 )
 from substrate.secrets.fields import scan_item, scan_substrate
 from substrate.secrets.rules import RULE_NAMES, RULES, Rule
@@ -65,4 +66,5 @@ __all__ = [
     "scan_substrate",
     "scan_text",
     "stale_fingerprints",
+    "update_baseline",
 ]

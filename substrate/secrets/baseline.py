@@ -12,15 +12,17 @@ File format (JSON)::
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
-from substrate.replacing import replacing
+from substrate.replacing import remove_abandoned_temporaries, replacing
 from substrate.secrets.textscan import TextFinding
 
 BASELINE_VERSION = 1
@@ -130,6 +132,8 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
     """
     p = Path(path)
     data = json.dumps(baseline.as_dict(), indent=2, sort_keys=True) + "\n"
+    # a write killed midway left its copy in the user's folder, where `git add` would take it
+    remove_abandoned_temporaries(p.parent, p.name)
     try:
         with replacing(p) as tmp, tmp.open("w", encoding="utf-8") as fh:
             fh.write(data)
@@ -137,3 +141,44 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
             os.fsync(fh.fileno())
     except OSError as exc:
         raise ShardError(f"cannot write baseline {p}: {exc.strerror or exc}") from exc
+
+
+def update_baseline(
+    path: str | Path,
+    findings: Iterable[TextFinding],
+    *,
+    scanned_paths: Iterable[str] | None = None,
+) -> tuple[Baseline, Baseline]:
+    """Accept ``findings`` in the baseline file at ``path`` (``merge_baseline``), created if
+    missing; returns the baseline before and after.
+
+    Reading, merging and writing hold a lock on the file's folder, so that two updates at
+    once (two hooks, two CI steps) both land; a lock on the folder itself leaves no lock file
+    in a repository.
+
+    Raises:
+        InvalidInputError: the file is not a baseline.
+        ShardError: the file or its folder cannot be read or written.
+    """
+    p = Path(path)
+    with _folder_locked(p.parent):
+        try:
+            old = load_baseline(p)
+        except NotFoundError:
+            old = Baseline()
+        new = merge_baseline(old, findings, scanned_paths=scanned_paths)
+        save_baseline(p, new)
+    return old, new
+
+
+@contextlib.contextmanager
+def _folder_locked(folder: Path) -> Iterator[None]:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise ShardError(f"cannot open {folder}: {exc.strerror or exc}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # which releases the lock

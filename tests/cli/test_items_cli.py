@@ -403,6 +403,22 @@ def test_a_malformed_mixle_toml_is_named_with_exit_3(
         assert "hint: fix mixle.toml by hand" in result.stderr and "audit" not in result.stderr
 
 
+def test_a_mixle_toml_that_cannot_be_written_is_not_called_broken(
+    mixle, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    mixle("add", "kept")
+
+    def too_large(fd: int) -> None:
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr("substrate.settings.os.fsync", too_large)
+    result = mixle("grant", "zed", "s9")
+    assert result.exit_code == 3 and "File too large" in result.stderr
+    assert "fix mixle.toml by hand" not in result.stderr  # the file is intact
+
+
 def test_a_shard_of_a_newer_format_says_to_upgrade_and_nothing_else(
     mixle, isolated_shard_env: Path
 ) -> None:

@@ -713,3 +713,27 @@ def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
     s.save()
     (shard / "index" / "log-end.json").write_bytes(b'{"generation": "x", "en')  # cut by a crash
     assert len(Substrate(shard)) == 1
+
+
+def test_a_catalog_interrupted_while_closing_is_not_closed_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from substrate import catalog
+
+    _cataloged(tmp_path, 1).close()
+    opened = Catalog(tmp_path / "index" / "offsets.bin")
+    closed: list[int] = []
+    real_close = os.close
+
+    def interrupted(fd: int) -> None:  # Ctrl-C arrives just as the file is closed
+        closed.append(fd)
+        real_close(fd)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(catalog.os, "close", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        opened.close()
+    opened.close()  # the clean-up after the interrupt: the number may be another file's now
+    assert len(closed) == 1

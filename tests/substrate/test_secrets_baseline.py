@@ -95,3 +95,40 @@ def test_sarif_shape() -> None:
 def test_sarif_accepts_findings_directly() -> None:
     log = sarif_log(findings())
     assert len(log["runs"][0]["results"]) == 2
+
+
+def test_updates_at_once_each_land_and_wait_for_the_folder_lock(tmp_path: Path) -> None:
+    import fcntl
+    import os
+    import threading
+
+    from substrate.secrets import update_baseline
+
+    path = tmp_path / "secrets.baseline.json"
+    [one] = scan_text(f"token = '{GH}'\n", path="a.py").findings
+    [two] = scan_text(f"token = '{GH}'\n", path="b.py").findings
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # as another process in the middle of an update
+        update = {"scanned_paths": ["a.py"]}  # a hook that scanned a.py alone
+        waiting = threading.Thread(target=update_baseline, args=(path, [one]), kwargs=update)
+        waiting.start()
+        waiting.join(timeout=0.5)
+        assert waiting.is_alive() and not path.exists()  # it waits for the lock
+        save_baseline(path, baseline_from_findings([two]))  # the other process's update lands
+    finally:
+        os.close(folder)  # releases the lock
+    waiting.join(timeout=30)
+    assert sorted(load_baseline(path).entries) == sorted([one.fingerprint, two.fingerprint])
+    old, new = update_baseline(tmp_path / "fresh.json", [one])
+    assert len(old) == 0 and len(new) == 1
+
+
+def test_a_baseline_write_removes_only_its_own_abandoned_copies(tmp_path: Path) -> None:
+    path = tmp_path / "secrets.baseline.json"
+    mine = tmp_path / ".secrets.baseline.json.99999999.tmp"  # left by a killed update
+    other = tmp_path / ".notes.txt.99999999.tmp"  # the user's, whatever it is
+    for leftover in (mine, other):
+        leftover.write_text("half")
+    save_baseline(path, baseline_from_findings(findings()))
+    assert not mine.exists() and other.exists()

@@ -621,6 +621,23 @@ def test_compaction_removes_the_copy_a_killed_compaction_left(
     assert [i.id for i in Substrate(tmp_path).iter_items()] == ["a1"]
 
 
+def test_the_first_write_of_a_run_removes_a_catalog_copy_a_killed_writer_left(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "kept")
+    store.save()
+    (tmp_path / "index").mkdir(exist_ok=True)
+    leftover = tmp_path / "index" / ".offsets.bin.99999999.tmp"  # a process long gone
+    leftover.write_bytes(b"x" * 4096)
+    mine = tmp_path / "index" / f".offsets.bin.{os.getpid()}.tmp"  # a live writer's: kept
+    mine.write_bytes(b"x")
+    again = Substrate(tmp_path)
+    again.add("text", "more")
+    again.save()
+    assert not leftover.exists() and mine.exists()
+
+
 def test_a_read_modify_write_may_save_through_another_path_to_the_same_shard(
     tmp_path: Path,
 ) -> None:
@@ -753,3 +770,18 @@ def test_a_batch_larger_than_one_write_keeps_every_offset(tmp_path: Path) -> Non
     records = list(log.records(0, mark.offset))
     assert [r.offset for r in records] == offsets and len(records) == 10_000
     assert records[-1].data == {"id": f"{9_999:016x}", "kind": "text", "text": "xxx"}
+
+
+def test_a_first_write_under_the_writer_lock_creates_the_shard_and_holds_the_lock(
+    tmp_path: Path,
+) -> None:
+    import fcntl
+
+    shard = tmp_path / "new" / "shard"
+    store = Substrate(shard)
+    with store.exclusive():  # two first `grant`s must take turns, as on an existing shard
+        with open(shard / ".lock", "a+b") as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        store.add("text", "first")
+        store.save()
+    assert [i.text for i in Substrate(shard).all()] == ["first"]
