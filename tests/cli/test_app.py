@@ -194,6 +194,27 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
+def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> None:
+    import subprocess
+    import sys
+
+    from mixle_cli import launch
+
+    code = (
+        "import os, signal\n"
+        "from mixle_cli import launch\n"
+        "signal.signal(signal.SIGINT, launch._interrupted_while_loading)\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"  # as during the imports main() makes next
+        "import time; time.sleep(30)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (130, "error: interrupted\n")
+    import tomllib  # and the installed command starts there, before the slow imports
+
+    project = tomllib.loads((Path(launch.__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["mixle"] == "mixle_cli.launch:main"
+
+
 def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_path: Path) -> None:
     mixle("add", "refunds take 30 days")
     note = tmp_path / "note.txt"

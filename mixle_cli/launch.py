@@ -1,0 +1,33 @@
+"""The ``mixle`` command's entry point.
+
+Loading the program (typer, rich, the library) takes a noticeable moment. A Ctrl-C in it would
+print a traceback of whatever import it stopped and exit -2; it ends the run as an interrupt
+anywhere later does instead: one line, exit 130. Nothing has been read or written by then.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+_INTERRUPTED = 130  # mixle_cli.errors.INTERRUPTED, not imported: that is what takes time
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, _interrupted_while_loading)
+    from mixle_cli.app import main as run
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    run()
+
+
+def _interrupted_while_loading(signum: int, frame: FrameType | None) -> None:
+    if sys.stderr is not None:  # None when the caller closed it (2>&-)
+        try:
+            sys.stderr.write("error: interrupted\n")
+            sys.stderr.flush()
+        except OSError:
+            pass
+    os._exit(_INTERRUPTED)
