@@ -16,10 +16,14 @@ _INTERRUPTED = 130  # mixle_cli.errors.INTERRUPTED, not imported: that is what t
 
 
 def main() -> None:
-    signal.signal(signal.SIGINT, _interrupted_while_loading)
-    from mixle_cli.app import main as run
+    inherited = signal.getsignal(signal.SIGINT)
+    if inherited is signal.SIG_IGN:  # a background job of a script: Ctrl-C is not for it
+        from mixle_cli.app import main as run
+    else:
+        signal.signal(signal.SIGINT, _interrupted_while_loading)
+        from mixle_cli.app import main as run
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, inherited)
     run()
 
 

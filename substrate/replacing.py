@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import logging
 import os
 import shutil
@@ -78,7 +79,8 @@ def remove_abandoned_temporaries(directory: Path, name: str = "*") -> None:
     """Delete the ``.NAME.PID.tmp`` files in ``directory`` whose writing process is gone (a
     kill -9, a power cut): nothing else would, and a half-written index file can be large.
     ``name`` keeps to the temporaries of one file (in a folder that is not mixle's own)."""
-    for path in directory.glob(f".{name}.*.tmp"):
+    pattern = name if name == "*" else glob.escape(name)  # a file named "base[1].json"
+    for path in directory.glob(f".{pattern}.*.tmp"):
         pid = path.name.rsplit(".", 2)[-2]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):

@@ -176,7 +176,9 @@ def retrieve(
     weights = dict(weights or {})
     for kd, w in weights.items():
         if not isinstance(w, int | float) or not math.isfinite(w) or w < 0:
-            raise InvalidInputError(f"weight for {kd!r} must be a finite number >= 0, got {w!r}")
+            raise InvalidInputError(
+                f"weight for {safe_repr(kd)} must be a finite number >= 0, got {safe_repr(w)}"
+            )
     wanted = _check_kinds(kinds)
     allowed = merge_scopes(scope, scopes)
     groups: dict[str, list[tuple[SubstrateItem, float]]] = {}

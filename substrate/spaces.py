@@ -23,6 +23,7 @@ from substrate.governance import (
     require_readable,
 )
 from substrate.item import SubstrateItem
+from substrate.secrets import safe_repr
 from substrate.visibility import (
     PUBLIC,
     reader_view,
@@ -224,7 +225,7 @@ def merge_versions(
     if keep_id == other_id:
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
     if prefer not in ("latest", "keep"):
-        raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {prefer!r}")
+        raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")
     refuse_secret_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:
         keep, other = require_items(substrate, [keep_id, other_id], scopes)
@@ -329,7 +330,7 @@ class Space:
         Like ``get``, a view: links to items the team cannot read are left out.
         """
         every = list(self.substrate.iter_items(scopes=self.scopes, keep=True))
-        return [item for item in views_among(every) if kind is None or item.kind == kind]
+        return views_among(every, [item for item in every if kind is None or item.kind == kind])
 
     def add(self, *, scope: str | None = None, **kw: Any) -> str:
         """Add an item to the team's scope (or to a shared scope it can see)."""

@@ -225,7 +225,7 @@ class Substrate:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ShardError(f"cannot create the shard {self.root}: {exc.strerror}") from exc
+            raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
         with exclusive_lock(self._log.lock_path):
             self.settings = Settings.load(self.root)
             yield

@@ -70,10 +70,10 @@ def reader_view(
     return _view(item, _visibility(substrate, scopes))
 
 
-def views_among(items: list[SubstrateItem]) -> list[SubstrateItem]:
-    """``reader_view`` of each of ``items``, which are every item a reader may see: a link
+def views_among(every: list[SubstrateItem], items: list[SubstrateItem]) -> list[SubstrateItem]:
+    """``reader_view`` of each of ``items``, given ``every`` item the reader may see: a link
     leads somewhere visible exactly when it leads to one of them (nothing is read again)."""
-    ids = {item.id for item in items}
+    ids = {item.id for item in every}
     return [_view(item, ids.__contains__) for item in items]
 
 

@@ -47,7 +47,8 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
 
     A mark alone is not enough (two bytes of Latin-1 text can look like one): what follows it
     must hold the NUL bytes these encodings give every ASCII character, or, for text with
-    none (Chinese, say), read as that encoding.
+    none (Chinese, say), read as that encoding and hold bytes past ASCII, as such text does
+    (nearly any bytes read as UTF-16, ASCII text after a stray mark included).
     """
     for mark, codec, unit in _MARKS:
         if data.startswith(mark):
@@ -60,6 +61,8 @@ def _reads_as(data: bytes, wide: WideEncoding) -> bool:
     if (len(data) - wide.mark) % wide.unit:  # not whole code units: not this encoding
         return False
     probe = data[: wide.text_end(data[:PROBE_BYTES])]
+    if probe[wide.mark :].isascii():
+        return False
     try:
         probe.decode(wide.codec)
     except UnicodeDecodeError as exc:  # a pair of code units cut by the probe's end is fine

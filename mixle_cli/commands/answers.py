@@ -42,11 +42,12 @@ def _answerer(
         CommandAnswerer,
         ExtractiveAnswerer,
         http_answerer_from_config,
+        safe_repr,
     )
 
     chosen = kind or ("cmd" if command else "extractive")
     if chosen not in ANSWERERS:
-        usage(f"unknown answerer {chosen!r}; expected one of {', '.join(ANSWERERS)}")
+        usage(f"unknown answerer {safe_repr(chosen)}; expected one of {', '.join(ANSWERERS)}")
     if command is not None and chosen != "cmd":
         usage("--answerer-cmd goes with --answerer cmd")
     if chosen == "cmd":

@@ -35,6 +35,7 @@ from substrate import (
     reject,
     require_readable,
     revoke_approver,
+    safe_repr,
     safe_text,
     version_of,
     visible_item,
@@ -184,7 +185,7 @@ def merge_cmd(
     Links that pointed at OTHER are re-pointed at KEEP. Both items must be in the same scope.
     """
     if prefer not in ("latest", "keep"):  # a usage error, before any permission is weighed
-        usage(f"--prefer must be 'latest' or 'keep', not {prefer!r}")
+        usage(f"--prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

@@ -16,7 +16,7 @@ from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import item_title, item_where, known_kind, query_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from substrate import MODALITIES
+from substrate import MODALITIES, safe_repr
 
 # The library parts are imported inside the commands, so that loading this module stays cheap.
 if TYPE_CHECKING:
@@ -54,13 +54,13 @@ def _weights(values: list[str] | None) -> dict[str, float]:
     for value in values or []:
         kind, sep, number = value.partition("=")
         if not sep or kind.strip() not in MODALITIES:
-            usage(f"--weight expects KIND=NUMBER with a known kind, got {value!r}")
+            usage(f"--weight expects KIND=NUMBER with a known kind, got {safe_repr(value)}")
         try:
             weight = float(number)
         except ValueError:
-            usage(f"--weight {value!r}: {number!r} is not a number")
+            usage(f"--weight {safe_repr(value)}: {safe_repr(number)} is not a number")
         if not weight >= 0 or weight == float("inf"):
-            usage(f"--weight {value!r}: the weight must be a finite number >= 0")
+            usage(f"--weight {safe_repr(value)}: the weight must be a finite number >= 0")
         weights[kind.strip()] = weight
     return weights
 
@@ -259,9 +259,9 @@ def assemble_context_cmd(
     from substrate import ContextBudget, assemble_context
 
     if fmt not in FORMAT_NAMES:
-        usage(f"unknown format {fmt!r}; expected md, xml or json")
+        usage(f"unknown format {safe_repr(fmt)}; expected md, xml or json")
     if shape not in SHAPE_NAMES:
-        usage(f"unknown shape {shape!r}; expected one of {', '.join(SHAPE_NAMES)}")
+        usage(f"unknown shape {safe_repr(shape)}; expected one of {', '.join(SHAPE_NAMES)}")
     known_kind(kind)
     budget = ContextBudget(
         max_chars=max_chars,

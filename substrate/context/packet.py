@@ -11,7 +11,7 @@ from substrate.context.compress import query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import provenance_entry, source_of
-from substrate.secrets import safe_text
+from substrate.secrets import safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
 # usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and makes a token
@@ -111,7 +111,7 @@ class ContextPacket:
         """
         fmt = fmt or self.budget.format
         if fmt not in render.FORMATS:
-            raise InvalidInputError(f"unknown format {fmt!r}")
+            raise InvalidInputError(f"unknown format {safe_repr(fmt)}")
         limit = self.budget.char_limit
         fr = render.frame(safe_text(self.task), fmt, self.budget.shape, header=header, limit=limit)
         if fr is None:

@@ -2,11 +2,12 @@
 
 A chunk is a verbatim slice of the section (whitespace and line breaks kept), so its line
 numbers in the file can be computed exactly. Chunks end after a sentence (``.``, ``!``, ``?``,
-``…`` followed by white space, or the CJK full stops) or at a blank line; only a single sentence
-longer than the bound is cut inside, into pieces of even length, each at the white space (a line
-break preferred) nearest its share (or, for a run with no white space at all, at the share
-itself). A short lead-in before such a sentence (a heading) is kept with its first piece rather
-than left as a chunk of its own.
+``…`` followed by white space, or the CJK full stops) or at a blank line. A sentence longer
+than the bound is cut inside, into pieces of even length, each at the white space (a line break
+preferred) nearest its share (or, for a run with no white space at all, at the share itself).
+A short lead-in is kept with what follows rather than left as a chunk of its own: before such a
+sentence, and, when it is the text's first span (a heading), before any sentence it cannot join
+whole, which is then cut with it; the last piece of a cut takes what follows it if it fits.
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
     chunks: list[tuple[int, int]] = []
     cur: tuple[int, int] | None = None
     spans = sentence_spans(text, start, end)
-    # a short first line on its own (a heading) that cannot join the next span whole is not
-    # left alone: the two are cut into even pieces together
+    # a short first span (a heading, or an opening word) that cannot join the next span whole
+    # is not left alone: the two are cut into even pieces together
     heading = spans[0] if spans[0][1] - spans[0][0] < limit // 4 else None
     for s, e in spans:
         lead_in = cur is not None and cur == heading

@@ -175,7 +175,9 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
             C#, Objective-C): like code, and single quotes delimit characters, not strings.
     """
     if syntax not in SYNTAXES:
-        raise InvalidInputError(f"unknown syntax {syntax!r}; expected one of {SYNTAXES}")
+        from substrate.secrets.scan import safe_repr  # scan imports this module
+
+        raise InvalidInputError(f"unknown syntax {safe_repr(syntax)}; expected one of {SYNTAXES}")
     if len(text) < 4:  # shorter than any credential this package reports
         return []
     low = text.lower()

@@ -157,6 +157,11 @@ def test_a_debug_traceback_masks_a_secret_however_long_its_line(
         ["add", "x", "--kind"],
         ["ls", "--kind"],
         ["search", "x", "--since"],
+        ["retrieve", "x", "--weight"],
+        ["ask", "x", "--answerer"],
+        ["assemble-context", "x", "--format"],
+        ["assemble-context", "x", "--shape"],
+        ["merge", "a", "b", "--prefer"],
     ],
 )
 def test_a_quoted_value_with_a_tab_or_line_break_still_masks_its_secret(
@@ -213,6 +218,28 @@ def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> Non
 
     project = tomllib.loads((Path(launch.__file__).parents[1] / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["mixle"] == "mixle_cli.launch:main"
+
+
+def test_a_background_job_that_ignores_ctrl_c_keeps_ignoring_it(mixle_bin: str) -> None:
+    import signal
+    import subprocess
+
+    run = subprocess.Popen(  # as a script's `mixle ... &`: started with SIGINT ignored
+        [mixle_bin, "redact", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert run.stdin is not None and run.stdout is not None
+    run.stdin.write(b"first line\n")
+    run.stdin.flush()
+    import time
+
+    time.sleep(1.0)  # loaded by now, waiting for the rest of its input
+    run.send_signal(signal.SIGINT)
+    out, _ = run.communicate(b"second line\n", timeout=60)
+    assert run.returncode == 0 and out == b"first line\nsecond line\n"
 
 
 def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_path: Path) -> None:

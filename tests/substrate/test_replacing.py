@@ -56,3 +56,14 @@ def test_a_settings_write_on_a_full_disk_is_a_shard_error_and_leaves_nothing(
         settings.save()
     assert (shard / "mixle.toml").read_bytes() == before
     assert sorted(p.name for p in shard.iterdir()) == ["mixle.toml"]
+
+
+def test_the_sweep_of_one_files_temporaries_takes_its_name_literally(tmp_path: Path) -> None:
+    from substrate.replacing import remove_abandoned_temporaries
+
+    mine = tmp_path / ".base[1].json.99999999.tmp"  # a process long gone
+    other = tmp_path / ".base1.json.99999999.tmp"  # what "[1]" would match as a pattern
+    for leftover in (mine, other):
+        leftover.write_text("half")
+    remove_abandoned_temporaries(tmp_path, "base[1].json")
+    assert not mine.exists() and other.exists()

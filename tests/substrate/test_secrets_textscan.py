@@ -169,6 +169,9 @@ def test_wide_text_without_ascii_up_front_is_scanned_too(encoding: str) -> None:
     [finding] = scan_text(text.encode(encoding), path="notes.txt").findings
     assert (finding.rule, finding.line) == ("github_token", 2)
     assert scan_text(b"\xff\xfe" + b"\x00\xd8" * 5000, path="x").skipped is None  # read, not binary
+    # ASCII after a stray mark is not UTF-16, even when its length is even
+    stray = b"\xff\xfepassword=hunter2abcdefg\n"
+    assert [f.rule for f in scan_text(stray, path="x").findings] == ["sensitive_assignment"]
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
