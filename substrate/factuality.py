@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.answer import strip_citations
 from substrate.context.compress import sentences, terms
-from substrate.context.packet import shown_source
 from substrate.errors import InvalidInputError
-from substrate.retrieval import merge_scopes, ranked
+from substrate.retrieval import merge_scopes, ranked, shown_source
 from substrate.secrets import safe_text
 
 if TYPE_CHECKING:

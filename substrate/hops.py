@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import merge_scopes, ranked, source_of
+from substrate.retrieval import merge_scopes, ranked, shown_source
 from substrate.search.tokenize import item_surface
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
@@ -92,7 +92,7 @@ class HopChain:
                 "via": s.via,
                 "parent": s.parent_id,
                 "score": round(float(s.score), 4),
-                "source": source_of(s.item),
+                "source": shown_source(s.item),
             }
             for s in self.steps
         ]

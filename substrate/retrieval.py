@@ -83,13 +83,20 @@ def source_of(item: SubstrateItem) -> str | None:
     return str(value) if value else None
 
 
+def shown_source(item: SubstrateItem) -> str | None:
+    """Where ``item`` came from, as results show it: a secret in a source name stored as it
+    was (an item kept with ``--no-redact``, an older shard) is masked."""
+    source = source_of(item)
+    return safe_text(source) if source else source
+
+
 def provenance_entry(item: SubstrateItem, score: float) -> dict[str, Any]:
-    """The citation of one item: id, kind, source, score, and lines when known."""
+    """The citation of one item: id, kind, source (masked), score, and lines when known."""
     prov = item.provenance
     return {
         "id": item.id,
         "kind": item.kind,
-        "source": source_of(item),
+        "source": shown_source(item),
         "score": round(float(score), 4),
         "line_start": prov.get("line_start"),
         "line_end": prov.get("line_end"),

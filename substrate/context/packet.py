@@ -10,7 +10,7 @@ from substrate.context import render
 from substrate.context.compress import query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import provenance_entry, source_of
+from substrate.retrieval import provenance_entry, shown_source
 from substrate.secrets import safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
@@ -22,12 +22,6 @@ CHARS_PER_TOKEN = 4
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text``: ``ceil(len(text) / 4)``."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
-def shown_source(item: SubstrateItem) -> str | None:
-    """Where ``item`` came from, as a packet shows it (secrets masked, see ``packing.py``)."""
-    source = source_of(item)
-    return safe_text(source) if source else source
 
 
 def item_text(item: SubstrateItem) -> str:
@@ -145,12 +139,7 @@ class ContextPacket:
     def provenance(self) -> list[dict[str, Any]]:
         """Where every included piece came from: ids, kinds, sources (masked, as in the
         rendered packet), lines, scores."""
-        entries = []
-        for item, score in zip(self.items, self.scores, strict=True):
-            entry = provenance_entry(item, score)
-            entry["source"] = shown_source(item)
-            entries.append(entry)
-        return entries
+        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from substrate.context import render
 from substrate.context.compress import compress_text, lead_sentence
-from substrate.context.packet import ContextBudget, ContextPacket, item_text, shown_source
+from substrate.context.packet import ContextBudget, ContextPacket, item_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor
+from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor, shown_source
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 

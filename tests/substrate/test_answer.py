@@ -100,6 +100,18 @@ def test_a_secret_typed_into_a_question_is_not_given_back_by_any_result(shop: Su
         assert token not in shown and "[REDACTED:github_token]" in shown, type(result).__name__
 
 
+def test_a_source_name_stored_with_its_secret_is_masked_in_every_result() -> None:
+    from substrate.hops import multihop
+    from substrate.retrieval import retrieve
+
+    token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
+    store = Substrate()  # put as given (as --no-redact or an older shard stored it)
+    store.add("text", "deploys happen on mondays", provenance={"source": f"ci/{token}.md"})
+    for result in (retrieve(store, "deploys"), multihop(store, "deploys")):
+        shown = json.dumps(result.as_dict())
+        assert token not in shown and "ci/[REDACTED:github_token].md" in shown, shown
+
+
 def test_irrelevant_items_are_never_cited(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, Recording(), scopes={"local"})
     ids = [c["id"] for c in result.citations()]
