@@ -55,12 +55,14 @@ class AppState:
         """The scope a write goes to (given, else the default), if the caller may write it:
         a scope it reads, and without approvers unless the caller is one."""
         from mixle_cli.errors import FOUND, fail, usage
+        from substrate import safe_repr
 
         if scope is not None and not scope.strip():
             usage("the scope is empty; leave --scope out for the default one")
         target = scope or self.default_scope()
         if not self.can_read(target):
-            fail(f"you read as {self.team!r} and may not write to scope {target!r}", FOUND)
+            who, where = safe_repr(self.team), safe_repr(target)
+            fail(f"you read as {who} and may not write to scope {where}", FOUND)
         self.may_change(target)
         return target
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
 from substrate.gate import refuse_secret_names
+from substrate.secrets import safe_repr
 from substrate.settings import Settings
 from substrate.visibility import visible_scopes
 
@@ -60,7 +61,7 @@ class Governance:
         """
         names = self.approvers.get(scope, set())
         if who not in names:
-            raise NotFoundError(f"{who!r} is not an approver for scope {scope!r}")
+            raise NotFoundError(f"{safe_repr(who)} is not an approver for scope {safe_repr(scope)}")
         names.discard(who)
         if not names:
             del self.approvers[scope]
@@ -87,7 +88,7 @@ class Governance:
         approvers: dict[str, set[str]] = {}
         for scope, names in raw.items():
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise ShardError(f"{where}: {scope!r} must be a list of names")
+                raise ShardError(f"{where}: {safe_repr(scope)} must be a list of names")
             if names:
                 approvers[str(scope)] = set(names)
         return cls(approvers)
@@ -129,14 +130,14 @@ def require_readable(
     """
     if scopes is None or scope in scopes:
         return
-    who = repr(team) if team is not None else "this reader"
+    who = safe_repr(team) if team is not None else "this reader"
     if action == "administer":  # what a reader without the right gets for a scope it reads
         raise _refuse_administration(who, scope)
     if action in ("propose", "publish"):
         who = f"team {who}" if team is not None else who
-        message = f"{who} may {action} only into its own or a shared scope, not {scope!r}"
+        message = f"{who} may {action} only into its own or a shared scope, not {safe_repr(scope)}"
     else:
-        message = f"{who} may not {action} promotions into scope {scope!r}"
+        message = f"{who} may not {action} promotions into scope {safe_repr(scope)}"
     raise AccessDeniedError(message)
 
 
@@ -166,7 +167,7 @@ def _may_administer(governance: Governance, by: str | None, scope: str) -> bool:
 def _refuse_administration(who: str, scope: str) -> AccessDeniedError:
     """The refusal to change the approvers of ``scope``; ``who`` as it is shown."""
     return AccessDeniedError(
-        f"{who} may not change the approvers of scope {scope!r}; ask one of its approvers"
+        f"{who} may not change the approvers of scope {safe_repr(scope)}; ask one of its approvers"
     )
 
 
@@ -274,5 +275,6 @@ def _require_approver(governance: Governance, by: str | None, scope: str, *, ins
     """Refuse a direct change to a gated scope by anyone but its approvers."""
     if governance.gated(scope) and not governance.may_approve(by, scope):
         raise AccessDeniedError(
-            f"scope {scope!r} needs approval; {by!r} is not one of its approvers ({instead})"
+            f"scope {safe_repr(scope)} needs approval; {safe_repr(by)} is not one of its "
+            f"approvers ({instead})"
         )

@@ -20,7 +20,7 @@ from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.gate import refuse_secret_names
 from substrate.governance import Governance, load_governance, require_readable
 from substrate.item import SubstrateItem
-from substrate.secrets import safe_text
+from substrate.secrets import safe_repr, safe_text
 from substrate.spaces import owned_items, published_copy, visible_item
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def propose(
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="proposed")
     there = [i.id for i in items if i.scope == to]
     if strict and there:
-        raise InvalidInputError(f"already in scope {to!r}: {', '.join(there)}")
+        raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
     for item in items:
         proposal = {"to": to, "by": by, "status": PENDING, "content": proposed_content(item)}
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
@@ -145,12 +145,12 @@ def _check_approver(governance: Governance, by: str | None, target: str, action:
         return
     if not governance.gated(target):
         raise AccessDeniedError(
-            f"scope {target!r} has no approvers, so nobody may {action} for it "
+            f"scope {safe_repr(target)} has no approvers, so nobody may {action} for it "
             f"(add one with `mixle grant NAME {target}`)"
         )
     raise AccessDeniedError(
-        f"{by!r} may not {action} promotions into scope {target!r}: only its approvers may "
-        f"(ask one of them; see `mixle approvers`)"
+        f"{safe_repr(by)} may not {action} promotions into scope {safe_repr(target)}: only its "
+        "approvers may (ask one of them; see `mixle approvers`)"
     )
 
 
@@ -197,7 +197,9 @@ def approve(
         target = str(proposal.get("to"))
         require_readable(target, scopes, team=team, action="approve")
         if to is not None and to != target:
-            raise InvalidInputError(f"item {item_id} was proposed for scope {target!r}, not {to!r}")
+            raise InvalidInputError(
+                f"item {item_id} was proposed for scope {safe_repr(target)}, not {safe_repr(to)}"
+            )
         gov = governance if governance is not None else load_governance(substrate)
         _check_approver(gov, by, target, "approve")
         pinned = proposal.get("content")  # absent from proposals made before it was kept

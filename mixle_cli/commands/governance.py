@@ -244,8 +244,8 @@ def propose_cmd(
             output.emit_text(f"proposed {item_id} for {to}")
     if not load_governance(substrate).gated(to):
         output.note(
-            f"note: scope {to!r} has no approvers, so nobody can approve this yet: grant one "
-            f"(`mixle grant NAME {to}`), or publish directly (`mixle publish ID --to {to}`)"
+            f"note: scope {safe_repr(to)} has no approvers, so nobody can approve this yet: grant "
+            f"one (`mixle grant NAME {to}`), or publish directly (`mixle publish ID --to {to}`)"
         )
 
 

@@ -66,6 +66,11 @@ def redact(
     if not scan.clean:
         text = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
         data = data[:start] + text.encode(encoding, errors) + data[end:]
+    if encoding == "utf-8" and "\0" in text[:8192]:  # said even with -q or --json: may leak
+        output.note(
+            "warning: NUL bytes: binary content, or UTF-16/32 without a byte-order mark; "
+            "secrets in it may not have been found"
+        )
     if json:
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
         output.emit_json({"source": redact_secrets(source), **found})
@@ -73,11 +78,6 @@ def redact(
     output.emit_bytes(data)
     if not quiet and not scan.clean:
         output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
-    if encoding == "utf-8" and "\0" in text[:8192]:  # said even with -q: the output may leak
-        output.note(
-            "warning: NUL bytes: binary content, or UTF-16/32 without a byte-order mark; "
-            "secrets in it may not have been found"
-        )
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

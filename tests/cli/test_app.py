@@ -162,6 +162,8 @@ def test_a_debug_traceback_masks_a_secret_however_long_its_line(
         ["assemble-context", "x", "--format"],
         ["assemble-context", "x", "--shape"],
         ["merge", "a", "b", "--prefer"],
+        ["--as", "ops", "add", "x", "--scope"],
+        ["--as", "ops", "propose", "a", "--to"],
     ],
 )
 def test_a_quoted_value_with_a_tab_or_line_break_still_masks_its_secret(
@@ -174,7 +176,7 @@ def test_a_quoted_value_with_a_tab_or_line_break_still_masks_its_secret(
         (f"aws_secret_access_key =\n{key}", key),
     ):
         result = mixle(*args, value)
-        assert result.exit_code == 2 and " =" in result.stderr, (args, result.stderr)
+        assert result.exit_code in (1, 2) and " =" in result.stderr, (args, result.stderr)
         assert secret not in result.stderr, (args, result.stderr)
 
 

@@ -59,6 +59,8 @@ def test_text_without_a_mark_that_reads_as_binary_is_passed_on_with_a_warning() 
     code, out, err = redact_bytes("-q", data=data)
     assert code == 0 and out == data  # passed through: no rule matches across NUL bytes
     assert "may not have been found" in err
+    code, _, err = redact_bytes("--json", data=data)
+    assert code == 0 and "may not have been found" in err
 
 
 def test_file_argument(mixle: Run, tmp_path: Path) -> None:
