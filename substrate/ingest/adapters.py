@@ -64,22 +64,21 @@ def _issue(
 
 def _store(
     substrate: Substrate, items: list[SubstrateItem], report: IngestReport | None
-) -> list[str]:
-    """Put the items (saved by the caller) and count them; returns their ids.
-
-    An item whose id is stored already (the same content ingested again) is counted as
-    rewritten, not added: the shard holds no more items than before.
-    """
+) -> tuple[list[str], int, int]:
+    """Put the items (saved by the caller) and count them: their ids, how many are new and
+    how many were stored already (the same content ingested again: rewritten, not added, as
+    the shard holds no more items than before)."""
     ids = [item.id for item in items]
+    unique = set(ids)
+    rewritten = sum(item_id in substrate for item_id in unique)  # looked up, not read
+    added = len(unique) - rewritten
     if report is not None:
-        unique = set(ids)
-        new = sum(substrate.get(item_id) is None for item_id in unique)
-        report.items_added += new
-        report.items_rewritten += len(unique) - new
+        report.items_added += added
+        report.items_rewritten += rewritten
         report.ids.extend(ids)
     for item in items:
         substrate.put(item)
-    return ids
+    return ids, added, rewritten
 
 
 def ingest_documents(
@@ -107,7 +106,7 @@ def ingest_documents(
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
-    return _store(substrate, items, report)
+    return _store(substrate, items, report)[0]
 
 
 def _refuse_one_string(values: object, name: str) -> None:
@@ -145,7 +144,7 @@ def ingest_records(
         item = builder.build(Segment("record", text, payload=payload), prov, locator=f"record#{i}")
         assert item is not None
         items.append(item)
-    return _store(substrate, items, report)
+    return _store(substrate, items, report)[0]
 
 
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
@@ -232,10 +231,8 @@ def _finish_file(
 ) -> list[str]:
     for issue in parsed.issues:
         _issue(report, name, issue.reason, issue.line)
-    before = (report.items_added, report.items_rewritten) if report is not None else (0, 0)
-    ids = _store(substrate, items, report)
+    ids, added, rewritten = _store(substrate, items, report)
     if report is not None:
-        added, rewritten = report.items_added - before[0], report.items_rewritten - before[1]
         result = status.UPDATED if rewritten else status.ADDED if items else status.SKIPPED
         outcome = FileOutcome(name, result, meta["path"])
         outcome.items_added, outcome.items_rewritten = added, rewritten
@@ -395,7 +392,7 @@ def ingest_artifacts(
             outcome = FileOutcome(name, status.ADDED, name)
             outcome.items_added = 1
             report.files.append(outcome)
-    return _store(substrate, items, report)
+    return _store(substrate, items, report)[0]
 
 
 def _file_failed(
