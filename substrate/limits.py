@@ -7,3 +7,6 @@ INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "art
 # A derived index file (the catalog, a search pack) of at most this many bytes has its checksums
 # checked whole when it is opened (about a millisecond); larger ones on full reads.
 VERIFY_ON_OPEN_BYTES = 4 << 20
+# How far into content a NUL byte marks it binary (git's rule), and a byte-order mark of wide
+# text must be borne out.
+BINARY_PROBE_BYTES = 8192

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# How far into the content to look for the NUL bytes that make a mark believable.
-PROBE_BYTES = 8192
+from substrate.limits import BINARY_PROBE_BYTES
 
 # Longest first: the UTF-32 little-endian mark begins with the UTF-16 one.
 _MARKS = (
@@ -41,6 +40,10 @@ class WideEncoding:
         """Where the whole code units of ``data`` end."""
         return len(data) - (len(data) - self.mark) % self.unit
 
+    def decode(self, data: bytes, errors: str = "strict") -> str:
+        """The text of ``data`` after its mark."""
+        return data[self.mark :].decode(self.codec, errors)
+
 
 def wide_encoding(data: bytes) -> WideEncoding | None:
     """The encoding ``data`` announces with a UTF-16 or UTF-32 byte-order mark, else None.
@@ -53,14 +56,14 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
     for mark, codec, unit in _MARKS:
         if data.startswith(mark):
             wide = WideEncoding(codec, codec[:6].upper(), len(mark), unit)
-            return wide if b"\x00" in data[:PROBE_BYTES] or _reads_as(data, wide) else None
+            return wide if b"\x00" in data[:BINARY_PROBE_BYTES] or _reads_as(data, wide) else None
     return None
 
 
 def _reads_as(data: bytes, wide: WideEncoding) -> bool:
     if (len(data) - wide.mark) % wide.unit:  # not whole code units: not this encoding
         return False
-    probe = data[: wide.text_end(data[:PROBE_BYTES])]
+    probe = data[: wide.text_end(data[:BINARY_PROBE_BYTES])]
     if probe[wide.mark :].isascii():
         return False
     try:

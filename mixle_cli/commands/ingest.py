@@ -406,8 +406,7 @@ def ingest_docs_command(
     raw = stdin_bytes() if file == "-" else _read(Path(file))
     wide = wide_encoding(raw)
     if wide is not None:  # UTF-16 or UTF-32 saying so with its mark, as other inputs
-        text = raw[wide.mark : wide.text_end(raw)].decode(wide.codec, "replace")
-        data = text.encode("utf-8", "surrogatepass")
+        data = wide.decode(raw, "replace").encode("utf-8", "surrogatepass")
     else:
         data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     # ids come from the source: the file's absolute path, however it was spelled

@@ -12,6 +12,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import usage
 from mixle_cli.stdin import stdin_bytes
+from substrate.limits import BINARY_PROBE_BYTES
 from substrate.widetext import WideEncoding, wide_encoding
 
 
@@ -66,7 +67,9 @@ def redact(
     if not scan.clean:
         text = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
         data = data[:start] + text.encode(encoding, errors) + data[end:]
-    if encoding == "utf-8" and "\0" in text[:8192]:  # said even with -q or --json: may leak
+    if (
+        encoding == "utf-8" and "\0" in text[:BINARY_PROBE_BYTES]
+    ):  # said even with -q or --json: may leak
         output.note(
             "warning: NUL bytes: binary content, or UTF-16/32 without a byte-order mark; "
             "secrets in it may not have been found"

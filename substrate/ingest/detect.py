@@ -9,10 +9,8 @@ read as an artifact registry entry.
 from __future__ import annotations
 
 from substrate.errors import InvalidInputError
-from substrate.limits import INGEST_FORMATS
+from substrate.limits import BINARY_PROBE_BYTES, INGEST_FORMATS
 from substrate.widetext import wide_encoding
-
-BINARY_SNIFF_BYTES = 8192
 
 FORMATS = INGEST_FORMATS
 
@@ -100,4 +98,4 @@ def detect_format(filename: str) -> str | None:
 def is_binary(head: bytes) -> bool:
     """Whether content looks binary: a NUL byte in its first 8 KiB (git's rule), unless it is
     UTF-16 or UTF-32 text (``widetext``)."""
-    return b"\x00" in head[:BINARY_SNIFF_BYTES] and wide_encoding(head) is None
+    return b"\x00" in head[:BINARY_PROBE_BYTES] and wide_encoding(head) is None

@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import os
 
-from substrate.ingest.detect import BINARY_SNIFF_BYTES, is_binary
+from substrate.ingest.detect import is_binary
 from substrate.ingest.segment import FileRejected
+from substrate.limits import BINARY_PROBE_BYTES
 from substrate.widetext import WideEncoding, wide_encoding
 
 _BOM = b"\xef\xbb\xbf"
@@ -47,7 +48,7 @@ def _normalised(text: str) -> str:
 def _wide(data: bytes, wide: WideEncoding) -> str:
     """The text after a UTF-16 or UTF-32 byte-order mark."""
     try:
-        return data[wide.mark :].decode(wide.codec)
+        return wide.decode(data)
     except UnicodeDecodeError as exc:
         at = exc.start + wide.mark
         raise FileRejected(
@@ -67,7 +68,7 @@ def content_digest(data: bytes) -> str:
 def starts_binary(path: str) -> bool:
     """Whether a file's first bytes show it is binary (raises OSError)."""
     with open(path, "rb") as fh:
-        return is_binary(fh.read(BINARY_SNIFF_BYTES))
+        return is_binary(fh.read(BINARY_PROBE_BYTES))
 
 
 def read_unless_binary(path: str) -> tuple[bytes, bool]:
@@ -81,7 +82,7 @@ def read_unless_binary(path: str) -> tuple[bytes, bool]:
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        head = os.read(fd, BINARY_SNIFF_BYTES)
+        head = os.read(fd, BINARY_PROBE_BYTES)
         if is_binary(head):
             return head, True
         parts = [head]  # a short read is not the end on every file system: read to b""

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from substrate.errors import InvalidInputError
+from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
@@ -27,7 +28,6 @@ from substrate.secrets.scan import redact_hits
 from substrate.widetext import wide_encoding
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
-BINARY_PROBE = 8192
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
@@ -203,8 +203,8 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     if isinstance(data, bytes):
         wide = wide_encoding(data)
         if wide is not None:  # text, though full of NUL bytes
-            data = data[wide.mark :].decode(wide.codec, "replace")
-    probe = data[:BINARY_PROBE]
+            data = wide.decode(data, "replace")
+    probe = data[:BINARY_PROBE_BYTES]
     if (b"\0" in probe) if isinstance(probe, bytes) else ("\0" in probe):
         result.skipped = "binary"
         result.notes.append("skipped: binary content (NUL byte)")
