@@ -50,6 +50,10 @@ def _answerer(
         usage(f"unknown answerer {safe_repr(chosen)}; expected one of {', '.join(ANSWERERS)}")
     if command is not None and chosen != "cmd":
         usage("--answerer-cmd goes with --answerer cmd")
+    if timeout is not None and timeout != timeout:  # NaN passes the range check
+        usage("--timeout must be a number of seconds")
+    if timeout is not None and chosen == "extractive":
+        usage("--timeout applies to the cmd and http answerers; the extractive one never waits")
     if chosen == "cmd":
         if not command or not command.strip():
             usage('--answerer cmd needs --answerer-cmd "COMMAND"')
@@ -137,11 +141,6 @@ def ask_cmd(
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the shard with numbered citations, or abstain (exit 1)."""
-    if timeout is not None and timeout != timeout:  # NaN passes the range check
-        usage("--timeout must be a number of seconds")
-    extractive = (answerer or ("cmd" if answerer_cmd else "extractive")) == "extractive"
-    if timeout is not None and extractive:
-        usage("--timeout applies to the cmd and http answerers; the extractive one never waits")
     from substrate import ContextBudget, answer_from_substrate, check_factuality
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)

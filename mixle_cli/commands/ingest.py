@@ -403,7 +403,7 @@ def ingest_docs_command(
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.formats.jsonl import loads
 
-    raw = stdin_bytes() if file == "-" else _read(Path(file))
+    raw = stdin_bytes() if file == "-" else _read(_existing(Path(file)))
     wide = wide_encoding(raw)
     if wide is not None:  # UTF-16 or UTF-32 saying so with its mark, as other inputs
         data = wide.decode(raw, "replace").encode("utf-8", "surrogatepass")

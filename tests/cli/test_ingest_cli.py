@@ -348,7 +348,7 @@ def test_the_explicit_forms_say_that_a_run_adds(mixle, command: str) -> None:
 
 
 def test_a_folder_given_for_one_file_is_named_as_such(mixle, tmp_path: Path) -> None:
-    for command in ("ingest-file", "ingest-traces"):
+    for command in ("ingest-file", "ingest-traces", "ingest-docs"):
         result = mixle(command, str(tmp_path))
         assert result.exit_code == 3 and "is a folder; ingest a folder with" in result.stderr
     note = tmp_path / "note.md"
