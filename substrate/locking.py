@@ -16,7 +16,8 @@ _held = threading.local()  # the lock files this thread holds: a nested request 
 
 @contextmanager
 def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block.
+    """Hold an exclusive ``flock`` on ``path`` (a file, created if missing, or a folder) for
+    the block.
 
     The lock lives in its own file, not on ``items.jsonl``, so that compaction can replace the log
     while the lock is held. The kernel releases it if the process dies. A thread that already
@@ -27,7 +28,10 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     """
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except IsADirectoryError:  # a folder is locked as it is: no lock file in it
+            fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         raise ShardError(f"cannot open lock file {path}: {exc.strerror}") from exc
     try:

@@ -12,16 +12,15 @@ File format (JSON)::
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from substrate.errors import InvalidInputError, NotFoundError, ShardError
+from substrate.locking import exclusive_lock
 from substrate.replacing import remove_abandoned_temporaries, replacing
 from substrate.secrets.textscan import TextFinding
 
@@ -161,7 +160,7 @@ def update_baseline(
         ShardError: the file or its folder cannot be read or written.
     """
     p = Path(path)
-    with _folder_locked(p.parent):
+    with exclusive_lock(p.parent.absolute()):
         try:
             old = load_baseline(p)
         except NotFoundError:
@@ -169,16 +168,3 @@ def update_baseline(
         new = merge_baseline(old, findings, scanned_paths=scanned_paths)
         save_baseline(p, new)
     return old, new
-
-
-@contextlib.contextmanager
-def _folder_locked(folder: Path) -> Iterator[None]:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError as exc:
-        raise ShardError(f"cannot open {folder}: {exc.strerror or exc}") from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # which releases the lock
