@@ -150,9 +150,11 @@ class LogFile:
             raise CorruptShardError(str(self.path), 1, "the header has no valid generation")
         return head
 
-    def generation(self) -> str:
-        head = self.header()
-        return str(head["generation"]) if head else "legacy"
+    def generation(self, head: dict[str, Any] | None | bool = True) -> str:
+        """The log's generation; ``head``: the header when the caller has read it already."""
+        if head is True:
+            head = self.header()
+        return str(head["generation"]) if isinstance(head, dict) else "legacy"
 
     def seal(self, offset: int) -> int | None:
         """A checksum of the bytes just before ``offset``, or None if the log is shorter.

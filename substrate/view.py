@@ -140,8 +140,9 @@ class LogView:
         return (st.st_size, st.st_ino)
 
     def _catch_up(self) -> None:
-        state = self.log.tail_state()
-        generation = self._read_generation = self.log.generation()
+        head = self.log.header()  # read once for both
+        state = self.log.tail_state(head)
+        generation = self._read_generation = self.log.generation(head)
         self.uncommitted_bytes = state.uncommitted_bytes
         mark = self.watermark
         edited = mark.generation == generation and not self._covers(mark.offset, self.seal, state)

@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -164,11 +165,11 @@ def test_a_reader_that_saw_a_batch_before_its_commit_is_not_refused(
     real = LogFile.tail_state
     calls: list[int] = []
 
-    def seen_mid_batch(self: LogFile) -> log_module.TailState:
+    def seen_mid_batch(self: LogFile, *head: Any) -> log_module.TailState:
         calls.append(1)
         if len(calls) == 1:
             return log_module.TailState(batch_start, size)
-        return real(self)
+        return real(self, *head)
 
     monkeypatch.setattr(LogFile, "tail_state", seen_mid_batch)
     assert len(Substrate(tmp_path)) == 300 and len(calls) > 1
@@ -669,8 +670,8 @@ def test_a_log_replaced_at_every_read_ends_in_a_clear_error(
     real = LogFile.tail_state
     compacting: list[bool] = []
 
-    def always_compacted(self: LogFile) -> object:
-        state = real(self)
+    def always_compacted(self: LogFile, *head: Any) -> object:
+        state = real(self, *head)
         if not compacting:  # the compaction's own reads are left alone
             compacting.append(True)
             Substrate(tmp_path).compact()

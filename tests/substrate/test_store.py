@@ -785,3 +785,23 @@ def test_a_first_write_under_the_writer_lock_creates_the_shard_and_holds_the_loc
         store.add("text", "first")
         store.save()
     assert [i.text for i in Substrate(shard).all()] == ["first"]
+
+
+def test_catching_up_with_the_log_reads_its_header_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.log import LogFile
+
+    writer = Substrate(tmp_path)
+    writer.add("text", "first")
+    writer.save()
+    reads: list[int] = []
+    real = LogFile.header
+
+    def counted(self: LogFile) -> Any:
+        reads.append(1)
+        return real(self)
+
+    monkeypatch.setattr(LogFile, "header", counted)
+    assert len(Substrate(tmp_path)) == 1
+    assert len(reads) == 2  # the catch-up, and the check that the file was not replaced meanwhile
