@@ -118,6 +118,8 @@ def publish(
     from_scope: str | None = None,
     scopes: Collection[str] | None = None,
     strict: bool = False,
+    team: str | None = None,
+    shared: Iterable[str] = (),
 ) -> list[str]:
     """Share items into scope ``to``, bumping each one's version and recording the move.
 
@@ -130,6 +132,9 @@ def publish(
         scopes: the scopes the caller may read; other items count as missing.
         strict: raise instead of skipping. Every id is checked before anything changes, so a
             refusal leaves the shard untouched.
+        team: the team the caller reads as, named in a refusal; a team publishes only into
+            its own scope or one of ``shared``.
+        shared: the scopes every team may read.
 
     Returns:
         The ids published, in input order (missing or guarded ids are skipped unless strict).
@@ -144,8 +149,8 @@ def publish(
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
     refuse_secret_names(target_scope=to, publisher=by)
-    require_readable(to, scopes, team=None, action="publish")
-    authorize_publish(load_governance(substrate), to=to, by=by, team=None, shared=())
+    require_readable(to, scopes, team=team, action="publish")
+    authorize_publish(load_governance(substrate), to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
     for item in items:
         substrate.put(published_copy(item, to=to, by=by))
@@ -361,7 +366,13 @@ class Space:
             AccessDeniedError: ``to`` is not a scope the team can read, or it takes direct
                 publishes from its approvers only and ``by`` is not one (propose instead).
         """
-        who = by or self.team
-        governance = load_governance(self.substrate)
-        authorize_publish(governance, to=to, by=who, team=self.team, shared=self.shared)
-        return publish(self.substrate, ids, to=to, by=who, from_scope=self.team, scopes=self.scopes)
+        return publish(
+            self.substrate,
+            ids,
+            to=to,
+            by=by or self.team,
+            from_scope=self.team,
+            scopes=self.scopes,
+            team=self.team,
+            shared=self.shared,
+        )

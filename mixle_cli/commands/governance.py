@@ -81,13 +81,20 @@ def publish_cmd(
     scopes = app_state.scopes
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
-        for item_id in ids:
+        for item_id in ids:  # a missing id is said before a refusal of the target
             if visible_item(substrate, item_id, scopes) is None:
                 raise NotFoundError(f"no item with id {item_id}; nothing published")
-        authorize_publish(
-            load_governance(substrate), to=to, by=who, team=team, shared=_shared(app_state)
+        done = publish(
+            substrate,
+            ids,
+            to=to,
+            by=who,
+            from_scope=team,
+            scopes=scopes,
+            strict=True,
+            team=team,
+            shared=_shared(app_state),
         )
-        done = publish(substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, strict=True)
         substrate.save()
     versions = {i: version_of(substrate.get(i)) for i in done}
     if json:

@@ -290,3 +290,14 @@ def test_publish_and_merge_persist_on_disk(tmp_path: Path) -> None:
     assert reopened.get(other) is None
     assert reopened.get(citer).links == [keep]  # type: ignore[union-attr]
     assert [e.get("merged_by") for e in history(reopened, keep)] == [None, "b"]
+
+
+def test_publish_checks_the_team_it_is_given_once_and_names_it(store: Substrate) -> None:
+    mine = store.add("text", "ours", scope="alpha")
+    store.add("text", "theirs", scope="bravo")
+    alpha = visible_scopes("alpha")
+    with pytest.raises(AccessDeniedError, match="team 'alpha'"):
+        publish(store, [mine], to="bravo", scopes=alpha, team="alpha", shared=(PUBLIC,))
+    assert publish(store, [mine], to=PUBLIC, scopes=alpha, team="alpha", shared=(PUBLIC,)) == [mine]
+    with pytest.raises(AccessDeniedError, match="team 'alpha'"):  # the Space passes its team
+        Space(store, "alpha").publish([mine], to="bravo")
