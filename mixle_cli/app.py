@@ -171,13 +171,18 @@ def _flushed(code: int) -> int:
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except BrokenPipeError:
-        silence_output()
-        return PIPE_CLOSED
     except OSError as exc:
-        if code == 0:
-            code = _output_failed(exc)
-        silence_output()
+        if code == 0 or isinstance(exc, BrokenPipeError):
+            return _output_lost(exc)
+        silence_output()  # the command's own failure was said already
+    return code
+
+
+def _output_lost(exc: OSError) -> int:
+    """The exit code when output could not be written: 141 when the reader left, else the I/O
+    error, said as any other; nothing more is written (it would fail again at exit)."""
+    code = PIPE_CLOSED if isinstance(exc, BrokenPipeError) else _output_failed(exc)
+    silence_output()
     return code
 
 
@@ -240,13 +245,8 @@ def _run(app: typer.Typer) -> int:
     except typer.Abort:
         print("aborted", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # help or the version into a pipe whose reader left
-        silence_output()
-        return PIPE_CLOSED
-    except OSError as exc:  # ... into a closed standard output, or a full disk
-        code = _output_failed(exc)
-        silence_output()
-        return code
+    except OSError as exc:  # help or the version into a closed pipe or stdout, a full disk
+        return _output_lost(exc)
     except _PARSER_ERROR as exc:
         from substrate.secrets import safe_text
 
