@@ -327,7 +327,7 @@ def _adapt(
     app_state = state(ctx)
     substrate = app_state.substrate()
     _refuse_the_shard(substrate, [root or str(target)])
-    report = IngestReport(root=root or str(target), issues=list(problems or []))
+    report = IngestReport(roots=[root or str(target)], issues=list(problems or []))
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
     try:

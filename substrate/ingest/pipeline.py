@@ -180,7 +180,7 @@ def ingest_path(
     if max_file_size is None:
         max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
     report = report if report is not None else IngestReport()
-    report.started(str(root))
+    report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
     walked_tree = root.is_dir()
     walked = WalkResult()
@@ -325,7 +325,7 @@ def ingest_text(
     if source is None:
         source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
-    report.started(f"{STREAM_PREFIX}{source}")
+    report.roots.append(f"{STREAM_PREFIX}{source}")
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None

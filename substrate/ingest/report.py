@@ -109,9 +109,8 @@ class IngestReport:
     updated in place, so it still describes the stored work when ``KeyboardInterrupt`` propagates.
 
     Attributes:
-        root: the absolute path that was ingested (or the stream name); the first, when
-            several runs fill the report.
-        roots: every path (or stream name) ingested into the report, in order.
+        roots: every path (or stream name) ingested into the report, in order; ``root`` is
+            the first.
         files_scanned: files considered (after ignore rules), including unchanged ones.
         items_added: new items written by this run.
         items_rewritten: items of a changed source stored again under the same id (the same
@@ -136,7 +135,6 @@ class IngestReport:
             and then met as ignored by its folder's walk is not removed.
     """
 
-    root: str = ""
     roots: list[str] = field(default_factory=list)
     files_scanned: int = 0
     items_added: int = 0
@@ -210,10 +208,10 @@ class IngestReport:
         self.files.append(outcome)
         return outcome
 
-    def started(self, root: str) -> None:
-        """Note that a run into this report ingests ``root``."""
-        self.root = self.root or root
-        self.roots.append(root)
+    @property
+    def root(self) -> str:
+        """The path (or stream name) ingested, the first when there were several."""
+        return self.roots[0] if self.roots else ""
 
     def add_tally(self, tally: GateTally) -> None:
         self.items_dropped += tally.items_dropped
@@ -232,7 +230,7 @@ class IngestReport:
         counts[UNCHANGED] = len(self.unchanged)
         out: dict[str, Any] = {
             "root": safe_text(self.root),
-            "roots": [safe_text(root) for root in self.roots or [self.root]],
+            "roots": [safe_text(root) for root in self.roots],
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
             "items_added": self.items_added,

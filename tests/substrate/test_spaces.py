@@ -301,3 +301,13 @@ def test_publish_checks_the_team_it_is_given_once_and_names_it(store: Substrate)
     assert publish(store, [mine], to=PUBLIC, scopes=alpha, team="alpha", shared=(PUBLIC,)) == [mine]
     with pytest.raises(AccessDeniedError, match="team 'alpha'"):  # the Space passes its team
         Space(store, "alpha").publish([mine], to="bravo")
+
+
+def test_a_teams_items_of_one_kind_keep_their_links_to_visible_items_of_another(
+    store: Substrate,
+) -> None:
+    model = store.add("artifact", "classifier", scope=PUBLIC)
+    hidden = store.add("text", "bravo only", scope="bravo")
+    note = store.add("text", "uses the classifier", scope="alpha", links=[model, hidden])
+    [shown] = Space(store, "alpha").all(kind="text")
+    assert (shown.id, shown.links) == (note, [model])
