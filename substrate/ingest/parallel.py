@@ -5,26 +5,33 @@ large tree it is most of the work. With several cores, worker processes prepare 
 files while this process applies and saves the chunks already done; results come back in the
 order the files were given, so the shard ends up the same as with one process.
 
-Workers are forked (Linux only: elsewhere, and for small runs, files are prepared in this
-process). They ignore Ctrl-C: the interrupt reaches this process, which stops taking results,
-cancels the chunks not yet started and saves what was applied. Should a worker die, the files
-it had not finished are prepared here instead; should this process be killed, the workers end
-too (Linux sends them SIGTERM).
+Each worker is forked (Linux only: elsewhere, and for small runs, files are prepared in this
+process) with a pipe that brings it chunks of tickets and one that takes back their results.
+This process sends and receives on its main thread, with no helper threads: a chunk goes to
+the worker with the least work waiting, and results are read in the order the chunks were
+sent. Workers ignore Ctrl-C: the interrupt reaches this process, which stops taking results,
+ends the workers and saves what was applied. Should a worker die, the files not yet handed
+back are prepared here instead; should this process be killed, the workers end too (Linux sends
+them SIGTERM).
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from dataclasses import dataclass
 from itertools import chain
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
@@ -36,10 +43,15 @@ CHUNK_FILES = 64
 # ... and at most this many bytes of files per chunk, so that the results held in memory stay
 # bounded when files are large (a chunk holds at least one file).
 CHUNK_BYTES = 8 << 20
-# Chunks submitted ahead of the one being applied, per worker: keeps workers busy while
-# bounding the memory held by finished, not yet applied results.
+# Chunks sent ahead of the one being applied, per worker: keeps workers busy while bounding
+# the memory held by finished, not yet applied results.
 CHUNKS_AHEAD = 4
 MAX_AUTO_WORKERS = 4
+# Pipes are enlarged to this (Linux allows up to /proc/sys/fs/pipe-max-size, 1 MiB by default)
+PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = 1031
+_F_GETPIPE_SZ = 1032
+_PR_SET_PDEATHSIG = 1
 
 
 def available_cpus() -> int:
@@ -70,35 +82,145 @@ def worker_count(requested: int | None, n_files: int) -> int:
     return requested if requested > 1 else 0
 
 
-def _start_worker(parent: int) -> None:
-    """Worker set-up: Ctrl-C is the parent's to handle, and the worker ends with the parent.
-
-    A parent killed outright (SIGKILL, or SIGTERM from a timeout) runs no clean-up; without
-    this its workers would live on, blocked on results nobody reads, holding the caller's
-    stdout and stderr open.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _end_with_parent()
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
-
-
-def _end_with_parent() -> None:
-    """Ask Linux to send SIGTERM to this process when its parent ends (PR_SET_PDEATHSIG)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):  # not glibc-like: the pool's own checks remain
-        log.debug("cannot ask to end with the parent process")
-
-
-_PR_SET_PDEATHSIG = 1
+class WorkerDied(Exception):
+    """A worker ended without handing back the chunks it was given."""
 
 
 def _prepare_chunk(
     tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str, encoded: bool
 ) -> list[Prepared]:
     return [prepare(ticket, options, fingerprint, encoded=encoded) for ticket in tickets]
+
+
+def _serve(
+    tickets: Connection,
+    results: Connection,
+    parent: int,
+    options: IngestOptions,
+    fingerprint: str,
+    encoded: bool,
+) -> None:
+    """A worker's life: prepare each chunk received and send its results back, until None.
+
+    An unexpected error is sent back for the parent to raise; the worker then ends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _end_with_parent()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    while True:
+        chunk = pickle.loads(tickets.recv_bytes())
+        if chunk is None:
+            return
+        try:
+            reply: object = _prepare_chunk(chunk, options, fingerprint, encoded)
+        except Exception as exc:  # noqa: BLE001 - raised again in the parent
+            reply = _Failure(exc)
+        try:
+            results.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+        except OSError:  # the parent stopped listening: the results are not wanted
+            return
+        if isinstance(reply, _Failure):
+            return
+
+
+@dataclass
+class _Failure:
+    """An error raised in a worker, sent back to be raised in the parent."""
+
+    error: Exception
+
+    def __reduce__(self) -> tuple[type[_Failure], tuple[Exception]]:
+        try:  # an exception that does not survive pickling is sent as its message
+            pickle.dumps(self.error)
+        except Exception:  # noqa: BLE001
+            return (_Failure, (RuntimeError(f"{type(self.error).__name__}: {self.error}"),))
+        return (_Failure, (self.error,))
+
+
+def _end_with_parent() -> None:
+    """Ask Linux to send SIGTERM to this process when its parent ends (PR_SET_PDEATHSIG).
+
+    A parent killed outright (SIGKILL, or SIGTERM from a timeout) runs no clean-up; without
+    this its workers would live on, blocked on chunks that never come, holding the caller's
+    stdout and stderr open.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # not glibc-like: the pipes still end the worker
+        log.debug("cannot ask to end with the parent process")
+
+
+def _enlarged(conn: Connection) -> int:
+    """Enlarge the pipe behind ``conn`` as far as allowed; returns its capacity in bytes."""
+    with suppress(OSError):  # a lower system limit: the default size will do
+        fcntl.fcntl(conn.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
+    try:
+        return int(fcntl.fcntl(conn.fileno(), _F_GETPIPE_SZ))
+    except OSError:
+        return 1 << 16
+
+
+class _Worker:
+    """A forked worker, the ends of its two pipes this process keeps, and its waiting work.
+
+    ``waiting`` counts the bytes of chunks sent and not yet answered. A chunk is only sent
+    when they fit in the pipe (or when nothing is waiting): a send then never blocks on a
+    worker that is itself blocked sending results this process has not read yet.
+    """
+
+    def __init__(
+        self, options: IngestOptions, fingerprint: str, encoded: bool, context: object
+    ) -> None:
+        tickets_in, self.tickets = multiprocessing.Pipe(duplex=False)
+        self.results, results_out = multiprocessing.Pipe(duplex=False)
+        self.capacity = _enlarged(self.tickets)
+        _enlarged(results_out)
+        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
+            target=_serve,
+            args=(tickets_in, results_out, os.getpid(), options, fingerprint, encoded),
+            daemon=True,
+        )
+        self.process.start()
+        tickets_in.close()  # only the worker keeps these ends: its death closes them
+        results_out.close()
+        self.waiting = 0
+
+    def fits(self, size: int) -> bool:
+        return self.waiting == 0 or self.waiting + size <= self.capacity
+
+    def send(self, message: bytes) -> None:
+        try:
+            self.tickets.send_bytes(message)
+        except OSError as exc:  # the worker is gone (a broken pipe)
+            raise WorkerDied from exc
+        self.waiting += len(message) + 16  # the message and its length header, with margin
+
+    def receive(self, size: int) -> list[Prepared]:
+        try:
+            reply = pickle.loads(self.results.recv_bytes())
+        except (EOFError, OSError) as exc:
+            raise WorkerDied from exc
+        self.waiting -= size + 16
+        if isinstance(reply, _Failure):
+            raise reply.error
+        result: list[Prepared] = reply
+        return result
+
+    def stop(self, *, finished: bool) -> None:
+        """End the worker: when every chunk was answered, by telling it so; else (an error,
+        an interrupt, a dead worker) at once, as what it is preparing is not needed."""
+        if finished:
+            try:
+                self.tickets.send_bytes(pickle.dumps(None))
+            except OSError:
+                finished = False
+        if not finished:
+            self.process.terminate()
+        self.process.join()
+        self.tickets.close()
+        self.results.close()
 
 
 def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
@@ -113,6 +235,13 @@ def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
         size += ticket.size or 0
     if current:
         yield current
+
+
+@dataclass
+class _Sent:
+    chunk: list[Ticket]
+    worker: _Worker
+    size: int
 
 
 def prepared_in_workers(
@@ -131,41 +260,42 @@ def prepared_in_workers(
     With ``encoded``, workers send items back as log lines (``prepare``'s ``encoded``), for
     a shard on disk.
     """
-    pool = ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_worker,
-        initargs=(os.getpid(),),
-    )
+    context = multiprocessing.get_context("fork")
+    pool = [_Worker(options, fingerprint, encoded, context) for _ in range(workers)]
     chunks = _chunks(tickets)
-    ahead: deque[tuple[list[Ticket], Future[list[Prepared]]]] = deque()
+    sent: deque[_Sent] = deque()
     limit = workers * CHUNKS_AHEAD
-    unsent: list[list[Ticket]] = []  # a chunk being submitted
+    unsent: list[list[Ticket]] = []  # a chunk being sent
+    finished = False
     try:
-        try:  # a dead worker breaks the pool: submit raises then as well as result
+        try:
             for chunk in chunks:
                 unsent = [chunk]
-                future = pool.submit(_prepare_chunk, chunk, options, fingerprint, encoded)
-                ahead.append((chunk, future))
+                message = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
+                worker = min(pool, key=lambda w: w.waiting)
+                while sent and (len(sent) >= limit or not worker.fits(len(message))):
+                    yield from _received(sent)
+                worker.send(message)
+                sent.append(_Sent(chunk, worker, len(message)))
                 unsent = []
-                while ahead and (len(ahead) >= limit or ahead[0][1].done()):
-                    yield from _finished(ahead)
-            while ahead:
-                yield from _finished(ahead)
-        except BrokenProcessPool:
+                while sent and sent[0].worker.results.poll():
+                    yield from _received(sent)
+            while sent:
+                yield from _received(sent)
+            finished = True
+        except WorkerDied:
             log.warning("a worker process died; preparing the remaining files here")
-            for chunk in chain([chunk for chunk, _ in ahead], unsent, chunks):
+            for chunk in chain([s.chunk for s in sent], unsent, chunks):
                 for ticket in chunk:
                     yield ticket, prepare(ticket, options, fingerprint)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for worker in pool:
+            worker.stop(finished=finished)
 
 
-def _finished(
-    ahead: deque[tuple[list[Ticket], Future[list[Prepared]]]],
-) -> Iterator[tuple[Ticket, Prepared]]:
+def _received(sent: deque[_Sent]) -> Iterator[tuple[Ticket, Prepared]]:
     """The results of the oldest chunk in flight (waiting for it), which leaves the queue."""
-    chunk, future = ahead[0]
-    done = future.result()
-    ahead.popleft()
-    return zip(chunk, done, strict=True)
+    oldest = sent[0]
+    done = oldest.worker.receive(oldest.size)
+    sent.popleft()
+    return zip(oldest.chunk, done, strict=True)

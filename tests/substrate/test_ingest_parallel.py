@@ -329,27 +329,53 @@ def test_an_unexpected_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
     assert not multiprocessing.active_children()
 
 
-def test_a_pool_found_broken_when_submitting_leaves_the_rest_to_this_process(
+def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    real_submit = ProcessPoolExecutor.submit
+    real_send = parallel._Worker.send
     calls = {"n": 0}
 
-    def submit(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def send(self: Any, message: bytes) -> None:
         calls["n"] += 1
-        if calls["n"] > 3:  # a worker died meanwhile: the pool takes no more work
-            raise BrokenProcessPool("a child process terminated abruptly")
-        return real_submit(self, *args, **kwargs)
+        if calls["n"] > 3:  # the worker died meanwhile: its pipe is broken
+            raise parallel.WorkerDied
+        real_send(self, message)
 
-    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
-    monkeypatch.setattr(parallel, "CHUNKS_AHEAD", 1)  # so submitting goes on while applying
+    monkeypatch.setattr(parallel._Worker, "send", send)
+    monkeypatch.setattr(parallel, "CHUNKS_AHEAD", 1)  # so sending goes on while applying
     report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
     serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert calls["n"] > 3
     assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
     assert _summary(report) == _summary(serial)
+
+
+def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from substrate.ingest.prepare import IngestOptions, Ticket
+
+    # pipes of the smallest size, and chunks and results far larger than a pipe holds: a
+    # send that did not wait for the pipe to have room would block for ever
+    monkeypatch.setattr(parallel, "PIPE_BYTES", 4096)
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 40)
+    long_name = "n" * 200
+    tickets = [
+        Ticket(f"stream:{long_name}{i}", f"{long_name}{i}", None, "text", data=b"word " * 400)
+        for i in range(400)
+    ]
+    options = IngestOptions()
+    results: list[Any] = []
+
+    def run() -> None:
+        results.extend(parallel.prepared_in_workers(tickets, options, options.fingerprint(), 2))
+
+    runner = threading.Thread(target=run, daemon=True)  # a deadlock fails, not hangs, the test
+    runner.start()
+    runner.join(timeout=120)
+    assert not runner.is_alive(), "sending chunks deadlocked"
+    assert [t.source for t, _ in results] == [t.source for t in tickets]
+    assert all(done.items for _, done in results)
 
 
 def test_items_sent_back_as_lines_reach_an_in_memory_shard_too() -> None:
