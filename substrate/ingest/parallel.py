@@ -102,24 +102,34 @@ def _serve(
 ) -> None:
     """A worker's life: prepare each chunk received and send its results back, until None.
 
-    An unexpected error is sent back for the parent to raise; the worker then ends.
+    The worker ends with ``os._exit``, never returning into ``multiprocessing``: that would
+    flush output buffers copied from the parent (printing it twice) and print the traceback
+    of a worker stopped midway. The parent notices a worker that ends early by its pipe.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _end_with_parent()
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
-    while True:
-        chunk = pickle.loads(tickets.recv_bytes())
-        if chunk is None:
-            return
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _end_with_parent()
+        if os.getppid() == parent:  # else the parent died before the request took effect
+            _answer(tickets, results, options, fingerprint, encoded)
+    finally:
+        os._exit(0)
+
+
+def _answer(
+    tickets: Connection,
+    results: Connection,
+    options: IngestOptions,
+    fingerprint: str,
+    encoded: bool,
+) -> None:
+    """Answer each chunk of tickets received with its results; an unexpected error is sent
+    back, for the parent to raise, and ends the worker."""
+    while (chunk := pickle.loads(tickets.recv_bytes())) is not None:
         try:
             reply: object = _prepare_chunk(chunk, options, fingerprint, encoded)
         except Exception as exc:  # noqa: BLE001 - raised again in the parent
             reply = _Failure(exc)
-        try:
-            results.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
-        except OSError:  # the parent stopped listening: the results are not wanted
-            return
+        results.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
         if isinstance(reply, _Failure):
             return
 

@@ -408,3 +408,36 @@ def test_items_sent_back_as_lines_count_towards_the_batch_limit(
     session.queue(_Change("key", encoded=[(item.id, encode(item)) for item in items]))
     assert not session.pending  # saved as soon as the limit was reached
     assert [i.id for i in Substrate(tmp_path).iter_items()] == ["i0", "i1", "i2"]
+
+
+_INTERRUPTED = """
+import sys
+from substrate.ingest import ingest_path, parallel, session
+from substrate.store import Substrate
+
+parallel.CHUNK_FILES = 1
+session.PROGRESS_INTERVAL_S = 0.0
+
+def interrupt(done, total, items, nbytes):
+    if done >= 2:
+        raise KeyboardInterrupt  # while the workers still prepare and send results
+
+try:
+    ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2, progress=interrupt)
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_workers_stopped_midway_end_quietly(tree: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED, str(tmp_path / "shard"), str(tree)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert out.stdout == "stopped\n" and out.stderr == ""
