@@ -102,9 +102,9 @@ def _serve(
 ) -> None:
     """A worker's life: prepare each chunk received and send its results back, until None.
 
-    The worker ends with ``os._exit``, never returning into ``multiprocessing``: that would
-    flush output buffers copied from the parent (printing it twice) and print the traceback
-    of a worker stopped midway. The parent notices a worker that ends early by its pipe.
+    The worker ends with ``os._exit``, never returning into ``multiprocessing``, which would
+    print the traceback of a worker whose parent stopped listening midway; the parent notices
+    a worker that ends early by its pipe.
     """
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
