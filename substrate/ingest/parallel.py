@@ -31,7 +31,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from multiprocessing.context import ForkProcess
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
@@ -83,7 +83,7 @@ def worker_count(requested: int | None, n_files: int) -> int:
 
 
 class WorkerDied(Exception):
-    """A worker ended without handing back the chunks it was given."""
+    """A worker could not start, or ended without handing back the chunks it was given."""
 
 
 def _prepare_chunk(
@@ -180,21 +180,25 @@ class _Worker:
     worker that is itself blocked sending results this process has not read yet.
     """
 
-    def __init__(
-        self, options: IngestOptions, fingerprint: str, encoded: bool, context: object
-    ) -> None:
+    def __init__(self, options: IngestOptions, fingerprint: str, encoded: bool) -> None:
         tickets_in, self.tickets = multiprocessing.Pipe(duplex=False)
         self.results, results_out = multiprocessing.Pipe(duplex=False)
         self.capacity = _enlarged(self.tickets)
         _enlarged(results_out)
-        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
+        self.process = ForkProcess(
             target=_serve,
             args=(tickets_in, results_out, os.getpid(), options, fingerprint, encoded),
             daemon=True,
         )
-        self.process.start()
-        tickets_in.close()  # only the worker keeps these ends: its death closes them
-        results_out.close()
+        try:
+            self.process.start()
+        except OSError as exc:  # out of processes or memory
+            self.tickets.close()
+            self.results.close()
+            raise WorkerDied(f"cannot start a worker process ({exc.strerror or exc})") from exc
+        finally:
+            tickets_in.close()  # only the worker keeps these ends: its death closes them
+            results_out.close()
         self.waiting = 0
 
     def fits(self, size: int) -> bool:
@@ -204,14 +208,14 @@ class _Worker:
         try:
             self.tickets.send_bytes(message)
         except OSError as exc:  # the worker is gone (a broken pipe)
-            raise WorkerDied from exc
+            raise WorkerDied("a worker process died") from exc
         self.waiting += len(message) + 16  # the message and its length header, with margin
 
     def receive(self, size: int) -> list[Prepared]:
         try:
             reply = pickle.loads(self.results.recv_bytes())
         except (EOFError, OSError) as exc:
-            raise WorkerDied from exc
+            raise WorkerDied("a worker process died") from exc
         self.waiting -= size + 16
         if isinstance(reply, _Failure):
             raise reply.error
@@ -220,7 +224,10 @@ class _Worker:
 
     def stop(self, *, finished: bool) -> None:
         """End the worker: when every chunk was answered, by telling it so; else (an error,
-        an interrupt, a dead worker) at once, as what it is preparing is not needed."""
+        an interrupt, a dead worker) at once, as what it is preparing is not needed. Stopping
+        a stopped worker does nothing."""
+        if self.tickets.closed:
+            return
         if finished:
             try:
                 self.tickets.send_bytes(pickle.dumps(None))
@@ -270,8 +277,7 @@ def prepared_in_workers(
     With ``encoded``, workers send items back as log lines (``prepare``'s ``encoded``), for
     a shard on disk.
     """
-    context = multiprocessing.get_context("fork")
-    pool = [_Worker(options, fingerprint, encoded, context) for _ in range(workers)]
+    pool: list[_Worker] = []
     chunks = _chunks(tickets)
     sent: deque[_Sent] = deque()
     limit = workers * CHUNKS_AHEAD
@@ -279,6 +285,8 @@ def prepared_in_workers(
     finished = False
     try:
         try:
+            for _ in range(workers):
+                pool.append(_Worker(options, fingerprint, encoded))
             for chunk in chunks:
                 unsent = [chunk]
                 message = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
@@ -293,8 +301,10 @@ def prepared_in_workers(
             while sent:
                 yield from _received(sent)
             finished = True
-        except WorkerDied:
-            log.warning("a worker process died; preparing the remaining files here")
+        except WorkerDied as exc:
+            log.warning("%s; preparing the remaining files here", exc)
+            for worker in pool:  # what the others were preparing is done again here
+                worker.stop(finished=False)
             for chunk in chain([s.chunk for s in sent], unsent, chunks):
                 for ticket in chunk:
                     yield ticket, prepare(ticket, options, fingerprint)

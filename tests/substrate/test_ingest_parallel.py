@@ -350,6 +350,31 @@ def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
     assert _summary(report) == _summary(serial)
 
 
+def test_workers_that_cannot_start_leave_the_files_to_this_process(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import errno
+    import multiprocessing
+    from multiprocessing.context import ForkProcess
+
+    real_start = ForkProcess.start
+    started = {"n": 0}
+
+    def start(self: Any) -> None:
+        started["n"] += 1
+        if started["n"] > 1:  # the second fork fails: too many processes
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        real_start(self)
+
+    monkeypatch.setattr(ForkProcess, "start", start)
+    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
+    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
+    assert _summary(report) == _summary(serial)
+    assert "cannot start a worker process" in caplog.text
+    assert not multiprocessing.active_children()  # the one that started was stopped
+
+
 def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
