@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote
 
 from substrate.secrets.rules import RULES
 from substrate.secrets.textscan import TextFinding, TextScan
@@ -59,7 +60,7 @@ def sarif_log(
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                            "artifactLocation": {"uri": _uri(f.path)},
                             **_region(f),
                         }
                     }
@@ -100,3 +101,9 @@ def _region(f: TextFinding) -> dict[str, Any]:
             "snippet": {"text": f.preview},
         }
     }
+
+
+def _uri(path: str) -> str:
+    """A path as a relative URI reference: ``/`` separators, and what a URI may not hold
+    (spaces, brackets, ``%``, ``#``, ``?``, non-ASCII) percent-encoded."""
+    return quote(path.replace("\\", "/"), safe="/")

@@ -132,3 +132,13 @@ def test_a_baseline_write_removes_only_its_own_abandoned_copies(tmp_path: Path) 
         leftover.write_text("half")
     save_baseline(path, baseline_from_findings(findings()))
     assert not mine.exists() and other.exists()
+
+
+def test_sarif_uris_are_percent_encoded_paths() -> None:
+    from substrate.secrets.sarif import _uri
+
+    assert _uri("src/app.py") == "src/app.py"
+    assert _uri("docs\\my notes/[REDACTED:aws_access_key].txt") == (
+        "docs/my%20notes/%5BREDACTED%3Aaws_access_key%5D.txt"
+    )
+    assert _uri("über/50%#?.md") == "%C3%BCber/50%25%23%3F.md"
