@@ -130,7 +130,8 @@ class AppState:
 
 
 _NO_SHARD_HINT = (
-    "check --shard or MIXLE_SHARD; create one with `mixle init`, `mixle add` or `mixle ingest`"
+    "check --shard or MIXLE_SHARD; `mixle init` makes one in this folder (./.mixle), "
+    "and a first `mixle add` or `mixle ingest` creates this one"
 )
 
 

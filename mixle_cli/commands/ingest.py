@@ -67,7 +67,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, int, int], None] | 
 
 def _summary(report: IngestReport) -> str:
     parts = [
-        f"{report.files_scanned} files scanned",
+        f"{report.files_scanned} file{'' if report.files_scanned == 1 else 's'} scanned",
         f"{report.files_added} added",
         f"{report.files_updated} updated",
         f"{report.files_unchanged} unchanged",

@@ -53,6 +53,8 @@ def test_stdin_and_explicit_format(mixle) -> None:
     assert result.exit_code == 0 and result.json()["items_added"] >= 1
     rows = mixle("ls", "--json").json()
     assert {r["source"] for r in rows} == {"clipboard"}
+    again = mixle("ingest", "-", "--source", "clipboard", input="First.\n\nSecond.\n")
+    assert again.stderr.startswith("1 file scanned, 0 added, 0 updated, 1 unchanged")
 
 
 def test_each_text_piped_in_is_kept_unless_it_is_named(mixle) -> None:

@@ -222,6 +222,7 @@ def test_reading_a_shard_that_does_not_exist_is_an_error(
         result = mixle(*args)
         assert result.exit_code == 3, args
         assert result.stdout == "" and f"no shard at {isolated_shard_env}" in result.stderr
+        assert "`mixle init` makes one in this folder (./.mixle)" in result.stderr
     assert not isolated_shard_env.exists()  # reading created nothing
     mixle("init")
     assert mixle("search", "anything", "--json").json()["results"] == []
