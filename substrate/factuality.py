@@ -39,7 +39,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     supported by the right one, and "X is not Y" does not support "X is Y", nor the reverse
     (negation words are stopwords, so the terms alone cannot tell): "Refunds are processed on
     weekends" is contradicted by "Refunds are not processed on weekends", though "Refunds are
-    processed within five days" shares two of its words.
+    processed within five days" shares two of its words. Likewise a sentence that gives
+    another value and says more of the claim contradicts it: in a price list, "Cargo costs
+    1,890" is not supported by the row "City 1,890" when the row "Cargo 3,450" is there.
     """
     wanted = terms(claim)
     if not wanted:
@@ -50,10 +52,12 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     best_same, best_other = -1.0, -1.0
     for sentence in sentences(evidence):
         found = terms(sentence)
-        if not numbers <= found:
-            continue
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
+        if not numbers <= found:
+            if numbers and any(_NUMBER.search(term) for term in found - numbers):
+                best_other = max(best_other, share)  # the same subject with another value
+            continue
         if _negated(sentence) != negated:
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):

@@ -137,3 +137,13 @@ def test_a_sentence_of_the_other_polarity_saying_more_of_the_claim_contradicts_i
     assert not content_overlap(evidence, "Refunds are processed on weekends.")
     assert content_overlap(evidence, "Refunds are not processed on weekends.")
     assert content_overlap(evidence, "Refunds are processed within five business days.")
+
+
+def test_a_sentence_giving_another_value_and_saying_more_of_the_claim_contradicts_it() -> None:
+    prices = "| model | price |\n|---|---|\n| Lumen City | 1,890 EUR |\n| Lumen Cargo | 3,450 EUR |"
+    assert not content_overlap(prices, "The Lumen Cargo costs 1,890 EUR.")
+    assert content_overlap(prices, "The Lumen Cargo costs 3,450 EUR.")
+    assert content_overlap(prices, "The Lumen City costs 1,890 EUR.")
+    # a value elsewhere that says less of the claim is no contradiction
+    evidence = "The zebra protocol listens on port 4242. Zebra was released in 2019."
+    assert content_overlap(evidence, "The zebra protocol uses port 4242.")
