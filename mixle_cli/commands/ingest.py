@@ -114,6 +114,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         output.note(_summary(report))
+    if not json:  # said even with --quiet: someone's proposal is gone
+        for notice in report.notices:
+            output.note_parts("note", notice.location(), notice.reason)
     if report.interrupted:  # said even with --quiet or --json: the run did not finish
         changed = report.items_added or report.items_removed or report.items_rewritten
         kept = "the files completed before it are stored" if changed else "nothing was changed"
@@ -346,6 +349,9 @@ def _note_file(report: IngestReport, name: str) -> None:
     from substrate import FileOutcome
 
     added, rewritten = report.items_added, report.items_rewritten
+    if report.ids and not (added or rewritten):  # every item is stored as it is
+        report.unchanged.append(name)
+        return
     path = None if name == "-" else os.path.abspath(name)
     result = "updated" if rewritten else "added" if added else "skipped"
     outcome = FileOutcome(name, result, path, "" if added or rewritten else "no content")

@@ -27,6 +27,7 @@ from substrate.errors import InvalidInputError
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder
 from substrate.ingest.detect import normalize_format
+from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonfile import parse_json
@@ -66,17 +67,25 @@ def _store(
     substrate: Substrate, items: list[SubstrateItem], report: IngestReport | None
 ) -> tuple[list[str], int, int]:
     """Put the items (saved by the caller) and count them: their ids, how many are new and
-    how many were stored already (the same content ingested again: rewritten, not added, as
-    the shard holds no more items than before)."""
+    how many were stored already and are written again (same content, other provenance).
+
+    An item stored already keeps its age and its proposals (``earlier.carry_over``), and one
+    that would be written exactly as it is stored is not written at all: ingesting an unchanged
+    file again adds nothing to the log.
+    """
     ids = [item.id for item in items]
     unique = set(ids)
-    rewritten = sum(item_id in substrate for item_id in unique)  # looked up, not read
-    added = len(unique) - rewritten
+    found = ((item_id, substrate.get(item_id)) for item_id in unique)
+    stored = {item_id: item for item_id, item in found if item is not None}
+    carry_over(items, stored)
+    changed = [item for item in items if not same_as_stored(item, stored.get(item.id))]
+    rewritten = len({item.id for item in changed}.intersection(stored))
+    added = len(unique) - len(stored)
     if report is not None:
         report.items_added += added
         report.items_rewritten += rewritten
         report.ids.extend(ids)
-    for item in items:
+    for item in changed:
         substrate.put(item)
     return ids, added, rewritten
 
@@ -233,13 +242,16 @@ def _finish_file(
         _issue(report, name, issue.reason, issue.line)
     ids, added, rewritten = _store(substrate, items, report)
     if report is not None:
+        report.files_scanned += 1
+        report.bytes_read += int(meta["size"])
+        if items and not (added or rewritten):  # every item is stored as it is
+            report.unchanged.append(name)
+            return ids
         result = status.UPDATED if rewritten else status.ADDED if items else status.SKIPPED
         outcome = FileOutcome(name, result, meta["path"])
         outcome.items_added, outcome.items_rewritten = added, rewritten
         outcome.errors = len(parsed.issues)
         report.files.append(outcome)
-        report.files_scanned += 1
-        report.bytes_read += int(meta["size"])
     return ids
 
 

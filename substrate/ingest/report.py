@@ -128,6 +128,8 @@ class IngestReport:
         unchanged: the sources found unchanged (only listed: a re-ingest of a large tree
             should not build an object per untouched file).
         issues: every problem, with file and line.
+        notices: what happened that the user should know and that is not a problem of the
+            input (a pending proposal withdrawn with the item it was for).
         interrupted: the run was stopped by KeyboardInterrupt (completed files are stored).
         cancelled: the run was stopped by its cancel event (completed files are stored).
         walked: the absolute paths of the files every run filling this report considered (not
@@ -149,6 +151,7 @@ class IngestReport:
     files: list[FileOutcome] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     issues: list[IngestIssue] = field(default_factory=list)
+    notices: list[IngestIssue] = field(default_factory=list)
     interrupted: bool = False
     cancelled: bool = False
     elapsed_s: float = 0.0
@@ -191,6 +194,11 @@ class IngestReport:
 
     def note(self, issue: IngestIssue) -> None:
         self.issues.append(issue)
+
+    def tell(self, source: str, notices: list[str]) -> None:
+        """Record what the user should know of ``source`` that is not a problem of its input
+        (an approval withdrawn with a replaced item): reported, without failing the run."""
+        self.notices.extend(IngestIssue(source, notice) for notice in notices)
 
     def failed(
         self,
@@ -245,6 +253,7 @@ class IngestReport:
             "cancelled": self.cancelled,
             "elapsed_s": round(self.elapsed_s, 3),
             "issues": [i.as_dict() for i in self.issues],
+            "notices": [i.as_dict() for i in self.notices],
         }
         if files:
             out["files"] = [f.as_dict() for f in self.files]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import file_format
+from substrate.ingest.earlier import carried_line, carry_over, withdrawn_proposals
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
@@ -60,25 +61,7 @@ class _Change:
             yield item.id, encode(item)
 
 
-def keep_creation_times(items: list[SubstrateItem], previous: dict[str, SubstrateItem]) -> None:
-    """Items that survive a change keep their original ``created_at`` (their age)."""
-    for item in items:
-        old = previous.get(item.id)
-        if old is not None and old.text == item.text:
-            item.created_at = old.created_at
-
-
-def _with_creation_time(
-    pair: tuple[str, bytes], previous: dict[str, SubstrateItem]
-) -> tuple[str, bytes]:
-    """``keep_creation_times`` for an item given as a log line: only a line whose item was
-    stored before is decoded and encoded again, one at a time."""
-    item_id, line = pair
-    if item_id not in previous:
-        return pair
-    item = decode(line)
-    keep_creation_times([item], previous)
-    return item_id, encode(item)
+_REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
 def too_large(size: int, limit: int) -> str:
@@ -374,7 +357,7 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            previous = self.stored(kept)
+            previous = self.stored([*removes, *kept])
             moved = self.moved_elsewhere([*removes, *kept], previous)
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
@@ -383,9 +366,11 @@ class IngestSession:
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
             if kept:
-                keep_creation_times(items, previous)
-                encoded = [_with_creation_time(pair, previous) for pair in encoded]
+                carry_over(items, previous)
+                encoded = [carried_line(pair, previous) for pair in encoded]
                 rewritten = len(kept.intersection(previous))
+            gone = [previous[i] for i in removes if i in previous]
+            report.tell(ticket.source, withdrawn_proposals(gone, _REPLACED))
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
@@ -418,13 +403,16 @@ class IngestSession:
         elsewhere since. ``skip`` is the state to remember it by (None: forget it)."""
         cached = self.cache.get(key)
         ids = cached.ids if cached is not None else []
-        moved = self.moved_elsewhere(ids) if ids else set()
+        earlier = self.stored(ids)
+        moved = self.moved_elsewhere(ids, earlier) if ids else set()
         removes = [i for i in ids if i not in moved]
         result = self.outcome(source, key, status.SKIPPED, reason)
         if removes:
             result.reason += f"; its {len(removes)} earlier item(s) removed"
             result.items_removed = len(removes)
             self.report.items_removed += len(removes)
+            gone = [earlier[i] for i in removes if i in earlier]
+            self.report.tell(source, withdrawn_proposals(gone, f"the file is skipped ({reason})"))
         if skip is not None:
             skip.ids = sorted(moved)
         elif moved:  # known by its published items, so that they are not written over
@@ -463,7 +451,8 @@ class IngestSession:
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
-            moved = self.moved_elsewhere(ids)
+            earlier = self.stored(ids)
+            moved = self.moved_elsewhere(ids, earlier)
             ids = [i for i in ids if i not in moved and i not in written]
             # a source that gave published items stays known by them, so that the file,
             # restored, does not write its items over them
@@ -476,4 +465,6 @@ class IngestSession:
             result = self.outcome(source, shown, status.REMOVED, "no longer present")
             result.items_removed = len(ids)
             self.report.items_removed += len(ids)
+            gone = [earlier[i] for i in ids if i in earlier]
+            self.report.tell(source, withdrawn_proposals(gone, "its file is no longer there"))
             self.queue(_Change(key, [], list(ids), keep))

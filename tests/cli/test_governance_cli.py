@@ -468,3 +468,23 @@ def test_pending_lists_the_oldest_proposal_first(mixle: Run, add: Add) -> None:
     rows = mixle("--as", "ops", "pending", "--json").json()
     assert [r["id"] for r in rows] == [second_saved, first_saved]
     assert rows[0]["proposed_at"] <= rows[1]["proposed_at"]
+
+
+def test_ingest_keeps_proposals_it_can_and_says_which_it_withdraws(
+    mixle: Run, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    page = notes / "n.md"
+    page.write_text("# A\n\nAlpha text here.\n\n# B\n\nBeta text here.\n")
+    assert mixle("ingest", str(notes), "-q").exit_code == 0
+    ids = {row["title"]: row["id"] for row in mixle("ls", "--json").json()}
+    assert mixle("propose", ids["A"], ids["B"], "--to", "public").exit_code == 0
+    page.write_text("# A\n\nAlpha text here.\n\n# B\n\nBeta text changed.\n")
+    result = mixle("ingest", str(notes), "-q")
+    assert result.exit_code == 0
+    assert result.stderr.strip() == (
+        f"note: n.md: the pending proposal of item {ids['B']} for public is withdrawn: its file "
+        "changed, and the item was replaced; propose the new version to send it"
+    )
+    assert [row["id"] for row in mixle("pending", "--json").json()] == [ids["A"]]

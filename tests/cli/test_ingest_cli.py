@@ -176,8 +176,11 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t"]}\n')
     assert mixle("ingest-docs", str(docs)).exit_code == 0
-    [again] = mixle("ingest-docs", str(docs), "--json").json()["files"]  # the same file again
-    assert (again["status"], again["items_rewritten"], again["reason"]) == ("updated", 2, "")
+    again = mixle("ingest-docs", str(docs), "--json").json()  # the same file again
+    assert (again["files"], again["files_unchanged"], again["items_rewritten"]) == ([], 1, 0)
+    docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t", "u"]}\n')
+    [edited] = mixle("ingest-docs", str(docs), "--json").json()["files"]
+    assert (edited["status"], edited["items_added"], edited["items_rewritten"]) == ("updated", 0, 1)
     wide = tmp_path / "wide.jsonl"  # saved as UTF-16 with its mark, as Windows tools do
     wide.write_bytes('"caf\u00e9 passage"\n{"text": "second"}\n'.encode("utf-16"))
     alone = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(wide), "--json")

@@ -65,8 +65,39 @@ def test_items_ingested_again_are_counted_as_rewritten_not_added(tmp_path: Path)
     assert len(store) == 3  # the reference adapter adds: beta stays
     docs = IngestReport()
     ingest_documents(store, ["a", "a"], report=docs)
-    ingest_documents(store, ["a", "a"], report=docs)
-    assert (docs.items_added, docs.items_rewritten) == (2, 2)
+    ingest_documents(store, ["a", "a"], report=docs)  # stored as they are: not written again
+    assert (docs.items_added, docs.items_rewritten) == (2, 0)
+
+
+def test_an_unchanged_file_ingested_again_writes_nothing_and_keeps_its_proposals(
+    tmp_path: Path,
+) -> None:
+    from substrate.proposals import pending, propose
+
+    notes, shard = tmp_path / "team.csv", tmp_path / "shard"
+    notes.write_text("name,role\nana,lead\nbo,dev\n")
+    store = Substrate(shard)
+    ids = ingest_file(store, notes)
+    store.save()
+    propose(store, ids[:1], to="public", by="ana")
+    store.save()
+    log_size = (shard / "items.jsonl").stat().st_size
+    created = {i.id: i.created_at for i in Substrate(shard).iter_items()}
+
+    store, again = Substrate(shard), IngestReport()
+    assert ingest_file(store, notes, report=again) == ids
+    store.save()
+    assert (shard / "items.jsonl").stat().st_size == log_size
+    assert (again.items_added, again.items_rewritten, again.unchanged) == (0, 0, [str(notes)])
+    assert again.files == [] and again.files_unchanged == 1
+
+    notes.write_text("name,role\nana,lead\nbo,dev\ncy,ops\n")  # the file changes: rewritten
+    store, third = Substrate(shard), IngestReport()
+    ingest_file(store, notes, report=third)
+    store.save()
+    assert (third.items_added, third.items_rewritten) == (1, 2)
+    assert [i.id for i in pending(Substrate(shard))] == ids[:1]
+    assert all(Substrate(shard).get(i).created_at == created[i] for i in ids)  # type: ignore[union-attr]
 
 
 def test_one_string_is_not_taken_for_a_list_of_its_characters() -> None:

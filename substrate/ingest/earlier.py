@@ -1,0 +1,78 @@
+"""What a re-ingested item keeps of its stored version, and what is said of versions that go.
+
+An item ingested again with the same id has the same content, so what happened to it since
+belongs to it still: its age (``created_at``) and its proposals (``proposal``, the one under
+review, and ``proposals``, the history approvers rely on). Re-ingesting a file where another
+section changed must not withdraw a proposal nobody withdrew. An item whose content changed
+has a new id: a pending proposal of its old version cannot carry over (the reviewers saw other
+content), so the run says so, for the new version to be proposed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from substrate.store import decode, encode
+
+if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
+
+# provenance written by `propose`, `approve` and `reject` on the item itself
+CARRIED_KEYS = ("proposal", "proposals")
+
+
+def carry_over(items: Iterable[SubstrateItem], stored: dict[str, SubstrateItem]) -> None:
+    """Give each item with a stored version of the same content that version's creation time
+    and proposals."""
+    for item in items:
+        old = stored.get(item.id)
+        if old is None or old.text != item.text:
+            continue
+        item.created_at = old.created_at
+        for key in CARRIED_KEYS:
+            if key in old.provenance:
+                item.provenance[key] = old.provenance[key]
+
+
+def same_as_stored(item: SubstrateItem, stored: SubstrateItem | None) -> bool:
+    """Whether ``item`` (after ``carry_over``) is its stored version, but for the time it was
+    ingested: writing it again would change nothing."""
+    if stored is None:
+        return False
+    fields = (item.kind, item.text, item.payload, item.scope, item.tags, item.links)
+    before = (stored.kind, stored.text, stored.payload, stored.scope, stored.tags, stored.links)
+    if fields != before:
+        return False
+    if item.created_at != stored.created_at:
+        return False
+    return _timeless(item.provenance) == _timeless(stored.provenance)
+
+
+def _timeless(provenance: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in provenance.items() if key != "ingested_at"}
+
+
+def carried_line(pair: tuple[str, bytes], stored: dict[str, SubstrateItem]) -> tuple[str, bytes]:
+    """``carry_over`` for an item given as ``(id, log line)``: only the line of an item stored
+    before is decoded and encoded again."""
+    item_id, line = pair
+    if item_id not in stored:
+        return pair
+    item = decode(line)
+    carry_over([item], stored)
+    return item_id, encode(item)
+
+
+def withdrawn_proposals(removed: Iterable[SubstrateItem], why: str) -> list[str]:
+    """What to tell of the pending proposals of ``removed`` items, which go with them; ``why``
+    says why the items go, and what to do ("replaced by ...: propose the new version ...")."""
+    from substrate.proposals import PENDING, proposal_of
+
+    notices = []
+    for item in removed:
+        proposal = proposal_of(item)
+        if proposal is not None and proposal.get("status") == PENDING:
+            to = proposal.get("to")
+            notices.append(f"the pending proposal of item {item.id} for {to} is withdrawn: {why}")
+    return notices

@@ -1,0 +1,62 @@
+"""A re-ingest keeps the proposals of the items it keeps, and tells of those it withdraws."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from substrate.ingest import ingest_path
+from substrate.proposals import PENDING, pending, proposal_events, propose
+from substrate.store import Substrate
+
+
+def _ids_by_section(shard: Path) -> dict[str, str]:
+    return {i.provenance["section"]: i.id for i in Substrate(shard).iter_items()}
+
+
+def _write(path: Path, beta: str) -> None:
+    path.write_text(f"# A\n\nAlpha text here.\n\n# B\n\n{beta}\n")
+
+
+def test_a_proposal_survives_an_edit_elsewhere_in_its_file(tmp_path: Path) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    ingest_path(Substrate(shard), notes)
+    alpha = _ids_by_section(shard)["A"]
+    store = Substrate(shard)
+    propose(store, [alpha], to="public", by="ana")
+    store.save()
+    created = Substrate(shard).get(alpha).created_at  # type: ignore[union-attr]
+
+    _write(notes / "n.md", "Beta text changed.")
+    report = ingest_path(Substrate(shard), notes)
+    assert report.items_rewritten == 1 and report.notices == []
+    kept = Substrate(shard).get(alpha)
+    assert kept is not None and kept.created_at == created
+    assert kept.provenance["proposal"]["status"] == PENDING
+    assert [e["to"] for e in proposal_events(kept)] == ["public"]
+    assert [i.id for i in pending(Substrate(shard))] == [alpha]
+
+
+def test_a_replaced_or_removed_item_s_pending_proposal_is_told(tmp_path: Path) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    (notes / "other.md").write_text("# C\n\nGamma.\n")
+    ingest_path(Substrate(shard), notes)
+    ids = _ids_by_section(shard)
+    store = Substrate(shard)
+    propose(store, [ids["B"], ids["C"]], to="public", by="ana")
+    store.save()
+
+    _write(notes / "n.md", "Beta text changed.")
+    (notes / "other.md").unlink()
+    report = ingest_path(Substrate(shard), notes)
+    told = {n.source: n.reason for n in report.notices}
+    assert set(told) == {"n.md", "other.md"}
+    assert f"item {ids['B']} for public is withdrawn" in told["n.md"]
+    assert "propose the new version" in told["n.md"]
+    assert "no longer there" in told["other.md"]
+    assert report.ok  # nothing was wrong with the input
+    assert report.as_dict()["notices"][0]["source"] in told
+    assert pending(Substrate(shard)) == []
