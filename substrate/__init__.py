@@ -79,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
+    "already_proposed": "substrate.proposals",
     "pending": "substrate.proposals",
     "PENDING": "substrate.proposals",
     "proposal_events": "substrate.proposals",
@@ -499,6 +500,9 @@ if TYPE_CHECKING:
     )
     from substrate.proposals import (
         REJECTED as REJECTED,
+    )
+    from substrate.proposals import (
+        already_proposed as already_proposed,
     )
     from substrate.proposals import (
         approve as approve,

@@ -96,9 +96,20 @@ def propose(
     if strict and there:
         raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
     for item in items:
-        proposal = {"to": to, "by": by, "status": PENDING, "content": proposed_content(item)}
+        if already_proposed(item, to, by):  # no second event for the same proposal
+            continue
+        proposal = _proposal(item, to, by)
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
     return [item.id for item in items]
+
+
+def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
+    """Whether ``item`` is pending for ``to``, proposed by ``by``, with the content it has."""
+    return proposal_of(item) == _proposal(item, to, by)
+
+
+def _proposal(item: SubstrateItem, to: str, by: str | None) -> dict[str, Any]:
+    return {"to": to, "by": by, "status": PENDING, "content": proposed_content(item)}
 
 
 def proposed_content(item: SubstrateItem) -> str:

@@ -21,6 +21,7 @@ from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PUBLIC,
     NotFoundError,
+    already_proposed,
     approve,
     authorize_publish,
     grant_approver,
@@ -182,7 +183,10 @@ def merge_cmd(
     other: Annotated[str, typer.Argument(help="The item merged into it and then removed.")],
     prefer: Annotated[
         str,
-        typer.Option("--prefer", help="Whose text wins: 'latest' (higher version) or 'keep'."),
+        typer.Option(
+            "--prefer",
+            help="Whose text wins: 'latest' (the higher version; on a tie, KEEP's) or 'keep'.",
+        ),
     ] = "latest",
     by: ByOpt = None,
     json: JsonOpt = False,
@@ -237,18 +241,23 @@ def propose_cmd(
     scopes = app_state.scopes
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
+        already = set()
         for item_id in ids:
-            if visible_item(substrate, item_id, scopes) is None:
+            item = visible_item(substrate, item_id, scopes)
+            if item is None:
                 raise NotFoundError(f"no item with id {item_id}; nothing proposed")
+            if already_proposed(item, to, who):
+                already.add(item_id)
         done = propose(
             substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, team=team, strict=True
         )
         substrate.save()
     if json:
-        output.emit_json({"proposed": done, "to": to, "by": who})
+        output.emit_json({"proposed": done, "to": to, "by": who, "already": sorted(already)})
     else:
         for item_id in done:
-            output.emit_text(f"proposed {item_id} for {to}")
+            again = " (already pending: nothing changed)" if item_id in already else ""
+            output.emit_text(f"proposed {item_id} for {to}{again}")
     if not load_governance(substrate).gated(to):
         output.note(
             f"note: scope {safe_repr(to)} has no approvers, so nobody can approve this yet: grant "

@@ -107,6 +107,7 @@ def test_propose_pending_approve(mixle: Run, add: Add, isolated_shard_env: Path)
         "proposed": [a],
         "to": "public",
         "by": "ops",
+        "already": [],
     }
     rows = mixle("--as", "ops", "pending", "--json").json()
     assert [(r["id"], r["scope"], r["to"], r["by"]) for r in rows] == [(a, "ops", "public", "ops")]
@@ -459,6 +460,18 @@ def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> 
     mixle("--as", "ops", "grant", "alice", "public")
     b = add("ops", "y")
     assert "no approvers" not in mixle("--as", "ops", "propose", b, "--to", "public").stderr
+
+
+def test_proposing_again_says_it_is_already_pending(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    assert (
+        mixle("--as", "ops", "propose", a, "--to", "public").stdout == f"proposed {a} for public\n"
+    )
+    again = mixle("--as", "ops", "propose", a, "--to", "public")
+    assert again.stdout == f"proposed {a} for public (already pending: nothing changed)\n"
+    data = mixle("--as", "ops", "propose", a, "--to", "public", "--json").json()
+    assert (data["proposed"], data["already"]) == ([a], [a])
+    assert len(mixle("history", a, "--json").json()["proposals"]) == 1
 
 
 def test_pending_lists_the_oldest_proposal_first(mixle: Run, add: Add) -> None:

@@ -194,6 +194,16 @@ def test_reproposing_keeps_every_earlier_event(store: Substrate) -> None:
     assert all(isinstance(e["at"], float) for e in events)
 
 
+def test_the_same_proposal_made_again_changes_nothing(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    assert propose(store, [a], to="public", by="ops") == [a]
+    assert propose(store, [a], to="public", by="ops") == [a]  # still proposed: no new event
+    assert [e["event"] for e in proposal_events(store.get(a))] == ["proposed"]  # type: ignore[arg-type]
+    propose(store, [a], to="public", by="bo")  # another proposer: a new proposal
+    propose(store, [a], to="team", by="bo")  # another target: a new proposal
+    assert len(proposal_events(store.get(a))) == 3  # type: ignore[arg-type]
+
+
 def test_strict_propose_validates_all_ids_first(store: Substrate) -> None:
     a = store.add("text", "x", scope="ops")
     b = store.add("text", "y", scope="public")
