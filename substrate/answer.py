@@ -227,7 +227,7 @@ def answer_from_substrate(
     n_cited = 0
     if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):
         note = (
-            f"abstained: {len(evidence)} relevant item(s) at confidence {confidence:.2f} "
+            f"abstained: {len(evidence)} matching item(s) at confidence {confidence:.2f} "
             f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
             "-- escalate rather than guess"
         )

@@ -213,7 +213,8 @@ def _accounting(packet: ContextPacket) -> str:
         budget += f", ~{packet.used_tokens:,}/{packet.budget.max_tokens:,} tokens (chars/4)"
     return (
         f"{len(packet)} of {packet.n_candidates} candidate(s), {budget}, "
-        f"compression {packet.compression_ratio:.2f}, preservation {_preserved(packet)}"
+        f"compression {packet.compression_ratio:.2f} (used / full characters), "
+        f"task terms kept {_preserved(packet)}"
     )
 
 
@@ -221,7 +222,7 @@ def _preserved(packet: ContextPacket) -> str:
     """Each item's preservation, or for many items (one line on stderr) the lowest and mean."""
     figures = packet.preservation()
     if len(figures) <= 8:
-        return " ".join(f"{p:.2f}" for p in figures) or "-"
+        return ("per item " + " ".join(f"{p:.2f}" for p in figures)) if figures else "-"
     return f"min {min(figures):.2f}, mean {sum(figures) / len(figures):.2f}"
 
 

@@ -142,7 +142,7 @@ def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("# Context for: refund defective items")
     assert len(result.stdout.rstrip("\n")) <= 400
-    assert "candidate(s)" in result.stderr and "preservation" in result.stderr
+    assert "candidate(s)" in result.stderr and "task terms kept" in result.stderr
     xml = mixle("--as", "shop", "assemble-context", "refund", "--format", "xml")
     root = ET.fromstring(xml.stdout)
     assert root.tag == "context" and root.find("document") is not None
@@ -362,5 +362,7 @@ def test_the_accounting_line_stays_short_for_a_large_packet(mixle: Run) -> None:
         mixle("add", f"refund note number {i} about defective items")
     result = mixle("assemble-context", "refund note", "--max-items", "30")
     assert result.exit_code == 0, result.stderr
-    [line] = [x for x in result.stderr.splitlines() if "preservation" in x]
-    assert "preservation min " in line and ", mean " in line and len(line) < 200
+    [line] = [x for x in result.stderr.splitlines() if "task terms kept" in x]
+    assert "task terms kept min " in line and ", mean " in line and len(line) < 200
+    few = mixle("assemble-context", "refund note", "--max-items", "2").stderr
+    assert "(used / full characters), task terms kept per item 1.00 1.00" in few

@@ -125,7 +125,7 @@ def test_abstains_without_calling_the_answerer(shop: Substrate) -> None:
     assert result.abstained and result.answer is None
     assert answerer.calls == []
     assert result.citations() == [] and result.evidence == []
-    assert result.note.startswith("abstained:")
+    assert result.note.startswith("abstained: 0 matching item(s) at confidence")
 
 
 def test_min_confidence_and_min_evidence(shop: Substrate) -> None:
