@@ -51,6 +51,20 @@ class AppState:
         scopes = self.scopes
         return scopes is None or scope in scopes
 
+    def read_scope(self, scope: str | None) -> str | None:
+        """``scope`` (from a read command's ``--scope``), refused when the caller may not read
+        it: its items would be filtered out one by one, and an empty answer would look like
+        an empty scope. The refusal depends on the team alone, not on what the shard holds."""
+        if scope is not None and not self.can_read(scope):
+            from substrate import AccessDeniedError, safe_repr
+
+            readable = ", ".join(sorted(self.scopes or ()))
+            raise AccessDeniedError(
+                f"you read as {safe_repr(self.team)} and may not read scope {safe_repr(scope)} "
+                f"(you read: {readable})"
+            )
+        return scope
+
     def write_scope(self, scope: str | None) -> str:
         """The scope a write goes to (given, else the default), if the caller may write it:
         a scope it reads, and without approvers unless the caller is one."""

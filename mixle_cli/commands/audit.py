@@ -38,6 +38,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     stale or fragmented index, a secret left in an item), 0 when all is clean.
     """
     app_state = state(ctx)
+    scope = app_state.read_scope(scope)
     report = audit_shard(app_state.substrate(), scope=scope, scopes=app_state.scopes)
     data = report.as_dict()
     if json:
@@ -105,7 +106,10 @@ def freshness_cmd(
     max_age_s = parse_duration(max_age) if max_age is not None else None
     app_state = state(ctx)
     report = freshness_report(
-        app_state.substrate(), max_age_s=max_age_s, scope=scope, scopes=app_state.scopes
+        app_state.substrate(),
+        max_age_s=max_age_s,
+        scope=app_state.read_scope(scope),
+        scopes=app_state.scopes,
     )
     stale = [output.with_id(entry) for entry in report["stale"]]
     if how is output.Mode.JSON:
@@ -122,7 +126,7 @@ def freshness_cmd(
 
 def _note_empty_scope(scope: str | None) -> None:
     """Say that nothing was checked: a mistyped --scope in a cron line must not pass as clean.
-    (An unreadable scope gets the same words as one that does not exist.)"""
+    (A scope the caller may not read was refused before: ``AppState.read_scope``.)"""
     if scope is not None:
         output.note("note: --scope matched no item you can read; nothing was checked")
 

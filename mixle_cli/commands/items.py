@@ -248,7 +248,8 @@ def ls(
         shown = 0
         app_state = state(ctx)
         substrate = app_state.substrate()
-        for item in substrate.iter_items(kind=kind, scope=scope, scopes=app_state.scopes):
+        only = app_state.read_scope(scope)
+        for item in substrate.iter_items(kind=kind, scope=only, scopes=app_state.scopes):
             if limit is not None and shown >= limit:
                 return
             if wanted_tags and not wanted_tags.issubset(item.tags):

@@ -105,7 +105,7 @@ def _filters(
         usage("--since is later than --until: no item can match")
     return SearchFilters(
         kind=kind,
-        scopes=merge_scopes(scope, app_state.scopes),
+        scopes=merge_scopes(app_state.read_scope(scope), app_state.scopes),
         tags=tuple(tags or ()),
         source_prefix=_source_prefix(source),
         since=start,

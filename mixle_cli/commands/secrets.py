@@ -325,7 +325,7 @@ def _scan_items(
     substrate = app_state.substrate()
     n_items = 0
     rows: list[dict[str, Any]] = []
-    for item in substrate.iter_items(scope=scope, scopes=app_state.scopes):
+    for item in substrate.iter_items(scope=app_state.read_scope(scope), scopes=app_state.scopes):
         n_items += 1
         for f in scan_item(item).findings:
             if f.rule not in cfg.allow_rules:

@@ -573,7 +573,8 @@ def test_items_sweep_honours_the_readers_scopes(
     assert_no_secret(everything.stdout, blue.stdout, text.stdout, text.stderr)
     monkeypatch.setenv("MIXLE_TEAM", "green")
     assert mixle("scan-secrets", "--items").exit_code == 0
-    assert mixle("scan-secrets", "--items", "--scope", "red").exit_code == 0
+    refused = mixle("scan-secrets", "--items", "--scope", "red")
+    assert refused.exit_code == 1 and "may not read scope 'red'" in refused.stderr
 
 
 def test_items_without_a_shard_exits_3(mixle: Run, isolated_shard_env: Path) -> None:

@@ -290,10 +290,11 @@ def test_another_teams_scope_looks_like_one_that_does_not_exist(
 ) -> None:
     theirs = mixle("--as", "alpha", "search", "harbour", "--scope", "bravo", "--json")
     nobody = mixle("--as", "alpha", "search", "harbour", "--scope", "nobody", "--json")
-    assert (theirs.exit_code, theirs.stdout, theirs.stderr) == (
+    assert (theirs.exit_code, theirs.stdout, theirs.stderr.replace("bravo", "nobody")) == (
         nobody.exit_code, nobody.stdout, nobody.stderr,
     )  # fmt: skip
-    assert theirs.json()["results"] == []
+    assert theirs.exit_code == 1 and theirs.stdout == ""
+    assert "may not read scope 'bravo' (you read: alpha, public)" in theirs.stderr
 
 
 def test_scores_of_a_team_do_not_move_when_other_teams_add_items(
