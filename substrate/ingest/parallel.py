@@ -5,8 +5,10 @@ large tree it is most of the work. With several cores, worker processes prepare 
 files while this process applies and saves the chunks already done; results come back in the
 order the files were given, so the shard ends up the same as with one process.
 
-Each worker is forked (Linux only: elsewhere, and for small runs, files are prepared in this
-process) with a pipe that brings it chunks of tickets and one that takes back their results.
+Each worker is forked with ``os.fork`` (Linux only: elsewhere, and for small runs, files are
+prepared in this process), not through ``multiprocessing``, whose start-up in the child touches
+standard input (and waits for ever on a lock a host's thread reading it holds). It gets a pipe
+that brings it chunks of tickets and one that takes back their results.
 This process sends and receives on its main thread, with no helper threads: a chunk goes to
 the worker with the least work waiting, and results are read in the order the chunks were
 sent. Workers ignore Ctrl-C: the interrupt reaches this process, which stops taking results,
@@ -31,7 +33,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
-from multiprocessing.context import ForkProcess
+from typing import Any
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
@@ -100,14 +102,12 @@ def _serve(
     fingerprint: str,
     encoded: bool,
 ) -> None:
-    """A worker's life: prepare each chunk received and send its results back, until None.
-
-    The worker ends with ``os._exit``, never returning into ``multiprocessing``, which would
-    print the traceback of a worker whose parent stopped listening midway; the parent notices
-    a worker that ends early by its pipe.
-    """
+    """A worker's life, in the forked child: prepare each chunk received and send its
+    results back, until None. It never returns: the child must not go on running the
+    parent's code, and ends with ``os._exit`` (no clean-up of the parent's objects, no
+    traceback of a worker whose parent stopped listening midway). The parent notices a
+    worker that ends early by its pipe."""
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         _end_with_parent()
         if os.getppid() == parent:  # else the parent died before the request took effect
             _answer(tickets, results, options, fingerprint, encoded)
@@ -155,11 +155,22 @@ def _end_with_parent() -> None:
     this its workers would live on, blocked on chunks that never come, holding the caller's
     stdout and stderr open.
     """
+    if _PRCTL:
+        _PRCTL[0](_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def _find_prctl() -> None:
+    """Look ``prctl`` up in this process, before forking: loading a library in a child forked
+    while another thread held the loader's lock would wait for ever."""
+    if _PRCTL:
+        return
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):  # not glibc-like: the pipes still end the worker
-        log.debug("cannot ask to end with the parent process")
+        _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+    except (OSError, AttributeError):  # not glibc-like: the parent still stops its workers
+        log.debug("cannot ask workers to end with the parent process")
+
+
+_PRCTL: list[Any] = []
 
 
 def _enlarged(conn: Connection) -> int:
@@ -180,31 +191,53 @@ class _Worker:
     worker that is itself blocked sending results this process has not read yet.
     """
 
-    def __init__(self, options: IngestOptions, fingerprint: str, encoded: bool) -> None:
+    def __init__(self) -> None:
+        self.pid = 0
+        self.tickets: Connection | None = None
+        self.results: Connection | None = None
+        self.capacity = 0
+        self.waiting = 0
+
+    def start(
+        self, options: IngestOptions, fingerprint: str, encoded: bool, others: list[_Worker]
+    ) -> None:
+        """Fork the worker (``others``: the workers started before, whose pipe ends it closes).
+
+        Ctrl-C is held back while forking: the child ignores it before it could arrive, and
+        in this process it arrives once the worker is known, so that it can be stopped.
+        """
         tickets_in, self.tickets = multiprocessing.Pipe(duplex=False)
         self.results, results_out = multiprocessing.Pipe(duplex=False)
         self.capacity = _enlarged(self.tickets)
         _enlarged(results_out)
-        self.process = ForkProcess(
-            target=_serve,
-            args=(tickets_in, results_out, os.getpid(), options, fingerprint, encoded),
-            daemon=True,
-        )
+        parent = os.getpid()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self.process.start()
+            pid = os.fork()
         except OSError as exc:  # out of processes or memory
-            self.tickets.close()
-            self.results.close()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            for conn in (tickets_in, results_out, self.tickets, self.results):
+                conn.close()
             raise WorkerDied(f"cannot start a worker process ({exc.strerror or exc})") from exc
-        finally:
-            tickets_in.close()  # only the worker keeps these ends: its death closes them
-            results_out.close()
-        self.waiting = 0
+        if pid == 0:  # the worker
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                for conn in (self.tickets, self.results, *_ends(others)):
+                    conn.close()
+                _serve(tickets_in, results_out, parent, options, fingerprint, encoded)
+            finally:
+                os._exit(1)
+        self.pid = pid
+        tickets_in.close()  # only the worker keeps these ends: its death closes them
+        results_out.close()
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held back arrives now
 
     def fits(self, size: int) -> bool:
         return self.waiting == 0 or self.waiting + size <= self.capacity
 
     def send(self, message: bytes) -> None:
+        assert self.tickets is not None
         try:
             self.tickets.send_bytes(message)
         except OSError as exc:  # the worker is gone (a broken pipe)
@@ -212,6 +245,7 @@ class _Worker:
         self.waiting += len(message) + 16  # the message and its length header, with margin
 
     def receive(self, size: int) -> list[Prepared]:
+        assert self.results is not None
         try:
             reply = pickle.loads(self.results.recv_bytes())
         except (EOFError, OSError) as exc:
@@ -222,22 +256,37 @@ class _Worker:
         result: list[Prepared] = reply
         return result
 
+    def ready(self) -> bool:
+        """Whether the worker's next answer (or its end) can be read without waiting."""
+        return self.results is not None and self.results.poll()
+
     def stop(self, *, finished: bool) -> None:
         """End the worker: when every chunk was answered, by telling it so; else (an error,
         an interrupt, a dead worker) at once, as what it is preparing is not needed. Stopping
         a stopped worker does nothing."""
-        if self.tickets.closed:
+        if self.pid <= 0:
             return
-        if finished:
+        if finished and self.tickets is not None:
             try:
                 self.tickets.send_bytes(pickle.dumps(None))
             except OSError:
                 finished = False
         if not finished:
-            self.process.terminate()
-        self.process.join()
-        self.tickets.close()
-        self.results.close()
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+        with suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        self.pid = -1
+        for conn in _ends([self]):
+            conn.close()
+
+
+def _ends(workers: list[_Worker]) -> Iterator[Connection]:
+    """The pipe ends this process holds for ``workers``."""
+    for worker in workers:
+        for conn in (worker.tickets, worker.results):
+            if conn is not None and not conn.closed:
+                yield conn
 
 
 def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
@@ -285,8 +334,11 @@ def prepared_in_workers(
     finished = False
     try:
         try:
+            _find_prctl()
             for _ in range(workers):
-                pool.append(_Worker(options, fingerprint, encoded))
+                worker = _Worker()
+                pool.append(worker)  # before it starts: however starting ends, it is stopped
+                worker.start(options, fingerprint, encoded, pool[:-1])
             for chunk in chunks:
                 unsent = [chunk]
                 message = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
@@ -296,7 +348,7 @@ def prepared_in_workers(
                 worker.send(message)
                 sent.append(_Sent(chunk, worker, len(message)))
                 unsent = []
-                while sent and sent[0].worker.results.poll():
+                while sent and sent[0].worker.ready():
                     yield from _received(sent)
             while sent:
                 yield from _received(sent)

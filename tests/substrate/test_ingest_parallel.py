@@ -41,6 +41,16 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
+def not_a_child_left() -> bool:
+    """Whether this process has no child left, running or unwaited (worker processes are
+    forked directly, so ``multiprocessing`` does not know them)."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
 def _stored(shard: Path) -> list[tuple[Any, ...]]:
     timeless = {"ingested_at", "mtime"}
     return sorted(
@@ -219,7 +229,6 @@ def test_worker_count() -> None:
 def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import multiprocessing
     import signal
 
     monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
@@ -233,7 +242,7 @@ def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(shard), tree, jobs=2, progress=interrupt_after_five, report=report)
-    assert report.interrupted and not multiprocessing.active_children()
+    assert report.interrupted and not_a_child_left()
     added = {f.source for f in report.files if f.status == "added"}
     stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
     assert added and stored == added
@@ -319,14 +328,12 @@ def _parser_that_breaks_on_page07(text: str, ctx: Any) -> Any:
 def test_an_unexpected_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import multiprocessing
-
     from substrate.ingest.formats import PARSERS
 
     monkeypatch.setitem(PARSERS, "markdown", _parser_that_breaks_on_page07)
     with pytest.raises(RuntimeError, match="a parser bug"):
         ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
-    assert not multiprocessing.active_children()
+    assert not_a_child_left()
 
 
 def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
@@ -354,25 +361,23 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     import errno
-    import multiprocessing
-    from multiprocessing.context import ForkProcess
 
-    real_start = ForkProcess.start
+    real_fork = os.fork
     started = {"n": 0}
 
-    def start(self: Any) -> None:
+    def fork() -> int:
         started["n"] += 1
         if started["n"] > 1:  # the second fork fails: too many processes
             raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
-        real_start(self)
+        return real_fork()
 
-    monkeypatch.setattr(ForkProcess, "start", start)
+    monkeypatch.setattr(os, "fork", fork)
     report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
     serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
     assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
     assert _summary(report) == _summary(serial)
     assert "cannot start a worker process" in caplog.text
-    assert not multiprocessing.active_children()  # the one that started was stopped
+    assert not_a_child_left()  # the one that started was stopped
 
 
 def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
@@ -466,3 +471,55 @@ def test_workers_stopped_midway_end_quietly(tree: Path, tmp_path: Path) -> None:
         timeout=120,
     )
     assert out.stdout == "stopped\n" and out.stderr == ""
+
+
+def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    real_fork = os.fork
+
+    def fork_then_interrupt() -> int:
+        pid = real_fork()
+        if pid:  # Ctrl-C lands in the parent the moment the worker exists
+            os.kill(os.getpid(), signal.SIGINT)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_then_interrupt)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, report=report)
+    assert report.interrupted and not_a_child_left()
+
+
+_STDIN_READER = """
+import os, sys, threading
+from substrate.ingest import ingest_path
+from substrate.store import Substrate
+
+threading.Thread(target=sys.stdin.buffer.read, daemon=True).start()  # a host's reader thread
+report = ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2)
+print(report.files_added, flush=True)
+os._exit(0)  # the reader still waits: an interpreter shutting down would abort on its lock
+"""
+
+
+def test_a_host_thread_reading_stdin_does_not_stop_the_workers(tree: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    with subprocess.Popen(
+        [sys.executable, "-c", _STDIN_READER, str(tmp_path / "shard"), str(tree)],
+        stdin=subprocess.PIPE,  # left open: the reader thread waits on it throughout
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as host:
+        try:
+            host.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            host.kill()
+            raise
+        assert host.stdout is not None
+        out = host.stdout.read()
+    assert host.returncode == 0 and int(out) > 20
