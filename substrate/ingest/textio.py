@@ -3,8 +3,10 @@ byte-order mark says so, with normalised line ends."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 
 from substrate.ingest.detect import is_binary
 from substrate.ingest.segment import FileRejected
@@ -67,8 +69,26 @@ def content_digest(data: bytes) -> str:
 
 def starts_binary(path: str) -> bool:
     """Whether a file's first bytes show it is binary (raises OSError)."""
-    with open(path, "rb") as fh:
-        return is_binary(fh.read(BINARY_PROBE_BYTES))
+    fd = _open_regular(path)
+    try:
+        return is_binary(os.read(fd, BINARY_PROBE_BYTES))
+    finally:
+        os.close(fd)
+
+
+def _open_regular(path: str) -> int:
+    """A descriptor of ``path`` for reading, which must still be a regular file: opened without
+    waiting, so that a FIFO put in a file's place since the walk cannot hold the run.
+
+    Raises:
+        OSError: it cannot be opened, or is not a regular file.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file (any more)")
+    return fd
 
 
 def read_unless_binary(path: str) -> tuple[bytes, bool]:
@@ -80,7 +100,7 @@ def read_unless_binary(path: str) -> tuple[bytes, bool]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    fd = _open_regular(path)
     try:
         head = os.read(fd, BINARY_PROBE_BYTES)
         if is_binary(head):

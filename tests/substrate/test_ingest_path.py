@@ -172,7 +172,7 @@ def test_a_file_named_on_its_own_that_cannot_be_read_fails(
     def denied(*_: object, **__: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(textio, "open", denied, raising=False)  # tests run as root
+    monkeypatch.setattr(textio, "_open_regular", denied)  # tests run as root
     report = ingest_path(Substrate(), locked)
     assert report.files_failed == 1 and "Permission denied" in report.files[0].reason
 
