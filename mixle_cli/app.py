@@ -148,8 +148,9 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     stdout.install()
-    if sys.stderr is not None:  # None when the caller closed it (2>&-)
-        sys.stderr = MaskedStream(sys.stderr)
+    if sys.stderr is None:  # the caller closed it (2>&-): notes and warnings are dropped,
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - never to stdout
+    sys.stderr = MaskedStream(sys.stderr)
     # The library reports through logging: warnings (a repaired torn write, an unreadable
     # cache) reach stderr as "warning: ..."; MIXLE_DEBUG=1 shows everything.
     debug = os.environ.get("MIXLE_DEBUG") == "1"

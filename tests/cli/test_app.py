@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,19 @@ def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path, mixle_bin
         preexec_fn=lambda: __import__("os").close(2),  # what 2>&- does
     )
     assert done.returncode == 0 and done.stdout.strip()
+    assert not done.stdout.startswith(b"note:")  # notes are dropped, not sent to stdout
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nSome words.\n")
+    for extra in ([], ["--json"]):
+        ingested = subprocess.run(
+            [mixle_bin, "--shard", str(tmp_path / "new"), "ingest", str(notes), *extra],
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: __import__("os").close(2),
+        )
+        assert ingested.returncode == 0, extra
+        assert not extra or json.loads(ingested.stdout)["files_added"] in (0, 1)
 
 
 def test_help_texts_escape_brackets_that_rich_would_take_for_markup() -> None:

@@ -41,14 +41,31 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def not_a_child_left() -> bool:
-    """Whether this process has no child left, running or unwaited (worker processes are
-    forked directly, so ``multiprocessing`` does not know them)."""
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the worker processes forked during the test (``os.fork`` notes them)."""
+    pids: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return pids
+
+
+def reaped(pids: list[int]) -> bool:
+    """Whether workers were forked, and each has ended and been waited for."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # no such child any more: it was waited for
+            continue
+        return False
+    return bool(pids)
 
 
 def _stored(shard: Path) -> list[tuple[Any, ...]]:
@@ -227,7 +244,7 @@ def test_worker_count() -> None:
 
 
 def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
     import signal
 
@@ -242,7 +259,7 @@ def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(shard), tree, jobs=2, progress=interrupt_after_five, report=report)
-    assert report.interrupted and not_a_child_left()
+    assert report.interrupted and reaped(forked)
     added = {f.source for f in report.files if f.status == "added"}
     stored = {i.provenance["source"] for i in Substrate(shard).iter_items()}
     assert added and stored == added
@@ -326,14 +343,14 @@ def _parser_that_breaks_on_page07(text: str, ctx: Any) -> Any:
 
 
 def test_an_unexpected_error_in_a_worker_reaches_the_caller_and_stops_the_pool(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
     from substrate.ingest.formats import PARSERS
 
     monkeypatch.setitem(PARSERS, "markdown", _parser_that_breaks_on_page07)
     with pytest.raises(RuntimeError, match="a parser bug"):
         ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
-    assert not_a_child_left()
+    assert reaped(forked)
 
 
 def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
@@ -358,7 +375,11 @@ def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
 
 
 def test_workers_that_cannot_start_leave_the_files_to_this_process(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tree: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    forked: list[int],
 ) -> None:
     import errno
 
@@ -377,7 +398,7 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(
     assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
     assert _summary(report) == _summary(serial)
     assert "cannot start a worker process" in caplog.text
-    assert not_a_child_left()  # the one that started was stopped
+    assert len(forked) == 1 and reaped(forked)  # the one that started was stopped
 
 
 def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
@@ -474,7 +495,7 @@ def test_workers_stopped_midway_end_quietly(tree: Path, tmp_path: Path) -> None:
 
 
 def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
     import signal
 
@@ -490,7 +511,7 @@ def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, report=report)
-    assert report.interrupted and not_a_child_left()
+    assert report.interrupted and len(forked) == 1 and reaped(forked)
 
 
 _STDIN_READER = """
