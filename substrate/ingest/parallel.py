@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import functools
 import logging
 import multiprocessing
 import os
@@ -28,12 +29,11 @@ import pickle
 import signal
 import sys
 from collections import deque
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
-from typing import Any
 
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
@@ -155,22 +155,21 @@ def _end_with_parent() -> None:
     this its workers would live on, blocked on chunks that never come, holding the caller's
     stdout and stderr open.
     """
-    if _PRCTL:
-        _PRCTL[0](_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
-def _find_prctl() -> None:
-    """Look ``prctl`` up in this process, before forking: loading a library in a child forked
-    while another thread held the loader's lock would wait for ever."""
-    if _PRCTL:
-        return
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """The C library's ``prctl``, looked up in the parent before it forks (loading a library
+    in a child forked while another thread held the loader's lock would wait for ever)."""
     try:
-        _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # not glibc-like: the parent still stops its workers
         log.debug("cannot ask workers to end with the parent process")
-
-
-_PRCTL: list[Any] = []
+        return None
+    return prctl
 
 
 def _enlarged(conn: Connection) -> int:
@@ -334,7 +333,7 @@ def prepared_in_workers(
     finished = False
     try:
         try:
-            _find_prctl()
+            _prctl()  # looked up before forking
             for _ in range(workers):
                 worker = _Worker()
                 pool.append(worker)  # before it starts: however starting ends, it is stopped
