@@ -212,25 +212,24 @@ class _Worker:
         parent = os.getpid()
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            pid = os.fork()
+            self.pid = os.fork()  # recorded at once: a worker this process knows is stopped
+            if self.pid == 0:  # the worker
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                    for conn in (self.tickets, self.results, *_ends(others)):
+                        conn.close()
+                    _serve(tickets_in, results_out, parent, options, fingerprint, encoded)
+                finally:
+                    os._exit(1)
         except OSError as exc:  # out of processes or memory
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-            for conn in (tickets_in, results_out, self.tickets, self.results):
+            for conn in (self.tickets, self.results):
                 conn.close()
             raise WorkerDied(f"cannot start a worker process ({exc.strerror or exc})") from exc
-        if pid == 0:  # the worker
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
-                for conn in (self.tickets, self.results, *_ends(others)):
-                    conn.close()
-                _serve(tickets_in, results_out, parent, options, fingerprint, encoded)
-            finally:
-                os._exit(1)
-        self.pid = pid
-        tickets_in.close()  # only the worker keeps these ends: its death closes them
-        results_out.close()
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held back arrives now
+        finally:  # in this process (the worker never gets here)
+            tickets_in.close()  # only the worker keeps these ends: its death closes them
+            results_out.close()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held back arrives now
 
     def fits(self, size: int) -> bool:
         return self.waiting == 0 or self.waiting + size <= self.capacity
@@ -263,19 +262,18 @@ class _Worker:
         """End the worker: when every chunk was answered, by telling it so; else (an error,
         an interrupt, a dead worker) at once, as what it is preparing is not needed. Stopping
         a stopped worker does nothing."""
-        if self.pid <= 0:
-            return
-        if finished and self.tickets is not None:
-            try:
-                self.tickets.send_bytes(pickle.dumps(None))
-            except OSError:
-                finished = False
-        if not finished:
-            with suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGTERM)
-        with suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
-        self.pid = -1
+        if self.pid > 0:
+            if finished and self.tickets is not None:
+                try:
+                    self.tickets.send_bytes(pickle.dumps(None))
+                except OSError:
+                    finished = False
+            if not finished:
+                with suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGTERM)
+            with suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = -1
         for conn in _ends([self]):
             conn.close()
 
@@ -354,14 +352,28 @@ def prepared_in_workers(
             finished = True
         except WorkerDied as exc:
             log.warning("%s; preparing the remaining files here", exc)
-            for worker in pool:  # what the others were preparing is done again here
-                worker.stop(finished=False)
+            _stop_all(pool, finished=False)  # what the others were preparing is done here
             for chunk in chain([s.chunk for s in sent], unsent, chunks):
                 for ticket in chunk:
                     yield ticket, prepare(ticket, options, fingerprint)
     finally:
-        for worker in pool:
-            worker.stop(finished=finished)
+        _stop_all(pool, finished=finished)
+
+
+def _stop_all(pool: list[_Worker], *, finished: bool) -> None:
+    """Stop every worker and wait for it, even through more Ctrl-C: an interrupt while one
+    is waited for stops the rest at once, then goes on (a worker never waited for would stay
+    a zombie of a long-lived host)."""
+    interrupt: KeyboardInterrupt | None = None
+    for worker in pool:
+        while True:
+            try:
+                worker.stop(finished=finished and interrupt is None)
+                break
+            except KeyboardInterrupt as exc:
+                interrupt = exc
+    if interrupt is not None:
+        raise interrupt
 
 
 def _received(sent: deque[_Sent]) -> Iterator[tuple[Ticket, Prepared]]:

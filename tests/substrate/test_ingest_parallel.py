@@ -544,3 +544,27 @@ def test_a_host_thread_reading_stdin_does_not_stop_the_workers(tree: Path, tmp_p
         assert host.stdout is not None
         out = host.stdout.read()
     assert host.returncode == 0 and int(out) > 20
+
+
+def test_a_second_ctrl_c_while_stopping_still_waits_for_every_worker(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
+) -> None:
+    real_waitpid = os.waitpid
+    calls = {"n": 0}
+
+    def waitpid(pid: int, options: int) -> tuple[int, int]:
+        calls["n"] += 1
+        if calls["n"] == 1:  # Ctrl-C again, while the first worker is waited for
+            raise KeyboardInterrupt
+        return real_waitpid(pid, options)
+
+    def interrupt(done: int, total: int, items: int, nbytes: int) -> None:
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
+    monkeypatch.setattr(os, "waitpid", waitpid)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, progress=interrupt)
+    monkeypatch.setattr(os, "waitpid", real_waitpid)
+    assert calls["n"] >= 3 and len(forked) == 2 and reaped(forked)
