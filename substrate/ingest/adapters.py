@@ -69,24 +69,36 @@ def _store(
     """Put the items (saved by the caller) and count them: their ids, how many are new and
     how many were stored already and are written again (same content, other provenance).
 
-    An item stored already keeps its age and its proposals (``earlier.carry_over``), and one
-    that would be written exactly as it is stored is not written at all: ingesting an unchanged
-    file again adds nothing to the log.
+    An item stored already keeps its age and its proposals (``earlier.carry_over``); one that
+    would be written exactly as it is stored is not written at all (ingesting an unchanged file
+    again adds nothing to the log), nor is one published or approved into another scope since,
+    which is no longer this ingest's to change. Items are handled one at a time: a large file
+    never holds its stored items all at once.
     """
-    ids = [item.id for item in items]
-    unique = set(ids)
-    found = ((item_id, substrate.get(item_id)) for item_id in unique)
-    stored = {item_id: item for item_id, item in found if item is not None}
-    carry_over(items, stored)
-    changed = [item for item in items if not same_as_stored(item, stored.get(item.id))]
-    rewritten = len({item.id for item in changed}.intersection(stored))
-    added = len(unique) - len(stored)
+    ids: list[str] = []
+    seen: set[str] = set()
+    added = rewritten = 0
+    notices: list[str] = []
+    for item in items:
+        ids.append(item.id)
+        stored = substrate.get(item.id)
+        if stored is not None:
+            if stored.scope != item.scope:  # moved elsewhere since: left where it is
+                continue
+            notices += carry_over([item], {item.id: stored})
+            if same_as_stored(item, stored):
+                continue
+        if item.id not in seen:  # the same item twice in one input is put twice, counted once
+            added += stored is None
+            rewritten += stored is not None
+        seen.add(item.id)
+        substrate.put(item)
     if report is not None:
         report.items_added += added
         report.items_rewritten += rewritten
         report.ids.extend(ids)
-    for item in changed:
-        substrate.put(item)
+        source = items[0].provenance.get("source") if items else None
+        report.tell(str(source or report.root), notices)
     return ids, added, rewritten
 
 

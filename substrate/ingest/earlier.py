@@ -22,17 +22,29 @@ if TYPE_CHECKING:
 CARRIED_KEYS = ("proposal", "proposals")
 
 
-def carry_over(items: Iterable[SubstrateItem], stored: dict[str, SubstrateItem]) -> None:
-    """Give each item with a stored version of the same content that version's creation time
-    and proposals."""
+def carry_over(items: Iterable[SubstrateItem], stored: dict[str, SubstrateItem]) -> list[str]:
+    """Give each item with a stored version of the same content, in the same scope, that
+    version's creation time and proposals; returns what to tell of the pending proposals that
+    cannot carry over (the item's tags changed, and the reviewers saw other content)."""
+    from substrate.proposals import PENDING, proposal_of, proposed_content
+
+    notices = []
     for item in items:
         old = stored.get(item.id)
-        if old is None or old.text != item.text:
+        if old is None or old.text != item.text or old.scope != item.scope:
             continue
         item.created_at = old.created_at
         for key in CARRIED_KEYS:
             if key in old.provenance:
                 item.provenance[key] = old.provenance[key]
+        proposal = proposal_of(item)
+        if proposal is None or proposal.get("status") != PENDING:
+            continue
+        if proposal.get("content") != proposed_content(item):  # kept: its history only
+            del item.provenance["proposal"]
+            why = "its file changed it (its tags); propose it again to send it"
+            notices.append(_withdrawn(item, proposal, why))
+    return notices
 
 
 def same_as_stored(item: SubstrateItem, stored: SubstrateItem | None) -> bool:
@@ -53,14 +65,16 @@ def _timeless(provenance: dict[str, object]) -> dict[str, object]:
     return {key: value for key, value in provenance.items() if key != "ingested_at"}
 
 
-def carried_line(pair: tuple[str, bytes], stored: dict[str, SubstrateItem]) -> tuple[str, bytes]:
+def carried_line(
+    pair: tuple[str, bytes], stored: dict[str, SubstrateItem], notices: list[str]
+) -> tuple[str, bytes]:
     """``carry_over`` for an item given as ``(id, log line)``: only the line of an item stored
-    before is decoded and encoded again."""
+    before is decoded and encoded again; what to tell is added to ``notices``."""
     item_id, line = pair
     if item_id not in stored:
         return pair
     item = decode(line)
-    carry_over([item], stored)
+    notices += carry_over([item], stored)
     return item_id, encode(item)
 
 
@@ -73,6 +87,9 @@ def withdrawn_proposals(removed: Iterable[SubstrateItem], why: str) -> list[str]
     for item in removed:
         proposal = proposal_of(item)
         if proposal is not None and proposal.get("status") == PENDING:
-            to = proposal.get("to")
-            notices.append(f"the pending proposal of item {item.id} for {to} is withdrawn: {why}")
+            notices.append(_withdrawn(item, proposal, why))
     return notices
+
+
+def _withdrawn(item: SubstrateItem, proposal: dict[str, object], why: str) -> str:
+    return f"the pending proposal of item {item.id} for {proposal.get('to')} is withdrawn: {why}"

@@ -365,12 +365,13 @@ class IngestSession:
                 items = [item for item in items if item.id not in moved]
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
+            notices: list[str] = []
             if kept:
-                carry_over(items, previous)
-                encoded = [carried_line(pair, previous) for pair in encoded]
+                notices += carry_over(items, previous)
+                encoded = [carried_line(pair, previous, notices) for pair in encoded]
                 rewritten = len(kept.intersection(previous))
             gone = [previous[i] for i in removes if i in previous]
-            report.tell(ticket.source, withdrawn_proposals(gone, _REPLACED))
+            report.tell(ticket.source, withdrawn_proposals(gone, _REPLACED) + notices)
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
