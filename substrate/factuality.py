@@ -49,20 +49,22 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     numbers = {term for term in wanted if _NUMBER.search(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
     negated = _negated(claim)
-    best_same, best_other = -1.0, -1.0
+    best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in sentences(evidence):
         found = terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
         if not numbers <= found:
             if numbers and any(_NUMBER.search(term) for term in found - numbers):
-                best_other = max(best_other, share)  # the same subject with another value
+                best_value = max(best_value, share)  # the same subject with another value
             continue
         if _negated(sentence) != negated:
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             best_same = max(best_same, share)
-    return best_same >= 0 and best_same > best_other
+    # another value must say more of the claim to contradict it: a year or a version beside
+    # a sentence stating the claim word for word does not
+    return best_same >= 0 and best_same > best_other and best_same >= best_value
 
 
 _NUMBER = re.compile(r"\d")

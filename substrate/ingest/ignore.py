@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from substrate.ingest.textio import read_regular
+
 log = logging.getLogger(__name__)
 
 IGNORE_FILES = (".gitignore", ".mixleignore")  # later files in a directory take precedence
@@ -193,7 +195,7 @@ class IgnoreStack:
 def read_rules(path: Path) -> list[Rule]:
     """The rules of one ignore file; an unreadable file counts as empty (and is logged)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(str(path)).decode("utf-8", errors="replace")
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc.strerror)
         return []

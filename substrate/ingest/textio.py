@@ -76,6 +76,19 @@ def starts_binary(path: str) -> bool:
         os.close(fd)
 
 
+def read_regular(path: str) -> bytes:
+    """A whole small file that must still be a regular file (an ignore file): see
+    ``_open_regular`` (raises OSError)."""
+    fd = _open_regular(path)
+    try:
+        parts = []
+        while block := os.read(fd, 1 << 16):
+            parts.append(block)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def _open_regular(path: str) -> int:
     """A descriptor of ``path`` for reading, which must still be a regular file: opened without
     waiting, so that a FIFO put in a file's place since the walk cannot hold the run.

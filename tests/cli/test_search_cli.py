@@ -295,6 +295,9 @@ def test_another_teams_scope_looks_like_one_that_does_not_exist(
     )  # fmt: skip
     assert theirs.exit_code == 1 and theirs.stdout == ""
     assert "may not read scope 'bravo' (you read: alpha, public)" in theirs.stderr
+    refused = mixle("--as", "alpha", "ls", "--scope", "bravo", "--json")
+    assert (refused.exit_code, refused.stdout) == (1, "")
+    assert "may not read scope 'bravo'" in refused.stderr
 
 
 def test_scores_of_a_team_do_not_move_when_other_teams_add_items(

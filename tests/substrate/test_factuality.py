@@ -144,6 +144,11 @@ def test_a_sentence_giving_another_value_and_saying_more_of_the_claim_contradict
     assert not content_overlap(prices, "The Lumen Cargo costs 1,890 EUR.")
     assert content_overlap(prices, "The Lumen Cargo costs 3,450 EUR.")
     assert content_overlap(prices, "The Lumen City costs 1,890 EUR.")
-    # a value elsewhere that says less of the claim is no contradiction
+    # a value elsewhere that says less of the claim, or no more of it, is no contradiction
     evidence = "The zebra protocol listens on port 4242. Zebra was released in 2019."
     assert content_overlap(evidence, "The zebra protocol uses port 4242.")
+    limits = (
+        "The API allows 100 requests per minute. "
+        "Since 2023 the API allows more requests per minute for paid plans."
+    )
+    assert content_overlap(limits, "The API allows 100 requests per minute.")
