@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 
@@ -30,3 +32,22 @@ def lexical_search(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(Substrate, "search", search)
     return asked
+
+
+T = TypeVar("T")
+
+
+def _without_hanging(run: Callable[[], T], what: str, seconds: float = 60) -> T:
+    results: list[T] = []
+    runner = threading.Thread(target=lambda: results.append(run()), daemon=True)
+    runner.start()
+    runner.join(timeout=seconds)
+    assert not runner.is_alive(), f"{what} blocked"
+    return results[0]
+
+
+@pytest.fixture
+def without_hanging() -> Callable[..., Any]:
+    """``without_hanging(run, what)``: ``run()``'s result; a call that blocks (a FIFO opened,
+    a deadlock) fails the test after a minute instead of hanging the suite."""
+    return _without_hanging

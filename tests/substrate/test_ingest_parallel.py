@@ -402,7 +402,7 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(
 
 
 def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, without_hanging: Any
 ) -> None:
     from substrate.ingest.prepare import IngestOptions, Ticket
 
@@ -416,15 +416,10 @@ def test_a_send_never_waits_on_a_worker_that_waits_on_this_process(
         for i in range(400)
     ]
     options = IngestOptions()
-    results: list[Any] = []
-
-    def run() -> None:
-        results.extend(parallel.prepared_in_workers(tickets, options, options.fingerprint(), 2))
-
-    runner = threading.Thread(target=run, daemon=True)  # a deadlock fails, not hangs, the test
-    runner.start()
-    runner.join(timeout=120)
-    assert not runner.is_alive(), "sending chunks deadlocked"
+    results = without_hanging(
+        lambda: list(parallel.prepared_in_workers(tickets, options, options.fingerprint(), 2)),
+        "sending chunks",
+    )
     assert [t.source for t, _ in results] == [t.source for t in tickets]
     assert all(done.items for _, done in results)
 
