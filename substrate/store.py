@@ -160,6 +160,23 @@ class Substrate:
         entry = view.locate(item_id)
         return None if entry is None else self._load(self._read(entry.offset, entry.length))
 
+    def peek(self, item_id: str) -> SubstrateItem | None:
+        """The item ``get`` would give, as a copy this store does not keep: changing it saves
+        nothing, and looking at many items one after another holds none of them (``get``
+        keeps each item it hands out, to save changes made to it in place)."""
+        if self.root is None or item_id in self._pending or item_id in self._cache:
+            return self.get(item_id)
+        entry = self._fresh_view().locate(item_id)
+        if entry is None:
+            return None
+        try:
+            data = self._read(entry.offset, entry.length)
+        except CorruptShardError:
+            data = {}
+        if data.get("id") != item_id:  # the catalog points elsewhere: get() repairs it
+            return self.get(item_id)
+        return SubstrateItem.from_json(data)
+
     def put_since(self, count: int) -> set[str]:
         """In memory: the ids put after ``mutation_count`` was ``count`` (empty on disk, where
         saved changes are read from the log)."""

@@ -81,7 +81,7 @@ def _store(
     notices: list[str] = []
     for item in items:
         ids.append(item.id)
-        stored = substrate.get(item.id)
+        stored = substrate.peek(item.id)
         if stored is not None:
             if stored.scope != item.scope:  # moved elsewhere since: left where it is
                 continue

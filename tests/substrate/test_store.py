@@ -805,3 +805,19 @@ def test_catching_up_with_the_log_reads_its_header_once(
     monkeypatch.setattr(LogFile, "header", counted)
     assert len(Substrate(tmp_path)) == 1
     assert len(reads) == 2  # the catch-up, and the check that the file was not replaced meanwhile
+
+
+def test_peek_gives_a_copy_the_store_does_not_keep(tmp_path: Path) -> None:
+    store = Substrate(tmp_path)
+    item_id = store.add("text", "kept as stored")
+    store.save()
+    reopened = Substrate(tmp_path)
+    seen = reopened.peek(item_id)
+    assert seen is not None and seen.text == "kept as stored"
+    seen.text = "changed on the copy"
+    reopened.save()
+    assert Substrate(tmp_path).get(item_id).text == "kept as stored"  # type: ignore[union-attr]
+    assert reopened.peek("0" * 16) is None
+    live = reopened.get(item_id)  # what get hands out is the store's own: peek gives it too
+    assert live is not None and reopened.peek(item_id) is live
+    assert Substrate().peek(item_id) is None
