@@ -182,6 +182,7 @@ def ingest_path(
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
+    run.within = str(root)
     walked_tree = root.is_dir()
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]
@@ -200,7 +201,8 @@ def ingest_path(
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
-        folders = [[FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns)]]
+        ident = (info.st_dev, info.st_ino)
+        folders = [[FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns, ident)]]
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")

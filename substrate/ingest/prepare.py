@@ -76,6 +76,10 @@ class Ticket:
         mtime_ns: the modification time the walk saw (None for a stream).
         known_hash: the content hash stored last time with the same options ("" if none).
         data: a stream's content.
+        within: the folder (or file) ingested: the file read must still lie in it, however
+            its path was changed since the walk (a link put in its place).
+        ident: the (device, inode) the walk found: another file opened is checked against
+            ``within``.
     """
 
     key: str
@@ -86,6 +90,8 @@ class Ticket:
     mtime_ns: int | None = None
     known_hash: str = ""
     data: bytes | None = None
+    within: str | None = None
+    ident: tuple[int, int] | None = None
 
     def __reduce__(self) -> tuple[type[Ticket], tuple[Any, ...]]:
         return (
@@ -99,6 +105,8 @@ class Ticket:
                 self.mtime_ns,
                 self.known_hash,
                 self.data,
+                self.within,
+                self.ident,
             ),
         )
 
@@ -158,7 +166,7 @@ def prepare(
     if data is None:
         assert ticket.path is not None
         try:
-            data, binary = read_unless_binary(ticket.path)
+            data, binary = read_unless_binary(ticket.path, ticket.within, ticket.ident)
         except OSError as exc:
             return Prepared(FAILED, reason=f"cannot read: {exc.strerror or exc}")
         if binary:

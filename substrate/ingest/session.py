@@ -100,6 +100,7 @@ class IngestSession:
         self.handed_out = 0  # tickets planned so far
         self.applied = 0  # tickets applied so far
         self.waiting: deque[tuple[int, Callable[..., object], tuple[Any, ...]]] = deque()
+        self.within: str | None = None  # the path walked: files read must lie in it
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -280,7 +281,10 @@ class IngestSession:
                 self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
             return None
         digest = self.known_hash(key)
-        return Ticket(key, source, key, fmt, entry.size, entry.mtime_ns, digest)
+        size, mtime_ns = entry.size, entry.mtime_ns
+        return Ticket(
+            key, source, key, fmt, size, mtime_ns, digest, within=self.within, ident=entry.ident
+        )
 
     def unknown_format(self, source: str, key: str) -> None:
         """A file asked for by name whose format is unknown: a failure, unless it is binary

@@ -69,7 +69,7 @@ def content_digest(data: bytes) -> str:
 
 def starts_binary(path: str) -> bool:
     """Whether a file's first bytes show it is binary (raises OSError)."""
-    fd = _open_regular(path)
+    fd, _ = _open_regular(path)
     try:
         return is_binary(os.read(fd, BINARY_PROBE_BYTES))
     finally:
@@ -79,7 +79,7 @@ def starts_binary(path: str) -> bool:
 def read_regular(path: str) -> bytes:
     """A whole small file that must still be a regular file (an ignore file): see
     ``_open_regular`` (raises OSError)."""
-    fd = _open_regular(path)
+    fd, _ = _open_regular(path)
     try:
         parts = []
         while block := os.read(fd, 1 << 16):
@@ -89,32 +89,46 @@ def read_regular(path: str) -> bytes:
         os.close(fd)
 
 
-def _open_regular(path: str) -> int:
-    """A descriptor of ``path`` for reading, which must still be a regular file: opened without
-    waiting, so that a FIFO put in a file's place since the walk cannot hold the run.
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` for reading, and what it is, which must still be a regular
+    file: opened without waiting, so that a FIFO put in a file's place since the walk cannot
+    hold the run.
 
     Raises:
         OSError: it cannot be opened, or is not a regular file.
     """
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file (any more)")
-    return fd
+    return fd, info
 
 
-def read_unless_binary(path: str) -> tuple[bytes, bool]:
+def read_unless_binary(
+    path: str, within: str | None = None, ident: tuple[int, int] | None = None
+) -> tuple[bytes, bool]:
     """Read a whole file, unless its first 8 KiB show it is binary.
 
     Returns ``(content, False)``, or ``(first bytes, True)`` for a binary file, which is not read
     any further. Plain ``os.read`` calls: no buffered file object for files read once.
 
+    Args:
+        path: the file.
+        within: a real path (a folder, or the file itself) the file must lie in.
+        ident: the (device, inode) of the file when it was listed. Another file found at
+            ``path`` now (replaced since: by an editor's save, or by a link) must lie in
+            ``within``, so that no link put in its place leads out of it.
+
     Raises:
-        OSError: the file cannot be opened or read.
+        OSError: the file cannot be opened or read, or lies outside ``within``.
     """
-    fd = _open_regular(path)
+    fd, info = _open_regular(path)
     try:
+        replaced = ident is not None and ident != (info.st_dev, info.st_ino)
+        if replaced and within is not None and not _opened_within(fd, path, within):
+            raise OSError(errno.EXDEV, "it leads out of the folder ingested (changed since listed)")
         head = os.read(fd, BINARY_PROBE_BYTES)
         if is_binary(head):
             return head, True
@@ -127,3 +141,13 @@ def read_unless_binary(path: str) -> tuple[bytes, bool]:
         return b"".join(parts), False
     finally:
         os.close(fd)
+
+
+def _opened_within(fd: int, path: str, within: str) -> bool:
+    """Whether the file open as ``fd`` is ``within`` or lies under it (by the path the kernel
+    gives the open file, else, off Linux, by resolving ``path`` again)."""
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        real = os.path.realpath(path)
+    return real == within or real.startswith(within.rstrip(os.sep) + os.sep)

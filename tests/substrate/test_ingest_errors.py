@@ -70,10 +70,10 @@ def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
     _write(tmp_path / "b.txt", "locked\n")
     real = read_unless_binary
 
-    def read(path: str) -> tuple[bytes, bool]:
+    def read(path: str, *where: Any) -> tuple[bytes, bool]:
         if path.endswith("b.txt"):
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, *where)
 
     monkeypatch.setattr("substrate.ingest.prepare.read_unless_binary", read)
     report = ingest_path(Substrate(), tmp_path)
@@ -100,6 +100,37 @@ def test_a_file_that_became_a_fifo_since_the_walk_fails_without_waiting(
     report = without_hanging(lambda: ingest_path(Substrate(), tmp_path), "reading a FIFO")
     assert _outcome(report, "b.txt") == ("failed", "cannot read: not a regular file (any more)")
     assert report.files_added == 1
+
+
+def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside.txt"
+    tree.mkdir()
+    outside.write_text("private words from outside\n")
+    _write(tree / "a.txt", "fine\n")
+    _write(tree / "b.txt", "swapped\n")
+    (tree / "inner").mkdir()
+    _write(tree / "inner" / "target.txt", "inside words\n")
+    (tree / "c.txt").symlink_to(tree / "inner" / "target.txt")  # a link inside: read
+    from substrate.ingest import walk
+
+    real = walk.files_by_folder
+
+    def swap_after_listing(*args: object, **kwargs: object) -> object:
+        for files in real(*args, **kwargs):  # type: ignore[arg-type]
+            if (tree / "b.txt").is_file() and not (tree / "b.txt").is_symlink():
+                (tree / "b.txt").unlink()
+                (tree / "b.txt").symlink_to(outside)
+            yield files
+
+    monkeypatch.setattr("substrate.ingest.pipeline.files_by_folder", swap_after_listing)
+    store = Substrate()
+    report = ingest_path(store, tree, jobs=1)
+    status, reason = _outcome(report, "b.txt")
+    assert status == "failed" and "leads out of the folder ingested" in reason
+    texts = " ".join(item.text for item in store.iter_items())
+    assert "private words" not in texts and "inside words" in texts
 
 
 def test_a_file_that_turns_bad_keeps_its_stored_items(tmp_path: Path) -> None:
