@@ -122,6 +122,8 @@ def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
             if (tree / "b.txt").is_file() and not (tree / "b.txt").is_symlink():
                 (tree / "b.txt").unlink()
                 (tree / "b.txt").symlink_to(outside)
+                (tree / "a.new").write_text("saved again by an editor\n")
+                os.replace(tree / "a.new", tree / "a.txt")  # another inode, in the folder
             yield files
 
     monkeypatch.setattr("substrate.ingest.pipeline.files_by_folder", swap_after_listing)
@@ -131,6 +133,7 @@ def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
     assert status == "failed" and "leads out of the folder ingested" in reason
     texts = " ".join(item.text for item in store.iter_items())
     assert "private words" not in texts and "inside words" in texts
+    assert "saved again by an editor" in texts
 
 
 def test_a_file_that_turns_bad_keeps_its_stored_items(tmp_path: Path) -> None:
