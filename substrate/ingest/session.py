@@ -164,7 +164,11 @@ class IngestSession:
         self.flush()
         if self.substrate.root is not None:
             self.cache.catch_up(self.substrate)  # what other writers added since the last save
-        self.cache.save(self.cache.watermark)
+        index_dir = self.cache.index_dir
+        if self.cache.watermark.offset or index_dir is None or index_dir.exists():
+            self.cache.save(self.cache.watermark)
+        # else a new shard was given no item (interrupted at once, every file skipped): with no
+        # log it is no shard, and a cache alone would only leave a folder that looks like one
         report = self.report
         if report.items_added or report.items_rewritten or report.items_removed:
             # every later open would fold the lines this run wrote; fold them once now, when

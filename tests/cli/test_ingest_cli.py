@@ -170,6 +170,7 @@ def test_interrupt_keeps_completed_files_and_exits_130(
         patch.setattr(session.IngestSession, "apply", flaky)
         first = mixle("--shard", str(notes.with_name("third")), "ingest", str(notes))
     assert first.exit_code == 130 and "interrupted; nothing was changed" in first.stderr
+    assert not (notes.with_name("third") / "index").exists()  # no cache of a shard not made
 
 
 def test_explicit_forms(mixle, tmp_path: Path) -> None:
