@@ -365,7 +365,7 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            previous = self.stored([*removes, *kept])
+            previous = self.substrate.read_items([*removes, *kept])
             moved = self.moved_elsewhere([*removes, *kept], previous)
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
@@ -412,7 +412,7 @@ class IngestSession:
         elsewhere since. ``skip`` is the state to remember it by (None: forget it)."""
         cached = self.cache.get(key)
         ids = cached.ids if cached is not None else []
-        earlier = self.stored(ids)
+        earlier = self.substrate.read_items(ids)
         moved = self.moved_elsewhere(ids, earlier) if ids else set()
         removes = [i for i in ids if i not in moved]
         result = self.outcome(source, key, status.SKIPPED, reason)
@@ -428,11 +428,6 @@ class IngestSession:
             skip = SourceState(0, -1, "", self.fingerprint, sorted(moved))
         self.queue(_Change(key, [], removes, skip, named=named))
 
-    def stored(self, ids: Iterable[str]) -> dict[str, SubstrateItem]:
-        """The stored items of ``ids`` that exist."""
-        found = ((item_id, self.substrate.get(item_id)) for item_id in ids)
-        return {item_id: item for item_id, item in found if item is not None}
-
     def moved_elsewhere(
         self, ids: Iterable[str], known: dict[str, SubstrateItem] | None = None
     ) -> set[str]:
@@ -442,7 +437,7 @@ class IngestSession:
         known = known or {}
         missing = [i for i in ids if i not in known]
         scope = self.options.scope
-        items = {**known, **self.stored(missing)}
+        items = {**known, **self.substrate.read_items(missing)}
         return {item_id for item_id, item in items.items() if item.scope != scope}
 
     def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
@@ -460,7 +455,7 @@ class IngestSession:
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
-            earlier = self.stored(ids)
+            earlier = self.substrate.read_items(ids)
             moved = self.moved_elsewhere(ids, earlier)
             ids = [i for i in ids if i not in moved and i not in written]
             # a source that gave published items stays known by them, so that the file,
