@@ -256,15 +256,27 @@ def _finish_file(
     if report is not None:
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
-        if items and not (added or rewritten):  # every item is stored as it is
-            report.unchanged.append(name)
-            return ids
-        result = status.UPDATED if rewritten else status.ADDED if items else status.SKIPPED
-        outcome = FileOutcome(name, result, meta["path"])
-        outcome.items_added, outcome.items_rewritten = added, rewritten
-        outcome.errors = len(parsed.issues)
-        report.files.append(outcome)
+        _record_file(report, name, meta["path"], bool(items), added, rewritten, len(parsed.issues))
     return ids
+
+
+def _record_file(
+    report: IngestReport,
+    name: str,
+    path: str | None,
+    gave_items: bool,
+    added: int,
+    rewritten: int,
+    errors: int = 0,
+) -> None:
+    """The outcome of one file: unchanged when every item it gave is stored as it is."""
+    if gave_items and not (added or rewritten):
+        report.unchanged.append(name)
+        return
+    result = status.UPDATED if rewritten else status.ADDED if gave_items else status.SKIPPED
+    outcome = FileOutcome(name, result, path)
+    outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
+    report.files.append(outcome)
 
 
 _LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
@@ -376,7 +388,7 @@ def ingest_artifacts(
         if "manifest.json" in files:
             manifests.append(Path(dirpath) / "manifest.json")
     now = time.time()
-    items = []
+    ids: list[str] = []
     for manifest_path in sorted(manifests):
         name = str(manifest_path)
         if report is not None:
@@ -410,13 +422,12 @@ def ingest_artifacts(
             _file_failed(report, name, str(exc))
             continue
         assert item is not None
-        items.append(item)
+        stored, added, rewritten = _store(substrate, [item], report)
+        ids += stored
         if report is not None:
             report.bytes_read += len(data)
-            outcome = FileOutcome(name, status.ADDED, name)
-            outcome.items_added = 1
-            report.files.append(outcome)
-    return _store(substrate, items, report)[0]
+            _record_file(report, name, name, True, added, rewritten)
+    return ids
 
 
 def _file_failed(

@@ -232,6 +232,18 @@ def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
     assert first is not None and first.provenance["source"] == "harvest"
 
 
+def test_an_artifact_read_again_unchanged_is_reported_unchanged(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    shutil.copytree(FIXTURES / "registry", registry)
+    store = Substrate()
+    first, again = IngestReport(), IngestReport()
+    ids = ingest_artifacts(store, str(registry), report=first)
+    assert [f.status for f in first.files if f.status != "failed"] == ["added"]
+    assert ingest_artifacts(store, str(registry), report=again) == ids
+    assert [f.status for f in again.files if f.status != "failed"] == []
+    assert (again.items_added, again.files_unchanged) == (0, 1)
+
+
 def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     shutil.copytree(FIXTURES / "registry", registry)
