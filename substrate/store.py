@@ -137,6 +137,17 @@ class Substrate:
         return self.put(SubstrateItem(kind=kind, text=text, **kw))
 
     def get(self, item_id: str) -> SubstrateItem | None:
+        return self._fetch(item_id, keep=True)
+
+    def peek(self, item_id: str) -> SubstrateItem | None:
+        """The item ``get`` would give, without this store keeping what it reads from disk:
+        looking at many items one after another holds none of them (``get`` keeps each item
+        it reads, to save changes made to it in place). An item unsaved or already kept is the
+        store's own object, as from ``get``; one read here is a copy whose changes save
+        nothing."""
+        return self._fetch(item_id, keep=False)
+
+    def _fetch(self, item_id: str, *, keep: bool) -> SubstrateItem | None:
         if self.root is None:
             return self._mem.get(item_id)
         if item_id in self._pending:
@@ -145,37 +156,21 @@ class Substrate:
         cached = self._cache.get(item_id)
         if cached is not None:
             return cached[0]
+        load = self._load if keep else SubstrateItem.from_json
         entry = view.locate(item_id)
         if entry is None:
             return None
         try:
             data = self._read(entry.offset, entry.length)
             if data.get("id") == item_id:
-                return self._load(data)
+                return load(data)
         except CorruptShardError:
             pass
         # The catalog sent the read to the wrong line: rebuild it from the log (which raises
         # if the log itself is corrupt) and look again.
         view.rebuild()
         entry = view.locate(item_id)
-        return None if entry is None else self._load(self._read(entry.offset, entry.length))
-
-    def peek(self, item_id: str) -> SubstrateItem | None:
-        """The item ``get`` would give, as a copy this store does not keep: changing it saves
-        nothing, and looking at many items one after another holds none of them (``get``
-        keeps each item it hands out, to save changes made to it in place)."""
-        if self.root is None or item_id in self._pending or item_id in self._cache:
-            return self.get(item_id)
-        entry = self._fresh_view().locate(item_id)
-        if entry is None:
-            return None
-        try:
-            data = self._read(entry.offset, entry.length)
-        except CorruptShardError:
-            data = {}
-        if data.get("id") != item_id:  # the catalog points elsewhere: get() repairs it
-            return self.get(item_id)
-        return SubstrateItem.from_json(data)
+        return None if entry is None else load(self._read(entry.offset, entry.length))
 
     def put_since(self, count: int) -> set[str]:
         """In memory: the ids put after ``mutation_count`` was ``count`` (empty on disk, where

@@ -98,7 +98,7 @@ def _visibility(substrate: Substrate, scopes: Collection[str]) -> Callable[[obje
     def visible(item_id: object) -> bool:
         if not isinstance(item_id, str):
             return False
-        target = substrate.get(item_id)
+        target = substrate.peek(item_id)  # only its scope is wanted: nothing kept
         return target is not None and target.scope in scopes
 
     return visible

@@ -161,3 +161,17 @@ def test_filters_define_the_corpus_of_a_small_shard() -> None:
         expected = [(h.item.id, h.score) for h in engine.search(alone, query, 20)]
         got = [(h.item.id, h.score) for h in engine.search(mixed, query, 20, filters=only_records)]
         assert got == expected
+
+
+def test_a_reader_view_looks_at_link_targets_without_keeping_them(tmp_path: Path) -> None:
+    from substrate.visibility import reader_view
+
+    store = Substrate(tmp_path / "shard")
+    theirs = store.put(SubstrateItem("text", "their note", scope="bravo"))
+    ours = store.put(SubstrateItem("text", "our note", scope="alpha", links=[theirs]))
+    store.save()
+    reader = Substrate(tmp_path / "shard")
+    mine = reader.get(ours)
+    assert mine is not None
+    assert reader_view(reader, mine, {"alpha"}).links == []
+    assert reader.peek(theirs) is not reader.peek(theirs)  # read each time: never kept
