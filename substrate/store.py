@@ -523,9 +523,7 @@ class Substrate:
 
     def close(self) -> None:
         """Release open files (the shard stays usable; they are reopened on demand)."""
-        fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
-        if fd is not None:
-            os.close(fd)
+        self._close_log_fd()
         if self._view is not None:
             self._view.close()
 
@@ -578,20 +576,23 @@ class Substrate:
         return (view or self._fresh_view()).locate(item_id) is not None
 
     def _reopen(self) -> None:
-        fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
-        if fd is not None:
-            os.close(fd)
+        self._close_log_fd()
         assert self._view is not None
         self._view.reset()
+
+    def _close_log_fd(self) -> None:
+        # forgotten before it is closed: a Ctrl-C between the two must not leave a number
+        # that may already belong to another file, to be closed again later (as in Catalog)
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
 
     def _log_fd(self) -> int:
         """A descriptor of the log file the view last saw (reopened after a compaction)."""
         assert self._log is not None and self._view is not None
         ino = self._view._stat_seen[1]
         if self._fd is None or self._fd_ino != ino:
-            fd, self._fd = self._fd, None  # forgotten first, as in Catalog.close
-            if fd is not None:
-                os.close(fd)
+            self._close_log_fd()
             self._fd = os.open(self._log.path, os.O_RDONLY)
             self._fd_ino = os.fstat(self._fd).st_ino
         return self._fd

@@ -58,7 +58,7 @@ def redact(
         fields = ["?"]
     if any(name != "rule" for name in fields):
         usage("--mask may use {rule} and no other {...} field")
-    from substrate import detect_secrets, redact_secrets
+    from substrate import detect_secrets, redact_secrets, safe_text
 
     data = stdin_bytes() if source == "-" else Path(source).read_bytes()
     encoding, errors, start, end = _encoding_of(data)
@@ -67,16 +67,15 @@ def redact(
     if not scan.clean:
         text = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
         data = data[:start] + text.encode(encoding, errors) + data[end:]
-    if (
-        encoding == "utf-8" and "\0" in text[:BINARY_PROBE_BYTES]
-    ):  # said even with -q or --json: may leak
+    binary = encoding == "utf-8" and b"\0" in data[:BINARY_PROBE_BYTES]  # git's rule
+    if binary:  # said even with -q or --json: secrets may have been missed
         output.note(
             "warning: NUL bytes: binary content, or UTF-16/32 without a byte-order mark; "
             "secrets in it may not have been found"
         )
     if json:
         found = {"redactions": len(scan.findings), "rules": scan.rules(), "text": text}
-        output.emit_json({"source": redact_secrets(source), **found})
+        output.emit_json({"source": safe_text(source), **found})
         return
     output.emit_bytes(data)
     if not quiet and not scan.clean:

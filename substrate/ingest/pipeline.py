@@ -201,8 +201,7 @@ def ingest_path(
         prune_root = str(root) if prune else None
     elif root.is_file():
         info = root.stat()
-        ident = (info.st_dev, info.st_ino)
-        folders = [[FileEntry(str(root), root.name, info.st_size, info.st_mtime_ns, ident)]]
+        folders = [[FileEntry.of(str(root), root.name, info)]]
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")

@@ -36,7 +36,12 @@ class FileEntry:
     rel: str  # relative to the walk root, with "/" separators
     size: int
     mtime_ns: int
-    ident: tuple[int, int] = (0, 0)  # (device, inode): the file found, wherever its path leads
+    ident: tuple[int, int]  # (device, inode): the file found, wherever its path leads
+
+    @classmethod
+    def of(cls, path: str, rel: str, info: os.stat_result) -> FileEntry:
+        """The entry of a file ``stat`` described as ``info``."""
+        return cls(path, rel, info.st_size, info.st_mtime_ns, (info.st_dev, info.st_ino))
 
 
 @dataclass(slots=True)
@@ -129,9 +134,7 @@ class _Walker:
                     if check and rules.ignored(child, name, False):
                         continue
                     info = entry.stat(follow_symlinks=False)
-                    files.append(
-                        FileEntry(entry.path, child, info.st_size, info.st_mtime_ns, _ident(info))
-                    )
+                    files.append(FileEntry.of(entry.path, child, info))
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
@@ -188,7 +191,7 @@ class _Walker:
                 skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
                 return
             self.files_seen[key] = link.rel
-            yield [FileEntry(link.path, link.rel, info.st_size, info.st_mtime_ns, _ident(info))]
+            yield [FileEntry.of(link.path, link.rel, info)]
         else:
             skipped.append((link.rel, "not a regular file"))
 
@@ -253,7 +256,3 @@ def files_by_folder(
     stack = stack.push(RuleSet(tuple(extra_rules)))
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()
-
-
-def _ident(info: os.stat_result) -> tuple[int, int]:
-    return info.st_dev, info.st_ino
