@@ -408,16 +408,20 @@ def ingest_docs_command(
     """Ingest text passages (one JSON string or {"text": ...} object per line)."""
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.formats.jsonl import loads
+    from substrate.ingest.segment import FileRejected
+    from substrate.ingest.textio import decode_text
 
     raw = stdin_bytes() if file == "-" else _read(_existing(Path(file)))
-    wide = wide_encoding(raw)
-    if wide is not None:  # UTF-16 or UTF-32 saying so with its mark, as other inputs
-        data = wide.decode(raw, "replace").encode("utf-8", "surrogatepass")
-    else:
-        data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
     docs, problems = [], []
+    data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
+    if wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
+        try:  # whole, and rejected as a whole when invalid, as other inputs
+            data = decode_text(raw).encode()
+        except FileRejected as exc:
+            problems.append(IngestIssue(name, exc.reason, exc.line, exc.byte, fatal=True))
+            data = b""
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue

@@ -186,6 +186,14 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     wide.write_bytes('"caf\u00e9 passage"\n{"text": "second"}\n'.encode("utf-16"))
     alone = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(wide), "--json")
     assert alone.json()["items_added"] == 2
+    broken = tmp_path / "broken-wide.jsonl"  # a lone surrogate: not UTF-16, rejected whole
+    lone = b"\x00\xd8"  # half of a surrogate pair, and no other half
+    broken.write_bytes(
+        b"\xff\xfe" + '"a"\n'.encode("utf-16-le") + lone + '"b"\n'.encode("utf-16-le")
+    )
+    rejected = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(broken), "--json")
+    assert rejected.exit_code == 1 and rejected.json()["items_added"] == 0
+    assert "invalid UTF-16" in rejected.json()["issues"][0]["reason"]
     traces = tmp_path / "traces.jsonl"
     traces.write_text('{"input": "2+2", "answer": "4"}\n')
     assert mixle("ingest-traces", str(traces)).exit_code == 0
