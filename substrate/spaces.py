@@ -334,8 +334,13 @@ class Space:
 
         Like ``get``, a view: links to items the team cannot read are left out.
         """
-        every = list(self.substrate.iter_items(scopes=self.scopes, keep=True))
-        return views_among(every, [item for item in every if kind is None or item.kind == kind])
+        visible: set[str] = set()  # of every kind: links to any of them are kept
+        wanted = []
+        for item in self.substrate.iter_items(scopes=self.scopes):
+            visible.add(item.id)
+            if kind is None or item.kind == kind:
+                wanted.append(item)
+        return views_among(visible, wanted)
 
     def add(self, *, scope: str | None = None, **kw: Any) -> str:
         """Add an item to the team's scope (or to a shared scope it can see)."""

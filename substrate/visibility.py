@@ -70,11 +70,11 @@ def reader_view(
     return _view(item, _visibility(substrate, scopes))
 
 
-def views_among(every: list[SubstrateItem], items: list[SubstrateItem]) -> list[SubstrateItem]:
-    """``reader_view`` of each of ``items``, given ``every`` item the reader may see: a link
-    leads somewhere visible exactly when it leads to one of them (nothing is read again)."""
-    ids = {item.id for item in every}
-    return [_view(item, ids.__contains__) for item in items]
+def views_among(visible: set[str], items: list[SubstrateItem]) -> list[SubstrateItem]:
+    """``reader_view`` of each of ``items``, given the ids of ``visible`` items, every one the
+    reader may see: a link leads somewhere visible exactly when it leads to one of them
+    (nothing is read again)."""
+    return [_view(item, visible.__contains__) for item in items]
 
 
 def _view(item: SubstrateItem, visible: Callable[[object], bool]) -> SubstrateItem:
