@@ -69,18 +69,25 @@ def test_items_ingested_again_are_counted_as_rewritten_not_added(tmp_path: Path)
     assert (docs.items_added, docs.items_rewritten) == (2, 0)
 
 
+def _proposed_table(tmp_path: Path, scope: str = "local") -> tuple[Path, Path, list[str]]:
+    """A CSV ingested into a shard on disk with its first row proposed for ``public``."""
+    from substrate.proposals import propose
+
+    table, shard = tmp_path / "team.csv", tmp_path / "shard"
+    table.write_text("name,role\nana,lead\nbo,dev\n")
+    store = Substrate(shard)
+    ids = ingest_file(store, table, scope=scope)
+    propose(store, ids[:1], to="public", by="ana")
+    store.save()
+    return table, shard, ids
+
+
 def test_an_unchanged_file_ingested_again_writes_nothing_and_keeps_its_proposals(
     tmp_path: Path,
 ) -> None:
-    from substrate.proposals import pending, propose
+    from substrate.proposals import pending
 
-    notes, shard = tmp_path / "team.csv", tmp_path / "shard"
-    notes.write_text("name,role\nana,lead\nbo,dev\n")
-    store = Substrate(shard)
-    ids = ingest_file(store, notes)
-    store.save()
-    propose(store, ids[:1], to="public", by="ana")
-    store.save()
+    notes, shard, ids = _proposed_table(tmp_path)
     log_size = (shard / "items.jsonl").stat().st_size
     created = {i.id: i.created_at for i in Substrate(shard).iter_items()}
 
@@ -286,3 +293,24 @@ def test_adapters_pass_items_through_the_gate() -> None:
     (raw_id,) = ingest_documents(store, ["key AKIAZ7Q3M5X1R9T2K4LB"], redact=False, source="r")
     raw = store.get(raw_id)
     assert raw is not None and "AKIAZ7Q3M5X1R9T2K4LB" in raw.text
+
+
+def test_an_item_approved_into_another_scope_stays_there_when_its_file_is_read_again(
+    tmp_path: Path,
+) -> None:
+    from substrate.governance import grant_approver
+    from substrate.proposals import approve
+
+    table, shard, ids = _proposed_table(tmp_path, scope="research")
+    store = Substrate(shard)
+    grant_approver(store, "boss", "public", by=None)
+    assert approve(store, ids[0], by="boss")
+    store.save()
+    moved = Substrate(shard).get(ids[0])
+    assert moved is not None and moved.scope == "public"
+
+    store = Substrate(shard)
+    assert ingest_file(store, table, scope="research") == ids
+    store.save()
+    again = Substrate(shard).get(ids[0])
+    assert again is not None and again.scope == "public"  # not pulled back into research

@@ -80,29 +80,3 @@ def test_a_pending_proposal_whose_tags_changed_is_withdrawn_and_told(tmp_path: P
     assert kept is not None and "proposal" not in kept.provenance
     assert [e["event"] for e in proposal_events(kept)] == ["proposed"]  # the history stays
     assert pending(Substrate(shard)) == []
-
-
-def test_an_item_approved_into_another_scope_stays_there_when_its_file_is_read_again(
-    tmp_path: Path,
-) -> None:
-    from substrate.governance import grant_approver
-    from substrate.ingest import ingest_file
-    from substrate.proposals import approve
-
-    table, shard = tmp_path / "team.csv", tmp_path / "shard"
-    table.write_text("name,role\nana,lead\nbo,dev\n")
-    store = Substrate(shard)
-    ids = ingest_file(store, table, scope="research")
-    store.save()
-    grant_approver(store, "boss", "public", by=None)
-    propose(store, ids[:1], to="public", by="research")
-    assert approve(store, ids[0], by="boss")
-    store.save()
-    moved = Substrate(shard).get(ids[0])
-    assert moved is not None and moved.scope == "public"
-
-    store = Substrate(shard)
-    assert ingest_file(store, table, scope="research") == ids
-    store.save()
-    again = Substrate(shard).get(ids[0])
-    assert again is not None and again.scope == "public"  # not pulled back into research
