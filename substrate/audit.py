@@ -157,7 +157,7 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         return {"checked": False, "problems": [], "note": "in-memory shard: no index on disk"}
     try:
         from substrate.search.engine import index_status
-        from substrate.search.status import damaged_index_files
+        from substrate.search.status import confined_state, damaged_index_files
     except ImportError:
         return {"checked": False, "problems": [], "note": "no search index support installed"}
     try:
@@ -165,6 +165,8 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     except CorruptShardError:
         return {"checked": False, "problems": [], "note": "the log cannot be read"}
     state = str(status.get("state", "unknown"))
+    if scoped:
+        state = confined_state(state)
     segments = int(status.get("segments", 0) or 0)
     problems: list[str] = []
     if state in _BAD_INDEX_STATES:

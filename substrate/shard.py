@@ -49,10 +49,14 @@ def _only(report: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 
 def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     """The search index's state (see ``substrate.search.status``)."""
-    from substrate.search.status import index_status
+    from substrate.search.status import confined_state, index_status
 
     report = index_status(substrate)
-    return _only(report, _SCOPED_INDEX_FIELDS) if scoped else report
+    if not scoped:
+        return report
+    confined = _only(report, _SCOPED_INDEX_FIELDS)
+    confined["state"] = confined_state(str(confined.get("state", "unknown")))
+    return confined
 
 
 def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -> dict[str, Any]:

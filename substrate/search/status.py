@@ -74,6 +74,16 @@ def index_status(substrate: Any) -> dict[str, Any]:
     }
 
 
+def confined_state(state: str) -> str:
+    """The index state as a reader confined to some scopes is told it.
+
+    "behind" only says that some saved change is not folded in yet (the next search folds
+    it): it turns "behind" when any team writes, so a team is told "fresh" for both, which is
+    what a search it runs will see.
+    """
+    return "fresh" if state == "behind" else state
+
+
 def _mirrored_manifest(directory: Path) -> dict[str, Any] | None:
     try:
         meta = read_meta(directory / MANIFEST_PACK)

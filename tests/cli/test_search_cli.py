@@ -374,6 +374,18 @@ def test_status_as_a_team_leaves_out_index_counts(mixle: Run, teams: dict[str, s
     assert "items" not in mixle("--as", "alpha", "status").stdout.split("index")[-1]
 
 
+def test_another_teams_write_does_not_show_in_a_teams_index_state(
+    mixle: Run, teams: dict[str, str], isolated_shard_env: Path
+) -> None:
+    mixle("search", "harbour")
+    put(isolated_shard_env, SubstrateItem("text", "bravo harbour memo", scope="bravo"))
+    assert mixle("status", "--json").json()["index"]["state"] == "behind"
+    for command in ("status", "audit"):
+        report = mixle("--as", "alpha", command, "--json").json()
+        assert report["index"]["state"] == "fresh", command
+    assert "behind" not in mixle("--as", "alpha", "status").stdout
+
+
 def test_a_secret_in_the_query_is_never_printed_back(mixle: Run, filled: dict[str, str]) -> None:
     token = "ghp_" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ4"
     result = mixle("search", f"refund policy {token}", "--json")
