@@ -171,14 +171,26 @@ KEY_RULES: tuple[Rule, ...] = (
 CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "aws_secret_key",
-        r"(?i:(?:aws|amazon)[\w.\-]{0,30}?(?:secret|private)[\w.\-]{0,20}?key"
-        r"|secret[_\-.]?access[_\-.]?key)[\w.\-]{0,10}[\"'`]?\s*(?:=>|:=|[:=,])\s*[\"'`]?"
+        # the name may be written as words: "AWS secret key: ..."
+        r"(?i:(?:aws|amazon)[\w.\- ]{0,30}?(?:secret|private)[\w.\- ]{0,20}?key"
+        r"|secret[_\-. ]?access[_\-. ]?key)[\w.\-]{0,10}[\"'`]?\s*(?:=>|:=|[:=,])\s*[\"'`]?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
-        ("aws", "secret_access", "secretaccess", "secret-access"),
+        ("aws", "secret_access", "secretaccess", "secret-access", "secret access"),
         entropy=3.5,
         lines=True,
         window=1,  # the value may follow on the next line
         description="AWS secret access key (40 base64 characters) assigned to a secret key name",
+    ),
+    Rule(
+        "aws_secret_key",
+        # a key id and its secret written side by side: "AKIA...:<secret>", two arguments,
+        # a JSON entry, "key AKIA... and secret <secret>"
+        r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])[^\r\n]{0,40}?"
+        r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        ("akia", "asia", "abia", "acca", "a3t"),
+        entropy=3.5,
+        lines=True,
+        description="AWS secret access key (40 base64 characters) next to its access key id",
     ),
     Rule(
         "npm_token",

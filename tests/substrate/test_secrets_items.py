@@ -303,3 +303,15 @@ def test_two_secret_keys_masked_alike_keep_both_values() -> None:
     assert payload == {
         "tokens": {"[REDACTED:github_token]": "alice", "[REDACTED:github_token] #2": "bob"}
     }
+
+
+def test_what_the_gate_stores_scans_clean_when_a_mask_gives_a_value_its_context() -> None:
+    # the key id is masked as "[REDACTED:aws_access_key]", which names an access key: its
+    # value, a plain string to the first scan, is then a key's value, and is masked too
+    key_id = "AKIA" + "".join(_R.choice(string.ascii_uppercase + "234567") for _ in range(16))
+    secret = rnd(40)
+    item = SubstrateItem(kind="record", text="x", payload={"iam": {key_id: secret}})
+    clean = admit(item).item
+    assert key_id not in repr(clean.to_json()) and secret not in repr(clean.to_json())
+    assert scan_item(clean).clean
+    assert clean.provenance["redactions"]["count"] == 2

@@ -14,6 +14,7 @@ import string
 import pytest
 
 from substrate.secrets import RULE_NAMES, RULES, detect_secrets
+from substrate.secrets.engine import find_secrets
 
 _R = random.Random(20240601)
 ALNUM = string.ascii_letters + string.digits
@@ -419,3 +420,35 @@ def test_every_one_of_many_findings_in_a_long_text_is_kept_in_order() -> None:
     assert len(hits) == sum(len(find_secrets(line)) for line in lines) > 2900
     assert [h.start for h in hits] == sorted(h.start for h in hits)
     assert all(h.end <= nxt.start for h, nxt in zip(hits, hits[1:], strict=False))
+
+
+AWS_ID = "AKIA" + rnd(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+AWS_SECRET = rnd(40, B64)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "iam user {id}:{secret}",
+        '{{"{id}": "{secret}"}}',
+        'Session("{id}", "{secret}")',
+        "used key {id} and secret {secret}",
+        "aws secret key: {secret}",
+        "AWS Secret Access Key = {secret}",
+    ],
+)
+def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: str) -> None:
+    text = layout.format(id=AWS_ID, secret=AWS_SECRET)
+    found = {text[h.start : h.end]: h.rule for h in find_secrets(text)}
+    assert found.get(AWS_SECRET) == "aws_secret_key"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"checksum {AWS_SECRET}",  # 40 base64 characters alone could be anything
+        f"{AWS_ID} is ours; the deploy notes of last spring list {AWS_SECRET}",  # too far
+    ],
+)
+def test_forty_base64_characters_without_aws_context_are_no_secret_key(text: str) -> None:
+    assert all(h.rule != "aws_secret_key" for h in find_secrets(text))
