@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import ShardError
+from substrate.errors import InvalidInputError, ShardError
 from substrate.item import SubstrateItem
 from substrate.settings import Settings
 
@@ -22,10 +22,19 @@ def visible_scopes(team: str, *, shared: Iterable[str] = (PUBLIC,)) -> set[str]:
 
 
 def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Settings) -> str | None:
-    """``--as TEAM``, else ``MIXLE_TEAM``, else ``[shard] team`` in mixle.toml, else None."""
-    if explicit:
+    """``--as TEAM``, else ``MIXLE_TEAM``, else ``[shard] team`` in mixle.toml, else None.
+
+    Raises:
+        InvalidInputError: a team given, or ``MIXLE_TEAM`` set, but empty: most likely a
+            variable that was not set (``--as "$TEAM"``), which must not read every scope.
+    """
+    if explicit is not None:
+        if not explicit.strip():
+            raise InvalidInputError("the team name is empty; name no team to read every scope")
         return explicit
-    if env.get("MIXLE_TEAM"):
+    if "MIXLE_TEAM" in env:
+        if not env["MIXLE_TEAM"].strip():
+            raise InvalidInputError("MIXLE_TEAM is set but empty; unset it to read every scope")
         return env["MIXLE_TEAM"]
     team = settings.get("shard", "team")
     if team is not None and not isinstance(team, str):

@@ -344,6 +344,10 @@ def reindex_cmd(
     stats = _run_reindex(substrate, shown)
     report = stats.as_dict()
     report["seconds"] = round(report["seconds"], 3)
+    if report.get("path"):  # a folder may be named after a secret, as status masks it
+        from substrate.secrets import safe_text
+
+        report["path"] = safe_text(report["path"])
     if app_state.scopes is not None:
         # The index covers every scope: its sizes, segments, mode and time all change with
         # other teams' items.

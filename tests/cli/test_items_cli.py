@@ -66,7 +66,7 @@ def test_invalid_payload_is_a_usage_error(mixle) -> None:
     assert mixle("ls", "--no-such-flag").exit_code == 2
 
 
-def test_status_masks_a_secret_in_the_shard_path(mixle, tmp_path: Path) -> None:
+def test_status_and_reindex_mask_a_secret_in_the_shard_path(mixle, tmp_path: Path) -> None:
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
     shard = str(tmp_path / f"shard_{token}")
     mixle("--shard", shard, "add", "a")
@@ -76,6 +76,8 @@ def test_status_masks_a_secret_in_the_shard_path(mixle, tmp_path: Path) -> None:
         shown = mixle("--shard", shard, "status", *form)
         assert shown.exit_code == 0 and "shard_[REDACTED:github_token]" in shown.stdout
         assert token not in shown.stdout + shown.stderr
+        indexed = mixle("--shard", shard, "reindex", *form)
+        assert indexed.exit_code == 0 and token not in indexed.stdout + indexed.stderr
 
 
 def test_status_counts_and_health(mixle) -> None:

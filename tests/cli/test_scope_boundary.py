@@ -487,3 +487,15 @@ def test_team_from_environment_or_settings_is_the_same_boundary(shard: Fixture) 
     assert listed() == shard.visible_ids
     # --as still wins over the configured default.
     assert set(shard.bravo_ids) <= listed("--as", BRAVO)
+
+
+@pytest.mark.parametrize(
+    ("args", "env"), [(["--as", ""], {}), (["--as", " "], {}), ([], {"MIXLE_TEAM": ""})]
+)
+def test_an_empty_team_name_is_refused_not_read_as_every_scope(
+    shard: Fixture, args: list[str], env: dict[str, str]
+) -> None:
+    # "--as $TEAM" with TEAM unset must not quietly read every team's items
+    result = CliRunner().invoke(app, ["--shard", str(shard.root), *args, "ls", "--json"], env=env)
+    assert result.exit_code == 2, result.stdout
+    assert "empty" in result.stderr and result.stdout == ""
