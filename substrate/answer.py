@@ -38,6 +38,7 @@ from substrate.retrieval import (
     retrieve,
 )
 from substrate.secrets import safe_text
+from substrate.secrets.scan import without_secrets
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -192,6 +193,9 @@ def answer_from_substrate(
         raise InvalidInputError(f"hops must be >= 1, got {hops}")
     budget = budget or ContextBudget()
     allowed = merge_scopes(scope, scopes)
+    asked = question  # the question as given is what the answer reports (masked)
+    # nothing stored holds a secret: one pasted into the question would only dilute it
+    question = without_secrets(question)
     if hops > 1:
         chain = multihop(
             substrate,
@@ -247,7 +251,7 @@ def answer_from_substrate(
             note = "abstained: the answerer found no answer in the evidence"
     abstained = text is None
     result = Answer(
-        question=question,
+        question=asked,
         answer=text,
         abstained=abstained,
         confidence=confidence,

@@ -116,7 +116,10 @@ def search(
         raise InvalidInputError("filters must be a SearchFilters")
     if k <= 0:
         return []
-    text = query if isinstance(query, str) else str(query)
+    from substrate.secrets.scan import without_secrets
+
+    # nothing stored holds a secret: one pasted into the query would only dilute it
+    text = without_secrets(query if isinstance(query, str) else str(query))
     cache = current(substrate)
     ranked = rank(cache.view, cache.analyzer, text, k, filters, explain=explain)
     if not ranked:

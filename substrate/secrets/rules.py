@@ -147,7 +147,8 @@ KEY_RULES: tuple[Rule, ...] = (
         "private_key_block",
         _PEM_BEGIN
         + _ARMOR_HEADERS
-        + r"(?P<secret>(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*"
+        # the body's lines, or its runs on the header's line (a key pasted flattened)
+        + r"(?P<secret>(?:(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*|[ \t]+)"
         + _B64
         + r"{16,}=*[ \t]*)*)",
         ("-----begin",),

@@ -12,12 +12,13 @@ Differences from the reference implementation, on purpose:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from substrate.secrets.copies import copies_of_hits, copies_outside
-from substrate.secrets.engine import DEFAULT_MASK, Hit, find_secrets
+from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, Hit, find_secrets
 
 
 @dataclass
@@ -183,6 +184,16 @@ def redact_secrets(
 def safe_text(text: str) -> str:
     """Redact-before-store guard: mask any secrets so they are never indexed or served."""
     return redact_secrets(text)
+
+
+def without_secrets(text: str) -> str:
+    """``text`` with each secret, and each mask of one, replaced by a space: a query or a
+    question pasted with a credential in it is looked up by its other words (a mask's words,
+    "redacted github token", would dilute it)."""
+    return _MASKS.sub(" ", redact_secrets(text, mask=" "))
+
+
+_MASKS = re.compile(re.escape(MASK_LEAD) + r"[\w.\-]*\]")
 
 
 def safe_repr(value: object) -> str:

@@ -193,6 +193,26 @@ def test_ask_extractive_with_citations(mixle: Run, shop: dict[str, str]) -> None
     assert data["confidence_kind"] == "heuristic"
 
 
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "ghp_" + "R8xk2LpQ9vW3mN7tY4uZ1aB6cD0eF5gH2jK8",
+        "-----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9OiJjRazXvv0pR3k",
+    ],
+)
+def test_a_secret_pasted_into_a_question_neither_spoils_nor_shows_in_the_answer(
+    mixle: Run, shop: dict[str, str], pasted: str
+) -> None:
+    question = "How long do refunds for defective items take?"
+    plain = mixle("--as", "shop", "ask", question, "--json").json()
+    result = mixle("--as", "shop", "ask", f"{question} {pasted}", "--json")
+    assert result.exit_code == 0, result.stdout
+    assert result.json()["answer"] == plain["answer"]
+    assert pasted.split()[-1] not in result.stdout + result.stderr
+    found = mixle("--as", "shop", "search", f"refunds defective {pasted}", "--json")
+    assert [row["id"] for row in found.json()["results"]][:1] == [shop["refunds"]]
+
+
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1

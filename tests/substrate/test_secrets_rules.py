@@ -13,7 +13,7 @@ import string
 
 import pytest
 
-from substrate.secrets import RULE_NAMES, RULES, detect_secrets
+from substrate.secrets import RULE_NAMES, RULES, detect_secrets, redact_secrets
 from substrate.secrets.engine import find_secrets
 
 _R = random.Random(20240601)
@@ -452,3 +452,9 @@ def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: 
 )
 def test_forty_base64_characters_without_aws_context_are_no_secret_key(text: str) -> None:
     assert all(h.rule != "aws_secret_key" for h in find_secrets(text))
+
+
+def test_a_truncated_key_pasted_on_one_line_has_its_body_masked() -> None:
+    body = rnd(64, B64)
+    text = f"see -----BEGIN RSA PRIVATE KEY----- {body}"
+    assert body not in redact_secrets(text)
