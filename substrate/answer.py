@@ -90,6 +90,12 @@ def sources_cited(answer: str | None, n_sources: int) -> list[int]:
     return cited_numbers(answer, n_sources)
 
 
+def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
+    """The numbers ``[n]`` in ``text`` that name no source of the ``n_sources`` given."""
+    numbers = (int(part) for group in _CITATION.findall(text or "") for part in group.split(","))
+    return sorted({n for n in numbers if not 1 <= n <= n_sources})
+
+
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
     return re.sub(r"\s+([.,;:!?])", r"\1", _CITATION.sub("", text)).strip()
@@ -247,6 +253,9 @@ def answer_from_substrate(
         if text:
             n_cited = len(sources_cited(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
+            dangling = citations_to_nothing(text, len(packet))
+            if dangling:
+                note += "; " + ", ".join(f"[{n}]" for n in dangling) + " names no source"
         else:
             note = "abstained: the answerer found no answer in the evidence"
     abstained = text is None

@@ -71,6 +71,15 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
 _WORD = re.compile(r"\w+")
 
 
+_BRACKETED_NUMBER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def _unbracketed(quote: str) -> str:
+    """A quoted sentence with its own "[2]" (a reference of the source's) written "(2)": in
+    the answer, brackets are the answer's citations, and would cite the packet's source 2."""
+    return _BRACKETED_NUMBER.sub(r"(\1)", quote)
+
+
 @dataclass
 class ExtractiveAnswerer:
     """Quotes the evidence sentences that best answer the question, each cited as ``[n]``.
@@ -123,7 +132,7 @@ class ExtractiveAnswerer:
                 break
             if chosen and have <= covered:
                 continue  # adds no question term the answer does not already carry
-            quote = truncate(sentence, 300) + f" [{n}]"
+            quote = _unbracketed(truncate(sentence, 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)

@@ -87,10 +87,11 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
         )
     out.print(line, markup=False)
     out.print("", markup=False)
-    cited = set(answer.cited()) or set(range(1, len(packet) + 1))
-    out.print("Sources", markup=False, style="bold")
+    cited = set(answer.cited())
+    heading = "Sources" if cited else "Sources given (the answer cites none of them)"
+    out.print(heading, markup=False, style="bold")
     for n, entry in enumerate(packet.provenance(), 1):  # sources masked, as the model saw them
-        if n in cited:
+        if n in cited or not cited:
             where = where_text(entry["source"], entry["line_start"], entry["line_end"])
             out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
 
@@ -169,6 +170,24 @@ def ask_cmd(
         _ask_text(answer, chosen.label, receipt)
     if answer.abstained:
         raise typer.Exit(FOUND)
+    doubt = _ungrounded(answer, receipt)
+    if doubt:
+        output.note(f"warning: {doubt}; do not rely on this answer")
+        raise typer.Exit(FOUND)
+
+
+def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:
+    """Why an answer rests on nothing given ("" when it does): it cites none of the sources,
+    or the evidence supports none of its claims (a model answering from elsewhere)."""
+    if not answer.cited():
+        return "the answer cites none of the sources it was given"
+    if (
+        receipt is not None
+        and receipt.verdicts
+        and len(receipt.unsupported()) == len(receipt.verdicts)
+    ):
+        return "the evidence supports none of the answer's claims"
+    return ""
 
 
 # -- verify ----------------------------------------------------------------------------------------

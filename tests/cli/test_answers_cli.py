@@ -239,6 +239,29 @@ def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path:
     assert mixle("ask", "refund", "--answerer", "oracle").exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("The warehouse is on the Moon. [1]", "supports none"),
+        ("Refunds for defective items are given within 30 days of purchase. [7]", "cites none"),
+    ],
+)
+def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
+    mixle: Run, shop: dict[str, str], tmp_path: Path, reply: str, why: str
+) -> None:
+    script = tmp_path / "answer.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({reply!r})\n")
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    question = "How long do refunds for defective items take?"
+    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    assert result.exit_code == 1 and why in result.stderr
+    if "[7]" in reply:
+        assert "cites none of them" in result.stdout
+        data = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd, "--json")
+        assert "[7] names no source" in data.json()["note"]
+        assert not any(entry["cited"] for entry in data.json()["citations"])
+
+
 class Endpoint:
     """An OpenAI-compatible endpoint on 127.0.0.1 that stops itself after 30 s at the latest."""
 
