@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.answer import strip_citations
-from substrate.context.compress import sentences, terms
+from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
 from substrate.retrieval import merge_scopes, ranked, shown_source
 from substrate.secrets import safe_text
@@ -19,12 +20,11 @@ if TYPE_CHECKING:
 # Default corroboration: the evidence carries at least half of the claim's content terms.
 OVERLAP_THRESHOLD = 0.5
 
-_CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-
 
 def sentence_claims(text: str) -> list[str]:
     """Claims of ``text``: its sentences (and lines) of at least two words."""
-    return [p.strip() for p in _CLAIM_SPLIT.split(text) if len(p.split()) >= 2]
+    parts = [part for line in text.splitlines() for part in split_sentences(line)]
+    return [p.strip() for p in parts if len(p.split()) >= 2]
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
@@ -46,8 +46,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     wanted = terms(claim)
     if not wanted:
         return False
-    numbers = {term for term in wanted if _NUMBER.search(term)}
+    numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
+    names = _names(claim) & words  # "Smith", "France": another one is another claim
     negated = _negated(claim)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in sentences(evidence):
@@ -55,10 +56,12 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
         if not numbers <= found:
-            if numbers and any(_NUMBER.search(term) for term in found - numbers):
+            if numbers and any(_is_number(term) for term in found - numbers):
                 best_value = max(best_value, share)  # the same subject with another value
             continue
-        if _negated(sentence) != negated:
+        if not names <= found:
+            continue
+        if _negated(_clause_of(sentence, words)) != negated:
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             best_same = max(best_same, share)
@@ -72,6 +75,46 @@ _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without)\b|n't\b",
     re.IGNORECASE,
 )
+
+
+# Numbers written as words are values too: "five minutes" is not "fifteen minutes".
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million billion"
+)
+
+
+@functools.cache
+def _number_terms() -> frozenset[str]:
+    return terms(_NUMBER_WORDS)
+
+
+def _is_number(term: str) -> bool:
+    return _NUMBER.search(term) is not None or term in _number_terms()
+
+
+# A capitalised word that does not start the sentence: a name, a place, a product.
+_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][\w'\-]*[A-Za-z]")
+
+
+def _names(claim: str) -> frozenset[str]:
+    """The terms of the names in ``claim``, which a supporting sentence must carry."""
+    return terms(" ".join(_NAME.findall(claim.strip())))
+
+
+# Where a sentence joins statements, each of which may say no on its own.
+_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|while|whereas|although|though|yet)\s")
+
+
+def _clause_of(sentence: str, words: set[str] | frozenset[str]) -> str:
+    """The clause of ``sentence`` that carries most of the claim's ``words``: its "not"
+    speaks of them ("Rollbacks take eight minutes and do not need approval" does not deny
+    that rollbacks take eight minutes)."""
+    clauses = _CLAUSE_BREAK.split(sentence)
+    if len(clauses) == 1:
+        return sentence
+    return max(clauses, key=lambda clause: len(words & terms(clause)))
 
 
 def _negated(text: str) -> bool:

@@ -23,6 +23,26 @@ _HEADING = re.compile(r"#{1,6}\s")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
 
 
+# A period after a title, an initial or a Latin abbreviation ends no sentence: "Dr. Smith",
+# "H. pylori", "e.g. this". ("etc." ends sentences as often as not, and is left out.)
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|Fig|Figs|No|Nos|Vol|approx|vs|cf"
+    r"|e\.g|i\.e|et al|U\.S|U\.K|Inc|Ltd|Corp|Co)\.$"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` (one block) cut after ".", "!" or "?" and white space, except after an
+    abbreviation."""
+    out: list[str] = []
+    for part in _SENTENCE_SPLIT.split(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def _blocks(text: str) -> list[str]:
     """Paragraphs and list items with their wrapped lines joined."""
     blocks: list[str] = []
@@ -62,7 +82,7 @@ def sentences(text: str) -> list[str]:
     two stay together as one sentence.
     """
     out: list[str] = []
-    parts = [part for block in _blocks(text) for part in _SENTENCE_SPLIT.split(block)]
+    parts = [part for block in _blocks(text) for part in split_sentences(block)]
     for part in parts:
         part = part.strip()
         if not part:

@@ -152,3 +152,28 @@ def test_a_sentence_giving_another_value_and_saying_more_of_the_claim_contradict
         "Since 2023 the API allows more requests per minute for paid plans."
     )
     assert content_overlap(limits, "The API allows 100 requests per minute.")
+
+
+def test_an_abbreviation_or_an_initial_ends_no_claim() -> None:
+    text = "Dr. Smith runs the Rotterdam warehouse. Active H. pylori urease binds nickel."
+    assert sentence_claims(text) == [
+        "Dr. Smith runs the Rotterdam warehouse.",
+        "Active H. pylori urease binds nickel.",
+    ]
+
+
+def test_a_name_or_a_number_in_words_the_evidence_lacks_is_not_supported() -> None:
+    evidence = "The Rotterdam warehouse ships orders to the Netherlands, Belgium and Germany."
+    assert content_overlap(evidence, "The Rotterdam warehouse ships orders to Belgium.")
+    assert not content_overlap(evidence, "The Rotterdam warehouse ships orders to France.")
+    assert not content_overlap(evidence, "Dr. Smith manages the Rotterdam warehouse.")
+    paging = "The on-call engineer acknowledges a page within fifteen minutes."
+    assert content_overlap(paging, "The on-call engineer acknowledges a page in fifteen minutes.")
+    assert not content_overlap(paging, "The on-call engineer acknowledges a page in five minutes.")
+
+
+def test_a_no_in_another_clause_of_the_sentence_does_not_deny_the_claim() -> None:
+    evidence = "Rollbacks take about eight minutes and do not need approval from the manager."
+    assert content_overlap(evidence, "Rollbacks take about eight minutes.")
+    assert not content_overlap(evidence, "Rollbacks need approval from the manager.")
+    assert content_overlap(evidence, "Rollbacks do not need approval from the manager.")
