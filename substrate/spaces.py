@@ -214,7 +214,8 @@ def merge_versions(
     keep ``keep``) or always from ``keep`` (``prefer="keep"``). Tags and links become the sorted
     union. The merge entry in the history names both parents and carries the merged-away item's
     own history and provenance, so nothing either side recorded is lost. Links elsewhere that
-    pointed at ``other_id`` are re-pointed at ``keep_id``, then ``other_id`` is removed.
+    pointed at ``other_id`` are re-pointed at ``keep_id`` in the items the merger may change
+    (in ``scopes``, and not gated but for their approvers), then ``other_id`` is removed.
 
     Returns:
         ``keep_id``, or None if either item is missing (strict: NotFoundError).
@@ -247,7 +248,7 @@ def merge_versions(
         )
     authorize_write(substrate, keep.scope, by=by)
     substrate.put(_merged(keep, other, by=by, prefer=prefer))
-    _repoint_links(substrate, old=other_id, new=keep_id)
+    _repoint_links(substrate, old=other_id, new=keep_id, scopes=scopes, by=by)
     substrate.remove(other_id)
     return keep_id
 
@@ -290,11 +291,32 @@ def _merged(
     )
 
 
-def _repoint_links(substrate: Substrate, *, old: str, new: str) -> int:
-    """Point every link at ``old`` to ``new`` instead (one pass over the shard)."""
+def _repoint_links(
+    substrate: Substrate,
+    *,
+    old: str,
+    new: str,
+    scopes: Collection[str] | None,
+    by: str | None,
+) -> int:
+    """Point the links at ``old`` to ``new`` instead (one pass over the shard), in the items
+    the merger may change: those of ``scopes`` (None: all) in a scope that takes its changes
+    directly (``authorize_write``). Another team's link to ``old`` is left to dangle, as
+    after ``remove``: a merge changes nothing the merger could not change itself."""
+    writable: dict[str, bool] = {}
+
+    def may_change(scope: str) -> bool:
+        if scope not in writable:
+            try:
+                authorize_write(substrate, scope, by=by)
+                writable[scope] = scopes is None or scope in scopes
+            except AccessDeniedError:
+                writable[scope] = False
+        return writable[scope]
+
     changed: list[SubstrateItem] = []
     for item in substrate.iter_items():
-        if item.id not in (new, old) and old in item.links:
+        if item.id not in (new, old) and old in item.links and may_change(item.scope):
             changed.append(item)
     for item in changed:
         links: list[str] = []

@@ -193,7 +193,8 @@ def merge_cmd(
 ) -> None:
     """Merge two versions of the same knowledge into KEEP; OTHER's record is kept in its history.
 
-    Links that pointed at OTHER are re-pointed at KEEP. Both items must be in the same scope.
+    Links that pointed at OTHER are re-pointed at KEEP in the items you may change (another
+    team's links to OTHER are left as they are). Both items must be in the same scope.
     """
     if prefer not in ("latest", "keep"):  # a usage error, before any permission is weighed
         usage(f"--prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")

@@ -130,6 +130,22 @@ def test_merge_repoints_links_to_the_merged_away_item(store: Substrate) -> None:
     assert store.get(single).links == [keep]  # type: ignore[union-attr]
 
 
+def test_a_merge_repoints_no_link_in_an_item_the_merger_may_not_change(tmp_path: Path) -> None:
+    from substrate.governance import Governance, save_governance
+
+    store = Substrate(tmp_path)
+    keep, other = (store.add("text", t, scope="red") for t in ("kept", "merged away"))
+    mine = store.add("text", "red cites it", scope="red", links=[other])
+    theirs = store.add("text", "blue cites it", scope="blue", links=[other])
+    gated = store.add("text", "public cites it", scope=PUBLIC, links=[other])
+    save_governance(store, Governance().grant("alice", PUBLIC))
+    merge_versions(store, keep, other, by="red", scopes={"red", PUBLIC})
+    assert store.get(mine).links == [keep]  # type: ignore[union-attr]
+    # blue's item is not red's to change, and public takes changes from its approvers only
+    assert store.get(theirs).links == [other]  # type: ignore[union-attr]
+    assert store.get(gated).links == [other]  # type: ignore[union-attr]
+
+
 def test_a_merged_away_items_references_stay_hidden_from_readers_who_cannot_follow_them(
     store: Substrate,
 ) -> None:
