@@ -68,6 +68,7 @@ def pack_context(
     budget = budget or ContextBudget()
     allowed = merge_scopes(scope, scopes)
     seen: set[str] = set()
+    said: set[tuple[str, str]] = set()  # a copy of a passage (a file kept twice) adds nothing
     candidates: list[tuple[SubstrateItem, float]] = []
     for item, score in zip(items, scores, strict=True):
         if item.id in seen or (kind is not None and item.kind != kind):
@@ -77,6 +78,10 @@ def pack_context(
         if min_score is not None and score < min_score:
             continue
         seen.add(item.id)
+        content = (item.kind, item_text(item))
+        if content in said:
+            continue
+        said.add(content)
         candidates.append((item, float(score)))
     packer = _Packer(task, budget, compress)
     packer.run(candidates)

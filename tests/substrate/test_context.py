@@ -162,6 +162,13 @@ def test_packing_skips_what_does_not_fit_and_tries_the_next() -> None:
     assert packet.skipped == 1 and packet.n_candidates == 2
 
 
+def test_a_copy_of_a_packed_passage_is_not_packed_again() -> None:
+    pool = items("Refunds take five days.", "Refunds take five days.", "Cards never expire.")
+    packet = pack_context("refunds", pool, [0.9, 0.9, 0.4])
+    assert [i.id for i in packet.items] == ["item00", "item02"]
+    assert packet.n_candidates == 2
+
+
 def test_nothing_fits_gives_an_empty_packet() -> None:
     packet = pack_context(TASK, items("y" * 500), [1.0], budget=ContextBudget(max_chars=60))
     assert len(packet) == 0 and packet.n_candidates == 1
