@@ -1,8 +1,10 @@
 """The learned embedding: TF-IDF over the corpus's terms, reduced by truncated SVD.
 
-Fitting uses scikit-learn and happens only when an index is built or refitted. Everything a
-query needs (vocabulary, idf and the SVD components) is stored in the index and applied with
-numpy alone, so a search process never imports scikit-learn.
+Fitting happens only when an index is built or refitted: on a small corpus with numpy's exact
+SVD of the dense matrix, else with scikit-learn's randomized one on the sparse matrix (whose
+import alone takes about a second: too much for the first search of a folder of notes).
+Everything a query needs (vocabulary, idf and the SVD components) is stored in the index and
+applied with numpy alone, so a search process never imports scikit-learn.
 """
 
 from __future__ import annotations
@@ -22,6 +24,15 @@ from substrate.search.strings import PackedStrings
 log = logging.getLogger(__name__)
 
 _PROJECT_BLOCK = 1 << 20  # postings projected per numpy pass (bounds the temporary matrix)
+# Up to this many cells (documents x terms: 32 MB) and Gram-matrix multiply-adds, the TF-IDF
+# matrix is decomposed dense (well under a second), not by scikit-learn.
+DENSE_SVD_CELLS = 4_000_000
+DENSE_SVD_WORK = 1_000_000_000
+
+
+def _small(n_docs: int, n_terms: int) -> bool:
+    short, long = sorted((n_docs, n_terms))
+    return n_docs * n_terms <= DENSE_SVD_CELLS and short * short * long <= DENSE_SVD_WORK
 
 
 @dataclass(slots=True)
@@ -134,8 +145,11 @@ def fit_model(counts: Counts, params: SearchParams) -> EmbeddingModel | None:
     idf = (np.log((1.0 + n_docs) / (1.0 + df[candidates])) + 1.0).astype(np.float32)
     local = np.full(len(counts.terms), -1, dtype=np.int64)
     local[candidates] = np.arange(candidates.shape[0])
-    matrix = _tfidf_matrix(counts.take(sample), local, idf, candidates.shape[0])
-    components = _svd(matrix, dim)
+    fitted = counts.take(sample)
+    if _small(fitted.n_docs, candidates.shape[0]):
+        components = _dense_svd(_dense_tfidf(fitted, local, idf, candidates.shape[0]), dim)
+    else:
+        components = _svd(_tfidf_matrix(fitted, local, idf, candidates.shape[0]), dim)
     terms = [counts.terms[i] for i in candidates.tolist()]
     digest = hashlib.blake2b(components.tobytes(), digest_size=8).hexdigest()
     log.debug("fitted embedding: %d docs, %d terms, dim %d", n_docs, len(terms), dim)
@@ -161,12 +175,51 @@ def _tfidf_matrix(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: i
     return sparse.diags((1.0 / norms).astype(np.float32)) @ matrix
 
 
+def _dense_tfidf(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: int) -> np.ndarray:
+    """``_tfidf_matrix`` as a dense array (rows normalised to unit length)."""
+    cols = local[counts.indices]
+    keep = cols >= 0
+    rows = np.repeat(np.arange(counts.n_docs), np.diff(counts.indptr))[keep]
+    matrix = np.zeros((counts.n_docs, n_terms), dtype=np.float64)
+    vals = np.log1p(counts.counts[keep].astype(np.float64)) * idf[cols[keep]]
+    np.add.at(matrix, (rows, cols[keep]), vals)
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0] = 1.0
+    normalised: np.ndarray = matrix / norms[:, None]
+    return normalised
+
+
+def _dense_svd(matrix: np.ndarray, dim: int) -> np.ndarray:
+    """The ``dim`` leading right singular vectors of ``matrix``, as columns, exactly.
+
+    They are found through the smaller of the two Gram matrices (documents x documents for a
+    corpus of fewer documents than terms), whose eigenvectors cost a fraction of a full SVD.
+    Directions of a rank-deficient matrix beyond its rank are left zero.
+    """
+    m, n = matrix.shape
+    gram = matrix @ matrix.T if m <= n else matrix.T @ matrix
+    values, vectors = np.linalg.eigh(gram)  # ascending
+    order = np.argsort(values)[::-1][:dim]
+    sigma = np.sqrt(np.clip(values[order], 0.0, None))
+    # below this share of the largest, a value is the Gram matrix's rounding, not a direction
+    real = sigma > 1e-6 * max(float(sigma[0]) if sigma.size else 0.0, 1e-30)
+    found = vectors[:, order[real]]
+    if m <= n:  # those were the left singular vectors u: v = A^T u / sigma
+        found = matrix.T @ found / sigma[real]
+    out = np.zeros((n, dim), dtype=np.float64)
+    out[:, : found.shape[1]] = found
+    return _signed(np.ascontiguousarray(out, dtype=np.float32))
+
+
 def _svd(matrix: object, dim: int) -> np.ndarray:
     from sklearn.decomposition import TruncatedSVD  # index-time only (slow to import)
 
     svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=7, random_state=0)
     svd.fit(matrix)
-    components = np.ascontiguousarray(svd.components_.T, dtype=np.float32)
+    return _signed(np.ascontiguousarray(svd.components_.T, dtype=np.float32))
+
+
+def _signed(components: np.ndarray) -> np.ndarray:
     dim = components.shape[1]
     # Fix each axis's sign (SVD leaves it arbitrary) so refits on the same data agree.
     flip = np.sign(components[np.abs(components).argmax(axis=0), np.arange(dim)])

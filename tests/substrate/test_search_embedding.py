@@ -134,3 +134,40 @@ def test_nearest_respects_the_mask_and_keeps_ties() -> None:
     assert len(picked) >= 5
     assert nearest(sigs, sigs[0], np.zeros(50, dtype=bool), 5).size == 0
     assert nearest(sigs, sigs[0], allowed, 100).tolist() == list(range(1, 50))
+
+
+def test_a_small_corpus_is_decomposed_exactly_as_the_randomized_svd_approximates_it() -> None:
+    from scipy import sparse
+
+    from substrate.search.embedding import _dense_svd, _svd
+
+    rng = np.random.default_rng(3)
+    # rank 8 with well separated singular values, plus a little noise
+    basis = np.linalg.qr(rng.standard_normal((300, 8)))[0]
+    topics = np.linalg.qr(rng.standard_normal((500, 8)))[0]
+    matrix = basis * np.linspace(10.0, 3.0, 8) @ topics.T
+    matrix += 0.01 * rng.standard_normal(matrix.shape)
+    dense = _dense_svd(matrix, 8)
+    randomized = _svd(sparse.csr_matrix(matrix.astype(np.float32)), 8)
+    assert dense.shape == randomized.shape == (500, 8)
+    assert np.allclose(np.abs(dense.T @ randomized), np.eye(8), atol=1e-3)
+    # a rank-deficient matrix leaves the directions beyond its rank zero
+    assert not _dense_svd(matrix[:, :3] @ np.eye(3, 500), 8)[:, 3:].any()
+
+
+def test_fitting_a_small_corpus_does_not_import_scikit_learn() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from substrate.search.counts import count_texts\n"
+        "from substrate.search.embedding import fit_model\n"
+        "from substrate.search.params import DEFAULT_PARAMS\n"
+        "from substrate.search.tokenize import Analyzer\n"
+        f"texts = {corpus()!r}\n"
+        "assert fit_model(count_texts(Analyzer(), texts), DEFAULT_PARAMS) is not None\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
