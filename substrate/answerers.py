@@ -86,9 +86,10 @@ class ExtractiveAnswerer:
 
     A sentence's score is the share of the question's terms it carries, each term weighted by
     how rare it is among the packet's sentences (a term every sentence has says little), plus a
-    small preference for sentences of higher-ranked sources. Between sentences that score
-    alike, the one using more of the question's own words as written wins ("deploys" over
-    "deployed", which share a stem).
+    small preference for sentences of higher-ranked sources. A sentence under a heading
+    carries the heading's words too ("Open a ticket" under "Refund policy > How to file").
+    Between sentences that score alike, the one using more of the question's own words as
+    written wins ("deploys" over "deployed", which share a stem), then the first.
 
     Attributes:
         max_sentences: the most sentences quoted.
@@ -107,21 +108,27 @@ class ExtractiveAnswerer:
         if not wanted:
             return ""
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
-        candidates: list[tuple[int, str, frozenset[str]]] = []
+        candidates: list[tuple[int, str, frozenset[str], str]] = []
         for n, text in enumerate(packet.texts, 1):
+            # what a section's heading path names, the sentences under it speak of
+            section = packet.items[n - 1].provenance.get("section")
+            heading = section if isinstance(section, str) else ""
             for sentence in sentences(text):
-                if not is_heading(sentence):  # a label of the section, not an answer
-                    candidates.append((n, sentence, terms(sentence) & wanted))
+                if is_heading(sentence):  # a label of the section, not an answer
+                    heading = f"{heading} {sentence}"
+                    continue
+                have = terms(f"{heading} {sentence}") & wanted
+                candidates.append((n, sentence, have, f"{heading} {sentence}".lower()))
         if not candidates:
             return ""
-        df = {t: sum(1 for _, _, have in candidates if t in have) for t in wanted}
+        df = {t: sum(1 for _, _, have, _ in candidates if t in have) for t in wanted}
         weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
         total = sum(weight.values())
         scored = []
-        for pos, (n, sentence, have) in enumerate(candidates):
+        for pos, (n, sentence, have, said) in enumerate(candidates):
             share = sum(weight[t] for t in have) / total if total else 0.0
             if share > 0 and len(have) >= min(self.min_terms, len(wanted)):
-                verbatim = len(asked.intersection(_WORD.findall(sentence.lower())))
+                verbatim = len(asked.intersection(_WORD.findall(said)))
                 scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []

@@ -234,6 +234,18 @@ def test_extractive_answerer_quotes_and_cites() -> None:
     )
 
 
+def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
+    section = SubstrateItem(
+        "text",
+        "## How to file\n\nOpen a ticket with the order number. The team confirms by email.",
+        provenance={"section": "Refund policy > How to file"},
+        id="a",
+    )
+    packet = pack_context("file a refund", [section], [0.9])
+    out = ExtractiveAnswerer().answer_packet("How do I file a refund?", packet)
+    assert out == "Open a ticket with the order number. [1]"
+
+
 def test_a_reference_in_a_quoted_sentence_is_not_taken_for_a_citation() -> None:
     its = [
         SubstrateItem("text", "The pricing cache TTL is 300 seconds, as measured in [2].", id="a"),
