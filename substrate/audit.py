@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import CorruptShardError
@@ -152,23 +153,52 @@ def held_by(target: str, holders: list[str], item_id: str) -> str:
     return f"{target} (held by {', '.join(sorted(holders))})"
 
 
+def _derived_files_problems(index: Path) -> list[str]:
+    """What is wrong with the files derived from the log besides the search index: a
+    damaged one is only evidence lost or time spent, but it should not pass for sound."""
+    from substrate.catalog import Catalog
+    from substrate.logend import END_NAME, noted_end
+
+    if index.exists() and not index.is_dir():
+        return [
+            "index/ is not a folder: no search index, catalog or log-end note can be written "
+            "(move it away)"
+        ]
+    problems = []
+    end = index / END_NAME
+    if end.is_file() and end.stat().st_size and noted_end(end) is None:
+        problems.append(
+            "index/log-end.json is damaged: a log cut short could not be told from a crash "
+            "(the next write notes the end again)"
+        )
+    catalog = Catalog(index / "offsets.bin")
+    if catalog.damaged:
+        problems.append(
+            "index/offsets.bin is damaged: items are read from the log instead (the next "
+            "command that may write rebuilds it)"
+        )
+    catalog.close()
+    return problems
+
+
 def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     if substrate.root is None:
         return {"checked": False, "problems": [], "note": "in-memory shard: no index on disk"}
+    derived = _derived_files_problems(substrate.root / "index")
     try:
         from substrate.search.engine import index_status
         from substrate.search.status import confined_state, damaged_index_files
     except ImportError:
-        return {"checked": False, "problems": [], "note": "no search index support installed"}
+        return {"checked": False, "problems": derived, "note": "no search index support installed"}
     try:
         status = index_status(substrate)
     except CorruptShardError:
-        return {"checked": False, "problems": [], "note": "the log cannot be read"}
+        return {"checked": False, "problems": derived, "note": "the log cannot be read"}
     state = str(status.get("state", "unknown"))
     if scoped:
         state = confined_state(state)
     segments = int(status.get("segments", 0) or 0)
-    problems: list[str] = []
+    problems: list[str] = derived
     if state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])
     damaged = damaged_index_files(substrate.root / "index")

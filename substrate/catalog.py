@@ -135,14 +135,16 @@ class Catalog:
             os.close(fd)
             return
         if len(head) < _HEADER.size:
-            os.close(fd)
+            self._unusable(fd)
             return
         magic, gen, watermark, count, next_seq, checksum, seal = _HEADER.unpack(head)
         if magic in _OLDER:
             log.info("%s is in an older format; rebuilt from the log", self.path)
             self.outdated = True
-        if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
             os.close(fd)
+            return
+        if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
+            self._unusable(fd)
             return
         try:
             name = gen.rstrip(b"\0").decode()
@@ -162,6 +164,13 @@ class Catalog:
             self._records = whole  # already read: lookups and full reads use it
         self._fd = fd
         self.header = header
+
+    def _unusable(self, fd: int) -> None:
+        """A file that is no catalog (cut short, overwritten): written whole and renamed into
+        place, a catalog is never seen half-made, so this is damage, and it is replaced."""
+        log.warning("%s is damaged (not a catalog); rebuilt from the log", self.path)
+        self.damaged = True
+        os.close(fd)
 
     def _record(self, index: int) -> bytes:
         if self._records is not None:

@@ -105,6 +105,47 @@ def test_a_damaged_index_file_is_named_until_a_reindex(tmp_path: Path, suffix: s
     assert audit_shard(Substrate(tmp_path / "s")).ok
 
 
+def test_a_damaged_log_end_note_or_an_index_that_is_no_folder_is_a_problem(
+    tmp_path: Path,
+) -> None:
+    store, _ = saved(tmp_path)
+    store.close()
+    index = tmp_path / "s" / "index"
+    (index / "log-end.json").write_bytes(b"\x8f" * 96)
+    assert any(
+        "log-end.json is damaged" in p for p in audit_shard(Substrate(tmp_path / "s")).problems()
+    )
+    store = Substrate(tmp_path / "s")
+    store.add("text", "one more")
+    store.save()  # the next write notes the end again
+    store.close()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+    for name in list(index.iterdir()):
+        name.unlink()
+    index.rmdir()
+    index.write_text("not a folder")
+    assert any(
+        "index/ is not a folder" in p for p in audit_shard(Substrate(tmp_path / "s")).problems()
+    )
+
+
+def test_a_file_in_the_catalogs_place_that_is_no_catalog_is_rebuilt(tmp_path: Path) -> None:
+    from substrate.catalog import Catalog
+
+    store, ids = saved(tmp_path)
+    store.checkpoint()
+    store.close()
+    catalog = tmp_path / "s" / "index" / "offsets.bin"
+    catalog.write_bytes(b"\x01" * 300)
+    assert Catalog(catalog).damaged
+    reopened = Substrate(tmp_path / "s")  # the next command rewrites it
+    assert [reopened.get(i) is not None for i in ids] == [True] * 4
+    reopened.close()
+    rebuilt = Catalog(catalog)
+    assert not rebuilt.damaged and rebuilt.header is not None
+    rebuilt.close()
+
+
 def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     store, _ = saved(tmp_path)
