@@ -58,14 +58,14 @@ def redact(
         fields = ["?"]
     if any(name != "rule" for name in fields):
         usage("--mask may use {rule} and no other {...} field")
-    from substrate import detect_secrets, redact_secrets, safe_text
+    from substrate import safe_text
+    from substrate.secrets.scan import detect_and_redact
 
     data = stdin_bytes() if source == "-" else Path(source).read_bytes()
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
-    scan = detect_secrets(text)
+    scan, text = detect_and_redact(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
     if not scan.clean:
-        text = redact_secrets(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
         data = data[:start] + text.encode(encoding, errors) + data[end:]
     binary = encoding == "utf-8" and b"\0" in data[:BINARY_PROBE_BYTES]  # git's rule
     if binary:  # said even with -q or --json: secrets may have been missed

@@ -180,6 +180,8 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         raise InvalidInputError(f"unknown syntax {safe_repr(syntax)}; expected one of {SYNTAXES}")
     if len(text) < 4:  # shorter than any credential this package reports
         return []
+    if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP:
+        return _by_segments(text, syntax)
     low = text.lower()
     accepted = _Accepted()
     gated = len(text) < KEYWORD_GATE
@@ -235,6 +237,49 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     return accepted.hits()
+
+
+# A long text is scanned a segment at a time, each with this much of the text on either side:
+# the scan's working copies (lower-cased text, word lists) then take a few times a segment,
+# not a few times the text (a 200 MB log took 3 GB). The margin holds any match the rules
+# make (the longest, a key block, is at most MAX_KEY_BLOCK): one starting in a segment is
+# found there whole, with what precedes it.
+SEGMENT_CHARS = 4 << 20
+SEGMENT_OVERLAP = 2 * MAX_KEY_BLOCK
+
+
+def _by_segments(text: str, syntax: str) -> list[Hit]:
+    """``find_secrets`` of a long text, segment by segment: the hits that start in each
+    segment, found in it with ``SEGMENT_OVERLAP`` characters of text on either side."""
+    hits: list[Hit] = []
+    start = 0
+    while start < len(text):
+        end = _segment_end(text, start + SEGMENT_CHARS)
+        lo, hi = max(0, start - SEGMENT_OVERLAP), min(len(text), end + SEGMENT_OVERLAP)
+        for hit in find_secrets(text[lo:hi], syntax=syntax):
+            begin = lo + hit.start
+            if start <= begin < end and not (hits and begin < hits[-1].end):
+                hits.append(_shifted(hit, lo))
+        start = end
+    return hits
+
+
+def _segment_end(text: str, near: int) -> int:
+    """A cut at the line break at or after ``near`` (else at white space), so that lines and
+    words stay whole within a segment where they can."""
+    if near >= len(text):
+        return len(text)
+    for mark in ("\n", " "):
+        found = text.find(mark, near, near + SEGMENT_OVERLAP // 2)
+        if found != -1:
+            return found + 1
+    return near
+
+
+def _shifted(hit: Hit, by: int) -> Hit:
+    return Hit(
+        hit.rule, hit.start + by, hit.end + by, hit.prefix, hit.match_start + by, hit.match_end + by
+    )
 
 
 def _holds_any(text: str, chars: str, held: dict[str, bool]) -> bool:

@@ -172,7 +172,22 @@ def redact_secrets(
     """
     if not text:
         return text
+    return _redacted(text, find_secrets(text), mask, keep_prefix, keep_lines)
+
+
+def detect_and_redact(
+    text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0, keep_lines: bool = False
+) -> tuple[SecretScan, str]:
+    """``detect_secrets`` and ``redact_secrets`` of ``text`` with one scan (a long log is
+    scanned once, not twice)."""
+    if not text:
+        return SecretScan(), text
     hits = find_secrets(text)
+    scan = SecretScan([_finding(text, h) for h in hits])
+    return scan, _redacted(text, hits, mask, keep_prefix, keep_lines)
+
+
+def _redacted(text: str, hits: list[Hit], mask: str, keep_prefix: int, keep_lines: bool) -> str:
     if not hits:
         return text
     copies = copies_outside(text, copies_of_hits(text, hits), hits)

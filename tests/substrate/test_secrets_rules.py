@@ -10,6 +10,7 @@ import base64
 import json
 import random
 import string
+from typing import Any
 
 import pytest
 
@@ -458,3 +459,23 @@ def test_a_truncated_key_pasted_on_one_line_has_its_body_masked() -> None:
     body = rnd(64, B64)
     text = f"see -----BEGIN RSA PRIVATE KEY----- {body}"
     assert body not in redact_secrets(text)
+
+
+def test_a_long_text_scanned_by_segments_gives_what_one_scan_gives(monkeypatch: Any) -> None:
+    from substrate.secrets import engine
+
+    rng = random.Random(7)
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(rnd(64, B64) for _ in range(12))
+    key += "\n-----END RSA PRIVATE KEY-----\n"
+    cases = [
+        f"token ghp_{rnd(36)}\n",
+        f"password = {rnd(14)}!\n",
+        key,
+        f"AKIA{rnd(16, UPPER_ALNUM)}\n",
+    ]
+    filler = "2026-01-01 INFO served request in 12 ms from web-01\n"
+    text = "".join(rng.choice(cases) if rng.random() < 0.2 else filler for _ in range(6000))
+    whole = find_secrets(text)
+    monkeypatch.setattr(engine, "SEGMENT_CHARS", 20_000)  # about eighteen segments
+    monkeypatch.setattr(engine, "SEGMENT_OVERLAP", 4_000)  # longer than any match here
+    assert find_secrets(text) == whole and len(whole) > 500
