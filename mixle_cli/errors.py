@@ -62,6 +62,12 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if exc.filename else ""
         return OPERATIONAL, f"I/O error{where}: {exc.strerror or exc}", None
+    if isinstance(exc, MemoryError):
+        return (
+            OPERATIONAL,
+            "out of memory: the input is too large to handle at once",
+            "split it, or give the process more memory; nothing acknowledged was lost",
+        )
     # Unexpected: say what kind of failure without echoing data that might be sensitive.
     return OPERATIONAL, f"internal error ({type(exc).__name__})", "set MIXLE_DEBUG=1 for details"
 

@@ -290,3 +290,10 @@ def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_p
         assert result.exit_code == 2 and message in result.stderr, args
     assert not (tmp_path / "b").exists()
     assert mixle("ask", "refunds", "--answerer-cmd", "cat", "--timeout", "5").exit_code == 0
+
+
+def test_running_out_of_memory_says_so() -> None:
+    from mixle_cli.errors import OPERATIONAL, classify
+
+    code, message, hint = classify(MemoryError())
+    assert code == OPERATIONAL and "out of memory" in message and hint
