@@ -67,6 +67,12 @@ def _answerer(
     return ExtractiveAnswerer()
 
 
+_NO_CLAIMS = (
+    "no sentence of two words or more (text that does not put spaces between words, as "
+    "Chinese and Japanese, is not checked)"
+)
+
+
 def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
     out = output.stdout()
     packet = answer.context
@@ -79,12 +85,14 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     if label == "extractive":
         out.print("extractive answer: sentences quoted from the sources below", markup=False)
     line = f"evidence confidence {answer.confidence:.2f} ({HEURISTIC})"
-    if receipt is not None:
+    if receipt is not None and receipt.verdicts:
         supported = len(receipt.verdicts) - len(receipt.unsupported())
         line += (
             f"; grounded {supported}/{len(receipt.verdicts)} claim(s) "
             f"({receipt.grounded_fraction:.0%})"
         )
+    elif receipt is not None:  # 0 of 0 would read as fully grounded
+        line += f"; grounding not checked ({_NO_CLAIMS})"
     out.print(line, markup=False)
     out.print("", markup=False)
     cited = set(answer.cited())
@@ -253,7 +261,7 @@ def verify_cmd(
             grounded = f"{receipt.grounded_fraction:.0%}"
             output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
         else:
-            output.note("nothing to check: no sentence of two words or more")
+            output.note(f"nothing to check: {_NO_CLAIMS}")
     if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
 

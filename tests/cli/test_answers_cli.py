@@ -262,6 +262,18 @@ def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
         assert not any(entry["cited"] for entry in data.json()["citations"])
 
 
+def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "answer.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('有缺陷的商品三十天内退款。[1]')\n")
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    question = "How long do refunds for defective items take?"
+    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    assert result.exit_code == 0, result.stderr
+    assert "grounding not checked" in result.stdout and "(100%)" not in result.stdout
+
+
 class Endpoint:
     """An OpenAI-compatible endpoint on 127.0.0.1 that stops itself after 30 s at the latest."""
 
