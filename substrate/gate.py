@@ -138,7 +138,8 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
     clean, found = _redacted(item)
     # A mask can give what it leaves a context it lacked: {"AKIA…": "…"} becomes
     # {"[REDACTED:aws_access_key]": "…"}, whose key now names an access key. Masking again
-    # until a scan finds nothing means that what is stored always scans clean (``audit``).
+    # until a scan finds nothing (a mask names a rule, which gives one more context at most)
+    # keeps what is stored scanning clean (``audit``).
     for _ in range(_MORE_PASSES):
         if scan_item(clean).clean:
             break

@@ -182,6 +182,11 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         return []
     if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP:
         return _by_segments(text, syntax)
+    return _scan(text, syntax)
+
+
+def _scan(text: str, syntax: str) -> list[Hit]:
+    """``find_secrets`` of ``text`` in one piece."""
     low = text.lower()
     accepted = _Accepted()
     gated = len(text) < KEYWORD_GATE
@@ -256,7 +261,7 @@ def _by_segments(text: str, syntax: str) -> list[Hit]:
     while start < len(text):
         end = _segment_end(text, start + SEGMENT_CHARS)
         lo, hi = max(0, start - SEGMENT_OVERLAP), min(len(text), end + SEGMENT_OVERLAP)
-        for hit in find_secrets(text[lo:hi], syntax=syntax):
+        for hit in _scan(text[lo:hi], syntax):
             begin = lo + hit.start
             if start <= begin < end and not (hits and begin < hits[-1].end):
                 hits.append(_shifted(hit, lo))

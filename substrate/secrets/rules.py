@@ -147,10 +147,11 @@ KEY_RULES: tuple[Rule, ...] = (
         "private_key_block",
         _PEM_BEGIN
         + _ARMOR_HEADERS
-        # the body's lines, or its runs on the header's line (a key pasted flattened)
-        + r"(?P<secret>(?:(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*|[ \t]+)"
+        # the body's lines (or "\n" escapes), or its runs on the header's line (a key pasted
+        # flattened); the white space after the last run is masked with it
+        + r"(?P<secret>(?:(?:[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*|[ \t]+)"
         + _B64
-        + r"{16,}=*[ \t]*)*)",
+        + r"{16,}=*)*[ \t]*)",
         ("-----begin",),
         kind="pem",
         boundary=False,
@@ -176,7 +177,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i:(?:aws|amazon)[\w.\- ]{0,30}?(?:secret|private)[\w.\- ]{0,20}?key"
         r"|secret[_\-. ]?access[_\-. ]?key)[\w.\-]{0,10}[\"'`]?\s*(?:=>|:=|[:=,])\s*[\"'`]?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
-        ("aws", "secret_access", "secretaccess", "secret-access", "secret access"),
+        ("aws", "amazon", "secret_access", "secretaccess", "secret-access", "secret access"),
         entropy=3.5,
         lines=True,
         window=1,  # the value may follow on the next line
@@ -187,7 +188,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # a key id and its secret written side by side: "AKIA...:<secret>", two arguments,
         # a JSON entry, "key AKIA... and secret <secret>"
         r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])[^\r\n]{0,40}?"
-        r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        # base64 of random bytes has both cases: a hex digest (a commit id) beside the key
+        # id is no secret
+        r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         ("akia", "asia", "abia", "acca", "a3t"),
         entropy=3.5,
         lines=True,

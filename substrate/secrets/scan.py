@@ -202,13 +202,13 @@ def safe_text(text: str) -> str:
 
 
 def without_secrets(text: str) -> str:
-    """``text`` with each secret, and each mask of one, replaced by a space: a query or a
-    question pasted with a credential in it is looked up by its other words (a mask's words,
-    "redacted github token", would dilute it)."""
-    return _MASKS.sub(" ", redact_secrets(text, mask=" "))
+    """``text`` with each secret, each mask of one and each key's armor line replaced by a
+    space: a query or a question pasted with a credential in it is looked up by its other
+    words (a mask's "redacted github token", or "begin rsa private key", would dilute it)."""
+    return _LEFT_OVER.sub(" ", redact_secrets(text, mask=" "))
 
 
-_MASKS = re.compile(re.escape(MASK_LEAD) + r"[\w.\-]*\]")
+_LEFT_OVER = re.compile(re.escape(MASK_LEAD) + r"[\w.\-]*\]|-----(?:BEGIN|END)[ A-Z0-9]*-----")
 
 
 def safe_repr(value: object) -> str:

@@ -436,6 +436,7 @@ AWS_SECRET = rnd(40, B64)
         "used key {id} and secret {secret}",
         "aws secret key: {secret}",
         "AWS Secret Access Key = {secret}",
+        "amazon private key = {secret}",
     ],
 )
 def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: str) -> None:
@@ -449,16 +450,19 @@ def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: 
     [
         f"checksum {AWS_SECRET}",  # 40 base64 characters alone could be anything
         f"{AWS_ID} is ours; the deploy notes of last spring list {AWS_SECRET}",  # too far
+        f"{AWS_ID} rotated in commit {rnd(40, HEX)}",  # a hex digest, one case only
     ],
 )
 def test_forty_base64_characters_without_aws_context_are_no_secret_key(text: str) -> None:
     assert all(h.rule != "aws_secret_key" for h in find_secrets(text))
 
 
-def test_a_truncated_key_pasted_on_one_line_has_its_body_masked() -> None:
-    body = rnd(64, B64)
-    text = f"see -----BEGIN RSA PRIVATE KEY----- {body}"
-    assert body not in redact_secrets(text)
+@pytest.mark.parametrize("between", [" ", "\\n"])
+def test_a_truncated_key_pasted_on_one_line_has_its_body_masked(between: str) -> None:
+    runs = [rnd(64, B64) for _ in range(3)]
+    text = f"see -----BEGIN RSA PRIVATE KEY-----{between}{between.join(runs)} and more"
+    masked = redact_secrets(text)
+    assert not any(run in masked for run in runs) and masked.endswith("and more")
 
 
 def test_a_long_text_scanned_by_segments_gives_what_one_scan_gives(monkeypatch: Any) -> None:
