@@ -87,7 +87,8 @@ class ExtractiveAnswerer:
     A sentence's score is the share of the question's terms it carries, each term weighted by
     how rare it is among the packet's sentences (a term every sentence has says little), plus a
     small preference for sentences of higher-ranked sources. A sentence under a heading
-    carries the heading's words too ("Open a ticket" under "Refund policy > How to file").
+    carries the heading's words too when with them it has every term of the question ("Open a
+    ticket" under "Refund policy > How to file" answers "How do I file a refund?").
     Between sentences that score alike, the one using more of the question's own words as
     written wins ("deploys" over "deployed", which share a stem), then the first.
 
@@ -110,15 +111,21 @@ class ExtractiveAnswerer:
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         candidates: list[tuple[int, str, frozenset[str], str]] = []
         for n, text in enumerate(packet.texts, 1):
-            # what a section's heading path names, the sentences under it speak of
             section = packet.items[n - 1].provenance.get("section")
-            heading = section if isinstance(section, str) else ""
+            path = section if isinstance(section, str) else ""
+            heading = path
             for sentence in sentences(text):
                 if is_heading(sentence):  # a label of the section, not an answer
-                    heading = f"{heading} {sentence}"
+                    heading = f"{path} {sentence}"
                     continue
-                have = terms(f"{heading} {sentence}") & wanted
-                candidates.append((n, sentence, have, f"{heading} {sentence}".lower()))
+                # what a section's headings name, the sentences under it speak of: they
+                # count when they complete the question ("How do I file a refund?" under
+                # "Refund policy > How to file"), not for one asking more than the section
+                said = f"{heading} {sentence}"
+                have = terms(said) & wanted
+                if have != wanted:
+                    said, have = sentence, terms(sentence) & wanted
+                candidates.append((n, sentence, have, said.lower()))
         if not candidates:
             return ""
         df = {t: sum(1 for _, _, have, _ in candidates if t in have) for t in wanted}

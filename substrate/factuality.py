@@ -61,7 +61,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             continue
         if not names <= found:
             continue
-        if _negated(_clause_of(sentence, words)) != negated:
+        if _negated_about(sentence, words) != negated:
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             best_same = max(best_same, share)
@@ -107,14 +107,16 @@ def _names(claim: str) -> frozenset[str]:
 _CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|while|whereas|although|though|yet)\s")
 
 
-def _clause_of(sentence: str, words: set[str] | frozenset[str]) -> str:
-    """The clause of ``sentence`` that carries most of the claim's ``words``: its "not"
-    speaks of them ("Rollbacks take eight minutes and do not need approval" does not deny
-    that rollbacks take eight minutes)."""
+def _negated_about(sentence: str, words: set[str] | frozenset[str]) -> bool:
+    """Whether ``sentence`` says no about the claim's ``words``: whether a clause of it that
+    holds one of them says no. "Rollbacks take eight minutes and do not need approval" does
+    not deny that rollbacks take eight minutes; "It is not the pager but the phone that
+    wakes the engineer" denies that the pager does."""
     clauses = _CLAUSE_BREAK.split(sentence)
-    if len(clauses) == 1:
-        return sentence
-    return max(clauses, key=lambda clause: len(words & terms(clause)))
+    about = [clause for clause in clauses if words & terms(clause)]
+    if len(clauses) == 1 or not about:
+        return _negated(sentence)
+    return any(_negated(clause) for clause in about)
 
 
 def _negated(text: str) -> bool:

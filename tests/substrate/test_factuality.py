@@ -160,6 +160,10 @@ def test_an_abbreviation_or_an_initial_ends_no_claim() -> None:
         "Dr. Smith runs the Rotterdam warehouse.",
         "Active H. pylori urease binds nickel.",
     ]
+    assert sentence_claims("It ships to the U.S.A. and Belgium. Orders wait.") == [
+        "It ships to the U.S.A. and Belgium.",
+        "Orders wait.",
+    ]
 
 
 def test_a_name_or_a_number_in_words_the_evidence_lacks_is_not_supported() -> None:
@@ -177,3 +181,8 @@ def test_a_no_in_another_clause_of_the_sentence_does_not_deny_the_claim() -> Non
     assert content_overlap(evidence, "Rollbacks take about eight minutes.")
     assert not content_overlap(evidence, "Rollbacks need approval from the manager.")
     assert content_overlap(evidence, "Rollbacks do not need approval from the manager.")
+    contrast = "It is not the pager but the phone that wakes the on-call engineer."
+    assert not content_overlap(contrast, "The pager wakes the on-call engineer.")
+    aside = "The pager, not the phone, wakes the on-call engineer."
+    assert content_overlap(aside, "The pager wakes the on-call engineer.")
+    assert not content_overlap(aside, "The phone wakes the on-call engineer.")
