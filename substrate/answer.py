@@ -58,7 +58,7 @@ SENTENCE_ITEMS = 3
 
 CONFIDENCE_KIND = "heuristic"
 
-_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [2], [1, 3]
 
 
 @runtime_checkable
@@ -74,7 +74,7 @@ Answerer = Callable[[str, str], str] | PacketAnswerer
 def cited_numbers(text: str | None, n_sources: int) -> list[int]:
     """The source numbers ``[n]`` (or ``[n, m]``) cited in ``text``, in first-cited order."""
     found: dict[int, None] = {}
-    for group in _CITATION.findall(text or ""):
+    for group in CITATION.findall(text or ""):
         for part in group.split(","):
             n = int(part)
             if 1 <= n <= n_sources:
@@ -85,20 +85,20 @@ def cited_numbers(text: str | None, n_sources: int) -> list[int]:
 def sources_cited(answer: str | None, n_sources: int) -> list[int]:
     """The sources an answer rests on: those it cites, or, when it holds no ``[n]`` at all,
     every source it was given (an answer whose every ``[n]`` points nowhere cites none)."""
-    if answer and not _CITATION.search(answer):
+    if answer and not CITATION.search(answer):
         return list(range(1, n_sources + 1))
     return cited_numbers(answer, n_sources)
 
 
 def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
     """The numbers ``[n]`` in ``text`` that name no source of the ``n_sources`` given."""
-    numbers = (int(part) for group in _CITATION.findall(text or "") for part in group.split(","))
+    numbers = (int(part) for group in CITATION.findall(text or "") for part in group.split(","))
     return sorted({n for n in numbers if not 1 <= n <= n_sources})
 
 
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", _CITATION.sub("", text)).strip()
+    return re.sub(r"\s+([.,;:!?])", r"\1", CITATION.sub("", text)).strip()
 
 
 @dataclass

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from substrate.answer import CITATION
 from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
@@ -71,13 +72,10 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
 _WORD = re.compile(r"\w+")
 
 
-_BRACKETED_NUMBER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-
-
 def _unbracketed(quote: str) -> str:
     """A quoted sentence with its own "[2]" (a reference of the source's) written "(2)": in
     the answer, brackets are the answer's citations, and would cite the packet's source 2."""
-    return _BRACKETED_NUMBER.sub(r"(\1)", quote)
+    return CITATION.sub(r"(\1)", quote)
 
 
 @dataclass

@@ -143,6 +143,10 @@ class Catalog:
             self.outdated = True
             os.close(fd)
             return
+        if magic != MAGIC and magic.startswith(MAGIC[:5]):  # a newer mixle's: left to it
+            log.debug("%s is in a newer format; reading the log instead", self.path)
+            os.close(fd)
+            return
         if magic != MAGIC or size != _HEADER.size + count * RECORD_SIZE:
             self._unusable(fd)
             return

@@ -301,8 +301,9 @@ def _repoint_links(
 ) -> int:
     """Point the links at ``old`` to ``new`` instead (one pass over the shard), in the items
     the merger may change: those of ``scopes`` (None: all) in a scope that takes its changes
-    directly (``authorize_write``). Another team's link to ``old`` is left to dangle, as
-    after ``remove``: a merge changes nothing the merger could not change itself."""
+    directly (``authorize_write``). Other links to ``old`` are left to dangle, as after
+    ``remove``: a merge changes nothing the merger could not change itself. Those the merger
+    can read (in a scope with approvers) are counted in a warning."""
     writable: dict[str, bool] = {}
 
     def may_change(scope: str) -> bool:
@@ -315,9 +316,22 @@ def _repoint_links(
         return writable[scope]
 
     changed: list[SubstrateItem] = []
+    kept = 0  # links left in items the merger may read: worth telling (another team's: not)
     for item in substrate.iter_items():
-        if item.id not in (new, old) and old in item.links and may_change(item.scope):
+        if item.id in (new, old) or old not in item.links:
+            continue
+        if may_change(item.scope):
             changed.append(item)
+        elif scopes is None or item.scope in scopes:
+            kept += 1
+    if kept:
+        log.warning(
+            "%d item(s) in a scope with approvers still link to %s: an approver can link "
+            "them to %s",
+            kept,
+            old,
+            new,
+        )
     for item in changed:
         links: list[str] = []
         for target in item.links:

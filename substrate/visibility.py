@@ -30,16 +30,17 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     """
     if explicit is not None:
         if not explicit.strip():
-            raise InvalidInputError("the team name is empty; name no team to read every scope")
+            raise InvalidInputError("the team name is empty (was a variable left unset?)")
         return explicit
     if "MIXLE_TEAM" in env:
         if not env["MIXLE_TEAM"].strip():
             raise InvalidInputError("MIXLE_TEAM is set but empty; unset it to read every scope")
         return env["MIXLE_TEAM"]
     team = settings.get("shard", "team")
-    if team is not None and not isinstance(team, str):
-        raise ShardError(f"{settings.path}: [shard] team must be a string, not {team!r}")
-    return team or None
+    if team is not None and (not isinstance(team, str) or not team.strip()):
+        # an empty default team would quietly read every scope, or write to a blank one
+        raise ShardError(f"{settings.path}: [shard] team must be a team name, not {team!r}")
+    return team
 
 
 def default_scope(settings: Settings) -> str:

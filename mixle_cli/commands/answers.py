@@ -149,8 +149,13 @@ def ask_cmd(
     ] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Answer a question from the shard with numbered citations, or abstain (exit 1)."""
+    """Answer a question from the shard with numbered citations, or abstain (exit 1).
+
+    An answer that cites none of its sources, or none of whose claims the evidence supports
+    (a model answering from elsewhere), is shown with a warning and exits 1 too.
+    """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
+    from substrate.answer import citations_to_nothing
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
     app_state = state(ctx)
@@ -178,6 +183,10 @@ def ask_cmd(
         _ask_text(answer, chosen.label, receipt)
     if answer.abstained:
         raise typer.Exit(FOUND)
+    dangling = citations_to_nothing(answer.answer, len(answer.context))
+    if dangling and not json:  # --json says so in its "note"
+        named = ", ".join(f"[{n}]" for n in dangling)
+        output.note(f"warning: {named} names no source; only the sources listed were given")
     doubt = _ungrounded(answer, receipt)
     if doubt:
         output.note(f"warning: {doubt}; do not rely on this answer")

@@ -193,8 +193,9 @@ def merge_cmd(
 ) -> None:
     """Merge two versions of the same knowledge into KEEP; OTHER's record is kept in its history.
 
-    Links that pointed at OTHER are re-pointed at KEEP in the items you may change (another
-    team's links to OTHER are left as they are). Both items must be in the same scope.
+    Links that pointed at OTHER are re-pointed at KEEP in the items you may change; those in
+    another team's items, or in a scope with approvers you are not one of, are left as they
+    are (a warning counts the ones you can read). Both items must be in the same scope.
     """
     if prefer not in ("latest", "keep"):  # a usage error, before any permission is weighed
         usage(f"--prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")

@@ -262,6 +262,18 @@ def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
         assert not any(entry["cited"] for entry in data.json()["citations"])
 
 
+def test_a_citation_to_no_source_is_warned_of_beside_a_valid_one(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    reply = "Refunds for defective items are given within 30 days of purchase. [1] [9]"
+    script = tmp_path / "answer.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({reply!r})\n")
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    question = "How long do refunds for defective items take?"
+    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    assert result.exit_code == 0 and "[9] names no source" in result.stderr
+
+
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:

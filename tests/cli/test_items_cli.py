@@ -387,7 +387,8 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
     [
         (b'format = 1\n[shard]\nteam = "caf\xe9"\n', "invalid TOML"),  # Latin-1, not UTF-8
         (b'format = "1"\n', "format must be a whole number"),
-        (b'format = 1\n[shard]\nteam = ["research"]\n', "team must be a string"),
+        (b'format = 1\n[shard]\nteam = ["research"]\n', "team must be a team name"),
+        (b'format = 1\n[shard]\nteam = " "\n', "team must be a team name"),
         (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
     ],
 )

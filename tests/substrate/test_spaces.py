@@ -130,7 +130,9 @@ def test_merge_repoints_links_to_the_merged_away_item(store: Substrate) -> None:
     assert store.get(single).links == [keep]  # type: ignore[union-attr]
 
 
-def test_a_merge_repoints_no_link_in_an_item_the_merger_may_not_change(tmp_path: Path) -> None:
+def test_a_merge_repoints_no_link_in_an_item_the_merger_may_not_change(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from substrate.governance import Governance, save_governance
 
     store = Substrate(tmp_path)
@@ -144,6 +146,8 @@ def test_a_merge_repoints_no_link_in_an_item_the_merger_may_not_change(tmp_path:
     # blue's item is not red's to change, and public takes changes from its approvers only
     assert store.get(theirs).links == [other]  # type: ignore[union-attr]
     assert store.get(gated).links == [other]  # type: ignore[union-attr]
+    # the public item is told of (red reads it); blue's is not counted
+    assert "1 item(s) in a scope with approvers still link to" in caplog.text
 
 
 def test_a_merged_away_items_references_stay_hidden_from_readers_who_cannot_follow_them(
