@@ -162,14 +162,16 @@ def _auto_workers(sources: list[ScanSource]) -> int:
     return 1
 
 
-def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: str) -> Run:
+def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: str | None) -> Run:
+    """Scan the files and folders named; ``-`` is standard input unless ``stdin_name`` is
+    None (every path names a file)."""
     from substrate import ScanSource, scan_text, shown_path, walk_sources
 
     run = Run()
     sources: list[ScanSource] = []
     stdin_scan: TextScan | None = None
     for p in paths:
-        if p == "-":
+        if p == "-" and stdin_name is not None:
             if stdin_scan is None:
                 stdin_scan = scan_text(stdin_bytes(), path=stdin_name, config=cfg)
         elif os.path.isdir(p):
@@ -402,6 +404,14 @@ def scan_secrets(
             show_default=False,
         ),
     ] = None,
+    literal_paths: Annotated[
+        bool,
+        typer.Option(
+            "--literal-paths",
+            help="Every PATH names a file, - included (for tools that pass the names of "
+            "staged files, as the pre-commit hook does).",
+        ),
+    ] = False,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: automatic).")
     ] = 0,
@@ -432,7 +442,7 @@ def scan_secrets(
         usage("--update-baseline needs --baseline FILE")
     if scope is not None and not items:
         usage("--scope applies to --items")
-    if stdin_name is not None and "-" not in (paths or []):
+    if stdin_name is not None and ("-" not in (paths or []) or literal_paths):
         usage("--stdin-name names standard input: give - among the paths")
     app_state = state(ctx)
     cfg = _load_config(app_state, config)
@@ -446,7 +456,7 @@ def scan_secrets(
         sources = _from_git("--all scans the files git tracks", tracked_files)
         run = Run(_scan_sources(sources, cfg, jobs), complete=True)
     elif paths:
-        run = _scan_arguments(paths, cfg, jobs, stdin_name or "<stdin>")
+        run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:
         run = _staged(cfg)
     findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)

@@ -548,6 +548,19 @@ def test_pre_commit_hook_blocks_a_commit_with_a_secret(repo: Path) -> None:
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
 
+def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> None:
+    entry = hook_entry()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    dirty(tmp_path, "-")
+    clean(tmp_path)
+    found = subprocess.run([*entry, "-", "clean.py"], cwd=tmp_path, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           check=False)  # fmt: skip
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "-:3:10: github_token" in found.stdout
+    assert_no_secret(found.stdout, found.stderr)
+
+
 # -- shard items ---------------------------------------------------------------------------------
 
 
