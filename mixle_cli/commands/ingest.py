@@ -407,6 +407,7 @@ def ingest_docs_command(
 ) -> None:
     """Ingest text passages (one JSON string or {"text": ...} object per line)."""
     from substrate import IngestIssue, ingest_documents
+    from substrate.ingest.adapters import file_provenance
     from substrate.ingest.formats.jsonl import loads
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
@@ -429,8 +430,10 @@ def ingest_docs_command(
             docs.append(loads(line.decode("utf-8")))
         except ValueError as exc:  # not UTF-8, not JSON or nested too deep: the line is left out
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
+    # a file's items record it, so that freshness checks see it change
+    origin = None if file == "-" else file_provenance(Path(file), raw)
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact, problems=problems, read=len(raw))  # fmt: skip
+           redact=not no_redact, problems=problems, read=len(raw), origin=origin)  # fmt: skip
 
 
 def _read(path: Path) -> bytes:

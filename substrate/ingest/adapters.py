@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,11 +110,14 @@ def ingest_documents(
     scope: str = "local",
     redact: bool = True,
     report: IngestReport | None = None,
+    origin: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Add text passages as ``kind="text"`` items; returns the new ids.
 
     Each doc is a string, or a ``{"text": ..., "tags": [...], "payload": {...}}`` dict.
-    Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``.
+    Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``, and the fields
+    of ``origin``: for docs read from a file, its ``file_provenance``, by which freshness
+    checks tell when the file changed.
     """
     _refuse_one_string(docs, "docs")
     builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
@@ -123,7 +126,7 @@ def ingest_documents(
     for i, doc in enumerate(docs):
         text, tags, payload = document_parts(doc)
         seg = Segment("text", text, payload=payload, tags=tags)
-        prov = {"source": source, "index": i, "ingested_at": now}
+        prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
@@ -170,6 +173,13 @@ def ingest_records(
 
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     data = path.read_bytes()
+    return data, file_provenance(path, data)
+
+
+def file_provenance(path: Path, data: bytes) -> dict[str, Any]:
+    """What an item read from the file at ``path``, whose content is ``data``, records of it:
+    ``path``, ``content_hash``, ``size`` and ``mtime`` (and the digest of a path the gate
+    masks), by which freshness checks find the file and tell whether it changed."""
     info = path.stat()
     where = str(path.absolute())
     meta: dict[str, Any] = {
@@ -180,7 +190,7 @@ def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     }
     if cache_origin(where) != where:  # the gate masks the path: freshness finds it by this
         meta[DIGEST_KEY] = origin_digest(where)
-    return data, meta
+    return meta
 
 
 def ingest_traces(

@@ -181,7 +181,8 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     assert (again["files"], again["files_unchanged"], again["items_rewritten"]) == ([], 1, 0)
     docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t", "u"]}\n')
     [edited] = mixle("ingest-docs", str(docs), "--json").json()["files"]
-    assert (edited["status"], edited["items_added"], edited["items_rewritten"]) == ("updated", 0, 1)
+    # both kept their ids; both record the file's new content hash
+    assert (edited["status"], edited["items_added"], edited["items_rewritten"]) == ("updated", 0, 2)
     wide = tmp_path / "wide.jsonl"  # saved as UTF-16 with its mark, as Windows tools do
     wide.write_bytes('"caf\u00e9 passage"\n{"text": "second"}\n'.encode("utf-16"))
     alone = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(wide), "--json")
@@ -369,6 +370,17 @@ def test_a_folder_given_for_one_file_is_named_as_such(mixle, tmp_path: Path) -> 
     note.write_text("# x\n")
     result = mixle("ingest-artifacts", str(note))
     assert result.exit_code == 3 and "is not a folder" in result.stderr
+
+
+def test_items_of_ingest_docs_go_stale_when_their_file_is_edited(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_text('"Refunds take five days."\n"Cards never expire."\n')
+    assert mixle("ingest-docs", str(docs), "-q").exit_code == 0
+    assert mixle("freshness").exit_code == 0
+    docs.write_text('"Refunds take six days."\n"Cards never expire."\n')
+    stale = mixle("freshness", "--json")
+    assert stale.exit_code == 1 and stale.json()["n_stale"] == 2
+    assert mixle("ingest-docs", "-", "-q", input='"From a pipe."\n').exit_code == 0
 
 
 def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_path: Path) -> None:
