@@ -106,8 +106,9 @@ def git_toplevel(cwd: str | None = None) -> str:
 def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
     """The staged content of every file added, copied, modified or renamed in the index.
 
-    This is exactly what the next commit will contain, whatever the work tree holds. Links and
-    submodules are left out. Content is ``None`` for an entry git could not produce.
+    This is exactly what the next commit will contain, whatever the work tree holds. A link
+    is given as git stores it: its name, and its target as content (either may hold a pasted
+    secret). Submodules are left out. Content is ``None`` for an entry git could not produce.
 
     Returns:
         ``(path relative to the repository root, content)`` pairs in git's order.
@@ -139,7 +140,7 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
         two_paths = len(meta) > 4 and meta[4][:1] in ("R", "C")
         path = fields[i + 2] if two_paths else fields[i + 1]
         i += 3 if two_paths else 2
-        if len(meta) > 4 and meta[1] not in (_SUBMODULE, _SYMLINK):
+        if len(meta) > 4 and meta[1] != _SUBMODULE:
             staged.append((meta[3], path))
     if not staged:
         return []

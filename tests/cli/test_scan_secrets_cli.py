@@ -478,6 +478,19 @@ def test_a_staged_file_named_with_a_secret_is_a_finding_and_its_name_is_masked(
 
 
 @needs_git
+def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
+    mixle: Run, repo: Path
+) -> None:
+    (repo / f"creds_{GH}.txt").symlink_to("clean.py")
+    (repo / "shortcut").symlink_to(f"/opt/{AWS}")
+    git(repo, "add", "-A")
+    result = mixle("scan-secrets", "--jsonl")
+    assert result.exit_code == 1 and GH not in result.stdout and AWS not in result.stdout
+    found = {(row["path"], row["line"]) for row in result.jsonl()}
+    assert found == {("creds_[REDACTED:github_token].txt", 0), ("shortcut", 1)}
+
+
+@needs_git
 def test_staged_paths_are_relative_to_the_root(
     mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
