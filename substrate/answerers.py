@@ -112,9 +112,13 @@ class ExtractiveAnswerer:
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
             heading = path
+            open_headings: list[tuple[int, str]] = []  # the headings above, by level
             for sentence in sentences(text):
                 if is_heading(sentence):  # a label of the section, not an answer
-                    heading = f"{path} {sentence}"
+                    level = len(sentence) - len(sentence.lstrip("#"))
+                    open_headings = [h for h in open_headings if h[0] < level]
+                    open_headings.append((level, sentence))
+                    heading = " ".join([path, *(title for _, title in open_headings)])
                     continue
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under

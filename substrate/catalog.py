@@ -87,6 +87,12 @@ def record_dtype() -> np.dtype:
     return np.dtype([("key", ">u8"), ("offset", "<u8"), ("length", "<u4"), ("seq", "<u4")])
 
 
+def _newer(magic: bytes) -> bool:
+    """Whether ``magic`` is that of a later catalog format (``MXCAT`` and a higher number)."""
+    number = magic[5:]
+    return magic[:5] == MAGIC[:5] and number.isdigit() and int(number) > int(MAGIC[5:])
+
+
 class StaleCatalogError(ShardError):
     """The catalog file was modified under a reader, or is damaged; rebuild from the log."""
 
@@ -143,7 +149,7 @@ class Catalog:
             self.outdated = True
             os.close(fd)
             return
-        if magic != MAGIC and magic.startswith(MAGIC[:5]):  # a newer mixle's: left to it
+        if _newer(magic):  # a newer mixle's: left to it
             log.debug("%s is in a newer format; reading the log instead", self.path)
             os.close(fd)
             return

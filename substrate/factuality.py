@@ -49,7 +49,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
     names = _names(claim) & words  # "Smith", "France": another one is another claim
-    negated = _negated(claim)
+    negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in sentences(evidence):
         found = terms(sentence)
@@ -108,15 +108,23 @@ _CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|while|whereas|although|though|
 
 
 def _negated_about(sentence: str, words: set[str] | frozenset[str]) -> bool:
-    """Whether ``sentence`` says no about the claim's ``words``: whether a clause of it that
-    holds one of them says no. "Rollbacks take eight minutes and do not need approval" does
-    not deny that rollbacks take eight minutes; "It is not the pager but the phone that
-    wakes the engineer" denies that the pager does."""
-    clauses = _CLAUSE_BREAK.split(sentence)
-    about = [clause for clause in clauses if words & terms(clause)]
-    if len(clauses) == 1 or not about:
+    """Whether ``sentence`` (evidence, or the claim itself) says no about the claim's
+    ``words``, clause by clause: when the clause holding most of them says no, or when one
+    of them is said only in a clause that says no.
+
+    "Rollbacks take eight minutes and do not need approval" does not deny that rollbacks take
+    eight minutes, nor "…the same day, and orders placed later do not" that orders placed
+    before 16:00 leave the same day; "It is not the pager but the phone that wakes the
+    engineer" denies that the pager does.
+    """
+    clauses = [
+        (clause, terms(clause), _negated(clause)) for clause in _CLAUSE_BREAK.split(sentence)
+    ]
+    if len(clauses) == 1 or not any(words & held for _, held, _ in clauses):
         return _negated(sentence)
-    return any(_negated(clause) for clause in about)
+    _, _, main_says_no = max(clauses, key=lambda clause: len(words & clause[1]))
+    plainly = frozenset().union(*(held for _, held, no in clauses if not no))
+    return main_says_no or any(no and (words & held) - plainly for _, held, no in clauses)
 
 
 def _negated(text: str) -> bool:

@@ -326,11 +326,10 @@ def _repoint_links(
             kept += 1
     if kept:
         log.warning(
-            "%d item(s) in a scope with approvers still link to %s: an approver can link "
-            "them to %s",
+            "%d item(s) in a scope with approvers still link to %s, which is gone (only "
+            "its approvers may change them)",
             kept,
             old,
-            new,
         )
     for item in changed:
         links: list[str] = []

@@ -31,15 +31,23 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     if explicit is not None:
         if not explicit.strip():
             raise InvalidInputError("the team name is empty (was a variable left unset?)")
-        return explicit
+        return _team_name(explicit, "the team name")
     if "MIXLE_TEAM" in env:
         if not env["MIXLE_TEAM"].strip():
             raise InvalidInputError("MIXLE_TEAM is set but empty; unset it to read every scope")
-        return env["MIXLE_TEAM"]
+        return _team_name(env["MIXLE_TEAM"], "MIXLE_TEAM")
     team = settings.get("shard", "team")
-    if team is not None and (not isinstance(team, str) or not team.strip()):
-        # an empty default team would quietly read every scope, or write to a blank one
+    if team is None or team == "":  # no default team: every scope
+        return None
+    if not isinstance(team, str) or team != team.strip() or not team:
+        # blank, or spaced: it would name a scope no one types
         raise ShardError(f"{settings.path}: [shard] team must be a team name, not {team!r}")
+    return team
+
+
+def _team_name(team: str, what: str) -> str:
+    if team != team.strip():
+        raise InvalidInputError(f"{what} has white space around it")
     return team
 
 

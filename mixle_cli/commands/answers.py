@@ -7,6 +7,7 @@ enforces it, so nothing outside them can reach the output or an error message.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
@@ -67,10 +68,15 @@ def _answerer(
     return ExtractiveAnswerer()
 
 
-_NO_CLAIMS = (
-    "no sentence of two words or more (text that does not put spaces between words, as "
-    "Chinese and Japanese, is not checked)"
-)
+_SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")  # kana, Han
+
+
+def _no_claims(text: str) -> str:
+    """Why ``text`` has no claim to check."""
+    why = "no sentence of two words or more"
+    if _SPACELESS.search(text):
+        why += "; text without spaces between words (Chinese, Japanese) is not checked"
+    return why
 
 
 def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
@@ -92,7 +98,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
             f"({receipt.grounded_fraction:.0%})"
         )
     elif receipt is not None:  # 0 of 0 would read as fully grounded
-        line += f"; grounding not checked ({_NO_CLAIMS})"
+        line += f"; grounding not checked: {_no_claims(answer.answer or '')}"
     out.print(line, markup=False)
     out.print("", markup=False)
     cited = set(answer.cited())
@@ -270,7 +276,7 @@ def verify_cmd(
             grounded = f"{receipt.grounded_fraction:.0%}"
             output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
         else:
-            output.note(f"nothing to check: {_NO_CLAIMS}")
+            output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
 

@@ -430,8 +430,12 @@ def ingest_docs_command(
             docs.append(loads(line.decode("utf-8")))
         except ValueError as exc:  # not UTF-8, not JSON or nested too deep: the line is left out
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
-    # a file's items record it, so that freshness checks see it change
-    origin = None if file == "-" else file_provenance(Path(file), raw)
+    # a file's items record it and its hash, so that freshness checks see it change (not
+    # its mtime: a file only touched would rewrite them all)
+    origin = None
+    if file != "-":
+        origin = file_provenance(Path(file), raw)
+        del origin["mtime"], origin["size"]
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
            redact=not no_redact, problems=problems, read=len(raw), origin=origin)  # fmt: skip
 

@@ -442,7 +442,9 @@ def scan_secrets(
         usage("--update-baseline needs --baseline FILE")
     if scope is not None and not items:
         usage("--scope applies to --items")
-    if stdin_name is not None and ("-" not in (paths or []) or literal_paths):
+    if stdin_name is not None and literal_paths:
+        usage("--stdin-name names standard input, which --literal-paths never reads")
+    if stdin_name is not None and "-" not in (paths or []):
         usage("--stdin-name names standard input: give - among the paths")
     app_state = state(ctx)
     cfg = _load_config(app_state, config)

@@ -104,7 +104,8 @@ def git_toplevel(cwd: str | None = None) -> str:
 
 
 def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
-    """The staged content of every file added, copied, modified or renamed in the index.
+    """The staged content of every file added, copied, modified, renamed or changed in type
+    in the index.
 
     This is exactly what the next commit will contain, whatever the work tree holds. A link
     is given as git stores it: its name, and its target as content (either may hold a pasted
@@ -125,7 +126,7 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
             "--raw",
             "-z",
             "--no-abbrev",
-            "--diff-filter=ACMR",
+            "--diff-filter=ACMRT",  # T: a file that became a link, or the reverse
             "--ignore-submodules=all",
         ],
         cwd=cwd,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -381,6 +382,10 @@ def test_items_of_ingest_docs_go_stale_when_their_file_is_edited(mixle, tmp_path
     stale = mixle("freshness", "--json")
     assert stale.exit_code == 1 and stale.json()["n_stale"] == 2
     assert mixle("ingest-docs", "-", "-q", input='"From a pipe."\n').exit_code == 0
+    assert mixle("ingest-docs", str(docs), "-q").exit_code == 0
+    os.utime(docs, (1_000_000_000, 1_000_000_000))  # only touched: nothing to rewrite
+    again = mixle("ingest-docs", str(docs), "--json").json()
+    assert (again["files_unchanged"], again["items_rewritten"]) == (1, 0)
 
 
 def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_path: Path) -> None:

@@ -389,6 +389,7 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
         (b'format = "1"\n', "format must be a whole number"),
         (b'format = 1\n[shard]\nteam = ["research"]\n', "team must be a team name"),
         (b'format = 1\n[shard]\nteam = " "\n', "team must be a team name"),
+        (b'format = 1\n[shard]\nteam = " red "\n', "team must be a team name"),
         (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
     ],
 )

@@ -488,6 +488,13 @@ def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
     assert result.exit_code == 1 and GH not in result.stdout and AWS not in result.stdout
     found = {(row["path"], row["line"]) for row in result.jsonl()}
     assert found == {("creds_[REDACTED:github_token].txt", 0), ("shortcut", 1)}
+    git(repo, "commit", "-qm", "links", "--no-verify")
+    (repo / "shortcut").unlink()  # a link that becomes a file: a change of type
+    dirty(repo, "shortcut")
+    git(repo, "add", "-A")
+    assert ("shortcut", 3) in {
+        (r["path"], r["line"]) for r in mixle("scan-secrets", "--jsonl").jsonl()
+    }
 
 
 @needs_git
@@ -572,6 +579,10 @@ def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> No
     assert found.returncode == 1, found.stdout + found.stderr
     assert "-:3:10: github_token" in found.stdout
     assert_no_secret(found.stdout, found.stderr)
+    named = subprocess.run([*entry, "--stdin-name", "x", "-"], cwd=tmp_path, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           check=False)  # fmt: skip
+    assert named.returncode == 2 and "never reads" in named.stderr
 
 
 # -- shard items ---------------------------------------------------------------------------------

@@ -246,6 +246,15 @@ def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
     assert out == "Open a ticket with the order number. [1]"
     # a question asking more than the heading names is not answered by the heading
     assert ExtractiveAnswerer().answer_packet("Who wrote the refund policy?", packet) == ""
+    # in an item of several sections, a sentence is under every heading above it
+    nested = SubstrateItem(
+        "text",
+        "# Refund policy\n\nRefunds take a week.\n\n## How to file\n\nOpen a ticket first.",
+        id="b",
+    )
+    packet = pack_context("file a refund", [nested], [0.9])
+    out = ExtractiveAnswerer().answer_packet("How do I file a refund?", packet)
+    assert out == "Open a ticket first. [1]"
 
 
 def test_a_reference_in_a_quoted_sentence_is_not_taken_for_a_citation() -> None:

@@ -146,6 +146,8 @@ def test_a_file_in_the_catalogs_place_that_is_no_catalog_is_rebuilt(tmp_path: Pa
     rebuilt.close()
     catalog.write_bytes(b"MXCAT999" + bytes(292))  # a newer mixle's: not damage
     assert not Catalog(catalog).damaged
+    catalog.write_bytes(b"MXCAT00\0" + bytes(292))  # bit rot in the marker: damage
+    assert Catalog(catalog).damaged
 
 
 def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:

@@ -186,3 +186,7 @@ def test_a_no_in_another_clause_of_the_sentence_does_not_deny_the_claim() -> Non
     aside = "The pager, not the phone, wakes the on-call engineer."
     assert content_overlap(aside, "The pager wakes the on-call engineer.")
     assert not content_overlap(aside, "The phone wakes the on-call engineer.")
+    later = "Orders placed before 16:00 leave the same day, and orders placed later do not."
+    assert content_overlap(later, "Orders placed before 16:00 leave the same day.")
+    both = "Gift cards are not refundable and downloadable software is not refundable."
+    assert content_overlap(both, both)  # a sentence supports itself
