@@ -83,7 +83,7 @@ def audit_shard(
             not raised.
     """
     report = AuditReport()
-    report.log = _log_section(substrate)
+    report.log = _log_section(substrate, scoped=scopes is not None)
     report.lineage = _lineage_section(substrate, scope, scopes, report.log)
     report.index = _index_section(substrate, scoped=scopes is not None)
     if "error" in report.log:
@@ -93,7 +93,7 @@ def audit_shard(
     return report
 
 
-def _log_section(substrate: Substrate) -> dict[str, Any]:
+def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     try:
         health = substrate.log_health()
     except CorruptShardError as exc:
@@ -102,10 +102,14 @@ def _log_section(substrate: Substrate) -> dict[str, Any]:
     uncommitted = int(health.get("uncommitted_bytes", 0))
     problems = []
     if uncommitted:
+        # the size of another team's write under way is not a team's to see
+        size = "bytes" if scoped else f"{uncommitted} bytes"
         problems.append(
-            f"{uncommitted} bytes of an unfinished write follow the last commit "
-            "(a crash?); they are ignored and the next write removes them"
+            f"{size} of an unfinished write follow the last commit (a crash?); they are "
+            "ignored and the next write removes them"
         )
+    if scoped:
+        return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}
 
 

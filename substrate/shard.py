@@ -40,7 +40,6 @@ def _dir_size(path: Path) -> int:
 # health, never their sizes, counts, segments, log positions or ranking mode (all of which change
 # with other teams' items).
 _SCOPED_INDEX_FIELDS = ("state",)
-_SCOPED_LOG_FIELDS = ("uncommitted_bytes",)
 
 
 def _only(report: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
@@ -79,7 +78,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         "items": sum(kinds.values()),
         "by_kind": dict(sorted(kinds.items())),
         "by_scope": dict(sorted(by_scope.items())),
-        "log": _only(health, _SCOPED_LOG_FIELDS) if scoped else health,
+        # whether a write was left unfinished, not its size (another team's, under way)
+        "log": {"unfinished_write": health["uncommitted_bytes"] > 0} if scoped else health,
         "index_bytes": None if scoped else _dir_size(root / "index") if root else 0,
         "index": _index_section(substrate, scoped=scoped),
         "healthy": health["uncommitted_bytes"] == 0,

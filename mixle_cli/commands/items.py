@@ -314,10 +314,11 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     if report["index_bytes"]:  # left out for a reader confined to some scopes
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
         out.print(f"derived {derived}", markup=False)
-    if log["uncommitted_bytes"]:
+    if log.get("uncommitted_bytes") or log.get("unfinished_write"):
+        size = f"{log['uncommitted_bytes']} bytes" if "uncommitted_bytes" in log else "bytes"
         output.note(
-            f"warning: {log['uncommitted_bytes']} bytes of an unfinished write follow the last "
-            "commit (a crash?); they are ignored and the next write removes them"
+            f"warning: {size} of an unfinished write follow the last commit (a crash?); they "
+            "are ignored and the next write removes them"
         )
 
 

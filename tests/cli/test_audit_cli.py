@@ -82,7 +82,13 @@ def test_audit_reports_an_unfinished_write(
     with (isolated_shard_env / "items.jsonl").open("ab") as fh:
         fh.write(b'{"id": "half')
     result = mixle("audit")
-    assert result.exit_code == 1 and "unfinished write" in result.stdout
+    assert result.exit_code == 1 and "12 bytes of an unfinished write" in result.stdout
+    # a team learns that a write is unfinished, not how large another team's write is
+    for command in ("audit", "status"):
+        team = mixle("--as", "ops", command, "--json")
+        assert "12" not in str(team.json()["log"]), command
+    assert mixle("--as", "ops", "audit", "--json").json()["log"]["unfinished_write"] is True
+    assert "12 bytes" not in mixle("--as", "ops", "status").stderr
 
 
 def test_audit_reports_a_corrupt_line(
