@@ -27,7 +27,7 @@ _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\
 # "H. pylori", "e.g. this". ("etc." ends sentences as often as not, and is left out.)
 _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|Fig|Figs|No|Nos|Vol|approx|vs|cf"
-    r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z])\.$"  # and U.S., U.S.A."
+    r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z])\.$"  # and dotted: U.S., U.S.A.
 )
 
 
