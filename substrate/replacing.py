@@ -9,6 +9,7 @@ import logging
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,10 +22,11 @@ def replacing(path: Path) -> Iterator[Path]:
     (``replace_file``) when the block ends, and is removed if the block raises (a full disk,
     Ctrl-C), so that no half-written file is left behind.
 
-    The name, ``.NAME.PID.tmp``, lets ``remove_abandoned_temporaries`` find the file should
-    the process be killed outright.
+    The name, ``.NAME.PID-THREAD.tmp``, lets ``remove_abandoned_temporaries`` find the file
+    should the process be killed outright; two threads writing the same file at once (a
+    library host's) each have their own.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(_temporary_name(path.name))
     try:
         yield tmp
         replace_file(tmp, path)
@@ -58,7 +60,7 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     """Replace ``target``, on another file system than ``tmp``, by a durable copy of ``tmp``
     made beside it (a rename cannot cross file systems)."""
     folder, name = os.path.split(target)
-    near = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    near = os.path.join(folder, _temporary_name(name))
     try:
         shutil.copyfile(tmp, near)
         shutil.copymode(tmp, near)
@@ -75,13 +77,17 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     os.unlink(tmp)
 
 
+def _temporary_name(name: str) -> str:
+    return f".{name}.{os.getpid()}-{threading.get_ident()}.tmp"
+
+
 def remove_abandoned_temporaries(directory: Path, name: str = "*") -> None:
-    """Delete the ``.NAME.PID.tmp`` files in ``directory`` whose writing process is gone (a
+    """Delete the ``.NAME.PID-THREAD.tmp`` files in ``directory`` whose writing process is gone (a
     kill -9, a power cut): nothing else would, and a half-written index file can be large.
     ``name`` keeps to the temporaries of one file (in a folder that is not mixle's own)."""
     pattern = name if name == "*" else glob.escape(name)  # a file named "base[1].json"
     for path in directory.glob(f".{pattern}.*.tmp"):
-        pid = path.name.rsplit(".", 2)[-2]
+        pid = path.name.rsplit(".", 2)[-2].split("-", 1)[0]  # older ones: .NAME.PID.tmp
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 path.unlink()
