@@ -67,6 +67,7 @@ def audit_shard(
     *,
     scope: str | None = None,
     scopes: Collection[str] | None = None,
+    own_scope: str | None = None,
 ) -> AuditReport:
     """Check a shard's integrity: lineage, log, index and secrets left in stored items.
 
@@ -74,6 +75,8 @@ def audit_shard(
         substrate: the shard.
         scope: audit only the items of this scope (lineage and secrets).
         scopes: the scopes the reader may see (None: all).
+        own_scope: the reader's own scope: its items' links to what the reader cannot see
+            are reported (``lineage.UNRESOLVED``).
 
     Returns:
         An ``AuditReport``; ``report.ok`` is False when anything needs attention.
@@ -84,7 +87,7 @@ def audit_shard(
     """
     report = AuditReport()
     report.log = _log_section(substrate, scoped=scopes is not None)
-    report.lineage = _lineage_section(substrate, scope, scopes, report.log)
+    report.lineage = _lineage_section(substrate, scope, scopes, own_scope, report.log)
     report.index = _index_section(substrate, scoped=scopes is not None)
     if "error" in report.log:
         report.secrets = {"checked": False, "problems": [], "note": "the log cannot be read"}
@@ -117,10 +120,11 @@ def _lineage_section(
     substrate: Substrate,
     scope: str | None,
     scopes: Collection[str] | None,
+    own_scope: str | None,
     log_section: dict[str, Any],
 ) -> dict[str, Any]:
     try:
-        result = audit_substrate(substrate, scope=scope, scopes=scopes)
+        result = audit_substrate(substrate, scope=scope, scopes=scopes, own_scope=own_scope)
     except CorruptShardError as exc:
         # The whole sweep reads every line, so this is where a corrupt line shows up.
         if "error" not in log_section:

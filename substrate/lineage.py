@@ -60,6 +60,7 @@ def verify_lineage(
     *,
     max_depth: int = 20,
     scopes: Collection[str] | None = None,
+    own_scope: str | None = None,
 ) -> LineageReport:
     """Walk ``item_id``'s links breadth first, reporting dangling links and the depth reached.
 
@@ -72,6 +73,9 @@ def verify_lineage(
         item_id: where to start.
         max_depth: how many links deep to follow.
         scopes: the scopes the reader may see (None: all); other items are hidden.
+        own_scope: the reader's own scope, whose items it wrote: a link of one of them to an
+            item the reader cannot see is reported as ``UNRESOLVED`` (removed, or moved out
+            of sight: the two look alike, so nothing is told of a hidden item).
     """
     root = visible_item(substrate, item_id, scopes)
     if root is None:
@@ -100,6 +104,9 @@ def verify_lineage(
                 depth_of[target] = depth + 1
                 deepest = max(deepest, depth + 1)
                 queue.append((found, depth + 1))
+            elif own_scope is not None and item.scope == own_scope:
+                n_links += 1
+                dangling.setdefault(UNRESOLVED, item.id)
     return LineageReport(
         item_id=root.id,
         intact=not dangling,
@@ -111,6 +118,12 @@ def verify_lineage(
     )
 
 
+# How a reader's own item's link to an item it cannot see is reported: removed, or moved to a
+# scope it cannot read. Only the reader's own items are told of (it wrote them); which of the
+# two it is, and the id, are not (either would tell of a hidden item).
+UNRESOLVED = "(an item removed, or in a scope you cannot read)"
+
+
 class LinkGraph:
     """The link graph of the items a reader sees, built item by item in one pass."""
 
@@ -119,13 +132,17 @@ class LinkGraph:
         self.index: dict[str, int] = {}
         self.links: list[tuple[str, ...]] = []
         self.audited: list[bool] = []
+        self.own: list[bool] = []
 
-    def add(self, item: SubstrateItem, *, audited: bool = True) -> None:
-        """Record ``item``; ``audited=False`` makes it resolvable but not reported on."""
+    def add(self, item: SubstrateItem, *, audited: bool = True, own: bool = False) -> None:
+        """Record ``item``; ``audited=False`` makes it resolvable but not reported on; ``own``:
+        it is in the reader's own scope (a link to what the reader cannot see is
+        ``UNRESOLVED``)."""
         self.index[item.id] = len(self.ids)
         self.ids.append(item.id)
         self.links.append(tuple(link for link in item.links if isinstance(link, str)))
         self.audited.append(audited)
+        self.own.append(own)
 
     def audit(self, exists: Any) -> dict[str, Any]:
         """``{n_items, n_intact, n_broken, broken: [{item_id, dangling}]}`` over audited items.
@@ -154,7 +171,7 @@ class LinkGraph:
         succ: list[list[int]] = []
         direct: list[frozenset[str]] = []
         index = self.index
-        for links in self.links:
+        for links, own in zip(self.links, self.own, strict=True):
             targets: list[int] = []
             missing: list[str] = []
             for target in links:
@@ -166,6 +183,8 @@ class LinkGraph:
                     hidden[target] = bool(exists(target))
                 if not hidden[target]:
                     missing.append(target)
+                elif own:
+                    missing.append(UNRESOLVED)
             succ.append(targets)
             direct.append(frozenset(missing) if missing else _EMPTY)
         return succ, direct
@@ -256,6 +275,7 @@ def audit_substrate(
     *,
     scope: str | None = None,
     scopes: Collection[str] | None = None,
+    own_scope: str | None = None,
 ) -> dict[str, Any]:
     """A knowledge-integrity sweep: how many items have intact lineage, and every broken one.
 
@@ -267,13 +287,15 @@ def audit_substrate(
         substrate: the shard.
         scope: audit only the items of this scope.
         scopes: the scopes the reader may see (None: all).
+        own_scope: the reader's own scope (see ``verify_lineage``).
 
     Returns:
         ``{"n_items", "n_intact", "n_broken", "broken": [{"item_id", "dangling"}]}``.
     """
     graph = LinkGraph()
     for item in substrate.iter_items(scopes=scopes):
-        graph.add(item, audited=scope is None or item.scope == scope)
+        audited = scope is None or item.scope == scope
+        graph.add(item, audited=audited, own=own_scope is not None and item.scope == own_scope)
     return graph.audit(_exists_outside(substrate, scopes))
 
 

@@ -39,7 +39,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     """
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
-    report = audit_shard(app_state.substrate(), scope=scope, scopes=app_state.scopes)
+    scopes = app_state.scopes
+    own = app_state.team if scopes is not None else None  # its own items' links are told of
+    report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
     if json:
         for part, key in (("lineage", "broken"), ("secrets", "findings")):
@@ -160,7 +162,8 @@ def verify_lineage_cmd(
     scopes = app_state.scopes
     if visible_item(substrate, item_id, scopes) is None:
         raise NotFoundError(f"no item with id {item_id}")
-    report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes)
+    own = app_state.team if scopes is not None else None
+    report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes, own_scope=own)
     if json:
         output.emit_json({**output.with_id(report.as_dict()), "held_by": report.held_by})
     elif report.intact:

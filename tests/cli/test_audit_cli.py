@@ -74,6 +74,25 @@ def test_audit_scope_option(mixle: Run, shard: Substrate) -> None:
     assert mixle("audit", "--scope", "ops").exit_code == 1
 
 
+def test_a_team_is_told_of_its_own_items_links_to_what_it_cannot_see(
+    mixle: Run, shard: Substrate
+) -> None:
+    target = shard.add("text", "beta target", scope="beta")
+    note = shard.add("text", "beta note", scope="beta", links=[target])
+    hidden = shard.add("text", "gamma private", scope="gamma")
+    shard.add("text", "public hub", scope="public", links=[hidden])
+    shard.save()
+    assert mixle("--as", "beta", "audit").exit_code == 0
+    assert mixle("--as", "beta", "rm", target).exit_code == 0
+    for command in (("audit",), ("verify-lineage", note)):
+        result = mixle("--as", "beta", *command)
+        assert result.exit_code == 1, command
+        assert "an item removed, or in a scope you cannot read" in result.stdout
+        assert target not in result.stdout and hidden not in result.stdout
+    # the public hub's link to gamma's item is gamma's business: not counted
+    assert mixle("--as", "beta", "audit", "--json").json()["lineage"]["n_broken"] == 1
+
+
 def test_audit_reports_an_unfinished_write(
     mixle: Run, shard: Substrate, isolated_shard_env: Path
 ) -> None:
