@@ -213,7 +213,8 @@ def merge_versions(
     The text and payload come from the item with the higher version (``prefer="latest"``, ties
     keep ``keep``) or always from ``keep`` (``prefer="keep"``). Tags and links become the sorted
     union. The merge entry in the history names both parents and carries the merged-away item's
-    own history and provenance, so nothing either side recorded is lost. Links elsewhere that
+    own history and provenance, and the text and payload not kept (``replaced``), so nothing
+    either side recorded is lost. Links elsewhere that
     pointed at ``other_id`` are re-pointed at ``keep_id`` in the items the merger may change
     (in ``scopes``, and not gated but for their approvers), then ``other_id`` is removed.
 
@@ -262,18 +263,25 @@ def _merged(
     other_prov = copy.deepcopy(other.provenance)
     version = max(vk, vo) + 1
     entries = list(prov.get("version_history") or [])
-    entries.append(
-        {
-            "version": version,
-            "merged_by": by,
-            "merged_from": other.id,
-            "parents": [{"id": keep.id, "version": vk}, {"id": other.id, "version": vo}],
-            "at": time.time(),
-            # The merged-away item disappears; its own record travels here.
-            "from_history": other_prov.pop("version_history", []) or [],
-            "from_provenance": other_prov,
+    entry = {
+        "version": version,
+        "merged_by": by,
+        "merged_from": other.id,
+        "parents": [{"id": keep.id, "version": vk}, {"id": other.id, "version": vo}],
+        "at": time.time(),
+        # The merged-away item disappears; its own record travels here.
+        "from_history": other_prov.pop("version_history", []) or [],
+        "from_provenance": other_prov,
+    }
+    loser = keep if winner is other else other
+    if (loser.text, loser.payload) != (winner.text, winner.payload):
+        # the text not kept is kept here: a merge loses nothing either side wrote
+        entry["replaced"] = {
+            "id": loser.id,
+            "text": loser.text,
+            "payload": copy.deepcopy(loser.payload),
         }
-    )
+    entries.append(entry)
     prov["version_history"] = entries
     prov["version"] = version
     prov["merged"] = True

@@ -109,6 +109,17 @@ def test_merge_keeps_both_lineages_and_takes_latest_text(store: Substrate) -> No
     assert entry["from_provenance"]["note"] == "from dev"
 
 
+def test_a_merge_keeps_the_text_it_does_not_keep_in_the_history(store: Substrate) -> None:
+    keep = store.add("text", "kept words", scope=PUBLIC)
+    other = store.add("text", "other words", scope=PUBLIC, payload={"n": 1})
+    merge_versions(store, keep, other)  # a tie: keep's text wins
+    [entry] = store.get(keep).provenance["version_history"]  # type: ignore[union-attr]
+    assert entry["replaced"] == {"id": other, "text": "other words", "payload": {"n": 1}}
+    same = store.add("text", "kept words", scope=PUBLIC)
+    merge_versions(store, keep, same)  # nothing lost: nothing recorded
+    assert "replaced" not in store.get(keep).provenance["version_history"][-1]  # type: ignore[union-attr]
+
+
 def test_merge_prefer_keep_and_ties_keep_keep(store: Substrate) -> None:
     keep = store.add("text", "kept", scope=PUBLIC)
     other = store.add("text", "dropped", scope=PUBLIC)
