@@ -416,7 +416,7 @@ def ingest_artifacts(
         seg = artifact_segment(directory, manifest)
         prov = {
             "source": "registry",
-            "path": str(directory),
+            "path": str(directory.absolute()),  # found again from any working directory
             "artifact_kind": seg.extra["artifact_kind"],
             "parent": seg.extra["parent"],
             "manifest": meta["path"],

@@ -251,6 +251,17 @@ def test_an_artifact_read_again_unchanged_is_reported_unchanged(tmp_path: Path) 
     assert (again.items_added, again.files_unchanged) == (0, 1)
 
 
+def test_an_artifacts_path_is_absolute_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(FIXTURES / "registry", tmp_path / "registry")
+    monkeypatch.chdir(tmp_path)
+    store = Substrate()
+    [item_id] = ingest_artifacts(store, "registry")
+    item = store.get(item_id)
+    assert item is not None and item.provenance["path"] == str(tmp_path / "registry" / "router")
+
+
 def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     shutil.copytree(FIXTURES / "registry", registry)
