@@ -42,6 +42,8 @@ class LineageReport:
     # dangling id -> the item whose link it is (the root or an item it leads to); not part of
     # the seed's as_dict
     held_by: dict[str, str] = field(default_factory=dict)
+    # links of the items at ``max_depth``, not followed: "intact" holds to that depth only
+    unfollowed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -85,9 +87,11 @@ def verify_lineage(
     dangling: dict[str, str] = {}  # -> the item holding the link
     n_links = 0
     deepest = 0
+    unfollowed = 0
     while queue:
         item, depth = queue.popleft()
         if depth >= max_depth:
+            unfollowed += sum(1 for target in item.links if isinstance(target, str))
             continue
         for target in item.links:
             if not isinstance(target, str):
@@ -115,6 +119,7 @@ def verify_lineage(
         depth=deepest,
         visited=len(depth_of),
         held_by=dangling,
+        unfollowed=unfollowed,
     )
 
 

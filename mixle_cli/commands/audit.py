@@ -165,11 +165,15 @@ def verify_lineage_cmd(
     own = app_state.team if scopes is not None else None
     report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes, own_scope=own)
     if json:
-        output.emit_json({**output.with_id(report.as_dict()), "held_by": report.held_by})
+        extra = {"held_by": report.held_by, "unfollowed": report.unfollowed}
+        output.emit_json({**output.with_id(report.as_dict()), **extra})
     elif report.intact:
+        beyond = ""
+        if report.unfollowed:
+            beyond = f"; {report.unfollowed} link(s) past --max-depth {max_depth} not followed"
         output.emit_text(
             f"{item_id}: intact ({report.n_links} link(s), {report.visited} item(s), "
-            f"depth {report.depth})"
+            f"depth {report.depth}{beyond})"
         )
     else:
         links = [held_by(t, [report.held_by[t]], item_id) for t in report.dangling]

@@ -219,7 +219,11 @@ def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
         "depth": 2,
         "visited": 3,
         "held_by": {"feedfacefeedface": c},
+        "unfollowed": 0,
     }
+    # intact to the depth asked for: what lies past it is said to be unchecked
+    shallow = mixle("verify-lineage", b, "--max-depth", "0")
+    assert shallow.exit_code == 0 and "1 link(s) past --max-depth 0 not followed" in shallow.stdout
     assert "dangling link(s) to feedfacefeedface" in mixle("verify-lineage", c).stdout
     d = shard.add("text", "d", links=[c])  # d's own links resolve; c holds the broken one
     shard.save()
