@@ -67,6 +67,9 @@ def propose(
 ) -> list[str]:
     """Mark items as pending promotion to scope ``to`` (they are not visible there yet).
 
+    An item is proposed to one scope at a time: a pending proposal to another scope is
+    withdrawn (a ``withdrawn`` event in its history).
+
     Args:
         substrate: the shard.
         ids: the items to propose.
@@ -98,6 +101,16 @@ def propose(
     for item in items:
         if already_proposed(item, to, by):  # no second event for the same proposal
             continue
+        earlier = proposal_of(item)
+        if earlier is not None and earlier.get("status") == PENDING and earlier.get("to") != to:
+            # one proposal at a time: the one it replaces is withdrawn, and the history says so
+            why = {
+                "event": "withdrawn",
+                "to": earlier.get("to"),
+                "by": by,
+                "reason": f"proposed to {to}",
+            }
+            item = _with_event(item, {**earlier, "status": "withdrawn"}, why)
         proposal = _proposal(item, to, by)
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
     return [item.id for item in items]

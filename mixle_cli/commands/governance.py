@@ -235,7 +235,11 @@ def propose_cmd(
     by: ByOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Ask for items to be promoted into a scope; an approver of that scope decides."""
+    """Ask for items to be promoted into a scope; an approver of that scope decides.
+
+    An item is proposed to one scope at a time: proposing it to another withdraws the pending
+    proposal (its history says so).
+    """
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

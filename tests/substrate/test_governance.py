@@ -104,6 +104,19 @@ def test_propose_then_approve_publishes_with_history(store: Substrate) -> None:
     assert pending(store) == []
 
 
+def test_proposing_elsewhere_withdraws_the_pending_proposal_in_the_history(
+    store: Substrate,
+) -> None:
+    a = store.add("text", "runbook", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    propose(store, [a], to="org", by="ops")
+    item = store.get(a)
+    assert item is not None and proposal_of(item)["to"] == "org"  # type: ignore[index]
+    events = [(e["event"], e["to"]) for e in proposal_events(item)]
+    assert events == [("proposed", "public"), ("withdrawn", "public"), ("proposed", "org")]
+    assert [i.id for i in pending(store, to="public")] == []
+
+
 def test_an_item_changed_since_its_proposal_is_not_approved(store: Substrate) -> None:
     # what the approver reviewed is what gets published, not what was swapped in since
     a = store.add("text", "harmless runbook", scope="ops")
@@ -200,8 +213,9 @@ def test_the_same_proposal_made_again_changes_nothing(store: Substrate) -> None:
     assert propose(store, [a], to="public", by="ops") == [a]  # still proposed: no new event
     assert [e["event"] for e in proposal_events(store.get(a))] == ["proposed"]  # type: ignore[arg-type]
     propose(store, [a], to="public", by="bo")  # another proposer: a new proposal
-    propose(store, [a], to="team", by="bo")  # another target: a new proposal
-    assert len(proposal_events(store.get(a))) == 3  # type: ignore[arg-type]
+    propose(store, [a], to="team", by="bo")  # another target: it replaces the pending one
+    events = [e["event"] for e in proposal_events(store.get(a))]  # type: ignore[arg-type]
+    assert events == ["proposed", "proposed", "withdrawn", "proposed"]
 
 
 def test_strict_propose_validates_all_ids_first(store: Substrate) -> None:
