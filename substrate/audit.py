@@ -106,10 +106,13 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     problems = []
     if uncommitted:
         # the size of another team's write under way is not a team's to see
-        size = "bytes" if scoped else f"{uncommitted} bytes"
+        what = (
+            "an unfinished write follows"
+            if scoped
+            else f"{uncommitted} bytes of an unfinished write follow"
+        )
         problems.append(
-            f"{size} of an unfinished write follow the last commit (a crash?); they are "
-            "ignored and the next write removes them"
+            f"{what} the last commit (a crash?); it is ignored and the next write removes it"
         )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}

@@ -83,17 +83,22 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
-    ``payload.ref`` and ``payload.path`` name a file outright. ``provenance.path`` is the file an
-    item was ingested from. ``provenance.source`` is only a label in general, so it counts as a
-    path only when it is an absolute one (the reference implementation guessed from a slash).
+    ``payload.ref`` and ``payload.path`` name a file outright (a relative one gives way to an
+    absolute ``provenance.path``, which holds from any working directory). ``provenance.path``
+    is the file an item was ingested from. ``provenance.source`` is only a label in general,
+    so it counts as a path only when it is an absolute one (the reference implementation
+    guessed from a slash).
     """
     payload = item.payload if isinstance(item.payload, dict) else {}
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    ingested = prov.get("path")
     for key in ("ref", "path"):
         value = payload.get(key)
         if isinstance(value, str) and value:
+            if not os.path.isabs(value) and isinstance(ingested, str) and os.path.isabs(ingested):
+                break  # relative to where it was ingested from: the absolute path finds it
             return value, f"payload.{key}"
-    prov = item.provenance if isinstance(item.provenance, dict) else {}
-    value = prov.get("path")
+    value = ingested
     if isinstance(value, str) and value:
         return value, "provenance.path"
     value = prov.get("source")

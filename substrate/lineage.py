@@ -90,8 +90,14 @@ def verify_lineage(
     unfollowed = 0
     while queue:
         item, depth = queue.popleft()
-        if depth >= max_depth:
-            unfollowed += sum(1 for target in item.links if isinstance(target, str))
+        if depth >= max_depth:  # what it would have followed: the links it may see, not seen
+            unfollowed += sum(
+                1
+                for target in item.links
+                if isinstance(target, str)
+                and target not in depth_of
+                and visible_item(substrate, target, scopes) is not None
+            )
             continue
         for target in item.links:
             if not isinstance(target, str):

@@ -82,7 +82,13 @@ def published_copy(item: SubstrateItem, *, to: str, by: str | None) -> Substrate
     """``item`` moved to scope ``to`` with its version bumped and the move recorded."""
     prov = copy.deepcopy(item.provenance)
     version = version_of(item) + 1
-    entries = list(prov.get("version_history") or [])
+    # the text a merge did not keep is not published with the item: nobody chose to share it
+    entries = [
+        {key: value for key, value in entry.items() if key != "replaced"}
+        if isinstance(entry, dict)
+        else entry
+        for entry in prov.get("version_history") or []
+    ]
     entries.append(
         {
             "version": version,

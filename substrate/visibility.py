@@ -67,10 +67,22 @@ def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None
     """The scopes a caller may read; None means no team is set (a single-user shard: all)."""
     if team is None:
         return None
+    return frozenset(visible_scopes(team, shared=_shared_scopes(settings)))
+
+
+def own_scope(team: str | None, settings: Settings) -> str | None:
+    """The scope only ``team`` reads (its own), or None: no team, or a team named after a
+    shared scope (every reader's)."""
+    if team is None or team in _shared_scopes(settings):
+        return None
+    return team
+
+
+def _shared_scopes(settings: Settings) -> list[str]:
     shared = settings.get("shard", "shared_scopes", [PUBLIC])
     if not isinstance(shared, list) or not all(isinstance(s, str) for s in shared):
         raise ShardError(f"{settings.path}: [shard] shared_scopes must be a list of strings")
-    return frozenset(visible_scopes(team, shared=shared))
+    return shared
 
 
 # Provenance fields that name other items (lineage and supersession edges).

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import state
+from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND
 from substrate import (
     NotFoundError,
@@ -40,7 +40,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
     scopes = app_state.scopes
-    own = app_state.team if scopes is not None else None  # its own items' links are told of
+    own = _own_scope(app_state)  # its own items' links are told of
     report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
     if json:
@@ -148,6 +148,12 @@ def _print_freshness(report: dict[str, Any]) -> None:
     )
 
 
+def _own_scope(app_state: AppState) -> str | None:
+    from substrate.visibility import own_scope
+
+    return own_scope(app_state.team, app_state.substrate().settings)
+
+
 def verify_lineage_cmd(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(help="Item id.")],
@@ -162,7 +168,7 @@ def verify_lineage_cmd(
     scopes = app_state.scopes
     if visible_item(substrate, item_id, scopes) is None:
         raise NotFoundError(f"no item with id {item_id}")
-    own = app_state.team if scopes is not None else None
+    own = _own_scope(app_state)
     report = verify_lineage(substrate, item_id, max_depth=max_depth, scopes=scopes, own_scope=own)
     if json:
         extra = {"held_by": report.held_by, "unfollowed": report.unfollowed}

@@ -315,10 +315,12 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
         out.print(f"derived {derived}", markup=False)
     if log.get("uncommitted_bytes") or log.get("unfinished_write"):
-        size = f"{log['uncommitted_bytes']} bytes" if "uncommitted_bytes" in log else "bytes"
+        what = "an unfinished write follows"  # a team is not told another's write's size
+        if log.get("uncommitted_bytes"):
+            what = f"{log['uncommitted_bytes']} bytes of an unfinished write follow"
         output.note(
-            f"warning: {size} of an unfinished write follow the last commit (a crash?); they "
-            "are ignored and the next write removes them"
+            f"warning: {what} the last commit (a crash?); it is ignored and the next write "
+            "removes it"
         )
 
 

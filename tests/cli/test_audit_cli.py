@@ -80,7 +80,7 @@ def test_a_team_is_told_of_its_own_items_links_to_what_it_cannot_see(
     target = shard.add("text", "beta target", scope="beta")
     note = shard.add("text", "beta note", scope="beta", links=[target])
     hidden = shard.add("text", "gamma private", scope="gamma")
-    shard.add("text", "public hub", scope="public", links=[hidden])
+    hub = shard.add("text", "public hub", scope="public", links=[hidden])
     shard.save()
     assert mixle("--as", "beta", "audit").exit_code == 0
     assert mixle("--as", "beta", "rm", target).exit_code == 0
@@ -91,6 +91,10 @@ def test_a_team_is_told_of_its_own_items_links_to_what_it_cannot_see(
         assert target not in result.stdout and hidden not in result.stdout
     # the public hub's link to gamma's item is gamma's business: not counted
     assert mixle("--as", "beta", "audit", "--json").json()["lineage"]["n_broken"] == 1
+    # nor for a reader named after the shared scope: public items are no one's own
+    assert mixle("--as", "public", "audit").exit_code == 0
+    shallow = mixle("--as", "beta", "verify-lineage", hub, "--max-depth", "0", "--json")
+    assert shallow.json()["unfollowed"] == 0  # the link it cannot see is not counted
 
 
 def test_audit_reports_an_unfinished_write(

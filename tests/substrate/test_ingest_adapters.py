@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import InvalidInputError
+from substrate.freshness import reference_of
 from substrate.ingest import (
     IngestReport,
     ingest_artifacts,
@@ -260,6 +261,8 @@ def test_an_artifacts_path_is_absolute_from_any_working_directory(
     [item_id] = ingest_artifacts(store, "registry")
     item = store.get(item_id)
     assert item is not None and item.provenance["path"] == str(tmp_path / "registry" / "router")
+    monkeypatch.chdir(tmp_path / "registry")  # elsewhere: the relative ref names nothing here
+    assert reference_of(item) == (str(tmp_path / "registry" / "router"), "provenance.path")
 
 
 def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:

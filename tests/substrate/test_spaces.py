@@ -115,6 +115,11 @@ def test_a_merge_keeps_the_text_it_does_not_keep_in_the_history(store: Substrate
     merge_versions(store, keep, other)  # a tie: keep's text wins
     [entry] = store.get(keep).provenance["version_history"]  # type: ignore[union-attr]
     assert entry["replaced"] == {"id": other, "text": "other words", "payload": {"n": 1}}
+    private = store.add("text", "draft one", scope="ops")
+    gone = store.add("text", "confidential draft", scope="ops")
+    merge_versions(store, private, gone)
+    publish(store, [private], to=PUBLIC)  # the text the merge did not keep stays unpublished
+    assert "confidential" not in repr(store.get(private).provenance)  # type: ignore[union-attr]
     same = store.add("text", "kept words", scope=PUBLIC)
     merge_versions(store, keep, same)  # nothing lost: nothing recorded
     assert "replaced" not in store.get(keep).provenance["version_history"][-1]  # type: ignore[union-attr]
