@@ -215,13 +215,10 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
-def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> None:
-    import subprocess
-    import sys
-
-    from mixle_cli import launch
-
-    code = (  # Ctrl-C arrives while launch.main() imports the program
+def interrupted_while_loading(*args: str) -> str:
+    """A program that runs ``mixle ARGS`` and sends itself SIGINT while ``launch.main()``
+    imports the app."""
+    return (
         "import builtins, os, signal, sys\n"
         "real = builtins.__import__\n"
         "def slow(name, *args, **kw):\n"
@@ -229,10 +226,19 @@ def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> Non
         "        os.kill(os.getpid(), signal.SIGINT)\n"
         "    return real(name, *args, **kw)\n"
         "builtins.__import__ = slow\n"
-        "sys.argv = ['mixle', 'ls']\n"
+        f"sys.argv = {['mixle', *args]!r}\n"
         "from mixle_cli import launch\n"
         "launch.main()\n"
     )
+
+
+def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> None:
+    import subprocess
+    import sys
+
+    from mixle_cli import launch
+
+    code = interrupted_while_loading("ls")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (130, "error: interrupted\n")
     import tomllib  # and the installed command starts there, before the slow imports
@@ -246,18 +252,8 @@ def test_a_background_job_that_ignores_ctrl_c_keeps_ignoring_it() -> None:
     import subprocess
     import sys
 
-    code = (  # Ctrl-C reaches a job started with it ignored (a script's `mixle ... &`)
-        "import builtins, os, signal, sys\n"
-        "real = builtins.__import__\n"
-        "def slow(name, *args, **kw):\n"
-        "    if name == 'mixle_cli.app':\n"
-        "        os.kill(os.getpid(), signal.SIGINT)\n"
-        "    return real(name, *args, **kw)\n"
-        "builtins.__import__ = slow\n"
-        "sys.argv = ['mixle', 'redact', '-']\n"
-        "from mixle_cli import launch\n"
-        "launch.main()\n"
-    )
+    # Ctrl-C reaches a job started with it ignored (a script's `mixle ... &`)
+    code = interrupted_while_loading("redact", "-")
     done = subprocess.run(
         [sys.executable, "-c", code],
         input=b"first line\n",

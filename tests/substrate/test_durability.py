@@ -738,31 +738,3 @@ def test_a_catalog_interrupted_while_closing_is_not_closed_twice(
         opened.close()
     opened.close()  # the clean-up after the interrupt: the number may be another file's now
     assert len(closed) == 1
-
-
-def test_two_threads_replacing_one_file_at_once_each_write_their_own_copy(
-    tmp_path: Path,
-) -> None:
-    import threading
-
-    from substrate.replacing import replacing
-
-    target = tmp_path / "mixle.toml"
-    both_open = threading.Barrier(2, timeout=10)
-    errors: list[BaseException] = []
-
-    def write(text: str) -> None:
-        try:
-            with replacing(target) as tmp:
-                tmp.write_text(text)
-                both_open.wait()  # the two temporary files exist side by side
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=write, args=(t,)) for t in ("a", "b")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=20)
-    assert errors == [] and target.read_text() in ("a", "b")
-    assert list(tmp_path.glob("*.tmp")) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import threading
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,27 @@ def test_the_sweep_of_one_files_temporaries_takes_its_name_literally(tmp_path: P
         leftover.write_text("half")
     remove_abandoned_temporaries(tmp_path, "base[1].json")
     assert not mine.exists() and other.exists()
+
+
+def test_two_threads_replacing_one_file_at_once_each_write_their_own_copy(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "mixle.toml"
+    both_open = threading.Barrier(2, timeout=10)
+    errors: list[BaseException] = []
+
+    def write(text: str) -> None:
+        try:
+            with replacing(target) as tmp:
+                tmp.write_text(text)
+                both_open.wait()  # the two temporary files exist side by side
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert errors == [] and target.read_text() in ("a", "b")
+    assert list(tmp_path.glob("*.tmp")) == []
