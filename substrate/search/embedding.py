@@ -162,14 +162,22 @@ def _sample_rows(n_docs: int, limit: int) -> np.ndarray:
     return np.unique(np.linspace(0, n_docs - 1, limit).astype(np.int64))
 
 
-def _tfidf_matrix(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: int) -> object:
-    from scipy import sparse  # index-time only
-
+def _tfidf_entries(
+    counts: Counts, local: np.ndarray, idf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row, column and log-scaled TF-IDF weight of every count of a model term."""
     cols = local[counts.indices]
     keep = cols >= 0
     rows = np.repeat(np.arange(counts.n_docs), np.diff(counts.indptr))[keep]
     vals = np.log1p(counts.counts[keep].astype(np.float32)) * idf[cols[keep]]
-    matrix = sparse.csr_matrix((vals, (rows, cols[keep])), shape=(counts.n_docs, n_terms))
+    return rows, cols[keep], vals
+
+
+def _tfidf_matrix(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: int) -> object:
+    from scipy import sparse  # index-time only
+
+    rows, cols, vals = _tfidf_entries(counts, local, idf)
+    matrix = sparse.csr_matrix((vals, (rows, cols)), shape=(counts.n_docs, n_terms))
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
     return sparse.diags((1.0 / norms).astype(np.float32)) @ matrix
@@ -177,12 +185,9 @@ def _tfidf_matrix(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: i
 
 def _dense_tfidf(counts: Counts, local: np.ndarray, idf: np.ndarray, n_terms: int) -> np.ndarray:
     """``_tfidf_matrix`` as a dense array (rows normalised to unit length)."""
-    cols = local[counts.indices]
-    keep = cols >= 0
-    rows = np.repeat(np.arange(counts.n_docs), np.diff(counts.indptr))[keep]
+    rows, cols, vals = _tfidf_entries(counts, local, idf)
     matrix = np.zeros((counts.n_docs, n_terms), dtype=np.float64)
-    vals = np.log1p(counts.counts[keep].astype(np.float64)) * idf[cols[keep]]
-    np.add.at(matrix, (rows, cols[keep]), vals)
+    np.add.at(matrix, (rows, cols), vals)
     norms = np.linalg.norm(matrix, axis=1)
     norms[norms == 0] = 1.0
     normalised: np.ndarray = matrix / norms[:, None]
