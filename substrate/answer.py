@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -71,15 +71,15 @@ class PacketAnswerer(Protocol):
 Answerer = Callable[[str, str], str] | PacketAnswerer
 
 
+def _citation_numbers(text: str | None) -> Iterator[int]:
+    """Every number of every ``[n]`` or ``[n, m]`` in ``text``, in order."""
+    for group in CITATION.findall(text or ""):
+        yield from (int(part) for part in group.split(","))
+
+
 def cited_numbers(text: str | None, n_sources: int) -> list[int]:
     """The source numbers ``[n]`` (or ``[n, m]``) cited in ``text``, in first-cited order."""
-    found: dict[int, None] = {}
-    for group in CITATION.findall(text or ""):
-        for part in group.split(","):
-            n = int(part)
-            if 1 <= n <= n_sources:
-                found[n] = None
-    return list(found)
+    return list(dict.fromkeys(n for n in _citation_numbers(text) if 1 <= n <= n_sources))
 
 
 def sources_cited(answer: str | None, n_sources: int) -> list[int]:
@@ -92,8 +92,7 @@ def sources_cited(answer: str | None, n_sources: int) -> list[int]:
 
 def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
     """The numbers ``[n]`` in ``text`` that name no source of the ``n_sources`` given."""
-    numbers = (int(part) for group in CITATION.findall(text or "") for part in group.split(","))
-    return sorted({n for n in numbers if not 1 <= n <= n_sources})
+    return sorted({n for n in _citation_numbers(text) if not 1 <= n <= n_sources})
 
 
 def strip_citations(text: str) -> str:

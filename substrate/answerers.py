@@ -111,7 +111,7 @@ class ExtractiveAnswerer:
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
-            heading = path
+            heading, named = path, terms(path) & wanted
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
             for sentence in sentences(text):
                 if is_heading(sentence):  # a label of the section, not an answer
@@ -119,14 +119,14 @@ class ExtractiveAnswerer:
                     open_headings = [h for h in open_headings if h[0] < level]
                     open_headings.append((level, sentence))
                     heading = " ".join([path, *(title for _, title in open_headings)])
+                    named = terms(heading) & wanted
                     continue
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
-                said = f"{heading} {sentence}"
-                have = terms(said) & wanted
-                if have != wanted:
-                    said, have = sentence, terms(sentence) & wanted
+                have, said = terms(sentence) & wanted, sentence
+                if named and have | named == wanted:
+                    have, said = wanted, f"{heading} {sentence}"
                 candidates.append((n, sentence, have, said.lower()))
         if not candidates:
             return ""
