@@ -455,11 +455,12 @@ class Substrate:
                 changes.upserts.append(item)
         return changes
 
-    def read_items(self, ids: Iterable[str]) -> dict[str, SubstrateItem]:
-        """The live items among ``ids``, read in one pass."""
+    def read_items(self, ids: Iterable[str], *, keep: bool = True) -> dict[str, SubstrateItem]:
+        """The live items among ``ids``, read in one pass; with ``keep=False`` as ``peek``
+        reads them (looked at, not kept: changes to them save nothing)."""
         found = {}
         for item_id in ids:
-            item = self.get(item_id)
+            item = self._fetch(item_id, keep=keep)
             if item is not None:
                 found[item_id] = item
         return found

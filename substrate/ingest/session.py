@@ -365,8 +365,8 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            previous = self.substrate.read_items([*removes, *kept])
-            moved = self.moved_elsewhere([*removes, *kept], previous)
+            previous = self.substrate.read_items([*removes, *kept], keep=False)
+            moved = self.moved_elsewhere(previous)
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
                 kept -= moved
@@ -412,8 +412,8 @@ class IngestSession:
         elsewhere since. ``skip`` is the state to remember it by (None: forget it)."""
         cached = self.cache.get(key)
         ids = cached.ids if cached is not None else []
-        earlier = self.substrate.read_items(ids)
-        moved = self.moved_elsewhere(ids, earlier) if ids else set()
+        earlier = self.substrate.read_items(ids, keep=False)
+        moved = self.moved_elsewhere(earlier)
         removes = [i for i in ids if i not in moved]
         result = self.outcome(source, key, status.SKIPPED, reason)
         if removes:
@@ -428,17 +428,10 @@ class IngestSession:
             skip = SourceState(0, -1, "", self.fingerprint, sorted(moved))
         self.queue(_Change(key, [], removes, skip, named=named))
 
-    def moved_elsewhere(
-        self, ids: Iterable[str], known: dict[str, SubstrateItem] | None = None
-    ) -> set[str]:
-        """Which of a source's item ids now live in another scope than the one ingested into
-        (published or merged since): the items are no longer this ingest's to change.
-        ``known`` holds items already read, which are not read again."""
-        known = known or {}
-        missing = [i for i in ids if i not in known]
-        scope = self.options.scope
-        items = {**known, **self.substrate.read_items(missing)}
-        return {item_id for item_id, item in items.items() if item.scope != scope}
+    def moved_elsewhere(self, items: dict[str, SubstrateItem]) -> set[str]:
+        """Which of a source's stored ``items`` now live in another scope than the one
+        ingested into (published or merged since): no longer this ingest's to change."""
+        return {item_id for item_id, item in items.items() if item.scope != self.options.scope}
 
     def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
@@ -455,8 +448,8 @@ class IngestSession:
                 continue
             state = self.cache.get(key)
             ids = state.ids if state is not None else []
-            earlier = self.substrate.read_items(ids)
-            moved = self.moved_elsewhere(ids, earlier)
+            earlier = self.substrate.read_items(ids, keep=False)
+            moved = self.moved_elsewhere(earlier)
             ids = [i for i in ids if i not in moved and i not in written]
             # a source that gave published items stays known by them, so that the file,
             # restored, does not write its items over them

@@ -818,6 +818,8 @@ def test_peek_gives_a_copy_the_store_does_not_keep(tmp_path: Path) -> None:
     reopened.save()
     assert Substrate(tmp_path).get(item_id).text == "kept as stored"  # type: ignore[union-attr]
     assert reopened.peek("0" * 16) is None
+    [copy] = reopened.read_items([item_id, "0" * 16], keep=False).values()  # many, as peek
+    assert copy is not seen and copy.text == "kept as stored"
     live = reopened.get(item_id)  # what get hands out is the store's own: peek gives it too
     assert live is not None and reopened.peek(item_id) is live
     assert Substrate().peek(item_id) is None
