@@ -96,7 +96,7 @@ def verify_lineage(
                 for target in item.links
                 if isinstance(target, str)
                 and target not in depth_of
-                and visible_item(substrate, target, scopes) is not None
+                and _in_sight(substrate.peek(target), scopes)  # its scope only: nothing kept
             )
             continue
         for target in item.links:
@@ -105,11 +105,11 @@ def verify_lineage(
             if target in depth_of:
                 n_links += 1
                 continue
-            found = substrate.get(target)
+            found = substrate.peek(target)  # read to walk on, not kept
             if found is None and scopes is None:
                 n_links += 1
                 dangling.setdefault(target, item.id)
-            elif found is not None and (scopes is None or found.scope in scopes):
+            elif found is not None and _in_sight(found, scopes):
                 n_links += 1
                 depth_of[target] = depth + 1
                 deepest = max(deepest, depth + 1)
@@ -127,6 +127,10 @@ def verify_lineage(
         held_by=dangling,
         unfollowed=unfollowed,
     )
+
+
+def _in_sight(item: SubstrateItem | None, scopes: Collection[str] | None) -> bool:
+    return item is not None and (scopes is None or item.scope in scopes)
 
 
 # How a reader's own item's link to an item it cannot see is reported: removed, or moved to a
