@@ -80,11 +80,11 @@ def _store(
     added = rewritten = 0
     notices: list[str] = []
     for item in items:
-        ids.append(item.id)
         stored = substrate.peek(item.id)
+        if stored is not None and stored.scope != item.scope:
+            continue  # moved elsewhere since: left where it is, and not this ingest's item
+        ids.append(item.id)
         if stored is not None:
-            if stored.scope != item.scope:  # moved elsewhere since: left where it is
-                continue
             notices += carry_over([item], {item.id: stored})
             if same_as_stored(item, stored):
                 continue

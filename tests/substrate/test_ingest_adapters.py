@@ -324,7 +324,7 @@ def test_an_item_approved_into_another_scope_stays_there_when_its_file_is_read_a
     assert moved is not None and moved.scope == "public"
 
     store = Substrate(shard)
-    assert ingest_file(store, table, scope="research") == ids
+    assert ingest_file(store, table, scope="research") == ids[1:]  # as `ingest` reports
     store.save()
     again = Substrate(shard).get(ids[0])
     assert again is not None and again.scope == "public"  # not pulled back into research
