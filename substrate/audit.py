@@ -165,9 +165,9 @@ def held_by(target: str, holders: list[str], item_id: str) -> str:
 
 
 def _derived_files_problems(index: Path) -> list[str]:
-    """What is wrong with the files derived from the log besides the search index: a
-    damaged one is only evidence lost or time spent, but it should not pass for sound."""
-    from substrate.catalog import Catalog
+    """What is wrong with the files derived from the log besides the search index and the
+    catalog (a damaged catalog is rebuilt as the shard is opened, before an audit looks): a
+    damaged one is only evidence lost, but it should not pass for sound."""
     from substrate.logend import END_NAME, noted_end
 
     if index.exists() and not index.is_dir():
@@ -175,21 +175,13 @@ def _derived_files_problems(index: Path) -> list[str]:
             "index/ is not a folder: no search index, catalog or log-end note can be written "
             "(move it away)"
         ]
-    problems = []
     end = index / END_NAME
     if end.is_file() and end.stat().st_size and noted_end(end) is None:
-        problems.append(
+        return [
             "index/log-end.json is damaged: a log cut short could not be told from a crash "
             "(the next write notes the end again)"
-        )
-    catalog = Catalog(index / "offsets.bin")
-    if catalog.damaged:
-        problems.append(
-            "index/offsets.bin is damaged: items are read from the log instead (the next "
-            "command that may write rebuilds it)"
-        )
-    catalog.close()
-    return problems
+        ]
+    return []
 
 
 def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
