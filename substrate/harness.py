@@ -27,8 +27,8 @@ from substrate.errors import InvalidInputError
 from substrate.gate import admit
 from substrate.item import SubstrateItem
 from substrate.reasoner import Reasoner
-from substrate.secrets import detect_secrets, redact_secrets, safe_text
-from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets import redact_secrets, safe_text
+from substrate.secrets.scan import detect_and_redact, without_secrets
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REFUSED, ANSWERED, ESCALATED = "refused", "answered", "escalated"
-# What stands for a secret in the question the reasoner gets: no word to search for.
-_UNSAID = "\u2026"
-_MASK = re.compile(re.escape(MASK_LEAD) + r"[\w-]+\]")
 HARNESS_TAG = "harness"
 
 
@@ -115,10 +112,10 @@ class Harness:
         problem = self.validate(request) if self.validate is not None else None
         if problem:
             return HarnessResult(REFUSED, reason=f"schema: {safe_text(str(problem))}")
-        found = len(detect_secrets(request).findings)
-        masked = redact_secrets(request) if found else request
+        scan, masked = detect_and_redact(request)
+        found = len(scan.findings)
         # the reasoner's search must not rank on the mask's words ("redacted aws access key")
-        question = _MASK.sub(_UNSAID, masked) if found else request
+        question = without_secrets(masked) if found else request
         inv = self.reasoner.ask(question, min_confidence=self.min_confidence)
         if inv.abstained:
             note = self.escalate(masked, inv) if self.escalate is not None else ""

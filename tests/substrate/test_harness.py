@@ -99,7 +99,7 @@ def test_secrets_are_masked_on_the_way_in_and_out(shop: Substrate) -> None:
     assert result.redactions == 1 and result.status == "answered"
     assert AWS_KEY not in (result.answer or "") and AWS_KEY not in "".join(seen)
     # the reasoner's search gets the secret left out, not the mask's words
-    assert "\u2026" in seen[0] and "REDACTED" not in seen[0]
+    assert "items take?" in seen[0] and "REDACTED" not in seen[0]
     harness.handle(f"quantum doubloons {AWS_KEY}")
     # the escalation handler gets the masked request: a ticket system is no place for a key
     assert handled and AWS_KEY not in handled[0] and "[REDACTED:aws_access_key]" in handled[0]
