@@ -39,7 +39,7 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     team = settings.get("shard", "team")
     if team is None or team == "":  # no default team: every scope
         return None
-    if not isinstance(team, str) or team != team.strip() or not team:
+    if not isinstance(team, str) or team != team.strip():
         # blank, or spaced: it would name a scope no one types
         raise ShardError(f"{settings.path}: [shard] team must be a team name, not {team!r}")
     return team
