@@ -284,6 +284,10 @@ def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
     assert result.exit_code == 0, result.stderr
     assert "grounding not checked" in result.stdout and "(100%)" not in result.stdout
+    assert "(Chinese, Japanese) is not checked" in result.stdout
+    checked = mixle("verify", "有缺陷的商品三十天内退款。")
+    assert checked.exit_code == 1 and "(Chinese, Japanese) is not checked" in checked.stderr
+    assert "Chinese" not in mixle("verify", "OK.").stderr  # said only of such text
 
 
 class Endpoint:
