@@ -432,10 +432,7 @@ def ingest_docs_command(
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     # a file's items record it and its hash, so that freshness checks see it change (not
     # its mtime: a file only touched would rewrite them all)
-    origin = None
-    if file != "-":
-        origin = file_provenance(Path(file), raw)
-        del origin["mtime"], origin["size"]
+    origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
            redact=not no_redact, problems=problems, read=len(raw), origin=origin)  # fmt: skip
 

@@ -176,18 +176,16 @@ def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     return data, file_provenance(path, data)
 
 
-def file_provenance(path: Path, data: bytes) -> dict[str, Any]:
+def file_provenance(path: Path, data: bytes, *, stat: bool = True) -> dict[str, Any]:
     """What an item read from the file at ``path``, whose content is ``data``, records of it:
-    ``path``, ``content_hash``, ``size`` and ``mtime`` (and the digest of a path the gate
-    masks), by which freshness checks find the file and tell whether it changed."""
-    info = path.stat()
+    ``path`` and ``content_hash`` (and the digest of a path the gate masks), by which
+    freshness checks find the file and tell whether it changed; with ``stat``, its ``size``
+    and ``mtime`` too (then a file only touched gives items that differ from those stored)."""
     where = str(path.absolute())
-    meta: dict[str, Any] = {
-        "path": where,
-        "content_hash": content_digest(data),
-        "size": info.st_size,
-        "mtime": info.st_mtime,
-    }
+    meta: dict[str, Any] = {"path": where, "content_hash": content_digest(data)}
+    if stat:
+        info = path.stat()
+        meta.update(size=info.st_size, mtime=info.st_mtime)
     if cache_origin(where) != where:  # the gate masks the path: freshness finds it by this
         meta[DIGEST_KEY] = origin_digest(where)
     return meta
