@@ -239,6 +239,16 @@ def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path:
     assert mixle("ask", "refund", "--answerer", "oracle").exit_code == 2
 
 
+REFUNDS_QUESTION = "How long do refunds for defective items take?"
+
+
+def replying(tmp_path: Path, reply: str) -> str:
+    """An ``--answerer-cmd`` that reads the prompt and answers ``reply``, whatever it asks."""
+    script = tmp_path / "answer.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({reply!r})\n", encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
 @pytest.mark.parametrize(
     ("reply", "why"),
     [
@@ -249,39 +259,35 @@ def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path:
 def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
     mixle: Run, shop: dict[str, str], tmp_path: Path, reply: str, why: str
 ) -> None:
-    script = tmp_path / "answer.py"
-    script.write_text(f"import sys\nsys.stdin.read()\nprint({reply!r})\n")
-    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    question = "How long do refunds for defective items take?"
-    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    cmd = replying(tmp_path, reply)
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
     assert result.exit_code == 1 and why in result.stderr
-    if "[7]" in reply:
-        assert "cites none of them" in result.stdout
-        data = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd, "--json")
-        assert "[7] names no source" in data.json()["note"]
-        assert not any(entry["cited"] for entry in data.json()["citations"])
+
+
+def test_an_answer_citing_only_sources_it_was_not_given_cites_none(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    cmd = replying(tmp_path, "Refunds for defective items are given within 30 days. [7]")
+    assert "cites none of them" in mixle("--as", "shop", "ask", REFUNDS_QUESTION,
+                                         "--answerer-cmd", cmd).stdout  # fmt: skip
+    data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json").json()
+    assert "[7] names no source" in data["note"]
+    assert not any(entry["cited"] for entry in data["citations"])
 
 
 def test_a_citation_to_no_source_is_warned_of_beside_a_valid_one(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
-    reply = "Refunds for defective items are given within 30 days of purchase. [1] [9]"
-    script = tmp_path / "answer.py"
-    script.write_text(f"import sys\nsys.stdin.read()\nprint({reply!r})\n")
-    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    question = "How long do refunds for defective items take?"
-    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    cmd = replying(tmp_path, "Refunds for defective items are given within 30 days. [1] [9]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
     assert result.exit_code == 0 and "[9] names no source" in result.stderr
 
 
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
-    script = tmp_path / "answer.py"
-    script.write_text("import sys\nsys.stdin.read()\nprint('有缺陷的商品三十天内退款。[1]')\n")
-    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    question = "How long do refunds for defective items take?"
-    result = mixle("--as", "shop", "ask", question, "--answerer-cmd", cmd)
+    cmd = replying(tmp_path, "有缺陷的商品三十天内退款。[1]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
     assert result.exit_code == 0, result.stderr
     assert "grounding not checked" in result.stdout and "(100%)" not in result.stdout
     assert "(Chinese, Japanese) is not checked" in result.stdout

@@ -90,6 +90,11 @@ def test_sentences_and_truncate() -> None:
         "# Rollback",
         "Run the pipeline again.",
     ]
+    # what extractive answers quote: an abbreviation or an initial ends no sentence
+    assert sentences("Ask Dr. Smith about H. pylori. Then rest.") == [
+        "Ask Dr. Smith about H. pylori.",
+        "Then rest.",
+    ]
     assert truncate("hello world again", 12) == "hello world…"
     assert len(truncate("x" * 50, 10)) == 10
 
