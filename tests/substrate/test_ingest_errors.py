@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,20 @@ def _write(path: Path, data: str | bytes) -> None:
 def _outcome(report: IngestReport, source: str) -> tuple[str, str]:
     (found,) = [f for f in report.files if f.source == source]
     return found.status, found.reason
+
+
+def after_listing(monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) -> None:
+    """Make ``change`` to the tree after the walk lists a folder, before its files are read."""
+    from substrate.ingest import walk
+
+    real = walk.files_by_folder
+
+    def listed_then_changed(*args: object, **kwargs: object) -> object:
+        for files in real(*args, **kwargs):  # type: ignore[arg-type]
+            change()
+            yield files
+
+    monkeypatch.setattr("substrate.ingest.pipeline.files_by_folder", listed_then_changed)
 
 
 def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> None:
@@ -84,19 +99,14 @@ def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_a_file_that_became_a_fifo_since_the_walk_fails_without_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, without_hanging: Any
 ) -> None:
-    from substrate.ingest import walk
-
     _write(tmp_path / "a.txt", "fine\n")
     _write(tmp_path / "b.txt", "swapped\n")
-    real = walk.files_by_folder
 
-    def swap_after_listing(*args: object, **kwargs: object) -> object:
-        for files in real(*args, **kwargs):  # type: ignore[arg-type]
-            (tmp_path / "b.txt").unlink()
-            os.mkfifo(tmp_path / "b.txt")  # nobody will ever write to it
-            yield files
+    def swap() -> None:
+        (tmp_path / "b.txt").unlink()
+        os.mkfifo(tmp_path / "b.txt")  # nobody will ever write to it
 
-    monkeypatch.setattr("substrate.ingest.pipeline.files_by_folder", swap_after_listing)
+    after_listing(monkeypatch, swap)
     report = without_hanging(lambda: ingest_path(Substrate(), tmp_path), "reading a FIFO")
     assert _outcome(report, "b.txt") == ("failed", "cannot read: not a regular file (any more)")
     assert report.files_added == 1
@@ -113,20 +123,15 @@ def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
     (tree / "inner").mkdir()
     _write(tree / "inner" / "target.txt", "inside words\n")
     (tree / "c.txt").symlink_to(tree / "inner" / "target.txt")  # a link inside: read
-    from substrate.ingest import walk
 
-    real = walk.files_by_folder
+    def swap() -> None:
+        if (tree / "b.txt").is_file() and not (tree / "b.txt").is_symlink():
+            (tree / "b.txt").unlink()
+            (tree / "b.txt").symlink_to(outside)
+            (tree / "a.new").write_text("saved again by an editor\n")
+            os.replace(tree / "a.new", tree / "a.txt")  # another inode, in the folder
 
-    def swap_after_listing(*args: object, **kwargs: object) -> object:
-        for files in real(*args, **kwargs):  # type: ignore[arg-type]
-            if (tree / "b.txt").is_file() and not (tree / "b.txt").is_symlink():
-                (tree / "b.txt").unlink()
-                (tree / "b.txt").symlink_to(outside)
-                (tree / "a.new").write_text("saved again by an editor\n")
-                os.replace(tree / "a.new", tree / "a.txt")  # another inode, in the folder
-            yield files
-
-    monkeypatch.setattr("substrate.ingest.pipeline.files_by_folder", swap_after_listing)
+    after_listing(monkeypatch, swap)
     store = Substrate()
     report = ingest_path(store, tree, jobs=1)
     status, reason = _outcome(report, "b.txt")

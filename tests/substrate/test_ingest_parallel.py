@@ -89,6 +89,14 @@ def _summary(report: IngestReport) -> dict[str, Any]:
     return out
 
 
+def assert_as_one_process(tree: Path, tmp_path: Path) -> None:
+    """An ingest of ``tree`` with two workers stores and reports what one process does."""
+    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
+    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
+    assert _summary(report) == _summary(serial)
+
+
 def test_workers_store_and_report_exactly_what_one_process_does(tree: Path, tmp_path: Path) -> None:
     serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
     workers = ingest_path(Substrate(tmp_path / "two"), tree, jobs=2)
@@ -180,10 +188,7 @@ def test_a_dead_worker_leaves_its_files_to_this_process(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(parallel, "_prepare_chunk", _dies_on_page05)
-    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
-    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
-    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
-    assert _summary(report) == _summary(serial)
+    assert_as_one_process(tree, tmp_path)
 
 
 def test_files_settled_without_reading_are_reported_in_walk_order_in_every_mode(
@@ -367,11 +372,8 @@ def test_a_worker_found_dead_when_sending_leaves_the_rest_to_this_process(
 
     monkeypatch.setattr(parallel._Worker, "send", send)
     monkeypatch.setattr(parallel, "CHUNKS_AHEAD", 1)  # so sending goes on while applying
-    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
-    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
+    assert_as_one_process(tree, tmp_path)
     assert calls["n"] > 3
-    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
-    assert _summary(report) == _summary(serial)
 
 
 def test_workers_that_cannot_start_leave_the_files_to_this_process(
@@ -393,10 +395,7 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(
         return real_fork()
 
     monkeypatch.setattr(os, "fork", fork)
-    report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2)
-    serial = ingest_path(Substrate(tmp_path / "one"), tree, jobs=1)
-    assert _stored(tmp_path / "shard") == _stored(tmp_path / "one")
-    assert _summary(report) == _summary(serial)
+    assert_as_one_process(tree, tmp_path)
     assert "cannot start a worker process" in caplog.text
     assert len(forked) == 1 and reaped(forked)  # the one that started was stopped
 
