@@ -55,9 +55,6 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
     return {"count": count, "rules": rules}
 
 
-_MORE_PASSES = 2  # masks name rules, and a rule's name gives one more context at most
-
-
 def _redacted(item: SubstrateItem) -> tuple[SubstrateItem, list[str]]:
     """A copy of ``item`` with its secrets masked, and the rule of each masked secret."""
     fields, found = redacted_fields(item)
@@ -136,15 +133,6 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
         )
         return GateResult(kept, 0, rules)
     clean, found = _redacted(item)
-    # A mask can give what it leaves a context it lacked: {"AKIA…": "…"} becomes
-    # {"[REDACTED:aws_access_key]": "…"}, whose key now names an access key. Masking again
-    # until a scan finds nothing (a mask names a rule, which gives one more context at most)
-    # keeps what is stored scanning clean (``audit``).
-    for _ in range(_MORE_PASSES):
-        if scan_item(clean).clean:
-            break
-        clean, more = _redacted(clean)
-        found += more
     clean.provenance[REDACTIONS_KEY] = _merge(
         clean.provenance.get(REDACTIONS_KEY), len(found), sorted(set(found))
     )

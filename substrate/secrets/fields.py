@@ -24,7 +24,7 @@ from substrate.secrets.copies import (
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import worth_reporting
-from substrate.secrets.scan import SecretFinding, SecretScan, preview
+from substrate.secrets.scan import SecretFinding, SecretScan, preview, safe_text
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 
 _KEYED_RULE = "sensitive_assignment"
@@ -40,8 +40,11 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     hits = find_secrets(value) if len(value) > SHORT_LEN or may_hold_secret(value) else []
     if hits or key is None:
         return hits
-    strength = classify_key(key)
-    if strength and worth_reporting(value, strength=strength, quoted=True, key=key):
+    # a key that holds a secret is stored masked ("[REDACTED:aws_access_key]"): its value is
+    # judged by the key as stored, as a later scan of the stored item judges it
+    stored_key = key if len(key) <= SHORT_LEN and not may_hold_secret(key) else safe_text(key)
+    strength = classify_key(stored_key)
+    if strength and worth_reporting(value, strength=strength, quoted=True, key=stored_key):
         return [Hit(_KEYED_RULE, 0, len(value), 0, 0, len(value))]
     return []
 
