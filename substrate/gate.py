@@ -55,23 +55,6 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
     return {"count": count, "rules": rules}
 
 
-def _redacted(item: SubstrateItem) -> tuple[SubstrateItem, list[str]]:
-    """A copy of ``item`` with its secrets masked, and the rule of each masked secret."""
-    fields, found = redacted_fields(item)
-    clean = SubstrateItem(
-        kind=item.kind,
-        text=fields.get("text", item.text),
-        payload=fields.get("payload", copy.deepcopy(item.payload)),
-        provenance=fields.get("provenance", copy.deepcopy(item.provenance)),
-        scope=item.scope,
-        tags=fields.get("tags", list(item.tags)),
-        links=list(item.links),
-        id=item.id,
-        created_at=item.created_at,
-    )
-    return clean, found
-
-
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -132,7 +115,18 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
             ", ".join(rules),
         )
         return GateResult(kept, 0, rules)
-    clean, found = _redacted(item)
+    fields, found = redacted_fields(item)
+    clean = SubstrateItem(
+        kind=item.kind,
+        text=fields.get("text", item.text),
+        payload=fields.get("payload", copy.deepcopy(item.payload)),
+        provenance=fields.get("provenance", copy.deepcopy(item.provenance)),
+        scope=item.scope,
+        tags=fields.get("tags", list(item.tags)),
+        links=list(item.links),
+        id=item.id,
+        created_at=item.created_at,
+    )
     clean.provenance[REDACTIONS_KEY] = _merge(
         clean.provenance.get(REDACTIONS_KEY), len(found), sorted(set(found))
     )
