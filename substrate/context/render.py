@@ -123,7 +123,9 @@ def join(fr: Frame, pieces: list[str]) -> str:
 
 
 def _xml_clean(text: str) -> str:
-    return _XML_INVALID.sub("", text)
+    # replaced, not deleted: text is masked before it is rendered, and deleting a character
+    # that split a secret would join the secret again after the masking missed it
+    return _XML_INVALID.sub("\ufffd", text)
 
 
 def escape(text: str) -> str:

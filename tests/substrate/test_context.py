@@ -198,9 +198,17 @@ def test_xml_and_json_escape_and_carry_attributes() -> None:
     doc = root.find("document")
     assert doc is not None
     assert doc.attrib == {"index": "1", "id": "i1", "kind": "text", "source": 'x"y.md'}
-    assert doc.text == 'a <b> & "c"'
+    assert doc.text == 'a <b> & "c"\ufffd'
     js = json.loads(pack_context("t", [it], [1.0], budget=ContextBudget(format="json")).render())
     assert js["documents"][0]["source"] == 'x"y.md' and js["task"] == "t"
+
+
+def test_a_secret_split_by_a_control_character_stays_split_in_xml() -> None:
+    token = "ghp_aB3dE5fG7hJ9kL1m\x01N3pQ5rS7tU9vW1xY3zA5"  # no finding while split
+    it = SubstrateItem("text", f"use {token} here", id="i1", provenance={"source": token})
+    rendered = pack_context("use", [it], [1.0], budget=ContextBudget(format="xml")).render()
+    assert token.replace("\x01", "") not in rendered
+    assert rendered.count(token.replace("\x01", "\ufffd")) == 2  # the text and the source
 
 
 def test_compression_receipts_reference_example() -> None:
