@@ -61,11 +61,12 @@ def item_title(item: SubstrateItem, width: int = 100) -> str:
 
 
 def item_where(item: SubstrateItem) -> str:
-    """``path:12-18`` from provenance (source or path, line_start/line_end), else ``-``."""
+    """``path:12-18`` from provenance (source or path, line_start/line_end), else ``-``; a
+    secret in the name is masked, as the results' ``--json`` masks it (``shown_source``)."""
+    from substrate.retrieval import shown_source
+
     prov = item.provenance
-    return where_text(
-        prov.get("source") or prov.get("path"), prov.get("line_start"), prov.get("line_end")
-    )
+    return where_text(shown_source(item), prov.get("line_start"), prov.get("line_end"))
 
 
 def where_text(where: Any, start: Any, end: Any) -> str:
