@@ -176,7 +176,8 @@ def ingest(
             "-j",
             min=0,
             help="Worker processes that read and parse files (0: automatic, one per CPU up "
-            "to 4 when over a thousand files must be read; 1: this process only).",
+            "to 4 when over a thousand files must be read; 1: this process only; at most 4 "
+            "per CPU).",
         ),
     ] = 0,
     source: Annotated[

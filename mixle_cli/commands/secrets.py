@@ -148,7 +148,9 @@ def _scan_sources(sources: list[ScanSource], cfg: ScanConfig, jobs: int) -> list
 
 def _auto_workers(sources: list[ScanSource]) -> int:
     """Several processes only for big scans: starting them costs more than a few files."""
-    cpus = os.cpu_count() or 1
+    from substrate.cpus import available_cpus
+
+    cpus = available_cpus()
     if cpus < 2 or len(sources) < PARALLEL_MIN_FILES:
         return 1
     total = 0
@@ -413,7 +415,13 @@ def scan_secrets(
         ),
     ] = False,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: automatic).")
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=0,
+            help="Worker processes (0: automatic; at most 4 per CPU, and one per file).",
+        ),
     ] = 0,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No summary and no notes on skipped files.")

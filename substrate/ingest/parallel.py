@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
 
+from substrate.cpus import available_cpus, capped_workers
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 
 log = logging.getLogger(__name__)
@@ -56,13 +57,6 @@ _F_GETPIPE_SZ = 1032
 _PR_SET_PDEATHSIG = 1
 
 
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
@@ -72,7 +66,7 @@ def worker_count(requested: int | None, n_files: int) -> int:
 
     Args:
         requested: the caller's choice (``jobs``); None decides from the CPUs and the number
-            of files; 1 or less means no workers.
+            of files; 1 or less means no workers. At most ``WORKERS_PER_CPU`` per CPU.
         n_files: how many files must be read.
     """
     if not can_fork():
@@ -81,7 +75,7 @@ def worker_count(requested: int | None, n_files: int) -> int:
         if n_files < MIN_PARALLEL_FILES:
             return 0
         requested = min(available_cpus(), MAX_AUTO_WORKERS)
-    return requested if requested > 1 else 0
+    return capped_workers(requested) if requested > 1 else 0
 
 
 class WorkerDied(Exception):

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from substrate.cpus import capped_workers
 from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
@@ -268,7 +269,8 @@ def scan_files(
         config: a ``ScanConfig`` or the ``[secrets]`` settings table.
         workers: processes to use. Scanning is CPU-bound pure Python, so a large tree scans
             about ``workers`` times faster with more processes; keep 1 for a handful of files,
-            where starting processes costs more than it saves.
+            where starting processes costs more than it saves. At most ``WORKERS_PER_CPU``
+            per CPU, and no more than the files when ``paths`` is a collection.
         display_paths: the path to report for each file, in the same order as ``paths``
             (see ``scan_file``); defaults to the paths as given.
     """
@@ -277,13 +279,15 @@ def scan_files(
         display_paths if display_paths is not None else itertools.repeat(None)
     )
     jobs = ((p, d, cfg) for p, d in zip(paths, shown, strict=display_paths is not None))
+    if isinstance(paths, Collection):
+        workers = min(workers, len(paths))
     if workers <= 1:
         for job in jobs:
             yield _scan_one(job)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=capped_workers(workers)) as pool:
         yield from pool.map(_scan_one, jobs, chunksize=16)
 
 

@@ -240,9 +240,14 @@ def test_workers_start_before_every_ticket_is_known() -> None:
     assert all(done.status == PARSED and done.items for _, done in everything)
 
 
-def test_worker_count() -> None:
+def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    import substrate.cpus
+
     assert parallel.worker_count(1, 10**6) == 0
     assert parallel.worker_count(3, 5) == 3
+    # a mistyped count starts no more than a few per CPU, not a process each
+    monkeypatch.setattr(substrate.cpus, "available_cpus", lambda: 2)
+    assert parallel.worker_count(10**11, 5) == 2 * substrate.cpus.WORKERS_PER_CPU
     assert parallel.worker_count(None, parallel.MIN_PARALLEL_FILES - 1) == 0
     many = parallel.worker_count(None, parallel.MIN_PARALLEL_FILES)
     assert many == 0 or 2 <= many <= parallel.MAX_AUTO_WORKERS

@@ -131,6 +131,30 @@ def test_scan_file_reads_and_reports_unreadable(tmp_path: Path) -> None:
     assert [bool(r.findings) for r in results] == [True, False]
 
 
+def test_workers_asked_for_are_capped_by_the_files_and_the_cpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import concurrent.futures
+
+    import substrate.cpus
+
+    started: list[int] = []
+    pool = concurrent.futures.ProcessPoolExecutor
+
+    def counted(max_workers: int) -> concurrent.futures.ProcessPoolExecutor:
+        started.append(max_workers)
+        return pool(max_workers=max_workers)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", counted)
+    monkeypatch.setattr(substrate.cpus, "available_cpus", lambda: 1)
+    files = [tmp_path / f"f{i}.env" for i in range(6)]
+    for f in files:
+        f.write_text(f"TOKEN={GH}\n", encoding="utf-8")
+    assert len(list(scan_files(files[:2], workers=10**11))) == 2  # a pool of 10**11 overflows
+    assert all(r.findings for r in scan_files(files, workers=10**11))
+    assert started == [2, substrate.cpus.WORKERS_PER_CPU]
+
+
 def test_no_heavy_imports() -> None:
     code = (
         "import sys, substrate; before = set(sys.modules)\n"
