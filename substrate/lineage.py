@@ -42,7 +42,7 @@ class LineageReport:
     # dangling id -> the item whose link it is (the root or an item it leads to); not part of
     # the seed's as_dict
     held_by: dict[str, str] = field(default_factory=dict)
-    # links of the items at ``max_depth``, not followed: "intact" holds to that depth only
+    # links of the items at ``max_depth`` that lead on, not followed: "intact" holds that far
     unfollowed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -66,8 +66,9 @@ def verify_lineage(
 ) -> LineageReport:
     """Walk ``item_id``'s links breadth first, reporting dangling links and the depth reached.
 
-    Each item is visited once (cycles are safe); items at ``max_depth`` are not expanded.
-    ``n_links`` counts the links of every expanded item and ``visited`` includes the root. A
+    Each item is visited once (cycles are safe). The links of items at ``max_depth`` are
+    checked (a dangling one is reported) but not followed: ``unfollowed`` counts those that
+    lead on. ``n_links`` counts every link checked and ``visited`` includes the root. A
     missing root gives ``intact=False`` with the root itself as dangling.
 
     Args:
@@ -90,15 +91,7 @@ def verify_lineage(
     unfollowed = 0
     while queue:
         item, depth = queue.popleft()
-        if depth >= max_depth:  # what it would have followed: the links it may see, not seen
-            unfollowed += sum(
-                1
-                for target in item.links
-                if isinstance(target, str)
-                and target not in depth_of
-                and _in_sight(substrate.peek(target), scopes)  # its scope only: nothing kept
-            )
-            continue
+        expand = depth < max_depth
         for target in item.links:
             if not isinstance(target, str):
                 continue
@@ -111,6 +104,9 @@ def verify_lineage(
                 dangling.setdefault(target, item.id)
             elif found is not None and _in_sight(found, scopes):
                 n_links += 1
+                if not expand:  # past the depth asked for: checked, not followed
+                    unfollowed += 1
+                    continue
                 depth_of[target] = depth + 1
                 deepest = max(deepest, depth + 1)
                 queue.append((found, depth + 1))

@@ -158,7 +158,12 @@ def verify_lineage_cmd(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(help="Item id.")],
     max_depth: Annotated[
-        int, typer.Option("--max-depth", min=0, help="How many links deep to follow.")
+        int,
+        typer.Option(
+            "--max-depth",
+            min=0,
+            help="How many links deep to follow (the links found there are still checked).",
+        ),
     ] = 20,
     json: JsonOpt = False,
 ) -> None:

@@ -89,6 +89,14 @@ def test_max_depth_bounds_the_walk(store: Substrate) -> None:
     assert not verify_lineage(store, ids[0]).intact
 
 
+def test_links_at_the_depth_limit_are_checked_though_not_followed(store: Substrate) -> None:
+    kept = store.add("text", "kept")
+    root = store.add("text", "root", links=["gone", kept])
+    report = verify_lineage(store, root, max_depth=0)
+    assert not report.intact and report.dangling == ["gone"]
+    assert (report.n_links, report.unfollowed, report.visited) == (2, 1, 1)
+
+
 def test_non_string_links_are_ignored(store: Substrate) -> None:
     root = store.add("text", "root", links=[1, None])
     assert verify_lineage(store, root).intact
