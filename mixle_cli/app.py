@@ -66,8 +66,8 @@ def main_options(
             "--shard",
             envvar="MIXLE_SHARD",
             help="Shard directory. Default: $MIXLE_SHARD, the nearest .mixle/ above the "
-            "working directory, or the per-user default shard. Only init, add, ingest and grant "
-            "create a shard that does not exist; other commands exit 3.",
+            "working directory, or the per-user default shard. Only init, add, grant and the "
+            "ingest commands create a shard that does not exist; other commands exit 3.",
             show_envvar=False,
         ),
     ] = None,

@@ -92,6 +92,8 @@ def _shard_hint(exc: ShardError) -> str | None:
             return hint
     if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
         return None
+    if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check
+        return "choose a folder that can be created (or use another with --shard)"
     if "mixle.toml" in message and not message.startswith("cannot write"):
         # every command reads the settings: `audit` would fail alike
         return "fix mixle.toml by hand (docs/formats.md describes it)"

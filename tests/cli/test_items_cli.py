@@ -26,6 +26,13 @@ def test_init_creates_dot_mixle(mixle, tmp_path: Path) -> None:
     assert mixle("init", str(tmp_path / "proj"), "--json").json()["created"] is False
 
 
+def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    result = mixle("init", str(tmp_path / "afile"))
+    assert result.exit_code == 3 and "cannot create shard" in result.stderr
+    assert "audit" not in result.stderr and "hint: choose a folder" in result.stderr
+
+
 def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     first = mixle("add", "Refunds take five days.", "--tag", "policy", "--json")
     assert first.exit_code == 0
