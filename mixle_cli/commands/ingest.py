@@ -362,7 +362,11 @@ def _note_file(report: IngestReport, name: str) -> None:
 
 
 def _existing(path: Path, *, folder: bool = False) -> Path:
+    if str(path) == "-" and not folder:
+        usage("this command reads a file; for standard input use `mixle ingest - --as FORMAT`")
     if path.is_dir() if folder else path.is_file():
+        if not os.access(path, os.R_OK | (os.X_OK if folder else 0)):
+            fail(f"cannot read {path}: permission denied", OPERATIONAL)
         return path
     if not path.exists():
         fail(f"no such {'folder' if folder else 'file'}: {path}", OPERATIONAL)
@@ -374,7 +378,9 @@ def _existing(path: Path, *, folder: bool = False) -> Path:
 @_adds_on_rerun
 def ingest_file_command(
     ctx: typer.Context,
-    path: Annotated[Path, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).")],
+    path: Annotated[
+        Path, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).", readable=False)
+    ],
     as_format: Annotated[
         str | None, typer.Option("--as", help="Format (default: from the extension).")
     ] = None,
@@ -448,7 +454,9 @@ def _read(path: Path) -> bytes:
 @_adds_on_rerun
 def ingest_artifacts_command(
     ctx: typer.Context,
-    registry: Annotated[Path, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
+    registry: Annotated[
+        Path, typer.Argument(help="Folder of artifact dirs with manifest.json.", readable=False)
+    ],
     scope: WriteScopeOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -462,7 +470,10 @@ def ingest_artifacts_command(
 @_adds_on_rerun
 def ingest_traces_command(
     ctx: typer.Context,
-    path: Annotated[Path, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
+    path: Annotated[
+        Path,
+        typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.', readable=False),
+    ],
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
     no_redact: NoRedactOpt = False,

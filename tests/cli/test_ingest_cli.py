@@ -398,3 +398,20 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_pat
     empty = tmp_path / "e.jsonl"
     empty.write_text("\n")
     assert mixle("ingest-docs", str(empty), "--json").json()["files"][0]["reason"] == "no content"
+
+
+def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"input": "q", "answer": "a"}\n')
+    for command in ("ingest-file", "ingest-traces"):
+        piped = mixle(command, "-")
+        assert piped.exit_code == 2 and "mixle ingest - --as FORMAT" in piped.stderr
+    real_access = os.access
+    # as a file without read permission is (the tests may run as root, who reads anything)
+    monkeypatch.setattr(os, "access", lambda p, mode: str(p) != str(rows) and real_access(p, mode))
+    for command in ("ingest-file", "ingest-traces"):
+        locked = mixle(command, str(rows))
+        assert locked.exit_code == 3, locked.stderr
+        assert f"cannot read {rows}: permission denied" in locked.stderr
