@@ -265,6 +265,8 @@ class _Packer:
         full = safe_text(item_text(item))
         n = len(self.items) + 1
         fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
+        if shape == "brief":  # one line per item: the line about the task, not the first words
+            full = compress_text(" ".join(full.split()), self.task, render.BRIEF_WIDTH)
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:
             return (full, whole) if len(whole) <= room else None

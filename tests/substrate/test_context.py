@@ -190,6 +190,15 @@ def test_long_task_header_is_shortened_to_fit() -> None:
     assert tiny.render() == "" and len(tiny) == 0
 
 
+def test_a_brief_line_is_about_the_task_and_accounted_as_used() -> None:
+    filler = "Filler sentence about nothing in particular here. " * 10
+    it = SubstrateItem("text", filler + "The quokka migration happens every spring.", id="q")
+    packet = pack_context("quokka migration", [it], [1.0], budget=ContextBudget(shape="brief"))
+    line = packet.render().splitlines()[1]
+    assert "The quokka migration happens every spring." in line and len(line) <= 2 + 160
+    assert packet.preservation() == [1.0] and packet.compression_ratio < 0.5
+
+
 def test_xml_and_json_escape_and_carry_attributes() -> None:
     it = SubstrateItem("text", 'a <b> & "c"\x01', id="i1", provenance={"source": 'x"y.md'})
     xml_packet = pack_context("t & <u>", [it], [1.0], budget=ContextBudget(format="xml"))
