@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# How much deeper than k the single pass looks when kinds are interleaved or weighted.
+# How much deeper than k the pass looks when kinds are interleaved or weighted; when a kind
+# asked for (or weighted up) has no hit in it, it looks this many times deeper again, up to
+# MAX_POOL.
 POOL_FACTOR = 4
 MIN_POOL = 32
+MAX_POOL = 4096
 # Retrieval scores are normalised to about 0..1; below this floor a hit is treated as noise.
 NOISE_FLOOR = 0.1
 # A hit scoring under a third of the best hit is a side match, not evidence.
@@ -54,7 +57,7 @@ def ranked(
     query: str,
     k: int,
     *,
-    kind: str | None = None,
+    kind: str | tuple[str, ...] | None = None,
     scopes: frozenset[str] | None = None,
 ) -> list[tuple[SubstrateItem, float]]:
     """One ranked pass over the index: ``(item, score)`` best first, visibility enforced.
@@ -67,12 +70,14 @@ def ranked(
         return []
     from substrate.search.engine import SearchFilters
 
-    hits = substrate.search(query, k, filters=SearchFilters(kind=kind, scopes=scopes))
+    filters = SearchFilters(kind=kind, scopes=scopes)
+    kinds = filters.kinds
+    hits = substrate.search(query, k, filters=filters)
     # Defence in depth: the filter is pushed into the index, and checked again here.
     return [
         (item if scopes is None else reader_view(substrate, item, scopes), float(score))
         for item, score in hits
-        if (scopes is None or item.scope in scopes) and (kind is None or item.kind == kind)
+        if (scopes is None or item.scope in scopes) and (kinds is None or item.kind in kinds)
     ]
 
 
@@ -161,7 +166,8 @@ def retrieve(
     min_score: float | None = None,
     telemetry: Recorder | None = None,
 ) -> Retrieval:
-    """Plan a cross-kind retrieval for ``query`` from one ranked pass over the index.
+    """Plan a cross-kind retrieval for ``query`` from one ranked pass over the index (a
+    deeper one when a kind asked for, or weighted up, has no hit in the first).
 
     Args:
         substrate: the shard to search.
@@ -191,13 +197,13 @@ def retrieve(
     groups: dict[str, list[tuple[SubstrateItem, float]]] = {}
     order: dict[str, int] = {}  # global rank in the pass: the tie-break of a flat merge
     if k > 0 and (wanted is None or wanted):
-        one_kind = wanted[0] if wanted is not None and len(wanted) == 1 else None
-        deep = diversify or bool(weights) or (wanted is not None and one_kind is None)
-        depth = max(k * POOL_FACTOR, MIN_POOL) if deep else k
-        for item, score in ranked(substrate, query, depth, kind=one_kind, scopes=allowed):
+        deep = diversify or bool(weights)
+        # the kinds that must not be crowded out of the pool by a more common one
+        needed = set(wanted or ()) if diversify else set()
+        needed |= {kd for kd, w in weights.items() if w > 1 and (wanted is None or kd in wanted)}
+        hits = _pool(substrate, query, k, deep, needed, tuple(wanted or ()) or None, allowed)
+        for item, score in hits:
             if min_score is not None and score < min_score:
-                continue
-            if wanted is not None and item.kind not in wanted:
                 continue
             order.setdefault(item.id, len(order))
             groups.setdefault(item.kind, []).append((item, score * weights.get(item.kind, 1.0)))
@@ -218,6 +224,26 @@ def retrieve(
         outcome={"n": len(result), "kinds_covered": len(result.kinds())},
     )
     return result
+
+
+def _pool(
+    substrate: Substrate,
+    query: str,
+    k: int,
+    deep: bool,
+    needed: set[str],
+    kinds: tuple[str, ...] | None,
+    scopes: frozenset[str] | None,
+) -> list[tuple[SubstrateItem, float]]:
+    """The ranked hits retrieval chooses from: ``k`` of them, or a deeper pool when kinds are
+    interleaved or weighted, deepened while a ``needed`` kind has no hit and more remain."""
+    depth = max(k * POOL_FACTOR, MIN_POOL) if deep else k
+    while True:
+        hits = ranked(substrate, query, depth, kind=kinds, scopes=scopes)
+        missing = needed - {item.kind for item, _ in hits}
+        if not missing or len(hits) < depth or depth >= MAX_POOL:
+            return hits
+        depth = min(depth * POOL_FACTOR, MAX_POOL)
 
 
 def _check_kinds(kinds: Sequence[str] | None) -> list[str] | None:

@@ -44,6 +44,8 @@ def _kinds(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
+    if not kinds:  # an unset variable: nothing would match, silently
+        usage("--kinds names no kind")
     for kind in kinds:
         known_kind(kind)
     return kinds
@@ -84,7 +86,7 @@ def retrieve_cmd(
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
-    """Cross-kind retrieval: the best items of each kind, interleaved (one index pass)."""
+    """Cross-kind retrieval: the best items of each kind, interleaved."""
     from substrate import retrieve
 
     how = output.mode(json, jsonl)

@@ -201,8 +201,8 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     if filters.is_empty:
         return None
     mask = np.ones(docs.n_rows, dtype=bool)
-    if filters.kind is not None:
-        mask &= np.isin(docs.kind_codes, _codes_in(docs.kinds, {filters.kind}))
+    if filters.kinds is not None:
+        mask &= np.isin(docs.kind_codes, _codes_in(docs.kinds, set(filters.kinds)))
     if filters.scopes is not None:
         mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
     if filters.source_prefix is not None:

@@ -17,7 +17,7 @@ class SearchFilters:
     """Restrictions applied before ranking.
 
     Attributes:
-        kind: only items of this kind.
+        kind: only items of this kind (or of any of these kinds, a tuple once built).
         scopes: only items whose scope is one of these (e.g. the scopes visible to a caller).
         tags: only items carrying every one of these tags.
         source_prefix: only items whose source (``provenance["source"]``, relative to the
@@ -28,7 +28,7 @@ class SearchFilters:
         until: only items created at or before this time.
     """
 
-    kind: str | None = None
+    kind: str | tuple[str, ...] | None = None
     scopes: frozenset[str] | None = None
     tags: tuple[str, ...] = field(default=())
     source_prefix: str | tuple[str, ...] | None = None  # a tuple once built
@@ -43,6 +43,8 @@ class SearchFilters:
         if isinstance(self.tags, str):
             raise InvalidInputError("tags must be a sequence of tag names, not one string")
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
+        if self.kind is not None and not isinstance(self.kind, str):
+            object.__setattr__(self, "kind", tuple(dict.fromkeys(str(k) for k in self.kind)))
         if self.source_prefix is not None:
             given = self.source_prefix
             prefixes = (given,) if isinstance(given, str) else tuple(str(p) for p in given)
@@ -55,6 +57,13 @@ class SearchFilters:
                 raise InvalidInputError(f"{name} must be a number of seconds, not {value!r}")
         if self.since is not None and self.until is not None and self.since > self.until:
             raise InvalidInputError("since is later than until: no item can match")
+
+    @property
+    def kinds(self) -> frozenset[str] | None:
+        """The kinds items may have (None: any)."""
+        if self.kind is None:
+            return None
+        return frozenset((self.kind,) if isinstance(self.kind, str) else self.kind)
 
     @property
     def is_empty(self) -> bool:

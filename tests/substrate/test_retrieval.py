@@ -34,15 +34,18 @@ class FakeIndex:
         scope: str | None = None,
         filters: Any = None,
     ) -> list[tuple[SubstrateItem, float]]:
+        kinds = frozenset([kind]) if kind else None
         if filters is not None:
-            kind, scopes = filters.kind, filters.scopes
+            kinds, scopes = filters.kinds, filters.scopes
         else:
             scopes = frozenset([scope]) if scope else None
-        self.calls.append({"query": query, "k": k, "kind": kind, "scopes": scopes})
+        self.calls.append({"query": query, "k": k, "kinds": kinds, "scopes": scopes})
         wanted = terms(query)
         hits = []
         for item in store.iter_items():
-            if (kind and item.kind != kind) or (scopes is not None and item.scope not in scopes):
+            if (kinds and item.kind not in kinds) or (
+                scopes is not None and item.scope not in scopes
+            ):
                 continue
             score = self.scores.get(item.id)
             if score is None:
@@ -104,13 +107,13 @@ def test_flat_merge(mixed: Substrate) -> None:
 def test_one_ranked_pass_not_one_per_kind(mixed: Substrate, index: FakeIndex) -> None:
     retrieve(mixed, "refund", k=4)
     assert len(index.calls) == 1
-    assert index.calls[0]["kind"] is None and index.calls[0]["k"] >= 4
+    assert index.calls[0]["kinds"] is None and index.calls[0]["k"] >= 4
 
 
 def test_single_kind_is_pushed_into_the_search(mixed: Substrate, index: FakeIndex) -> None:
     r = retrieve(mixed, "refund", k=2, kinds=["record"])
     assert [i.id for i in r.items] == ["r1"]
-    assert index.calls[0]["kind"] == "record"
+    assert index.calls[0]["kinds"] == {"record"}
 
 
 def test_weights_reorder_kinds(mixed: Substrate) -> None:
@@ -123,6 +126,21 @@ def test_kinds_filter_and_empty_kinds(mixed: Substrate) -> None:
     r = retrieve(mixed, "refund", k=8, kinds=["artifact", "record"])
     assert {i.kind for i in r.items} == {"artifact", "record"}
     assert len(retrieve(mixed, "refund", kinds=[])) == 0
+
+
+def test_a_kind_asked_for_is_not_crowded_out_by_a_more_common_one() -> None:
+    s = Substrate()
+    for i in range(40):
+        s.add("text", f"ocelot ocelot habitat survey {i}")
+    record = s.add("record", payload={"animal": "ocelot", "notes": "river trees valley forest"})
+    both = retrieve(s, "ocelot", kinds=["text", "record"])
+    assert record in [i.id for i in both.items]
+    weighted = retrieve(s, "ocelot", k=3, weights={"record": 5.0})
+    assert weighted.items[0].id == record
+    # kinds with no item change neither what is found nor its scores
+    alone = retrieve(s, "ocelot", kinds=["text"], k=3)
+    padded = retrieve(s, "ocelot", kinds=["text", "signal"], k=3)
+    assert (alone.items, alone.scores) == (padded.items, padded.scores)
 
 
 def test_bad_arguments(mixed: Substrate) -> None:
