@@ -69,7 +69,8 @@ def _print_audit(report: dict[str, Any]) -> None:
         lines.append(f"lineage  not checked ({lineage.get('note', '')})")
     if index.get("checked"):
         segments = f", {index['segments']} segment(s)" if "segments" in index else ""
-        lines.append(f"index    {index['state']}{segments}")
+        note = f" ({index['note']})" if index.get("note") else ""
+        lines.append(f"index    {index['state']}{segments}{note}")
     else:
         lines.append(f"index    not checked ({index.get('note', '')})")
     if secrets.get("checked"):

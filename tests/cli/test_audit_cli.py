@@ -44,6 +44,18 @@ def test_audit_clean(mixle: Run, shard: Substrate) -> None:
     assert data.exit_code == 0 and data.json()["ok"] is True and data.json()["problems"] == []
 
 
+def test_audit_right_after_compact_is_clean_and_says_the_index_will_be_rebuilt(
+    mixle: Run, shard: Substrate
+) -> None:
+    shard.add("text", "base notes")
+    shard.save()
+    assert mixle("search", "base").exit_code == 0  # builds the index
+    assert mixle("compact").exit_code == 0
+    result = mixle("audit")
+    assert result.exit_code == 0, result.stdout
+    assert "index    stale" in result.stdout and "the next search rebuilds it" in result.stdout
+
+
 def test_audit_finds_dangling_links(mixle: Run, shard: Substrate) -> None:
     a = shard.add("text", "cites a ghost", links=["feedfacefeedface"])
     shard.save()

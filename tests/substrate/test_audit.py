@@ -84,8 +84,9 @@ def test_index_state_is_reported(tmp_path: Path) -> None:
     assert report.index["checked"] and report.index["state"] == "fresh" and report.ok
     store.compact()  # a rewritten log leaves the index behind a different generation
     report = audit_shard(Substrate(tmp_path / "s"))
-    assert report.index["state"] == "stale"
-    assert any("reindex" in p for p in report.problems())
+    # expected, and rebuilt by the next search: said, but no problem (a cron job stays quiet)
+    assert report.index["state"] == "stale" and report.ok
+    assert "compacted" in report.index["note"]
 
 
 @pytest.mark.parametrize("suffix", [".pack", ".docs.parquet"])
