@@ -29,6 +29,7 @@ from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
+from substrate.questions import lookup_text
 from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
@@ -201,10 +202,11 @@ def answer_from_substrate(
     asked = question  # the question as given is what the answer reports (masked)
     # nothing stored holds a secret: one pasted into the question would only dilute it
     question = without_secrets(question)
+    lookup = lookup_text(question)  # "How long does a refund take?" looks up refunds
     if hops > 1:
         chain = multihop(
             substrate,
-            question,
+            lookup,
             max_hops=hops,
             min_score=min_relevance,
             min_relative=RELATIVE_FLOOR,
@@ -218,7 +220,7 @@ def answer_from_substrate(
     else:
         found = retrieve(
             substrate,
-            question,
+            lookup,
             k=max(budget.max_items, 6),
             scopes=allowed,
             min_score=min_relevance,
@@ -231,7 +233,7 @@ def answer_from_substrate(
         evidence = found.items
         ranked_evidence = [i for i, _ in sorted(keep, key=lambda pair: -pair[1])]
         packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
-    confidence = answerability(question, top, ranked_evidence)
+    confidence = answerability(lookup, top, ranked_evidence)
     text: str | None = None
     n_cited = 0
     if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):

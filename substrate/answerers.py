@@ -30,6 +30,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
+from substrate.questions import frame_terms, states_duration
 from substrate.retrieval import source_of
 from substrate.secrets import safe_text
 
@@ -106,6 +107,8 @@ class ExtractiveAnswerer:
         wanted = terms(question)
         if not wanted:
             return ""
+        # "long" and "take" of "How long does X take?": a sentence giving a duration says them
+        frame = frame_terms(question) & wanted
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         candidates: list[tuple[int, str, frozenset[str], str]] = []
         for n, text in enumerate(packet.texts, 1):
@@ -125,6 +128,8 @@ class ExtractiveAnswerer:
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
                 have, said = terms(sentence) & wanted, sentence
+                if frame and states_duration(sentence):
+                    have |= frame
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
                 candidates.append((n, sentence, have, said.lower()))
@@ -136,7 +141,8 @@ class ExtractiveAnswerer:
         scored = []
         for pos, (n, sentence, have, said) in enumerate(candidates):
             share = sum(weight[t] for t in have) / total if total else 0.0
-            if share > 0 and len(have) >= min(self.min_terms, len(wanted)):
+            content = len(have - frame)  # the frame alone answers nothing
+            if content and len(have) >= min(self.min_terms, len(wanted)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))

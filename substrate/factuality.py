@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.answer import strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
+from substrate.questions import NUMBER_WORDS
 from substrate.retrieval import merge_scopes, ranked, shown_source
 from substrate.secrets import safe_text
 
@@ -78,16 +79,11 @@ _NEGATION = re.compile(
 
 
 # Numbers written as words are values too: "five minutes" is not "fifteen minutes".
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
-    "eighty ninety hundred thousand million billion"
-)
 
 
 @functools.cache
 def _number_terms() -> frozenset[str]:
-    return terms(_NUMBER_WORDS)
+    return terms(NUMBER_WORDS)
 
 
 def _is_number(term: str) -> bool:

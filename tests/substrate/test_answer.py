@@ -219,6 +219,27 @@ def test_extractive_answerer_prefers_the_questions_own_words_between_equals() ->
     assert answer == "Deploys happen on Mondays and Wednesdays after 14:00 UTC. [1]"
 
 
+def test_a_how_long_question_is_answered_by_a_sentence_giving_a_duration() -> None:
+    context = (
+        "Refunds are handled by the support team. "
+        "Refunds for defective items are processed within five business days. "
+        "The warehouse takes a long time to answer the phone."
+    )
+    answer = ExtractiveAnswerer()("How long do refunds take?", context)
+    assert answer == "Refunds for defective items are processed within five business days. [1]"
+    # the frame alone ("long", "take") answers nothing
+    assert ExtractiveAnswerer()("How long does it take?", "It takes ten minutes.") == ""
+
+
+def test_a_how_long_question_is_looked_up_by_what_it_is_about() -> None:
+    s = Substrate()
+    s.add("text", "Refunds for defective items are processed within five business days.")
+    s.add("text", "Rollbacks take about eight minutes. Deploys take long on Fridays.")
+    result = answer_from_substrate(s, "How long do refunds take?", ExtractiveAnswerer())
+    assert not result.abstained and "five business days" in (result.answer or "")
+    assert result.confidence >= 0.5
+
+
 def test_extractive_answerer_quotes_and_cites() -> None:
     its = [
         SubstrateItem("text", "Cats purr. Refunds take 30 days for defective items.", id="a"),
@@ -505,3 +526,20 @@ def test_a_heading_is_never_quoted_as_the_answer() -> None:
     assert answer == "Refunds take five business days. [1]"
     only = ContextPacket(task="x", items=[SubstrateItem("text", "# Refund days")])
     assert ExtractiveAnswerer().answer_packet("how many days for a refund", only) == ""
+
+
+@pytest.mark.parametrize(
+    ("sentence", "duration"),
+    [
+        ("processed within five business days", True),
+        ("Rollbacks take about eight minutes.", True),
+        ("within 30 days of delivery", True),
+        ("It may take a few weeks.", True),
+        ("Orders placed before 16:00 leave the same day.", False),
+        ("Five people work there.", False),
+    ],
+)
+def test_what_counts_as_a_duration(sentence: str, duration: bool) -> None:
+    from substrate.questions import states_duration
+
+    assert states_duration(sentence) is duration

@@ -1,0 +1,52 @@
+"""What a question asks beyond its content words.
+
+"How long does a refund take?" is about refunds: "long" and "take" only frame it, and the
+sentence that answers it says "within five business days", not "long". Looking the frame words
+up would find other durations and make a covered question look uncovered; the answer is a
+sentence about refunds that states a duration.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from substrate.context.compress import terms
+
+# Numbers written as words are values too ("five minutes").
+NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million billion"
+)
+_DURATION_FRAME = re.compile(
+    r"\b(how\s+long)\b(.*?)\b(take|takes|took|taking|last|lasts|lasted)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
+_DURATION = re.compile(
+    rf"\b(?:\d+(?:[.,]\d+)?|an?|few|several|{'|'.join(NUMBER_WORDS.split())})"
+    rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}\b",
+    re.IGNORECASE,
+)
+
+
+def lookup_text(question: str) -> str:
+    """``question`` without the words that only frame it (what is worth looking up)."""
+    return _DURATION_FRAME.sub(r"how\2", question)
+
+
+def frame_terms(question: str) -> frozenset[str]:
+    """The terms of ``question`` that frame it ("long", "take"), empty for most questions."""
+    found = _DURATION_FRAME.search(question)
+    return _frame(found.group(1), found.group(3)) if found else frozenset()
+
+
+@functools.cache
+def _frame(how: str, verb: str) -> frozenset[str]:
+    return terms(f"{how} {verb}".lower())
+
+
+def states_duration(sentence: str) -> bool:
+    """Whether ``sentence`` gives a length of time ("five business days", "30 minutes")."""
+    return _DURATION.search(sentence) is not None
