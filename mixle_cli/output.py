@@ -171,9 +171,10 @@ def table(
 ) -> None:
     """A table whose last column is cut to the terminal width; the others are never cut.
 
-    Written to a pipe or a file (cron mail, ``| less``), nothing is cut: there is no terminal
-    width to fit, and a cut path or reason would be lost for good. Nor on a terminal too
-    narrow for the uncut columns.
+    Written to a pipe or a file (cron mail, ``| grep``), it is plain columns two spaces apart,
+    with no rules and no trailing spaces, and nothing is cut: there is no terminal width to
+    fit, and a cut path or reason would be lost for good. Nor on a terminal too narrow for
+    the uncut columns.
     """
     from rich.cells import cell_len
     from rich.table import Table
@@ -187,10 +188,17 @@ def table(
     ]
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    if not out.is_terminal:
+        lines = [title] if title else []
+        for row in [list(columns), *cells]:
+            padded = [c + " " * (w - cell_len(c)) for c, w in zip(row[:-1], widths, strict=False)]
+            lines.append("  ".join([*padded, row[-1]]).rstrip())
+        emit_text("\n".join(lines))
+        return
     frame = 3 * (len(columns) - 1) + 2
-    # a pipe has no width to fit; a terminal too narrow for the uncut columns would make rich
-    # drop whole columns: print every cell and let the terminal wrap the lines instead
-    whole = not out.is_terminal or sum(widths[:-1]) + frame + 10 > out.width
+    # a terminal too narrow for the uncut columns would make rich drop whole columns: print
+    # every cell and let the terminal wrap the lines instead
+    whole = sum(widths[:-1]) + frame + 10 > out.width
     room = widths[-1] if whole else max(10, out.width - sum(widths[:-1]) - frame)
     grid = Table(title=title, show_edge=False, header_style="bold")
     for column, width in zip(columns[:-1], widths, strict=False):

@@ -495,7 +495,12 @@ def test_a_table_written_to_a_pipe_cuts_nothing(mixle) -> None:
     mixle("add", title, "-t", "team\tplatform-infrastructure", "-t", "two\nlines")
     shown = mixle("ls").stdout
     assert title.strip() in shown  # no terminal: wider than 80 columns
-    assert "team platform-infrastructure" in shown and len(shown.splitlines()) == 3
+    assert "team platform-infrastructure" in shown and len(shown.splitlines()) == 2
+    # plain columns for grep and cut: no rules, no trailing spaces
+    assert not set("│┃━╇") & set(shown) and all(
+        line == line.rstrip() for line in shown.splitlines()
+    )
+    assert shown.splitlines()[0].split() == ["id", "kind", "scope", "tags", "title"]
 
 
 def test_add_refuses_an_empty_item(mixle) -> None:
