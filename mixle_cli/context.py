@@ -89,7 +89,11 @@ class AppState:
 
     def acting_name(self, by: str | None = None) -> str:
         """Who the caller acts as: ``by`` (``--by``), else the team, else the login name."""
-        if by:
+        if by is not None:
+            if not by.strip():  # `--by "$APPROVER"` unset must not act as the login name
+                from mixle_cli.errors import usage
+
+                usage("the --by name is empty (was a variable left unset?)")
             return by
         team = self.team
         if team:

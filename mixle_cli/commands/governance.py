@@ -304,6 +304,8 @@ def reject_cmd(
     json: JsonOpt = False,
 ) -> None:
     """Reject a pending proposal (needs the same right as approving); the item stays put."""
+    if not reason.strip():
+        usage("--reason is empty: say why the proposal is rejected")
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

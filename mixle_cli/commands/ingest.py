@@ -197,6 +197,8 @@ def ingest(
     in one atomic write, and the items of files that disappeared, or that the walk now leaves
     out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune).
     """
+    if not all(p.strip() for p in paths):
+        usage("a path is empty (was a variable left unset?)")
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)

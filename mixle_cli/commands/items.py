@@ -185,6 +185,8 @@ def get(
 ) -> None:
     """Show items by id."""
     how = output.mode(json, jsonl)
+    if not all(i.strip() for i in ids):
+        usage("an item id is empty (was a variable left unset?)")
     app_state = state(ctx)
     substrate = app_state.substrate()
     found = [(i, substrate.get(i)) for i in ids]

@@ -585,3 +585,18 @@ def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:
     for args in (["add", "-"], ["search", "-"], ["verify", "-"]):
         result = mixle(*args, input=b"caf\xe9\n")
         assert result.exit_code == 2 and "not valid UTF-8 (byte 3)" in result.stderr, args
+
+
+def test_an_empty_argument_is_refused_before_anything_is_done(mixle) -> None:
+    item = mixle("add", "notes").stdout.strip()
+    for args in (
+        ("get", ""),
+        ("get", item, " "),
+        ("ingest", ""),
+        ("publish", item, "--by", ""),
+        ("reject", item, "--reason", " "),
+    ):
+        refused = mixle(*args)
+        assert refused.exit_code == 2, (args, refused.stderr)
+        assert "empty" in refused.stderr
+    assert mixle("get", item, "--json").json()[0]["scope"] == "local"  # not published
