@@ -277,9 +277,11 @@ class _Packer:
         if len(whole) <= allowance:
             return full, whole
         # The share may be shorter than the item's most relevant sentence; cutting that sentence
-        # mid-way loses the point of the item, so it may take more than its share if there is room.
+        # mid-way loses the point of the item, so it may take more than its share when it fits
+        # whole (cut anyway, it would only starve the items after it).
         lead = len(lead_sentence(full, self.task))
-        text_room = min(room - overhead, max(allowance - overhead, lead))
+        whole_lead = lead if lead <= room - overhead else 0
+        text_room = max(allowance - overhead, whole_lead)
         allowance = max(allowance, min(room, text_room + overhead))
         for _ in range(4):  # escaping can lengthen a summary; shrink by the overflow and retry
             if text_room < min(MIN_SUMMARY, len(full)):

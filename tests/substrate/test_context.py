@@ -199,6 +199,16 @@ def test_a_brief_line_is_about_the_task_and_accounted_as_used() -> None:
     assert packet.preservation() == [1.0] and packet.compression_ratio < 0.5
 
 
+def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep() -> None:
+    endless = ", ".join(f"heron nesting site {i} observed" for i in range(300))
+    facts = [f"Heron nesting fact {i}: herons nest near water." for i in range(3)]
+    pool = [SubstrateItem("text", t, id=f"i{n}") for n, t in enumerate([endless, *facts])]
+    budget = ContextBudget(max_chars=600)
+    plain = pack_context("heron nesting", pool, [1.0, 0.9, 0.8, 0.7], budget=budget)
+    packed = pack_context("heron nesting", pool, [1.0, 0.9, 0.8, 0.7], budget=budget, compress=True)
+    assert len(packed) >= len(plain) and len(packed) == 4 and len(packed.render()) <= 600
+
+
 def test_xml_and_json_escape_and_carry_attributes() -> None:
     it = SubstrateItem("text", 'a <b> & "c"\x01', id="i1", provenance={"source": 'x"y.md'})
     xml_packet = pack_context("t & <u>", [it], [1.0], budget=ContextBudget(format="xml"))
