@@ -157,8 +157,8 @@ def multihop(
         ("branch", branch),
         ("max_items", max_items),
     ):
-        if value < 0:
-            raise InvalidInputError(f"{name} must be >= 0, got {value}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
     allowed = merge_scopes(scope, scopes)
     chain = HopChain(query)
     seen: set[str] = set()

@@ -184,8 +184,8 @@ def retrieve(
     Returns:
         A ``Retrieval`` whose scores are the weighted scores.
     """
-    if k < 0:
-        raise InvalidInputError(f"k must be >= 0, got {k}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InvalidInputError(f"k must be a whole number >= 0, got {k!r}")
     weights = dict(weights or {})
     for kd, w in weights.items():
         if not isinstance(w, int | float) or not math.isfinite(w) or w < 0:

@@ -53,12 +53,13 @@ class ContextBudget:
     format: str = "markdown"
 
     def __post_init__(self) -> None:
-        if self.max_chars < 1:
-            raise InvalidInputError(f"max_chars must be >= 1, got {self.max_chars}")
-        if self.max_items < 1:
-            raise InvalidInputError(f"max_items must be >= 1, got {self.max_items}")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise InvalidInputError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        for name in ("max_chars", "max_items", "max_tokens"):
+            value = getattr(self, name)
+            if value is None and name == "max_tokens":
+                continue
+            # a count: 2.5 items, an infinite or NaN budget are mistakes, not limits
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"{name} must be a whole number >= 1, got {value!r}")
         if self.shape not in render.SHAPES:
             raise InvalidInputError(
                 f"unknown shape {self.shape!r}; expected one of {', '.join(render.SHAPES)}"

@@ -209,6 +209,21 @@ def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep()
     assert len(packed) >= len(plain) and len(packed) == 4 and len(packed.render()) <= 600
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"max_chars": float("inf")},
+        {"max_chars": float("nan")},
+        {"max_tokens": float("nan")},
+        {"max_items": 2.5},
+        {"max_items": True},
+    ],
+)
+def test_a_budget_is_whole_numbers(bad: dict[str, Any]) -> None:
+    with pytest.raises(InvalidInputError, match="whole number"):
+        ContextBudget(**bad)
+
+
 def test_xml_and_json_escape_and_carry_attributes() -> None:
     it = SubstrateItem("text", 'a <b> & "c"\x01', id="i1", provenance={"source": 'x"y.md'})
     xml_packet = pack_context("t & <u>", [it], [1.0], budget=ContextBudget(format="xml"))

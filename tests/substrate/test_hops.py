@@ -145,6 +145,8 @@ def test_telemetry_and_bad_arguments(linked: Substrate) -> None:
     assert event.outcome == {"n": len(chain), "reached_depth": 2}
     with pytest.raises(InvalidInputError):
         multihop(linked, "x", max_hops=-1)
+    with pytest.raises(InvalidInputError):  # a TypeError from range() before
+        multihop(linked, "x", max_hops=float("inf"))  # type: ignore[arg-type]
 
 
 def test_real_engine_multihop_respects_scopes(tmp_path: Any) -> None:

@@ -149,6 +149,8 @@ def test_bad_arguments(mixed: Substrate) -> None:
     with pytest.raises(InvalidInputError):
         retrieve(mixed, "refund", k=-1)
     with pytest.raises(InvalidInputError):
+        retrieve(mixed, "refund", k=float("nan"))  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
         retrieve(mixed, "refund", weights={"text": -1.0})
     with pytest.raises(InvalidInputError):
         retrieve(mixed, "refund", weights={"text": float("nan")})
