@@ -95,7 +95,8 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
                 "secrets; flatten it"
             )
-    refuse_secret_names(scope=item.scope)
+    # an id is shown everywhere the item is (packets, citations), and never masked
+    refuse_secret_names(scope=item.scope, item_id=item.id)
     scan = scan_item(item)
     if scan.clean:
         return GateResult(item, 0, [])

@@ -315,3 +315,15 @@ def test_what_the_gate_stores_scans_clean_when_a_mask_gives_a_value_its_context(
     assert key_id not in repr(clean.to_json()) and secret not in repr(clean.to_json())
     assert scan_item(clean).clean
     assert clean.provenance["redactions"]["count"] == 2
+
+
+def test_an_id_that_is_a_secret_or_holds_a_control_character_is_refused() -> None:
+    import pytest
+
+    from substrate.errors import InvalidInputError
+
+    for bad in (GH, "note\nid"):
+        with pytest.raises(InvalidInputError, match="item id") as refused:
+            admit(SubstrateItem("text", "plain words", id=bad))
+        assert GH not in str(refused.value)
+    assert admit(SubstrateItem("text", "plain words", id="my-note-1")).item.id == "my-note-1"
