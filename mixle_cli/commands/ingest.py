@@ -437,7 +437,10 @@ def ingest_docs_command(
             continue
         try:
             docs.append(loads(line.decode("utf-8")))
-        except ValueError as exc:  # not UTF-8, not JSON or nested too deep: the line is left out
+        except UnicodeDecodeError as exc:  # the line is left out, as one that is not JSON
+            byte = f"byte 0x{line[exc.start]:02x} at offset {exc.start} of the line"
+            problems.append(IngestIssue(name, f"invalid UTF-8 ({byte})", number))
+        except ValueError as exc:  # not JSON or nested too deep: the line is left out
             problems.append(IngestIssue(name, f"not JSON ({exc})", number))
     # a file's items record it and its hash, so that freshness checks see it change (not
     # its mtime: a file only touched would rewrite them all)

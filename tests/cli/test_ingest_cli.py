@@ -259,6 +259,12 @@ def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path
     result = mixle("ingest-docs", str(docs))
     assert result.exit_code == 1 and result.stderr.count("not JSON") == 1
     assert sorted(r["title"] for r in mixle("ls", "--json").json()) == ["one", "three"]
+    docs.write_bytes(b'"four"\n"f\xffve"\n')
+    result = mixle("ingest-docs", str(docs))
+    assert result.exit_code == 1 and "2: invalid UTF-8 (byte 0xff at offset 2 of the line)" in (
+        result.stderr
+    )
+    assert "codec" not in result.stderr
     table = tmp_path / "broken.csv"
     table.write_text('a,b\n1,"x\n')
     result = mixle("ingest-file", str(table))
