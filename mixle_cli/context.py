@@ -129,6 +129,9 @@ class AppState:
 
                 if root.exists() and not root.is_dir():
                     fail(f"{root} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
+                if is_shard(root / ".mixle"):  # a project folder given for its shard
+                    inner = root / ".mixle"
+                    fail(f"no shard at {root}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
                 if self.command not in CREATING_COMMANDS:
                     fail(f"no shard at {root}", OPERATIONAL, _NO_SHARD_HINT)
                 from mixle_cli import output

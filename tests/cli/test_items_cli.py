@@ -600,3 +600,11 @@ def test_an_empty_argument_is_refused_before_anything_is_done(mixle) -> None:
         assert refused.exit_code == 2, (args, refused.stderr)
         assert "empty" in refused.stderr
     assert mixle("get", item, "--json").json()[0]["scope"] == "local"  # not published
+
+
+def test_a_project_folder_given_as_the_shard_points_to_its_dot_mixle(mixle, tmp_path: Path) -> None:
+    assert mixle("init", str(tmp_path / "proj")).exit_code == 0
+    for args in (("ls",), ("add", "notes")):  # not even a write makes a second shard there
+        result = mixle("--shard", str(tmp_path / "proj"), *args)
+        assert result.exit_code == 3 and f"--shard {tmp_path / 'proj' / '.mixle'}" in result.stderr
+    assert not (tmp_path / "proj" / "items.jsonl").exists()
