@@ -54,7 +54,8 @@ def _version(value: bool) -> None:
     if value:
         from substrate import __version__
 
-        typer.echo(f"mixle {__version__}")
+        # written, not echoed: a reader that left (`| true`) is met at exit, as for any output
+        sys.stdout.write(f"mixle {__version__}\n")
         raise typer.Exit()
 
 

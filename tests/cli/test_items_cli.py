@@ -285,7 +285,7 @@ def test_a_closed_pipe_ends_output_quietly(listed: Path, mixle_bin: str, form: l
     assert run.stderr is not None and run.stderr.read() == b""
 
 
-@pytest.mark.parametrize("args", [["--help"], ["ingest", "-h"], []])
+@pytest.mark.parametrize("args", [["--help"], ["ingest", "-h"], [], ["--version"]])
 def test_help_into_a_pipe_whose_reader_left_ends_as_other_output(
     mixle_bin: str, args: list[str]
 ) -> None:
