@@ -148,7 +148,7 @@ class ContextPacket:
             "n_items": len(self.items),
             "n_candidates": self.n_candidates,
             "used_chars": self.used_chars,
-            "budget_chars": self.budget.max_chars,
+            "budget_chars": self.budget.char_limit,  # max_tokens may be the tighter one
             "used_tokens": self.used_tokens,
             "budget_tokens": self.budget.max_tokens,
             "shape": self.budget.shape,

@@ -103,7 +103,7 @@ def pack_context(
         telemetry,
         "context",
         features={
-            "budget_chars": budget.max_chars,
+            "budget_chars": budget.char_limit,
             "max_items": budget.max_items,
             "shape": budget.shape,
             "n_candidates": packet.n_candidates,

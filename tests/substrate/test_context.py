@@ -209,6 +209,14 @@ def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep()
     assert len(packed) >= len(plain) and len(packed) == 4 and len(packed.render()) <= 600
 
 
+def test_the_budget_reported_is_the_one_that_binds() -> None:
+    budget = ContextBudget(max_chars=2000, max_tokens=50)
+    packet = pack_context(
+        "t", [SubstrateItem("text", "words " * 100, id="a")], [1.0], budget=budget
+    )
+    assert packet.as_dict()["budget_chars"] == 200 >= packet.used_chars
+
+
 @pytest.mark.parametrize(
     "bad",
     [
