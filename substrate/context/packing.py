@@ -263,6 +263,8 @@ class _Packer:
     def _place(self, item: SubstrateItem, room: int, left: int) -> tuple[str, str] | None:
         assert self.frame is not None
         full = safe_text(item_text(item))
+        if not full.strip():  # nothing to give (an item found by its tags alone)
+            return None
         n = len(self.items) + 1
         fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
         if shape == "brief":  # one line per item: the line about the task, not the first words

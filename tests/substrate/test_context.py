@@ -209,6 +209,13 @@ def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep()
     assert len(packed) >= len(plain) and len(packed) == 4 and len(packed.render()) <= 600
 
 
+def test_an_item_with_nothing_to_say_takes_no_place() -> None:
+    empty = SubstrateItem("image", "", id="pic", tags=["heron"])
+    said = SubstrateItem("text", "Herons nest near water.", id="fact")
+    packet = pack_context("heron", [empty, said], [1.0, 0.5])
+    assert [i.id for i in packet.items] == ["fact"] and packet.skipped == 1
+
+
 def test_the_budget_reported_is_the_one_that_binds() -> None:
     budget = ContextBudget(max_chars=2000, max_tokens=50)
     packet = pack_context(
