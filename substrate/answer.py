@@ -16,6 +16,7 @@ shard; the command line labels it as a heuristic.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
@@ -29,7 +30,7 @@ from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
-from substrate.questions import lookup_text
+from substrate.questions import frame_terms, lookup_text, states_duration
 from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
@@ -148,10 +149,15 @@ def answerability(question: str, top_score: float, evidence: Sequence[SubstrateI
     wanted = terms(question)
     if not wanted or top_score <= 0 or not evidence:
         return 0.0
+    # "long" and "take" of "How long does X take?" are said by a sentence giving a duration
+    frame = frame_terms(question) & wanted
     best_share = 0.0
     for item in evidence[:SENTENCE_ITEMS]:
         for sentence in sentences(item_text(item)):
-            best_share = max(best_share, len(wanted & terms(sentence)) / len(wanted))
+            have = wanted & terms(sentence)
+            if frame and states_duration(sentence):
+                have |= frame
+            best_share = max(best_share, len(have) / len(wanted))
     z = (
         W_SCORE * min(top_score, 1.0)
         + W_LENGTH * math.log1p(len(wanted))
@@ -159,6 +165,60 @@ def answerability(question: str, top_score: float, evidence: Sequence[SubstrateI
         + W_BIAS
     )
     return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+def _gathered(
+    substrate: Substrate,
+    lookup: str,
+    *,
+    question: str,
+    hops: int,
+    budget: ContextBudget,
+    compress: bool,
+    scopes: frozenset[str] | None,
+    min_relevance: float,
+    telemetry: Recorder | None,
+) -> tuple[float, list[SubstrateItem], list[SubstrateItem], ContextPacket]:
+    """The evidence ``lookup`` finds for ``question``: the best score, the items, the items
+    most relevant first, and the packet for the answerer."""
+    if hops > 1:
+        chain = multihop(
+            substrate,
+            lookup,
+            max_hops=hops,
+            min_score=min_relevance,
+            min_relative=RELATIVE_FLOOR,
+            scopes=scopes,
+            telemetry=telemetry,
+        )
+        top = max((s.score for s in chain.steps if s.depth == 0), default=0.0)
+        ranked_evidence = [s.item for s in chain.steps if s.depth == 0]
+        packet = chain.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
+        return top, chain.items, ranked_evidence, packet
+    found = retrieve(
+        substrate,
+        lookup,
+        k=max(budget.max_items, 6),
+        scopes=scopes,
+        min_score=min_relevance,
+        telemetry=telemetry,
+    )
+    top = max(found.scores, default=0.0)
+    floor = relevance_floor(top, min_relevance)
+    keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
+    found = Retrieval(found.query, [i for i, _ in keep], [s for _, s in keep])
+    ranked_evidence = [i for i, _ in sorted(keep, key=lambda pair: -pair[1])]
+    packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
+    return top, found.items, ranked_evidence, packet
+
+
+def _gives_a_duration(evidence: Sequence[SubstrateItem]) -> bool:
+    """Whether a sentence of the top evidence (as ``answerability`` reads it) gives a duration."""
+    return any(
+        states_duration(sentence)
+        for item in evidence[:SENTENCE_ITEMS]
+        for sentence in sentences(item_text(item))
+    )
 
 
 def answer_from_substrate(
@@ -202,38 +262,23 @@ def answer_from_substrate(
     asked = question  # the question as given is what the answer reports (masked)
     # nothing stored holds a secret: one pasted into the question would only dilute it
     question = without_secrets(question)
-    lookup = lookup_text(question)  # "How long does a refund take?" looks up refunds
-    if hops > 1:
-        chain = multihop(
-            substrate,
-            lookup,
-            max_hops=hops,
-            min_score=min_relevance,
-            min_relative=RELATIVE_FLOOR,
-            scopes=allowed,
-            telemetry=telemetry,
-        )
-        top = max((s.score for s in chain.steps if s.depth == 0), default=0.0)
-        evidence = chain.items
-        ranked_evidence = [s.item for s in chain.steps if s.depth == 0]
-        packet = chain.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
-    else:
-        found = retrieve(
-            substrate,
-            lookup,
-            k=max(budget.max_items, 6),
-            scopes=allowed,
-            min_score=min_relevance,
-            telemetry=telemetry,
-        )
-        top = max(found.scores, default=0.0)
-        floor = relevance_floor(top, min_relevance)
-        keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
-        found = Retrieval(found.query, [i for i, _ in keep], [s for _, s in keep])
-        evidence = found.items
-        ranked_evidence = [i for i, _ in sorted(keep, key=lambda pair: -pair[1])]
-        packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
-    confidence = answerability(lookup, top, ranked_evidence)
+    gather = functools.partial(
+        _gathered,
+        substrate,
+        question=question,
+        hops=hops,
+        budget=budget,
+        compress=compress,
+        scopes=allowed,
+        min_relevance=min_relevance,
+        telemetry=telemetry,
+    )
+    lookup = lookup_text(question)  # "How long does a refund take?" looks up refunds...
+    top, evidence, ranked_evidence, packet = gather(lookup)
+    if lookup != question and not _gives_a_duration(ranked_evidence):
+        # ... unless nothing found says how long: then the question is looked up as asked
+        top, evidence, ranked_evidence, packet = gather(question)
+    confidence = answerability(question, top, ranked_evidence)
     text: str | None = None
     n_cited = 0
     if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):

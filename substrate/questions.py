@@ -24,9 +24,10 @@ _DURATION_FRAME = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
+# "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
 _DURATION = re.compile(
-    rf"\b(?:\d+(?:[.,]\d+)?|an?|few|several|{'|'.join(NUMBER_WORDS.split())})"
-    rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}\b",
+    rf"\b(?:(?:\d+(?:[.,]\d+)?|few|several|{'|'.join(NUMBER_WORDS.split())})"
+    rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
 

@@ -240,6 +240,14 @@ def test_a_how_long_question_is_looked_up_by_what_it_is_about() -> None:
     assert result.confidence >= 0.5
 
 
+def test_a_how_long_question_nothing_answers_is_still_refused() -> None:
+    s = Substrate()
+    s.add("text", "Shipping is free for orders over fifty euros.")
+    model = Recording("Shipping takes two days [1].")
+    result = answer_from_substrate(s, "How long does shipping take?", model)
+    assert result.abstained and not model.calls and result.confidence < 0.5
+
+
 def test_extractive_answerer_quotes_and_cites() -> None:
     its = [
         SubstrateItem("text", "Cats purr. Refunds take 30 days for defective items.", id="a"),
@@ -537,6 +545,8 @@ def test_a_heading_is_never_quoted_as_the_answer() -> None:
         ("It may take a few weeks.", True),
         ("Orders placed before 16:00 leave the same day.", False),
         ("Five people work there.", False),
+        ("Password resets require a second factor.", False),
+        ("It takes about a day.", True),
     ],
 )
 def test_what_counts_as_a_duration(sentence: str, duration: bool) -> None:
