@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
@@ -32,6 +33,15 @@ def piped(text: str) -> str:
     if text != "-":
         return text
     return stdin_text().rstrip("\r\n")  # the line break echo or a file ends with
+
+
+def given_ids(values: Any) -> Any:
+    """An argument callback: an empty item id (an unset variable) is bad usage, not an id
+    that is not found."""
+    for value in [values] if isinstance(values, str) else values or ():
+        if not value.strip():
+            raise typer.BadParameter("an item id is empty (was a variable left unset?)")
+    return values
 
 
 def known_kind(kind: str | None) -> str | None:

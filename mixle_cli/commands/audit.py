@@ -14,6 +14,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND
+from mixle_cli.evidence import given_ids
 from substrate import (
     NotFoundError,
     audit_shard,
@@ -157,7 +158,7 @@ def _own_scope(app_state: AppState) -> str | None:
 
 def verify_lineage_cmd(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(help="Item id.")],
+    item_id: Annotated[str, typer.Argument(help="Item id.", callback=given_ids)],
     max_depth: Annotated[
         int,
         typer.Option(

@@ -16,7 +16,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import item_title
+from mixle_cli.evidence import given_ids, item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PUBLIC,
@@ -42,7 +42,9 @@ from substrate import (
     visible_item,
 )
 
-IdsArg = Annotated[list[str], typer.Argument(help="Item ids.", show_default=False)]
+IdsArg = Annotated[
+    list[str], typer.Argument(help="Item ids.", show_default=False, callback=given_ids)
+]
 ByOpt = Annotated[
     str | None,
     typer.Option(
@@ -107,7 +109,7 @@ def publish_cmd(
 
 def history_cmd(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(help="Item id.")],
+    item_id: Annotated[str, typer.Argument(help="Item id.", callback=given_ids)],
     json: JsonOpt = False,
 ) -> None:
     """Show an item's versions (publishes and merges) and its proposals."""
@@ -179,8 +181,10 @@ def _version_row(entry: dict[str, Any]) -> list[Any]:
 
 def merge_cmd(
     ctx: typer.Context,
-    keep: Annotated[str, typer.Argument(help="The item that stays.")],
-    other: Annotated[str, typer.Argument(help="The item merged into it and then removed.")],
+    keep: Annotated[str, typer.Argument(help="The item that stays.", callback=given_ids)],
+    other: Annotated[
+        str, typer.Argument(help="The item merged into it and then removed.", callback=given_ids)
+    ],
     prefer: Annotated[
         str,
         typer.Option(
@@ -273,7 +277,7 @@ def propose_cmd(
 
 def approve_cmd(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(help="The pending item.")],
+    item_id: Annotated[str, typer.Argument(help="The pending item.", callback=given_ids)],
     by: ByOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -298,7 +302,7 @@ def approve_cmd(
 
 def reject_cmd(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(help="The pending item.")],
+    item_id: Annotated[str, typer.Argument(help="The pending item.", callback=given_ids)],
     reason: Annotated[str, typer.Option("--reason", help="Why (kept in the item's history).")],
     by: ByOpt = None,
     json: JsonOpt = False,

@@ -363,9 +363,14 @@ def _note_file(report: IngestReport, name: str) -> None:
     report.files.append(outcome)
 
 
-def _existing(path: Path, *, folder: bool = False) -> Path:
-    if str(path) == "-" and not folder:
+def _existing(given: str, *, folder: bool = False) -> Path:
+    """The file (or folder) named by ``given`` as typed: a usage error when it is empty or
+    ``-`` (``./-`` names a file called "-"), an operational one when it is not there."""
+    if not given.strip():
+        usage("a path is empty (was a variable left unset?)")
+    if given == "-" and not folder:
         usage("this command reads a file; for standard input use `mixle ingest - --as FORMAT`")
+    path = Path(given)
     if path.is_dir() if folder else path.is_file():
         if not os.access(path, os.R_OK | (os.X_OK if folder else 0)):
             fail(f"cannot read {path}: permission denied", OPERATIONAL)
@@ -380,9 +385,7 @@ def _existing(path: Path, *, folder: bool = False) -> Path:
 @_adds_on_rerun
 def ingest_file_command(
     ctx: typer.Context,
-    path: Annotated[
-        Path, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).", readable=False)
-    ],
+    path: Annotated[str, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).")],
     as_format: Annotated[
         str | None, typer.Option("--as", help="Format (default: from the extension).")
     ] = None,
@@ -421,7 +424,7 @@ def ingest_docs_command(
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
 
-    raw = stdin_bytes() if file == "-" else _read(_existing(Path(file)))
+    raw = stdin_bytes() if file == "-" else _read(_existing(file))
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
     docs, problems = [], []
@@ -459,9 +462,7 @@ def _read(path: Path) -> bytes:
 @_adds_on_rerun
 def ingest_artifacts_command(
     ctx: typer.Context,
-    registry: Annotated[
-        Path, typer.Argument(help="Folder of artifact dirs with manifest.json.", readable=False)
-    ],
+    registry: Annotated[str, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
     scope: WriteScopeOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -475,10 +476,7 @@ def ingest_artifacts_command(
 @_adds_on_rerun
 def ingest_traces_command(
     ctx: typer.Context,
-    path: Annotated[
-        Path,
-        typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.', readable=False),
-    ],
+    path: Annotated[str, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
     no_redact: NoRedactOpt = False,

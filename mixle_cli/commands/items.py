@@ -14,7 +14,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, fail, usage
-from mixle_cli.evidence import item_title, known_kind
+from mixle_cli.evidence import given_ids, item_title, known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
@@ -179,14 +179,12 @@ def add(
 
 def get(
     ctx: typer.Context,
-    ids: Annotated[list[str], typer.Argument(help="Item ids.")],
+    ids: Annotated[list[str], typer.Argument(help="Item ids.", callback=given_ids)],
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
     """Show items by id."""
     how = output.mode(json, jsonl)
-    if not all(i.strip() for i in ids):
-        usage("an item id is empty (was a variable left unset?)")
     app_state = state(ctx)
     substrate = app_state.substrate()
     found = [(i, substrate.get(i)) for i in ids]
@@ -274,7 +272,7 @@ def ls(
 
 def rm(
     ctx: typer.Context,
-    ids: Annotated[list[str], typer.Argument(help="Item ids to remove.")],
+    ids: Annotated[list[str], typer.Argument(help="Item ids to remove.", callback=given_ids)],
     json: JsonOpt = False,
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""

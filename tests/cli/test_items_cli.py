@@ -592,7 +592,14 @@ def test_an_empty_argument_is_refused_before_anything_is_done(mixle) -> None:
     for args in (
         ("get", ""),
         ("get", item, " "),
+        ("rm", ""),
+        ("history", ""),
+        ("verify-lineage", ""),
+        ("publish", "", "--by", "me"),
         ("ingest", ""),
+        ("ingest-artifacts", ""),  # "" was the working directory
+        ("ingest-file", ""),
+        ("ingest-docs", ""),
         ("publish", item, "--by", ""),
         ("reject", item, "--reason", " "),
     ):
@@ -608,3 +615,10 @@ def test_a_project_folder_given_as_the_shard_points_to_its_dot_mixle(mixle, tmp_
         result = mixle("--shard", str(tmp_path / "proj"), *args)
         assert result.exit_code == 3 and f"--shard {tmp_path / 'proj' / '.mixle'}" in result.stderr
     assert not (tmp_path / "proj" / "items.jsonl").exists()
+
+
+def test_a_file_named_dash_is_given_as_dot_slash_dash(mixle, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("a line about herons\n")
+    result = mixle("ingest-file", "./-", "--as", "text")
+    assert result.exit_code == 0, result.stderr
