@@ -1,10 +1,11 @@
 """Cross-kind retrieval: one ranked pass over the index, regrouped by kind.
 
-The reference ran one full search per kind. Here ``retrieve`` asks the index once for a pool a
-few times deeper than ``k`` (with the caller's visible scopes pushed into the search), groups the
-pool by kind, applies per-kind weights and interleaves the kinds round-robin. The pool holds
-every kind that matches well; a kind whose best match falls below the pool's depth is, by
-construction, a poor match for the query.
+The reference ran one full search per kind. Here ``retrieve`` asks the index for a pool a few
+times deeper than ``k`` (with the caller's visible scopes and kinds pushed into the search),
+groups the pool by kind, applies per-kind weights and interleaves the kinds round-robin. A kind
+the caller names (or weights up) can be crowded out of the pool by a more common one: then the
+same pass is asked again, deeper, until it holds that kind or the hits run out (at most
+``MAX_POOL``), so every score stays on one scale.
 """
 
 from __future__ import annotations

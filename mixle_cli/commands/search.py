@@ -130,6 +130,7 @@ def _text_of(hit: Hit) -> str:
 def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str, Any]:
     """One result as plain data: who, how well, where from, and the passage that matched."""
     from substrate import make_snippet
+    from substrate.retrieval import shown_source
 
     item = hit.item
     prov = item.provenance
@@ -145,7 +146,7 @@ def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str,
         "snippet": snippet.text,
         "snippet_spans": [list(span) for span in snippet.spans],
         "matches": snippet.matches,
-        "source": prov.get("source") or prov.get("path"),
+        "source": shown_source(item),  # a secret in a name stored as it was is masked
         "line_start": prov.get("line_start"),
         "line_end": prov.get("line_end"),
         "tags": list(item.tags),

@@ -120,7 +120,7 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     assert all(s["via"] == "seed" for s in jsonl)
 
 
-def test_retrieve_and_multihop_lines_mask_a_source_named_after_a_secret(
+def test_result_lines_mask_a_source_named_after_a_secret(
     mixle: Run, isolated_shard_env: Path
 ) -> None:
     token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -128,10 +128,11 @@ def test_retrieve_and_multihop_lines_mask_a_source_named_after_a_secret(
     s.put(SubstrateItem("text", "The narwhal tusk is a tooth.", provenance={"source": token}))
     s.save()
     s.close()
-    for command in ("retrieve", "multihop"):
-        result = mixle(command, "narwhal")
-        assert result.exit_code == 0, result.stderr
-        assert token not in result.stdout and "[REDACTED:github_token]" in result.stdout
+    for command in ("retrieve", "multihop", "search"):
+        for form in ((), ("--json",)):
+            result = mixle(command, "narwhal", *form)
+            assert result.exit_code == 0, result.stderr
+            assert token not in result.stdout and "[REDACTED:github_token]" in result.stdout
 
 
 def test_assemble_context_packs_only_relevant_items_unless_told(
