@@ -126,8 +126,9 @@ class ContextPacket:
 
     @property
     def compression_ratio(self) -> float:
-        """Used characters over full characters of the selected items (1.0: uncompressed)."""
-        full = sum(len(item_text(i)) for i in self.items)
+        """Used characters over full characters of the selected items (1.0: uncompressed),
+        both as masked: a masked secret is not compression."""
+        full = sum(len(safe_text(item_text(i))) for i in self.items)
         if full == 0:
             return 1.0
         return round(sum(len(t) for t in self.texts) / full, 4)

@@ -216,6 +216,13 @@ def test_an_item_with_nothing_to_say_takes_no_place() -> None:
     assert [i.id for i in packet.items] == ["fact"] and packet.skipped == 1
 
 
+def test_masking_a_secret_is_not_counted_as_compression() -> None:
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    it = SubstrateItem("text", f"deploy with token {token} today", id="a")
+    packet = pack_context("deploy", [it], [1.0])
+    assert token not in packet.render() and packet.compression_ratio == 1.0
+
+
 def test_the_budget_reported_is_the_one_that_binds() -> None:
     budget = ContextBudget(max_chars=2000, max_tokens=50)
     packet = pack_context(
