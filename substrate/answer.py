@@ -30,7 +30,7 @@ from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
-from substrate.questions import frame_terms, lookup_text, states_duration
+from substrate.questions import frame_terms, lookup_text, states_duration, terms_said
 from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
@@ -151,13 +151,10 @@ def answerability(question: str, top_score: float, evidence: Sequence[SubstrateI
         return 0.0
     # "long" and "take" of "How long does X take?" are said by a sentence giving a duration
     frame = frame_terms(question) & wanted
-    best_share = 0.0
-    for item in evidence[:SENTENCE_ITEMS]:
-        for sentence in sentences(item_text(item)):
-            have = wanted & terms(sentence)
-            if frame and states_duration(sentence):
-                have |= frame
-            best_share = max(best_share, len(have) / len(wanted))
+    best_share = max(
+        (len(terms_said(sentence, wanted, frame)) for sentence in _top_sentences(evidence)),
+        default=0,
+    ) / len(wanted)
     z = (
         W_SCORE * min(top_score, 1.0)
         + W_LENGTH * math.log1p(len(wanted))
@@ -212,13 +209,10 @@ def _gathered(
     return top, found.items, ranked_evidence, packet
 
 
-def _gives_a_duration(evidence: Sequence[SubstrateItem]) -> bool:
-    """Whether a sentence of the top evidence (as ``answerability`` reads it) gives a duration."""
-    return any(
-        states_duration(sentence)
-        for item in evidence[:SENTENCE_ITEMS]
-        for sentence in sentences(item_text(item))
-    )
+def _top_sentences(evidence: Sequence[SubstrateItem]) -> Iterator[str]:
+    """The sentences of the evidence ``answerability`` reads: those of the top items."""
+    for item in evidence[:SENTENCE_ITEMS]:
+        yield from sentences(item_text(item))
 
 
 def answer_from_substrate(
@@ -275,7 +269,7 @@ def answer_from_substrate(
     )
     lookup = lookup_text(question)  # "How long does a refund take?" looks up refunds...
     top, evidence, ranked_evidence, packet = gather(lookup)
-    if lookup != question and not _gives_a_duration(ranked_evidence):
+    if lookup != question and not any(map(states_duration, _top_sentences(ranked_evidence))):
         # ... unless nothing found says how long: then the question is looked up as asked
         top, evidence, ranked_evidence, packet = gather(question)
     confidence = answerability(question, top, ranked_evidence)

@@ -30,7 +30,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import frame_terms, states_duration
+from substrate.questions import frame_terms, terms_said
 from substrate.retrieval import source_of
 from substrate.secrets import safe_text
 
@@ -127,9 +127,7 @@ class ExtractiveAnswerer:
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
-                have, said = terms(sentence) & wanted, sentence
-                if frame and states_duration(sentence):
-                    have |= frame
+                have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
                 candidates.append((n, sentence, have, said.lower()))

@@ -8,7 +8,6 @@ sentence about refunds that states a duration.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from substrate.context.compress import terms
@@ -40,12 +39,14 @@ def lookup_text(question: str) -> str:
 def frame_terms(question: str) -> frozenset[str]:
     """The terms of ``question`` that frame it ("long", "take"), empty for most questions."""
     found = _DURATION_FRAME.search(question)
-    return _frame(found.group(1), found.group(3)) if found else frozenset()
+    return terms(f"{found.group(1)} {found.group(3)}") if found else frozenset()
 
 
-@functools.cache
-def _frame(how: str, verb: str) -> frozenset[str]:
-    return terms(f"{how} {verb}".lower())
+def terms_said(sentence: str, wanted: frozenset[str], frame: frozenset[str]) -> frozenset[str]:
+    """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
+    ``frame`` ("long", "take") too."""
+    said = wanted & terms(sentence)
+    return said | frame if frame and states_duration(sentence) else said
 
 
 def states_duration(sentence: str) -> bool:
