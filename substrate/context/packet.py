@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from substrate.context import render
-from substrate.context.compress import query_coverage
+from substrate.context.compress import compress_text, query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import provenance_entry, shown_source
@@ -31,6 +31,15 @@ def item_text(item: SubstrateItem) -> str:
     if item.payload:
         return render._json(item.payload)
     return ""
+
+
+def used_text(item: SubstrateItem, task: str, shape: str) -> str:
+    """What of ``item`` a packet holds before any compression: its text masked, and for the
+    ``brief`` shape one line of its sentences about ``task`` (not its first words)."""
+    text = safe_text(item_text(item))
+    if shape == "brief":
+        return compress_text(" ".join(text.split()), task, render.BRIEF_WIDTH)
+    return text
 
 
 @dataclass
@@ -97,7 +106,7 @@ class ContextPacket:
 
     def __post_init__(self) -> None:
         if not self.texts:
-            self.texts = [safe_text(item_text(i)) for i in self.items]  # see packing.py
+            self.texts = [used_text(i, self.task, self.budget.shape) for i in self.items]
 
     def render(self, *, header: bool = True, fmt: str | None = None) -> str:
         """The text the receiver consumes, in the budget's format (or ``fmt``).

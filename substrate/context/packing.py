@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from substrate.context import render
 from substrate.context.compress import compress_text, lead_sentence
-from substrate.context.packet import ContextBudget, ContextPacket, item_text
+from substrate.context.packet import ContextBudget, ContextPacket, item_text, used_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor, shown_source
@@ -93,10 +93,7 @@ def pack_context(
         used_chars=packer.rendered_length(),
         n_candidates=len(candidates) if n_candidates is None else n_candidates,
         texts=packer.texts,
-        compressed=compress
-        and any(
-            len(t) < len(item_text(i)) for i, t in zip(packer.items, packer.texts, strict=True)
-        ),
+        compressed=packer.compressed,
         skipped=packer.skipped,
     )
     emit(
@@ -233,6 +230,7 @@ class _Packer:
         self.pieces: list[str] = []
         self.used = self.frame.fixed if self.frame is not None else 0
         self.skipped = 0
+        self.compressed = False  # an item's text was shortened to fit
 
     def rendered_length(self) -> int:
         if self.frame is None:
@@ -262,13 +260,11 @@ class _Packer:
 
     def _place(self, item: SubstrateItem, room: int, left: int) -> tuple[str, str] | None:
         assert self.frame is not None
-        full = safe_text(item_text(item))
+        fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
+        full = used_text(item, self.task, shape)
         if not full.strip():  # nothing to give (an item found by its tags alone)
             return None
         n = len(self.items) + 1
-        fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
-        if shape == "brief":  # one line per item: the line about the task, not the first words
-            full = compress_text(" ".join(full.split()), self.task, render.BRIEF_WIDTH)
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:
             return (full, whole) if len(whole) <= room else None
@@ -293,6 +289,7 @@ class _Packer:
                 return None
             piece = render.piece(item, summary, n, fmt, shape, source)
             if len(piece) <= allowance:
+                self.compressed = self.compressed or summary != full
                 return summary, piece
             text_room -= len(piece) - allowance
         return None

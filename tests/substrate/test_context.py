@@ -197,6 +197,9 @@ def test_a_brief_line_is_about_the_task_and_accounted_as_used() -> None:
     line = packet.render().splitlines()[1]
     assert "The quokka migration happens every spring." in line and len(line) <= 2 + 160
     assert packet.preservation() == [1.0] and packet.compression_ratio < 0.5
+    # a packet made directly from items shows the same line
+    built = ContextPacket("quokka migration", [it], [1.0], budget=ContextBudget(shape="brief"))
+    assert built.render() == packet.render()
 
 
 def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep() -> None:
@@ -219,8 +222,10 @@ def test_an_item_with_nothing_to_say_takes_no_place() -> None:
 def test_masking_a_secret_is_not_counted_as_compression() -> None:
     token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
     it = SubstrateItem("text", f"deploy with token {token} today", id="a")
-    packet = pack_context("deploy", [it], [1.0])
-    assert token not in packet.render() and packet.compression_ratio == 1.0
+    for compress in (False, True):
+        packet = pack_context("deploy", [it], [1.0], compress=compress)
+        assert token not in packet.render() and packet.compression_ratio == 1.0
+        assert not packet.compressed
 
 
 def test_the_budget_reported_is_the_one_that_binds() -> None:
