@@ -177,8 +177,6 @@ def table(
     the uncut columns.
     """
     from rich.cells import cell_len
-    from rich.table import Table
-    from rich.text import Text
 
     out = stdout()
     # one line per cell, white space collapsed, before widths are measured: a tab or newline
@@ -195,6 +193,9 @@ def table(
             lines.append("  ".join([*padded, row[-1]]).rstrip())
         emit_text("\n".join(lines))
         return
+    from rich.table import Table
+    from rich.text import Text
+
     frame = 3 * (len(columns) - 1) + 2
     # a terminal too narrow for the uncut columns would make rich drop whole columns: print
     # every cell and let the terminal wrap the lines instead
