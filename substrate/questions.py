@@ -4,6 +4,9 @@
 sentence that answers it says "within five business days", not "long". Looking the frame words
 up would find other durations and make a covered question look uncovered; the answer is a
 sentence about refunds that states a duration.
+
+Words that make a request ("explain", "tell me", "how does it work") are no topic either: a
+shard need not contain them to answer, so they never count as something it fails to mention.
 """
 
 from __future__ import annotations
@@ -29,6 +32,25 @@ _DURATION = re.compile(
     rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
+
+
+_REQUEST = re.compile(
+    r"\b(?:explain|describe|tell|summari[sz]e|summary|give|show|list|find|know|want|need|"
+    r"please|mean|means|meant|meaning|happen|happens|happened|work|works|example|examples)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
+
+
+def topic_text(question: str) -> str:
+    """``question`` without the words that frame it or make a request: what it is about."""
+    return _REQUEST.sub(" ", lookup_text(question))
+
+
+def words_for(question: str, wanted: frozenset[str]) -> list[str]:
+    """The words of ``question`` whose index terms are in ``wanted``, each once, in order."""
+    found = [w for w in _WORD.findall(question) if terms(w) & wanted]
+    return list(dict.fromkeys(found))
 
 
 def lookup_text(question: str) -> str:

@@ -20,7 +20,7 @@ from substrate.search.coverage import Coverage
 from substrate.search.filters import SearchFilters
 from substrate.search.layout import CACHE_ATTR
 from substrate.search.params import DEFAULT_PARAMS
-from substrate.search.ranker import rank
+from substrate.search.ranker import rank, unseen_terms
 from substrate.search.state import build_state
 from substrate.search.status import index_status
 from substrate.search.sync import (
@@ -133,6 +133,15 @@ def search(
             continue
         hits.append(Hit(item, min(1.0, r.score), r.explain))
     return hits
+
+
+def unmentioned(
+    substrate: Any, text: str, *, filters: SearchFilters | None = None
+) -> tuple[frozenset[str], float]:
+    """The index terms of ``text`` that no item passing ``filters`` mentions, and their share of
+    the text's idf mass: how much of a question is about what the shard never mentions."""
+    cache = current(substrate)
+    return unseen_terms(cache.view, cache.analyzer, text, filters)
 
 
 def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from substrate.search.bm25 import idf
 from substrate.search.corpus import CorpusStats
 from substrate.search.doctable import distinct, filter_mask
 from substrate.search.feedback import expand_query
@@ -193,6 +194,26 @@ def rank(
             }
         out.append(Ranked(si, row, str(state.segments[si].docs.ids[row]), score, detail))
     return out
+
+
+def unseen_terms(
+    state: IndexState, analyzer: Analyzer, text: str, filters: SearchFilters | None
+) -> tuple[frozenset[str], float]:
+    """The terms of ``text`` that no live item passing ``filters`` contains, and their share of
+    its idf mass (weighted as the ranker weighs a query's terms; 0 for a text with no terms).
+
+    Counted over the items that pass only: what other scopes hold changes nothing.
+    """
+    q = Counter(analyzer.terms(text))
+    if not q or state.n_rows == 0:
+        return frozenset(q), 1.0 if q else 0.0
+    stats = CorpusStats(state, allowed_rows(state, filters), local=True)
+    unseen = frozenset(t for t in q if stats.df(t) == 0)
+    # an unmentioned word weighs as a word one item holds: in a small shard, where every idf
+    # is low, absence alone would otherwise outweigh the rest of the question
+    weights = {t: q[t] * idf(max(stats.df(t), 1), stats.idf_docs) for t in q}
+    mass = sum(weights.values())
+    return unseen, sum(weights[t] for t in unseen) / mass if mass > 0 else 0.0
 
 
 def _with_feedback(

@@ -7,7 +7,10 @@ test collections in ../shared/eval/ir/:
 * unanswerable: the questions of a collection from another domain asked of that shard
   (med and scifact are both biomedical, so those two pairs are reported apart, not counted);
 * citations: for answered questions, the share whose cited sources include a judged-relevant
-  document.
+  document;
+* near misses: on a shard of the English tldr pages in ../shared/eval/scale/, "How do I <the
+  page's first task> with <command>?" for 100 commands the shard has (answer, citing the page)
+  and 100 whose page was left out (abstain: the other pages match every word but the command).
 
 The peer is the reference decision rule run on the same retrieval in the same run: confidence
 = top score x (0.5 + 0.5 x packet coverage), abstain below 0.1, no relevance floor.
@@ -30,6 +33,7 @@ import gzip
 import json
 import math
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -231,6 +235,62 @@ def fit_weights(rows: list[dict[str, Any]]) -> None:
         print(f"  held out {held}: answer {sum(a) / len(a):.1%}  abstain {sum(u) / len(u):.1%}")
 
 
+def tldr_pages() -> dict[str, list[dict[str, str]]]:
+    """The English tldr pages: page path -> its rows (title, task and command)."""
+    pages: dict[str, list[dict[str, str]]] = {}
+    with gzip.open(EVAL / "scale" / "tldr-short.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            page = row["id"].split("#", 1)[0]
+            if row.get("lang") == "en" and page.startswith("pages/"):
+                pages.setdefault(page, []).append(row)
+    return pages
+
+
+def run_near_miss(n: int) -> dict[str, float]:
+    """Answer ``n`` how-to questions about commands the shard has; abstain on ``n`` about
+    commands it lacks (see the module doc). The peer is the reference rule."""
+    pages = tldr_pages()
+    by_title: dict[str, list[str]] = {}
+    for page, rows in pages.items():
+        by_title.setdefault(rows[0]["title"], []).append(page)
+    # one page per command (a command on two platforms would answer for the other), and a
+    # name that is no common word of the other pages' text
+    names = sorted(
+        t for t, ps in by_title.items() if len(ps) == 1 and re.fullmatch(r"[a-z][a-z0-9]{3,}", t)
+    )
+    sample = random.Random(5).sample(names, 2 * n)
+    left_out = set(sample[n:])
+    shard = Substrate()
+    for page, rows in sorted(pages.items()):
+        if rows[0]["title"] not in left_out:
+            text = "\n".join([rows[0]["title"], *(r["text"] for r in rows)])
+            shard.put(SubstrateItem("text", text, id=page, provenance={"source": page}))
+    shard.reindex()
+    answered, cites, abstained, ref_answered, ref_abstained = 0, 0, 0, 0, 0
+    for title in sample:
+        page = by_title[title][0]
+        task = pages[page][0]["text"].split("\n", 1)[0].rstrip(":. ")
+        question = f"How do I {task[:1].lower()}{task[1:]} with {title}?"
+        result = answer_from_substrate(shard, question, ExtractiveAnswerer())
+        reference = reference_decision(shard, question)
+        if title in left_out:
+            abstained += result.abstained
+            ref_abstained += not reference
+        else:
+            answered += not result.abstained
+            cites += page in [result.context.items[i - 1].id for i in result.cited()]
+            ref_answered += reference
+    return {
+        "answer_rate": answered / n,
+        "cites_page_rate": cites / max(answered, 1),
+        "abstain_rate": abstained / n,
+        "ref_answer_rate": ref_answered / n,
+        "ref_abstain_rate": ref_abstained / n,
+        "n": n,
+    }
+
+
 # -- speed -----------------------------------------------------------------------------------------
 
 
@@ -366,6 +426,19 @@ def main() -> int:
             f"| abstains, same-domain pairs (med/scifact, not counted) | "
             f"{s['same_domain_abstain_rate']:.1%} | - | - |",
             f"| answered: cites a judged-relevant doc | {s['citation_hit_rate']:.1%} | - | - |",
+        ]
+        print("quality: near misses on tldr pages", flush=True)
+        near = run_near_miss(100)
+        print(json.dumps(near, indent=2))
+        table += [
+            f"| how-to, command in the shard ({near['n']}): answers | {near['answer_rate']:.0%} | "
+            f"{near['ref_answer_rate']:.0%} (reference rule) | "
+            f"{near['answer_rate'] / max(near['ref_answer_rate'], 1e-9):.2f} |",
+            f"| how-to, command in the shard: cites its page | {near['cites_page_rate']:.0%} "
+            "| - | - |",
+            f"| how-to, command not in the shard ({near['n']}): abstains | "
+            f"{near['abstain_rate']:.0%} | {near['ref_abstain_rate']:.0%} (reference rule) | "
+            f"{near['abstain_rate'] / max(near['ref_abstain_rate'], 1e-9):.1f} |",
         ]
     if not args.no_speed:
         print(f"speed: {SPEED_ITEMS:,} items on disk", flush=True)

@@ -44,7 +44,8 @@ def shop(lexical_search: list[str]) -> Substrate:
     s = Substrate()
     s.add(
         "text",
-        "Refunds for defective items under warranty are given within 30 days. The sky is blue.",
+        "Our refund policy: refunds for defective items under warranty are given within 30 days. "
+        "The sky is blue.",
         id="refund",
         provenance={"source": "docs/refunds.md", "line_start": 4, "line_end": 6},
         links=["model"],
@@ -68,7 +69,7 @@ class Recording:
 def test_answers_with_citations(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, ExtractiveAnswerer(), scopes={"local"})
     assert not result.abstained and result.answer is not None
-    assert result.answer.startswith("Refunds for defective items under warranty")
+    assert result.answer.startswith("Our refund policy: refunds for defective items")
     assert result.answer.endswith("[1]")
     assert result.cited() == [1]
     assert result.confidence > 0.9
@@ -553,3 +554,72 @@ def test_what_counts_as_a_duration(sentence: str, duration: bool) -> None:
     from substrate.questions import states_duration
 
     assert states_duration(sentence) is duration
+
+
+# -- what the shard never mentions ---------------------------------------------------------------
+
+ONCALL = (
+    "The on-call engineer acknowledges a page within fifteen minutes.",
+    "Handover happens on Monday at ten. The outgoing engineer writes a summary.",
+    "Deploys run every weekday at 14:00 UTC from the main branch.",
+    "Rollbacks take about eight minutes and need no approval.",
+    "The warehouse ships orders to the Netherlands and Belgium.",
+)
+
+
+def oncall_shard(*extra: tuple[str, str]) -> Substrate:
+    s = Substrate()
+    for text in ONCALL:
+        s.add("text", text)
+    for text, scope in extra:
+        s.add("text", text, scope=scope)
+    return s
+
+
+def test_a_question_about_what_the_shard_never_mentions_is_refused() -> None:
+    model = Recording("The on-call engineer acknowledges a page within fifteen minutes [1].")
+    result = answer_from_substrate(oncall_shard(), "What is the on-call engineer's salary?", model)
+    assert result.abstained and not model.calls and result.confidence < 0.5
+    assert result.note.endswith("the shard never mentions 'salary'")
+    # the same shard answers what it does say about the on-call engineer
+    covered = "How fast does the on-call engineer acknowledge a page?"
+    good = answer_from_substrate(oncall_shard(), covered, ExtractiveAnswerer())
+    assert not good.abstained and "fifteen minutes" in (good.answer or "")
+
+
+def test_what_another_scope_mentions_changes_nothing_for_a_reader_who_cannot_see_it() -> None:
+    question = "What is the on-call engineer's salary?"
+    secret = ("The on-call engineer's salary is paid monthly.", "hr")
+    alone = answer_from_substrate(oncall_shard(), question, ExtractiveAnswerer())
+    beside = answer_from_substrate(
+        oncall_shard(secret), question, ExtractiveAnswerer(), scopes={"local"}
+    )
+    assert beside.abstained and beside.confidence == alone.confidence
+    assert beside.note == alone.note
+    allowed = answer_from_substrate(
+        oncall_shard(secret), question, ExtractiveAnswerer(), scopes={"local", "hr"}
+    )
+    assert not allowed.abstained and "paid monthly" in (allowed.answer or "")
+
+
+def test_an_unmentioned_word_costs_nothing_below_a_third_of_the_question() -> None:
+    item = SubstrateItem("text", "Refund policy for defective items.")
+    plain = answerability("refund policy defective items", 0.9, [item])
+    assert answerability("refund policy defective items", 0.9, [item], unseen_share=0.3) == plain
+    half = answerability("refund policy defective items", 0.9, [item], unseen_share=0.5)
+    assert half == pytest.approx(plain * 0.25, abs=1e-4)
+
+
+def test_words_that_make_a_request_are_not_what_a_question_is_about() -> None:
+    from substrate.questions import topic_text, words_for
+    from substrate.search.engine import unmentioned
+
+    assert topic_text("Explain how refunds work").split() == ["how", "refunds"]
+    s = Substrate()
+    s.add("text", "Refunds are processed within five business days.")
+    s.add("text", "The warehouse ships orders to Belgium.")
+    assert unmentioned(s, topic_text("Please explain how refunds work")) == (frozenset(), 0.0)
+    unseen, share = unmentioned(s, "refund salary")
+    # an unmentioned word weighs as a word one item holds: here as much as "refund"
+    assert unseen == {"salari"} and share == pytest.approx(0.5)
+    assert words_for("What is the engineer's salary?", unseen) == ["salary"]
