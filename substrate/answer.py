@@ -19,8 +19,11 @@ the question's idf mass, the confidence is scaled by ``(1 - s)**2`` (at most 0.4
 the on-call engineer's salary?" on a shard that never says "salary" is not answered by a
 sentence about the on-call engineer, however well that sentence matches the rest. Below a
 third, an unmentioned word is more often a typo or a filler word of a long question, and
-costs nothing. Words that only make a request ("explain", "how does it work") are not counted
-(``questions.topic_text``).
+costs nothing.
+
+Words that only make a request ("explain", "tell me about", "how does it work") are neither
+looked up nor asked of the evidence, nor counted as unmentioned (``questions.topic_text`` and
+``asked_terms``): "Tell me about rollbacks" asks about rollbacks.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.questions import (
+    asked_terms,
     frame_terms,
-    lookup_text,
     states_duration,
     terms_said,
     topic_text,
@@ -176,7 +179,7 @@ def answerability(
         unseen_share: the share of the question's idf mass in words the shard never mentions
             (``search.engine.unmentioned``).
     """
-    wanted = terms(question)
+    wanted = asked_terms(question)
     if not wanted or top_score <= 0 or not evidence:
         return 0.0
     # "long" and "take" of "How long does X take?" are said by a sentence giving a duration
@@ -308,14 +311,13 @@ def answer_from_substrate(
         min_relevance=min_relevance,
         telemetry=telemetry,
     )
-    lookup = lookup_text(question)  # "How long does a refund take?" looks up refunds...
-    top, evidence, ranked_evidence, packet = gather(lookup)
-    if lookup != question and not any(map(states_duration, _top_sentences(ranked_evidence))):
+    # "Please explain refunds" and "How long does a refund take?" look up refunds...
+    topic = topic_text(question)
+    top, evidence, ranked_evidence, packet = gather(topic if terms(topic) else question)
+    if frame_terms(question) and not any(map(states_duration, _top_sentences(ranked_evidence))):
         # ... unless nothing found says how long: then the question is looked up as asked
         top, evidence, ranked_evidence, packet = gather(question)
-    unseen, unseen_share = unmentioned(
-        substrate, topic_text(question), filters=SearchFilters(scopes=allowed)
-    )
+    unseen, unseen_share = unmentioned(substrate, topic, filters=SearchFilters(scopes=allowed))
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = 0

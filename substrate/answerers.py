@@ -30,7 +30,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import frame_terms, terms_said
+from substrate.questions import asked_terms, frame_terms, terms_said
 from substrate.retrieval import source_of
 from substrate.secrets import safe_text
 
@@ -104,7 +104,7 @@ class ExtractiveAnswerer:
     label: str = "extractive"
 
     def answer_packet(self, question: str, packet: ContextPacket) -> str:
-        wanted = terms(question)
+        wanted = asked_terms(question)
         if not wanted:
             return ""
         # "long" and "take" of "How long does X take?": a sentence giving a duration says them

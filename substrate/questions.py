@@ -42,6 +42,13 @@ _REQUEST = re.compile(
 _WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
 
 
+def asked_terms(question: str) -> frozenset[str]:
+    """The terms an answer to ``question`` must say: its own, less the words of a request
+    ("Explain how refunds work" asks about refunds). The frame of "how long ... take" stays:
+    a sentence giving a duration says it (``terms_said``)."""
+    return terms(_REQUEST.sub(" ", question)) or terms(question)
+
+
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
     return _REQUEST.sub(" ", lookup_text(question))

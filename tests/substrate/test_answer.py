@@ -623,3 +623,11 @@ def test_words_that_make_a_request_are_not_what_a_question_is_about() -> None:
     # an unmentioned word weighs as a word one item holds: here as much as "refund"
     assert unseen == {"salari"} and share == pytest.approx(0.5)
     assert words_for("What is the engineer's salary?", unseen) == ["salary"]
+
+
+def test_a_request_is_answered_by_what_it_asks_about() -> None:
+    s = oncall_shard()
+    for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
+        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        assert not result.abstained, (question, result.note)
+        assert result.answer == "Rollbacks take about eight minutes and need no approval. [1]"
