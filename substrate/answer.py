@@ -250,7 +250,7 @@ def _unmentioned_note(question: str, unseen: frozenset[str]) -> str:
     words = words_for(question, unseen)
     if not words:
         return ""
-    return "; the shard never mentions " + ", ".join(f"'{w}'" for w in words)
+    return "; no readable item mentions " + ", ".join(f"'{w}'" for w in words)
 
 
 def _top_sentences(evidence: Sequence[SubstrateItem]) -> Iterator[str]:

@@ -11,7 +11,9 @@ shard need not contain them to answer, so they never count as something it fails
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
 from substrate.context.compress import terms
 
@@ -34,30 +36,48 @@ _DURATION = re.compile(
 )
 
 
-_REQUEST = re.compile(
-    r"\b(?:explain|describe|tell|summari[sz]e|summary|give|show|list|find|know|want|need|"
-    r"please|mean|means|meant|meaning|happen|happens|happened|work|works|example|examples)\b",
-    re.IGNORECASE,
+# Words that make a request, compared by index term, so "Explaining" and "works" count too.
+# Not "mean" ("the mean latency") nor "use" ("which engine do we use"): they are topics as often.
+REQUEST_WORDS = (
+    "explain describe tell summarize summarise summary give get show list find know want need "
+    "please meant happen work example detail"
 )
 _WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
+MAX_NAMED = 5  # words an abstention names at most
+
+
+@functools.cache
+def _request_terms() -> frozenset[str]:
+    return terms(REQUEST_WORDS)
+
+
+def _requests_only(word: str) -> bool:
+    said = terms(word)
+    return bool(said) and said <= _request_terms()
 
 
 def asked_terms(question: str) -> frozenset[str]:
     """The terms an answer to ``question`` must say: its own, less the words of a request
     ("Explain how refunds work" asks about refunds). The frame of "how long ... take" stays:
     a sentence giving a duration says it (``terms_said``)."""
-    return terms(_REQUEST.sub(" ", question)) or terms(question)
+    asked = terms(question)
+    return asked - _request_terms() or asked
 
 
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
-    return _REQUEST.sub(" ", lookup_text(question))
+    return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], lookup_text(question))
 
 
 def words_for(question: str, wanted: frozenset[str]) -> list[str]:
-    """The words of ``question`` whose index terms are in ``wanted``, each once, in order."""
-    found = [w for w in _WORD.findall(question) if terms(w) & wanted]
-    return list(dict.fromkeys(found))
+    """The words of ``question`` whose index terms are in ``wanted``, each once (whatever its
+    case or ending), in order; at most ``MAX_NAMED``."""
+    named: dict[frozenset[str], str] = {}
+    for word in _WORD.findall(unicodedata.normalize("NFC", question)):
+        said = terms(word) & wanted
+        if said and said not in named:
+            named[said] = word
+    return list(named.values())[:MAX_NAMED]
 
 
 def lookup_text(question: str) -> str:

@@ -205,9 +205,13 @@ def unseen_terms(
     Counted over the items that pass only: what other scopes hold changes nothing.
     """
     q = Counter(analyzer.terms(text))
-    if not q or state.n_rows == 0:
-        return frozenset(q), 1.0 if q else 0.0
+    if not q:
+        return frozenset(), 0.0
+    if state.n_rows == 0:
+        return frozenset(q), 1.0
     stats = CorpusStats(state, allowed_rows(state, filters), local=True)
+    if stats.idf_docs == 0:  # nothing readable: nothing is mentioned
+        return frozenset(q), 1.0
     unseen = frozenset(t for t in q if stats.df(t) == 0)
     # an unmentioned word weighs as a word one item holds: in a small shard, where every idf
     # is low, absence alone would otherwise outweigh the rest of the question

@@ -580,7 +580,7 @@ def test_a_question_about_what_the_shard_never_mentions_is_refused() -> None:
     model = Recording("The on-call engineer acknowledges a page within fifteen minutes [1].")
     result = answer_from_substrate(oncall_shard(), "What is the on-call engineer's salary?", model)
     assert result.abstained and not model.calls and result.confidence < 0.5
-    assert result.note.endswith("the shard never mentions 'salary'")
+    assert result.note.endswith("no readable item mentions 'salary'")
     # the same shard answers what it does say about the on-call engineer
     covered = "How fast does the on-call engineer acknowledge a page?"
     good = answer_from_substrate(oncall_shard(), covered, ExtractiveAnswerer())
@@ -631,3 +631,38 @@ def test_a_request_is_answered_by_what_it_asks_about() -> None:
         result = answer_from_substrate(s, question, ExtractiveAnswerer())
         assert not result.abstained, (question, result.note)
         assert result.answer == "Rollbacks take about eight minutes and need no approval. [1]"
+
+
+def test_a_request_word_counts_as_none_whatever_its_ending() -> None:
+    from substrate.questions import topic_text
+
+    s = oncall_shard()
+    for question in ("Explaining the rollback approval", "How is the rollback approval working?"):
+        topic = topic_text(question).lower()
+        assert "approval" in topic and "explain" not in topic and "working" not in topic
+        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        assert not result.abstained, (question, result.note)
+
+
+def test_an_abstention_names_each_unmentioned_word_once() -> None:
+    from substrate.questions import words_for
+
+    assert words_for("salary's salary’s Salary pay", frozenset({"salari"})) == ["salary's"]
+    decomposed = "Welche Geha\u0308lter?"  # the umlaut typed as a combining mark
+    assert words_for(decomposed, frozenset({"gehält"} | _terms("Gehälter"))) == ["Gehälter"]
+
+
+def _terms(text: str) -> frozenset[str]:
+    from substrate.context.compress import terms
+
+    return terms(text)
+
+
+def test_nothing_readable_mentions_nothing() -> None:
+    from substrate.search.engine import SearchFilters, unmentioned
+
+    s = Substrate()
+    assert unmentioned(s, "salary refund") == ({"salari", "refund"}, 1.0)
+    s.add("text", "Refunds take five days.", scope="ops")
+    hidden = unmentioned(s, "salary refund", filters=SearchFilters(scopes=frozenset({"hr"})))
+    assert hidden == ({"salari", "refund"}, 1.0)
