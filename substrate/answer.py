@@ -75,7 +75,7 @@ W_SCORE = 14.0
 W_LENGTH = 2.5
 W_SENTENCE = 8.2
 W_BIAS = -13.7
-# The share of a question's idf mass in words the shard never mentions from which the
+# The share of a question's idf mass in words no readable item mentions from which the
 # confidence is scaled by (1 - share)**2. On the benchmark's questions a third costs 1.4 points
 # of answered answerable questions (typos, filler words) and abstains on 0.4 points more of
 # the others; a quarter would cost 3.7 points.
@@ -176,8 +176,8 @@ def answerability(
         question: the question.
         top_score: the best retrieval score among the evidence.
         evidence: the evidence items, most relevant first.
-        unseen_share: the share of the question's idf mass in words the shard never mentions
-            (``search.engine.unmentioned``).
+        unseen_share: the share of the question's idf mass in words no readable item
+            mentions (``search.engine.unmentioned``).
     """
     wanted = asked_terms(question)
     if not wanted or top_score <= 0 or not evidence:

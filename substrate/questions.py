@@ -43,7 +43,11 @@ REQUEST_WORDS = (
     "please meant happen work example detail"
 )
 _WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
-MAX_NAMED = 5  # words an abstention names at most
+# What an abstention may name: plain words, never one with digits or of token length (a
+# credential the secret rules miss is such a word), at most MAX_NAMED of them.
+_NAMEABLE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+MAX_NAME_CHARS = 32
+MAX_NAMED = 5
 
 
 @functools.cache
@@ -66,23 +70,20 @@ def asked_terms(question: str) -> frozenset[str]:
 
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
-    return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], lookup_text(question))
+    unframed = _DURATION_FRAME.sub(r"how\2", question)
+    return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], unframed)
 
 
 def words_for(question: str, wanted: frozenset[str]) -> list[str]:
-    """The words of ``question`` whose index terms are in ``wanted``, each once (whatever its
-    case or ending), in order; at most ``MAX_NAMED``."""
+    """The plain words of ``question`` (``_NAMEABLE``) whose index terms are in ``wanted``,
+    each once (whatever its case or ending), in order; at most ``MAX_NAMED``."""
     named: dict[frozenset[str], str] = {}
     for word in _WORD.findall(unicodedata.normalize("NFC", question)):
         said = terms(word) & wanted
-        if said and said not in named:
+        plain = len(word) <= MAX_NAME_CHARS and _NAMEABLE.fullmatch(word)
+        if said and plain and said not in named:
             named[said] = word
     return list(named.values())[:MAX_NAMED]
-
-
-def lookup_text(question: str) -> str:
-    """``question`` without the words that only frame it (what is worth looking up)."""
-    return _DURATION_FRAME.sub(r"how\2", question)
 
 
 def frame_terms(question: str) -> frozenset[str]:

@@ -200,24 +200,22 @@ def unseen_terms(
     state: IndexState, analyzer: Analyzer, text: str, filters: SearchFilters | None
 ) -> tuple[frozenset[str], float]:
     """The terms of ``text`` that no live item passing ``filters`` contains, and their share of
-    its idf mass (weighted as the ranker weighs a query's terms; 0 for a text with no terms).
+    its idf mass (0 for a text with no terms, 1 when no item passes).
 
-    Counted over the items that pass only: what other scopes hold changes nothing.
+    A term weighs its count times its idf over the items that pass, an unmentioned one as if
+    one item held it: in a small shard, where every idf is low, absence alone would otherwise
+    outweigh the rest of the text. What items outside ``filters`` hold changes nothing.
     """
     q = Counter(analyzer.terms(text))
     if not q:
         return frozenset(), 0.0
-    if state.n_rows == 0:
+    allowed = allowed_rows(state, filters) if state.n_rows else None
+    if allowed is None or not allowed.any():
         return frozenset(q), 1.0
-    stats = CorpusStats(state, allowed_rows(state, filters), local=True)
-    if stats.idf_docs == 0:  # nothing readable: nothing is mentioned
-        return frozenset(q), 1.0
+    stats = CorpusStats(state, allowed, local=True)
     unseen = frozenset(t for t in q if stats.df(t) == 0)
-    # an unmentioned word weighs as a word one item holds: in a small shard, where every idf
-    # is low, absence alone would otherwise outweigh the rest of the question
-    weights = {t: q[t] * idf(max(stats.df(t), 1), stats.idf_docs) for t in q}
-    mass = sum(weights.values())
-    return unseen, sum(weights[t] for t in unseen) / mass if mass > 0 else 0.0
+    weights = {t: q[t] * idf(max(stats.df(t), 1), stats.idf_docs) for t in q}  # all > 0
+    return unseen, sum(weights[t] for t in unseen) / sum(weights.values())
 
 
 def _with_feedback(
