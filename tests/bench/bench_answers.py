@@ -396,6 +396,12 @@ def run_speed(quick: bool) -> dict[str, Any]:
 # -- main ------------------------------------------------------------------------------------------
 
 
+def beside_reference(measure: str, rate: float, reference: float) -> str:
+    """A table row: a rate, the reference rule's on the same questions, and their ratio."""
+    ratio = rate / max(reference, 1e-9)
+    return f"| {measure} | {rate:.1%} | {reference:.1%} (reference rule) | {ratio:.2f} |"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer questions and repetitions")
@@ -417,12 +423,16 @@ def main() -> int:
         if args.fit:
             fit_weights(result["rows"])
         table += [
-            f"| answers answerable questions ({s['n_answerable']}) | {s['answer_rate']:.1%} | "
-            f"{s['ref_answer_rate']:.1%} (reference rule) | "
-            f"{s['answer_rate'] / s['ref_answer_rate']:.2f} |",
-            f"| abstains on other-domain questions ({s['n_unanswerable']}) | "
-            f"{s['abstain_rate']:.1%} | {s['ref_abstain_rate']:.1%} (reference rule) | "
-            f"{s['abstain_rate'] / max(s['ref_abstain_rate'], 1e-9):.1f} |",
+            beside_reference(
+                f"answers answerable questions ({s['n_answerable']})",
+                s["answer_rate"],
+                s["ref_answer_rate"],
+            ),
+            beside_reference(
+                f"abstains on other-domain questions ({s['n_unanswerable']})",
+                s["abstain_rate"],
+                s["ref_abstain_rate"],
+            ),
             f"| abstains, same-domain pairs (med/scifact, not counted) | "
             f"{s['same_domain_abstain_rate']:.1%} | - | - |",
             f"| answered: cites a judged-relevant doc | {s['citation_hit_rate']:.1%} | - | - |",
@@ -431,14 +441,18 @@ def main() -> int:
         near = run_near_miss(100)
         print(json.dumps(near, indent=2))
         table += [
-            f"| how-to, command in the shard ({near['n']}): answers | {near['answer_rate']:.0%} | "
-            f"{near['ref_answer_rate']:.0%} (reference rule) | "
-            f"{near['answer_rate'] / max(near['ref_answer_rate'], 1e-9):.2f} |",
+            beside_reference(
+                f"how-to, command in the shard ({near['n']}): answers",
+                near["answer_rate"],
+                near["ref_answer_rate"],
+            ),
             f"| how-to, command in the shard: cites its page | {near['cites_page_rate']:.0%} "
             "| - | - |",
-            f"| how-to, command not in the shard ({near['n']}): abstains | "
-            f"{near['abstain_rate']:.0%} | {near['ref_abstain_rate']:.0%} (reference rule) | "
-            f"{near['abstain_rate'] / max(near['ref_abstain_rate'], 1e-9):.1f} |",
+            beside_reference(
+                f"how-to, command not in the shard ({near['n']}): abstains",
+                near["abstain_rate"],
+                near["ref_abstain_rate"],
+            ),
         ]
     if not args.no_speed:
         print(f"speed: {SPEED_ITEMS:,} items on disk", flush=True)
