@@ -28,9 +28,10 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
@@ -95,13 +96,24 @@ def _serve(
     options: IngestOptions,
     fingerprint: str,
     encoded: bool,
+    *,
+    mask: set[int | signal.Signals],
+    not_ours: Iterable[Connection],
 ) -> None:
     """A worker's life, in the forked child: prepare each chunk received and send its
     results back, until None. It never returns: the child must not go on running the
     parent's code, and ends with ``os._exit`` (no clean-up of the parent's objects, no
     traceback of a worker whose parent stopped listening midway). The parent notices a
-    worker that ends early by its pipe."""
+    worker that ends early by its pipe.
+
+    First it ignores Ctrl-C (the parent's to handle), restores the signal ``mask`` the fork
+    held, and closes the pipe ends ``not_ours``: the parent's, and the other workers'.
+    """
     try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for conn in not_ours:
+            conn.close()
         _end_with_parent()
         if os.getppid() == parent:  # else the parent died before the request took effect
             _answer(tickets, results, options, fingerprint, encoded)
@@ -196,34 +208,38 @@ class _Worker:
     ) -> None:
         """Fork the worker (``others``: the workers started before, whose pipe ends it closes).
 
-        Ctrl-C is held back while forking: the child ignores it before it could arrive, and
-        in this process it arrives once the worker is known, so that it can be stopped.
+        Ctrl-C is held back while forking (``_interrupts_held``): the child ignores it before
+        it could arrive, and in this process it arrives once the worker is known, so that it
+        can be stopped.
         """
         tickets_in, self.tickets = multiprocessing.Pipe(duplex=False)
         self.results, results_out = multiprocessing.Pipe(duplex=False)
         self.capacity = _enlarged(self.tickets)
         _enlarged(results_out)
         parent = os.getpid()
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self.pid = os.fork()  # recorded at once: a worker this process knows is stopped
-            if self.pid == 0:  # the worker
+            with _interrupts_held() as mask:
                 try:
-                    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
-                    for conn in (self.tickets, self.results, *_ends(others)):
-                        conn.close()
-                    _serve(tickets_in, results_out, parent, options, fingerprint, encoded)
-                finally:
-                    os._exit(1)
+                    self.pid = os.fork()  # recorded at once: a worker this process knows is stopped
+                    if self.pid == 0:  # the worker: never returns
+                        not_ours = chain([self.tickets, self.results], _ends(others))
+                        _serve(
+                            tickets_in,
+                            results_out,
+                            parent,
+                            options,
+                            fingerprint,
+                            encoded,
+                            mask=mask,
+                            not_ours=not_ours,
+                        )
+                finally:  # in this process (the worker never gets here)
+                    tickets_in.close()  # only the worker keeps these ends: its death closes them
+                    results_out.close()
         except OSError as exc:  # out of processes or memory
             for conn in (self.tickets, self.results):
                 conn.close()
             raise WorkerDied(f"cannot start a worker process ({exc.strerror or exc})") from exc
-        finally:  # in this process (the worker never gets here)
-            tickets_in.close()  # only the worker keeps these ends: its death closes them
-            results_out.close()
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held back arrives now
 
     def fits(self, size: int) -> bool:
         return self.waiting == 0 or self.waiting + size <= self.capacity
@@ -270,6 +286,34 @@ class _Worker:
             self.pid = -1
         for conn in _ends([self]):
             conn.close()
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[set[int | signal.Signals]]:
+    """Hold Ctrl-C back for the block; one that came meanwhile arrives when it ends. Yields
+    the signal mask from before, for a child forked in the block to restore.
+
+    Blocking SIGINT covers this thread. The kernel may hand a Ctrl-C to another thread of
+    the process (a progress bar's, a host's) instead, and Python then raises it in the main
+    thread at once: in the main thread the handler is also swapped for one that only notes
+    the interrupt, raised again once the handler is back. (In another thread no
+    ``KeyboardInterrupt`` is ever raised.)
+    """
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = None
+    noted: list[int] = []
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not None:  # None: a handler not set from Python, which stays
+            signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
+    try:
+        yield mask
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
+        if noted:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _ends(workers: list[_Worker]) -> Iterator[Connection]:

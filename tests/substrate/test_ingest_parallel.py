@@ -513,6 +513,38 @@ def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
     assert report.interrupted and len(forked) == 1 and reaped(forked)
 
 
+def test_ctrl_c_handed_to_another_thread_while_forking_still_stops_the_worker(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
+) -> None:
+    """The kernel may give a Ctrl-C to any thread not blocking it (a progress bar's); Python
+    raises it in the main thread at once, however the fork holds it back there."""
+    import signal
+    import threading
+    import time
+
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)
+    other.start()
+    real_fork = os.fork
+
+    def fork_then_interrupt_elsewhere() -> int:
+        pid = real_fork()
+        if pid and other.ident is not None:
+            signal.pthread_kill(other.ident, signal.SIGINT)
+            time.sleep(0.05)  # the other thread takes it; the main thread is told at once
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork_then_interrupt_elsewhere)
+    report = IngestReport()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, report=report)
+    finally:
+        done.set()
+        other.join()
+    assert report.interrupted and reaped(forked)
+
+
 _STDIN_READER = """
 import os, sys, threading
 from substrate.ingest import ingest_path
