@@ -343,6 +343,9 @@ class LogView:
 
     def live_entries(self) -> list[tuple[int, int]]:
         """(offset, length) of every live item, in insertion order."""
+        if self.catalog is None:  # a new or small shard: the tail alone, without numpy's import
+            live = sorted((e.seq, e.offset, e.length) for e in self.tail.values() if e is not None)
+            return [(offset, length) for _, offset, length in live]
         records = self.live_records()
         records = records[records["seq"].argsort(kind="stable")]
         return list(zip(records["offset"].tolist(), records["length"].tolist(), strict=True))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -632,3 +634,17 @@ def test_a_batch_removed_by_hand_is_noticed_though_a_later_one_ends_where_it_did
     report = ingest_path(Substrate(shard), notes)
     assert report.files_added == 1 and report.files_unchanged == 1
     assert [h.text for h, _ in Substrate(shard).search("bravo", k=1)] == ["# B\n\nbravo words"]
+
+
+def test_ingesting_a_small_folder_imports_no_numpy(tmp_path: Path) -> None:
+    # numpy's import costs more than ingesting a few notes: only a catalog needs it
+    code = (
+        "import sys\n"
+        "from substrate.ingest import ingest_path\n"
+        "from substrate.store import Substrate\n"
+        "for _ in range(2):\n"
+        f"    report = ingest_path(Substrate({str(tmp_path / 'shard')!r}), {str(FIXTURES)!r})\n"
+        "assert report.files_unchanged and report.files_scanned, report.as_dict(files=False)\n"
+        "assert 'numpy' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
