@@ -277,6 +277,8 @@ def _coverage(
             if tid < 0:
                 continue
             posting_rows = postings.posting(tid)[0]
+            if posting_rows.shape[0] == 0:  # a term whose items were all removed since
+                continue
             pos = np.minimum(np.searchsorted(posting_rows, local), posting_rows.shape[0] - 1)
             best[pick] += w * (posting_rows[pos] == local)
     return float(min(1.0, best.max()))

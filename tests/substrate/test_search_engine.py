@@ -115,6 +115,25 @@ def test_on_disk_shard_persists_and_folds_deltas(tmp_path: Path) -> None:
     assert status["state"] == "fresh" and status["segments"] == 2 and status["items"] == 81
 
 
+def test_a_query_term_whose_items_were_all_removed_is_no_error(tmp_path: Path) -> None:
+    # the merge that follows a removal keeps the term in a segment with no posting left
+    root = tmp_path / "shard"
+
+    def saved(change: Callable[[Substrate], object]) -> object:
+        shard = Substrate(root)  # one process per step, as from the command line
+        result = change(shard)
+        shard.save()
+        return result
+
+    saved(lambda s: s.add("text", "gamma delta"))
+    gone = saved(lambda s: s.add("text", "alpha beta"))
+    assert Substrate(root).search("gamma")
+    saved(lambda s: s.remove(gone))
+    saved(lambda s: s.add("text", "gamma epsilon"))
+    found = [item.text for item, _ in Substrate(root).search("alpha gamma")]
+    assert sorted(found) == ["gamma delta", "gamma epsilon"], found
+
+
 def test_unsaved_changes_are_searchable_but_never_written(tmp_path: Path) -> None:
     root = tmp_path / "shard"
     shard = Substrate(root)
