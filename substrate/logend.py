@@ -58,6 +58,8 @@ def note_end(path: Path, generation: str, end: int) -> None:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             os.pwrite(fd, data, 0)
+            if os.fstat(fd).st_size > _WIDTH:  # damaged (written over): what follows the
+                os.ftruncate(fd, _WIDTH)  # note would keep it from ever parsing again
         finally:
             os.close(fd)
     except OSError as exc:  # the log is committed all the same

@@ -716,6 +716,24 @@ def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
     assert len(Substrate(shard)) == 1
 
 
+def test_a_commit_note_damaged_past_its_width_is_mended_by_the_next_commit(
+    tmp_path: Path,
+) -> None:
+    note = tmp_path / "index" / "log-end.json"
+    s = Substrate(tmp_path)
+    s.add("text", "first")
+    s.save()
+    note.write_bytes(bytes(range(256)) * 2)  # garbage longer than a note
+    s = Substrate(tmp_path)
+    s.add("text", "second, acknowledged")
+    s.save()
+    s.close()
+    log = tmp_path / "items.jsonl"
+    log.write_bytes(log.read_bytes()[:-20])  # cut inside the last committed batch
+    with pytest.raises(CorruptShardError):  # not taken for a torn write and cut off
+        len(Substrate(tmp_path))
+
+
 def test_a_catalog_interrupted_while_closing_is_not_closed_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
