@@ -2,10 +2,18 @@
 
 Supported, as git documents them: blank lines and ``#`` comments, ``\\`` escapes, trailing
 spaces, ``!`` negation, a trailing ``/`` for directories only, anchoring by a ``/`` at the start
-or in the middle, ``*``, ``?``, ``[...]`` classes and ``**`` (leading, trailing and in the middle).
+or in the middle, ``*``, ``?``, ``[...]`` classes (ranges, ``[!...]``, ``[[:alpha:]]`` and the
+other named classes) and ``**`` (leading, trailing and in the middle).
 The last matching rule of a file wins, and a file deeper in the tree overrides its parents.
 A file inside an ignored directory cannot be re-included, because the walk never enters an
 ignored directory (git behaves the same way).
+
+Where git's behaviour is only defined by its code, it is followed too: patterns match UTF-8
+bytes, not characters (``?`` does not match ``é``); a pattern git cannot use (an unclosed
+``[``, an unknown class, a trailing ``\\``) matches nothing, and a reversed range only its
+first character; lines end at a line feed; a byte-order mark is skipped; an ignore file that is a
+symbolic link is not read. One difference is deliberate: a folder named for ingestion is
+walked even when the repository's ignore files leave it out (the rules still apply below it).
 """
 
 from __future__ import annotations
@@ -38,110 +46,188 @@ class Rule:
         return self.regex.match(rel if self.anchored else name) is not None
 
 
+def byte_view(text: str) -> str:
+    """``text`` with one character per UTF-8 byte (latin-1), the unit git's matcher counts:
+    ``?`` matches one byte, so not ``é``, and ``??`` does. ASCII text is its own view."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+# Character classes by name ([[:alpha:]]), as in the C locale git matches in
+_NAMED_CLASSES = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t-\\r ",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+_NEVER = "(?!)"  # a regex that matches nothing
+
+
+class _Invalid(ValueError):
+    """A pattern git cannot use (an unclosed ``[``, a trailing ``\\``): it matches nothing."""
+
+
+def _bracket(pattern: str, start: int) -> tuple[str, int]:
+    """The regex of the bracket expression opening at ``pattern[start]``, and the index after
+    its closing ``]``. A class never matches ``/``.
+
+    Raises:
+        _Invalid: the bracket is never closed, or names an unknown class.
+    """
+    i, n = start + 1, len(pattern)
+    negate = i < n and pattern[i] in "!^"
+    i += negate
+    parts: list[str] = []
+    first = True
+    while i < n and (pattern[i] != "]" or first):
+        first = False
+        if pattern.startswith("[:", i) and (close := pattern.find(":]", i + 2)) >= 0:
+            name = pattern[i + 2 : close]
+            if name not in _NAMED_CLASSES:
+                raise _Invalid(f"unknown character class [:{name}:]")
+            parts.append(_NAMED_CLASSES[name])
+            i = close + 2
+            continue
+        low, i = _class_char(pattern, i)
+        if pattern.startswith("-", i) and i + 1 < n and pattern[i + 1] != "]":
+            high, i = _class_char(pattern, i + 1)
+            # git tries the first character on its own before the range: a reversed range
+            # ([z-a]) matches that character only
+            parts.append(f"{re.escape(low)}-{re.escape(high)}" if low <= high else re.escape(low))
+            continue
+        parts.append(re.escape(low))
+    if i >= n:
+        raise _Invalid("unclosed [")
+    if negate:
+        return "[^/" + "".join(parts) + "]", i + 1
+    return ("(?!/)[" + "".join(parts) + "]" if parts else _NEVER), i + 1
+
+
+def _class_char(pattern: str, i: int) -> tuple[str, int]:
+    """The (possibly escaped) character at ``pattern[i]`` and the index after it."""
+    if pattern[i] == "\\":
+        if i + 1 >= len(pattern):
+            raise _Invalid("unclosed [")
+        return pattern[i + 1], i + 2
+    return pattern[i], i + 1
+
+
+def _segments(body: str) -> list[str]:
+    """``body`` cut at each ``/`` that separates folders: not one inside a bracket
+    expression; an escaped ``\\/`` is a separator too, as git matches it."""
+    segments: list[str] = []
+    start = i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            if body.startswith("/", i + 1):
+                segments.append(body[start:i])
+                start = i + 2
+            i += 2
+            continue
+        if c == "[":
+            try:
+                i = _bracket(body, i)[1]
+                continue
+            except _Invalid:
+                pass  # reported when the segment is translated
+        if c == "/":
+            segments.append(body[start:i])
+            start = i + 1
+        i += 1
+    segments.append(body[start:])
+    return segments
+
+
 def _glob_segment(seg: str) -> str:
-    """Translate one path segment of a glob (no ``/`` inside) to a regex."""
+    """Translate one path segment of a glob (no separating ``/`` inside) to a regex.
+
+    Raises:
+        _Invalid: see ``_bracket``; or the segment ends in a lone ``\\``.
+    """
     out: list[str] = []
     i, n = 0, len(seg)
     while i < n:
         c = seg[i]
-        if c == "\\" and i + 1 < n:
+        if c == "\\":
+            if i + 1 >= n:
+                raise _Invalid("a trailing backslash escapes nothing")
             out.append(re.escape(seg[i + 1]))
             i += 2
-            continue
-        if c == "*":
+        elif c == "*":
             while i < n and seg[i] == "*":
                 i += 1  # consecutive stars inside a segment are one star
             out.append("[^/]*")
-            continue
-        if c == "?":
-            out.append("[^/]")
         elif c == "[":
-            end = _class_end(seg, i)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                out.append(_class(seg[i + 1 : end]))
-                i = end
+            regex, i = _bracket(seg, i)
+            out.append(regex)
         else:
-            out.append(re.escape(c))
-        i += 1
+            out.append("[^/]" if c == "?" else re.escape(c))
+            i += 1
     return "".join(out)
 
 
-def _class_end(seg: str, start: int) -> int:
-    j = start + 1
-    if j < len(seg) and seg[j] in "!^":
-        j += 1
-    if j < len(seg) and seg[j] == "]":
-        j += 1  # a ']' right after the opening bracket is a literal
-    while j < len(seg) and seg[j] != "]":
-        j += 2 if seg[j] == "\\" else 1
-    return j if j < len(seg) else -1
-
-
-def _class(body: str) -> str:
-    negate = body[:1] in ("!", "^")
-    if negate:
-        body = body[1:]
-    parts: list[str] = []
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            parts.append(re.escape(body[i + 1]))
-            i += 2
-            continue
-        parts.append(c if c == "-" and 0 < i < len(body) - 1 else re.escape(c))
-        i += 1
-    return ("[^/" if negate else "[") + "".join(parts) + "]"
-
-
 def _strip_trailing_spaces(line: str) -> str:
-    end = len(line)
-    while end > 0 and line[end - 1] == " ":
-        if end >= 2 and line[end - 2] == "\\":
-            break  # "\ " keeps the escaped space
-        end -= 1
+    """``line`` without its trailing spaces, but for one escaped with a backslash."""
+    end = i = 0
+    while i < len(line):
+        if line[i] == "\\":
+            i += 2
+            end = min(i, len(line))
+        else:
+            i += 1
+            if line[i - 1] != " ":
+                end = i
     return line[:end]
 
 
 def compile_rule(line: str) -> Rule | None:
-    """Compile one line of an ignore file; None for blank lines and comments."""
-    line = _strip_trailing_spaces(line.rstrip("\r\n"))
+    """Compile one line of an ignore file; None for blank lines, comments and the patterns
+    git finds invalid (they match nothing)."""
+    line = _strip_trailing_spaces(line.removesuffix("\n").removesuffix("\r"))
     if not line or line.startswith("#"):
         return None
+    shown = line
+    line = byte_view(line)
     negate = line.startswith("!")
-    if negate or line.startswith("\\!") or line.startswith("\\#"):
+    if negate:
         line = line[1:]
-    dir_only = line.endswith("/") and not line.endswith("\\/")
-    body = line.rstrip("/") if dir_only else line
-    if not body:
-        return None
+    dir_only = line.endswith("/")  # one slash: "d//" stays a pattern with a slash in it
+    body = line[:-1] if dir_only else line
     anchored = "/" in body
-    body = body.lstrip("/")
+    body = body.removeprefix("/")
     if not body:
         return None
-    segs = body.split("/")
     out: list[str] = []
-    for i, seg in enumerate(segs):
-        last = i == len(segs) - 1
-        if seg == "**":
-            if last:
-                out.append(".+" if i else ".*")
-            else:
-                out.append("(?:[^/]*/)*")  # zero or more directories
-            continue
-        out.append(_glob_segment(seg))
-        if not last:
-            out.append("/")
+    segs = _segments(body)
+    try:
+        for i, seg in enumerate(segs):
+            last = i == len(segs) - 1
+            if len(seg) >= 2 and not seg.strip("*"):  # ** (or more stars) alone: any depth
+                out.append((".+" if i else ".*") if last else "(?:[^/]*/)*")
+                continue
+            out.append(_glob_segment(seg) + ("" if last else "/"))
+    except _Invalid as exc:
+        log.debug("ignoring the pattern %r: %s", shown, exc)
+        return None
     regex = re.compile("".join(out) + r"\Z", re.DOTALL)
-    return Rule(line, regex, negate, dir_only, anchored)
+    return Rule(shown, regex, negate, dir_only, anchored)
 
 
 def parse_rules(text: str) -> list[Rule]:
-    """Compile every pattern line of an ignore file, in order."""
+    """Compile every pattern line of an ignore file, in order. Lines end at a line feed
+    only (a carriage return before it is dropped), as git reads them."""
     rules = []
-    for line in text.splitlines():
+    for line in text.removeprefix("\ufeff").split("\n"):
         rule = compile_rule(line)
         if rule is not None:
             rules.append(rule)
@@ -159,6 +245,10 @@ class RuleSet:
     rules: tuple[Rule, ...]
     base: str = ""
     prefix: str = ""
+
+    def __post_init__(self) -> None:  # paths are matched in their byte view, as the rules
+        object.__setattr__(self, "base", byte_view(self.base))
+        object.__setattr__(self, "prefix", byte_view(self.prefix))
 
     def decide(self, rel: str, name: str, is_dir: bool) -> bool | None:
         """True (ignored), False (re-included by ``!``) or None (no rule matched)."""
@@ -185,6 +275,8 @@ class IgnoreStack:
 
     def ignored(self, rel: str, name: str, is_dir: bool) -> bool:
         """Whether the entry at root-relative ``rel`` (basename ``name``) is ignored."""
+        if not rel.isascii():
+            rel, name = byte_view(rel), byte_view(name)
         for ruleset in reversed(self.sets):
             verdict = ruleset.decide(rel, name, is_dir)
             if verdict is not None:
@@ -195,7 +287,8 @@ class IgnoreStack:
 def read_rules(path: Path) -> list[Rule]:
     """The rules of one ignore file; an unreadable file counts as empty (and is logged)."""
     try:
-        text = read_regular(str(path)).decode("utf-8", errors="replace")
+        # undecodable bytes are kept as they are (surrogates): a pattern matches bytes
+        text = read_regular(str(path)).decode("utf-8", errors="surrogateescape")
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc.strerror)
         return []
@@ -209,7 +302,7 @@ def directory_rules(directory: Path, base: str, names: set[str] | None = None) -
         if names is not None and fname not in names:
             continue
         candidate = directory / fname
-        if names is None and not candidate.is_file():
+        if names is None and not _regular_file(candidate):
             continue
         rules.extend(read_rules(candidate))
     return RuleSet(tuple(rules), base=base)
@@ -232,7 +325,12 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     stack = IgnoreStack()
     for parent in reversed(chain):
         gitignore = parent / ".gitignore"
-        if gitignore.is_file():
+        if _regular_file(gitignore):
             prefix = root.relative_to(parent).as_posix() + "/"
             stack = stack.push(RuleSet(tuple(read_rules(gitignore)), prefix=prefix))
     return stack
+
+
+def _regular_file(path: Path) -> bool:
+    """A regular file, not a link to one: git does not follow a linked ignore file."""
+    return path.is_file() and not path.is_symlink()

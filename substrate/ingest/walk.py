@@ -111,7 +111,8 @@ class _Walker:
             self.result.unreadable.append(dirpath)
             return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
-        names = {e.name for e in entries if e.name in IGNORE_FILES}
+        # an ignore file that is a link is not read, as git does not follow one
+        names = {e.name for e in entries if e.name in IGNORE_FILES and not e.is_symlink()}
         if names:
             rules = rules.push(directory_rules(Path(dirpath), rel, names))
         subdirs: list[tuple[str, str, IgnoreStack]] = []

@@ -48,6 +48,69 @@ def test_gitignore_patterns(patterns: str, rel: str, is_dir: bool, expected: boo
     assert _ignored(patterns, rel, is_dir) is expected
 
 
+@pytest.mark.parametrize(
+    ("patterns", "rel", "is_dir", "expected"),
+    [
+        # git matches bytes: "é" is two of them
+        ("?", "é", False, False),
+        ("??", "é", False, True),
+        ("[é]", "é", False, False),
+        ("[!a]a", "éa", False, False),
+        ("é*", "éa/b.md", False, False),
+        ("é*", "éa", True, True),
+        ("日本/", "x/日本", True, True),
+        # classes
+        ("[[:alpha:]]", "a", False, True),
+        ("[[:digit:]]x", "7x", False, True),
+        ("[[:digit:]]x", "ax", False, False),
+        ("[[:nope:]]", "a", False, False),  # an unknown class: the pattern matches nothing
+        ("[z-a]", "z", False, True),  # a reversed range: its first character only
+        ("[z-a]", "m", False, False),
+        ("n[/-3]", "n1", False, True),  # a slash in a class does not cut the pattern
+        ("[ab", "[ab", False, False),  # unclosed: matches nothing
+        ("[]a]", "]", False, True),
+        # stars
+        ("d/***/f.txt", "d/f.txt", False, True),
+        ("d/***/f.txt", "d/x/y/f.txt", False, True),
+        ("a**b", "a/b", False, False),
+        # escapes, spaces and slashes
+        ("foo\\", "foo\\", False, False),  # a trailing backslash: matches nothing
+        ("foo\\\\ ", "foo\\", False, True),  # an escaped backslash, then a trailing space
+        ("foo\\ ", "foo ", False, True),
+        ("d//", "d", True, False),  # one slash is stripped, and "d/" names no path
+        ("//a", "a", False, False),
+        # lines
+        ("\ufeffa\n", "a", False, True),  # a byte-order mark is skipped
+        ("a\r\nb\r\n", "b", False, True),
+        ("a\rb\n", "a", False, False),  # only a line feed ends a line
+    ],
+)
+def test_patterns_match_as_git_matches_them(
+    patterns: str, rel: str, is_dir: bool, expected: bool
+) -> None:
+    assert _ignored(patterns, rel, is_dir) is expected
+
+
+def test_non_ascii_folders_of_nested_ignore_files(tmp_path: Path) -> None:
+    _touch(tmp_path, "café/a.md", "café/b.tmp", "café/sub/c.tmp")
+    (tmp_path / "café" / ".gitignore").write_text("/b.tmp\nsub/?.tmp\n")
+    assert _walked(tmp_path) == ["café/a.md"]
+
+
+def test_an_ignore_file_that_is_a_link_is_not_read(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "b.md", "elsewhere/rules")
+    (tmp_path / "elsewhere" / "rules").write_text("a.md\n")
+    (tmp_path / ".mixleignore").write_text("elsewhere/\n")
+    (tmp_path / ".gitignore").symlink_to(tmp_path / "elsewhere" / "rules")
+    assert _walked(tmp_path) == ["a.md", "b.md"]
+
+
+def test_a_pattern_git_cannot_use_does_not_stop_the_walk(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "z.md", "[x.md")
+    (tmp_path / ".gitignore").write_text("[z-a].md\n[x.md\n[[:nope:]]\nfoo\\\n")
+    assert _walked(tmp_path) == ["[x.md", "a.md"]
+
+
 def test_negation_and_last_match_wins() -> None:
     patterns = "*.md\n!keep.md\n"
     assert _ignored(patterns, "drop.md")
