@@ -256,8 +256,8 @@ def assemble_context_cmd(
     """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
 
     Without --min-score only what ask would take as evidence is packed (scoring 0.1 or more,
-    and at least a third of the best), so a budget may be left unused. Exits 1 when even the
-    most relevant item cannot fit in the budget.
+    and at least a third of the best), so a budget may be left unused. Exits 1 when the most
+    relevant item cannot fit in the budget (the packet holds what did fit).
     """
     from substrate import ContextBudget, assemble_context
 
@@ -284,7 +284,7 @@ def assemble_context_cmd(
         min_score=min_score,
         relevant_only=min_score is None,
     )
-    overflow = packet.n_candidates > 0 and not len(packet)
+    overflow = packet.best_left_out  # what is packed would stand in for the best evidence
     if json:
         output.emit_json(
             {

@@ -103,6 +103,8 @@ class ContextPacket:
     texts: list[str] = field(default_factory=list)
     compressed: bool = False
     skipped: int = 0
+    # the most relevant candidate had text but no room: what is packed is not the best evidence
+    best_left_out: bool = False
 
     def __post_init__(self) -> None:
         if not self.texts:
@@ -166,6 +168,7 @@ class ContextPacket:
             "compressed": self.compressed,
             "compression_ratio": self.compression_ratio,
             "skipped": self.skipped,
+            "best_left_out": self.best_left_out,
             "provenance": self.provenance(),
         }
 

@@ -95,6 +95,7 @@ def pack_context(
         texts=packer.texts,
         compressed=packer.compressed,
         skipped=packer.skipped,
+        best_left_out=packer.best_left_out,
     )
     emit(
         telemetry,
@@ -230,6 +231,7 @@ class _Packer:
         self.pieces: list[str] = []
         self.used = self.frame.fixed if self.frame is not None else 0
         self.skipped = 0
+        self.best_left_out = False  # the first candidate did not fit
         self.compressed = False  # an item's text was shortened to fit
 
     def rendered_length(self) -> int:
@@ -238,8 +240,9 @@ class _Packer:
         return len(render.join(self.frame, self.pieces))
 
     def run(self, candidates: list[tuple[SubstrateItem, float]]) -> None:
-        if self.frame is None:
+        if self.frame is None:  # not even the header fits
             self.skipped = len(candidates)
+            self.best_left_out = bool(candidates)
             return
         for pos, (item, score) in enumerate(candidates):
             if len(self.items) >= self.budget.max_items:
@@ -247,9 +250,15 @@ class _Packer:
             sep = len(self.frame.sep) if self.items else 0
             room = self.limit - self.used - sep
             left = min(self.budget.max_items - len(self.items), len(candidates) - pos)
-            placed = self._place(item, room, left)
-            if placed is None:
+            full = used_text(item, self.task, self.budget.shape)
+            if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1
+                continue
+            placed = self._place(item, full, room, left)
+            if placed is None:  # no room for it
+                self.skipped += 1
+                if pos == 0:
+                    self.best_left_out = True
                 continue
             text, piece = placed
             self.items.append(item)
@@ -258,12 +267,13 @@ class _Packer:
             self.pieces.append(piece)
             self.used += sep + len(piece)
 
-    def _place(self, item: SubstrateItem, room: int, left: int) -> tuple[str, str] | None:
+    def _place(
+        self, item: SubstrateItem, full: str, room: int, left: int
+    ) -> tuple[str, str] | None:
+        """The text and rendered piece of ``item`` (whose text is ``full``) in ``room``
+        characters, ``left`` items still to place; None when it cannot fit."""
         assert self.frame is not None
         fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
-        full = used_text(item, self.task, shape)
-        if not full.strip():  # nothing to give (an item found by its tags alone)
-            return None
         n = len(self.items) + 1
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:

@@ -193,6 +193,21 @@ def test_assemble_context_overflow_and_bad_options(mixle: Run, shop: dict[str, s
     assert squeezed.exit_code == 0 and squeezed.json()["n_items"] >= 1
 
 
+def test_assemble_context_exits_1_when_weaker_items_fit_but_the_best_does_not(mixle: Run) -> None:
+    filler = "Filler sentence about nothing in particular. " * 80
+    best = mixle("add", filler + "The capybara vaccination schedule requires three doses.")
+    mixle("add", "Capybaras enjoy warm baths.")
+    mixle("add", "A vaccination clinic opens on Mondays.")
+    assert best.exit_code == 0
+    result = mixle("assemble-context", "capybara vaccination schedule doses", "--json")
+    assert result.exit_code == 1
+    data = result.json()
+    assert data["overflow"] is True and data["best_left_out"] is True and data["n_items"] >= 1
+    assert "most relevant item does not fit in 2,000 characters" in result.stderr
+    squeezed = mixle("assemble-context", "capybara vaccination schedule doses", "--compress")
+    assert squeezed.exit_code == 0 and "three doses" in squeezed.stdout
+
+
 def test_ask_extractive_with_citations(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("--as", "shop", "ask", "How long do refunds for defective items take?")
     assert result.exit_code == 0, result.stderr

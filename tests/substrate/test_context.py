@@ -165,6 +165,9 @@ def test_packing_skips_what_does_not_fit_and_tries_the_next() -> None:
     packet = pack_context("note", pool, [0.9, 0.5], budget=ContextBudget(max_chars=100))
     assert [i.id for i in packet.items] == ["item01"]
     assert packet.skipped == 1 and packet.n_candidates == 2
+    assert packet.best_left_out and packet.as_dict()["best_left_out"] is True
+    later = pack_context("note", pool[::-1], [0.9, 0.5], budget=ContextBudget(max_chars=100))
+    assert later.skipped == 1 and not later.best_left_out  # only a weaker one was left out
 
 
 def test_a_copy_of_a_packed_passage_is_not_packed_again() -> None:
@@ -176,7 +179,7 @@ def test_a_copy_of_a_packed_passage_is_not_packed_again() -> None:
 
 def test_nothing_fits_gives_an_empty_packet() -> None:
     packet = pack_context(TASK, items("y" * 500), [1.0], budget=ContextBudget(max_chars=60))
-    assert len(packet) == 0 and packet.n_candidates == 1
+    assert len(packet) == 0 and packet.n_candidates == 1 and packet.best_left_out
     assert len(packet.render()) <= 60
 
 
@@ -217,6 +220,7 @@ def test_an_item_with_nothing_to_say_takes_no_place() -> None:
     said = SubstrateItem("text", "Herons nest near water.", id="fact")
     packet = pack_context("heron", [empty, said], [1.0, 0.5])
     assert [i.id for i in packet.items] == ["fact"] and packet.skipped == 1
+    assert not packet.best_left_out  # it had nothing to give, not too much
 
 
 def test_masking_a_secret_is_not_counted_as_compression() -> None:
