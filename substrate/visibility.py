@@ -37,11 +37,14 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
             raise InvalidInputError("MIXLE_TEAM is set but empty; unset it to read every scope")
         return _team_name(env["MIXLE_TEAM"], "MIXLE_TEAM")
     team = settings.get("shard", "team")
-    if team is None or team == "":  # no default team: every scope
+    if team is None:  # no default team: every scope
         return None
-    if not isinstance(team, str) or team != team.strip():
-        # blank, or spaced: it would name a scope no one types
-        raise ShardError(f"{settings.path}: [shard] team must be a team name, not {team!r}")
+    if not isinstance(team, str) or not team.strip() or team != team.strip():
+        # empty (a template's unset variable must not open every scope), blank, or spaced
+        raise ShardError(
+            f"{settings.path}: [shard] team must be a team name, not {team!r} (remove the "
+            "line to read every scope)"
+        )
     return team
 
 

@@ -104,7 +104,10 @@ def freshness_cmd(
 ) -> None:
     """Find stale items: source file moved or changed, superseded, or older than --max-age.
 
-    Exits 1 when anything is stale, 0 when everything is fresh (suitable for cron).
+    Exits 1 when anything is stale, 0 when everything is fresh (suitable for cron). Ingested
+    files are found by their absolute paths; a relative path an item was given by hand
+    (add --payload '{"path": ...}') is looked up from the working directory, so run it from
+    the same folder in cron.
     """
     how = output.mode(json, jsonl)
     max_age_s = parse_duration(max_age) if max_age is not None else None

@@ -396,6 +396,8 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
         (b'format = "1"\n', "format must be a whole number"),
         (b'format = 1\n[shard]\nteam = ["research"]\n', "team must be a team name"),
         (b'format = 1\n[shard]\nteam = " "\n', "team must be a team name"),
+        # a template's unset variable: refused as --as "" is, not read as every scope
+        (b'format = 1\n[shard]\nteam = ""\n', "remove the line to read every scope"),
         (b'format = 1\n[shard]\nteam = " red "\n', "team must be a team name"),
         (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
     ],
