@@ -311,7 +311,7 @@ class LogFile:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise CorruptShardError(path, line_no(), f"invalid JSON: {exc}") from None
+            raise CorruptShardError(path, line_no(), _unparsable(raw, exc)) from None
         if not isinstance(obj, dict):
             raise CorruptShardError(path, line_no(), "not a JSON object")
         if "commit" in obj or "mixle_log" in obj:
@@ -345,7 +345,7 @@ class LogFile:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             line = self.line_number(offset)
-            raise CorruptShardError(str(self.path), line, f"invalid JSON: {exc}") from None
+            raise CorruptShardError(str(self.path), line, _unparsable(raw, exc)) from None
         if not isinstance(obj, dict):
             raise CorruptShardError(str(self.path), self.line_number(offset), "not an object")
         problem = None if obj.get("tombstone") is True else record_problem(obj)
@@ -524,3 +524,12 @@ class LogFile:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         note_end(self.end_path, generation, pos + len(commit))
         return Watermark(generation, pos + len(commit)), offsets
+
+
+def _unparsable(raw: bytes, exc: orjson.JSONDecodeError) -> str:
+    """Why a log line does not parse, in the reader's terms."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:  # orjson would speak of surrogates
+        return f"not valid UTF-8 (byte {bad.start + 1} of the line)"
+    return f"invalid JSON: {exc}"

@@ -376,7 +376,11 @@ def test_a_corrupt_line_is_named_by_its_line_number(tmp_path: Path) -> None:
     log_file.path.write_bytes(b"\n".join(lines))
     with pytest.raises(CorruptShardError) as caught:
         list(log_file.records(start, len(b"\n".join(lines))))
-    assert caught.value.line == 5
+    assert caught.value.line == 5 and "invalid JSON" in str(caught.value)
+    lines[4] = b'{"id": "x\xff"}'  # the reader is told what is wrong, not about surrogates
+    log_file.path.write_bytes(b"\n".join(lines))
+    with pytest.raises(CorruptShardError, match=r"not valid UTF-8 \(byte 10 of the line\)"):
+        list(log_file.records(start, len(b"\n".join(lines))))
 
 
 def test_a_batch_another_writer_commits_right_after_ours_is_seen(
