@@ -39,7 +39,7 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope
         return None
-    if not isinstance(team, str) or not team.strip() or team != team.strip():
+    if not isinstance(team, str) or not team or team != team.strip():
         # empty (a template's unset variable must not open every scope), blank, or spaced
         raise ShardError(
             f"{settings.path}: [shard] team must be a team name, not {team!r} (remove the "

@@ -18,6 +18,7 @@ walked even when the repository's ignore files leave it out (the rules still app
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 from dataclasses import dataclass
@@ -69,7 +70,6 @@ _NAMED_CLASSES = {
     "upper": "A-Z",
     "xdigit": "0-9A-Fa-f",
 }
-_NEVER = "(?!)"  # a regex that matches nothing
 
 
 class _Invalid(ValueError):
@@ -109,7 +109,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
         raise _Invalid("unclosed [")
     if negate:
         return "[^/" + "".join(parts) + "]", i + 1
-    return ("(?!/)[" + "".join(parts) + "]" if parts else _NEVER), i + 1
+    return "(?!/)[" + "".join(parts) + "]", i + 1  # the loop took one part at least
 
 
 def _class_char(pattern: str, i: int) -> tuple[str, int]:
@@ -290,7 +290,10 @@ def read_rules(path: Path) -> list[Rule]:
         # undecodable bytes are kept as they are (surrogates): a pattern matches bytes
         text = read_regular(str(path)).decode("utf-8", errors="surrogateescape")
     except OSError as exc:
-        log.warning("cannot read %s: %s", path, exc.strerror)
+        if exc.errno == errno.ELOOP:
+            log.warning("not reading %s: it is a symbolic link (git does not follow one)", path)
+        else:
+            log.warning("cannot read %s: %s", path, exc.strerror)
         return []
     return parse_rules(text)
 
@@ -302,7 +305,7 @@ def directory_rules(directory: Path, base: str, names: set[str] | None = None) -
         if names is not None and fname not in names:
             continue
         candidate = directory / fname
-        if names is None and not _regular_file(candidate):
+        if names is None and not candidate.is_file():
             continue
         rules.extend(read_rules(candidate))
     return RuleSet(tuple(rules), base=base)
@@ -325,12 +328,7 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     stack = IgnoreStack()
     for parent in reversed(chain):
         gitignore = parent / ".gitignore"
-        if _regular_file(gitignore):
+        if gitignore.is_file():
             prefix = root.relative_to(parent).as_posix() + "/"
             stack = stack.push(RuleSet(tuple(read_rules(gitignore)), prefix=prefix))
     return stack
-
-
-def _regular_file(path: Path) -> bool:
-    """A regular file, not a link to one: git does not follow a linked ignore file."""
-    return path.is_file() and not path.is_symlink()

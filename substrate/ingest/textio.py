@@ -77,9 +77,10 @@ def starts_binary(path: str) -> bool:
 
 
 def read_regular(path: str) -> bytes:
-    """A whole small file that must still be a regular file (an ignore file): see
-    ``_open_regular`` (raises OSError)."""
-    fd, _ = _open_regular(path)
+    """A whole small file that must still be a regular file, and not a link to one (an
+    ignore file, which git does not follow either): see ``_open_regular`` (raises OSError,
+    ``ELOOP`` for a link)."""
+    fd, _ = _open_regular(path, follow=False)
     try:
         parts = []
         while block := os.read(fd, 1 << 16):
@@ -89,7 +90,7 @@ def read_regular(path: str) -> bytes:
         os.close(fd)
 
 
-def _open_regular(path: str) -> tuple[int, os.stat_result]:
+def _open_regular(path: str, *, follow: bool = True) -> tuple[int, os.stat_result]:
     """A descriptor of ``path`` for reading, and what it is, which must still be a regular
     file: opened without waiting, so that a FIFO put in a file's place since the walk cannot
     hold the run.
@@ -98,6 +99,8 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
         OSError: it cannot be opened, or is not a regular file.
     """
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):

@@ -111,8 +111,7 @@ class _Walker:
             self.result.unreadable.append(dirpath)
             return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
-        # an ignore file that is a link is not read, as git does not follow one
-        names = {e.name for e in entries if e.name in IGNORE_FILES and not e.is_symlink()}
+        names = {e.name for e in entries if e.name in IGNORE_FILES}
         if names:
             rules = rules.push(directory_rules(Path(dirpath), rel, names))
         subdirs: list[tuple[str, str, IgnoreStack]] = []

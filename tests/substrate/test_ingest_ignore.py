@@ -97,12 +97,15 @@ def test_non_ascii_folders_of_nested_ignore_files(tmp_path: Path) -> None:
     assert _walked(tmp_path) == ["café/a.md"]
 
 
-def test_an_ignore_file_that_is_a_link_is_not_read(tmp_path: Path) -> None:
+def test_an_ignore_file_that_is_a_link_is_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     _touch(tmp_path, "a.md", "b.md", "elsewhere/rules")
     (tmp_path / "elsewhere" / "rules").write_text("a.md\n")
     (tmp_path / ".mixleignore").write_text("elsewhere/\n")
     (tmp_path / ".gitignore").symlink_to(tmp_path / "elsewhere" / "rules")
     assert _walked(tmp_path) == ["a.md", "b.md"]
+    assert "it is a symbolic link (git does not follow one)" in caplog.text
 
 
 def test_a_pattern_git_cannot_use_does_not_stop_the_walk(tmp_path: Path) -> None:
