@@ -368,6 +368,7 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, synt
         rule.boundary
         and m.start() > 0
         and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
+        and text[m.start() - 1] not in rule.joins
         and not _marked(m, rule)
         and not _path_component(m, text)
     ):

@@ -18,7 +18,8 @@ Fields:
     entropy: minimum Shannon entropy, in bits per character, of the secret after its prefix.
     prefix: leading characters of the secret that are a public type marker (``ghp_``);
         ``keep_prefix`` may reveal at most these and placeholder checks skip them.
-    boundary: the match may not start right after a letter, digit or ``_+/``.
+    boundary: the match may not start right after a letter, digit or ``_+/``...
+    joins: ... except after one of these characters, which glue a name to a token.
     lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
     needs: characters one of which every match holds (an operator, a bracket); a text with
         none of them is not searched (``lines`` rules only).
@@ -42,6 +43,7 @@ class Rule:
     entropy: float = 0.0
     prefix: int = 0
     boundary: bool = True
+    joins: str = ""
     lines: bool = False
     window: int = 0
     needs: str = ""

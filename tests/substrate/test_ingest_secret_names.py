@@ -194,3 +194,14 @@ def test_a_token_that_is_a_file_name_below_the_root(tmp_path: Path) -> None:
     report = ingest_path(Substrate(tmp_path / "shard"), root, as_format="text")
     assert report.files_added == 3
     assert _leaks(tmp_path / "shard", aws, gitlab) == []
+
+
+def test_a_key_id_glued_to_a_name_by_an_underscore(tmp_path: Path) -> None:
+    aws = "AKIAZDOC9IS0J8HT9LGM"
+    root = tmp_path / "notes"
+    (root / f"dir_{aws}").mkdir(parents=True)
+    _write(root / f"dir_{aws}" / "f.txt", "hi\n")
+    _write(root / "c.txt", f"aws_key_{aws}\n")
+    report = ingest_path(Substrate(tmp_path / "shard"), root)
+    assert report.files_added == 2
+    assert _leaks(tmp_path / "shard", aws) == []
