@@ -199,6 +199,8 @@ def ingest(
     """
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")
+    if any(not t.strip() for t in tag or []):
+        usage("a tag cannot be empty")
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)

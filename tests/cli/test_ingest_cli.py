@@ -34,6 +34,13 @@ def test_ingest_folder_then_reingest_is_incremental(mixle, notes: Path) -> None:
     assert any("Antwerp" in t for t in texts) and not any("On-call" in t for t in texts)
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_empty_tag_is_refused_as_add_refuses_it(mixle, notes: Path, blank: str) -> None:
+    result = mixle("ingest", str(notes), "--tag", "ok", "--tag", blank)
+    assert result.exit_code == 2 and "a tag cannot be empty" in result.stderr
+    assert mixle("ls").exit_code == 3  # nothing was written, not even a shard
+
+
 def test_jobs_option(mixle, notes: Path) -> None:
     report = mixle("ingest", str(notes), "--jobs", "2", "--json")
     assert report.exit_code == 0, report.stderr
