@@ -419,7 +419,10 @@ def ingest_docs_command(
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Ingest text passages (one JSON string or {"text": ...} object per line)."""
+    """Ingest text passages (one JSON string or {"text": ...} object per line).
+
+    A line with neither text nor payload is dropped and counted, as an empty chunk is.
+    """
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.adapters import file_provenance
     from substrate.ingest.formats.jsonl import loads
@@ -451,7 +454,8 @@ def ingest_docs_command(
     # its mtime: a file only touched would rewrite them all)
     origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact, problems=problems, read=len(raw), origin=origin)  # fmt: skip
+           redact=not no_redact, problems=problems, read=len(raw), origin=origin,
+           drop_empty=True)  # fmt: skip
 
 
 def _read(path: Path) -> bytes:

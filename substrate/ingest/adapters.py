@@ -111,13 +111,15 @@ def ingest_documents(
     redact: bool = True,
     report: IngestReport | None = None,
     origin: Mapping[str, Any] | None = None,
+    drop_empty: bool = False,
 ) -> list[str]:
     """Add text passages as ``kind="text"`` items; returns the new ids.
 
     Each doc is a string, or a ``{"text": ..., "tags": [...], "payload": {...}}`` dict.
     Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``, and the fields
     of ``origin``: for docs read from a file, its ``file_provenance``, by which freshness
-    checks tell when the file changed.
+    checks tell when the file changed. ``drop_empty`` leaves out (and counts in the report)
+    a doc with neither text nor payload, which by default becomes an empty item.
     """
     _refuse_one_string(docs, "docs")
     builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
@@ -125,6 +127,10 @@ def ingest_documents(
     items = []
     for i, doc in enumerate(docs):
         text, tags, payload = document_parts(doc)
+        if drop_empty and not text.strip() and not payload:
+            if report is not None:
+                report.items_dropped += 1
+            continue
         seg = Segment("text", text, payload=payload, tags=tags)
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         item = builder.build(seg, prov, locator=f"doc#{i}")

@@ -413,6 +413,19 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_pat
     assert mixle("ingest-docs", str(empty), "--json").json()["files"][0]["reason"] == "no content"
 
 
+def test_ingest_docs_drops_empty_docs_and_counts_them(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_text('{"notext": 1}\n{"text": "  "}\n"real"\n{"payload": {"a": 1}}\n""\n')
+    report = mixle("ingest-docs", str(docs), "--json").json()
+    assert (report["items_added"], report["items_dropped"]) == (2, 3)
+    titles = sorted(row["title"] for row in mixle("ls", "--json").json())
+    assert titles == ["real", '{"a":1}']
+    only_empty = tmp_path / "e.jsonl"
+    only_empty.write_text('{"text": ""}\n')
+    [outcome] = mixle("ingest-docs", str(only_empty), "--json").json()["files"]
+    assert outcome["reason"] == "no content"
+
+
 def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
     mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
