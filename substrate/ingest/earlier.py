@@ -93,3 +93,25 @@ def withdrawn_proposals(removed: Iterable[SubstrateItem], why: str) -> list[str]
 
 def _withdrawn(item: SubstrateItem, proposal: dict[str, object], why: str) -> str:
     return f"the pending proposal of item {item.id} for {proposal.get('to')} is withdrawn: {why}"
+
+
+def held_by_rejected_lines(
+    removes: Iterable[str], stored: dict[str, SubstrateItem], lines: Iterable[int | None]
+) -> list[str]:
+    """The ids of ``removes`` whose stored version came from a line the file now has rejected
+    (a JSON Lines row or a CSV record turned malformed): what the line held is not known to be
+    gone, so the item stays until the line parses again. Lines are matched by number, so an
+    edit that also moved lines may keep a neighbour's old item instead: kept, never lost."""
+    rejected = {line for line in lines if line}
+    if not rejected:
+        return []
+    return [i for i in removes if any(n in _lines_of(stored.get(i)) for n in rejected)]
+
+
+def _lines_of(item: SubstrateItem | None) -> range:
+    """The lines of its file ``item`` came from (none when it does not say)."""
+    first = item.provenance.get("line_start") if item is not None else None
+    last = item.provenance.get("line_end", first) if item is not None else None
+    if isinstance(first, int) and isinstance(last, int):
+        return range(first, last + 1)
+    return range(0)

@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING, Any
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import file_format
-from substrate.ingest.earlier import carried_line, carry_over, withdrawn_proposals
+from substrate.ingest.earlier import (
+    carried_line,
+    carry_over,
+    held_by_rejected_lines,
+    withdrawn_proposals,
+)
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
@@ -374,6 +379,13 @@ class IngestSession:
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
             notices: list[str] = []
+            held = held_by_rejected_lines(removes, previous, (ln for _, ln in done.issues))
+            if held:
+                removes = [i for i in removes if i not in held]
+                owned = [*owned, *held]
+                notices.append(
+                    f"{len(held)} earlier item(s) kept as they were: their line is now rejected"
+                )
             if kept:
                 notices += carry_over(items, previous)
                 encoded = [carried_line(pair, previous, notices) for pair in encoded]

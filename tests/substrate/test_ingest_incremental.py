@@ -567,6 +567,38 @@ def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path:
     assert not report.ok and report.items_removed == 0
 
 
+@pytest.mark.parametrize(
+    ("name", "before", "broken", "mended"),
+    [
+        (
+            "rows.jsonl",
+            '{"text": "alpha"}\n{"text": "beta"}\n{"text": "gamma"}\n',
+            '{"text": "alpha"}\n{"text": "beta\n{"text": "gamma"}\n',
+            '{"text": "alpha"}\n{"text": "beta two"}\n{"text": "gamma"}\n',
+        ),
+        (
+            "rows.csv",
+            "word\nalpha\nbeta\ngamma\n",
+            "word\nalpha\nbeta,stray\ngamma\n",
+            "word\nalpha\nbeta two\ngamma\n",
+        ),
+    ],
+)
+def test_a_row_turned_malformed_keeps_its_item_until_it_is_mended(
+    tmp_path: Path, name: str, before: str, broken: str, mended: str
+) -> None:
+    root, shard = _ingested(tmp_path, {name: before})
+    _write(root / name, broken)
+    report = ingest_path(Substrate(shard), root)
+    assert not report.ok and report.items_removed == 0
+    assert any("kept as they were" in note.reason for note in report.notices)
+    assert sorted(i.text for i in Substrate(shard).iter_items()) == ["alpha", "beta", "gamma"]
+    _write(root / name, mended)
+    report = ingest_path(Substrate(shard), root)
+    assert report.ok and report.items_removed == 1
+    assert sorted(i.text for i in Substrate(shard).iter_items()) == ["alpha", "beta two", "gamma"]
+
+
 def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
     root, shard = _ingested(tmp_path, {"g.txt": "a note of some length\n"})
     os.utime(root / "g.txt")  # touched: its mtime no longer vouches for it
