@@ -8,7 +8,9 @@ Score of an item for a query (all parts in [0, 1]):
   small to learn an embedding;
 * the reported score is ``fused * coverage``, where ``coverage`` is the share of the query's
   idf mass found in the best-covering item. It is one factor per query, so it never changes
-  the order, but a query whose rare words appear nowhere gets honestly low scores.
+  the order, but a query whose rare words appear nowhere gets honestly low scores, and one
+  none of whose words any candidate holds finds nothing (semantic neighbours alone would all
+  score 0).
 
 Lexical floor: an item containing every rare query term literally is lifted above any item
 that contains no query term at all, so a weak semantic match never buries an exact one.
@@ -154,6 +156,8 @@ def rank(
     coverage = _coverage(
         state, stats, {t: q[t] * idfs[t] / mass for t in q}, top_rows(lexical, _COVERAGE_ROWS, seq)
     )
+    if coverage == 0.0:  # no item the filters allow holds a query word: every score is 0
+        return []
 
     cosine = np.zeros(n, dtype=np.float32)
     if expand:

@@ -197,6 +197,26 @@ def test_filters_that_match_nothing(analyzer: Analyzer, filters: SearchFilters) 
     assert rank(state, analyzer, "budget", 5, filters) == []
 
 
+def test_no_zero_score_hits_when_the_filters_leave_out_every_literal_match(
+    analyzer: Analyzer,
+) -> None:
+    # "needle" is in a few texts of topic 0; the records of topic 0 are its semantic
+    # neighbours, but none of them holds it: a search among records has nothing to offer
+    rng = random.Random(0)
+    items = []
+    for i in range(200):
+        words = rng.sample([f"t{i % 10}w{j}" for j in range(20)], 5)
+        if i % 20 == 0:
+            items.append(SubstrateItem("text", " ".join([*words, "needle"]), id=f"n{i}"))
+        else:
+            items.append(SubstrateItem("record", " ".join(words), id=f"r{i}"))
+    state = build_state(analyzer, items, DEFAULT_PARAMS, None)
+    assert state.semantic
+    texts = rank(state, analyzer, "needle", 5, SearchFilters(kind="text"))
+    assert texts and all(h.score > 0 for h in texts)
+    assert rank(state, analyzer, "needle", 5, SearchFilters(kind="record")) == []
+
+
 def test_until_bound_is_inclusive(analyzer: Analyzer) -> None:
     state = build_state(analyzer, filtered_items(), DEFAULT_PARAMS, None)
     hits = rank(state, analyzer, "budget", 50, SearchFilters(until=101.0))
