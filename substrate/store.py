@@ -473,7 +473,9 @@ class Substrate:
             raise InvalidInputError("compact() needs a shard on disk")
         self.save()
         log_file = self._log
-        before = log_file.path.stat().st_size if log_file.path.exists() else 0
+        if not log_file.path.exists():  # never written (nothing was saved): nothing to rewrite
+            return CompactStats(0, 0, 0)
+        before = log_file.path.stat().st_size
         with exclusive_lock(log_file.lock_path):
             # Never trust a derived file for what to keep: re-read the log itself.
             view = self._fresh_view()
@@ -572,9 +574,8 @@ class Substrate:
             return item_id in self._mem
         if item_id in self._pending:
             return self._pending[item_id] is not None
-        if item_id in self._cache:
-            return True
-        return (view or self._fresh_view()).locate(item_id) is not None
+        view = view or self._fresh_view()  # first: it drops copies another process removed
+        return item_id in self._cache or view.locate(item_id) is not None
 
     def _reopen(self) -> None:
         self._close_log_fd()

@@ -10,6 +10,7 @@ import pytest
 
 from substrate import Substrate, SubstrateItem
 from substrate.errors import InvalidInputError
+from substrate.store import CompactStats
 from substrate.view import TAIL_LIMIT
 
 
@@ -52,6 +53,11 @@ def test_save_appends_only_changes(tmp_path: Path) -> None:
     fresh = Substrate(tmp_path)
     assert len(fresh) == 2
     assert [i.text for i in fresh.all()] == ["edited", "item 2"]
+
+
+def test_compacting_a_shard_never_written_does_nothing(tmp_path: Path) -> None:
+    assert Substrate(tmp_path / "new").compact() == CompactStats(0, 0, 0)
+    assert not (tmp_path / "new").exists()
 
 
 def test_reopened_shard_and_insertion_order_survive_compaction(tmp_path: Path) -> None:
@@ -438,6 +444,17 @@ def test_an_item_another_process_changed_is_read_afresh(tmp_path: Path) -> None:
     a.save()
     again = Substrate(tmp_path).get(item_id)
     assert again.text == "v2" and again.tags == ["reviewed"]
+
+
+def test_an_item_another_process_removed_is_gone_for_in_and_remove(tmp_path: Path) -> None:
+    a = Substrate(tmp_path)
+    item_id = a.add("text", "soon removed")
+    a.save()
+    assert len(a.all()) == 1  # now cached in a
+    b = Substrate(tmp_path)
+    assert b.remove(item_id)
+    b.save()
+    assert item_id not in a and not a.remove(item_id) and a.get(item_id) is None
 
 
 def test_a_catalog_pointing_twice_at_one_line_is_rebuilt_not_trusted(tmp_path: Path) -> None:
