@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Changes:
-    """Items written and ids removed between two points of the log (or not yet saved)."""
+    """Items written and ids removed between two points of the log (or not yet saved). An id
+    in both was removed and then written again: it takes a new place in the order."""
 
     upserts: list[SubstrateItem] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -433,9 +434,14 @@ class Substrate:
         assert self._log is not None
         if not self._log.ends_batch(since.offset):  # taken before a hand edit moved the lines
             return None
+        # in the order the log gives the live items: an item written again keeps its place, one
+        # removed and written again takes a new one (it is listed as removed too, to say so)
         latest: dict[str, dict[str, Any] | None] = {}
+        readded: list[str] = []
         for record in self._log.records(since.offset, view.watermark.offset):
-            latest.pop(record.id, None)
+            if record.data is not None and record.id in latest and latest[record.id] is None:
+                del latest[record.id]
+                readded.append(record.id)
             latest[record.id] = record.data
         changes = Changes(until=view.watermark)
         for item_id, data in latest.items():
@@ -443,6 +449,7 @@ class Substrate:
                 changes.removed.append(item_id)
             else:
                 changes.upserts.append(SubstrateItem.from_json(data))
+        changes.removed += [i for i in dict.fromkeys(readded) if latest[i] is not None]
         return changes
 
     def pending_changes(self) -> Changes:

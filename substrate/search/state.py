@@ -125,13 +125,17 @@ class IndexState:
         """A new state with ``upserts`` added as a delta segment and ``removed`` masked out.
 
         Replaced items keep their insertion sequence number, so ties still rank them where
-        they were first added. With ``take_locations`` the new state takes over (and updates)
-        this state's id map instead of rebuilding it later; this state must then be dropped.
+        they were first added, as the store lists them; an id both removed and upserted was
+        removed and then added again, and takes a new one. With ``take_locations`` the new
+        state takes over (and updates) this state's id map instead of rebuilding it later;
+        this state must then be dropped.
         """
         # One row per id: the last upsert of an id wins, and an upserted id is not "removed".
         upserts = list({item.id: item for item in upserts}.values())
         fresh = {item.id for item in upserts}
-        removed = [item_id for item_id in dict.fromkeys(removed) if item_id not in fresh]
+        named = list(dict.fromkeys(removed))
+        readded = fresh.intersection(named)
+        removed = [item_id for item_id in named if item_id not in fresh]
         where = self.locations()
         dead = list(self.dead)
         touched: set[int] = set()
@@ -152,7 +156,7 @@ class IndexState:
         next_seq = self.next_seq
         for item in upserts:
             loc = kill(item.id)
-            if loc is not None:
+            if loc is not None and item.id not in readded:
                 seqs.append(int(self.segments[loc[0]].docs.seq[loc[1]]))
             else:
                 seqs.append(next_seq)

@@ -259,3 +259,37 @@ def test_temporary_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
         path.write_bytes(b"half written")
     write_state(tmp_path, state_of(20))
     assert not leftover.exists() and ours.exists()  # a live writer's file is its own to finish
+
+
+def _rewrite(root: Path, *steps: tuple[str, str | None]) -> None:
+    """Save each step on its own: (id, text) writes the item, (id, None) removes it."""
+    for item_id, text in steps:
+        shard = Substrate(root)
+        if text is None:
+            shard.remove(item_id)
+        else:
+            shard.put(SubstrateItem("text", text, id=item_id))
+        shard.save()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # written again with the same text: keeps its place
+        [("B", "river"), ("C", "river"), ("B", "river")],
+        # removed and written again: takes a new place, after C
+        [("B", "river"), ("C", "river"), ("B", None), ("B", "river")],
+    ],
+)
+@pytest.mark.parametrize("indexed_first", [1, 2])
+def test_ties_after_folding_rank_as_the_store_lists_them(
+    tmp_path: Path, steps: list[tuple[str, str | None]], indexed_first: int
+) -> None:
+    _rewrite(tmp_path, ("A", "other"), *steps[: indexed_first - 1])
+    Substrate(tmp_path).search("river")  # the index now covers the first steps only
+    _rewrite(tmp_path, *steps[indexed_first - 1 :])
+    shard = Substrate(tmp_path)
+    listed = [item.id for item in shard.all() if item.text == "river"]
+    folded = [item.id for item, _ in shard.search("river", k=10)]
+    shard.reindex()
+    assert folded == listed == [item.id for item, _ in shard.search("river", k=10)]
