@@ -138,6 +138,14 @@ def test_ingest_records_dicts_tuples_and_scalars() -> None:
     assert rec is not None and rec.text == "1 two" and rec.provenance["source"] == "records"
 
 
+def test_record_text_spells_values_as_json_does_not_as_python() -> None:
+    store = Substrate()
+    record = {"name": "zoë", "age": None, "meta": {"a": "b"}, "ok": True, "n": 1.5}
+    ids = ingest_records(store, [record, ("x", None, False, ["é"])])
+    texts = [item.text for item in store.read_items(ids).values()]
+    assert texts == ['zoë {"a": "b"} true 1.5', 'x false ["é"]']
+
+
 def test_ingest_file_text_lines(tmp_path: Path) -> None:
     path = tmp_path / "notes.md"
     path.write_text("# Title\n\n  first line  \n\nsecond line\n")

@@ -52,6 +52,11 @@ def test_markdown_front_matter_becomes_tags_and_payload() -> None:
     assert "title:" not in seg.text
 
 
+def test_front_matter_tags_are_not_spelled_as_python() -> None:
+    text = "---\ntags: [a, null, true, 3]\n---\nbody text\n"
+    assert _parse("markdown", text).segments[0].tags == ["a", "true", "3"]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

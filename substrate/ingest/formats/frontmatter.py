@@ -12,6 +12,8 @@ import re
 import textwrap
 from typing import Any
 
+from substrate.ingest.formats.records import value_text
+
 _KEY = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
 _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 
@@ -152,7 +154,7 @@ def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
             continue
         values = value if isinstance(value, list) else str(value).split(",") if value else []
         for v in values:
-            tag = str(v).strip()
+            tag = value_text(v).strip()
             if tag and tag not in tags:
                 tags.append(tag)
     return tags, rest

@@ -26,6 +26,19 @@ def stringify(value: Any) -> str:
         return str(value)
 
 
+def value_text(value: Any) -> str:
+    """How a field's value reads in an item's text or tags: a string as is, null as nothing,
+    anything else as JSON (``true``, ``1.5``, ``{"a": "b"}``), not in Python's spelling."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def is_document(value: Any) -> bool:
     """Whether a JSON value is a document (see the module docstring) rather than a record."""
     if isinstance(value, dict):
@@ -55,9 +68,10 @@ def document_parts(doc: Any) -> tuple[str, list[str], dict[str, Any]]:
 
 
 def record_text(record: Mapping[str, Any], text_fields: Iterable[str] | None = None) -> str:
-    """The text surface of a dict record: ``str`` of the chosen (or all) fields, space-joined."""
+    """The text surface of a dict record: the chosen (or all) fields' values, space-joined
+    (``value_text``: nulls left out)."""
     fields = list(text_fields) if text_fields else list(record)
-    return " ".join(str(record[f]) for f in fields if f in record)
+    return " ".join(t for f in fields if f in record and (t := value_text(record[f])))
 
 
 def record_parts(
@@ -67,4 +81,4 @@ def record_parts(
     if isinstance(record, Mapping):
         return record_text(record, text_fields), dict(record)
     values = list(record) if isinstance(record, (list, tuple)) else [record]
-    return " ".join(str(v) for v in values), {"values": values}
+    return " ".join(t for v in values if (t := value_text(v))), {"values": values}
