@@ -2,9 +2,10 @@
 
 A chunk is a verbatim slice of the section (whitespace and line breaks kept), so its line
 numbers in the file can be computed exactly. Chunks end after a sentence (``.``, ``!``, ``?``,
-``…`` followed by white space, or the CJK full stops) or at a blank line. A sentence longer
-than the bound is cut inside, into pieces of even length, each at the white space (a line break
-preferred) nearest its share (or, for a run with no white space at all, at the share itself).
+``…`` followed by white space, or the CJK full stops; not the period of an abbreviation like
+``Dr.`` or of an initial) or at a blank line. A sentence longer than the bound is cut inside,
+into pieces of even length, each at the white space (a line break preferred) nearest its share
+(or, for a run with no white space at all, at the share itself).
 A short lead-in is kept with what follows rather than left as a chunk of its own: before such a
 sentence, and, when it is the text's first span (a heading), before any sentence it cannot join
 whole, which is then cut with it; the last piece of a cut takes what follows it if it fits.
@@ -30,6 +31,13 @@ _BOUNDARY = re.compile(
 )
 
 
+# words a period follows without ending the sentence ("Dr. Smith", "e.g. this"); "etc." and
+# "no." often do end one, so they are not here
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st mt vs cf fig figs approx dept inc ltd corp e.g i.e u.s u.k".split()
+)
+
+
 def check_limit(limit: int) -> int:
     """Validate a chunk size given by a caller."""
     if not isinstance(limit, int) or limit < MIN_CHUNK_CHARS:
@@ -44,6 +52,8 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     pos = start
     for m in _BOUNDARY.finditer(text, start, end):
+        if m.group(2) is not None and not m.group(1) and _abbreviation(text, m.start(), pos):
+            continue
         if m.group(5) is not None:
             stop = m.start()
         elif m.group(2) is not None:
@@ -56,6 +66,18 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if pos < end:
         spans.append((pos, end))
     return spans
+
+
+def _abbreviation(text: str, after: int, floor: int) -> bool:
+    """Whether the mark before ``after`` is the period of an abbreviation (``Dr.``, ``e.g.``)
+    or of an initial (``J. Smith``) rather than the end of a sentence."""
+    if text[after - 1] != ".":
+        return False
+    first = after - 1
+    while first > floor and (text[first - 1].isalpha() or text[first - 1] == "."):
+        first -= 1
+    word = text[first : after - 1]
+    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())
 
 
 def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:

@@ -46,6 +46,20 @@ def test_closing_quote_stays_with_its_sentence() -> None:
     assert text[spans[0][0] : spans[0][1]] == 'He said "stop."'
 
 
+def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
+    text = "Dr. Smith met J. R. Tolkien. Then e.g. this one. I said no. Then he left."
+    spans = sentence_spans(text, 0, len(text))
+    assert [text[s:e] for s, e in spans] == [
+        "Dr. Smith met J. R. Tolkien.",
+        "Then e.g. this one.",
+        "I said no.",
+        "Then he left.",
+    ]
+    # a chunk is not cut after "Dr." when a sentence end is near
+    text = "The visit was long. Dr. Jones wrote the report on the visit."
+    assert _chunks(text, 50) == ["The visit was long.", "Dr. Jones wrote the report on the visit."]
+
+
 def test_cjk_full_stop_needs_no_space() -> None:
     text = "这是第一句。这是第二句。这是第三句。"
     spans = sentence_spans(text, 0, len(text))
