@@ -265,6 +265,21 @@ def test_json_array_and_object() -> None:
     ]
 
 
+def test_each_element_of_a_json_array_has_the_lines_it_spans() -> None:
+    text = '[\n  {"a": "x, ] [\\" }",\n   "b": [1, 2]},\n  "plain", 3,\n  ["nested"\n  ]\n]\n'
+    parsed = _parse("json", text)
+    assert [(s.kind, s.line_start, s.line_end) for s in parsed.segments] == [
+        ("record", 2, 3),
+        ("text", 4, 4),
+        ("text", 4, 4),
+        ("text", 5, 6),
+    ]
+    assert [(s.line_start, s.line_end) for s in _parse("json", "[1, 2]").segments] == [
+        (1, 1),
+        (1, 1),
+    ]
+
+
 def test_invalid_json_is_rejected_with_its_line() -> None:
     with pytest.raises(FileRejected) as err:
         _parse("json", '{\n  "a": 1,\n  "b": oops\n}')

@@ -5,6 +5,8 @@ Invalid JSON rejects the file, with the line and column of the error.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import orjson
@@ -31,12 +33,16 @@ def load_json(text: str) -> Any:
 
 
 def parse_json(text: str, ctx: ParseContext) -> Parsed:
-    """Parse a JSON array (one item per element) or a single JSON value."""
+    """Parse a JSON array (one item per element, on the lines it spans) or a single value."""
     parsed = Parsed("json")
     value = load_json(text)
     if isinstance(value, list):
+        spans = element_lines(text) if value else []
         for ordinal, element in enumerate(value):
-            parsed.segments.extend(value_segments(element, ordinal, ctx))
+            segments = value_segments(element, ordinal, ctx)
+            for seg in segments:
+                seg.line_start, seg.line_end = spans[ordinal]
+            parsed.segments.extend(segments)
     else:
         segments = value_segments(value, 0, ctx)
         last = text.count("\n") + (0 if text.endswith("\n") else 1)
@@ -45,3 +51,32 @@ def parse_json(text: str, ctx: ParseContext) -> Parsed:
                 seg.line_start, seg.line_end = 1, max(1, last)
         parsed.segments.extend(segments)
     return parsed
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODE = json.JSONDecoder().raw_decode  # C: a value and the offset where it ends
+
+
+def element_lines(text: str) -> list[tuple[int, int]]:
+    """The first and last line of each element of the JSON array ``text`` (valid JSON: it
+    was parsed already; this second pass only finds where each element lies)."""
+    lines: list[tuple[int, int]] = []
+    line, seen = 1, 0
+    at = _past_space(text, _past_space(text, 0) + 1)  # past "["
+    while text[at] != "]":
+        _, end = _DECODE(text, at)
+        line += text.count("\n", seen, at)
+        first = line
+        line += text.count("\n", at, end)
+        lines.append((first, line))
+        seen = end
+        at = _past_space(text, end)
+        if text[at] == ",":
+            at = _past_space(text, at + 1)
+    return lines
+
+
+def _past_space(text: str, at: int) -> int:
+    space = _SPACE.match(text, at)
+    assert space is not None  # it matches the empty string too
+    return space.end()
