@@ -312,9 +312,10 @@ def ingest_file(
     ``.txt``/``.md``: one text item per non-empty line (``index`` counts those lines);
     ``.jsonl``/``.ndjson``: one item per line in file order (a string or a ``{"text": ...}``
     object is a text item, any other object a record); ``.csv``/``.tsv``: one record per row keyed
-    by the header; ``.json``: one item per array element (or one for the whole value). Returns []
-    when the file does not exist. For sections, chunking, folders and re-ingest that replaces
-    changed files, use ``ingest_path``.
+    by the header; ``.json``: one item per array element (or one for the whole value). An empty
+    one (``null``, ``[]``, ``{}``, ``""``, a row of blank cells) is dropped and counted in the
+    report, as an empty chunk is. Returns [] when the file does not exist. For sections,
+    chunking, folders and re-ingest that replaces changed files, use ``ingest_path``.
 
     Args:
         substrate: the shard to write to.
@@ -348,15 +349,17 @@ def ingest_file(
     except FileRejected as exc:
         _rejected_file(report, name, exc)
         raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
-    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report, drop_empty=False)
+    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
+    if report is not None:
+        report.items_dropped += parsed.dropped
     now = time.time()
     items = []
     for position, seg in enumerate(parsed.segments):
         index = seg.extra.get("index", position)
         prov = {"source": name, "index": index, "line": seg.line_start, **meta, "ingested_at": now}
         item = builder.build(seg, prov, locator=f"{fmt}#{position}")
-        assert item is not None
-        items.append(item)
+        if item is not None:  # an empty doc (null, [], {}, "") is dropped and counted
+            items.append(item)
     return _finish_file(substrate, name, meta, parsed, items, report)
 
 

@@ -188,7 +188,7 @@ def prepare(
     screen = screen_file(text, parsed, ticket, options)
     if not screen.names:
         done.named = cache_name(ticket, options)
-    tally = GateTally()
+    tally = GateTally(items_dropped=parsed.dropped)
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     built = _gated_items(ticket, parsed, done, options, fingerprint, screen, tally)
     if rejected:

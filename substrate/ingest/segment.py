@@ -58,6 +58,7 @@ class Parsed:
     segments: list[Segment] = field(default_factory=list)
     issues: list[LineIssue] = field(default_factory=list)
     slices: bool = False  # every segment's text is a slice of the parsed text, unchanged
+    dropped: int = 0  # rows left out as empty (a CSV row of blank cells), counted as chunks are
 
 
 class FileRejected(InvalidInputError):

@@ -336,3 +336,20 @@ def test_a_secret_in_a_file_name_is_masked_in_the_report(tmp_path: Path) -> None
     shown = str(report.as_dict()) + "".join(i.location() for i in report.issues)
     assert token not in shown and "[REDACTED:github_token]" in shown
     assert token not in (tmp_path / "shard" / "items.jsonl").read_text()
+
+
+def test_empty_rows_and_values_are_dropped_and_counted(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_file
+
+    root = tmp_path / "in"
+    root.mkdir()
+    _write(root / "t.csv", "a,b\n1,2\n,,\n ,\n\n3,4\n")
+    _write(root / "j.jsonl", '[]\n{}\nnull\n""\n"x"\n')
+    shard = Substrate(tmp_path / "shard")
+    report = ingest_path(shard, root)
+    assert (report.items_added, report.items_dropped) == (3, 6)
+    assert sorted(item.text for item in shard.iter_items()) == ["1 2", "3 4", "x"]
+    for name, kept in (("t.csv", 2), ("j.jsonl", 1)):
+        alone = IngestReport()
+        assert len(ingest_file(Substrate(), root / name, report=alone)) == kept
+        assert alone.items_dropped == (2 if name == "t.csv" else 4)

@@ -50,8 +50,8 @@ def document_parts(doc: Any) -> tuple[str, list[str], dict[str, Any]]:
     """``(text, tags, payload)`` of a document: a string, a doc object, or any other value."""
     if isinstance(doc, str):
         return doc, [], {}
-    if not isinstance(doc, dict):
-        return stringify(doc), [], {}
+    if not isinstance(doc, dict):  # null and [] hold nothing: an empty doc, dropped as such
+        return ("" if doc is None or doc == [] else stringify(doc)), [], {}
     text = doc.get("text")
     text = "" if text is None else text if isinstance(text, str) else stringify(text)
     tags = doc.get("tags") or []

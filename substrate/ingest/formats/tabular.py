@@ -81,7 +81,10 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
         for row in reader:
             first, last = previous + 1, reader.line_num
             previous = last
-            if not row or not any(cell.strip() for cell in row):
+            if not row:  # an empty line
+                continue
+            if not any(cell.strip() for cell in row):
+                parsed.dropped += 1
                 continue
             if header is None:
                 header = field_names(row)
