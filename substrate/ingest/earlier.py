@@ -10,6 +10,7 @@ content), so the run says so, for the new version to be proposed again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 # provenance written by `propose`, `approve` and `reject` on the item itself
 CARRIED_KEYS = ("proposal", "proposals")
+_WORD = re.compile(r"\w+")
 
 
 def carry_over(items: Iterable[SubstrateItem], stored: dict[str, SubstrateItem]) -> list[str]:
@@ -96,22 +98,51 @@ def _withdrawn(item: SubstrateItem, proposal: dict[str, object], why: str) -> st
 
 
 def held_by_rejected_lines(
-    removes: Iterable[str], stored: dict[str, SubstrateItem], lines: Iterable[int | None]
+    removes: Iterable[str],
+    stored: dict[str, SubstrateItem],
+    lines: Iterable[int | None],
+    words: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """The ids of ``removes`` whose stored version came from a line the file now has rejected
-    (a JSON Lines row or a CSV record turned malformed): what the line held is not known to be
-    gone, so the item stays until the line parses again. Lines are matched by number, so an
-    edit that also moved lines may keep a neighbour's old item instead: kept, never lost."""
+    """The ids of ``removes`` whose stored version may have come from a line the file now
+    has rejected (a JSON Lines row or a CSV record turned malformed): what such a line held is
+    not known to be gone, so the item stays until the line parses again. An item is taken for
+    one of those lines when it came from the same line number, or when every word of its text
+    is among ``words``, those of the rejected lines (the line may have moved); a false match
+    keeps an item a while longer, it never loses one."""
     rejected = {line for line in lines if line}
     if not rejected:
         return []
-    return [i for i in removes if any(n in _lines_of(stored.get(i)) for n in rejected)]
+    held = []
+    for item_id in removes:
+        item = stored.get(item_id)
+        if item is None:
+            continue
+        span = _lines_of(item)
+        if any(n in span for n in rejected) or _worded(item.text, words):
+            held.append(item_id)
+    return held
 
 
-def _lines_of(item: SubstrateItem | None) -> range:
+def words_of_lines(text: str, lines: Iterable[int | None]) -> frozenset[str]:
+    """The words (lower-cased) of the 1-based ``lines`` of ``text``."""
+    wanted = {n for n in lines if n}
+    if not wanted:
+        return frozenset()
+    rows = text.split("\n")
+    return frozenset(
+        w for n in wanted if n <= len(rows) for w in _WORD.findall(rows[n - 1].lower())
+    )
+
+
+def _worded(text: str, words: frozenset[str]) -> bool:
+    own = _WORD.findall(text.lower())
+    return bool(words and own) and words.issuperset(own)
+
+
+def _lines_of(item: SubstrateItem) -> range:
     """The lines of its file ``item`` came from (none when it does not say)."""
-    first = item.provenance.get("line_start") if item is not None else None
-    last = item.provenance.get("line_end", first) if item is not None else None
+    first = item.provenance.get("line_start")
+    last = item.provenance.get("line_end", first)
     if isinstance(first, int) and isinstance(last, int):
         return range(first, last + 1)
     return range(0)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder
+from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
@@ -131,6 +132,8 @@ class Prepared:
     encoded: list[tuple[str, bytes]] | None = None
     # how the source cache names the source when a secret in its name is masked (else "")
     named: str = ""
+    # the words of the rejected lines: which earlier items they may hold (``earlier``)
+    rejected_words: frozenset[str] = frozenset()
 
     def __reduce__(self) -> tuple[type[Prepared], tuple[Any, ...]]:
         # sent back by worker processes by the thousand: constructor arguments pickle fastest
@@ -149,6 +152,7 @@ class Prepared:
                 self.prepared_at,
                 self.encoded,
                 self.named,
+                self.rejected_words,
             ),
         )
 
@@ -185,6 +189,8 @@ def prepare(
         return done
     done.prepared_at = time.time()
     done.issues = [(issue.reason, issue.line) for issue in parsed.issues]
+    if done.issues:
+        done.rejected_words = words_of_lines(text, (line for _, line in done.issues))
     screen = screen_file(text, parsed, ticket, options)
     if not screen.names:
         done.named = cache_name(ticket, options)

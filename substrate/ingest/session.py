@@ -379,7 +379,8 @@ class IngestSession:
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
             notices: list[str] = []
-            held = held_by_rejected_lines(removes, previous, (ln for _, ln in done.issues))
+            rejected = (line for _, line in done.issues)
+            held = held_by_rejected_lines(removes, previous, rejected, done.rejected_words)
             if held:
                 removes = [i for i in removes if i not in held]
                 owned = [*owned, *held]

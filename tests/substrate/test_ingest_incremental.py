@@ -599,6 +599,19 @@ def test_a_row_turned_malformed_keeps_its_item_until_it_is_mended(
     assert sorted(i.text for i in Substrate(shard).iter_items()) == ["alpha", "beta two", "gamma"]
 
 
+def test_a_malformed_row_that_moved_keeps_its_item(tmp_path: Path) -> None:
+    rows = '{"text": "alpha one"}\n{"text": "bravo two"}\n'
+    root, shard = _ingested(tmp_path, {"rows.jsonl": rows})
+    _write(root / "rows.jsonl", '{"text": "alpha one"}\n{"text": "bravo two"\n')
+    ingest_path(Substrate(shard), root)
+    # a line inserted above it: the broken row is on line 3 now, its item came from line 2
+    _write(root / "rows.jsonl", '{"text": "zero"}\n{"text": "alpha one"}\n{"text": "bravo two"\n')
+    report = ingest_path(Substrate(shard), root)
+    assert report.items_removed == 0
+    texts = sorted(i.text for i in Substrate(shard).iter_items())
+    assert texts == ["alpha one", "bravo two", "zero"]
+
+
 def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
     root, shard = _ingested(tmp_path, {"g.txt": "a note of some length\n"})
     os.utime(root / "g.txt")  # touched: its mtime no longer vouches for it
