@@ -52,8 +52,9 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     pos = start
     for m in _BOUNDARY.finditer(text, start, end):
-        if m.group(2) is not None and not m.group(1) and _abbreviation(text, m.start(), pos):
-            continue
+        western = m.group(2) is not None and not m.group(1)
+        if western and m.group(2).count("\n") < 2 and _abbreviation(text, m.start(), pos):
+            continue  # ("Dr. Smith"; a blank line after "U.S." still ends the paragraph)
         if m.group(5) is not None:
             stop = m.start()
         elif m.group(2) is not None:

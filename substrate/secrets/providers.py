@@ -16,8 +16,10 @@ PROVIDER_RULES: tuple[Rule, ...] = (
          ("age-secret-key-1",), prefix=16,
          description="age encryption secret key (bech32)"),
     Rule("aws_access_key", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
-         # "_" is no base64 or base32 character: "aws_key_AKIA…" is a name glued to a key id
-         ("akia", "asia", "abia", "acca", "a3t"), entropy=2.5, prefix=4, joins="_",
+         # after "_" ("aws_key_AKIA…") or a form-encoded space ("q=aws+key+AKIA…"): neither
+         # is in base32, and a base64 run holds 16 upper-case letters and digits in a row
+         # ending it almost never
+         ("akia", "asia", "abia", "acca", "a3t"), entropy=2.5, prefix=4, joins="_+",
          description="AWS access key id: AKIA (long-term) or ASIA (temporary) + 16 base32"),
     Rule("aws_bedrock_api_key", r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{40,}={0,2}",
          ("absk",), entropy=3.0, prefix=22,

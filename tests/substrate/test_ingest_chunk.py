@@ -55,6 +55,9 @@ def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
         "I said no.",
         "Then he left.",
     ]
+    text = "Made in the U.S.\n\nShipped by Dr.\n\nNext."
+    spans = sentence_spans(text, 0, len(text))
+    assert [text[s:e] for s, e in spans] == ["Made in the U.S.", "Shipped by Dr.", "Next."]
     # a chunk is not cut after "Dr." when a sentence end is near
     text = "The visit was long. Dr. Jones wrote the report on the visit."
     assert _chunks(text, 50) == ["The visit was long.", "Dr. Jones wrote the report on the visit."]

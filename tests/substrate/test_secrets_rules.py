@@ -306,8 +306,9 @@ def test_provider_boundaries() -> None:
     aws = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
     assert detect_secrets("Q" + aws).clean  # an unmarked prefix inside a longer run is not
     assert not detect_secrets(" " + aws).clean
-    # "_" is in no base64 or base32 run: a name glued to a key id does not hide it
-    for glued in ("aws_key_" + aws, "dir_" + aws + "/f.txt"):
+    # "_" and a form-encoded space are in no base32 run: a name glued to a key id does not
+    # hide it
+    for glued in ("aws_key_" + aws, "dir_" + aws + "/f.txt", "?q=aws+key+" + aws + "&x=1"):
         found = detect_secrets(glued).findings
         assert [glued[f.start : f.end] for f in found] == [aws], glued
 
