@@ -288,7 +288,11 @@ def _record_file(
         report.unchanged.append(name)
         return
     result = status.UPDATED if rewritten else status.ADDED if gave_items else status.SKIPPED
-    outcome = FileOutcome(name, result, path)
+    reason = ""
+    if not gave_items:  # as ingest tells it: every line rejected fails the file
+        result = status.FAILED if errors else status.SKIPPED
+        reason = f"all {errors} line(s) or row(s) rejected" if errors else "no content"
+    outcome = FileOutcome(name, result, path, reason)
     outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
     report.files.append(outcome)
 

@@ -426,6 +426,15 @@ def test_ingest_docs_drops_empty_docs_and_counts_them(mixle, tmp_path: Path) -> 
     assert outcome["reason"] == "no content"
 
 
+def test_ingest_file_fails_a_file_whose_every_line_is_rejected(mixle, tmp_path: Path) -> None:
+    broken = tmp_path / "nj.jsonl"
+    broken.write_text("not json\n")
+    result = mixle("ingest-file", str(broken), "--json")
+    [outcome] = result.json()["files"]
+    assert result.exit_code == 1 and result.json()["files_failed"] == 1
+    assert (outcome["status"], outcome["reason"]) == ("failed", "all 1 line(s) or row(s) rejected")
+
+
 def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
     mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
