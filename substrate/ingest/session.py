@@ -236,9 +236,12 @@ class IngestSession:
         time as the walk hands them out; the paths of all of them are added to ``seen``. Stops
         early when the run is cancelled; ``walked_all`` tells whether it went through."""
         cancel, progress = self.cancel, self.progress
+        again = bool(seen)  # a report gathering several paths: a file walked already is done
         for files in folders:
             if cancel is not None and cancel.is_set():
                 return
+            if again:  # (``ingest notes notes/sub``: counted and reported once)
+                files = [entry for entry in files if entry.path not in seen]
             seen.update([entry.path for entry in files])
             self.files_found += len(files)
             self.report.files_scanned += len(files)  # a report may gather several paths

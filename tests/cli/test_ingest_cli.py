@@ -41,6 +41,17 @@ def test_an_empty_tag_is_refused_as_add_refuses_it(mixle, notes: Path, blank: st
     assert mixle("ls").exit_code == 3  # nothing was written, not even a shard
 
 
+@pytest.mark.parametrize("order", [("notes", "notes/ops"), ("notes/ops", "notes")])
+def test_paths_inside_one_another_count_each_file_once(
+    mixle, notes: Path, order: tuple[str, str]
+) -> None:
+    paths = [str(notes.parent / p) for p in order]
+    first = mixle("ingest", *paths, "--json").json()
+    assert (first["files_scanned"], first["files_added"]) == (4, 4)
+    again = mixle("ingest", *paths, "--json").json()
+    assert (again["files_scanned"], again["files_unchanged"]) == (4, 4)
+
+
 def test_jobs_option(mixle, notes: Path) -> None:
     report = mixle("ingest", str(notes), "--jobs", "2", "--json")
     assert report.exit_code == 0, report.stderr
