@@ -270,7 +270,10 @@ def _finish_file(
     if report is not None:
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
-        _record_file(report, name, meta["path"], bool(items), added, rewritten, len(parsed.issues))
+        empty = parsed.dropped + len(parsed.segments) - len(items)
+        _record_file(
+            report, name, meta["path"], bool(items), added, rewritten, len(parsed.issues), empty
+        )
     return ids
 
 
@@ -282,6 +285,7 @@ def _record_file(
     added: int,
     rewritten: int,
     errors: int = 0,
+    empty: int = 0,
 ) -> None:
     """The outcome of one file: unchanged when every item it gave is stored as it is."""
     if gave_items and not (added or rewritten):
@@ -291,7 +295,7 @@ def _record_file(
     reason = ""
     if not gave_items:  # as ingest tells it: every line rejected fails the file
         result = status.FAILED if errors else status.SKIPPED
-        reason = f"all {errors} line(s) or row(s) rejected" if errors else "no content"
+        reason = status.nothing_parsed(errors, empty) if errors else "no content"
     outcome = FileOutcome(name, result, path, reason)
     outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
     report.files.append(outcome)

@@ -23,6 +23,14 @@ FAILED = "failed"  # rejected because it could not be read or parsed; stored ite
 STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
 
 
+def nothing_parsed(rejected: int, empty: int) -> str:
+    """Why a file whose lines or rows gave no item failed: how many were rejected, and how
+    many of the others were empty."""
+    if not empty:
+        return f"all {rejected} line(s) or row(s) rejected"
+    return f"{rejected} line(s) or row(s) rejected, and the other {empty} empty"
+
+
 @dataclass(slots=True)
 class IngestIssue:
     """One problem found while ingesting, located as precisely as the format allows.

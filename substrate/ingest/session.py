@@ -349,7 +349,8 @@ class IngestSession:
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:
                 report.note(IngestIssue(source, reason, line))
-            self.fail(source, ticket.path, f"all {len(done.issues)} line(s) or row(s) rejected")
+            empty = done.tally.items_dropped if done.tally is not None else 0
+            self.fail(source, ticket.path, status.nothing_parsed(len(done.issues), empty))
         else:
             self.queue(self.change_of(ticket, done))
 

@@ -612,6 +612,16 @@ def test_a_malformed_row_that_moved_keeps_its_item(tmp_path: Path) -> None:
     assert texts == ["alpha one", "bravo two", "zero"]
 
 
+def test_a_file_of_rejected_and_empty_lines_says_so(tmp_path: Path) -> None:
+    rows = '{"text": "first"}\n{"text": "second"}\n{"text": "third"}\n'
+    root, shard = _ingested(tmp_path, {"rows.jsonl": rows})
+    _write(root / "rows.jsonl", '{"text": ""}\nnot json\nnull\n')
+    (outcome,) = ingest_path(Substrate(shard), root).files
+    reason = "1 line(s) or row(s) rejected, and the other 2 empty"
+    assert (outcome.status, outcome.reason) == ("failed", reason)
+    assert len(Substrate(shard)) == 3  # kept until the file is mended
+
+
 def test_a_lower_size_limit_alone_removes_nothing(tmp_path: Path) -> None:
     root, shard = _ingested(tmp_path, {"g.txt": "a note of some length\n"})
     os.utime(root / "g.txt")  # touched: its mtime no longer vouches for it
