@@ -437,7 +437,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
-        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+        # "key = value", not "pass `value`" in a sentence: only then may joined words count
+        between = text[m.end("key") : m.start(group)] if group else ""
+        assigned = any(mark in between for mark in "=:,>-")
+        return worth_reporting(
+            secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
+        )
     if kind == "credential":
         return credential_ok(secret)
     if kind == "url":

@@ -183,6 +183,24 @@ def is_name_like(value: str) -> bool:
     return all(any(ch in "aeiouyAEIOUY" for ch in w) or len(w) <= 4 for w in words)
 
 
+# words that make a value joined from words the name of a field, a variable or a setting
+# ("login-form-password", "db_user_name") rather than a password made of words
+_LABEL_WORDS = frozenset(
+    "password passwd pwd secret key token field input name label id env var form login user "
+    "username value default example sample test dummy placeholder".split()
+)
+_JOINED_WORDS = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+){2,}")
+
+
+def is_passphrase(value: str) -> bool:
+    """Three or more lower-case words joined by ``-`` or ``_`` (``correct-horse-battery``,
+    ``winter-is-coming-2024``): a password made of words, though it reads as a name, unless
+    one of its words names a field or setting."""
+    if len(value) < 12 or not _JOINED_WORDS.fullmatch(value):
+        return False
+    return not _LABEL_WORDS.intersection(re.split(r"[-_]", value))
+
+
 def is_prose(value: str) -> bool:
     """Several words of UI or documentation text rather than one credential."""
     words = value.split()
@@ -215,7 +233,9 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
     return ent >= 2.8 or (len(value) >= 20 and ent >= 2.5)
 
 
-def worth_reporting(value: str, *, strength: str, quoted: bool, key: str = "") -> bool:
+def worth_reporting(
+    value: str, *, strength: str, quoted: bool, key: str = "", assigned: bool = True
+) -> bool:
     """Decide whether a value assigned to a secret-named key is a credential.
 
     Args:
@@ -225,6 +245,8 @@ def worth_reporting(value: str, *, strength: str, quoted: bool, key: str = "") -
         quoted: whether the value was written as a string literal.
         key: the key name; a value that merely restates it (``API_KEY = "api_key"``) is a
             label, not a secret.
+        assigned: the value follows an operator (``=``, ``:``...), not only white space as
+            in prose (``pass `use_fast_path` to``).
     """
     v = value.strip()
     if not v or not any(ch.isalnum() for ch in v):
@@ -243,7 +265,10 @@ def worth_reporting(value: str, *, strength: str, quoted: bool, key: str = "") -
         return False
     if key and _restates(v, key):
         return False
-    if is_name_like(v):
+    # a password of joined words reads as a name too; unquoted, only "-" tells it from an
+    # identifier in code (``pass_hook = call_assertion_pass_hook``)
+    joined_words = strength == "password" and assigned and (quoted or "-" in v) and is_passphrase(v)
+    if is_name_like(v) and not joined_words:
         return False
     if strength == "token":
         return looks_random(v, min_len=8)

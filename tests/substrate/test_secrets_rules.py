@@ -488,3 +488,30 @@ def test_a_long_text_scanned_by_segments_gives_what_one_scan_gives(monkeypatch: 
     monkeypatch.setattr(engine, "SEGMENT_CHARS", 20_000)  # about eighteen segments
     monkeypatch.setattr(engine, "SEGMENT_OVERLAP", 4_000)  # longer than any match here
     assert find_secrets(text) == whole and len(whole) > 500
+
+
+@pytest.mark.parametrize(
+    ("line", "password"),
+    [
+        ('password = "correct-horse-battery-staple"', "correct-horse-battery-staple"),
+        ("export PGPASSWORD=winter-is-coming-2024", "winter-is-coming-2024"),
+        ('{"db_password": "prod_db_pass_2024"}', "prod_db_pass_2024"),
+        ("password: correct-horse-battery-staple", "correct-horse-battery-staple"),
+    ],
+)
+def test_a_password_of_joined_words_is_found(line: str, password: str) -> None:
+    assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [password]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fails to pass `check_is_fitted` before",  # a sentence, not an assignment
+        "pass_hook = call_assertion_pass_hook",  # unquoted: an identifier in code
+        'password_field = "login-form-password"',  # the name of a field
+        'passwordSecret: "prod-database-secret"',  # the name of a stored secret
+        'password = "user-name"',  # two words: a name
+    ],
+)
+def test_names_made_of_words_are_not_passwords(line: str) -> None:
+    assert detect_secrets(line).clean
