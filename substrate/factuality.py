@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.answer import strip_citations
+from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS
@@ -16,6 +16,7 @@ from substrate.retrieval import merge_scopes, ranked, shown_source
 from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
     from substrate.store import Substrate
 
 # Default corroboration: the evidence carries at least half of the claim's content terms.
@@ -222,3 +223,48 @@ def check_factuality(
         ]
         receipt.verdicts.append(ClaimVerdict(claim, bool(citations), float(best), citations))
     return receipt
+
+
+def miscited_claims(
+    receipt: FactualityReceipt,
+    answer: str,
+    sources: Sequence[SubstrateItem],
+    texts: Sequence[str],
+) -> list[tuple[str, list[int]]]:
+    """The claims of ``answer`` that the shard supports (``receipt``) but none of the
+    sources they cite does: the answer points its reader at the wrong evidence. Each comes
+    with the numbers it cites; ``sources`` are the items numbered ``[1]``, ``[2]``... and
+    ``texts`` what the answerer was given of each. A claim nothing supports is the receipt's
+    to report, not a citation's fault."""
+    supported = {v.claim: v for v in receipt.verdicts if v.supported}
+    wrong = []
+    for claim, cited in _cited_claims(answer, len(sources)):
+        verdict = supported.get(claim)
+        if verdict is None or not cited:
+            continue
+        backing = {entry["id"] for entry in verdict.citations}
+        if not any(
+            sources[n - 1].id in backing or content_overlap(texts[n - 1], claim) for n in cited
+        ):
+            wrong.append((claim, cited))
+    return wrong
+
+
+def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int]]]:
+    """The sentences of ``answer`` with the sources each cites; markers that open a sentence
+    after another on its line (``… weekdays. [1] Next …``) belong to the one before, while a
+    line that opens with them (a list of sources) cites its own sentence."""
+    claims: list[tuple[str, list[int]]] = []
+    for line in answer.splitlines():
+        for i, sentence in enumerate(split_sentences(line)):
+            lead = _LEADING_CITATIONS.match(sentence)
+            if lead and i and claims:
+                claims[-1][1].extend(cited_numbers(lead.group(), n_sources))
+                sentence = sentence[lead.end() :]
+            claim = strip_citations(sentence)
+            if claim:
+                claims.append((claim, cited_numbers(sentence, n_sources)))
+    return claims
+
+
+_LEADING_CITATIONS = re.compile(r"\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+")

@@ -158,10 +158,12 @@ def ask_cmd(
     """Answer a question from the shard with numbered citations, or abstain (exit 1).
 
     An answer that cites none of its sources, or none of whose claims the evidence supports
-    (a model answering from elsewhere), is shown with a warning and exits 1 too.
+    (a model answering from elsewhere), or that cites for a claim a source that does not say
+    it (while another item does), is shown with a warning and exits 1 too.
     """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
     from substrate.answer import citations_to_nothing
+    from substrate.factuality import miscited_claims
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
     app_state = state(ctx)
@@ -175,13 +177,16 @@ def ask_cmd(
         min_confidence=min_confidence,
         scopes=app_state.scopes,
     )
-    receipt = None
+    receipt, miscited = None, []
     if answer.answer is not None:
         receipt = check_factuality(substrate, answer.answer, scopes=app_state.scopes)
+        packet = answer.context
+        miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)
     if json:
         data = answer.as_dict()
         data["answerer"] = chosen.label
         data["factuality"] = receipt.as_dict() if receipt is not None else None
+        data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
             entry["where"] = where_text(entry["source"], entry["line_start"], entry["line_end"])
         output.emit_json(data)
@@ -196,6 +201,12 @@ def ask_cmd(
     doubt = _ungrounded(answer, receipt)
     if doubt:
         output.note(f"warning: {doubt}; do not rely on this answer")
+        raise typer.Exit(FOUND)
+    if miscited:
+        if not json:  # --json lists them in "miscited"
+            for claim, cites in miscited:
+                named = ", ".join(f"[{n}]" for n in cites)
+                output.note(f"warning: {named} does not say what it is cited for: {claim}")
         raise typer.Exit(FOUND)
 
 

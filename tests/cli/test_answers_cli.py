@@ -314,6 +314,21 @@ def test_a_citation_to_no_source_is_warned_of_beside_a_valid_one(
     assert result.exit_code == 0 and "[9] names no source" in result.stderr
 
 
+def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    # the shard says it (docs/hours.md), but the source cited is the refunds page
+    cmd = replying(tmp_path, "The store opens at nine and closes at five on weekdays. [1]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
+    assert result.exit_code == 1
+    assert "[1] does not say what it is cited for: The store opens" in result.stderr
+    data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
+    assert data.exit_code == 1 and data.json()["miscited"][0]["cites"] == [1]
+    right = replying(tmp_path, "Refunds for defective items are given within 30 days. [1]")
+    checked = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", right, "--json")
+    assert checked.exit_code == 0 and checked.json()["miscited"] == []
+
+
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
