@@ -95,7 +95,8 @@ def freshness_cmd(
         str | None,
         typer.Option(
             "--max-age",
-            help="Report items older than this as aged: 90s, 15m, 12h, 30d, 2w (combinable).",
+            help="Report items older than this as aged: 90s, 15m, 12h, 30d, 2w (combinable; "
+            "a bare number is seconds).",
         ),
     ] = None,
     scope: ScopeOpt = None,

@@ -289,7 +289,8 @@ def _report_files(
 
 
 def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:
-    n_files = sum(1 for s in run.scans if s.skipped is None)
+    # a file is counted when it was read, or when its name alone held a finding (unreadable)
+    n_files = len({s.path for s in run.scans if s.skipped is None} | {f.path for f in findings})
     extra = [
         f"{n} {what}"
         for n, what in ((accepted, "accepted by the baseline"), (suppressed, "allowed"))

@@ -81,6 +81,13 @@ def test_findings_exit_1_with_position_rule_and_masked_preview(mixle: Run, work:
     assert_no_secret(result.stdout, result.stderr)
 
 
+def test_a_missing_file_named_with_a_secret_counts_as_a_file(mixle: Run, work: Path) -> None:
+    result = mixle("scan-secrets", f"missing_{GH}.py")
+    assert result.exit_code == 3  # unreadable input outweighs the finding in its name
+    assert "1 secret(s) in 1 of 1 file(s); 1 could not be read" in result.stderr
+    assert_no_secret(result.stdout, result.stderr)
+
+
 def test_clean_files_exit_0(mixle: Run, work: Path) -> None:
     clean(work)
     (work / "notes.md").write_text("password: see the team vault\n", encoding="utf-8")
