@@ -110,6 +110,17 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
     return None
 
 
+def names_a_password(key: str) -> bool:
+    """Whether ``key`` names a password itself (``DB_PASSWORD``, ``smtpPass``): its last word
+    is one, unlike a secret or where one is kept (``existingSecret``, ``password_storage``)."""
+    words = _merge_camel_password(split_words(key))
+    last = words[-1] if words else ""
+    return last in _PASSWORD_ONLY or "password" in last or "passwd" in last
+
+
+_PASSWORD_ONLY = _PASSWORD_WORDS - {"credential", "credentials", "creds"}
+
+
 def _merge_camel_password(words: list[str]) -> list[str]:
     """``PassWord`` splits into pass + word; put it back together."""
     out: list[str] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
+from substrate.secrets.keynames import names_a_password
 
 # Words that mark a value as made up wherever they appear in it.
 _HARD_MARKERS: tuple[str, ...] = (
@@ -267,7 +268,13 @@ def worth_reporting(
         return False
     # a password of joined words reads as a name too; unquoted, only "-" tells it from an
     # identifier in code (``pass_hook = call_assertion_pass_hook``)
-    joined_words = strength == "password" and assigned and (quoted or "-" in v) and is_passphrase(v)
+    joined_words = (
+        strength == "password"
+        and assigned
+        and names_a_password(key)
+        and (quoted or "-" in v)
+        and is_passphrase(v)
+    )
     if is_name_like(v) and not joined_words:
         return False
     if strength == "token":

@@ -511,6 +511,9 @@ def test_a_password_of_joined_words_is_found(line: str, password: str) -> None:
         'password_field = "login-form-password"',  # the name of a field
         'passwordSecret: "prod-database-secret"',  # the name of a stored secret
         'password = "user-name"',  # two words: a name
+        "existingSecret: grafana-admin-credentials",  # the key names a secret, not a password
+        "adminPasswordSecret: keycloak-admin-creds",
+        "password_storage: hashicorp-vault-backend",  # where a password is kept
     ],
 )
 def test_names_made_of_words_are_not_passwords(line: str) -> None:
