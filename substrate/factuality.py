@@ -235,35 +235,51 @@ def miscited_claims(
     sources they cite does: the answer points its reader at the wrong evidence. Each comes
     with the numbers it cites; ``sources`` are the items numbered ``[1]``, ``[2]``... and
     ``texts`` what the answerer was given of each. A claim nothing supports is the receipt's
-    to report, not a citation's fault."""
+    to report, not a citation's fault.
+
+    Markers between two sentences of a line (``… weekdays. [1] Next …``) may close the one
+    before or open the one after (answers are written both ways): a claim cited only by such
+    markers is called miscited only when they do not fit its neighbour either."""
     supported = {v.claim: v for v in receipt.verdicts if v.supported}
-    wrong = []
-    for claim, cited in _cited_claims(answer, len(sources)):
+
+    def backs(numbers: Iterable[int], claim: str) -> bool:
         verdict = supported.get(claim)
-        if verdict is None or not cited:
+        backing = {entry["id"] for entry in verdict.citations} if verdict else set()
+        return any(
+            sources[n - 1].id in backing or content_overlap(texts[n - 1], claim) for n in numbers
+        )
+
+    claims = _cited_claims(answer, len(sources))
+    wrong = []
+    for k, (claim, own, before) in enumerate(claims):
+        after = claims[k + 1][2] if k + 1 < len(claims) else []
+        cited = [*own, *before, *after]
+        if claim not in supported or not cited or backs(cited, claim):
             continue
-        backing = {entry["id"] for entry in verdict.citations}
-        if not any(
-            sources[n - 1].id in backing or content_overlap(texts[n - 1], claim) for n in cited
-        ):
-            wrong.append((claim, cited))
+        if not own:  # only shared markers: wrong only if they fit no neighbour
+            prev_fits = bool(before) and k > 0 and backs(before, claims[k - 1][0])
+            next_fits = bool(after) and backs(after, claims[k + 1][0])
+            if prev_fits or next_fits:
+                continue
+        wrong.append((claim, list(dict.fromkeys(cited))))
     return wrong
 
 
-def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int]]]:
-    """The sentences of ``answer`` with the sources each cites; markers that open a sentence
-    after another on its line (``… weekdays. [1] Next …``) belong to the one before, while a
-    line that opens with them (a list of sources) cites its own sentence."""
-    claims: list[tuple[str, list[int]]] = []
+def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], list[int]]]:
+    """The sentences of ``answer``, each with the source numbers it holds and those that open
+    it after another sentence of its line (shared with that one); a line that opens with
+    markers (a list of sources) cites its own sentence."""
+    claims: list[tuple[str, list[int], list[int]]] = []
     for line in answer.splitlines():
         for i, sentence in enumerate(split_sentences(line)):
-            lead = _LEADING_CITATIONS.match(sentence)
-            if lead and i and claims:
-                claims[-1][1].extend(cited_numbers(lead.group(), n_sources))
-                sentence = sentence[lead.end() :]
-            claim = strip_citations(sentence)
+            lead = _LEADING_CITATIONS.match(sentence) if i else None
+            shared = cited_numbers(lead.group(), n_sources) if lead else []
+            rest = sentence[lead.end() :] if lead else sentence
+            claim = strip_citations(rest)
             if claim:
-                claims.append((claim, cited_numbers(sentence, n_sources)))
+                claims.append((claim, cited_numbers(rest, n_sources), shared))
+            elif shared and claims:  # "… weekdays. [1]" at the end of the line: its own
+                claims[-1][1].extend(shared)
     return claims
 
 

@@ -329,6 +329,19 @@ def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
     assert checked.exit_code == 0 and checked.json()["miscited"] == []
 
 
+def test_citations_written_before_their_sentences_are_not_called_wrong(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    # [2] opens the sentence it cites; read as closing the one before, it would be wrong
+    reply = (
+        "The store opens at nine and closes at five on weekdays. [1] Refunds for defective"
+        " items are given within 30 days."
+    )
+    cmd = replying(tmp_path, reply)
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
+    assert result.json()["miscited"] == [], result.stderr
+
+
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
