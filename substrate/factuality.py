@@ -268,7 +268,8 @@ def miscited_claims(
 def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], list[int]]]:
     """The sentences of ``answer``, each with the source numbers it holds and those that open
     it after another sentence of its line (shared with that one); a line that opens with
-    markers (a list of sources) cites its own sentence."""
+    markers (a list of sources) cites its own sentence, and a line of markers alone the
+    sentence before it."""
     claims: list[tuple[str, list[int], list[int]]] = []
     for line in answer.splitlines():
         for i, sentence in enumerate(split_sentences(line)):
@@ -278,8 +279,9 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
             claim = strip_citations(rest)
             if claim:
                 claims.append((claim, cited_numbers(rest, n_sources), shared))
-            elif shared and claims:  # "… weekdays. [1]" at the end of the line: its own
-                claims[-1][1].extend(shared)
+            elif claims:  # "… weekdays. [1]" at the end of the line, or on a line of its
+                # own after it: the markers are that sentence's
+                claims[-1][1].extend(shared or cited_numbers(rest, n_sources))
     return claims
 
 

@@ -342,6 +342,14 @@ def test_citations_written_before_their_sentences_are_not_called_wrong(
     assert result.json()["miscited"] == [], result.stderr
 
 
+def test_a_citation_on_a_line_of_its_own_is_the_sentence_before_s(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    cmd = replying(tmp_path, "The store opens at nine and closes at five on weekdays.\n[1]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
+    assert result.exit_code == 1 and result.json()["miscited"][0]["cites"] == [1]
+
+
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
