@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
+from substrate.abbreviations import ends_in_abbreviation
 from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
 
@@ -23,20 +24,12 @@ _HEADING = re.compile(r"#{1,6}\s")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
 
 
-# A period after a title, an initial or a Latin abbreviation ends no sentence: "Dr. Smith",
-# "H. pylori", "e.g. this". ("etc." ends sentences as often as not, and is left out.)
-_ABBREVIATION = re.compile(
-    r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|Fig|Figs|No|Nos|Vol|approx|vs|cf"
-    r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z])\.$"  # and dotted: U.S., U.S.A.
-)
-
-
 def split_sentences(text: str) -> list[str]:
     """``text`` (one block) cut after ".", "!" or "?" and white space, except after an
     abbreviation."""
     out: list[str] = []
     for part in _SENTENCE_SPLIT.split(text):
-        if out and _ABBREVIATION.search(out[-1]):
+        if out and ends_in_abbreviation(out[-1]):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from substrate.abbreviations import ends_in_abbreviation
 from substrate.errors import InvalidInputError
 from substrate.ingest.cutsecrets import ChunkSecrets, cut_secrets
 from substrate.ingest.segment import Segment
@@ -28,13 +29,6 @@ _BOUNDARY = re.compile(
     rf"(?<=[.!?\u2026])([{_CLOSERS}]*)(\s+)"  # western: punctuation, closers, white space
     rf"|(?<=[\u3002\uff01\uff1f])([{_CLOSERS}]*)(\s*)"  # CJK full stops need no space after
     r"|(\n[ \t]*\n\s*)"  # a blank line ends a paragraph
-)
-
-
-# words a period follows without ending the sentence ("Dr. Smith", "e.g. this"); "etc." and
-# "no." often do end one, so they are not here
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st mt vs cf fig figs approx dept inc ltd corp e.g i.e u.s u.k".split()
 )
 
 
@@ -72,13 +66,8 @@ def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def _abbreviation(text: str, after: int, floor: int) -> bool:
     """Whether the mark before ``after`` is the period of an abbreviation (``Dr.``, ``e.g.``)
     or of an initial (``J. Smith``) rather than the end of a sentence."""
-    if text[after - 1] != ".":
-        return False
-    first = after - 1
-    while first > floor and (text[first - 1].isalpha() or text[first - 1] == "."):
-        first -= 1
-    word = text[first : after - 1]
-    return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())
+    # the longest abbreviation is a few characters: a short window keeps this linear
+    return ends_in_abbreviation(text[max(floor, after - 16) : after])
 
 
 def _hard_split(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
