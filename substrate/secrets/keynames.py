@@ -85,7 +85,7 @@ def split_words(key: str) -> list[str]:
 def _stem_strength(word: str, prev: str | None) -> str | None:
     if word in _PLURAL_NOT_SECRET:
         return None
-    if word in _PASSWORD_WORDS or "password" in word or "passwd" in word:
+    if _is_password_word(word):
         return "password"
     if word.startswith("secret") or word.endswith("secret"):
         return "password"
@@ -114,11 +114,14 @@ def names_a_password(key: str) -> bool:
     """Whether ``key`` names a password itself (``DB_PASSWORD``, ``smtpPass``): its last word
     is one, unlike a secret or where one is kept (``existingSecret``, ``password_storage``)."""
     words = _merge_camel_password(split_words(key))
-    last = words[-1] if words else ""
-    return last in _PASSWORD_ONLY or "password" in last or "passwd" in last
+    return bool(words) and _is_password_word(words[-1]) and words[-1] not in _CREDENTIALS
 
 
-_PASSWORD_ONLY = _PASSWORD_WORDS - {"credential", "credentials", "creds"}
+_CREDENTIALS = frozenset({"credential", "credentials", "creds"})  # a set of them, or a ref
+
+
+def _is_password_word(word: str) -> bool:
+    return word in _PASSWORD_WORDS or "password" in word or "passwd" in word
 
 
 def _merge_camel_password(words: list[str]) -> list[str]:
