@@ -336,3 +336,13 @@ def test_an_item_approved_into_another_scope_stays_there_when_its_file_is_read_a
     store.save()
     again = Substrate(shard).get(ids[0])
     assert again is not None and again.scope == "public"  # not pulled back into research
+
+
+def test_trace_and_record_text_keep_non_ascii_readable(tmp_path: Path) -> None:
+    rows = tmp_path / "t.jsonl"
+    rows.write_text('{"input": {"city": "Zürich"}, "answer": ["café"]}\n', encoding="utf-8")
+    store = Substrate()
+    (trace_id,) = ingest_traces(store, rows)
+    (record_id,) = ingest_records(store, [{"meta": {"city": "Zürich"}}])
+    assert store.get(trace_id).text == '{"city": "Zürich"} => ["café"]'  # type: ignore[union-attr]
+    assert store.get(record_id).text == '{"city": "Zürich"}'  # type: ignore[union-attr]

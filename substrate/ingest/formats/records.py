@@ -17,11 +17,12 @@ DOC_KEYS = frozenset({"text", "tags", "payload"})
 
 
 def stringify(value: Any) -> str:
-    """A string as is; anything else as JSON (or ``str`` when it is not JSON-serializable)."""
+    """A string as is; anything else as JSON, non-ASCII kept readable (or ``str`` when it is
+    not JSON-serializable)."""
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)
 
@@ -29,14 +30,7 @@ def stringify(value: Any) -> str:
 def value_text(value: Any) -> str:
     """How a field's value reads in an item's text or tags: a string as is, null as nothing,
     anything else as JSON (``true``, ``1.5``, ``{"a": "b"}``), not in Python's spelling."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(value)
+    return "" if value is None else stringify(value)
 
 
 def is_document(value: Any) -> bool:
