@@ -136,6 +136,20 @@ def test_front_matter_subset() -> None:
     assert "keywords" not in rest
 
 
+def test_front_matter_flow_collections_nest() -> None:
+    fields = parse_block(
+        [
+            'tags: [ops, [nested, list], "quoted, tag", don\'t]',
+            "owner: {name: Ann, roles: [admin, dev]}",
+            "odd: {not a mapping}",
+        ]
+    )
+    assert fields["owner"] == {"name": "Ann", "roles": ["admin", "dev"]}
+    assert fields["odd"] == "{not a mapping}"
+    tags, _ = split_tags(fields)
+    assert tags == ["ops", "nested", "list", "quoted, tag", "don't"]
+
+
 def test_front_matter_deeper_than_one_level_is_kept_as_written() -> None:
     lines = ["author:", "  name: Bob", "  nested:", "    deep: 1", "people:", "  - name: Ann"]
     lines += ["    email: a@x"]

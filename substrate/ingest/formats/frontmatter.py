@@ -1,9 +1,9 @@
 """Front matter: the ``---`` block of ``key: value`` lines at the top of a Markdown file.
 
 Only the simple subset of YAML that notes and docs actually use is read: scalars (quoted or not,
-numbers, booleans, null), flow lists ``[a, b]``, block lists of ``- item`` lines, one level of
-nested ``key: value`` mapping, and ``|``/``>`` block text. Anything else is kept as a string, so
-an unusual header never makes a file fail.
+numbers, booleans, null), flow lists ``[a, b]`` and mappings ``{a: b}`` (nested too), block lists
+of ``- item`` lines, one level of nested ``key: value`` mapping, and ``|``/``>`` block text.
+Anything else is kept as a string, so an unusual header never makes a file fail.
 """
 
 from __future__ import annotations
@@ -37,11 +37,13 @@ def _strip_comment(value: str) -> str:
 
 
 def scalar(raw: str) -> Any:
-    """Interpret one unindented YAML scalar (or flow list)."""
+    """Interpret one unindented YAML scalar (or flow list or mapping)."""
     value = _strip_comment(raw.strip())
     if value.startswith("[") and value.endswith("]"):
         inner = value[1:-1].strip()
         return [scalar(v) for v in _split_flow(inner)] if inner else []
+    if value.startswith("{") and value.endswith("}"):
+        return _flow_mapping(value[1:-1])
     if _quoted(value):
         return _unquote(value)
     lowered = value.lower()
@@ -58,21 +60,39 @@ def scalar(raw: str) -> Any:
     return value
 
 
+def _flow_mapping(inner: str) -> dict[str, Any] | str:
+    """The ``{a: b, c: [d]}`` mapping inside the braces; a part that is not ``key: value``
+    leaves the whole as written."""
+    mapping: dict[str, Any] = {}
+    for part in _split_flow(inner):
+        key, sep, value = part.partition(":")
+        if not sep or not key.strip():
+            return "{" + inner + "}"
+        mapping[_unquote(key.strip())] = scalar(value)
+    return mapping
+
+
 def _split_flow(inner: str) -> list[str]:
-    parts, buf, quote = [], [], ""
+    """The items of a flow collection: split at the commas outside quotes and nested
+    brackets or braces."""
+    parts: list[str] = []
+    buf: list[str] = []
+    quote, depth = "", 0
     for c in inner:
         if quote:
-            buf.append(c)
             if c == quote:
                 quote = ""
-        elif c in "'\"":
+        elif c in "'\"" and not "".join(buf).strip():  # quotes open an item, not "don't"
             quote = c
-            buf.append(c)
-        elif c == ",":
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        elif c == "," and not depth:
             parts.append("".join(buf))
             buf = []
-        else:
-            buf.append(c)
+            continue
+        buf.append(c)
     parts.append("".join(buf))
     return [p.strip() for p in parts if p.strip()]
 
@@ -153,8 +173,16 @@ def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
             rest[key] = value
             continue
         values = value if isinstance(value, list) else str(value).split(",") if value else []
-        for v in values:
+        for v in _flattened(values):
             tag = value_text(v).strip()
             if tag and tag not in tags:
                 tags.append(tag)
     return tags, rest
+
+
+def _flattened(values: list[Any]) -> list[Any]:
+    """A list with the items of nested lists in their place (``[a, [b, c]]``: a, b, c)."""
+    flat: list[Any] = []
+    for v in values:
+        flat.extend(_flattened(v) if isinstance(v, list) else [v])
+    return flat
