@@ -530,8 +530,21 @@ def test_ctrl_c_handed_to_another_thread_while_forking_still_stops_the_worker(
     def fork_then_interrupt_elsewhere() -> int:
         pid = real_fork()
         if pid and other.ident is not None:
+            # the other thread takes it and the main thread is told at once; a busy machine
+            # may take a while to run the other thread, so wait until the handler has run
+            held = signal.getsignal(signal.SIGINT)
+            told = threading.Event()
+
+            def telling(signum: int, frame: object) -> None:
+                held(signum, frame)  # type: ignore[operator]
+                told.set()
+
+            signal.signal(signal.SIGINT, telling)
             signal.pthread_kill(other.ident, signal.SIGINT)
-            time.sleep(0.05)  # the other thread takes it; the main thread is told at once
+            deadline = time.monotonic() + 10
+            while not told.is_set() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            signal.signal(signal.SIGINT, held)
         return pid
 
     monkeypatch.setattr(os, "fork", fork_then_interrupt_elsewhere)
