@@ -70,15 +70,6 @@ def item_title(item: SubstrateItem, width: int = 100) -> str:
     return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)
 
 
-def item_where(item: SubstrateItem) -> str:
-    """``path:12-18`` from provenance (source or path, line_start/line_end), else ``-``; a
-    secret in the name is masked, as the results' ``--json`` masks it (``shown_source``)."""
-    from substrate.retrieval import shown_source
-
-    prov = item.provenance
-    return where_text(shown_source(item), prov.get("line_start"), prov.get("line_end"))
-
-
 def where_text(where: Any, start: Any, end: Any) -> str:
     """``where:start-end`` (``where:start`` for one line, ``where`` without lines, ``-``
     without a place)."""

@@ -31,7 +31,7 @@ from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_terms, terms_said
-from substrate.retrieval import source_of
+from substrate.retrieval import shown_sources
 from substrate.secrets import safe_text
 
 INSTRUCTIONS = (
@@ -50,7 +50,7 @@ class AnswererError(SubstrateError):
 def source_label(packet: ContextPacket, index: int) -> str:
     """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``."""
     item = packet.items[index]
-    where = safe_text(source_of(item) or f"substrate:{item.id}")
+    where = shown_sources(packet.items)[index] or f"substrate:{item.id}"
     start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
     if start is not None:
         where += f":{start}" if end in (None, start) else f":{start}-{end}"

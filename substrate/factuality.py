@@ -12,7 +12,7 @@ from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS
-from substrate.retrieval import merge_scopes, ranked, shown_source
+from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
@@ -211,15 +211,15 @@ def check_factuality(
     for claim in extract(strip_citations(answer)):
         hits = ranked(substrate, claim, k, scopes=allowed)
         best = max((score for _, score in hits), default=0.0)
-        citations = [
-            {
-                "id": item.id,
-                "kind": item.kind,
-                "score": round(score, 4),
-                "source": shown_source(item),  # masked: receipts travel with answers
-            }
+        backing = [
+            (item, score)
             for item, score in hits
             if score >= min_score and corroborates(item.text or "", claim)
+        ]
+        names = shown_sources([item for item, _ in backing])  # masked: receipts travel
+        citations = [
+            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": name}
+            for (item, score), name in zip(backing, names, strict=True)
         ]
         receipt.verdicts.append(ClaimVerdict(claim, bool(citations), float(best), citations))
     return receipt

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import merge_scopes, ranked, shown_source
+from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
@@ -83,7 +83,8 @@ class HopChain:
         return path[::-1]
 
     def provenance(self) -> list[dict[str, Any]]:
-        """Each step: id, kind, depth, how it was reached, its parent, score and source."""
+        """Each step: id, kind, depth, how it was reached, its parent, score, source and lines."""
+        names = shown_sources([s.item for s in self.steps])
         return [
             {
                 "id": s.item.id,
@@ -92,9 +93,11 @@ class HopChain:
                 "via": s.via,
                 "parent": s.parent_id,
                 "score": round(float(s.score), 4),
-                "source": shown_source(s.item),
+                "source": name,
+                "line_start": s.item.provenance.get("line_start"),
+                "line_end": s.item.provenance.get("line_end"),
             }
-            for s in self.steps
+            for s, name in zip(self.steps, names, strict=True)
         ]
 
     def to_context(self, task: str | None = None, **assemble_kw: Any) -> ContextPacket:

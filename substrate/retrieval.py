@@ -96,13 +96,49 @@ def shown_source(item: SubstrateItem) -> str | None:
     return safe_text(source) if source else source
 
 
-def provenance_entry(item: SubstrateItem, score: float) -> dict[str, Any]:
-    """The citation of one item: id, kind, source (masked), score, and lines when known."""
+def shown_sources(items: Sequence[SubstrateItem]) -> list[str | None]:
+    """``shown_source`` of each item, lengthened where two files would read the same.
+
+    A source is named relative to the folder it was ingested from, so ``teamA/refunds.md``
+    and ``teamB/refunds.md`` ingested one folder at a time both read ``refunds.md``. Where
+    items listed together share a name but came from different files, each shows as many
+    of its path's last folders as it takes to tell them apart.
+    """
+    shown = [shown_source(item) for item in items]
+    paths: dict[str, set[str]] = {}
+    for name, item in zip(shown, items, strict=True):
+        path = item.provenance.get("path")
+        if name and isinstance(path, str) and path:
+            paths.setdefault(name, set()).add(path)
+    for i, (name, item) in enumerate(zip(shown, items, strict=True)):
+        path = item.provenance.get("path")
+        if name and isinstance(path, str) and len(paths.get(name, ())) > 1:
+            shown[i] = safe_text(_distinct_tail(path, name, paths[name]))
+    return shown
+
+
+def _distinct_tail(path: str, name: str, others: set[str]) -> str:
+    """The shortest end of ``path`` (whole folder names, at least as many as ``name`` has)
+    that no other of ``others`` ends with."""
+    parts = path.split("/")
+    rivals = [other for other in others if other != path]
+    for count in range(name.count("/") + 1, len(parts)):
+        tail = "/".join(parts[-count:])
+        if not any(other == tail or other.endswith("/" + tail) for other in rivals):
+            return tail
+    return path
+
+
+def provenance_entry(
+    item: SubstrateItem, score: float, source: str | None = None
+) -> dict[str, Any]:
+    """The citation of one item: id, kind, source (masked; ``source`` when given, as
+    ``shown_sources`` names it), score, and lines when known."""
     prov = item.provenance
     return {
         "id": item.id,
         "kind": item.kind,
-        "source": shown_source(item),
+        "source": source if source is not None else shown_source(item),
         "score": round(float(score), 4),
         "line_start": prov.get("line_start"),
         "line_end": prov.get("line_end"),
@@ -132,7 +168,11 @@ class Retrieval:
 
     def provenance(self) -> list[dict[str, Any]]:
         """Where every item came from, with its (weighted) score."""
-        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
+        names = shown_sources(self.items)
+        return [
+            provenance_entry(i, s, name)
+            for i, s, name in zip(self.items, self.scores, names, strict=True)
+        ]
 
     def to_context(self, task: str | None = None, **assemble_kw: Any) -> ContextPacket:
         """Pack these items into a ``ContextPacket``, reusing their scores (no new search).

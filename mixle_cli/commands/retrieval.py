@@ -7,14 +7,14 @@ enforces it, so nothing outside them can reach the output or an error message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import item_title, item_where, known_kind, query_text
+from mixle_cli.evidence import item_title, known_kind, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES, safe_repr
 
@@ -119,11 +119,16 @@ def retrieve_cmd(
         # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
         output.emit_text(
             "\n".join(
-                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {item_where(i)}  "
+                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {_where(r)}  "
                 f"{r['title']}"
-                for r, i in zip(rows, result.items, strict=True)
+                for r in rows
             )
         )
+
+
+def _where(entry: dict[str, Any]) -> str:
+    """``source:lines`` of a provenance entry (its source told apart from the others')."""
+    return where_text(entry["source"], entry.get("line_start"), entry.get("line_end"))
 
 
 # -- multihop ---------------------------------------------------------------------------------
@@ -136,6 +141,7 @@ def _tree(chain: HopChain) -> list[str]:
     for n, step in enumerate(chain.steps):
         parent = step.parent_id if step.parent_id in known else None
         children.setdefault(parent, []).append(n)
+    wheres = [_where(entry) for entry in chain.provenance()]
     lines = [f"{chain.query}  ({len(chain)} items, depth {chain.max_depth()})"]
     # depth first with a stack of its own: a chain of links may be thousands of hops deep
     roots = children.get(None, [])
@@ -145,7 +151,7 @@ def _tree(chain: HopChain) -> list[str]:
         step = chain.steps[n]
         lines.append(
             f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
-            f"{step.item.id}  {step.item.kind}  {item_where(step.item)}  "
+            f"{step.item.id}  {step.item.kind}  {wheres[n]}  "
             f"{item_title(step.item, 50)}"
         )
         kids = children.get(step.item.id, [])

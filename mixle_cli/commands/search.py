@@ -127,10 +127,12 @@ def _text_of(hit: Hit) -> str:
     return ""
 
 
-def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str, Any]:
-    """One result as plain data: who, how well, where from, and the passage that matched."""
+def result_row(
+    rank: int, hit: Hit, query: str, analyzer: Analyzer, source: str | None
+) -> dict[str, Any]:
+    """One result as plain data: who, how well, where from (``source``, as
+    ``shown_sources`` names it), and the passage that matched."""
     from substrate import make_snippet
-    from substrate.retrieval import shown_source
 
     item = hit.item
     prov = item.provenance
@@ -146,7 +148,7 @@ def result_row(rank: int, hit: Hit, query: str, analyzer: Analyzer) -> dict[str,
         "snippet": snippet.text,
         "snippet_spans": [list(span) for span in snippet.spans],
         "matches": snippet.matches,
-        "source": shown_source(item),  # a secret in a name stored as it was is masked
+        "source": source,
         "line_start": prov.get("line_start"),
         "line_end": prov.get("line_end"),
         "tags": list(item.tags),
@@ -269,6 +271,7 @@ def search_cmd(
     query = piped(query)
     shown = checked_query(query)  # never empty; secrets masked wherever the query is printed
     from substrate import Analyzer
+    from substrate.retrieval import shown_sources
 
     app_state = state(ctx)
     substrate = app_state.substrate()
@@ -293,7 +296,11 @@ def search_cmd(
             if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
             and (min_score is None or h.score >= min_score)
         ]
-        rows = [result_row(n, h, query, analyzer) for n, h in enumerate(kept, 1)]
+        names = shown_sources([h.item for h in kept])
+        rows = [
+            result_row(n, h, query, analyzer, name)
+            for n, (h, name) in enumerate(zip(kept, names, strict=True), 1)
+        ]
     if how is Mode.JSON:
         output.emit_json({"query": shown, "results": rows})
     elif how is Mode.JSONL:

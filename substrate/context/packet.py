@@ -10,7 +10,7 @@ from substrate.context import render
 from substrate.context.compress import compress_text, query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import provenance_entry, shown_source
+from substrate.retrieval import provenance_entry, shown_sources
 from substrate.secrets import safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
@@ -122,9 +122,12 @@ class ContextPacket:
         fr = render.frame(safe_text(self.task), fmt, self.budget.shape, header=header, limit=limit)
         if fr is None:
             return ""
+        names = shown_sources(self.items)
         pieces = [
-            render.piece(item, text, n, fmt, self.budget.shape, shown_source(item))
-            for n, (item, text) in enumerate(zip(self.items, self.texts, strict=True), 1)
+            render.piece(item, text, n, fmt, self.budget.shape, name)
+            for n, (item, text, name) in enumerate(
+                zip(self.items, self.texts, names, strict=True), 1
+            )
         ]
         return render.join(fr, pieces)
 
@@ -152,7 +155,11 @@ class ContextPacket:
     def provenance(self) -> list[dict[str, Any]]:
         """Where every included piece came from: ids, kinds, sources (masked, as in the
         rendered packet), lines, scores."""
-        return [provenance_entry(i, s) for i, s in zip(self.items, self.scores, strict=True)]
+        names = shown_sources(self.items)
+        return [
+            provenance_entry(i, s, name)
+            for i, s, name in zip(self.items, self.scores, names, strict=True)
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -203,8 +210,8 @@ class ContextPacket:
             "evidence_item_ids": [i.id for i in self.items],
             "constraints": [],
             "citations": [
-                {"uri": shown_source(i) or f"substrate:{i.id}", "media_type": i.kind}
-                for i in self.items
+                {"uri": name or f"substrate:{i.id}", "media_type": i.kind}
+                for i, name in zip(self.items, shown_sources(self.items), strict=True)
             ],
             "expected_output_schema": expected_output_schema or {},
             "payload": payload,

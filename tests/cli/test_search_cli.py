@@ -462,3 +462,23 @@ def test_a_query_is_read_from_standard_input_with_a_dash(mixle, filled) -> None:
         result = mixle(command, "-", "--json", input="refund policy\n")
         assert result.exit_code in (0, 1) and "refund policy" in result.stdout, command
     assert mixle("search", "-", input="\n").exit_code == 2  # an empty query, as ever
+
+
+def test_files_of_one_name_from_two_folders_are_told_apart(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    for team, days in (("teamA", 14), ("teamB", 30)):
+        folder = tmp_path / team
+        folder.mkdir()
+        (folder / "refunds.md").write_text(f"# Refunds\n\nRefunds are paid within {days} days.\n")
+        assert mixle("ingest", str(folder)).exit_code == 0  # each named "refunds.md"
+    wheres = {"teamA/refunds.md:1-3", "teamB/refunds.md:1-3"}
+    for command in ("search", "retrieve", "multihop"):
+        out = mixle(command, "refunds paid").stdout
+        assert all(where in out for where in wheres), (command, out)
+    rows = mixle("search", "refunds paid", "--json").json()["results"]
+    assert {row["source"] for row in rows} == {"teamA/refunds.md", "teamB/refunds.md"}
+    packet = mixle("assemble-context", "refunds paid", "--json").json()
+    assert {c["source"] for c in packet["provenance"]} == {"teamA/refunds.md", "teamB/refunds.md"}
+    answer = mixle("ask", "How are refunds paid?")
+    assert "teamA/refunds.md:1-3" in answer.stdout or "teamB/refunds.md:1-3" in answer.stdout

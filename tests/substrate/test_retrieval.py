@@ -260,3 +260,43 @@ def test_real_engine_cross_kind(tmp_path: Any) -> None:
     assert all(0.0 <= sc <= 1.0 for sc in r.scores)
     hidden = retrieve(s, "refund", k=3, scopes={"local"})
     assert "a1" not in {i.id for i in hidden.items}
+
+
+def test_sources_that_read_the_same_are_told_apart_by_their_folders() -> None:
+    from substrate.retrieval import shown_sources
+
+    def named(ident: str, source: str, path: str | None) -> SubstrateItem:
+        prov = {"source": source} if path is None else {"source": source, "path": path}
+        return item("text", "refunds", ident, provenance=prov)
+
+    items = [
+        named("a", "refunds.md", "/srv/teamA/docs/refunds.md"),
+        named("b", "refunds.md", "/srv/teamB/docs/refunds.md"),
+        named("a2", "refunds.md", "/srv/teamA/docs/refunds.md"),  # same file: same name
+        named("c", "docs/refunds.md", "/srv/teamC/docs/refunds.md"),  # another name already
+        named("s", "refunds.md", None),  # no path to tell it by
+        named("o", "other.md", "/srv/teamA/other.md"),
+    ]
+    assert shown_sources(items) == [
+        "teamA/docs/refunds.md",
+        "teamB/docs/refunds.md",
+        "teamA/docs/refunds.md",
+        "docs/refunds.md",
+        "refunds.md",
+        "other.md",
+    ]
+    # one of them alone, or two sections of one file: the names stay short
+    assert shown_sources(items[:1]) == ["refunds.md"]
+    assert shown_sources([items[0], items[2]]) == ["refunds.md", "refunds.md"]
+
+
+def test_a_longer_name_keeps_secrets_in_folder_names_masked() -> None:
+    from substrate.retrieval import shown_sources
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    items = [
+        item("text", "x", "a", provenance={"source": "n.md", "path": f"/h/{token}/n.md"}),
+        item("text", "x", "b", provenance={"source": "n.md", "path": "/h/plain/n.md"}),
+    ]
+    shown = shown_sources(items)
+    assert token not in shown[0] and shown[0].endswith("/n.md") and shown[1] == "plain/n.md"
