@@ -44,8 +44,8 @@ from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.questions import (
     asked_terms,
-    frame_terms,
-    states_duration,
+    frame_of,
+    states_frame,
     terms_said,
     topic_text,
     words_for,
@@ -182,8 +182,9 @@ def answerability(
     wanted = asked_terms(question)
     if not wanted or top_score <= 0 or not evidence:
         return 0.0
-    # "long" and "take" of "How long does X take?" are said by a sentence giving a duration
-    frame = frame_terms(question) & wanted
+    # "long" and "take" of "How long does X take?" are said by a sentence giving a duration,
+    # "many" by one giving a number
+    frame = frame_of(question, wanted)
     best_share = max(
         (len(terms_said(sentence, wanted, frame)) for sentence in _top_sentences(evidence)),
         default=0,
@@ -314,8 +315,9 @@ def answer_from_substrate(
     # "Please explain refunds" and "How long does a refund take?" look up refunds...
     topic = topic_text(question)
     top, evidence, ranked_evidence, packet = gather(topic if terms(topic) else question)
-    if frame_terms(question) and not any(map(states_duration, _top_sentences(ranked_evidence))):
-        # ... unless nothing found says how long: then the question is looked up as asked
+    frame = frame_of(question)
+    if frame and not any(states_frame(s, frame) for s in _top_sentences(ranked_evidence)):
+        # ... unless nothing found says how long (how many...): then it is looked up as asked
         top, evidence, ranked_evidence, packet = gather(question)
     unseen, unseen_share = unmentioned(substrate, topic, filters=SearchFilters(scopes=allowed))
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)

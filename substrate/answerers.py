@@ -30,7 +30,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import asked_terms, frame_terms, terms_said
+from substrate.questions import asked_terms, frame_of, terms_said
 from substrate.retrieval import shown_sources
 from substrate.secrets import safe_text
 
@@ -108,7 +108,7 @@ class ExtractiveAnswerer:
         if not wanted:
             return ""
         # "long" and "take" of "How long does X take?": a sentence giving a duration says them
-        frame = frame_terms(question) & wanted
+        frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         candidates: list[tuple[int, str, frozenset[str], str]] = []
         for n, text in enumerate(packet.texts, 1):
@@ -139,7 +139,7 @@ class ExtractiveAnswerer:
         scored = []
         for pos, (n, sentence, have, said) in enumerate(candidates):
             share = sum(weight[t] for t in have) / total if total else 0.0
-            content = len(have - frame)  # the frame alone answers nothing
+            content = len(have - frame.keys())  # the frame alone answers nothing
             if content and len(have) >= min(self.min_terms, len(wanted)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))

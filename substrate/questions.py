@@ -3,7 +3,8 @@
 "How long does a refund take?" is about refunds: "long" and "take" only frame it, and the
 sentence that answers it says "within five business days", not "long". Looking the frame words
 up would find other durations and make a covered question look uncovered; the answer is a
-sentence about refunds that states a duration.
+sentence about refunds that states a duration. Likewise "how many" and "how much" are said by
+a sentence giving a number, and "how often" by one giving a frequency ("every weekday").
 
 Words that make a request ("explain", "tell me", "how does it work") are no topic either: a
 shard need not contain them to answer, so they never count as something it fails to mention.
@@ -23,10 +24,14 @@ NUMBER_WORDS = (
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion"
 )
+# A frame's words are the named groups "a" and "b" (the text between them is kept)
 _DURATION_FRAME = re.compile(
-    r"\b(how\s+long)\b(.*?)\b(take|takes|took|taking|last|lasts|lasted)\b",
+    r"\b(?P<a>how\s+(?:long|much\s+time))\b(.*?)"
+    r"\b(?P<b>take|takes|took|taking|last|lasts|lasted)\b",
     re.IGNORECASE | re.DOTALL,
 )
+_QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
+_FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
 # "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
 _DURATION = re.compile(
@@ -34,6 +39,19 @@ _DURATION = re.compile(
     rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
+_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(NUMBER_WORDS.split())}|dozens?|half|few|several)\b", re.I)
+_FREQUENCY = re.compile(
+    r"\b(?:every|each|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|hourly|"
+    r"nightly|once|twice|thrice|times|per|always|never)\b|\ba\s+(?:day|week|month|year)\b",
+    re.IGNORECASE,
+)
+# Each frame, and what a sentence that answers it states
+_FRAMES = (
+    (_DURATION_FRAME, _DURATION),
+    (_QUANTITY_FRAME, _NUMBER),
+    (_FREQUENCY_FRAME, _FREQUENCY),
+)
+Frame = dict[str, re.Pattern[str]]  # a frame term -> what a sentence saying it matches
 
 
 # Words that make a request, compared by index term, so "Explaining" and "works" count too.
@@ -70,8 +88,21 @@ def asked_terms(question: str) -> frozenset[str]:
 
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
-    unframed = _DURATION_FRAME.sub(r"how\2", question)
-    return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], unframed)
+    for asked, _ in _FRAMES:
+        question = asked.sub(_unframed, question)
+    return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], question)
+
+
+def _unframed(found: re.Match[str]) -> str:
+    """The text a frame matched, less its words but "how" ("how long X take": "how X")."""
+    start, end = found.span()
+    text = found.string
+    kept = [text[start : found.start("a")], "how"]
+    if found.re.groupindex.get("b"):
+        kept += [text[found.end("a") : found.start("b")], text[found.end("b") : end]]
+    else:
+        kept.append(text[found.end("a") : end])
+    return "".join(kept)
 
 
 def words_for(question: str, wanted: frozenset[str]) -> list[str]:
@@ -86,19 +117,29 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     return list(named.values())[:MAX_NAMED]
 
 
-def frame_terms(question: str) -> frozenset[str]:
-    """The terms of ``question`` that frame it ("long", "take"), empty for most questions."""
-    found = _DURATION_FRAME.search(question)
-    return terms(f"{found.group(1)} {found.group(3)}") if found else frozenset()
+def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:
+    """The terms of ``question`` that frame it ("long", "take"; "many"), each with what a
+    sentence must state to say it; empty for most questions. Only terms in ``wanted`` when
+    given."""
+    frame: Frame = {}
+    for asked, stated in _FRAMES:
+        for found in asked.finditer(question):
+            words = " ".join(found.group(g) for g in asked.groupindex)
+            for term in terms(words):
+                if wanted is None or term in wanted:
+                    frame[term] = stated
+    return frame
 
 
-def terms_said(sentence: str, wanted: frozenset[str], frame: frozenset[str]) -> frozenset[str]:
+def states_frame(sentence: str, frame: Frame) -> bool:
+    """Whether ``sentence`` states what some part of ``frame`` asks (a duration, a number)."""
+    return any(stated.search(sentence) for stated in set(frame.values()))
+
+
+def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset[str]:
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
-    ``frame`` ("long", "take") too."""
+    frame terms "long" and "take" too, one giving a number says "many"."""
     said = wanted & terms(sentence)
-    return said | frame if frame and states_duration(sentence) else said
-
-
-def states_duration(sentence: str) -> bool:
-    """Whether ``sentence`` gives a length of time ("five business days", "30 minutes")."""
-    return _DURATION.search(sentence) is not None
+    if not frame:
+        return said
+    return said | {term for term, stated in frame.items() if stated.search(sentence)}

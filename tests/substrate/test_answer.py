@@ -552,9 +552,44 @@ def test_a_heading_is_never_quoted_as_the_answer() -> None:
     ],
 )
 def test_what_counts_as_a_duration(sentence: str, duration: bool) -> None:
-    from substrate.questions import states_duration
+    from substrate.questions import frame_of, states_frame
 
-    assert states_duration(sentence) is duration
+    assert states_frame(sentence, frame_of("How long does it take?")) is duration
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "answer"),
+    [
+        (
+            "How many minutes until a page is acknowledged?",
+            "how minutes until a page is acknowledged?",
+            "fifteen minutes",
+        ),
+        ("How often do deploys run?", "how do deploys run?", "every weekday"),
+        ("How much time do rollbacks take?", "how do rollbacks ?", "eight minutes"),
+    ],
+)
+def test_how_many_how_much_and_how_often_are_said_by_a_number_or_a_frequency(
+    question: str, topic: str, answer: str
+) -> None:
+    from substrate.questions import frame_of, terms_said, topic_text
+
+    assert " ".join(topic_text(question).split()) == " ".join(topic.split())
+    frame = frame_of(question)
+    plain = terms_said("Deploys are announced in the channel.", terms(question), frame)
+    assert frame and not plain & set(frame)
+    result = answer_from_substrate(oncall_shard(), question, ExtractiveAnswerer())
+    assert not result.abstained and answer in (result.answer or ""), result.note
+
+
+def test_a_frame_is_not_said_by_a_sentence_without_its_value() -> None:
+    from substrate.questions import frame_of, terms_said
+
+    wanted = terms("How many warehouses ship orders")
+    frame = frame_of("How many warehouses ship orders", wanted)
+    assert set(frame) == terms("many")
+    assert terms("many") <= terms_said("Two warehouses ship orders.", wanted, frame)
+    assert not terms("many") & terms_said("The warehouse ships orders.", wanted, frame)
 
 
 # -- what the shard never mentions ---------------------------------------------------------------
