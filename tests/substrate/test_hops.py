@@ -122,10 +122,8 @@ def test_path_to_is_cycle_safe() -> None:
 def test_provenance_and_as_dict(linked: Substrate) -> None:
     chain = multihop(linked, "refund guide", seeds=1)
     prov = chain.provenance()
-    assert set(prov[0]) == {"id", "kind", "depth", "via", "parent", "score", "source"} | {
-        "line_start",
-        "line_end",
-    }
+    fields = {"id", "kind", "depth", "via", "parent", "score", "source", "line_start", "line_end"}
+    assert set(prov[0]) == fields
     data = chain.as_dict()
     assert data["steps"][2]["path"] == ["doc", "art", "trc"]
     assert data["n"] == 3 and data["max_depth"] == 2
