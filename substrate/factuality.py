@@ -269,9 +269,11 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
     """The sentences of ``answer``, each with the source numbers it holds and those that open
     it after another sentence of its line (shared with that one); a line that opens with
     markers (a list of sources) cites its own sentence, and a line of markers alone the
-    sentence before it."""
+    sentence before it. Markers glued to the full stop before them (``delivery.[2]``) are
+    that sentence's."""
     claims: list[tuple[str, list[int], list[int]]] = []
     for line in answer.splitlines():
+        line = _GLUED_CITATIONS.sub(r" \2\1", line)  # "delivery.[2]" reads "delivery [2]."
         for i, sentence in enumerate(split_sentences(line)):
             lead = _LEADING_CITATIONS.match(sentence) if i else None
             shared = cited_numbers(lead.group(), n_sources) if lead else []
@@ -286,3 +288,4 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
 
 
 _LEADING_CITATIONS = re.compile(r"\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+")
+_GLUED_CITATIONS = re.compile(r"([.!?])((?:\[\d+(?:\s*,\s*\d+)*\])+)")

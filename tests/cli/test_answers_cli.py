@@ -329,6 +329,20 @@ def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
     assert checked.exit_code == 0 and checked.json()["miscited"] == []
 
 
+def test_a_citation_glued_to_its_full_stop_is_its_sentence_s(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    reply = (
+        "Refunds for defective items are given within 30 days.[1] The store opens at nine"
+        " and closes at five on weekdays.[1]"
+    )
+    cmd = replying(tmp_path, reply)
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
+    assert result.exit_code == 1
+    [wrong] = result.json()["miscited"]
+    assert wrong["claim"].startswith("The store opens") and wrong["cites"] == [1]
+
+
 def test_citations_written_before_their_sentences_are_not_called_wrong(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
