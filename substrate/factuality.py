@@ -24,9 +24,43 @@ OVERLAP_THRESHOLD = 0.5
 
 
 def sentence_claims(text: str) -> list[str]:
-    """Claims of ``text``: its sentences (and lines) of at least two words."""
-    parts = [part for line in text.splitlines() for part in split_sentences(line)]
+    """Claims of ``text``: its sentences (and lines) of at least two words; a sentence
+    wrapped over lines is one claim (``unwrapped``)."""
+    parts = [part for line in unwrapped(text) for part in split_sentences(line)]
     return [p.strip() for p in parts if len(p.split()) >= 2]
+
+
+def unwrapped(text: str) -> list[str]:
+    """The lines of ``text``, a sentence wrapped over several of them joined into one: a
+    line of wrapped width that ends no sentence goes on at the next when that one opens in
+    lower case or with a number ("... acknowledges a page" + "within fifteen minutes.").
+    Headings, labels, list items and lines of citations stay lines of their own."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if lines and _wraps(lines[-1]) and _continues(line):
+            lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+        else:
+            lines.append(line)
+    return lines
+
+
+def _wraps(line: str) -> bool:
+    return len(line.strip()) >= MIN_WRAPPED_CHARS and not _ENDS.search(line)
+
+
+def _continues(line: str) -> bool:
+    start = line.lstrip()[:1]
+    return (start.islower() or start.isdigit()) and not _LIST_NUMBER.match(line)
+
+
+# Text is wrapped at 60 to 100 columns: a shorter line ending no sentence is a heading or a
+# label ("[1] (runbook.md)"), not the first part of a sentence.
+MIN_WRAPPED_CHARS = 40
+
+
+# A line ending a sentence (or a label), whatever citations follow; a numbered list item
+_ENDS = re.compile(r"[.!?:;]\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$")
+_LIST_NUMBER = re.compile(r"\s*\d+[.)]\s")
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
@@ -272,7 +306,7 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
     sentence before it. Markers glued to the full stop before them (``delivery.[2]``) are
     that sentence's."""
     claims: list[tuple[str, list[int], list[int]]] = []
-    for line in answer.splitlines():
+    for line in unwrapped(answer):
         line = _GLUED_CITATIONS.sub(r" \2\1", line)  # "delivery.[2]" reads "delivery [2]."
         for i, sentence in enumerate(split_sentences(line)):
             lead = _LEADING_CITATIONS.match(sentence) if i else None

@@ -343,6 +343,18 @@ def test_a_citation_glued_to_its_full_stop_is_its_sentence_s(
     assert wrong["claim"].startswith("The store opens") and wrong["cites"] == [1]
 
 
+def test_a_sentence_wrapped_over_lines_is_checked_whole(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    wrong = replying(tmp_path, "The store opens at nine and closes at five on\nweekdays. [1]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", wrong, "--json")
+    assert result.exit_code == 1
+    assert result.json()["miscited"][0]["claim"].startswith("The store opens at nine and closes")
+    right = replying(tmp_path, "Refunds for defective items are given within\n30 days. [1]")
+    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", right)
+    assert result.exit_code == 0 and "grounded 1/1 claim(s)" in result.stdout
+
+
 def test_citations_written_before_their_sentences_are_not_called_wrong(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:

@@ -40,6 +40,24 @@ def test_claims_are_sentences_of_two_words_or_more() -> None:
     assert sentence_claims("") == []
 
 
+def test_a_sentence_wrapped_over_lines_is_one_claim() -> None:
+    text = (
+        "The on-call engineer acknowledges a page\nwithin fifteen minutes. Deploys run every\n"
+        "weekday at 14:00 UTC for all the services [1]\nfrom the main branch.\n"
+        "Steps for the on-call engineer of the week\n1. Page the engineer\n- then wait\n[2]\n"
+        "Sources:\nrunbook.md\n[1] (runbook.md, id 53ca48a456d44017)\nrollbacks need no approval"
+    )
+    assert sentence_claims(text) == [
+        "The on-call engineer acknowledges a page within fifteen minutes.",
+        "Deploys run every weekday at 14:00 UTC for all the services [1] from the main branch.",
+        "Steps for the on-call engineer of the week",
+        "Page the engineer",
+        "- then wait",
+        "[1] (runbook.md, id 53ca48a456d44017)",
+        "rollbacks need no approval",
+    ]
+
+
 def test_content_overlap() -> None:
     assert content_overlap("Refunds are given within 30 days", "refund within 30 days")
     assert not content_overlap("cats", "refund within 30 days")
