@@ -43,8 +43,10 @@ from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.questions import (
+    Frame,
     asked_terms,
     frame_of,
+    frame_phrases,
     states_frame,
     terms_said,
     topic_text,
@@ -254,6 +256,11 @@ def _unmentioned_note(question: str, unseen: frozenset[str]) -> str:
     return "; no readable item mentions " + ", ".join(f"'{w}'" for w in words)
 
 
+def _states(evidence: Sequence[SubstrateItem], frame: Frame) -> bool:
+    """Whether a sentence of the top evidence states what ``frame`` asks (a number...)."""
+    return any(states_frame(sentence, frame) for sentence in _top_sentences(evidence))
+
+
 def _top_sentences(evidence: Sequence[SubstrateItem]) -> Iterator[str]:
     """The sentences of the evidence ``answerability`` reads: those of the top items."""
     for item in evidence[:SENTENCE_ITEMS]:
@@ -316,20 +323,26 @@ def answer_from_substrate(
     topic = topic_text(question)
     top, evidence, ranked_evidence, packet = gather(topic if terms(topic) else question)
     frame = frame_of(question)
-    if frame and not any(states_frame(s, frame) for s in _top_sentences(ranked_evidence)):
-        # ... unless nothing found says how long (how many...): then it is looked up as asked
+    unstated = bool(frame) and not _states(ranked_evidence, frame)
+    if unstated:  # ... unless nothing found says how long (how many...): then it is looked
+        # up as asked, and if nothing says it still, the question is not answered
         top, evidence, ranked_evidence, packet = gather(question)
+        unstated = not _states(ranked_evidence, frame)
     unseen, unseen_share = unmentioned(substrate, topic, filters=SearchFilters(scopes=allowed))
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = 0
-    if len(evidence) < min_evidence or confidence < min_confidence or not len(packet):
+    weak = len(evidence) < min_evidence or confidence < min_confidence
+    if weak or not len(packet) or unstated:
         note = (
             f"abstained: {len(evidence)} matching item(s) at confidence {confidence:.2f} "
             f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
             "-- escalate rather than guess"
         )
-        if evidence and confidence >= min_confidence and not len(packet):
+        if not weak and unstated:
+            how = " or ".join(frame_phrases(question))
+            note = f"abstained: no readable item found says {how} -- escalate rather than guess"
+        elif not weak and not len(packet):
             note = "abstained: no relevant item fits the context budget -- raise the budget"
         elif evidence and unseen_share >= UNMENTIONED_SHARE:  # what held the evidence back
             note += _unmentioned_note(question, unseen)

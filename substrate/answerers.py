@@ -137,10 +137,13 @@ class ExtractiveAnswerer:
         weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
         total = sum(weight.values())
         scored = []
+        topic = wanted - frame.keys()
         for pos, (n, sentence, have, said) in enumerate(candidates):
+            if frame and not have & frame.keys():
+                continue  # "How many...?" is answered by a sentence giving a number
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
-            if content and len(have) >= min(self.min_terms, len(wanted)):
+            if content and content >= min(self.min_terms, len(topic)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))

@@ -30,7 +30,8 @@ _DURATION_FRAME = re.compile(
     r"\b(?P<b>take|takes|took|taking|last|lasts|lasted)\b",
     re.IGNORECASE | re.DOTALL,
 )
-_QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
+# "how long is the trial" asks for a number as well ("14 days", "3 metres")
+_QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much|long))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
 # "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
@@ -39,10 +40,18 @@ _DURATION = re.compile(
     rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(NUMBER_WORDS.split())}|dozens?|half|few|several)\b", re.I)
+# A number, but not the year of "moved in 2023"
+_NUMBER = re.compile(
+    r"(?<!\bin\s)(?<!\bsince\s)(?<!\buntil\s)(?<!\bby\s)(?<!\bof\s)\b(?:19|20)\d\d\b"
+    r"|\b(?!(?:19|20)\d\d\b)\d"
+    rf"|\b(?:{'|'.join(NUMBER_WORDS.split())}|dozens?|half|few|several)\b",
+    re.IGNORECASE,
+)
 _FREQUENCY = re.compile(
-    r"\b(?:every|each|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|hourly|"
-    r"nightly|once|twice|thrice|times|per|always|never)\b|\ba\s+(?:day|week|month|year)\b",
+    r"\b(?:daily|weekly|fortnightly|monthly|quarterly|yearly|annually|hourly|nightly|once|"
+    r"twice|thrice|\d+\s+times)\b|\b(?:every|each|per)\s+(?:other\s+)?(?:\d+\s+|few\s+)?"
+    r"(?:second|minute|hour|day|weekday|night|morning|evening|week|weekend|month|quarter|year|"
+    r"sprint|release|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
     re.IGNORECASE,
 )
 # Each frame, and what a sentence that answers it states
@@ -126,9 +135,15 @@ def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:
         for found in asked.finditer(question):
             words = " ".join(found.group(g) for g in asked.groupindex)
             for term in terms(words):
-                if wanted is None or term in wanted:
-                    frame[term] = stated
+                if wanted is None or term in wanted:  # "how long ... take" before "how long"
+                    frame.setdefault(term, stated)
     return frame
+
+
+def frame_phrases(question: str) -> list[str]:
+    """How ``question`` frames what it asks, as it says it ("how many"), each once."""
+    found = (m.group("a") for asked, _ in _FRAMES for m in asked.finditer(question))
+    return list(dict.fromkeys(" ".join(phrase.lower().split()) for phrase in found))
 
 
 def states_frame(sentence: str, frame: Frame) -> bool:

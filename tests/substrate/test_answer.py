@@ -582,6 +582,35 @@ def test_how_many_how_much_and_how_often_are_said_by_a_number_or_a_frequency(
     assert not result.abstained and answer in (result.answer or ""), result.note
 
 
+INFRA = (
+    "Dashboards live in Grafana.",
+    "Each backup is encrypted with the platform key.",
+    "The CDN was moved to edge regions in 2023.",
+    "Every new hire gets a laptop on her first morning.",
+    "The Starter plan costs 12 dollars per user per month.",
+    "Logs are retained for 90 days.",
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many dashboards are there in Grafana?",  # no number at all
+        "How often are backups encrypted?",  # "each backup" is no frequency
+        "How many edge regions does the CDN use?",  # "in 2023" is a year, not a count
+        "How much does a laptop cost?",  # a price, but of something else
+    ],
+)
+def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: str) -> None:
+    s = Substrate()
+    for text in INFRA:
+        s.add("text", text)
+    result = answer_from_substrate(s, question, ExtractiveAnswerer())
+    assert result.abstained, result.answer
+    right = answer_from_substrate(s, "How long are logs retained?", ExtractiveAnswerer())
+    assert right.answer == "Logs are retained for 90 days. [1]"
+
+
 def test_a_frame_is_not_said_by_a_sentence_without_its_value() -> None:
     from substrate.questions import frame_of, terms_said
 
