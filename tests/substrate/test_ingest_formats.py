@@ -11,7 +11,12 @@ import pytest
 from substrate.errors import InvalidInputError
 from substrate.ingest.detect import detect_format, is_binary, normalize_format
 from substrate.ingest.formats import PARSERS, ParseContext
-from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
+from substrate.ingest.formats.frontmatter import (
+    MAX_DEPTH,
+    front_matter_end,
+    parse_block,
+    split_tags,
+)
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.textio import decode_text
 
@@ -148,6 +153,56 @@ def test_front_matter_flow_collections_nest() -> None:
     assert fields["odd"] == "{not a mapping}"
     tags, _ = split_tags(fields)
     assert tags == ["ops", "nested", "list", "quoted, tag", "don't"]
+
+
+def test_front_matter_quotes_comments_and_lines_as_yaml_reads_them() -> None:
+    fields = parse_block(
+        [
+            'hashes: [a, "b #c", d]  # a comment',
+            'title: "Hello" # a comment',
+            'escaped: ["a \\"b, c\\" d", e]',
+            'odd: {"a:b": c}',
+            '"quoted key": v',
+            "multiline: [one,",
+            "  two]",
+            "code: |",
+            "  def f():",
+            "      return 1",
+            "folded: >",
+            "  line one",
+            "  line two",
+            "",
+            "  para two",
+        ]
+    )
+    assert fields == {
+        "hashes": ["a", "b #c", "d"],
+        "title": "Hello",
+        "escaped": ['a "b, c" d', "e"],
+        "odd": {"a:b": "c"},
+        "quoted key": "v",
+        "multiline": ["one", "two"],
+        "code": "def f():\n    return 1",
+        "folded": "line one line two\npara two",
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "tags"),
+    [("true", ["true"]), ("0", ["0"]), ("{a: 1}", ['{"a": 1}']), ("a, b", ["a", "b"])],
+)
+def test_a_tag_that_is_no_list_is_one_tag_spelled_as_json(value: str, tags: list[str]) -> None:
+    assert split_tags(parse_block([f"tags: {value}"]))[0] == tags
+
+
+def test_front_matter_nested_past_the_limit_is_kept_as_written() -> None:
+    deep = "[" * 600 + "x" + "]" * 600
+    text = f"---\ntitle: Deep\nmeta: {deep}\n---\n# Deep\n\nBody text.\n"
+    parsed = _parse("markdown", text)  # no RecursionError
+    meta = parsed.segments[0].payload["meta"]
+    for _ in range(MAX_DEPTH):
+        [meta] = meta
+    assert isinstance(meta, str) and meta.startswith("[[")
 
 
 def test_front_matter_deeper_than_one_level_is_kept_as_written() -> None:

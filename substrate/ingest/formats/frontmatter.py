@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterator
 from typing import Any
 
 from substrate.ingest.formats.records import value_text
 
-_KEY = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
+# a key, bare or quoted ("a: b" or "'odd key': b"), and its value
+_KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
+# Flow collections nested deeper are kept as written (as JSON files are refused past it)
+MAX_DEPTH = 64
 _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 
 
@@ -30,20 +34,46 @@ def _quoted(value: str) -> bool:
 
 
 def _strip_comment(value: str) -> str:
-    if _quoted(value):
-        return value
-    hash_at = value.find(" #")
-    return value[:hash_at].rstrip() if hash_at >= 0 else value
+    """``value`` without the `` # comment`` after it (a ``#`` inside quotes is kept)."""
+    for at, c, quoted in _scan(value):
+        if c == "#" and not quoted and at and value[at - 1] in " \t":
+            return value[:at].rstrip()
+    return value
 
 
-def scalar(raw: str) -> Any:
-    """Interpret one unindented YAML scalar (or flow list or mapping)."""
+def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each character of a flow text with its place and whether it lies inside quotes. A
+    quote opens a quoted item only where an item starts (not the one of "don't"); in double
+    quotes a backslash escapes the next character."""
+    quote, escaped, prev = "", False, ","
+    for at, c in enumerate(text):
+        if quote:
+            yield at, c, True
+            if escaped:
+                escaped = False
+            elif c == "\\" and quote == '"':
+                escaped = True
+            elif c == quote:
+                quote, prev = "", c
+        elif c in "'\"" and prev in "[{,:":
+            quote = c
+            yield at, c, True
+        else:
+            yield at, c, False
+            if not c.isspace():
+                prev = c
+
+
+def scalar(raw: str, depth: int = 0) -> Any:
+    """Interpret one unindented YAML scalar (or flow list or mapping, ``depth`` deep)."""
     value = _strip_comment(raw.strip())
+    if value[:1] in ("[", "{") and depth >= MAX_DEPTH:
+        return value
     if value.startswith("[") and value.endswith("]"):
         inner = value[1:-1].strip()
-        return [scalar(v) for v in _split_flow(inner)] if inner else []
+        return [scalar(v, depth + 1) for v in _split_flow(inner)] if inner else []
     if value.startswith("{") and value.endswith("}"):
-        return _flow_mapping(value[1:-1])
+        return _flow_mapping(value[1:-1], depth + 1)
     if _quoted(value):
         return _unquote(value)
     lowered = value.lower()
@@ -60,15 +90,16 @@ def scalar(raw: str) -> Any:
     return value
 
 
-def _flow_mapping(inner: str) -> dict[str, Any] | str:
+def _flow_mapping(inner: str, depth: int) -> dict[str, Any] | str:
     """The ``{a: b, c: [d]}`` mapping inside the braces; a part that is not ``key: value``
     leaves the whole as written."""
     mapping: dict[str, Any] = {}
     for part in _split_flow(inner):
-        key, sep, value = part.partition(":")
-        if not sep or not key.strip():
+        colon = next((at for at, c, quoted in _scan(part) if c == ":" and not quoted), -1)
+        key = part[:colon].strip()
+        if colon < 0 or not key:
             return "{" + inner + "}"
-        mapping[_unquote(key.strip())] = scalar(value)
+        mapping[_unquote(key)] = scalar(part[colon + 1 :], depth)
     return mapping
 
 
@@ -76,24 +107,18 @@ def _split_flow(inner: str) -> list[str]:
     """The items of a flow collection: split at the commas outside quotes and nested
     brackets or braces."""
     parts: list[str] = []
-    buf: list[str] = []
-    quote, depth = "", 0
-    for c in inner:
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"" and not "".join(buf).strip():  # quotes open an item, not "don't"
-            quote = c
-        elif c in "[{":
+    start, depth = 0, 0
+    for at, c, quoted in _scan(inner):
+        if quoted:
+            continue
+        if c in "[{":
             depth += 1
         elif c in "]}":
             depth = max(depth - 1, 0)
         elif c == "," and not depth:
-            parts.append("".join(buf))
-            buf = []
-            continue
-        buf.append(c)
-    parts.append("".join(buf))
+            parts.append(inner[start:at])
+            start = at + 1
+    parts.append(inner[start:])
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -124,7 +149,7 @@ def parse_block(lines: list[str]) -> dict[str, Any]:
         m = _KEY.match(line.rstrip())
         if not m:
             continue
-        key, raw = m.group(1), (m.group(2) or "").strip()
+        key, raw = _unquote(m.group(1)), (m.group(2) or "").strip()
         body = []
         while i < len(lines) and (not lines[i].strip() or lines[i][:1] in " \t-"):
             if (
@@ -142,9 +167,13 @@ def parse_block(lines: list[str]) -> dict[str, Any]:
 def _value(raw: str, body: list[str]) -> Any:
     content = [b for b in body if b.strip()]
     if raw in ("|", ">", "|-", ">-", "|+", ">+"):
-        text_lines = [b.strip() for b in body]
-        joiner = "\n" if raw.startswith("|") else " "
-        return joiner.join(text_lines).strip()
+        text = textwrap.dedent("\n".join(b.rstrip() for b in body)).strip("\n")
+        if raw.startswith("|"):  # literal: as written, deeper lines indented still
+            return text
+        # folded: the lines of a paragraph joined, paragraphs kept apart
+        return "\n".join(" ".join(p.split("\n")) for p in re.split(r"\n\s*\n", text))
+    if raw[:1] in "[{" and raw[-1:] not in "]}" and content:  # a flow list over lines
+        return scalar(" ".join([raw, *(b.strip() for b in content)]))
     if raw or not content:
         return scalar(raw)
     indents = {len(b) - len(b.lstrip()) for b in content}
@@ -156,7 +185,7 @@ def _value(raw: str, body: list[str]) -> Any:
     for b in content:
         m = _KEY.match(b.strip())
         if m:
-            nested[m.group(1)] = scalar(m.group(2) or "")
+            nested[_unquote(m.group(1))] = scalar(m.group(2) or "")
     return nested
 
 
@@ -172,8 +201,13 @@ def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         if key.lower() not in _TAG_KEYS:
             rest[key] = value
             continue
-        values = value if isinstance(value, list) else str(value).split(",") if value else []
-        for v in _flattened(values):
+        if isinstance(value, list):
+            values = _flattened(value)
+        elif isinstance(value, str):  # "a, b" is two tags
+            values = value.split(",")
+        else:  # a number, true, a mapping: one tag, spelled as JSON; null: none
+            values = [] if value is None else [value]
+        for v in values:
             tag = value_text(v).strip()
             if tag and tag not in tags:
                 tags.append(tag)
