@@ -61,7 +61,7 @@ def item_title(item: SubstrateItem, width: int = 100) -> str:
     title = str(title).strip() if isinstance(title, str | int | float) else ""
     section = item.provenance.get("section")
     section = section.strip() if isinstance(section, str) else ""
-    if title and section and not section.startswith(title):
+    if title and section and section != title and not section.startswith(f"{title} > "):
         return output.first_line(f"{title} > {section}", width)
     if title or section:
         return output.first_line(section or title, width)

@@ -542,6 +542,11 @@ def test_a_document_title_and_its_sections_make_the_title(mixle, tmp_path: Path)
     mixle("ingest", str(book))
     titles = {row["title"] for row in mixle("ls", "--json").json()}
     assert titles == {"Runbook > Kafka", "Runbook > Kafka > Brokers"}
+    # a heading that only begins with the title is another heading
+    book.write_text("---\ntitle: Wide\n---\n# Wide head\n\ntext\n\n# Wide\n\nmore\n")
+    mixle("ingest", str(book))
+    titles = {row["title"] for row in mixle("ls", "--json").json()}
+    assert titles == {"Wide > Wide head", "Wide"}
 
 
 def test_a_narrow_terminal_gets_every_column(monkeypatch: pytest.MonkeyPatch) -> None:
