@@ -22,8 +22,9 @@ class SearchFilters:
         tags: only items carrying every one of these tags.
         source_prefix: only items whose source (``provenance["source"]``, relative to the
             folder ingested) or absolute path (``["path"]``) is this path or lies under it
-            (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``); a tuple of paths matches
-            items under any of them.
+            (``docs`` matches ``docs/a.md`` but not ``docsx/a.md``), or whose path ends with
+            it, as results name a source told apart from another (``teamA/refunds.md``); a
+            tuple of paths matches items under any of them.
         since: only items created at or after this time (seconds since the epoch).
         until: only items created at or before this time.
     """
@@ -94,12 +95,26 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
     tails = tuple(PATH_SEP + p for p in prefixes)  # the second name, whole
     inner = tuple(PATH_SEP + stem for stem in stems)  # the second name, under a prefix
 
+    # results name a source by the end of its path when two would read the same
+    # (``shown_sources``): "teamA/refunds.md" for the source "refunds.md" in /srv/teamA
+    path_tails = tuple(("/" + p, p.count("/")) for p in prefixes if "/" in p.strip("/"))
+
     def matches(names: str) -> bool:
         return (
             names in exact
             or names.startswith(heads)
             or names.endswith(tails)
             or any(stem in names for stem in inner)
+            or bool(path_tails)
+            and _ends_a_path(names, path_tails)
         )
 
     return matches
+
+
+def _ends_a_path(names: str, tails: Sequence[tuple[str, int]]) -> bool:
+    """Whether the path of a source column entry ends with one of ``tails`` longer (in
+    folders) than its source name."""
+    source, _, path = names.partition(PATH_SEP)
+    depth = source.count("/")
+    return any(path.endswith(tail) and folders > depth for tail, folders in tails)

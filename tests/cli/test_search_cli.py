@@ -465,7 +465,7 @@ def test_a_query_is_read_from_standard_input_with_a_dash(mixle, filled) -> None:
 
 
 def test_files_of_one_name_from_two_folders_are_told_apart(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for team, days in (("teamA", 14), ("teamB", 30)):
         folder = tmp_path / team
@@ -478,6 +478,12 @@ def test_files_of_one_name_from_two_folders_are_told_apart(
         assert all(where in out for where in wheres), (command, out)
     rows = mixle("search", "refunds paid", "--json").json()["results"]
     assert {row["source"] for row in rows} == {"teamA/refunds.md", "teamB/refunds.md"}
+    # the name shown is one --source takes, wherever the command runs
+    monkeypatch.chdir(isolated_shard_env.parent.parent)
+    only = mixle("search", "refunds paid", "--source", "teamB/refunds.md", "--json").json()
+    assert [row["id"] for row in only["results"]] == [
+        row["id"] for row in rows if row["source"] == "teamB/refunds.md"
+    ]
     packet = mixle("assemble-context", "refunds paid", "--json").json()
     assert {c["source"] for c in packet["provenance"]} == {"teamA/refunds.md", "teamB/refunds.md"}
     answer = mixle("ask", "How are refunds paid?")

@@ -231,6 +231,20 @@ def test_source_prefix_matches_path_components() -> None:
     assert SearchFilters(source_prefix="docs").source_prefix == ("docs",)
 
 
+def test_source_prefix_takes_the_longer_name_results_show() -> None:
+    from substrate.search.filters import PATH_SEP
+
+    entry = f"refunds.md{PATH_SEP}/srv/teamA/refunds.md"  # source, then path
+    assert source_matcher(("teamA/refunds.md",))(entry)
+    assert source_matcher(("srv/teamA/refunds.md",))(entry)
+    assert not source_matcher(("eamA/refunds.md",))(entry)
+    assert not source_matcher(("teamB/refunds.md",))(entry)
+    # never shorter than the source: "docs/refunds.md" is not the source "x/docs/refunds.md"
+    assert not source_matcher(("docs/refunds.md",))(
+        f"x/docs/refunds.md{PATH_SEP}/s/x/docs/refunds.md"
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [
