@@ -476,9 +476,13 @@ class IngestSession:
                     self.queue(_Change(key, [], [], keep))
                 continue
             source = os.path.relpath(shown, root).replace(os.sep, "/")
-            result = self.outcome(source, shown, status.REMOVED, "no longer present")
+            # a file still there was left out by the walk: an ignore rule, a hidden folder
+            there = os.path.lexists(shown)
+            why = "no longer walked (ignored or hidden)" if there else "no longer present"
+            result = self.outcome(source, shown, status.REMOVED, why)
             result.items_removed = len(ids)
             self.report.items_removed += len(ids)
             gone = [earlier[i] for i in ids if i in earlier]
-            self.report.tell(source, withdrawn_proposals(gone, "its file is no longer there"))
+            why = "its file is now left out" if there else "its file is no longer there"
+            self.report.tell(source, withdrawn_proposals(gone, why))
             self.queue(_Change(key, [], list(ids), keep))

@@ -195,7 +195,7 @@ def test_deleted_file_is_pruned_unless_no_prune(tree: Path, shard: Path) -> None
     report = ingest_path(Substrate(shard), tree)
     assert report.files_removed == 1 and report.items_removed == 2
     (outcome,) = [f for f in report.files if f.status == "removed"]
-    assert outcome.source == "notes.txt"
+    assert (outcome.source, outcome.reason) == ("notes.txt", "no longer present")
     assert all(i.provenance["source"] != "notes.txt" for i in Substrate(shard).iter_items())
 
 
@@ -204,6 +204,8 @@ def test_newly_ignored_folder_is_pruned(tree: Path, shard: Path) -> None:
     _write(tree / ".mixleignore", "sub/\n")
     report = ingest_path(Substrate(shard), tree)
     assert report.files_removed == 1
+    (outcome,) = [f for f in report.files if f.status == "removed"]
+    assert outcome.reason == "no longer walked (ignored or hidden)"  # the file is still there
     assert {i.provenance["source"] for i in Substrate(shard).iter_items()} == {
         "guide.md",
         "notes.txt",
