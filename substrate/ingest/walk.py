@@ -10,6 +10,7 @@ its real path, and a link back to an ancestor (a loop) is reported instead of wa
 
 from __future__ import annotations
 
+import errno
 import logging
 import operator
 import os
@@ -164,8 +165,10 @@ class _Walker:
         try:
             real = os.path.realpath(link.path)
             info = os.stat(link.path)
-        except OSError:
-            skipped.append((link.rel, "broken symlink"))
+        except OSError as exc:  # a link to itself, or a ring of links, never resolves
+            skipped.append(
+                (link.rel, "symlink loop" if exc.errno == errno.ELOOP else "broken symlink")
+            )
             return
         if not self.inside(real):
             skipped.append((link.rel, "symlink leads outside the ingest root"))

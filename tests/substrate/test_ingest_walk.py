@@ -99,12 +99,14 @@ def test_link_to_an_otherwise_unwalked_place_inside_the_root_is_followed(tmp_pat
 def test_broken_symlink_and_special_files_are_reported(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md")
     (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    (tmp_path / "self.md").symlink_to(tmp_path / "self.md")  # a link to itself
     os.mkfifo(tmp_path / "pipe.md")
     result = walk(tmp_path)
     assert [f.rel for f in result.files] == ["a.md"]
     assert sorted(result.skipped) == [
         ("dangling.md", "broken symlink"),
         ("pipe.md", "not a regular file"),
+        ("self.md", "symlink loop"),
     ]
 
 
