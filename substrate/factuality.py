@@ -241,7 +241,7 @@ def check_factuality(
     extract = extract or sentence_claims
     corroborates = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
-    receipt = FactualityReceipt(answer)
+    checked = []
     for claim in extract(strip_citations(answer)):
         hits = ranked(substrate, claim, k, scopes=allowed)
         best = max((score for _, score in hits), default=0.0)
@@ -250,10 +250,15 @@ def check_factuality(
             for item, score in hits
             if score >= min_score and corroborates(item.text or "", claim)
         ]
-        names = shown_sources([item for item, _ in backing])  # masked: receipts travel
+        checked.append((claim, best, backing))
+    # one name per item across the receipt; masked, as receipts travel with answers
+    cited = {item.id: item for _, _, backing in checked for item, _ in backing}
+    names = dict(zip(cited, shown_sources(list(cited.values())), strict=True))
+    receipt = FactualityReceipt(answer)
+    for claim, best, backing in checked:
         citations = [
-            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": name}
-            for (item, score), name in zip(backing, names, strict=True)
+            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": names[item.id]}
+            for item, score in backing
         ]
         receipt.verdicts.append(ClaimVerdict(claim, bool(citations), float(best), citations))
     return receipt

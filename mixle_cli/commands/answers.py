@@ -10,7 +10,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -189,6 +189,7 @@ def ask_cmd(
         data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
             entry["where"] = where_text(entry["source"], entry["line_start"], entry["line_end"])
+        _same_names(data)
         output.emit_json(data)
     else:
         _ask_text(answer, chosen.label, receipt)
@@ -208,6 +209,15 @@ def ask_cmd(
                 named = ", ".join(f"[{n}]" for n in cites)
                 output.note(f"warning: {named} does not say what it is cited for: {claim}")
         raise typer.Exit(FOUND)
+
+
+def _same_names(data: dict[str, Any]) -> None:
+    """Name each source in the receipt of ``data`` as its citations do: names are told
+    apart within a listing, and the receipt lists other items than the packet."""
+    cited = {entry["id"]: entry["source"] for entry in data["citations"]}
+    for claim in (data["factuality"] or {}).get("claims", []):
+        for entry in claim["citations"]:
+            entry["source"] = cited.get(entry["id"], entry["source"])
 
 
 def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:

@@ -488,3 +488,7 @@ def test_files_of_one_name_from_two_folders_are_told_apart(
     assert {c["source"] for c in packet["provenance"]} == {"teamA/refunds.md", "teamB/refunds.md"}
     answer = mixle("ask", "How are refunds paid?")
     assert "teamA/refunds.md:1-3" in answer.stdout or "teamB/refunds.md:1-3" in answer.stdout
+    data = mixle("ask", "How are refunds paid?", "--json").json()
+    named = {entry["id"]: entry["source"] for entry in data["citations"]}
+    receipt = [c for claim in data["factuality"]["claims"] for c in claim["citations"]]
+    assert receipt and all(c["source"] == named[c["id"]] for c in receipt)  # one name each
