@@ -71,6 +71,7 @@ def test_front_matter_tags_are_not_spelled_as_python() -> None:
         ("---\nowner: me\n---\n\n", []),  # nothing to show: no title, no text
         ("#\n##\n", []),  # a template of empty headings
         ("---\ntitle: Lisbon trip\n---", [("Lisbon trip", 1, 3)]),  # no newline at the end
+        ("---\ntitle: 2024\ntags: [year]\n---\n", [("2024", 1, 4)]),  # a title read as a number
     ],
 )
 def test_markdown_of_headings_or_front_matter_alone_is_one_item(

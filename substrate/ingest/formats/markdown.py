@@ -113,6 +113,8 @@ def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
         doc.emit(start, start, len(doc.text))
         return
     title = fields.get("title")
+    if isinstance(title, int | float) and not isinstance(title, bool):  # "title: 2024"
+        title = str(title)
     if isinstance(title, str) and title.strip():
         head = doc.text[:start]  # the front matter, its last line without "\n" at the end
         last = head.count("\n") + (0 if head.endswith("\n") else 1)
