@@ -19,6 +19,7 @@ from substrate.ingest.formats.frontmatter import (
 )
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.textio import decode_text
+from substrate.secrets.fields import MAX_NESTING, nesting_depth
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
 CTX = ParseContext()
@@ -196,14 +197,18 @@ def test_a_tag_that_is_no_list_is_one_tag_spelled_as_json(value: str, tags: list
     assert split_tags(parse_block([f"tags: {value}"]))[0] == tags
 
 
-def test_front_matter_nested_past_the_limit_is_kept_as_written() -> None:
-    deep = "[" * 600 + "x" + "]" * 600
-    text = f"---\ntitle: Deep\nmeta: {deep}\n---\n# Deep\n\nBody text.\n"
+@pytest.mark.parametrize("depth", [70, 600])
+def test_front_matter_nested_past_the_limit_is_kept_as_written(depth: int) -> None:
+    deep = "[" * depth + "x" + "]" * depth
+    text = f"---\ntitle: Deep\nmeta: {deep}\nblock:\n  in: {deep}\n---\n# Deep\n\nBody.\n"
     parsed = _parse("markdown", text)  # no RecursionError
-    meta = parsed.segments[0].payload["meta"]
-    for _ in range(MAX_DEPTH):
-        [meta] = meta
-    assert isinstance(meta, str) and meta.startswith("[[")
+    payload = parsed.segments[0].payload
+    for meta in (payload["meta"], payload["block"]["in"]):
+        for _ in range(MAX_DEPTH):
+            [meta] = meta
+        assert isinstance(meta, str) and meta.startswith("[[")
+    # and the gate can check what is kept: the file is stored, not refused
+    assert nesting_depth(payload) <= MAX_NESTING
 
 
 def test_front_matter_deeper_than_one_level_is_kept_as_written() -> None:
