@@ -31,7 +31,6 @@ from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, terms_said
-from substrate.retrieval import shown_sources
 from substrate.secrets import safe_text
 
 INSTRUCTIONS = (
@@ -47,10 +46,11 @@ class AnswererError(SubstrateError):
     """The answerer failed: a command exited non-zero or timed out, or an endpoint failed."""
 
 
-def source_label(packet: ContextPacket, index: int) -> str:
-    """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``."""
+def source_label(packet: ContextPacket, index: int, name: str | None) -> str:
+    """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``, named
+    ``name`` (``ContextPacket.names``)."""
     item = packet.items[index]
-    where = shown_sources(packet.items)[index] or f"substrate:{item.id}"
+    where = name or f"substrate:{item.id}"
     start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
     if start is not None:
         where += f":{start}" if end in (None, start) else f":{start}-{end}"
@@ -61,9 +61,9 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
     """The prompt a model answerer receives: instructions, question, numbered sources."""
     # the sources were masked when the packet was packed; a secret typed in the question is too
     parts = [INSTRUCTIONS, "", f"Question: {safe_text(question)}", "", "Sources:"]
-    for n, text in enumerate(packet.texts, 1):
+    for n, (text, name) in enumerate(zip(packet.texts, packet.names(), strict=True), 1):
         item = packet.items[n - 1]
-        parts.append(f"[{n}] ({source_label(packet, n - 1)}, id {item.id})")
+        parts.append(f"[{n}] ({source_label(packet, n - 1, name)}, id {item.id})")
         parts.append(text)
         parts.append("")
     parts.append("Answer:")

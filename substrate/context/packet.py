@@ -101,6 +101,8 @@ class ContextPacket:
     used_chars: int = 0
     n_candidates: int = 0
     texts: list[str] = field(default_factory=list)
+    # each item's source as the packet names it (``shown_sources``); worked out when not given
+    sources: list[str | None] = field(default_factory=list)
     compressed: bool = False
     skipped: int = 0
     # the most relevant candidate had text but no room: what is packed is not the best evidence
@@ -109,6 +111,13 @@ class ContextPacket:
     def __post_init__(self) -> None:
         if not self.texts:
             self.texts = [used_text(i, self.task, self.budget.shape) for i in self.items]
+
+    def names(self) -> list[str | None]:
+        """Each item's source as the packet names it: as packed (``sources``), or else told
+        apart among the packet's items (``shown_sources``)."""
+        if len(self.sources) == len(self.items):
+            return self.sources
+        return shown_sources(self.items)
 
     def render(self, *, header: bool = True, fmt: str | None = None) -> str:
         """The text the receiver consumes, in the budget's format (or ``fmt``).
@@ -122,11 +131,10 @@ class ContextPacket:
         fr = render.frame(safe_text(self.task), fmt, self.budget.shape, header=header, limit=limit)
         if fr is None:
             return ""
-        names = shown_sources(self.items)
         pieces = [
             render.piece(item, text, n, fmt, self.budget.shape, name)
             for n, (item, text, name) in enumerate(
-                zip(self.items, self.texts, names, strict=True), 1
+                zip(self.items, self.texts, self.names(), strict=True), 1
             )
         ]
         return render.join(fr, pieces)
@@ -155,10 +163,9 @@ class ContextPacket:
     def provenance(self) -> list[dict[str, Any]]:
         """Where every included piece came from: ids, kinds, sources (masked, as in the
         rendered packet), lines, scores."""
-        names = shown_sources(self.items)
         return [
             provenance_entry(i, s, name)
-            for i, s, name in zip(self.items, self.scores, names, strict=True)
+            for i, s, name in zip(self.items, self.scores, self.names(), strict=True)
         ]
 
     def as_dict(self) -> dict[str, Any]:
@@ -211,7 +218,7 @@ class ContextPacket:
             "constraints": [],
             "citations": [
                 {"uri": name or f"substrate:{i.id}", "media_type": i.kind}
-                for i, name in zip(self.items, shown_sources(self.items), strict=True)
+                for i, name in zip(self.items, self.names(), strict=True)
             ],
             "expected_output_schema": expected_output_schema or {},
             "payload": payload,

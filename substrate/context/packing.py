@@ -19,7 +19,13 @@ from substrate.context.compress import compress_text, lead_sentence
 from substrate.context.packet import ContextBudget, ContextPacket, item_text, used_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import NOISE_FLOOR, merge_scopes, ranked, relevance_floor, shown_source
+from substrate.retrieval import (
+    NOISE_FLOOR,
+    merge_scopes,
+    ranked,
+    relevance_floor,
+    shown_sources,
+)
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
@@ -93,6 +99,7 @@ def pack_context(
         used_chars=packer.rendered_length(),
         n_candidates=len(candidates) if n_candidates is None else n_candidates,
         texts=packer.texts,
+        sources=packer.sources,
         compressed=packer.compressed,
         skipped=packer.skipped,
         best_left_out=packer.best_left_out,
@@ -228,6 +235,7 @@ class _Packer:
         self.items: list[SubstrateItem] = []
         self.scores: list[float] = []
         self.texts: list[str] = []
+        self.sources: list[str | None] = []  # as the pieces name them
         self.pieces: list[str] = []
         self.used = self.frame.fixed if self.frame is not None else 0
         self.skipped = 0
@@ -244,7 +252,9 @@ class _Packer:
             self.skipped = len(candidates)
             self.best_left_out = bool(candidates)
             return
-        for pos, (item, score) in enumerate(candidates):
+        # named among all the candidates: a packed subset reads no longer (``shown_sources``)
+        names = shown_sources([item for item, _ in candidates])
+        for pos, ((item, score), source) in enumerate(zip(candidates, names, strict=True)):
             if len(self.items) >= self.budget.max_items:
                 break
             sep = len(self.frame.sep) if self.items else 0
@@ -254,7 +264,7 @@ class _Packer:
             if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1
                 continue
-            placed = self._place(item, full, room, left)
+            placed = self._place(item, source, full, room, left)
             if placed is None:  # no room for it
                 self.skipped += 1
                 if pos == 0:
@@ -264,16 +274,17 @@ class _Packer:
             self.items.append(item)
             self.scores.append(score)
             self.texts.append(text)
+            self.sources.append(source)
             self.pieces.append(piece)
             self.used += sep + len(piece)
 
     def _place(
-        self, item: SubstrateItem, full: str, room: int, left: int
+        self, item: SubstrateItem, source: str | None, full: str, room: int, left: int
     ) -> tuple[str, str] | None:
-        """The text and rendered piece of ``item`` (whose text is ``full``) in ``room``
-        characters, ``left`` items still to place; None when it cannot fit."""
+        """The text and rendered piece of ``item`` (whose text is ``full``, named ``source``)
+        in ``room`` characters, ``left`` items still to place; None when it cannot fit."""
         assert self.frame is not None
-        fmt, shape, source = self.budget.format, self.budget.shape, shown_source(item)
+        fmt, shape = self.budget.format, self.budget.shape
         n = len(self.items) + 1
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:

@@ -486,6 +486,11 @@ def test_files_of_one_name_from_two_folders_are_told_apart(
     ]
     packet = mixle("assemble-context", "refunds paid", "--json").json()
     assert {c["source"] for c in packet["provenance"]} == {"teamA/refunds.md", "teamB/refunds.md"}
+    # the longer names are counted in the budget
+    fits = mixle("assemble-context", "refunds paid", "--format", "xml", "--json").json()
+    tight = str(fits["used_chars"])
+    kept = mixle("assemble-context", "refunds paid", "--format", "xml", "--max-chars", tight)
+    assert len(kept.stdout.rstrip("\n")) <= int(tight), kept.stderr
     answer = mixle("ask", "How are refunds paid?")
     assert "teamA/refunds.md:1-3" in answer.stdout or "teamB/refunds.md:1-3" in answer.stdout
     data = mixle("ask", "How are refunds paid?", "--json").json()

@@ -300,3 +300,39 @@ def test_a_longer_name_keeps_secrets_in_folder_names_masked() -> None:
     ]
     shown = shown_sources(items)
     assert token not in shown[0] and shown[0].endswith("/n.md") and shown[1] == "plain/n.md"
+
+
+def test_a_longer_name_never_reads_as_another_file_s_name() -> None:
+    from substrate.retrieval import shown_sources
+
+    def named(ident: str, source: str, path: str) -> SubstrateItem:
+        return item("text", "x", ident, provenance={"source": source, "path": path})
+
+    items = [
+        named("a", "refunds.md", "/a/teamA/refunds.md"),
+        named("b", "refunds.md", "/a/teamB/refunds.md"),
+        named("z", "teamA/refunds.md", "/z/teamA/refunds.md"),  # ingested from /z
+        named("k", "kb-handbook", "/a/docs.jsonl"),  # a name given at ingest: kept
+        named("k2", "kb-handbook", "/b/docs.jsonl"),
+    ]
+    shown = shown_sources(items)
+    assert shown[:3] == ["a/teamA/refunds.md", "teamB/refunds.md", "z/teamA/refunds.md"]
+    assert shown[3:] == ["kb-handbook", "kb-handbook"]
+
+
+def test_a_longer_name_is_cut_from_the_masked_path() -> None:
+    from substrate.retrieval import shown_sources
+
+    key = "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG+bPxRfiCYq8Zr3LmN0pQ2"
+    items = [
+        item("text", "x", "a", provenance={"source": "r.md", "path": f"/srv/{key}/r.md"}),
+        item("text", "x", "b", provenance={"source": "r.md", "path": "/srv/other/r.md"}),
+    ]
+    shown = shown_sources(items)
+    # the mask swallows the end of that path: it cannot be lengthened, and no part shows
+    assert not any(part in str(shown) for part in ("K7MDENG", "wJalrXUtnFEMI", "pQ2"))
+    assert shown == ["r.md", "r.md"]
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a mask that leaves the end
+    items[0].provenance["path"] = f"/srv/{token}/r.md"
+    shown = shown_sources(items)
+    assert token not in shown[0] and shown[0].endswith("/r.md") and shown[1] == "other/r.md"
