@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 
 from substrate.context.compress import terms
 
@@ -26,41 +27,61 @@ NUMBER_WORDS = (
 )
 # A frame's words are the named groups "a" and "b" (the text between them is kept)
 _DURATION_FRAME = re.compile(
-    r"\b(?P<a>how\s+(?:long|much\s+time))\b(.*?)"
+    r"\b(?P<a>how\s+(?:long|much\s+time))\b(.{0,200}?)"
     r"\b(?P<b>take|takes|took|taking|last|lasts|lasted)\b",
     re.IGNORECASE | re.DOTALL,
 )
-# "how long is the trial" asks for a number as well ("14 days", "3 metres")
-_QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much|long))\b", re.IGNORECASE)
+# "how long is the trial" asks for a length of time, or a number ("3 metres")
+_LENGTH_FRAME = re.compile(r"\b(?P<a>how\s+long)\b", re.IGNORECASE)
+_QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
+_NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
 # "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
 _DURATION = re.compile(
-    rf"\b(?:(?:\d+(?:[.,]\d+)?|few|several|{'|'.join(NUMBER_WORDS.split())})"
+    rf"\b(?:(?:\d+(?:[.,]\d+)?|few|several|{_NUMBER_WORD})"
     rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
-# A number, but not the year of "moved in 2023"
-_NUMBER = re.compile(
-    r"(?<!\bin\s)(?<!\bsince\s)(?<!\buntil\s)(?<!\bby\s)(?<!\bof\s)\b(?:19|20)\d\d\b"
-    r"|\b(?!(?:19|20)\d\d\b)\d"
-    rf"|\b(?:{'|'.join(NUMBER_WORDS.split())}|dozens?|half|few|several)\b",
+_NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORD}|dozens?|half|few|several)\b", re.IGNORECASE)
+# Dates and years, which count nothing ("moved in 2023", "on 2023-05-01", "since March 2021")
+_DATE = re.compile(
+    r"\b\d{4}-\d\d(?:-\d\d)?\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
+    r"(?:19|20)\d\d\b"
+    r"|\b(?:in|since|during|until|till|by|from|before|after|the)\s+(?:19|20)\d\d\b",
     re.IGNORECASE,
 )
+_COUNT = rf"(?:\d+|{_NUMBER_WORD}|few|couple\s+of)"
 _FREQUENCY = re.compile(
-    r"\b(?:daily|weekly|fortnightly|monthly|quarterly|yearly|annually|hourly|nightly|once|"
-    r"twice|thrice|\d+\s+times)\b|\b(?:every|each|per)\s+(?:other\s+)?(?:\d+\s+|few\s+)?"
-    r"(?:second|minute|hour|day|weekday|night|morning|evening|week|weekend|month|quarter|year|"
-    r"sprint|release|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
+    r"\b(?:daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|hourly|nightly|"
+    r"weekdays)\b"
+    rf"|\b(?:once|twice|thrice|{_COUNT}\s+times)\s+(?:a|an|per|every|each)\b"
+    rf"|\b(?:every|each|per)\s+(?:other\s+)?(?:{_COUNT}\s+)?(?:{_UNITS}|(?:weekday|night|"
+    r"morning|evening|weekend|quarter|sprint|release|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)s?)\b",
     re.IGNORECASE,
 )
-# Each frame, and what a sentence that answers it states
-_FRAMES = (
-    (_DURATION_FRAME, _DURATION),
-    (_QUANTITY_FRAME, _NUMBER),
-    (_FREQUENCY_FRAME, _FREQUENCY),
+
+
+def states_number(sentence: str) -> bool:
+    """Whether ``sentence`` gives a number other than a date or a year."""
+    return _NUMBER.search(_DATE.sub(" ", sentence)) is not None
+
+
+def _states_amount(sentence: str) -> bool:
+    return _DURATION.search(sentence) is not None or states_number(sentence)
+
+
+# Each frame, and the test of a sentence that answers it
+Statement = Callable[[str], object]
+_FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
+    (_DURATION_FRAME, _DURATION.search),
+    (_LENGTH_FRAME, _states_amount),
+    (_QUANTITY_FRAME, states_number),
+    (_FREQUENCY_FRAME, _FREQUENCY.search),
 )
-Frame = dict[str, re.Pattern[str]]  # a frame term -> what a sentence saying it matches
+Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says it
 
 
 # Words that make a request, compared by index term, so "Explaining" and "works" count too.
@@ -148,7 +169,7 @@ def frame_phrases(question: str) -> list[str]:
 
 def states_frame(sentence: str, frame: Frame) -> bool:
     """Whether ``sentence`` states what some part of ``frame`` asks (a duration, a number)."""
-    return any(stated.search(sentence) for stated in set(frame.values()))
+    return any(stated(sentence) for stated in set(frame.values()))
 
 
 def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset[str]:
@@ -157,4 +178,4 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     said = wanted & terms(sentence)
     if not frame:
         return said
-    return said | {term for term, stated in frame.items() if stated.search(sentence)}
+    return said | {term for term, stated in frame.items() if stated(sentence)}

@@ -611,6 +611,28 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert right.answer == "Logs are retained for 90 days. [1]"
 
 
+@pytest.mark.parametrize(
+    ("question", "sentence", "says"),
+    [
+        ("How often do backups run?", "Backups run every two hours.", True),
+        ("How often do backups run?", "Backups run three times a week.", True),
+        ("How often do backups run?", "Backups run every business day.", True),
+        ("How often do backups run?", "Once the backup finishes, it is copied.", False),
+        ("How often do backups run?", "Backups run 3 times faster now.", False),
+        ("How many servers are there?", "The farm is a fleet of 2000 servers.", True),
+        ("How many servers are there?", "Servers moved to Grafana on 2023-05-01.", False),
+        ("How many servers are there?", "The servers were bought in March 2021.", False),
+        ("How many servers are there?", "The 2023 servers are faster.", False),
+        ("How long is the trial?", "The trial lasts a month.", True),
+        ("How long is the cable?", "The cable is 3 metres.", True),
+    ],
+)
+def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
+    from substrate.questions import frame_of, states_frame
+
+    assert states_frame(sentence, frame_of(question)) is says
+
+
 def test_a_frame_is_not_said_by_a_sentence_without_its_value() -> None:
     from substrate.questions import frame_of, terms_said
 
