@@ -327,4 +327,5 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
 
 
 _LEADING_CITATIONS = re.compile(r"\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+")
-_GLUED_CITATIONS = re.compile(r"([.!?])((?:\[\d+(?:\s*,\s*\d+)*\])+)")
+# markers glued to a full stop that ends a sentence: a capital opens the next (or the line ends)
+_GLUED_CITATIONS = re.compile(r"([.!?])((?:\[\d+(?:\s*,\s*\d+)*\])+)(?=\s+[A-ZÀ-ÖØ-Þ]|\s*$)")

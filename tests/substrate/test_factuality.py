@@ -58,6 +58,17 @@ def test_a_sentence_wrapped_over_lines_is_one_claim() -> None:
     ]
 
 
+def test_citations_glued_to_a_full_stop_belong_to_its_sentence() -> None:
+    from substrate.factuality import _cited_claims
+
+    assert _cited_claims("Refunds take 30 days.[1] Deploys run at noon.[2]", 2) == [
+        ("Refunds take 30 days.", [1], []),
+        ("Deploys run at noon.", [2], []),
+    ]
+    # "2." that ends no sentence stays where it is
+    assert _cited_claims("Version 2.[1] is current.", 2) == [("Version 2. is current.", [1], [])]
+
+
 def test_content_overlap() -> None:
     assert content_overlap("Refunds are given within 30 days", "refund within 30 days")
     assert not content_overlap("cats", "refund within 30 days")

@@ -46,7 +46,7 @@ def _strip_comment(value: str) -> str:
 def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
     """Each character of a flow text with its place and whether it lies inside quotes. A
     quote opens a quoted item only where an item starts (not the one of "don't"); in double
-    quotes a backslash escapes the next character."""
+    quotes a backslash escapes the next character, in single quotes '' is one quote."""
     quote, escaped, prev = "", False, ","
     for at, c in enumerate(text):
         if quote:
@@ -55,6 +55,8 @@ def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
                 escaped = False
             elif c == "\\" and quote == '"':
                 escaped = True
+            elif c == quote == "'" and text[at + 1 : at + 2] == "'":
+                escaped = True  # '' is a quote inside single quotes
             elif c == quote:
                 quote, prev = "", c
         elif c in "'\"" and prev in "[{,:":
