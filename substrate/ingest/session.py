@@ -66,6 +66,7 @@ class _Change:
             yield item.id, encode(item)
 
 
+NO_CONTENT = "no content"
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
@@ -344,7 +345,11 @@ class IngestSession:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
-            self.unchanged(source, self.cache.problems(key))
+            skipped = self.cache.skipped(key)
+            if skipped:  # the same empty file
+                self.outcome(source, key, status.SKIPPED, skipped)
+            else:
+                self.unchanged(source, self.cache.problems(key))
         elif done.issues and not (done.items or done.encoded):
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:
@@ -400,8 +405,10 @@ class IngestSession:
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
+        # a file with nothing to store is reported skipped again, as a binary one is
+        empty = "" if owned else NO_CONTENT
         state = SourceState(
-            size, mtime_state, done.digest, self.fingerprint, owned, problems=len(done.issues)
+            size, mtime_state, done.digest, self.fingerprint, owned, empty, len(done.issues)
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
@@ -410,7 +417,7 @@ class IngestSession:
             result = status.ADDED
         else:
             result = status.SKIPPED
-        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else "no content")
+        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else NO_CONTENT)
         outcome.items_added = len(ids) - rewritten
         outcome.items_rewritten = rewritten
         outcome.items_removed = len(removes)

@@ -307,10 +307,20 @@ class SourceCache:
 
     def problems(self, origin: str) -> int:
         """How many lines or rows of ``origin`` its parser rejected when it was last read."""
+        return self._tail(origin)[1]
+
+    def skipped(self, origin: str) -> str:
+        """Why ``origin`` was left out when it was last read ("" when it was not)."""
+        return self._tail(origin)[0]
+
+    def _tail(self, origin: str) -> tuple[str, int]:
+        """``(skipped, problems)`` of ``origin``, without reading its item ids."""
         state = self.states.get(self._key(origin))
         if state is None:
-            return 0
-        return state.problems if isinstance(state, SourceState) else _read_tail(state[4:])[1]
+            return "", 0
+        if isinstance(state, SourceState):
+            return state.skipped, state.problems
+        return _read_tail(state[4:])
 
     def get(self, origin: str) -> SourceState | None:
         """The state of ``origin`` (a live object: changes need ``record`` to be saved)."""

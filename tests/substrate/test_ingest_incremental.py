@@ -199,6 +199,19 @@ def test_deleted_file_is_pruned_unless_no_prune(tree: Path, shard: Path) -> None
     assert all(i.provenance["source"] != "notes.txt" for i in Substrate(shard).iter_items())
 
 
+def test_a_file_with_no_content_is_reported_skipped_on_every_run(tree: Path, shard: Path) -> None:
+    _write(tree / "empty.md", "")
+    for touch in (False, False, True):  # read, then not read, then read again (same hash)
+        if touch:
+            os.utime(tree / "empty.md", ns=(1, 1))
+        report = ingest_path(Substrate(shard), tree)
+        [outcome] = [f for f in report.files if f.source == "empty.md"]
+        assert (outcome.status, outcome.reason) == ("skipped", "no content")
+    _write(tree / "empty.md", "now with words")
+    report = ingest_path(Substrate(shard), tree)
+    assert [f.status for f in report.files if f.source == "empty.md"] == ["added"]
+
+
 def test_newly_ignored_folder_is_pruned(tree: Path, shard: Path) -> None:
     ingest_path(Substrate(shard), tree)
     _write(tree / ".mixleignore", "sub/\n")
