@@ -145,21 +145,29 @@ class ExtractiveAnswerer:
             content = len(have - frame.keys())  # the frame alone answers nothing
             if content and content >= min(self.min_terms, len(topic)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
-                scored.append((round(share - 0.01 * (n - 1), 9), -verbatim, pos, n, sentence, have))
+                rank = round(share - 0.01 * (n - 1), 9)
+                scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
         covered: set[str] = set()
+        sources: set[int] = set()
+        best: tuple[frozenset[str], float] | None = None
         used = 0
-        for *_, n, sentence, have in scored:
+        for *_, n, sentence, have, share in scored:
             if len(chosen) >= self.max_sentences:
                 break
-            if chosen and have <= covered:
+            # another source answering "how many" as fully as the best may give another
+            # value: both are quoted, so that the reader sees the sources disagree
+            rival = bool(frame) and best == (have, share) and n not in sources
+            if chosen and have <= covered and not rival:
                 continue  # adds no question term the answer does not already carry
             quote = _unbracketed(truncate(sentence, 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
             covered |= have
+            sources.add(n)
+            best = best or (have, share)
             used += len(quote) + 1
         return " ".join(chosen)
 

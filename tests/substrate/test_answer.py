@@ -633,6 +633,19 @@ def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
     assert states_frame(sentence, frame_of(question)) is says
 
 
+def test_sources_giving_other_values_for_a_framed_question_are_all_quoted() -> None:
+    s = Substrate()
+    s.add("text", "Refunds are processed within 3 business days.", provenance={"path": "/a/r.md"})
+    s.add("text", "Refunds are processed within 9 business days.", provenance={"path": "/b/r.md"})
+    s.add("text", "Refunds are processed by the finance team.")
+    framed = answer_from_substrate(s, "How long does refund processing take?", ExtractiveAnswerer())
+    answer = framed.answer or ""
+    assert "3 business days" in answer and "9 business days" in answer
+    assert "finance" not in answer
+    plain = answer_from_substrate(s, "Who processes refunds?", ExtractiveAnswerer())
+    assert (plain.answer or "").count("[") == 1  # one sentence says it: one quoted
+
+
 def test_a_frame_is_not_said_by_a_sentence_without_its_value() -> None:
     from substrate.questions import frame_of, terms_said
 
