@@ -64,13 +64,13 @@ _FREQUENCY = re.compile(
 )
 
 
-def states_number(sentence: str) -> bool:
+def _states_number(sentence: str) -> bool:
     """Whether ``sentence`` gives a number other than a date or a year."""
     return _NUMBER.search(_DATE.sub(" ", sentence)) is not None
 
 
 def _states_amount(sentence: str) -> bool:
-    return _DURATION.search(sentence) is not None or states_number(sentence)
+    return _DURATION.search(sentence) is not None or _states_number(sentence)
 
 
 # Each frame, and the test of a sentence that answers it
@@ -78,7 +78,7 @@ Statement = Callable[[str], object]
 _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_DURATION_FRAME, _DURATION.search),
     (_LENGTH_FRAME, _states_amount),
-    (_QUANTITY_FRAME, states_number),
+    (_QUANTITY_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),
 )
 Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says it
