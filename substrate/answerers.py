@@ -30,7 +30,7 @@ from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import asked_terms, frame_of, terms_said
+from substrate.questions import asked_terms, frame_of, named_terms, terms_said
 from substrate.secrets import safe_text
 
 INSTRUCTIONS = (
@@ -138,8 +138,10 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         scored = []
         topic = wanted - frame.keys()
+        # the value asked of a name ("the Enterprise plan") is not another one's
+        subject = named_terms(question) & topic if frame else frozenset()
         for pos, (n, sentence, have, said) in enumerate(candidates):
-            if frame and not have & frame.keys():
+            if frame and not (have & frame.keys() and subject <= have):
                 continue  # "How many...?" is answered by a sentence giving a number
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing

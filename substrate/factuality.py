@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
-from substrate.questions import NUMBER_WORDS
+from substrate.questions import NUMBER_WORDS, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
 
@@ -84,7 +84,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         return False
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
-    names = _names(claim) & words  # "Smith", "France": another one is another claim
+    names = named_terms(claim) & words  # "Smith", "France": another one is another claim
     negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in sentences(evidence):
@@ -123,15 +123,6 @@ def _number_terms() -> frozenset[str]:
 
 def _is_number(term: str) -> bool:
     return _NUMBER.search(term) is not None or term in _number_terms()
-
-
-# A capitalised word that does not start the sentence: a name, a place, a product.
-_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][\w'\-]*[A-Za-z]")
-
-
-def _names(claim: str) -> frozenset[str]:
-    """The terms of the names in ``claim``, which a supporting sentence must carry."""
-    return terms(" ".join(_NAME.findall(claim.strip())))
 
 
 # Where a sentence joins statements, each of which may say no on its own.

@@ -147,6 +147,16 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     return list(named.values())[:MAX_NAMED]
 
 
+# A capitalised word that does not start the sentence: a name, a place, a product.
+_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][\w'\-]*[A-Za-z]")
+
+
+def named_terms(text: str) -> frozenset[str]:
+    """The terms of the names in ``text`` ("Smith", "Enterprise"): a sentence that states
+    a claim, or a value asked for, about one of them must carry it."""
+    return terms(" ".join(_NAME.findall(text.strip())))
+
+
 def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:
     """The terms of ``question`` that frame it ("long", "take"; "many"), each with what a
     sentence must state to say it; empty for most questions. Only terms in ``wanted`` when

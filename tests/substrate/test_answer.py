@@ -588,6 +588,7 @@ INFRA = (
     "The CDN was moved to edge regions in 2023.",
     "Every new hire gets a laptop on her first morning.",
     "The Starter plan costs 12 dollars per user per month.",
+    "Enterprise pricing is negotiated with sales.",
     "Logs are retained for 90 days.",
 )
 
@@ -599,6 +600,7 @@ INFRA = (
         "How often are backups encrypted?",  # "each backup" is no frequency
         "How many edge regions does the CDN use?",  # "in 2023" is a year, not a count
         "How much does a laptop cost?",  # a price, but of something else
+        "How much does the Enterprise plan cost?",  # the price of another plan
     ],
 )
 def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: str) -> None:
@@ -609,6 +611,8 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert result.abstained, result.answer
     right = answer_from_substrate(s, "How long are logs retained?", ExtractiveAnswerer())
     assert right.answer == "Logs are retained for 90 days. [1]"
+    named = answer_from_substrate(s, "How much does the Starter plan cost?", ExtractiveAnswerer())
+    assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
 @pytest.mark.parametrize(
