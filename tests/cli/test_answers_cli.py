@@ -318,62 +318,39 @@ def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
     # the shard says it (docs/hours.md), but the source cited is the refunds page
-    cmd = replying(tmp_path, "The store opens at nine and closes at five on weekdays. [1]")
+    cmd = replying(tmp_path, f"{HOURS} [1]")
     result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
     assert result.exit_code == 1
     assert "[1] does not say what it is cited for: The store opens" in result.stderr
-    data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
-    assert data.exit_code == 1 and data.json()["miscited"][0]["cites"] == [1]
-    right = replying(tmp_path, "Refunds for defective items are given within 30 days. [1]")
-    checked = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", right, "--json")
-    assert checked.exit_code == 0 and checked.json()["miscited"] == []
-
-
-def test_a_citation_glued_to_its_full_stop_is_its_sentence_s(
-    mixle: Run, shop: dict[str, str], tmp_path: Path
-) -> None:
-    reply = (
-        "Refunds for defective items are given within 30 days.[1] The store opens at nine"
-        " and closes at five on weekdays.[1]"
-    )
-    cmd = replying(tmp_path, reply)
-    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
-    assert result.exit_code == 1
-    [wrong] = result.json()["miscited"]
-    assert wrong["claim"].startswith("The store opens") and wrong["cites"] == [1]
-
-
-def test_a_sentence_wrapped_over_lines_is_checked_whole(
-    mixle: Run, shop: dict[str, str], tmp_path: Path
-) -> None:
-    wrong = replying(tmp_path, "The store opens at nine and closes at five on\nweekdays. [1]")
-    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", wrong, "--json")
-    assert result.exit_code == 1
-    assert result.json()["miscited"][0]["claim"].startswith("The store opens at nine and closes")
     right = replying(tmp_path, "Refunds for defective items are given within\n30 days. [1]")
     result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", right)
     assert result.exit_code == 0 and "grounded 1/1 claim(s)" in result.stdout
 
 
-def test_citations_written_before_their_sentences_are_not_called_wrong(
-    mixle: Run, shop: dict[str, str], tmp_path: Path
+HOURS = "The store opens at nine and closes at five on weekdays."
+REFUNDS = "Refunds for defective items are given within 30 days."
+
+
+@pytest.mark.parametrize(
+    ("reply", "miscited"),
+    [
+        (f"{HOURS} [1]", [HOURS]),
+        (f"{REFUNDS} [1]", []),
+        (f"{REFUNDS}[1] {HOURS}[1]", [HOURS]),  # glued to the full stop
+        ("The store opens at nine and closes at five on\nweekdays. [1]", [HOURS]),  # wrapped
+        # [1] may open the sentence it cites; read as closing the one before, it is wrong
+        (f"{HOURS} [1] {REFUNDS}", []),
+        (f"{HOURS}\n[1]", [HOURS]),  # a line of markers: the sentence before
+    ],
+)
+def test_a_miscited_claim_is_found_whatever_the_citation_style(
+    mixle: Run, shop: dict[str, str], tmp_path: Path, reply: str, miscited: list[str]
 ) -> None:
-    # [2] opens the sentence it cites; read as closing the one before, it would be wrong
-    reply = (
-        "The store opens at nine and closes at five on weekdays. [1] Refunds for defective"
-        " items are given within 30 days."
-    )
     cmd = replying(tmp_path, reply)
     result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
-    assert result.json()["miscited"] == [], result.stderr
-
-
-def test_a_citation_on_a_line_of_its_own_is_the_sentence_before_s(
-    mixle: Run, shop: dict[str, str], tmp_path: Path
-) -> None:
-    cmd = replying(tmp_path, "The store opens at nine and closes at five on weekdays.\n[1]")
-    result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
-    assert result.exit_code == 1 and result.json()["miscited"][0]["cites"] == [1]
+    found = result.json()["miscited"]
+    assert [(m["claim"], m["cites"]) for m in found] == [(claim, [1]) for claim in miscited]
+    assert result.exit_code == (1 if miscited else 0), result.stderr
 
 
 def test_an_answer_without_a_checkable_claim_is_not_called_grounded(
