@@ -214,6 +214,14 @@ class IngestSession:
         self.report.files.append(result)
         return result
 
+    def as_last_read(self, source: str, key: str, skipped: str, rejected: int) -> None:
+        """Report a file found as it was last read: skipped again (``skipped``: why), or
+        unchanged."""
+        if skipped:  # binary, or empty: nothing it holds is stored
+            self.outcome(source, key, status.SKIPPED, skipped)
+        else:
+            self.unchanged(source, rejected)
+
     def unchanged(self, source: str, rejected: int) -> None:
         """Note an unchanged file, and again the lines of it its parser rejected last time: a
         run that reads nothing must not make them look fixed (a cron job would go quiet)."""
@@ -280,11 +288,7 @@ class IngestSession:
             return None
         known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
         if known is not None:
-            skipped, rejected = known
-            if skipped:
-                self.settle(self.outcome, source, key, status.SKIPPED, skipped)
-            else:
-                self.settle(self.unchanged, source, rejected)
+            self.settle(self.as_last_read, source, key, *known)
             return None
         fmt = file_format(self.options.as_format, entry.rel)
         if fmt is None:
@@ -345,11 +349,7 @@ class IngestSession:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
-            skipped = self.cache.skipped(key)
-            if skipped:  # the same empty file
-                self.outcome(source, key, status.SKIPPED, skipped)
-            else:
-                self.unchanged(source, self.cache.problems(key))
+            self.as_last_read(source, key, *self.cache.last_read(key))
         elif done.issues and not (done.items or done.encoded):
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:

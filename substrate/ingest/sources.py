@@ -305,16 +305,9 @@ class SourceCache:
             return None
         return None
 
-    def problems(self, origin: str) -> int:
-        """How many lines or rows of ``origin`` its parser rejected when it was last read."""
-        return self._tail(origin)[1]
-
-    def skipped(self, origin: str) -> str:
-        """Why ``origin`` was left out when it was last read ("" when it was not)."""
-        return self._tail(origin)[0]
-
-    def _tail(self, origin: str) -> tuple[str, int]:
-        """``(skipped, problems)`` of ``origin``, without reading its item ids."""
+    def last_read(self, origin: str) -> tuple[str, int]:
+        """Why ``origin`` was left out when it was last read ("" when it was not), and how
+        many of its lines or rows its parser rejected; its item ids are not read."""
         state = self.states.get(self._key(origin))
         if state is None:
             return "", 0
