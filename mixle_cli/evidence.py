@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -70,9 +71,10 @@ def item_title(item: SubstrateItem, width: int = 100) -> str:
     return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)
 
 
-def where_text(where: Any, start: Any, end: Any) -> str:
-    """``where:start-end`` (``where:start`` for one line, ``where`` without lines, ``-``
-    without a place)."""
+def where_text(entry: Mapping[str, Any]) -> str:
+    """``source:start-end`` of a result or citation entry (``source:start`` for one line,
+    ``source`` without lines, ``-`` without a place)."""
+    where, start, end = entry.get("source"), entry.get("line_start"), entry.get("line_end")
     if not where:
         return "-"
     if start is not None:

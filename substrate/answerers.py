@@ -46,10 +46,9 @@ class AnswererError(SubstrateError):
     """The answerer failed: a command exited non-zero or timed out, or an endpoint failed."""
 
 
-def source_label(packet: ContextPacket, index: int, name: str | None) -> str:
-    """``path:12-18`` (or the item id) for source ``index`` (from 0) of ``packet``, named
+def source_label(item: SubstrateItem, name: str | None) -> str:
+    """``path:12-18`` (or the item id) for a source ``item`` of a packet that names it
     ``name`` (``ContextPacket.names``)."""
-    item = packet.items[index]
     where = name or f"substrate:{item.id}"
     start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
     if start is not None:
@@ -61,9 +60,9 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
     """The prompt a model answerer receives: instructions, question, numbered sources."""
     # the sources were masked when the packet was packed; a secret typed in the question is too
     parts = [INSTRUCTIONS, "", f"Question: {safe_text(question)}", "", "Sources:"]
-    for n, (text, name) in enumerate(zip(packet.texts, packet.names(), strict=True), 1):
-        item = packet.items[n - 1]
-        parts.append(f"[{n}] ({source_label(packet, n - 1, name)}, id {item.id})")
+    sources = zip(packet.items, packet.texts, packet.names(), strict=True)
+    for n, (item, text, name) in enumerate(sources, 1):
+        parts.append(f"[{n}] ({source_label(item, name)}, id {item.id})")
         parts.append(text)
         parts.append("")
     parts.append("Answer:")

@@ -106,8 +106,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     out.print(heading, markup=False, style="bold")
     for n, entry in enumerate(packet.provenance(), 1):  # sources masked, as the model saw them
         if n in cited or not cited:
-            where = where_text(entry["source"], entry["line_start"], entry["line_end"])
-            out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
+            out.print(f"  [{n}] {entry['id']}  {where_text(entry)}", markup=False)
 
 
 def ask_cmd(
@@ -188,7 +187,7 @@ def ask_cmd(
         data["factuality"] = receipt.as_dict() if receipt is not None else None
         data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
-            entry["where"] = where_text(entry["source"], entry["line_start"], entry["line_end"])
+            entry["where"] = where_text(entry)
         _same_names(data)
         output.emit_json(data)
     else:

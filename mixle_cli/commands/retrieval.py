@@ -7,7 +7,7 @@ enforces it, so nothing outside them can reach the output or an error message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -119,16 +119,11 @@ def retrieve_cmd(
         # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
         output.emit_text(
             "\n".join(
-                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {_where(r)}  "
+                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {where_text(r)}  "
                 f"{r['title']}"
                 for r in rows
             )
         )
-
-
-def _where(entry: dict[str, Any]) -> str:
-    """``source:lines`` of a provenance entry (its source told apart from the others')."""
-    return where_text(entry["source"], entry.get("line_start"), entry.get("line_end"))
 
 
 # -- multihop ---------------------------------------------------------------------------------
@@ -141,7 +136,7 @@ def _tree(chain: HopChain) -> list[str]:
     for n, step in enumerate(chain.steps):
         parent = step.parent_id if step.parent_id in known else None
         children.setdefault(parent, []).append(n)
-    wheres = [_where(entry) for entry in chain.provenance()]
+    wheres = [where_text(entry) for entry in chain.provenance()]
     lines = [f"{chain.query}  ({len(chain)} items, depth {chain.max_depth()})"]
     # depth first with a stack of its own: a chain of links may be thousands of hops deep
     roots = children.get(None, [])

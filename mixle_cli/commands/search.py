@@ -159,10 +159,6 @@ def result_row(
     return row
 
 
-def _where(row: dict[str, Any]) -> str:
-    return where_text(row["source"], row["line_start"], row["line_end"])
-
-
 def _explain_line(e: dict[str, float]) -> str:
     parts = [f"lexical {e['lexical_part']:.3f} (bm25 {e['bm25']:.2f}, norm {e['bm25_norm']:.2f})"]
     if e["semantic_weight"] > 0:
@@ -191,7 +187,7 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     out = output.stdout()
     for row in rows:
         head = Text(f"{row['rank']:>2}  {row['score']:.3f}  {row['kind']:<8} {row['id']}  ")
-        head.append(output.printable(_where(row)), style="cyan")
+        head.append(output.printable(where_text(row)), style="cyan")
         out.print(head)
         if not row["snippet"].startswith(row["title"].rstrip("…")):  # else it says it again
             out.print(Text("    " + output.printable(row["title"]), style="bold"))
