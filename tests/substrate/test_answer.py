@@ -593,6 +593,13 @@ INFRA = (
 )
 
 
+def infra_shard() -> Substrate:
+    s = Substrate()
+    for text in INFRA:
+        s.add("text", text)
+    return s
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -604,15 +611,23 @@ INFRA = (
     ],
 )
 def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: str) -> None:
-    s = Substrate()
-    for text in INFRA:
-        s.add("text", text)
+    s = infra_shard()
     result = answer_from_substrate(s, question, ExtractiveAnswerer())
     assert result.abstained, result.answer
     right = answer_from_substrate(s, "How long are logs retained?", ExtractiveAnswerer())
     assert right.answer == "Logs are retained for 90 days. [1]"
     named = answer_from_substrate(s, "How much does the Starter plan cost?", ExtractiveAnswerer())
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
+
+
+def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
+    result = answer_from_substrate(
+        infra_shard(), "How often are backups encrypted?", ExtractiveAnswerer()
+    )
+    assert result.abstained
+    assert result.note == (
+        "abstained: no readable item found says how often -- escalate rather than guess"
+    )
 
 
 @pytest.mark.parametrize(
