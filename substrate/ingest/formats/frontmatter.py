@@ -14,13 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from substrate.ingest.formats.records import value_text
-from substrate.secrets.fields import MAX_NESTING
 
 # a key, bare or quoted ("a: b" or "'odd key': b"), and its value
 _KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
-# Flow collections nested deeper are kept as written: with the payload and a block mapping
-# around them, they stay within what the write-time gate can check
-MAX_DEPTH = MAX_NESTING - 2
+# Flow collections nested deeper than notes need are kept as written: each level rescans its
+# text, and the write-time gate refuses values nested past its own limit
+MAX_DEPTH = 8
 _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 
 
