@@ -20,6 +20,7 @@ import typer
 from mixle_cli import stdout
 from mixle_cli.context import AppState
 from mixle_cli.errors import INTERRUPTED, PIPE_CLOSED, classify, guarded, silence_output
+from mixle_cli.hookargs import files_named_like_options
 from mixle_cli.masked import MaskedStream
 
 # Every command, under the module that defines it (tests check this against the modules).
@@ -160,6 +161,7 @@ def main() -> None:
         format="%(levelname)s: %(name)s: %(message)s" if debug else "warning: %(message)s",
     )
     try:
+        sys.argv[1:] = files_named_like_options(sys.argv[1:], _command_word(sys.argv[1:]))
         code = _run(build_app(modules_for(sys.argv[1:])))
     except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
         print("error: interrupted", file=sys.stderr)

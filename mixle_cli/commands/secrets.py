@@ -411,8 +411,9 @@ def scan_secrets(
         bool,
         typer.Option(
             "--literal-paths",
-            help="Every PATH names a file, - included (for tools that pass the names of "
-            "staged files, as the pre-commit hook does).",
+            help="Every PATH names a file: - too, and after this flag a name like an option "
+            "(-h) when such a file exists (for tools that pass the names of staged files, as "
+            "the pre-commit hook does).",
         ),
     ] = False,
     jobs: Annotated[

@@ -593,6 +593,34 @@ def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> No
     assert_no_secret(found.stdout, found.stderr)
 
 
+@pytest.mark.parametrize("name", ["-h", "--help", "--json", "--quiet", "--"])
+def test_the_hook_scans_a_staged_file_named_like_an_option(tmp_path: Path, name: str) -> None:
+    # pre-commit puts no -- before the names: -h alone made the scan a help page, exit 0
+    entry = hook_entry()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    dirty(tmp_path, name)
+    clean(tmp_path)
+    for names in ([name, "clean.py"], ["clean.py", name]):
+        found = subprocess.run([*entry, *names], cwd=tmp_path, env=env,
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               check=False)  # fmt: skip
+        assert found.returncode == 1, found.stdout + found.stderr
+        assert f"{name}:3:10: github_token" in found.stdout
+        assert "in 1 of 2 file(s)" in found.stderr
+        assert_no_secret(found.stdout, found.stderr)
+
+
+def test_an_option_naming_no_file_stays_an_option(tmp_path: Path) -> None:
+    entry = hook_entry()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    dirty(tmp_path, "a.py")
+    found = subprocess.run([*entry, "--json", "--quiet", "a.py"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert found.returncode == 1
+    assert json.loads(found.stdout)["findings"][0]["path"] == "a.py"
+    assert found.stderr == ""
+
+
 # -- shard items ---------------------------------------------------------------------------------
 
 
