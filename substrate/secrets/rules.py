@@ -226,7 +226,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "url_credentials",
         r"(?<![\w+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{0,64}:"
-        r"(?P<secret>[^\s:/@\"'<>]{1,128})@[\w.\-\[\]%]+",
+        # a password may hold @: clients end it at the last @ before the host, as this does
+        r"(?P<secret>[^\s:/\"'<>]{1,128})@[\w.\-\[\]%]+",
         ("://",),
         kind="url",
         lines=True,

@@ -85,6 +85,20 @@ def test_url_credentials_mask_only_the_password() -> None:
     assert out == "postgres://admin:[REDACTED:url_credentials]@db.internal:5432/app"
 
 
+@pytest.mark.parametrize(
+    ("url", "masked"),
+    [
+        ("postgres://svc:p@ss{}@db.internal/app", "postgres://svc:{}@db.internal/app"),
+        ("redis://:Qm7#vL2p@Xz9{}@cache.internal:6379", "redis://:{}@cache.internal:6379"),
+        ("amqp://bus:a@b@c{}@mq.internal", "amqp://bus:{}@mq.internal"),
+    ],
+)
+def test_url_credentials_mask_a_password_holding_an_at_sign_whole(url: str, masked: str) -> None:
+    # clients end the password at the last @ before the host: only "p" was masked
+    out = redact_secrets(f"dsn = {url.format(PASSWORD)} # primary")
+    assert out == f"dsn = {masked.format('[REDACTED:url_credentials]')} # primary"
+
+
 def test_url_credentials_in_a_template_are_left_but_a_password_beginning_your_is_not() -> None:
     masked = "postgres://svc:[REDACTED:url_credentials]@db.prod.internal/x"
     assert redact_secrets("postgres://svc:Yourk3yZ9q@db.prod.internal/x") == masked
