@@ -443,6 +443,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return worth_reporting(
             secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
         )
+    if kind == "stated":
+        quoted = group != "su"
+        if not worth_reporting(secret, strength="password", quoted=quoted, assigned=False):
+            return False
+        return quoted or not secret.isalpha()  # "the password is stored": prose, not a value
     if kind == "credential":
         return credential_ok(secret)
     if kind == "url":

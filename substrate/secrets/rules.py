@@ -12,9 +12,10 @@ Fields:
     keywords: lower-case literals, one of which must occur in the text (or, for ``lines``
         rules, in the line) before the pattern is tried at all.
     kind: how a candidate is checked: ``token`` (placeholder and entropy checks on the part
-        after the public prefix), ``assignment`` (key-name and value checks), ``url`` (the
-        password of a URL), ``pem`` (a private key block), ``jwt`` / ``jwt_b64`` (decoded
-        header must be JSON).
+        after the public prefix), ``assignment`` (key-name and value checks), ``stated`` (a
+        password in a sentence: the same checks, and unquoted it must not be a plain word),
+        ``url`` (the password of a URL), ``pem`` (a private key block), ``jwt`` /
+        ``jwt_b64`` (decoded header must be JSON).
     entropy: minimum Shannon entropy, in bits per character, of the secret after its prefix.
     prefix: leading characters of the secret that are a public type marker (``ghp_``);
         ``keep_prefix`` may reveal at most these and placeholder checks skip them.
@@ -99,17 +100,27 @@ _SETTER = (
     r"(?<![\w$])set_?(?P<key>[A-Za-z_]*?" + _STEM + r"\w*)"
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
+# A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
+# was 'hunter2'". Only password words: "the key is stored" is not worth the doubt.
+_STATED = (
+    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))"
+    r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
+    r"[ \t]+(?i:is|was)[ \t]+"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
+)
 _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
-def _generic(pattern: str, needs: str, description: str, window: int = 0) -> Rule:
+def _generic(
+    pattern: str, needs: str, description: str, window: int = 0, kind: str = "assignment"
+) -> Rule:
     """A generic key = value rule: keyed on the secret stems, tried on keyword lines only, and
     only where the characters it ``needs`` occur."""
     return Rule(
         "sensitive_assignment",
         pattern,
         _GENERIC_WORDS,
-        kind="assignment",
+        kind=kind,
         lines=True,
         window=window,
         needs=needs,
@@ -289,6 +300,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
     _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
+    _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
 )
 
 

@@ -273,7 +273,34 @@ def test_rules_are_declarative_and_compile() -> None:
         assert rule.name and rule.pattern
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
-        assert rule.kind in {"token", "assignment", "credential", "url", "pem", "jwt", "jwt_b64"}
+        kinds = {"token", "assignment", "stated", "credential", "url", "pem", "jwt", "jwt_b64"}
+        assert rule.kind in kinds
+
+
+@pytest.mark.parametrize(
+    ("sentence", "secret"),
+    [
+        ("Server notes: the root password is {} for db01", True),
+        ("password is {}", True),
+        ("The admin password was {}.", True),
+        ("the password for db01 is '{}'", True),
+        ("# the passphrase is `{}`", True),
+        ("Passwords: the password is stored in the vault", False),
+        ("Your password is incorrect.", False),
+        ("The password was changed in 2024.", False),
+        ("the password is at least 12 characters long", False),
+        ("the password is $DB_PASSWORD", False),
+        ("if password is not None:", False),
+        ("the key is {}", False),  # password words only
+    ],
+)
+def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
+    # free-text notes say "the password is X" more often than "password = X"
+    text = sentence.format(PASSWORD)
+    found = detect_secrets(text)
+    assert found.rules() == (["sensitive_assignment"] if secret else []), text
+    if secret:
+        assert PASSWORD not in redact_secrets(text)
 
 
 def test_reference_rule_names_kept() -> None:
