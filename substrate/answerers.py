@@ -192,10 +192,18 @@ class CommandAnswerer:
     label: str = "command"
 
     def argv(self) -> list[str]:
-        argv = shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+        argv = self._split()
         if not argv:
             raise InvalidInputError("the answerer command is empty")
         return argv
+
+    def _split(self) -> list[str]:
+        if not isinstance(self.command, str):
+            return list(self.command)
+        try:
+            return shlex.split(self.command)
+        except ValueError as exc:  # its message never repeats the command, which may hold a key
+            raise InvalidInputError(f"the answerer command cannot be read: {exc}") from None
 
     def answer_packet(self, question: str, packet: ContextPacket) -> str:
         return self.complete(build_prompt(question, packet))

@@ -42,6 +42,7 @@ def _answerer(
     from substrate import (
         CommandAnswerer,
         ExtractiveAnswerer,
+        InvalidInputError,
         http_answerer_from_config,
         safe_repr,
     )
@@ -58,7 +59,12 @@ def _answerer(
     if chosen == "cmd":
         if not command or not command.strip():
             usage('--answerer cmd needs --answerer-cmd "COMMAND"')
-        return CommandAnswerer(command) if timeout is None else CommandAnswerer(command, timeout)
+        runner = CommandAnswerer(command) if timeout is None else CommandAnswerer(command, timeout)
+        try:
+            runner.argv()  # an unclosed quote is the caller's to fix, before any work is done
+        except InvalidInputError as exc:
+            usage(str(exc))
+        return runner
     if chosen == "http":
         settings = state(ctx).substrate().settings
         section = settings.data.get("answerer") or {}

@@ -268,6 +268,11 @@ def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path:
     assert bad.exit_code == 3 and "exited with status 4" in bad.stderr
     assert mixle("ask", "refund", "--answerer", "cmd").exit_code == 2
     assert mixle("ask", "refund", "--answerer", "oracle").exit_code == 2
+    # an unclosed quote is a usage error that does not repeat the command (it may hold a key)
+    unclosed = mixle("ask", "refund", "--answerer-cmd", 'llm --key "sk-live-x9')
+    assert unclosed.exit_code == 2, unclosed.stderr
+    assert "cannot be read: No closing quotation" in unclosed.stderr
+    assert "sk-live" not in unclosed.stderr
 
 
 REFUNDS_QUESTION = "How long do refunds for defective items take?"
