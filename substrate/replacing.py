@@ -47,7 +47,9 @@ def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> N
     """
     target = os.path.realpath(path)
     with contextlib.suppress(FileNotFoundError):
-        os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        # ... but always readable by its owner: a file mixle writes and cannot read back (an
+        # index someone made mode 000) would be rebuilt on every run, and never read
+        os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode) | stat.S_IRUSR)
     try:
         os.replace(tmp, target)
     except OSError as exc:

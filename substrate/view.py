@@ -94,7 +94,7 @@ class LogView:
             self.refresh()
         finally:
             self._trust_catalog = True
-        self.write_catalog()
+        self._write_catalog_or_keep_tail()
 
     def refresh(self) -> None:
         """Catch up with lines committed since the last look (a stat when nothing changed).
@@ -353,12 +353,15 @@ class LogView:
     def maybe_write_catalog(self) -> None:
         if self._replace_catalog or len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
             self._replace_catalog = False
-            try:
-                self.write_catalog()
-            except ShardError as exc:
-                # A reader of a shard it cannot write (a read-only copy) keeps the tail in
-                # memory instead: slower to open, never wrong.
-                log.info("not rewriting the catalog: %s", exc)
+            self._write_catalog_or_keep_tail()
+
+    def _write_catalog_or_keep_tail(self) -> None:
+        try:
+            self.write_catalog()
+        except ShardError as exc:
+            # A reader of a shard it cannot write (a read-only copy) keeps the tail in memory
+            # instead: slower to open, never wrong.
+            log.info("not rewriting the catalog: %s", exc)
 
     def write_catalog(self) -> None:
         """Fold the tail into a fresh catalog file covering the current watermark."""
@@ -372,8 +375,14 @@ class LogView:
             # edited since must not vouch for it
             seal=self.seal if self.seal is not None else 0,
         )
+        fresh = Catalog(self.catalog_path)
+        if fresh.header is None:
+            # written, yet unusable (unreadable: an outside chmod): the tail stays the record,
+            # or every item folded into the file would vanish from view (and from a compaction)
+            fresh.close()
+            raise ShardError(f"cannot read back {self.catalog_path} after writing it")
         self.close()
-        self.catalog = Catalog(self.catalog_path)
+        self.catalog = fresh
         self.tail.clear()
 
     def reset(self) -> None:

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from substrate import Substrate, SubstrateItem
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, ShardError
 from substrate.store import CompactStats
 from substrate.view import TAIL_LIMIT
 
@@ -116,6 +116,45 @@ def test_stale_or_missing_catalog_is_rebuilt_not_trusted(tmp_path: Path) -> None
     assert len(Substrate(tmp_path)) == len(ids)
     s.compact()  # new generation: an old catalog must not be trusted
     assert Substrate(tmp_path).get(ids[-1]).text == f"x{len(ids) - 1}"
+
+
+def test_a_catalog_it_cannot_read_hides_no_item_and_compact_keeps_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an outside chmod 000 on offsets.bin: the rewritten catalog kept the mode, could not be
+    # read back, and the items folded into it vanished; compact then wrote an empty log
+    from substrate import catalog as catalog_module
+
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"x{i}") for i in range(TAIL_LIMIT + 5)]
+    s.save()
+    s.close()
+    real_open = os.open
+
+    def unreadable(path: Any, flags: int, *args: Any) -> int:
+        if str(path).endswith("offsets.bin"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return int(real_open(path, flags, *args))
+
+    monkeypatch.setattr(catalog_module.os, "open", unreadable)
+    reader = Substrate(tmp_path)
+    assert len(reader) == len(ids) and reader.get(ids[3]).text == "x3"  # type: ignore[union-attr]
+    with pytest.raises(ShardError, match="cannot read back .*offsets.bin"):
+        reader.compact()  # the log is rewritten whole; the catalog it cannot read is named
+    reader.close()
+    monkeypatch.undo()
+    assert len(Substrate(tmp_path)) == len(ids)
+
+
+def test_a_file_replaced_over_an_unreadable_one_can_be_read_back(tmp_path: Path) -> None:
+    from substrate.replacing import replace_file
+
+    target, tmp = tmp_path / "offsets.bin", tmp_path / "new"
+    target.write_bytes(b"old")
+    target.chmod(0o000)
+    tmp.write_bytes(b"new")
+    replace_file(tmp, target)
+    assert target.stat().st_mode & 0o777 == 0o400  # the owner reads it; no one else gains
 
 
 def test_non_hex_ids_are_supported(tmp_path: Path) -> None:
