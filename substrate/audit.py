@@ -114,6 +114,14 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         problems.append(
             f"{what} the last commit (a crash?); it is ignored and the next write removes it"
         )
+    for line, written, found in substrate.miscounted_batches():
+        # where and how many lines another team's batch holds is not a team's to see
+        where = "a committed batch" if scoped else f"the batch committed at line {line}"
+        counts = "" if scoped else f" (written with {written} line(s), {found} now)"
+        problems.append(
+            f"{where} lost or gained lines by hand{counts}: an item may be missing; "
+            "restore items.jsonl from a backup to recover it"
+        )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}

@@ -326,6 +326,30 @@ class LogFile:
             raise CorruptShardError(path, line_no(), problem)
         return Record(item_id, offset, length, False, obj)
 
+    def miscounted_batches(self, end: int) -> list[tuple[int, int, int]]:
+        """``(line, written, found)`` for each batch before ``end`` whose commit line (at
+        ``line``) says it was written with another number of lines than it holds now.
+
+        A line deleted or added by hand inside a committed batch leaves every other line
+        readable, so nothing else notices it: an acknowledged item would be gone silently.
+        """
+        off: list[tuple[int, int, int]] = []
+        found = line = offset = 0
+        with self.path.open("rb") as fh:
+            for raw in fh:
+                if offset >= end:
+                    break
+                offset += len(raw)
+                line += 1
+                if raw.startswith(_COMMIT_PREFIX):
+                    written = _commit_count(raw)
+                    if written is not None and written != found:
+                        off.append((line, written, found))
+                    found = 0
+                elif raw.strip() and not (line == 1 and raw.startswith(b'{"mixle_log":')):
+                    found += 1
+        return off
+
     def line_number(self, offset: int) -> int:
         """1-based number of the line starting at ``offset`` (only for error messages)."""
         count = 1
@@ -524,6 +548,15 @@ class LogFile:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         note_end(self.end_path, generation, pos + len(commit))
         return Watermark(generation, pos + len(commit)), offsets
+
+
+def _commit_count(raw: bytes) -> int | None:
+    """The number of lines a commit line says its batch holds (None: not readable as one)."""
+    try:
+        value = orjson.loads(raw).get("commit")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _unparsable(raw: bytes, exc: orjson.JSONDecodeError) -> str:

@@ -531,6 +531,13 @@ class Substrate:
             "committed_bytes": view.watermark.offset,
         }
 
+    def miscounted_batches(self) -> list[tuple[int, int, int]]:
+        """Committed batches of the log whose lines were deleted or added by hand:
+        ``(line of the commit, lines written, lines found)`` each (``LogFile``)."""
+        if self.root is None or self._log is None or not self._log.path.exists():
+            return []
+        return self._log.miscounted_batches(self._fresh_view().watermark.offset)
+
     def close(self) -> None:
         """Release open files (the shard stays usable; they are reopened on demand)."""
         self._close_log_fd()

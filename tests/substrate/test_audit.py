@@ -194,3 +194,28 @@ def test_report_problems_collect_every_section() -> None:
         secrets={"problems": ["d"]},
     )
     assert report.problems() == ["a", "b", "c", "d"] and not report.ok
+
+
+def test_a_line_deleted_inside_a_committed_batch_is_a_problem(tmp_path: Path) -> None:
+    # every other line still reads: the item was gone without a word, "log ok"
+    store = Substrate(tmp_path / "s")
+    store.add("text", "one")
+    store.save()
+    many = [store.add("text", f"batch note {i}") for i in range(3)]
+    store.save()
+    store.close()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+    log = tmp_path / "s" / "items.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    kept = [line for line in lines if many[1].encode() not in line]
+    log.write_bytes(b"".join(kept))
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert not report.ok
+    assert report.log["problems"] == [
+        "the batch committed at line 6 lost or gained lines by hand (written with 3 line(s), "
+        "2 now): an item may be missing; restore items.jsonl from a backup to recover it"
+    ]
+    scoped = audit_shard(Substrate(tmp_path / "s"), scopes={"local"})
+    assert scoped.log["problems"][0].startswith("a committed batch lost or gained lines by hand:")
+    Substrate(tmp_path / "s").compact()  # the loss accepted: the rewritten log is whole again
+    assert audit_shard(Substrate(tmp_path / "s")).ok
