@@ -278,7 +278,7 @@ class LogFile:
             fh.seek(start)
             offset = start
             remaining = end - start
-            pending = b""
+            pending: list[bytes] = []  # the start of a line the blocks read so far cut
             while remaining > 0 or pending:
                 chunk = fh.read(min(_BLOCK, remaining)) if remaining > 0 else b""
                 if remaining > 0 and not chunk:
@@ -287,9 +287,13 @@ class LogFile:
                         "process?); run the command again"
                     )
                 remaining -= len(chunk)
-                data = pending + chunk
+                if remaining > 0 and b"\n" not in chunk:
+                    pending.append(chunk)  # a line longer than a block: joined once, at its end
+                    continue
+                data = b"".join([*pending, chunk]) if pending else chunk
                 lines = data.split(b"\n")
-                pending = lines.pop() if remaining > 0 else b""
+                last = lines.pop() if remaining > 0 else b""
+                pending = [last] if last else []
                 if remaining <= 0 and lines and lines[-1] == b"":
                     lines.pop()
                 for raw in lines:

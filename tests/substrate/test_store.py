@@ -883,3 +883,20 @@ def test_peek_gives_a_copy_the_store_does_not_keep(tmp_path: Path) -> None:
     live = reopened.get(item_id)  # what get hands out is the store's own: peek gives it too
     assert live is not None and reopened.peek(item_id) is live
     assert Substrate().peek(item_id) is None
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+def test_lines_longer_than_a_read_block_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    # a line spanning many blocks is gathered and joined once (it was re-copied per block)
+    from substrate import log as log_module
+
+    s = Substrate(tmp_path)
+    texts = ["a" * 300, "", "b", "c" * 63, "d" * 64, "e" * 1000]
+    ids = [s.add("text", t or "-") for t in texts]
+    s.save()
+    s.close()
+    monkeypatch.setattr(log_module, "_BLOCK", block)
+    fresh = Substrate(tmp_path)
+    assert [fresh.get(i).text for i in ids] == [t or "-" for t in texts]  # type: ignore[union-attr]
