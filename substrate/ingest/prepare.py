@@ -25,6 +25,7 @@ from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
+from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
 from substrate.store import decode, encode
 
@@ -275,7 +276,7 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
         return FileScreen()
     names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
     # a name with a keyword is common ("Desktop" holds "sk"): then the scan decides
-    if may_hold_secrets(names) and any(find_secrets(name) for name in names):
+    if may_hold_secrets(names) and any(find_secrets_in_path(name) for name in names):
         return FileScreen()
     return FileScreen(names=True, text=not slices_may_hold_secrets(text))
 

@@ -17,6 +17,7 @@ import os
 from typing import TYPE_CHECKING
 
 from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, find_secrets
+from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.scan import redact_hits
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def cache_origin(origin: str) -> str:
     the write-time gate masks it in provenance, ``DIGEST_SEP`` and ``origin_digest``."""
     prefix = STREAM_PREFIX if origin.startswith(STREAM_PREFIX) else ""
     name = origin[len(prefix) :]
-    hits = find_secrets(name)
+    hits = find_secrets_in_path(name)
     if not hits:
         return origin
     masked = redact_hits(name, hits, mask=DEFAULT_MASK)

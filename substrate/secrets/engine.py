@@ -264,7 +264,7 @@ def _by_segments(text: str, syntax: str) -> list[Hit]:
         for hit in _scan(text[lo:hi], syntax):
             begin = lo + hit.start
             if start <= begin < end and not (hits and begin < hits[-1].end):
-                hits.append(_shifted(hit, lo))
+                hits.append(shifted_hit(hit, lo))
         start = end
     return hits
 
@@ -281,7 +281,8 @@ def _segment_end(text: str, near: int) -> int:
     return near
 
 
-def _shifted(hit: Hit, by: int) -> Hit:
+def shifted_hit(hit: Hit, by: int) -> Hit:
+    """``hit`` moved ``by`` characters on (found in a slice that starts there)."""
     return Hit(
         hit.rule, hit.start + by, hit.end + by, hit.prefix, hit.match_start + by, hit.match_end + by
     )

@@ -23,6 +23,7 @@ from substrate.secrets.copies import (
 )
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.paths import PATH_KEYS, find_secrets_in_path
 from substrate.secrets.placeholders import worth_reporting
 from substrate.secrets.scan import SecretFinding, SecretScan, preview, safe_text
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
@@ -37,7 +38,8 @@ MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 def _hits_for(value: str, key: str | None) -> list[Hit]:
     # a short string's screen verdict is remembered; a longer one screens itself as fast as
     # find_secrets does, so it goes there directly
-    hits = find_secrets(value) if len(value) > SHORT_LEN or may_hold_secret(value) else []
+    find = find_secrets_in_path if key in PATH_KEYS else find_secrets
+    hits = find(value) if len(value) > SHORT_LEN or may_hold_secret(value) else []
     if hits or key is None:
         return hits
     # a key that holds a secret is stored masked ("[REDACTED:aws_access_key]"): its value is

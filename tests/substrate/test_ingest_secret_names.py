@@ -196,6 +196,23 @@ def test_a_token_that_is_a_file_name_below_the_root(tmp_path: Path) -> None:
     assert _leaks(tmp_path / "shard", aws, gitlab) == []
 
 
+def test_a_token_that_is_a_folder_name_below_the_root(tmp_path: Path) -> None:
+    # the relative source was masked, the absolute path and the source cache were not
+    aws = "AKIAQ3ZJW7NRT5LX2MHB"
+    root = tmp_path / "notes"
+    (root / "keys" / aws).mkdir(parents=True)
+    _write(root / "keys" / aws / "inside.md", "# Inside\n\nmore\n")
+    shard = Substrate(tmp_path / "shard")
+    assert ingest_path(shard, root).files_added == 1
+    assert _leaks(tmp_path / "shard", aws) == []
+    (item,) = Substrate(tmp_path / "shard").all()
+    assert item.provenance["path"].endswith("/keys/[REDACTED:aws_access_key]/inside.md")
+    again = ingest_path(Substrate(tmp_path / "shard"), root)
+    assert again.files_unchanged == 1  # found again by the masked name and its digest
+    (root / "keys" / aws / "inside.md").unlink()
+    assert ingest_path(Substrate(tmp_path / "shard"), root).files_removed == 1
+
+
 def test_a_key_id_glued_to_a_name_by_an_underscore(tmp_path: Path) -> None:
     aws = "AKIAZDOC9IS0J8HT9LGM"
     root = tmp_path / "notes"

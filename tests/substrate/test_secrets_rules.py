@@ -545,3 +545,17 @@ def test_a_password_of_joined_words_is_found(line: str, password: str) -> None:
 )
 def test_names_made_of_words_are_not_passwords(line: str) -> None:
     assert detect_secrets(line).clean
+
+
+def test_a_path_is_scanned_by_its_folder_names_too() -> None:
+    from substrate.secrets.engine import find_secrets
+    from substrate.secrets.paths import find_secrets_in_path
+
+    key = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
+    path = f"/home/me/{key}/notes/{key}.md"
+    assert [(h.start, h.end) for h in find_secrets(path)] == [(36, 56)]  # the file name only
+    found = find_secrets_in_path(path)
+    assert [(h.rule, h.start, h.end) for h in found] == [
+        ("aws_access_key", 9, 29),
+        ("aws_access_key", 36, 56),
+    ]

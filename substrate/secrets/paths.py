@@ -1,0 +1,30 @@
+"""Secrets in file paths, where a token may be a whole folder name.
+
+In running text, a match between two ``/`` may be the middle of a base64 run (runs of ``///``
+are common in encoded binaries), so ``find_secrets`` does not take a token there. In a path
+it is a folder's name: ``keys/AKIA…/notes.md``. A path's components are therefore scanned one
+by one as well, where each is a whole string of its own.
+"""
+
+from __future__ import annotations
+
+from substrate.secrets.engine import Hit, find_secrets, shifted_hit
+
+# Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads).
+PATH_KEYS = frozenset({"path", "source"})
+
+
+def find_secrets_in_path(path: str) -> list[Hit]:
+    """``find_secrets`` of ``path``, with the secrets that make up a whole component added
+    (those the whole path already shows are not repeated), sorted by start."""
+    hits = find_secrets(path)
+    if "/" not in path:
+        return hits
+    start = 0
+    for part in path.split("/"):
+        for hit in find_secrets(part):
+            begin, end = hit.start + start, hit.end + start
+            if not any(h.start < end and begin < h.end for h in hits):
+                hits.append(shifted_hit(hit, start))
+        start += len(part) + 1
+    return sorted(hits, key=lambda h: h.start)
