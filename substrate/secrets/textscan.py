@@ -13,6 +13,7 @@ skipped with a note. Nothing here raises on odd input.
 from __future__ import annotations
 
 import bisect
+import difflib
 import itertools
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -25,7 +26,7 @@ from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
-from substrate.secrets.scan import redact_hits
+from substrate.secrets.scan import redact_hits, safe_repr
 from substrate.widetext import wide_encoding
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
@@ -55,13 +56,21 @@ class ScanConfig:
 
     @classmethod
     def from_settings(cls, table: Mapping[str, Any] | None) -> ScanConfig:
-        """Build from the ``[secrets]`` table; unknown keys are left to other readers.
+        """Build from the ``[secrets]`` table.
 
         Raises:
-            InvalidInputError: a known key has the wrong type or names an unknown rule.
+            InvalidInputError: a key is unknown (a misspelt allow-list would quietly allow
+                nothing), has the wrong type, or names an unknown rule.
         """
         if not table:
             return cls()
+        strange = sorted(set(table) - _KEYS)
+        if strange:
+            close = difflib.get_close_matches(strange[0], sorted(_KEYS), n=1)
+            hint = (
+                f" (did you mean {close[0]}?)" if close else f"; known: {', '.join(sorted(_KEYS))}"
+            )
+            raise InvalidInputError(f"[secrets] has no setting {safe_repr(strange[0])}{hint}")
         paths = _str_list(table, "allow_paths")
         rules = _str_list(table, "allow_rules")
         unknown = sorted(set(rules) - set(RULE_NAMES))
@@ -73,6 +82,9 @@ class ScanConfig:
         if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
             raise InvalidInputError("[secrets] max_file_bytes must be a positive integer")
         return cls(tuple(paths), tuple(rules), max_bytes)
+
+
+_KEYS = frozenset({"allow_paths", "allow_rules", "max_file_bytes"})
 
 
 def _str_list(table: Mapping[str, Any], key: str) -> list[str]:

@@ -335,6 +335,12 @@ def test_config_file_replaces_shard_settings(mixle: Run, work: Path) -> None:
     [
         ('[secrets]\nallow_rules = ["no_such_rule"]\n', "unknown rules: no_such_rule"),
         ("[secrets]\nallow_paths = 3\n", "allow_paths must be a list of strings"),
+        # a misspelt allow-list quietly allowed nothing
+        (
+            '[secrets]\nallow_path = ["x/*"]\n',
+            "no setting 'allow_path' (did you mean allow_paths?)",
+        ),
+        ("[secrets]\nzzz = 1\n", "known: allow_paths, allow_rules, max_file_bytes"),
         ("[secrets\n", "invalid TOML"),
         ("[other]\nx = 1\n", "has no [secrets] table"),
         ("secrets = 1\n", "[secrets] must be a table"),
