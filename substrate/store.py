@@ -489,6 +489,7 @@ class Substrate:
             view.rebuild()
             lines = [self._read_raw(offset, length) for offset, length in view.live_entries()]
             log_file.replace_with(lines)
+            _drop_search_index(self.root / "index")
         self._reopen()
         self._fresh_view().write_catalog()
         after = log_file.path.stat().st_size
@@ -696,3 +697,14 @@ class Substrate:
         self._bind(target)
         assert self._log is not None
         return str(self._log.path)
+
+
+def _drop_search_index(index_dir: Path) -> None:
+    """Delete the search index files after a compaction: they describe the old log, so the
+    next search rebuilds them anyway, and meanwhile they would still hold the words of every
+    item the compaction reclaimed (a secret stored with ``redact=False``, then replaced)."""
+    from substrate.search.layout import PREFIX
+
+    for path in index_dir.glob(f"{PREFIX}*"):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()

@@ -176,9 +176,28 @@ def test_index_of_another_log_generation_is_rebuilt(tmp_path: Path) -> None:
     shard.save()
     shard.compact()  # rewrites the log: a new generation
     reopened = Substrate(root)
-    assert engine.index_status(reopened)["state"] == "stale"
+    assert engine.index_status(reopened)["state"] == "missing"  # deleted: the next search builds it
     assert ids[0] not in [i.id for i, _ in reopened.search("w1 w2 w3", 100)]
     assert engine.index_status(reopened)["state"] == "fresh"
+
+
+def test_compact_leaves_no_index_holding_the_words_of_what_it_reclaimed(tmp_path: Path) -> None:
+    # an item stored unredacted, then replaced: its words stayed in the index files on disk
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    old = shard.add("text", "deploy token zq8xw2rk5vn1lp7tb4hcx")
+    kept = shard.add("text", "quarterly report")
+    shard.save()
+    assert [i.id for i, _ in shard.search("zq8xw2rk5vn1lp7tb4hcx", 5)] == [old]
+    shard.remove(old)
+    shard.save()
+    shard.compact()
+    on_disk = b"".join(p.read_bytes() for p in (root / "index").glob("search-*"))
+    assert (
+        b"zq8xw2rk5vn1lp7tb4hcx" not in on_disk
+        and b"zq8xw2rk5vn1lp7tb4hcx" not in (root / "items.jsonl").read_bytes()
+    )
+    assert [i.id for i, _ in Substrate(root).search("quarterly", 5)] == [kept]
 
 
 def test_newer_index_format_raises(tmp_path: Path, rewrite_index_meta: Callable[..., None]) -> None:
