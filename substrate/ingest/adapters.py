@@ -37,8 +37,10 @@ from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.ingest.session import too_large
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
+from substrate.limits import DEFAULT_MAX_FILE_SIZE
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -405,12 +407,15 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
     """
+    from substrate.ingest.pipeline import setting_int
+
     root = Path(registry_root)
     if not root.is_dir():
         return []
+    limit = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
     manifests = []
-    for dirpath, _dirs, files in os.walk(root):  # never follows directory links: no loops
-        if "manifest.json" in files:
+    for dirpath, dirs, files in os.walk(root):  # never follows directory links: no loops
+        if "manifest.json" in files or "manifest.json" in dirs:
             manifests.append(Path(dirpath) / "manifest.json")
     now = time.time()
     ids: list[str] = []
@@ -419,6 +424,13 @@ def ingest_artifacts(
         if report is not None:
             report.files_scanned += 1
         try:
+            size = manifest_path.stat().st_size
+            if manifest_path.is_dir():
+                _file_failed(report, name, "a folder, not a manifest file")
+                continue
+            if size > limit:  # as `ingest --as artifacts` skips it
+                _file_skipped(report, name, too_large(size, limit))
+                continue
             data, meta = _read_source(manifest_path)
             manifest = load_manifest(decode_text(data))
         except OSError as exc:
@@ -453,6 +465,14 @@ def ingest_artifacts(
             report.bytes_read += len(data)
             _record_file(report, name, name, True, added, rewritten)
     return ids
+
+
+def _file_skipped(report: IngestReport | None, name: str, reason: str) -> None:
+    """Record a file left out on purpose (too large) in the report, or say so."""
+    if report is None:
+        log.warning("%s skipped: %s", name, reason)
+    else:
+        report.files.append(FileOutcome(name, status.SKIPPED, name, reason))
 
 
 def _file_failed(

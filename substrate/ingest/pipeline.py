@@ -80,7 +80,7 @@ def _resolve_options(
     redact: bool,
 ) -> IngestOptions:
     if chunk_chars is None:
-        chunk_chars = _setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
+        chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
         tags = [tags]
     refuse_secret_names(scope=scope)  # before anything names a cache entry after it
@@ -178,7 +178,7 @@ def ingest_path(
         raise InvalidInputError(f"the path {shown_path(str(root))!r} is not valid UTF-8; rename it")
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
-        max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+        max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
@@ -267,7 +267,8 @@ def _noting_skips(
     note_new()
 
 
-def _setting_int(substrate: Substrate, key: str, default: int) -> int:
+def setting_int(substrate: Substrate, key: str, default: int) -> int:
+    """An integer of the ``[ingest]`` table of the shard's settings (``default`` when unset)."""
     value = substrate.settings.get("ingest", key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInputError(f"[ingest] {key} in mixle.toml must be an integer, not {value!r}")
@@ -321,7 +322,7 @@ def ingest_text(
     started = time.monotonic()
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
-        max_file_size = _setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+        max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     if source is None:
         source = f"stdin-{content_digest(data)[:12]}"

@@ -254,6 +254,28 @@ def test_adapters_report_what_the_gate_refuses(tmp_path: Path) -> None:
     assert len(report.issues) == 1 and "deeper than 64" in report.issues[0].reason
 
 
+def test_a_manifest_that_is_a_folder_or_too_large_is_reported(tmp_path: Path) -> None:
+    # a folder named manifest.json was passed over without a word; size had no limit here
+    from substrate.ingest import ingest_artifacts
+
+    registry = tmp_path / "registry"
+    (registry / "odd" / "manifest.json").mkdir(parents=True)
+    (registry / "big").mkdir()
+    (registry / "big" / "manifest.json").write_text(
+        '{"kind": "model", "blob": "' + "x" * 200 + '"}'
+    )
+    (registry / "fine").mkdir()
+    (registry / "fine" / "manifest.json").write_text('{"kind": "model", "name": "m"}')
+    store = Substrate(tmp_path / "shard")
+    store.settings.data["ingest"] = {"max_file_size": 100}
+    report = IngestReport()
+    assert len(ingest_artifacts(store, registry, report=report)) == 1
+    assert report.files_scanned == 3 and report.files_added == 1
+    outcomes = {Path(f.source).parent.name: (f.status, f.reason) for f in report.files}
+    assert outcomes["odd"] == ("failed", "a folder, not a manifest file")
+    assert outcomes["big"][0] == "skipped" and "larger than the size limit" in outcomes["big"][1]
+
+
 def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
