@@ -72,24 +72,19 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
     return OPERATIONAL, f"internal error ({type(exc).__name__})", "set MIXLE_DEBUG=1 for details"
 
 
-# What a failed write says of its cause, and what to do about it (``audit`` helps with neither).
-_CAUSES = (
-    (
-        ("Permission denied", "Read-only file system", "Operation not permitted"),
-        "check that you may write to the shard's folder (or use another with --shard)",
-    ),
-    (
-        ("No space left on device", "Disk quota exceeded"),
-        "free some space; nothing acknowledged before was lost",
-    ),
-)
+# What a failed read or write says of its cause (``audit`` helps with neither).
+_DENIED = ("Permission denied", "Read-only file system", "Operation not permitted")
+_FULL = ("No space left on device", "Disk quota exceeded")
 
 
 def _shard_hint(exc: ShardError) -> str | None:
     message = str(exc)
-    for causes, hint in _CAUSES:
-        if any(cause in message for cause in causes):
-            return hint
+    if any(cause in message for cause in _DENIED):
+        if message.startswith("cannot read"):
+            return "check that you may read the shard's files (or use another with --shard)"
+        return "check that you may write to the shard's folder (or use another with --shard)"
+    if any(cause in message for cause in _FULL):
+        return "free some space; nothing acknowledged before was lost"
     if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
         return None
     if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check

@@ -293,3 +293,18 @@ def test_running_out_of_memory_says_so() -> None:
 
     code, message, hint = classify(MemoryError())
     assert code == OPERATIONAL and "out of memory" in message and hint
+
+
+@pytest.mark.parametrize(
+    ("message", "hint"),
+    [
+        ("cannot read /s/mixle.toml: Permission denied", "you may read the shard's files"),
+        ("cannot write /s/items.jsonl: Permission denied", "you may write to the shard's folder"),
+        ("cannot write /s/items.jsonl: No space left on device", "free some space"),
+    ],
+)
+def test_a_denied_read_is_not_hinted_as_a_write(message: str, hint: str) -> None:
+    from mixle_cli.errors import classify
+    from substrate.errors import ShardError
+
+    assert hint in str(classify(ShardError(message))[2])
