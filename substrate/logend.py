@@ -62,8 +62,13 @@ def note_end(path: Path, generation: str, end: int) -> None:
                 os.ftruncate(fd, _WIDTH)  # note would keep it from ever parsing again
         finally:
             os.close(fd)
-    except OSError as exc:  # the log is committed all the same
-        log.debug("could not note the end of the log in %s: %s", path, exc)
+    except OSError as exc:  # the log is committed all the same, but the guard is off
+        log.warning(
+            "could not note the end of the log in %s (%s): a log cut short later would not "
+            "be noticed",
+            path,
+            exc.strerror or exc,
+        )
 
 
 def refuse_lost_commits(

@@ -697,6 +697,20 @@ def test_a_cut_inside_the_first_batch_names_its_first_line_not_the_header(tmp_pa
     assert caught.value.line == 2  # line 1 is the header
 
 
+def test_a_commit_note_that_cannot_be_written_is_warned_of(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # index/ unwritable: every write went on with the guard against a cut log off, silently
+    from substrate.logend import note_end
+
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "log-end.json").mkdir()  # in the note's place: it cannot be opened
+    with caplog.at_level(logging.WARNING):
+        note_end(tmp_path / "index" / "log-end.json", "0123456789abcdef", 10)
+    assert "could not note the end of the log" in caplog.text
+    assert "a log cut short later would not be noticed" in caplog.text
+
+
 def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
     tmp_path: Path,
 ) -> None:
