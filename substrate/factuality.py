@@ -14,6 +14,7 @@ from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
+from substrate.secrets.engine import find_secrets
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -236,10 +237,13 @@ def check_factuality(
     for claim in extract(strip_citations(answer)):
         hits = ranked(substrate, claim, k, scopes=allowed)
         best = max((score for _, score in hits), default=0.0)
+        # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
+        # alike, any key would read as the one stored)
+        stated = bool(find_secrets(claim))
         backing = [
             (item, score)
             for item, score in hits
-            if score >= min_score and corroborates(item.text or "", claim)
+            if not stated and score >= min_score and corroborates(item.text or "", claim)
         ]
         checked.append((claim, best, backing))
     # one name per item across the receipt; masked, as receipts travel with answers

@@ -17,7 +17,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import query_text, where_text
+from mixle_cli.evidence import piped, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 
 if TYPE_CHECKING:
@@ -243,11 +243,15 @@ def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:
 
 
 def _read_text(text: str | None) -> str:
-    """The text to verify, from the argument or standard input, with secrets masked (its
-    claims are printed back)."""
+    """The text to verify, from the argument or standard input, as given: a claim stating a
+    credential is never supported, so the check must see it (the receipt masks the claims it
+    prints back)."""
     if text is None and sys.stdin is not None and sys.stdin.isatty():
         usage("give the TEXT to verify, or - to read it from standard input")
-    return query_text("-" if text is None else text, "text")
+    body = piped("-" if text is None else text)
+    if not body.strip():
+        usage("the text is empty")
+    return body
 
 
 def verify_cmd(

@@ -419,6 +419,18 @@ def endpoint_factory() -> Iterator[Callable[[int, Any], Endpoint]]:
 AWS_KEY = "AKIAQ7XJ2KLMN4PQRS5T"
 
 
+def test_verify_never_supports_a_claim_stating_a_credential(mixle: Run) -> None:
+    # masked alike in the claim and in the shard, any key id read as the one stored
+    assert (
+        mixle("add", f"The deploy AWS key id is {AWS_KEY} and it rotates monthly.").exit_code == 0
+    )
+    other = "AKIAB2C3D4E5F6G7H2J4"
+    wrong = mixle("verify", f"The deploy AWS key id is {other}.")
+    assert wrong.exit_code == 1 and "UNSUPPORTED" in wrong.stdout
+    assert other not in wrong.stdout + wrong.stderr and "[REDACTED:aws_access_key]" in wrong.stdout
+    assert mixle("verify", "The deploy AWS key rotates monthly.").exit_code == 0
+
+
 def test_secrets_stored_verbatim_never_reach_a_model(
     mixle: Run, tmp_path: Path, isolated_shard_env: Path
 ) -> None:
