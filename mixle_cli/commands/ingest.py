@@ -26,7 +26,12 @@ TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every
 NoRedactOpt = Annotated[
     bool, typer.Option("--no-redact", help="Store detected secrets as they are (not advised).")
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no summary.")]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="No progress, no summary, no skipped files; problems are still said."
+    ),
+]
 SourceOpt = Annotated[
     str | None, typer.Option("--source", help="Source name recorded in provenance.")
 ]
@@ -104,16 +109,18 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
             output.note(_summary(report))
-    elif not quiet:
-        for outcome in report.files:
+    else:
+        for outcome in report.files if not quiet else ():
             if outcome.status == "skipped":
                 output.note_parts(outcome.status, outcome.source, outcome.reason)
+        # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue in report.issues:  # a failed file once, where it failed
             label = "failed" if issue.fatal else "problem"
             output.note_parts(label, issue.location(), issue.reason)
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
-        output.note(_summary(report))
+        if not quiet:
+            output.note(_summary(report))
     if not json:  # said even with --quiet: someone's proposal is gone
         for notice in report.notices:
             output.note_parts("note", notice.location(), notice.reason)

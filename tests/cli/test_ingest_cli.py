@@ -125,6 +125,12 @@ def test_bad_lines_are_reported_with_file_and_line_and_exit_1(mixle, tmp_path: P
     assert result.exit_code == 1
     assert "rows.jsonl:2" in result.stderr
     assert len(mixle("ls", "--json").json()) == 2
+    (tmp_path / "empty.md").write_text("")
+    for command in (["ingest", str(tmp_path)], ["ingest-file", str(data)]):
+        quiet = mixle(*command, "-q")  # no summary, no skipped file; the problem is still said
+        assert quiet.exit_code == 1 and "problem: " in quiet.stderr, command
+        assert "rows.jsonl" in quiet.stderr
+        assert "scanned" not in quiet.stderr and "empty.md" not in quiet.stderr
 
 
 def test_a_missing_path_fails_and_the_others_are_ingested(
