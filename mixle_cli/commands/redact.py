@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -18,11 +19,12 @@ from substrate.widetext import WideEncoding, wide_encoding
 
 def redact(
     source: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="File to redact, or - for standard input (the default).", show_default=False
+            help="File to redact, or - for standard input (the default when it is piped).",
+            show_default=False,
         ),
-    ] = "-",
+    ] = None,
     mask: Annotated[
         str, typer.Option("--mask", help="Replacement text; {rule} becomes the rule name.")
     ] = "[REDACTED:{rule}]",
@@ -58,6 +60,10 @@ def redact(
         fields = ["?"]
     if any(name != "rule" for name in fields):
         usage("--mask may use {rule} and no other {...} field")
+    if source is None:
+        if sys.stdin is not None and sys.stdin.isatty():  # it would wait, silently, for typing
+            usage("give the FILE to redact, or - to read it from standard input")
+        source = "-"
     from substrate import safe_text
     from substrate.secrets.scan import detect_and_redact
 
@@ -78,8 +84,9 @@ def redact(
         output.emit_json({"source": safe_text(source), **found})
         return
     output.emit_bytes(data)
-    if not quiet and not scan.clean:
-        output.note(f"redacted {len(scan.findings)} secret(s): {', '.join(scan.rules())}")
+    if not quiet:
+        rules = f": {', '.join(scan.rules())}" if scan.findings else ""
+        output.note(f"redacted {len(scan.findings)} secret(s){rules}")
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

@@ -77,7 +77,7 @@ def test_clean_input_passes_through_exactly() -> None:
     code, out, err = redact_bytes(data=data)
     assert code == 0
     assert out == data  # no newline added, line endings kept
-    assert err == ""
+    assert err == "redacted 0 secret(s)\n"
 
 
 def test_mask_and_keep_prefix(mixle: Run) -> None:
@@ -154,3 +154,27 @@ def test_wide_input_is_redacted_and_written_back_in_its_encoding(encoding: str) 
     code, out, _ = redact_bytes(data=data)
     assert code == 0 and out[:4] == data[:4]
     assert out.decode(encoding) == "\ufeff" + BODY.replace(GH, "[REDACTED:github_token]")
+
+
+def test_the_count_is_said_when_nothing_was_masked_too(mixle: Run) -> None:
+    result = mixle("redact", input="hello\n")
+    assert result.stdout == "hello\n" and result.stderr == "redacted 0 secret(s)\n"
+    assert mixle("redact", "-q", input="hello\n").stderr == ""
+
+
+def test_no_file_and_a_terminal_for_input_is_a_usage_error(mixle_bin: str) -> None:
+    # it waited for typing without a word; `-` still reads the terminal, as asked
+    import os
+    import pty
+    import subprocess
+
+    main, terminal = pty.openpty()
+    try:
+        run = subprocess.run(
+            [mixle_bin, "redact"], stdin=terminal, capture_output=True, text=True, timeout=60
+        )
+    finally:
+        os.close(terminal)
+        os.close(main)
+    assert run.returncode == 2
+    assert "give the FILE to redact, or - to read it from standard input" in run.stderr
