@@ -112,10 +112,9 @@ def cited_numbers(text: str | None, n_sources: int) -> list[int]:
 
 
 def sources_cited(answer: str | None, n_sources: int) -> list[int]:
-    """The sources an answer rests on: those it cites, or, when it holds no ``[n]`` at all,
-    every source it was given (an answer whose every ``[n]`` points nowhere cites none)."""
-    if answer and not CITATION.search(answer):
-        return list(range(1, n_sources + 1))
+    """The sources an answer cites with ``[n]``: none when it holds no marker, or only markers
+    that point nowhere. An answer that names no source rests, as far as anyone can tell, on
+    nothing it was given (it was taken for citing them all)."""
     return cited_numbers(answer, n_sources)
 
 

@@ -290,6 +290,8 @@ def replying(tmp_path: Path, reply: str) -> str:
     [
         ("The warehouse is on the Moon. [1]", "supports none"),
         ("Refunds for defective items are given within 30 days of purchase. [7]", "cites none"),
+        # no marker at all names no source either (it was taken for citing them all)
+        ("Refunds for defective items are given within 30 days of purchase.", "cites none"),
     ],
 )
 def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
