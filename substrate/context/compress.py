@@ -115,11 +115,24 @@ def truncate(text: str, max_chars: int) -> str:
         return ""
     if max_chars == 1:
         return ELLIPSIS
-    cut = text[: max_chars - 1]
+    cut = text[: _outside_masks(text, max_chars - 1)]
     space = cut.rfind(" ")
     if space >= max_chars // 2:  # a word boundary, unless it would throw away half the room
         cut = cut[:space]
     return cut.rstrip() + ELLIPSIS
+
+
+# A secret's mask ("[REDACTED:github_token]") is kept whole or left out: half of one reads as
+# neither the text nor a mask.
+_MASK = re.compile(r"\[REDACTED:[\w.\-]*\]")
+
+
+def _outside_masks(text: str, end: int) -> int:
+    """``end``, or the start of the mask it would cut through."""
+    for mask in _MASK.finditer(text, max(0, end - 64), end + 64):
+        if mask.start() < end < mask.end():
+            return mask.start()
+    return end
 
 
 def lead_sentence(text: str, task: str) -> str:

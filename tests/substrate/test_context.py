@@ -451,3 +451,14 @@ def test_compression_keeps_a_fact_rather_than_the_heading_that_names_the_topic()
         "Refunds are processed within five business days."
     )
     assert compress_text("# Refund policy\n\nSee the desk.", "refund policy", 20) == "See the desk."
+
+
+@pytest.mark.parametrize("room", range(20, 60))
+def test_a_cut_never_falls_inside_a_secrets_mask(room: int) -> None:
+    # "[REDACTED:sensitiv…" was neither the text nor a mask
+    from substrate.context.compress import compress_text
+
+    text = "x " * 50 + 'token is "[REDACTED:sensitive_assignment]" ok'
+    for cut in (compress_text(text, "token", room), truncate(text[90:], room - 10)):
+        assert len(cut) <= room
+        assert "[REDACTED:" not in cut or "[REDACTED:sensitive_assignment]" in cut, cut
