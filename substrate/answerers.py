@@ -137,11 +137,21 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         scored = []
         topic = wanted - frame.keys()
-        # the value asked of a name ("the Enterprise plan") is not another one's
-        subject = named_terms(question) & topic if frame else frozenset()
+        # what one question asks of a name ("the Tokyo office", "Oskar Brandt's salary") is
+        # not said by a sentence about another name, nor by one that only names it (a text of
+        # several sentences, a paper's title and abstract, is asked of no name in particular)
+        if frame:
+            subject = named_terms(question) & topic
+        elif len(sentences(question)) <= 1:
+            subject = named_terms(question, proper=True) & topic
+        else:
+            subject = frozenset()
+        about = topic - subject if subject else frozenset()
         for pos, (n, sentence, have, said) in enumerate(candidates):
-            if frame and not (have & frame.keys() and subject <= have):
+            if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
+            if not subject <= have or (about and not have & about):
+                continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
             if content and content >= min(self.min_terms, len(topic)):
@@ -150,6 +160,7 @@ class ExtractiveAnswerer:
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
+        said_already: set[str] = set()
         covered: set[str] = set()
         sources: set[int] = set()
         best: tuple[frozenset[str], float] | None = None
@@ -162,10 +173,13 @@ class ExtractiveAnswerer:
             rival = bool(frame) and best == (have, share) and n not in sources
             if chosen and have <= covered and not rival:
                 continue  # adds no question term the answer does not already carry
+            if " ".join(sentence.split()) in said_already:
+                continue  # a copy in another source says nothing new, rival or not
             quote = _unbracketed(truncate(sentence, 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
+            said_already.add(" ".join(sentence.split()))
             covered |= have
             sources.add(n)
             best = best or (have, share)

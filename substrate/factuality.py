@@ -86,6 +86,10 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
     names = named_terms(claim) & words  # "Smith", "France": another one is another claim
+    # and what the claim says of its names must be said there too: "Lena Park owns the
+    # refund policy" is not "Lena Park owns the incident runbook" (two words of five alike)
+    proper = named_terms(claim, proper=True) & words
+    about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in sentences(evidence):
@@ -101,6 +105,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if _negated_about(sentence, words) != negated:
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
+            if about and len(about & found) < threshold * len(about):
+                continue
             best_same = max(best_same, share)
     # another value must say more of the claim to contradict it: a year or a version beside
     # a sentence stating the claim word for word does not

@@ -147,14 +147,39 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     return list(named.values())[:MAX_NAMED]
 
 
-# A capitalised word that does not start the sentence: a name, a place, a product.
-_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][\w'\-]*[A-Za-z]")
+# A capitalised word that does not start a sentence or a line: a name, a place, a product
+# ("Coding" of "Techniques of matching. Coding methods." is none).
+_NAME = re.compile(r"(?<=[\s(\"'])(?<![.!?:;]\s)(?<!\n)[A-Z][\w'\-]*[A-Za-z]")
 
 
-def named_terms(text: str) -> frozenset[str]:
+def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     """The terms of the names in ``text`` ("Smith", "Enterprise"): a sentence that states
-    a claim, or a value asked for, about one of them must carry it."""
-    return terms(" ".join(_NAME.findall(text.strip())))
+    a claim, or a value asked for, about one of them must carry it.
+
+    Words in brackets explain the ones before them ("MEDLARS (Medical Literature Analysis
+    ...)"), and a text in title case ("Performance Testing of a Book") names nothing. With
+    ``proper``, only names spelt as those of people, places and things are ("Tokyo": a
+    capital, then small letters): acronyms and symbols ("DNA", "IL-18", "N-oxide") name a
+    topic rather than what a question is asked of.
+    """
+    text = _BRACKETED.sub(" ", text.strip())
+    words = [w for w in _TITLE_WORD.findall(text)[1:] if len(w) > 3]
+    if len(words) >= _TITLE_WORDS and sum(w[0].isupper() for w in words) * 2 > len(words):
+        return frozenset()
+    names = _NAME.findall(text)
+    first = _FIRST_OF_TWO.match(text)  # "Lena Park owns...": a name, though it starts
+    if first:
+        names.append(first.group(1))
+    return terms(" ".join(w for w in names if not proper or _PROPER.fullmatch(w)))
+
+
+_TITLE_WORDS = 5  # fewer words do not tell a title from a question about two names
+
+
+_FIRST_OF_TWO = re.compile(r"([A-Z][\w'\-]*[A-Za-z])\s+(?=[A-Z][a-z])")
+_PROPER = re.compile(r"[A-Z][a-z]{2,}(?:['’][a-z]+)?")
+_BRACKETED = re.compile(r"\([^()]*\)")
+_TITLE_WORD = re.compile(r"[A-Za-z][\w'\-]*")
 
 
 def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:

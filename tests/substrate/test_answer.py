@@ -665,6 +665,47 @@ def test_sources_giving_other_values_for_a_framed_question_are_all_quoted() -> N
     assert (plain.answer or "").count("[") == 1  # one sentence says it: one quoted
 
 
+def test_what_a_question_asks_of_a_name_is_not_said_of_another_or_left_unsaid() -> None:
+    # confident answers about the Tallinn office, or a CFO's approval limit for a salary
+    s = Substrate()
+    s.add("text", "The Tallinn office is open Monday to Friday.")
+    s.add("text", "Expenses above 500 EUR need pre-approval by the CFO, Oskar Brandt.")
+    s.add("text", "Oskar Brandt is the Chief Financial Officer, based in Berlin.")
+    s.add("text", "The shipment SH-1005 went from Tokyo to Tallinn.")
+    for question in ("When does the Tokyo office open?", "What is the salary of Oskar Brandt?"):
+        assert answer_from_substrate(s, question, ExtractiveAnswerer()).abstained, question
+    for question, said in (
+        ("When does the Tallinn office open?", "Monday to Friday"),
+        ("Who is Oskar Brandt?", "Chief Financial Officer"),
+    ):
+        assert said in (answer_from_substrate(s, question, ExtractiveAnswerer()).answer or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("When does the Tokyo office open?", {"tokyo"}),
+        ("Lena Park owns the refund policy.", {"lena", "park"}),  # a name may start it
+        ("What is it? Give definitions.", set()),  # a second sentence starts with a capital
+        ("Performance Testing of a Book and Its Index as a Retrieval System", set()),  # a title
+        ("What are the aims of MEDLARS (Medical Literature Analysis System)?", {"medlar"}),
+    ],
+)
+def test_the_names_in_a_text(text: str, names: set[str]) -> None:
+    from substrate.questions import named_terms
+
+    assert named_terms(text) == names
+
+
+def test_a_sentence_two_sources_hold_is_quoted_once() -> None:
+    s = Substrate()
+    said = "Damaged shipments are refunded within 45 days."
+    s.add("text", f"# Refund policy\n\n{said}", provenance={"path": "/a.md"})
+    s.add("text", said)  # the same sentence, pasted on its own
+    answer = answer_from_substrate(s, "How long to refund damaged shipments?", ExtractiveAnswerer())
+    assert (answer.answer or "").count("45 days") == 1
+
+
 def test_a_frame_is_not_said_by_a_sentence_without_its_value() -> None:
     from substrate.questions import frame_of, terms_said
 

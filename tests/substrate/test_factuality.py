@@ -219,3 +219,12 @@ def test_a_no_in_another_clause_of_the_sentence_does_not_deny_the_claim() -> Non
     assert content_overlap(later, "Orders placed before 16:00 leave the same day.")
     both = "Gift cards are not refundable and downloadable software is not refundable."
     assert content_overlap(both, both)  # a sentence supports itself
+
+
+def test_what_a_claim_says_of_a_name_must_be_said_of_it() -> None:
+    # "Lena Park owns the refund policy" was supported by who owns the on-call rotation
+    from substrate.factuality import content_overlap
+
+    evidence = "The on-call rotation is owned by Lena Park. Escalate incidents to Priya."
+    assert not content_overlap(evidence, "Lena Park owns the refund policy.")
+    assert content_overlap(evidence, "Lena Park owns the on-call rotation.")
