@@ -264,6 +264,9 @@ def ls(
     if how is Mode.JSON:
         output.emit_json(rows)
         return
+    if not rows:  # as search says it: a table of headings alone reads as output
+        output.note("no matching items")
+        return
     output.table(
         ["id", "kind", "scope", "tags", "title"],
         ([r["id"], r["kind"], r["scope"], ",".join(r["tags"]), r["title"]] for r in rows),

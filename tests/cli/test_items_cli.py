@@ -49,6 +49,9 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     assert mixle("rm", a).exit_code == 0
     assert [r["id"] for r in mixle("ls", "--json").json()] == [b]
     assert (isolated_shard_env / "items.jsonl").exists()
+    none = mixle("ls", "--tag", "nowhere")  # said as search says it, not a table of headings
+    assert none.exit_code == 0 and none.stdout == "" and none.stderr == "no matching items\n"
+    assert mixle("ls", "--tag", "nowhere", "--json").json() == []
 
 
 def test_add_reads_stdin(mixle) -> None:
