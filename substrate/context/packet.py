@@ -25,12 +25,30 @@ def estimate_tokens(text: str) -> int:
 
 
 def item_text(item: SubstrateItem) -> str:
-    """The text an item contributes to a packet: its text, else its payload as JSON."""
+    """The text an item contributes to a packet: its text, and the facts of a graph item
+    (its ``triples``, one sentence each), else its payload as JSON."""
+    facts = _facts(item)
+    if facts:
+        facts_text = "\n".join(facts)
+        return f"{item.text}\n\n{facts_text}" if item.text else facts_text
     if item.text:
         return item.text
     if item.payload:
         return render._json(item.payload)
     return ""
+
+
+def _facts(item: SubstrateItem) -> list[str]:
+    """ "Marta manages Jonas." for each ``(head, relation, tail)`` of a graph item: a title
+    such as "org chart" says none of them, and the answer lies in them."""
+    triples = item.payload.get("triples") if item.kind == "graph" else None
+    if not isinstance(triples, list):
+        return []
+    facts = []
+    for triple in triples:
+        if isinstance(triple, list | tuple) and len(triple) == 3:
+            facts.append(" ".join(str(part) for part in triple) + ".")
+    return facts
 
 
 def used_text(item: SubstrateItem, task: str, shape: str) -> str:

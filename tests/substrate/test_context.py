@@ -462,3 +462,24 @@ def test_a_cut_never_falls_inside_a_secrets_mask(room: int) -> None:
     for cut in (compress_text(text, "token", room), truncate(text[90:], room - 10)):
         assert len(cut) <= room
         assert "[REDACTED:" not in cut or "[REDACTED:sensitive_assignment]" in cut, cut
+
+
+def test_a_graph_items_triples_are_in_the_packet_as_sentences() -> None:
+    # the packet held the title "org chart" alone, so the answer was never there
+    from substrate.answer import answer_from_substrate
+    from substrate.answerers import ExtractiveAnswerer
+    from substrate.context.packet import item_text
+    from substrate.store import Substrate
+
+    triples = [["Marta Ilves", "manages", "Jonas Vahk"], ["Jonas Vahk", "leads", "claims"]]
+    graph = SubstrateItem("graph", "org chart", payload={"triples": triples})
+    assert (
+        item_text(graph) == "org chart\n\nMarta Ilves manages Jonas Vahk.\nJonas Vahk leads claims."
+    )
+    odd = SubstrateItem("graph", "", payload={"triples": [["a", "b"], "c", ["x", "y", "z"]]})
+    assert item_text(odd) == "x y z."
+    s = Substrate()
+    s.put(graph)
+    s.add("text", "Jonas Vahk is the claims team lead.")
+    answer = answer_from_substrate(s, "Who manages Jonas Vahk?", ExtractiveAnswerer()).answer
+    assert (answer or "").startswith("Marta Ilves manages Jonas Vahk.")
