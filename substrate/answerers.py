@@ -123,6 +123,8 @@ class ExtractiveAnswerer:
                     heading = " ".join([path, *(title for _, title in open_headings)])
                     named = terms(heading) & wanted
                     continue
+                if sentence.rstrip().endswith("?"):
+                    continue  # a FAQ's question asks what the question asks; it answers nothing
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section

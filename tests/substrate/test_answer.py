@@ -697,6 +697,13 @@ def test_the_names_in_a_text(text: str, names: set[str]) -> None:
     assert named_terms(text) == names
 
 
+def test_a_faqs_own_question_is_not_quoted_as_its_answer() -> None:
+    its = [SubstrateItem("text", "How long do refunds take? Refunds are paid in 5 days.", id="f")]
+    packet = pack_context("refunds take", its, [0.9])
+    out = ExtractiveAnswerer().answer_packet("How long do refunds take?", packet)
+    assert out == "Refunds are paid in 5 days. [1]"
+
+
 def test_a_sentence_two_sources_hold_is_quoted_once() -> None:
     s = Substrate()
     said = "Damaged shipments are refunded within 45 days."
