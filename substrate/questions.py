@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from substrate.abbreviations import ends_in_abbreviation
 from substrate.context.compress import terms
 
 # Numbers written as words are values too ("five minutes").
@@ -147,9 +148,9 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     return list(named.values())[:MAX_NAMED]
 
 
-# A capitalised word that does not start a sentence or a line: a name, a place, a product
-# ("Coding" of "Techniques of matching. Coding methods." is none).
-_NAME = re.compile(r"(?<=[\s(\"'])(?<![.!?:;]\s)(?<!\n)[A-Z][\w'\-]*[A-Za-z]")
+# A capitalised word that does not start a line (nor a sentence: see ``_starts_sentence``):
+# a name, a place, a product.
+_NAME = re.compile(r"(?<=[\s(\"'])(?<!\n)[A-Z][\w'\-]*[A-Za-z]")
 
 
 def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
@@ -164,9 +165,9 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     """
     text = _BRACKETED.sub(" ", text.strip())
     words = [w for w in _TITLE_WORD.findall(text)[1:] if len(w) > 3]
-    if len(words) >= _TITLE_WORDS and sum(w[0].isupper() for w in words) * 2 > len(words):
+    if len(words) >= _TITLE_WORDS and all(w[0].isupper() for w in words):
         return frozenset()
-    names = _NAME.findall(text)
+    names = [m.group() for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())]
     first = _FIRST_OF_TWO.match(text)  # "Lena Park owns...": a name, though it starts
     if first:
         names.append(first.group(1))
@@ -174,6 +175,13 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
 
 
 _TITLE_WORDS = 5  # fewer words do not tell a title from a question about two names
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens a sentence ("Coding" of "Of matching. Coding
+    methods."), not one after an abbreviation ("Smith" of "Dr. Smith")."""
+    before = text[:at].rstrip()
+    return before.endswith((".", "!", "?", ":", ";")) and not ends_in_abbreviation(before)
 
 
 _FIRST_OF_TWO = re.compile(r"([A-Z][\w'\-]*[A-Za-z])\s+(?=[A-Z][a-z])")

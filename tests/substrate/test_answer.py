@@ -689,6 +689,12 @@ def test_what_a_question_asks_of_a_name_is_not_said_of_another_or_left_unsaid() 
         ("What is it? Give definitions.", set()),  # a second sentence starts with a capital
         ("Performance Testing of a Book and Its Index as a Retrieval System", set()),  # a title
         ("What are the aims of MEDLARS (Medical Literature Analysis System)?", {"medlar"}),
+        # several names make no title, and an abbreviation's period ends no sentence
+        (
+            "Lena Park reports to Maria Lopez in Berlin.",
+            {"lena", "park", "maria", "lopez", "berlin"},
+        ),
+        ("Dr. Smith approves refunds.", {"smith"}),
     ],
 )
 def test_the_names_in_a_text(text: str, names: set[str]) -> None:

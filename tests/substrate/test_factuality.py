@@ -228,3 +228,8 @@ def test_what_a_claim_says_of_a_name_must_be_said_of_it() -> None:
     evidence = "The on-call rotation is owned by Lena Park. Escalate incidents to Priya."
     assert not content_overlap(evidence, "Lena Park owns the refund policy.")
     assert content_overlap(evidence, "Lena Park owns the on-call rotation.")
+    # another name is another claim, however many names the sentence holds
+    said = "Lena Park reports to Oskar Brandt in Berlin. Dr. Jones approves refunds."
+    assert not content_overlap(said, "Lena Park reports to Maria Lopez in Berlin.")
+    assert not content_overlap(said, "Dr. Smith approves refunds.")
+    assert content_overlap(said, "Lena Park reports to Oskar Brandt in Berlin.")
