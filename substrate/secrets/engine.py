@@ -448,7 +448,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         quoted = group != "su"
         if not worth_reporting(secret, strength="password", quoted=quoted, assigned=False):
             return False
-        return quoted or not secret.isalpha()  # "the password is stored": prose, not a value
+        # "the password is stored", "Your password is 'incorrect!'": prose, not a value
+        return not secret.strip(_PROSE_MARKS).isalpha()
     if kind == "credential":
         return credential_ok(secret)
     if kind == "url":
@@ -460,6 +461,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
     if kind == "jwt_b64":
         return _valid_jwt_b64(secret)
     return False
+
+
+_PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 
 
 def _valid_token(body: str, floor: float) -> bool:
