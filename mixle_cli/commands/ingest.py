@@ -110,9 +110,12 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         if not report.ok and not quiet:  # the exit code explained where a person looks
             output.note(_summary(report))
     else:
-        for outcome in report.files if not quiet else ():
-            if outcome.status == "skipped":
-                output.note_parts(outcome.status, outcome.source, outcome.reason)
+        if not quiet:
+            from substrate.secrets.paths import safe_path  # a folder may be named after a key
+
+            for outcome in report.files:
+                if outcome.status == "skipped":
+                    output.note_parts(outcome.status, safe_path(outcome.source), outcome.reason)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue in report.issues:  # a failed file once, where it failed
             label = "failed" if issue.fatal else "problem"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from substrate.secrets import safe_text
+from substrate.secrets.paths import safe_path
 
 # The status of one file in a run.
 ADDED = "added"  # first time this source was ingested
@@ -51,7 +52,7 @@ class IngestIssue:
 
     def location(self) -> str:
         """``source:line`` (or ``source:byte N``), the form editors and terminals link to."""
-        source = safe_text(self.source)
+        source = safe_path(self.source)
         if self.line is not None:
             return f"{source}:{self.line}"
         if self.byte is not None:
@@ -60,7 +61,7 @@ class IngestIssue:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source": safe_text(self.source),
+            "source": safe_path(self.source),
             "line": self.line,
             "byte": self.byte,
             "reason": safe_text(self.reason),
@@ -83,8 +84,8 @@ class FileOutcome:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source": safe_text(self.source),
-            "path": None if self.path is None else safe_text(self.path),
+            "source": safe_path(self.source),
+            "path": None if self.path is None else safe_path(self.path),
             "status": self.status,
             "reason": safe_text(self.reason),
             "items_added": self.items_added,
@@ -245,8 +246,8 @@ class IngestReport:
         counts = Counter(f.status for f in self.files)
         counts[UNCHANGED] = len(self.unchanged)
         out: dict[str, Any] = {
-            "root": safe_text(self.root),
-            "roots": [safe_text(root) for root in self.roots],
+            "root": safe_path(self.root),
+            "roots": [safe_path(root) for root in self.roots],
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
             "items_added": self.items_added,

@@ -9,6 +9,7 @@ by one as well, where each is a whole string of its own.
 from __future__ import annotations
 
 from substrate.secrets.engine import Hit, find_secrets, shifted_hit
+from substrate.secrets.scan import redact_hits
 
 # Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads).
 PATH_KEYS = frozenset({"path", "source"})
@@ -28,3 +29,9 @@ def find_secrets_in_path(path: str) -> list[Hit]:
                 hits.append(shifted_hit(hit, start))
         start += len(part) + 1
     return sorted(hits, key=lambda h: h.start)
+
+
+def safe_path(path: str) -> str:
+    """``path`` with its secrets masked, folder names included: how reports show a path."""
+    hits = find_secrets_in_path(path)
+    return redact_hits(path, hits) if hits else path

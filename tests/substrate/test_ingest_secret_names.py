@@ -222,3 +222,17 @@ def test_a_key_id_glued_to_a_name_by_an_underscore(tmp_path: Path) -> None:
     report = ingest_path(Substrate(tmp_path / "shard"), root)
     assert report.files_added == 2
     assert _leaks(tmp_path / "shard", aws) == []
+
+
+def test_the_report_masks_a_token_that_is_a_folder_name(tmp_path: Path) -> None:
+    aws = "AKIAQ3ZJW7NRT5LX2MHB"
+    root = tmp_path / "notes"
+    (root / "keys" / aws).mkdir(parents=True)
+    _write(root / "keys" / aws / "empty.md", "")
+    _write(root / "keys" / aws / "a.md", "# A\n\ntext\n")
+    report = ingest_path(Substrate(tmp_path / "shard"), root)
+    assert aws not in str(report.as_dict())
+    assert [f["source"] for f in report.as_dict()["files"]] == [
+        "keys/[REDACTED:aws_access_key]/a.md",
+        "keys/[REDACTED:aws_access_key]/empty.md",
+    ]
