@@ -8,8 +8,9 @@ exits 0, and the commit went through with any secret beside it.
 
 So, for ``scan-secrets --literal-paths`` only, an argument after that flag that looks like an
 option and names a file that exists is taken as a file name: it moves after a ``--`` at the
-end. An option the user meant that happens to name a file is then scanned as a file, which
-scans more, never less.
+end. An option the user meant that happens to name a file is then scanned as a file, except
+``--all`` and ``--items``, which choose another thing to scan: they stay options, and beside
+file names they are a usage error.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import os
 from collections.abc import Sequence
 
 LITERAL_FLAG = "--literal-paths"
+# Options that choose what is scanned instead of the names: taken as options, they meet the
+# names and the run stops as a usage error (exit 2), which blocks a commit all the same.
+_MODES = frozenset({"-", "--all", "--items"})
 
 
 def files_named_like_options(argv: Sequence[str], command: str | None) -> list[str]:
@@ -30,7 +34,7 @@ def files_named_like_options(argv: Sequence[str], command: str | None) -> list[s
     names: list[str] = []
     for at in range(start, len(argv)):
         arg = argv[at]
-        if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+        if arg.startswith("-") and arg not in _MODES and os.path.lexists(arg):
             names.append(arg)
         elif arg == "--":  # the real end of the options: what follows is file names already
             names += argv[at + 1 :]

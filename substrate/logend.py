@@ -63,12 +63,17 @@ def note_end(path: Path, generation: str, end: int) -> None:
         finally:
             os.close(fd)
     except OSError as exc:  # the log is committed all the same, but the guard is off
-        log.warning(
-            "could not note the end of the log in %s (%s): a log cut short later would not "
-            "be noticed",
-            path,
-            exc.strerror or exc,
-        )
+        if str(path) not in _WARNED:  # once per note: a long ingest saves many batches
+            _WARNED.add(str(path))
+            log.warning(
+                "could not note the end of the log in %s (%s): a log cut short later would "
+                "not be noticed",
+                path,
+                exc.strerror or exc,
+            )
+
+
+_WARNED: set[str] = set()
 
 
 def refuse_lost_commits(

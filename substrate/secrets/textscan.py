@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import itertools
+import logging
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -28,6 +29,8 @@ from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits, safe_repr
 from substrate.widetext import wide_encoding
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
@@ -58,19 +61,18 @@ class ScanConfig:
     def from_settings(cls, table: Mapping[str, Any] | None) -> ScanConfig:
         """Build from the ``[secrets]`` table.
 
+        A key this version does not know is warned of (a misspelt allow-list would quietly
+        allow nothing), not refused: a newer mixle may have written it.
+
         Raises:
-            InvalidInputError: a key is unknown (a misspelt allow-list would quietly allow
-                nothing), has the wrong type, or names an unknown rule.
+            InvalidInputError: a known key has the wrong type or names an unknown rule.
         """
         if not table:
             return cls()
-        strange = sorted(set(table) - _KEYS)
-        if strange:
-            close = difflib.get_close_matches(strange[0], sorted(_KEYS), n=1)
-            hint = (
-                f" (did you mean {close[0]}?)" if close else f"; known: {', '.join(sorted(_KEYS))}"
-            )
-            raise InvalidInputError(f"[secrets] has no setting {safe_repr(strange[0])}{hint}")
+        for key in sorted(set(table) - _KEYS):
+            close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(_KEYS))}"
+            log.warning("[secrets] has no setting %s, left alone (%s)", safe_repr(key), hint)
         paths = _str_list(table, "allow_paths")
         rules = _str_list(table, "allow_rules")
         unknown = sorted(set(rules) - set(RULE_NAMES))
