@@ -592,14 +592,18 @@ def test_stdin_name_with_literal_paths_is_a_usage_error(mixle: Run) -> None:
     assert named.exit_code == 2 and "never reads" in named.stderr
 
 
-def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> None:
-    entry = hook_entry()
+def run_hook(folder: Path, *names: str) -> subprocess.CompletedProcess[str]:
+    """The hook as pre-commit runs it in ``folder``: its entry, then the staged ``names``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([*hook_entry(), *names], cwd=folder, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          check=False)  # fmt: skip
+
+
+def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> None:
     dirty(tmp_path, "-")
     clean(tmp_path)
-    found = subprocess.run([*entry, "-", "clean.py"], cwd=tmp_path, env=env,
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           check=False)  # fmt: skip
+    found = run_hook(tmp_path, "-", "clean.py")
     assert found.returncode == 1, found.stdout + found.stderr
     assert "-:3:10: github_token" in found.stdout
     assert_no_secret(found.stdout, found.stderr)
@@ -608,14 +612,10 @@ def test_the_hook_reads_a_staged_file_named_dash_as_a_file(tmp_path: Path) -> No
 @pytest.mark.parametrize("name", ["-h", "--help", "--json", "--quiet", "--"])
 def test_the_hook_scans_a_staged_file_named_like_an_option(tmp_path: Path, name: str) -> None:
     # pre-commit puts no -- before the names: -h alone made the scan a help page, exit 0
-    entry = hook_entry()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     dirty(tmp_path, name)
     clean(tmp_path)
     for names in ([name, "clean.py"], ["clean.py", name]):
-        found = subprocess.run([*entry, *names], cwd=tmp_path, env=env,
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               check=False)  # fmt: skip
+        found = run_hook(tmp_path, *names)
         assert found.returncode == 1, found.stdout + found.stderr
         assert f"{name}:3:10: github_token" in found.stdout
         assert "in 1 of 2 file(s)" in found.stderr
@@ -624,21 +624,15 @@ def test_the_hook_scans_a_staged_file_named_like_an_option(tmp_path: Path, name:
 
 def test_a_file_named_all_stays_the_option_and_stops_the_hook(tmp_path: Path) -> None:
     # read as a file, it let a run meant to scan every tracked file scan that one only
-    entry = hook_entry()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     dirty(tmp_path, "--all")
     clean(tmp_path)
-    found = subprocess.run([*entry, "--all", "clean.py"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, check=False)  # fmt: skip
+    found = run_hook(tmp_path, "--all", "clean.py")
     assert found.returncode == 2 and "cannot be combined" in found.stderr
 
 
 def test_an_option_naming_no_file_stays_an_option(tmp_path: Path) -> None:
-    entry = hook_entry()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     dirty(tmp_path, "a.py")
-    found = subprocess.run([*entry, "--json", "--quiet", "a.py"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, check=False)  # fmt: skip
+    found = run_hook(tmp_path, "--json", "--quiet", "a.py")
     assert found.returncode == 1
     assert json.loads(found.stdout)["findings"][0]["path"] == "a.py"
     assert found.stderr == ""
