@@ -62,6 +62,7 @@ from substrate.retrieval import (
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import safe_text
+from substrate.secrets.engine import find_secrets
 from substrate.secrets.scan import without_secrets
 from substrate.telemetry import Recorder, emit
 
@@ -139,6 +140,9 @@ class Answer:
     context: ContextPacket
     note: str = ""
     evidence: list[SubstrateItem] = field(default_factory=list)
+    # credentials the answerer stated (masked in ``answer``): the evidence holds none, so
+    # they came from elsewhere, and a mask in a quote cannot show they match a stored one
+    stated_secrets: int = 0
 
     def citations(self) -> list[dict[str, Any]]:
         """The sources of the packet the answer was given, numbered from 1 in this order."""
@@ -330,7 +334,7 @@ def answer_from_substrate(
     unseen, unseen_share = unmentioned(substrate, topic, filters=SearchFilters(scopes=allowed))
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
-    n_cited = 0
+    n_cited = stated = 0
     weak = len(evidence) < min_evidence or confidence < min_confidence
     if weak or not len(packet) or unstated:
         note = (
@@ -351,6 +355,7 @@ def answer_from_substrate(
         else:
             text = answerer(question, packet.render())
         # the evidence holds no secret, but an answerer may add one (from its own context)
+        stated = len(find_secrets((text or "").strip()))
         text = safe_text((text or "").strip()) or None
         if text:
             n_cited = len(sources_cited(text, len(packet)))  # what Answer.cited() gives
@@ -369,6 +374,7 @@ def answer_from_substrate(
         context=packet,
         note=note,
         evidence=list(evidence) if abstained else list(packet.items),
+        stated_secrets=stated,
     )
     emit(
         telemetry,

@@ -230,6 +230,8 @@ def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:
     or the evidence supports none of its claims (a model answering from elsewhere)."""
     if not answer.cited():
         return "the answer cites none of the sources it was given"
+    if answer.stated_secrets:  # masked alike, a quote of any key would read as grounded
+        return "the answer states a credential, which no source it was given holds"
     if (
         receipt is not None
         and receipt.verdicts

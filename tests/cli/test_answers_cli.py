@@ -292,6 +292,8 @@ def replying(tmp_path: Path, reply: str) -> str:
         ("Refunds for defective items are given within 30 days of purchase. [7]", "cites none"),
         # no marker at all names no source either (it was taken for citing them all)
         ("Refunds for defective items are given within 30 days of purchase.", "cites none"),
+        # the evidence is masked: a key the model states came from elsewhere
+        ("Refunds use the key AKIAB2C3D4E5F6G7H2J4 within 30 days. [1]", "states a credential"),
     ],
 )
 def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
