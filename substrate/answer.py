@@ -112,13 +112,6 @@ def cited_numbers(text: str | None, n_sources: int) -> list[int]:
     return list(dict.fromkeys(n for n in _citation_numbers(text) if 1 <= n <= n_sources))
 
 
-def sources_cited(answer: str | None, n_sources: int) -> list[int]:
-    """The sources an answer cites with ``[n]``: none when it holds no marker, or only markers
-    that point nowhere. An answer that names no source rests, as far as anyone can tell, on
-    nothing it was given (it was taken for citing them all)."""
-    return cited_numbers(answer, n_sources)
-
-
 def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
     """The numbers ``[n]`` in ``text`` that name no source of the ``n_sources`` given."""
     return sorted({n for n in _citation_numbers(text) if not 1 <= n <= n_sources})
@@ -149,8 +142,8 @@ class Answer:
         return self.context.provenance()
 
     def cited(self) -> list[int]:
-        """The source numbers the answer rests on (see ``sources_cited``)."""
-        return sources_cited(self.answer, len(self.context))
+        """The sources the answer cites with its ``[n]`` markers (none when it has none)."""
+        return cited_numbers(self.answer, len(self.context))
 
     def as_dict(self) -> dict[str, Any]:
         cited = set(self.cited())
@@ -358,7 +351,7 @@ def answer_from_substrate(
         stated = len(find_secrets((text or "").strip()))
         text = safe_text((text or "").strip()) or None
         if text:
-            n_cited = len(sources_cited(text, len(packet)))  # what Answer.cited() gives
+            n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
             dangling = citations_to_nothing(text, len(packet))
             if dangling:

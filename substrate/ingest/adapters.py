@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -424,12 +425,12 @@ def ingest_artifacts(
         if report is not None:
             report.files_scanned += 1
         try:
-            size = manifest_path.stat().st_size
-            if manifest_path.is_dir():
+            info = manifest_path.stat()
+            if stat.S_ISDIR(info.st_mode):
                 _file_failed(report, name, "a folder, not a manifest file")
                 continue
-            if size > limit:  # as `ingest --as artifacts` skips it
-                _file_skipped(report, name, too_large(size, limit))
+            if info.st_size > limit:  # as `ingest --as artifacts` skips it
+                _file_skipped(report, name, too_large(info.st_size, limit))
                 continue
             data, meta = _read_source(manifest_path)
             manifest = load_manifest(decode_text(data))

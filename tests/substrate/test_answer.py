@@ -17,7 +17,6 @@ from substrate.answer import (
     answer_from_substrate,
     answerability,
     cited_numbers,
-    sources_cited,
     strip_citations,
 )
 from substrate.answerers import (
@@ -296,7 +295,7 @@ def test_a_reference_in_a_quoted_sentence_is_not_taken_for_a_citation() -> None:
     packet = pack_context("pricing cache TTL", its, [0.9, 0.5])
     out = ExtractiveAnswerer().answer_packet("What is the pricing cache TTL?", packet)
     assert out == "The pricing cache TTL is 300 seconds, as measured in (2). [1]"
-    assert sources_cited(out, len(packet)) == [1]
+    assert cited_numbers(out, len(packet)) == [1]
 
 
 def test_prompt_numbers_sources_and_asks_for_citations() -> None:
