@@ -704,7 +704,11 @@ def _drop_search_index(index_dir: Path) -> None:
     next search rebuilds them anyway, and meanwhile they would still hold the words of every
     item the compaction reclaimed (a secret stored with ``redact=False``, then replaced)."""
     from substrate.search.layout import PREFIX
+    from substrate.search.sync import index_lock
 
-    for path in index_dir.glob(f"{PREFIX}*"):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+    # under the index's lock: a search writing an index it built from the old log finishes
+    # first, and its files go too
+    with index_lock(index_dir):
+        for path in index_dir.glob(f"{PREFIX}*"):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()

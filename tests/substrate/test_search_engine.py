@@ -9,6 +9,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -286,3 +287,41 @@ def test_in_memory_search_sees_a_payload_changed_and_put_again() -> None:
     store.put(item)  # the same object, put again: only its payload changed
     assert [i.id for i, _ in store.search("bob")] == [item_id]
     assert store.search("alice") == []
+
+
+def test_a_search_writing_its_index_while_compact_runs_leaves_no_reclaimed_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the index a search built from the old log was written after compact deleted the files
+    import os
+    import time
+
+    from substrate.search import sync
+
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    gone = shard.add("text", "deploy token zq8xw2rk5vn1lp7tb4hcx")
+    shard.add("text", "quarterly report")
+    shard.save()
+    shard.search("quarterly", 5)
+    shard.remove(gone)
+    shard.save()
+    shard.close()
+    real_persist, children = sync.persist, []
+    log = root / "items.jsonl"
+
+    def persist_while_compacting(directory: Path, state: Any, **kw: Any) -> Any:
+        before = os.stat(log).st_ino
+        compact = f"from substrate import Substrate; Substrate({str(root)!r}).compact()"
+        children.append(subprocess.Popen([sys.executable, "-c", compact]))
+        deadline = time.monotonic() + 60
+        while os.stat(log).st_ino == before and time.monotonic() < deadline:
+            time.sleep(0.02)  # until the other process has replaced the log
+        return real_persist(directory, state, **kw)
+
+    monkeypatch.setattr(sync, "persist", persist_while_compacting)
+    Substrate(root).search("quarterly", 5)
+    monkeypatch.setattr(sync, "persist", real_persist)
+    assert children and children[0].wait(timeout=60) == 0
+    on_disk = b"".join(p.read_bytes() for p in (root / "index").glob("search-*"))
+    assert b"zq8xw2rk5vn1lp7tb4hcx" not in on_disk
