@@ -47,6 +47,7 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
+    named_terms,
     states_frame,
     terms_said,
     topic_text,
@@ -244,6 +245,19 @@ def _gathered(
     return top, found.items, ranked_evidence, packet
 
 
+def _found_nothing(question: str, answerer: object) -> str:
+    """Why the answerer gave no answer: for the extractive one, which quotes only a sentence
+    carrying the names a question asks of, what it was asked of ("Tokyo")."""
+    names = words_for(question, named_terms(question, proper=True))
+    if getattr(answerer, "label", "") == "extractive" and names:  # (it imports this module)
+        asked_of = " ".join(names)
+        return (
+            f"no readable item found says what is asked of '{asked_of}' -- escalate rather "
+            "than guess"
+        )
+    return "the answerer found no answer in the evidence"
+
+
 def _unmentioned_note(question: str, unseen: frozenset[str]) -> str:
     """What an abstention adds when the question names what no readable item mentions."""
     words = words_for(question, unseen)
@@ -357,7 +371,7 @@ def answer_from_substrate(
             if dangling:
                 note += "; " + ", ".join(f"[{n}]" for n in dangling) + " names no source"
         else:
-            note = "abstained: the answerer found no answer in the evidence"
+            note = "abstained: " + _found_nothing(question, answerer)
     abstained = text is None
     result = Answer(
         question=asked,

@@ -671,8 +671,12 @@ def test_what_a_question_asks_of_a_name_is_not_said_of_another_or_left_unsaid() 
     s.add("text", "Expenses above 500 EUR need pre-approval by the CFO, Oskar Brandt.")
     s.add("text", "Oskar Brandt is the Chief Financial Officer, based in Berlin.")
     s.add("text", "The shipment SH-1005 went from Tokyo to Tallinn.")
-    for question in ("When does the Tokyo office open?", "What is the salary of Oskar Brandt?"):
-        assert answer_from_substrate(s, question, ExtractiveAnswerer()).abstained, question
+    for question, why in (
+        ("When does the Tokyo office open?", "found says what is asked of 'Tokyo'"),
+        ("What is the salary of Oskar Brandt?", "no readable item mentions 'salary'"),
+    ):
+        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        assert result.abstained and why in result.note, question
     for question, said in (
         ("When does the Tallinn office open?", "Monday to Friday"),
         ("Who is Oskar Brandt?", "Chief Financial Officer"),
