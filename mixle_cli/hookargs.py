@@ -21,7 +21,7 @@ from collections.abc import Sequence
 LITERAL_FLAG = "--literal-paths"
 # Options that choose what is scanned instead of the names: taken as options, they meet the
 # names and the run stops as a usage error (exit 2), which blocks a commit all the same.
-_MODES = frozenset({"-", "--all", "--items"})
+_MODES = frozenset({"--all", "--items"})
 
 
 def files_named_like_options(argv: Sequence[str], command: str | None) -> list[str]:
@@ -34,7 +34,7 @@ def files_named_like_options(argv: Sequence[str], command: str | None) -> list[s
     names: list[str] = []
     for at in range(start, len(argv)):
         arg = argv[at]
-        if arg.startswith("-") and arg not in _MODES and os.path.lexists(arg):
+        if arg.startswith("-") and arg != "-" and arg not in _MODES and os.path.lexists(arg):
             names.append(arg)
         elif arg == "--":  # the real end of the options: what follows is file names already
             names += argv[at + 1 :]

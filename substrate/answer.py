@@ -248,8 +248,9 @@ def _gathered(
 def _found_nothing(question: str, answerer: object) -> str:
     """Why the answerer gave no answer: for the extractive one, which quotes only a sentence
     carrying the names a question asks of, what it was asked of ("Tokyo")."""
-    names = words_for(question, named_terms(question, proper=True))
-    if getattr(answerer, "label", "") == "extractive" and names:  # (it imports this module)
+    extractive = getattr(answerer, "label", "") == "extractive"  # (it imports this module)
+    names = words_for(question, named_terms(question, proper=True)) if extractive else []
+    if names:
         asked_of = " ".join(names)
         return (
             f"no readable item found says what is asked of '{asked_of}' -- escalate rather "

@@ -180,7 +180,7 @@ _TITLE_WORDS = 5  # fewer words do not tell a title from a question about two na
 def _starts_sentence(text: str, at: int) -> bool:
     """Whether the word at ``at`` opens a sentence ("Coding" of "Of matching. Coding
     methods."), not one after an abbreviation ("Smith" of "Dr. Smith")."""
-    before = text[:at].rstrip()
+    before = text[max(0, at - 40) : at].rstrip()  # the word before is all that tells
     return before.endswith((".", "!", "?", ":", ";")) and not ends_in_abbreviation(before)
 
 

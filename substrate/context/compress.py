@@ -13,6 +13,7 @@ import re
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
+from substrate.secrets.engine import MASK_PATTERN
 
 ELLIPSIS = "…"
 
@@ -124,7 +125,7 @@ def truncate(text: str, max_chars: int) -> str:
 
 # A secret's mask ("[REDACTED:github_token]") is kept whole or left out: half of one reads as
 # neither the text nor a mask.
-_MASK = re.compile(r"\[REDACTED:[\w.\-]*\]")
+_MASK = re.compile(MASK_PATTERN)
 
 
 def _outside_masks(text: str, end: int) -> int:

@@ -16,9 +16,8 @@ import hashlib
 import os
 from typing import TYPE_CHECKING
 
-from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, find_secrets
-from substrate.secrets.paths import find_secrets_in_path
-from substrate.secrets.scan import redact_hits
+from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -41,10 +40,9 @@ def cache_origin(origin: str) -> str:
     the write-time gate masks it in provenance, ``DIGEST_SEP`` and ``origin_digest``."""
     prefix = STREAM_PREFIX if origin.startswith(STREAM_PREFIX) else ""
     name = origin[len(prefix) :]
-    hits = find_secrets_in_path(name)
-    if not hits:
+    masked = safe_path(name)
+    if masked == name:
         return origin
-    masked = redact_hits(name, hits, mask=DEFAULT_MASK)
     return f"{prefix}{masked}{DIGEST_SEP}{origin_digest(origin)}"
 
 
@@ -82,9 +80,9 @@ def _names_by_mask(folder: str) -> dict[str, list[str]]:
         return {}
     found: dict[str, list[str]] = {}
     for name in listed:
-        hits = find_secrets(name)
-        if hits:
-            found.setdefault(redact_hits(name, hits, mask=DEFAULT_MASK), []).append(name)
+        masked = safe_path(name)
+        if masked != name:
+            found.setdefault(masked, []).append(name)
     return found
 
 

@@ -43,6 +43,7 @@ _HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "yo
 # How every mask begins, and the mask itself ({rule} is the rule's name)
 MASK_LEAD = "[REDACTED:"
 DEFAULT_MASK = MASK_LEAD + "{rule}]"
+MASK_PATTERN = re.escape(MASK_LEAD) + r"[\w.\-]*\]"  # a default mask in a text
 _URL_PLACEHOLDERS = ("example", "<", "your_", "your-")
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
 

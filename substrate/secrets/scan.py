@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from substrate.secrets.copies import copies_of_hits, copies_outside
-from substrate.secrets.engine import DEFAULT_MASK, MASK_LEAD, Hit, find_secrets
+from substrate.secrets.engine import DEFAULT_MASK, MASK_PATTERN, Hit, find_secrets
 
 
 @dataclass
@@ -208,7 +208,7 @@ def without_secrets(text: str) -> str:
     return _LEFT_OVER.sub(" ", redact_secrets(text, mask=" "))
 
 
-_LEFT_OVER = re.compile(re.escape(MASK_LEAD) + r"[\w.\-]*\]|-----(?:BEGIN|END)[ A-Z0-9]*-----")
+_LEFT_OVER = re.compile(MASK_PATTERN + r"|-----(?:BEGIN|END)[ A-Z0-9]*-----")
 
 
 def safe_repr(value: object) -> str:
