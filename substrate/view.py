@@ -261,10 +261,10 @@ class LogView:
                 self._record(item_id, offset, length, tombstone, known.get(item_id))
 
     def _locate_many(self, ids: list[str]) -> dict[str, Entry]:
+        if self.catalog is None:  # a new shard: importing numpy would cost more than the batch
+            return {}
         import numpy as np
 
-        if self.catalog is None:
-            return {}
         try:
             records = self.catalog.records()
         except StaleCatalogError:

@@ -230,6 +230,35 @@ def test_log_lines_carry_every_field_with_the_id_first() -> None:
     assert SubstrateItem.from_json(data) == item
 
 
+def test_a_first_batch_into_a_new_shard_does_not_load_numpy(tmp_path: Path) -> None:
+    # there is no catalog to look ids up in: importing numpy (60 ms) would be for nothing
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import sys
+        from substrate.store import Substrate
+        s = Substrate(sys.argv[1])
+        for i in range(200):
+            s.add("text", f"note {i}")
+        s.save()
+        assert len(Substrate(sys.argv[1])) == 200
+        print("numpy" in sys.modules)
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "new")],
+        check=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert out.stdout.strip() == "False"
+
+
 def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     ids = [s.put(SubstrateItem("text", f"v1 {i}")) for i in range(TAIL_LIMIT + 10)]
