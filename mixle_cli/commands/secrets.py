@@ -29,6 +29,8 @@ T = TypeVar("T")
 # Scans smaller than this run in one process: starting workers costs more than it saves.
 PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 PARALLEL_MIN_FILES = 16
+_TOO_LARGE = "too large"  # TextScan.skipped for an input over max_file_bytes
+_TOO_LARGE_HINT = "; raise max_file_bytes in [secrets], or list the file in allow_paths"
 # Control characters in previews and paths are shown escaped so a scanned file cannot drive
 # the terminal that displays the report.
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
@@ -251,11 +253,14 @@ def _apply_baseline(
 def _report_files(
     run: Run, findings: list[TextFinding], accepted: int, fmt: str, quiet: bool
 ) -> None:
-    skipped = [s for s in run.scans if s.skipped not in (None, "allowed path", "unreadable")]
+    skipped = [s for s in run.scans if s.skipped == "binary"]
     for s in run.scans:
+        why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
         if s.skipped == "unreadable":
-            why = s.notes[0].removeprefix("skipped: ") if s.notes else "unreadable"
             run.errors.append((f"cannot read {_safe(s.path)}", why))
+        elif s.skipped == _TOO_LARGE:
+            # not a pass: a hook would let a secret in a big file through unseen
+            run.errors.append((f"cannot scan {_safe(s.path)}", why + _TOO_LARGE_HINT))
         elif not quiet:
             for note in s.notes:
                 output.note_parts(_safe(s.path), note)
@@ -297,8 +302,11 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
-    if run.errors:
-        tail += f"; {len(run.errors)} could not be read"
+    too_large = sum(1 for what, _ in run.errors if what.startswith("cannot scan "))
+    if len(run.errors) > too_large:
+        tail += f"; {len(run.errors) - too_large} could not be read"
+    if too_large:
+        tail += f"; {too_large} too large to scan"
     if not findings:
         if not n_files:
             output.note(f"no file was scanned{tail}")
@@ -437,8 +445,8 @@ def scan_secrets(
     """Find secrets (API keys, tokens, passwords, private keys) before they are committed.
 
     Exits 0 when clean, 1 when secrets were found, 2 on a usage error, 3 when a file or the
-    configuration could not be read (3 wins over 1; findings are still printed). Previews
-    mask every secret.
+    configuration could not be read, or a file is over max_file_bytes (3 wins over 1;
+    findings are still printed). Previews mask every secret.
     """
     fmt = _format(json, jsonl, sarif)
     chosen = [

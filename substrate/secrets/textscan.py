@@ -32,7 +32,7 @@ from substrate.widetext import wide_encoding
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.

@@ -237,12 +237,14 @@ def test_binary_huge_and_invalid_utf8_files(mixle: Run, work: Path) -> None:
     (work / "latin.cfg").write_bytes(b"caf\xe9 = 1\npassword = " + GH.encode() + b"\n")
     (work / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 2048\n", encoding="utf-8")
     result = mixle("scan-secrets", "--config", "mixle.toml", "blob.bin", "big.txt", "latin.cfg")
-    assert result.exit_code == 1
+    assert result.exit_code == 3  # a file left unscanned is no pass: the scan is incomplete
     assert result.stdout.splitlines() == [
         "latin.cfg:2:12: github_token: password = [REDACTED:github_token]"
     ]
     assert "blob.bin: skipped: binary content" in result.stderr
-    assert "big.txt: skipped:" in result.stderr and "2048-byte cap" in result.stderr
+    assert "error: cannot scan big.txt: " in result.stderr
+    assert "bytes is over the 2048-byte cap; raise max_file_bytes in [secrets]" in result.stderr
+    assert "1 secret(s) in 1 of 1 file(s); 1 too large to scan" in result.stderr
     assert "latin.cfg: invalid UTF-8 replaced before scanning" in result.stderr
 
 
@@ -477,6 +479,18 @@ def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -
     assert {r["path"] for r in staged.jsonl()} == {"a.py"}
     clean(repo, "a.py")  # cleaned in the work tree but not staged: the commit would leak
     assert mixle("scan-secrets").exit_code == 1
+
+
+@needs_git
+def test_a_staged_file_over_the_size_cap_stops_the_commit(mixle: Run, repo: Path) -> None:
+    (repo / "dump.sql").write_text("-- rows\n" * 400 + f"token={GH}\n", encoding="utf-8")
+    (repo / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 1024\n", encoding="utf-8")
+    git(repo, "add", "dump.sql")
+    result = mixle("scan-secrets", "--config", "mixle.toml", "--json")
+    assert result.exit_code == 3  # a skipped file with a secret in it would pass otherwise
+    assert result.json()["skipped"] == [] and "cannot scan dump.sql: " in result.json()["errors"][0]
+    assert GH not in result.stdout + result.stderr
+    assert mixle("scan-secrets", "--jsonl").exit_code == 1  # under the default cap: scanned
 
 
 @needs_git

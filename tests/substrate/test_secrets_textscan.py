@@ -86,8 +86,10 @@ def test_huge_input_is_skipped_with_a_note() -> None:
     assert scan.skipped == "too large" and scan.notes and not scan.findings
 
 
-def test_default_cap_is_five_mib() -> None:
-    assert ScanConfig().max_bytes == 5 * 1024 * 1024
+def test_a_file_of_several_mib_is_scanned_by_default() -> None:
+    data = "INSERT INTO notes VALUES (1, 'plain');\n" * 160_000 + f"token={GH}\n"  # 6 MiB
+    scan = scan_text(data, path="dump.sql")
+    assert scan.skipped is None and [f.rule for f in scan.findings] == ["github_token"]
 
 
 def test_allow_paths_and_rules_from_settings_table() -> None:
