@@ -435,13 +435,13 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         strength = classify_key(key)
         if strength is None:
             return False
-        if m.start("key") > 0 and text[m.start("key") - 1] == ":":
+        if m.start("key") > 0 and text[m.start("key") - 1] == ":" and not _field_list(m, text):
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
         # "key = value", not "pass `value`" in a sentence: only then may joined words count
         between = text[m.end("key") : m.start(group)] if group else ""
-        assigned = any(mark in between for mark in "=:,>-")
+        assigned = any(mark in between for mark in "=:,>-|\t")
         return worth_reporting(
             secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
         )
@@ -465,6 +465,14 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+
+
+def _field_list(m: re.Match[str], text: str) -> bool:
+    """Whether the key is a reStructuredText field name (``:password: value``): the colon
+    before it opens the line, and another closes it."""
+    at = m.start("key") - 1
+    opens_line = at == 0 or text[at - 1] in " \t\n"
+    return opens_line and text.startswith(":", m.end("key"))
 
 
 def _valid_token(body: str, floor: float) -> bool:

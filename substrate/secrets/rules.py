@@ -108,6 +108,16 @@ _STATED = (
     r"[ \t]+(?i:is|was)[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
+# A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
+# "| DB_PASSWORD | Wm4#tR8yUe |"; the value fills its cell.
+_TABLE_CELLS = (
+    r"\|[ \t]*" + _KEY + r"[ \t]*\|[ \t]*"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s|\"'`]+))[ \t]*(?=\||\r?\n|$)"
+)
+# A line of two tab-separated columns, a key and its value (a TSV export, a pasted sheet).
+_TAB_COLUMNS = (
+    r"(?<![^\n])[ \t]*" + _KEY + r"\t+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))[ \t]*(?=\r?\n|$)"
+)
 _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
@@ -300,6 +310,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
     _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
+    _generic(_TABLE_CELLS, "|", "| password | literal |, a table row"),
+    _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
 )
 

@@ -145,3 +145,25 @@ def test_nothing_is_scanned_for_cut_secrets_when_nothing_is_redacted() -> None:
         masked = PARSERS[parse](f"# T\n\n{text}", ParseContext(500)).segments
         assert len(kept) > 1 and all(s.secrets is None for s in kept), parse
         assert any(s.secrets is not None for s in masked), parse
+
+
+def test_credentials_in_tables_field_lists_and_named_entries_are_not_stored(
+    tmp_path: Path,
+) -> None:
+    words = [
+        "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(12)) + "#4"
+        for _ in range(4)
+    ]
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "runbook.md").write_text(
+        f"# Prod access\n\n| key | value |\n|---|---|\n| DB_PASSWORD | {words[0]} |\n", "utf-8"
+    )
+    (notes / "deploy.rst").write_text(f"Deploy\n======\n\n:password: {words[1]}\n", "utf-8")
+    (notes / "env.json").write_text(json.dumps([{"name": "DB_PASSWORD", "value": words[2]}]))
+    (notes / "settings.csv").write_text(f"key,value\nDB_PASSWORD,{words[3]}\n", "utf-8")
+    shard = tmp_path / "shard"
+    report = ingest_path(Substrate(shard), notes)
+    assert report.files_added == 4 and report.redactions == 4
+    stored = (shard / "items.jsonl").read_text("utf-8")
+    assert not [w for w in words if w in stored]

@@ -59,6 +59,27 @@ def test_payload_key_name_gives_context() -> None:
     assert [f.field for f in scan_item(item).findings] == ["payload.api_key"]
 
 
+def test_a_named_entry_s_value_is_judged_by_its_name() -> None:
+    # Kubernetes env entries, CloudFormation parameters, CSV rows of "key,value"
+    item = SubstrateItem(
+        kind="record",
+        text=f"DB_PASSWORD = {PASSWORD}",
+        payload={
+            "env": [{"name": "DB_PASSWORD", "value": PASSWORD}, {"name": "MODE", "value": "x7"}],
+            "params": [{"ParameterKey": "ApiToken", "ParameterValue": rnd(32)}],
+            "row": {"key": "LOG_LEVEL", "value": rnd(32)},  # not a secret's name
+        },
+    )
+    fields = [f.field for f in scan_item(item).findings]
+    assert fields == ["text", "payload.env[0].value", "payload.params[0].ParameterValue"]
+    stored = admit(item).item
+    assert PASSWORD not in str(stored.payload) + stored.text
+    assert stored.payload["env"][1]["value"] == "x7"
+    assert stored.payload["row"] == item.payload["row"]
+    two_names = {"name": "DB_PASSWORD", "key": "k1", "value": PASSWORD}  # which one? neither
+    assert not scan_item(SubstrateItem(kind="record", payload=two_names)).findings
+
+
 class FakeStore:
     def __init__(self, items: list[SubstrateItem]) -> None:
         self.items = items

@@ -307,6 +307,30 @@ def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
         assert PASSWORD not in redact_secrets(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("| key | value |\n|---|---|\n| DB_PASSWORD | {} |\n", True),  # a runbook's table
+        ("| api_token | `{}` | rotated monthly |", True),
+        ("| password | The user's password | required |", False),  # a table describing fields
+        ("| password | required |", False),
+        ("| `password` | string |", False),
+        ("Deploy\n======\n\n:password: {}\n", True),  # a reStructuredText field list
+        ("  :db-password: {}", True),
+        ("https://registry.example.org/:_authToken=zz", False),  # the npm rule's business
+        ("name\tvalue\nDB_PASSWORD\t{}\n", True),  # two tab-separated columns
+        ("password\tsecret\n", False),
+        ("the password\t{}", False),  # the key must open the line
+    ],
+)
+def test_a_key_and_its_value_side_by_side(text: str, secret: bool) -> None:
+    text = text.format(PASSWORD)
+    found = detect_secrets(text)
+    assert found.rules() == (["sensitive_assignment"] if secret else []), text
+    if secret:
+        assert PASSWORD not in redact_secrets(text)
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
