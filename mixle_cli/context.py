@@ -55,6 +55,11 @@ class AppState:
         """``scope`` (from a read command's ``--scope``), refused when the caller may not read
         it: its items would be filtered out one by one, and an empty answer would look like
         an empty scope. The refusal depends on the team alone, not on what the shard holds."""
+        if scope is not None and (not scope.strip() or scope != scope.strip()):
+            from mixle_cli.errors import usage
+
+            # no scope is named so: a variable left unset, or a stray space
+            usage(f"the scope {'has white space around it' if scope.strip() else 'is empty'}")
         if scope is not None and not self.can_read(scope):
             from substrate import AccessDeniedError, safe_repr
 

@@ -59,12 +59,14 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def refuse_secret_names(**names: str | None) -> None:
-    """Refuse names that look like secrets or hold control characters (scopes, approvers, who
-    published or proposed).
+    """Refuse names that look like secrets, hold control characters or have white space
+    around them (scopes, approvers, who published or proposed).
 
     Names are stored, compared and printed as they are: masking one would change what it
     names, so a secret pasted as a name is refused instead; a control character would break
-    the cache keys (a scope follows a NUL), lines and tables they are written into.
+    the cache keys (a scope follows a NUL), lines and tables they are written into; and
+    "public " would be another scope than "public", printed alike (a grant would gate the
+    wrong one, and what is written there would be hidden from every team).
 
     Raises:
         InvalidInputError: naming the argument, never its value.
@@ -72,6 +74,8 @@ def refuse_secret_names(**names: str | None) -> None:
     for what, name in names.items():
         if name and _CONTROL.search(name):
             raise InvalidInputError(f"the {what.replace('_', ' ')} cannot hold control characters")
+        if name and name != name.strip():
+            raise InvalidInputError(f"the {what.replace('_', ' ')} has white space around it")
         if name and find_secrets(name):
             raise InvalidInputError(
                 f"the {what.replace('_', ' ')} looks like a secret; choose another name"

@@ -65,6 +65,15 @@ def _shared(app_state: AppState) -> list[str]:
     return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
 
 
+def _check_target(to: str) -> None:
+    """A ``--to`` that names no scope is a usage error, whoever the caller reads as (else a
+    team would be told it may not enter '', and no team that it needs a scope)."""
+    if not to.strip():
+        usage("--to is empty: name the scope")
+    if to != to.strip():
+        usage("--to has white space around it")
+
+
 def publish_cmd(
     ctx: typer.Context,
     ids: IdsArg,
@@ -82,6 +91,7 @@ def publish_cmd(
     who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
+    _check_target(to)
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         for item_id in ids:  # a missing id is said before a refusal of the target
@@ -249,6 +259,7 @@ def propose_cmd(
     who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
+    _check_target(to)
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         already = set()
@@ -341,6 +352,7 @@ def pending_cmd(
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     rows: list[dict[str, Any]] = []
+    to = app_state.read_scope(to)  # a scope the caller may not read holds nothing for it
     for item in pending(app_state.substrate(), to=to, scopes=app_state.scopes):
         proposal = proposal_of(item) or {}
         events = proposal_events(item)

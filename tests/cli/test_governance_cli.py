@@ -111,7 +111,7 @@ def test_propose_pending_approve(mixle: Run, add: Add, isolated_shard_env: Path)
     }
     rows = mixle("--as", "ops", "pending", "--json").json()
     assert [(r["id"], r["scope"], r["to"], r["by"]) for r in rows] == [(a, "ops", "public", "ops")]
-    assert mixle("--as", "ops", "pending", "--to", "org", "--json").json() == []
+    assert mixle("--as", "ops", "pending", "--to", "org", "--json").exit_code == 1  # unread
     assert mixle("--as", "dev", "pending", "--json").json() == []  # not theirs to see
     assert a in mixle("--as", "ops", "pending").stdout
     assert [r["id"] for r in mixle("--as", "ops", "pending", "--jsonl").jsonl()] == [a]
@@ -163,6 +163,35 @@ def test_propose_refusals(mixle: Run, add: Add) -> None:
     assert elsewhere.exit_code == 1 and "may propose only" in elsewhere.stderr
     assert mixle("--as", "ops", "propose", mine, "--to", "ops").exit_code == 2
     assert mixle("--as", "ops", "pending", "--json").json() == []
+
+
+def test_a_scope_with_white_space_around_it_names_no_scope(mixle: Run, add: Add) -> None:
+    # "public " would be a second scope printed like "public": a grant would gate the wrong
+    # one, and what is written there would be hidden from every team (found by a tester)
+    mine = add("ops", "shared fact")
+    for argv in (
+        ("grant", "carol", "public "),
+        ("add", "x", "--scope", " public"),
+        ("publish", mine, "--to", "public "),
+        ("--as", "ops", "publish", mine, "--to", "ops "),
+        ("--as", "ops", "propose", mine, "--to", ""),  # empty: a usage error for a team too
+        ("publish", mine, "--to", ""),
+        ("ls", "--scope", "public "),
+        ("search", "fact", "--scope", ""),
+        ("pending", "--to", "public\t"),
+    ):
+        result = mixle(*argv)
+        assert result.exit_code == 2, (argv, result.stderr)
+        assert "white space around it" in result.stderr or "empty" in result.stderr, argv
+    assert mixle("approvers", "--json").json() == {}
+    assert mixle("ls", "--json").json()[0]["scope"] == "ops"
+
+
+def test_pending_for_a_scope_the_caller_may_not_read_is_refused(mixle: Run, add: Add) -> None:
+    add("dev", "y")
+    refused = mixle("--as", "ops", "pending", "--to", "dev")
+    assert refused.exit_code == 1 and "may not read scope 'dev'" in refused.stderr
+    assert mixle("--as", "ops", "pending", "--to", "public").exit_code == 0
 
 
 def test_approve_and_reject_unknown_ids(mixle: Run, add: Add) -> None:
