@@ -146,7 +146,8 @@ def ingest(
         typer.Option(
             "--as",
             help="Parse every input as: docs, records (CSV, TSV and JSON files as they are, "
-            "anything else as JSON Lines), traces, artifacts, or one of "
+            "anything else as JSON Lines), traces, artifacts (in a folder, its manifest.json "
+            "files only), or one of "
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
         ),
     ] = None,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
-from substrate.ingest.detect import file_format
+from substrate.ingest.detect import detect_format, file_format
 from substrate.ingest.earlier import (
     carried_line,
     carry_over,
@@ -291,6 +291,11 @@ class IngestSession:
             self.settle(self.as_last_read, source, key, *known)
             return None
         fmt = file_format(self.options.as_format, entry.rel)
+        if fmt == "artifact" and not asked_for and detect_format(entry.rel) != "artifact":
+            # an artifact folder holds its weights, card and vocabulary beside the manifest:
+            # referenced by it, not manifests themselves
+            self.settle(self.outcome, source, key, status.SKIPPED, "not a manifest.json")
+            return None
         if fmt is None:
             if asked_for:
                 self.settle(self.unknown_format, source, key)

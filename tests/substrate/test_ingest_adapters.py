@@ -14,6 +14,7 @@ from substrate.ingest import (
     ingest_artifacts,
     ingest_documents,
     ingest_file,
+    ingest_path,
     ingest_records,
     ingest_traces,
 )
@@ -346,3 +347,17 @@ def test_trace_and_record_text_keep_non_ascii_readable(tmp_path: Path) -> None:
     (record_id,) = ingest_records(store, [{"meta": {"city": "Zürich"}}])
     assert store.get(trace_id).text == '{"city": "Zürich"} => ["café"]'  # type: ignore[union-attr]
     assert store.get(record_id).text == '{"city": "Zürich"}'  # type: ignore[union-attr]
+
+
+def test_as_artifacts_on_a_folder_reads_its_manifests_only(tmp_path: Path) -> None:
+    model = tmp_path / "registry" / "m1"
+    model.mkdir(parents=True)
+    (model / "manifest.json").write_text('{"kind": "classifier", "meta": {"task": "x"}}')
+    (model / "README.md").write_text("# Model card\n")  # not JSON: was a failed file, exit 1
+    (model / "weights.bin").write_bytes(bytes(range(256)))
+    report = ingest_path(Substrate(), tmp_path / "registry", as_format="artifacts")
+    assert (report.files_added, report.files_failed, report.files_skipped) == (1, 0, 2)
+    assert {f.reason for f in report.files if f.reason} == {"not a manifest.json"}
+    shutil.copy(model / "manifest.json", tmp_path / "model.json")
+    named = ingest_path(Substrate(), tmp_path / "model.json", as_format="artifacts")
+    assert named.files_added == 1  # a file named on its own is read as asked, whatever its name
