@@ -268,7 +268,7 @@ def _report_files(
     if fmt == "json":
         output.emit_json(
             {
-                "clean": not findings,
+                "clean": not findings and not run.errors,  # a file not scanned is no pass
                 "n_findings": len(findings),
                 "n_files": sum(1 for s in run.scans if s.skipped is None),
                 "n_baselined": accepted,

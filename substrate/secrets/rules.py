@@ -109,9 +109,9 @@ _STATED = (
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
-# "| DB_PASSWORD | Wm4#tR8yUe |"; the value fills its cell.
+# "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
-    r"\|[ \t]*" + _KEY + r"[ \t]*\|[ \t]*"
+    r"\|[ \t]*(?:`|\*\*)?" + _KEY + r"(?:`|\*\*)?[ \t]*\|[ \t]*"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s|\"'`]+))[ \t]*(?=\||\r?\n|$)"
 )
 # A line of two tab-separated columns, a key and its value (a TSV export, a pasted sheet).

@@ -50,7 +50,8 @@ class ScanConfig:
     Attributes:
         allow_paths: glob patterns of paths never scanned (``tests/fixtures/*``).
         allow_rules: rule names never reported.
-        max_bytes: inputs larger than this are skipped with a note.
+        max_bytes: larger inputs are not scanned (``skipped`` "too large"; binary ones are
+            skipped as binary); the command line makes that an error.
     """
 
     allow_paths: tuple[str, ...] = ()
@@ -212,6 +213,8 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
         result.skipped = "allowed path"
         return result
     if len(data) > cfg.max_bytes:
+        if _binary_head(data[:BINARY_PROBE_BYTES]):  # a big binary file is skipped as binary
+            return _binary(result)
         result.skipped = "too large"
         result.notes.append(f"skipped: {len(data)} bytes is over the {cfg.max_bytes}-byte cap")
         return result
@@ -221,9 +224,7 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
             data = wide.decode(data, "replace")
     probe = data[:BINARY_PROBE_BYTES]
     if (b"\0" in probe) if isinstance(probe, bytes) else ("\0" in probe):
-        result.skipped = "binary"
-        result.notes.append("skipped: binary content (NUL byte)")
-        return result
+        return _binary(result)
     if isinstance(data, bytes):
         text = data.decode("utf-8", "replace")
         if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
@@ -232,6 +233,20 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
         text = data
     hits = find_secrets(text, syntax=syntax_for(path))
     _collect(result, text, hits, cfg)
+    return result
+
+
+def _binary_head(head: str | bytes) -> bool:
+    """Whether a content's first bytes show it is binary: a NUL byte, unless a byte-order mark
+    says UTF-16 or UTF-32."""
+    if isinstance(head, str):
+        return "\0" in head
+    return b"\0" in head and wide_encoding(head) is None
+
+
+def _binary(result: TextScan) -> TextScan:
+    result.skipped = "binary"
+    result.notes.append("skipped: binary content (NUL byte)")
     return result
 
 
@@ -256,8 +271,12 @@ def scan_file(
     try:
         size = Path(path).stat().st_size
         if size > cfg.max_bytes:
-            note = f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap"
-            return _with_name_scanned(TextScan(shown, skipped="too large", notes=[note]), cfg)
+            with open(path, "rb") as fh:
+                binary = _binary_head(fh.read(BINARY_PROBE_BYTES))
+            result = _binary(TextScan(shown)) if binary else TextScan(shown, skipped="too large")
+            if not binary:
+                result.notes.append(f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap")
+            return _with_name_scanned(result, cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
         unread = TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])

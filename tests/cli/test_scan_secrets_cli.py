@@ -488,7 +488,9 @@ def test_a_staged_file_over_the_size_cap_stops_the_commit(mixle: Run, repo: Path
     git(repo, "add", "dump.sql")
     result = mixle("scan-secrets", "--config", "mixle.toml", "--json")
     assert result.exit_code == 3  # a skipped file with a secret in it would pass otherwise
-    assert result.json()["skipped"] == [] and "cannot scan dump.sql: " in result.json()["errors"][0]
+    report = result.json()
+    assert not report["clean"] and not report["findings"] and not report["skipped"]
+    assert "cannot scan dump.sql: " in report["errors"][0]
     assert GH not in result.stdout + result.stderr
     assert mixle("scan-secrets", "--jsonl").exit_code == 1  # under the default cap: scanned
 

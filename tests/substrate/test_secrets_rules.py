@@ -314,6 +314,8 @@ def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
         ("| api_token | `{}` | rotated monthly |", True),
         ("| password | The user's password | required |", False),  # a table describing fields
         ("| password | required |", False),
+        ("| `API_TOKEN` | `{}` |", True),  # the key in code or bold, as documentation writes it
+        ("| **db_password** | {} |", True),
         ("| `password` | string |", False),
         ("Deploy\n======\n\n:password: {}\n", True),  # a reStructuredText field list
         ("  :db-password: {}", True),

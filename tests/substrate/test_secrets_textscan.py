@@ -86,6 +86,15 @@ def test_huge_input_is_skipped_with_a_note() -> None:
     assert scan.skipped == "too large" and scan.notes and not scan.findings
 
 
+def test_a_binary_input_over_the_cap_is_skipped_as_binary(tmp_path: Path) -> None:
+    cfg = ScanConfig(max_bytes=1000)
+    weights = tmp_path / "model.bin"
+    weights.write_bytes(b"\0" * 5000)
+    assert scan_file(weights, config=cfg).skipped == "binary"
+    assert scan_text(b"\0" * 5000, config=cfg).skipped == "binary"
+    assert scan_text("x" * 5000, config=cfg).skipped == "too large"
+
+
 def test_a_file_of_several_mib_is_scanned_by_default() -> None:
     data = "INSERT INTO notes VALUES (1, 'plain');\n" * 160_000 + f"token={GH}\n"  # 6 MiB
     scan = scan_text(data, path="dump.sql")
