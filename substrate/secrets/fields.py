@@ -37,7 +37,7 @@ MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 # ({"name": "DB_PASSWORD", "value": "..."}), a CloudFormation parameter (ParameterKey,
 # ParameterValue), a CSV of "key,value" rows. The value is judged by the name it is given.
 _NAME_FIELDS = frozenset({"name", "key", "parameterkey", "parametername", "variable", "setting"})
-_VALUE_FIELDS = frozenset({"value", "parametervalue"})
+_VALUE_FIELDS = frozenset({"value", "Value", "VALUE", "parameterValue", "ParameterValue"})
 
 
 def _hits_for(value: str, key: str | None) -> list[Hit]:
@@ -56,14 +56,17 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     return []
 
 
-def _keys_of(mapping: dict[Any, Any]) -> Iterator[tuple[Any, Any, str]]:
-    """``(key, value, the key the value is judged by)`` for each entry of ``mapping``: its own
-    key, or for the value of a named entry (``_NAME_FIELDS``), the name."""
+def _entry_name(mapping: dict[Any, Any]) -> str | None:
+    """The name ``mapping`` gives the value beside it (``_NAME_FIELDS``), if it is such an
+    entry: its ``_VALUE_FIELDS`` value is judged by that name instead of its own key."""
+    if _VALUE_FIELDS.isdisjoint(mapping):  # nearly every mapping: one set operation in C
+        return None
     names = [v for k, v in mapping.items() if isinstance(v, str) and str(k).lower() in _NAME_FIELDS]
-    named = names[0] if len(names) == 1 else None
-    for k, v in mapping.items():
-        name = str(k)
-        yield k, v, named if named is not None and name.lower() in _VALUE_FIELDS else name
+    return names[0] if len(names) == 1 else None
+
+
+def _judged_by(key: Any, named: str | None) -> str:
+    return named if named is not None and key in _VALUE_FIELDS else str(key)
 
 
 def _walk(
@@ -75,14 +78,15 @@ def _walk(
     if isinstance(value, str):
         yield path, key, value
     elif isinstance(value, dict):
-        for i, (k, v, judged_by) in enumerate(_keys_of(value)):
+        named = _entry_name(value)
+        for i, (k, v) in enumerate(value.items()):
             name = str(k)
             # a key can hold a pasted secret too; then the path names its position instead,
             # since field paths are printed
             shown = f"<key {i}>" if _hits_for(name, None) else name
             where = f"{path}.{shown}" if path else shown
             yield f"{where}<key>", None, name
-            yield from _walk(v, where, judged_by, depth + 1)
+            yield from _walk(v, where, _judged_by(k, named), depth + 1)
     elif isinstance(value, _SEQUENCES):
         for i, v in enumerate(value):
             yield from _walk(v, f"{path}[{i}]", key, depth + 1)
@@ -106,13 +110,14 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
     if isinstance(value, str):
         out.append((key, value))
     elif isinstance(value, dict):
-        for k, v, judged_by in _keys_of(value):
+        named = _entry_name(value)
+        for k, v in value.items():
             out.append((None, str(k)))
             if isinstance(v, str):
                 if depth < _MAX_DEPTH:
-                    out.append((judged_by, v))
+                    out.append((_judged_by(k, named), v))
             elif isinstance(v, _CONTAINERS):
-                _strings(v, judged_by, depth + 1, out)
+                _strings(v, _judged_by(k, named), depth + 1, out)
     elif isinstance(value, _SEQUENCES):
         for v in value:
             _strings(v, key, depth + 1, out)
@@ -220,11 +225,13 @@ def _redact(
         return _redact_string(value, _known(hits, value, key), found, copies)
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
-        for k, v, judged_by in _keys_of(value):
+        named = _entry_name(value)
+        for k, v in value.items():
             name = (
                 _redact_string(k, _known(hits, k, None), found, copies) if isinstance(k, str) else k
             )
             kept = None if top and k in LOCATIONS else copies  # a file location keeps its copies
+            judged_by = _judged_by(k, named)
             out[free_key(name, out)] = _redact(v, judged_by, depth + 1, found, kept, hits)
         return out
     if isinstance(value, list):
