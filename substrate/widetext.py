@@ -71,3 +71,9 @@ def _reads_as(data: bytes, wide: WideEncoding) -> bool:
     except UnicodeDecodeError as exc:  # a pair of code units cut by the probe's end is fine
         return exc.start >= len(probe) - 2 * wide.unit and len(data) > len(probe)
     return True
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether content looks binary: a NUL byte in its first 8 KiB (git's rule), unless it is
+    UTF-16 or UTF-32 text."""
+    return b"\x00" in head[:BINARY_PROBE_BYTES] and wide_encoding(head) is None

@@ -9,8 +9,7 @@ read as an artifact registry entry.
 from __future__ import annotations
 
 from substrate.errors import InvalidInputError
-from substrate.limits import BINARY_PROBE_BYTES, INGEST_FORMATS
-from substrate.widetext import wide_encoding
+from substrate.limits import INGEST_FORMATS
 
 FORMATS = INGEST_FORMATS
 
@@ -93,9 +92,3 @@ def detect_format(filename: str) -> str | None:
     if not dot or not stem:
         return "text" if base.lower() in _PLAIN_NAMES else None
     return _EXTENSIONS.get(ext.lower())
-
-
-def is_binary(head: bytes) -> bool:
-    """Whether content looks binary: a NUL byte in its first 8 KiB (git's rule), unless it is
-    UTF-16 or UTF-32 text (``widetext``)."""
-    return b"\x00" in head[:BINARY_PROBE_BYTES] and wide_encoding(head) is None

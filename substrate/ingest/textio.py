@@ -8,10 +8,9 @@ import hashlib
 import os
 import stat
 
-from substrate.ingest.detect import is_binary
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
-from substrate.widetext import WideEncoding, wide_encoding
+from substrate.widetext import WideEncoding, is_binary, wide_encoding
 
 _BOM = b"\xef\xbb\xbf"
 

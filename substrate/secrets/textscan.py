@@ -28,7 +28,7 @@ from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits, safe_repr
-from substrate.widetext import wide_encoding
+from substrate.widetext import is_binary, wide_encoding
 
 log = logging.getLogger(__name__)
 
@@ -213,11 +213,7 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
         result.skipped = "allowed path"
         return result
     if len(data) > cfg.max_bytes:
-        if _binary_head(data[:BINARY_PROBE_BYTES]):  # a big binary file is skipped as binary
-            return _binary(result)
-        result.skipped = "too large"
-        result.notes.append(f"skipped: {len(data)} bytes is over the {cfg.max_bytes}-byte cap")
-        return result
+        return _over_cap(result, len(data), data[:BINARY_PROBE_BYTES], cfg)
     if isinstance(data, bytes):
         wide = wide_encoding(data)
         if wide is not None:  # text, though full of NUL bytes
@@ -236,12 +232,14 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     return result
 
 
-def _binary_head(head: str | bytes) -> bool:
-    """Whether a content's first bytes show it is binary: a NUL byte, unless a byte-order mark
-    says UTF-16 or UTF-32."""
-    if isinstance(head, str):
-        return "\0" in head
-    return b"\0" in head and wide_encoding(head) is None
+def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -> TextScan:
+    """``result`` for an input over the cap: skipped as binary when its first bytes say so,
+    else "too large" (which the command line reports as an error, not a pass)."""
+    if ("\0" in head) if isinstance(head, str) else is_binary(head):
+        return _binary(result)
+    result.skipped = "too large"
+    result.notes.append(f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap")
+    return result
 
 
 def _binary(result: TextScan) -> TextScan:
@@ -272,11 +270,8 @@ def scan_file(
         size = Path(path).stat().st_size
         if size > cfg.max_bytes:
             with open(path, "rb") as fh:
-                binary = _binary_head(fh.read(BINARY_PROBE_BYTES))
-            result = _binary(TextScan(shown)) if binary else TextScan(shown, skipped="too large")
-            if not binary:
-                result.notes.append(f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap")
-            return _with_name_scanned(result, cfg)
+                head = fh.read(BINARY_PROBE_BYTES)
+            return _with_name_scanned(_over_cap(TextScan(shown), size, head, cfg), cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
         unread = TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])

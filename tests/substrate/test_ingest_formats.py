@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.detect import detect_format, is_binary, normalize_format
+from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.frontmatter import (
     MAX_DEPTH,
@@ -20,6 +20,7 @@ from substrate.ingest.formats.frontmatter import (
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.textio import decode_text
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
+from substrate.widetext import is_binary
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
 CTX = ParseContext()
