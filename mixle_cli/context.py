@@ -26,6 +26,18 @@ def is_shard(root: Path) -> bool:
     return (root / "items.jsonl").exists() or (root / "mixle.toml").exists()
 
 
+def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = "") -> None:
+    """Refuse, as a usage error, a scope name that names no scope: an empty one (a variable
+    left unset) or one with white space around it (a stray space would name another scope,
+    printed alike)."""
+    from mixle_cli.errors import usage
+
+    if not name.strip():
+        usage(f"{what} is empty{empty_hint}")
+    if name != name.strip():
+        usage(f"{what} has white space around it")
+
+
 @dataclass
 class AppState:
     shard_option: str | None = None
@@ -55,11 +67,8 @@ class AppState:
         """``scope`` (from a read command's ``--scope``), refused when the caller may not read
         it: its items would be filtered out one by one, and an empty answer would look like
         an empty scope. The refusal depends on the team alone, not on what the shard holds."""
-        if scope is not None and (not scope.strip() or scope != scope.strip()):
-            from mixle_cli.errors import usage
-
-            # no scope is named so: a variable left unset, or a stray space
-            usage(f"the scope {'has white space around it' if scope.strip() else 'is empty'}")
+        if scope is not None:
+            check_scope_name(scope)
         if scope is not None and not self.can_read(scope):
             from substrate import AccessDeniedError, safe_repr
 
@@ -73,11 +82,11 @@ class AppState:
     def write_scope(self, scope: str | None) -> str:
         """The scope a write goes to (given, else the default), if the caller may write it:
         a scope it reads, and without approvers unless the caller is one."""
-        from mixle_cli.errors import FOUND, fail, usage
+        from mixle_cli.errors import FOUND, fail
         from substrate import safe_repr
 
-        if scope is not None and not scope.strip():
-            usage("the scope is empty; leave --scope out for the default one")
+        if scope is not None:
+            check_scope_name(scope, empty_hint="; leave --scope out for the default one")
         target = scope or self.default_scope()
         if not self.can_read(target):
             who, where = safe_repr(self.team), safe_repr(target)

@@ -58,7 +58,7 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def refuse_secret_names(**names: str | None) -> None:
+def refuse_unfit_names(**names: str | None) -> None:
     """Refuse names that look like secrets, hold control characters or have white space
     around them (scopes, approvers, who published or proposed).
 
@@ -100,7 +100,7 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 "secrets; flatten it"
             )
     # an id is shown everywhere the item is (packets, citations), and never masked
-    refuse_secret_names(scope=item.scope, item_id=item.id)
+    refuse_unfit_names(scope=item.scope, item_id=item.id)
     scan = scan_item(item)
     if scan.clean:
         return GateResult(item, 0, [])

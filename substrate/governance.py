@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
-from substrate.gate import refuse_secret_names
+from substrate.gate import refuse_unfit_names
 from substrate.secrets import safe_repr
 from substrate.settings import Settings
 from substrate.visibility import visible_scopes
@@ -49,7 +49,7 @@ class Governance:
         """Add ``who`` as an approver for ``scope`` (chainable)."""
         if not who or not scope:
             raise InvalidInputError("grant needs a name and a scope")
-        refuse_secret_names(approver=who, scope=scope)
+        refuse_unfit_names(approver=who, scope=scope)
         self.approvers.setdefault(scope, set()).add(who)
         return self
 
@@ -197,7 +197,7 @@ def grant_approver(
     """
     if not who or not scope:
         raise InvalidInputError("grant needs a name and a scope")
-    refuse_secret_names(approver=who, scope=scope)  # before a refusal repeats the scope's name
+    refuse_unfit_names(approver=who, scope=scope)  # before a refusal repeats the scope's name
     require_readable(scope, scopes, team=team, action="administer")
     with _changing_governance(substrate) as governance:
         if not _may_administer(governance, by, scope):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
-from substrate.gate import refuse_secret_names
+from substrate.gate import refuse_unfit_names
 from substrate.governance import Governance, load_governance, require_readable
 from substrate.item import SubstrateItem
 from substrate.secrets import safe_repr, safe_text
@@ -92,7 +92,7 @@ def propose(
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("propose needs a target scope")
-    refuse_secret_names(target_scope=to, proposer=by)
+    refuse_unfit_names(target_scope=to, proposer=by)
     require_readable(to, scopes, team=team, action="propose")
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="proposed")
     there = [i.id for i in items if i.scope == to]

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
-from substrate.gate import refuse_secret_names
+from substrate.gate import refuse_unfit_names
 from substrate.governance import (
     authorize_publish,
     authorize_write,
@@ -164,7 +164,7 @@ def publish(
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
-    refuse_secret_names(target_scope=to, publisher=by)
+    refuse_unfit_names(target_scope=to, publisher=by)
     require_readable(to, scopes, team=team, action="publish")
     authorize_publish(load_governance(substrate), to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
@@ -249,7 +249,7 @@ def merge_versions(
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
     if prefer not in ("latest", "keep"):
         raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")
-    refuse_secret_names(merger=by)  # recorded in the history as it is, like a publisher
+    refuse_unfit_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:
         keep, other = require_items(substrate, [keep_id, other_id], scopes)
     else:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import AppState, state
+from mixle_cli.context import AppState, check_scope_name, state
 from mixle_cli.errors import usage
 from mixle_cli.evidence import given_ids, item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
@@ -65,15 +65,6 @@ def _shared(app_state: AppState) -> list[str]:
     return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
 
 
-def _check_target(to: str) -> None:
-    """A ``--to`` that names no scope is a usage error, whoever the caller reads as (else a
-    team would be told it may not enter '', and no team that it needs a scope)."""
-    if not to.strip():
-        usage("--to is empty: name the scope")
-    if to != to.strip():
-        usage("--to has white space around it")
-
-
 def publish_cmd(
     ctx: typer.Context,
     ids: IdsArg,
@@ -91,7 +82,7 @@ def publish_cmd(
     who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
-    _check_target(to)
+    check_scope_name(to, "--to", empty_hint=": name the scope")  # whoever the caller reads as
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         for item_id in ids:  # a missing id is said before a refusal of the target
@@ -259,7 +250,7 @@ def propose_cmd(
     who = app_state.acting_name(by)
     team = app_state.team
     scopes = app_state.scopes
-    _check_target(to)
+    check_scope_name(to, "--to", empty_hint=": name the scope")  # whoever the caller reads as
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         already = set()

@@ -302,7 +302,7 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
-    too_large = sum(1 for what, _ in run.errors if what.startswith("cannot scan "))
+    too_large = sum(1 for s in run.scans if s.skipped == _TOO_LARGE)  # each is in run.errors
     if len(run.errors) > too_large:
         tail += f"; {len(run.errors) - too_large} could not be read"
     if too_large:

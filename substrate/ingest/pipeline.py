@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from substrate.errors import InvalidInputError, NotFoundError
-from substrate.gate import refuse_secret_names
+from substrate.gate import refuse_unfit_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import file_format, normalize_format
@@ -83,7 +83,7 @@ def _resolve_options(
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
         tags = [tags]
-    refuse_secret_names(scope=scope)  # before anything names a cache entry after it
+    refuse_unfit_names(scope=scope)  # before anything names a cache entry after it
     return IngestOptions(
         scope=scope,
         tags=tuple(dict.fromkeys(str(t) for t in tags)),
