@@ -35,8 +35,12 @@ _MAX_DEPTH = 64
 MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 # A setting written as an entry with its name beside its value: a Kubernetes env entry
 # ({"name": "DB_PASSWORD", "value": "..."}), a CloudFormation parameter (ParameterKey,
-# ParameterValue), a CSV of "key,value" rows. The value is judged by the name it is given.
-_NAME_FIELDS = frozenset({"name", "key", "parameterkey", "parametername", "variable", "setting"})
+# ParameterValue), an Elastic Beanstalk option (OptionName, Value), a CSV of "key,value"
+# rows. The value is judged by the name it is given.
+_NAME_FIELDS = frozenset(
+    {"name", "key", "parameter", "parameterkey", "parametername", "property", "option"}
+    | {"optionname", "variable", "setting", "field"}
+)
 _VALUE_FIELDS = frozenset({"value", "Value", "VALUE", "parameterValue", "ParameterValue"})
 
 

@@ -67,11 +67,17 @@ def test_a_named_entry_s_value_is_judged_by_its_name() -> None:
         payload={
             "env": [{"name": "DB_PASSWORD", "value": PASSWORD}, {"name": "MODE", "value": "x7"}],
             "params": [{"ParameterKey": "ApiToken", "ParameterValue": rnd(32)}],
+            "options": [{"Namespace": "aws:rds", "OptionName": "DBPassword", "Value": PASSWORD}],
             "row": {"key": "LOG_LEVEL", "value": rnd(32)},  # not a secret's name
         },
     )
     fields = [f.field for f in scan_item(item).findings]
-    assert fields == ["text", "payload.env[0].value", "payload.params[0].ParameterValue"]
+    assert fields == [
+        "text",
+        "payload.env[0].value",
+        "payload.params[0].ParameterValue",
+        "payload.options[0].Value",
+    ]
     stored = admit(item).item
     assert PASSWORD not in str(stored.payload) + stored.text
     assert stored.payload["env"][1]["value"] == "x7"
