@@ -118,6 +118,17 @@ _TABLE_CELLS = (
 _TAB_COLUMNS = (
     r"(?<![^\n])[ \t]*" + _KEY + r"\t+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))[ \t]*(?=\r?\n|$)"
 )
+# An entry naming its value, as Kubernetes env lists and CloudFormation parameters write
+# settings: "name: DB_PASSWORD" then "value: ..." (on the next line in YAML), or
+# {"ParameterKey": "DbPassword", "ParameterValue": "..."}. The gate judges such entries of a
+# stored payload alike (``secrets.fields``).
+_NAMED_VALUE = (
+    r"""(?<![\w.\-])["']?(?i:(?:parameter|option)?(?:name|key))["']?[ \t]*[:=][ \t]*["']?"""
+    + _KEY
+    + r"""["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?"""
+    r"""["']?(?i:(?:parameter)?value)["']?[ \t]*[:=][ \t]*"""
+    r"(?:" + _QUOTED + r"|" + _BARE + r")"
+)
 _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
@@ -312,6 +323,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
     _generic(_TABLE_CELLS, "|", "| password | literal |, a table row"),
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
+    _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
 )
 

@@ -327,6 +327,12 @@ def assert_password_found(text: str, secret: bool) -> None:
         ("name\tvalue\nDB_PASSWORD\t{}\n", True),  # two tab-separated columns
         ("password\tsecret\n", False),
         ("the password\t{}", False),  # the key must open the line
+        ('{{"name": "DB_PASSWORD", "value": "{}"}}', True),  # an entry naming its value
+        ("env:\n  - name: DB_PASSWORD\n    value: {}\n", True),  # ... in YAML, over two lines
+        ('"ParameterKey": "DbPassword", "ParameterValue": "{}"', True),
+        ("- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {}", False),
+        ("- name: LOG_LEVEL\n  value: {}", False),
+        ("hostname: DB_PASSWORD\nvalue: {}", False),
     ],
 )
 def test_a_key_and_its_value_side_by_side(text: str, secret: bool) -> None:
