@@ -47,7 +47,6 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
-    named_terms,
     states_frame,
     terms_said,
     topic_text,
@@ -246,10 +245,10 @@ def _gathered(
 
 
 def _found_nothing(question: str, answerer: object) -> str:
-    """Why the answerer gave no answer: for the extractive one, which quotes only a sentence
-    carrying the names a question asks of, what it was asked of ("Tokyo")."""
-    extractive = getattr(answerer, "label", "") == "extractive"  # (it imports this module)
-    names = words_for(question, named_terms(question, proper=True)) if extractive else []
+    """Why the answerer gave no answer: for one that quotes only sentences about the names a
+    question asks of (``asked_of``), what it was asked of ("Tokyo")."""
+    asked_of = getattr(answerer, "asked_of", None)
+    names = words_for(question, asked_of(question)) if asked_of is not None else []
     if names:
         asked_of = " ".join(names)
         return (

@@ -139,20 +139,12 @@ class ExtractiveAnswerer:
         total = sum(weight.values())
         scored = []
         topic = wanted - frame.keys()
-        # what one question asks of a name ("the Tokyo office", "Oskar Brandt's salary") is
-        # not said by a sentence about another name, nor by one that only names it (a text of
-        # several sentences, a paper's title and abstract, is asked of no name in particular)
-        if frame:
-            subject = named_terms(question) & topic
-        elif len(sentences(question)) <= 1:
-            subject = named_terms(question, proper=True) & topic
-        else:
-            subject = frozenset()
+        subject = _subject(question, topic, bool(frame))
         about = topic - subject if subject else frozenset()
         for pos, (n, sentence, have, said) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
-            if not subject <= have or (about and not have & about):
+            if subject and not (have & subject and (not about or have & about)):
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
@@ -186,12 +178,31 @@ class ExtractiveAnswerer:
             sources.add(n)
             best = best or (have, share)
             used += len(quote) + 1
-        return " ".join(chosen)
+        # each sentence speaks of a name asked of; together they must speak of them all
+        return " ".join(chosen) if subject <= covered else ""
+
+    def asked_of(self, question: str) -> frozenset[str]:
+        """The names ``question`` asks something of (``_subject``)."""
+        wanted = asked_terms(question)
+        frame = frame_of(question, wanted)
+        return _subject(question, wanted - frame.keys(), bool(frame))
 
     def __call__(self, question: str, context: str) -> str:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
+
+
+def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:
+    """The names of ``topic`` that ``question`` asks something of ("the Tokyo office", "Oskar
+    Brandt's salary"): what it asks is not said by a sentence about another name, nor by one
+    that only names them. A text of several sentences (a paper's title and abstract) is asked
+    of no name in particular."""
+    if framed:
+        return named_terms(question) & topic
+    if len(sentences(question)) <= 1:
+        return named_terms(question, proper=True) & topic
+    return frozenset()
 
 
 @dataclass

@@ -684,6 +684,22 @@ def test_what_a_question_asks_of_a_name_is_not_said_of_another_or_left_unsaid() 
         assert said in (answer_from_substrate(s, question, ExtractiveAnswerer()).answer or "")
 
 
+def test_a_question_about_two_names_quotes_a_sentence_about_each() -> None:
+    s = Substrate()
+    s.add("text", "The Tokyo office is open 9 to 5.")
+    s.add("text", "The Tallinn office opens at 8.")
+    for question in (
+        "When do the Tokyo and Tallinn offices open?",
+        "Which office opens, Tokyo or Tallinn?",
+    ):
+        answer = answer_from_substrate(s, question, ExtractiveAnswerer()).answer or ""
+        assert "9 to 5" in answer and "at 8" in answer, question
+    only_one = Substrate()
+    only_one.add("text", "The Tokyo office is open 9 to 5.")
+    result = answer_from_substrate(only_one, question, ExtractiveAnswerer())
+    assert result.abstained  # what is asked of Tallinn is said nowhere
+
+
 @pytest.mark.parametrize(
     ("text", "names"),
     [
