@@ -62,8 +62,7 @@ from substrate.retrieval import (
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import safe_text
-from substrate.secrets.engine import find_secrets
-from substrate.secrets.scan import without_secrets
+from substrate.secrets.scan import detect_and_redact, without_secrets
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -158,6 +157,7 @@ class Answer:
             "confidence_kind": CONFIDENCE_KIND,
             "note": self.note,
             "citations": citations,
+            "stated_secrets": self.stated_secrets,
         }
 
 
@@ -362,8 +362,8 @@ def answer_from_substrate(
         else:
             text = answerer(question, packet.render())
         # the evidence holds no secret, but an answerer may add one (from its own context)
-        stated = len(find_secrets((text or "").strip()))
-        text = safe_text((text or "").strip()) or None
+        found, masked = detect_and_redact((text or "").strip())
+        stated, text = len(found.findings), masked or None
         if text:
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"

@@ -14,7 +14,7 @@ from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
-from substrate.secrets.engine import find_secrets
+from substrate.secrets.engine import MASK_LEAD, find_secrets
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -219,6 +219,7 @@ def check_factuality(
     k: int = 4,
     scope: str | None = None,
     scopes: Iterable[str] | None = None,
+    masked_credentials: bool = False,
 ) -> FactualityReceipt:
     """Ground each claim of ``answer`` against ``substrate``.
 
@@ -233,6 +234,8 @@ def check_factuality(
         k: evidence items retrieved per claim.
         scope: restrict to one access scope.
         scopes: the scopes the caller may read (None: all).
+        masked_credentials: ``answer`` stated credentials, masked since (``Answer.
+            stated_secrets``): a claim holding a mask is as unconfirmable as one stating one.
     """
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
@@ -241,15 +244,15 @@ def check_factuality(
     allowed = merge_scopes(scope, scopes)
     checked = []
     for claim in extract(strip_citations(answer)):
-        hits = ranked(substrate, claim, k, scopes=allowed)
-        best = max((score for _, score in hits), default=0.0)
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
-        stated = bool(find_secrets(claim))
+        stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
+        hits = [] if stated else ranked(substrate, claim, k, scopes=allowed)
+        best = max((score for _, score in hits), default=0.0)
         backing = [
             (item, score)
             for item, score in hits
-            if not stated and score >= min_score and corroborates(item.text or "", claim)
+            if score >= min_score and corroborates(item.text or "", claim)
         ]
         checked.append((claim, best, backing))
     # one name per item across the receipt; masked, as receipts travel with answers

@@ -184,7 +184,12 @@ def ask_cmd(
     )
     receipt, miscited = None, []
     if answer.answer is not None:
-        receipt = check_factuality(substrate, answer.answer, scopes=app_state.scopes)
+        receipt = check_factuality(
+            substrate,
+            answer.answer,
+            scopes=app_state.scopes,
+            masked_credentials=bool(answer.stated_secrets),
+        )
         packet = answer.context
         miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)
     if json:

@@ -304,6 +304,17 @@ def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
     assert result.exit_code == 1 and why in result.stderr
 
 
+def test_a_claim_stating_a_credential_is_not_grounded_in_json_either(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    # masked alike, the key the model made up read as the one a source holds: 100% grounded
+    reply = "Refunds use the key AKIAB2C3D4E5F6G7H2J4 within 30 days. [1]"
+    cmd = replying(tmp_path, reply)
+    data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json").json()
+    assert data["stated_secrets"] == 1 and "AKIAB2C3D4E5F6G7H2J4" not in data["answer"]
+    assert data["factuality"]["n_unsupported"] == data["factuality"]["n_claims"] == 1
+
+
 def test_an_answer_citing_only_sources_it_was_not_given_cites_none(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
