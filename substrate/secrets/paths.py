@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from substrate.secrets.engine import Hit, find_secrets, shifted_hit
 from substrate.secrets.scan import redact_hits
+from substrate.secrets.screen import may_hold_secret
 
 # Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads).
 PATH_KEYS = frozenset({"path", "source"})
@@ -23,7 +24,8 @@ def find_secrets_in_path(path: str) -> list[Hit]:
         return hits
     start = 0
     for part in path.split("/"):
-        for hit in find_secrets(part):
+        # folder names recur from path to path: the screen's verdict on each is remembered
+        for hit in find_secrets(part) if may_hold_secret(part) else ():
             begin, end = hit.start + start, hit.end + start
             if not any(h.start < end and begin < h.end for h in hits):
                 hits.append(shifted_hit(hit, start))
