@@ -449,8 +449,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         quoted = group != "su"
         if not worth_reporting(secret, strength="password", quoted=quoted, assigned=False):
             return False
-        # "the password is stored", "Your password is 'incorrect!'": prose, not a value
-        return not secret.strip(_PROSE_MARKS).isalpha()
+        # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
+        # prose, not a value
+        word = secret.strip(_PROSE_MARKS)
+        return not (word.isalpha() or _DESCRIBED.fullmatch(word))
     if kind == "credential":
         return credential_ok(secret)
     if kind == "url":
@@ -465,6 +467,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+# A compound word describing a password rather than being one: "2FA-protected",
+# "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".
+_DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")
 
 
 def _field_list(m: re.Match[str], text: str) -> bool:

@@ -296,6 +296,9 @@ def test_rules_are_declarative_and_compile() -> None:
         ("print('the password is wrong?')", False),
         ("the password is 'sunshine'", False),  # a word quoted: prose as often as not
         ("the key is {}", False),  # password words only
+        ("The password is 2FA-protected.", False),  # a compound describing it
+        ("the password is case-sensitive", False),
+        ("the password is s3cret-sauce", True),
     ],
 )
 def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
