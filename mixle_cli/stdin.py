@@ -15,6 +15,13 @@ def stdin_bytes() -> bytes:
     return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode()
 
 
+def refuse_a_terminal(message: str) -> None:
+    """A usage error when standard input is a terminal: reading it would wait, silently, for
+    the user to type (``message`` says what to give instead)."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        usage(message)
+
+
 def stdin_text() -> str:
     """Standard input as UTF-8 text (anything else is a usage error)."""
     data = stdin_bytes()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,6 +18,7 @@ from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import piped, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.stdin import refuse_a_terminal
 
 if TYPE_CHECKING:
     from substrate import (
@@ -253,8 +253,8 @@ def _read_text(text: str | None) -> str:
     """The text to verify, from the argument or standard input, as given: a claim stating a
     credential is never supported, so the check must see it (the receipt masks the claims it
     prints back)."""
-    if text is None and sys.stdin is not None and sys.stdin.isatty():
-        usage("give the TEXT to verify, or - to read it from standard input")
+    if text is None:
+        refuse_a_terminal("give the TEXT to verify, or - to read it from standard input")
     body = piped("-" if text is None else text)
     if not body.strip():
         usage("the text is empty")

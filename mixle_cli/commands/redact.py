@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import string
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +11,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import stdin_bytes
+from mixle_cli.stdin import refuse_a_terminal, stdin_bytes
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.widetext import WideEncoding, wide_encoding
 
@@ -61,8 +60,7 @@ def redact(
     if any(name != "rule" for name in fields):
         usage("--mask may use {rule} and no other {...} field")
     if source is None:
-        if sys.stdin is not None and sys.stdin.isatty():  # it would wait, silently, for typing
-            usage("give the FILE to redact, or - to read it from standard input")
+        refuse_a_terminal("give the FILE to redact, or - to read it from standard input")
         source = "-"
     from substrate import safe_text
     from substrate.secrets.scan import detect_and_redact

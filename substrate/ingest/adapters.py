@@ -42,6 +42,7 @@ from substrate.ingest.session import too_large
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.limits import DEFAULT_MAX_FILE_SIZE
+from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -471,7 +472,7 @@ def ingest_artifacts(
 def _file_skipped(report: IngestReport | None, name: str, reason: str) -> None:
     """Record a file left out on purpose (too large) in the report, or say so."""
     if report is None:
-        log.warning("%s skipped: %s", name, reason)
+        log.warning("%s skipped: %s", safe_path(name), reason)
     else:
         report.files.append(FileOutcome(name, status.SKIPPED, name, reason))
 

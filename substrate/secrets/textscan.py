@@ -25,7 +25,8 @@ from substrate.cpus import capped_workers
 from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
-from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
+from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits, safe_repr
 from substrate.widetext import is_binary, wide_encoding
@@ -363,7 +364,7 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     """``result`` with the secrets in its path reported (line 0), unless the path is allowed,
     and masked in the path of the result and of each finding."""
     name = result.path
-    hits = find_secrets(name)
+    hits = find_secrets_in_path(name)  # a key may be a whole folder's name
     if not hits:
         return result
     shown = redact_hits(name, hits)
@@ -401,6 +402,6 @@ def _preview(
     masked = redact_hits(line_text, local, copies=shown).rstrip("\r")
     if len(masked) <= _PREVIEW_WIDTH:
         return masked
-    anchor = masked.find("[REDACTED:")
+    anchor = masked.find(MASK_LEAD)
     lo = max(0, anchor - _PREVIEW_WIDTH // 3)
     return ("\u2026" if lo else "") + masked[lo : lo + _PREVIEW_WIDTH] + "\u2026"

@@ -248,6 +248,17 @@ def test_binary_huge_and_invalid_utf8_files(mixle: Run, work: Path) -> None:
     assert "latin.cfg: invalid UTF-8 replaced before scanning" in result.stderr
 
 
+def test_a_key_named_as_a_folder_is_a_finding_and_masked(mixle: Run, work: Path) -> None:
+    key = "AKIA" + "Z7Q2M4X9B6N3V8C1"
+    (work / "keys" / key).mkdir(parents=True)
+    (work / "keys" / key / "notes.md").write_text("hello\n", encoding="utf-8")
+    result = mixle("scan-secrets", "keys")
+    assert result.exit_code == 1 and key not in result.stdout + result.stderr
+    assert "keys/[REDACTED:aws_access_key]/notes.md: aws_access_key: in the file's name" in (
+        result.stdout
+    )
+
+
 def test_unreadable_and_special_files_are_operational_errors(mixle: Run, work: Path) -> None:
     dirty(work)
     result = mixle("scan-secrets", "deploy.py", "nope.py")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from substrate.ingest import IngestReport, ingest_path
+from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.textio import read_unless_binary
 from substrate.store import Substrate
@@ -256,7 +256,6 @@ def test_adapters_report_what_the_gate_refuses(tmp_path: Path) -> None:
 
 def test_a_manifest_that_is_a_folder_or_too_large_is_reported(tmp_path: Path) -> None:
     # a folder named manifest.json was passed over without a word; size had no limit here
-    from substrate.ingest import ingest_artifacts
 
     registry = tmp_path / "registry"
     (registry / "odd" / "manifest.json").mkdir(parents=True)
@@ -274,6 +273,20 @@ def test_a_manifest_that_is_a_folder_or_too_large_is_reported(tmp_path: Path) ->
     outcomes = {Path(f.source).parent.name: (f.status, f.reason) for f in report.files}
     assert outcomes["odd"] == ("failed", "a folder, not a manifest file")
     assert outcomes["big"][0] == "skipped" and "larger than the size limit" in outcomes["big"][1]
+
+
+def test_a_manifest_skipped_without_a_report_is_logged_with_its_path_masked(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    key = "AKIA" + "Z7Q2M4X9B6N3V8C1"
+    folder = tmp_path / "registry" / key
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"kind": "model", "blob": "' + "x" * 200 + '"}')
+    store = Substrate(tmp_path / "shard")
+    store.settings.data["ingest"] = {"max_file_size": 100}
+    with caplog.at_level("WARNING"):
+        assert ingest_artifacts(store, tmp_path / "registry") == []
+    assert "skipped" in caplog.text and key not in caplog.text
 
 
 def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
