@@ -60,6 +60,11 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     return []
 
 
+def holds_secret(value: str, key: str | None = None) -> bool:
+    """Whether ``value``, found under ``key``, holds a secret the write-time gate masks."""
+    return bool(_hits_for(value, key))
+
+
 def _entry_name(mapping: dict[Any, Any]) -> str | None:
     """The name ``mapping`` gives the value beside it (``_NAME_FIELDS``), if it is such an
     entry: its ``_VALUE_FIELDS`` value is judged by that name instead of its own key."""

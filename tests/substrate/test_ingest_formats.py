@@ -390,6 +390,21 @@ def test_tsv_and_sniffed_semicolons() -> None:
     assert [s.payload for s in commas.segments] == [{"a": "x;y", "b": "2"}, {"a": "z", "b": "3"}]
 
 
+@pytest.mark.parametrize("fmt,sep", [("csv", ","), ("tsv", "\t")])
+def test_a_headerless_list_of_secret_settings_is_read_as_key_value_records(
+    fmt: str, sep: str
+) -> None:
+    rows = [("DB_PASSWORD", "Tr0ub4dor&3x!"), ("API_TOKEN", "q8Zr2LmX9vB4nW7k")]
+    parsed = _parse(fmt, "".join(f"{k}{sep}{v}\n" for k, v in rows))
+    assert [s.payload for s in parsed.segments] == [{"key": k, "value": v} for k, v in rows]
+    assert parsed.segments[0].line_start == 1
+    # an ordinary header stays one, even over settings that name a secret
+    named = _parse(fmt, f"name{sep}value\nDB_PASSWORD{sep}Tr0ub4dor&3x!\n")
+    assert [s.payload for s in named.segments] == [
+        {"name": "DB_PASSWORD", "value": "Tr0ub4dor&3x!"}
+    ]
+
+
 def test_a_csv_cell_larger_than_the_csv_modules_default_limit_is_read() -> None:
     note = "word " * 40_000  # 200 KB in one quoted cell
     parsed = _parse("csv", f'id,note\n1,"{note}"\n')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -197,6 +198,16 @@ def test_secrets_are_redacted_and_counted(tmp_path: Path) -> None:
     assert SECRET in plain.all()[0].text
     assert kept.redactions == 0 and kept.unredacted_secrets == 1
     assert kept.as_dict()["unredacted_secrets"] == 1
+
+
+@pytest.mark.parametrize("name,sep", [("settings.csv", ","), ("settings.tsv", "\t")])
+def test_a_headerless_settings_file_stores_no_secret(tmp_path: Path, name: str, sep: str) -> None:
+    secrets = ["Tr0ub4dor&3x!", "q8Zr2LmX9vB4nW7k"]
+    (tmp_path / name).write_text(f"DB_PASSWORD{sep}{secrets[0]}\nAPI_TOKEN{sep}{secrets[1]}\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    stored = json.dumps([i.to_json() for i in store.all()])
+    assert not [s for s in secrets if s in stored] and report.redactions == 2
 
 
 def test_files_screened_whole_store_exactly_what_the_gate_stores(

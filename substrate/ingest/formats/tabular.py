@@ -9,6 +9,11 @@ whose quotes do not follow CSV's is read again with quotes as plain characters.
 
 Header cells name the fields: an empty one is named after its column (``column 3``), and a
 repeated one gets its rank (``a (2)``), so that no value is lost under another's name.
+
+A two-column file whose first row is a secret setting (``DB_PASSWORD,s3cr3t``) has no header:
+it is a list of settings, read as ``key`` / ``value`` records, so that the write-time gate
+judges each value by the name beside it (taken as a header, the first secret would be stored
+as a field name, and every value would be judged by it).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import io
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.secrets.fields import holds_secret
 
 _SNIFF_DELIMITERS = ",;\t|"
 
@@ -49,6 +55,11 @@ def field_names(cells: list[str]) -> list[str]:
         seen.add(name)
         names.append(name)
     return names
+
+
+def _secret_setting(row: list[str]) -> bool:
+    """Whether a first row is a name and the secret it names, not a header."""
+    return len(row) == 2 and holds_secret(row[1], row[0].strip())
 
 
 def parse_delimited(
@@ -87,8 +98,10 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                 parsed.dropped += 1
                 continue
             if header is None:
-                header = field_names(row)
-                continue
+                if not _secret_setting(row):
+                    header = field_names(row)
+                    continue
+                header = ["key", "value"]  # a headerless list of settings: a record too
             if len(row) != len(header):
                 parsed.issues.append(
                     LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
