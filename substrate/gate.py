@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,16 +54,14 @@ def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
     return {"count": count, "rules": rules}
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def refuse_unfit_names(**names: str | None) -> None:
     """Refuse names that look like secrets, hold control characters or have white space
     around them (scopes, approvers, who published or proposed).
 
     Names are stored, compared and printed as they are: masking one would change what it
     names, so a secret pasted as a name is refused instead; a control character would break
-    the cache keys (a scope follows a NUL), lines and tables they are written into; and
+    the cache keys (a scope follows a NUL), lines and tables they are written into, and an
+    invisible one (a zero-width space) would name another scope printed alike; and
     "public " would be another scope than "public", printed alike (a grant would gate the
     wrong one, and what is written there would be hidden from every team).
 
@@ -72,8 +69,10 @@ def refuse_unfit_names(**names: str | None) -> None:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
-        if name and _CONTROL.search(name):
-            raise InvalidInputError(f"the {what.replace('_', ' ')} cannot hold control characters")
+        if name and not name.isprintable():
+            raise InvalidInputError(
+                f"the {what.replace('_', ' ')} cannot hold invisible or control characters"
+            )
         if name and name != name.strip():
             raise InvalidInputError(f"the {what.replace('_', ' ')} has white space around it")
         if name and find_secrets(name):

@@ -267,7 +267,7 @@ def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None
     Raises:
         AccessDeniedError: with what to do instead.
     """
-    instead = f"write to your own scope, then `mixle propose ID --to {scope}`"
+    instead = f"write it to a scope without approvers, then `mixle propose ID --to {scope}`"
     _require_approver(load_governance(substrate), by, scope, instead=instead)
 
 

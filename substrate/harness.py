@@ -131,9 +131,14 @@ def support_triage_harness(
     *,
     escalate: Callable[[str, Any], str] | None = None,
     max_chars: int = 2000,
+    scopes: Collection[str] | None = None,
 ) -> Harness:
     """Support triage: answer from the shard's items only, refuse empty or oversized requests,
-    and escalate whatever the items cannot support (never guess at a customer)."""
+    and escalate whatever the items cannot support (never guess at a customer).
+
+    ``scopes``: the scopes the caller may read (None: every scope); the answers draw on
+    nothing else.
+    """
 
     def validate(request: str) -> str | None:
         if not request.strip():
@@ -143,7 +148,7 @@ def support_triage_harness(
         return None
 
     return Harness(
-        Reasoner(answerer, substrate=substrate, retrieve_min_score=0.2),
+        Reasoner(answerer, substrate=substrate, retrieve_min_score=0.2, scopes=scopes),
         name="support-triage",
         description="answer support questions from the knowledge base or escalate to a human",
         validate=validate,

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
-from substrate.gate import refuse_unfit_names
+from substrate.gate import admit, refuse_unfit_names
 from substrate.governance import (
     authorize_publish,
     authorize_write,
@@ -401,12 +401,27 @@ class Space:
                 wanted.append(item)
         return views_among(visible, wanted)
 
-    def add(self, *, scope: str | None = None, **kw: Any) -> str:
-        """Add an item to the team's scope (or to a shared scope it can see)."""
+    def add(
+        self, *, scope: str | None = None, by: str | None = None, redact: bool = True, **kw: Any
+    ) -> str:
+        """Add an item to the team's scope (or to a shared scope it can see), as ``mixle add``
+        does for the team: through the write-time gate (``redact=False`` keeps secrets),
+        linking only to items the team can read, and into a scope with approvers only for
+        one of them (``by``, default the team).
+
+        Raises:
+            AccessDeniedError: the team may not write to the scope, or needs approval there.
+            NotFoundError: a link names an item the team cannot read (or none).
+        """
         target = scope or self.team
         if target not in self.scopes:
             raise AccessDeniedError(f"team {self.team!r} may not write to scope {target!r}")
-        return self.substrate.add(scope=target, **kw)
+        authorize_write(self.substrate, target, by=by or self.team)
+        item = SubstrateItem(scope=target, **kw)
+        missing = [i for i in item.links if visible_item(self.substrate, i, self.scopes) is None]
+        if missing:
+            raise NotFoundError(f"no item with id {', '.join(missing)} to link to")
+        return self.substrate.put(admit(item, redact=redact).item)
 
     def get(self, item_id: str) -> SubstrateItem | None:
         """The item if it is visible to the team, else None (as if it did not exist).

@@ -39,8 +39,9 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope
         return None
-    if not isinstance(team, str) or not team or team != team.strip():
-        # empty (a template's unset variable must not open every scope), blank, or spaced
+    if not isinstance(team, str) or not team or team != team.strip() or not team.isprintable():
+        # empty (a template's unset variable must not open every scope), blank, spaced, or
+        # holding invisible characters
         raise ShardError(
             f"{settings.path}: [shard] team must be a team name, not {team!r} (remove the "
             "line to read every scope)"
@@ -51,6 +52,8 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
 def _team_name(team: str, what: str) -> str:
     if team != team.strip():
         raise InvalidInputError(f"{what} has white space around it")
+    if not team.isprintable():  # it is printed in messages: no terminal escapes, no look-alikes
+        raise InvalidInputError(f"{what} cannot hold invisible or control characters")
     return team
 
 

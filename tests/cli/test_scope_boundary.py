@@ -499,3 +499,16 @@ def test_an_empty_team_name_is_refused_not_read_as_every_scope(
     result = CliRunner().invoke(app, ["--shard", str(shard.root), *args, "ls", "--json"], env=env)
     assert result.exit_code == 2, result.stdout
     assert "empty" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [(["--as", "al\x1b[31mpha"], {}), (["--as", "alpha\u200b"], {}), ([], {"MIXLE_TEAM": "a\nb"})],
+)
+def test_a_team_name_with_invisible_characters_is_refused(
+    shard: Fixture, args: list[str], env: dict[str, str]
+) -> None:
+    # printed in refusals (a terminal would obey the escape), and a look-alike of another team
+    result = CliRunner().invoke(app, ["--shard", str(shard.root), *args, "ls", "--json"], env=env)
+    assert result.exit_code == 2, result.stdout
+    assert "invisible or control characters" in result.stderr and "\x1b" not in result.stderr

@@ -277,6 +277,46 @@ def test_space_sees_own_and_shared_but_not_other_teams(store: Substrate) -> None
         ops.add(kind="text", text="x", scope="dev")
 
 
+def test_space_adds_as_the_team_writes(tmp_path: Path) -> None:
+    from substrate.governance import Governance, save_governance
+
+    store = Substrate(tmp_path)
+    ops = Space(store, "ops")
+    theirs = store.add("text", "dev plans", scope="dev")
+    with pytest.raises(NotFoundError, match="to link to"):
+        ops.add(kind="text", text="see theirs", links=[theirs])  # not the team's to follow
+    with pytest.raises(NotFoundError, match="to link to"):
+        ops.add(kind="text", text="see nothing", links=["ffffffffffffffff"])
+    token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    masked = store.get(ops.add(kind="text", text=f"deploy token {token}"))
+    assert masked is not None and token not in masked.text
+    kept = store.get(ops.add(kind="text", text=f"deploy token {token}", redact=False))
+    assert kept is not None and token in kept.text
+    save_governance(store, Governance().grant("carol", PUBLIC).grant("alice", "ops"))
+    for scope in (PUBLIC, "ops"):
+        with pytest.raises(AccessDeniedError, match="needs approval"):
+            ops.add(kind="text", text="unreviewed", scope=scope)
+    assert store.get(ops.add(kind="text", text="approved", by="alice")) is not None
+
+
+def test_a_support_triage_harness_reads_only_the_callers_scopes(store: Substrate) -> None:
+    from substrate.harness import support_triage_harness
+
+    store.add("text", "The platypus launch date is March 3rd.", scope="dev")
+    seen: list[str] = []
+
+    def answerer(question: str, evidence: str) -> str:
+        seen.append(evidence)
+        return evidence[:200]
+
+    support_triage_harness(store, answerer, scopes={"ops", PUBLIC}).handle(
+        "When is the platypus launch date?"
+    )
+    assert not any("March" in evidence for evidence in seen)
+    support_triage_harness(store, answerer).handle("When is the platypus launch date?")
+    assert any("March" in evidence for evidence in seen)
+
+
 def test_space_publishes_only_its_own_items(store: Substrate) -> None:
     ops = Space(store, "ops")
     mine = ops.add(kind="text", text="mine")
