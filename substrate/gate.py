@@ -34,11 +34,14 @@ class GateResult:
         item: the item to store (a new object whenever anything was found).
         redactions: how many secrets were masked (0 with ``redact=False``).
         rules: sorted names of the rules that matched.
+        secrets: the secrets masked (value -> rule), so that a caller can mask their copies
+            in items stored beside this one (never printed: left out of the repr).
     """
 
     item: SubstrateItem
     redactions: int
     rules: list[str] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 def _merge(previous: Any, count: int, rules: list[str]) -> dict[str, Any]:
@@ -119,7 +122,7 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
             ", ".join(rules),
         )
         return GateResult(kept, 0, rules)
-    fields, found = redacted_fields(item)
+    fields, found, secrets = redacted_fields(item)
     clean = SubstrateItem(
         kind=item.kind,
         text=fields.get("text", item.text),
@@ -135,4 +138,4 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
         clean.provenance.get(REDACTIONS_KEY), len(found), sorted(set(found))
     )
     log.info("item %s: %d secret(s) redacted (%s)", item.id, len(found), ", ".join(rules))
-    return GateResult(clean, len(found), sorted(set(found)))
+    return GateResult(clean, len(found), sorted(set(found)), secrets)

@@ -140,6 +140,7 @@ def ingest_documents(
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
+    builder.mask_copies_across(items)
     return _store(substrate, items, report)[0]
 
 
@@ -178,6 +179,7 @@ def ingest_records(
         item = builder.build(Segment("record", text, payload=payload), prov, locator=f"record#{i}")
         assert item is not None
         items.append(item)
+    builder.mask_copies_across(items)
     return _store(substrate, items, report)[0]
 
 
@@ -242,6 +244,7 @@ def ingest_traces(
             continue
         assert item is not None
         items.append(item)
+    builder.mask_copies_across(items)
     return _finish_file(substrate, name, meta, parsed, items, report)
 
 
@@ -372,6 +375,7 @@ def ingest_file(
         item = builder.build(seg, prov, locator=f"{fmt}#{position}")
         if item is not None:  # an empty doc (null, [], {}, "") is dropped and counted
             items.append(item)
+    builder.mask_copies_across(items)
     return _finish_file(substrate, name, meta, parsed, items, report)
 
 

@@ -10,7 +10,7 @@ from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
-from substrate.secrets.copies import mask_copies, mask_copies_in_fields
+from substrate.secrets.copies import Copies, copies_of, mask_copies, mask_copies_in_fields
 
 
 def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:
@@ -33,6 +33,13 @@ class ItemBuilder:
         report: where drops and redactions are counted (a run's report, or one file's
             tally; None: not counted).
         drop_empty: drop text items whose text is empty or white space.
+        copies: secrets found elsewhere in the source (``secrets.copies``), whose copies are
+            masked in every item built, beside what the gate finds in each.
+
+    ``secrets`` gathers the secrets the gate masked in the items built (value -> rule): a
+    password found in one section may stand bare, with nothing to show it is one, in the
+    next. With more than one item, a file is built again with their ``copies`` masked; items
+    built with explicit locators have them masked in place instead (``mask_copies_across``).
     """
 
     def __init__(
@@ -45,6 +52,7 @@ class ItemBuilder:
         report: IngestReport | GateTally | None = None,
         drop_empty: bool = True,
         created_at: float | None = None,
+        copies: Copies | None = None,
     ) -> None:
         self.origin = origin
         self.scope = scope
@@ -53,6 +61,9 @@ class ItemBuilder:
         self.report = report
         self.drop_empty = drop_empty
         self.created_at = created_at
+        self.copies = copies
+        self.secrets: dict[str, str] = {}
+        self._locators: list[str] = []  # the explicit ones, in the order their items were built
         self._seen: dict[tuple[str, str, str, bytes], int] = {}
 
     def build(
@@ -101,6 +112,10 @@ class ItemBuilder:
             item.created_at = self.created_at
         result = GateResult(item, 0, []) if screened else admit(item, redact=self.redact)
         gated = result.item
+        if result.secrets:
+            self.secrets.update(result.secrets)
+        if self.copies is not None:
+            _mask_copies(gated, self.copies)
         if result.rules and self.report is not None:
             self.report.redaction_rules.update(result.rules)
             if result.redactions:
@@ -121,14 +136,29 @@ class ItemBuilder:
             n = self._seen.get(key, 0)
             self._seen[key] = n + 1
             locator = f"{section}#{n}"
+        else:
+            self._locators.append(locator)
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
         return gated
+
+    def mask_copies_across(self, items: list[SubstrateItem]) -> None:
+        """Mask in ``items`` (every item built, each with an explicit locator, in order) the
+        copies of the secrets the gate found in any of them, and derive their ids again."""
+        copies = copies_of(self.secrets) if len(items) > 1 else None
+        if copies is None:
+            return
+        for item, locator in zip(items, self._locators, strict=True):
+            _mask_copies(item, copies)
+            body = canonical(item.payload)
+            item.id = derive_id(self.origin, locator, item.kind, self.scope, item.text, body)
 
     def _mask_cut_secrets(self, text: str, known: ChunkSecrets, provenance: dict[str, Any]) -> str:
         """The text of a chunk with the parts of the secrets found in the whole text it was cut
         from masked (the gate could not see them whole), and their copies in the text and the
         provenance (its section title); each secret is counted with its first part."""
         rules = sorted(part.rule for part in known.parts if part.first)
+        if known.copies is not None:
+            self.secrets.update(known.copies.forms)
         masked = mask_copies_in_fields(provenance, known.copies)
         provenance.clear()
         provenance.update(masked)
@@ -138,3 +168,12 @@ class ItemBuilder:
                 self.report.redactions += len(rules)
                 self.report.redaction_rules.update(rules)
         return str(mask_copies(mask_cut(text, known.parts), known.copies))
+
+
+def _mask_copies(item: SubstrateItem, copies: Copies) -> None:
+    """Mask the ``copies`` in a gated item's fields (new values: none is shared with its
+    segment's)."""
+    item.text = mask_copies(item.text, copies)
+    item.payload = mask_copies_in_fields(item.payload, copies)
+    item.provenance = mask_copies_in_fields(item.provenance, copies)
+    item.tags = mask_copies(item.tags, copies)

@@ -24,6 +24,7 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
+from substrate.secrets.copies import Copies, copies_of
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
@@ -195,20 +196,40 @@ def prepare(
     screen = screen_file(text, parsed, ticket, options)
     if not screen.names:
         done.named = cache_name(ticket, options)
-    tally = GateTally(items_dropped=parsed.dropped)
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
-    built = _gated_items(ticket, parsed, done, options, fingerprint, screen, tally)
+    tally = GateTally(items_dropped=parsed.dropped)
+    builder = _builder(ticket, options, done, tally)
+    _build(
+        done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
+    )
+    if builder.secrets and len(done.encoded or done.items) > 1:
+        # a secret the gate found in one item may stand bare in another: all are built
+        # again with its copies masked (rare: files with secrets in more than one item)
+        del done.issues[rejected:]
+        tally = GateTally(items_dropped=parsed.dropped)
+        builder = _builder(ticket, options, done, tally, copies_of(builder.secrets))
+        _build(
+            done,
+            _gated_items(ticket, parsed, done, fingerprint, screen, builder),
+            encoded,
+            rejected,
+        )
+    if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
+        _mark_rejected(done)
+    if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
+        done.tally = tally
+    return done
+
+
+def _build(done: Prepared, built: Iterator[SubstrateItem], encoded: bool, rejected: int) -> None:
+    """Keep the ``built`` items in ``done`` (as log lines when ``encoded``), each stamped with
+    how many lines of its file the parser ``rejected``."""
     if rejected:
         built = _stamped(built, rejected)
     if encoded:
         done.encoded = [(item.id, encode(item)) for item in built]
     else:
         done.items = list(built)
-    if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
-        _mark_rejected(done)
-    if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
-        done.tally = tally
-    return done
 
 
 def _stamped(items: Iterator[SubstrateItem], rejected: int) -> Iterator[SubstrateItem]:
@@ -294,27 +315,38 @@ def _plain(seg: Segment) -> bool:
     return plain and len(seg.text) < KEYWORD_GATE
 
 
-def _gated_items(
+def _builder(
     ticket: Ticket,
-    parsed: Parsed,
-    done: Prepared,
     options: IngestOptions,
-    fingerprint: str,
-    screen: FileScreen,
+    done: Prepared,
     tally: GateTally,
-) -> Iterator[SubstrateItem]:
-    """The items of the parsed segments, one at a time, through the gate (unless ``screen``
-    knows they pass it), with their provenance; a segment the gate refuses becomes an issue
-    of ``done``. Drops and redactions are counted in ``tally``."""
-    now = done.prepared_at
-    builder = ItemBuilder(
+    copies: Copies | None = None,
+) -> ItemBuilder:
+    """The builder of a file's items, counting drops and redactions in ``tally`` and masking
+    the ``copies`` of secrets found in the file."""
+    return ItemBuilder(
         ticket.key,
         scope=options.scope,
         tags=options.tags,
         redact=options.redact,
         report=tally,
-        created_at=now,
+        created_at=done.prepared_at,
+        copies=copies,
     )
+
+
+def _gated_items(
+    ticket: Ticket,
+    parsed: Parsed,
+    done: Prepared,
+    fingerprint: str,
+    screen: FileScreen,
+    builder: ItemBuilder,
+) -> Iterator[SubstrateItem]:
+    """The items of the parsed segments, one at a time, through the gate (unless ``screen``
+    knows they pass it), with their provenance; a segment the gate refuses becomes an issue
+    of ``done``."""
+    now = done.prepared_at
     mtime_ns = ticket.mtime_ns
     mtime = mtime_ns / 1e9 if mtime_ns is not None else None
     size = ticket.size if ticket.data is None else done.bytes_read
@@ -322,7 +354,7 @@ def _gated_items(
         "format": parsed.format,
         "content_hash": done.digest,
         "ingest_options": fingerprint,
-        "ingest_scope": options.scope,  # stays when the item is published elsewhere
+        "ingest_scope": builder.scope,  # stays when the item is published elsewhere
     }
     if done.named:  # lets a rebuilt source cache name the source as this run does
         fixed[DIGEST_KEY] = origin_digest(ticket.key)

@@ -280,14 +280,15 @@ def nesting_depth(value: Any, limit: int = _MAX_DEPTH + 1) -> int:
     return depth
 
 
-def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
+def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str]]:
     """New values for ``text``, ``payload``, ``provenance`` and ``tags`` with secrets masked,
     and the copies of each wherever else they stand alone in the item (``copies``).
 
     Returns:
-        ``(fields, rules)``: the replacement field values (deep copies; the item is not
-        touched) and the rule name of every redaction made, one entry per secret (copies are
-        the same secret, and not counted again).
+        ``(fields, rules, secrets)``: the replacement field values (deep copies; the item is
+        not touched), the rule name of every redaction made, one entry per secret (copies are
+        the same secret, and not counted again), and the secrets masked (value -> rule), for
+        masking their copies beyond the item.
     """
     text = getattr(item, "text", None)
     pairs = _item_pairs(item)
@@ -307,4 +308,4 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str]]:
         value = getattr(item, name, None)
         if value is not None:
             fields[name] = _redact(value, None, 0, found, copies, hits, top=name != "tags")
-    return fields, found
+    return fields, found, secrets

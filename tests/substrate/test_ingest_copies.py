@@ -1,0 +1,104 @@
+"""A secret the gate finds in one item of a source is masked where it stands bare in the others."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest import (
+    ingest_documents,
+    ingest_file,
+    ingest_path,
+    ingest_records,
+    ingest_traces,
+)
+from substrate.store import Substrate
+
+PASSWORD = "Wm4#tR8yUe"
+OTHER = "Jc3&bF7yUk"
+
+FILES = {
+    "runbook.md": f"# Staging\n\nSet DB_PASSWORD={PASSWORD} here.\n\n# Help\n\nTry {PASSWORD}.\n",
+    "notes.txt": f"The vault password: {PASSWORD}\n\n(later)\n\nReminder: {PASSWORD}\n",
+    "log.jsonl": (
+        json.dumps({"event": "set", "password": PASSWORD})
+        + "\n"
+        + json.dumps({"event": "login", "msg": f"user typed {PASSWORD}"})
+        + "\n"
+    ),
+    "people.csv": f'user,password,note\nal,{PASSWORD},first\nbo,{OTHER},"shares {PASSWORD}"\n',
+}
+
+
+def _stored(shard: Path) -> str:
+    return (shard / "items.jsonl").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ingest_masks_copies_in_every_item_of_the_file(
+    tmp_path: Path, name: str, jobs: int
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(FILES[name])
+    shard = tmp_path / "shard"
+    report = ingest_path(Substrate(shard), tmp_path / "src", jobs=jobs)
+    assert report.items_added >= 2 and PASSWORD not in _stored(shard)
+    # each secret counted once, where it was found, not at its copies
+    assert report.redactions == (2 if name == "people.csv" else 1)
+    again = ingest_path(Substrate(shard), tmp_path / "src", jobs=jobs)
+    assert again.files_unchanged == 1 and again.items_added == 0
+
+
+def test_items_that_differ_only_by_their_secrets_both_stay(tmp_path: Path) -> None:
+    text = f"password: {PASSWORD}\n\npassword: {OTHER}\n\ntry {PASSWORD}\n\ntry {OTHER}\n"
+    (tmp_path / "pw.txt").write_text(text)
+    store = Substrate(tmp_path / "shard")
+    report = ingest_path(store, tmp_path / "pw.txt")
+    texts = sorted(item.text for item in store.iter_items())
+    assert report.items_added == 4 and len(texts) == 4  # masked alike, yet four items
+    assert PASSWORD not in _stored(tmp_path / "shard") and OTHER not in _stored(tmp_path / "shard")
+
+
+def test_a_file_with_one_item_or_no_secret_is_built_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.ingest.prepare as prepare
+
+    builders = []
+    real = prepare._builder
+
+    def counted(*args: object, **kwargs: object) -> object:
+        builders.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare, "_builder", counted)
+    (tmp_path / "one.md").write_text(f"# Only\n\npassword: {PASSWORD}\n")
+    (tmp_path / "clean.md").write_text("# A\n\nplain\n\n# B\n\nplain too\n")
+    ingest_path(Substrate(), tmp_path, jobs=1)
+    assert len(builders) == 2
+    (tmp_path / "two.md").write_text(f"# A\n\npassword: {PASSWORD}\n\n# B\n\nuse {PASSWORD}\n")
+    ingest_path(Substrate(), tmp_path / "two.md", jobs=1)
+    assert len(builders) == 4  # built again with the copies masked
+
+
+def test_the_seed_ingest_functions_mask_copies_across_items(tmp_path: Path) -> None:
+    store = Substrate()
+    (tmp_path / "t.jsonl").write_text(
+        json.dumps({"input": f"set the password: {PASSWORD} please", "answer": "ok"})
+        + "\n"
+        + json.dumps({"input": "what was it?", "answer": f"it was {PASSWORD}"})
+        + "\n"
+    )
+    (tmp_path / "people.csv").write_text(FILES["people.csv"])
+    ids = ingest_traces(store, tmp_path / "t.jsonl")
+    ids += ingest_file(store, tmp_path / "people.csv")
+    ids += ingest_documents(store, [f"the vault password: {PASSWORD}", f"remember {PASSWORD}"])
+    ids += ingest_records(store, [{"password": PASSWORD}, {"note": f"it is {PASSWORD}"}])
+    items = [store.get(i) for i in ids]
+    assert len(set(ids)) == len(ids) == 8
+    dumped = json.dumps([item.to_json() for item in items if item is not None])
+    assert PASSWORD not in dumped
+    assert all(item is not None and item.id == i for item, i in zip(items, ids, strict=True))
