@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from substrate.secrets.copies import (
@@ -65,6 +66,15 @@ def holds_secret(value: str, key: str | None = None) -> bool:
     return bool(_hits_for(value, key))
 
 
+@lru_cache(maxsize=1024)
+def _each_of(key: str | None) -> str | None:
+    """The key a list's strings are judged by: each of ``api_keys`` or ``passwords`` is one
+    (a plural alone names no secret: ``tokens: 1500`` counts them)."""
+    if key and key[-1] in "sS" and classify_key(key) is None and classify_key(key[:-1]):
+        return key[:-1]
+    return key
+
+
 def _entry_name(mapping: dict[Any, Any]) -> str | None:
     """The name ``mapping`` gives the value beside it (``_NAME_FIELDS``), if it is such an
     entry: its ``_VALUE_FIELDS`` value is judged by that name instead of its own key."""
@@ -97,8 +107,9 @@ def _walk(
             yield f"{where}<key>", None, name
             yield from _walk(v, where, _judged_by(k, named), depth + 1)
     elif isinstance(value, _SEQUENCES):
+        each = _each_of(key)
         for i, v in enumerate(value):
-            yield from _walk(v, f"{path}[{i}]", key, depth + 1)
+            yield from _walk(v, f"{path}[{i}]", each, depth + 1)
 
 
 def item_strings(item: Any) -> Iterator[tuple[str, str | None, str]]:
@@ -128,8 +139,9 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
             elif isinstance(v, _CONTAINERS):
                 _strings(v, _judged_by(k, named), depth + 1, out)
     elif isinstance(value, _SEQUENCES):
+        each = _each_of(key)
         for v in value:
-            _strings(v, key, depth + 1, out)
+            _strings(v, each, depth + 1, out)
 
 
 def _item_pairs(item: Any) -> list[tuple[str | None, str]]:
@@ -244,9 +256,9 @@ def _redact(
             out[free_key(name, out)] = _redact(v, judged_by, depth + 1, found, kept, hits)
         return out
     if isinstance(value, list):
-        return [_redact(v, key, depth + 1, found, copies, hits) for v in value]
+        return [_redact(v, _each_of(key), depth + 1, found, copies, hits) for v in value]
     if isinstance(value, tuple):
-        return tuple(_redact(v, key, depth + 1, found, copies, hits) for v in value)
+        return tuple(_redact(v, _each_of(key), depth + 1, found, copies, hits) for v in value)
     return copy.deepcopy(value)
 
 

@@ -150,12 +150,20 @@ def is_placeholder(value: str) -> bool:
     if any(m in low for m in _HARD_MARKERS):
         return True
     for marker in _SOFT_MARKERS:
-        if marker in low and not _residue_is_random(low, marker):
+        if marker in low and _marks(value, marker) and not _residue_is_random(low, marker):
             return True
     core = low.strip(" \t'\"`")
     if core in _NON_SECRET_WORDS:
         return True
     return is_repetitive(value) or is_sequential(value)
+
+
+def _marks(value: str, marker: str) -> bool:
+    """Whether ``marker`` stands in ``value`` as a word of its own (``test_pw``, ``myTest1``,
+    ``demo-key``), not inside another word (``Latest$2024``, ``Football#1``, ``Democracy1!``)."""
+    return any(part.lower() == marker for part in _SEGMENTS.findall(value)) or (
+        value.islower() and (value.startswith(marker) or value.endswith(marker))
+    )
 
 
 _SEGMENTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)*|[^A-Za-z0-9]+")
@@ -214,10 +222,29 @@ def is_prose(value: str) -> bool:
 
 
 def is_path_or_url(value: str) -> bool:
-    """A file system path, a file name or a URL (credentials in URLs have their own rule)."""
-    if "://" in value:
+    """A file system path, a file name or a URL (credentials in URLs have their own rule).
+
+    A "path" with a machine-made part (``Zk8vQ2mN/xR7pL4tYw9b``) is a base64 secret holding
+    a ``/``: folders are named by people, not by random mixes of cases and digits.
+    """
+    if "://" in value or _FILE.search(value.lower()):
         return True
-    return bool(_PATH.match(value) or _FILE.search(value.lower()))
+    return bool(_PATH.match(value)) and not any(map(_machine_made, _PATH_PARTS.split(value)))
+
+
+_PATH_PARTS = re.compile(r"[/\\]")
+_DIGITS_INSIDE = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+
+
+def _machine_made(part: str) -> bool:
+    """Mixed case with digits inside its letters, and long: ``Tr0ub4dor3x``, not ``v1beta1``,
+    ``k8s`` or ``Python3``."""
+    return (
+        len(part) >= 8
+        and not part.islower()
+        and not part.isupper()
+        and _DIGITS_INSIDE.search(part) is not None
+    )
 
 
 def looks_random(value: str, *, min_len: int = 8) -> bool:

@@ -73,7 +73,9 @@ _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?P<kq>[\"'`])?"
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
-    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*[ \t]*(?==))?"  # type annotations: key: str = ...
+    # type annotations: "key: str = ...", spaced, or "key: Tr0ub4dor=3x" and base64's
+    # "key: VHIw...IQ==" would read as a type followed by its value
+    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*[ \t]+(?==(?!=)))?"
     r"(?:[ \t]*" + _OPS + r"[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*|[ \t]+(?=[\"'`]))"
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."

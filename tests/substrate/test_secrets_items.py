@@ -354,3 +354,19 @@ def test_an_id_that_is_a_secret_or_holds_a_control_character_is_refused() -> Non
             admit(SubstrateItem("text", "plain words", id=bad))
         assert GH not in str(refused.value)
     assert admit(SubstrateItem("text", "plain words", id="my-note-1")).item.id == "my-note-1"
+
+
+def test_each_string_of_a_list_under_a_plural_secret_key_is_judged_by_it() -> None:
+    item = SubstrateItem(
+        kind="record",
+        payload={
+            "api_keys": ["Zk8vQ2mNxR7pL4tYw9bC3dF6hJ1sA0eG5uVd"],
+            "passwords": ["Jd5^hR7mCv"],
+            "tokens": ["the", "cat"],  # a plural alone names no secret
+            "max_tokens": 1500,
+        },
+    )
+    result = admit(item)
+    assert result.item.payload["api_keys"] == ["[REDACTED:sensitive_assignment]"]
+    assert result.item.payload["passwords"] == ["[REDACTED:sensitive_assignment]"]
+    assert result.item.payload["tokens"] == ["the", "cat"] and result.redactions == 2

@@ -586,6 +586,41 @@ def test_names_made_of_words_are_not_passwords(line: str) -> None:
     assert detect_secrets(line).clean
 
 
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("password: VHIwdWI0ZG9yJjN4IQ==", "VHIwdWI0ZG9yJjN4IQ=="),  # base64 padding, no type
+        ("secret: Zk8vQ2mNxR7pL4tYw9bC3dF6hJ1sA0eG5uV==", "Zk8vQ2mNxR7pL4tYw9bC3dF6hJ1sA0eG5uV=="),
+        ("password: Tr0ub4dor=3x", "Tr0ub4dor=3x"),
+        (
+            "CLIENT_SECRET=Zk8vQ2mN/xR7pL4tYw9bC3dF6hJ1sA0eG5uV",
+            "Zk8vQ2mN/xR7pL4tYw9bC3dF6hJ1sA0eG5uV",
+        ),
+        ("DB_PASSWORD=abc/Tr0ub4dor3x", "abc/Tr0ub4dor3x"),  # a "/" in a password
+        ("DB_PASSWORD=Football#1", "Football#1"),  # placeholder words inside other words
+        ("DB_PASSWORD=Latest$2024", "Latest$2024"),
+        ("DB_PASSWORD=Democracy1!", "Democracy1!"),
+        ('password: str = "Wm4#tR8yUe"', "Wm4#tR8yUe"),  # a type annotation still is one
+    ],
+)
+def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret: str) -> None:
+    assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password_file=config/db/password.txt",
+        "DB_PASSWORD=secrets/db-password",
+        "password: test123",
+        "DB_PASSWORD=demo-pass",
+        "api_key: foo",
+    ],
+)
+def test_paths_and_made_up_values_stay_quiet(line: str) -> None:
+    assert detect_secrets(line).clean
+
+
 def test_a_path_is_scanned_by_its_folder_names_too() -> None:
     from substrate.secrets.engine import find_secrets
     from substrate.secrets.paths import find_secrets_in_path
