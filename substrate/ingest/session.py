@@ -124,9 +124,6 @@ class IngestSession:
         """Apply and save the queued files (safe to call again if it was interrupted)."""
         substrate = self.substrate
         if self.pending:
-            if substrate.root is not None:
-                self.cache.catch_up(substrate)  # fold in other writers before stamping
-            covered = self.cache.watermark
             if substrate.root is None:
                 for change in self.pending:
                     for item_id in change.removes:
@@ -135,12 +132,16 @@ class IngestSession:
                         substrate.put(item)
                     for _, line in change.encoded:
                         substrate.put(decode(line))
-            else:  # one append, or nothing if interrupted: the removals, then the items
-                substrate.save_encoded(
-                    [line for change in self.pending for line in change.lines()],
-                    [item_id for change in self.pending for item_id in change.removes],
-                )
-                self.cache.watermark = self.covered_after_save(covered)
+            else:  # no other writer between the catch-up and the append
+                with substrate.exclusive():
+                    self.catch_up_pending()
+                    covered = self.cache.watermark
+                    # one append, or nothing if interrupted: the removals, then the items
+                    substrate.save_encoded(
+                        [line for change in self.pending for line in change.lines()],
+                        [item_id for change in self.pending for item_id in change.removes],
+                    )
+                    self.cache.watermark = self.covered_after_save(covered)
             for change in self.pending:
                 if change.state is None:
                     self.cache.drop(change.key)
@@ -149,6 +150,24 @@ class IngestSession:
             self.pending.clear()
             self.pending_items = 0
         self.last_flush = time.monotonic()
+
+    def catch_up_pending(self) -> None:
+        """Fold in what other writers saved since the cache was read, and have each queued
+        change remove too the items another run gave its source meanwhile: of two runs
+        ingesting one source at once, the later one's items replace both runs' (its removals
+        were worked out before the other's items existed)."""
+        before = self.cache.watermark
+        self.cache.catch_up(self.substrate)
+        if self.cache.watermark == before:
+            return
+        for change in self.pending:
+            state = self.cache.get(change.key)
+            if state is None:
+                continue
+            kept = set(change.removes).union(change.state.ids if change.state else ())
+            others = [item_id for item_id in state.ids if item_id not in kept]
+            change.removes += others
+            self.report.items_removed += len(others)
 
     def covered_after_save(self, covered: Watermark) -> Watermark:
         """How far into the log the cache reaches once this run's batch is recorded in it.

@@ -718,3 +718,56 @@ def test_ingesting_a_small_folder_imports_no_numpy(tmp_path: Path) -> None:
         "assert 'numpy' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _another_run_first(monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
+    """Have ``run`` (another writer) save just before the next run's first save."""
+    from substrate.ingest.session import IngestSession
+
+    real = IngestSession.flush
+    pending = [run]
+
+    def interleaved(self: IngestSession) -> None:
+        if self.pending and pending:
+            pending.pop()()
+        real(self)
+
+    monkeypatch.setattr(IngestSession, "flush", interleaved)
+
+
+def test_of_two_runs_on_one_stream_at_once_the_later_replaces_both(
+    shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import ingest_text
+
+    ingest_text(Substrate(shard), "version zero", source="shared")
+    _another_run_first(
+        monkeypatch, lambda: ingest_text(Substrate(shard), "version A", source="shared")
+    )
+    report = ingest_text(Substrate(shard), "version B", source="shared")
+    assert [i.text for i in Substrate(shard).iter_items()] == ["version B"]
+    assert report.items_removed == 2  # version zero, and the other run's version A
+    ingest_text(Substrate(shard), "version C", source="shared")  # the cache knows it all
+    assert [i.text for i in Substrate(shard).iter_items()] == ["version C"]
+
+
+def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    before = {i.id for i in Substrate(shard).iter_items()}
+    note = sorted(tree.rglob("*.md"))[0]
+
+    def edited_again() -> None:  # read after this run read the note, saved before it saves
+        note.write_text("# Note\n\nThe second edit.\n")
+        ingest_path(Substrate(shard), tree)
+
+    note.write_text("# Note\n\nThe first edit.\n")
+    _another_run_first(monkeypatch, edited_again)
+    ingest_path(Substrate(shard), tree)
+    new = [i.text for i in Substrate(shard).iter_items() if i.id not in before]
+    assert len(new) == 1 and new[0].endswith("The first edit.")  # saved last: one version
+    monkeypatch.undo()
+    ingest_path(Substrate(shard), tree)  # the file changed since this run read it
+    new = [i.text for i in Substrate(shard).iter_items() if i.id not in before]
+    assert len(new) == 1 and new[0].endswith("The second edit.")
