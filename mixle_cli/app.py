@@ -89,6 +89,10 @@ def main_options(
     if shard is not None and not shard.strip():
         # an unset variable in a script ("--shard $DIR") must not fall back to another shard
         raise typer.BadParameter("the shard path is empty", param_hint="--shard")
+    if shard is None and os.environ.get("MIXLE_SHARD") == "":  # (click reads it as unset)
+        raise typer.BadParameter(
+            "MIXLE_SHARD is set but empty; unset it to use the default shard", param_hint="--shard"
+        )
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)
 

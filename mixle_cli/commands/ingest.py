@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -229,14 +230,16 @@ def ingest(
         usage("standard input (-) can be read only once")
     if source is not None and "-" not in paths:
         usage("--source names standard input: give - among the paths")
+    if source is not None and not source.strip():
+        usage("the --source name is empty (was a variable left unset?)")
     if paths == ["-"] and (hidden or no_prune or jobs):
         usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
     _check_format(as_format)
-    _refuse_the_shard(substrate, paths)
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]  # or a dead link
     for path in missing:  # failed on their own: the others are ingested
-        report.failed(path, path, "no such file or folder")
+        report.failed(path, path, _why_missing(path))
     paths = [p for p in paths if p not in missing]
+    _refuse_the_shard(substrate, paths)
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):
@@ -257,6 +260,18 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     _finish(report, json=json, quiet=quiet)
+
+
+def _why_missing(path: str) -> str:
+    """Why a path given cannot be ingested, as ``os.path.exists`` found."""
+    if not os.path.islink(path):
+        return "no such file or folder"
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop"
+    return "broken symbolic link"
 
 
 def _ingest_stdin(
@@ -320,9 +335,16 @@ def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:
     if substrate.root is None:
         return
     shard = substrate.root.resolve()
-    inside = [p for p in paths if p != "-" and Path(p).resolve().is_relative_to(shard)]
+    inside = [p for p in paths if p != "-" and _inside(p, shard)]
     if inside:
         usage(f"{inside[0]} is (inside) the shard itself; ingest the files it was built from")
+
+
+def _inside(path: str, folder: Path) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(folder)
+    except (OSError, RuntimeError):  # a link loop: it is read nowhere, and fails as missing
+        return False
 
 
 def _adapt(

@@ -148,6 +148,20 @@ def test_a_missing_path_fails_and_the_others_are_ingested(
     assert mixle("ingest", "-", "--source", "x", input="hello\n").exit_code == 0
     stray = mixle("ingest", str(notes), "--source", "x")
     assert stray.exit_code == 2 and "--source names standard input" in stray.stderr
+    unnamed = mixle("ingest", "-", "--source", "", input="hello\n")
+    assert unnamed.exit_code == 2 and "--source name is empty" in unnamed.stderr
+
+
+def test_a_link_loop_or_a_dead_link_given_fails_on_its_own(
+    mixle, notes: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "dead").symlink_to(tmp_path / "nowhere")
+    result = mixle("ingest", str(notes), str(tmp_path / "loop1"), str(tmp_path / "dead"))
+    assert result.exit_code == 1, result.stderr  # it was an internal error (exit 3)
+    assert "loop1: symlink loop" in result.stderr and "dead: broken symbolic link" in result.stderr
+    assert mixle("ls", "--json").json()  # the notes were ingested
 
 
 def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_shard_env) -> None:

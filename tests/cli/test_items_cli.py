@@ -262,6 +262,16 @@ def test_an_empty_shard_path_is_a_usage_error_not_another_shard(mixle) -> None:
     assert result.exit_code == 2 and "shard path is empty" in result.stderr
 
 
+def test_an_empty_mixle_shard_is_a_usage_error_not_the_default_shard(
+    mixle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("MIXLE_SHARD", "")
+    result = mixle("add", "text")
+    assert result.exit_code == 2 and "MIXLE_SHARD is set but empty" in result.stderr
+    assert not (tmp_path / "data").exists()
+
+
 @pytest.fixture
 def listed(tmp_path: Path) -> Path:
     """A shard whose listing is far larger than a pipe holds."""
