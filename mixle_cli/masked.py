@@ -5,10 +5,17 @@ The argument parser's usage errors repeat what was typed ("Got unexpected extra 
 message mixle writes itself is masked already; this wrapper masks whatever reaches stderr, so
 that a secret typed on the command line is not printed back. The secret rules are loaded on
 the first write only: a command that writes nothing to stderr pays nothing.
+
+Writing to stderr is best effort: when it fails (`2>>log` on a full disk), the rest of what
+would be said there is dropped, and the command goes on to its own end and exit code: a note
+that cannot be printed must not stop a write, nor turn a success into a failure. (A reader
+that left, `2>&1 | head -1`, still ends the run, as SIGPIPE would.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from typing import Any, TextIO
 
 
@@ -21,19 +28,62 @@ class MaskedStream:
     def write(self, text: str) -> int:
         from substrate.secrets import safe_text
 
-        self._stream.write(safe_text(text) if text else text)
+        self.write_unmasked(safe_text(text) if text else text)
         return len(text)
 
+    def write_unmasked(self, text: str) -> int:
+        try:
+            self._stream.write(text)
+        except BrokenPipeError:  # the reader left (`2>&1 | head -1`): ended as SIGPIPE ends
+            raise
+        except OSError:
+            self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError:
+            self._lost()
+
+    def _lost(self) -> None:
+        """Send what is left, and what comes, to /dev/null: what is still buffered would
+        fail again when the interpreter flushes it at exit, with a traceback."""
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        with contextlib.suppress(OSError, ValueError):  # ValueError: not a file (a test's)
+            os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+        with contextlib.suppress(OSError):
+            self._stream.flush()
+
     @property
-    def unmasked(self) -> TextIO:
-        """The stream underneath, for a line whose parts were masked one by one: joined, a
-        file name and a message can read as ``key: value`` ("password.txt: Permission
-        denied") and lose the message to the mask."""
-        return self._stream
+    def unmasked(self) -> _Unmasked:
+        """The stream without the masking, for a line whose parts were masked one by one:
+        joined, a file name and a message can read as ``key: value`` ("password.txt:
+        Permission denied") and lose the message to the mask."""
+        return _Unmasked(self)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
 
-    def __getattr__(self, name: str) -> Any:  # isatty, fileno, flush, encoding...
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...
         return getattr(self._stream, name)
+
+
+class _Unmasked:
+    """Writes to a ``MaskedStream``'s stream as they are, failing as quietly."""
+
+    def __init__(self, masked: MaskedStream) -> None:
+        self._masked = masked
+
+    def write(self, text: str) -> int:
+        return self._masked.write_unmasked(text)
+
+    def flush(self) -> None:
+        self._masked.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._masked, name)

@@ -308,3 +308,22 @@ def test_a_denied_read_is_not_hinted_as_a_write(message: str, hint: str) -> None
     from substrate.errors import ShardError
 
     assert hint in str(classify(ShardError(message))[2])
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_changes_no_exit_code_and_stops_no_write(
+    tmp_path: Path, mixle_bin: str
+) -> None:
+    import subprocess
+
+    def run(*args: str) -> int:
+        with open("/dev/full", "w") as full:
+            command = [mixle_bin, *args]
+            return subprocess.run(command, stderr=full, stdout=subprocess.DEVNULL).returncode
+
+    shard = str(tmp_path / "shard")
+    # "note: no shard at ... yet" could not be printed: the item was not saved (exit 1)
+    assert run("--shard", shard, "add", "kept") == 0
+    assert run("--shard", shard, "ls", "--bogus") == 2
+    assert run("--shard", str(tmp_path / "none"), "ls") == 3
+    assert (tmp_path / "shard" / "items.jsonl").read_text().count('"kept"') == 1
