@@ -240,7 +240,12 @@ def ingest_path(
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True
-        run.finish()  # the files completed so far are stored; the one in progress is not
+        try:
+            run.finish(checkpoint=False)  # the files completed so far are stored, not the next
+        except ImportError:
+            # the interrupt broke a module being imported, which cannot be imported again
+            # (numpy): what was saved stays, and a rerun saves the rest
+            log.warning("the interrupted ingest could not save its last files; run it again")
         raise
     finally:
         report.elapsed_s = time.monotonic() - started

@@ -184,7 +184,10 @@ class IngestSession:
             return end
         return covered
 
-    def finish(self) -> None:
+    def finish(self, *, checkpoint: bool = True) -> None:
+        """Save what is queued and the source cache; with ``checkpoint``, fold the lines this
+        run wrote into the catalog when they are many (an interrupted run leaves that to the
+        next open: it only saves time)."""
         self.record_waiting()
         self.flush()
         if self.substrate.root is not None:
@@ -195,7 +198,7 @@ class IngestSession:
         # else a new shard was given no item (interrupted at once, every file skipped): with no
         # log it is no shard, and a cache alone would only leave a folder that looks like one
         report = self.report
-        if report.items_added or report.items_rewritten or report.items_removed:
+        if checkpoint and (report.items_added or report.items_rewritten or report.items_removed):
             # every later open would fold the lines this run wrote; fold them once now, when
             # they are many next to the shard (a catalog write costs one pass over it)
             threshold = max(CHECKPOINT_LINES, len(self.substrate) // 512)

@@ -216,6 +216,33 @@ def test_interrupt_during_a_save_loses_no_completed_file(
     assert len(Substrate(shard)) == 4
 
 
+def test_an_interrupted_import_while_saving_still_ends_as_an_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C inside numpy's first import: importing it again raises ImportError, which ended
+    # the run as an internal error
+    from substrate.ingest.session import IngestSession
+
+    (tmp_path / "tree").mkdir()
+    _write(tmp_path / "tree" / "a.md", "# A\n\nhello\n")
+    real = IngestSession.finish
+    calls: list[bool] = []
+
+    def finish(self: IngestSession, *, checkpoint: bool = True) -> None:
+        calls.append(checkpoint)
+        if len(calls) == 1:
+            real(self, checkpoint=False)
+            raise KeyboardInterrupt  # in the checkpoint, after the save
+        raise ImportError("cannot load module more than once per process")
+
+    monkeypatch.setattr(IngestSession, "finish", finish)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(tmp_path / "shard"), tmp_path / "tree", report=report)
+    assert report.interrupted and calls == [True, False]  # no checkpoint on the way out
+    assert [i.text for i in Substrate(tmp_path / "shard").iter_items()] == ["# A\n\nhello"]
+
+
 def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
