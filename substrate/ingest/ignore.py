@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -316,19 +317,20 @@ def enclosing_rules(root: Path) -> IgnoreStack:
 
     Ingesting a sub-folder of a repository should ignore what the repository ignores.
     """
-    if (root / ".git").exists():
+    # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
+    if os.path.exists(root / ".git"):
         return IgnoreStack()  # root is itself the top of a work tree
     chain: list[Path] = []
     for parent in root.parents:
         chain.append(parent)
-        if (parent / ".git").exists():
+        if os.path.exists(parent / ".git"):
             break
     else:
         return IgnoreStack()
     stack = IgnoreStack()
     for parent in reversed(chain):
         gitignore = parent / ".gitignore"
-        if gitignore.is_file():
+        if os.path.isfile(gitignore):
             prefix = root.relative_to(parent).as_posix() + "/"
             stack = stack.push(RuleSet(tuple(read_rules(gitignore)), prefix=prefix))
     return stack

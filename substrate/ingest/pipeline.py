@@ -257,14 +257,17 @@ def _noting_skips(
     folders: Iterable[list[FileEntry]], walked: WalkResult, run: IngestSession, root: Path
 ) -> Iterator[list[FileEntry]]:
     """``folders`` as the walk hands them out, with what it passed over in each (links out of
-    the root, unreadable folders) reported in walk order, before the folder's files."""
-    noted = 0
+    the root, unreadable folders: failed) reported before the folder's files."""
+    skipped = failed = 0
 
     def note_new() -> None:
-        nonlocal noted
-        for rel, reason in walked.skipped[noted:]:
+        nonlocal skipped, failed
+        for rel, reason in walked.failed[failed:]:
+            source = root.name if rel == "." else rel  # the folder given itself
+            run.settle(run.fail, source, str(root / rel), reason)
+        for rel, reason in walked.skipped[skipped:]:
             run.settle(run.outcome, rel, str(root / rel), status.SKIPPED, reason)
-        noted = len(walked.skipped)
+        skipped, failed = len(walked.skipped), len(walked.failed)
 
     for files in folders:
         note_new()

@@ -47,10 +47,13 @@ class FileEntry:
 
 @dataclass(slots=True)
 class WalkResult:
-    """The candidate files, in a stable order, and the entries passed over with a reason."""
+    """The candidate files, in a stable order, and the entries passed over with a reason:
+    ``skipped`` on purpose (a link out of the root, a socket), or ``failed``, whose content
+    could not be read (an unreadable folder, a name that is not UTF-8)."""
 
     files: list[FileEntry] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
     # absolute paths that could not be read: what lies there is unknown, not gone
     unreadable: list[str] = field(default_factory=list)
 
@@ -108,7 +111,7 @@ class _Walker:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=_by_name)
         except OSError as exc:
-            self.result.skipped.append((rel or ".", f"unreadable directory: {exc.strerror}"))
+            self.result.failed.append((rel or ".", f"unreadable directory: {exc.strerror}"))
             self.result.unreadable.append(dirpath)
             return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
@@ -127,7 +130,7 @@ class _Walker:
                 continue
             child = f"{rel}/{name}" if rel else name
             if not (name.isascii() or utf8_name(name)):
-                self.result.skipped.append((shown_path(child), "name is not valid UTF-8"))
+                self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
                 continue
             try:
                 # the common case first: a regular file (known from the directory listing)
@@ -151,7 +154,7 @@ class _Walker:
                 else:
                     self.result.skipped.append((child, "not a regular file"))
             except OSError as exc:
-                self.result.skipped.append((child, f"cannot stat: {exc.strerror}"))
+                self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
         return files, subdirs
 

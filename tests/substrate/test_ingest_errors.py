@@ -337,6 +337,29 @@ def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
     assert report.items_removed == 0 and report.files_removed == 0
     assert any("unreadable directory" in f.reason for f in report.files)
     assert len(Substrate(shard)) == 2
+    assert report.files_failed == 1 and not report.ok  # its content is not read: exit 1
+
+
+def test_an_unreadable_folder_given_fails_by_its_name_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "a.md").write_text("# A\n")
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr("substrate.ingest.walk.os.scandir", scandir)
+    if os.geteuid() != 0:  # and for real: it was an I/O error about a ".git" in it (exit 3)
+        (tmp_path / "locked").chmod(0)
+    try:
+        report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "locked")
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert [(f.source, f.status) for f in report.files] == [("locked", "failed")]
 
 
 def test_short_reads_do_not_cut_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -119,8 +119,8 @@ def test_unreadable_folder_is_reported(tmp_path: Path) -> None:
     finally:
         (tmp_path / "locked").chmod(0o755)
     assert [f.rel for f in result.files] == ["a.md"]
-    assert result.skipped[0][0] == "locked"
-    assert result.skipped[0][1].startswith("unreadable directory")
+    assert result.failed[0][0] == "locked"
+    assert result.failed[0][1].startswith("unreadable directory")
 
 
 def test_a_link_leading_to_the_shard_does_not_walk_into_it(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_a_link_leading_to_the_shard_does_not_walk_into_it(tmp_path: Path) -> No
     assert files == ["a.md"]
 
 
-def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
+def test_a_name_that_is_not_utf8_fails_with_a_note(tmp_path: Path) -> None:
     from substrate.errors import InvalidInputError
     from substrate.ingest import ingest_path
     from substrate.store import Substrate
@@ -154,13 +154,14 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_note(tmp_path: Path) -> None:
     (tmp_path / "good.md").write_text("# fine\n\nbody\n")
     walked = walk(tmp_path)
     assert [f.rel for f in walked.files] == ["good.md"]
-    assert walked.skipped == [
+    assert walked.failed == [
         ("caf\ufffd.md", "name is not valid UTF-8"),
         ("d\ufffdj\ufffd", "name is not valid UTF-8"),
     ]
     store = Substrate(tmp_path / ".shard")
     report = ingest_path(store, tmp_path)  # the rest is ingested, and the report can be shown
-    assert report.files_added == 1 and report.files_skipped == 2
+    # failed, not skipped: what they hold is never read, and a cron job must hear of it
+    assert report.files_added == 1 and report.files_failed == 2 and not report.ok
     assert "caf\ufffd.md" in str(report.as_dict())
     with pytest.raises(InvalidInputError, match="not valid UTF-8"):
         ingest_path(store, os.fsdecode(os.path.join(root, b"d\xe9j\xe0")))
