@@ -316,6 +316,18 @@ def test_a_manifest_skipped_without_a_report_is_logged_with_its_path_masked(
     assert "skipped" in caplog.text and key not in caplog.text
 
 
+def _unreadable(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Have the walk find folders called ``name`` unreadable (root reads any folder)."""
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if str(path).endswith(name):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr("substrate.ingest.walk.os.scandir", scandir)
+
+
 def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -325,14 +337,7 @@ def test_a_folder_that_cannot_be_read_keeps_its_stored_items(
     (tree / "sub" / "inner.md").write_text("# Inner\n\nalso kept\n")
     shard = tmp_path / "shard"
     assert ingest_path(Substrate(shard), tree).items_added == 2
-    real_scandir = os.scandir
-
-    def scandir(path: Any) -> Any:
-        if str(path).endswith("sub"):
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr("substrate.ingest.walk.os.scandir", scandir)
+    _unreadable(monkeypatch, "sub")
     report = ingest_path(Substrate(shard), tree)
     assert report.items_removed == 0 and report.files_removed == 0
     assert any("unreadable directory" in f.reason for f in report.files)
@@ -345,14 +350,7 @@ def test_an_unreadable_folder_given_fails_by_its_name_and_the_run_goes_on(
 ) -> None:
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "a.md").write_text("# A\n")
-    real_scandir = os.scandir
-
-    def scandir(path: Any) -> Any:
-        if str(path).endswith("locked"):
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr("substrate.ingest.walk.os.scandir", scandir)
+    _unreadable(monkeypatch, "locked")
     if os.geteuid() != 0:  # and for real: it was an I/O error about a ".git" in it (exit 3)
         (tmp_path / "locked").chmod(0)
     try:
