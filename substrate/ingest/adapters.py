@@ -413,7 +413,7 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
     """
-    from substrate.ingest.pipeline import setting_int
+    from substrate.ingest.settings import setting_int
 
     root = Path(registry_root)
     if not root.is_dir():

@@ -59,6 +59,7 @@ from substrate.ingest.parallel import (
 from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn, too_large
+from substrate.ingest.settings import ignore_rules, setting_int, warn_unknown_settings
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
@@ -79,6 +80,7 @@ def _resolve_options(
     chunk_chars: int | None,
     redact: bool,
 ) -> IngestOptions:
+    warn_unknown_settings(substrate)
     if chunk_chars is None:
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
@@ -187,7 +189,7 @@ def ingest_path(
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]
     if walked_tree:
-        extra = [r for r in map(compile_rule, _setting_list(substrate, "ignore")) if r]
+        extra = [r for r in map(compile_rule, ignore_rules(substrate)) if r]
         exclude = [substrate.root] if substrate.root is not None else []
         found = files_by_folder(
             root,
@@ -273,21 +275,6 @@ def _noting_skips(
         note_new()
         yield files
     note_new()
-
-
-def setting_int(substrate: Substrate, key: str, default: int) -> int:
-    """An integer of the ``[ingest]`` table of the shard's settings (``default`` when unset)."""
-    value = substrate.settings.get("ingest", key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(f"[ingest] {key} in mixle.toml must be an integer, not {value!r}")
-    return value
-
-
-def _setting_list(substrate: Substrate, key: str) -> list[str]:
-    value = substrate.settings.get("ingest", key, [])
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def ingest_text(

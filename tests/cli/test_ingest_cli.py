@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -289,6 +291,40 @@ def test_standard_input_keeps_to_the_size_limit_and_refuses_folder_options(mixle
     for flag in (["--hidden"], ["--no-prune"], ["--jobs", "2"]):  # they would do nothing
         result = mixle("ingest", "-", *flag, input="hello\n")
         assert result.exit_code == 2 and "not to standard input" in result.stderr, flag
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        ("max_file_size = -5", "[ingest] max_file_size must be an integer >= 1, not -5"),
+        ('max_file_size = "big"', "[ingest] max_file_size must be an integer >= 1"),
+        ("chunk_chars = 5", "[ingest] chunk_chars must be an integer >= 16, not 5"),
+        ("ignore = 3", "[ingest] ignore must be a list of strings"),
+    ],
+)
+def test_a_bad_ingest_setting_is_an_error_naming_mixle_toml(
+    mixle, notes: Path, table: str, said: str
+) -> None:
+    mixle("ingest", str(notes))
+    shard = Path(mixle("status", "--json").json()["shard"])
+    with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f"\n[ingest]\n{table}\n")
+    result = mixle("ingest", str(notes))
+    assert result.exit_code == 3, result.stderr  # -5 skipped every file, exit 0
+    assert said in result.stderr and "mixle.toml" in result.stderr
+
+
+def test_an_unknown_ingest_setting_is_warned_of_with_the_nearest_name(
+    mixle_process: Callable[..., Any], notes: Path, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    assert mixle_process("--shard", str(shard), "ingest", str(notes)).returncode == 0
+    with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[ingest]\nmax_filesize = 10\nignore = ["*.csv"]\n')
+    result = mixle_process("--shard", str(shard), "ingest", str(notes))
+    assert result.returncode == 0
+    assert "[ingest] has no setting 'max_filesize', left alone" in result.stderr
+    assert "did you mean max_file_size?" in result.stderr
 
 
 def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path) -> None:

@@ -1,0 +1,69 @@
+"""The ``[ingest]`` table of ``mixle.toml``: defaults for every ingest into the shard.
+
+```toml
+[ingest]
+chunk_chars = 1500        # the largest prose chunk, in characters (>= 16)
+max_file_size = 33554432  # larger files are skipped, in bytes (>= 1)
+ignore = ["*.log", "drafts/"]  # more ignore rules, as in .gitignore
+```
+
+A value of the wrong type or out of range is an error naming the file (exit 3): a limit of
+-5 bytes would skip every file and say nothing else. A key this version does not know is
+warned of with the nearest known one, not refused: a newer mixle may have written it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from typing import TYPE_CHECKING
+
+from substrate.errors import ShardError
+from substrate.ingest.chunk import MIN_CHUNK_CHARS
+from substrate.secrets import safe_repr
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
+
+# the least value of each integer setting
+_MINIMUM = {"chunk_chars": MIN_CHUNK_CHARS, "max_file_size": 1}
+_KEYS = frozenset({*_MINIMUM, "ignore"})
+
+
+def setting_int(substrate: Substrate, key: str, default: int) -> int:
+    """An integer of the ``[ingest]`` table (``default`` when unset)."""
+    value = substrate.settings.get("ingest", key, default)
+    least = _MINIMUM[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ShardError(
+            f"{_where(substrate)}: [ingest] {key} must be an integer >= {least}, "
+            f"not {safe_repr(value)}"
+        )
+    return value
+
+
+def ignore_rules(substrate: Substrate) -> list[str]:
+    """The ``[ingest] ignore`` rules (one rule may be given as a string)."""
+    value = substrate.settings.get("ingest", "ignore", [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
+        raise ShardError(f"{_where(substrate)}: [ingest] ignore must be a list of strings")
+    return value
+
+
+def warn_unknown_settings(substrate: Substrate) -> None:
+    """Warn of each key of the ``[ingest]`` table this version does not know."""
+    table = substrate.settings.data.get("ingest")
+    if table is not None and not isinstance(table, dict):
+        raise ShardError(f"{_where(substrate)}: [ingest] must be a table")
+    for key in sorted(set(table or ()) - _KEYS):
+        close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(_KEYS))}"
+        log.warning("[ingest] has no setting %s, left alone (%s)", safe_repr(key), hint)
+
+
+def _where(substrate: Substrate) -> str:
+    return str(substrate.settings.path or "mixle.toml")
