@@ -166,11 +166,32 @@ def main() -> None:
     )
     try:
         sys.argv[1:] = files_named_like_options(sys.argv[1:], _command_word(sys.argv[1:]))
-        code = _run(build_app(modules_for(sys.argv[1:])))
+        code = _undecodable_argument() or _run(build_app(modules_for(sys.argv[1:])))
     except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
         print("error: interrupted", file=sys.stderr)
         code = INTERRUPTED
     sys.exit(_flushed(code))
+
+
+# commands whose arguments are file names, which need not be UTF-8 (Python keeps their bytes)
+_FILE_COMMANDS = frozenset({"scan-secrets", "redact"})
+
+
+def _undecodable_argument() -> int:
+    """2, said, when an argument is not UTF-8 (Python keeps its bytes as lone surrogates):
+    a query would be searched with U+FFFD in it, an item would fail to save, an id would be
+    printed back with the escape."""
+    if _command_word(sys.argv[1:]) in _FILE_COMMANDS:
+        return 0
+    for position, arg in enumerate(sys.argv[1:], 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            print(f"error: argument {position} is not valid UTF-8: '{shown}'", file=sys.stderr)
+            print("hint: check the terminal's or the script's encoding", file=sys.stderr)
+            return 2
+    return 0
 
 
 def _flushed(code: int) -> int:

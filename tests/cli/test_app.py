@@ -327,3 +327,20 @@ def test_a_stderr_that_cannot_be_written_changes_no_exit_code_and_stops_no_write
     assert run("--shard", shard, "ls", "--bogus") == 2
     assert run("--shard", str(tmp_path / "none"), "ls") == 3
     assert (tmp_path / "shard" / "items.jsonl").read_text().count('"kept"') == 1
+
+
+def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path: Path, mixle_bin: str) -> None:
+    import os
+    import subprocess
+
+    shard = str(tmp_path / "shard").encode()
+    for args in ([b"add", b"bad \xff"], [b"search", b"refund \xff"], [b"get", b"\xff"]):
+        run = subprocess.run([mixle_bin.encode(), b"--shard", shard, *args], capture_output=True)
+        assert run.returncode == 2, args  # add: "item ... cannot be saved"; search: U+FFFD
+        assert b"argument 4 is not valid UTF-8: 'bad \\xff'" in run.stderr or args[0] != b"add"
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt"), "w") as fh:
+        fh.write("x\n")
+    named = subprocess.run(  # a file name need not be UTF-8: the hook scans it
+        [mixle_bin.encode(), b"scan-secrets", b"caf\xe9.txt"], capture_output=True, cwd=tmp_path
+    )
+    assert named.returncode == 0, named.stderr
