@@ -513,7 +513,7 @@ class LogFile:
                 lines.append(fh.read(record.length))
         self.replace_with(lines)
 
-    def _remove_abandoned_rewrites(self) -> None:
+    def remove_abandoned_rewrites(self) -> None:
         """Delete the half-written copies of the log that killed compactions left behind.
 
         Rewrites only happen under the writer lock, which the caller holds: any such file
@@ -527,9 +527,22 @@ class LogFile:
                     "removed %s (%d bytes) left by an interrupted compaction", leftover, size
                 )
 
+    def holds_only(self, lines: list[bytes]) -> bool:
+        """Whether the log is what ``replace_with(lines)`` would write, but for its generation
+        and time: a header, ``lines``, and the one commit line counting them."""
+        data = self.path.read_bytes()
+        body = data.find(b"\n") + 1
+        last = data.rfind(b"\n", 0, len(data) - 1) + 1
+        if not data.startswith(_HEADER_PREFIX) or not data.endswith(b"\n") or last < body:
+            return False
+        if _commit_count(data[last:]) != len(lines):
+            return False
+        whole = (line if line.endswith(b"\n") else line + b"\n" for line in lines)
+        return data[body:last] == b"".join(whole)
+
     def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
         """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""
-        self._remove_abandoned_rewrites()
+        self.remove_abandoned_rewrites()
         # a legacy log's last line may lack its line break: it must not run into the next
         lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)

@@ -482,12 +482,17 @@ class Substrate:
         log_file = self._log
         if not log_file.path.exists():  # never written (nothing was saved): nothing to rewrite
             return CompactStats(0, 0, 0)
-        before = log_file.path.stat().st_size
         with exclusive_lock(log_file.lock_path):
+            if not os.access(log_file.path, os.W_OK):  # a rename would replace it all the same
+                raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
+            before = log_file.path.stat().st_size
             # Never trust a derived file for what to keep: re-read the log itself.
             view = self._fresh_view()
             view.rebuild()
             lines = [self._read_raw(offset, length) for offset, length in view.live_entries()]
+            if log_file.holds_only(lines):  # compacted already: a new generation would only
+                log_file.remove_abandoned_rewrites()  # drop the search index
+                return CompactStats(before, before, len(lines))
             log_file.replace_with(lines)
             _drop_search_index(self.root / "index")
         self._reopen()

@@ -352,12 +352,14 @@ def _index_line(index: dict[str, Any]) -> str:
 def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
     """Rewrite the log with only the live items (atomic; reclaims removed and old versions).
 
-    The search index describes the old log: the next search rebuilds it (on a large shard,
-    run `mixle reindex` afterwards to pay for that now rather than on the next search).
+    A log with nothing to reclaim is left as it is. The search index describes the old log:
+    the next search rebuilds it (on a large shard, run `mixle reindex` afterwards to pay for
+    that now rather than on the next search).
     """
     app_state = state(ctx)
     stats = app_state.substrate().compact()
-    if not json:
+    rewritten = stats.bytes_after != stats.bytes_before  # else nothing was left to reclaim
+    if rewritten and not json:
         output.note("the search index is rebuilt by the next search, or now by `mixle reindex`")
     if app_state.scopes is not None:
         # sizes and counts cover every scope: a team sees only that the log was compacted
@@ -373,6 +375,10 @@ def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
                 "bytes_after": stats.bytes_after,
                 "live_items": stats.live_items,
             }
+        )
+    elif not rewritten:
+        output.emit_text(
+            f"nothing to reclaim: {stats.bytes_before:,} bytes, {stats.live_items} live items"
         )
     else:
         output.emit_text(

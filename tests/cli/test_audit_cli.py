@@ -48,6 +48,7 @@ def test_audit_right_after_compact_is_clean_and_the_index_is_to_be_built(
     mixle: Run, shard: Substrate
 ) -> None:
     shard.add("text", "base notes")
+    shard.remove(shard.add("text", "reclaimed notes"))
     shard.save()
     assert mixle("search", "base").exit_code == 0  # builds the index
     assert mixle("compact").exit_code == 0

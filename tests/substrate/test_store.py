@@ -60,6 +60,35 @@ def test_compacting_a_shard_never_written_does_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "new").exists()
 
 
+def test_compacting_a_log_with_nothing_to_reclaim_changes_nothing(tmp_path: Path) -> None:
+    s = Substrate(tmp_path)
+    s.add("text", "kept")
+    s.save()
+    s.compact()  # one batch of live items, as a compaction leaves it
+    log = (tmp_path / "items.jsonl").read_bytes()
+    (tmp_path / "index" / "search-kept").write_text("an index file")
+    stats = s.compact()
+    assert stats.bytes_before == stats.bytes_after == len(log) and stats.live_items == 1
+    assert (tmp_path / "items.jsonl").read_bytes() == log  # same generation, index kept
+    assert (tmp_path / "index" / "search-kept").exists()
+
+
+def test_compact_refuses_a_log_it_may_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = Substrate(tmp_path)
+    s.remove(s.add("text", "gone"))
+    s.save()
+    log = tmp_path / "items.jsonl"
+    log.chmod(0o444)  # add and rm fail on it: a rename would have replaced it all the same
+    if os.geteuid() == 0:  # root may write any file: as another user sees it
+        monkeypatch.setattr("substrate.store.os.access", lambda path, mode: False)
+    before = log.read_bytes()
+    with pytest.raises(ShardError, match="not writable"):
+        s.compact()
+    assert log.read_bytes() == before
+
+
 def test_reopened_shard_and_insertion_order_survive_compaction(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     ids = [s.add("text", f"n{i}") for i in range(5)]
@@ -127,6 +156,8 @@ def test_a_catalog_it_cannot_read_hides_no_item_and_compact_keeps_them_all(
 
     s = Substrate(tmp_path)
     ids = [s.add("text", f"x{i}") for i in range(TAIL_LIMIT + 5)]
+    s.save()
+    s.remove(ids.pop())  # something for compact to reclaim
     s.save()
     s.close()
     real_open = os.open
