@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.errors import InvalidInputError
-from substrate.secrets.entropy import is_repetitive, is_sequential, shannon
+from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.placeholders import (
     credential_ok,
+    is_path_or_url,
     is_placeholder,
     is_reference,
     worth_reporting,
@@ -453,6 +454,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         # prose, not a value
         word = secret.strip(_PROSE_MARKS)
         return not (word.isalpha() or _DESCRIBED.fullmatch(word))
+    if kind == "stated_bare":
+        return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
     if kind == "url":

@@ -110,6 +110,13 @@ _STATED = (
     r"[ \t]+(?i:is|was)[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
+# A password written right after the word, with no verb ("connect with password Hx7!qLz93p",
+# a .netrc's "login me password Hx7!qLz93p"): only a value that mixes lower and upper case,
+# digits and symbols, as no word of prose does ("password reset", "password-protected").
+_STATED_BARE = (
+    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))[ \t]+"
+    r"(?P<su>[^\s\"'`,;<]{8,80})(?![^\s,;])"
+)
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
@@ -317,6 +324,20 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         boundary=False,
         description="user:password passed to curl -u / --user",
     ),
+    Rule(
+        "command_line_password",
+        # mysql -pSECRET (glued: "-p NAME" asks, and NAME is a database), sshpass -p SECRET,
+        # docker or podman login -p SECRET, redis-cli -a SECRET
+        r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p"
+        r"|(?:sshpass|(?:docker|podman)[ \t]+login)\b[^\n|;&]*?[ \t]-p[ \t]+"
+        r"|redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)"
+        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<secret>(?:[^\s\"'<>|;&]|&(?![&\s])){4,128}))",
+        ("mysql", "mysqldump", "mysqladmin", "mariadb", "sshpass", "docker", "podman", "redis-cli"),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="a password passed on a command line: mysql -p, sshpass -p, login -p",
+    ),
     _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
@@ -327,6 +348,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
+    _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
 )
 
 

@@ -250,6 +250,10 @@ CASES: dict[str, tuple[str, str]] = {
         "curl -u alice:" + PASSWORD + " https://api.internal/v1",
         "curl -u alice:$API_PASSWORD https://api.internal/v1",
     ),
+    "command_line_password": (
+        "mysql -u root -p" + PASSWORD + " shop",
+        "mysql -u root -p shop  # asks for the password",
+    ),
     "sensitive_assignment": ('db_password = "' + PASSWORD + '"', 'db_password = "changeme"'),
 }
 
@@ -273,7 +277,8 @@ def test_rules_are_declarative_and_compile() -> None:
         assert rule.name and rule.pattern
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
-        kinds = {"token", "assignment", "stated", "credential", "url", "pem", "jwt", "jwt_b64"}
+        kinds = {"token", "assignment", "stated", "stated_bare", "credential", "url", "pem"}
+        kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
 
@@ -329,7 +334,7 @@ def assert_password_found(text: str, secret: bool) -> None:
         ("https://registry.example.org/:_authToken=zz", False),  # the npm rule's business
         ("name\tvalue\nDB_PASSWORD\t{}\n", True),  # two tab-separated columns
         ("password\tsecret\n", False),
-        ("the password\t{}", False),  # the key must open the line
+        ("the password\t{}", True),  # not as a column: as a strong value after the word
         ('{{"name": "DB_PASSWORD", "value": "{}"}}', True),  # an entry naming its value
         ("env:\n  - name: DB_PASSWORD\n    value: {}\n", True),  # ... in YAML, over two lines
         ('"ParameterKey": "DbPassword", "ParameterValue": "{}"', True),
@@ -605,6 +610,37 @@ def test_names_made_of_words_are_not_passwords(line: str) -> None:
 )
 def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret: str) -> None:
     assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("mysql -u root -pTr0ub4dor&3x! shop", "Tr0ub4dor&3x!"),
+        ("sshpass -p 'Tr0ub4dor&3x' ssh deploy@host", "Tr0ub4dor&3x"),
+        ("docker login -u deploy -p Tr0ub4dor3x registry.example", "Tr0ub4dor3x"),
+        ("redis-cli -h cache -a Tr0ub4dor3x ping", "Tr0ub4dor3x"),
+        ("connect to db with password Tr0ub4dor&3x! please", "Tr0ub4dor&3x!"),
+        ("machine db.internal login me password Hx7!qLz93p", "Hx7!qLz93p"),
+    ],
+)
+def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: str) -> None:
+    assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "mysql -u root -p shop",  # -p alone asks; "shop" is the database
+        'mysql -u root -p"$MYSQL_PWD" shop',
+        "docker run -p 8080:80 nginx",
+        "redis-cli -a $REDIS_PASSWORD ping",
+        "reset your password today",  # a word, not a value
+        "the password field is required",
+        "set a password-protected-archive up",
+    ],
+)
+def test_command_lines_and_prose_without_a_password_stay_quiet(line: str) -> None:
+    assert detect_secrets(line).clean
 
 
 @pytest.mark.parametrize(
