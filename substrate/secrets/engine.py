@@ -454,6 +454,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         # prose, not a value
         word = secret.strip(_PROSE_MARKS)
         return not (word.isalpha() or _DESCRIBED.fullmatch(word))
+    if kind == "fallback":  # a literal, wherever it stands: judged as a quoted value
+        strength = classify_key(m.group("key"))
+        return strength is not None and worth_reporting(
+            secret, strength=strength, quoted=True, key=m.group("key")
+        )
     if kind == "stated_bare":
         return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":

@@ -107,6 +107,7 @@ _WHOLE_REFERENCE = re.compile(
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+"  # a.b.c attribute chains
+    r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]"  # a call cut at its quote
     r")[;,)]*"
 )
 _ENV_LOOKUP = re.compile(

@@ -110,6 +110,23 @@ _STATED = (
     r"[ \t]+(?i:is|was)[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
+# A literal given as the fallback of a lookup: the value used wherever the variable is unset,
+# in compose files, charts and code alike. Anchored on the secret-named key, so that a long
+# line is not searched from every keyword: the key and then its fallback
+# (process.env.API_KEY || "...", os.environ.get("DB_PASSWORD") or "...", ... ?? '...',
+# {{ db_password | default('...') }}) ...
+_FALLBACK_AFTER = (
+    r"(?<![\w.\-$@])" + _KEY + r"(?![\w.\-])[\"'`\])]{0,3}[ \t]*"
+    r"(?:\|\||\?\?|(?<!\w)or\b|\|[ \t]*default\b[ \t]*\(?)[ \t]*" + _QUOTED
+)
+# ... or the lookup around the key: ${POSTGRES_PASSWORD:-...}, os.environ.get("DB_PASSWORD",
+# "..."), getenv, ENV.fetch("DB_PASSWORD") { "..." }.
+_FALLBACK_AROUND = (
+    r"(?:\$\{|\b(?:get|getenv|fetch|getProperty)[ \t]*\([ \t]*[\"'])"
+    + _KEY
+    + r"(?:[\"'][ \t]*(?:,|\)[ \t]*\{)[ \t]*(?=[\"'`])|:?[-=](?=[^}\s\"'`]+\}))"
+    r"(?:" + _QUOTED + r"|(?P<su>[^}\s\"'`]+)(?=\}))"
+)
 # A password written right after the word, with no verb ("connect with password Hx7!qLz93p",
 # a .netrc's "login me password Hx7!qLz93p"): only a value that mixes lower and upper case,
 # digits and symbols, as no word of prose does ("password reset", "password-protected").
@@ -347,6 +364,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_TABLE_CELLS, "|", "| password | literal |, a table row"),
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
+    _generic(_FALLBACK_AFTER, "|?o", 'API_KEY || "literal", a fallback', kind="fallback"),
+    _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
 )

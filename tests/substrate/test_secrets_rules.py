@@ -277,7 +277,8 @@ def test_rules_are_declarative_and_compile() -> None:
         assert rule.name and rule.pattern
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
-        kinds = {"token", "assignment", "stated", "stated_bare", "credential", "url", "pem"}
+        kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
+        kinds |= {"pem"}
         kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
@@ -625,6 +626,39 @@ def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret:
 )
 def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: str) -> None:
     assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Wm4#tR8yUe}",
+        "- POSTGRES_PASSWORD=${PG_PASS:-Wm4#tR8yUe}",
+        "password: \"{{ vault_pw | default('Wm4#tR8yUe') }}\"",
+        'password: {{ .Values.db.password | default "Wm4#tR8yUe" | quote }}',
+        "const password = process.env.DB_PASSWORD ?? 'Wm4#tR8yUe';",
+        'password = os.environ.get("DB_PASSWORD") or "Wm4#tR8yUe"',
+        'password = os.environ.get("DB_PASSWORD", "Wm4#tR8yUe")',
+        'password = ENV.fetch("DB_PASSWORD") { "Wm4#tR8yUe" }',
+    ],
+)
+def test_a_literal_given_as_a_lookups_fallback_is_found(line: str) -> None:
+    found = [line[f.start : f.end] for f in detect_secrets(line).findings]
+    assert found == ["Wm4#tR8yUe"]  # only it: ENV.fetch( and config.get( were masked
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-changeme}",
+        'password = os.environ.get("DB_PASSWORD", "")',
+        "TOKEN=${TOKEN:-}",
+        'api_key = config.get("api_key", None)',
+        '["author"]=> string(9) "Jim Smith"',  # "auth" inside a word, then "or"
+        "set the initial password of the default `neo4j` user",
+    ],
+)
+def test_lookups_without_a_literal_fallback_stay_quiet(line: str) -> None:
+    assert detect_secrets(line).clean
 
 
 @pytest.mark.parametrize(
