@@ -413,10 +413,24 @@ class HttpAnswerer:
         env = os.environ if self.env is None else self.env
         key = env.get(self.api_key_env)
         if not key:
+            if not _env_name(self.api_key_env):  # the key itself, pasted in its place
+                raise AnswererError(
+                    "api_key_env must name the environment variable that holds the key, and "
+                    "this value is no such name (is it the key itself? it is not shown)"
+                )
             raise AnswererError(
                 f"environment variable {self.api_key_env} (named by api_key_env) is not set"
             )
         return key
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _env_name(name: str) -> bool:
+    """Whether ``name`` reads as an environment variable's (``OPENAI_API_KEY``, ``apikey``),
+    not as a key pasted into ``api_key_env`` (a 32-hex Azure key, ``sk-...``), never echoed."""
+    return bool(_ENV_NAME.fullmatch(name)) and (name.isupper() or "_" in name or len(name) < 16)
 
 
 def http_answerer_from_config(
