@@ -14,7 +14,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
-from mixle_cli.errors import FOUND, INTERRUPTED, OPERATIONAL, USAGE, fail, usage
+from mixle_cli.errors import FOUND, OPERATIONAL, USAGE, fail, interrupted_by, usage
 from mixle_cli.output import JsonOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_bytes
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
@@ -104,8 +104,15 @@ def _check_format(as_format: str | None) -> None:
             fail(str(exc), USAGE, hint)
 
 
-def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
-    """Print the report and exit 1 when some input was rejected, 130 when interrupted."""
+def _finish(
+    report: IngestReport,
+    *,
+    json: bool,
+    quiet: bool,
+    stopped_by: KeyboardInterrupt | None = None,
+) -> None:
+    """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
+    when ``stopped_by`` SIGTERM)."""
     if json:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
@@ -129,10 +136,11 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool) -> None:
         for notice in report.notices:
             output.note_parts("note", notice.location(), notice.reason)
     if report.interrupted:  # said even with --quiet or --json: the run did not finish
+        code, word = interrupted_by(stopped_by or KeyboardInterrupt())
         changed = report.items_added or report.items_removed or report.items_rewritten
         kept = "the files completed before it are stored" if changed else "nothing was changed"
-        output.note(f"error: interrupted; {kept}, run the command again to finish")
-        raise typer.Exit(INTERRUPTED)
+        output.note(f"error: {word}; {kept}, run the command again to finish")
+        raise typer.Exit(code)
     if not report.ok:
         raise typer.Exit(FOUND)
 
@@ -240,6 +248,7 @@ def ingest(
         report.failed(path, path, _why_missing(path))
     paths = [p for p in paths if p not in missing]
     _refuse_the_shard(substrate, paths)
+    stopped_by: KeyboardInterrupt | None = None
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):
@@ -257,9 +266,10 @@ def ingest(
                     jobs=jobs or None,
                     **common,
                 )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         report.interrupted = True
-    _finish(report, json=json, quiet=quiet)
+        stopped_by = exc
+    _finish(report, json=json, quiet=quiet, stopped_by=stopped_by)
 
 
 def _why_missing(path: str) -> str:

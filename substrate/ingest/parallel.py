@@ -35,6 +35,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
+from typing import Any
 
 from substrate.cpus import available_cpus, capped_workers
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
@@ -106,11 +107,13 @@ def _serve(
     traceback of a worker whose parent stopped listening midway). The parent notices a
     worker that ends early by its pipe.
 
-    First it ignores Ctrl-C (the parent's to handle), restores the signal ``mask`` the fork
-    held, and closes the pipe ends ``not_ours``: the parent's, and the other workers'.
+    First it ignores Ctrl-C (the parent's to handle), ends on SIGTERM whatever the parent
+    does with it, restores the signal ``mask`` the fork held, and closes the pipe ends
+    ``not_ours``: the parent's, and the other workers'.
     """
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler saves; a worker ends
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for conn in not_ours:
             conn.close()
@@ -288,32 +291,38 @@ class _Worker:
             conn.close()
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C, and a stop a host may handle as one
+
+
 @contextmanager
 def _interrupts_held() -> Iterator[set[int | signal.Signals]]:
-    """Hold Ctrl-C back for the block; one that came meanwhile arrives when it ends. Yields
-    the signal mask from before, for a child forked in the block to restore.
+    """Hold Ctrl-C (and SIGTERM) back for the block; one that came meanwhile arrives when it
+    ends. Yields the signal mask from before, for a child forked in the block to restore: the
+    child sets its own handlers first, so that neither runs the parent's in its place.
 
-    Blocking SIGINT covers this thread. The kernel may hand a Ctrl-C to another thread of
-    the process (a progress bar's, a host's) instead, and Python then raises it in the main
-    thread at once: in the main thread the handler is also swapped for one that only notes
-    the interrupt, raised again once the handler is back. (In another thread no
+    Blocking covers this thread. The kernel may hand a Ctrl-C to another thread of the
+    process (a progress bar's, a host's) instead, and Python then raises it in the main
+    thread at once: in the main thread the handlers are also swapped for one that only notes
+    the signal, raised again once the handlers are back. (In another thread no
     ``KeyboardInterrupt`` is ever raised.)
     """
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = None
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPS))
+    previous: dict[int, Any] = {}
     noted: list[int] = []
     if threading.current_thread() is threading.main_thread():
-        previous = signal.getsignal(signal.SIGINT)
-        if previous is not None:  # None: a handler not set from Python, which stays
-            signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
+        for signum in _STOPS:
+            handler = signal.getsignal(signum)
+            if handler is not None:  # None: a handler not set from Python, which stays
+                previous[signum] = handler
+                signal.signal(signum, lambda got, _frame: noted.append(got))
     try:
         yield mask
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for held, handler in previous.items():
+            signal.signal(held, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
         if noted:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(noted[0])
 
 
 def _ends(workers: list[_Worker]) -> Iterator[Connection]:

@@ -198,6 +198,7 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # exit 1 would read as "found something" to a script around `mixle verify`
+    import signal
     import sys
 
     from mixle_cli import app as app_module
@@ -209,8 +210,12 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch.setattr(app_module.stdout, "install", lambda: None)
     monkeypatch.setattr(sys, "argv", ["mixle", "ls"])
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # main() wraps it: undone after the test
-    with pytest.raises(SystemExit) as ended:
-        app_module.main()
+    terminate = signal.getsignal(signal.SIGTERM)  # main() handles it: undone too
+    try:
+        with pytest.raises(SystemExit) as ended:
+            app_module.main()
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
     assert ended.value.code == 130
     assert capsys.readouterr().err == "error: interrupted\n"
 

@@ -181,6 +181,52 @@ def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_sha
     assert wide["redactions"] == 2 and "Tr0ub4dor9xQzK" not in mixle("ls", "--json").stdout
 
 
+def test_sigterm_stops_an_ingest_as_ctrl_c_does_and_exits_143(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    from mixle_cli.errors import Terminated
+
+    calls = {"n": 0}
+    original = session.IngestSession.apply
+
+    def terminated(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise Terminated  # as the handler raises it (a timeout, systemd)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(session.IngestSession, "apply", terminated)
+    result = mixle("ingest", str(notes))
+    assert result.exit_code == 143  # it ended at once, storing nothing of the run
+    assert result.stderr.splitlines()[-1].startswith("error: terminated; the files completed")
+    stored = {i.provenance.get("source") for i in Substrate(isolated_shard_env).all()}
+    assert len(stored) == 2  # the files completed before it
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_the_command_handles_sigterm(tmp_path: Path, mixle_bin: str) -> None:
+    import signal
+    import subprocess
+    import time
+
+    run = subprocess.Popen(
+        [mixle_bin, "--shard", str(tmp_path / "s"), "ingest", "-"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    caught = 0
+    for _ in range(600):  # until its handler is in place (the signals it catches, in /proc)
+        status = Path(f"/proc/{run.pid}/status").read_text()
+        caught = int(next(x for x in status.splitlines() if x.startswith("SigCgt")).split()[1], 16)
+        if caught & (1 << (signal.SIGTERM - 1)):
+            break
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    _, stderr = run.communicate(timeout=30)
+    assert run.returncode == 143 and "error: terminated" in stderr
+
+
 def test_interrupt_keeps_completed_files_and_exits_130(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
