@@ -17,18 +17,23 @@ PATH_KEYS = frozenset({"path", "source"})
 
 
 def find_secrets_in_path(path: str) -> list[Hit]:
-    """``find_secrets`` of ``path``, with the secrets that make up a whole component added
-    (those the whole path already shows are not repeated), sorted by start."""
+    """``find_secrets`` of ``path``, with the secrets that make up a whole component, or a
+    file name's stem, added (those the whole path already shows are not repeated), sorted by
+    start. A stem, as ``password=Tr0ub4dor&3x!`` of ``password=Tr0ub4dor&3x!.txt``: with its
+    extension, the value reads as a file name, which no rule takes for a secret."""
     hits = find_secrets(path)
-    if "/" not in path:
-        return hits
     start = 0
     for part in path.split("/"):
-        # folder names recur from path to path: the screen's verdict on each is remembered
-        for hit in find_secrets(part) if may_hold_secret(part) else ():
-            begin, end = hit.start + start, hit.end + start
-            if not any(h.start < end and begin < h.end for h in hits):
-                hits.append(shifted_hit(hit, start))
+        dot = part.rfind(".")
+        pieces = [part] if "/" in path else []
+        if dot > 0 and len(part) - dot <= 6:  # an extension of up to five characters
+            pieces.append(part[:dot])
+        for piece in pieces:
+            # folder names recur from path to path: the screen's verdict on each is remembered
+            for hit in find_secrets(piece) if may_hold_secret(piece) else ():
+                begin, end = hit.start + start, hit.end + start
+                if not any(h.start < end and begin < h.end for h in hits):
+                    hits.append(shifted_hit(hit, start))
         start += len(part) + 1
     return sorted(hits, key=lambda h: h.start)
 

@@ -703,3 +703,13 @@ def test_a_path_is_scanned_by_its_folder_names_too() -> None:
         ("aws_access_key", 9, 29),
         ("aws_access_key", 36, 56),
     ]
+
+
+@pytest.mark.parametrize("path", ["keys/password=Tr0ub4dor&3x!.txt", "password=Tr0ub4dor&3x!.md"])
+def test_a_file_name_is_scanned_without_its_extension_too(path: str) -> None:
+    from substrate.secrets.paths import find_secrets_in_path, safe_path
+
+    # with its extension the value read as a file name, and was stored as it was
+    (found,) = [path[h.start : h.end] for h in find_secrets_in_path(path)]
+    assert found.startswith("Tr0ub4dor&3x!")  # (".md" is no file type it knows: kept in)
+    assert "Tr0ub4dor" not in safe_path(path) and safe_path("notes/readme.md") == "notes/readme.md"
