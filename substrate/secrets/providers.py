@@ -44,6 +44,13 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     Rule("azure_sas_token", r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{40,}(?:%3[Dd]|=){0,2})",
          ("sig=",), entropy=3.5, boundary=False,
          description="Azure shared access signature (the sig= parameter of a SAS URL)"),
+    Rule("presigned_url_signature", r"[?&]X-Amz-Signature=(?P<secret>[0-9a-f]{64})(?![0-9a-f])",
+         ("x-amz-signature=",), entropy=3.0, boundary=False,
+         description="AWS pre-signed URL signature (SigV4): a working credential until expiry"),
+    Rule("presigned_url_signature", r"[?&]X-Goog-Signature=(?P<secret>[0-9a-f]{256,1024})"
+         r"(?![0-9a-f])",
+         ("x-goog-signature=",), entropy=3.0, boundary=False,
+         description="Google Cloud Storage signed URL signature (V4)"),
     Rule("azure_ad_client_secret", r"(?P<secret>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})("
          r"?![\w~.\-])",
          ("q~",), entropy=3.5,

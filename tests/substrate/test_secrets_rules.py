@@ -250,6 +250,10 @@ CASES: dict[str, tuple[str, str]] = {
         "curl -u alice:" + PASSWORD + " https://api.internal/v1",
         "curl -u alice:$API_PASSWORD https://api.internal/v1",
     ),
+    "presigned_url_signature": (
+        "https://b.s3.amazonaws.com/f.zip?X-Amz-Expires=600&X-Amz-Signature=" + rnd(64, HEX),
+        "https://b.s3.amazonaws.com/f.zip?X-Amz-Expires=600&X-Amz-Signature=" + "0" * 64,
+    ),
     "command_line_password": (
         "mysql -u root -p" + PASSWORD + " shop",
         "mysql -u root -p shop  # asks for the password",
