@@ -272,6 +272,19 @@ def ingest(
     _finish(report, json=json, quiet=quiet, stopped_by=stopped_by)
 
 
+def _passage(doc: object) -> bool:
+    """Whether a line of ingest-docs is a passage: a string, or an object whose text (if it
+    has one) is a string."""
+    return isinstance(doc, str) or (isinstance(doc, dict) and isinstance(doc.get("text", ""), str))
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object whose text is not a string"
+    names = {bool: "a boolean", int: "a number", float: "a number", list: "an array"}
+    return names.get(type(value), "null")
+
+
 def _why_missing(path: str) -> str:
     """Why a path given cannot be ingested, as ``os.path.exists`` found."""
     if not os.path.islink(path):
@@ -466,6 +479,8 @@ def ingest_docs_command(
 
     A line with neither text nor payload is dropped and counted, as an empty chunk is.
     """
+    import orjson
+
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.adapters import file_provenance
     from substrate.ingest.formats.jsonl import loads
@@ -483,16 +498,25 @@ def ingest_docs_command(
         except FileRejected as exc:
             problems.append(IngestIssue(name, exc.reason, exc.line, exc.byte, fatal=True))
             data = b""
+    shown = source or file  # where problems are said to be: the file as given
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            docs.append(loads(line.decode("utf-8")))
+            doc = loads(line.decode("utf-8"))
         except UnicodeDecodeError as exc:  # the line is left out, as one that is not JSON
             byte = f"byte 0x{line[exc.start]:02x} at offset {exc.start} of the line"
-            problems.append(IngestIssue(name, f"invalid UTF-8 ({byte})", number))
-        except ValueError as exc:  # not JSON or nested too deep: the line is left out
-            problems.append(IngestIssue(name, f"not JSON ({exc})", number))
+            problems.append(IngestIssue(shown, f"invalid UTF-8 ({byte})", number))
+        except orjson.JSONDecodeError as exc:  # the line is left out
+            problems.append(IngestIssue(shown, f"invalid JSON: {exc.msg}", number))
+        except ValueError as exc:  # nested too deep
+            problems.append(IngestIssue(shown, str(exc), number))
+        else:
+            if _passage(doc):
+                docs.append(doc)
+            else:  # 42 or [1, 2] became a passage "42"
+                what = f'neither a JSON string nor a {{"text": ...}} object ({_json_kind(doc)})'
+                problems.append(IngestIssue(shown, what, number))
     # a file's items record it and its hash, so that freshness checks see it change (not
     # its mtime: a file only touched would rewrite them all)
     origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)

@@ -375,9 +375,12 @@ def test_an_unknown_ingest_setting_is_warned_of_with_the_nearest_name(
 
 def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
-    docs.write_text('"one"\n{"bad\n"three"\n')
+    docs.write_text('"one"\n{"bad\n"three"\n42\n[1, 2]\n{"text": 5}\n')
     result = mixle("ingest-docs", str(docs))
-    assert result.exit_code == 1 and result.stderr.count("not JSON") == 1
+    assert result.exit_code == 1 and result.stderr.count("invalid JSON") == 1
+    # not passages "42", "[1, 2]" and "5"; said where the file is as it was given
+    assert f"{docs}:4: neither a JSON string nor a" in result.stderr
+    assert result.stderr.count("neither a JSON string") == 3
     assert sorted(r["title"] for r in mixle("ls", "--json").json()) == ["one", "three"]
     docs.write_bytes(b'"four"\n"f\xffve"\n')
     result = mixle("ingest-docs", str(docs))
