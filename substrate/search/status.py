@@ -136,7 +136,7 @@ def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
         except FileNotFoundError:  # removed by a concurrent writer: not damage
             continue
         except (PackError, OSError, ValueError) as exc:
-            damaged.append((name, str(exc)))
+            damaged.append((name, " ".join(str(exc).split())))  # one line: pyarrow ends with \n
     return damaged
 
 

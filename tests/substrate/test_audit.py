@@ -90,6 +90,19 @@ def test_index_state_is_reported(tmp_path: Path) -> None:
     assert report.index["state"] == "missing" and report.ok
 
 
+def test_a_damaged_parquet_footer_is_said_on_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    store, _ = saved(tmp_path, n=50)
+    store.reindex()
+    damaged = next((tmp_path / "s" / "index").glob("search-seg-*.docs.parquet"))
+    data = bytearray(damaged.read_bytes())
+    for back in range(12, 60):  # the footer's metadata, before its length and magic
+        data[-back] ^= 0x5A
+    damaged.write_bytes(bytes(data))
+    (problem,) = [p for p in audit_shard(Substrate(tmp_path / "s")).problems() if damaged.name in p]
+    assert "\n" not in problem  # pyarrow's reason ends with a line break
+
+
 @pytest.mark.parametrize("suffix", [".pack", ".docs.parquet"])
 def test_a_damaged_index_file_is_named_until_a_reindex(tmp_path: Path, suffix: str) -> None:
     pytest.importorskip("substrate.search.engine")
