@@ -68,7 +68,10 @@ def redact(
     data = stdin_bytes() if source == "-" else Path(source).read_bytes()
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
-    scan, text = detect_and_redact(text, mask=mask, keep_prefix=keep_prefix, keep_lines=True)
+    path = "" if source == "-" else source  # a .csv or .tsv is judged by its columns too
+    scan, text = detect_and_redact(
+        text, mask=mask, keep_prefix=keep_prefix, keep_lines=True, path=path
+    )
     if not scan.clean:
         data = data[:start] + text.encode(encoding, errors) + data[end:]
     binary = encoding == "utf-8" and b"\0" in data[:BINARY_PROBE_BYTES]  # git's rule

@@ -176,13 +176,23 @@ def redact_secrets(
 
 
 def detect_and_redact(
-    text: str, *, mask: str = DEFAULT_MASK, keep_prefix: int = 0, keep_lines: bool = False
+    text: str,
+    *,
+    mask: str = DEFAULT_MASK,
+    keep_prefix: int = 0,
+    keep_lines: bool = False,
+    path: str = "",
 ) -> tuple[SecretScan, str]:
     """``detect_secrets`` and ``redact_secrets`` of ``text`` with one scan (a long log is
-    scanned once, not twice)."""
+    scanned once, not twice); a ``path`` naming a CSV or TSV file has its cells judged by
+    their columns' names too (``secrets.tables``)."""
     if not text:
         return SecretScan(), text
     hits = find_secrets(text)
+    if path:
+        from substrate.secrets.tables import with_table_hits
+
+        hits = with_table_hits(hits, text, path)
     scan = SecretScan([_finding(text, h) for h in hits])
     return scan, _redacted(text, hits, mask, keep_prefix, keep_lines)
 

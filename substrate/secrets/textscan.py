@@ -29,6 +29,7 @@ from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits, safe_repr
+from substrate.secrets.tables import with_table_hits
 from substrate.widetext import is_binary, wide_encoding
 
 log = logging.getLogger(__name__)
@@ -228,7 +229,7 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
             result.notes.append("invalid UTF-8 replaced before scanning")
     else:
         text = data
-    hits = find_secrets(text, syntax=syntax_for(path))
+    hits = with_table_hits(find_secrets(text, syntax=syntax_for(path)), text, path)
     _collect(result, text, hits, cfg)
     return result
 

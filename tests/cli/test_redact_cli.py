@@ -178,3 +178,13 @@ def test_no_file_and_a_terminal_for_input_is_a_usage_error(mixle_bin: str) -> No
         os.close(main)
     assert run.returncode == 2
     assert "give the FILE to redact, or - to read it from standard input" in run.stderr
+
+
+def test_a_table_file_is_redacted_by_its_column_names(mixle: Run, tmp_path: Path) -> None:
+    table = tmp_path / "users.csv"
+    table.write_text("id,username,password\n1,alice,Tr0ub4dor&3x!\n")
+    result = mixle("redact", str(table))
+    assert result.exit_code == 0 and "Tr0ub4dor" not in result.stdout  # it was printed
+    assert result.stdout.startswith("id,username,password\n1,alice,[REDACTED:")
+    piped = mixle("redact", "-", input=table.read_text())  # no name: read as prose
+    assert "Tr0ub4dor" in piped.stdout

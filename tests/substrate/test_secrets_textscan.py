@@ -214,3 +214,21 @@ def test_wide_text_is_scanned_not_skipped_as_binary(encoding: str) -> None:
     text = ("\ufeff" if encoding.endswith("be") else "") + f"token = '{GH}'\n"
     [finding] = scan_text(text.encode(encoding), path="deploy.ps1").findings
     assert (finding.rule, finding.line) == ("github_token", 1) and GH not in finding.preview
+
+
+def test_a_table_is_judged_by_its_column_names_as_ingestion_judges_it() -> None:
+    text = (
+        "id,username,password,note\n"
+        '1,alice,Tr0ub4dor&3x!,"a ""quoted"" note"\n'
+        '2,bob,"Kd8$mW2vRt",plain\n'
+        "3,carol,changeme,x\n"  # a placeholder stays
+    )
+    found = scan_text(text, path="users.csv").findings
+    # the preview printed alice's password: only the line's own rules were looked at
+    assert [(f.line, f.column) for f in found] == [(2, 9), (3, 8)]
+    assert all("Tr0ub4dor" not in f.preview and "Kd8$" not in f.preview for f in found)
+    assert not scan_text(text, path="users.txt").findings  # read as prose, a row says nothing
+    tsv = "name\tsecret\nprod\tQm3vR8tLw2KpY9mXn7Hc\n"
+    assert [f.line for f in scan_text(tsv, path="keys.tsv").findings] == [2]
+    semicolons = "user;password\nbob;Kd8$mW2vRt\n"
+    assert [f.column for f in scan_text(semicolons, path="x.csv").findings] == [5]

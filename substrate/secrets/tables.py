@@ -1,0 +1,106 @@
+"""Secrets in CSV and TSV files, judged by their column's name.
+
+In ``id,username,password`` then ``1,alice,Tr0ub4dor&3x!``, nothing on the row's line says
+which value is a password: its header does. Ingestion judges records by their field names
+(``secrets.fields``); the pre-commit scan and ``mixle redact`` read a ``.csv`` or ``.tsv``
+file as text, so they judge its cells here, by the header's names, as ingestion would.
+
+Cells are read line by line (a quoted cell running over several lines is judged in its first
+line's part), and only columns whose name holds a secret stem are looked at: a table without
+such a column costs the reading of its first line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from substrate.secrets.engine import Hit
+from substrate.secrets.keynames import classify_key
+from substrate.secrets.placeholders import worth_reporting
+
+_RULE = "sensitive_assignment"
+
+
+def table_delimiter(path: str, text: str) -> str | None:
+    """The delimiter of ``path`` when it is a CSV or TSV file (None: it is neither)."""
+    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    if suffix == ".tsv":
+        return "\t"
+    if suffix != ".csv":
+        return None
+    header = text[: text.find("\n")] if "\n" in text else text
+    return ";" if header.count(";") > header.count(",") else ","
+
+
+def with_table_hits(hits: list[Hit], text: str, path: str) -> list[Hit]:
+    """``hits`` of ``text`` and, when ``path`` names a table, its cells judged by their column
+    (those not overlapping a hit already), in order."""
+    delimiter = table_delimiter(path, text)
+    if delimiter is None:
+        return hits
+    extra = [
+        h
+        for h in table_hits(text, delimiter)
+        if not any(o.start < h.end and h.start < o.end for o in hits)
+    ]
+    return sorted(hits + extra, key=lambda h: h.start) if extra else hits
+
+
+def table_hits(text: str, delimiter: str) -> list[Hit]:
+    """The cells of ``text`` (a table) that hold a secret by their column's name, in order."""
+    start = 0
+    while start < len(text) and text[start] == "\n":  # blank lines before the header
+        start += 1
+    end = text.find("\n", start)
+    end = len(text) if end == -1 else end
+    header = [text[a:b].strip().strip('"') for a, b in _cells(text, start, end, delimiter)]
+    keyed = {i: (name, classify_key(name)) for i, name in enumerate(header)}
+    keyed = {i: (name, strength) for i, (name, strength) in keyed.items() if strength}
+    if not keyed:
+        return []
+    hits: list[Hit] = []
+    while end < len(text):
+        start = end + 1
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        for column, (a, b) in enumerate(_cells(text, start, end, delimiter)):
+            if column in keyed and _secret(text[a:b], *keyed[column]):
+                hits.append(Hit(_RULE, a, b, 0, a, b))
+    return hits
+
+
+def _secret(cell: str, name: str, strength: str | None) -> bool:
+    value = cell.rstrip("\r").replace('""', '"')
+    return bool(value.strip()) and worth_reporting(
+        value, strength=strength or "token", quoted=True, key=name
+    )
+
+
+def _cells(text: str, start: int, end: int, delimiter: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each cell's value in ``text[start:end]`` (one line), inside its
+    quotes when it is quoted."""
+    pos = start
+    while pos <= end:
+        if text.startswith('"', pos):
+            close = pos + 1
+            while True:
+                close = text.find('"', close, end)
+                if close == -1 or not text.startswith('""', close):
+                    break
+                close += 2
+            if close == -1:  # runs on to the next line: its part on this one
+                yield pos + 1, end
+                return
+            yield pos + 1, close
+            after = text.find(delimiter, close, end)
+            if after == -1:
+                return
+            pos = after + 1
+        else:
+            after = text.find(delimiter, pos, end)
+            if after == -1:
+                yield pos, end
+                return
+            yield pos, after
+            pos = after + 1
