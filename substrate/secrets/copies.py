@@ -42,7 +42,7 @@ class Copies:
 
     forms: dict[str, str]
     pattern: re.Pattern[str] | None
-    by_head: dict[str, list[str]]
+    by_head: dict[str, list[int]]  # the lengths of the forms starting so, longest first
 
 
 def copies_of(secrets: Mapping[str, str]) -> Copies | None:
@@ -61,9 +61,11 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
         alternatives = "|".join(re.escape(f) for f in longest_first)
         pattern = re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
         return Copies(forms, pattern, {})
-    by_head: dict[str, list[str]] = {}
-    for form in longest_first:
-        by_head.setdefault(form[:MIN_COPY], []).append(form)
+    by_head: dict[str, list[int]] = {}
+    for form in longest_first:  # many secrets share a head ("Tr0u..."), few lengths
+        lengths = by_head.setdefault(form[:MIN_COPY], [])
+        if len(form) not in lengths:
+            lengths.append(len(form))
     return Copies(forms, None, by_head)
 
 
@@ -75,12 +77,13 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     heads, pos, last = copies.by_head, 0, len(text) - MIN_COPY
     while pos <= last:
-        candidates = heads.get(text[pos : pos + MIN_COPY])
-        if candidates and (pos == 0 or text[pos - 1] not in _WORD):
-            for form in candidates:
-                end = pos + len(form)
-                if text.startswith(form, pos) and (end == len(text) or text[end] not in _WORD):
-                    spans.append((pos, end, forms[form]))
+        lengths = heads.get(text[pos : pos + MIN_COPY])
+        if lengths and (pos == 0 or text[pos - 1] not in _WORD):
+            for length in lengths:
+                end = pos + length
+                rule = forms.get(text[pos:end])
+                if rule is not None and (end == len(text) or text[end] not in _WORD):
+                    spans.append((pos, end, rule))
                     pos = end
                     break
             else:

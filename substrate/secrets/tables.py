@@ -12,6 +12,7 @@ such a column costs the reading of its first line.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
@@ -34,16 +35,18 @@ def table_delimiter(path: str, text: str) -> str | None:
 
 
 def with_table_hits(hits: list[Hit], text: str, path: str) -> list[Hit]:
-    """``hits`` of ``text`` and, when ``path`` names a table, its cells judged by their column
-    (those not overlapping a hit already), in order."""
+    """``hits`` of ``text`` (in order) and, when ``path`` names a table, its cells judged by
+    their column, those not overlapping a hit already, in order."""
     delimiter = table_delimiter(path, text)
     if delimiter is None:
         return hits
-    extra = [
-        h
-        for h in table_hits(text, delimiter)
-        if not any(o.start < h.end and h.start < o.end for o in hits)
-    ]
+    starts = [h.start for h in hits]
+    extra = []
+    for cell in table_hits(text, delimiter):
+        # hits do not overlap: of those starting before the cell ends, the last ends last
+        before = bisect.bisect_left(starts, cell.end)
+        if not (before and hits[before - 1].end > cell.start):
+            extra.append(cell)
     return sorted(hits + extra, key=lambda h: h.start) if extra else hits
 
 

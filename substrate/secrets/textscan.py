@@ -335,10 +335,12 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
         return line + 1, offset - line_start + 1
 
     copies = copies_of_hits(text, hits) if hits else None  # once per text, not per finding
+    starts, ends = [h.start for h in hits], [h.end for h in hits]  # both sorted: no overlaps
     for h in hits:
         line, col = position(h.start)
         end_line, end_col = position(h.end)
-        line_text = _line_at(text, newlines, line)
+        line_span = _line_span(text, newlines, line)
+        line_text = text[line_span[0] : line_span[1]]
         if h.rule in cfg.allow_rules:
             result.suppressed += 1
             continue
@@ -356,7 +358,7 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
                 end_col,
                 h.rule,
                 fp,
-                _preview(text, newlines, line, hits, copies),
+                _preview(text, line_span, _touching(hits, starts, ends, line_span), copies),
             )
         )
 
@@ -381,22 +383,26 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     return result
 
 
-def _line_at(text: str, newlines: list[int], line: int) -> str:
+def _line_span(text: str, newlines: list[int], line: int) -> tuple[int, int]:
     start = newlines[line - 2] + 1 if line > 1 else 0
     end = newlines[line - 1] if line - 1 < len(newlines) else len(text)
-    return text[start:end]
+    return start, end
 
 
-def _preview(
-    text: str, newlines: list[int], line: int, hits: list[Hit], copies: Copies | None
-) -> str:
-    """The finding's line with every secret touching it masked, trimmed around the first."""
-    start = newlines[line - 2] + 1 if line > 1 else 0
-    end = newlines[line - 1] if line - 1 < len(newlines) else len(text)
+def _touching(
+    hits: list[Hit], starts: list[int], ends: list[int], span: tuple[int, int]
+) -> list[Hit]:
+    """The hits touching ``span``, found by bisection: a table of a hundred thousand secrets
+    has as many findings, each shown on its line."""
+    return hits[bisect.bisect_right(ends, span[0]) : bisect.bisect_left(starts, span[1])]
+
+
+def _preview(text: str, span: tuple[int, int], hits: list[Hit], copies: Copies | None) -> str:
+    """The finding's line (``span``) with every secret touching it (``hits``) masked, trimmed
+    around the first."""
+    start, end = span
     local = [
-        Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0)
-        for h in hits
-        if h.start < end and h.end > start
+        Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0) for h in hits
     ]
     line_text = text[start:end]
     shown = copies_outside(line_text, copies, local)
