@@ -32,6 +32,7 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
 from substrate.secrets import safe_text
+from substrate.secrets.engine import find_secrets
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -430,7 +431,9 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 def _env_name(name: str) -> bool:
     """Whether ``name`` reads as an environment variable's (``OPENAI_API_KEY``, ``apikey``),
     not as a key pasted into ``api_key_env`` (a 32-hex Azure key, ``sk-...``), never echoed."""
-    return bool(_ENV_NAME.fullmatch(name)) and (name.isupper() or "_" in name or len(name) < 16)
+    if not _ENV_NAME.fullmatch(name) or find_secrets(name):  # ghp_..., sk_live_... have "_"
+        return False
+    return name.isupper() or "_" in name or len(name) < 16
 
 
 def http_answerer_from_config(

@@ -19,6 +19,7 @@ from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import find_secrets
 from substrate.secrets.fields import MAX_NESTING, nesting_depth, redacted_fields, scan_item
+from substrate.visibility import printable_name
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ def refuse_unfit_names(**names: str | None) -> None:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
-        if name and not name.isprintable():
+        if name and not printable_name(name):
             raise InvalidInputError(
                 f"the {what.replace('_', ' ')} cannot hold invisible or control characters"
             )

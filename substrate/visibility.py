@@ -39,7 +39,7 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope
         return None
-    if not isinstance(team, str) or not team or team != team.strip() or not team.isprintable():
+    if not isinstance(team, str) or not team or team != team.strip() or not printable_name(team):
         # empty (a template's unset variable must not open every scope), blank, spaced, or
         # holding invisible characters
         raise ShardError(
@@ -49,10 +49,20 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     return team
 
 
+# joiners are invisible, yet spell words of Persian and Indic scripts (and emoji sequences)
+_JOINERS = str.maketrans("", "", "\u200c\u200d")
+
+
+def printable_name(name: str) -> bool:
+    """Whether ``name`` holds no control or invisible character (zero-width joiners aside):
+    it is printed in messages, and must not pass for another name printed alike."""
+    return name.translate(_JOINERS).isprintable()
+
+
 def _team_name(team: str, what: str) -> str:
     if team != team.strip():
         raise InvalidInputError(f"{what} has white space around it")
-    if not team.isprintable():  # it is printed in messages: no terminal escapes, no look-alikes
+    if not printable_name(team):  # it is printed in messages: no terminal escapes, no look-alikes
         raise InvalidInputError(f"{what} cannot hold invisible or control characters")
     return team
 

@@ -10,6 +10,7 @@ carries no context. Findings name the field path where they were found, for exam
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -68,11 +69,19 @@ def holds_secret(value: str, key: str | None = None) -> bool:
 
 @lru_cache(maxsize=1024)
 def _each_of(key: str | None) -> str | None:
-    """The key a list's strings are judged by: each of ``api_keys`` or ``passwords`` is one
-    (a plural alone names no secret: ``tokens: 1500`` counts them)."""
-    if key and key[-1] in "sS" and classify_key(key) is None and classify_key(key[:-1]):
-        return key[:-1]
+    """The key a list's strings are judged by: each of ``passwords``, ``db_secrets`` or
+    ``api_keys`` is one. Not each of ``tokens``: a tokenizer's, or a model's log
+    probabilities, list words under it."""
+    if not key or key[-1] not in "sS" or classify_key(key) is not None:
+        return key
+    one = key[:-1]
+    strength = classify_key(one)
+    if strength == "password" or (strength and _KEYS_BY_NAME.search(one)):
+        return one
     return key
+
+
+_KEYS_BY_NAME = re.compile(r"(?i)(?:api|access|secret|private|auth)[_\-.]?(?:key|token)$")
 
 
 def _entry_name(mapping: dict[Any, Any]) -> str | None:

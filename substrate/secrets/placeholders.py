@@ -161,10 +161,14 @@ def is_placeholder(value: str) -> bool:
 
 def _marks(value: str, marker: str) -> bool:
     """Whether ``marker`` stands in ``value`` as a word of its own (``test_pw``, ``myTest1``,
-    ``demo-key``), not inside another word (``Latest$2024``, ``Football#1``, ``Democracy1!``)."""
-    return any(part.lower() == marker for part in _SEGMENTS.findall(value)) or (
-        value.islower() and (value.startswith(marker) or value.endswith(marker))
-    )
+    ``demo-key``, ``TESTPASS``), not inside another word (``Latest$2024``, ``Football#1``,
+    ``Democracy1!``)."""
+    if any(part.lower() == marker for part in _SEGMENTS.findall(value)):
+        return True
+    # in one case throughout, words run together unseen: "testpass", "TESTPASSWORD"
+    low = value.lower()
+    one_case = value.islower() or value.isupper()
+    return one_case and (low.startswith(marker) or low.endswith(marker))
 
 
 _SEGMENTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)*|[^A-Za-z0-9]+")

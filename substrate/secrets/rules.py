@@ -61,7 +61,8 @@ class Rule:
 # The secret stems of key names: every generic rule's key holds one, on the match's first line.
 _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
-_KEY = r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)"
+# (bounded: a long run of glued words would be tried from every stem in it, to its end)
+_KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
 _QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|`(?P<sb>[^`\n]*)`)"""
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
@@ -75,7 +76,7 @@ _ASSIGN = (
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
     # type annotations: "key: str = ...", spaced, or "key: Tr0ub4dor=3x" and base64's
     # "key: VHIw...IQ==" would read as a type followed by its value
-    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*[ \t]+(?==(?!=)))?"
+    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*(?:[ \t]+(?==(?!=))|(?==[ \t]*[\"'`])))?"
     r"(?:[ \t]*" + _OPS + r"[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*|[ \t]+(?=[\"'`]))"
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
@@ -111,12 +112,15 @@ _STATED = (
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,
-# in compose files, charts and code alike. Anchored on the secret-named key, so that a long
-# line is not searched from every keyword: the key and then its fallback
-# (process.env.API_KEY || "...", os.environ.get("DB_PASSWORD") or "...", ... ?? '...',
-# {{ db_password | default('...') }}) ...
+# in compose files, charts and code alike. First the lookup, then the key and its fallback
+# ({{ db_password | default('...') }}, process.env.API_KEY || "...", ... ?? '...',
+# os.environ.get("DB_PASSWORD") or "...", ENV["API_KEY"] || "..."): anchored on the lookup,
+# so that keyword lines without one are passed over quickly ...
 _FALLBACK_AFTER = (
-    r"(?<![\w.\-$@])" + _KEY + r"(?![\w.\-])[\"'`\])]{0,3}[ \t]*"
+    r"(?:\{\{-?[ \t]*|\benv\.|\benviron(?:\.get)?[ \t]*[(\[][ \t]*[\"']"
+    r"|\bgetenv[ \t]*\([ \t]*[\"']|(?<![A-Za-z])ENV\[[ \t]*[\"'])"
+    + _KEY
+    + r"(?![\w.\-])[\"'`\])]{0,3}[ \t]*"
     r"(?:\|\||\?\?|(?<!\w)or\b|\|[ \t]*default\b[ \t]*\(?)[ \t]*" + _QUOTED
 )
 # ... or the lookup around the key: ${POSTGRES_PASSWORD:-...}, os.environ.get("DB_PASSWORD",
@@ -125,14 +129,14 @@ _FALLBACK_AROUND = (
     r"(?:\$\{|\b(?:get|getenv|fetch|getProperty)[ \t]*\([ \t]*[\"'])"
     + _KEY
     + r"(?:[\"'][ \t]*(?:,|\)[ \t]*\{)[ \t]*(?=[\"'`])|:?[-=](?=[^}\s\"'`]+\}))"
-    r"(?:" + _QUOTED + r"|(?P<su>[^}\s\"'`]+)(?=\}))"
+    r"(?:" + _QUOTED + r"|(?P<su>[^}\s\"'`${]+)(?=\}))"  # not a nested ${OTHER}
 )
 # A password written right after the word, with no verb ("connect with password Hx7!qLz93p",
 # a .netrc's "login me password Hx7!qLz93p"): only a value that mixes lower and upper case,
 # digits and symbols, as no word of prose does ("password reset", "password-protected").
 _STATED_BARE = (
-    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))[ \t]+"
-    r"(?P<su>[^\s\"'`,;<]{8,80})(?![^\s,;])"
+    r"(?<![\w.\-$@])(?P<key>(?i:password|passphrase|passwd|pwd))[ \t]+"  # not "pass" (a verb)
+    r"(?P<su>[^\s\"'`,;<=\-][^\s\"'`,;<=]{7,79})(?![^\s,;])"  # not an option or a setting
 )
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
@@ -345,10 +349,11 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "command_line_password",
         # mysql -pSECRET (glued: "-p NAME" asks, and NAME is a database), sshpass -p SECRET,
         # docker or podman login -p SECRET, redis-cli -a SECRET
-        r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p"
-        r"|(?:sshpass|(?:docker|podman)[ \t]+login)\b[^\n|;&]*?[ \t]-p[ \t]+"
-        r"|redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)"
-        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<secret>(?:[^\s\"'<>|;&]|&(?![&\s])){4,128}))",
+        # the tool as a command (not "/var/lib/mysql"), its flag within the same command
+        r"(?<![^\s`$(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
+        r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
         ("mysql", "mysqldump", "mysqladmin", "mariadb", "sshpass", "docker", "podman", "redis-cli"),
         kind="credential",
         lines=True,
@@ -364,7 +369,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_TABLE_CELLS, "|", "| password | literal |, a table row"),
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
-    _generic(_FALLBACK_AFTER, "|?o", 'API_KEY || "literal", a fallback', kind="fallback"),
+    _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),
     _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),

@@ -16,6 +16,7 @@ import bisect
 import difflib
 import itertools
 import logging
+import signal
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -317,8 +318,14 @@ def scan_files(
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=capped_workers(workers)) as pool:
+    with ProcessPoolExecutor(max_workers=capped_workers(workers), initializer=_worker) as pool:
         yield from pool.map(_scan_one, jobs, chunksize=16)
+
+
+def _worker() -> None:
+    """A scanning process ends on SIGTERM: the handler a host set in the parent (``mixle``
+    saves what it completed) is the parent's to run."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> None:

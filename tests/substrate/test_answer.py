@@ -474,7 +474,8 @@ def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:
         answerer.complete("p")
     with pytest.raises(AnswererError, match="is not set"):
         HttpAnswerer(endpoint.url, "m", api_key_env="MISSING", env={}).complete("p")
-    for pasted in ("9f2c4e7a1b3d5f6e8a0c2e4f6a8b0d1c", "af2c4e7a1b3d5f6e8a0c2e4f6a8b0d1c", "sk-x"):
+    pasted_keys = ("9f2c4e7a1b3d5f6e8a0c2e4f6a8b0d1c", "af2c4e7a1b3d5f6e8a0c2e4f6a8b0d1c", "sk-x")
+    for pasted in (*pasted_keys, "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"):  # "_": a name?
         with pytest.raises(AnswererError, match="is it the key itself") as err:
             HttpAnswerer(endpoint.url, "m", api_key_env=pasted, env={}).complete("p")
         assert pasted not in str(err.value)  # it was echoed as a variable's name

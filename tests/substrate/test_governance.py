@@ -454,7 +454,12 @@ def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Pa
         ):
             with pytest.raises(InvalidInputError, match="control characters"):
                 act()
-    assert [i.scope for i in Substrate(tmp_path).iter_items()] == ["local"]
+    publish(store, [item_id], to="\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", by="ann")
+    store.save()
+    # a zero-width non-joiner spells Persian words: not refused
+    assert {i.scope for i in Substrate(tmp_path).iter_items()} == {
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    }
 
 
 def test_an_approver_revoked_by_another_process_meanwhile_may_not_approve(tmp_path: Path) -> None:

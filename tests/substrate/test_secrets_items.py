@@ -362,11 +362,13 @@ def test_each_string_of_a_list_under_a_plural_secret_key_is_judged_by_it() -> No
         payload={
             "api_keys": ["Zk8vQ2mNxR7pL4tYw9bC3dF6hJ1sA0eG5uVd"],
             "passwords": ["Jd5^hR7mCv"],
-            "tokens": ["the", "cat"],  # a plural alone names no secret
+            "tokens": ["the", "cat", "Understanding"],  # a plural alone names no secret
+            "logprobs": {"tokens": ["Hello", " Photosynthesis", "ChatGPT4o"]},  # a model's
             "max_tokens": 1500,
         },
     )
     result = admit(item)
     assert result.item.payload["api_keys"] == ["[REDACTED:sensitive_assignment]"]
     assert result.item.payload["passwords"] == ["[REDACTED:sensitive_assignment]"]
-    assert result.item.payload["tokens"] == ["the", "cat"] and result.redactions == 2
+    assert result.item.payload["tokens"] == ["the", "cat", "Understanding"]
+    assert result.item.payload["logprobs"] == item.payload["logprobs"] and result.redactions == 2

@@ -611,6 +611,8 @@ def test_names_made_of_words_are_not_passwords(line: str) -> None:
         ("DB_PASSWORD=Latest$2024", "Latest$2024"),
         ("DB_PASSWORD=Democracy1!", "Democracy1!"),
         ('password: str = "Wm4#tR8yUe"', "Wm4#tR8yUe"),  # a type annotation still is one
+        ('password: str="Wm4#tR8yUe"', "Wm4#tR8yUe"),  # ... unspaced
+        ('let password:string="Wm4#tR8yUe";', "Wm4#tR8yUe"),  # it masked "string="
     ],
 )
 def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret: str) -> None:
@@ -658,6 +660,10 @@ def test_a_literal_given_as_a_lookups_fallback_is_found(line: str) -> None:
         "TOKEN=${TOKEN:-}",
         'api_key = config.get("api_key", None)',
         '["author"]=> string(9) "Jim Smith"',  # "auth" inside a word, then "or"
+        "API_KEY=${API_KEY:-${FALLBACK_KEY}}",  # a nested lookup, no literal
+        "password=TESTPASSWORD",  # placeholders in capitals too
+        "secret=TODOSECRET",
+        "API_KEY=DEMOKEY12",
         "set the initial password of the default `neo4j` user",
     ],
 )
@@ -673,6 +679,10 @@ def test_lookups_without_a_literal_fallback_stay_quiet(line: str) -> None:
         "docker run -p 8080:80 nginx",
         "redis-cli -a $REDIS_PASSWORD ping",
         "reset your password today",  # a word, not a value
+        "find /var/lib/mysql -name x -print0",  # mysql as a folder, -print0 find's
+        "tail /var/log/mysql -prefixed lines",
+        "pass LD_LIBRARY_PATH=/opt/lib64 to the linker",  # "pass", the verb
+        "pass -DPython3_EXECUTABLE=/usr/bin/python3 to cmake",
         "the password field is required",
         "set a password-protected-archive up",
     ],
@@ -717,3 +727,14 @@ def test_a_file_name_is_scanned_without_its_extension_too(path: str) -> None:
     (found,) = [path[h.start : h.end] for h in find_secrets_in_path(path)]
     assert found.startswith("Tr0ub4dor&3x!")  # (".md" is no file type it knows: kept in)
     assert "Tr0ub4dor" not in safe_path(path) and safe_path("notes/readme.md") == "notes/readme.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("`mysql -uroot -pS3cret!xY`", "S3cret!xY"),  # the code span's backtick was masked
+        ("(mysql -u root -pS3cret!xY)", "S3cret!xY"),
+    ],
+)
+def test_a_command_line_password_ends_where_its_command_does(line: str, secret: str) -> None:
+    assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]

@@ -7,6 +7,7 @@ import string
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,9 +153,9 @@ def test_workers_asked_for_are_capped_by_the_files_and_the_cpus(
     started: list[int] = []
     pool = concurrent.futures.ProcessPoolExecutor
 
-    def counted(max_workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    def counted(max_workers: int, **options: Any) -> concurrent.futures.ProcessPoolExecutor:
         started.append(max_workers)
-        return pool(max_workers=max_workers)
+        return pool(max_workers=max_workers, **options)
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", counted)
     monkeypatch.setattr(substrate.cpus, "available_cpus", lambda: 1)
