@@ -11,24 +11,15 @@ import importlib
 import inspect
 import logging
 import os
-import signal
 import sys
 from collections.abc import Iterable, Sequence
-from types import FrameType
 from typing import Annotated
 
 import typer
 
 from mixle_cli import stdout
 from mixle_cli.context import AppState
-from mixle_cli.errors import (
-    PIPE_CLOSED,
-    Terminated,
-    classify,
-    guarded,
-    interrupted_by,
-    silence_output,
-)
+from mixle_cli.errors import INTERRUPTED, PIPE_CLOSED, classify, guarded, silence_output
 from mixle_cli.hookargs import files_named_like_options
 from mixle_cli.masked import MaskedStream
 
@@ -163,8 +154,6 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main() -> None:
     stdout.install()
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (not one a caller chose to ignore)
-        signal.signal(signal.SIGTERM, _terminated)
     if sys.stderr is None:  # the caller closed it (2>&-): notes and warnings are dropped,
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - never to stdout
     sys.stderr = MaskedStream(sys.stderr)
@@ -178,19 +167,14 @@ def main() -> None:
     try:
         sys.argv[1:] = files_named_like_options(sys.argv[1:], _command_word(sys.argv[1:]))
         code = _undecodable_argument() or _run(build_app(modules_for(sys.argv[1:])))
-    except KeyboardInterrupt as exc:  # before a command runs (its own handler says what was kept)
-        code, word = interrupted_by(exc)
-        print(f"error: {word}", file=sys.stderr)
+    except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
+        print("error: interrupted", file=sys.stderr)
+        code = INTERRUPTED
     sys.exit(_flushed(code))
 
 
 # commands whose arguments are file names, which need not be UTF-8 (Python keeps their bytes)
 _FILE_COMMANDS = frozenset({"scan-secrets", "redact"})
-
-
-def _terminated(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM stops a run as Ctrl-C does: what it completed is saved (exit 143)."""
-    raise Terminated
 
 
 def _undecodable_argument() -> int:

@@ -29,19 +29,6 @@ INTERRUPTED = 130
 PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of our output went away
 TERMINATED = 143  # 128 + SIGTERM
 
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a ``timeout``, systemd, a cron wrapper), raised where Ctrl-C would be, so that
-    a run stops as it does on Ctrl-C, keeping what it completed."""
-
-
-def interrupted_by(exc: KeyboardInterrupt) -> tuple[int, str]:
-    """The exit code and word for a run stopped by ``exc``: Ctrl-C or SIGTERM."""
-    return (
-        (TERMINATED, "terminated") if isinstance(exc, Terminated) else (INTERRUPTED, "interrupted")
-    )
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -64,8 +51,7 @@ def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
 def classify(exc: BaseException) -> tuple[int, str, str | None]:
     """Exit code, message and hint for an exception raised under a command."""
     if isinstance(exc, KeyboardInterrupt):
-        code, word = interrupted_by(exc)
-        return code, f"{word}; everything saved before the interruption is intact", None
+        return INTERRUPTED, "interrupted; everything saved before the interruption is intact", None
     if isinstance(exc, NotFoundError | AccessDeniedError):
         return FOUND, str(exc), None
     if isinstance(exc, InvalidInputError):
@@ -154,8 +140,7 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             if _saved_before(args, kwargs):  # a retry would make the change twice
                 hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
                 if isinstance(exc, KeyboardInterrupt):
-                    word = interrupted_by(exc)[1]
-                    message = f"{word} after the change was saved; its report may be incomplete"
+                    message = "interrupted after the change was saved; its report may be incomplete"
                 else:
                     message += " (after the change was saved)"
             fail(message, code, hint)

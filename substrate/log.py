@@ -529,16 +529,17 @@ class LogFile:
 
     def holds_only(self, lines: list[bytes]) -> bool:
         """Whether the log is what ``replace_with(lines)`` would write, but for its generation
-        and time: a header, ``lines``, and the one commit line counting them."""
-        data = self.path.read_bytes()
-        body = data.find(b"\n") + 1
-        last = data.rfind(b"\n", 0, len(data) - 1) + 1
-        if not data.startswith(_HEADER_PREFIX) or not data.endswith(b"\n") or last < body:
-            return False
-        if _commit_count(data[last:]) != len(lines):
-            return False
-        whole = (line if line.endswith(b"\n") else line + b"\n" for line in lines)
-        return data[body:last] == b"".join(whole)
+        and time: a header, ``lines``, and the one commit line counting them (read as a
+        stream: a large log is not held twice over)."""
+        with self.path.open("rb") as fh:
+            if not fh.readline().startswith(_HEADER_PREFIX):
+                return False
+            for line in lines:
+                whole = line if line.endswith(b"\n") else line + b"\n"
+                if fh.read(len(whole)) != whole:
+                    return False
+            commit = fh.readline()
+            return commit.endswith(b"\n") and _commit_count(commit) == len(lines) and not fh.read(1)
 
     def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
         """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""

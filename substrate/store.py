@@ -232,6 +232,16 @@ class Substrate:
         in-memory shard has nothing to lock; a shard not created yet is created first, so
         that two first writes (two ``grant``s) take turns too.
         """
+        with self.writer_lock():
+            if self.root is not None and self._log is not None:
+                self.settings = Settings.load(self.root)
+            yield
+
+    @contextlib.contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Hold the shard's writer lock for the block, as ``exclusive`` does, without reading
+        the settings again: for a bulk writer that saves in batches (``ingest``), whose
+        settings were read when it began."""
         if self.root is None or self._log is None:
             yield
             return
@@ -240,7 +250,6 @@ class Substrate:
         except OSError as exc:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
         with exclusive_lock(self._log.lock_path):
-            self.settings = Settings.load(self.root)
             yield
 
     def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mixle_cli import output
 from mixle_cli.context import state
-from mixle_cli.errors import FOUND, OPERATIONAL, USAGE, fail, interrupted_by, usage
+from mixle_cli.errors import (
+    FOUND,
+    INTERRUPTED,
+    OPERATIONAL,
+    TERMINATED,
+    USAGE,
+    fail,
+    usage,
+)
 from mixle_cli.output import JsonOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_bytes
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
@@ -104,15 +115,9 @@ def _check_format(as_format: str | None) -> None:
             fail(str(exc), USAGE, hint)
 
 
-def _finish(
-    report: IngestReport,
-    *,
-    json: bool,
-    quiet: bool,
-    stopped_by: KeyboardInterrupt | None = None,
-) -> None:
+def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
-    when ``stopped_by`` SIGTERM)."""
+    when ``terminated`` by SIGTERM)."""
     if json:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
@@ -135,8 +140,8 @@ def _finish(
     if not json:  # said even with --quiet: someone's proposal is gone
         for notice in report.notices:
             output.note_parts("note", notice.location(), notice.reason)
-    if report.interrupted:  # said even with --quiet or --json: the run did not finish
-        code, word = interrupted_by(stopped_by or KeyboardInterrupt())
+    if report.interrupted or terminated:  # said even with --quiet or --json: not finished
+        code, word = (TERMINATED, "terminated") if terminated else (INTERRUPTED, "interrupted")
         changed = report.items_added or report.items_removed or report.items_rewritten
         kept = "the files completed before it are stored" if changed else "nothing was changed"
         output.note(f"error: {word}; {kept}, run the command again to finish")
@@ -248,28 +253,55 @@ def ingest(
         report.failed(path, path, _why_missing(path))
     paths = [p for p in paths if p not in missing]
     _refuse_the_shard(substrate, paths)
-    stopped_by: KeyboardInterrupt | None = None
+    terminated = threading.Event()
     try:
         with _progress(not (json or quiet)) as progress:
             for raw in _distinct(paths):
+                if terminated.is_set():
+                    break
                 if raw == "-":
                     _ingest_stdin(substrate, source, as_format, max_file_size, common)
                     continue
-                ingest_path(
-                    substrate,
-                    raw,
-                    as_format=as_format,
-                    max_file_size=max_file_size,
-                    prune=not no_prune,
-                    hidden=hidden,
-                    progress=progress,
-                    jobs=jobs or None,
-                    **common,
-                )
-    except KeyboardInterrupt as exc:
+                with _cancelled_by_sigterm(terminated):
+                    ingest_path(
+                        substrate,
+                        raw,
+                        as_format=as_format,
+                        max_file_size=max_file_size,
+                        prune=not no_prune,
+                        hidden=hidden,
+                        progress=progress,
+                        jobs=jobs or None,
+                        cancel=terminated,
+                        **common,
+                    )
+    except KeyboardInterrupt:
         report.interrupted = True
-        stopped_by = exc
-    _finish(report, json=json, quiet=quiet, stopped_by=stopped_by)
+    _finish(report, json=json, quiet=quiet, terminated=terminated.is_set())
+
+
+@contextmanager
+def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
+    """For the block, SIGTERM (a ``timeout``, systemd) sets ``event``: the ingest stops after
+    the file at hand and saves what it completed, as on Ctrl-C; a second one ends the process
+    at once. Not where a host set its own handler or ignores it, nor off the main thread."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if event.is_set():
+            os._exit(TERMINATED)
+        event.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _passage(doc: object) -> bool:

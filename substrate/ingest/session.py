@@ -133,7 +133,7 @@ class IngestSession:
                     for _, line in change.encoded:
                         substrate.put(decode(line))
             else:  # no other writer between the catch-up and the append
-                with substrate.exclusive():
+                with substrate.writer_lock():
                     self.catch_up_pending()
                     covered = self.cache.watermark
                     # one append, or nothing if interrupted: the removals, then the items

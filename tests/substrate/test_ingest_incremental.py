@@ -771,3 +771,21 @@ def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
     ingest_path(Substrate(shard), tree)  # the file changed since this run read it
     new = [i.text for i in Substrate(shard).iter_items() if i.id not in before]
     assert len(new) == 1 and new[0].endswith("The second edit.")
+
+
+def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mixle.toml, edited while an ingest runs and broken meanwhile, stopped its next save
+    ingest_path(Substrate(shard), tree)
+    note = sorted(tree.rglob("*.md"))[0]
+    note.write_text("# Note\n\nEdited.\n")
+
+    def edit_settings() -> None:
+        (shard / "mixle.toml").write_text("format = [unclosed\n")
+
+    _another_run_first(monkeypatch, edit_settings)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 1
+    (shard / "mixle.toml").write_text("format = 1\n")
+    assert any(i.text.endswith("Edited.") for i in Substrate(shard).iter_items())
