@@ -354,7 +354,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
         r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
-        ("mysql", "mysqldump", "mysqladmin", "mariadb", "sshpass", "docker", "podman", "redis-cli"),
+        # (the screen flags every text holding a keyword: "docker" alone is in most of a
+        # container tool's pages)
+        ("mysql", "mariadb", "sshpass", "docker login", "podman login", "redis-cli"),
         kind="credential",
         lines=True,
         boundary=False,
