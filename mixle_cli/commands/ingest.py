@@ -250,6 +250,7 @@ def ingest(
     _check_format(as_format)
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]  # or a dead link
     for path in missing:  # failed on their own: the others are ingested
+        report.files_scanned += 1  # (the counts add up)
         report.failed(path, path, _why_missing(path))
     paths = [p for p in paths if p not in missing]
     _refuse_the_shard(substrate, paths)

@@ -264,6 +264,8 @@ def _noting_skips(
 
     def note_new() -> None:
         nonlocal skipped, failed
+        # counted as scanned too: scanned = added + updated + unchanged + skipped + failed
+        run.report.files_scanned += len(walked.failed) - failed + len(walked.skipped) - skipped
         for rel, reason in walked.failed[failed:]:
             source = root.name if rel == "." else rel  # the folder given itself
             run.settle(run.fail, source, str(root / rel), reason)

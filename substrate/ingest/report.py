@@ -120,7 +120,8 @@ class IngestReport:
     Attributes:
         roots: every path (or stream name) ingested into the report, in order; ``root`` is
             the first.
-        files_scanned: files considered (after ignore rules), including unchanged ones.
+        files_scanned: files considered (after ignore rules), including unchanged ones and
+            those skipped or failed: added + updated + unchanged + skipped + failed.
         items_added: new items written by this run.
         items_rewritten: items of a changed source stored again under the same id (the same
             content with new provenance: line numbers, chunk index, tags); the shard holds

@@ -515,3 +515,17 @@ def test_a_record_whose_password_column_is_masked_does_not_keep_it_in_its_text(
     texts = sorted(item.text for item in Substrate(tmp_path / "shard").iter_items())
     mask = "[REDACTED:sensitive_assignment]"
     assert texts == [f"bob {mask} {mask}", f"eve {mask}"]
+
+
+def test_the_counts_of_a_run_add_up_to_the_files_scanned(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n\ntext\n")
+    (tree / "bin.md").write_bytes(b"\x00\x01")
+    (tree / "out").symlink_to(tmp_path)  # leads out of the root
+    (tree / "loop").symlink_to(tree / "loop")
+    os.mkfifo(tree / "fifo")
+    report = ingest_path(Substrate(tmp_path / "shard"), tree).as_dict()
+    parts = ("added", "updated", "unchanged", "skipped", "failed")
+    # links and the fifo were reported skipped, not counted as scanned
+    assert report["files_scanned"] == sum(report[f"files_{p}"] for p in parts) == 5
