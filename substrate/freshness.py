@@ -149,6 +149,8 @@ class FileChecker:
             if manifest is None:
                 return f"moved: referenced path '{ref}' is now a directory"
             hashed = shown = manifest
+            if path != ref and manifest.startswith(ref + os.sep):  # in the folder found
+                hashed = path + manifest[len(ref) :]
             state = self._stat(hashed)
         if not (state.exists and state.is_file):
             return f"moved: referenced path '{shown}' is no longer a file"
