@@ -391,32 +391,32 @@ def test_a_file_that_cannot_be_read_is_reported(
     ]
 
 
+def _artifact(store: Substrate, registry: Path, folder: str, manifest: str) -> tuple[str, Path]:
+    """The id of the one artifact ingested from ``registry/folder``, and its manifest."""
+    from substrate.ingest import ingest_artifacts
+
+    (registry / folder).mkdir(parents=True)
+    path = registry / folder / "manifest.json"
+    path.write_text(manifest)
+    age_file(path)
+    [item_id] = ingest_artifacts(store, registry)
+    return item_id, path
+
+
 def test_an_artifact_in_a_folder_named_after_a_key_is_fresh_until_it_changes(
     store: Substrate, tmp_path: Path
 ) -> None:
-    from substrate.ingest import ingest_artifacts
-
-    model = tmp_path / "registry" / "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
-    model.mkdir(parents=True)
-    manifest = model / "manifest.json"
-    manifest.write_text('{"name": "model-a", "kind": "model"}')
-    age_file(manifest)
-    [a] = ingest_artifacts(store, tmp_path / "registry")
+    key = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
+    a, manifest = _artifact(store, tmp_path / "registry", key, '{"name": "m", "kind": "model"}')
     assert "ghp_" not in str(store.get(a).provenance)  # type: ignore[union-attr]
     assert check_freshness(store, a).fresh  # it was "moved": its masked path is nowhere
-    manifest.write_text('{"name": "model-b", "kind": "model"}')
+    manifest.write_text('{"name": "m2", "kind": "model"}')
     assert check_freshness(store, a).signals[0].startswith("changed: content hash of ")
 
 
 def test_an_artifact_is_checked_against_its_manifest(store: Substrate, tmp_path: Path) -> None:
-    from substrate.ingest import ingest_artifacts
-
-    model = tmp_path / "registry" / "model-a"
-    model.mkdir(parents=True)
-    manifest = model / "manifest.json"
-    manifest.write_text('{"name": "model-a", "kind": "model", "metrics": {"f1": 0.8}}')
-    age_file(manifest)
-    [a] = ingest_artifacts(store, tmp_path / "registry")
+    text = '{"name": "model-a", "kind": "model", "metrics": {"f1": 0.8}}'
+    a, manifest = _artifact(store, tmp_path / "registry", "model-a", text)
     assert check_freshness(store, a).fresh
     assert freshness_report(store)["n_stale"] == 0  # the report checks the same file
     manifest.write_text('{"name": "model-a", "kind": "model", "metrics": {"f1": 0.9}}')
