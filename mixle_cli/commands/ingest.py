@@ -467,7 +467,12 @@ def _existing(given: str, *, folder: bool = False) -> Path:
             fail(f"cannot read {path}: permission denied", OPERATIONAL)
         return path
     if not path.exists():
-        fail(f"no such {'folder' if folder else 'file'}: {path}", OPERATIONAL)
+        why = (
+            _why_missing(given)
+            if path.is_symlink()
+            else f"no such {'folder' if folder else 'file'}"
+        )
+        fail(f"{why}: {path}", OPERATIONAL)
     if path.is_dir():  # a folder given for one file
         fail(f"{path} is a folder; ingest a folder with `mixle ingest {path}`", OPERATIONAL)
     fail(f"{path} is not a {'folder' if folder else 'regular file'}", OPERATIONAL)

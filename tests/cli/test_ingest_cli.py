@@ -164,6 +164,9 @@ def test_a_link_loop_or_a_dead_link_given_fails_on_its_own(
     assert result.exit_code == 1, result.stderr  # it was an internal error (exit 3)
     assert "loop1: symlink loop" in result.stderr and "dead: broken symbolic link" in result.stderr
     assert mixle("ls", "--json").json()  # the notes were ingested
+    for command in ("ingest-file", "ingest-docs", "ingest-traces", "ingest-artifacts"):
+        one = mixle(command, str(tmp_path / "loop1"))  # it said "no such file"
+        assert one.exit_code == 3 and "symlink loop: " in one.stderr, command
 
 
 def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_shard_env) -> None:
