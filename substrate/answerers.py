@@ -343,6 +343,15 @@ class HttpAnswerer:
         parsed = urllib.parse.urlsplit(self.base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise InvalidInputError("the answerer base_url must be an http:// or https:// URL")
+        if "@" in parsed.netloc:  # never sent (the request failed naming it): never shown
+            raise InvalidInputError(
+                "the answerer base_url holds a user name or password, which is not sent; "
+                "give the key through api_key_env (MIXLE_ANSWERER_KEY_ENV)"
+            )
+        try:
+            parsed.port  # noqa: B018 - a port that is no number fails here, not mid-request
+        except ValueError:
+            raise InvalidInputError("the answerer base_url's port is not a number") from None
         if not self.model:
             raise InvalidInputError("the answerer needs a model name")
 

@@ -512,7 +512,13 @@ def test_http_answerer_configuration() -> None:
         http_answerer_from_config({"base_url": "http://x", "model": "m", "api_key": "k"}, {})
     with pytest.raises(InvalidInputError):
         HttpAnswerer("file:///etc/passwd", "m")
-    assert HttpAnswerer("https://u:p@host:8443/v1", "m").where() == "https://host:8443"
+    assert HttpAnswerer("https://host:8443/v1", "m").where() == "https://host:8443"
+    # never sent by the request, which failed naming the password ("nonnumeric port")
+    with pytest.raises(InvalidInputError, match="holds a user name or password") as err:
+        HttpAnswerer("http://admin:Tr0ub4dor&3x!@127.0.0.1/v1", "m")
+    assert "Tr0ub4dor" not in str(err.value)
+    with pytest.raises(InvalidInputError, match="port is not a number"):
+        HttpAnswerer("http://127.0.0.1:abc/v1", "m")
 
 
 # -- with the real engine ------------------------------------------------------------------------
