@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
-from typing import NoReturn, ParamSpec, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 
@@ -117,11 +119,26 @@ def _saved_before(args: tuple[object, ...], kwargs: dict[str, object]) -> bool:
     return False
 
 
+_ctrl_c_when_running: list[Any] = []  # the handler Ctrl-C gets back when a command starts
+
+
+def ctrl_c_once_running(handler: Any) -> None:
+    """Give Ctrl-C ``handler`` back (it raises ``KeyboardInterrupt``) when a command starts:
+    until then ``launch`` ends the process quietly on one."""
+    _ctrl_c_when_running[:] = [handler]
+
+
+def _running() -> None:
+    if _ctrl_c_when_running and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _ctrl_c_when_running.pop())
+
+
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a command, mapping library exceptions to messages and exit codes."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        _running()
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.BadParameter):

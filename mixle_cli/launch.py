@@ -1,8 +1,9 @@
 """The ``mixle`` command's entry point.
 
-Loading the program (typer, rich, the library) takes a noticeable moment. A Ctrl-C in it would
-print a traceback of whatever import it stopped and exit -2; it ends the run as an interrupt
-anywhere later does instead: one line, exit 130. Nothing has been read or written by then.
+Loading the program (typer, rich, the library, the command's module) takes a noticeable
+moment. A Ctrl-C in it would print a traceback of whatever import it stopped and exit -2, or
+crash inside a C extension's; it ends the run as an interrupt anywhere later does instead:
+one line, exit 130. Nothing has been read or written by then.
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ def main() -> None:
     else:
         signal.signal(signal.SIGINT, _interrupted_while_loading)
         from mixle_cli.app import main as run
+        from mixle_cli.errors import ctrl_c_once_running
 
-        signal.signal(signal.SIGINT, inherited)
+        # the command's modules load next (orjson among them): a KeyboardInterrupt raised
+        # inside a C extension's import can crash the interpreter, so Ctrl-C stays a quiet
+        # exit until the command starts
+        ctrl_c_once_running(inherited)
     run()
 
 

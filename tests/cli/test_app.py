@@ -198,7 +198,6 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # exit 1 would read as "found something" to a script around `mixle verify`
-    import signal
     import sys
 
     from mixle_cli import app as app_module
@@ -210,12 +209,8 @@ def test_ctrl_c_while_the_app_is_built_is_an_interrupt_not_a_traceback(
     monkeypatch.setattr(app_module.stdout, "install", lambda: None)
     monkeypatch.setattr(sys, "argv", ["mixle", "ls"])
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # main() wraps it: undone after the test
-    terminate = signal.getsignal(signal.SIGTERM)  # main() handles it: undone too
-    try:
-        with pytest.raises(SystemExit) as ended:
-            app_module.main()
-    finally:
-        signal.signal(signal.SIGTERM, terminate)
+    with pytest.raises(SystemExit) as ended:
+        app_module.main()
     assert ended.value.code == 130
     assert capsys.readouterr().err == "error: interrupted\n"
 
@@ -349,3 +344,26 @@ def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path: Path, mixle_bin
         [mixle_bin.encode(), b"scan-secrets", b"caf\xe9.txt"], capture_output=True, cwd=tmp_path
     )
     assert named.returncode == 0, named.stderr
+
+
+def test_ctrl_c_stays_a_quiet_exit_until_the_command_starts(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # the command's modules (orjson among them) load after launch's own import: a Ctrl-C
+    # raised inside a C extension's import could crash the interpreter
+    code = (
+        "import builtins, signal, sys\n"
+        "real = builtins.__import__\n"
+        "def seen(name, *args, **kw):\n"
+        "    if name == 'orjson':\n"
+        "        sys.__stderr__.write(signal.getsignal(signal.SIGINT).__name__ + '\\n')\n"
+        "    return real(name, *args, **kw)\n"
+        "builtins.__import__ = seen\n"
+        f"sys.argv = ['mixle', '--shard', {str(tmp_path / 's')!r}, 'add', 'a note']\n"
+        "from mixle_cli import launch\n"
+        "launch.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == "_interrupted_while_loading"
