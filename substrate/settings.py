@@ -6,8 +6,11 @@ Each feature owns one table (``[shard]``, ``[secrets]``, ``[ingest]``, ``[govern
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,8 @@ import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
 from substrate.replacing import replacing
+
+log = logging.getLogger(__name__)
 
 SHARD_FORMAT = 1
 SETTINGS_FILE = "mixle.toml"
@@ -85,3 +90,18 @@ class Settings:
 
 def _fresh_defaults() -> dict[str, Any]:
     return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}
+
+
+def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str]) -> None:
+    """Warn of each key of the ``[section]`` table this version does not know, with the
+    nearest known one: a misspelt setting would quietly do nothing, and refusing it would stop
+    a shard a newer mixle wrote."""
+    unknown = sorted(set(table) - known)
+    if not unknown:
+        return
+    from substrate.secrets import safe_repr  # a key may be a pasted secret
+
+    for key in unknown:
+        close = difflib.get_close_matches(key, sorted(known), n=1)
+        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
+        log.warning("[%s] has no setting %s, left alone (%s)", section, safe_repr(key), hint)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import sys
@@ -320,14 +319,9 @@ def _json_kind(value: object) -> str:
 
 def _why_missing(path: str) -> str:
     """Why a path given cannot be ingested, as ``os.path.exists`` found."""
-    if not os.path.islink(path):
-        return "no such file or folder"
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "symlink loop"
-    return "broken symbolic link"
+    from substrate.ingest.walk import link_trouble
+
+    return link_trouble(path) if os.path.islink(path) else "no such file or folder"
 
 
 def _ingest_stdin(

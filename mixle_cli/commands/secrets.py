@@ -29,7 +29,6 @@ T = TypeVar("T")
 # Scans smaller than this run in one process: starting workers costs more than it saves.
 PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 PARALLEL_MIN_FILES = 16
-_TOO_LARGE = "too large"  # TextScan.skipped for an input over max_file_bytes
 _TOO_LARGE_HINT = "; raise max_file_bytes in [secrets], or list the file in allow_paths"
 # Control characters in previews and paths are shown escaped so a scanned file cannot drive
 # the terminal that displays the report.
@@ -253,12 +252,14 @@ def _apply_baseline(
 def _report_files(
     run: Run, findings: list[TextFinding], accepted: int, fmt: str, quiet: bool
 ) -> None:
+    from substrate.secrets.textscan import TOO_LARGE
+
     skipped = [s for s in run.scans if s.skipped == "binary"]
     for s in run.scans:
         why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
         if s.skipped == "unreadable":
             run.errors.append((f"cannot read {_safe(s.path)}", why))
-        elif s.skipped == _TOO_LARGE:
+        elif s.skipped == TOO_LARGE:
             # not a pass: a hook would let a secret in a big file through unseen
             run.errors.append((f"cannot scan {_safe(s.path)}", why + _TOO_LARGE_HINT))
         elif not quiet:
@@ -302,7 +303,9 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
-    too_large = sum(1 for s in run.scans if s.skipped == _TOO_LARGE)  # each is in run.errors
+    from substrate.secrets.textscan import TOO_LARGE
+
+    too_large = sum(1 for s in run.scans if s.skipped == TOO_LARGE)  # each is in run.errors
     if len(run.errors) > too_large:
         tail += f"; {len(run.errors) - too_large} could not be read"
     if too_large:

@@ -14,18 +14,16 @@ warned of with the nearest known one, not refused: a newer mixle may have writte
 
 from __future__ import annotations
 
-import difflib
-import logging
 from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
 from substrate.ingest.chunk import MIN_CHUNK_CHARS
 from substrate.secrets import safe_repr
+from substrate.settings import warn_unknown_keys
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
 
-log = logging.getLogger(__name__)
 
 # the least value of each integer setting
 _MINIMUM = {"chunk_chars": MIN_CHUNK_CHARS, "max_file_size": 1}
@@ -59,10 +57,7 @@ def warn_unknown_settings(substrate: Substrate) -> None:
     table = substrate.settings.data.get("ingest")
     if table is not None and not isinstance(table, dict):
         raise ShardError(f"{_where(substrate)}: [ingest] must be a table")
-    for key in sorted(set(table or ()) - _KEYS):
-        close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
-        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(_KEYS))}"
-        log.warning("[ingest] has no setting %s, left alone (%s)", safe_repr(key), hint)
+    warn_unknown_keys("ingest", table or (), _KEYS)
 
 
 def _where(substrate: Substrate) -> str:

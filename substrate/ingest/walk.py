@@ -168,10 +168,8 @@ class _Walker:
         try:
             real = os.path.realpath(link.path)
             info = os.stat(link.path)
-        except OSError as exc:  # a link to itself, or a ring of links, never resolves
-            skipped.append(
-                (link.rel, "symlink loop" if exc.errno == errno.ELOOP else "broken symlink")
-            )
+        except OSError:  # a link to itself, or a ring of links, never resolves
+            skipped.append((link.rel, link_trouble(link.path)))
             return
         if not self.inside(real):
             skipped.append((link.rel, "symlink leads outside the ingest root"))
@@ -262,3 +260,13 @@ def files_by_folder(
     stack = stack.push(RuleSet(tuple(extra_rules)))
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()
+
+
+def link_trouble(path: str) -> str:
+    """Why the symbolic link ``path`` leads nowhere: a loop, or nothing at its end."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop"
+    return "broken symlink"

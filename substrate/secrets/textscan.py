@@ -13,9 +13,7 @@ skipped with a note. Nothing here raises on odd input.
 from __future__ import annotations
 
 import bisect
-import difflib
 import itertools
-import logging
 import signal
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -29,13 +27,13 @@ from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
-from substrate.secrets.scan import redact_hits, safe_repr
+from substrate.secrets.scan import redact_hits
 from substrate.secrets.tables import with_table_hits
+from substrate.settings import warn_unknown_keys
 from substrate.widetext import is_binary, wide_encoding
 
-log = logging.getLogger(__name__)
-
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
+TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
@@ -73,10 +71,7 @@ class ScanConfig:
         """
         if not table:
             return cls()
-        for key in sorted(set(table) - _KEYS):
-            close = difflib.get_close_matches(key, sorted(_KEYS), n=1)
-            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(_KEYS))}"
-            log.warning("[secrets] has no setting %s, left alone (%s)", safe_repr(key), hint)
+        warn_unknown_keys("secrets", table, _KEYS)
         paths = _str_list(table, "allow_paths")
         rules = _str_list(table, "allow_rules")
         unknown = sorted(set(rules) - set(RULE_NAMES))
@@ -240,7 +235,7 @@ def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -
     else "too large" (which the command line reports as an error, not a pass)."""
     if ("\0" in head) if isinstance(head, str) else is_binary(head):
         return _binary(result)
-    result.skipped = "too large"
+    result.skipped = TOO_LARGE
     result.notes.append(f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap")
     return result
 
