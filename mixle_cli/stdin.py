@@ -1,18 +1,26 @@
-"""Reading standard input: all of its bytes, or a clear usage error when the caller closed it."""
+"""Reading standard input: as a stream, whole, or up to a limit; a clear usage error when the
+caller closed it."""
 
 from __future__ import annotations
 
+import io
 import sys
+from typing import BinaryIO
 
-from mixle_cli.errors import usage
+from mixle_cli.errors import FOUND, fail, usage
 
 
-def stdin_bytes() -> bytes:
-    """Everything on standard input (``mixle add - <&-`` is a usage error, not a crash)."""
+def stdin_stream() -> BinaryIO:
+    """Standard input as bytes (``mixle add - <&-`` is a usage error, not a crash)."""
     if sys.stdin is None:
         usage("standard input is closed")
     buffer = getattr(sys.stdin, "buffer", None)  # a test's stand-in may be text only
-    return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode()
+    return buffer if buffer is not None else io.BytesIO(sys.stdin.read().encode())
+
+
+def stdin_bytes() -> bytes:
+    """Everything on standard input."""
+    return bytes(stdin_stream().read())
 
 
 def refuse_a_terminal(message: str) -> None:
@@ -22,9 +30,19 @@ def refuse_a_terminal(message: str) -> None:
         usage(message)
 
 
-def stdin_text() -> str:
-    """Standard input as UTF-8 text (anything else is a usage error)."""
-    data = stdin_bytes()
+def stdin_text(limit: int | None = None) -> str:
+    """Standard input as UTF-8 text (anything else is a usage error); with ``limit``, more
+    than ``limit`` bytes is an error of the input (exit 1), found without holding them all."""
+    if limit is None:
+        data = stdin_bytes()
+    else:
+        data = bytes(stdin_stream().read(limit + 1))
+        if len(data) > limit:
+            fail(
+                f"standard input holds more than {limit} bytes, the size limit",
+                FOUND,
+                "raise max_file_size in the [ingest] table of the shard's mixle.toml",
+            )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -26,7 +26,7 @@ from mixle_cli.errors import (
     usage,
 )
 from mixle_cli.output import JsonOpt, WriteScopeOpt
-from mixle_cli.stdin import stdin_bytes
+from mixle_cli.stdin import stdin_bytes, stdin_stream
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 from substrate.widetext import wide_encoding
 
@@ -336,7 +336,7 @@ def _ingest_stdin(
 
     ingest_text(
         substrate,
-        stdin_bytes(),
+        stdin_stream(),
         source=source,
         as_format=as_format or "text",
         max_file_size=max_file_size,

@@ -26,6 +26,7 @@ from substrate import (
     safe_text,
     shard_status,
 )
+from substrate.limits import DEFAULT_MAX_FILE_SIZE
 
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
@@ -78,8 +79,14 @@ def init(
         output.emit_text(f"{verb} {shown}")
 
 
-def _read_text(text: str | None) -> str:
-    return stdin_text() if text == "-" else text or ""
+def _read_text(text: str | None, app_state: AppState) -> str:
+    if text != "-":
+        return text or ""
+    from substrate.ingest.settings import setting_int
+
+    # one item is held whole by every reader: a text over ingest's file size limit is refused
+    limit = setting_int(app_state.substrate(), "max_file_size", DEFAULT_MAX_FILE_SIZE)
+    return stdin_text(limit)
 
 
 def _parse_payload(payload: str | None) -> dict[str, Any]:
@@ -139,14 +146,14 @@ def add(
     json: JsonOpt = False,
 ) -> None:
     """Add one item. Secrets in it are redacted before it is stored."""
-    body = _read_text(text)
     fields = _parse_payload(payload)
-    if not body.strip() and not fields:
-        usage("nothing to add: give the text, - to read standard input, or --payload")
     kind = known_kind(kind) or "text"
     if any(not t.strip() for t in tag or []):
         usage("a tag cannot be empty")
     app_state = state(ctx)
+    body = _read_text(text, app_state)
+    if not body.strip() and not fields:
+        usage("nothing to add: give the text, - to read standard input, or --payload")
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)
     links = list(dict.fromkeys(link or []))  # each once

@@ -34,6 +34,7 @@ to rewrite or remove). Streams have ``path = None``.
 from __future__ import annotations
 
 import gc
+import hashlib
 import logging
 import os
 import threading
@@ -42,7 +43,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from substrate.errors import InvalidInputError, NotFoundError
 from substrate.gate import refuse_unfit_names
@@ -281,7 +282,7 @@ def _noting_skips(
 
 def ingest_text(
     substrate: Substrate,
-    text: str | bytes,
+    text: str | bytes | BinaryIO,
     *,
     source: str | None = None,
     as_format: str = "text",
@@ -301,7 +302,8 @@ def ingest_text(
 
     Args:
         substrate: the shard to write to.
-        text: the content (bytes must be UTF-8).
+        text: the content (bytes must be UTF-8), or a binary stream read to its end (such as
+            standard input): at most ``max_file_size`` bytes of it are held in memory.
         source: the name recorded as ``provenance.source`` (a label); None names the text
             by its content.
         as_format: how to parse it (any format ``ingest_path`` knows; default plain text).
@@ -320,9 +322,9 @@ def ingest_text(
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    data, size, digest = _held(text, max_file_size)
     if source is None:
-        source = f"stdin-{content_digest(data)[:12]}"
+        source = f"stdin-{digest[:12]}"
     report = report if report is not None else IngestReport()
     report.roots.append(f"{STREAM_PREFIX}{source}")
     run = IngestSession(substrate, options, report, None, None)
@@ -331,8 +333,8 @@ def ingest_text(
     fmt = file_format(options.as_format, "")
     assert fmt is not None
     report.files_scanned += 1
-    if len(data) > max_file_size:  # skipped as a file is: what it gave before is gone
-        run.skip_with_earlier_items(key, source, too_large(len(data), max_file_size), None)
+    if size > max_file_size:  # skipped as a file is: what it gave before is gone
+        run.skip_with_earlier_items(key, source, too_large(size, max_file_size), None)
     else:
         ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
         for _, result in run.prepare_here([ticket]):
@@ -340,3 +342,25 @@ def ingest_text(
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+_READ_SIZE = 1 << 20
+
+
+def _held(text: str | bytes | BinaryIO, limit: int) -> tuple[bytes, int, str]:
+    """The bytes of ``text`` to parse, its size and its content digest. A stream is read to
+    its end (a writer cut off mid-way would fail) but only its first ``limit + 1`` bytes are
+    kept: a larger one is skipped anyway, and ``cat /dev/zero | mixle ingest -`` must not take
+    all the memory there is."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    if isinstance(text, bytes | bytearray | memoryview):
+        data = bytes(text)
+        return data, len(data), content_digest(data)
+    kept, size, digest = bytearray(), 0, hashlib.sha256()
+    while block := text.read(_READ_SIZE):
+        size += len(block)
+        digest.update(block)
+        if len(kept) <= limit:
+            kept += block[: limit + 1 - len(kept)]
+    return bytes(kept), size, digest.hexdigest()[:32]

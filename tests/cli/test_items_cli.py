@@ -59,6 +59,17 @@ def test_add_reads_stdin(mixle) -> None:
     assert mixle("get", item_id, "--json").json()[0]["text"] == "from a pipe\n"
 
 
+def test_add_refuses_standard_input_over_the_size_limit(mixle) -> None:
+    mixle("init")
+    shard = Path(mixle("status", "--json").json()["shard"])
+    with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\n[ingest]\nmax_file_size = 20\n")
+    refused = mixle("add", "-", input="a note longer than twenty bytes\n")
+    assert refused.exit_code == 1 and "more than 20 bytes, the size limit" in refused.stderr
+    assert "max_file_size" in refused.stderr and mixle("ls", "--json").json() == []
+    assert mixle("add", "-", input="short note\n").exit_code == 0
+
+
 def test_missing_ids_exit_1_and_are_named(mixle) -> None:
     mixle("init")
     result = mixle("get", "0000000000000000")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import shutil
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -789,3 +791,37 @@ def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(
     assert report.files_updated == 1
     (shard / "mixle.toml").write_text("format = 1\n")
     assert any(i.text.endswith("Edited.") for i in Substrate(shard).iter_items())
+
+
+class _CountingStream(io.RawIOBase):
+    """A stream of ``size`` bytes of one note repeated, recording the most asked for at once."""
+
+    def __init__(self, size: int) -> None:
+        self.left, self.largest_read = size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        self.left -= n
+        self.largest_read = max(self.largest_read, n)
+        return (b"note " * (n // 5 + 1))[:n]
+
+
+def test_a_stream_is_read_to_its_end_but_held_only_up_to_the_size_limit(shard: Path) -> None:
+    from substrate.ingest import ingest_text
+
+    stream = _CountingStream(30_000_000)
+    tracemalloc.start()
+    try:
+        report = ingest_text(Substrate(shard), stream, max_file_size=1000)  # type: ignore[arg-type]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert stream.left == 0 and peak < 10_000_000  # drained in blocks, not held
+    [outcome] = report.files
+    assert outcome.status == "skipped" and "(30000000 > 1000 bytes)" in outcome.reason
+    small = ingest_text(Substrate(shard), _CountingStream(40))  # type: ignore[arg-type]
+    by_bytes = ingest_text(Substrate(shard), b"note " * 8)
+    assert small.items_added == 1 and by_bytes.items_added == 0  # the same source, by content
