@@ -26,7 +26,7 @@ from mixle_cli.errors import (
     usage,
 )
 from mixle_cli.output import JsonOpt, WriteScopeOpt
-from mixle_cli.stdin import stdin_bytes, stdin_stream
+from mixle_cli.stdin import stdin_stream
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 from substrate.widetext import wide_encoding
 
@@ -519,9 +519,11 @@ def ingest_docs_command(
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
 
-    raw = stdin_bytes() if file == "-" else _read(_existing(file))
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
+    raw = _passages_within_limit(ctx, file, json=json, quiet=quiet)
+    if raw is None:  # skipped as `ingest` skips it, and said why
+        return
     docs, problems = [], []
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     if wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
@@ -555,6 +557,33 @@ def ingest_docs_command(
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
            redact=not no_redact, problems=problems, read=len(raw), origin=origin,
            drop_empty=True)  # fmt: skip
+
+
+def _passages_within_limit(
+    ctx: typer.Context, file: str, *, json: bool, quiet: bool
+) -> bytes | None:
+    """The bytes of ``file`` (``-``: standard input), or None when they are over the size
+    limit: then the file is reported skipped, as `ingest` skips it, without being held."""
+    from substrate import FileOutcome, IngestReport
+    from substrate.ingest.adapters import size_limit
+    from substrate.ingest.session import too_large
+
+    path = None if file == "-" else _existing(file)
+    limit = size_limit(state(ctx).substrate())
+    if path is None:
+        stream = stdin_stream()
+        raw = stream.read(limit + 1)
+        size = len(raw) + sum(len(block) for block in iter(lambda: stream.read(1 << 20), b""))
+    else:
+        size = path.stat().st_size
+        raw = _read(path) if size <= limit else b""
+    if size <= limit:
+        return bytes(raw)
+    report = IngestReport(roots=[file], files_scanned=1)
+    where = None if path is None else os.path.abspath(path)
+    report.files.append(FileOutcome(file, "skipped", where, too_large(size, limit)))
+    _finish(report, json=json, quiet=quiet)
+    return None
 
 
 def _read(path: Path) -> bytes:

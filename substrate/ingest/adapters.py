@@ -188,6 +188,27 @@ def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     return data, file_provenance(path, data)
 
 
+def size_limit(substrate: Substrate) -> int:
+    """The largest file read, in bytes: ``[ingest] max_file_size``, else 32 MiB."""
+    from substrate.ingest.settings import setting_int
+
+    return setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+
+
+def _skipped_as_too_large(
+    substrate: Substrate, path: Path, name: str, report: IngestReport | None
+) -> bool:
+    """Whether the file is over the size limit: then it is skipped and reported, as
+    ``ingest_path`` skips it, instead of being read whole into memory."""
+    limit, size = size_limit(substrate), path.stat().st_size
+    if size <= limit:
+        return False
+    if report is not None:
+        report.files_scanned += 1
+    _file_skipped(report, name, too_large(size, limit))
+    return True
+
+
 def file_provenance(path: Path, data: bytes, *, stat: bool = True) -> dict[str, Any]:
     """What an item read from the file at ``path``, whose content is ``data``, records of it:
     ``path`` and ``content_hash`` (and the digest of a path the gate masks), by which
@@ -214,9 +235,11 @@ def ingest_traces(
 ) -> list[str]:
     """Index a JSON Lines file of ``{"input": ..., "answer"|"label"|"call": ...}`` rows.
 
-    Returns [] when the file does not exist. Each row becomes a ``trace`` item with the row as
-    payload. Provenance: ``source`` (default: the path), ``row`` (0-based physical line index,
-    blank lines counted), ``line`` (1-based), ``path``, ``content_hash``, ``ingested_at``.
+    Returns [] when the file does not exist, or is larger than ``[ingest] max_file_size``
+    (skipped and reported, as ``ingest_path`` skips it). Each row becomes a ``trace`` item with
+    the row as payload. Provenance: ``source`` (default: the path), ``row`` (0-based physical
+    line index, blank lines counted), ``line`` (1-based), ``path``, ``content_hash``,
+    ``ingested_at``.
     Malformed lines, rows that are not objects and rows with neither an input nor an answer
     (``null => null``) are reported and left out.
 
@@ -227,6 +250,8 @@ def ingest_traces(
     if not path.is_file():
         return []
     name = source or str(jsonl_path)
+    if _skipped_as_too_large(substrate, path, name, report):
+        return []
     data, meta = _read_source(path)
     text = _decode(data, name, report)
     parsed = Parsed("traces")
@@ -329,7 +354,8 @@ def ingest_file(
     object is a text item, any other object a record); ``.csv``/``.tsv``: one record per row keyed
     by the header; ``.json``: one item per array element (or one for the whole value). An empty
     one (``null``, ``[]``, ``{}``, ``""``, a row of blank cells) is dropped and counted in the
-    report, as an empty chunk is. Returns [] when the file does not exist. For sections,
+    report, as an empty chunk is. Returns [] when the file does not exist, or is larger than
+    ``[ingest] max_file_size`` (skipped and reported, as ``ingest_path`` skips it). For sections,
     chunking, folders and re-ingest that replaces changed files, use ``ingest_path``.
 
     Args:
@@ -356,6 +382,8 @@ def ingest_file(
             "(expected txt, md, jsonl, ndjson, csv, tsv or json)"
         )
     name = source or str(path)
+    if _skipped_as_too_large(substrate, p, name, report):
+        return []
     data, meta = _read_source(p)
     text = _decode(data, name, report)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
@@ -413,12 +441,10 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
     """
-    from substrate.ingest.settings import setting_int
-
     root = Path(registry_root)
     if not root.is_dir():
         return []
-    limit = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+    limit = size_limit(substrate)
     manifests = []
     for dirpath, dirs, files in os.walk(root):  # never follows directory links: no loops
         if "manifest.json" in files or "manifest.json" in dirs:

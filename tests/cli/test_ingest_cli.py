@@ -582,3 +582,21 @@ def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
         locked = mixle(command, str(rows))
         assert locked.exit_code == 3, locked.stderr
         assert f"cannot read {rows}: permission denied" in locked.stderr
+
+
+def test_the_explicit_forms_skip_a_file_over_the_size_limit(mixle, tmp_path: Path) -> None:
+    mixle("init")
+    shard = Path(mixle("status", "--json").json()["shard"])
+    with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\n[ingest]\nmax_file_size = 40\n")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"input": "what is the port?", "answer": "5432, as configured"}\n')
+    for command in ("ingest-docs", "ingest-file", "ingest-traces"):
+        report = mixle(command, str(rows), "--json")
+        [outcome] = report.json()["files"]
+        assert report.exit_code == 0 and outcome["status"] == "skipped", command
+        assert outcome["reason"] == "larger than the size limit (64 > 40 bytes)", command
+    piped = mixle("ingest-docs", "-", input='"a passage that runs past forty bytes of text"\n')
+    assert "larger than the size limit (47 > 40 bytes)" in piped.stderr
+    assert mixle("ls", "--json").json() == []
+    assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
