@@ -5,8 +5,9 @@ Who may approve for which scope is kept in ``mixle.toml``::
     [governance.approvers]
     public = ["alice", "platform"]
 
-A scope with approvers is *gated*: publishing into it, or writing to it directly, needs an
-approver; everyone else proposes (``substrate.proposals``).
+A scope with approvers is *gated*: publishing into it, writing to it directly, and taking
+items out of it (publishing or proposing them elsewhere) need an approver; everyone else
+proposes (``substrate.proposals``).
 
 Identities (``by``) are names the caller asserts; mixle is a local tool and does not
 authenticate them. Functions that take ``scopes`` act for a reader (``team``) who sees only
@@ -30,6 +31,7 @@ from substrate.settings import Settings
 from substrate.visibility import visible_scopes
 
 if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
     from substrate.store import Substrate
 
 
@@ -269,6 +271,20 @@ def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None
     """
     instead = f"write it to a scope without approvers, then `mixle propose ID --to {scope}`"
     _require_approver(load_governance(substrate), by, scope, instead=instead)
+
+
+def authorize_moving_out(
+    governance: Governance, items: Iterable[SubstrateItem], *, to: str, by: str | None, action: str
+) -> None:
+    """Check that ``by`` may take ``items`` out of their scopes into ``to``: a gated scope
+    loses items only through its approvers, as it gains them and as ``rm`` removes them, so
+    publishing or proposing an item elsewhere needs one of them (``action``: what was asked).
+
+    Raises:
+        AccessDeniedError: an item lies in a gated scope ``by`` does not approve for.
+    """
+    for scope in dict.fromkeys(item.scope for item in items if item.scope != to):
+        _require_approver(governance, by, scope, instead=f"ask one of them to {action} it")
 
 
 def _require_approver(governance: Governance, by: str | None, scope: str, *, instead: str) -> None:

@@ -18,7 +18,12 @@ import orjson
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.gate import refuse_unfit_names
-from substrate.governance import Governance, load_governance, require_readable
+from substrate.governance import (
+    Governance,
+    authorize_moving_out,
+    load_governance,
+    require_readable,
+)
 from substrate.item import SubstrateItem
 from substrate.secrets import safe_repr, safe_text
 from substrate.spaces import owned_items, published_copy, visible_item
@@ -98,6 +103,8 @@ def propose(
     there = [i.id for i in items if i.scope == to]
     if strict and there:
         raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
+    # an approval will take the item out of its scope: a gated one lets only its approvers
+    authorize_moving_out(load_governance(substrate), items, to=to, by=by, action="propose")
     for item in items:
         if already_proposed(item, to, by):  # no second event for the same proposal
             continue

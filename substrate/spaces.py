@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.gate import admit, refuse_unfit_names
 from substrate.governance import (
+    authorize_moving_out,
     authorize_publish,
     authorize_write,
     load_governance,
@@ -166,8 +167,10 @@ def publish(
         raise InvalidInputError("publish needs a target scope")
     refuse_unfit_names(target_scope=to, publisher=by)
     require_readable(to, scopes, team=team, action="publish")
-    authorize_publish(load_governance(substrate), to=to, by=by, team=team, shared=shared)
+    governance = load_governance(substrate)
+    authorize_publish(governance, to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
+    authorize_moving_out(governance, items, to=to, by=by, action="publish")
     for item in items:
         substrate.put(published_copy(item, to=to, by=by))
     return [item.id for item in items]

@@ -29,7 +29,7 @@ from substrate.proposals import (
     reject,
 )
 from substrate.settings import Settings
-from substrate.spaces import history, version_of
+from substrate.spaces import history, publish, version_of
 from substrate.store import Substrate
 
 
@@ -270,6 +270,26 @@ def test_authorize_publish() -> None:
         authorize_publish(gov, to="public", by="ops", team="ops", shared=["public"])
     with pytest.raises(AccessDeniedError, match="own or a shared scope"):
         authorize_publish(gov, to="dev", by="ops", team="ops", shared=["public"])
+
+
+def test_a_gated_scope_loses_items_to_publish_or_propose_only_through_its_approvers(
+    store: Substrate,
+) -> None:
+    save_governance(store, Governance().grant("alice", "alpha").grant("bob", "beta"))
+    memo = store.add("text", "alpha's acquisition memo", scope="alpha")
+    for move in (
+        lambda: publish(store, [memo], to="beta", by="bob", strict=True),
+        lambda: publish(store, [memo], to="beta", by="bob"),  # not only when strict
+        lambda: propose(store, [memo], to="beta", by="carol"),
+    ):
+        with pytest.raises(AccessDeniedError, match="scope 'alpha' needs approval"):
+            move()
+        item = store.get(memo)
+        assert item is not None and item.scope == "alpha" and proposal_of(item) is None
+    assert propose(store, [memo], to="beta", by="alice") == [memo]  # alpha lets it go
+    assert approve(store, memo, by="bob") is True  # and beta takes it
+    free = store.add("text", "an ops note", scope="ops")  # an ungated scope lets anyone
+    assert publish(store, [free], to="public", by="carol") == [free]
 
 
 def test_governance_round_trip_on_disk(tmp_path: Path) -> None:
