@@ -79,27 +79,31 @@ def require_items(
     return [item for _, item in found if item is not None]
 
 
-def _without_replaced(entries: Any) -> list[Any]:
-    """History ``entries`` without the texts merges did not keep (``replaced``), also in the
-    histories merged-away items brought along (``from_history``)."""
+def _shareable_history(entries: Any) -> list[Any]:
+    """History ``entries`` as they are published: without what merged-away items brought
+    along that nobody chose to share, the text a merge did not keep (``replaced``) and the
+    item's own record (``from_provenance``: its source file, sections, proposals and the
+    reasons they were rejected), also in the histories they carried (``from_history``)."""
     if not isinstance(entries, list):
         return []
     out = []
     for entry in entries:
         if isinstance(entry, dict):
-            entry = {key: value for key, value in entry.items() if key != "replaced"}
+            entry = {k: v for k, v in entry.items() if k not in _NOT_SHARED}
             if "from_history" in entry:
-                entry["from_history"] = _without_replaced(entry["from_history"])
+                entry["from_history"] = _shareable_history(entry["from_history"])
         out.append(entry)
     return out
+
+
+_NOT_SHARED = frozenset({"replaced", "from_provenance"})
 
 
 def published_copy(item: SubstrateItem, *, to: str, by: str | None) -> SubstrateItem:
     """``item`` moved to scope ``to`` with its version bumped and the move recorded."""
     prov = copy.deepcopy(item.provenance)
     version = version_of(item) + 1
-    # the text a merge did not keep is not published with the item: nobody chose to share it
-    entries = _without_replaced(prov.get("version_history") or [])
+    entries = _shareable_history(prov.get("version_history") or [])
     entries.append(
         {
             "version": version,

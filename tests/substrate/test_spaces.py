@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.governance import Governance
 from substrate.item import SubstrateItem
+from substrate.proposals import propose, reject
 from substrate.spaces import (
     PUBLIC,
     Space,
@@ -126,6 +128,27 @@ def test_a_merge_keeps_the_text_it_does_not_keep_in_the_history(store: Substrate
     same = store.add("text", "kept words", scope=PUBLIC)
     merge_versions(store, keep, same)  # nothing lost: nothing recorded
     assert "replaced" not in store.get(keep).provenance["version_history"][-1]  # type: ignore[union-attr]
+
+
+def test_publishing_a_merge_shares_none_of_the_merged_away_items_record(
+    store: Substrate,
+) -> None:
+    clean = store.add("text", "Q3: growth through partnerships", scope="ops")
+    draft = store.add(
+        "text",
+        "We will pay 42M to Zephyrcorp.",
+        scope="ops",
+        provenance={"path": "/deals/zephyrcorp-terms.md", "section": "Deal with Zephyrcorp"},
+    )
+    propose(store, [draft], to=PUBLIC, by="ops")
+    pat = Governance().grant("pat", PUBLIC)
+    assert reject(store, draft, by="pat", reason="names the Zephyrcorp deal", governance=pat)
+    merge_versions(store, clean, draft, prefer="keep")
+    publish(store, [clean], to=PUBLIC)
+    published = store.get(clean)
+    assert published is not None and "Zephyrcorp" not in repr(published.provenance)
+    [merge, _] = published.provenance["version_history"]
+    assert merge["merged_from"] == draft and "from_provenance" not in merge  # the lineage stays
 
 
 def test_merge_prefer_keep_and_ties_keep_keep(store: Substrate) -> None:
