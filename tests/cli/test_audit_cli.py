@@ -205,13 +205,25 @@ def test_freshness_notices_edited_and_deleted_sources(
 
 def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) -> None:
     shard.add("text", "gone", scope="ops", provenance={"path": str(tmp_path / "nope")})
-    shard.add("text", "fine", scope="public")
+    fine = shard.add("text", "fine", scope="public")
     shard.save()
     assert mixle("freshness", "--scope", "public").exit_code == 0
     assert mixle("freshness", "--scope", "ops").exit_code == 1
-    # a mistyped scope checks nothing and says so; one the team cannot read is refused
+    # a mistyped scope or team checks nothing and fails (cron must not read it as clean);
+    # one the team cannot read is refused
     for command in ("freshness", "audit"):
-        assert "--scope matched no item you can read" in mixle(command, "--scope", "opps").stderr
+        mistyped = mixle(command, "--scope", "opps")
+        assert mistyped.exit_code == 1
+        assert "--scope 'opps' matched no item you can read" in mistyped.stderr
+        nobody = mixle("--as", "sales", command)  # reads sales and public: public has an item
+        assert nobody.exit_code == 0, nobody.stderr
+        shard.remove(fine)
+        shard.save()
+        nobody = mixle("--as", "sales", command)
+        assert nobody.exit_code == 1
+        assert "no item is in its scopes (public, sales)" in nobody.stderr
+        fine = shard.add("text", "fine", scope="public")
+        shard.save()
         refused = mixle("--as", "public", command, "--scope", "ops")
         assert refused.exit_code == 1 and refused.stdout == ""
         assert refused.stderr == (
