@@ -37,7 +37,8 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     """Check the shard's integrity: lineage, the log, the search index and stored secrets.
 
     Exits 1 when anything needs attention (a dangling link, a corrupt or unfinished write, a
-    stale or fragmented index, a secret left in an item), 0 when all is clean.
+    stale or fragmented index, a secret left in an item) or when --scope (or the team read as)
+    matched no item, 0 when all is clean.
     """
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
@@ -106,7 +107,8 @@ def freshness_cmd(
 ) -> None:
     """Find stale items: source file moved or changed, superseded, or older than --max-age.
 
-    Exits 1 when anything is stale, 0 when everything is fresh (suitable for cron). Ingested
+    Exits 1 when anything is stale, or when --scope (or the team read as) matched no item,
+    0 when everything is fresh (suitable for cron). Ingested
     files are found by their absolute paths; a relative path an item was given by hand
     (add --payload '{"path": ...}') is looked up from the working directory, so run it from
     the same folder in cron.
