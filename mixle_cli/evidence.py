@@ -77,6 +77,7 @@ def where_text(entry: Mapping[str, Any]) -> str:
     where, start, end = entry.get("source"), entry.get("line_start"), entry.get("line_end")
     if not where:
         return "-"
+    where = output.one_line(str(where))
     if start is not None:
         return f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
     return str(where)

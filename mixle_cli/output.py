@@ -58,6 +58,15 @@ def printable(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
 
 
+_LINE_BREAK = re.compile(r"[\n\r\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` for a place that holds one line (a file name in a listing): its line breaks
+    shown as U+FFFD, so that a file named ``a\\nb.md`` cannot look like two lines of output."""
+    return _LINE_BREAK.sub("\ufffd", text)
+
+
 def _console(file: Any) -> Console:
     from rich.console import Console
 

@@ -227,7 +227,7 @@ def _print_item(item: SubstrateItem) -> None:
         out.print("links: " + ", ".join(item.links), markup=False)
     source = item.provenance.get("source") or item.provenance.get("path")
     if source:
-        out.print(f"source: {source}", markup=False)
+        out.print(f"source: {output.one_line(str(source))}", markup=False)
     if item.payload:
         out.print("payload: " + orjson.dumps(item.payload).decode(), markup=False)
     if item.text:

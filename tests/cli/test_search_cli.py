@@ -419,6 +419,17 @@ def test_control_characters_in_stored_text_never_reach_the_terminal(mixle) -> No
     assert "\x1b" in mixle("get", item_id, "--json").json()[0]["text"]  # data stays as stored
 
 
+def test_a_file_named_with_a_line_break_is_shown_on_one_line(mixle, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "new\nline.md").write_text("Kestrel counts rose in March.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    item_id = mixle("ls", "--json").json()[0]["id"]
+    for args in (("search", "kestrel"), ("retrieve", "kestrel"), ("ask", "kestrel counts")):
+        assert "new\ufffdline.md:1" in mixle(*args).stdout, args
+    assert "source: new\ufffdline.md\n" in mixle("get", item_id).stdout
+
+
 def test_an_evidence_tree_thousands_of_hops_deep_prints() -> None:
     from mixle_cli.commands.retrieval import _tree
     from substrate.hops import HopChain, HopStep
