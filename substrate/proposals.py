@@ -123,6 +123,19 @@ def propose(
     return [item.id for item in items]
 
 
+def withdrawn_if_changed(item: SubstrateItem, *, by: str | None, why: str) -> SubstrateItem:
+    """``item`` with its pending proposal withdrawn when its content is no longer what was
+    proposed (a merge changed it): it could not be approved, yet would stay listed as pending
+    for reviewers. ``why`` goes into the ``withdrawn`` event."""
+    proposal = proposal_of(item)
+    if proposal is None or proposal.get("status") != PENDING:
+        return item
+    if proposal.get("content") in (None, proposed_content(item)):
+        return item
+    event = {"event": "withdrawn", "to": proposal.get("to"), "by": by, "reason": why}
+    return _with_event(item, {**proposal, "status": "withdrawn"}, event)
+
+
 def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
     """Whether ``item`` is pending for ``to``, proposed by ``by``, with the content it has."""
     return proposal_of(item) == _proposal(item, to, by)

@@ -239,7 +239,9 @@ def merge_versions(
     own history and provenance, and the text and payload not kept (``replaced``), so nothing
     either side recorded is lost. Links elsewhere that
     pointed at ``other_id`` are re-pointed at ``keep_id`` in the items the merger may change
-    (in ``scopes``, and not gated but for their approvers), then ``other_id`` is removed.
+    (in ``scopes``, and not gated but for their approvers), then ``other_id`` is removed, with
+    its pending proposal. A pending proposal of ``keep_id`` is withdrawn when the merge changes
+    what was proposed (it could no longer be approved).
 
     Returns:
         ``keep_id``, or None if either item is missing (strict: NotFoundError).
@@ -271,7 +273,10 @@ def merge_versions(
             "publish one into the other's scope before merging"
         )
     authorize_write(substrate, keep.scope, by=by)
-    substrate.put(_merged(keep, other, by=by, prefer=prefer))
+    from substrate.proposals import withdrawn_if_changed  # it builds on this module
+
+    why = f"changed by merging {other_id} into it; propose it again"
+    substrate.put(withdrawn_if_changed(_merged(keep, other, by=by, prefer=prefer), by=by, why=why))
     _repoint_links(substrate, old=other_id, new=keep_id, scopes=scopes, by=by)
     substrate.remove(other_id)
     return keep_id

@@ -19,8 +19,10 @@ from mixle_cli.errors import usage
 from mixle_cli.evidence import given_ids, item_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
+    PENDING,
     PUBLIC,
     NotFoundError,
+    SubstrateItem,
     already_proposed,
     approve,
     authorize_publish,
@@ -223,6 +225,7 @@ def merge_cmd(
                 team=app_state.team,
                 shared=_shared(app_state),
             )
+        pending_before = {i: _pending_to(substrate.get(i)) for i in (keep, other)}
         merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)
         substrate.save()
     merged = substrate.get(keep)
@@ -231,6 +234,22 @@ def merge_cmd(
         output.emit_json({"kept": keep, "removed": other, "version": version, "by": who})
     else:
         output.emit_text(f"merged {other} into {keep} (version {version})")
+    # said even with --json: someone's proposal is gone
+    withdrawn = {other: f"merged into {keep}", keep: "the merge changed it; propose it again"}
+    for item_id, why in withdrawn.items():
+        to = pending_before[item_id]
+        if to is not None and (item_id == other or _pending_to(merged) is None):
+            output.note(
+                f"note: the pending proposal of item {item_id} for {to} is withdrawn: {why}"
+            )
+
+
+def _pending_to(item: SubstrateItem | None) -> str | None:
+    """The scope ``item`` is pending promotion to, if it is."""
+    proposal = proposal_of(item) if item is not None else None
+    if proposal is None or proposal.get("status") != PENDING:
+        return None
+    return str(proposal.get("to"))
 
 
 def propose_cmd(

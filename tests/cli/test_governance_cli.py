@@ -223,6 +223,22 @@ def test_merge(mixle: Run, add: Add) -> None:
     assert mixle("history", keep, "--json").json()["history"][-1]["merged_from"] == other
 
 
+def test_merge_says_which_pending_proposals_it_ended(mixle: Run, add: Add) -> None:
+    keep, other = add("ops", "keep item"), add("ops", "other item")
+    mixle("--as", "ops", "propose", other, "--to", "public")
+    merged = mixle("--as", "ops", "merge", keep, other, "--json")
+    assert merged.exit_code == 0 and f"item {other} for public is withdrawn: merged into" in (
+        merged.stderr
+    )
+    mixle("--as", "ops", "propose", keep, "--to", "public")
+    third = mixle("--as", "ops", "add", "a third item", "--tag", "extra").stdout.strip()
+    changed = mixle("--as", "ops", "merge", keep, third, "--prefer", "keep")  # a tag more
+    assert f"item {keep} for public is withdrawn: the merge changed it" in changed.stderr
+    assert mixle("--as", "ops", "pending", "--json").json() == []
+    quiet = mixle("--as", "ops", "merge", keep, add("ops", "plain"))  # nothing was pending
+    assert "withdrawn" not in quiet.stderr
+
+
 def test_history_hides_what_a_merged_away_item_linked_outside_the_readers_scopes(
     mixle: Run, add: Add, isolated_shard_env: Path
 ) -> None:

@@ -9,7 +9,7 @@ import pytest
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.governance import Governance
 from substrate.item import SubstrateItem
-from substrate.proposals import propose, reject
+from substrate.proposals import pending, proposal_events, proposal_of, propose, reject
 from substrate.spaces import (
     PUBLIC,
     Space,
@@ -149,6 +149,20 @@ def test_publishing_a_merge_shares_none_of_the_merged_away_items_record(
     assert published is not None and "Zephyrcorp" not in repr(published.provenance)
     [merge, _] = published.provenance["version_history"]
     assert merge["merged_from"] == draft and "from_provenance" not in merge  # the lineage stays
+
+
+def test_a_merge_that_changes_a_proposed_item_withdraws_its_proposal(store: Substrate) -> None:
+    keep = store.add("text", "keep two", scope="ops")
+    other = store.add("text", "other two", scope="ops", tags=["extra"])
+    same = store.add("text", "keep two", scope="ops")
+    propose(store, [keep], to=PUBLIC, by="ops")
+    merge_versions(store, keep, same, by="lead")  # what was proposed is unchanged: it stays
+    assert proposal_of(store.get(keep))["status"] == "pending"  # type: ignore[arg-type,index]
+    merge_versions(store, keep, other, by="lead", prefer="keep")  # a tag more: not as proposed
+    item = store.get(keep)
+    assert item is not None and proposal_of(item)["status"] == "withdrawn"  # type: ignore[index]
+    assert proposal_events(item)[-1]["reason"].startswith(f"changed by merging {other}")
+    assert pending(store) == []
 
 
 def test_merge_prefer_keep_and_ties_keep_keep(store: Substrate) -> None:
