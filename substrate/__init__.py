@@ -164,6 +164,8 @@ _EXPORTS: dict[str, str] = {
     "TextScan": "substrate.secrets",
     "git_toplevel": "substrate.secrets.sources",
     "ScanSource": "substrate.secrets.sources",
+    "scan_path": "substrate.secrets.sources",
+    "printable_name": "substrate.secrets.names",
     "shown_path": "substrate.secrets.sources",
     "staged_blobs": "substrate.secrets.sources",
     "tracked_files": "substrate.secrets.sources",
@@ -633,11 +635,17 @@ if TYPE_CHECKING:
     from substrate.secrets import (
         update_baseline as update_baseline,
     )
+    from substrate.secrets.names import (
+        printable_name as printable_name,
+    )
     from substrate.secrets.sources import (
         ScanSource as ScanSource,
     )
     from substrate.secrets.sources import (
         git_toplevel as git_toplevel,
+    )
+    from substrate.secrets.sources import (
+        scan_path as scan_path,
     )
     from substrate.secrets.sources import (
         shown_path as shown_path,

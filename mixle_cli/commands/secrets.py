@@ -48,11 +48,12 @@ class Run:
 
 
 def _safe(text: str) -> str:
-    """A path or line as reports show it: secrets masked (a file may be named after one) and
-    control characters made visible."""
-    from substrate import safe_text
+    """A path or line as reports show it: bytes of a name that are not UTF-8 written ``\\xNN``
+    (as the scan reports them), secrets masked (a file may be named after one) and control
+    characters made visible."""
+    from substrate import printable_name, safe_text
 
-    return safe_text(text).translate(_CONTROL)
+    return safe_text(printable_name(text)).translate(_CONTROL)
 
 
 def _finding_line(f: TextFinding) -> str:
@@ -64,9 +65,9 @@ def _finding_line(f: TextFinding) -> str:
 
 
 def _unreadable(exc: OSError) -> tuple[str, str]:
-    from substrate import shown_path
+    from substrate import scan_path
 
-    where = shown_path(os.fsdecode(exc.filename)) if exc.filename else "a folder"
+    where = scan_path(os.fsdecode(exc.filename)) if exc.filename else "a folder"
     return f"cannot read {_safe(where)}", str(exc.strerror or exc)
 
 
@@ -168,7 +169,7 @@ def _auto_workers(sources: list[ScanSource]) -> int:
 def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: str | None) -> Run:
     """Scan the files and folders named; ``-`` is standard input unless ``stdin_name`` is
     None (every path names a file)."""
-    from substrate import ScanSource, scan_text, shown_path, walk_sources
+    from substrate import ScanSource, scan_path, scan_text, walk_sources
 
     run = Run()
     sources: list[ScanSource] = []
@@ -181,9 +182,9 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
             sources.extend(walk_sources(p, on_error=run.note_unreadable))
         elif os.path.exists(p) and not os.path.isfile(p):
             # a pipe or device would block or never end; "-" is the way to scan a stream
-            run.errors.append((f"cannot read {_safe(shown_path(p))}", "not a regular file"))
+            run.errors.append((f"cannot read {_safe(scan_path(p))}", "not a regular file"))
         else:
-            sources.append(ScanSource(p, shown_path(p)))
+            sources.append(ScanSource(p, scan_path(p)))
     run.scans = _scan_sources(sources, cfg, jobs)
     if stdin_scan is not None:
         run.scans.append(stdin_scan)

@@ -7,6 +7,7 @@ finding across commits. No secret characters are ever written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
@@ -17,6 +18,8 @@ from substrate.secrets.textscan import TextFinding, TextScan
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 FINGERPRINT_KEY = "mixleSecret/v1"
+# how a finding's path shows a byte that is not UTF-8 (substrate.secrets.names): 0x80 and up
+_BYTE_SHOWN = re.compile(r"\\x([89a-f][0-9a-f])")
 
 
 def _rule_descriptors() -> list[dict[str, Any]]:
@@ -105,5 +108,10 @@ def _region(f: TextFinding) -> dict[str, Any]:
 
 def _uri(path: str) -> str:
     """A path as a relative URI reference: ``/`` separators, and what a URI may not hold
-    (spaces, brackets, ``%``, ``#``, ``?``, non-ASCII) percent-encoded."""
-    return quote(path.replace("\\", "/"), safe="/")
+    (spaces, brackets, ``%``, ``#``, ``?``, non-ASCII) percent-encoded; a byte of the name that
+    is not UTF-8, which the finding shows as ``\\xNN``, is percent-encoded as itself."""
+    pieces = _BYTE_SHOWN.split(path)  # text, byte, text, byte... text
+    return "".join(
+        f"%{p.upper()}" if i % 2 else quote(p.replace("\\", "/"), safe="/")
+        for i, p in enumerate(pieces)
+    )

@@ -1,9 +1,9 @@
 """Which files a secret scan reads: folders walked, the git index, every tracked file.
 
 Paths are reported relative to the repository root for git sources (so a baseline made from
-staged changes matches one made with ``--all``), and as given for arguments. Reported paths are
-valid UTF-8: undecodable bytes in file names become U+FFFD in the report, while the real name
-is kept for reading.
+staged changes matches one made with ``--all``), and as given for arguments. A name that is not
+UTF-8 keeps its bytes (as Python's surrogate escapes, ``os.fsdecode``): the scan fingerprints
+the real name and reports it printable (``substrate.secrets.names``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,15 @@ class ScanSource:
     shown: str
 
 
+def scan_path(path: str) -> str:
+    """The path a scan reports and fingerprints: POSIX separators, no ``./``, and the bytes of
+    a name that is not UTF-8 kept (two such names must not become one)."""
+    return os.path.normpath(path).replace(os.sep, "/")
+
+
 def shown_path(path: str) -> str:
-    """A report path: POSIX separators, no ``./``, undecodable bytes replaced."""
-    text = os.path.normpath(path).replace(os.sep, "/")
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """``scan_path`` with undecodable bytes replaced by U+FFFD (ingest's reports)."""
+    return scan_path(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def walk_sources(
@@ -57,7 +62,7 @@ def walk_sources(
             if entry.name not in SKIP_DIRS:
                 stack.append(iter(_listed(entry.path, on_error)))
         elif entry.is_file(follow_symlinks=False):
-            yield ScanSource(entry.path, shown_path(entry.path))
+            yield ScanSource(entry.path, scan_path(entry.path))
 
 
 def _listed(folder: str, on_error: Callable[[OSError], None] | None) -> list[os.DirEntry[str]]:
@@ -155,7 +160,7 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
         end = blobs.index(b"\n", pos)
         header = blobs[pos:end].split()
         pos = end + 1
-        shown = path.decode("utf-8", "replace")
+        shown = os.fsdecode(path)  # as an argument naming the file is decoded
         if len(header) < 3 or header[1] != b"blob":
             out.append((shown, None))
             continue
@@ -185,5 +190,5 @@ def tracked_files(cwd: str | None = None) -> list[ScanSource]:
         seen.add(name)
         real = os.path.join(top, os.fsdecode(name))
         if os.path.isfile(real):
-            out.append(ScanSource(real, name.decode("utf-8", "replace")))
+            out.append(ScanSource(real, os.fsdecode(name)))
     return out

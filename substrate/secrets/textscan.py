@@ -25,6 +25,7 @@ from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
+from substrate.secrets.names import name_bytes, printable_name
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
@@ -148,11 +149,15 @@ class TextScan:
 
 
 def fingerprint(rule: str, path: str, secret: str) -> str:
-    """SHA-256 hex of rule, path and secret: stable across line moves, reveals nothing."""
+    """SHA-256 hex of rule, path and secret: stable across line moves, reveals nothing.
+
+    The path's bytes are those of the real name (``name_bytes``), so names that differ only in
+    bytes that are not UTF-8 differ here too; a UTF-8 name hashes as it always did."""
     import hashlib  # imported here: only needed once something was found
 
-    data = "\0".join((rule, PurePosixPath(path.replace("\\", "/")).as_posix(), secret))
-    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+    name = name_bytes(PurePosixPath(path.replace("\\", "/")).as_posix())
+    data = b"\0".join((rule.encode(), name, secret.encode("utf-8", "surrogatepass")))
+    return hashlib.sha256(data).hexdigest()
 
 
 def path_allowed(path: str, patterns: Iterable[str]) -> bool:
@@ -367,12 +372,13 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
 
 def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     """``result`` with the secrets in its path reported (line 0), unless the path is allowed,
-    and masked in the path of the result and of each finding."""
+    and masked in the path of the result and of each finding; bytes of the name that are not
+    UTF-8 are shown ``\\xNN`` (the fingerprints were taken of the real name)."""
     name = result.path
     hits = find_secrets_in_path(name)  # a key may be a whole folder's name
-    if not hits:
+    shown = printable_name(redact_hits(name, hits) if hits else name)
+    if shown == name:
         return result
-    shown = redact_hits(name, hits)
     found = []
     for h in hits if result.skipped != "allowed path" else []:
         if h.rule in cfg.allow_rules:

@@ -439,6 +439,29 @@ def test_partial_update_keeps_other_files_entries(mixle: Run, work: Path) -> Non
     assert paths == {"b.py"}
 
 
+def test_names_that_are_not_utf8_keep_apart_in_reports_and_baselines(
+    mixle: Run, work: Path
+) -> None:
+    names = [os.fsdecode(b"bad\xff.py"), os.fsdecode(b"bad\xfe.py")]
+    try:
+        for name in names:
+            (work / name).write_text(f"T = '{GH}'\n", encoding="utf-8")
+    except OSError:
+        pytest.skip("the file system refuses names that are not UTF-8")
+    rows = mixle("scan-secrets", *names, "--jsonl").jsonl()
+    assert [r["path"] for r in rows] == ["bad\\xff.py", "bad\\xfe.py"]  # as the shell shows them
+    assert rows[0]["fingerprint"] != rows[1]["fingerprint"]
+    sarif = mixle("scan-secrets", *names, "--sarif").json()
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in
+            sarif["runs"][0]["results"]]  # fmt: skip
+    assert uris == ["bad%FF.py", "bad%FE.py"]  # the name's own bytes
+    base = str(work / "base.json")
+    assert mixle("scan-secrets", "--baseline", base, "--update-baseline", names[0]).exit_code == 0
+    other = mixle("scan-secrets", "--baseline", base, names[1])
+    assert other.exit_code == 1  # accepting one file's secret does not accept the other's
+    assert "bad\\xfe.py:1:6: github_token" in other.stdout
+
+
 def test_missing_or_corrupt_baseline_exits_3(mixle: Run, work: Path) -> None:
     dirty(work)
     missing = mixle("scan-secrets", "--baseline", "none.json", "deploy.py")
@@ -558,6 +581,22 @@ def test_staged_paths_are_relative_to_the_root(
     result = mixle("scan-secrets", "--jsonl")
     assert result.exit_code == 1
     assert {r["path"] for r in result.jsonl()} == {"pkg/settings.py"}
+
+
+@needs_git
+def test_a_name_that_is_not_utf8_has_one_fingerprint_staged_tracked_or_given(
+    mixle: Run, repo: Path
+) -> None:
+    name = os.fsdecode(b"bad\xff.py")
+    try:
+        (repo / name).write_text(f"T = '{GH}'\n", encoding="utf-8")
+    except OSError:
+        pytest.skip("the file system refuses names that are not UTF-8")
+    git(repo, "add", "-A")
+    rows = [mixle("scan-secrets", *how, "--jsonl").jsonl() for how in ([], ["--all"], [name])]
+    assert {(r["path"], r["fingerprint"]) for found in rows for r in found} == {
+        ("bad\\xff.py", rows[2][0]["fingerprint"])
+    }
 
 
 @needs_git

@@ -62,6 +62,28 @@ def test_fingerprint_stable_when_line_moves_and_hides_secret() -> None:
     assert other.fingerprint != a.fingerprint
 
 
+def test_fingerprints_of_utf8_paths_are_those_existing_baselines_hold() -> None:
+    # pinned: a change here would make every committed baseline report its findings anew
+    assert fingerprint("github_token", "ci/deploy.yml", "not-a-real-secret") == (
+        "d47f631ba382cf3de30509f62f151380eea52f72ec0e1151551d2cfc2954ce0b"
+    )
+    assert fingerprint("password", "caf\u00e9/na\u00efve.env", "hunter2") == (
+        "f92fce5f8ab4a79e9fa500bb7ebe5758ad83b41212b9fd5bd87ef7d8982326d0"
+    )
+
+
+def test_names_that_differ_in_bytes_that_are_not_utf8_stay_apart() -> None:
+    # os.fsdecode keeps such bytes as lone surrogates: b"bad\xff.py" -> "bad\udcff.py"
+    ff, fe = (scan_text(f"T = '{GH}'\n", path=f"bad{c}.py") for c in ("\udcff", "\udcfe"))
+    assert (ff.path, fe.path) == ("bad\\xff.py", "bad\\xfe.py")  # printable, as typed
+    assert ff.findings[0].path == "bad\\xff.py"
+    assert ff.findings[0].fingerprint != fe.findings[0].fingerprint
+    assert ff.findings[0].fingerprint == fingerprint("github_token", "bad\udcff.py", GH)
+    # the name is fingerprinted, and its secret masked, before it is made printable
+    named = scan_text("x", path=f"k/{GH}\udcff.pem")
+    assert named.path == "k/[REDACTED:github_token]\\xff.pem" and GH not in str(named.as_dict())
+
+
 @pytest.mark.parametrize("marker", ["# mixle:allow", "# pragma: allowlist secret"])
 def test_inline_allow_marker(marker: str) -> None:
     scan = scan_text(f"token = '{GH}'  {marker}\nother = '{GH}'\n", path="a.py")
