@@ -165,9 +165,12 @@ _EXPORTS: dict[str, str] = {
     "git_toplevel": "substrate.secrets.sources",
     "ScanSource": "substrate.secrets.sources",
     "scan_path": "substrate.secrets.sources",
+    "reported_path": "substrate.secrets.textscan",
     "printable_name": "substrate.secrets.names",
     "shown_path": "substrate.secrets.sources",
     "staged_blobs": "substrate.secrets.sources",
+    "staged_changes": "substrate.secrets.sources",
+    "StagedChanges": "substrate.secrets.sources",
     "tracked_files": "substrate.secrets.sources",
     "walk_sources": "substrate.secrets.sources",
     "Settings": "substrate.settings",
@@ -642,6 +645,9 @@ if TYPE_CHECKING:
         ScanSource as ScanSource,
     )
     from substrate.secrets.sources import (
+        StagedChanges as StagedChanges,
+    )
+    from substrate.secrets.sources import (
         git_toplevel as git_toplevel,
     )
     from substrate.secrets.sources import (
@@ -654,10 +660,16 @@ if TYPE_CHECKING:
         staged_blobs as staged_blobs,
     )
     from substrate.secrets.sources import (
+        staged_changes as staged_changes,
+    )
+    from substrate.secrets.sources import (
         tracked_files as tracked_files,
     )
     from substrate.secrets.sources import (
         walk_sources as walk_sources,
+    )
+    from substrate.secrets.textscan import (
+        reported_path as reported_path,
     )
     from substrate.settings import (
         SETTINGS_FILE as SETTINGS_FILE,

@@ -42,6 +42,8 @@ class Run:
     scans: list[TextScan] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
     complete: bool = False  # every file of the tree was scanned (baseline entries may be pruned)
+    # paths the staged change deletes or renames away: covered too, so their entries go
+    removed: list[str] = field(default_factory=list)
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -128,10 +130,11 @@ def _from_git(what: str, get: Callable[[], T]) -> T:
 
 
 def _staged(cfg: ScanConfig) -> Run:
-    from substrate import scan_text, staged_blobs
+    from substrate import reported_path, scan_text, staged_changes
 
-    run = Run()
-    for path, blob in _from_git("no files given to scan", staged_blobs):
+    changes = _from_git("no files given to scan", staged_changes)
+    run = Run(removed=[reported_path(p) for p in changes.removed])
+    for path, blob in changes.blobs:
         if blob is None:
             run.errors.append((f"cannot read the staged content of {_safe(path)}", "git gave none"))
         else:
@@ -223,7 +226,7 @@ def _apply_baseline(
         old = Baseline()
     except SubstrateError as exc:
         fail(str(exc), OPERATIONAL)
-    scanned = None if run.complete else {s.path for s in run.scans if s.skipped is None}
+    scanned = None if run.complete else _covered(run)
     if not update:
         fresh = [f for f in found if f.fingerprint not in old]
         stale = [
@@ -245,6 +248,12 @@ def _apply_baseline(
     removed = len(set(old.entries) - set(new.entries))
     output.note(f"baseline {baseline_path}: {len(new)} accepted finding(s) (+{added}, -{removed})")
     return [], len(found)
+
+
+def _covered(run: Run) -> set[str]:
+    """The paths whose baseline entries this scan can judge: the files read, and those the
+    staged change removes (their secrets leave with them)."""
+    return {s.path for s in run.scans if s.skipped is None} | set(run.removed)
 
 
 # -- output --------------------------------------------------------------------------------------

@@ -108,6 +108,16 @@ def git_toplevel(cwd: str | None = None) -> str:
     return os.fsdecode(proc.stdout.rstrip(b"\n"))
 
 
+@dataclass(frozen=True)
+class StagedChanges:
+    """What the next commit changes: the content of every file it adds, copies, modifies,
+    renames or changes in type (``blobs``, as ``staged_blobs`` gives them), and the paths it
+    removes (``removed``: files deleted, and the old path of each rename)."""
+
+    blobs: list[tuple[str, bytes | None]]
+    removed: list[str]
+
+
 def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
     """The staged content of every file added, copied, modified, renamed or changed in type
     in the index.
@@ -123,6 +133,17 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
+    return staged_changes(cwd).blobs
+
+
+def staged_changes(cwd: str | None = None) -> StagedChanges:
+    """``staged_blobs``, and the paths the next commit removes: what a scan of the staged
+    change covers (a baseline updated from it drops the entries of those paths).
+
+    Raises:
+        InvalidInputError: not inside a git work tree.
+        SubstrateError: git failed.
+    """
     git_toplevel(cwd)
     raw = _git(
         [
@@ -131,23 +152,38 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
             "--raw",
             "-z",
             "--no-abbrev",
-            "--diff-filter=ACMRT",  # T: a file that became a link, or the reverse
+            "--diff-filter=ACDMRT",  # T: a file that became a link, or the reverse
             "--ignore-submodules=all",
         ],
         cwd=cwd,
     )
-    # -z --raw: ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and copies carry
-    # the source path, then the destination)
+    staged, removed = _parse_raw_diff(raw)
+    return StagedChanges(_read_blobs(staged, cwd), [os.fsdecode(p) for p in removed])
+
+
+def _parse_raw_diff(raw: bytes) -> tuple[list[tuple[str, bytes]], list[bytes]]:
+    """``(object id, path)`` of each file with staged content, and the paths removed, from
+    ``git diff --raw -z``: ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and
+    copies carry the source path, then the destination)."""
     fields = raw.split(b"\0")
     staged: list[tuple[str, bytes]] = []
+    removed: list[bytes] = []
     i = 0
     while i < len(fields) - 1:
         meta = fields[i].decode("ascii", "replace").lstrip(":").split()
-        two_paths = len(meta) > 4 and meta[4][:1] in ("R", "C")
+        status = meta[4][:1] if len(meta) > 4 else ""
+        two_paths = status in ("R", "C")
         path = fields[i + 2] if two_paths else fields[i + 1]
-        i += 3 if two_paths else 2
-        if len(meta) > 4 and meta[1] != _SUBMODULE:
+        if status in ("D", "R"):  # a rename removes its source as surely as a deletion
+            removed.append(fields[i + 1])
+        if status and status != "D" and meta[1] != _SUBMODULE:
             staged.append((meta[3], path))
+        i += 3 if two_paths else 2
+    return staged, removed
+
+
+def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[str, bytes | None]]:
+    """The content of each ``(object id, path)``, read in one ``git cat-file`` run."""
     if not staged:
         return []
     blobs = _git(

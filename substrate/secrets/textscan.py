@@ -376,7 +376,7 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     UTF-8 are shown ``\\xNN`` (the fingerprints were taken of the real name)."""
     name = result.path
     hits = find_secrets_in_path(name)  # a key may be a whole folder's name
-    shown = printable_name(redact_hits(name, hits) if hits else name)
+    shown = _reported(name, hits)
     if shown == name:
         return result
     found = []
@@ -389,6 +389,16 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     result.findings = found + [replace(f, path=shown) for f in result.findings]
     result.path = shown
     return result
+
+
+def reported_path(path: str) -> str:
+    """``path`` as a scan of the file reports it (and a baseline records it): its secrets
+    masked, and bytes that are not UTF-8 written ``\\xNN``."""
+    return _reported(path, find_secrets_in_path(path))
+
+
+def _reported(path: str, hits: list[Hit]) -> str:
+    return printable_name(redact_hits(path, hits) if hits else path)
 
 
 def _line_span(text: str, newlines: list[int], line: int) -> tuple[int, int]:

@@ -600,6 +600,28 @@ def test_a_name_that_is_not_utf8_has_one_fingerprint_staged_tracked_or_given(
 
 
 @needs_git
+def test_a_staged_update_drops_the_entries_of_files_deleted_or_renamed_away(
+    mixle: Run, repo: Path
+) -> None:
+    for name in ("old.py", "moved.py", f"creds_{GH}.txt"):  # the last one masked in its entry
+        dirty(repo, name)
+    git(repo, "add", "-A")
+    base = str(repo / "base.json")
+    assert mixle("scan-secrets", "--baseline", base, "--update-baseline").exit_code == 0
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    git(repo, "rm", "-q", "old.py", f"creds_{GH}.txt")
+    git(repo, "mv", "moved.py", "new.py")
+    check = mixle("scan-secrets", "--baseline", base)
+    assert check.exit_code == 1  # new.py's secrets have a new path, so new fingerprints
+    assert "6 baseline entries no longer match" in check.stderr
+    update = mixle("scan-secrets", "--baseline", base, "--update-baseline")
+    assert "2 accepted finding(s) (+2, -6)" in update.stderr
+    paths = {r["path"] for r in json.loads(Path(base).read_text("utf-8"))["findings"]}
+    assert paths == {"new.py"}
+    assert_no_secret(update.stdout + update.stderr)
+
+
+@needs_git
 def test_all_scans_tracked_files_only(mixle: Run, repo: Path) -> None:
     dirty(repo, "tracked.py")
     clean(repo, "gone.py")
