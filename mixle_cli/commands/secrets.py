@@ -246,7 +246,10 @@ def _apply_baseline(
         fail(str(exc), OPERATIONAL)
     added = len(set(new.entries) - set(old.entries))
     removed = len(set(old.entries) - set(new.entries))
-    output.note(f"baseline {baseline_path}: {len(new)} accepted finding(s) (+{added}, -{removed})")
+    if not quiet:  # a summary like the scan's own, which -q drops
+        output.note(
+            f"baseline {baseline_path}: {len(new)} accepted finding(s) (+{added}, -{removed})"
+        )
     return [], len(found)
 
 

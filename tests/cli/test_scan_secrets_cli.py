@@ -439,6 +439,14 @@ def test_partial_update_keeps_other_files_entries(mixle: Run, work: Path) -> Non
     assert paths == {"b.py"}
 
 
+def test_quiet_drops_the_baseline_summary_too(mixle: Run, work: Path) -> None:
+    dirty(work)
+    base = str(work / "base.json")
+    made = mixle("scan-secrets", "-q", "--baseline", base, "--update-baseline", "deploy.py")
+    assert made.exit_code == 0 and made.stderr == ""
+    assert len(json.loads(Path(base).read_text("utf-8"))["findings"]) == 2  # updated all the same
+
+
 def test_names_that_are_not_utf8_keep_apart_in_reports_and_baselines(
     mixle: Run, work: Path
 ) -> None:
