@@ -267,7 +267,7 @@ def _report_files(
 ) -> None:
     from substrate.secrets.textscan import TOO_LARGE
 
-    skipped = [s for s in run.scans if s.skipped == "binary"]
+    skipped = _skipped(run)
     for s in run.scans:
         why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
         if s.skipped == "unreadable":
@@ -307,6 +307,13 @@ def _report_files(
         _summary(run, findings, accepted, suppressed)
 
 
+def _skipped(run: Run) -> list[TextScan]:
+    """The files left out on purpose, which are no error: binary, or listed in allow_paths."""
+    from substrate.secrets.textscan import ALLOWED
+
+    return [s for s in run.scans if s.skipped in ("binary", ALLOWED)]
+
+
 def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:
     # a file is counted when it was read, or when its name alone held a finding (unreadable)
     n_files = len({s.path for s in run.scans if s.skipped is None} | {f.path for f in findings})
@@ -323,6 +330,8 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         tail += f"; {len(run.errors) - too_large} could not be read"
     if too_large:
         tail += f"; {too_large} too large to scan"
+    if skipped := len(_skipped(run)):
+        tail += f"; {skipped} skipped"
     if not findings:
         if not n_files:
             output.note(f"no file was scanned{tail}")

@@ -35,6 +35,7 @@ from substrate.widetext import is_binary, wide_encoding
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
 TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
+ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
@@ -213,8 +214,7 @@ def scan_text(
 def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     result = TextScan(path)
     if cfg.allow_paths and path_allowed(path, cfg.allow_paths):
-        result.skipped = "allowed path"
-        return result
+        return _allowed(result)
     if len(data) > cfg.max_bytes:
         return _over_cap(result, len(data), data[:BINARY_PROBE_BYTES], cfg)
     if isinstance(data, bytes):
@@ -245,6 +245,13 @@ def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -
     return result
 
 
+def _allowed(result: TextScan) -> TextScan:
+    # said, not silent: a report that counted nothing would read as if the file were missed
+    result.skipped = ALLOWED
+    result.notes.append("skipped: listed in allow_paths")
+    return result
+
+
 def _binary(result: TextScan) -> TextScan:
     result.skipped = "binary"
     result.notes.append("skipped: binary content (NUL byte)")
@@ -268,7 +275,7 @@ def scan_file(
     cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
     shown = display_path if display_path is not None else str(path)
     if cfg.allow_paths and path_allowed(shown, cfg.allow_paths):
-        return _with_name_scanned(TextScan(shown, skipped="allowed path"), cfg)
+        return _with_name_scanned(_allowed(TextScan(shown)), cfg)
     try:
         size = Path(path).stat().st_size
         if size > cfg.max_bytes:
@@ -380,7 +387,7 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     if shown == name:
         return result
     found = []
-    for h in hits if result.skipped != "allowed path" else []:
+    for h in hits if result.skipped != ALLOWED else []:
         if h.rule in cfg.allow_rules:
             result.suppressed += 1
             continue

@@ -630,6 +630,23 @@ def test_a_staged_update_drops_the_entries_of_files_deleted_or_renamed_away(
 
 
 @needs_git
+def test_a_staged_file_in_allow_paths_is_reported_as_skipped(mixle: Run, repo: Path) -> None:
+    dirty(repo / "tests" / "fixtures", "t.py")
+    (repo / "scan.toml").write_text('[secrets]\nallow_paths = ["tests/fixtures/*"]\n', "utf-8")
+    git(repo, "add", "tests")
+    doc = mixle("scan-secrets", "--config", "scan.toml", "--json").json()
+    assert doc["clean"] and doc["n_files"] == 0
+    assert doc["skipped"] == [{"path": "tests/fixtures/t.py", "reason": "allowed path"}]
+    text = mixle("scan-secrets", "--config", "scan.toml")
+    assert text.exit_code == 0
+    assert text.stderr.splitlines() == [
+        "tests/fixtures/t.py: skipped: listed in allow_paths",
+        "no file was scanned; 1 skipped",
+    ]
+    assert mixle("scan-secrets", "--config", "scan.toml", "-q").stderr == ""
+
+
+@needs_git
 def test_all_scans_tracked_files_only(mixle: Run, repo: Path) -> None:
     dirty(repo, "tracked.py")
     clean(repo, "gone.py")
