@@ -297,7 +297,9 @@ def _report_files(
     elif fmt == "sarif":
         from substrate import __version__, sarif_log
 
-        output.emit_json(sarif_log(findings, tool_version=__version__))
+        # each file not scanned is named in the log, which is marked unsuccessful
+        not_scanned = [f"{what}: {why}" for what, why in run.errors]
+        output.emit_json(sarif_log(findings, tool_version=__version__, not_scanned=not_scanned))
     else:
         if findings:
             output.emit_text("\n".join(map(_finding_line, findings)))

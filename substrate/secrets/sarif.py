@@ -2,7 +2,8 @@
 
 Each result carries the rule, the location (1-based line and column), the masked line as its
 snippet and the finding's fingerprint in ``partialFingerprints``, so viewers can track a
-finding across commits. No secret characters are ever written.
+finding across commits. The run's invocation says whether every file was scanned. No secret
+characters are ever written.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from substrate.secrets.rules import RULES
-from substrate.secrets.textscan import TextFinding, TextScan
+from substrate.secrets.scan import safe_text
+from substrate.secrets.textscan import TOO_LARGE, UNREADABLE, TextFinding, TextScan
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -39,38 +41,33 @@ def _rule_descriptors() -> list[dict[str, Any]]:
 
 
 def sarif_log(
-    results: Iterable[TextScan | TextFinding], *, tool_version: str = "0.1.0"
+    results: Iterable[TextScan | TextFinding],
+    *,
+    tool_version: str = "0.1.0",
+    not_scanned: Iterable[str] = (),
 ) -> dict[str, Any]:
     """Build a SARIF 2.1.0 log (a JSON-ready dict) from scan results or findings.
 
+    The run's invocation says whether every file was scanned (``executionSuccessful``), and
+    names each one that was not in a ``toolExecutionNotifications`` entry of level "error":
+    a viewer would otherwise take a scan that missed a file for a clean one.
+
     Args:
-        results: ``TextScan`` objects (their findings are used) or ``TextFinding`` objects.
+        results: ``TextScan`` objects (their findings are used; one that could not be read,
+            or was over the size cap, is reported as not scanned) or ``TextFinding`` objects.
         tool_version: the mixle version to record as the driver version.
+        not_scanned: messages naming further files that could not be scanned (secrets in
+            them are masked).
     """
     rules = _rule_descriptors()
     index = {r["id"]: i for i, r in enumerate(rules)}
     findings: list[TextFinding] = []
+    problems = list(not_scanned)
     for r in results:
         findings.extend(r.findings if isinstance(r, TextScan) else [r])
-    sarif_results = []
-    for f in findings:
-        sarif_results.append(
-            {
-                "ruleId": f.rule,
-                "ruleIndex": index.get(f.rule, -1),
-                "level": "error",
-                "message": {"text": f"Possible secret ({f.rule}); the value is not shown."},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(f.path)},
-                            **_region(f),
-                        }
-                    }
-                ],
-                "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
-            }
-        )
+        if isinstance(r, TextScan) and r.skipped in (UNREADABLE, TOO_LARGE):
+            why = r.notes[0].removeprefix("skipped: ") if r.notes else r.skipped
+            problems.append(f"could not scan {r.path}: {why}")
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
@@ -84,10 +81,41 @@ def sarif_log(
                         "rules": rules,
                     }
                 },
-                "results": sarif_results,
+                "invocations": [_invocation(problems)],
+                "results": [_result(f, index) for f in findings],
                 "columnKind": "unicodeCodePoints",
             }
         ],
+    }
+
+
+def _invocation(problems: list[str]) -> dict[str, Any]:
+    """The run's invocation: successful only when no file was left unscanned."""
+    return {
+        "executionSuccessful": not problems,
+        "toolExecutionNotifications": [
+            # masked again: a message names a file, and a name may hold a secret
+            {"level": "error", "message": {"text": safe_text(p)}}
+            for p in problems
+        ],
+    }
+
+
+def _result(f: TextFinding, index: dict[str, int]) -> dict[str, Any]:
+    return {
+        "ruleId": f.rule,
+        "ruleIndex": index.get(f.rule, -1),
+        "level": "error",
+        "message": {"text": f"Possible secret ({f.rule}); the value is not shown."},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(f.path)},
+                    **_region(f),
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
     }
 
 

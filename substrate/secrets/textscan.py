@@ -36,6 +36,7 @@ from substrate.widetext import is_binary, wide_encoding
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
 TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
 ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
+UNREADABLE = "unreadable"  # TextScan.skipped of a file that could not be read
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
@@ -284,7 +285,7 @@ def scan_file(
             return _with_name_scanned(_over_cap(TextScan(shown), size, head, cfg), cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
-        unread = TextScan(shown, skipped="unreadable", notes=[f"skipped: {exc.strerror or exc}"])
+        unread = TextScan(shown, skipped=UNREADABLE, notes=[f"skipped: {exc.strerror or exc}"])
         return _with_name_scanned(unread, cfg)
     return scan_text(data, path=shown, config=cfg)
 

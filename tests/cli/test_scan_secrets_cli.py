@@ -138,9 +138,27 @@ def test_sarif_log(mixle: Run, work: Path) -> None:
     region = first["locations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (3, 10)
     assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "deploy.py"
+    assert run["invocations"][0]["executionSuccessful"] is True
     clean(work)
     empty = mixle("scan-secrets", "--sarif", "clean.py")
     assert empty.exit_code == 0 and empty.json()["runs"][0]["results"] == []
+
+
+def test_sarif_of_an_incomplete_scan_says_so_and_names_the_files(mixle: Run, work: Path) -> None:
+    dirty(work)
+    result = mixle("scan-secrets", "--sarif", "deploy.py", "missing.py", f"key_{GH}.pem")
+    assert result.exit_code == 3
+    [run] = result.json()["runs"]
+    assert len(run["results"]) == 3  # the findings of what could be read are still there
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert [
+        (n["level"], n["message"]["text"]) for n in invocation["toolExecutionNotifications"]
+    ] == [
+        ("error", "cannot read missing.py: No such file or directory"),
+        ("error", "cannot read key_[REDACTED:github_token].pem: No such file or directory"),
+    ]
+    assert_no_secret(result.stdout, result.stderr)
 
 
 @pytest.mark.parametrize("fmt", [[], ["--json"], ["--jsonl"], ["--sarif"]])

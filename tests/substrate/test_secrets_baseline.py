@@ -16,6 +16,7 @@ from substrate.secrets import (
     new_findings,
     sarif_log,
     save_baseline,
+    scan_file,
     scan_text,
     stale_fingerprints,
 )
@@ -95,6 +96,24 @@ def test_sarif_shape() -> None:
 def test_sarif_accepts_findings_directly() -> None:
     log = sarif_log(findings())
     assert len(log["runs"][0]["results"]) == 2
+
+
+def test_sarif_says_whether_every_file_was_scanned(tmp_path: Path) -> None:
+    [done] = sarif_log(findings())["runs"][0]["invocations"]
+    assert done == {"executionSuccessful": True, "toolExecutionNotifications": []}
+    missing = scan_file(tmp_path / f"keys_{GH}.txt", display_path=f"keys_{GH}.txt")
+    log = sarif_log([missing], not_scanned=[f"cannot read {GH}.pem: denied"])
+    [run] = log["runs"]
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    notes = invocation["toolExecutionNotifications"]
+    assert [n["level"] for n in notes] == ["error", "error"]
+    assert notes[0]["message"]["text"] == "cannot read [REDACTED:github_token].pem: denied"
+    assert notes[1]["message"]["text"] == (
+        "could not scan keys_[REDACTED:github_token].txt: No such file or directory"
+    )
+    assert [r["ruleId"] for r in run["results"]] == ["github_token"]  # the name's finding
+    assert GH not in json.dumps(log)
 
 
 def test_updates_at_once_each_land_and_wait_for_the_folder_lock(tmp_path: Path) -> None:
