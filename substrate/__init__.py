@@ -166,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "ScanSource": "substrate.secrets.sources",
     "scan_path": "substrate.secrets.sources",
     "reported_path": "substrate.secrets.textscan",
-    "printable_name": "substrate.secrets.names",
+    "escaped_name": "substrate.secrets.names",
     "shown_path": "substrate.secrets.sources",
     "staged_blobs": "substrate.secrets.sources",
     "staged_changes": "substrate.secrets.sources",
@@ -639,7 +639,7 @@ if TYPE_CHECKING:
         update_baseline as update_baseline,
     )
     from substrate.secrets.names import (
-        printable_name as printable_name,
+        escaped_name as escaped_name,
     )
     from substrate.secrets.sources import (
         ScanSource as ScanSource,

@@ -53,9 +53,9 @@ def _safe(text: str) -> str:
     """A path or line as reports show it: bytes of a name that are not UTF-8 written ``\\xNN``
     (as the scan reports them), secrets masked (a file may be named after one) and control
     characters made visible."""
-    from substrate import printable_name, safe_text
+    from substrate import escaped_name, safe_text
 
-    return safe_text(printable_name(text)).translate(_CONTROL)
+    return safe_text(escaped_name(text)).translate(_CONTROL)
 
 
 def _finding_line(f: TextFinding) -> str:

@@ -20,7 +20,7 @@ def name_bytes(name: str) -> bytes:
         return name.encode("utf-8", "surrogatepass")
 
 
-def printable_name(name: str) -> str:
+def escaped_name(name: str) -> str:
     """``name`` as reports show it: bytes that are not UTF-8 written ``\\xNN``."""
     if name.isascii():  # the common case, and nothing to escape
         return name

@@ -25,7 +25,7 @@ from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
-from substrate.secrets.names import name_bytes, printable_name
+from substrate.secrets.names import escaped_name, name_bytes
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
@@ -406,7 +406,7 @@ def reported_path(path: str) -> str:
 
 
 def _reported(path: str, hits: list[Hit]) -> str:
-    return printable_name(redact_hits(path, hits) if hits else path)
+    return escaped_name(redact_hits(path, hits) if hits else path)
 
 
 def _line_span(text: str, newlines: list[int], line: int) -> tuple[int, int]:
