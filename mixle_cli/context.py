@@ -79,6 +79,29 @@ class AppState:
             )
         return scope
 
+    def fail_if_nothing_matched(self, scope: str | None) -> None:
+        """Exit 1 for a check (audit, freshness, scan-secrets --items) whose --scope, or whose
+        team, matched no item: nothing was checked, and a mistyped scope or team in a cron
+        line must not pass as clean. Whether the shard holds other items is not said (a team
+        may not count them); an empty shard read by no team is simply clean. (A scope the
+        caller may not read was refused before: ``read_scope``.)"""
+        from mixle_cli.errors import FOUND, fail
+        from substrate import safe_repr
+
+        if scope is not None:
+            fail(
+                f"--scope {safe_repr(scope)} matched no item you can read; nothing was checked",
+                FOUND,
+            )
+        team = self.team
+        if team is not None:
+            readable = ", ".join(sorted(self.scopes or ()))
+            fail(
+                f"you read as {safe_repr(team)} and no item is in its scopes ({readable}); "
+                "nothing was checked",
+                FOUND,
+            )
+
     def write_scope(self, scope: str | None) -> str:
         """The scope a write goes to (given, else the default), if the caller may write it:
         a scope it reads, and without approvers unless the caller is one."""

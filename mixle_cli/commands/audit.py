@@ -13,7 +13,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import FOUND, fail
+from mixle_cli.errors import FOUND
 from mixle_cli.evidence import given_ids
 from substrate import (
     NotFoundError,
@@ -21,7 +21,6 @@ from substrate import (
     format_duration,
     freshness_report,
     parse_duration,
-    safe_repr,
     verify_lineage,
     visible_item,
 )
@@ -55,7 +54,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         _print_audit(data)
     lineage = data["lineage"]
     if lineage.get("checked") and not lineage.get("n_items"):
-        _fail_empty_selection(app_state, scope)
+        app_state.fail_if_nothing_matched(scope)
     if not report.ok:
         raise typer.Exit(FOUND)
 
@@ -130,26 +129,9 @@ def freshness_cmd(
     else:
         _print_freshness(report)
     if not report["n_items"]:
-        _fail_empty_selection(app_state, scope)
+        app_state.fail_if_nothing_matched(scope)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
-
-
-def _fail_empty_selection(app_state: AppState, scope: str | None) -> None:
-    """Exit 1 when a --scope, or the team read as, matched no item: nothing was checked, and a
-    mistyped scope or team in a cron line must not pass as clean. Whether the shard holds
-    other items is not said (a team may not count them). An empty shard read by no team is
-    simply clean. (A scope the caller may not read was refused before: ``read_scope``.)"""
-    if scope is not None:
-        fail(f"--scope {safe_repr(scope)} matched no item you can read; nothing was checked", FOUND)
-    team = app_state.team
-    if team is not None:
-        readable = ", ".join(sorted(app_state.scopes or ()))
-        fail(
-            f"you read as {safe_repr(team)} and no item is in its scopes ({readable}); "
-            "nothing was checked",
-            FOUND,
-        )
 
 
 def _print_freshness(report: dict[str, Any]) -> None:

@@ -394,6 +394,8 @@ def _scan_items(
             )
         if not quiet:
             output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
+    if not n_items:
+        app_state.fail_if_nothing_matched(scope)
     return FOUND if rows else OK
 
 
