@@ -269,7 +269,11 @@ def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None
     Raises:
         AccessDeniedError: with what to do instead.
     """
-    instead = f"write it to a scope without approvers, then `mixle propose ID --to {scope}`"
+    # not "write it elsewhere, then propose": a team's only other scopes are shared ones
+    instead = (
+        "ask one of them, see `mixle approvers`; an item kept elsewhere enters it by "
+        f"`mixle propose ID --to {scope}`"
+    )
     _require_approver(load_governance(substrate), by, scope, instead=instead)
 
 

@@ -490,7 +490,7 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     ):
         refused = mixle("--as", "alpha", *args)
         assert refused.exit_code == 1 and "needs approval" in refused.stderr, args
-        assert "mixle propose" in refused.stderr
+        assert "ask one of them, see `mixle approvers`" in refused.stderr
     assert [i["id"] for i in mixle("ls", "--json").json()] == [reviewed]
     # other scopes take direct writes; the approvers of this one do too
     assert mixle("--as", "alpha", "add", "own note").exit_code == 0
