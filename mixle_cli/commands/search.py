@@ -38,6 +38,8 @@ NO_MATCH = "no matching items"
 
 
 _BARE_NUMBER = re.compile(r"[+-]?\d+(?:\.\d*)?")
+# Digits then letters: meant as a duration, so the duration's own complaint is the useful one.
+_DURATION_SHAPED = re.compile(r"[\d.]+[a-zA-Z][\w.]*")
 
 
 def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool = False) -> float:
@@ -68,7 +70,9 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         )
     try:
         return now - parse_duration(text)
-    except InvalidInputError:
+    except InvalidInputError as exc:
+        if _DURATION_SHAPED.fullmatch(text):
+            usage(f"{option}: {exc}")
         usage(
             f"{option} {safe_repr(value)}: expected a date (2024-05-01, 2024-05-01T12:00) or "
             "a duration (7d, 12h, 2w) meaning that long ago"
@@ -234,7 +238,7 @@ def search_cmd(
         typer.Option(
             "--since",
             help="Only items created since a date (2024-05-01; a time without a zone is UTC) "
-            "or in the last 7d.",
+            "or in the last 7d (units: s, m or min, h, d, w; months in days: 30d).",
         ),
     ] = None,
     until: Annotated[

@@ -182,6 +182,12 @@ def test_freshness_bad_duration_is_a_usage_error(mixle: Run, bad: str) -> None:
     assert result.stdout == ""
 
 
+def test_freshness_refuses_capital_m(mixle: Run) -> None:
+    result = mixle("freshness", "--max-age", "6M")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "'M' could mean minutes or months" in result.stderr and "30d" in result.stderr
+
+
 def test_freshness_notices_edited_and_deleted_sources(
     mixle: Run, shard: Substrate, tmp_path: Path
 ) -> None:

@@ -173,6 +173,11 @@ def test_time_filters_take_durations_and_dates(mixle: Run, filled: dict[str, str
     for bare in ("2024", "1714521600", "7"):  # a year, a Unix time or seconds: not guessed
         ambiguous = mixle("search", "refund", "--since", bare)
         assert ambiguous.exit_code == 2 and "a bare number is ambiguous" in ambiguous.stderr
+    for month in ("1M", "1y"):  # not a fixed length: written in days, with the reason why
+        refused = mixle("search", "refund", "--since", month)
+        assert refused.exit_code == 2 and "--since: bad duration" in refused.stderr
+        assert "30d" in refused.stderr
+    assert set(ids_of(mixle("search", "refund", "--since", "10080min", "--json"))) == recent
     late = mixle("search", "refund", "--since", "1d", "--until", "30d")
     assert late.exit_code == 2 and "later than" in late.stderr
 

@@ -333,6 +333,9 @@ def test_report_on_disk_with_ingested_files(tmp_path: Path) -> None:
         ("45", 45),
         ("0", 0),
         (".5m", 30),
+        ("15min", 900),
+        ("2MIN", 120),
+        ("1h30m", 5400),
     ],
 )
 def test_parse_duration(text: str, seconds: float) -> None:
@@ -344,6 +347,19 @@ def test_parse_duration(text: str, seconds: float) -> None:
 )
 def test_bad_durations_are_invalid_input(text: str) -> None:
     with pytest.raises(InvalidInputError, match="duration"):
+        parse_duration(text)
+
+
+@pytest.mark.parametrize("text", ["6M", "1d6M", "1M"])
+def test_capital_m_is_refused_as_minutes_or_months(text: str) -> None:
+    # '6M' read as six minutes where the user meant six months made everything look fresh
+    with pytest.raises(InvalidInputError, match="minutes or months.*m or min.*30d"):
+        parse_duration(text)
+
+
+@pytest.mark.parametrize(("text", "what"), [("1y", "years"), ("2Y", "years"), ("3mo", "months")])
+def test_months_and_years_are_written_in_days(text: str, what: str) -> None:
+    with pytest.raises(InvalidInputError, match=f"{what} vary in length.*365d"):
         parse_duration(text)
 
 
