@@ -446,10 +446,12 @@ def approvers_cmd(ctx: typer.Context, json: JsonOpt = False, jsonl: JsonlOpt = F
         for scope, names in load_governance(app_state.substrate()).as_dict().items()
         if scopes is None or scope in scopes
     }
+    # {"scope", "approvers"} per scope: --json is the list of what --jsonl prints, as in ls
+    rows = [{"scope": scope, "approvers": names} for scope, names in table.items()]
     if how is Mode.JSON:
-        output.emit_json(table)
-    elif how is Mode.JSONL:  # {"scope", "approvers"} per line
-        output.emit_jsonl({"scope": scope, "approvers": names} for scope, names in table.items())
+        output.emit_json(rows)
+    elif how is Mode.JSONL:
+        output.emit_jsonl(rows)
     elif not table:
         output.note("no scope has approvers; grant one with `mixle grant NAME SCOPE`")
     else:

@@ -183,7 +183,7 @@ def test_a_scope_with_white_space_around_it_names_no_scope(mixle: Run, add: Add)
         result = mixle(*argv)
         assert result.exit_code == 2, (argv, result.stderr)
         assert "white space around it" in result.stderr or "empty" in result.stderr, argv
-    assert mixle("approvers", "--json").json() == {}
+    assert mixle("approvers", "--json").json() == []
     assert mixle("ls", "--json").json()[0]["scope"] == "ops"
 
 
@@ -296,13 +296,14 @@ def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Pa
     # No team can claim another team's private scope.
     assert mixle("--as", "dev", "grant", "dev", "ops").exit_code == 1
     assert mixle("--as", "ops", "grant", "ops", "ops").exit_code == 0
-    assert mixle("--as", "ops", "approvers", "--json").json() == {
-        "ops": ["ops"],
-        "public": ["alice", "bob"],
-    }
-    assert mixle("--as", "dev", "approvers", "--json").json() == {"public": ["alice", "bob"]}
+    assert mixle("--as", "ops", "approvers", "--json").json() == [
+        {"scope": "ops", "approvers": ["ops"]},
+        {"scope": "public", "approvers": ["alice", "bob"]},
+    ]
     rows = mixle("--as", "dev", "approvers", "--jsonl").jsonl()
     assert rows == [{"scope": "public", "approvers": ["alice", "bob"]}]
+    # --json is the list of the --jsonl objects, as in ls and pending
+    assert mixle("--as", "dev", "approvers", "--json").json() == rows
     assert "alice, bob" in mixle("--as", "ops", "approvers").stdout
     assert mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice").exit_code == 0
     missing = mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice")
@@ -419,7 +420,9 @@ def test_a_team_cannot_approve_into_a_scope_it_cannot_read(
     assert scope_of(mixle, split_shard["to_beta"]) == "alpha"
     # The same team still governs the scopes it reads.
     mixle("--as", "alpha", "grant", "alpha", "alpha")
-    assert mixle("--as", "alpha", "approvers", "--json").json() == {"alpha": ["alpha"]}
+    assert mixle("--as", "alpha", "approvers", "--json").json() == [
+        {"scope": "alpha", "approvers": ["alpha"]}
+    ]
 
 
 def test_propose_and_publish_into_an_unreadable_scope_refuse_before_looking_at_ids(
@@ -444,7 +447,7 @@ def test_propose_and_publish_into_an_unreadable_scope_refuse_before_looking_at_i
 def test_pending_merge_and_approvers_show_nothing_of_an_unreadable_scope(
     mixle: Run, split_shard: dict[str, str]
 ) -> None:
-    assert mixle("--as", "alpha", "approvers", "--json").json() == {}
+    assert mixle("--as", "alpha", "approvers", "--json").json() == []
     rows = mixle("--as", "alpha", "pending", "--json").json()
     assert sorted(r["id"] for r in rows) == sorted(
         [split_shard["to_beta"], split_shard["to_gamma"]]

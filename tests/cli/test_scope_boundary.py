@@ -361,7 +361,7 @@ def probe_verify_lineage(fx: Fixture) -> None:
 
 def probe_approvers(fx: Fixture) -> None:
     check(fx, "approvers")
-    assert json_of(fx, "approvers") == {"public": ["alice"]}
+    assert json_of(fx, "approvers") == [{"scope": "public", "approvers": ["alice"]}]
 
 
 READ_COMMANDS: dict[str, Probe] = {
