@@ -71,7 +71,8 @@ def init(
     else:
         root = Path.cwd() / SHARD_DIR
     shard, created = init_shard(root)
-    shown = safe_text(str(shard))  # a folder may be named after a secret
+    # absolute, as status shows a shard it finds: a script keeps it for use from elsewhere
+    shown = safe_text(str(shard.absolute()))  # a folder may be named after a secret
     if json:
         output.emit_json({"shard": shown, "created": created})
     else:

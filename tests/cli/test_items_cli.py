@@ -26,6 +26,17 @@ def test_init_creates_dot_mixle(mixle, tmp_path: Path) -> None:
     assert mixle("init", str(tmp_path / "proj"), "--json").json()["created"] is False
 
 
+def test_init_names_the_shard_by_its_absolute_path(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    made = mixle("init", "p q", "--json")
+    assert made.exit_code == 0 and made.json()["shard"] == str(tmp_path / "p q" / ".mixle")
+    given = mixle("--shard", "s", "init", "--json").json()["shard"]
+    assert given == str(tmp_path / "s")
+    assert mixle("init", "p q").stdout == f"Already a shard: {tmp_path / 'p q' / '.mixle'}\n"
+
+
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     result = mixle("init", str(tmp_path / "afile"))
