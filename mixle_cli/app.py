@@ -7,6 +7,7 @@ start-up time is paid on every call. ``--help`` and unknown commands load them a
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import logging
@@ -19,7 +20,14 @@ import typer
 
 from mixle_cli import stdout
 from mixle_cli.context import AppState
-from mixle_cli.errors import INTERRUPTED, PIPE_CLOSED, classify, guarded, silence_output
+from mixle_cli.errors import (
+    INTERRUPTED,
+    PIPE_CLOSED,
+    USAGE,
+    classify,
+    guarded,
+    silence_output,
+)
 from mixle_cli.hookargs import files_named_like_options
 from mixle_cli.masked import MaskedStream
 
@@ -264,12 +272,23 @@ def _parser_hint(exc: Exception) -> str:
     return f"see '{command} --help'"
 
 
+def _help_for_no_command(app: typer.Typer) -> int:
+    """``mixle`` alone is a usage error: the help it prints is its message, so it goes to
+    stderr (a script capturing stdout gets no text it did not ask for), with exit 2; ``mixle
+    --help`` asked for it, and writes it to stdout (exit 0)."""
+    with contextlib.redirect_stdout(sys.stderr):  # rich writes to whatever sys.stdout is
+        app(["--help"], standalone_mode=False)
+    return USAGE
+
+
 def _run(app: typer.Typer) -> int:
     """Run the app and return its exit code; the argument parser's errors are written as
     every other error is (``error:`` and a hint), with secrets in them masked."""
     if _shows_help(sys.argv[1:]):
         _help_meets_closed_pipes_as_output_does()
     try:
+        if not sys.argv[1:]:
+            return _help_for_no_command(app)
         result = app(standalone_mode=False)
     except typer.Abort:
         print("aborted", file=sys.stderr)
@@ -280,7 +299,7 @@ def _run(app: typer.Typer) -> int:
         from substrate.secrets import safe_text
 
         message = safe_text(exc.format_message())  # type: ignore[attr-defined]
-        if message.strip():  # empty after `mixle` alone, whose help is already shown
+        if message.strip():
             print(f"error: {message}\nhint: {_parser_hint(exc)}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

@@ -113,8 +113,6 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
         assert late.returncode == 2 and late.stderr.splitlines()[-1] == hint
     own = mixle_process("ingest-file", "notes.txt", "--as")  # ingest's own --as: the format
     assert own.stderr.splitlines()[-1] == "hint: see 'mixle ingest-file --help'"
-    alone = mixle_process()
-    assert alone.stderr == "" and "Usage" in alone.stdout  # the help is the answer
 
 
 def test_command_help_paragraphs_flow_to_the_terminal_width(
@@ -367,3 +365,15 @@ def test_ctrl_c_stays_a_quiet_exit_until_the_command_starts(tmp_path: Path) -> N
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == "_interrupted_while_loading"
+
+
+def test_mixle_alone_is_a_usage_error_written_to_stderr(
+    mixle_process: Callable[..., Any],
+) -> None:
+    # the help is the usage error's text: a script capturing stdout must not get it as data
+    alone = mixle_process()
+    assert alone.returncode == 2 and alone.stdout == ""
+    assert "Usage: mixle" in alone.stderr and "search" in alone.stderr
+    asked = mixle_process("--help")  # asked for: data, on stdout
+    assert asked.returncode == 0 and asked.stderr == ""
+    assert "Usage: mixle" in asked.stdout and "search" in asked.stdout

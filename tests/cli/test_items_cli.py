@@ -323,7 +323,7 @@ def test_a_closed_pipe_ends_output_quietly(listed: Path, mixle_bin: str, form: l
     assert run.stderr is not None and run.stderr.read() == b""
 
 
-@pytest.mark.parametrize("args", [["--help"], ["ingest", "-h"], [], ["--version"]])
+@pytest.mark.parametrize("args", [["--help"], ["ingest", "-h"], ["--version"]])
 def test_help_into_a_pipe_whose_reader_left_ends_as_other_output(
     mixle_bin: str, args: list[str]
 ) -> None:
@@ -334,6 +334,18 @@ def test_help_into_a_pipe_whose_reader_left_ends_as_other_output(
     finally:
         os.close(write_end)
     assert run.returncode == 141 and run.stderr == b"", args  # not 1: "found something"
+
+
+def test_mixle_alone_into_messages_whose_reader_left_ends_as_other_messages(
+    mixle_bin: str,
+) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `mixle 2>&1 | head -0`: its help is a message, on stderr
+    try:
+        run = subprocess.run([mixle_bin], stdout=subprocess.PIPE, stderr=write_end)
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141 and run.stdout == b""
 
 
 @pytest.mark.parametrize("form", [["--jsonl"], []])
