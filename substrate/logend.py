@@ -106,6 +106,7 @@ def refuse_lost_commits(
             f"backup (or remove {folder} to start again with an empty shard)"
         )
     if known > state.committed_end and state.uncommitted_bytes:
+        _refuse_corrupt_lines(log_file, state.committed_end)
         # the first batch has no commit before it: its lines start after the header
         first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
         raise CorruptShardError(
@@ -117,3 +118,19 @@ def refuse_lost_commits(
             "only the complete batches",
         )
     return state
+
+
+def _refuse_corrupt_lines(log_file: LogFile, end: int) -> None:
+    """Raise for the first corrupt line before ``end``, if there is one.
+
+    A line edited by hand moves every offset after it, so the evidence can point past the
+    committed end of a log that lost nothing; with a torn write after it, the log would be
+    said to be cut short, naming the torn line and suggesting to remove index/, which would
+    not help. The corrupt line is the error (as it is when no torn write follows it). Read
+    only on the way to that error: the whole committed log is parsed.
+
+    Raises:
+        CorruptShardError: naming the corrupt line.
+    """
+    for _ in log_file.records(0, end):
+        pass

@@ -213,6 +213,29 @@ def test_corrupt_middle_line_names_file_and_line(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+def test_a_corrupt_line_is_named_though_a_torn_write_follows_it(tmp_path: Path) -> None:
+    # the edit made the log shorter than the end noted after the last commit; that, with the
+    # torn tail, read as a log cut short (naming the torn line, suggesting to remove index/)
+    s = Substrate(tmp_path)
+    for name in "abc":
+        s.add("text", f"item {name}")
+        s.save()
+    path = tmp_path / "items.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[1] = b"{garbage}\n"
+    path.write_bytes(b"".join(lines) + b'{"id":"torn')
+    for attempt in ("read", "write"):
+        with pytest.raises(CorruptShardError) as info:
+            shard = Substrate(tmp_path)
+            if attempt == "read":
+                shard.all()
+            else:
+                shard.add("text", "more")
+                shard.save()
+        assert info.value.line == 2, attempt
+        assert "invalid JSON" in str(info.value) and "cut short" not in str(info.value)
+
+
 def test_disk_full_during_write_keeps_earlier_items(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
