@@ -240,6 +240,47 @@ def test_a_file_opening_with_a_rule_keeps_its_text(text: str) -> None:
     assert not any(s.payload for s in parsed.segments)
 
 
+def test_toml_front_matter_is_read_as_yaml_front_matter_is() -> None:
+    text = (
+        '+++\ntitle = "Toml Title"\ntags = ["tomltag", "b"]\ndate = 2024-05-01\n'
+        'size = inf\nbig = 99999999999999999999\n[params]\nowner = "me"\n'
+        "+++\n# Heading\ntoml body marmot\n"
+    )
+    [seg] = _parse("markdown", text).segments
+    assert seg.text == "# Heading\ntoml body marmot" and seg.line_start == 10
+    assert seg.tags == ["tomltag", "b"]
+    assert seg.payload == {
+        "title": "Toml Title",
+        "date": "2024-05-01",
+        "size": "inf",
+        "big": "99999999999999999999",
+        "params": {"owner": "me"},
+    }
+
+
+def test_toml_front_matter_nested_deep_is_kept_as_json_text() -> None:
+    deep = "[" * 12 + "1" + "]" * 12
+    payload = _parse("markdown", f"+++\nmeta = {deep}\n+++\nbody\n").segments[0].payload
+    meta = payload["meta"]
+    for _ in range(MAX_DEPTH):
+        [meta] = meta
+    assert meta == "[[[[1]]]]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '+++\ntitle = "unclosed\n+++\nbody words\n',  # invalid TOML
+        '+++\ntitle = "never closed"\nbody words\n',
+        "+++\nmeta = " + "[" * 3000 + "]" * 3000 + "\n+++\nbody words\n",  # past the stack
+    ],
+)
+def test_a_toml_block_that_does_not_parse_stays_the_files_text(text: str) -> None:
+    parsed = _parse("markdown", text)
+    assert "+++" in parsed.segments[0].text and "body words" in parsed.segments[-1].text
+    assert not any(s.payload or s.tags for s in parsed.segments)
+
+
 # -- plain text and reStructuredText -----------------------------------------------------------
 
 

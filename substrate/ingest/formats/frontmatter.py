@@ -1,4 +1,5 @@
-"""Front matter: the ``---`` block of ``key: value`` lines at the top of a Markdown file.
+"""Front matter: the ``---`` block of ``key: value`` lines at the top of a Markdown file (or the
+``+++`` block of TOML, read in ``tomlfront``).
 
 Only the simple subset of YAML that notes and docs actually use is read: scalars (quoted or not,
 numbers, booleans, null), flow lists ``[a, b]`` and mappings ``{a: b}`` (nested too), block lists
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from substrate.ingest.formats.records import value_text
+from substrate.ingest.formats.tomlfront import toml_front_matter
 
 # a key, bare or quoted ("a: b" or "'odd key': b"), and its value
 _KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
@@ -123,6 +125,15 @@ def _split_flow(inner: str) -> list[str]:
             start = at + 1
     parts.append(inner[start:])
     return [p.strip() for p in parts if p.strip()]
+
+
+def read_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
+    """The index of the closing fence and the fields of the front matter (``---`` YAML or
+    ``+++`` TOML) that opens ``lines``, or None when there is none."""
+    if lines and lines[0].rstrip() == "+++":
+        return toml_front_matter(lines)
+    end = front_matter_end(lines)
+    return (end, parse_block(lines[1:end])) if end > 0 else None
 
 
 def front_matter_end(lines: list[str]) -> int:

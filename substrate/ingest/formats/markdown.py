@@ -3,10 +3,11 @@
 A section keeps its heading path (``Install > Linux``, each heading cut to about 200 characters)
 in provenance. Headings are ATX (``#``)
 or setext (a one-line paragraph underlined with ``===`` or ``---``); lines inside fenced code
-blocks are never headings. Front matter becomes tags (``tags``/``keywords``/``categories``) and
-payload fields (everything else) of every item of the file. A heading with no text under it gives
-no item of its own; a document of nothing but headings is one item holding them all, and one of
-nothing but front matter is one item holding its title.
+blocks are never headings. Front matter (``---`` YAML or ``+++`` TOML) becomes tags
+(``tags``/``keywords``/``categories``) and payload fields (everything else) of every item of
+the file. A heading with no text under it gives no item of its own; a document of nothing but
+headings is one item holding them all, and one of nothing but front matter is one item holding
+its title.
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
@@ -20,7 +21,7 @@ from typing import Any
 
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
+from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.segment import Parsed, Segment
 
 _LINE = (
@@ -137,11 +138,12 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     start = 0
     tags: list[str] = []
     fields: dict[str, Any] = {}
-    if text.startswith("---"):
+    if text.startswith(("---", "+++")):
         lines = text.split("\n", 1000)
-        end = front_matter_end(lines)
-        if end > 0:
-            tags, fields = split_tags(parse_block(lines[1:end]))
+        found = read_front_matter(lines)
+        if found is not None:
+            end, raw_fields = found
+            tags, fields = split_tags(raw_fields)
             start = sum(len(line) + 1 for line in lines[: end + 1])
     doc = _Doc(text, ctx, parsed)
     sec_start = body_start = start  # current section: where it starts, where its body starts

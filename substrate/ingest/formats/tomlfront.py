@@ -1,0 +1,57 @@
+"""TOML front matter: the ``+++`` block at the top of a Markdown file (Hugo writes it).
+
+The block is read with ``tomllib``, whole: TOML has no lenient subset to fall back on, so a
+block that is not valid TOML (or never closed) is no front matter, and stays the file's text,
+as a ``---`` block without a ``key:`` line does. Values are made storable as JSON, the way the
+YAML subset gives them: dates and times as their ISO text, ``inf``/``nan`` and integers past
+64 bits as written, and values nested deeper than the YAML reader goes as their JSON text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import tomllib
+from typing import Any
+
+from substrate.ingest.formats.records import value_text
+
+FENCE = "+++"
+# as deep as the YAML subset reads flow collections (frontmatter.MAX_DEPTH)
+_MAX_DEPTH = 8
+_SCAN_LINES = 1000  # the closing fence is looked for this far, as for ``---``
+_INT_RANGE = range(-(2**63), 2**64)  # what a JSON number in the log can hold
+
+
+def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
+    """The index of the closing ``+++`` line and the fields above it, or None when ``lines``
+    do not open with a valid TOML block."""
+    if not lines or lines[0].rstrip() != FENCE:
+        return None
+    end = next(
+        (i for i in range(1, min(len(lines), _SCAN_LINES)) if lines[i].rstrip() == FENCE), -1
+    )
+    if end < 0:
+        return None
+    try:
+        fields = tomllib.loads("\n".join(line.rstrip("\r") for line in lines[1:end]))
+        return end, {key: _storable(value, 0) for key, value in fields.items()}
+    except (tomllib.TOMLDecodeError, RecursionError):  # nested past the stack: not read
+        return None
+
+
+def _storable(value: Any, depth: int) -> Any:
+    """``value`` as JSON can store it (see the module docstring)."""
+    if isinstance(value, dict | list) and depth == _MAX_DEPTH:  # deeper levels: uncapped
+        return value_text(_storable(value, _MAX_DEPTH + 1))
+    if isinstance(value, dict):
+        return {key: _storable(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_storable(item, depth + 1) for item in value]
+    if isinstance(value, datetime.date | datetime.time):  # datetime is a date
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT_RANGE:
+        return str(value)
+    return value
