@@ -240,6 +240,12 @@ def test_a_file_opening_with_a_rule_keeps_its_text(text: str) -> None:
     assert not any(s.payload for s in parsed.segments)
 
 
+@pytest.mark.parametrize("text", ["---\n---\nbody words\n", "+++\n+++\nbody words\n"])
+def test_empty_front_matter_is_no_text(text: str) -> None:
+    [seg] = _parse("markdown", text).segments
+    assert (seg.text, seg.line_start, seg.payload, seg.tags) == ("body words", 3, {}, [])
+
+
 def test_toml_front_matter_is_read_as_yaml_front_matter_is() -> None:
     text = (
         '+++\ntitle = "Toml Title"\ntags = ["tomltag", "b"]\ndate = 2024-05-01\n'

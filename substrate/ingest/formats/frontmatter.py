@@ -140,10 +140,14 @@ def front_matter_end(lines: list[str]) -> int:
     """The index of the closing ``---``/``...`` line, or -1 when there is no front matter.
 
     A file may also open with a ``---`` rule: front matter starts with a key on the very next
-    line, and holds at least one ``key:`` line, else the block is the file's text.
+    line, and holds at least one ``key:`` line, else the block is the file's text. An empty
+    block (``---`` closed at once, as Jekyll writes it to have a page processed) is front
+    matter too: two rules in a row would say nothing.
     """
     if len(lines) < 2 or lines[0].rstrip() != "---" or not lines[1].strip():
         return -1
+    if lines[1].rstrip() in ("---", "..."):
+        return 1
     for i in range(1, min(len(lines), 1000)):
         if lines[i].rstrip() in ("---", "..."):
             keyed = any(_KEY.match(line.rstrip()) for line in lines[1:i] if line[:1] not in " \t")
