@@ -38,7 +38,7 @@ from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
-from substrate.ingest.session import too_large
+from substrate.ingest.session import NO_CONTENT, too_large
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.limits import DEFAULT_MAX_FILE_SIZE
@@ -327,7 +327,7 @@ def _record_file(
     reason = ""
     if not gave_items:  # as ingest tells it: every line rejected fails the file
         result = status.FAILED if errors else status.SKIPPED
-        reason = status.nothing_parsed(errors, empty) if errors else "no content"
+        reason = status.nothing_parsed(errors, empty) if errors else NO_CONTENT
     outcome = FileOutcome(name, result, path, reason)
     outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
     report.files.append(outcome)
@@ -464,7 +464,11 @@ def ingest_artifacts(
                 _file_skipped(report, name, too_large(info.st_size, limit))
                 continue
             data, meta = _read_source(manifest_path)
-            manifest = load_manifest(decode_text(data))
+            text = decode_text(data)
+            if not text.strip():  # as `ingest` skips an empty file of any format
+                _file_skipped(report, name, NO_CONTENT)
+                continue
+            manifest = load_manifest(text)
         except OSError as exc:
             _file_failed(report, name, f"cannot read: {exc.strerror}")
             continue

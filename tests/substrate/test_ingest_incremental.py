@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from substrate.ingest import ingest_path
+from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
@@ -825,3 +825,28 @@ def test_a_stream_is_read_to_its_end_but_held_only_up_to_the_size_limit(shard: P
     small = ingest_text(Substrate(shard), _CountingStream(40))  # type: ignore[arg-type]
     by_bytes = ingest_text(Substrate(shard), b"note " * 8)
     assert small.items_added == 1 and by_bytes.items_added == 0  # the same source, by content
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", " \r\n\t\n"])
+def test_an_empty_json_file_is_skipped_as_empty_files_of_other_formats_are(
+    tree: Path, shard: Path, content: str
+) -> None:
+    (tree / "art").mkdir()
+    for name in ("empty.json", "art/manifest.json", "empty.md", "empty.jsonl"):
+        _write(tree / name, content)
+    report = ingest_path(Substrate(shard), tree, prune=False)
+    assert report.ok and report.files_failed == 0
+    got = {(f.source, f.status, f.reason) for f in report.files if f.source.startswith(("e", "a"))}
+    assert got == {
+        (name, "skipped", "no content")
+        for name in ("empty.json", "art/manifest.json", "empty.md", "empty.jsonl")
+    }
+
+
+def test_ingest_artifacts_skips_an_empty_manifest(tmp_path: Path) -> None:
+    (tmp_path / "reg" / "m1").mkdir(parents=True)
+    (tmp_path / "reg" / "m1" / "manifest.json").write_text("\n")
+    report = IngestReport()
+    ingest_artifacts(Substrate(), tmp_path / "reg", report=report)
+    assert report.ok
+    assert [(f.status, f.reason) for f in report.files] == [("skipped", "no content")]

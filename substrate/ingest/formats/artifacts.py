@@ -78,7 +78,10 @@ def artifact_segment(directory: Path, manifest: dict[str, Any]) -> Segment:
 
 
 def parse_artifact(text: str, ctx: ParseContext) -> Parsed:
-    """Parse a ``manifest.json``: an artifact item, or plain JSON when it is not a manifest."""
+    """Parse a ``manifest.json``: an artifact item, or plain JSON when it is not a manifest
+    (an empty one gives nothing, as an empty JSON file)."""
+    if not text.strip():
+        return Parsed("artifact")
     manifest = load_manifest(text)
     if not any(key in manifest for key in ARTIFACT_KEYS):
         return parse_json(text, ctx)

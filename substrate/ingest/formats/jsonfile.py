@@ -1,6 +1,8 @@
 """A JSON file: an array gives one item per element, anything else one item.
 
-Invalid JSON rejects the file, with the line and column of the error.
+Invalid JSON rejects the file, with the line and column of the error. An empty file (or one of
+white space alone) is no document, but gives nothing, as an empty file of any other format
+does: it is skipped for having no content, not failed with the parser's words.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def load_json(text: str) -> Any:
 def parse_json(text: str, ctx: ParseContext) -> Parsed:
     """Parse a JSON array (one item per element, on the lines it spans) or a single value."""
     parsed = Parsed("json")
+    if not text.strip():
+        return parsed  # no content (see the module docstring)
     value = load_json(text)
     if isinstance(value, list):
         spans = element_lines(text) if value else []
