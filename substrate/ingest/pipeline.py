@@ -268,16 +268,21 @@ def _noting_skips(
         # counted as scanned too: scanned = added + updated + unchanged + skipped + failed
         run.report.files_scanned += len(walked.failed) - failed + len(walked.skipped) - skipped
         for rel, reason in walked.failed[failed:]:
-            source = root.name if rel == "." else rel  # the folder given itself
-            run.settle(run.fail, source, str(root / rel), reason)
+            run.settle(run.fail, _named(rel, root), str(root / rel), reason)
         for rel, reason in walked.skipped[skipped:]:
-            run.settle(run.outcome, rel, str(root / rel), status.SKIPPED, reason)
+            run.settle(run.outcome, _named(rel, root), str(root / rel), status.SKIPPED, reason)
         skipped, failed = len(walked.skipped), len(walked.failed)
 
     for files in folders:
         note_new()
         yield files
     note_new()
+
+
+def _named(rel: str, root: Path) -> str:
+    """How the report names what the walk passed over: ``.``, the folder given itself, by its
+    name."""
+    return root.name if rel == "." else rel
 
 
 def ingest_text(

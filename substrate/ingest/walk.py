@@ -6,6 +6,10 @@ tree costs one ``lstat`` per file. Files are handed out folder by folder as the 
 followed only when they lead to a place inside the root; they are resolved after the real tree
 has been walked, so a file reachable both directly and through a link is ingested once, under
 its real path, and a link back to an ancestor (a loop) is reported instead of walked.
+
+A mixle shard met in the tree (a folder holding ``mixle.toml`` and ``items.jsonl``) is skipped
+with a note, as the shard being written to is left out: its log and index files are items
+already, and read as data they would come back as copies (their secrets masked, found again).
 """
 
 from __future__ import annotations
@@ -21,12 +25,16 @@ from pathlib import Path
 
 from substrate.ingest.ignore import IGNORE_FILES, IgnoreStack, Rule, RuleSet, directory_rules
 from substrate.secrets.sources import shown_path
+from substrate.settings import SETTINGS_FILE
 
 log = logging.getLogger(__name__)
 
 _by_name = operator.attrgetter("name")
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".pijul"})
+# the files every shard holds (``mixle init`` and a first write make both)
+SHARD_FILES = frozenset({SETTINGS_FILE, "items.jsonl"})
+SHARD_SKIPPED = "a mixle shard"
 
 
 @dataclass(slots=True)
@@ -114,6 +122,9 @@ class _Walker:
             self.result.failed.append((rel or ".", f"unreadable directory: {exc.strerror}"))
             self.result.unreadable.append(dirpath)
             return [], []
+        if _holds_shard(entries):  # not seen as walked: a link to it is said to be one too
+            self.result.skipped.append((rel or ".", SHARD_SKIPPED))
+            return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
         names = {e.name for e in entries if e.name in IGNORE_FILES}
         if names:
@@ -198,6 +209,12 @@ class _Walker:
             yield [FileEntry.of(link.path, link.rel, info)]
         else:
             skipped.append((link.rel, "not a regular file"))
+
+
+def _holds_shard(entries: list[os.DirEntry[str]]) -> bool:
+    """Whether a folder's entries are a shard's: ``SHARD_FILES`` among them, as files."""
+    found = [e for e in entries if e.name in SHARD_FILES]
+    return len(found) == len(SHARD_FILES) and all(e.is_file() for e in found)
 
 
 def utf8_name(name: str) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from substrate.ingest.walk import WalkResult, files_by_folder, walk
+from substrate.item import SubstrateItem
 
 
 def _touch(root: Path, *names: str) -> None:
@@ -178,3 +179,27 @@ def test_a_link_into_an_ignored_folder_is_not_followed(tmp_path: Path) -> None:
         ("blink", "symlink leads into an ignored folder"),
         ("deeplink", "symlink leads into an ignored folder"),
     ]
+
+
+def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    other = Substrate(tmp_path / "notes" / "old-shard")
+    other.put(SubstrateItem(kind="text", text="an item of another shard, password=Tr0ub4dor&3x!"))
+    other.save()
+    (tmp_path / "notes" / "old-shard" / "mixle.toml").write_text("format = 1\n")
+    _touch(tmp_path, "notes/a.md", "notes/data/items.jsonl")
+    (tmp_path / "notes" / "data" / "items.jsonl").write_text('{"text": "a log alone is data"}\n')
+    (tmp_path / "notes" / "via-link").symlink_to(tmp_path / "notes" / "old-shard")
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "notes")
+    assert sorted(i.provenance["source"] for i in Substrate(tmp_path / "shard").iter_items()) == [
+        "a.md",
+        "data/items.jsonl",
+    ]
+    skipped = [(f.source, f.reason) for f in report.files if f.status == "skipped"]
+    assert skipped == [("old-shard", "a mixle shard"), ("via-link", "a mixle shard")]
+    assert report.ok and not report.redactions
+    # named itself, it is skipped too: its items are not data
+    named = ingest_path(Substrate(tmp_path / "s2"), tmp_path / "notes" / "old-shard")
+    assert [(f.source, f.reason) for f in named.files] == [("old-shard", "a mixle shard")]
