@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -247,11 +248,11 @@ def ingest(
     if paths == ["-"] and (hidden or no_prune or jobs):
         usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
     _check_format(as_format)
-    missing = [p for p in paths if p != "-" and not os.path.exists(p)]  # or a dead link
-    for path in missing:  # failed on their own: the others are ingested
+    refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
+    for path, why in refused.items():  # failed on their own: the others are ingested
         report.files_scanned += 1  # (the counts add up)
-        report.failed(path, path, _why_missing(path))
-    paths = [p for p in paths if p not in missing]
+        report.failed(path, path, why)
+    paths = [p for p in paths if p not in refused]
     _refuse_the_shard(substrate, paths)
     terminated = threading.Event()
     try:
@@ -315,6 +316,28 @@ def _json_kind(value: object) -> str:
         return "an object whose text is not a string"
     names = {bool: "a boolean", int: "a number", float: "a number", list: "an array"}
     return names.get(type(value), "null")
+
+
+# What a path given may be that is neither a file nor a folder
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _why_not_ingested(path: str) -> str | None:
+    """Why a path given cannot be ingested (it is not there, or is a FIFO, a device: reading
+    one could block forever, so it is not opened), or None when it is a file or a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # or a dead link
+        return _why_missing(path)
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "a special file")
+    return f"not a regular file or folder ({kind}); not read"
 
 
 def _why_missing(path: str) -> str:

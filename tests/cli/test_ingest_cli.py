@@ -147,6 +147,19 @@ def test_a_missing_path_fails_and_the_others_are_ingested(
     text = mixle("ingest", str(missing))
     assert text.exit_code == 1
     assert text.stderr.count("no such file or folder") == 1  # said once, not once per list
+
+
+def test_a_fifo_given_fails_alone_unread_and_the_others_are_ingested(
+    mixle, notes: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "p.md"
+    os.mkfifo(fifo)  # no writer: reading it would wait forever
+    result = mixle("ingest", str(fifo), str(notes), "--json")
+    assert result.exit_code == 1, result.stderr
+    report = result.json()
+    assert report["files_failed"] == 1 and report["files_added"] >= 1
+    [failed] = [f for f in report["files"] if f["status"] == "failed"]
+    assert failed["reason"] == "not a regular file or folder (a named pipe); not read"
     assert mixle("ingest", "-", "--source", "x", input="hello\n").exit_code == 0
     stray = mixle("ingest", str(notes), "--source", "x")
     assert stray.exit_code == 2 and "--source names standard input" in stray.stderr
