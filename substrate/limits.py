@@ -2,6 +2,10 @@
 so that showing them costs nothing)."""
 
 DEFAULT_CHUNK_CHARS = 1500
+# The least chunk size, from --chunk-chars and [ingest] chunk_chars alike. The chunker cuts
+# within any bound (a run without white space at the bound itself); below this one a chunk
+# would hold a word or two, and a file would give an item per word.
+MIN_CHUNK_CHARS = 16
 DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
 # A derived index file (the catalog, a search pack) of at most this many bytes has its checksums

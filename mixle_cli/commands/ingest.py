@@ -29,6 +29,7 @@ from mixle_cli.errors import (
 from mixle_cli.output import JsonOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
+from substrate.limits import MIN_CHUNK_CHARS
 from substrate.widetext import wide_encoding
 
 if TYPE_CHECKING:
@@ -170,7 +171,9 @@ def ingest(
     chunk_chars: Annotated[
         int | None,
         typer.Option(
-            "--chunk-chars", min=200, help=f"Longest chunk in characters [{DEFAULT_CHUNK_CHARS}]."
+            "--chunk-chars",
+            min=MIN_CHUNK_CHARS,  # as [ingest] chunk_chars: one rule
+            help=f"Longest chunk in characters [{DEFAULT_CHUNK_CHARS}].",
         ),
     ] = None,
     max_file_size: Annotated[

@@ -20,9 +20,7 @@ from substrate.abbreviations import ends_in_abbreviation
 from substrate.errors import InvalidInputError
 from substrate.ingest.cutsecrets import ChunkSecrets, cut_secrets
 from substrate.ingest.segment import Segment
-from substrate.limits import DEFAULT_CHUNK_CHARS
-
-MIN_CHUNK_CHARS = 16
+from substrate.limits import DEFAULT_CHUNK_CHARS, MIN_CHUNK_CHARS
 
 _CLOSERS = "\"'\u201d\u2019)\\]\u300d\u300f"
 _BOUNDARY = re.compile(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
-from substrate.ingest.chunk import MIN_CHUNK_CHARS
+from substrate.limits import MIN_CHUNK_CHARS
 from substrate.secrets import safe_repr
 from substrate.settings import warn_unknown_keys
 

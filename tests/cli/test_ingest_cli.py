@@ -368,6 +368,12 @@ def test_standard_input_keeps_to_the_size_limit_and_refuses_folder_options(mixle
         assert result.exit_code == 2 and "not to standard input" in result.stderr, flag
 
 
+def test_chunk_chars_has_one_least_value_by_flag_and_by_setting(mixle, notes: Path) -> None:
+    assert mixle("ingest", str(notes), "--chunk-chars", "16").exit_code == 0
+    refused = mixle("ingest", str(notes), "--chunk-chars", "15")
+    assert refused.exit_code == 2 and "x>=16" in refused.stderr
+
+
 @pytest.mark.parametrize(
     ("table", "said"),
     [
