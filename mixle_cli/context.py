@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,23 @@ def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = ""
         usage(f"{what} is empty{empty_hint}")
     if name != name.strip():
         usage(f"{what} has white space around it")
+
+
+def check_tags(tags: Iterable[str] | None) -> None:
+    """Refuse, as a usage error, a tag given to write that is not one as typed: an empty one,
+    one with white space around it (" a" would be another tag than "a", printed alike), or one
+    holding control or invisible characters (printed in listings, an escape would act on the
+    terminal and a look-alike pass for another tag), as scope names are refused."""
+    from mixle_cli.errors import usage
+    from substrate.visibility import printable_name
+
+    for tag in tags or ():
+        if not tag.strip():
+            usage("a tag cannot be empty")
+        if tag != tag.strip():
+            usage("a tag has white space around it")
+        if not printable_name(tag):
+            usage("a tag cannot hold invisible or control characters")
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import state
+from mixle_cli.context import check_tags, state
 from mixle_cli.errors import (
     FOUND,
     INTERRUPTED,
@@ -227,8 +227,7 @@ def ingest(
     """
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")
-    if any(not t.strip() for t in tag or []):
-        usage("a tag cannot be empty")
+    check_tags(tag)
     app_state = state(ctx)
     substrate = app_state.substrate()
     target_scope = app_state.write_scope(scope)

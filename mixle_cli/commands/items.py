@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import AppState, state
+from mixle_cli.context import AppState, check_tags, state
 from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import given_ids, item_title, known_kind
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriteScopeOpt
@@ -149,8 +149,7 @@ def add(
     """Add one item. Secrets in it are redacted before it is stored."""
     fields = _parse_payload(payload)
     kind = known_kind(kind) or "text"
-    if any(not t.strip() for t in tag or []):
-        usage("a tag cannot be empty")
+    check_tags(tag)
     app_state = state(ctx)
     body = _read_text(text, app_state)
     if not body.strip() and not fields:

@@ -43,6 +43,26 @@ def test_an_empty_tag_is_refused_as_add_refuses_it(mixle, notes: Path, blank: st
     assert mixle("ls").exit_code == 3  # nothing was written, not even a shard
 
 
+@pytest.mark.parametrize(
+    ("tag", "said"),
+    [
+        (" sp ", "a tag has white space around it"),
+        ("a\nb", "a tag cannot hold invisible or control characters"),
+        ("\x1b[31mred", "a tag cannot hold invisible or control characters"),
+        ("zero\u200bwidth", "a tag cannot hold invisible or control characters"),
+    ],
+)
+@pytest.mark.parametrize("command", ["ingest", "add"])
+def test_a_tag_is_refused_as_a_scope_name_is(
+    mixle, notes: Path, command: str, tag: str, said: str
+) -> None:
+    what = str(notes) if command == "ingest" else "a note"
+    result = mixle(command, what, "--tag", "ok", "-t", tag)
+    assert result.exit_code == 2 and said in result.stderr
+    assert "\x1b" not in result.stderr
+    assert mixle("ls").exit_code == 3  # nothing was written, not even a shard
+
+
 @pytest.mark.parametrize("order", [("notes", "notes/ops"), ("notes/ops", "notes")])
 def test_paths_inside_one_another_count_each_file_once(
     mixle, notes: Path, order: tuple[str, str]
