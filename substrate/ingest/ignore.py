@@ -312,14 +312,26 @@ def directory_rules(directory: Path, base: str, names: set[str] | None = None) -
     return RuleSet(tuple(rules), base=base)
 
 
+def exclude_rules(top: Path, base: str = "", prefix: str = "") -> RuleSet:
+    """The rules of the repository's ``.git/info/exclude`` (its work tree at ``top``), read as
+    a ``.gitignore`` at ``top``, as git reads them. Not where ``.git`` is a file (a linked work
+    tree or a submodule keeps it in another git folder), nor ``core.excludesFile``, which
+    would take reading git's configuration."""
+    path = top / ".git" / "info" / "exclude"
+    if not os.path.isfile(path):
+        return RuleSet(())
+    return RuleSet(tuple(read_rules(path)), base=base, prefix=prefix)
+
+
 def enclosing_rules(root: Path) -> IgnoreStack:
-    """``.gitignore`` files of the git work tree above ``root`` (when ``root`` is inside one).
+    """The rules of the git work tree ``root`` is in: its ``.git/info/exclude`` (the lowest in
+    priority, as in git), and the ``.gitignore`` files above ``root``.
 
     Ingesting a sub-folder of a repository should ignore what the repository ignores.
     """
     # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
-    if os.path.exists(root / ".git"):
-        return IgnoreStack()  # root is itself the top of a work tree
+    if os.path.exists(root / ".git"):  # root is itself the top of a work tree
+        return IgnoreStack().push(exclude_rules(root))
     chain: list[Path] = []
     for parent in root.parents:
         chain.append(parent)
@@ -327,7 +339,8 @@ def enclosing_rules(root: Path) -> IgnoreStack:
             break
     else:
         return IgnoreStack()
-    stack = IgnoreStack()
+    prefix = root.relative_to(chain[-1]).as_posix() + "/"
+    stack = IgnoreStack().push(exclude_rules(chain[-1], prefix=prefix))
     for parent in reversed(chain):
         gitignore = parent / ".gitignore"
         if os.path.isfile(gitignore):

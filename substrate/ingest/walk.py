@@ -23,7 +23,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from substrate.ingest.ignore import IGNORE_FILES, IgnoreStack, Rule, RuleSet, directory_rules
+from substrate.ingest.ignore import (
+    IGNORE_FILES,
+    IgnoreStack,
+    Rule,
+    RuleSet,
+    directory_rules,
+    exclude_rules,
+)
 from substrate.secrets.sources import shown_path
 from substrate.settings import SETTINGS_FILE
 
@@ -35,6 +42,8 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", ".p
 # the files every shard holds (``mixle init`` and a first write make both)
 SHARD_FILES = frozenset({SETTINGS_FILE, "items.jsonl"})
 SHARD_SKIPPED = "a mixle shard"
+# the names in a folder that change the ignore rules below it
+_RULE_NAMES = frozenset({*IGNORE_FILES, ".git"})
 
 
 @dataclass(slots=True)
@@ -75,9 +84,16 @@ class _Link:
 
 class _Walker:
     def __init__(
-        self, root: Path, hidden: bool, exclude: Iterable[Path], result: WalkResult
+        self,
+        root: Path,
+        hidden: bool,
+        exclude: Iterable[Path],
+        result: WalkResult,
+        settings_rules: RuleSet,
     ) -> None:
         self.root = os.path.realpath(root)
+        # where a nested repository starts, only these still apply (git reads it on its own)
+        self.settings_rules = settings_rules
         self.hidden = hidden
         self.exclude = {os.path.realpath(p) for p in exclude}
         self.result = result  # receives what is passed over; the files are handed out
@@ -126,7 +142,11 @@ class _Walker:
             self.result.skipped.append((rel or ".", SHARD_SKIPPED))
             return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
-        names = {e.name for e in entries if e.name in IGNORE_FILES}
+        names = {e.name for e in entries if e.name in _RULE_NAMES}
+        if ".git" in names and rel:  # a nested repository: not the outer one's rules
+            own = IgnoreStack().push(exclude_rules(Path(dirpath), base=rel))
+            rules = own.push(self.settings_rules)  # in the order the root has them
+        names.discard(".git")
         if names:
             rules = rules.push(directory_rules(Path(dirpath), rel, names))
         subdirs: list[tuple[str, str, IgnoreStack]] = []
@@ -272,9 +292,9 @@ def files_by_folder(
         Non-empty lists of candidate files, in a stable order: by directory, files before
         sub-directories, then the files reached through links inside the root.
     """
-    walker = _Walker(root, hidden, exclude, into)
-    stack = rules or IgnoreStack()
-    stack = stack.push(RuleSet(tuple(extra_rules)))
+    settings = RuleSet(tuple(extra_rules))
+    walker = _Walker(root, hidden, exclude, into, settings)
+    stack = (rules or IgnoreStack()).push(settings)
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()
 

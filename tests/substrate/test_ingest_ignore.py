@@ -187,6 +187,33 @@ def test_gitignore_of_the_enclosing_repository_applies(tmp_path: Path) -> None:
     assert _walked(docs, rules=enclosing_rules(docs)) == ["a.md", "b.tmp", "private/secret.md"]
 
 
+def test_the_repositorys_info_exclude_applies_below_its_gitignore(tmp_path: Path) -> None:
+    from substrate.ingest.ignore import enclosing_rules
+
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("secret.md\n*.tmp\n")
+    (tmp_path / ".gitignore").write_text("!keep.tmp\n")  # a .gitignore overrides it
+    _touch(tmp_path, "a.md", "secret.md", "keep.tmp", "b.tmp", "docs/secret.md", "docs/c.md")
+    assert _walked(tmp_path, rules=enclosing_rules(tmp_path)) == ["a.md", "keep.tmp", "docs/c.md"]
+    docs = tmp_path / "docs"  # a sub-folder of the repository: its exclude still applies
+    assert _walked(docs, rules=enclosing_rules(docs)) == ["c.md"]
+
+
+def test_a_nested_repository_does_not_take_the_outer_ones_rules(tmp_path: Path) -> None:
+    from substrate.ingest.ignore import enclosing_rules
+
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("*.md\n")
+    (tmp_path / ".gitignore").write_text("*.txt\n")
+    (tmp_path / "nested" / ".git" / "info").mkdir(parents=True)
+    (tmp_path / "nested" / ".git" / "info" / "exclude").write_text("own.log\n")
+    _touch(tmp_path, "a.txt", "b.log", "nested/n.txt", "nested/n.md", "nested/own.log")
+    walked = _walked(tmp_path, rules=enclosing_rules(tmp_path))
+    assert walked == ["b.log", "nested/n.md", "nested/n.txt"]  # as ingesting nested/ alone
+    nested = tmp_path / "nested"
+    assert _walked(nested, rules=enclosing_rules(nested)) == ["n.md", "n.txt"]
+
+
 def test_extra_rules_from_settings_are_overridden_by_the_tree(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", "b.md", "c.md")
     (tmp_path / ".mixleignore").write_text("!b.md\n")
