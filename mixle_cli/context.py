@@ -45,7 +45,7 @@ def check_tags(tags: Iterable[str] | None) -> None:
     holding control or invisible characters (printed in listings, an escape would act on the
     terminal and a look-alike pass for another tag), as scope names are refused."""
     from mixle_cli.errors import usage
-    from substrate.visibility import printable_name
+    from substrate.visibility import UNFIT_NAME, printable_name
 
     for tag in tags or ():
         if not tag.strip():
@@ -53,7 +53,7 @@ def check_tags(tags: Iterable[str] | None) -> None:
         if tag != tag.strip():
             usage("a tag has white space around it")
         if not printable_name(tag):
-            usage("a tag cannot hold invisible or control characters")
+            usage(f"a tag {UNFIT_NAME}")
 
 
 @dataclass

@@ -19,7 +19,7 @@ from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import find_secrets
 from substrate.secrets.fields import MAX_NESTING, nesting_depth, redacted_fields, scan_item
-from substrate.visibility import printable_name
+from substrate.visibility import UNFIT_NAME, printable_name
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +74,7 @@ def refuse_unfit_names(**names: str | None) -> None:
     """
     for what, name in names.items():
         if name and not printable_name(name):
-            raise InvalidInputError(
-                f"the {what.replace('_', ' ')} cannot hold invisible or control characters"
-            )
+            raise InvalidInputError(f"the {what.replace('_', ' ')} {UNFIT_NAME}")
         if name and name != name.strip():
             raise InvalidInputError(f"the {what.replace('_', ' ')} has white space around it")
         if name and find_secrets(name):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -53,17 +54,22 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
 _JOINERS = str.maketrans("", "", "\u200c\u200d")
 
 
+# why printable_name refused a name, in every refusal
+UNFIT_NAME = "cannot hold invisible or control characters, nor accents apart from their letters"
+
+
 def printable_name(name: str) -> bool:
-    """Whether ``name`` holds no control or invisible character (zero-width joiners aside):
-    it is printed in messages, and must not pass for another name printed alike."""
-    return name.translate(_JOINERS).isprintable()
+    """Whether ``name`` holds no control or invisible character (zero-width joiners aside) and
+    is in composed form (NFC): it is printed in messages, and must not pass for another name
+    printed alike, as "Zu\u0308rich" would for "Z\u00fcrich"."""
+    return name.translate(_JOINERS).isprintable() and unicodedata.is_normalized("NFC", name)
 
 
 def _team_name(team: str, what: str) -> str:
     if team != team.strip():
         raise InvalidInputError(f"{what} has white space around it")
     if not printable_name(team):  # it is printed in messages: no terminal escapes, no look-alikes
-        raise InvalidInputError(f"{what} cannot hold invisible or control characters")
+        raise InvalidInputError(f"{what} {UNFIT_NAME}")
     return team
 
 

@@ -503,7 +503,12 @@ def test_an_empty_team_name_is_refused_not_read_as_every_scope(
 
 @pytest.mark.parametrize(
     ("args", "env"),
-    [(["--as", "al\x1b[31mpha"], {}), (["--as", "alpha\u200b"], {}), ([], {"MIXLE_TEAM": "a\nb"})],
+    [
+        (["--as", "al\x1b[31mpha"], {}),
+        (["--as", "alpha\u200b"], {}),
+        ([], {"MIXLE_TEAM": "a\nb"}),
+        (["--as", "Zu\u0308rich"], {}),  # decomposed: prints as "Z\u00fcrich", another team
+    ],
 )
 def test_a_team_name_with_invisible_characters_is_refused(
     shard: Fixture, args: list[str], env: dict[str, str]
@@ -512,3 +517,16 @@ def test_a_team_name_with_invisible_characters_is_refused(
     result = CliRunner().invoke(app, ["--shard", str(shard.root), *args, "ls", "--json"], env=env)
     assert result.exit_code == 2, result.stdout
     assert "invisible or control characters" in result.stderr and "\x1b" not in result.stderr
+
+
+def test_a_scope_or_approver_spelled_decomposed_is_refused(shard: Fixture) -> None:
+    composed, decomposed = "Z\u00fcrich", "Zu\u0308rich"
+    root = ["--shard", str(shard.root)]
+    for args in (
+        ["add", "a note", "--scope", decomposed],
+        ["grant", decomposed, "public"],
+        ["grant", "alice", decomposed],
+    ):
+        result = CliRunner().invoke(app, [*root, *args])
+        assert result.exit_code == 2 and "accents apart from their letters" in result.stderr, args
+    assert CliRunner().invoke(app, [*root, "add", "a note", "--scope", composed]).exit_code == 0
