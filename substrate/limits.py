@@ -14,3 +14,6 @@ VERIFY_ON_OPEN_BYTES = 4 << 20
 # How far into content a NUL byte marks it binary (git's rule), and a byte-order mark of wide
 # text must be borne out.
 BINARY_PROBE_BYTES = 8192
+# The integers a JSON number in the log holds exactly (a signed or unsigned 64-bit one): a
+# larger one read from a file is kept as the text it was written as.
+STORABLE_INTS = range(-(2**63), 2**64)

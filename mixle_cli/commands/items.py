@@ -26,7 +26,7 @@ from substrate import (
     safe_text,
     shard_status,
 )
-from substrate.limits import DEFAULT_MAX_FILE_SIZE
+from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
 
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
@@ -110,7 +110,7 @@ def _parse_payload(payload: str | None) -> dict[str, Any]:
 
 def _exact_int(text: str) -> int:
     value = int(text)
-    if not -(2**63) <= value < 2**64:  # what the log can store exactly
+    if value not in STORABLE_INTS:  # what the log can store exactly
         raise ValueError(f"the integer {text} is too large to store exactly; quote it")
     return value
 

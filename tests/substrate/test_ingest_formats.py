@@ -144,6 +144,11 @@ def test_front_matter_subset() -> None:
     assert "keywords" not in rest
 
 
+def test_front_matter_numbers_json_cannot_hold_stay_as_written() -> None:
+    fields = parse_block(["n: 99999999999999999999999999", "f: 1.5e999", "ok: -12", "r: 2.5"])
+    assert fields == {"n": "99999999999999999999999999", "f": "1.5e999", "ok": -12, "r": 2.5}
+
+
 def test_front_matter_flow_collections_nest() -> None:
     fields = parse_block(
         [

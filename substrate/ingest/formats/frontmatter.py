@@ -9,6 +9,7 @@ Anything else is kept as a string, so an unusual header never makes a file fail.
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import Any
 
 from substrate.ingest.formats.records import value_text
 from substrate.ingest.formats.tomlfront import toml_front_matter
+from substrate.limits import STORABLE_INTS
 
 # a key, bare or quoted ("a: b" or "'odd key': b"), and its value
 _KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
@@ -88,10 +90,13 @@ def scalar(raw: str, depth: int = 0) -> Any:
         return True
     if lowered in ("false", "no"):
         return False
+    # a number JSON cannot store exactly (past 64 bits, or past a float's range) stays text
     if re.fullmatch(r"[-+]?\d+", value):
-        return int(value)
+        whole = int(value)
+        return whole if whole in STORABLE_INTS else value
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", value):
-        return float(value)
+        number = float(value)
+        return number if math.isfinite(number) else value
     return value
 
 

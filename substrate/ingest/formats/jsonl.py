@@ -17,6 +17,7 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
 from substrate.ingest.segment import LineIssue, Parsed, Segment
+from substrate.limits import STORABLE_INTS
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
 
 # orjson reads an integer past 64 bits as a float (its last digits lost), and the log cannot
@@ -64,7 +65,7 @@ def _has_huge_float(value: Any) -> bool:
 
 def _exact_int(digits: str) -> int | str:
     number = int(digits)
-    return number if -(2**63) <= number < 2**64 else digits
+    return number if number in STORABLE_INTS else digits
 
 
 def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:

@@ -15,12 +15,12 @@ import tomllib
 from typing import Any
 
 from substrate.ingest.formats.records import value_text
+from substrate.limits import STORABLE_INTS
 
 FENCE = "+++"
 # as deep as the YAML subset reads flow collections (frontmatter.MAX_DEPTH)
 _MAX_DEPTH = 8
 _SCAN_LINES = 1000  # the closing fence is looked for this far, as for ``---``
-_INT_RANGE = range(-(2**63), 2**64)  # what a JSON number in the log can hold
 
 
 def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
@@ -52,6 +52,6 @@ def _storable(value: Any, depth: int) -> Any:
         return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT_RANGE:
+    if isinstance(value, int) and not isinstance(value, bool) and value not in STORABLE_INTS:
         return str(value)
     return value
