@@ -120,9 +120,10 @@ class AppState:
                 FOUND,
             )
 
-    def write_scope(self, scope: str | None) -> str:
-        """The scope a write goes to (given, else the default), if the caller may write it:
-        a scope it reads, and without approvers unless the caller is one."""
+    def write_scope(self, scope: str | None, by: str | None = None) -> str:
+        """The scope a write goes to (given, else the default), if the caller (acting as
+        ``by``, the --by name) may write it: a scope it reads, and without approvers unless
+        the caller is one."""
         from mixle_cli.errors import FOUND, fail
         from substrate import safe_repr
 
@@ -132,15 +133,15 @@ class AppState:
         if not self.can_read(target):
             who, where = safe_repr(self.team), safe_repr(target)
             fail(f"you read as {who} and may not write to scope {where}", FOUND)
-        self.may_change(target)
+        self.may_change(target, by)
         return target
 
-    def may_change(self, scope: str) -> None:
-        """Refuse a direct change (add, ingest, rm) to a scope with approvers the caller is
-        not one of (``authorize_write``)."""
+    def may_change(self, scope: str, by: str | None = None) -> None:
+        """Refuse a direct change (add, ingest, rm) to a scope with approvers the caller,
+        acting as ``by`` (``acting_name``), is not one of (``authorize_write``)."""
         from substrate import authorize_write
 
-        authorize_write(self.substrate(), scope, by=self.acting_name())
+        authorize_write(self.substrate(), scope, by=self.acting_name(by))
 
     def acting_name(self, by: str | None = None) -> str:
         """Who the caller acts as: ``by`` (``--by``), else the team, else the login name."""

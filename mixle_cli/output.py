@@ -23,6 +23,14 @@ JsonlOpt = Annotated[
     bool, typer.Option("--jsonl", help="Print one JSON object per line (streamable).")
 ]
 # Where writes go (``AppState.write_scope``).
+WriterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Act as this name: a scope with approvers takes direct changes from them only. "
+        "Default: the team you read as, else your login name.",
+    ),
+]
 WriteScopeOpt = Annotated[
     str | None,
     typer.Option(

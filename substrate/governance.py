@@ -271,7 +271,8 @@ def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None
     """
     # not "write it elsewhere, then propose": a team's only other scopes are shared ones
     instead = (
-        "ask one of them, see `mixle approvers`; an item kept elsewhere enters it by "
+        "one of them may, acting with --by NAME, see `mixle approvers`; an item kept elsewhere "
+        "enters it by "
         f"`mixle propose ID --to {scope}`"
     )
     _require_approver(load_governance(substrate), by, scope, instead=instead)

@@ -26,7 +26,7 @@ from mixle_cli.errors import (
     fail,
     usage,
 )
-from mixle_cli.output import JsonOpt, WriteScopeOpt
+from mixle_cli.output import JsonOpt, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
 from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
 from substrate.limits import MIN_CHUNK_CHARS
@@ -167,6 +167,7 @@ def ingest(
         ),
     ] = None,
     scope: WriteScopeOpt = None,
+    by: WriterOpt = None,
     tag: TagOpt = None,
     chunk_chars: Annotated[
         int | None,
@@ -230,7 +231,7 @@ def ingest(
     check_tags(tag)
     app_state = state(ctx)
     substrate = app_state.substrate()
-    target_scope = app_state.write_scope(scope)
+    target_scope = app_state.write_scope(scope, by)
     from substrate import IngestReport, ingest_path
 
     report = IngestReport()
@@ -430,6 +431,7 @@ def _adapt(
     *,
     json: bool,
     quiet: bool,
+    by: str | None = None,
     root: str | None = None,
     problems: list[IngestIssue] | None = None,
     read: int | None = None,
@@ -437,7 +439,7 @@ def _adapt(
 ) -> None:
     """Run one of the reference adapters on ``target``, save once, and report (``root`` names
     the input in the report; default: ``target``; ``problems`` were found before; ``read``:
-    the bytes of the file the command read itself)."""
+    the bytes of the file the command read itself; ``by``: the --by name)."""
     from substrate import IngestReport, InvalidInputError
 
     app_state = state(ctx)
@@ -447,7 +449,8 @@ def _adapt(
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
     try:
-        adapter(substrate, target, scope=app_state.write_scope(scope), report=report, **options)
+        writes_to = app_state.write_scope(scope, by)
+        adapter(substrate, target, scope=writes_to, report=report, **options)
     except InvalidInputError:
         if not report.issues:
             raise  # not the input's content: a usage error (an unsupported format)
@@ -506,6 +509,7 @@ def ingest_file_command(
     ] = None,
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
+    by: WriterOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -514,7 +518,7 @@ def ingest_file_command(
     from substrate import ingest_file
 
     _adapt(
-        ctx, ingest_file, _existing(path), scope, json=json, quiet=quiet,
+        ctx, ingest_file, _existing(path), scope, json=json, quiet=quiet, by=by,
         as_format=as_format, source=source, redact=not no_redact,
     )  # fmt: skip
 
@@ -528,6 +532,7 @@ def ingest_docs_command(
     ],
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
+    by: WriterOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -579,8 +584,8 @@ def ingest_docs_command(
     # a file's items record it and its hash, so that freshness checks see it change (not
     # its mtime: a file only touched would rewrite them all)
     origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
-    _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, root=file, source=name,
-           redact=not no_redact, problems=problems, read=len(raw), origin=origin,
+    _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, by=by, root=file,
+           source=name, redact=not no_redact, problems=problems, read=len(raw), origin=origin,
            drop_empty=True)  # fmt: skip
 
 
@@ -623,13 +628,17 @@ def ingest_artifacts_command(
     ctx: typer.Context,
     registry: Annotated[str, typer.Argument(help="Folder of artifact dirs with manifest.json.")],
     scope: WriteScopeOpt = None,
+    by: WriterOpt = None,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Index model artifacts (directories holding a manifest.json), by reference."""
     from substrate import ingest_artifacts
 
-    _adapt(ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet)
+    _adapt(
+        ctx, ingest_artifacts, _existing(registry, folder=True), scope, json=json, quiet=quiet,
+        by=by,
+    )  # fmt: skip
 
 
 @_adds_on_rerun
@@ -638,6 +647,7 @@ def ingest_traces_command(
     path: Annotated[str, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
+    by: WriterOpt = None,
     no_redact: NoRedactOpt = False,
     json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -645,7 +655,7 @@ def ingest_traces_command(
     """Index harvested traces: one trace item per JSON line."""
     from substrate import ingest_traces
 
-    _adapt(ctx, ingest_traces, _existing(path), scope, json=json, quiet=quiet, source=source,
+    _adapt(ctx, ingest_traces, _existing(path), scope, json=json, quiet=quiet, by=by, source=source,
            redact=not no_redact)  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import AppState, check_tags, state
 from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import given_ids, item_title, known_kind
-from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriteScopeOpt
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
     MODALITIES,
@@ -144,6 +144,7 @@ def add(
         bool,
         typer.Option("--no-redact", help="Store detected secrets as they are (not advised)."),
     ] = False,
+    by: WriterOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Add one item. Secrets in it are redacted before it is stored."""
@@ -155,7 +156,7 @@ def add(
     if not body.strip() and not fields:
         usage("nothing to add: give the text, - to read standard input, or --payload")
     substrate = app_state.substrate()
-    target_scope = app_state.write_scope(scope)
+    target_scope = app_state.write_scope(scope, by)
     links = list(dict.fromkeys(link or []))  # each once
     missing = [i for i in links if not _visible(app_state, substrate.get(i))]
     if missing:
@@ -283,6 +284,7 @@ def ls(
 def rm(
     ctx: typer.Context,
     ids: Annotated[list[str], typer.Argument(help="Item ids to remove.", callback=given_ids)],
+    by: WriterOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""
@@ -294,7 +296,7 @@ def rm(
     if missing:
         fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
     for scope in sorted({item.scope for item in found.values() if item is not None}):
-        app_state.may_change(scope)  # a reviewed scope loses items only by its approvers
+        app_state.may_change(scope, by)  # a reviewed scope loses items only by its approvers
     for item_id in ids:
         substrate.remove(item_id)
     substrate.save()

@@ -493,8 +493,18 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     ):
         refused = mixle("--as", "alpha", *args)
         assert refused.exit_code == 1 and "needs approval" in refused.stderr, args
-        assert "ask one of them, see `mixle approvers`" in refused.stderr
+        assert "one of them may, acting with --by NAME" in refused.stderr
     assert [i["id"] for i in mixle("ls", "--json").json()] == [reviewed]
+    as_alice = ("--as", "alpha")  # a team whose approver acts for it (the team is none)
+    note = mixle(*as_alice, "add", "note", "--scope", "public", "--by", "alice").stdout.strip()
+    for args in (
+        ["ingest", str(docs), "--scope", "public"],
+        ["ingest-docs", "-", "--scope", "public"],
+        ["rm", note],
+    ):
+        approved = mixle(*as_alice, *args, "--by", "alice", input='"a passage"\n')
+        assert approved.exit_code == 0, (args, approved.stderr)
+    assert len(mixle("ls", "--json").json()) == 3  # reviewed, the ingested file and passage
     # other scopes take direct writes; the approvers of this one do too
     assert mixle("--as", "alpha", "add", "own note").exit_code == 0
     assert mixle("--as", "alpha", "grant", "gamma", "public", "--by", "alice").exit_code == 0
