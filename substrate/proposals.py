@@ -198,6 +198,18 @@ def _check_approver(governance: Governance, by: str | None, target: str, action:
     )
 
 
+def _check_release(
+    governance: Governance, item: SubstrateItem, proposal: dict[str, Any], by: str
+) -> None:
+    """Refuse an approval that would take ``item`` out of a gated scope none of whose
+    approvers agreed: neither the proposer (a proposal made before the scope had approvers)
+    nor the one approving. ``propose`` refuses such proposals now."""
+    proposer = proposal.get("by")
+    if isinstance(proposer, str) and governance.may_approve(proposer, item.scope):
+        return
+    authorize_moving_out(governance, [item], to=str(proposal.get("to")), by=by, action="approve")
+
+
 def approve(
     substrate: Substrate,
     item_id: str,
@@ -246,6 +258,7 @@ def approve(
             )
         gov = governance if governance is not None else load_governance(substrate)
         _check_approver(gov, by, target, "approve")
+        _check_release(gov, item, proposal, by)
         pinned = proposal.get("content")  # absent from proposals made before it was kept
         if pinned is not None and pinned != proposed_content(item):
             raise AccessDeniedError(

@@ -288,6 +288,13 @@ def test_a_gated_scope_loses_items_to_publish_or_propose_only_through_its_approv
         assert item is not None and item.scope == "alpha" and proposal_of(item) is None
     assert propose(store, [memo], to="beta", by="alice") == [memo]  # alpha lets it go
     assert approve(store, memo, by="bob") is True  # and beta takes it
+    older = store.add("text", "proposed before alpha had approvers", scope="alpha")
+    save_governance(store, Governance().grant("bob", "beta"))
+    assert propose(store, [older], to="beta", by="carol") == [older]
+    save_governance(store, Governance().grant("alice", "alpha").grant("bob", "beta"))
+    with pytest.raises(AccessDeniedError, match="scope 'alpha' needs approval"):
+        approve(store, older, by="bob", strict=True)  # beta's approver alone cannot take it
+    assert store.get(older).scope == "alpha"  # type: ignore[union-attr]
     free = store.add("text", "an ops note", scope="ops")  # an ungated scope lets anyone
     assert publish(store, [free], to="public", by="carol") == [free]
 
