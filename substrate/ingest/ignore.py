@@ -22,6 +22,7 @@ import errno
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,6 +247,8 @@ class RuleSet:
     rules: tuple[Rule, ...]
     base: str = ""
     prefix: str = ""
+    # from a .mixleignore: mixle's own rules hold inside a nested repository, git's do not
+    mixle: bool = False
 
     def __post_init__(self) -> None:  # paths are matched in their byte view, as the rules
         object.__setattr__(self, "base", byte_view(self.base))
@@ -299,17 +302,13 @@ def read_rules(path: Path) -> list[Rule]:
     return parse_rules(text)
 
 
-def directory_rules(directory: Path, base: str, names: set[str] | None = None) -> RuleSet:
-    """The combined rules of the ignore files in ``directory`` (``.mixleignore`` wins)."""
-    rules: list[Rule] = []
+def directory_rules(directory: Path, base: str, names: set[str]) -> Iterator[RuleSet]:
+    """The rules of the ignore files ``names`` in ``directory``, one set per file, in the
+    order they are pushed (``.mixleignore`` last: it wins)."""
     for fname in IGNORE_FILES:
-        if names is not None and fname not in names:
-            continue
-        candidate = directory / fname
-        if names is None and not candidate.is_file():
-            continue
-        rules.extend(read_rules(candidate))
-    return RuleSet(tuple(rules), base=base)
+        if fname in names:
+            rules = tuple(read_rules(directory / fname))
+            yield RuleSet(rules, base=base, mixle=fname == ".mixleignore")
 
 
 def exclude_rules(top: Path, base: str = "", prefix: str = "") -> RuleSet:

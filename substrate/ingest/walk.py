@@ -143,12 +143,16 @@ class _Walker:
             return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
         names = {e.name for e in entries if e.name in _RULE_NAMES}
-        if ".git" in names and rel:  # a nested repository: not the outer one's rules
+        if ".git" in names and rel:  # a nested repository: not the outer one's git rules
             own = IgnoreStack().push(exclude_rules(Path(dirpath), base=rel))
-            rules = own.push(self.settings_rules)  # in the order the root has them
+            own = own.push(self.settings_rules)  # in the order the root has them
+            for ruleset in rules.sets:
+                if ruleset.mixle:
+                    own = own.push(ruleset)
+            rules = own
         names.discard(".git")
-        if names:
-            rules = rules.push(directory_rules(Path(dirpath), rel, names))
+        for ruleset in directory_rules(Path(dirpath), rel, names):
+            rules = rules.push(ruleset)
         subdirs: list[tuple[str, str, IgnoreStack]] = []
         files: list[FileEntry] = []
         seen = self.files_seen

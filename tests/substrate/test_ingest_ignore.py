@@ -214,6 +214,15 @@ def test_a_nested_repository_does_not_take_the_outer_ones_rules(tmp_path: Path) 
     assert _walked(nested, rules=enclosing_rules(nested)) == ["n.md", "n.txt"]
 
 
+def test_a_nested_repository_keeps_the_mixleignore_rules_above_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".mixleignore").write_text("*.log\n")  # mixle's own, not git's: they hold
+    (tmp_path / ".gitignore").write_text("*.tmp\n")
+    (tmp_path / "vendor" / "lib" / ".git").mkdir(parents=True)
+    _touch(tmp_path, "a.log", "vendor/lib/x.log", "vendor/lib/y.tmp", "vendor/lib/z.md")
+    assert _walked(tmp_path) == ["vendor/lib/y.tmp", "vendor/lib/z.md"]
+
+
 def test_extra_rules_from_settings_are_overridden_by_the_tree(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", "b.md", "c.md")
     (tmp_path / ".mixleignore").write_text("!b.md\n")
