@@ -45,6 +45,10 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     own = _own_scope(app_state)  # its own items' links are told of
     report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
+    lineage = data["lineage"]
+    matched_nothing = lineage.get("checked") and not lineage.get("n_items")
+    if matched_nothing and report.ok:  # no "all clean" for nothing checked
+        app_state.fail_if_nothing_matched(scope)
     if json:
         for part, key in (("lineage", "broken"), ("secrets", "findings")):
             if key in data[part]:
@@ -52,8 +56,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         output.emit_json(data)
     else:
         _print_audit(data)
-    lineage = data["lineage"]
-    if lineage.get("checked") and not lineage.get("n_items"):
+    if matched_nothing:  # the log's problems told, then why the items were not
         app_state.fail_if_nothing_matched(scope)
     if not report.ok:
         raise typer.Exit(FOUND)
@@ -122,6 +125,8 @@ def freshness_cmd(
         scope=app_state.read_scope(scope),
         scopes=app_state.scopes,
     )
+    if not report["n_items"]:  # not "all 0 item(s) fresh"
+        app_state.fail_if_nothing_matched(scope)
     stale = [output.with_id(entry) for entry in report["stale"]]
     if how is output.Mode.JSON:
         output.emit_json({**report, "stale": stale})
@@ -129,8 +134,6 @@ def freshness_cmd(
         output.emit_jsonl(stale)
     else:
         _print_freshness(report)
-    if not report["n_items"]:
-        app_state.fail_if_nothing_matched(scope)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
 

@@ -372,6 +372,8 @@ def _scan_items(
                 rows.append(
                     output.with_id({"item_id": item.id, "scope": item.scope, **f.as_dict()})
                 )
+    if not n_items:  # not "clean": nothing was checked
+        app_state.fail_if_nothing_matched(scope)
     if fmt == "json":
         dirty = len({r["item_id"] for r in rows})
         output.emit_json(
@@ -394,8 +396,6 @@ def _scan_items(
             )
         if not quiet:
             output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
-    if not n_items:
-        app_state.fail_if_nothing_matched(scope)
     return FOUND if rows else OK
 
 

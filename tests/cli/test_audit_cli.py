@@ -218,15 +218,15 @@ def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) ->
     # a mistyped scope or team checks nothing and fails (cron must not read it as clean);
     # one the team cannot read is refused
     for command in ("freshness", "audit"):
-        mistyped = mixle(command, "--scope", "opps")
-        assert mistyped.exit_code == 1
+        mistyped = mixle(command, "--scope", "opps", "--json")
+        assert mistyped.exit_code == 1 and mistyped.stdout == ""  # no "ok": true for nothing
         assert "--scope 'opps' matched no item you can read" in mistyped.stderr
         nobody = mixle("--as", "sales", command)  # reads sales and public: public has an item
         assert nobody.exit_code == 0, nobody.stderr
         shard.remove(fine)
         shard.save()
         nobody = mixle("--as", "sales", command)
-        assert nobody.exit_code == 1
+        assert nobody.exit_code == 1 and nobody.stdout == ""  # not "all clean"
         assert "no item is in its scopes (public, sales)" in nobody.stderr
         fine = shard.add("text", "fine", scope="public")
         shard.save()

@@ -792,8 +792,9 @@ def test_items_sweep_honours_the_readers_scopes(
     text = mixle("--as", "blue", "scan-secrets", "--items")
     assert text.stdout.startswith(f"item:{ours} text: github_token:")
     assert_no_secret(everything.stdout, blue.stdout, text.stdout, text.stderr)
-    mistyped = mixle("scan-secrets", "--items", "--scope", "bleu")  # nothing checked: not clean
+    mistyped = mixle("scan-secrets", "--items", "--scope", "bleu", "--json")  # not clean
     assert mistyped.exit_code == 1 and "--scope 'bleu' matched no item" in mistyped.stderr
+    assert mistyped.stdout == ""
     monkeypatch.setenv("MIXLE_TEAM", "green")  # reads green and public: no item there
     nobody = mixle("scan-secrets", "--items")
     assert nobody.exit_code == 1 and "'green' and no item is in its scopes" in nobody.stderr
