@@ -17,3 +17,6 @@ BINARY_PROBE_BYTES = 8192
 # The integers a JSON number in the log holds exactly (a signed or unsigned 64-bit one): a
 # larger one read from a file is kept as the text it was written as.
 STORABLE_INTS = range(-(2**63), 2**64)
+# A context packet's budget when none is given, and how a token budget becomes characters.
+DEFAULT_PACKET_CHARS = 2000
+CHARS_PER_TOKEN = 4

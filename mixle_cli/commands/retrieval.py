@@ -17,6 +17,7 @@ from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import item_title, known_kind, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES, safe_repr
+from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 
 # The library parts are imported inside the commands, so that loading this module stays cheap.
 if TYPE_CHECKING:
@@ -236,8 +237,15 @@ def assemble_context_cmd(
         typer.Argument(help="The task or question the context is for (- reads standard input)."),
     ],
     max_chars: Annotated[
-        int, typer.Option("--max-chars", min=1, help="Most characters of the packet.")
-    ] = 2000,
+        int | None,
+        typer.Option(
+            "--max-chars",
+            min=1,
+            help=f"Most characters of the packet [{DEFAULT_PACKET_CHARS}; with --max-tokens "
+            "alone, what the tokens allow].",
+            show_default=False,
+        ),
+    ] = None,
     max_tokens: Annotated[
         int | None,
         typer.Option("--max-tokens", min=1, help="Most tokens, estimated as chars/4."),
@@ -267,6 +275,8 @@ def assemble_context_cmd(
     if shape not in SHAPE_NAMES:
         usage(f"unknown shape {safe_repr(shape)}; expected one of {', '.join(SHAPE_NAMES)}")
     known_kind(kind)
+    if max_chars is None:  # a token budget alone is not capped by the default characters
+        max_chars = DEFAULT_PACKET_CHARS if max_tokens is None else max_tokens * CHARS_PER_TOKEN
     budget = ContextBudget(
         max_chars=max_chars,
         max_items=max_items,
@@ -299,7 +309,8 @@ def assemble_context_cmd(
         output.emit_text(packet.render())
         output.note(_accounting(packet))
     if overflow:
-        by_tokens = budget.char_limit < budget.max_chars  # --max-tokens set the limit
+        # --max-tokens set the limit when it is the tighter one (or the only one given)
+        by_tokens = max_tokens is not None and max_tokens * CHARS_PER_TOKEN <= max_chars
         raise_it = "--max-tokens" if by_tokens else "--max-chars"
         hint = "" if compress else " or use --compress"
         output.note(

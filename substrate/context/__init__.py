@@ -2,7 +2,6 @@
 
 from substrate.context.compress import compress_text, query_coverage
 from substrate.context.packet import (
-    CHARS_PER_TOKEN,
     ContextBudget,
     ContextPacket,
     estimate_tokens,
@@ -14,6 +13,7 @@ from substrate.context.packing import (
     pack_context,
 )
 from substrate.context.render import FORMATS, SHAPES
+from substrate.limits import CHARS_PER_TOKEN
 
 __all__ = [
     "CHARS_PER_TOKEN",

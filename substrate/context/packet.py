@@ -10,13 +10,13 @@ from substrate.context import render
 from substrate.context.compress import compress_text, query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
+from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import provenance_entry, shown_sources
 from substrate.secrets import safe_repr, safe_text
 
-# Token estimate used for ``max_tokens``: one token per 4 characters, rounded up. It is the
-# usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and makes a token
-# budget an exact character budget (``tokens <= T`` iff ``chars <= 4 * T``).
-CHARS_PER_TOKEN = 4
+# Token estimate used for ``max_tokens``: one token per CHARS_PER_TOKEN (4) characters, rounded
+# up. It is the usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and
+# makes a token budget an exact character budget (``tokens <= T`` iff ``chars <= 4 * T``).
 
 
 def estimate_tokens(text: str) -> int:
@@ -73,7 +73,7 @@ class ContextBudget:
         format: ``markdown``, ``xml`` or ``json``.
     """
 
-    max_chars: int = 2000
+    max_chars: int = DEFAULT_PACKET_CHARS
     max_items: int = 20
     shape: str = "passages"
     max_tokens: int | None = None

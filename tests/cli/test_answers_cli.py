@@ -169,6 +169,10 @@ def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
     ).json()
     assert data["used_chars"] <= 200 and data["budget_tokens"] == 50
     assert data["rendered"] and "preservation" in data and data["overflow"] is False
+    roomy = ["--as", "shop", "assemble-context", "refund", "--json", "--max-tokens", "1000"]
+    assert mixle(*roomy).json()["budget_chars"] == 4000  # not capped by the default 2,000
+    both = mixle(*roomy, "--max-chars", "300").json()
+    assert both["budget_chars"] == 300  # the tighter of the two
 
 
 def test_assemble_context_overflow_and_bad_options(mixle: Run, shop: dict[str, str]) -> None:
