@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from json import loads as json_loads
 from pathlib import Path
@@ -72,7 +73,7 @@ def init(
         root = Path.cwd() / SHARD_DIR
     shard, created = init_shard(root)
     # absolute, as status shows a shard it finds: a script keeps it for use from elsewhere
-    shown = safe_text(str(shard.absolute()))  # a folder may be named after a secret
+    shown = safe_text(os.path.abspath(shard))  # a folder may be named after a secret
     if json:
         output.emit_json({"shard": shown, "created": created})
     else:

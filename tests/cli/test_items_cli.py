@@ -36,6 +36,11 @@ def test_init_names_the_shard_by_its_absolute_path(
     given = mixle("--shard", "s", "init", "--json").json()["shard"]
     assert given == str(tmp_path / "s")
     assert mixle("init", "p q").stdout == f"Already a shard: {tmp_path / 'p q' / '.mixle'}\n"
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert mixle("init", "../up", "--json").json()["shard"] == str(tmp_path / "up" / ".mixle")
+    status = mixle("--shard", "../up/.mixle", "status", "--json").json()
+    assert status["shard"] == str(tmp_path / "up" / ".mixle")  # as init named it
 
 
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
