@@ -597,18 +597,17 @@ def _passages_within_limit(
     from substrate import FileOutcome, IngestReport
     from substrate.ingest.adapters import size_limit
     from substrate.ingest.session import too_large
+    from substrate.ingest.textio import read_within
 
     path = None if file == "-" else _existing(file)
     limit = size_limit(state(ctx).substrate())
     if path is None:
-        stream = stdin_stream()
-        raw = stream.read(limit + 1)
-        size = len(raw) + sum(len(block) for block in iter(lambda: stream.read(1 << 20), b""))
+        raw, size, _ = read_within(stdin_stream(), limit)
     else:
         size = path.stat().st_size
         raw = _read(path) if size <= limit else b""
     if size <= limit:
-        return bytes(raw)
+        return raw
     report = IngestReport(roots=[file], files_scanned=1)
     where = None if path is None else os.path.abspath(path)
     report.files.append(FileOutcome(file, "skipped", where, too_large(size, limit)))

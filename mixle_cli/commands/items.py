@@ -84,11 +84,13 @@ def init(
 def _read_text(text: str | None, app_state: AppState) -> str:
     if text != "-":
         return text or ""
-    from substrate.ingest.settings import setting_int
+    from mixle_cli.context import is_shard
+    from substrate.ingest.adapters import size_limit
 
     # one item is held whole by every reader: a text over ingest's file size limit is refused
-    limit = setting_int(app_state.substrate(), "max_file_size", DEFAULT_MAX_FILE_SIZE)
-    return stdin_text(limit)
+    # (a shard not made yet has no settings: not opened, which would say it is made later)
+    exists = is_shard(app_state.shard_path)
+    return stdin_text(size_limit(app_state.substrate()) if exists else DEFAULT_MAX_FILE_SIZE)
 
 
 def _parse_payload(payload: str | None) -> dict[str, Any]:

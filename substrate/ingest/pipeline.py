@@ -34,7 +34,6 @@ to rewrite or remove). Streams have ``path = None``.
 from __future__ import annotations
 
 import gc
-import hashlib
 import logging
 import os
 import threading
@@ -62,7 +61,7 @@ from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn, too_large
 from substrate.ingest.settings import ignore_rules, setting_int, warn_unknown_settings
 from substrate.ingest.sourcekeys import STREAM_PREFIX
-from substrate.ingest.textio import content_digest
+from substrate.ingest.textio import content_digest, read_within
 from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
 from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
 from substrate.secrets.sources import shown_path
@@ -349,23 +348,12 @@ def ingest_text(
     return report
 
 
-_READ_SIZE = 1 << 20
-
-
 def _held(text: str | bytes | BinaryIO, limit: int) -> tuple[bytes, int, str]:
-    """The bytes of ``text`` to parse, its size and its content digest. A stream is read to
-    its end (a writer cut off mid-way would fail) but only its first ``limit + 1`` bytes are
-    kept: a larger one is skipped anyway, and ``cat /dev/zero | mixle ingest -`` must not take
-    all the memory there is."""
+    """The bytes of ``text`` to parse (of a stream, at most ``limit + 1``: a larger one is
+    skipped anyway), its size and its content digest."""
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogatepass")
     if isinstance(text, bytes | bytearray | memoryview):
         data = bytes(text)
         return data, len(data), content_digest(data)
-    kept, size, digest = bytearray(), 0, hashlib.sha256()
-    while block := text.read(_READ_SIZE):
-        size += len(block)
-        digest.update(block)
-        if len(kept) <= limit:
-            kept += block[: limit + 1 - len(kept)]
-    return bytes(kept), size, digest.hexdigest()[:32]
+    return read_within(text, limit)

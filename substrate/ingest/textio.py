@@ -7,6 +7,7 @@ import errno
 import hashlib
 import os
 import stat
+from typing import BinaryIO
 
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
@@ -63,7 +64,28 @@ def content_digest(data: bytes) -> str:
     The same value ``content_hash(path)`` of the freshness checks computes from the file, so a
     changed file is detected by comparing the two.
     """
-    return hashlib.sha256(data).hexdigest()[:32]
+    return _digest_text(hashlib.sha256(data))
+
+
+def _digest_text(digest: hashlib._Hash) -> str:
+    return digest.hexdigest()[:32]
+
+
+_BLOCK = 1 << 20
+
+
+def read_within(stream: BinaryIO, limit: int) -> tuple[bytes, int, str]:
+    """The first ``limit + 1`` bytes of ``stream`` (all of it when it fits in ``limit``), its
+    size and its ``content_digest``. A larger stream is read to its end, so that a writer is
+    not cut off midway, but not kept: ``cat /dev/zero | mixle ingest -`` must not take all
+    the memory there is."""
+    kept, size, digest = bytearray(), 0, hashlib.sha256()
+    while block := stream.read(_BLOCK):
+        size += len(block)
+        digest.update(block)
+        if len(kept) <= limit:
+            kept += block[: limit + 1 - len(kept)]
+    return bytes(kept), size, _digest_text(digest)
 
 
 def starts_binary(path: str) -> bool:

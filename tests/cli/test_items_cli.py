@@ -82,7 +82,8 @@ def test_add_refuses_standard_input_over_the_size_limit(mixle) -> None:
     with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
         fh.write("\n[ingest]\nmax_file_size = 20\n")
     refused = mixle("add", "-", input="a note longer than twenty bytes\n")
-    assert refused.exit_code == 1 and "more than 20 bytes, the size limit" in refused.stderr
+    assert refused.exit_code == 1
+    assert "standard input holds 32 bytes, more than the size limit (20)" in refused.stderr
     assert "max_file_size" in refused.stderr and mixle("ls", "--json").json() == []
     assert mixle("add", "-", input="short note\n").exit_code == 0
 
@@ -568,6 +569,7 @@ def test_add_refuses_an_empty_item(mixle) -> None:
     for args, given in ((("add",), ""), (("add", "-"), "  \n"), (("add", " "), None)):
         refused = mixle(*args, input=given)
         assert refused.exit_code == 2 and "nothing to add" in refused.stderr
+        assert "no shard" not in refused.stderr  # not "the first write creates it": none will
     assert mixle("ls").exit_code == 3  # not even a shard was created
     assert mixle("add", "", "--payload", '{"n": 1}').exit_code == 0  # a record needs no text
 
