@@ -40,13 +40,14 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope
         return None
-    if not isinstance(team, str) or not team or team != team.strip() or not printable_name(team):
-        # empty (a template's unset variable must not open every scope), blank, spaced, or
-        # holding invisible characters
+    if not isinstance(team, str) or not team or team != team.strip():
+        # empty (a template's unset variable must not open every scope), blank or spaced
         raise ShardError(
             f"{settings.path}: [shard] team must be a team name, not {team!r} (remove the "
             "line to read every scope)"
         )
+    if not printable_name(team):
+        raise ShardError(f"{settings.path}: [shard] team {UNFIT_NAME}")
     return team
 
 
@@ -55,7 +56,10 @@ _JOINERS = str.maketrans("", "", "\u200c\u200d")
 
 
 # why printable_name refused a name, in every refusal
-UNFIT_NAME = "cannot hold invisible or control characters, nor accents apart from their letters"
+UNFIT_NAME = (
+    "cannot hold invisible or control characters, and must be in Unicode's composed form "
+    "(NFC: an accent joined to its letter, as a keyboard types it)"
+)
 
 
 def printable_name(name: str) -> bool:

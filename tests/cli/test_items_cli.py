@@ -456,6 +456,7 @@ def test_an_empty_kind_is_refused_by_add_as_by_ls(mixle) -> None:
         # a template's unset variable: refused as --as "" is, not read as every scope
         (b'format = 1\n[shard]\nteam = ""\n', "remove the line to read every scope"),
         (b'format = 1\n[shard]\nteam = " red "\n', "team must be a team name"),
+        ('format = 1\n[shard]\nteam = "Zu\u0308rich"\n'.encode(), "team cannot hold invisible"),
         (b'format = 1\n[shard]\nteam = "red"\nshared_scopes = "public"\n', "shared_scopes must"),
     ],
 )
