@@ -90,10 +90,9 @@ class AppState:
         if scope is not None and not self.can_read(scope):
             from substrate import AccessDeniedError, safe_repr
 
-            readable = ", ".join(sorted(self.scopes or ()))
             raise AccessDeniedError(
                 f"you read as {safe_repr(self.team)} and may not read scope {safe_repr(scope)} "
-                f"(you read: {readable})"
+                f"(you read: {self._readable()})"
             )
         return scope
 
@@ -113,12 +112,15 @@ class AppState:
             )
         team = self.team
         if team is not None:
-            readable = ", ".join(sorted(self.scopes or ()))
             fail(
-                f"you read as {safe_repr(team)} and no item is in its scopes ({readable}); "
-                "nothing was checked",
+                f"you read as {safe_repr(team)} and no item is in its scopes "
+                f"({self._readable()}); nothing was checked",
                 FOUND,
             )
+
+    def _readable(self) -> str:
+        """The scopes the caller reads, as messages list them."""
+        return ", ".join(sorted(self.scopes or ()))
 
     def write_scope(self, scope: str | None, by: str | None = None) -> str:
         """The scope a write goes to (given, else the default), if the caller (acting as

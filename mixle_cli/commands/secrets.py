@@ -265,12 +265,12 @@ def _covered(run: Run) -> set[str]:
 def _report_files(
     run: Run, findings: list[TextFinding], accepted: int, fmt: str, quiet: bool
 ) -> None:
-    from substrate.secrets.textscan import TOO_LARGE
+    from substrate.secrets.textscan import TOO_LARGE, UNREADABLE
 
     skipped = _skipped(run)
     for s in run.scans:
         why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
-        if s.skipped == "unreadable":
+        if s.skipped == UNREADABLE:
             run.errors.append((f"cannot read {_safe(s.path)}", why))
         elif s.skipped == TOO_LARGE:
             # not a pass: a hook would let a secret in a big file through unseen
@@ -311,9 +311,9 @@ def _report_files(
 
 def _skipped(run: Run) -> list[TextScan]:
     """The files left out on purpose, which are no error: binary, or listed in allow_paths."""
-    from substrate.secrets.textscan import ALLOWED
+    from substrate.secrets.textscan import ALLOWED, BINARY
 
-    return [s for s in run.scans if s.skipped in ("binary", ALLOWED)]
+    return [s for s in run.scans if s.skipped in (BINARY, ALLOWED)]
 
 
 def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:

@@ -67,7 +67,7 @@ def sarif_log(
         findings.extend(r.findings if isinstance(r, TextScan) else [r])
         if isinstance(r, TextScan) and r.skipped in (UNREADABLE, TOO_LARGE):
             why = r.notes[0].removeprefix("skipped: ") if r.notes else r.skipped
-            problems.append(f"could not scan {r.path}: {why}")
+            problems.append(f"cannot scan {r.path}: {why}")
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,

@@ -36,6 +36,7 @@ from substrate.widetext import is_binary, wide_encoding
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
 TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
 ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
+BINARY = "binary"  # TextScan.skipped of a binary file
 UNREADABLE = "unreadable"  # TextScan.skipped of a file that could not be read
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
@@ -254,7 +255,7 @@ def _allowed(result: TextScan) -> TextScan:
 
 
 def _binary(result: TextScan) -> TextScan:
-    result.skipped = "binary"
+    result.skipped = BINARY
     result.notes.append("skipped: binary content (NUL byte)")
     return result
 

@@ -110,7 +110,7 @@ def test_sarif_says_whether_every_file_was_scanned(tmp_path: Path) -> None:
     assert [n["level"] for n in notes] == ["error", "error"]
     assert notes[0]["message"]["text"] == "cannot read [REDACTED:github_token].pem: denied"
     assert notes[1]["message"]["text"] == (
-        "could not scan keys_[REDACTED:github_token].txt: No such file or directory"
+        "cannot scan keys_[REDACTED:github_token].txt: No such file or directory"
     )
     assert [r["ruleId"] for r in run["results"]] == ["github_token"]  # the name's finding
     assert GH not in json.dumps(log)
