@@ -69,18 +69,15 @@ def test_malformed_jsonl_line_is_reported_and_the_rest_kept(tmp_path: Path) -> N
     assert (outcome.status, outcome.errors, outcome.items_added) == ("added", 1, 2)
 
 
-def test_a_csv_row_that_cannot_be_read_is_reported_and_the_others_kept(tmp_path: Path) -> None:
-    _write(tmp_path / "bad.csv", 'h1,h2\nok,1\n"bad"x,2\nok2,3\n')
-    _write(tmp_path / "open.csv", 'a,b\n1,2\n"3,4\n5,6\n')  # the quote takes the rest
+def test_broken_csv_fails_the_file_with_its_line(tmp_path: Path) -> None:
+    _write(tmp_path / "t.csv", 'a,b\n1,2\n"3,4\n5,6\n')
+    _write(tmp_path / "ok.csv", "a,b\n1,2\n")
     store = Substrate()
     report = ingest_path(store, tmp_path)
-    assert _outcome(report, "bad.csv")[0] == "added" and _outcome(report, "open.csv")[0] == "added"
-    issues = {(i.source, i.line): i.reason for i in report.issues}
-    assert issues[("bad.csv", 3)].startswith("malformed CSV")
-    assert issues[("open.csv", 3)].startswith("malformed CSV")
-    payloads = sorted(str(i.payload) for i in store.iter_items())
-    assert payloads == sorted(str(p) for p in ({"a": "1", "b": "2"}, {"h1": "ok", "h2": "1"},
-                                                {"h1": "ok2", "h2": "3"}))  # fmt: skip
+    status, reason = _outcome(report, "t.csv")
+    assert status == "failed" and "malformed CSV" in reason
+    assert report.issues[0].line is not None
+    assert [i.payload for i in store.iter_items()] == [{"a": "1", "b": "2"}]
 
 
 def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -476,11 +476,11 @@ def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:
     ]
 
 
-def test_a_csv_row_that_cannot_be_read_is_reported_where_it_starts() -> None:
-    parsed = _parse("csv", 'a,b\n1,2\n"3,4\n')
-    [issue] = parsed.issues
-    assert issue.line == 3 and issue.reason.startswith("malformed CSV")
-    assert [s.payload for s in parsed.segments] == [{"a": "1", "b": "2"}]
+def test_broken_csv_is_rejected_with_its_line() -> None:
+    with pytest.raises(FileRejected) as err:
+        _parse("csv", 'a,b\n1,2\n"3,4\n')
+    assert err.value.line is not None and err.value.line >= 3
+    assert "malformed CSV" in err.value.reason
 
 
 # -- artifacts --------------------------------------------------------------------------------
@@ -572,8 +572,9 @@ def test_csv_headers_that_repeat_or_are_empty_lose_no_value() -> None:
 
 def test_an_unclosed_quote_is_reported_where_its_row_starts() -> None:
     text = 'x,y\n1,"oops\n' + "".join(f"{i},b\n" for i in range(100))
-    parsed = PARSERS["csv"](text, ParseContext(2000, "u.csv", "u.csv"))
-    assert [issue.line for issue in parsed.issues] == [2] and parsed.segments == []
+    with pytest.raises(FileRejected) as caught:
+        PARSERS["csv"](text, ParseContext(2000, "u.csv", "u.csv"))
+    assert caught.value.line == 2
 
 
 def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:

@@ -2,11 +2,10 @@
 
 The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
 splits the header into more fields than a comma does; quoting rules are always the standard ones.
-A row with a different number of fields than the header is reported (file:line) and left out,
-and so is a row the csv module cannot read (``"bad"x``; a quote never closed takes the rest of
-the file with it), at the line where it starts: the other rows are kept. TSV has no quoting
-convention: a ``.tsv`` file whose quotes do not follow CSV's is read again with quotes as plain
-characters.
+A row with a different number of fields than the header is reported (file:line) and left out. A
+file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
+line where the row that cannot be read starts. TSV has no quoting convention: a ``.tsv`` file
+whose quotes do not follow CSV's is read again with quotes as plain characters.
 
 Header cells name the fields: an empty one is named after its column (``column 3``), and a
 repeated one gets its rank (``a (2)``), so that no value is lost under another's name.
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
@@ -82,60 +80,51 @@ def parse_delimited(
 def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: bool) -> Parsed:
     delim = delimiter or sniff_delimiter(text)
     parsed = Parsed("tsv" if delim == "\t" else "csv")
-    header: list[str] | None = None
-    ordinal = 0
-    for first, last, row in _rows(text, delim, parsed, quoted=quoted):
-        if not any(cell.strip() for cell in row):
-            parsed.dropped += 1
-            continue
-        if header is None:
-            if not _secret_setting(row):
-                header = field_names(row)
-                continue
-            header = ["key", "value"]  # a headerless list of settings: a record too
-        if len(row) != len(header):
-            parsed.issues.append(
-                LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
-            )
-            continue
-        record = dict(zip(header, row, strict=True))
-        extra = {"index": ordinal}
-        parsed.segments.append(
-            Segment("record", record_text(record), None, first, last, 0, record, [], extra)
-        )
-        ordinal += 1
-    return parsed
-
-
-def _rows(
-    text: str, delim: str, parsed: Parsed, *, quoted: bool
-) -> Iterator[tuple[int, int, list[str]]]:
-    """``(first line, last line, cells)`` of each row that is not empty. A row the csv module
-    cannot read is reported where it starts and left out, and the rows after it are read on,
-    as a bad JSON Lines line is; in a TSV it rejects the file, which ``parse_tsv`` then reads
-    again with quotes as plain characters."""
     source = io.StringIO(text, newline="")
     if quoted:
         reader = csv.reader(source, delimiter=delim, strict=True)
     else:
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
+    header: list[str] | None = None
     previous = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            if parsed.format == "tsv" and quoted:
-                raise FileRejected(f"malformed TSV: {exc}", line=previous + 1) from None
-            parsed.issues.append(
-                LineIssue(previous + 1, f"malformed {parsed.format.upper()}: {exc}")
+    ordinal = 0
+    try:
+        for row in reader:
+            first, last = previous + 1, reader.line_num
+            previous = last
+            if not row:  # an empty line
+                continue
+            if not any(cell.strip() for cell in row):
+                parsed.dropped += 1
+                continue
+            if header is None:
+                if not _secret_setting(row):
+                    header = field_names(row)
+                    continue
+                header = ["key", "value"]  # a headerless list of settings: a record too
+            if len(row) != len(header):
+                parsed.issues.append(
+                    LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
+                )
+                continue
+            record = dict(zip(header, row, strict=True))
+            parsed.segments.append(
+                Segment(
+                    "record",
+                    record_text(record),
+                    None,
+                    first,
+                    last,
+                    0,
+                    record,
+                    [],
+                    {"index": ordinal},
+                )
             )
-            previous = reader.line_num
-            continue
-        first, previous = previous + 1, reader.line_num
-        if row:  # not an empty line
-            yield first, previous, row
+            ordinal += 1
+    except csv.Error as exc:  # reported where the row that cannot be read starts
+        raise FileRejected(f"malformed {parsed.format.upper()}: {exc}", line=previous + 1) from None
+    return parsed
 
 
 def parse_csv(text: str, ctx: ParseContext) -> Parsed:
