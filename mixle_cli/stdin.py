@@ -32,17 +32,16 @@ def refuse_a_terminal(message: str) -> None:
 
 def stdin_text(limit: int | None = None) -> str:
     """Standard input as UTF-8 text (anything else is a usage error); with ``limit``, more
-    than ``limit`` bytes is an error of the input (exit 1), read to its end without being
-    held."""
+    than ``limit`` bytes is an error of the input (exit 1), found without reading on."""
     if limit is None:
         data = stdin_bytes()
     else:
         from substrate.ingest.textio import read_within
 
-        data, size, _ = read_within(stdin_stream(), limit)
-        if size > limit:
+        data = read_within(stdin_stream(), limit)
+        if len(data) > limit:
             fail(
-                f"standard input holds {size} bytes, more than the size limit ({limit})",
+                f"standard input holds more than {limit} bytes, the size limit",
                 FOUND,
                 "raise max_file_size in the [ingest] table of the shard's mixle.toml",
             )

@@ -283,13 +283,14 @@ def authorize_moving_out(
 ) -> None:
     """Check that ``by`` may take ``items`` out of their scopes into ``to``: a gated scope
     loses items only through its approvers, as it gains them and as ``rm`` removes them, so
-    publishing or proposing an item elsewhere needs one of them (``action``: what was asked).
+    publishing or proposing an item elsewhere needs one of them (``action``: what one of them
+    may do instead).
 
     Raises:
         AccessDeniedError: an item lies in a gated scope ``by`` does not approve for.
     """
     for scope in dict.fromkeys(item.scope for item in items if item.scope != to):
-        _require_approver(governance, by, scope, instead=f"ask one of them to {action} it")
+        _require_approver(governance, by, scope, instead=f"one of them may {action}")
 
 
 def _require_approver(governance: Governance, by: str | None, scope: str, *, instead: str) -> None:

@@ -104,7 +104,7 @@ def propose(
     if strict and there:
         raise InvalidInputError(f"already in scope {safe_repr(to)}: {', '.join(there)}")
     # an approval will take the item out of its scope: a gated one lets only its approvers
-    authorize_moving_out(load_governance(substrate), items, to=to, by=by, action="propose")
+    authorize_moving_out(load_governance(substrate), items, to=to, by=by, action="propose it")
     for item in items:
         if already_proposed(item, to, by):  # no second event for the same proposal
             continue
@@ -207,7 +207,10 @@ def _check_release(
     proposer = proposal.get("by")
     if isinstance(proposer, str) and governance.may_approve(proposer, item.scope):
         return
-    authorize_moving_out(governance, [item], to=str(proposal.get("to")), by=by, action="approve")
+    to = str(proposal.get("to"))
+    # one of them proposes it again (approving into ``to`` is for ``to``'s approvers)
+    again = f"propose it again: `mixle propose {item.id} --to {to} --by NAME`"
+    authorize_moving_out(governance, [item], to=to, by=by, action=again)
 
 
 def approve(

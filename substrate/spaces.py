@@ -174,7 +174,7 @@ def publish(
     governance = load_governance(substrate)
     authorize_publish(governance, to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
-    authorize_moving_out(governance, items, to=to, by=by, action="publish")
+    authorize_moving_out(governance, items, to=to, by=by, action="publish it")
     for item in items:
         substrate.put(published_copy(item, to=to, by=by))
     return [item.id for item in items]

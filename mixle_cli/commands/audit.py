@@ -56,7 +56,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         output.emit_json(data)
     else:
         _print_audit(data)
-    if matched_nothing:  # the log's problems told, then why the items were not
+    if matched_nothing and not report.ok:  # the log's problems told, then why no item was
         app_state.fail_if_nothing_matched(scope)
     if not report.ok:
         raise typer.Exit(FOUND)

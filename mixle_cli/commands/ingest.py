@@ -602,11 +602,12 @@ def _passages_within_limit(
     path = None if file == "-" else _existing(file)
     limit = size_limit(state(ctx).substrate())
     if path is None:
-        raw, size, _ = read_within(stdin_stream(), limit)
+        raw = read_within(stdin_stream(), limit)
+        size: int | None = None if len(raw) > limit else len(raw)  # not read on: unknown
     else:
         size = path.stat().st_size
         raw = _read(path) if size <= limit else b""
-    if size <= limit:
+    if size is not None and size <= limit:
         return raw
     report = IngestReport(roots=[file], files_scanned=1)
     where = None if path is None else os.path.abspath(path)

@@ -326,9 +326,10 @@ def ingest_text(
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
-    data, size, digest = _held(text, max_file_size)
+    data = _held(text, max_file_size)
+    size = len(data)
     if source is None:
-        source = f"stdin-{digest[:12]}"
+        source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
     report.roots.append(f"{STREAM_PREFIX}{source}")
     run = IngestSession(substrate, options, report, None, None)
@@ -338,7 +339,9 @@ def ingest_text(
     assert fmt is not None
     report.files_scanned += 1
     if size > max_file_size:  # skipped as a file is: what it gave before is gone
-        run.skip_with_earlier_items(key, source, too_large(size, max_file_size), None)
+        # a stream is read no further than the limit: its size is not known
+        known = size if isinstance(text, str | bytes | bytearray | memoryview) else None
+        run.skip_with_earlier_items(key, source, too_large(known, max_file_size), None)
     else:
         ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
         for _, result in run.prepare_here([ticket]):
@@ -348,12 +351,11 @@ def ingest_text(
     return report
 
 
-def _held(text: str | bytes | BinaryIO, limit: int) -> tuple[bytes, int, str]:
-    """The bytes of ``text`` to parse (of a stream, at most ``limit + 1``: a larger one is
-    skipped anyway), its size and its content digest."""
+def _held(text: str | bytes | BinaryIO, limit: int) -> bytes:
+    """The bytes of ``text`` to parse: of a stream, at most ``limit + 1`` (a larger one is
+    skipped, its size unknown)."""
     if isinstance(text, str):
-        text = text.encode("utf-8", "surrogatepass")
+        return text.encode("utf-8", "surrogatepass")
     if isinstance(text, bytes | bytearray | memoryview):
-        data = bytes(text)
-        return data, len(data), content_digest(data)
+        return bytes(text)
     return read_within(text, limit)

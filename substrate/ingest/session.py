@@ -70,8 +70,11 @@ NO_CONTENT = "no content"
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
-def too_large(size: int, limit: int) -> str:
-    """Why a file (or stream) of ``size`` bytes is skipped."""
+def too_large(size: int | None, limit: int) -> str:
+    """Why a file (or stream) of ``size`` bytes is skipped (None: a stream not read past
+    the limit)."""
+    if size is None:
+        return f"larger than the size limit (more than {limit} bytes)"
     return f"larger than the size limit ({size} > {limit} bytes)"
 
 

@@ -64,28 +64,14 @@ def content_digest(data: bytes) -> str:
     The same value ``content_hash(path)`` of the freshness checks computes from the file, so a
     changed file is detected by comparing the two.
     """
-    return _digest_text(hashlib.sha256(data))
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
-def _digest_text(digest: hashlib._Hash) -> str:
-    return digest.hexdigest()[:32]
-
-
-_BLOCK = 1 << 20
-
-
-def read_within(stream: BinaryIO, limit: int) -> tuple[bytes, int, str]:
-    """The first ``limit + 1`` bytes of ``stream`` (all of it when it fits in ``limit``), its
-    size and its ``content_digest``. A larger stream is read to its end, so that a writer is
-    not cut off midway, but not kept: ``cat /dev/zero | mixle ingest -`` must not take all
-    the memory there is."""
-    kept, size, digest = bytearray(), 0, hashlib.sha256()
-    while block := stream.read(_BLOCK):
-        size += len(block)
-        digest.update(block)
-        if len(kept) <= limit:
-            kept += block[: limit + 1 - len(kept)]
-    return bytes(kept), size, _digest_text(digest)
+def read_within(stream: BinaryIO, limit: int) -> bytes:
+    """``stream`` whole when it holds at most ``limit`` bytes; else its first ``limit + 1``,
+    which say it is larger. It is not read on: an endless one (``yes | mixle add -``) would
+    never end, and ``cat /dev/zero | mixle ingest -`` must not take all the memory there is."""
+    return bytes(stream.read(limit + 1))
 
 
 def starts_binary(path: str) -> bool:

@@ -292,8 +292,9 @@ def test_a_gated_scope_loses_items_to_publish_or_propose_only_through_its_approv
     save_governance(store, Governance().grant("bob", "beta"))
     assert propose(store, [older], to="beta", by="carol") == [older]
     save_governance(store, Governance().grant("alice", "alpha").grant("bob", "beta"))
-    with pytest.raises(AccessDeniedError, match="scope 'alpha' needs approval"):
+    with pytest.raises(AccessDeniedError, match="scope 'alpha' needs approval") as refused:
         approve(store, older, by="bob", strict=True)  # beta's approver alone cannot take it
+    assert f"propose it again: `mixle propose {older} --to beta --by NAME`" in str(refused.value)
     assert store.get(older).scope == "alpha"  # type: ignore[union-attr]
     free = store.add("text", "an ops note", scope="ops")  # an ungated scope lets anyone
     assert publish(store, [free], to="public", by="carol") == [free]
