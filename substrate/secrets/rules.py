@@ -237,9 +237,11 @@ KEY_RULES: tuple[Rule, ...] = (
 CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "aws_secret_key",
-        # the name may be written as words: "AWS secret key: ..."
+        # the name may be written as words: "AWS secret key: ...", as `aws configure` asks
+        # for it ("AWS Secret Access Key [None]: ..."), or be given as an argument after it
         r"(?i:(?:aws|amazon)[\w.\- ]{0,30}?(?:secret|private)[\w.\- ]{0,20}?key"
-        r"|secret[_\-. ]?access[_\-. ]?key)[\w.\-]{0,10}[\"'`]?\s*(?:=>|:=|[:=,])\s*[\"'`]?"
+        r"|secret[_\-. ]?access[_\-. ]?key)[\w.\-]{0,10}(?:[ \t]*\[[^\]\r\n]{0,40}\])?"
+        r"[\"'`]?\s*(?:=>|:=|[:=,]|\s)\s*[\"'`]?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
         ("aws", "amazon", "secret_access", "secretaccess", "secret-access", "secret access"),
         entropy=3.5,

@@ -518,6 +518,10 @@ AWS_SECRET = rnd(40, B64)
         "aws secret key: {secret}",
         "AWS Secret Access Key = {secret}",
         "amazon private key = {secret}",
+        "AWS Secret Access Key [None]: {secret}",  # as `aws configure` asks for it
+        "AWS Secret Access Key [****************Xk2T]: {secret}",
+        "aws_secret_access_key {secret}",  # an argument after its name
+        "aws secret key {secret}",
     ],
 )
 def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: str) -> None:
@@ -532,6 +536,7 @@ def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: 
         f"checksum {AWS_SECRET}",  # 40 base64 characters alone could be anything
         f"{AWS_ID} is ours; the deploy notes of last spring list {AWS_SECRET}",  # too far
         f"{AWS_ID} rotated in commit {rnd(40, HEX)}",  # a hex digest, one case only
+        "read the aws secret access key documentation first",  # no value after the name
     ],
 )
 def test_forty_base64_characters_without_aws_context_are_no_secret_key(text: str) -> None:
