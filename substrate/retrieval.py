@@ -240,7 +240,7 @@ def retrieve(
         query: what to look for.
         k: total items to return.
         kinds: restrict to these kinds (default: every kind that matches); ``[]`` returns nothing.
-        weights: per-kind score multipliers, e.g. ``{"artifact": 1.2}``.
+        weights: per-kind score multipliers, e.g. ``{"artifact": 1.2}``; 0 leaves a kind out.
         diversify: interleave the best hits of each kind (True) or take a flat merged top-k.
         scope: restrict to one access scope.
         scopes: the set of scopes the caller may read (None: all).
@@ -274,6 +274,8 @@ def retrieve(
             order.setdefault(item.id, len(order))
             groups.setdefault(item.kind, []).append((item, score * weights.get(item.kind, 1.0)))
     present = [kd for kd in wanted if kd in groups] if wanted is not None else sorted(groups)
+    # a weight of 0 scores a kind's hits 0: interleaved, they would rank above real matches
+    present = [kd for kd in present if weights.get(kd, 1.0) > 0]
     if diversify:
         merged = _round_robin(groups, present, k)
     else:

@@ -78,7 +78,10 @@ def retrieve_cmd(
     ] = None,
     weight: Annotated[
         list[str] | None,
-        typer.Option("--weight", help="Score multiplier for a kind, as KIND=NUMBER (repeatable)."),
+        typer.Option(
+            "--weight",
+            help="Score multiplier for a kind, as KIND=NUMBER (repeatable; 0 leaves the kind out).",
+        ),
     ] = None,
     flat: Annotated[
         bool, typer.Option("--flat", help="Plain top-k instead of interleaving the kinds.")

@@ -122,6 +122,12 @@ def test_weights_reorder_kinds(mixed: Substrate) -> None:
     assert r.scores[0] == pytest.approx(1.2)
 
 
+def test_a_kind_weighted_zero_is_left_out(mixed: Substrate) -> None:
+    # scored 0, its hits would take their turn in the interleaving above real matches
+    r = retrieve(mixed, "refund", k=8, weights={"artifact": 0.0})
+    assert r.items and "artifact" not in {i.kind for i in r.items}
+
+
 def test_kinds_filter_and_empty_kinds(mixed: Substrate) -> None:
     r = retrieve(mixed, "refund", k=8, kinds=["artifact", "record"])
     assert {i.kind for i in r.items} == {"artifact", "record"}
