@@ -27,8 +27,9 @@ WriterOpt = Annotated[
     str | None,
     typer.Option(
         "--by",
-        help="Act as this name: a scope with approvers takes direct changes from them only. "
-        "Default: the team you read as, else your login name.",
+        help="Act as this name: a scope with approvers takes direct changes from them only "
+        "(the name is checked, not recorded). Default: the team you read as, else your login "
+        "name.",
     ),
 ]
 WriteScopeOpt = Annotated[
