@@ -85,7 +85,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         return False
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
-    names = named_terms(claim) & words  # "Smith", "France": another one is another claim
+    # "Smith", "France", "search-gateway", "eu-west-1": another one is another claim
+    names = (named_terms(claim) | _identifier_terms(claim)) & words
     # and what the claim says of its names must be said there too: "Lena Park owns the
     # refund policy" is not "Lena Park owns the incident runbook" (two words of five alike)
     proper = named_terms(claim, proper=True) & words
@@ -114,6 +115,15 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 
 _NUMBER = re.compile(r"\d")
+# A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,
+# a host or a region as a capital names a person, though written in small letters.
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
+
+
+def _identifier_terms(text: str) -> frozenset[str]:
+    return frozenset(t for m in _IDENTIFIER.finditer(text) for t in terms(m.group()))
+
+
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without)\b|n't\b",
     re.IGNORECASE,

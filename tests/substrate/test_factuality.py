@@ -143,6 +143,17 @@ def test_a_claim_with_a_number_the_evidence_contradicts_is_not_supported() -> No
     assert not content_overlap("Refunds take 5 business days.", "Refunds take 50 business days.")
 
 
+def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None:
+    notes = (
+        "The payments-api rate limit is 450 requests per second per merchant. "
+        "The ledger-db primary lives in the eu-west-1 region."
+    )
+    assert content_overlap(notes, "The payments-api rate limit is 450 requests per second.")
+    assert not content_overlap(notes, "The search-gateway rate limit is 450 requests per second.")
+    assert not content_overlap(notes, "The ledger-db primary lives in the us-east-1 region.")
+    assert content_overlap(notes, "The ledger-db primary lives in eu-west-1.")
+
+
 def test_a_claim_the_evidence_negates_is_not_supported() -> None:
     evidence = "Gift cards are not refundable. Refunds are processed within five business days."
     assert content_overlap(evidence, "Refunds are processed within five business days.")
