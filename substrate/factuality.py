@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
 from substrate.errors import InvalidInputError
-from substrate.questions import NUMBER_WORDS, named_terms
+from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, find_secrets
@@ -86,7 +86,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
     # "Smith", "France", "search-gateway", "eu-west-1": another one is another claim
-    names = (named_terms(claim) | _identifier_terms(claim)) & words
+    names = (named_terms(claim) | identifier_terms(claim)) & words
     # and what the claim says of its names must be said there too: "Lena Park owns the
     # refund policy" is not "Lena Park owns the incident runbook" (two words of five alike)
     proper = named_terms(claim, proper=True) & words
@@ -115,13 +115,6 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 
 _NUMBER = re.compile(r"\d")
-# A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,
-# a host or a region as a capital names a person, though written in small letters.
-_IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
-
-
-def _identifier_terms(text: str) -> frozenset[str]:
-    return frozenset(t for m in _IDENTIFIER.finditer(text) for t in terms(m.group()))
 
 
 _NEGATION = re.compile(

@@ -174,6 +174,17 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     return terms(" ".join(w for w in names if not proper or _PROPER.fullmatch(w)))
 
 
+# A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,
+# a host or a region as a capital names a person, though written in small letters.
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
+
+
+def identifier_terms(text: str) -> frozenset[str]:
+    """The terms of the hyphenated identifiers in ``text``: a sentence stating something of
+    one must name it, as one stating something of a person must name them."""
+    return terms(" ".join(m.group() for m in _IDENTIFIER.finditer(text)))
+
+
 _TITLE_WORDS = 5  # fewer words do not tell a title from a question about two names
 
 
