@@ -254,7 +254,7 @@ def ingest(
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
     for path, why in refused.items():  # failed on their own: the others are ingested
         report.files_scanned += 1  # (the counts add up)
-        report.failed(path, path, why)
+        report.failed(path, path, why + _kept_from(substrate, path, target_scope))
     paths = [p for p in paths if p not in refused]
     _refuse_the_shard(substrate, paths)
     terminated = threading.Event()
@@ -341,6 +341,27 @@ def _why_not_ingested(path: str) -> str | None:
         return None
     kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "a special file")
     return f"not a regular file or folder ({kind}); not read"
+
+
+def _kept_from(substrate: Substrate, path: str, scope: str) -> str:
+    """What becomes of the items an earlier run took from ``path``, now gone: they are kept
+    (a folder on a drive not mounted must not empty the shard), and how to remove them."""
+    if os.path.lexists(path) and not os.path.islink(path):
+        return ""  # a FIFO or a device: nothing was ever ingested from it
+    where = os.path.abspath(path)
+    under = where.rstrip(os.sep) + os.sep
+    kept = sum(
+        1
+        for item in substrate.iter_items(scope=scope)
+        if isinstance(at := item.provenance.get("path"), str)
+        and (at == where or at.startswith(under))
+    )
+    if not kept:
+        return ""
+    return (
+        f"; the {kept} item(s) ingested from it before are kept (to remove them, ingest an "
+        "empty folder at that path)"
+    )
 
 
 def _why_missing(path: str) -> str:

@@ -639,3 +639,22 @@ def test_the_explicit_forms_skip_a_file_over_the_size_limit(mixle, tmp_path: Pat
     assert "larger than the size limit (more than 40 bytes)" in piped.stderr
     assert mixle("ls", "--json").json() == []
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
+
+
+def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
+    mixle, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("alpha note\n")
+    (notes / "b.md").write_text("beta note\n")
+    mixle("ingest", str(notes))
+    notes.rename(tmp_path / "moved")  # or a drive not mounted: nothing is removed for it
+    gone = mixle("ingest", str(notes))
+    assert gone.exit_code == 1 and len(mixle("ls", "--json").json()) == 2
+    assert "the 2 item(s) ingested from it before are kept" in gone.stderr
+    assert "ingest an empty folder at that path" in gone.stderr
+    notes.mkdir()
+    assert mixle("ingest", str(notes), "--json").json()["items_removed"] == 2
+    never = mixle("ingest", str(tmp_path / "never"))
+    assert "no such file or folder\n" in never.stderr  # nothing was kept from it
