@@ -144,6 +144,14 @@ def test_front_matter_subset() -> None:
     assert "keywords" not in rest
 
 
+def test_a_heading_inside_an_html_comment_is_no_section() -> None:
+    text = "# Real\nx\n<!--\n# fake in a comment\n-->\n# Real3\ny\n<!-- one line -->\n# Real4\nz\n"
+    parsed = _parse("markdown", text)
+    assert [s.section for s in parsed.segments] == ["Real", "Real3", "Real4"]
+    unclosed = _parse("markdown", "# A\nx\n<!--\n# hidden\ny\n")
+    assert [s.section for s in unclosed.segments] == ["A"]
+
+
 def test_front_matter_numbers_json_cannot_hold_stay_as_written() -> None:
     fields = parse_block(["n: 99999999999999999999999999", "f: 1.5e999", "ok: -12", "r: 2.5"])
     assert fields == {"n": "99999999999999999999999999", "f": "1.5e999", "ok": -12, "r": 2.5}

@@ -1,9 +1,9 @@
 """Markdown: one item per section (text under a heading), long sections chunked.
 
 A section keeps its heading path (``Install > Linux``, each heading cut to about 200 characters)
-in provenance. Headings are ATX (``#``)
-or setext (a one-line paragraph underlined with ``===`` or ``---``); lines inside fenced code
-blocks are never headings. Front matter (``---`` YAML or ``+++`` TOML) becomes tags
+in provenance. Headings are ATX (``#``) or setext (a one-line paragraph underlined with ``===``
+or ``---``); lines inside fenced code blocks, or in an HTML comment opened at the start of a
+line, are never headings. Front matter (``---`` YAML or ``+++`` TOML) becomes tags
 (``tags``/``keywords``/``categories``) and payload fields (everything else) of every item of
 the file. A heading with no text under it gives no item of its own; a document of nothing but
 headings is one item holding them all, and one of nothing but front matter is one item holding
@@ -29,6 +29,7 @@ _LINE = (
     r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"  # ATX heading
     r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
     r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
+    r"|(?P<comment><!--).*"  # an HTML comment: no heading inside it until it closes
     r"))$"
 )
 # A line that could be a heading or a fence: the first line on its own, then each line with the
@@ -148,8 +149,11 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     doc = _Doc(text, ctx, parsed)
     sec_start = body_start = start  # current section: where it starts, where its body starts
     fence = ""
+    comment_end = -1  # where the HTML comment open at this point ends
     for m in _marks(text, start):
         line_start = m.start("line")
+        if line_start < comment_end:
+            continue
         if fence:
             marker = m.group("fence")
             if (
@@ -162,6 +166,10 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             continue
         if m.group("fence"):
             fence = m.group("fence")
+            continue
+        if m.group("comment"):
+            closed = text.find("-->", m.end("comment"))
+            comment_end = len(text) if closed < 0 else closed
             continue
         if m.group("atx") is not None:
             doc.emit(sec_start, body_start, line_start)
