@@ -73,7 +73,7 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
     health = substrate.log_health()
     scoped = scopes is not None
     report: dict[str, Any] = {
-        "shard": os.path.abspath(root) if root else None,  # usable from any folder
+        "shard": os.path.realpath(root) if root else None,  # usable from any folder
         "format": substrate.settings.format,
         "items": sum(kinds.values()),
         "by_kind": dict(sorted(kinds.items())),

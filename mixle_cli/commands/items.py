@@ -73,7 +73,7 @@ def init(
         root = Path.cwd() / SHARD_DIR
     shard, created = init_shard(root)
     # absolute, as status shows a shard it finds: a script keeps it for use from elsewhere
-    shown = safe_text(os.path.abspath(shard))  # a folder may be named after a secret
+    shown = safe_text(os.path.realpath(shard))  # a folder may be named after a secret
     if json:
         output.emit_json({"shard": shown, "created": created})
     else:

@@ -41,6 +41,10 @@ def test_init_names_the_shard_by_its_absolute_path(
     assert mixle("init", "../up", "--json").json()["shard"] == str(tmp_path / "up" / ".mixle")
     status = mixle("--shard", "../up/.mixle", "status", "--json").json()
     assert status["shard"] == str(tmp_path / "up" / ".mixle")  # as init named it
+    (tmp_path / "elsewhere" / "dir").mkdir(parents=True)
+    (tmp_path / "sub" / "link").symlink_to(tmp_path / "elsewhere" / "dir")
+    made_there = mixle("init", "link/../x", "--json").json()["shard"]  # where the system put it
+    assert made_there == str(tmp_path / "elsewhere" / "x" / ".mixle")
 
 
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
