@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.search.tokenize import Analyzer, item_surface
+from substrate.search.tokenize import Analyzer, item_surface, word_spans
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +38,18 @@ def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
     assert analyzer.terms("array_merge") == ["array_merge", "array", "merg"]
 
 
-def test_unicode_letters_are_words(analyzer: Analyzer) -> None:
-    assert analyzer.terms("Über café naïve") == ["über", "café", "naïv"]
+def test_unicode_letters_are_words_and_latin_accents_are_dropped(analyzer: Analyzer) -> None:
+    assert analyzer.terms("Über café naïve") == ["uber", "cafe", "naiv"]
+    assert analyzer.terms("München") == analyzer.terms("munchen")  # typed without them
+    assert analyzer.terms("Ελλάδα") == ["ελλάδα"]  # another script keeps its marks
+
+
+def test_combining_marks_belong_to_their_word(analyzer: Analyzer) -> None:
+    # Indic vowel signs and viramas are marks: the words fell apart into dropped letters
+    assert analyzer.terms("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert analyzer.terms("தமிழ் மொழி") == ["தமிழ்", "மொழி"]
+    text = "पुस्तकालय"
+    assert [text[a:b] for a, b in word_spans(text)] == [text]
 
 
 @pytest.mark.parametrize(
@@ -75,6 +85,6 @@ def test_surface_survives_deep_nesting() -> None:
 def test_text_is_normalised_before_it_is_split() -> None:
     analyzer = Analyzer()
     composed = analyzer.terms("Brûlée")
-    assert analyzer.terms("Bru\u0302le\u0301e") == composed == ["brûlée"]  # decomposed: NFD
+    assert analyzer.terms("Bru\u0302le\u0301e") == composed == ["brule"]  # decomposed: NFD
     assert analyzer.terms("ｓｅａｒｃｈ ｉｎｄｅｘ") == analyzer.terms("search index")  # full width
     assert analyzer.terms("ﬁle") == analyzer.terms("file")  # a ligature
