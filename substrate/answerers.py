@@ -31,6 +31,7 @@ from substrate.context.compress import is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
+from substrate.retrieval import lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
 
@@ -51,7 +52,7 @@ def source_label(item: SubstrateItem, name: str | None) -> str:
     """``path:12-18`` (or the item id) for a source ``item`` of a packet that names it
     ``name`` (``ContextPacket.names``)."""
     where = name or f"substrate:{item.id}"
-    start, end = item.provenance.get("line_start"), item.provenance.get("line_end")
+    start, end = lines_of(item)
     if start is not None:
         where += f":{start}" if end in (None, start) else f":{start}-{end}"
     return where

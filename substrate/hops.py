@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.retrieval import merge_scopes, ranked, shown_sources
+from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
@@ -94,8 +94,8 @@ class HopChain:
                 "parent": s.parent_id,
                 "score": round(float(s.score), 4),
                 "source": name,
-                "line_start": s.item.provenance.get("line_start"),
-                "line_end": s.item.provenance.get("line_end"),
+                "line_start": lines_of(s.item)[0],
+                "line_end": lines_of(s.item)[1],
             }
             for s, name in zip(self.steps, names, strict=True)
         ]

@@ -159,15 +159,23 @@ def provenance_entry(
 ) -> dict[str, Any]:
     """The citation of one item: id, kind, source (masked; ``source`` when given, as
     ``shown_sources`` names it), score, and lines when known."""
-    prov = item.provenance
+    start, end = lines_of(item)
     return {
         "id": item.id,
         "kind": item.kind,
         "source": source if source is not None else shown_source(item),
         "score": round(float(score), 4),
-        "line_start": prov.get("line_start"),
-        "line_end": prov.get("line_end"),
+        "line_start": start,
+        "line_end": end,
     }
+
+
+def lines_of(item: SubstrateItem) -> tuple[Any, Any]:
+    """The first and last line of ``item`` in its source, as citations show them: a section's
+    range, or the one line of a data file's row, a passage or a trace (``line``)."""
+    prov = item.provenance
+    line = prov.get("line")
+    return prov.get("line_start", line), prov.get("line_end", line)
 
 
 @dataclass

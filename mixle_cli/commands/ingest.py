@@ -575,7 +575,7 @@ def ingest_docs_command(
     raw = _passages_within_limit(ctx, file, json=json, quiet=quiet)
     if raw is None:  # skipped as `ingest` skips it, and said why
         return
-    docs, problems = [], []
+    docs, lines, problems = [], [], []
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     if wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs
@@ -599,6 +599,7 @@ def ingest_docs_command(
         else:
             if _passage(doc):
                 docs.append(doc)
+                lines.append(number)
             else:  # 42 or [1, 2] became a passage "42"
                 what = f'neither a JSON string nor a {{"text": ...}} object ({_json_kind(doc)})'
                 problems.append(IngestIssue(shown, what, number))
@@ -607,7 +608,7 @@ def ingest_docs_command(
     origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, by=by, root=file,
            source=name, redact=not no_redact, problems=problems, read=len(raw), origin=origin,
-           drop_empty=True)  # fmt: skip
+           drop_empty=True, lines=lines)  # fmt: skip
 
 
 def _passages_within_limit(

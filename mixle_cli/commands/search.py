@@ -137,9 +137,10 @@ def result_row(
     """One result as plain data: who, how well, where from (``source``, as
     ``shown_sources`` names it), and the passage that matched."""
     from substrate import make_snippet
+    from substrate.retrieval import lines_of
 
     item = hit.item
-    prov = item.provenance
+    lines = lines_of(item)
     text = _text_of(hit)
     snippet = make_snippet(text, query, analyzer=analyzer)
     row: dict[str, Any] = {
@@ -153,8 +154,8 @@ def result_row(
         "snippet_spans": [list(span) for span in snippet.spans],
         "matches": snippet.matches,
         "source": source,
-        "line_start": prov.get("line_start"),
-        "line_end": prov.get("line_end"),
+        "line_start": lines[0],
+        "line_end": lines[1],
         "tags": list(item.tags),
         "created_at": item.created_at,
     }

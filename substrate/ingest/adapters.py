@@ -20,7 +20,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,14 +116,16 @@ def ingest_documents(
     report: IngestReport | None = None,
     origin: Mapping[str, Any] | None = None,
     drop_empty: bool = False,
+    lines: Sequence[int] | None = None,
 ) -> list[str]:
     """Add text passages as ``kind="text"`` items; returns the new ids.
 
     Each doc is a string, or a ``{"text": ..., "tags": [...], "payload": {...}}`` dict.
     Provenance: ``source``, ``index`` (position in ``docs``), ``ingested_at``, and the fields
     of ``origin``: for docs read from a file, its ``file_provenance``, by which freshness
-    checks tell when the file changed. ``drop_empty`` leaves out (and counts in the report)
-    a doc with neither text nor payload, which by default becomes an empty item.
+    checks tell when the file changed; with ``lines`` (the line of each doc in that file),
+    ``line``, which citations show. ``drop_empty`` leaves out (and counts in the report) a doc
+    with neither text nor payload, which by default becomes an empty item.
     """
     _refuse_one_string(docs, "docs")
     builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
@@ -137,6 +139,8 @@ def ingest_documents(
             continue
         seg = Segment("text", text, payload=payload, tags=tags)
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
+        if lines is not None:
+            prov["line"] = lines[i]
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)

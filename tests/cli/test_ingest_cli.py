@@ -658,3 +658,18 @@ def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     assert mixle("ingest", str(notes), "--json").json()["items_removed"] == 2
     never = mixle("ingest", str(tmp_path / "never"))
     assert "no such file or folder\n" in never.stderr  # nothing was kept from it
+
+
+def test_passages_rows_and_traces_are_cited_by_their_line(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('"The ocelot hunts at night."\n\n{"text": "Kestrels hover over fields."}\n')
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        '{"name": "heron", "habitat": "wetlands"}\n{"name": "wren", "habitat": "hedges"}\n'
+    )
+    mixle("ingest-docs", str(docs))
+    mixle("ingest-file", str(rows))
+    for query, line in (("kestrels hover", 3), ("wren hedges", 2)):
+        [hit, *_] = mixle("search", query, "--json").json()["results"]
+        assert (hit["line_start"], hit["line_end"]) == (line, line), query
+    assert f"{docs}:3" in mixle("ask", "What hovers over fields?").stdout
