@@ -1,10 +1,10 @@
 """Text analysis shared by the lexical and the semantic channel.
 
-One analyzer turns any text into index terms: Unicode normalisation (NFKC), word split (combining
-marks belong to their word), case folding, accents dropped from Latin words, English stopwords,
-Snowball English stemming, and overlapping character bigrams for Chinese, Japanese and Korean
-runs (those scripts do not separate words with spaces, so bigrams are the standard way to make
-them searchable without a dictionary).
+One analyzer turns any text into index terms: Unicode normalisation (NFKC), word split (an
+Indic word keeps its vowel signs), case folding, accents dropped from Latin words, English
+stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese
+and Korean runs (those scripts do not separate words with spaces, so bigrams are the standard
+way to make them searchable without a dictionary).
 """
 
 from __future__ import annotations
@@ -48,21 +48,27 @@ def _token_re() -> re.Pattern[str]:
 def _word_characters() -> str:
     """The characters of the Basic Multilingual Plane words are made of, as the body of a
     character class: letters and digits (``re``'s word characters but ``_`` and the CJK runs,
-    which are cut into bigrams), and the combining marks. ``re`` counts no mark as a word
-    character, and the vowel signs and viramas of Indic scripts are marks: without them
-    "हिन्दी" fell apart into single letters, and no term was left."""
+    which are cut into bigrams), and the combining marks of the Indic scripts. ``re`` counts
+    no mark as a word character, and their vowel signs and viramas are marks: without them
+    "हिन्दी" fell apart into single letters, and no term was left. Marks elsewhere still end a
+    word, as before: an emoji's variation selector, Arabic and Hebrew vowel points (typed or
+    not, the word is the same), and Thai and Lao, whose words run on without spaces."""
     cjk = set().union(*(range(a, b + 1) for a, b in _CJK_RANGES))
     category = unicodedata.category
     ranges: list[tuple[int, int]] = []
     for code in range(0x30, 0x10000):
         char = chr(code)
-        if code in cjk or not (char.isalnum() or category(char)[0] == "M"):
+        indic_mark = _INDIC[0] <= code <= _INDIC[1] and category(char)[0] == "M"
+        if code in cjk or not (char.isalnum() or indic_mark):
             continue
         if ranges and ranges[-1][1] == code - 1:
             ranges[-1] = (ranges[-1][0], code)
         else:
             ranges.append((code, code))
     return "".join(_class_range(a, b) for a, b in ranges)
+
+
+_INDIC = (0x0900, 0x0DFF)  # Devanagari to Sinhala
 
 
 def _class_range(first: int, last: int) -> str:

@@ -50,6 +50,9 @@ def test_combining_marks_belong_to_their_word(analyzer: Analyzer) -> None:
     assert analyzer.terms("தமிழ் மொழி") == ["தமிழ்", "மொழி"]
     text = "पुस्तकालय"
     assert [text[a:b] for a, b in word_spans(text)] == [text]
+    # marks elsewhere end a word, as they did: an emoji's variation selector, Arabic points
+    assert analyzer.terms("\u26a0\ufe0fWarning: disk full") == ["warn", "disk", "full"]
+    assert analyzer.terms("شكراً") == analyzer.terms("شكرا")
 
 
 @pytest.mark.parametrize(
