@@ -85,8 +85,10 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         return False
     numbers = {term for term in wanted if _is_number(term)}
     words = wanted - numbers  # a number shared says nothing unless the words around it are
-    # "Smith", "France", "search-gateway", "eu-west-1": another one is another claim
-    names = (named_terms(claim) | identifier_terms(claim)) & words
+    names = named_terms(claim) & words  # "Smith", "France": another one is another claim
+    # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
+    # claim; a sentence naming none may still say it ("long-running": "runs for hours")
+    ids = identifier_terms(claim) & words
     # and what the claim says of its names must be said there too: "Lena Park owns the
     # refund policy" is not "Lena Park owns the incident runbook" (two words of five alike)
     proper = named_terms(claim, proper=True) & words
@@ -102,6 +104,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
                 best_value = max(best_value, share)  # the same subject with another value
             continue
         if not names <= found:
+            continue
+        if not ids <= found and identifier_terms(sentence) - ids:
             continue
         if _negated_about(sentence, words) != negated:
             best_other = max(best_other, share)

@@ -170,12 +170,19 @@ def provenance_entry(
     }
 
 
-def lines_of(item: SubstrateItem) -> tuple[Any, Any]:
+def lines_of(item: SubstrateItem) -> tuple[int | None, int | None]:
     """The first and last line of ``item`` in its source, as citations show them: a section's
-    range, or the one line of a data file's row, a passage or a trace (``line``)."""
+    range, or the one line of a data file's row, a passage or a trace (``line``). Anything but
+    a line number there (a caller's own provenance) is no line."""
     prov = item.provenance
-    line = prov.get("line")
-    return prov.get("line_start", line), prov.get("line_end", line)
+    line = _line_number(prov.get("line"))
+    start = _line_number(prov.get("line_start"))
+    end = _line_number(prov.get("line_end"))
+    return (start, end) if start is not None else (line, line)
+
+
+def _line_number(value: Any) -> int | None:
+    return value if type(value) is int and value >= 1 else None
 
 
 @dataclass

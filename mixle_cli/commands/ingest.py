@@ -252,9 +252,10 @@ def ingest(
         usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
     _check_format(as_format)
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
+    kept = _kept_from(substrate, list(refused), target_scope)
     for path, why in refused.items():  # failed on their own: the others are ingested
         report.files_scanned += 1  # (the counts add up)
-        report.failed(path, path, why + _kept_from(substrate, path, target_scope))
+        report.failed(path, path, why + kept.get(path, ""))
     paths = [p for p in paths if p not in refused]
     _refuse_the_shard(substrate, paths)
     terminated = threading.Event()
@@ -343,25 +344,30 @@ def _why_not_ingested(path: str) -> str | None:
     return f"not a regular file or folder ({kind}); not read"
 
 
-def _kept_from(substrate: Substrate, path: str, scope: str) -> str:
-    """What becomes of the items an earlier run took from ``path``, now gone: they are kept
-    (a folder on a drive not mounted must not empty the shard), and how to remove them."""
-    if os.path.lexists(path) and not os.path.islink(path):
-        return ""  # a FIFO or a device: nothing was ever ingested from it
-    where = os.path.abspath(path)
-    under = where.rstrip(os.sep) + os.sep
-    kept = sum(
-        1
-        for item in substrate.iter_items(scope=scope)
-        if isinstance(at := item.provenance.get("path"), str)
-        and (at == where or at.startswith(under))
-    )
-    if not kept:
-        return ""
-    return (
-        f"; the {kept} item(s) ingested from it before are kept (to remove them, ingest an "
+def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, str]:
+    """What to say of the items earlier runs took from each of ``paths`` that is gone: they
+    are kept (a folder on a drive not mounted must not empty the shard), and how to remove
+    them. One pass over the scope's items for all of them."""
+    gone = {
+        path: os.path.realpath(path)  # where a link led: its items were recorded there
+        for path in paths
+        if not os.path.lexists(path) or os.path.islink(path)  # not a FIFO or a device
+    }
+    if not gone:
+        return {}
+    counts = dict.fromkeys(gone, 0)
+    for item in substrate.iter_items(scope=scope):
+        at = item.provenance.get("path")
+        if isinstance(at, str):
+            for path, where in gone.items():
+                if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
+                    counts[path] += 1
+    return {
+        path: f"; the {n} item(s) ingested from it before are kept (to remove them, ingest an "
         "empty folder at that path)"
-    )
+        for path, n in counts.items()
+        if n
+    }
 
 
 def _why_missing(path: str) -> str:

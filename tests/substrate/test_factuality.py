@@ -152,6 +152,10 @@ def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None
     assert not content_overlap(notes, "The search-gateway rate limit is 450 requests per second.")
     assert not content_overlap(notes, "The ledger-db primary lives in the us-east-1 region.")
     assert content_overlap(notes, "The ledger-db primary lives in eu-west-1.")
+    # a hyphenated word a sentence paraphrases, naming no other identifier, is no other claim
+    assert content_overlap(
+        "The batch task runs for hours each night.", "The long-running batch task runs each night."
+    )
 
 
 def test_a_claim_the_evidence_negates_is_not_supported() -> None:

@@ -150,6 +150,8 @@ def test_a_heading_inside_an_html_comment_is_no_section() -> None:
     assert [s.section for s in parsed.segments] == ["Real", "Real3", "Real4"]
     unclosed = _parse("markdown", "# A\nx\n<!--\n# hidden\ny\n")
     assert [s.section for s in unclosed.segments] == ["A"]
+    empty = _parse("markdown", "<!-->\n# A\ntext a\n# B\ntext b\n")  # closed at once
+    assert [s.section for s in empty.segments] == [None, "A", "B"]
 
 
 def test_front_matter_numbers_json_cannot_hold_stay_as_written() -> None:

@@ -342,3 +342,15 @@ def test_a_longer_name_is_cut_from_the_masked_path() -> None:
     items[0].provenance["path"] = f"/srv/{token}/r.md"
     shown = shown_sources(items)
     assert token not in shown[0] and shown[0].endswith("/r.md") and shown[1] == "other/r.md"
+
+
+def test_only_line_numbers_are_shown_as_lines() -> None:
+    from substrate.retrieval import lines_of
+
+    def item(**prov: object) -> SubstrateItem:
+        return SubstrateItem(kind="text", text="x", provenance=dict(prov))
+
+    assert lines_of(item(line_start=3, line_end=5)) == (3, 5)
+    assert lines_of(item(line=7)) == (7, 7)  # a row, a passage, a trace
+    for odd in ("ERROR db timeout", {"n": 3}, True, 0, -2):  # a caller's own provenance
+        assert lines_of(item(line=odd)) == (None, None), odd

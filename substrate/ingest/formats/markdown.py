@@ -168,7 +168,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             fence = m.group("fence")
             continue
         if m.group("comment"):
-            closed = text.find("-->", m.end("comment"))
+            closed = text.find("-->", m.start("comment") + 2)  # "<!-->" closes at once
             comment_end = len(text) if closed < 0 else closed
             continue
         if m.group("atx") is not None:
