@@ -2,9 +2,9 @@
 
 One analyzer turns any text into index terms: Unicode normalisation (NFKC), word split (an
 Indic word keeps its vowel signs), case folding, accents dropped from Latin words, English
-stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese
-and Korean runs (those scripts do not separate words with spaces, so bigrams are the standard
-way to make them searchable without a dictionary).
+stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese,
+Korean, Thai, Lao, Myanmar and Khmer runs (those scripts do not separate words with spaces, so
+bigrams are the standard way to make them searchable without a dictionary).
 """
 
 from __future__ import annotations
@@ -19,9 +19,14 @@ import Stemmer  # type: ignore[import-not-found,unused-ignore]
 
 from substrate.search.stopwords import ENGLISH_STOPWORDS
 
-# Han, Hiragana, Katakana, Hangul (syllables and jamo), CJK compatibility ideographs.
+# Scripts written without spaces between words, cut into bigrams: Han, Hiragana, Katakana,
+# Hangul (syllables and jamo), CJK compatibility ideographs; Thai, Lao, Myanmar and Khmer
+# (split at their marks, a Thai phrase gave fragments a query's fragments seldom matched).
 _CJK_RANGES = (
+    (0x0E00, 0x0EFF),
+    (0x1000, 0x109F),
     (0x1100, 0x11FF),
+    (0x1780, 0x17FF),
     (0x3040, 0x30FF),
     (0x3130, 0x318F),
     (0x3400, 0x4DBF),

@@ -55,6 +55,12 @@ def test_combining_marks_belong_to_their_word(analyzer: Analyzer) -> None:
     assert analyzer.terms("شكراً") == analyzer.terms("شكرا")
 
 
+def test_a_thai_phrase_is_found_by_a_part_of_it(analyzer: Analyzer) -> None:
+    # cut at its marks it gave fragments ("ภาษาไทยง", "ายมาก") a query's own seldom matched
+    phrase = set(analyzer.terms("ภาษาไทยง่ายมาก สำหรับคนไทย"))
+    assert set(analyzer.terms("ภาษาไทย")) <= phrase and set(analyzer.terms("ง่ายมาก")) <= phrase
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -63,6 +69,7 @@ def test_combining_marks_belong_to_their_word(analyzer: Analyzer) -> None:
         ("日本語のテキスト", ["日本", "本語", "語の", "のテ", "テキ", "キス", "スト"]),
         ("한국어", ["한국", "국어"]),
         ("abc中文def", ["abc", "中文", "def"]),
+        ("ง่ายมาก", ["ง่", "่า", "าย", "ยม", "มา", "าก"]),  # Thai: no spaces between words
     ],
 )
 def test_cjk_runs_become_bigrams(analyzer: Analyzer, text: str, expected: list[str]) -> None:
