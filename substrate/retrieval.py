@@ -172,13 +172,13 @@ def provenance_entry(
 
 def lines_of(item: SubstrateItem) -> tuple[int | None, int | None]:
     """The first and last line of ``item`` in its source, as citations show them: a section's
-    range, or the one line of a data file's row, a passage or a trace (``line``). Anything but
-    a line number there (a caller's own provenance) is no line."""
+    range, or the line of a data file's row (to ``line_end`` for a JSON value over several), a
+    passage or a trace (``line``). Anything but a line number there (a caller's own
+    provenance) is no line."""
     prov = item.provenance
-    line = _line_number(prov.get("line"))
-    start = _line_number(prov.get("line_start"))
-    end = _line_number(prov.get("line_end"))
-    return (start, end) if start is not None else (line, line)
+    start = _line_number(prov.get("line_start")) or _line_number(prov.get("line"))
+    end = _line_number(prov.get("line_end")) or start
+    return (start, end) if start is not None else (None, None)
 
 
 def _line_number(value: Any) -> int | None:

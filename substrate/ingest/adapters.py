@@ -404,6 +404,8 @@ def ingest_file(
     for position, seg in enumerate(parsed.segments):
         index = seg.extra.get("index", position)
         prov = {"source": name, "index": index, "line": seg.line_start, **meta, "ingested_at": now}
+        if seg.line_end and seg.line_end != seg.line_start:  # a JSON value over several lines
+            prov["line_end"] = seg.line_end
         item = builder.build(seg, prov, locator=f"{fmt}#{position}")
         if item is not None:  # an empty doc (null, [], {}, "") is dropped and counted
             items.append(item)

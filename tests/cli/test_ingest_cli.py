@@ -673,3 +673,8 @@ def test_passages_rows_and_traces_are_cited_by_their_line(mixle, tmp_path: Path)
         [hit, *_] = mixle("search", query, "--json").json()["results"]
         assert (hit["line_start"], hit["line_end"]) == (line, line), query
     assert f"{docs}:3" in mixle("ask", "What hovers over fields?").stdout
+    spread = tmp_path / "spread.json"
+    spread.write_text('[\n  {"name": "ibis",\n   "habitat": "marshes"},\n  {"name": "owl"}\n]\n')
+    mixle("ingest-file", str(spread))
+    [hit, *_] = mixle("search", "ibis marshes", "--json").json()["results"]
+    assert (hit["line_start"], hit["line_end"]) == (2, 3)  # the value's lines, not its first

@@ -352,5 +352,6 @@ def test_only_line_numbers_are_shown_as_lines() -> None:
 
     assert lines_of(item(line_start=3, line_end=5)) == (3, 5)
     assert lines_of(item(line=7)) == (7, 7)  # a row, a passage, a trace
+    assert lines_of(item(line=2, line_end=3)) == (2, 3)  # a JSON value over two lines
     for odd in ("ERROR db timeout", {"n": 3}, True, 0, -2):  # a caller's own provenance
         assert lines_of(item(line=odd)) == (None, None), odd
