@@ -306,8 +306,8 @@ def ingest_text(
 
     Args:
         substrate: the shard to write to.
-        text: the content (bytes must be UTF-8), or a binary stream read to its end (such as
-            standard input): at most ``max_file_size`` bytes of it are held in memory.
+        text: the content (bytes must be UTF-8), or a binary stream (such as standard
+            input), read no further than one byte past ``max_file_size``.
         source: the name recorded as ``provenance.source`` (a label); None names the text
             by its content.
         as_format: how to parse it (any format ``ingest_path`` knows; default plain text).
