@@ -217,21 +217,35 @@ def test_secrets_are_redacted_before_storage(mixle, tmp_path: Path, isolated_sha
     assert wide["redactions"] == 2 and "Tr0ub4dor9xQzK" not in mixle("ls", "--json").stdout
 
 
+def _before_applying(
+    patch: pytest.MonkeyPatch, nth: int, act: Callable[[], None]
+) -> dict[str, int]:
+    """Have ``act`` run as an ingest is about to apply its ``nth`` file; returns the count of
+    files seen so far (``["n"]``), which a test may set to start again."""
+    calls = {"n": 0}
+    original = session.IngestSession.apply
+
+    def apply(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == nth:
+            act()
+        return original(self, *args, **kwargs)
+
+    patch.setattr(session.IngestSession, "apply", apply)
+    return calls
+
+
+def _interrupt() -> None:
+    raise KeyboardInterrupt
+
+
 def test_sigterm_stops_an_ingest_as_ctrl_c_does_and_exits_143(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
     import signal
 
-    calls = {"n": 0}
-    original = session.IngestSession.apply
-
-    def terminated(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        calls["n"] += 1
-        if calls["n"] == 2:
-            os.kill(os.getpid(), signal.SIGTERM)  # a timeout, systemd
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(session.IngestSession, "apply", terminated)
+    # a timeout, systemd
+    _before_applying(monkeypatch, 2, lambda: os.kill(os.getpid(), signal.SIGTERM))
     result = mixle("ingest", str(notes))
     assert result.exit_code == 143  # it ended at once, storing nothing of the run
     assert result.stderr.splitlines()[-1].startswith("error: terminated; the files completed")
@@ -279,17 +293,8 @@ def test_a_timeout_stopping_an_ingest_keeps_what_it_completed(
 def test_interrupt_keeps_completed_files_and_exits_130(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
-    calls = {"n": 0}
-    original = session.IngestSession.apply
-
-    def flaky(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return original(self, *args, **kwargs)
-
     with monkeypatch.context() as patch:
-        patch.setattr(session.IngestSession, "apply", flaky)
+        calls = _before_applying(patch, 3, _interrupt)
         result = mixle("ingest", str(notes))
         calls["n"] = 0
         other = notes.with_name("other-shard")
@@ -301,9 +306,8 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     assert len(stored) == 2
     resumed = mixle("ingest", str(notes), "--json").json()
     assert resumed["files_unchanged"] == 2 and resumed["files_added"] == 2, resumed
-    calls["n"] = 2  # the next file applied is the third call: interrupted before any
     with monkeypatch.context() as patch:
-        patch.setattr(session.IngestSession, "apply", flaky)
+        _before_applying(patch, 1, _interrupt)  # interrupted before any file is applied
         first = mixle("--shard", str(notes.with_name("third")), "ingest", str(notes))
     assert first.exit_code == 130 and "interrupted; nothing was changed" in first.stderr
     assert not (notes.with_name("third") / "index").exists()  # no cache of a shard not made
