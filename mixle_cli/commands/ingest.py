@@ -623,8 +623,8 @@ def _passages_within_limit(
     """The bytes of ``file`` (``-``: standard input), or None when they are over the size
     limit: then the file is reported skipped, as `ingest` skips it, without being held."""
     from substrate import FileOutcome, IngestReport
-    from substrate.ingest.adapters import size_limit
     from substrate.ingest.session import too_large
+    from substrate.ingest.settings import size_limit
     from substrate.ingest.textio import read_within
 
     path = None if file == "-" else _existing(file)

@@ -85,7 +85,7 @@ def _read_text(text: str | None, app_state: AppState) -> str:
     if text != "-":
         return text or ""
     from mixle_cli.context import is_shard
-    from substrate.ingest.adapters import size_limit
+    from substrate.ingest.settings import size_limit
 
     # one item is held whole by every reader: a text over ingest's file size limit is refused
     # (a shard not made yet has no settings: not opened, which would say it is made later)

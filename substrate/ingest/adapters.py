@@ -39,9 +39,9 @@ from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.ingest.session import NO_CONTENT, too_large
+from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
-from substrate.limits import DEFAULT_MAX_FILE_SIZE
 from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
@@ -190,13 +190,6 @@ def ingest_records(
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
     data = path.read_bytes()
     return data, file_provenance(path, data)
-
-
-def size_limit(substrate: Substrate) -> int:
-    """The largest file read, in bytes: ``[ingest] max_file_size``, else 32 MiB."""
-    from substrate.ingest.settings import setting_int
-
-    return setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
 
 
 def _skipped_as_too_large(

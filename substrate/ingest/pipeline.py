@@ -59,11 +59,16 @@ from substrate.ingest.parallel import (
 from substrate.ingest.prepare import IngestOptions, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn, too_large
-from substrate.ingest.settings import ignore_rules, setting_int, warn_unknown_settings
+from substrate.ingest.settings import (
+    ignore_rules,
+    setting_int,
+    size_limit,
+    warn_unknown_settings,
+)
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest, read_within
 from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
-from substrate.limits import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE
+from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
 
 if TYPE_CHECKING:
@@ -180,7 +185,7 @@ def ingest_path(
         raise InvalidInputError(f"the path {shown_path(str(root))!r} is not valid UTF-8; rename it")
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
-        max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+        max_file_size = size_limit(substrate)
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
@@ -325,7 +330,7 @@ def ingest_text(
     started = time.monotonic()
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
-        max_file_size = setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
+        max_file_size = size_limit(substrate)
     data = _held(text, max_file_size)
     size = len(data)
     if source is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
-from substrate.limits import MIN_CHUNK_CHARS
+from substrate.limits import DEFAULT_MAX_FILE_SIZE, MIN_CHUNK_CHARS
 from substrate.secrets import safe_repr
 from substrate.settings import warn_unknown_keys
 
@@ -40,6 +40,11 @@ def setting_int(substrate: Substrate, key: str, default: int) -> int:
             f"not {safe_repr(value)}"
         )
     return value
+
+
+def size_limit(substrate: Substrate) -> int:
+    """The largest file (or stream) read, in bytes: ``[ingest] max_file_size``, else 32 MiB."""
+    return setting_int(substrate, "max_file_size", DEFAULT_MAX_FILE_SIZE)
 
 
 def ignore_rules(substrate: Substrate) -> list[str]:
