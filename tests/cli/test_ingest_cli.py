@@ -662,6 +662,13 @@ def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     assert mixle("ingest", str(notes), "--json").json()["items_removed"] == 2
     never = mixle("ingest", str(tmp_path / "never"))
     assert "no such file or folder\n" in never.stderr  # nothing was kept from it
+    (notes / "c.md").write_text("gamma note\n")
+    link = tmp_path / "link"
+    link.symlink_to(notes)
+    mixle("ingest", str(link))  # recorded where the link led
+    shutil.rmtree(notes)
+    dangling = mixle("ingest", str(link))
+    assert "broken symlink; the 1 item(s) ingested from it before are kept" in dangling.stderr
 
 
 def test_passages_rows_and_traces_are_cited_by_their_line(mixle, tmp_path: Path) -> None:
