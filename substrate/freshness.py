@@ -12,7 +12,7 @@ Signals, in the order they are reported:
 ``freshness_report`` indexes every ``supersedes``/``replaces`` edge in one pass, then checks each
 item against that index, so a sweep is linear in the size of the shard. Each file is examined
 once however many items came from it, and is hashed only when its size or modification time
-differs from what ingest recorded.
+differs from what ingest recorded (or always, with ``rehash``).
 """
 
 from __future__ import annotations
@@ -119,9 +119,11 @@ class _FileState:
 
 
 class FileChecker:
-    """Looks at each referenced file once: a ``stat``, and a hash only when needed."""
+    """Looks at each referenced file once: a ``stat``, and a hash only when needed (with
+    ``rehash``, always: an edit that kept the size and modification time is then found)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, rehash: bool = False) -> None:
+        self.rehash = rehash
         self._files: dict[str, _FileState] = {}
         self._unmasked: dict[tuple[str, str], str] = {}
         self._masked_files: MaskedFiles | None = None  # made when a masked path is met
@@ -154,7 +156,7 @@ class FileChecker:
             state = self._stat(hashed)
         if not (state.exists and state.is_file):
             return f"moved: referenced path '{shown}' is no longer a file"
-        if self._unchanged_by_stat(prov, state):
+        if not self.rehash and self._unchanged_by_stat(prov, state):
             return None
         if not state.hashed:
             state.digest = content_hash(hashed)
@@ -306,6 +308,7 @@ def check_freshness(
     max_age_s: float | None = None,
     now: float | None = None,
     scopes: Collection[str] | None = None,
+    rehash: bool = False,
 ) -> Freshness:
     """Check one item for the staleness signals; a missing item is stale (``missing``).
 
@@ -316,6 +319,8 @@ def check_freshness(
         now: the time to measure age against (default: now).
         scopes: the scopes the reader may see (None: all); a superseding item outside them is
             not reported, and an item outside them counts as missing.
+        rehash: hash the item's file even when its size and modification time are those
+            recorded at ingest.
     """
     item = visible_item(substrate, item_id, scopes)
     if item is None:
@@ -325,7 +330,7 @@ def check_freshness(
         index.add(other)
     return _verdict(
         item,
-        files=FileChecker(),
+        files=FileChecker(rehash=rehash),
         index=index,
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
@@ -339,6 +344,7 @@ def freshness_report(
     scope: str | None = None,
     now: float | None = None,
     scopes: Collection[str] | None = None,
+    rehash: bool = False,
 ) -> dict[str, Any]:
     """Sweep a shard for stale knowledge: ``{n_items, n_fresh, n_stale, stale: [...]}``.
 
@@ -348,6 +354,8 @@ def freshness_report(
         scope: check only the items of this scope.
         now: the time to measure age against (default: now).
         scopes: the scopes the reader may see (None: all).
+        rehash: hash every file, even one whose size and modification time are those
+            recorded at ingest (each file once, however many items came from it).
 
     Returns:
         Counts, and ``Freshness.as_dict()`` of every stale item in store order.
@@ -359,7 +367,7 @@ def freshness_report(
         index.add(item)
         if scope is None or item.scope == scope:
             checked.append(_light(item))
-    files = FileChecker()
+    files = FileChecker(rehash=rehash)
     stale: list[dict[str, Any]] = []
     for item in checked:
         verdict = _verdict(item, files=files, index=index, max_age_s=max_age_s, now=now)

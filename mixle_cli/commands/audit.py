@@ -105,6 +105,14 @@ def freshness_cmd(
         ),
     ] = None,
     scope: ScopeOpt = None,
+    rehash: Annotated[
+        bool,
+        typer.Option(
+            "--rehash",
+            help="Hash every source file, even one whose size and modification time are "
+            "those recorded at ingest (finds an edit that kept both; reads every file).",
+        ),
+    ] = False,
     json: JsonOpt = False,
     jsonl: output.JsonlOpt = False,
 ) -> None:
@@ -124,6 +132,7 @@ def freshness_cmd(
         max_age_s=max_age_s,
         scope=app_state.read_scope(scope),
         scopes=app_state.scopes,
+        rehash=rehash,
     )
     if not report["n_items"]:  # not "all 0 item(s) fresh"
         app_state.fail_if_nothing_matched(scope)

@@ -209,6 +209,15 @@ def ingest(
             "per CPU).",
         ),
     ] = 0,
+    rehash: Annotated[
+        bool,
+        typer.Option(
+            "--rehash",
+            help="Read and hash every file, even one whose size and modification time are "
+            "unchanged (finds an edit that kept both, as a restored backup may); files "
+            "with the same content are still not parsed again.",
+        ),
+    ] = False,
     source: Annotated[
         str | None,
         typer.Option(
@@ -222,7 +231,8 @@ def ingest(
 ) -> None:
     """Ingest files and folders incrementally (secrets are redacted before storing).
 
-    Unchanged files are skipped without being read, changed files have their items replaced
+    Unchanged files (same size and modification time) are skipped without being read (see
+    --rehash), changed files have their items replaced
     in one atomic write, and the items of files that disappeared, or that the walk now leaves
     out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune).
     """
@@ -250,6 +260,8 @@ def ingest(
         usage("the --source name is empty (was a variable left unset?)")
     if paths == ["-"] and (hidden or no_prune or jobs):
         usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
+    if paths == ["-"] and rehash:
+        usage("--rehash applies to files and folders: standard input is always read")
     _check_format(as_format)
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
     kept = _kept_from(substrate, list(refused), target_scope)
@@ -278,6 +290,7 @@ def ingest(
                         progress=progress,
                         jobs=jobs or None,
                         cancel=terminated,
+                        rehash=rehash,
                         **common,
                     )
     except KeyboardInterrupt:

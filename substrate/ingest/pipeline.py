@@ -137,6 +137,7 @@ def ingest_path(
     cancel: threading.Event | None = None,
     report: IngestReport | None = None,
     jobs: int | None = None,
+    rehash: bool = False,
 ) -> IngestReport:
     """Ingest a file or a directory tree, incrementally.
 
@@ -168,6 +169,9 @@ def ingest_path(
         jobs: worker processes that read and parse files (Linux); None uses the CPUs when
             more than a thousand files must be read, 1 keeps everything in this process. The
             result is the same either way.
+        rehash: read and hash every file, even one whose size and modification time are
+            those recorded last time (an edit that kept both, as a restored backup can, is
+            otherwise unseen); a file whose content is the same is still not parsed.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
@@ -190,6 +194,7 @@ def ingest_path(
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
     run.within = str(root)
+    run.rehash = rehash
     walked_tree = root.is_dir()
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]

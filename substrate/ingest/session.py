@@ -110,6 +110,7 @@ class IngestSession:
         self.applied = 0  # tickets applied so far
         self.waiting: deque[tuple[int, Callable[..., object], tuple[Any, ...]]] = deque()
         self.within: str | None = None  # the path walked: files read must lie in it
+        self.rehash = False  # read every file: its size and mtime prove nothing
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -311,7 +312,9 @@ class IngestSession:
                 # take it again, so the skip itself is not remembered)
                 self.settle(self.skip_with_earlier_items, key, source, reason, None)
             return None
-        known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
+        known = None
+        if not self.rehash:
+            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
         if known is not None:
             self.settle(self.as_last_read, source, key, *known)
             return None

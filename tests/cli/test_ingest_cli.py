@@ -689,3 +689,28 @@ def test_passages_rows_and_traces_are_cited_by_their_line(mixle, tmp_path: Path)
     mixle("ingest-file", str(spread))
     [hit, *_] = mixle("search", "ibis marshes", "--json").json()["results"]
     assert (hit["line_start"], hit["line_end"]) == (2, 3)  # the value's lines, not its first
+
+
+def test_rehash_finds_an_edit_that_kept_size_and_mtime_in_ingest_and_freshness(
+    mixle, notes: Path
+) -> None:
+    past = os.stat(notes).st_mtime - 86400
+    for path in notes.rglob("*"):
+        os.utime(path, (past, past))  # settled: size and time are trusted
+    assert mixle("ingest", str(notes)).exit_code == 0
+    restored = notes / "warehouse.txt"
+    kept = restored.stat().st_mtime_ns
+    restored.write_text(restored.read_text().swapcase())  # same size, old time put back
+    os.utime(restored, ns=(kept, kept))
+    assert mixle("freshness").exit_code == 0
+    stale = mixle("freshness", "--rehash")
+    assert stale.exit_code == 1 and "changed: content hash" in stale.stdout
+    assert mixle("ingest", str(notes), "--json").json()["files_updated"] == 0
+    report = mixle("ingest", str(notes), "--rehash", "--json").json()
+    assert (report["files_updated"], report["files_unchanged"]) == (1, 3)
+    assert mixle("freshness", "--rehash").exit_code == 0
+
+
+def test_rehash_is_refused_for_standard_input(mixle) -> None:
+    result = mixle("ingest", "-", "--rehash", input="a note\n")
+    assert result.exit_code == 2 and "standard input is always read" in result.stderr

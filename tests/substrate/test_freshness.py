@@ -192,6 +192,21 @@ def test_unchanged_stat_skips_hashing(store: Substrate, tmp_path: Path) -> None:
     assert check_freshness(store, a).fresh
 
 
+def test_rehash_finds_an_edit_that_kept_size_and_mtime(store: Substrate, tmp_path: Path) -> None:
+    f = tmp_path / "doc.md"
+    f.write_text("aaaa")
+    age_file(f)
+    a = store.add("text", "", provenance=ingested(f))
+    kept = f.stat().st_mtime_ns
+    f.write_text("bbbb")  # a restored backup: same size, and the old time put back
+    os.utime(f, ns=(kept, kept))
+    assert check_freshness(store, a).fresh  # size and time vouch for it
+    assert not check_freshness(store, a, rehash=True).fresh
+    report = freshness_report(store, rehash=True)
+    assert report["n_stale"] == 1 and "changed" in report["stale"][0]["signals"][0]
+    assert freshness_report(store)["n_stale"] == 0
+
+
 def test_recent_ingest_is_hashed_even_when_stat_matches(store: Substrate, tmp_path: Path) -> None:
     f = tmp_path / "doc.md"
     f.write_text("aaaa")

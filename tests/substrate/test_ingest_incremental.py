@@ -317,6 +317,25 @@ def test_recently_modified_file_is_checked_by_hash(tree: Path, shard: Path) -> N
     assert last.bytes_read == 0
 
 
+def test_rehash_reads_every_file_and_finds_an_edit_that_kept_size_and_mtime(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    notes = tree / "notes.txt"
+    kept = notes.stat().st_mtime_ns
+    notes.write_text("first note\n\nsecond NOTE\n")  # same size, and the old time put back
+    os.utime(notes, ns=(kept, kept))
+    blind = ingest_path(Substrate(shard), tree)
+    assert blind.files_unchanged == 3 and blind.bytes_read == 0
+    report = ingest_path(Substrate(shard), tree, rehash=True)
+    assert report.files_updated == 1 and report.files_unchanged == 2
+    assert report.bytes_read == sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
+    texts = {i.text for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"}
+    assert texts == {"first note", "second NOTE"}
+    again = ingest_path(Substrate(shard), tree, rehash=True)  # the same content: not parsed
+    assert again.files_unchanged == 3 and again.items_added == again.items_rewritten == 0
+
+
 def test_in_memory_store_is_incremental_too(tree: Path) -> None:
     store = Substrate()
     ingest_path(store, tree)
