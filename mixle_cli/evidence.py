@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -11,7 +11,19 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import usage
 from mixle_cli.stdin import stdin_text
-from substrate import SubstrateItem
+from substrate import MODALITIES, SubstrateItem
+
+# The kind filter of the commands that read: one kind, or several (a repeated option kept only
+# its last value, silently).
+KindsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--kind",
+        "-K",
+        help=f"Only items of this kind (repeat, or separate with commas, for several): "
+        f"{', '.join(MODALITIES)}.",
+    ),
+]
 
 
 def query_text(text: str, what: str = "query") -> str:
@@ -52,6 +64,19 @@ def known_kind(kind: str | None) -> str | None:
     if kind is not None and kind not in MODALITIES:
         usage(f"unknown kind {safe_repr(kind)}; expected one of {', '.join(MODALITIES)}")
     return kind
+
+
+def known_kinds(values: list[str] | None, option: str = "--kind") -> tuple[str, ...] | None:
+    """The kinds named by a repeatable, comma-separated option (None when it is not given),
+    each checked by ``known_kind``."""
+    if not values:
+        return None
+    kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
+    if not kinds:  # an unset variable: nothing would match, silently
+        usage(f"{option} names no kind")
+    for kind in kinds:
+        known_kind(kind)
+    return tuple(dict.fromkeys(kinds))
 
 
 def item_title(item: SubstrateItem, width: int = 100) -> str:

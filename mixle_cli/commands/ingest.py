@@ -112,8 +112,10 @@ def _check_format(as_format: str | None) -> None:
         try:
             normalize_format(as_format)
         except InvalidInputError as exc:
-            hint = "to read as a team, give --as before the command: mixle --as TEAM ingest ..."
-            fail(str(exc), USAGE, hint)
+            fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
+
+
+_TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {command} ..."
 
 
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
@@ -555,7 +557,16 @@ def ingest_file_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
-    from substrate import ingest_file
+    from substrate import ingest_file, safe_repr
+    from substrate.ingest.adapters import FILE_FORMATS
+
+    if as_format is not None and as_format.lower() not in FILE_FORMATS:
+        known = ", ".join(sorted(FILE_FORMATS))
+        fail(
+            f"unsupported file format {safe_repr(as_format)}; expected one of {known}",
+            USAGE,
+            _TEAM_HINT.format(command="ingest-file"),
+        )
 
     _adapt(
         ctx, ingest_file, _existing(path), scope, json=json, quiet=quiet, by=by,

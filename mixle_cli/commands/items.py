@@ -15,7 +15,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, check_tags, state
 from mixle_cli.errors import FOUND, fail, usage
-from mixle_cli.evidence import given_ids, item_title, known_kind
+from mixle_cli.evidence import KindsOpt, given_ids, item_title, known_kind, known_kinds
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
@@ -241,7 +241,7 @@ def _print_item(item: SubstrateItem) -> None:
 
 def ls(
     ctx: typer.Context,
-    kind: KindOpt = None,
+    kind: KindsOpt = None,
     scope: ScopeOpt = None,
     tag: TagOpt = None,
     limit: Annotated[
@@ -252,7 +252,8 @@ def ls(
 ) -> None:
     """List items, oldest first."""
     how = output.mode(json, jsonl)
-    known_kind(kind)
+    kinds = known_kinds(kind)
+    one_kind = kinds[0] if kinds is not None and len(kinds) == 1 else None
     wanted_tags = set(tag or [])
 
     def selected() -> Any:
@@ -260,9 +261,11 @@ def ls(
         app_state = state(ctx)
         substrate = app_state.substrate()
         only = app_state.read_scope(scope)
-        for item in substrate.iter_items(kind=kind, scope=only, scopes=app_state.scopes):
+        for item in substrate.iter_items(kind=one_kind, scope=only, scopes=app_state.scopes):
             if limit is not None and shown >= limit:
                 return
+            if kinds is not None and item.kind not in kinds:
+                continue
             if wanted_tags and not wanted_tags.issubset(item.tags):
                 continue
             shown += 1

@@ -14,7 +14,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import item_title, known_kind, query_text, where_text
+from mixle_cli.evidence import KindsOpt, item_title, known_kinds, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import MODALITIES, safe_repr
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
@@ -39,17 +39,6 @@ MinScoreOpt = Annotated[
 
 
 # -- retrieve ---------------------------------------------------------------------------------
-
-
-def _kinds(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    kinds = [k.strip() for v in values for k in v.split(",") if k.strip()]
-    if not kinds:  # an unset variable: nothing would match, silently
-        usage("--kinds names no kind")
-    for kind in kinds:
-        known_kind(kind)
-    return kinds
 
 
 def _weights(values: list[str] | None) -> dict[str, float]:
@@ -94,7 +83,7 @@ def retrieve_cmd(
     from substrate import retrieve
 
     how = output.mode(json, jsonl)
-    only, weights = _kinds(kinds), _weights(weight)
+    only, weights = known_kinds(kinds, "--kinds"), _weights(weight)
     left_out = sorted(set(weights) - set(only)) if only else []
     if left_out:
         usage(f"--weight names {', '.join(left_out)}, which --kinds leaves out")
@@ -103,7 +92,7 @@ def retrieve_cmd(
         app_state.substrate(),
         query_text(query),
         k=k,
-        kinds=only,
+        kinds=list(only) if only else None,
         weights=weights,
         diversify=not flat,
         scopes=app_state.scopes,
@@ -261,7 +250,7 @@ def assemble_context_cmd(
         bool, typer.Option("--compress", help="Keep only the relevant sentences of long items.")
     ] = False,
     fmt: Annotated[str, typer.Option("--format", help="md, xml or json.")] = "md",
-    kind: Annotated[str | None, typer.Option("--kind", help="Only items of this kind.")] = None,
+    kind: KindsOpt = None,
     min_score: MinScoreOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -277,7 +266,7 @@ def assemble_context_cmd(
         usage(f"unknown format {safe_repr(fmt)}; expected md, xml or json")
     if shape not in SHAPE_NAMES:
         usage(f"unknown shape {safe_repr(shape)}; expected one of {', '.join(SHAPE_NAMES)}")
-    known_kind(kind)
+    kinds = known_kinds(kind)
     if max_chars is None:  # a token budget alone is not capped by the default characters
         max_chars = DEFAULT_PACKET_CHARS if max_tokens is None else max_tokens * CHARS_PER_TOKEN
     budget = ContextBudget(
@@ -292,7 +281,7 @@ def assemble_context_cmd(
         app_state.substrate(),
         query_text(task, "task"),
         budget=budget,
-        kind=kind,
+        kind=kinds,
         scopes=app_state.scopes,
         compress=compress,
         min_score=min_score,

@@ -21,9 +21,9 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import checked_query, item_title, known_kind, piped, where_text
+from mixle_cli.evidence import KindsOpt, checked_query, item_title, known_kinds, piped, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from substrate import MODALITIES, safe_repr
+from substrate import safe_repr
 
 # The engine (numpy) is imported inside the commands, so that other commands never pay for it.
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _source_prefix(source: str | None) -> str | tuple[str, ...] | None:
 def _filters(
     app_state: AppState,
     *,
-    kind: str | None,
+    kind: list[str] | None,
     scope: str | None,
     tags: list[str] | None,
     source: str | None,
@@ -101,14 +101,14 @@ def _filters(
     from substrate import SearchFilters
     from substrate.retrieval import merge_scopes
 
-    known_kind(kind)
+    kinds = known_kinds(kind)
     now = time.time()
     start = parse_when(since, "--since", now=now) if since is not None else None
     end = parse_when(until, "--until", now=now, end_of_day=True) if until is not None else None
     if start is not None and end is not None and start > end:
         usage("--since is later than --until: no item can match")
     return SearchFilters(
-        kind=kind,
+        kind=kinds,
         scopes=merge_scopes(app_state.read_scope(scope), app_state.scopes),
         tags=tuple(tags or ()),
         source_prefix=_source_prefix(source),
@@ -216,9 +216,7 @@ def search_cmd(
         ),
     ],
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results at most.")] = 10,
-    kind: Annotated[
-        str | None, typer.Option("--kind", "-K", help=f"Only this kind: {', '.join(MODALITIES)}.")
-    ] = None,
+    kind: KindsOpt = None,
     scope: Annotated[
         str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
     ] = None,

@@ -129,7 +129,7 @@ def assemble_context(
     task: str,
     *,
     budget: ContextBudget | None = None,
-    kind: str | None = None,
+    kind: str | tuple[str, ...] | None = None,
     scope: str | None = None,
     scopes: Iterable[str] | None = None,
     compress: bool = False,
@@ -147,7 +147,7 @@ def assemble_context(
         substrate: the shard to search.
         task: what the packet is for.
         budget: the receiver's budget (default ``ContextBudget()``).
-        kind: only items of this kind.
+        kind: only items of this kind (or of any of these kinds).
         scope: only items in this scope.
         scopes: the scopes the caller may read (None: all).
         compress: summarise items that do not fit whole.

@@ -331,6 +331,8 @@ def _record_file(
 
 
 _LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
+# What ``ingest_file`` reads (its ``as_format``, or a file's extension).
+FILE_FORMATS = _LINE_FORMATS | {"jsonl", "ndjson", "csv", "tsv", "json"}
 
 
 def ingest_file(
@@ -373,7 +375,7 @@ def ingest_file(
     if not p.is_file():
         return []
     fmt = (as_format or kind or p.suffix.lstrip(".")).lower()
-    if fmt not in _LINE_FORMATS and fmt not in ("jsonl", "ndjson", "csv", "tsv", "json"):
+    if fmt not in FILE_FORMATS:
         raise InvalidInputError(
             f"unsupported file format {fmt!r} for {path} "
             "(expected txt, md, jsonl, ndjson, csv, tsv or json)"

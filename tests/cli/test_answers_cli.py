@@ -151,6 +151,16 @@ def test_assemble_context_packs_only_relevant_items_unless_told(
     assert packed() == 1 and packed("--min-score", "0") > 1
 
 
+def test_assemble_context_takes_several_kinds(mixle: Run, shop: dict[str, str]) -> None:
+    def packed(*kinds: str) -> set[str]:
+        data = mixle("assemble-context", "refund", "--min-score", "0", "--json", *kinds).json()
+        return {entry["id"] for entry in data["provenance"]}
+
+    assert packed("--kind", "artifact") == {shop["model"]}
+    both = packed("--kind", "artifact", "--kind", "text")
+    assert shop["model"] in both and shop["refunds"] in both
+
+
 def test_assemble_context_outputs(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle(
         "--as", "shop", "assemble-context", "refund defective items", "--max-chars", "400"

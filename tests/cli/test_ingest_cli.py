@@ -451,7 +451,8 @@ def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path
     table.write_text('a,b\n1,"x\n')
     result = mixle("ingest-file", str(table))
     assert result.exit_code == 1 and result.stderr.count("malformed CSV") == 1
-    assert mixle("ingest-file", str(docs), "--as", "xyz").exit_code == 2
+    wrong = mixle("ingest-file", str(docs), "--as", "xyz")  # a team, given after the command
+    assert wrong.exit_code == 2 and "mixle --as TEAM ingest-file" in wrong.stderr
 
 
 def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> None:

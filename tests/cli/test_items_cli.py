@@ -67,6 +67,8 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     assert [r["id"] for r in listed.jsonl()] == [a, b]
     assert mixle("ls", "--tag", "policy", "--json").json()[0]["id"] == a
     assert [r["id"] for r in mixle("ls", "--kind", "record", "--json").json()] == [b]
+    assert [r["id"] for r in mixle("ls", "-K", "record", "-K", "text", "--json").json()] == [a, b]
+    assert [r["id"] for r in mixle("ls", "-K", "trace,record", "--json").json()] == [b]
     assert mixle("rm", a).exit_code == 0
     assert [r["id"] for r in mixle("ls", "--json").json()] == [b]
     assert (isolated_shard_env / "items.jsonl").exists()

@@ -158,6 +158,16 @@ def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None
     assert mixle("search", "refund", "--kind", "video").exit_code == 2
 
 
+@pytest.mark.parametrize("kinds", [("-K", "record", "-K", "text"), ("--kind", "record, text")])
+def test_several_kinds_are_all_searched(
+    mixle: Run, filled: dict[str, str], kinds: tuple[str, ...]
+) -> None:
+    found = set(ids_of(mixle("search", "refund", *kinds, "--json")))
+    assert found == {filled["policy"], filled["ledger"], filled["shipping"]}  # not one kind
+    assert mixle("search", "refund", "-K", "text", "-K", "video").exit_code == 2
+    assert mixle("search", "refund", "-K", ",").exit_code == 2
+
+
 def test_time_filters_take_durations_and_dates(mixle: Run, filled: dict[str, str]) -> None:
     recent = set(ids_of(mixle("search", "refund", "--since", "7d", "--json")))
     assert recent == {filled["policy"]}
