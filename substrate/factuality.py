@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import sentences, split_sentences, terms
+from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
@@ -259,7 +260,8 @@ def check_factuality(
         backing = [
             (item, score)
             for item, score in hits
-            if score >= min_score and corroborates(item.text or "", claim)
+            # what a packet and the answerer read of it: a graph item's facts included
+            if score >= min_score and corroborates(item_text(item), claim)
         ]
         checked.append((claim, best, backing))
     # one name per item across the receipt; masked, as receipts travel with answers

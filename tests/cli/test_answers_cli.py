@@ -559,3 +559,12 @@ def test_the_accounting_line_stays_short_for_a_large_packet(mixle: Run) -> None:
     assert "task terms kept min " in line and ", mean " in line and len(line) < 200
     few = mixle("assemble-context", "refund note", "--max-items", "2").stderr
     assert "(used / full characters), task terms kept per item 1.00 1.00" in few
+
+
+def test_ask_and_verify_ground_a_graph_item_s_facts(mixle: Run, isolated_shard_env: Path) -> None:
+    triples = '{"triples": [["Marta", "manages", "Jonas"], ["Jonas", "works in", "Lyon"]]}'
+    assert mixle("add", "org chart", "-K", "graph", "--payload", triples).exit_code == 0
+    answer = mixle("ask", "Who manages Jonas?")
+    assert answer.exit_code == 0, answer.stderr
+    assert "Marta manages Jonas." in answer.stdout and "grounded 1/1" in answer.stdout
+    assert mixle("verify", "Marta manages Jonas.").exit_code == 0

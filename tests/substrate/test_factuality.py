@@ -96,6 +96,16 @@ def test_receipt_marks_supported_and_unsupported(shard: Substrate) -> None:
     assert all("[1]" not in q for q in shard.queries)  # type: ignore[attr-defined]
 
 
+def test_a_graph_item_supports_its_facts_as_the_answerer_reads_them() -> None:
+    triples = [["Marta", "manages", "Jonas"], ["Jonas", "works in", "Lyon"]]
+    store = Substrate()  # the real ranking, which reads a payload's words
+    store.add("graph", "org chart", id="kg", payload={"triples": triples})
+    store.add("text", "Marta and Jonas met in Lyon.", id="t")
+    receipt = check_factuality(store, "Marta manages Jonas. Jonas works in Lyon.")
+    assert [v.supported for v in receipt.verdicts] == [True, True]
+    assert all("kg" in {c["id"] for c in v.citations} for v in receipt.verdicts)
+
+
 def test_scopes_hide_evidence(shard: Substrate) -> None:
     text = "Gift cards are valid for ten years."
     assert check_factuality(shard, text).grounded_fraction == 1.0
