@@ -26,11 +26,14 @@ def estimate_tokens(text: str) -> int:
 
 def item_text(item: SubstrateItem) -> str:
     """The text an item contributes to a packet: its text, and the facts of a graph item
-    (its ``triples``, one sentence each), else its payload as JSON."""
-    facts = _facts(item)
+    (its ``triples``, one sentence each) or the fields of a record, else its payload as
+    JSON."""
+    facts = _facts(item) or _fields(item)
     if facts:
         facts_text = "\n".join(facts)
-        return f"{item.text}\n\n{facts_text}" if item.text else facts_text
+        if not item.text or _only_values(item.text, facts_text):
+            return facts_text
+        return f"{item.text}\n\n{facts_text}"
     if item.text:
         return item.text
     if item.payload:
@@ -49,6 +52,24 @@ def _facts(item: SubstrateItem) -> list[str]:
         if isinstance(triple, list | tuple) and len(triple) == 3:
             facts.append(" ".join(str(part) for part in triple) + ".")
     return facts
+
+
+def _fields(item: SubstrateItem) -> list[str]:
+    """ "city: Paris; population: 2100000." for a record: its text is often its values alone
+    ("Paris 2100000"), which names nothing a question asks about."""
+    payload = item.payload if item.kind == "record" else None
+    if not isinstance(payload, dict) or not payload:
+        return []
+    shown = (
+        f"{key}: {value if isinstance(value, str) else render._json(value)}"
+        for key, value in payload.items()
+    )
+    return ["; ".join(shown) + "."]
+
+
+def _only_values(text: str, fields: str) -> bool:
+    """Whether every word of ``text`` is in ``fields`` (the text says nothing more)."""
+    return set(text.split()) <= set(fields.rstrip(".").replace(";", " ").split())
 
 
 def used_text(item: SubstrateItem, task: str, shape: str) -> str:

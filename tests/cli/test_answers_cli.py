@@ -568,3 +568,12 @@ def test_ask_and_verify_ground_a_graph_item_s_facts(mixle: Run, isolated_shard_e
     assert answer.exit_code == 0, answer.stderr
     assert "Marta manages Jonas." in answer.stdout and "grounded 1/1" in answer.stdout
     assert mixle("verify", "Marta manages Jonas.").exit_code == 0
+
+
+def test_ask_answers_from_a_record_s_fields(mixle: Run, tmp_path: Path) -> None:
+    table = tmp_path / "cities.csv"
+    table.write_text("city,country,population\nParis,France,2100000\nLyon,France,520000\n")
+    assert mixle("ingest-file", str(table)).exit_code == 0
+    answer = mixle("ask", "What is the population of Lyon?")
+    assert answer.exit_code == 0, answer.stdout
+    assert "population: 520000" in answer.stdout and "cities.csv:3" in answer.stdout

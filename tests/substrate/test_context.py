@@ -299,9 +299,21 @@ def test_filters_and_duplicates() -> None:
 
 
 def test_payload_only_items_contribute_their_payload() -> None:
-    rec = SubstrateItem("record", payload={"owner": "alice"}, id="r1")
-    packet = pack_context("owner", [rec], [1.0])
-    assert '{"owner": "alice"}' in packet.render()
+    trace = SubstrateItem("trace", payload={"input": "hi"}, id="t1")
+    packet = pack_context("input", [trace], [1.0])
+    assert '{"input": "hi"}' in packet.render()
+
+
+def test_a_record_contributes_its_fields_by_name() -> None:
+    # its text is often its values alone, which name nothing a question asks about
+    row = {"city": "Paris", "population": 2100000, "tags": ["capital"]}
+    values = SubstrateItem("record", "Paris 2100000", payload=row, id="r1")
+    noted = SubstrateItem("record", "Census of 2021", payload={"city": "Lyon"}, id="r2")
+    packet = pack_context("population", [values, noted], [1.0, 0.5])
+    assert packet.texts == [
+        'city: Paris; population: 2100000; tags: ["capital"].',
+        "Census of 2021\n\ncity: Lyon.",
+    ]
 
 
 def test_as_dict_and_knowledge_dict() -> None:
