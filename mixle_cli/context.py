@@ -201,7 +201,8 @@ class AppState:
     @property
     def saved(self) -> bool:
         """Whether this command has saved a change to its shard."""
-        return self._substrate is not None and self._substrate.last_append is not None
+        substrate = self._substrate
+        return substrate is not None and (substrate.last_append is not None or substrate.compacted)
 
     def close(self) -> None:
         if self._substrate is not None:

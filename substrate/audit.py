@@ -220,9 +220,11 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     problems: list[str] = derived
     section: dict[str, Any] = {"checked": True, "state": state, "problems": problems}
     if state == "stale" and _compacted_since(status):
-        # expected after `compact`, and repaired by the next search: no alarm for a cron job
-        section["note"] = (
-            "the log was compacted since the index was built: the next search rebuilds it"
+        # compact deletes the index with the old log: one left behind (its deletion failed)
+        # still holds the words of every item the compaction reclaimed
+        problems.append(
+            "the search index was built before the log was compacted and may still hold the "
+            "words of the items reclaimed; run `mixle reindex`"
         )
     elif state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])

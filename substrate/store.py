@@ -92,6 +92,7 @@ class Substrate:
         self.mutation_count = 0
         # where the batch of the last save() began and ended in the log (None: it wrote nothing)
         self.last_append: tuple[Watermark, Watermark] | None = None
+        self.compacted = False  # compact() replaced the log: a change saved, like an append
         self._mem: dict[str, SubstrateItem] = {}
         # in memory: id -> mutation_count of its last put, so that a search index can refresh
         # what was put since (payload changes included, which it cannot see otherwise)
@@ -503,6 +504,7 @@ class Substrate:
                 log_file.remove_abandoned_rewrites()  # drop the search index
                 return CompactStats(before, before, len(lines))
             log_file.replace_with(lines)
+            self.compacted = True
             _drop_search_index(self.root / "index")
         self._reopen()
         self._fresh_view().write_catalog()
@@ -722,7 +724,14 @@ def _drop_search_index(index_dir: Path) -> None:
 
     # under the index's lock: a search writing an index it built from the old log finishes
     # first, and its files go too
-    with index_lock(index_dir):
-        for path in index_dir.glob(f"{PREFIX}*"):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+    try:
+        with index_lock(index_dir):
+            for path in index_dir.glob(f"{PREFIX}*"):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+    except OSError as exc:
+        raise ShardError(
+            f"the log was compacted, but the old search index could not be deleted "
+            f"({exc.filename or index_dir}: {exc.strerror or exc}); it may still hold the words "
+            f"of the items reclaimed: delete {index_dir / PREFIX}* by hand"
+        ) from exc

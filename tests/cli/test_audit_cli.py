@@ -275,3 +275,22 @@ def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
     missing = mixle("verify-lineage", "nope")
     assert missing.exit_code == 1 and missing.stderr == "error: no item with id nope\n"
     assert mixle("verify-lineage", c, "--max-depth", "-1").exit_code == 2
+
+
+def test_audit_flags_an_index_left_from_before_a_compaction(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    shard.add("text", "base notes")
+    shard.remove(shard.add("text", "reclaimed notes"))
+    shard.save()
+    assert mixle("search", "base").exit_code == 0  # builds the index
+    index = isolated_shard_env / "index"
+    kept = {p.name: p.read_bytes() for p in index.glob("search*")}
+    assert mixle("compact").exit_code == 0
+    for name, data in kept.items():  # as when compact could not delete them
+        (index / name).write_bytes(data)
+    result = mixle("audit")
+    assert result.exit_code == 1
+    assert "may still hold the words of the items reclaimed" in result.stdout
+    assert mixle("reindex").exit_code == 0
+    assert mixle("audit").exit_code == 0

@@ -231,6 +231,47 @@ def test_ctrl_c_after_the_write_says_the_change_was_saved(
     assert [i.text for i in Substrate(isolated_shard_env).all()] == ["saved all the same"]
 
 
+def test_ctrl_c_after_compact_replaced_the_log_says_it_was_saved(
+    mixle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.store as store_module
+
+    ids = [mixle("add", f"n{i}").stdout.strip() for i in range(3)]
+    mixle("rm", ids[0])
+
+    def interrupt(index_dir: Path) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "_drop_search_index", interrupt)
+        result = mixle("compact")
+    assert result.exit_code == 130
+    assert "interrupted after the change was saved" in result.stderr
+    assert mixle("compact").stdout.startswith("nothing to reclaim: ")
+
+
+def test_compact_that_cannot_delete_the_old_search_index_says_so(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    ids = [mixle("add", f"note number {i}").stdout.strip() for i in range(3)]
+    assert mixle("search", "note").exit_code == 0  # builds the index
+    mixle("rm", ids[0])
+    real_unlink = Path.unlink
+
+    def denied(path: Path, missing_ok: bool = False) -> None:
+        if path.name.startswith("search"):
+            raise PermissionError(13, "Permission denied", str(path))
+        real_unlink(path, missing_ok=missing_ok)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "unlink", denied)
+        result = mixle("compact")
+    assert result.exit_code == 3
+    assert "the log was compacted, but the old search index could not be deleted" in result.stderr
+    assert "Permission denied" in result.stderr and "by hand" in result.stderr
+    assert len(Substrate(isolated_shard_env).all()) == 2
+
+
 def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> None:
     from substrate import find_shard
 
