@@ -114,13 +114,23 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         problems.append(
             f"{what} the last commit (a crash?); it is ignored and the next write removes it"
         )
-    for line, written, found in substrate.miscounted_batches():
+    miscounted = substrate.miscounted_batches()
+    for line, written, found in miscounted:
         # where and how many lines another team's batch holds is not a team's to see
         where = "a committed batch" if scoped else f"the batch committed at line {line}"
         counts = "" if scoped else f" (written with {written} line(s), {found} now)"
         problems.append(
             f"{where} lost or gained lines by hand{counts}: an item may be missing; "
             "restore items.jsonl from a backup to recover it"
+        )
+    noted, committed = health.get("noted_end"), int(health.get("committed_bytes", 0))
+    if isinstance(noted, int) and noted > committed and not miscounted:  # (lines lost inside
+        # a batch shorten the log too: said above)
+        lost = "" if scoped else f" ({noted - committed} bytes)"
+        problems.append(
+            f"the log ends before the end noted at its last commit{lost}: whole committed "
+            "batches are missing (an older copy restored, or cut by hand?); restore "
+            "items.jsonl from a backup to recover them"
         )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}

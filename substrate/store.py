@@ -535,17 +535,25 @@ class Substrate:
         return True
 
     def log_health(self) -> dict[str, Any]:
-        """Size of the log, live items, and bytes of an unfinished write left behind."""
+        """Size of the log, bytes of an unfinished write left behind, and how far it was
+        committed by the last writer (``noted_end``)."""
         if self.root is None or self._log is None:
             return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
+        from substrate.logend import noted_end
+
+        # the note first: read after the log, a commit made in between would seem lost
+        noted = noted_end(self._log.end_path)
         view = self._fresh_view()
         size = self._log.path.stat().st_size if self._log.path.exists() else 0
+        generation = view.watermark.generation
         return {
             "path": str(self._log.path),
             "bytes": size,
             "uncommitted_bytes": view.uncommitted_bytes,
-            "generation": view.watermark.generation,
+            "generation": generation,
             "committed_bytes": view.watermark.offset,
+            # how far the last writer committed (None: no note of this generation)
+            "noted_end": noted[1] if noted is not None and noted[0] == generation else None,
         }
 
     def miscounted_batches(self) -> list[tuple[int, int, int]]:

@@ -233,3 +233,25 @@ def test_a_line_deleted_inside_a_committed_batch_is_a_problem(tmp_path: Path) ->
     assert scoped.log["problems"][0].startswith("a committed batch lost or gained lines by hand:")
     Substrate(tmp_path / "s").compact()  # the loss accepted: the rewritten log is whole again
     assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
+def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
+    # every batch left is whole, so nothing else tells the loss apart from a smaller shard
+    store = Substrate(tmp_path / "s")
+    for text in ("one", "two", "three"):
+        store.add("text", text)
+        store.save()
+    store.close()
+    log = tmp_path / "s" / "items.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:-2]))  # the last batch: its item and its commit line
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert not report.ok and len(report.log["problems"]) == 1
+    assert report.log["problems"][0].startswith("the log ends before the end noted at its last")
+    assert (
+        "bytes)" not in audit_shard(Substrate(tmp_path / "s"), scopes={"local"}).log["problems"][0]
+    )
+    store = Substrate(tmp_path / "s")
+    store.add("text", "four")
+    store.save()  # a write notes the new end: the loss is history
+    assert audit_shard(Substrate(tmp_path / "s")).ok
