@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
+from substrate.notelinks import linked_notes, note_link_targets
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
 from substrate.secrets import safe_text
@@ -187,7 +188,7 @@ def multihop(
             break
         before = len(chain)
         for step in frontier:  # link hops first: explicit edges are the strongest evidence
-            for target in _visible_links(substrate, step.item, allowed, seen, branch):
+            for target in _visible_links(substrate, step.item, allowed, seen, branch, query):
                 if len(chain) >= max_items:
                     break
                 add(target, depth, "link", step.item.id, 1.0)
@@ -224,8 +225,11 @@ def _visible_links(
     allowed: frozenset[str] | None,
     seen: set[str],
     branch: int,
+    query: str,
 ) -> list[SubstrateItem]:
-    """Up to ``branch`` unseen, existing, visible link targets of ``item``, in link order."""
+    """Up to ``branch`` unseen, existing, visible link targets of ``item``, in link order:
+    its item links, then the notes it links to (``notelinks``: for each, its item that
+    best fits ``query``)."""
     found: list[SubstrateItem] = []
     for target_id in dict.fromkeys(item.links):
         if len(found) >= branch:
@@ -236,6 +240,9 @@ def _visible_links(
         if target is None or (allowed is not None and target.scope not in allowed):
             continue  # dangling or invisible: indistinguishable, and never reported
         found.append(target if allowed is None else reader_view(substrate, target, allowed))
+    if len(found) < branch and note_link_targets(item):
+        taken = seen | {target.id for target in found}
+        found += linked_notes(substrate, item, query, allowed, taken, branch - len(found))
     return found
 
 

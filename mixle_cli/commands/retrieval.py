@@ -172,7 +172,11 @@ def multihop_cmd(
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
-    """Multi-hop retrieval: seeds, then links and content neighbours, with evidence paths."""
+    """Multi-hop retrieval: seeds, then links and content neighbours, with evidence paths.
+
+    Links are an item's own and those a note's text makes to other notes (Markdown and
+    wiki-style links): of a linked note, the section the question fits best is taken.
+    """
     from substrate import multihop
 
     how = output.mode(json, jsonl)

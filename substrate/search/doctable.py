@@ -7,13 +7,13 @@ Strings with few distinct values are stored once and referenced by code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from substrate.item import SubstrateItem
-from substrate.search.filters import PATH_SEP, SearchFilters, source_matcher
+from substrate.search.filters import PATH_SEP, SearchFilters, file_name_matcher, source_matcher
 from substrate.search.strings import PackedStrings
 
 
@@ -205,8 +205,7 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         mask &= np.isin(docs.kind_codes, _codes_in(docs.kinds, set(filters.kinds)))
     if filters.scopes is not None:
         mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
-    if filters.source_prefix is not None:
-        matches = source_matcher(filters.source_prefix)
+    for matches in _source_tests(filters):
         codes = [i for i, names in enumerate(docs.sources) if matches(names)]
         mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
     if filters.since is not None:
@@ -218,6 +217,16 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         tagged[docs.rows_with_tag(tag)] = True
         mask &= tagged
     return mask
+
+
+def _source_tests(filters: SearchFilters) -> list[Callable[[str], bool]]:
+    """The tests of the source column the filters make (each must pass)."""
+    tests = []
+    if filters.source_prefix is not None:
+        tests.append(source_matcher(filters.source_prefix))
+    if filters.file_names is not None:
+        tests.append(file_name_matcher(filters.file_names))
+    return tests
 
 
 def distinct(values: np.ndarray) -> np.ndarray:

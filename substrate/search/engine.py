@@ -20,7 +20,7 @@ from substrate.search.coverage import Coverage
 from substrate.search.filters import SearchFilters
 from substrate.search.layout import CACHE_ATTR
 from substrate.search.params import DEFAULT_PARAMS
-from substrate.search.ranker import rank, unseen_terms
+from substrate.search.ranker import first_ids, rank, unseen_terms
 from substrate.search.state import build_state
 from substrate.search.status import index_status
 from substrate.search.sync import (
@@ -133,6 +133,17 @@ def search(
             continue
         hits.append(Hit(item, min(1.0, r.score), r.explain))
     return hits
+
+
+def first_items(substrate: Any, filters: SearchFilters, k: int) -> list[SubstrateItem]:
+    """The first ``k`` live items passing ``filters``, in the order they were stored: what
+    a note holds, found through the index without a query."""
+    if k <= 0:
+        return []
+    cache = current(substrate)
+    ids = first_ids(cache.view, filters, k)
+    items = substrate.read_items(ids)
+    return [items[item_id] for item_id in ids if item_id in items]
 
 
 def unmentioned(

@@ -70,6 +70,18 @@ def allowed_rows(state: IndexState, filters: SearchFilters | None) -> np.ndarray
     return allowed
 
 
+def first_ids(state: IndexState, filters: SearchFilters, k: int) -> list[str]:
+    """The ids of the first ``k`` live items passing ``filters``, in insertion order."""
+    rows = np.flatnonzero(allowed_rows(state, filters))
+    rows = rows[np.argsort(state.seq()[rows], kind="stable")][:k]
+    bases = state.bases()
+    segments = np.searchsorted(bases, rows, side="right") - 1
+    return [
+        str(state.segments[si].docs.ids[row - int(bases[si])])
+        for row, si in zip(rows.tolist(), segments.tolist(), strict=True)
+    ]
+
+
 def top_rows(scores: np.ndarray, k: int, seq: np.ndarray) -> np.ndarray:
     """Global rows of the ``k`` best positive scores; ties in insertion order."""
     cand = np.flatnonzero(scores > 0)

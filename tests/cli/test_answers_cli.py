@@ -577,3 +577,18 @@ def test_ask_answers_from_a_record_s_fields(mixle: Run, tmp_path: Path) -> None:
     answer = mixle("ask", "What is the population of Lyon?")
     assert answer.exit_code == 0, answer.stdout
     assert "population: 520000" in answer.stdout and "cities.csv:3" in answer.stdout
+
+
+def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    (notes / "people").mkdir(parents=True)
+    (notes / "team.md").write_text("# Team\n\n## Lead\n\nThe team is led by [[priya]].\n")
+    (notes / "people" / "priya.md").write_text("# Priya\n\nPriya works from Lisbon.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    chain = mixle("multihop", "team lead", "--seeds", "1", "--json").json()
+    assert [(s["via"], s["source"]) for s in chain["steps"]] == [
+        ("seed", "team.md"),
+        ("link", "people/priya.md"),
+    ]
+    shown = mixle("multihop", "team lead", "--seeds", "1")
+    assert "link" in shown.stdout and "people/priya.md" in shown.stdout

@@ -7,7 +7,7 @@ line, are never headings. Front matter (``---`` YAML or ``+++`` TOML) becomes ta
 (``tags``/``keywords``/``categories``) and payload fields (everything else) of every item of
 the file. A heading with no text under it gives no item of its own; a document of nothing but
 headings is one item holding them all, and one of nothing but front matter is one item holding
-its title.
+its title. A section's links to other notes are kept in its provenance (``notelinks``).
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
@@ -22,6 +22,7 @@ from typing import Any
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
+from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
 from substrate.ingest.segment import Parsed, Segment
 
 _LINE = (
@@ -83,9 +84,14 @@ class _Doc:
         section = SECTION_SEPARATOR.join(t for _, t in self.path) or None
         first = self.line_at(start)
         ctx = self.ctx
-        self.parsed.segments += text_segments(
+        segments = text_segments(
             text[start:end], first, ctx.chunk_chars, secrets=ctx.redact, section=section
         )
+        for seg in segments:
+            links = note_links(seg.text, ctx)
+            if links:
+                seg.extra[NOTE_LINKS] = links
+        self.parsed.segments += segments
 
     def enter(self, level: int, title: str) -> None:
         while self.path and self.path[-1][0] >= level:

@@ -1,0 +1,82 @@
+"""Links from one note to another, as a Markdown section writes them.
+
+``[text](other.md)`` and ``[text](../ops/deploys.md#rollback)`` are resolved against the
+note's folder (a path starting with ``/`` against the folder ingested) and kept as absolute
+paths, with their ``#anchor``; ``[text](#rollback)`` points into the note itself.
+``[[other note]]``, ``[[other note#Heading]]`` and ``[[folder/other|shown text]]`` name a note
+the way wiki-style editors do, by its file name without extension anywhere in the folder
+ingested: they are kept as written (``[[other note#Heading]]``, without the shown text), and
+found when a hop follows them (``substrate.notelinks``), so a note added later is found too.
+
+Links with a scheme (``https:``, ``mailto:``), images (``![..](..)``, ``![[..]]``) and
+anything inside code (fenced blocks, `` `spans` ``, where ``[[ -f x ]]`` is shell) are left
+out. Reference-style links (``[text][id]``) are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import unquote
+
+from substrate.ingest.formats.context import ParseContext
+from substrate.notelinks import NOTE_LINKS, ingest_root
+
+__all__ = ["MAX_LINKS", "NOTE_LINKS", "note_links"]
+
+# A section linking to more notes than this keeps the first ones: an index page of a thousand
+# links would otherwise copy them into each of its chunks.
+MAX_LINKS = 32
+
+_CODE = re.compile(
+    r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
+    r"|(?P<ticks>`+)[^`].*?(?P=ticks)",
+    re.MULTILINE | re.DOTALL,
+)
+_INLINE = re.compile(
+    r"(?<!!)\[[^\[\]\n]*\]\(\s*(?:<(?P<angled>[^<>\n]+)>|(?P<bare>[^\s()<>]+))"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
+)
+_WIKI = re.compile(
+    r"(?<!!)\[\[(?P<name>[^\s\[\]|#][^\[\]|#\n]*)(?P<anchor>#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]"
+)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def note_links(text: str, ctx: ParseContext) -> list[str]:
+    """The notes ``text`` links to, each once, in the order written (at most ``MAX_LINKS``)."""
+    if "](" not in text and "[[" not in text:  # most sections: two scans, nothing else
+        return []
+    prose = _CODE.sub(" ", text)
+    found: list[str] = []
+    for m in _INLINE.finditer(prose):
+        target = _resolved(m.group("angled") or m.group("bare"), ctx)
+        if target is not None:
+            found.append(target)
+    for m in _WIKI.finditer(prose):
+        name = m.group("name").strip()
+        anchor = (m.group("anchor") or "").strip()
+        if name and anchor != "#":
+            found.append(f"[[{name}{anchor}]]")
+    return list(dict.fromkeys(found))[:MAX_LINKS]
+
+
+def _resolved(target: str, ctx: ParseContext) -> str | None:
+    """The absolute path (and ``#anchor``) a link names, or None (a web link, a stream)."""
+    target = target.strip()
+    if ctx.path is None or _SCHEME.match(target) or target.startswith("//"):
+        return None
+    path, _, anchor = target.partition("#")
+    path = unquote(path.split("?", 1)[0])
+    if not path:
+        if not anchor:
+            return None
+        resolved = ctx.path  # a heading of this very note
+    elif path.startswith("/"):
+        root = ingest_root(ctx.path, ctx.name)
+        if root is None:
+            return None
+        resolved = os.path.normpath(root + path)
+    else:
+        resolved = os.path.normpath(os.path.join(os.path.dirname(ctx.path), path))
+    return f"{resolved}#{anchor}" if anchor else resolved

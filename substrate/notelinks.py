@@ -1,0 +1,140 @@
+"""Following the links one note makes to another (``provenance.note_links``, written by the
+Markdown parser: ``ingest.formats.notelinks``).
+
+A link names a file, not an item: the note it names may have been edited (new ids) or ingested
+after the note linking to it. So a link is looked up when it is followed, through the search
+index: the items of the file it names (an absolute path, or a wiki-style name looked for in the
+folder the linking note was ingested from), of the scopes the reader may see. Of those, the one
+under the heading the link's ``#anchor`` names comes first, then the best match for the
+question, else the file's first item.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from substrate.item import SubstrateItem
+from substrate.retrieval import ranked
+from substrate.visibility import reader_view
+
+if TYPE_CHECKING:
+    from substrate.search.filters import SearchFilters
+    from substrate.store import Substrate
+
+NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
+_CANDIDATES = 8  # items of a linked note looked at for the question
+_SLUG_DROP = re.compile(r"[^\w\s-]")
+
+
+def note_link_targets(item: SubstrateItem) -> list[str]:
+    """The links ``item`` holds to other notes (as stored), each once."""
+    links = item.provenance.get(NOTE_LINKS) if isinstance(item.provenance, dict) else None
+    if not isinstance(links, list):
+        return []
+    return list(dict.fromkeys(link for link in links if isinstance(link, str) and link))
+
+
+def linked_notes(
+    substrate: Substrate,
+    item: SubstrateItem,
+    query: str,
+    allowed: frozenset[str] | None,
+    skip: Iterable[str] = (),
+    limit: int = 1 << 30,
+) -> list[SubstrateItem]:
+    """One item for each note ``item`` links to (up to ``limit``), none in ``skip``, all in
+    ``allowed`` (None: every scope), as a reader of those scopes sees them; a link to a note
+    that is not there, or not visible, gives nothing (the two look alike)."""
+    found: list[SubstrateItem] = []
+    skipped = set(skip) | {item.id}
+    for link in note_link_targets(item):
+        if len(found) >= limit:
+            break
+        target = _link_filters(item, link, allowed)
+        if target is None:
+            continue
+        filters, anchor = target
+        best = _best_of(substrate, filters, anchor, query, skipped)
+        if best is not None:
+            skipped.add(best.id)
+            found.append(best if allowed is None else reader_view(substrate, best, allowed))
+    return found
+
+
+def _link_filters(
+    item: SubstrateItem, link: str, allowed: frozenset[str] | None
+) -> tuple[SearchFilters, str] | None:
+    """The search filters that find the items of the note ``link`` names, and its anchor."""
+    from substrate.search.filters import SearchFilters
+
+    if link.startswith("[[") and link.endswith("]]"):
+        name, _, anchor = link[2:-2].partition("#")
+        prov = item.provenance
+        path, source = prov.get("path"), prov.get("source")
+        if not (isinstance(path, str) and isinstance(source, str)):
+            return None
+        root = ingest_root(path, source)
+        if root is None:
+            return None
+        folder, _, file_name = name.strip().rpartition("/")
+        under = f"{root.rstrip('/')}/{folder}" if folder else root
+        filters = SearchFilters(scopes=allowed, source_prefix=(under,), file_names=(file_name,))
+        return filters, anchor
+    path, _, anchor = link.partition("#")
+    if not path.startswith("/"):
+        return None
+    return SearchFilters(scopes=allowed, source_prefix=(path,)), anchor
+
+
+def ingest_root(path: str, source: str) -> str | None:
+    """The folder that was ingested, from a file's absolute ``path`` and its ``source`` name
+    (the path relative to that folder); None when they do not fit together (a stream, a name
+    whose secret was masked)."""
+    if not source or source == path or not path.endswith("/" + source):
+        return None
+    return path[: -len(source) - 1] or "/"
+
+
+def _best_of(
+    substrate: Substrate, filters: SearchFilters, anchor: str, query: str, skip: set[str]
+) -> SubstrateItem | None:
+    """The item of the linked note to follow (see the module docstring)."""
+    from substrate.search.engine import first_items
+
+    assert isinstance(filters.source_prefix, tuple)
+    candidates = [
+        hit
+        for hit, _ in ranked(
+            substrate,
+            query,
+            _CANDIDATES,
+            scopes=filters.scopes,
+            source_prefix=filters.source_prefix,
+            file_names=filters.file_names,
+        )
+    ]
+    candidates += first_items(substrate, filters, _CANDIDATES)
+    candidates = [c for c in candidates if c.id not in skip and _visible(c, filters.scopes)]
+    if anchor:
+        wanted = _slug(anchor)
+        for candidate in candidates:
+            if _slug(_heading(candidate)) == wanted:
+                return candidate
+    return candidates[0] if candidates else None
+
+
+def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
+    return allowed is None or item.scope in allowed  # (the index filtered already: again)
+
+
+def _heading(item: SubstrateItem) -> str:
+    """The last heading of the item's section path (``Install > Linux``: ``Linux``)."""
+    section = item.provenance.get("section")
+    return section.rpartition(" > ")[2] if isinstance(section, str) else ""
+
+
+def _slug(heading: str) -> str:
+    """A heading as anchors spell it: ``Rollback plan!`` and ``rollback-plan`` alike."""
+    return "-".join(_SLUG_DROP.sub("", heading.casefold()).replace("_", " ").split())

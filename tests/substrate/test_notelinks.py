@@ -1,0 +1,142 @@
+"""Links between notes: kept by the Markdown parser, followed by link hops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.hops import multihop
+from substrate.ingest import ingest_path
+from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.notelinks import MAX_LINKS, note_links
+from substrate.notelinks import NOTE_LINKS, ingest_root
+from substrate.store import Substrate
+
+NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
+
+
+@pytest.mark.parametrize(
+    ("text", "links"),
+    [
+        ("see [Hermes](hermes.md)", ["/n/notes/projects/hermes.md"]),
+        ("see [deploys](../ops/deploys.md#rollback)", ["/n/notes/ops/deploys.md#rollback"]),
+        ("from the top: [deploys](/ops/deploys.md)", ["/n/notes/ops/deploys.md"]),
+        ("below: [intro](#intro)", ["/n/notes/projects/atlas.md#intro"]),
+        ('[mine](<my note.md> "Title") [same](my%20note.md?v=2)', ["/n/notes/projects/my note.md"]),
+        (
+            "[[project-hermes]] and [[ops/oncall#Handover|the handover]]",
+            ["[[project-hermes]]", "[[ops/oncall#Handover]]"],
+        ),
+        ("[web](https://example.com/a.md) [mail](mailto:a@b.c) [net](//host/x.md)", []),
+        ("![diagram](arch.png) ![[embedded.png]]", []),
+        ("`[a](a.md)` and ``[[b]]``, then `[[ -f x ]]` in a span", []),
+        ('```sh\n[[ -n "$x" ]] && cat [a](a.md)\n```\nafter [c](c.md)', ["/n/notes/projects/c.md"]),
+        ("[[ -f x ]] outside code is no note name either", []),
+        ("no links at all, [brackets] and (parentheses)", []),
+    ],
+)
+def test_links_a_section_makes(text: str, links: list[str]) -> None:
+    assert note_links(text, NOTE) == links
+
+
+def test_links_are_kept_once_and_at_most_a_few_dozen() -> None:
+    text = " ".join(f"[n{i}](n{i}.md) [again](n{i}.md)" for i in range(MAX_LINKS + 10))
+    links = note_links(text, NOTE)
+    assert len(links) == MAX_LINKS and len(set(links)) == MAX_LINKS
+
+
+def test_a_stream_keeps_only_wiki_style_links() -> None:
+    stream = ParseContext(1500, None, "stdin-123")
+    assert note_links("[a](a.md) and [[b]]", stream) == ["[[b]]"]
+
+
+def test_the_ingested_folder_is_told_from_a_path_and_its_source_name() -> None:
+    assert ingest_root("/n/notes/ops/a.md", "ops/a.md") == "/n/notes"
+    assert ingest_root("/a.md", "a.md") == "/"
+    assert ingest_root("/n/notes/a.md", "/n/notes/a.md") is None  # named by its path
+    assert ingest_root("/n/notes/b.md", "a.md") is None
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+NOTES = {
+    "projects/hermes.md": "# Hermes\n\nHermes is the event bus.\n\n## Ownership\n\n"
+    "Hermes is owned by the [[team-platform]] team.\n",
+    "team-platform.md": "# Platform team\n\nThe platform team runs CI.\n\n## Lead\n\n"
+    "The team is led by [Priya](people/priya.md#about).\n",
+    "people/priya.md": "# Priya Raman\n\n## Career\n\nPriya joined in 2019.\n\n"
+    "## About\n\nPriya Raman is based in Lisbon.\n",
+}
+
+
+def test_ingest_keeps_a_section_s_links_and_only_where_there_are_some(tmp_path: Path) -> None:
+    _write(tmp_path / "notes", NOTES)
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    links = {i.provenance.get("section"): i.provenance.get(NOTE_LINKS) for i in store.iter_items()}
+    assert links["Hermes > Ownership"] == ["[[team-platform]]"]
+    assert links["Platform team > Lead"] == [str(tmp_path / "notes/people/priya.md") + "#about"]
+    assert links["Hermes"] is None and links["Priya Raman > About"] is None
+
+
+def test_link_hops_follow_notes_by_path_and_by_name_to_the_anchored_section(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path / "notes", NOTES)
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    chain = multihop(store, "Hermes ownership and its lead", seeds=1, max_hops=2, branch=1)
+    linked = [s for s in chain.steps if s.via == "link"]
+    # [[team-platform]]: the section the question fits; [Priya](…#about): the anchored one
+    assert [s.item.provenance["section"] for s in linked] == [
+        "Platform team > Lead",
+        "Priya Raman > About",
+    ]
+    assert [s.depth for s in linked] == [1, 2]
+    # a question the linked note shares no word with: its first item
+    other = multihop(store, "Hermes ownership", seeds=1, max_hops=1, branch=1)
+    assert [s.item.provenance["section"] for s in other.steps if s.via == "link"] == [
+        "Platform team"
+    ]
+
+
+def test_a_note_linked_to_is_found_when_ingested_later_or_edited(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    _write(notes, {"a.md": "# Alpha\n\nAlpha depends on [Beta](beta.md).\n"})
+    store = Substrate()
+    ingest_path(store, notes)
+    assert [s.via for s in multihop(store, "Alpha depends", seeds=1).steps] == ["seed"]
+    _write(notes, {"beta.md": "# Beta\n\nBeta stores the ledger.\n"})
+    ingest_path(store, notes)
+    chain = multihop(store, "Alpha depends", seeds=1)
+    assert [s.via for s in chain.steps] == ["seed", "link"]
+    _write(notes, {"beta.md": "# Beta\n\nBeta stores the ledger and the audit log.\n"})
+    ingest_path(store, notes)  # a new id for Beta's item: the link still leads there
+    assert "audit log" in multihop(store, "Alpha depends", seeds=1).steps[1].item.text
+
+
+def test_a_wiki_style_link_stays_in_the_folder_ingested(tmp_path: Path) -> None:
+    _write(tmp_path / "one", {"a.md": "# A\n\nA links to [[b]].\n"})
+    _write(tmp_path / "two", {"b.md": "# B\n\nThe other folder's b.\n"})
+    store = Substrate()
+    ingest_path(store, tmp_path / "one")
+    ingest_path(store, tmp_path / "two")
+    assert [s.via for s in multihop(store, "A links", seeds=1).steps] == ["seed"]
+
+
+def test_a_linked_note_outside_the_reader_s_scopes_is_not_followed(tmp_path: Path) -> None:
+    _write(tmp_path / "pub", {"a.md": "# A\n\nA links to [the plan](../vault/plan.md).\n"})
+    _write(tmp_path / "vault", {"plan.md": "# Plan\n\nThe secret plan of the vault.\n"})
+    store = Substrate()
+    ingest_path(store, tmp_path / "pub", scope="public")
+    ingest_path(store, tmp_path / "vault", scope="vault")
+    assert [s.via for s in multihop(store, "A links", seeds=1).steps] == ["seed", "link"]
+    hidden = multihop(store, "A links", seeds=1, scopes={"public"})
+    assert [s.via for s in hidden.steps] == ["seed"]
+    assert all(s.item.scope == "public" for s in hidden.steps)
