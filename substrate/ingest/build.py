@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+from unicodedata import is_normalized, normalize
 
 from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, GateResult, admit
 from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
@@ -11,6 +12,26 @@ from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
 from substrate.secrets.copies import Copies, copies_of, mask_copies, mask_copies_in_fields
+
+
+def tidy_tags(tags: Iterable[str]) -> list[str]:
+    """Tags found in content as one could type them to find them again (``ls -t``, ``search
+    --tag``): composed (NFC), white space inside one space and none around, control and
+    invisible characters left out (zero-width joiners, which some scripts need, aside); an
+    empty one is dropped, and each is kept once."""
+    out: list[str] = []
+    for tag in tags:
+        if not (tag.isprintable() and tag == tag.strip() and is_normalized("NFC", tag)):
+            spaced = (" " if ch.isspace() else ch for ch in normalize("NFC", tag))
+            tag = " ".join(
+                "".join(ch for ch in spaced if ch.isprintable() or ch in _JOINERS).split()
+            )
+        if tag and tag not in out:
+            out.append(tag)
+    return out
+
+
+_JOINERS = "\u200c\u200d"
 
 
 def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:
@@ -93,7 +114,7 @@ class ItemBuilder:
             if self.report is not None:
                 self.report.items_dropped += 1
             return None
-        tags = merge_tags(self.tags, seg.tags) if seg.tags else list(self.tags)
+        tags = merge_tags(self.tags, tidy_tags(seg.tags)) if seg.tags else list(self.tags)
         text, payload = seg.text, seg.payload
         if seg.secrets is not None and self.redact:
             text = self._mask_cut_secrets(seg.text, seg.secrets, provenance)

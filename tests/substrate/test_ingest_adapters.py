@@ -45,6 +45,22 @@ def test_ingest_documents_strings_and_dicts() -> None:
     assert ingest_documents(store, []) == []
 
 
+def test_tags_found_in_content_are_as_one_types_them(tmp_path: Path) -> None:
+    # each could not be given to ls -t or search --tag: listed, never found
+    odd = [" policy ", "pol\u200bicy", "", "a\tb", "\x1b[31mred", "Zu\u0308rich", "ok", "ok"]
+    store = Substrate()
+    (item_id,) = ingest_documents(store, [{"text": "tagged", "tags": odd}])
+    tidy = ["policy", "a b", "[31mred", "Z\u00fcrich", "ok"]
+    assert store.get(item_id).tags == tidy  # type: ignore[union-attr]
+    note = tmp_path / "note.md"
+    note.write_text("---\ntags: [' policy', ok\u200b]\n---\n# Note\n\nBody.\n")
+    ingest_path(store, note)
+    (from_file,) = [i for i in store.iter_items() if i.text.endswith("Body.")]
+    assert from_file.tags == ["policy", "ok"]
+    assert ingest_documents(store, [{"text": "fine", "tags": ["न\u200dम"]}])  # a joiner stays
+    assert [i.tags for i in store.iter_items() if i.text == "fine"] == [["न\u200dम"]]
+
+
 def test_same_input_updates_the_same_items() -> None:
     store = Substrate()
     first = ingest_documents(store, ["a", "b", "a"])
