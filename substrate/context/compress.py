@@ -21,6 +21,7 @@ ELLIPSIS = "…"
 # except before a line that starts a block of its own (list item, heading, quote, code).
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_FENCE = re.compile(r"\s{0,3}(?:`{3,}|~{3,})")
 _HEADING = re.compile(r"#{1,6}\s")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
 
@@ -43,6 +44,12 @@ def _blocks(text: str) -> list[str]:
     for paragraph in _PARAGRAPH_BREAK.split(text):
         current: list[str] = []
         for line in paragraph.splitlines():
+            if _FENCE.match(line):  # a code block's own lines are the block; its fences are
+                # marks, not words ("reload: ```sh sudo systemctl reload" as an answer)
+                if current and not current[-1].endswith(":"):
+                    blocks.append(" ".join(current))
+                    current = []
+                continue
             starts_block = _BLOCK_START.match(line) is not None
             after_heading = bool(current) and current[0].startswith("#")
             if current and (starts_block or after_heading):

@@ -262,6 +262,7 @@ def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1
     assert result.stdout.startswith("No answer.") and "abstained" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("evidence match 0.00 (heuristic")
     data = mixle("ask", "airspeed velocity of an unladen swallow", "--json")
     assert data.exit_code == 1 and data.json()["abstained"] is True
 

@@ -495,3 +495,18 @@ def test_a_graph_items_triples_are_in_the_packet_as_sentences() -> None:
     s.add("text", "Jonas Vahk is the claims team lead.")
     answer = answer_from_substrate(s, "Who manages Jonas Vahk?", ExtractiveAnswerer()).answer
     assert (answer or "").startswith("Marta Ilves manages Jonas Vahk.")
+
+
+def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
+    from substrate.context.compress import sentences
+
+    text = (
+        "Raise the pool size and reload:\n```sh\nsudo systemctl reload pgbouncer\n```\n"
+        "Then check the pool.\n\n~~~\nrunners: x64-large\n~~~\nRunners use that label."
+    )
+    assert sentences(text) == [
+        "Raise the pool size and reload: sudo systemctl reload pgbouncer",
+        "Then check the pool.",
+        "runners: x64-large",
+        "Runners use that label.",
+    ]
