@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
-from substrate.notelinks import linked_notes, note_link_targets
+from substrate.notelinks import linked_notes
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
 from substrate.secrets import safe_text
@@ -240,7 +240,7 @@ def _visible_links(
         if target is None or (allowed is not None and target.scope not in allowed):
             continue  # dangling or invisible: indistinguishable, and never reported
         found.append(target if allowed is None else reader_view(substrate, target, allowed))
-    if len(found) < branch and note_link_targets(item):
+    if len(found) < branch:
         taken = seen | {target.id for target in found}
         found += linked_notes(substrate, item, query, allowed, taken, branch - len(found))
     return found

@@ -4,7 +4,8 @@ Markdown parser: ``ingest.formats.notelinks``).
 A link names a file, not an item: the note it names may have been edited (new ids) or ingested
 after the note linking to it. So a link is looked up when it is followed, through the search
 index: the items of the file it names (an absolute path, or a wiki-style name looked for in the
-folder the linking note was ingested from), of the scopes the reader may see. Of those, the one
+folder the linking note was ingested from, as ``NAME`` or ``NAME.md`` and the like), of the
+scopes the reader may see. Of those, the one
 under the heading the link's ``#anchor`` names comes first, then the best match for the
 question, else the file's first item.
 """
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
 _CANDIDATES = 8  # items of a linked note looked at for the question
+MAX_ANCHORED = 4096  # items of a linked note looked through for the anchored heading
+# What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``.
+NOTE_EXTENSIONS = (".md", ".markdown", ".mdx", ".txt", ".rst")
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 
 
@@ -69,23 +73,20 @@ def _link_filters(
     """The search filters that find the items of the note ``link`` names, and its anchor."""
     from substrate.search.filters import SearchFilters
 
-    if link.startswith("[[") and link.endswith("]]"):
-        name, _, anchor = link[2:-2].partition("#")
-        prov = item.provenance
-        path, source = prov.get("path"), prov.get("source")
-        if not (isinstance(path, str) and isinstance(source, str)):
+    if not (link.startswith("[[") and link.endswith("]]")):
+        path, _, anchor = link.partition("#")
+        if not path.startswith("/"):
             return None
-        root = ingest_root(path, source)
-        if root is None:
-            return None
-        folder, _, file_name = name.strip().rpartition("/")
-        under = f"{root.rstrip('/')}/{folder}" if folder else root
-        filters = SearchFilters(scopes=allowed, source_prefix=(under,), file_names=(file_name,))
-        return filters, anchor
-    path, _, anchor = link.partition("#")
-    if not path.startswith("/"):
+        return SearchFilters(scopes=allowed, paths=(path,)), anchor
+    name, _, anchor = link[2:-2].partition("#")
+    at, source = item.provenance.get("path"), item.provenance.get("source")
+    root = ingest_root(at, source) if isinstance(at, str) and isinstance(source, str) else None
+    folder, _, file_name = name.strip().strip("/").rpartition("/")
+    if root is None or not file_name or ".." in folder.split("/"):
         return None
-    return SearchFilters(scopes=allowed, source_prefix=(path,)), anchor
+    under = f"{root.rstrip('/')}/{folder}" if folder else root
+    names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
+    return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
 
 
 def ingest_root(path: str, source: str) -> str | None:
@@ -103,26 +104,19 @@ def _best_of(
     """The item of the linked note to follow (see the module docstring)."""
     from substrate.search.engine import first_items
 
-    assert isinstance(filters.source_prefix, tuple)
-    candidates = [
-        hit
-        for hit, _ in ranked(
-            substrate,
-            query,
-            _CANDIDATES,
-            scopes=filters.scopes,
-            source_prefix=filters.source_prefix,
-            file_names=filters.file_names,
-        )
-    ]
-    candidates += first_items(substrate, filters, _CANDIDATES)
-    candidates = [c for c in candidates if c.id not in skip and _visible(c, filters.scopes)]
+    def usable(found: Iterable[SubstrateItem]) -> list[SubstrateItem]:
+        return [c for c in found if c.id not in skip and _visible(c, filters.scopes)]
+
     if anchor:
         wanted = _slug(anchor)
-        for candidate in candidates:
+        for candidate in usable(first_items(substrate, filters, MAX_ANCHORED)):
             if _slug(_heading(candidate)) == wanted:
                 return candidate
-    return candidates[0] if candidates else None
+    matched = usable(hit for hit, _ in ranked(substrate, query, _CANDIDATES, filters=filters))
+    if matched:
+        return matched[0]
+    first = usable(first_items(substrate, filters, _CANDIDATES))
+    return first[0] if first else None
 
 
 def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:

@@ -25,6 +25,7 @@ from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.context import ContextPacket
+    from substrate.search.filters import SearchFilters
     from substrate.store import Substrate
 
 log = logging.getLogger(__name__)
@@ -61,23 +62,22 @@ def ranked(
     *,
     kind: str | tuple[str, ...] | None = None,
     scopes: frozenset[str] | None = None,
-    source_prefix: tuple[str, ...] | None = None,
-    file_names: tuple[str, ...] | None = None,
+    filters: SearchFilters | None = None,
 ) -> list[tuple[SubstrateItem, float]]:
     """One ranked pass over the index: ``(item, score)`` best first, visibility enforced.
 
     Every retrieval in this package goes through here, so the visibility rule lives in one
     place: an item outside ``scopes`` is never returned, and an item returned holds no link
-    or reference to one (``reader_view``). ``source_prefix`` and ``file_names`` narrow the
-    search to some files (``SearchFilters``).
+    or reference to one (``reader_view``). ``filters``, when given, replaces ``kind`` and
+    ``scopes`` (its own scopes are the reader's).
     """
+    if filters is None:
+        from substrate.search.filters import SearchFilters
+
+        filters = SearchFilters(kind=kind, scopes=scopes)
+    scopes = filters.scopes
     if k <= 0 or scopes is not None and not scopes or not query.strip():
         return []
-    from substrate.search.engine import SearchFilters
-
-    filters = SearchFilters(
-        kind=kind, scopes=scopes, source_prefix=source_prefix, file_names=file_names
-    )
     kinds = filters.kinds
     hits = substrate.search(query, k, filters=filters)
     # Defence in depth: the filter is pushed into the index, and checked again here.

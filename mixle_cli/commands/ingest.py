@@ -103,6 +103,9 @@ def _summary(report: IngestReport) -> str:
     return ", ".join(parts) + "; " + items
 
 
+_TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {command} ..."
+
+
 def _check_format(as_format: str | None) -> None:
     """Refuse an unknown --as early; the global --as (a team) is easily given here instead."""
     from substrate import InvalidInputError
@@ -113,9 +116,6 @@ def _check_format(as_format: str | None) -> None:
             normalize_format(as_format)
         except InvalidInputError as exc:
             fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
-
-
-_TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {command} ..."
 
 
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:

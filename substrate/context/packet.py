@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,21 +56,25 @@ def _facts(item: SubstrateItem) -> list[str]:
 
 
 def _fields(item: SubstrateItem) -> list[str]:
-    """ "city: Paris; population: 2100000." for a record: its text is often its values alone
+    """ "city: Paris; population: 2100000" for a record: its text is often its values alone
     ("Paris 2100000"), which names nothing a question asks about."""
     payload = item.payload if item.kind == "record" else None
     if not isinstance(payload, dict) or not payload:
         return []
-    shown = (
+    shown = "; ".join(
         f"{key}: {value if isinstance(value, str) else render._json(value)}"
         for key, value in payload.items()
     )
-    return ["; ".join(shown) + "."]
+    return [shown if shown[-1:] in _CLOSING else shown + "."]
+
+
+_CLOSING = frozenset(".!?")
+_WORD = re.compile(r"\w+")
 
 
 def _only_values(text: str, fields: str) -> bool:
     """Whether every word of ``text`` is in ``fields`` (the text says nothing more)."""
-    return set(text.split()) <= set(fields.rstrip(".").replace(";", " ").split())
+    return set(_WORD.findall(text)) <= set(_WORD.findall(fields))
 
 
 def used_text(item: SubstrateItem, task: str, shape: str) -> str:

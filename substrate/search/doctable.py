@@ -7,13 +7,13 @@ Strings with few distinct values are stored once and referenced by code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from substrate.item import SubstrateItem
-from substrate.search.filters import PATH_SEP, SearchFilters, file_name_matcher, source_matcher
+from substrate.search.filters import PATH_SEP, SearchFilters, source_matcher
 from substrate.search.strings import PackedStrings
 
 
@@ -65,6 +65,9 @@ class DocTable:
     tag_indptr: np.ndarray  # int64, per row
     tag_codes: np.ndarray  # int32
     _tag_rows: np.ndarray | None = field(default=None, repr=False)
+    _files: tuple[dict[str, list[int]], dict[str, list[int]]] | None = field(
+        default=None, repr=False
+    )
 
     @property
     def n_rows(self) -> int:
@@ -153,6 +156,19 @@ class DocTable:
             tag_lists=[self.tags_of(int(r)) for r in rows],
         )
 
+    def files(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        """The source codes of each absolute path, and of each file name (case-folded):
+        a link followed looks up its note here instead of testing every source."""
+        if self._files is None:
+            by_path: dict[str, list[int]] = {}
+            by_name: dict[str, list[int]] = {}
+            for code, entry in enumerate(self.sources):
+                path = entry.rpartition(PATH_SEP)[2]
+                by_path.setdefault(path, []).append(code)
+                by_name.setdefault(path.rpartition("/")[2].casefold(), []).append(code)
+            self._files = (by_path, by_name)
+        return self._files
+
     def rows_with_tag(self, tag: str) -> np.ndarray:
         """Rows carrying ``tag`` (ascending)."""
         try:
@@ -205,9 +221,9 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         mask &= np.isin(docs.kind_codes, _codes_in(docs.kinds, set(filters.kinds)))
     if filters.scopes is not None:
         mask &= np.isin(docs.scope_codes, _codes_in(docs.scopes, set(filters.scopes)))
-    for matches in _source_tests(filters):
-        codes = [i for i, names in enumerate(docs.sources) if matches(names)]
-        mask &= np.isin(docs.source_codes, np.asarray(codes, dtype=np.int32))
+    codes = _source_codes(docs, filters)
+    if codes is not None:
+        mask &= np.isin(docs.source_codes, codes)
     if filters.since is not None:
         mask &= docs.created_at >= filters.since
     if filters.until is not None:
@@ -219,14 +235,21 @@ def filter_mask(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
     return mask
 
 
-def _source_tests(filters: SearchFilters) -> list[Callable[[str], bool]]:
-    """The tests of the source column the filters make (each must pass)."""
-    tests = []
-    if filters.source_prefix is not None:
-        tests.append(source_matcher(filters.source_prefix))
+def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
+    """The codes of the sources that pass the source filters (None: there are none)."""
+    chosen: set[int] | None = None
+    if filters.paths is not None:
+        by_path = docs.files()[0]
+        chosen = {code for path in filters.paths for code in by_path.get(path, ())}
     if filters.file_names is not None:
-        tests.append(file_name_matcher(filters.file_names))
-    return tests
+        by_name = docs.files()[1]
+        named = {code for name in filters.file_names for code in by_name.get(name.casefold(), ())}
+        chosen = named if chosen is None else chosen & named
+    if filters.source_prefix is not None:
+        matches = source_matcher(filters.source_prefix)
+        pool = range(len(docs.sources)) if chosen is None else sorted(chosen)
+        chosen = {code for code in pool if matches(docs.sources[code])}
+    return None if chosen is None else np.asarray(sorted(chosen), dtype=np.int32)
 
 
 def distinct(values: np.ndarray) -> np.ndarray:

@@ -27,9 +27,10 @@ class SearchFilters:
             tuple of paths matches items under any of them.
         since: only items created at or after this time (seconds since the epoch).
         until: only items created at or before this time.
-        file_names: only items whose file's name, with or without its extension, is one of
-            these, letter case aside (``Project Hermes`` matches ``…/project hermes.md``): a
-            note named as wiki-style links name one.
+        paths: only items whose file (``provenance["path"]``, absolute) is one of these.
+        file_names: only items whose file's name (its path's last part, extension included)
+            is one of these, letter case aside (``Project Hermes.md`` matches
+            ``…/project hermes.md``): a note named as wiki-style links name one.
     """
 
     kind: str | tuple[str, ...] | None = None
@@ -38,6 +39,7 @@ class SearchFilters:
     source_prefix: str | tuple[str, ...] | None = None  # a tuple once built
     since: float | None = None
     until: float | None = None
+    paths: tuple[str, ...] | None = None
     file_names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -56,10 +58,12 @@ class SearchFilters:
             if not prefixes:
                 raise InvalidInputError("source_prefix needs at least one path")
             object.__setattr__(self, "source_prefix", prefixes)
-        if self.file_names is not None:
-            if isinstance(self.file_names, str):
-                raise InvalidInputError("file_names must be a sequence of names, not one string")
-            object.__setattr__(self, "file_names", tuple(str(n) for n in self.file_names))
+        for name in ("paths", "file_names"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                raise InvalidInputError(f"{name} must be a sequence of names, not one string")
+            if value is not None:
+                object.__setattr__(self, name, tuple(str(v) for v in value))
         for name in ("since", "until"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int | float) or math.isnan(value)):
@@ -84,6 +88,7 @@ class SearchFilters:
             and self.source_prefix is None
             and self.since is None
             and self.until is None
+            and self.paths is None
             and self.file_names is None
         )
 
@@ -117,19 +122,6 @@ def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:
             or bool(path_tails)
             and _ends_a_path(names, path_tails)
         )
-
-    return matches
-
-
-def file_name_matcher(names: Sequence[str]) -> Callable[[str], bool]:
-    """A test of one source column entry: whether its file's name (of its path, else of its
-    source), with or without the extension, is one of ``names``, letter case aside."""
-    wanted = frozenset(name.casefold() for name in names)
-
-    def matches(entry: str) -> bool:
-        last = entry.rpartition(PATH_SEP)[2].replace("\\", "/").rpartition("/")[2].casefold()
-        stem = last.rpartition(".")[0]
-        return last in wanted or bool(stem) and stem in wanted
 
     return matches
 

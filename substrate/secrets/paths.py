@@ -12,8 +12,9 @@ from substrate.secrets.engine import Hit, find_secrets, shifted_hit
 from substrate.secrets.scan import redact_hits
 from substrate.secrets.screen import may_hold_secret
 
-# Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads).
-PATH_KEYS = frozenset({"path", "source"})
+# Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads);
+# ``note_links`` holds the paths a note links to (``substrate.notelinks``).
+PATH_KEYS = frozenset({"path", "source", "note_links"})
 
 
 def find_secrets_in_path(path: str) -> list[Hit]:

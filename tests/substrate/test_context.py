@@ -310,9 +310,12 @@ def test_a_record_contributes_its_fields_by_name() -> None:
     values = SubstrateItem("record", "Paris 2100000", payload=row, id="r1")
     noted = SubstrateItem("record", "Census of 2021", payload={"city": "Lyon"}, id="r2")
     packet = pack_context("population", [values, noted], [1.0, 0.5])
+    said = SubstrateItem("record", "Lyon big city.", payload={"note": "big city."}, id="r3")
+    packet = pack_context("population", [values, noted, said], [1.0, 0.5, 0.4])
     assert packet.texts == [
         'city: Paris; population: 2100000; tags: ["capital"].',
         "Census of 2021\n\ncity: Lyon.",
+        "Lyon big city.\n\nnote: big city.",  # one full stop, and the text says more
     ]
 
 

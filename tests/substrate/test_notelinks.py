@@ -33,6 +33,8 @@ NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
         ("`[a](a.md)` and ``[[b]]``, then `[[ -f x ]]` in a span", []),
         ('```sh\n[[ -n "$x" ]] && cat [a](a.md)\n```\nafter [c](c.md)', ["/n/notes/projects/c.md"]),
         ("[[ -f x ]] outside code is no note name either", []),
+        ("a stray ` tick\n\n[b](b.md) and a `span`", ["/n/notes/projects/b.md"]),
+        ("[[note#]] and [café](c.md#caf%C3%A9)", ["/n/notes/projects/c.md#café", "[[note]]"]),
         ("no links at all, [brackets] and (parentheses)", []),
     ],
 )
@@ -128,6 +130,48 @@ def test_a_wiki_style_link_stays_in_the_folder_ingested(tmp_path: Path) -> None:
     ingest_path(store, tmp_path / "one")
     ingest_path(store, tmp_path / "two")
     assert [s.via for s in multihop(store, "A links", seeds=1).steps] == ["seed"]
+
+
+def test_a_secret_in_a_link_is_masked_where_the_link_is_kept(tmp_path: Path) -> None:
+    key = "AKIAQ3EGRTZ5KX7WNM2P"
+    encoded = "%41" + key[1:]  # the text shows it encoded; the link kept is decoded
+    _write(tmp_path / "notes", {"a.md": f"# A\n\nSee [k](keys/{encoded}/x.md).\n"})
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    (item,) = store.iter_items()
+    (link,) = item.provenance[NOTE_LINKS]
+    assert key not in link and link.endswith("/keys/[REDACTED:aws_access_key]/x.md")
+
+
+def test_a_link_names_one_file_and_a_wiki_name_a_note(tmp_path: Path) -> None:
+    notes = {
+        "index.md": "# Index\n\nEverything indexed: [top](/), [ops](ops/), [up](../..).\n",
+        "ops/deploys.md": "# Deploys\n\nDeploys happen on Tuesdays.\n",
+        "cfg.md": "# Cfg\n\nRead [[config]], never [[../outside]].\n",
+        "config.yaml": "name: config\n",
+        "config.md": "# Config\n\nThe configuration note.\n",
+    }
+    _write(tmp_path / "notes", notes)
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    assert [s.via for s in multihop(store, "Everything indexed", seeds=1).steps] == ["seed"]
+    chain = multihop(store, "Read never", seeds=1)
+    assert [(s.via, s.item.provenance["source"]) for s in chain.steps] == [
+        ("seed", "cfg.md"),
+        ("link", "config.md"),
+    ]
+
+
+def test_an_anchor_finds_its_section_however_far_down_the_note(tmp_path: Path) -> None:
+    steps = "".join(f"## Step {n}\n\nDo thing number {n}.\n\n" for n in range(1, 40))
+    _write(
+        tmp_path / "notes",
+        {"a.md": "# A\n\nThe last [step](b.md#step-39).\n", "b.md": f"# B\n\n{steps}"},
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    chain = multihop(store, "The last", seeds=1, max_hops=1, branch=1)
+    assert [s.item.provenance["section"] for s in chain.steps if s.via == "link"] == ["B > Step 39"]
 
 
 def test_a_linked_note_outside_the_reader_s_scopes_is_not_followed(tmp_path: Path) -> None:

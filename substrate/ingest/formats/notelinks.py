@@ -30,7 +30,7 @@ MAX_LINKS = 32
 
 _CODE = re.compile(
     r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
-    r"|(?P<ticks>`+)[^`].*?(?P=ticks)",
+    r"|(?P<ticks>`+)(?:[^`\n]|\n(?![ \t]*\n))+?(?P=ticks)",  # a span ends with its paragraph
     re.MULTILINE | re.DOTALL,
 )
 _INLINE = re.compile(
@@ -56,8 +56,8 @@ def note_links(text: str, ctx: ParseContext) -> list[str]:
     for m in _WIKI.finditer(prose):
         name = m.group("name").strip()
         anchor = (m.group("anchor") or "").strip()
-        if name and anchor != "#":
-            found.append(f"[[{name}{anchor}]]")
+        if name:
+            found.append(f"[[{name}{anchor if anchor != '#' else ''}]]")
     return list(dict.fromkeys(found))[:MAX_LINKS]
 
 
@@ -79,4 +79,4 @@ def _resolved(target: str, ctx: ParseContext) -> str | None:
         resolved = os.path.normpath(root + path)
     else:
         resolved = os.path.normpath(os.path.join(os.path.dirname(ctx.path), path))
-    return f"{resolved}#{anchor}" if anchor else resolved
+    return f"{resolved}#{unquote(anchor)}" if anchor else resolved
