@@ -88,6 +88,8 @@ def _shard_hint(exc: ShardError) -> str | None:
         return "check that you may write to the shard's folder (or use another with --shard)"
     if any(cause in message for cause in _FULL):
         return "free some space; nothing acknowledged before was lost"
+    if "File too large" in message:  # a size limit: ulimit -f, or the file system's largest file
+        return "a file size limit was reached (ulimit -f?); nothing acknowledged before was lost"
     if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
         return None
     if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check

@@ -23,12 +23,13 @@ from mixle_cli.errors import (
     OPERATIONAL,
     TERMINATED,
     USAGE,
+    classify,
     fail,
     usage,
 )
 from mixle_cli.output import JsonOpt, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
-from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS
+from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS, ShardError
 from substrate.limits import MIN_CHUNK_CHARS
 from substrate.widetext import wide_encoding
 
@@ -297,6 +298,12 @@ def ingest(
                     )
     except KeyboardInterrupt:
         report.interrupted = True
+    except (ShardError, OSError) as exc:  # a full disk, a shard that cannot be written
+        if os.environ.get("MIXLE_DEBUG") == "1":
+            raise
+        code, message, hint = classify(exc)
+        done = "the files ingested before the error are stored; run the command again to finish"
+        fail(message, code, f"{hint}; {done}" if hint else done)
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set())
 
 

@@ -715,3 +715,24 @@ def test_rehash_finds_an_edit_that_kept_size_and_mtime_in_ingest_and_freshness(
 def test_rehash_is_refused_for_standard_input(mixle) -> None:
     result = mixle("ingest", "-", "--rehash", input="a note\n")
     assert result.exit_code == 2 and "standard input is always read" in result.stderr
+
+
+def test_an_ingest_stopped_by_a_write_error_says_what_is_stored(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    import errno
+
+    import substrate.log as log_module
+
+    kept = mixle("add", "kept").stdout.strip()
+
+    def too_large(fd: int, data: bytes, offset: int) -> int:
+        raise OSError(errno.EFBIG, "File too large")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "pwrite", too_large)
+        result = mixle("ingest", str(notes))
+    assert result.exit_code == 3 and "File too large" in result.stderr
+    assert "the files ingested before the error are stored; run the command again" in result.stderr
+    assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+    assert mixle("ingest", str(notes)).exit_code == 0  # the rerun finishes

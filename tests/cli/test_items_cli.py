@@ -175,6 +175,7 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     [
         (28, "No space left on device", "hint: free some space"),
         (13, "Permission denied", "hint: check that you may write"),
+        (27, "File too large", "hint: a file size limit was reached"),
     ],
 )
 def test_a_failed_write_is_exit_3_with_its_cause_and_earlier_items_intact(
