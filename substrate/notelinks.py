@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
 _CANDIDATES = 8  # items of a linked note looked at for the question
-MAX_ANCHORED = 4096  # items of a linked note looked through for the anchored heading
+MAX_ANCHORED = 256  # items of a linked note looked through for the anchored heading
 # What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``.
 NOTE_EXTENSIONS = (".md", ".markdown", ".mdx", ".txt", ".rst")
 _SLUG_DROP = re.compile(r"[^\w\s-]")

@@ -75,6 +75,8 @@ def ranked(
         from substrate.search.filters import SearchFilters
 
         filters = SearchFilters(kind=kind, scopes=scopes)
+    elif kind is not None or scopes is not None:  # one of them would be ignored: the scopes
+        raise InvalidInputError("ranked() takes filters, or kind and scopes, not both")
     scopes = filters.scopes
     if k <= 0 or scopes is not None and not scopes or not query.strip():
         return []

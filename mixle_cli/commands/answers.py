@@ -90,9 +90,10 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     packet = answer.context
     if answer.abstained:
         out.print(f"No answer. {answer.note}", markup=False)
-        # how well the evidence matched the question, which did not make it an answer: not
-        # "confidence", which read as the answer's next to "abstained"
-        out.print(f"evidence match {answer.confidence:.2f} ({HEURISTIC})", markup=False)
+        # the evidence's confidence may be high, the answer still not in it: said, as "No
+        # answer" beside "confidence 1.00" reads as a contradiction
+        shown = f"evidence confidence {answer.confidence:.2f} ({HEURISTIC}); no answer in it"
+        out.print(shown, markup=False)
         return
     out.print(answer.answer or "", markup=False)
     out.print("", markup=False)

@@ -29,7 +29,13 @@ from mixle_cli.errors import (
 )
 from mixle_cli.output import JsonOpt, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
-from substrate import DEFAULT_CHUNK_CHARS, DEFAULT_MAX_FILE_SIZE, INGEST_FORMATS, ShardError
+from substrate import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_MAX_FILE_SIZE,
+    INGEST_FORMATS,
+    AccessDeniedError,
+    ShardError,
+)
 from substrate.limits import MIN_CHUNK_CHARS
 from substrate.widetext import wide_encoding
 
@@ -299,11 +305,17 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     except (ShardError, OSError) as exc:  # a full disk, a shard that cannot be written
-        if os.environ.get("MIXLE_DEBUG") == "1":
+        if (
+            isinstance(exc, BrokenPipeError | AccessDeniedError)
+            or os.environ.get("MIXLE_DEBUG") == "1"
+        ):
             raise
+        if json:  # what was done before it, for a script to read
+            output.emit_json(report.as_dict())
         code, message, hint = classify(exc)
-        done = "the files ingested before the error are stored; run the command again to finish"
-        fail(message, code, f"{hint}; {done}" if hint else done)
+        # saves are batched: the batch under way is lost, the ones before it are not
+        again = "run the command again to finish"
+        fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set())
 
 

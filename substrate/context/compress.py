@@ -21,9 +21,10 @@ ELLIPSIS = "…"
 # except before a line that starts a block of its own (list item, heading, quote, code).
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_FENCE = re.compile(r"\s{0,3}(?:`{3,}|~{3,})")
+# A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
+_FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")
 _HEADING = re.compile(r"#{1,6}\s")
-_BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|```|\$\s|\|)|\s{4}")
+_BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -39,14 +40,18 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _blocks(text: str) -> list[str]:
-    """Paragraphs and list items with their wrapped lines joined."""
+    """Paragraphs and list items with their wrapped lines joined; a code block's lines are a
+    block of their own (its fences are marks, not words), joined to a line ending with ":"
+    that introduces it."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
         current: list[str] = []
+        fenced = False
         for line in paragraph.splitlines():
-            if _FENCE.match(line):  # a code block's own lines are the block; its fences are
-                # marks, not words ("reload: ```sh sudo systemctl reload" as an answer)
-                if current and not current[-1].endswith(":"):
+            if _FENCE.match(line):
+                opening = not fenced
+                fenced = opening
+                if current and not (opening and current[-1].endswith(":")):
                     blocks.append(" ".join(current))
                     current = []
                 continue
@@ -57,7 +62,7 @@ def _blocks(text: str) -> list[str]:
                 current = []
             if line.strip():
                 current.append(line.strip())
-                if len(current) > 1 and current[-2].endswith(":"):
+                if len(current) > 1 and current[-2].endswith(":") and not fenced:
                     # "Do this:" + the command: the pair is one block, whatever follows.
                     blocks.append(" ".join(current))
                     current = []

@@ -55,6 +55,10 @@ def _facts(item: SubstrateItem) -> list[str]:
     return facts
 
 
+_CLOSING = frozenset(".!?")
+_WORD = re.compile(r"\w+")
+
+
 def _fields(item: SubstrateItem) -> list[str]:
     """ "city: Paris; population: 2100000" for a record: its text is often its values alone
     ("Paris 2100000"), which names nothing a question asks about."""
@@ -66,10 +70,6 @@ def _fields(item: SubstrateItem) -> list[str]:
         for key, value in payload.items()
     )
     return [shown if shown[-1:] in _CLOSING else shown + "."]
-
-
-_CLOSING = frozenset(".!?")
-_WORD = re.compile(r"\w+")
 
 
 def _only_values(text: str, fields: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
-from unicodedata import is_normalized, normalize
+from unicodedata import category, normalize
 
 from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, GateResult, admit
 from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
@@ -13,25 +13,27 @@ from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
 from substrate.secrets.copies import Copies, copies_of, mask_copies, mask_copies_in_fields
 
+# Characters that show nothing and are never typed in a tag: zero-width space and word joiner,
+# byte-order mark, soft hyphen, and the bidirectional controls (zero-width joiners, which some
+# scripts need, are kept).
+_INVISIBLE = frozenset("\u200b\u2060\ufeff\u00ad\u200e\u200f\u061c") | frozenset(
+    map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+)
+
 
 def tidy_tags(tags: Iterable[str]) -> list[str]:
     """Tags found in content as one could type them to find them again (``ls -t``, ``search
     --tag``): composed (NFC), white space inside one space and none around, control and
-    invisible characters left out (zero-width joiners, which some scripts need, aside); an
-    empty one is dropped, and each is kept once."""
+    invisible characters (``_INVISIBLE``) left out; an empty one is dropped, and each is kept
+    once."""
     out: list[str] = []
     for tag in tags:
-        if not (tag.isprintable() and tag == tag.strip() and is_normalized("NFC", tag)):
-            spaced = (" " if ch.isspace() else ch for ch in normalize("NFC", tag))
-            tag = " ".join(
-                "".join(ch for ch in spaced if ch.isprintable() or ch in _JOINERS).split()
-            )
+        if not (tag.isascii() and tag.isprintable() and " " not in tag):  # most are
+            kept = (ch for ch in normalize("NFC", tag) if ch not in _INVISIBLE)
+            tag = " ".join("".join(" " if category(ch) == "Cc" else ch for ch in kept).split())
         if tag and tag not in out:
             out.append(tag)
     return out
-
-
-_JOINERS = "\u200c\u200d"
 
 
 def merge_tags(first: Iterable[str], second: Iterable[str]) -> list[str]:

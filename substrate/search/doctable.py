@@ -247,8 +247,10 @@ def _source_codes(docs: DocTable, filters: SearchFilters) -> np.ndarray | None:
         chosen = named if chosen is None else chosen & named
     if filters.source_prefix is not None:
         matches = source_matcher(filters.source_prefix)
-        pool = range(len(docs.sources)) if chosen is None else sorted(chosen)
-        chosen = {code for code in pool if matches(docs.sources[code])}
+        if chosen is None:  # every source: decoded in one pass, not one at a time
+            chosen = {code for code, names in enumerate(docs.sources) if matches(names)}
+        else:
+            chosen = {code for code in sorted(chosen) if matches(docs.sources[code])}
     return None if chosen is None else np.asarray(sorted(chosen), dtype=np.int32)
 
 

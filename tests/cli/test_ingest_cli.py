@@ -733,6 +733,10 @@ def test_an_ingest_stopped_by_a_write_error_says_what_is_stored(
         patch.setattr(log_module.os, "pwrite", too_large)
         result = mixle("ingest", str(notes))
     assert result.exit_code == 3 and "File too large" in result.stderr
-    assert "the files ingested before the error are stored; run the command again" in result.stderr
+    assert "nothing acknowledged before was lost; run the command again" in result.stderr
     assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+    with monkeypatch.context() as patch:
+        patch.setattr(log_module.os, "pwrite", too_large)
+        as_json = mixle("ingest", str(notes), "--json")
+    assert as_json.exit_code == 3 and as_json.json()["files_scanned"] == 4  # what was done
     assert mixle("ingest", str(notes)).exit_code == 0  # the rerun finishes

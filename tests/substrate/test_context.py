@@ -505,11 +505,15 @@ def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
 
     text = (
         "Raise the pool size and reload:\n```sh\nsudo systemctl reload pgbouncer\n```\n"
-        "Then check the pool.\n\n~~~\nrunners: x64-large\n~~~\nRunners use that label."
+        "Then check the pool.\n\n~~~\nrunners: x64-large\n~~~\nRunners use that label.\n\n"
+        "- Reload the service:\n\n    ```sh\n    sudo systemctl reload nginx\n    ```\n\n"
+        "Run ```make install``` then wait."
     )
     assert sentences(text) == [
         "Raise the pool size and reload: sudo systemctl reload pgbouncer",
         "Then check the pool.",
         "runners: x64-large",
         "Runners use that label.",
+        "- Reload the service: sudo systemctl reload nginx",  # a fence indented in a list
+        "Run ```make install``` then wait.",  # code on one line, no fence
     ]

@@ -34,6 +34,7 @@ NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
         ('```sh\n[[ -n "$x" ]] && cat [a](a.md)\n```\nafter [c](c.md)', ["/n/notes/projects/c.md"]),
         ("[[ -f x ]] outside code is no note name either", []),
         ("a stray ` tick\n\n[b](b.md) and a `span`", ["/n/notes/projects/b.md"]),
+        ("``a ` [[b]] in a double span`` and `` `[c](c.md)` ``", []),
         ("[[note#]] and [café](c.md#caf%C3%A9)", ["/n/notes/projects/c.md#café", "[[note]]"]),
         ("no links at all, [brackets] and (parentheses)", []),
     ],
@@ -184,3 +185,12 @@ def test_a_linked_note_outside_the_reader_s_scopes_is_not_followed(tmp_path: Pat
     hidden = multihop(store, "A links", seeds=1, scopes={"public"})
     assert [s.via for s in hidden.steps] == ["seed"]
     assert all(s.item.scope == "public" for s in hidden.steps)
+
+
+def test_ranked_takes_filters_or_kind_and_scopes_never_both() -> None:
+    from substrate.errors import InvalidInputError
+    from substrate.retrieval import ranked
+    from substrate.search.filters import SearchFilters
+
+    with pytest.raises(InvalidInputError):  # the scopes given would be ignored
+        ranked(Substrate(), "q", 3, scopes=frozenset({"a"}), filters=SearchFilters())

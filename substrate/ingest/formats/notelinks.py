@@ -30,7 +30,8 @@ MAX_LINKS = 32
 
 _CODE = re.compile(
     r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
-    r"|(?P<ticks>`+)(?:[^`\n]|\n(?![ \t]*\n))+?(?P=ticks)",  # a span ends with its paragraph
+    # a span: between runs of as many backticks, within its paragraph
+    r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)",
     re.MULTILINE | re.DOTALL,
 )
 _INLINE = re.compile(
