@@ -27,7 +27,7 @@ from typing import Any
 
 from substrate.answer import CITATION
 from substrate.context import ContextPacket
-from substrate.context.compress import is_heading, sentences, terms, truncate
+from substrate.context.compress import entry_of, is_heading, sentences, terms, truncate
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
@@ -112,10 +112,12 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         candidates: list[tuple[int, str, frozenset[str], str]] = []
+        titled: dict[str, str] = {}  # each sentence as quoted: a list item with its heading
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
             heading, named = path, terms(path) & wanted
+            title = path.rpartition(" > ")[2]
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
             for sentence in sentences(text):
                 if is_heading(sentence):  # a label of the section, not an answer
@@ -124,7 +126,9 @@ class ExtractiveAnswerer:
                     open_headings.append((level, sentence))
                     heading = " ".join([path, *(title for _, title in open_headings)])
                     named = terms(heading) & wanted
+                    title = sentence.lstrip("#").strip()
                     continue
+                titled[sentence] = entry_of(title, sentence)
                 if sentence.rstrip().endswith("?"):
                     continue  # a FAQ's question asks what the question asks; it answers nothing
                 # what a section's headings name, the sentences under it speak of: they
@@ -171,7 +175,7 @@ class ExtractiveAnswerer:
                 continue  # adds no question term the answer does not already carry
             if " ".join(sentence.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
-            quote = _unbracketed(truncate(sentence, 300)) + f" [{n}]"
+            quote = _unbracketed(truncate(titled.get(sentence, sentence), 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)

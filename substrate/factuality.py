@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.answer import cited_numbers, strip_citations
-from substrate.context.compress import sentences, split_sentences, terms
+from substrate.context.compress import split_sentences, terms, titled_sentences
 from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
@@ -96,7 +96,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
-    for sentence in sentences(evidence):
+    for sentence in titled_sentences(evidence):  # a list item with its heading, as quoted
         found = terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0

@@ -167,7 +167,9 @@ def ask_cmd(
 
     An answer that cites none of its sources, or none of whose claims the evidence supports
     (a model answering from elsewhere), or that cites for a claim a source that does not say
-    it (while another item does), is shown with a warning and exits 1 too.
+    it (while another item does), is shown with a warning and exits 1 too. The extractive
+    answerer quotes sentences; a list item is quoted with the heading it is an entry of
+    ("Marco Bianchi: Based in Milan.") when it does not name it.
     """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
     from substrate.answer import citations_to_nothing

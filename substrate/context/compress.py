@@ -100,6 +100,30 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+def titled_sentences(text: str) -> list[str]:
+    """``sentences(text)``, with each list item that does not name the heading above it
+    written as an entry of it: "- Based in Milan." under "# Marco Bianchi" is "Marco
+    Bianchi: Based in Milan.", which says whose it is, as the note does by its layout."""
+    out: list[str] = []
+    title = ""
+    for sentence in sentences(text):
+        if is_heading(sentence):
+            title = sentence.lstrip("#").strip()
+        out.append(entry_of(title, sentence))
+    return out
+
+
+def entry_of(title: str, sentence: str) -> str:
+    """``sentence`` as an entry of the heading ``title`` when it is a list item that does not
+    name it (see ``titled_sentences``), else as it is."""
+    if not title or _LIST_ITEM.match(sentence) is None or terms(title) & terms(sentence):
+        return sentence
+    return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
+
+
+_LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")
+
+
 def is_heading(sentence: str) -> bool:
     """Whether a sentence (of ``sentences``) is a Markdown heading: a label of what follows,
     which shares the question's words without answering it."""

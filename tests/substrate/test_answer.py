@@ -287,6 +287,21 @@ def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
     assert out == "Open a ticket first. [1]"
 
 
+def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
+    people = [
+        SubstrateItem("text", "# Priya Raman\n\n- Platform team lead.\n- Based in Lisbon.", id="p"),
+        SubstrateItem("text", "# Marco Bianchi\n\n- Based in Milan.", id="m"),
+        SubstrateItem("text", "# Lena\n\n- Lena moved to Lyon.", id="l", provenance={}),
+    ]
+    packet = pack_context("based", people, [0.9, 0.8, 0.7])
+    answer = ExtractiveAnswerer().answer_packet
+    assert answer("Who is based in Milan?", packet) == "Marco Bianchi: Based in Milan. [2]"
+    assert answer("Who leads the platform team?", packet) == (
+        "Priya Raman: Platform team lead. [1]"
+    )
+    assert answer("Who moved to Lyon?", packet) == "- Lena moved to Lyon. [3]"  # named already
+
+
 def test_a_reference_in_a_quoted_sentence_is_not_taken_for_a_citation() -> None:
     its = [
         SubstrateItem("text", "The pricing cache TTL is 300 seconds, as measured in [2].", id="a"),

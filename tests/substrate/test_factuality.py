@@ -106,6 +106,14 @@ def test_a_graph_item_supports_its_facts_as_the_answerer_reads_them() -> None:
     assert all("kg" in {c["id"] for c in v.citations} for v in receipt.verdicts)
 
 
+def test_a_list_item_supports_a_claim_about_its_heading() -> None:
+    note = "# Marco Bianchi\n\n- Sponsor of Atlas.\n- Based in Milan."
+    assert content_overlap(note, "Marco Bianchi is based in Milan.")
+    assert content_overlap(note, "Marco Bianchi: Based in Milan.")  # as ask quotes it
+    assert not content_overlap(note, "Marco Bianchi is based in Lisbon.")
+    assert not content_overlap(note, "Priya Raman is based in Milan.")
+
+
 def test_scopes_hide_evidence(shard: Substrate) -> None:
     text = "Gift cards are valid for ten years."
     assert check_factuality(shard, text).grounded_fraction == 1.0
