@@ -258,12 +258,19 @@ def _found_nothing(question: str, answerer: object) -> str:
     return "the answerer found no answer in the evidence"
 
 
-def _unmentioned_note(question: str, unseen: frozenset[str]) -> str:
-    """What an abstention adds when the question names what no readable item mentions."""
+def _unmentioned_note(
+    substrate: Substrate, question: str, unseen: frozenset[str], filters: SearchFilters
+) -> str:
+    """What an abstention adds when the question names what no readable item mentions: the
+    words, and the words readable items spell alike ("migraton": "migration")."""
+    from substrate.search.engine import spelling_suggestions
+
     words = words_for(question, unseen)
     if not words:
         return ""
-    return "; no readable item mentions " + ", ".join(f"'{w}'" for w in words)
+    meant = spelling_suggestions(substrate, " ".join(words), filters=filters)
+    shown = [f"'{w}' (did you mean '{meant[w]}'?)" if w in meant else f"'{w}'" for w in words]
+    return "; no readable item mentions " + ", ".join(shown)
 
 
 def _states(evidence: Sequence[SubstrateItem], frame: Frame) -> bool:
@@ -338,7 +345,8 @@ def answer_from_substrate(
         # up as asked, and if nothing says it still, the question is not answered
         top, evidence, ranked_evidence, packet = gather(question)
         unstated = not _states(ranked_evidence, frame)
-    unseen, unseen_share = unmentioned(substrate, topic, filters=SearchFilters(scopes=allowed))
+    readable = SearchFilters(scopes=allowed)
+    unseen, unseen_share = unmentioned(substrate, topic, filters=readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = stated = 0
@@ -354,8 +362,9 @@ def answer_from_substrate(
             note = f"abstained: no readable item found says {how} -- escalate rather than guess"
         elif not weak and not len(packet):
             note = "abstained: no relevant item fits the context budget -- raise the budget"
-        elif evidence and unseen_share >= UNMENTIONED_SHARE:  # what held the evidence back
-            note += _unmentioned_note(question, unseen)
+        elif unseen and (not evidence or unseen_share >= UNMENTIONED_SHARE):
+            # what held the evidence back, or what nothing matched (a typo?)
+            note += _unmentioned_note(substrate, question, unseen, readable)
     else:
         if isinstance(answerer, PacketAnswerer):
             text = answerer.answer_packet(question, packet)

@@ -300,8 +300,10 @@ def search_cmd(
             result_row(n, h, query, analyzer, name)
             for n, (h, name) in enumerate(zip(kept, names, strict=True), 1)
         ]
+    meant = _did_you_mean(substrate, shown, filters) if hint is None and not rows else None
     if how is Mode.JSON:
-        output.emit_json({"query": shown, "results": rows})
+        extra = {"did_you_mean": meant} if meant else {}
+        output.emit_json({"query": shown, "results": rows, **extra})
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     elif rows:
@@ -309,7 +311,18 @@ def search_cmd(
     if hint is not None:
         output.note(f"hint: {hint}")
     elif not rows:
-        output.note(NO_MATCH)
+        output.note(NO_MATCH if meant is None else f"{NO_MATCH}; did you mean: {meant}")
+
+
+def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> str | None:
+    """``query`` with each word no item it may return mentions spelled as a word they do
+    ("pgbouncr" as "pgbouncer"), or None when there is none to offer."""
+    from substrate.search.engine import spelling_suggestions
+
+    found = spelling_suggestions(substrate, query, filters=filters)
+    if not found:
+        return None
+    return re.sub(r"[\w'-]+", lambda m: found.get(m.group(), m.group()), query)
 
 
 def _progress_wanted(json: bool, quiet: bool) -> bool:

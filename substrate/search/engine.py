@@ -155,6 +155,17 @@ def unmentioned(
     return unseen_terms(cache.view, cache.analyzer, text, filters)
 
 
+def spelling_suggestions(
+    substrate: Any, text: str, *, filters: SearchFilters | None = None
+) -> dict[str, str]:
+    """For each word of ``text`` that no item passing ``filters`` mentions, a word one or two
+    edits away that such items do mention, as they write it ({"pgbouncr": "pgbouncer"})."""
+    from substrate.search.suggest import suggestions
+
+    cache = current(substrate)
+    return suggestions(cache.view, cache.analyzer, text, filters, substrate.get)
+
+
 def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:
     """Rebuild the whole index from the store and refit the embedding.
 

@@ -220,6 +220,16 @@ def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str])
     assert empty.exit_code == 0 and empty.stdout == ""
 
 
+def test_no_results_for_a_misspelt_word_says_the_word_meant(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    result = mixle("search", "shiping")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no matching items; did you mean: Shipping" in result.stderr
+    assert mixle("search", "shiping", "--json").json()["did_you_mean"] == "Shipping"
+    assert "did_you_mean" not in mixle("search", "xylophone", "--json").json()
+
+
 def test_reading_a_shard_that_does_not_exist_is_an_error(
     mixle: Run, isolated_shard_env: Path
 ) -> None:
