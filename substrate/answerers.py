@@ -74,6 +74,18 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
 _WORD = re.compile(r"\w+")
 
 
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+))?\]\]")
+_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]+)\]\([^()\s]+(?:\s+\"[^\"\n]*\")?\)")
+
+
+def _unlinked(quote: str) -> str:
+    """A quoted sentence with its links to other notes as a reader sees them: ``[text](a.md)``
+    as its text, ``[[note|shown]]`` as what is shown, ``[[note#Heading]]`` as ``note >
+    Heading``."""
+    quote = _MD_LINK.sub(r"\1", quote)
+    return _WIKI_LINK.sub(lambda m: m.group(2) or m.group(1).replace("#", " > "), quote)
+
+
 def _unbracketed(quote: str) -> str:
     """A quoted sentence with its own "[2]" (a reference of the source's) written "(2)": in
     the answer, brackets are the answer's citations, and would cite the packet's source 2."""
@@ -163,26 +175,36 @@ class ExtractiveAnswerer:
         said_already: set[str] = set()
         covered: set[str] = set()
         sources: set[int] = set()
-        best: tuple[frozenset[str], float] | None = None
+        best: tuple[frozenset[str], float, int] | None = None
+        completed = {s.lower() for _, s, _, said in candidates if said != s.lower()}
         used = 0
-        for *_, n, sentence, have, share in scored:
+        for _, verbatim, _, n, sentence, have, share in scored:
             if len(chosen) >= self.max_sentences:
                 break
             # another source answering "how many" as fully as the best may give another
-            # value: both are quoted, so that the reader sees the sources disagree
-            rival = bool(frame) and best == (have, share) and n not in sources
+            # value: both are quoted, so that the reader sees the sources disagree; and where
+            # no number is asked, a sentence of the same source saying as much as the best is
+            # another fact of the kind asked for ("Kenji manages Ana." beside "Kenji
+            # manages Marco.")
+            if frame:
+                rival = best is not None and best[:2] == (have, share) and n not in sources
+            else:  # (as close to the question's words as the best, and by its own words:
+                # under a heading that completes the question, every sentence would do)
+                rival = best == (have, share, verbatim) and n in sources
+                rival = rival and sentence.lower() not in completed
             if chosen and have <= covered and not rival:
                 continue  # adds no question term the answer does not already carry
             if " ".join(sentence.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
-            quote = _unbracketed(truncate(titled.get(sentence, sentence), 300)) + f" [{n}]"
+            shown = _unlinked(titled.get(sentence, sentence))
+            quote = _unbracketed(truncate(shown, 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
             said_already.add(" ".join(sentence.split()))
             covered |= have
             sources.add(n)
-            best = best or (have, share)
+            best = best or (have, share, verbatim)
             used += len(quote) + 1
         # each sentence speaks of a name asked of; together they must speak of them all
         return " ".join(chosen) if subject <= covered else ""

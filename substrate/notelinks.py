@@ -101,21 +101,31 @@ def ingest_root(path: str, source: str) -> str | None:
 def _best_of(
     substrate: Substrate, filters: SearchFilters, anchor: str, query: str, skip: set[str]
 ) -> SubstrateItem | None:
-    """The item of the linked note to follow (see the module docstring)."""
+    """The item of the linked note to follow (see the module docstring); None when the
+    section a link names is in ``skip`` already (the chain holds it)."""
     from substrate.search.engine import first_items
 
     def usable(found: Iterable[SubstrateItem]) -> list[SubstrateItem]:
-        return [c for c in found if c.id not in skip and _visible(c, filters.scopes)]
+        return [c for c in found if _visible(c, filters.scopes)]
 
-    if anchor:
-        wanted = _slug(anchor)
-        for candidate in usable(first_items(substrate, filters, MAX_ANCHORED)):
-            if _slug(_heading(candidate)) == wanted:
-                return candidate
     matched = usable(hit for hit, _ in ranked(substrate, query, _CANDIDATES, filters=filters))
-    if matched:
-        return matched[0]
-    first = usable(first_items(substrate, filters, _CANDIDATES))
+    if anchor:
+        # "Deep Dive#Details" (a heading under a heading): the last one names the section
+        wanted = _slug(anchor.rpartition("#")[2])
+        section = [
+            c
+            for c in usable(first_items(substrate, filters, MAX_ANCHORED))
+            if _slug(_heading(c)) == wanted
+        ]
+        if section:  # of its chunks, the one the question fits best
+            order = {c.id: n for n, c in enumerate(matched)}
+            section.sort(key=lambda c: order.get(c.id, len(order)))
+            fresh = [c for c in section if c.id not in skip]
+            return fresh[0] if fresh else None
+    fresh = [c for c in matched if c.id not in skip]
+    if fresh:
+        return fresh[0]
+    first = [c for c in usable(first_items(substrate, filters, _CANDIDATES)) if c.id not in skip]
     return first[0] if first else None
 
 

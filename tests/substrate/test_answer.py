@@ -302,6 +302,29 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     assert answer("Who moved to Lyon?", packet) == "- Lena moved to Lyon. [3]"  # named already
 
 
+def test_facts_of_one_source_saying_as_much_are_all_quoted() -> None:
+    org = SubstrateItem(
+        "graph",
+        payload={"triples": [["Kenji", "manages", "Marco"], ["Kenji", "manages", "Ana"]]},
+        id="g",
+    )
+    packet = pack_context("Kenji manage", [org], [0.9])
+    answer = ExtractiveAnswerer().answer_packet("Who does Kenji manage?", packet)
+    assert answer == "Kenji manages Marco. [1] Kenji manages Ana. [1]"
+
+
+def test_links_in_a_quoted_sentence_read_as_a_reader_sees_them() -> None:
+    note = SubstrateItem(
+        "text",
+        "The rotation is in [[oncall#Rotation]], kept by [[priya|our lead]] in [the runbook]"
+        "(runbook.md).",
+        id="n",
+    )
+    packet = pack_context("rotation", [note], [0.9])
+    answer = ExtractiveAnswerer().answer_packet("Where is the rotation kept?", packet)
+    assert answer == ("The rotation is in oncall > Rotation, kept by our lead in the runbook. [1]")
+
+
 def test_a_reference_in_a_quoted_sentence_is_not_taken_for_a_citation() -> None:
     its = [
         SubstrateItem("text", "The pricing cache TTL is 300 seconds, as measured in [2].", id="a"),

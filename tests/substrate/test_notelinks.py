@@ -33,6 +33,13 @@ NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
         ("`[a](a.md)` and ``[[b]]``, then `[[ -f x ]]` in a span", []),
         ('```sh\n[[ -n "$x" ]] && cat [a](a.md)\n```\nafter [c](c.md)', ["/n/notes/projects/c.md"]),
         ("[[ -f x ]] outside code is no note name either", []),
+        ("<!-- [[hidden]] [h](h.md) --> [[shown]]", ["[[shown]]"]),
+        ("\\[[escaped]] and \\[x](x.md)", []),
+        (
+            "[[#Short links]], ![[embedded]], ![[pic.png]]",
+            ["/n/notes/projects/atlas.md#Short links", "[[embedded]]"],
+        ),
+        ("| [[target\\|alias]] |", ["[[target]]"]),
         ("a stray ` tick\n\n[b](b.md) and a `span`", ["/n/notes/projects/b.md"]),
         ("``a ` [[b]] in a double span`` and `` `[c](c.md)` ``", []),
         ("[[note#]] and [café](c.md#caf%C3%A9)", ["/n/notes/projects/c.md#café", "[[note]]"]),
@@ -173,6 +180,27 @@ def test_an_anchor_finds_its_section_however_far_down_the_note(tmp_path: Path) -
     ingest_path(store, tmp_path / "notes")
     chain = multihop(store, "The last", seeds=1, max_hops=1, branch=1)
     assert [s.item.provenance["section"] for s in chain.steps if s.via == "link"] == ["B > Step 39"]
+
+
+def test_a_section_a_link_names_is_followed_once_and_under_nested_headings(
+    tmp_path: Path,
+) -> None:
+    policy = "# Policy\n\n## Intro\n\nThe intro.\n\n## Escalation\n\n### Night shift\n\n"
+    _write(
+        tmp_path / "notes",
+        {
+            "policy.md": policy + "Page the night lead.\n",
+            "a.md": "# A\n\nTwo links: [[policy#Escalation#Night shift]] and "
+            "[night](policy.md#night-shift).\n",
+        },
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    chain = multihop(store, "Two links", seeds=1, max_hops=1, branch=5)
+    # the second link names the section the first reached: no other section in its place
+    assert [s.item.provenance["section"] for s in chain.steps if s.via == "link"] == [
+        "Policy > Escalation > Night shift"
+    ]
 
 
 def test_a_linked_note_outside_the_reader_s_scopes_is_not_followed(tmp_path: Path) -> None:

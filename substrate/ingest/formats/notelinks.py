@@ -8,9 +8,10 @@ the way wiki-style editors do, by its file name without extension anywhere in th
 ingested: they are kept as written (``[[other note#Heading]]``, without the shown text), and
 found when a hop follows them (``substrate.notelinks``), so a note added later is found too.
 
-Links with a scheme (``https:``, ``mailto:``), images (``![..](..)``, ``![[..]]``) and
-anything inside code (fenced blocks, `` `spans` ``, where ``[[ -f x ]]`` is shell) are left
-out. Reference-style links (``[text][id]``) are not followed.
+Links with a scheme (``https:``, ``mailto:``), images (``![..](..)``, ``![[a.png]]``; a note
+embedded, ``![[other]]``, is a link) and anything inside code (fenced blocks, `` `spans` ``,
+where ``[[ -f x ]]`` is shell) or an HTML comment are left out. Reference-style links
+(``[text][id]``) and code blocks marked by indentation alone are not told apart.
 """
 
 from __future__ import annotations
@@ -31,16 +32,21 @@ MAX_LINKS = 32
 _CODE = re.compile(
     r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
     # a span: between runs of as many backticks, within its paragraph
-    r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)",
+    r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
+    r"|<!--.*?(?:-->|\Z)",  # an HTML comment
     re.MULTILINE | re.DOTALL,
 )
+# (an image is no note: ``![alt](a.png)``; ``\[`` is a bracket, not a link)
 _INLINE = re.compile(
-    r"(?<!!)\[[^\[\]\n]*\]\(\s*(?:<(?P<angled>[^<>\n]+)>|(?P<bare>[^\s()<>]+))"
+    r"(?<![!\\])\[[^\[\]\n]*\]\(\s*(?:<(?P<angled>[^<>\n]+)>|(?P<bare>[^\s()<>]+))"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
 )
 _WIKI = re.compile(
-    r"(?<!!)\[\[(?P<name>[^\s\[\]|#][^\[\]|#\n]*)(?P<anchor>#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]"
+    r"(?<!\\)(?P<embed>!?)\[\[(?P<name>[^\s\[\]|#][^\[\]|#\n]*)?(?P<anchor>#[^\[\]|\n]*)?"
+    r"(?:\|[^\[\]\n]*)?\]\]"
 )
+# What an embed (``![[...]]``) shows that is no note.
+_MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|wav|ogg|mov)$", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -55,10 +61,14 @@ def note_links(text: str, ctx: ParseContext) -> list[str]:
         if target is not None:
             found.append(target)
     for m in _WIKI.finditer(prose):
-        name = m.group("name").strip()
-        anchor = (m.group("anchor") or "").strip()
+        name = (m.group("name") or "").strip().rstrip("\\")  # (``\|`` in a table cell)
+        anchor = (m.group("anchor") or "").strip().rstrip("\\")
+        if m.group("embed") and _MEDIA.search(name):
+            continue
         if name:
             found.append(f"[[{name}{anchor if anchor != '#' else ''}]]")
+        elif anchor != "#" and ctx.path is not None:  # [[#Heading]]: in this very note
+            found.append(f"{ctx.path}{anchor}")
     return list(dict.fromkeys(found))[:MAX_LINKS]
 
 
