@@ -103,7 +103,9 @@ def retrieve_cmd(
         for n, (item, entry) in enumerate(zip(result.items, result.provenance(), strict=True), 1)
     ]
     if how is Mode.JSON:
-        output.emit_json({"query": result.query, "kinds": result.kinds(), "items": rows})
+        output.emit_json(
+            {"query": result.query, "kinds": result.kinds(), "n": len(rows), "items": rows}
+        )
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     elif not rows:

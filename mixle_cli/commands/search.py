@@ -303,7 +303,7 @@ def search_cmd(
     meant = _did_you_mean(substrate, shown, filters) if hint is None and not rows else None
     if how is Mode.JSON:
         extra = {"did_you_mean": meant} if meant else {}
-        output.emit_json({"query": shown, "results": rows, **extra})
+        output.emit_json({"query": shown, "n": len(rows), "results": rows, **extra})
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     elif rows:

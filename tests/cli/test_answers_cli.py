@@ -70,6 +70,7 @@ def test_retrieve_json_and_jsonl(mixle: Run, shop: dict[str, str]) -> None:
     data = result.json()
     assert data["items"][0]["id"] in {shop["refunds"], shop["secret"]}
     assert {"rank", "id", "kind", "source", "score", "title"} <= set(data["items"][0])
+    assert data["n"] == len(data["items"])  # the count beside the list, as every report has
     lines = mixle("retrieve", "refund", "--jsonl", "-k", "2").jsonl()
     assert len(lines) == 2
     text = mixle("--as", "shop", "retrieve", "refund defective items")

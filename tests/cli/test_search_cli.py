@@ -162,6 +162,8 @@ def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None
 def test_several_kinds_are_all_searched(
     mixle: Run, filled: dict[str, str], kinds: tuple[str, ...]
 ) -> None:
+    data = mixle("search", "refund", *kinds, "--json").json()
+    assert data["n"] == len(data["results"]) == 3
     found = set(ids_of(mixle("search", "refund", *kinds, "--json")))
     assert found == {filled["policy"], filled["ledger"], filled["shipping"]}  # not one kind
     assert mixle("search", "refund", "-K", "text", "-K", "video").exit_code == 2
@@ -205,7 +207,7 @@ def test_empty_query_is_a_usage_error(mixle: Run, filled: dict[str, str]) -> Non
 def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, str]) -> None:
     result = mixle("search", "the and of what", "--json")
     assert result.exit_code == 0
-    assert result.json() == {"query": "the and of what", "results": []}
+    assert result.json() == {"query": "the and of what", "n": 0, "results": []}
     assert "hint:" in result.stderr and "very common or very short words" in result.stderr
     assert mixle("search", "the").stdout == ""
     punctuation = mixle("search", "!!!???")
