@@ -5,9 +5,9 @@ A link names a file, not an item: the note it names may have been edited (new id
 after the note linking to it. So a link is looked up when it is followed, through the search
 index: the items of the file it names (an absolute path, or a wiki-style name looked for in the
 folder the linking note was ingested from, as ``NAME`` or ``NAME.md`` and the like), of the
-scopes the reader may see. Of those, the one
-under the heading the link's ``#anchor`` names comes first, then the best match for the
-question, else the file's first item.
+scopes the reader may see. Of those, the section the link's ``#anchor`` names is taken (its
+chunk the question fits best; nothing when the chain holds it already), else the item the
+question fits best, else the file's first item.
 """
 
 from __future__ import annotations
