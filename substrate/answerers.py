@@ -123,8 +123,9 @@ class ExtractiveAnswerer:
         # "long" and "take" of "How long does X take?": a sentence giving a duration says them
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
-        candidates: list[tuple[int, str, frozenset[str], str]] = []
-        titled: dict[str, str] = {}  # each sentence as quoted: a list item with its heading
+        # (source, sentence, question terms it says, what it says them with, its quote: a
+        # list item with the heading it is an entry of)
+        candidates: list[tuple[int, str, frozenset[str], str, str]] = []
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
@@ -140,7 +141,6 @@ class ExtractiveAnswerer:
                     named = terms(heading) & wanted
                     title = sentence.lstrip("#").strip()
                     continue
-                titled[sentence] = entry_of(title, sentence)
                 if sentence.rstrip().endswith("?"):
                     continue  # a FAQ's question asks what the question asks; it answers nothing
                 # what a section's headings name, the sentences under it speak of: they
@@ -149,17 +149,17 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
-                candidates.append((n, sentence, have, said.lower()))
+                candidates.append((n, sentence, have, said.lower(), entry_of(title, sentence)))
         if not candidates:
             return ""
-        df = {t: sum(1 for _, _, have, _ in candidates if t in have) for t in wanted}
+        df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
         weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
         total = sum(weight.values())
         scored = []
         topic = wanted - frame.keys()
         subject = _subject(question, topic, bool(frame))
         about = topic - subject if subject else frozenset()
-        for pos, (n, sentence, have, said) in enumerate(candidates):
+        for pos, (n, sentence, have, said, _) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
             if subject and not (have & subject and (not about or have & about)):
@@ -176,32 +176,33 @@ class ExtractiveAnswerer:
         covered: set[str] = set()
         sources: set[int] = set()
         best: tuple[frozenset[str], float, int] | None = None
-        completed = {s.lower() for _, s, _, said in candidates if said != s.lower()}
+        completed = {pos for pos, c in enumerate(candidates) if c[3] != c[1].lower()}
         used = 0
-        for _, verbatim, _, n, sentence, have, share in scored:
+        for _, verbatim, pos, n, _, have, share in scored:
             if len(chosen) >= self.max_sentences:
                 break
             # another source answering "how many" as fully as the best may give another
             # value: both are quoted, so that the reader sees the sources disagree; and where
-            # no number is asked, a sentence of the same source saying as much as the best is
-            # another fact of the kind asked for ("Kenji manages Ana." beside "Kenji
-            # manages Marco.")
+            # no number is asked, a sentence saying as much as the best is another fact of the
+            # kind asked for, of the same source ("Kenji manages Ana." beside "Kenji manages
+            # Marco.") or an entry of another heading ("Luca Rossi: Based in Milan.")
+            shown = _unlinked(candidates[pos][4])
             if frame:
                 rival = best is not None and best[:2] == (have, share) and n not in sources
             else:  # (as close to the question's words as the best, and by its own words:
                 # under a heading that completes the question, every sentence would do)
-                rival = best == (have, share, verbatim) and n in sources
-                rival = rival and sentence.lower() not in completed
+                entry = candidates[pos][4] != candidates[pos][1]  # quoted with its heading
+                rival = best == (have, share, verbatim) and (n in sources or entry)
+                rival = rival and pos not in completed
             if chosen and have <= covered and not rival:
                 continue  # adds no question term the answer does not already carry
-            if " ".join(sentence.split()) in said_already:
+            if " ".join(shown.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
-            shown = _unlinked(titled.get(sentence, sentence))
             quote = _unbracketed(truncate(shown, 300)) + f" [{n}]"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
-            said_already.add(" ".join(sentence.split()))
+            said_already.add(" ".join(shown.split()))
             covered |= have
             sources.add(n)
             best = best or (have, share, verbatim)

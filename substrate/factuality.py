@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import split_sentences, terms, titled_sentences
-from substrate.context.packet import item_text
+from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
@@ -260,8 +260,8 @@ def check_factuality(
         backing = [
             (item, score)
             for item, score in hits
-            # what a packet and the answerer read of it: a graph item's facts included
-            if score >= min_score and corroborates(item_text(item), claim)
+            # what a packet and the answerer read of it: a graph item's facts, its heading
+            if score >= min_score and corroborates(headed_text(item), claim)
         ]
         checked.append((claim, best, backing))
     # one name per item across the receipt; masked, as receipts travel with answers
@@ -298,7 +298,9 @@ def miscited_claims(
         verdict = supported.get(claim)
         backing = {entry["id"] for entry in verdict.citations} if verdict else set()
         return any(
-            sources[n - 1].id in backing or content_overlap(texts[n - 1], claim) for n in numbers
+            sources[n - 1].id in backing
+            or content_overlap(headed_text(sources[n - 1], texts[n - 1]), claim)
+            for n in numbers
         )
 
     claims = _cited_claims(answer, len(sources))

@@ -322,7 +322,12 @@ def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> s
     found = spelling_suggestions(substrate, query, filters=filters)
     if not found:
         return None
-    return re.sub(r"[\w'-]+", lambda m: found.get(m.group(), m.group()), query)
+
+    def meant(m: re.Match[str]) -> str:
+        word = m.group().strip("'-")
+        return m.group().replace(word, found[word]) if word in found else m.group()
+
+    return re.sub(r"[\w'-]+", meant, query)
 
 
 def _progress_wanted(json: bool, quiet: bool) -> bool:

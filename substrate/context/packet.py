@@ -42,6 +42,17 @@ def item_text(item: SubstrateItem) -> str:
     return ""
 
 
+def headed_text(item: SubstrateItem, text: str | None = None) -> str:
+    """``text`` (else ``item_text(item)``) opened by its section's last heading when it does
+    not open with a heading itself (a section's second chunk): the heading its list items
+    are entries of, as the answerer reads them (``compress.titled_sentences``)."""
+    text = item_text(item) if text is None else text
+    section = item.provenance.get("section") if isinstance(item.provenance, dict) else None
+    if not isinstance(section, str) or not section or text.lstrip().startswith("#"):
+        return text
+    return f"# {section.rpartition(' > ')[2]}\n\n{text}"
+
+
 def _facts(item: SubstrateItem) -> list[str]:
     """ "Marta manages Jonas." for each ``(head, relation, tail)`` of a graph item: a title
     such as "org chart" says none of them, and the answer lies in them."""

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from substrate.search.tokenize import Analyzer
 
 MIN_CHARS = 4  # shorter words have too many neighbours one edit away to guess between
+MAX_WORDS = 5  # unknown words of one text given a suggestion, at most
 _WORDS = re.compile(r"[\w'-]+")
 
 
@@ -41,10 +42,14 @@ def suggestions(
         return {}
     stats = CorpusStats(state, allowed, local=True)
     found: dict[str, str] = {}
-    for word in dict.fromkeys(_WORDS.findall(text)):
+    tried = 0
+    for word in dict.fromkeys(w.strip("'-") for w in _WORDS.findall(text)):
         terms = analyzer.terms(word)
         if len(terms) != 1 or len(terms[0]) < MIN_CHARS or stats.df(terms[0]):
             continue
+        tried += 1
+        if tried > MAX_WORDS:  # each scans the vocabulary: a pasted page must not take minutes
+            break
         typed, limit = word.lower(), 1 if len(word) < 8 else 2
         # the index keeps stems ("compres" is "compr", "recursively" is "recurs"): terms near
         # the stem or the word as typed, or a stem it starts with, each judged by how its

@@ -596,3 +596,14 @@ def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> No
     ]
     shown = mixle("multihop", "team lead", "--seeds", "1")
     assert "link" in shown.stdout and "people/priya.md" in shown.stdout
+
+
+def test_ask_grounds_a_list_item_of_a_long_section_s_later_chunk(
+    mixle: Run, tmp_path: Path
+) -> None:
+    items = "".join(f"- Worked on internal project number {i} for the group.\n" for i in range(80))
+    (tmp_path / "marco.md").write_text(f"# Marco Bianchi\n\n{items}- Based in Milan.\n")
+    assert mixle("ingest", str(tmp_path / "marco.md")).exit_code == 0
+    answer = mixle("ask", "Where is Marco Bianchi based?")
+    assert answer.exit_code == 0, answer.stdout
+    assert "Marco Bianchi: Based in Milan." in answer.stdout and "grounded 1/1" in answer.stdout

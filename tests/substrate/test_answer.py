@@ -302,6 +302,14 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     assert answer("Who moved to Lyon?", packet) == "- Lena moved to Lyon. [3]"  # named already
 
 
+def test_one_list_item_under_two_headings_is_quoted_for_each_from_its_own_source() -> None:
+    marco = SubstrateItem("text", "# Marco Bianchi\n\n- Engineer.\n- Based in Milan.", id="m")
+    luca = SubstrateItem("text", "# Luca Rossi\n\n- Designer.\n- Based in Milan.", id="l")
+    packet = pack_context("based Milan", [marco, luca], [0.9, 0.8])
+    answer = ExtractiveAnswerer().answer_packet("Who is based in Milan?", packet)
+    assert answer == "Marco Bianchi: Based in Milan. [1] Luca Rossi: Based in Milan. [2]"
+
+
 def test_facts_of_one_source_saying_as_much_are_all_quoted() -> None:
     org = SubstrateItem(
         "graph",

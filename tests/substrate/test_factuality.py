@@ -14,6 +14,7 @@ from substrate.factuality import (
     content_overlap,
     sentence_claims,
 )
+from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
 
@@ -112,6 +113,21 @@ def test_a_list_item_supports_a_claim_about_its_heading() -> None:
     assert content_overlap(note, "Marco Bianchi: Based in Milan.")  # as ask quotes it
     assert not content_overlap(note, "Marco Bianchi is based in Lisbon.")
     assert not content_overlap(note, "Priya Raman is based in Milan.")
+
+
+def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> None:
+    from substrate.context.packet import headed_text
+
+    chunk = SubstrateItem(
+        "text",
+        "- Worked on the ledger.\n- Based in Milan.",  # a section's second chunk: no heading
+        provenance={"section": "People > Marco Bianchi", "chunk": 1},
+    )
+    assert not content_overlap(chunk.text, "Marco Bianchi: Based in Milan.")
+    assert content_overlap(headed_text(chunk), "Marco Bianchi: Based in Milan.")
+    assert headed_text(SubstrateItem("text", "# Own\n\n- x y", provenance={"section": "S"})) == (
+        "# Own\n\n- x y"  # a chunk opening with its heading keeps it
+    )
 
 
 def test_scopes_hide_evidence(shard: Substrate) -> None:

@@ -54,3 +54,15 @@ def test_an_abstention_names_the_word_meant(store: Substrate) -> None:
     )
     assert answer.abstained
     assert "no readable item mentions 'kuberentes' (did you mean 'Kubernetes'?)" in answer.note
+
+
+def test_a_quoted_word_is_suggested_for_and_a_long_text_is_not_scanned_whole(
+    store: Substrate,
+) -> None:
+    from substrate.search.suggest import MAX_WORDS
+
+    assert spelling_suggestions(store, "'kuberentes'") == {"kuberentes": "Kubernetes"}
+    unknown = " ".join(f"zzqx{chr(97 + i)}{chr(97 + j)}" for i in range(5) for j in range(5))
+    found = spelling_suggestions(store, f"{unknown} kuberentes")
+    assert found == {}  # the suggestion for the last word is past the words looked at
+    assert spelling_suggestions(store, " ".join(unknown.split()[: MAX_WORDS - 1]) + " kuberentes")
