@@ -40,14 +40,15 @@ TagOpt = Annotated[
 
 def item_summary(item: SubstrateItem) -> dict[str, Any]:
     """The short form of an item used by listings."""
-    prov = item.provenance
+    from substrate.retrieval import shown_source
+
     return {
         "id": item.id,
         "kind": item.kind,
         "scope": item.scope,
         "tags": item.tags,
         "title": item_title(item),
-        "source": prov.get("source") or prov.get("path"),
+        "source": shown_source(item),  # a secret in its name masked, as results show it
         "created_at": item.created_at,
     }
 

@@ -739,3 +739,13 @@ def test_a_file_named_dash_is_given_as_dot_slash_dash(mixle, tmp_path: Path, mon
     (tmp_path / "-").write_text("a line about herons\n")
     result = mixle("ingest-file", "./-", "--as", "text")
     assert result.exit_code == 0, result.stderr
+
+
+def test_ls_masks_a_secret_in_a_source_name_as_search_does(mixle, tmp_path: Path) -> None:
+    folder = tmp_path / "notes" / "AKIAQ3EGRTZ5KX7WNM2P"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("prod notes\n")
+    assert mixle("ingest", str(tmp_path / "notes"), "--no-redact").exit_code == 0
+    (row,) = mixle("ls", "--json").json()
+    assert row["source"] == "[REDACTED:aws_access_key]/a.md"
+    assert "AKIAQ3EGRTZ5KX7WNM2P" not in mixle("ls", "--jsonl").stdout
