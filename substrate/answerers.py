@@ -31,7 +31,7 @@ from substrate.context.compress import entry_of, is_heading, sentences, terms, t
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
-from substrate.retrieval import lines_of
+from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
 
@@ -130,7 +130,7 @@ class ExtractiveAnswerer:
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
             heading, named = path, terms(path) & wanted
-            title = path.rpartition(" > ")[2]
+            title = innermost_heading(packet.items[n - 1])
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
             for sentence in sentences(text):
                 if is_heading(sentence):  # a label of the section, not an answer

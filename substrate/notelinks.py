@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from substrate.item import SubstrateItem
-from substrate.retrieval import ranked
+from substrate.retrieval import innermost_heading, ranked
 from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _best_of(
         section = [
             c
             for c in usable(first_items(substrate, filters, MAX_ANCHORED))
-            if _slug(_heading(c)) == wanted
+            if _slug(innermost_heading(c)) == wanted
         ]
         if section:  # of its chunks, the one the question fits best
             order = {c.id: n for n, c in enumerate(matched)}
@@ -131,12 +131,6 @@ def _best_of(
 
 def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
     return allowed is None or item.scope in allowed  # (the index filtered already: again)
-
-
-def _heading(item: SubstrateItem) -> str:
-    """The last heading of the item's section path (``Install > Linux``: ``Linux``)."""
-    section = item.provenance.get("section")
-    return section.rpartition(" > ")[2] if isinstance(section, str) else ""
 
 
 def _slug(heading: str) -> str:

@@ -188,6 +188,13 @@ def lines_of(item: SubstrateItem) -> tuple[int | None, int | None]:
     return (start, end) if start is not None else (None, None)
 
 
+def innermost_heading(item: SubstrateItem) -> str:
+    """The last heading of ``item``'s section path (``Install > Linux``: ``Linux``); "" when
+    it has none."""
+    section = item.provenance.get("section") if isinstance(item.provenance, dict) else None
+    return section.rpartition(" > ")[2] if isinstance(section, str) else ""
+
+
 def _line_number(value: Any) -> int | None:
     return value if type(value) is int and value >= 1 else None
 

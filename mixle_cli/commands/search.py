@@ -318,16 +318,10 @@ def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> s
     """``query`` with each word no item it may return mentions spelled as a word they do
     ("pgbouncr" as "pgbouncer"), or None when there is none to offer."""
     from substrate.search.engine import spelling_suggestions
+    from substrate.search.suggest import respelled
 
     found = spelling_suggestions(substrate, query, filters=filters)
-    if not found:
-        return None
-
-    def meant(m: re.Match[str]) -> str:
-        word = m.group().strip("'-")
-        return m.group().replace(word, found[word]) if word in found else m.group()
-
-    return re.sub(r"[\w'-]+", meant, query)
+    return respelled(query, found) if found else None
 
 
 def _progress_wanted(json: bool, quiet: bool) -> bool:

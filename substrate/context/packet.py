@@ -12,7 +12,7 @@ from substrate.context.compress import compress_text, query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
-from substrate.retrieval import provenance_entry, shown_sources
+from substrate.retrieval import innermost_heading, provenance_entry, shown_sources
 from substrate.secrets import safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per CHARS_PER_TOKEN (4) characters, rounded
@@ -47,10 +47,8 @@ def headed_text(item: SubstrateItem, text: str | None = None) -> str:
     not open with a heading itself (a section's second chunk): the heading its list items
     are entries of, as the answerer reads them (``compress.titled_sentences``)."""
     text = item_text(item) if text is None else text
-    section = item.provenance.get("section") if isinstance(item.provenance, dict) else None
-    if not isinstance(section, str) or not section or text.lstrip().startswith("#"):
-        return text
-    return f"# {section.rpartition(' > ')[2]}\n\n{text}"
+    heading = innermost_heading(item)
+    return f"# {heading}\n\n{text}" if heading and not text.lstrip().startswith("#") else text
 
 
 def _facts(item: SubstrateItem) -> list[str]:

@@ -15,7 +15,7 @@ from substrate.search.corpus import CorpusStats
 from substrate.search.ranker import allowed_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from substrate.item import SubstrateItem
     from substrate.search.filters import SearchFilters
@@ -65,6 +65,17 @@ def suggestions(
         if best is not None:
             found[word] = best[2]
     return found
+
+
+def respelled(text: str, found: Mapping[str, str]) -> str:
+    """``text`` with each of its words that ``found`` (from ``suggestions``) spells otherwise
+    spelled so, its quotes and the rest kept."""
+
+    def meant(m: re.Match[str]) -> str:
+        word = m.group().strip("'-")
+        return m.group().replace(word, found[word]) if word in found else m.group()
+
+    return _WORDS.sub(meant, text)
 
 
 _TRIES = 12  # nearest terms whose written forms are looked up, at most

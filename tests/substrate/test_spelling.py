@@ -66,3 +66,12 @@ def test_a_quoted_word_is_suggested_for_and_a_long_text_is_not_scanned_whole(
     found = spelling_suggestions(store, f"{unknown} kuberentes")
     assert found == {}  # the suggestion for the last word is past the words looked at
     assert spelling_suggestions(store, " ".join(unknown.split()[: MAX_WORDS - 1]) + " kuberentes")
+
+
+def test_a_text_is_respelled_word_by_word_keeping_its_quotes() -> None:
+    from substrate.search.suggest import respelled
+
+    found = {"kuberentes": "Kubernetes"}
+    assert (
+        respelled("'kuberentes' pods, kuberentes-ish", found) == "'Kubernetes' pods, kuberentes-ish"
+    )
