@@ -255,6 +255,19 @@ def test_a_file_opening_with_a_rule_keeps_its_text(text: str) -> None:
     assert not any(s.payload for s in parsed.segments)
 
 
+@pytest.mark.parametrize("fence", ["---", "+++"])
+def test_an_integer_of_thousands_of_digits_in_front_matter_fails_nothing(fence: str) -> None:
+    # int() refuses more than 4,300 digits: the run must not end on one note's field
+    digits = "9" * 5000
+    field = f"n: {digits}" if fence == "---" else f"n = {digits}"
+    segments = _parse("markdown", f"{fence}\n{field}\n{fence}\nbody words\n").segments
+    if fence == "---":  # kept as written, as a number JSON cannot hold
+        [seg] = segments
+        assert seg.payload == {"n": digits} and seg.text == "body words"
+    else:  # TOML that Python cannot read: the block stays text, as invalid TOML does
+        assert "body words" in segments[-1].text and not any(s.payload for s in segments)
+
+
 @pytest.mark.parametrize("text", ["---\n---\nbody words\n", "+++\n+++\nbody words\n"])
 def test_empty_front_matter_is_no_text(text: str) -> None:
     [seg] = _parse("markdown", text).segments

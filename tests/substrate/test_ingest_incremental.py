@@ -828,6 +828,20 @@ class _CountingStream(io.RawIOBase):
         return (b"note " * (n // 5 + 1))[:n]
 
 
+class _Trickle(io.RawIOBase):
+    """``data`` given a few bytes a read, as an unbuffered pipe gives what was written."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        part, self.data = self.data[: min(n, 7)], self.data[min(n, 7) :]
+        return part
+
+
 def test_a_stream_is_read_no_further_than_the_size_limit(shard: Path) -> None:
     from substrate.ingest import ingest_text
 
@@ -842,6 +856,11 @@ def test_a_stream_is_read_no_further_than_the_size_limit(shard: Path) -> None:
     [outcome] = report.files
     assert outcome.status == "skipped" and "(more than 1000 bytes)" in outcome.reason
     small = ingest_text(Substrate(shard), _CountingStream(40))  # type: ignore[arg-type]
+    # a pipe read unbuffered gives what has been written so far: read again to the end
+    text = b"first part, then a second part that must not be lost\n"
+    trickle = ingest_text(Substrate(shard), _Trickle(text))  # type: ignore[arg-type]
+    assert trickle.items_added == 1
+    assert ingest_text(Substrate(shard), text).items_added == 0  # the whole of it, stored
     by_bytes = ingest_text(Substrate(shard), b"note " * 8)
     assert small.items_added == 1 and by_bytes.items_added == 0  # the same source, by content
 

@@ -91,7 +91,8 @@ def scalar(raw: str, depth: int = 0) -> Any:
     if lowered in ("false", "no"):
         return False
     # a number JSON cannot store exactly (past 64 bits, or past a float's range) stays text
-    if re.fullmatch(r"[-+]?\d+", value):
+    if re.fullmatch(r"[-+]?\d{1,20}", value):  # (longer ones: past 64 bits, and int() of
+        # thousands of digits raises)
         whole = int(value)
         return whole if whole in STORABLE_INTS else value
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?", value):

@@ -36,7 +36,8 @@ def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
     try:
         fields = tomllib.loads("\n".join(line.rstrip("\r") for line in lines[1:end]))
         return end, {key: _storable(value, 0) for key, value in fields.items()}
-    except (tomllib.TOMLDecodeError, RecursionError):  # nested past the stack: not read
+    # nested past the stack, or an integer of thousands of digits (ValueError): not read
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None
 
 
