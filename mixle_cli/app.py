@@ -195,7 +195,9 @@ def _undecodable_argument() -> int:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:
-            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            from substrate.secrets.names import escaped_name
+
+            shown = escaped_name(arg)
             print(f"error: argument {position} is not valid UTF-8: '{shown}'", file=sys.stderr)
             print("hint: check the terminal's or the script's encoding", file=sys.stderr)
             return 2

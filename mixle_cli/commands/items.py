@@ -230,7 +230,9 @@ def _print_item(item: SubstrateItem) -> None:
         out.print("tags: " + ", ".join(item.tags), markup=False)
     if item.links:
         out.print("links: " + ", ".join(item.links), markup=False)
-    source = item.provenance.get("source") or item.provenance.get("path")
+    from substrate.retrieval import shown_source
+
+    source = shown_source(item)  # a secret in its name masked, as listings show it
     if source:
         out.print(f"source: {output.one_line(str(source))}", markup=False)
     if item.payload:

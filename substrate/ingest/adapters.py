@@ -140,6 +140,8 @@ def ingest_documents(
         seg = Segment("text", text, payload=payload, tags=tags)
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         if lines is not None:
+            if i >= len(lines):  # (nothing is stored: the items go in one save below)
+                raise InvalidInputError("lines gives fewer line numbers than there are docs")
             prov["line"] = lines[i]
         item = builder.build(seg, prov, locator=f"doc#{i}")
         assert item is not None  # nothing is dropped without drop_empty

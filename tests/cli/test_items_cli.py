@@ -741,7 +741,7 @@ def test_a_file_named_dash_is_given_as_dot_slash_dash(mixle, tmp_path: Path, mon
     assert result.exit_code == 0, result.stderr
 
 
-def test_ls_masks_a_secret_in_a_source_name_as_search_does(mixle, tmp_path: Path) -> None:
+def test_ls_and_get_mask_a_secret_in_a_source_name_as_search_does(mixle, tmp_path: Path) -> None:
     folder = tmp_path / "notes" / "AKIAQ3EGRTZ5KX7WNM2P"
     folder.mkdir(parents=True)
     (folder / "a.md").write_text("prod notes\n")
@@ -749,3 +749,5 @@ def test_ls_masks_a_secret_in_a_source_name_as_search_does(mixle, tmp_path: Path
     (row,) = mixle("ls", "--json").json()
     assert row["source"] == "[REDACTED:aws_access_key]/a.md"
     assert "AKIAQ3EGRTZ5KX7WNM2P" not in mixle("ls", "--jsonl").stdout
+    shown = mixle("get", row["id"]).stdout  # as get shows it
+    assert "source: [REDACTED:aws_access_key]/a.md" in shown and "AKIAQ3EGRTZ5KX7WNM2P" not in shown

@@ -63,6 +63,15 @@ def test_tags_found_in_content_are_as_one_types_them(tmp_path: Path) -> None:
     assert [i.tags for i in store.iter_items() if i.text == "fine"] == [[*kept, "a b"]]
 
 
+def test_docs_take_their_line_numbers_one_each() -> None:
+    store = Substrate()
+    (item_id,) = ingest_documents(store, ["a passage"], lines=[4])
+    assert store.get(item_id).provenance["line"] == 4  # type: ignore[union-attr]
+    with pytest.raises(InvalidInputError, match="fewer line numbers"):
+        ingest_documents(store, ["one", "two"], lines=[1])
+    assert len(store.all()) == 1  # nothing of the refused call stored
+
+
 def test_same_input_updates_the_same_items() -> None:
     store = Substrate()
     first = ingest_documents(store, ["a", "b", "a"])
