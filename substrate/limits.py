@@ -20,3 +20,8 @@ STORABLE_INTS = range(-(2**63), 2**64)
 # A context packet's budget when none is given, and how a token budget becomes characters.
 DEFAULT_PACKET_CHARS = 2000
 CHARS_PER_TOKEN = 4
+# Front matter (YAML or TOML): its closing fence is looked for this many lines down, and flow
+# collections nested deeper than notes need are kept as written (each level rescans its text,
+# and the write-time gate refuses values nested past its own limit).
+FRONT_MATTER_LINES = 1000
+FRONT_MATTER_DEPTH = 8

@@ -11,14 +11,10 @@ import pytest
 from substrate.errors import InvalidInputError
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.formats import PARSERS, ParseContext
-from substrate.ingest.formats.frontmatter import (
-    MAX_DEPTH,
-    front_matter_end,
-    parse_block,
-    split_tags,
-)
+from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.textio import decode_text
+from substrate.limits import FRONT_MATTER_DEPTH
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
 from substrate.widetext import is_binary
 
@@ -224,7 +220,7 @@ def test_front_matter_nested_past_the_limit_is_kept_as_written(depth: int) -> No
     parsed = _parse("markdown", text)  # no RecursionError
     payload = parsed.segments[0].payload
     for meta in (payload["meta"], payload["block"]["in"]):
-        for _ in range(MAX_DEPTH):
+        for _ in range(FRONT_MATTER_DEPTH):
             [meta] = meta
         assert isinstance(meta, str) and meta.startswith("[[")
     # and the gate can check what is kept: the file is stored, not refused
@@ -296,7 +292,7 @@ def test_toml_front_matter_nested_deep_is_kept_as_json_text() -> None:
     deep = "[" * 12 + "1" + "]" * 12
     payload = _parse("markdown", f"+++\nmeta = {deep}\n+++\nbody\n").segments[0].payload
     meta = payload["meta"]
-    for _ in range(MAX_DEPTH):
+    for _ in range(FRONT_MATTER_DEPTH):
         [meta] = meta
     assert meta == "[[[[1]]]]"
 

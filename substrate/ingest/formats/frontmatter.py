@@ -17,13 +17,10 @@ from typing import Any
 
 from substrate.ingest.formats.records import value_text
 from substrate.ingest.formats.tomlfront import toml_front_matter
-from substrate.limits import STORABLE_INTS
+from substrate.limits import FRONT_MATTER_DEPTH, FRONT_MATTER_LINES, STORABLE_INTS
 
 # a key, bare or quoted ("a: b" or "'odd key': b"), and its value
 _KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
-# Flow collections nested deeper than notes need are kept as written: each level rescans its
-# text, and the write-time gate refuses values nested past its own limit
-MAX_DEPTH = 8
 _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 
 
@@ -74,7 +71,7 @@ def _scan(text: str) -> Iterator[tuple[int, str, bool]]:
 def scalar(raw: str, depth: int = 0) -> Any:
     """Interpret one unindented YAML scalar (or flow list or mapping, ``depth`` deep)."""
     value = _strip_comment(raw.strip())
-    if value[:1] in ("[", "{") and depth >= MAX_DEPTH:
+    if value[:1] in ("[", "{") and depth >= FRONT_MATTER_DEPTH:
         return value
     if value.startswith("[") and value.endswith("]"):
         inner = value[1:-1].strip()
@@ -154,7 +151,7 @@ def front_matter_end(lines: list[str]) -> int:
         return -1
     if lines[1].rstrip() in ("---", "..."):
         return 1
-    for i in range(1, min(len(lines), 1000)):
+    for i in range(1, min(len(lines), FRONT_MATTER_LINES)):
         if lines[i].rstrip() in ("---", "..."):
             keyed = any(_KEY.match(line.rstrip()) for line in lines[1:i] if line[:1] not in " \t")
             return i if keyed else -1

@@ -24,6 +24,7 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
 from substrate.ingest.segment import Parsed, Segment
+from substrate.limits import FRONT_MATTER_LINES
 
 _LINE = (
     r"(?P<line> {0,3}(?:"
@@ -146,7 +147,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     tags: list[str] = []
     fields: dict[str, Any] = {}
     if text.startswith(("---", "+++")):
-        lines = text.split("\n", 1000)
+        lines = text.split("\n", FRONT_MATTER_LINES)
         found = read_front_matter(lines)
         if found is not None:
             end, raw_fields = found

@@ -15,12 +15,9 @@ import tomllib
 from typing import Any
 
 from substrate.ingest.formats.records import value_text
-from substrate.limits import STORABLE_INTS
+from substrate.limits import FRONT_MATTER_DEPTH, FRONT_MATTER_LINES, STORABLE_INTS
 
 FENCE = "+++"
-# as deep as the YAML subset reads flow collections (frontmatter.MAX_DEPTH)
-_MAX_DEPTH = 8
-_SCAN_LINES = 1000  # the closing fence is looked for this far, as for ``---``
 
 
 def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
@@ -29,7 +26,7 @@ def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
     if not lines or lines[0].rstrip() != FENCE:
         return None
     end = next(
-        (i for i in range(1, min(len(lines), _SCAN_LINES)) if lines[i].rstrip() == FENCE), -1
+        (i for i in range(1, min(len(lines), FRONT_MATTER_LINES)) if lines[i].rstrip() == FENCE), -1
     )
     if end < 0:
         return None
@@ -43,8 +40,8 @@ def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
 
 def _storable(value: Any, depth: int) -> Any:
     """``value`` as JSON can store it (see the module docstring)."""
-    if isinstance(value, dict | list) and depth == _MAX_DEPTH:  # deeper levels: uncapped
-        return value_text(_storable(value, _MAX_DEPTH + 1))
+    if isinstance(value, dict | list) and depth == FRONT_MATTER_DEPTH:  # deeper levels: uncapped
+        return value_text(_storable(value, FRONT_MATTER_DEPTH + 1))
     if isinstance(value, dict):
         return {key: _storable(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
