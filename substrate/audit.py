@@ -123,10 +123,9 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
             f"{where} lost or gained lines by hand{counts}: an item may be missing; "
             "restore items.jsonl from a backup to recover it"
         )
-    noted, committed = health.get("noted_end"), int(health.get("committed_bytes", 0))
-    if isinstance(noted, int) and noted > committed and not miscounted:  # (lines lost inside
-        # a batch shorten the log too: said above)
-        lost = "" if scoped else f" ({noted - committed} bytes)"
+    lost_bytes = int(health.get("lost_bytes", 0))
+    if lost_bytes and not miscounted:  # (lines lost inside a batch shorten it too: said above)
+        lost = "" if scoped else f" ({lost_bytes} bytes)"
         problems.append(
             f"the log ends before the end noted at its last commit{lost}: whole committed "
             "batches are missing (an older copy restored, or cut by hand?); restore "

@@ -82,7 +82,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         "log": {"unfinished_write": health["uncommitted_bytes"] > 0} if scoped else health,
         "index_bytes": None if scoped else _dir_size(root / "index") if root else 0,
         "index": _index_section(substrate, scoped=scoped),
-        "healthy": health["uncommitted_bytes"] == 0,
+        # nothing unfinished after the last commit, nothing committed missing before it
+        "healthy": health["uncommitted_bytes"] == 0 and not health.get("lost_bytes"),
     }
     # the shard's paths hold no item content, but a folder may be named after a secret
     return {key: _masked(value) for key, value in report.items()}

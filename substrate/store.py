@@ -535,8 +535,8 @@ class Substrate:
         return True
 
     def log_health(self) -> dict[str, Any]:
-        """Size of the log, bytes of an unfinished write left behind, and how far it was
-        committed by the last writer (``noted_end``)."""
+        """Size of the log, bytes of an unfinished write left behind, and the committed bytes
+        it lacks: how far short of the end the last writer noted it ends (``lost_bytes``)."""
         if self.root is None or self._log is None:
             return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
         from substrate.logend import noted_end
@@ -552,8 +552,9 @@ class Substrate:
             "uncommitted_bytes": view.uncommitted_bytes,
             "generation": generation,
             "committed_bytes": view.watermark.offset,
-            # how far the last writer committed (None: no note of this generation)
-            "noted_end": noted[1] if noted is not None and noted[0] == generation else None,
+            "lost_bytes": max(0, noted[1] - view.watermark.offset)
+            if noted is not None and noted[0] == generation  # (a note of this log, not one
+            else 0,  # compacted since)
         }
 
     def miscounted_batches(self) -> list[tuple[int, int, int]]:

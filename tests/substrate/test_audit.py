@@ -251,7 +251,11 @@ def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
     assert (
         "bytes)" not in audit_shard(Substrate(tmp_path / "s"), scopes={"local"}).log["problems"][0]
     )
+    from substrate.shard import shard_status
+
+    assert not shard_status(Substrate(tmp_path / "s"))["healthy"]  # status says so too
     store = Substrate(tmp_path / "s")
     store.add("text", "four")
     store.save()  # a write notes the new end: the loss is history
     assert audit_shard(Substrate(tmp_path / "s")).ok
+    assert shard_status(Substrate(tmp_path / "s"))["healthy"]
