@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
@@ -24,6 +26,25 @@ KindsOpt = Annotated[
         f"{', '.join(MODALITIES)}.",
     ),
 ]
+
+SourceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        help="Only items from this file or folder or below it: a path on disk, or a "
+        "source as results show it (docs/ or a.md).",
+    ),
+]
+
+
+def source_prefixes(source: str | None) -> tuple[str, ...] | None:
+    """``--source`` as the source filter takes it: a source name as results show it (relative
+    to the folder ingested), and, when it names a file or folder here, that one's absolute
+    path."""
+    if not source:
+        return None
+    here = Path(source).expanduser()
+    return (source, os.path.realpath(here)) if here.exists() else (source,)
 
 
 def query_text(text: str, what: str = "query") -> str:

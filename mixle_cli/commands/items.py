@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from json import loads as json_loads
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,7 +15,15 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, check_tags, state
 from mixle_cli.errors import FOUND, fail, usage
-from mixle_cli.evidence import KindsOpt, given_ids, item_title, known_kind, known_kinds
+from mixle_cli.evidence import (
+    KindsOpt,
+    SourceOpt,
+    given_ids,
+    item_title,
+    known_kind,
+    known_kinds,
+    source_prefixes,
+)
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
@@ -247,6 +255,7 @@ def ls(
     kind: KindsOpt = None,
     scope: ScopeOpt = None,
     tag: TagOpt = None,
+    source: SourceOpt = None,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=0, help="Show at most N items.")
     ] = None,
@@ -254,12 +263,16 @@ def ls(
     jsonl: JsonlOpt = False,
 ) -> None:
     """List items, oldest first."""
+    from substrate.search.filters import item_source, source_matcher
+
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)
     one_kind = kinds[0] if kinds is not None and len(kinds) == 1 else None
     wanted_tags = set(tag or [])
+    prefixes = source_prefixes(source)
+    from_source = source_matcher(prefixes) if prefixes else None
 
-    def selected() -> Any:
+    def selected() -> Iterator[SubstrateItem]:
         shown = 0
         app_state = state(ctx)
         substrate = app_state.substrate()
@@ -271,13 +284,15 @@ def ls(
                 continue
             if wanted_tags and not wanted_tags.issubset(item.tags):
                 continue
+            if from_source is not None and not from_source(item_source(item)):
+                continue
             shown += 1
-            yield item_summary(item)
+            yield item
 
     if how is Mode.JSONL:
-        output.emit_jsonl(selected())
+        output.emit_jsonl(item_summary(item) for item in selected())
         return
-    rows = list(selected())
+    rows = _summaries(list(selected()))
     if how is Mode.JSON:
         output.emit_json(rows)
         return
@@ -285,9 +300,23 @@ def ls(
         output.note("no matching items")
         return
     output.table(
-        ["id", "kind", "scope", "tags", "title"],
-        ([r["id"], r["kind"], r["scope"], ",".join(r["tags"]), r["title"]] for r in rows),
+        ["id", "kind", "scope", "tags", "source", "title"],
+        (
+            [r["id"], r["kind"], r["scope"], ",".join(r["tags"]), r["source"] or "", r["title"]]
+            for r in rows
+        ),
     )
+
+
+def _summaries(items: list[SubstrateItem]) -> list[dict[str, Any]]:
+    """``item_summary`` of each item, two files that would read alike told apart by their
+    folders (as search results name them)."""
+    from substrate.retrieval import shown_sources
+
+    rows = [item_summary(item) for item in items]
+    for row, name in zip(rows, shown_sources(items), strict=True):
+        row["source"] = name
+    return rows
 
 
 def rm(

@@ -7,13 +7,11 @@ that pass it, so hidden items change neither which results come back nor their s
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,7 +19,16 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import KindsOpt, checked_query, item_title, known_kinds, piped, where_text
+from mixle_cli.evidence import (
+    KindsOpt,
+    SourceOpt,
+    checked_query,
+    item_title,
+    known_kinds,
+    piped,
+    source_prefixes,
+    where_text,
+)
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import safe_repr
 
@@ -79,15 +86,6 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         )
 
 
-def _source_prefix(source: str | None) -> str | tuple[str, ...] | None:
-    """``--source`` as the filter takes it: a source name as results show it (relative to the
-    folder ingested), and, when it names a file or folder here, that one's absolute path."""
-    if not source:
-        return None
-    here = Path(source).expanduser()
-    return (source, os.path.realpath(here)) if here.exists() else source
-
-
 def _filters(
     app_state: AppState,
     *,
@@ -111,7 +109,7 @@ def _filters(
         kind=kinds,
         scopes=merge_scopes(app_state.read_scope(scope), app_state.scopes),
         tags=tuple(tags or ()),
-        source_prefix=_source_prefix(source),
+        source_prefix=source_prefixes(source),
         since=start,
         until=end,
     )
@@ -224,14 +222,7 @@ def search_cmd(
         list[str] | None,
         typer.Option("--tag", "-t", help="Only items carrying this tag (repeat: all of them)."),
     ] = None,
-    source: Annotated[
-        str | None,
-        typer.Option(
-            "--source",
-            help="Only items from this file or folder or below it: a path on disk, or a "
-            "source as results show it (docs/ or a.md).",
-        ),
-    ] = None,
+    source: SourceOpt = None,
     since: Annotated[
         str | None,
         typer.Option(

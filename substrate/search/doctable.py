@@ -13,20 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from substrate.item import SubstrateItem
-from substrate.search.filters import PATH_SEP, SearchFilters, source_matcher
+from substrate.search.filters import PATH_SEP, SearchFilters, item_source, source_matcher
 from substrate.search.strings import PackedStrings
-
-
-def item_source(item: SubstrateItem) -> str:
-    """Where an item came from, for source filters: ``provenance["source"]`` (a path relative
-    to the folder ingested, as results show it) and ``provenance["path"]`` (absolute), either
-    or both, joined by ``PATH_SEP``; '' when neither is known."""
-    prov = item.provenance if isinstance(item.provenance, dict) else {}
-    names = [str(prov.get(key) or "") for key in ("source", "path")]
-    source, path = names
-    if source and path and path != source:
-        return f"{source}{PATH_SEP}{path}"
-    return source or path
 
 
 def _seconds(value: object) -> float:

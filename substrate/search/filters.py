@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError
+from substrate.item import SubstrateItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,18 @@ class SearchFilters:
 
 # Between an item's source name and its absolute path in the index's one source column.
 PATH_SEP = "\x1f"
+
+
+def item_source(item: SubstrateItem) -> str:
+    """Where an item came from, for source filters: ``provenance["source"]`` (a path relative
+    to the folder ingested, as results show it) and ``provenance["path"]`` (absolute), either
+    or both, joined by ``PATH_SEP``; '' when neither is known."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    names = [str(prov.get(key) or "") for key in ("source", "path")]
+    source, path = names
+    if source and path and path != source:
+        return f"{source}{PATH_SEP}{path}"
+    return source or path
 
 
 def source_matcher(prefixes: Sequence[str]) -> Callable[[str], bool]:

@@ -611,7 +611,7 @@ def test_a_table_written_to_a_pipe_cuts_nothing(mixle, tmp_path: Path) -> None:
     assert not set("│┃━╇") & set(shown) and all(
         line == line.rstrip() for line in shown.splitlines()
     )
-    assert shown.splitlines()[0].split() == ["id", "kind", "scope", "tags", "title"]
+    assert shown.splitlines()[0].split() == ["id", "kind", "scope", "tags", "source", "title"]
 
 
 def test_add_refuses_an_empty_item(mixle) -> None:
@@ -751,3 +751,25 @@ def test_ls_and_get_mask_a_secret_in_a_source_name_as_search_does(mixle, tmp_pat
     assert "AKIAQ3EGRTZ5KX7WNM2P" not in mixle("ls", "--jsonl").stdout
     shown = mixle("get", row["id"]).stdout  # as get shows it
     assert "source: [REDACTED:aws_access_key]/a.md" in shown and "AKIAQ3EGRTZ5KX7WNM2P" not in shown
+
+
+def test_ls_names_each_items_source_and_keeps_to_one_given_with_source(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for team, step in (("teamA", "drain the node"), ("teamB", "page the owner")):
+        (tmp_path / team / "ops").mkdir(parents=True)
+        (tmp_path / team / "ops" / "run.md").write_text(f"# Deploy Runbook\n\n{step}\n")
+        (tmp_path / team / "misc.md").write_text("# Misc\n\nlunch at noon\n")
+        assert mixle("ingest", str(tmp_path / team)).exit_code == 0
+    table = mixle("ls").stdout  # two run.md read alike: told apart by their folders
+    assert "source" in table.splitlines()[0]
+    assert "teamA/ops/run.md" in table and "teamB/ops/run.md" in table
+    by_folder = mixle("ls", "--source", "ops", "--json").json()
+    assert [r["source"] for r in by_folder] == ["teamA/ops/run.md", "teamB/ops/run.md"]
+    monkeypatch.chdir(tmp_path)  # a path on disk: that file only
+    lines = mixle("ls", "--source", "teamA/ops/run.md", "--jsonl").stdout.splitlines()
+    (mine,) = map(json.loads, lines)
+    assert mine["title"] == "Deploy Runbook" and mine["source"] == "ops/run.md"
+    assert mixle("ls", "--source", str(tmp_path / "teamB"), "-n", "5").stdout.count(".md") == 2
+    nothing = mixle("ls", "--source", "nowhere.md")
+    assert nothing.exit_code == 0 and "no matching items" in nothing.stderr
