@@ -24,15 +24,18 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")
 _HEADING = re.compile(r"#{1,6}\s")
+# A line of one punctuation character repeated: a title's underline or overline, a transition.
+_RULE = re.compile(r"\s*([=\-~^\"'`#*+_.:<>])\1{2,}\s*$")
+_ORDINAL = re.compile(r"\s*\d{1,9}[.)]")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
 
 def split_sentences(text: str) -> list[str]:
     """``text`` (one block) cut after ".", "!" or "?" and white space, except after an
-    abbreviation."""
+    abbreviation or a numbered list item's number ("1. Page the owner." is one sentence)."""
     out: list[str] = []
     for part in _SENTENCE_SPLIT.split(text):
-        if out and ends_in_abbreviation(out[-1]):
+        if out and (ends_in_abbreviation(out[-1]) or _ORDINAL.fullmatch(out[-1])):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
@@ -42,7 +45,8 @@ def split_sentences(text: str) -> list[str]:
 def _blocks(text: str) -> list[str]:
     """Paragraphs and list items with their wrapped lines joined; a code block's lines are a
     block of their own (its fences are marks, not words), joined to a line ending with ":"
-    that introduces it."""
+    that introduces it. A line a rule of punctuation underlines (reStructuredText, or a
+    Markdown setext heading) is a heading, written as a Markdown one; the rule is a mark."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
         current: list[str] = []
@@ -52,6 +56,13 @@ def _blocks(text: str) -> list[str]:
                 opening = not fenced
                 fenced = opening
                 if current and not (opening and current[-1].endswith(":")):
+                    blocks.append(" ".join(current))
+                    current = []
+                continue
+            if not fenced and _RULE.match(line):
+                if len(current) == 1 and not _BLOCK_START.match(current[0]):
+                    current[0] = f"# {current[0]}"
+                if current:
                     blocks.append(" ".join(current))
                     current = []
                 continue

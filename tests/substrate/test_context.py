@@ -95,6 +95,28 @@ def test_sentences_and_truncate() -> None:
         "Ask Dr. Smith about H. pylori.",
         "Then rest.",
     ]
+    # nor does a numbered list item's number: "1." alone was quoted as an answer
+    assert sentences("1. Page the owner.\n2) Run it. Then wait.\n10. Check.") == [
+        "1. Page the owner.",
+        "2) Run it.",
+        "Then wait.",
+        "10. Check.",
+    ]
+    # a title's underline is a mark: "Restoring ===" was quoted as an answer
+    rst = "Restoring a backup\n==================\n\nIt takes 45 minutes.\n\n----\n\nSteps\n-----\n"
+    assert sentences(rst + "1. Stop.\n\n=====\nTitle\n=====\nBody.\n- a\n---\n") == [
+        "# Restoring a backup",
+        "It takes 45 minutes.",
+        "# Steps",
+        "1. Stop.",
+        "# Title",
+        "Body.",
+        "- a",
+    ]
+    assert sentences("We shipped version 2. Then we rested.") == [
+        "We shipped version 2.",
+        "Then we rested.",
+    ]
     assert truncate("hello world again", 12) == "hello world…"
     assert len(truncate("x" * 50, 10)) == 10
 
