@@ -109,16 +109,32 @@ def _requests_only(word: str) -> bool:
     return bool(said) and said <= _request_terms()
 
 
+# "What does PITR mean?", "What does SLA stand for?", "What do we mean by PITR?": a request
+# for a definition, whose answer need not say "mean" (a topic elsewhere: "the mean latency").
+_DEFINITION = re.compile(
+    r"(\bwhat\s+(?:does|do|did)\s.+?)\b(?:mean|stand\s+for)(\W*)$"
+    r"|(\bwhat\s+(?:does|do|did)\s+\w+\s+)mean(\s+by\b)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _undefined(question: str) -> str:
+    """``question`` less the words that ask for a definition (``_DEFINITION``)."""
+    return _DEFINITION.sub(lambda m: "".join(g for g in m.groups() if g), question.rstrip())
+
+
 def asked_terms(question: str) -> frozenset[str]:
     """The terms an answer to ``question`` must say: its own, less the words of a request
-    ("Explain how refunds work" asks about refunds). The frame of "how long ... take" stays:
-    a sentence giving a duration says it (``terms_said``)."""
-    asked = terms(question)
+    ("Explain how refunds work" asks about refunds; "What does PITR mean?" about PITR). The
+    frame of "how long ... take" stays: a sentence giving a duration says it
+    (``terms_said``)."""
+    asked = terms(_undefined(question))
     return asked - _request_terms() or asked
 
 
 def topic_text(question: str) -> str:
     """``question`` without the words that frame it or make a request: what it is about."""
+    question = _undefined(question)
     for asked, _ in _FRAMES:
         question = asked.sub(_unframed, question)
     return _WORD.sub(lambda m: " " if _requests_only(m[0]) else m[0], question)

@@ -874,6 +874,21 @@ def test_words_that_make_a_request_are_not_what_a_question_is_about() -> None:
     assert words_for("What is the engineer's salary?", unseen) == ["salary"]
 
 
+def test_a_question_asking_what_a_word_means_is_about_the_word() -> None:
+    from substrate.questions import asked_terms, topic_text
+
+    s = Substrate()
+    s.add("text", "# Glossary\n\n- PITR: point-in-time recovery of the last 7 days.")
+    s.add("text", "The mean latency of the API is 120 ms.")
+    for question in ("What does PITR mean?", "what do we mean by PITR", "What does PITR stand for"):
+        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        assert result.answer == "Glossary: PITR: point-in-time recovery of the last 7 days. [1]"
+    assert topic_text("What does PITR mean?").split() == ["What", "does", "PITR", "?"]
+    assert "mean" in asked_terms("What is the mean latency?")  # a topic there
+    latency = answer_from_substrate(s, "What is the mean latency of the API?", ExtractiveAnswerer())
+    assert latency.answer == "The mean latency of the API is 120 ms. [1]"
+
+
 def test_a_request_is_answered_by_what_it_asks_about() -> None:
     s = oncall_shard()
     for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
