@@ -12,6 +12,7 @@ from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import split_sentences, terms, titled_sentences
 from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
+from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.secrets import safe_text
@@ -27,9 +28,11 @@ OVERLAP_THRESHOLD = 0.5
 
 def sentence_claims(text: str) -> list[str]:
     """Claims of ``text``: its sentences (and lines) of at least two words; a sentence
-    wrapped over lines is one claim (``unwrapped``)."""
+    wrapped over lines is one claim (``unwrapped``), a numbered list item's number is none
+    of its words."""
     parts = [part for line in unwrapped(text) for part in split_sentences(line)]
-    return [p.strip() for p in parts if len(p.split()) >= 2]
+    claims = (_LIST_NUMBER.sub("", p, count=1).strip() for p in parts)
+    return [claim for claim in claims if len(claim.split()) >= 2]
 
 
 def unwrapped(text: str) -> list[str]:
@@ -103,6 +106,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if not numbers <= found:
             if numbers and any(_is_number(term) for term in found - numbers):
                 best_value = max(best_value, share)  # the same subject with another value
+            continue
+        if other_units(claim, sentence):  # "15 minutes" for 15 hours, "daily" for weekly
+            best_value = max(best_value, share)
             continue
         if not names <= found:
             continue

@@ -282,3 +282,18 @@ def test_what_a_claim_says_of_a_name_must_be_said_of_it() -> None:
     assert not content_overlap(said, "Lena Park reports to Maria Lopez in Berlin.")
     assert not content_overlap(said, "Dr. Smith approves refunds.")
     assert content_overlap(said, "Lena Park reports to Oskar Brandt in Berlin.")
+
+
+def test_a_number_in_another_unit_or_a_rate_per_another_period_is_not_supported() -> None:
+    auth = "Tokens expire after 15 minutes; refresh tokens last 8 hours."
+    for claim in ("Tokens expire after 15 hours.", "Refresh tokens last 8 minutes."):
+        assert not content_overlap(auth, claim), claim
+    assert content_overlap(auth, "Tokens expire after 15 min.")  # another spelling, one unit
+    assert content_overlap(auth, "Refresh tokens last 8 hours.")
+    cost = "The cluster costs about 4,200 EUR per month. Backups run daily."
+    assert not content_overlap(cost, "The cluster costs about 4,200 EUR per year.")
+    assert content_overlap(cost, "The cluster costs 4,200 EUR every month.")
+    assert not content_overlap(cost, "Backups run weekly.")
+    assert content_overlap(cost, "Backups run every day.")
+    # a number given with no unit, or another number's unit, contradicts nothing
+    assert content_overlap("The pool holds 15 workers for 2 hours.", "The pool holds 15 workers.")
