@@ -420,6 +420,9 @@ class IngestSession:
                 items = [item for item in items if item.id not in moved]
                 encoded = [line for line in encoded if line[0] not in moved]
                 ids = [i for i in ids if i not in moved]
+                # and still known as the source's: content that gives one of them again
+                # (an edit undone) must find it here, not write over it
+                owned = [*owned, *sorted(moved.difference(owned))]
             notices: list[str] = []
             rejected = (line for _, line in done.issues)
             held = held_by_rejected_lines(removes, previous, rejected, done.rejected_words)

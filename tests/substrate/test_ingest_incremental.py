@@ -517,6 +517,29 @@ def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) ->
     assert restored.items_added >= 2 and published().scope == "public"  # type: ignore[union-attr]
 
 
+def test_an_edit_undone_does_not_write_over_the_item_published_since(
+    tree: Path, shard: Path
+) -> None:
+    from substrate.spaces import publish
+
+    guide = tree / "guide.md"
+    first = guide.read_text()
+    ingest_path(Substrate(shard), tree, scope="alpha")
+    store = Substrate(shard)
+    linux = next(i for i in store.iter_items() if i.provenance.get("section") == "Install > Linux")
+    publish(store, [linux.id], to="public", by="alpha")
+    store.save()
+    _write(guide, first.replace("Run the installer.", "Run the new installer."))
+    ingest_path(Substrate(shard), tree, scope="alpha")
+    _write(guide, first)  # the edit undone: its content gives the published item's id again
+    undone = ingest_path(Substrate(shard), tree, scope="alpha")
+    item = Substrate(shard).get(linux.id)
+    assert item is not None and item.scope == "public" and item.provenance["version"] == 1
+    assert linux.id not in undone.ids
+    again = ingest_path(Substrate(shard), tree, scope="alpha", rehash=True)
+    assert again.items_added == 0 and Substrate(shard).get(linux.id).scope == "public"  # type: ignore[union-attr]
+
+
 def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
     tree: Path, shard: Path
 ) -> None:
