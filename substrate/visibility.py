@@ -63,10 +63,25 @@ UNFIT_NAME = (
 
 
 def printable_name(name: str) -> bool:
-    """Whether ``name`` holds no control or invisible character (zero-width joiners aside) and
-    is in composed form (NFC): it is printed in messages, and must not pass for another name
-    printed alike, as "Zu\u0308rich" would for "Z\u00fcrich"."""
-    return name.translate(_JOINERS).isprintable() and unicodedata.is_normalized("NFC", name)
+    """Whether ``name`` holds no control or invisible character and is in composed form
+    (NFC): it is printed in messages, and must not pass for another name printed alike, as
+    "Zu\u0308rich" would for "Z\u00fcrich". A zero-width joiner, which some scripts and
+    emoji need, is allowed between two such characters only: "alpha" and a joiner would
+    print as "alpha"."""
+    if not (name.translate(_JOINERS).isprintable() and unicodedata.is_normalized("NFC", name)):
+        return False
+    return all(_joins(name, at) for at, ch in enumerate(name) if ord(ch) in _JOINERS)
+
+
+def _joins(name: str, at: int) -> bool:
+    """Whether the joiner at ``at`` stands between two characters that are neither ASCII nor
+    white space nor joiners."""
+    if at == 0 or at == len(name) - 1:
+        return False
+    return all(
+        not ch.isascii() and not ch.isspace() and ord(ch) not in _JOINERS
+        for ch in (name[at - 1], name[at + 1])
+    )
 
 
 def _team_name(team: str, what: str) -> str:

@@ -474,7 +474,8 @@ def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Pa
     store = Substrate(tmp_path)
     item_id = store.add("text", "a note")
     store.save()
-    for bad in ("a\nb", "x\x00y", "alpha\u200b"):  # a zero-width space prints as alpha
+    # a zero-width space or a joiner beside Latin letters prints as alpha
+    for bad in ("a\nb", "x\x00y", "alpha\u200b", "alpha\u200d", "al\u200cpha", "\u200dalpha"):
         for act in (
             lambda bad=bad: publish(store, [item_id], to=bad, by="ann"),
             lambda bad=bad: propose(store, [item_id], to=bad, by="ann"),
