@@ -10,6 +10,8 @@ alike; its fingerprint still differs.)
 
 from __future__ import annotations
 
+import os
+
 
 def name_bytes(name: str) -> bytes:
     """The bytes ``name`` stands for: its UTF-8, with the bytes the file system gave that are
@@ -25,3 +27,10 @@ def escaped_name(name: str) -> str:
     if name.isascii():  # the common case, and nothing to escape
         return name
     return name_bytes(name).decode("utf-8", "backslashreplace")
+
+
+def slashed(path: str) -> str:
+    """``path`` with ``/`` between its folders. A backslash is a separator on Windows only:
+    elsewhere a name may hold one, and ``tests\\leak.py`` is a file at the top, not one in
+    ``tests/`` that an allow-list of ``tests/*`` would pass."""
+    return path.replace("\\", "/") if os.sep == "\\" else path

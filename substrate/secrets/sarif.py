@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
+from substrate.secrets.names import slashed
 from substrate.secrets.rules import RULES
 from substrate.secrets.scan import safe_text
 from substrate.secrets.textscan import TOO_LARGE, UNREADABLE, TextFinding, TextScan
@@ -140,6 +141,5 @@ def _uri(path: str) -> str:
     is not UTF-8, which the finding shows as ``\\xNN``, is percent-encoded as itself."""
     pieces = _BYTE_SHOWN.split(path)  # text, byte, text, byte... text
     return "".join(
-        f"%{p.upper()}" if i % 2 else quote(p.replace("\\", "/"), safe="/")
-        for i, p in enumerate(pieces)
+        f"%{p.upper()}" if i % 2 else quote(slashed(p), safe="/") for i, p in enumerate(pieces)
     )

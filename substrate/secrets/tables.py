@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from substrate.secrets.engine import Hit
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.names import slashed
 from substrate.secrets.placeholders import worth_reporting
 
 _RULE = "sensitive_assignment"
@@ -25,7 +26,7 @@ _RULE = "sensitive_assignment"
 
 def table_delimiter(path: str, text: str) -> str | None:
     """The delimiter of ``path`` when it is a CSV or TSV file (None: it is neither)."""
-    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    suffix = PurePosixPath(slashed(path)).suffix.lower()
     if suffix == ".tsv":
         return "\t"
     if suffix != ".csv":

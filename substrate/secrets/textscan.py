@@ -25,7 +25,7 @@ from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
 from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
-from substrate.secrets.names import escaped_name, name_bytes
+from substrate.secrets.names import escaped_name, name_bytes, slashed
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
@@ -158,7 +158,7 @@ def fingerprint(rule: str, path: str, secret: str) -> str:
     bytes that are not UTF-8 differ here too; a UTF-8 name hashes as it always did."""
     import hashlib  # imported here: only needed once something was found
 
-    name = name_bytes(PurePosixPath(path.replace("\\", "/")).as_posix())
+    name = name_bytes(PurePosixPath(slashed(path)).as_posix())
     data = b"\0".join((rule.encode(), name, secret.encode("utf-8", "surrogatepass")))
     return hashlib.sha256(data).hexdigest()
 
@@ -167,7 +167,7 @@ def path_allowed(path: str, patterns: Iterable[str]) -> bool:
     """Whether ``path`` matches one of the allow-list globs (``*`` crosses directories)."""
     import fnmatch  # imported here: only needed when allow-lists are configured
 
-    posix = path.replace("\\", "/")
+    posix = slashed(path)
     name = posix.rsplit("/", 1)[-1]
     for pat in patterns:
         bare = pat[3:] if pat.startswith("**/") else pat
@@ -185,7 +185,7 @@ _C_FAMILY = frozenset(".c .h .cc .cpp .cxx .hpp .hh .cs .m .mm".split())
 
 def syntax_for(path: str) -> str:
     """How ``key = value`` reads in files like ``path``: ``text``, ``code`` or ``c``."""
-    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    suffix = PurePosixPath(slashed(path)).suffix.lower()
     if suffix in _C_FAMILY:
         return "c"
     return "code" if suffix in _CODE_SUFFIXES else "text"

@@ -665,6 +665,16 @@ def test_a_staged_file_in_allow_paths_is_reported_as_skipped(mixle: Run, repo: P
 
 
 @needs_git
+@pytest.mark.skipif(os.sep == "\\", reason="a backslash separates folders there")
+def test_a_backslash_in_a_staged_name_puts_it_in_no_allowed_folder(mixle: Run, repo: Path) -> None:
+    dirty(repo, "tests\\leak.py")  # a file at the top whose name holds a backslash
+    (repo / "scan.toml").write_text('[secrets]\nallow_paths = ["tests/*"]\n', "utf-8")
+    git(repo, "add", "tests\\leak.py")
+    result = mixle("scan-secrets", "--config", "scan.toml", "--json")
+    assert result.exit_code == 1 and result.json()["n_files"] == 1
+
+
+@needs_git
 def test_all_scans_tracked_files_only(mixle: Run, repo: Path) -> None:
     dirty(repo, "tracked.py")
     clean(repo, "gone.py")

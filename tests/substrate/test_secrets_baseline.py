@@ -75,7 +75,7 @@ def test_baseline_errors(tmp_path: Path) -> None:
 
 
 def test_sarif_shape() -> None:
-    scan = scan_text(f"token = '{GH}'\n", path="src\\app.py")
+    scan = scan_text(f"token = '{GH}'\n", path="src/app.py")
     log = sarif_log([scan], tool_version="9.9")
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     run = log["runs"][0]
@@ -90,6 +90,11 @@ def test_sarif_shape() -> None:
     assert loc["artifactLocation"]["uri"] == "src/app.py"
     assert loc["region"]["startLine"] == 1 and loc["region"]["startColumn"] == 10
     assert result["partialFingerprints"]["mixleSecret/v1"] == scan.findings[0].fingerprint
+    # a backslash is a character of a POSIX name: another file, another address
+    other = scan_text(f"token = '{GH}'\n", path="src\\app.py")
+    (found,) = sarif_log([other], tool_version="9.9")["runs"][0]["results"]
+    assert found["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src%5Capp.py"
+    assert found["partialFingerprints"]["mixleSecret/v1"] != scan.findings[0].fingerprint
     assert GH not in json.dumps(log)
 
 
@@ -158,6 +163,6 @@ def test_sarif_uris_are_percent_encoded_paths() -> None:
 
     assert _uri("src/app.py") == "src/app.py"
     assert _uri("docs\\my notes/[REDACTED:aws_access_key].txt") == (
-        "docs/my%20notes/%5BREDACTED%3Aaws_access_key%5D.txt"
+        "docs%5Cmy%20notes/%5BREDACTED%3Aaws_access_key%5D.txt"  # a backslash in a name
     )
     assert _uri("über/50%#?.md") == "%C3%BCber/50%25%23%3F.md"
