@@ -7,12 +7,14 @@ Each feature owns one table (``[shard]``, ``[secrets]``, ``[ingest]``, ``[govern
 from __future__ import annotations
 
 import difflib
+import errno
 import logging
 import os
+import threading
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import tomli_w
 
@@ -81,11 +83,47 @@ class Settings:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with replacing(self.path) as tmp, tmp.open("wb") as fh:
-                tomli_w.dump(self.data, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
+                self._dump(fh)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+
+    def create(self) -> bool:
+        """Write the file unless one exists; True when this call wrote it.
+
+        A shard's first write saves its settings while another process may be saving its
+        own (a first ``grant``), which must not be written over. Whole or not at all: written
+        aside, then linked into place (created exclusively where a file system has no links).
+        """
+        if self.path is None:
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        aside = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        try:
+            with aside.open("wb") as fh:
+                self._dump(fh)
+            try:
+                os.link(aside, self.path)
+            except OSError as exc:
+                if exc.errno not in _NO_LINKS:
+                    raise
+                with self.path.open("xb") as fh:
+                    self._dump(fh)
+            return True
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        finally:
+            aside.unlink(missing_ok=True)
+
+    def _dump(self, fh: BinaryIO) -> None:
+        tomli_w.dump(self.data, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+# What a file system without hard links answers ``link`` with.
+_NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS})
 
 
 def _fresh_defaults() -> dict[str, Any]:

@@ -26,8 +26,7 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
         (root / "items.jsonl").touch(exist_ok=True)
     except OSError as exc:
         raise ShardError(f"cannot create shard at {root}: {exc.strerror}") from exc
-    Settings(path=settings_path).save()
-    return root, True
+    return root, Settings(path=settings_path).create()
 
 
 def _dir_size(path: Path) -> int:

@@ -679,7 +679,7 @@ class Substrate:
             return
         assert self._log is not None and self._view is not None
         if self.settings.path is not None and not self.settings.path.exists():
-            self.settings.save()  # a shard created by save() gets its mixle.toml too
+            self.settings.create()  # a shard created by save() gets its mixle.toml too
         view = self._fresh_view()
         before = view.watermark
         watermark, offsets, start, stat_after = self._log.append(lines)
@@ -711,7 +711,7 @@ class Substrate:
         # keeps its items and its place
         other = Substrate(target)
         if not other.settings.path or not other.settings.path.exists():
-            other.settings.save()  # even with nothing to write, the target becomes a shard
+            other.settings.create()  # even with nothing to write, the target becomes a shard
         for item in items:
             other._pending[item.id] = item
         other._write_batch(*other._collect_changes())

@@ -503,3 +503,34 @@ def test_an_approver_revoked_by_another_process_meanwhile_may_not_approve(tmp_pa
     with approver.exclusive(), pytest.raises(AccessDeniedError):
         approve(approver, item, by="alice", strict=True)
     assert Substrate(tmp_path).get(item).scope == "ops"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("links", [True, False])
+def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, links: bool
+) -> None:
+    import errno
+    import os
+
+    if not links:  # a file system without hard links: created exclusively instead
+
+        def refuse(*_: object) -> None:
+            raise OSError(errno.EPERM, "links not supported")
+
+        monkeypatch.setattr(os, "link", refuse)
+    writer = Substrate(tmp_path)  # its first write finds no settings, and saves them...
+    for name in ("save", "create"):
+        original = getattr(writer.settings, name)
+
+        def first_another_grants(original: Callable[[], object] = original) -> object:
+            if not (tmp_path / "mixle.toml").exists():  # ... just after another process's
+                grant_approver(Substrate(tmp_path), "carol", "public", by=None)
+            return original()
+
+        monkeypatch.setattr(writer.settings, name, first_another_grants)
+    writer.add("text", "a note")
+    writer.save()
+    assert Settings.load(tmp_path).get("governance", "approvers") == {"public": ["carol"]}
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".new")] == []
+    fresh = Settings(path=tmp_path / "other" / "mixle.toml")
+    assert fresh.create() and Settings.load(tmp_path / "other").get("shard", "default_scope")
