@@ -59,6 +59,7 @@ class Settings:
                 f"{path}: shard format {fmt!r} is newer than this mixle supports "
                 f"({SHARD_FORMAT}); upgrade mixle"
             )
+        _warn_once(path, data)
         return cls(data, path)
 
     @property
@@ -128,6 +129,26 @@ _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSY
 
 def _fresh_defaults() -> dict[str, Any]:
     return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}
+
+
+# The keys of the tables that decide who reads and approves what: a misspelt one ("tema",
+# "aprovers") would leave every scope readable, or a scope ungated, without a word.
+ACCESS_KEYS = {
+    "shard": frozenset({"team", "default_scope", "shared_scopes"}),
+    "governance": frozenset({"approvers"}),
+}
+_warned: set[tuple[Path, str, str]] = set()
+
+
+def _warn_once(path: Path, data: dict[str, Any]) -> None:
+    """``warn_unknown_keys`` for the access tables of a settings file, each key once a
+    process (a command reads the file more than once)."""
+    for section, known in ACCESS_KEYS.items():
+        table = data.get(section)
+        if isinstance(table, dict):
+            fresh = [k for k in table if k not in known and (path, section, k) not in _warned]
+            _warned.update((path, section, key) for key in fresh)
+            warn_unknown_keys(section, fresh, known)
 
 
 def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str]) -> None:

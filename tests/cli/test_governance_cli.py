@@ -559,3 +559,25 @@ def test_ingest_keeps_proposals_it_can_and_says_which_it_withdraws(
         "changed, and the item was replaced; propose the new version to send it"
     )
     assert [row["id"] for row in mixle("pending", "--json").json()] == [ids["A"]]
+
+
+def test_a_misspelt_access_setting_is_warned_of_on_every_command(
+    mixle_process: Callable[..., Any], isolated_shard_env: Path
+) -> None:
+    isolated_shard_env.mkdir()
+    settings = isolated_shard_env / "mixle.toml"
+    settings.write_text(
+        'format = 1\n[shard]\nshared_scopes = ["public"]\ntema = "alpha"\n'
+        '[governance.aprovers]\npublic = ["carol"]\n',
+        encoding="utf-8",
+    )
+    for args in (("approvers",), ("ls",), ("--as", "beta", "add", "--scope", "public", "hi")):
+        result = mixle_process(*args)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.count("[shard] has no setting 'tema'") == 1  # once, however read
+        assert "(did you mean team?)" in result.stderr
+        assert "[governance] has no setting 'aprovers', left alone (did you mean approvers?)" in (
+            result.stderr
+        )
+    settings.write_text('format = 1\n[shard]\nteam = "alpha"\n[governance.approvers]\np = ["c"]\n')
+    assert "warning" not in mixle_process("approvers").stderr
