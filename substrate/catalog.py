@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from substrate.derived import derived_dir
 from substrate.errors import ShardError
 from substrate.limits import VERIFY_ON_OPEN_BYTES
 from substrate.replacing import replacing
@@ -257,7 +258,7 @@ def write_catalog(
     checksum = _checksum(body, name, watermark, len(ordered), next_seq, seal)
     head = _HEADER.pack(MAGIC, name, watermark, len(ordered), next_seq, checksum, seal)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        derived_dir(path.parent)
         with replacing(path) as tmp, tmp.open("wb") as fh:
             fh.write(head)
             fh.write(body)

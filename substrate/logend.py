@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from substrate.derived import derived_dir
 from substrate.errors import CorruptShardError, ShardError
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def note_end(path: Path, generation: str, end: int) -> None:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         except FileNotFoundError:  # a new shard: no index/ yet
-            path.parent.mkdir(exist_ok=True)
+            derived_dir(path.parent)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             os.pwrite(fd, data, 0)

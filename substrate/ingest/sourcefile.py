@@ -47,6 +47,7 @@ from typing import Any
 
 import orjson
 
+from substrate.derived import derived_dir
 from substrate.log import Watermark
 from substrate.replacing import replacing
 
@@ -131,7 +132,7 @@ def read_items(index_dir: Path, token: str) -> dict[str, list[Any]] | None:
 
 def _write(path: Path, data: dict[str, Any]) -> bool:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        derived_dir(path.parent)
         with replacing(path) as tmp:
             tmp.write_bytes(orjson.dumps(data))
     except OSError as exc:

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from substrate.derived import derived_dir
 from substrate.errors import ShardFormatError
 from substrate.replacing import remove_abandoned_temporaries, replacing
 from substrate.search.coverage import Coverage
@@ -262,7 +263,7 @@ def write_segment(
 def write_state(directory: Path, state: IndexState) -> None:
     """Write the files of ``state`` that are not on disk yet, then the manifest, then their
     mirrors, then remove the files no longer referenced."""
-    directory.mkdir(parents=True, exist_ok=True)
+    derived_dir(directory)
     params = state.params
     keep: set[str] = {MANIFEST, MANIFEST_PACK}
     if state.model is not None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from substrate.derived import derived_dir
 from substrate.errors import ShardError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
@@ -253,7 +254,7 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
 def index_lock(directory: Path) -> Iterator[None]:
     """Serialise index writers of one shard; proceed unlocked where the shard is read-only."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        derived_dir(directory)
     except OSError:
         yield
         return

@@ -960,3 +960,23 @@ def test_lines_longer_than_a_read_block_are_read_whole(
     monkeypatch.setattr(log_module, "_BLOCK", block)
     fresh = Substrate(tmp_path)
     assert [fresh.get(i).text for i in ids] == [t or "-" for t in texts]  # type: ignore[union-attr]
+
+
+def test_the_index_is_closed_to_whom_the_log_is_closed_to(tmp_path: Path) -> None:
+    import stat
+
+    store = Substrate(tmp_path)
+    store.add("text", "a first note")
+    store.save()
+    store.search("note", k=1)  # index/ made while the log was readable by all
+    os.chmod(tmp_path / "items.jsonl", 0o600)  # the shard made private
+    store = Substrate(tmp_path)
+    store.add("text", "confidential salary table for Jane")
+    store.save()
+    assert store.search("salary", k=1)
+    mode = stat.S_IMODE((tmp_path / "index").stat().st_mode)
+    assert mode & 0o077 == 0 and mode & 0o700 == 0o700
+    os.chmod(tmp_path / "items.jsonl", 0o640)  # the group may read the log: index/ stays closed
+    store.add("text", "another note")
+    store.save()
+    assert stat.S_IMODE((tmp_path / "index").stat().st_mode) & 0o077 == 0

@@ -1,0 +1,36 @@
+"""The folder of files derived from a shard's items (``index/``), kept no more readable
+than the log they are derived from.
+
+Its files hold the items' words (the search index), ids and source paths. Who may not read
+``items.jsonl`` (a shard made private with ``chmod 600``) may not enter ``index/`` either:
+each writer creates it through ``derived_dir``, which closes it to the group or to others
+when the log is closed to them, whatever mode its files were written with.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import suppress
+from pathlib import Path
+
+LOG_FILE = "items.jsonl"
+
+
+def derived_dir(directory: Path) -> None:
+    """Create ``directory`` (a shard's ``index/``) if need be, and close it to whom the
+    shard's log is closed to (raises OSError when it cannot be created)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        log_mode = (directory.parent / LOG_FILE).stat().st_mode
+        dir_mode = directory.stat().st_mode
+    except OSError:  # no log yet: nothing to follow
+        return
+    closed = 0
+    if not log_mode & stat.S_IRGRP:
+        closed |= stat.S_IRWXG
+    if not log_mode & stat.S_IROTH:
+        closed |= stat.S_IRWXO
+    if dir_mode & closed:
+        with suppress(OSError):  # not ours to change: its owner decides
+            os.chmod(directory, stat.S_IMODE(dir_mode) & ~closed)
