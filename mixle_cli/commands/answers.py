@@ -299,6 +299,8 @@ def verify_cmd(
         app_state.substrate(), body, k=k, min_score=min_score, scopes=app_state.scopes
     )
     data = receipt.as_dict()
+    if not receipt.verdicts:  # vouched for by nothing: not "fully grounded" to a script
+        data["grounded_fraction"] = None
     if how is Mode.JSON:
         output.emit_json(data)
     elif how is Mode.JSONL:

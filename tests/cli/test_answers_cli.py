@@ -540,6 +540,8 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
     for nothing in ("xyzzy", "!!!???"):  # a gate must not pass what it could not check
         checked = mixle("--as", "shop", "verify", nothing)
         assert checked.exit_code == 1 and "nothing to check" in checked.stderr
+        vouched = mixle("--as", "shop", "verify", nothing, "--json")
+        assert vouched.exit_code == 1 and vouched.json()["grounded_fraction"] is None
     contradicted = mixle("--as", "shop", "verify", "Gift cards expire and can be used online.")
     assert contradicted.exit_code == 1 and "UNSUPPORTED" in contradicted.stdout
 
