@@ -324,8 +324,9 @@ def ingest_text(
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
-        max_file_size: a larger text is skipped, as a larger file is (default: settings
-            ``[ingest] max_file_size``, else 32 MiB).
+        max_file_size: a larger text fails (what the source gave before is kept): unlike a
+            file, a stream cannot be read again (default: settings ``[ingest]
+            max_file_size``, else 32 MiB).
         redact: mask secrets with the write-time gate.
         report: a report to fill in place.
 
@@ -348,10 +349,10 @@ def ingest_text(
     fmt = file_format(options.as_format, "")
     assert fmt is not None
     report.files_scanned += 1
-    if size > max_file_size:  # skipped as a file is: what it gave before is gone
+    if size > max_file_size:  # failed, not skipped as a file is: a stream is not read twice
         # a stream is read no further than the limit: its size is not known
         known = size if isinstance(text, str | bytes | bytearray | memoryview) else None
-        run.skip_with_earlier_items(key, source, too_large(known, max_file_size), None)
+        run.fail(source, None, too_large(known, max_file_size))
     else:
         ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
         for _, result in run.prepare_here([ticket]):

@@ -379,8 +379,8 @@ def test_standard_input_can_be_named_only_once(mixle) -> None:
 
 def test_standard_input_keeps_to_the_size_limit_and_refuses_folder_options(mixle) -> None:
     big = mixle("ingest", "-", "--max-file-size", "10", input="a note longer than ten bytes\n")
-    assert big.exit_code == 0 and "larger than the size limit (more than 10 bytes)" in big.stderr
-    assert "1 skipped" in big.stderr  # as a file is
+    assert big.exit_code == 1 and "larger than the size limit (more than 10 bytes)" in big.stderr
+    assert "1 failed" in big.stderr  # not skipped as a file is: a stream is not read again
     assert mixle("ingest", "-", "--max-file-size", "10", input="short\n").exit_code == 0
     shard = Path(mixle("status", "--json").json()["shard"])
     with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:

@@ -433,15 +433,16 @@ def test_ingest_text_replaces_the_items_of_the_same_stream() -> None:
     assert other.items_added == 1 and len(store) == 3
 
 
-def test_a_stream_past_the_size_limit_is_skipped_as_a_file_is(tmp_path: Path) -> None:
+def test_a_stream_past_the_size_limit_fails_and_keeps_what_it_gave_before(tmp_path: Path) -> None:
+    # a file too large is skipped: it is still on disk; a stream cut short is gone
     store = Substrate(tmp_path)
     ingest_text(store, "a small note\n", source="notes")
     grown = ingest_text(store, "a note grown " * 20, source="notes", max_file_size=100)
     [outcome] = grown.files
-    assert outcome.status == "skipped" and "larger than the size limit (260 > 100" in outcome.reason
-    assert "earlier item(s) removed" in outcome.reason and len(Substrate(tmp_path)) == 0
+    assert outcome.status == "failed" and "larger than the size limit (260 > 100" in outcome.reason
+    assert not grown.ok and len(Substrate(tmp_path)) == 1
     fresh = ingest_text(store, "x" * 200, source="big", max_file_size=100)
-    assert fresh.files_skipped == 1 and len(Substrate(tmp_path)) == 0
+    assert fresh.files_failed == 1 and len(Substrate(tmp_path)) == 1
 
 
 def test_ingest_text_on_a_shard_saves_once(tmp_path: Path) -> None:
