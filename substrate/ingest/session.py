@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.errors import ShardError
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format, file_format
@@ -58,6 +59,7 @@ class _Change:
     state: SourceState | None = None  # None: forget the source
     encoded: list[tuple[str, bytes]] = field(default_factory=list)  # items as log lines
     named: str = ""  # the source's masked name in the cache ("": its own)
+    told: FileOutcome | None = None  # what the report says of it, taken back if not saved
 
     def lines(self) -> Iterator[tuple[str, bytes]]:
         """Every item of the change as ``(id, log line)``, in file order."""
@@ -141,10 +143,14 @@ class IngestSession:
                     self.catch_up_pending()
                     covered = self.cache.watermark
                     # one append, or nothing if interrupted: the removals, then the items
-                    substrate.save_encoded(
-                        [line for change in self.pending for line in change.lines()],
-                        [item_id for change in self.pending for item_id in change.removes],
-                    )
+                    try:
+                        substrate.save_encoded(
+                            [line for change in self.pending for line in change.lines()],
+                            [item_id for change in self.pending for item_id in change.removes],
+                        )
+                    except (OSError, ShardError) as exc:  # a full disk: this batch is lost
+                        self.unsaid(getattr(exc, "strerror", None) or str(exc))
+                        raise
                     self.cache.watermark = self.covered_after_save(covered)
             for change in self.pending:
                 if change.state is None:
@@ -154,6 +160,23 @@ class IngestSession:
             self.pending.clear()
             self.pending_items = 0
         self.last_flush = time.monotonic()
+
+    def unsaid(self, why: str) -> None:
+        """Take back what the report told of the queued changes, which could not be saved:
+        their files failed, and their items were neither added nor removed."""
+        report = self.report
+        lost: set[str] = set()
+        for change in self.pending:
+            lost.update(item.id for item in change.items)
+            lost.update(item_id for item_id, _ in change.encoded)
+            told = change.told
+            if told is not None:
+                report.items_added -= told.items_added
+                report.items_rewritten -= told.items_rewritten
+                report.items_removed -= told.items_removed
+                told.items_added = told.items_rewritten = told.items_removed = 0
+                told.status, told.reason = status.FAILED, f"not saved: {why}"
+        report.ids = [item_id for item_id in report.ids if item_id not in lost]
 
     def catch_up_pending(self) -> None:
         """Fold in what other writers saved since the cache was read, and have each queued
@@ -462,6 +485,7 @@ class IngestSession:
         report.items_rewritten += rewritten
         report.items_removed += len(removes)
         report.ids.extend(ids)
+        change.told = outcome
         return change
 
     def skip_with_earlier_items(
@@ -486,7 +510,7 @@ class IngestSession:
             skip.ids = sorted(moved)
         elif moved:  # known by its published items, so that they are not written over
             skip = SourceState(0, -1, "", self.fingerprint, sorted(moved))
-        self.queue(_Change(key, [], removes, skip, named=named))
+        self.queue(_Change(key, [], removes, skip, named=named, told=result))
 
     def moved_elsewhere(self, items: dict[str, SubstrateItem]) -> set[str]:
         """Which of a source's stored ``items`` now live in another scope than the one
@@ -528,4 +552,4 @@ class IngestSession:
             gone = [earlier[i] for i in ids if i in earlier]
             why = "its file is now left out" if there else "its file is no longer there"
             self.report.tell(source, withdrawn_proposals(gone, why))
-            self.queue(_Change(key, [], list(ids), keep))
+            self.queue(_Change(key, [], list(ids), keep, told=result))

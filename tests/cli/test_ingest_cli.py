@@ -739,4 +739,8 @@ def test_an_ingest_stopped_by_a_write_error_says_what_is_stored(
         patch.setattr(log_module.os, "pwrite", too_large)
         as_json = mixle("ingest", str(notes), "--json")
     assert as_json.exit_code == 3 and as_json.json()["files_scanned"] == 4  # what was done
+    done = as_json.json()  # and nothing told as stored that the lost batch held
+    assert (done["files_added"], done["files_failed"], done["items_added"]) == (0, 4, 0)
+    assert all(f["reason"].startswith("not saved: ") for f in done["files"])
+    assert all(f["reason"].endswith("File too large") for f in done["files"])
     assert mixle("ingest", str(notes)).exit_code == 0  # the rerun finishes
