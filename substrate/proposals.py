@@ -136,6 +136,18 @@ def withdrawn_if_changed(item: SubstrateItem, *, by: str | None, why: str) -> Su
     return _with_event(item, {**proposal, "status": "withdrawn"}, event)
 
 
+def withdrawn_by_publish(item: SubstrateItem, *, by: str | None) -> SubstrateItem:
+    """``item``, just published into its scope, with its pending proposal withdrawn: the move
+    it asked for is done, or another took its place, and approving it now would publish the
+    item again (into where it already is, or out of the scope it was published into)."""
+    proposal = proposal_of(item)
+    if proposal is None or proposal.get("status") != PENDING:
+        return item
+    why = f"published into {item.scope} directly"
+    event = {"event": "withdrawn", "to": proposal.get("to"), "by": by, "reason": why}
+    return _with_event(item, {**proposal, "status": "withdrawn"}, event)
+
+
 def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
     """Whether ``item`` is pending for ``to``, proposed by ``by``, with the content it has."""
     return proposal_of(item) == _proposal(item, to, by)

@@ -175,8 +175,10 @@ def publish(
     authorize_publish(governance, to=to, by=by, team=team, shared=shared)
     items = owned_items(substrate, ids, scopes, from_scope, strict=strict, action="published")
     authorize_moving_out(governance, items, to=to, by=by, action="publish it")
+    from substrate.proposals import withdrawn_by_publish  # (proposals builds on this module)
+
     for item in items:
-        substrate.put(published_copy(item, to=to, by=by))
+        substrate.put(withdrawn_by_publish(published_copy(item, to=to, by=by), by=by))
     return [item.id for item in items]
 
 

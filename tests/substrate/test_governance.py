@@ -117,6 +117,22 @@ def test_proposing_elsewhere_withdraws_the_pending_proposal_in_the_history(
     assert [i.id for i in pending(store, to="public")] == []
 
 
+def test_publishing_an_item_withdraws_its_pending_proposal(store: Substrate) -> None:
+    a = store.add("text", "runbook", scope="ops")
+    b = store.add("text", "playbook", scope="ops")
+    for item_id in (a, b):
+        propose(store, [item_id], to="public", by="ops")
+    publish(store, [a], to="public", by="alice")  # what was asked for, done directly
+    publish(store, [b], to="org", by="ops")  # moved elsewhere: approving would move it again
+    for item_id, scope in ((a, "public"), (b, "org")):
+        item = store.get(item_id)
+        assert item is not None and proposal_of(item)["status"] == "withdrawn"  # type: ignore[index]
+        withdrawn = proposal_events(item)[-1]
+        assert withdrawn["reason"] == f"published into {scope} directly"
+    assert pending(store) == []
+    assert approve(store, a, by="alice") is False and store.get(a).provenance["version"] == 1  # type: ignore[union-attr]
+
+
 def test_an_item_changed_since_its_proposal_is_not_approved(store: Substrate) -> None:
     # what the approver reviewed is what gets published, not what was swapped in since
     a = store.add("text", "harmless runbook", scope="ops")
