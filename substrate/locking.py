@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from substrate.errors import ShardError
 
+log = logging.getLogger(__name__)
 _held = threading.local()  # the lock files this thread holds: a nested request passes
 
 
@@ -24,7 +26,8 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     holds it passes through (a read-modify-write holds the lock around the save that takes it);
     the holder is the thread, so a block holding it must not span an ``await`` that lets
     another task of the same thread write. With ``wait=False`` a lock held by another process
-    raises ``ShardError`` at once.
+    raises ``ShardError`` at once; else the wait is said (a command that seems to hang behind
+    another writer, or a stuck one, tells why).
     """
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     try:
@@ -41,9 +44,12 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
             yield
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # only without wait: another process holds it
-            raise ShardError(f"{path} is held by another writer") from None
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another process holds it
+            if not wait:
+                raise ShardError(f"{path} is held by another writer") from None
+            log.warning("waiting for another process to release %s", path)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         held.add(key)
         try:
             yield
