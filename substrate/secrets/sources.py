@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from substrate.errors import InvalidInputError, SubstrateError
+from substrate.secrets.names import escaped_name
 
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
@@ -35,8 +36,9 @@ def scan_path(path: str) -> str:
 
 
 def shown_path(path: str) -> str:
-    """``scan_path`` with undecodable bytes replaced by U+FFFD (ingest's reports)."""
-    return scan_path(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """``scan_path`` with the bytes that are not UTF-8 written ``\\xNN``, as scan reports show
+    them (ingest's reports): as U+FFFD, two names that differ in them read alike."""
+    return escaped_name(scan_path(path))
 
 
 def walk_sources(
