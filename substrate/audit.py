@@ -39,6 +39,7 @@ class AuditReport:
     log: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
     secrets: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
 
     def problems(self) -> list[str]:
         """Every finding, one line each, in section order."""
@@ -59,6 +60,7 @@ class AuditReport:
             "lineage": self.lineage,
             "index": self.index,
             "secrets": self.secrets,
+            "notes": self.notes,
         }
 
 
@@ -90,9 +92,11 @@ def audit_shard(
     report.lineage = _lineage_section(substrate, scope, scopes, own_scope, report.log)
     report.index = _index_section(substrate, scoped=scopes is not None)
     if "error" in report.log:
-        report.secrets = {"checked": False, "problems": [], "note": "the log cannot be read"}
+        unread = {"checked": False, "problems": [], "note": "the log cannot be read"}
+        report.secrets, report.notes = unread, dict(unread)
     else:
         report.secrets = _secrets_section(substrate, scope, scopes)
+        report.notes = _notes_section(substrate, scope, scopes)
     return report
 
 
@@ -161,6 +165,33 @@ def _lineage_section(
         for b in result["broken"]
     ]
     return {"checked": True, **result, "problems": problems}
+
+
+def _notes_section(
+    substrate: Substrate, scope: str | None, scopes: Collection[str] | None
+) -> dict[str, Any]:
+    """The links between notes that lead nowhere the reader can see. Told, not a problem:
+    a link to a note not written yet is how many people plan their notes."""
+    from substrate.notelinks import ingest_root, note_link_targets, unresolved_links
+    from substrate.retrieval import lines_of, shown_source
+
+    allowed = frozenset(scopes) if scopes is not None else None
+    linking = [
+        item for item in substrate.iter_items(scope=scope, scopes=scopes) if note_link_targets(item)
+    ]
+    unresolved = []
+    for item, link in unresolved_links(substrate, linking, allowed):
+        start, _ = lines_of(item)
+        path, source = item.provenance.get("path"), item.provenance.get("source")
+        root = (
+            ingest_root(path, source) if isinstance(path, str) and isinstance(source, str) else None
+        )
+        if root is not None and link.startswith(root.rstrip("/") + "/"):
+            link = link[len(root.rstrip("/")) + 1 :]  # as the folder ingested names it
+        where = {"item_id": item.id, "source": shown_source(item), "line": start}
+        unresolved.append({**where, "link": safe_text(link)})
+    n_links = sum(len(note_link_targets(item)) for item in linking)
+    return {"checked": True, "n_links": n_links, "unresolved": unresolved, "problems": []}
 
 
 def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ question fits best, else the file's first item.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from substrate.item import SubstrateItem
@@ -136,3 +136,30 @@ def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
 def _slug(heading: str) -> str:
     """A heading as anchors spell it: ``Rollback plan!`` and ``rollback-plan`` alike."""
     return "-".join(_SLUG_DROP.sub("", heading.casefold()).replace("_", " ").split())
+
+
+def unresolved_links(
+    substrate: Substrate, items: Iterable[SubstrateItem], allowed: frozenset[str] | None
+) -> Iterator[tuple[SubstrateItem, str]]:
+    """Each link of ``items`` to a note that a reader of ``allowed`` finds nowhere (None:
+    every scope), or to a heading that note does not have: a note renamed or removed, a link
+    mistyped. Each link a folder's notes share is looked up once."""
+    from substrate.search.engine import first_items
+
+    found: dict[tuple[SearchFilters, str], bool] = {}
+    for item in items:
+        for link in note_link_targets(item):
+            target = _link_filters(item, link, allowed)
+            if target is None:
+                yield item, link
+                continue
+            if target not in found:
+                filters, anchor = target
+                notes = first_items(substrate, filters, MAX_ANCHORED if anchor else 1)
+                notes = [n for n in notes if _visible(n, allowed)]
+                wanted = _slug(anchor.rpartition("#")[2])
+                found[target] = bool(notes) and (
+                    not anchor or any(_slug(innermost_heading(n)) == wanted for n in notes)
+                )
+            if not found[target]:
+                yield item, link

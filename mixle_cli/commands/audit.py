@@ -37,7 +37,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
 
     Exits 1 when anything needs attention (a dangling link, a corrupt or unfinished write, a
     stale or fragmented index, a secret left in an item) or when --scope (or the team read as)
-    matched no item, 0 when all is clean.
+    matched no item, 0 when all is clean. Links between notes that lead to no note (or no such
+    heading) are listed too, without failing the audit: a link to a note not written yet is
+    common.
     """
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
@@ -50,7 +52,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     if matched_nothing and report.ok:  # no "all clean" for nothing checked
         app_state.fail_if_nothing_matched(scope)
     if json:
-        for part, key in (("lineage", "broken"), ("secrets", "findings")):
+        for part, key in (("lineage", "broken"), ("secrets", "findings"), ("notes", "unresolved")):
             if key in data[part]:
                 data[part][key] = [output.with_id(entry) for entry in data[part][key]]
         output.emit_json(data)
@@ -82,6 +84,10 @@ def _print_audit(report: dict[str, Any]) -> None:
         lines.append(f"secrets  {secrets['n_findings']} finding(s) in {secrets['n_items']} item(s)")
     else:
         lines.append(f"secrets  not checked ({secrets.get('note', '')})")
+    notes = report["notes"]
+    unresolved = notes.get("unresolved", [])
+    if notes.get("checked"):
+        lines.append(f"notes    {notes['n_links']} link(s), {len(unresolved)} to no note")
     problems = report["problems"]
     if problems:
         lines.append("")
@@ -90,7 +96,16 @@ def _print_audit(report: dict[str, Any]) -> None:
     else:
         lines.append("")
         lines.append("all clean")
+    if unresolved:  # told, not a problem: a note may link to one not written yet
+        lines.append("")
+        lines.append(f"{len(unresolved)} link(s) between notes lead to no note (or heading):")
+        lines.extend(f"  {_where(entry)}: {entry['link']}" for entry in unresolved)
     output.emit_text("\n".join(lines))
+
+
+def _where(entry: dict[str, Any]) -> str:
+    where = entry["source"] or entry["item_id"]
+    return f"{where}:{entry['line']}" if entry["line"] is not None else where
 
 
 def freshness_cmd(

@@ -44,6 +44,26 @@ def test_audit_clean(mixle: Run, shard: Substrate) -> None:
     assert data.exit_code == 0 and data.json()["ok"] is True and data.json()["problems"] == []
 
 
+def test_audit_lists_the_links_between_notes_that_lead_to_no_note(
+    mixle: Run, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    (notes / "runbooks").mkdir(parents=True)
+    (notes / "a.md").write_text(
+        "# Incidents\n\nUse [[postmortem-template]] and [the runbook](runbooks/deploy.md).\n"
+    )
+    (notes / "runbooks" / "deploy.md").write_text("# Deploy\n\nRun it.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    result = mixle("audit")
+    assert result.exit_code == 0 and "notes    2 link(s), 1 to no note" in result.stdout
+    assert result.stdout.rstrip().endswith("  a.md:1: [[postmortem-template]]")
+    (notes / "runbooks" / "deploy.md").unlink()  # a note removed: its links rot
+    assert mixle("ingest", str(notes)).exit_code == 0
+    (first, second) = mixle("audit", "--json").json()["notes"]["unresolved"]
+    assert {first["link"], second["link"]} == {"[[postmortem-template]]", "runbooks/deploy.md"}
+    assert first["id"] == first["item_id"] and first["source"] == "a.md"
+
+
 def test_audit_right_after_compact_is_clean_and_the_index_is_to_be_built(
     mixle: Run, shard: Substrate
 ) -> None:

@@ -222,3 +222,35 @@ def test_ranked_takes_filters_or_kind_and_scopes_never_both() -> None:
 
     with pytest.raises(InvalidInputError):  # the scopes given would be ignored
         ranked(Substrate(), "q", 3, scopes=frozenset({"a"}), filters=SearchFilters())
+
+
+def test_audit_tells_of_links_to_no_note_or_heading_as_each_reader_sees_them(
+    tmp_path: Path,
+) -> None:
+    from substrate.audit import audit_shard
+
+    _write(tmp_path / "notes", NOTES)
+    _write(
+        tmp_path / "notes",
+        {
+            "plans.md": "# Plans\n\nSee [[postmortem-template]], [gone](old/gone.md), "
+            "[about](people/priya.md#about), [missing](people/priya.md#hobbies) and "
+            "[the vault](../vault/plan.md).\n"
+        },
+    )
+    _write(tmp_path / "vault", {"plan.md": "# Plan\n\nThe plan of the vault.\n"})
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes", scope="public")
+    ingest_path(store, tmp_path / "vault", scope="vault")
+    report = audit_shard(store)
+    assert report.ok  # told, not a problem: a note may link to one not written yet
+    links = [(u["source"], u["link"]) for u in report.notes["unresolved"]]
+    assert sorted(links) == [
+        ("plans.md", "[[postmortem-template]]"),
+        ("plans.md", "old/gone.md"),
+        ("plans.md", "people/priya.md#hobbies"),
+    ]
+    assert report.notes["n_links"] == 7
+    public = audit_shard(store, scopes={"public"})  # the vault's note is none of its to see
+    hidden = {u["link"] for u in public.notes["unresolved"]} - {link for _, link in links}
+    assert hidden == {str(tmp_path / "vault/plan.md")}  # not under the folder: a full path
