@@ -13,7 +13,8 @@ from typing import Any
 # Bump when the layout or the meaning of a stored column changes.
 FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
-ANALYZER_VERSION = 3  # 2: NFKC before splitting words; 3: accents dropped from Latin words
+# 2: NFKC before splitting words; 3: accents dropped from Latin words; 4: sections searched
+ANALYZER_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from substrate.search.doctable import DocTable, concat_tables
 from substrate.search.embedding import EmbeddingModel
 from substrate.search.params import SearchParams
 from substrate.search.signatures import pack_signatures
-from substrate.search.tokenize import Analyzer, item_surface
+from substrate.search.tokenize import Analyzer, surface_of
 
 
 @dataclass(slots=True)
@@ -50,9 +50,7 @@ def analyse_items(
 ) -> tuple[DocTable, Counts]:
     """Catalog rows and term counts of ``items``."""
     docs = DocTable.from_items(items, seq)
-    counts = count_texts(
-        analyzer, (item_surface(str(it.text or ""), it.payload, it.tags) for it in items)
-    )
+    counts = count_texts(analyzer, (surface_of(it) for it in items))
     return docs, counts
 
 

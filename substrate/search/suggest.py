@@ -119,7 +119,7 @@ def _as_written(
 ) -> str | None:
     """How allowed items holding ``term`` write it: of the words of a few of them that the
     analyzer turns into ``term``, the one nearest ``typed``."""
-    from substrate.search.tokenize import item_surface
+    from substrate.search.tokenize import surface_of
 
     words: set[str] = set()
     for si, segment in enumerate(state.segments):
@@ -130,7 +130,7 @@ def _as_written(
         for row in rows[stats.masks()[si][rows]][:3].tolist():
             item = read(str(segment.docs.ids[row]))
             if item is not None:
-                surface = item_surface(item.text, item.payload, item.tags)
+                surface = surface_of(item)
                 words.update(w for w in _WORDS.findall(surface) if analyzer.terms(w) == [term])
         if words:
             break

@@ -173,8 +173,12 @@ def word_spans(text: str) -> Iterator[tuple[int, int]]:
             yield match.span(2)
 
 
-def item_surface(text: str, payload: Mapping[str, Any], tags: Iterable[str]) -> str:
-    """The searchable text surface of an item: text, flattened payload strings, tags.
+def item_surface(
+    text: str, payload: Mapping[str, Any], tags: Iterable[str], section: object = ""
+) -> str:
+    """The searchable text surface of an item: text, flattened payload strings, tags, and
+    the headings its section lies under (``Postgres failover > Steps``: a note's subject is
+    often said by its title alone).
 
     Payload keys are included as well as string values so that a record such as
     ``{"owner": "alice"}`` is found by either word; nested containers are walked.
@@ -182,7 +186,15 @@ def item_surface(text: str, payload: Mapping[str, Any], tags: Iterable[str]) -> 
     parts = [text]
     _flatten(payload, parts, depth=0)
     parts.extend(str(t) for t in tags)
+    if isinstance(section, str):
+        parts.append(section)
     return "\n".join(p for p in parts if p)
+
+
+def surface_of(item: Any) -> str:
+    """``item_surface`` of a stored item."""
+    prov = item.provenance if isinstance(item.provenance, Mapping) else {}
+    return item_surface(str(item.text or ""), item.payload, item.tags, prov.get("section"))
 
 
 def _flatten(value: Any, out: list[str], depth: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from substrate.search.tokenize import Analyzer, item_surface, word_spans
@@ -83,6 +85,22 @@ def test_surface_includes_payload_keys_values_and_tags() -> None:
     for word in ("body", "owner", "alice", "nested", "list", "x1", "7", "urgent"):
         assert word in surface.split()
     assert "None" not in surface and "True" not in surface
+
+
+def test_an_items_section_is_searched_with_its_text(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "f.md").write_text(
+        "# Postgres failover\n\n## Steps\n\n1. Page the database owner.\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    (hit,) = store.hits("postgres", 5)  # said by the note's title alone
+    assert hit.item.provenance["section"] == "Postgres failover > Steps"
+    assert "Postgres" in item_surface("", {}, [], "Postgres failover > Steps").split()
+    assert item_surface("x", {}, [], None) == "x"
 
 
 def test_surface_survives_deep_nesting() -> None:
