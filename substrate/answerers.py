@@ -27,7 +27,14 @@ from typing import Any
 
 from substrate.answer import CITATION
 from substrate.context import ContextPacket
-from substrate.context.compress import entry_of, is_heading, sentences, terms, truncate
+from substrate.context.compress import (
+    entry_of,
+    is_heading,
+    numbered_lists,
+    sentences,
+    terms,
+    truncate,
+)
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
@@ -172,6 +179,7 @@ class ExtractiveAnswerer:
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
+        picked: list[int] = []  # the candidate each quote is of
         said_already: set[str] = set()
         covered: set[str] = set()
         sources: set[int] = set()
@@ -202,13 +210,39 @@ class ExtractiveAnswerer:
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
+            picked.append(pos)
             said_already.add(" ".join(shown.split()))
             covered |= have
             sources.add(n)
             best = best or (have, share, verbatim)
             used += len(quote) + 1
+        if chosen and _STEPS.search(question):  # a procedure asked for: all of its steps
+            chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
         # each sentence speaks of a name asked of; together they must speak of them all
         return " ".join(chosen) if subject <= covered else ""
+
+    def _with_all_steps(
+        self,
+        chosen: list[str],
+        picked: list[int],
+        candidates: Sequence[tuple[int, str, frozenset[str], str, str]],
+        texts: Sequence[str],
+    ) -> list[str]:
+        """``chosen``, its first quote being a step of a numbered list, with that quote the
+        whole list (the others of its steps dropped), when it fits."""
+        n, first = candidates[picked[0]][:2]
+        steps = next((run for run in numbered_lists(texts[n - 1]) if first in run), None)
+        if steps is None or len(steps) < 2:
+            return chosen
+        quote = _unbracketed(_unlinked(" ".join(steps))) + f" [{n}]"
+        rest = [
+            q
+            for q, pos in zip(chosen[1:], picked[1:], strict=True)
+            if not (candidates[pos][0] == n and candidates[pos][1] in steps)
+        ]
+        if len(quote) + sum(len(q) + 1 for q in rest) > self.max_chars:
+            return chosen
+        return [quote, *rest]
 
     def asked_of(self, question: str) -> frozenset[str]:
         """The names ``question`` asks something of (``_subject``)."""
@@ -220,6 +254,14 @@ class ExtractiveAnswerer:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
+
+
+# A question asking how something is done: its answer is a procedure, all of its steps.
+_STEPS = re.compile(
+    r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
+    r"(?:i|we|you|one|they))\b",
+    re.IGNORECASE,
+)
 
 
 def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:

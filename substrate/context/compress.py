@@ -133,6 +133,38 @@ def entry_of(title: str, sentence: str) -> str:
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")
+_NUMBERED = re.compile(r"(\d{1,9})[.)]\s")
+
+
+def numbered_lists(text: str) -> list[list[str]]:
+    """The numbered lists of ``text``, each as its sentences in order: from a step numbered 1
+    through the steps numbered one more each, with the sentences of a step that come after
+    its first (kept when the next step follows them)."""
+    lists: list[list[str]] = []
+    current: list[str] = []
+    pending: list[str] = []  # sentences after a step: its own, if another step follows
+    for sentence in sentences(text):
+        number = _NUMBERED.match(sentence)
+        if number is not None and int(number.group(1)) == 1:
+            if len(current) > 1:
+                lists.append(current)
+            current, pending = [sentence], []
+        elif number is not None and current and int(number.group(1)) == _steps_in(current) + 1:
+            current += [*pending, sentence]
+            pending = []
+        elif current and not is_heading(sentence) and number is None:
+            pending.append(sentence)
+        else:
+            if len(current) > 1:
+                lists.append(current)
+            current, pending = [], []
+    if len(current) > 1:
+        lists.append(current)
+    return lists
+
+
+def _steps_in(steps: list[str]) -> int:
+    return sum(1 for sentence in steps if _NUMBERED.match(sentence))
 
 
 def is_heading(sentence: str) -> bool:

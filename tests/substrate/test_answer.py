@@ -889,6 +889,35 @@ def test_a_question_asking_what_a_word_means_is_about_the_word() -> None:
     assert latency.answer == "The mean latency of the API is 120 ms. [1]"
 
 
+def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None:
+    from substrate.context.compress import numbered_lists
+
+    runbook = (
+        "# Postgres failover\n\n## Steps\n1. Confirm the primary is down. Check the dashboard."
+        "\n2. Page the database owner.\n3. Run the failover command.\n\n## After\n"
+        "1. Write the postmortem.\n- a bullet\n1. Start again.\n4. Out of order."
+    )
+    assert numbered_lists(runbook) == [
+        [
+            "1. Confirm the primary is down.",
+            "Check the dashboard.",
+            "2. Page the database owner.",
+            "3. Run the failover command.",
+        ]
+    ]
+    s = Substrate()
+    s.add("text", runbook)
+    s.add("text", "The failover command needs the database owner's approval.")
+    for question in ("What are the failover steps?", "How do I run a failover?"):
+        answer = answer_from_substrate(s, question, ExtractiveAnswerer()).answer
+        assert answer is not None and answer.startswith(
+            "1. Confirm the primary is down. Check the dashboard. 2. Page the database owner. "
+            "3. Run the failover command. [1]"
+        ), (question, answer)
+    one = answer_from_substrate(s, "Who must approve the failover command?", ExtractiveAnswerer())
+    assert one.answer == "The failover command needs the database owner's approval. [1]"
+
+
 def test_a_request_is_answered_by_what_it_asks_about() -> None:
     s = oncall_shard()
     for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
