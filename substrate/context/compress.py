@@ -24,8 +24,19 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")
 _HEADING = re.compile(r"#{1,6}\s")
-# A line of one punctuation character repeated: a title's underline or overline, a transition.
-_RULE = re.compile(r"\s*([=\-~^\"'`#*+_.:<>])\1{2,}\s*$")
+# A line of one punctuation character repeated (not indented as code): a title's underline or
+# overline, a transition, a thematic break.
+_RULE = re.compile(r" {0,3}([=\-~^\"'`#*+_:<>])\1{2,}\s*$")
+
+
+def _underlines(rule: re.Match[str], line: str) -> bool:
+    """Whether ``rule`` makes ``line`` above it a title: a Markdown setext one (= or -), or a
+    reStructuredText one, whose underline is at least as long as the title."""
+    if _BLOCK_START.match(line):
+        return False
+    return rule.group(1) in "=-" or len(rule.group().strip()) >= len(line.strip())
+
+
 _ORDINAL = re.compile(r"\s*\d{1,9}[.)]")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
@@ -59,8 +70,9 @@ def _blocks(text: str) -> list[str]:
                     blocks.append(" ".join(current))
                     current = []
                 continue
-            if not fenced and _RULE.match(line):
-                if len(current) == 1 and not _BLOCK_START.match(current[0]):
+            rule = None if fenced else _RULE.match(line)
+            if rule is not None:
+                if len(current) == 1 and _underlines(rule, current[0]):
                     current[0] = f"# {current[0]}"
                 if current:
                     blocks.append(" ".join(current))

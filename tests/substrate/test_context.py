@@ -113,6 +113,13 @@ def test_sentences_and_truncate() -> None:
         "Body.",
         "- a",
     ]
+    # a thematic break, or a rule shorter than the line above, makes no title of it
+    backup = "The nightly backup finishes by 03:00 UTC.\n***\nThe report is sent on Mondays."
+    assert sentences(backup) == [
+        "The nightly backup finishes by 03:00 UTC.",
+        "The report is sent on Mondays.",
+    ]
+    assert sentences("    code\n    ===\nafter") == ["code", "=== after"]  # indented: code
     assert sentences("We shipped version 2. Then we rested.") == [
         "We shipped version 2.",
         "Then we rested.",
