@@ -65,7 +65,7 @@ MIN_WRAPPED_CHARS = 40
 
 # A line ending a sentence (or a label), whatever citations follow; a numbered list item
 _ENDS = re.compile(r"[.!?:;]\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$")
-_LIST_NUMBER = re.compile(r"\s*\d+[.)]\s")
+_LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s")
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:

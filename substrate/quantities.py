@@ -2,8 +2,8 @@
 
 "Tokens expire after 15 minutes" does not support "Tokens expire after 15 hours", though
 both hold the words "15" and "hours" when the source also says "refresh tokens last 8 hours":
-a number is read with the unit written after it, and a rate with the period it is per
-("4,200 EUR per month" is not "4,200 EUR per year").
+a number is read with the unit written after it, and with the period it is given per
+("4,200 EUR per month" is not "4,200 EUR a year").
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ _NUMBER = rf"\d+(?:[.,]\d+)*|\b(?:{'|'.join(NUMBER_WORDS.split())})\b"
 _AMOUNT = re.compile(rf"(?P<n>{_NUMBER})[\s-]*(?P<u>%|[a-z]+\b)", re.IGNORECASE)
 _PERIODS = {
     "second": "second",
+    "sec": "second",
     "minute": "minute",
+    "min": "minute",
     "hour": "hour",
     "hourly": "hour",
     "day": "day",
@@ -53,10 +55,13 @@ _PERIODS = {
     "annually": "year",
     "annum": "year",
 }
-# ("a month" is left out: "a month ago" gives no rate)
-_PERIOD = re.compile(
-    r"\b(?:(?:per|each|every)\s+(?P<unit>second|minute|hour|day|night|week|month|quarter|"
-    r"year|annum)|(?P<adverb>hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually))\b",
+_PERIOD_WORDS = "|".join(sorted(_PERIODS, key=len, reverse=True))
+# a number, then within a few words the period it is given per: "100 requests a minute",
+# "40 EUR/month", "4,200 EUR per year", "12 deploys weekly"
+_RATE = re.compile(
+    rf"(?P<n>{_NUMBER})[^\d.;!?]{{0,40}}?(?:(?:\bper|\ba|\ban|\beach|\bevery)\s+|/\s*)"
+    rf"(?P<unit>{_PERIOD_WORDS})\b|(?P<n2>{_NUMBER})[^\d.;!?]{{0,40}}?\b(?P<adverb>hourly|daily|"
+    r"nightly|weekly|monthly|quarterly|yearly|annually)\b",
     re.IGNORECASE,
 )
 
@@ -72,18 +77,25 @@ def amounts(text: str) -> dict[str, set[str]]:
     return found
 
 
-def periods(text: str) -> set[str]:
-    """The periods ``text`` gives rates in ("per month", "every year", "weekly"), by one name."""
-    return {_PERIODS[(m["unit"] or m["adverb"]).lower()] for m in _PERIOD.finditer(text)}
+def rates(text: str) -> dict[str, set[str]]:
+    """Each number of ``text`` given per a period, with the periods (``{"4200": {"month"}}``
+    for "4,200 EUR per month")."""
+    found: dict[str, set[str]] = {}
+    for match in _RATE.finditer(text):
+        number = match["n"] or match["n2"]
+        period = _PERIODS[(match["unit"] or match["adverb"]).lower()]
+        found.setdefault(number.lower().replace(",", ""), set()).add(period)
+    return found
 
 
 def other_units(claim: str, sentence: str) -> bool:
-    """Whether ``sentence`` gives a number of ``claim`` in another unit only, or its rates
-    per other periods only: then it states another amount, whatever words they share."""
-    theirs = amounts(sentence)
-    for number, units in amounts(claim).items():
-        given = theirs.get(number)
-        if given and not units & given:
-            return True
-    wanted, stated = periods(claim), periods(sentence)
-    return bool(wanted and stated and not wanted & stated)
+    """Whether ``sentence`` gives a number of ``claim`` in another unit only, or per another
+    period only: then it states another amount, whatever words they share."""
+    return _differs(amounts(claim), amounts(sentence)) or _differs(rates(claim), rates(sentence))
+
+
+def _differs(wanted: dict[str, set[str]], stated: dict[str, set[str]]) -> bool:
+    """Whether a number of ``wanted`` is stated, but in none of its units."""
+    return any(
+        stated.get(number) and not units & stated[number] for number, units in wanted.items()
+    )
