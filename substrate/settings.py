@@ -107,8 +107,7 @@ class Settings:
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
-                with self.path.open("xb") as fh:
-                    self._dump(fh)
+                self._create_in_place()
             return True
         except FileExistsError:
             return False
@@ -116,6 +115,17 @@ class Settings:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
         finally:
             aside.unlink(missing_ok=True)
+
+    def _create_in_place(self) -> None:
+        """Create the file exclusively and write it; a write that fails removes it, so that
+        no half of one is left for every later command to refuse."""
+        assert self.path is not None
+        with self.path.open("xb") as fh:
+            try:
+                self._dump(fh)
+            except BaseException:
+                self.path.unlink(missing_ok=True)
+                raise
 
     def _dump(self, fh: BinaryIO) -> None:
         tomli_w.dump(self.data, fh)
@@ -140,9 +150,19 @@ ACCESS_KEYS = {
 _warned: set[tuple[Path, str, str]] = set()
 
 
+# Every table of mixle.toml: a misspelt one ("[governence.approvers]") is not read either.
+TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answerer"})
+
+
 def _warn_once(path: Path, data: dict[str, Any]) -> None:
-    """``warn_unknown_keys`` for the access tables of a settings file, each key once a
-    process (a command reads the file more than once)."""
+    """``warn_unknown_keys`` for the tables of a settings file and the keys of its access
+    tables, each once a process (a command reads the file more than once)."""
+    strange = [name for name in data if name not in TABLES and (path, "", name) not in _warned]
+    _warned.update((path, "", name) for name in strange)
+    for name in strange:
+        close = difflib.get_close_matches(name.lower(), sorted(TABLES), n=1)
+        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(TABLES))}"
+        log.warning("%s has no table %s, left alone (%s)", path.name, _shown(name), hint)
     for section, known in ACCESS_KEYS.items():
         table = data.get(section)
         if isinstance(table, dict):
@@ -158,9 +178,13 @@ def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str])
     unknown = sorted(set(table) - known)
     if not unknown:
         return
-    from substrate.secrets import safe_repr  # a key may be a pasted secret
-
     for key in unknown:
         close = difflib.get_close_matches(key, sorted(known), n=1)
         hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
-        log.warning("[%s] has no setting %s, left alone (%s)", section, safe_repr(key), hint)
+        log.warning("[%s] has no setting %s, left alone (%s)", section, _shown(key), hint)
+
+
+def _shown(name: str) -> str:
+    from substrate.secrets import safe_repr  # a key may be a pasted secret
+
+    return safe_repr(name)

@@ -65,23 +65,33 @@ UNFIT_NAME = (
 def printable_name(name: str) -> bool:
     """Whether ``name`` holds no control or invisible character and is in composed form
     (NFC): it is printed in messages, and must not pass for another name printed alike, as
-    "Zu\u0308rich" would for "Z\u00fcrich". A zero-width joiner, which some scripts and
-    emoji need, is allowed between two such characters only: "alpha" and a joiner would
-    print as "alpha"."""
+    "Zu\u0308rich" would for "Z\u00fcrich". A zero-width (non-)joiner is allowed only where
+    it changes how a name is written, in the scripts and emoji that join with it: elsewhere
+    "alpha" and a joiner would print as "alpha"."""
     if not (name.translate(_JOINERS).isprintable() and unicodedata.is_normalized("NFC", name)):
         return False
     return all(_joins(name, at) for at, ch in enumerate(name) if ord(ch) in _JOINERS)
 
 
 def _joins(name: str, at: int) -> bool:
-    """Whether the joiner at ``at`` stands between two characters that are neither ASCII nor
-    white space nor joiners."""
+    """Whether the joiner at ``at`` stands between two characters of the scripts that join
+    with it (Arabic and its neighbours, the Indic scripts) or of emoji sequences."""
     if at == 0 or at == len(name) - 1:
         return False
-    return all(
-        not ch.isascii() and not ch.isspace() and ord(ch) not in _JOINERS
-        for ch in (name[at - 1], name[at + 1])
-    )
+    return all(_joined_by_joiners(ch) for ch in (name[at - 1], name[at + 1]))
+
+
+# Arabic, Syriac, Thaana, NKo ... and the scripts of India and Sri Lanka, with Arabic's
+# presentation forms: where a (non-)joiner changes how letters connect.
+_JOINING_SCRIPTS = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
+
+
+def _joined_by_joiners(ch: str) -> bool:
+    code = ord(ch)
+    if any(low <= code <= high for low, high in _JOINING_SCRIPTS):
+        return True
+    # emoji sequences: symbols, their skin tones and variation selectors
+    return unicodedata.category(ch) in ("So", "Sk") or code == 0xFE0F
 
 
 def _team_name(team: str, what: str) -> str:

@@ -579,5 +579,9 @@ def test_a_misspelt_access_setting_is_warned_of_on_every_command(
         assert "[governance] has no setting 'aprovers', left alone (did you mean approvers?)" in (
             result.stderr
         )
+    settings.write_text('format = 1\n[governence.approvers]\np = ["c"]\n[Shard]\nteam = "a"\n')
+    misspelt = mixle_process("approvers").stderr  # a whole table left unread
+    assert "mixle.toml has no table 'governence', left alone (did you mean governance?)" in misspelt
+    assert "mixle.toml has no table 'Shard', left alone (did you mean shard?)" in misspelt
     settings.write_text('format = 1\n[shard]\nteam = "alpha"\n[governance.approvers]\np = ["c"]\n')
     assert "warning" not in mixle_process("approvers").stderr

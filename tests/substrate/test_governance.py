@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -491,7 +492,14 @@ def test_scope_names_with_control_characters_are_refused_everywhere(tmp_path: Pa
     item_id = store.add("text", "a note")
     store.save()
     # a zero-width space or a joiner beside Latin letters prints as alpha
-    for bad in ("a\nb", "x\x00y", "alpha\u200b", "alpha\u200d", "al\u200cpha", "\u200dalpha"):
+    joined = (
+        "alpha\u200d",
+        "al\u200cpha",
+        "\u200dalpha",
+        "\u043a\u043e\u200d\u043c",
+        "\u958b\u200d\u767a",
+    )
+    for bad in ("a\nb", "x\x00y", "alpha\u200b", *joined):
         for act in (
             lambda bad=bad: publish(store, [item_id], to=bad, by="ann"),
             lambda bad=bad: propose(store, [item_id], to=bad, by="ann"),
@@ -550,3 +558,18 @@ def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".new")] == []
     fresh = Settings(path=tmp_path / "other" / "mixle.toml")
     assert fresh.create() and Settings.load(tmp_path / "other").get("shard", "default_scope")
+    if not links:  # a write that fails midway leaves no half file to refuse every command
+        broken = Settings(path=tmp_path / "third" / "mixle.toml")
+
+        written = broken._dump
+
+        def full_disk(fh: Any) -> None:  # the copy aside fits; the file in place does not
+            if Path(fh.name).name == "mixle.toml":
+                fh.write(b"format = 1\n[sha")
+                raise OSError(errno.ENOSPC, "No space left on device")
+            written(fh)
+
+        monkeypatch.setattr(broken, "_dump", full_disk)
+        with pytest.raises(ShardError, match="No space left"):
+            broken.create()
+        assert not (tmp_path / "third" / "mixle.toml").exists()
