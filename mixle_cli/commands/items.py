@@ -263,6 +263,7 @@ def ls(
     jsonl: JsonlOpt = False,
 ) -> None:
     """List items, oldest first."""
+    from substrate.retrieval import shown_sources
     from substrate.search.filters import item_source, source_matcher
 
     how = output.mode(json, jsonl)
@@ -292,31 +293,30 @@ def ls(
     if how is Mode.JSONL:
         output.emit_jsonl(item_summary(item) for item in selected())
         return
-    rows = _summaries(list(selected()))
     if how is Mode.JSON:
-        output.emit_json(rows)
+        output.emit_json([item_summary(item) for item in selected()])
         return
+    rows, origins = [], []  # the summaries, and of each item where it came from alone
+    for item in selected():
+        rows.append(item_summary(item))
+        origins.append(_origin(item))
     if not rows:  # as search says it: a table of headings alone reads as output
         output.note("no matching items")
         return
-    output.table(
+    output.table(  # two files that read alike told apart by their folders, as search does
         ["id", "kind", "scope", "tags", "source", "title"],
         (
-            [r["id"], r["kind"], r["scope"], ",".join(r["tags"]), r["source"] or "", r["title"]]
-            for r in rows
+            [r["id"], r["kind"], r["scope"], ",".join(r["tags"]), name or "", r["title"]]
+            for r, name in zip(rows, shown_sources(origins), strict=True)
         ),
     )
 
 
-def _summaries(items: list[SubstrateItem]) -> list[dict[str, Any]]:
-    """``item_summary`` of each item, two files that would read alike told apart by their
-    folders (as search results name them)."""
-    from substrate.retrieval import shown_sources
-
-    rows = [item_summary(item) for item in items]
-    for row, name in zip(rows, shown_sources(items), strict=True):
-        row["source"] = name
-    return rows
+def _origin(item: SubstrateItem) -> SubstrateItem:
+    """An item holding only where ``item`` came from: what ``shown_sources`` reads, without
+    the text of every item listed held until the end."""
+    where = {key: item.provenance.get(key) for key in ("source", "path")}
+    return SubstrateItem(item.kind, "", provenance=where, id=item.id)
 
 
 def rm(

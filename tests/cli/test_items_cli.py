@@ -764,8 +764,10 @@ def test_ls_names_each_items_source_and_keeps_to_one_given_with_source(
     table = mixle("ls").stdout  # two run.md read alike: told apart by their folders
     assert "source" in table.splitlines()[0]
     assert "teamA/ops/run.md" in table and "teamB/ops/run.md" in table
-    by_folder = mixle("ls", "--source", "ops", "--json").json()
-    assert [r["source"] for r in by_folder] == ["teamA/ops/run.md", "teamB/ops/run.md"]
+    by_folder = mixle("ls", "--source", "ops", "--json").json()  # as stored, as --jsonl has it
+    assert [r["source"] for r in by_folder] == ["ops/run.md", "ops/run.md"]
+    streamed = mixle("ls", "--source", "ops", "--jsonl").stdout.splitlines()
+    assert [json.loads(line) for line in streamed] == by_folder
     monkeypatch.chdir(tmp_path)  # a path on disk: that file only
     lines = mixle("ls", "--source", "teamA/ops/run.md", "--jsonl").stdout.splitlines()
     (mine,) = map(json.loads, lines)
