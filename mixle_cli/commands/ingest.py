@@ -192,7 +192,8 @@ def ingest(
             "--max-file-size",
             min=1,
             help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}]; a "
-            "skipped file keeps the items it gave before unless its size changed since.",
+            "skipped file keeps the items it gave before unless its size changed since. "
+            "Standard input that long fails (exit 1): it cannot be read again.",
         ),
     ] = None,
     no_redact: NoRedactOpt = False,
