@@ -322,6 +322,21 @@ def test_text_paragraphs() -> None:
     ]
 
 
+def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
+    week = "Your first week at Orbit\n\nMonday: laptop setup.\n\nWednesday: shadow on-call.\n"
+    parsed = _parse("text", week)
+    assert [(s.text, s.section, s.line_start) for s in parsed.segments] == [
+        ("Monday: laptop setup.", "Your first week at Orbit", 3),
+        ("Wednesday: shadow on-call.", "Your first week at Orbit", 5),
+    ]
+    for first in ("The vault password: hunter2", "host=db1", "first note", "Done.", "2024-05-01"):
+        parsed = _parse("text", f"{first}\n\nA paragraph.\n")  # content, not a title
+        assert [s.text for s in parsed.segments] == [first, "A paragraph."], first
+        assert {s.section for s in parsed.segments} == {None}
+    alone = _parse("text", "Just a title line\n").segments  # nothing for it to name
+    assert [(s.text, s.section) for s in alone] == [("Just a title line", None)]
+
+
 @pytest.mark.parametrize("fmt", ["markdown", "rst"])
 def test_a_long_heading_is_cut_in_the_section_path_not_in_the_text(fmt: str) -> None:
     # every chunk repeats its section path: a heading of 40,000 words, whole in each of its own

@@ -7,6 +7,7 @@ import re
 
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
+from substrate.ingest.formats.markdown import section_title
 from substrate.ingest.segment import Parsed
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)++")  # possessive: no backtracking memory
@@ -57,8 +58,35 @@ def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
 
 
 def parse_text(text: str, ctx: ParseContext) -> Parsed:
-    """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks."""
+    """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks. A
+    first paragraph that is a title ("Your first week at Orbit": one short line ending no
+    sentence) is no item of its own but the section of the others, which it names the
+    subject of."""
     parsed = Parsed("text", slices=True)
-    for block, line in paragraphs(text):
-        parsed.segments += text_segments(block, line, ctx.chunk_chars, secrets=ctx.redact)
+    blocks = paragraphs(text)
+    title = _title(blocks[0][0]) if len(blocks) > 1 else None
+    if title is not None:
+        blocks = blocks[1:]
+    for block, line in blocks:
+        parsed.segments += text_segments(
+            block, line, ctx.chunk_chars, secrets=ctx.redact, section=title
+        )
     return parsed
+
+
+MAX_TITLE_CHARS = 100
+_SENTENCE_END = (".", "!", "?", ":", ";", ",")
+_VALUE_MARKS = (":", "=")
+
+
+def _title(block: str) -> str | None:
+    """``block`` as a title, when it is one: a single line starting with a capital, at most
+    ``MAX_TITLE_CHARS`` long, ending no sentence and setting no value ("Password: ...",
+    "host=db1" are content)."""
+    line = block.strip()
+    if "\n" in line or len(line) > MAX_TITLE_CHARS or line.endswith(_SENTENCE_END):
+        return None
+    if any(mark in line for mark in _VALUE_MARKS):
+        return None
+    first = next((ch for ch in line if ch.isalpha()), "")
+    return section_title(line) if first.isupper() else None
