@@ -108,7 +108,7 @@ def load_governance(substrate: Substrate) -> Governance:
 def save_governance(substrate: Substrate, governance: Governance) -> None:
     """Persist ``governance`` into the shard's ``mixle.toml`` (atomically)."""
     governance.to_settings(substrate.settings)
-    substrate.settings.save()
+    substrate.settings.save_table(SECTION, "approvers")  # a person's comments elsewhere kept
 
 
 def require_readable(

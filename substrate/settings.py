@@ -10,6 +10,7 @@ import difflib
 import errno
 import logging
 import os
+import re
 import threading
 import tomllib
 from collections.abc import Iterable
@@ -88,6 +89,33 @@ class Settings:
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
 
+    def save_table(self, section: str, name: str) -> None:
+        """``save``, changing in the file only the table ``[section.name]``: comments and
+        layout a person gave the rest of it are kept. The whole file is written again when
+        that table is not one block of its own there (an inline table, a dotted key), or
+        when the edit would not read back as the settings."""
+        text = self._text()
+        edited = None if text is None else _with_table(text, section, name, self.data)
+        if edited is None:
+            self.save()
+            return
+        assert self.path is not None
+        try:
+            with replacing(self.path) as tmp, tmp.open("wb") as fh:
+                fh.write(edited.encode())
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+
+    def _text(self) -> str | None:
+        if self.path is None:
+            return None
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
     def create(self) -> bool:
         """Write the file unless one exists; True when this call wrote it.
 
@@ -135,6 +163,45 @@ class Settings:
 
 # What a file system without hard links answers ``link`` with.
 _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS})
+
+
+def _with_table(text: str, section: str, name: str, data: dict[str, Any]) -> str | None:
+    """``text`` with its ``[section.name]`` block (header to the next header) written anew
+    from ``data``, or that block added at the end when the file has no ``section`` at all;
+    None when neither is possible, or when the result does not read back as ``data``."""
+    table = data.get(section, {}).get(name)
+    if not isinstance(table, dict):
+        return None
+    block = tomli_w.dumps({section: {name: table}})
+    header = re.compile(
+        rf"^[ \t]*\[[ \t]*{re.escape(section)}[ \t]*\.[ \t]*{re.escape(name)}[ \t]*\][^\n]*\n?",
+        re.MULTILINE,
+    )
+    found = list(header.finditer(text))
+    if len(found) == 1:
+        start = found[0].start()
+        after = _NEXT_HEADER.search(text, found[0].end())
+        end = after.start() if after else len(text)
+        # the comments and blank lines that end the block belong to what follows
+        trailing = _TRAILING_NOTES.search(text, found[0].end(), end)
+        end = trailing.start() if trailing else end
+        edited = text[:start] + block + ("\n" if after and not trailing else "") + text[end:]
+    elif not found and not re.search(
+        rf"^[ \t]*\[+[ \t]*{re.escape(section)}\b|^[ \t]*{re.escape(section)}[ \t]*[.=]",
+        text,
+        re.MULTILINE,
+    ):
+        edited = text + ("" if text.endswith("\n") or not text else "\n") + "\n" + block
+    else:
+        return None
+    try:
+        return edited if tomllib.loads(edited) == data else None
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+_NEXT_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
+_TRAILING_NOTES = re.compile(r"(?:^[ \t]*(?:#[^\n]*)?\n)+\Z", re.MULTILINE)
 
 
 def _fresh_defaults() -> dict[str, Any]:

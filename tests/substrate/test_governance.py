@@ -573,3 +573,35 @@ def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
         with pytest.raises(ShardError, match="No space left"):
             broken.create()
         assert not (tmp_path / "third" / "mixle.toml").exists()
+
+
+def test_grant_and_revoke_keep_what_a_person_wrote_in_mixle_toml(tmp_path: Path) -> None:
+    from substrate.governance import grant_approver, revoke_approver
+
+    written = (
+        "format = 1\n# policy: only security approves public\n[shard]\n"
+        'default_scope = "local"  # why\nshared_scopes = ["public"]\n\n'
+        "[ingest]\n# keep chunks small\nchunk_chars = 900\n"
+    )
+    (tmp_path / "mixle.toml").write_text(written)
+    store = Substrate(tmp_path)
+    grant_approver(store, "carol", "public", by=None)
+    grant_approver(store, "dave", "public", by="carol")
+    grant_approver(store, "erin", "ops", by=None)
+    revoke_approver(store, "dave", "public", by="carol")
+    text = (tmp_path / "mixle.toml").read_text()
+    assert text.startswith(written)  # comments and layout kept; the table rewritten after them
+    assert text.count("[governance.approvers]") == 1 and "dave" not in text
+    assert Settings.load(tmp_path).get("governance", "approvers") == {
+        "ops": ["erin"],
+        "public": ["carol"],
+    }
+    middle = 'format = 1\n[governance.approvers]\npublic = ["carol"]\n\n# below\n[secrets]\nx = 1\n'
+    (tmp_path / "mixle.toml").write_text(middle)
+    grant_approver(Substrate(tmp_path), "dave", "public", by="carol")
+    text = (tmp_path / "mixle.toml").read_text()
+    assert text.endswith('"dave",\n]\n\n# below\n[secrets]\nx = 1\n')  # what follows, kept
+    # a table not written as a block of its own: the file is written anew, and still right
+    (tmp_path / "mixle.toml").write_text('format = 1\n[governance]\napprovers = {ops = ["x"]}\n')
+    grant_approver(Substrate(tmp_path), "y", "ops", by="x")
+    assert Settings.load(tmp_path).get("governance", "approvers") == {"ops": ["x", "y"]}
