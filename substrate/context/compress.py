@@ -175,6 +175,11 @@ def numbered_lists(text: str) -> list[list[str]]:
     return lists
 
 
+def is_step(sentence: str) -> bool:
+    """Whether ``sentence`` (of ``sentences``) is a step of a numbered list."""
+    return _NUMBERED.match(sentence) is not None
+
+
 def _steps_in(steps: list[str]) -> int:
     return sum(1 for sentence in steps if _NUMBERED.match(sentence))
 

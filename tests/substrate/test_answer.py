@@ -918,6 +918,22 @@ def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None
     assert one.answer == "The failover command needs the database owner's approval. [1]"
 
 
+def test_a_how_question_prefers_the_steps_of_a_procedure_to_a_sentence_saying_as_much() -> None:
+    steps = "## Steps\n1. Merge the pull request.\n2. Run `orbitctl deploy SERVICE`."
+    rollback = "## Rollback\nRun `orbitctl rollback SERVICE`."
+    section = "Deploying a service > {}"
+    packet = pack_context(
+        "deploy service",
+        [
+            SubstrateItem("text", rollback, provenance={"section": section.format("Rollback")}),
+            SubstrateItem("text", steps, provenance={"section": section.format("Steps")}),
+        ],
+        [0.99, 0.97],
+    )
+    answer = ExtractiveAnswerer().answer_packet("How do I deploy a service?", packet)
+    assert answer == "1. Merge the pull request. 2. Run `orbitctl deploy SERVICE`. [2]"
+
+
 def test_a_request_is_answered_by_what_it_asks_about() -> None:
     s = oncall_shard()
     for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
