@@ -326,6 +326,7 @@ def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
     week = "Your first week at Orbit\n\nMonday: laptop setup.\n\nWednesday: shadow on-call.\n"
     parsed = _parse("text", week)
     assert [(s.text, s.section, s.line_start) for s in parsed.segments] == [
+        ("Your first week at Orbit", None, 1),  # a fact left without its full stop is kept
         ("Monday: laptop setup.", "Your first week at Orbit", 3),
         ("Wednesday: shadow on-call.", "Your first week at Orbit", 5),
     ]

@@ -59,17 +59,15 @@ def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
 
 def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks. A
-    first paragraph that is a title ("Your first week at Orbit": one short line ending no
-    sentence) is no item of its own but the section of the others, which it names the
-    subject of."""
+    first paragraph that may be a title ("Your first week at Orbit": one short line ending no
+    sentence) is the section of the others, which it names the subject of; it stays an item
+    of its own too, as it may be a fact whose full stop was left off."""
     parsed = Parsed("text", slices=True)
     blocks = paragraphs(text)
     title = _title(blocks[0][0]) if len(blocks) > 1 else None
-    if title is not None:
-        blocks = blocks[1:]
-    for block, line in blocks:
+    for at, (block, line) in enumerate(blocks):
         parsed.segments += text_segments(
-            block, line, ctx.chunk_chars, secrets=ctx.redact, section=title
+            block, line, ctx.chunk_chars, secrets=ctx.redact, section=title if at else None
         )
     return parsed
 
