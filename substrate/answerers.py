@@ -220,7 +220,7 @@ class ExtractiveAnswerer:
             sources.add(n)
             best = best or (have, share, verbatim)
             used += len(quote) + 1
-        if chosen and steps:  # a procedure asked for: all of its steps
+        if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
             chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
         # each sentence speaks of a name asked of; together they must speak of them all
         return " ".join(chosen) if subject <= covered else ""
@@ -233,20 +233,28 @@ class ExtractiveAnswerer:
         texts: Sequence[str],
     ) -> list[str]:
         """``chosen``, its first quote being a step of a numbered list, with that quote the
-        whole list (the others of its steps dropped), when it fits."""
+        whole list (the others of its steps dropped); a list too long for the answer is cut
+        after the steps that fit, and says so with "…"."""
         n, first = candidates[picked[0]][:2]
-        steps = next((run for run in numbered_lists(texts[n - 1]) if first in run), None)
-        if steps is None or len(steps) < 2:
+        # the list it is a step of: a step two lists share ("1. Log in.") by which one it is
+        seen = sum(1 for c in candidates[: picked[0]] if c[0] == n and c[1] == first)
+        lists = [run for run in numbered_lists(texts[n - 1]) if first in run]
+        steps = lists[seen] if seen < len(lists) else []
+        if len(steps) < 2:
             return chosen
-        quote = _unbracketed(_unlinked(" ".join(steps))) + f" [{n}]"
         rest = [
             q
             for q, pos in zip(chosen[1:], picked[1:], strict=True)
             if not (candidates[pos][0] == n and candidates[pos][1] in steps)
         ]
-        if len(quote) + sum(len(q) + 1 for q in rest) > self.max_chars:
+        room = self.max_chars - sum(len(q) + 1 for q in rest) - len(f" … [{n}]")
+        kept = " ".join(_unlinked(step) for step in steps)
+        while len(kept) > room and len(steps) > 1:
+            steps = steps[:-1]
+            kept = " ".join(_unlinked(step) for step in steps) + " …"
+        if len(steps) < 2 or len(kept) > room:
             return chosen
-        return [quote, *rest]
+        return [_unbracketed(kept) + f" [{n}]", *rest]
 
     def asked_of(self, question: str) -> frozenset[str]:
         """The names ``question`` asks something of (``_subject``)."""
@@ -265,9 +273,27 @@ class ExtractiveAnswerer:
 STEP_PREFERENCE = 0.015
 _STEPS = re.compile(
     r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
-    r"(?:i|we|you|one|they))\b",
+    r"(?:i|we|you|one|they)|what\s+(?:do|should|must)\s+(?:i|we|you)\s+do)\b",
     re.IGNORECASE,
 )
+
+
+def _asks_for_the_list(
+    topic: frozenset[str],
+    best: tuple[int, str, frozenset[str], str, str],
+    packet: ContextPacket,
+) -> bool:
+    """Whether a question asking how (``topic``: what about) asks for the whole procedure the
+    ``best`` sentence is a step of: the step alone does not say all it asks about, or the
+    list's headings name some of it ("How do I deploy a service?" under "Deploying a service
+    > Steps"). "How do I page the DBA?" is answered by the one step of a list of contacts
+    that says how."""
+    n, sentence = best[:2]
+    if not topic <= terms(sentence):
+        return True
+    section = packet.items[n - 1].provenance.get("section")
+    headings = [h for h in sentences(packet.texts[n - 1]) if is_heading(h)]
+    return bool(topic & terms(" ".join([section if isinstance(section, str) else "", *headings])))
 
 
 def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:

@@ -89,7 +89,8 @@ Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says
 # Not "mean" ("the mean latency") nor "use" ("which engine do we use"): they are topics as often.
 REQUEST_WORDS = (
     "explain describe tell summarize summarise summary give get show list find know want need "
-    "please meant happen work example detail"
+    "please meant happen work example detail steps procedure instructions define definition "
+    "acronym abbreviation exactly"
 )
 _WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
 # What an abstention may name: plain words, never one with digits or of token length (a

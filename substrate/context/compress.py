@@ -37,7 +37,8 @@ def _underlines(rule: re.Match[str], line: str) -> bool:
     return rule.group(1) in "=-" or len(rule.group().strip()) >= len(line.strip())
 
 
-_ORDINAL = re.compile(r"\s*\d{1,9}[.)]")
+_BOLD_LINE = re.compile(r"(\*\*|__)([^*_\n]+)\1:?")
+_ORDINAL = re.compile(r"\s*(?:\d{1,9}|#)[.)]")  # "1." and reStructuredText's "#."
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
 
@@ -57,7 +58,8 @@ def _blocks(text: str) -> list[str]:
     """Paragraphs and list items with their wrapped lines joined; a code block's lines are a
     block of their own (its fences are marks, not words), joined to a line ending with ":"
     that introduces it. A line a rule of punctuation underlines (reStructuredText, or a
-    Markdown setext heading) is a heading, written as a Markdown one; the rule is a mark."""
+    Markdown setext heading) is a heading, written as a Markdown one; the rule is a mark. So
+    is a line all in bold that starts a block, as notes often label what follows."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH_BREAK.split(text):
         current: list[str] = []
@@ -69,6 +71,10 @@ def _blocks(text: str) -> list[str]:
                 if current and not (opening and current[-1].endswith(":")):
                     blocks.append(" ".join(current))
                     current = []
+                continue
+            label = None if fenced or current else _BOLD_LINE.fullmatch(line.strip())
+            if label is not None:  # "**Removing a user**" alone on its line: a heading
+                blocks.append(f"# {label.group(2).strip()}")
                 continue
             rule = None if fenced else _RULE.match(line)
             if rule is not None:
@@ -145,31 +151,50 @@ def entry_of(title: str, sentence: str) -> str:
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")
-_NUMBERED = re.compile(r"(\d{1,9})[.)]\s")
+# A step's number: "1." or "1)" or "(1)", or "#." (numbered in order), after a lead-in that
+# introduces the list ("Steps for a restart: 1. Drain the queue.").
+_NUMBERED = re.compile(r"(?:[^:]{0,200}:\s+)?(?:(\d{1,9})[.)]|\((\d{1,9})\)|(#)[.)])\s")
+_NEXT = -1  # the number of a "#." step: the one after the step before
+_BULLET = re.compile(r"[-*+•]\s")  # an item of another list: this one ends
+
+
+def _step_number(sentence: str) -> int | None:
+    found = _NUMBERED.match(sentence)
+    if found is None:
+        return None
+    number = found.group(1) or found.group(2)
+    return int(number) if number else _NEXT
 
 
 def numbered_lists(text: str) -> list[list[str]]:
     """The numbered lists of ``text``, each as its sentences in order: from a step numbered 1
-    through the steps numbered one more each, with the sentences of a step that come after
-    its first (kept when the next step follows them)."""
+    through the steps numbered one more each (or each 1, as Markdown numbers them too, or
+    "#."), with the sentences of a step that come after its first (kept when the next step
+    follows them)."""
     lists: list[list[str]] = []
     current: list[str] = []
+    numbers: list[int] = []
     pending: list[str] = []  # sentences after a step: its own, if another step follows
     for sentence in sentences(text):
-        number = _NUMBERED.match(sentence)
-        if number is not None and int(number.group(1)) == 1:
+        number = _step_number(sentence)
+        lazy = number == 1 and set(numbers) == {1}
+        follows = number == _NEXT or number == len(numbers) + 1 or lazy
+        if current and number is not None and follows:
+            current += [*pending, sentence]
+            numbers.append(number)
+            pending = []
+        elif number in (1, _NEXT):
             if len(current) > 1:
                 lists.append(current)
-            current, pending = [sentence], []
-        elif number is not None and current and int(number.group(1)) == _steps_in(current) + 1:
-            current += [*pending, sentence]
-            pending = []
-        elif current and not is_heading(sentence) and number is None:
+            current, numbers, pending = [sentence], [number], []
+        elif (
+            current and number is None and not is_heading(sentence) and not _BULLET.match(sentence)
+        ):
             pending.append(sentence)
         else:
             if len(current) > 1:
                 lists.append(current)
-            current, pending = [], []
+            current, numbers, pending = [], [], []
     if len(current) > 1:
         lists.append(current)
     return lists
@@ -177,11 +202,7 @@ def numbered_lists(text: str) -> list[list[str]]:
 
 def is_step(sentence: str) -> bool:
     """Whether ``sentence`` (of ``sentences``) is a step of a numbered list."""
-    return _NUMBERED.match(sentence) is not None
-
-
-def _steps_in(steps: list[str]) -> int:
-    return sum(1 for sentence in steps if _NUMBERED.match(sentence))
+    return _step_number(sentence) is not None
 
 
 def is_heading(sentence: str) -> bool:

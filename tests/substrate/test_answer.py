@@ -905,6 +905,17 @@ def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None
             "3. Run the failover command.",
         ]
     ]
+    shapes = {  # a lead-in, reStructuredText's "#.", Markdown's lazy "1." each, "(1)"
+        "Steps for a restart:\n\n1. Drain it.\n2. Restart it.": [
+            "Steps for a restart: 1. Drain it."
+        ],
+        "#. Install it.\n#. Import the profile.": ["#. Install it."],
+        "1. Open.\n1. Click.\n1. Done.": ["1. Open."],
+        "(1) Open the portal.\n(2) Log in.": ["(1) Open the portal."],
+    }
+    for text, first in shapes.items():
+        (found,) = numbered_lists(text)
+        assert found[:1] == first and len(found) >= 2, text
     s = Substrate()
     s.add("text", runbook)
     s.add("text", "The failover command needs the database owner's approval.")
@@ -912,10 +923,33 @@ def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None
         answer = answer_from_substrate(s, question, ExtractiveAnswerer()).answer
         assert answer is not None and answer.startswith(
             "1. Confirm the primary is down. Check the dashboard. 2. Page the database owner. "
-            "3. Run the failover command. [1]"
+            "3. Run the failover command. ["
         ), (question, answer)
+    contacts = (
+        "# Escalation contacts\n\n1. The network team is on #netops.\n"
+        "2. Page the DBA with `pd dba`."
+    )
+    s.add("text", contacts)  # a list, not a procedure: the one step that says how
+    dba = answer_from_substrate(s, "How do I page the DBA?", ExtractiveAnswerer()).answer
+    assert dba is not None and dba.startswith("Escalation contacts: Page the DBA with `pd dba`.")
     one = answer_from_substrate(s, "Who must approve the failover command?", ExtractiveAnswerer())
     assert one.answer == "The failover command needs the database owner's approval. [1]"
+
+
+def test_a_bold_label_heads_the_list_below_it_and_a_shared_step_keeps_to_its_own_list() -> None:
+    users = (
+        "# Admin console users\n\n**Adding a user**\n\n1. Log in to the console.\n"
+        "2. Click Invite.\n\n**Removing a user**\n\n1. Log in to the console.\n"
+        "2. Click Deactivate.\n"
+    )
+    packet = pack_context("user", [SubstrateItem("text", users)], [0.9])
+    answer = ExtractiveAnswerer().answer_packet
+    assert answer("How do I remove a user?", packet) == (
+        "1. Log in to the console. 2. Click Deactivate. [1]"
+    )
+    assert (
+        answer("How do I add a user?", packet) == "1. Log in to the console. 2. Click Invite. [1]"
+    )
 
 
 def test_a_how_question_prefers_the_steps_of_a_procedure_to_a_sentence_saying_as_much() -> None:
