@@ -952,6 +952,15 @@ def test_a_bold_label_heads_the_list_below_it_and_a_shared_step_keeps_to_its_own
     )
 
 
+def test_a_procedure_too_long_for_the_answer_is_cut_after_the_steps_that_fit() -> None:
+    steps = "\n".join(f"{i}. Move rack {i} of the old hall to the new one." for i in range(1, 21))
+    packet = pack_context("move", [SubstrateItem("text", f"# Moving racks\n\n{steps}")], [0.9])
+    answerer = ExtractiveAnswerer()
+    answer = answerer.answer_packet("How do I move the racks?", packet)
+    assert answer.startswith("1. Move rack 1 of the old hall to the new one. 2. Move rack 2")
+    assert answer.endswith(" … [1]") and len(answer) <= answerer.max_chars
+
+
 def test_a_how_question_prefers_the_steps_of_a_procedure_to_a_sentence_saying_as_much() -> None:
     steps = "## Steps\n1. Merge the pull request.\n2. Run `orbitctl deploy SERVICE`."
     rollback = "## Rollback\nRun `orbitctl rollback SERVICE`."
