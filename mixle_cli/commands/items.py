@@ -325,7 +325,11 @@ def rm(
     by: WriterOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Remove items (a tombstone is appended; `mixle compact` reclaims the space)."""
+    """Remove items (a tombstone is appended; `mixle compact` reclaims the space).
+
+    An item ingested from a file stays removed while the file is unchanged: an ingest gives
+    it back only when the file's content changes.
+    """
     app_state = state(ctx)
     substrate = app_state.substrate()
     ids = list(dict.fromkeys(ids))  # an id given twice is removed (and counted) once
