@@ -110,6 +110,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if other_units(claim, sentence):  # "15 minutes" for 15 hours, "daily" for weekly
             best_value = max(best_value, share)
             continue
+        if numbers and _said_of_another(words, numbers, sentence):
+            best_value = max(best_value, share)
+            continue
         if not names <= found:
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
@@ -126,6 +129,26 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 
 _NUMBER = re.compile(r"\d")
+
+
+def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) -> bool:
+    """Whether ``sentence`` gives the claim's ``numbers`` in a clause that fits the claim's
+    ``words`` worse than a clause giving another number: "the standby costs 2,500 EUR per
+    month and the archive 300 EUR per year" gives 300 for the archive, which does not
+    support "the standby costs 300 EUR per year". A clause fits by the claim's words it
+    lacks and the words it has that the claim does not (its numbers aside)."""
+    clauses = [terms(clause) for clause in _CLAUSE_BREAK.split(sentence)]
+    valued = [found for found in clauses if any(_is_number(term) for term in found)]
+    if len(valued) < 2:
+        return False
+
+    def misfit(found: frozenset[str]) -> int:
+        extra = {term for term in found - words if not _is_number(term)}
+        return len(words - found) + len(extra)
+
+    holding = [misfit(found) for found in valued if numbers <= found]
+    others = [misfit(found) for found in valued if not found & numbers]
+    return bool(holding and others) and min(others) < min(holding)
 
 
 _NEGATION = re.compile(

@@ -307,3 +307,18 @@ def test_a_list_item_s_number_is_no_word_of_a_claim_but_a_number_inside_one_is()
     assert sentence_claims("1. Page the owner\n2) Run it now") == ["Page the owner", "Run it now"]
     retries = "Retries happen 3 times (max 9) before the on-call engineer is paged."
     assert not content_overlap(retries, sentence_claims(retries.replace("9", "5"))[0])
+
+
+def test_a_value_one_clause_gives_another_subject_supports_no_claim_about_the_first() -> None:
+    costs = (
+        "The warm standby costs 2,500 EUR per month and the cold archive costs 300 EUR per year."
+    )
+    assert not content_overlap(costs, "The warm standby costs 300 EUR per year.")
+    assert not content_overlap(costs, "The cold archive costs 2,500 EUR per month.")
+    assert content_overlap(costs, "The cold archive costs 300 EUR per year.")
+    assert content_overlap(costs, "The warm standby costs 2,500 EUR per month.")
+    storage = "Each team gets 500 GB of object storage and 50 GB of database storage."
+    assert not content_overlap(storage, "Each team gets 50 GB of object storage.")
+    assert content_overlap(storage, "Each team gets 50 GB of database storage.")  # "gets": shared
+    both = "The RPO is 15 minutes and the RTO is 4 hours."
+    assert content_overlap(both, both)  # a claim of both clauses
