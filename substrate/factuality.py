@@ -136,19 +136,22 @@ def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) ->
     ``words`` worse than a clause giving another number: "the standby costs 2,500 EUR per
     month and the archive 300 EUR per year" gives 300 for the archive, which does not
     support "the standby costs 300 EUR per year". A clause fits by the claim's words it
-    lacks and the words it has that the claim does not (its numbers aside)."""
+    lacks and the words it has that the claim does not (its numbers aside); one that has
+    none of the latter names no other subject."""
     clauses = [terms(clause) for clause in _CLAUSE_BREAK.split(sentence)]
     valued = [found for found in clauses if any(_is_number(term) for term in found)]
     if len(valued) < 2:
         return False
 
-    def misfit(found: frozenset[str]) -> int:
-        extra = {term for term in found - words if not _is_number(term)}
-        return len(words - found) + len(extra)
+    def extra(found: frozenset[str]) -> set[str]:
+        return {term for term in found - words if not _is_number(term)}
 
-    holding = [misfit(found) for found in valued if numbers <= found]
-    others = [misfit(found) for found in valued if not found & numbers]
-    return bool(holding and others) and min(others) < min(holding)
+    holding = [found for found in valued if numbers <= found]
+    others = [len(words - found) + len(extra(found)) for found in valued if not found & numbers]
+    # a clause naming nothing else ("and 1,200 servers") speaks of the subject before it
+    if not (holding and others) or not all(extra(found) for found in holding):
+        return False
+    return min(others) < min(len(words - found) + len(extra(found)) for found in holding)
 
 
 _NEGATION = re.compile(

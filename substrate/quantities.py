@@ -56,12 +56,12 @@ _PERIODS = {
     "annum": "year",
 }
 _PERIOD_WORDS = "|".join(sorted(_PERIODS, key=len, reverse=True))
-# a number, then within a few words the period it is given per: "100 requests a minute",
-# "40 EUR/month", "4,200 EUR per year", "12 deploys weekly"
+# a number, its unit or what it counts (two words at most), then the period it is given per:
+# "100 requests a minute", "40 EUR/month", "4,200 EUR per year", "12 deploys weekly"
 _RATE = re.compile(
-    rf"(?P<n>{_NUMBER})[^\d.;!?]{{0,40}}?(?:(?:\bper|\ba|\ban|\beach|\bevery)\s+|/\s*)"
-    rf"(?P<unit>{_PERIOD_WORDS})\b|(?P<n2>{_NUMBER})[^\d.;!?]{{0,40}}?\b(?P<adverb>hourly|daily|"
-    r"nightly|weekly|monthly|quarterly|yearly|annually)\b",
+    rf"(?P<n>{_NUMBER})(?:[\s-]*[^\W\d]+|\s*[€$£%]){{0,2}}\s*(?:(?:\bper|\ba|\ban|\beach|\bevery)\s+|/\s*)"
+    rf"(?P<unit>{_PERIOD_WORDS})\b|(?P<n2>{_NUMBER})(?:[\s-]*[^\W\d]+|\s*[€$£%]){{0,2}}?\s+"
+    r"(?P<adverb>hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b",
     re.IGNORECASE,
 )
 

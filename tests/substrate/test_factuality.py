@@ -322,3 +322,11 @@ def test_a_value_one_clause_gives_another_subject_supports_no_claim_about_the_fi
     assert content_overlap(storage, "Each team gets 50 GB of database storage.")  # "gets": shared
     both = "The RPO is 15 minutes and the RTO is 4 hours."
     assert content_overlap(both, both)  # a claim of both clauses
+
+
+def test_a_clause_naming_nothing_else_and_a_period_of_another_phrase_contradict_nothing() -> None:
+    racks = "The Frankfurt data center has 40 racks and 1,200 servers."
+    assert content_overlap(racks, "The Frankfurt data center has 1,200 servers.")
+    assert not content_overlap(racks, "The Frankfurt data center has 1,200 racks.")
+    audits = "Our 3 data centers are audited every year and patched every month."
+    assert content_overlap(audits, "Our 3 data centers are patched every month.")
