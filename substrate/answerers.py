@@ -178,7 +178,8 @@ class ExtractiveAnswerer:
             if content and content >= min(self.min_terms, len(topic)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 rank = round(share - 0.01 * (n - 1), 9)
-                if steps and is_step(sentence):  # a procedure's step, over a source's rank
+                # a procedure's step, which its headings make an answer, over a source's rank
+                if steps and is_step(sentence) and not topic <= terms(sentence):
                     rank = round(rank + STEP_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))

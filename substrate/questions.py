@@ -89,8 +89,7 @@ Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says
 # Not "mean" ("the mean latency") nor "use" ("which engine do we use"): they are topics as often.
 REQUEST_WORDS = (
     "explain describe tell summarize summarise summary give get show list find know want need "
-    "please meant happen work example detail steps procedure instructions define definition "
-    "acronym abbreviation exactly"
+    "please meant happen work example detail define acronym abbreviation instructions"
 )
 _WORD = re.compile(r"[^\W_]+(?:['’./-][^\W_]+)*")  # "on-call", "notes.md" whole
 # What an abstention may name: plain words, never one with digits or of token length (a
@@ -119,9 +118,16 @@ _DEFINITION = re.compile(
 )
 
 
+# "What are the steps to restore a backup?": the answer is the procedure, which need not say
+# "steps" ("How many steps does the onboarding have?" is about steps).
+_PROCEDURE = re.compile(r"\b(?:steps?|procedure|process)\s+(?=(?:to|for|of)\b)", re.IGNORECASE)
+
+
 def _undefined(question: str) -> str:
-    """``question`` less the words that ask for a definition (``_DEFINITION``)."""
-    return _DEFINITION.sub(lambda m: "".join(g for g in m.groups() if g), question.rstrip())
+    """``question`` less the words that ask for a definition (``_DEFINITION``) or for a
+    procedure (``_PROCEDURE``)."""
+    question = _DEFINITION.sub(lambda m: "".join(g for g in m.groups() if g), question.rstrip())
+    return _PROCEDURE.sub("", question)
 
 
 def asked_terms(question: str) -> frozenset[str]:

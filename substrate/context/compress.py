@@ -37,7 +37,8 @@ def _underlines(rule: re.Match[str], line: str) -> bool:
     return rule.group(1) in "=-" or len(rule.group().strip()) >= len(line.strip())
 
 
-_BOLD_LINE = re.compile(r"(\*\*|__)([^*_\n]+)\1:?")
+# A label in bold ("**Removing a user**"): short, and no sentence (a bold warning is one).
+_BOLD_LINE = re.compile(r"(\*\*|__)([^*_\n]{0,60}[^*_\n.!?])\1:?")
 _ORDINAL = re.compile(r"\s*(?:\d{1,9}|#)[.)]")  # "1." and reStructuredText's "#."
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
@@ -177,7 +178,8 @@ def numbered_lists(text: str) -> list[list[str]]:
     pending: list[str] = []  # sentences after a step: its own, if another step follows
     for sentence in sentences(text):
         number = _step_number(sentence)
-        lazy = number == 1 and set(numbers) == {1}
+        # "1." each, as Markdown numbers them too; not across another list's items
+        lazy = number == 1 and set(numbers) == {1} and not any(map(_BULLET.match, pending))
         follows = number == _NEXT or number == len(numbers) + 1 or lazy
         if current and number is not None and follows:
             current += [*pending, sentence]
@@ -187,10 +189,8 @@ def numbered_lists(text: str) -> list[list[str]]:
             if len(current) > 1:
                 lists.append(current)
             current, numbers, pending = [sentence], [number], []
-        elif (
-            current and number is None and not is_heading(sentence) and not _BULLET.match(sentence)
-        ):
-            pending.append(sentence)
+        elif current and number is None and not is_heading(sentence):
+            pending.append(sentence)  # a step's own sentences and sub-items
         else:
             if len(current) > 1:
                 lists.append(current)

@@ -952,6 +952,34 @@ def test_a_bold_label_heads_the_list_below_it_and_a_shared_step_keeps_to_its_own
     )
 
 
+def test_a_procedure_keeps_its_sub_items_and_a_bold_warning_is_no_label() -> None:
+    from substrate.context.compress import numbered_lists
+    from substrate.questions import asked_terms
+
+    restore = "1. Stop the API.\n2. Restore it.\n   - check its date first\n3. Start the API."
+    (steps,) = numbered_lists(restore)
+    assert steps[-1] == "3. Start the API." and "- check its date first" in steps
+    warning = "**Never restart the primary during business hours.**\n\nThe DBA team restarts it."
+    packet = pack_context("restart", [SubstrateItem("text", warning)], [0.9])
+    answer = ExtractiveAnswerer().answer_packet
+    said = answer("Can we restart the primary during business hours?", packet)
+    assert said.startswith("**Never restart the primary during business hours.**")
+    # a procedure asked for needs no note saying "steps"; steps counted are a topic
+    assert "step" not in asked_terms("What are the steps to restore a backup?")
+    assert "step" in asked_terms("How many steps does the onboarding have?")
+    assert "definit" in asked_terms("What is our definition of done?")
+
+
+def test_a_step_that_says_all_a_how_question_asks_gets_no_preference() -> None:
+    keys = SubstrateItem("text", "Rotate the API keys with `vault rotate api-keys`.")
+    policy = SubstrateItem(
+        "text", "# Security policy\n\n1. Rotate the API keys every 90 days.\n2. Review access."
+    )
+    packet = pack_context("rotate api keys", [keys, policy], [0.9, 0.9])
+    answer = ExtractiveAnswerer().answer_packet("How do I rotate the API keys?", packet)
+    assert answer.startswith("Rotate the API keys with `vault rotate api-keys`. [1]")
+
+
 def test_a_procedure_too_long_for_the_answer_is_cut_after_the_steps_that_fit() -> None:
     steps = "\n".join(f"{i}. Move rack {i} of the old hall to the new one." for i in range(1, 21))
     packet = pack_context("move", [SubstrateItem("text", f"# Moving racks\n\n{steps}")], [0.9])
