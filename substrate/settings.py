@@ -111,8 +111,9 @@ class Settings:
     def _text(self) -> str | None:
         if self.path is None:
             return None
-        try:
-            return self.path.read_text(encoding="utf-8")
+        try:  # as written: its line breaks (CRLF) kept
+            with self.path.open(encoding="utf-8", newline="") as fh:
+                return fh.read()
         except (OSError, UnicodeDecodeError):
             return None
 
@@ -172,7 +173,8 @@ def _with_table(text: str, section: str, name: str, data: dict[str, Any]) -> str
     table = data.get(section, {}).get(name)
     if not isinstance(table, dict):
         return None
-    block = tomli_w.dumps({section: {name: table}})
+    newline = "\r\n" if "\r\n" in text else "\n"  # the file's own line breaks
+    block = tomli_w.dumps({section: {name: table}}).replace("\n", newline)
     header = re.compile(
         rf"^[ \t]*\[[ \t]*{re.escape(section)}[ \t]*\.[ \t]*{re.escape(name)}[ \t]*\][^\n]*\n?",
         re.MULTILINE,
@@ -185,13 +187,13 @@ def _with_table(text: str, section: str, name: str, data: dict[str, Any]) -> str
         # the comments and blank lines that end the block belong to what follows
         trailing = _TRAILING_NOTES.search(text, found[0].end(), end)
         end = trailing.start() if trailing else end
-        edited = text[:start] + block + ("\n" if after and not trailing else "") + text[end:]
+        edited = text[:start] + block + (newline if after and not trailing else "") + text[end:]
     elif not found and not re.search(
         rf"^[ \t]*\[+[ \t]*{re.escape(section)}\b|^[ \t]*{re.escape(section)}[ \t]*[.=]",
         text,
         re.MULTILINE,
     ):
-        edited = text + ("" if text.endswith("\n") or not text else "\n") + "\n" + block
+        edited = text + ("" if text.endswith("\n") or not text else newline) + newline + block
     else:
         return None
     try:
