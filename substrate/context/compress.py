@@ -145,10 +145,18 @@ def titled_sentences(text: str) -> list[str]:
 
 def entry_of(title: str, sentence: str) -> str:
     """``sentence`` as an entry of the heading ``title`` when it is a list item that does not
-    name it (see ``titled_sentences``), else as it is."""
+    name it (see ``titled_sentences``), else as it is. A heading that only says what kind of
+    section it is ("Steps", "Notes") names no one whose entry it is."""
     if not title or _LIST_ITEM.match(sentence) is None or terms(title) & terms(sentence):
         return sentence
+    if terms(title) <= _generic_headings():
+        return sentence
     return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
+
+
+@functools.cache
+def _generic_headings() -> frozenset[str]:
+    return terms("steps procedure instructions notes details overview summary usage examples")
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")

@@ -300,6 +300,10 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
         "Priya Raman: Platform team lead. [1]"
     )
     assert answer("Who moved to Lyon?", packet) == "- Lena moved to Lyon. [3]"  # named already
+    from substrate.context.compress import entry_of
+
+    assert entry_of("Steps", "2. Page the owner.") == "2. Page the owner."  # a kind of section
+    assert entry_of("Release notes", "- Faster sync.") == "Release notes: Faster sync."
 
 
 def test_one_list_item_under_two_headings_is_quoted_for_each_from_its_own_source() -> None:
