@@ -15,6 +15,7 @@ from typing import Any
 from substrate.search.tokenize import Analyzer, word_spans
 
 _SCAN_LIMIT = 200_000  # characters of a long item examined for matches
+_RULE_LINE = re.compile(r"^[ \t]{0,3}([=\-~^\"'`#*+_:<>])\1{2,}[ \t]*$", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 
 
@@ -46,7 +47,8 @@ def make_snippet(
     analyzer = analyzer or Analyzer()
     width = max(int(width), 20)
     wanted = set(analyzer.terms(query))
-    source = text[:_SCAN_LIMIT]
+    # a title's underline or a thematic break is layout, not words: blanked, offsets kept
+    source = _RULE_LINE.sub(lambda rule: " " * len(rule.group()), text[:_SCAN_LIMIT])
     hits: list[tuple[int, int, frozenset[str]]] = []
     if wanted:
         for start, end in word_spans(source):

@@ -55,3 +55,10 @@ def test_a_match_deep_in_text_without_spaces_stays_in_the_window() -> None:
     minified = json.dumps(fields, separators=(",", ":"))  # not one space in it
     snippet = make_snippet(minified, "quokka", width=60)
     assert "quokka" in snippet.text
+
+
+def test_a_title_s_underline_and_a_break_are_no_words_of_a_snippet() -> None:
+    text = "Paging policy\n-------------\n\nCall the owner within 15 minutes.\n\n***\n\nThen wait."
+    snippet = make_snippet(text, "paging owner")
+    assert snippet.text == "Paging policy Call the owner within 15 minutes. Then wait."
+    assert [snippet.text[a:b] for a, b in snippet.spans] == ["Paging", "owner"]
