@@ -56,12 +56,14 @@ _PERIODS = {
     "annum": "year",
 }
 _PERIOD_WORDS = "|".join(sorted(_PERIODS, key=len, reverse=True))
-# a number, its unit or what it counts (two words at most), then the period it is given per:
-# "100 requests a minute", "40 EUR/month", "4,200 EUR per year", "12 deploys weekly"
+_ADVERBS = "|".join(word for word in _PERIODS if word.endswith("ly"))
+_COUNTED = r"(?:[\s-]*[^\W\d]+|\s*[€$£%]){0,2}?"  # its unit, or what it counts: two words at most
+_PER = r"(?:\b(?:per|a|an|each|every)\s+|/\s*)"
+# a number, what it counts, then the period it is given per: "100 requests a minute", "40
+# EUR/month", "4,200 EUR per year", "12 deploys weekly"
 _RATE = re.compile(
-    rf"(?P<n>{_NUMBER})(?:[\s-]*[^\W\d]+|\s*[€$£%]){{0,2}}\s*(?:(?:\bper|\ba|\ban|\beach|\bevery)\s+|/\s*)"
-    rf"(?P<unit>{_PERIOD_WORDS})\b|(?P<n2>{_NUMBER})(?:[\s-]*[^\W\d]+|\s*[€$£%]){{0,2}}?\s+"
-    r"(?P<adverb>hourly|daily|nightly|weekly|monthly|quarterly|yearly|annually)\b",
+    rf"(?P<n>{_NUMBER}){_COUNTED}\s*{_PER}(?P<unit>{_PERIOD_WORDS})\b"
+    rf"|(?P<n2>{_NUMBER}){_COUNTED}\s+(?P<adverb>{_ADVERBS})\b",
     re.IGNORECASE,
 )
 
