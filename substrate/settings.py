@@ -203,7 +203,7 @@ def _with_table(text: str, section: str, name: str, data: dict[str, Any]) -> str
 
 
 _NEXT_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
-_TRAILING_NOTES = re.compile(r"(?:^[ \t]*(?:#[^\n]*)?\n)+\Z", re.MULTILINE)
+_TRAILING_NOTES = re.compile(r"(?:^[ \t]*(?:#[^\n]*)?\r?\n)+\Z", re.MULTILINE)
 
 
 def _fresh_defaults() -> dict[str, Any]:

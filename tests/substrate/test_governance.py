@@ -601,10 +601,14 @@ def test_grant_and_revoke_keep_what_a_person_wrote_in_mixle_toml(tmp_path: Path)
     grant_approver(Substrate(tmp_path), "dave", "public", by="carol")
     text = (tmp_path / "mixle.toml").read_text()
     assert text.endswith('"dave",\n]\n\n# below\n[secrets]\nx = 1\n')  # what follows, kept
-    (tmp_path / "mixle.toml").write_bytes(b"format = 1\r\n# kept\r\n[shard]\r\nteam = 'a'\r\n")
-    grant_approver(Substrate(tmp_path), "carol", "ops", by=None)
+    (tmp_path / "mixle.toml").write_bytes(
+        b"format = 1\r\n# kept\r\n[governance.approvers]\r\nops = ['x']\r\n\r\n"
+        b"# about the shard\r\n[shard]\r\nteam = 'a'\r\n"
+    )
+    grant_approver(Substrate(tmp_path), "carol", "ops", by="x")
     crlf = (tmp_path / "mixle.toml").read_bytes()  # its line breaks kept too
     assert crlf.startswith(b"format = 1\r\n# kept\r\n") and b"\n" not in crlf.replace(b"\r\n", b"")
+    assert crlf.endswith(b"]\r\n\r\n# about the shard\r\n[shard]\r\nteam = 'a'\r\n")
     # a table not written as a block of its own: the file is written anew, and still right
     (tmp_path / "mixle.toml").write_text('format = 1\n[governance]\napprovers = {ops = ["x"]}\n')
     grant_approver(Substrate(tmp_path), "y", "ops", by="x")
