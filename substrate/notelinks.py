@@ -110,13 +110,7 @@ def _best_of(
 
     matched = usable(hit for hit, _ in ranked(substrate, query, _CANDIDATES, filters=filters))
     if anchor:
-        # "Deep Dive#Details" (a heading under a heading): the last one names the section
-        wanted = _slug(anchor.rpartition("#")[2])
-        section = [
-            c
-            for c in usable(first_items(substrate, filters, MAX_ANCHORED))
-            if _slug(innermost_heading(c)) == wanted
-        ]
+        section = anchored(usable(first_items(substrate, filters, MAX_ANCHORED)), anchor)
         if section:  # of its chunks, the one the question fits best
             order = {c.id: n for n, c in enumerate(matched)}
             section.sort(key=lambda c: order.get(c.id, len(order)))
@@ -127,6 +121,28 @@ def _best_of(
         return fresh[0]
     first = [c for c in usable(first_items(substrate, filters, _CANDIDATES)) if c.id not in skip]
     return first[0] if first else None
+
+
+_REPEAT = re.compile(r"(.+)-(\d+)")  # "faq-1": the second heading "FAQ" of a note
+
+
+def anchored(items: list[SubstrateItem], anchor: str) -> list[SubstrateItem]:
+    """The items (a note's, in order) of the section ``anchor`` names: by its heading as
+    anchors spell it, the last of "Deep Dive#Details" (a heading under a heading); "faq-1"
+    names the second section headed "FAQ" when no heading reads "faq-1" itself."""
+    wanted = _slug(anchor.rpartition("#")[2])
+    named = [c for c in items if _slug(innermost_heading(c)) == wanted]
+    repeat = _REPEAT.fullmatch(wanted)
+    if named or repeat is None:
+        return named
+    base, nth = repeat.group(1), int(repeat.group(2))
+    sections: list[list[SubstrateItem]] = []  # each section headed so: a first chunk starts one
+    for item in items:
+        if _slug(innermost_heading(item)) == base:
+            if not sections or item.provenance.get("chunk", 0) == 0:
+                sections.append([])
+            sections[-1].append(item)
+    return sections[nth] if nth < len(sections) else []
 
 
 def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
@@ -157,9 +173,6 @@ def unresolved_links(
                 filters, anchor = target
                 notes = first_items(substrate, filters, MAX_ANCHORED if anchor else 1)
                 notes = [n for n in notes if _visible(n, allowed)]
-                wanted = _slug(anchor.rpartition("#")[2])
-                found[target] = bool(notes) and (
-                    not anchor or any(_slug(innermost_heading(n)) == wanted for n in notes)
-                )
+                found[target] = bool(notes) and (not anchor or bool(anchored(notes, anchor)))
             if not found[target]:
                 yield item, link

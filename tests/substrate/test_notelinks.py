@@ -254,3 +254,23 @@ def test_audit_tells_of_links_to_no_note_or_heading_as_each_reader_sees_them(
     public = audit_shard(store, scopes={"public"})  # the vault's note is none of its to see
     hidden = {u["link"] for u in public.notes["unresolved"]} - {link for _, link in links}
     assert hidden == {str(tmp_path / "vault/plan.md")}  # not under the folder: a full path
+
+
+def test_an_anchor_to_a_repeated_heading_names_its_later_section(tmp_path: Path) -> None:
+    from substrate.audit import audit_shard
+
+    _write(
+        tmp_path / "notes",
+        {
+            "b.md": "# B\n\n## FAQ\n\nThe first questions.\n\n## Other\n\nIn between.\n\n"
+            "## FAQ\n\nThe second questions, about herons.\n",
+            "a.md": "# A\n\nSee [the second](b.md#faq-1), [the first](b.md#faq) and "
+            "[none](b.md#faq-2).\n",
+        },
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    unresolved = [u["link"] for u in audit_shard(store).notes["unresolved"]]
+    assert unresolved == ["b.md#faq-2"]
+    linked = [s.item.text for s in multihop(store, "See the second", seeds=1).steps[1:]]
+    assert "about herons" in linked[0] and "The first questions" in linked[1]
