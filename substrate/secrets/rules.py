@@ -300,6 +300,16 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url_credentials",
+        # a URL without its scheme ("//admin:pw@db/app"); the ones with one are above
+        r"(?<![\w:/])//[^\s:/@\"'<>]{1,64}:(?P<secret>[^\s:/\"'<>]{1,128})@[\w.\-\[\]%]+",
+        ("//",),
+        kind="url",
+        lines=True,
+        boundary=False,
+        description="user:password@ in a URL without a scheme (//user:password@host)",
+    ),
+    Rule(
+        "url_credentials",
         r"jdbc:oracle:thin:[\w.\-$]+/(?P<secret>[^\s@/\"']+)@",
         ("jdbc:oracle",),
         kind="url",

@@ -85,6 +85,13 @@ def test_url_credentials_mask_only_the_password() -> None:
     assert out == "postgres://admin:[REDACTED:url_credentials]@db.internal:5432/app"
 
 
+def test_url_credentials_without_a_scheme_are_masked_and_comments_are_not() -> None:
+    out = redact_secrets(f"see //admin:{PASSWORD}@db.internal/app for the primary")
+    assert out == "see //admin:[REDACTED:url_credentials]@db.internal/app for the primary"
+    for clean in ("// TODO: fix@later", "x = a//b:c@d", "<script src=//cdn.example.com/x.js>"):
+        assert redact_secrets(clean) == clean
+
+
 @pytest.mark.parametrize(
     ("url", "masked"),
     [
