@@ -289,24 +289,15 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "url_credentials",
-        r"(?<![\w+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@\"'<>]{0,64}:"
+        # with its scheme, or without one ("//admin:pw@db/app")
+        r"(?:(?<![\w+.\-])[A-Za-z][A-Za-z0-9+.\-]{1,20}:|(?<![\w:/]))//[^\s:/@\"'<>]{0,64}:"
         # a password may hold @: clients end it at the last @ before the host, as this does
         r"(?P<secret>[^\s:/\"'<>]{1,128})@[\w.\-\[\]%]+",
-        ("://",),
-        kind="url",
-        lines=True,
-        boundary=False,
-        description="user:password@ in a URL or connection string (only the password masked)",
-    ),
-    Rule(
-        "url_credentials",
-        # a URL without its scheme ("//admin:pw@db/app"); the ones with one are above
-        r"(?<![\w:/])//[^\s:/@\"'<>]{1,64}:(?P<secret>[^\s:/\"'<>]{1,128})@[\w.\-\[\]%]+",
         ("//",),
         kind="url",
         lines=True,
         boundary=False,
-        description="user:password@ in a URL without a scheme (//user:password@host)",
+        description="user:password@ in a URL or connection string (only the password masked)",
     ),
     Rule(
         "url_credentials",
