@@ -297,6 +297,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="url",
         lines=True,
         boundary=False,
+        needs="@",  # not tried on every comment line
         description="user:password@ in a URL or connection string (only the password masked)",
     ),
     Rule(
