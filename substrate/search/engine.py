@@ -142,7 +142,7 @@ def first_items(substrate: Any, filters: SearchFilters, k: int) -> list[Substrat
         return []
     cache = current(substrate)
     ids = first_ids(cache.view, filters, k)
-    items = substrate.read_items(ids)
+    items = substrate.read_items(ids, keep=False)  # looked at, not kept in the store
     return [items[item_id] for item_id in ids if item_id in items]
 
 
@@ -163,7 +163,7 @@ def spelling_suggestions(
     from substrate.search.suggest import suggestions
 
     cache = current(substrate)
-    return suggestions(cache.view, cache.analyzer, text, filters, substrate.get)
+    return suggestions(cache.view, cache.analyzer, text, filters, substrate.peek)
 
 
 def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:
