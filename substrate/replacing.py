@@ -26,7 +26,7 @@ def replacing(path: Path) -> Iterator[Path]:
     should the process be killed outright; two threads writing the same file at once (a
     library host's) each have their own.
     """
-    tmp = path.with_name(_temporary_name(path.name))
+    tmp = path.with_name(temporary_name(path.name))
     try:
         yield tmp
         replace_file(tmp, path)
@@ -62,7 +62,7 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     """Replace ``target``, on another file system than ``tmp``, by a durable copy of ``tmp``
     made beside it (a rename cannot cross file systems)."""
     folder, name = os.path.split(target)
-    near = os.path.join(folder, _temporary_name(name))
+    near = os.path.join(folder, temporary_name(name))
     try:
         shutil.copyfile(tmp, near)
         shutil.copymode(tmp, near)
@@ -79,7 +79,9 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
     os.unlink(tmp)
 
 
-def _temporary_name(name: str) -> str:
+def temporary_name(name: str) -> str:
+    """The name of a temporary beside the file ``name``, as ``remove_abandoned_temporaries``
+    finds it."""
     return f".{name}.{os.getpid()}-{threading.get_ident()}.tmp"
 
 

@@ -11,7 +11,6 @@ import errno
 import logging
 import os
 import re
-import threading
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any, BinaryIO
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import replacing
+from substrate.replacing import replacing, temporary_name
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +59,7 @@ class Settings:
                 f"{path}: shard format {fmt!r} is newer than this mixle supports "
                 f"({SHARD_FORMAT}); upgrade mixle"
             )
-        _warn_once(path, data)
+        _warn_once(data)
         return cls(data, path)
 
     @property
@@ -80,14 +79,8 @@ class Settings:
 
     def save(self) -> None:
         """Write atomically (temporary file, fsync, rename)."""
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with replacing(self.path) as tmp, tmp.open("wb") as fh:
-                self._dump(fh)
-        except OSError as exc:
-            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        if self.path is not None:
+            self._replace_with(self._encoded())
 
     def save_table(self, section: str, name: str) -> None:
         """``save``, changing in the file only the table ``[section.name]``: comments and
@@ -98,15 +91,8 @@ class Settings:
         edited = None if text is None else _with_table(text, section, name, self.data)
         if edited is None:
             self.save()
-            return
-        assert self.path is not None
-        try:
-            with replacing(self.path) as tmp, tmp.open("wb") as fh:
-                fh.write(edited.encode())
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as exc:
-            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+        else:
+            self._replace_with(edited.encode())
 
     def _text(self) -> str | None:
         if self.path is None:
@@ -116,6 +102,15 @@ class Settings:
                 return fh.read()
         except (OSError, UnicodeDecodeError):
             return None
+
+    def _replace_with(self, data: bytes) -> None:
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with replacing(self.path) as tmp, tmp.open("wb") as fh:
+                self._dump(fh, data)
+        except OSError as exc:
+            raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
 
     def create(self) -> bool:
         """Write the file unless one exists; True when this call wrote it.
@@ -127,16 +122,17 @@ class Settings:
         if self.path is None:
             return False
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        aside = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.new")
+        aside = self.path.with_name(temporary_name(self.path.name))  # a killed write's is found
+        data = self._encoded()
         try:
             with aside.open("wb") as fh:
-                self._dump(fh)
+                self._dump(fh, data)
             try:
                 os.link(aside, self.path)
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
-                self._create_in_place()
+                self._create_in_place(data)
             return True
         except FileExistsError:
             return False
@@ -145,19 +141,23 @@ class Settings:
         finally:
             aside.unlink(missing_ok=True)
 
-    def _create_in_place(self) -> None:
+    def _create_in_place(self, data: bytes) -> None:
         """Create the file exclusively and write it; a write that fails removes it, so that
         no half of one is left for every later command to refuse."""
         assert self.path is not None
         with self.path.open("xb") as fh:
             try:
-                self._dump(fh)
+                self._dump(fh, data)
             except BaseException:
                 self.path.unlink(missing_ok=True)
                 raise
 
-    def _dump(self, fh: BinaryIO) -> None:
-        tomli_w.dump(self.data, fh)
+    def _encoded(self) -> bytes:
+        return tomli_w.dumps(self.data).encode()
+
+    @staticmethod
+    def _dump(fh: BinaryIO, data: bytes) -> None:
+        fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -216,41 +216,37 @@ ACCESS_KEYS = {
     "shard": frozenset({"team", "default_scope", "shared_scopes"}),
     "governance": frozenset({"approvers"}),
 }
-_warned: set[tuple[Path, str, str]] = set()
+_warned: set[tuple[str, str]] = set()  # (table, key) told of already by this process
 
 
 # Every table of mixle.toml: a misspelt one ("[governence.approvers]") is not read either.
 TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answerer"})
 
 
-def _warn_once(path: Path, data: dict[str, Any]) -> None:
+def _warn_once(data: dict[str, Any]) -> None:
     """``warn_unknown_keys`` for the tables of a settings file and the keys of its access
-    tables, each once a process (a command reads the file more than once)."""
-    strange = [name for name in data if name not in TABLES and (path, "", name) not in _warned]
-    _warned.update((path, "", name) for name in strange)
-    for name in strange:
-        close = difflib.get_close_matches(name.lower(), sorted(TABLES), n=1)
-        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(TABLES))}"
-        log.warning("%s has no table %s, left alone (%s)", path.name, _shown(name), hint)
+    tables."""
+    warn_unknown_keys("", data, TABLES)
     for section, known in ACCESS_KEYS.items():
         table = data.get(section)
         if isinstance(table, dict):
-            fresh = [k for k in table if k not in known and (path, section, k) not in _warned]
-            _warned.update((path, section, key) for key in fresh)
-            warn_unknown_keys(section, fresh, known)
+            warn_unknown_keys(section, table, known)
 
 
 def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str]) -> None:
-    """Warn of each key of the ``[section]`` table this version does not know, with the
-    nearest known one: a misspelt setting would quietly do nothing, and refusing it would stop
+    """Warn of each key of the ``[section]`` table (of the file's tables, for "") this version
+    does not know, with the nearest known one, once a process (a command reads the settings
+    more than once): a misspelt setting would quietly do nothing, and refusing it would stop
     a shard a newer mixle wrote."""
-    unknown = sorted(set(table) - known)
-    if not unknown:
-        return
+    unknown = sorted(key for key in set(table) - known if (section, key) not in _warned)
+    _warned.update((section, key) for key in unknown)
     for key in unknown:
-        close = difflib.get_close_matches(key, sorted(known), n=1)
+        close = difflib.get_close_matches(key.lower(), sorted(known), n=1)
         hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
-        log.warning("[%s] has no setting %s, left alone (%s)", section, _shown(key), hint)
+        if section:
+            log.warning("[%s] has no setting %s, left alone (%s)", section, _shown(key), hint)
+        else:
+            log.warning("%s has no table %s, left alone (%s)", SETTINGS_FILE, _shown(key), hint)
 
 
 def _shown(name: str) -> str:

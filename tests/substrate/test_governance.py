@@ -563,11 +563,11 @@ def test_a_shards_first_write_never_writes_over_settings_saved_meanwhile(
 
         written = broken._dump
 
-        def full_disk(fh: Any) -> None:  # the copy aside fits; the file in place does not
+        def full_disk(fh: Any, data: bytes) -> None:  # the copy aside fits; in place, not
             if Path(fh.name).name == "mixle.toml":
                 fh.write(b"format = 1\n[sha")
                 raise OSError(errno.ENOSPC, "No space left on device")
-            written(fh)
+            written(fh, data)
 
         monkeypatch.setattr(broken, "_dump", full_disk)
         with pytest.raises(ShardError, match="No space left"):
