@@ -108,16 +108,10 @@ def propose(
     for item in items:
         if already_proposed(item, to, by):  # no second event for the same proposal
             continue
-        earlier = proposal_of(item)
-        if earlier is not None and earlier.get("status") == PENDING and earlier.get("to") != to:
+        earlier = _pending(item)
+        if earlier is not None and earlier.get("to") != to:
             # one proposal at a time: the one it replaces is withdrawn, and the history says so
-            why = {
-                "event": "withdrawn",
-                "to": earlier.get("to"),
-                "by": by,
-                "reason": f"proposed to {to}",
-            }
-            item = _with_event(item, {**earlier, "status": "withdrawn"}, why)
+            item = _withdrawn(item, earlier, by, f"proposed to {to}")
         proposal = _proposal(item, to, by)
         substrate.put(_with_event(item, proposal, {"event": "proposed", "to": to, "by": by}))
     return [item.id for item in items]
@@ -127,23 +121,31 @@ def withdrawn_if_changed(item: SubstrateItem, *, by: str | None, why: str) -> Su
     """``item`` with its pending proposal withdrawn when its content is no longer what was
     proposed (a merge changed it): it could not be approved, yet would stay listed as pending
     for reviewers. ``why`` goes into the ``withdrawn`` event."""
-    proposal = proposal_of(item)
-    if proposal is None or proposal.get("status") != PENDING:
+    proposal = _pending(item)
+    if proposal is None or proposal.get("content") in (None, proposed_content(item)):
         return item
-    if proposal.get("content") in (None, proposed_content(item)):
-        return item
-    event = {"event": "withdrawn", "to": proposal.get("to"), "by": by, "reason": why}
-    return _with_event(item, {**proposal, "status": "withdrawn"}, event)
+    return _withdrawn(item, proposal, by, why)
 
 
 def withdrawn_by_publish(item: SubstrateItem, *, by: str | None) -> SubstrateItem:
     """``item``, just published into its scope, with its pending proposal withdrawn: the move
     it asked for is done, or another took its place, and approving it now would publish the
     item again (into where it already is, or out of the scope it was published into)."""
-    proposal = proposal_of(item)
-    if proposal is None or proposal.get("status") != PENDING:
+    proposal = _pending(item)
+    if proposal is None:
         return item
-    why = f"published into {item.scope} directly"
+    return _withdrawn(item, proposal, by, f"published into {item.scope} directly")
+
+
+def _pending(item: SubstrateItem) -> dict[str, Any] | None:
+    proposal = proposal_of(item)
+    return proposal if proposal is not None and proposal.get("status") == PENDING else None
+
+
+def _withdrawn(
+    item: SubstrateItem, proposal: dict[str, Any], by: str | None, why: str
+) -> SubstrateItem:
+    """``item`` with ``proposal`` withdrawn, and the history saying why."""
     event = {"event": "withdrawn", "to": proposal.get("to"), "by": by, "reason": why}
     return _with_event(item, {**proposal, "status": "withdrawn"}, event)
 
