@@ -177,6 +177,8 @@ class IngestSession:
                 told.items_added = told.items_rewritten = told.items_removed = 0
                 told.status, told.reason = status.FAILED, f"not saved: {why}"
         report.ids = [item_id for item_id in report.ids if item_id not in lost]
+        self.pending.clear()  # told as failed: a later save must not store them after all
+        self.pending_items = 0
 
     def catch_up_pending(self) -> None:
         """Fold in what other writers saved since the cache was read, and have each queued

@@ -73,7 +73,7 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
 
 
 MAX_TITLE_CHARS = 100
-_SENTENCE_END = (".", "!", "?", ":", ";", ",")
+_SENTENCE_END = (".", "!", "?", ";", ",")
 _VALUE_MARKS = (":", "=")
 
 
