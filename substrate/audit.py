@@ -172,7 +172,7 @@ def _notes_section(
 ) -> dict[str, Any]:
     """The links between notes that lead nowhere the reader can see. Told, not a problem:
     a link to a note not written yet is how many people plan their notes."""
-    from substrate.notelinks import ingest_root, note_link_targets, unresolved_links
+    from substrate.notelinks import note_link_targets, root_of, unresolved_links
     from substrate.retrieval import lines_of, shown_source
 
     allowed = frozenset(scopes) if scopes is not None else None
@@ -182,10 +182,7 @@ def _notes_section(
     unresolved = []
     for item, link in unresolved_links(substrate, linking, allowed):
         start, _ = lines_of(item)
-        path, source = item.provenance.get("path"), item.provenance.get("source")
-        root = (
-            ingest_root(path, source) if isinstance(path, str) and isinstance(source, str) else None
-        )
+        root = root_of(item)
         if root is not None and link.startswith(root.rstrip("/") + "/"):
             link = link[len(root.rstrip("/")) + 1 :]  # as the folder ingested names it
         where = {"item_id": item.id, "source": shown_source(item), "line": start}

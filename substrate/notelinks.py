@@ -79,14 +79,19 @@ def _link_filters(
             return None
         return SearchFilters(scopes=allowed, paths=(path,)), anchor
     name, _, anchor = link[2:-2].partition("#")
-    at, source = item.provenance.get("path"), item.provenance.get("source")
-    root = ingest_root(at, source) if isinstance(at, str) and isinstance(source, str) else None
+    root = root_of(item)
     folder, _, file_name = name.strip().strip("/").rpartition("/")
     if root is None or not file_name or ".." in folder.split("/"):
         return None
     under = f"{root.rstrip('/')}/{folder}" if folder else root
     names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor
+
+
+def root_of(item: SubstrateItem) -> str | None:
+    """The folder ``item``'s file was ingested from (``ingest_root``), when it tells."""
+    path, source = item.provenance.get("path"), item.provenance.get("source")
+    return ingest_root(path, source) if isinstance(path, str) and isinstance(source, str) else None
 
 
 def ingest_root(path: str, source: str) -> str | None:

@@ -74,12 +74,7 @@ def first_ids(state: IndexState, filters: SearchFilters, k: int) -> list[str]:
     """The ids of the first ``k`` live items passing ``filters``, in insertion order."""
     rows = np.flatnonzero(allowed_rows(state, filters))
     rows = rows[np.argsort(state.seq()[rows], kind="stable")][:k]
-    bases = state.bases()
-    segments = np.searchsorted(bases, rows, side="right") - 1
-    return [
-        str(state.segments[si].docs.ids[row - int(bases[si])])
-        for row, si in zip(rows.tolist(), segments.tolist(), strict=True)
-    ]
+    return [str(state.segments[si].docs.ids[row]) for si, row in _locate(state, rows)]
 
 
 def top_rows(scores: np.ndarray, k: int, seq: np.ndarray) -> np.ndarray:
