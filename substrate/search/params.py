@@ -13,8 +13,9 @@ from typing import Any
 # Bump when the layout or the meaning of a stored column changes.
 FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
-# 2: NFKC before splitting words; 3: accents dropped from Latin words; 4: sections searched
-ANALYZER_VERSION = 4
+# 2: NFKC before splitting words; 3: accents dropped from Latin words; 4: sections searched;
+# 5: a number with thousands separators is one term
+ANALYZER_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,11 +35,14 @@ _CJK_RANGES = (
     (0xF900, 0xFAFF),
 )
 _CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
+# A number written with thousands separators is one word: "4,200" is the 4200 a reader would
+# type (a list such as "10,100,1000" is not one number, and stays apart).
+_GROUPED = r"[0-9]{1,3}(?:,[0-9]{3})+(?!\w|,[0-9])"
 # On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
 # process that only ever sees ASCII (most queries) never pays for the CJK character classes.
 # The repeats are possessive (``*+``): they never give back, which changes no match (nothing
 # follows them) but keeps a long ``a_b_c_…`` run from growing the matcher's backtracking stack.
-_ASCII_TOKEN_RE = re.compile(r"()([^\W_]+(?:_[^\W_]+)*+)")
+_ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|[^\W_]+(?:_[^\W_]+)*+)")
 
 
 @functools.cache
@@ -47,7 +50,7 @@ def _token_re() -> re.Pattern[str]:
     # one character class for the letters and marks of the Basic Multilingual Plane, which a
     # word is run through at the speed of a single class; letters beyond it (rare) one by one
     letter = rf"(?:[{_word_characters()}]++|[^\W_\x00-\uffff])"
-    return re.compile(rf"([{_CJK}]+)|({letter}++(?:_{letter}++)*+)")
+    return re.compile(rf"([{_CJK}]+)|({_GROUPED}|{letter}++(?:_{letter}++)*+)")
 
 
 def _word_characters() -> str:
@@ -120,6 +123,8 @@ class Analyzer:
 
     def _analyse_word(self, word: str) -> tuple[str, ...]:
         folded = word.casefold()
+        if "," in folded:  # a grouped number (_GROUPED)
+            return (folded.replace(",", ""),)
         if not folded.isascii():
             folded = _without_accents(folded)
         if "_" in folded:

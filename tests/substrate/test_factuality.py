@@ -177,6 +177,13 @@ def test_a_claim_with_a_number_the_evidence_contradicts_is_not_supported() -> No
     assert not content_overlap("Refunds take 5 business days.", "Refunds take 50 business days.")
 
 
+def test_a_number_is_the_same_with_or_without_thousands_separators() -> None:
+    evidence = "The standby database costs 4,200 EUR per year."
+    assert content_overlap(evidence, "The standby database costs 4200 EUR per year.")
+    assert not content_overlap(evidence, "The standby database costs 4300 EUR per year.")
+    assert content_overlap("We keep 12000 snapshots.", "We keep 12,000 snapshots.")
+
+
 def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None:
     notes = (
         "The payments-api rate limit is 450 requests per second per merchant. "
