@@ -76,6 +76,8 @@ def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) 
             best, lo = score, start
     if hits:
         lo = lead_in(text, lo, width // 5)
+        if len(text) - lo < width:  # the rest is short: the window shows more of the start
+            lo = lead_in(text, lo, lo - (len(text) - width))
     hi = min(len(text), lo + width)
     if hi < len(text):
         cut = text.rfind(" ", lo + width // 2, hi)

@@ -29,6 +29,15 @@ def test_window_goes_where_the_query_terms_are() -> None:
     assert spans == ["refund", "days"]
 
 
+def test_a_match_near_the_end_shows_what_fits_before_it() -> None:
+    text = "# Storage costs\nThe standby database costs 4,200 EUR per year. Backups are kept."
+    assert marked(text, "4200")[0] == " ".join(text.split())  # short: shown whole
+    text = "lorem ipsum dolor " * 20 + "the refund policy"
+    snippet, spans, _ = marked(text, "refund", width=80)
+    assert snippet.startswith("…") and snippet.endswith("refund policy")
+    assert len(snippet) >= 70 and spans == ["refund"]
+
+
 def test_whitespace_is_collapsed_and_spans_still_line_up() -> None:
     snippet, spans, _ = marked("first\n\n   line about\tquokkas\n", "quokka")
     assert snippet == "first line about quokkas" and spans == ["quokkas"]
