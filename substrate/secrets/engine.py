@@ -376,6 +376,12 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, synt
         and not _path_component(m, text)
     ):
         return
+    if (
+        rule.prefix
+        and text.startswith("_", m.end())
+        and not _generated(text[start:end][rule.prefix :])
+    ):
+        return  # an identifier ("sk_test_configuration_value"), not a token named "…_old"
     if group == "su":
         end = start + len(_trim_unquoted(text[start:end]))
     if end <= start and rule.kind != "pem":
@@ -389,6 +395,13 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, synt
     if not _valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _generated(value: str) -> bool:
+    """Whether ``value`` is mixed as a generated token is: a digit, or both cases of letter.
+    A provider token may be glued to a name by ``_`` (``ghp_…_backup.md``); a word in
+    ``snake_case`` after a type marker is one of a program's names."""
+    return any(c.isdigit() for c in value) or not (value.islower() or value.isupper())
 
 
 def _marked(m: re.Match[str], rule: Rule) -> bool:

@@ -236,3 +236,11 @@ def test_the_report_masks_a_token_that_is_a_folder_name(tmp_path: Path) -> None:
         "keys/[REDACTED:aws_access_key]/a.md",
         "keys/[REDACTED:aws_access_key]/empty.md",
     ]
+
+
+def test_a_token_glued_to_a_file_name_by_an_underscore(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    _write(root / f"{TOKEN}_backup.md", "# Backup\n\nbackup notes\n")
+    assert ingest_path(Substrate(tmp_path / "shard"), root).files_added == 1
+    assert _leaks(tmp_path / "shard", TOKEN) == []

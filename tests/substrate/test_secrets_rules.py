@@ -743,3 +743,24 @@ def test_a_file_name_is_scanned_without_its_extension_too(path: str) -> None:
 )
 def test_a_command_line_password_ends_where_its_command_does(line: str, secret: str) -> None:
     assert [line[f.start : f.end] for f in detect_secrets(line).findings] == [secret]
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "ghp_" + rnd(36),
+        "sk_live_" + rnd(24),
+        "xoxb-031372159010-9281590139624-" + rnd(24),
+        "sk-" + rnd(48),
+    ],
+)
+def test_a_token_glued_to_a_name_by_an_underscore_is_found(token: str) -> None:
+    for text in (f"{token}_old", f"notes/{token}_backup.md", f"see {token}_v2 here"):
+        assert [text[h.start : h.end] for h in find_secrets(text)] == [token]
+
+
+@pytest.mark.parametrize(
+    "name", ["sk_test_configuration_value", "sk_live_publishable_key", "SK_LIVE_ENVIRONMENT_NAME_X"]
+)
+def test_a_snake_case_name_after_a_type_marker_is_no_token(name: str) -> None:
+    assert find_secrets(name) == []
