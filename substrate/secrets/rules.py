@@ -104,11 +104,12 @@ _SETTER = (
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
-# was 'hunter2'". Only password words: "the key is stored" is not worth the doubt.
+# was 'hunter2'", asked and answered ("the db password? it is hunter2"). Only password words:
+# "the key is stored" is not worth the doubt.
 _STATED = (
     r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
-    r"[ \t]+(?i:is|was)[ \t]+"
+    r"(?:[ \t]*\?[ \t]+(?i:it|that)(?i:'s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,

@@ -764,3 +764,16 @@ def test_a_token_glued_to_a_name_by_an_underscore_is_found(token: str) -> None:
 )
 def test_a_snake_case_name_after_a_type_marker_is_no_token(name: str) -> None:
     assert find_secrets(name) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("what is the db password? it is Tr3@YTWmE4lBYO", ["Tr3@YTWmE4lBYO"]),
+        ("The VPN password? It's Tr3@YTWmE4lBYO, ask Ana.", ["Tr3@YTWmE4lBYO"]),
+        ("What is the password? It is stored in Vault.", []),
+        ("Forgot your password? It is easy to reset.", []),
+    ],
+)
+def test_a_password_asked_for_and_given_is_found(line: str, found: list[str]) -> None:
+    assert [line[h.start : h.end] for h in find_secrets(line)] == found
