@@ -154,9 +154,10 @@ class ContextPacket:
     used_chars: int = 0
     n_candidates: int = 0
     texts: list[str] = field(default_factory=list)
+    compressed: bool = False
+    # fields beyond the seed's come after them, so that positional construction keeps working
     # each item's source as the packet names it (``shown_sources``); worked out when not given
     sources: list[str | None] = field(default_factory=list)
-    compressed: bool = False
     skipped: int = 0
     # the most relevant candidate had text but no room: what is packed is not the best evidence
     best_left_out: bool = False

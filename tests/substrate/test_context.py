@@ -546,3 +546,9 @@ def test_code_fences_are_marks_not_words_of_a_sentence() -> None:
         "- Reload the service: sudo systemctl reload nginx",  # a fence indented in a list
         "Run ```make install``` then wait.",  # code on one line, no fence
     ]
+
+
+def test_a_packet_built_positionally_as_the_seed_api_does() -> None:
+    its = items("first text")
+    packet = ContextPacket("t", its, [1.0], ContextBudget(), 0, 1, ["first"], True)
+    assert packet.compressed is True and packet.texts == ["first"] and packet.n_candidates == 1
