@@ -8,9 +8,14 @@ need them, so importing ``substrate`` stays cheap.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# A library leaves where its log records go to the program: without a handler of its own,
+# Python's last resort would print its warnings to stderr in every program that imports it.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 # Public name -> the module that defines it. Modules load on first use (PEP 562), so
 # `import substrate` costs almost nothing and a command pays only for what it touches.

@@ -39,3 +39,14 @@ def test_import_loads_no_feature_modules() -> None:
         "assert loaded == [], loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_library_prints_no_log_record_unless_the_program_asks() -> None:
+    code = (
+        "import logging, substrate\n"
+        "logging.getLogger('substrate.locking').warning('waiting for a lock')\n"
+        "logging.basicConfig()\n"  # a program that configures logging sees the records
+        "logging.getLogger('substrate.locking').warning('shown')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "waiting" not in done.stderr and "shown" in done.stderr
