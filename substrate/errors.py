@@ -23,6 +23,11 @@ class ShardError(SubstrateError):
     """The shard cannot be read or written (I/O failure, permissions, full disk)."""
 
 
+class MissingShardError(NotFoundError, FileNotFoundError):
+    """``load`` was given a folder without ``items.jsonl`` (a ``FileNotFoundError`` too, as the
+    seed API raises)."""
+
+
 class CorruptShardError(ShardError):
     """A line of ``items.jsonl`` (other than a torn final line) cannot be parsed."""
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.catalog import StaleCatalogError
-from substrate.errors import CorruptShardError, InvalidInputError, ShardError
+from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
@@ -120,11 +120,13 @@ class Substrate:
         """Add or replace an item; returns its id. Persisted by the next ``save()``.
 
         The item is kept exactly as given, as the seed API's store does: nothing masks its
-        secrets here. Text from elsewhere goes through the write-time gate first,
+        secrets here. One that could not be saved (``tags`` not a list of strings, a payload
+        JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere goes through the write-time gate first,
         ``put(admit(item).item)``, as every ``mixle`` command and ingest function does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
+        encode(item)  # refused here, not by a later save() it would stop for every item
         if self.root is None:
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
@@ -289,7 +291,7 @@ class Substrate:
         if target is None:
             raise InvalidInputError("load() needs a root")
         if not (target / "items.jsonl").exists():
-            raise FileNotFoundError(str(target / "items.jsonl"))
+            raise MissingShardError(f"no shard at {target}: {target / 'items.jsonl'} is missing")
         self._mem.clear()
         self._put_at.clear()
         self._pending.clear()

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from substrate import Substrate, SubstrateItem
-from substrate.errors import InvalidInputError, ShardError
+from substrate.errors import InvalidInputError, ShardError, SubstrateError
 from substrate.store import CompactStats
 from substrate.view import TAIL_LIMIT
 
@@ -111,7 +111,9 @@ def test_save_to_new_root_and_load(tmp_path: Path) -> None:
     t = Substrate()
     t.load(tmp_path / "new")
     assert t.get(a).text == "one"
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError):  # as the seed API raises ...
+        Substrate().load(tmp_path / "missing")
+    with pytest.raises(SubstrateError, match="no shard at"):  # ... and one of the library's
         Substrate().load(tmp_path / "missing")
 
 
@@ -438,7 +440,7 @@ def test_folding_a_tail_into_the_catalog_leaves_numpy_ma_unimported(tmp_path: Pa
     "field, value",
     [("tags", [1]), ("text", None), ("payload", [1]), ("created_at", None), ("id", "")],
 )
-def test_a_badly_typed_item_is_refused_at_save_and_the_shard_stays_readable(
+def test_a_badly_typed_item_is_refused_at_put_and_at_save_and_the_shard_stays_readable(
     tmp_path: Path, field: str, value: object
 ) -> None:
     s = Substrate(tmp_path)
@@ -446,7 +448,11 @@ def test_a_badly_typed_item_is_refused_at_save_and_the_shard_stays_readable(
     s.save()
     bad = SubstrateItem("text", "bad")
     setattr(bad, field, value)
-    s.put(bad)
+    with pytest.raises(InvalidInputError, match="cannot be saved"):
+        s.put(bad)  # refused at once: it does not stop the saves of the items after it
+    changed = SubstrateItem("text", "spoilt after it was put")
+    s.put(changed)
+    setattr(changed, field, value)
     with pytest.raises(InvalidInputError, match="cannot be saved"):
         s.save()
     again = Substrate(tmp_path)
@@ -675,9 +681,9 @@ def test_text_that_is_not_utf8_is_refused_at_save_and_nothing_is_written(tmp_pat
     store.add("text", "kept")
     store.save()
     before = (tmp_path / "items.jsonl").read_bytes()
-    store.add("text", "caf\udce9 from a Latin-1 argument")  # how Python keeps undecodable bytes
     with pytest.raises(InvalidInputError, match="cannot be saved"):
-        store.save()
+        store.add("text", "caf\udce9 from a Latin-1 argument")  # Python's undecodable bytes
+    store.save()
     assert (tmp_path / "items.jsonl").read_bytes() == before
 
 
@@ -797,15 +803,13 @@ def test_a_read_modify_write_may_save_through_another_path_to_the_same_shard(
 
 
 @pytest.mark.parametrize("created", [float("nan"), float("inf"), float("-inf")])
-def test_a_creation_time_json_cannot_hold_is_refused_at_save(
-    tmp_path: Path, created: float
-) -> None:
+def test_a_creation_time_json_cannot_hold_is_refused(tmp_path: Path, created: float) -> None:
     store = Substrate(tmp_path)
     store.add("text", "kept")
     store.save()
-    store.put(SubstrateItem(kind="text", text="bad time", created_at=created))
     with pytest.raises(InvalidInputError, match="finite"):
-        store.save()
+        store.put(SubstrateItem(kind="text", text="bad time", created_at=created))
+    store.save()
     assert [i.text for i in Substrate(tmp_path).iter_items()] == ["kept"]
 
 
