@@ -199,7 +199,10 @@ def owned_items(
         NotFoundError: (strict) an id does not exist or is not visible.
         AccessDeniedError: (strict) an item is outside ``from_scope``; ``action`` names what
             the refusal was for (``published``, ``proposed``).
+        InvalidInputError: ``ids`` is one string (its characters would be taken for ids).
     """
+    if isinstance(ids, str):
+        raise InvalidInputError(f"expected a list of ids, got one string: pass [{safe_repr(ids)}]")
     if strict:
         items = require_items(substrate, ids, scopes)
         foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]

@@ -427,3 +427,11 @@ def test_a_teams_items_of_one_kind_keep_their_links_to_visible_items_of_another(
     note = store.add("text", "uses the classifier", scope="alpha", links=[model, hidden])
     [shown] = Space(store, "alpha").all(kind="text")
     assert (shown.id, shown.links) == (note, [model])
+
+
+def test_one_id_given_as_a_string_is_refused_not_read_as_its_characters(store: Substrate) -> None:
+    some = store.add("text", "mine", scope="ops")
+    with pytest.raises(InvalidInputError, match="one string"):
+        publish(store, some, to="public")
+    with pytest.raises(InvalidInputError, match="one string"):
+        propose(store, some, to="public")
