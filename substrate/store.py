@@ -121,8 +121,9 @@ class Substrate:
 
         The item is kept exactly as given, as the seed API's store does: nothing masks its
         secrets here. One that could not be saved (``tags`` not a list of strings, a payload
-        JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere goes through the write-time gate first,
-        ``put(admit(item).item)``, as every ``mixle`` command and ingest function does.
+        JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere goes through the
+        write-time gate first, ``put(admit(item).item)``, as every ``mixle`` command and ingest
+        function does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
