@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.catalog import StaleCatalogError
+from substrate.derived import LOG_FILE
 from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
-from substrate.settings import Settings
+from substrate.settings import SETTINGS_FILE, Settings
 from substrate.view import LogView
 
 if TYPE_CHECKING:
@@ -74,6 +76,18 @@ def encode(item: SubstrateItem) -> bytes:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {exc}") from None
 
 
+def _refuse_special_files(root: Path) -> None:
+    """Refuse a shard whose log or settings is a FIFO, a socket or a device: opening one to
+    read waits for a writer that may never come, and every command would hang."""
+    for name in (SETTINGS_FILE, LOG_FILE):
+        try:
+            mode = os.stat(root / name).st_mode
+        except OSError:  # missing (a shard yet to be written) or unreadable: said when read
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder fails when read, as ever
+            raise ShardError(f"{root / name} is not a regular file")
+
+
 def decode(line: bytes) -> SubstrateItem:
     """The item of a log line made by ``encode``."""
     return SubstrateItem.from_json(orjson.loads(line))
@@ -107,6 +121,7 @@ class Substrate:
             self._bind(Path(root))
 
     def _bind(self, root: Path) -> None:
+        _refuse_special_files(root)
         self.close()
         self.root = root
         self.settings = Settings.load(root)

@@ -984,3 +984,13 @@ def test_the_index_is_closed_to_whom_the_log_is_closed_to(tmp_path: Path) -> Non
     store.add("text", "another note")
     store.save()
     assert stat.S_IMODE((tmp_path / "index").stat().st_mode) & 0o077 == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("name", ["items.jsonl", "mixle.toml"])
+def test_a_fifo_in_place_of_a_shard_file_is_refused_not_waited_on(
+    tmp_path: Path, name: str
+) -> None:
+    os.mkfifo(tmp_path / name)  # nobody will ever write to it: opening it would wait for ever
+    with pytest.raises(ShardError, match="not a regular file"):
+        Substrate(tmp_path)
