@@ -67,7 +67,14 @@ from substrate.ingest.settings import (
 )
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest, read_within
-from substrate.ingest.walk import FileEntry, WalkResult, files_by_folder, utf8_name
+from substrate.ingest.walk import (
+    SHARD_SKIPPED,
+    FileEntry,
+    WalkResult,
+    files_by_folder,
+    shard_file,
+    utf8_name,
+)
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
 
@@ -214,6 +221,9 @@ def ingest_path(
     elif root.is_file():
         info = root.stat()
         folders = [[FileEntry.of(str(root), root.name, info)]]
+        if shard_file(root):  # passed over as a folder holding a shard is
+            walked.skipped.append((root.name, SHARD_SKIPPED))
+            folders = _noting_skips([], walked, run, root.parent)
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")

@@ -241,6 +241,12 @@ def _holds_shard(entries: list[os.DirEntry[str]]) -> bool:
     return len(found) == len(SHARD_FILES) and all(e.is_file() for e in found)
 
 
+def shard_file(path: Path) -> bool:
+    """Whether ``path`` is a shard's own file (one of ``SHARD_FILES``, beside the other): its
+    lines are items already, and read as records they would come back as copies."""
+    return path.name in SHARD_FILES and all((path.parent / n).is_file() for n in SHARD_FILES)
+
+
 def utf8_name(name: str) -> bool:
     """Whether a name from the file system is valid UTF-8 (Python keeps the bytes of one that
     is not as lone surrogates, which nothing can store or print)."""

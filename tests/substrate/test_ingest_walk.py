@@ -203,3 +203,9 @@ def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> Non
     # named itself, it is skipped too: its items are not data
     named = ingest_path(Substrate(tmp_path / "s2"), tmp_path / "notes" / "old-shard")
     assert [(f.source, f.reason) for f in named.files] == [("old-shard", "a mixle shard")]
+    # and so is its log, named alone (a log without settings beside it is data, as above)
+    log = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "old-shard" / "items.jsonl")
+    assert [(f.source, f.reason) for f in log.files] == [("items.jsonl", "a mixle shard")]
+    assert len(Substrate(tmp_path / "s3")) == 0
+    data = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "data" / "items.jsonl")
+    assert data.files_added == 1
