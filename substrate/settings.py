@@ -52,13 +52,14 @@ class Settings:
         except OSError as exc:
             raise ShardError(f"cannot read {path}: {exc.strerror}") from exc
         fmt = data.get("format", SHARD_FORMAT)
-        if not isinstance(fmt, int) or isinstance(fmt, bool):
-            raise ShardError(f"{path}: format must be a whole number, not {fmt!r}")
+        if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+            raise ShardError(f"{path}: format must be a whole number from 1, not {fmt!r}")
         if fmt > SHARD_FORMAT:
             raise ShardFormatError(
                 f"{path}: shard format {fmt!r} is newer than this mixle supports "
                 f"({SHARD_FORMAT}); upgrade mixle"
             )
+        _check_types(path, data)
         _warn_once(data)
         return cls(data, path)
 
@@ -210,11 +211,14 @@ def _fresh_defaults() -> dict[str, Any]:
     return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}
 
 
-# The keys of the tables that decide who reads and approves what: a misspelt one ("tema",
-# "aprovers") would leave every scope readable, or a scope ungated, without a word.
-ACCESS_KEYS = {
+# The keys of the tables read by more than one part of mixle, checked when the file is read: a
+# misspelt one ("tema", "aprovers") would leave every scope readable, or a scope ungated, and
+# "base_ulr" the answerer unconfigured, without a word. ([ingest] and [secrets] are checked
+# where they are read.)
+KNOWN_KEYS = {
     "shard": frozenset({"team", "default_scope", "shared_scopes"}),
     "governance": frozenset({"approvers"}),
+    "answerer": frozenset({"base_url", "model", "api_key_env", "timeout"}),
 }
 _warned: set[tuple[str, str]] = set()  # (table, key) told of already by this process
 
@@ -223,11 +227,20 @@ _warned: set[tuple[str, str]] = set()  # (table, key) told of already by this pr
 TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answerer"})
 
 
+def _check_types(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a table given as a value (``shard = 3``): its settings would be passed over
+    (every scope left readable) rather than obeyed. Their own types are checked where they
+    are used (``substrate.visibility``)."""
+    for name in sorted(TABLES - {"format"}):
+        if name in data and not isinstance(data[name], dict):
+            raise ShardError(f"{path}: {name} must be a table ([{name}]), not a value")
+
+
 def _warn_once(data: dict[str, Any]) -> None:
-    """``warn_unknown_keys`` for the tables of a settings file and the keys of its access
-    tables."""
+    """``warn_unknown_keys`` for the tables of a settings file and the keys of the tables
+    in ``KNOWN_KEYS``."""
     warn_unknown_keys("", data, TABLES)
-    for section, known in ACCESS_KEYS.items():
+    for section, known in KNOWN_KEYS.items():
         table = data.get(section)
         if isinstance(table, dict):
             warn_unknown_keys(section, table, known)
