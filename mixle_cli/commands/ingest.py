@@ -524,18 +524,15 @@ def _adapt(
 
 def _note_file(report: IngestReport, name: str) -> None:
     """The outcome of a file this command read and handed on as content."""
-    from substrate import FileOutcome
-
-    added, rewritten = report.items_added, report.items_rewritten
-    if report.ids and not (added or rewritten):  # every item is stored as it is
-        report.unchanged.append(name)
-        return
-    path = None if name == "-" else os.path.abspath(name)
-    result = "updated" if rewritten else "added" if added else "skipped"
-    outcome = FileOutcome(name, result, path, "" if added or rewritten else "no content")
-    outcome.items_added, outcome.items_rewritten = added, rewritten
-    outcome.errors = len(report.issues)
-    report.files.append(outcome)
+    report.record_file(
+        name,
+        None if name == "-" else os.path.abspath(name),
+        added=report.items_added,
+        rewritten=report.items_rewritten,
+        gave_items=bool(report.ids),
+        errors=len(report.issues),
+        empty=report.items_dropped,
+    )
 
 
 def _existing(given: str, *, folder: bool = False) -> Path:

@@ -38,7 +38,7 @@ from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
-from substrate.ingest.session import NO_CONTENT, too_large
+from substrate.ingest.session import too_large
 from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
@@ -302,34 +302,16 @@ def _finish_file(
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
         empty = parsed.dropped + len(parsed.segments) - len(items)
-        _record_file(
-            report, name, meta["path"], bool(items), added, rewritten, len(parsed.issues), empty
+        report.record_file(
+            name,
+            meta["path"],
+            added=added,
+            rewritten=rewritten,
+            gave_items=bool(items),
+            errors=len(parsed.issues),
+            empty=empty,
         )
     return ids
-
-
-def _record_file(
-    report: IngestReport,
-    name: str,
-    path: str | None,
-    gave_items: bool,
-    added: int,
-    rewritten: int,
-    errors: int = 0,
-    empty: int = 0,
-) -> None:
-    """The outcome of one file: unchanged when every item it gave is stored as it is."""
-    if gave_items and not (added or rewritten):
-        report.unchanged.append(name)
-        return
-    result = status.UPDATED if rewritten else status.ADDED if gave_items else status.SKIPPED
-    reason = ""
-    if not gave_items:  # as ingest tells it: every line rejected fails the file
-        result = status.FAILED if errors else status.SKIPPED
-        reason = status.nothing_parsed(errors, empty) if errors else NO_CONTENT
-    outcome = FileOutcome(name, result, path, reason)
-    outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
-    report.files.append(outcome)
 
 
 _LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
@@ -469,7 +451,7 @@ def ingest_artifacts(
             data, meta = _read_source(manifest_path)
             text = decode_text(data)
             if not text.strip():  # as `ingest` skips an empty file of any format
-                _file_skipped(report, name, NO_CONTENT)
+                _file_skipped(report, name, status.NO_CONTENT)
                 continue
             manifest = load_manifest(text)
         except OSError as exc:
@@ -505,7 +487,7 @@ def ingest_artifacts(
         ids += stored
         if report is not None:
             report.bytes_read += len(data)
-            _record_file(report, name, name, True, added, rewritten)
+            report.record_file(name, name, added=added, rewritten=rewritten, gave_items=True)
     return ids
 
 

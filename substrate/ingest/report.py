@@ -24,6 +24,9 @@ FAILED = "failed"  # rejected because it could not be read or parsed; stored ite
 STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
 
 
+NO_CONTENT = "no content"
+
+
 def nothing_parsed(rejected: int, empty: int) -> str:
     """Why a file whose lines or rows gave no item failed: how many were rejected, and how
     many of the others were empty."""
@@ -225,6 +228,31 @@ class IngestReport:
         outcome = FileOutcome(source, FAILED, path, where + reason, errors=1)
         self.files.append(outcome)
         return outcome
+
+    def record_file(
+        self,
+        name: str,
+        path: str | None,
+        *,
+        added: int,
+        rewritten: int,
+        gave_items: bool,
+        errors: int = 0,
+        empty: int = 0,
+    ) -> None:
+        """The outcome of one file read whole: unchanged when every item it gave is stored as
+        it is; failed when it gave none and ``errors`` lines or rows were rejected (as ingest
+        tells it), skipped when it held nothing (``empty`` lines or rows were blank)."""
+        if gave_items and not (added or rewritten):
+            self.unchanged.append(name)
+            return
+        if not gave_items and errors:
+            self.failed(name, path, nothing_parsed(errors, empty)).errors = errors
+            return
+        result = UPDATED if rewritten else ADDED if gave_items else SKIPPED
+        outcome = FileOutcome(name, result, path, "" if gave_items else NO_CONTENT)
+        outcome.items_added, outcome.items_rewritten, outcome.errors = added, rewritten, errors
+        self.files.append(outcome)
 
     @property
     def root(self) -> str:

@@ -68,7 +68,6 @@ class _Change:
             yield item.id, encode(item)
 
 
-NO_CONTENT = "no content"
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
@@ -467,7 +466,7 @@ class IngestSession:
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
         # a file with nothing to store is reported skipped again, as a binary one is
-        empty = "" if owned else NO_CONTENT
+        empty = "" if owned else status.NO_CONTENT
         state = SourceState(
             size, mtime_state, done.digest, self.fingerprint, owned, empty, len(done.issues)
         )
@@ -478,7 +477,7 @@ class IngestSession:
             result = status.ADDED
         else:
             result = status.SKIPPED
-        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else NO_CONTENT)
+        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else status.NO_CONTENT)
         outcome.items_added = len(ids) - rewritten
         outcome.items_rewritten = rewritten
         outcome.items_removed = len(removes)

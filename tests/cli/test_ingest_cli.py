@@ -587,6 +587,12 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_pat
     empty = tmp_path / "e.jsonl"
     empty.write_text("\n")
     assert mixle("ingest-docs", str(empty), "--json").json()["files"][0]["reason"] == "no content"
+    rejected = tmp_path / "r.jsonl"  # every line refused: failed, as ingest tells it
+    rejected.write_bytes(b"not json \xff\n\n{bad\n")
+    told = mixle("ingest-docs", str(rejected))
+    assert told.exit_code == 1 and "no content" not in told.stderr
+    assert f"failed: {rejected}: all 2 line(s) or row(s) rejected" in told.stderr
+    assert "0 skipped, 1 failed" in told.stderr
 
 
 def test_ingest_docs_drops_empty_docs_and_counts_them(mixle, tmp_path: Path) -> None:
