@@ -88,18 +88,17 @@ def _print_audit(report: dict[str, Any]) -> None:
     unresolved = notes.get("unresolved", [])
     if notes.get("checked"):
         lines.append(f"notes    {notes['n_links']} link(s), {len(unresolved)} to no note")
-    problems = report["problems"]
-    if problems:
-        lines.append("")
-        lines.append(f"{len(problems)} problem(s):")
-        lines.extend(f"  {p}" for p in problems)
-    else:
-        lines.append("")
-        lines.append("all clean")
     if unresolved:  # told, not a problem: a note may link to one not written yet
         lines.append("")
         lines.append(f"{len(unresolved)} link(s) between notes lead to no note (or heading):")
         lines.extend(f"  {_where(entry)}: {entry['link']}" for entry in unresolved)
+    problems = report["problems"]  # the verdict comes last, where a reader's eye ends
+    lines.append("")
+    if problems:
+        lines.append(f"{len(problems)} problem(s):")
+        lines.extend(f"  {p}" for p in problems)
+    else:
+        lines.append("all clean")
     output.emit_text("\n".join(lines))
 
 
