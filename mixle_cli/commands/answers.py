@@ -85,6 +85,10 @@ def _no_claims(text: str) -> str:
     return why
 
 
+# How many of the evidence's sources an abstention points to.
+NEAREST_SHOWN = 3
+
+
 def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
     out = output.stdout()
     packet = answer.context
@@ -94,6 +98,12 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
         # answer" beside "confidence 1.00" reads as a contradiction
         shown = f"evidence confidence {answer.confidence:.2f} ({HEURISTIC}); no answer in it"
         out.print(shown, markup=False)
+        nearest = packet.provenance()[:NEAREST_SHOWN]
+        if nearest:  # where to read on, rather than search again
+            out.print("", markup=False)
+            out.print("Nearest sources (they do not answer it)", markup=False, style="bold")
+            for n, entry in enumerate(nearest, 1):
+                out.print(f"  [{n}] {entry['id']}  {where_text(entry)}", markup=False)
         return
     out.print(answer.answer or "", markup=False)
     out.print("", markup=False)

@@ -270,6 +270,16 @@ def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     assert data.exit_code == 1 and data.json()["abstained"] is True
 
 
+def test_an_abstention_points_to_the_nearest_sources(mixle: Run, shop: dict[str, str]) -> None:
+    result = mixle("ask", "When does the store open on holidays?")
+    assert result.exit_code == 1 and "no readable item mentions 'holidays'" in result.stdout
+    tail = result.stdout.rstrip().splitlines()[-2:]
+    assert tail == [
+        "Nearest sources (they do not answer it)",
+        f"  [1] {shop['hours']}  docs/hours.md",
+    ]
+
+
 def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path: Path) -> None:
     script = tmp_path / "answer.py"
     script.write_text(
