@@ -175,9 +175,9 @@ def _explain_line(e: dict[str, float]) -> str:
     flags = [
         name
         for name, key in (
-            ("lexical floor", "lexical_floor"),
-            ("feedback", "feedback"),
-            ("filtered statistics", "filtered_statistics"),
+            ("lifted by the lexical floor", "lexical_floor"),
+            ("query expanded with feedback terms", "feedback"),
+            ("idf of the filtered items", "filtered_statistics"),
         )
         if e.get(key)
     ]

@@ -141,6 +141,14 @@ def test_explain_shows_each_channel(mixle: Run, filled: dict[str, str]) -> None:
     assert "lexical" in text.stdout and "coverage" in text.stdout
 
 
+def test_an_explained_flag_says_what_it_did() -> None:
+    from mixle_cli.commands.search import _explain_line
+
+    parts = {"lexical_part": 1.0, "bm25": 2.0, "bm25_norm": 1.0, "semantic_weight": 0.0}
+    line = _explain_line(parts | {"fused": 1.0, "coverage": 1.0, "feedback": 1.0})
+    assert line.endswith("x query coverage 1.00; query expanded with feedback terms")
+
+
 # -- filters ------------------------------------------------------------------------------------
 
 
