@@ -203,12 +203,17 @@ def _negated(text: str) -> bool:
 
 @dataclass
 class ClaimVerdict:
-    """One claim, whether the substrate supports it, and the evidence that does."""
+    """One claim, whether the substrate supports it, and the evidence that does.
+
+    ``nearest`` is, for an unsupported claim, the best evidence that does not say it (scoring
+    at least the floor): where a claim the shard contradicts can be checked. None otherwise.
+    """
 
     claim: str
     supported: bool
     score: float
     citations: list[dict[str, Any]] = field(default_factory=list)
+    nearest: dict[str, Any] | None = None
 
 
 @dataclass
@@ -243,6 +248,7 @@ class FactualityReceipt:
                     "supported": v.supported,
                     "score": round(v.score, 4),
                     "citations": v.citations,
+                    "nearest": v.nearest,
                 }
                 for v in self.verdicts
             ],
@@ -295,17 +301,22 @@ def check_factuality(
             # what a packet and the answerer read of it: a graph item's facts, its heading
             if score >= min_score and corroborates(headed_text(item), claim)
         ]
-        checked.append((claim, best, backing))
+        closest = [] if backing else [(i, score) for i, score in hits if score >= min_score][:1]
+        checked.append((claim, best, backing or closest, bool(backing)))
     # one name per item across the receipt; masked, as receipts travel with answers
-    cited = {item.id: item for _, _, backing in checked for item, _ in backing}
-    names = dict(zip(cited, shown_sources(list(cited.values())), strict=True))
+    named = {item.id: item for _, _, shown, _ in checked for item, _ in shown}
+    names = dict(zip(named, shown_sources(list(named.values())), strict=True))
     receipt = FactualityReceipt(answer)
-    for claim, best, backing in checked:
-        citations = [
+    for claim, best, shown, supported in checked:
+        entries = [
             {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": names[item.id]}
-            for item, score in backing
+            for item, score in shown
         ]
-        receipt.verdicts.append(ClaimVerdict(claim, bool(citations), float(best), citations))
+        if supported:
+            verdict = ClaimVerdict(claim, True, float(best), entries)
+        else:
+            verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
+        receipt.verdicts.append(verdict)
     return receipt
 
 

@@ -241,7 +241,7 @@ def _same_names(data: dict[str, Any]) -> None:
     apart within a listing, and the receipt lists other items than the packet."""
     cited = {entry["id"]: entry["source"] for entry in data["citations"]}
     for claim in (data["factuality"] or {}).get("claims", []):
-        for entry in claim["citations"]:
+        for entry in [*claim["citations"], *filter(None, [claim["nearest"]])]:
             entry["source"] = cited.get(entry["id"], entry["source"])
 
 
@@ -323,6 +323,11 @@ def verify_cmd(
             lines.extend(
                 f"      evidence {e['id']}  {e['source'] or '-'}" for e in claim["citations"]
             )
+            if claim["nearest"]:  # a claim the shard contradicts: where to see what it says
+                near = claim["nearest"]
+                lines.append(
+                    f"      nearest  {near['id']}  {near['source'] or '-'} (does not say it)"
+                )
         if lines:
             output.emit_text("\n".join(lines))
         supported = data["n_claims"] - data["n_unsupported"]

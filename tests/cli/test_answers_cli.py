@@ -554,6 +554,9 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
         assert vouched.exit_code == 1 and vouched.json()["grounded_fraction"] is None
     contradicted = mixle("--as", "shop", "verify", "Gift cards expire and can be used online.")
     assert contradicted.exit_code == 1 and "UNSUPPORTED" in contradicted.stdout
+    # where to see what the shard says instead
+    assert f"nearest  {shop['cards']}  - (does not say it)" in contradicted.stdout
+    assert data["claims"][1]["nearest"] is None  # nothing scored near "penguins"
 
 
 @pytest.mark.parametrize("value", ["inf", "nan"])

@@ -92,7 +92,7 @@ def test_receipt_marks_supported_and_unsupported(shard: Substrate) -> None:
     assert not receipt.is_grounded() and receipt.is_grounded(0.5)
     d = receipt.as_dict()
     assert d["n_claims"] == 2 and d["n_unsupported"] == 1
-    assert set(d["claims"][0]) == {"claim", "supported", "score", "citations"}
+    assert set(d["claims"][0]) == {"claim", "supported", "score", "citations", "nearest"}
     # citation markers never reach the search
     assert all("[1]" not in q for q in shard.queries)  # type: ignore[attr-defined]
 
@@ -166,6 +166,11 @@ def test_real_engine_factuality(tmp_path: Any) -> None:
     s.save()
     receipt = check_factuality(s, "Refunds are given within 30 days. Pigs can fly over Mars.")
     assert [v.supported for v in receipt.verdicts] == [True, False]
+    assert [v.nearest for v in receipt.verdicts] == [None, None]  # nothing near the pigs
+    (wrong,) = check_factuality(s, "Refunds are given within 90 days.").verdicts
+    assert not wrong.supported and wrong.citations == []
+    assert wrong.nearest is not None and wrong.nearest["source"] is None
+    assert s.get(wrong.nearest["id"]).text.startswith("Refunds")  # type: ignore[union-attr]
 
 
 def test_a_claim_with_a_number_the_evidence_contradicts_is_not_supported() -> None:
