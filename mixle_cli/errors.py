@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
@@ -153,8 +154,8 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
         except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
             if isinstance(exc, SystemExit):
                 raise
-            if os.environ.get("MIXLE_DEBUG") == "1":
-                raise
+            if os.environ.get("MIXLE_DEBUG") == "1":  # the details asked for, then the
+                traceback.print_exc()  # message and the documented exit code as ever
             code, message, hint = classify(exc)
             if _saved_before(args, kwargs):  # a retry would make the change twice
                 hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
