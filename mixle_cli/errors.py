@@ -40,11 +40,14 @@ def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
     """Print ``error: message`` (and a hint) on stderr and exit with ``code``.
 
     Messages often repeat what the user typed (an id, a kind, a path), so anything in them that
-    looks like a secret is masked first.
+    looks like a secret is masked first, and control characters and line breaks are shown as
+    U+FFFD: an id holding a newline must not make the error two lines, nor an escape sequence
+    change the terminal.
     """
+    from mixle_cli.output import one_line, printable
     from substrate import safe_text
 
-    sys.stderr.write(f"error: {safe_text(message)}\n")
+    sys.stderr.write(f"error: {one_line(printable(safe_text(message)))}\n")
     if hint:
         sys.stderr.write(f"hint: {hint}\n")
     sys.stderr.flush()

@@ -775,3 +775,13 @@ def test_ls_names_each_items_source_and_keeps_to_one_given_with_source(
     assert mixle("ls", "--source", str(tmp_path / "teamB"), "-n", "5").stdout.count(".md") == 2
     nothing = mixle("ls", "--source", "nowhere.md")
     assert nothing.exit_code == 0 and "no matching items" in nothing.stderr
+
+
+def test_an_error_repeating_an_id_with_a_line_break_or_an_escape_stays_one_line(
+    mixle, isolated_shard_env: Path
+) -> None:
+    assert mixle("add", "kept").exit_code == 0
+    result = mixle("rm", "a\nb", "c\x1b[31md")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert line == "error: no item with id a\ufffdb, c\ufffd[31md; nothing removed"
