@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from itertools import zip_longest
 
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.search.snippets import lead_in
@@ -27,6 +28,34 @@ _HEADING = re.compile(r"#{1,6}\s")
 # A line of one punctuation character repeated (not indented as code): a title's underline or
 # overline, a transition, a thematic break.
 _RULE = re.compile(r" {0,3}([=\-~^\"'`#*+_:<>])\1{2,}\s*$")
+
+
+# A Markdown table: rows of cells between pipes, the header row underlined by a rule of dashes
+_TABLE_ROW = re.compile(r"\s{0,3}\|")
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)*\s*:?-{3,}:?\s*\|?")
+
+
+def _cells(row: str) -> list[str]:
+    inner = row.strip().removeprefix("|").removesuffix("|")
+    return [cell.strip() for cell in inner.split("|")]
+
+
+def _labelled(header: list[str], cells: list[str]) -> str:
+    """A table row as one sentence naming each cell by its column ("Level: SEV2; Status page
+    updates: every 60 min."): a row says what its cells are only with its header, and a cell
+    of two sentences is one clause, so that no part of the row is read without its name."""
+    named = [
+        f"{name}: {_clause(cell)}" if name else _clause(cell)
+        for name, cell in zip_longest(header, cells, fillvalue="")  # a ragged row: all kept
+        if cell
+    ]
+    row = "; ".join(named)
+    return row if row.endswith((".", "!", "?")) else f"{row}."
+
+
+def _clause(cell: str) -> str:
+    parts = split_sentences(cell)
+    return "; ".join([part.rstrip().removesuffix(".") for part in parts[:-1]] + parts[-1:])
 
 
 def _underlines(rule: re.Match[str], line: str) -> bool:
@@ -65,7 +94,9 @@ def _blocks(text: str) -> list[str]:
     for paragraph in _PARAGRAPH_BREAK.split(text):
         current: list[str] = []
         fenced = False
-        for line in paragraph.splitlines():
+        lines = paragraph.splitlines()
+        header: list[str] | None = None  # the column names of the table being read
+        for at, line in enumerate(lines):
             if _FENCE.match(line):
                 opening = not fenced
                 fenced = opening
@@ -73,6 +104,17 @@ def _blocks(text: str) -> list[str]:
                     blocks.append(" ".join(current))
                     current = []
                 continue
+            if not fenced and _TABLE_ROW.match(line):
+                if current:
+                    blocks.append(" ".join(current))
+                    current = []
+                cells = _cells(line)
+                if at + 1 < len(lines) and _TABLE_RULE.fullmatch(lines[at + 1].strip()):
+                    header = cells  # names each row's cells, and is no sentence itself
+                elif not _TABLE_RULE.fullmatch(line.strip()):
+                    blocks.append(_labelled(header, cells) if header else line.strip())
+                continue
+            header = None
             label = None if fenced or current else _BOLD_LINE.fullmatch(line.strip())
             if label is not None:  # "**Removing a user**" alone on its line: a heading
                 blocks.append(f"# {label.group(2).strip()}")

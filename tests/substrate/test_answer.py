@@ -589,6 +589,20 @@ def test_real_engine_answer_and_abstain(tmp_path: Any) -> None:
     assert bad.abstained and bad.citations() == []
 
 
+def test_a_table_row_is_quoted_with_its_column_names_never_the_header_alone() -> None:
+    table = (
+        "| Level | Definition | Status page updates |\n|---|---|---|\n"
+        "| SEV1 | Payments failing | every 30 min |\n| SEV2 | Degraded service | every 60 min |\n"
+    )
+    packet = ContextPacket(task="sev2 updates", items=[SubstrateItem("text", table)])
+    answer = ExtractiveAnswerer().answer_packet(
+        "How often are status page updates for SEV2?", packet
+    )
+    assert answer == (
+        "Level: SEV2; Definition: Degraded service; Status page updates: every 60 min. [1]"
+    )
+
+
 def test_a_heading_is_never_quoted_as_the_answer() -> None:
     policy = "# Refund days\n\nRefunds take five business days."
     packet = ContextPacket(task="refund days", items=[SubstrateItem("text", policy)])

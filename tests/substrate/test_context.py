@@ -75,6 +75,21 @@ def test_coverage_does_not_let_a_short_word_cover_everything() -> None:
     assert query_coverage("anything", "the of and") == 1.0  # no query terms
 
 
+def test_a_table_row_is_one_sentence_naming_its_cells_by_their_columns() -> None:
+    table = (
+        "# Glossary\n\n| Term | Meaning |\n|------|:-------:|\n"
+        "| RPO | Recovery point objective. Ours is 1 minute. |\n| PITR | Point-in-time recovery |\n"
+    )
+    assert sentences(table) == [
+        "# Glossary",  # the header row and its rule are no sentences
+        "Term: RPO; Meaning: Recovery point objective; Ours is 1 minute.",
+        "Term: PITR; Meaning: Point-in-time recovery.",
+    ]
+    # kept apart however the rows are joined (a compressed packet's text)
+    assert sentences(" ".join(sentences(table)[1:])) == sentences(table)[1:]
+    assert sentences("| a | b |\n| c | d |") == ["| a | b |", "| c | d |"]  # no header
+
+
 def test_sentences_and_truncate() -> None:
     assert sentences("One. Two!  Three?\n\nFour") == ["One.", "Two!", "Three?", "Four"]
     assert sentences("List files by size:\nls -lS\nDone.") == [
