@@ -269,7 +269,7 @@ def ls(
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)
     one_kind = kinds[0] if kinds is not None and len(kinds) == 1 else None
-    wanted_tags = set(tag or [])
+    wanted_tags = {t.casefold() for t in tag or []}  # as search takes them: "ADR" finds "adr"
     prefixes = source_prefixes(source)
     from_source = source_matcher(prefixes) if prefixes else None
 
@@ -283,7 +283,7 @@ def ls(
                 return
             if kinds is not None and item.kind not in kinds:
                 continue
-            if wanted_tags and not wanted_tags.issubset(item.tags):
+            if wanted_tags and not wanted_tags.issubset(t.casefold() for t in item.tags):
                 continue
             if from_source is not None and not from_source(item_source(item)):
                 continue

@@ -220,7 +220,9 @@ def search_cmd(
     ] = None,
     tag: Annotated[
         list[str] | None,
-        typer.Option("--tag", "-t", help="Only items carrying this tag (repeat: all of them)."),
+        typer.Option(
+            "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
+        ),
     ] = None,
     source: SourceOpt = None,
     since: Annotated[

@@ -158,14 +158,14 @@ class DocTable:
         return self._files
 
     def rows_with_tag(self, tag: str) -> np.ndarray:
-        """Rows carrying ``tag`` (ascending)."""
-        try:
-            code = self.tag_names.index(tag)
-        except ValueError:
+        """Rows carrying ``tag``, whatever its case ("ADR" finds "adr"), ascending."""
+        wanted = tag.casefold()
+        codes = [code for code, name in enumerate(self.tag_names) if name.casefold() == wanted]
+        if not codes:
             return np.zeros(0, dtype=np.int64)
         if self._tag_rows is None:
             self._tag_rows = np.repeat(np.arange(self.n_rows), np.diff(self.tag_indptr))
-        return distinct(self._tag_rows[self.tag_codes == code])
+        return distinct(self._tag_rows[np.isin(self.tag_codes, codes)])
 
 
 def concat_tables(tables: list[DocTable]) -> DocTable:

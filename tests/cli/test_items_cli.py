@@ -66,6 +66,7 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     listed = mixle("ls", "--jsonl")
     assert [r["id"] for r in listed.jsonl()] == [a, b]
     assert mixle("ls", "--tag", "policy", "--json").json()[0]["id"] == a
+    assert mixle("ls", "--tag", "Policy", "--json").json()[0]["id"] == a  # as search takes it
     assert [r["id"] for r in mixle("ls", "--kind", "record", "--json").json()] == [b]
     assert [r["id"] for r in mixle("ls", "-K", "record", "-K", "text", "--json").json()] == [a, b]
     assert [r["id"] for r in mixle("ls", "-K", "trace,record", "--json").json()] == [b]

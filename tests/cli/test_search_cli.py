@@ -156,6 +156,7 @@ def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None
     assert ids_of(mixle("search", "refund", "--kind", "record", "--json")) == [filled["ledger"]]
     billing = set(ids_of(mixle("search", "refund", "--tag", "billing", "--json")))
     assert billing == {filled["policy"], filled["ledger"]}
+    assert set(ids_of(mixle("search", "refund", "--tag", "BILLING", "--json"))) == billing
     both = ids_of(mixle("search", "refund", "--tag", "billing", "--tag", "policy", "--json"))
     assert both == [filled["policy"]]
     assert ids_of(mixle("search", "refund", "--source", "docs", "--json")) == [filled["policy"]]
