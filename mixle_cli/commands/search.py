@@ -157,6 +157,7 @@ def result_row(
         "tags": list(item.tags),
         "created_at": item.created_at,
     }
+    row["where"] = where_text(row)  # "notes/a.md:3-9", as ask's citations give it
     if hit.explain is not None:
         row["explain"] = {k: float(v) for k, v in hit.explain.items()}
     return row

@@ -87,6 +87,7 @@ def test_json_results_carry_ranking_snippet_and_provenance(
         (r["score"] for r in rows), reverse=True
     )
     assert (top["source"], top["line_start"], top["line_end"]) == ("docs/policy.md", 3, 7)
+    assert top["where"] == "docs/policy.md:3-7"  # as ask's citations say it
     assert top["title"].startswith("Refunds: the refund policy")
     assert {m.lower() for m in top["matches"]} == {"refunds", "refund", "policy"}
     assert [top["snippet"][a:b] for a, b in top["snippet_spans"]] == [
