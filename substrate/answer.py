@@ -320,7 +320,7 @@ def answer_from_substrate(
     """
     if hops < 1:
         raise InvalidInputError(f"hops must be >= 1, got {hops}")
-    budget = budget or ContextBudget()
+    budget = ContextBudget.given(budget)
     allowed = merge_scopes(scope, scopes)
     asked = question  # the question as given is what the answer reports (masked)
     # nothing stored holds a secret: one pasted into the question would only dilute it

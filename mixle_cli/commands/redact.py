@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -52,12 +51,12 @@ def redact(
     is read as such), and every line keeps its number (a key block leaves blank lines). Exits
     0 whether or not anything was masked; the count goes to stderr.
     """
+    from substrate import InvalidInputError
+    from substrate.secrets.scan import check_mask
+
     try:
-        fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
-        mask.format(rule="rule")
-    except (KeyError, IndexError, ValueError, AttributeError):
-        fields = ["?"]
-    if any(name != "rule" for name in fields):
+        check_mask(mask)
+    except InvalidInputError:
         usage("--mask may use {rule} and no other {...} field")
     if source is None:
         refuse_a_terminal("give the FILE to redact, or - to read it from standard input")

@@ -131,6 +131,19 @@ class ContextBudget:
                 f"unknown format {self.format!r}; expected one of {', '.join(render.FORMATS)}"
             )
 
+    @classmethod
+    def given(cls, budget: object) -> ContextBudget:
+        """The budget a caller passed (None: the default one); anything else is refused by
+        name, not met later as a missing attribute."""
+        if budget is None:
+            return cls()
+        if not isinstance(budget, ContextBudget):
+            raise InvalidInputError(
+                f"budget must be a ContextBudget (ContextBudget(max_chars=...)), not "
+                f"{type(budget).__name__}"
+            )
+        return budget
+
     @property
     def char_limit(self) -> int:
         """The character limit that honours both ``max_chars`` and ``max_tokens``."""

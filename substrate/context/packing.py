@@ -71,7 +71,7 @@ def pack_context(
     """
     if len(items) != len(scores):
         raise InvalidInputError("items and scores must have the same length")
-    budget = budget or ContextBudget()
+    budget = ContextBudget.given(budget)
     allowed = merge_scopes(scope, scopes)
     seen: set[str] = set()
     said: set[tuple[str, str]] = set()  # a copy of a passage (a file kept twice) adds nothing
@@ -157,7 +157,7 @@ def assemble_context(
             rather than filled with side matches.
         telemetry: an optional recorder; one ``context`` event per call.
     """
-    budget = budget or ContextBudget()
+    budget = ContextBudget.given(budget)
     hits = ranked(
         substrate,
         task,

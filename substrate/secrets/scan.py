@@ -13,10 +13,12 @@ Differences from the reference implementation, on purpose:
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from substrate.errors import InvalidInputError
 from substrate.secrets.copies import copies_of_hits, copies_outside
 from substrate.secrets.engine import DEFAULT_MASK, MASK_PATTERN, Hit, find_secrets
 
@@ -170,9 +172,24 @@ def redact_secrets(
         The text with secrets masked, and their copies elsewhere in it, standing alone
         (``copies_outside``); clean text is returned unchanged.
     """
+    check_mask(mask)
     if not text:
         return text
     return _redacted(text, find_secrets(text), mask, keep_prefix, keep_lines)
+
+
+def check_mask(mask: str) -> None:
+    """Refuse a mask that names a field other than ``{rule}`` (it would fail mid-text, or
+    show an attribute of the rule's name)."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
+        mask.format(rule="rule")
+    except (KeyError, IndexError, ValueError, AttributeError):
+        fields = ["?"]
+    if any(name != "rule" for name in fields):
+        raise InvalidInputError(
+            f"a mask may hold {{rule}} and no other {{...}} field: {safe_repr(mask)}"
+        )
 
 
 def detect_and_redact(
@@ -186,6 +203,7 @@ def detect_and_redact(
     """``detect_secrets`` and ``redact_secrets`` of ``text`` with one scan (a long log is
     scanned once, not twice); a ``path`` naming a CSV or TSV file has its cells judged by
     their columns' names too (``secrets.tables``)."""
+    check_mask(mask)
     if not text:
         return SecretScan(), text
     hits = find_secrets(text)

@@ -155,6 +155,10 @@ def test_budget_validation() -> None:
             ContextBudget(**bad)
     assert ContextBudget(max_chars=1000, max_tokens=100).char_limit == 400
     assert estimate_tokens("x" * 9) == 3
+    store = Substrate()
+    store.add("text", "hello world")
+    with pytest.raises(InvalidInputError, match="budget must be a ContextBudget"):
+        assemble_context(store, "hello", budget=500)  # type: ignore[arg-type]
 
 
 def test_reference_render_format() -> None:

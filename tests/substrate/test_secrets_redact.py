@@ -7,6 +7,7 @@ import string
 
 import pytest
 
+from substrate.errors import InvalidInputError
 from substrate.secrets import SecretFinding, SecretScan, detect_secrets, redact_secrets, safe_text
 
 _R = random.Random(7)
@@ -63,6 +64,9 @@ def test_redaction_masks_fully() -> None:
 
 def test_custom_mask() -> None:
     assert redact_secrets(GH, mask="<{rule}>") == "<github_token>"
+    for bad in ("{nope}", "{0}", "{rule", "{rule.upper}"):  # refused, clean text or not
+        with pytest.raises(InvalidInputError, match="no other"):
+            redact_secrets("nothing to hide", mask=bad)
 
 
 def test_keep_prefix_reveals_only_public_prefix_or_a_quarter() -> None:
