@@ -60,6 +60,11 @@ def test_front_matter_tags_are_not_spelled_as_python() -> None:
     assert _parse("markdown", text).segments[0].tags == ["a", "true", "3"]
 
 
+def test_a_tag_list_left_open_is_read_as_the_list_meant() -> None:
+    text = "---\ntags: [ops, runbook\n---\nbody text\n"
+    assert _parse("markdown", text).segments[0].tags == ["ops", "runbook"]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -213,8 +213,8 @@ def _value(raw: str, body: list[str]) -> Any:
 def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """Separate the tag-like keys (``tags``, ``keywords``, ...) from the other fields.
 
-    A comma-separated string counts as a list; tags keep their first-seen order, without
-    duplicates.
+    A comma-separated string counts as a list, and so does a flow list left open (``[a, b``,
+    which YAML would refuse); tags keep their first-seen order, without duplicates.
     """
     tags: list[str] = []
     rest: dict[str, Any] = {}
@@ -224,8 +224,9 @@ def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
             continue
         if isinstance(value, list):
             values = _flattened(value)
-        elif isinstance(value, str):  # "a, b" is two tags
-            values = value.split(",")
+        elif isinstance(value, str):  # "a, b" is two tags, and so is "[a, b" (left open)
+            left_open = value.startswith("[") and not value.endswith("]")
+            values = (value[1:] if left_open else value).split(",")
         else:  # a number, true, a mapping: one tag, spelled as JSON; null: none
             values = [] if value is None else [value]
         for v in values:
