@@ -6,6 +6,7 @@ stdout (readable, or one JSON document with --json).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -168,12 +169,29 @@ def _print_freshness(report: dict[str, Any]) -> None:
         return
     output.emit_text(f"{stale} of {n} item(s) stale")
     output.table(
-        ["id", "age", "signals"],
+        ["id", "age", "file", "signals"],
         (
-            [s["item_id"], format_duration(s["age_s"]), "; ".join(s["signals"])]
+            [
+                s["item_id"],
+                format_duration(s["age_s"]),
+                _shown_ref(s["ref"]),
+                "; ".join(s["signals"]),
+            ]
             for s in report["stale"]
         ),
     )
+
+
+def _shown_ref(ref: str | None) -> str:
+    """The file an item was checked against, from the working directory when it lies below
+    it (as one would type it), on one line; "-" for none."""
+    if not ref:
+        return "-"
+    try:
+        below = os.path.relpath(ref)
+    except (OSError, ValueError):  # a vanished working directory, another drive (Windows)
+        below = ".."
+    return output.one_line(ref if below.startswith("..") else below)
 
 
 def _own_scope(app_state: AppState) -> str | None:

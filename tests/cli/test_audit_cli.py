@@ -195,6 +195,22 @@ def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     assert lines.exit_code == 1 and [s["id"] for s in lines.jsonl()] == [old]
 
 
+def test_freshness_names_each_stale_item_s_file_as_one_would_type_it(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    (notes / "a.md").write_text("# A\n\nalpha, edited\n")
+    monkeypatch.chdir(tmp_path)
+    result = mixle("freshness")
+    assert result.exit_code == 1
+    header, row = result.stdout.splitlines()[1:3]
+    assert header.split() == ["id", "age", "file", "signals"]
+    assert row.split()[2] == os.path.join("notes", "a.md")
+
+
 @pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])
 def test_freshness_bad_duration_is_a_usage_error(mixle: Run, bad: str) -> None:
     result = mixle("freshness", "--max-age", bad)
