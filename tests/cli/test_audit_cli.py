@@ -208,7 +208,7 @@ def test_freshness_names_each_stale_item_s_file_as_one_would_type_it(
     assert result.exit_code == 1
     header, row = result.stdout.splitlines()[1:3]
     assert header.split() == ["id", "age", "file", "signals"]
-    assert row.split()[2] == os.path.join("notes", "a.md")
+    assert os.path.join("notes", "a.md") in row.split()  # (the age may be two words)
 
 
 @pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])
