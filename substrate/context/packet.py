@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from substrate.context import render
-from substrate.context.compress import compress_text, query_coverage
+from substrate.context.compress import compress_text, is_heading, query_coverage, sentences
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
@@ -91,8 +91,18 @@ def used_text(item: SubstrateItem, task: str, shape: str) -> str:
     ``brief`` shape one line of its sentences about ``task`` (not its first words)."""
     text = safe_text(item_text(item))
     if shape == "brief":
-        return compress_text(" ".join(text.split()), task, render.BRIEF_WIDTH)
+        return compress_text(_plain_sentences(text), task, render.BRIEF_WIDTH)
     return text
+
+
+_LIST_MARK = re.compile(r"(?:[-*+•>]|\d{1,9}[.)])\s+")
+
+
+def _plain_sentences(text: str) -> str:
+    """``text``'s sentences on one line, without its headings and list marks: a brief line
+    of "## After - Announce the failover" read as Markdown written flat."""
+    kept = (_LIST_MARK.sub("", part, count=1) for part in sentences(text) if not is_heading(part))
+    return " ".join(kept)
 
 
 @dataclass

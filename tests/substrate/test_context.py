@@ -170,6 +170,9 @@ def test_reference_render_format() -> None:
     assert packet.render(header=False).startswith("[text:item00]")
     brief = ContextPacket("t", its, [1, 1], budget=ContextBudget(shape="brief"))
     assert brief.render() == "# Context for: t\n- first text\n- second text"
+    note = items("## After\n\n- Announce the failover.\n1. Rebuild the old primary.")
+    flat = ContextPacket("failover", note, [1], budget=ContextBudget(shape="brief"))
+    assert flat.render(header=False) == "- Announce the failover. Rebuild the old primary."
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
