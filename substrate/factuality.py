@@ -15,6 +15,7 @@ from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
+from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, find_secrets
 
@@ -87,8 +88,10 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     wanted = terms(claim)
     if not wanted:
         return False
-    numbers = {term for term in wanted if _is_number(term)}
-    words = wanted - numbers  # a number shared says nothing unless the words around it are
+    # "12,000" is one number of the claim (its parts are terms, for "80,443" listing ports)
+    parts = {part for m in GROUPED_NUMBER.finditer(claim) for part in m.group().split(",")}
+    numbers = {term for term in wanted if _is_number(term)} - parts
+    words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
     names = named_terms(claim) & words  # "Smith", "France": another one is another claim
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")

@@ -35,9 +35,10 @@ _CJK_RANGES = (
     (0xF900, 0xFAFF),
 )
 _CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
-# A number written with thousands separators is one word: "4,200" is the 4200 a reader would
-# type (a list such as "10,100,1000" is not one number, and stays apart).
+# A number written with thousands separators is one word as well as its parts: "4,200" is the
+# 4200 a reader would type, and "80,443" may list two ports ("10,100,1000" stays apart).
 _GROUPED = r"[0-9]{1,3}(?:,[0-9]{3})+(?!\w|,[0-9])"
+GROUPED_NUMBER = re.compile(rf"(?<![\w,]){_GROUPED}")
 # On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
 # process that only ever sees ASCII (most queries) never pays for the CJK character classes.
 # The repeats are possessive (``*+``): they never give back, which changes no match (nothing
@@ -123,8 +124,8 @@ class Analyzer:
 
     def _analyse_word(self, word: str) -> tuple[str, ...]:
         folded = word.casefold()
-        if "," in folded:  # a grouped number (_GROUPED)
-            return (folded.replace(",", ""),)
+        if "," in folded:  # a grouped number (_GROUPED), and its parts: "80,443" lists ports
+            return (folded.replace(",", ""), *folded.split(","))
         if not folded.isascii():
             folded = _without_accents(folded)
         if "_" in folded:

@@ -398,10 +398,11 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, synt
 
 
 def _generated(value: str) -> bool:
-    """Whether ``value`` is mixed as a generated token is: a digit, or both cases of letter.
-    A provider token may be glued to a name by ``_`` (``ghp_…_backup.md``); a word in
-    ``snake_case`` after a type marker is one of a program's names."""
-    return any(c.isdigit() for c in value) or not (value.islower() or value.isupper())
+    """Whether ``value`` may be a generated token: anything but small letters alone (an AWS
+    key id is capitals, and may hold no digit). A provider token may be glued to a name by
+    ``_`` (``ghp_…_backup.md``); a word in ``snake_case`` after a type marker
+    (``sk_test_configuration_value``) is one of a program's names."""
+    return not (value.isalpha() and value.islower())
 
 
 def _marked(m: re.Match[str], rule: Rule) -> bool:

@@ -187,6 +187,7 @@ def test_a_number_is_the_same_with_or_without_thousands_separators() -> None:
     assert content_overlap(evidence, "The standby database costs 4200 EUR per year.")
     assert not content_overlap(evidence, "The standby database costs 4300 EUR per year.")
     assert content_overlap("We keep 12000 snapshots.", "We keep 12,000 snapshots.")
+    assert content_overlap("The gateway listens on ports 80,443.", "The gateway uses port 443.")
 
 
 def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None:
