@@ -32,12 +32,25 @@ _RULE = re.compile(r" {0,3}([=\-~^\"'`#*+_:<>])\1{2,}\s*$")
 
 # A Markdown table: rows of cells between pipes, the header row underlined by a rule of dashes
 _TABLE_ROW = re.compile(r"\s{0,3}\|")
-_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)*\s*:?-{3,}:?\s*\|?")
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # "\|" is a pipe inside a cell
+_CELL_ORDINAL = re.compile(r"(?<![\w.])(\d{1,9})\.(?=\s)")  # "1. Stop": "1) Stop", no sentence end
 
 
 def _cells(row: str) -> list[str]:
-    inner = row.strip().removeprefix("|").removesuffix("|")
-    return [cell.strip() for cell in inner.split("|")]
+    inner = row.strip().removeprefix("|")
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(inner)]
+
+
+def _table_header(lines: list[str], at: int) -> bool:
+    """Whether the row at ``at`` is a table's header: a rule under it, and a row under that
+    (a header with no row names nothing, and stays a line)."""
+    return (
+        at + 2 < len(lines)
+        and _TABLE_RULE.fullmatch(lines[at + 1].strip()) is not None
+        and _TABLE_ROW.match(lines[at + 2]) is not None
+    )
 
 
 def _labelled(header: list[str], cells: list[str]) -> str:
@@ -50,11 +63,11 @@ def _labelled(header: list[str], cells: list[str]) -> str:
         if cell
     ]
     row = "; ".join(named)
-    return row if row.endswith((".", "!", "?")) else f"{row}."
+    return row if not row or row.endswith((".", "!", "?")) else f"{row}."
 
 
 def _clause(cell: str) -> str:
-    parts = split_sentences(cell)
+    parts = split_sentences(_CELL_ORDINAL.sub(r"\1)", cell))
     return "; ".join([part.rstrip().removesuffix(".") for part in parts[:-1]] + parts[-1:])
 
 
@@ -108,11 +121,12 @@ def _blocks(text: str) -> list[str]:
                 if current:
                     blocks.append(" ".join(current))
                     current = []
-                cells = _cells(line)
-                if at + 1 < len(lines) and _TABLE_RULE.fullmatch(lines[at + 1].strip()):
-                    header = cells  # names each row's cells, and is no sentence itself
-                elif not _TABLE_RULE.fullmatch(line.strip()):
-                    blocks.append(_labelled(header, cells) if header else line.strip())
+                if _table_header(lines, at):
+                    header = _cells(line)  # names each row's cells, and is no sentence itself
+                elif not _TABLE_RULE.fullmatch(line.strip()):  # a rule has no words
+                    row = _labelled(header, _cells(line)) if header else line.strip()
+                    if row:  # a row of empty cells says nothing
+                        blocks.append(row)
                 continue
             header = None
             label = None if fenced or current else _BOLD_LINE.fullmatch(line.strip())

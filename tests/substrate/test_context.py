@@ -88,6 +88,9 @@ def test_a_table_row_is_one_sentence_naming_its_cells_by_their_columns() -> None
     # kept apart however the rows are joined (a compressed packet's text)
     assert sentences(" ".join(sentences(table)[1:])) == sentences(table)[1:]
     assert sentences("| a | b |\n| c | d |") == ["| a | b |", "| c | d |"]  # no header
+    assert sentences("| Owner | Team |\n|---|---|") == ["| Owner | Team |"]  # no row to name
+    steps = "| Alert | Action |\n|--|--|\n|  |  |\n| Disk | 1. Stop it. 2. Grow `a \\| b`. |"
+    assert sentences(steps) == ["Alert: Disk; Action: 1) Stop it; 2) Grow `a | b`."]
 
 
 def test_sentences_and_truncate() -> None:
