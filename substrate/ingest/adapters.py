@@ -42,6 +42,7 @@ from substrate.ingest.session import too_large
 from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
+from substrate.ingest.walk import SHARD_SKIPPED, shard_file
 from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
@@ -365,6 +366,9 @@ def ingest_file(
             "(expected txt, md, jsonl, ndjson, csv, tsv or json)"
         )
     name = source or str(path)
+    if shard_file(p):  # another shard's log: its items are not records
+        _file_skipped(report, name, SHARD_SKIPPED)
+        return []
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)

@@ -209,3 +209,11 @@ def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> Non
     assert len(Substrate(tmp_path / "s3")) == 0
     data = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "data" / "items.jsonl")
     assert data.files_added == 1
+    from substrate.ingest import IngestReport, ingest_file
+
+    told = IngestReport()  # the seed's ingest_file passes it over alike
+    assert (
+        ingest_file(Substrate(), tmp_path / "notes" / "old-shard" / "items.jsonl", report=told)
+        == []
+    )
+    assert [(f.status, f.reason) for f in told.files] == [("skipped", "a mixle shard")]
