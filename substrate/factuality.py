@@ -209,7 +209,8 @@ class ClaimVerdict:
     """One claim, whether the substrate supports it, and the evidence that does.
 
     ``nearest`` is, for an unsupported claim, the best evidence that does not say it (scoring
-    at least the floor): where a claim the shard contradicts can be checked. None otherwise.
+    at least the floor): where to see what the shard says instead (of a claim it contradicts,
+    or one it only comes near). None otherwise.
     """
 
     claim: str

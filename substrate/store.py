@@ -135,18 +135,19 @@ class Substrate:
         """Add or replace an item; returns its id. Persisted by the next ``save()``.
 
         The item is kept exactly as given, as the seed API's store does: nothing masks its
-        secrets here. One that could not be saved (``tags`` not a list of strings, a payload
-        JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere goes through the
+        secrets here. In a shard on disk, one that could not be saved (``tags`` not a list of
+        strings, a payload JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere
+        goes through the
         write-time gate first, ``put(admit(item).item)``, as every ``mixle`` command and ingest
         function does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
-        encode(item)  # refused here, not by a later save() it would stop for every item
-        if self.root is None:
+        if self.root is None:  # kept as given, as the seed's store keeps it in memory
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
         else:
+            encode(item)  # refused here, not by the save() it would stop for every item
             self._pending[item.id] = item
             self._cache.pop(item.id, None)
         self.mutation_count += 1
@@ -308,6 +309,7 @@ class Substrate:
             raise InvalidInputError("load() needs a root")
         if not (target / "items.jsonl").exists():
             raise MissingShardError(f"no shard at {target}: {target / 'items.jsonl'} is missing")
+        _refuse_special_files(target)  # before anything of this store is forgotten
         self._mem.clear()
         self._put_at.clear()
         self._pending.clear()

@@ -67,9 +67,7 @@ def _answerer(
         return runner
     if chosen == "http":
         settings = state(ctx).substrate().settings
-        section = settings.data.get("answerer") or {}
-        if not isinstance(section, dict):
-            usage("[answerer] in mixle.toml must be a table")
+        section = settings.data.get("answerer") or {}  # a table: Settings.load checks it
         return http_answerer_from_config(section, os.environ, timeout=timeout)  # None: [answerer]
     return ExtractiveAnswerer()
 
@@ -323,7 +321,7 @@ def verify_cmd(
             lines.extend(
                 f"      evidence {e['id']}  {e['source'] or '-'}" for e in claim["citations"]
             )
-            if claim["nearest"]:  # a claim the shard contradicts: where to see what it says
+            if claim["nearest"]:  # where to see what the shard says instead
                 near = claim["nearest"]
                 lines.append(
                     f"      nearest  {near['id']}  {near['source'] or '-'} (does not say it)"

@@ -253,6 +253,12 @@ def test_put_rejects_non_items() -> None:
         Substrate().put({"kind": "text"})  # type: ignore[arg-type]
 
 
+def test_a_store_in_memory_keeps_an_item_as_given_as_the_seed_s_does() -> None:
+    store = Substrate()
+    item_id = store.put(SubstrateItem("text", "x", tags=("a", "b")))  # type: ignore[arg-type]
+    assert store.get(item_id).tags == ("a", "b")  # type: ignore[union-attr]
+
+
 def test_log_lines_carry_every_field_with_the_id_first() -> None:
     from substrate.item import FIELD_ORDER
     from substrate.store import encode
