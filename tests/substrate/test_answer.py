@@ -37,6 +37,11 @@ from substrate.telemetry import Telemetry
 QUESTION = "What is the refund policy for defective items under warranty?"
 
 
+def extractive(store: Substrate, question: str) -> Answer:
+    """``answer_from_substrate`` with the extractive answerer (no model)."""
+    return answer_from_substrate(store, question, ExtractiveAnswerer())
+
+
 @pytest.fixture
 def shop(lexical_search: list[str]) -> Substrate:
     """A small shop shard over a deterministic lexical scorer (share of query terms)."""
@@ -91,7 +96,7 @@ def test_a_secret_typed_into_a_question_is_not_given_back_by_any_result(shop: Su
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
     question = f"{QUESTION} {token}"
     results = [
-        answer_from_substrate(shop, question, ExtractiveAnswerer()),
+        extractive(shop, question),
         retrieve(shop, question),
         multihop(shop, question),
         check_factuality(shop, f"Refunds are given within 30 days {token}."),
@@ -236,7 +241,7 @@ def test_a_how_long_question_is_looked_up_by_what_it_is_about() -> None:
     s = Substrate()
     s.add("text", "Refunds for defective items are processed within five business days.")
     s.add("text", "Rollbacks take about eight minutes. Deploys take long on Fridays.")
-    result = answer_from_substrate(s, "How long do refunds take?", ExtractiveAnswerer())
+    result = extractive(s, "How long do refunds take?")
     assert not result.abstained and "five business days" in (result.answer or "")
     assert result.confidence >= 0.5
 
@@ -581,11 +586,9 @@ def test_real_engine_answer_and_abstain(tmp_path: Any) -> None:
     s.add("text", "The store opens at nine and closes at five on weekdays.")
     s.add("text", "Gift cards never expire and can be used online.")
     s.save()
-    good = answer_from_substrate(
-        s, "How long do refunds for defective items take?", ExtractiveAnswerer()
-    )
+    good = extractive(s, "How long do refunds for defective items take?")
     assert not good.abstained and "30 days" in (good.answer or "")
-    bad = answer_from_substrate(s, "airspeed velocity of an unladen swallow", ExtractiveAnswerer())
+    bad = extractive(s, "airspeed velocity of an unladen swallow")
     assert bad.abstained and bad.citations() == []
 
 
@@ -652,7 +655,7 @@ def test_how_many_how_much_and_how_often_are_said_by_a_number_or_a_frequency(
     frame = frame_of(question)
     plain = terms_said("Deploys are announced in the channel.", terms(question), frame)
     assert frame and not plain & set(frame)
-    result = answer_from_substrate(oncall_shard(), question, ExtractiveAnswerer())
+    result = extractive(oncall_shard(), question)
     assert not result.abstained and answer in (result.answer or ""), result.note
 
 
@@ -686,18 +689,16 @@ def infra_shard() -> Substrate:
 )
 def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: str) -> None:
     s = infra_shard()
-    result = answer_from_substrate(s, question, ExtractiveAnswerer())
+    result = extractive(s, question)
     assert result.abstained, result.answer
-    right = answer_from_substrate(s, "How long are logs retained?", ExtractiveAnswerer())
+    right = extractive(s, "How long are logs retained?")
     assert right.answer == "Logs are retained for 90 days. [1]"
-    named = answer_from_substrate(s, "How much does the Starter plan cost?", ExtractiveAnswerer())
+    named = extractive(s, "How much does the Starter plan cost?")
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
 def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
-    result = answer_from_substrate(
-        infra_shard(), "How often are backups encrypted?", ExtractiveAnswerer()
-    )
+    result = extractive(infra_shard(), "How often are backups encrypted?")
     assert result.abstained
     assert result.note == (
         "abstained: no readable item found says how often -- escalate rather than guess"
@@ -731,11 +732,11 @@ def test_sources_giving_other_values_for_a_framed_question_are_all_quoted() -> N
     s.add("text", "Refunds are processed within 3 business days.", provenance={"path": "/a/r.md"})
     s.add("text", "Refunds are processed within 9 business days.", provenance={"path": "/b/r.md"})
     s.add("text", "Refunds are processed by the finance team.")
-    framed = answer_from_substrate(s, "How long does refund processing take?", ExtractiveAnswerer())
+    framed = extractive(s, "How long does refund processing take?")
     answer = framed.answer or ""
     assert "3 business days" in answer and "9 business days" in answer
     assert "finance" not in answer
-    plain = answer_from_substrate(s, "Who processes refunds?", ExtractiveAnswerer())
+    plain = extractive(s, "Who processes refunds?")
     assert (plain.answer or "").count("[") == 1  # one sentence says it: one quoted
 
 
@@ -750,13 +751,13 @@ def test_what_a_question_asks_of_a_name_is_not_said_of_another_or_left_unsaid() 
         ("When does the Tokyo office open?", "found says what is asked of 'Tokyo'"),
         ("What is the salary of Oskar Brandt?", "no readable item mentions 'salary'"),
     ):
-        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        result = extractive(s, question)
         assert result.abstained and why in result.note, question
     for question, said in (
         ("When does the Tallinn office open?", "Monday to Friday"),
         ("Who is Oskar Brandt?", "Chief Financial Officer"),
     ):
-        assert said in (answer_from_substrate(s, question, ExtractiveAnswerer()).answer or "")
+        assert said in (extractive(s, question).answer or "")
 
 
 def test_a_question_about_two_names_quotes_a_sentence_about_each() -> None:
@@ -767,11 +768,11 @@ def test_a_question_about_two_names_quotes_a_sentence_about_each() -> None:
         "When do the Tokyo and Tallinn offices open?",
         "Which office opens, Tokyo or Tallinn?",
     ):
-        answer = answer_from_substrate(s, question, ExtractiveAnswerer()).answer or ""
+        answer = extractive(s, question).answer or ""
         assert "9 to 5" in answer and "at 8" in answer, question
     only_one = Substrate()
     only_one.add("text", "The Tokyo office is open 9 to 5.")
-    result = answer_from_substrate(only_one, question, ExtractiveAnswerer())
+    result = extractive(only_one, question)
     assert result.abstained  # what is asked of Tallinn is said nowhere
 
 
@@ -809,7 +810,7 @@ def test_a_sentence_two_sources_hold_is_quoted_once() -> None:
     said = "Damaged shipments are refunded within 45 days."
     s.add("text", f"# Refund policy\n\n{said}", provenance={"path": "/a.md"})
     s.add("text", said)  # the same sentence, pasted on its own
-    answer = answer_from_substrate(s, "How long to refund damaged shipments?", ExtractiveAnswerer())
+    answer = extractive(s, "How long to refund damaged shipments?")
     assert (answer.answer or "").count("45 days") == 1
 
 
@@ -850,14 +851,14 @@ def test_a_question_about_what_the_shard_never_mentions_is_refused() -> None:
     assert result.note.endswith("no readable item mentions 'salary'")
     # the same shard answers what it does say about the on-call engineer
     covered = "How fast does the on-call engineer acknowledge a page?"
-    good = answer_from_substrate(oncall_shard(), covered, ExtractiveAnswerer())
+    good = extractive(oncall_shard(), covered)
     assert not good.abstained and "fifteen minutes" in (good.answer or "")
 
 
 def test_what_another_scope_mentions_changes_nothing_for_a_reader_who_cannot_see_it() -> None:
     question = "What is the on-call engineer's salary?"
     secret = ("The on-call engineer's salary is paid monthly.", "hr")
-    alone = answer_from_substrate(oncall_shard(), question, ExtractiveAnswerer())
+    alone = extractive(oncall_shard(), question)
     beside = answer_from_substrate(
         oncall_shard(secret), question, ExtractiveAnswerer(), scopes={"local"}
     )
@@ -899,11 +900,11 @@ def test_a_question_asking_what_a_word_means_is_about_the_word() -> None:
     s.add("text", "# Glossary\n\n- PITR: point-in-time recovery of the last 7 days.")
     s.add("text", "The mean latency of the API is 120 ms.")
     for question in ("What does PITR mean?", "what do we mean by PITR", "What does PITR stand for"):
-        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        result = extractive(s, question)
         assert result.answer == "Glossary: PITR: point-in-time recovery of the last 7 days. [1]"
     assert topic_text("What does PITR mean?").split() == ["What", "does", "PITR", "?"]
     assert "mean" in asked_terms("What is the mean latency?")  # a topic there
-    latency = answer_from_substrate(s, "What is the mean latency of the API?", ExtractiveAnswerer())
+    latency = extractive(s, "What is the mean latency of the API?")
     assert latency.answer == "The mean latency of the API is 120 ms. [1]"
 
 
@@ -938,7 +939,7 @@ def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None
     s.add("text", runbook)
     s.add("text", "The failover command needs the database owner's approval.")
     for question in ("What are the failover steps?", "How do I run a failover?"):
-        answer = answer_from_substrate(s, question, ExtractiveAnswerer()).answer
+        answer = extractive(s, question).answer
         assert answer is not None and answer.startswith(
             "1. Confirm the primary is down. Check the dashboard. 2. Page the database owner. "
             "3. Run the failover command. ["
@@ -948,9 +949,9 @@ def test_a_question_asking_how_is_answered_with_every_step_of_the_list() -> None
         "2. Page the DBA with `pd dba`."
     )
     s.add("text", contacts)  # a list, not a procedure: the one step that says how
-    dba = answer_from_substrate(s, "How do I page the DBA?", ExtractiveAnswerer()).answer
+    dba = extractive(s, "How do I page the DBA?").answer
     assert dba is not None and dba.startswith("Escalation contacts: Page the DBA with `pd dba`.")
-    one = answer_from_substrate(s, "Who must approve the failover command?", ExtractiveAnswerer())
+    one = extractive(s, "Who must approve the failover command?")
     assert one.answer == "The failover command needs the database owner's approval. [1]"
 
 
@@ -1026,7 +1027,7 @@ def test_a_how_question_prefers_the_steps_of_a_procedure_to_a_sentence_saying_as
 def test_a_request_is_answered_by_what_it_asks_about() -> None:
     s = oncall_shard()
     for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
-        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        result = extractive(s, question)
         assert not result.abstained, (question, result.note)
         assert result.answer == "Rollbacks take about eight minutes and need no approval. [1]"
 
@@ -1038,7 +1039,7 @@ def test_a_request_word_counts_as_none_whatever_its_ending() -> None:
     for question in ("Explaining the rollback approval", "How is the rollback approval working?"):
         topic = topic_text(question).lower()
         assert "approval" in topic and "explain" not in topic and "working" not in topic
-        result = answer_from_substrate(s, question, ExtractiveAnswerer())
+        result = extractive(s, question)
         assert not result.abstained, (question, result.note)
 
 
