@@ -137,9 +137,8 @@ class Substrate:
         The item is kept exactly as given, as the seed API's store does: nothing masks its
         secrets here. In a shard on disk, one that could not be saved (``tags`` not a list of
         strings, a payload JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere
-        goes through the
-        write-time gate first, ``put(admit(item).item)``, as every ``mixle`` command and ingest
-        function does.
+        goes through the write-time gate first, ``put(admit(item).item)``, as every ``mixle``
+        command and ingest function does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
@@ -309,11 +308,10 @@ class Substrate:
             raise InvalidInputError("load() needs a root")
         if not (target / "items.jsonl").exists():
             raise MissingShardError(f"no shard at {target}: {target / 'items.jsonl'} is missing")
-        _refuse_special_files(target)  # before anything of this store is forgotten
+        self._bind(target)  # a FIFO in place of its files is refused before anything is lost
         self._mem.clear()
         self._put_at.clear()
         self._pending.clear()
-        self._bind(target)
         self.mutation_count += 1
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> IndexStats:

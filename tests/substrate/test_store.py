@@ -1000,3 +1000,10 @@ def test_a_fifo_in_place_of_a_shard_file_is_refused_not_waited_on(
     os.mkfifo(tmp_path / name)  # nobody will ever write to it: opening it would wait for ever
     with pytest.raises(ShardError, match="not a regular file"):
         Substrate(tmp_path)
+    if name == "mixle.toml":
+        (tmp_path / "items.jsonl").touch()
+    kept = Substrate()
+    kept.add("text", "unsaved")
+    with pytest.raises(ShardError, match="not a regular file"):
+        kept.load(tmp_path)
+    assert [item.text for item in kept.iter_items()] == ["unsaved"]  # nothing forgotten
