@@ -223,7 +223,8 @@ KNOWN_KEYS = {
 _warned: set[tuple[str, str]] = set()  # (table, key) told of already by this process
 
 
-# Every table of mixle.toml: a misspelt one ("[governence.approvers]") is not read either.
+# Every top-level name of mixle.toml (its tables, and format): a misspelt table
+# ("[governence.approvers]") is not read either.
 TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answerer"})
 
 

@@ -219,11 +219,11 @@ def ingest_path(
         folders = _noting_skips(found, walked, run, root)
         prune_root = str(root) if prune else None
     elif root.is_file():
-        info = root.stat()
-        folders = [[FileEntry.of(str(root), root.name, info)]]
         if shard_file(root):  # passed over as a folder holding a shard is
             walked.skipped.append((root.name, SHARD_SKIPPED))
             folders = _noting_skips([], walked, run, root.parent)
+        else:
+            folders = [[FileEntry.of(str(root), root.name, root.stat())]]
         prune_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
