@@ -27,6 +27,7 @@ from typing import Any
 from substrate.errors import InvalidInputError
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.placeholders import (
     credential_ok,
     is_path_or_url,
@@ -35,7 +36,7 @@ from substrate.secrets.placeholders import (
     worth_reporting,
 )
 from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
-from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, Rule
+from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, TABLE_CELLS_RULE, Rule
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
@@ -243,7 +244,14 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                 continue
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
+    if _TABLE_RULE in selected and "|" in text:  # a column of them: "| user | password |"
+        for start, end in table_column_secrets(text):
+            if not accepted.overlaps(start, end):
+                accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
     return accepted.hits()
+
+
+_TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
 
 
 # A long text is scanned a segment at a time, each with this much of the text on either side:
@@ -477,6 +485,14 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
+    if kind == "netrc":
+        return credential_ok(secret) and netrc_entry(text, m.start())
+    if kind == "yaml_block":
+        key = key_before(text, m.start())
+        strength = classify_key(key) if key else None
+        return strength is not None and worth_reporting(
+            secret, strength=strength, quoted=False, key=key, assigned=True
+        )
     if kind == "url":
         return _valid_url_password(secret, m.group(0))
     if kind == "pem":
@@ -492,6 +508,44 @@ _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".
 _DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")
+
+
+def _line_before(text: str, at: int) -> str:
+    """The part of ``at``'s line that comes before it."""
+    return text[text.rfind("\n", 0, at) + 1 : at]
+
+
+# What precedes "password" on an entry's line: "machine HOST login USER ", or "default
+# login USER " ("the default password plugin" is prose).
+_NETRC_LEAD = re.compile(
+    r"(?:^|[\s`])(?:machine[ \t]+\S+|default(?=[ \t]+(?:login|account)[ \t]))"
+    r"(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$"
+)
+_KEY_BEFORE = re.compile(r"""([\w.\-$@]+)["']?[ \t]*$""")
+
+
+def netrc_entry(text: str, at: int) -> bool:
+    """Whether the word "password" at ``at`` is a .netrc entry's: "machine HOST" (or
+    "default login USER") comes before it on its line, or it opens its line under one of the
+    three lines above that opens with "machine", "default" or "login"."""
+    before = _line_before(text, at)
+    if before.strip():
+        return _NETRC_LEAD.search(before) is not None
+    end = at - len(before) - 1
+    for _ in range(3):
+        if end < 0:
+            return False
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].lstrip().startswith(("machine ", "default", "login ")):
+            return True
+        end = start - 1
+    return False
+
+
+def key_before(text: str, at: int) -> str:
+    """The key whose value the ``:`` at ``at`` opens ("" when none stands right before it)."""
+    found = _KEY_BEFORE.search(_line_before(text, at))
+    return found.group(1) if found else ""
 
 
 def _field_list(m: re.Match[str], text: str) -> bool:

@@ -109,7 +109,7 @@ _SETTER = (
 _STATED = (
     r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
-    r"(?:[ \t]*\?[ \t]+(?i:it|that)(?i:'s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
+    r"(?:[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,
@@ -139,6 +139,17 @@ _STATED_BARE = (
     r"(?<![\w.\-$@])(?P<key>(?i:password|passphrase|passwd|pwd))[ \t]+"  # not "pass" (a verb)
     r"(?P<su>[^\s\"'`,;<=\-][^\s\"'`,;<=]{7,79})(?![^\s,;])"  # not an option or a setting
 )
+# A YAML block scalar: the value on the line under "password: |" (or ">-"), indented. Found
+# from the block's mark, whose key the check reads back (``engine.key_before``): a pattern that
+# starts with the key would be tried at every character of every keyword line.
+_YAML_BLOCK = (
+    r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n[ \t]+"
+    r"(?P<su>[^\s\"'`#][^\s]*)(?=[ \t]*(?:\r?\n|$))"
+)
+# A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
+# PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
+# reads what comes before "password" (``engine.netrc_entry``).
+_NETRC = r"(?<![\w.\-])password[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
@@ -232,6 +243,10 @@ KEY_RULES: tuple[Rule, ...] = (
         description="PuTTY .ppk private key lines",
     ),
 )
+
+# (the scan reads table columns headed by a secret's name where this rule is tried:
+# ``secrets.pipetables``)
+TABLE_CELLS_RULE = _generic(_TABLE_CELLS, "|", "| password | literal |, a table row")
 
 # Credentials known only by their context (key names, URLs, headers), tried after the
 # provider formats so a recognised token keeps its specific name.
@@ -373,13 +388,21 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
     _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
-    _generic(_TABLE_CELLS, "|", "| password | literal |, a table row"),
+    TABLE_CELLS_RULE,
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
     _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),
     _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
+    _generic(
+        _YAML_BLOCK,
+        "|>",
+        "password: | then the literal, indented, below",
+        window=1,
+        kind="yaml_block",
+    ),
+    _generic(_NETRC, " \t", ".netrc: machine HOST login USER password literal", kind="netrc"),
 )
 
 

@@ -167,3 +167,20 @@ def test_credentials_in_tables_field_lists_and_named_entries_are_not_stored(
     assert report.files_added == 4 and report.redactions == 4
     stored = (shard / "items.jsonl").read_text("utf-8")
     assert not [w for w in words if w in stored]
+
+
+def test_a_credentials_table_longer_than_a_chunk_keeps_no_password(tmp_path: Path) -> None:
+    # the header names the column; a row several chunks below it holds only the value
+    passwords = ["".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(14))]
+    passwords += [p[::-1] + "!x" for p in passwords]
+    rows = [f"| host-{i:03d} | deploy | not set here |" for i in range(60)]
+    rows[40] = f"| db-main | deploy | {passwords[0]} |"
+    rows[59] = f"| db-replica | deploy | `{passwords[1]}` |"
+    note = "# Access\n\n| host | user | password |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "access.md").write_text(note)
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "src", chunk_chars=600)
+    assert report.items_added > 2 and report.redactions == 2
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(password in stored for password in passwords)
+    assert "not set here" in stored  # the other cells are kept

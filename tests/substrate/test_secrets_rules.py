@@ -282,7 +282,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"pem"}
+        kinds |= {"pem", "netrc", "yaml_block"}
         kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
@@ -309,6 +309,7 @@ def test_rules_are_declarative_and_compile() -> None:
         ("The password is 2FA-protected.", False),  # a compound describing it
         ("the password is case-sensitive", False),
         ("the password is s3cret-sauce", True),
+        ("The db password? It\u2019s {}.", True),  # a typographic apostrophe
     ],
 )
 def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
@@ -349,6 +350,61 @@ def assert_password_found(text: str, secret: bool) -> None:
     ],
 )
 def test_a_key_and_its_value_side_by_side(text: str, secret: bool) -> None:
+    assert_password_found(text.format(PASSWORD), secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("| service | user | password |\n|---|---|---|\n| db | admin | {} |\n", True),
+        ("| host | password | notes |\n|:--|:-:|--:|\n| a | b | c |\n| db | `{}` | old |", True),
+        ("Service | DB password\n--- | ---\ncache | {}", True),  # no outer pipes
+        ("| Name | Client secret |\n|---|---|\n| billing | **{}** |", True),
+        ("| env | password |\n|---|---|\n| prod | (kept in the vault) |", False),
+        ("| env | password |\n|---|---|\n| prod | $PROD_DB_PASSWORD |", False),
+        ("| check | pass rate |\n|---|---|\n| unit | {} |", False),  # not a secret's noun
+        ("| setting | password policy |\n|---|---|\n| min | {} |", False),
+        ("| endpoint | auth |\n|---|---|\n| /users | {} |", False),
+        ("| service | password |\n|---|---|\n| db | x |\n\n| db | {} |", False),  # table ended
+        ("| service | password |\n| db | {} |", False),  # no delimiter row: not a table
+    ],
+)
+def test_a_table_column_named_for_a_secret(text: str, secret: bool) -> None:
+    # a credentials table in a runbook: the header names the column, the rows only values
+    assert_password_found(text.format(PASSWORD), secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("machine api.internal login deploy password {}", True),
+        ("default login anonymous password {}", True),
+        ("set the default password plugin", False),
+        ("Add `machine git.internal login me password {}` to ~/.netrc", True),
+        ("machine api.internal\n  login deploy\n  password {}\n", True),
+        ("machine api.internal\n  login deploy\n  password hunter22\n", True),  # any value
+        ("Go to the login page and type your password twice", False),
+        ("login: deploy\npassword hunter22", False),  # not .netrc's syntax: a word after "password"
+        ("machine api.internal login deploy password $NETRC_PASSWORD", False),
+    ],
+)
+def test_a_netrc_entry(text: str, secret: bool) -> None:
+    found = detect_secrets(text.format(PASSWORD))
+    assert found.rules() == (["sensitive_assignment"] if secret else []), text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("db:\n  password: |\n    {}\n", True),  # a YAML block scalar
+        ("db:\n  password: >-\n    {}\n", True),
+        ('- "api_token": |\n    {}', True),
+        ("description: |\n  {}\n", False),  # not a secret's key
+        ("password: |\n  ${{DB_PASSWORD}}\n", False),
+        ("password: |\n  # set by the operator\n", False),
+    ],
+)
+def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
     assert_password_found(text.format(PASSWORD), secret)
 
 

@@ -1,0 +1,115 @@
+"""Secrets in a pipe table's column headed by a secret's name (Markdown and wiki tables).
+
+"| service | user | password |" above "|---|---|---|" makes every cell of the third column a
+password, however many rows down. The key = value rules read a line at a time, and a row names
+no key, so tables are read here: a header row, the delimiter row under it, then the rows that
+follow until a line holds no pipe. A column counts when its name ends in a secret's noun
+("DB password", "API key", "Client secret"; not "Password policy" or "Pass rate"), and each of
+its cells is judged as a value assigned to that name. (CSV and TSV files, whose headers are
+identifiers, are read by ``secrets.tables``.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from substrate.secrets.keynames import classify_key, split_words
+from substrate.secrets.placeholders import worth_reporting
+
+# The row under a header: cells of dashes, perhaps aligned with colons, at least one pipe.
+# It starts after a line break, since a header must stand above it (and a literal first
+# character lets the search skip ahead quickly).
+_DELIMITER_ROW = re.compile(
+    r"\n[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?(?=\r?\n|$)"
+)
+_CELL_EDGE = re.compile(r"(?<!\\)\|")
+_NOTE = re.compile(r"\(.*?\)")
+_SECRET_NOUNS = frozenset(
+    ["password", "passwd", "pwd", "passphrase", "pw", "secret", "token", "key", "apikey"]
+    + ["credential", "credentials"]
+)
+
+
+def table_column_secrets(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of the values in ``text``'s table columns named for a secret, in order."""
+    for delimiter in _DELIMITER_ROW.finditer(text):
+        if "|" not in delimiter.group():
+            continue  # "---" alone: a rule or a heading's underline
+        header_end = delimiter.start()
+        header = _cells(text, text.rfind("\n", 0, header_end) + 1, header_end)
+        columns = {
+            i: strength
+            for i, (start, end) in enumerate(header)
+            if (strength := secret_column(text[start:end])) is not None
+        }
+        if columns:
+            yield from _column_values(text, delimiter.end(), header, columns)
+
+
+def secret_column(name: str) -> str | None:
+    """``"password"`` or ``"token"`` when a column of this name holds secrets, else None."""
+    bare = _NOTE.sub(" ", name.strip(" \t*_`")).strip()
+    words = split_words(bare)
+    if not words or words[-1] not in _SECRET_NOUNS:
+        return None
+    return classify_key(bare)
+
+
+def _column_values(
+    text: str, start: int, header: list[tuple[int, int]], columns: dict[int, str]
+) -> Iterator[tuple[int, int]]:
+    """The spans of the secret values in the rows from ``start`` on (the line after the
+    delimiter row) to the first line without a pipe."""
+    while start < len(text):
+        line_start = start + 1 if text.startswith("\n", start) else start
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end == -1 else line_end
+        if "|" not in text[line_start:line_end]:
+            return
+        for i, (cell_start, cell_end) in enumerate(_cells(text, line_start, line_end)):
+            strength = columns.get(i)
+            if strength is not None:
+                key = text[header[i][0] : header[i][1]]
+                span = _value(text, cell_start, cell_end, strength, key)
+                if span is not None:
+                    yield span
+        start = line_end
+
+
+def _value(text: str, start: int, end: int, strength: str, key: str) -> tuple[int, int] | None:
+    """The span of a cell's value when it is worth reporting (its code or bold marks
+    left out); a note in brackets ("(rotated)") is none."""
+    quoted = False
+    for mark in ("`", "**", "*", "_"):
+        wrapped = text.startswith(mark, start) and text.endswith(mark, start, end)
+        if wrapped and end - start > 2 * len(mark):
+            start, end = start + len(mark), end - len(mark)
+            quoted = mark == "`"
+            break
+    value = text[start:end]
+    if not value or (value.startswith("(") and value.endswith(")")):
+        return None
+    if worth_reporting(value, strength=strength, quoted=quoted, key=key, assigned=True):
+        return start, end
+    return None
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of a table line's cells, white space trimmed; the empty cells outside a
+    leading and a trailing pipe are not cells."""
+    edges = [start - 1, *(start + m.start() for m in _CELL_EDGE.finditer(text[start:end])), end]
+    cells = []
+    for left, right in zip(edges, edges[1:], strict=False):
+        a, b = left + 1, right
+        while a < b and text[a] in " \t\r":
+            a += 1
+        while b > a and text[b - 1] in " \t\r":
+            b -= 1
+        cells.append((a, b))
+    line = text[start:end].strip()
+    if line.endswith("|") and not line.endswith("\\|"):
+        cells.pop()
+    if line.startswith("|"):
+        cells.pop(0)
+    return cells
