@@ -136,7 +136,22 @@ def is_reference(value: str) -> bool:
     v = value.strip()
     if has_template(v) or v.lower().startswith(_SEALED_PREFIXES):
         return True
-    return bool(_WHOLE_REFERENCE.fullmatch(v))
+    if not _WHOLE_REFERENCE.fullmatch(v):
+        return False
+    # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so
+    return not (_CHAIN.fullmatch(v) and any(map(_random_part, v.split("."))))
+
+
+_CHAIN = re.compile(r"[\w$?.]+")
+
+
+def _random_part(part: str) -> bool:
+    """A part of a dotted value that no one would name: digits inside letters of mixed case
+    (``Hq7mZ2``, ``S3cr3t``; not ``k8s`` or ``oauth2client``), or a long run of them (a hex
+    digest)."""
+    if not _DIGITS_INSIDE.search(part):
+        return False
+    return len(part) >= 16 or not (part.islower() or part.isupper())
 
 
 def _residue_is_random(value: str, marker: str) -> bool:

@@ -408,6 +408,38 @@ def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
     assert_password_found(text.format(PASSWORD), secret)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password: "{}"',
+        "DB_PASSWORD={}",
+        "postgres://app:{}@db.internal:5432/app",
+        "<password>{}</password>",
+        "the db password is {}",
+    ],
+)
+@pytest.mark.parametrize(
+    "value", ["Hq7mZ2.vL9zRw", "S3cr3t.P4ss", "a8f5f167f44f4964e6c998dee827.b2"]
+)
+def test_a_password_with_a_dot_is_no_attribute_chain(text: str, value: str) -> None:
+    # "a.b" reads like code's config.password, but no one names an attribute "Hq7mZ2"
+    assert [h.end - h.start for h in find_secrets(text.format(value))] == [len(value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = config.db_password",
+        "password: settings.DB_PASSWORD",
+        'token = "k8s.io"',
+        'secret = "oauth2client.client"',
+        "api_key = os.environ.API_KEY",
+    ],
+)
+def test_an_attribute_chain_is_still_a_reference(text: str) -> None:
+    assert find_secrets(text) == []
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
