@@ -8,7 +8,7 @@ holds a secret is stored masked, followed by another NUL and a digest (``sourcek
 of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
 is small and quick to parse::
 
-    {"format": 5, "generation": "...", "offset": 1234, "token": "<hex>",
+    {"format": 6, "generation": "...", "offset": 1234, "pair": "<hex>",
      "options": ["<fingerprint>", ...],
      "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
 
@@ -18,21 +18,22 @@ the parser rejected, reported again while the file stays unchanged).
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
 
-    {"format": 5, "token": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 6, "pair": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
-The two belong together only when their tokens match. The items file is written first, so a
-crash between the two writes leaves mismatched tokens, which makes the cache be rebuilt. A
+The two belong together only when their ``pair`` marks match. The items file is written first,
+so a crash between the two writes leaves mismatched marks, which makes the cache be rebuilt. A
 cache of another format is rebuilt from the items once (format 3 keys had no scope; format 4
-could hold a secret pasted into a file name).
+could hold a secret pasted into a file name; format 5 called the mark "token", and a secret
+scan of a committed shard flagged its random hex as one).
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
 
-    {"token": "<hex>", "generation": "...", "offset": 1234,
+    {"pair": "<hex>", "generation": "...", "offset": 1234,
      "set": {"S/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", *tail]},
      "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
-Lines count only with the token of the files they extend and are read in order, up to the
+Lines count only with the pair mark of the files they extend and are read in order, up to the
 first one that does not parse (an interrupted append). A full rewrite starts a new journal.
 """
 
@@ -53,7 +54,7 @@ from substrate.replacing import replacing
 
 log = logging.getLogger(__name__)
 
-FORMAT = 5
+FORMAT = 6
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 JOURNAL_FILE = "sources.journal"
@@ -66,7 +67,7 @@ class StoredStats:
     """The contents of ``sources.json``, with the keys flattened back to full paths."""
 
     watermark: Watermark
-    token: str
+    pair: str
     options: list[str] = field(default_factory=list)
     rows: dict[str, Row] = field(default_factory=dict)
     seal: int | None = None  # the log's seal at the watermark (None: written without one)
@@ -87,7 +88,7 @@ def read_stats(index_dir: Path) -> StoredStats | None:
             return None
         stats = StoredStats(
             Watermark(str(data["generation"]), int(data["offset"])),
-            str(data["token"]),
+            str(data["pair"]),
             [str(o) for o in data["options"]],
             seal=seal_of(data),
         )
@@ -110,14 +111,14 @@ def seal_of(data: dict[str, Any]) -> int | None:
     return None if seal is None else int(seal)
 
 
-def read_items(index_dir: Path, token: str) -> dict[str, list[Any]] | None:
-    """Read ``source-items.json`` if it belongs with the stats of ``token``, else None."""
+def read_items(index_dir: Path, pair: str) -> dict[str, list[Any]] | None:
+    """Read ``source-items.json`` if it belongs with the stats marked ``pair``, else None."""
     path = index_dir / ITEMS_FILE
     try:
         data = orjson.loads(path.read_bytes())
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
-        if data.get("token") != token:
+        if data.get("pair") != pair:
             return None
         sources = data["sources"]
         if not isinstance(sources, dict):
@@ -142,17 +143,17 @@ def _write(path: Path, data: dict[str, Any]) -> bool:
 
 
 def write_items(index_dir: Path, sources: dict[str, list[Any]]) -> str | None:
-    """Write the hashes and ids; returns the new token (None when the write failed)."""
-    token = secrets.token_hex(8)
-    ok = _write(index_dir / ITEMS_FILE, {"format": FORMAT, "token": token, "sources": sources})
-    return token if ok else None
+    """Write the hashes and ids; returns the new pair mark (None when the write failed)."""
+    pair = secrets.token_hex(8)
+    ok = _write(index_dir / ITEMS_FILE, {"format": FORMAT, "pair": pair, "sources": sources})
+    return pair if ok else None
 
 
 def write_stats(
     index_dir: Path,
     watermark: Watermark,
     seal: int | None,
-    token: str,
+    pair: str,
     options: list[str],
     rows: dict[str, Row],
 ) -> bool:
@@ -167,15 +168,15 @@ def write_stats(
         "generation": watermark.generation,
         "offset": watermark.offset,
         "seal": seal,
-        "token": token,
+        "pair": pair,
         "options": options,
         "dirs": dirs,
     }
     return _write(index_dir / STATS_FILE, data)
 
 
-def read_journal(index_dir: Path, token: str) -> list[dict[str, Any]]:
-    """The journal lines that extend the files of ``token``, in order."""
+def read_journal(index_dir: Path, pair: str) -> list[dict[str, Any]]:
+    """The journal lines that extend the files marked ``pair``, in order."""
     try:
         raw = (index_dir / JOURNAL_FILE).read_bytes()
     except FileNotFoundError:
@@ -189,7 +190,7 @@ def read_journal(index_dir: Path, token: str) -> list[dict[str, Any]]:
             entry = orjson.loads(line)
         except ValueError:
             break  # an append cut short: what follows cannot be trusted either
-        if isinstance(entry, dict) and entry.get("token") == token:
+        if isinstance(entry, dict) and entry.get("pair") == pair:
             entries.append(entry)
     return entries
 

@@ -153,7 +153,7 @@ class SourceCache:
         self.items_dirty = False  # the hashes or ids changed too
         self.trusted = True  # False once the log was rewritten under us: not worth saving
         self._items: dict[str, list[Any]] | None = {}  # None: on disk, not read yet
-        self._token = ""
+        self._pair = ""
         self._stamp: Watermark | None = None  # what the files on disk cover
         self._seal: int | None = None  # the log's seal at the stamp, as the files record it
         self._option_index: dict[str, int] = {}
@@ -182,9 +182,9 @@ class SourceCache:
             cache.options = stored.options
             cache._option_index = {o: i for i, o in enumerate(stored.options)}
             cache._items = None
-            cache._token = stored.token
+            cache._pair = stored.pair
             cache._stamp, cache._seal = stored.watermark, stored.seal
-            cache._replay(sourcefile.read_journal(index_dir, stored.token))
+            cache._replay(sourcefile.read_journal(index_dir, stored.pair))
             if not cache._stamp_in_log(current):
                 log.warning("the log was edited under the ingest source cache; rebuilding it")
             elif cache.watermark == current or cache.catch_up(substrate):
@@ -252,7 +252,7 @@ class SourceCache:
         if self._items is None:
             items = None
             if self.index_dir is not None:
-                items = sourcefile.read_items(self.index_dir, self._token)
+                items = sourcefile.read_items(self.index_dir, self._pair)
             if items is None:
                 assert self.index_dir is not None
                 fresh = self._rebuilt(self.substrate, self.index_dir, self.watermark, self.scope)
@@ -539,10 +539,10 @@ class SourceCache:
                     rows[key] = [state.content_hash, state.ids]
                 else:
                     rows[key] = items.get(key, ["", []])
-            token = sourcefile.write_items(index_dir, rows)
-            if token is None:
+            pair = sourcefile.write_items(index_dir, rows)
+            if pair is None:
                 return
-            self._token = token
+            self._pair = pair
         options: list[str] = []
         index: dict[str, int] = {}
         stats: dict[str, sourcefile.Row] = {}
@@ -563,7 +563,7 @@ class SourceCache:
                 options.append(fingerprint)
             row[2] = at
             stats[key] = row
-        if sourcefile.write_stats(index_dir, watermark, seal, self._token, options, stats):
+        if sourcefile.write_stats(index_dir, watermark, seal, self._pair, options, stats):
             sourcefile.remove_journal(index_dir)
             self._stamp, self._seal = watermark, seal
             self.dirty = self.items_dirty = self._whole = False
@@ -573,7 +573,7 @@ class SourceCache:
     def _journal_fits(self) -> bool:
         """Whether this save may be a journal line: the files on disk hold everything but the
         changed keys, and the journal stays small next to them."""
-        if self._whole or not self._token or self._stamp is None:
+        if self._whole or not self._pair or self._stamp is None:
             return False
         return self._journaled + len(self._changed) <= max(JOURNAL_MIN, len(self.states) // 8)
 
@@ -593,7 +593,7 @@ class SourceCache:
             else:  # a touched row: same ids as on disk
                 rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]
         return {
-            "token": self._token,
+            "pair": self._pair,
             "generation": watermark.generation,
             "offset": watermark.offset,
             "seal": seal,

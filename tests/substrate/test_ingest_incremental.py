@@ -19,6 +19,7 @@ from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
+from substrate.secrets.engine import find_secrets
 from substrate.store import Substrate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
@@ -302,6 +303,17 @@ def test_corrupt_cache_file_is_rebuilt(tree: Path, shard: Path) -> None:
     (shard / "index" / STATS_FILE).write_text("{not json")
     report = ingest_path(Substrate(shard), tree)
     assert report.files_unchanged == 3
+
+
+def test_a_secret_scan_of_the_shard_flags_nothing_of_the_cache(tree: Path, shard: Path) -> None:
+    # a shard committed to a repository passes the pre-commit scan: the cache's random marks
+    # were once a "token" field (a shard of that format has its cache rebuilt)
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "notes.txt", "Edited.\n")
+    ingest_path(Substrate(shard), tree)  # a journal line too
+    index = sorted((shard / "index").iterdir())
+    assert {STATS_FILE, ITEMS_FILE, JOURNAL_FILE} <= {path.name for path in index}
+    assert [p.name for p in index if find_secrets(p.read_text())] == []
 
 
 def test_recently_modified_file_is_checked_by_hash(tree: Path, shard: Path) -> None:
