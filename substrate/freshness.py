@@ -7,7 +7,9 @@ Signals, in the order they are reported:
 * ``changed``: that file's bytes no longer match the hash recorded at ingest;
 * ``superseded``: another item declares ``provenance.supersedes = <id>``, or a newer item of the
   same kind links to it and declares ``provenance.replaces = <id>``;
-* ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof).
+* ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof),
+  counted from when its content was last written (``content_time``: an ingested file's
+  modification time, else the item's creation).
 
 ``freshness_report`` indexes every ``supersedes``/``replaces`` edge in one pass, then checks each
 item against that index, so a sweep is linear in the size of the shard. Each file is examined
@@ -278,6 +280,17 @@ def _targets(value: Any) -> tuple[str, ...]:
     return ()
 
 
+def content_time(item: SubstrateItem) -> float:
+    """When the item's content was last written: its file's modification time, recorded at
+    ingest, when that is earlier than the item itself (a note last edited in 2021 and ingested
+    today is not today's), else when the item was made."""
+    made = float(item.created_at)
+    mtime = item.provenance.get("mtime")
+    if isinstance(mtime, int | float) and not isinstance(mtime, bool) and 0 < mtime < made:
+        return float(mtime)
+    return made
+
+
 def _verdict(
     item: SubstrateItem,
     *,
@@ -286,7 +299,7 @@ def _verdict(
     max_age_s: float | None,
     now: float,
 ) -> Freshness:
-    age = max(0.0, now - float(item.created_at))
+    age = max(0.0, now - content_time(item))
     signals: list[str] = []
     ref, ref_type = reference_of(item)
     if ref is not None:

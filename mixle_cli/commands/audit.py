@@ -114,9 +114,9 @@ def freshness_cmd(
         str | None,
         typer.Option(
             "--max-age",
-            help="Report items older than this as aged: 90s, 15m or 15min, 12h, 30d, 2w "
-            "(combinable; a bare number is seconds; M is refused: months are written in "
-            "days, 180d).",
+            help="Report items older than this as aged, counted from a file's last edit (else "
+            "from when the item was added): 90s, 15m or 15min, 12h, 30d, 2w (combinable; a "
+            "bare number is seconds; M is refused: months are written in days, 180d).",
         ),
     ] = None,
     scope: ScopeOpt = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -454,3 +455,26 @@ def test_an_artifact_is_checked_against_its_manifest(store: Substrate, tmp_path:
     changed = f"changed: content hash of '{manifest}' no longer matches ingest"
     assert check_freshness(store, a).signals == [changed]
     assert freshness_report(store)["stale"][0]["signals"] == [changed]
+
+
+def test_age_counts_from_the_last_edit_of_an_ingested_file(tmp_path: Path) -> None:
+    # a note last edited long ago and ingested today is due for review today, not in 90 days
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vpn.md").write_text("# VPN\n\nConnect with the corporate client.\n")
+    edited = time.time() - 400 * 86400
+    os.utime(notes / "vpn.md", (edited, edited))
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    report = freshness_report(store, max_age_s=90 * 86400)
+    assert report["n_stale"] == 1 and report["stale"][0]["signals"][0].startswith("aged: ")
+    assert abs(report["stale"][0]["age_s"] - 400 * 86400) < 60
+
+
+def test_a_recorded_mtime_later_than_the_item_does_not_make_it_younger(store: Substrate) -> None:
+    a = store.add("text", "x", created_at=NOW - 100, provenance={"mtime": NOW - 5})
+    assert check_freshness(store, a, now=NOW).age_s == 100.0
+    b = store.add("text", "y", created_at=NOW - 100, provenance={"mtime": True})
+    assert check_freshness(store, b, now=NOW).age_s == 100.0
