@@ -4,6 +4,8 @@ caller closed it."""
 from __future__ import annotations
 
 import io
+import os
+import stat
 import sys
 from typing import BinaryIO
 
@@ -28,6 +30,15 @@ def refuse_a_terminal(message: str) -> None:
     the user to type (``message`` says what to give instead)."""
     if sys.stdin is not None and sys.stdin.isatty():
         usage(message)
+
+
+def stdin_piped() -> bool:
+    """Whether standard input is a pipe or a file (something was meant to be read from it)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode if sys.stdin is not None else 0
+    except (OSError, ValueError, io.UnsupportedOperation):  # closed, or a test's stand-in
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 def stdin_text(limit: int | None = None) -> str:

@@ -19,7 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, usage
-from mixle_cli.stdin import stdin_bytes
+from mixle_cli.stdin import stdin_bytes, stdin_piped
 
 if TYPE_CHECKING:
     from substrate import ScanConfig, ScanSource, TextFinding, TextScan
@@ -235,9 +235,11 @@ def _apply_baseline(
             if scanned is None or old.entries[fp]["path"] in scanned
         ]
         if stale and not quiet:
+            one = len(stale) == 1
             output.note(
-                f"{len(stale)} baseline entr{'y' if len(stale) == 1 else 'ies'} no longer "
-                "match anything (fixed or moved); --update-baseline drops them"
+                f"{len(stale)} baseline entr{'y' if one else 'ies'} no longer "
+                f"match{'es' if one else ''} anything (fixed or moved); --update-baseline drops "
+                f"{'it' if one else 'them'}"
             )
         return fresh, len(found) - len(fresh)
     try:  # read again under a lock: another update may have landed since
@@ -508,6 +510,10 @@ def scan_secrets(
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:
         run = _staged(cfg)
+        if not (run.scans or run.errors or run.removed) and stdin_piped() and not quiet:
+            # `git show HEAD:app.env | mixle scan-secrets` must not read as a clean scan of it
+            # (a warning, not an error: an editor runs `git commit --amend` with a pipe)
+            output.note("nothing is staged; standard input is read only when given as -")
     findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)
     _report_files(run, findings, accepted, fmt, quiet)
     if run.errors:

@@ -542,6 +542,21 @@ def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -
 
 
 @needs_git
+def test_a_pipe_with_nothing_staged_is_told_that_stdin_needs_a_dash(repo: Path) -> None:
+    # `git show HEAD:app.env | mixle scan-secrets` scanned nothing and read "no file was scanned"
+    mixle = [str(Path(sys.executable).with_name("mixle")), "scan-secrets"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    piped = subprocess.run(mixle, cwd=repo, env=env, input=f"token={GH}\n", text=True,
+                           capture_output=True, check=False)  # fmt: skip
+    assert piped.returncode == 0  # a warning: an editor commits with a pipe for stdin
+    assert "standard input is read only when given as -" in piped.stderr
+    assert_no_secret(piped.stdout, piped.stderr)
+    quiet = subprocess.run(mixle, cwd=repo, env=env, stdin=subprocess.DEVNULL, text=True,
+                           capture_output=True, check=False)  # fmt: skip
+    assert quiet.returncode == 0 and "standard input" not in quiet.stderr
+
+
+@needs_git
 def test_a_staged_file_over_the_size_cap_stops_the_commit(mixle: Run, repo: Path) -> None:
     (repo / "dump.sql").write_text("-- rows\n" * 400 + f"token={GH}\n", encoding="utf-8")
     (repo / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 1024\n", encoding="utf-8")
