@@ -157,12 +157,12 @@ def freshness_cmd(
     elif how is output.Mode.JSONL:  # one stale item per line
         output.emit_jsonl(stale)
     else:
-        _print_freshness(report)
+        _print_freshness(report, max_age)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
 
 
-def _print_freshness(report: dict[str, Any]) -> None:
+def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:
     n, stale = report["n_items"], report["n_stale"]
     if not stale:
         output.emit_text(f"all {n} item(s) fresh")
@@ -175,20 +175,30 @@ def _print_freshness(report: dict[str, Any]) -> None:
                 s["item_id"],
                 format_duration(s["age_s"]),
                 _shown_ref(s["ref"]),
-                "; ".join(s["signals"]),
+                "; ".join(_shown_signal(signal, max_age) for signal in s["signals"]),
             ]
             for s in report["stale"]
         ),
     )
 
 
+def _shown_signal(signal: str, max_age: str | None) -> str:
+    """A signal as the table shows it: ``aged`` in the units typed, not in seconds (the age is
+    in its own column; JSON keeps the library's words)."""
+    if max_age is None or not signal.startswith("aged: "):
+        return signal
+    return f"aged: older than --max-age {max_age} (review, not proof)"
+
+
 def _shown_ref(ref: str | None) -> str:
     """The file an item was checked against, from the working directory when it lies below
-    it (as one would type it), on one line; "-" for none."""
+    it (as one would type it) and that is no file system root (cron's and systemd's), on one
+    line; "-" for none."""
     if not ref:
         return "-"
     try:
-        below = os.path.relpath(ref)
+        here = os.getcwd()
+        below = ".." if os.path.dirname(here) == here else os.path.relpath(ref, here)
     except (OSError, ValueError):  # a vanished working directory, another drive (Windows)
         below = ".."
     return output.one_line(ref if below.startswith("..") else below)

@@ -188,8 +188,10 @@ def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     result = mixle("freshness", "--max-age", "30d")
     assert result.exit_code == 1
     assert "1 of 2 item(s) stale" in result.stdout and old in result.stdout
-    assert "40d" in result.stdout and "aged:" in result.stdout
+    assert "40d" in result.stdout and "aged: older than --max-age 30d" in result.stdout
+    assert "2592000s" not in result.stdout  # the policy in the units typed
     data = mixle("freshness", "--max-age", "4w", "--json").json()
+    assert data["stale"][0]["signals"][0].startswith("aged: 3456")  # the library's words
     assert [s["id"] for s in data["stale"]] == [s["item_id"] for s in data["stale"]] == [old]
     lines = mixle("freshness", "--max-age", "4w", "--jsonl")
     assert lines.exit_code == 1 and [s["id"] for s in lines.jsonl()] == [old]
@@ -209,6 +211,9 @@ def test_freshness_names_each_stale_item_s_file_as_one_would_type_it(
     header, row = result.stdout.splitlines()[1:3]
     assert header.split() == ["id", "age", "file", "signals"]
     assert os.path.join("notes", "a.md") in row.split()  # (the age may be two words)
+    monkeypatch.chdir(os.sep)  # cron's working directory: the path in full, not "tmp/..."
+    row = mixle("freshness").stdout.splitlines()[2]
+    assert str(notes / "a.md") in row.split()
 
 
 @pytest.mark.parametrize("bad", ["30x", "-1d", "", "d"])
