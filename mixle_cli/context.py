@@ -211,7 +211,7 @@ class AppState:
 
 _NO_SHARD_HINT = (
     "check --shard or MIXLE_SHARD; `mixle init` makes one in this folder (./.mixle), "
-    "and a first `mixle add` or `mixle ingest` creates this one"
+    "and the first `mixle add` or `mixle ingest` that stores something creates this one"
 )
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import check_tags, state
+from mixle_cli.context import check_tags, is_shard, state
 from mixle_cli.errors import (
     FOUND,
     INTERRUPTED,
@@ -317,6 +317,8 @@ def ingest(
         # saves are batched: the batch under way is lost, the ones before it are not
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
+    if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
+        output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set())
 
 

@@ -281,6 +281,18 @@ def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env
     assert "creates it" not in mixle("add", "second note").stderr
 
 
+def test_an_ingest_that_stores_nothing_says_it_made_no_shard(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "only-config").mkdir()
+    (tmp_path / "only-config" / "settings.yaml").write_text("a: 1\n")
+    result = mixle("ingest", str(tmp_path / "only-config"))
+    assert result.exit_code == 0 and not isolated_shard_env.exists()
+    assert f"nothing was stored, so {isolated_shard_env} is still no shard" in result.stderr
+    missing = mixle("ls")  # the hint names when one is made
+    assert missing.exit_code == 3 and "that stores something creates this one" in missing.stderr
+
+
 def test_index_from_a_newer_version_is_a_clear_error(
     mixle: Run,
     filled: dict[str, str],
