@@ -44,6 +44,7 @@ class Run:
     complete: bool = False  # every file of the tree was scanned (baseline entries may be pruned)
     # paths the staged change deletes or renames away: covered too, so their entries go
     removed: list[str] = field(default_factory=list)
+    stale_baseline: int = 0  # baseline entries of the files scanned that match nothing now
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -234,6 +235,7 @@ def _apply_baseline(
             for fp in stale_fingerprints(old, found)
             if scanned is None or old.entries[fp]["path"] in scanned
         ]
+        run.stale_baseline = len(stale)
         if stale and not quiet:
             one = len(stale) == 1
             output.note(
@@ -289,6 +291,7 @@ def _report_files(
                 "n_files": sum(1 for s in run.scans if s.skipped is None),
                 "n_baselined": accepted,
                 "n_suppressed": suppressed,
+                "n_stale_baseline": run.stale_baseline,
                 "findings": [f.as_dict() for f in findings],
                 "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
                 "errors": [f"{what}: {why}" for what, why in run.errors],

@@ -440,6 +440,8 @@ def test_baseline_accepts_known_findings_and_survives_moves(mixle: Run, work: Pa
     fixed = mixle("scan-secrets", "--baseline", str(base), "deploy.py")
     assert fixed.exit_code == 0
     assert "2 baseline entries no longer match" in fixed.stderr
+    as_json = mixle("scan-secrets", "--baseline", str(base), "--json", "deploy.py").json()
+    assert as_json["clean"] and as_json["n_stale_baseline"] == 2  # for a CI job reading JSON
 
 
 def test_partial_update_keeps_other_files_entries(mixle: Run, work: Path) -> None:
