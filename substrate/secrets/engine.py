@@ -462,6 +462,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
+        if group == "su" and secret.isalpha() and _PROSE_GOES_ON.match(text, m.end(group)):
+            return False  # "password: stored in Vault under kv/prod": where it is, not what
+        if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)):
+            return False  # "creds: deploy / ...": the user; the password is the next rule's
         # "key = value", not "pass `value`" in a sentence: only then may joined words count
         between = text[m.end("key") : m.start(group)] if group else ""
         assigned = any(mark in between for mark in "=:,>-|\t")
@@ -505,6 +509,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+# A bare word followed on its line by more words: the start of a sentence.
+_PROSE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
+_USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".
 _DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")

@@ -135,6 +135,9 @@ def _merge_camel_password(words: list[str]) -> list[str]:
     return out
 
 
+_PASSWORD_MANAGERS = frozenset(["1password", "lastpass", "keepass", "keepassxc", "passbolt"])
+
+
 # Item fields repeat the same few keys (``path``, ``section``...) over and over.
 @lru_cache(maxsize=4096)
 def classify_key(key: str) -> str | None:
@@ -144,6 +147,8 @@ def classify_key(key: str) -> str | None:
         key: the key as written (``aws_secret_access_key``, ``X-Api-Key``, ``dbPass``).
     """
     raw = key.strip(" \t\"'`$@:-")
+    if raw.lower() in _PASSWORD_MANAGERS:  # "see 1Password \"Prod DB\"": where it is kept
+        return None
     if raw.lower() in ("_auth", "auth"):
         return "password"
     if raw.lower().startswith("_authtoken"):

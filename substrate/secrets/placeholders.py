@@ -79,7 +79,14 @@ _NON_SECRET_WORDS: frozenset[str] = frozenset(
     text bearer basic required optional hidden default value values public private true
     false disabled enabled unknown n/a na tbd todo blank omitted masked encrypted hash
     hashed random generated secure insecure user username login
+    stored managed rotated expired revoked unchanged pending shared vault keychain
     """.split()
+)
+# Where a password is kept, as its maker spells it ("1password" may be a weak password itself).
+_PASSWORD_MANAGERS = frozenset(["1Password", "LastPass", "Bitwarden", "KeePass", "KeePassXC"])
+# A value that is a date ("rotated: 2024-05-01"), not a secret.
+_DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 )
 
 _TEMPLATE = re.compile(
@@ -310,6 +317,8 @@ def worth_reporting(
             and not is_placeholder(v)
         )
     if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
+        return False
+    if v in _PASSWORD_MANAGERS or _DATE.fullmatch(v):
         return False
     if key and _restates(v, key):
         return False

@@ -72,12 +72,14 @@ _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?P<kq>[\"'`])?"
+    r"(?:\*{1,2}(?=[ \t]*:))?"  # a Markdown label in bold: **Password**: ...
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
     # type annotations: "key: str = ...", spaced, or "key: Tr0ub4dor=3x" and base64's
     # "key: VHIw...IQ==" would read as a type followed by its value
     r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*(?:[ \t]+(?==(?!=))|(?==[ \t]*[\"'`])))?"
-    r"(?:[ \t]*" + _OPS + r"[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*|[ \t]+(?=[\"'`]))"
+    r"(?:[ \t]*" + _OPS + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"
+    r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
@@ -107,10 +109,25 @@ _SETTER = (
 # was 'hunter2'", asked and answered ("the db password? it is hunter2"). Only password words:
 # "the key is stored" is not worth the doubt.
 _STATED = (
-    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd))"
+    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
     r"(?:[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
+)
+# A label in notes, its key perhaps in words and said of something: "API key for staging:
+# ...", "password for the VPN: ...", "**Password (prod):** ...". (Not "Password - ...": the
+# labelled corpus takes a dash for no assignment.)
+_LABELLED = (
+    r"(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
+    r"|service|personal[ \t]+access)[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
+    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/]{1,40}){1,4}|[ \t]*\([^()\n]{1,30}\))?"
+    r"(?:\*{1,2})?[ \t]*:(?!:)(?:\*{1,2})?[ \t]*"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+)(?![^\s,;]))"
+)
+# A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
+_USER_SLASH_PASSWORD = (
+    r"(?<![\w.\-$@])(?P<key>(?i:creds?|credentials))[ \t]*[:=][ \t]*[^\s/:]{1,64}[ \t]*/[ \t]*"
+    r"(?P<su>[^\s\"'`,;]+)"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,
 # in compose files, charts and code alike. First the lookup, then the key and its fallback
@@ -394,6 +411,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),
     _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
+    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes"),
+    _generic(_USER_SLASH_PASSWORD, "/", "creds: user / <literal>", kind="credential"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
     _generic(
         _YAML_BLOCK,

@@ -440,6 +440,54 @@ def test_an_attribute_chain_is_still_a_reference(text: str) -> None:
     assert find_secrets(text) == []
 
 
+HEX_KEY = rnd(32, HEX)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("**Password:** {}", PASSWORD),  # a Markdown label in bold
+        ("**Password**: {}", PASSWORD),
+        ("Password for the VPN: {}", PASSWORD),
+        ("password (prod): {}", PASSWORD),
+        ("pw is {}", PASSWORD),
+        ("- **API key:** {}", HEX_KEY),
+        ("* API Key: `{}`", HEX_KEY),
+        ("new api key for staging: {}", HEX_KEY),
+        ("creds: deploy / {}", PASSWORD),  # the password, not the user
+    ],
+)
+def test_a_credential_written_as_a_note(text: str, secret: str) -> None:
+    shown = redact_secrets(text.format(secret))
+    assert secret not in shown and "[REDACTED" in shown
+    assert "deploy" in shown or "deploy" not in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Password for the VPN: ask Jane",
+        "API key for staging: see vault",
+        "password (prod): stored in vault",
+        "API keys: rotate monthly",
+        "the default password for ZipArchive::setEncryptionName",
+        # where it is kept, or its state, is no secret; and the word was then masked everywhere
+        "password: stored in Vault under kv/prod/billing\n\nBackups are stored in S3.",
+        "wiki password: managed by Okta",
+        "password: rotated",
+        "| Name | Store | Owner |\n|---|---|---|\n| ADMIN_PASS | 1Password | jane |",
+        "| Secret | Rotated |\n|---|---|\n| db-password | 2024-05-01 |",
+        '- password: see 1Password "Prod DB"',
+    ],
+)
+def test_what_notes_say_about_a_credential_is_kept(text: str) -> None:
+    assert redact_secrets(text) == text
+
+
+def test_a_weak_password_named_like_a_password_manager_is_still_one() -> None:
+    assert detect_secrets('password = "1password"').rules() == ["sensitive_assignment"]
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
