@@ -44,6 +44,12 @@ ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Only items of thi
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat for several).")
 ]
+TagFilterOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
+    ),
+]
 
 
 def item_summary(item: SubstrateItem) -> dict[str, Any]:
@@ -254,7 +260,7 @@ def ls(
     ctx: typer.Context,
     kind: KindsOpt = None,
     scope: ScopeOpt = None,
-    tag: TagOpt = None,
+    tag: TagFilterOpt = None,
     source: SourceOpt = None,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=0, help="Show at most N items.")

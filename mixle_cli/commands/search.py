@@ -231,7 +231,8 @@ def search_cmd(
         typer.Option(
             "--since",
             help="Only items created since a date (2024-05-01; a time without a zone is UTC) "
-            "or in the last 7d (units: s, m or min, h, d, w; months in days: 30d).",
+            "or in the last 7d (units: s, m or min, h, d, w; months in days: 30d; a bare "
+            "number is refused: 2024 could be a year).",
         ),
     ] = None,
     until: Annotated[

@@ -67,6 +67,8 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     assert [r["id"] for r in listed.jsonl()] == [a, b]
     assert mixle("ls", "--tag", "policy", "--json").json()[0]["id"] == a
     assert mixle("ls", "--tag", "Policy", "--json").json()[0]["id"] == a  # as search takes it
+    shown = " ".join(mixle("ls", "--help").stdout.replace("│", " ").split())
+    assert "tag, in any case" in shown  # its help said "A tag", as add's does
     assert [r["id"] for r in mixle("ls", "--kind", "record", "--json").json()] == [b]
     assert [r["id"] for r in mixle("ls", "-K", "record", "-K", "text", "--json").json()] == [a, b]
     assert [r["id"] for r in mixle("ls", "-K", "trace,record", "--json").json()] == [b]
