@@ -245,13 +245,22 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     if _TABLE_RULE in selected and "|" in text:  # a column of them: "| user | password |"
-        for start, end in table_column_secrets(text):
+        headers = windows.get(TABLE_CELLS_RULE.keywords) or _aligned_lines(low, text)
+        for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
     return accepted.hits()
 
 
 _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
+
+
+def _aligned_lines(low: str, text: str) -> list[tuple[int, int]]:
+    """The lines of ``text`` holding a generic rule's keyword (the whole text when
+    lower-casing moved its offsets)."""
+    if len(low) != len(text):
+        return [(0, len(text))]
+    return _keyword_lines(low, TABLE_CELLS_RULE.keywords)
 
 
 # A long text is scanned a segment at a time, each with this much of the text on either side:
@@ -489,6 +498,19 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
+    if kind == "line_value":  # only what the next rule would cut short
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None or syntax != "text" or not _CUT_SHORT.search(secret):
+            return False
+        if _CODE_MARKS.search(secret):  # a lookup, a call, a template: the rules after judge it
+            return False
+        words = secret.split()
+        if len(words) > 1 and not all(word.isalpha() for word in words):
+            return False  # a sentence about a value ("X and again X here"), not a passphrase
+        return worth_reporting(
+            secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
+        )
     if kind == "netrc":
         return credential_ok(secret) and netrc_entry(text, m.start())
     if kind == "yaml_block":
@@ -511,6 +533,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 # A bare word followed on its line by more words: the start of a sentence.
 _PROSE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
+# What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
+_CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
+_CODE_MARKS = re.compile(r"[(){}$]")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".

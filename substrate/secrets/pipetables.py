@@ -12,45 +12,68 @@ identifiers, are read by ``secrets.tables``.)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from substrate.secrets.keynames import classify_key, split_words
 from substrate.secrets.placeholders import worth_reporting
 
-# The row under a header: cells of dashes, perhaps aligned with colons, at least one pipe.
-# It starts after a line break, since a header must stand above it (and a literal first
-# character lets the search skip ahead quickly).
+# The row under a header: cells of dashes, perhaps aligned with colons, at least one pipe;
+# or a box's rule, "+------+------+", as the mysql and psql clients print their results.
 _DELIMITER_ROW = re.compile(
-    r"\n[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?(?=\r?\n|$)"
+    r"[ \t]*(?:(?=[^\n]*\|)(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?"
+    r"|\+(?:[-=]+\+)+)\r?"
 )
 _CELL_EDGE = re.compile(r"(?<!\\)\|")
 _NOTE = re.compile(r"\(.*?\)")
+_USER_NOUNS = frozenset(["user", "username", "login", "account"])
 _SECRET_NOUNS = frozenset(
     ["password", "passwd", "pwd", "passphrase", "pw", "secret", "token", "key", "apikey"]
     + ["credential", "credentials"]
 )
 
 
-def table_column_secrets(text: str) -> Iterator[tuple[int, int]]:
-    """The spans of the values in ``text``'s table columns named for a secret, in order."""
-    for delimiter in _DELIMITER_ROW.finditer(text):
-        if "|" not in delimiter.group():
-            continue  # "---" alone: a rule or a heading's underline
-        header_end = delimiter.start()
-        header = _cells(text, text.rfind("\n", 0, header_end) + 1, header_end)
-        columns = {
-            i: strength
-            for i, (start, end) in enumerate(header)
-            if (strength := secret_column(text[start:end])) is not None
-        }
-        if columns:
-            yield from _column_values(text, delimiter.end(), header, columns)
+def table_column_secrets(
+    text: str, windows: Iterable[tuple[int, int]]
+) -> Iterator[tuple[int, int]]:
+    """The spans of the values in ``text``'s table columns named for a secret, in order.
+
+    ``windows`` are the spans of the lines that may be a header (those holding a secret's
+    keyword; several lines in one span are looked at one by one): a header names its secret
+    column, and looking only there keeps a long file with no such table cheap.
+    """
+    for start, end in windows:
+        while start < end:
+            line_end = text.find("\n", start, end)
+            line_end = end if line_end == -1 else line_end
+            yield from _table_under(text, start, line_end)
+            start = line_end + 1
 
 
-def secret_column(name: str) -> str | None:
-    """``"password"`` or ``"token"`` when a column of this name holds secrets, else None."""
+def _table_under(text: str, header_start: int, header_end: int) -> Iterator[tuple[int, int]]:
+    """The secret values of the table whose header is the line ``[header_start, header_end)``,
+    if a delimiter row follows it."""
+    if "|" not in text[header_start:header_end] or header_end >= len(text):
+        return
+    rule_end = text.find("\n", header_end + 1)
+    rule_end = len(text) if rule_end == -1 else rule_end
+    if not _DELIMITER_ROW.fullmatch(text, header_end + 1, rule_end):
+        return
+    header = _cells(text, header_start, header_end)
+    names = [text[start:end] for start, end in header]
+    columns = {i: s for i, name in enumerate(names) if (s := secret_column(name, names))}
+    if columns:
+        yield from _column_values(text, rule_end, header, columns)
+
+
+def secret_column(name: str, names: list[str]) -> str | None:
+    """``"password"`` or ``"token"`` when a column of this name, among the table's ``names``,
+    holds secrets, else None. "Pass" is a password beside a user's column (else a result, as
+    in Pass / Fail)."""
     bare = _NOTE.sub(" ", name.strip(" \t*_`")).strip()
     words = split_words(bare)
+    if words == ["pass"]:
+        users = {w for other in names for w in split_words(other)} & _USER_NOUNS
+        return "password" if users else None
     if not words or words[-1] not in _SECRET_NOUNS:
         return None
     return classify_key(bare)

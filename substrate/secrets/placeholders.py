@@ -264,10 +264,10 @@ _DIGITS_INSIDE = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 
 
 def _machine_made(part: str) -> bool:
-    """Mixed case with digits inside its letters, and long: ``Tr0ub4dor3x``, not ``v1beta1``,
-    ``k8s`` or ``Python3``."""
+    """Mixed case with digits inside its letters: ``Tr0ub4dor3x``, ``Kq7mZ`` (a password
+    with a ``/``, as base64 often holds), not ``v1beta1``, ``k8s`` or ``Python3``."""
     return (
-        len(part) >= 8
+        len(part) >= 4
         and not part.islower()
         and not part.isupper()
         and _DIGITS_INSIDE.search(part) is not None

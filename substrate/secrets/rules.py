@@ -84,6 +84,12 @@ _ASSIGN = (
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
+# A whole line "key = value" (INI, .env, properties): the value runs to the end of the line, or
+# to a " #" comment, whatever it holds (``,`` ``;`` quotes, spaces: a passphrase).
+_LINE_VALUE = (
+    r"(?m:^)(?=[^\n=]*=)[ \t]*(?:export[ \t]+)?" + _KEY + r"[ \t]*=[ \t]*"
+    r"(?P<su>[^\s\"'`#][^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*(?=\r?\n|$)"
+)
 _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
     r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)(?![\w.\-])"
@@ -118,7 +124,8 @@ _STATED = (
 # ...", "password for the VPN: ...", "**Password (prod):** ...". (Not "Password - ...": the
 # labelled corpus takes a dash for no assignment.)
 _LABELLED = (
-    r"(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
+    # (the look-ahead at the first letters lets a search pass over other places quickly)
+    r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
     r"|service|personal[ \t]+access)[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
     r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/]{1,40}){1,4}|[ \t]*\([^()\n]{1,30}\))?"
     r"(?:\*{1,2})?[ \t]*:(?!:)(?:\*{1,2})?[ \t]*"
@@ -126,8 +133,8 @@ _LABELLED = (
 )
 # A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
 _USER_SLASH_PASSWORD = (
-    r"(?<![\w.\-$@])(?P<key>(?i:creds?|credentials))[ \t]*[:=][ \t]*[^\s/:]{1,64}[ \t]*/[ \t]*"
-    r"(?P<su>[^\s\"'`,;]+)"
+    r"(?=[Cc])(?<![\w.\-$@])(?P<key>(?i:creds?|credentials))[ \t]*[:=][ \t]*"
+    r"[^\s/:]{1,64}[ \t]*/[ \t]*(?P<su>[^\s\"'`,;]+)"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,
 # in compose files, charts and code alike. First the lookup, then the key and its fallback
@@ -166,7 +173,7 @@ _YAML_BLOCK = (
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
 # reads what comes before "password" (``engine.netrc_entry``).
-_NETRC = r"(?<![\w.\-])password[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
+_NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
@@ -298,11 +305,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "npm_token",
-        r"//[\w.\-]+(?::\d+)?(?:/[\w.\-]*)*/:_authToken\s*=\s*(?P<secret>[^\s\"'`]+)",
-        ("_authtoken",),
+        r"//[\w.\-]+(?::\d+)?(?:/[\w.\-]*)*/:_(?:authToken|auth|password)\s*=\s*"
+        r"(?P<secret>[^\s\"'`]+)",
+        ("_auth", "_password"),
         kind="credential",
         boundary=False,
-        description="npm registry token in .npmrc (//registry/:_authToken=...)",
+        description="npm registry credentials in .npmrc (//registry/:_authToken=..., _auth, "
+        "_password)",
     ),
     Rule(
         "jwt",
@@ -344,7 +353,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic_auth_header",
-        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?Basic\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
+        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
         ("basic", "authorization"),  # either line of a header split after its name
         lines=True,
         window=1,  # the value may follow on the next line
@@ -363,14 +372,26 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "authorization_header",
-        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?:Token\s+)?"
+        # any scheme: token (GitHub), SSWS (Okta), Bot, Splunk, GenieKey, Api-Key...
+        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?:[A-Za-z][\w\-]{1,20}[ \t]+)?"
         r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("authorization",),
         lines=True,
         window=1,  # the value may follow on the next line
         entropy=3.0,
         boundary=False,
-        description="A raw token in an Authorization header",
+        description="A token in an Authorization header, after its scheme if any",
+    ),
+    Rule(
+        "vault_unseal_key",
+        # as `vault operator init` prints them; a BitLocker recovery key is one too
+        r"(?i:(?:unseal|recovery)[ \t]+key)(?:[ \t]+\d{1,2})?[ \t]*:[ \t]*"
+        r"(?P<secret>" + _B64 + r"{20,}={0,2})(?![A-Za-z0-9+/=])",
+        ("unseal key", "recovery key"),
+        lines=True,
+        entropy=3.5,
+        boundary=False,
+        description="Vault unseal or recovery key (Unseal Key 1: ...)",
     ),
     Rule(
         "basic_auth_credentials",
@@ -399,6 +420,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         boundary=False,
         description="a password passed on a command line: mysql -p, sshpass -p, login -p",
     ),
+    _generic(_LINE_VALUE, "=", "key = literal, the rest of the line", kind="line_value"),
     _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),

@@ -178,6 +178,7 @@ CASES: dict[str, tuple[str, str]] = {
     "newrelic_key": ("NRAK-" + rnd(27, UPPER_ALNUM), "NRAK-" + "X" * 27),
     "grafana_token": ("glc_" + rnd(40, B64), "glc_" + "x" * 40),
     "vault_token": ("hvs." + rnd(95, URLSAFE), "hvs." + "x" * 95),
+    "vault_unseal_key": ("Unseal Key 1: " + rnd(44, B64), "Unseal Key 1: " + "x" * 44),
     "terraform_token": (
         rnd(14, LOWER_ALNUM) + ".atlasv1." + rnd(67, LOWER_ALNUM),
         "x" * 14 + ".atlasv1." + "x" * 67,
@@ -282,7 +283,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"pem", "netrc", "yaml_block"}
+        kinds |= {"pem", "netrc", "yaml_block", "line_value"}
         kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
@@ -486,6 +487,83 @@ def test_what_notes_say_about_a_credential_is_kept(text: str) -> None:
 
 def test_a_weak_password_named_like_a_password_manager_is_still_one() -> None:
     assert detect_secrets('password = "1password"').rules() == ["sensitive_assignment"]
+
+
+B64_PASSWORD = "Kq7" + rnd(3, string.ascii_letters) + "/2vL9x"  # base64 holds "/"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "rule"),
+    [
+        # a password holding a "/" (base64 holds them) was taken for a path
+        ("DB_PASSWORD={}", B64_PASSWORD, "sensitive_assignment"),
+        ('{{"password": "{}"}}', B64_PASSWORD, "sensitive_assignment"),
+        # Authorization headers of any scheme: GitHub's "token", Okta's "SSWS", "basic" in
+        # lower case as actions/checkout writes it into .git/config
+        ("curl -H 'Authorization: token {}'", rnd(40, HEX), "authorization_header"),
+        ('-H "Authorization: SSWS {}"', "00" + rnd(40), "authorization_header"),
+        (
+            "AUTHORIZATION: basic {}",
+            base64.b64encode(rnd(30).encode()).decode(),
+            "basic_auth_header",
+        ),
+        # a Vault root token is 24 characters; unseal keys as `vault operator init` prints them
+        ("vault login {}", "hvs." + rnd(24), "vault_token"),
+        ("Unseal Key 2: {}", rnd(44, B64), "vault_unseal_key"),
+        # .npmrc's other credentials
+        (
+            "//nexus.corp/repository/npm/:_auth={}",
+            base64.b64encode(b"deploy:Wq9").decode() + "x=",
+            "npm_token",
+        ),
+        ("//nexus.corp/repository/npm/:_password={}", rnd(16, B64), "npm_token"),
+        # a Telegram bot token in the Bot API's URL
+        (
+            "https://api.telegram.org/bot{}/sendMessage",
+            rnd(10, "123456789") + ":AA" + rnd(33, URLSAFE),
+            "telegram_bot_token",
+        ),
+        # a whole INI or .env line: the value holds what ends a value in prose
+        ("[client]\npassword = {}\n", rnd(5) + "," + rnd(6), "sensitive_assignment"),
+        ("passphrase = {}", "correct horse battery staple", "sensitive_assignment"),
+        (
+            "DB_PASSWORD={} # rotated in May",
+            rnd(4) + '"' + rnd(4) + ";" + rnd(4),
+            "sensitive_assignment",
+        ),
+        # tables as clients print them, and a "Pass" column beside a user's
+        (
+            "+----+------+----------+\n| id | user | password |\n+----+------+----------+\n"
+            "| 1  | root | {} |\n+----+------+----------+",
+            PASSWORD,
+            "sensitive_assignment",
+        ),
+        (
+            "| Host | Login | Pass |\n|---|---|---|\n| db1 | root | {} |",
+            PASSWORD,
+            "sensitive_assignment",
+        ),
+    ],
+)
+def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None:
+    found = detect_secrets(text.format(secret))
+    assert found.rules() == [rule], text
+    assert secret not in redact_secrets(text.format(secret))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password_file=/etc/app/db.pass",
+        "Authorization: see the docs for details",
+        "| Test | Pass | Fail |\n|---|---|---|\n| unit | 98 | 2 |",
+        "password = see the vault entry for prod",
+        "password = required, min 12 characters",
+        "password = ${DB_PASS}",
+    ],
+)
+def test_what_these_layouts_hold_that_is_no_secret(text: str) -> None:
+    assert detect_secrets(text).clean
 
 
 def test_reference_rule_names_kept() -> None:
