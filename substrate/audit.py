@@ -18,6 +18,7 @@ from substrate.lineage import audit_substrate
 from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
+    from substrate.item import SubstrateItem
     from substrate.store import Substrate
 
 log = logging.getLogger(__name__)
@@ -181,14 +182,22 @@ def _notes_section(
     ]
     unresolved = []
     for item, link in unresolved_links(substrate, linking, allowed):
-        start, _ = lines_of(item)
         root = root_of(item)
         if root is not None and link.startswith(root.rstrip("/") + "/"):
             link = link[len(root.rstrip("/")) + 1 :]  # as the folder ingested names it
+        start = link_line(item, link, lines_of(item)[0])
         where = {"item_id": item.id, "source": shown_source(item), "line": start}
         unresolved.append({**where, "link": safe_text(link)})
     n_links = sum(len(note_link_targets(item)) for item in linking)
     return {"checked": True, "n_links": n_links, "unresolved": unresolved, "problems": []}
+
+
+def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
+    """The line of ``item``'s source that holds ``link`` (as the folder ingested names it),
+    where its section begins at line ``start``; the section's start when its text does not
+    hold the link so written (``../other.md`` resolved)."""
+    at = item.text.find(link) if start is not None else -1
+    return start + item.text.count("\n", 0, at) if start is not None and at >= 0 else start
 
 
 def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, list[str]]:

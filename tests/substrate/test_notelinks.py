@@ -251,6 +251,7 @@ def test_audit_tells_of_links_to_no_note_or_heading_as_each_reader_sees_them(
         ("plans.md", "people/priya.md#hobbies"),
     ]
     assert report.notes["n_links"] == 7
+    assert {u["line"] for u in report.notes["unresolved"]} == {3}  # the links' line
     public = audit_shard(store, scopes={"public"})  # the vault's note is none of its to see
     hidden = {u["link"] for u in public.notes["unresolved"]} - {link for _, link in links}
     assert hidden == {str(tmp_path / "vault/plan.md")}  # not under the folder: a full path
@@ -274,3 +275,14 @@ def test_an_anchor_to_a_repeated_heading_names_its_later_section(tmp_path: Path)
     assert unresolved == ["b.md#faq-2"]
     linked = [s.item.text for s in multihop(store, "See the second", seeds=1).steps[1:]]
     assert "about herons" in linked[0] and "The first questions" in linked[1]
+
+
+def test_a_link_to_no_note_is_told_at_its_own_line(tmp_path: Path) -> None:
+    from substrate.audit import audit_shard
+
+    text = "# Ideas\n\nSome text.\nSee [[not-yet-written]] later.\n\n## More\n\nx\nand [[gone]]\n"
+    _write(tmp_path / "notes", {"ideas.md": text})
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
+    assert told == {"[[not-yet-written]]": 4, "[[gone]]": 9}  # not 1 and 6, the sections'
