@@ -420,6 +420,24 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         boundary=False,
         description="a password passed on a command line: mysql -p, sshpass -p, login -p",
     ),
+    Rule(
+        "command_line_password",
+        # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED BY '...'; htpasswd -b [FILE]
+        # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
+        r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+by)[ \t]+(?=[\"'])"
+        r"|(?<![^\s`$(])(?:"
+        r"htpasswd[ \t]+(?=[^\n|;&]*-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
+        r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
+        r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
+        r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))"
+        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
+        ("identified by", "htpasswd", "smbclient", "mongo"),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="a password in SQL (IDENTIFIED BY) or given to htpasswd -b, smbclient -U "
+        "user%..., mongosh -p",
+    ),
     _generic(_LINE_VALUE, "=", "key = literal, the rest of the line", kind="line_value"),
     _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),

@@ -566,6 +566,35 @@ def test_what_these_layouts_hold_that_is_no_secret(text: str) -> None:
     assert detect_secrets(text).clean
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE USER 'app'@'%' IDENTIFIED BY '{}';",
+        "GRANT ALL ON shop.* TO 'app'@'%' IDENTIFIED BY \"{}\";",
+        "htpasswd -b -c /etc/nginx/.htpasswd admin {}",
+        "htpasswd -nb admin {} && echo done",
+        "smbclient //files/share -U admin%{}",
+        'mongosh "mongodb://admin@mongo" -p {}',
+    ],
+)
+def test_a_password_in_sql_or_given_to_these_tools(text: str) -> None:
+    assert detect_secrets(text.format(PASSWORD)).rules() == ["command_line_password"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Load a library identified by 'name'.",  # a docstring: no user, no grant
+        "Passwords are identified by their hash",
+        "htpasswd -c .htpasswd admin",  # asks for it
+        "mongosh -u admin -p",
+        "mongo -p $MONGO_PASSWORD",
+    ],
+)
+def test_these_tools_without_a_password(text: str) -> None:
+    assert detect_secrets(text).clean
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
