@@ -33,6 +33,7 @@ from substrate.secrets.placeholders import (
     is_path_or_url,
     is_placeholder,
     is_reference,
+    says_something,
     worth_reporting,
 )
 from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
@@ -445,8 +446,9 @@ _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 
 
 def _trim_unquoted(value: str) -> str:
-    """Drop closing brackets and punctuation that end the statement, not the value."""
-    v = value.rstrip(",:;")
+    """Drop closing brackets and punctuation that end the statement, not the value (and the
+    white space a whole line's value may end with)."""
+    v = value.rstrip().rstrip(",:;")
     if v.endswith(".") and not v.endswith(".."):
         v = v[:-1]
     while v and v[-1] in ")]}":
@@ -471,9 +473,13 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
-        if group == "su" and secret.isalpha() and _PROSE_GOES_ON.match(text, m.end(group)):
+        if (
+            group == "su"
+            and secret.isalpha()
+            and says_something(_rest_of_line(text, m.start(group)))
+        ):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
-        if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)):
+        if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
             return False  # "creds: deploy / ...": the user; the password is the next rule's
         # "key = value", not "pass `value`" in a sentence: only then may joined words count
         between = text[m.end("key") : m.start(group)] if group else ""
@@ -505,19 +511,33 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False
         if _CODE_MARKS.search(secret):  # a lookup, a call, a template: the rules after judge it
             return False
+        if _names_both(m) and _USER_THEN_PASSWORD.search(secret):
+            return False  # "creds: deploy / ...": the user is no secret (a rule after says so)
+        if ":" in text[m.end("key") : m.start(group)] and any(ch in secret for ch in "=\"'`"):
+            return False  # "password: str = ...", "secret: String \"...\"": the next rule's
         words = secret.split()
-        if len(words) > 1 and not all(word.isalpha() for word in words):
-            return False  # a sentence about a value ("X and again X here"), not a passphrase
+        if len(words) > 1 and (len(words) > 6 or says_something(words)):
+            return False  # a sentence about a value ("ask Bob", "X and again X here")
         return worth_reporting(
             secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
         )
+    if kind == "label":  # "API key for staging: ...": a value judged as one given to the key
+        key = m.group("key")
+        if group == "su" and (syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE):
+            return False
+        strength = classify_key(key) or "password"
+        if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
+            return False
+        word = secret.strip(_PROSE_MARKS)
+        return not (word.isalpha() or _DESCRIBED.fullmatch(word))
     if kind == "netrc":
         return credential_ok(secret) and netrc_entry(text, m.start())
-    if kind == "yaml_block":
+    if kind == "yaml_block":  # judged by its first line; the whole block is masked
         key = key_before(text, m.start())
         strength = classify_key(key) if key else None
+        first = secret.split("\n", 1)[0].strip()
         return strength is not None and worth_reporting(
-            secret, strength=strength, quoted=False, key=key, assigned=True
+            first, strength=strength, quoted=" " in first, key=key, assigned=True
         )
     if kind == "url":
         return _valid_url_password(secret, m.group(0))
@@ -532,19 +552,40 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 # A bare word followed on its line by more words: the start of a sentence.
-_PROSE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
+_CREDS = re.compile(r"(?i:creds?|credentials)$")
+# What a label's value does not start with: an operator, a bracket, a template
+_NOT_A_LABELS_VALUE = "=:{}()[]|<>"
+
+
+def _names_both(m: re.Match[str]) -> bool:
+    """Whether the key names a user and a password together (``creds``, ``user/pass``)."""
+    before = m.string[max(0, m.start("key") - 9) : m.start("key")].lower()
+    return bool(_CREDS.match(m.group("key"))) or before.endswith(("user/", "login/", "name/"))
+
+
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
-_CODE_MARKS = re.compile(r"[(){}$]")
+_CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".
 _DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")
 
 
+# How far the checks below look along a line: a match on a 200 KB line must not read the
+# whole line again (that made a scan of such a line quadratic).
+_LOOK = 200
+
+
 def _line_before(text: str, at: int) -> str:
-    """The part of ``at``'s line that comes before it."""
-    return text[text.rfind("\n", 0, at) + 1 : at]
+    """The part of ``at``'s line that comes before it (at most ``_LOOK`` characters)."""
+    return text[max(text.rfind("\n", max(0, at - _LOOK), at) + 1, at - _LOOK) : at]
+
+
+def _rest_of_line(text: str, at: int) -> list[str]:
+    """The words of ``at``'s line from ``at`` on (within ``_LOOK`` characters)."""
+    end = text.find("\n", at, at + _LOOK)
+    return text[at : end if end != -1 else at + _LOOK].split()
 
 
 # What precedes "password" on an entry's line: "machine HOST login USER ", or "default
@@ -553,7 +594,7 @@ _NETRC_LEAD = re.compile(
     r"(?:^|[\s`])(?:machine[ \t]+\S+|default(?=[ \t]+(?:login|account)[ \t]))"
     r"(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$"
 )
-_KEY_BEFORE = re.compile(r"""([\w.\-$@]+)["']?[ \t]*$""")
+_KEY_BEFORE = re.compile(r"""([\w.\-$@]{1,64})["']?[ \t]*$""")
 
 
 def netrc_entry(text: str, at: int) -> bool:

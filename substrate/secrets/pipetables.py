@@ -18,10 +18,12 @@ from substrate.secrets.keynames import classify_key, split_words
 from substrate.secrets.placeholders import worth_reporting
 
 # The row under a header: cells of dashes, perhaps aligned with colons, at least one pipe;
-# or a box's rule, "+------+------+", as the mysql and psql clients print their results.
+# or a box's rule, "+------+------+", as the mysql client prints its results, or psql's
+# "----+------".
+_BOX_RULE = re.compile(r"[ \t]*\+(?:[-=]+\+)+\r?")
 _DELIMITER_ROW = re.compile(
     r"[ \t]*(?:(?=[^\n]*\|)(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?"
-    r"|\+(?:[-=]+\+)+)\r?"
+    r"|\+(?:[-=]+\+)+|-+(?:\+-+)+)\r?"
 )
 _CELL_EDGE = re.compile(r"(?<!\\)\|")
 _NOTE = re.compile(r"\(.*?\)")
@@ -41,28 +43,32 @@ def table_column_secrets(
     keyword; several lines in one span are looked at one by one): a header names its secret
     column, and looking only there keeps a long file with no such table cheap.
     """
+    read = 0  # where the last table read ends: a line before it is one of its rows
     for start, end in windows:
         while start < end:
             line_end = text.find("\n", start, end)
             line_end = end if line_end == -1 else line_end
-            yield from _table_under(text, start, line_end)
+            if start >= read:
+                spans, read = _table_under(text, start, line_end)
+                yield from spans
             start = line_end + 1
 
 
-def _table_under(text: str, header_start: int, header_end: int) -> Iterator[tuple[int, int]]:
+def _table_under(
+    text: str, header_start: int, header_end: int
+) -> tuple[list[tuple[int, int]], int]:
     """The secret values of the table whose header is the line ``[header_start, header_end)``,
-    if a delimiter row follows it."""
+    if a delimiter row follows it, and where the table ends (``header_start`` if none)."""
     if "|" not in text[header_start:header_end] or header_end >= len(text):
-        return
+        return [], header_start
     rule_end = text.find("\n", header_end + 1)
     rule_end = len(text) if rule_end == -1 else rule_end
     if not _DELIMITER_ROW.fullmatch(text, header_end + 1, rule_end):
-        return
+        return [], header_start
     header = _cells(text, header_start, header_end)
     names = [text[start:end] for start, end in header]
     columns = {i: s for i, name in enumerate(names) if (s := secret_column(name, names))}
-    if columns:
-        yield from _column_values(text, rule_end, header, columns)
+    return _column_values(text, rule_end, header, columns)
 
 
 def secret_column(name: str, names: list[str]) -> str | None:
@@ -81,28 +87,34 @@ def secret_column(name: str, names: list[str]) -> str | None:
 
 def _column_values(
     text: str, start: int, header: list[tuple[int, int]], columns: dict[int, str]
-) -> Iterator[tuple[int, int]]:
+) -> tuple[list[tuple[int, int]], int]:
     """The spans of the secret values in the rows from ``start`` on (the line after the
-    delimiter row) to the first line without a pipe."""
+    delimiter row) to the first line without a pipe that is no box rule between rows, and
+    where that is."""
+    spans: list[tuple[int, int]] = []
     while start < len(text):
         line_start = start + 1 if text.startswith("\n", start) else start
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end == -1 else line_end
         if "|" not in text[line_start:line_end]:
-            return
+            if _BOX_RULE.fullmatch(text, line_start, line_end):
+                start = line_end
+                continue  # a grid table's rule between two rows
+            return spans, line_start
         for i, (cell_start, cell_end) in enumerate(_cells(text, line_start, line_end)):
             strength = columns.get(i)
             if strength is not None:
                 key = text[header[i][0] : header[i][1]]
                 span = _value(text, cell_start, cell_end, strength, key)
                 if span is not None:
-                    yield span
+                    spans.append(span)
         start = line_end
+    return spans, len(text)
 
 
 def _value(text: str, start: int, end: int, strength: str, key: str) -> tuple[int, int] | None:
     """The span of a cell's value when it is worth reporting (its code or bold marks
-    left out); a note in brackets ("(rotated)") is none."""
+    left out)."""
     quoted = False
     for mark in ("`", "**", "*", "_"):
         wrapped = text.startswith(mark, start) and text.endswith(mark, start, end)
@@ -111,8 +123,8 @@ def _value(text: str, start: int, end: int, strength: str, key: str) -> tuple[in
             quoted = mark == "`"
             break
     value = text[start:end]
-    if not value or (value.startswith("(") and value.endswith(")")):
-        return None
+    if not value or value.isalpha() or (value.startswith("(") and value.endswith(")")):
+        return None  # a word ("changed", "Keycloak") or a note in brackets says where or how
     if worth_reporting(value, strength=strength, quoted=quoted, key=key, assigned=True):
         return start, end
     return None

@@ -145,8 +145,10 @@ def is_reference(value: str) -> bool:
         return True
     if not _WHOLE_REFERENCE.fullmatch(v):
         return False
-    # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so
-    return not (_CHAIN.fullmatch(v) and any(map(_random_part, v.split("."))))
+    # "Hq7mZ2.vL9zRw" reads as an attribute chain, but no one names attributes so (a longer
+    # chain, config.S3Config.password, is one)
+    parts = v.split(".")
+    return not (len(parts) <= 2 and _CHAIN.fullmatch(v) and any(map(_random_part, parts)))
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
@@ -237,6 +239,21 @@ def is_passphrase(value: str) -> bool:
     return not _LABEL_WORDS.intersection(re.split(r"[-_]", value))
 
 
+# Words that make a run of words a sentence about a credential ("stored in Vault", "ask Bob",
+# "same as the username", "not set") rather than a passphrase ("correct horse battery staple").
+_SENTENCE_WORDS: frozenset[str] = frozenset(
+    """a an the in on at by for from of to into under over with without as is are was be been
+    and or but not no nor see ask same usual below above here there it its this that these
+    those our your their my his her set unset empty none if when via per each any all only also
+    than then use used using kept stored""".split()
+)
+
+
+def says_something(words: list[str]) -> bool:
+    """Whether ``words`` read as a sentence: one of them is a word sentences are made of."""
+    return any(w.strip(".,:;!?()'\"").lower() in _SENTENCE_WORDS for w in words)
+
+
 def is_prose(value: str) -> bool:
     """Several words of UI or documentation text rather than one credential."""
     words = value.split()
@@ -256,18 +273,24 @@ def is_path_or_url(value: str) -> bool:
     """
     if "://" in value or _FILE.search(value.lower()):
         return True
-    return bool(_PATH.match(value)) and not any(map(_machine_made, _PATH_PARTS.split(value)))
+    if not _PATH.match(value):
+        return False
+    parts = _PATH_PARTS.split(value)
+    # one "/" between two short random runs is base64 (Kq7mZ/2vL9x); a longer path is a path
+    # unless one of its folders is long and random
+    shortest = 4 if len(parts) == 2 else 8
+    return not any(_machine_made(part, shortest) for part in parts)
 
 
 _PATH_PARTS = re.compile(r"[/\\]")
 _DIGITS_INSIDE = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 
 
-def _machine_made(part: str) -> bool:
-    """Mixed case with digits inside its letters: ``Tr0ub4dor3x``, ``Kq7mZ`` (a password
-    with a ``/``, as base64 often holds), not ``v1beta1``, ``k8s`` or ``Python3``."""
+def _machine_made(part: str, shortest: int = 8) -> bool:
+    """Mixed case with digits inside its letters, and at least ``shortest`` long:
+    ``Tr0ub4dor3x``, not ``v1beta1``, ``k8s`` or ``Python3``."""
     return (
-        len(part) >= 4
+        len(part) >= shortest
         and not part.islower()
         and not part.isupper()
         and _DIGITS_INSIDE.search(part) is not None

@@ -84,11 +84,13 @@ _ASSIGN = (
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
-# A whole line "key = value" (INI, .env, properties): the value runs to the end of the line, or
-# to a " #" comment, whatever it holds (``,`` ``;`` quotes, spaces: a passphrase).
+# A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
+# runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,
+# spaces: a passphrase). (Taken greedily, in one pass: white space is trimmed after.)
 _LINE_VALUE = (
-    r"(?m:^)(?=[^\n=]*=)[ \t]*(?:export[ \t]+)?" + _KEY + r"[ \t]*=[ \t]*"
-    r"(?P<su>[^\s\"'`#][^\n]*?)(?:[ \t]+#[^\n]*)?[ \t]*(?=\r?\n|$)"
+    r"(?m:^)(?=[^\n=:]*[=:])[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?"
+    + _KEY
+    + r"[ \t]*(?:=|:(?!:))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]|(?<![ \t])#)*)"
 )
 _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
@@ -127,14 +129,16 @@ _LABELLED = (
     # (the look-ahead at the first letters lets a search pass over other places quickly)
     r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
     r"|service|personal[ \t]+access)[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
-    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/]{1,40}){1,4}|[ \t]*\([^()\n]{1,30}\))?"
-    r"(?:\*{1,2})?[ \t]*:(?!:)(?:\*{1,2})?[ \t]*"
-    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+)(?![^\s,;]))"
+    r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
+    r"(?:[ \t]*\([^()\n]{1,30}\))?"
+    r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`*]\S*))"
 )
 # A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
 _USER_SLASH_PASSWORD = (
-    r"(?=[Cc])(?<![\w.\-$@])(?P<key>(?i:creds?|credentials))[ \t]*[:=][ \t]*"
-    r"[^\s/:]{1,64}[ \t]*/[ \t]*(?P<su>[^\s\"'`,;]+)"
+    r"(?=[CcUuLl])(?<![\w.\-$@])(?P<key>(?i:creds?|credentials"
+    r"|(?:user(?:name)?|login)[ \t]*/[ \t]*pass(?:word)?))[ \t]*[:=][ \t]*"
+    r"[^\s/:]{1,64}[ \t]*/[ \t]*(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
 )
 # A literal given as the fallback of a lookup: the value used wherever the variable is unset,
 # in compose files, charts and code alike. First the lookup, then the key and its fallback
@@ -167,13 +171,13 @@ _STATED_BARE = (
 # from the block's mark, whose key the check reads back (``engine.key_before``): a pattern that
 # starts with the key would be tried at every character of every keyword line.
 _YAML_BLOCK = (
-    r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n[ \t]+"
-    r"(?P<su>[^\s\"'`#][^\s]*)(?=[ \t]*(?:\r?\n|$))"
+    r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n(?P<indent>[ \t]+)"
+    r"(?P<su>[^\s\"'`#][^\r\n]*(?:\r?\n(?P=indent)[^\r\n]+)*)"  # every line of the block
 )
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
 # reads what comes before "password" (``engine.netrc_entry``).
-_NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
+_NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
@@ -372,8 +376,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "authorization_header",
-        # any scheme: token (GitHub), SSWS (Okta), Bot, Splunk, GenieKey, Api-Key...
-        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?:[A-Za-z][\w\-]{1,20}[ \t]+)?"
+        # the schemes that carry a token: token (GitHub), SSWS (Okta), Bot, Splunk, GenieKey,
+        # Api-Key... (not any word: "Authorization: see docs/security/authorization.md")
+        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?i:(?:token|bearer|ssws|bot|splunk|geniekey"
+        r"|api-?key|key|sharedaccesssignature|hmac)[ \t]+)?"
         r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("authorization",),
         lines=True,
@@ -384,9 +390,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "vault_unseal_key",
-        # as `vault operator init` prints them; a BitLocker recovery key is one too
+        # as `vault operator init` prints them
         r"(?i:(?:unseal|recovery)[ \t]+key)(?:[ \t]+\d{1,2})?[ \t]*:[ \t]*"
-        r"(?P<secret>" + _B64 + r"{20,}={0,2})(?![A-Za-z0-9+/=])",
+        # base64 of random bytes: holding a digit, and no path
+        r"(?P<secret>(?!/)(?=[A-Za-z0-9+/]*\d)" + _B64 + r"{20,}={0,2})(?![A-Za-z0-9+/=.])",
         ("unseal key", "recovery key"),
         lines=True,
         entropy=3.5,
@@ -438,7 +445,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         description="a password in SQL (IDENTIFIED BY) or given to htpasswd -b, smbclient -U "
         "user%..., mongosh -p",
     ),
-    _generic(_LINE_VALUE, "=", "key = literal, the rest of the line", kind="line_value"),
+    _generic(_LINE_VALUE, "=:", "key = literal, the rest of the line", kind="line_value"),
     _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
@@ -451,14 +458,14 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),
     _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
-    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes"),
-    _generic(_USER_SLASH_PASSWORD, "/", "creds: user / <literal>", kind="credential"),
+    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
+    _generic(_USER_SLASH_PASSWORD, "/", "creds: user / <literal>", kind="stated"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
     _generic(
         _YAML_BLOCK,
         "|>",
         "password: | then the literal, indented, below",
-        window=1,
+        window=40,
         kind="yaml_block",
     ),
     _generic(_NETRC, " \t", ".netrc: machine HOST login USER password literal", kind="netrc"),

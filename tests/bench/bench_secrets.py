@@ -162,6 +162,30 @@ def rows(quick: bool) -> Iterator[str]:
         f"| same, scan_files(workers={workers}) | {len(paths)} | {size_mb:.1f} "
         f"| {size_mb / par_s:.1f} | - | - |"
     )
+    yield ""
+    yield from long_inputs()
+
+
+# Inputs that once made a scan quadratic (10 to 30 s at 40 KB): a 4x longer input must take
+# about 4x as long.
+LONG_INPUTS: dict[str, Callable[[int], str]] = {
+    "a value of spaces": lambda n: "password = a" + " " * n + "b\n",
+    "a long word before a YAML block": lambda n: "a" * n + " password: |\n  Kq7mZ2vL9x\n",
+    "a table of headers": lambda n: "| password |\n|---|\n" * (n // 20),
+    "a line of netrc-like pairs": lambda n: "password Kq7mZ2vL9x " * (n // 20),
+}
+
+
+def long_inputs() -> Iterator[str]:
+    from substrate.secrets.engine import find_secrets
+
+    yield "| long input | 40 KB (s) | 160 KB (s) | ratio (4 is linear) |"
+    yield "|---|---|---|---|"
+    for name, make in LONG_INPUTS.items():
+        short, long = make(40_000), make(160_000)
+        t_short = timed(lambda: find_secrets(short))  # noqa: B023 - called at once
+        t_long = timed(lambda: find_secrets(long))  # noqa: B023
+        yield f"| {name} | {t_short:.3f} | {t_long:.3f} | {t_long / t_short:.1f}x |"
 
 
 def main() -> int:

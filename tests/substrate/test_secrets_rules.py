@@ -283,7 +283,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"pem", "netrc", "yaml_block", "line_value"}
+        kinds |= {"pem", "netrc", "yaml_block", "line_value", "label"}
         kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
@@ -593,6 +593,57 @@ def test_a_password_in_sql_or_given_to_these_tools(text: str) -> None:
 )
 def test_these_tools_without_a_password(text: str) -> None:
     assert detect_secrets(text).clean
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "api_key: {} / prod",  # a value followed by " / ...": only creds name a user first
+        "DB_PASSWORD={} / old",
+        "password: correct horse battery {}",  # a passphrase, masked whole
+        "WIFI_PASSWORD: Purple Monkey {}",
+        "DB_PASSWORD=Kq7m {}",
+        "db:\r\n  password: |-\r\n    {}\r\n",  # CRLF
+        "DB_PASSWORD=Kq7$mZ2,{}",
+        "API key for staging: Kq7mZ2vL9x,{}",
+        "creds: deploy / Vb8#qL2,{}",
+        'machine h login u password Kq7"{}',
+        "Password for Jane's laptop: {}",
+        "Password for the VPN (EU, prod): {}",
+        "tls:\n  tls.key: |\n    MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSj\n    {}\n",  # every line
+    ],
+)
+def test_no_part_of_the_value_is_left(text: str) -> None:
+    tail = rnd(10) + "9"
+    shown = redact_secrets(text.format(tail))
+    assert tail not in shown and "[REDACTED" in shown, shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cred: staging / production\nDeploy to production on Fridays.",  # masked everywhere
+        "creds: read / write",
+        "password = ask Bob\n\nIf in doubt, ask Bob.",
+        "secret = not set",
+        "auth = basic auth over TLS",
+        "password = same as the username",
+        "password = in vault",
+        "Password for root: forgotten\nIf you have forgotten it, reset it.",
+        "Client secret for the app: regenerated",
+        "Authorization: see docs/security/authorization.md",
+        "Authorization: uses OpenPolicyAgent.RegoPolicies",
+        "token: ~/.config/Gh2Cli/hosts",  # a longer path or chain keeps its names
+        "password = config.S3Config.password",
+        "Recovery key: StoredInTheCompanyPasswordManager",
+        "recovery key: /Volumes/Backup/recovery/key.txt",
+        "| user | password |\n|---|---|\n| a | changed |",
+        'secret: String "secretKeyVariable"',
+        'f"Unsupported curve for ssh private key: {curve.name!r}"',
+    ],
+)
+def test_these_sentences_and_names_are_no_secret(text: str) -> None:
+    assert redact_secrets(text) == text
 
 
 def test_reference_rule_names_kept() -> None:
