@@ -33,6 +33,7 @@ from substrate.secrets.placeholders import (
     is_path_or_url,
     is_placeholder,
     is_reference,
+    plain_word,
     says_something,
     worth_reporting,
 )
@@ -516,8 +517,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if ":" in text[m.end("key") : m.start(group)] and any(ch in secret for ch in "=\"'`"):
             return False  # "password: str = ...", "secret: String \"...\"": the next rule's
         words = secret.split()
-        if len(words) > 1 and (len(words) > 6 or says_something(words)):
-            return False  # a sentence about a value ("ask Bob", "X and again X here")
+        if len(words) > 1 and not _passphrase(words, text[m.end("key") : m.start(group)]):
+            return False  # a sentence ("ask Bob"), or a value and a note about it
         return worth_reporting(
             secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
         )
@@ -529,13 +530,15 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
             return False
         word = secret.strip(_PROSE_MARKS)
-        return not (word.isalpha() or _DESCRIBED.fullmatch(word))
+        return not (plain_word(word) or _DESCRIBED.fullmatch(word))
     if kind == "netrc":
         return credential_ok(secret) and netrc_entry(text, m.start())
     if kind == "yaml_block":  # judged by its first line; the whole block is masked
         key = key_before(text, m.start())
         strength = classify_key(key) if key else None
         first = secret.split("\n", 1)[0].strip()
+        if says_something(first.split()):
+            return False  # "password: >" over "  stored in Vault under kv/prod"
         return strength is not None and worth_reporting(
             first, strength=strength, quoted=" " in first, key=key, assigned=True
         )
@@ -558,9 +561,21 @@ _NOT_A_LABELS_VALUE = "=:{}()[]|<>"
 
 
 def _names_both(m: re.Match[str]) -> bool:
-    """Whether the key names a user and a password together (``creds``, ``user/pass``)."""
-    before = m.string[max(0, m.start("key") - 9) : m.start("key")].lower()
-    return bool(_CREDS.match(m.group("key"))) or before.endswith(("user/", "login/", "name/"))
+    """Whether the key names a user and a password together (``creds``, ``Username /
+    Password``)."""
+    before = m.string[max(0, m.start("key") - 20) : m.start("key")]
+    return bool(_CREDS.match(m.group("key"))) or _USER_SLASH.search(before) is not None
+
+
+_USER_SLASH = re.compile(r"(?i:user(?:name)?|login)[ \t]*/[ \t]*$")
+
+
+def _passphrase(words: list[str], operator: str) -> bool:
+    """Whether a line's value of several ``words`` is a passphrase: plain words (or a number),
+    up to six, none of the words sentences are made of, given by ``=`` (after a ``:`` a few
+    words are a note as often: "Password: rotated monthly", "Auth: Basic Auth")."""
+    plain = all(w.isalpha() or w.isdigit() for w in words)
+    return "=" in operator and plain and len(words) <= 6 and not says_something(words)
 
 
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
@@ -583,9 +598,17 @@ def _line_before(text: str, at: int) -> str:
 
 
 def _rest_of_line(text: str, at: int) -> list[str]:
-    """The words of ``at``'s line from ``at`` on (within ``_LOOK`` characters)."""
+    """The words of the phrase that starts at ``at``: to the end of its line (within ``_LOOK``
+    characters), a comment (``#``, ``--``, ``//``) or a word that ends a clause (``,``)."""
     end = text.find("\n", at, at + _LOOK)
-    return text[at : end if end != -1 else at + _LOOK].split()
+    words = []
+    for word in text[at : end if end != -1 else at + _LOOK].split():
+        if word.startswith(("#", "--", "//")):
+            break
+        words.append(word)
+        if word.endswith((",", ";", ".")):
+            break
+    return words
 
 
 # What precedes "password" on an entry's line: "machine HOST login USER ", or "default

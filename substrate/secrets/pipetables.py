@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from substrate.secrets.keynames import classify_key, split_words
-from substrate.secrets.placeholders import worth_reporting
+from substrate.secrets.placeholders import plain_word, worth_reporting
 
 # The row under a header: cells of dashes, perhaps aligned with colons, at least one pipe;
 # or a box's rule, "+------+------+", as the mysql client prints its results, or psql's
@@ -97,9 +97,12 @@ def _column_values(
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end == -1 else line_end
         if "|" not in text[line_start:line_end]:
-            if _BOX_RULE.fullmatch(text, line_start, line_end):
+            after = text.find("\n", line_end + 1)
+            after = len(text) if after == -1 else after
+            between_rows = not _BOX_RULE.fullmatch(text, min(line_end + 1, after), after)
+            if _BOX_RULE.fullmatch(text, line_start, line_end) and between_rows:
                 start = line_end
-                continue  # a grid table's rule between two rows
+                continue  # a grid table's rule between two rows (two rules: a table ends)
             return spans, line_start
         for i, (cell_start, cell_end) in enumerate(_cells(text, line_start, line_end)):
             strength = columns.get(i)
@@ -123,7 +126,7 @@ def _value(text: str, start: int, end: int, strength: str, key: str) -> tuple[in
             quoted = mark == "`"
             break
     value = text[start:end]
-    if not value or value.isalpha() or (value.startswith("(") and value.endswith(")")):
+    if not value or plain_word(value) or (value.startswith("(") and value.endswith(")")):
         return None  # a word ("changed", "Keycloak") or a note in brackets says where or how
     if worth_reporting(value, strength=strength, quoted=quoted, key=key, assigned=True):
         return start, end

@@ -245,8 +245,15 @@ _SENTENCE_WORDS: frozenset[str] = frozenset(
     """a an the in on at by for from of to into under over with without as is are was be been
     and or but not no nor see ask same usual below above here there it its this that these
     those our your their my his her set unset empty none if when via per each any all only also
-    than then use used using kept stored""".split()
+    than then use used using kept stored rotate rotated monthly weekly daily yearly expires
+    expired soon later yet knows unknown handled managed""".split()
 )
+
+
+def plain_word(word: str) -> bool:
+    """A word as a dictionary or a name spells it (``changed``, ``Keycloak``, ``SSO``), not a
+    random run of letters (``xKqZmVbLwTrQ``)."""
+    return word.isalpha() and (word.islower() or word.istitle() or word.isupper())
 
 
 def says_something(words: list[str]) -> bool:

@@ -132,7 +132,7 @@ _LABELLED = (
     r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
     r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"
-    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`*]\S*))"
+    r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
 )
 # A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
 _USER_SLASH_PASSWORD = (
@@ -378,8 +378,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "authorization_header",
         # the schemes that carry a token: token (GitHub), SSWS (Okta), Bot, Splunk, GenieKey,
         # Api-Key... (not any word: "Authorization: see docs/security/authorization.md")
-        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?i:(?:token|bearer|ssws|bot|splunk|geniekey"
-        r"|api-?key|key|sharedaccesssignature|hmac)[ \t]+)?"
+        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?i:(?:[\w\-]{0,20}(?:token|key|auth|jwt)[\w\-]{0,20}"
+        r"|bearer|ssws|bot|splunk|dpop|negotiate|hmac|sharedaccesssignature)[ \t]+)?"
         r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("authorization",),
         lines=True,

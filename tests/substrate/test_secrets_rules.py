@@ -596,13 +596,45 @@ def test_these_tools_without_a_password(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a passphrase of plain words given by "=" is masked whole ...
+        (
+            "passphrase = correct horse battery staple",
+            "passphrase = [REDACTED:sensitive_assignment]",
+        ),
+        ("WIFI_PASSWORD=Purple Monkey Dishwasher", "WIFI_PASSWORD=[REDACTED:sensitive_assignment]"),
+        # ... after ":" a few words are as often a note: the first word only, as before
+        (
+            "password: correct horse battery staple",
+            "password: [REDACTED:sensitive_assignment] horse battery staple",
+        ),
+        ("Password: rotated monthly", "Password: rotated monthly"),
+        # a value and a note about it: the value, and its copies elsewhere
+        (
+            "Password: Tr0ub4dor&3, rotate monthly\nuse Tr0ub4dor&3",
+            "Password: [REDACTED:sensitive_assignment], rotate monthly\n"
+            "use [REDACTED:sensitive_assignment]",
+        ),
+        (
+            "DB_PASSWORD=xKqZmVbLwTrQ # set in prod",
+            "DB_PASSWORD=[REDACTED:sensitive_assignment] # set in prod",
+        ),
+        (
+            "Username / Password: jenkins / Kq7#mZ2vL9x",
+            "Username / Password: jenkins / [REDACTED:sensitive_assignment]",
+        ),
+    ],
+)
+def test_a_line_s_value_and_what_follows_it(text: str, shown: str) -> None:
+    assert redact_secrets(text) == shown
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "api_key: {} / prod",  # a value followed by " / ...": only creds name a user first
         "DB_PASSWORD={} / old",
-        "password: correct horse battery {}",  # a passphrase, masked whole
-        "WIFI_PASSWORD: Purple Monkey {}",
-        "DB_PASSWORD=Kq7m {}",
         "db:\r\n  password: |-\r\n    {}\r\n",  # CRLF
         "DB_PASSWORD=Kq7$mZ2,{}",
         "API key for staging: Kq7mZ2vL9x,{}",
@@ -638,12 +670,37 @@ def test_no_part_of_the_value_is_left(text: str) -> None:
         "Recovery key: StoredInTheCompanyPasswordManager",
         "recovery key: /Volumes/Backup/recovery/key.txt",
         "| user | password |\n|---|---|\n| a | changed |",
+        "password: >\n  stored in Vault under kv/prod\nThe password is stored in Vault.",
+        "Username / Password: jenkins / {}\nThe jenkins agent restarts.".replace("{}", "[x]"),
         'secret: String "secretKeyVariable"',
         'f"Unsupported curve for ssh private key: {curve.name!r}"',
     ],
 )
 def test_these_sentences_and_names_are_no_secret(text: str) -> None:
     assert redact_secrets(text) == text
+
+
+LETTERS = "xKqZmVbLwTrQzPfH"  # a random run of letters alone
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"API key for staging: {LETTERS}",
+        f"API key for staging: **{rnd(16)}**",  # in bold
+        f"| user | password |\n|---|---|\n| root | {LETTERS} |\n",
+        f"token: {LETTERS} -- expires in 30 days",
+        f"Authorization: OAuth {rnd(40)}",
+        f"Authorization: JWT {rnd(30)}",
+        # two tables as the mysql client prints them, one after the other
+        "+------+------------+\n| user | changed_at |\n+------+------------+\n| root | 2024 |\n"
+        "+------+------------+\n+------+----------+\n| id   | password |\n+------+----------+\n"
+        f"| root | {PASSWORD} |\n+------+----------+\n",
+    ],
+)
+def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> None:
+    shown = redact_secrets(text)
+    assert "[REDACTED" in shown and LETTERS not in shown and PASSWORD not in shown, shown
 
 
 def test_reference_rule_names_kept() -> None:
