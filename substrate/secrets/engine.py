@@ -30,6 +30,7 @@ from substrate.secrets.keynames import classify_key
 from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.placeholders import (
     credential_ok,
+    is_name_like,
     is_path_or_url,
     is_placeholder,
     is_reference,
@@ -474,11 +475,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # //registry/:_authToken is the npm rule's business
         if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
             return False
-        if (
-            group == "su"
-            and secret.isalpha()
-            and says_something(_rest_of_line(text, m.start(group)))
-        ):
+        if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
             return False  # "creds: deploy / ...": the user; the password is the next rule's
@@ -505,6 +502,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
+    if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
+        ok = _valid_token(secret, rule.entropy)
+        return ok and not (is_name_like(secret) or is_path_or_url(secret) or "-" in secret[:1])
     if kind == "line_value":  # only what the next rule would cut short
         key = m.group("key")
         strength = classify_key(key)
@@ -571,11 +571,25 @@ _USER_SLASH = re.compile(r"(?i:user(?:name)?|login)[ \t]*/[ \t]*$")
 
 
 def _passphrase(words: list[str], operator: str) -> bool:
-    """Whether a line's value of several ``words`` is a passphrase: plain words (or a number),
-    up to six, none of the words sentences are made of, given by ``=`` (after a ``:`` a few
-    words are a note as often: "Password: rotated monthly", "Auth: Basic Auth")."""
-    plain = all(w.isalpha() or w.isdigit() for w in words)
-    return "=" in operator and plain and len(words) <= 6 and not says_something(words)
+    """Whether a line's value of several ``words`` is a passphrase: up to six words, none of
+    them one sentences are made of; after a ``:``, two plain words are a note as often ("Auth:
+    Basic Auth", "Password: Okta SSO")."""
+    if len(words) > 6 or says_something(words):
+        return False
+    note = len(words) == 2 and all(plain_word(w) or w.isdigit() for w in words)
+    return "=" in operator or not note
+
+
+def _a_note(word: str, text: str, at: int) -> bool:
+    """Whether a value of letters alone, at ``at``, is a note rather than a password: the
+    phrase it starts is a sentence ("stored in Vault under kv/prod"), or it is a plain word with
+    more said after it ("changed, see the wiki", "development # not for prod")."""
+    phrase = _rest_of_line(text, at)
+    if says_something(phrase):
+        return True
+    end = text.find("\n", at, at + _LOOK)
+    more = text[at + len(word) : end if end != -1 else at + _LOOK].strip(" \t\r")
+    return plain_word(word) and bool(more)
 
 
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).

@@ -253,7 +253,11 @@ _SENTENCE_WORDS: frozenset[str] = frozenset(
 def plain_word(word: str) -> bool:
     """A word as a dictionary or a name spells it (``changed``, ``Keycloak``, ``SSO``), not a
     random run of letters (``xKqZmVbLwTrQ``)."""
-    return word.isalpha() and (word.islower() or word.istitle() or word.isupper())
+    return (
+        word.isalpha()
+        and len(word) <= 14  # "correcthorsebatterystaple" is no dictionary's
+        and (word.islower() or word.istitle() or word.isupper())
+    )
 
 
 def says_something(words: list[str]) -> bool:

@@ -378,14 +378,16 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "authorization_header",
         # the schemes that carry a token: token (GitHub), SSWS (Okta), Bot, Splunk, GenieKey,
         # Api-Key... (not any word: "Authorization: see docs/security/authorization.md")
-        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?i:(?:[\w\-]{0,20}(?:token|key|auth|jwt)[\w\-]{0,20}"
-        r"|bearer|ssws|bot|splunk|dpop|negotiate|hmac|sharedaccesssignature)[ \t]+)?"
+        r"(?i:authorization)[\"']?\s*:\s*[\"']?(?i:(?:token|bearer|oauth|jwt|ssws|bot|splunk"
+        r"|geniekey|api-?key|api-?token|key|dpop|zoho-oauthtoken|klaviyo-api-key|hmac"
+        r"|sharedaccesssignature)[ \t]+)?"
         r"(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![\w\-.~+/=])",
         ("authorization",),
         lines=True,
         window=1,  # the value may follow on the next line
         entropy=3.0,
         boundary=False,
+        kind="header_token",
         description="A token in an Authorization header, after its scheme if any",
     ),
     Rule(

@@ -283,7 +283,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"pem", "netrc", "yaml_block", "line_value", "label"}
+        kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
         kinds |= {"jwt", "jwt_b64"}
         assert rule.kind in kinds
 
@@ -604,11 +604,12 @@ def test_these_tools_without_a_password(text: str) -> None:
             "passphrase = [REDACTED:sensitive_assignment]",
         ),
         ("WIFI_PASSWORD=Purple Monkey Dishwasher", "WIFI_PASSWORD=[REDACTED:sensitive_assignment]"),
-        # ... after ":" a few words are as often a note: the first word only, as before
+        # ... after ":" too, but two plain words there are as often a note
         (
             "password: correct horse battery staple",
-            "password: [REDACTED:sensitive_assignment] horse battery staple",
+            "password: [REDACTED:sensitive_assignment]",
         ),
+        ("Password: Okta SSO", "Password: Okta SSO"),
         ("Password: rotated monthly", "Password: rotated monthly"),
         # a value and a note about it: the value, and its copies elsewhere
         (
@@ -673,6 +674,12 @@ def test_no_part_of_the_value_is_left(text: str) -> None:
         "password: >\n  stored in Vault under kv/prod\nThe password is stored in Vault.",
         "Username / Password: jenkins / {}\nThe jenkins agent restarts.".replace("{}", "[x]"),
         'secret: String "secretKeyVariable"',
+        # a scheme, then names or a path, not a token
+        "Authorization: OAuth client_credentials\nUse the client_credentials grant.",
+        "Authorization: Keycloak authorization-services",
+        # a plain word with more said after it is a note ("changed" was masked everywhere)
+        "password: changed, see the wiki\nIt was changed.",
+        "SECRET_KEY=development # not for prod\nrun in development",
         'f"Unsupported curve for ssh private key: {curve.name!r}"',
     ],
 )
