@@ -63,7 +63,12 @@ def retrieve_cmd(
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many items to return.")] = 8,
     kinds: Annotated[
         list[str] | None,
-        typer.Option("--kinds", help="Only these kinds (comma-separated or repeated)."),
+        typer.Option(
+            "--kinds",
+            "--kind",
+            "-K",
+            help="Only these kinds (comma-separated or repeated; --kind and -K as elsewhere).",
+        ),
     ] = None,
     weight: Annotated[
         list[str] | None,

@@ -85,6 +85,9 @@ def test_retrieve_options(mixle: Run, shop: dict[str, str]) -> None:
     assert mixle("retrieve", "refund", "--weight", "artifact").exit_code == 2
     assert mixle("retrieve", "refund", "--weight", "nope=1").exit_code == 2
     assert mixle("retrieve", "refund", "--kinds", "nope").exit_code == 2
+    # spelled as search, ls and assemble-context spell it
+    as_elsewhere = mixle("retrieve", "refund", "-K", "artifact", "--json").json()
+    assert as_elsewhere == kinds
     assert mixle("retrieve", "refund", "--kinds", " , ").exit_code == 2  # names no kind
     assert mixle("retrieve", "  ").exit_code == 2
     assert mixle("retrieve", "refund", "--json", "--jsonl").exit_code == 2
