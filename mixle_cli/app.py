@@ -98,8 +98,8 @@ def main_options(
         # an unset variable in a script ("--shard $DIR") must not fall back to another shard
         raise typer.BadParameter("the shard path is empty", param_hint="--shard")
     if shard is None and os.environ.get("MIXLE_SHARD") == "":  # (click reads it as unset)
-        raise typer.BadParameter(
-            "MIXLE_SHARD is set but empty; unset it to use the default shard", param_hint="--shard"
+        raise typer.BadParameter(  # named as the variable: no --shard was given
+            "it is set but empty; unset it to use the default shard", param_hint="MIXLE_SHARD"
         )
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)

@@ -351,7 +351,8 @@ def test_an_empty_mixle_shard_is_a_usage_error_not_the_default_shard(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("MIXLE_SHARD", "")
     result = mixle("add", "text")
-    assert result.exit_code == 2 and "MIXLE_SHARD is set but empty" in result.stderr
+    assert result.exit_code == 2 and "MIXLE_SHARD: it is set but empty" in result.stderr
+    assert "--shard" not in result.stderr.splitlines()[0]  # none was given
     assert not (tmp_path / "data").exists()
 
 
