@@ -8,6 +8,9 @@ DEFAULT_CHUNK_CHARS = 1500
 MIN_CHUNK_CHARS = 16
 DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
+# What ``ingest_file`` reads (its ``as_format``, or a file's extension): the seed's formats.
+LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
+FILE_FORMATS = LINE_FORMATS | {"jsonl", "ndjson", "csv", "tsv", "json"}
 # A derived index file (the catalog, a search pack) of at most this many bytes has its checksums
 # checked whole when it is opened (about a millisecond); larger ones on full reads.
 VERIFY_ON_OPEN_BYTES = 4 << 20

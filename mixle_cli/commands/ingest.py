@@ -36,7 +36,7 @@ from substrate import (
     AccessDeniedError,
     ShardError,
 )
-from substrate.limits import MIN_CHUNK_CHARS
+from substrate.limits import FILE_FORMATS, MIN_CHUNK_CHARS
 from substrate.widetext import wide_encoding
 
 if TYPE_CHECKING:
@@ -566,7 +566,13 @@ def ingest_file_command(
     ctx: typer.Context,
     path: Annotated[str, typer.Argument(help="A data file (.txt .md .jsonl .csv ...).")],
     as_format: Annotated[
-        str | None, typer.Option("--as", help="Format (default: from the extension).")
+        str | None,
+        typer.Option(
+            "--as",
+            help="The file's format, one of "
+            f"{', '.join(sorted(FILE_FORMATS))} (default: from the extension; for other "
+            "formats and whole folders, use ingest --as).",
+        ),
     ] = None,
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
@@ -577,7 +583,6 @@ def ingest_file_command(
 ) -> None:
     """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
     from substrate import ingest_file, safe_repr
-    from substrate.ingest.adapters import FILE_FORMATS
 
     if as_format is not None and as_format.lower() not in FILE_FORMATS:
         known = ", ".join(sorted(FILE_FORMATS))

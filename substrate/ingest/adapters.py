@@ -43,6 +43,7 @@ from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import SHARD_SKIPPED, shard_file
+from substrate.limits import FILE_FORMATS, LINE_FORMATS
 from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
@@ -315,11 +316,6 @@ def _finish_file(
     return ids
 
 
-_LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
-# What ``ingest_file`` reads (its ``as_format``, or a file's extension).
-FILE_FORMATS = _LINE_FORMATS | {"jsonl", "ndjson", "csv", "tsv", "json"}
-
-
 def ingest_file(
     substrate: Substrate,
     path: str | os.PathLike[str],
@@ -397,7 +393,7 @@ def ingest_file(
 
 
 def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
-    if fmt in _LINE_FORMATS:
+    if fmt in LINE_FORMATS:
         parsed = Parsed("text")
         for n, line in enumerate(text.split("\n")):
             stripped = line.strip()

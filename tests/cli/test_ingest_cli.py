@@ -750,3 +750,10 @@ def test_an_ingest_stopped_by_a_write_error_says_what_is_stored(
     assert all(f["reason"].startswith("not saved: ") for f in done["files"])
     assert all(f["reason"].endswith("File too large") for f in done["files"])
     assert mixle("ingest", str(notes)).exit_code == 0  # the rerun finishes
+
+
+def test_ingest_file_names_the_formats_its_as_takes(mixle) -> None:
+    # they differ from ingest --as (no rst, docs or traces): the help said only "Format"
+    shown = " ".join(mixle("ingest-file", "--help").stdout.replace("│", " ").split())
+    assert "one of csv, json, jsonl, markdown, md, ndjson, text, tsv, txt" in shown
+    assert mixle("ingest-file", "x.rst", "--as", "rst").exit_code == 2
