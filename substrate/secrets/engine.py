@@ -224,13 +224,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         if rule.lines:
             if rule.needs and not _holds_any(text, rule.needs, held):
                 continue  # every match holds one of these characters; the text has none
-            lines = windows.get(rule.keywords)
-            if lines is None:
-                # lower-casing a few characters (İ) lengthens the text: then offsets in
-                # ``low`` are not offsets in ``text``, and the whole text is searched
-                aligned = len(low) == len(text)
-                lines = _keyword_lines(low, rule.keywords) if aligned else [(0, len(text))]
-                windows[rule.keywords] = lines
+            lines = _lines_holding(rule.keywords, low, text, windows)
             for start, end in _widen(text, lines, rule.window):
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
@@ -248,7 +242,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     if _TABLE_RULE in selected and "|" in text:  # a column of them: "| user | password |"
-        headers = windows.get(TABLE_CELLS_RULE.keywords) or _aligned_lines(low, text)
+        headers = _lines_holding(TABLE_CELLS_RULE.keywords, low, text, windows)
         for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
@@ -258,12 +252,21 @@ def _scan(text: str, syntax: str) -> list[Hit]:
 _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
 
 
-def _aligned_lines(low: str, text: str) -> list[tuple[int, int]]:
-    """The lines of ``text`` holding a generic rule's keyword (the whole text when
-    lower-casing moved its offsets)."""
-    if len(low) != len(text):
-        return [(0, len(text))]
-    return _keyword_lines(low, TABLE_CELLS_RULE.keywords)
+def _lines_holding(
+    keywords: tuple[str, ...],
+    low: str,
+    text: str,
+    windows: dict[tuple[str, ...], list[tuple[int, int]]],
+) -> list[tuple[int, int]]:
+    """The lines of ``text`` holding one of ``keywords``, worked out once per scan (kept in
+    ``windows``). Lower-casing a few characters (İ) lengthens the text: then offsets in
+    ``low`` are not offsets in ``text``, and the whole text is one window."""
+    lines = windows.get(keywords)
+    if lines is None:
+        aligned = len(low) == len(text)
+        lines = _keyword_lines(low, keywords) if aligned else [(0, len(text))]
+        windows[keywords] = lines
+    return lines
 
 
 # A long text is scanned a segment at a time, each with this much of the text on either side:
@@ -504,7 +507,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return credential_ok(secret)
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
         ok = _valid_token(secret, rule.entropy)
-        return ok and not (is_name_like(secret) or is_path_or_url(secret) or "-" in secret[:1])
+        return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
     if kind == "line_value":  # only what the next rule would cut short
         key = m.group("key")
         strength = classify_key(key)
@@ -514,10 +517,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False
         if _names_both(m) and _USER_THEN_PASSWORD.search(secret):
             return False  # "creds: deploy / ...": the user is no secret (a rule after says so)
-        if ":" in text[m.end("key") : m.start(group)] and any(ch in secret for ch in "=\"'`"):
+        operator = text[m.end("key") : m.start(group)]
+        if ":" in operator and any(ch in secret for ch in "=\"'`"):
             return False  # "password: str = ...", "secret: String \"...\"": the next rule's
         words = secret.split()
-        if len(words) > 1 and not _passphrase(words, text[m.end("key") : m.start(group)]):
+        if len(words) > 1 and not _passphrase(words, operator):
             return False  # a sentence ("ask Bob"), or a value and a note about it
         return worth_reporting(
             secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
@@ -532,9 +536,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         word = secret.strip(_PROSE_MARKS)
         return not (plain_word(word) or _DESCRIBED.fullmatch(word))
     if kind == "netrc":
-        return credential_ok(secret) and netrc_entry(text, m.start())
+        return credential_ok(secret) and _netrc_entry(text, m.start())
     if kind == "yaml_block":  # judged by its first line; the whole block is masked
-        key = key_before(text, m.start())
+        key = _key_before_colon(text, m.start())
         strength = classify_key(key) if key else None
         first = secret.split("\n", 1)[0].strip()
         if says_something(first.split()):
@@ -554,7 +558,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
-# A bare word followed on its line by more words: the start of a sentence.
+# Keys that name a user and a password together
 _CREDS = re.compile(r"(?i:creds?|credentials)$")
 # What a label's value does not start with: an operator, a bracket, a template
 _NOT_A_LABELS_VALUE = "=:{}()[]|<>"
@@ -584,12 +588,10 @@ def _a_note(word: str, text: str, at: int) -> bool:
     """Whether a value of letters alone, at ``at``, is a note rather than a password: the
     phrase it starts is a sentence ("stored in Vault under kv/prod"), or it is a plain word with
     more said after it ("changed, see the wiki", "development # not for prod")."""
-    phrase = _rest_of_line(text, at)
-    if says_something(phrase):
+    line = _line_after(text, at)
+    if says_something(_phrase(line)):
         return True
-    end = text.find("\n", at, at + _LOOK)
-    more = text[at + len(word) : end if end != -1 else at + _LOOK].strip(" \t\r")
-    return plain_word(word) and bool(more)
+    return plain_word(word) and bool(line[len(word) :].strip())
 
 
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
@@ -611,12 +613,17 @@ def _line_before(text: str, at: int) -> str:
     return text[max(text.rfind("\n", max(0, at - _LOOK), at) + 1, at - _LOOK) : at]
 
 
-def _rest_of_line(text: str, at: int) -> list[str]:
-    """The words of the phrase that starts at ``at``: to the end of its line (within ``_LOOK``
-    characters), a comment (``#``, ``--``, ``//``) or a word that ends a clause (``,``)."""
+def _line_after(text: str, at: int) -> str:
+    """The part of ``at``'s line from ``at`` on (at most ``_LOOK`` characters)."""
     end = text.find("\n", at, at + _LOOK)
+    return text[at : end if end != -1 else at + _LOOK]
+
+
+def _phrase(line: str) -> list[str]:
+    """The words of the phrase ``line`` starts with: to its end, a comment (``#``, ``--``,
+    ``//``) or a word that ends a clause (``,``)."""
     words = []
-    for word in text[at : end if end != -1 else at + _LOOK].split():
+    for word in line.split():
         if word.startswith(("#", "--", "//")):
             break
         words.append(word)
@@ -634,7 +641,7 @@ _NETRC_LEAD = re.compile(
 _KEY_BEFORE = re.compile(r"""([\w.\-$@]{1,64})["']?[ \t]*$""")
 
 
-def netrc_entry(text: str, at: int) -> bool:
+def _netrc_entry(text: str, at: int) -> bool:
     """Whether the word "password" at ``at`` is a .netrc entry's: "machine HOST" (or
     "default login USER") comes before it on its line, or it opens its line under one of the
     three lines above that opens with "machine", "default" or "login"."""
@@ -652,7 +659,7 @@ def netrc_entry(text: str, at: int) -> bool:
     return False
 
 
-def key_before(text: str, at: int) -> str:
+def _key_before_colon(text: str, at: int) -> str:
     """The key whose value the ``:`` at ``at`` opens ("" when none stands right before it)."""
     found = _KEY_BEFORE.search(_line_before(text, at))
     return found.group(1) if found else ""

@@ -135,7 +135,10 @@ def _merge_camel_password(words: list[str]) -> list[str]:
     return out
 
 
-_PASSWORD_MANAGERS = frozenset(["1password", "lastpass", "keepass", "keepassxc", "passbolt"])
+# Where a password is kept, as its maker spells it: a key so named says where, not what ("see
+# 1Password \"Prod DB\""); as a value, only so spelled ("1password" may be a weak password).
+PASSWORD_MANAGERS = frozenset(["1Password", "LastPass", "Bitwarden", "KeePass", "KeePassXC"])
+_MANAGER_KEYS = frozenset(name.lower() for name in PASSWORD_MANAGERS)
 
 
 # Item fields repeat the same few keys (``path``, ``section``...) over and over.
@@ -147,7 +150,7 @@ def classify_key(key: str) -> str | None:
         key: the key as written (``aws_secret_access_key``, ``X-Api-Key``, ``dbPass``).
     """
     raw = key.strip(" \t\"'`$@:-")
-    if raw.lower() in _PASSWORD_MANAGERS:  # "see 1Password \"Prod DB\"": where it is kept
+    if raw.lower() in _MANAGER_KEYS:  # "see 1Password \"Prod DB\"": where it is kept
         return None
     if raw.lower() in ("_auth", "auth"):
         return "password"

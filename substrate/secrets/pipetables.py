@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import pairwise
 
 from substrate.secrets.keynames import classify_key, split_words
 from substrate.secrets.placeholders import plain_word, worth_reporting
@@ -61,17 +62,16 @@ def _table_under(
     if a delimiter row follows it, and where the table ends (``header_start`` if none)."""
     if "|" not in text[header_start:header_end] or header_end >= len(text):
         return [], header_start
-    rule_end = text.find("\n", header_end + 1)
-    rule_end = len(text) if rule_end == -1 else rule_end
+    rule_end = _line_end(text, header_end + 1)
     if not _DELIMITER_ROW.fullmatch(text, header_end + 1, rule_end):
         return [], header_start
     header = _cells(text, header_start, header_end)
     names = [text[start:end] for start, end in header]
-    columns = {i: s for i, name in enumerate(names) if (s := secret_column(name, names))}
-    return _column_values(text, rule_end, header, columns)
+    columns = {i: s for i, name in enumerate(names) if (s := _secret_column(name, names))}
+    return _column_values(text, rule_end + 1, header, columns)
 
 
-def secret_column(name: str, names: list[str]) -> str | None:
+def _secret_column(name: str, names: list[str]) -> str | None:
     """``"password"`` or ``"token"`` when a column of this name, among the table's ``names``,
     holds secrets, else None. "Pass" is a password beside a user's column (else a result, as
     in Pass / Fail)."""
@@ -88,31 +88,34 @@ def secret_column(name: str, names: list[str]) -> str | None:
 def _column_values(
     text: str, start: int, header: list[tuple[int, int]], columns: dict[int, str]
 ) -> tuple[list[tuple[int, int]], int]:
-    """The spans of the secret values in the rows from ``start`` on (the line after the
-    delimiter row) to the first line without a pipe that is no box rule between rows, and
-    where that is."""
+    """The spans of the secret values in the rows from the line at ``start`` on to the first
+    line without a pipe (a grid table's rule between two rows goes on; two rules in a row end
+    the table), and where that line is."""
     spans: list[tuple[int, int]] = []
     while start < len(text):
-        line_start = start + 1 if text.startswith("\n", start) else start
-        line_end = text.find("\n", line_start)
-        line_end = len(text) if line_end == -1 else line_end
-        if "|" not in text[line_start:line_end]:
-            after = text.find("\n", line_end + 1)
-            after = len(text) if after == -1 else after
-            between_rows = not _BOX_RULE.fullmatch(text, min(line_end + 1, after), after)
-            if _BOX_RULE.fullmatch(text, line_start, line_end) and between_rows:
-                start = line_end
-                continue  # a grid table's rule between two rows (two rules: a table ends)
-            return spans, line_start
-        for i, (cell_start, cell_end) in enumerate(_cells(text, line_start, line_end)):
-            strength = columns.get(i)
-            if strength is not None:
-                key = text[header[i][0] : header[i][1]]
-                span = _value(text, cell_start, cell_end, strength, key)
-                if span is not None:
-                    spans.append(span)
-        start = line_end
+        end = _line_end(text, start)
+        if "|" not in text[start:end]:
+            below = end + 1
+            if not _BOX_RULE.fullmatch(text, start, end) or _BOX_RULE.fullmatch(
+                text, below, _line_end(text, below)
+            ):
+                return spans, start
+        elif columns:
+            for i, (cell_start, cell_end) in enumerate(_cells(text, start, end)):
+                strength = columns.get(i)
+                if strength is not None:
+                    key = text[header[i][0] : header[i][1]]
+                    span = _value(text, cell_start, cell_end, strength, key)
+                    if span is not None:
+                        spans.append(span)
+        start = end + 1
     return spans, len(text)
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where the line at ``start`` ends (its line break, or the end of ``text``)."""
+    end = text.find("\n", start)
+    return len(text) if end == -1 else end
 
 
 def _value(text: str, start: int, end: int, strength: str, key: str) -> tuple[int, int] | None:
@@ -138,7 +141,7 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     leading and a trailing pipe are not cells."""
     edges = [start - 1, *(start + m.start() for m in _CELL_EDGE.finditer(text[start:end])), end]
     cells = []
-    for left, right in zip(edges, edges[1:], strict=False):
+    for left, right in pairwise(edges):
         a, b = left + 1, right
         while a < b and text[a] in " \t\r":
             a += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
-from substrate.secrets.keynames import names_a_password
+from substrate.secrets.keynames import PASSWORD_MANAGERS, names_a_password
 
 # Words that mark a value as made up wherever they appear in it.
 _HARD_MARKERS: tuple[str, ...] = (
@@ -82,8 +82,6 @@ _NON_SECRET_WORDS: frozenset[str] = frozenset(
     stored managed rotated expired revoked unchanged pending shared vault keychain
     """.split()
 )
-# Where a password is kept, as its maker spells it ("1password" may be a weak password itself).
-_PASSWORD_MANAGERS = frozenset(["1Password", "LastPass", "Bitwarden", "KeePass", "KeePassXC"])
 # A value that is a date ("rotated: 2024-05-01"), not a secret.
 _DATE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -352,7 +350,7 @@ def worth_reporting(
         )
     if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
         return False
-    if v in _PASSWORD_MANAGERS or _DATE.fullmatch(v):
+    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v):
         return False
     if key and _restates(v, key):
         return False

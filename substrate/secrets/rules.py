@@ -168,15 +168,15 @@ _STATED_BARE = (
     r"(?P<su>[^\s\"'`,;<=\-][^\s\"'`,;<=]{7,79})(?![^\s,;])"  # not an option or a setting
 )
 # A YAML block scalar: the value on the line under "password: |" (or ">-"), indented. Found
-# from the block's mark, whose key the check reads back (``engine.key_before``): a pattern that
-# starts with the key would be tried at every character of every keyword line.
+# from the block's mark, whose key the check reads back (``engine._key_before_colon``): a
+# pattern that starts with the key would be tried at every character of every keyword line.
 _YAML_BLOCK = (
     r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n(?P<indent>[ \t]+)"
     r"(?P<su>[^\s\"'`#][^\r\n]*(?:\r?\n(?P=indent)[^\r\n]+)*)"  # every line of the block
 )
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
-# reads what comes before "password" (``engine.netrc_entry``).
+# reads what comes before "password" (``engine._netrc_entry``).
 _NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
