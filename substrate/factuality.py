@@ -69,6 +69,12 @@ _ENDS = re.compile(r"[.!?:;]\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)*$")
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s")
 
 
+def _grouped_parts(text: str) -> set[str]:
+    """The groups of ``text``'s numbers written with thousands separators ("4" and "200" of
+    "4,200"), which are terms but no numbers of their own."""
+    return {part for m in GROUPED_NUMBER.finditer(text) for part in m.group().split(",")}
+
+
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
@@ -88,8 +94,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     wanted = terms(claim)
     if not wanted:
         return False
-    # "12,000" is one number of the claim (its parts are terms, for "80,443" listing ports)
-    parts = {part for m in GROUPED_NUMBER.finditer(claim) for part in m.group().split(",")}
+    # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
+    # only ("costs 4,200 EUR" says nothing of 200 EUR)
+    parts = _grouped_parts(claim)
     numbers = {term for term in wanted if _is_number(term)} - parts
     words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
     names = named_terms(claim) & words  # "Smith", "France": another one is another claim
@@ -106,8 +113,9 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         found = terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
-        if not numbers <= found:
-            if numbers and any(_is_number(term) for term in found - numbers):
+        said = found - _grouped_parts(sentence) if numbers else found
+        if not numbers <= said:
+            if numbers and any(_is_number(term) for term in said - numbers):
                 best_value = max(best_value, share)  # the same subject with another value
             continue
         if other_units(claim, sentence):  # "15 minutes" for 15 hours, "daily" for weekly

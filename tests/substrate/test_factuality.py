@@ -187,7 +187,12 @@ def test_a_number_is_the_same_with_or_without_thousands_separators() -> None:
     assert content_overlap(evidence, "The standby database costs 4200 EUR per year.")
     assert not content_overlap(evidence, "The standby database costs 4300 EUR per year.")
     assert content_overlap("We keep 12000 snapshots.", "We keep 12,000 snapshots.")
-    assert content_overlap("The gateway listens on ports 80,443.", "The gateway uses port 443.")
+    # a group of a number is no number said: 4,200 EUR is not 200 EUR, nor 12,000 twelve
+    assert not content_overlap(evidence, "The standby database costs 200 EUR per year.")
+    assert not content_overlap(evidence, "The standby database costs 4 EUR per year.")
+    assert not content_overlap("We keep 12,000 snapshots.", "We keep 12 snapshots.")
+    # (so "ports 80,443" does not say port 443 either: a list is written "80, 443")
+    assert content_overlap("The gateway listens on ports 80, 443.", "The gateway uses port 443.")
 
 
 def test_a_claim_about_another_service_host_or_region_is_not_supported() -> None:
