@@ -121,12 +121,13 @@ class Substrate:
             self._bind(Path(root))
 
     def _bind(self, root: Path) -> None:
+        # what may refuse the shard (a FIFO, a bad mixle.toml) comes before anything is let go
         _refuse_special_files(root)
+        settings = Settings.load(root)
+        log = LogFile(root)
         self.close()
-        self.root = root
-        self.settings = Settings.load(root)
-        self._log = LogFile(root)
-        self._view = LogView(self._log)
+        self.root, self.settings, self._log = root, settings, log
+        self._view = LogView(log)
         self._cache.clear()
 
     # -- the seed API ------------------------------------------------------------------------
@@ -306,9 +307,9 @@ class Substrate:
         target = Path(root) if root is not None else self.root
         if target is None:
             raise InvalidInputError("load() needs a root")
-        if not (target / "items.jsonl").exists():
-            raise MissingShardError(f"no shard at {target}: {target / 'items.jsonl'} is missing")
-        self._bind(target)  # a FIFO in place of its files is refused before anything is lost
+        if not (target / LOG_FILE).exists():
+            raise MissingShardError(f"no shard at {target}: {target / LOG_FILE} is missing")
+        self._bind(target)  # a shard refused (a FIFO, a bad mixle.toml) loses nothing here
         self._mem.clear()
         self._put_at.clear()
         self._pending.clear()

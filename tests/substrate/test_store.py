@@ -1007,3 +1007,21 @@ def test_a_fifo_in_place_of_a_shard_file_is_refused_not_waited_on(
     with pytest.raises(ShardError, match="not a regular file"):
         kept.load(tmp_path)
     assert [item.text for item in kept.iter_items()] == ["unsaved"]  # nothing forgotten
+
+
+def test_a_shard_with_a_bad_mixle_toml_refused_by_load_loses_nothing(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "items.jsonl").touch()
+    (other / "mixle.toml").write_text("shard = 3\n")  # a table given as a value: refused
+    kept = Substrate()
+    kept.add("text", "unsaved")
+    with pytest.raises(ShardError):
+        kept.load(other)
+    assert kept.root is None and [item.text for item in kept.iter_items()] == ["unsaved"]
+    mine = Substrate(tmp_path / "mine")
+    mine.add("text", "pending")
+    with pytest.raises(ShardError):
+        mine.load(other)
+    mine.save()  # still bound to its own shard: the pending item lands there
+    assert [item.text for item in Substrate(tmp_path / "mine").iter_items()] == ["pending"]
