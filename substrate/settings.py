@@ -218,7 +218,9 @@ def _fresh_defaults() -> dict[str, Any]:
 KNOWN_KEYS = {
     "shard": frozenset({"team", "default_scope", "shared_scopes"}),
     "governance": frozenset({"approvers"}),
-    "answerer": frozenset({"base_url", "model", "api_key_env", "timeout"}),
+    # api_key is known so as to be refused where it is read (a key belongs in the environment),
+    # not called unknown here first
+    "answerer": frozenset({"base_url", "model", "api_key_env", "timeout", "api_key"}),
 }
 _warned: set[tuple[str, str]] = set()  # (table, key) told of already by this process
 

@@ -239,7 +239,7 @@ def _same_names(data: dict[str, Any]) -> None:
     apart within a listing, and the receipt lists other items than the packet."""
     cited = {entry["id"]: entry["source"] for entry in data["citations"]}
     for claim in (data["factuality"] or {}).get("claims", []):
-        for entry in [*claim["citations"], *filter(None, [claim["nearest"]])]:
+        for entry in claim["citations"] + ([claim["nearest"]] if claim["nearest"] else []):
             entry["source"] = cited.get(entry["id"], entry["source"])
 
 

@@ -58,11 +58,9 @@ def ignore_rules(substrate: Substrate) -> list[str]:
 
 
 def warn_unknown_settings(substrate: Substrate) -> None:
-    """Warn of each key of the ``[ingest]`` table this version does not know."""
-    table = substrate.settings.data.get("ingest")
-    if table is not None and not isinstance(table, dict):
-        raise ShardError(f"{_where(substrate)}: [ingest] must be a table")
-    warn_unknown_keys("ingest", table or (), _KEYS)
+    """Warn of each key of the ``[ingest]`` table this version does not know (``Settings.load``
+    has refused one that is no table)."""
+    warn_unknown_keys("ingest", substrate.settings.data.get("ingest") or (), _KEYS)
 
 
 def _where(substrate: Substrate) -> str:

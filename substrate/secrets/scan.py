@@ -181,6 +181,8 @@ def redact_secrets(
 def check_mask(mask: str) -> None:
     """Refuse a mask that names a field other than ``{rule}`` (it would fail mid-text, or
     show an attribute of the rule's name)."""
+    if mask == DEFAULT_MASK:  # nearly every call (``safe_text``): known good
+        return
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(mask) if name is not None]
         mask.format(rule="rule")

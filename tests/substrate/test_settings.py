@@ -39,3 +39,12 @@ def test_a_misspelt_answerer_setting_is_told_with_the_one_meant(
     assert "[answerer] has no setting 'base_ulr', left alone (did you mean base_url?)" in (
         caplog.text
     )
+
+
+def test_an_api_key_in_mixle_toml_is_not_called_unknown_before_it_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "mixle.toml").write_text('[answerer]\napi_key = "x"\n', encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="substrate.settings"):
+        Settings.load(tmp_path)
+    assert "api_key" not in caplog.text  # "did you mean api_key_env?", then "must not hold"
