@@ -464,27 +464,6 @@ def test_a_credential_written_as_a_note(text: str, secret: str) -> None:
     assert "deploy" in shown or "deploy" not in text
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Password for the VPN: ask Jane",
-        "API key for staging: see vault",
-        "password (prod): stored in vault",
-        "API keys: rotate monthly",
-        "the default password for ZipArchive::setEncryptionName",
-        # where it is kept, or its state, is no secret; and the word was then masked everywhere
-        "password: stored in Vault under kv/prod/billing\n\nBackups are stored in S3.",
-        "wiki password: managed by Okta",
-        "password: rotated",
-        "| Name | Store | Owner |\n|---|---|---|\n| ADMIN_PASS | 1Password | jane |",
-        "| Secret | Rotated |\n|---|---|\n| db-password | 2024-05-01 |",
-        '- password: see 1Password "Prod DB"',
-    ],
-)
-def test_what_notes_say_about_a_credential_is_kept(text: str) -> None:
-    assert redact_secrets(text) == text
-
-
 def test_a_weak_password_named_like_a_password_manager_is_still_one() -> None:
     assert detect_secrets('password = "1password"').rules() == ["sensitive_assignment"]
 
@@ -543,56 +522,23 @@ B64_PASSWORD = "Kq7" + rnd(3, string.ascii_letters) + "/2vL9x"  # base64 holds "
             PASSWORD,
             "sensitive_assignment",
         ),
+        # SQL, and tools given a password on their command line
+        ("CREATE USER 'app'@'%' IDENTIFIED BY '{}';", PASSWORD, "command_line_password"),
+        (
+            "GRANT ALL ON shop.* TO 'app'@'%' IDENTIFIED BY \"{}\";",
+            PASSWORD,
+            "command_line_password",
+        ),
+        ("htpasswd -b -c /etc/nginx/.htpasswd admin {}", PASSWORD, "command_line_password"),
+        ("htpasswd -nb admin {} && echo done", PASSWORD, "command_line_password"),
+        ("smbclient //files/share -U admin%{}", PASSWORD, "command_line_password"),
+        ('mongosh "mongodb://admin@mongo" -p {}', PASSWORD, "command_line_password"),
     ],
 )
 def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None:
     found = detect_secrets(text.format(secret))
     assert found.rules() == [rule], text
     assert secret not in redact_secrets(text.format(secret))
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "password_file=/etc/app/db.pass",
-        "Authorization: see the docs for details",
-        "| Test | Pass | Fail |\n|---|---|---|\n| unit | 98 | 2 |",
-        "password = see the vault entry for prod",
-        "password = required, min 12 characters",
-        "password = ${DB_PASS}",
-    ],
-)
-def test_what_these_layouts_hold_that_is_no_secret(text: str) -> None:
-    assert detect_secrets(text).clean
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "CREATE USER 'app'@'%' IDENTIFIED BY '{}';",
-        "GRANT ALL ON shop.* TO 'app'@'%' IDENTIFIED BY \"{}\";",
-        "htpasswd -b -c /etc/nginx/.htpasswd admin {}",
-        "htpasswd -nb admin {} && echo done",
-        "smbclient //files/share -U admin%{}",
-        'mongosh "mongodb://admin@mongo" -p {}',
-    ],
-)
-def test_a_password_in_sql_or_given_to_these_tools(text: str) -> None:
-    assert detect_secrets(text.format(PASSWORD)).rules() == ["command_line_password"], text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Load a library identified by 'name'.",  # a docstring: no user, no grant
-        "Passwords are identified by their hash",
-        "htpasswd -c .htpasswd admin",  # asks for it
-        "mongosh -u admin -p",
-        "mongo -p $MONGO_PASSWORD",
-    ],
-)
-def test_these_tools_without_a_password(text: str) -> None:
-    assert detect_secrets(text).clean
 
 
 @pytest.mark.parametrize(
@@ -652,9 +598,55 @@ def test_no_part_of_the_value_is_left(text: str) -> None:
     assert tail not in shown and "[REDACTED" in shown, shown
 
 
+LETTERS = "xKqZmVbLwTrQzPfH"  # a random run of letters alone
+
+
 @pytest.mark.parametrize(
     "text",
     [
+        f"API key for staging: {LETTERS}",
+        f"API key for staging: **{rnd(16)}**",  # in bold
+        f"| user | password |\n|---|---|\n| root | {LETTERS} |\n",
+        f"token: {LETTERS} -- expires in 30 days",
+        f"Authorization: OAuth {rnd(40)}",
+        f"Authorization: JWT {rnd(30)}",
+        # two tables as the mysql client prints them, one after the other
+        "+------+------------+\n| user | changed_at |\n+------+------------+\n| root | 2024 |\n"
+        "+------+------------+\n+------+----------+\n| id   | password |\n+------+----------+\n"
+        f"| root | {PASSWORD} |\n+------+----------+\n",
+    ],
+)
+def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> None:
+    shown = redact_secrets(text)
+    assert "[REDACTED" in shown and LETTERS not in shown and PASSWORD not in shown, shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Password for the VPN: ask Jane",
+        "API key for staging: see vault",
+        "password (prod): stored in vault",
+        "API keys: rotate monthly",
+        "the default password for ZipArchive::setEncryptionName",
+        # where it is kept, or its state, is no secret; and the word was then masked everywhere
+        "password: stored in Vault under kv/prod/billing\n\nBackups are stored in S3.",
+        "wiki password: managed by Okta",
+        "password: rotated",
+        "| Name | Store | Owner |\n|---|---|---|\n| ADMIN_PASS | 1Password | jane |",
+        "| Secret | Rotated |\n|---|---|\n| db-password | 2024-05-01 |",
+        '- password: see 1Password "Prod DB"',
+        "password_file=/etc/app/db.pass",
+        "Authorization: see the docs for details",
+        "| Test | Pass | Fail |\n|---|---|---|\n| unit | 98 | 2 |",
+        "password = see the vault entry for prod",
+        "password = required, min 12 characters",
+        "password = ${DB_PASS}",
+        "Load a library identified by 'name'.",  # a docstring: no user, no grant
+        "Passwords are identified by their hash",
+        "htpasswd -c .htpasswd admin",  # asks for it
+        "mongosh -u admin -p",
+        "mongo -p $MONGO_PASSWORD",
         "cred: staging / production\nDeploy to production on Fridays.",  # masked everywhere
         "creds: read / write",
         "password = ask Bob\n\nIf in doubt, ask Bob.",
@@ -683,31 +675,10 @@ def test_no_part_of_the_value_is_left(text: str) -> None:
         'f"Unsupported curve for ssh private key: {curve.name!r}"',
     ],
 )
-def test_these_sentences_and_names_are_no_secret(text: str) -> None:
+def test_what_notes_configs_and_commands_say_about_a_credential_is_no_secret(text: str) -> None:
+    # where a credential is kept, its state, names, sentences and commands that ask for one;
+    # a word masked here was masked everywhere in its file
     assert redact_secrets(text) == text
-
-
-LETTERS = "xKqZmVbLwTrQzPfH"  # a random run of letters alone
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        f"API key for staging: {LETTERS}",
-        f"API key for staging: **{rnd(16)}**",  # in bold
-        f"| user | password |\n|---|---|\n| root | {LETTERS} |\n",
-        f"token: {LETTERS} -- expires in 30 days",
-        f"Authorization: OAuth {rnd(40)}",
-        f"Authorization: JWT {rnd(30)}",
-        # two tables as the mysql client prints them, one after the other
-        "+------+------------+\n| user | changed_at |\n+------+------------+\n| root | 2024 |\n"
-        "+------+------------+\n+------+----------+\n| id   | password |\n+------+----------+\n"
-        f"| root | {PASSWORD} |\n+------+----------+\n",
-    ],
-)
-def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> None:
-    shown = redact_secrets(text)
-    assert "[REDACTED" in shown and LETTERS not in shown and PASSWORD not in shown, shown
 
 
 def test_reference_rule_names_kept() -> None:
