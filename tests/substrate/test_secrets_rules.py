@@ -632,6 +632,11 @@ def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> No
         # where it is kept, or its state, is no secret; and the word was then masked everywhere
         "password: stored in Vault under kv/prod/billing\n\nBackups are stored in S3.",
         "wiki password: managed by Okta",
+        # where a credential is kept, named with the credential's own word, or a key's file
+        "Credentials: Jenkins credential store",
+        "Secret: Kubernetes Secret object",
+        "Private key for the server: id_ed25519",
+        "ssh key: id_rsa.pub",
         "password: rotated",
         "| Name | Store | Owner |\n|---|---|---|\n| ADMIN_PASS | 1Password | jane |",
         "| Secret | Rotated |\n|---|---|\n| db-password | 2024-05-01 |",
