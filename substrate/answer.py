@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from substrate.context import ContextBudget, ContextPacket
+from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
@@ -55,14 +55,15 @@ from substrate.questions import (
 from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
-    Retrieval,
     merge_scopes,
+    provenance_entry,
     relevance_floor,
     retrieve,
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import safe_text
 from substrate.secrets.scan import detect_and_redact, without_secrets
+from substrate.supersession import current_evidence
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -135,6 +136,8 @@ class Answer:
     # credentials the answerer stated (masked in ``answer``): the evidence holds none, so
     # they came from elsewhere, and a mask in a quote cannot show they match a stored one
     stated_secrets: int = 0
+    # evidence passed over as replaced by a newer note (``supersession``)
+    passed_over: list[SubstrateItem] = field(default_factory=list)
 
     def citations(self) -> list[dict[str, Any]]:
         """The sources of the packet the answer was given, numbered from 1 in this order."""
@@ -158,6 +161,10 @@ class Answer:
             "note": self.note,
             "citations": citations,
             "stated_secrets": self.stated_secrets,
+            "passed_over": [
+                {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
+                for item in self.passed_over
+            ],
         }
 
 
@@ -210,9 +217,10 @@ def _gathered(
     scopes: frozenset[str] | None,
     min_relevance: float,
     telemetry: Recorder | None,
-) -> tuple[float, list[SubstrateItem], list[SubstrateItem], ContextPacket]:
+) -> tuple[float, list[SubstrateItem], list[SubstrateItem], ContextPacket, list[SubstrateItem]]:
     """The evidence ``lookup`` finds for ``question``: the best score, the items, the items
-    most relevant first, and the packet for the answerer."""
+    most relevant first, the packet for the answerer, and the items passed over as replaced
+    (``supersession``)."""
     if hops > 1:
         chain = multihop(
             substrate,
@@ -223,25 +231,31 @@ def _gathered(
             scopes=scopes,
             telemetry=telemetry,
         )
-        top = max((s.score for s in chain.steps if s.depth == 0), default=0.0)
-        ranked_evidence = [s.item for s in chain.steps if s.depth == 0]
-        packet = chain.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
-        return top, chain.items, ranked_evidence, packet
-    found = retrieve(
-        substrate,
-        lookup,
-        k=max(budget.max_items, 6),
-        scopes=scopes,
-        min_score=min_relevance,
-        telemetry=telemetry,
+        items, scores = chain.items, [step.score for step in chain.steps]
+        seeds = [(step.item, step.score) for step in chain.steps if step.depth == 0]
+    else:
+        found = retrieve(
+            substrate,
+            lookup,
+            k=max(budget.max_items, 6),
+            scopes=scopes,
+            min_score=min_relevance,
+            telemetry=telemetry,
+        )
+        floor = relevance_floor(max(found.scores, default=0.0), min_relevance)
+        keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
+        items, scores = [i for i, _ in keep], [s for _, s in keep]
+        seeds = keep
+    # a note the evidence says was replaced ("status: superseded") is no answer's source
+    items, scores, retired = current_evidence(items, scores)
+    gone = {item.id for item in retired}
+    seeds = [(i, s) for i, s in seeds if i.id not in gone]
+    top = max((s for _, s in seeds), default=0.0)
+    ranked_evidence = [i for i, _ in sorted(seeds, key=lambda pair: -pair[1])]
+    packet = pack_context(
+        question, items, scores, budget=budget, compress=compress, telemetry=telemetry
     )
-    top = max(found.scores, default=0.0)
-    floor = relevance_floor(top, min_relevance)
-    keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
-    found = Retrieval(found.query, [i for i, _ in keep], [s for _, s in keep])
-    ranked_evidence = [i for i, _ in sorted(keep, key=lambda pair: -pair[1])]
-    packet = found.to_context(question, budget=budget, compress=compress, telemetry=telemetry)
-    return top, found.items, ranked_evidence, packet
+    return top, items, ranked_evidence, packet, retired
 
 
 def _found_nothing(question: str, answerer: object) -> str:
@@ -338,12 +352,12 @@ def answer_from_substrate(
     )
     # "Please explain refunds" and "How long does a refund take?" look up refunds...
     topic = topic_text(question)
-    top, evidence, ranked_evidence, packet = gather(topic if terms(topic) else question)
+    top, evidence, ranked_evidence, packet, retired = gather(topic if terms(topic) else question)
     frame = frame_of(question)
     unstated = bool(frame) and not _states(ranked_evidence, frame)
     if unstated:  # ... unless nothing found says how long (how many...): then it is looked
         # up as asked, and if nothing says it still, the question is not answered
-        top, evidence, ranked_evidence, packet = gather(question)
+        top, evidence, ranked_evidence, packet, retired = gather(question)
         unstated = not _states(ranked_evidence, frame)
     readable = SearchFilters(scopes=allowed)
     unseen, unseen_share = unmentioned(substrate, topic, filters=readable)
@@ -391,6 +405,7 @@ def answer_from_substrate(
         note=note,
         evidence=list(evidence) if abstained else list(packet.items),
         stated_secrets=stated,
+        passed_over=retired,
     )
     emit(
         telemetry,

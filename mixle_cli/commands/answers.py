@@ -216,6 +216,7 @@ def ask_cmd(
         output.emit_json(data)
     else:
         _ask_text(answer, chosen.label, receipt)
+        _passed_over_note(answer)
     if answer.abstained:
         raise typer.Exit(FOUND)
     dangling = citations_to_nothing(answer.answer, len(answer.context))
@@ -232,6 +233,16 @@ def ask_cmd(
                 named = ", ".join(f"[{n}]" for n in cites)
                 output.note(f"warning: {named} does not say what it is cited for: {claim}")
         raise typer.Exit(FOUND)
+
+
+def _passed_over_note(answer: Answer) -> None:
+    """Say which notes the evidence held that were replaced by newer ones (not quoted)."""
+    if answer.passed_over:
+        sources = sorted({where_text(e) for e in answer.as_dict()["passed_over"]})
+        shown = ", ".join(sources[:3]) + (
+            f" and {len(sources) - 3} more" if len(sources) > 3 else ""
+        )
+        output.note(f"note: passed over notes marked as replaced by newer ones: {shown}")
 
 
 def _same_names(data: dict[str, Any]) -> None:

@@ -262,6 +262,24 @@ def test_a_secret_pasted_into_a_question_neither_spoils_nor_shows_in_the_answer(
     assert [row["id"] for row in found.json()["results"]][:1] == [shop["refunds"]]
 
 
+def test_ask_says_which_replaced_notes_it_passed_over(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "old-flags.md").write_text(
+        "---\nstatus: superseded\n---\n# Feature flags\n\nWe use LaunchDarkly for flags.\n"
+    )
+    (notes / "new-flags.md").write_text("# Feature flags\n\nWe use flagd for flags.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    result = mixle("ask", "What do we use for feature flags?")
+    assert result.exit_code == 0, result.stderr
+    assert "flagd" in result.stdout and "LaunchDarkly" not in result.stdout
+    assert "passed over notes marked as replaced by newer ones: old-flags.md:4-6" in result.stderr
+    data = mixle("ask", "What do we use for feature flags?", "--json").json()
+    assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
+
+
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1
