@@ -27,6 +27,7 @@ from substrate.governance import (
 from substrate.item import SubstrateItem
 from substrate.secrets import safe_repr, safe_text
 from substrate.spaces import owned_items, published_copy, visible_item
+from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -173,7 +174,12 @@ def proposed_content(item: SubstrateItem) -> str:
 def pending(
     substrate: Substrate, *, to: str | None = None, scopes: Collection[str] | None = None
 ) -> list[SubstrateItem]:
-    """Items awaiting approval (only those proposed to ``to``, if given), in store order."""
+    """Items awaiting approval (only those proposed to ``to``, if given), in store order.
+
+    With ``scopes``, each as a reader of those scopes sees it: links and references to items
+    outside them left out (``reader_view``); without, the stored objects, as the reference
+    hands them out.
+    """
     found: list[SubstrateItem] = []
     for item in substrate.iter_items(scopes=scopes):
         proposal = proposal_of(item)
@@ -181,8 +187,9 @@ def pending(
             continue
         if to is not None and proposal.get("to") != to:
             continue
-        live = substrate.get(item.id)  # hand out the stored object, as the reference does
-        found.append(live if live is not None else item)
+        live = substrate.get(item.id)
+        live = live if live is not None else item
+        found.append(live if scopes is None else reader_view(substrate, live, scopes))
     return found
 
 

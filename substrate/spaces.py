@@ -60,7 +60,11 @@ def version_of(item: Any) -> int:
 def visible_item(
     substrate: Substrate, item_id: str, scopes: Collection[str] | None
 ) -> SubstrateItem | None:
-    """The item ``item_id`` if it exists and a reader of ``scopes`` (None: all) may see it."""
+    """The item ``item_id`` if it exists and a reader of ``scopes`` (None: all) may see it.
+
+    The stored object, to be changed: its links may name items the reader cannot see. What is
+    shown to the reader goes through ``visibility.reader_view`` (as ``Space.get`` does).
+    """
     item = substrate.get(item_id)
     if item is None or (scopes is not None and item.scope not in scopes):
         return None
@@ -426,10 +430,19 @@ class Space:
         linking only to items the team can read, and into a scope with approvers only for
         one of them (``by``, default the team).
 
+        The new item's id is always a fresh one: an id chosen by the caller would replace the
+        item that has it, whatever its scope (another team's, hidden from this one).
+
         Raises:
             AccessDeniedError: the team may not write to the scope, or needs approval there.
             NotFoundError: a link names an item the team cannot read (or none).
+            InvalidInputError: an ``id`` was given.
         """
+        if "id" in kw:
+            raise InvalidInputError(
+                "a team adds new items only: leave out id (each gets a fresh one); "
+                "change an item through publish or propose"
+            )
         target = scope or self.team
         if target not in self.scopes:
             raise AccessDeniedError(f"team {self.team!r} may not write to scope {target!r}")

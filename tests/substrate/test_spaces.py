@@ -435,3 +435,22 @@ def test_one_id_given_as_a_string_is_refused_not_read_as_its_characters(store: S
         publish(store, some, to="public")
     with pytest.raises(InvalidInputError, match="one string"):
         propose(store, some, to="public")
+
+
+def test_a_team_cannot_choose_the_id_of_what_it_adds(store: Substrate) -> None:
+    # an id chosen by the caller replaced the item that had it: another team's, unseen
+    theirs = store.add("text", "bravo's plan", scope="bravo")
+    with pytest.raises(InvalidInputError, match="leave out id"):
+        Space(store, "alpha").add(id=theirs, kind="text", text="alpha's text")
+    assert store.get(theirs).text == "bravo's plan"  # type: ignore[union-attr]
+    assert store.get(theirs).scope == "bravo"  # type: ignore[union-attr]
+
+
+def test_pending_items_hold_no_link_to_what_the_reader_cannot_read(store: Substrate) -> None:
+    hidden = store.add("text", "bravo only", scope="bravo")
+    shared = store.add("text", "shared draft", scope=PUBLIC, links=[hidden])
+    propose(store, [shared], to="alpha", by="bravo")
+    [seen] = pending(store, scopes=Space(store, "alpha").scopes)
+    assert seen.id == shared and seen.links == []
+    assert store.get(shared).links == [hidden]  # type: ignore[union-attr]  # a view only
+    assert pending(store)[0].links == [hidden]  # the stored object, for the shard's owner
