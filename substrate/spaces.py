@@ -103,9 +103,26 @@ def _shareable_history(entries: Any) -> list[Any]:
 _NOT_SHARED = frozenset({"replaced", "from_provenance"})
 
 
+def _without_reasons(prov: dict[str, Any]) -> None:
+    """Leave out the ``reason`` of the proposal and of every proposal event in ``prov``."""
+    proposal = prov.get("proposal")
+    if isinstance(proposal, dict):
+        proposal.pop("reason", None)
+    events = prov.get("proposals")
+    for event in events if isinstance(events, list) else []:
+        if isinstance(event, dict):
+            event.pop("reason", None)
+
+
 def published_copy(item: SubstrateItem, *, to: str, by: str | None) -> SubstrateItem:
-    """``item`` moved to scope ``to`` with its version bumped and the move recorded."""
+    """``item`` moved to scope ``to`` with its version bumped and the move recorded.
+
+    The reasons its reviewers gave (a rejection's, a withdrawal's) stay behind: free text
+    written for the item's own scope, which may quote what it objects to. Who did what, and
+    when, moves with it.
+    """
     prov = copy.deepcopy(item.provenance)
+    _without_reasons(prov)
     version = version_of(item) + 1
     entries = _shareable_history(prov.get("version_history") or [])
     entries.append(

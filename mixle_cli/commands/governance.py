@@ -324,7 +324,16 @@ def approve_cmd(
 def reject_cmd(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(help="The pending item.", callback=given_ids)],
-    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the item's history).")],
+    reason: Annotated[
+        str,
+        typer.Option(
+            "--reason",
+            help=(
+                "Why (kept in the item's history until it leaves its scope: a publish or an "
+                "approval carries who rejected it, not why)."
+            ),
+        ),
+    ],
     by: ByOpt = None,
     json: JsonOpt = False,
 ) -> None:
