@@ -449,6 +449,14 @@ def test_whole_shard_maintenance_tells_a_team_no_counts(shard: Fixture) -> None:
     assert json_of(shard, "reindex") == {"reindexed": True}
 
 
+def test_a_teams_compaction_says_the_same_whether_others_left_anything_to_reclaim(
+    shard: Fixture,
+) -> None:
+    told = [_run(shard.root, "--as", ALPHA, "compact")]  # the fixture's edits reclaimed
+    told.append(_run(shard.root, "--as", ALPHA, "compact"))  # nothing left
+    assert told[0] == told[1] and told[0][0] == 0
+
+
 def _discovered() -> list[tuple[str, ...]]:
     group = typer.main.get_command(app)
     found: list[tuple[str, ...]] = []
