@@ -8,6 +8,7 @@ in those scopes are audited and nothing about any other item (not even a count) 
 from __future__ import annotations
 
 import logging
+import posixpath
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,10 +195,21 @@ def _notes_section(
 
 def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     """The line of ``item``'s source that holds ``link`` (as the folder ingested names it),
-    where its section begins at line ``start``; the section's start when its text does not
-    hold the link so written (``../other.md`` resolved)."""
-    at = item.text.find(link) if start is not None else -1
-    return start + item.text.count("\n", 0, at) if start is not None and at >= 0 else start
+    where its section begins at line ``start``. The note may write it from its own folder
+    (``other.md`` in ``services/README.md`` for ``services/other.md``), or by its name alone;
+    the section's start when its text holds it in none of these ways (``../other.md``)."""
+    if start is None:
+        return None
+    source = item.provenance.get("source")
+    folder = posixpath.dirname(source) if isinstance(source, str) else ""
+    written = [link, posixpath.basename(link)]
+    if folder and link.startswith(folder + "/"):
+        written.insert(1, link[len(folder) + 1 :])
+    for form in written:
+        at = item.text.find(form)
+        if at >= 0:
+            return start + item.text.count("\n", 0, at)
+    return start
 
 
 def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, list[str]]:

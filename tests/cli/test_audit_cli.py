@@ -65,6 +65,21 @@ def test_audit_lists_the_links_between_notes_that_lead_to_no_note(
     assert first["id"] == first["item_id"] and first["source"] == "a.md"
 
 
+def test_audit_finds_the_line_of_a_link_written_from_the_notes_own_folder(
+    mixle: Run, tmp_path: Path
+) -> None:
+    services = tmp_path / "notes" / "services"
+    services.mkdir(parents=True)
+    (services / "README.md").write_text(
+        "# Services\n\n| service | owner |\n|---|---|\n| [ledger](ledger.md) | Priya |\n"
+        "| [fraud](fraud-scorer.md) | unknown |\n"
+    )
+    (services / "ledger.md").write_text("# Ledger\n\nOwner: Priya.\n")
+    assert mixle("ingest", str(tmp_path / "notes")).exit_code == 0
+    result = mixle("audit")
+    assert "  services/README.md:6: services/fraud-scorer.md\n" in result.stdout
+
+
 def test_audit_right_after_compact_is_clean_and_the_index_is_to_be_built(
     mixle: Run, shard: Substrate
 ) -> None:
