@@ -110,6 +110,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in titled_sentences(evidence):  # a list item with its heading, as quoted
+        if sentence.rstrip().endswith("?"):
+            continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
         found = terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0

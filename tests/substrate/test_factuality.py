@@ -78,6 +78,12 @@ def test_content_overlap() -> None:
     assert content_overlap("moon made of cheese", "The moon is cheese.")
 
 
+def test_a_question_supports_no_claim() -> None:
+    claim = "The ledger listens on port 9443."
+    assert not content_overlap("Which port does the ledger listen on: is it 8443 or 9443?", claim)
+    assert content_overlap("Is it 8443? The ledger listens on port 9443 now.", claim)
+
+
 def test_receipt_marks_supported_and_unsupported(shard: Substrate) -> None:
     receipt = check_factuality(
         shard, "Refunds are given within 30 days [1]. The moon is made of cheese."
