@@ -187,9 +187,9 @@ def sentences(text: str) -> list[str]:
 
 
 def titled_sentences(text: str) -> list[str]:
-    """``sentences(text)``, with each list item that does not name the heading above it
-    written as an entry of it: "- Based in Milan." under "# Marco Bianchi" is "Marco
-    Bianchi: Based in Milan.", which says whose it is, as the note does by its layout."""
+    """``sentences(text)``, with each list item or short phrase that does not name the
+    heading above it written as an entry of it: "- Based in Milan." or "DBA." under "# Jonas
+    Weber" is "Jonas Weber: DBA.", which says whose it is, as the note does by its layout."""
     out: list[str] = []
     title = ""
     for sentence in sentences(text):
@@ -200,14 +200,24 @@ def titled_sentences(text: str) -> list[str]:
 
 
 def entry_of(title: str, sentence: str) -> str:
-    """``sentence`` as an entry of the heading ``title`` when it is a list item that does not
-    name it (see ``titled_sentences``), else as it is. A heading that only says what kind of
-    section it is ("Steps", "Notes") names no one whose entry it is."""
-    if not title or _LIST_ITEM.match(sentence) is None or terms(title) & terms(sentence):
+    """``sentence`` as an entry of the heading ``title`` when it does not name it and is a
+    list item, or a phrase of a few words (``ENTRY_WORDS``) under a heading that is a name
+    (each word capitalised: "Jonas Weber", not "How to file"); else as it is (see
+    ``titled_sentences``). A heading that only says what kind of section it is ("Steps",
+    "Notes") names no one whose entry it is."""
+    if not title or terms(title) & terms(sentence) or is_heading(sentence):
+        return sentence
+    listed = _LIST_ITEM.match(sentence) is not None
+    if not (listed or (len(sentence.split()) <= ENTRY_WORDS and _a_name(title))):
         return sentence
     if terms(title) <= _generic_headings():
         return sentence
     return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
+
+
+def _a_name(title: str) -> bool:
+    words = title.split()
+    return 0 < len(words) <= ENTRY_WORDS and all(word[:1].isupper() for word in words)
 
 
 @functools.cache
@@ -216,6 +226,9 @@ def _generic_headings() -> frozenset[str]:
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")
+# A sentence of at most this many words says whose only by the heading above it ("DBA.",
+# "Based in Milan.", "Engineer, owns notifications.")
+ENTRY_WORDS = 4
 # A step's number: "1." or "1)" or "(1)", or "#." (numbered in order), after a lead-in that
 # introduces the list ("Steps for a restart: 1. Drain the queue.").
 _NUMBERED = re.compile(r"(?:[^:]{0,200}:\s+)?(?:(\d{1,9})[.)]|\((\d{1,9})\)|(#)[.)])\s")

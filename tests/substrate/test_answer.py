@@ -311,6 +311,20 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     assert entry_of("Release notes", "- Faster sync.") == "Release notes: Faster sync."
 
 
+def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
+    team = SubstrateItem(
+        "text", "# Team\n\n## Dana Whitfield\nEngineering manager.\n\n## Jonas Weber\nDBA."
+    )
+    packet = pack_context("DBA", [team], [0.9])
+    assert ExtractiveAnswerer().answer_packet("Who is the DBA?", packet) == "Jonas Weber: DBA. [1]"
+    from substrate.context.compress import entry_of
+
+    # a longer sentence says whose it is by itself; a heading that is no name is no owner
+    long = "The DBA on call restores the snapshot."
+    assert entry_of("Jonas Weber", long) == long
+    assert entry_of("How to file", "Open a ticket first.") == "Open a ticket first."
+
+
 def test_one_list_item_under_two_headings_is_quoted_for_each_from_its_own_source() -> None:
     marco = SubstrateItem("text", "# Marco Bianchi\n\n- Engineer.\n- Based in Milan.", id="m")
     luca = SubstrateItem("text", "# Luca Rossi\n\n- Designer.\n- Based in Milan.", id="l")
