@@ -4,7 +4,8 @@
 sentence that answers it says "within five business days", not "long". Looking the frame words
 up would find other durations and make a covered question look uncovered; the answer is a
 sentence about refunds that states a duration. Likewise "how many" and "how much" are said by
-a sentence giving a number, and "how often" by one giving a frequency ("every weekday").
+a sentence giving a number, as are "how big" and the like, and "how often" by one giving a
+frequency ("every weekday").
 
 Words that make a request ("explain", "tell me", "how does it work") are no topic either: a
 shard need not contain them to answer, so they never count as something it fails to mention.
@@ -35,6 +36,10 @@ _DURATION_FRAME = re.compile(
 # "how long is the trial" asks for a length of time, or a number ("3 metres")
 _LENGTH_FRAME = re.compile(r"\b(?P<a>how\s+long)\b", re.IGNORECASE)
 _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
+# "how big is the canary" asks for a size: a number ("5%", "2 GB"), not the word "big"
+_SIZE_FRAME = re.compile(
+    r"\b(?P<a>how\s+(?:big|large|small|wide|tall|high|deep|far|heavy|fast))\b", re.IGNORECASE
+)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
 _NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
@@ -80,6 +85,7 @@ _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_DURATION_FRAME, _DURATION.search),
     (_LENGTH_FRAME, _states_amount),
     (_QUANTITY_FRAME, _states_number),
+    (_SIZE_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),
 )
 Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says it

@@ -733,6 +733,8 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("How many servers are there?", "The 2023 servers are faster.", False),
         ("How long is the trial?", "The trial lasts a month.", True),
         ("How long is the cable?", "The cable is 3 metres.", True),
+        ("How big is the canary for a deploy?", "A deploy starts with a 5% canary.", True),
+        ("How large is the disk?", "The disk is large enough.", False),
     ],
 )
 def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
