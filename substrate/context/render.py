@@ -23,6 +23,8 @@ from substrate.item import SubstrateItem
 FORMATS: tuple[str, ...] = ("markdown", "xml", "json")
 SHAPES: tuple[str, ...] = ("passages", "brief", "features")
 BRIEF_WIDTH = 160
+# The longest source name a markdown packet shows beside an item's id
+SOURCE_WIDTH = 80
 
 # Characters XML 1.0 forbids even when escaped.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -115,7 +117,13 @@ def piece(
         return _json(doc)
     if shape == "brief":
         return f"- {text}"
-    return f"[{item.kind}:{item.id}] {text}"
+    # the source names the note ("## Decision" alone does not tell one record from another)
+    label = (
+        f"{item.kind}:{item.id} {one_line(source, SOURCE_WIDTH)}"
+        if source
+        else f"{item.kind}:{item.id}"
+    )
+    return f"[{label}] {text}"
 
 
 def join(fr: Frame, pieces: list[str]) -> str:

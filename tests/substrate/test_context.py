@@ -171,6 +171,12 @@ def test_reference_render_format() -> None:
         "# Context for: the task\n[text:item00] first text\n\n[text:item01] second text"
     )
     assert packet.render(header=False).startswith("[text:item00]")
+    # an item with a source is labelled with it: "## Decision" alone names no record
+    adr = SubstrateItem(
+        "text", "## Decision\nRetry 5 times.", provenance={"source": "adr/007.md"}, id="a7"
+    )
+    named = ContextPacket("retries", [adr], [1.0]).render(header=False)
+    assert named == "[text:a7 adr/007.md] ## Decision\nRetry 5 times."
     brief = ContextPacket("t", its, [1, 1], budget=ContextBudget(shape="brief"))
     assert brief.render() == "# Context for: t\n- first text\n- second text"
     note = items("## After\n\n- Announce the failover.\n1. Rebuild the old primary.")
