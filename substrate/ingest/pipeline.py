@@ -264,9 +264,10 @@ def ingest_path(
         report.interrupted = True
         try:
             run.finish(checkpoint=False)  # the files completed so far are stored, not the next
-        except ImportError:
-            # the interrupt broke a module being imported, which cannot be imported again
-            # (numpy): what was saved stays, and a rerun saves the rest
+        except (ImportError, AttributeError):
+            # the interrupt broke a module being imported (numpy), which then cannot be
+            # imported again, or is found half made ("module 'numpy' has no attribute
+            # 'matrix'"): what was saved stays, and a rerun saves the rest
             log.warning("the interrupted ingest could not save its last files; run it again")
         raise
     finally:

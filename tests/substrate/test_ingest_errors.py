@@ -216,11 +216,18 @@ def test_interrupt_during_a_save_loses_no_completed_file(
     assert len(Substrate(shard)) == 4
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [
+        ImportError("cannot load module more than once per process"),
+        AttributeError("module 'numpy' has no attribute 'matrix'"),  # found half imported
+    ],
+)
 def test_an_interrupted_import_while_saving_still_ends_as_an_interrupt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: Exception
 ) -> None:
-    # Ctrl-C inside numpy's first import: importing it again raises ImportError, which ended
-    # the run as an internal error
+    # Ctrl-C inside numpy's first import: using it again raises, which ended the run as an
+    # internal error
     from substrate.ingest.session import IngestSession
 
     (tmp_path / "tree").mkdir()
@@ -233,7 +240,7 @@ def test_an_interrupted_import_while_saving_still_ends_as_an_interrupt(
         if len(calls) == 1:
             real(self, checkpoint=False)
             raise KeyboardInterrupt  # in the checkpoint, after the save
-        raise ImportError("cannot load module more than once per process")
+        raise broken
 
     monkeypatch.setattr(IngestSession, "finish", finish)
     report = IngestReport()
