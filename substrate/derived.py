@@ -15,6 +15,7 @@ from contextlib import suppress
 from pathlib import Path
 
 LOG_FILE = "items.jsonl"
+INDEX_DIR = "index"  # the files derived from the log, rebuilt when missing
 
 
 def derived_dir(directory: Path) -> None:

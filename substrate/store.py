@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.catalog import StaleCatalogError
-from substrate.derived import LOG_FILE
+from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
@@ -77,15 +77,22 @@ def encode(item: SubstrateItem) -> bytes:
 
 
 def _refuse_special_files(root: Path) -> None:
-    """Refuse a shard whose log or settings is a FIFO, a socket or a device: opening one to
-    read waits for a writer that may never come, and every command would hang."""
-    for name in (SETTINGS_FILE, LOG_FILE):
+    """Refuse a shard whose log, settings or derived files (``index/``) include a FIFO, a
+    socket or a device: opening one to read waits for a writer that may never come, and every
+    command would hang."""
+    index = root / INDEX_DIR
+    try:
+        derived = [index / entry.name for entry in os.scandir(index)]
+    except OSError:  # no index yet, or not a folder: said when it is used
+        derived = []
+    for path in (root / SETTINGS_FILE, root / LOG_FILE, *derived):
         try:
-            mode = os.stat(root / name).st_mode
+            mode = os.stat(path).st_mode
         except OSError:  # missing (a shard yet to be written) or unreadable: said when read
             continue
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder fails when read, as ever
-            raise ShardError(f"{root / name} is not a regular file")
+            hint = f" (remove it: {INDEX_DIR}/ holds only files rebuilt from the log)"
+            raise ShardError(f"{path} is not a regular file{hint if path.parent == index else ''}")
 
 
 def decode(line: bytes) -> SubstrateItem:
@@ -524,7 +531,7 @@ class Substrate:
                 return CompactStats(before, before, len(lines))
             log_file.replace_with(lines)
             self.compacted = True
-            _drop_search_index(self.root / "index")
+            _drop_search_index(self.root / INDEX_DIR)
         self._reopen()
         self._fresh_view().write_catalog()
         after = log_file.path.stat().st_size

@@ -1009,6 +1009,22 @@ def test_a_fifo_in_place_of_a_shard_file_is_refused_not_waited_on(
     assert [item.text for item in kept.iter_items()] == ["unsaved"]  # nothing forgotten
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize(
+    "name", ["log-end.json", "offsets.bin", "sources.json", "search-manifest.parquet"]
+)
+def test_a_fifo_among_the_derived_files_is_refused_not_waited_on(tmp_path: Path, name: str) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "kept note")
+    store.save()
+    (tmp_path / "index" / name).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / "index" / name)
+    with pytest.raises(ShardError, match=f"{name} is not a regular file .remove it"):
+        Substrate(tmp_path)
+    (tmp_path / "index" / name).unlink()  # as the message says: rebuilt, nothing lost
+    assert [item.text for item in Substrate(tmp_path).iter_items()] == ["kept note"]
+
+
 def test_a_shard_with_a_bad_mixle_toml_refused_by_load_loses_nothing(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
