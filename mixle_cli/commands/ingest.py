@@ -205,6 +205,14 @@ def ingest(
             "(ignored, or hidden without --hidden).",
         ),
     ] = False,
+    prune_empty: Annotated[
+        bool,
+        typer.Option(
+            "--prune-empty",
+            help="Prune a folder found empty too (by default its items are kept and the run "
+            "exits 1: an unmounted drive or share leaves an empty folder).",
+        ),
+    ] = False,
     hidden: Annotated[
         bool, typer.Option("--hidden", help="Also walk hidden files and folders.")
     ] = False,
@@ -268,8 +276,10 @@ def ingest(
         usage("--source names standard input: give - among the paths")
     if source is not None and not source.strip():
         usage("the --source name is empty (was a variable left unset?)")
-    if paths == ["-"] and (hidden or no_prune or jobs):
-        usage("--hidden, --no-prune and --jobs apply to folders, not to standard input")
+    if paths == ["-"] and (hidden or no_prune or prune_empty or jobs):
+        usage(
+            "--hidden, --no-prune, --prune-empty and --jobs apply to folders, not to standard input"
+        )
     if paths == ["-"] and rehash:
         usage("--rehash applies to files and folders: standard input is always read")
     _check_format(as_format)
@@ -296,6 +306,7 @@ def ingest(
                         as_format=as_format,
                         max_file_size=max_file_size,
                         prune=not no_prune,
+                        prune_empty=prune_empty,
                         hidden=hidden,
                         progress=progress,
                         jobs=jobs or None,
@@ -401,7 +412,7 @@ def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, 
                     counts[path] += 1
     return {
         path: f"; the {n} item(s) ingested from it before are kept (to remove them, ingest an "
-        "empty folder at that path)"
+        "empty folder at that path with --prune-empty)"
         for path, n in counts.items()
         if n
     }

@@ -139,6 +139,7 @@ def ingest_path(
     max_file_size: int | None = None,
     redact: bool = True,
     prune: bool = True,
+    prune_empty: bool = False,
     hidden: bool = False,
     progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
@@ -166,6 +167,9 @@ def ingest_path(
             else 32 MiB).
         redact: mask secrets with the write-time gate.
         prune: remove the items of files under ``path`` that no longer exist or are now ignored.
+        prune_empty: prune a folder found empty too. Without it, the items of a folder that
+            holds nothing now are kept, and an issue says so: an unmounted drive or share
+            leaves an empty folder, and its notes must not vanish from the shard with it.
         hidden: also ingest hidden files and folders (VCS folders are always skipped).
         progress: called as ``progress(files_done, files_total, items, bytes)`` after files
             (at most every 50 ms) and once at the end; ``files_total`` counts the files found
@@ -257,6 +261,8 @@ def ingest_path(
         run.record_waiting()
         if stopped or not run.walked_all:
             report.cancelled = True
+        elif prune_root is not None and not prune_empty and _empty_folder(root):
+            run.keep_emptied(prune_root, seen)
         elif prune_root is not None:
             run.prune(prune_root, seen, walked.unreadable)
         run.finish()
@@ -274,6 +280,15 @@ def ingest_path(
         report.elapsed_s = time.monotonic() - started
         run.tick(force=True)
     return report
+
+
+def _empty_folder(root: Path) -> bool:
+    """Whether the folder holds no entry at all (hidden or ignored ones count)."""
+    try:
+        with os.scandir(root) as entries:
+            return next(entries, None) is None
+    except OSError:  # unreadable: said by the walk, and nothing is pruned under it
+        return False
 
 
 def _noting_skips(

@@ -518,6 +518,19 @@ class IngestSession:
         ingested into (published or merged since): no longer this ingest's to change."""
         return {item_id for item_id, item in items.items() if item.scope != self.options.scope}
 
+    def keep_emptied(self, root: str, seen: set[str]) -> None:
+        """Keep the items of the files once ingested from ``root``, a folder found empty, and
+        say so (``ingest_path``'s ``prune_empty``)."""
+        if self.cache.missing_under(root, seen):
+            self.report.note(
+                IngestIssue(
+                    root,
+                    "the folder holds no files now; the items of the files ingested from it "
+                    "were kept (an unmounted drive or share?); ingest with --prune-empty "
+                    "(prune_empty=True) to remove them",
+                )
+            )
+
     def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
         under an ``unreadable`` path is unknown, so it is kept."""

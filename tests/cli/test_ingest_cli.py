@@ -89,6 +89,19 @@ def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:
     assert any("Rotterdam" in r["title"] for r in mixle("ls", "--json").json())
 
 
+def test_an_emptied_folder_keeps_its_items_and_exits_1_unless_pruned(mixle, notes: Path) -> None:
+    mixle("ingest", str(notes))
+    before = len(mixle("ls", "--json").json())
+    shutil.rmtree(notes)
+    notes.mkdir()
+    kept = mixle("ingest", str(notes))
+    assert kept.exit_code == 1 and "holds no files now" in kept.stderr
+    assert "--prune-empty" in kept.stderr and len(mixle("ls", "--json").json()) == before
+    pruned = mixle("ingest", str(notes), "--prune-empty", "--json")
+    assert pruned.exit_code == 0 and pruned.json()["items_removed"] == before
+    assert mixle("ls", "--json").json() == []
+
+
 def test_stdin_and_explicit_format(mixle) -> None:
     result = mixle("ingest", "-", "--source", "clipboard", "--json", input="First.\n\nSecond.\n")
     assert result.exit_code == 0 and result.json()["items_added"] >= 1
@@ -387,7 +400,7 @@ def test_standard_input_keeps_to_the_size_limit_and_refuses_folder_options(mixle
         fh.write("\n[ingest]\nmax_file_size = 12\n")
     by_setting = mixle("ingest", "-", input="also longer than twelve\n")
     assert "larger than the size limit (more than 12 bytes)" in by_setting.stderr
-    for flag in (["--hidden"], ["--no-prune"], ["--jobs", "2"]):  # they would do nothing
+    for flag in (["--hidden"], ["--no-prune"], ["--prune-empty"], ["--jobs", "2"]):  # no effect
         result = mixle("ingest", "-", *flag, input="hello\n")
         assert result.exit_code == 2 and "not to standard input" in result.stderr, flag
 
@@ -664,9 +677,10 @@ def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     gone = mixle("ingest", str(notes))
     assert gone.exit_code == 1 and len(mixle("ls", "--json").json()) == 2
     assert "the 2 item(s) ingested from it before are kept" in gone.stderr
-    assert "ingest an empty folder at that path" in gone.stderr
+    assert "ingest an empty folder at that path with --prune-empty" in gone.stderr
     notes.mkdir()
-    assert mixle("ingest", str(notes), "--json").json()["items_removed"] == 2
+    emptied = mixle("ingest", str(notes), "--prune-empty", "--json")
+    assert emptied.json()["items_removed"] == 2
     never = mixle("ingest", str(tmp_path / "never"))
     assert "no such file or folder\n" in never.stderr  # nothing was kept from it
     (notes / "c.md").write_text("gamma note\n")

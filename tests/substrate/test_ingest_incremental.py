@@ -202,6 +202,36 @@ def test_deleted_file_is_pruned_unless_no_prune(tree: Path, shard: Path) -> None
     assert all(i.provenance["source"] != "notes.txt" for i in Substrate(shard).iter_items())
 
 
+def test_a_folder_found_empty_keeps_its_items_unless_empty_folders_are_pruned(
+    tree: Path, shard: Path
+) -> None:
+    # an unmounted drive leaves an empty folder: its notes were all removed, exit 0
+    ingest_path(Substrate(shard), tree)
+    before = len(Substrate(shard))
+    shutil.rmtree(tree)
+    tree.mkdir()
+    kept = ingest_path(Substrate(shard), tree)
+    assert kept.files_removed == 0 and len(Substrate(shard)) == before and not kept.ok
+    [issue] = kept.issues
+    assert issue.source == str(tree) and "holds no files now" in issue.reason
+    again = ingest_path(Substrate(shard), tree)  # said on every run, not only the first
+    assert not again.ok and len(Substrate(shard)) == before
+    _write(tree / ".mixleignore", "*.tmp\n")  # an entry of any kind: a folder in use
+    pruned = ingest_path(Substrate(shard), tree)
+    assert pruned.files_removed == 3 and len(Substrate(shard)) == 0 and pruned.ok
+    fresh = tree.parent / "never-ingested"
+    fresh.mkdir()
+    assert ingest_path(Substrate(shard), fresh).ok  # nothing known under it: nothing to say
+
+
+def test_prune_empty_prunes_a_folder_found_empty(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    shutil.rmtree(tree)
+    tree.mkdir()
+    report = ingest_path(Substrate(shard), tree, prune_empty=True)
+    assert report.ok and report.files_removed == 3 and len(Substrate(shard)) == 0
+
+
 def test_a_file_with_no_content_is_reported_skipped_on_every_run(tree: Path, shard: Path) -> None:
     _write(tree / "empty.md", "")
     for touch in (False, False, True):  # read, then not read, then read again (same hash)
