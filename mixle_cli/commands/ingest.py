@@ -325,6 +325,8 @@ def ingest(
         if json:  # what was done before it, for a script to read
             output.emit_json(report.as_dict())
         code, message, hint = classify(exc)
+        if not report.files_scanned:  # refused before any file (a bad mixle.toml)
+            fail(message, code, hint or None)
         # saves are batched: the batch under way is lost, the ones before it are not
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")

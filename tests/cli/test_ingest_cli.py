@@ -430,6 +430,7 @@ def test_a_bad_ingest_setting_is_an_error_naming_mixle_toml(
     result = mixle("ingest", str(notes))
     assert result.exit_code == 3, result.stderr  # -5 skipped every file, exit 0
     assert said in result.stderr and "mixle.toml" in result.stderr
+    assert "run the command again" not in result.stderr  # nothing was begun to finish
 
 
 def test_an_unknown_ingest_setting_is_warned_of_with_the_nearest_name(
