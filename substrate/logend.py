@@ -110,15 +110,26 @@ def refuse_lost_commits(
         _refuse_corrupt_lines(log_file, state.committed_end)
         # the first batch has no commit before it: its lines start after the header
         first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
+        lines = _whole_lines(path, state.committed_end)
         raise CorruptShardError(
             str(path),
             max(first, log_file.line_number(state.committed_end)),
-            f"the log ends inside a batch that was committed (cut short?): the "
-            f"{state.uncommitted_bytes} bytes from this line on lost the line that ends their "
-            f"batch; restore the file from a backup, or remove {folder} (it is rebuilt) to keep "
-            "only the complete batches",
+            f"the log ends inside a batch that was committed (cut short?): the {lines} whole "
+            f"line(s) from this line on ({state.uncommitted_bytes} bytes) lost the line that "
+            f"ends their batch; restore the file from a backup (removing {folder}, which is "
+            f"rebuilt, keeps only the complete batches: those {lines} line(s) would be lost)",
         )
     return state
+
+
+def _whole_lines(path: Path, start: int) -> int:
+    """How many whole lines the file at ``path`` holds from byte ``start`` on."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(start)
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:  # read just before: told as none rather than hide the error itself
+        return 0
 
 
 def _refuse_corrupt_lines(log_file: LogFile, end: int) -> None:

@@ -121,8 +121,13 @@ def test_a_log_cut_inside_a_committed_batch_is_corruption_not_a_torn_write(
     writer.add("text", "more")
     with pytest.raises(CorruptShardError, match="cut short"):
         writer.save()
-    with pytest.raises(CorruptShardError, match="remove .*index"):
+    with pytest.raises(CorruptShardError, match="removing .*index") as refused:
         len(Substrate(tmp_path))
+    # how much removing index/ would lose is said: the whole lines of the batch cut short
+    committed = data[: len(data) - 1000].rsplit(b'{"commit"', 1)[0]
+    whole = data[len(committed) : len(data) - 1000].split(b"\n", 1)[1].count(b"\n")
+    assert f"the {whole} whole line(s) from this line on" in str(refused.value)
+    assert f"those {whole} line(s) would be lost" in str(refused.value)
     assert path.stat().st_size == size
     (tmp_path / "index" / "offsets.bin").unlink()  # the catalog alone is not the evidence
     with pytest.raises(CorruptShardError, match="cut short"):
