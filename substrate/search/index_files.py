@@ -260,18 +260,32 @@ def write_segment(
     return [docs_name, terms_name]
 
 
+def _write_parts(directory: Path, state: IndexState) -> set[str]:
+    """Write the model and segment files of ``state`` not on disk yet; returns the names of
+    all of them."""
+    names: set[str] = set()
+    if state.model is not None:
+        name = write_model(directory, state.model, state.params)
+        names.update((name, pack_of(name)))
+    for segment in state.segments:
+        written = write_segment(directory, segment, state.params, state.coverage)
+        names.update((*written, pack_of(written[0])))
+    return names
+
+
 def write_state(directory: Path, state: IndexState) -> None:
     """Write the files of ``state`` that are not on disk yet, then the manifest, then their
     mirrors, then remove the files no longer referenced."""
     derived_dir(directory)
-    params = state.params
     keep: set[str] = {MANIFEST, MANIFEST_PACK}
-    if state.model is not None:
-        name = write_model(directory, state.model, params)
-        keep.update((name, pack_of(name)))
-    for segment in state.segments:
-        names = write_segment(directory, segment, params, state.coverage)
-        keep.update((*names, pack_of(names[0])))
+    before = {path.name for path in directory.glob(f"{PREFIX}*")}
+    try:
+        keep.update(_write_parts(directory, state))
+    except BaseException:  # a full disk, Ctrl-C: the files the manifest never named go
+        for path in directory.glob(f"{PREFIX}*"):
+            if path.name not in before:
+                path.unlink(missing_ok=True)
+        raise
     dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
     dead_rows = [np.flatnonzero(d).astype(np.int32) for d in state.dead]
     np.cumsum([r.shape[0] for r in dead_rows], out=dead_offsets[1:])

@@ -219,6 +219,27 @@ def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers
     assert [i.text for i, _ in fresh.search("refunds")] == ["refunds take five business days"]
 
 
+def test_files_written_for_an_index_that_failed_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a full disk after the model was written left it behind, taking more of the space
+    import errno
+
+    import substrate.search.index_files as index_files
+
+    write_state(tmp_path, state_of(30))
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def full_disk(*args: object) -> list[str]:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index_files, "write_segment", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        write_state(tmp_path, state_of(40))  # another model, written before the segments
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert ranking(read_state(tmp_path, DEFAULT_PARAMS)) == ranking(state_of(30))
+
+
 @pytest.mark.parametrize(
     "meta", [b"not json", b"[1, 2]", b'{"format": "two"}', b'{"format": 2, "avgdl": null}']
 )
