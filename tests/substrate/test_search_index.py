@@ -229,13 +229,15 @@ def test_files_written_for_an_index_that_failed_are_removed(
 
     write_state(tmp_path, state_of(30))
     before = sorted(p.name for p in tmp_path.iterdir())
+    real = index_files.write_segment
 
     def full_disk(*args: object) -> list[str]:
+        real(*args)  # type: ignore[arg-type]  # the segment's files, then the disk is full
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(index_files, "write_segment", full_disk)
     with pytest.raises(OSError, match="No space left"):
-        write_state(tmp_path, state_of(40))  # another model, written before the segments
+        write_state(tmp_path, state_of(40))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert ranking(read_state(tmp_path, DEFAULT_PARAMS)) == ranking(state_of(30))
 
