@@ -104,7 +104,7 @@ def retrieve_cmd(
         min_score=min_score,
     )
     rows = [
-        {"rank": n, **entry, "title": item_title(item)}
+        {"rank": n, **entry, "title": item_title(item), "where": where_text(entry)}
         for n, (item, entry) in enumerate(zip(result.items, result.provenance(), strict=True), 1)
     ]
     if how is Mode.JSON:
@@ -201,6 +201,7 @@ def multihop_cmd(
     data = chain.as_dict()
     for entry, item in zip(data["steps"], chain.items, strict=True):
         entry["title"] = item_title(item)
+        entry["where"] = where_text(entry)  # as search results give it
     if how is Mode.JSON:
         output.emit_json(data)
     elif how is Mode.JSONL:

@@ -69,7 +69,9 @@ def test_retrieve_json_and_jsonl(mixle: Run, shop: dict[str, str]) -> None:
     assert result.exit_code == 0, result.stderr
     data = result.json()
     assert data["items"][0]["id"] in {shop["refunds"], shop["secret"]}
-    assert {"rank", "id", "kind", "source", "score", "title"} <= set(data["items"][0])
+    assert {"rank", "id", "kind", "source", "score", "title", "where"} <= set(data["items"][0])
+    refunds = next(i for i in data["items"] if i["id"] == shop["refunds"])
+    assert refunds["where"] == "docs/refunds.md:3-5"  # as search gives it
     assert data["n"] == len(data["items"])  # the count beside the list, as every report has
     lines = mixle("retrieve", "refund", "--jsonl", "-k", "2").jsonl()
     assert len(lines) == 2
@@ -112,6 +114,7 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("--as", "shop", "multihop", "refund defective items", "--json")
     assert result.exit_code == 0, result.stderr
     steps = {s["id"]: s for s in result.json()["steps"]}
+    assert steps[shop["refunds"]]["where"] == "docs/refunds.md:3-5"
     assert steps[shop["model"]]["via"] in {"link", "seed"}
     if steps[shop["model"]]["via"] == "link":
         assert steps[shop["model"]]["path"] == [shop["refunds"], shop["model"]]
