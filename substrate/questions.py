@@ -4,7 +4,7 @@
 sentence that answers it says "within five business days", not "long". Looking the frame words
 up would find other durations and make a covered question look uncovered; the answer is a
 sentence about refunds that states a duration. Likewise "how many" and "how much" are said by
-a sentence giving a number, as are "how big" and the like, and "how often" by one giving a
+a sentence giving a number, as are "how big" and "how large", and "how often" by one giving a
 frequency ("every weekday").
 
 Words that make a request ("explain", "tell me", "how does it work") are no topic either: a
@@ -37,9 +37,8 @@ _DURATION_FRAME = re.compile(
 _LENGTH_FRAME = re.compile(r"\b(?P<a>how\s+long)\b", re.IGNORECASE)
 _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
 # "how big is the canary" asks for a size: a number ("5%", "2 GB"), not the word "big"
-_SIZE_FRAME = re.compile(
-    r"\b(?P<a>how\s+(?:big|large|small|wide|tall|high|deep|far|heavy|fast))\b", re.IGNORECASE
-)
+# (not "how fast" or "how high": "immediately" and "low" answer them as often as numbers)
+_SIZE_FRAME = re.compile(r"\b(?P<a>how\s+(?:big|large))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
 _NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"

@@ -743,6 +743,13 @@ def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
     assert states_frame(sentence, frame_of(question)) is says
 
 
+def test_how_fast_or_high_is_no_frame_a_word_may_answer() -> None:
+    from substrate.questions import frame_of
+
+    assert frame_of("How fast does the edge cache invalidate entries?") == {}  # "immediately"
+    assert frame_of("How high is the risk of data loss?") == {}  # "low"
+
+
 def test_sources_giving_other_values_for_a_framed_question_are_all_quoted() -> None:
     s = Substrate()
     s.add("text", "Refunds are processed within 3 business days.", provenance={"path": "/a/r.md"})
