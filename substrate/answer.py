@@ -246,12 +246,13 @@ def _gathered(
         keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
         items, scores = [i for i, _ in keep], [s for _, s in keep]
         seeds = keep
-    # a note the evidence says was replaced ("status: superseded") is no answer's source
+    top = max((s for _, s in seeds), default=0.0)
+    # a note whose successor is in the evidence too is no answer's source: the successor is
     items, scores, retired = current_evidence(items, scores)
     gone = {item.id for item in retired}
-    seeds = [(i, s) for i, s in seeds if i.id not in gone]
-    top = max((s for _, s in seeds), default=0.0)
-    ranked_evidence = [i for i, _ in sorted(seeds, key=lambda pair: -pair[1])]
+    current = [(i, s) for i, s in seeds if i.id not in gone]
+    current = current or list(zip(items, scores, strict=True))
+    ranked_evidence = [i for i, _ in sorted(current, key=lambda pair: -pair[1])]
     packet = pack_context(
         question, items, scores, budget=budget, compress=compress, telemetry=telemetry
     )

@@ -1,96 +1,104 @@
-"""Notes that say they were replaced, so that an answer is not taken from them.
+"""Notes replaced by a newer note, so that an answer is taken from the newer one.
 
-Teams mark a decision record or a page that no longer holds in its front matter (read into
-each item's payload): ``status: superseded`` (or deprecated, obsolete, outdated, ...), a
-``superseded_by:`` naming its successor, or, in the successor, ``supersedes:`` naming it.
-An answer quoting the old note states, with full confidence, what the team decided against
-("max_retries is 3" when the newer record says 5). ``current_evidence`` passes such items
-over when the evidence holds another item; what it passed over is reported, never hidden.
+Teams say in a Markdown note's front matter (read into each item's payload) that it was
+replaced: ``superseded_by:`` naming its successor, or, in the successor, ``supersedes:`` (or
+``replaces:``) naming it. An answer quoting the old note states, with full confidence, what the
+team decided against ("max_retries is 3" when the newer record says 5).
+``current_evidence`` passes such a note over when its successor is part of the evidence too,
+so that the successor answers instead; what it passed over is reported, never hidden. A note
+only marked ``status: deprecated``, with no successor found, stays: a question may be about
+the deprecated thing itself.
 
-Only the evidence itself is looked at: a ``supersedes`` in a note the question did not bring
-up is not searched for (that would read the whole shard on every question), and a note the
-reader may not see never decides what the reader is told.
+A name is read as a link is: from the folder of the note that writes it (``adr-003``,
+``adr-003.md``, ``../old/adr-003.md``, ``[[adr-003]]``), else, when no note there has it, as
+the one note of the evidence of that name (two notes named alike in other folders: neither).
+Only the evidence is looked at, so only notes the reader may see.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 
 from substrate.item import SubstrateItem
 
-# Front-matter ``status`` values that say a note no longer holds (ADR and wiki usage).
-RETIRED_STATUSES = frozenset(
-    "superseded deprecated obsolete outdated archived replaced retired withdrawn rejected".split()
-)
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
 REPLACES_FIELDS = ("supersedes", "replaces")
-_LINK_MARKS = re.compile(r"^\[\[|\]\]$|^\.?/")
+_WIKI = re.compile(r"^\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]$")
+_FRONT_MATTER_FORMATS = frozenset({"markdown"})
 
 
 def current_evidence(
     items: Sequence[SubstrateItem], scores: Sequence[float]
 ) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
-    """``items`` and their ``scores`` without the items the evidence says were replaced, and
-    those items; all of them are kept when no other item remains (an answer from an old note
-    is then better than none, and the caller can say where it came from)."""
-    replaced = _names_replaced(items)
-    retired = [item for item in items if is_retired(item) or _names(item) & replaced]
-    if not retired or len(retired) == len(items):
+    """``items`` and their ``scores`` without the notes whose successor is among them, and
+    those notes."""
+    notes = [item for item in items if _note_of(item) is not None]
+    replaced = {id(old) for new, old in _replacements(notes)}
+    if not replaced:
         return list(items), list(scores), []
-    gone = {item.id for item in retired}
-    kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in gone]
-    return [i for i, _ in kept], [s for _, s in kept], retired
+    kept = [(i, s) for i, s in zip(items, scores, strict=True) if id(i) not in replaced]
+    gone = [item for item in items if id(item) in replaced]
+    return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def is_retired(item: SubstrateItem) -> bool:
-    """Whether the item's own front matter says it no longer holds."""
-    payload = item.payload if isinstance(item.payload, dict) else {}
-    status = payload.get("status")
-    if isinstance(status, str) and status.strip().lower().split()[:1] in _RETIRED_WORDS:
-        return True
-    return any(_given(payload.get(name)) for name in SUCCESSOR_FIELDS)
-
-
-_RETIRED_WORDS = [[word] for word in sorted(RETIRED_STATUSES)]
-
-
-def _names_replaced(items: Iterable[SubstrateItem]) -> set[str]:
-    """The note names the ``supersedes`` fields of ``items`` give (normalised)."""
-    names: set[str] = set()
-    for item in items:
-        payload = item.payload if isinstance(item.payload, dict) else {}
+def _replacements(notes: list[SubstrateItem]) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
+    """(newer, older) for each pair of ``notes`` (items of different files) that front matter
+    says one replaced the other."""
+    for item in notes:
         for field in REPLACES_FIELDS:
-            names.update(_normalised(value) for value in _values(payload.get(field)))
-    names.discard("")
-    return names
+            for old in _named(item, field, notes):
+                yield item, old
+        for field in SUCCESSOR_FIELDS:
+            for new in _named(item, field, notes):
+                yield new, item
 
 
-def _names(item: SubstrateItem) -> set[str]:
-    """How a note may be named: its source path and its file name, with or without the
-    extension (``decisions/adr-003.md``, ``adr-003.md``, ``adr-003``)."""
-    source = item.provenance.get("source") if isinstance(item.provenance, dict) else None
-    if not isinstance(source, str) or not source:
-        return set()
-    source = source.lower()
-    base = posixpath.basename(source)
-    return {source, base, posixpath.splitext(source)[0], posixpath.splitext(base)[0]}
+def _named(item: SubstrateItem, field: str, notes: list[SubstrateItem]) -> list[SubstrateItem]:
+    """The items of the notes that ``item``'s front-matter ``field`` names (other files)."""
+    own = _note_of(item)
+    assert own is not None
+    folder = posixpath.dirname(own)
+    found: list[SubstrateItem] = []
+    for name in _values(item.payload.get(field)):
+        path = posixpath.normpath(posixpath.join(folder, name)).lower()
+        here = [n for n in notes if _stem(n) == _drop_extension(path)]
+        if not here and "/" not in name:  # a bare name: the one note of the evidence so named
+            alike = [n for n in notes if posixpath.basename(_stem(n)) == name.lower()]
+            here = alike if len({_note_of(n) for n in alike}) == 1 else []
+        found.extend(n for n in here if _note_of(n) != own)
+    return found
 
 
-def _normalised(name: str) -> str:
-    """A name as written in front matter (``[[adr-003]]``, ``./adr-003.md``), lower-cased."""
-    return _LINK_MARKS.sub("", name.strip()).strip().lower()
+def _note_of(item: SubstrateItem) -> str | None:
+    """Where the file of an item of a Markdown note is (its path, else its source name), or
+    None for any other item: front matter is Markdown's alone."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    where = prov.get("path") or prov.get("source")
+    if prov.get("format") not in _FRONT_MATTER_FORMATS or not isinstance(where, str):
+        return None
+    return where if isinstance(item.payload, dict) else None
+
+
+def _stem(item: SubstrateItem) -> str:
+    return _drop_extension((_note_of(item) or "").lower())
+
+
+def _drop_extension(path: str) -> str:
+    root, ext = posixpath.splitext(path)
+    return root if ext in (".md", ".markdown", ".mdx") else path
 
 
 def _values(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [part for part in re.split(r"\s*,\s*", value) if part]
+    """The names a front-matter value gives: a string (split at commas), a list of them, or
+    the nested list unquoted YAML makes of ``[[adr-003]]``; wiki brackets and aliases off."""
     if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
-
-
-def _given(value: object) -> bool:
-    return bool(_values(value))
+        return [name for v in value for name in _values(v)]
+    if not isinstance(value, str):
+        return []
+    names = [part.strip() for part in value.split(",")]
+    return [
+        (_WIKI.sub(r"\1", name) if _WIKI.match(name) else name).strip() for name in names if name
+    ]

@@ -242,7 +242,7 @@ def _passed_over_note(answer: Answer) -> None:
         shown = ", ".join(sources[:3]) + (
             f" and {len(sources) - 3} more" if len(sources) > 3 else ""
         )
-        output.note(f"note: passed over notes marked as replaced by newer ones: {shown}")
+        output.note(f"note: passed over notes replaced by newer ones: {shown}")
 
 
 def _same_names(data: dict[str, Any]) -> None:

@@ -270,15 +270,15 @@ def test_ask_says_which_replaced_notes_it_passed_over(
 ) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "old-flags.md").write_text(
-        "---\nstatus: superseded\n---\n# Feature flags\n\nWe use LaunchDarkly for flags.\n"
+    (notes / "old-flags.md").write_text("# Feature flags\n\nWe use LaunchDarkly for flags.\n")
+    (notes / "new-flags.md").write_text(
+        "---\nsupersedes: old-flags\n---\n# Feature flags\n\nWe use flagd for flags.\n"
     )
-    (notes / "new-flags.md").write_text("# Feature flags\n\nWe use flagd for flags.\n")
     assert mixle("ingest", str(notes)).exit_code == 0
     result = mixle("ask", "What do we use for feature flags?")
     assert result.exit_code == 0, result.stderr
     assert "flagd" in result.stdout and "LaunchDarkly" not in result.stdout
-    assert "passed over notes marked as replaced by newer ones: old-flags.md:4-6" in result.stderr
+    assert "passed over notes replaced by newer ones: old-flags.md:1-3" in result.stderr
     data = mixle("ask", "What do we use for feature flags?", "--json").json()
     assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
 
