@@ -209,8 +209,8 @@ def ingest(
         bool,
         typer.Option(
             "--prune-empty",
-            help="Prune a folder found empty too (by default its items are kept and the run "
-            "exits 1: an unmounted drive or share leaves an empty folder).",
+            help="Prune a folder in which no file was found too (by default its items are "
+            "kept and the run exits 1: an unmounted drive or share leaves an empty folder).",
         ),
     ] = False,
     hidden: Annotated[
@@ -276,6 +276,8 @@ def ingest(
         usage("--source names standard input: give - among the paths")
     if source is not None and not source.strip():
         usage("the --source name is empty (was a variable left unset?)")
+    if no_prune and prune_empty:
+        usage("--no-prune and --prune-empty contradict each other: give one")
     if paths == ["-"] and (hidden or no_prune or prune_empty or jobs):
         usage(
             "--hidden, --no-prune, --prune-empty and --jobs apply to folders, not to standard input"
@@ -325,7 +327,8 @@ def ingest(
         if json:  # what was done before it, for a script to read
             output.emit_json(report.as_dict())
         code, message, hint = classify(exc)
-        if not report.files_scanned:  # refused before any file (a bad mixle.toml)
+        if report.files_scanned == len(refused):  # refused before a file was read (a bad
+            # mixle.toml): nothing was begun
             fail(message, code, hint or None)
         # saves are batched: the batch under way is lost, the ones before it are not
         again = "run the command again to finish"

@@ -167,8 +167,8 @@ def ingest_path(
             else 32 MiB).
         redact: mask secrets with the write-time gate.
         prune: remove the items of files under ``path`` that no longer exist or are now ignored.
-        prune_empty: prune a folder found empty too. Without it, the items of a folder that
-            holds nothing now are kept, and an issue says so: an unmounted drive or share
+        prune_empty: prune a folder in which the walk found no file too. Without it, the
+            items of such a folder are kept, and an issue says so: an unmounted drive or share
             leaves an empty folder, and its notes must not vanish from the shard with it.
         hidden: also ingest hidden files and folders (VCS folders are always skipped).
         progress: called as ``progress(files_done, files_total, items, bytes)`` after files
@@ -203,6 +203,7 @@ def ingest_path(
         max_file_size = size_limit(substrate)
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
+    scanned_before = report.files_scanned
     run = IngestSession(substrate, options, report, progress, cancel)
     run.within = str(root)
     run.rehash = rehash
@@ -261,10 +262,9 @@ def ingest_path(
         run.record_waiting()
         if stopped or not run.walked_all:
             report.cancelled = True
-        elif prune_root is not None and not prune_empty and _empty_folder(root):
-            run.keep_emptied(prune_root, seen)
         elif prune_root is not None:
-            run.prune(prune_root, seen, walked.unreadable)
+            found_none = not prune_empty and report.files_scanned == scanned_before
+            run.prune(prune_root, seen, walked.unreadable, found_none=found_none)
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True
@@ -280,15 +280,6 @@ def ingest_path(
         report.elapsed_s = time.monotonic() - started
         run.tick(force=True)
     return report
-
-
-def _empty_folder(root: Path) -> bool:
-    """Whether the folder holds no entry at all (hidden or ignored ones count)."""
-    try:
-        with os.scandir(root) as entries:
-            return next(entries, None) is None
-    except OSError:  # unreadable: said by the walk, and nothing is pruned under it
-        return False
 
 
 def _noting_skips(

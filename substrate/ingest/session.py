@@ -518,23 +518,20 @@ class IngestSession:
         ingested into (published or merged since): no longer this ingest's to change."""
         return {item_id for item_id, item in items.items() if item.scope != self.options.scope}
 
-    def keep_emptied(self, root: str, seen: set[str]) -> None:
-        """Keep the items of the files once ingested from ``root``, a folder found empty, and
-        say so (``ingest_path``'s ``prune_empty``)."""
-        if self.cache.missing_under(root, seen):
-            self.report.note(
-                IngestIssue(
-                    root,
-                    "the folder holds no files now; the items of the files ingested from it "
-                    "were kept (an unmounted drive or share?); ingest with --prune-empty "
-                    "(prune_empty=True) to remove them",
-                )
-            )
-
-    def prune(self, root: str, seen: set[str], unreadable: Iterable[str] = ()) -> None:
+    def prune(
+        self,
+        root: str,
+        seen: set[str],
+        unreadable: Iterable[str] = (),
+        *,
+        found_none: bool = False,
+    ) -> None:
         """Remove the items of sources under ``root`` that the walk no longer found; what lies
-        under an ``unreadable`` path is unknown, so it is kept."""
+        under an ``unreadable`` path is unknown, so it is kept. When the walk ``found_none``
+        (an unmounted drive or share looks so), nothing is removed, and an issue says what was
+        kept (``ingest_path``'s ``prune_empty``)."""
         kept = tuple(unreadable)
+        spared = 0
         # a masked name cannot be placed under an unreadable folder whose own name is masked
         masked_kept = any(cache_origin(path) != path for path in kept)
         written = set(self.report.ids)  # a source the cache knew by another name was re-read
@@ -556,6 +553,9 @@ class IngestSession:
                 if state is not None and state.content_hash:  # not yet recorded as gone
                     self.queue(_Change(key, [], [], keep))
                 continue
+            if found_none:
+                spared += 1
+                continue
             source = os.path.relpath(shown, root).replace(os.sep, "/")
             # a file still there was left out by the walk: an ignore rule, a hidden folder
             there = os.path.lexists(shown)
@@ -567,3 +567,12 @@ class IngestSession:
             why = "its file is now left out" if there else "its file is no longer there"
             self.report.tell(source, withdrawn_proposals(gone, why))
             self.queue(_Change(key, [], list(ids), keep, told=result))
+        if spared:
+            self.report.note(
+                IngestIssue(
+                    root,
+                    f"found no file to ingest; the items of the {spared} file(s) ingested from "
+                    "it before were kept (an unmounted drive or share?): to remove them, "
+                    "ingest it with --prune-empty",
+                )
+            )

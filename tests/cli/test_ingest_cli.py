@@ -95,8 +95,10 @@ def test_an_emptied_folder_keeps_its_items_and_exits_1_unless_pruned(mixle, note
     shutil.rmtree(notes)
     notes.mkdir()
     kept = mixle("ingest", str(notes))
-    assert kept.exit_code == 1 and "holds no files now" in kept.stderr
+    assert kept.exit_code == 1 and "found no file to ingest" in kept.stderr
     assert "--prune-empty" in kept.stderr and len(mixle("ls", "--json").json()) == before
+    both = mixle("ingest", str(notes), "--prune-empty", "--no-prune")
+    assert both.exit_code == 2 and "contradict" in both.stderr
     pruned = mixle("ingest", str(notes), "--prune-empty", "--json")
     assert pruned.exit_code == 0 and pruned.json()["items_removed"] == before
     assert mixle("ls", "--json").json() == []

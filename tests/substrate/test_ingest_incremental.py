@@ -20,6 +20,7 @@ from substrate.ingest.formats import PARSERS
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import find_secrets
+from substrate.spaces import publish
 from substrate.store import Substrate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
@@ -209,16 +210,18 @@ def test_a_folder_found_empty_keeps_its_items_unless_empty_folders_are_pruned(
     ingest_path(Substrate(shard), tree)
     before = len(Substrate(shard))
     shutil.rmtree(tree)
-    tree.mkdir()
+    (tree / "share").mkdir(parents=True)  # a mount point inside it, also empty
+    _write(tree / ".DS_Store", "hidden: not walked")
     kept = ingest_path(Substrate(shard), tree)
     assert kept.files_removed == 0 and len(Substrate(shard)) == before and not kept.ok
     [issue] = kept.issues
-    assert issue.source == str(tree) and "holds no files now" in issue.reason
+    assert issue.source == str(tree) and "found no file to ingest" in issue.reason
+    assert "the items of the 3 file(s) ingested from it before were kept" in issue.reason
     again = ingest_path(Substrate(shard), tree)  # said on every run, not only the first
     assert not again.ok and len(Substrate(shard)) == before
-    _write(tree / ".mixleignore", "*.tmp\n")  # an entry of any kind: a folder in use
+    _write(tree / "new.md", "# New\n\nA file: the folder is in use.\n")
     pruned = ingest_path(Substrate(shard), tree)
-    assert pruned.files_removed == 3 and len(Substrate(shard)) == 0 and pruned.ok
+    assert pruned.ok and pruned.files_removed == 3 and pruned.files_added == 1
     fresh = tree.parent / "never-ingested"
     fresh.mkdir()
     assert ingest_path(Substrate(shard), fresh).ok  # nothing known under it: nothing to say
@@ -230,6 +233,20 @@ def test_prune_empty_prunes_a_folder_found_empty(tree: Path, shard: Path) -> Non
     tree.mkdir()
     report = ingest_path(Substrate(shard), tree, prune_empty=True)
     assert report.ok and report.files_removed == 3 and len(Substrate(shard)) == 0
+
+
+def test_an_emptied_folder_whose_items_were_published_elsewhere_is_not_said_to_keep_them(
+    tree: Path, shard: Path
+) -> None:
+    store = Substrate(shard)
+    ingest_path(store, tree)
+    for item in list(store.iter_items()):
+        publish(store, [item.id], to="public")  # moved out of the scope the folder fills
+    store.save()
+    shutil.rmtree(tree)
+    tree.mkdir()
+    report = ingest_path(Substrate(shard), tree)
+    assert report.ok and len(Substrate(shard)) == 7
 
 
 def test_a_file_with_no_content_is_reported_skipped_on_every_run(tree: Path, shard: Path) -> None:

@@ -202,13 +202,14 @@ def test_a_token_that_is_a_folder_name_below_the_root(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     (root / "keys" / aws).mkdir(parents=True)
     _write(root / "keys" / aws / "inside.md", "# Inside\n\nmore\n")
+    _write(root / "other.md", "# Other\n\nstays\n")  # a folder left with files is pruned
     shard = Substrate(tmp_path / "shard")
-    assert ingest_path(shard, root).files_added == 1
+    assert ingest_path(shard, root).files_added == 2
     assert _leaks(tmp_path / "shard", aws) == []
-    (item,) = Substrate(tmp_path / "shard").all()
+    (item,) = [i for i in Substrate(tmp_path / "shard").all() if "Inside" in i.text]
     assert item.provenance["path"].endswith("/keys/[REDACTED:aws_access_key]/inside.md")
     again = ingest_path(Substrate(tmp_path / "shard"), root)
-    assert again.files_unchanged == 1  # found again by the masked name and its digest
+    assert again.files_unchanged == 2  # found again by the masked name and its digest
     (root / "keys" / aws / "inside.md").unlink()
     assert ingest_path(Substrate(tmp_path / "shard"), root).files_removed == 1
 
