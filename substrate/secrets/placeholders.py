@@ -124,9 +124,9 @@ _FILE = re.compile(r"\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|conf|cf
 _NAME_CHARS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _KEBAB = re.compile(r"^[A-Za-z]+(?:[-.][A-Za-z]+)+$")
 _UI_WORDS: frozenset[str] = frozenset(
-    """password passwords passwd pass secret token key credential credentials enter your please
-    must invalid incorrect wrong missing required confirm confirmation forgot reset show hide
-    new current old change field label placeholder type minimum characters
+    """password passwords passwd pass secret token key enter your please must invalid incorrect
+    wrong missing required confirm confirmation forgot reset show hide new current old change
+    field label placeholder type minimum characters
     match mismatch do does length mot de passe passwort kennwort contraseña senha wachtwoord
     parola hasło lozinka salasana jelszó heslo""".split()
 )

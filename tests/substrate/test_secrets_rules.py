@@ -556,6 +556,12 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
             "password: [REDACTED:sensitive_assignment]",
         ),
         ("Password: Okta SSO", "Password: Okta SSO"),
+        # a credential's word among plain words says where it is kept; beside a random one, not
+        ("Credentials: Jenkins credential store", "Credentials: Jenkins credential store"),
+        (
+            "password: credentials Xk9pLm2qR7",
+            "password: [REDACTED:sensitive_assignment]",
+        ),
         ("Password: rotated monthly", "Password: rotated monthly"),
         # a value and a note about it: the value, and its copies elsewhere
         (
