@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,8 +197,9 @@ def _notes_section(
 def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     """The line of ``item``'s source that holds ``link`` (as the folder ingested names it),
     where its section begins at line ``start``. The note may write it from its own folder
-    (``other.md`` in ``services/README.md`` for ``services/other.md``), or by its name alone;
-    the section's start when its text holds it in none of these ways (``../other.md``)."""
+    (``other.md`` in ``services/README.md`` for ``services/other.md``), or by its name alone
+    (``../other.md``, never inside another name: ``data.md`` does not hold ``a.md``); the
+    section's start when its text holds it in none of these ways."""
     if start is None:
         return None
     source = item.provenance.get("source")
@@ -206,9 +208,9 @@ def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     if folder and link.startswith(folder + "/"):
         written.insert(1, link[len(folder) + 1 :])
     for form in written:
-        at = item.text.find(form)
-        if at >= 0:
-            return start + item.text.count("\n", 0, at)
+        found = re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", item.text)
+        if found is not None:
+            return start + item.text.count("\n", 0, found.start())
     return start
 
 

@@ -80,6 +80,17 @@ def test_audit_finds_the_line_of_a_link_written_from_the_notes_own_folder(
     assert "  services/README.md:6: services/fraud-scorer.md\n" in result.stdout
 
 
+def test_audit_does_not_take_a_name_inside_another_for_a_broken_link(
+    mixle: Run, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "index.md").write_text("# Index\n\nSee data.md.\n\nAnd [the a note](a.md).\n")
+    (notes / "data.md").write_text("# Data\n\nRows.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    assert "  index.md:5: a.md\n" in mixle("audit").stdout
+
+
 def test_audit_right_after_compact_is_clean_and_the_index_is_to_be_built(
     mixle: Run, shard: Substrate
 ) -> None:
