@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import zlib
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -284,7 +285,8 @@ def write_state(directory: Path, state: IndexState) -> None:
     except BaseException:  # a full disk, Ctrl-C: the files the manifest never named go
         for path in directory.glob(f"{PREFIX}*"):
             if path.name not in before:
-                path.unlink(missing_ok=True)
+                with suppress(OSError):  # (a read-only disk): the error to tell is the first
+                    path.unlink()
         raise
     dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
     dead_rows = [np.flatnonzero(d).astype(np.int32) for d in state.dead]
