@@ -580,19 +580,15 @@ def _passphrase(words: list[str], operator: str) -> bool:
     Basic Auth", "Password: Okta SSO")."""
     if len(words) > 6 or says_something(words):
         return False
+    if "=" in operator:
+        return True
     if all(plain_word(w.strip(_PROSE_MARKS)) for w in words) and _names_a_credential(words):
-        return False  # where it is kept: "Jenkins credential store", "Kubernetes Secret object"
-    note = len(words) == 2 and all(plain_word(w) or w.isdigit() for w in words)
-    return "=" in operator or not note
-
-
-_CREDENTIAL_WORDS = frozenset(
-    "credential credentials creds password passwords secret secrets token tokens key keys".split()
-)
+        return False  # where it is kept, after ":": "Jenkins credential store"
+    return not (len(words) == 2 and all(plain_word(w) or w.isdigit() for w in words))
 
 
 def _names_a_credential(words: list[str]) -> bool:
-    return any(w.strip(_PROSE_MARKS).lower() in _CREDENTIAL_WORDS for w in words)
+    return any(w.strip(_PROSE_MARKS).lower() in ("credential", "credentials") for w in words)
 
 
 def _a_note(word: str, text: str, at: int) -> bool:

@@ -562,6 +562,8 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
             "password: credentials Xk9pLm2qR7",
             "password: [REDACTED:sensitive_assignment]",
         ),
+        ("password=Keys Galore Banana", "password=[REDACTED:sensitive_assignment]"),
+        ("password: Golden Keys Ring", "password: [REDACTED:sensitive_assignment]"),
         ("Password: rotated monthly", "Password: rotated monthly"),
         # a value and a note about it: the value, and its copies elsewhere
         (
