@@ -9,10 +9,10 @@ so that the successor answers instead; what it passed over is reported, never hi
 only marked ``status: deprecated``, with no successor found, stays: a question may be about
 the deprecated thing itself.
 
-A name is read as a link is: from the folder of the note that writes it (``adr-003``,
-``adr-003.md``, ``../old/adr-003.md``, ``[[adr-003]]``), else, when no note there has it, as
-the one note of the evidence of that name (two notes named alike in other folders: neither).
-Only the evidence is looked at, so only notes the reader may see.
+A name is read from the folder of the note that writes it (``adr-003``, ``adr-003.md``,
+``../old/adr-003.md``, ``[[adr-003]]``): a note of that name in another folder is another
+note. Notes that name each other, in a ring, replace none of them. Only the evidence is looked
+at, so only notes the reader may see.
 """
 
 from __future__ import annotations
@@ -36,12 +36,30 @@ def current_evidence(
     """``items`` and their ``scores`` without the notes whose successor is among them, and
     those notes."""
     notes = [item for item in items if _note_of(item) is not None]
-    replaced = {id(old) for new, old in _replacements(notes)}
+    replaced = _replaced(list(_replacements(notes)))
     if not replaced:
         return list(items), list(scores), []
     kept = [(i, s) for i, s in zip(items, scores, strict=True) if id(i) not in replaced]
     gone = [item for item in items if id(item) in replaced]
     return [i for i, _ in kept], [s for _, s in kept], gone
+
+
+def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[int]:
+    """The ``id()`` of each older item of ``pairs`` (newer, older) whose line of successors
+    reaches an item that nothing replaces: in a ring, none is the current one."""
+    successors: dict[int, list[int]] = {}
+    for newer, older in pairs:
+        successors.setdefault(id(older), []).append(id(newer))
+    replaced: set[int] = set()
+    changed = True
+    while changed:  # a few notes: the fixed point comes at once
+        changed = False
+        for key, news in successors.items():
+            current = any(n not in successors or n in replaced for n in news)
+            if key not in replaced and current:
+                replaced.add(key)
+                changed = True
+    return replaced
 
 
 def _replacements(notes: list[SubstrateItem]) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
@@ -63,12 +81,8 @@ def _named(item: SubstrateItem, field: str, notes: list[SubstrateItem]) -> list[
     folder = posixpath.dirname(own)
     found: list[SubstrateItem] = []
     for name in _values(item.payload.get(field)):
-        path = posixpath.normpath(posixpath.join(folder, name)).lower()
-        here = [n for n in notes if _stem(n) == _drop_extension(path)]
-        if not here and "/" not in name:  # a bare name: the one note of the evidence so named
-            alike = [n for n in notes if posixpath.basename(_stem(n)) == name.lower()]
-            here = alike if len({_note_of(n) for n in alike}) == 1 else []
-        found.extend(n for n in here if _note_of(n) != own)
+        path = _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
+        found.extend(n for n in notes if _stem(n) == path and _note_of(n) != own)
     return found
 
 

@@ -139,3 +139,29 @@ def test_with_hops_a_replaced_best_match_leads_to_its_successor(tmp_path: Path) 
     answer = answer_from_substrate(store, QUESTION, ExtractiveAnswerer(), hops=2)
     assert "5 times" in (answer.answer or "") and "3 times" not in (answer.answer or "")
     assert answer.confidence >= 0.5, answer.note
+
+
+def _note(source: str, payload: dict[str, object]) -> SubstrateItem:
+    prov = {"source": source, "format": "markdown"}
+    return SubstrateItem(kind="text", text=source, payload=payload, provenance=prov)
+
+
+def test_notes_naming_each_other_replace_neither() -> None:
+    a, b = _note("adr-3.md", {"supersedes": "adr-7"}), _note("adr-7.md", {"supersedes": "adr-3"})
+    other = _note("runbook.md", {})
+    assert current_evidence([a, b, other], [3.0, 2.0, 1.0])[2] == []
+
+
+def test_a_line_of_successors_leaves_its_last_note() -> None:
+    a, b = _note("v1.md", {}), _note("v2.md", {"supersedes": "v1"})
+    c = _note("v3.md", {"supersedes": "v2"})
+    assert current_evidence([a, b, c], [3.0, 2.0, 1.0]) == ([c], [1.0], [a, b])
+
+
+def test_a_name_is_read_from_the_folder_of_the_note_that_writes_it() -> None:
+    new = _note("a/adr-7.md", {"supersedes": "adr-3"})  # a/adr-3.md, not found by the question
+    other = _note("b/adr-3.md", {})
+    assert current_evidence([new, other], [2.0, 1.0])[2] == []
+    old = _note("old/adr-3.md", {})
+    relative = _note("a/adr-7.md", {"supersedes": "../old/adr-3.md"})
+    assert current_evidence([relative, old], [2.0, 1.0])[2] == [old]
