@@ -252,7 +252,8 @@ def ingest(
     Unchanged files (same size and modification time) are skipped without being read (see
     --rehash), changed files have their items replaced
     in one atomic write, and the items of files that disappeared, or that the walk now leaves
-    out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune).
+    out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune), unless
+    the walk of a folder found no file at all: then they are kept (see --prune-empty).
     """
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")
@@ -409,15 +410,22 @@ def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, 
     if not gone:
         return {}
     counts = dict.fromkeys(gone, 0)
+    files: set[str] = set()  # the paths that were a file, not a folder
     for item in substrate.iter_items(scope=scope):
         at = item.provenance.get("path")
         if isinstance(at, str):
             for path, where in gone.items():
+                if at == where:
+                    files.add(path)
                 if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
                     counts[path] += 1
+    remedy = {
+        True: "ingest the folder that held it",
+        False: "ingest an empty folder at that path with --prune-empty",
+    }
     return {
-        path: f"; the {n} item(s) ingested from it before are kept (to remove them, ingest an "
-        "empty folder at that path with --prune-empty)"
+        path: f"; the {n} item(s) ingested from it before are kept (to remove them, "
+        f"{remedy[path in files]})"
         for path, n in counts.items()
         if n
     }

@@ -203,7 +203,6 @@ def ingest_path(
         max_file_size = size_limit(substrate)
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
-    scanned_before = report.files_scanned
     run = IngestSession(substrate, options, report, progress, cancel)
     run.within = str(root)
     run.rehash = rehash
@@ -263,7 +262,7 @@ def ingest_path(
         if stopped or not run.walked_all:
             report.cancelled = True
         elif prune_root is not None:
-            found_none = not prune_empty and report.files_scanned == scanned_before
+            found_none = not prune_empty and not _any_under(seen, prune_root)
             run.prune(prune_root, seen, walked.unreadable, found_none=found_none)
         run.finish()
     except KeyboardInterrupt:
@@ -280,6 +279,13 @@ def ingest_path(
         report.elapsed_s = time.monotonic() - started
         run.tick(force=True)
     return report
+
+
+def _any_under(paths: set[str], root: str) -> bool:
+    """Whether a walk of this report (this root's, or a root around it) met a file in
+    ``root``."""
+    inside = root.rstrip(os.sep) + os.sep
+    return any(path.startswith(inside) for path in paths)
 
 
 def _noting_skips(

@@ -553,8 +553,9 @@ class IngestSession:
                 if state is not None and state.content_hash:  # not yet recorded as gone
                     self.queue(_Change(key, [], [], keep))
                 continue
-            if found_none:
+            if found_none:  # kept from the prune of a root around this one too
                 spared += 1
+                seen.add(shown)
                 continue
             source = os.path.relpath(shown, root).replace(os.sep, "/")
             # a file still there was left out by the walk: an ignore rule, a hidden folder

@@ -693,6 +693,12 @@ def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     shutil.rmtree(notes)
     dangling = mixle("ingest", str(link))
     assert "broken symlink; the 1 item(s) ingested from it before are kept" in dangling.stderr
+    single = tmp_path / "single.md"
+    single.write_text("# Single\n\nA note ingested on its own.\n")
+    mixle("ingest", str(single))
+    single.unlink()
+    gone_file = mixle("ingest", str(single))
+    assert "to remove them, ingest the folder that held it)" in gone_file.stderr
 
 
 def test_passages_rows_and_traces_are_cited_by_their_line(mixle, tmp_path: Path) -> None:

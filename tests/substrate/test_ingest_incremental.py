@@ -971,3 +971,20 @@ def test_ingest_artifacts_skips_an_empty_manifest(tmp_path: Path) -> None:
     ingest_artifacts(Substrate(), tmp_path / "reg", report=report)
     assert report.ok
     assert [(f.status, f.reason) for f in report.files] == [("skipped", "no content")]
+
+
+@pytest.mark.parametrize("inner_first", [True, False])
+def test_nested_roots_of_one_run_agree_on_a_folder_found_empty(
+    tree: Path, shard: Path, inner_first: bool
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    for path in (tree / "sub").iterdir():
+        path.unlink()  # its only file: the inner root now holds none
+    report = IngestReport()
+    roots = [tree / "sub", tree] if inner_first else [tree, tree / "sub"]
+    for root in roots:
+        ingest_path(Substrate(shard), root, report=report)
+    if inner_first:  # the inner root keeps them, and the outer one leaves them kept
+        assert report.items_removed == 0 and not report.ok
+    else:  # the outer root found files, and pruned the inner one's as it prunes any
+        assert report.items_removed > 0 and report.ok
