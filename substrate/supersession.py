@@ -26,7 +26,7 @@ from substrate.item import SubstrateItem
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
 REPLACES_FIELDS = ("supersedes", "replaces")
-_WIKI = re.compile(r"^\[\[([^\[\]|]+)(?:\|[^\[\]]*)?\]\]$")
+_WIKI = re.compile(r"^\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]$")
 _FRONT_MATTER_FORMATS = frozenset({"markdown"})
 
 

@@ -63,6 +63,7 @@ def test_both_notes_are_quoted_when_neither_says_it_was_replaced(tmp_path: Path)
         "supersedes: '[[adr-3-retries]]'",
         "supersedes: [[adr-3-retries]]",  # unquoted: YAML's list in a list
         "supersedes: '[[adr-3-retries|the old policy]]'",
+        "supersedes: '[[adr-3-retries#Decision]]'",
         "replaces: [adr-1, adr-3-retries]",
         "supersedes: ./adr-3-retries.md",
     ],
