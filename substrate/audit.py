@@ -208,7 +208,7 @@ def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     if folder and link.startswith(folder + "/"):
         written.insert(1, link[len(folder) + 1 :])
     for form in written:
-        found = re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-])", item.text)
+        found = re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-]|\.\w)", item.text)
         if found is not None:
             return start + item.text.count("\n", 0, found.start())
     return start

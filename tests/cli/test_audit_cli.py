@@ -85,7 +85,9 @@ def test_audit_does_not_take_a_name_inside_another_for_a_broken_link(
 ) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "index.md").write_text("# Index\n\nSee data.md.\n\nAnd [the a note](a.md).\n")
+    (notes / "index.md").write_text(
+        "# Index\n\nSee data.md and a.md.bak.\n\nAnd [the a note](a.md).\n"
+    )
     (notes / "data.md").write_text("# Data\n\nRows.\n")
     assert mixle("ingest", str(notes)).exit_code == 0
     assert "  index.md:5: a.md\n" in mixle("audit").stdout
