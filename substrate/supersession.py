@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from substrate.item import SubstrateItem
+from substrate.notelinks import NOTE_EXTENSIONS
 
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
@@ -39,18 +40,18 @@ def current_evidence(
     replaced = _replaced(list(_replacements(notes)))
     if not replaced:
         return list(items), list(scores), []
-    kept = [(i, s) for i, s in zip(items, scores, strict=True) if id(i) not in replaced]
-    gone = [item for item in items if id(item) in replaced]
+    kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in replaced]
+    gone = [item for item in items if item.id in replaced]
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[int]:
-    """The ``id()`` of each older item of ``pairs`` (newer, older) whose line of successors
+def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
+    """The ids of the older items of ``pairs`` (newer, older) whose line of successors
     reaches an item that nothing replaces: in a ring, none is the current one."""
-    successors: dict[int, list[int]] = {}
+    successors: dict[str, list[str]] = {}
     for newer, older in pairs:
-        successors.setdefault(id(older), []).append(id(newer))
-    replaced: set[int] = set()
+        successors.setdefault(older.id, []).append(newer.id)
+    replaced: set[str] = set()
     changed = True
     while changed:  # a few notes: the fixed point comes at once
         changed = False
@@ -102,7 +103,7 @@ def _stem(item: SubstrateItem) -> str:
 
 def _drop_extension(path: str) -> str:
     root, ext = posixpath.splitext(path)
-    return root if ext in (".md", ".markdown", ".mdx") else path
+    return root if ext in NOTE_EXTENSIONS else path
 
 
 def _values(value: object) -> list[str]:
