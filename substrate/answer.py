@@ -161,11 +161,15 @@ class Answer:
             "note": self.note,
             "citations": citations,
             "stated_secrets": self.stated_secrets,
-            "passed_over": [
-                {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
-                for item in self.passed_over
-            ],
+            "passed_over": self.passed_over_sources(),
         }
+
+    def passed_over_sources(self) -> list[dict[str, Any]]:
+        """Where each item passed over came from: id, kind, source (masked) and lines."""
+        return [
+            {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
+            for item in self.passed_over
+        ]
 
 
 def answerability(

@@ -238,7 +238,7 @@ def ask_cmd(
 def _passed_over_note(answer: Answer) -> None:
     """Say which notes the evidence held that were replaced by newer ones (not quoted)."""
     if answer.passed_over:
-        sources = sorted({where_text(e) for e in answer.as_dict()["passed_over"]})
+        sources = sorted({where_text(e) for e in answer.passed_over_sources()})
         shown = ", ".join(sources[:3]) + (
             f" and {len(sources) - 3} more" if len(sources) > 3 else ""
         )
