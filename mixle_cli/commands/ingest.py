@@ -419,13 +419,13 @@ def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, 
                     files.add(path)
                 if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
                     counts[path] += 1
-    remedy = {
-        True: "ingest the folder that held it",
-        False: "ingest an empty folder at that path with --prune-empty",
-    }
     return {
         path: f"; the {n} item(s) ingested from it before are kept (to remove them, "
-        f"{remedy[path in files]})"
+        + (
+            "ingest the folder that held it)"
+            if path in files
+            else "ingest an empty folder at that path with --prune-empty)"
+        )
         for path, n in counts.items()
         if n
     }

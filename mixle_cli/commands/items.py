@@ -416,18 +416,17 @@ def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
     app_state = state(ctx)
     stats = app_state.substrate().compact()
     rewritten = stats.bytes_after != stats.bytes_before  # else nothing was left to reclaim
-    if app_state.scopes is not None:
-        # sizes, counts and whether anything was reclaimed cover every scope: a team sees
-        # only that the log was compacted (the note too, or it would tell other teams' edits)
-        if not json:
-            output.note("any search index is rebuilt by the next search, or now by `mixle reindex`")
+    team = app_state.scopes is not None
+    # what was reclaimed covers every scope: a team is told the same either way (the note
+    # too, or it would tell other teams' edits)
+    if (rewritten or team) and not json:
+        output.note("the search index is rebuilt by the next search, or now by `mixle reindex`")
+    if team:  # sizes and counts cover every scope: a team sees only that it was compacted
         if json:
             output.emit_json({"compacted": True})
         else:
             output.emit_text("compacted")
         return
-    if rewritten and not json:
-        output.note("the search index is rebuilt by the next search, or now by `mixle reindex`")
     if json:
         output.emit_json(
             {
