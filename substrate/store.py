@@ -81,11 +81,12 @@ def _refuse_special_files(root: Path) -> None:
     socket or a device: opening one to read waits for a writer that may never come, and every
     command would hang."""
     index = root / INDEX_DIR
-    try:
-        derived = [index / entry.name for entry in os.scandir(index)]
+    try:  # the listing's file types: no stat of every index file on every open
+        with os.scandir(index) as entries:
+            odd = [index / e.name for e in entries if not (e.is_file() or e.is_dir())]
     except OSError:  # no index yet, or not a folder: said when it is used
-        derived = []
-    for path in (root / SETTINGS_FILE, root / LOG_FILE, *derived):
+        odd = []
+    for path in (root / SETTINGS_FILE, root / LOG_FILE, *odd):
         try:
             mode = os.stat(path).st_mode
         except OSError:  # missing (a shard yet to be written) or unreadable: said when read
