@@ -205,12 +205,13 @@ def entry_of(title: str, sentence: str) -> str:
     (each word capitalised: "Jonas Weber", not "How to file"); else as it is (see
     ``titled_sentences``). A heading that only says what kind of section it is ("Steps",
     "Notes") names no one whose entry it is."""
-    if not title or terms(title) & terms(sentence) or is_heading(sentence):
+    named = terms(title)
+    if not title or named & terms(sentence) or named <= _generic_headings():
         return sentence
     listed = _LIST_ITEM.match(sentence) is not None
     if not (listed or (len(sentence.split()) <= ENTRY_WORDS and _a_name(title))):
         return sentence
-    if terms(title) <= _generic_headings():
+    if is_heading(sentence):
         return sentence
     return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
 
