@@ -435,7 +435,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
         r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+by)[ \t]+(?=[\"'])"
         r"|(?<![^\s`$(])(?:"
-        r"htpasswd[ \t]+(?=[^\n|;&]*-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
+        r"htpasswd[ \t]+(?=[^\n|;&]{0,200}-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
         r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
         r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
         r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))"

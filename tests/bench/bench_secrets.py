@@ -173,6 +173,7 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a long word before a YAML block": lambda n: "a" * n + " password: |\n  Kq7mZ2vL9x\n",
     "a table of headers": lambda n: "| password |\n|---|\n" * (n // 20),
     "a line of netrc-like pairs": lambda n: "password Kq7mZ2vL9x " * (n // 20),
+    "a line of htpasswd words": lambda n: "htpasswd " * (n // 9),
 }
 
 
