@@ -522,6 +522,11 @@ B64_PASSWORD = "Kq7" + rnd(3, string.ascii_letters) + "/2vL9x"  # base64 holds "
             PASSWORD,
             "sensitive_assignment",
         ),
+        (  # as psql prints it
+            " usename | passwd\n---------+----------\n alice   | {}\n(1 row)\n",
+            PASSWORD,
+            "sensitive_assignment",
+        ),
         # SQL, and tools given a password on their command line
         ("CREATE USER 'app'@'%' IDENTIFIED BY '{}';", PASSWORD, "command_line_password"),
         (
