@@ -285,10 +285,9 @@ def content_time(item: SubstrateItem) -> float:
     ingest, when that is earlier than the item itself (a note last edited in 2021 and ingested
     today is not today's), else when the item was made."""
     made = float(item.created_at)
-    mtime = item.provenance.get("mtime")
-    if isinstance(mtime, int | float) and not isinstance(mtime, bool) and 0 < mtime < made:
-        return float(mtime)
-    return made
+    recorded = _recorded_mtime_ns(item.provenance)
+    mtime = recorded[0] / 1e9 if recorded is not None else 0.0
+    return mtime if 0 < mtime < made else made
 
 
 def _verdict(

@@ -478,3 +478,14 @@ def test_a_recorded_mtime_later_than_the_item_does_not_make_it_younger(store: Su
     assert check_freshness(store, a, now=NOW).age_s == 100.0
     b = store.add("text", "y", created_at=NOW - 100, provenance={"mtime": True})
     assert check_freshness(store, b, now=NOW).age_s == 100.0
+
+
+def test_content_time_is_the_recorded_modification_time_in_any_of_its_forms() -> None:
+    from substrate.freshness import content_time
+
+    made = 1_800_000_000.0
+    for prov in ({"mtime": 1_600_000_000.5}, {"mtime_ns": 1_600_000_000_500_000_000}):
+        item = SubstrateItem("text", "a", provenance=prov, created_at=made)
+        assert content_time(item) == 1_600_000_000.5
+    later = SubstrateItem("text", "a", provenance={"mtime": made + 60}, created_at=made)
+    assert content_time(later) == made  # a clock ahead: the item's own time
