@@ -27,6 +27,12 @@ KindsOpt = Annotated[
     ),
 ]
 
+TagFilterOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
+    ),
+]
 SourceOpt = Annotated[
     str | None,
     typer.Option(

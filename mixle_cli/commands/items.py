@@ -18,6 +18,7 @@ from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import (
     KindsOpt,
     SourceOpt,
+    TagFilterOpt,
     given_ids,
     item_title,
     known_kind,
@@ -43,12 +44,6 @@ KindOpt = Annotated[
 ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Only items of this scope.")]
 TagOpt = Annotated[
     list[str] | None, typer.Option("--tag", "-t", help="A tag (repeat for several).")
-]
-TagFilterOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
-    ),
 ]
 
 

@@ -22,6 +22,7 @@ from mixle_cli.errors import usage
 from mixle_cli.evidence import (
     KindsOpt,
     SourceOpt,
+    TagFilterOpt,
     checked_query,
     item_title,
     known_kinds,
@@ -219,12 +220,7 @@ def search_cmd(
     scope: Annotated[
         str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
     ] = None,
-    tag: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
-        ),
-    ] = None,
+    tag: TagFilterOpt = None,
     source: SourceOpt = None,
     since: Annotated[
         str | None,
