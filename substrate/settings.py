@@ -247,6 +247,18 @@ def _warn_once(data: dict[str, Any]) -> None:
         table = data.get(section)
         if isinstance(table, dict):
             warn_unknown_keys(section, table, known)
+    answerer = data.get("answerer")
+    if (
+        isinstance(answerer, dict)
+        and "api_key" in answerer
+        and ("answerer", "api_key") not in _warned
+    ):
+        _warned.add(("answerer", "api_key"))  # told on every command, not only by ask
+        log.warning(
+            "[answerer] api_key is refused: a key does not belong in %s; remove it and name "
+            "the environment variable holding it with api_key_env",
+            SETTINGS_FILE,
+        )
 
 
 def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str]) -> None:

@@ -41,10 +41,16 @@ def test_a_misspelt_answerer_setting_is_told_with_the_one_meant(
     )
 
 
-def test_an_api_key_in_mixle_toml_is_not_called_unknown_before_it_is_refused(
+def test_an_api_key_in_mixle_toml_is_warned_of_as_refused_by_every_command(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    (tmp_path / "mixle.toml").write_text('[answerer]\napi_key = "x"\n', encoding="utf-8")
+    # it was called unknown ("did you mean api_key_env?"), then said nothing until ask
+    from substrate import settings
+
+    settings._warned.discard(("answerer", "api_key"))
+    (tmp_path / "mixle.toml").write_text('[answerer]\napi_key = "sk-x"\n', encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="substrate.settings"):
         Settings.load(tmp_path)
-    assert "api_key" not in caplog.text  # "did you mean api_key_env?", then "must not hold"
+        Settings.load(tmp_path)
+    assert caplog.text.count("[answerer] api_key is refused") == 1  # once a process
+    assert "did you mean" not in caplog.text and "sk-x" not in caplog.text
