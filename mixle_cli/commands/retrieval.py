@@ -88,10 +88,10 @@ def retrieve_cmd(
     from substrate import retrieve
 
     how = output.mode(json, jsonl)
-    only, weights = known_kinds(kinds, "--kinds"), _weights(weight)
+    only, weights = known_kinds(kinds, "--kind"), _weights(weight)
     left_out = sorted(set(weights) - set(only)) if only else []
     if left_out:
-        usage(f"--weight names {', '.join(left_out)}, which --kinds leaves out")
+        usage(f"--weight names {', '.join(left_out)}, which --kind leaves out")
     app_state = state(ctx)
     result = retrieve(
         app_state.substrate(),

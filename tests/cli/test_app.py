@@ -270,10 +270,10 @@ def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_p
     refused = {
         "--timeout applies": ("ask", "refunds", "--timeout", "5"),
         "--stdin-name names": ("scan-secrets", str(note), "--stdin-name", "x.env"),
-        "which --kinds leaves out": (
+        "which --kind leaves out": (
             "retrieve",
             "refunds",
-            "--kinds",
+            "--kind",
             "text",
             "--weight",
             "record=2",
