@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Callable
 
 from substrate.abbreviations import ends_in_abbreviation
+from substrate.answer_types import TYPE_FRAMES
 from substrate.context.compress import terms
 
 # Numbers written as words are values too ("five minutes").
@@ -86,6 +87,7 @@ _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_QUANTITY_FRAME, _states_number),
     (_SIZE_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),
+    *TYPE_FRAMES,  # "what city", "which port": the kind of value asked for
 )
 Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says it
 
@@ -156,7 +158,8 @@ def _unframed(found: re.Match[str]) -> str:
     """The text a frame matched, less its words but "how" ("how long X take": "how X")."""
     start, end = found.span()
     text = found.string
-    kept = [text[start : found.start("a")], "how"]
+    how = found.group("a")[:3].lower() == "how"
+    kept = [text[start : found.start("a")], "how" if how else ""]
     if found.re.groupindex.get("b"):
         kept += [text[found.end("a") : found.start("b")], text[found.end("b") : end]]
     else:
@@ -246,7 +249,9 @@ def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:
 def frame_phrases(question: str) -> list[str]:
     """How ``question`` frames what it asks, as it says it ("how many"), each once."""
     found = (m.group("a") for asked, _ in _FRAMES for m in asked.finditer(question))
-    return list(dict.fromkeys(" ".join(phrase.lower().split()) for phrase in found))
+    phrases = (" ".join(phrase.lower().split()) for phrase in found)
+    # "how many" as asked; a kind of value as "which port"
+    return list(dict.fromkeys(p if p.startswith("how") else f"which {p}" for p in phrases))
 
 
 def states_frame(sentence: str, frame: Frame) -> bool:

@@ -743,6 +743,60 @@ def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
     assert states_frame(sentence, frame_of(question)) is says
 
 
+def office_shard() -> Substrate:
+    s = Substrate()
+    s.add("text", "Our office is in Lisbon, at Rua Augusta 12. The standup is at 9:30.")
+    s.add("text", "Jonas Weber is the DBA. Reach him at jonas.weber@example.com.")
+    s.add("text", "The API listens on 8443 behind the load balancer. We run Postgres 15.")
+    s.add("text", "Ana Costa leads the platform team.")
+    return s
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What city is the office in?", "Lisbon"),
+        ("What is the email address of Jonas Weber?", "jonas.weber@example.com"),
+        ("What is Jonas Weber's email?", "jonas.weber@example.com"),
+        ("What time is the standup?", "9:30"),
+        ("Which version of Postgres do we run?", "Postgres 15"),
+        ("What port does the API listen on?", "8443"),
+    ],
+)
+def test_the_kind_of_value_a_question_names_need_not_be_said(question: str, said: str) -> None:
+    # every one abstained: "no readable item mentions 'city'" ('email', 'time', 'port'...)
+    result = extractive(office_shard(), question)
+    assert said in (result.answer or ""), result.note
+
+
+def test_a_kind_of_value_no_sentence_states_is_refused_by_name() -> None:
+    from substrate.questions import frame_phrases
+
+    s = office_shard()
+    s.add("text", "Ana Costa joined the platform team from the payments team in spring.")
+    result = extractive(s, "What is Ana Costa's email address?")
+    assert result.abstained  # not answered with Jonas's address
+    assert frame_phrases(result.question) == ["which email address"]
+    assert frame_phrases("What time is it and how many?") == ["how many", "which time"]
+
+
+@pytest.mark.parametrize(
+    ("question", "framed"),
+    [
+        ("What city is the office in?", {"city"}),
+        ("In which year did the move happen?", {"year"}),
+        ("What's our phone number?", {"phone", "number"}),
+        ("What time zone do we use?", set()),  # about a zone
+        ("Which database does the city team use?", set()),  # about the city team
+        ("Who knows the time of the standup?", set()),
+    ],
+)
+def test_which_nouns_name_the_kind_of_value_asked_for(question: str, framed: set[str]) -> None:
+    from substrate.questions import frame_of
+
+    assert set(frame_of(question)) == terms(" ".join(framed))
+
+
 def test_how_fast_or_high_is_no_frame_a_word_may_answer() -> None:
     from substrate.questions import frame_of
 

@@ -1,0 +1,89 @@
+"""Questions that name the kind of value they ask for: "What city ...", "Which port ...",
+"What is Jonas's email address?".
+
+The noun names the answer's type, not its topic: a note answers "What city is the office in?"
+with "Our office is in Lisbon", never saying "city". Each such noun is a frame
+(``questions.frame_of``): it is not looked up, not counted as a word the shard never mentions,
+and a sentence says it when it states a value of that kind (an address with an @ for
+"email", a digit for "port"). Kinds a pattern cannot recognise (a city, a name) are said by
+every sentence: the noun then only stops being asked of the evidence.
+
+Only a noun right after "what" or "which" (with "is the", "'s", a possessive between) frames
+a question: "Which database does the city team use?" is about the city team.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+Statement = Callable[[str], object]
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_DAY = re.compile(
+    rf"\b{_WEEKDAY}s?\b|\b(?:today|tomorrow|yesterday)\b|\b{_MONTH}\s+\d"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b\d{{4}}-\d\d-\d\d\b"
+    r"|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b",
+    re.IGNORECASE,
+)
+_CLOCK = re.compile(
+    r"\b\d{1,2}[:.]\d\d\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight)\b", re.IGNORECASE
+)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_WEB = re.compile(r"\bhttps?://|\bwww\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app)\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _anything(_sentence: str) -> bool:
+    return True
+
+
+def _email(sentence: str) -> bool:
+    return _EMAIL.search(sentence) is not None
+
+
+def _address(sentence: str) -> bool:
+    """An e-mail or web address, or a street or network address (which holds a digit)."""
+    return _DIGIT.search(sentence) is not None or _WEB.search(sentence) is not None
+
+
+def _day(sentence: str) -> bool:
+    return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
+
+
+# Each kind of value, as questions name it, and the test of a sentence that states one
+# (longer names first: "email address" before "address").
+_KINDS: tuple[tuple[str, Statement], ...] = (
+    (r"e-?mail(?:\s+address)?", _email),
+    (r"(?:ip|web|street|postal|mailing)\s+address|address|url|link|website", _address),
+    (r"(?:phone|telephone|mobile)(?:\s+number)?|number|port|version|price|cost|fee", _DIGIT.search),
+    (r"years?", _YEAR.search),
+    (r"date|day|weekday", _day),
+    (r"time", _CLOCK.search),
+    (r"city|town|country|place|location|name|value", _anything),
+)
+# "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
+_ASKS = (
+    r"\b(?:what|which)(?:['’]s|\s+(?:is|was|are|were))?(?:\s+(?:the|our|your|their|its|his|her))?"
+    r"|\bwhat(?:['’]s|\s+(?:is|was|are|were))\s+(?:[\w.-]+\s+){0,3}?[\w.-]+['’]s?"
+)
+
+
+# What follows the noun when it ends its phrase: "what time is", "what time?", but not "what
+# time zone" (a question about a zone)
+_NOUN_ENDS = (
+    r"(?=\s*(?:[?.!,;:)]|$)|\s+(?:is|are|was|were|does|do|did|will|would|should|can|could|has|"
+    r"have|had|of|for|in|on|at|to|from|with|by|we|i|you|they|he|she|it|our|the|an?|this|that|"
+    r"these|those|his|her|their|its|my|your)\b)"
+)
+
+
+def _frame(kinds: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:{_ASKS})\s+(?P<a>{kinds}){_NOUN_ENDS}", re.IGNORECASE)
+
+
+TYPE_FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = tuple(
+    (_frame(kinds), stated) for kinds, stated in _KINDS
+)
