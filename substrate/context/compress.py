@@ -371,15 +371,25 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
     # carries the task's words without a fact: it comes last, and is never kept for them.
     relevant = [i for i in order if gain[i] > 0 and not heading[i]]
     kept: list[int] = []
-    used = 0
     for i in relevant or order:
-        cost = len(parts[i]) + (1 if kept else 0)
-        if used + cost <= max_chars:
+        if len(_joined([parts[j] for j in sorted([*kept, i])])) <= max_chars:
             kept.append(i)
-            used += cost
     if not kept:
         return around_match(parts[order[0]], task, max_chars)
-    return " ".join(parts[i] for i in sorted(kept))
+    return _joined([parts[i] for i in sorted(kept)])
+
+
+def _joined(parts: list[str]) -> str:
+    """Sentences as one text, each read back by ``sentences`` as it was: a list item, a
+    heading or a table row is set apart by a blank line ("- Slack: @tomas" followed by "He
+    is away." on its line would be one list item), other sentences by a space."""
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i:
+            apart = _BLOCK_START.match(parts[i - 1]) or _BLOCK_START.match(part)
+            out.append("\n\n" if apart else " ")
+        out.append(part)
+    return "".join(out)
 
 
 _WORD = re.compile(r"\w+")

@@ -69,6 +69,22 @@ def test_compress_skips_irrelevant_sentences_when_relevant_ones_exist() -> None:
     assert compress_text("A long first sentence here. Short one.", "zzz", 12) == "Short one."
 
 
+def test_a_kept_list_item_stays_a_sentence_of_its_own() -> None:
+    # joined by a space, "- Slack: @tomas" and the next sentence read back as one list item:
+    # an answer quoting it was then judged unsupported by its own source
+    text = (
+        "# Tomás\n\nTomás looks after pg-main, its backups, replication and upgrades.\n\n"
+        "- Slack: @tomas\n- Phone: +351 912 000 202\n\n"
+        "He is on leave until December; Lena covers database questions meanwhile."
+    )
+    out = compress_text(text, "who covers database questions while Tomás is on leave, slack", 110)
+    assert sentences(out) == [
+        "- Slack: @tomas",
+        "He is on leave until December; Lena covers database questions meanwhile.",
+    ]
+    assert len(out) <= 110
+
+
 def test_coverage_does_not_let_a_short_word_cover_everything() -> None:
     assert query_coverage("a cat", "about apples") == 0.0
     assert query_coverage("Refunds are given", "refund") == 1.0
