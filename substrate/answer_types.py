@@ -5,8 +5,8 @@ The noun names the answer's type, not its topic: a note answers "What city is th
 with "Our office is in Lisbon", never saying "city". Each such noun is a frame
 (``questions.frame_of``): it is not looked up, not counted as a word the shard never mentions,
 and a sentence says it when it states a value of that kind (an address with an @ for
-"email", a digit for "port"). Kinds a pattern cannot recognise (a city, a name) are said by
-every sentence: the noun then only stops being asked of the evidence.
+"email", a digit for "port"). A place or a person is said by a sentence naming something (a
+capitalised word after its first), and "value" by every sentence.
 
 Only a noun right after "what" or "which" (with "is the", "'s", a possessive between) frames
 a question: "Which database does the city team use?" is about the city team.
@@ -40,6 +40,12 @@ def _anything(_sentence: str) -> bool:
     return True
 
 
+def _names(sentence: str) -> bool:
+    """A place or a person is named: a capitalised word after the first ("Our office is in
+    Lisbon"; not "Office practicalities", a title)."""
+    return any(word[:1].isupper() for word in sentence.split()[1:])
+
+
 def _email(sentence: str) -> bool:
     return _EMAIL.search(sentence) is not None
 
@@ -62,7 +68,8 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
     (r"time", _CLOCK.search),
-    (r"city|town|country|place|location|name|value", _anything),
+    (r"city|town|country|place|location|name", _names),
+    (r"value", _anything),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (
