@@ -63,6 +63,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         app_state.fail_if_nothing_matched(scope)
     if not report.ok:
         raise typer.Exit(FOUND)
+    app_state.fail_if_none_of_its_own(scope)
 
 
 def _print_audit(report: dict[str, Any]) -> None:
@@ -160,6 +161,7 @@ def freshness_cmd(
         _print_freshness(report, max_age)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
+    app_state.fail_if_none_of_its_own(scope)
 
 
 def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:

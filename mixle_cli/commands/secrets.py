@@ -401,6 +401,8 @@ def _scan_items(
             )
         if not quiet:
             output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
+    if not rows:
+        app_state.fail_if_none_of_its_own(scope)
     return FOUND if rows else OK
 
 

@@ -291,8 +291,11 @@ def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) ->
         mistyped = mixle(command, "--scope", "opps", "--json")
         assert mistyped.exit_code == 1 and mistyped.stdout == ""  # no "ok": true for nothing
         assert "--scope 'opps' matched no item you can read" in mistyped.stderr
-        nobody = mixle("--as", "sales", command)  # reads sales and public: public has an item
-        assert nobody.exit_code == 0, nobody.stderr
+        # reads sales and public: public's item is checked, yet a mistyped team must not
+        # pass as clean on it
+        nobody = mixle("--as", "sales", command)
+        assert nobody.exit_code == 1 and nobody.stdout  # the shared scope's report
+        assert "as 'sales' and its own scope holds no item (a mistyped team?)" in nobody.stderr
         shard.remove(fine)
         shard.save()
         nobody = mixle("--as", "sales", command)

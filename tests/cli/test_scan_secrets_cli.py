@@ -827,6 +827,12 @@ def test_items_sweep_honours_the_readers_scopes(
     assert nobody.exit_code == 1 and "'green' and no item is in its scopes" in nobody.stderr
     refused = mixle("scan-secrets", "--items", "--scope", "red")
     assert refused.exit_code == 1 and "may not read scope 'red'" in refused.stderr
+    shard = Substrate(isolated_shard_env)
+    shard.put(SubstrateItem(kind="text", text="the handbook", scope="public"))
+    shard.save()
+    shard.close()
+    shared_only = mixle("scan-secrets", "--items")  # public is clean; green checked nothing
+    assert shared_only.exit_code == 1 and "its own scope holds no item" in shared_only.stderr
 
 
 def test_items_without_a_shard_exits_3(mixle: Run, isolated_shard_env: Path) -> None:
