@@ -8,6 +8,18 @@ DEFAULT_CHUNK_CHARS = 1500
 MIN_CHUNK_CHARS = 16
 DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
+# The file extensions of notes and their formats: what ingest reads as prose, and what a wiki
+# link leaves off (``[[deploys]]`` names ``deploys.md``, else the next that exists, in order).
+NOTE_EXTENSIONS = {
+    "md": "markdown",
+    "markdown": "markdown",
+    "mdown": "markdown",
+    "mkd": "markdown",
+    "mdx": "markdown",
+    "txt": "text",
+    "text": "text",
+    "rst": "rst",
+}
 # What ``ingest_file`` reads (its ``as_format``, or a file's extension): the seed's formats.
 LINE_FORMATS = frozenset({"txt", "md", "text", "markdown"})
 FILE_FORMATS = LINE_FORMATS | {"jsonl", "ndjson", "csv", "tsv", "json"}

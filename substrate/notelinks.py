@@ -12,10 +12,12 @@ question fits best, else the file's first item.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from substrate import limits
 from substrate.item import SubstrateItem
 from substrate.retrieval import innermost_heading, ranked
 from substrate.visibility import reader_view
@@ -27,8 +29,9 @@ if TYPE_CHECKING:
 NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
 _CANDIDATES = 8  # items of a linked note looked at for the question
 MAX_ANCHORED = 256  # items of a linked note looked through for the anchored heading
-# What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``.
-NOTE_EXTENSIONS = (".md", ".markdown", ".mdx", ".txt", ".rst")
+# What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``; the extensions
+# ingest reads notes with.
+NOTE_EXTENSIONS = tuple(f".{ext}" for ext in limits.NOTE_EXTENSIONS)
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 
 
@@ -80,9 +83,13 @@ def _link_filters(
         return SearchFilters(scopes=allowed, paths=(path,)), anchor
     name, _, anchor = link[2:-2].partition("#")
     root = root_of(item)
-    folder, _, file_name = name.strip().strip("/").rpartition("/")
+    name = name.strip()
+    if name.startswith(("./", "../")):  # from the linking note's own folder
+        source = item.provenance.get("source")
+        name = posixpath.normpath(posixpath.join(posixpath.dirname(str(source)), name))
+    folder, _, file_name = name.strip("/").rpartition("/")
     if root is None or not file_name or ".." in folder.split("/"):
-        return None
+        return None  # (out of the folder ingested)
     under = f"{root.rstrip('/')}/{folder}" if folder else root
     names = (file_name, *(file_name + ext for ext in NOTE_EXTENSIONS))
     return SearchFilters(scopes=allowed, source_prefix=(under,), file_names=names), anchor

@@ -9,20 +9,14 @@ read as an artifact registry entry.
 from __future__ import annotations
 
 from substrate.errors import InvalidInputError
-from substrate.limits import INGEST_FORMATS
+from substrate.limits import INGEST_FORMATS, NOTE_EXTENSIONS
 
 FORMATS = INGEST_FORMATS
 
 # File extensions mixle ingests, and their formats.
 _EXTENSIONS = {
-    "md": "markdown",
-    "markdown": "markdown",
-    "mdown": "markdown",
-    "mkd": "markdown",
-    "txt": "text",
-    "text": "text",
+    **NOTE_EXTENSIONS,
     "log": "text",
-    "rst": "rst",
     "jsonl": "jsonl",
     "ndjson": "jsonl",
     "json": "json",

@@ -140,6 +140,41 @@ def test_a_wiki_style_link_stays_in_the_folder_ingested(tmp_path: Path) -> None:
     assert [s.via for s in multihop(store, "A links", seeds=1).steps] == ["seed"]
 
 
+def test_a_wiki_name_from_dot_dot_is_read_from_the_linking_notes_folder(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "notes",
+        {
+            "runbooks/db.md": "# DB\n\nEscalate to [[../people/priya]] after an hour.\n",
+            "people/priya.md": "# Priya\n\nPriya approves the on-call schedule.\n",
+            "runbooks/out.md": "# Out\n\nBoundary check: [[../../elsewhere]], [[./../../x]].\n",
+        },
+    )
+    _write(tmp_path, {"elsewhere.md": "# Elsewhere\n\nOutside the folder.\n"})
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    chain = multihop(store, "Escalate after an hour", seeds=1)
+    assert [(s.via, s.item.provenance["source"]) for s in chain.steps] == [
+        ("seed", "runbooks/db.md"),
+        ("link", "people/priya.md"),
+    ]
+    assert [s.via for s in multihop(store, "Boundary check", seeds=1).steps] == ["seed"]
+
+
+@pytest.mark.parametrize("ext", [".mkd", ".mdown", ".text", ".mdx"])
+def test_a_wiki_name_finds_a_note_of_every_extension_ingest_reads(tmp_path: Path, ext: str) -> None:
+    _write(
+        tmp_path / "notes",
+        {"index.md": "# Index\n\nRollout details: [[rollout]].\n", f"rollout{ext}": "Tuesdays."},
+    )
+    store = Substrate()
+    ingest_path(store, tmp_path / "notes")
+    chain = multihop(store, "Rollout details", seeds=1)
+    assert [(s.via, s.item.provenance["source"]) for s in chain.steps] == [
+        ("seed", "index.md"),
+        ("link", f"rollout{ext}"),
+    ]
+
+
 def test_a_secret_in_a_link_is_masked_where_the_link_is_kept(tmp_path: Path) -> None:
     key = "AKIAQ3EGRTZ5KX7WNM2P"
     encoded = "%41" + key[1:]  # the text shows it encoded; the link kept is decoded
