@@ -315,6 +315,7 @@ def ingest(
                         jobs=jobs or None,
                         cancel=terminated,
                         rehash=rehash,
+                        named_from=_outermost(raw, paths),
                         **common,
                     )
     except KeyboardInterrupt:
@@ -491,6 +492,21 @@ def _distinct(paths: list[str]) -> list[str]:
         return 0 if here is None else sum(here != f and here.is_relative_to(f) for f in folders)
 
     return sorted(resolved, key=containing, reverse=True)
+
+
+def _outermost(raw: str, paths: list[str]) -> str | None:
+    """The outermost of the folders given in ``paths`` that holds ``raw`` (other than it):
+    files are named from it, whichever path reached them first."""
+    here = Path(raw).resolve()
+    around = [
+        folder
+        for p in paths
+        if p != "-"
+        and (folder := Path(p).resolve()) != here
+        and folder.is_dir()
+        and here.is_relative_to(folder)
+    ]
+    return str(min(around, key=lambda f: len(f.parts))) if around else None
 
 
 def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:

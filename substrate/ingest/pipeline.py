@@ -146,6 +146,7 @@ def ingest_path(
     report: IngestReport | None = None,
     jobs: int | None = None,
     rehash: bool = False,
+    named_from: str | os.PathLike[str] | None = None,
 ) -> IngestReport:
     """Ingest a file or a directory tree, incrementally.
 
@@ -183,6 +184,9 @@ def ingest_path(
         rehash: read and hash every file, even one whose size and modification time are
             those recorded last time (an edit that kept both, as a restored backup can, is
             otherwise unseen); a file whose content is the same is still not parsed.
+        named_from: the folder each file's ``source`` is its path from (default: ``path``,
+            or a file's folder); it must hold ``path``. A file named from another folder
+            before is read again and renamed: links between notes and citations go by it.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
@@ -204,6 +208,7 @@ def ingest_path(
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)
+    run.name_from(_naming_folder(run, root, named_from), root if root.is_dir() else root.parent)
     run.within = str(root)
     run.rehash = rehash
     walked_tree = root.is_dir()
@@ -279,6 +284,24 @@ def ingest_path(
         report.elapsed_s = time.monotonic() - started
         run.tick(force=True)
     return report
+
+
+def _naming_folder(
+    run: IngestSession, root: Path, named_from: str | os.PathLike[str] | None
+) -> Path:
+    """The folder sources are named from: ``named_from`` (which must hold ``root``), else
+    the outermost folder around ``root`` (or a file's folder) that named files ingested with
+    these options before, else that folder itself. A note edited and ingested alone, or a
+    subfolder ingested again, keeps the names the whole tree gave it (``projects/hermes.md``)."""
+    own = root if root.is_dir() else root.parent
+    if named_from is None:
+        known = run.cache.known_options()
+        around = [f for f in (own, *own.parents) if run.options.fingerprint(str(f)) in known]
+        return around[-1] if around else own
+    base = Path(os.path.realpath(os.path.expanduser(os.fspath(named_from))))
+    if not own.is_relative_to(base):
+        raise InvalidInputError(f"{shown_path(str(root))} is not in {shown_path(str(base))}")
+    return base
 
 
 def _any_under(paths: set[str], root: str) -> bool:

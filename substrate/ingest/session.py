@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import ShardError
@@ -93,6 +94,7 @@ class IngestSession:
         self.substrate = substrate
         self.options = options
         self.fingerprint = options.fingerprint()
+        self.name_prefix = ""  # the path to the folder walked from the one naming its files
         self.report = report
         self.progress = progress
         self.cancel = cancel
@@ -283,6 +285,13 @@ class IngestSession:
     def fail(self, source: str, path: str | None, reason: str, **where: int | None) -> None:
         self.report.failed(source, path, reason, where.get("line"), where.get("byte"))
 
+    def name_from(self, folder: Path, walked: Path) -> None:
+        """Name each file by its path from ``folder``, which holds the ``walked`` one (the
+        folder counts among the options: a file named from another is read again)."""
+        self.fingerprint = self.options.fingerprint(str(folder))
+        prefix = walked.relative_to(folder).as_posix()
+        self.name_prefix = "" if prefix == "." else prefix
+
     def planned(
         self,
         folders: Iterable[list[FileEntry]],
@@ -305,7 +314,8 @@ class IngestSession:
             self.files_found += len(files)
             self.report.files_scanned += len(files)  # a report may gather several paths
             for entry in files:
-                ticket = self.plan(entry, entry.rel, max_size, asked_for=asked_for)
+                source = f"{self.name_prefix}/{entry.rel}" if self.name_prefix else entry.rel
+                ticket = self.plan(entry, source, max_size, asked_for=asked_for)
                 if ticket is None:
                     self.files_done += 1
                     if progress is not None:  # an unchanged tree is planned file after file

@@ -305,6 +305,12 @@ class SourceCache:
             return None
         return None
 
+    def known_options(self) -> set[str]:
+        """The option fingerprints sources of the cache were last ingested with."""
+        known = set(self._option_index)
+        known.update(s.options for s in self.states.values() if isinstance(s, SourceState))
+        return known
+
     def last_read(self, origin: str) -> tuple[str, int]:
         """Why ``origin`` was left out when it was last read ("" when it was not), and how
         many of its lines or rows its parser rejected; its item ids are not read."""

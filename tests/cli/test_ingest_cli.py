@@ -72,6 +72,9 @@ def test_paths_inside_one_another_count_each_file_once(
     assert (first["files_scanned"], first["files_added"]) == (4, 4)
     again = mixle("ingest", *paths, "--json").json()
     assert (again["files_scanned"], again["files_unchanged"]) == (4, 4)
+    # named from the outermost folder, whichever path the walk reached a file by
+    sources = {i.provenance["source"] for i in Substrate(notes.parent / "shard").iter_items()}
+    assert "ops/oncall.md" in sources
 
 
 def test_jobs_option(mixle, notes: Path) -> None:

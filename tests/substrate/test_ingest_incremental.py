@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from substrate.errors import InvalidInputError
 from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
@@ -280,6 +281,45 @@ def test_ingesting_a_subfolder_does_not_prune_its_siblings(tree: Path, shard: Pa
     report = ingest_path(Substrate(shard), tree / "sub")
     assert report.files_removed == 0 and report.files_unchanged == 1
     assert len(Substrate(shard)) == 7
+
+
+def sources(shard: Path) -> set[str]:
+    return {i.provenance["source"] for i in Substrate(shard).iter_items()}
+
+
+TREE_SOURCES = {"guide.md", "notes.txt", "sub/data.jsonl"}
+
+
+def test_a_file_named_from_a_subfolder_first_is_renamed_by_the_tree(
+    tree: Path, shard: Path
+) -> None:
+    # the names stuck: links and citations went by "data.jsonl", whatever ingested the tree
+    ingest_path(Substrate(shard), tree / "sub" / "data.jsonl")
+    assert sources(shard) == {"data.jsonl"}
+    ids = {i.id for i in Substrate(shard).iter_items()}
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 1 and report.files_added == 2
+    assert sources(shard) == TREE_SOURCES
+    assert ids <= {i.id for i in Substrate(shard).iter_items()}  # renamed, same ids
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+
+
+def test_a_file_or_subfolder_ingested_after_the_tree_keeps_the_trees_names(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "sub" / "data.jsonl", '{"text": "row one"}\n{"text": "row three"}\n')
+    assert ingest_path(Substrate(shard), tree / "sub" / "data.jsonl").files_updated == 1
+    assert ingest_path(Substrate(shard), tree / "sub").files_unchanged == 1
+    assert sources(shard) == TREE_SOURCES
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+
+
+def test_named_from_names_files_from_a_folder_around_the_path(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree / "sub", named_from=tree)
+    assert sources(shard) == {"sub/data.jsonl"}
+    with pytest.raises(InvalidInputError, match="is not in"):
+        ingest_path(Substrate(shard), tree, named_from=tree / "sub")
 
 
 def test_changed_options_re_ingest_the_file(tree: Path, shard: Path) -> None:
