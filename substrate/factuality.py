@@ -18,6 +18,7 @@ from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, find_secrets
+from substrate.supersession import current_evidence, names_a_successor
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -307,7 +308,8 @@ def check_factuality(
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
-        hits = [] if stated else ranked(substrate, claim, k, scopes=allowed)
+        found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
+        hits, replaced = _current(found, k)
         best = max((score for _, score in hits), default=0.0)
         backing = [
             (item, score)
@@ -315,6 +317,7 @@ def check_factuality(
             # what a packet and the answerer read of it: a graph item's facts, its heading
             if score >= min_score and corroborates(headed_text(item), claim)
         ]
+        hits += replaced  # backing nothing, but the nearest evidence all the same
         closest = [] if backing else [(i, score) for i, score in hits if score >= min_score][:1]
         checked.append((claim, best, backing or closest, bool(backing)))
     # one name per item across the receipt; masked, as receipts travel with answers
@@ -332,6 +335,24 @@ def check_factuality(
             verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
         receipt.verdicts.append(verdict)
     return receipt
+
+
+# Evidence looked up beyond ``k`` per claim, for the notes replaced by others among it.
+_SPARE = 4
+
+
+def _current(
+    hits: list[tuple[SubstrateItem, float]], k: int
+) -> tuple[list[tuple[SubstrateItem, float]], list[tuple[SubstrateItem, float]]]:
+    """The best ``k`` of ``hits`` that are current, and the others that a newer note
+    replaced (``supersession``: its successor among the hits, or named in its own front
+    matter): a claim about what a team decided against must not be backed by the record the
+    team replaced."""
+    items, scores, gone = current_evidence([i for i, _ in hits], [s for _, s in hits])
+    old = {item.id for item in gone}
+    current = [(i, s) for i, s in zip(items, scores, strict=True) if not names_a_successor(i)]
+    old.update(i.id for i, _ in zip(items, scores, strict=True) if names_a_successor(i))
+    return current[:k], [(i, s) for i, s in hits if i.id in old]
 
 
 def miscited_claims(

@@ -45,6 +45,14 @@ def current_evidence(
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
+def names_a_successor(item: SubstrateItem) -> bool:
+    """Whether ``item`` is of a note whose front matter names the note that replaced it
+    (``superseded_by``): what it says is no longer current, wherever its successor is."""
+    if _note_of(item) is None:
+        return False
+    return any(_values(item.payload.get(field)) for field in SUCCESSOR_FIELDS)
+
+
 def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
     """The ids of the older items of ``pairs`` (newer, older) whose line of successors
     reaches an item that nothing replaces: in a ring, none is the current one."""

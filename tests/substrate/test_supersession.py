@@ -166,3 +166,24 @@ def test_a_name_is_read_from_the_folder_of_the_note_that_writes_it() -> None:
     old = _note("old/adr-3.md", {})
     relative = _note("a/adr-7.md", {"supersedes": "../old/adr-3.md"})
     assert current_evidence([relative, old], [2.0, 1.0])[2] == [old]
+
+
+@pytest.mark.parametrize(
+    ("status", "supersedes"),
+    [("superseded\nsuperseded_by: adr-7-retries", ""), ("accepted", "supersedes: adr-3-retries")],
+)
+def test_verify_backs_no_claim_with_a_replaced_note(
+    tmp_path: Path, status: str, supersedes: str
+) -> None:
+    from substrate.factuality import check_factuality
+
+    store = notes(tmp_path, status=status, supersedes=supersedes)
+    stale = "Consumers retry a failed message 3 times before the dead letter topic."
+    (verdict,) = check_factuality(store, stale).verdicts
+    assert not verdict.supported  # the record the team replaced said it
+    assert verdict.nearest is not None
+    current = "Consumers retry a failed message 5 times before the dead letter topic."
+    assert check_factuality(store, current).verdicts[0].supported
+    # a record nothing replaced still backs what it says
+    (tmp_path / "b").mkdir()
+    assert check_factuality(notes(tmp_path / "b"), stale).verdicts[0].supported
