@@ -7,6 +7,8 @@ Signals, in the order they are reported:
 * ``changed``: that file's bytes no longer match the hash recorded at ingest;
 * ``superseded``: another item declares ``provenance.supersedes = <id>``, or a newer item of the
   same kind links to it and declares ``provenance.replaces = <id>``;
+* ``replaced``: its Markdown note's front matter names a successor (``superseded_by``), or
+  another note's names it (``supersedes``; see ``substrate.supersession``);
 * ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof),
   counted from when its content was last written (``content_time``: an ingested file's
   modification time, else the item's creation).
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
+from substrate.supersession import SUCCESSOR_FIELDS, Replacements, successor_names
 
 if TYPE_CHECKING:
     from substrate.ingest.sourcekeys import MaskedFiles
@@ -295,6 +298,7 @@ def _verdict(
     *,
     files: FileChecker,
     index: SupersessionIndex,
+    notes: Replacements,
     max_age_s: float | None,
     now: float,
 ) -> Freshness:
@@ -306,11 +310,21 @@ def _verdict(
         if signal is not None:
             signals.append(signal)
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
+    signals.extend(_replaced_note(item, notes))
     if max_age_s is not None and age > max_age_s:
         signals.append(
             f"aged: {age:.0f}s old exceeds the {max_age_s:.0f}s policy (review, not proof)"
         )
     return Freshness(item.id, not signals, signals, age, ref, ref_type)
+
+
+def _replaced_note(item: SubstrateItem, notes: Replacements) -> list[str]:
+    """The ``replaced`` signal of an item whose note front matter says was replaced."""
+    named = successor_names(item)
+    if named:
+        return [f"replaced: its note names its successor ({', '.join(named)})"]
+    by = notes.replacing(item)
+    return [f"replaced: note '{by}' says it supersedes this one"] if by else []
 
 
 def check_freshness(
@@ -337,13 +351,15 @@ def check_freshness(
     item = visible_item(substrate, item_id, scopes)
     if item is None:
         return Freshness(item_id, False, ["missing: item no longer exists"], 0.0)
-    index = SupersessionIndex()
+    index, notes = SupersessionIndex(), Replacements()
     for other in substrate.iter_items(scopes=scopes):
         index.add(other)
+        notes.add(other)
     return _verdict(
         item,
         files=FileChecker(rehash=rehash),
         index=index,
+        notes=notes,
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
     )
@@ -373,16 +389,19 @@ def freshness_report(
         Counts, and ``Freshness.as_dict()`` of every stale item in store order.
     """
     now = time.time() if now is None else now
-    index = SupersessionIndex()
+    index, notes = SupersessionIndex(), Replacements()
     checked: list[SubstrateItem] = []
     for item in substrate.iter_items(scopes=scopes):
         index.add(item)
+        notes.add(item)
         if scope is None or item.scope == scope:
             checked.append(_light(item))
     files = FileChecker(rehash=rehash)
     stale: list[dict[str, Any]] = []
     for item in checked:
-        verdict = _verdict(item, files=files, index=index, max_age_s=max_age_s, now=now)
+        verdict = _verdict(
+            item, files=files, index=index, notes=notes, max_age_s=max_age_s, now=now
+        )
         if not verdict.fresh:
             stale.append(verdict.as_dict())
     return {
@@ -396,7 +415,9 @@ def freshness_report(
 # where ingestion records a digest of a source's real name when the gate masked a secret in
 # it (``substrate.ingest.sourcekeys.DIGEST_KEY``; that package is not imported for every check)
 _ORIGIN_DIGEST = "origin_digest"
+_PAYLOAD_KEYS = ("ref", "path", *SUCCESSOR_FIELDS)
 _PROVENANCE_KEYS = (
+    "format",
     _ORIGIN_DIGEST,
     "path",
     "manifest",
@@ -415,7 +436,7 @@ def _light(item: SubstrateItem) -> SubstrateItem:
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     return SubstrateItem(
         kind=item.kind,
-        payload={k: payload[k] for k in ("ref", "path") if k in payload},
+        payload={k: payload[k] for k in _PAYLOAD_KEYS if k in payload},
         provenance={k: prov[k] for k in _PROVENANCE_KEYS if k in prov},
         scope=item.scope,
         id=item.id,

@@ -48,9 +48,37 @@ def current_evidence(
 def names_a_successor(item: SubstrateItem) -> bool:
     """Whether ``item`` is of a note whose front matter names the note that replaced it
     (``superseded_by``): what it says is no longer current, wherever its successor is."""
+    return bool(successor_names(item))
+
+
+def successor_names(item: SubstrateItem) -> list[str]:
+    """The successors ``item``'s note names in its front matter (``superseded_by``), as
+    written."""
     if _note_of(item) is None:
-        return False
-    return any(_values(item.payload.get(field)) for field in SUCCESSOR_FIELDS)
+        return []
+    return [name for field in SUCCESSOR_FIELDS for name in _values(item.payload.get(field))]
+
+
+class Replacements:
+    """Which notes other notes say they replace (``supersedes:``), gathered item by item."""
+
+    def __init__(self) -> None:
+        self._by: dict[str, str] = {}  # the replaced note's stem -> the replacing note
+
+    def add(self, item: SubstrateItem) -> None:
+        own = _note_of(item)
+        if own is None:
+            return
+        folder = posixpath.dirname(own)
+        for field in REPLACES_FIELDS:
+            for name in _values(item.payload.get(field)):
+                stem = _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
+                if stem != _stem(item):
+                    self._by.setdefault(stem, str(item.provenance.get("source") or own))
+
+    def replacing(self, item: SubstrateItem) -> str | None:
+        """The note that says it replaces ``item``'s note (its source name), if one does."""
+        return self._by.get(_stem(item)) if _note_of(item) is not None else None
 
 
 def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:

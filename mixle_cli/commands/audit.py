@@ -134,6 +134,9 @@ def freshness_cmd(
 ) -> None:
     """Find stale items: source file moved or changed, superseded, or older than --max-age.
 
+    A Markdown note is superseded ("replaced") when its front matter names its successor
+    (superseded_by:) or another note's names it (supersedes:).
+
     Exits 1 when anything is stale, or when --scope (or the team read as) matched no item,
     0 when everything is fresh (suitable for cron). Ingested
     files are found by their absolute paths; a relative path an item was given by hand

@@ -187,3 +187,26 @@ def test_verify_backs_no_claim_with_a_replaced_note(
     # a record nothing replaced still backs what it says
     (tmp_path / "b").mkdir()
     assert check_factuality(notes(tmp_path / "b"), stale).verdicts[0].supported
+
+
+@pytest.mark.parametrize(
+    ("status", "supersedes", "signal"),
+    [
+        ("superseded\nsuperseded_by: adr-7-retries", "", "its note names its successor"),
+        ("accepted", "supersedes: adr-3-retries", "note 'adr-7-retries.md' says it supersedes"),
+    ],
+)
+def test_freshness_reports_a_replaced_note(
+    tmp_path: Path, status: str, supersedes: str, signal: str
+) -> None:
+    from substrate.freshness import check_freshness, freshness_report
+
+    store = notes(tmp_path, status=status, supersedes=supersedes)
+    (stale,) = freshness_report(store)["stale"]
+    (item,) = [i for i in store.iter_items() if i.id == stale["item_id"]]
+    assert item.provenance["source"] == "adr-3-retries.md"
+    (said,) = stale["signals"]
+    assert said.startswith(f"replaced: {signal}")
+    assert not check_freshness(store, item.id).fresh
+    (tmp_path / "b").mkdir()
+    assert freshness_report(notes(tmp_path / "b"))["n_stale"] == 0  # nothing replaced
