@@ -204,7 +204,7 @@ def table(
     ]
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    if not out.is_terminal:
+    if not _a_terminal(out):
         lines = [title] if title else []
         for row in [list(columns), *cells]:
             padded = [c + " " * (w - cell_len(c)) for c, w in zip(row[:-1], widths, strict=False)]
@@ -234,6 +234,17 @@ def table(
         out.print(grid)
     finally:
         out.width = shown_width
+
+
+def _a_terminal(console: Console) -> bool:
+    """Whether ``console`` writes to a terminal. Not rich's ``is_terminal``, which
+    FORCE_COLOR makes true in a pipe as well: that asks for colour, not for the terminal's
+    layout (cut to 80 columns, framed), which scripts reading the pipe would then parse."""
+    isatty = getattr(console.file, "isatty", None)
+    try:
+        return bool(console.is_terminal and isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 def first_line(text: str, width: int = 80) -> str:

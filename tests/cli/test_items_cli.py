@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -563,18 +564,29 @@ def test_a_default_scope_that_is_no_name_is_refused_by_writes(
     assert [i["scope"] for i in mixle("ls", "--json").json()] == ["local", "ops"]
 
 
-def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import io
+class _Screen(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
+
+def _terminal(monkeypatch: pytest.MonkeyPatch, width: int) -> _Screen:
+    """A terminal ``width`` cells wide that tables print to; what it shows."""
     from rich.console import Console
 
     from mixle_cli import output
 
-    screen = io.StringIO()
-    console = Console(file=screen, force_terminal=True, width=60)  # a terminal: cuts happen
+    screen = _Screen()
+    console = Console(file=screen, force_terminal=True, width=width)
     monkeypatch.setattr(output, "stdout", lambda: console)
+    return screen
+
+
+def test_wide_characters_in_a_title_do_not_squeeze_the_other_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mixle_cli import output
+
+    screen = _terminal(monkeypatch, 60)  # a terminal: cuts happen
     wide = "東京は日本の首都です。北京是中国的首都。" * 3
     rows = [
         ["0123456789abcdef", "text", "local", "tapirs"],
@@ -616,6 +628,17 @@ def test_a_table_written_to_a_pipe_cuts_nothing(mixle, tmp_path: Path) -> None:
         line == line.rstrip() for line in shown.splitlines()
     )
     assert shown.splitlines()[0].split() == ["id", "kind", "scope", "tags", "source", "title"]
+
+
+def test_force_color_keeps_the_plain_layout_of_a_pipe(
+    mixle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # CI sets FORCE_COLOR: piped tables came out framed and cut to 80 columns
+    title = "a long title about tapirs " + "and their habits " * 4
+    assert mixle("add", title).exit_code == 0
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    shown = mixle("ls").stdout
+    assert title.strip() in shown and not set("│┃━╇") & set(shown)
 
 
 def test_add_refuses_an_empty_item(mixle) -> None:
@@ -664,15 +687,9 @@ def test_a_document_title_and_its_sections_make_the_title(mixle, tmp_path: Path)
 
 
 def test_a_narrow_terminal_gets_every_column(monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
-
-    from rich.console import Console
-
     from mixle_cli import output
 
-    screen = io.StringIO()
-    console = Console(file=screen, force_terminal=True, width=40)
-    monkeypatch.setattr(output, "stdout", lambda: console)
+    screen = _terminal(monkeypatch, 40)
     row = ["384a31144ec34e3b", "text", "local", "t", "a title"]
     output.table(["id", "kind", "scope", "tags", "title"], [row])
     shown = screen.getvalue()
