@@ -523,6 +523,8 @@ class Substrate:
             if not os.access(log_file.path, os.W_OK):  # a rename would replace it all the same
                 raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
             before = log_file.path.stat().st_size
+            if not before:  # an empty log (a new shard): a rewrite would only add a header
+                return CompactStats(0, 0, 0)
             # Never trust a derived file for what to keep: re-read the log itself.
             view = self._fresh_view()
             view.rebuild()

@@ -60,6 +60,12 @@ def test_compacting_a_shard_never_written_does_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "new").exists()
 
 
+def test_compacting_an_empty_log_leaves_it_empty(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").touch()  # as `mixle init` leaves a shard
+    assert Substrate(tmp_path).compact() == CompactStats(0, 0, 0)
+    assert (tmp_path / "items.jsonl").read_bytes() == b""  # it grew by a header
+
+
 def test_compacting_a_log_with_nothing_to_reclaim_changes_nothing(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     s.add("text", "kept")
