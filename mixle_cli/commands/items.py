@@ -416,20 +416,20 @@ def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
     # too, or it would tell other teams' edits)
     if (rewritten or team) and not json:
         output.note("the search index is rebuilt by the next search, or now by `mixle reindex`")
-    if team:  # sizes and counts cover every scope: a team sees only that it was compacted
+    report: dict[str, object] = {
+        "bytes_before": stats.bytes_before,
+        "bytes_after": stats.bytes_after,
+        "live_items": stats.live_items,
+        "reclaimed": rewritten,
+    }
+    if team:  # sizes and counts cover every scope: a team is told none of them
         if json:
-            output.emit_json({"compacted": True})
+            output.emit_json(dict.fromkeys(report))  # the same keys, all null
         else:
-            output.emit_text("compacted")
+            output.emit_text("done (what was reclaimed covers every team's items: not shown)")
         return
     if json:
-        output.emit_json(
-            {
-                "bytes_before": stats.bytes_before,
-                "bytes_after": stats.bytes_after,
-                "live_items": stats.live_items,
-            }
-        )
+        output.emit_json(report)
     elif not rewritten:
         output.emit_text(
             f"nothing to reclaim: {stats.bytes_before:,} bytes, {stats.live_items} live items"

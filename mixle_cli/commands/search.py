@@ -358,17 +358,18 @@ def reindex_cmd(
         from substrate.secrets import safe_text
 
         report["path"] = safe_text(report["path"])
+    report["reindexed"] = True
     if app_state.scopes is not None:
         # The index covers every scope: its sizes, segments, mode and time all change with
-        # other teams' items.
-        report = {"reindexed": True}
+        # other teams' items (the same keys, null)
+        report = {**dict.fromkeys(report), "reindexed": True}
     if json:
         output.emit_json(report)
     elif not quiet:
         output.emit_text(
             f"reindexed: {report['items']:,} items, {report['vocabulary']:,} terms, "
             f"{report['segments']} segment(s), {report['mode']}, {report['seconds']:.2f} s"
-            if "items" in report
+            if report["items"] is not None
             else "reindexed"
         )
 

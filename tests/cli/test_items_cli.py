@@ -152,6 +152,7 @@ def test_compact(mixle) -> None:
     assert "compacted: " in result.stdout and "2 live items" in result.stdout
     again = mixle("compact", "--json")
     assert again.exit_code == 0 and again.json()["live_items"] == 2
+    assert again.json()["reclaimed"] is False
     said = mixle("compact")
     assert said.stdout.startswith("nothing to reclaim: ") and "reindex" not in said.stderr
 
