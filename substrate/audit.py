@@ -324,7 +324,9 @@ def _secrets_section(
 
     # Scanning only the items this reader may see keeps the report inside their scopes.
     findings: list[dict[str, Any]] = []
+    scanned = 0
     for item in substrate.iter_items(scope=scope, scopes=scopes):
+        scanned += 1
         for finding in scan_item(item).findings:
             findings.append({"item_id": item.id, "rule": finding.rule, "field": finding.field})
     items = sorted({f["item_id"] for f in findings})
@@ -336,7 +338,8 @@ def _secrets_section(
     return {
         "checked": True,
         "n_findings": len(findings),
-        "n_items": len(items),
+        "n_items": scanned,  # as scan-secrets --items counts them
+        "n_dirty": len(items),
         "findings": findings,
         "problems": problems,
     }

@@ -83,7 +83,10 @@ def _print_audit(report: dict[str, Any]) -> None:
     else:
         lines.append(f"index    not checked ({index.get('note', '')})")
     if secrets.get("checked"):
-        lines.append(f"secrets  {secrets['n_findings']} finding(s) in {secrets['n_items']} item(s)")
+        lines.append(
+            f"secrets  {secrets['n_findings']} finding(s) in {secrets['n_dirty']} of "
+            f"{secrets['n_items']} item(s)"
+        )
     else:
         lines.append(f"secrets  not checked ({secrets.get('note', '')})")
     notes = report["notes"]

@@ -178,16 +178,18 @@ def test_secret_findings_are_limited_to_the_reader(tmp_path: Path) -> None:
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
     mine = store.add("text", f"token {token}", scope="ops")
     theirs = store.add("text", "aws AKIA" + "ZXCVBNMQWERTYUIO", scope="dev")
+    store.add("text", "nothing secret here", scope="ops")
     store.save()
     report = audit_shard(store, scopes={"ops", "public"})
-    assert report.secrets["n_items"] == 1
+    # items scanned and items holding a secret, as scan-secrets --items counts them
+    assert (report.secrets["n_items"], report.secrets["n_dirty"]) == (2, 1)
     assert [(f["item_id"], f["rule"]) for f in report.secrets["findings"]] == [
         (mine, "github_token")
     ]
     assert not report.ok
     text = repr(report.as_dict())
     assert theirs not in text and "aws" not in text and token not in text
-    assert audit_shard(store).secrets["n_items"] == 2
+    assert audit_shard(store).secrets["n_dirty"] == 2
 
 
 def test_real_secret_scanner_finds_a_stored_key(tmp_path: Path) -> None:
