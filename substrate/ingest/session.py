@@ -10,6 +10,7 @@ hold whole files.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections import deque
@@ -568,9 +569,8 @@ class IngestSession:
                 seen.add(shown)
                 continue
             source = os.path.relpath(shown, root).replace(os.sep, "/")
-            # a file still there was left out by the walk: an ignore rule, a hidden folder
-            there = os.path.lexists(shown)
-            why = "no longer walked (ignored or hidden)" if there else "no longer present"
+            why = _why_gone(shown)
+            there = why != _GONE
             result = self.outcome(source, shown, status.REMOVED, why)
             result.items_removed = len(ids)
             self.report.items_removed += len(ids)
@@ -587,3 +587,22 @@ class IngestSession:
                     "ingest it with --prune-empty",
                 )
             )
+
+
+_GONE = "no longer present"
+
+
+def _why_gone(path: str) -> str:
+    """Why the walk no longer gave the file at ``path`` whose items are removed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return _GONE
+    if stat.S_ISDIR(mode):
+        return "now a folder"
+    if stat.S_ISLNK(mode):
+        return "now a symbolic link the walk does not follow"
+    if not stat.S_ISREG(mode):
+        return "no longer a regular file"
+    # a file still there was left out by the walk: an ignore rule, a hidden folder
+    return "no longer walked (ignored or hidden)"

@@ -276,6 +276,25 @@ def test_newly_ignored_folder_is_pruned(tree: Path, shard: Path) -> None:
     }
 
 
+def test_a_removal_says_what_the_file_became(tree: Path, shard: Path, tmp_path: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    (tree / "guide.md").unlink()
+    (tree / "guide.md").mkdir()  # a folder of the same name
+    (tree / "notes.txt").unlink()
+    os.mkfifo(tree / "notes.txt")
+    (tree / "sub" / "data.jsonl").unlink()
+    _write(tmp_path / "outside.jsonl", '{"text": "elsewhere"}\n')
+    (tree / "sub" / "data.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    _write(tree / "kept.md", "a file the walk still finds")
+    report = ingest_path(Substrate(shard), tree)
+    removed = {f.source: f.reason for f in report.files if f.status == "removed"}
+    assert removed == {  # each read "no longer walked (ignored or hidden)"
+        "guide.md": "now a folder",
+        "notes.txt": "no longer a regular file",
+        "sub/data.jsonl": "now a symbolic link the walk does not follow",
+    }
+
+
 def test_ingesting_a_subfolder_does_not_prune_its_siblings(tree: Path, shard: Path) -> None:
     ingest_path(Substrate(shard), tree)
     report = ingest_path(Substrate(shard), tree / "sub")
