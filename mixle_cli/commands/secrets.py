@@ -45,6 +45,7 @@ class Run:
     # paths the staged change deletes or renames away: covered too, so their entries go
     removed: list[str] = field(default_factory=list)
     stale_baseline: int = 0  # baseline entries of the files scanned that match nothing now
+    settings: str = ""  # the file whose [secrets] table allowed rules or paths ("": none)
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -77,8 +78,9 @@ def _unreadable(exc: OSError) -> tuple[str, str]:
 # -- configuration -------------------------------------------------------------------------------
 
 
-def _load_config(app_state: AppState, config: Path | None) -> ScanConfig:
-    """The ``[secrets]`` settings: from ``--config``, else the discovered shard's mixle.toml.
+def _load_config(app_state: AppState, config: Path | None) -> tuple[ScanConfig, str]:
+    """The ``[secrets]`` settings: from ``--config``, else the discovered shard's mixle.toml,
+    and the file they came from ("" for none: the defaults).
 
     Never creates a shard; a missing shard or file means defaults. Any problem is an
     operational error (exit 3), not a usage error: the command line was fine, the file is not.
@@ -106,7 +108,7 @@ def _load_config(app_state: AppState, config: Path | None) -> ScanConfig:
                 table = Settings.load(root).data.get("secrets")
         if table is not None and not isinstance(table, dict):
             fail(f"{where}: [secrets] must be a table", OPERATIONAL)
-        return ScanConfig.from_settings(table)
+        return ScanConfig.from_settings(table), where if table else ""
     except OSError as exc:
         fail(f"cannot read {where}: {exc.strerror or exc}", OPERATIONAL)
     except tomllib.TOMLDecodeError as exc:
@@ -291,6 +293,7 @@ def _report_files(
                 "n_files": sum(1 for s in run.scans if s.skipped is None),
                 "n_baselined": accepted,
                 "n_suppressed": suppressed,
+                "settings": _safe(run.settings) if run.settings else None,
                 "n_stale_baseline": run.stale_baseline,
                 "findings": [f.as_dict() for f in findings],
                 "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
@@ -330,7 +333,11 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
-    from substrate.secrets.textscan import TOO_LARGE
+    from substrate.secrets.textscan import ALLOWED, TOO_LARGE
+
+    if suppressed or any(s.skipped == ALLOWED for s in run.scans):
+        # a hook's verdict may rest on a shard's settings that are not the repository's own
+        tail += f"; the [secrets] allowances of {_safe(run.settings)} applied"
 
     too_large = sum(1 for s in run.scans if s.skipped == TOO_LARGE)  # each is in run.errors
     if len(run.errors) > too_large:
@@ -501,7 +508,7 @@ def scan_secrets(
     if stdin_name is not None and "-" not in (paths or []):
         usage("--stdin-name names standard input: give - among the paths")
     app_state = state(ctx)
-    cfg = _load_config(app_state, config)
+    cfg, settings = _load_config(app_state, config)
     if items:
         if baseline is not None or fmt == "sarif":
             usage("--baseline and --sarif apply to files, not to --items")
@@ -519,6 +526,7 @@ def scan_secrets(
             # `git show HEAD:app.env | mixle scan-secrets` must not read as a clean scan of it
             # (a warning, not an error: an editor runs `git commit --amend` with a pipe)
             output.note("nothing is staged; standard input is read only when given as -")
+    run.settings = settings
     findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)
     _report_files(run, findings, accepted, fmt, quiet)
     if run.errors:

@@ -352,6 +352,12 @@ def test_shard_settings_allow_rules_and_paths(
     assert [(r["path"], r["rule"]) for r in result.jsonl()] == [("deploy.py", "github_token")]
     text = mixle("scan-secrets", "deploy.py")
     assert "(1 allowed)" in text.stderr
+    # a hook's verdict may rest on a shard's settings, not the repository's: they are named
+    settings = str(isolated_shard_env / "mixle.toml")
+    assert f"the [secrets] allowances of {settings} applied" in text.stderr
+    told = mixle("scan-secrets", "--json", "deploy.py").json()
+    assert told["settings"] == settings and told["n_suppressed"] == 1
+    assert mixle("scan-secrets", "--json", "--config", "/dev/null", "deploy.py").exit_code == 3
 
 
 def test_config_file_replaces_shard_settings(mixle: Run, work: Path) -> None:
@@ -676,7 +682,7 @@ def test_a_staged_file_in_allow_paths_is_reported_as_skipped(mixle: Run, repo: P
     assert text.exit_code == 0
     assert text.stderr.splitlines() == [
         "tests/fixtures/t.py: skipped: listed in allow_paths",
-        "no file was scanned; 1 skipped",
+        "no file was scanned; the [secrets] allowances of scan.toml applied; 1 skipped",
     ]
     assert mixle("scan-secrets", "--config", "scan.toml", "-q").stderr == ""
 
