@@ -41,9 +41,11 @@ def _anything(_sentence: str) -> bool:
 
 
 def _names(sentence: str) -> bool:
-    """A place or a person is named: a capitalised word after the first ("Our office is in
-    Lisbon"; not "Office practicalities", a title)."""
-    return any(word[:1].isupper() for word in sentence.split()[1:])
+    """A place or a person is named: a capitalised word after the first, a list's mark aside,
+    that labels nothing ("Our office is in Lisbon"; not "Office practicalities", a title, nor
+    "- Slack: @dan")."""
+    words = sentence.lstrip("-*+• ").split()[1:]
+    return any(word[:1].isupper() and not word.endswith(":") for word in words)
 
 
 def _email(sentence: str) -> bool:
@@ -69,12 +71,13 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"date|day|weekday", _day),
     (r"time", _CLOCK.search),
     (r"city|town|country|place|location|name", _names),
-    (r"value", _anything),
+    (r"value|handle|username|user\s+name", _anything),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (
     r"\b(?:what|which)(?:['’]s|\s+(?:is|was|are|were))?(?:\s+(?:the|our|your|their|its|his|her))?"
     r"|\bwhat(?:['’]s|\s+(?:is|was|are|were))\s+(?:[\w.-]+\s+){0,3}?[\w.-]+['’]s?"
+    r"(?:\s+[\w-]+(?=\s+(?:handle|username|user\s+name)\b))?"  # "Lena's Slack handle"
 )
 
 

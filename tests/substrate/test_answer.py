@@ -735,6 +735,12 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("How long is the cable?", "The cable is 3 metres.", True),
         ("How big is the canary for a deploy?", "A deploy starts with a 5% canary.", True),
         ("How large is the disk?", "The disk is large enough.", False),
+        ("What city is the office in?", "Our office is in Lisbon.", True),
+        ("What city is the office in?", "- Slack: @dan", False),  # a label names no place
+        ("What city is the office in?", "Office practicalities", False),  # a title
+        ("What is the email address of Jonas?", "Mail jonas@example.com today.", True),
+        ("What time is the standup?", "The standup is at 9:30.", True),
+        ("What time is the standup?", "The standup is daily.", False),
     ],
 )
 def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
@@ -749,6 +755,7 @@ def office_shard() -> Substrate:
     s.add("text", "Jonas Weber is the DBA. Reach him at jonas.weber@example.com.")
     s.add("text", "The API listens on 8443 behind the load balancer. We run Postgres 15.")
     s.add("text", "Ana Costa leads the platform team.")
+    s.add("text", "Lena Vogel owns the CI runners. Slack: @lena.")
     return s
 
 
@@ -761,6 +768,7 @@ def office_shard() -> Substrate:
         ("What time is the standup?", "9:30"),
         ("Which version of Postgres do we run?", "Postgres 15"),
         ("What port does the API listen on?", "8443"),
+        ("What is Lena Vogel's Slack handle?", "@lena"),
     ],
 )
 def test_the_kind_of_value_a_question_names_need_not_be_said(question: str, said: str) -> None:
@@ -786,6 +794,7 @@ def test_a_kind_of_value_no_sentence_states_is_refused_by_name() -> None:
         ("What city is the office in?", {"city"}),
         ("In which year did the move happen?", {"year"}),
         ("What's our phone number?", {"phone", "number"}),
+        ("What is Lena's Slack handle?", {"handle"}),  # Slack is asked of the evidence
         ("What time zone do we use?", set()),  # about a zone
         ("Which database does the city team use?", set()),  # about the city team
         ("Who knows the time of the standup?", set()),
