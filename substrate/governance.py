@@ -169,7 +169,8 @@ def _may_administer(governance: Governance, by: str | None, scope: str) -> bool:
 def _refuse_administration(who: str, scope: str) -> AccessDeniedError:
     """The refusal to change the approvers of ``scope``; ``who`` as it is shown."""
     return AccessDeniedError(
-        f"{who} may not change the approvers of scope {safe_repr(scope)}; ask one of its approvers"
+        f"{who} may not change the approvers of scope {safe_repr(scope)} (its approvers may, "
+        "or, while it has none, a team that reads it)"
     )
 
 

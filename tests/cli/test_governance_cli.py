@@ -398,7 +398,8 @@ def test_a_team_cannot_change_or_probe_the_approvers_of_a_scope_it_cannot_read(
         (
             1,
             "",
-            "error: 'alpha' may not change the approvers of scope 'S'; ask one of its approvers\n",
+            "error: 'alpha' may not change the approvers of scope 'S' (its approvers may, or, "
+            "while it has none, a team that reads it)\n",
         )
     }
     assert _approvers_on_disk(isolated_shard_env) == {"beta": ["betaboss"]}

@@ -408,7 +408,8 @@ def test_a_team_cannot_change_or_probe_the_approvers_of_a_scope_it_cannot_read(
                 message = _refusal(call, split, who, scope, by=by, **as_alpha)
                 messages.add(message.replace(scope, "S"))
     assert messages == {
-        "'alpha' may not change the approvers of scope 'S'; ask one of its approvers"
+        "'alpha' may not change the approvers of scope 'S' (its approvers may, or, while it "
+        "has none, a team that reads it)"
     }
     assert load_governance(split).as_dict() == {"beta": ["betaboss"]}
 
