@@ -30,6 +30,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
@@ -313,7 +314,8 @@ def _verdict(
     signals.extend(_replaced_note(item, notes))
     if max_age_s is not None and age > max_age_s:
         signals.append(
-            f"aged: {age:.0f}s old exceeds the {max_age_s:.0f}s policy (review, not proof)"
+            f"aged: {format_duration(age)} old exceeds the {format_duration(max_age_s)} policy "
+            "(review, not proof)"
         )
     return Freshness(item.id, not signals, signals, age, ref, ref_type)
 

@@ -81,7 +81,7 @@ def test_fresh_item_and_age_is_clamped(store: Substrate) -> None:
 def test_aged_signal(store: Substrate) -> None:
     a = store.add("text", "x", created_at=NOW - 100)
     verdict = check_freshness(store, a, now=NOW, max_age_s=30)
-    assert verdict.signals == ["aged: 100s old exceeds the 30s policy (review, not proof)"]
+    assert verdict.signals == ["aged: 1m old exceeds the 30s policy (review, not proof)"]
     assert check_freshness(store, a, now=NOW, max_age_s=100).fresh
 
 
