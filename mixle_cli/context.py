@@ -134,7 +134,7 @@ class AppState:
             return
         fail(
             f"you read as {safe_repr(team)} and its own scope holds no item (a mistyped "
-            f"team?); only the shared scopes were checked",
+            "team?); only the shared scopes were checked",
             FOUND,
         )
 

@@ -184,9 +184,10 @@ def ingest_path(
         rehash: read and hash every file, even one whose size and modification time are
             those recorded last time (an edit that kept both, as a restored backup can, is
             otherwise unseen); a file whose content is the same is still not parsed.
-        named_from: the folder each file's ``source`` is its path from (default: ``path``,
-            or a file's folder); it must hold ``path``. A file named from another folder
-            before is read again and renamed: links between notes and citations go by it.
+        named_from: the folder each file's ``source`` is its path from; it must hold
+            ``path``. Default: the outermost folder around ``path`` that named files ingested
+            with the same options before, else ``path`` (a file's folder). A file named from
+            another folder before is read again and renamed: links and citations go by it.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
