@@ -296,6 +296,7 @@ def ingest(
     terminated = threading.Event()
     try:
         with _progress(not (json or quiet)) as progress:
+            folders = _given_folders(paths)
             for raw in _distinct(paths):
                 if terminated.is_set():
                     break
@@ -315,7 +316,7 @@ def ingest(
                         jobs=jobs or None,
                         cancel=terminated,
                         rehash=rehash,
-                        named_from=_outermost(raw, paths),
+                        named_from=_outermost(raw, folders),
                         **common,
                     )
     except KeyboardInterrupt:
@@ -494,18 +495,18 @@ def _distinct(paths: list[str]) -> list[str]:
     return sorted(resolved, key=containing, reverse=True)
 
 
-def _outermost(raw: str, paths: list[str]) -> str | None:
-    """The outermost of the folders given in ``paths`` that holds ``raw`` (other than it):
-    files are named from it, whichever path reached them first."""
+def _given_folders(paths: list[str]) -> list[Path]:
+    """The folders among ``paths``, resolved (once: a shell glob may give thousands of files)."""
+    return [folder for p in paths if p != "-" and (folder := Path(p).resolve()).is_dir()]
+
+
+def _outermost(raw: str, folders: list[Path]) -> str | None:
+    """The outermost of the ``folders`` given that holds ``raw`` (other than it): files are
+    named from it, whichever path reached them first."""
+    if not folders:
+        return None
     here = Path(raw).resolve()
-    around = [
-        folder
-        for p in paths
-        if p != "-"
-        and (folder := Path(p).resolve()) != here
-        and folder.is_dir()
-        and here.is_relative_to(folder)
-    ]
+    around = [f for f in folders if f != here and here.is_relative_to(f)]
     return str(min(around, key=lambda f: len(f.parts))) if around else None
 
 

@@ -7,6 +7,7 @@ prefix rule let a one-letter word cover every query word beginning with that let
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from itertools import zip_longest
@@ -370,26 +371,38 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
     # sentence carries one (then the shortest are kept, as the reference did). A heading
     # carries the task's words without a fact: it comes last, and is never kept for them.
     relevant = [i for i in order if gain[i] > 0 and not heading[i]]
-    kept: list[int] = []
+    kept: list[int] = []  # in text order
+    used = 0  # the length of the kept sentences joined
     for i in relevant or order:
-        if len(_joined([parts[j] for j in sorted([*kept, i])])) <= max_chars:
-            kept.append(i)
+        at = bisect.bisect(kept, i)
+        before = parts[kept[at - 1]] if at else None
+        after = parts[kept[at]] if at < len(kept) else None
+        cost = len(parts[i]) + _gap(before, parts[i]) + _gap(parts[i], after)
+        if used + cost - _gap(before, after) <= max_chars:
+            kept.insert(at, i)
+            used += cost - _gap(before, after)
     if not kept:
         return around_match(parts[order[0]], task, max_chars)
-    return _joined([parts[i] for i in sorted(kept)])
+    return _joined([parts[i] for i in kept])
 
 
 def _joined(parts: list[str]) -> str:
-    """Sentences as one text, each read back by ``sentences`` as it was: a list item, a
-    heading or a table row is set apart by a blank line ("- Slack: @tomas" followed by "He
-    is away." on its line would be one list item), other sentences by a space."""
+    """Sentences as one text, each read back by ``sentences`` as it was (``_gap``)."""
     out: list[str] = []
     for i, part in enumerate(parts):
         if i:
-            apart = _BLOCK_START.match(parts[i - 1]) or _BLOCK_START.match(part)
-            out.append("\n\n" if apart else " ")
+            out.append("\n\n" if _gap(parts[i - 1], part) == 2 else " ")
         out.append(part)
     return "".join(out)
+
+
+def _gap(before: str | None, after: str | None) -> int:
+    """The characters between two kept sentences: a blank line around a list item, a
+    heading or a table row ("- Slack: @tomas" followed by "He is away." on its line would be
+    one list item), else a space; none at either end."""
+    if before is None or after is None:
+        return 0
+    return 2 if _BLOCK_START.match(before) or _BLOCK_START.match(after) else 1
 
 
 _WORD = re.compile(r"\w+")

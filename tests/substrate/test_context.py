@@ -85,6 +85,16 @@ def test_a_kept_list_item_stays_a_sentence_of_its_own() -> None:
     assert len(out) <= 110
 
 
+def test_a_summary_of_list_items_and_headings_never_exceeds_its_budget() -> None:
+    rng = random.Random(1)
+    kinds = ["- item {}", "# Heading {}", "Refund rule {} applies.", "| a {} | b |"]
+    for _ in range(500):
+        text = "\n".join(rng.choice(kinds).format(n) for n in range(rng.randint(1, 12)))
+        limit = rng.randint(0, 120)
+        out = compress_text(text, "refund item heading rule", limit)
+        assert len(out) <= limit, (text, limit, out)
+
+
 def test_coverage_does_not_let_a_short_word_cover_everything() -> None:
     assert query_coverage("a cat", "about apples") == 0.0
     assert query_coverage("Refunds are given", "refund") == 1.0
