@@ -45,7 +45,7 @@ class Run:
     # paths the staged change deletes or renames away: covered too, so their entries go
     removed: list[str] = field(default_factory=list)
     stale_baseline: int = 0  # baseline entries of the files scanned that match nothing now
-    settings: str = ""  # the file whose [secrets] table allowed rules or paths ("": none)
+    settings: str = ""  # the file whose [secrets] table was applied ("": none)
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -335,7 +335,7 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
     tail = f" ({', '.join(extra)})" if extra else ""
     from substrate.secrets.textscan import ALLOWED, TOO_LARGE
 
-    if suppressed or any(s.skipped == ALLOWED for s in run.scans):
+    if run.settings and (suppressed or any(s.skipped == ALLOWED for s in run.scans)):
         # a hook's verdict may rest on a shard's settings that are not the repository's own
         tail += f"; the [secrets] allowances of {_safe(run.settings)} applied"
 

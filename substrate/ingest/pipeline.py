@@ -290,19 +290,19 @@ def ingest_path(
 def _naming_folder(
     run: IngestSession, root: Path, named_from: str | os.PathLike[str] | None
 ) -> Path:
-    """The folder sources are named from: ``named_from`` (which must hold ``root``), else
-    the outermost folder around ``root`` (or a file's folder) that named files ingested with
+    """The folder sources are named from: the outermost folder around ``named_from`` (which
+    must hold ``root``; default: ``root``, or a file's folder) that named files ingested with
     these options before, else that folder itself. A note edited and ingested alone, or a
     subfolder ingested again, keeps the names the whole tree gave it (``projects/hermes.md``)."""
-    own = root if root.is_dir() else root.parent
-    if named_from is None:
-        known = run.cache.known_options()
-        around = [f for f in (own, *own.parents) if run.options.fingerprint(str(f)) in known]
-        return around[-1] if around else own
-    base = Path(os.path.realpath(os.path.expanduser(os.fspath(named_from))))
-    if not own.is_relative_to(base):
-        raise InvalidInputError(f"{shown_path(str(root))} is not in {shown_path(str(base))}")
-    return base
+    base = root if root.is_dir() else root.parent
+    if named_from is not None:
+        given = Path(os.path.realpath(os.path.expanduser(os.fspath(named_from))))
+        if not base.is_relative_to(given):
+            raise InvalidInputError(f"{shown_path(str(root))} is not in {shown_path(str(given))}")
+        base = given
+    known = run.cache.known_options()
+    around = [f for f in (base, *base.parents) if run.options.fingerprint(str(f)) in known]
+    return around[-1] if around else base
 
 
 def _any_under(paths: set[str], root: str) -> bool:

@@ -293,6 +293,10 @@ class IngestSession:
         prefix = walked.relative_to(folder).as_posix()
         self.name_prefix = "" if prefix == "." else prefix
 
+    def source_of(self, rel: str) -> str:
+        """The source name of the file at ``rel`` in the folder walked."""
+        return f"{self.name_prefix}/{rel}" if self.name_prefix else rel
+
     def planned(
         self,
         folders: Iterable[list[FileEntry]],
@@ -315,8 +319,7 @@ class IngestSession:
             self.files_found += len(files)
             self.report.files_scanned += len(files)  # a report may gather several paths
             for entry in files:
-                source = f"{self.name_prefix}/{entry.rel}" if self.name_prefix else entry.rel
-                ticket = self.plan(entry, source, max_size, asked_for=asked_for)
+                ticket = self.plan(entry, self.source_of(entry.rel), max_size, asked_for=asked_for)
                 if ticket is None:
                     self.files_done += 1
                     if progress is not None:  # an unchanged tree is planned file after file
@@ -568,7 +571,7 @@ class IngestSession:
                 spared += 1
                 seen.add(shown)
                 continue
-            source = os.path.relpath(shown, root).replace(os.sep, "/")
+            source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
             why = _why_gone(shown)
             there = why != _GONE
             result = self.outcome(source, shown, status.REMOVED, why)

@@ -358,6 +358,10 @@ def test_shard_settings_allow_rules_and_paths(
     told = mixle("scan-secrets", "--json", "deploy.py").json()
     assert told["settings"] == settings and told["n_suppressed"] == 1
     assert mixle("scan-secrets", "--json", "--config", "/dev/null", "deploy.py").exit_code == 3
+    (isolated_shard_env / "mixle.toml").write_text("format = 1\n", encoding="utf-8")
+    (work / "marked.py").write_text('password = "hunter2hunter2XY"  # mixle:allow\n', "utf-8")
+    marked = mixle("scan-secrets", "marked.py")  # a marker, not a settings file, allowed it
+    assert "(1 allowed)" in marked.stderr and "allowances" not in marked.stderr
 
 
 def test_config_file_replaces_shard_settings(mixle: Run, work: Path) -> None:

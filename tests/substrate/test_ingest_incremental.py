@@ -334,9 +334,27 @@ def test_a_file_or_subfolder_ingested_after_the_tree_keeps_the_trees_names(
     assert ingest_path(Substrate(shard), tree).files_unchanged == 3
 
 
+def test_a_file_gone_from_a_subfolder_is_reported_by_the_trees_name(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    (tree / "sub" / "data.jsonl").unlink()
+    _write(tree / "sub" / "other.md", "still here")
+    report = ingest_path(Substrate(shard), tree / "sub")
+    assert [(f.source, f.status) for f in report.files] == [
+        ("sub/other.md", "added"),
+        ("sub/data.jsonl", "removed"),
+    ]
+
+
 def test_named_from_names_files_from_a_folder_around_the_path(tree: Path, shard: Path) -> None:
     ingest_path(Substrate(shard), tree / "sub", named_from=tree)
     assert sources(shard) == {"sub/data.jsonl"}
+    # a folder around it that named files before wins
+    (tree / "sub" / "deep").mkdir()
+    _write(tree / "sub" / "deep" / "x.md", "deep")
+    report = ingest_path(Substrate(shard), tree / "sub" / "deep", named_from=tree / "sub")
+    assert [f.source for f in report.files] == ["sub/deep/x.md"]
     with pytest.raises(InvalidInputError, match="is not in"):
         ingest_path(Substrate(shard), tree, named_from=tree / "sub")
 
