@@ -18,7 +18,7 @@ from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, find_secrets
-from substrate.supersession import current_evidence, names_a_successor
+from substrate.supersession import replaced_notes
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -221,7 +221,8 @@ class ClaimVerdict:
 
     ``nearest`` is, for an unsupported claim, the best evidence that does not say it (scoring
     at least the floor): where to see what the shard says instead (of a claim it contradicts,
-    or one it only comes near). None otherwise.
+    or one it only comes near); a note a newer one replaced that says it comes first, its entry
+    naming the successor (``replaced_by``). None otherwise.
     """
 
     claim: str
@@ -270,6 +271,10 @@ class FactualityReceipt:
         }
 
 
+# Evidence looked up beyond ``k`` per claim, for the notes replaced by others among it.
+_SPARE = 4
+
+
 def check_factuality(
     substrate: Substrate,
     answer: str,
@@ -304,22 +309,23 @@ def check_factuality(
     corroborates = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
     checked = []
+    stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
     for claim in extract(strip_citations(answer)):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
-        hits, replaced = _current(found, k)
+        replaced = replaced_notes([item for item, _ in found])
+        hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        backing = [
-            (item, score)
-            for item, score in hits
-            # what a packet and the answerer read of it: a graph item's facts, its heading
-            if score >= min_score and corroborates(headed_text(item), claim)
-        ]
-        hits += replaced  # backing nothing, but the nearest evidence all the same
-        closest = [] if backing else [(i, score) for i, score in hits if score >= min_score][:1]
+        backing = _saying(hits, claim, min_score, corroborates)
+        # else the nearest: a replaced note saying it (the claim is out of date), or any
+        stale = _saying(
+            [(i, s) for i, s in found if i.id in replaced], claim, min_score, corroborates
+        )
+        closest = [] if backing else (stale or [(i, s) for i, s in hits if s >= min_score])[:1]
         checked.append((claim, best, backing or closest, bool(backing)))
+        stale_by.update({i.id: replaced[i.id] for i, _ in closest if i.id in replaced})
     # one name per item across the receipt; masked, as receipts travel with answers
     named = {item.id: item for _, _, shown, _ in checked for item, _ in shown}
     names = dict(zip(named, shown_sources(list(named.values())), strict=True))
@@ -329,6 +335,9 @@ def check_factuality(
             {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": names[item.id]}
             for item, score in shown
         ]
+        for entry in entries:
+            if entry["id"] in stale_by:
+                entry["replaced_by"] = safe_text(stale_by[entry["id"]])
         if supported:
             verdict = ClaimVerdict(claim, True, float(best), entries)
         else:
@@ -337,22 +346,15 @@ def check_factuality(
     return receipt
 
 
-# Evidence looked up beyond ``k`` per claim, for the notes replaced by others among it.
-_SPARE = 4
-
-
-def _current(
-    hits: list[tuple[SubstrateItem, float]], k: int
-) -> tuple[list[tuple[SubstrateItem, float]], list[tuple[SubstrateItem, float]]]:
-    """The best ``k`` of ``hits`` that are current, and the others that a newer note
-    replaced (``supersession``: its successor among the hits, or named in its own front
-    matter): a claim about what a team decided against must not be backed by the record the
-    team replaced."""
-    items, scores, gone = current_evidence([i for i, _ in hits], [s for _, s in hits])
-    old = {item.id for item in gone}
-    current = [(i, s) for i, s in zip(items, scores, strict=True) if not names_a_successor(i)]
-    old.update(i.id for i, _ in zip(items, scores, strict=True) if names_a_successor(i))
-    return current[:k], [(i, s) for i, s in hits if i.id in old]
+def _saying(
+    hits: list[tuple[SubstrateItem, float]],
+    claim: str,
+    min_score: float,
+    corroborates: Callable[[str, str], bool],
+) -> list[tuple[SubstrateItem, float]]:
+    """The ``hits`` scoring at least ``min_score`` that say ``claim``, as a packet and the
+    answerer read them (a graph item's facts, its heading)."""
+    return [(i, s) for i, s in hits if s >= min_score and corroborates(headed_text(i), claim)]
 
 
 def miscited_claims(

@@ -8,7 +8,8 @@ Signals, in the order they are reported:
 * ``superseded``: another item declares ``provenance.supersedes = <id>``, or a newer item of the
   same kind links to it and declares ``provenance.replaces = <id>``;
 * ``replaced``: its Markdown note's front matter names a successor (``superseded_by``), or
-  another note's names it (``supersedes``; see ``substrate.supersession``);
+  another note's names it (``supersedes``), as ``substrate.supersession`` reads them (notes
+  naming each other in a ring replace neither);
 * ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof),
   counted from when its content was last written (``content_time``: an ingested file's
   modification time, else the item's creation).
@@ -34,7 +35,7 @@ from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
-from substrate.supersession import SUCCESSOR_FIELDS, Replacements, successor_names
+from substrate.supersession import REPLACES_FIELDS, SUCCESSOR_FIELDS, replaced_notes
 
 if TYPE_CHECKING:
     from substrate.ingest.sourcekeys import MaskedFiles
@@ -299,7 +300,7 @@ def _verdict(
     *,
     files: FileChecker,
     index: SupersessionIndex,
-    notes: Replacements,
+    replaced: dict[str, str],
     max_age_s: float | None,
     now: float,
 ) -> Freshness:
@@ -311,22 +312,14 @@ def _verdict(
         if signal is not None:
             signals.append(signal)
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
-    signals.extend(_replaced_note(item, notes))
+    if item.id in replaced:
+        signals.append(f"replaced: by {replaced[item.id]} (front matter)")
     if max_age_s is not None and age > max_age_s:
         signals.append(
             f"aged: {format_duration(age)} old exceeds the {format_duration(max_age_s)} policy "
             "(review, not proof)"
         )
     return Freshness(item.id, not signals, signals, age, ref, ref_type)
-
-
-def _replaced_note(item: SubstrateItem, notes: Replacements) -> list[str]:
-    """The ``replaced`` signal of an item whose note front matter says was replaced."""
-    named = successor_names(item)
-    if named:
-        return [f"replaced: its note names its successor ({', '.join(named)})"]
-    by = notes.replacing(item)
-    return [f"replaced: note '{by}' says it supersedes this one"] if by else []
 
 
 def check_freshness(
@@ -353,15 +346,16 @@ def check_freshness(
     item = visible_item(substrate, item_id, scopes)
     if item is None:
         return Freshness(item_id, False, ["missing: item no longer exists"], 0.0)
-    index, notes = SupersessionIndex(), Replacements()
+    index = SupersessionIndex()
+    notes: list[SubstrateItem] = []
     for other in substrate.iter_items(scopes=scopes):
         index.add(other)
-        notes.add(other)
+        notes.append(_light(other))
     return _verdict(
         item,
         files=FileChecker(rehash=rehash),
         index=index,
-        notes=notes,
+        replaced=replaced_notes(notes),
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
     )
@@ -391,18 +385,18 @@ def freshness_report(
         Counts, and ``Freshness.as_dict()`` of every stale item in store order.
     """
     now = time.time() if now is None else now
-    index, notes = SupersessionIndex(), Replacements()
-    checked: list[SubstrateItem] = []
+    index = SupersessionIndex()
+    readable: list[SubstrateItem] = []  # light: a sweep keeps no text
     for item in substrate.iter_items(scopes=scopes):
         index.add(item)
-        notes.add(item)
-        if scope is None or item.scope == scope:
-            checked.append(_light(item))
+        readable.append(_light(item))
+    checked = [item for item in readable if scope is None or item.scope == scope]
+    replaced = replaced_notes(readable)
     files = FileChecker(rehash=rehash)
     stale: list[dict[str, Any]] = []
     for item in checked:
         verdict = _verdict(
-            item, files=files, index=index, notes=notes, max_age_s=max_age_s, now=now
+            item, files=files, index=index, replaced=replaced, max_age_s=max_age_s, now=now
         )
         if not verdict.fresh:
             stale.append(verdict.as_dict())
@@ -417,7 +411,7 @@ def freshness_report(
 # where ingestion records a digest of a source's real name when the gate masked a secret in
 # it (``substrate.ingest.sourcekeys.DIGEST_KEY``; that package is not imported for every check)
 _ORIGIN_DIGEST = "origin_digest"
-_PAYLOAD_KEYS = ("ref", "path", *SUCCESSOR_FIELDS)
+_PAYLOAD_KEYS = ("ref", "path", *SUCCESSOR_FIELDS, *REPLACES_FIELDS)
 _PROVENANCE_KEYS = (
     "format",
     _ORIGIN_DIGEST,

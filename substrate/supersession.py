@@ -5,9 +5,11 @@ replaced: ``superseded_by:`` naming its successor, or, in the successor, ``super
 ``replaces:``) naming it. An answer quoting the old note states, with full confidence, what the
 team decided against ("max_retries is 3" when the newer record says 5).
 ``current_evidence`` passes such a note over when its successor is part of the evidence too,
-so that the successor answers instead; what it passed over is reported, never hidden. A note
-only marked ``status: deprecated``, with no successor found, stays: a question may be about
-the deprecated thing itself.
+so that the successor answers instead, and a note naming its successor when that one is not
+(it is current, wherever it is: another scope, another folder); what it passed over is
+reported, never hidden. ``verify`` and ``freshness`` apply the same rule. A note only marked
+``status: deprecated``, naming no successor, stays: a question may be about the deprecated
+thing itself.
 
 A name is read from the folder of the note that writes it (``adr-003``, ``adr-003.md``,
 ``../old/adr-003.md``, ``[[adr-003]]``): a note of that name in another folder is another
@@ -34,10 +36,9 @@ _FRONT_MATTER_FORMATS = frozenset({"markdown"})
 def current_evidence(
     items: Sequence[SubstrateItem], scores: Sequence[float]
 ) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
-    """``items`` and their ``scores`` without the notes whose successor is among them, and
-    those notes."""
-    notes = [item for item in items if _note_of(item) is not None]
-    replaced = _replaced(list(_replacements(notes)))
+    """``items`` and their ``scores`` without the notes a newer note replaced
+    (``replaced_notes``), and those notes."""
+    replaced = replaced_notes(items)
     if not replaced:
         return list(items), list(scores), []
     kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in replaced]
@@ -45,10 +46,25 @@ def current_evidence(
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def names_a_successor(item: SubstrateItem) -> bool:
-    """Whether ``item`` is of a note whose front matter names the note that replaced it
-    (``superseded_by``): what it says is no longer current, wherever its successor is."""
-    return bool(successor_names(item))
+def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
+    """The ids of the ``items`` of notes a newer note replaced, each with the name of what
+    replaced it: a successor among the items (unless the two are in a ring), or one its own
+    front matter names that is not among them (``superseded_by: adr-005``: current,
+    wherever it is)."""
+    notes = [item for item in items if _note_of(item) is not None]
+    by_stem: dict[str, list[SubstrateItem]] = {}
+    for note in notes:
+        by_stem.setdefault(_stem(note), []).append(note)
+    pairs = list(_replacements(notes, by_stem))
+    current = _replaced(pairs)
+    replaced = {old.id: _name_of(new) for new, old in pairs if old.id in current}
+    for note in notes:
+        named = successor_names(note)
+        if note.id in replaced or not named:
+            continue
+        if not any(_named(note, field, by_stem) for field in SUCCESSOR_FIELDS):
+            replaced[note.id] = ", ".join(named)
+    return replaced
 
 
 def successor_names(item: SubstrateItem) -> list[str]:
@@ -57,28 +73,6 @@ def successor_names(item: SubstrateItem) -> list[str]:
     if _note_of(item) is None:
         return []
     return [name for field in SUCCESSOR_FIELDS for name in _values(item.payload.get(field))]
-
-
-class Replacements:
-    """Which notes other notes say they replace (``supersedes:``), gathered item by item."""
-
-    def __init__(self) -> None:
-        self._by: dict[str, str] = {}  # the replaced note's stem -> the replacing note
-
-    def add(self, item: SubstrateItem) -> None:
-        own = _note_of(item)
-        if own is None:
-            return
-        folder = posixpath.dirname(own)
-        for field in REPLACES_FIELDS:
-            for name in _values(item.payload.get(field)):
-                stem = _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
-                if stem != _stem(item):
-                    self._by.setdefault(stem, str(item.provenance.get("source") or own))
-
-    def replacing(self, item: SubstrateItem) -> str | None:
-        """The note that says it replaces ``item``'s note (its source name), if one does."""
-        return self._by.get(_stem(item)) if _note_of(item) is not None else None
 
 
 def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
@@ -99,19 +93,23 @@ def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
     return replaced
 
 
-def _replacements(notes: list[SubstrateItem]) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
+def _replacements(
+    notes: list[SubstrateItem], by_stem: dict[str, list[SubstrateItem]]
+) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
     """(newer, older) for each pair of ``notes`` (items of different files) that front matter
     says one replaced the other."""
     for item in notes:
         for field in REPLACES_FIELDS:
-            for old in _named(item, field, notes):
+            for old in _named(item, field, by_stem):
                 yield item, old
         for field in SUCCESSOR_FIELDS:
-            for new in _named(item, field, notes):
+            for new in _named(item, field, by_stem):
                 yield new, item
 
 
-def _named(item: SubstrateItem, field: str, notes: list[SubstrateItem]) -> list[SubstrateItem]:
+def _named(
+    item: SubstrateItem, field: str, by_stem: dict[str, list[SubstrateItem]]
+) -> list[SubstrateItem]:
     """The items of the notes that ``item``'s front-matter ``field`` names (other files)."""
     own = _note_of(item)
     assert own is not None
@@ -119,8 +117,13 @@ def _named(item: SubstrateItem, field: str, notes: list[SubstrateItem]) -> list[
     found: list[SubstrateItem] = []
     for name in _values(item.payload.get(field)):
         path = _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
-        found.extend(n for n in notes if _stem(n) == path and _note_of(n) != own)
+        found.extend(n for n in by_stem.get(path, ()) if _note_of(n) != own)
     return found
+
+
+def _name_of(item: SubstrateItem) -> str:
+    source = item.provenance.get("source") if isinstance(item.provenance, dict) else None
+    return source if isinstance(source, str) and source else _note_of(item) or item.id
 
 
 def _note_of(item: SubstrateItem) -> str | None:

@@ -335,7 +335,7 @@ def verify_cmd(
             if claim["nearest"]:  # where to see what the shard says instead
                 near = claim["nearest"]
                 lines.append(
-                    f"      nearest  {near['id']}  {near['source'] or '-'} (does not say it)"
+                    f"      nearest  {near['id']}  {near['source'] or '-'} ({_unsaid(near)})"
                 )
         if lines:
             output.emit_text("\n".join(lines))
@@ -350,3 +350,9 @@ def verify_cmd(
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"ask": ask_cmd, "verify": verify_cmd}
+
+
+def _unsaid(near: dict[str, Any]) -> str:
+    """Why the nearest evidence backs no claim: it does not say it, or was replaced."""
+    replaced = near.get("replaced_by")
+    return f"says it, but was replaced by {replaced}" if replaced else "does not say it"
