@@ -118,25 +118,29 @@ class AppState:
                 FOUND,
             )
 
-    def fail_if_none_of_its_own(self, scope: str | None) -> None:
-        """Exit 1 after a check (audit, freshness, scan-secrets --items) of a team's scopes
-        when its own scope holds no item: a mistyped team in a cron line reads the shared
-        scopes alone, and their items must not let it pass as clean."""
-        from mixle_cli.errors import FOUND, fail
-        from substrate import safe_repr
+    def own_scope_empty(self, scope: str | None) -> bool:
+        """Whether a check (audit, freshness, scan-secrets --items) of all the team's scopes
+        finds its own scope without an item: a mistyped team in a cron line reads the shared
+        scopes alone, and their items must not let it pass as clean (JSON says so as
+        ``own_scope_empty``, and ``fail_if_none_of_its_own`` exits 1)."""
         from substrate.visibility import own_scope
 
-        team = self.team
-        own = own_scope(team, self.substrate().settings) if scope is None else None
+        own = own_scope(self.team, self.substrate().settings) if scope is None else None
         if own is None:
-            return
-        if next(iter(self.substrate().iter_items(scope=own, scopes=self.scopes)), None):
-            return
-        fail(
-            f"you read as {safe_repr(team)} and its own scope holds no item (a mistyped "
-            "team?); only the shared scopes were checked",
-            FOUND,
-        )
+            return False
+        return next(iter(self.substrate().iter_items(scope=own, scopes=self.scopes)), None) is None
+
+    def fail_if_none_of_its_own(self, empty: bool) -> None:
+        """Exit 1 after a check whose team's own scope was ``empty`` (``own_scope_empty``)."""
+        from mixle_cli.errors import FOUND, fail
+        from substrate import safe_repr
+
+        if empty:
+            fail(
+                f"you read as {safe_repr(self.team)} and its own scope holds no item (a "
+                "mistyped team?); only the shared scopes were checked",
+                FOUND,
+            )
 
     def _readable(self) -> str:
         """The scopes the caller reads, as messages list them."""

@@ -48,6 +48,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     own = _own_scope(app_state)  # its own items' links are told of
     report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
+    empty = data["own_scope_empty"] = app_state.own_scope_empty(scope)
     lineage = data["lineage"]
     matched_nothing = lineage.get("checked") and not lineage.get("n_items")
     if matched_nothing and report.ok:  # no "all clean" for nothing checked
@@ -63,7 +64,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
         app_state.fail_if_nothing_matched(scope)
     if not report.ok:
         raise typer.Exit(FOUND)
-    app_state.fail_if_none_of_its_own(scope)
+    app_state.fail_if_none_of_its_own(empty)
 
 
 def _print_audit(report: dict[str, Any]) -> None:
@@ -159,15 +160,16 @@ def freshness_cmd(
     if not report["n_items"]:  # not "all 0 item(s) fresh"
         app_state.fail_if_nothing_matched(scope)
     stale = [output.with_id(entry) for entry in report["stale"]]
+    empty = app_state.own_scope_empty(scope)
     if how is output.Mode.JSON:
-        output.emit_json({**report, "stale": stale})
+        output.emit_json({**report, "stale": stale, "own_scope_empty": empty})
     elif how is output.Mode.JSONL:  # one stale item per line
         output.emit_jsonl(stale)
     else:
         _print_freshness(report, max_age)
     if report["n_stale"]:
         raise typer.Exit(FOUND)
-    app_state.fail_if_none_of_its_own(scope)
+    app_state.fail_if_none_of_its_own(empty)
 
 
 def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:

@@ -386,6 +386,7 @@ def _scan_items(
                 )
     if not n_items:  # not "clean": nothing was checked
         app_state.fail_if_nothing_matched(scope)
+    empty = app_state.own_scope_empty(scope)
     if fmt == "json":
         dirty = len({r["item_id"] for r in rows})
         output.emit_json(
@@ -395,6 +396,7 @@ def _scan_items(
                 "n_dirty": dirty,
                 "n_findings": len(rows),
                 "findings": rows,
+                "own_scope_empty": empty,
             }
         )
     elif fmt == "jsonl":
@@ -409,7 +411,7 @@ def _scan_items(
         if not quiet:
             output.note(f"{len(rows)} secret(s) in {n_items} item(s)")
     if not rows:
-        app_state.fail_if_none_of_its_own(scope)
+        app_state.fail_if_none_of_its_own(empty)
     return FOUND if rows else OK
 
 

@@ -204,6 +204,7 @@ def test_freshness_all_fresh(mixle: Run, shard: Substrate) -> None:
         "n_fresh": 1,
         "n_stale": 0,
         "stale": [],
+        "own_scope_empty": False,
     }
 
 
@@ -297,6 +298,9 @@ def test_freshness_scope_option(mixle: Run, shard: Substrate, tmp_path: Path) ->
         nobody = mixle("--as", "sales", command)
         assert nobody.exit_code == 1 and nobody.stdout  # the shared scope's report
         assert "as 'sales' and its own scope holds no item (a mistyped team?)" in nobody.stderr
+        told = mixle("--as", "sales", command, "--json")  # a script reading JSON is told too
+        assert told.exit_code == 1 and told.json()["own_scope_empty"] is True
+        assert mixle(command, "--json").json()["own_scope_empty"] is False
         shard.remove(fine)
         shard.save()
         nobody = mixle("--as", "sales", command)

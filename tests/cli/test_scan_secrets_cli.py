@@ -843,6 +843,8 @@ def test_items_sweep_honours_the_readers_scopes(
     shard.close()
     shared_only = mixle("scan-secrets", "--items")  # public is clean; green checked nothing
     assert shared_only.exit_code == 1 and "its own scope holds no item" in shared_only.stderr
+    told = mixle("scan-secrets", "--items", "--json")
+    assert told.exit_code == 1 and told.json()["own_scope_empty"] is True
 
 
 def test_items_without_a_shard_exits_3(mixle: Run, isolated_shard_env: Path) -> None:
