@@ -52,13 +52,10 @@ class IngestOptions:
     chunk_chars: int = DEFAULT_CHUNK_CHARS
     redact: bool = True
 
-    def fingerprint(self, named_from: str = "") -> str:
-        """A digest of the options, and of the folder ``named_from`` that sources are named
-        from (a file's ``source`` is its path from there: another folder names it anew)."""
+    def fingerprint(self) -> str:
         text = "\x1f".join(
             [
                 PARSER_VERSION,
-                named_from,
                 self.scope,
                 "\x1e".join(self.tags),
                 self.as_format or "",
@@ -167,7 +164,7 @@ def prepare(
 ) -> Prepared:
     """Read, hash, parse and gate one file.
 
-    ``fingerprint`` is ``options.fingerprint(...)``, worked out once per run. With ``encoded``,
+    ``fingerprint`` is ``options.fingerprint()``, worked out once per run. With ``encoded``,
     the items come as log lines (``Prepared.encoded``), each encoded as soon as it is built:
     a CSV of a million rows never holds a million item objects at once.
     """

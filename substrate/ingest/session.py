@@ -32,7 +32,7 @@ from substrate.ingest.earlier import (
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
-from substrate.ingest.sources import SourceCache, SourceState, settled_mtime
+from substrate.ingest.sources import SourceCache, SourceState, naming_key, settled_mtime
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.store import decode, encode
@@ -94,7 +94,9 @@ class IngestSession:
     ) -> None:
         self.substrate = substrate
         self.options = options
-        self.fingerprint = options.fingerprint()
+        self.fingerprint = options.fingerprint()  # recorded in each item's provenance
+        # what the cache records its sources under: the options and the folder naming them
+        self.cache_key = naming_key(self.fingerprint, "")
         self.name_prefix = ""  # the path to the folder walked from the one naming its files
         self.report = report
         self.progress = progress
@@ -289,7 +291,7 @@ class IngestSession:
     def name_from(self, folder: Path, walked: Path) -> None:
         """Name each file by its path from ``folder``, which holds the ``walked`` one (the
         folder counts among the options: a file named from another is read again)."""
-        self.fingerprint = self.options.fingerprint(str(folder))
+        self.cache_key = naming_key(self.fingerprint, str(folder))
         prefix = walked.relative_to(folder).as_posix()
         self.name_prefix = "" if prefix == "." else prefix
 
@@ -352,7 +354,7 @@ class IngestSession:
             return None
         known = None
         if not self.rehash:
-            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.fingerprint)
+            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key)
         if known is not None:
             self.settle(self.as_last_read, source, key, *known)
             return None
@@ -389,7 +391,7 @@ class IngestSession:
 
     def known_hash(self, key: str) -> str:
         """The content hash stored for ``key`` under the same options ("" when none)."""
-        return self.cache.known_hash(key, self.fingerprint)
+        return self.cache.known_hash(key, self.cache_key)
 
     def prepare_here(
         self, tickets: Iterable[Ticket]
@@ -414,7 +416,7 @@ class IngestSession:
             self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
             mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
-            skip = SourceState(ticket.size or 0, mtime_ns, "", self.fingerprint, [], "binary file")
+            skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
             self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
         elif done.status == prep.SAME:
             if ticket.size is not None and ticket.mtime_ns is not None:
@@ -482,7 +484,7 @@ class IngestSession:
         # a file with nothing to store is reported skipped again, as a binary one is
         empty = "" if owned else status.NO_CONTENT
         state = SourceState(
-            size, mtime_state, done.digest, self.fingerprint, owned, empty, len(done.issues)
+            size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues)
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
@@ -524,7 +526,7 @@ class IngestSession:
         if skip is not None:
             skip.ids = sorted(moved)
         elif moved:  # known by its published items, so that they are not written over
-            skip = SourceState(0, -1, "", self.fingerprint, sorted(moved))
+            skip = SourceState(0, -1, "", self.cache_key, sorted(moved))
         self.queue(_Change(key, [], removes, skip, named=named, told=result))
 
     def moved_elsewhere(self, items: dict[str, SubstrateItem]) -> set[str]:
@@ -562,7 +564,7 @@ class IngestSession:
             ids = [i for i in ids if i not in moved and i not in written]
             # a source that gave published items stays known by them, so that the file,
             # restored, does not write its items over them
-            keep = SourceState(0, -1, "", self.fingerprint, sorted(moved)) if moved else None
+            keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
             if moved and not ids:
                 if state is not None and state.content_hash:  # not yet recorded as gone
                     self.queue(_Change(key, [], [], keep))

@@ -9,7 +9,7 @@ of a file whose mtime moved) and nothing more, grouped by directory so that a la
 is small and quick to parse::
 
     {"format": 6, "generation": "...", "offset": 1234, "pair": "<hex>",
-     "options": ["<fingerprint>", ...],
+     "options": ["<naming key>", ...],
      "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
 
 where ``tail`` is empty, ``[skipped reason]``, or ``[skipped reason, problems]`` (how many lines
@@ -24,13 +24,14 @@ The two belong together only when their ``pair`` marks match. The items file is 
 so a crash between the two writes leaves mismatched marks, which makes the cache be rebuilt. A
 cache of another format is rebuilt from the items once (format 3 keys had no scope; format 4
 could hold a secret pasted into a file name; format 5 called the mark "token", and a secret
-scan of a committed shard flagged its random hex as one).
+scan of a committed shard flagged its random hex as one; format 6 recorded a source's options
+without the folder naming it, ``sources.naming_key``).
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
 
     {"pair": "<hex>", "generation": "...", "offset": 1234,
-     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<fingerprint>", "<hash>", *tail]},
+     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<naming key>", "<hash>", *tail]},
      "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
 Lines count only with the pair mark of the files they extend and are read in order, up to the
@@ -54,7 +55,7 @@ from substrate.replacing import replacing
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6
+FORMAT = 7
 STATS_FILE = "sources.json"
 ITEMS_FILE = "source-items.json"
 JOURNAL_FILE = "sources.journal"

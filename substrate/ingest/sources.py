@@ -20,6 +20,7 @@ A source whose name holds a secret is kept under its masked name (``sourcekeys``
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from substrate.ingest.sourcekeys import (
     source_key,
 )
 from substrate.log import LogFile, Watermark
+from substrate.notelinks import ingest_root
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -98,6 +100,21 @@ def _read_tail(rest: list[Any]) -> tuple[str, int]:
 REJECTED_KEY = "rejected_lines"
 
 
+def naming_key(fingerprint: str, folder: str) -> str:
+    """What the cache records a source under: its options' ``fingerprint`` and the ``folder``
+    its name (``source``) is its path from, as another folder names it anew (a digest: the
+    folder's name may hold a secret)."""
+    return hashlib.blake2b(f"{fingerprint}\x1f{folder}".encode(), digest_size=8).hexdigest()
+
+
+def _naming_key_of(provenance: dict[str, Any]) -> str:
+    path, source = provenance.get("path"), provenance.get("source")
+    folder = None
+    if isinstance(path, str) and isinstance(source, str):
+        folder = ingest_root(path, source)
+    return naming_key(str(provenance.get("ingest_options") or ""), folder or "")
+
+
 def _state_of(provenance: dict[str, Any]) -> SourceState:
     mtime_ns = int(provenance.get("mtime_ns") or 0)
     ingested_at = provenance.get("ingested_at")
@@ -108,7 +125,7 @@ def _state_of(provenance: dict[str, Any]) -> SourceState:
         int(provenance.get("size") or 0),
         mtime_ns,
         str(provenance.get("content_hash") or ""),
-        str(provenance.get("ingest_options") or ""),
+        _naming_key_of(provenance),
         problems=rejected if isinstance(rejected, int) else 0,
     )
 
@@ -306,7 +323,7 @@ class SourceCache:
         return None
 
     def known_options(self) -> set[str]:
-        """The option fingerprints sources of the cache were last ingested with."""
+        """The ``naming_key`` of every source the cache knows."""
         known = set(self._option_index)
         known.update(s.options for s in self.states.values() if isinstance(s, SourceState))
         return known

@@ -405,6 +405,20 @@ def test_cache_is_rebuilt_from_provenance_when_index_is_deleted(
     assert (shard / "index" / STATS_FILE).exists()
 
 
+def test_a_cache_rebuilt_from_the_items_knows_the_folder_that_named_them(
+    tree: Path, shard: Path
+) -> None:
+    # an upgrade rebuilds the cache: nothing may look changed (every item written again)
+    ingest_path(Substrate(shard), tree)
+    ingest_path(Substrate(shard), tree / "sub" / "data.jsonl")  # named from the tree still
+    log = (shard / "items.jsonl").read_bytes()
+    shutil.rmtree(shard / "index")
+    assert ingest_path(Substrate(shard), tree / "sub").files_unchanged == 1
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+    assert (shard / "items.jsonl").read_bytes() == log
+    assert sources(shard) == TREE_SOURCES
+
+
 def test_cache_catches_up_with_other_writers_without_a_rebuild(
     tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
