@@ -10,7 +10,7 @@ DEFAULT_MAX_FILE_SIZE = 32 * 1024 * 1024
 INGEST_FORMATS = ("markdown", "text", "rst", "jsonl", "json", "csv", "tsv", "artifact", "traces")
 # The file extensions of notes and their formats: what ingest reads as prose, and what a wiki
 # link leaves off (``[[deploys]]`` names ``deploys.md``, else the next that exists, in order).
-NOTE_EXTENSIONS = {
+NOTE_FORMATS = {
     "md": "markdown",
     "markdown": "markdown",
     "mdown": "markdown",

@@ -31,7 +31,7 @@ _CANDIDATES = 8  # items of a linked note looked at for the question
 MAX_ANCHORED = 256  # items of a linked note looked through for the anchored heading
 # What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``; the extensions
 # ingest reads notes with.
-NOTE_EXTENSIONS = tuple(f".{ext}" for ext in limits.NOTE_EXTENSIONS)
+NOTE_EXTENSIONS = tuple(f".{ext}" for ext in limits.NOTE_FORMATS)
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 
 

@@ -9,13 +9,13 @@ read as an artifact registry entry.
 from __future__ import annotations
 
 from substrate.errors import InvalidInputError
-from substrate.limits import INGEST_FORMATS, NOTE_EXTENSIONS
+from substrate.limits import INGEST_FORMATS, NOTE_FORMATS
 
 FORMATS = INGEST_FORMATS
 
 # File extensions mixle ingests, and their formats.
 _EXTENSIONS = {
-    **NOTE_EXTENSIONS,
+    **NOTE_FORMATS,
     "log": "text",
     "jsonl": "jsonl",
     "ndjson": "jsonl",
