@@ -59,8 +59,8 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     current = _replaced(pairs)
     replaced = {old.id: _name_of(new) for new, old in pairs if old.id in current}
     for note in notes:
-        named = successor_names(note)
-        if note.id in replaced or not named:
+        named = [name for name in successor_names(note) if _stem_named(note, name) != _stem(note)]
+        if note.id in replaced or not named:  # (a note naming itself replaces nothing)
             continue
         if not any(_named(note, field, by_stem) for field in SUCCESSOR_FIELDS):
             replaced[note.id] = ", ".join(named)
@@ -77,19 +77,20 @@ def successor_names(item: SubstrateItem) -> list[str]:
 
 def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
     """The ids of the older items of ``pairs`` (newer, older) whose line of successors
-    reaches an item that nothing replaces: in a ring, none is the current one."""
-    successors: dict[str, list[str]] = {}
+    reaches an item that nothing replaces: in a ring, none is the current one. Worked back
+    from those current items, so a long chain costs no more than its length."""
+    successors: dict[str, set[str]] = {}
+    predecessors: dict[str, set[str]] = {}
     for newer, older in pairs:
-        successors.setdefault(older.id, []).append(newer.id)
+        successors.setdefault(older.id, set()).add(newer.id)
+        predecessors.setdefault(newer.id, set()).add(older.id)
+    waiting = [n for n in predecessors if n not in successors]  # current: nothing replaces it
     replaced: set[str] = set()
-    changed = True
-    while changed:  # a few notes: the fixed point comes at once
-        changed = False
-        for key, news in successors.items():
-            current = any(n not in successors or n in replaced for n in news)
-            if key not in replaced and current:
-                replaced.add(key)
-                changed = True
+    while waiting:
+        for earlier in predecessors.get(waiting.pop(), ()):
+            if earlier not in replaced:
+                replaced.add(earlier)
+                waiting.append(earlier)
     return replaced
 
 
@@ -112,13 +113,16 @@ def _named(
 ) -> list[SubstrateItem]:
     """The items of the notes that ``item``'s front-matter ``field`` names (other files)."""
     own = _note_of(item)
-    assert own is not None
-    folder = posixpath.dirname(own)
     found: list[SubstrateItem] = []
     for name in _values(item.payload.get(field)):
-        path = _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
-        found.extend(n for n in by_stem.get(path, ()) if _note_of(n) != own)
+        found.extend(n for n in by_stem.get(_stem_named(item, name), ()) if _note_of(n) != own)
     return found
+
+
+def _stem_named(item: SubstrateItem, name: str) -> str:
+    """The stem of the note ``name`` names, read from the folder of ``item``'s note."""
+    folder = posixpath.dirname(_note_of(item) or "")
+    return _drop_extension(posixpath.normpath(posixpath.join(folder, name)).lower())
 
 
 def _name_of(item: SubstrateItem) -> str:

@@ -246,3 +246,29 @@ def test_a_note_naming_a_successor_out_of_sight_is_passed_over_by_ask_and_verify
     stale = "Consumers retry a failed message 3 times before the dead letter topic."
     (verdict,) = check_factuality(store, stale, scopes=["team-a"]).verdicts
     assert not verdict.supported
+
+
+def _front_note(source: str, **front: str) -> SubstrateItem:
+    return SubstrateItem(
+        kind="text",
+        text=f"note {source}",
+        payload=dict(front),
+        provenance={"source": source, "path": f"/n/{source}", "format": "markdown"},
+    )
+
+
+def test_a_note_naming_itself_replaces_nothing() -> None:
+    from substrate.supersession import replaced_notes
+
+    assert replaced_notes([_front_note("adr-3.md", superseded_by="adr-3")]) == {}
+    assert replaced_notes([_front_note("adr-3.md", superseded_by="./adr-3.md, adr-4")]) != {}
+
+
+def test_every_note_of_a_long_chain_but_the_last_is_replaced() -> None:
+    from substrate.supersession import replaced_notes
+
+    chain = [_front_note(f"day-{i}.md", supersedes=f"day-{i - 1}") for i in range(1, 3000)]
+    chain.append(_front_note("day-0.md"))
+    replaced = replaced_notes(chain)
+    assert len(replaced) == 2999 and chain[-2].id not in replaced  # day-2999 is current
+    assert replaced[chain[-1].id] == "day-1.md"
