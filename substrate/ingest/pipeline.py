@@ -66,7 +66,6 @@ from substrate.ingest.settings import (
     warn_unknown_settings,
 )
 from substrate.ingest.sourcekeys import STREAM_PREFIX
-from substrate.ingest.sources import naming_key
 from substrate.ingest.textio import content_digest, read_within
 from substrate.ingest.walk import (
     SHARD_SKIPPED,
@@ -302,7 +301,7 @@ def _naming_folder(
             raise InvalidInputError(f"{shown_path(str(root))} is not in {shown_path(str(given))}")
         base = given
     known = run.cache.known_options()
-    around = [f for f in (base, *base.parents) if naming_key(run.fingerprint, str(f)) in known]
+    around = [f for f in (base, *base.parents) if run.key_for(f) in known]
     return around[-1] if around else base
 
 

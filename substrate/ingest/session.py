@@ -35,6 +35,7 @@ from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import SourceCache, SourceState, naming_key, settled_mtime
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
+from substrate.secrets.paths import safe_path
 from substrate.store import decode, encode
 
 if TYPE_CHECKING:
@@ -291,9 +292,15 @@ class IngestSession:
     def name_from(self, folder: Path, walked: Path) -> None:
         """Name each file by its path from ``folder``, which holds the ``walked`` one (the
         folder counts among the options: a file named from another is read again)."""
-        self.cache_key = naming_key(self.fingerprint, str(folder))
+        self.cache_key = self.key_for(folder)
         prefix = walked.relative_to(folder).as_posix()
         self.name_prefix = "" if prefix == "." else prefix
+
+    def key_for(self, folder: Path) -> str:
+        """The ``naming_key`` of files named from ``folder``, whose name is masked as the
+        items' paths mask it (a cache rebuilt from them must find the same key)."""
+        shown = safe_path(str(folder)) if self.options.redact else str(folder)
+        return naming_key(self.fingerprint, shown)
 
     def source_of(self, rel: str) -> str:
         """The source name of the file at ``rel`` in the folder walked."""

@@ -419,6 +419,23 @@ def test_a_cache_rebuilt_from_the_items_knows_the_folder_that_named_them(
     assert sources(shard) == TREE_SOURCES
 
 
+def test_a_cache_rebuilt_under_a_folder_named_like_a_secret_finds_its_files_unchanged(
+    tmp_path: Path, shard: Path
+) -> None:
+    # the items' paths hold the folder masked: the key the rebuild read from them matched
+    # no run's, and every file was read and written again
+    folder = tmp_path / ("AKIAZ3MXQ7PL2" + "RTW4KVB")
+    (folder / "sub").mkdir(parents=True)
+    _write(folder / "a.md", "# A\n\nalpha one.\n")
+    _write(folder / "sub" / "b.md", "# B\n\nbeta two.\n")
+    ingest_path(Substrate(shard), folder)
+    for walked, unchanged in ((folder / "sub", 1), (folder, 2)):
+        shutil.rmtree(shard / "index")
+        report = ingest_path(Substrate(shard), walked)
+        assert (report.files_unchanged, report.items_rewritten) == (unchanged, 0)
+    assert sources(shard) == {"a.md", "sub/b.md"}
+
+
 def test_cache_catches_up_with_other_writers_without_a_rebuild(
     tree: Path, shard: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
