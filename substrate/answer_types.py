@@ -5,9 +5,9 @@ The noun names the answer's type, not its topic: a note answers "What city is th
 with "Our office is in Lisbon", never saying "city". Each such noun is a frame
 (``questions.frame_of``): it is not looked up, not counted as a word the shard never mentions,
 and a sentence says it when it states a value of that kind (an address with an @ for
-"email", a digit for "port", a capitalised name after "in" or "from" for "city"). Kinds
-often answered in words ("What time ...?" "After lunch.") are said by every sentence: the noun
-is only not asked of the evidence.
+"email", a digit for "port", a capitalised name after "in" or "from" for "city", a clock or
+a time of day for "time"). Kinds often answered in any words ("What is the fee?" "Waived.")
+are said by every sentence: the noun is only not asked of the evidence.
 
 Only a noun right after "what" or "which" (with "is the", "'s", a possessive between) frames
 a question: "Which database does the city team use?" is about the city team.
@@ -38,11 +38,21 @@ def _anything(_sentence: str) -> bool:
     return True
 
 
-# A place named after a word that places ("in Lisbon", "from Dublin", "location: Porto"; not
-# "cleaned by Facilities", nor a title, "Office practicalities")
+# A place named after a word that places ("in Lisbon", "in the Netherlands", "from Dublin",
+# "location: Porto", "the city is Lisbon"; not "cleaned by Facilities", nor a title, "Office
+# practicalities")
 _PLACE = re.compile(
-    r"(?i:\b(?:in|at|from|near|to)\s+|\b(?:location|city|country):\s*)([^\W\d_][\w'’-]*)"
+    r"(?i:\b(?:in|at|from|near|to)\s+(?:the\s+)?"
+    r"|\b(?:location|city|country|town|place)(?::|\s+is)\s+(?:the\s+)?)([^\W\d_][\w'’-]*)"
 )
+# A time said in words too ("after lunch", "in the morning") or on a clock
+_TIME = re.compile(
+    r"\b\d{1,2}[:.h]\d\d\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight|morning|afternoon|"
+    r"evening|night|lunch|breakfast|dinner|eod|end of (?:the )?day|sunrise|sunset)\b",
+    re.IGNORECASE,
+)
+# A version named in words ("the latest release") or by its number
+_VERSION = re.compile(r"\d|\b(?:latest|newest|current|oldest|previous|stable|lts)\b", re.I)
 
 
 def _place(sentence: str) -> bool:
@@ -70,13 +80,12 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"(?:phone|telephone|mobile)(?:\s+number)?|number|port", _DIGIT.search),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
-    (r"city|town|country", _place),
-    # often answered in words ("after lunch", "waived", "the latest one", "orders_stg"):
-    # said by every sentence, the noun is only not asked of the evidence
-    (
-        r"time|version|price|cost|fee|name|value|handle|username|user\s+name|url|link|website",
-        _anything,
-    ),
+    (r"city|town|country|place|location", _place),
+    (r"time", _TIME.search),
+    (r"version", _VERSION.search),
+    # often answered in words ("waived", "orders_stg", "see the wiki"): said by every
+    # sentence, the noun is only not asked of the evidence
+    (r"price|cost|fee|name|value|handle|username|user\s+name|url|link|website", _anything),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (

@@ -741,6 +741,10 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("What city is the office in?", "The kitchen is cleaned by Facilities.", False),
         ("What is the email address of Jonas?", "Mail jonas@example.com today.", True),
         ("What time does the deploy window open?", "It opens after lunch.", True),
+        ("What time is standup?", "Standup happens every weekday.", False),
+        ("What country is our office in?", "Our office is in the Netherlands.", True),
+        ("What city is the offsite in?", "The offsite city is Lisbon.", True),
+        ("What version of Postgres do we run?", "We run Postgres for billing.", False),
         ("What is the cost of a full outage?", "The cost is very high.", True),
     ],
 )
