@@ -296,8 +296,7 @@ def ingest(
     terminated = threading.Event()
     try:
         with _progress(not (json or quiet)) as progress:
-            folders = _given_folders(paths)
-            for raw in _distinct(paths):
+            for raw, outermost in _distinct(paths):
                 if terminated.is_set():
                     break
                 if raw == "-":
@@ -316,7 +315,7 @@ def ingest(
                         jobs=jobs or None,
                         cancel=terminated,
                         rehash=rehash,
-                        named_from=_outermost(raw, folders),
+                        named_from=outermost,
                         **common,
                     )
     except KeyboardInterrupt:
@@ -470,9 +469,10 @@ def _adds_on_rerun(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
-def _distinct(paths: list[str]) -> list[str]:
+def _distinct(paths: list[str]) -> list[tuple[str, str | None]]:
     """``paths`` without repeats (``a ./a``), so that no file is counted twice, and with a
-    path inside another given folder before that folder.
+    path inside another given folder before that folder; each with the outermost given folder
+    around it, which names its files, whichever path reached them first.
 
     Such a path may name what the folder's walk leaves out (a hidden or ignored file), so it
     stays (its files are then counted again, as unchanged). Coming first, it is one the
@@ -480,34 +480,22 @@ def _distinct(paths: list[str]) -> list[str]:
     """
     resolved: dict[str, Path | None] = {}
     seen: set[Path] = set()
-    for raw in paths:
+    for raw in paths:  # each resolved once: a shell glob may give thousands of files
         here = Path(raw).resolve() if raw != "-" else None
         if here is None or here not in seen:
             resolved[raw] = here
         if here is not None:
             seen.add(here)
     folders = [here for here in resolved.values() if here is not None and here.is_dir()]
-
-    def containing(raw: str) -> int:
-        here = resolved[raw]
-        return 0 if here is None else sum(here != f and here.is_relative_to(f) for f in folders)
-
-    return sorted(resolved, key=containing, reverse=True)
-
-
-def _given_folders(paths: list[str]) -> list[Path]:
-    """The folders among ``paths``, resolved (once: a shell glob may give thousands of files)."""
-    return [folder for p in paths if p != "-" and (folder := Path(p).resolve()).is_dir()]
-
-
-def _outermost(raw: str, folders: list[Path]) -> str | None:
-    """The outermost of the ``folders`` given that holds ``raw`` (other than it): files are
-    named from it, whichever path reached them first."""
-    if not folders:
-        return None
-    here = Path(raw).resolve()
-    around = [f for f in folders if f != here and here.is_relative_to(f)]
-    return str(min(around, key=lambda f: len(f.parts))) if around else None
+    around = {
+        raw: [f for f in folders if f != here and here.is_relative_to(f)] if here else []
+        for raw, here in resolved.items()
+    }
+    ordered = sorted(resolved, key=lambda raw: len(around[raw]), reverse=True)
+    return [
+        (raw, str(min(around[raw], key=lambda f: len(f.parts))) if around[raw] else None)
+        for raw in ordered
+    ]
 
 
 def _refuse_the_shard(substrate: Substrate, paths: Iterable[str]) -> None:

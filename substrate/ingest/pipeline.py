@@ -300,7 +300,7 @@ def _naming_folder(
         if not base.is_relative_to(given):
             raise InvalidInputError(f"{shown_path(str(root))} is not in {shown_path(str(given))}")
         base = given
-    known = run.cache.known_options()
+    known = run.cache.known_keys()
     around = [f for f in (base, *base.parents) if run.key_for(f) in known]
     return around[-1] if around else base
 

@@ -322,7 +322,7 @@ class SourceCache:
             return None
         return None
 
-    def known_options(self) -> set[str]:
+    def known_keys(self) -> set[str]:
         """The ``naming_key`` of every source the cache knows."""
         known = set(self._option_index)
         known.update(s.options for s in self.states.values() if isinstance(s, SourceState))
