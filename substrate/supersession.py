@@ -58,11 +58,11 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     pairs = list(_replacements(notes, by_stem))
     current = _replaced(pairs)
     replaced = {old.id: _name_of(new) for new, old in pairs if old.id in current}
+    paired = {old.id for _, old in pairs}  # decided above, rings included
     for note in notes:
+        # (a note naming itself replaces nothing)
         named = [name for name in successor_names(note) if _stem_named(note, name) != _stem(note)]
-        if note.id in replaced or not named:  # (a note naming itself replaces nothing)
-            continue
-        if not any(_named(note, field, by_stem) for field in SUCCESSOR_FIELDS):
+        if named and note.id not in paired:
             replaced[note.id] = ", ".join(named)
     return replaced
 
