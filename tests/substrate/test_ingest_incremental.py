@@ -419,8 +419,9 @@ def test_a_cache_rebuilt_from_the_items_knows_the_folder_that_named_them(
     assert sources(shard) == TREE_SOURCES
 
 
+@pytest.mark.parametrize("redact", [True, False])  # paths stored masked, or as they are
 def test_a_cache_rebuilt_under_a_folder_named_like_a_secret_finds_its_files_unchanged(
-    tmp_path: Path, shard: Path
+    tmp_path: Path, shard: Path, redact: bool
 ) -> None:
     # the items' paths hold the folder masked: the key the rebuild read from them matched
     # no run's, and every file was read and written again
@@ -428,10 +429,10 @@ def test_a_cache_rebuilt_under_a_folder_named_like_a_secret_finds_its_files_unch
     (folder / "sub").mkdir(parents=True)
     _write(folder / "a.md", "# A\n\nalpha one.\n")
     _write(folder / "sub" / "b.md", "# B\n\nbeta two.\n")
-    ingest_path(Substrate(shard), folder)
+    ingest_path(Substrate(shard), folder, redact=redact)
     for walked, unchanged in ((folder / "sub", 1), (folder, 2)):
         shutil.rmtree(shard / "index")
-        report = ingest_path(Substrate(shard), walked)
+        report = ingest_path(Substrate(shard), walked, redact=redact)
         assert (report.files_unchanged, report.items_rewritten) == (unchanged, 0)
     assert sources(shard) == {"a.md", "sub/b.md"}
 
