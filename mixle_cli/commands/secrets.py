@@ -35,12 +35,31 @@ _TOO_LARGE_HINT = "; raise max_file_bytes in [secrets], or list the file in allo
 _CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if c != 0x09}
 
 
+@dataclass(frozen=True)
+class ScanError:
+    """A file that could not be scanned: ``what`` was tried on ``path`` (as reports show it,
+    None for an unnamed folder), and ``why`` it failed."""
+
+    what: str
+    path: str | None
+    why: str
+
+    def subject(self) -> str:
+        return f"{self.what} {self.path or 'a folder'}"
+
+    def message(self) -> str:
+        return f"{self.subject()}: {self.why}"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"path": self.path, "reason": f"{self.what}: {self.why}"}
+
+
 @dataclass
 class Run:
     """Everything one file scan produced, before the baseline is applied."""
 
     scans: list[TextScan] = field(default_factory=list)
-    errors: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
+    errors: list[ScanError] = field(default_factory=list)
     complete: bool = False  # every file of the tree was scanned (baseline entries may be pruned)
     # paths the staged change deletes or renames away: covered too, so their entries go
     removed: list[str] = field(default_factory=list)
@@ -68,11 +87,11 @@ def _finding_line(f: TextFinding) -> str:
     return f"{_safe(f.path)}:{f.line}:{f.column}: {f.rule}: {_safe(f.preview)}"
 
 
-def _unreadable(exc: OSError) -> tuple[str, str]:
+def _unreadable(exc: OSError) -> ScanError:
     from substrate import scan_path
 
-    where = scan_path(os.fsdecode(exc.filename)) if exc.filename else "a folder"
-    return f"cannot read {_safe(where)}", str(exc.strerror or exc)
+    where = _safe(scan_path(os.fsdecode(exc.filename))) if exc.filename else None
+    return ScanError("cannot read", where, str(exc.strerror or exc))
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -139,7 +158,8 @@ def _staged(cfg: ScanConfig) -> Run:
     run = Run(removed=[reported_path(p) for p in changes.removed])
     for path, blob in changes.blobs:
         if blob is None:
-            run.errors.append((f"cannot read the staged content of {_safe(path)}", "git gave none"))
+            unstaged = ScanError("cannot read the staged content of", _safe(path), "git gave none")
+            run.errors.append(unstaged)
         else:
             run.scans.append(scan_text(blob, path=path, config=cfg))
     return run
@@ -188,7 +208,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
             sources.extend(walk_sources(p, on_error=run.note_unreadable))
         elif os.path.exists(p) and not os.path.isfile(p):
             # a pipe or device would block or never end; "-" is the way to scan a stream
-            run.errors.append((f"cannot read {_safe(scan_path(p))}", "not a regular file"))
+            run.errors.append(ScanError("cannot read", _safe(scan_path(p)), "not a regular file"))
         else:
             sources.append(ScanSource(p, scan_path(p)))
     run.scans = _scan_sources(sources, cfg, jobs)
@@ -277,10 +297,10 @@ def _report_files(
     for s in run.scans:
         why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
         if s.skipped == UNREADABLE:
-            run.errors.append((f"cannot read {_safe(s.path)}", why))
+            run.errors.append(ScanError("cannot read", _safe(s.path), why))
         elif s.skipped == TOO_LARGE:
             # not a pass: a hook would let a secret in a big file through unseen
-            run.errors.append((f"cannot scan {_safe(s.path)}", why + _TOO_LARGE_HINT))
+            run.errors.append(ScanError("cannot scan", _safe(s.path), why + _TOO_LARGE_HINT))
         elif not quiet:
             for note in s.notes:
                 output.note_parts(_safe(s.path), note)
@@ -297,7 +317,7 @@ def _report_files(
                 "n_stale_baseline": run.stale_baseline,
                 "findings": [f.as_dict() for f in findings],
                 "skipped": [{"path": s.path, "reason": s.skipped} for s in skipped],
-                "errors": [f"{what}: {why}" for what, why in run.errors],
+                "errors": [error.as_dict() for error in run.errors],
             }
         )
     elif fmt == "jsonl":
@@ -306,13 +326,13 @@ def _report_files(
         from substrate import __version__, sarif_log
 
         # each file not scanned is named in the log, which is marked unsuccessful
-        not_scanned = [f"{what}: {why}" for what, why in run.errors]
+        not_scanned = [error.message() for error in run.errors]
         output.emit_json(sarif_log(findings, tool_version=__version__, not_scanned=not_scanned))
     else:
         if findings:
             output.emit_text("\n".join(map(_finding_line, findings)))
-    for what, why in run.errors:
-        output.note_parts("error", what, why)
+    for error in run.errors:
+        output.note_parts("error", error.subject(), error.why)
     if fmt == "text" and not quiet:  # last, so that it counts the errors above it too
         _summary(run, findings, accepted, suppressed)
 

@@ -292,7 +292,7 @@ def test_unreadable_and_special_files_are_operational_errors(mixle: Run, work: P
     assert special.exit_code == 3 and "not a regular file" in special.stderr
     os.mkfifo(work / f"pipe_{GH}")  # its name is masked in the report too
     named = mixle("scan-secrets", f"pipe_{GH}", "--json")
-    shown = "cannot read pipe_[REDACTED:github_token]: not a regular file"
+    shown = {"path": "pipe_[REDACTED:github_token]", "reason": "cannot read: not a regular file"}
     assert named.json()["errors"] == [shown]
     assert GH not in named.stdout + named.stderr
 
@@ -577,7 +577,8 @@ def test_a_staged_file_over_the_size_cap_stops_the_commit(mixle: Run, repo: Path
     assert result.exit_code == 3  # a skipped file with a secret in it would pass otherwise
     report = result.json()
     assert not report["clean"] and not report["findings"] and not report["skipped"]
-    assert "cannot scan dump.sql: " in report["errors"][0]
+    assert report["errors"][0]["path"] == "dump.sql"
+    assert report["errors"][0]["reason"].startswith("cannot scan: ")
     assert GH not in result.stdout + result.stderr
     assert mixle("scan-secrets", "--jsonl").exit_code == 1  # under the default cap: scanned
 
