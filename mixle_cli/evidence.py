@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -123,13 +123,20 @@ def item_title(item: SubstrateItem, width: int = 100) -> str:
     return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)
 
 
-def where_text(entry: Mapping[str, Any]) -> str:
+def where_text(entry: Mapping[str, Any], lines: Sequence[tuple[int, int]] = ()) -> str:
     """``source:start-end`` of a result or citation entry (``source:start`` for one line,
-    ``source`` without lines, ``-`` without a place)."""
+    ``source`` without lines, ``-`` without a place); ``lines``, when given, in place of the
+    entry's own (``source:7-8, 12``: the lines an answer quotes)."""
     where, start, end = entry.get("source"), entry.get("line_start"), entry.get("line_end")
     if not where:
         return "-"
     where = output.one_line(str(where))
+    if lines:
+        return f"{where}:" + ", ".join(_span(first, last) for first, last in lines)
     if start is not None:
-        return f"{where}:{start}" if end in (None, start) else f"{where}:{start}-{end}"
+        return f"{where}:{_span(start, end if end is not None else start)}"
     return str(where)
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}-{last}"

@@ -52,6 +52,7 @@ from substrate.questions import (
     topic_text,
     words_for,
 )
+from substrate.quotelines import CITATION, quoted_lines
 from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
@@ -87,8 +88,6 @@ UNMENTIONED_SHARE = 1 / 3
 SENTENCE_ITEMS = 3
 
 CONFIDENCE_KIND = "heuristic"
-
-CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [2], [1, 3]
 
 
 @runtime_checkable
@@ -147,10 +146,20 @@ class Answer:
         """The sources the answer cites with its ``[n]`` markers (none when it has none)."""
         return cited_numbers(self.answer, len(self.context))
 
+    def quoted_lines(self) -> dict[int, list[tuple[int, int]]]:
+        """For each source the answer cites, the line ranges of it the answer quotes, where
+        they could be found (``substrate.quotelines``); the citation's own lines are its
+        item's, a whole section."""
+        if self.answer is None:
+            return {}
+        return quoted_lines(self.answer, self.context.items)
+
     def as_dict(self) -> dict[str, Any]:
         cited = set(self.cited())
+        quoted = self.quoted_lines()
         citations = [
-            {"n": n, **entry, "cited": n in cited} for n, entry in enumerate(self.citations(), 1)
+            {"n": n, **entry, "cited": n in cited, "quoted_lines": quoted.get(n, [])}
+            for n, entry in enumerate(self.citations(), 1)
         ]
         return {
             "question": safe_text(self.question),  # a secret typed in is not given back

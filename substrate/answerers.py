@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from substrate.answer import CITATION
 from substrate.context import ContextPacket
 from substrate.context.compress import (
     entry_of,
@@ -39,6 +38,7 @@ from substrate.context.compress import (
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, frame_of, named_terms, terms_said
+from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets

@@ -121,9 +121,11 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     cited = set(answer.cited())
     heading = "Sources" if cited else "Sources given (the answer cites none of them)"
     out.print(heading, markup=False, style="bold")
+    quoted = answer.quoted_lines()  # the lines quoted, rather than the whole section's
     for n, entry in enumerate(packet.provenance(), 1):  # sources masked, as the model saw them
         if n in cited or not cited:
-            out.print(f"  [{n}] {entry['id']}  {where_text(entry)}", markup=False)
+            where = where_text(entry, quoted.get(n, ()))
+            out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
 
 
 def ask_cmd(
@@ -177,7 +179,9 @@ def ask_cmd(
     (a model answering from elsewhere), or that cites for a claim a source that does not say
     it (while another item does), is shown with a warning and exits 1 too. The extractive
     answerer quotes sentences; a list item is quoted with the heading it is an entry of
-    ("Marco Bianchi: Based in Milan.") when it does not name it.
+    ("Marco Bianchi: Based in Milan.") when it does not name it. A source is cited by the
+    lines the answer quotes from it, where they are found (--json: quoted_lines), else by
+    its whole section's (line_start, line_end).
     """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
     from substrate.answer import citations_to_nothing
@@ -211,7 +215,7 @@ def ask_cmd(
         data["factuality"] = receipt.as_dict() if receipt is not None else None
         data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
-            entry["where"] = where_text(entry)
+            entry["where"] = where_text(entry, entry["quoted_lines"])
         _same_names(data)
         output.emit_json(data)
     else:

@@ -283,6 +283,30 @@ def test_ask_says_which_replaced_notes_it_passed_over(
     assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
 
 
+def test_ask_cites_the_lines_it_quotes(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / "refunds.md"
+    lines = [
+        "# Refund policy",
+        "",
+        "Customers can ask for a refund within 30 days of delivery.",
+        "Refunds for defective items are processed within",
+        "five business days of reaching the warehouse.",
+        "",
+        "Gift cards are not refundable.",
+    ]
+    note.write_text("\n".join(lines) + "\n")
+    assert mixle("ingest", str(note)).exit_code == 0
+    question = "How long do refunds for defective items take?"
+    result = mixle("ask", question)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.rstrip().endswith("refunds.md:4-5")  # not the section's 1-7
+    cited = mixle("ask", question, "--json").json()["citations"][0]
+    assert (cited["line_start"], cited["line_end"]) == (1, 7)
+    assert cited["quoted_lines"] == [[4, 5]] and cited["where"] == "refunds.md:4-5"
+
+
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1

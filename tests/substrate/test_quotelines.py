@@ -1,0 +1,72 @@
+"""The lines of its sources an answer quotes (``substrate.quotelines``)."""
+
+from __future__ import annotations
+
+from substrate import SubstrateItem
+from substrate.quotelines import lines_quoted, quoted_lines
+
+SECTION = (
+    "# Refund policy\n"  # line 5
+    "\n"
+    "Customers can ask for a refund within 30 days of delivery. Refunds for defective items are\n"
+    "processed within five business days of the returned item reaching the warehouse.\n"
+    "\n"
+    "See [the returns runbook](ops/returns.md) for the warehouse steps.\n"  # line 10
+    "Store credit is offered instead of cash for orders paid with vouchers and gift cards."
+)
+
+
+def section(text: str = SECTION, start: int = 5) -> SubstrateItem:
+    end = start + text.count("\n")
+    return SubstrateItem(
+        "text", text, provenance={"source": "refunds.md", "line_start": start, "line_end": end}
+    )
+
+
+def test_a_sentence_over_two_lines_is_cited_by_them() -> None:
+    quote = (
+        "Refunds for defective items are processed within five business days of the "
+        "returned item reaching the warehouse."
+    )
+    assert lines_quoted(quote, section()) == (7, 8)
+    assert lines_quoted(
+        "Customers can ask for a refund within 30 days of delivery.", section()
+    ) == (
+        7,
+        7,
+    )
+
+
+def test_a_quote_shown_without_its_link_target_or_cut_short_is_found() -> None:
+    assert lines_quoted("See the returns runbook for the warehouse steps.", section()) == (10, 10)
+    cut = "Store credit is offered instead of cash for orders paid with vouch…"
+    assert lines_quoted(cut, section()) == (11, 11)
+
+
+def test_an_entry_led_by_its_heading_name_spans_the_heading() -> None:
+    entry = section("## Jonas Weber\n\n- Based in Milan.\n- Joined in 2021.", start=20)
+    assert lines_quoted("Jonas Weber: Based in Milan.", entry) == (20, 22)
+    assert lines_quoted("Jonas Weber: Joined in 2021.", entry) == (20, 23)
+
+
+def test_a_paraphrase_or_a_text_that_is_not_its_lines_points_to_none() -> None:
+    assert lines_quoted("Broken goods are refunded in under a week.", section()) is None
+    row = SubstrateItem(  # a record's text, built from one row: one line, its row's
+        "record", "name: Ana\ncity: Lisbon", provenance={"line_start": 4, "line_end": 4}
+    )
+    assert lines_quoted("name: Ana", row) is None
+    unplaced = SubstrateItem("text", SECTION)
+    assert (
+        lines_quoted("Customers can ask for a refund within 30 days of delivery.", unplaced) is None
+    )
+
+
+def test_each_stretch_goes_to_the_sources_its_markers_name() -> None:
+    answer = (
+        "Refunds for defective items are processed within five business days of the returned "
+        "item reaching the warehouse. [1] Customers can ask for a refund within 30 days of "
+        "delivery. [1] [2] See the returns runbook for the warehouse steps. [3] Nothing. [9]"
+    )
+    other = section(start=40)
+    got = quoted_lines(answer, [section(), other, SubstrateItem("text", "unplaced")])
+    assert got == {1: [(7, 8)], 2: [(42, 42)]}  # 7 and 7-8 merged; [3] has no lines; no [9]
