@@ -7,10 +7,12 @@ the citation can point to.
 
 An answer's quotes are not always the source's characters: line breaks become spaces, links
 show their text only, a long sentence is cut short with "…", an entry is led by its heading's
-name. The match is therefore one of words, in order, where the source may hold a few more
-between two quoted words (a link's target) and a few quoted words may be missing from the
-source. A stretch too unlike any passage of the source (a model's paraphrase) points to no
-lines, and its citation keeps the section's range.
+name ("Jonas Weber: Based in Milan."). The match is therefore one of words, in order, where
+the source may hold a few more between two quoted words (a link's target) and a few quoted
+words may be missing from the source (a masked secret). A stretch led by a short name and a
+colon is looked for without it first: the name may be a heading lines above. A stretch too
+unlike any passage of the source (a model's paraphrase) points to no lines, and its citation
+keeps the section's range.
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [2], [1, 3]
 _WORD = re.compile(r"\w+")
 # Source words allowed between two quoted ones (a link's target: ``](ops/deploy.md)``).
 MAX_GAP = 8
+# Quoted words in a row the source may lack (a mask, ``[REDACTED:github_token]``, is two).
+MAX_MISSED = 3
 # Share of a stretch's words the source must hold, in order, for the stretch to be its quote.
 MIN_SHARE = 0.8
+# The most words of an entry's name before its colon.
+ENTRY_NAME_WORDS = 10
 
 
 def quoted_lines(answer: str, items: Sequence[SubstrateItem]) -> dict[int, list[tuple[int, int]]]:
@@ -68,11 +74,17 @@ def lines_quoted(stretch: str, item: SubstrateItem) -> tuple[int, int] | None:
     text = item.text
     if start is None or end is None or text.count("\n") != end - start:
         return None
-    span = _passage(_words(stretch.rstrip().removesuffix("…")), text)
-    if span is None:
-        return None
-    first, last = span
-    return start + text.count("\n", 0, first), start + text.count("\n", 0, last)
+    stretch = stretch.strip()
+    name, colon, rest = stretch.partition(": ")
+    tries = [stretch]
+    if colon and len(_WORD.findall(name)) <= ENTRY_NAME_WORDS:
+        tries.insert(0, rest)
+    for tried in tries:
+        span = _passage(_words(tried), text)
+        if span is not None:
+            first, last = span
+            return start + text.count("\n", 0, first), start + text.count("\n", 0, last)
+    return None
 
 
 def _words(stretch: str) -> list[str]:
@@ -110,12 +122,17 @@ def _walk(
 ) -> tuple[int, int]:
     """How many of ``wanted[lead:]`` follow in order from ``found[first]`` (which is the
     first of them), each within ``MAX_GAP`` words of the one before, and the last one's
-    index; a word not found so near is passed over."""
-    matched, at = 1, first
+    index. A word not found so near is passed over; more than ``MAX_MISSED`` in a row end
+    the passage."""
+    matched, at, missed = 1, first, 0
     for word in wanted[lead + 1 :]:
         for i in range(at + 1, min(at + 2 + MAX_GAP, len(found))):
             if found[i][0] == word:
-                matched, at = matched + 1, i
+                matched, at, missed = matched + 1, i, 0
+                break
+        else:
+            missed += 1
+            if missed > MAX_MISSED:
                 break
     return matched, at
 

@@ -43,10 +43,28 @@ def test_a_quote_shown_without_its_link_target_or_cut_short_is_found() -> None:
     assert lines_quoted(cut, section()) == (11, 11)
 
 
-def test_an_entry_led_by_its_heading_name_spans_the_heading() -> None:
+def test_an_entry_led_by_its_heading_name_is_cited_by_its_own_lines() -> None:
     entry = section("## Jonas Weber\n\n- Based in Milan.\n- Joined in 2021.", start=20)
-    assert lines_quoted("Jonas Weber: Based in Milan.", entry) == (20, 22)
-    assert lines_quoted("Jonas Weber: Joined in 2021.", entry) == (20, 23)
+    assert lines_quoted("Jonas Weber: Based in Milan.", entry) == (22, 22)
+    assert lines_quoted("Jonas Weber: Joined in 2021.", entry) == (23, 23)
+
+
+def test_words_scattered_over_a_section_are_no_passage() -> None:
+    text = (
+        "# How on-call works\n"  # line 1
+        "\n"
+        "We run a weekly rotation with a primary and a secondary. The database team\n"
+        "keeps its schedule in the roster; see PagerDuty for who is on call.\n"
+        "\n"
+        "- The database has its own rotation (`db-primary`), see [[runbooks/database]].\n"
+    )
+    quote = (
+        "How on-call works: The database has its own rotation (`db-primary`), "
+        "see runbooks/database."
+    )
+    assert lines_quoted(quote, section(text, start=1)) == (6, 6)
+    without_it = section(text.rsplit("\n\n", 1)[0], start=1)  # its words, but strewn
+    assert lines_quoted(quote, without_it) is None
 
 
 def test_a_paraphrase_or_a_text_that_is_not_its_lines_points_to_none() -> None:
