@@ -17,7 +17,7 @@ from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
-from substrate.secrets.engine import MASK_LEAD, find_secrets
+from substrate.secrets.engine import MASK_LEAD, MASK_PATTERN, find_secrets
 from substrate.supersession import replaced_notes
 
 if TYPE_CHECKING:
@@ -109,6 +109,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     proper = named_terms(claim, proper=True) & words
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
+    capitals = _capitalised(claim)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in titled_sentences(evidence):  # a list item with its heading, as quoted
         if sentence.rstrip().endswith("?"):
@@ -127,7 +128,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if numbers and _said_of_another(words, numbers, sentence):
             best_value = max(best_value, share)
             continue
-        if not names <= found:
+        if not names <= found or _another_subject(capitals, found, wanted, sentence):
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
@@ -143,6 +144,25 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 
 _NUMBER = re.compile(r"\d")
+_CAPITAL = re.compile(r"\b[A-Z][\w'\-]*")
+_MASK = re.compile(MASK_PATTERN)
+
+
+def _capitalised(text: str) -> frozenset[str]:
+    """The terms of ``text``'s words that open with a capital, a sentence's first included
+    (a secret's mask, ``[REDACTED:…]``, names nothing)."""
+    return terms(" ".join(_CAPITAL.findall(_MASK.sub(" ", text))))
+
+
+def _another_subject(
+    capitals: frozenset[str], found: frozenset[str], wanted: frozenset[str], sentence: str
+) -> bool:
+    """Whether ``sentence`` says its words of another subject than the claim's: the claim
+    has a capitalised word the sentence lacks, and the sentence one the claim lacks. A name
+    opening a sentence is no name to ``named_terms`` (any first word has a capital):
+    "Priya owns Kafka" is not said by "Marco Bianchi: Owns Kafka", nor "Postgres was
+    rejected" by "MySQL was rejected"."""
+    return bool(capitals - found) and bool(_capitalised(sentence) - wanted)
 
 
 def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) -> bool:

@@ -308,6 +308,23 @@ def test_what_a_claim_says_of_a_name_must_be_said_of_it() -> None:
     assert content_overlap(said, "Lena Park reports to Oskar Brandt in Berlin.")
 
 
+def test_a_claim_opening_with_another_subject_than_the_sentence_s_is_not_supported() -> None:
+    # a first word has a capital whatever it is: a name opening a claim was no name at all
+    from substrate.factuality import content_overlap
+
+    marco = "# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka."
+    assert not content_overlap(marco, "Priya owns Kafka.")
+    assert content_overlap(marco, "Marco owns Kafka.")
+    adr = "We chose Postgres as the primary database.\nMySQL was rejected for weaker JSON support."
+    assert not content_overlap(adr, "MySQL was chosen as the primary database.")
+    assert not content_overlap(adr, "Postgres was rejected for weaker JSON support.")
+    assert content_overlap(adr, "Postgres was chosen as the primary database.")
+    # a common first word the sentence also has, or a masked secret, is no other subject
+    assert content_overlap("Refunds take five days at the Lisbon desk.", "Refunds take five days.")
+    masked = "Staging bucket credentials: key = [REDACTED:aws_access_key] in Lisbon."
+    assert content_overlap(masked, "Staging bucket credentials are in Lisbon.")
+
+
 def test_a_number_in_another_unit_or_a_rate_per_another_period_is_not_supported() -> None:
     auth = "Tokens expire after 15 minutes; refresh tokens last 8 hours."
     for claim in ("Tokens expire after 15 hours.", "Refresh tokens last 8 minutes."):
