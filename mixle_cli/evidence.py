@@ -33,12 +33,23 @@ TagFilterOpt = Annotated[
         "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
     ),
 ]
+
+
+def named_source(value: str | None) -> str | None:
+    """``--source`` as given, refused when empty: an unset variable (``--source "$DIR"``)
+    would otherwise choose every item, or name none."""
+    if value is not None and not value.strip():
+        usage("the --source name is empty (was a variable left unset?)")
+    return value
+
+
 SourceOpt = Annotated[
     str | None,
     typer.Option(
         "--source",
         help="Only items from this file or folder or below it: a path on disk, or a "
         "source as results show it (docs/ or a.md).",
+        callback=named_source,
     ),
 ]
 

@@ -27,6 +27,7 @@ from mixle_cli.errors import (
     fail,
     usage,
 )
+from mixle_cli.evidence import named_source
 from mixle_cli.output import JsonOpt, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_stream
 from substrate import (
@@ -53,7 +54,8 @@ QuietOpt = Annotated[
     ),
 ]
 SourceOpt = Annotated[
-    str | None, typer.Option("--source", help="Source name recorded in provenance.")
+    str | None,
+    typer.Option("--source", help="Source name recorded in provenance.", callback=named_source),
 ]
 
 
@@ -242,6 +244,7 @@ def ingest(
             "--source",
             help="Name standard input (-) as this source: a later run under the same name "
             "replaces its items. Default: stdin-<content hash>, so each text piped in is kept.",
+            callback=named_source,
         ),
     ] = None,
     json: JsonOpt = False,
@@ -275,8 +278,6 @@ def ingest(
         usage("standard input (-) can be read only once")
     if source is not None and "-" not in paths:
         usage("--source names standard input: give - among the paths")
-    if source is not None and not source.strip():
-        usage("the --source name is empty (was a variable left unset?)")
     if no_prune and prune_empty:
         usage("--no-prune and --prune-empty contradict each other: give one")
     if paths == ["-"] and (hidden or no_prune or prune_empty or jobs):

@@ -288,6 +288,28 @@ def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_p
     assert mixle("ask", "refunds", "--answerer-cmd", "cat", "--timeout", "5").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ls",),
+        ("search", "refunds"),
+        ("ingest-file", "rows.csv"),
+        ("ingest-docs", "rows.csv"),
+        ("ingest-traces", "rows.csv"),
+    ],
+)
+def test_an_empty_source_is_a_usage_error(
+    mixle: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str]
+) -> None:
+    # `ls --source "$DIR"` with DIR unset must not list the whole shard
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rows.csv").write_text("a,b\n1,2\n")
+    mixle("add", "refunds take 30 days")
+    result = mixle(*args, "--source", "")
+    assert result.exit_code == 2 and "--source name is empty" in result.stderr
+    assert result.stdout == ""
+
+
 def test_running_out_of_memory_says_so() -> None:
     from mixle_cli.errors import OPERATIONAL, classify
 
