@@ -89,6 +89,17 @@ def init(
     else:
         verb = "Created" if created else "Already a shard:"
         output.emit_text(f"{verb} {shown}")
+    from_env = app_state.shard_option if given is not None and given.name == "ENVIRONMENT" else None
+    if path is not None and from_env and not _same_folder(from_env, shard):
+        # MIXLE_SHARD outranks the nearest .mixle: the shard just made would never be found
+        output.note(
+            f"note: MIXLE_SHARD is set ({safe_text(str(from_env))}): commands use that "
+            "shard, not this one, until it is unset"
+        )
+
+
+def _same_folder(a: str | Path, b: str | Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _read_text(text: str | None, app_state: AppState) -> str:

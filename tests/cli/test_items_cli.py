@@ -48,6 +48,18 @@ def test_init_names_the_shard_by_its_absolute_path(
     assert made_there == str(tmp_path / "elsewhere" / "x" / ".mixle")
 
 
+def test_init_of_a_folder_says_when_mixle_shard_points_elsewhere(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MIXLE_SHARD", str(tmp_path / "kb"))
+    made = mixle("init", str(tmp_path / "proj"))
+    assert made.exit_code == 0 and (tmp_path / "proj" / ".mixle").is_dir()
+    assert f"MIXLE_SHARD is set ({tmp_path / 'kb'}): commands use that shard" in made.stderr
+    monkeypatch.setenv("MIXLE_SHARD", str(tmp_path / "proj" / ".mixle"))  # the same one
+    assert mixle("init", str(tmp_path / "proj")).stderr == ""
+    assert mixle("init").stderr == ""  # makes the MIXLE_SHARD shard itself
+
+
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     result = mixle("init", str(tmp_path / "afile"))
