@@ -14,7 +14,7 @@ from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
-from substrate.retrieval import merge_scopes, ranked, shown_sources
+from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, MASK_PATTERN, find_secrets
@@ -351,10 +351,7 @@ def check_factuality(
     names = dict(zip(named, shown_sources(list(named.values())), strict=True))
     receipt = FactualityReceipt(answer)
     for claim, best, shown, supported in checked:
-        entries = [
-            {"id": item.id, "kind": item.kind, "score": round(score, 4), "source": names[item.id]}
-            for item, score in shown
-        ]
+        entries = [provenance_entry(item, score, names[item.id]) for item, score in shown]
         for entry in entries:
             if entry["id"] in stale_by:
                 entry["replaced_by"] = safe_text(stale_by[entry["id"]])

@@ -324,6 +324,9 @@ def verify_cmd(
     data = receipt.as_dict()
     if not receipt.verdicts:  # vouched for by nothing: not "fully grounded" to a script
         data["grounded_fraction"] = None
+    for claim in data["claims"]:
+        for entry in claim["citations"] + ([claim["nearest"]] if claim["nearest"] else []):
+            entry["where"] = where_text(entry)  # as search results and citations give it
     if how is Mode.JSON:
         output.emit_json(data)
     elif how is Mode.JSONL:
@@ -333,14 +336,10 @@ def verify_cmd(
         for n, claim in enumerate(data["claims"], 1):
             mark = "supported  " if claim["supported"] else "UNSUPPORTED"
             lines.append(f"{n:>2}  {mark}  {claim['score']:.3f}  {claim['claim']}")
-            lines.extend(
-                f"      evidence {e['id']}  {e['source'] or '-'}" for e in claim["citations"]
-            )
+            lines.extend(f"      evidence {e['id']}  {e['where']}" for e in claim["citations"])
             if claim["nearest"]:  # where to see what the shard says instead
                 near = claim["nearest"]
-                lines.append(
-                    f"      nearest  {near['id']}  {near['source'] or '-'} ({_unsaid(near)})"
-                )
+                lines.append(f"      nearest  {near['id']}  {near['where']} ({_unsaid(near)})")
         if lines:
             output.emit_text("\n".join(lines))
         supported = data["n_claims"] - data["n_unsupported"]

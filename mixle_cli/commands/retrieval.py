@@ -104,7 +104,13 @@ def retrieve_cmd(
         min_score=min_score,
     )
     rows = [
-        {"rank": n, **entry, "title": item_title(item), "where": where_text(entry)}
+        {
+            "rank": n,
+            **entry,
+            "scope": item.scope,
+            "title": item_title(item),
+            "where": where_text(entry),
+        }
         for n, (item, entry) in enumerate(zip(result.items, result.provenance(), strict=True), 1)
     ]
     if how is Mode.JSON:
@@ -200,6 +206,7 @@ def multihop_cmd(
     )
     data = chain.as_dict()
     for entry, item in zip(data["steps"], chain.items, strict=True):
+        entry["scope"] = item.scope  # as search results give it
         entry["title"] = item_title(item)
         entry["where"] = where_text(entry)  # as search results give it
     if how is Mode.JSON:

@@ -72,6 +72,7 @@ def test_retrieve_json_and_jsonl(mixle: Run, shop: dict[str, str]) -> None:
     assert {"rank", "id", "kind", "source", "score", "title", "where"} <= set(data["items"][0])
     refunds = next(i for i in data["items"] if i["id"] == shop["refunds"])
     assert refunds["where"] == "docs/refunds.md:3-5"  # as search gives it
+    assert refunds["scope"] == "shop"
     assert data["n"] == len(data["items"])  # the count beside the list, as every report has
     lines = mixle("retrieve", "refund", "--jsonl", "-k", "2").jsonl()
     assert len(lines) == 2
@@ -115,6 +116,7 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     assert result.exit_code == 0, result.stderr
     steps = {s["id"]: s for s in result.json()["steps"]}
     assert steps[shop["refunds"]]["where"] == "docs/refunds.md:3-5"
+    assert steps[shop["refunds"]]["scope"] == "shop"
     assert steps[shop["model"]]["via"] in {"link", "seed"}
     if steps[shop["model"]]["via"] == "link":
         assert steps[shop["model"]]["path"] == [shop["refunds"], shop["model"]]
@@ -579,7 +581,7 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
     good = mixle("--as", "shop", "verify", "Refunds for defective items are given within 30 days.")
     assert good.exit_code == 0, good.stderr
     assert "supported" in good.stdout and "grounded 1/1" in good.stderr
-    assert f"evidence {shop['refunds']}  docs/refunds.md" in good.stdout
+    assert f"evidence {shop['refunds']}  docs/refunds.md:3-5" in good.stdout  # as search
     mixed = mixle(
         "--as",
         "shop",
@@ -592,7 +594,9 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
     assert mixed.exit_code == 1
     data = mixed.json()
     assert data["n_claims"] == 2 and data["n_unsupported"] == 1
-    assert data["claims"][0]["citations"][0]["id"] == shop["refunds"]
+    evidence = data["claims"][0]["citations"][0]
+    assert evidence["id"] == shop["refunds"] and evidence["where"] == "docs/refunds.md:3-5"
+    assert (evidence["line_start"], evidence["line_end"]) == (3, 5)
     lines = mixle("--as", "shop", "verify", "--jsonl", input="Gift cards never expire online.")
     assert lines.exit_code == 0 and lines.jsonl()[0]["supported"] is True
     for nothing in ("xyzzy", "!!!???"):  # a gate must not pass what it could not check

@@ -91,7 +91,14 @@ def test_receipt_marks_supported_and_unsupported(shard: Substrate) -> None:
     assert [v.supported for v in receipt.verdicts] == [True, False]
     assert receipt.verdicts[0].claim == "Refunds are given within 30 days."
     assert receipt.verdicts[0].citations == [
-        {"id": "r", "kind": "text", "score": 1.0, "source": "r.md"}
+        {
+            "id": "r",
+            "kind": "text",
+            "source": "r.md",
+            "score": 1.0,
+            "line_start": None,
+            "line_end": None,
+        }
     ]
     assert receipt.grounded_fraction == 0.5
     assert [v.claim for v in receipt.unsupported()] == ["The moon is made of cheese."]
