@@ -62,26 +62,27 @@ def make_snippet(
 def _window(text: str, hits: list[tuple[int, int, frozenset[str]]], width: int) -> tuple[int, int]:
     """Bounds of the window with the most distinct terms (then most hits), on word edges."""
     best = (0, 0, 0)  # distinct terms, hits, -start
-    lo = 0
+    lo = last = 0  # the best window's first hit's start and last hit's end
     for i, (start, _, _) in enumerate(hits):
         terms: set[str] = set()
-        count = 0
+        count = end = 0
         for _, e, found in hits[i:]:
             if e - start > width:
                 break
             terms |= found
-            count += 1
+            count, end = count + 1, e
         score = (len(terms), count, -start)
         if score > best:
-            best, lo = score, start
+            best, lo, last = score, start, end
     if hits:
-        lo = lead_in(text, lo, width // 5)
+        # context before the first hit, as much as leaves room for the last one
+        lo = lead_in(text, lo, min(width // 5, width - (last - lo)))
         if len(text) - lo < width:  # the rest is short: the window shows more of the start
             lo = lead_in(text, lo, lo - (len(text) - width))
     hi = min(len(text), lo + width)
-    if hi < len(text):
-        cut = text.rfind(" ", lo + width // 2, hi)
-        hi = cut if cut > 0 else hi
+    if hi < len(text) and not text[hi].isspace():  # ends on a word edge, after the last hit
+        cut = text.rfind(" ", max(lo + width // 2, last), hi)
+        hi = cut if cut != -1 else hi
     return lo, hi
 
 

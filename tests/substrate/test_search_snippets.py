@@ -29,6 +29,19 @@ def test_window_goes_where_the_query_terms_are() -> None:
     assert spans == ["refund", "days"]
 
 
+def test_the_context_before_a_window_leaves_its_last_match_in_it() -> None:
+    # the window with both terms ended on the rare one, which the lead-in pushed out
+    text = "".join(
+        f"Step {i} uses the widget number W2{i:02d} and filler words.\n" for i in range(12)
+    )
+    snippet, spans, matches = marked(text, "widget W207")
+    assert matches == ["widget", "W207"] and spans[-1] == "W207"
+    assert len(snippet) <= 202
+    edge = "alpha " * 30 + "beta gamma " + "delta " * 30  # a window ending right after it
+    for width in range(30, 60):
+        assert "gamma" in marked(edge, "alpha gamma", width=width)[2], width
+
+
 def test_a_match_near_the_end_shows_what_fits_before_it() -> None:
     text = "# Storage costs\nThe standby database costs 4,200 EUR per year. Backups are kept."
     assert marked(text, "4200")[0] == " ".join(text.split())  # short: shown whole
