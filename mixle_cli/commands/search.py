@@ -164,6 +164,15 @@ def result_row(
     return row
 
 
+def _aside(hit: Hit, hits: list[Hit]) -> bool:
+    """Whether ``hit`` holds none of the query's words and scores under a third of the best
+    (``RELATIVE_FLOOR``): a neighbour of the matches, not one (``PgBouncer`` listed nine
+    runbooks that never name it). ``--min-score`` decides alone when given."""
+    from substrate.retrieval import RELATIVE_FLOOR
+
+    return not hit.literal and hit.score < RELATIVE_FLOOR * hits[0].score
+
+
 def _explain_line(e: dict[str, float]) -> str:
     parts = [f"lexical {e['lexical_part']:.3f} (bm25 {e['bm25']:.2f}, norm {e['bm25_norm']:.2f})"]
     if e["semantic_weight"] > 0:
@@ -256,7 +265,12 @@ def search_cmd(
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
-    """Search the shard: ranked results with the passage that matched and where it came from."""
+    """Search the shard: ranked results with the passage that matched and where it came from.
+
+    An item holding none of the query's words (found through the words of the best matches,
+    or by meaning) is listed only when it scores at least a third of the best result, unless
+    --min-score is given.
+    """
     how = output.mode(json, jsonl)
     query = piped(query)
     shown = checked_query(query)  # never empty; secrets masked wherever the query is printed
@@ -284,7 +298,7 @@ def search_cmd(
             h
             for h in hits
             if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
-            and (min_score is None or h.score >= min_score)
+            and (h.score >= min_score if min_score is not None else not _aside(h, hits))
         ]
         names = shown_sources([h.item for h in kept])
         rows = [

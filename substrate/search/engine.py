@@ -41,11 +41,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Hit:
-    """One search result: the item, its score in [0, 1], and optionally how it was scored."""
+    """One search result: the item, its score in [0, 1], and optionally how it was scored.
+
+    ``literal`` is False for an item holding none of the query's terms, found through the
+    words of the best matches (feedback) or by meaning alone.
+    """
 
     item: SubstrateItem
     score: float
     explain: dict[str, float] | None = None
+    literal: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as plain JSON-ready data."""
@@ -131,7 +136,7 @@ def search(
         if item is None:  # the index and the store disagree; never return a ghost
             log.debug("search index lists %s but the store does not have it", r.item_id)
             continue
-        hits.append(Hit(item, min(1.0, r.score), r.explain))
+        hits.append(Hit(item, min(1.0, r.score), r.explain, r.literal))
     return hits
 
 

@@ -55,6 +55,7 @@ class Ranked:
     item_id: str
     score: float
     explain: dict[str, float] | None
+    literal: bool  # holds a query term itself (not only feedback terms or a like meaning)
 
 
 def allowed_rows(state: IndexState, filters: SearchFilters | None) -> np.ndarray:
@@ -203,7 +204,8 @@ def rank(
                 "filtered_statistics": 1.0 if filtered else 0.0,
                 "score": score,
             }
-        out.append(Ranked(si, row, str(state.segments[si].docs.ids[row]), score, detail))
+        item_id = str(state.segments[si].docs.ids[row])
+        out.append(Ranked(si, row, item_id, score, detail, bool(literal[g])))
     return out
 
 

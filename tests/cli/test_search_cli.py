@@ -559,3 +559,19 @@ def test_files_of_one_name_from_two_folders_are_told_apart(
     named = {entry["id"]: entry["source"] for entry in data["citations"]}
     receipt = [c for claim in data["factuality"]["claims"] for c in claim["citations"]]
     assert receipt and all(c["source"] == named[c["id"]] for c in receipt)  # one name each
+
+
+def test_items_without_a_query_word_far_below_the_best_are_left_out(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    from tests.substrate.test_search_ranking import topic_items
+
+    items = topic_items()
+    items.append(SubstrateItem("text", "the launch of the zeppelin rocket", id="z" * 16))
+    put(isolated_shard_env, *items)
+    mixle("reindex")  # the embedding is learned from the items
+    everything = mixle("search", "zeppelin", "-k", "20", "--min-score", "0", "--json").json()
+    neighbours = [row for row in everything["results"] if not row["matches"]]
+    assert neighbours, "the semantic channel finds items that never say zeppelin"
+    found = mixle("search", "zeppelin", "-k", "20", "--json").json()
+    assert [row["id"] for row in found["results"]] == ["z" * 16]

@@ -97,6 +97,7 @@ def test_semantic_channel_finds_related_items_without_the_word(
     hits = rank(topics, analyzer, "rocket", 40, explain=True)
     without_word = [h for h in hits if "rocket" not in texts[h.item_id].split()]
     assert without_word, "related items that lack the word are found"
+    assert all(h.literal == ("rocket" in texts[h.item_id].split()) for h in hits)
     assert all(h.item_id.startswith("space") for h in without_word)
     assert {h.item_id.split("-")[0] for h in hits[:10]} == {"space"}
 
