@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
 import os
@@ -32,11 +33,13 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     try:
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            # never through a link: a dangling one would make a file wherever it points
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except IsADirectoryError:  # a folder is locked as it is: no lock file in it
             fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
-        raise ShardError(f"cannot open lock file {path}: {exc.strerror}") from exc
+        why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror
+        raise ShardError(f"cannot open lock file {path}: {why}") from exc
     try:
         info = os.fstat(fd)
         key = (info.st_dev, info.st_ino)  # the file itself, however the path reached it

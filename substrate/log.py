@@ -467,6 +467,8 @@ class LogFile:
 
     def _write_at(self, start: int, pieces: Iterable[bytes], state: TailState) -> None:
         created = not self.path.exists()
+        if not created and not self.path.is_file():  # a link to a device, a pipe: never
+            raise ShardError(f"cannot write {self.path}: not a regular file")
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -555,7 +557,7 @@ class LogFile:
             pos += len(line)
         commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
         try:
-            with replacing(self.path) as tmp, tmp.open("wb") as fh:
+            with replacing(self.path, follow=True) as tmp, tmp.open("wb") as fh:
                 fh.write(header)
                 for line in lines:
                     fh.write(line)

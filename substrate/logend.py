@@ -17,6 +17,7 @@ import orjson
 
 from substrate.derived import derived_dir
 from substrate.errors import CorruptShardError, ShardError
+from substrate.replacing import open_derived
 
 if TYPE_CHECKING:
     from substrate.log import LogFile, TailState
@@ -53,10 +54,10 @@ def note_end(path: Path, generation: str, end: int) -> None:
         return
     try:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+            fd = open_derived(path, os.O_WRONLY | os.O_CREAT)
         except FileNotFoundError:  # a new shard: no index/ yet
             derived_dir(path.parent)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+            fd = open_derived(path, os.O_WRONLY | os.O_CREAT)
         try:
             os.pwrite(fd, data, 0)
             if os.fstat(fd).st_size > _WIDTH:  # damaged (written over): what follows the

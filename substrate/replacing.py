@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def replacing(path: Path) -> Iterator[Path]:
+def replacing(path: Path, *, follow: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path`` to write the new content to: it replaces ``path``
-    (``replace_file``) when the block ends, and is removed if the block raises (a full disk,
-    Ctrl-C), so that no half-written file is left behind.
+    (``replace_file``, with ``follow``) when the block ends, and is removed if the block
+    raises (a full disk, Ctrl-C), so that no half-written file is left behind.
 
     The name, ``.NAME.PID-THREAD.tmp``, lets ``remove_abandoned_temporaries`` find the file
     should the process be killed outright; two threads writing the same file at once (a
@@ -29,27 +29,37 @@ def replacing(path: Path) -> Iterator[Path]:
     tmp = path.with_name(temporary_name(path.name))
     try:
         yield tmp
-        replace_file(tmp, path)
+        replace_file(tmp, path, follow=follow)
     except BaseException:
         with contextlib.suppress(OSError):  # the folder itself may be what went wrong
             tmp.unlink(missing_ok=True)
         raise
 
 
-def replace_file(tmp: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+def replace_file(
+    tmp: str | os.PathLike[str], path: str | os.PathLike[str], *, follow: bool = False
+) -> None:
     """``os.replace(tmp, path)``, first giving ``tmp`` the permission bits ``path`` has.
 
     The temporary file was created with the umask: renamed over a file its owner had locked
     down (``chmod 600 items.jsonl``), it would quietly open it up again. A new ``path`` keeps
-    the umask's bits. When ``path`` is a symbolic link, its target is replaced and the link
-    kept: renamed over the link, the file would part from the one the link points to, and
-    the two would differ from then on without a word.
+    the umask's bits.
+
+    A symbolic link at ``path`` is itself replaced, never written through: a shard made
+    elsewhere (one a cloned repository holds) could point a file mixle derives at any file of
+    its user's. With ``follow``, for the files a user may keep elsewhere on purpose (the log,
+    ``mixle.toml``, a baseline), the regular file a link points to is replaced and the link
+    kept: renamed over the link, the file would part from the one the link points to, and the
+    two would differ from then on without a word. A link to anything else (a device) is
+    replaced itself.
     """
-    target = os.path.realpath(path)
+    target = _followed(path) if follow else os.fspath(path)
     with contextlib.suppress(FileNotFoundError):
         # ... but always readable by its owner: a file mixle writes and cannot read back (an
         # index someone made mode 000) would be rebuilt on every run, and never read
-        os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode) | stat.S_IRUSR)
+        st = os.lstat(target)
+        if stat.S_ISREG(st.st_mode):
+            os.chmod(tmp, stat.S_IMODE(st.st_mode) | stat.S_IRUSR)
     try:
         os.replace(tmp, target)
     except OSError as exc:
@@ -77,6 +87,26 @@ def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:
             os.unlink(near)
         raise
     os.unlink(tmp)
+
+
+def _followed(path: str | os.PathLike[str]) -> str:
+    """The regular file ``path`` leads to through links; ``path`` itself when it leads to
+    anything else (nothing, a device, a folder)."""
+    target = os.path.realpath(path)
+    return target if os.path.isfile(target) else os.fspath(path)
+
+
+def open_derived(path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
+    """``os.open`` of a file mixle derives and writes in place (a note, a journal), never
+    through a symbolic link: one found at ``path`` is removed and the file made anew."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    log.warning("%s was a symbolic link; replaced by a file of its own", path)
+    os.unlink(path)
+    return os.open(path, flags | os.O_NOFOLLOW, mode)
 
 
 def temporary_name(name: str) -> str:

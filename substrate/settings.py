@@ -108,7 +108,7 @@ class Settings:
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with replacing(self.path) as tmp, tmp.open("wb") as fh:
+            with replacing(self.path, follow=True) as tmp, tmp.open("wb") as fh:
                 self._dump(fh, data)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc

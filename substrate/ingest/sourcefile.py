@@ -51,7 +51,7 @@ import orjson
 
 from substrate.derived import derived_dir
 from substrate.log import Watermark
-from substrate.replacing import replacing
+from substrate.replacing import open_derived, replacing
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def append_journal(index_dir: Path, entry: dict[str, Any]) -> bool:
     """Append one line to the journal (one write; no fsync: the cache is derived data)."""
     path = index_dir / JOURNAL_FILE
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = open_derived(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         try:
             os.write(fd, orjson.dumps(entry) + b"\n")
         finally:

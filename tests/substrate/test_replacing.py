@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import threading
 from pathlib import Path
 
@@ -92,3 +93,85 @@ def test_two_threads_replacing_one_file_at_once_each_write_their_own_copy(
         thread.join(timeout=20)
     assert errors == [] and target.read_text() in ("a", "b")
     assert list(tmp_path.glob("*.tmp")) == []
+
+
+def test_a_link_in_place_of_a_derived_file_is_replaced_not_written_through(
+    tmp_path: Path,
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    link = tmp_path / "offsets.bin"
+    link.symlink_to(victim)
+    with replacing(link) as tmp:
+        tmp.write_bytes(b"derived")
+    assert not link.is_symlink() and link.read_bytes() == b"derived"
+    assert victim.read_text() == "precious"
+    # what a user keeps elsewhere on purpose is written where the link points
+    kept = tmp_path / "items.jsonl"
+    kept.symlink_to(victim)
+    with replacing(kept, follow=True) as tmp:
+        tmp.write_bytes(b"log")
+    assert kept.is_symlink() and victim.read_bytes() == b"log"
+    # ... when it is a regular file: a link to a pipe or device is replaced itself
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    odd = tmp_path / "mixle.toml"
+    odd.symlink_to(fifo)
+    with replacing(odd, follow=True) as tmp:
+        tmp.write_bytes(b"settings")
+    assert not odd.is_symlink() and odd.read_bytes() == b"settings"
+
+
+def test_a_file_written_in_place_never_goes_through_a_link(tmp_path: Path) -> None:
+    from substrate.replacing import open_derived
+
+    victim, nowhere = tmp_path / "victim.txt", tmp_path / "nowhere"
+    victim.write_text("precious")
+    for target in (victim, nowhere):  # a dangling link must not make a file where it points
+        note = tmp_path / "note.json"
+        note.unlink(missing_ok=True)
+        note.symlink_to(target)
+        fd = open_derived(note, os.O_WRONLY | os.O_CREAT)
+        os.write(fd, b"note")
+        os.close(fd)
+        assert not note.is_symlink() and note.read_bytes() == b"note"
+    assert victim.read_text() == "precious" and not nowhere.exists()
+
+
+def test_a_shard_whose_derived_files_are_links_leaves_their_targets_alone(
+    tmp_path: Path,
+) -> None:
+    # a shard from elsewhere (a cloned repository's .mixle) may point them at the user's files
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha words\n")
+    shard = tmp_path / "shard"
+    s = Substrate(shard)
+    ingest_path(s, notes)
+    s.search("alpha", 3)
+    s.close()
+    victims = {}
+    for path in sorted((shard / "index").iterdir()):
+        victim = tmp_path / f"victim-{path.name}"
+        victim.write_text("precious")
+        path.unlink()
+        path.symlink_to(victim)
+        victims[path.name] = victim
+    (notes / "b.md").write_text("# B\n\nbeta words\n")
+    s = Substrate(shard)
+    ingest_path(s, notes)
+    assert [item.text for item, _ in s.search("beta", 3)] == ["# B\n\nbeta words"]
+    s.add("text", "gamma")
+    s.save()
+    s.close()
+    assert all(victim.read_text() == "precious" for victim in victims.values()), victims
+    (shard / ".lock").unlink()
+    (shard / ".lock").symlink_to(tmp_path / "made-by-a-lock")
+    s = Substrate(shard)
+    s.add("text", "delta")
+    with pytest.raises(ShardError, match="symbolic link"):
+        s.save()
+    assert not (tmp_path / "made-by-a-lock").exists()

@@ -888,7 +888,7 @@ def test_files_kept_behind_a_link_are_rewritten_where_the_link_points(tmp_path: 
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "replace", across_devices)
-        replace_file(tmp, shard / "mixle.toml")
+        replace_file(tmp, shard / "mixle.toml", follow=True)
     assert (elsewhere / "mixle.toml").read_text() == "fresh" and not tmp.exists()
     assert not list(elsewhere.glob(".*.tmp"))
 
