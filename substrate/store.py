@@ -29,6 +29,7 @@ from substrate.settings import SETTINGS_FILE, Settings
 from substrate.view import LogView
 
 if TYPE_CHECKING:
+    from substrate.ingest.sources import SourceCache
     from substrate.search.engine import Hit, IndexStats, SearchFilters
 
 log = logging.getLogger(__name__)
@@ -532,11 +533,14 @@ class Substrate:
             if log_file.holds_only(lines):  # compacted already: a new generation would only
                 log_file.remove_abandoned_rewrites()  # drop the search index
                 return CompactStats(before, before, len(lines))
+            sources = _ingest_sources_before_compaction(self)
             log_file.replace_with(lines)
             self.compacted = True
             _drop_search_index(self.root / INDEX_DIR)
         self._reopen()
         self._fresh_view().write_catalog()
+        if sources is not None:
+            sources.after_compaction()
         after = log_file.path.stat().st_size
         return CompactStats(before, after, len(lines))
 
@@ -751,6 +755,13 @@ class Substrate:
         self._bind(target)
         assert self._log is not None
         return str(self._log.path)
+
+
+def _ingest_sources_before_compaction(substrate: Substrate) -> SourceCache | None:
+    # ingestion builds on the store: imported when needed
+    from substrate.ingest.sources import SourceCache
+
+    return SourceCache.before_compaction(substrate)
 
 
 def _drop_search_index(index_dir: Path) -> None:

@@ -339,8 +339,9 @@ def rm(
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space).
 
-    An item ingested from a file stays removed while the file is unchanged: an ingest gives
-    it back only when the file's content changes.
+    An item ingested from a file stays removed while the file is unchanged, `compact` or not:
+    an ingest gives it back only when the file's content changes (or when the index/ folder,
+    where the shard remembers what it ingested, was deleted).
     """
     app_state = state(ctx)
     substrate = app_state.substrate()

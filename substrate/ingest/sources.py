@@ -533,6 +533,26 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 
+    # -- compaction -------------------------------------------------------------------------
+
+    @classmethod
+    def before_compaction(cls, substrate: Substrate) -> SourceCache | None:
+        """The cache as the log stands before ``substrate`` compacts it (None when there is
+        none on disk), to be stamped again after (``after_compaction``). A compaction keeps
+        every live item, so all the cache says of each source stays true, down to the files
+        whose items were all removed by hand: a cache rebuilt from the items would know
+        nothing of those, and ingest them again."""
+        if substrate.root is None:
+            return None
+        if not (substrate.root / "index" / sourcefile.STATS_FILE).exists():
+            return None
+        return cls.open(substrate, "")
+
+    def after_compaction(self) -> None:
+        """Write the cache again, stamped with the compacted log's watermark."""
+        self.dirty = self.items_dirty = self._whole = True
+        self.save(committed_watermark(self.substrate))
+
     # -- saving -----------------------------------------------------------------------------
 
     def save(self, watermark: Watermark) -> None:

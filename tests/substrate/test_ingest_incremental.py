@@ -654,6 +654,23 @@ def test_a_journaled_cache_survives_compaction(tree: Path, shard: Path) -> None:
     assert ingest_path(Substrate(shard), tree).bytes_read == 0
 
 
+def test_a_file_whose_items_were_all_removed_stays_removed_after_compaction(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    notes = [i.id for i in store.iter_items() if i.provenance.get("source") == "notes.txt"]
+    for item_id in notes:
+        store.remove(item_id)
+    store.save()
+    store.compact()  # the tombstones go; the cache still knows the file was ingested
+    report = ingest_path(Substrate(shard), tree)
+    assert report.items_added == 0 and report.bytes_read == 0
+    assert not set(notes) & {i.id for i in Substrate(shard).iter_items()}
+    _write(tree / "notes.txt", "first note\n\nsecond note, edited\n")  # a change gives them back
+    assert ingest_path(Substrate(shard), tree).items_added == 2
+
+
 def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) -> None:
     from substrate.spaces import publish
 
