@@ -30,7 +30,7 @@ from substrate.secrets.placeholders import worth_reporting
 from substrate.secrets.scan import SecretFinding, SecretScan, preview, safe_text
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 
-_KEYED_RULE = "sensitive_assignment"
+KEYED_RULE = "sensitive_assignment"  # a value that is a secret by the name it is under
 _SEQUENCES = (list, tuple)  # tuples of types: ``isinstance`` with ``a | b`` builds a union per call
 _CONTAINERS = (dict, list, tuple)
 _MAX_DEPTH = 64
@@ -58,7 +58,7 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     stored_key = key if len(key) <= SHORT_LEN and not may_hold_secret(key) else safe_text(key)
     strength = classify_key(stored_key)
     if strength and worth_reporting(value, strength=strength, quoted=True, key=stored_key):
-        return [Hit(_KEYED_RULE, 0, len(value), 0, 0, len(value))]
+        return [Hit(KEYED_RULE, 0, len(value), 0, 0, len(value))]
     return []
 
 

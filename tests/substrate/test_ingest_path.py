@@ -210,6 +210,23 @@ def test_a_headerless_settings_file_stores_no_secret(tmp_path: Path, name: str, 
     assert not [s for s in secrets if s in stored] and report.redactions == 2
 
 
+@pytest.mark.parametrize("header", ["password,region", "aws_secret_access_key,region"])
+def test_a_header_that_reads_as_a_setting_still_masks_its_column(
+    tmp_path: Path, header: str
+) -> None:
+    # the first row reads as a secret setting; taken as one, the passwords became keys
+    secret = "Qz7Lm2Xp9Rv4Tw6Yb8Nc3Kd5"
+    (tmp_path / "db.csv").write_text(f"{header}\n{secret},us-east-1\n")
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    stored = json.dumps([i.to_json() for i in store.all()])
+    assert secret not in stored and "us-east-1" in stored
+    # a list of settings keeps the names of the settings after the secret one
+    (tmp_path / "db.csv").write_text("DB_PASSWORD,Tr0ub4dor&3x!\nDB_HOST,db.internal\n")
+    ingest_path(store, tmp_path)
+    assert "DB_HOST db.internal" in [i.text for i in store.all()]
+
+
 def test_files_screened_whole_store_exactly_what_the_gate_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,18 +13,24 @@ repeated one gets its rank (``a (2)``), so that no value is lost under another's
 A two-column file whose first row is a secret setting (``DB_PASSWORD,s3cr3t``) has no header:
 it is a list of settings, read as ``key`` / ``value`` records, so that the write-time gate
 judges each value by the name beside it (taken as a header, the first secret would be stored
-as a field name, and every value would be judged by it).
+as a field name, and every value would be judged by it). The same first row may be a header
+all the same (``password,region``): then the first column holds secrets, read as keys. A key
+that the first row's name would make a secret, and that does not read as a setting's name
+(``DB_HOST``, ``db.host``, ``dbHost``), is masked as one.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
+from substrate.ingest.cutsecrets import ChunkSecrets
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
-from substrate.secrets.fields import holds_secret
+from substrate.secrets.copies import copies_of
+from substrate.secrets.fields import KEYED_RULE, holds_secret
 
 _SNIFF_DELIMITERS = ",;\t|"
 
@@ -62,6 +68,18 @@ def _secret_setting(row: list[str]) -> bool:
     return len(row) == 2 and holds_secret(row[1], row[0].strip())
 
 
+# A setting's name: a word or words joined by _ . -, in one case or camelCase, few digits.
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z_.\-]*[0-9]{0,2}(?:[_.\-][A-Za-z0-9]+)*")
+
+
+def _secret_key(key: str, named: str) -> ChunkSecrets | None:
+    """The key of a settings row as a secret to mask, when the column's name in a first row
+    read as a setting makes it one (see the module docstring)."""
+    if _SETTING_NAME.fullmatch(key.strip()) or not holds_secret(key, named):
+        return None
+    return ChunkSecrets((), copies_of({key.strip(): KEYED_RULE}))
+
+
 def parse_delimited(
     text: str, ctx: ParseContext, delimiter: str | None = None, *, quoted: bool = True
 ) -> Parsed:
@@ -86,6 +104,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
     else:
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
+    named = ""  # the first column's name, had a first row read as a setting been a header
     previous = 0
     ordinal = 0
     try:
@@ -102,6 +121,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                     header = field_names(row)
                     continue
                 header = ["key", "value"]  # a headerless list of settings: a record too
+                named = row[0].strip()  # ... unless it was a header after all
             if len(row) != len(header):
                 parsed.issues.append(
                     LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
@@ -119,6 +139,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                     record,
                     [],
                     {"index": ordinal},
+                    secrets=_secret_key(row[0], named) if named and ordinal else None,
                 )
             )
             ordinal += 1
