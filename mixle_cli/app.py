@@ -195,9 +195,9 @@ def _undecodable_argument() -> int:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:
-            from substrate.secrets.names import escaped_name
+            from substrate.secrets.textscan import reported_path
 
-            shown = escaped_name(arg)
+            shown = reported_path(arg)  # masked before the escape could glue a token on
             print(f"error: argument {position} is not valid UTF-8: '{shown}'", file=sys.stderr)
             print("hint: check the terminal's or the script's encoding", file=sys.stderr)
             return 2

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from substrate.errors import InvalidInputError, SubstrateError
-from substrate.secrets.names import escaped_name
+from substrate.secrets.textscan import reported_path
 
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
@@ -36,9 +36,11 @@ def scan_path(path: str) -> str:
 
 
 def shown_path(path: str) -> str:
-    """``scan_path`` with the bytes that are not UTF-8 written ``\\xNN``, as scan reports show
-    them (ingest's reports): as U+FFFD, two names that differ in them read alike."""
-    return escaped_name(scan_path(path))
+    """``scan_path`` with its secrets masked and the bytes that are not UTF-8 written
+    ``\\xNN``, as scan reports show them (ingest's reports): as U+FFFD, two names that differ
+    in them read alike. Masked first: once escaped, ``\\xff`` would end in a letter glued to
+    what follows, and a token after it would no longer start a word."""
+    return reported_path(scan_path(path))
 
 
 def walk_sources(

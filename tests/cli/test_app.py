@@ -360,6 +360,9 @@ def test_an_argument_that_is_not_utf8_is_a_usage_error(tmp_path: Path, mixle_bin
         run = subprocess.run([mixle_bin.encode(), b"--shard", shard, *args], capture_output=True)
         assert run.returncode == 2, args  # add: "item ... cannot be saved"; search: U+FFFD
         assert b"argument 4 is not valid UTF-8: 'bad \\xff'" in run.stderr or args[0] != b"add"
+    keyed = [mixle_bin.encode(), b"--shard", shard, b"search", b"q\xffAKIAIOSFODNN7ABCDEFG"]
+    run = subprocess.run(keyed, capture_output=True)  # masked, though escaped after a letter
+    assert run.returncode == 2 and b"q\\xff[REDACTED:aws_access_key]" in run.stderr
     with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt"), "w") as fh:
         fh.write("x\n")
     named = subprocess.run(  # a file name need not be UTF-8: the hook scans it

@@ -166,6 +166,12 @@ def test_a_name_that_is_not_utf8_fails_with_a_note(tmp_path: Path) -> None:
     assert {i["source"] for i in report.as_dict()["issues"]} == {"caf\\xe9.md", "d\\xe9j\\xe0"}
     with pytest.raises(InvalidInputError, match="not valid UTF-8"):
         ingest_path(store, os.fsdecode(os.path.join(root, b"d\xe9j\xe0")))
+    # masked before the escape: "\xff" then "AKIA..." would read as one word, no key in it
+    with open(os.path.join(root, b"p\xffAKIAIOSFODNN7ABCDEFG.md"), "wb") as fh:
+        fh.write(b"# key\n")
+    shown = ingest_path(store, tmp_path).as_dict()
+    assert "p\\xff[REDACTED:aws_access_key].md" in {i["source"] for i in shown["issues"]}
+    assert "AKIAIOSFODNN7ABCDEFG" not in str(shown)
 
 
 def test_a_link_into_an_ignored_folder_is_not_followed(tmp_path: Path) -> None:
