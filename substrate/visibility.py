@@ -111,6 +111,12 @@ def default_scope(settings: Settings) -> str:
         raise ShardError(
             f"{settings.path}: [shard] default_scope must be a scope name, not {scope!r}"
         )
+    from substrate.gate import refuse_unfit_names  # the gate reads this module
+
+    try:  # the file's to fix, not an argument's: the same checks, a shard error
+        refuse_unfit_names(default_scope=scope)
+    except InvalidInputError as exc:
+        raise ShardError(f"{settings.path}: [shard] {exc}") from None
     return scope
 
 

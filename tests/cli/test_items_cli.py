@@ -574,6 +574,12 @@ def test_a_default_scope_that_is_no_name_is_refused_by_writes(
     result = mixle("add", "more")
     assert result.exit_code == 3 and "default_scope must be a scope name" in result.stderr
     assert mixle("add", "more", "--scope", "ops").exit_code == 0  # not used: not in the way
+    # a name the file gives is the file's to fix: a shard error naming it, as for a number
+    (isolated_shard_env / "mixle.toml").write_bytes(b'format = 1\n[shard]\ndefault_scope = " sp"\n')
+    spaced = mixle("add", "more")
+    assert (
+        spaced.exit_code == 3 and "mixle.toml: [shard] the default scope has white" in spaced.stderr
+    )
     assert [i["scope"] for i in mixle("ls", "--json").json()] == ["local", "ops"]
 
 
