@@ -263,7 +263,13 @@ def assemble_context_cmd(
     ] = None,
     max_items: Annotated[int, typer.Option("--max-items", min=1, help="Most items.")] = 20,
     shape: Annotated[
-        str, typer.Option("--shape", help="passages (for a model), brief or features.")
+        str,
+        typer.Option(
+            "--shape",
+            help="passages (for a model), brief (a line per item: heading, text, source; for "
+            "a person), or features (the library's shape for a student model, written as "
+            "passages).",
+        ),
     ] = "passages",
     compress: Annotated[
         bool, typer.Option("--compress", help="Keep only the relevant sentences of long items.")

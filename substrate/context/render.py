@@ -4,8 +4,8 @@ A rendered packet is exactly ``head + sep.join(pieces) + tail``. Packing measure
 strings, so the length it accounts for is the length of the text the receiver gets.
 
 Formats:
-    markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages (``- text`` lines for the
-        ``brief`` shape), as in the reference.
+    markdown: ``# Context for: TASK`` then ``[kind:id] text`` passages, as in the reference, or
+        for the ``brief`` shape ``- Heading: text (source)`` lines.
     xml: ``<context task="...">`` holding one ``<document index id kind source>`` per item,
         text and attributes escaped.
     json: ``{"task": ..., "documents": [{"index", "id", "kind", "source", "text"}, ...]}``.
@@ -115,8 +115,9 @@ def piece(
     if fmt == "json":
         doc = {"index": index, "id": item.id, "kind": item.kind, "source": source, "text": text}
         return _json(doc)
-    if shape == "brief":
-        return f"- {text}"
+    if shape == "brief":  # whose facts, and from where: "Based in Berlin." names no one
+        where = f" ({one_line(source, SOURCE_WIDTH)})" if source else ""
+        return f"- {_headed(item, text)}{where}"
     # the source names the note ("## Decision" alone does not tell one record from another)
     label = (
         f"{item.kind}:{item.id} {one_line(source, SOURCE_WIDTH)}"
@@ -124,6 +125,16 @@ def piece(
         else f"{item.kind}:{item.id}"
     )
     return f"[{label}] {text}"
+
+
+def _headed(item: SubstrateItem, line: str) -> str:
+    """A brief ``line`` led by its item's heading ("Priya Raman: Based in Berlin."), unless
+    it opens with it already."""
+    section = item.provenance.get("section")
+    heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
+    if not heading or line.lstrip("# ").startswith(heading):
+        return line
+    return f"{heading}: {line}"
 
 
 def join(fr: Frame, pieces: list[str]) -> str:

@@ -208,6 +208,19 @@ def test_reference_render_format() -> None:
     note = items("## After\n\n- Announce the failover.\n1. Rebuild the old primary.")
     flat = ContextPacket("failover", note, [1], budget=ContextBudget(shape="brief"))
     assert flat.render(header=False) == "- Announce the failover. Rebuild the old primary."
+    # whose facts, and from where: a person's note reads "Based in Berlin." alone
+    priya = SubstrateItem(
+        "text",
+        "# Priya Raman\n\n- Based in Berlin.",
+        provenance={"source": "people/priya.md", "section": "People > Priya Raman"},
+        id="p1",
+    )
+    (line,) = (
+        ContextPacket("t", [priya], [1], budget=ContextBudget(shape="brief"))
+        .render(header=False)
+        .splitlines()
+    )
+    assert line == "- Priya Raman: Based in Berlin. (people/priya.md)"
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
