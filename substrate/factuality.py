@@ -18,7 +18,7 @@ from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_so
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, MASK_PATTERN, find_secrets
-from substrate.supersession import replaced_notes
+from substrate.supersession import superseded
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -335,7 +335,7 @@ def check_factuality(
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
-        replaced = replaced_notes([item for item, _ in found])
+        replaced = superseded([item for item, _ in found])
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
         backing = _saying(hits, claim, min_score, corroborates)

@@ -11,6 +11,10 @@ reported, never hidden. ``verify`` and ``freshness`` apply the same rule. A note
 ``status: deprecated``, naming no successor, stays: a question may be about the deprecated
 thing itself.
 
+An older copy of a passage is passed over the same way: an item published to another scope
+keeps the file's content of the day it was published, and the file's newer version, ingested
+since, says it otherwise (``outdated_copies``).
+
 A name is read from the folder of the note that writes it (``adr-003``, ``adr-003.md``,
 ``../old/adr-003.md``, ``[[adr-003]]``): a note of that name in another folder is another
 note. Notes that name each other, in a ring, replace none of them. Only the evidence is looked
@@ -37,13 +41,58 @@ def current_evidence(
     items: Sequence[SubstrateItem], scores: Sequence[float]
 ) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
     """``items`` and their ``scores`` without the notes a newer note replaced
-    (``replaced_notes``), and those notes."""
-    replaced = replaced_notes(items)
+    (``replaced_notes``) or that are older copies of a passage (``outdated_copies``), and
+    those items."""
+    replaced = superseded(items)
     if not replaced:
         return list(items), list(scores), []
     kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in replaced]
     gone = [item for item in items if item.id in replaced]
     return [i for i, _ in kept], [s for _, s in kept], gone
+
+
+def superseded(items: Sequence[SubstrateItem]) -> dict[str, str]:
+    """``replaced_notes`` and ``outdated_copies`` of ``items`` together."""
+    return {**outdated_copies(items), **replaced_notes(items)}
+
+
+def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:
+    """The ids of the ``items`` that are older copies of a passage of a file another of them
+    holds newer content of (same file, section and chunk, another content hash, a later
+    modification time), each with what replaced it ("the newer content of deploys.md")."""
+    latest: dict[tuple[str, str, object], SubstrateItem] = {}
+    copies: dict[tuple[str, str, object], list[SubstrateItem]] = {}
+    for item in items:
+        key = _passage_of(item)
+        if key is not None:
+            copies.setdefault(key, []).append(item)
+            if key not in latest or _version(item) > _version(latest[key]):
+                latest[key] = item
+    outdated: dict[str, str] = {}
+    for key, found in copies.items():
+        newest = latest[key]
+        for item in found:
+            if item.provenance.get("content_hash") != newest.provenance.get("content_hash"):
+                outdated[item.id] = f"the newer content of {_name_of(newest)}"
+    return outdated
+
+
+def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
+    """Which passage of which file ``item`` holds, for an item ingested from a file."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    where = prov.get("path") or prov.get("source")
+    if not isinstance(where, str) or not prov.get("content_hash"):
+        return None
+    return where, str(prov.get("section") or ""), prov.get("chunk")
+
+
+def _version(item: SubstrateItem) -> tuple[float, float]:
+    prov = item.provenance
+    mtime, ingested = prov.get("mtime_ns"), prov.get("ingested_at")
+    return (
+        float(mtime) if isinstance(mtime, int | float) else 0.0,
+        float(ingested) if isinstance(ingested, int | float) else 0.0,
+    )
 
 
 def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,31 @@ def test_every_note_of_a_long_chain_but_the_last_is_replaced() -> None:
     replaced = replaced_notes(chain)
     assert len(replaced) == 2999 and chain[-2].id not in replaced  # day-2999 is current
     assert replaced[chain[-1].id] == "day-1.md"
+
+
+def test_a_published_copy_older_than_its_file_is_passed_over(tmp_path: Path) -> None:
+    from substrate.factuality import check_factuality
+    from substrate.spaces import publish
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    note = folder / "deploys.md"
+    note.write_text("# Deploys\n\n## Schedule\n\nWe deploy to production on Tuesdays only.\n")
+    store = Substrate()
+    ingest_path(store, folder, scope="ops")
+    (old,) = store.all()
+    publish(store, [old.id], to="public", by="ops")  # a copy of the day, in another scope
+    note.write_text("# Deploys\n\n## Schedule\n\nWe deploy to production on Mondays only.\n")
+    stat = note.stat()
+    os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    ingest_path(store, folder, scope="ops")
+    answer = answer_from_substrate(store, "When do we deploy to production?", ExtractiveAnswerer())
+    assert answer.answer is not None and "Mondays" in answer.answer
+    assert [e["id"] for e in answer.as_dict()["passed_over"]] == [old.id]
+    stale = check_factuality(store, "We deploy to production on Tuesdays only.").verdicts[0]
+    assert not stale.supported and stale.nearest is not None
+    assert stale.nearest["replaced_by"] == "the newer content of deploys.md"
+    # copies of the same content are no versions of one another
+    same = SubstrateItem("text", "x", provenance={"path": "/n/a.md", "content_hash": "h"})
+    again = SubstrateItem("text", "x", provenance={"path": "/n/a.md", "content_hash": "h"})
+    assert current_evidence([same, again], [1.0, 0.9])[2] == []
