@@ -162,12 +162,12 @@ class AppState:
         self.may_change(target, by)
         return target
 
-    def may_change(self, scope: str, by: str | None = None) -> None:
-        """Refuse a direct change (add, ingest, rm) to a scope with approvers the caller,
-        acting as ``by`` (``acting_name``), is not one of (``authorize_write``)."""
+    def may_change(self, scope: str, by: str | None = None, *, adding: bool = True) -> None:
+        """Refuse a direct change (add, ingest; rm: not ``adding``) to a scope with approvers
+        the caller, acting as ``by`` (``acting_name``), is not one of (``authorize_write``)."""
         from substrate import authorize_write
 
-        authorize_write(self.substrate(), scope, by=self.acting_name(by))
+        authorize_write(self.substrate(), scope, by=self.acting_name(by), adding=adding)
 
     def acting_name(self, by: str | None = None) -> str:
         """Who the caller acts as: ``by`` (``--by``), else the team, else the login name."""

@@ -249,8 +249,10 @@ def authorize_publish(
     by: str | None,
     team: str | None,
     shared: Iterable[str],
+    action: str = "publish",
 ) -> None:
-    """Check that ``by`` (reading as ``team``) may publish straight into scope ``to``.
+    """Check that ``by`` (reading as ``team``) may publish straight into scope ``to`` (or
+    change it so, ``action``: "merge").
 
     A team publishes only into scopes it can read (its own and the shared ones); a gated scope
     takes direct publishes from its approvers only.
@@ -259,23 +261,27 @@ def authorize_publish(
         AccessDeniedError: with the reason and what to do instead.
     """
     if team is not None:
-        require_readable(to, visible_scopes(team, shared=shared), team=team, action="publish")
-    _require_approver(governance, by, to, instead=f"use `mixle propose ID --to {to}`")
+        require_readable(to, visible_scopes(team, shared=shared), team=team, action=action)
+    instead = f"use `mixle propose ID --to {to}`" if action == "publish" else _ASK_AN_APPROVER
+    _require_approver(governance, by, to, instead=instead)
 
 
-def authorize_write(substrate: Substrate, scope: str, *, by: str | None) -> None:
-    """Check that ``by`` may add items to ``scope``, or remove them from it, directly: a gated
-    scope takes changes from its approvers only, as it takes publishes (the others propose).
+_ASK_AN_APPROVER = "one of them may, acting with --by NAME, see `mixle approvers`"
+
+
+def authorize_write(
+    substrate: Substrate, scope: str, *, by: str | None, adding: bool = True
+) -> None:
+    """Check that ``by`` may add items to ``scope`` (or, not ``adding``, remove or merge
+    them) directly: a gated scope takes changes from its approvers only, as it takes
+    publishes (the others propose what they add).
 
     Raises:
         AccessDeniedError: with what to do instead.
     """
-    # not "write it elsewhere, then propose": a team's only other scopes are shared ones
-    instead = (
-        "one of them may, acting with --by NAME, see `mixle approvers`; an item kept elsewhere "
-        "enters it by "
-        f"`mixle propose ID --to {scope}`"
-    )
+    instead = _ASK_AN_APPROVER
+    if adding:  # not "write it elsewhere, then propose": a team's only other scopes are shared
+        instead += f"; an item kept elsewhere enters it by `mixle propose ID --to {scope}`"
     _require_approver(load_governance(substrate), by, scope, instead=instead)
 
 

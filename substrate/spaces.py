@@ -298,7 +298,7 @@ def merge_versions(
             f"{keep_id} is in scope {keep.scope!r} and {other_id} in {other.scope!r}; "
             "publish one into the other's scope before merging"
         )
-    authorize_write(substrate, keep.scope, by=by)
+    authorize_write(substrate, keep.scope, by=by, adding=False)
     from substrate.proposals import withdrawn_if_changed  # it builds on this module
 
     why = f"changed by merging {other_id} into it; propose it again"
@@ -371,7 +371,7 @@ def _repoint_links(
     def may_change(scope: str) -> bool:
         if scope not in writable:
             try:
-                authorize_write(substrate, scope, by=by)
+                authorize_write(substrate, scope, by=by, adding=False)
                 writable[scope] = scopes is None or scope in scopes
             except AccessDeniedError:
                 writable[scope] = False

@@ -224,6 +224,7 @@ def merge_cmd(
                 by=who,
                 team=app_state.team,
                 shared=_shared(app_state),
+                action="merge",
             )
         pending_before = {i: _pending_to(substrate.get(i)) for i in (keep, other)}
         merge_versions(substrate, keep, other, by=who, prefer=prefer, scopes=scopes, strict=True)

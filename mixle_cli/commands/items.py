@@ -351,7 +351,8 @@ def rm(
     if missing:
         fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
     for scope in sorted({item.scope for item in found.values() if item is not None}):
-        app_state.may_change(scope, by)  # a reviewed scope loses items only by its approvers
+        # a reviewed scope loses items only by its approvers
+        app_state.may_change(scope, by, adding=False)
     for item_id in ids:
         substrate.remove(item_id)
     substrate.save()

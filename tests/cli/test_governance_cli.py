@@ -276,6 +276,7 @@ def test_merge_in_a_gated_scope_needs_an_approver(mixle: Run, add: Add) -> None:
     mixle("--as", "ops", "grant", "alice", "public")
     refused = mixle("--as", "ops", "merge", a, b)
     assert refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert "acting with --by NAME" in refused.stderr and "propose" not in refused.stderr
     assert mixle("--as", "ops", "merge", a, b, "--by", "alice").exit_code == 0
 
 
@@ -495,6 +496,8 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
         refused = mixle("--as", "alpha", *args)
         assert refused.exit_code == 1 and "needs approval" in refused.stderr, args
         assert "one of them may, acting with --by NAME" in refused.stderr
+        # proposing brings an item in: no way to remove one
+        assert ("mixle propose" in refused.stderr) == (args[0] != "rm"), args
     assert [i["id"] for i in mixle("ls", "--json").json()] == [reviewed]
     as_alice = ("--as", "alpha")  # a team whose approver acts for it (the team is none)
     note = mixle(*as_alice, "add", "note", "--scope", "public", "--by", "alice").stdout.strip()
