@@ -17,6 +17,7 @@ keeps the section's range.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -89,7 +90,7 @@ def lines_quoted(stretch: str, item: SubstrateItem) -> tuple[int, int] | None:
 
 def _words(stretch: str) -> list[str]:
     words = _WORD.findall(stretch.lower())
-    if stretch.endswith("…") and words:
+    if stretch.endswith("…") and not stretch.endswith(" …") and words:
         words.pop()  # a word cut short
     return words
 
@@ -103,11 +104,11 @@ def _passage(wanted: list[str], text: str) -> tuple[int, int] | None:
     where: dict[str, list[int]] = defaultdict(list)
     for i, (word, _, _) in enumerate(found):
         where[word].append(i)
-    need = MIN_SHARE * len(wanted)
+    need = math.ceil(MIN_SHARE * len(wanted))  # whole words: one of one, four of five
     best: tuple[int, int, int] | None = None  # (words matched, first, last) in ``found``
     # the passage may start a few words in: the stretch's lead (an entry's heading) may not
     # be in the text right before it
-    for lead in range(len(wanted) - int(need) + 1):
+    for lead in range(len(wanted) - need + 1):
         for first in where.get(wanted[lead], ()):
             matched, last = _walk(wanted, lead, first, found)
             if matched >= need and (best is None or matched > best[0]):

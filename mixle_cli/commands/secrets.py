@@ -74,9 +74,10 @@ def _safe(text: str) -> str:
     """A path or line as reports show it: bytes of a name that are not UTF-8 written ``\\xNN``
     (as the scan reports them), secrets masked (a file may be named after one) and control
     characters made visible."""
-    from substrate import escaped_name, safe_text
+    from substrate import reported_path
 
-    return safe_text(escaped_name(text)).translate(_CONTROL)
+    # masked before the escape: "\\xff" then "AKIA…" would read as one word, holding no key
+    return reported_path(text).translate(_CONTROL)
 
 
 def _finding_line(f: TextFinding) -> str:

@@ -295,6 +295,11 @@ def test_unreadable_and_special_files_are_operational_errors(mixle: Run, work: P
     shown = {"path": "pipe_[REDACTED:github_token]", "reason": "cannot read: not a regular file"}
     assert named.json()["errors"] == [shown]
     assert GH not in named.stdout + named.stderr
+    odd = os.fsdecode(b"\xffAKIAZ7Q3W5R2T8Y4U6I9")  # masked before "\xff" glues an f on
+    os.mkfifo(work / odd)
+    escaped = mixle("scan-secrets", odd)
+    assert "AKIAZ7Q3W5R2T8Y4U6I9" not in escaped.stdout + escaped.stderr
+    assert "\\xff[REDACTED:aws_access_key]" in escaped.stderr
 
 
 # -- usage errors --------------------------------------------------------------------------------

@@ -67,6 +67,13 @@ def test_words_scattered_over_a_section_are_no_passage() -> None:
     assert lines_quoted(quote, without_it) is None
 
 
+def test_a_stretch_of_one_word_is_found_or_not() -> None:
+    entry = section("## Priya Raman\n\n- Kafka\n- Berlin", start=1)
+    assert lines_quoted("Priya Raman: Berlin", entry) == (4, 4)
+    assert lines_quoted("30", entry) is None
+    assert quoted_lines("30 [1]", [entry]) == {}
+
+
 def test_a_paraphrase_or_a_text_that_is_not_its_lines_points_to_none() -> None:
     assert lines_quoted("Broken goods are refunded in under a week.", section()) is None
     row = SubstrateItem(  # a record's text, built from one row: one line, its row's
