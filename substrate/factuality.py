@@ -17,7 +17,7 @@ from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
-from substrate.secrets.engine import MASK_LEAD, MASK_PATTERN, find_secrets
+from substrate.secrets.engine import MASK_LEAD, find_secrets
 from substrate.supersession import superseded
 
 if TYPE_CHECKING:
@@ -76,7 +76,13 @@ def _grouped_parts(text: str) -> set[str]:
     return {part for m in GROUPED_NUMBER.finditer(text) for part in m.group().split(",")}
 
 
-def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
+def content_overlap(
+    evidence: str,
+    claim: str,
+    threshold: float = OVERLAP_THRESHOLD,
+    *,
+    known_names: frozenset[str] = frozenset(),
+) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
     other polarity says more of the claim.
@@ -91,6 +97,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     processed within five days" shares two of its words. Likewise a sentence that gives
     another value and says more of the claim contradicts it: in a price list, "Cargo costs
     1,890" is not supported by the row "City 1,890" when the row "Cargo 3,450" is there.
+    The names of the claim must be in the sentence, its first word among them when it is
+    one (``known_names``: the terms the evidence around writes as names).
     """
     wanted = terms(claim)
     if not wanted:
@@ -100,7 +108,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     parts = _grouped_parts(claim)
     numbers = {term for term in wanted if _is_number(term)} - parts
     words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
-    names = named_terms(claim) & words  # "Smith", "France": another one is another claim
+    # "Smith", "France": another one is another claim (the first word too, when a name)
+    names = (named_terms(claim) | _opening_name(claim, known_names)) & words
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -109,7 +118,6 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     proper = named_terms(claim, proper=True) & words
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
-    capitals = _capitalised(claim)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     for sentence in titled_sentences(evidence):  # a list item with its heading, as quoted
         if sentence.rstrip().endswith("?"):
@@ -128,7 +136,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if numbers and _said_of_another(words, numbers, sentence):
             best_value = max(best_value, share)
             continue
-        if not names <= found or _another_subject(capitals, found, wanted, sentence):
+        if not names <= found:
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
@@ -144,25 +152,23 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 
 _NUMBER = re.compile(r"\d")
-_CAPITAL = re.compile(r"\b[A-Z][\w'\-]*")
-_MASK = re.compile(MASK_PATTERN)
+_OPENING = re.compile(r"\s*([A-Za-z][\w'\-]*)")
+_NAME_SHAPE = re.compile(r".[A-Z0-9]")  # MySQL, K8s, AWS: no common word is spelt so
 
 
-def _capitalised(text: str) -> frozenset[str]:
-    """The terms of ``text``'s words that open with a capital, a sentence's first included
-    (a secret's mask, ``[REDACTED:…]``, names nothing)."""
-    return terms(" ".join(_CAPITAL.findall(_MASK.sub(" ", text))))
-
-
-def _another_subject(
-    capitals: frozenset[str], found: frozenset[str], wanted: frozenset[str], sentence: str
-) -> bool:
-    """Whether ``sentence`` says its words of another subject than the claim's: the claim
-    has a capitalised word the sentence lacks, and the sentence one the claim lacks. A name
-    opening a sentence is no name to ``named_terms`` (any first word has a capital):
-    "Priya owns Kafka" is not said by "Marco Bianchi: Owns Kafka", nor "Postgres was
-    rejected" by "MySQL was rejected"."""
-    return bool(capitals - found) and bool(_capitalised(sentence) - wanted)
+def _opening_name(claim: str, known: frozenset[str]) -> frozenset[str]:
+    """The term of the claim's first word when it names someone or something: spelt as a
+    name (a capital or a digit after its first letter), or written as a name in the evidence
+    (``known``). ``named_terms`` leaves a first word out, as every first word has a capital:
+    "Priya owns Kafka" is about Priya, "Currently, deploys happen on Tuesdays" about deploys."""
+    first = _OPENING.match(claim)
+    if first is None:
+        return frozenset()
+    word = first.group(1)
+    term = terms(word)
+    if _NAME_SHAPE.search(word) or term <= known:
+        return term
+    return frozenset()
 
 
 def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) -> bool:
@@ -326,7 +332,6 @@ def check_factuality(
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
     extract = extract or sentence_claims
-    corroborates = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
     checked = []
     stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
@@ -338,11 +343,10 @@ def check_factuality(
         replaced = superseded([item for item, _ in found])
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        backing = _saying(hits, claim, min_score, corroborates)
+        says = corroborates or _with_names([item for item, _ in found])
+        backing = _saying(hits, claim, min_score, says)
         # else the nearest: a replaced note saying it (the claim is out of date), or any
-        stale = _saying(
-            [(i, s) for i, s in found if i.id in replaced], claim, min_score, corroborates
-        )
+        stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
         closest = [] if backing else (stale or [(i, s) for i, s in hits if s >= min_score])[:1]
         checked.append((claim, best, backing or closest, bool(backing)))
         stale_by.update({i.id: replaced[i.id] for i, _ in closest if i.id in replaced})
@@ -361,6 +365,16 @@ def check_factuality(
             verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
         receipt.verdicts.append(verdict)
     return receipt
+
+
+def _with_names(items: list[SubstrateItem]) -> Callable[[str, str], bool]:
+    """``content_overlap`` knowing the names the ``items`` write ("Priya" of "# Priya
+    Raman"), so that a claim opening with one is about it."""
+    # line by line: a short note whose every line opens with a capital reads as a title
+    # case text, which names nothing
+    lines = (line for item in items for line in headed_text(item).splitlines())
+    known = frozenset().union(*(named_terms(line) for line in lines if line.strip()))
+    return functools.partial(content_overlap, known_names=known)
 
 
 def _saying(

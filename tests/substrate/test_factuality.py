@@ -315,21 +315,52 @@ def test_what_a_claim_says_of_a_name_must_be_said_of_it() -> None:
     assert content_overlap(said, "Lena Park reports to Oskar Brandt in Berlin.")
 
 
-def test_a_claim_opening_with_another_subject_than_the_sentence_s_is_not_supported() -> None:
+def test_a_claim_opening_with_a_name_is_about_it() -> None:
     # a first word has a capital whatever it is: a name opening a claim was no name at all
     from substrate.factuality import content_overlap
 
     marco = "# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka."
-    assert not content_overlap(marco, "Priya owns Kafka.")
-    assert content_overlap(marco, "Marco owns Kafka.")
+    known = frozenset({"priya", "marco", "raman", "bianchi"})  # as the evidence writes them
+    assert not content_overlap(marco, "Priya owns Kafka.", known_names=known)
+    assert content_overlap(marco, "Marco owns Kafka.", known_names=known)
     adr = "We chose Postgres as the primary database.\nMySQL was rejected for weaker JSON support."
-    assert not content_overlap(adr, "MySQL was chosen as the primary database.")
-    assert not content_overlap(adr, "Postgres was rejected for weaker JSON support.")
-    assert content_overlap(adr, "Postgres was chosen as the primary database.")
-    # a common first word the sentence also has, or a masked secret, is no other subject
-    assert content_overlap("Refunds take five days at the Lisbon desk.", "Refunds take five days.")
-    masked = "Staging bucket credentials: key = [REDACTED:aws_access_key] in Lisbon."
-    assert content_overlap(masked, "Staging bucket credentials are in Lisbon.")
+    assert not content_overlap(adr, "MySQL was chosen as the primary database.")  # spelt so
+    postgres = frozenset({"postgr"})
+    assert not content_overlap(
+        adr, "Postgres was rejected for weaker JSON support.", known_names=postgres
+    )
+    assert content_overlap(
+        adr, "Postgres was chosen as the primary database.", known_names=postgres
+    )
+    # a common first word is no subject, whatever the sentence names
+    for claim, evidence in [
+        ("Currently, deploys happen on Tuesdays.", "Deploys happen on Tuesdays and Thursdays."),
+        (
+            "Unfortunately, gift cards are not refundable.",
+            "## Exceptions\n\n- Gift cards are not refundable.",
+        ),
+        (
+            "Critical alerts page the on-call engineer.",
+            "Alerts page the on-call engineer through PagerDuty.",
+        ),
+        ("Refunds take five days.", "Refunds take five days at the Lisbon desk."),
+    ]:
+        assert content_overlap(evidence, claim), claim
+
+
+def test_verify_knows_the_names_its_evidence_writes(tmp_path: Any) -> None:
+    from substrate.ingest import ingest_path
+
+    people = tmp_path / "people"
+    people.mkdir()
+    (people / "marco.md").write_text("# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka.\n")
+    (people / "priya.md").write_text("# Priya Raman\n\n- Based in Berlin.\n- Owns Postgres.\n")
+    store = Substrate()
+    ingest_path(store, people)
+    receipt = check_factuality(
+        store, "Priya owns Kafka. Marco is based in Berlin. Marco owns Kafka. Priya owns Postgres."
+    )
+    assert [v.supported for v in receipt.verdicts] == [False, False, True, True]
 
 
 def test_a_number_in_another_unit_or_a_rate_per_another_period_is_not_supported() -> None:
