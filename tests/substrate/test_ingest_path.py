@@ -215,16 +215,26 @@ def test_a_header_that_reads_as_a_setting_still_masks_its_column(
     tmp_path: Path, header: str
 ) -> None:
     # the first row reads as a secret setting; taken as one, the passwords became keys
-    secret = "Qz7Lm2Xp9Rv4Tw6Yb8Nc3Kd5"
-    (tmp_path / "db.csv").write_text(f"{header}\n{secret},us-east-1\n")
+    secrets = ["Qz7Lm2Xp9Rv4Tw6Yb8Nc3Kd5", "hunter2", "correct-horse-battery-staple"]
+    rows = "".join(f"{secret},us-east-{n}\n" for n, secret in enumerate(secrets))
+    (tmp_path / "db.csv").write_text(f"{header}\n{rows}")
     store = Substrate()
-    ingest_path(store, tmp_path)
+    report = ingest_path(store, tmp_path)
     stored = json.dumps([i.to_json() for i in store.all()])
-    assert secret not in stored and "us-east-1" in stored
-    # a list of settings keeps the names of the settings after the secret one
-    (tmp_path / "db.csv").write_text("DB_PASSWORD,Tr0ub4dor&3x!\nDB_HOST,db.internal\n")
-    ingest_path(store, tmp_path)
-    assert "DB_HOST db.internal" in [i.text for i in store.all()]
+    assert not [s for s in secrets if s in stored] and "us-east-2" in stored
+    assert report.redactions == 4  # the first row's value, read as a setting, and 3 keys
+    # a list of settings, its names written alike, keeps them
+    for secret, host, port in (
+        ("DB_PASSWORD", "DB_HOST", "SMTP_PORT"),
+        ("password", "host", "port"),
+    ):
+        rows = f"{secret},Tr0ub4dor&3x!\n{host},db.internal\n{port},25\n"
+        (tmp_path / "db.csv").write_text(rows)
+        store = Substrate()
+        ingest_path(store, tmp_path)
+        texts = [i.text for i in store.all()]
+        assert texts[1:] == [f"{host} db.internal", f"{port} 25"]
+        assert "Tr0ub4dor" not in texts[0]
 
 
 def test_files_screened_whole_store_exactly_what_the_gate_stores(

@@ -14,18 +14,18 @@ A two-column file whose first row is a secret setting (``DB_PASSWORD,s3cr3t``) h
 it is a list of settings, read as ``key`` / ``value`` records, so that the write-time gate
 judges each value by the name beside it (taken as a header, the first secret would be stored
 as a field name, and every value would be judged by it). The same first row may be a header
-all the same (``password,region``): then the first column holds secrets, read as keys. A key
-that the first row's name would make a secret, and that does not read as a setting's name
-(``DB_HOST``, ``db.host``, ``dbHost``), is masked as one.
+all the same (``password,region``): then the first column holds secrets, read as keys. A list
+of settings names them alike (``DB_HOST`` after ``DB_PASSWORD``, ``host`` after
+``password``); when a later key is written otherwise (``hunter2``, ``Qz7Lm2Xp9``), the file
+may be a table, and every key after the first is masked as the secret it may be.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 
-from substrate.ingest.cutsecrets import ChunkSecrets
+from substrate.ingest.cutsecrets import ChunkSecrets, CutSecret
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import record_text
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
@@ -68,16 +68,29 @@ def _secret_setting(row: list[str]) -> bool:
     return len(row) == 2 and holds_secret(row[1], row[0].strip())
 
 
-# A setting's name: a word or words joined by _ . -, in one case or camelCase, few digits.
-_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z_.\-]*[0-9]{0,2}(?:[_.\-][A-Za-z0-9]+)*")
+def _written_like(name: str) -> tuple[bool, bool, bool, frozenset[str]]:
+    """How a setting's name is written: capitals, small letters, digits, and separators."""
+    return (
+        any(c.isupper() for c in name),
+        any(c.islower() for c in name),
+        any(c.isdigit() for c in name),
+        frozenset(c for c in name if not c.isalnum()),
+    )
 
 
-def _secret_key(key: str, named: str) -> ChunkSecrets | None:
-    """The key of a settings row as a secret to mask, when the column's name in a first row
-    read as a setting makes it one (see the module docstring)."""
-    if _SETTING_NAME.fullmatch(key.strip()) or not holds_secret(key, named):
-        return None
-    return ChunkSecrets((), copies_of({key.strip(): KEYED_RULE}))
+def _keys_masked(parsed: Parsed, first_key: str) -> None:
+    """Mask the keys of the records after the first, when one of them is written otherwise
+    than ``first_key``: the first row may then be a table's header (see the module
+    docstring)."""
+    style = _written_like(first_key.strip())
+    keys = [str(seg.payload.get("key", "")).strip() for seg in parsed.segments[1:]]
+    if all(_written_like(key) == style for key in keys):
+        return
+    for seg, key in zip(parsed.segments[1:], keys, strict=True):
+        at = seg.text.find(key) if key else -1
+        if at >= 0:  # masked in the text (and counted), its copies in the fields
+            part = CutSecret(at, at + len(key), KEYED_RULE, first=True)
+            seg.secrets = ChunkSecrets((part,), copies_of({key: KEYED_RULE}))
 
 
 def parse_delimited(
@@ -104,7 +117,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
     else:
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
-    named = ""  # the first column's name, had a first row read as a setting been a header
+    first_key: str | None = None  # of a first row read as a setting
     previous = 0
     ordinal = 0
     try:
@@ -121,7 +134,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                     header = field_names(row)
                     continue
                 header = ["key", "value"]  # a headerless list of settings: a record too
-                named = row[0].strip()  # ... unless it was a header after all
+                first_key = row[0]  # ... unless it was a header after all
             if len(row) != len(header):
                 parsed.issues.append(
                     LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
@@ -139,12 +152,13 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                     record,
                     [],
                     {"index": ordinal},
-                    secrets=_secret_key(row[0], named) if named and ordinal else None,
                 )
             )
             ordinal += 1
     except csv.Error as exc:  # reported where the row that cannot be read starts
         raise FileRejected(f"malformed {parsed.format.upper()}: {exc}", line=previous + 1) from None
+    if first_key is not None:
+        _keys_masked(parsed, first_key)
     return parsed
 
 
