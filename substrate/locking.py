@@ -37,6 +37,10 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except IsADirectoryError:  # a folder is locked as it is: no lock file in it
             fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:  # ... but a folder is only read: a link to one will do
+            if exc.errno != errno.ELOOP or not os.path.isdir(path):
+                raise
+            fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror
         raise ShardError(f"cannot open lock file {path}: {why}") from exc

@@ -467,7 +467,8 @@ class LogFile:
 
     def _write_at(self, start: int, pieces: Iterable[bytes], state: TailState) -> None:
         created = not self.path.exists()
-        if not created and not self.path.is_file():  # a link to a device, a pipe: never
+        # a link to nothing (it would make its target), to a device, to a pipe: never
+        if os.path.lexists(self.path) and not self.path.is_file():
             raise ShardError(f"cannot write {self.path}: not a regular file")
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)

@@ -23,7 +23,9 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
         return root, False
     try:
         root.mkdir(parents=True, exist_ok=True)
-        (root / "items.jsonl").touch(exist_ok=True)
+        log = root / "items.jsonl"
+        if not os.path.lexists(log):  # a link to nothing would make its target
+            os.close(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666))
     except OSError as exc:
         raise ShardError(f"cannot create shard at {root}: {exc.strerror}") from exc
     return root, Settings(path=settings_path).create()

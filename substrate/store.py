@@ -82,6 +82,11 @@ def _refuse_special_files(root: Path) -> None:
     socket or a device: opening one to read waits for a writer that may never come, and every
     command would hang."""
     index = root / INDEX_DIR
+    if index.is_symlink():  # a shard from elsewhere could point it at any folder of its user's
+        raise ShardError(
+            f"{index} is a symbolic link; mixle writes and deletes files there (remove the "
+            "link: it holds only files rebuilt from the log)"
+        )
     try:  # the listing's file types: no stat of every index file on every open
         with os.scandir(index) as entries:
             odd = [index / e.name for e in entries if not (e.is_file() or e.is_dir())]
@@ -534,13 +539,13 @@ class Substrate:
                 log_file.remove_abandoned_rewrites()  # drop the search index
                 return CompactStats(before, before, len(lines))
             sources = _ingest_sources_before_compaction(self)
-            log_file.replace_with(lines)
+            mark, _ = log_file.replace_with(lines)
             self.compacted = True
             _drop_search_index(self.root / INDEX_DIR)
+            if sources is not None:  # under the lock: no ingest comes in between
+                sources.after_compaction(mark)
         self._reopen()
         self._fresh_view().write_catalog()
-        if sources is not None:
-            sources.after_compaction()
         after = log_file.path.stat().st_size
         return CompactStats(before, after, len(lines))
 

@@ -548,10 +548,10 @@ class SourceCache:
             return None
         return cls.open(substrate, "")
 
-    def after_compaction(self) -> None:
-        """Write the cache again, stamped with the compacted log's watermark."""
+    def after_compaction(self, watermark: Watermark) -> None:
+        """Write the cache again, stamped with the compacted log's ``watermark``."""
         self.dirty = self.items_dirty = self._whole = True
-        self.save(committed_watermark(self.substrate))
+        self.save(watermark)
 
     # -- saving -----------------------------------------------------------------------------
 

@@ -175,3 +175,39 @@ def test_a_shard_whose_derived_files_are_links_leaves_their_targets_alone(
     with pytest.raises(ShardError, match="symbolic link"):
         s.save()
     assert not (tmp_path / "made-by-a-lock").exists()
+
+
+def test_a_log_linked_to_nothing_or_a_linked_index_folder_is_refused(tmp_path: Path) -> None:
+    from substrate.shard import init_shard
+    from substrate.store import Substrate
+
+    shard = tmp_path / "clone"
+    shard.mkdir()
+    (shard / "items.jsonl").symlink_to(tmp_path / "outside.jsonl")
+    init_shard(shard)  # the link is left as it is, its target not made
+    s = Substrate(shard)
+    s.add("text", "hi")
+    with pytest.raises(ShardError, match="not a regular file"):
+        s.save()
+    assert not (tmp_path / "outside.jsonl").exists()
+    other = tmp_path / "other"
+    s = Substrate(other)
+    s.add("text", "x")
+    s.save()
+    s.close()
+    (tmp_path / "folder").mkdir()
+    for path in (other / "index").iterdir():
+        path.rename(tmp_path / "folder" / path.name)
+    (other / "index").rmdir()
+    (other / "index").symlink_to(tmp_path / "folder")
+    with pytest.raises(ShardError, match="index is a symbolic link"):
+        Substrate(other).search("x", 1)
+
+
+def test_a_folder_reached_through_a_link_is_locked(tmp_path: Path) -> None:
+    from substrate.locking import exclusive_lock
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "real")
+    with exclusive_lock(tmp_path / "linked"):
+        pass
