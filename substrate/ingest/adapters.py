@@ -43,8 +43,9 @@ from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import SHARD_SKIPPED, shard_file
-from substrate.limits import FILE_FORMATS, LINE_FORMATS
+from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS
 from substrate.secrets.paths import safe_path
+from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -276,6 +277,8 @@ def ingest_traces(
 
 def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
     try:
+        if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
+            raise FileRejected("binary file, not text", line=1)
         return decode_text(data)
     except FileRejected as exc:
         _rejected_file(report, name, exc)

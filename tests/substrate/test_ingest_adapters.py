@@ -242,6 +242,9 @@ def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None
     with pytest.raises(InvalidInputError, match=":2: invalid UTF-8"):
         ingest_file(Substrate(), tmp_path / "bad.txt", report=report)
     assert report.issues[0].fatal
+    (tmp_path / "image.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")  # as ingest says it
+    with pytest.raises(InvalidInputError, match=":1: binary file, not text"):
+        ingest_file(Substrate(), tmp_path / "image.csv")
 
 
 def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:
