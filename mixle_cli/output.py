@@ -57,9 +57,10 @@ def mode(json: bool = False, jsonl: bool = False) -> Mode:
 
 
 # Control characters other than tab and newline: stored text may hold escape sequences that
-# would clear the screen, retitle the window or hide what follows. Text output shows each as
-# U+FFFD, which keeps positions in the text (JSON escapes them anyway).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# would clear the screen, retitle the window or hide what follows; and the bidirectional
+# overrides and isolates, which make a terminal show what follows them reversed (a file name
+# reading as another). Text output shows each as U+FFFD, which keeps positions in the text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:

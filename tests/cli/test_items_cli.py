@@ -694,6 +694,14 @@ def test_table_cells_are_never_read_as_markup(mixle) -> None:
     assert "\x1b" not in shown.stdout
 
 
+def test_a_bidirectional_override_is_not_printed(mixle) -> None:
+    # U+202E shows what follows reversed: "invoice\u202efdp.exe" reads as invoiceexe.pdf
+    mixle("add", "invoice\u202efdp.exe and \u2067isolated\u2069")
+    shown = mixle("ls").stdout
+    assert not {"\u202e", "\u2067", "\u2069"} & set(shown)
+    assert "invoice\ufffdfdp.exe" in shown
+
+
 def test_a_document_title_and_its_sections_make_the_title(mixle, tmp_path: Path) -> None:
     book = tmp_path / "runbook.md"
     book.write_text("---\ntitle: Runbook\n---\n# Kafka\n\nlag\n\n## Brokers\n\nslow\n")
