@@ -504,6 +504,13 @@ class LogFile:
     def _rewrite_legacy(self) -> None:
         """Convert a header-less log to the committed format, keeping the last line per id."""
         state = self.tail_state()
+        if state.uncommitted_bytes:  # said, as for a log with a header (see ``append``)
+            log.warning(
+                "%s: discarded %d bytes of an unfinished last line (a crash or interrupted "
+                "write) while converting the log to the current format",
+                self.path,
+                state.uncommitted_bytes,
+            )
         latest: dict[str, Record] = {}
         for record in self.records(0, state.committed_end):
             latest.pop(record.id, None)

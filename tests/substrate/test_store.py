@@ -237,6 +237,18 @@ def test_a_legacy_log_without_a_last_line_break_keeps_its_last_item(tmp_path: Pa
     assert [i.text for i in Substrate(torn).all()] == ["legacy 0"]
 
 
+def test_converting_a_legacy_log_says_what_it_drops(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    old = [orjson.dumps(SubstrateItem("text", f"legacy {i}").to_json()) for i in range(2)]
+    (tmp_path / "items.jsonl").write_bytes(old[0] + b"\n" + old[1][:-5])
+    s = Substrate(tmp_path)
+    s.add("text", "new")
+    s.save()  # the first write converts the log
+    assert [i.text for i in Substrate(tmp_path).all()] == ["legacy 0", "new"]
+    assert f"discarded {len(old[1]) - 5} bytes of an unfinished last line" in caplog.text
+
+
 def test_saved_and_pending_changes(tmp_path: Path) -> None:
     s = Substrate(tmp_path)
     a = s.add("text", "a")
