@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.answer import cited_numbers, strip_citations
-from substrate.context.compress import split_sentences, terms, titled_sentences
+from substrate.context.compress import ENTRY_WORDS, split_sentences, terms, titled_sentences
 from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
@@ -80,8 +80,6 @@ def content_overlap(
     evidence: str,
     claim: str,
     threshold: float = OVERLAP_THRESHOLD,
-    *,
-    known_names: frozenset[str] = frozenset(),
 ) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
@@ -97,8 +95,8 @@ def content_overlap(
     processed within five days" shares two of its words. Likewise a sentence that gives
     another value and says more of the claim contradicts it: in a price list, "Cargo costs
     1,890" is not supported by the row "City 1,890" when the row "Cargo 3,450" is there.
-    The names of the claim must be in the sentence, its first word among them when it is
-    one (``known_names``: the terms the evidence around writes as names).
+    The names of the claim must be in the sentence, and a sentence about another subject
+    says nothing of the claim's (``_another_subject``).
     """
     wanted = terms(claim)
     if not wanted:
@@ -109,7 +107,8 @@ def content_overlap(
     numbers = {term for term in wanted if _is_number(term)} - parts
     words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
     # "Smith", "France": another one is another claim (the first word too, when a name)
-    names = (named_terms(claim) | _opening_name(claim, known_names)) & words
+    names = (named_terms(claim) | _spelt_as_a_name(claim)) & words
+    opener = _capital_term(_first_word(claim))
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -136,7 +135,7 @@ def content_overlap(
         if numbers and _said_of_another(words, numbers, sentence):
             best_value = max(best_value, share)
             continue
-        if not names <= found:
+        if not names <= found or _another_subject(opener, found, wanted, sentence):
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
@@ -152,23 +151,49 @@ def content_overlap(
 
 
 _NUMBER = re.compile(r"\d")
-_OPENING = re.compile(r"\s*([A-Za-z][\w'\-]*)")
+_FIRST_WORD = re.compile(r"\s*(?:[-*+#]+\s+|\d+[.)]\s+)?([^\W\d_][\w'\-]*)")
 _NAME_SHAPE = re.compile(r".[A-Z0-9]")  # MySQL, K8s, AWS: no common word is spelt so
 
 
-def _opening_name(claim: str, known: frozenset[str]) -> frozenset[str]:
-    """The term of the claim's first word when it names someone or something: spelt as a
-    name (a capital or a digit after its first letter), or written as a name in the evidence
-    (``known``). ``named_terms`` leaves a first word out, as every first word has a capital:
-    "Priya owns Kafka" is about Priya, "Currently, deploys happen on Tuesdays" about deploys."""
-    first = _OPENING.match(claim)
-    if first is None:
-        return frozenset()
-    word = first.group(1)
-    term = terms(word)
-    if _NAME_SHAPE.search(word) or term <= known:
-        return term
-    return frozenset()
+def _first_word(text: str) -> str:
+    found = _FIRST_WORD.match(text)
+    return found.group(1) if found else ""
+
+
+def _capital_term(word: str) -> frozenset[str]:
+    """The term of ``word`` when it opens with a capital (none for a stopword)."""
+    return terms(word) if word[:1].isupper() else frozenset()
+
+
+def _spelt_as_a_name(claim: str) -> frozenset[str]:
+    """The term of the claim's first word when it is spelt as a name (a capital or a digit
+    after its first letter): ``named_terms`` leaves a first word out, as every first word
+    has a capital."""
+    word = _first_word(claim)
+    return terms(word) if _NAME_SHAPE.search(word) else frozenset()
+
+
+def _another_subject(
+    opener: frozenset[str], found: frozenset[str], wanted: frozenset[str], sentence: str
+) -> bool:
+    """Whether ``sentence`` speaks of another subject than the claim: the claim opens with
+    a capitalised word (``opener``) it lacks, and it opens with one the claim lacks. "Priya
+    owns Kafka" is not said by "Marco owns Kafka", nor by "Marco Bianchi: Owns Kafka" (an
+    entry of a heading naming someone); "Currently, deploys happen on Tuesdays" is said by
+    "Deploys happen on Tuesdays", and "Unfortunately, gift cards are not refundable" by the
+    entry "Exceptions: Gift cards are not refundable" (one word heads no one's entry)."""
+    if not opener or opener <= found:
+        return False
+    head, colon, rest = sentence.partition(": ")
+    words = head.split()
+    if (
+        colon
+        and len(words) <= ENTRY_WORDS
+        and not (len(words) >= 2 and all(word[:1].isupper() for word in words))
+    ):
+        sentence = rest  # a heading that names no one: the subject is the entry's
+    subject = _capital_term(_first_word(sentence))
+    return bool(subject) and not subject <= wanted
 
 
 def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) -> bool:
@@ -343,7 +368,7 @@ def check_factuality(
         replaced = superseded([item for item, _ in found])
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        says = corroborates or _with_names([item for item, _ in found])
+        says = corroborates or content_overlap
         backing = _saying(hits, claim, min_score, says)
         # else the nearest: a replaced note saying it (the claim is out of date), or any
         stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
@@ -365,16 +390,6 @@ def check_factuality(
             verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
         receipt.verdicts.append(verdict)
     return receipt
-
-
-def _with_names(items: list[SubstrateItem]) -> Callable[[str, str], bool]:
-    """``content_overlap`` knowing the names the ``items`` write ("Priya" of "# Priya
-    Raman"), so that a claim opening with one is about it."""
-    # line by line: a short note whose every line opens with a capital reads as a title
-    # case text, which names nothing
-    lines = (line for item in items for line in headed_text(item).splitlines())
-    known = frozenset().union(*(named_terms(line) for line in lines if line.strip()))
-    return functools.partial(content_overlap, known_names=known)
 
 
 def _saying(

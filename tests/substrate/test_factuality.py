@@ -320,47 +320,36 @@ def test_a_claim_opening_with_a_name_is_about_it() -> None:
     from substrate.factuality import content_overlap
 
     marco = "# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka."
-    known = frozenset({"priya", "marco", "raman", "bianchi"})  # as the evidence writes them
-    assert not content_overlap(marco, "Priya owns Kafka.", known_names=known)
-    assert content_overlap(marco, "Marco owns Kafka.", known_names=known)
+    assert not content_overlap(marco, "Priya owns Kafka.")
+    assert not content_overlap("Marco owns Kafka.\nMarco works in Berlin.", "Priya owns Kafka.")
+    assert not content_overlap("Marco owns Kafka.", "Élodie owns Kafka.")
+    assert content_overlap(marco, "Marco owns Kafka.")
     adr = "We chose Postgres as the primary database.\nMySQL was rejected for weaker JSON support."
     assert not content_overlap(adr, "MySQL was chosen as the primary database.")  # spelt so
-    postgres = frozenset({"postgr"})
-    assert not content_overlap(
-        adr, "Postgres was rejected for weaker JSON support.", known_names=postgres
-    )
-    assert content_overlap(
-        adr, "Postgres was chosen as the primary database.", known_names=postgres
-    )
-    # a common first word is no subject, whatever the sentence names
+    assert not content_overlap(adr, "Postgres was rejected for weaker JSON support.")
+    assert content_overlap(adr, "Postgres was chosen as the primary database.")
+    # a common first word is no subject, whatever the sentence or the note names
     for claim, evidence in [
         ("Currently, deploys happen on Tuesdays.", "Deploys happen on Tuesdays and Thursdays."),
+        (
+            "Currently, deploys happen on Tuesdays.",
+            "Deploys happen on Tuesdays.\n\n- Currently the lead is chosen by rota.",
+        ),
         (
             "Unfortunately, gift cards are not refundable.",
             "## Exceptions\n\n- Gift cards are not refundable.",
         ),
         (
             "Critical alerts page the on-call engineer.",
-            "Alerts page the on-call engineer through PagerDuty.",
+            "## Critical Incidents\n\nAlerts page the on-call engineer through PagerDuty.",
         ),
         ("Refunds take five days.", "Refunds take five days at the Lisbon desk."),
+        (
+            "Production deploys run every weekday.",
+            "## Deploying the storefront\n\n- Production deploys run every weekday.",
+        ),
     ]:
         assert content_overlap(evidence, claim), claim
-
-
-def test_verify_knows_the_names_its_evidence_writes(tmp_path: Any) -> None:
-    from substrate.ingest import ingest_path
-
-    people = tmp_path / "people"
-    people.mkdir()
-    (people / "marco.md").write_text("# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka.\n")
-    (people / "priya.md").write_text("# Priya Raman\n\n- Based in Berlin.\n- Owns Postgres.\n")
-    store = Substrate()
-    ingest_path(store, people)
-    receipt = check_factuality(
-        store, "Priya owns Kafka. Marco is based in Berlin. Marco owns Kafka. Priya owns Postgres."
-    )
-    assert [v.supported for v in receipt.verdicts] == [False, False, True, True]
 
 
 def test_a_number_in_another_unit_or_a_rate_per_another_period_is_not_supported() -> None:
@@ -409,3 +398,18 @@ def test_a_clause_naming_nothing_else_and_a_period_of_another_phrase_contradict_
     assert not content_overlap(racks, "The Frankfurt data center has 1,200 racks.")
     audits = "Our 3 data centers are audited every year and patched every month."
     assert content_overlap(audits, "Our 3 data centers are patched every month.")
+
+
+def test_verify_refuses_a_claim_about_another_person(tmp_path: Any) -> None:
+    from substrate.ingest import ingest_path
+
+    people = tmp_path / "people"
+    people.mkdir()
+    (people / "marco.md").write_text("# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka.\n")
+    (people / "priya.md").write_text("# Priya Raman\n\n- Based in Berlin.\n- Owns Postgres.\n")
+    store = Substrate()
+    ingest_path(store, people)
+    receipt = check_factuality(
+        store, "Priya owns Kafka. Marco is based in Berlin. Marco owns Kafka. Priya owns Postgres."
+    )
+    assert [v.supported for v in receipt.verdicts] == [False, False, True, True]
