@@ -14,16 +14,17 @@ A two-column file whose first row is a secret setting (``DB_PASSWORD,s3cr3t``) h
 it is a list of settings, read as ``key`` / ``value`` records, so that the write-time gate
 judges each value by the name beside it (taken as a header, the first secret would be stored
 as a field name, and every value would be judged by it). The same first row may be a header
-all the same (``password,region``): then the first column holds secrets, read as keys. A list
-of settings names them alike (``DB_HOST`` after ``DB_PASSWORD``, ``host`` after
-``password``); when a later key is written otherwise (``hunter2``, ``Qz7Lm2Xp9``), the file
-may be a table, and every key after the first is masked as the secret it may be.
+all the same (``password,region``): then the first column holds secrets, read as keys. So when
+the first row's value reads as a column's name (a plain word: ``region``, ``owner``), every
+key after it is masked as the secret it may be; else each key that does not read as a
+setting's name (``DB_HOST``, ``smtp.host``, ``Max connections``) is.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 from substrate.ingest.cutsecrets import ChunkSecrets, CutSecret
 from substrate.ingest.formats.context import ParseContext
@@ -68,26 +69,22 @@ def _secret_setting(row: list[str]) -> bool:
     return len(row) == 2 and holds_secret(row[1], row[0].strip())
 
 
-def _written_like(name: str) -> tuple[bool, bool, bool, frozenset[str]]:
-    """How a setting's name is written: capitals, small letters, digits, and separators."""
-    return (
-        any(c.isupper() for c in name),
-        any(c.islower() for c in name),
-        any(c.isdigit() for c in name),
-        frozenset(c for c in name if not c.isalnum()),
-    )
+# A column's name: a plain word or two. A setting's name: words joined by _ . - or a space, in
+# one case or camelCase, with few digits.
+_COLUMN_NAME = re.compile(r"[A-Za-z][a-z]*(?:[_ ][a-z]+)?")
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z_.\- ]*[0-9]{0,2}(?:[_.\-][A-Za-z0-9]+)*")
 
 
-def _keys_masked(parsed: Parsed, first_key: str) -> None:
-    """Mask the keys of the records after the first, when one of them is written otherwise
-    than ``first_key``: the first row may then be a table's header (see the module
+def _keys_masked(parsed: Parsed, first_value: str) -> None:
+    """Mask the keys of the records after the first that may be secrets, the first row
+    being read as a setting whose ``first_value`` may be a column's name (see the module
     docstring)."""
-    style = _written_like(first_key.strip())
-    keys = [str(seg.payload.get("key", "")).strip() for seg in parsed.segments[1:]]
-    if all(_written_like(key) == style for key in keys):
-        return
-    for seg, key in zip(parsed.segments[1:], keys, strict=True):
-        at = seg.text.find(key) if key else -1
+    table = _COLUMN_NAME.fullmatch(first_value.strip()) is not None
+    for seg in parsed.segments[1:]:
+        key = str(seg.payload.get("key", "")).strip()
+        if not key or not (table or not _SETTING_NAME.fullmatch(key)):
+            continue
+        at = seg.text.find(key)
         if at >= 0:  # masked in the text (and counted), its copies in the fields
             part = CutSecret(at, at + len(key), KEYED_RULE, first=True)
             seg.secrets = ChunkSecrets((part,), copies_of({key: KEYED_RULE}))
@@ -117,7 +114,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
     else:
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
-    first_key: str | None = None  # of a first row read as a setting
+    first_value: str | None = None  # of a first row read as a setting
     previous = 0
     ordinal = 0
     try:
@@ -134,7 +131,7 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                     header = field_names(row)
                     continue
                 header = ["key", "value"]  # a headerless list of settings: a record too
-                first_key = row[0]  # ... unless it was a header after all
+                first_value = row[1]  # ... unless it was a header after all
             if len(row) != len(header):
                 parsed.issues.append(
                     LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
@@ -157,8 +154,8 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
             ordinal += 1
     except csv.Error as exc:  # reported where the row that cannot be read starts
         raise FileRejected(f"malformed {parsed.format.upper()}: {exc}", line=previous + 1) from None
-    if first_key is not None:
-        _keys_masked(parsed, first_key)
+    if first_value is not None:
+        _keys_masked(parsed, first_value)
     return parsed
 
 
