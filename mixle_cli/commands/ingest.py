@@ -37,8 +37,8 @@ from substrate import (
     AccessDeniedError,
     ShardError,
 )
-from substrate.limits import FILE_FORMATS, MIN_CHUNK_CHARS
-from substrate.widetext import wide_encoding
+from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, MIN_CHUNK_CHARS
+from substrate.widetext import is_binary, wide_encoding
 
 if TYPE_CHECKING:
     from substrate import IngestIssue, IngestReport, Substrate
@@ -661,7 +661,10 @@ def ingest_docs_command(
         return
     docs, lines, problems = [], [], []
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
-    if wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
+    if is_binary(raw[:BINARY_PROBE_BYTES]):  # said as `ingest` says it, once, not line by line
+        problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
+        data = b""
+    elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs
             data = decode_text(raw).encode()
         except FileRejected as exc:
