@@ -211,3 +211,24 @@ def test_a_folder_reached_through_a_link_is_locked(tmp_path: Path) -> None:
     (tmp_path / "linked").symlink_to(tmp_path / "real")
     with exclusive_lock(tmp_path / "linked"):
         pass
+
+
+def test_a_search_lock_that_is_a_link_is_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from substrate.store import Substrate
+
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "alpha words")
+    s.save()
+    s.search("alpha", 1)
+    s.close()
+    index = tmp_path / "shard" / "index"
+    lock = index / ".search.lock"
+    lock.unlink()
+    lock.symlink_to(tmp_path / "elsewhere")
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "beta words")
+    s.save()
+    assert s.search("beta", 1)
+    assert "without its lock" in caplog.text and not (tmp_path / "elsewhere").exists()
