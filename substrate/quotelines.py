@@ -97,7 +97,8 @@ def _words(stretch: str) -> list[str]:
 
 def _passage(wanted: list[str], text: str) -> tuple[int, int] | None:
     """The offsets of the first and last character of the passage of ``text`` holding most
-    of ``wanted``'s words in order (at least ``MIN_SHARE`` of them), the earliest of equals."""
+    of ``wanted``'s words in order (at least ``MIN_SHARE`` of them), the shortest, then the
+    earliest, of equals."""
     if not wanted:
         return None
     found = [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
@@ -111,7 +112,10 @@ def _passage(wanted: list[str], text: str) -> tuple[int, int] | None:
     for lead in range(len(wanted) - need + 1):
         for first in where.get(wanted[lead], ()):
             matched, last = _walk(wanted, lead, first, found)
-            if matched >= need and (best is None or matched > best[0]):
+            # the most words, then the tightest passage ("the" may open one lines early)
+            if matched >= need and (
+                best is None or (matched, first - last) > (best[0], best[1] - best[2])
+            ):
                 best = (matched, first, last)
     if best is None:
         return None

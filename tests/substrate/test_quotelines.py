@@ -67,6 +67,12 @@ def test_words_scattered_over_a_section_are_no_passage() -> None:
     assert lines_quoted(quote, without_it) is None
 
 
+def test_of_passages_holding_as_many_words_the_tightest_is_cited() -> None:
+    # "the" of the line before opened a passage too, as long in words
+    adr = section("We use Kafka as the message broker.\nThe Kafka owner is [[people/marco]].", 3)
+    assert lines_quoted("The Kafka owner is people/marco.", adr) == (4, 4)
+
+
 def test_a_stretch_of_one_word_is_found_or_not() -> None:
     entry = section("## Priya Raman\n\n- Kafka\n- Berlin", start=1)
     assert lines_quoted("Priya Raman: Berlin", entry) == (4, 4)
