@@ -16,7 +16,6 @@ import contextlib
 import json
 import math
 import os
-import posixpath
 import re
 import shlex
 import signal
@@ -38,7 +37,7 @@ from substrate.context.compress import (
 )
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import Frame, asked_terms, frame_of, named_terms, terms_said
+from substrate.questions import asked_terms, frame_of, named_terms, terms_said
 from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
@@ -161,7 +160,6 @@ class ExtractiveAnswerer:
                 candidates.append((n, sentence, have, said.lower(), entry_of(title, sentence)))
         if not candidates:
             return ""
-        bridged = _bridged(candidates, packet, wanted, frame)
         df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
         weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
         total = sum(weight.values())
@@ -214,10 +212,6 @@ class ExtractiveAnswerer:
             if " ".join(shown.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
             quote = _unbracketed(truncate(shown, 300)) + f" [{n}]"
-            if pos in bridged:  # the sentence of the note linking here, which says whose
-                m, bridge = bridged[pos]
-                if " ".join(_unlinked(bridge).split()) not in said_already:
-                    quote = _unbracketed(truncate(_unlinked(bridge), 300)) + f" [{m}] {quote}"
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
@@ -301,52 +295,6 @@ def _asks_for_the_list(
     section = packet.items[n - 1].provenance.get("section")
     headings = [h for h in sentences(packet.texts[n - 1]) if is_heading(h)]
     return bool(topic & terms(" ".join([section if isinstance(section, str) else "", *headings])))
-
-
-def _bridged(
-    candidates: list[tuple[int, str, frozenset[str], str, str]],
-    packet: ContextPacket,
-    wanted: frozenset[str],
-    frame: Frame,
-) -> dict[int, tuple[int, str]]:
-    """The candidates of a note another source links to that the linking sentence completes
-    (changed in place: together they say every term asked), each with that source and
-    sentence. "Where is the Kafka owner
-    based?" is answered by "Based in Milan." of the note that "The Kafka owner is
-    [[people/marco]]." links to: the one says whose, the other where; quoted together."""
-    links: dict[str, list[tuple[int, str]]] = {}  # a linked note's stem -> (source, sentence)
-    for m, text in enumerate(packet.texts, 1):
-        for sentence in sentences(text):
-            for stem in _linked_stems(sentence):
-                links.setdefault(stem, []).append((m, sentence))
-    bridged: dict[int, tuple[int, str]] = {}
-    for pos, (n, sentence, have, said, quote) in enumerate(candidates):
-        for m, bridge in links.get(_stem_of(packet.items[n - 1]), []):
-            more = terms_said(bridge, wanted, frame) - have
-            # together they say all that is asked, and neither does alone
-            if m != n and have and more and have | more == wanted and more != wanted:
-                candidates[pos] = (n, sentence, have | more, f"{bridge.lower()} {said}", quote)
-                bridged[pos] = (m, bridge)
-                break
-    return bridged
-
-
-def _linked_stems(sentence: str) -> list[str]:
-    """The file stems of the notes ``sentence`` links to (``[[people/marco]]``: marco)."""
-    targets = [m.group(1) for m in _WIKI_LINK.finditer(sentence)]
-    targets += [m.group(1) for m in _MD_TARGET.finditer(sentence)]
-    stems = [posixpath.splitext(posixpath.basename(t.split("#", 1)[0].strip()))[0] for t in targets]
-    return [stem.lower() for stem in stems if stem]
-
-
-_MD_TARGET = re.compile(r"(?<!!)\[[^\[\]\n]+\]\(([^()\s]+)(?:\s+\"[^\"\n]*\")?\)")
-
-
-def _stem_of(item: SubstrateItem) -> str:
-    source = item.provenance.get("source") if isinstance(item.provenance, dict) else None
-    if not isinstance(source, str):
-        return ""
-    return posixpath.splitext(posixpath.basename(source))[0].lower()
 
 
 def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:

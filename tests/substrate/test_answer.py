@@ -1175,28 +1175,3 @@ def test_nothing_readable_mentions_nothing() -> None:
     s.add("text", "Refunds take five days.", scope="ops")
     hidden = unmentioned(s, "salary refund", filters=SearchFilters(scopes=frozenset({"hr"})))
     assert hidden == ({"salari", "refund"}, 1.0)
-
-
-def test_a_note_linked_to_answers_with_the_sentence_linking_to_it(tmp_path: Path) -> None:
-    from substrate.ingest import ingest_path
-
-    notes = tmp_path / "notes"
-    (notes / "people").mkdir(parents=True)
-    (notes / "people" / "marco.md").write_text(
-        "# Marco Bianchi\n\n- Based in Milan.\n- Owns Kafka.\n"
-    )
-    (notes / "adr-5.md").write_text(
-        "# ADR-5: Kafka\n\nWe use Kafka as the message broker.\n"
-        "The Kafka owner is [[people/marco]].\n"
-    )
-    store = Substrate()
-    ingest_path(store, notes)
-    answer = answer_from_substrate(
-        store, "Where is the Kafka owner based?", ExtractiveAnswerer(), hops=2
-    )
-    # the one says whose, the other where: quoted together, each citing its note
-    assert answer.answer is not None
-    assert answer.answer.startswith("The Kafka owner is people/marco. [")
-    assert "Marco Bianchi: Based in Milan. [" in answer.answer
-    cited = {answer.citations()[n - 1]["source"] for n in answer.cited()}
-    assert cited == {"adr-5.md", "people/marco.md"}
