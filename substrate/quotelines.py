@@ -35,6 +35,9 @@ MAX_MISSED = 3
 MIN_SHARE = 0.8
 # The most words of an entry's name before its colon.
 ENTRY_NAME_WORDS = 10
+# Characters of a source's text looked through (the search tries each place a quote's first
+# words occur: an item far longer than a chunk, one added whole, is not read to its end).
+SCAN_CHARS = 100_000
 
 
 def quoted_lines(answer: str, items: Sequence[SubstrateItem]) -> dict[int, list[tuple[int, int]]]:
@@ -101,7 +104,7 @@ def _passage(wanted: list[str], text: str) -> tuple[int, int] | None:
     earliest, of equals."""
     if not wanted:
         return None
-    found = [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+    found = [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text, 0, SCAN_CHARS)]
     where: dict[str, list[int]] = defaultdict(list)
     for i, (word, _, _) in enumerate(found):
         where[word].append(i)

@@ -101,3 +101,12 @@ def test_each_stretch_goes_to_the_sources_its_markers_name() -> None:
     other = section(start=40)
     got = quoted_lines(answer, [section(), other, SubstrateItem("text", "unplaced")])
     assert got == {1: [(7, 8)], 2: [(42, 42)]}  # 7 and 7-8 merged; [3] has no lines; no [9]
+
+
+def test_only_the_start_of_a_very_long_text_is_looked_through() -> None:
+    from substrate.quotelines import SCAN_CHARS
+
+    filler = "the same words on every line of it\n" * (SCAN_CHARS // 35 + 10)
+    long = section("Refunds take five days.\n" + filler + "Gift cards never expire.", start=1)
+    assert lines_quoted("Refunds take five days.", long) == (1, 1)
+    assert lines_quoted("Gift cards never expire.", long) is None  # its section's lines stand
