@@ -76,11 +76,7 @@ def _grouped_parts(text: str) -> set[str]:
     return {part for m in GROUPED_NUMBER.finditer(text) for part in m.group().split(",")}
 
 
-def content_overlap(
-    evidence: str,
-    claim: str,
-    threshold: float = OVERLAP_THRESHOLD,
-) -> bool:
+def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
     other polarity says more of the claim.
@@ -357,6 +353,7 @@ def check_factuality(
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
     extract = extract or sentence_claims
+    says = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
     checked = []
     stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
@@ -368,7 +365,6 @@ def check_factuality(
         replaced = superseded([item for item, _ in found])
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        says = corroborates or content_overlap
         backing = _saying(hits, claim, min_score, says)
         # else the nearest: a replaced note saying it (the claim is out of date), or any
         stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
