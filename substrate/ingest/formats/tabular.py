@@ -82,7 +82,8 @@ def _keys_masked(parsed: Parsed, first_value: str) -> None:
     table = _COLUMN_NAME.fullmatch(first_value.strip()) is not None
     for seg in parsed.segments[1:]:
         key = str(seg.payload.get("key", "")).strip()
-        if not key or not (table or not _SETTING_NAME.fullmatch(key)):
+        named = _SETTING_NAME.fullmatch(key) is not None
+        if not key or (named and not table):
             continue
         at = seg.text.find(key)
         if at >= 0:  # masked in the text (and counted), its copies in the fields
