@@ -102,3 +102,18 @@ def test_the_seed_ingest_functions_mask_copies_across_items(tmp_path: Path) -> N
     dumped = json.dumps([item.to_json() for item in items if item is not None])
     assert PASSWORD not in dumped
     assert all(item is not None and item.id == i for item, i in zip(items, ids, strict=True))
+
+
+def test_an_authorization_header_kept_in_a_field_is_redacted_in_every_format(
+    tmp_path: Path,
+) -> None:
+    basic = "Basic c3ZjOlBxN3JaMm1LOXdYNHZC"  # "svc:Pq7rZ2mK9wX4vB"
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "calls.jsonl").write_text(json.dumps({"headers": {"Authorization": basic}}) + "\n")
+    (tree / "users.csv").write_text(f"name,Authorization\nal,{basic}\n")
+    (tree / "api.md").write_text(f"---\nAuthorization: {basic}\n---\n# API\n\nCall it.\n")
+    shard = tmp_path / "shard"
+    report = ingest_path(Substrate(shard), tree)
+    assert report.redactions == 4  # the JSON Lines record's text repeats its payload
+    assert "c3ZjOlBx" not in _stored(shard)

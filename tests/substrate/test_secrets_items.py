@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import random
 import string
@@ -84,6 +85,32 @@ def test_a_named_entry_s_value_is_judged_by_its_name() -> None:
     assert stored.payload["row"] == item.payload["row"]
     two_names = {"name": "DB_PASSWORD", "key": "k1", "value": PASSWORD}  # which one? neither
     assert not scan_item(SubstrateItem(kind="record", payload=two_names)).findings
+
+
+def test_a_header_kept_as_a_field_is_judged_as_its_header_line() -> None:
+    basic = "Basic " + base64.b64encode(f"svc:{PASSWORD}".encode()).decode()
+    token = "token " + rnd(32)
+    item = SubstrateItem(
+        kind="record",
+        payload={
+            "headers": {"Authorization": basic, "Proxy-Authorization": "SSWS " + rnd(40)},
+            "env": {"HTTP_AUTHORIZATION": token},
+            "row": {"name": "Authorization", "value": basic},
+            "docs": {"Authorization": "see docs/security/authorization.md"},
+            "note": basic,  # a bare "Basic ..." says nothing: it may be prose
+        },
+    )
+    findings = scan_item(item).findings
+    assert [(f.field, f.rule) for f in findings] == [
+        ("payload.headers.Authorization", "basic_auth_header"),
+        ("payload.headers.Proxy-Authorization", "authorization_header"),
+        ("payload.env.HTTP_AUTHORIZATION", "authorization_header"),
+        ("payload.row.value", "basic_auth_header"),
+    ]
+    stored = admit(item).item.payload
+    assert stored["headers"]["Authorization"] == "Basic [REDACTED:basic_auth_header]"
+    assert stored["env"]["HTTP_AUTHORIZATION"] == "token [REDACTED:authorization_header]"
+    assert stored["docs"] == item.payload["docs"]
 
 
 class FakeStore:
