@@ -68,7 +68,8 @@ def verify_lineage(
 
     Each item is visited once (cycles are safe). The links of items at ``max_depth`` are
     checked (a dangling one is reported) but not followed: ``unfollowed`` counts those that
-    lead on. ``n_links`` counts every link checked and ``visited`` includes the root. A
+    lead on. ``n_links`` counts every link checked (the unresolved links of the reader's own
+    items as one) and ``visited`` includes the root. A
     missing root gives ``intact=False`` with the root itself as dangling.
 
     Args:
@@ -111,7 +112,8 @@ def verify_lineage(
                 deepest = max(deepest, depth + 1)
                 queue.append((found, depth + 1))
             elif own_scope is not None and item.scope == own_scope:
-                n_links += 1
+                # counted once, as it is reported once: how many there are would tell of them
+                n_links += UNRESOLVED not in dangling
                 dangling.setdefault(UNRESOLVED, item.id)
     return LineageReport(
         item_id=root.id,

@@ -152,7 +152,8 @@ class TextScan:
 
 
 def fingerprint(rule: str, path: str, secret: str) -> str:
-    """SHA-256 hex of rule, path and secret: stable across line moves, reveals nothing.
+    """SHA-256 hex of rule, path and secret: stable across line moves, and holds no character
+    of the secret (though, like any hash of one, it confirms a guess of a chosen password).
 
     The path's bytes are those of the real name (``name_bytes``), so names that differ only in
     bytes that are not UTF-8 differ here too; a UTF-8 name hashes as it always did."""

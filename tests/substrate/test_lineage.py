@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from substrate.lineage import LineageReport, audit_substrate, verify_lineage
+from substrate.lineage import UNRESOLVED, LineageReport, audit_substrate, verify_lineage
 from substrate.store import Substrate
 
 
@@ -168,6 +168,13 @@ def test_audit_scope_filters_reporting_not_resolution(store: Substrate) -> None:
     assert audit_substrate(store, scope="ops")["broken"] == [
         {"item_id": broken, "dangling": ["gone"]}
     ]
+
+
+def test_a_readers_own_links_out_of_sight_count_as_one(store: Substrate) -> None:
+    hidden = [store.add("text", f"finance {n}", scope="finance") for n in range(2)]
+    mine = store.add("text", "research", scope="research", links=[*hidden, "removed"])
+    report = verify_lineage(store, mine, scopes={"research"}, own_scope="research")
+    assert report.dangling == [UNRESOLVED] and report.n_links == 1
 
 
 def test_audit_for_a_reader_hides_other_scopes(store: Substrate) -> None:
