@@ -104,6 +104,8 @@ class _Walker:
         # folders the ignore rules left out (and VCS folders): a link must not lead into them
         # (a hidden folder is only not walked by default: a visible link to it is followed)
         self.pruned: list[str] = []
+        # files the ignore rules left out, by (device, inode): a link must not lead to them
+        self.ignored_files: set[tuple[int, int]] = set()
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -162,6 +164,8 @@ class _Walker:
         for entry in entries:
             name = entry.name
             if not hidden and name[0] == ".":
+                if name in VCS_DIRS:  # not walked either way; and no link may lead into it
+                    self.prune(entry.path)
                 continue
             child = f"{rel}/{name}" if rel else name
             if not (name.isascii() or utf8_name(name)):
@@ -171,6 +175,7 @@ class _Walker:
                 # the common case first: a regular file (known from the directory listing)
                 if entry.is_file(follow_symlinks=False):
                     if check and rules.ignored(child, name, False):
+                        self.ignored_files.add((device, entry.inode()))
                         continue
                     info = entry.stat(follow_symlinks=False)
                     files.append(FileEntry.of(entry.path, child, info))
@@ -228,6 +233,9 @@ class _Walker:
         elif stat.S_ISREG(info.st_mode):
             if key in self.files_seen:
                 skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
+                return
+            if key in self.ignored_files:
+                skipped.append((link.rel, "symlink leads to an ignored file"))
                 return
             self.files_seen[key] = link.rel
             yield [FileEntry.of(link.path, link.rel, info)]

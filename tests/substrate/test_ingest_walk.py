@@ -187,6 +187,35 @@ def test_a_link_into_an_ignored_folder_is_not_followed(tmp_path: Path) -> None:
     ]
 
 
+def test_a_link_to_an_ignored_file_is_not_followed(tmp_path: Path) -> None:
+    _touch(tmp_path, "private.md", "draft.md", "sub/a.md")
+    (tmp_path / ".gitignore").write_text("private.md\n")
+    (tmp_path / "sub" / ".mixleignore").write_text("a.md\n")
+    (tmp_path / "public.md").symlink_to("private.md")
+    (tmp_path / "b.md").symlink_to("sub/a.md")
+    (tmp_path / "copy.md").symlink_to("draft.md")  # a link to a file walked: one of them
+    result = walk(tmp_path)
+    assert [f.rel for f in result.files] == ["draft.md"]
+    assert sorted(result.skipped) == [
+        ("b.md", "symlink leads to an ignored file"),
+        ("copy.md", "same file as draft.md"),
+        ("public.md", "symlink leads to an ignored file"),
+    ]
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_link_into_a_version_control_folder_is_not_followed(tmp_path: Path, hidden: bool) -> None:
+    _touch(tmp_path, ".git/config", ".git/logs/HEAD", "a.md")
+    (tmp_path / "gitlink").symlink_to(".git")
+    (tmp_path / "cfg.txt").symlink_to(".git/config")
+    result = walk(tmp_path, hidden=hidden)
+    assert [f.rel for f in result.files] == ["a.md"]
+    assert sorted(result.skipped) == [
+        ("cfg.txt", "symlink leads into an ignored folder"),
+        ("gitlink", "symlink leads into an ignored folder"),
+    ]
+
+
 def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> None:
     from substrate.ingest import ingest_path
     from substrate.store import Substrate
