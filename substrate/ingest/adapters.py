@@ -463,9 +463,10 @@ def ingest_artifacts(
         except FileRejected as exc:
             _file_failed(report, name, exc.reason, exc.line, exc.byte)
             continue
-        directory = manifest_path.parent
+        # absolute: found again from any working directory, and one id however it is spelt
+        directory = manifest_path.parent.absolute()
         seg = artifact_segment(directory, manifest)
-        where = str(directory.absolute())  # found again from any working directory
+        where = str(directory)
         prov = {
             "source": "registry",
             "path": where,

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import InvalidInputError
-from substrate.freshness import reference_of
 from substrate.ingest import (
     IngestReport,
     ingest_artifacts,
@@ -300,8 +299,10 @@ def test_an_artifacts_path_is_absolute_from_any_working_directory(
     [item_id] = ingest_artifacts(store, "registry")
     item = store.get(item_id)
     assert item is not None and item.provenance["path"] == str(tmp_path / "registry" / "router")
-    monkeypatch.chdir(tmp_path / "registry")  # elsewhere: the relative ref names nothing here
-    assert reference_of(item) == (str(tmp_path / "registry" / "router"), "provenance.path")
+    assert item.payload["ref"] == item.provenance["path"]
+    monkeypatch.chdir(tmp_path / "registry")  # spelt otherwise: the same item
+    assert ingest_artifacts(store, str(tmp_path / "registry")) == [item_id]
+    assert ingest_artifacts(store, ".") == [item_id] and len(store) == 1
 
 
 def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:
