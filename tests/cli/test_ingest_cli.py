@@ -117,6 +117,16 @@ def test_stdin_and_explicit_format(mixle) -> None:
     assert again.stderr.startswith("1 file scanned, 0 added, 0 updated, 1 unchanged")
 
 
+def test_binary_piped_in_is_skipped_as_a_binary_file_is(mixle) -> None:
+    for data in ("hello notes\n".encode("utf-16-le"), b"PK\x03\x04\x00\x00\x00"):
+        result = mixle("ingest", "-", "--json", input=data)
+        assert result.exit_code == 0, result.stderr
+        [outcome] = result.json()["files"]
+        assert (outcome["status"], outcome["reason"]) == ("skipped", "binary file")
+    mixle("ingest", "-", input="a real note\n")
+    assert [r["title"] for r in mixle("ls", "--json").json()] == ["a real note"]
+
+
 def test_each_text_piped_in_is_kept_unless_it_is_named(mixle) -> None:
     def texts() -> set[str]:
         return {r["title"] for r in mixle("ls", "--json").json()}
