@@ -31,7 +31,7 @@ def decode_text(data: bytes) -> str:
         text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
     except UnicodeDecodeError as exc:
         at = exc.start + offset
-        line = data.count(b"\n", 0, at) + 1
+        line = _line_at(data, at)
         raise FileRejected(
             f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
             "convert the file to UTF-8 or ignore it",
@@ -39,6 +39,13 @@ def decode_text(data: bytes) -> str:
             byte=at,
         ) from None
     return _normalised(text)
+
+
+def _line_at(data: bytes, at: int) -> int:
+    """The line of byte ``at``, counting line ends as ``decode_text`` makes them: ``\n``,
+    ``\r\n`` and a lone ``\r``."""
+    before = data[:at]
+    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
 
 
 def _normalised(text: str) -> str:

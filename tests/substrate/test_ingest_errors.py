@@ -12,7 +12,8 @@ import pytest
 
 from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
-from substrate.ingest.textio import read_unless_binary
+from substrate.ingest.segment import FileRejected
+from substrate.ingest.textio import decode_text, read_unless_binary
 from substrate.store import Substrate
 
 
@@ -56,6 +57,14 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
     assert issue.location() == "latin1.txt:2"
     assert [i.text for i in store.iter_items()] == ["fine text"]
     assert report.files_failed == 1 and not report.ok
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_invalid_utf8_is_found_on_its_line_whatever_ends_lines(end: bytes) -> None:
+    data = end.join([b"line1", b"line2", b"line3 \xff bad", b""])
+    with pytest.raises(FileRejected) as err:
+        decode_text(data)
+    assert err.value.line == 3
 
 
 def test_malformed_jsonl_line_is_reported_and_the_rest_kept(tmp_path: Path) -> None:
