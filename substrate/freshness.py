@@ -11,8 +11,8 @@ Signals, in the order they are reported:
   another note's names it (``supersedes``), as ``substrate.supersession`` reads them (notes
   naming each other in a ring replace neither);
 * ``aged``: it is older than the caller's ``max_age_s`` policy (a prompt to review, not proof),
-  counted from when its content was last written (``content_time``: an ingested file's
-  modification time, else the item's creation).
+  counted from when its content was last written (``content_time``: the date a note's front
+  matter gives, else an ingested file's modification time, else the item's creation).
 
 ``freshness_report`` indexes every ``supersedes``/``replaces`` edge in one pass, then checks each
 item against that index, so a sweep is linear in the size of the shard. Each file is examined
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.durations import format_duration
 from substrate.item import SubstrateItem
+from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.engine import MASK_LEAD
 from substrate.spaces import visible_item
 from substrate.supersession import REPLACES_FIELDS, SUCCESSOR_FIELDS, replaced_notes
@@ -286,9 +287,14 @@ def _targets(value: Any) -> tuple[str, ...]:
 
 
 def content_time(item: SubstrateItem) -> float:
-    """When the item's content was last written: its file's modification time, recorded at
-    ingest, when that is earlier than the item itself (a note last edited in 2021 and ingested
-    today is not today's), else when the item was made."""
+    """When the item's content was last written: the date its note's front matter gives
+    (``declared_time``: a clone sets every file's modification time to the day it was made),
+    else its file's modification time, recorded at ingest, when that is earlier than the item
+    itself (a note last edited in 2021 and ingested today is not today's), else when the item
+    was made."""
+    declared = declared_time(item)
+    if declared is not None:
+        return declared
     made = float(item.created_at)
     recorded = _recorded_mtime_ns(item.provenance)
     mtime = recorded[0] / 1e9 if recorded is not None else 0.0
@@ -432,7 +438,7 @@ def _light(item: SubstrateItem) -> SubstrateItem:
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     return SubstrateItem(
         kind=item.kind,
-        payload={k: payload[k] for k in _PAYLOAD_KEYS if k in payload},
+        payload={k: v for k, v in payload.items() if k in _PAYLOAD_KEYS or is_date_field(k)},
         provenance={k: prov[k] for k in _PROVENANCE_KEYS if k in prov},
         scope=item.scope,
         id=item.id,

@@ -119,9 +119,11 @@ def freshness_cmd(
         str | None,
         typer.Option(
             "--max-age",
-            help="Report items older than this as aged, counted from a file's last edit (else "
-            "from when the item was added): 90s, 15m or 15min, 12h, 30d, 2w (combinable; a "
-            "bare number is seconds; M is refused: months are written in days, 180d).",
+            help="Report items older than this as aged, counted from the date a note's front "
+            "matter gives (updated:, lastmod:, reviewed:..., else date:), else from a file's "
+            "last edit, else from when the item was added: 90s, 15m or 15min, 12h, 30d, 2w "
+            "(combinable; a bare number is seconds; M is refused: months are written in days, "
+            "180d).",
         ),
     ] = None,
     scope: ScopeOpt = None,

@@ -473,6 +473,30 @@ def test_age_counts_from_the_last_edit_of_an_ingested_file(tmp_path: Path) -> No
     assert abs(report["stale"][0]["age_s"] - 400 * 86400) < 60
 
 
+def test_age_counts_from_the_date_a_notes_front_matter_gives(tmp_path: Path) -> None:
+    # a fresh clone: every file modified today, though the runbook was last reviewed long ago
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vpn.md").write_text(
+        "---\ndate: 2020-01-01\nupdated: 2021-03-04\nreviewed: 2021-06-01T12:00:00+02:00\n"
+        "---\n# VPN\n\nConnect with the corporate client.\n\n# Help\n\nAsk ops.\n"
+    )
+    (notes / "dated.md").write_text("---\ndate: 2022-05-06\n---\nWritten once.\n")
+    (notes / "slip.md").write_text("---\nupdated: 3024-01-01\n---\nA typo in the year.\n")
+    (notes / "plain.md").write_text("---\nupdated: last week\n---\nNo date to read.\n")
+    (notes / "rows.csv").write_text("date,event\n2001-01-01,launch\n")  # a row's date: data
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    report = freshness_report(store, max_age_s=365 * 86400)
+    ages = {Path(row["ref"]).name: row["age_s"] for row in report["stale"]}
+    reviewed = 1622541600.0  # 2021-06-01 10:00 UTC
+    assert abs(ages["vpn.md"] - (time.time() - reviewed)) < 60
+    assert abs(ages["dated.md"] - (time.time() - 1651795200.0)) < 60
+    assert report["n_stale"] == 3  # both sections of vpn.md, and dated.md
+
+
 def test_a_recorded_mtime_later_than_the_item_does_not_make_it_younger(store: Substrate) -> None:
     a = store.add("text", "x", created_at=NOW - 100, provenance={"mtime": NOW - 5})
     assert check_freshness(store, a, now=NOW).age_s == 100.0
