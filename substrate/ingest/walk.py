@@ -175,7 +175,10 @@ class _Walker:
                 # the common case first: a regular file (known from the directory listing)
                 if entry.is_file(follow_symlinks=False):
                     if check and rules.ignored(child, name, False):
-                        self.ignored_files.add((device, entry.inode()))
+                        # stat, not the listing's inode number: overlay file systems may
+                        # list one that stat does not give
+                        ignored = entry.stat(follow_symlinks=False)
+                        self.ignored_files.add((ignored.st_dev, ignored.st_ino))
                         continue
                     info = entry.stat(follow_symlinks=False)
                     files.append(FileEntry.of(entry.path, child, info))
