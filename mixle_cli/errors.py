@@ -102,7 +102,10 @@ def _shard_hint(exc: ShardError) -> str | None:
         # every command reads the settings: `audit` would fail alike
         return "fix mixle.toml by hand (docs/formats.md describes it)"
     if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
-        return "fix or remove that line by hand (see docs/formats.md), then run `mixle compact`"
+        return (
+            "fix or remove that line by hand (see docs/formats.md), then run `mixle compact` "
+            "(having removed or shortened a line, delete index/ first)"
+        )
     return "run `mixle audit` to check the shard"
 
 

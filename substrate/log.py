@@ -450,8 +450,9 @@ class LogFile:
             for line in lines:
                 offsets.append(pos)
                 pos += len(line)
-            if state.uncommitted_bytes:  # about to be cut off as a torn write: make sure
-                refuse_lost_commits(self, state, generation)
+            # a torn write about to be cut off, or a log shorter than noted: make sure no
+            # committed line is lost for good
+            refuse_lost_commits(self, state, generation, writing=True)
             self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
             if state.uncommitted_bytes:
                 log.warning(
@@ -550,6 +551,12 @@ class LogFile:
                     return False
             commit = fh.readline()
             return commit.endswith(b"\n") and _commit_count(commit) == len(lines) and not fh.read(1)
+
+    def refuse_rewrite_over_a_loss(self) -> None:
+        """Raise if committed lines are missing (``refuse_lost_commits``): a rewrite would make
+        the loss for good (caller holds the lock)."""
+        head = self.header()
+        refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
 
     def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
         """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""

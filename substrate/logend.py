@@ -79,7 +79,7 @@ _WARNED: set[str] = set()
 
 
 def refuse_lost_commits(
-    log_file: LogFile, state: TailState, generation: str, known: int = 0
+    log_file: LogFile, state: TailState, generation: str, known: int = 0, *, writing: bool = False
 ) -> TailState:
     """Raise if the log lost lines that were committed, rather than read or write on; returns
     the log's state, read again when it looked short of the evidence.
@@ -89,9 +89,13 @@ def refuse_lost_commits(
         state: its tail as just read.
         generation: its generation as just read.
         known: a watermark a catalog was written at (other evidence of what was committed).
+        writing: a write is about to note a new end. A log that lost whole batches (or lines
+            of them) still reads, and ``audit`` tells of it; a write would hide the loss for
+            good, so it is refused.
 
     Raises:
-        ShardError: the log is missing or empty, though commits into it were noted.
+        ShardError: the log is missing or empty, or ends before the end noted at its last
+            commit, though commits into it were noted.
         CorruptShardError: the log ends inside a batch that was committed.
     """
     path, folder = log_file.path, log_file.end_path.parent
@@ -119,6 +123,14 @@ def refuse_lost_commits(
             f"line(s) from this line on ({state.uncommitted_bytes} bytes) lost the line that "
             f"ends their batch; restore the file from a backup (removing {folder}, which is "
             f"rebuilt, keeps only the complete batches: those {lines} line(s) would be lost)",
+        )
+    if writing and known > state.committed_end:
+        _refuse_corrupt_lines(log_file, state.committed_end)
+        raise ShardError(
+            f"{path} ends {known - state.committed_end} bytes before the end noted at its last "
+            "commit: committed items are missing (an older copy restored, the file cut short, "
+            "or lines removed or shortened by hand); restore it from a backup, or remove "
+            f"{folder} (rebuilt from the log) to go on writing to the log as it is"
         )
     return state
 

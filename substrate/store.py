@@ -523,9 +523,12 @@ class Substrate:
             raise InvalidInputError("compact() needs a shard on disk")
         self.save()
         log_file = self._log
-        if not log_file.path.exists():  # never written (nothing was saved): nothing to rewrite
-            return CompactStats(0, 0, 0)
+        if not log_file.path.exists() and not log_file.end_path.exists():
+            return CompactStats(0, 0, 0)  # never written (nothing was saved): nothing to rewrite
         with exclusive_lock(log_file.lock_path):
+            log_file.refuse_rewrite_over_a_loss()
+            if not log_file.path.exists():  # (a note of its end, but never a commit)
+                return CompactStats(0, 0, 0)
             if not os.access(log_file.path, os.W_OK):  # a rename would replace it all the same
                 raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
             before = log_file.path.stat().st_size

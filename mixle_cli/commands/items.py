@@ -382,13 +382,21 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     if report["index_bytes"]:  # left out for a reader confined to some scopes
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
         out.print(f"derived {derived}", markup=False)
-    if log.get("uncommitted_bytes") or log.get("unfinished_write"):
+    unfinished = log.get("uncommitted_bytes") or log.get("unfinished_write")
+    if unfinished:
         what = "an unfinished write follows"  # a team is not told another's write's size
         if log.get("uncommitted_bytes"):
             what = f"{log['uncommitted_bytes']} bytes of an unfinished write follow"
         output.note(
             f"warning: {what} the last commit (a crash?); it is ignored and the next write "
             "removes it"
+        )
+    elif not report["healthy"]:  # committed lines are missing (``lost_bytes``)
+        lost = f" ({log['lost_bytes']} bytes)" if log.get("lost_bytes") else ""
+        output.note(
+            f"warning: the log ends before the end noted at its last commit{lost}: committed "
+            "items are missing, and no write is taken until it is restored from a backup; "
+            "`mixle audit` tells more"
         )
 
 

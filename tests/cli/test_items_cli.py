@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -186,6 +187,8 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     assert path.read_bytes() == before
     lines[3] = lines[2]  # the line fixed by hand, as the hint says
     path.write_bytes(b"".join(lines))
+    assert "before the end noted" in mixle("compact").stderr  # shortened: the log is short
+    shutil.rmtree(isolated_shard_env / "index")  # as the hint says
     assert mixle("compact").exit_code == 0 and mixle("ls").exit_code == 0
 
 
@@ -746,6 +749,34 @@ def test_a_log_cut_short_names_the_remedy_without_a_circular_hint(
     result = mixle("ls")
     assert result.exit_code == 3 and "cut short" in result.stderr and "restore" in result.stderr
     assert "hint:" not in result.stderr  # `mixle audit` would say the same again
+
+
+def test_a_log_missing_whole_batches_is_read_but_never_written_over(
+    mixle, isolated_shard_env: Path
+) -> None:
+    for text in ("first", "second", "third, acknowledged"):
+        mixle("add", text)
+    path = isolated_shard_env / "items.jsonl"
+    whole = path.read_bytes()
+    path.write_bytes(b"".join(whole.splitlines(keepends=True)[:-2]))  # the last batch
+    cut = path.read_bytes()
+    assert [r["title"] for r in mixle("ls", "--json").json()] == ["first", "second"]
+    assert "committed items are missing" in mixle("status").stderr
+    for args in (("add", "fourth"), ("compact",)):
+        refused = mixle(*args)
+        assert refused.exit_code == 3 and "before the end noted" in refused.stderr, args
+        assert path.read_bytes() == cut
+    path.write_bytes(whole)  # restored: nothing lost
+    assert len(mixle("ls", "--json").json()) == 3 and mixle("add", "fourth").exit_code == 0
+
+
+def test_compact_refuses_a_log_that_is_gone_though_commits_were_noted(
+    mixle, isolated_shard_env: Path
+) -> None:
+    mixle("add", "first")
+    (isolated_shard_env / "items.jsonl").unlink()
+    result = mixle("compact")
+    assert result.exit_code == 3 and "missing or empty" in result.stderr
 
 
 def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:

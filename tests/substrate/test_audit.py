@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from substrate.audit import AuditReport, audit_shard
+from substrate.errors import ShardError
 from substrate.store import Substrate
 
 
@@ -233,7 +234,10 @@ def test_a_line_deleted_inside_a_committed_batch_is_a_problem(tmp_path: Path) ->
     ]
     scoped = audit_shard(Substrate(tmp_path / "s"), scopes={"local"})
     assert scoped.log["problems"][0].startswith("a committed batch lost or gained lines by hand:")
-    Substrate(tmp_path / "s").compact()  # the loss accepted: the rewritten log is whole again
+    with pytest.raises(ShardError, match="before the end noted"):
+        Substrate(tmp_path / "s").compact()  # a rewrite would make the loss for good
+    (tmp_path / "s" / "index" / "log-end.json").unlink()  # the loss accepted
+    Substrate(tmp_path / "s").compact()  # the rewritten log is whole again
     assert audit_shard(Substrate(tmp_path / "s")).ok
 
 
@@ -258,6 +262,12 @@ def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
     assert not shard_status(Substrate(tmp_path / "s"))["healthy"]  # status says so too
     store = Substrate(tmp_path / "s")
     store.add("text", "four")
-    store.save()  # a write notes the new end: the loss is history
+    with pytest.raises(ShardError, match="before the end noted at its last commit"):
+        store.save()  # a write would note the new end: the loss would be history
+    assert len(log.read_bytes().splitlines()) == len(lines) - 2  # nothing written
+    (tmp_path / "s" / "index" / "log-end.json").unlink()  # the log as it is, accepted
+    store = Substrate(tmp_path / "s")
+    store.add("text", "four")
+    store.save()
     assert audit_shard(Substrate(tmp_path / "s")).ok
     assert shard_status(Substrate(tmp_path / "s"))["healthy"]
