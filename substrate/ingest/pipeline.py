@@ -75,8 +75,9 @@ from substrate.ingest.walk import (
     shard_file,
     utf8_name,
 )
-from substrate.limits import DEFAULT_CHUNK_CHARS
+from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
+from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -400,6 +401,8 @@ def ingest_text(
         # a stream is read no further than the limit: its size is not known
         known = size if isinstance(text, str | bytes | bytearray | memoryview) else None
         run.fail(source, None, too_large(known, max_file_size))
+    elif is_binary(data[:BINARY_PROBE_BYTES]):  # failed too: a file skipped can be fixed
+        run.fail(source, None, "binary content, not text (nothing was stored)")
     else:
         ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
         for _, result in run.prepare_here([ticket]):

@@ -23,13 +23,12 @@ from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
-from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
+from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.copies import Copies, copies_of
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
 from substrate.store import decode, encode
-from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -176,11 +175,9 @@ def prepare(
             data, binary = read_unless_binary(ticket.path, ticket.within, ticket.ident)
         except OSError as exc:
             return Prepared(FAILED, reason=f"cannot read: {exc.strerror or exc}")
-    else:  # given (standard input): judged as a file's first bytes are
-        binary = is_binary(data[:BINARY_PROBE_BYTES])
-    if binary:
-        named = cache_name(ticket, options)
-        return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
+        if binary:
+            named = cache_name(ticket, options)
+            return Prepared(BINARY, len(data), prepared_at=time.time(), named=named)
     digest = content_digest(data)
     if ticket.known_hash == digest:
         return Prepared(SAME, len(data), digest, prepared_at=time.time())

@@ -117,12 +117,13 @@ def test_stdin_and_explicit_format(mixle) -> None:
     assert again.stderr.startswith("1 file scanned, 0 added, 0 updated, 1 unchanged")
 
 
-def test_binary_piped_in_is_skipped_as_a_binary_file_is(mixle) -> None:
+def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:
+    # not skipped, as a binary file is: a stream is not read twice (`... && rm` must not run)
     for data in ("hello notes\n".encode("utf-16-le"), b"PK\x03\x04\x00\x00\x00"):
         result = mixle("ingest", "-", "--json", input=data)
-        assert result.exit_code == 0, result.stderr
+        assert result.exit_code == 1, result.stderr
         [outcome] = result.json()["files"]
-        assert (outcome["status"], outcome["reason"]) == ("skipped", "binary file")
+        assert outcome["status"] == "failed" and outcome["reason"].startswith("binary content")
     mixle("ingest", "-", input="a real note\n")
     assert [r["title"] for r in mixle("ls", "--json").json()] == ["a real note"]
 
