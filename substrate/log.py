@@ -38,7 +38,7 @@ import orjson
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import END_NAME, note_end, refuse_lost_commits
+from substrate.logend import END_NAME, note_end, noted_end, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replacing
 
 log = logging.getLogger(__name__)
@@ -384,13 +384,15 @@ class LogFile:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def renew_generation(self, expected: str) -> str:
+    def renew_generation(self, expected: str, known_end: int = 0) -> str:
         """Give the log a new generation, written over the old one in the header (same length).
 
         Called when the log was found changed other than by appending: every file derived from
         the old generation is then rebuilt instead of trusted. Nothing happens if the header no
         longer names ``expected`` (another process renewed or compacted it first) or there is no
-        header (a legacy log gets one on its next write).
+        header (a legacy log gets one on its next write). Evidence that the log held more
+        (the end noted at its last commit, or ``known_end``: a catalog's watermark) is noted
+        for the new generation, so that no write hides the loss (``refuse_lost_commits``).
 
         Returns:
             The generation the log has afterwards.
@@ -418,7 +420,16 @@ class LogFile:
                     os.fsync(fh.fileno())
             except OSError as exc:
                 raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
+            self._carry_lost_end(expected, fresh, known_end)
             return fresh
+
+    def _carry_lost_end(self, old: str, fresh: str, known_end: int) -> None:
+        """Note for generation ``fresh`` an end past the log's committed one that the ``old``
+        generation was known to reach (lines were lost, or shortened by hand)."""
+        noted = noted_end(self.end_path)
+        end = max(known_end, noted[1] if noted is not None and noted[0] == old else 0)
+        if end > self.tail_state().committed_end:
+            note_end(self.end_path, fresh, end)
 
     def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int, tuple[int, int]]:
         """Append ``lines`` as one committed batch under the writer lock, durably.
@@ -440,6 +451,9 @@ class LogFile:
                 head = self.header()
             state = self.tail_state(head)
             generation = str(head["generation"]) if head is not None else "legacy"
+            # a torn write about to be cut off, or a log shorter than noted: make sure no
+            # committed line is lost for good (before a first batch renews the generation)
+            refuse_lost_commits(self, state, generation, writing=True)
             prefix = b""
             if state.committed_end == 0:
                 generation = secrets.token_hex(8)
@@ -450,9 +464,6 @@ class LogFile:
             for line in lines:
                 offsets.append(pos)
                 pos += len(line)
-            # a torn write about to be cut off, or a log shorter than noted: make sure no
-            # committed line is lost for good
-            refuse_lost_commits(self, state, generation, writing=True)
             self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
             if state.uncommitted_bytes:
                 log.warning(

@@ -111,7 +111,8 @@ def refuse_lost_commits(
             f"{path} is missing or empty, but items were committed to it; restore it from a "
             f"backup (or remove {folder} to start again with an empty shard)"
         )
-    if known > state.committed_end and state.uncommitted_bytes:
+    torn = state.uncommitted_bytes and not _only_a_header(log_file, state)
+    if known > state.committed_end and torn:
         _refuse_corrupt_lines(log_file, state.committed_end)
         # the first batch has no commit before it: its lines start after the header
         first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
@@ -133,6 +134,19 @@ def refuse_lost_commits(
             f"{folder} (rebuilt from the log) to go on writing to the log as it is"
         )
     return state
+
+
+def _only_a_header(log_file: LogFile, state: TailState) -> bool:
+    """Whether the log holds its header line and nothing else: no batch was cut short in it
+    (every batch after the header is gone)."""
+    if state.committed_end or state.size > 4096:
+        return False
+    try:
+        with log_file.path.open("rb") as fh:
+            first = fh.readline(4096)
+    except OSError:
+        return False
+    return len(first) == state.size and log_file.header() is not None
 
 
 def _whole_lines(path: Path, start: int) -> int:

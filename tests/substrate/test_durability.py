@@ -392,6 +392,9 @@ def test_deleting_an_early_line_rebuilds_the_catalog_with_a_warning(
         assert len(Substrate(tmp_path)) == 59  # the rebuilt catalog is trusted again
     assert not caplog.text
     reader.add("text", "after the edit")
+    with pytest.raises(ShardError, match="before the end noted"):  # an item went with it
+        reader.save()
+    (tmp_path / "index" / "log-end.json").unlink()  # the loss accepted
     reader.save()
     assert reader.compact().live_items == 60
     assert len(Substrate(tmp_path)) == 60
@@ -498,7 +501,7 @@ def test_a_log_that_cannot_be_marked_is_still_read_whole(
 ) -> None:
     ids = edited_shard(tmp_path)
 
-    def refuse(self: LogFile, expected: str) -> str:
+    def refuse(self: LogFile, expected: str, known_end: int = 0) -> str:
         raise ShardError("read-only file system")
 
     monkeypatch.setattr(LogFile, "renew_generation", refuse)
@@ -802,3 +805,40 @@ def test_a_catalog_interrupted_while_closing_is_not_closed_twice(
         opened.close()
     opened.close()  # the clean-up after the interrupt: the number may be another file's now
     assert len(closed) == 1
+
+
+def test_a_lost_end_stays_noted_when_a_read_gives_the_log_a_new_generation(
+    tmp_path: Path,
+) -> None:
+    # the catalog covers the batch cut off: a reader renews the generation, and the end
+    # noted for the old one must hold for the new, or the next write hides the loss
+    store = Substrate(tmp_path)
+    for text in ("one", "two", "three"):
+        store.add("text", text)
+        store.save()
+    assert store.checkpoint()
+    path = tmp_path / "items.jsonl"
+    before = LogFile(tmp_path).generation()
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-2]))
+    assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two"]
+    assert LogFile(tmp_path).generation() != before
+    for _ in range(2):  # a refused write changes nothing: refused again
+        writer = Substrate(tmp_path)
+        writer.add("text", "four")
+        with pytest.raises(ShardError, match="before the end noted"):
+            writer.save()
+        with pytest.raises(ShardError, match="before the end noted"):
+            Substrate(tmp_path).compact()
+
+
+def test_a_log_cut_back_to_its_header_is_read_but_not_written_over(tmp_path: Path) -> None:
+    store = Substrate(tmp_path)
+    store.add("text", "one")
+    store.save()
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
+    assert Substrate(tmp_path).all() == []
+    writer = Substrate(tmp_path)
+    writer.add("text", "two")
+    with pytest.raises(ShardError, match="before the end noted"):
+        writer.save()
