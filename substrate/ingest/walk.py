@@ -163,11 +163,12 @@ class _Walker:
         check = bool(rules.sets)
         for entry in entries:
             name = entry.name
-            if not hidden and name[0] == ".":
-                if name in VCS_DIRS:  # not walked either way; and no link may lead into it
-                    self.prune(entry.path)
-                continue
             child = f"{rel}/{name}" if rel else name
+            if not hidden and name[0] == ".":
+                # not walked; a visible link to it is followed, unless it is left out anyway
+                if name in VCS_DIRS or (check and self.ignored(entry, child, rules)):
+                    self.leave_out(entry)
+                continue
             if not (name.isascii() or utf8_name(name)):
                 self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
                 continue
@@ -175,10 +176,7 @@ class _Walker:
                 # the common case first: a regular file (known from the directory listing)
                 if entry.is_file(follow_symlinks=False):
                     if check and rules.ignored(child, name, False):
-                        # stat, not the listing's inode number: overlay file systems may
-                        # list one that stat does not give
-                        ignored = entry.stat(follow_symlinks=False)
-                        self.ignored_files.add((ignored.st_dev, ignored.st_ino))
+                        self.leave_out(entry)
                         continue
                     info = entry.stat(follow_symlinks=False)
                     files.append(FileEntry.of(entry.path, child, info))
@@ -200,6 +198,27 @@ class _Walker:
                 self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
         return files, subdirs
+
+    @staticmethod
+    def ignored(entry: os.DirEntry[str], child: str, rules: IgnoreStack) -> bool:
+        try:
+            return rules.ignored(child, entry.name, entry.is_dir(follow_symlinks=False))
+        except OSError:  # gone, or not to be looked at: nothing a link could lead to
+            return False
+
+    def leave_out(self, entry: os.DirEntry[str]) -> None:
+        """Note an entry the walk leaves out (ignored, or a VCS folder), so that no link leads
+        to it or into it."""
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                self.prune(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                # stat, not the listing's inode number: overlay file systems may list one
+                # that stat does not give
+                info = entry.stat(follow_symlinks=False)
+                self.ignored_files.add((info.st_dev, info.st_ino))
+        except OSError:  # gone already (an editor's swap file): nothing to lead to
+            pass
 
     def follow_links(self) -> Iterator[list[FileEntry]]:
         while self.links:

@@ -204,6 +204,22 @@ def test_a_link_to_an_ignored_file_is_not_followed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("hidden", [False, True])
+def test_a_link_to_an_ignored_hidden_file_or_folder_is_not_followed(
+    tmp_path: Path, hidden: bool
+) -> None:
+    _touch(tmp_path, ".env", ".private/a.md", ".drafts/b.md")
+    (tmp_path / ".gitignore").write_text(".env\n.private/\n")
+    (tmp_path / "config.md").symlink_to(".env")
+    (tmp_path / "private.md").symlink_to(".private/a.md")
+    (tmp_path / "draft.md").symlink_to(".drafts/b.md")  # hidden, not ignored: followed
+    result = walk(tmp_path, hidden=hidden)
+    expected = [".drafts/b.md", ".gitignore"] if hidden else ["draft.md"]
+    assert sorted(f.rel for f in result.files) == expected
+    assert ("config.md", "symlink leads to an ignored file") in result.skipped
+    assert ("private.md", "symlink leads into an ignored folder") in result.skipped
+
+
+@pytest.mark.parametrize("hidden", [False, True])
 def test_a_link_into_a_version_control_folder_is_not_followed(tmp_path: Path, hidden: bool) -> None:
     _touch(tmp_path, ".git/config", ".git/logs/HEAD", "a.md")
     (tmp_path / "gitlink").symlink_to(".git")
