@@ -24,6 +24,7 @@ from substrate.secrets.copies import (
     mask_spans,
 )
 from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.headers import header_value_hits, is_header_key
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.paths import PATH_KEYS, find_secrets_in_path
 from substrate.secrets.placeholders import worth_reporting
@@ -53,8 +54,8 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     hits = find(value) if len(value) > SHORT_LEN or may_hold_secret(value) else []
     if hits or key is None:
         return hits
-    if _HEADER_KEY.search(key):
-        return _as_header(value)
+    if is_header_key(key):
+        return header_value_hits(value)
     # a key that holds a secret is stored masked ("[REDACTED:aws_access_key]"): its value is
     # judged by the key as stored, as a later scan of the stored item judges it
     stored_key = key if len(key) <= SHORT_LEN and not may_hold_secret(key) else safe_text(key)
@@ -62,29 +63,6 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
     if strength and worth_reporting(value, strength=strength, quoted=True, key=stored_key):
         return [Hit(KEYED_RULE, 0, len(value), 0, 0, len(value))]
     return []
-
-
-# An HTTP header kept as a field ({"headers": {"Authorization": "Basic ..."}}): the header
-# rules need the header's name before its value, as a header line has it.
-_HEADER_KEY = re.compile(r"(?i)(?:^|[-_.])authorization$")
-_HEADER_LINE = "Authorization: "
-
-
-def _as_header(value: str) -> list[Hit]:
-    """The secrets of ``value`` read as the value of an ``Authorization`` header line."""
-    shift = len(_HEADER_LINE)
-    return [
-        Hit(
-            h.rule,
-            h.start - shift,
-            h.end - shift,
-            h.prefix,
-            max(0, h.match_start - shift),
-            h.match_end - shift,
-        )
-        for h in find_secrets(_HEADER_LINE + value)
-        if h.start >= shift
-    ]
 
 
 def holds_secret(value: str, key: str | None = None) -> bool:

@@ -16,7 +16,8 @@ import bisect
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from substrate.secrets.engine import Hit
+from substrate.secrets.engine import Hit, shifted_hit
+from substrate.secrets.headers import header_value_hits, is_header_key
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.names import slashed
 from substrate.secrets.placeholders import worth_reporting
@@ -61,7 +62,8 @@ def table_hits(text: str, delimiter: str) -> list[Hit]:
     header = [text[a:b].strip().strip('"') for a, b in _cells(text, start, end, delimiter)]
     keyed = {i: (name, classify_key(name)) for i, name in enumerate(header)}
     keyed = {i: (name, strength) for i, (name, strength) in keyed.items() if strength}
-    if not keyed:
+    headers = {i for i, name in enumerate(header) if is_header_key(name)}
+    if not (keyed or headers):
         return []
     hits: list[Hit] = []
     while end < len(text):
@@ -69,7 +71,9 @@ def table_hits(text: str, delimiter: str) -> list[Hit]:
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
         for column, (a, b) in enumerate(_cells(text, start, end, delimiter)):
-            if column in keyed and _secret(text[a:b], *keyed[column]):
+            if column in headers:  # "Basic dXNl...": judged as the header line it was
+                hits += [shifted_hit(h, a) for h in header_value_hits(text[a:b])]
+            elif column in keyed and _secret(text[a:b], *keyed[column]):
                 hits.append(Hit(_RULE, a, b, 0, a, b))
     return hits
 

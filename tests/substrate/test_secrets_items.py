@@ -111,6 +111,10 @@ def test_a_header_kept_as_a_field_is_judged_as_its_header_line() -> None:
     assert stored["headers"]["Authorization"] == "Basic [REDACTED:basic_auth_header]"
     assert stored["env"]["HTTP_AUTHORIZATION"] == "token [REDACTED:authorization_header]"
     assert stored["docs"] == item.payload["docs"]
+    js = SubstrateItem(
+        kind="record", payload={"proxyAuthorization": token, "reauthorization": token}
+    )
+    assert [f.field for f in scan_item(js).findings] == ["payload.proxyAuthorization"]
 
 
 class FakeStore:

@@ -257,6 +257,21 @@ def test_a_table_is_judged_by_its_column_names_as_ingestion_judges_it() -> None:
     assert [f.column for f in scan_text(semicolons, path="x.csv").findings] == [5]
 
 
+def test_an_authorization_column_is_judged_as_the_header_it_holds() -> None:
+    text = (
+        "name,Authorization,note\n"
+        "svc,SSWS 00Qk7Rz2LmP9xWc4VbN8tY3hJ6sDf1Ga5,okta\n"
+        "web,Basic c3ZjOlBxN3JaMm1LOXdYNHZC,basic\n"
+        "doc,see docs/security/authorization.md,prose\n"
+    )
+    found = scan_text(text, path="h.csv").findings
+    assert [(f.line, f.column, f.rule) for f in found] == [
+        (2, 10, "authorization_header"),
+        (3, 11, "basic_auth_header"),
+    ]
+    assert not scan_text(text, path="h.txt").findings  # read as prose, a row says nothing
+
+
 def test_many_findings_that_look_alike_cost_time_in_proportion() -> None:
     # each finding's preview looked at every hit, and copies sharing their first characters
     # were tried one by one: 2,000 rows took seconds, 50,000 did not end
