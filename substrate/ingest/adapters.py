@@ -464,7 +464,7 @@ def ingest_artifacts(
             _file_failed(report, name, exc.reason, exc.line, exc.byte)
             continue
         # absolute: found again from any working directory, and one id however it is spelt
-        directory = manifest_path.parent.absolute()
+        directory = Path(os.path.abspath(manifest_path.parent))  # ("..", "./reg" collapsed)
         seg = artifact_segment(directory, manifest)
         where = str(directory)
         prov = {

@@ -303,6 +303,8 @@ def test_an_artifacts_path_is_absolute_from_any_working_directory(
     monkeypatch.chdir(tmp_path / "registry")  # spelt otherwise: the same item
     assert ingest_artifacts(store, str(tmp_path / "registry")) == [item_id]
     assert ingest_artifacts(store, ".") == [item_id] and len(store) == 1
+    monkeypatch.chdir(tmp_path / "registry" / "router")
+    assert ingest_artifacts(store, "..") == [item_id] and len(store) == 1
 
 
 def test_ingest_artifacts_reference_not_copy(tmp_path: Path) -> None:
