@@ -120,7 +120,7 @@ def freshness_cmd(
         typer.Option(
             "--max-age",
             help="Report items older than this as aged, counted from the date a note's front "
-            "matter gives (updated:, lastmod:, reviewed:..., else date:), else from a file's "
+            "matter gives (updated:, lastmod:, reviewed:...), else from a file's "
             "last edit, else from when the item was added: 90s, 15m or 15min, 12h, 30d, 2w "
             "(combinable; a bare number is seconds; M is refused: months are written in days, "
             "180d).",
