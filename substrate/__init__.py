@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "AccessDeniedError": "substrate.errors",
     "CorruptShardError": "substrate.errors",
     "InvalidInputError": "substrate.errors",
+    "LostCommitsError": "substrate.errors",
     "NotFoundError": "substrate.errors",
     "ShardError": "substrate.errors",
     "ShardFormatError": "substrate.errors",
@@ -321,6 +322,9 @@ if TYPE_CHECKING:
     )
     from substrate.errors import (
         InvalidInputError as InvalidInputError,
+    )
+    from substrate.errors import (
+        LostCommitsError as LostCommitsError,
     )
     from substrate.errors import (
         NotFoundError as NotFoundError,

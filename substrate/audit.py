@@ -136,8 +136,8 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         problems.append(
             f"the log ends before the end noted at its last commit{lost}: whole committed "
             "batches are missing (an older copy restored, or cut by hand?), and no write is "
-            "taken: restore items.jsonl from a backup to recover them, or remove index/ to go "
-            "on without them"
+            "taken: restore items.jsonl from a backup to recover them, or remove "
+            "index/log-end.json to go on without them"
         )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}

@@ -38,6 +38,11 @@ class CorruptShardError(ShardError):
         self.reason = reason
 
 
+class LostCommitsError(ShardError):
+    """Lines committed to the log are missing from it (cut short, an older copy restored):
+    no write is taken until it is restored, as the next one would hide the loss."""
+
+
 class ShardFormatError(ShardError):
     """The shard or an index was written by a newer, incompatible format."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from substrate.derived import derived_dir
-from substrate.errors import CorruptShardError, ShardError
+from substrate.errors import CorruptShardError, LostCommitsError
 from substrate.replacing import open_derived
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def refuse_lost_commits(
             good, so it is refused.
 
     Raises:
-        ShardError: the log is missing or empty, or ends before the end noted at its last
+        LostCommitsError: the log is missing or empty, or ends before the end noted at its last
             commit, though commits into it were noted.
         CorruptShardError: the log ends inside a batch that was committed.
     """
@@ -107,7 +107,7 @@ def refuse_lost_commits(
         # lock), so look at the log again
         state = log_file.tail_state()
     if state.size == 0 and (known > 0 or (noted is not None and noted[1] > 0)):
-        raise ShardError(
+        raise LostCommitsError(
             f"{path} is missing or empty, but items were committed to it; restore it from a "
             f"backup (or remove {folder} to start again with an empty shard)"
         )
@@ -127,11 +127,11 @@ def refuse_lost_commits(
         )
     if writing and known > state.committed_end:
         _refuse_corrupt_lines(log_file, state.committed_end)
-        raise ShardError(
+        raise LostCommitsError(
             f"{path} ends {known - state.committed_end} bytes before the end noted at its last "
-            "commit: committed items are missing (an older copy restored, the file cut short, "
-            "or lines removed or shortened by hand); restore it from a backup, or remove "
-            f"{folder} (rebuilt from the log) to go on writing to the log as it is"
+            "commit: committed items are missing (an older copy restored, or one taken during "
+            "a write; the file cut short; lines removed or shortened by hand); restore it from "
+            f"a backup, or remove {log_file.end_path} to go on writing to the log as it is"
         )
     return state
 

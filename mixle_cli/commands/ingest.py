@@ -35,6 +35,8 @@ from substrate import (
     DEFAULT_MAX_FILE_SIZE,
     INGEST_FORMATS,
     AccessDeniedError,
+    CorruptShardError,
+    LostCommitsError,
     ShardError,
 )
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, MIN_CHUNK_CHARS
@@ -330,8 +332,10 @@ def ingest(
         if json:  # what was done before it, for a script to read
             output.emit_json(report.as_dict())
         code, message, hint = classify(exc)
-        if report.files_scanned == len(refused):  # refused before a file was read (a bad
-            # mixle.toml): nothing was begun
+        if report.files_scanned == len(refused) or isinstance(
+            exc, CorruptShardError | LostCommitsError
+        ):  # refused before a file was read (a bad mixle.toml), or a shard no write is
+            # taken in until it is mended: running again would not finish it
             fail(message, code, hint or None)
         # saves are batched: the batch under way is lost, the ones before it are not
         again = "run the command again to finish"

@@ -762,9 +762,13 @@ def test_a_log_missing_whole_batches_is_read_but_never_written_over(
     cut = path.read_bytes()
     assert [r["title"] for r in mixle("ls", "--json").json()] == ["first", "second"]
     assert "committed items are missing" in mixle("status").stderr
-    for args in (("add", "fourth"), ("compact",)):
+    notes = isolated_shard_env.parent / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha\n")
+    for args in (("add", "fourth"), ("compact",), ("ingest", str(notes))):
         refused = mixle(*args)
         assert refused.exit_code == 3 and "before the end noted" in refused.stderr, args
+        assert "run the command again" not in refused.stderr  # it would be refused again
         assert path.read_bytes() == cut
     path.write_bytes(whole)  # restored: nothing lost
     assert len(mixle("ls", "--json").json()) == 3 and mixle("add", "fourth").exit_code == 0
