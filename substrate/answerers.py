@@ -140,7 +140,7 @@ class ExtractiveAnswerer:
             heading, named = path, terms(path) & wanted
             title = innermost_heading(packet.items[n - 1])
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
-            for sentence in sentences(text):
+            for sentence in sentences(text, led=True):
                 if is_heading(sentence):  # a label of the section, not an answer
                     level = len(sentence) - len(sentence.lstrip("#"))
                     open_headings = [h for h in open_headings if h[0] < level]

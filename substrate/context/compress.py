@@ -168,23 +168,39 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(_analyzer().terms(text))
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, *, led: bool = False) -> list[str]:
     """Split ``text`` into stripped, non-empty sentences.
 
     A part ending with ":" introduces the next one (a command, a value, a list item), so the
-    two stay together as one sentence.
+    two stay together as one sentence. With ``led``, the later sentences of a list item led
+    by a name ("- Jonas Weber: Security. Based in Berlin.") are led by it too ("Jonas Weber:
+    Based in Berlin."): the item says whose they are, as its first sentence does.
     """
     out: list[str] = []
-    parts = [part for block in _blocks(text) for part in split_sentences(block)]
-    for part in parts:
-        part = part.strip()
-        if not part:
-            continue
-        if out and out[-1].endswith(":"):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
+    for block in _blocks(text):
+        lead = None
+        for n, part in enumerate(split_sentences(block)):
+            part = part.strip()
+            if not part:
+                continue
+            if out and out[-1].endswith(":"):
+                out[-1] = f"{out[-1]} {part}"
+            elif n == 0 or lead is None:
+                out.append(part)
+                lead = lead_of(part) if led and n == 0 else None
+            else:
+                out.append(part if terms(lead) & terms(part) else f"{lead}: {part}")
     return out
+
+
+def lead_of(sentence: str) -> str | None:
+    """The name a list item is led by ("Jonas Weber" of "- Jonas Weber: Security."): a few
+    words (``ENTRY_WORDS``) before a colon and a space; None when it has none."""
+    found = _LEAD.match(sentence)
+    if found is None or not _LIST_ITEM.match(sentence):
+        return None
+    name = found.group(1).strip()
+    return name if 0 < len(name.split()) <= ENTRY_WORDS else None
 
 
 def titled_sentences(text: str) -> list[str]:
@@ -193,7 +209,7 @@ def titled_sentences(text: str) -> list[str]:
     Weber" is "Jonas Weber: DBA.", which says whose it is, as the note does by its layout."""
     out: list[str] = []
     title = ""
-    for sentence in sentences(text):
+    for sentence in sentences(text, led=True):
         if is_heading(sentence):
             title = sentence.lstrip("#").strip()
         out.append(entry_of(title, sentence))
@@ -228,6 +244,8 @@ def _generic_headings() -> frozenset[str]:
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")
+# A name and a colon leading a sentence (a list item's, perhaps in bold): "- **SEV1**: ..."
+_LEAD = re.compile(r"(?:[-*+•]\s+|\d+[.)]\s+)?(?:\*\*|__)?([^:*_`\[\]]{1,60}?)(?:\*\*|__)?:\s+\S")
 # A sentence of at most this many words says whose only by the heading above it ("DBA.",
 # "Based in Milan.", "Engineer, owns notifications.")
 ENTRY_WORDS = 4
@@ -334,7 +352,7 @@ def _outside_masks(text: str, end: int) -> int:
 
 def lead_sentence(text: str, task: str) -> str:
     """The sentence of ``text`` that compression would keep first for ``task``."""
-    parts = sentences(text)
+    parts = sentences(text, led=True)
     if not parts:
         return ""
     wanted = terms(task)
@@ -354,13 +372,14 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
         max_chars: the most characters the summary may have.
 
     Returns:
-        ``text`` itself when it fits, else the kept sentences in their original order.
+        ``text`` itself when it fits, else the kept sentences in their original order (a
+        list item's later sentence led by the item's name: ``sentences(led=True)``).
     """
     if len(text) <= max_chars:
         return text
     if max_chars <= 0:
         return ""
-    parts = sentences(text)
+    parts = sentences(text, led=True)  # a sentence kept alone still says whose it is
     if len(parts) <= 1:
         return around_match(" ".join(text.split()), task, max_chars)
     wanted = terms(task)

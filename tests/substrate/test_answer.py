@@ -27,7 +27,7 @@ from substrate.answerers import (
     build_prompt,
     http_answerer_from_config,
 )
-from substrate.context import ContextPacket, pack_context
+from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import terms
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
@@ -309,6 +309,33 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
 
     assert entry_of("Steps", "2. Page the owner.") == "2. Page the owner."  # a kind of section
     assert entry_of("Release notes", "- Faster sync.") == "Release notes: Faster sync."
+
+
+def test_a_list_items_later_sentences_are_its_names_not_the_headings() -> None:
+    team = SubstrateItem(
+        "text",
+        "## Engineering\n\n- Karin Holt: Tech lead, backend. Owns the database.\n"
+        "- Jonas Weber: Security and infrastructure. Based in Berlin.\n"
+        "- SEV1: Customer-facing outage. Response within 15 minutes, at any hour.\n",
+        id="t",
+    )
+    answer = ExtractiveAnswerer().answer_packet
+    full = pack_context("team", [team], [0.9])
+    assert answer("Who is based in Berlin?", full) == "Jonas Weber: Based in Berlin. [1]"
+    assert answer("Where is Jonas based?", full) == "Jonas Weber: Based in Berlin. [1]"
+    assert answer("What is the SEV1 response time?", full) == (
+        "SEV1: Response within 15 minutes, at any hour. [1]"
+    )
+    # a packet too small for the whole item keeps the sentence with the name it is led by
+    budget = ContextBudget(max_chars=200)
+    small = pack_context("owns the database", [team], [0.9], budget=budget, compress=True)
+    assert "Karin Holt: Owns the database." in small.texts[0]
+    assert answer("Who owns the database?", small) == "Karin Holt: Owns the database. [1]"
+    from substrate.factuality import content_overlap
+
+    assert content_overlap(team.text, "Jonas Weber is based in Berlin.")
+    assert content_overlap(team.text, "Karin Holt owns the database.")
+    assert not content_overlap(team.text, "Karin Holt is based in Berlin.")
 
 
 def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
