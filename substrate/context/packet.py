@@ -95,6 +95,12 @@ def used_text(item: SubstrateItem, task: str, shape: str) -> str:
     return text
 
 
+def says_less(item: SubstrateItem, text: str) -> bool:
+    """Whether ``text`` leaves out words of ``item``'s text (masked, as ``text`` is): a brief
+    line of it, or a summary."""
+    return not set(_WORD.findall(safe_text(item_text(item)))) <= set(_WORD.findall(text))
+
+
 _LIST_MARK = re.compile(r"(?:[-*+•>]|\d{1,9}[.)])\s+")
 
 
@@ -188,6 +194,9 @@ class ContextPacket:
     def __post_init__(self) -> None:
         if not self.texts:
             self.texts = [used_text(i, self.task, self.budget.shape) for i in self.items]
+            brief = self.budget.shape == "brief"
+            pairs = zip(self.items, self.texts, strict=True)
+            self.compressed = self.compressed or (brief and any(says_less(*p) for p in pairs))
 
     def names(self) -> list[str | None]:
         """Each item's source as the packet names it: as packed (``sources``), or else told

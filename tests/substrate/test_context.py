@@ -299,9 +299,14 @@ def test_a_brief_line_is_about_the_task_and_accounted_as_used() -> None:
     line = packet.render().splitlines()[1]
     assert "The quokka migration happens every spring." in line and len(line) <= 2 + 160
     assert packet.preservation() == [1.0] and packet.compression_ratio < 0.5
+    assert packet.compressed  # one line of the item: the rest was left out
     # a packet made directly from items shows the same line
     built = ContextPacket("quokka migration", [it], [1.0], budget=ContextBudget(shape="brief"))
-    assert built.render() == packet.render()
+    assert built.render() == packet.render() and built.compressed
+    short = SubstrateItem("text", "- The quokka migration happens every spring.", id="s")
+    assert not pack_context(
+        "quokka", [short], [1.0], budget=ContextBudget(shape="brief")
+    ).compressed
 
 
 def test_compression_never_packs_fewer_sources_for_a_sentence_too_long_to_keep() -> None:
