@@ -209,6 +209,9 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
         for start, end in row["snippet_spans"]:
             snippet.stylize("bold yellow", start + 4, end + 4)
         out.print(snippet)
+        if row["replaced_by"]:
+            replaced = f"    replaced by {output.printable(row['replaced_by'])} (a newer note)"
+            out.print(Text(replaced, style="magenta"))
         if "explain" in row:
             out.print(Text("    " + _explain_line(row["explain"]), style="dim"))
 
@@ -276,6 +279,7 @@ def search_cmd(
     shown = checked_query(query)  # never empty; secrets masked wherever the query is printed
     from substrate import Analyzer
     from substrate.retrieval import shown_sources
+    from substrate.supersession import superseded
 
     app_state = state(ctx)
     substrate = app_state.substrate()
@@ -301,8 +305,10 @@ def search_cmd(
             and (h.score >= min_score if min_score is not None else not _aside(h, hits))
         ]
         names = shown_sources([h.item for h in kept])
+        # a note a newer one among the results replaced is marked, as `ask` passes it over
+        replaced = superseded([h.item for h in kept])
         rows = [
-            result_row(n, h, query, analyzer, name)
+            {**result_row(n, h, query, analyzer, name), "replaced_by": replaced.get(h.item.id)}
             for n, (h, name) in enumerate(zip(kept, names, strict=True), 1)
         ]
     meant = _did_you_mean(substrate, shown, filters) if hint is None and not rows else None

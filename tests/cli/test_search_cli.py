@@ -575,3 +575,19 @@ def test_items_without_a_query_word_far_below_the_best_are_left_out(
     assert neighbours, "the semantic channel finds items that never say zeppelin"
     found = mixle("search", "zeppelin", "-k", "20", "--json").json()
     assert [row["id"] for row in found["results"]] == ["z" * 16]
+
+
+def test_a_note_a_newer_one_replaced_is_marked(mixle: Run, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "expenses.md").write_text(
+        "---\nsuperseded_by: expenses-2025\n---\n# Expenses\n\nExpenses over 500 need approval.\n"
+    )
+    (notes / "expenses-2025.md").write_text("# Expenses\n\nExpenses over 1000 need approval.\n")
+    mixle("ingest", str(notes))
+    rows = mixle("search", "expenses approval", "--json").json()["results"]
+    assert {r["source"]: r["replaced_by"] for r in rows} == {
+        "expenses.md": "expenses-2025.md",
+        "expenses-2025.md": None,
+    }
+    assert "replaced by expenses-2025.md (a newer note)" in mixle("search", "expenses").stdout
