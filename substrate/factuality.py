@@ -135,7 +135,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
-        if _negated_about(sentence, words) != negated:
+        if _negated_about(sentence, words) != negated or _moved_away(sentence, words):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
@@ -255,6 +255,33 @@ def _negated_about(sentence: str, words: set[str] | frozenset[str]) -> bool:
     _, _, main_says_no = max(clauses, key=lambda clause: len(words & clause[1]))
     plainly = frozenset().union(*(held for _, held, no in clauses if not no))
     return main_says_no or any(no and (words & held) - plainly for _, held, no in clauses)
+
+
+def _moved_away(sentence: str, words: set[str] | frozenset[str]) -> bool:
+    """Whether ``sentence`` tells of a change away from what the claim's ``words`` name, to
+    something they do not: "Background jobs move from RabbitMQ to Amazon SQS" says that
+    background jobs no longer use RabbitMQ, for all the words the two share."""
+    for pattern in _CHANGES:
+        for change in pattern.finditer(sentence):
+            old, new = terms(change["old"]), terms(change["new"])
+            if words & old and not words & new:
+                return True
+    return False
+
+
+_CHANGES = (
+    # "move(d) ... from X to Y", "migrating from X to Y", "switched from X to Y"
+    re.compile(
+        r"(?i)\b(?:mov|migrat|switch|chang|transition)\w*\b[^.;]{0,80}?\bfrom\s+"
+        r"(?P<old>[^,;.]+?)\s+to\s+(?P<new>[^,;.]+)"
+    ),
+    # "replace(d) X with Y", "X was replaced by Y"
+    re.compile(r"(?i)\breplac\w*\s+(?P<old>[^,;.]+?)\s+(?:with|by)\s+(?P<new>[^,;.]+)"),
+    re.compile(
+        r"(?i)(?P<old>[^,;.]+?)\s+(?:was|were|is|are|has been|have been|got)\s+replaced\s+"
+        r"(?:with|by)\s+(?P<new>[^,;.]+)"
+    ),
+)
 
 
 def _negated(text: str) -> bool:

@@ -78,6 +78,21 @@ def test_content_overlap() -> None:
     assert content_overlap("moon made of cheese", "The moon is cheese.")
 
 
+def test_a_change_away_from_something_does_not_support_using_it() -> None:
+    moved = "Background jobs move from RabbitMQ to Amazon SQS."
+    assert not content_overlap(moved, "We use RabbitMQ for background jobs.")
+    assert content_overlap(moved, "Background jobs use Amazon SQS.")
+    assert content_overlap(moved, "Background jobs moved from RabbitMQ to Amazon SQS.")
+    replaced = "The cron server was replaced by a scheduled workflow in 2023."
+    assert not content_overlap(replaced, "The cron server runs the nightly jobs.")
+    assert not content_overlap("We replaced Jenkins with GitHub Actions.", "We build with Jenkins.")
+    # a change of something else says nothing against the claim
+    assert content_overlap(
+        "In 2021 we migrated the billing database from MySQL to Postgres.",
+        "We migrated the billing database in 2021.",
+    )
+
+
 def test_a_question_supports_no_claim() -> None:
     claim = "The ledger listens on port 9443."
     assert not content_overlap("Which port does the ledger listen on: is it 8443 or 9443?", claim)
