@@ -177,7 +177,8 @@ def ask_cmd(
 
     An answer that cites none of its sources, or none of whose claims the evidence supports
     (a model answering from elsewhere), or that cites for a claim a source that does not say
-    it (while another item does), is shown with a warning and exits 1 too. The extractive
+    it (while another item does), is shown with a warning and exits 1 too; each claim of it
+    no source was found to say is named in a warning. The extractive
     answerer quotes sentences; a list item is quoted with the heading it is an entry of
     ("Marco Bianchi: Based in Milan.") when it does not name it. A source is cited by the
     lines the answer quotes from it, where they are found (--json: quoted_lines), else by
@@ -231,6 +232,9 @@ def ask_cmd(
     if doubt:
         output.note(f"warning: {doubt}; do not rely on this answer")
         raise typer.Exit(FOUND)
+    if receipt is not None and not json:  # --json lists them in "factuality"
+        for verdict in receipt.unsupported():  # the answer rests on the others
+            output.note(f"warning: no source found says: {output.printable(verdict.claim)}")
     if miscited:
         if not json:  # --json lists them in "miscited"
             for claim, cites in miscited:

@@ -382,6 +382,18 @@ def test_an_answer_resting_on_nothing_given_exits_1_with_a_warning(
     assert result.exit_code == 1 and why in result.stderr
 
 
+def test_a_partly_grounded_answer_names_each_claim_no_source_says(
+    mixle: Run, shop: dict[str, str], tmp_path: Path
+) -> None:
+    made_up = "Refunds are paid in gold bars."
+    reply = f"Refunds for defective items are given within 30 days of purchase. [1] {made_up} [1]"
+    result = mixle(
+        "--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", replying(tmp_path, reply)
+    )
+    assert result.exit_code == 0 and "grounded 1/2" in result.stdout + result.stderr
+    assert result.stderr == f"warning: no source found says: {made_up}\n"  # not the other
+
+
 def test_a_claim_stating_a_credential_is_not_grounded_in_json_either(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
