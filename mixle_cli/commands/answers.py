@@ -254,12 +254,14 @@ def _passed_over_note(answer: Answer) -> None:
 
 
 def _same_names(data: dict[str, Any]) -> None:
-    """Name each source in the receipt of ``data`` as its citations do: names are told
-    apart within a listing, and the receipt lists other items than the packet."""
+    """Name each source in the receipt of ``data`` as its citations do (names are told
+    apart within a listing, and the receipt lists other items than the packet), with its
+    ``where``, as ``verify`` gives it."""
     cited = {entry["id"]: entry["source"] for entry in data["citations"]}
     for claim in (data["factuality"] or {}).get("claims", []):
         for entry in claim["citations"] + ([claim["nearest"]] if claim["nearest"] else []):
             entry["source"] = cited.get(entry["id"], entry["source"])
+            entry["where"] = where_text(entry)
 
 
 def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:

@@ -245,6 +245,9 @@ def test_ask_extractive_with_citations(mixle: Run, shop: dict[str, str]) -> None
     assert data["factuality"]["grounded_fraction"] == 1.0
     assert data["citations"][0]["where"] == "docs/refunds.md:3-5"
     assert data["confidence_kind"] == "heuristic"
+    # the receipt's evidence is placed as verify places it
+    [evidence] = data["factuality"]["claims"][0]["citations"]
+    assert evidence["where"].startswith("docs/refunds.md:")
 
 
 @pytest.mark.parametrize(
