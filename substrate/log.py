@@ -38,7 +38,7 @@ import orjson
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import END_NAME, note_end, noted_end, refuse_lost_commits
+from substrate.logend import END_NAME, LEGACY, note_end, noted_end, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replacing
 
 log = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ class LogFile:
         """The log's generation; ``head``: the header when the caller has read it already."""
         if head is True:
             head = self.header()
-        return str(head["generation"]) if isinstance(head, dict) else "legacy"
+        return str(head["generation"]) if isinstance(head, dict) else LEGACY
 
     def seal(self, offset: int) -> int | None:
         """A checksum of the bytes just before ``offset``, or None if the log is shorter.
@@ -384,15 +384,15 @@ class LogFile:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def renew_generation(self, expected: str, known_end: int = 0) -> str:
+    def renew_generation(self, expected: str) -> str:
         """Give the log a new generation, written over the old one in the header (same length).
 
         Called when the log was found changed other than by appending: every file derived from
         the old generation is then rebuilt instead of trusted. Nothing happens if the header no
         longer names ``expected`` (another process renewed or compacted it first) or there is no
-        header (a legacy log gets one on its next write). Evidence that the log held more
-        (the end noted at its last commit, or ``known_end``: a catalog's watermark) is noted
-        for the new generation, so that no write hides the loss (``refuse_lost_commits``).
+        header (a legacy log gets one on its next write). An end noted at the last commit past
+        the log's is noted for the new generation, so that no write hides the loss
+        (``refuse_lost_commits``); removing the note accepts the log as it is.
 
         Returns:
             The generation the log has afterwards.
@@ -420,16 +420,15 @@ class LogFile:
                     os.fsync(fh.fileno())
             except OSError as exc:
                 raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
-            self._carry_lost_end(expected, fresh, known_end)
+            self._carry_lost_end(expected, fresh)
             return fresh
 
-    def _carry_lost_end(self, old: str, fresh: str, known_end: int) -> None:
-        """Note for generation ``fresh`` an end past the log's committed one that the ``old``
-        generation was known to reach (lines were lost, or shortened by hand)."""
+    def _carry_lost_end(self, old: str, fresh: str) -> None:
+        """Note for generation ``fresh`` the end noted for the ``old`` one when it lies past
+        the log's committed end (lines were lost, or shortened by hand)."""
         noted = noted_end(self.end_path)
-        end = max(known_end, noted[1] if noted is not None and noted[0] == old else 0)
-        if end > self.tail_state().committed_end:
-            note_end(self.end_path, fresh, end)
+        if noted is not None and noted[0] == old and noted[1] > self.tail_state().committed_end:
+            note_end(self.end_path, fresh, noted[1])
 
     def append(self, lines: list[bytes]) -> tuple[Watermark, list[int], int, tuple[int, int]]:
         """Append ``lines`` as one committed batch under the writer lock, durably.
@@ -446,14 +445,16 @@ class LogFile:
                 remove_abandoned_temporaries(self.root / "index")  # and a catalog write
                 self._swept = True
             head = self.header()
-            if head is None and self.path.exists() and self.path.stat().st_size:
+            state = self.tail_state(head)
+            # a torn write about to be cut off, a log shorter than noted, one that lost its
+            # header: make sure no committed line is lost for good (before a first batch, or
+            # the conversion of a header-less log, renews the generation)
+            refuse_lost_commits(self, state, self.generation(head), writing=True)
+            if head is None and state.size:
                 self._rewrite_legacy()
                 head = self.header()
-            state = self.tail_state(head)
-            generation = str(head["generation"]) if head is not None else "legacy"
-            # a torn write about to be cut off, or a log shorter than noted: make sure no
-            # committed line is lost for good (before a first batch renews the generation)
-            refuse_lost_commits(self, state, generation, writing=True)
+                state = self.tail_state(head)
+            generation = self.generation(head)
             prefix = b""
             if state.committed_end == 0:
                 generation = secrets.token_hex(8)

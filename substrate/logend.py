@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 END_NAME = "log-end.json"
+LEGACY = "legacy"  # the generation of a log without a header (``LogFile.generation``)
 _WIDTH = 96  # bytes of a note, padded with spaces (JSON allows them)
 
 
@@ -110,6 +111,13 @@ def refuse_lost_commits(
         raise LostCommitsError(
             f"{path} is missing or empty, but items were committed to it; restore it from a "
             f"backup (or remove {folder} to start again with an empty shard)"
+        )
+    if writing and generation == LEGACY and noted is not None and noted[1] > 0:
+        # only a log with a header gets a note: this one lost its first line
+        raise LostCommitsError(
+            f"{path} has no header line, though commits to it were noted (its start cut off, "
+            "or another file put in its place?): committed items may be missing; restore it "
+            f"from a backup, or remove {log_file.end_path} to go on writing to it as it is"
         )
     torn = state.uncommitted_bytes and not _only_a_header(log_file, state)
     if known > state.committed_end and torn:

@@ -147,7 +147,7 @@ class LogView:
         mark = self.watermark
         edited = mark.generation == generation and not self._covers(mark.offset, self.seal, state)
         if edited:
-            generation = self._edited(generation, mark.offset)
+            generation = self._edited(generation)
         if edited or generation != mark.generation:
             # after an edit, the whole log is read again (the catalog predates the edit too)
             generation = self._load_catalog(generation, state, trust=not edited)
@@ -164,11 +164,11 @@ class LogView:
             return True
         return offset <= state.committed_end and seal is not None and self.log.seal(offset) == seal
 
-    def _edited(self, generation: str, known_end: int) -> str:
+    def _edited(self, generation: str) -> str:
         """The log was changed other than by appending (by hand): give it a new generation, so
         that every file derived from the old one (this catalog, the search index, the ingest
-        caches) is rebuilt rather than trusted; returns the generation to read it as.
-        ``known_end``: how far the log was known to reach (a lost end stays noted)."""
+        caches) is rebuilt rather than trusted; returns the generation to read it as (an end
+        noted past the log's stays noted: ``renew_generation``)."""
         if not self._same_file(self._reading):
             raise _Replaced  # compacted by another process while read: not an edit
         log.warning(
@@ -178,7 +178,7 @@ class LogView:
         )
         self._replace_catalog = True  # the next open should not have to notice again
         try:
-            self._read_generation = self.log.renew_generation(generation, known_end)
+            self._read_generation = self.log.renew_generation(generation)
             return self._read_generation
         except ShardError as exc:
             # Read from the log in memory all the same; only derived files may lag behind.
@@ -203,7 +203,7 @@ class LogView:
         usable = head is not None and head.generation == generation
         usable = usable and trust and self._trust_catalog
         if head is not None and usable and not self._covers(head.watermark, head.seal, state):
-            generation = self._edited(generation, head.watermark)
+            generation = self._edited(generation)
             usable = False
         self._replace_catalog = self._replace_catalog or replace
         if head is not None and usable:

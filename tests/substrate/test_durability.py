@@ -501,7 +501,7 @@ def test_a_log_that_cannot_be_marked_is_still_read_whole(
 ) -> None:
     ids = edited_shard(tmp_path)
 
-    def refuse(self: LogFile, expected: str, known_end: int = 0) -> str:
+    def refuse(self: LogFile, expected: str) -> str:
         raise ShardError("read-only file system")
 
     monkeypatch.setattr(LogFile, "renew_generation", refuse)
@@ -842,3 +842,35 @@ def test_a_log_cut_back_to_its_header_is_read_but_not_written_over(tmp_path: Pat
     writer.add("text", "two")
     with pytest.raises(ShardError, match="before the end noted"):
         writer.save()
+
+
+def test_a_log_cut_inside_its_header_is_not_written_over(tmp_path: Path) -> None:
+    store = Substrate(tmp_path)
+    for text in ("one", "two"):
+        store.add("text", text)
+        store.save()
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(path.read_bytes()[:20])  # not even the header line is whole
+    writer = Substrate(tmp_path)
+    writer.add("text", "three")
+    with pytest.raises(ShardError, match="no header line"):
+        writer.save()
+    assert len(path.read_bytes()) == 20
+
+
+def test_removing_the_note_accepts_a_shortened_log_though_a_catalog_covered_it(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path)
+    for text in ("one", "two", "three"):
+        store.add("text", text)
+        store.save()
+    assert store.checkpoint()
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-2]))
+    (tmp_path / "index" / "log-end.json").unlink()  # the log as it is, accepted
+    assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two"]  # renews it
+    writer = Substrate(tmp_path)
+    writer.add("text", "four")
+    writer.save()
+    assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two", "four"]
