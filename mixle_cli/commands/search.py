@@ -31,7 +31,7 @@ from mixle_cli.evidence import (
     where_text,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from substrate import safe_repr
+from substrate import safe_repr, safe_text
 
 # The engine (numpy) is imported inside the commands, so that other commands never pay for it.
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ def search_cmd(
         ]
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
-        replaced = superseded([h.item for h in kept])
+        replaced = {i: safe_text(by) for i, by in superseded([h.item for h in kept]).items()}
         rows = [
             {**result_row(n, h, query, analyzer, name), "replaced_by": replaced.get(h.item.id)}
             for n, (h, name) in enumerate(zip(kept, names, strict=True), 1)

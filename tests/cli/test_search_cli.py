@@ -591,3 +591,9 @@ def test_a_note_a_newer_one_replaced_is_marked(mixle: Run, tmp_path: Path) -> No
         "expenses-2025.md": None,
     }
     assert "replaced by expenses-2025.md (a newer note)" in mixle("search", "expenses").stdout
+    # a successor named after a secret is masked, as every source name is
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (notes / "old.md").write_text(f"---\nsuperseded_by: adr-{token}\n---\nOld rota notes.\n")
+    mixle("ingest", str(notes), "--no-redact")
+    result = mixle("search", "rota", "--json")
+    assert token not in result.stdout and "[REDACTED:github_token]" in result.stdout
