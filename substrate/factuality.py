@@ -135,7 +135,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
-        if _negated_about(sentence, words) != negated or _moved_away(sentence, words):
+        if _negated_about(sentence, words) != negated or _moved_away(sentence, words, claim):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
@@ -257,10 +257,14 @@ def _negated_about(sentence: str, words: set[str] | frozenset[str]) -> bool:
     return main_says_no or any(no and (words & held) - plainly for _, held, no in clauses)
 
 
-def _moved_away(sentence: str, words: set[str] | frozenset[str]) -> bool:
+def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> bool:
     """Whether ``sentence`` tells of a change away from what the claim's ``words`` name, to
     something they do not: "Background jobs move from RabbitMQ to Amazon SQS" says that
-    background jobs no longer use RabbitMQ, for all the words the two share."""
+    background jobs no longer use RabbitMQ, for all the words the two share. A claim that
+    tells of a change itself ("The team migrated from RabbitMQ") is not contradicted so."""
+    low = sentence.lower()
+    if ("from" not in low and "replac" not in low) or _CHANGE_WORD.search(claim):
+        return False
     for pattern in _CHANGES:
         for change in pattern.finditer(sentence):
             old, new = terms(change["old"]), terms(change["new"])
@@ -269,18 +273,26 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str]) -> bool:
     return False
 
 
+# A few words naming what is left or taken: bounded, so that a search stays linear.
+_PHRASE = r"[\w$£€.\-/]+(?:\s+[\w$£€.\-/]+){0,3}?"
 _CHANGES = (
-    # "move(d) ... from X to Y", "migrating from X to Y", "switched from X to Y"
+    # "moved ... from X to Y", "migrating from X to Y", "switched from X to Y"
     re.compile(
-        r"(?i)\b(?:mov|migrat|switch|chang|transition)\w*\b[^.;]{0,80}?\bfrom\s+"
-        r"(?P<old>[^,;.]+?)\s+to\s+(?P<new>[^,;.]+)"
+        r"(?i)\b(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?|"
+        r"chang(?:ed|ing)|transition(?:ed|ing)?)\b(?:\s+[\w.\-]+){0,4}?\s+from\s+"
+        rf"(?P<old>{_PHRASE})\s+to\s+(?P<new>{_PHRASE})\b"
     ),
-    # "replace(d) X with Y", "X was replaced by Y"
-    re.compile(r"(?i)\breplac\w*\s+(?P<old>[^,;.]+?)\s+(?:with|by)\s+(?P<new>[^,;.]+)"),
+    # "replaced X with Y"
+    re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_PHRASE})\s+with\s+(?P<new>{_PHRASE})\b"),
+    # "X was replaced by Y"
     re.compile(
-        r"(?i)(?P<old>[^,;.]+?)\s+(?:was|were|is|are|has been|have been|got)\s+replaced\s+"
-        r"(?:with|by)\s+(?P<new>[^,;.]+)"
+        rf"(?i)(?P<old>{_PHRASE})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
+        rf"replaced\s+(?:with|by)\s+(?P<new>{_PHRASE})\b"
     ),
+)
+_CHANGE_WORD = re.compile(
+    r"(?i)\b(?:mov|migrat|switch|chang|transition|replac)\w*|\bno longer\b|\bformerly\b"
+    r"|\bused to\b"
 )
 
 
