@@ -189,18 +189,23 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
                 out.append(part)
                 lead = lead_of(part) if led and n == 0 else None
             else:
-                out.append(part if terms(lead) & terms(part) else f"{lead}: {part}")
+                said = terms(lead) & terms(part) or _LEAD.match(part)  # names whose it is
+                out.append(part if said else f"{lead}: {part}")
     return out
 
 
 def lead_of(sentence: str) -> str | None:
-    """The name a list item is led by ("Jonas Weber" of "- Jonas Weber: Security."): a few
-    words (``ENTRY_WORDS``) before a colon and a space; None when it has none."""
+    """The name a bulleted list item is led by ("Jonas Weber" of "- Jonas Weber: Security."),
+    or None: a name of a few words (``ENTRY_WORDS``), each capitalised, before a colon; one
+    word only when spelt as a name or code is ("SEV1", "MySQL"), not a label ("Note", "Pros",
+    "Q") nor a phrase ("Alice said")."""
     found = _LEAD.match(sentence)
-    if found is None or not _LIST_ITEM.match(sentence):
+    if found is None or not _BULLET.match(sentence):
         return None
-    name = found.group(1).strip()
-    return name if 0 < len(name.split()) <= ENTRY_WORDS else None
+    words = found.group(1).split()
+    if not (0 < len(words) <= ENTRY_WORDS and all(w[:1].isupper() for w in words)):
+        return None
+    return " ".join(words) if len(words) > 1 or _NAME_SHAPE.search(words[0]) else None
 
 
 def titled_sentences(text: str) -> list[str]:
@@ -254,6 +259,7 @@ ENTRY_WORDS = 4
 _NUMBERED = re.compile(r"(?:[^:]{0,200}:\s+)?(?:(\d{1,9})[.)]|\((\d{1,9})\)|(#)[.)])\s")
 _NEXT = -1  # the number of a "#." step: the one after the step before
 _BULLET = re.compile(r"[-*+•]\s")  # an item of another list: this one ends
+_NAME_SHAPE = re.compile(r".[A-Z0-9]")  # a capital or a digit inside a word: SEV1, MySQL
 
 
 def _step_number(sentence: str) -> int | None:

@@ -338,6 +338,19 @@ def test_a_list_items_later_sentences_are_its_names_not_the_headings() -> None:
     assert not content_overlap(team.text, "Karin Holt is based in Berlin.")
 
 
+def test_only_a_name_leads_a_list_items_later_sentences() -> None:
+    from substrate.context.compress import sentences
+
+    text = (
+        "- Alice said: we ship Friday. Bob disagreed and wants Monday.\n"
+        "- Pros: fast. Cons: expensive.\n"
+        "- Q: Who owns billing? A: Team Falcon.\n"
+        "1. Install the CLI: run the installer. Then restart the shell.\n"
+        "- Note: backups run nightly. Restores take an hour.\n"
+    )
+    assert sentences(text, led=True) == sentences(text)  # a phrase, labels, a step: no names
+
+
 def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
     team = SubstrateItem(
         "text", "# Team\n\n## Dana Whitfield\nEngineering manager.\n\n## Jonas Weber\nDBA."
