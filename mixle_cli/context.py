@@ -96,6 +96,16 @@ class AppState:
             )
         return scope
 
+    def nothing_in(self, scope: str | None) -> str:
+        """For a listing that came back empty: "no matching items", and when the ``--scope``
+        it was given holds no item the caller may read, that too (a mistyped scope name
+        reads as an empty result)."""
+        if scope is None or next(self.substrate().iter_items(scope=scope), None) is not None:
+            return "no matching items"
+        from substrate import safe_repr
+
+        return f"no matching items: no item you may read is in scope {safe_repr(scope)}"
+
     def fail_if_nothing_matched(self, scope: str | None) -> None:
         """Exit 1 for a check (audit, freshness, scan-secrets --items) whose --scope, or whose
         team, matched no item: nothing was checked, and a mistyped scope or team in a cron

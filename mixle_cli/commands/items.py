@@ -313,7 +313,7 @@ def ls(
         rows.append(item_summary(item))
         origins.append(_origin(item))
     if not rows:  # as search says it: a table of headings alone reads as output
-        output.note("no matching items")
+        output.note(state(ctx).nothing_in(scope))
         return
     output.table(  # two files that read alike told apart by their folders, as search does
         ["id", "kind", "scope", "tags", "source", "title"],

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 _DATE_ONLY = re.compile(r"^\d{4}-?\d{2}-?\d{2}$")
 _DAY = 86400.0
-NO_MATCH = "no matching items"
 
 
 # -- arguments ----------------------------------------------------------------------------------
@@ -322,7 +321,8 @@ def search_cmd(
     if hint is not None:
         output.note(f"hint: {hint}")
     elif not rows:
-        output.note(NO_MATCH if meant is None else f"{NO_MATCH}; did you mean: {meant}")
+        nothing = app_state.nothing_in(scope)
+        output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")
 
 
 def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> str | None:

@@ -597,3 +597,15 @@ def test_a_note_a_newer_one_replaced_is_marked(mixle: Run, tmp_path: Path) -> No
     mixle("ingest", str(notes), "--no-redact")
     result = mixle("search", "rota", "--json")
     assert token not in result.stdout and "[REDACTED:github_token]" in result.stdout
+
+
+def test_a_scope_holding_no_item_is_named_when_nothing_matched(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    for args in (("ls", "--scope", "nosuch"), ("search", "refund", "--scope", "nosuch")):
+        result = mixle(*args)
+        assert (
+            result.exit_code == 0 and "no item you may read is in scope 'nosuch'" in result.stderr
+        )
+    # a scope that holds items, filtered down to none: only "no matching items"
+    assert mixle("ls", "--scope", "local", "--kind", "graph").stderr == "no matching items\n"
