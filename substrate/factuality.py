@@ -263,7 +263,7 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
     background jobs no longer use RabbitMQ, for all the words the two share. A claim that
     tells of a change itself ("The team migrated from RabbitMQ") is not contradicted so."""
     low = sentence.lower()
-    if ("from" not in low and "replac" not in low) or _CHANGE_WORD.search(claim):
+    if ("from" not in low and "replac" not in low) or _CHANGE_CLAIM.search(claim):
         return False
     for pattern in _CHANGES:
         for change in pattern.finditer(sentence):
@@ -273,26 +273,33 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
     return False
 
 
-# A few words naming what is left or taken: bounded, so that a search stays linear.
-_PHRASE = r"[\w$£€.\-/]+(?:\s+[\w$£€.\-/]+){0,3}?"
+# A few words naming what is left (as few as reach the next word of the pattern) and what is
+# taken (as many as there are, up to four): bounded, so that a search stays linear.
+_WORDS = r"[\w$£€.\-/]+"
+_OLD = rf"(?<![\w$£€.\-/]){_WORDS}(?:\s+{_WORDS}){{0,3}}?"
+_NEW = rf"{_WORDS}(?:\s+{_WORDS}){{0,3}}"
+_CHANGE_VERB = (
+    r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing|ion)|switch(?:ed|es|ing)?|"
+    r"chang(?:e|ed|es|ing)|transition(?:s|ed|ing)?)"
+)
 _CHANGES = (
-    # "moved ... from X to Y", "migrating from X to Y", "switched from X to Y"
+    # "moved ... from X to Y", "migrating from X to Y", "the switch, in 2023, from X to Y"
     re.compile(
-        r"(?i)\b(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|switch(?:ed|es|ing)?|"
-        r"chang(?:ed|ing)|transition(?:ed|ing)?)\b(?:\s+[\w.\-]+){0,4}?\s+from\s+"
-        rf"(?P<old>{_PHRASE})\s+to\s+(?P<new>{_PHRASE})\b"
+        rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+from\s+(?P<old>{_OLD})\s+to\s+"
+        rf"(?P<new>{_NEW})"
     ),
     # "replaced X with Y"
-    re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_PHRASE})\s+with\s+(?P<new>{_PHRASE})\b"),
+    re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_OLD})\s+with\s+(?P<new>{_NEW})"),
     # "X was replaced by Y"
     re.compile(
-        rf"(?i)(?P<old>{_PHRASE})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
-        rf"replaced\s+(?:with|by)\s+(?P<new>{_PHRASE})\b"
+        rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
+        rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
     ),
 )
-_CHANGE_WORD = re.compile(
-    r"(?i)\b(?:mov|migrat|switch|chang|transition|replac)\w*|\bno longer\b|\bformerly\b"
-    r"|\bused to\b"
+# A claim telling of a change itself: "The team migrated from RabbitMQ", "Jenkins was replaced"
+_CHANGE_CLAIM = re.compile(
+    rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+(?:from|away)\b|\breplac\w*"
+    r"|\bno longer\b|\bformerly\b"
 )
 
 

@@ -97,6 +97,13 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     assert content_overlap(kubernetes, "The billing service runs on Kubernetes.")
     review = "Changes from the security review were applied to the auth service."
     assert content_overlap(review, "The security review findings were applied.")
+    # what is taken is read whole ("the archive bucket", not "the")
+    backups = "Nightly backups are moved from the hot bucket to the archive bucket."
+    assert content_overlap(backups, "Nightly backups end up in the archive bucket.")
+    # a change word alone in the claim is no change it tells of; a comma does not hide one
+    assert not content_overlap(moved, "Change requests for background jobs use RabbitMQ.")
+    later = "Background jobs moved, in 2023, from RabbitMQ to Amazon SQS."
+    assert not content_overlap(later, "Background jobs use RabbitMQ.")
 
 
 def test_a_question_supports_no_claim() -> None:
