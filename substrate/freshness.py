@@ -35,6 +35,7 @@ from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets.scan import safe_text
 from substrate.spaces import visible_item
 from substrate.supersession import REPLACES_FIELDS, SUCCESSOR_FIELDS, replaced_notes
 
@@ -319,7 +320,8 @@ def _verdict(
             signals.append(signal)
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
     if item.id in replaced:
-        signals.append(f"replaced: by {replaced[item.id]} (front matter)")
+        # the successor as its note names it: a name may hold a secret, masked as paths are
+        signals.append(f"replaced: by {safe_text(replaced[item.id])} (front matter)")
     if max_age_s is not None and age > max_age_s:
         signals.append(
             f"aged: {format_duration(age)} old exceeds the {format_duration(max_age_s)} policy "

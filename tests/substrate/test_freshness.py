@@ -512,3 +512,16 @@ def test_content_time_is_the_recorded_modification_time_in_any_of_its_forms() ->
         assert content_time(item) == 1_600_000_000.5
     later = SubstrateItem("text", "a", provenance={"mtime": made + 60}, created_at=made)
     assert content_time(later) == made  # a clock ahead: the item's own time
+
+
+def test_a_successor_named_after_a_secret_is_masked_in_the_signal(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    token = "ghp_R8kPz2mQ7vL4xN9cT1bW6yH3jD5fG0sA2eKq"
+    (notes / "old.md").write_text(f"---\nsuperseded_by: adr-{token}\n---\nOld queue notes.\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes, redact=False)
+    [stale] = freshness_report(store)["stale"]
+    assert token not in str(stale) and "replaced: by adr-[REDACTED:github_token]" in str(stale)
