@@ -96,11 +96,14 @@ class AppState:
             )
         return scope
 
-    def nothing_in(self, scope: str | None) -> str:
+    def nothing_in(self, scope: str | None, held: bool | None = None) -> str:
         """For a listing that came back empty: "no matching items", and when the ``--scope``
         it was given holds no item the caller may read, that too (a mistyped scope name
-        reads as an empty result)."""
-        if scope is None or next(self.substrate().iter_items(scope=scope), None) is not None:
+        reads as an empty result). ``held``: whether the scope holds an item, when the
+        caller knows (else the log is read until one is found)."""
+        if held is None and scope is not None:
+            held = next(self.substrate().iter_items(scope=scope), None) is not None
+        if scope is None or held:
             return "no matching items"
         from substrate import safe_repr
 

@@ -285,12 +285,16 @@ def ls(
     prefixes = source_prefixes(source)
     from_source = source_matcher(prefixes) if prefixes else None
 
+    held = False  # whether the scope asked for holds an item (before the other filters)
+
     def selected() -> Iterator[SubstrateItem]:
+        nonlocal held
         shown = 0
         app_state = state(ctx)
         substrate = app_state.substrate()
         only = app_state.read_scope(scope)
         for item in substrate.iter_items(kind=one_kind, scope=only, scopes=app_state.scopes):
+            held = True
             if limit is not None and shown >= limit:
                 return
             if kinds is not None and item.kind not in kinds:
@@ -313,7 +317,8 @@ def ls(
         rows.append(item_summary(item))
         origins.append(_origin(item))
     if not rows:  # as search says it: a table of headings alone reads as output
-        output.note(state(ctx).nothing_in(scope))
+        # (read by kind, the scope may hold items of other kinds: then it is looked up)
+        output.note(state(ctx).nothing_in(scope, held=held or (None if one_kind else False)))
         return
     output.table(  # two files that read alike told apart by their folders, as search does
         ["id", "kind", "scope", "tags", "source", "title"],
