@@ -189,7 +189,7 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
                 out.append(part)
                 lead = lead_of(part) if led and n == 0 else None
             else:
-                said = terms(lead) & terms(part) or _LEAD.match(part)  # names whose it is
+                said = terms(lead) & terms(part) or _own_label(part)  # names whose it is
                 out.append(part if said else f"{lead}: {part}")
     return out
 
@@ -203,9 +203,17 @@ def lead_of(sentence: str) -> str | None:
     if found is None or not _BULLET.match(sentence):
         return None
     words = found.group(1).split()
-    if not (0 < len(words) <= ENTRY_WORDS and all(w[:1].isupper() for w in words)):
+    # (a word of a script without capitals, 李明, is no lower-case word either)
+    if not (0 < len(words) <= ENTRY_WORDS and not any(w[:1].islower() for w in words)):
         return None
     return " ".join(words) if len(words) > 1 or _NAME_SHAPE.search(words[0]) else None
+
+
+def _own_label(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a label of its own, a few words and a colon ("Cons:
+    expensive."), not a clause that holds one further on."""
+    found = _LEAD.match(sentence)
+    return found is not None and len(found.group(1).split()) <= ENTRY_WORDS
 
 
 def titled_sentences(text: str) -> list[str]:

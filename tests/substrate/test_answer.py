@@ -349,6 +349,14 @@ def test_only_a_name_leads_a_list_items_later_sentences() -> None:
         "- Note: backups run nightly. Restores take an hour.\n"
     )
     assert sentences(text, led=True) == sentences(text)  # a phrase, labels, a step: no names
+    named = (
+        "- Jonas Weber: Security. Based in Berlin; favourite editor: vim.\n"
+        "- 李明 王: Ops. On call.\n"
+    )
+    assert sentences(named, led=True)[1::2] == [
+        "Jonas Weber: Based in Berlin; favourite editor: vim.",  # a colon further on
+        "李明 王: On call.",  # a name in a script without capitals
+    ]
 
 
 def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
