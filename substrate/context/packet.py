@@ -194,9 +194,8 @@ class ContextPacket:
     def __post_init__(self) -> None:
         if not self.texts:
             self.texts = [used_text(i, self.task, self.budget.shape) for i in self.items]
-            brief = self.budget.shape == "brief"
-            pairs = zip(self.items, self.texts, strict=True)
-            self.compressed = self.compressed or (brief and any(says_less(*p) for p in pairs))
+        if self.budget.shape == "brief" and not self.compressed:  # one line of each item
+            self.compressed = any(map(says_less, self.items, self.texts))
 
     def names(self) -> list[str | None]:
         """Each item's source as the packet names it: as packed (``sources``), or else told

@@ -16,13 +16,7 @@ from typing import TYPE_CHECKING
 
 from substrate.context import render
 from substrate.context.compress import compress_text, lead_sentence
-from substrate.context.packet import (
-    ContextBudget,
-    ContextPacket,
-    item_text,
-    says_less,
-    used_text,
-)
+from substrate.context.packet import ContextBudget, ContextPacket, item_text, used_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.retrieval import (
@@ -277,8 +271,6 @@ class _Packer:
                     self.best_left_out = True
                 continue
             text, piece = placed
-            if self.budget.shape == "brief" and says_less(item, text):  # one line of it
-                self.compressed = True
             self.items.append(item)
             self.scores.append(score)
             self.texts.append(text)
