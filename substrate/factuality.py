@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.answer import cited_numbers, strip_citations
-from substrate.context.compress import ENTRY_WORDS, split_sentences, terms, titled_sentences
+from substrate.context.compress import (
+    ENTRY_WORDS,
+    NAME_SHAPE,
+    split_sentences,
+    terms,
+    titled_sentences,
+)
 from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
@@ -148,7 +154,6 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
 
 _NUMBER = re.compile(r"\d")
 _FIRST_WORD = re.compile(r"\s*(?:[-*+#]+\s+|\d+[.)]\s+)?([^\W\d_][\w'\-]*)")
-_NAME_SHAPE = re.compile(r".[A-Z0-9]")  # MySQL, K8s, AWS: no common word is spelt so
 
 
 def _first_word(text: str) -> str:
@@ -166,7 +171,7 @@ def _spelt_as_a_name(claim: str) -> frozenset[str]:
     after its first letter): ``named_terms`` leaves a first word out, as every first word
     has a capital."""
     word = _first_word(claim)
-    return terms(word) if _NAME_SHAPE.search(word) else frozenset()
+    return terms(word) if NAME_SHAPE.search(word) else frozenset()
 
 
 def _another_subject(

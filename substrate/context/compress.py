@@ -206,7 +206,7 @@ def lead_of(sentence: str) -> str | None:
     # (a word of a script without capitals, 李明, is no lower-case word either)
     if not (0 < len(words) <= ENTRY_WORDS and not any(w[:1].islower() for w in words)):
         return None
-    return " ".join(words) if len(words) > 1 or _NAME_SHAPE.search(words[0]) else None
+    return " ".join(words) if len(words) > 1 or NAME_SHAPE.search(words[0]) else None
 
 
 def _own_label(sentence: str) -> bool:
@@ -267,7 +267,8 @@ ENTRY_WORDS = 4
 _NUMBERED = re.compile(r"(?:[^:]{0,200}:\s+)?(?:(\d{1,9})[.)]|\((\d{1,9})\)|(#)[.)])\s")
 _NEXT = -1  # the number of a "#." step: the one after the step before
 _BULLET = re.compile(r"[-*+•]\s")  # an item of another list: this one ends
-_NAME_SHAPE = re.compile(r".[A-Z0-9]")  # a capital or a digit inside a word: SEV1, MySQL
+# A capital or a digit after a word's first letter (SEV1, MySQL, K8s): no common word is spelt so.
+NAME_SHAPE = re.compile(r".[A-Z0-9]")
 
 
 def _step_number(sentence: str) -> int | None:
