@@ -807,67 +807,63 @@ def test_a_catalog_interrupted_while_closing_is_not_closed_twice(
     assert len(closed) == 1
 
 
+def _one_batch_each(root: Path, *texts: str) -> Path:
+    """A shard at ``root`` holding ``texts``, saved one batch each (folded into a catalog);
+    returns its log."""
+    store = Substrate(root)
+    for text in texts:
+        store.add("text", text)
+        store.save()
+    store.checkpoint()
+    return root / "items.jsonl"
+
+
+def _cut_last_batch(log: Path) -> None:
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:-2]))
+
+
+def _refused_write(root: Path, match: str) -> None:
+    writer = Substrate(root)
+    writer.add("text", "one more")
+    with pytest.raises(ShardError, match=match):
+        writer.save()
+
+
 def test_a_lost_end_stays_noted_when_a_read_gives_the_log_a_new_generation(
     tmp_path: Path,
 ) -> None:
     # the catalog covers the batch cut off: a reader renews the generation, and the end
     # noted for the old one must hold for the new, or the next write hides the loss
-    store = Substrate(tmp_path)
-    for text in ("one", "two", "three"):
-        store.add("text", text)
-        store.save()
-    assert store.checkpoint()
-    path = tmp_path / "items.jsonl"
+    log = _one_batch_each(tmp_path, "one", "two", "three")
+    assert (tmp_path / "index" / "offsets.bin").exists()  # the catalog
     before = LogFile(tmp_path).generation()
-    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-2]))
+    _cut_last_batch(log)
     assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two"]
     assert LogFile(tmp_path).generation() != before
     for _ in range(2):  # a refused write changes nothing: refused again
-        writer = Substrate(tmp_path)
-        writer.add("text", "four")
-        with pytest.raises(ShardError, match="before the end noted"):
-            writer.save()
+        _refused_write(tmp_path, "before the end noted")
         with pytest.raises(ShardError, match="before the end noted"):
             Substrate(tmp_path).compact()
 
 
 def test_a_log_cut_back_to_its_header_is_read_but_not_written_over(tmp_path: Path) -> None:
-    store = Substrate(tmp_path)
-    store.add("text", "one")
-    store.save()
-    path = tmp_path / "items.jsonl"
-    path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
+    log = _one_batch_each(tmp_path, "one")
+    log.write_bytes(log.read_bytes().splitlines(keepends=True)[0])
     assert Substrate(tmp_path).all() == []
-    writer = Substrate(tmp_path)
-    writer.add("text", "two")
-    with pytest.raises(ShardError, match="before the end noted"):
-        writer.save()
+    _refused_write(tmp_path, "before the end noted")
 
 
 def test_a_log_cut_inside_its_header_is_not_written_over(tmp_path: Path) -> None:
-    store = Substrate(tmp_path)
-    for text in ("one", "two"):
-        store.add("text", text)
-        store.save()
-    path = tmp_path / "items.jsonl"
-    path.write_bytes(path.read_bytes()[:20])  # not even the header line is whole
-    writer = Substrate(tmp_path)
-    writer.add("text", "three")
-    with pytest.raises(ShardError, match="no header line"):
-        writer.save()
-    assert len(path.read_bytes()) == 20
+    log = _one_batch_each(tmp_path, "one", "two")
+    log.write_bytes(log.read_bytes()[:20])  # not even the header line is whole
+    _refused_write(tmp_path, "no header line")
+    assert len(log.read_bytes()) == 20
 
 
 def test_removing_the_note_accepts_a_shortened_log_though_a_catalog_covered_it(
     tmp_path: Path,
 ) -> None:
-    store = Substrate(tmp_path)
-    for text in ("one", "two", "three"):
-        store.add("text", text)
-        store.save()
-    assert store.checkpoint()
-    path = tmp_path / "items.jsonl"
-    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-2]))
+    _cut_last_batch(_one_batch_each(tmp_path, "one", "two", "three"))
     (tmp_path / "index" / "log-end.json").unlink()  # the log as it is, accepted
     assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two"]  # renews it
     writer = Substrate(tmp_path)
