@@ -546,6 +546,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return strength is not None and worth_reporting(
             first, strength=strength, quoted=" " in first, key=key, assigned=True
         )
+    if kind == "yaml_next_line":  # a YAML key's value, the line under it
+        key = _bare_key_above(text, m.start(), len(m.group("indent")))
+        strength = classify_key(key) if key else None
+        if strength is None or (group == "su" and (syntax != "text" or secret.endswith(":"))):
+            return False
+        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
     if kind == "url":
         return _valid_url_password(secret, m.group(0))
     if kind == "pem":
@@ -670,6 +676,20 @@ def _key_before_colon(text: str, at: int) -> str:
     """The key whose value the ``:`` at ``at`` opens ("" when none stands right before it)."""
     found = _KEY_BEFORE.search(_line_before(text, at))
     return found.group(1) if found else ""
+
+
+def _bare_key_above(text: str, colon: int, indent: int) -> str:
+    """The key a YAML line holds alone before its ``colon`` ("" when the line holds more, as
+    prose does), provided the value's ``indent`` goes deeper than the key's."""
+    line = _line_before(text, colon)
+    found = _BARE_KEY.fullmatch(line)
+    if found is None or indent <= len(found.group(1)):
+        return ""
+    return found.group(2)
+
+
+# a key alone on its line, perhaps quoted or a list item's: its indent, then the key
+_BARE_KEY = re.compile(r"""([ \t]*(?:-[ \t]+)?)["']?([\w.\-$@]{1,64})["']?[ \t]*""")
 
 
 def _field_list(m: re.Match[str], text: str) -> bool:

@@ -174,6 +174,15 @@ _YAML_BLOCK = (
     r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n(?P<indent>[ \t]+)"
     r"(?P<su>[^\s\"'`#][^\r\n]*(?:\r?\n(?P=indent)[^\r\n]+)*)"  # every line of the block
 )
+# A YAML key whose plain or quoted value stands alone on the line under it, indented:
+# "password:" then "  Kq7mZ2vL9x". Not a nested mapping ("  min_length: 8"), a list item, an
+# anchor, alias, tag or flow collection, nor a comment; the check reads the key back and wants
+# nothing but it on its line (``engine._bare_key_above``), so prose ("reset the password:")
+# is passed over.
+_YAML_NEXT_LINE = (
+    r":[ \t]*\r?\n(?P<indent>[ \t]+)(?!-(?:[ \t]|\r?(?:\n|$)))"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#|>&*!%@{\[][^\s]*))[ \t]*(?=\r?(?:\n|$))"
+)
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
 # reads what comes before "password" (``engine._netrc_entry``).
@@ -469,6 +478,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password: | then the literal, indented, below",
         window=40,
         kind="yaml_block",
+    ),
+    _generic(
+        _YAML_NEXT_LINE,
+        ":",
+        "password: then the literal alone on the line below, indented",
+        window=1,
+        kind="yaml_next_line",
     ),
     _generic(_NETRC, " \t", ".netrc: machine HOST login USER password literal", kind="netrc"),
 )

@@ -284,7 +284,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
-        kinds |= {"jwt", "jwt_b64"}
+        kinds |= {"jwt", "jwt_b64", "yaml_next_line"}
         assert rule.kind in kinds
 
 
@@ -406,6 +406,26 @@ def test_a_netrc_entry(text: str, secret: bool) -> None:
     ],
 )
 def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
+    assert_password_found(text.format(PASSWORD), secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("db:\n  password:\n    {}\n", True),  # a plain value on the line under its key
+        ('password:\r\n  "{}"\r\n', True),
+        ("- api_token:\n    {}", True),
+        ("  password:\n  {}\n", False),  # not deeper than the key: another key's line
+        ("password:\n  {}: x\n", False),  # a nested mapping
+        ("password:\n  - {}\n", False),  # a list
+        ("password:\n  *{}\n", False),  # an alias
+        ("Reset the password:\n  {}\n", False),  # prose, not a key
+        ("description:\n  {}\n", False),  # not a secret's key
+        ("password:\n  ${{DB_PASSWORD}}\n", False),
+        ("password:\n  {} and more\n", False),  # a phrase, not one value
+    ],
+)
+def test_a_value_on_the_line_under_a_yaml_key(text: str, secret: bool) -> None:
     assert_password_found(text.format(PASSWORD), secret)
 
 
