@@ -125,14 +125,22 @@ _STATED = (
 # A label in notes, its key perhaps in words and said of something: "API key for staging:
 # ...", "password for the VPN: ...", "**Password (prod):** ...". (Not "Password - ...": the
 # labelled corpus takes a dash for no assignment.)
-_LABELLED = (
+_LABEL = (
     # (the look-ahead at the first letters lets a search pass over other places quickly)
     r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
     r"|service|personal[ \t]+access)[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
     r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
     r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"
-    r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
+)
+_LABELLED = _LABEL + r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
+# The same label closing its line, its value alone on the next line or the one after a blank
+# line, perhaps indented or quoted as code: "The staging password:" then "`Kq7mZ2vL9x`". Words
+# there, quoted or not, are an instruction or a command ("`pass show db`"), not a value.
+_LABEL_ABOVE = (
+    _LABEL + r"\r?\n(?:[ \t]*\r?\n)?[ \t]*"
+    r"""(?:"(?P<sq>[^"\s]+)"|'(?P<ss>[^'\s]+)'|`(?P<sb>[^`\s]+)`"""
+    r"""|(?P<su>[^\s"'`*#|>\-]\S*))[ \t]*(?=\r?(?:\n|$))"""
 )
 # A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
 _USER_SLASH_PASSWORD = (
@@ -470,6 +478,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
     _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
     _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
+    _generic(
+        _LABEL_ABOVE,
+        ":",
+        "The staging password: then the literal alone on the next line",
+        window=2,
+        kind="label",
+    ),
     _generic(_USER_SLASH_PASSWORD, "/", "creds: user / <literal>", kind="stated"),
     _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
     _generic(

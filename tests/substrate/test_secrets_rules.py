@@ -415,17 +415,34 @@ def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
         ("db:\n  password:\n    {}\n", True),  # a plain value on the line under its key
         ('password:\r\n  "{}"\r\n', True),
         ("- api_token:\n    {}", True),
-        ("  password:\n  {}\n", False),  # not deeper than the key: another key's line
+        ("  secret_key:\n  {}\n", False),  # not deeper than the key: another key's line
         ("password:\n  {}: x\n", False),  # a nested mapping
         ("password:\n  - {}\n", False),  # a list
         ("password:\n  *{}\n", False),  # an alias
-        ("Reset the password:\n  {}\n", False),  # prose, not a key
+        ("Reset the token:\n  {}\n", False),  # prose, not a key
         ("description:\n  {}\n", False),  # not a secret's key
         ("password:\n  ${{DB_PASSWORD}}\n", False),
         ("password:\n  {} and more\n", False),  # a phrase, not one value
     ],
 )
 def test_a_value_on_the_line_under_a_yaml_key(text: str, secret: bool) -> None:
+    assert_password_found(text.format(PASSWORD), secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("The staging password:\n\n    {}\n", True),  # under a blank line, as code
+        ("Password:\n`{}`\n", True),
+        ("**API key for staging:**\r\n{}\r\n", True),
+        ("- Encrypt your password:\n\n`ntfyme enc`\n", False),  # a command, not a value
+        ("- Retrieve the password:\n\n`larasail mysqlpass{}`\n", False),
+        ("To reset your password:\n1. Open the settings\n", False),
+        ("The password:\n\n\n{}\n", False),  # two blank lines: another paragraph
+        ("Password:\n# {}\n", False),  # a heading
+    ],
+)
+def test_a_value_on_the_line_under_its_label(text: str, secret: bool) -> None:
     assert_password_found(text.format(PASSWORD), secret)
 
 
