@@ -7,6 +7,7 @@ stdout (readable, or one JSON document with --json).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, state
-from mixle_cli.errors import FOUND
+from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import given_ids
 from substrate import (
     NotFoundError,
@@ -22,6 +23,7 @@ from substrate import (
     format_duration,
     freshness_report,
     parse_duration,
+    safe_repr,
     verify_lineage,
     visible_item,
 )
@@ -122,8 +124,8 @@ def freshness_cmd(
             help="Report items older than this as aged, counted from the date a note's front "
             "matter gives (updated:, lastmod:, reviewed:...), else from a file's "
             "last edit, else from when the item was added: 90s, 15m or 15min, 12h, 30d, 2w "
-            "(combinable; a bare number is seconds; M is refused: months are written in days, "
-            "180d).",
+            "(combinable; a bare number is refused, as it could mean seconds or days; M is "
+            "refused: months are written in days, 180d).",
         ),
     ] = None,
     scope: ScopeOpt = None,
@@ -150,7 +152,7 @@ def freshness_cmd(
     the same folder in cron.
     """
     how = output.mode(json, jsonl)
-    max_age_s = parse_duration(max_age) if max_age is not None else None
+    max_age_s = _age_limit(max_age) if max_age is not None else None
     app_state = state(ctx)
     report = freshness_report(
         app_state.substrate(),
@@ -172,6 +174,20 @@ def freshness_cmd(
     if report["n_stale"]:
         raise typer.Exit(FOUND)
     app_state.fail_if_none_of_its_own(empty)
+
+
+def _age_limit(max_age: str) -> float:
+    """Seconds in ``--max-age``. A bare number is refused: in a cron line "30" is meant as
+    days as often as seconds, and read as seconds it would report every item stale."""
+    if _BARE_NUMBER.fullmatch(max_age.strip()):
+        usage(
+            f"--max-age {safe_repr(max_age)}: a bare number is ambiguous; write it with its "
+            "unit (30d, 12h, 90s)"
+        )
+    return parse_duration(max_age)
+
+
+_BARE_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 
 
 def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:

@@ -254,6 +254,15 @@ def test_freshness_bad_duration_is_a_usage_error(mixle: Run, bad: str) -> None:
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("bare", ["30", "1.5", ".5", " 7 "])
+def test_freshness_refuses_a_bare_number(mixle: Run, bare: str) -> None:
+    # "30" in a cron line is meant as days as often as seconds: read as seconds, every item
+    # would be reported stale
+    result = mixle("freshness", "--max-age", bare)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "a bare number is ambiguous" in result.stderr and "30d" in result.stderr
+
+
 def test_freshness_refuses_capital_m(mixle: Run) -> None:
     result = mixle("freshness", "--max-age", "6M")
     assert result.exit_code == 2 and result.stdout == ""
