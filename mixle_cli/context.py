@@ -212,9 +212,10 @@ class AppState:
 
         return find_shard(self.shard_option)
 
-    def substrate(self) -> Substrate:
+    def substrate(self, *, quiet: bool = False) -> Substrate:
         """The shard this command works on. Only ``CREATING_COMMANDS`` may work on one that
-        does not exist yet (it is created on their first write); the others fail."""
+        does not exist yet (it is created on their first write, which is noted unless
+        ``quiet``); the others fail."""
         if self._substrate is None:
             from substrate import Substrate  # opened only by commands that use a shard
 
@@ -229,9 +230,10 @@ class AppState:
                     fail(f"no shard at {root}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
                 if self.command not in CREATING_COMMANDS:
                     fail(f"no shard at {root}", OPERATIONAL, _NO_SHARD_HINT)
-                from mixle_cli import output
+                if not quiet:
+                    from mixle_cli import output
 
-                output.note(f"note: no shard at {root} yet; the first write creates it")
+                    output.note(f"note: no shard at {root} yet; the first write creates it")
             self._substrate = Substrate(root)
         return self._substrate
 

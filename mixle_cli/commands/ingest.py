@@ -264,7 +264,7 @@ def ingest(
         usage("a path is empty (was a variable left unset?)")
     check_tags(tag)
     app_state = state(ctx)
-    substrate = app_state.substrate()
+    substrate = app_state.substrate(quiet=quiet)
     target_scope = app_state.write_scope(scope, by)
     from substrate import IngestReport, ingest_path
 
@@ -541,7 +541,7 @@ def _adapt(
     from substrate import IngestReport, InvalidInputError
 
     app_state = state(ctx)
-    substrate = app_state.substrate()
+    substrate = app_state.substrate(quiet=quiet)
     _refuse_the_shard(substrate, [root or str(target)])
     report = IngestReport(roots=[root or str(target)], issues=list(problems or []))
     if read is not None:
@@ -713,7 +713,7 @@ def _passages_within_limit(
     from substrate.ingest.textio import read_within
 
     path = None if file == "-" else _existing(file)
-    limit = size_limit(state(ctx).substrate())
+    limit = size_limit(state(ctx).substrate(quiet=quiet))
     if path is None:
         raw = read_within(stdin_stream(), limit)
         size: int | None = None if len(raw) > limit else len(raw)  # not read on: unknown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -279,6 +280,17 @@ def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env
     result = mixle("add", "first note")
     assert result.exit_code == 0 and "the first write creates it" in result.stderr
     assert "creates it" not in mixle("add", "second note").stderr
+
+
+def test_a_quiet_ingest_does_not_say_it_creates_the_shard(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nSome text.\n")
+    (tmp_path / "a.jsonl").write_text('{"text": "Some text."}\n')
+    for command, name in (("ingest", "a.md"), ("ingest-docs", "a.jsonl")):
+        result = mixle(command, str(tmp_path / name), "--quiet")  # problems only
+        assert result.exit_code == 0 and result.stderr == "", (command, result.stderr)
+        shutil.rmtree(isolated_shard_env)
 
 
 def test_an_ingest_that_stores_nothing_says_it_made_no_shard(
