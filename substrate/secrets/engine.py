@@ -37,6 +37,7 @@ from substrate.secrets.placeholders import (
     plain_word,
     says_something,
     worth_reporting,
+    x_filler,
 )
 from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filters
 from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, TABLE_CELLS_RULE, Rule
@@ -44,7 +45,7 @@ from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, TABLE_CELLS_RULE, Rule
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
 _VALUE_GROUPS = ("secret", "sq", "ss", "sb", "sx", "su")
-_HARD_MARKERS = ("example", "xxxx", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
+_HARD_MARKERS = ("example", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
 # How every mask begins, and the mask itself ({rule} is the rule's name)
 MASK_LEAD = "[REDACTED:"
 DEFAULT_MASK = MASK_LEAD + "{rule}]"
@@ -702,7 +703,7 @@ def _field_list(m: re.Match[str], text: str) -> bool:
 
 def _valid_token(body: str, floor: float) -> bool:
     low = body.lower()
-    if any(marker in low for marker in _HARD_MARKERS):
+    if any(marker in low for marker in _HARD_MARKERS) or x_filler(body):
         return False
     if is_repetitive(body) or is_sequential(body):
         return False
@@ -723,8 +724,7 @@ def _valid_url_password(password: str, whole: str) -> bool:
 
 
 def _valid_pem(body: str, m: re.Match[str], text: str) -> bool:
-    low = body.lower()
-    if any(marker in low for marker in ("xxxx", "....", "\u2026", "<", "your", "example")):
+    if _placeholder_key(body):
         return False
     if "-----END" in m.group(0):
         return sum(ch.isalnum() for ch in body) >= 32
@@ -735,6 +735,33 @@ def _valid_pem(body: str, m: re.Match[str], text: str) -> bool:
 
 
 _PEM_HEADER_MAX = 80  # the longest BEGIN line the key rules take
+
+
+def _placeholder_key(body: str) -> bool:
+    """Whether a key block's ``body`` stands in for a key: "<your key here>", "....", "XXXX".
+
+    "your", "xxxx" or "example" turns up in a real key's random base64 by chance (about one
+    RSA key in 300, in any case): such a word marks a stand-in only in a body written to be
+    read: shorter than any key, holding characters base64 has not (YOUR_KEY_HERE), or of
+    little randomness (XXXXXXXX).
+    """
+    low = body.lower()
+    if "...." in low or "\u2026" in low or "<" in low:  # never in base64
+        return True
+    if not any(word in low for word in ("xxxx", "your", "example")):
+        return False
+    letters = _KEY_LAYOUT.sub("", body)  # armor headers, line breaks and their escapes
+    if len(letters) < _SHORTEST_KEY or _NOT_BASE64.search(letters):
+        return True
+    return shannon(letters) < _RANDOM_BASE64
+
+
+_KEY_LAYOUT = re.compile(r"(?m:^[ \t]*[A-Za-z][\w-]{0,30}: [^\r\n]*$)|\\[nr]|\s")
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=]")
+# bits per character: random base64 of a key's length gives close to 6, a filler word far less
+_RANDOM_BASE64 = 4.5
+# base64 characters in the smallest private key written out (an EC key, about 160)
+_SHORTEST_KEY = 120
 
 
 def _b64decode(part: str) -> bytes | None:

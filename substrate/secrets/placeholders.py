@@ -37,7 +37,6 @@ _HARD_MARKERS: tuple[str, ...] = (
     "yoursecret",
     "yourpassword",
     "yourapikey",
-    "xxxx",
     "****",
     "...",
     "\u2026",
@@ -171,7 +170,7 @@ def _residue_is_random(value: str, marker: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """Documentation fill-ins, masks and obviously made-up values."""
     low = value.lower()
-    if any(m in low for m in _HARD_MARKERS):
+    if any(m in low for m in _HARD_MARKERS) or x_filler(value):
         return True
     for marker in _SOFT_MARKERS:
         if marker in low and _marks(value, marker) and not _residue_is_random(low, marker):
@@ -180,6 +179,16 @@ def is_placeholder(value: str) -> bool:
     if core in _NON_SECRET_WORDS:
         return True
     return is_repetitive(value) or is_sequential(value)
+
+
+def x_filler(value: str) -> bool:
+    """Whether ``value`` is filled in with x's, in one case as a person types them: a run of
+    five or more, or two runs of four ("xxxx-xxxx"). A random key holds a run of four by
+    chance (an AWS key id, of 32 upper-case letters and digits, about one in 80,000)."""
+    return _X_FILLER.search(value) is not None
+
+
+_X_FILLER = re.compile(r"x{5}|X{5}|(?:xxxx|XXXX).*?(?:xxxx|XXXX)", re.DOTALL)
 
 
 def _marks(value: str, marker: str) -> bool:

@@ -736,6 +736,35 @@ def test_what_notes_configs_and_commands_say_about_a_credential_is_no_secret(tex
     assert redact_secrets(text) == text
 
 
+@pytest.mark.parametrize("word", ["yOuR", "xXxX", "ExAmPlE", "YOUR", "xxxx"])
+def test_a_real_key_holding_a_placeholder_word_by_chance_is_found(word: str) -> None:
+    # random base64 holds "your" or "xxxx" in some case in about one RSA key in 300
+    body = rnd(800, B64) + word + rnd(800, B64)
+    text = pem("RSA ", "\n".join(body[i : i + 64] for i in range(0, len(body), 64)))
+    assert detect_secrets(text).rules() == ["private_key_block"]
+    assert body[:64] not in redact_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "YOUR_PRIVATE_KEY_HERE",
+        "X" * 64 + "\n" + "X" * 64 + "\n" + "X" * 64,
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7yourkeyhere",  # shorter than a key
+        "your key, base64, goes here; " * 8,
+        rnd(200, B64) + "...." + rnd(200, B64),
+    ],
+)
+def test_a_placeholder_key_block_is_not_a_finding(body: str) -> None:
+    assert detect_secrets(pem("RSA ", body)).clean
+
+
+def test_an_access_key_id_holding_four_xs_by_chance_is_found() -> None:
+    assert detect_secrets("key id AKIAQ3EGRTW7XXXX5NXK").rules() == ["aws_access_key"]
+    assert detect_secrets("key id AKIAXXXXXXXXXXXXXXXX").clean  # filled in with x's
+    assert detect_secrets("key id AKIAXXXX2345XXXX2345").clean
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
