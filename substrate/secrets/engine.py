@@ -740,15 +740,18 @@ _PEM_HEADER_MAX = 80  # the longest BEGIN line the key rules take
 def _placeholder_key(body: str) -> bool:
     """Whether a key block's ``body`` stands in for a key: "<your key here>", "....", "XXXX".
 
-    "your", "xxxx" or "example" turns up in a real key's random base64 by chance (about one
-    RSA key in 300, in any case): such a word marks a stand-in only in a body written to be
-    read: shorter than any key, holding characters base64 has not (YOUR_KEY_HERE), or of
-    little randomness (XXXXXXXX).
+    "EXAMPLE" written into a key marks a documentation sample, as AWS's are (seven letters in
+    one case are never there by chance). "your" or "xxxx", in some case, turns up in a real
+    key's random base64 by chance (about one RSA key in 300): such a word marks a stand-in
+    only in a body written to be read: shorter than any key, holding characters base64 has
+    not (YOUR_KEY_HERE), or of little randomness (XXXXXXXX).
     """
     low = body.lower()
     if "...." in low or "\u2026" in low or "<" in low:  # never in base64
         return True
-    if not any(word in low for word in ("xxxx", "your", "example")):
+    if any(word in body for word in ("EXAMPLE", "example", "Example")):
+        return True
+    if "xxxx" not in low and "your" not in low:
         return False
     letters = _KEY_LAYOUT.sub("", body)  # armor headers, line breaks and their escapes
     if len(letters) < _SHORTEST_KEY or _NOT_BASE64.search(letters):

@@ -753,6 +753,7 @@ def test_a_real_key_holding_a_placeholder_word_by_chance_is_found(word: str) -> 
         "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7yourkeyhere",  # shorter than a key
         "your key, base64, goes here; " * 8,
         rnd(200, B64) + "...." + rnd(200, B64),
+        rnd(200, B64) + "EXAMPLE" + rnd(200, B64),  # a documentation sample, as AWS marks them
     ],
 )
 def test_a_placeholder_key_block_is_not_a_finding(body: str) -> None:
