@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
+from dataclasses import replace
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -207,6 +208,7 @@ def ingest_path(
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = size_limit(substrate)
+    options = replace(options, max_read=max_file_size)
     report = report if report is not None else IngestReport()
     report.roots.append(str(root))
     run = IngestSession(substrate, options, report, progress, cancel)

@@ -51,6 +51,9 @@ class IngestOptions:
     as_format: str | None = None
     chunk_chars: int = DEFAULT_CHUNK_CHARS
     redact: bool = True
+    # the size limit, checked again as a file is read (it may have grown since the walk); not
+    # part of the fingerprint: it decides which files are read, not what their items are
+    max_read: int | None = None
 
     def fingerprint(self) -> str:
         text = "\x1f".join(
@@ -172,7 +175,9 @@ def prepare(
     if data is None:
         assert ticket.path is not None
         try:
-            data, binary = read_unless_binary(ticket.path, ticket.within, ticket.ident)
+            data, binary = read_unless_binary(
+                ticket.path, ticket.within, ticket.ident, options.max_read
+            )
         except OSError as exc:
             return Prepared(FAILED, reason=f"cannot read: {exc.strerror or exc}")
         if binary:

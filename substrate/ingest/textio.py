@@ -131,7 +131,10 @@ def _open_regular(path: str, *, follow: bool = True) -> tuple[int, os.stat_resul
 
 
 def read_unless_binary(
-    path: str, within: str | None = None, ident: tuple[int, int] | None = None
+    path: str,
+    within: str | None = None,
+    ident: tuple[int, int] | None = None,
+    limit: int | None = None,
 ) -> tuple[bytes, bool]:
     """Read a whole file, unless its first 8 KiB show it is binary.
 
@@ -144,9 +147,12 @@ def read_unless_binary(
         ident: the (device, inode) of the file when it was listed. Another file found at
             ``path`` now (replaced since: by an editor's save, or by a link) must lie in
             ``within``, so that no link put in its place leads out of it.
+        limit: the most bytes to hold: a file that grew past it since it was listed (a log
+            being written) is not read on.
 
     Raises:
-        OSError: the file cannot be opened or read, or lies outside ``within``.
+        OSError: the file cannot be opened or read, lies outside ``within``, or is larger
+            than ``limit``.
     """
     fd, info = _open_regular(path)
     try:
@@ -157,11 +163,14 @@ def read_unless_binary(
         if is_binary(head):
             return head, True
         parts = [head]  # a short read is not the end on every file system: read to b""
-        while True:
-            block = os.read(fd, 1 << 20)
-            if not block:
-                break
+        held = len(head)
+        while block := os.read(fd, 1 << 20):
             parts.append(block)
+            held += len(block)
+            if limit is not None and held > limit:
+                raise OSError(
+                    errno.EFBIG, f"it grew past the size limit ({limit} bytes) since listed"
+                )
         return b"".join(parts), False
     finally:
         os.close(fd)

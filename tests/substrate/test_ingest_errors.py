@@ -13,6 +13,7 @@ import pytest
 from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.segment import FileRejected
+from substrate.ingest.session import IngestSession
 from substrate.ingest.textio import decode_text, read_unless_binary
 from substrate.store import Substrate
 
@@ -237,8 +238,6 @@ def test_an_interrupted_import_while_saving_still_ends_as_an_interrupt(
 ) -> None:
     # Ctrl-C inside numpy's first import: using it again raises, which ended the run as an
     # internal error
-    from substrate.ingest.session import IngestSession
-
     (tmp_path / "tree").mkdir()
     _write(tmp_path / "tree" / "a.md", "# A\n\nhello\n")
     real = IngestSession.finish
@@ -452,3 +451,27 @@ def test_empty_rows_and_values_are_dropped_and_counted(tmp_path: Path) -> None:
         alone = IngestReport()
         assert len(ingest_file(Substrate(), root / name, report=alone)) == kept
         assert alone.items_dropped == (2 if name == "t.csv" else 4)
+
+
+def test_a_file_that_grows_past_the_size_limit_after_the_walk_is_not_read_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the limit was checked on the walk's size alone: a log written meanwhile was read whole
+    root = tmp_path / "notes"
+    root.mkdir()
+    log_file = root / "app.log.txt"
+    log_file.write_text("small\n")
+    plan = IngestSession.plan
+
+    def plan_then_grow(self: IngestSession, entry: Any, *args: Any, **kwargs: Any) -> Any:
+        ticket = plan(self, entry, *args, **kwargs)
+        with log_file.open("a") as fh:  # written to between the walk and the read
+            fh.write("a growing line of log text\n" * 20_000)
+        return ticket
+
+    monkeypatch.setattr(IngestSession, "plan", plan_then_grow)
+    store = Substrate(tmp_path / "shard")
+    report = ingest_path(store, root, max_file_size=1000)
+    assert report.files_failed == 1 and not report.ids
+    assert "grew past the size limit (1000 bytes)" in report.files[0].reason
+    assert len(store) == 0
