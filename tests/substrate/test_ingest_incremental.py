@@ -1075,6 +1075,20 @@ def test_a_stream_is_read_no_further_than_the_size_limit(shard: Path) -> None:
     assert small.items_added == 1 and by_bytes.items_added == 0  # the same source, by content
 
 
+@pytest.mark.parametrize("empty", ["", " \n\n"])
+def test_an_empty_stream_keeps_what_its_source_gave_before(shard: Path, empty: str) -> None:
+    # "gen_notes | mixle ingest - --source notes" after gen_notes failed removed the notes
+    from substrate.ingest import ingest_text
+
+    kept = ingest_text(Substrate(shard), "important meeting notes", source="meeting").ids
+    report = ingest_text(Substrate(shard), empty, source="meeting")
+    assert report.files_failed == 1 and report.items_removed == 0
+    assert "empty input" in report.files[0].reason
+    assert [item.id for item in Substrate(shard).iter_items()] == kept
+    fresh = ingest_text(Substrate(shard), empty, source="new")  # nothing to keep: skipped
+    assert fresh.files_skipped == 1 and fresh.files_failed == 0
+
+
 @pytest.mark.parametrize("content", ["", "\n\n", " \r\n\t\n"])
 def test_an_empty_json_file_is_skipped_as_empty_files_of_other_formats_are(
     tree: Path, shard: Path, content: str
