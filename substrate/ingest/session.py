@@ -71,6 +71,10 @@ class _Change:
             yield item.id, encode(item)
 
 
+_NOW_BINARY = (
+    "reads as binary now (NUL bytes), where it held text: its {} earlier item(s) are kept; "
+    "restore the file, or add it to .mixleignore to let them go"
+)
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
@@ -422,9 +426,7 @@ class IngestSession:
         if done.status == prep.FAILED:
             self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
-            mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
-            skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
-            self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
+            self.binary(ticket, done)
         elif done.status == prep.SAME:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
@@ -511,6 +513,21 @@ class IngestSession:
         report.ids.extend(ids)
         change.told = outcome
         return change
+
+    def binary(self, ticket: Ticket, done: Prepared) -> None:
+        """A file that reads as binary: skipped, unless it gave text items that are still
+        stored. Then it fails and keeps them: a text file filled with NUL bytes is what a
+        crash or a full disk leaves, and its items may be all that remains of its text."""
+        key, source = ticket.key, ticket.source
+        cached = self.cache.get(key)
+        if cached is not None and not cached.skipped and cached.ids:
+            kept = self.substrate.read_items(cached.ids, keep=False)
+            if kept:
+                self.fail(source, ticket.path, _NOW_BINARY.format(len(kept)))
+                return
+        mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
+        skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
+        self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
 
     def skip_with_earlier_items(
         self, key: str, source: str, reason: str, skip: SourceState | None, named: str = ""

@@ -772,31 +772,45 @@ def _ingested(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
     return root, shard
 
 
-def test_a_file_that_turns_binary_or_too_large_loses_its_earlier_items(
-    tmp_path: Path,
-) -> None:
-    root, shard = _ingested(tmp_path, {"a.txt": "oldcontent one\n", "b.txt": "oldcontent two\n"})
-    _write(root / "a.txt", "bin\x00ary")
+def test_a_file_that_grows_too_large_loses_its_earlier_items(tmp_path: Path) -> None:
+    root, shard = _ingested(tmp_path, {"b.txt": "oldcontent two\n"})
     _write(root / "b.txt", "grown " * 100)
     report = ingest_path(Substrate(shard), root, max_file_size=100)
     reasons = {f.source: (f.status, f.reason, f.items_removed) for f in report.files}
     assert reasons == {
-        "a.txt": ("skipped", "binary file; its 1 earlier item(s) removed", 1),
         "b.txt": (
             "skipped",
             "larger than the size limit (600 > 100 bytes); its 1 earlier item(s) removed",
             1,
         ),
     }
-    assert report.items_removed == 2 and len(Substrate(shard)) == 0
+    assert report.items_removed == 1 and len(Substrate(shard)) == 0
     again = ingest_path(Substrate(shard), root, max_file_size=100)
-    assert [f.reason for f in again.files] == [
-        "binary file",
-        "larger than the size limit (600 > 100 bytes)",
-    ]
+    assert [f.reason for f in again.files] == ["larger than the size limit (600 > 100 bytes)"]
     assert again.items_removed == 0
     bigger = ingest_path(Substrate(shard), root)  # a limit that takes it again
     assert bigger.files_added == 1 and "grown" in Substrate(shard).all()[0].text
+
+
+def test_a_text_file_that_turns_binary_fails_and_keeps_its_items(tmp_path: Path) -> None:
+    # a file filled with NUL bytes is what a crash leaves: its items were removed, exit 0
+    root, shard = _ingested(tmp_path, {"a.txt": "oldcontent one\n", "new.txt": "x\n"})
+    kept = [item.id for item in Substrate(shard).iter_items()]
+    _write(root / "a.txt", "\x00" * 4096)
+    _write(root / "new.bin.txt", "bin\x00ary")  # binary from the start: skipped
+    for _ in range(2):  # and again: still kept, still said
+        report = ingest_path(Substrate(shard), root)
+        outcomes = {f.source: (f.status, f.reason) for f in report.files if f.status != "unchanged"}
+        assert outcomes["new.bin.txt"] == ("skipped", "binary file")
+        assert (
+            outcomes["a.txt"][0] == "failed"
+            and "1 earlier item(s) are kept" in outcomes["a.txt"][1]
+        )
+        assert report.items_removed == 0
+        assert [item.id for item in Substrate(shard).iter_items()] == kept
+    _write(root / ".mixleignore", "a.txt\n")  # meant to be binary: let them go
+    gone = ingest_path(Substrate(shard), root)
+    assert gone.items_removed == 1 and len(Substrate(shard)) == 1
 
 
 def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path: Path) -> None:
