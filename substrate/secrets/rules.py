@@ -433,8 +433,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "command_line_password",
         # mysql -pSECRET (glued: "-p NAME" asks, and NAME is a database), sshpass -p SECRET,
         # docker or podman login -p SECRET, redis-cli -a SECRET
-        # the tool as a command (not "/var/lib/mysql"), its flag within the same command
-        r"(?<![^\s`$(])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
+        # the tool as a command (not "/var/lib/mysql"; in quotes too, as code runs one), its
+        # flag within the same command
+        r"(?<![^\s`$(\"'])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
         r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
@@ -451,7 +452,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED BY '...'; htpasswd -b [FILE]
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
         r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+by)[ \t]+(?=[\"'])"
-        r"|(?<![^\s`$(])(?:"
+        r"|(?<![^\s`$(\"'])(?:"
         r"htpasswd[ \t]+(?=[^\n|;&]{0,200}-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
         r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
         r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"

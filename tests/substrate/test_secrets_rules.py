@@ -1047,6 +1047,9 @@ def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret:
         ("redis-cli -h cache -a Tr0ub4dor3x ping", "Tr0ub4dor3x"),
         ("connect to db with password Tr0ub4dor&3x! please", "Tr0ub4dor&3x!"),
         ("machine db.internal login me password Hx7!qLz93p", "Hx7!qLz93p"),
+        ('os.system("mysql -uroot -pHx7qLz93pQ prod < dump.sql")', "Hx7qLz93pQ"),  # in code
+        ("run('sshpass -p Hx7qLz93pQ ssh host')", "Hx7qLz93pQ"),
+        ('cmd = "htpasswd -b users alice Hx7qLz93pQ"', "Hx7qLz93pQ"),
     ],
 )
 def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: str) -> None:
