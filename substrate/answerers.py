@@ -518,7 +518,7 @@ class HttpAnswerer:
             ) from None
         if len(raw) > MAX_RESPONSE_BYTES:
             raise AnswererError(f"answerer endpoint {self.where()} sent an oversized response")
-        return _content(raw, self.where())
+        return _scrub(_content(raw, self.where()), key)  # an echo of the key is no answer
 
     def _key(self) -> str | None:
         if not self.api_key_env:

@@ -578,6 +578,14 @@ def test_http_answerer_calls_chat_completions(endpoint: Endpoint) -> None:
     assert "[1]" in req["body"]["messages"][-1]["content"]
 
 
+def test_http_answerer_answers_never_show_the_key(endpoint: Endpoint) -> None:
+    # an opaque key (32 hex digits) no rule knows, reflected by a proxy or a debug endpoint
+    key = "3f9b2c1e7d3a4e8b9c6f1a2b3c4d5e6f"
+    endpoint.body = {"choices": [{"message": {"content": f"The key {key} says hi [1]."}}]}
+    answerer = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": key})
+    assert answerer.complete("p") == "The key [REDACTED] says hi [1]."
+
+
 def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:
     endpoint.status = 401
     endpoint.body = {"error": {"message": "Incorrect API key provided: sk-secret-123"}}
