@@ -50,7 +50,7 @@ _HARD_MARKERS = ("example", "****", "dummy", "placeholder", "your_", "your-", "<
 MASK_LEAD = "[REDACTED:"
 DEFAULT_MASK = MASK_LEAD + "{rule}]"
 MASK_PATTERN = re.escape(MASK_LEAD) + r"[\w.\-]*\]"  # a default mask in a text
-_URL_PLACEHOLDERS = ("example", "<", "your_", "your-")
+_URL_PLACEHOLDERS = ("<", "your_", "your-")
 _URL_DEFAULTS = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "guest"})
 
 
@@ -717,7 +717,10 @@ def _valid_url_password(password: str, whole: str) -> bool:
         return False
     # an example host or a <slot> marks documentation; "your" only as a template's "your_"
     # (a password may well begin "Your...")
-    if is_placeholder(password) or any(m in whole.lower() for m in _URL_PLACEHOLDERS):
+    low = whole.lower()
+    if is_placeholder(password) or any(m in low for m in _URL_PLACEHOLDERS):
+        return False
+    if "example" in low.rpartition("@")[2].split("."):  # example.com, db.example: not my-example.io
         return False
     user = whole.split("://", 1)[-1].split(":", 1)[0]
     return user.lower() != password.lower()

@@ -766,6 +766,21 @@ def test_an_access_key_id_holding_four_xs_by_chance_is_found() -> None:
     assert detect_secrets("key id AKIAXXXX2345XXXX2345").clean
 
 
+@pytest.mark.parametrize(
+    ("host", "secret"),
+    [
+        ("example.org", False),  # a documentation host
+        ("db.example", False),
+        ("prod.example.com", False),
+        ("my-example.com", True),  # a real host that holds the word
+        ("examples.io", True),
+    ],
+)
+def test_url_credentials_on_an_example_host(host: str, secret: bool) -> None:
+    text = f"postgres://admin:Xq9vT2mLzR4wP8s@{host}:5432/prod"
+    assert detect_secrets(text).rules() == (["url_credentials"] if secret else [])
+
+
 def test_reference_rule_names_kept() -> None:
     for name in (
         "private_key_block",
