@@ -538,9 +538,13 @@ def test_artifact_manifest_summary_and_reference() -> None:
     assert seg.extra["artifact_kind"] == "solve/v1" and seg.extra["parent"] == "base-7"
 
 
-def test_manifest_that_is_not_an_object_is_rejected() -> None:
-    with pytest.raises(FileRejected, match="not an object"):
-        _parse("artifact", "[1, 2, 3]")
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("[1, 2, 3]", "an array"), ("null", "null"), ('"x"', "a string"), ("2.5", "a number")],
+)
+def test_manifest_that_is_not_an_object_is_rejected(text: str, kind: str) -> None:
+    with pytest.raises(FileRejected, match=f"manifest is {kind}, not an object"):
+        _parse("artifact", text)  # in JSON's words, not Python's (NoneType, str, list)
 
 
 def test_manifest_without_artifact_keys_is_plain_json() -> None:

@@ -27,8 +27,19 @@ def load_manifest(text: str) -> dict[str, Any]:
     """
     manifest = load_json(text)
     if not isinstance(manifest, dict):
-        raise FileRejected(f"manifest is a JSON {type(manifest).__name__}, not an object", line=1)
+        raise FileRejected(f"manifest is {_JSON_KINDS[type(manifest)]}, not an object", line=1)
     return manifest
+
+
+# what a JSON value is, in JSON's words (not Python's: NoneType, str, list)
+_JSON_KINDS = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 def manifest_meta(manifest: dict[str, Any]) -> dict[str, Any]:
