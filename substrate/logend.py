@@ -125,13 +125,19 @@ def refuse_lost_commits(
         # the first batch has no commit before it: its lines start after the header
         first = 2 if state.committed_end == 0 and log_file.header() is not None else 1
         lines = _whole_lines(path, state.committed_end)
+        if lines:
+            left = f"the {lines} whole line(s) from this line on"
+            lost = f"those {lines} line(s) and the rest of their batch"
+        else:  # not "the 0 whole line(s)": part of a line is there, and lost all the same
+            left = "the part of a line from here on"
+            lost = "the items of that batch"
         raise CorruptShardError(
             str(path),
             max(first, log_file.line_number(state.committed_end)),
-            f"the log ends inside a batch that was committed (cut short?): the {lines} whole "
-            f"line(s) from this line on ({state.uncommitted_bytes} bytes) lost the line that "
-            f"ends their batch; restore the file from a backup (removing {folder}, which is "
-            f"rebuilt, keeps only the complete batches: those {lines} line(s) would be lost)",
+            f"the log ends inside a batch that was committed (cut short?): {left} "
+            f"({state.uncommitted_bytes} bytes) lost the line that ends their batch; restore "
+            f"the file from a backup (removing {folder}, which is rebuilt, keeps only the "
+            f"complete batches: {lost} would be lost)",
         )
     if writing and known > state.committed_end:
         _refuse_corrupt_lines(log_file, state.committed_end)

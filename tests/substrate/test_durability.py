@@ -107,6 +107,22 @@ def _cataloged(root: Path, batches: int) -> Substrate:
     return s
 
 
+def test_a_log_cut_inside_the_first_line_of_a_committed_batch_says_what_is_lost(
+    tmp_path: Path,
+) -> None:
+    # "the 0 whole line(s) ... would be lost" read as nothing lost
+    _cataloged(tmp_path, 2).close()
+    path = tmp_path / "items.jsonl"
+    data = path.read_bytes()
+    second = data.index(b'{"commit"') + data[data.index(b'{"commit"') :].index(b"\n") + 1
+    path.write_bytes(data[: second + 20])  # 20 bytes of the second batch's first item
+    with pytest.raises(CorruptShardError, match="cut short") as refused:
+        len(Substrate(tmp_path))
+    message = str(refused.value)
+    assert "0 whole line" not in message and "the part of a line from here on" in message
+    assert "the items of that batch would be lost" in message
+
+
 def test_a_log_cut_inside_a_committed_batch_is_corruption_not_a_torn_write(
     tmp_path: Path,
 ) -> None:
@@ -127,7 +143,7 @@ def test_a_log_cut_inside_a_committed_batch_is_corruption_not_a_torn_write(
     committed = data[: len(data) - 1000].rsplit(b'{"commit"', 1)[0]
     whole = data[len(committed) : len(data) - 1000].split(b"\n", 1)[1].count(b"\n")
     assert f"the {whole} whole line(s) from this line on" in str(refused.value)
-    assert f"those {whole} line(s) would be lost" in str(refused.value)
+    assert f"those {whole} line(s) and the rest of their batch would be lost" in str(refused.value)
     assert path.stat().st_size == size
     (tmp_path / "index" / "offsets.bin").unlink()  # the catalog alone is not the evidence
     with pytest.raises(CorruptShardError, match="cut short"):
