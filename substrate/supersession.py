@@ -112,8 +112,18 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
         # (a note naming itself replaces nothing)
         named = [name for name in successor_names(note) if _stem_named(note, name) != _stem(note)]
         if named and note.id not in paired:
-            replaced[note.id] = ", ".join(named)
+            replaced[note.id] = ", ".join(_as_source_name(note, name) for name in named)
     return replaced
+
+
+def _as_source_name(item: SubstrateItem, name: str) -> str:
+    """The note ``name`` names, read from the folder of ``item``'s, as a source is named
+    ("adr-005.md" in adr/ is "adr/adr-005.md"): the same whether or not the successor is
+    among the items at hand."""
+    source = item.provenance.get("source") if isinstance(item.provenance, dict) else None
+    if not isinstance(source, str) or "://" in name:
+        return name
+    return posixpath.normpath(posixpath.join(posixpath.dirname(source), name))
 
 
 def successor_names(item: SubstrateItem) -> list[str]:

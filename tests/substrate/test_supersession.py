@@ -12,7 +12,7 @@ from substrate.answerers import ExtractiveAnswerer
 from substrate.ingest import ingest_path
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
-from substrate.supersession import current_evidence
+from substrate.supersession import current_evidence, replaced_notes
 
 OLD_ADR = """---
 status: {status}
@@ -301,3 +301,13 @@ def test_a_published_copy_older_than_its_file_is_passed_over(tmp_path: Path) -> 
     same = SubstrateItem("text", "x", provenance={"path": "/n/a.md", "content_hash": "h"})
     again = SubstrateItem("text", "x", provenance={"path": "/n/a.md", "content_hash": "h"})
     assert current_evidence([same, again], [1.0, 0.9])[2] == []
+
+
+def test_a_successor_is_named_as_its_source_whether_or_not_it_is_at_hand() -> None:
+    # "adr-005-kafka.md" as written, or "adr/adr-005-kafka.md" when among the results
+    old = _note("adr/adr-001-rabbitmq.md", {"superseded_by": "adr-005-kafka.md"})
+    new = _note("adr/adr-005-kafka.md", {})
+    assert replaced_notes([old, new]) == {old.id: "adr/adr-005-kafka.md"}
+    assert replaced_notes([old]) == {old.id: "adr/adr-005-kafka.md"}
+    up = _note("adr/old.md", {"superseded_by": "../decisions/new.md"})
+    assert replaced_notes([up]) == {up.id: "decisions/new.md"}
