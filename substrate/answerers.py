@@ -131,6 +131,7 @@ class ExtractiveAnswerer:
         # "long" and "take" of "How long does X take?": a sentence giving a duration says them
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
+        whose = _WHO.match(question) is not None  # a person's heading may be the answer
         # (source, sentence, question terms it says, what it says them with, its quote: a
         # list item with the heading it is an entry of)
         candidates: list[tuple[int, str, frozenset[str], str, str]] = []
@@ -157,7 +158,8 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
-                candidates.append((n, sentence, have, said.lower(), entry_of(title, sentence)))
+                quote = entry_of(title, sentence, whose=whose)
+                candidates.append((n, sentence, have, said.lower(), quote))
         if not candidates:
             return ""
         df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
@@ -272,6 +274,7 @@ class ExtractiveAnswerer:
 # A question asking how something is done: its answer is a procedure, all of its steps; a
 # step of one outranks a sentence of a source ranked one place higher that says as much.
 STEP_PREFERENCE = 0.015
+_WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
 _STEPS = re.compile(
     r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
     r"(?:i|we|you|one|they)|what\s+(?:do|should|must)\s+(?:i|we|you)\s+do)\b",

@@ -12,6 +12,7 @@ from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import (
     ENTRY_WORDS,
     NAME_SHAPE,
+    opens_as_an_entry,
     split_sentences,
     terms,
     titled_sentences,
@@ -120,7 +121,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
     best_same, best_other, best_value = -1.0, -1.0, -1.0
-    for sentence in titled_sentences(evidence):  # a list item with its heading, as quoted
+    # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
+    for sentence in titled_sentences(evidence, whose=opens_as_an_entry(claim)):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
         found = terms(sentence)

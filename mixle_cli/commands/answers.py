@@ -180,7 +180,8 @@ def ask_cmd(
     it (while another item does), is shown with a warning and exits 1 too; each claim of it
     no source was found to say is named in a warning. The extractive
     answerer quotes sentences; a list item is quoted with the heading it is an entry of
-    ("Marco Bianchi: Based in Milan.") when it does not name it. A source is cited by the
+    ("Marco Bianchi: Based in Milan.") when it does not name it, and so is any sentence under
+    a person's heading when the question asks who. A source is cited by the
     lines the answer quotes from it, where they are found (--json: quoted_lines), else by
     its whole section's (line_start, line_end).
     """

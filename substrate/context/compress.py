@@ -216,30 +216,44 @@ def _own_label(sentence: str) -> bool:
     return found is not None and len(found.group(1).split()) <= ENTRY_WORDS
 
 
-def titled_sentences(text: str) -> list[str]:
+def titled_sentences(text: str, *, whose: bool = False) -> list[str]:
     """``sentences(text)``, with each list item or short phrase that does not name the
     heading above it written as an entry of it: "- Based in Milan." or "DBA." under "# Jonas
-    Weber" is "Jonas Weber: DBA.", which says whose it is, as the note does by its layout."""
+    Weber" is "Jonas Weber: DBA.", which says whose it is, as the note does by its layout.
+    With ``whose``, any sentence under a person's heading is (``entry_of``)."""
     out: list[str] = []
     title = ""
     for sentence in sentences(text, led=True):
         if is_heading(sentence):
             title = sentence.lstrip("#").strip()
-        out.append(entry_of(title, sentence))
+        out.append(entry_of(title, sentence, whose=whose))
     return out
 
 
-def entry_of(title: str, sentence: str) -> str:
+def opens_as_an_entry(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a person's name and a colon, as the answer to "who"
+    quotes a sentence under a person's heading ("Marco Bianchi: Owns alerting.")."""
+    name, colon, _ = sentence.partition(": ")
+    return bool(colon) and len(name.split()) > 1 and _a_name(name)
+
+
+def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     """``sentence`` as an entry of the heading ``title`` when it does not name it and is a
     list item, or a phrase of a few words (``ENTRY_WORDS``) under a heading that is a name
     (each word capitalised: "Jonas Weber", not "How to file"); else as it is (see
     ``titled_sentences``). A heading that only says what kind of section it is ("Steps",
-    "Notes") names no one whose entry it is."""
+    "Notes") names no one whose entry it is.
+
+    ``whose``: the question asks who, and the heading may be the answer: any sentence under
+    a heading of two or more capitalised words ("Marco Bianchi", not "People") is its entry.
+    """
     named = terms(title)
     if not title or named & terms(sentence) or named <= _generic_headings():
         return sentence
     listed = _LIST_ITEM.match(sentence) is not None
-    if not (listed or (len(sentence.split()) <= ENTRY_WORDS and _a_name(title))):
+    short = len(sentence.split()) <= ENTRY_WORDS
+    person = whose and len(title.split()) > 1
+    if not (listed or ((short or person) and _a_name(title))):
         return sentence
     if is_heading(sentence):
         return sentence

@@ -292,6 +292,33 @@ def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
     assert out == "Open a ticket first. [1]"
 
 
+def test_who_is_answered_with_the_heading_a_sentence_is_under() -> None:
+    # "Who owns the Kafka clusters?" was answered "Owns alerting and the Kafka clusters."
+    people = SubstrateItem(
+        "text",
+        "# People\n\n## Dana Whitfield\n\nEngineering manager of the platform team.\n\n"
+        "## Marco Bianchi\n\nSite reliability engineer. Owns alerting and the Kafka clusters.",
+        id="p",
+    )
+    packet = pack_context("kafka", [people], [0.9])
+    answer = ExtractiveAnswerer().answer_packet
+    assert answer("Who owns the Kafka clusters?", packet) == (
+        "Marco Bianchi: Owns alerting and the Kafka clusters. [1]"
+    )
+    assert answer("Who is the engineering manager?", packet) == (
+        "Dana Whitfield: Engineering manager of the platform team. [1]"
+    )
+    # not asked who: quoted as written (the heading is no answer)
+    assert answer("What does the platform team's engineering manager do?", packet) == (
+        "Engineering manager of the platform team. [1]"
+    )
+    from substrate.factuality import content_overlap
+
+    # the quote is grounded; the same sentence quoted under another heading is not
+    assert content_overlap(people.text, "Marco Bianchi: Owns alerting and the Kafka clusters.")
+    assert not content_overlap(people.text, "Dana Whitfield: Owns alerting and the Kafka clusters.")
+
+
 def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     people = [
         SubstrateItem("text", "# Priya Raman\n\n- Platform team lead.\n- Based in Lisbon.", id="p"),
