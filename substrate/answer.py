@@ -171,7 +171,24 @@ class Answer:
             "citations": citations,
             "stated_secrets": self.stated_secrets,
             "passed_over": self.passed_over_sources(),
+            "changed_sources": self.changed_sources(),
         }
+
+    def changed_sources(self) -> list[dict[str, Any]]:
+        """The cited sources whose file changed or moved since it was ingested: the answer
+        quotes it as it was then. Each: the citation's ``n`` and ``signal`` ("changed" or
+        "moved"). A ``stat`` per cited file, and a hash where its size or time moved."""
+        from substrate.freshness import FileChecker, reference_of
+
+        checker = FileChecker()
+        found = []
+        for n in self.cited():
+            item = self.context.items[n - 1]
+            ref, _ = reference_of(item)
+            signal = checker.signal(item, ref) if ref is not None else None
+            if signal is not None:
+                found.append({"n": n, "signal": signal.partition(":")[0]})
+        return found
 
     def passed_over_sources(self) -> list[dict[str, Any]]:
         """Where each item passed over came from: id, kind, source (masked) and lines."""

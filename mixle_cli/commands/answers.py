@@ -183,7 +183,8 @@ def ask_cmd(
     ("Marco Bianchi: Based in Milan.") when it does not name it, and so is any sentence under
     a person's heading when the question asks who. A source is cited by the
     lines the answer quotes from it, where they are found (--json: quoted_lines), else by
-    its whole section's (line_start, line_end).
+    its whole section's (line_start, line_end). A cited file that changed or moved since it
+    was ingested is warned of (--json: changed_sources): the answer quotes it as it was.
     """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
     from substrate.answer import citations_to_nothing
@@ -236,12 +237,26 @@ def ask_cmd(
     if receipt is not None and not json:  # --json lists them in "factuality"
         for verdict in receipt.unsupported():  # the answer rests on the others
             output.note(f"warning: no source found says: {output.printable(verdict.claim)}")
+    if not json:  # --json lists them in "changed_sources"
+        _changed_note(answer)
     if miscited:
         if not json:  # --json lists them in "miscited"
             for claim, cites in miscited:
                 named = ", ".join(f"[{n}]" for n in cites)
                 output.note(f"warning: {named} does not say what it is cited for: {claim}")
         raise typer.Exit(FOUND)
+
+
+def _changed_note(answer: Answer) -> None:
+    """Warn of each cited source whose file changed or moved since it was ingested."""
+    citations = answer.citations()
+    for changed in answer.changed_sources():
+        where = where_text({"source": citations[changed["n"] - 1]["source"]})  # the file
+        what = "changed" if changed["signal"] == "changed" else "moved or was removed"
+        output.note(
+            f"warning: [{changed['n']}] {where} {what} since it was ingested; the answer "
+            "quotes it as it was then (run `mixle ingest` again)"
+        )
 
 
 def _passed_over_note(answer: Answer) -> None:

@@ -288,6 +288,30 @@ def test_ask_says_which_replaced_notes_it_passed_over(
     assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
 
 
+def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # the old text was quoted with no word that the file says otherwise now
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    note = notes / "backups.md"
+    note.write_text("# Backups\n\nSnapshots are kept for 35 days.\n")
+    other = notes / "other.md"
+    other.write_text("# Other\n\nNothing about it.\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    question = "How long are snapshots kept?"
+    assert "warning" not in mixle("ask", question).stderr
+    note.write_text("# Backups\n\nSnapshots are kept for 90 days.\n")
+    result = mixle("ask", question)
+    assert result.exit_code == 0 and "35 days" in result.stdout
+    assert "warning: [1] backups.md changed since it was ingested" in result.stderr
+    assert mixle("ask", question, "--json").json()["changed_sources"] == [
+        {"n": 1, "signal": "changed"}
+    ]
+    note.unlink()
+    assert "backups.md moved or was removed since" in mixle("ask", question).stderr
+
+
 def test_ask_cites_the_lines_it_quotes(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
