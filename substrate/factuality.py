@@ -136,6 +136,11 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if other_units(claim, sentence):  # "15 minutes" for 15 hours, "daily" for weekly
             best_value = max(best_value, share)
             continue
+        if numbers & (_denied_values(sentence) - _denied_values(claim)) or _reversed(
+            claim, sentence
+        ):  # "port 5433, not 5432"; "from 1.30 to 1.28" where it is from 1.28 to 1.30
+            best_value = max(best_value, share)
+            continue
         if numbers and _said_of_another(words, numbers, sentence):
             best_value = max(best_value, share)
             continue
@@ -220,6 +225,28 @@ def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) ->
     if not (holding and others) or not all(extra(found) for found in holding):
         return False
     return min(others) < min(len(words - found) + len(extra(found)) for found in holding)
+
+
+def _denied_values(text: str) -> frozenset[str]:
+    """The numbers ``text`` says a thing is not, put right beside what it is: "5433, not
+    5432", "14 days rather than 30", "3 instead of 5" (not "not more than 30": a bound)."""
+    return frozenset(term for found in _DENIED.findall(text) for term in terms(found))
+
+
+_DENIED = re.compile(
+    r"(?:[,;(]\s*not|\brather\s+than|\binstead\s+of)\s+(\d[\d.,:]*\d|\d)", re.IGNORECASE
+)
+
+
+def _reversed(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives a change between two values the other way round from
+    ``claim``: "from 1.28 to 1.30" against "from 1.30 to 1.28"."""
+    said = {(a, b) for a, b in _FROM_TO.findall(sentence) if a != b}
+    return any((b, a) in said for a, b in _FROM_TO.findall(claim))
+
+
+_VALUE = r"v?(\d(?:[\w.]*\w)?)(?!\w)"  # 1.28, 30, v2 (not the full stop after one)
+_FROM_TO = re.compile(rf"\bfrom\s+{_VALUE}\s+to\s+{_VALUE}", re.IGNORECASE)
 
 
 _NEGATION = re.compile(

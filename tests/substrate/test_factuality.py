@@ -441,3 +441,29 @@ def test_verify_refuses_a_claim_about_another_person(tmp_path: Any) -> None:
         store, "Priya owns Kafka. Marco is based in Berlin. Marco owns Kafka. Priya owns Postgres."
     )
     assert [v.supported for v in receipt.verdicts] == [False, False, True, True]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        ("Postgres listens on port 5433, not 5432.", "Postgres listens on port 5432.", False),
+        ("Postgres listens on port 5433 (not 5432).", "Postgres listens on port 5432.", False),
+        ("Postgres listens on 5433 rather than 5432.", "Postgres listens on 5432.", False),
+        ("Postgres listens on port 5433, not 5432.", "Postgres listens on port 5433.", True),
+        (
+            "We upgrade Kubernetes from 1.28 to 1.30.",
+            "We upgrade Kubernetes from 1.30 to 1.28.",
+            False,
+        ),
+        (
+            "We upgrade Kubernetes from 1.28 to 1.30.",
+            "We upgrade Kubernetes from 1.28 to 1.30.",
+            True,
+        ),
+    ],
+)
+def test_a_value_denied_or_a_change_reversed_is_no_support(
+    evidence: str, claim: str, supported: bool
+) -> None:
+    # "port 5432" and "from 1.30 to 1.28" were supported: the numbers were all there
+    assert content_overlap(evidence, claim) is supported
