@@ -122,10 +122,14 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     heading = "Sources" if cited else "Sources given (the answer cites none of them)"
     out.print(heading, markup=False, style="bold")
     quoted = answer.quoted_lines()  # the lines quoted, rather than the whole section's
-    for n, entry in enumerate(packet.provenance(), 1):  # sources masked, as the model saw them
+    given = packet.provenance()
+    for n, entry in enumerate(given, 1):  # sources masked, as the model saw them
         if n in cited or not cited:
             where = where_text(entry, quoted.get(n, ()))
             out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
+    uncited = [f"[{n}]" for n in range(1, len(given) + 1) if cited and n not in cited]
+    if uncited:  # the numbers are the packet's: a gap is a source given, not cited
+        out.print(f"  (not cited: {' '.join(uncited)}; --json lists them)", markup=False)
 
 
 def ask_cmd(

@@ -336,6 +336,22 @@ def test_ask_cites_the_lines_it_quotes(
     assert cited["quoted_lines"] == [[4, 5]] and cited["where"] == "refunds.md:4-5"
 
 
+def test_ask_says_which_sources_it_was_given_but_did_not_cite(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "[2]" with only [2] under Sources read as a numbering error
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Refunds\n\nRefunds are popular with our customers, refunds.\n")
+    (notes / "b.md").write_text(
+        "# Timing\n\nA refund takes five business days to reach the card.\n"
+    )
+    assert mixle("ingest", str(notes)).exit_code == 0
+    result = mixle("ask", "How long does a refund take?")
+    assert result.exit_code == 0 and "five business days" in result.stdout
+    assert result.stdout.rstrip().endswith("(not cited: [1]; --json lists them)")
+
+
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1
