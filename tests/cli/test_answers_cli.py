@@ -270,16 +270,21 @@ def test_a_secret_pasted_into_a_question_neither_spoils_nor_shows_in_the_answer(
     assert [row["id"] for row in found.json()["results"]][:1] == [shop["refunds"]]
 
 
+def _ingested_notes(mixle: Run, folder: Path, files: dict[str, str]) -> Path:
+    """A folder of notes written from ``files`` (name: text), ingested; returns it."""
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    assert mixle("ingest", str(folder)).exit_code == 0
+    return folder
+
+
 def test_ask_says_which_replaced_notes_it_passed_over(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "old-flags.md").write_text("# Feature flags\n\nWe use LaunchDarkly for flags.\n")
-    (notes / "new-flags.md").write_text(
-        "---\nsupersedes: old-flags\n---\n# Feature flags\n\nWe use flagd for flags.\n"
-    )
-    assert mixle("ingest", str(notes)).exit_code == 0
+    old = "# Feature flags\n\nWe use LaunchDarkly for flags.\n"
+    new = "---\nsupersedes: old-flags\n---\n# Feature flags\n\nWe use flagd for flags.\n"
+    _ingested_notes(mixle, tmp_path / "notes", {"old-flags.md": old, "new-flags.md": new})
     result = mixle("ask", "What do we use for feature flags?")
     assert result.exit_code == 0, result.stderr
     assert "flagd" in result.stdout and "LaunchDarkly" not in result.stdout
@@ -292,13 +297,9 @@ def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
     # the old text was quoted with no word that the file says otherwise now
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    note = notes / "backups.md"
-    note.write_text("# Backups\n\nSnapshots are kept for 35 days.\n")
-    other = notes / "other.md"
-    other.write_text("# Other\n\nNothing about it.\n")
-    assert mixle("ingest", str(notes)).exit_code == 0
+    files = {"backups.md": "# Backups\n\nSnapshots are kept for 35 days.\n"}
+    files["other.md"] = "# Other\n\nNothing about it.\n"
+    note = _ingested_notes(mixle, tmp_path / "notes", files) / "backups.md"
     question = "How long are snapshots kept?"
     assert "warning" not in mixle("ask", question).stderr
     note.write_text("# Backups\n\nSnapshots are kept for 90 days.\n")
@@ -340,13 +341,9 @@ def test_ask_says_which_sources_it_was_given_but_did_not_cite(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
     # "[2]" with only [2] under Sources read as a numbering error
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("# Refunds\n\nRefunds are popular with our customers, refunds.\n")
-    (notes / "b.md").write_text(
-        "# Timing\n\nA refund takes five business days to reach the card.\n"
-    )
-    assert mixle("ingest", str(notes)).exit_code == 0
+    popular = "# Refunds\n\nRefunds are popular with our customers, refunds.\n"
+    timing = "# Timing\n\nA refund takes five business days to reach the card.\n"
+    _ingested_notes(mixle, tmp_path / "notes", {"a.md": popular, "b.md": timing})
     result = mixle("ask", "How long does a refund take?")
     assert result.exit_code == 0 and "five business days" in result.stdout
     assert result.stdout.rstrip().endswith("(not cited: [1]; --json lists them)")
