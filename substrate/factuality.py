@@ -148,7 +148,11 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
-        if _negated_about(sentence, words) != negated or _moved_away(sentence, words, claim):
+        if (
+            _negated_about(sentence, words) != negated
+            or _moved_away(sentence, words, claim)
+            or _says_the_opposite(words, found)
+        ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
@@ -239,14 +243,59 @@ _DENIED = re.compile(
 
 
 def _reversed(claim: str, sentence: str) -> bool:
-    """Whether ``sentence`` gives a change between two values the other way round from
-    ``claim``: "from 1.28 to 1.30" against "from 1.30 to 1.28"."""
-    said = {(a, b) for a, b in _FROM_TO.findall(sentence) if a != b}
-    return any((b, a) in said for a, b in _FROM_TO.findall(claim))
+    """Whether ``sentence`` gives a change the other way round from ``claim``: "from 1.28 to
+    1.30", "from Kubernetes 1.27 to 1.29", "from RabbitMQ to Kafka" against the claim's "from
+    1.30 to 1.28", "from 1.29 to 1.27", "from Kafka to RabbitMQ" (by what tells the two ends
+    apart: Kubernetes is on both sides of the second)."""
+    said = [(terms(was), terms(now)) for was, now in _FROM_TO.findall(sentence)]
+    for was, now in _FROM_TO.findall(claim):
+        before, after = terms(was), terms(now)
+        only_before, only_after = before - after, after - before
+        if any(only_after & s_was and only_before & s_now for s_was, s_now in said):
+            return True
+    return False
 
 
-_VALUE = r"v?(\d(?:[\w.]*\w)?)(?!\w)"  # 1.28, 30, v2 (not the full stop after one)
-_FROM_TO = re.compile(rf"\bfrom\s+{_VALUE}\s+to\s+{_VALUE}", re.IGNORECASE)
+# a change between two short phrases (values, names): "from 12:00 to 15:00 CET"
+_FROM_TO = re.compile(
+    r"\bfrom\s+([^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s+to\s+([^\s,;]+(?:\s+[^\s,;]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+# Words whose opposite a note says in their place: "optional" where it says "mandatory"
+_OPPOSITES = (
+    ("optional", "mandatory required compulsory obligatory"),
+    ("enabled", "disabled"),
+    ("allowed permitted", "forbidden prohibited banned disallowed"),
+    ("public", "private"),
+    ("encrypted", "unencrypted"),
+    ("synchronous", "asynchronous"),
+    ("minimum", "maximum"),
+    ("online", "offline"),
+    ("increase increased increases", "decrease decreased decreases"),
+    ("earlier", "later"),
+    ("accepted approved", "rejected declined"),
+)
+
+
+@functools.cache
+def _opposite_terms() -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for one, other in _OPPOSITES:
+        ones, others = terms(one), terms(other)
+        for term in ones:
+            table[term] = table.get(term, frozenset()) | others
+        for term in others:
+            table[term] = table.get(term, frozenset()) | ones
+    return table
+
+
+def _says_the_opposite(words: frozenset[str], found: frozenset[str]) -> bool:
+    """Whether a sentence of terms ``found`` says, in place of a word of the claim, its
+    opposite ("mandatory" for "optional"); one saying both is judged on the rest."""
+    table = _opposite_terms()
+    return any(word not in found and table.get(word, frozenset()) & found for word in words)
 
 
 _NEGATION = re.compile(

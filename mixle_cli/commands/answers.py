@@ -339,9 +339,10 @@ def verify_cmd(
     A claim is a sentence of two words or more. A text with none has nothing a gate could
     vouch for: it exits 1 too. A claim is supported by a sentence that says it with its
     names, numbers and units; not by one that gives another value ("5433, not 5432"), a
-    change the other way ("from 1.28 to 1.30"), a negation, or a move away from the thing
-    ("moved from RabbitMQ to SQS"). Wording it does not read (a "before" said as "only
-    after", a unit in a field name) can still pass: a claim supported is not proven.
+    change the other way ("from 1.28 to 1.30"), a negation, an opposite word ("mandatory"
+    for "optional"), or a move away from the thing ("moved from RabbitMQ to SQS"). Wording
+    it does not read (a "before" said as "only after", a unit in a field name, a fact of
+    another event told in the same words) can still pass: a claim supported is not proven.
     """
     from substrate import check_factuality
 

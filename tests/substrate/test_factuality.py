@@ -467,3 +467,49 @@ def test_a_value_denied_or_a_change_reversed_is_no_support(
 ) -> None:
     # "port 5432" and "from 1.30 to 1.28" were supported: the numbers were all there
     assert content_overlap(evidence, claim) is supported
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (
+            "We move messaging from RabbitMQ to Kafka (Confluent Cloud).",
+            "We moved messaging from Kafka to RabbitMQ.",
+            False,
+        ),
+        (
+            "We move messaging from RabbitMQ to Kafka (Confluent Cloud).",
+            "We move messaging from RabbitMQ to Kafka.",
+            True,
+        ),
+        (
+            "We upgraded the clusters from Kubernetes 1.27 to 1.29.",
+            "We upgraded the clusters from Kubernetes 1.29 to 1.27.",
+            False,
+        ),
+        (
+            "We upgraded the clusters from Kubernetes 1.27 to 1.29.",
+            "We upgraded the clusters from Kubernetes 1.27 to 1.29.",
+            True,
+        ),
+        (
+            "The deploy freeze moves from 12:00 to 15:00 CET.",
+            "The deploy freeze moves from 15:00 to 12:00 CET.",
+            False,
+        ),
+        (
+            "Full-disk encryption is mandatory on laptops.",
+            "Full-disk encryption is optional on laptops.",
+            False,
+        ),
+        ("MFA is required on every account.", "MFA is required on every account.", True),
+        ("Public buckets are forbidden.", "Public buckets are allowed.", False),
+        ("MFA is required, never optional.", "MFA is required.", True),
+    ],
+)
+def test_a_change_the_other_way_or_an_opposite_word_is_no_support(
+    evidence: str, claim: str, supported: bool
+) -> None:
+    # the reversed change was caught only when numbers came right after "from"; "optional"
+    # was supported by "mandatory"
+    assert content_overlap(evidence, claim) is supported
