@@ -171,13 +171,13 @@ class Answer:
             "citations": citations,
             "stated_secrets": self.stated_secrets,
             "passed_over": self.passed_over_sources(),
-            "changed_sources": self.changed_sources(),
         }
 
     def changed_sources(self) -> list[dict[str, Any]]:
         """The cited sources whose file changed or moved since it was ingested: the answer
         quotes it as it was then. Each: the citation's ``n`` and ``signal`` ("changed" or
-        "moved"). A ``stat`` per cited file, and a hash where its size or time moved."""
+        "moved"). A ``stat`` per cited file, and a hash where its size or time moved (so
+        asked for apart from ``as_dict``: a relative path is looked up from here)."""
         from substrate.freshness import FileChecker, reference_of
 
         checker = FileChecker()

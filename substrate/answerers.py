@@ -13,6 +13,7 @@ Three are provided:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -37,7 +38,7 @@ from substrate.context.compress import (
 )
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import asked_terms, frame_of, named_terms, terms_said
+from substrate.questions import asked_terms, defined_term, frame_of, named_terms, terms_said
 from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
@@ -169,6 +170,7 @@ class ExtractiveAnswerer:
         topic = wanted - frame.keys()
         subject = _subject(question, topic, bool(frame))
         steps = _STEPS.search(question) is not None
+        defined = defined_term(question)
         about = topic - subject if subject else frozenset()
         for pos, (n, sentence, have, said, _) in enumerate(candidates):
             if frame and not have & frame.keys():
@@ -183,6 +185,9 @@ class ExtractiveAnswerer:
                 # a procedure's step, which its headings make an answer, over a source's rank
                 if steps and is_step(sentence) and not topic <= terms(sentence):
                     rank = round(rank + STEP_PREFERENCE, 9)
+                # the entry defining a term, over a sentence that only uses it ("pods")
+                if defined and _defines(sentence, defined):
+                    rank = round(rank + DEFINITION_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
@@ -274,6 +279,26 @@ class ExtractiveAnswerer:
 # A question asking how something is done: its answer is a procedure, all of its steps; a
 # step of one outranks a sentence of a source ranked one place higher that says as much.
 STEP_PREFERENCE = 0.015
+# A question asking what a term means: the entry defining it outranks a sentence of a
+# source ranked up to ten places higher that uses the word.
+DEFINITION_PREFERENCE = 0.1
+
+
+def _defines(sentence: str, term: str) -> bool:
+    """Whether ``sentence`` defines ``term``: an entry led by it ("- **POD**: proof of
+    delivery"), or it then "is", "means", "stands for", a dash or brackets."""
+    return _definition_of(term).match(sentence) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _definition_of(term: str) -> re.Pattern[str]:
+    return re.compile(
+        r"[-*+\s]*[*_`]*" + re.escape(term) + r"[*_`]*\s*"
+        r"(?::|[\u2013\u2014-]\s|\(|(?:is|are|means|stands\s+for)\b)",
+        re.IGNORECASE,
+    )
+
+
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
 _STEPS = re.compile(
     r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
@@ -630,7 +655,14 @@ def _error_message(exc: Any) -> str:
 
 
 def _scrub(text: str, key: str | None) -> str:
-    return text.replace(key, "[REDACTED]") if key else text
+    """``text`` with the API ``key`` masked, where it is one: a local server's stand-in
+    ("none", "EMPTY", "ollama") is a word an answer may hold ("nonexistent")."""
+    if not key or len(key) < _SHORTEST_KEY:
+        return text
+    return text.replace(key, "[REDACTED:api_key]")
+
+
+_SHORTEST_KEY = 12  # API keys run to 20 characters and more
 
 
 def _last_line(text: str) -> str:

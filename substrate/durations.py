@@ -44,7 +44,7 @@ def parse_duration(text: str) -> float:
     compact = "".join(text.split())
     if not compact:
         raise InvalidInputError(f"empty duration; {_EXAMPLES}")
-    if _is_number(compact):
+    if is_bare_number(compact):
         return _finite(float(compact), text)
     pos = 0
     total = 0.0
@@ -97,12 +97,15 @@ def format_duration(seconds: float) -> str:
     return " ".join(parts) if parts else "0s"
 
 
-def _is_number(text: str) -> bool:
+def is_bare_number(text: str) -> bool:
+    """Whether ``text`` is a number with no unit ("30", "1.5", ".5", " 7 "): seconds to the
+    library, but a year, a Unix time or days to a person typing an option."""
+    compact = "".join(text.split())
     try:
-        float(text)
+        float(compact)
     except ValueError:
         return False
-    return text[-1].isdigit() or text[-1] == "."
+    return compact[-1].isdigit() or compact[-1] == "."
 
 
 def _finite(value: float, text: str) -> float:

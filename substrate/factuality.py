@@ -136,9 +136,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if other_units(claim, sentence):  # "15 minutes" for 15 hours, "daily" for weekly
             best_value = max(best_value, share)
             continue
-        if numbers & (_denied_values(sentence) - _denied_values(claim)) or _reversed(
-            claim, sentence
-        ):  # "port 5433, not 5432"; "from 1.30 to 1.28" where it is from 1.28 to 1.30
+        if _denies(sentence, claim) or _reversed(claim, sentence):
+            # "port 5433, not 5432"; "from 1.30 to 1.28" where it is from 1.28 to 1.30
             best_value = max(best_value, share)
             continue
         if numbers and _said_of_another(words, numbers, sentence):
@@ -231,15 +230,28 @@ def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) ->
     return min(others) < min(len(words - found) + len(extra(found)) for found in holding)
 
 
-def _denied_values(text: str) -> frozenset[str]:
-    """The numbers ``text`` says a thing is not, put right beside what it is: "5433, not
-    5432", "14 days rather than 30", "3 instead of 5" (not "not more than 30": a bound)."""
-    return frozenset(term for found in _DENIED.findall(text) for term in terms(found))
+def _denies(sentence: str, claim: str) -> bool:
+    """Whether ``sentence`` puts a value of ``claim`` right beside another it says is the
+    right one: "5433, not 5432", "14 days rather than 30", "3 instead of 5" (not "not more
+    than 30": a bound). Values count whole ("03:00", "2.0"), with the word after them when
+    the sentence gives one ("30 seconds, not 30 minutes" denies no "30 seconds"), and only
+    where the claim does not hold the right one too."""
+    for right, wrong, unit in _DENIED.findall(sentence):
+        said = _VALUE_IN.findall(claim)
+        if right in (value for value, _ in said):
+            continue
+        if any(value == wrong and (not unit or after == unit.lower()) for value, after in said):
+            return True
+    return False
 
 
 _DENIED = re.compile(
-    r"(?:[,;(]\s*not|\brather\s+than|\binstead\s+of)\s+(\d[\d.,:]*\d|\d)", re.IGNORECASE
+    r"(\d[\d.:]*\d|\d)(?:\s+\w+)?\s*(?:[,;(]\s*not|\s+rather\s+than|\s+instead\s+of)\s+"
+    r"(\d[\d.:]*\d|\d)(?:\s+([^\W\d]\w*))?",
+    re.IGNORECASE,
 )
+# a value of a claim, with the word after it (lower-cased)
+_VALUE_IN = re.compile(r"(\d[\d.:]*\d|\d)(?:\s+([^\W\d]\w*))?")
 
 
 def _reversed(claim: str, sentence: str) -> bool:
@@ -251,7 +263,9 @@ def _reversed(claim: str, sentence: str) -> bool:
     for was, now in _FROM_TO.findall(claim):
         before, after = terms(was), terms(now)
         only_before, only_after = before - after, after - before
-        if any(only_after & s_was and only_before & s_now for s_was, s_now in said):
+        back = any(only_after & s_was and only_before & s_now for s_was, s_now in said)
+        # (a sentence telling both ways, "upgraded ... and rolled back ...", has the claim's)
+        if back and not any(only_before & s_was and only_after & s_now for s_was, s_now in said):
             return True
     return False
 

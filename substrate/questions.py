@@ -130,6 +130,24 @@ _DEFINITION = re.compile(
 _PROCEDURE = re.compile(r"\b(?:steps?|procedure|process)\s+(?=(?:to|for|of)\b)", re.IGNORECASE)
 
 
+def defined_term(question: str) -> str | None:
+    """The term a question asks the meaning of ("POD" of "What does POD mean?", "What does
+    POD stand for?", "What is an SLO?"), or None. "What is X?" counts only for an acronym:
+    of a common word it asks for more than a definition."""
+    found = _MEANING.match(question) or _ACRONYM.match(question)
+    return found.group("term") if found else None
+
+
+_MEANING = re.compile(
+    r"\s*what\s+(?:does|do|did)\s+(?:the\s+(?:term|word|acronym|abbreviation)\s+)?[\"'`*]*"
+    r"(?P<term>[^\W_][\w./+-]*(?:\s+[^\W_][\w./+-]*){0,3}?)[\"'`*]*\s+(?:mean|stand\s+for)\W*$",
+    re.IGNORECASE,
+)
+_ACRONYM = re.compile(
+    r"\s*(?i:what)\s+(?i:is|are)\s+(?:(?i:an?)\s+)?(?P<term>[A-Z][A-Z0-9]{1,9})s?\W*$"
+)
+
+
 def _undefined(question: str) -> str:
     """``question`` less the words that ask for a definition (``_DEFINITION``) or for a
     procedure (``_PROCEDURE``)."""

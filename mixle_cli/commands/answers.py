@@ -221,6 +221,7 @@ def ask_cmd(
         data["answerer"] = chosen.label
         data["factuality"] = receipt.as_dict() if receipt is not None else None
         data["miscited"] = [{"claim": claim, "cites": cites} for claim, cites in miscited]
+        data["changed_sources"] = answer.changed_sources()
         for entry in data["citations"]:  # the source as cited: masked, like the packet's
             entry["where"] = where_text(entry, entry["quoted_lines"])
         _same_names(data)

@@ -7,7 +7,6 @@ stdout (readable, or one JSON document with --json).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -28,6 +27,7 @@ from substrate import (
     visible_item,
 )
 from substrate.audit import held_by
+from substrate.durations import is_bare_number
 
 JsonOpt = output.JsonOpt
 ScopeOpt = Annotated[
@@ -179,15 +179,12 @@ def freshness_cmd(
 def _age_limit(max_age: str) -> float:
     """Seconds in ``--max-age``. A bare number is refused: in a cron line "30" is meant as
     days as often as seconds, and read as seconds it would report every item stale."""
-    if _BARE_NUMBER.fullmatch(max_age.strip()):
+    if is_bare_number(max_age):
         usage(
             f"--max-age {safe_repr(max_age)}: a bare number is ambiguous; write it with its "
             "unit (30d, 12h, 90s)"
         )
     return parse_duration(max_age)
-
-
-_BARE_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 
 
 def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:

@@ -44,7 +44,6 @@ _DAY = 86400.0
 # -- arguments ----------------------------------------------------------------------------------
 
 
-_BARE_NUMBER = re.compile(r"[+-]?\d+(?:\.\d*)?")
 # Digits then letters: meant as a duration, so the duration's own complaint is the useful one.
 _DURATION_SHAPED = re.compile(r"[\d.]+[a-zA-Z][\w.]*")
 
@@ -57,6 +56,7 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
     stands for the end of that day, so ``--until 2024-05-01`` includes the whole day.
     """
     from substrate import InvalidInputError, parse_duration
+    from substrate.durations import is_bare_number
 
     text = (value or "").strip()
     try:
@@ -70,7 +70,7 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
         if end_of_day and _DATE_ONLY.match(text):
             stamp += _DAY - 1e-6
         return stamp
-    if _BARE_NUMBER.fullmatch(text):  # a year? a Unix time? seconds? say which instead
+    if is_bare_number(text):  # a year? a Unix time? seconds? say which instead
         usage(
             f"{option} {safe_repr(value)}: a bare number is ambiguous; write a date "
             "(2024-05-01) or a duration with its unit (90s, 7d)"

@@ -244,20 +244,29 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     ``titled_sentences``). A heading that only says what kind of section it is ("Steps",
     "Notes") names no one whose entry it is.
 
-    ``whose``: the question asks who, and the heading may be the answer: any sentence under
-    a heading of two or more capitalised words ("Marco Bianchi", not "People") is its entry.
+    ``whose``: the question asks who, and the heading may be the answer: a sentence with no
+    subject of its own ("Owns alerting.", not "The on-call engineer restarted it.") under a
+    heading of two or more capitalised words ("Marco Bianchi", not "People") is its entry.
     """
     named = terms(title)
     if not title or named & terms(sentence) or named <= _generic_headings():
         return sentence
     listed = _LIST_ITEM.match(sentence) is not None
     short = len(sentence.split()) <= ENTRY_WORDS
-    person = whose and len(title.split()) > 1
+    person = whose and len(title.split()) > 1 and not _OWN_SUBJECT.match(sentence)
     if not (listed or ((short or person) and _a_name(title))):
         return sentence
     if is_heading(sentence):
         return sentence
     return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
+
+
+# A sentence opening with its own subject: an article, a pronoun, a possessive
+_OWN_SUBJECT = re.compile(
+    r"[-*+\s]*(?:the|a|an|this|that|these|those|we|our|they|their|it|its|he|his|she|her|i|"
+    r"my|you|your|there|someone|everyone|nobody)\b",
+    re.IGNORECASE,
+)
 
 
 def _a_name(title: str) -> bool:
@@ -267,7 +276,10 @@ def _a_name(title: str) -> bool:
 
 @functools.cache
 def _generic_headings() -> frozenset[str]:
-    return terms("steps procedure instructions notes details overview summary usage examples")
+    return terms(
+        "steps procedure instructions notes details overview summary usage examples glossary "
+        "terms definitions"
+    )
 
 
 _LIST_ITEM = re.compile(r"[-*+•]\s+|\d+[.)]\s+")

@@ -756,13 +756,16 @@ def _placeholder_key(body: str) -> bool:
         return True
     if "xxxx" not in low and "your" not in low:
         return False
-    letters = _KEY_LAYOUT.sub("", body)  # armor headers, line breaks and their escapes
+    letters = _KEY_LAYOUT.sub("", body)
     if len(letters) < _SHORTEST_KEY or _NOT_BASE64.search(letters):
         return True
     return shannon(letters) < _RANDOM_BASE64
 
 
-_KEY_LAYOUT = re.compile(r"(?m:^[ \t]*[A-Za-z][\w-]{0,30}: [^\r\n]*$)|\\[nr]|\s")
+# armor headers, a quote's or a comment's marks opening each line, line breaks and escapes
+_KEY_LAYOUT = re.compile(
+    r"(?m:^[ \t]*[A-Za-z][\w-]{0,30}: [^\r\n]*$)|(?m:^[ \t]*(?:>|#|//|;|\*|--)+)|\\[nr]|\s"
+)
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=]")
 # bits per character: random base64 of a key's length gives close to 6, a filler word far less
 _RANDOM_BASE64 = 4.5

@@ -188,8 +188,9 @@ _YAML_BLOCK = (
 # nothing but it on its line (``engine._bare_key_above``), so prose ("reset the password:")
 # is passed over.
 _YAML_NEXT_LINE = (
-    r":[ \t]*\r?\n(?P<indent>[ \t]+)(?!-(?:[ \t]|\r?(?:\n|$)))"
-    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#|>&*!%@{\[][^\s]*))[ \t]*(?=\r?(?:\n|$))"
+    r":[ \t]*(?:#[^\r\n]*)?\r?\n(?P<indent>[ \t]+)(?!-(?:[ \t]|\r?(?:\n|$)))"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#|>&*!%@{\[][^\s]*))"
+    r"[ \t]*(?=(?:[ \t]#[^\r\n]*)?\r?(?:\n|$))"  # a comment may close the line
 )
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check

@@ -292,6 +292,39 @@ def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
     assert out == "Open a ticket first. [1]"
 
 
+@pytest.mark.parametrize(
+    "question", ["What does POD mean?", "What does POD stand for?", "What is a POD?"]
+)
+def test_a_definition_is_answered_by_the_entry_that_defines_the_term(question: str) -> None:
+    # the runbook ranked first, and its sentence holding "pods" was quoted
+    runbook = SubstrateItem("text", "When the certificate expires the pods keep running.", id="r")
+    glossary = SubstrateItem(
+        "text",
+        "# Glossary\n\n- **ETA**: estimated time of arrival.\n- **POD**: proof of delivery.",
+        id="g",
+    )
+    packet = pack_context("pod", [runbook, glossary], [0.9, 0.5])
+    answer = ExtractiveAnswerer().answer_packet(question, packet)
+    assert answer == "- **POD**: proof of delivery. [2]"
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What does POD mean?", "POD"),
+        ("What does `p99` stand for?", "p99"),
+        ("What does the term error budget mean?", "error budget"),
+        ("What is an SLO?", "SLO"),
+        ("What is the deploy freeze?", None),  # more than a definition
+        ("What does the deploy do on Fridays?", None),
+    ],
+)
+def test_the_term_a_question_asks_the_meaning_of(question: str, term: str | None) -> None:
+    from substrate.questions import defined_term
+
+    assert defined_term(question) == term
+
+
 def test_who_is_answered_with_the_heading_a_sentence_is_under() -> None:
     # "Who owns the Kafka clusters?" was answered "Owns alerting and the Kafka clusters."
     people = SubstrateItem(
@@ -307,6 +340,13 @@ def test_who_is_answered_with_the_heading_a_sentence_is_under() -> None:
     )
     assert answer("Who is the engineering manager?", packet) == (
         "Dana Whitfield: Engineering manager of the platform team. [1]"
+    )
+    review = SubstrateItem(
+        "text", "# Incident Review\n\nThe on-call engineer restarted the worker.", id="r"
+    )
+    restarted = pack_context("restarted", [review], [0.9])  # a sentence with its own subject
+    assert answer("Who restarted the worker?", restarted) == (
+        "The on-call engineer restarted the worker. [1]"
     )
     # not asked who: quoted as written (the heading is no answer)
     assert answer("What does the platform team's engineering manager do?", packet) == (
@@ -610,7 +650,10 @@ def test_http_answerer_answers_never_show_the_key(endpoint: Endpoint) -> None:
     key = "3f9b2c1e7d3a4e8b9c6f1a2b3c4d5e6f"
     endpoint.body = {"choices": [{"message": {"content": f"The key {key} says hi [1]."}}]}
     answerer = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": key})
-    assert answerer.complete("p") == "The key [REDACTED] says hi [1]."
+    assert answerer.complete("p") == "The key [REDACTED:api_key] says hi [1]."
+    endpoint.body = {"choices": [{"message": {"content": "The standby is nonexistent [1]."}}]}
+    local = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": "none"})  # a stand-in
+    assert local.complete("p") == "The standby is nonexistent [1]."
 
 
 def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:
@@ -1096,7 +1139,7 @@ def test_a_question_asking_what_a_word_means_is_about_the_word() -> None:
     s.add("text", "The mean latency of the API is 120 ms.")
     for question in ("What does PITR mean?", "what do we mean by PITR", "What does PITR stand for"):
         result = extractive(s, question)
-        assert result.answer == "Glossary: PITR: point-in-time recovery of the last 7 days. [1]"
+        assert result.answer == "- PITR: point-in-time recovery of the last 7 days. [1]"
     assert topic_text("What does PITR mean?").split() == ["What", "does", "PITR", "?"]
     assert "mean" in asked_terms("What is the mean latency?")  # a topic there
     latency = extractive(s, "What is the mean latency of the API?")

@@ -513,3 +513,23 @@ def test_a_change_the_other_way_or_an_opposite_word_is_no_support(
     # the reversed change was caught only when numbers came right after "from"; "optional"
     # was supported by "mandatory"
     assert content_overlap(evidence, claim) is supported
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim"),
+    [
+        ("Backups run at 02:00, not 03:00.", "Backups run at 02:00."),
+        ("Version 2.1, not 2.0, added retries.", "Version 2.1 added retries."),
+        ("Timeout is 30 seconds, not 30 minutes.", "Timeout is 30 seconds."),
+        (
+            "We upgraded from 1.28 to 1.30 in May and rolled back from 1.30 to 1.28 in June.",
+            "We rolled back from 1.30 to 1.28 in June.",
+        ),
+    ],
+)
+def test_a_value_beside_a_denied_one_or_a_change_told_both_ways_still_supports(
+    evidence: str, claim: str
+) -> None:
+    # a denied value was read in parts ("03:00" as 03 and 00), and either way of a change
+    # the sentence told both ways was taken for the other way round
+    assert content_overlap(evidence, claim)

@@ -415,6 +415,8 @@ def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
         ("db:\n  password:\n    {}\n", True),  # a plain value on the line under its key
         ('password:\r\n  "{}"\r\n', True),
         ("- api_token:\n    {}", True),
+        ("api_key:\n    {}  # prod\n", True),  # comments close YAML lines
+        ("password:   # db\n  {}\n", True),
         ("  secret_key:\n  {}\n", False),  # not deeper than the key: another key's line
         ("password:\n  {}: x\n", False),  # a nested mapping
         ("password:\n  - {}\n", False),  # a list
@@ -743,6 +745,28 @@ def test_a_real_key_holding_a_placeholder_word_by_chance_is_found(word: str) -> 
     text = pem("RSA ", "\n".join(body[i : i + 64] for i in range(0, len(body), 64)))
     assert detect_secrets(text).rules() == ["private_key_block"]
     assert body[:64] not in redact_secrets(text)
+
+
+@pytest.mark.parametrize("mark", ["> ", "# ", "// "])
+def test_a_real_key_quoted_or_commented_out_is_found_with_a_placeholder_word(mark: str) -> None:
+    # the marks opening its lines were taken for characters no base64 has: a stand-in
+    body = rnd(800, B64) + "yOuR" + rnd(800, B64)
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    text = "\n".join(mark + line for line in pem("RSA ", "\n".join(lines)).splitlines())
+    assert detect_secrets(text).rules() == ["private_key_block"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "xxxx1234"',
+        'password = "my_xxxx_pw"',
+        "postgres://admin:pw_xxxx@db.internal/app",
+        'client_secret = "abcdxxxxefgh1234"',
+    ],
+)
+def test_a_typed_value_filled_in_with_xs_is_made_up(text: str) -> None:
+    assert detect_secrets(text).clean
 
 
 @pytest.mark.parametrize(

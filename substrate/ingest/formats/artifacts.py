@@ -27,7 +27,8 @@ def load_manifest(text: str) -> dict[str, Any]:
     """
     manifest = load_json(text)
     if not isinstance(manifest, dict):
-        raise FileRejected(f"manifest is {_JSON_KINDS[type(manifest)]}, not an object", line=1)
+        kind = _JSON_KINDS.get(type(manifest), "a JSON value")
+        raise FileRejected(f"manifest is {kind}, not an object", line=1)
     return manifest
 
 
