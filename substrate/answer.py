@@ -178,17 +178,11 @@ class Answer:
         quotes it as it was then. Each: the citation's ``n`` and ``signal`` ("changed" or
         "moved"). A ``stat`` per cited file, and a hash where its size or time moved (so
         asked for apart from ``as_dict``: a relative path is looked up from here)."""
-        from substrate.freshness import FileChecker, reference_of
+        from substrate.freshness import changed_since_ingest
 
-        checker = FileChecker()
-        found = []
-        for n in self.cited():
-            item = self.context.items[n - 1]
-            ref, _ = reference_of(item)
-            signal = checker.signal(item, ref) if ref is not None else None
-            if signal is not None:
-                found.append({"n": n, "signal": signal.partition(":")[0]})
-        return found
+        cited = {n: self.context.items[n - 1] for n in self.cited()}
+        changed = changed_since_ingest(cited.values())
+        return [{"n": n, "signal": changed[i.id]} for n, i in cited.items() if i.id in changed]
 
     def passed_over_sources(self) -> list[dict[str, Any]]:
         """Where each item passed over came from: id, kind, source (masked) and lines."""

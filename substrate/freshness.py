@@ -27,7 +27,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +114,20 @@ def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     if isinstance(value, str) and value and os.path.isabs(value):
         return value, "provenance.source"
     return None, None
+
+
+def changed_since_ingest(items: Iterable[SubstrateItem]) -> dict[str, str]:
+    """The ids of the ``items`` whose file changed or moved since they were ingested, each
+    with its signal ("changed" or "moved"): a ``stat`` per file, and a hash where its size or
+    time moved (a relative path is looked up from the working directory)."""
+    checker = FileChecker()
+    found = {}
+    for item in items:
+        ref, _ = reference_of(item)
+        signal = checker.signal(item, ref) if ref is not None else None
+        if signal is not None:
+            found[item.id] = signal.partition(":")[0]
+    return found
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         ExtractiveAnswerer,
         FactualityReceipt,
         HttpAnswerer,
+        Substrate,
     )
 
 ANSWERERS = ("extractive", "cmd", "http")
@@ -344,6 +345,8 @@ def verify_cmd(
     for "optional"), or a move away from the thing ("moved from RabbitMQ to SQS"). Wording
     it does not read (a "before" said as "only after", a unit in a field name, a fact of
     another event told in the same words) can still pass: a claim supported is not proven.
+    Evidence whose file changed or moved since it was ingested is warned of (--json: its
+    "changed").
     """
     from substrate import check_factuality
 
@@ -359,6 +362,7 @@ def verify_cmd(
     for claim in data["claims"]:
         for entry in claim["citations"] + ([claim["nearest"]] if claim["nearest"] else []):
             entry["where"] = where_text(entry)  # as search results and citations give it
+    changed = _changed_evidence(app_state.substrate(), data["claims"])
     if how is Mode.JSON:
         output.emit_json(data)
     elif how is Mode.JSONL:
@@ -374,6 +378,12 @@ def verify_cmd(
                 lines.append(f"      nearest  {near['id']}  {near['where']} ({_unsaid(near)})")
         if lines:
             output.emit_text("\n".join(lines))
+        for where, signal in changed.items():
+            what = "changed" if signal == "changed" else "moved or was removed"
+            output.note(
+                f"warning: evidence {where} {what} since it was ingested; what it supports "
+                "may no longer hold (run `mixle ingest` again)"
+            )
         supported = data["n_claims"] - data["n_unsupported"]
         if data["n_claims"]:
             grounded = f"{receipt.grounded_fraction:.0%}"
@@ -382,6 +392,22 @@ def verify_cmd(
             output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
+
+
+def _changed_evidence(substrate: Substrate, claims: list[dict[str, Any]]) -> dict[str, str]:
+    """Mark each evidence entry of ``claims`` whose file changed or moved since it was
+    ingested (``changed``: the signal); returns the signal by where each is, for warnings."""
+    from substrate.freshness import changed_since_ingest
+
+    entries = [entry for claim in claims for entry in claim["citations"]]
+    items = substrate.read_items({entry["id"] for entry in entries}, keep=False)
+    changed = changed_since_ingest(items.values())
+    warned: dict[str, str] = {}
+    for entry in entries:
+        if entry["id"] in changed:
+            entry["changed"] = changed[entry["id"]]
+            warned[where_text({"source": entry["source"]})] = changed[entry["id"]]
+    return warned
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"ask": ask_cmd, "verify": verify_cmd}

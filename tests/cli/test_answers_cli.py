@@ -313,6 +313,21 @@ def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
     assert "backups.md moved or was removed since" in mixle("ask", question).stderr
 
 
+def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    files = {"ports.md": "# Ports\n\ntracker-api listens on port 8443.\n"}
+    note = _ingested_notes(mixle, tmp_path / "notes", files) / "ports.md"
+    claim = "tracker-api listens on port 8443."
+    assert "warning" not in mixle("verify", claim).stderr
+    note.write_text("# Ports\n\ntracker-api listens on port 9443.\n")
+    result = mixle("verify", claim)
+    assert result.exit_code == 0  # supported by what was ingested, and warned of
+    assert "warning: evidence ports.md changed since it was ingested" in result.stderr
+    data = mixle("verify", claim, "--json").json()
+    assert data["claims"][0]["citations"][0]["changed"] == "changed"
+
+
 def test_ask_cites_the_lines_it_quotes(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
