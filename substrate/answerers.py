@@ -32,6 +32,7 @@ from substrate.context.compress import (
     is_heading,
     is_step,
     numbered_lists,
+    opens_as_an_entry,
     sentences,
     terms,
     truncate,
@@ -172,7 +173,7 @@ class ExtractiveAnswerer:
         steps = _STEPS.search(question) is not None
         defined = defined_term(question)
         about = topic - subject if subject else frozenset()
-        for pos, (n, sentence, have, said, _) in enumerate(candidates):
+        for pos, (n, sentence, have, said, quote) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
             if subject and not (have & subject and (not about or have & about)):
@@ -187,6 +188,10 @@ class ExtractiveAnswerer:
                     rank = round(rank + STEP_PREFERENCE, 9)
                 # the entry defining a term, over a sentence that only uses it ("pods")
                 if defined and _defines(sentence, defined):
+                    rank = round(rank + DEFINITION_PREFERENCE, 9)
+                # asked who: a sentence under a person's heading names them, a passive
+                # one of a source ranked higher ("The model is retrained ...") does not
+                if whose and quote != sentence and opens_as_an_entry(quote):
                     rank = round(rank + DEFINITION_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
@@ -280,7 +285,7 @@ class ExtractiveAnswerer:
 # step of one outranks a sentence of a source ranked one place higher that says as much.
 STEP_PREFERENCE = 0.015
 # A question asking what a term means: the entry defining it outranks a sentence of a
-# source ranked up to ten places higher that uses the word.
+# source ranked up to ten places higher that uses the word (and for "who", a person's entry).
 DEFINITION_PREFERENCE = 0.1
 
 
@@ -293,7 +298,7 @@ def _defines(sentence: str, term: str) -> bool:
 @functools.lru_cache(maxsize=64)
 def _definition_of(term: str) -> re.Pattern[str]:
     return re.compile(
-        r"[-*+\s]*[*_`]*" + re.escape(term) + r"[*_`]*\s*"
+        r"[-*+\s]*(?:(?:an?|the)\s+)?[*_`]*" + re.escape(term) + r"s?[*_`]*\s*"
         r"(?::|[\u2013\u2014-]\s|\(|(?:is|are|means|stands\s+for)\b)",
         re.IGNORECASE,
     )
@@ -655,14 +660,17 @@ def _error_message(exc: Any) -> str:
 
 
 def _scrub(text: str, key: str | None) -> str:
-    """``text`` with the API ``key`` masked, where it is one: a local server's stand-in
-    ("none", "EMPTY", "ollama") is a word an answer may hold ("nonexistent")."""
-    if not key or len(key) < _SHORTEST_KEY:
+    """``text`` with the API ``key`` masked where it stands whole (not "none" inside
+    "nonexistent"), unless it is a local server's stand-in ("none", "EMPTY", "ollama"), which
+    an answer may well say."""
+    if not key or key.lower() in _STAND_IN_KEYS:
         return text
-    return text.replace(key, "[REDACTED:api_key]")
+    return re.sub(rf"(?<![\w-]){re.escape(key)}(?![\w-])", "[REDACTED:api_key]", text)
 
 
-_SHORTEST_KEY = 12  # API keys run to 20 characters and more
+_STAND_IN_KEYS = frozenset(
+    {"none", "empty", "null", "ollama", "dummy", "key", "local", "not-needed", "no-key"}
+)
 
 
 def _last_line(text: str) -> str:

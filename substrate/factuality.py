@@ -150,7 +150,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if (
             _negated_about(sentence, words) != negated
             or _moved_away(sentence, words, claim)
-            or _says_the_opposite(words, found)
+            or _says_the_opposite(words, sentence)
         ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
@@ -232,26 +232,24 @@ def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) ->
 
 def _denies(sentence: str, claim: str) -> bool:
     """Whether ``sentence`` puts a value of ``claim`` right beside another it says is the
-    right one: "5433, not 5432", "14 days rather than 30", "3 instead of 5" (not "not more
-    than 30": a bound). Values count whole ("03:00", "2.0"), with the word after them when
-    the sentence gives one ("30 seconds, not 30 minutes" denies no "30 seconds"), and only
-    where the claim does not hold the right one too."""
-    for right, wrong, unit in _DENIED.findall(sentence):
-        said = _VALUE_IN.findall(claim)
-        if right in (value for value, _ in said):
-            continue
-        if any(value == wrong and (not unit or after == unit.lower()) for value, after in said):
-            return True
-    return False
+    right one: "5433, not 5432", "14 days rather than 30", "20%, not 10%", "3 instead of 5"
+    (not "not more than 30": a bound). Values count whole ("03:00", "2.0"), and only where
+    the claim does not hold the right one too ("30 seconds, not 30 minutes" denies no "30
+    seconds": units are the other check's, ``other_units``)."""
+    if not _DENYING.search(sentence):
+        return False
+    said = set(_VALUE.findall(claim))
+    return any(wrong in said and right not in said for right, wrong in _DENIED.findall(sentence))
 
 
+_DENYING = re.compile(r"\b(?:not|rather|instead)\b", re.IGNORECASE)
+# a whole value (never from inside a run of digits: a run is tried once, not at every digit)
+_VALUE = re.compile(r"(?<![\d.:])(\d(?:[\d.:]*\d)?)")
 _DENIED = re.compile(
-    r"(\d[\d.:]*\d|\d)(?:\s+\w+)?\s*(?:[,;(]\s*not|\s+rather\s+than|\s+instead\s+of)\s+"
-    r"(\d[\d.:]*\d|\d)(?:\s+([^\W\d]\w*))?",
+    r"(?<![\d.:])(\d(?:[\d.:]*\d)?)[^\s,;(]{0,4}(?:\s+[^\s,;(]+){0,3}?\s*"
+    r"(?:[,;(]\s*not|\s+rather\s+than|\s+instead\s+of)\s+(\d(?:[\d.:]*\d)?)",
     re.IGNORECASE,
 )
-# a value of a claim, with the word after it (lower-cased)
-_VALUE_IN = re.compile(r"(\d[\d.:]*\d|\d)(?:\s+([^\W\d]\w*))?")
 
 
 def _reversed(claim: str, sentence: str) -> bool:
@@ -288,7 +286,7 @@ _OPPOSITES = (
     ("minimum", "maximum"),
     ("online", "offline"),
     ("increase increased increases", "decrease decreased decreases"),
-    ("earlier", "later"),
+    ("upgrade upgraded", "downgrade downgraded"),
     ("accepted approved", "rejected declined"),
 )
 
@@ -305,11 +303,20 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
     return table
 
 
-def _says_the_opposite(words: frozenset[str], found: frozenset[str]) -> bool:
-    """Whether a sentence of terms ``found`` says, in place of a word of the claim, its
-    opposite ("mandatory" for "optional"); one saying both is judged on the rest."""
+def _says_the_opposite(words: frozenset[str], sentence: str) -> bool:
+    """Whether a clause of ``sentence`` says, in place of a word of the claim, its opposite
+    ("mandatory" for "optional"), and says all the rest of the claim's ``words``: only then is
+    it about the same thing ("other formats are rejected" is not about "accepted uploads").
+    A clause saying both words is judged on the rest."""
     table = _opposite_terms()
-    return any(word not in found and table.get(word, frozenset()) & found for word in words)
+    for clause in _CLAUSE_BREAK.split(sentence):
+        found = terms(clause)
+        swapped = {
+            word for word in words if word not in found and table.get(word, frozenset()) & found
+        }
+        if swapped and words - swapped <= found:
+            return True
+    return False
 
 
 _NEGATION = re.compile(

@@ -171,6 +171,7 @@ def rows(quick: bool) -> Iterator[str]:
 LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a value of spaces": lambda n: "password = a" + " " * n + "b\n",
     "a long word before a YAML block": lambda n: "a" * n + " password: |\n  Kq7mZ2vL9x\n",
+    "a line of YAML keys and comments": lambda n: "password: #" * (n // 11),
     "a table of headers": lambda n: "| password |\n|---|\n" * (n // 20),
     "a line of netrc-like pairs": lambda n: "password Kq7mZ2vL9x " * (n // 20),
     "a line of htpasswd words": lambda n: "htpasswd " * (n // 9),

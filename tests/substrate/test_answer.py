@@ -341,6 +341,12 @@ def test_who_is_answered_with_the_heading_a_sentence_is_under() -> None:
     assert answer("Who is the engineering manager?", packet) == (
         "Dana Whitfield: Engineering manager of the platform team. [1]"
     )
+    runbook = SubstrateItem("text", "The ETA model is retrained every two weeks.", id="m")
+    data = SubstrateItem("text", "## Lucía Morales\n\nRetrains the ETA model every two weeks.")
+    ranked = pack_context("retrains", [runbook, data], [0.9, 0.5])  # the passive one first
+    assert answer("Who retrains the ETA model?", ranked) == (
+        "Lucía Morales: Retrains the ETA model every two weeks. [2]"
+    )
     review = SubstrateItem(
         "text", "# Incident Review\n\nThe on-call engineer restarted the worker.", id="r"
     )
@@ -654,6 +660,9 @@ def test_http_answerer_answers_never_show_the_key(endpoint: Endpoint) -> None:
     endpoint.body = {"choices": [{"message": {"content": "The standby is nonexistent [1]."}}]}
     local = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": "none"})  # a stand-in
     assert local.complete("p") == "The standby is nonexistent [1]."
+    endpoint.body = {"choices": [{"message": {"content": "Key s3cr3tk3y is fine [1]."}}]}
+    short = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": "s3cr3tk3y"})
+    assert short.complete("p") == "Key [REDACTED:api_key] is fine [1]."  # short, and a key
 
 
 def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:
