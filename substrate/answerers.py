@@ -297,9 +297,12 @@ def _defines(sentence: str, term: str) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _definition_of(term: str) -> re.Pattern[str]:
+    # after an article or as a plural ("The POD is uploaded ...") the term is only used,
+    # unless it is then said to be one ("An SLO is a target")
     return re.compile(
-        r"[-*+\s]*(?:(?:an?|the)\s+)?[*_`]*" + re.escape(term) + r"s?[*_`]*\s*"
-        r"(?::|[\u2013\u2014-]\s|\(|(?:is|are|means|stands\s+for)\b)",
+        r"[-*+\s]*(?P<art>(?:an?|the)\s+)?[*_`]*" + re.escape(term) + r"(?P<pl>s)?[*_`]*\s*"
+        r"(?::|[\u2013\u2014-]\s|\(|(?:means|stands\s+for)\b"
+        r"|(?:is|are)\b(?(art)\s+(?:an?|the|one)\b|(?(pl)\s+(?:an?|the|one)\b|)))",
         re.IGNORECASE,
     )
 
@@ -660,16 +663,34 @@ def _error_message(exc: Any) -> str:
 
 
 def _scrub(text: str, key: str | None) -> str:
-    """``text`` with the API ``key`` masked where it stands whole (not "none" inside
-    "nonexistent"), unless it is a local server's stand-in ("none", "EMPTY", "ollama"), which
-    an answer may well say."""
+    """``text`` with the API ``key`` masked: a long one wherever it is, a short one where it
+    stands whole (not "none" inside "nonexistent"); a local server's stand-in ("none",
+    "EMPTY", "ollama", "test") not at all, as an answer may well say it."""
     if not key or key.lower() in _STAND_IN_KEYS:
         return text
+    if len(key) >= _LONG_KEY:  # anywhere: "%20Bearer%20<key>", "<key>_backup"
+        return text.replace(key, "[REDACTED:api_key]")
     return re.sub(rf"(?<![\w-]){re.escape(key)}(?![\w-])", "[REDACTED:api_key]", text)
 
 
+_LONG_KEY = 12  # no word of an answer holds a key this long by chance
+
+
 _STAND_IN_KEYS = frozenset(
-    {"none", "empty", "null", "ollama", "dummy", "key", "local", "not-needed", "no-key"}
+    {
+        "none",
+        "empty",
+        "null",
+        "ollama",
+        "dummy",
+        "key",
+        "local",
+        "not-needed",
+        "no-key",
+        "test",
+        "x",
+        "lm-studio",
+    }
 )
 
 

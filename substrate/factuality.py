@@ -245,9 +245,9 @@ def _denies(sentence: str, claim: str) -> bool:
 _DENYING = re.compile(r"\b(?:not|rather|instead)\b", re.IGNORECASE)
 # a whole value (never from inside a run of digits: a run is tried once, not at every digit)
 _VALUE = re.compile(r"(?<![\d.:])(\d(?:[\d.:]*\d)?)")
-_DENIED = re.compile(
-    r"(?<![\d.:])(\d(?:[\d.:]*\d)?)[^\s,;(]{0,4}(?:\s+[^\s,;(]+){0,3}?\s*"
-    r"(?:[,;(]\s*not|\s+rather\s+than|\s+instead\s+of)\s+(\d(?:[\d.:]*\d)?)",
+_DENIED = re.compile(  # (possessive: white space is never given back and tried again)
+    r"(?<![\d.:])(\d(?:[\d.:]*\d)?)[^\s,;(]{0,4}(?:\s++[^\s,;(]++){0,3}?"
+    r"(?:\s*+[,;(]\s*+not|\s++rather\s+than|\s++instead\s+of)\s++[$€£]?(\d(?:[\d.:]*\d)?)",
     re.IGNORECASE,
 )
 
@@ -303,13 +303,18 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
     return table
 
 
+# clauses joined by a word or a semicolon (not a comma: "During maintenance, the service is
+# offline" says its subject and its state on either side of one)
+_JOINED_CLAUSE = re.compile(r"[;:]\s|\s(?:and|but|while|whereas|although|though|yet)\s")
+
+
 def _says_the_opposite(words: frozenset[str], sentence: str) -> bool:
     """Whether a clause of ``sentence`` says, in place of a word of the claim, its opposite
     ("mandatory" for "optional"), and says all the rest of the claim's ``words``: only then is
     it about the same thing ("other formats are rejected" is not about "accepted uploads").
     A clause saying both words is judged on the rest."""
     table = _opposite_terms()
-    for clause in _CLAUSE_BREAK.split(sentence):
+    for clause in _JOINED_CLAUSE.split(sentence):
         found = terms(clause)
         swapped = {
             word for word in words if word not in found and table.get(word, frozenset()) & found

@@ -264,7 +264,7 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
 # A sentence opening with its own subject: an article, a pronoun, a possessive
 _OWN_SUBJECT = re.compile(
     r"[-*+\s]*(?:the|a|an|this|that|these|those|we|our|they|their|it|its|he|his|she|her|i|"
-    r"my|you|your|there|someone|everyone|nobody)\s",  # ("A/B testing" has no article)
+    r"my|you|your|there|someone|everyone|nobody)(?=[\s'\u2019])",  # not "A/B testing"
     re.IGNORECASE,
 )
 

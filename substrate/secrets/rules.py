@@ -188,9 +188,9 @@ _YAML_BLOCK = (
 # nothing but it on its line (``engine._bare_key_above``), so prose ("reset the password:")
 # is passed over.
 _YAML_NEXT_LINE = (
-    # (a comment after the key, of at most 200 characters: a long line of "key: #" is not read
-    # to its end from every colon)
-    r":(?:[ \t]+#[^\r\n]{0,200})?[ \t]*\r?\n(?P<indent>[ \t]+)(?!-(?:[ \t]|\r?(?:\n|$)))"
+    # (a comment after the key, of at most 2,000 characters: a long line of "key: #" is not
+    # read to its end from every colon)
+    r":(?:[ \t]+#[^\r\n]{0,2000})?[ \t]*\r?\n(?P<indent>[ \t]+)(?!-(?:[ \t]|\r?(?:\n|$)))"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#|>&*!%@{\[][^\s]*))"
     r"[ \t]*(?=(?:[ \t]#[^\r\n]*)?\r?(?:\n|$))"  # a comment may close the line
 )

@@ -296,8 +296,11 @@ def test_a_sentence_under_a_heading_answers_with_the_headings_words() -> None:
     "question", ["What does POD mean?", "What does POD stand for?", "What is a POD?"]
 )
 def test_a_definition_is_answered_by_the_entry_that_defines_the_term(question: str) -> None:
-    # the runbook ranked first, and its sentence holding "pods" was quoted
-    runbook = SubstrateItem("text", "When the certificate expires the pods keep running.", id="r")
+    # the runbook ranked first, and its sentence holding "pods" was quoted; one using the term
+    # after an article is no definition either
+    runbook = SubstrateItem(
+        "text", "When the certificate expires the pods keep running. The POD is uploaded.", id="r"
+    )
     glossary = SubstrateItem(
         "text",
         "# Glossary\n\n- **ETA**: estimated time of arrival.\n- **POD**: proof of delivery.",
@@ -663,6 +666,10 @@ def test_http_answerer_answers_never_show_the_key(endpoint: Endpoint) -> None:
     endpoint.body = {"choices": [{"message": {"content": "Key s3cr3tk3y is fine [1]."}}]}
     short = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": "s3cr3tk3y"})
     assert short.complete("p") == "Key [REDACTED:api_key] is fine [1]."  # short, and a key
+    key = "sk-proj-Abc123XyZ987qwe"  # a long one, wherever it is
+    endpoint.body = {"choices": [{"message": {"content": f"Bearer%20{key}_backup [1]."}}]}
+    long = HttpAnswerer(endpoint.url, "m", api_key_env="K", env={"K": key})
+    assert long.complete("p") == "Bearer%20[REDACTED:api_key]_backup [1]."
 
 
 def test_http_answerer_errors_never_show_the_key(endpoint: Endpoint) -> None:

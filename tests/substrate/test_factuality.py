@@ -513,6 +513,12 @@ def test_a_value_denied_or_a_change_reversed_is_no_support(
         ("MFA is required on every account.", "MFA is required on every account.", True),
         ("Public buckets are forbidden.", "Public buckets are allowed.", False),
         (
+            "During maintenance, the service is offline.",
+            "The service is online during maintenance.",
+            False,
+        ),
+        ("The fee is $20, not $25.", "The fee is $25.", False),
+        (
             "Downgraded from 2.0 to 1.9 after the incident.",
             "Upgraded from 2.0 to 1.9 after the incident.",
             False,

@@ -417,6 +417,7 @@ def test_a_value_under_a_yaml_block_mark(text: str, secret: bool) -> None:
         ("- api_token:\n    {}", True),
         ("api_key:\n    {}  # prod\n", True),  # comments close YAML lines
         ("password:   # db\n  {}\n", True),
+        ("password: # " + "a long comment " * 20 + "\n  {}\n", True),
         ("  secret_key:\n  {}\n", False),  # not deeper than the key: another key's line
         ("password:\n  {}: x\n", False),  # a nested mapping
         ("password:\n  - {}\n", False),  # a list
