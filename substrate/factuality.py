@@ -268,13 +268,6 @@ def _reversed(claim: str, sentence: str) -> bool:
     return False
 
 
-# a change between two short phrases (values, names): "from 12:00 to 15:00 CET"
-_FROM_TO = re.compile(
-    r"\bfrom\s+([^\s,;]+(?:\s+[^\s,;]+){0,2}?)\s+to\s+([^\s,;]+(?:\s+[^\s,;]+){0,2})",
-    re.IGNORECASE,
-)
-
-
 # Words whose opposite a note says in their place: "optional" where it says "mandatory"
 _OPPOSITES = (
     ("optional", "mandatory required compulsory obligatory"),
@@ -301,11 +294,6 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
         for term in others:
             table[term] = table.get(term, frozenset()) | ones
     return table
-
-
-# clauses joined by a word or a semicolon (not a comma: "During maintenance, the service is
-# offline" says its subject and its state on either side of one)
-_JOINED_CLAUSE = re.compile(r"[;:]\s|\s(?:and|but|while|whereas|although|though|yet)\s")
 
 
 def _says_the_opposite(words: frozenset[str], sentence: str) -> bool:
@@ -343,7 +331,11 @@ def _is_number(term: str) -> bool:
 
 
 # Where a sentence joins statements, each of which may say no on its own.
-_CLAUSE_BREAK = re.compile(r"[,;:]\s|\s(?:and|but|while|whereas|although|though|yet)\s")
+_JOINERS = r"\s(?:and|but|while|whereas|although|though|yet)\s"
+_CLAUSE_BREAK = re.compile(rf"[,;:]\s|{_JOINERS}")
+# clauses joined by a word or a semicolon (not a comma: "During maintenance, the service is
+# offline" says its subject and its state on either side of one)
+_JOINED_CLAUSE = re.compile(rf"[;:]\s|{_JOINERS}")
 
 
 def _negated_about(sentence: str, words: set[str] | frozenset[str]) -> bool:
@@ -384,9 +376,11 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
 
 # A few words naming what is left (as few as reach the next word of the pattern) and what is
 # taken (as many as there are, up to four): bounded, so that a search stays linear.
-_WORDS = r"[\w$£€.\-/]+"
-_OLD = rf"(?<![\w$£€.\-/]){_WORDS}(?:\s+{_WORDS}){{0,3}}?"
+_WORDS = r"[\w$£€%:.\-/]+"
+_OLD = rf"(?<![\w$£€%:.\-/]){_WORDS}(?:\s+{_WORDS}){{0,3}}?"
 _NEW = rf"{_WORDS}(?:\s+{_WORDS}){{0,3}}"
+# a change between two short phrases (values, names): "from 12:00 to 15:00 CET"
+_FROM_TO = re.compile(rf"(?i)\bfrom\s+(?P<old>{_OLD})\s+to\s+(?P<new>{_NEW})")
 _CHANGE_VERB = (
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing|ion)|switch(?:ed|es|ing)?|"
     r"chang(?:e|ed|es|ing)|transition(?:s|ed|ing)?)"
