@@ -188,11 +188,11 @@ class ExtractiveAnswerer:
                     rank = round(rank + STEP_PREFERENCE, 9)
                 # the entry defining a term, over a sentence that only uses it ("pods")
                 if defined and _defines(sentence, defined):
-                    rank = round(rank + DEFINITION_PREFERENCE, 9)
+                    rank = round(rank + ENTRY_PREFERENCE, 9)
                 # asked who: a sentence under a person's heading names them, a passive
                 # one of a source ranked higher ("The model is retrained ...") does not
-                if whose and quote != sentence and opens_as_an_entry(quote):
-                    rank = round(rank + DEFINITION_PREFERENCE, 9)
+                if whose and opens_as_an_entry(quote):
+                    rank = round(rank + ENTRY_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
@@ -284,9 +284,10 @@ class ExtractiveAnswerer:
 # A question asking how something is done: its answer is a procedure, all of its steps; a
 # step of one outranks a sentence of a source ranked one place higher that says as much.
 STEP_PREFERENCE = 0.015
-# A question asking what a term means: the entry defining it outranks a sentence of a
-# source ranked up to ten places higher that uses the word (and for "who", a person's entry).
-DEFINITION_PREFERENCE = 0.1
+# The entry a question asks for (the one defining the term of "What does POD mean?", a
+# person's of "Who ...?") outranks a sentence of a source ranked up to ten places higher
+# that only uses the word, or says the fact without the name.
+ENTRY_PREFERENCE = 0.1
 
 
 def _defines(sentence: str, term: str) -> bool:

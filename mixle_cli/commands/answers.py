@@ -258,11 +258,16 @@ def _changed_note(answer: Answer) -> None:
     citations = answer.citations()
     for changed in answer.changed_sources():
         where = where_text({"source": citations[changed["n"] - 1]["source"]})  # the file
-        what = "changed" if changed["signal"] == "changed" else "moved or was removed"
         output.note(
-            f"warning: [{changed['n']}] {where} {what} since it was ingested; the answer "
+            f"warning: [{changed['n']}] {where} {_since_ingest(changed['signal'])}; the answer "
             "quotes it as it was then (run `mixle ingest` again)"
         )
+
+
+def _since_ingest(signal: str) -> str:
+    """What became of a source's file, by its ``changed_since_ingest`` signal."""
+    what = "changed" if signal == "changed" else "moved or was removed"
+    return f"{what} since it was ingested"
 
 
 def _passed_over_note(answer: Answer) -> None:
@@ -379,10 +384,9 @@ def verify_cmd(
         if lines:
             output.emit_text("\n".join(lines))
         for where, signal in changed.items():
-            what = "changed" if signal == "changed" else "moved or was removed"
             output.note(
-                f"warning: evidence {where} {what} since it was ingested; what it supports "
-                "may no longer hold (run `mixle ingest` again)"
+                f"warning: evidence {where} {_since_ingest(signal)}; what it supports may no "
+                "longer hold (run `mixle ingest` again)"
             )
         supported = data["n_claims"] - data["n_unsupported"]
         if data["n_claims"]:

@@ -405,7 +405,7 @@ def ingest_text(
         run.fail(source, None, too_large(known, max_file_size))
     elif is_binary(data[:BINARY_PROBE_BYTES]):  # failed too: a file skipped can be fixed
         run.fail(source, None, "binary content, not text (nothing was stored)")
-    elif not data.strip() and _holds_items(run, key):  # a command before it failed, most likely
+    elif not data.strip() and run.earlier_text_items(key):  # a failed command before it?
         run.fail(source, None, "empty input: the items this source gave before are kept")
     else:
         ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
@@ -414,12 +414,6 @@ def ingest_text(
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report
-
-
-def _holds_items(run: IngestSession, key: str) -> bool:
-    """Whether the stream source ``key`` gave items that are still stored."""
-    state = run.cache.get(key)
-    return state is not None and bool(state.ids)
 
 
 def _held(text: str | bytes | BinaryIO, limit: int) -> bytes:

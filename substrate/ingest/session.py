@@ -514,17 +514,23 @@ class IngestSession:
         change.told = outcome
         return change
 
+    def earlier_text_items(self, key: str) -> int:
+        """How many items the text source ``key`` gave that are still stored (0 for one last
+        left out, as binary or too large)."""
+        cached = self.cache.get(key)
+        if cached is None or cached.skipped or not cached.ids:
+            return 0
+        return len(self.substrate.read_items(cached.ids, keep=False))
+
     def binary(self, ticket: Ticket, done: Prepared) -> None:
         """A file that reads as binary: skipped, unless it gave text items that are still
         stored. Then it fails and keeps them: a text file filled with NUL bytes is what a
         crash or a full disk leaves, and its items may be all that remains of its text."""
         key, source = ticket.key, ticket.source
-        cached = self.cache.get(key)
-        if cached is not None and not cached.skipped and cached.ids:
-            kept = self.substrate.read_items(cached.ids, keep=False)
-            if kept:
-                self.fail(source, ticket.path, _NOW_BINARY.format(len(kept)))
-                return
+        kept = self.earlier_text_items(key)
+        if kept:
+            self.fail(source, ticket.path, _NOW_BINARY.format(kept))
+            return
         mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
         skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
         self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
