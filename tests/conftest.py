@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 
 @pytest.fixture(autouse=True, scope="session")
-def never_the_real_home() -> None:
-    """Defence in depth: even a test that undoes its monkeypatching cannot reach a real shard."""
-    home = tempfile.mkdtemp(prefix="mixle-test-home-")
+def never_the_real_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Defence in depth: even a test that undoes its monkeypatching cannot reach a real shard.
+    The home lies under pytest's own temporary folder, which pytest clears in later runs."""
+    home = str(tmp_path_factory.mktemp("home"))
+    names = ("HOME", "XDG_DATA_HOME", "MIXLE_SHARD")
+    before = {name: os.environ.get(name) for name in names}
     os.environ["HOME"] = home
     os.environ["XDG_DATA_HOME"] = os.path.join(home, ".local", "share")
     os.environ.pop("MIXLE_SHARD", None)
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(autouse=True)
