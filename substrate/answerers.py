@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from substrate.bridging import names_in, relational
 from substrate.context import ContextPacket
 from substrate.context.compress import (
     entry_of,
@@ -39,7 +40,14 @@ from substrate.context.compress import (
 )
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import asked_terms, defined_term, frame_of, named_terms, terms_said
+from substrate.questions import (
+    Frame,
+    asked_terms,
+    defined_term,
+    frame_of,
+    named_terms,
+    terms_said,
+)
 from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
@@ -137,6 +145,7 @@ class ExtractiveAnswerer:
         # (source, sentence, question terms it says, what it says them with, its quote: a
         # list item with the heading it is an entry of)
         candidates: list[tuple[int, str, frozenset[str], str, str]] = []
+        headings: list[str] = []  # the headings above each candidate
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
@@ -162,6 +171,7 @@ class ExtractiveAnswerer:
                     have, said = wanted, f"{heading} {sentence}"
                 quote = entry_of(title, sentence, whose=whose)
                 candidates.append((n, sentence, have, said.lower(), quote))
+                headings.append(heading)
         if not candidates:
             return ""
         df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
@@ -223,7 +233,7 @@ class ExtractiveAnswerer:
                 continue  # adds no question term the answer does not already carry
             if " ".join(shown.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
-            quote = _unbracketed(truncate(shown, 300)) + f" [{n}]"
+            quote = _quoted(candidates[pos])
             if used + len(quote) + 1 > self.max_chars:
                 continue
             chosen.append(quote)
@@ -235,6 +245,15 @@ class ExtractiveAnswerer:
             used += len(quote) + 1
         if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
             chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
+        elif chosen and relational(question):
+            # it may start from a sentence that does not say what the frame asks ("which
+            # port" of the service that "went down"): the second does
+            says = [sum(weight[t] for t in c[2] - frame.keys()) for c in candidates]
+            starts = sorted(range(len(candidates)), key=lambda pos: -says[pos])
+            pair = _bridged(starts, candidates, headings, wanted, frame, names_in(question))
+            if pair is not None:  # the first quote names what the question describes
+                chosen = [_quoted(candidates[pos]) for pos in pair]
+                covered = set().union(*(candidates[pos][2] for pos in pair))
         # each sentence speaks of a name asked of; together they must speak of them all
         return " ".join(chosen) if subject <= covered else ""
 
@@ -288,6 +307,60 @@ STEP_PREFERENCE = 0.015
 # person's of "Who ...?") outranks a sentence of a source ranked up to ten places higher
 # that only uses the word, or says the fact without the name.
 ENTRY_PREFERENCE = 0.1
+
+
+# The best-scoring sentences a bridged answer may start from.
+BRIDGE_STARTS = 5
+
+
+def _quoted(candidate: tuple[int, str, frozenset[str], str, str]) -> str:
+    """A candidate as an answer quotes it: its sentence (as an entry of its heading), cited."""
+    n, quote = candidate[0], candidate[4]
+    return _unbracketed(truncate(_unlinked(quote), 300)) + f" [{n}]"
+
+
+def _bridged(
+    order: Sequence[int],
+    candidates: Sequence[tuple[int, str, frozenset[str], str, str]],
+    headings: Sequence[str],
+    wanted: frozenset[str],
+    frame: Frame,
+    named: frozenset[str],
+) -> tuple[int, int] | None:
+    """Two candidates that together answer a question which describes what it asks about
+    (``bridging``): the first answers part of it and names something; the second says, with
+    its headings, at least half the question's terms the first leaves unsaid (and what the
+    question's frame asks for) and speaks of one of those names, or of its headings'.
+    "Payments owns the billing-worker." then "Priya Raman: Payments lead." answer "Who leads
+    the team that owns the billing-worker?". The pair must say every term of the names the
+    question gives (``named``): "the old RabbitMQ model" is not the ETA model.
+
+    The first is tried among the ``BRIDGE_STARTS`` best of ``order``, stopping at one that
+    answers the whole question alone (no pair is needed then); the second is the one saying
+    most of what is left, then speaking of most names, then the first. None without a pair.
+    """
+    headed = [terms(heading) for heading in headings]
+    for first in order[:BRIDGE_STARTS]:
+        _, sentence, have, _, quote = candidates[first]
+        missing = wanted - have - headed[first]
+        if not missing:
+            return None
+        bridge = names_in(f"{headings[first]}. {quote} {sentence}") - wanted
+        unnamed = (named & wanted) - have - headed[first]
+        best: tuple[int, int] | None = None
+        second = None
+        for pos, (_, sentence, have, _, _) in enumerate(candidates):
+            says = missing & (have | headed[pos])
+            if pos == first or 2 * len(says) < len(missing) or not unnamed <= says:
+                continue
+            if frame and not says & frame.keys():
+                continue
+            links = len((terms(sentence) | headed[pos]) & bridge)
+            if links and (best is None or (len(says), links) > best):
+                best, second = (len(says), links), pos
+        if second is not None:
+            return first, second
+    return None
 
 
 def _defines(sentence: str, term: str) -> bool:

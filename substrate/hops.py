@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.bridging import bridge_query
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.notelinks import linked_notes
@@ -195,7 +196,7 @@ def multihop(
         for step in frontier:
             if len(chain) >= max_items:
                 break
-            text = _content_query(step.item)
+            text = _content_query(step.item, query)
             if not text:
                 continue
             added = 0
@@ -246,7 +247,13 @@ def _visible_links(
     return found
 
 
-def _content_query(item: SubstrateItem) -> str:
+def _content_query(item: SubstrateItem, query: str) -> str:
+    """What a content hop from ``item`` searches for: where it says part of ``query``, the
+    rest of the query with the names it gives (``bridge_query``: the team that owns a
+    service leads to that team's page), else its opening words (items on its topic)."""
     surface = item.text or item_surface("", item.payload, ())
+    directed = bridge_query(query, surface)
+    if directed:
+        return directed
     words = surface.split()
     return " ".join(words[:CONTENT_QUERY_WORDS])

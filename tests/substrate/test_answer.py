@@ -368,6 +368,85 @@ def test_who_is_answered_with_the_heading_a_sentence_is_under() -> None:
     assert not content_overlap(people.text, "Dana Whitfield: Owns alerting and the Kafka clusters.")
 
 
+TEAM = SubstrateItem(
+    "text", "# Payments team\n\nPayments owns invoicing and the billing-worker.", id="t"
+)
+PEOPLE = SubstrateItem(
+    "text",
+    "# Payments team\n\n## Priya Raman\n\nPayments lead. Based in Lisbon.\n\n"
+    "## Diego Fuentes\n\nBackend engineer. Based in Madrid.",
+    id="p",
+)
+SERVICES = SubstrateItem(
+    "text", "service: eta-service; owner_team: Data; primary_owner: Lucía Morales", id="s"
+)
+DATA = SubstrateItem("text", "# Data team\n\n## Lucía Morales\n\nBased in Lisbon.", id="d")
+
+
+@pytest.mark.parametrize(
+    ("question", "items", "expected"),
+    [
+        (
+            "Who leads the team that owns the billing-worker?",
+            [TEAM, PEOPLE],
+            "Payments owns invoicing and the billing-worker. [1] Priya Raman: Payments lead. [2]",
+        ),
+        (
+            "Where is the primary owner of eta-service based?",
+            [SERVICES, PEOPLE, DATA],
+            "service: eta-service; owner_team: Data; primary_owner: Lucía Morales [1] "
+            "Lucía Morales: Based in Lisbon. [3]",
+        ),
+    ],
+)
+def test_a_question_through_what_it_describes_is_answered_by_two_sentences(
+    question: str, items: list[SubstrateItem], expected: str
+) -> None:
+    # one sentence says part of it and names the bridge; another, about the bridge, the rest
+    packet = pack_context("team", items, [0.9, 0.5, 0.4][: len(items)])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == expected
+
+
+def test_no_second_sentence_without_a_bridge() -> None:
+    answer = ExtractiveAnswerer().answer_packet
+    packet = pack_context("team", [TEAM, PEOPLE], [0.9, 0.5])
+    # answered whole by one sentence: nothing is added
+    assert answer("Who is the Payments lead of the team?", packet) == (
+        "Priya Raman: Payments lead. [2]"
+    )
+    # a name the question gives that neither sentence says: no pair ("Diego" is asked of)
+    assert "Priya" not in answer("Who leads the team that owns the Kafka clusters?", packet)
+    # a sentence saying the rest but of another name than the first gives
+    other = SubstrateItem("text", "## Ana Silva\n\nSupport lead. Based in Porto.", id="o")
+    unlinked = pack_context("team", [TEAM, other], [0.9, 0.5])
+    assert "Ana" not in answer("Who leads the team that owns the billing-worker?", unlinked)
+
+
+def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    (notes / "teams").mkdir(parents=True)
+    (notes / "services.csv").write_text(
+        "service,owner_team,primary_owner\nbilling-worker,Payments,Diego Fuentes\n"
+        "eta-service,Data,Lucía Morales\n"
+    )
+    (notes / "teams" / "payments.md").write_text(
+        "# Payments team\n\nTeam channel: #team-payments.\n\n## Priya Raman\n\n"
+        "Payments lead. Based in Lisbon.\n\n## Diego Fuentes\n\nBackend engineer.\n"
+    )
+    (notes / "teams" / "data.md").write_text(
+        "# Data team\n\n## Lucía Morales\n\nData lead. Based in Porto.\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    question = "Who leads the team that owns the billing-worker?"
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
+    assert answer.answer is not None and "Priya Raman: Payments lead." in answer.answer
+    cited = {answer.citations()[n - 1]["source"] for n in answer.cited()}
+    assert cited == {"services.csv", "teams/payments.md"}
+
+
 def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     people = [
         SubstrateItem("text", "# Priya Raman\n\n- Platform team lead.\n- Based in Lisbon.", id="p"),

@@ -88,6 +88,20 @@ def test_content_hops_search_with_item_text(calls: list[str]) -> None:
     assert 0 < chain.steps[1].score < 1
 
 
+def test_a_content_hop_from_a_part_answer_searches_for_the_rest(calls: list[str]) -> None:
+    s = Substrate()
+    put(s, "pay", "Payments owns invoicing and the billing-worker.")
+    put(s, "lead", "Priya Raman is the Payments lead.")
+    put(s, "other", "The billing-worker retries failed invoices.")
+    chain = multihop(s, "Who leads the team that owns the billing-worker?", seeds=1, max_hops=1)
+    # the words the seed leaves unsaid, and the name it gives: the team's page is next
+    assert calls[1] == "leads team Payments"
+    assert [(st.item.id, st.via, st.parent_id) for st in chain.steps][:2] == [
+        ("pay", "seed", None),
+        ("lead", "content", "pay"),
+    ]
+
+
 def test_min_score_is_strict_for_seeds_and_content(calls: list[str]) -> None:
     s = Substrate()
     put(s, "a", "refund policy")

@@ -1,0 +1,55 @@
+"""bridging: questions that describe what they ask about, and the hop query from a part answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.bridging import bridge_query, names_in, relational
+from substrate.context.compress import terms
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Who leads the team that owns the billing-worker?", True),
+        ("Where is the primary owner of eta-service based?", True),
+        ("What is the availability SLO of the service owned by Lucía Morales?", True),
+        ("Who wrote the runbook used to fix the database failover?", True),
+        ("Who owns the billing-worker?", False),
+        ("How do I promote a deploy to production?", False),
+        ("Which port?", False),
+        ("That is all?", False),  # never the first word
+    ],
+)
+def test_a_question_describing_what_it_asks_about(question: str, expected: bool) -> None:
+    assert relational(question) is expected
+
+
+def test_names_are_capitalised_words_and_identifiers() -> None:
+    # the word opening a sentence may be the name it is about
+    assert names_in("Payments owns invoicing and the Stripe integration.") == terms(
+        "Payments Stripe"
+    )
+    assert names_in("it calls tracker-api on port 8443") == terms("tracker-api")
+    assert names_in("nothing named here") == frozenset()
+
+
+def test_the_next_hop_searches_for_the_rest_with_the_names_given() -> None:
+    question = "Who leads the team that owns the billing-worker?"
+    text = "Team channel: #payments. Payments owns invoicing, the billing-worker, and Stripe."
+    words = bridge_query(question, text).split()
+    # what the item leaves unsaid, then the names of its sentence that says most
+    assert words[:1] == ["leads"]
+    assert set(words[1:]) == {"Payments", "Stripe"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The team lead of Payments owns the billing-worker.",  # says all of it
+        "The weather in Lisbon is mild.",  # says none of it
+        "the billing-worker is owned by a team.",  # names nothing new
+    ],
+)
+def test_no_bridge_from_an_item_saying_all_none_or_naming_nothing(text: str) -> None:
+    assert bridge_query("Who leads the team that owns the billing-worker?", text) == ""
