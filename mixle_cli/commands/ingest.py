@@ -375,6 +375,20 @@ def _passage(doc: object) -> bool:
     return isinstance(doc, str) or (isinstance(doc, dict) and isinstance(doc.get("text", ""), str))
 
 
+DOC_KEYS = ("text", "tags", "payload")
+
+
+def _unknown_keys(doc: object) -> str:
+    """What is wrong with an object of ingest-docs that has none of the keys a passage is read
+    from, but others (a mistyped "txt"), named (masked, as any text of the input); else ""."""
+    if not isinstance(doc, dict) or not doc or any(key in doc for key in DOC_KEYS):
+        return ""
+    from substrate import safe_repr
+
+    keys = ", ".join(safe_repr(key) for key in list(doc)[:5]) + (", ..." if len(doc) > 5 else "")
+    return f"an object with none of the keys text, tags, payload (it has {keys})"
+
+
 def _json_kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object whose text is not a string"
@@ -648,7 +662,9 @@ def ingest_docs_command(
 ) -> None:
     """Ingest text passages (one JSON string or {"text": ...} object per line).
 
-    A line with neither text nor payload is dropped and counted, as an empty chunk is.
+    A line with neither text nor payload is dropped and counted, as an empty chunk is; an
+    object with none of the keys text, tags and payload (a mistyped "txt") is reported with its
+    line and left out, and the run exits 1.
     """
     import orjson
 
@@ -688,7 +704,10 @@ def ingest_docs_command(
         except ValueError as exc:  # nested too deep
             problems.append(IngestIssue(shown, str(exc), number))
         else:
-            if _passage(doc):
+            unknown = _unknown_keys(doc)
+            if unknown:  # {"txt": ...}: a mistyped key, not an empty passage
+                problems.append(IngestIssue(shown, unknown, number))
+            elif _passage(doc):
                 docs.append(doc)
                 lines.append(number)
             else:  # 42 or [1, 2] became a passage "42"

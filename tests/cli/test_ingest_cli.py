@@ -490,6 +490,24 @@ def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path
     assert wrong.exit_code == 2 and "mixle --as TEAM ingest-file" in wrong.stderr
 
 
+def test_ingest_docs_names_an_object_with_a_mistyped_key(mixle, tmp_path: Path) -> None:
+    docs = tmp_path / "docs.jsonl"
+    key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+    docs.write_text(
+        f'{{"text": "one"}}\n{{"txt": "two"}}\n{{"{key}": 1}}\n{{}}\n{{"tags": ["t"]}}\n'
+    )
+    result = mixle("ingest-docs", str(docs))
+    # not dropped as empty passages: said with their lines (the key masked), and exit 1
+    assert result.exit_code == 1
+    assert f"{docs}:2: an object with none of the keys text, tags, payload (it has 'txt')" in (
+        result.stderr
+    )
+    assert f"{docs}:3: an object" in result.stderr and key not in result.stderr
+    assert "items: +1 -0, 2 empty dropped" in result.stderr
+    issues = mixle("ingest-docs", str(docs), "--json").json()["issues"]
+    assert [issue["line"] for issue in issues] == [2, 3]
+
+
 def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.txt").write_text("token = ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1\n")
@@ -632,7 +650,7 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_pat
 
 def test_ingest_docs_drops_empty_docs_and_counts_them(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "d.jsonl"
-    docs.write_text('{"notext": 1}\n{"text": "  "}\n"real"\n{"payload": {"a": 1}}\n""\n')
+    docs.write_text('{"tags": ["t"]}\n{"text": "  "}\n"real"\n{"payload": {"a": 1}}\n""\n')
     report = mixle("ingest-docs", str(docs), "--json").json()
     assert (report["items_added"], report["items_dropped"]) == (2, 3)
     titles = sorted(row["title"] for row in mixle("ls", "--json").json())
