@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from substrate.bridging import names_in, relational
+from substrate.bridging import Quotable, bridged_pair
 from substrate.context import ContextPacket
 from substrate.context.compress import (
     entry_of,
@@ -40,14 +40,7 @@ from substrate.context.compress import (
 )
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import (
-    Frame,
-    asked_terms,
-    defined_term,
-    frame_of,
-    named_terms,
-    terms_said,
-)
+from substrate.questions import asked_terms, defined_term, frame_of, named_terms, terms_said
 from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
@@ -142,10 +135,7 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
-        # (source, sentence, question terms it says, what it says them with, its quote: a
-        # list item with the heading it is an entry of)
-        candidates: list[tuple[int, str, frozenset[str], str, str]] = []
-        headings: list[str] = []  # the headings above each candidate
+        candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
@@ -170,8 +160,7 @@ class ExtractiveAnswerer:
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
                 quote = entry_of(title, sentence, whose=whose)
-                candidates.append((n, sentence, have, said.lower(), quote))
-                headings.append(heading)
+                candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
         if not candidates:
             return ""
         df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
@@ -183,7 +172,7 @@ class ExtractiveAnswerer:
         steps = _STEPS.search(question) is not None
         defined = defined_term(question)
         about = topic - subject if subject else frozenset()
-        for pos, (n, sentence, have, said, quote) in enumerate(candidates):
+        for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
             if subject and not (have & subject and (not about or have & about)):
@@ -211,7 +200,7 @@ class ExtractiveAnswerer:
         covered: set[str] = set()
         sources: set[int] = set()
         best: tuple[frozenset[str], float, int] | None = None
-        completed = {pos for pos, c in enumerate(candidates) if c[3] != c[1].lower()}
+        completed = {pos for pos, c in enumerate(candidates) if c.said != c.sentence.lower()}
         used = 0
         for _, verbatim, pos, n, _, have, share in scored:
             if len(chosen) >= self.max_sentences:
@@ -221,12 +210,12 @@ class ExtractiveAnswerer:
             # no number is asked, a sentence saying as much as the best is another fact of the
             # kind asked for, of the same source ("Kenji manages Ana." beside "Kenji manages
             # Marco.") or an entry of another heading ("Luca Rossi: Based in Milan.")
-            shown = _unlinked(candidates[pos][4])
+            shown = _unlinked(candidates[pos].quote)
             if frame:
                 rival = best is not None and best[:2] == (have, share) and n not in sources
             else:  # (as close to the question's words as the best, and by its own words:
                 # under a heading that completes the question, every sentence would do)
-                entry = candidates[pos][4] != candidates[pos][1]  # quoted with its heading
+                entry = candidates[pos].quote != candidates[pos].sentence  # with its heading
                 rival = best == (have, share, verbatim) and (n in sources or entry)
                 rival = rival and pos not in completed
             if chosen and have <= covered and not rival:
@@ -245,15 +234,16 @@ class ExtractiveAnswerer:
             used += len(quote) + 1
         if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
             chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
-        elif chosen and relational(question):
-            # it may start from a sentence that does not say what the frame asks ("which
-            # port" of the service that "went down"): the second does
-            says = [sum(weight[t] for t in c[2] - frame.keys()) for c in candidates]
-            starts = sorted(range(len(candidates)), key=lambda pos: -says[pos])
-            pair = _bridged(starts, candidates, headings, wanted, frame, names_in(question))
-            if pair is not None:  # the first quote names what the question describes
-                chosen = [_quoted(candidates[pos]) for pos in pair]
-                covered = set().union(*(candidates[pos][2] for pos in pair))
+        elif self.max_sentences > 1:
+            # a question through what it describes: one sentence names it, another answers
+            pair = [
+                candidates[pos]
+                for pos in bridged_pair(question, candidates, packet.names(), frame) or ()
+            ]
+            quotes = [_quoted(c) for c in pair]
+            says = set().union(*(c.have | terms(c.heading) for c in pair))
+            if quotes and subject <= says and len(" ".join(quotes)) <= self.max_chars:
+                chosen, covered = quotes, says
         # each sentence speaks of a name asked of; together they must speak of them all
         return " ".join(chosen) if subject <= covered else ""
 
@@ -261,7 +251,7 @@ class ExtractiveAnswerer:
         self,
         chosen: list[str],
         picked: list[int],
-        candidates: Sequence[tuple[int, str, frozenset[str], str, str]],
+        candidates: Sequence[Quotable],
         texts: Sequence[str],
     ) -> list[str]:
         """``chosen``, its first quote being a step of a numbered list, with that quote the
@@ -269,7 +259,7 @@ class ExtractiveAnswerer:
         after the steps that fit, and says so with "…"."""
         n, first = candidates[picked[0]][:2]
         # the list it is a step of: a step two lists share ("1. Log in.") by which one it is
-        seen = sum(1 for c in candidates[: picked[0]] if c[0] == n and c[1] == first)
+        seen = sum(1 for c in candidates[: picked[0]] if c.n == n and c.sentence == first)
         lists = [run for run in numbered_lists(texts[n - 1]) if first in run]
         steps = lists[seen] if seen < len(lists) else []
         if len(steps) < 2:
@@ -277,7 +267,7 @@ class ExtractiveAnswerer:
         rest = [
             q
             for q, pos in zip(chosen[1:], picked[1:], strict=True)
-            if not (candidates[pos][0] == n and candidates[pos][1] in steps)
+            if not (candidates[pos].n == n and candidates[pos].sentence in steps)
         ]
         room = self.max_chars - sum(len(q) + 1 for q in rest) - len(f" … [{n}]")
         kept = " ".join(_unlinked(step) for step in steps)
@@ -309,58 +299,9 @@ STEP_PREFERENCE = 0.015
 ENTRY_PREFERENCE = 0.1
 
 
-# The best-scoring sentences a bridged answer may start from.
-BRIDGE_STARTS = 5
-
-
-def _quoted(candidate: tuple[int, str, frozenset[str], str, str]) -> str:
+def _quoted(candidate: Quotable) -> str:
     """A candidate as an answer quotes it: its sentence (as an entry of its heading), cited."""
-    n, quote = candidate[0], candidate[4]
-    return _unbracketed(truncate(_unlinked(quote), 300)) + f" [{n}]"
-
-
-def _bridged(
-    order: Sequence[int],
-    candidates: Sequence[tuple[int, str, frozenset[str], str, str]],
-    headings: Sequence[str],
-    wanted: frozenset[str],
-    frame: Frame,
-    named: frozenset[str],
-) -> tuple[int, int] | None:
-    """Two candidates that together answer a question which describes what it asks about
-    (``bridging``): the first answers part of it and names something; the second says, with
-    its headings, at least half the question's terms the first leaves unsaid (and what the
-    question's frame asks for) and speaks of one of those names, or of its headings'.
-    "Payments owns the billing-worker." then "Priya Raman: Payments lead." answer "Who leads
-    the team that owns the billing-worker?". The pair must say every term of the names the
-    question gives (``named``): "the old RabbitMQ model" is not the ETA model.
-
-    The first is tried among the ``BRIDGE_STARTS`` best of ``order``, stopping at one that
-    answers the whole question alone (no pair is needed then); the second is the one saying
-    most of what is left, then speaking of most names, then the first. None without a pair.
-    """
-    headed = [terms(heading) for heading in headings]
-    for first in order[:BRIDGE_STARTS]:
-        _, sentence, have, _, quote = candidates[first]
-        missing = wanted - have - headed[first]
-        if not missing:
-            return None
-        bridge = names_in(f"{headings[first]}. {quote} {sentence}") - wanted
-        unnamed = (named & wanted) - have - headed[first]
-        best: tuple[int, int] | None = None
-        second = None
-        for pos, (_, sentence, have, _, _) in enumerate(candidates):
-            says = missing & (have | headed[pos])
-            if pos == first or 2 * len(says) < len(missing) or not unnamed <= says:
-                continue
-            if frame and not says & frame.keys():
-                continue
-            links = len((terms(sentence) | headed[pos]) & bridge)
-            if links and (best is None or (len(says), links) > best):
-                best, second = (len(says), links), pos
-        if second is not None:
-            return first, second
-    return None
+    return _unbracketed(truncate(_unlinked(candidate.quote), 300)) + f" [{candidate.n}]"
 
 
 def _defines(sentence: str, term: str) -> bool:
@@ -391,7 +332,7 @@ _STEPS = re.compile(
 
 def _asks_for_the_list(
     topic: frozenset[str],
-    best: tuple[int, str, frozenset[str], str, str],
+    best: Quotable,
     packet: ContextPacket,
 ) -> bool:
     """Whether a question asking how (``topic``: what about) asks for the whole procedure the
@@ -399,7 +340,7 @@ def _asks_for_the_list(
     list's headings name some of it ("How do I deploy a service?" under "Deploying a service
     > Steps"). "How do I page the DBA?" is answered by the one step of a list of contacts
     that says how."""
-    n, sentence = best[:2]
+    n, sentence = best.n, best.sentence
     if not topic <= terms(sentence):
         return True
     section = packet.items[n - 1].provenance.get("section")

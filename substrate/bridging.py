@@ -10,9 +10,11 @@ question's words it leaves unsaid; the extractive answer quotes both sentences.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
-from substrate.context.compress import sentences, terms
-from substrate.questions import asked_terms, identifier_terms, words_for
+from substrate.context.compress import lead_sentence, terms
+from substrate.questions import Frame, asked_terms, identifier_terms, words_for
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
@@ -21,7 +23,7 @@ _RELATIONAL = re.compile(
     r"\s(?:that|which|who|whom|whose|where|of)\s|\s[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at)\s",
     re.IGNORECASE,
 )
-_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*")
+_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 
 
 def relational(question: str) -> bool:
@@ -29,37 +31,193 @@ def relational(question: str) -> bool:
     return _RELATIONAL.search(question.strip()) is not None
 
 
+def outer_terms(question: str) -> frozenset[str]:
+    """The terms of what ``question`` asks before it describes what it asks about, less the
+    word the description stands for: "leads" of "Who leads the team that owns the
+    billing-worker?" (the team is what an answer names instead). All its terms when it
+    describes nothing."""
+    found = _RELATIONAL.search(question.strip())
+    if found is None:
+        return terms(question)
+    return terms(" ".join(question.strip()[: found.start()].split()[:-1]))
+
+
 def names_in(text: str) -> frozenset[str]:
     """The terms of what ``text`` names: its capitalised words (the one opening a sentence
     too, which is often the name it is about: "Payments owns ...") and its hyphenated
     identifiers ("tracker-api")."""
-    capitalised = " ".join(m.group() for m in _CAPITALISED.finditer(text))
-    return terms(capitalised) | identifier_terms(text)
+    words = (m.group() for m in _CAPITALISED.finditer(text))
+    return terms(" ".join(w for w in words if w[0].isupper())) | identifier_terms(text)
 
 
-def best_sentence(text: str, wanted: frozenset[str]) -> str | None:
-    """The first of the sentences of ``text`` carrying the most of ``wanted`` (None when none
-    carries any)."""
-    best, most = None, 0
-    for sentence in sentences(text):
-        said = len(terms(sentence) & wanted)
-        if said > most:
-            best, most = sentence, said
-    return best
+# A word as a name is compared whole ("inc-2024-022" is not "inc-2024-017"), in small letters
+# and without a possessive ending.
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+# What may come before a word that opens a sentence, a clause, a label's value or a heading
+_OPENERS = ".!?:;>#-*•|"
+
+
+class Names(NamedTuple):
+    """What a text names, as whole words in small letters."""
+
+    proper: frozenset[str]  # hyphenated identifiers, and capitalised words within a sentence
+    opening: frozenset[str]  # capitalised words opening one ("Payments owns ..."), not labels
+
+
+def names_of(text: str) -> Names:
+    """The names ``text`` gives. A capitalised word opening a sentence may be a name or not
+    ("Payments owns ...", "Action items: ..."): it is told apart; a label ("Role:") and a
+    common word ("We", "The") are none."""
+    proper: set[str] = set()
+    opening: set[str] = set()
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if "-" in word.strip("-") and any(ch.isalpha() for ch in word):
+            proper.add(_whole(word))
+        elif word[0].isupper() and not text.startswith(":", m.end()) and terms(word):
+            before = text[: m.start()].rstrip()
+            (opening if not before or before[-1] in _OPENERS else proper).add(_whole(word))
+    return Names(frozenset(proper), frozenset(opening - proper))
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The words of ``text`` as ``names_of`` gives them."""
+    return frozenset(_whole(word) for word in _WORD.findall(text))
+
+
+def _whole(word: str) -> str:
+    return _POSSESSIVE.sub("", word.strip("-").lower())
 
 
 def bridge_query(question: str, text: str) -> str:
     """What to search for next from an item whose ``text`` says part of ``question``: the
     question's words it leaves unsaid and the names of its sentence that says most of the
-    question. Empty when it says all of the question, or none of it, or names nothing new."""
+    question. Empty for a question that names what it asks about (``relational``), and when
+    the text says all of the question, or none of it, or names nothing new."""
     wanted = asked_terms(question)
     missing = wanted - terms(text)
-    if not missing or missing == wanted:
+    if not relational(question) or not missing or missing == wanted:
         return ""
-    sentence = best_sentence(text, wanted)
-    if sentence is None:
+    sentence = lead_sentence(text, question)
+    if not terms(sentence) & wanted:
         return ""
     bridge = names_in(sentence) - wanted
     if not bridge:
         return ""
     return " ".join([*words_for(question, missing), *words_for(sentence, bridge)])
+
+
+class Quotable(NamedTuple):
+    """A sentence of a context packet that an answer may quote."""
+
+    n: int  # its source's number in the packet
+    sentence: str
+    have: frozenset[str]  # the question's terms it says
+    said: str  # what says them, lower-cased: the sentence, or its headings and it
+    quote: str  # as quoted: an entry of its heading ("Marco Bianchi: Owns alerting.")
+    heading: str  # the headings it is under
+
+
+# The sentences saying most of a question that a bridged answer may start from.
+BRIDGE_STARTS = 5
+
+
+def bridged_pair(
+    question: str,
+    candidates: Sequence[Quotable],
+    sources: Sequence[str | None],
+    frame: Frame,
+) -> tuple[int, int] | None:
+    """Two of ``candidates`` that together answer a ``question`` that describes what it asks
+    about, where no one of them answers it: "Payments owns the billing-worker." then "Priya
+    Raman: Payments lead." for "Who leads the team that owns the billing-worker?".
+
+    The first says part of the question and names something it does not (Payments). The
+    second speaks of that name (``_Mentions``) and says, with its headings, what the first
+    leaves unsaid of what is asked before the description ("leads"; ``outer_terms``), at
+    least half of the rest of what the first leaves unsaid, and what the frame asks for
+    ("which port") unless the first says it. Between them the two say every name the
+    question gives ("the old RabbitMQ model" is not the ETA model).
+
+    The first is tried among the ``BRIDGE_STARTS`` saying most of the question; the second
+    is the one saying most of what is left, then speaking of most names, then the first.
+    None when no pair is found, or one candidate says the whole question.
+    """
+    wanted = asked_terms(question)
+    headed = [terms(c.heading) for c in candidates]
+    told = [c.have | (h & wanted) for c, h in zip(candidates, headed, strict=True)]
+    if not relational(question) or any(wanted <= t for t in told):
+        return None
+    outer = outer_terms(question) & wanted
+    named = names_in(question) & wanted
+    starts = sorted(range(len(candidates)), key=lambda pos: -len(told[pos] - frame.keys()))
+    mentions = _Mentions(question, candidates, sources)
+    for first in starts[:BRIDGE_STARTS]:
+        if not told[first] - frame.keys():
+            break  # the rest say no more of the question
+        missing = wanted - told[first]
+        needed = (outer | named) & missing
+        links = mentions.links_from(first)
+        best: tuple[int, int] | None = None
+        second = None
+        for pos in range(len(candidates)):
+            says = missing & told[pos]
+            if pos == first or not needed <= says or 2 * len(says) < len(missing):
+                continue
+            if frame.keys() & missing and not frame.keys() & says:
+                continue
+            linked = links(pos)
+            if linked and (best is None or (len(says), linked) > best):
+                best, second = (len(says), linked), pos
+        if second is not None:
+            return first, second
+    return None
+
+
+class _Mentions:
+    """What candidates name and say, worked out once each, to count the names one gives that
+    another speaks of."""
+
+    def __init__(
+        self, question: str, candidates: Sequence[Quotable], sources: Sequence[str | None]
+    ) -> None:
+        self.asked = words_of(question)  # a name the question gives bridges nothing
+        self.candidates = candidates
+        self.sources = sources
+        self.spoken: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def _of(self, pos: int) -> tuple[frozenset[str], frozenset[str]]:
+        """The words candidate ``pos`` and its headings say, and those they give as names."""
+        if pos not in self.spoken:
+            c = self.candidates[pos]
+            heading = words_of(c.heading)
+            own = names_of(c.sentence)
+            self.spoken[pos] = (words_of(c.sentence) | heading, heading | own.proper | own.opening)
+        return self.spoken[pos]
+
+    def links_from(self, first: int) -> Callable[[int], int]:
+        """How many names candidate ``first`` gives another speaks of. A name within a
+        sentence counts where the other or its headings say it; a word opening one
+        ("Payments owns ...") only where they give it as a name too ("Payments has seven
+        engineers.", a heading "Payments team"), as common words open sentences too
+        ("Backend engineer.", but "the backend"); a name of the title ``first`` is under
+        ("Incident: tracker-api outage") only for a sentence of another source, since all
+        the sentences under one title share it."""
+        start = self.candidates[first]
+        own = names_of(f"{start.quote} {start.sentence}")
+        proper, opening = own.proper - self.asked, own.opening - self.asked
+        title = names_of(_TITLE_END.split(start.heading, 1)[0]).proper - own.proper - self.asked
+
+        def links(pos: int) -> int:
+            spoken, named = self._of(pos)
+            count = len(proper & spoken) + len(opening & named)
+            if self.sources[self.candidates[pos].n - 1] != self.sources[start.n - 1]:
+                count += len(title & spoken)
+            return count
+
+        return links
+
+
+# Where the title of a heading path ends ("Data Platform > People", "Runbook ## Steps")
+_TITLE_END = re.compile(r"\s+(?:>|#+)\s*")

@@ -414,12 +414,64 @@ def test_no_second_sentence_without_a_bridge() -> None:
     assert answer("Who is the Payments lead of the team?", packet) == (
         "Priya Raman: Payments lead. [2]"
     )
-    # a name the question gives that neither sentence says: no pair ("Diego" is asked of)
+    # a name the question gives that neither sentence says: no pair
     assert "Priya" not in answer("Who leads the team that owns the Kafka clusters?", packet)
     # a sentence saying the rest but of another name than the first gives
     other = SubstrateItem("text", "## Ana Silva\n\nSupport lead. Based in Porto.", id="o")
     unlinked = pack_context("team", [TEAM, other], [0.9, 0.5])
     assert "Ana" not in answer("Who leads the team that owns the billing-worker?", unlinked)
+    # one answer of a sentence or two is all an answerer of one sentence gives
+    one = ExtractiveAnswerer(max_sentences=1).answer_packet
+    assert one("Who leads the team that owns the billing-worker?", packet).count("[") == 1
+
+
+def quoted(question: str, *texts: str) -> str:
+    items = [SubstrateItem("text", text, id=f"i{n}") for n, text in enumerate(texts)]
+    packet = pack_context("q", items, [0.9 - 0.1 * n for n in range(len(items))])
+    return ExtractiveAnswerer().answer_packet(question, packet)
+
+
+def test_a_bridge_is_a_name_not_a_heading_or_word_two_sentences_share() -> None:
+    # another service's timeout, under the same heading, is not the payments-api's
+    platform = "# Platform\n\nThe payments-api runs on Kubernetes."
+    search = "The search service has a timeout of 30 seconds."
+    assert quoted("What is the timeout of the payments-api?", f"{platform}\n\n{search}") == (
+        "The payments-api runs on Kubernetes. [1]"
+    )
+    # "We" opens both sentences, and names nothing
+    assert (
+        quoted(
+            "What is the phone number of the Twilio account manager?",
+            "We use Twilio for SMS. We pay $0.0079 per message.",
+        )
+        == ""
+    )
+
+
+def test_one_sentence_answering_all_is_not_replaced_by_a_pair() -> None:
+    assert (
+        quoted(
+            "How many replicas of the payments-api run in Frankfurt?",
+            "Replicas of the payments-api run in Frankfurt on Kubernetes.",
+            "Kubernetes restarts a failed pod within 2 minutes.",
+            "Frankfurt runs 4 replicas of the payments-api.",
+        )
+        == "Frankfurt runs 4 replicas of the payments-api. [3]"
+    )
+
+
+def test_a_pair_answers_where_no_one_sentence_does() -> None:
+    # no sentence alone says a number of the team's engineers
+    question = "How many engineers are in the team that owns the billing-worker?"
+    pay, size = "Payments owns the billing-worker.", "Payments has seven engineers."
+    expected = f"{pay} [1] {size} [2]"
+    assert quoted(question, pay, size) == expected
+    assert quoted(question, pay, size, "The billing-worker has 3 replicas.") == expected
+    # the lead of the office is who the question asks where is based
+    office = "# Tokyo office\n\nKim Sato is the lead.\n\nThe Tokyo office is based in Shibuya."
+    assert quoted(
+        "Where is the lead of the Tokyo office based?", office, "# Kim Sato\n\nBased in Osaka."
+    ) == ("Kim Sato is the lead. [1] Kim Sato: Based in Osaka. [2]")
 
 
 def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.bridging import bridge_query, names_in, relational
+from substrate.bridging import Names, bridge_query, names_in, names_of, outer_terms, relational
 from substrate.context.compress import terms
 
 
@@ -31,7 +31,31 @@ def test_names_are_capitalised_words_and_identifiers() -> None:
         "Payments Stripe"
     )
     assert names_in("it calls tracker-api on port 8443") == terms("tracker-api")
+    assert names_in("Óscar Núñez owns it.") == terms("Óscar Núñez")
     assert names_in("nothing named here") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "proper", "opening"),
+    [
+        ("Payments owns invoicing and the Stripe integration.", {"stripe"}, {"payments"}),
+        # labels and common words name nothing; a value after a label opens a clause
+        ("Name: Camila Restrepo; Role: Team lead.", {"restrepo"}, {"camila", "team"}),
+        ("We use Twilio. It is cheap.", {"twilio"}, set()),
+        # identifiers whole, possessives dropped
+        ("session-store's nodes of INC-2024-022 failed", {"session-store", "inc-2024-022"}, set()),
+        ("Łukasz Żak owns it.", {"żak"}, {"łukasz"}),
+    ],
+)
+def test_the_names_a_text_gives(text: str, proper: set[str], opening: set[str]) -> None:
+    assert names_of(text) == Names(frozenset(proper), frozenset(opening))
+
+
+def test_what_is_asked_before_the_description() -> None:
+    # the word the description stands for ("team") is what an answer names instead
+    assert outer_terms("Who leads the team that owns the billing-worker?") == terms("leads")
+    assert outer_terms("What port does the service that went down listen on?") == terms("port")
+    assert outer_terms("Who owns the billing-worker?") == terms("owns billing-worker")
 
 
 def test_the_next_hop_searches_for_the_rest_with_the_names_given() -> None:
@@ -41,6 +65,10 @@ def test_the_next_hop_searches_for_the_rest_with_the_names_given() -> None:
     # what the item leaves unsaid, then the names of its sentence that says most
     assert words[:1] == ["leads"]
     assert set(words[1:]) == {"Payments", "Stripe"}
+
+
+def test_a_question_that_names_what_it_asks_about_searches_on_from_the_item() -> None:
+    assert bridge_query("What is the refund policy?", "Stripe issues refunds in five days.") == ""
 
 
 @pytest.mark.parametrize(
