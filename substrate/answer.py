@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
@@ -313,8 +314,8 @@ def _unmentioned_note(
 
 
 def _states(evidence: Sequence[SubstrateItem], frame: Frame) -> bool:
-    """Whether a sentence of the top evidence states what ``frame`` asks (a number...)."""
-    return any(states_frame(sentence, frame) for sentence in _top_sentences(evidence))
+    """Whether a sentence of ``evidence`` states what ``frame`` asks (a number...)."""
+    return any(states_frame(s, frame) for item in evidence for s in sentences(item_text(item)))
 
 
 def _top_sentences(evidence: Sequence[SubstrateItem]) -> Iterator[str]:
@@ -379,11 +380,19 @@ def answer_from_substrate(
     topic = topic_text(question)
     top, evidence, ranked_evidence, packet, retired = gather(topic if terms(topic) else question)
     frame = frame_of(question)
-    unstated = bool(frame) and not _states(ranked_evidence, frame)
+    # the best items must say what the frame asks; any of a chain, for a question through
+    # what it describes: the answer lies a hop from what it names ("the city of the
+    # commander of INC-22")
+    chained = hops > 1 and relational(question)
+
+    def says_frame() -> bool:
+        return _states(evidence if chained else ranked_evidence[:SENTENCE_ITEMS], frame)
+
+    unstated = bool(frame) and not says_frame()
     if unstated:  # ... unless nothing found says how long (how many...): then it is looked
         # up as asked, and if nothing says it still, the question is not answered
         top, evidence, ranked_evidence, packet, retired = gather(question)
-        unstated = not _states(ranked_evidence, frame)
+        unstated = not says_frame()
     readable = SearchFilters(scopes=allowed)
     unseen, unseen_share = unmentioned(substrate, topic, filters=readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)

@@ -474,6 +474,21 @@ def test_a_pair_answers_where_no_one_sentence_does() -> None:
     ) == ("Kim Sato is the lead. [1] Kim Sato: Based in Osaka. [2]")
 
 
+def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
+    lexical_search: list[str],
+) -> None:
+    store = Substrate()
+    store.add("text", "# INC-22: memory exhaustion\n\n- Commander: Leila Haddad", id="inc")
+    store.add("text", "# Leila Haddad\n\nBased in Lisbon.", id="who")
+    for n in range(3):  # the seeds: they outrank the note saying where, which a hop reaches
+        store.add("text", f"The commander of INC-22 paged team {n} at night.", id=f"page{n}")
+    question = "In which city is the commander of INC-22 based?"
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
+    assert answer.answer == (
+        "INC-22: memory exhaustion: Commander: Leila Haddad [1] Leila Haddad: Based in Lisbon. [4]"
+    )
+
+
 def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> None:
     from substrate.ingest import ingest_path
 
