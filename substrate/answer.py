@@ -380,13 +380,13 @@ def answer_from_substrate(
     topic = topic_text(question)
     top, evidence, ranked_evidence, packet, retired = gather(topic if terms(topic) else question)
     frame = frame_of(question)
-    # the best items must say what the frame asks; any of a chain, for a question through
+    # the best items must say what the frame asks; any a chain packs, for a question through
     # what it describes: the answer lies a hop from what it names ("the city of the
     # commander of INC-22")
     chained = hops > 1 and relational(question)
 
     def says_frame() -> bool:
-        return _states(evidence if chained else ranked_evidence[:SENTENCE_ITEMS], frame)
+        return _states(packet.items if chained else ranked_evidence[:SENTENCE_ITEMS], frame)
 
     unstated = bool(frame) and not says_frame()
     if unstated:  # ... unless nothing found says how long (how many...): then it is looked

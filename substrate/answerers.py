@@ -245,7 +245,7 @@ class ExtractiveAnswerer:
             if quotes and subject <= says and len(" ".join(quotes)) <= self.max_chars:
                 chosen, covered = quotes, says
         # each sentence speaks of a name asked of; together they must speak of them all
-        return " ".join(chosen) if subject <= covered else ""
+        return _joined(chosen) if subject <= covered else ""
 
     def _with_all_steps(
         self,
@@ -297,6 +297,21 @@ STEP_PREFERENCE = 0.015
 # person's of "Who ...?") outranks a sentence of a source ranked up to ten places higher
 # that only uses the word, or says the fact without the name.
 ENTRY_PREFERENCE = 0.1
+
+
+# A quote that ends a sentence: its text ends in a full stop (a closing quote or bracket aside)
+_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
+
+
+def _joined(quotes: Sequence[str]) -> str:
+    """The quotes of an answer, one after another; one that ends no sentence (a list item,
+    a table row) ends its line, so that it and the next read as two statements."""
+    parts: list[str] = []
+    for quote in quotes:
+        if parts:
+            parts.append(" " if _ENDS_SENTENCE.search(parts[-1]) else "\n")
+        parts.append(quote)
+    return "".join(parts)
 
 
 def _quoted(candidate: Quotable) -> str:

@@ -18,7 +18,7 @@ from substrate.questions import Frame, asked_terms, identifier_terms, words_for
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
-# a possessive "of" ("the primary owner of eta-service"). Never its first word.
+# a possessive "of" ("the primary owner of eta-service"); after the words that ask.
 _RELATIONAL = re.compile(
     r"\s(?:that|which|who|whom|whose|where|of)\s|\s[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at)\s",
     re.IGNORECASE,
@@ -26,20 +26,60 @@ _RELATIONAL = re.compile(
 _CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 
 
+# The words that ask ("In which", "Who"): a "which" there asks, it describes nothing
+_ASKING = re.compile(r"\s*(?:[^\W\d_]+\s+)?(?:which|what|who|whom|whose|where|when|how)\b", re.I)
+
+
+def _description(question: str) -> re.Match[str] | None:
+    """Where ``question`` starts describing what it asks about (``_RELATIONAL``): at its first
+    relative clause or participle, else at its first "of" ("the lead of the team that owns"
+    describes the team, and asks for its lead)."""
+    asking = _ASKING.match(question)
+    found = list(_RELATIONAL.finditer(question, asking.end() if asking else 0))
+    clauses = [m for m in found if m.group().strip().lower() != "of"]
+    first = clauses or found
+    return first[0] if first else None
+
+
 def relational(question: str) -> bool:
     """Whether ``question`` describes something it asks about instead of naming it."""
-    return _RELATIONAL.search(question.strip()) is not None
+    return _description(question.strip()) is not None
+
+
+# What opens the words a description is of ("the incident commander of ...")
+_DETERMINERS = frozenset("the a an this that these those its their our your his her".split())
 
 
 def outer_terms(question: str) -> frozenset[str]:
     """The terms of what ``question`` asks before it describes what it asks about, less the
-    word the description stands for: "leads" of "Who leads the team that owns the
-    billing-worker?" (the team is what an answer names instead). All its terms when it
+    words the description is of: "leads" of "Who leads the team that owns the
+    billing-worker?", "city" of "In which city is the incident commander of INC-22 based?"
+    (the team, the commander, is what an answer names instead). All its terms when it
     describes nothing."""
-    found = _RELATIONAL.search(question.strip())
+    return terms(" ".join(_split_at_description(question)[0]))
+
+
+def described_terms(question: str) -> frozenset[str]:
+    """The terms of the words a relative clause or participle of ``question`` describes:
+    "team" of "Who leads the team that owns the billing-worker?" (a sentence answering the
+    question names the team rather than saying the word). Empty for an "of", which names
+    what is asked ("the owner of eta-service"), and when it describes nothing."""
+    found = _description(question.strip())
+    if found is None or found.group().strip().lower() == "of":
+        return frozenset()
+    return terms(" ".join(_split_at_description(question)[1]))
+
+
+def _split_at_description(question: str) -> tuple[list[str], list[str]]:
+    """The words of ``question`` before its description, less those it is of, and those."""
+    question = question.strip()
+    found = _description(question)
     if found is None:
-        return terms(question)
-    return terms(" ".join(question.strip()[: found.start()].split()[:-1]))
+        return question.split(), []
+    words = question[: found.start()].split()
+    opens = [i for i, w in enumerate(words) if w.lower() in _DETERMINERS or w.endswith("'s")]
+    cut = opens[-1] if opens else len(words) - 1
+    return words[:cut], words[cut:]
 
 
 def names_in(text: str) -> frozenset[str]:
@@ -76,8 +116,10 @@ def names_of(text: str) -> Names:
         if "-" in word.strip("-") and any(ch.isalpha() for ch in word):
             proper.add(_whole(word))
         elif word[0].isupper() and not text.startswith(":", m.end()) and terms(word):
-            before = text[: m.start()].rstrip()
-            (opening if not before or before[-1] in _OPENERS else proper).add(_whole(word))
+            at = m.start()  # the character before it, white space aside (looked at, not copied)
+            while at and text[at - 1].isspace():
+                at -= 1
+            (opening if not at or text[at - 1] in _OPENERS else proper).add(_whole(word))
     return Names(frozenset(proper), frozenset(opening - proper))
 
 
@@ -147,7 +189,9 @@ def bridged_pair(
     wanted = asked_terms(question)
     headed = [terms(c.heading) for c in candidates]
     told = [c.have | (h & wanted) for c, h in zip(candidates, headed, strict=True)]
-    if not relational(question) or any(wanted <= t for t in told):
+    # a sentence answering it all names what the question describes ("the service")
+    whole = wanted - described_terms(question)
+    if not relational(question) or any(whole <= t for t in told):
         return None
     outer = outer_terms(question) & wanted
     named = names_in(question) & wanted

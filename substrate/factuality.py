@@ -506,7 +506,7 @@ def check_factuality(
     allowed = merge_scopes(scope, scopes)
     checked = []
     stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
-    for claim in extract(strip_citations(_ended_at_markers(answer))):
+    for claim in extract(strip_citations(answer)):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
@@ -597,7 +597,7 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
     sentence before it. Markers glued to the full stop before them (``delivery.[2]``) are
     that sentence's."""
     claims: list[tuple[str, list[int], list[int]]] = []
-    for line in unwrapped(_ended_at_markers(answer)):
+    for line in unwrapped(answer):
         line = _GLUED_CITATIONS.sub(r" \2\1", line)  # "delivery.[2]" reads "delivery [2]."
         for i, sentence in enumerate(split_sentences(line)):
             lead = _LEADING_CITATIONS.match(sentence) if i else None
@@ -613,25 +613,5 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
 
 
 _LEADING_CITATIONS = re.compile(r"\s*(?:\[\d+(?:\s*,\s*\d+)*\]\s*)+")
-_MARKERS = re.compile(r"(?:\[\d+(?:\s*,\s*\d+)*\][ \t]*)+")
-_CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ]")
-
-
-def _ended_at_markers(answer: str) -> str:
-    """``answer`` with a line break after markers that end a statement without a full stop
-    (a quoted list item: "- Renews on 1 November [1] The certificate ..."), where a capital
-    opens the next: the two are two claims, not one saying both."""
-    parts, done = [], 0
-    for found in _MARKERS.finditer(answer):
-        end = found.start()  # of what the markers follow (looked at, not copied: linear)
-        while end > done and answer[end - 1] in " \t":
-            end -= 1
-        ended = end == 0 or answer[end - 1] in ".!?…\n"
-        if not ended and _CAPITAL.match(answer, found.end()):
-            parts += [answer[done : found.end()].rstrip(" \t"), "\n"]
-            done = found.end()
-    return "".join(parts) + answer[done:]
-
-
 # markers glued to a full stop that ends a sentence: a capital opens the next (or the line ends)
 _GLUED_CITATIONS = re.compile(r"([.!?])((?:\[\d+(?:\s*,\s*\d+)*\])+)(?=\s+[A-ZÀ-ÖØ-Þ]|\s*$)")

@@ -394,7 +394,7 @@ DATA = SubstrateItem("text", "# Data team\n\n## Lucía Morales\n\nBased in Lisbo
         (
             "Where is the primary owner of eta-service based?",
             [SERVICES, PEOPLE, DATA],
-            "service: eta-service; owner_team: Data; primary_owner: Lucía Morales [1] "
+            "service: eta-service; owner_team: Data; primary_owner: Lucía Morales [1]\n"
             "Lucía Morales: Based in Lisbon. [3]",
         ),
     ],
@@ -458,6 +458,24 @@ def test_one_sentence_answering_all_is_not_replaced_by_a_pair() -> None:
         )
         == "Frankfurt runs 4 replicas of the payments-api. [3]"
     )
+    # one that names the service the question describes answers it all
+    assert (
+        quoted(
+            "What port does the service that went down listen on?",
+            "The tracker-api went down on Monday and listens on port 8443.",
+            "In staging the tracker-api listens on port 9000.",
+        )
+        == "The tracker-api went down on Monday and listens on port 8443. [1]"
+    )
+
+
+def test_the_second_sentence_says_what_is_asked_of_what_the_question_describes() -> None:
+    question = "Who is the lead of the team that owns the billing-worker?"
+    pay = "Payments owns the billing-worker."
+    assert quoted(question, pay, "The Payments team meets on Fridays in Lisbon.") == f"{pay} [1]"
+    assert quoted(question, pay, "Priya Raman is the Payments lead.") == (
+        f"{pay} [1] Priya Raman is the Payments lead. [2]"
+    )
 
 
 def test_a_pair_answers_where_no_one_sentence_does() -> None:
@@ -474,6 +492,25 @@ def test_a_pair_answers_where_no_one_sentence_does() -> None:
     ) == ("Kim Sato is the lead. [1] Kim Sato: Based in Osaka. [2]")
 
 
+def test_a_quote_ending_no_sentence_ends_its_line() -> None:
+    from substrate.factuality import sentence_claims
+
+    # a list item has no full stop: on one line with the next quote, the two would be checked
+    # as one claim that no source says
+    answer = quoted(
+        "Who leads the team that owns the billing-worker?",
+        "# Payments team\n\n- Payments owns invoicing and the billing-worker",
+        "# Payments team\n\n## Priya Raman\n\nPayments lead.",
+    )
+    assert answer == (
+        "- Payments owns invoicing and the billing-worker [1]\nPriya Raman: Payments lead. [2]"
+    )
+    assert sentence_claims(strip_citations(answer)) == [
+        "- Payments owns invoicing and the billing-worker",
+        "Priya Raman: Payments lead.",
+    ]
+
+
 def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
     lexical_search: list[str],
 ) -> None:
@@ -485,7 +522,7 @@ def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
     question = "In which city is the commander of INC-22 based?"
     answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
     assert answer.answer == (
-        "INC-22: memory exhaustion: Commander: Leila Haddad [1] Leila Haddad: Based in Lisbon. [4]"
+        "INC-22: memory exhaustion: Commander: Leila Haddad [1]\nLeila Haddad: Based in Lisbon. [4]"
     )
 
 

@@ -19,6 +19,8 @@ from substrate.context.compress import terms
         ("How do I promote a deploy to production?", False),
         ("Which port?", False),
         ("That is all?", False),  # never the first word
+        ("At which port is the company helicopter based?", False),  # "which" asks here
+        ("In which city is the commander of INC-22 based?", True),
     ],
 )
 def test_a_question_describing_what_it_asks_about(question: str, expected: bool) -> None:

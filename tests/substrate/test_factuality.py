@@ -70,25 +70,6 @@ def test_citations_glued_to_a_full_stop_belong_to_its_sentence() -> None:
     assert _cited_claims("Version 2.[1] is current.", 2) == [("Version 2. is current.", [1], [])]
 
 
-def test_markers_before_a_capital_end_a_statement_without_a_full_stop(shard: Substrate) -> None:
-    from substrate.factuality import _cited_claims
-
-    # two quoted list items, neither ending in a full stop: two claims, each cited
-    answer = "- Refunds are given within 30 days of purchase [1] The warehouse ships orders [2]"
-    receipt = check_factuality(shard, answer)
-    assert [(v.claim, v.supported) for v in receipt.verdicts] == [
-        ("- Refunds are given within 30 days of purchase", True),
-        ("The warehouse ships orders", True),
-    ]
-    assert _cited_claims(answer, 2) == [
-        ("- Refunds are given within 30 days of purchase", [1], []),
-        ("The warehouse ships orders", [2], []),
-    ]
-    # before a small letter the statement goes on
-    [(claim, cited, _)] = _cited_claims("Refunds for orders [1] of last week.", 1)
-    assert " ".join(claim.split()) == "Refunds for orders of last week." and cited == [1]
-
-
 def test_content_overlap() -> None:
     assert content_overlap("Refunds are given within 30 days", "refund within 30 days")
     assert not content_overlap("cats", "refund within 30 days")
