@@ -174,7 +174,8 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
     A part ending with ":" introduces the next one (a command, a value, a list item), so the
     two stay together as one sentence. With ``led``, the later sentences of a list item led
     by a name ("- Jonas Weber: Security. Based in Berlin.") are led by it too ("Jonas Weber:
-    Based in Berlin."): the item says whose they are, as its first sentence does.
+    Based in Berlin."), labelled ones as well ("Sonarvik AS: Contact: Kari Nygaard."): the
+    item says whose they are, as its first sentence does.
     """
     out: list[str] = []
     for block in _blocks(text):
@@ -189,7 +190,7 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
                 out.append(part)
                 lead = lead_of(part) if led and n == 0 else None
             else:
-                said = terms(lead) & terms(part) or _own_label(part)  # names whose it is
+                said = terms(lead) & terms(part)  # names whose it is
                 out.append(part if said else f"{lead}: {part}")
     return out
 
@@ -207,13 +208,6 @@ def lead_of(sentence: str) -> str | None:
     if not (0 < len(words) <= ENTRY_WORDS and not any(w[:1].islower() for w in words)):
         return None
     return " ".join(words) if len(words) > 1 or NAME_SHAPE.search(words[0]) else None
-
-
-def _own_label(sentence: str) -> bool:
-    """Whether ``sentence`` opens with a label of its own, a few words and a colon ("Cons:
-    expensive."), not a clause that holds one further on."""
-    found = _LEAD.match(sentence)
-    return found is not None and len(found.group(1).split()) <= ENTRY_WORDS
 
 
 def titled_sentences(text: str, *, whose: bool = False) -> list[str]:

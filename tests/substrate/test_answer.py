@@ -611,11 +611,17 @@ def test_only_a_name_leads_a_list_items_later_sentences() -> None:
     named = (
         "- Jonas Weber: Security. Based in Berlin; favourite editor: vim.\n"
         "- 李明 王: Ops. On call.\n"
+        "- **Sonarvik AS**: Echosounders. Contact: Kari Nygaard.\n"
     )
     assert sentences(named, led=True)[1::2] == [
         "Jonas Weber: Based in Berlin; favourite editor: vim.",  # a colon further on
         "李明 王: On call.",  # a name in a script without capitals
+        "Sonarvik AS: Contact: Kari Nygaard.",  # a label of its own: whose contact it is
     ]
+    from substrate.factuality import content_overlap
+
+    assert content_overlap(named, "Sonarvik AS: Contact: Kari Nygaard.")
+    assert not content_overlap(named, "Jonas Weber: Contact: Kari Nygaard.")
 
 
 def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
