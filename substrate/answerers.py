@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from substrate.bridging import Quotable, bridged_pair
+from substrate.bridging import Quotable, before_description, bridged_pair
 from substrate.context import ContextPacket
 from substrate.context.compress import (
     entry_of,
@@ -169,7 +169,8 @@ class ExtractiveAnswerer:
         scored = []
         topic = wanted - frame.keys()
         subject = _subject(question, topic, bool(frame))
-        steps = _STEPS.search(question) is not None
+        # asked for a procedure, not of one ("the author of the Bunkering procedure")
+        steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
         about = topic - subject if subject else frozenset()
         for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):

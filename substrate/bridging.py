@@ -59,6 +59,14 @@ def outer_terms(question: str) -> frozenset[str]:
     return terms(" ".join(_split_at_description(question)[0]))
 
 
+def before_description(question: str) -> str:
+    """What ``question`` asks before it describes what it asks about ("Where is the author"
+    of "Where is the author of the Bunkering procedure based?"); all of it when it describes
+    nothing."""
+    found = _description(question.strip())
+    return question.strip()[: found.start()] if found else question
+
+
 def described_terms(question: str) -> frozenset[str]:
     """The terms of the words a relative clause or participle of ``question`` describes:
     "team" of "Who leads the team that owns the billing-worker?" (a sentence answering the

@@ -469,6 +469,17 @@ def test_one_sentence_answering_all_is_not_replaced_by_a_pair() -> None:
     )
 
 
+def test_a_procedure_a_question_describes_is_not_one_it_asks_for() -> None:
+    assert quoted(
+        "Where is the author of the Bunkering procedure based?",
+        "# Procedures\n\n1. Bunkering: author Oskar Brandt. 2. Mooring: author Elena Marsh.",
+        "name: Oskar Brandt; role: engineer; base: Brackwater.",
+    ) == (
+        "1. Bunkering: author Oskar Brandt. [1] name: Oskar Brandt; role: engineer; base: "
+        "Brackwater. [2]"
+    )
+
+
 def test_the_second_sentence_says_what_is_asked_of_what_the_question_describes() -> None:
     question = "Who is the lead of the team that owns the billing-worker?"
     pay = "Payments owns the billing-worker."
