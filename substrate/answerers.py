@@ -306,11 +306,12 @@ _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
 
 def _joined(quotes: Sequence[str]) -> str:
     """The quotes of an answer, one after another; one that ends no sentence (a list item,
-    a table row) ends its line, so that it and the next read as two statements."""
+    a table row) ends its paragraph, so that it and the next read as two statements (a line
+    break alone reads as a sentence wrapped when the next opens in small letters)."""
     parts: list[str] = []
     for quote in quotes:
         if parts:
-            parts.append(" " if _ENDS_SENTENCE.search(parts[-1]) else "\n")
+            parts.append(" " if _ENDS_SENTENCE.search(parts[-1]) else "\n\n")
         parts.append(quote)
     return "".join(parts)
 

@@ -23,9 +23,6 @@ _RELATIONAL = re.compile(
     r"\s(?:that|which|who|whom|whose|where|of)\s|\s[a-z]+(?:ed|en|wn)\s+(?:by|in|to|for|at)\s",
     re.IGNORECASE,
 )
-_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
-
-
 # The words that ask ("In which", "Who"): a "which" there asks, it describes nothing
 _ASKING = re.compile(r"\s*(?:[^\W\d_]+\s+)?(?:which|what|who|whom|whose|where|when|how)\b", re.I)
 
@@ -60,11 +57,19 @@ def outer_terms(question: str) -> frozenset[str]:
 
 
 def before_description(question: str) -> str:
-    """What ``question`` asks before it describes what it asks about ("Where is the author"
-    of "Where is the author of the Bunkering procedure based?"); all of it when it describes
-    nothing."""
-    found = _description(question.strip())
-    return question.strip()[: found.start()] if found else question
+    """What ``question`` asks besides what it describes: "Where is the author" of "Where is
+    the author of the Bunkering procedure based?", and "If the store, what is the procedure?"
+    of "If the store that holds logins fails, what is the procedure?" (a description ends at
+    a comma, a semicolon or a colon); all of it when it describes nothing."""
+    question = question.strip()
+    found = _description(question)
+    if found is None:
+        return question
+    end = _CLAUSE_END.search(question, found.end())
+    return question[: found.start()] + (question[end.start() :] if end else "")
+
+
+_CLAUSE_END = re.compile(r"[,;:]")
 
 
 def described_terms(question: str) -> frozenset[str]:
@@ -88,6 +93,9 @@ def _split_at_description(question: str) -> tuple[list[str], list[str]]:
     opens = [i for i, w in enumerate(words) if w.lower() in _DETERMINERS or w.endswith("'s")]
     cut = opens[-1] if opens else len(words) - 1
     return words[:cut], words[cut:]
+
+
+_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
 
 
 def names_in(text: str) -> frozenset[str]:

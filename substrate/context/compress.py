@@ -174,8 +174,9 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
     A part ending with ":" introduces the next one (a command, a value, a list item), so the
     two stay together as one sentence. With ``led``, the later sentences of a list item led
     by a name ("- Jonas Weber: Security. Based in Berlin.") are led by it too ("Jonas Weber:
-    Based in Berlin."), labelled ones as well ("Sonarvik AS: Contact: Kari Nygaard."): the
-    item says whose they are, as its first sentence does.
+    Based in Berlin."), and labelled ones that give a value ("Sonarvik AS: Contact: Kari
+    Nygaard.", not "Note: backups run nightly."): the item says whose they are, as its first
+    sentence does.
     """
     out: list[str] = []
     for block in _blocks(text):
@@ -190,7 +191,9 @@ def sentences(text: str, *, led: bool = False) -> list[str]:
                 out.append(part)
                 lead = lead_of(part) if led and n == 0 else None
             else:
-                said = terms(lead) & terms(part)  # names whose it is
+                # a part naming whose it is, or with a label of its own that says more than
+                # a value ("Note: backups run nightly.") is the item's only as it stands
+                said = terms(lead) & terms(part) or _own_label(part) and not _a_value(part)
                 out.append(part if said else f"{lead}: {part}")
     return out
 
@@ -208,6 +211,23 @@ def lead_of(sentence: str) -> str | None:
     if not (0 < len(words) <= ENTRY_WORDS and not any(w[:1].islower() for w in words)):
         return None
     return " ".join(words) if len(words) > 1 or NAME_SHAPE.search(words[0]) else None
+
+
+def _own_label(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a label of its own, a few words and a colon ("Cons:
+    expensive."), not a clause that holds one further on."""
+    found = _LEAD.match(sentence)
+    return found is not None and len(found.group(1).split()) <= ENTRY_WORDS
+
+
+def _a_value(labelled: str) -> bool:
+    """Whether a labelled sentence gives a value, not a clause: a name, an address or a
+    number, every word of it capitalised or holding "@" or a digit ("Contact: Kari Nygaard.",
+    "Email: kari@example.org"; not "Note: backups run nightly.")."""
+    words = labelled.partition(":")[2].strip().rstrip(".").split()
+    return bool(words) and all(
+        w[:1].isupper() or "@" in w or any(ch.isdigit() for ch in w) for w in words
+    )
 
 
 def titled_sentences(text: str, *, whose: bool = False) -> list[str]:

@@ -13,7 +13,7 @@ extractive answerer:
   right when it abstains.
 
 mixle is asked with ``hops=2``; the peer is the same answerer on one retrieval (``hops=1``).
-"Right" is a word check, not a reading: an answer may hold the words and still say more.
+"Right" is a check of whole words, not a reading: an answer may hold them and still say more.
 
 Usage: .venv/bin/python tests/bench/bench_hops.py [--quick]  (--quick changes nothing: the run
 is short)
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -43,10 +44,13 @@ ABSTAINING = {"absent", "near-miss"}
 
 
 def right(group: str, expect: list[str], answer: str | None) -> bool:
-    """Whether an answer (None: an abstention) is right for a question of ``group``."""
+    """Whether an answer (None: an abstention) is right for a question of ``group``: for a
+    question to answer, it holds each expected word whole ("Go", not "Gothenburg")."""
     if group in ABSTAINING:
         return answer is None
-    return answer is not None and all(word.lower() in answer.lower() for word in expect)
+    return answer is not None and all(
+        re.search(rf"(?<!\w){re.escape(word)}(?!\w)", answer, re.IGNORECASE) for word in expect
+    )
 
 
 def run(name: str, work: Path) -> dict[tuple[str, int], list[bool]]:

@@ -394,7 +394,7 @@ DATA = SubstrateItem("text", "# Data team\n\n## Lucía Morales\n\nBased in Lisbo
         (
             "Where is the primary owner of eta-service based?",
             [SERVICES, PEOPLE, DATA],
-            "service: eta-service; owner_team: Data; primary_owner: Lucía Morales [1]\n"
+            "service: eta-service; owner_team: Data; primary_owner: Lucía Morales [1]\n\n"
             "Lucía Morales: Based in Lisbon. [3]",
         ),
     ],
@@ -480,6 +480,17 @@ def test_a_procedure_a_question_describes_is_not_one_it_asks_for() -> None:
     )
 
 
+def test_a_procedure_asked_for_after_a_description_is_quoted_whole() -> None:
+    runbook = (
+        "# Session store failover\n\nProcedure for failover of the session store:\n\n"
+        "1. Promote the replica.\n2. Update the DNS record.\n3. Page the DBA.\n"
+    )
+    question = "If the session store that holds logins fails, what is the procedure?"
+    assert quoted(question, runbook).endswith(
+        "1. Promote the replica. 2. Update the DNS record. 3. Page the DBA. [1]"
+    )
+
+
 def test_the_second_sentence_says_what_is_asked_of_what_the_question_describes() -> None:
     question = "Who is the lead of the team that owns the billing-worker?"
     pay = "Payments owns the billing-worker."
@@ -503,7 +514,7 @@ def test_a_pair_answers_where_no_one_sentence_does() -> None:
     ) == ("Kim Sato is the lead. [1] Kim Sato: Based in Osaka. [2]")
 
 
-def test_a_quote_ending_no_sentence_ends_its_line() -> None:
+def test_a_quote_ending_no_sentence_ends_its_paragraph() -> None:
     from substrate.factuality import sentence_claims
 
     # a list item has no full stop: on one line with the next quote, the two would be checked
@@ -514,12 +525,19 @@ def test_a_quote_ending_no_sentence_ends_its_line() -> None:
         "# Payments team\n\n## Priya Raman\n\nPayments lead.",
     )
     assert answer == (
-        "- Payments owns invoicing and the billing-worker [1]\nPriya Raman: Payments lead. [2]"
+        "- Payments owns invoicing and the billing-worker [1]\n\nPriya Raman: Payments lead. [2]"
     )
     assert sentence_claims(strip_citations(answer)) == [
         "- Payments owns invoicing and the billing-worker",
         "Priya Raman: Payments lead.",
     ]
+    # nor as a sentence wrapped over two lines, when the next opens in small letters
+    pair = quoted(
+        "Where is the primary owner of eta-service based?",
+        "- eta-service is owned by the Data team, primary owner Lucía Morales",
+        "name: Lucía Morales; role: engineer; base: Oslo",
+    )
+    assert len(sentence_claims(strip_citations(pair))) == 2
 
 
 def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
@@ -533,7 +551,8 @@ def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
     question = "In which city is the commander of INC-22 based?"
     answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
     assert answer.answer == (
-        "INC-22: memory exhaustion: Commander: Leila Haddad [1]\nLeila Haddad: Based in Lisbon. [4]"
+        "INC-22: memory exhaustion: Commander: Leila Haddad [1]\n\n"
+        "Leila Haddad: Based in Lisbon. [4]"
     )
 
 
@@ -623,16 +642,22 @@ def test_only_a_name_leads_a_list_items_later_sentences() -> None:
         "- Jonas Weber: Security. Based in Berlin; favourite editor: vim.\n"
         "- 李明 王: Ops. On call.\n"
         "- **Sonarvik AS**: Echosounders. Contact: Kari Nygaard.\n"
+        "- Lena Voss: Finance. Approver: Kari Nygaard signs invoices over 10k.\n"
     )
     assert sentences(named, led=True)[1::2] == [
         "Jonas Weber: Based in Berlin; favourite editor: vim.",  # a colon further on
         "李明 王: On call.",  # a name in a script without capitals
-        "Sonarvik AS: Contact: Kari Nygaard.",  # a label of its own: whose contact it is
+        "Sonarvik AS: Contact: Kari Nygaard.",  # a label giving a value: whose contact it is
+        "Approver: Kari Nygaard signs invoices over 10k.",  # a clause: as it stands
     ]
     from substrate.factuality import content_overlap
 
     assert content_overlap(named, "Sonarvik AS: Contact: Kari Nygaard.")
     assert not content_overlap(named, "Jonas Weber: Contact: Kari Nygaard.")
+    assert not content_overlap(named, "Lena Voss signs invoices over 10k.")
+    assert not content_overlap(
+        "- Jonas Weber: Security. Note: backups run nightly.", ("Jonas Weber runs the backups.")
+    )
 
 
 def test_a_short_phrase_under_a_name_is_quoted_as_its_entry() -> None:
