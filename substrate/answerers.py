@@ -224,7 +224,8 @@ class ExtractiveAnswerer:
             if " ".join(shown.split()) in said_already:
                 continue  # a copy in another source says nothing new, rival or not
             quote = _quoted(candidates[pos])
-            if used + len(quote) + 1 > self.max_chars:
+            gap = len(_gap(chosen[-1])) if chosen else 0
+            if used + gap + len(quote) > self.max_chars:
                 continue
             chosen.append(quote)
             picked.append(pos)
@@ -232,7 +233,7 @@ class ExtractiveAnswerer:
             covered |= have
             sources.add(n)
             best = best or (have, share, verbatim)
-            used += len(quote) + 1
+            used += gap + len(quote)
         if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
             chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
         elif self.max_sentences > 1:
@@ -243,7 +244,7 @@ class ExtractiveAnswerer:
             ]
             quotes = [_quoted(c) for c in pair]
             says = set().union(*(c.have | terms(c.heading) for c in pair))
-            if quotes and subject <= says and len(" ".join(quotes)) <= self.max_chars:
+            if quotes and subject <= says and len(_joined(quotes)) <= self.max_chars:
                 chosen, covered = quotes, says
         # each sentence speaks of a name asked of; together they must speak of them all
         return _joined(chosen) if subject <= covered else ""
@@ -305,15 +306,16 @@ _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
 
 
 def _joined(quotes: Sequence[str]) -> str:
-    """The quotes of an answer, one after another; one that ends no sentence (a list item,
-    a table row) ends its paragraph, so that it and the next read as two statements (a line
-    break alone reads as a sentence wrapped when the next opens in small letters)."""
-    parts: list[str] = []
-    for quote in quotes:
-        if parts:
-            parts.append(" " if _ENDS_SENTENCE.search(parts[-1]) else "\n\n")
-        parts.append(quote)
-    return "".join(parts)
+    """The quotes of an answer, one after another (``_gap``)."""
+    return "".join(_gap(quotes[i - 1]) + quote if i else quote for i, quote in enumerate(quotes))
+
+
+def _gap(before: str) -> str:
+    """What comes between the quote ``before`` and the next: a space, or, after one that ends
+    no sentence (a list item, a table row), a paragraph break, so that the two read as two
+    statements (a line break alone reads as a sentence wrapped when the next opens in small
+    letters)."""
+    return " " if _ENDS_SENTENCE.search(before) else "\n\n"
 
 
 def _quoted(candidate: Quotable) -> str:

@@ -531,6 +531,17 @@ def test_a_quote_ending_no_sentence_ends_its_paragraph() -> None:
         "- Payments owns invoicing and the billing-worker",
         "Priya Raman: Payments lead.",
     ]
+    # the break counts against the answer's length
+    items = [
+        SubstrateItem(
+            "text", "# Payments team\n\n- Payments owns invoicing and the billing-worker"
+        ),
+        SubstrateItem("text", "# Payments team\n\n## Priya Raman\n\nPayments lead."),
+    ]
+    packet = pack_context("q", items, [0.9, 0.8])
+    question = "Who leads the team that owns the billing-worker?"
+    assert ExtractiveAnswerer(max_chars=len(answer)).answer_packet(question, packet) == answer
+    assert "\n" not in ExtractiveAnswerer(max_chars=len(answer) - 1).answer_packet(question, packet)
     # nor as a sentence wrapped over two lines, when the next opens in small letters
     pair = quoted(
         "Where is the primary owner of eta-service based?",
