@@ -258,6 +258,9 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     ``titled_sentences``). A heading that only says what kind of section it is ("Steps",
     "Notes") names no one whose entry it is.
 
+    A sentence opening with "He" or "She" under a heading of two or more capitalised words
+    ("Tobias Rennick") is its entry too: the pronoun stands for the heading's person.
+
     ``whose``: the question asks who, and the heading may be the answer: a sentence with no
     subject of its own ("Owns alerting.", not "The on-call engineer restarted it.") under a
     heading of two or more capitalised words ("Marco Bianchi", not "People") is its entry.
@@ -267,7 +270,9 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
         return sentence
     listed = _LIST_ITEM.match(sentence) is not None
     short = len(sentence.split()) <= ENTRY_WORDS
-    person = whose and len(title.split()) > 1 and not _OWN_SUBJECT.match(sentence)
+    people = len(title.split()) > 1  # "Marco Bianchi", not "People"
+    # "He ..." under a person's heading is theirs, whatever is asked
+    person = people and (_PERSONAL.match(sentence) or whose and not _OWN_SUBJECT.match(sentence))
     if not (listed or ((short or person) and _a_name(title))):
         return sentence
     if is_heading(sentence):
@@ -275,6 +280,8 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     return f"{title}: {_LIST_ITEM.sub('', sentence, count=1)}"
 
 
+# A sentence opening with a pronoun that stands for a person
+_PERSONAL = re.compile(r"[-*+\s]*(?:he|she)(?=[\s'\u2019])", re.IGNORECASE)
 # A sentence opening with its own subject: an article, a pronoun, a possessive
 _OWN_SUBJECT = re.compile(
     r"[-*+\s]*(?:the|a|an|this|that|these|those|we|our|they|their|it|its|he|his|she|her|i|"

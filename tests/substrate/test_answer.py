@@ -592,6 +592,28 @@ def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> No
     assert cited == {"services.csv", "teams/payments.md"}
 
 
+def test_he_or_she_under_a_persons_heading_is_quoted_as_their_entry() -> None:
+    from substrate.factuality import content_overlap
+
+    note = (
+        "# Leadership\n\n## Tobias Rennick\n\nHead of Marine Engineering. He is a chartered "
+        "marine engineer and owns the Environmental Policy.\n\n## Ana Silva\n\nShe signs "
+        "invoices over 10k."
+    )
+    assert quoted("Who owns the Environmental Policy?", note) == (
+        "Tobias Rennick: He is a chartered marine engineer and owns the Environmental Policy. [1]"
+    )
+    assert (
+        quoted("What does Ana Silva sign?", note) == "Ana Silva: She signs invoices over 10k. [1]"
+    )
+    # grounded under its own heading only
+    assert content_overlap(note, "Tobias Rennick: He is a chartered marine engineer.")
+    assert not content_overlap(note, "Ana Silva: He is a chartered marine engineer.")
+    # a heading of one word names a kind of section, not a person ("People")
+    long = "He owns the environmental policy of the whole company."
+    assert quoted("Who owns the environmental policy?", f"## People\n\n{long}") == f"{long} [1]"
+
+
 def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     people = [
         SubstrateItem("text", "# Priya Raman\n\n- Platform team lead.\n- Based in Lisbon.", id="p"),
