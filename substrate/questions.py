@@ -279,8 +279,37 @@ def states_frame(sentence: str, frame: Frame) -> bool:
 
 def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset[str]:
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
-    frame terms "long" and "take" too, one giving a number says "many"."""
-    said = wanted & terms(sentence)
+    frame terms "long" and "take" too, one giving a number says "many"; one naming the
+    owner says who owns (``_AGENT_NOUNS``)."""
+    found, agents = terms(sentence), _agents()
+    said = wanted & found.union(*(agents[term] for term in found & agents.keys()))
     if not frame:
         return said
     return said | {term for term, stated in frame.items() if stated(sentence)}
+
+
+# Nouns of the one who does a thing that the stemmer leaves whole ("owner" is no "own"), with
+# the verb: a sentence naming the owner says who owns, and one saying who owns names the owner
+_AGENT_NOUNS = (
+    ("owner", "owns"),
+    ("leader", "leads"),
+    ("writer", "writes"),
+    ("builder", "builds"),
+    ("holder", "holds"),
+    ("keeper", "keeps"),
+    ("speaker", "speaks"),
+    ("teacher", "teaches"),
+    ("seller", "sells"),
+    ("buyer", "buys"),
+)
+
+
+@functools.cache
+def _agents() -> dict[str, frozenset[str]]:
+    """Each term of ``_AGENT_NOUNS`` with the term it stands beside."""
+    alike: dict[str, frozenset[str]] = {}
+    for noun, verb in _AGENT_NOUNS:
+        (noun_term,), (verb_term,) = terms(noun), terms(verb)
+        alike[noun_term] = alike.get(noun_term, frozenset()) | {verb_term}
+        alike[verb_term] = alike.get(verb_term, frozenset()) | {noun_term}
+    return alike

@@ -614,6 +614,19 @@ def test_he_or_she_under_a_persons_heading_is_quoted_as_their_entry() -> None:
     assert quoted("Who owns the environmental policy?", f"## People\n\n{long}") == f"{long} [1]"
 
 
+def test_the_owner_is_who_owns() -> None:
+    from substrate.questions import asked_terms, terms_said
+
+    # the stemmer leaves "owner" whole: "Who is the owner?" is answered by who owns
+    owns = "Gideon Ashby owns the echosounder."
+    assert quoted("Who is the owner of the echosounder?", owns, "It maps the seabed.") == (
+        f"{owns} [1]"
+    )
+    wanted = asked_terms("Which team owns the billing-worker?")
+    assert "own" in terms_said("service: billing-worker; owner_team: Payments", wanted, {})
+    assert "own" not in terms_said("The billing-worker retries invoices.", wanted, {})
+
+
 def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
     people = [
         SubstrateItem("text", "# Priya Raman\n\n- Platform team lead.\n- Based in Lisbon.", id="p"),
