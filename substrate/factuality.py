@@ -20,7 +20,7 @@ from substrate.context.compress import (
 from substrate.context.packet import headed_text
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
-from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms
+from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
@@ -286,14 +286,7 @@ _OPPOSITES = (
 
 @functools.cache
 def _opposite_terms() -> dict[str, frozenset[str]]:
-    table: dict[str, frozenset[str]] = {}
-    for one, other in _OPPOSITES:
-        ones, others = terms(one), terms(other)
-        for term in ones:
-            table[term] = table.get(term, frozenset()) | others
-        for term in others:
-            table[term] = table.get(term, frozenset()) | ones
-    return table
+    return paired_terms(_OPPOSITES)
 
 
 def _says_the_opposite(words: frozenset[str], sentence: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import TYPE_FRAMES
@@ -306,10 +306,17 @@ _AGENT_NOUNS = (
 
 @functools.cache
 def _agents() -> dict[str, frozenset[str]]:
-    """Each term of ``_AGENT_NOUNS`` with the term it stands beside."""
-    alike: dict[str, frozenset[str]] = {}
-    for noun, verb in _AGENT_NOUNS:
-        (noun_term,), (verb_term,) = terms(noun), terms(verb)
-        alike[noun_term] = alike.get(noun_term, frozenset()) | {verb_term}
-        alike[verb_term] = alike.get(verb_term, frozenset()) | {noun_term}
-    return alike
+    return paired_terms(_AGENT_NOUNS)
+
+
+def paired_terms(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Each term of either side of ``pairs`` (words, space-separated) with the terms of the
+    other side: a table of words that stand for each other, or against each other."""
+    table: dict[str, frozenset[str]] = {}
+    for one, other in pairs:
+        ones, others = terms(one), terms(other)
+        for term in ones:
+            table[term] = table.get(term, frozenset()) | others
+        for term in others:
+            table[term] = table.get(term, frozenset()) | ones
+    return table
