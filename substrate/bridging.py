@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from substrate.context.compress import lead_sentence, terms
-from substrate.questions import Frame, asked_terms, identifier_terms, words_for
+from substrate.context.compress import is_heading, sentences, terms
+from substrate.questions import Frame, asked_terms, words_for
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
@@ -95,15 +95,11 @@ def _split_at_description(question: str) -> tuple[list[str], list[str]]:
     return words[:cut], words[cut:]
 
 
-_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_][\w'’-]*")
-
-
 def names_in(text: str) -> frozenset[str]:
-    """The terms of what ``text`` names: its capitalised words (the one opening a sentence
-    too, which is often the name it is about: "Payments owns ...") and its hyphenated
-    identifiers ("tracker-api")."""
-    words = (m.group() for m in _CAPITALISED.finditer(text))
-    return terms(" ".join(w for w in words if w[0].isupper())) | identifier_terms(text)
+    """The index terms of the names ``text`` gives (``names_of``), the word opening a sentence
+    among them ("Payments owns ...": often the name it is about)."""
+    names = names_of(text)
+    return terms(" ".join(names.proper | names.opening))
 
 
 # A word as a name is compared whole ("inc-2024-022" is not "inc-2024-017"), in small letters
@@ -150,20 +146,21 @@ def _whole(word: str) -> str:
 
 def bridge_query(question: str, text: str) -> str:
     """What to search for next from an item whose ``text`` says part of ``question``: the
-    question's words it leaves unsaid and the names of its sentence that says most of the
-    question. Empty for a question that names what it asks about (``relational``), and when
-    the text says all of the question, or none of it, or names nothing new."""
+    question's words it leaves unsaid and the names of its sentences that say most of the
+    question (all of those that say as much: an incident's "- Commander: Leila Haddad" beside
+    its "- Date: ..."). Empty for a question that names what it asks about (``relational``),
+    and when the text says all of the question, or none of it, or names nothing new."""
     wanted = asked_terms(question)
     missing = wanted - terms(text)
     if not relational(question) or not missing or missing == wanted:
         return ""
-    sentence = lead_sentence(text, question)
-    if not terms(sentence) & wanted:
-        return ""
-    bridge = names_in(sentence) - wanted
+    said = {s: len(terms(s) & wanted) for s in sentences(text) if not is_heading(s)}
+    most = max(said.values(), default=0)
+    saying = " ".join(s for s, n in said.items() if n == most) if most else ""
+    bridge = names_in(saying) - wanted
     if not bridge:
         return ""
-    return " ".join([*words_for(question, missing), *words_for(sentence, bridge)])
+    return " ".join([*words_for(question, missing), *words_for(saying, bridge)])
 
 
 class Quotable(NamedTuple):

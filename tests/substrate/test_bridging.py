@@ -35,6 +35,7 @@ def test_names_are_capitalised_words_and_identifiers() -> None:
     assert names_in("it calls tracker-api on port 8443") == terms("tracker-api")
     assert names_in("Óscar Núñez owns it.") == terms("Óscar Núñez")
     assert names_in("nothing named here") == frozenset()
+    assert names_in("Name: Camila Restrepo; Role: Team lead.") == terms("Camila Restrepo Team")
 
 
 @pytest.mark.parametrize(
@@ -67,6 +68,19 @@ def test_the_next_hop_searches_for_the_rest_with_the_names_given() -> None:
     # what the item leaves unsaid, then the names of its sentence that says most
     assert words[:1] == ["leads"]
     assert set(words[1:]) == {"Payments", "Stripe"}
+
+
+def test_the_names_of_every_sentence_saying_as_much_lead_on() -> None:
+    # the date and the commander each say one word of the question: both are read, and a
+    # label ("Commander:") is no name
+    question = "In which city is the incident commander of INC-22 based?"
+    incident = "# INC-22: memory exhaustion\n\n- Date: 2024-06-21\n- Commander: Leila Haddad"
+    assert bridge_query(question, incident) == "city incident based Leila Haddad"
+    # a row that says more than its neighbours is the one read
+    register = "- Bunkering: author Oskar Brandt.\n- Mooring: author Elena Marsh."
+    assert bridge_query("Where is the author of the Bunkering procedure based?", register) == (
+        "procedure based Oskar Brandt"
+    )
 
 
 def test_a_question_that_names_what_it_asks_about_searches_on_from_the_item() -> None:
