@@ -26,6 +26,7 @@ from typing import Any
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
+from substrate.secrets.joined import joined_hits, may_join
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.placeholders import (
@@ -187,9 +188,23 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         raise InvalidInputError(f"unknown syntax {safe_repr(syntax)}; expected one of {SYNTAXES}")
     if len(text) < 4:  # shorter than any credential this package reports
         return []
-    if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP:
-        return _by_segments(text, syntax)
-    return _scan(text, syntax)
+    scan = _by_segments if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP else _scan
+    hits = scan(text, syntax)
+    if may_join(text):
+        hits = _with_joined(hits, joined_hits(text, syntax, scan))
+    return hits
+
+
+def _with_joined(hits: list[Hit], joined: list[Hit]) -> list[Hit]:
+    """``hits`` and the parts of joined-literal secrets (``secrets.joined``) that overlap none
+    of them, sorted by start."""
+    accepted = _Accepted()
+    for hit in hits:
+        accepted.add(hit)
+    for hit in joined:
+        if not accepted.overlaps(hit.start, hit.end):
+            accepted.add(hit)
+    return accepted.hits()
 
 
 def _scan(text: str, syntax: str) -> list[Hit]:

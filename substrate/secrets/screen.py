@@ -3,7 +3,8 @@
 The write-time gate looks at every string field of every item, and nearly all of them are
 clean. Scanning each field would cost a keyword search per field; this screen joins the
 fields with line breaks and decides for all of them with one search for context keywords and
-one for token keywords inside long unbroken runs. It repeats exactly the selection
+one for token keywords inside long unbroken runs (and one for string literals joined across
+a line break, see ``secrets.joined``). It repeats exactly the selection
 ``find_secrets`` makes for short texts: a field's keywords and long runs are all present in the
 joined text. The few rules without keywords never match white space, so they are tried on the
 long runs alone, which holds every match they could make.
@@ -24,6 +25,7 @@ from substrate.secrets.engine import (
     keywordless_widths,
     long_words,
 )
+from substrate.secrets.joined import may_join
 from substrate.secrets.rules import RULES
 
 
@@ -38,6 +40,8 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
     if not short:
         return False
     joined = "\n".join(short)
+    if may_join(joined):
+        return True  # literals joined across a gap are scanned as one value
     found = _keywords_or_runs(joined.lower())
     if isinstance(found, bool):
         return found
@@ -99,6 +103,8 @@ def slices_may_hold_secrets(text: str) -> bool:
     tried on the runs, since a cut can change what a word boundary sees: a run long enough for
     one of them already answers yes. ``text`` itself may be of any length.
     """
+    if may_join(text):
+        return True
     found = _keywords_or_runs(text.lower())
     if isinstance(found, bool):
         return found

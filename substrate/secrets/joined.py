@@ -1,0 +1,69 @@
+"""Secrets written as several string literals that the language joins into one.
+
+Code splits long strings over lines: ``("ghp_Zq8X…"`` then ``"c1Pd…")`` in Python, ``"AKIA…" +``
+then ``"…"`` in JavaScript, a backslash continuation in either. No piece alone looks like the
+credential, so each would be stored readable. The pieces of such a run are joined and the
+joined value scanned after the left-hand side of its first line; a secret found across pieces
+is masked in every piece it spans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the engine calls this module
+    from substrate.secrets.engine import Hit
+
+# What may stand between two literals the language joins: a line break (after an optional
+# "+" or backslash, before an optional "+"), or a "+" on the same line.
+_GAP = r"[ \t]*(?:(?:[+\\][ \t]*)?\r?\n[ \t]*\+?|\+)[ \t]*"
+_LITERAL = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_JUNCTION = re.compile(rf"[\"']{_GAP}[\"']")
+_LITERAL_RE = re.compile(_LITERAL)
+_RUN = re.compile(rf"(?:{_LITERAL})(?:{_GAP}(?:{_LITERAL}))+")
+# Joined values shorter than this hold no credential worth a second scan
+_MIN_JOINED = 8
+
+
+def may_join(text: str) -> bool:
+    """Whether ``text`` may hold literals joined across a gap (False is exact)."""
+    return _JUNCTION.search(text) is not None
+
+
+def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
+    """The secrets that span two or more joined literals of ``text``, one hit per piece they
+    cover, found with ``scan`` (a ``find_secrets`` that does not look for joined literals)."""
+    found: list[Hit] = []
+    for run in _RUN.finditer(text):
+        pieces = [(m.start() + 1, m.end() - 1) for m in _LITERAL_RE.finditer(text, *run.span())]
+        joined = "".join(text[a:b] for a, b in pieces)
+        if len(joined) < _MIN_JOINED:
+            continue
+        line_start = text.rfind("\n", 0, run.start()) + 1
+        lead = text[line_start : run.start() + 1]  # up to and with the opening quote
+        quote = text[run.start()]
+        for hit in scan(lead + joined + quote, syntax):
+            found.extend(_in_pieces(hit, hit.start - len(lead), hit.end - len(lead), pieces))
+    return found
+
+
+def _in_pieces(hit: Hit, start: int, end: int, pieces: list[tuple[int, int]]) -> list[Hit]:
+    """The parts of ``hit`` (at ``start``-``end`` of the joined value) in the original text,
+    one per piece; none when it lies within one piece, where the plain scan has judged it."""
+    parts: list[Hit] = []
+    at = 0
+    for a, b in pieces:
+        lo, hi = max(start, at), min(end, at + b - a)
+        if lo < hi:
+            prefix = min(hit.prefix, hi - lo) if not parts else 0
+            begin, finish = a + lo - at, a + hi - at
+            parts.append(
+                replace(
+                    hit, start=begin, end=finish, prefix=prefix, match_start=begin, match_end=finish
+                )
+            )
+        at += b - a
+    return parts if len(parts) > 1 else []

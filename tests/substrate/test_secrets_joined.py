@@ -1,0 +1,65 @@
+"""A credential split into string literals that the language joins is masked in every piece."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest import ingest_path
+from substrate.secrets import detect_secrets, redact_secrets, scan_text
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
+from substrate.store import Substrate
+
+TOKEN = "ghp_Zq8Xk2Lm9Rt4Vb7Nc1Pd6Hs3Jw5Fy0Ga8QeR"
+HEAD, TAIL = TOKEN[:20], TOKEN[20:]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'TOKEN = ("{HEAD}"\n         "{TAIL}")\n',  # Python: adjacent literals in brackets
+        f'TOKEN = "{HEAD}" \\\n    "{TAIL}"\n',  # a backslash continuation
+        f'const token =\n  "{HEAD}" +\n  "{TAIL}";\n',  # JavaScript: "+" at the line end
+        f"x = '{HEAD}'\n    + '{TAIL}'\n",  # ... or at the start of the next
+        f'x = "{HEAD}" + "{TAIL}"\n',  # no keyword: the joined value is a token
+    ],
+)
+def test_no_piece_of_a_split_token_stays_readable(text: str) -> None:
+    for syntax in ("text", "code"):
+        masked = text
+        for hit in reversed(find_secrets(text, syntax=syntax)):
+            masked = masked[: hit.start] + "#" + masked[hit.end :]
+        assert HEAD[4:] not in masked and TAIL not in masked, (syntax, masked)
+    assert len(scan_text(text, path="settings.py").findings) == 2  # one per piece
+    assert may_hold_secrets([text]) and slices_may_hold_secrets(text)
+
+
+def test_a_split_aws_key_is_named_for_its_rule() -> None:
+    text = 'key = ("AKIAQX7ZL2MR"\n  "K4VB9NPE")\n'
+    assert redact_secrets(text) == (
+        'key = ("[REDACTED:aws_access_key]"\n  "[REDACTED:aws_access_key]")\n'
+    )
+
+
+def test_joined_prose_and_short_pieces_are_left_alone() -> None:
+    for text in (
+        'msg = ("this is a long message "\n       "continued on the next line")\n',
+        'parts = ("ab"\n "cd")\n',
+        'He said "hello"\n"world" twice.\n',
+    ):
+        assert not detect_secrets(text).findings
+        assert redact_secrets(text) == text
+
+
+def test_ingest_stores_no_half_of_a_split_token(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "settings.md").write_text(
+        f'# Settings\n\n```python\nGITHUB_TOKEN = ("{HEAD}"\n                "{TAIL}")\n```\n'
+    )
+    report = ingest_path(Substrate(tmp_path / "shard"), src)
+    assert report.items_added == 1 and report.redactions >= 1
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert HEAD[4:] not in stored and TAIL not in stored
