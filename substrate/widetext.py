@@ -1,8 +1,9 @@
-"""Text in a wide Unicode encoding (UTF-16 or UTF-32) that says so with a byte-order mark.
+"""Text in a wide Unicode encoding (UTF-16 or UTF-32), told by its byte-order mark, or, for
+UTF-16 without one, by the NUL byte every ASCII character brings.
 
 Windows tools save text this way (Excel's "Unicode Text", PowerShell's ``>``). It is full of
 NUL bytes, which would otherwise mark it binary, and read as UTF-8 no secret rule would match
-in it: ingestion, scanning and redaction all decode it by its mark.
+in it: ingestion, scanning and redaction all decode it.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class WideEncoding:
 
 
 def wide_encoding(data: bytes) -> WideEncoding | None:
-    """The encoding ``data`` announces with a UTF-16 or UTF-32 byte-order mark, else None.
+    """The encoding ``data`` announces with a UTF-16 or UTF-32 byte-order mark, or shows as
+    unmarked UTF-16 (see ``_unmarked_utf16``), else None.
 
     A mark alone is not enough (two bytes of Latin-1 text can look like one): what follows it
     must hold the NUL bytes these encodings give every ASCII character, or, for text with
@@ -57,6 +59,29 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
         if data.startswith(mark):
             wide = WideEncoding(codec, codec[:6].upper(), len(mark), unit)
             return wide if b"\x00" in data[:BINARY_PROBE_BYTES] or _reads_as(data, wide) else None
+    return _unmarked_utf16(data[:BINARY_PROBE_BYTES])
+
+
+# Of the code units of unmarked UTF-16 text, this share at least has a NUL high byte (ASCII),
+# and this share at least of its characters is printable: a binary file of 16-bit numbers
+# rarely passes both.
+_ASCII_UNITS = 0.9
+_PRINTABLE_CHARS = 0.95
+
+
+def _unmarked_utf16(probe: bytes) -> WideEncoding | None:
+    """UTF-16 without a byte-order mark, told by NUL high bytes in nearly every code unit and
+    by no NUL character, reading as printable text."""
+    if len(probe) < 16 or b"\x00" not in probe:
+        return None
+    probe = probe[: len(probe) // 2 * 2]
+    even, odd = probe[0::2], probe[1::2]
+    for codec, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if high.count(0) >= _ASCII_UNITS * len(high) and 0 not in low:
+            text = probe.decode(codec, "replace")
+            shown = sum(c.isprintable() or c in "\t\n\r\f" for c in text)
+            if shown >= _PRINTABLE_CHARS * len(text):
+                return WideEncoding(codec, "UTF-16", 0, 2)
     return None
 
 

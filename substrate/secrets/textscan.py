@@ -4,8 +4,10 @@ Every finding carries a fingerprint, the SHA-256 of rule, path and secret, so a 
 accept it and keep accepting it when the line moves; neither the secret nor a line number is
 part of it. Previews show the offending line with the secret masked.
 
-Bytes are handled defensively: UTF-16 or UTF-32 with a byte-order mark is decoded as such;
-otherwise a NUL byte in the first 8 KiB marks a binary file (skipped with a note), invalid
+Bytes are handled defensively: UTF-16 or UTF-32 with a byte-order mark (or UTF-16 without
+one, see ``substrate.widetext``) is decoded as such;
+otherwise a NUL byte in the first 8 KiB marks a binary file (skipped with a note) unless
+the bytes around it are plain text (the NUL bytes are then read as spaces), invalid
 UTF-8 is decoded with replacement characters and scanned, and inputs over the size cap are
 skipped with a note. Nothing here raises on odd input.
 """
@@ -226,7 +228,11 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
             data = wide.decode(data, "replace")
     probe = data[:BINARY_PROBE_BYTES]
     if (b"\0" in probe) if isinstance(probe, bytes) else ("\0" in probe):
-        return _binary(result)
+        if not _stray_nuls(probe):
+            return _binary(result)
+        # text with a few NUL bytes in it: read as spaces, so a NUL cannot hide a secret
+        data = data.replace(b"\0", b" ") if isinstance(data, bytes) else data.replace("\0", " ")
+        result.notes.append("NUL bytes read as spaces")
     if isinstance(data, bytes):
         text = data.decode("utf-8", "replace")
         if "\ufffd" in text and b"\xef\xbf\xbd" not in data:
@@ -236,6 +242,21 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     hits = with_table_hits(find_secrets(text, syntax=syntax_for(path)), text, path)
     _collect(result, text, hits, cfg)
     return result
+
+
+# Text holds few control characters: a binary file has one byte in eight or so below 0x20
+_STRAY_CONTROLS = 0.01
+
+
+def _stray_nuls(probe: str | bytes) -> bool:
+    """Whether content whose first bytes hold a NUL is text for all that: control characters
+    other than white space are at most ``_STRAY_CONTROLS`` of them, or just the one."""
+    codes = probe if isinstance(probe, bytes) else probe.encode("utf-8", "surrogatepass")
+    controls = sum(codes.count(c) for c in range(32) if c not in _WHITE)
+    return controls <= max(1, _STRAY_CONTROLS * len(codes))
+
+
+_WHITE = frozenset(b"\t\n\r\f")
 
 
 def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -> TextScan:

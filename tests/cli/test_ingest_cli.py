@@ -119,13 +119,19 @@ def test_stdin_and_explicit_format(mixle) -> None:
 
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:
     # not skipped, as a binary file is: a stream is not read twice (`... && rm` must not run)
-    for data in ("hello notes\n".encode("utf-16-le"), b"PK\x03\x04\x00\x00\x00"):
+    for data in (bytes(range(64)) * 4, b"PK\x03\x04\x00\x00\x00"):
         result = mixle("ingest", "-", "--json", input=data)
         assert result.exit_code == 1, result.stderr
         [outcome] = result.json()["files"]
         assert outcome["status"] == "failed" and outcome["reason"].startswith("binary content")
     mixle("ingest", "-", input="a real note\n")
     assert [r["title"] for r in mixle("ls", "--json").json()] == ["a real note"]
+
+
+def test_utf16_without_a_mark_is_ingested_as_text(mixle) -> None:
+    result = mixle("ingest", "-", "--json", input="hello wide notes\n".encode("utf-16-le"))
+    assert result.exit_code == 0, result.stderr
+    assert [r["title"] for r in mixle("ls", "--json").json()] == ["hello wide notes"]
 
 
 def test_each_text_piped_in_is_kept_unless_it_is_named(mixle) -> None:

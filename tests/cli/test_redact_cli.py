@@ -54,13 +54,19 @@ def test_json_masks_a_secret_in_the_file_name(mixle: Run, tmp_path: Path) -> Non
     assert GH not in result.stdout + result.stderr
 
 
-def test_text_without_a_mark_that_reads_as_binary_is_passed_on_with_a_warning() -> None:
-    data = f"token = {GH}\n".encode("utf-16-le")  # no byte-order mark
+def test_binary_input_is_redacted_where_it_reads_with_a_warning() -> None:
+    data = bytes(range(64)) * 4 + f"token = {GH}\n".encode()
     code, out, err = redact_bytes("-q", data=data)
-    assert code == 0 and out == data  # passed through: no rule matches across NUL bytes
+    assert code == 0 and out == bytes(range(64)) * 4 + b"token = [REDACTED:github_token]\n"
     assert "may not have been found" in err
     code, _, err = redact_bytes("--json", data=data)
     assert code == 0 and "may not have been found" in err
+
+
+def test_utf16_without_a_mark_is_redacted_in_its_encoding() -> None:
+    data = f"token = {GH}\n".encode("utf-16-le")
+    code, out, _ = redact_bytes("-q", data=data)
+    assert code == 0 and out == "token = [REDACTED:github_token]\n".encode("utf-16-le")
 
 
 def test_file_argument(mixle: Run, tmp_path: Path) -> None:

@@ -96,6 +96,25 @@ def test_binary_input_is_skipped_with_a_note() -> None:
     assert scan.skipped == "binary" and not scan.findings and scan.notes
 
 
+def test_a_nul_byte_in_text_does_not_hide_its_secrets() -> None:
+    text = "# settings\n" + "name = service\n" * 20 + f"token = '{GH}'\n"
+    for data in (text.encode().replace(b"service", b"serv\0ice", 1), text.replace("#", "\0")):
+        scan = scan_text(data, path="settings.py")
+        assert scan.skipped is None and "NUL bytes read as spaces" in scan.notes
+        assert [(f.rule, f.line) for f in scan.findings] == [("github_token", 22)]
+    assert scan_text(f'x = 1\0\ntoken = "{GH}"\n'.encode(), path="a.py").findings  # short too
+    # a real binary file, with as many control bytes as compressed data has, stays skipped
+    noisy = bytes(range(256)) * 4 + GH.encode()
+    assert scan_text(noisy, path="blob.bin").skipped == "binary"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_mark_is_read_as_text(encoding: str) -> None:
+    text = "# deploy\n" + f"$token = '{GH}'\n"
+    [finding] = scan_text(text.encode(encoding), path="deploy.ps1").findings
+    assert (finding.rule, finding.line) == ("github_token", 2)
+
+
 def test_invalid_utf8_is_scanned_safely() -> None:
     data = b"\xff\xfe garbage \xc3\x28 token=" + GH.encode() + b"\n"
     scan = scan_text(data, path="notes.txt")
