@@ -198,14 +198,35 @@ class IngestSession:
         self.cache.catch_up(self.substrate)
         if self.cache.watermark == before:
             return
+        still: list[_Change] = []
         for change in self.pending:
             state = self.cache.get(change.key)
             if state is None:
-                continue
-            kept = set(change.removes).union(change.state.ids if change.state else ())
-            others = [item_id for item_id in state.ids if item_id not in kept]
-            change.removes += others
-            self.report.items_removed += len(others)
+                still.append(change)
+            elif _same_version(state, change.state):
+                self.done_elsewhere(change)
+            else:
+                kept = set(change.removes).union(change.state.ids if change.state else ())
+                others = [item_id for item_id in state.ids if item_id not in kept]
+                change.removes += others
+                self.report.items_removed += len(others)
+                still.append(change)
+        self.pending = still
+
+    def done_elsewhere(self, change: _Change) -> None:
+        """Report as unchanged a queued file that another run stored meanwhile, item for item
+        as this one would (two runs over one tree at once): saving it again would only
+        rewrite it."""
+        report = self.report
+        told = change.told
+        if told is not None:
+            report.items_added -= told.items_added
+            report.items_rewritten -= told.items_rewritten
+            report.items_removed -= told.items_removed
+            report.files.remove(told)
+            report.unchanged.append(told.source)
+        written = {item_id for item_id, _ in change.lines()}
+        report.ids = [item_id for item_id in report.ids if item_id not in written]
 
     def covered_after_save(self, covered: Watermark) -> Watermark:
         """How far into the log the cache reaches once this run's batch is recorded in it.
@@ -625,6 +646,17 @@ class IngestSession:
 
 
 _GONE = "no longer present"
+
+
+def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
+    """Whether a source's state in the shard is the one a queued change would record: the
+    same content read with the same options into the same items."""
+    return (
+        planned is not None
+        and bool(planned.content_hash)
+        and (stored.content_hash, stored.options, stored.ids)
+        == (planned.content_hash, planned.options, planned.ids)
+    )
 
 
 def _why_gone(path: str) -> str:

@@ -286,9 +286,13 @@ class SourceCache:
         After a False the cache is no longer trusted: it is not saved, and the next run
         rebuilds it from the items.
         """
-        if self.watermark == committed_watermark(substrate):
+        committed = committed_watermark(substrate)
+        if self.watermark == committed:
             return True
-        changes = substrate.saved_changes(self.watermark)
+        since = self.watermark
+        if since.offset == 0 and not self.states:  # opened before the log existed: all is new
+            since = Watermark(committed.generation, 0)
+        changes = substrate.saved_changes(since)
         if changes is None:
             self.trusted = False
             return False

@@ -1143,3 +1143,31 @@ def test_nested_roots_of_one_run_agree_on_a_folder_found_empty(
         assert report.items_removed == 0 and not report.ok
     else:  # the outer root found files, and pruned the inner one's as it prunes any
         assert report.items_removed > 0 and report.ok
+
+
+@pytest.mark.parametrize("shard_exists", [False, True])
+def test_a_run_overtaken_by_another_over_the_same_tree_writes_nothing_again(
+    tmp_path: Path, shard_exists: bool
+) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(5):
+        (src / f"n{i}.md").write_text(f"# Note {i}\n\nBody of note {i}.\n")
+    shard = tmp_path / "shard"
+    if shard_exists:
+        first = Substrate(shard)
+        first.add("text", "already here")
+        first.save()
+    overtaking: list[IngestReport] = []
+
+    def other_run_first(*_: int) -> None:  # the other run starts and ends while this one reads
+        if not overtaking:
+            overtaking.append(ingest_path(Substrate(shard), src))
+
+    report = ingest_path(Substrate(shard), src, progress=other_run_first)
+    assert overtaking[0].items_added == 5
+    assert (report.items_added, report.items_removed, report.ids) == (0, 0, [])
+    assert report.files_unchanged == 5 and report.files_scanned == 5
+    assert len(Substrate(shard)) == 5 + shard_exists
+    lines = (shard / "items.jsonl").read_text().count("Body of note")
+    assert lines == 5  # each item written once, by the run that got there first
