@@ -244,7 +244,7 @@ def _redact(
     value: Any,
     key: str | None,
     depth: int,
-    found: list[str],
+    found: dict[tuple[str, str], str],
     copies: Copies | None,
     hits: _Hits,
     *,
@@ -279,10 +279,13 @@ def _known(hits: _Hits, value: str, key: str | None) -> list[Hit]:
     return _hits_for(value, key) if found is None else found
 
 
-def _redact_string(value: str, hits: list[Hit], found: list[str], copies: Copies | None) -> str:
-    """``value`` with its own secrets (counted in ``found``) and copies of the item's other
+def _redact_string(
+    value: str, hits: list[Hit], found: dict[tuple[str, str], str], copies: Copies | None
+) -> str:
+    """``value`` with its own secrets (noted in ``found``) and copies of the item's other
     secrets masked."""
-    found.extend(h.rule for h in hits)
+    for h in hits:
+        found[h.rule, value[h.start : h.end]] = h.rule
     spans = [(h.start, h.end, h.rule) for h in hits]
     if copies is not None:
         spans += copy_spans(value, copies)
@@ -310,9 +313,9 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
 
     Returns:
         ``(fields, rules, secrets)``: the replacement field values (deep copies; the item is
-        not touched), the rule name of every redaction made, one entry per secret (copies are
-        the same secret, and not counted again), and the secrets masked (value -> rule), for
-        masking their copies beyond the item.
+        not touched), the rule name of every redaction made, one entry per secret (copies, and
+        the same secret found again in another field, are not counted again), and the secrets
+        masked (value -> rule), for masking their copies beyond the item.
     """
     text = getattr(item, "text", None)
     pairs = _item_pairs(item)
@@ -324,7 +327,7 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
             for h in found_here:
                 secrets.setdefault(string[h.start : h.end], h.rule)
     copies = copies_of(secrets)
-    found: list[str] = []
+    found: dict[tuple[str, str], str] = {}  # one secret found in two fields is one secret
     fields: dict[str, Any] = {}
     if isinstance(text, str):
         fields["text"] = _redact(text, None, 0, found, copies, hits)
@@ -332,4 +335,4 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
         value = getattr(item, name, None)
         if value is not None:
             fields[name] = _redact(value, None, 0, found, copies, hits, top=name != "tags")
-    return fields, found, secrets
+    return fields, list(found.values()), secrets
