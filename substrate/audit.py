@@ -106,6 +106,7 @@ def audit_shard(
 def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
     try:
         health = substrate.log_health()
+        substrate.check_every_line()
     except CorruptShardError as exc:
         reason = safe_text(str(exc))  # a damaged line may quote a secret
         return {"ok": False, "error": reason, "problems": [f"corrupt log: {reason}"]}

@@ -598,6 +598,18 @@ class Substrate:
             else 0,  # compacted since)
         }
 
+    def check_every_line(self) -> None:
+        """Parse every committed line of the log, those of items written again or removed
+        since too (reads skip them, but a compaction or a rebuilt catalog reads them all).
+
+        Raises:
+            CorruptShardError: a line does not parse, naming it.
+        """
+        if self.root is None or self._log is None or not self._log.path.exists():
+            return
+        for _ in self._log.records(0, self._fresh_view().watermark.offset):
+            pass
+
     def miscounted_batches(self) -> list[tuple[int, int, int]]:
         """Committed batches of the log whose lines were deleted or added by hand:
         ``(line of the commit, lines written, lines found)`` each (``LogFile``)."""

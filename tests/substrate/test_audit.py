@@ -67,6 +67,22 @@ def test_corrupt_line_is_reported_not_raised(tmp_path: Path) -> None:
     assert report.lineage["checked"] is False
 
 
+def test_a_corrupt_line_of_a_superseded_item_is_reported(tmp_path: Path) -> None:
+    store, ids = saved(tmp_path)
+    store.remove(ids[1])  # its line is dead: reads skip it, a compaction must read it
+    store.save()
+    assert store.checkpoint()
+    store.close()
+    path = tmp_path / "s" / "items.jsonl"
+    with path.open("r+b") as fh:  # in place, every length kept
+        fh.write(path.read_bytes().replace(b'number 1"', b"number 1}", 1))
+    reader = Substrate(tmp_path / "s")
+    assert len(reader.all()) == 3  # reads do not notice it
+    report = audit_shard(reader)
+    assert not report.ok and "items.jsonl:3" in report.log["error"]
+    assert report.problems()[0].startswith("corrupt log:")
+
+
 def test_a_secret_quoted_by_a_damaged_line_is_masked(tmp_path: Path) -> None:
     token = "ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1"
     saved(tmp_path)
