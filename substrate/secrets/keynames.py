@@ -68,7 +68,7 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     count_ counter generator gen encoder decoder parser serializer refresh_url uri_ reader
     writer loader id_ ref reference file_ path_ list set map dict keys list_ utils util
     helper helpers test tests spec mock stub fixture fixtures example sample schema
-    store_ storage_ expiry_ created updated at on by source""".split()
+    store_ storage_ expiry_ created updated at on by source chars charset alphabet""".split()
 )
 _PLURAL_NOT_SECRET: frozenset[str] = frozenset({"tokens", "keys", "secrets", "passwords"})
 # Qualifiers before any stem that make the value public or a per-request nonce.

@@ -108,6 +108,7 @@ _WHOLE_REFERENCE = re.compile(
     r"\$[A-Za-z_][\w]*"  # $VAR
     r"|\$\d"  # $1
     r"|%[sdvrqx]|\{\d*\}|\?"  # format holes
+    r"|(?:%[sdvrqx]|\{\d*\})(?:[^\w\s{}%]{1,3}(?:%[sdvrqx]|\{\d*\}))+"  # %s:%s, {0}@{1}
     r"|<[^<>]{1,80}>"  # <your-token>, <API key>
     r"|\[[A-Za-z_][\w .\-]{0,60}\]"  # [PASSWORD]
     r"|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*\s*(?:\(.*\)|\[.*\])[\w.()\[\]'\"]*"  # calls
@@ -332,6 +333,10 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
     return ent >= 2.8 or (len(value) >= 20 and ent >= 2.5)
 
 
+# An argument or keyword argument as prose names it ("isinstance", "spec=True")
+_ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
+
+
 def worth_reporting(
     value: str, *, strength: str, quoted: bool, key: str = "", assigned: bool = True
 ) -> bool:
@@ -366,6 +371,12 @@ def worth_reporting(
         return False
     if key and _restates(v, key):
         return False
+    if not assigned and (plain_word(v) or _ARGUMENT.fullmatch(v)):
+        return False  # "pass 'ignore' to", "pass `spec=True`": an argument named in prose
+    if key.strip(" \t\"'`").lower() == "auth" and plain_word(v):
+        return False  # a mode or a state ("AUTH", "SELECTED"), not a credential
+    if v.endswith(".") and is_reference(v.rstrip(".")):
+        return False  # "_threading_local._localimpl." + str(id(self)): a name's first part
     # a password of joined words reads as a name too; unquoted, only "-" tells it from an
     # identifier in code (``pass_hook = call_assertion_pass_hook``)
     joined_words = (

@@ -1237,3 +1237,33 @@ def test_a_key_id_of_capitals_alone_glued_to_a_name_is_found() -> None:
 )
 def test_a_password_asked_for_and_given_is_found(line: str, found: list[str]) -> None:
     assert [line[h.start : h.end] for h in find_secrets(line)] == found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    (the default of None has the same effect), or pass 'ignore' to ignore",
+        "    Pass 'parameters' and/or 'return_annotation' arguments",
+        "    In addition you can pass `spec=True` or `spec_set=True`, which causes",
+        "      to pass `isinstance` tests.",
+        "        'APPEND':       ('AUTH', 'SELECTED'),",
+        "        self.key = '_threading_local._localimpl.' + str(id(self))",
+        "            user_pass = '%s:%s' % (unquote(user),",
+        "            credentials = '{0}:{1}'.format(user, passwd).encode()",
+        '_LegalKeyChars  = r"\\w\\d!#%&\'~_`><@,:/\\$\\*\\+\\-\\.\\^\\|\\)\\(\\?\\}\\{\\="',
+    ],
+)
+def test_what_the_standard_library_says_of_passes_and_keys_is_no_secret(line: str) -> None:
+    assert not detect_secrets(line).findings, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"login with user admin pass '{PASSWORD}'",  # a credential, with no operator
+        f"    'AUTH': '{PASSWORD}',",
+        f"credentials = '{PASSWORD}'",
+    ],
+)
+def test_a_password_beside_those_words_is_still_found(line: str) -> None:
+    assert_password_found(line, True)
