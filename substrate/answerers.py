@@ -38,6 +38,7 @@ from substrate.context.compress import (
     terms,
     truncate,
 )
+from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import asked_terms, defined_term, frame_of, named_terms, terms_said
@@ -135,6 +136,7 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
+        marked = designators(question)  # "project B": a sentence of project A answers nothing
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
@@ -159,6 +161,8 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
+                if names_another(marked, said):
+                    continue
                 quote = entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
         if not candidates:

@@ -18,6 +18,7 @@ from substrate.context.compress import (
     titled_sentences,
 )
 from substrate.context.packet import headed_text
+from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
@@ -120,6 +121,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     proper = named_terms(claim, proper=True) & words
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
+    marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
     for sentence in titled_sentences(evidence, whose=opens_as_an_entry(claim)):
@@ -144,6 +146,8 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             best_value = max(best_value, share)
             continue
         if not names <= found or _another_subject(opener, found, wanted, sentence):
+            continue
+        if names_another(marked, sentence):
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue

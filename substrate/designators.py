@@ -1,0 +1,63 @@
+"""Things told apart by a letter or a number after their name: "Project B", "building D",
+"Tier 3", "floor 2".
+
+The letter is a one-character word, which no index term keeps, so to the terms "Project A
+uses PostgreSQL" and "Project B uses MongoDB" say the same of the same thing. A question about
+project B, or a claim about building C, is not answered by a sentence that names another one:
+``names_another`` tells which sentences do.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from substrate.context.compress import terms
+
+# A noun, then capital letters (not "I") or short numbers standing alone: "Project B",
+# "building D", "Tier 3", "rooms 101 and 102" (not "version 2.1", "in 2019" or "Q3")
+_MARK = r"(?:[A-HJ-Z]|\d{1,3})\b(?![.,:/-]?\d)"
+_LIST = r"(?:\s*,\s*|\s+(?:and|or|&)\s+)"
+_DESIGNATED = re.compile(
+    rf"\b(?P<noun>[A-Za-z][a-z]{{2,}})\s+(?P<marks>{_MARK}(?:{_LIST}{_MARK})*)"
+)
+_MARK_RE = re.compile(_MARK)
+# A number says which one after a name (a capital: "Tier 3") or after these nouns; after
+# other words it is a count ("uses 3 servers")
+_NUMBERED = frozenset(
+    """floor tier level room building phase stage step zone gate platform terminal sprint
+    wing ward hall block unit bay dock pier track lane rack row seat table grade class
+    section chapter part appendix figure region site plant line route option plan project
+    team group squad cluster node server shard release tranche cohort batch lot""".split()
+)
+
+
+def designators(text: str) -> frozenset[tuple[str, str]]:
+    """``(noun term, mark)`` for each thing ``text`` names by a letter or number."""
+    found = set()
+    for m in _DESIGNATED.finditer(text):
+        noun = m.group("noun")
+        for mark in _MARK_RE.findall(m.group("marks")):
+            numbered = noun[0].isupper() or noun.lower().removesuffix("s") in _NUMBERED
+            if mark.isdigit() and not numbered:
+                continue
+            found.add((_noun_term(noun), mark.lower()))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1024)
+def _noun_term(noun: str) -> str:
+    return next(iter(terms(noun)), noun.lower())
+
+
+def names_another(asked: frozenset[tuple[str, str]], text: str) -> bool:
+    """Whether ``text`` names, of a noun ``asked`` gives a letter or number to, only others:
+    "Project A uses PostgreSQL" of project B."""
+    if not asked:
+        return False
+    found = designators(text)
+    for noun, mark in asked:
+        marks = {m for n, m in found if n == noun}
+        if marks and mark not in marks:
+            return True
+    return False

@@ -1,0 +1,64 @@
+"""A letter or number after a name tells things apart: project B is not project A."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.answerers import ExtractiveAnswerer
+from substrate.designators import designators, names_another
+from substrate.factuality import content_overlap
+
+PROJECTS = (
+    "Project A uses PostgreSQL for its main store. Project B uses MongoDB for event data. "
+    "Project C uses Redis as a cache."
+)
+BUILDINGS = (
+    "Building C has the cafeteria on floor 1. Building D has the library on floor 2. "
+    "Building E has the gym on floor 3."
+)
+
+
+def test_what_names_a_thing_by_a_letter_or_number() -> None:
+    assert designators("Which database does project B use?") == {("project", "b")}
+    assert designators("Tier 3 customers get a call; floor 2 of Building D") == {
+        ("tier", "3"),
+        ("floor", "2"),
+        ("build", "d"),  # the noun as a term: "buildings D and E" name it too
+    }
+    # a count, a year, a version, a pronoun: no name
+    for text in ("It uses 3 servers", "joined in 2019", "version 2.1", "then I left", "Q3"):
+        assert designators(text) == frozenset(), text
+
+
+def test_a_sentence_naming_only_another_one_is_told_apart() -> None:
+    asked = designators("What does project B use?")
+    assert names_another(asked, "Project A uses PostgreSQL.")
+    assert not names_another(asked, "Project B uses MongoDB.")
+    assert not names_another(asked, "Projects A and B share a cache.")  # no letter after it
+    assert not names_another(asked, "It uses MongoDB.")  # names none: may be B's section
+    assert not names_another(frozenset(), "Project A uses PostgreSQL.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What does project B use?", "Project B uses MongoDB for event data. [1]"),
+        ("What is in building E?", "Building E has the gym on floor 3. [1]"),
+        ("What is on floor 3 of building C?", ""),  # building C has no floor 3: no answer
+    ],
+)
+def test_the_answer_speaks_of_the_one_asked_of(question: str, answer: str) -> None:
+    context = PROJECTS if "project" in question else BUILDINGS
+    assert ExtractiveAnswerer()(question, context) == answer
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("Building E has the gym on floor 3.", True),
+        ("Building C has the gym on floor 3.", False),
+        ("Building E has the gym on floor 1.", False),
+    ],
+)
+def test_a_claim_about_one_is_not_supported_by_another(claim: str, supported: bool) -> None:
+    assert content_overlap(BUILDINGS, claim) is supported
