@@ -102,7 +102,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     The names of the claim must be in the sentence, and a sentence about another subject
     says nothing of the claim's (``_another_subject``).
     """
-    wanted = terms(claim)
+    wanted = _valued_terms(claim)
     if not wanted:
         return False
     # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
@@ -127,7 +127,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     for sentence in titled_sentences(evidence, whose=opens_as_an_entry(claim)):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
-        found = terms(sentence)
+        found = _valued_terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
         said = found - _grouped_parts(sentence) if numbers else found
@@ -154,7 +154,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
         if (
             _negated_about(sentence, words) != negated
             or _moved_away(sentence, words, claim)
-            or _says_the_opposite(words, sentence)
+            or _says_the_opposite(words, sentence, claim)
         ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
@@ -285,6 +285,18 @@ _OPPOSITES = (
     ("increase increased increases", "decrease decreased decreases"),
     ("upgrade upgraded", "downgrade downgraded"),
     ("accepted approved", "rejected declined"),
+    ("open opens opened", "closed closes shut"),
+    ("earlier earliest", "later latest"),
+    ("first", "last final"),
+)
+# The same for words that are no index terms (or not all of them), told as written
+_WORD_OPPOSITES = (
+    ("after", "before"),
+    ("above", "below"),
+    ("over", "under"),
+    ("inside", "outside"),
+    ("more", "less fewer"),
+    ("same", "next previous"),
 )
 
 
@@ -293,20 +305,37 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
     return paired_terms(_OPPOSITES)
 
 
-def _says_the_opposite(words: frozenset[str], sentence: str) -> bool:
+@functools.cache
+def _opposite_words() -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for one, other in _WORD_OPPOSITES:
+        for word in one.split():
+            table[word] = table.get(word, frozenset()) | frozenset(other.split())
+        for word in other.split():
+            table[word] = table.get(word, frozenset()) | frozenset(one.split())
+    return table
+
+
+def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool:
     """Whether a clause of ``sentence`` says, in place of a word of the claim, its opposite
-    ("mandatory" for "optional"), and says all the rest of the claim's ``words``: only then is
-    it about the same thing ("other formats are rejected" is not about "accepted uploads").
-    A clause saying both words is judged on the rest."""
-    table = _opposite_terms()
+    ("mandatory" for "optional", "before" for "after"), and says all the rest of the claim's
+    ``words``: only then is it about the same thing ("other formats are rejected" is not about
+    "accepted uploads"). A clause saying both words is judged on the rest."""
+    table, word_table = _opposite_terms(), _opposite_words()
+    written = {word for word in _WORD.findall(claim.lower()) if word in word_table}
     for clause in _JOINED_CLAUSE.split(sentence):
         found = terms(clause)
         swapped = {
             word for word in words if word not in found and table.get(word, frozenset()) & found
         }
-        if swapped and words - swapped <= found:
+        said = set(_WORD.findall(clause.lower())) if written else set()
+        turned = {word for word in written - said if word_table[word] & said}
+        if (swapped or turned) and words - swapped - terms(" ".join(turned)) <= found:
             return True
     return False
+
+
+_WORD = re.compile(r"[a-z]+")
 
 
 _NEGATION = re.compile(
@@ -315,7 +344,29 @@ _NEGATION = re.compile(
 )
 
 
-# Numbers written as words are values too: "five minutes" is not "fifteen minutes".
+# Numbers written as words are values too: "five minutes" is not "fifteen minutes", and is
+# "5 minutes".
+_SMALL_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+_TENS = "thirty forty fifty sixty seventy eighty ninety".split()
+
+
+@functools.cache
+def _number_values() -> dict[str, str]:
+    """The term of each number word up to ninety ("five", "twenty") -> its digits."""
+    named = [*enumerate(_SMALL_NUMBERS), *((30 + 10 * i, w) for i, w in enumerate(_TENS))]
+    return {term: str(value) for value, word in named for term in terms(word)}
+
+
+def _valued_terms(text: str) -> frozenset[str]:
+    """``terms(text)`` with the number words as digits: "five days" says "5 days"."""
+    found = terms(text)
+    values = _number_values()
+    if values.keys().isdisjoint(found):
+        return found
+    return frozenset(values.get(term, term) for term in found)
 
 
 @functools.cache

@@ -543,3 +543,28 @@ def test_a_value_denied_a_change_reversed_or_an_opposite_word_is_no_support(
     # saying "5433, not 5432", "from RabbitMQ to Kafka" and "mandatory"; "03:00" was read in
     # parts, and either way of a change told both ways was taken for the other way round
     assert content_overlap(evidence, claim) is supported
+
+
+OPPOSED = (
+    "The office is open on weekends. Refunds are issued after the inspection. "
+    "Orders ship the same day. Refunds take five business days."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("The office is open on weekends.", True),
+        ("The office is closed on weekends.", False),  # an opposite that is an index term
+        ("Refunds are issued after the inspection.", True),
+        ("Refunds are issued before the inspection.", False),  # ... or a stopword
+        ("Orders ship the same day.", True),
+        ("Orders ship the next day.", False),
+        ("Refunds take within 5 business days.", True),  # "five" is 5
+        ("Refunds take 5 business days.", True),
+        ("Refunds take fifteen business days.", False),
+        ("Refunds take 6 business days.", False),
+    ],
+)
+def test_opposites_and_numbers_in_words(claim: str, supported: bool) -> None:
+    assert content_overlap(OPPOSED, claim) is supported
