@@ -68,6 +68,15 @@ def _address(sentence: str) -> bool:
     return any(found.search(sentence) for found in (_DIGIT, _WEB, _EMAIL))
 
 
+def _phone(sentence: str) -> bool:
+    """A run of seven digits or more, perhaps spaced, dashed or bracketed: "+49 30 1234567",
+    "(555) 010-4477" (not a year, a port or a count)."""
+    return any(len(_DIGIT.findall(m.group())) >= 7 for m in _PHONE.finditer(sentence))
+
+
+_PHONE = re.compile(r"\+?\(?\d[\d ().\-]{5,}\d")
+
+
 def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
@@ -77,7 +86,8 @@ def _day(sentence: str) -> bool:
 _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"e-?mail(?:\s+address)?", _email),
     (r"(?:ip|street|postal|mailing)\s+address|address", _address),
-    (r"(?:phone|telephone|mobile)(?:\s+number)?|number|port", _DIGIT.search),
+    (r"(?:phone|telephone|mobile)(?:\s+number)?", _phone),
+    (r"number|port", _DIGIT.search),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
     (r"city|town|country|place|location", _place),

@@ -41,7 +41,15 @@ from substrate.context.compress import (
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
-from substrate.questions import asked_terms, defined_term, frame_of, named_terms, terms_said
+from substrate.questions import (
+    asked_terms,
+    defined_term,
+    frame_of,
+    identifiers_in_place,
+    named_terms,
+    terms_said,
+    verb_forms,
+)
 from substrate.quotelines import CITATION
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
@@ -136,7 +144,10 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
+        # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
+        relation = _who_does(question)
         marked = designators(question)  # "project B": a sentence of project A answers nothing
+        ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
@@ -161,7 +172,7 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
-                if names_another(marked, said):
+                if names_another(marked, said) or _names_other_ids(ids, sentence, said):
                     continue
                 quote = entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
@@ -181,6 +192,8 @@ class ExtractiveAnswerer:
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
             if subject and not (have & subject and (not about or have & about)):
+                continue
+            if relation and not relation & (have | terms(said)):
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
@@ -309,6 +322,23 @@ ENTRY_PREFERENCE = 0.1
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
 
 
+def _names_other_ids(
+    ids: list[tuple[frozenset[str], frozenset[str]]], sentence: str, said: str
+) -> bool:
+    """Whether ``sentence`` names, where the question names a hyphenated identifier (beside
+    the same word: "the billing-worker service" for "the search-api service"), another one,
+    and names the question's nowhere, with its headings (``said``) either."""
+    if not ids:
+        return False
+    found = terms(said)
+    asked = [(name, place) for name, place in ids if not name <= found]
+    return any(
+        name != other and place & beside
+        for other, beside in identifiers_in_place(sentence)
+        for name, place in asked
+    )
+
+
 def _joined(quotes: Sequence[str]) -> str:
     """The quotes of an answer, one after another (``_gap``)."""
     return "".join(_gap(quotes[i - 1]) + quote if i else quote for i, quote in enumerate(quotes))
@@ -346,6 +376,23 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# "Who owns ...", "Who maintains ...": the verb after "who", unless it only helps another
+_WHO_DOES = re.compile(
+    r"\s*who\s+(?!(?:is|are|was|were|be|been|does|do|did|can|could|will|would|should|shall|"
+    r"may|might|must|has|have|had)\b)(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _who_does(question: str) -> frozenset[str]:
+    """The terms of the verb a "who" question asks the doer of, in each of its forms ("own"
+    of "Who owns X?"; "wrote", "written" and "write" of "Who wrote X?")."""
+    found = _WHO_DOES.match(question)
+    if not found:
+        return frozenset()
+    return verb_forms(found.group("verb"))
+
+
 _STEPS = re.compile(
     r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
     r"(?:i|we|you|one|they)|what\s+(?:do|should|must)\s+(?:i|we|you)\s+do)\b",

@@ -234,6 +234,18 @@ def identifier_terms(text: str) -> frozenset[str]:
     return terms(" ".join(m.group() for m in _IDENTIFIER.finditer(text)))
 
 
+def identifiers_in_place(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each hyphenated identifier of ``text`` with where it stands: ``(its terms, the terms of
+    the words either side)``; "the billing-worker service" stands where "the search-api
+    service" does (``service``), and names another service."""
+    found = []
+    for m in _IDENTIFIER.finditer(text):
+        before = text[max(0, m.start() - 40) : m.start()].split()[-1:]
+        after = text[m.end() : m.end() + 40].split()[:1]
+        found.append((terms(m.group()), terms(" ".join(before + after))))
+    return found
+
+
 _TITLE_WORDS = 5  # fewer words do not tell a title from a question about two names
 
 
@@ -280,9 +292,12 @@ def states_frame(sentence: str, frame: Frame) -> bool:
 def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset[str]:
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
-    owner says who owns (``_AGENT_NOUNS``)."""
-    found, agents = terms(sentence), _agents()
-    said = wanted & found.union(*(agents[term] for term in found & agents.keys()))
+    owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
+    found, agents, forms = terms(sentence), _agents(), _forms()
+    said = wanted & found.union(
+        *(agents[term] for term in found & agents.keys()),
+        *(forms[term] for term in found & forms.keys()),
+    )
     if not frame:
         return said
     return said | {term for term, stated in frame.items() if stated(sentence)}
@@ -307,6 +322,52 @@ _AGENT_NOUNS = (
 @functools.cache
 def _agents() -> dict[str, frozenset[str]]:
     return paired_terms(_AGENT_NOUNS)
+
+
+# The forms of verbs the stemmer does not bring together: a sentence saying "written" says
+# "wrote" of "Who wrote the runbook?"
+_IRREGULAR = (
+    "write wrote written",
+    "make made",
+    "build built",
+    "lead led",
+    "run ran",
+    "begin began begun",
+    "choose chose chosen",
+    "give gave given",
+    "take took taken",
+    "sell sold",
+    "buy bought",
+    "hold held",
+    "keep kept",
+    "find found",
+    "send sent",
+    "teach taught",
+    "bring brought",
+    "pay paid",
+    "speak spoke spoken",
+    "break broke broken",
+    "draw drew drawn",
+    "drive drove driven",
+    "know knew known",
+    "win won",
+    "meet met",
+    "leave left",
+    "get got gotten",
+    "see saw seen",
+)
+
+
+@functools.cache
+def _forms() -> dict[str, frozenset[str]]:
+    return {term: terms(forms) for forms in _IRREGULAR for term in terms(forms)}
+
+
+def verb_forms(verb: str) -> frozenset[str]:
+    """The terms of ``verb`` in each of its forms ("write", "wrote", "written" of "wrote")."""
+    said = terms(verb)
+    forms = _forms()
+    return said.union(*(forms[term] for term in said & forms.keys()))
 
 
 def paired_terms(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
