@@ -426,7 +426,8 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
 
     Sentences are ranked by how many task terms they carry (then shorter first) and kept while
     they fit; one that does not fit is skipped, not a reason to stop. The result never exceeds
-    ``max_chars``: when even the best sentence is too long, it is truncated with "…".
+    ``max_chars``: when the best sentence is too long, and those that fit carry fewer of the
+    task's terms, it is truncated with "…".
 
     Args:
         text: the text to compress.
@@ -462,8 +463,12 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
         if used + cost - _gap(before, after) <= max_chars:
             kept.insert(at, i)
             used += cost - _gap(before, after)
-    if not kept:
-        return around_match(parts[order[0]], task, max_chars)
+    best = order[0]
+    said = wanted & terms(" ".join(parts[i] for i in kept))
+    if best not in kept and len(said) < gain[best]:
+        # the start of the sentence that says most of the task says more than whole ones
+        # that say less ("refund" alone, where it says "refunds for defective items take")
+        return around_match(parts[best], task, max_chars)
     return _joined([parts[i] for i in kept])
 
 

@@ -277,6 +277,28 @@ class _Packer:
             self.sources.append(source)
             self.pieces.append(piece)
             self.used += sep + len(piece)
+        self._widen_first()
+
+    def _widen_first(self) -> None:
+        """Give the room left over to the first item when it was cut to its share: the
+        items its share was kept for may not have fitted after all, and the best item's
+        summary then says more in what they left."""
+        if not self.items or self.frame is None:
+            return
+        spare = self.limit - self.used
+        item, text = self.items[0], self.texts[0]
+        full = used_text(item, self.task, self.budget.shape)
+        if spare <= 0 or text == full:
+            return
+        fmt, shape = self.budget.format, self.budget.shape
+        for room in (len(text) + spare, len(text) + spare // 2):  # escaping may lengthen it
+            summary = compress_text(full, self.task, room)
+            piece = render.piece(item, summary, 1, fmt, shape, self.sources[0])
+            grown = len(piece) - len(self.pieces[0])
+            if len(summary) > len(text) and 0 < grown <= spare:
+                self.texts[0], self.pieces[0] = summary, piece
+                self.used += grown
+                return
 
     def _place(
         self, item: SubstrateItem, source: str | None, full: str, room: int, left: int

@@ -627,3 +627,30 @@ def test_a_packet_built_positionally_as_the_seed_api_does() -> None:
     its = items("first text")
     packet = ContextPacket("t", its, [1.0], ContextBudget(), 0, 1, ["first"], True)
     assert packet.compressed is True and packet.texts == ["first"] and packet.n_candidates == 1
+
+
+REFUNDS = (
+    "# Refund policy\n\nCustomers can ask for a refund within 30 days of delivery. Refunds for "
+    "defective items are processed within five business days of the returned item reaching "
+    "the warehouse."
+)
+REFUNDS_ASKED = "How long do refunds for defective items take?"
+
+
+def test_the_start_of_the_sentence_saying_most_beats_a_whole_one_saying_less() -> None:
+    summary = compress_text(REFUNDS, REFUNDS_ASKED, 80)
+    assert summary.startswith("Refunds for defective items are processed") and len(summary) <= 80
+
+
+def test_room_left_over_goes_to_the_first_item_cut_to_its_share() -> None:
+    others = [
+        SubstrateItem("text", f"Refunds note {i}: " + "filler words here " * 20, id=f"o{i}")
+        for i in range(2)
+    ]
+    pool = [SubstrateItem("text", REFUNDS, id="r"), *others]
+    budget = ContextBudget(max_chars=160)
+    packed = pack_context(REFUNDS_ASKED, pool, [1.0, 0.5, 0.4], budget=budget, compress=True)
+    rendered = packed.render()
+    assert len(rendered) <= 160 and len(packed) == 2  # the third did not fit in its share
+    assert packed.texts[0].startswith("Refunds for defective items are processed within")
+    assert len(rendered) >= 160 - 5  # what it left went to the first, not to waste
