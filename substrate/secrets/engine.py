@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -517,8 +518,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return strength is not None and worth_reporting(
             secret, strength=strength, quoted=True, key=m.group("key")
         )
-    if kind == "stated_bare":
-        return char_classes(secret) == 4 and credential_ok(secret) and not is_path_or_url(secret)
+    if kind == "stated_bare":  # strong as a generated password is, or it is a word
+        strong = char_classes(secret) == 4 or _generated_password(secret)
+        return strong and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
@@ -584,6 +586,23 @@ _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 _CREDS = re.compile(r"(?i:creds?|credentials)$")
 # What a label's value does not start with: an operator, a bracket, a template
 _NOT_A_LABELS_VALUE = "=:{}()[]|<>"
+
+
+def _generated_password(value: str) -> bool:
+    """Letters switching case often, with digits among them, long and varied, as a password
+    generator makes them ("Pw8YEIi75qB4sA9Q0"), not a name with a version ("Argon2id")."""
+    letters = [ch.isupper() for ch in value if ch.isalpha()]
+    switches = sum(a != b for a, b in itertools.pairwise(letters))
+    return (
+        len(value) >= 12
+        and value.isalnum()
+        and switches >= 4  # "PBKDF2SHA256Hasher" switches case once
+        and len(_DIGITS_AMONG.findall(value)) >= 2
+        and shannon(value) >= 3.3
+    )
+
+
+_DIGITS_AMONG = re.compile(r"[A-Za-z]\d+(?=[A-Za-z])")
 
 
 def _names_both(m: re.Match[str]) -> bool:

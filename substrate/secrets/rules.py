@@ -119,7 +119,8 @@ _SETTER = (
 _STATED = (
     r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
-    r"(?:[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
+    r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)[ \t]+to"
+    r"|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A label in notes, its key perhaps in words and said of something: "API key for staging:

@@ -1267,3 +1267,27 @@ def test_what_the_standard_library_says_of_passes_and_keys_is_no_secret(line: st
 )
 def test_a_password_beside_those_words_is_still_found(line: str) -> None:
     assert_password_found(line, True)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "secret"),
+    [
+        ("the root password was set to {} yesterday", True),
+        ("password changed to {} today", True),
+        ("the password has been reset to {}", True),
+        ("use password {} to log in", True),  # no verb: a generated password's shape says it
+        ("the password was set to expire", False),
+        ("set password to something else", False),
+        ("use password authentication to log in", False),
+        ("password hashing uses {}", False),
+    ],
+)
+def test_a_password_set_or_used_in_a_sentence(sentence: str, secret: bool) -> None:
+    text = sentence.format("Pw8YEIi75qB4sA9Q0" if secret else "Argon2id")
+    found = detect_secrets(text).rules()
+    assert found == (["sensitive_assignment"] if secret else []), text
+
+
+@pytest.mark.parametrize("name", ["PBKDF2SHA256Hasher", "Argon2id", "SHA256WithRSA"])
+def test_a_name_with_digits_after_password_is_no_password(name: str) -> None:
+    assert not detect_secrets(f"password {name}").findings
