@@ -501,6 +501,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # "creds: deploy / ...": the user; the password is the next rule's
         # "key = value", not "pass `value`" in a sentence: only then may joined words count
         between = text[m.end("key") : m.start(group)] if group else ""
+        if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
+            return False  # {"input": "secret", "answer": ...}: a value, then the next key
         assigned = any(mark in between for mark in "=:,>-|\t")
         return worth_reporting(
             secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
@@ -582,6 +584,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+# What follows a key of a mapping: its closing quote, then a colon
+_A_KEY_NEXT = re.compile(r"[\"'`]?[ \t]*:(?!:)")
 # Keys that name a user and a password together
 _CREDS = re.compile(r"(?i:creds?|credentials)$")
 # What a label's value does not start with: an operator, a bracket, a template

@@ -1250,6 +1250,7 @@ def test_a_password_asked_for_and_given_is_found(line: str, found: list[str]) ->
         "    In addition you can pass `spec=True` or `spec_set=True`, which causes",
         "      to pass `isinstance` tests.",
         "        'APPEND':       ('AUTH', 'SELECTED'),",
+        '{"input": "secret", "answer": "forty-two"}',  # a value, then the next key
         "        self.key = '_threading_local._localimpl.' + str(id(self))",
         "            user_pass = '%s:%s' % (unquote(user),",
         "            credentials = '{0}:{1}'.format(user, passwd).encode()",
