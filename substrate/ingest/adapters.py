@@ -437,6 +437,8 @@ def ingest_artifacts(
     for dirpath, dirs, files in os.walk(root):  # never follows directory links: no loops
         if "manifest.json" in files or "manifest.json" in dirs:
             manifests.append(Path(dirpath) / "manifest.json")
+    if not manifests and report is not None:  # said, not silent: the wrong folder, perhaps
+        report.tell(str(root), ["no artifact folder here (one holds a manifest.json)"])
     now = time.time()
     ids: list[str] = []
     for manifest_path in sorted(manifests):

@@ -290,6 +290,15 @@ def test_an_artifact_read_again_unchanged_is_reported_unchanged(tmp_path: Path) 
     assert (again.items_added, again.files_unchanged) == (0, 1)
 
 
+def test_a_folder_without_a_manifest_is_said_to_hold_no_artifact(tmp_path: Path) -> None:
+    (tmp_path / "model.bin").write_bytes(b"weights")
+    report = IngestReport()
+    assert ingest_artifacts(Substrate(), str(tmp_path), report=report) == []
+    assert [n.reason for n in report.notices] == [
+        "no artifact folder here (one holds a manifest.json)"
+    ]
+
+
 def test_an_artifacts_path_is_absolute_from_any_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
