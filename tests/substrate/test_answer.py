@@ -1625,3 +1625,11 @@ BILLING = (
 )
 def test_what_is_asked_must_be_said(question: str, context: str, expected: str) -> None:
     assert ExtractiveAnswerer()(question, context) == expected
+
+
+def test_a_verb_the_question_leans_on_need_not_be_said() -> None:
+    context = "# Marco\n\nMarco joined in 2020. He maintains the Postgres cluster on port 5433."
+    assert ExtractiveAnswerer()("What port does Postgres use?", context) == (
+        "He maintains the Postgres cluster on port 5433. [1]"
+    )
+    assert ExtractiveAnswerer()("What port does Redis use?", context) == ""
