@@ -51,6 +51,7 @@ from substrate.questions import (
     states_frame,
     terms_said,
     topic_text,
+    without_light_verbs,
     words_for,
 )
 from substrate.quotelines import CITATION, quoted_lines
@@ -394,7 +395,7 @@ def answer_from_substrate(
         top, evidence, ranked_evidence, packet, retired = gather(question)
         unstated = not says_frame()
     readable = SearchFilters(scopes=allowed)
-    unseen, unseen_share = unmentioned(substrate, topic, filters=readable)
+    unseen, unseen_share = unmentioned(substrate, without_light_verbs(topic), filters=readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = stated = 0

@@ -46,6 +46,7 @@ from substrate.questions import (
     defined_term,
     frame_of,
     identifiers_in_place,
+    light_verb_terms,
     named_terms,
     terms_said,
     verb_forms,
@@ -187,7 +188,7 @@ class ExtractiveAnswerer:
         # asked for a procedure, not of one ("the author of the Bunkering procedure")
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
-        about = topic - subject - _light_verbs() if subject else frozenset()
+        about = topic - subject - light_verb_terms() if subject else frozenset()
         for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
@@ -197,7 +198,7 @@ class ExtractiveAnswerer:
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
-            if content and content >= min(self.min_terms, len(topic - _light_verbs())):
+            if content and content >= min(self.min_terms, len(topic - light_verb_terms())):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 rank = round(share - 0.01 * (n - 1), 9)
                 # a procedure's step, which its headings make an answer, over a source's rank
@@ -307,13 +308,6 @@ class ExtractiveAnswerer:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
-
-
-@functools.cache
-def _light_verbs() -> frozenset[str]:
-    """Verbs a question leans on that an answer need not say: "What port does Postgres use?"
-    is answered by "... the Postgres cluster on port 5433"."""
-    return terms("use uses used using have has had get gets got need needs")
 
 
 # A question asking how something is done: its answer is a procedure, all of its steps; a

@@ -111,6 +111,22 @@ def _request_terms() -> frozenset[str]:
     return terms(REQUEST_WORDS)
 
 
+# Verbs a question leans on that an answer need not say, nor a shard mention: "What port does
+# Postgres use?" is answered by "... the Postgres cluster on port 5433"
+LIGHT_VERBS = "use uses used using have has had"
+
+
+@functools.cache
+def light_verb_terms() -> frozenset[str]:
+    return terms(LIGHT_VERBS)
+
+
+def without_light_verbs(text: str) -> str:
+    """``text`` less its light verbs (``LIGHT_VERBS``)."""
+    light = light_verb_terms()
+    return _WORD.sub(lambda m: " " if terms(m[0]) <= light and terms(m[0]) else m[0], text)
+
+
 def _requests_only(word: str) -> bool:
     said = terms(word)
     return bool(said) and said <= _request_terms()

@@ -1633,3 +1633,17 @@ def test_a_verb_the_question_leans_on_need_not_be_said() -> None:
         "He maintains the Postgres cluster on port 5433. [1]"
     )
     assert ExtractiveAnswerer()("What port does Redis use?", context) == ""
+
+
+def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
+    store = Substrate()
+    for text in (
+        "# Marco\n\nMarco joined in 2020. He maintains the Postgres cluster on port 5433.",
+        "# Priya\n\nPriya leads the platform team. She works from the Bangalore office.",
+        "# Billing\n\nThe platform team owns the billing-worker service. It runs nightly.",
+        "# Search\n\nThe search-api service is deployed on Kubernetes.",
+        "# Inventory\n\nWidgets are counted in Lisbon and Porto every Monday.",
+    ):
+        store.add("text", text)
+    found = extractive(store, "What port does Postgres use?")
+    assert found.answer is not None and "5433" in found.answer
