@@ -176,9 +176,10 @@ PROVIDER_RULES: tuple[Rule, ...] = (
          r"![\w\-])",
          ("sk-",), entropy=3.5, prefix=3,
          description="OpenAI key: sk- or sk-proj- with the T3BlbkFJ marker (base64 'OpenAI')"),
-    Rule("openai_key", r"sk-(?:proj|svcacct|admin)-[\w\-]{40,300}(?![\w\-])",
+    Rule("openai_key", r"sk-(?:proj|svcacct|admin)-[\w\-]{80,300}(?![\w\-])",
          ("sk-proj-", "sk-svcacct-", "sk-admin-"), entropy=4.0, prefix=8,
-         description="OpenAI project, service-account or admin key, without the marker"),
+         description="OpenAI project, service-account or admin key of today's length (the "
+                     "short ones without the marker are test strings)"),
     Rule("openai_key", r"sk-[A-Za-z0-9]{40,}(?![A-Za-z0-9\-])",
          ("sk-",), entropy=4.0, prefix=3,
          description="OpenAI legacy secret key without separators"),

@@ -826,9 +826,10 @@ def test_github_fine_grained_and_openai_project_keys() -> None:
     assert detect_secrets("anthropic sk-ant-api03-" + rnd(93, URLSAFE) + "AA").rules() == [
         "anthropic_key"
     ]
-    # a project key without the marker, as newer ones are issued
-    assert detect_secrets("key sk-proj-" + rnd(48, URLSAFE) + " here").rules() == ["openai_key"]
-    assert detect_secrets("key sk-proj-" + "a" * 48).clean  # no random key
+    # a project key of today's length without the marker; a short one is a test string
+    assert detect_secrets("key sk-proj-" + rnd(156, URLSAFE) + " here").rules() == ["openai_key"]
+    assert detect_secrets("key sk-proj-" + rnd(48, URLSAFE)).clean
+    assert detect_secrets("key sk-proj-" + "a" * 156).clean  # no random key
 
 
 def test_provider_boundaries() -> None:
