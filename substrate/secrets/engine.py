@@ -504,6 +504,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
             return False  # {"input": "secret", "answer": ...}: a value, then the next key
         assigned = any(mark in between for mark in "=:,>-|\t")
+        if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
+            return False
         return worth_reporting(
             secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
         )
@@ -592,6 +594,27 @@ _CREDS = re.compile(r"(?i:creds?|credentials)$")
 _NOT_A_LABELS_VALUE = "=:{}()[]|<>"
 
 
+def _named_in_prose(m: re.Match[str], text: str, secret: str, assigned: bool) -> bool:
+    """Whether the verb "pass" names an argument in prose: "pass 'ignore' to", "pass
+    `spec=True`" (not "--pass letmein", an option, nor "PASSWORD 'sunshine'" in SQL)."""
+    if assigned or m.group("key") not in ("pass", "Pass"):
+        return False
+    if text[max(0, m.start("key") - 1) : m.start("key")] == "-":
+        return False
+    return plain_word(secret) or _ARGUMENT.fullmatch(secret) is not None
+
+
+# An argument or keyword argument as prose names it ("isinstance", "spec=True")
+_ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
+
+
+def _a_state(key: str, between: str, secret: str) -> bool:
+    """Whether an "auth" paired with a word in a tuple is a mode or a state ("AUTH",
+    "SELECTED"), not a credential (``auth = Sunshine`` is one)."""
+    bare = key.strip(" \t\"'`").lower()
+    return bare == "auth" and "," in between and "=" not in between and plain_word(secret)
+
+
 def _generated_password(value: str) -> bool:
     """Letters switching case often, with digits among them, long and varied, as a password
     generator makes them ("Pw8YEIi75qB4sA9Q0"), not a name with a version ("Argon2id")."""
@@ -601,12 +624,14 @@ def _generated_password(value: str) -> bool:
         len(value) >= 12
         and value.isalnum()
         and switches >= 4  # "PBKDF2SHA256Hasher" switches case once
+        and max(map(len, _LOWER_RUN.findall(value)), default=0) <= 4  # "Validator", "Signer"
         and len(_DIGITS_AMONG.findall(value)) >= 2
         and shannon(value) >= 3.3
     )
 
 
 _DIGITS_AMONG = re.compile(r"[A-Za-z]\d+(?=[A-Za-z])")
+_LOWER_RUN = re.compile(r"[a-z]+")
 
 
 def _names_both(m: re.Match[str]) -> bool:

@@ -18,12 +18,15 @@ if TYPE_CHECKING:  # the engine calls this module
     from substrate.secrets.engine import Hit
 
 # What may stand between two literals the language joins: a line break (after an optional
-# "+" or backslash, before an optional "+"), or a "+" on the same line.
-_GAP = r"[ \t]*(?:(?:[+\\][ \t]*)?\r?\n[ \t]*\+?|\+)[ \t]*"
-_LITERAL = r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
-_JUNCTION = re.compile(rf"[\"']{_GAP}[\"']")
+# "+" and an optional backslash, before an optional "+"), or a "+" on the same line. Each
+# run of blanks is matched once, by one pattern: two in a row would make a long run of
+# spaces cost time quadratic in its length.
+_GAP = r"[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?\r?\n[ \t]*(?:\+[ \t]*)?|[ \t]*\+[ \t]*"
+# A string literal, perhaps with a prefix (f"...", r'...')
+_LITERAL = r"""[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_JUNCTION = re.compile(rf"[\"'](?:{_GAP})[rRbBuUfF]{{0,2}}[\"']")
 _LITERAL_RE = re.compile(_LITERAL)
-_RUN = re.compile(rf"(?:{_LITERAL})(?:{_GAP}(?:{_LITERAL}))+")
+_RUN = re.compile(rf"(?:{_LITERAL})(?:(?:{_GAP})(?:{_LITERAL}))+")
 # Joined values shorter than this hold no credential worth a second scan
 _MIN_JOINED = 8
 
@@ -38,21 +41,37 @@ def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -
     cover, found with ``scan`` (a ``find_secrets`` that does not look for joined literals)."""
     found: list[Hit] = []
     for run in _RUN.finditer(text):
-        pieces = [(m.start() + 1, m.end() - 1) for m in _LITERAL_RE.finditer(text, *run.span())]
+        pieces = [_body(m) for m in _LITERAL_RE.finditer(text, *run.span())]
         joined = "".join(text[a:b] for a, b in pieces)
         if len(joined) < _MIN_JOINED:
             continue
-        line_start = text.rfind("\n", 0, run.start()) + 1
-        lead = text[line_start : run.start() + 1]  # up to and with the opening quote
-        quote = text[run.start()]
+        lead = _lead(text, pieces[0][0])
+        quote = text[pieces[0][0] - 1]
         for hit in scan(lead + joined + quote, syntax):
             found.extend(_in_pieces(hit, hit.start - len(lead), hit.end - len(lead), pieces))
     return found
 
 
+def _body(literal: re.Match[str]) -> tuple[int, int]:
+    """Where the text of a literal lies: between its quotes, after its prefix."""
+    text = literal.group()
+    return literal.start() + len(text) - len(text.lstrip("rRbBuUfF")) + 1, literal.end() - 1
+
+
+def _lead(text: str, body: int) -> str:
+    """What the joined value is read after: its first line up to the opening quote, and the
+    line before when that holds no more than a bracket ("PASSWORD = (" above the pieces)."""
+    start = text.rfind("\n", 0, body) + 1
+    lead = text[start:body]
+    if not lead[:-1].strip(" \t([{") and start:
+        lead = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] + " " + lead.lstrip()
+    return lead
+
+
 def _in_pieces(hit: Hit, start: int, end: int, pieces: list[tuple[int, int]]) -> list[Hit]:
     """The parts of ``hit`` (at ``start``-``end`` of the joined value) in the original text,
-    one per piece; none when it lies within one piece, where the plain scan has judged it."""
+    one per piece it covers (the one it may lie within was read in the light of the others:
+    ``"the password is " +`` then ``"Xk9mPq2vL7Rt"``)."""
     parts: list[Hit] = []
     at = 0
     for a, b in pieces:
@@ -66,4 +85,4 @@ def _in_pieces(hit: Hit, start: int, end: int, pieces: list[tuple[int, int]]) ->
                 )
             )
         at += b - a
-    return parts if len(parts) > 1 else []
+    return parts

@@ -333,10 +333,6 @@ def looks_random(value: str, *, min_len: int = 8) -> bool:
     return ent >= 2.8 or (len(value) >= 20 and ent >= 2.5)
 
 
-# An argument or keyword argument as prose names it ("isinstance", "spec=True")
-_ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
-
-
 def worth_reporting(
     value: str, *, strength: str, quoted: bool, key: str = "", assigned: bool = True
 ) -> bool:
@@ -371,10 +367,6 @@ def worth_reporting(
         return False
     if key and _restates(v, key):
         return False
-    if not assigned and (plain_word(v) or _ARGUMENT.fullmatch(v)):
-        return False  # "pass 'ignore' to", "pass `spec=True`": an argument named in prose
-    if key.strip(" \t\"'`").lower() == "auth" and plain_word(v):
-        return False  # a mode or a state ("AUTH", "SELECTED"), not a credential
     if v.endswith(".") and is_reference(v.rstrip(".")):
         return False  # "_threading_local._localimpl." + str(id(self)): a name's first part
     # a password of joined words reads as a name too; unquoted, only "-" tells it from an

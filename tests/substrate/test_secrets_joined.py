@@ -24,6 +24,9 @@ HEAD, TAIL = TOKEN[:20], TOKEN[20:]
         f'const token =\n  "{HEAD}" +\n  "{TAIL}";\n',  # JavaScript: "+" at the line end
         f"x = '{HEAD}'\n    + '{TAIL}'\n",  # ... or at the start of the next
         f'x = "{HEAD}" + "{TAIL}"\n',  # no keyword: the joined value is a token
+        f'TOKEN = "{HEAD}" + \\\n    "{TAIL}"\n',  # "+" then a backslash
+        f'x = ("{HEAD}"\n     f"{TAIL}")\n',  # a prefixed piece
+        f'TOKEN = (\n    "{HEAD}"\n    "{TAIL}"\n)\n',  # the name on the line above
     ],
 )
 def test_no_piece_of_a_split_token_stays_readable(text: str) -> None:
@@ -34,6 +37,13 @@ def test_no_piece_of_a_split_token_stays_readable(text: str) -> None:
         assert HEAD[4:] not in masked and TAIL not in masked, (syntax, masked)
     assert len(scan_text(text, path="settings.py").findings) == 2  # one per piece
     assert may_hold_secrets([text]) and slices_may_hold_secrets(text)
+
+
+def test_a_secret_within_one_piece_is_read_with_the_others() -> None:
+    text = 'DSN = ("postgres://admin:"\n       "Xk9mPq2vL7Rt@db.internal:5432/app")\n'
+    assert "Xk9mPq2vL7Rt" not in redact_secrets(text)
+    text = 'log.info("the password is " +\n         "Xk9mPq2vL7Rt")\n'
+    assert "Xk9mPq2vL7Rt" not in redact_secrets(text)
 
 
 def test_a_split_aws_key_is_named_for_its_rule() -> None:
