@@ -14,10 +14,11 @@ from functools import lru_cache
 
 from substrate.context.compress import terms
 
-# A noun, then capital letters (not "I") or short numbers standing alone: "Project B",
+# A noun, then letters (not "a" or "I") or short numbers standing alone: "Project B",
 # "building D", "Tier 3", "rooms 101 and 102" (not "version 2.1", "in 2019" or "Q3")
-_MARK = r"(?:[A-HJ-Z]|\d{1,3})\b(?![.,:/-]?\d)"
-_LIST = r"(?:\s*,\s*|\s+(?:and|or|&)\s+)"
+_MARK = r"\b(?:[A-HJ-Z]|[b-hj-z]|\d{1,3})\b(?![.,:/-]?\d)"
+_LIST = r"(?:\s*,\s*|\s+(?:and|or|&|to|through|thru)\s+|\s*[-–]\s*)"
+_RANGE = re.compile(r"\s(?:to|through|thru)\s|[-–]")
 _DESIGNATED = re.compile(
     rf"\b(?P<noun>[A-Za-z][a-z]{{2,}})\s+(?P<marks>{_MARK}(?:{_LIST}{_MARK})*)"
 )
@@ -36,10 +37,18 @@ def designators(text: str) -> frozenset[tuple[str, str]]:
     """``(noun term, mark)`` for each thing ``text`` names by a letter or number."""
     found = set()
     for m in _DESIGNATED.finditer(text):
-        noun = m.group("noun")
-        for mark in _MARK_RE.findall(m.group("marks")):
-            numbered = noun[0].isupper() or noun.lower().removesuffix("s") in _NUMBERED
-            if mark.isdigit() and not numbered:
+        noun, marks = m.group("noun"), m.group("marks")
+        if _RANGE.search(marks):
+            continue  # "tiers 1 to 3": which ones lie between is not told here
+        listed = noun.lower().removesuffix("s") in _NUMBERED
+        for mark in _MARK_RE.findall(marks):
+            # a small letter names one after these nouns only ("project b"; not "use x")
+            if (
+                mark.islower()
+                and not listed
+                or mark.isdigit()
+                and not (listed or noun[0].isupper())
+            ):
                 continue
             found.add((_noun_term(noun), mark.lower()))
     return frozenset(found)

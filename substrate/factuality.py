@@ -218,7 +218,7 @@ def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) ->
     support "the standby costs 300 EUR per year". A clause fits by the claim's words it
     lacks and the words it has that the claim does not (its numbers aside); one that has
     none of the latter names no other subject."""
-    clauses = [terms(clause) for clause in _CLAUSE_BREAK.split(sentence)]
+    clauses = [_valued_terms(clause) for clause in _CLAUSE_BREAK.split(sentence)]
     valued = [found for found in clauses if any(_is_number(term) for term in found)]
     if len(valued) < 2:
         return False
@@ -346,23 +346,35 @@ _NEGATION = re.compile(
 
 # Numbers written as words are values too: "five minutes" is not "fifteen minutes", and is
 # "5 minutes".
+# ("one" is left a word: it is a pronoun as often, "one from the platform team")
 _SMALL_NUMBERS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty"
 ).split()
 _TENS = "thirty forty fifty sixty seventy eighty ninety".split()
+# "twenty-one" is one number, 21, not 20 and 1
+_COMPOUND_NUMBER = re.compile(
+    r"\b(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]"
+    r"(?P<unit>one|two|three|four|five|six|seven|eight|nine)\b",
+    re.IGNORECASE,
+)
+
+
+def _compound_value(found: re.Match[str]) -> str:
+    tens = ["twenty", *_TENS].index(found.group("tens").lower())
+    return str(20 + 10 * tens + _SMALL_NUMBERS.index(found.group("unit").lower()))
 
 
 @functools.cache
 def _number_values() -> dict[str, str]:
     """The term of each number word up to ninety ("five", "twenty") -> its digits."""
     named = [*enumerate(_SMALL_NUMBERS), *((30 + 10 * i, w) for i, w in enumerate(_TENS))]
-    return {term: str(value) for value, word in named for term in terms(word)}
+    return {term: str(value) for value, word in named[2:] + named[:1] for term in terms(word)}
 
 
 def _valued_terms(text: str) -> frozenset[str]:
     """``terms(text)`` with the number words as digits: "five days" says "5 days"."""
-    found = terms(text)
+    found = terms(_COMPOUND_NUMBER.sub(_compound_value, text))
     values = _number_values()
     if values.keys().isdisjoint(found):
         return found

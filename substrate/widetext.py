@@ -65,7 +65,7 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
 # Of the code units of unmarked UTF-16 text, this share at least has a NUL high byte (ASCII),
 # and this share at least of its characters is printable: a binary file of 16-bit numbers
 # rarely passes both.
-_ASCII_UNITS = 0.9
+_ASCII_UNITS = 0.3
 _PRINTABLE_CHARS = 0.95
 
 

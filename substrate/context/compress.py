@@ -465,7 +465,7 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
             used += cost - _gap(before, after)
     best = order[0]
     said = wanted & terms(" ".join(parts[i] for i in kept))
-    if best not in kept and len(said) < gain[best]:
+    if not kept or (best not in kept and len(said) < gain[best]):
         # the start of the sentence that says most of the task says more than whole ones
         # that say less ("refund" alone, where it says "refunds for defective items take")
         return around_match(parts[best], task, max_chars)

@@ -1619,8 +1619,13 @@ BILLING = (
             BILLING,
             "The platform team owns the billing-worker service. [1]",
         ),
-        # the verb in another of its forms
+        # the verb in another of its forms, or after an adverb
         ("Who wrote the runbook?", BILLING, "This runbook was written by Elena Marsh. [1]"),
+        (
+            "Who currently owns the billing-worker service?",
+            BILLING,
+            "The platform team owns the billing-worker service. [1]",
+        ),
     ],
 )
 def test_what_is_asked_must_be_said(question: str, context: str, expected: str) -> None:

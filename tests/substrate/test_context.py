@@ -654,3 +654,10 @@ def test_room_left_over_goes_to_the_first_item_cut_to_its_share() -> None:
     assert len(rendered) <= 160 and len(packed) == 2  # the third did not fit in its share
     assert packed.texts[0].startswith("Refunds for defective items are processed within")
     assert len(rendered) >= 160 - 5  # what it left went to the first, not to waste
+
+
+def test_a_summary_of_sentences_too_long_for_the_room_is_a_cut_one_not_nothing() -> None:
+    text = ("A long sentence about nothing in particular that goes on and on. " * 3).strip()
+    text += " " + text
+    assert compress_text(text, "kubernetes ingress", 40).startswith("A long sentence")
+    assert compress_text(text, "", 40)

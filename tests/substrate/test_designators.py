@@ -25,8 +25,17 @@ def test_what_names_a_thing_by_a_letter_or_number() -> None:
         ("floor", "2"),
         ("build", "d"),  # the noun as a term: "buildings D and E" name it too
     }
-    # a count, a year, a version, a pronoun: no name
-    for text in ("It uses 3 servers", "joined in 2019", "version 2.1", "then I left", "Q3"):
+    assert designators("what database does project b use?") == {("project", "b")}
+    # a count, a year, a version, a pronoun, a small letter after another word, a range
+    for text in (
+        "It uses 3 servers",
+        "joined in 2019",
+        "version 2.1",
+        "then I left",
+        "Q3",
+        "press x to exit",
+        "Tiers 1 to 3 include phone support",
+    ):
         assert designators(text) == frozenset(), text
 
 

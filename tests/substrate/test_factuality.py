@@ -568,3 +568,23 @@ OPPOSED = (
 )
 def test_opposites_and_numbers_in_words(claim: str, supported: bool) -> None:
     assert content_overlap(OPPOSED, claim) is supported
+
+
+NUMBERED = (
+    "Production deploys need 2 approvals, one from the platform team. Invoices are due "
+    "within twenty-one days. Retries happen three times, five seconds apart."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("Production deploys need 1 approval.", False),  # "one" there is a pronoun
+        ("Invoices are due within 21 days.", True),  # twenty-one is 21
+        ("Invoices are due within 20 days.", False),
+        ("Retries happen 3 times.", True),
+        ("Retries happen 5 times.", False),  # five is said of the seconds
+    ],
+)
+def test_numbers_in_words_are_the_numbers_they_say(claim: str, supported: bool) -> None:
+    assert content_overlap(NUMBERED, claim) is supported

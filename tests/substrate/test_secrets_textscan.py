@@ -109,8 +109,9 @@ def test_a_nul_byte_in_text_does_not_hide_its_secrets() -> None:
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
-def test_utf16_without_a_mark_is_read_as_text(encoding: str) -> None:
-    text = "# deploy\n" + f"$token = '{GH}'\n"
+@pytest.mark.parametrize("heading", ["# deploy", "# Развертывание сервиса"])
+def test_utf16_without_a_mark_is_read_as_text(encoding: str, heading: str) -> None:
+    text = heading + "\n" + f"$token = '{GH}'\n"
     [finding] = scan_text(text.encode(encoding), path="deploy.ps1").findings
     assert (finding.rule, finding.line) == ("github_token", 2)
 
