@@ -379,7 +379,7 @@ def _definition_of(term: str) -> re.Pattern[str]:
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
 # "Who owns ...", "Who maintains ...": the verb after "who", unless it only helps another
 _WHO_DOES = re.compile(
-    r"\s*who\s+(?:(?:[a-z]+ly|now|still|also|ever|then)\s+)?"
+    r"\s*who\s+(?:(?:[a-z]+ly|now|still|also|else|ever|then)\s+)?"
     r"(?!(?:is|are|was|were|be|been|does|do|did|can|could|will|would|should|shall|"
     r"may|might|must|has|have|had)\b)(?P<verb>[a-z]+)\b",
     re.IGNORECASE,

@@ -62,16 +62,16 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
     return _unmarked_utf16(data[:BINARY_PROBE_BYTES])
 
 
-# Of the code units of unmarked UTF-16 text, this share at least has a NUL high byte (ASCII),
-# and this share at least of its characters is printable: a binary file of 16-bit numbers
-# rarely passes both.
+# Of the code units of unmarked UTF-16 text, this share at least has a NUL high byte (ASCII
+# and Latin letters; Cyrillic or Greek lines between them have none), and this share at
+# least of its characters is printable: a binary file of 16-bit numbers rarely passes both.
 _ASCII_UNITS = 0.3
 _PRINTABLE_CHARS = 0.95
 
 
 def _unmarked_utf16(probe: bytes) -> WideEncoding | None:
-    """UTF-16 without a byte-order mark, told by NUL high bytes in nearly every code unit and
-    by no NUL character, reading as printable text."""
+    """UTF-16 without a byte-order mark, told by NUL high bytes in many code units, no NUL
+    character, and reading as printable text."""
     if len(probe) < 16 or b"\x00" not in probe:
         return None
     probe = probe[: len(probe) // 2 * 2]

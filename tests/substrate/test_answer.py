@@ -1652,3 +1652,9 @@ def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
         store.add("text", text)
     found = extractive(store, "What port does Postgres use?")
     assert found.answer is not None and "5433" in found.answer
+
+
+def test_who_else_asks_the_verb_after_it() -> None:
+    assert ExtractiveAnswerer()("Who else owns the billing-worker service?", BILLING) == (
+        "The platform team owns the billing-worker service. [1]"
+    )
