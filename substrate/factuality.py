@@ -307,13 +307,7 @@ def _opposite_terms() -> dict[str, frozenset[str]]:
 
 @functools.cache
 def _opposite_words() -> dict[str, frozenset[str]]:
-    table: dict[str, frozenset[str]] = {}
-    for one, other in _WORD_OPPOSITES:
-        for word in one.split():
-            table[word] = table.get(word, frozenset()) | frozenset(other.split())
-        for word in other.split():
-            table[word] = table.get(word, frozenset()) | frozenset(one.split())
-    return table
+    return paired_terms(_WORD_OPPOSITES, spelt=lambda side: frozenset(side.split()))
 
 
 def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool:
@@ -345,31 +339,36 @@ _NEGATION = re.compile(
 
 
 # Numbers written as words are values too: "five minutes" is not "fifteen minutes", and is
-# "5 minutes".
-# ("one" is left a word: it is a pronoun as often, "one from the platform team")
-_SMALL_NUMBERS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
-_TENS = "thirty forty fifty sixty seventy eighty ninety".split()
+# "5 minutes". NUMBER_WORDS runs zero to twenty, then the tens.
+_WORD_NUMBERS = NUMBER_WORDS.split()[: NUMBER_WORDS.split().index("ninety") + 1]
+
+
+def _word_value(word: str) -> int:
+    at = _WORD_NUMBERS.index(word.lower())
+    return at if at <= 20 else 20 + 10 * (at - 20)
+
+
 # "twenty-one" is one number, 21, not 20 and 1
 _COMPOUND_NUMBER = re.compile(
-    r"\b(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]"
-    r"(?P<unit>one|two|three|four|five|six|seven|eight|nine)\b",
+    rf"\b(?P<tens>{'|'.join(_WORD_NUMBERS[20:])})[- ](?P<unit>{'|'.join(_WORD_NUMBERS[1:10])})\b",
     re.IGNORECASE,
 )
 
 
 def _compound_value(found: re.Match[str]) -> str:
-    tens = ["twenty", *_TENS].index(found.group("tens").lower())
-    return str(20 + 10 * tens + _SMALL_NUMBERS.index(found.group("unit").lower()))
+    return str(_word_value(found.group("tens")) + _word_value(found.group("unit")))
 
 
 @functools.cache
 def _number_values() -> dict[str, str]:
-    """The term of each number word up to ninety ("five", "twenty") -> its digits."""
-    named = [*enumerate(_SMALL_NUMBERS), *((30 + 10 * i, w) for i, w in enumerate(_TENS))]
-    return {term: str(value) for value, word in named[2:] + named[:1] for term in terms(word)}
+    """The term of each number word up to ninety ("five", "twenty") -> its digits; not "one",
+    a pronoun as often ("one from the platform team")."""
+    return {
+        term: str(_word_value(word))
+        for word in _WORD_NUMBERS
+        if word != "one"
+        for term in terms(word)
+    }
 
 
 def _valued_terms(text: str) -> frozenset[str]:

@@ -123,8 +123,12 @@ def light_verb_terms() -> frozenset[str]:
 
 def without_light_verbs(text: str) -> str:
     """``text`` less its light verbs (``LIGHT_VERBS``)."""
-    light = light_verb_terms()
-    return _WORD.sub(lambda m: " " if terms(m[0]) <= light and terms(m[0]) else m[0], text)
+    return _WORD.sub(lambda m: " " if _light_only(m[0]) else m[0], text)
+
+
+def _light_only(word: str) -> bool:
+    said = terms(word)
+    return bool(said) and said <= light_verb_terms()
 
 
 def _requests_only(word: str) -> bool:
@@ -386,12 +390,16 @@ def verb_forms(verb: str) -> frozenset[str]:
     return said.union(*(forms[term] for term in said & forms.keys()))
 
 
-def paired_terms(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+def paired_terms(
+    pairs: Iterable[tuple[str, str]],
+    spelt: Callable[[str], frozenset[str]] = terms,
+) -> dict[str, frozenset[str]]:
     """Each term of either side of ``pairs`` (words, space-separated) with the terms of the
-    other side: a table of words that stand for each other, or against each other."""
+    other side: a table of words that stand for each other, or against each other. ``spelt``
+    gives a side's terms (index terms by default; the words as written, for stopwords)."""
     table: dict[str, frozenset[str]] = {}
     for one, other in pairs:
-        ones, others = terms(one), terms(other)
+        ones, others = spelt(one), spelt(other)
         for term in ones:
             table[term] = table.get(term, frozenset()) | others
         for term in others:

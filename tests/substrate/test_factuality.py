@@ -547,7 +547,9 @@ def test_a_value_denied_a_change_reversed_or_an_opposite_word_is_no_support(
 
 OPPOSED = (
     "The office is open on weekends. Refunds are issued after the inspection. "
-    "Orders ship the same day. Refunds take five business days."
+    "Orders ship the same day. Refunds take five business days. "
+    "Production deploys need 2 approvals, one from the platform team. Invoices are due "
+    "within twenty-one days. Retries happen three times, five seconds apart."
 )
 
 
@@ -564,21 +566,6 @@ OPPOSED = (
         ("Refunds take 5 business days.", True),
         ("Refunds take fifteen business days.", False),
         ("Refunds take 6 business days.", False),
-    ],
-)
-def test_opposites_and_numbers_in_words(claim: str, supported: bool) -> None:
-    assert content_overlap(OPPOSED, claim) is supported
-
-
-NUMBERED = (
-    "Production deploys need 2 approvals, one from the platform team. Invoices are due "
-    "within twenty-one days. Retries happen three times, five seconds apart."
-)
-
-
-@pytest.mark.parametrize(
-    ("claim", "supported"),
-    [
         ("Production deploys need 1 approval.", False),  # "one" there is a pronoun
         ("Invoices are due within 21 days.", True),  # twenty-one is 21
         ("Invoices are due within 20 days.", False),
@@ -586,5 +573,5 @@ NUMBERED = (
         ("Retries happen 5 times.", False),  # five is said of the seconds
     ],
 )
-def test_numbers_in_words_are_the_numbers_they_say(claim: str, supported: bool) -> None:
-    assert content_overlap(NUMBERED, claim) is supported
+def test_opposites_and_numbers_in_words(claim: str, supported: bool) -> None:
+    assert content_overlap(OPPOSED, claim) is supported
