@@ -464,12 +464,12 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
             kept.insert(at, i)
             used += cost - _gap(before, after)
     best = order[0]
-    said = wanted & terms(" ".join(parts[i] for i in kept))
-    if not kept or (best not in kept and len(said) < gain[best]):
-        # the start of the sentence that says most of the task says more than whole ones
-        # that say less ("refund" alone, where it says "refunds for defective items take")
+    summary = _joined([parts[i] for i in kept])
+    # the start of the sentence that says most of the task says more than whole ones that
+    # say less ("refund" alone, where it says "refunds for defective items take")
+    if not kept or (best not in kept and len(wanted & terms(summary)) < gain[best]):
         return around_match(parts[best], task, max_chars)
-    return _joined([parts[i] for i in kept])
+    return summary
 
 
 def _joined(parts: list[str]) -> str:

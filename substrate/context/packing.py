@@ -264,7 +264,7 @@ class _Packer:
             if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1
                 continue
-            placed = self._place(item, source, full, room, left)
+            placed = self._place(item, source, full, room, left, n=len(self.items) + 1)
             if placed is None:  # no room for it
                 self.skipped += 1
                 if pos == 0:
@@ -283,31 +283,24 @@ class _Packer:
         """Give the room left over to the first item when it was cut to its share: the
         items its share was kept for may not have fitted after all, and the best item's
         summary then says more in what they left."""
-        if not self.items or self.frame is None:
-            return
         spare = self.limit - self.used
-        item, text = self.items[0], self.texts[0]
-        full = used_text(item, self.task, self.budget.shape)
-        if spare <= 0 or text == full:
+        if not self.items or spare <= 0:
             return
-        fmt, shape = self.budget.format, self.budget.shape
-        for room in (len(text) + spare, len(text) + spare // 2):  # escaping may lengthen it
-            summary = compress_text(full, self.task, room)
-            piece = render.piece(item, summary, 1, fmt, shape, self.sources[0])
-            grown = len(piece) - len(self.pieces[0])
-            if len(summary) > len(text) and 0 < grown <= spare:
-                self.texts[0], self.pieces[0] = summary, piece
-                self.used += grown
-                return
+        item, piece = self.items[0], self.pieces[0]
+        full = used_text(item, self.task, self.budget.shape)
+        placed = self._place(item, self.sources[0], full, len(piece) + spare, 1, n=1)
+        if placed is not None and len(placed[1]) > len(piece):
+            self.texts[0], self.pieces[0] = placed
+            self.used += len(placed[1]) - len(piece)
 
     def _place(
-        self, item: SubstrateItem, source: str | None, full: str, room: int, left: int
+        self, item: SubstrateItem, source: str | None, full: str, room: int, left: int, n: int
     ) -> tuple[str, str] | None:
-        """The text and rendered piece of ``item`` (whose text is ``full``, named ``source``)
-        in ``room`` characters, ``left`` items still to place; None when it cannot fit."""
+        """The text and rendered piece of ``item`` (whose text is ``full``, named ``source``,
+        numbered ``n``) in ``room`` characters, ``left`` items still to place; None when it
+        cannot fit."""
         assert self.frame is not None
         fmt, shape = self.budget.format, self.budget.shape
-        n = len(self.items) + 1
         whole = render.piece(item, full, n, fmt, shape, source)
         if not self.compress:
             return (full, whole) if len(whole) <= room else None
