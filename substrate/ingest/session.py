@@ -225,7 +225,7 @@ class IngestSession:
             report.items_removed -= told.items_removed
             report.files.remove(told)
             report.unchanged.append(told.source)
-        written = {item_id for item_id, _ in change.lines()}
+        written = {item.id for item in change.items}.union(i for i, _ in change.encoded)
         report.ids = [item_id for item_id in report.ids if item_id not in written]
 
     def covered_after_save(self, covered: Watermark) -> Watermark:

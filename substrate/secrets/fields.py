@@ -244,7 +244,7 @@ def _redact(
     value: Any,
     key: str | None,
     depth: int,
-    found: dict[tuple[str, str], str],
+    found: set[tuple[str, str]],
     copies: Copies | None,
     hits: _Hits,
     *,
@@ -280,12 +280,11 @@ def _known(hits: _Hits, value: str, key: str | None) -> list[Hit]:
 
 
 def _redact_string(
-    value: str, hits: list[Hit], found: dict[tuple[str, str], str], copies: Copies | None
+    value: str, hits: list[Hit], found: set[tuple[str, str]], copies: Copies | None
 ) -> str:
-    """``value`` with its own secrets (noted in ``found``) and copies of the item's other
-    secrets masked."""
-    for h in hits:
-        found[h.rule, value[h.start : h.end]] = h.rule
+    """``value`` with its own secrets (noted in ``found`` as ``(rule, secret)``) and copies of
+    the item's other secrets masked."""
+    found.update((h.rule, value[h.start : h.end]) for h in hits)
     spans = [(h.start, h.end, h.rule) for h in hits]
     if copies is not None:
         spans += copy_spans(value, copies)
@@ -327,7 +326,7 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
             for h in found_here:
                 secrets.setdefault(string[h.start : h.end], h.rule)
     copies = copies_of(secrets)
-    found: dict[tuple[str, str], str] = {}  # one secret found in two fields is one secret
+    found: set[tuple[str, str]] = set()  # one secret found in two fields is one secret
     fields: dict[str, Any] = {}
     if isinstance(text, str):
         fields["text"] = _redact(text, None, 0, found, copies, hits)
@@ -335,4 +334,4 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
         value = getattr(item, name, None)
         if value is not None:
             fields[name] = _redact(value, None, 0, found, copies, hits, top=name != "tags")
-    return fields, list(found.values()), secrets
+    return fields, [rule for rule, _ in found], secrets

@@ -252,11 +252,11 @@ def _stray_nuls(probe: str | bytes) -> bool:
     """Whether content whose first bytes hold a NUL is text for all that: control characters
     other than white space are at most ``_STRAY_CONTROLS`` of them, or just the one."""
     codes = probe if isinstance(probe, bytes) else probe.encode("utf-8", "surrogatepass")
-    controls = sum(codes.count(c) for c in range(32) if c not in _WHITE)
+    controls = len(codes) - len(codes.translate(None, _CONTROLS))
     return controls <= max(1, _STRAY_CONTROLS * len(codes))
 
 
-_WHITE = frozenset(b"\t\n\r\f")
+_CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\r\f")
 
 
 def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -> TextScan:
