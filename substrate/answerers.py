@@ -188,7 +188,8 @@ class ExtractiveAnswerer:
         # asked for a procedure, not of one ("the author of the Bunkering procedure")
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
-        about = topic - subject - light_verb_terms() if subject else frozenset()
+        needed = topic - light_verb_terms()  # "use" of "What port does X use?" need not be said
+        about = needed - subject if subject else frozenset()
         for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
@@ -198,7 +199,7 @@ class ExtractiveAnswerer:
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
-            if content and content >= min(self.min_terms, len(topic - light_verb_terms())):
+            if content and content >= min(self.min_terms, len(needed)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
                 rank = round(share - 0.01 * (n - 1), 9)
                 # a procedure's step, which its headings make an answer, over a source's rank

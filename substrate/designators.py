@@ -35,23 +35,27 @@ _NUMBERED = frozenset(
 
 def designators(text: str) -> frozenset[tuple[str, str]]:
     """``(noun term, mark)`` for each thing ``text`` names by a letter or number."""
-    found = set()
+    found: set[tuple[str, str]] = set()
     for m in _DESIGNATED.finditer(text):
         noun, marks = m.group("noun"), m.group("marks")
         if _RANGE.search(marks):
             continue  # "tiers 1 to 3": which ones lie between is not told here
-        listed = noun.lower().removesuffix("s") in _NUMBERED
-        for mark in _MARK_RE.findall(marks):
-            # a small letter names one after these nouns only ("project b"; not "use x")
-            if (
-                mark.islower()
-                and not listed
-                or mark.isdigit()
-                and not (listed or noun[0].isupper())
-            ):
-                continue
-            found.add((_noun_term(noun), mark.lower()))
+        found.update(
+            (_noun_term(noun), mark.lower())
+            for mark in _MARK_RE.findall(marks)
+            if _names_one(noun, mark)
+        )
     return frozenset(found)
+
+
+def _names_one(noun: str, mark: str) -> bool:
+    """Whether ``mark`` after ``noun`` says which one: a capital letter always; a small letter
+    or a number after the nouns of ``_NUMBERED`` ("project b", "floor 2"), a number after a
+    name too ("Tier 3"); not after other words ("press x", "uses 3 servers")."""
+    listed = noun.lower().removesuffix("s") in _NUMBERED
+    if mark.isdigit():
+        return listed or noun[0].isupper()
+    return mark.isupper() or listed
 
 
 @lru_cache(maxsize=1024)
