@@ -3,8 +3,8 @@
 Code splits long strings over lines: ``("ghp_Zq8X…"`` then ``"c1Pd…")`` in Python, ``"AKIA…" +``
 then ``"…"`` in JavaScript, a backslash continuation in either. No piece alone looks like the
 credential, so each would be stored readable. The pieces of such a run are joined and the
-joined value scanned after the left-hand side of its first line; a secret found across pieces
-is masked in every piece it spans.
+joined value scanned after the left-hand side of its first line; a secret found there is
+masked in every piece it covers.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def may_join(text: str) -> bool:
 
 
 def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
-    """The secrets that span two or more joined literals of ``text``, one hit per piece they
+    """The secrets of the joined values of ``text``'s runs of literals, one hit per piece they
     cover, found with ``scan`` (a ``find_secrets`` that does not look for joined literals)."""
     found: list[Hit] = []
     for run in _RUN.finditer(text):
@@ -45,7 +45,7 @@ def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -
         joined = "".join(text[a:b] for a, b in pieces)
         if len(joined) < _MIN_JOINED:
             continue
-        lead = _lead(text, pieces[0][0])
+        lead = _lead(text, run.start(), pieces[0][0])
         quote = text[pieces[0][0] - 1]
         for hit in scan(lead + joined + quote, syntax):
             found.extend(_in_pieces(hit, hit.start - len(lead), hit.end - len(lead), pieces))
@@ -58,12 +58,13 @@ def _body(literal: re.Match[str]) -> tuple[int, int]:
     return literal.start() + len(text) - len(text.lstrip("rRbBuUfF")) + 1, literal.end() - 1
 
 
-def _lead(text: str, body: int) -> str:
-    """What the joined value is read after: its first line up to the opening quote, and the
-    line before when that holds no more than a bracket ("PASSWORD = (" above the pieces)."""
-    start = text.rfind("\n", 0, body) + 1
+def _lead(text: str, literal: int, body: int) -> str:
+    """What the joined value, whose first literal starts at ``literal`` and its text at
+    ``body``, is read after: its line up to the opening quote, and the line before when the
+    line holds no more than a bracket before the literal ("PASSWORD = (" above the pieces)."""
+    start = text.rfind("\n", 0, literal) + 1
     lead = text[start:body]
-    if not lead[:-1].strip(" \t([{") and start:
+    if start and not text[start:literal].strip(" \t([{"):
         lead = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] + " " + lead.lstrip()
     return lead
 

@@ -46,6 +46,13 @@ def test_a_secret_within_one_piece_is_read_with_the_others() -> None:
     assert "Xk9mPq2vL7Rt" not in redact_secrets(text)
 
 
+def test_a_password_under_its_name_is_read_with_the_name() -> None:
+    for first in ('"Xk9m#Pq"', 'f"Xk9m#Pq"'):  # Black's layout, the first piece prefixed too
+        text = f'PASSWORD = (\n    {first}\n    "2vL7Rt!"\n)\n'
+        masked = redact_secrets(text)
+        assert "Xk9m#Pq" not in masked and "2vL7Rt!" not in masked, masked
+
+
 def test_a_split_aws_key_is_named_for_its_rule() -> None:
     text = 'key = ("AKIAQX7ZL2MR"\n  "K4VB9NPE")\n'
     assert redact_secrets(text) == (
