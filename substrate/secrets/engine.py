@@ -493,7 +493,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False
         if m.start("key") > 0 and text[m.start("key") - 1] == ":" and not _field_list(m, text):
             return False  # //registry/:_authToken is the npm rule's business
-        if (group == "su" and syntax != "text") or (group == "ss" and syntax == "c"):
+        if group == "su" and syntax != "text" and not _not_an_expression(secret):
+            return False  # in code, an unquoted value is a variable, a call, a constant
+        if group == "ss" and syntax == "c" and _char_constant(secret):
             return False
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
@@ -672,6 +674,26 @@ def _a_note(word: str, text: str, at: int) -> bool:
 
 
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
+def _char_constant(value: str) -> bool:
+    """Whether a single-quoted C value reads as a character constant (``'x'``, ``'\\n'``,
+    ``'\\x41'``, a multi-character ``'abcd'``), not a string written with the wrong quotes: a
+    longer run is no constant any compiler takes, and a password pasted so is still leaked."""
+    return len(value) <= 4 or value.startswith("\\")
+
+
+def _not_an_expression(value: str) -> bool:
+    """Whether an unquoted value in code cannot be read as an expression: it begins with a
+    digit then letters that make no number (``1abc2EF^&``; ``0x1F``, ``1e5``, ``10L`` are
+    numbers), or a ``@`` joins two words (``P@ssw0rd``; a decorator leads, matrix products
+    are not assigned to a password)."""
+    first = value.split(None, 1)[0] if value.strip() else ""
+    if first[:1].isdigit() and not _NUMBER.match(first):
+        return True
+    return bool(_AT_INSIDE.search(first))
+
+
+_NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
+_AT_INSIDE = re.compile(r"\w@\w")
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")

@@ -172,7 +172,24 @@ def test_code_files_ignore_unquoted_expressions() -> None:
     line = "password = hunter2goes42\n"
     assert scan_text(line, path="settings.env").findings
     assert not scan_text(line, path="settings.py").findings
-    assert not scan_text("char *password = 'Zq9!wreck';\n", path="auth.c").findings
+    assert not scan_text("password = 0x1F2E3D4C5B6A\n", path="settings.py").findings
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("password: 1abc2EF^&$\n", "app.js"),  # a digit, then letters that make no number
+        ("pass = tabbed9password@here123\n", "Config.java"),  # '@' between words
+        ("char *password = 'Zq9!wreck';\n", "auth.c"),  # too long for a character constant
+    ],
+)
+def test_code_values_that_are_no_expression_are_judged(line: str, path: str) -> None:
+    assert [f.rule for f in scan_text(line, path=path).findings] == ["sensitive_assignment"]
+
+
+def test_c_character_constants_are_not_strings() -> None:
+    for line in ("char pass = 'x';\n", "char secret = '\\x41';\n", "int pwd = 'ab9!';\n"):
+        assert not scan_text(line, path="auth.c").findings, line
 
 
 def test_scan_file_reads_and_reports_unreadable(tmp_path: Path) -> None:
