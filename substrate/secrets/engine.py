@@ -684,8 +684,8 @@ def _char_constant(value: str) -> bool:
 def _not_an_expression(value: str) -> bool:
     """Whether an unquoted value in code cannot be read as an expression: it begins with a
     digit then letters that make no number (``1abc2EF^&``; ``0x1F``, ``1e5``, ``10L`` are
-    numbers), or a ``@`` joins two words (``P@ssw0rd``; a decorator leads, matrix products
-    are not assigned to a password)."""
+    numbers), or a ``@`` follows a word character (``P@ssw0rd``, ``P@$$w0rd``; a decorator
+    leads, and matrix products are not assigned to a password)."""
     first = value.split(None, 1)[0] if value.strip() else ""
     if first[:1].isdigit() and not _NUMBER.match(first):
         return True
@@ -693,7 +693,7 @@ def _not_an_expression(value: str) -> bool:
 
 
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
-_AT_INSIDE = re.compile(r"\w@\w")
+_AT_INSIDE = re.compile(r"\w@\S")
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")

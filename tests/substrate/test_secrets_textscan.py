@@ -179,7 +179,8 @@ def test_code_files_ignore_unquoted_expressions() -> None:
     ("line", "path"),
     [
         ("password: 1abc2EF^&$\n", "app.js"),  # a digit, then letters that make no number
-        ("pass = tabbed9password@here123\n", "Config.java"),  # '@' between words
+        ("pass = tabbed9password@here123\n", "Config.java"),  # '@' after a word
+        ("pwd = thisIsMyP@$$w0rd1-Ha\n", "deploy.py"),
         ("char *password = 'Zq9!wreck';\n", "auth.c"),  # too long for a character constant
     ],
 )
