@@ -79,11 +79,19 @@ def checked_query(text: str, what: str = "query") -> str:
     return safe_text(text)
 
 
+# A query, or a text to check, read from standard input: far more than any question or
+# answer, and little enough that an endless stream is refused before it fills the memory
+PIPED_TEXT_LIMIT = 1 << 20
+
+
 def piped(text: str) -> str:
-    """``text``, or standard input (UTF-8) when it is ``-``."""
+    """``text``, or standard input (UTF-8, at most ``PIPED_TEXT_LIMIT`` bytes) when it is
+    ``-``."""
     if text != "-":
         return text
-    return stdin_text().rstrip("\r\n")  # the line break echo or a file ends with
+    hint = "give a shorter text; to store a long one, use mixle add - or mixle ingest -"
+    # the line break echo or a file ends with is not part of it
+    return stdin_text(PIPED_TEXT_LIMIT, hint).rstrip("\r\n")
 
 
 def given_ids(values: Any) -> Any:

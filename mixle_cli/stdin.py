@@ -41,21 +41,31 @@ def stdin_piped() -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
-def stdin_text(limit: int | None = None) -> str:
-    """Standard input as UTF-8 text (anything else is a usage error); with ``limit``, more
-    than ``limit`` bytes is an error of the input (exit 1), found without reading on."""
-    if limit is None:
-        data = stdin_bytes()
-    else:
-        from substrate.ingest.textio import read_within
+_RAISE_FILE_SIZE = "raise max_file_size in the [ingest] table of the shard's mixle.toml"
 
-        data = read_within(stdin_stream(), limit)
-        if len(data) > limit:
-            fail(
-                f"standard input holds more than {limit} bytes, the size limit",
-                FOUND,
-                "raise max_file_size in the [ingest] table of the shard's mixle.toml",
-            )
+
+def stdin_within(limit: int, hint: str) -> bytes:
+    """Standard input whole, when it holds at most ``limit`` bytes; more is an error of the
+    input (exit 1, with ``hint``), found without reading on: an endless stream (``yes |``,
+    ``< /dev/zero``) must not take all the memory there is."""
+    return read_limited(stdin_stream(), limit, "standard input", hint)
+
+
+def read_limited(stream: BinaryIO, limit: int, name: str, hint: str) -> bytes:
+    """``stream`` whole, or the error ``stdin_within`` gives for ``name`` when it holds more
+    than ``limit`` bytes."""
+    from substrate.ingest.textio import read_within
+
+    data = read_within(stream, limit)
+    if len(data) > limit:
+        fail(f"{name} holds more than {limit} bytes, the size limit", FOUND, hint)
+    return data
+
+
+def stdin_text(limit: int, hint: str = _RAISE_FILE_SIZE) -> str:
+    """Standard input as UTF-8 text (anything else is a usage error) of at most ``limit``
+    bytes (``stdin_within``)."""
+    data = stdin_within(limit, hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import refuse_a_terminal, stdin_bytes
+from mixle_cli.stdin import read_limited, refuse_a_terminal, stdin_within
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.widetext import WideEncoding, wide_encoding
 
@@ -64,7 +63,7 @@ def redact(
     from substrate import safe_text
     from substrate.secrets.scan import detect_and_redact
 
-    data = stdin_bytes() if source == "-" else Path(source).read_bytes()
+    data = _read(source)
     encoding, errors, start, end = _encoding_of(data)
     text = data[start:end].decode(encoding, errors)
     path = "" if source == "-" else source  # a .csv or .tsv is judged by its columns too
@@ -87,6 +86,23 @@ def redact(
     if not quiet:
         rules = f": {', '.join(scan.rules())}" if scan.findings else ""
         output.note(f"redacted {len(scan.findings)} secret(s){rules}")
+
+
+# Redaction holds the whole text (a key block or a joined literal spans lines), in about 4x its
+# size: an endless stream (a device, a pipe that never ends) is refused at this many bytes
+# instead of filling the memory, and a log of a few hundred MB still goes through
+READ_LIMIT = 256 << 20
+_SPLIT_HINT = "redact it in parts (split -l 100000), or scan it with mixle scan-secrets"
+
+
+def _read(source: str) -> bytes:
+    """The bytes of ``source`` (``-``: standard input), at most ``READ_LIMIT`` of them."""
+    if source == "-":
+        return stdin_within(READ_LIMIT, _SPLIT_HINT)
+    from substrate import shown_path
+
+    with open(source, "rb") as fh:  # a named pipe or device too: read as a stream
+        return read_limited(fh, READ_LIMIT, shown_path(source), _SPLIT_HINT)
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:

@@ -19,7 +19,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, usage
-from mixle_cli.stdin import stdin_bytes, stdin_piped
+from mixle_cli.stdin import stdin_piped, stdin_stream
 
 if TYPE_CHECKING:
     from substrate import ScanConfig, ScanSource, TextFinding, TextScan
@@ -197,6 +197,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
     """Scan the files and folders named; ``-`` is standard input unless ``stdin_name`` is
     None (every path names a file)."""
     from substrate import ScanSource, scan_path, scan_text, walk_sources
+    from substrate.ingest.textio import read_within
 
     run = Run()
     sources: list[ScanSource] = []
@@ -204,7 +205,9 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
     for p in paths:
         if p == "-" and stdin_name is not None:
             if stdin_scan is None:
-                stdin_scan = scan_text(stdin_bytes(), path=stdin_name, config=cfg)
+                # read no further than the cap: over it, the scan says "too large"
+                data = read_within(stdin_stream(), cfg.max_bytes)
+                stdin_scan = scan_text(data, path=stdin_name, config=cfg)
         elif os.path.isdir(p):
             sources.extend(walk_sources(p, on_error=run.note_unreadable))
         elif os.path.exists(p) and not os.path.isfile(p):

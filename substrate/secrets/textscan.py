@@ -221,7 +221,7 @@ def _scan_content(data: str | bytes, path: str, cfg: ScanConfig) -> TextScan:
     if cfg.allow_paths and path_allowed(path, cfg.allow_paths):
         return _allowed(result)
     if len(data) > cfg.max_bytes:
-        return _over_cap(result, len(data), data[:BINARY_PROBE_BYTES], cfg)
+        return _over_cap(result, data[:BINARY_PROBE_BYTES], cfg)
     if isinstance(data, bytes):
         wide = wide_encoding(data)
         if wide is not None:  # text, though full of NUL bytes
@@ -259,13 +259,14 @@ def _stray_nuls(probe: str | bytes) -> bool:
 _CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\r\f")
 
 
-def _over_cap(result: TextScan, size: int, head: str | bytes, cfg: ScanConfig) -> TextScan:
+def _over_cap(result: TextScan, head: str | bytes, cfg: ScanConfig) -> TextScan:
     """``result`` for an input over the cap: skipped as binary when its first bytes say so,
     else "too large" (which the command line reports as an error, not a pass)."""
     if ("\0" in head) if isinstance(head, str) else is_binary(head):
         return _binary(result)
     result.skipped = TOO_LARGE
-    result.notes.append(f"skipped: {size} bytes is over the {cfg.max_bytes}-byte cap")
+    # not its size: a stream is read one byte past the cap, which only tells it is larger
+    result.notes.append(f"skipped: over the {cfg.max_bytes}-byte cap")
     return result
 
 
@@ -305,7 +306,7 @@ def scan_file(
         if size > cfg.max_bytes:
             with open(path, "rb") as fh:
                 head = fh.read(BINARY_PROBE_BYTES)
-            return _with_name_scanned(_over_cap(TextScan(shown), size, head, cfg), cfg)
+            return _with_name_scanned(_over_cap(TextScan(shown), head, cfg), cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
         unread = TextScan(shown, skipped=UNREADABLE, notes=[f"skipped: {exc.strerror or exc}"])

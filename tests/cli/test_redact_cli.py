@@ -35,6 +35,21 @@ def test_stdin_to_stdout(mixle: Run) -> None:
     assert mixle("redact", "-", input=BODY).stdout == result.stdout
 
 
+def test_input_over_the_limit_is_refused_unread(
+    mixle: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the text is held whole: an endless stream or device (/dev/zero) stops at the limit
+    monkeypatch.setattr("mixle_cli.commands.redact.READ_LIMIT", len(BODY))
+    assert mixle("redact", "-", input=BODY).exit_code == 0
+    piped = mixle("redact", "-", input=BODY + "x")
+    assert piped.exit_code == 1 and piped.stdout == ""
+    assert f"standard input holds more than {len(BODY)} bytes" in piped.stderr
+    big = tmp_path / "big.log"
+    big.write_text(BODY * 2, encoding="utf-8")
+    named = mixle("redact", str(big))
+    assert named.exit_code == 1 and "big.log holds more than" in named.stderr
+
+
 def test_json_gives_the_count_and_the_masked_text(mixle: Run) -> None:
     result = mixle("redact", "--json", input=BODY.encode() + b"caf\xe9\n")  # not UTF-8
     assert result.exit_code == 0 and result.stderr == ""

@@ -188,6 +188,14 @@ def test_standard_input(mixle: Run, work: Path) -> None:
     assert mixle("scan-secrets", "-", input=b"hello\n").exit_code == 0
 
 
+def test_standard_input_over_the_cap_is_not_scanned(mixle: Run, work: Path) -> None:
+    (work / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 64\n", encoding="utf-8")
+    over = b"x" * 65 + f"\ntoken={GH}\n".encode()
+    result = mixle("scan-secrets", "--config", "mixle.toml", "-", input=over)
+    assert result.exit_code == 3 and "over the 64-byte cap" in result.stderr
+    assert mixle("scan-secrets", "--config", "mixle.toml", "-", input=b"x" * 64).exit_code == 0
+
+
 def test_folders_are_walked_without_vcs_data(mixle: Run, work: Path) -> None:
     dirty(work / "src", "app.py")
     dirty(work / "src" / ".git", "config")
@@ -261,7 +269,7 @@ def test_binary_huge_and_invalid_utf8_files(mixle: Run, work: Path) -> None:
     ]
     assert "blob.bin: skipped: binary content" in result.stderr
     assert "error: cannot scan big.txt: " in result.stderr
-    assert "bytes is over the 2048-byte cap; raise max_file_bytes in [secrets]" in result.stderr
+    assert "big.txt: over the 2048-byte cap; raise max_file_bytes in [secrets]" in result.stderr
     assert "1 secret(s) in 1 of 1 file(s); 1 too large to scan" in result.stderr
     assert "latin.cfg: invalid UTF-8 replaced before scanning" in result.stderr
 

@@ -538,6 +538,18 @@ def test_a_query_is_read_from_standard_input_with_a_dash(mixle, filled) -> None:
     assert mixle("search", "-", input="\n").exit_code == 2  # an empty query, as ever
 
 
+def test_a_query_on_standard_input_over_the_limit_is_refused(
+    mixle, filled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an endless stream (< /dev/zero) once filled the memory: it is read no further
+    monkeypatch.setattr("mixle_cli.evidence.PIPED_TEXT_LIMIT", 16)
+    for command in ("search", "ask", "retrieve", "multihop", "assemble-context", "verify"):
+        result = mixle(command, "-", input="refund policy for defective items\n")
+        assert result.exit_code == 1, command
+        assert "standard input holds more than 16 bytes, the size limit" in result.stderr
+    assert mixle("search", "-", input="refund policy\n").exit_code == 0
+
+
 def test_files_of_one_name_from_two_folders_are_told_apart(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
