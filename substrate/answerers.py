@@ -39,6 +39,7 @@ from substrate.context.compress import (
     truncate,
 )
 from substrate.designators import designators, names_another
+from substrate.negated import other_side, sides
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.questions import (
@@ -149,6 +150,7 @@ class ExtractiveAnswerer:
         relation = _who_does(question)
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
+        negated = sides(question)  # "non-defective items": not what defective items take
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             section = packet.items[n - 1].provenance.get("section")
@@ -174,6 +176,8 @@ class ExtractiveAnswerer:
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
+                    continue
+                if other_side(negated, said):
                     continue
                 quote = entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))

@@ -19,6 +19,7 @@ from substrate.context.compress import (
 )
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
+from substrate.negated import other_side, sides
 from substrate.errors import InvalidInputError
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
@@ -121,6 +122,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     proper = named_terms(claim, proper=True) & words
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
+    prefixed = sides(claim)  # "non-defective items" are another claim's subject
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
@@ -155,6 +157,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             _negated_about(sentence, words) != negated
             or _moved_away(sentence, words, claim)
             or _says_the_opposite(words, sentence, claim)
+            or other_side(prefixed, sentence)
         ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
