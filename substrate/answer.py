@@ -48,6 +48,7 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
+    said_alike,
     states_frame,
     terms_said,
     topic_text,
@@ -285,6 +286,20 @@ def _gathered(
     return top, items, ranked_evidence, packet, retired
 
 
+def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilters) -> str:
+    """``lookup`` with the other forms of its words that no readable item uses added where
+    items use them (``said_alike``): "Who leads the team ...?" looks up "led" too when the
+    notes say "is led by", and the next hop searches for it with the names found."""
+    alike = said_alike()
+    unseen, _ = unmentioned(substrate, lookup, filters=readable)
+    forms = sorted({form for term in unseen for form in alike.get(term, ())})
+    if not forms:
+        return lookup
+    unused, _ = unmentioned(substrate, " ".join(forms), filters=readable)
+    used = [form for form in forms if form not in unused]
+    return " ".join([lookup, *used])
+
+
 def _found_nothing(question: str, answerer: object) -> str:
     """Why the answerer gave no answer: for one that quotes only sentences about the names a
     question asks of (``asked_of``), what it was asked of ("Tokyo")."""
@@ -379,7 +394,9 @@ def answer_from_substrate(
     )
     # "Please explain refunds" and "How long does a refund take?" look up refunds...
     topic = topic_text(question)
-    top, evidence, ranked_evidence, packet, retired = gather(topic if terms(topic) else question)
+    readable = SearchFilters(scopes=allowed)
+    lookup = _as_the_shard_says(substrate, topic if terms(topic) else question, readable)
+    top, evidence, ranked_evidence, packet, retired = gather(lookup)
     frame = frame_of(question)
     # the best items must say what the frame asks; any a chain packs, for a question through
     # what it describes: the answer lies a hop from what it names ("the city of the
@@ -394,8 +411,9 @@ def answer_from_substrate(
         # up as asked, and if nothing says it still, the question is not answered
         top, evidence, ranked_evidence, packet, retired = gather(question)
         unstated = not says_frame()
-    readable = SearchFilters(scopes=allowed)
-    unseen, unseen_share = unmentioned(substrate, without_light_verbs(topic), filters=readable)
+    unseen, unseen_share = unmentioned(
+        substrate, without_light_verbs(topic), filters=readable, alike=said_alike()
+    )
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = stated = 0

@@ -39,9 +39,9 @@ from substrate.context.compress import (
     truncate,
 )
 from substrate.designators import designators, names_another
-from substrate.negated import other_side, sides
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
+from substrate.negated import other_side, sides
 from substrate.questions import (
     asked_terms,
     defined_term,

@@ -19,8 +19,8 @@ from substrate.context.compress import (
 )
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
-from substrate.negated import other_side, sides
 from substrate.errors import InvalidInputError
+from substrate.negated import other_side, sides
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources

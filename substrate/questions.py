@@ -383,6 +383,14 @@ def _forms() -> dict[str, frozenset[str]]:
     return {term: terms(forms) for forms in _IRREGULAR for term in terms(forms)}
 
 
+@functools.cache
+def said_alike() -> dict[str, frozenset[str]]:
+    """Each term with the terms that say it in other words: its verb's other forms ("led" of
+    "leads") and the noun of the one who does it ("leader" of "leads", and back)."""
+    agents, forms = _agents(), _forms()
+    return {t: agents.get(t, frozenset()) | forms.get(t, frozenset()) for t in {*agents, *forms}}
+
+
 def verb_forms(verb: str) -> frozenset[str]:
     """The terms of ``verb`` in each of its forms ("write", "wrote", "written" of "wrote")."""
     said = terms(verb)

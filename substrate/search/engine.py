@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,12 +152,17 @@ def first_items(substrate: Any, filters: SearchFilters, k: int) -> list[Substrat
 
 
 def unmentioned(
-    substrate: Any, text: str, *, filters: SearchFilters | None = None
+    substrate: Any,
+    text: str,
+    *,
+    filters: SearchFilters | None = None,
+    alike: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[frozenset[str], float]:
-    """The index terms of ``text`` that no item passing ``filters`` mentions, and their share of
-    the text's idf mass: how much of a question is about what the shard never mentions."""
+    """The index terms of ``text`` that no item passing ``filters`` mentions (nor any term
+    ``alike`` gives it), and their share of the text's idf mass: how much of a question is about
+    what the shard never mentions."""
     cache = current(substrate)
-    return unseen_terms(cache.view, cache.analyzer, text, filters)
+    return unseen_terms(cache.view, cache.analyzer, text, filters, alike)
 
 
 def spelling_suggestions(

@@ -210,10 +210,15 @@ def rank(
 
 
 def unseen_terms(
-    state: IndexState, analyzer: Analyzer, text: str, filters: SearchFilters | None
+    state: IndexState,
+    analyzer: Analyzer,
+    text: str,
+    filters: SearchFilters | None,
+    alike: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[frozenset[str], float]:
     """The terms of ``text`` that no live item passing ``filters`` contains, and their share of
-    its idf mass (0 for a text with no terms, 1 when no item passes).
+    its idf mass (0 for a text with no terms, 1 when no item passes). A term is mentioned too
+    where one of the terms ``alike`` gives it is ("led" where "leads" is asked about).
 
     A term weighs its count times its idf over the items that pass, an unmentioned one as if
     one item held it: in a small shard, where every idf is low, absence alone would otherwise
@@ -226,7 +231,10 @@ def unseen_terms(
     if allowed is None or not allowed.any():
         return frozenset(q), 1.0
     stats = CorpusStats(state, allowed, local=True)
-    unseen = frozenset(t for t in q if stats.df(t) == 0)
+    alike = alike or {}
+    unseen = frozenset(
+        t for t in q if stats.df(t) == 0 and not any(stats.df(a) for a in alike.get(t, ()))
+    )
     weights = {t: q[t] * idf(max(stats.df(t), 1), stats.idf_docs) for t in q}  # all > 0
     return unseen, sum(weights[t] for t in unseen) / sum(weights.values())
 

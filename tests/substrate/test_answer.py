@@ -1658,3 +1658,32 @@ def test_who_else_asks_the_verb_after_it() -> None:
     assert ExtractiveAnswerer()("Who else owns the billing-worker service?", BILLING) == (
         "The platform team owns the billing-worker service. [1]"
     )
+
+
+def test_a_verb_asked_in_one_form_is_mentioned_in_another() -> None:
+    from substrate.questions import said_alike
+    from substrate.search.engine import unmentioned
+
+    s = Substrate()
+    s.add("text", "The Payments team is led by Dana Kowalski.")
+    assert unmentioned(s, "leads payments team")[0] == {"lead"}
+    assert unmentioned(s, "leads payments team", alike=said_alike()) == (frozenset(), 0.0)
+    s.add("text", "Noor Haddad is the leader of the Search team.")
+    assert not unmentioned(s, "Who leads the search team", alike=said_alike())[0]
+
+
+def test_who_leads_is_answered_by_a_passive_sentence(tmp_path: Path) -> None:
+    # "led" of "leads": the question's own form no note uses must neither make it abstain
+    # nor keep the second hop from the sentence that says it
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "# Billing\n\nThe billing-worker is owned by the Payments team.")
+    s.add("text", "## Team\n\nThe Payments team is led by Dana Kowalski.")
+    direct = extractive(s, "Who leads the Payments team?")
+    assert direct.answer == "The Payments team is led by Dana Kowalski. [1]", direct.note
+    chained = answer_from_substrate(
+        s, "Who leads the team that owns the billing-worker?", ExtractiveAnswerer(), hops=2
+    )
+    assert chained.answer == (
+        "The billing-worker is owned by the Payments team. [1] "
+        "The Payments team is led by Dana Kowalski. [2]"
+    ), chained.note
