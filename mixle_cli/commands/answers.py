@@ -182,7 +182,8 @@ def ask_cmd(
 
     An answer that cites none of its sources, or none of whose claims the evidence supports
     (a model answering from elsewhere), or that cites for a claim a source that does not say
-    it (while another item does), is shown with a warning and exits 1 too; each claim of it
+    it (while another item does), or a number no source has (a source made up), is shown
+    with a warning and exits 1 too; each claim of it
     no source was found to say is named in a warning. The extractive
     answerer quotes sentences; a list item is quoted with the heading it is an entry of
     ("Marco Bianchi: Based in Milan.") when it does not name it, and so is any sentence under
@@ -250,6 +251,8 @@ def ask_cmd(
             for claim, cites in miscited:
                 named = ", ".join(f"[{n}]" for n in cites)
                 output.note(f"warning: {named} does not say what it is cited for: {claim}")
+        raise typer.Exit(FOUND)
+    if dangling:
         raise typer.Exit(FOUND)
 
 

@@ -471,12 +471,15 @@ def test_an_answer_citing_only_sources_it_was_not_given_cites_none(
     assert not any(entry["cited"] for entry in data["citations"])
 
 
-def test_a_citation_to_no_source_is_warned_of_beside_a_valid_one(
+def test_a_citation_to_no_source_exits_1_beside_a_valid_one(
     mixle: Run, shop: dict[str, str], tmp_path: Path
 ) -> None:
+    # a source number the answerer was not given is a source made up: no gate may pass it
     cmd = replying(tmp_path, "Refunds for defective items are given within 30 days. [1] [9]")
     result = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd)
-    assert result.exit_code == 0 and "[9] names no source" in result.stderr
+    assert result.exit_code == 1 and "[9] names no source" in result.stderr
+    data = mixle("--as", "shop", "ask", REFUNDS_QUESTION, "--answerer-cmd", cmd, "--json")
+    assert data.exit_code == 1 and "[9] names no source" in data.json()["note"]
 
 
 def test_a_claim_citing_a_source_that_does_not_say_it_exits_1_with_a_warning(
