@@ -114,8 +114,15 @@ _NOUN_ENDS = (
 )
 
 
+# Up to two words that say which one before the noun: "the on-call phone number", "the main
+# office address" (lower-case: "What is Lena's ..." is the possessive of _ASKS), none of them a
+# kind's own ("email" of "email address" frames no address)
+_KIND_WORDS = "|".join(kinds for kinds, _ in _KINDS)
+_WHICH_ONE = rf"(?:(?!(?:{_KIND_WORDS})\b)(?-i:[a-z][a-z-]*)\s+){{0,2}}?"
+
+
 def _frame(kinds: str) -> re.Pattern[str]:
-    return re.compile(rf"(?:{_ASKS})\s+(?P<a>{kinds}){_NOUN_ENDS}", re.IGNORECASE)
+    return re.compile(rf"(?:{_ASKS})\s+{_WHICH_ONE}(?P<a>{kinds}){_NOUN_ENDS}", re.IGNORECASE)
 
 
 TYPE_FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = tuple(

@@ -140,6 +140,14 @@ def words_of(text: str) -> frozenset[str]:
     return frozenset(_whole(word) for word in _WORD.findall(text))
 
 
+def _with_runs(text: str) -> frozenset[str]:
+    """The words of ``text`` (``words_of``), and each run of two or three of them joined by
+    "-": "Team Falcon's pager" speaks of the name a link gives as ``[[team-falcon]]``."""
+    words = [_whole(word) for word in _WORD.findall(text)]
+    runs = ("-".join(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1))
+    return frozenset(words).union(runs)
+
+
 def _whole(word: str) -> str:
     return _POSSESSIVE.sub("", word.strip("-").lower())
 
@@ -250,7 +258,8 @@ class _Mentions:
             c = self.candidates[pos]
             heading = words_of(c.heading)
             own = names_of(c.sentence)
-            self.spoken[pos] = (words_of(c.sentence) | heading, heading | own.proper | own.opening)
+            spoken = _with_runs(c.sentence) | heading
+            self.spoken[pos] = (spoken, heading | own.proper | own.opening)
         return self.spoken[pos]
 
     def links_from(self, first: int) -> Callable[[int], int]:

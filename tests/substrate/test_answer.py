@@ -1237,6 +1237,12 @@ def test_a_kind_of_value_no_sentence_states_is_refused_by_name() -> None:
         ("What time zone do we use?", set()),  # about a zone
         ("Which database does the city team use?", set()),  # about the city team
         ("Who knows the time of the standup?", set()),
+        # words saying which one before the noun
+        ("What is the on-call phone number for billing?", {"phone", "number"}),
+        ("What is the main office address?", {"address"}),
+        ("What is the latest version of the API?", {"version"}),
+        ("What is the reason for the date change?", set()),
+        ("What is the number one priority?", set()),
     ],
 )
 def test_which_nouns_name_the_kind_of_value_asked_for(question: str, framed: set[str]) -> None:
@@ -1687,3 +1693,19 @@ def test_who_leads_is_answered_by_a_passive_sentence(tmp_path: Path) -> None:
         "The billing-worker is owned by the Payments team. [1] "
         "The Payments team is led by Dana Kowalski. [2]"
     ), chained.note
+
+
+def test_a_chain_through_a_wiki_link_names_the_page_it_links_to(tmp_path: Path) -> None:
+    # "[[team-falcon]]" names the team "Team Falcon's" page speaks of; alone, the sentence
+    # naming the team states no phone number and answers nothing
+    s = Substrate(tmp_path / "shard")
+    naming = s.add("text", "# Project X\n\nProject X is maintained by [[team-falcon]].")
+    s.add("text", "# Team Falcon\n\nTeam Falcon's on-call phone number is 555-0199.")
+    question = "What is the on-call phone number for the team that maintains Project X?"
+    chained = answer_from_substrate(s, question, ExtractiveAnswerer(), hops=2)
+    assert chained.answer == (
+        "Project X is maintained by team-falcon. [1] "
+        "Team Falcon's on-call phone number is 555-0199. [2]"
+    ), chained.note
+    packet = pack_context(question, [s.get(naming)], [1.0])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == ""
