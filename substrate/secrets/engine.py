@@ -497,6 +497,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
             return False
+        if group == "su" and secret[:1] == "(" and secret[1:].isalpha():
+            return False  # "--token (Possible options: ...)", "password: (see below)": prose
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):

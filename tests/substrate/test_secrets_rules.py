@@ -679,6 +679,9 @@ def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> No
     [
         "Password for the VPN: ask Jane",
         "API key for staging: see vault",
+        # a parenthesis opening a remark: "No such option: --token (Possible options: ...)"
+        "No such option: --token (Possible options: --json, --kind)",
+        "password: (see below)",
         "password (prod): stored in vault",
         "API keys: rotate monthly",
         "the default password for ZipArchive::setEncryptionName",
