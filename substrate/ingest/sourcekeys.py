@@ -57,13 +57,18 @@ class MaskedFiles:
         """The file that ``shown``, an absolute path with secrets masked, stands for: the one
         whose ``cache_origin`` is ``shown`` with ``digest``, or None when there is none."""
         wanted = f"{shown}{DIGEST_SEP}{digest}"
+        return next((path for path in self.paths(shown) if cache_origin(path) == wanted), None)
+
+    def paths(self, shown: str) -> list[str]:
+        """The paths on disk that mask to ``shown`` (an absolute path), component by
+        component: each masked one stands for the names of its folder that mask to it."""
         paths = [os.sep]
         for part in shown.split(os.sep)[1:]:
             if MASK_LEAD in part:  # the names of the folder that mask to this one
                 paths = [os.path.join(p, name) for p in paths for name in self._alike(p, part)]
             else:
                 paths = [os.path.join(p, part) for p in paths]
-        return next((path for path in paths if cache_origin(path) == wanted), None)
+        return paths
 
     def _alike(self, folder: str, part: str) -> list[str]:
         names = self._masked_names.get(folder)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.ingest import sourcefile
 from substrate.ingest.sourcekeys import (
     DIGEST_SEP,
+    MaskedFiles,
     is_masked,
     origin_digest,
     scoped_key,
@@ -37,6 +38,7 @@ from substrate.ingest.sourcekeys import (
 )
 from substrate.log import LogFile, Watermark
 from substrate.notelinks import ingest_root
+from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -410,12 +412,19 @@ class SourceCache:
 
         Masking keeps a name's text up to its first secret, so a masked name lies under
         ``directory`` when it starts with it. When the directory's own name holds the secret,
-        that cannot be told (names that mask alike may lie under other directories), and its
-        masked files are not given: their items are kept, never removed by mistake.
+        every name under it is masked, and names under another folder that masks alike
+        (``w_ghp_…`` beside ``w_ghp_…`` of another token) read the same: its files are given
+        only when no other folder on disk masks alike. Else their items are kept, never
+        removed by mistake (a folder that masked alike and is gone from the disk reads as
+        this one's files, deleted, and its items go too).
         """
         start = len(scoped_key("", self.scope))
-        prefix = scoped_key(directory.rstrip(os.sep) + os.sep, self.scope)
-        origins = [k[start:] for k in self.states if k.startswith(prefix)]
+        prefixes = [directory.rstrip(os.sep) + os.sep]
+        shown = safe_path(directory)
+        if shown != directory and MaskedFiles().paths(shown) == [directory]:
+            prefixes.append(shown.rstrip(os.sep) + os.sep)
+        keys = tuple(scoped_key(prefix, self.scope) for prefix in prefixes)
+        origins = [k[start:] for k in self.states if k.startswith(keys)]
         digests: set[str] | None = None
         missing = []
         for origin in origins:

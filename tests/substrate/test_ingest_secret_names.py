@@ -90,19 +90,24 @@ def test_names_that_mask_alike_stay_apart(tmp_path: Path) -> None:
 
 
 def test_a_secret_in_the_ingested_folder_s_own_name(tmp_path: Path) -> None:
-    """Whether a masked name lies under such a folder cannot be told: a file deleted from it
-    keeps its items until the folder's parent is ingested, which can tell."""
+    """Every name under such a folder is masked: a file deleted from it is pruned when no
+    other folder masks alike, else kept until the folder's parent is ingested, which can tell."""
     root, shard = tmp_path / f"notes-{TOKEN}", tmp_path / "shard"
     root.mkdir()
-    _write(root / "one.md", "# One\n\nfirst\n")
-    _write(root / "two.md", "# Two\n\nsecond\n")
+    for name in ("one", "two", "three"):
+        _write(root / f"{name}.md", f"# {name}\n\n{name} text\n")
     ingest_path(Substrate(shard), root)
-    assert ingest_path(Substrate(shard), root).files_unchanged == 2
+    assert ingest_path(Substrate(shard), root).files_unchanged == 3
+    (root / "three.md").unlink()
+    pruned = ingest_path(Substrate(shard), root)
+    assert pruned.files_removed == 1 and pruned.redactions == 0  # nothing new was masked
+    assert len(_texts(shard)) == 2
+    (tmp_path / f"notes-{OTHER}").mkdir()  # masks alike: whose file was "two.md"?
     (root / "two.md").unlink()
     kept = ingest_path(Substrate(shard), root)
     assert kept.files_removed == 0 and len(_texts(shard)) == 2
     from_parent = ingest_path(Substrate(shard), tmp_path, as_format="markdown")
-    assert from_parent.files_removed == 1 and _texts(shard) == {"# One\n\nfirst"}
+    assert from_parent.files_removed == 1 and _texts(shard) == {"# one\n\none text"}
     assert _leaks(shard, TOKEN) == []
 
 
