@@ -53,6 +53,7 @@ from substrate.questions import (
     verb_forms,
 )
 from substrate.quotelines import CITATION
+from substrate.recordrows import rows_of_other_values
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -151,8 +152,13 @@ class ExtractiveAnswerer:
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
         negated = sides(question)  # "non-defective items": not what defective items take
+        # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
+        # ("which port": the kind of value asked names none, though a port's name holds it)
+        other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
+            if n - 1 in other_rows:
+                continue
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
             heading, named = path, terms(path) & wanted

@@ -1,0 +1,58 @@
+"""Rows of a table that give another value than the one a question names.
+
+"How many blue widgets are in stock in Lisbon?" is not answered by the row of the red widgets
+in Lisbon, nor by that of the blue gadgets there, though each says two of its three words: in
+a column where the question names a value ("blue" of colour), a row giving another one is about
+something else. ``rows_of_other_values`` finds them among the records of a context packet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from substrate.context.compress import terms
+from substrate.item import SubstrateItem
+
+# A column whose values run to more terms than this holds text (a note, a description), not
+# the kind of a thing: a word of the question found in one of them names no value
+CATEGORY_TERMS = 3
+
+_Cells = dict[str, frozenset[str]]
+
+
+def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem]) -> frozenset[int]:
+    """The positions in ``items`` of the table rows (records of one source with the same
+    columns) that give, in a column of which the question's ``wanted`` terms name values, none
+    of those values. A row giving one of them ("red or blue widgets") is kept."""
+    other: set[int] = set()
+    for rows in _tables(items).values():
+        if len(rows) < 2:
+            continue  # one row: nothing to tell its values from
+        for column in rows[0][1]:
+            values = [cells[column] for _, cells in rows]
+            if any(len(value) > CATEGORY_TERMS for value in values):
+                continue
+            named = wanted & frozenset().union(*values)
+            if named:
+                kept = zip(rows, values, strict=True)
+                other.update(pos for (pos, _), value in kept if not value & named)
+    return frozenset(other)
+
+
+_Table = tuple[object, tuple[str, ...]]  # a source and its columns
+
+
+def _tables(items: Sequence[SubstrateItem]) -> dict[_Table, list[tuple[int, _Cells]]]:
+    """The records of ``items`` by table: (position, each cell's terms)."""
+    tables: dict[_Table, list[tuple[int, _Cells]]] = {}
+    for pos, item in enumerate(items):
+        if item.kind != "record" or not isinstance(item.payload, dict):
+            continue
+        cells = {
+            str(column): terms(str(value))
+            for column, value in item.payload.items()
+            if isinstance(value, str | int | float) and not isinstance(value, bool)
+        }
+        table = (item.provenance.get("source"), tuple(sorted(cells)))
+        tables.setdefault(table, []).append((pos, cells))
+    return tables
