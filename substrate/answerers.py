@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from substrate.alternatives import alternatives_named, names_other_alternative
 from substrate.bridging import Quotable, before_description, bridged_pair
 from substrate.context import ContextPacket
 from substrate.context.compress import (
@@ -152,6 +153,7 @@ class ExtractiveAnswerer:
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
         negated = sides(question)  # "non-defective items": not what defective items take
+        chosen_ones = alternatives_named(question)  # "staging": not what production does
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
         # ("which port": the kind of value asked names none, though a port's name holds it)
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
@@ -181,11 +183,16 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
+                thing = _pronoun_for(title, sentence)
+                if thing:  # "It is written in Go." under "billing-worker" speaks of it
+                    if _another_identifier(ids, thing):
+                        continue
+                    have, said = have | (terms(thing) & wanted), f"{thing} {said}"
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
                     continue
-                if other_side(negated, said):
+                if other_side(negated, said) or names_other_alternative(chosen_ones, said):
                     continue
-                quote = entry_of(title, sentence, whose=whose)
+                quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
         if not candidates:
             return ""
@@ -332,6 +339,27 @@ ENTRY_PREFERENCE = 0.1
 
 # A quote that ends a sentence: its text ends in a full stop (a closing quote or bracket aside)
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
+
+
+# A sentence opening with a pronoun for a thing ("It listens on port 8443.") speaks of what
+# its heading names; one for a person is left to entry_of ("She approves ...")
+_THING_PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)
+
+
+def _pronoun_for(title: str, sentence: str) -> str:
+    """The heading a sentence opening with a pronoun for a thing stands under, when it names
+    one (a hyphenated identifier: "billing-worker", "invoice-api") the sentence does not;
+    else ""."""
+    if not (title and _THING_PRONOUN.match(sentence)) or not identifiers_in_place(title):
+        return ""
+    return "" if terms(title) <= terms(sentence) else title
+
+
+def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing: str) -> bool:
+    """Whether the heading ``thing`` a pronoun stands for names, where the question names
+    identifiers (``ids``), none of them: "It is written in Python." under "invoice-api" says
+    nothing of the billing-worker."""
+    return bool(ids) and not any(name <= terms(thing) for name, _ in ids)
 
 
 def _names_other_ids(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.alternatives import alternatives_named, names_other_alternative
 from substrate.answer import cited_numbers, strip_citations
 from substrate.context.compress import (
     ENTRY_WORDS,
@@ -123,6 +124,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
     prefixed = sides(claim)  # "non-defective items" are another claim's subject
+    chosen_ones = alternatives_named(claim)  # "staging": production's figures say nothing of it
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
@@ -158,6 +160,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             or _moved_away(sentence, words, claim)
             or _says_the_opposite(words, sentence, claim)
             or other_side(prefixed, sentence)
+            or names_other_alternative(chosen_ones, sentence)
         ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):

@@ -1709,3 +1709,19 @@ def test_a_chain_through_a_wiki_link_names_the_page_it_links_to(tmp_path: Path) 
     ), chained.note
     packet = pack_context(question, [s.get(naming)], [1.0])
     assert ExtractiveAnswerer().answer_packet(question, packet) == ""
+
+
+SERVICES = (
+    "# Services\n\n## invoice-api\nThe invoice-api listens on port 8080. It is written in "
+    "Python.\n\n## billing-worker\nThe billing-worker listens on port 8443. It is written in Go."
+)
+
+
+def test_a_pronoun_speaks_of_the_identifier_its_heading_names() -> None:
+    s = Substrate()
+    for section in SERVICES.split("\n\n## ")[1:]:
+        s.add("text", "## " + section)
+    asked = extractive(s, "What language is the billing-worker written in?")
+    assert asked.answer == "billing-worker: It is written in Go. [1]", asked.note
+    # the invoice-api's "It is written in Python." says nothing of the billing-worker
+    assert extractive(s, "Is the billing-worker written in Python?").abstained

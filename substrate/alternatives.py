@@ -1,0 +1,62 @@
+"""Words that name one of several alternatives: production or staging, weekdays or weekends,
+full-time or part-time, the EU or the US, the HR or the IT department.
+
+To the index terms "Staging databases are backed up once a day" and "Production databases are
+backed up every 6 hours" differ in one word, and "US" and "IT" are no terms at all ("us" and
+"it" are stopwords). A question about staging is not answered by the sentence about
+production, nor a claim about the US supported by one about the EU: ``names_other_alternative``
+tells. Words written in capitals (``EU``, ``IT``) count only in capitals: "it" and "us" are
+everyday words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+# Each group lists alternatives that exclude one another; each alternative, its spellings.
+_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("production prod", "staging pre-production preprod", "development dev", "sandbox"),
+    ("weekday weekdays", "weekend weekends"),
+    ("full-time", "part-time"),
+    ("EU", "US USA U.S.", "UK", "APAC", "EMEA", "LATAM"),
+    ("HR", "IT"),
+    ("primary", "replica secondary standby"),
+    ("inbound", "outbound"),
+    ("domestic", "international"),
+    ("internal", "external"),
+)
+
+_Spelling = tuple[re.Pattern[str], int, int]  # how it is found, its group, its alternative
+
+
+@cache
+def _spellings() -> tuple[_Spelling, ...]:
+    found: list[_Spelling] = []
+    for g, group in enumerate(_GROUPS):
+        for a, alternative in enumerate(group):
+            for word in alternative.split():
+                flags = 0 if word.isupper() else re.IGNORECASE
+                # a plural or possessive is the same word ("sandboxes", "HR's")
+                pattern = rf"(?<![\w-]){re.escape(word)}(?:e?s|['’]s)?(?![\w-])"
+                found.append((re.compile(pattern, flags), g, a))
+    return tuple(found)
+
+
+def alternatives_named(text: str) -> dict[int, frozenset[int]]:
+    """For each group of which ``text`` names alternatives, which ones."""
+    named: dict[int, set[int]] = {}
+    for pattern, g, a in _spellings():
+        if pattern.search(text):
+            named.setdefault(g, set()).add(a)
+    return {g: frozenset(alts) for g, alts in named.items()}
+
+
+def names_other_alternative(asked: dict[int, frozenset[int]], text: str) -> bool:
+    """Whether ``text`` names, of a group the question names alternatives of (``asked``, from
+    ``alternatives_named``), only others: "production" where "staging" is asked. A text naming
+    none of the group may still answer ("Backups are encrypted.")."""
+    if not asked:
+        return False
+    said = alternatives_named(text)
+    return any(said.get(g) and not said[g] & alts for g, alts in asked.items())

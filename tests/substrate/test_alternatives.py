@@ -1,0 +1,58 @@
+"""Words naming one of several alternatives: a question or claim about staging is not
+answered or supported by a sentence about production."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.alternatives import alternatives_named, names_other_alternative
+from substrate.answerers import ExtractiveAnswerer
+from substrate.factuality import content_overlap
+
+NOTES = (
+    "Employees in the EU may expense up to 50 euros per day for meals. "
+    "Employees in the US may expense up to 75 dollars per day for meals. "
+    "The HR department is on the third floor. The IT department is on the fifth floor. "
+    "Production databases are backed up every 6 hours. "
+    "Staging databases are backed up once a day."
+)
+
+
+def test_which_alternatives_a_text_names() -> None:
+    assert alternatives_named("let us know if it works") == {}  # everyday words, not US or IT
+    staging = alternatives_named("Who approves staging migrations?")
+    assert names_other_alternative(staging, "She approves production migrations.")
+    assert not names_other_alternative(staging, "Staging and production need Priya.")
+    assert not names_other_alternative(staging, "Migrations need two approvals.")  # names none
+    sandboxes = alternatives_named("How often are sandboxes backed up?")
+    assert names_other_alternative(sandboxes, "Staging databases are backed up once a day.")
+    assert not names_other_alternative(sandboxes, "Developers back up their sandbox.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How much may US employees expense per day for meals?", "75 dollars"),
+        ("How much may EU employees expense per day for meals?", "50 euros"),
+        ("Which floor is the IT department on?", "fifth floor"),
+        ("How often are staging databases backed up?", "once a day"),
+        ("How often are sandbox databases backed up?", ""),
+    ],
+)
+def test_the_answer_speaks_of_the_alternative_asked_of(question: str, answer: str) -> None:
+    said = ExtractiveAnswerer()(question, NOTES)
+    assert (answer in said) if answer else said == "", said
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("Staging databases are backed up once a day.", True),
+        ("Development databases are backed up once a day.", False),
+        ("Employees in the UK may expense up to 75 dollars per day for meals.", False),
+    ],
+)
+def test_a_claim_about_one_alternative_is_not_supported_by_another(
+    claim: str, supported: bool
+) -> None:
+    assert content_overlap(NOTES, claim) is supported
