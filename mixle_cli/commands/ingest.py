@@ -329,14 +329,15 @@ def ingest(
             or os.environ.get("MIXLE_DEBUG") == "1"
         ):
             raise
-        if json:  # what was done before it, for a script to read
-            output.emit_json(report.as_dict())
         code, message, hint = classify(exc)
         if report.files_scanned == len(refused) or isinstance(
             exc, CorruptShardError | LostCommitsError
         ):  # refused before a file was read (a bad mixle.toml), or a shard no write is
-            # taken in until it is mended: running again would not finish it
+            # taken in until it is mended: running again would not finish it, and no report
+            # of nothing done stands on stdout as if the run had been a quiet one
             fail(message, code, hint or None)
+        if json:  # what was done before it, for a script to read
+            output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")

@@ -458,6 +458,11 @@ def test_a_bad_ingest_setting_is_an_error_naming_mixle_toml(
     assert result.exit_code == 3, result.stderr  # -5 skipped every file, exit 0
     assert said in result.stderr and "mixle.toml" in result.stderr
     assert "run the command again" not in result.stderr  # nothing was begun to finish
+    # and no report of nothing done on stdout, which a script would read as a quiet run
+    streamed = () if table.startswith("ignore") else (("-",),)  # no walk: no ignore rules
+    for args in ((str(notes),), *streamed):
+        as_json = mixle("ingest", *args, "--json", input="a note\n")
+        assert as_json.exit_code == 3 and as_json.stdout == "", args
 
 
 def test_an_unknown_ingest_setting_is_warned_of_with_the_nearest_name(
