@@ -39,8 +39,70 @@ def check_limit(limit: int) -> int:
     return limit
 
 
+# A line opening or closing a fenced code block (Markdown): ``` or ~~~, three or more
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+
+
 def sentence_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The sentences (and paragraphs) of ``text[start:end]`` as ``(start, end)`` spans."""
+    """The sentences (and paragraphs) of ``text[start:end]`` as ``(start, end)`` spans; in a
+    fenced code block, its lines (a ". " in a comment ends no sentence: a cut there would
+    split a line of code in two)."""
+    spans: list[tuple[int, int]] = []
+    pos = start
+    for fs, fe in _fenced_blocks(text, start, end):
+        spans += _prose_spans(text, *_stripped(text, pos, fs))
+        spans += _line_spans(text, fs, fe)
+        pos = fe
+    return spans + _prose_spans(text, *_stripped(text, pos, end))
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` without the white space at either end of ``text[start:end]``."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _fenced_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The fenced code blocks in ``text[start:end]``, each from its opening fence line to the
+    end of its closing one (or to ``end``, when it is not closed)."""
+    blocks = []
+    opening: re.Match[str] | None = None
+    for m in _FENCE.finditer(text, start, end):
+        if opening is None:
+            opening = m
+        elif _closes(m, opening):
+            blocks.append((opening.start(), m.end()))
+            opening = None
+    if opening is not None:
+        blocks.append((opening.start(), end))
+    return blocks
+
+
+def _closes(fence: re.Match[str], opening: re.Match[str]) -> bool:
+    """Whether ``fence`` closes the block ``opening`` began: the same character, at least as
+    many of them, and no info string."""
+    mark, opened = fence.group(1), opening.group(1)
+    return mark[0] == opened[0] and len(mark) >= len(opened) and not fence.group(2).strip()
+
+
+def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The lines of ``text[start:end]`` that hold more than white space, without their breaks."""
+    spans = []
+    pos = start
+    while pos < end:
+        stop = text.find("\n", pos, end)
+        stop = end if stop < 0 else stop
+        if text[pos:stop].strip():
+            spans.append((pos, stop))
+        pos = stop + 1
+    return spans
+
+
+def _prose_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentences (and paragraphs) of prose ``text[start:end]``."""
     spans: list[tuple[int, int]] = []
     pos = start
     for m in _BOUNDARY.finditer(text, start, end):
@@ -107,11 +169,7 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
 
     Leading and trailing white space is left out; an empty or blank text gives no span.
     """
-    start, end = 0, len(text)
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    start, end = _stripped(text, 0, len(text))
     if start == end:
         return []
     if end - start <= limit:

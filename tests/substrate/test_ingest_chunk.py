@@ -114,3 +114,18 @@ def test_limit_is_validated() -> None:
     assert check_limit(1500) == 1500
     with pytest.raises(InvalidInputError):
         check_limit(3)
+
+
+def test_a_fenced_code_block_is_cut_between_its_lines() -> None:
+    # ". " in a comment ended a sentence: a line of code was cut in two across chunks
+    code = [f"x{i} = compute_value({i})  # step. number {i}" for i in range(6)]
+    text = "\n".join(["Intro one. Intro two.", "", "```python", *code, "```", "", "After it."])
+    chunks = [text[s:e] for s, e in chunk_spans(text, 120)]
+    assert all(len(c) <= 120 for c in chunks)
+    lines = [line for c in chunks for line in c.splitlines()]
+    assert all(line in lines for line in code)  # every line whole, in one chunk
+    assert sentence_spans("a. b\n~~~\nc. d\n~~~", 0, 17) == [(0, 2), (3, 4), (5, 8), (9, 13),
+                                                           (14, 17)]  # fmt: skip
+    unclosed = "Text.\n```\nx = 1. y\nz = 2"
+    assert [unclosed[s:e] for s, e in sentence_spans(unclosed, 0, len(unclosed))] == [
+        "Text.", "```", "x = 1. y", "z = 2"]  # fmt: skip
