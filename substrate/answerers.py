@@ -205,6 +205,7 @@ class ExtractiveAnswerer:
         # asked for a procedure, not of one ("the author of the Bunkering procedure")
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
+        owned = _possessed(question)  # "Dana's manager": not "Dana is the release manager"
         needed = topic - light_verb_terms()  # "use" of "What port does X use?" need not be said
         about = needed - subject if subject else frozenset()
         for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
@@ -228,6 +229,10 @@ class ExtractiveAnswerer:
                 # asked who: a sentence under a person's heading names them, a passive
                 # one of a source ranked higher ("The model is retrained ...") does not
                 if whose and opens_as_an_entry(quote):
+                    rank = round(rank + ENTRY_PREFERENCE, 9)
+                # a sentence saying "Dana's manager" as asked says whose, over one that only
+                # calls Dana a manager
+                if owned and owned.search(said):
                     rank = round(rank + ENTRY_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
@@ -360,6 +365,19 @@ def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing:
     identifiers (``ids``), none of them: "It is written in Python." under "invoice-api" says
     nothing of the billing-worker."""
     return bool(ids) and not any(name <= terms(thing) for name, _ in ids)
+
+
+_POSSESSIVE = re.compile(r"((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
+
+
+def _possessed(question: str) -> re.Pattern[str] | None:
+    """What ``question`` asks of a name's possession ("Dana Whitfield's manager"), as a
+    sentence would say it: the possession after any word of the name with "'s"."""
+    found = _POSSESSIVE.search(question)
+    if not found:
+        return None
+    owner = "|".join(re.escape(word) for word in found.group(1).split())
+    return re.compile(rf"\b(?:{owner})['’]s\s+{re.escape(found.group(2))}\b", re.IGNORECASE)
 
 
 def _names_other_ids(

@@ -1725,3 +1725,14 @@ def test_a_pronoun_speaks_of_the_identifier_its_heading_names() -> None:
     assert asked.answer == "billing-worker: It is written in Go. [1]", asked.note
     # the invoice-api's "It is written in Python." says nothing of the billing-worker
     assert extractive(s, "Is the billing-worker written in Python?").abstained
+
+
+def test_a_possession_asked_of_a_name_is_answered_by_the_sentence_saying_it_so() -> None:
+    s = Substrate()
+    s.add(
+        "text",
+        "# Dana Whitfield\n\nDana Whitfield is the release manager. Dana sits in the Dublin "
+        "office, room 2.14.\nDana's manager is Omar Haddad.",
+    )
+    for question in ("Who is Dana's manager?", "Who is Dana Whitfield's manager?"):
+        assert extractive(s, question).answer == "Dana's manager is Omar Haddad. [1]", question
