@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.alternatives import alternatives_named, names_other_alternative
-from substrate.bridging import Quotable, before_description, bridged_pair
+from substrate.bridging import (
+    Quotable,
+    before_description,
+    bridged_pair,
+    outer_terms,
+    relational,
+)
 from substrate.context import ContextPacket
 from substrate.context.compress import (
     entry_of,
@@ -44,6 +50,7 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.negated import other_side, sides
 from substrate.questions import (
+    Frame,
     asked_terms,
     defined_term,
     frame_of,
@@ -288,7 +295,9 @@ class ExtractiveAnswerer:
             if quotes and subject <= says and len(_joined(quotes)) <= self.max_chars:
                 chosen, covered = quotes, says
         # each sentence speaks of a name asked of; together they must speak of them all
-        return _joined(chosen) if subject <= covered else ""
+        if not subject <= covered or _only_the_description(question, frame, covered):
+            return ""
+        return _joined(chosen)
 
     def _with_all_steps(
         self,
@@ -368,6 +377,25 @@ def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing:
 
 
 _POSSESSIVE = re.compile(r"((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
+
+
+_WH = re.compile(r"\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
+_ASKED_WORDS = 16  # "Who is the manager of the person who approves production hotfixes?": 11
+
+
+def _only_the_description(question: str, frame: Frame, covered: set[str]) -> bool:
+    """Whether the quotes chosen for a question that describes what it asks about ("Which
+    office does the team that owns Borealis work from?") say only of what it describes: none
+    of what it asks before the description ("office"; the kind of value a frame asks for is
+    said by a value, not its name). Only a question asked as one asks a person, opening with
+    "who", "which"... in a few words: a long query ("what role does the effect of ... play
+    in ...") is read for its topic, and any passage on it may serve."""
+    if len(question.split()) > _ASKED_WORDS or not _WH.match(question):
+        return False
+    if not relational(question):
+        return False
+    asked = outer_terms(question) & asked_terms(question) - frame.keys()
+    return bool(asked) and not asked & covered
 
 
 def _possessed(question: str) -> re.Pattern[str] | None:

@@ -140,6 +140,12 @@ def words_of(text: str) -> frozenset[str]:
     return frozenset(_whole(word) for word in _WORD.findall(text))
 
 
+def _parts_said(name: str, spoken: frozenset[str]) -> bool:
+    """Whether every word of a hyphenated ``name`` is among the words ``spoken``."""
+    parts = [part for part in name.split("-") if part]
+    return len(parts) > 1 and all(part in spoken for part in parts)
+
+
 def _with_runs(text: str) -> frozenset[str]:
     """The words of ``text`` (``words_of``), and each run of two or three of them joined by
     "-": "Team Falcon's pager" speaks of the name a link gives as ``[[team-falcon]]``."""
@@ -277,7 +283,9 @@ class _Mentions:
 
         def links(pos: int) -> int:
             spoken, named = self._of(pos)
-            count = len(proper & spoken) + len(opening & named)
+            # "team-mobile" of a link is spoken of under the heading "Mobile team" too
+            count = sum(1 for name in proper if name in spoken or _parts_said(name, spoken))
+            count += len(opening & named)
             if self.sources[self.candidates[pos].n - 1] != self.sources[start.n - 1]:
                 count += len(title & spoken)
             return count

@@ -494,7 +494,8 @@ def test_a_procedure_asked_for_after_a_description_is_quoted_whole() -> None:
 def test_the_second_sentence_says_what_is_asked_of_what_the_question_describes() -> None:
     question = "Who is the lead of the team that owns the billing-worker?"
     pay = "Payments owns the billing-worker."
-    assert quoted(question, pay, "The Payments team meets on Fridays in Lisbon.") == f"{pay} [1]"
+    # the team alone says no lead: no answer (it was quoted alone, as if it were one)
+    assert quoted(question, pay, "The Payments team meets on Fridays in Lisbon.") == ""
     assert quoted(question, pay, "Priya Raman is the Payments lead.") == (
         f"{pay} [1] Priya Raman is the Payments lead. [2]"
     )
@@ -1736,3 +1737,18 @@ def test_a_possession_asked_of_a_name_is_answered_by_the_sentence_saying_it_so()
     )
     for question in ("Who is Dana's manager?", "Who is Dana Whitfield's manager?"):
         assert extractive(s, question).answer == "Dana's manager is Omar Haddad. [1]", question
+
+
+def test_a_chain_answer_says_what_is_asked_before_the_description(tmp_path: Path) -> None:
+    # "[[team-mobile]]" leads to the page headed "Mobile team"; the first hop alone ("owned
+    # by team-mobile") says no office, and is no answer
+    s = Substrate(tmp_path / "shard")
+    s.add("text", "# Project Borealis\n\nBorealis is owned by [[team-mobile]].")
+    s.add("text", "# Mobile team\n\nLed by Maria Okafor. The team works from the Lagos office.")
+    question = "Which office does the team that owns Borealis work from?"
+    chained = answer_from_substrate(s, question, ExtractiveAnswerer(), hops=2)
+    assert chained.answer == (
+        "Borealis is owned by team-mobile. [1] The team works from the Lagos office. [2]"
+    ), chained.note
+    first = pack_context(question, [next(iter(s.iter_items()))], [1.0])
+    assert ExtractiveAnswerer().answer_packet(question, first) == ""
