@@ -313,7 +313,7 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
-    found, agents, forms = terms(sentence), _agents(), _forms()
+    found, agents, forms = terms(sentence) | compounds_split(sentence), _agents(), _forms()
     said = wanted & found.union(
         *(agents[term] for term in found & agents.keys()),
         *(forms[term] for term in found & forms.keys()),
@@ -321,6 +321,17 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     if not frame:
         return said
     return said | {term for term, stated in frame.items() if stated(sentence)}
+
+
+# A verb and its particle written as one word: "failover", "backup", "rollout", "shutdown"
+_COMPOUND = re.compile(r"\b([a-z]{3,})(?:over|up|out|down|off)s?\b", re.IGNORECASE)
+
+
+def compounds_split(text: str) -> frozenset[str]:
+    """The terms of the verbs ``text`` writes joined to their particle: "fail" of "failover",
+    "roll" of "rollout", so that "How do I fail over ...?" is said by "Announce the failover"
+    (the particles are stopwords, and the joined word a term of its own)."""
+    return terms(" ".join(m.group(1) for m in _COMPOUND.finditer(text)))
 
 
 # Nouns of the one who does a thing that the stemmer leaves whole ("owner" is no "own"), with

@@ -1752,3 +1752,19 @@ def test_a_chain_answer_says_what_is_asked_before_the_description(tmp_path: Path
     ), chained.note
     first = pack_context(question, [next(iter(s.iter_items()))], [1.0])
     assert ExtractiveAnswerer().answer_packet(question, first) == ""
+
+
+def test_a_verb_and_its_particle_are_said_by_the_word_joining_them() -> None:
+    from substrate.questions import compounds_split
+
+    assert compounds_split("Announce the failover; check the backups and the rollout.") == {
+        "fail", "back", "roll"}  # fmt: skip
+    assert compounds_split("Read about it throughout.") == frozenset()  # no verb before
+    runbook = (
+        "# Runbook: database failover\n\n"
+        "Do not use it for the us-east-1 cluster, which fails over automatically.\n\n"
+        "1. Announce the failover in #incidents.\n2. Promote the replica.\n"
+    )
+    assert quoted("How do I fail over the database?", runbook) == (
+        "1. Announce the failover in #incidents. 2. Promote the replica. [1]"
+    )
