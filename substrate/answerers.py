@@ -65,6 +65,7 @@ from substrate.recordrows import rows_of_other_values
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
+from substrate.siblings import SiblingSections
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -164,6 +165,7 @@ class ExtractiveAnswerer:
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
         # ("which port": the kind of value asked names none, though a port's name holds it)
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
+        siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             if n - 1 in other_rows:
@@ -198,6 +200,8 @@ class ExtractiveAnswerer:
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
                     continue
                 if other_side(negated, said) or names_other_alternative(chosen_ones, said):
+                    continue
+                if siblings.speaks_of_another(section, said):
                     continue
                 quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
