@@ -66,6 +66,7 @@ from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
 from substrate.siblings import SiblingSections
+from substrate.years import leaves_out, year_asked
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -166,6 +167,7 @@ class ExtractiveAnswerer:
         # ("which port": the kind of value asked names none, though a port's name holds it)
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
+        year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             if n - 1 in other_rows:
@@ -202,6 +204,8 @@ class ExtractiveAnswerer:
                 if other_side(negated, said) or names_other_alternative(chosen_ones, said):
                     continue
                 if siblings.speaks_of_another(section, said):
+                    continue
+                if year is not None and leaves_out(year, sentence):
                     continue
                 quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=whose)
                 candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))

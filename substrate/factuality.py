@@ -29,6 +29,7 @@ from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_LEAD, find_secrets
 from substrate.supersession import superseded
+from substrate.years import leaves_out, year_asked
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -125,6 +126,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     negated = _negated_about(claim, words)
     prefixed = sides(claim)  # "non-defective items" are another claim's subject
     chosen_ones = alternatives_named(claim)  # "staging": production's figures say nothing of it
+    year = year_asked(claim)  # "hired in 2022": what holds before 2020 says nothing of it
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
     # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
@@ -161,6 +163,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             or _says_the_opposite(words, sentence, claim)
             or other_side(prefixed, sentence)
             or names_other_alternative(chosen_ones, sentence)
+            or (year is not None and leaves_out(year, sentence))
         ):
             best_other = max(best_other, share)
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
