@@ -17,7 +17,11 @@ from functools import cache
 # Each group lists alternatives that exclude one another; each alternative, its spellings.
 _GROUPS: tuple[tuple[str, ...], ...] = (
     ("production prod", "staging pre-production preprod", "development dev", "sandbox"),
-    ("weekday weekdays", "weekend weekends"),
+    (
+        "weekday weekdays monday tuesday wednesday thursday friday",
+        "weekend weekends saturday sunday",
+    ),
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
     ("full-time", "part-time"),
     ("EU", "US USA U.S.", "UK", "APAC", "EMEA", "LATAM"),
     ("HR", "IT"),

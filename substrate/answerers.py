@@ -177,6 +177,7 @@ class ExtractiveAnswerer:
             heading, named = path, terms(path) & wanted
             title = innermost_heading(packet.items[n - 1])
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
+            previous = ""  # the sentence before, whose name a pronoun may stand for
             for sentence in sentences(text, led=True):
                 if is_heading(sentence):  # a label of the section, not an answer
                     level = len(sentence) - len(sentence.lstrip("#"))
@@ -185,7 +186,9 @@ class ExtractiveAnswerer:
                     heading = " ".join([path, *(title for _, title in open_headings)])
                     named = terms(heading) & wanted
                     title = sentence.lstrip("#").strip()
+                    previous = ""
                     continue
+                before, previous = previous, sentence
                 if sentence.rstrip().endswith("?"):
                     continue  # a FAQ's question asks what the question asks; it answers nothing
                 # what a section's headings name, the sentences under it speak of: they
@@ -199,6 +202,10 @@ class ExtractiveAnswerer:
                     if _another_identifier(ids, thing):
                         continue
                     have, said = have | (terms(thing) & wanted), f"{thing} {said}"
+                elif before and _THING_PRONOUN.match(sentence):
+                    # "It is closed on weekends." after "The Dublin office opens at 8:00."
+                    owner = named_terms(before, proper=True) & wanted
+                    have, said = have | owner, " ".join([*sorted(owner), said])
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
                     continue
                 if other_side(negated, said) or names_other_alternative(chosen_ones, said):

@@ -240,7 +240,12 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     first = _FIRST_OF_TWO.match(text)  # "Lena Park owns...": a name, though it starts
     if first:
         names.append(first.group(1))
-    return terms(" ".join(w for w in names if not proper or _PROPER.fullmatch(w)))
+    if proper:  # a day is when, not what is asked of ("the Dublin office on Saturdays")
+        names = [w for w in names if _PROPER.fullmatch(w) and w.lower() not in _DAYS]
+    return terms(" ".join(names))
+
+
+_DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 # A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,

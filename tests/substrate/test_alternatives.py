@@ -24,6 +24,10 @@ def test_which_alternatives_a_text_names() -> None:
     assert names_other_alternative(staging, "She approves production migrations.")
     assert not names_other_alternative(staging, "Staging and production need Priya.")
     assert not names_other_alternative(staging, "Migrations need two approvals.")  # names none
+    saturday = alternatives_named("Is the office open on Saturdays?")  # a day of the weekend
+    assert names_other_alternative(saturday, "It opens at 8:00 on weekdays.")
+    assert names_other_alternative(saturday, "On Sundays it opens at noon.")
+    assert not names_other_alternative(saturday, "It is closed on weekends.")
     sandboxes = alternatives_named("How often are sandboxes backed up?")
     assert names_other_alternative(sandboxes, "Staging databases are backed up once a day.")
     assert not names_other_alternative(sandboxes, "Developers back up their sandbox.")

@@ -1768,3 +1768,18 @@ def test_a_verb_and_its_particle_are_said_by_the_word_joining_them() -> None:
     assert quoted("How do I fail over the database?", runbook) == (
         "1. Announce the failover in #incidents. 2. Promote the replica. [1]"
     )
+
+
+OFFICES = (
+    "# Offices\n\nThe Dublin office opens at 8:00 and closes at 19:00 on weekdays. It is closed "
+    "on weekends.\nThe Seoul office opens at 9:00; on Saturdays it opens from 10:00 to 14:00."
+)
+
+
+def test_a_pronoun_speaks_of_the_name_of_the_sentence_before() -> None:
+    assert quoted("Is the Dublin office closed on weekends?", OFFICES) == (
+        "It is closed on weekends. [1]"
+    )
+    # neither the weekday hours nor Seoul's Saturday ones say it of Dublin (a day is when,
+    # not what is asked of)
+    assert quoted("Is the Dublin office open on Saturdays?", OFFICES) == ""
