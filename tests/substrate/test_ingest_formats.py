@@ -435,6 +435,8 @@ def test_json_array_and_object() -> None:
     assert [(s.kind, s.payload, s.line_start, s.line_end) for s in single.segments] == [
         ("record", {"a": "x", "b": 2}, 1, 4)
     ]
+    scalar = _parse("json", "42\n").segments  # had no lines at all
+    assert [(s.kind, s.text, s.line_start, s.line_end) for s in scalar] == [("text", "42", 1, 1)]
 
 
 def test_each_element_of_a_json_array_has_the_lines_it_spans() -> None:

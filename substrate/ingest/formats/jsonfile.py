@@ -50,8 +50,8 @@ def parse_json(text: str, ctx: ParseContext) -> Parsed:
     else:
         segments = value_segments(value, 0, ctx)
         last = text.count("\n") + (0 if text.endswith("\n") else 1)
-        for seg in segments:
-            if seg.kind == "record":
+        for seg in segments:  # a scalar too ("42"): it spans the file as an object does
+            if seg.kind == "record" or seg.line_start is None:
                 seg.line_start, seg.line_end = 1, max(1, last)
         parsed.segments.extend(segments)
     return parsed
