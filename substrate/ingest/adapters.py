@@ -443,27 +443,28 @@ def ingest_artifacts(
     ids: list[str] = []
     for manifest_path in sorted(manifests):
         name = str(manifest_path)
+        where_read = os.path.abspath(name)  # reported as other commands report a file
         if report is not None:
             report.files_scanned += 1
         try:
             info = manifest_path.stat()
             if stat.S_ISDIR(info.st_mode):
-                _file_failed(report, name, "a folder, not a manifest file")
+                _file_failed(report, name, "a folder, not a manifest file", path=where_read)
                 continue
             if info.st_size > limit:  # as `ingest --as artifacts` skips it
-                _file_skipped(report, name, too_large(info.st_size, limit))
+                _file_skipped(report, name, too_large(info.st_size, limit), where_read)
                 continue
             data, meta = _read_source(manifest_path)
             text = decode_text(data)
             if not text.strip():  # as `ingest` skips an empty file of any format
-                _file_skipped(report, name, status.NO_CONTENT)
+                _file_skipped(report, name, status.NO_CONTENT, where_read)
                 continue
             manifest = load_manifest(text)
         except OSError as exc:
-            _file_failed(report, name, f"cannot read: {exc.strerror}")
+            _file_failed(report, name, f"cannot read: {exc.strerror}", path=where_read)
             continue
         except FileRejected as exc:
-            _file_failed(report, name, exc.reason, exc.line, exc.byte)
+            _file_failed(report, name, exc.reason, exc.line, exc.byte, path=where_read)
             continue
         # absolute: found again from any working directory, and one id however it is spelt
         directory = Path(os.path.abspath(manifest_path.parent))  # ("..", "./reg" collapsed)
@@ -486,23 +487,26 @@ def ingest_artifacts(
         try:
             item = builder.build(seg, prov, locator="artifact")
         except InvalidInputError as exc:  # the gate refuses what it cannot check
-            _file_failed(report, name, str(exc))
+            _file_failed(report, name, str(exc), path=where_read)
             continue
         assert item is not None
         stored, added, rewritten = _store(substrate, [item], report)
         ids += stored
         if report is not None:
             report.bytes_read += len(data)
-            report.record_file(name, name, added=added, rewritten=rewritten, gave_items=True)
+            report.record_file(name, where_read, added=added, rewritten=rewritten, gave_items=True)
     return ids
 
 
-def _file_skipped(report: IngestReport | None, name: str, reason: str) -> None:
-    """Record a file left out on purpose (too large) in the report, or say so."""
+def _file_skipped(
+    report: IngestReport | None, name: str, reason: str, path: str | None = None
+) -> None:
+    """Record a file left out on purpose (too large) in the report, or say so; ``path`` is
+    where it was read, when not ``name``."""
     if report is None:
         log.warning("%s skipped: %s", safe_path(name), reason)
     else:
-        report.files.append(FileOutcome(name, status.SKIPPED, name, reason))
+        report.files.append(FileOutcome(name, status.SKIPPED, path or name, reason))
 
 
 def _file_failed(
@@ -511,9 +515,12 @@ def _file_failed(
     reason: str,
     line: int | None = None,
     byte: int | None = None,
+    *,
+    path: str | None = None,
 ) -> None:
-    """Record a file rejected as a whole (a manifest, a data file) in the report."""
+    """Record a file rejected as a whole (a manifest, a data file) in the report; ``path`` is
+    where it was read, when not ``name``."""
     if report is None:  # nobody collects the problems: say them
         _issue(report, name, reason, line, byte=byte, fatal=True)
     else:
-        report.failed(name, name, reason, line, byte)
+        report.failed(name, path or name, reason, line, byte)

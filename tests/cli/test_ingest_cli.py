@@ -392,7 +392,9 @@ def test_the_shard_itself_is_not_ingested(mixle, notes: Path, isolated_shard_env
     assert mixle("ls", "--kind", "bogus").exit_code == 2
 
 
-def test_ingest_artifacts_and_docs_from_stdin(mixle, tmp_path: Path) -> None:
+def test_ingest_artifacts_and_docs_from_stdin(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = tmp_path / "registry" / "router"
     model.mkdir(parents=True)
     (model / "manifest.json").write_text('{"kind": "solve/v1", "meta": {"solve": {}}}')
@@ -405,6 +407,12 @@ def test_ingest_artifacts_and_docs_from_stdin(mixle, tmp_path: Path) -> None:
     assert counts == [2, 1, 1] and report["bytes_read"] > 0
     assert [f["status"] for f in report["files"]] == ["failed", "added"]
     assert mixle("ingest-artifacts", str(tmp_path / "none")).exit_code == 3
+    # given as typed, the files are reported where they were read, as other commands do
+    monkeypatch.chdir(tmp_path)
+    again = mixle("ingest-artifacts", "registry", "--json").json()["files"]
+    assert [(f["source"], f["path"]) for f in again] == [  # the one failing again
+        ("registry/broken/manifest.json", str(tmp_path / "registry/broken/manifest.json"))
+    ]
     docs = mixle("ingest-docs", "-", "--json", input='"from a pipe"\n')
     assert docs.exit_code == 0 and docs.json()["root"] == "-"
     assert (docs.json()["files_scanned"], docs.json()["bytes_read"]) == (1, 14)
