@@ -54,6 +54,7 @@ from substrate.questions import (
     asked_terms,
     defined_term,
     frame_of,
+    frame_verb_terms,
     identifiers_in_place,
     light_verb_terms,
     named_terms,
@@ -228,7 +229,8 @@ class ExtractiveAnswerer:
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
         owned = _possessed(question)  # "Dana's manager": not "Dana is the release manager"
-        needed = topic - light_verb_terms()  # "use" of "What port does X use?" need not be said
+        # "use" of "What port does X use?" need not be said, nor "listen" of a port
+        needed = topic - light_verb_terms() - frame_verb_terms(frame)
         about = needed - subject if subject else frozenset()
         for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
             if frame and not have & frame.keys():

@@ -121,6 +121,20 @@ def light_verb_terms() -> frozenset[str]:
     return terms(LIGHT_VERBS)
 
 
+# Verbs that add nothing to the kind of value a question frames: a port is what a service
+# "listens on", "runs on" or "serves on" alike, a place where one is "based" or "works"
+_FRAME_VERBS = {
+    "port": "listen listens run runs serve serves bind binds expose exposes",
+    "citi": "base based live lives work works sit sits",
+    "locat": "base based live lives work works sit sits",
+}
+
+
+def frame_verb_terms(frame: Frame) -> frozenset[str]:
+    """The terms of the verbs ``_FRAME_VERBS`` gives the kinds ``frame`` asks for."""
+    return frozenset().union(*(terms(_FRAME_VERBS[t]) for t in frame if t in _FRAME_VERBS))
+
+
 def without_light_verbs(text: str) -> str:
     """``text`` less its light verbs (``LIGHT_VERBS``)."""
     return _WORD.sub(lambda m: " " if _light_only(m[0]) else m[0], text)
@@ -391,6 +405,20 @@ _IRREGULAR = (
     "leave left",
     "get got gotten",
     "see saw seen",
+    "freeze froze frozen",
+    "throw threw thrown",
+    "grow grew grown",
+    "fall fell fallen",
+    "lose lost",
+    "tell told",
+    "say said",
+    "think thought",
+    "catch caught",
+    "spend spent",
+    "forget forgot forgotten",
+    "hide hid hidden",
+    "shake shook shaken",
+    "understand understood",
 )
 
 

@@ -1629,6 +1629,11 @@ BILLING = (
         # the verb in another of its forms, or after an adverb
         ("Who wrote the runbook?", BILLING, "This runbook was written by Elena Marsh. [1]"),
         (
+            "Who freezes the schema?",
+            "Ivan froze the schema on 3 June.",
+            "Ivan froze the schema on 3 June. [1]",
+        ),  # fmt: skip
+        (
             "Who currently owns the billing-worker service?",
             BILLING,
             "The platform team owns the billing-worker service. [1]",
@@ -1783,3 +1788,10 @@ def test_a_pronoun_speaks_of_the_name_of_the_sentence_before() -> None:
     # neither the weekday hours nor Seoul's Saturday ones say it of Dublin (a day is when,
     # not what is asked of)
     assert quoted("Is the Dublin office open on Saturdays?", OFFICES) == ""
+
+
+def test_a_verb_saying_nothing_beyond_the_value_asked_need_not_be_said() -> None:
+    context = "# Services\n\nThe indexer runs on port 7700. Jonas Weber works from Berlin."
+    assert quoted("What port does the indexer listen on?", context) == (
+        "The indexer runs on port 7700. [1]"
+    )
