@@ -44,6 +44,7 @@ from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.questions import (
+    ASKED_WORDS,
     Frame,
     asked_terms,
     frame_of,
@@ -300,6 +301,33 @@ def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilter
     return " ".join([lookup, *used])
 
 
+_WORDS = re.compile(r"[^\W_][\w'’-]*")
+
+
+def _said_of_another(
+    question: str, unseen: frozenset[str], texts: Sequence[str]
+) -> tuple[str, str] | None:
+    """A word of ``question`` no readable item mentions, with the noun it qualifies, when the
+    evidence ``texts`` qualify that noun by another word ("payments" of "the payments outage",
+    where the evidence tells of "the checkout outage"); None when there is none. Only of a
+    question of a few words, as one asks: a long text (a paper's abstract) asked as a question
+    holds words no item uses that qualify nothing asked."""
+    words = _WORDS.findall(question)
+    if len(words) > ASKED_WORDS:
+        return None
+    for word, noun in zip(words, words[1:], strict=False):
+        said = terms(word)
+        if not said or not said <= unseen or not terms(noun) or terms(noun) & unseen:
+            continue
+        before_noun = re.compile(rf"([^\W_][\w'’-]*)\s+{re.escape(noun)}\b", re.IGNORECASE)
+        for text in texts:
+            for m in before_noun.finditer(text):
+                other = terms(m.group(1))
+                if other and not other & said:
+                    return word, noun
+    return None
+
+
 def _found_nothing(question: str, answerer: object) -> str:
     """Why the answerer gave no answer: for one that quotes only sentences about the names a
     question asks of (``asked_of``), what it was asked of ("Tokyo")."""
@@ -418,7 +446,10 @@ def answer_from_substrate(
     text: str | None = None
     n_cited = stated = 0
     weak = len(evidence) < min_evidence or confidence < min_confidence
-    if weak or not len(packet) or unstated:
+    # "the payments outage" where the evidence tells of the checkout outage, and nothing
+    # readable of payments: the evidence is about another one
+    otherwise = _said_of_another(question, unseen, packet.texts) if unseen else None
+    if weak or not len(packet) or unstated or otherwise:
         note = (
             f"abstained: {len(evidence)} matching item(s) at confidence {confidence:.2f} "
             f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
@@ -429,6 +460,12 @@ def answer_from_substrate(
             note = f"abstained: no readable item found says {how} -- escalate rather than guess"
         elif not weak and not len(packet):
             note = "abstained: no relevant item fits the context budget -- raise the budget"
+        elif not weak and otherwise:
+            word, noun = otherwise
+            note = (
+                f"abstained: no readable item mentions {word!r}; the evidence tells of another "
+                f"{noun} -- escalate rather than guess"
+            )
         elif unseen and (not evidence or unseen_share >= UNMENTIONED_SHARE):
             # what held the evidence back, or what nothing matched (a typo?)
             note += _unmentioned_note(substrate, question, unseen, readable)

@@ -50,6 +50,7 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.negated import other_side, sides
 from substrate.questions import (
+    ASKED_WORDS,
     Frame,
     asked_terms,
     defined_term,
@@ -397,7 +398,6 @@ _POSSESSIVE = re.compile(r"((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-
 
 
 _WH = re.compile(r"\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
-_ASKED_WORDS = 16  # "Who is the manager of the person who approves production hotfixes?": 11
 
 
 def _only_the_description(question: str, frame: Frame, covered: set[str]) -> bool:
@@ -407,7 +407,7 @@ def _only_the_description(question: str, frame: Frame, covered: set[str]) -> boo
     said by a value, not its name). Only a question asked as one asks a person, opening with
     "who", "which"... in a few words: a long query ("what role does the effect of ... play
     in ...") is read for its topic, and any passage on it may serve."""
-    if len(question.split()) > _ASKED_WORDS or not _WH.match(question):
+    if len(question.split()) > ASKED_WORDS or not _WH.match(question):
         return False
     if not relational(question):
         return False

@@ -121,6 +121,11 @@ def light_verb_terms() -> frozenset[str]:
     return terms(LIGHT_VERBS)
 
 
+# The most words of a question asked as a person asks one ("Who is the manager of the person
+# who approves production hotfixes?": 11); a longer text (a paper's abstract) asked as a
+# question is read for its topic
+ASKED_WORDS = 16
+
 # Verbs that add nothing to the kind of value a question frames: a port is what a service
 # "listens on", "runs on" or "serves on" alike, a place where one is "based" or "works"
 _FRAME_VERBS = {

@@ -1795,3 +1795,19 @@ def test_a_verb_saying_nothing_beyond_the_value_asked_need_not_be_said() -> None
     assert quoted("What port does the indexer listen on?", context) == (
         "The indexer runs on port 7700. [1]"
     )
+
+
+def test_an_unmentioned_word_qualifying_what_the_evidence_qualifies_otherwise() -> None:
+    # whether it abstained hung on how many unrelated notes the shard held
+    s = Substrate()
+    s.add(
+        "text",
+        "# Incident review: checkout outage, 2 May 2024\n\nThe checkout was down for 47 "
+        "minutes.\nThe incident commander was Sara Lopez.",
+    )
+    for filler in ("The kitchen is on floor two.", "The gym opens at six.", "Parking is free."):
+        s.add("text", filler)
+    asked = extractive(s, "Who was the incident commander for the payments outage?")
+    assert asked.abstained and "'payments'; the evidence tells of another outage" in asked.note
+    named = extractive(s, "Who was the incident commander for the checkout outage?")
+    assert named.answer == "The incident commander was Sara Lopez. [1]"
