@@ -20,11 +20,6 @@ def stdin_stream() -> BinaryIO:
     return buffer if buffer is not None else io.BytesIO(sys.stdin.read().encode())
 
 
-def stdin_bytes() -> bytes:
-    """Everything on standard input."""
-    return bytes(stdin_stream().read())
-
-
 def refuse_a_terminal(message: str) -> None:
     """A usage error when standard input is a terminal: reading it would wait, silently, for
     the user to type (``message`` says what to give instead)."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from substrate.context.compress import terms
+
 # Each group lists alternatives that exclude one another; each alternative, its spellings.
 _GROUPS: tuple[tuple[str, ...], ...] = (
     ("production prod", "staging pre-production preprod", "development dev", "sandbox"),
@@ -25,10 +27,6 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("full-time", "part-time"),
     ("EU", "US USA U.S.", "UK", "APAC", "EMEA", "LATAM"),
     ("HR", "IT"),
-    ("primary", "replica secondary standby"),
-    ("inbound", "outbound"),
-    ("domestic", "international"),
-    ("internal", "external"),
 )
 
 _Spelling = tuple[re.Pattern[str], int, int]  # how it is found, its group, its alternative
@@ -56,11 +54,42 @@ def alternatives_named(text: str) -> dict[int, frozenset[int]]:
     return {g: frozenset(alts) for g, alts in named.items()}
 
 
-def names_other_alternative(asked: dict[int, frozenset[int]], text: str) -> bool:
+def names_other_alternative(
+    asked: dict[int, frozenset[int]], text: str, near: frozenset[str]
+) -> bool:
     """Whether ``text`` names, of a group the question names alternatives of (``asked``, from
-    ``alternatives_named``), only others: "production" where "staging" is asked. A text naming
-    none of the group may still answer ("Backups are encrypted.")."""
+    ``alternatives_named``), only others, beside a word of what is asked (``near``, its
+    terms): "production databases" where staging databases are asked of. A text naming none
+    of the group may still answer ("Backups are encrypted."), and so may one naming another
+    in passing ("Dana approves all deploys once they pass staging.")."""
     if not asked:
         return False
     said = alternatives_named(text)
-    return any(said.get(g) and not said[g] & alts for g, alts in asked.items())
+    return any(
+        said.get(g) and not said[g] & alts and _beside(text, g, near) for g, alts in asked.items()
+    )
+
+
+# "Employees in the EU", "opens at 8:00 on weekdays": the word an alternative qualifies is
+# this many words away at most, stopwords and numbers not counted
+_NEAR_WORDS = 2
+
+
+def _beside(text: str, group: int, near: frozenset[str]) -> bool:
+    """Whether an alternative of ``group`` stands within ``_NEAR_WORDS`` words (stopwords
+    aside) of a term of ``near`` in ``text``."""
+    for pattern, g, _ in _spellings():
+        if g != group:
+            continue
+        for m in pattern.finditer(text):
+            before = _words(text[: m.start()])
+            after = _words(text[m.end() :])
+            if frozenset().union(*before[-_NEAR_WORDS:], *after[:_NEAR_WORDS]) & near:
+                return True
+    return False
+
+
+def _words(text: str) -> list[frozenset[str]]:
+    """The terms of each word of ``text`` that is no stopword and holds no digit."""
+    found = (terms(w) for w in text.split() if not any(ch.isdigit() for ch in w))
+    return [t for t in found if t]

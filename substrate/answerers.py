@@ -56,6 +56,7 @@ from substrate.questions import (
     defined_term,
     frame_of,
     frame_verb_terms,
+    identifiers,
     identifiers_in_place,
     light_verb_terms,
     named_terms,
@@ -170,6 +171,8 @@ class ExtractiveAnswerer:
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
+        topic = wanted - frame.keys()
+        subject = _subject(question, topic, bool(frame))
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             if n - 1 in other_rows:
@@ -199,20 +202,27 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
-                thing = _pronoun_for(title, sentence)
+                if ids and _under_another_identifier(ids, heading, said):
+                    continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
+                thing = _pronoun_for(heading, title, sentence)
                 if thing:  # "It is written in Go." under "billing-worker" speaks of it
                     if _another_identifier(ids, thing):
                         continue
                     have, said = have | (terms(thing) & wanted), f"{thing} {said}"
-                elif before and _THING_PRONOUN.match(sentence):
-                    # "It is closed on weekends." after "The Dublin office opens at 8:00."
-                    owner = named_terms(before, proper=True) & wanted
+                elif _THING_PRONOUN.match(sentence):
+                    # "It is closed on weekends." after "The Dublin office opens at 8:00.", or
+                    # under "Dublin office"; "They are based in Stockholm." under "Payments
+                    # team" says nothing of the Core Platform team
+                    owner = (named_terms(before, proper=True) | terms(heading)) & wanted
+                    unsaid = subject - have  # the names asked of that the pronoun must be
+                    if unsaid and not owner & unsaid:
+                        continue
                     have, said = have | owner, " ".join([*sorted(owner), said])
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
                     continue
-                if other_side(negated, said) or names_other_alternative(chosen_ones, said):
+                if other_side(negated, said) or names_other_alternative(chosen_ones, said, wanted):
                     continue
-                if siblings.speaks_of_another(section, said):
+                if siblings.speaks_of_another(packet.items[n - 1], said):
                     continue
                 if year is not None and leaves_out(year, sentence):
                     continue
@@ -224,8 +234,6 @@ class ExtractiveAnswerer:
         weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
         total = sum(weight.values())
         scored = []
-        topic = wanted - frame.keys()
-        subject = _subject(question, topic, bool(frame))
         # asked for a procedure, not of one ("the author of the Bunkering procedure")
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
@@ -378,13 +386,31 @@ _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
 _THING_PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)
 
 
-def _pronoun_for(title: str, sentence: str) -> str:
-    """The heading a sentence opening with a pronoun for a thing stands under, when it names
-    one (a hyphenated identifier: "billing-worker", "invoice-api") the sentence does not;
-    else ""."""
-    if not (title and _THING_PRONOUN.match(sentence)) or not identifiers_in_place(title):
+def _pronoun_for(heading: str, title: str, sentence: str) -> str:
+    """What a sentence opening with a pronoun for a thing stands for, when the sentence does
+    not name it: its heading ``title`` when that is a name ("Payments team", "billing-worker"),
+    else the last identifier of its heading path (the "billing-worker" of "billing-worker >
+    Regions"); "" when there is none."""
+    if not _THING_PRONOUN.match(sentence):
         return ""
-    return "" if terms(title) <= terms(sentence) else title
+    if title and (identifiers(title) or named_terms(title, proper=True)):
+        thing = title
+    else:
+        thing = next(reversed(identifiers(heading)), "")
+    return "" if terms(thing) <= terms(sentence) else thing
+
+
+def _under_another_identifier(
+    ids: list[tuple[frozenset[str], frozenset[str]]], heading: str, said: str
+) -> bool:
+    """Whether a sentence stands under headings naming identifiers ("ledger-api") and, with
+    them, names none of those the question names (``ids``): it speaks of the one its
+    headings name."""
+    headed = [terms(name) for name in identifiers(heading)]
+    if not headed:
+        return False
+    found = terms(heading) | terms(said)
+    return not any(name <= found for name, _ in ids)
 
 
 def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing: str) -> bool:
@@ -392,9 +418,6 @@ def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing:
     identifiers (``ids``), none of them: "It is written in Python." under "invoice-api" says
     nothing of the billing-worker."""
     return bool(ids) and not any(name <= terms(thing) for name, _ in ids)
-
-
-_POSSESSIVE = re.compile(r"((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
 
 
 _WH = re.compile(r"\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
@@ -415,13 +438,20 @@ def _only_the_description(question: str, frame: Frame, covered: set[str]) -> boo
     return bool(asked) and not asked & covered
 
 
+# A name's possession: "Dana Whitfield's manager" (from the start of a word: a long word of
+# capitals would otherwise be tried from each of its letters)
+_POSSESSIVE = re.compile(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
+_WH_WORDS = frozenset("what who whose which where when how".split())
+
+
 def _possessed(question: str) -> re.Pattern[str] | None:
     """What ``question`` asks of a name's possession ("Dana Whitfield's manager"), as a
     sentence would say it: the possession after any word of the name with "'s"."""
     found = _POSSESSIVE.search(question)
-    if not found:
-        return None
-    owner = "|".join(re.escape(word) for word in found.group(1).split())
+    owner_words = [w for w in found.group(1).split() if w.lower() not in _WH_WORDS] if found else []
+    if not found or not owner_words:
+        return None  # "What's ...": no name owns it
+    owner = "|".join(re.escape(word) for word in owner_words)
     return re.compile(rf"\b(?:{owner})['’]s\s+{re.escape(found.group(2))}\b", re.IGNORECASE)
 
 

@@ -162,7 +162,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
             or _moved_away(sentence, words, claim)
             or _says_the_opposite(words, sentence, claim)
             or other_side(prefixed, sentence)
-            or names_other_alternative(chosen_ones, sentence)
+            or names_other_alternative(chosen_ones, sentence, words)
             or (year is not None and leaves_out(year, sentence))
         ):
             best_other = max(best_other, share)

@@ -260,7 +260,7 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     if first:
         names.append(first.group(1))
     if proper:  # a day is when, not what is asked of ("the Dublin office on Saturdays")
-        names = [w for w in names if _PROPER.fullmatch(w) and w.lower() not in _DAYS]
+        names = [w for w in names if _PROPER.fullmatch(w) and w.lower().rstrip("s") not in _DAYS]
     return terms(" ".join(names))
 
 
@@ -270,6 +270,11 @@ _DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".spl
 # A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,
 # a host or a region as a capital names a person, though written in small letters.
 _IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
+
+
+def identifiers(text: str) -> list[str]:
+    """The hyphenated identifiers of ``text``, as written, in order."""
+    return _IDENTIFIER.findall(text)
 
 
 def identifier_terms(text: str) -> frozenset[str]:
@@ -347,15 +352,20 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     return said | {term for term, stated in frame.items() if stated(sentence)}
 
 
-# A verb and its particle written as one word: "failover", "backup", "rollout", "shutdown"
-_COMPOUND = re.compile(r"\b([a-z]{3,})(?:over|up|out|down|off)s?\b", re.IGNORECASE)
+# A verb and its particle written as one word, where the word is also said as the verb
+# ("fail over", "roll out"); not "checkout", "setup" or "timeout", which name things
+_COMPOUND = re.compile(
+    r"\b(fail)overs?\b|\b(roll)(?:outs?|backs?)\b|\b(back)ups?\b|\b(shut)downs?\b"
+    r"|\b(clean)ups?\b|\b(sign)ups?\b",
+    re.IGNORECASE,
+)
 
 
 def compounds_split(text: str) -> frozenset[str]:
     """The terms of the verbs ``text`` writes joined to their particle: "fail" of "failover",
     "roll" of "rollout", so that "How do I fail over ...?" is said by "Announce the failover"
     (the particles are stopwords, and the joined word a term of its own)."""
-    return terms(" ".join(m.group(1) for m in _COMPOUND.finditer(text)))
+    return terms(" ".join(next(filter(None, m.groups())) for m in _COMPOUND.finditer(text)))
 
 
 # Nouns of the one who does a thing that the stemmer leaves whole ("owner" is no "own"), with

@@ -23,16 +23,23 @@ _Cells = dict[str, frozenset[str]]
 def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem]) -> frozenset[int]:
     """The positions in ``items`` of the table rows (records of one source with the same
     columns) that give, in a column of which the question's ``wanted`` terms name values, none
-    of those values. A row giving one of them ("red or blue widgets") is kept."""
+    of those values. A row giving one of them ("red or blue widgets") is kept, and a term
+    found in two columns names no value of either ("Dana" of a name and a manager column)."""
     other: set[int] = set()
     for rows in _tables(items).values():
         if len(rows) < 2:
             continue  # one row: nothing to tell its values from
-        for column in rows[0][1]:
-            values = [cells[column] for _, cells in rows]
-            if any(len(value) > CATEGORY_TERMS for value in values):
-                continue
-            named = wanted & frozenset().union(*values)
+        columns = {
+            column: [cells[column] for _, cells in rows]
+            for column in rows[0][1]
+            if all(len(cells[column]) <= CATEGORY_TERMS for _, cells in rows)
+        }
+        seen_in: dict[str, int] = {}
+        for values in columns.values():
+            for term in wanted & frozenset().union(*values):
+                seen_in[term] = seen_in.get(term, 0) + 1
+        for values in columns.values():
+            named = {t for t in wanted & frozenset().union(*values) if seen_in[t] == 1}
             if named:
                 kept = zip(rows, values, strict=True)
                 other.update(pos for (pos, _), value in kept if not value & named)

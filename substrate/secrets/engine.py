@@ -675,12 +675,14 @@ def _a_note(word: str, text: str, at: int) -> bool:
     return plain_word(word) and bool(line[len(word) :].strip())
 
 
-# What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
 def _char_constant(value: str) -> bool:
     """Whether a single-quoted C value reads as a character constant (``'x'``, ``'\\n'``,
     ``'\\x41'``, a multi-character ``'abcd'``), not a string written with the wrong quotes: a
     longer run is no constant any compiler takes, and a password pasted so is still leaked."""
-    return len(value) <= 4 or value.startswith("\\")
+    return len(value) <= 4 or _C_ESCAPE.fullmatch(value) is not None
+
+
+_C_ESCAPE = re.compile(r"\\(?:[0-7]{1,3}|x[0-9A-Fa-f]+|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
 
 
 def _not_an_expression(value: str) -> bool:
@@ -696,6 +698,7 @@ def _not_an_expression(value: str) -> bool:
 
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
 _AT_INSIDE = re.compile(r"\w@\S")
+# What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")

@@ -7,6 +7,7 @@ import pytest
 
 from substrate.alternatives import alternatives_named, names_other_alternative
 from substrate.answerers import ExtractiveAnswerer
+from substrate.context.compress import terms
 from substrate.factuality import content_overlap
 
 NOTES = (
@@ -21,16 +22,27 @@ NOTES = (
 def test_which_alternatives_a_text_names() -> None:
     assert alternatives_named("let us know if it works") == {}  # everyday words, not US or IT
     staging = alternatives_named("Who approves staging migrations?")
-    assert names_other_alternative(staging, "She approves production migrations.")
-    assert not names_other_alternative(staging, "Staging and production need Priya.")
-    assert not names_other_alternative(staging, "Migrations need two approvals.")  # names none
+    asked = terms("Who approves staging migrations?")
+    assert names_other_alternative(staging, "She approves production migrations.", asked)
+    assert not names_other_alternative(staging, "Staging and production need Priya.", asked)
+    assert not names_other_alternative(staging, "Migrations need two approvals.", asked)
+    # another one named in passing, not of what is asked
+    deploys = terms("Who approves production deploys?")
+    production = alternatives_named("Who approves production deploys?")
+    assert not names_other_alternative(
+        production,
+        "Dana approves all deploys once they pass through the checks in staging.",
+        deploys,
+    )
     saturday = alternatives_named("Is the office open on Saturdays?")  # a day of the weekend
-    assert names_other_alternative(saturday, "It opens at 8:00 on weekdays.")
-    assert names_other_alternative(saturday, "On Sundays it opens at noon.")
-    assert not names_other_alternative(saturday, "It is closed on weekends.")
+    opens = terms("Is the office open on Saturdays?")
+    assert names_other_alternative(saturday, "It opens at 8:00 on weekdays.", opens)
+    assert names_other_alternative(saturday, "On Sundays it opens at noon.", opens)
+    assert not names_other_alternative(saturday, "It is closed on weekends.", opens)
     sandboxes = alternatives_named("How often are sandboxes backed up?")
-    assert names_other_alternative(sandboxes, "Staging databases are backed up once a day.")
-    assert not names_other_alternative(sandboxes, "Developers back up their sandbox.")
+    backed = terms("How often are sandboxes backed up?")
+    assert names_other_alternative(sandboxes, "Staging databases are backed up once a day.", backed)
+    assert not names_other_alternative(sandboxes, "Developers back up their sandbox.", backed)
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,17 @@ def test_rows_giving_another_value_in_a_column_named() -> None:
     assert rows_of_other_values(terms("how many are in stock"), rows) == frozenset()
 
 
+def test_a_term_found_in_two_columns_names_no_value_of_either() -> None:
+    people = [
+        {"name": "Dana Whitfield", "manager": "Omar Haddad", "team": "Payments"},
+        {"name": "Lee Chen", "manager": "Dana Whitfield", "team": "Payments"},
+        {"name": "Priya Nair", "manager": "Omar Haddad", "team": "Search"},
+    ]
+    rows = [SubstrateItem("record", "", payload=p, provenance={"source": "p.csv"}) for p in people]
+    assert rows_of_other_values(terms("Who is Dana Whitfield's manager?"), rows) == frozenset()
+    assert rows_of_other_values(terms("Who is on the Search team?"), rows) == {0, 1}
+
+
 def test_text_columns_and_other_tables_name_no_value() -> None:
     notes = [
         SubstrateItem("record", "", payload={"id": "1", "note": "blue widgets ship from Porto"}),

@@ -191,6 +191,8 @@ def test_code_values_that_are_no_expression_are_judged(line: str, path: str) -> 
 def test_c_character_constants_are_not_strings() -> None:
     for line in ("char pass = 'x';\n", "char secret = '\\x41';\n", "int pwd = 'ab9!';\n"):
         assert not scan_text(line, path="auth.c").findings, line
+    # a backslash opening a longer value makes no escape of it
+    assert scan_text("char *db_password = '\\Tr0ub4dor&3xyz';\n", path="auth.c").findings
 
 
 def test_scan_file_reads_and_reports_unreadable(tmp_path: Path) -> None:

@@ -26,12 +26,12 @@ SERVICES = [
 
 def test_a_sibling_of_the_section_asked_of_speaks_of_another() -> None:
     siblings = SiblingSections(terms("Which region is the indexer deployed to?"), SERVICES)
-    assert siblings.speaks_of_another("Services > query-gateway", "deployed to the EU region")
-    assert not siblings.speaks_of_another("Services > query-gateway", "unlike the indexer")
-    assert not siblings.speaks_of_another("Services > indexer", "runs on port 7700")
-    assert not siblings.speaks_of_another("Elsewhere > regions", "deployed to the EU region")
+    assert siblings.speaks_of_another(SERVICES[1], "deployed to the EU region")
+    assert not siblings.speaks_of_another(SERVICES[1], "unlike the indexer")
+    assert not siblings.speaks_of_another(SERVICES[0], "runs on port 7700")
+    assert not siblings.speaks_of_another(_section("Elsewhere > regions", ""), "EU region")
     nothing_named = SiblingSections(terms("Which region is it deployed to?"), SERVICES)
-    assert not nothing_named.speaks_of_another("Services > query-gateway", "EU region")
+    assert not nothing_named.speaks_of_another(SERVICES[1], "EU region")
 
 
 def test_the_answer_is_not_taken_from_a_sibling_section() -> None:

@@ -19,6 +19,7 @@ def test_the_year_a_question_asks_of() -> None:
     assert year_asked("What did employees hired after 2020 get?") is None  # a span
     assert year_asked("What changed between 2021 and 2022?") is None
     assert year_asked("Which features does release 2020.1 have?") is None  # a version
+    assert year_asked("Which service listens on port 2003?") is None  # a number, not "in"
 
 
 @pytest.mark.parametrize(
@@ -26,6 +27,8 @@ def test_the_year_a_question_asks_of() -> None:
     [
         ("Employees hired before 1 January 2020 keep 28 days.", True),
         ("Employees hired since 2019 get 30 days.", False),
+        ("Employees hired before July 2022 get 25 days.", False),  # some of 2022
+        ("Employees hired before 2022 get 25 days.", True),
         ("Until December 31, 2021 the office was in Porto.", True),
         ("Kafka 2.8 was adopted in March 2021.", False),  # may still hold: no bound
         ("Full-time employees receive 25 days.", False),
