@@ -46,12 +46,22 @@ def _spellings() -> tuple[_Spelling, ...]:
 
 
 def alternatives_named(text: str) -> dict[int, frozenset[int]]:
-    """For each group of which ``text`` names alternatives, which ones."""
+    """For each group of which ``text`` names alternatives, which ones; "only staging" names
+    staging alone, whatever else of the group the text names ("only staging has it enabled;
+    production still uses three retries")."""
     named: dict[int, set[int]] = {}
+    only: dict[int, set[int]] = {}
     for pattern, g, a in _spellings():
-        if pattern.search(text):
+        for m in pattern.finditer(text):
             named.setdefault(g, set()).add(a)
+            if _ONLY_BEFORE.search(text, 0, m.start()) or _ONLY_AFTER.match(text, m.end()):
+                only.setdefault(g, set()).add(a)
+    named.update(only)
     return {g: frozenset(alts) for g, alts in named.items()}
+
+
+_ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|for|the)\s+)?$", re.IGNORECASE)
+_ONLY_AFTER = re.compile(r"\s+only\b", re.IGNORECASE)
 
 
 def names_other_alternative(

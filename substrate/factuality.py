@@ -297,6 +297,9 @@ _OPPOSITES = (
     ("open opens opened", "closed closes shut"),
     ("earlier earliest", "later latest"),
     ("first", "last final"),
+    ("automatic automated automatically", "manual manually"),
+    ("subject", "exempt"),
+    ("eligible", "ineligible"),
 )
 # The same for words that are no index terms (or not all of them), told as written
 _WORD_OPPOSITES = (

@@ -72,3 +72,28 @@ def test_a_claim_about_one_alternative_is_not_supported_by_another(
     claim: str, supported: bool
 ) -> None:
     assert content_overlap(NOTES, claim) is supported
+
+
+def test_only_one_alternative_is_named_by_only() -> None:
+    text = "Only staging has the new retry policy enabled; production still uses three retries."
+    assert alternatives_named(text) == alternatives_named("staging")
+    assert alternatives_named("It is deployed in the EU only.") == alternatives_named("EU")
+    assert not content_overlap(text, "Production has the new retry policy enabled.")
+    assert content_overlap(text, "Staging has the new retry policy enabled.")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim"),
+    [
+        (
+            "Failover to the replica in us-east-1 is manual.",
+            "Failover to the replica is automatic.",
+        ),
+        (
+            "Internal clients are exempt from the rate limit.",
+            "Internal clients are subject to the rate limit.",
+        ),
+    ],
+)
+def test_an_opposite_word_is_no_support(evidence: str, claim: str) -> None:
+    assert not content_overlap(evidence, claim)
