@@ -172,7 +172,7 @@ class ExtractiveAnswerer:
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
         topic = wanted - frame.keys()
-        subject = _subject(question, topic, bool(frame))
+        subject = _subject(question, topic, bool(frame)) | _titled_identifiers(question, packet)
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
             if n - 1 in other_rows:
@@ -550,6 +550,25 @@ def _asks_for_the_list(
     section = packet.items[n - 1].provenance.get("section")
     headings = [h for h in sentences(packet.texts[n - 1]) if is_heading(h)]
     return bool(topic & terms(" ".join([section if isinstance(section, str) else "", *headings])))
+
+
+def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
+    """The terms of the identifiers a short question names ("the refund-service"), outside
+    what it describes, that title a note of the packet: things of the shard, which a sentence
+    answering of one must name, as it must a person's name ("wind-tunnel" titles none)."""
+    if len(question.split()) > ASKED_WORDS:
+        return frozenset()
+    named = [terms(name) for name in identifiers(before_description(question))]
+    if not named:
+        return frozenset()
+    titles = {terms(innermost_heading(item)) for item in packet.items}
+    titles.update(
+        terms(line.lstrip("#"))
+        for text in packet.texts
+        for line in sentences(text)
+        if is_heading(line)
+    )
+    return frozenset().union(*(name for name in named if name in titles))
 
 
 def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:

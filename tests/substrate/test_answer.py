@@ -1819,3 +1819,16 @@ def test_an_unmentioned_word_qualifying_what_the_evidence_qualifies_otherwise() 
     assert asked.abstained and "'payments'; the evidence tells of another outage" in asked.note
     named = extractive(s, "Who was the incident commander for the checkout outage?")
     assert named.answer == "The incident commander was Sara Lopez. [1]"
+
+
+def test_an_identifier_titling_a_note_must_be_named_by_the_answer() -> None:
+    # "refund-service" titles a note: a sentence of another note (the runbook's deploy step,
+    # the ledger-api's rate limit) answers nothing of it
+    s = Substrate()
+    s.add("text", "# refund-service\n\nThe refund-service was migrated to SQS in March 2023.")
+    s.add("text", "# ledger-api\n\nRate limit: 500 requests per second per client.")
+    s.add("text", "# Deploy runbook\n\n1. Announce the deploy in #deploys.")
+    assert extractive(s, "Is the refund-service deployed in eu-west-1?").abstained
+    assert extractive(s, "What is the rate limit for the refund-service?").abstained
+    migrated = extractive(s, "When was the refund-service migrated to SQS?")
+    assert migrated.answer == "The refund-service was migrated to SQS in March 2023. [1]"
