@@ -200,6 +200,8 @@ class ExtractiveAnswerer:
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
                 have, said = terms_said(sentence, wanted, frame), sentence
+                # "- Production: port 8443" under "billing-worker > Ports" speaks of it
+                have |= terms(heading) & subject
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
                 if ids and _under_another_identifier(ids, heading, said):
@@ -562,6 +564,11 @@ def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
     if not named:
         return frozenset()
     titles = {terms(innermost_heading(item)) for item in packet.items}
+    paths = (item.provenance.get("section") for item in packet.items)
+    # every heading of a section's path ("billing-worker > Ports"), and those in the texts
+    titles.update(
+        terms(part) for path in paths if isinstance(path, str) for part in path.split(" > ")
+    )
     titles.update(
         terms(line.lstrip("#"))
         for text in packet.texts

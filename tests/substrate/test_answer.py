@@ -1832,3 +1832,15 @@ def test_an_identifier_titling_a_note_must_be_named_by_the_answer() -> None:
     assert extractive(s, "What is the rate limit for the refund-service?").abstained
     migrated = extractive(s, "When was the refund-service migrated to SQS?")
     assert migrated.answer == "The refund-service was migrated to SQS in March 2023. [1]"
+
+
+def test_a_list_value_under_headings_naming_the_thing_asked_answers() -> None:
+    s = Substrate()
+    s.add(
+        "text",
+        "## Ports\n\n- Production: port 8443\n- Staging: port 9443",
+        provenance={"section": "billing-worker > Ports"},
+    )
+    s.add("text", "# ledger-api\n\nThe ledger-api listens on port 7070.")
+    asked = extractive(s, "Which port does the billing-worker listen on in staging?")
+    assert asked.answer == "- Staging: port 9443 [1]", asked.note
