@@ -44,8 +44,8 @@ from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
 from substrate.questions import (
-    ASKED_WORDS,
     Frame,
+    asked_as_a_person,
     asked_terms,
     frame_of,
     frame_phrases,
@@ -292,13 +292,13 @@ def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilter
     items use them (``said_alike``): "Who leads the team ...?" looks up "led" too when the
     notes say "is led by", and the next hop searches for it with the names found."""
     alike = said_alike()
-    unseen, _ = unmentioned(substrate, lookup, filters=readable)
-    forms = sorted({form for term in unseen for form in alike.get(term, ())})
+    forms = {term: alike[term] for term in terms(lookup) & alike.keys()}
     if not forms:
         return lookup
-    unused, _ = unmentioned(substrate, " ".join(forms), filters=readable)
-    used = [form for form in forms if form not in unused]
-    return " ".join([lookup, *used])
+    every = " ".join([lookup, *(form for alike_forms in forms.values() for form in alike_forms)])
+    unseen, _ = unmentioned(substrate, every, filters=readable)  # one look at the index
+    used = {form for term in forms.keys() & unseen for form in forms[term] - unseen}
+    return " ".join([lookup, *sorted(used)])
 
 
 _WORDS = re.compile(r"[^\W_][\w'’-]*")
@@ -312,9 +312,9 @@ def _said_of_another(
     where the evidence tells of "the checkout outage"); None when there is none. Only of a
     question of a few words, as one asks: a long text (a paper's abstract) asked as a question
     holds words no item uses that qualify nothing asked."""
-    words = _WORDS.findall(question)
-    if len(words) > ASKED_WORDS:
+    if not asked_as_a_person(question):
         return None
+    words = _WORDS.findall(question)
     for word, noun in zip(words, words[1:], strict=False):
         said = terms(word)
         if not said or not said <= unseen or not terms(noun) or terms(noun) & unseen:

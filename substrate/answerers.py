@@ -50,8 +50,8 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.negated import other_side, sides
 from substrate.questions import (
-    ASKED_WORDS,
     Frame,
+    asked_as_a_person,
     asked_terms,
     defined_term,
     frame_of,
@@ -179,7 +179,8 @@ class ExtractiveAnswerer:
                 continue
             section = packet.items[n - 1].provenance.get("section")
             path = section if isinstance(section, str) else ""
-            heading, named = path, terms(path) & wanted
+            heading, headed = path, terms(path)  # the headings above, and their terms
+            named = headed & wanted
             title = innermost_heading(packet.items[n - 1])
             open_headings: list[tuple[int, str]] = []  # the headings above, by level
             previous = ""  # the sentence before, whose name a pronoun may stand for
@@ -189,7 +190,8 @@ class ExtractiveAnswerer:
                     open_headings = [h for h in open_headings if h[0] < level]
                     open_headings.append((level, sentence))
                     heading = " ".join([path, *(title for _, title in open_headings)])
-                    named = terms(heading) & wanted
+                    headed = terms(heading)
+                    named = headed & wanted
                     title = sentence.lstrip("#").strip()
                     previous = ""
                     continue
@@ -201,21 +203,21 @@ class ExtractiveAnswerer:
                 # "Refund policy > How to file"), not for one asking more than the section
                 have, said = terms_said(sentence, wanted, frame), sentence
                 # "- Production: port 8443" under "billing-worker > Ports" speaks of it
-                have |= terms(heading) & subject
+                have |= headed & subject
                 if named and have | named == wanted:
                     have, said = wanted, f"{heading} {sentence}"
-                if ids and _under_another_identifier(ids, heading, said):
+                if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
                     continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
                 thing = _pronoun_for(heading, title, sentence)
                 if thing:  # "It is written in Go." under "billing-worker" speaks of it
-                    if _another_identifier(ids, thing):
+                    if ids and _names_none_of(ids, terms(thing)):
                         continue
                     have, said = have | (terms(thing) & wanted), f"{thing} {said}"
                 elif _THING_PRONOUN.match(sentence):
                     # "It is closed on weekends." after "The Dublin office opens at 8:00.", or
                     # under "Dublin office"; "They are based in Stockholm." under "Payments
                     # team" says nothing of the Core Platform team
-                    owner = (named_terms(before, proper=True) | terms(heading)) & wanted
+                    owner = (named_terms(before, proper=True) | headed) & wanted
                     unsaid = subject - have  # the names asked of that the pronoun must be
                     if unsaid and not owner & unsaid:
                         continue
@@ -402,27 +404,16 @@ def _pronoun_for(heading: str, title: str, sentence: str) -> str:
     return "" if terms(thing) <= terms(sentence) else thing
 
 
-def _under_another_identifier(
-    ids: list[tuple[frozenset[str], frozenset[str]]], heading: str, said: str
-) -> bool:
-    """Whether a sentence stands under headings naming identifiers ("ledger-api") and, with
-    them, names none of those the question names (``ids``): it speaks of the one its
-    headings name."""
-    headed = [terms(name) for name in identifiers(heading)]
-    if not headed:
-        return False
-    found = terms(heading) | terms(said)
-    return not any(name <= found for name, _ in ids)
-
-
-def _another_identifier(ids: list[tuple[frozenset[str], frozenset[str]]], thing: str) -> bool:
-    """Whether the heading ``thing`` a pronoun stands for names, where the question names
-    identifiers (``ids``), none of them: "It is written in Python." under "invoice-api" says
+def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: frozenset[str]) -> bool:
+    """Whether the terms ``said`` (of a sentence with its headings, or of the heading a pronoun
+    stands for) hold none of the identifiers the question names (``ids``): "Owner: Core
+    Platform." under "ledger-api", or "It is written in Python." under "invoice-api", says
     nothing of the billing-worker."""
-    return bool(ids) and not any(name <= terms(thing) for name, _ in ids)
+    return not any(name <= said for name, _ in ids)
 
 
-_WH = re.compile(r"\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
+_WH_WORDS = frozenset("what who whom whose which where when how".split())
+_WH = re.compile(rf"\s*(?:{'|'.join(sorted(_WH_WORDS))})\b", re.IGNORECASE)
 
 
 def _only_the_description(question: str, frame: Frame, covered: set[str]) -> bool:
@@ -432,7 +423,7 @@ def _only_the_description(question: str, frame: Frame, covered: set[str]) -> boo
     said by a value, not its name). Only a question asked as one asks a person, opening with
     "who", "which"... in a few words: a long query ("what role does the effect of ... play
     in ...") is read for its topic, and any passage on it may serve."""
-    if len(question.split()) > ASKED_WORDS or not _WH.match(question):
+    if not asked_as_a_person(question) or not _WH.match(question):
         return False
     if not relational(question):
         return False
@@ -443,7 +434,6 @@ def _only_the_description(question: str, frame: Frame, covered: set[str]) -> boo
 # A name's possession: "Dana Whitfield's manager" (from the start of a word: a long word of
 # capitals would otherwise be tried from each of its letters)
 _POSSESSIVE = re.compile(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
-_WH_WORDS = frozenset("what who whose which where when how".split())
 
 
 def _possessed(question: str) -> re.Pattern[str] | None:
@@ -558,7 +548,7 @@ def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
     """The terms of the identifiers a short question names ("the refund-service"), outside
     what it describes, that title a note of the packet: things of the shard, which a sentence
     answering of one must name, as it must a person's name ("wind-tunnel" titles none)."""
-    if len(question.split()) > ASKED_WORDS:
+    if not asked_as_a_person(question):
         return frozenset()
     named = [terms(name) for name in identifiers(before_description(question))]
     if not named:

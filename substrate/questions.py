@@ -124,20 +124,31 @@ def light_verb_terms() -> frozenset[str]:
 # The most words of a question asked as a person asks one ("Who is the manager of the person
 # who approves production hotfixes?": 11); a longer text (a paper's abstract) asked as a
 # question is read for its topic
-ASKED_WORDS = 16
+_ASKED_WORDS = 16
+
+
+def asked_as_a_person(question: str) -> bool:
+    """Whether ``question`` is short as one a person asks (``_ASKED_WORDS`` words at most)."""
+    return len(question.split()) <= _ASKED_WORDS
+
 
 # Verbs that add nothing to the kind of value a question frames: a port is what a service
 # "listens on", "runs on" or "serves on" alike, a place where one is "based" or "works"
-_FRAME_VERBS = {
-    "port": "listen listens run runs serve serves bind binds expose exposes",
-    "citi": "base based live lives work works sit sits",
-    "locat": "base based live lives work works sit sits",
-}
+_FRAME_VERBS = (
+    ("port", "listen run serve bind expose"),
+    ("city location", "base live work sit"),
+)
+
+
+@functools.cache
+def _frame_verbs() -> dict[str, frozenset[str]]:
+    return {kind: terms(verbs) for kinds, verbs in _FRAME_VERBS for kind in terms(kinds)}
 
 
 def frame_verb_terms(frame: Frame) -> frozenset[str]:
     """The terms of the verbs ``_FRAME_VERBS`` gives the kinds ``frame`` asks for."""
-    return frozenset().union(*(terms(_FRAME_VERBS[t]) for t in frame if t in _FRAME_VERBS))
+    verbs = _frame_verbs()
+    return frozenset().union(*(verbs[term] for term in frame if term in verbs))
 
 
 def without_light_verbs(text: str) -> str:
@@ -342,11 +353,8 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
-    found, agents, forms = terms(sentence) | compounds_split(sentence), _agents(), _forms()
-    said = wanted & found.union(
-        *(agents[term] for term in found & agents.keys()),
-        *(forms[term] for term in found & forms.keys()),
-    )
+    found, alike = terms(sentence) | compounds_split(sentence), said_alike()
+    said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     if not frame:
         return said
     return said | {term for term, stated in frame.items() if stated(sentence)}
