@@ -7,10 +7,12 @@ the citation can point to.
 
 An answer's quotes are not always the source's characters: line breaks become spaces, links
 show their text only, a long sentence is cut short with "…", an entry is led by its heading's
-name ("Jonas Weber: Based in Milan."). The match is therefore one of words, in order, where
+name ("Jonas Weber: Based in Milan."), a table row names each cell by its column ("Team:
+Growth; Lead: Hannah Kim."). The match is therefore one of words, in order, where
 the source may hold a few more between two quoted words (a link's target) and a few quoted
 words may be missing from the source (a masked secret). A stretch led by a short name and a
-colon is looked for without it first: the name may be a heading lines above. A stretch too
+colon is looked for without it first: the name may be a heading lines above; a row, by its
+cells alone, as its column names are in the header lines above. A stretch too
 unlike any passage of the source (a model's paraphrase) points to no lines, and its citation
 keeps the section's range.
 """
@@ -83,12 +85,25 @@ def lines_quoted(stretch: str, item: SubstrateItem) -> tuple[int, int] | None:
     tries = [stretch]
     if colon and len(_WORD.findall(name)) <= ENTRY_NAME_WORDS:
         tries.insert(0, rest)
+    cells = _row_cells(stretch)
+    if cells:
+        tries.insert(0, cells)
     for tried in tries:
         span = _passage(_words(tried), text)
         if span is not None:
             first, last = span
             return start + text.count("\n", 0, first), start + text.count("\n", 0, last)
     return None
+
+
+def _row_cells(stretch: str) -> str:
+    """The cells of a table row quoted as a sentence ("Team: Growth; Lead: Hannah Kim."), each
+    without its column's name; "" for a stretch of fewer than two named cells."""
+    parts = stretch.split("; ")
+    named = [part.partition(": ") for part in parts]
+    if sum(1 for name, colon, _ in named if colon and len(_WORD.findall(name)) <= 4) < 2:
+        return ""
+    return " ".join(cell if colon else name for name, colon, cell in named)
 
 
 def _words(stretch: str) -> list[str]:

@@ -110,3 +110,19 @@ def test_only_the_start_of_a_very_long_text_is_looked_through() -> None:
     long = section("Refunds take five days.\n" + filler + "Gift cards never expire.", start=1)
     assert lines_quoted("Refunds take five days.", long) == (1, 1)
     assert lines_quoted("Gift cards never expire.", long) is None  # its section's lines stand
+
+
+def test_a_table_row_quoted_with_its_column_names_is_cited_by_its_own_line() -> None:
+    table = section(
+        "# Teams\n"  # line 1
+        "\n"
+        "| Team | Lead | Slack channel | Services |\n"
+        "|---|---|---|---|\n"
+        "| Payments | Priya Raman | #team-payments | checkout-api, refund-service |\n"  # line 5
+        "| Platform | Tomás Ortega | #team-platform | auth-service, CI |\n"
+        "| Fulfillment | Dev Okafor | #team-fulfillment | inventory-sync |",
+        start=1,
+    )
+    row = "Team: Fulfillment; Lead: Dev Okafor; Slack channel: #team-fulfillment; Services: "
+    assert lines_quoted(row + "inventory-sync.", table) == (7, 7)
+    assert lines_quoted("Team: Payments; Lead: Priya Raman.", table) == (5, 5)
