@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.errors import InvalidInputError
+from substrate.secrets.codetext import in_text
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.joined import joined_hits, may_join
 from substrate.secrets.keynames import classify_key
@@ -432,9 +433,24 @@ def _consider(rule: Rule, m: re.Match[str], text: str, accepted: _Accepted, synt
         start, end = m.start(), m.end()
     if accepted.overlaps(start, end):
         return
+    if syntax != "text" and _written_as_text(rule, m, text, start):
+        syntax = "text"
     if not _valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _written_as_text(rule: Rule, m: re.Match[str], text: str, start: int) -> bool:
+    """Whether, in code, an assignment's value stands in a string literal or a comment, where
+    ``key=value`` and ``key: value`` are text (``"User ID=sa;Password=Xk92…;"``, ``# prod
+    password=…``). Other ways of giving a value there (``pass_zero : bool`` in a docstring,
+    ``the --password option``) stay judged as code."""
+    if rule.kind != "assignment":
+        return False
+    operator = text[m.end("key") : start].strip(" \t\"'`")
+    if operator not in ("=", ":") or (operator == ":" and text[m.end("key")] != ":"):
+        return False
+    return in_text(text, start)
 
 
 def _generated(value: str) -> bool:
@@ -497,8 +513,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
             return False
-        if group == "su" and secret[:1] == "(" and secret[1:].isalpha():
-            return False  # "--token (Possible options: ...)", "password: (see below)": prose
+        if group == "su" and secret[:1] == "(" and secret[1:].removesuffix(")").isalpha():
+            return False  # "--token (Possible options: ...)", ":param auth: (optional)": prose
+        if group == "su" and _code_in_text(secret):
+            return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
@@ -554,7 +572,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         )
     if kind == "label":  # "API key for staging: ...": a value judged as one given to the key
         key = m.group("key")
-        if group == "su" and (syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE):
+        if group == "su" and (
+            syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE or _code_in_text(secret)
+        ):
             return False
         strength = classify_key(key) or "password"
         if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
@@ -694,6 +714,16 @@ def _not_an_expression(value: str) -> bool:
     if first[:1].isdigit() and not _NUMBER.match(first):
         return True
     return bool(_AT_INSIDE.search(first))
+
+
+# Unquoted values that are code written in text: a template's field, a generic type (whole),
+# and a pattern's character range, class or count (anywhere in it)
+_CODE_IN_TEXT = re.compile(r"\{[\w.()\[\]!:'\" ]+\}|[A-Za-z_]\w*\[[A-Za-z_][\w.]*(?:[,\]].*)?")
+_PATTERN_PART = re.compile(r"\[\^?[^\]\s]{0,20}?\w-\w|\\[dws]|[\])]\{\d+(?:,\d*)?\}")
+
+
+def _code_in_text(value: str) -> bool:
+    return bool(_CODE_IN_TEXT.fullmatch(value) or _PATTERN_PART.search(value))
 
 
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)

@@ -1,0 +1,92 @@
+"""Where source code holds text (``substrate.secrets.codetext``), and what the scanner makes
+of ``key=value`` there."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.secrets.codetext import in_text
+from substrate.secrets.textscan import scan_text
+
+
+def at(code: str, word: str) -> bool:
+    return in_text(code, code.index(word))
+
+
+def test_literals_closed_on_the_line_and_comments_hold_text() -> None:
+    assert at('conn = "User ID=sa;Password=abc;"\n', "Password")
+    assert at("run(['--password=abc', 'prod'])\n", "password")
+    assert at("x = 1  # password=abc\n", "password")
+    assert at("x = 1; // password=abc\n", "password")
+    assert at("x = 1; /* password=abc */\n", "password")
+    assert at('s = "a \\" password=abc"\n', "password")  # an escaped quote ends nothing
+
+
+def test_code_between_literals_is_code() -> None:
+    assert not at('password = "a" + b\n', "b\n")
+    assert not at('d = {"client_secret": value}\n', "value")
+    assert not at("x = 1; /* note */ password = value\n", "value")
+    assert not at("it's password = value\n", "value")  # an apostrophe never closed
+
+
+def test_hashes_that_open_no_comment_are_code() -> None:
+    assert not at("#define PASSWORD value\n", "value")
+    assert not at("this.#password = value;\n", "value")
+    assert not at("#[derive(Debug)] password = value\n", "value")
+
+
+def test_blocks_spanning_lines() -> None:
+    doc = 'def f():\n    """Connect.\n\n    password: abc\n    """\n    password = value\n'
+    assert at(doc, "password: abc")
+    assert not at(doc, "value")
+    comment = "/*\n * password=abc\n */\nint password = value;\n"
+    assert at(comment, "abc")
+    assert not at(comment, "value")
+    assert not at("s = \"'''\"\npassword = value\n", "value")  # marks inside a literal
+
+
+@pytest.mark.parametrize("path", ["db.py", "Db.java", "db.cs", "db.js", "db.go", "db.rb"])
+def test_code_files_report_values_written_in_literals_and_comments(path: str) -> None:
+    code = (
+        'CONN = "Server=db.prod;Database=app;User ID=sa;Password=Xk92LmQp7RtVz4Wn;"\n'
+        'run(["pg_dump", "--password=Qm7Zx2Lp9Wv4Rt8K", "prod"])\n'
+        "// prod password=Hj3kL9mN2pQ8rS5t\n"
+        'connect("host=db user=app password=Wq8Rt5Yu2Io9Pa3S")\n'
+    )
+    assert [f.line for f in scan_text(code, path=path).findings] == [1, 2, 3, 4]
+
+
+def test_code_files_still_pass_expressions_and_commented_out_code() -> None:
+    code = (
+        "password = get_password()\n"
+        "db_password = settings.DB_PASSWORD\n"
+        '# password = os.environ["DB_PASSWORD"]\n'
+        'log.info("password=%s", masked)\n'
+        'url = f"postgres://app:{password}@db/app"\n'
+        'api_key = os.getenv("API_KEY")  # api_key = from the environment\n'
+    )
+    assert not scan_text(code, path="settings.py").findings
+
+
+def test_only_an_operator_makes_a_value_of_a_literal_or_comment() -> None:
+    code = (
+        'def f(pass_zero):\n    """\n    pass_zero : bool, optional\n    """\n'
+        "# they can be given with the --username and --password options\n"
+        "PATTERNS = (r'delpassword|'\n            r'delpassword2|')\n"
+    )
+    assert not scan_text(code, path="lexer.py").findings
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'print(f"password={password!r}")',
+        "AccountKey=[a-zA-Z0-9+/=]{88}",
+        "token=\\w{40}",
+        ":param auth: (optional) Auth tuple to enable Basic Auth.",
+        "password: Annotated[str, typer.Option(prompt=True)]",
+    ],
+)
+def test_code_written_in_text_is_no_value(line: str) -> None:
+    assert not scan_text(line + "\n", path="notes.txt").findings
+    assert not scan_text(f"x = 1  # {line}\n", path="notes.py").findings
