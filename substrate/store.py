@@ -496,14 +496,27 @@ class Substrate:
         return changes
 
     def pending_changes(self) -> Changes:
-        """Changes made in this process and not yet saved."""
+        """Changes made in this process and not yet saved: items put or removed, and items
+        ``get`` kept that were changed in place (which the next ``save()`` writes too)."""
         changes = Changes(until=self.log_watermark())
         for item_id, item in self._pending.items():
             if item is None:
                 changes.removed.append(item_id)
             else:
                 changes.upserts.append(item)
+        for item_id, (item, baseline) in self._cache.items():
+            if item_id not in self._pending and _encoded_or_none(item) != baseline:
+                changes.upserts.append(item)
         return changes
+
+    def held_items(self) -> list[SubstrateItem]:
+        """The items this process holds and a caller may change in place: those put and not
+        yet saved, and those ``get`` kept (a search compares them with what it indexed)."""
+        held = [item for item in self._pending.values() if item is not None]
+        held.extend(
+            item for item_id, (item, _) in self._cache.items() if item_id not in self._pending
+        )
+        return held
 
     def read_items(self, ids: Iterable[str], *, keep: bool = True) -> dict[str, SubstrateItem]:
         """The live items among ``ids``, read in one pass; with ``keep=False`` as ``peek``
@@ -804,3 +817,12 @@ def _drop_search_index(index_dir: Path) -> None:
             f"({exc.filename or index_dir}: {exc.strerror or exc}); it may still hold the words "
             f"of the items reclaimed: delete {index_dir / PREFIX}* by hand"
         ) from exc
+
+
+def _encoded_or_none(item: SubstrateItem) -> bytes | None:
+    """``encode(item)``, or None for an item changed into one no log line can hold (the
+    ``save()`` that would write it says so)."""
+    try:
+        return encode(item)
+    except InvalidInputError:
+        return None

@@ -117,8 +117,9 @@ def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
     watermark = substrate.log_watermark()
     count = substrate.mutation_count
     if cache is not None and cache.root == root:
-        if cache.watermark == watermark and cache.mutation_count == count:
-            return cache
+        same = cache.watermark == watermark and cache.mutation_count == count
+        if same and cache.fingerprints == fingerprints(substrate.held_items()):
+            return cache  # nothing saved, put, removed or changed in place since
         state = cache.state
         if state.coverage != _coverage(watermark):
             state = _refresh(substrate, root, state)
@@ -139,7 +140,8 @@ def with_overlay(substrate: Any, root: Path, state: IndexState, analyzer: Analyz
     view = state
     if pending.upserts or pending.removed:
         view = state.with_changes(analyzer, pending.upserts, pending.removed, coverage=None)
-    return Cache(analyzer, root, state, view, substrate.mutation_count, watermark)
+    held = fingerprints(substrate.held_items())
+    return Cache(analyzer, root, state, view, substrate.mutation_count, watermark, held)
 
 
 def _refresh(substrate: Any, root: Path, state: IndexState | None) -> IndexState:

@@ -53,6 +53,25 @@ def test_in_memory_shard_search_and_updates() -> None:
     assert [item.payload for item, _ in shard.search("alice")] == [{"owner": "alice"}]
 
 
+def test_items_changed_in_place_are_searched_as_they_are_now(tmp_path: Path) -> None:
+    shard = Substrate(tmp_path / "s")
+    a = shard.add("text", "alpha beta")
+    assert shard.search("alpha")
+    held = shard.get(a)
+    assert held is not None
+    held.text = "gamma delta"  # put, not saved yet
+    assert shard.search("alpha") == []
+    assert [item.text for item, _ in shard.search("gamma")] == ["gamma delta"]
+    shard.save()
+    kept = shard.get(a)  # read back from the log, and kept
+    assert kept is not None
+    kept.text = "epsilon zeta"
+    assert [item.id for item, _ in shard.search("epsilon")] == [a]
+    assert shard.search("gamma") == []
+    shard.save()
+    assert [item.id for item, _ in Substrate(tmp_path / "s").search("epsilon")] == [a]
+
+
 def test_kind_and_scope_arguments_of_the_seed_api() -> None:
     shard = Substrate()
     shard.add("text", "budget plan", scope="team")
