@@ -81,7 +81,7 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
     """The sha256 (first 32 hex) of a file's bytes, or None if it cannot be read."""
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
+        with open(_os_name(os.fspath(path)), "rb") as fh:
             while chunk := fh.read(_CHUNK):
                 digest.update(chunk)
     except OSError:
@@ -209,7 +209,7 @@ class FileChecker:
         state = self._files.get(ref)
         if state is None:
             try:
-                st = os.stat(ref)
+                st = os.stat(_os_name(ref))
             except (OSError, ValueError):
                 state = _FileState(exists=False)
             else:
@@ -460,3 +460,14 @@ def _light(item: SubstrateItem) -> SubstrateItem:
         id=item.id,
         created_at=item.created_at,
     )
+
+
+def _os_name(path: str) -> str:
+    """``path`` as the file-system calls take it. A name stored as UTF-8 reads it that the
+    locale's file-system encoding cannot write (``C`` with ``PYTHONUTF8=0``) is given by its
+    UTF-8 bytes, which name the same file."""
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return os.fsdecode(path.encode("utf-8", "surrogateescape"))
+    return path

@@ -663,7 +663,7 @@ def _why_gone(path: str) -> str:
     """Why the walk no longer gave the file at ``path`` whose items are removed."""
     try:
         mode = os.lstat(path).st_mode
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a name the locale's file-system encoding lacks
         return _GONE
     if stat.S_ISDIR(mode):
         return "now a folder"

@@ -19,6 +19,7 @@ import logging
 import operator
 import os
 import stat
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,7 +171,7 @@ class _Walker:
                     self.leave_out(entry)
                 continue
             if not (name.isascii() or utf8_name(name)):
-                self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
+                self.not_utf8(entry.path, child)
                 continue
             try:
                 # the common case first: a regular file (known from the directory listing)
@@ -198,6 +199,20 @@ class _Walker:
                 self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
         return files, subdirs
+
+    def not_utf8(self, path: str, child: str) -> None:
+        """Report a name Python could not read as UTF-8. Under a locale whose file-system
+        encoding is not UTF-8 (``C`` with ``PYTHONUTF8=0``) a valid UTF-8 name reads so too:
+        the file is there, and what was stored from it under another locale is kept."""
+        try:
+            as_utf8 = os.fsencode(path).decode("utf-8")
+        except UnicodeDecodeError:
+            self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
+            return
+        encoding = sys.getfilesystemencoding()
+        reason = f"name cannot be read in the locale's file-system encoding ({encoding})"
+        self.result.failed.append((shown_path(child), f"{reason}; use a UTF-8 locale"))
+        self.result.unreadable.append(as_utf8)
 
     @staticmethod
     def ignored(entry: os.DirEntry[str], child: str, rules: IgnoreStack) -> bool:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -836,3 +838,24 @@ def test_ingest_file_names_the_formats_its_as_takes(mixle) -> None:
     shown = " ".join(mixle("ingest-file", "--help").stdout.replace("│", " ").split())
     assert "one of csv, json, jsonl, markdown, md, ndjson, text, tsv, txt" in shown
     assert mixle("ingest-file", "x.rst", "--as", "rst").exit_code == 2
+
+
+def test_a_locale_without_utf8_names_keeps_what_was_ingested(
+    tmp_path: Path, mixle_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ü.md").write_text("# Umlaut\n\nA note.\n", encoding="utf-8")
+    (notes / "b.md").write_text("# B\n\nAnother.\n", encoding="utf-8")
+    shard = str(tmp_path / "shard")
+    assert mixle_process("--shard", shard, "ingest", str(notes)).returncode == 0
+    # an ASCII file-system encoding: Python reads the name's UTF-8 bytes as lone surrogates
+    env = {"PATH": os.environ["PATH"], "LC_ALL": "C", "PYTHONUTF8": "0"}
+    done = mixle_process("--shard", shard, "ingest", str(notes), env=env)
+    assert done.returncode == 1, done.stderr
+    assert "locale's file-system encoding (ascii)" in done.stderr
+    assert "0 removed" in done.stderr
+    listed = mixle_process("--shard", shard, "ls", "--json")
+    assert sorted(item["source"] for item in json.loads(listed.stdout)) == ["b.md", "ü.md"]
+    fresh = mixle_process("--shard", shard, "freshness", env=env)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
