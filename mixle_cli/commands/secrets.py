@@ -9,7 +9,7 @@ The secret rules load only when one of these commands runs, so other commands ne
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -152,42 +152,53 @@ def _from_git(what: str, get: Callable[[], T]) -> T:
         fail(str(exc), OPERATIONAL)
 
 
-def _staged(cfg: ScanConfig) -> Run:
-    from substrate import reported_path, scan_text, staged_changes
+def _staged(cfg: ScanConfig, jobs: int) -> Run:
+    from substrate import reported_path, staged_changes
+    from substrate.secrets.textscan import scan_contents
 
     changes = _from_git("no files given to scan", staged_changes)
     run = Run(removed=[reported_path(p) for p in changes.removed])
+    contents: list[tuple[str, bytes]] = []
     for path, blob in changes.blobs:
         if blob is None:
             unstaged = ScanError("cannot read the staged content of", _safe(path), "git gave none")
             run.errors.append(unstaged)
         else:
-            run.scans.append(scan_text(blob, path=path, config=cfg))
+            contents.append((path, blob))
+    workers = jobs or _auto_workers(len(contents), (len(blob) for _, blob in contents))
+    run.scans = list(scan_contents(contents, config=cfg, workers=workers))
     return run
 
 
 def _scan_sources(sources: list[ScanSource], cfg: ScanConfig, jobs: int) -> list[TextScan]:
     from substrate import scan_files
 
-    workers = jobs or _auto_workers(sources)
+    workers = jobs or _auto_workers(len(sources), _sizes(sources))
     real = [s.real for s in sources]
     shown = [s.shown for s in sources]
     return list(scan_files(real, config=cfg, workers=workers, display_paths=shown))
 
 
-def _auto_workers(sources: list[ScanSource]) -> int:
-    """Several processes only for big scans: starting them costs more than a few files."""
+def _sizes(sources: list[ScanSource]) -> Iterator[int]:
+    """The sizes of ``sources`` on disk, as far as ``_auto_workers`` needs them."""
+    for s in sources:
+        try:
+            yield os.stat(s.real).st_size
+        except OSError:
+            continue
+
+
+def _auto_workers(count: int, sizes: Iterable[int]) -> int:
+    """Several processes only for big scans (``count`` files of ``sizes`` bytes): starting
+    them costs more than a few files."""
     from substrate.cpus import available_cpus
 
     cpus = available_cpus()
-    if cpus < 2 or len(sources) < PARALLEL_MIN_FILES:
+    if cpus < 2 or count < PARALLEL_MIN_FILES:
         return 1
     total = 0
-    for s in sources:
-        try:
-            total += os.stat(s.real).st_size
-        except OSError:
-            continue
+    for size in sizes:
+        total += size
         if total >= PARALLEL_MIN_BYTES:
             return min(cpus, 8)
     return 1
@@ -547,7 +558,7 @@ def scan_secrets(
     elif paths:
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:
-        run = _staged(cfg)
+        run = _staged(cfg, jobs)
         if not (run.scans or run.errors or run.removed) and stdin_piped() and not quiet:
             # `git show HEAD:app.env | mixle scan-secrets` must not read as a clean scan of it
             # (a warning, not an error: an editor runs `git commit --amend` with a pipe)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import bisect
 import itertools
 import signal
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from substrate.cpus import capped_workers
 from substrate.errors import InvalidInputError
@@ -314,6 +314,9 @@ def scan_file(
     return scan_text(data, path=shown, config=cfg)
 
 
+_Job = TypeVar("_Job")
+
+
 def _scan_one(job: tuple[str | Path, str | None, ScanConfig]) -> TextScan:
     return scan_file(job[0], config=job[2], display_path=job[1])
 
@@ -344,14 +347,39 @@ def scan_files(
     jobs = ((p, d, cfg) for p, d in zip(paths, shown, strict=display_paths is not None))
     if isinstance(paths, Collection):
         workers = min(workers, len(paths))
+    yield from _mapped(_scan_one, jobs, workers)
+
+
+def scan_contents(
+    contents: Iterable[tuple[str, str | bytes]],
+    *,
+    config: ScanConfig | Mapping[str, Any] | None = None,
+    workers: int = 1,
+) -> Iterator[TextScan]:
+    """``scan_text`` of each ``(path, content)`` (a commit's staged files), lazily and in the
+    given order, in ``workers`` processes as ``scan_files`` uses them."""
+    cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    if isinstance(contents, Collection):
+        workers = min(workers, len(contents))
+    yield from _mapped(_scan_content_job, ((p, d, cfg) for p, d in contents), workers)
+
+
+def _scan_content_job(job: tuple[str, str | bytes, ScanConfig]) -> TextScan:
+    return scan_text(job[1], path=job[0], config=job[2])
+
+
+def _mapped(
+    scan: Callable[[_Job], TextScan], jobs: Iterable[_Job], workers: int
+) -> Iterator[TextScan]:
+    """``scan`` of each job, in order: here, or in ``workers`` processes."""
     if workers <= 1:
         for job in jobs:
-            yield _scan_one(job)
+            yield scan(job)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=capped_workers(workers), initializer=_worker) as pool:
-        yield from pool.map(_scan_one, jobs, chunksize=16)
+        yield from pool.map(scan, jobs, chunksize=16)
 
 
 def _worker() -> None:

@@ -567,6 +567,26 @@ def test_staged_mode_scans_the_index_not_the_work_tree(mixle: Run, repo: Path) -
 
 
 @needs_git
+def test_staged_files_are_scanned_with_the_workers_asked_for(
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.secrets.textscan as textscan
+
+    asked: list[int] = []
+    mapped = textscan._mapped
+    monkeypatch.setattr(
+        textscan, "_mapped", lambda f, jobs, n: asked.append(n) or mapped(f, jobs, 1)
+    )
+    for name in ("a.py", "b.py"):
+        dirty(repo, name)
+        git(repo, "add", name)
+    staged = mixle("scan-secrets", "-j", "2", "--jsonl")
+    assert staged.exit_code == 1
+    assert {r["path"] for r in staged.jsonl()} == {"a.py", "b.py"}
+    assert asked == [2]
+
+
+@needs_git
 def test_a_pipe_with_nothing_staged_is_told_that_stdin_needs_a_dash(repo: Path) -> None:
     # `git show HEAD:app.env | mixle scan-secrets` scanned nothing and read "no file was scanned"
     mixle = [str(Path(sys.executable).with_name("mixle")), "scan-secrets"]

@@ -229,6 +229,17 @@ def test_workers_asked_for_are_capped_by_the_files_and_the_cpus(
     assert started == [2, substrate.cpus.WORKERS_PER_CPU]
 
 
+def test_contents_are_scanned_in_order_here_or_in_workers() -> None:
+    from substrate.secrets.textscan import scan_contents
+
+    contents = [(f"f{i}.env", f"TOKEN={GH}\n" if i % 2 else "clean\n") for i in range(6)]
+    here = list(scan_contents(contents))
+    assert [(r.path, bool(r.findings)) for r in here] == [
+        (f"f{i}.env", i % 2 == 1) for i in range(6)
+    ]
+    assert list(scan_contents(contents, workers=2)) == here
+
+
 def test_no_heavy_imports() -> None:
     code = (
         "import sys, substrate; before = set(sys.modules)\n"
