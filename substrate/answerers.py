@@ -271,6 +271,10 @@ class ExtractiveAnswerer:
                 # calls Dana a manager
                 if owned and owned.search(said):
                     rank = round(rank + ENTRY_PREFERENCE, 9)
+                # "Port: 8080" says which port, over a sentence whose number only may be one
+                # ("split out of checkout-api in June 2022")
+                if _names_the_kind(candidates[pos], frame):
+                    rank = round(rank + ENTRY_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
@@ -279,6 +283,7 @@ class ExtractiveAnswerer:
         covered: set[str] = set()
         sources: set[int] = set()
         best: tuple[frozenset[str], float, int] | None = None
+        kind_named = False  # the best names the kind of value asked ("Port: 8080")
         completed = {pos for pos, c in enumerate(candidates) if c.said != c.sentence.lower()}
         used = 0
         for _, verbatim, pos, n, _, have, share in scored:
@@ -292,6 +297,8 @@ class ExtractiveAnswerer:
             shown = _unlinked(candidates[pos].quote)
             if frame:
                 rival = best is not None and best[:2] == (have, share) and n not in sources
+                # one whose number only may be of the kind asked is no rival of one naming it
+                rival = rival and (not kind_named or _names_the_kind(candidates[pos], frame))
             else:  # (as close to the question's words as the best, and by its own words:
                 # under a heading that completes the question, every sentence would do)
                 entry = candidates[pos].quote != candidates[pos].sentence  # with its heading
@@ -310,7 +317,9 @@ class ExtractiveAnswerer:
             said_already.add(" ".join(shown.split()))
             covered |= have
             sources.add(n)
-            best = best or (have, share, verbatim)
+            if best is None:
+                best = (have, share, verbatim)
+                kind_named = _names_the_kind(candidates[pos], frame)
             used += gap + len(quote)
         if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
             chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
@@ -402,6 +411,12 @@ def _pronoun_for(heading: str, title: str, sentence: str) -> str:
     else:
         thing = next(reversed(identifiers(heading)), "")
     return "" if terms(thing) <= terms(sentence) else thing
+
+
+def _names_the_kind(candidate: Quotable, frame: Frame) -> bool:
+    """Whether a sentence says the frame's words itself ("Port: 8080" of "which port"), not
+    only a value that may be of that kind (a number)."""
+    return bool(frame.keys() & terms(candidate.said))
 
 
 def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: frozenset[str]) -> bool:

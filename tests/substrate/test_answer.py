@@ -1652,6 +1652,29 @@ def test_a_verb_the_question_leans_on_need_not_be_said() -> None:
     assert ExtractiveAnswerer()("What port does Redis use?", context) == ""
 
 
+def test_a_sentence_naming_the_kind_of_value_asked_beats_one_with_a_number() -> None:
+    store = Substrate()
+    store.add(
+        "text",
+        "# refund-service\n\nThe service was split out of checkout-api in June 2022.",
+        provenance={"source": "refund-service.md", "section": "refund-service"},
+    )
+    store.add(
+        "text",
+        "## Runtime\n\n- Language: Go 1.22\n- Port: 8080",
+        provenance={"source": "checkout-api.md", "section": "checkout-api > Runtime"},
+    )
+    for text in (
+        "# Priya\n\nPriya leads the platform team. She works from the Bangalore office.",
+        "# Search\n\nThe search-api service is deployed on Kubernetes.",
+        "# Radio\n\nThe team listens to the news every morning.",
+    ):
+        store.add("text", text)
+    found = extractive(store, "What port does checkout-api listen on?")
+    assert found.answer is not None
+    assert "8080" in found.answer and "2022" not in found.answer
+
+
 def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
     store = Substrate()
     for text in (
