@@ -174,8 +174,20 @@ def _named(
     own = _note_of(item)
     found: list[SubstrateItem] = []
     for name in _values(item.payload.get(field)):
-        found.extend(n for n in by_stem.get(_stem_named(item, name), ()) if _note_of(n) != own)
+        for stem in _stems_named(_stem_named(item, name), by_stem):
+            found.extend(n for n in by_stem[stem] if _note_of(n) != own)
     return found
+
+
+def _stems_named(stem: str, by_stem: dict[str, list[SubstrateItem]]) -> list[str]:
+    """The stems of ``by_stem`` that ``stem`` names: itself, or for a numbered record
+    ("adr-009") the one file named by its number and a title ("adr-009-session-lifetime")."""
+    if stem in by_stem:
+        return [stem]
+    if not stem[-1:].isdigit():
+        return []
+    titled = [other for other in by_stem if other.startswith(stem + "-")]
+    return titled if len(titled) == 1 else []
 
 
 def _stem_named(item: SubstrateItem, name: str) -> str:

@@ -311,3 +311,45 @@ def test_a_successor_is_named_as_its_source_whether_or_not_it_is_at_hand() -> No
     assert replaced_notes([old]) == {old.id: "adr/adr-005-kafka.md"}
     up = _note("adr/old.md", {"superseded_by": "../decisions/new.md"})
     assert replaced_notes([up]) == {up.id: "decisions/new.md"}
+
+
+@pytest.mark.parametrize(
+    ("old_status", "new_status"),
+    [
+        ("- Status: Superseded by ADR-7", "- Status: Accepted"),
+        ("- Status: **Superseded by [ADR-7](adr-7-retries.md)**", "- Status: Accepted"),
+        ("> **Deprecated**: superseded by [the new policy](adr-7-retries.md).", ""),
+        ("- Status: Accepted", "- Supersedes: ADR-3"),  # a numbered record, titled
+        ("Replaced by: [[adr-7-retries]]", ""),
+    ],
+)
+def test_status_lines_in_the_text_replace_as_front_matter_does(
+    tmp_path: Path, old_status: str, new_status: str
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, status, times in (("adr-3-retries", old_status, 3), ("adr-7-retries", new_status, 5)):
+        (folder / f"{name}.md").write_text(
+            f"# {name.upper()}\n\n{status}\n\n## Decision\n"
+            f"Consumers retry a failed message {times} times before it goes to the dead letter "
+            "topic.\n",
+            encoding="utf-8",
+        )
+    store = Substrate()
+    ingest_path(store, folder)
+    text, passed_over = ask(store)
+    assert "5 times" in text and "3 times" not in text
+    assert passed_over == ["adr-3-retries.md"]
+
+
+def test_a_sentence_that_mentions_a_superseded_thing_replaces_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "adr-3-retries.md").write_text(
+        OLD_ADR.format(status="accepted") + "\nThe old scheme was superseded by ADR-2.\n", "utf-8"
+    )
+    (folder / "adr-7-retries.md").write_text(NEW_ADR.format(supersedes=""), "utf-8")
+    store = Substrate()
+    ingest_path(store, folder)
+    text, passed_over = ask(store)
+    assert "3 times" in text and "5 times" in text and passed_over == []

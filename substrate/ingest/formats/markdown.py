@@ -23,6 +23,7 @@ from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
+from substrate.ingest.formats.statuslines import replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
 
@@ -199,6 +200,9 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     doc.emit(sec_start, body_start, len(text))
     if not parsed.segments:  # headings alone, or front matter alone, are still a note
         _emit_bare(doc, start, fields)
+    # "- Status: Superseded by ADR-009" says what front matter would
+    for name, value in replacement_fields(text).items():
+        fields.setdefault(name, value)
     if tags or fields:
         for seg in parsed.segments:
             seg.tags = list(tags)

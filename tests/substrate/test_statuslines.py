@@ -1,0 +1,45 @@
+"""Status lines that say a note was replaced (``substrate.ingest.formats.statuslines``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.ingest.formats.statuslines import replacement_fields
+
+
+@pytest.mark.parametrize(
+    ("line", "fields"),
+    [
+        ("- Status: Superseded by ADR-009", {"superseded_by": ["ADR-009"]}),
+        (
+            "- Status: **Superseded by [ADR-007](adr-007-opensearch.md)**",
+            {"superseded_by": ["adr-007-opensearch.md"]},
+        ),
+        ("* Status: superseded by [[adr-9|the new one]]", {"superseded_by": ["adr-9"]}),
+        (
+            "> **Deprecated**: superseded by [the Argo CD procedure](deploy.md) on 2024-01-15.",
+            {"superseded_by": ["deploy.md"]},
+        ),
+        ("Replaced by: the new onboarding flow.", {"superseded_by": ["the new onboarding flow"]}),
+        ("- Supersedes: ADR-008", {"supersedes": ["ADR-008"]}),
+        ("Replaces: ADR-5, ADR-6 and ADR-7", {"supersedes": ["ADR-5", "ADR-6", "ADR-7"]}),
+        ("Supersedes: ADR-008 (the 30-day rule)", {"supersedes": ["ADR-008"]}),
+    ],
+)
+def test_labels_at_the_start_of_a_line_name_what_replaced_what(
+    line: str, fields: dict[str, list[str]]
+) -> None:
+    assert replacement_fields(f"# A note\n\n{line}\n\nText.\n") == fields
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- Status: Accepted",
+        "We replaced the old cache; it is superseded by Redis.",
+        "The status: superseded by nothing yet, as far as I know",  # no label at the start
+        "Deploys replace the running pods.",
+    ],
+)
+def test_other_lines_say_nothing_of_the_note(line: str) -> None:
+    assert replacement_fields(f"# A note\n\n{line}\n") == {}
