@@ -172,6 +172,8 @@ class ExtractiveAnswerer:
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
         topic = wanted - frame.keys()
+        # what a sentence must say, with its headings, to say all the question asks
+        whole = wanted - light_verb_terms() - frame_verb_terms(frame)
         subject = _subject(question, topic, bool(frame)) | _titled_identifiers(question, packet)
         candidates: list[Quotable] = []
         for n, text in enumerate(packet.texts, 1):
@@ -204,8 +206,8 @@ class ExtractiveAnswerer:
                 have, said = terms_said(sentence, wanted, frame), sentence
                 # "- Production: port 8443" under "billing-worker > Ports" speaks of it
                 have |= headed & subject
-                if named and have | named == wanted:
-                    have, said = wanted, f"{heading} {sentence}"
+                if named and have | named >= whole:
+                    have, said = have | named, f"{heading} {sentence}"
                 if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
                     continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
                 thing = _pronoun_for(heading, title, sentence)

@@ -112,8 +112,10 @@ def _request_terms() -> frozenset[str]:
 
 
 # Verbs a question leans on that an answer need not say, nor a shard mention: "What port does
-# Postgres use?" is answered by "... the Postgres cluster on port 5433"
-LIGHT_VERBS = "use uses used using have has had"
+# Postgres use?" is answered by "... the Postgres cluster on port 5433", "How many eggs go
+# into shakshuka?" by "- 4 eggs"; and words asking for the value in force, which is the one a
+# shard states ("the current session lifetime": "Sessions last 14 days")
+LIGHT_VERBS = "use uses used using have has had go goes went going gone current currently latest"
 
 
 @functools.cache

@@ -1652,27 +1652,44 @@ def test_a_verb_the_question_leans_on_need_not_be_said() -> None:
     assert ExtractiveAnswerer()("What port does Redis use?", context) == ""
 
 
-def test_a_sentence_naming_the_kind_of_value_asked_beats_one_with_a_number() -> None:
+def sections(*texts: str, notes: tuple[str, ...] = ()) -> Substrate:
+    """A shard of sections (``heading path|text``) and whole notes."""
     store = Substrate()
-    store.add(
-        "text",
-        "# refund-service\n\nThe service was split out of checkout-api in June 2022.",
-        provenance={"source": "refund-service.md", "section": "refund-service"},
-    )
-    store.add(
-        "text",
-        "## Runtime\n\n- Language: Go 1.22\n- Port: 8080",
-        provenance={"source": "checkout-api.md", "section": "checkout-api > Runtime"},
-    )
-    for text in (
-        "# Priya\n\nPriya leads the platform team. She works from the Bangalore office.",
-        "# Search\n\nThe search-api service is deployed on Kubernetes.",
-        "# Radio\n\nThe team listens to the news every morning.",
-    ):
+    for section in texts:
+        path, _, text = section.partition("|")
+        store.add("text", text, provenance={"source": "note.md", "section": path})
+    for text in notes:
         store.add("text", text)
+    return store
+
+
+OTHER_NOTES = (
+    "# Priya\n\nPriya leads the platform team. She works from the Bangalore office.",
+    "# Search\n\nThe search-api service is deployed on Kubernetes.",
+    "# Radio\n\nThe team listens to the news every morning.",
+)
+
+
+def test_a_sentence_naming_the_kind_of_value_asked_beats_one_with_a_number() -> None:
+    store = sections(
+        "refund-service|# refund-service\n\nThe service was split out of checkout-api in 2022.",
+        "checkout-api > Runtime|## Runtime\n\n- Language: Go 1.22\n- Port: 8080",
+        notes=OTHER_NOTES,
+    )
     found = extractive(store, "What port does checkout-api listen on?")
     assert found.answer is not None
     assert "8080" in found.answer and "2022" not in found.answer
+
+
+def test_go_and_current_need_not_be_said() -> None:
+    store = sections(
+        "Shakshuka > Ingredients|## Ingredients\n\n- 4 eggs\n- 1 can of chopped tomatoes",
+        notes=("# Sessions\n\nThe customer session lifetime is 14 days.", *OTHER_NOTES),
+    )
+    eggs = extractive(store, "How many eggs go into shakshuka?")
+    assert eggs.answer is not None and "4 eggs" in eggs.answer
+    lifetime = extractive(store, "What is the current customer session lifetime?")
+    assert lifetime.answer is not None and "14 days" in lifetime.answer
 
 
 def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
