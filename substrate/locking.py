@@ -31,36 +31,58 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     another writer, or a stuck one, tells why).
     """
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
+    while True:
+        fd = _open(path)
+        try:
+            info = os.fstat(fd)
+            key = (info.st_dev, info.st_ino)  # the file itself, however the path reached it
+            if key in held:
+                yield
+                return
+            _take(fd, path, wait)
+            if _still_at(path, key):
+                held.add(key)
+                try:
+                    yield
+                finally:
+                    held.discard(key)
+                return
+            # the lock file was removed or replaced while this process waited for it: a
+            # writer that came since locks the new one, which must be waited for instead
+        finally:
+            os.close(fd)  # releases the lock if it was taken through this descriptor
+
+
+def _open(path: Path) -> int:
     try:
         try:
             # never through a link: a dangling one would make a file wherever it points
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except IsADirectoryError:  # a folder is locked as it is: no lock file in it
-            fd = os.open(path, os.O_RDONLY)
+            return os.open(path, os.O_RDONLY)
         except OSError as exc:  # ... but a folder is only read: a link to one will do
             if exc.errno != errno.ELOOP or not os.path.isdir(path):
                 raise
-            fd = os.open(path, os.O_RDONLY)
+            return os.open(path, os.O_RDONLY)
     except OSError as exc:
         why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror
         raise ShardError(f"cannot open lock file {path}: {why}") from exc
+
+
+def _take(fd: int, path: Path, wait: bool) -> None:
     try:
-        info = os.fstat(fd)
-        key = (info.st_dev, info.st_ino)  # the file itself, however the path reached it
-        if key in held:
-            yield
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # another process holds it
-            if not wait:
-                raise ShardError(f"{path} is held by another writer") from None
-            log.warning("waiting for another process to release %s", path)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        held.add(key)
-        try:
-            yield
-        finally:
-            held.discard(key)
-    finally:
-        os.close(fd)  # releases the lock if it was taken through this descriptor
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:  # another process holds it
+        if not wait:
+            raise ShardError(f"{path} is held by another writer") from None
+        log.warning("waiting for another process to release %s", path)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _still_at(path: Path, key: tuple[int, int]) -> bool:
+    """Whether ``path`` still names the file ``key`` is of."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == key

@@ -570,8 +570,15 @@ class LogFile:
         head = self.header()
         refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
 
-    def replace_with(self, lines: list[bytes]) -> tuple[Watermark, list[int]]:
-        """Atomically replace the log by a new generation holding ``lines`` (caller holds lock)."""
+    def replace_with(
+        self, lines: list[bytes], *, read_size: int | None = None
+    ) -> tuple[Watermark, list[int]]:
+        """Atomically replace the log by a new generation holding ``lines`` (caller holds lock).
+
+        ``read_size``: the log's size when ``lines`` were read from it. A log grown since was
+        written by a writer that did not wait for the lock (its file removed under the
+        holder): it is not replaced, as what that writer acknowledged would be lost.
+        """
         self.remove_abandoned_rewrites()
         # a legacy log's last line may lack its line break: it must not run into the next
         lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
@@ -591,11 +598,21 @@ class LogFile:
                 fh.write(commit)
                 fh.flush()
                 os.fsync(fh.fileno())
+                if read_size is not None and self.path.stat().st_size != read_size:
+                    raise LogChanged(
+                        f"{self.path} was written to while it was rewritten (another writer "
+                        f"did not wait for the lock: was {self.lock_path.name} removed?); it "
+                        "was left as it is: run the command again"
+                    )
             _fsync_dir(Path(os.path.realpath(self.path)).parent)  # where the rename happened
         except OSError as exc:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         note_end(self.end_path, generation, pos + len(commit))
         return Watermark(generation, pos + len(commit)), offsets
+
+
+class LogChanged(ShardError):
+    """The log grew while it was being rewritten; it was not replaced."""
 
 
 def _commit_count(raw: bytes) -> int | None:

@@ -555,7 +555,7 @@ class Substrate:
                 log_file.remove_abandoned_rewrites()  # drop the search index
                 return CompactStats(before, before, len(lines))
             sources = _ingest_sources_before_compaction(self)
-            mark, _ = log_file.replace_with(lines)
+            mark, _ = log_file.replace_with(lines, read_size=before)
             self.compacted = True
             _drop_search_index(self.root / INDEX_DIR)
             if sources is not None:  # under the lock: no ingest comes in between

@@ -886,3 +886,27 @@ def test_removing_the_note_accepts_a_shortened_log_though_a_catalog_covered_it(
     writer.add("text", "four")
     writer.save()
     assert [i.text for i in Substrate(tmp_path).all()] == ["one", "two", "four"]
+
+
+def test_compaction_leaves_a_log_written_to_behind_its_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    shard = Substrate(tmp_path / "s")
+    kept = shard.add("text", "kept")
+    shard.remove(shard.add("text", "removed"))
+    shard.save()
+    rewrite = LogFile.replace_with
+    sneaked: list[str] = []
+
+    def with_a_writer_that_did_not_wait(log: LogFile, *args: Any, **kw: Any) -> Any:
+        other = Substrate(tmp_path / "s")  # (this thread holds the lock: it passes)
+        sneaked.append(other.add("text", "acknowledged meanwhile"))
+        other.save()
+        return rewrite(log, *args, **kw)
+
+    monkeypatch.setattr(LogFile, "replace_with", with_a_writer_that_did_not_wait)
+    with pytest.raises(ShardError, match="was written to while it was rewritten"):
+        shard.compact()
+    again = Substrate(tmp_path / "s")
+    assert again.get(kept) is not None and again.get(sneaked[0]) is not None

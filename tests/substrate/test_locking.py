@@ -33,3 +33,28 @@ def test_a_writer_held_up_by_another_says_it_waits(
     with exclusive_lock(lock):  # free: nothing to say
         pass
     assert caplog.records == []
+
+
+def test_a_waiter_whose_lock_file_was_replaced_waits_for_the_new_one(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / ".lock"
+    entered = threading.Event()
+
+    def waiter() -> None:
+        with exclusive_lock(path):
+            entered.set()
+
+    with exclusive_lock(path):
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        time.sleep(0.2)  # waiting on the first file
+        path.unlink()  # removed as "stale"; a writer that came since locks a new one
+        newcomer = os.open(path, os.O_RDWR | os.O_CREAT)
+        fcntl.flock(newcomer, fcntl.LOCK_EX)
+    try:
+        assert not entered.wait(0.3)  # the old file's lock is no lock any more
+    finally:
+        os.close(newcomer)  # the newcomer is done
+    assert entered.wait(5)
+    thread.join()
