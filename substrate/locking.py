@@ -17,6 +17,10 @@ log = logging.getLogger(__name__)
 _held = threading.local()  # the lock files this thread holds: a nested request passes
 
 
+class LockBusy(ShardError):
+    """Another process holds the lock, and the caller would not wait for it."""
+
+
 @contextmanager
 def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path`` (a file, created if missing, or a folder) for
@@ -74,7 +78,7 @@ def _take(fd: int, path: Path, wait: bool) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:  # another process holds it
         if not wait:
-            raise ShardError(f"{path} is held by another writer") from None
+            raise LockBusy(f"{path} is held by another writer") from None
         log.warning("waiting for another process to release %s", path)
         fcntl.flock(fd, fcntl.LOCK_EX)
 

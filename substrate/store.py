@@ -272,10 +272,11 @@ class Substrate:
             yield
 
     @contextlib.contextmanager
-    def writer_lock(self) -> Iterator[None]:
+    def writer_lock(self, *, wait: bool = True) -> Iterator[None]:
         """Hold the shard's writer lock for the block, as ``exclusive`` does, without reading
         the settings again: for a bulk writer that saves in batches (``ingest``), whose
-        settings were read when it began."""
+        settings were read when it began. With ``wait=False``, a lock another process holds
+        raises ``LockBusy`` at once."""
         if self.root is None or self._log is None:
             yield
             return
@@ -283,7 +284,7 @@ class Substrate:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ShardError(f"cannot create the shard {self.root}: {exc.strerror or exc}") from exc
-        with exclusive_lock(self._log.lock_path):
+        with exclusive_lock(self._log.lock_path, wait=wait):
             yield
 
     def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:

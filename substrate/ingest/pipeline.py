@@ -277,7 +277,9 @@ def ingest_path(
     except KeyboardInterrupt:
         report.interrupted = True
         try:
-            run.finish(checkpoint=False)  # the files completed so far are stored, not the next
+            # the files completed so far are stored, not the next; a Ctrl-C while another
+            # writer held the shard stops the run, and stores none of them
+            run.finish(checkpoint=False, wait=False)
         except (ImportError, AttributeError):
             # the interrupt broke a module being imported (numpy), which then cannot be
             # imported again, or is found half made ("module 'numpy' has no attribute

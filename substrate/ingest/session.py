@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import SourceCache, SourceState, naming_key, settled_mtime
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
+from substrate.locking import LockBusy
 from substrate.secrets.paths import safe_path
 from substrate.store import decode, encode
 
@@ -135,8 +137,10 @@ class IngestSession:
         ):
             self.flush()
 
-    def flush(self) -> None:
-        """Apply and save the queued files (safe to call again if it was interrupted)."""
+    def flush(self, *, wait: bool = True) -> None:
+        """Apply and save the queued files (safe to call again if it was interrupted). With
+        ``wait=False`` (an interrupted run) a shard another writer holds is not waited for:
+        the queued files are told as not saved."""
         substrate = self.substrate
         if self.pending:
             if substrate.root is None:
@@ -148,7 +152,12 @@ class IngestSession:
                     for _, line in change.encoded:
                         substrate.put(decode(line))
             else:  # no other writer between the catch-up and the append
-                with substrate.writer_lock():
+                with ExitStack() as held:
+                    try:
+                        held.enter_context(substrate.writer_lock(wait=wait))
+                    except LockBusy:
+                        self.unsaid("another process was writing to the shard")
+                        return
                     self.catch_up_pending()
                     covered = self.cache.watermark
                     # one append, or nothing if interrupted: the removals, then the items
@@ -243,12 +252,12 @@ class IngestSession:
             return end
         return covered
 
-    def finish(self, *, checkpoint: bool = True) -> None:
+    def finish(self, *, checkpoint: bool = True, wait: bool = True) -> None:
         """Save what is queued and the source cache; with ``checkpoint``, fold the lines this
         run wrote into the catalog when they are many (an interrupted run leaves that to the
-        next open: it only saves time)."""
+        next open: it only saves time); ``wait``: as ``flush`` has it."""
         self.record_waiting()
-        self.flush()
+        self.flush(wait=wait)
         if self.substrate.root is not None:
             self.cache.catch_up(self.substrate)  # what other writers added since the last save
         index_dir = self.cache.index_dir

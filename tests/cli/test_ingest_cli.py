@@ -859,3 +859,36 @@ def test_a_locale_without_utf8_names_keeps_what_was_ingested(
     assert sorted(item["source"] for item in json.loads(listed.stdout)) == ["b.md", "ü.md"]
     fresh = mixle_process("--shard", shard, "freshness", env=env)
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+
+
+def test_ctrl_c_while_another_writer_holds_the_shard_stops_and_stores_nothing(
+    tmp_path: Path, mixle_bin: str
+) -> None:
+    import fcntl
+    import signal
+    import time
+
+    shard = tmp_path / "shard"
+    assert subprocess.run([mixle_bin, "--shard", str(shard), "add", "x"]).returncode == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nHello.\n", encoding="utf-8")
+    holder = os.open(shard / ".lock", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another writer, busy
+    try:
+        run = subprocess.Popen(
+            [mixle_bin, "--shard", str(shard), "ingest", str(notes)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 20
+        assert run.stderr is not None
+        while "waiting for another process" not in run.stderr.readline():
+            assert time.monotonic() < deadline
+        run.send_signal(signal.SIGINT)  # one Ctrl-C is enough
+        _, err = run.communicate(timeout=20)
+    finally:
+        os.close(holder)
+    assert run.returncode == 130
+    assert "0 added" in err and "nothing was changed" in err
+    assert Substrate(shard).search("Hello") == []

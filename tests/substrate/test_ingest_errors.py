@@ -243,7 +243,7 @@ def test_an_interrupted_import_while_saving_still_ends_as_an_interrupt(
     real = IngestSession.finish
     calls: list[bool] = []
 
-    def finish(self: IngestSession, *, checkpoint: bool = True) -> None:
+    def finish(self: IngestSession, *, checkpoint: bool = True, wait: bool = True) -> None:
         calls.append(checkpoint)
         if len(calls) == 1:
             real(self, checkpoint=False)

@@ -971,10 +971,10 @@ def _another_run_first(monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
     real = IngestSession.flush
     pending = [run]
 
-    def interleaved(self: IngestSession) -> None:
+    def interleaved(self: IngestSession, *, wait: bool = True) -> None:
         if self.pending and pending:
             pending.pop()()
-        real(self)
+        real(self, wait=wait)
 
     monkeypatch.setattr(IngestSession, "flush", interleaved)
 
