@@ -129,6 +129,13 @@ def _check_format(as_format: str | None) -> None:
             fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
 
 
+_TOO_LARGE = "larger than the size limit"
+_SIZE_HINT = (
+    "hint: the size limit is max_file_size in mixle.toml's [ingest] table "
+    "(`ingest` also takes --max-file-size)"
+)
+
+
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
     when ``terminated`` by SIGTERM)."""
@@ -151,6 +158,8 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         if not quiet:
             output.note(_summary(report))
+            if any(o.reason.startswith(_TOO_LARGE) for o in report.files):
+                output.note(_SIZE_HINT)
     if not json:  # said even with --quiet: someone's proposal is gone
         for notice in report.notices:
             output.note_parts("note", notice.location(), notice.reason)
@@ -726,7 +735,8 @@ def _passages_within_limit(
     ctx: typer.Context, file: str, *, json: bool, quiet: bool
 ) -> bytes | None:
     """The bytes of ``file`` (``-``: standard input), or None when they are over the size
-    limit: then the file is reported skipped, as `ingest` skips it, without being held."""
+    limit (``[ingest] max_file_size``): then the file is reported skipped, as `ingest` skips
+    it, without being held; standard input, which is not read twice, fails (exit 1)."""
     from substrate import FileOutcome, IngestReport
     from substrate.ingest.session import too_large
     from substrate.ingest.settings import size_limit
@@ -743,8 +753,11 @@ def _passages_within_limit(
     if size is not None and size <= limit:
         return raw
     report = IngestReport(roots=[file], files_scanned=1)
-    where = None if path is None else os.path.abspath(path)
-    report.files.append(FileOutcome(file, "skipped", where, too_large(size, limit)))
+    why = too_large(size, limit)
+    if path is None:
+        report.failed(file, None, why)
+    else:
+        report.files.append(FileOutcome(file, "skipped", os.path.abspath(path), why))
     _finish(report, json=json, quiet=quiet)
     return None
 

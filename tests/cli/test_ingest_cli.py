@@ -720,8 +720,13 @@ def test_the_explicit_forms_skip_a_file_over_the_size_limit(mixle, tmp_path: Pat
         [outcome] = report.json()["files"]
         assert report.exit_code == 0 and outcome["status"] == "skipped", command
         assert outcome["reason"] == "larger than the size limit (64 > 40 bytes)", command
+        assert (
+            "hint: the size limit is max_file_size in mixle.toml's [ingest]"
+            in mixle(command, str(rows)).stderr
+        )
     piped = mixle("ingest-docs", "-", input='"a passage that runs past forty bytes of text"\n')
     assert "larger than the size limit (more than 40 bytes)" in piped.stderr
+    assert piped.exit_code == 1  # a stream is not read twice: nothing of it went in
     assert mixle("ls", "--json").json() == []
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
 
