@@ -277,6 +277,9 @@ class ExtractiveAnswerer:
                 # ("split out of checkout-api in June 2022")
                 if _names_the_kind(candidates[pos], frame):
                     rank = round(rank + ENTRY_PREFERENCE, 9)
+                # "Update 2024-01: ... now about 23 days" over the line it updates
+                if _UPDATE.match(sentence):
+                    rank = round(rank + STEP_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []
@@ -390,6 +393,12 @@ STEP_PREFERENCE = 0.015
 # person's of "Who ...?") outranks a sentence of a source ranked up to ten places higher
 # that only uses the word, or says the fact without the name.
 ENTRY_PREFERENCE = 0.1
+# A line a note adds to update what it said before ("Update 2024-02: lowered hydration to
+# 70%"), outranking it as a step does
+_UPDATE = re.compile(
+    r"[-*+>\s]*(?:\*\*|__)?(?:update[sd]?|edit(?:ed)?|correction|changed?)\b[^:\n]{0,40}:",
+    re.IGNORECASE,
+)
 
 
 # A quote that ends a sentence: its text ends in a full stop (a closing quote or bracket aside)

@@ -1692,6 +1692,18 @@ def test_go_and_current_need_not_be_said() -> None:
     assert lifetime.answer is not None and "14 days" in lifetime.answer
 
 
+def test_a_line_that_updates_the_note_is_quoted_over_the_line_it_updates() -> None:
+    store = sections(
+        "Garden sensor > Status|## Status\n\n"
+        "- Battery life measured in October 2023: about 9 days without sun.\n"
+        "- Update 2024-01: with the new firmware, battery life is now about 23 days without sun.",
+        notes=OTHER_NOTES,
+    )
+    found = extractive(store, "How long does the garden sensor battery last without sun?")
+    assert found.answer is not None
+    assert "23 days" in found.answer and "9 days" not in found.answer
+
+
 def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
     store = Substrate()
     for text in (
