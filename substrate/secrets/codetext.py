@@ -46,27 +46,26 @@ def _state_at(line: str, at: int) -> str:
     """What ``at`` of ``line`` lies in, as far as the line before it tells: a comment
     (``_COMMENT``), a literal (its quote), or neither ("")."""
     quote = ""
-    i = 0
-    while i < at:
-        ch = line[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
+    pos = 0
+    while (m := _MARKS.search(line, pos, at)) is not None:
+        mark, pos = m.group(), m.end()
+        if quote:  # an escape, or another mark inside the literal, is passed over
+            if mark == quote:
                 quote = ""
-        elif ch in _QUOTES:
-            quote = ch
-        elif line.startswith("//", i) or _hash_comment(line, i):
+        elif mark in _QUOTES:
+            quote = mark
+        elif mark == "//" or (mark == "#" and _hash_comment(line, m.start())):
             return _COMMENT
-        elif line.startswith("/*", i):
-            close = line.find("*/", i + 2)
+        elif mark == "/*":
+            close = line.find("*/", pos)
             if close == -1 or close >= at:
                 return _COMMENT
-            i = close + 2
-            continue
-        i += 1
+            pos = close + 2
     return quote
+
+
+# What changes what a line is in: an escaped character, a quote, a comment's opening
+_MARKS = re.compile(r"\\.|[\"'`]|//|/\*|#")
 
 
 def _hash_comment(line: str, i: int) -> bool:
