@@ -6,108 +6,142 @@ variable, a call), not of a secret. Inside a string literal or a comment it is t
 ``# prod password=Hj3kL9mN2pQ8rS5t``, a docstring line ``password: Pz4Lk8Jh2Gf6Ds1A``.
 ``in_text`` tells, for a place in code, whether the scanner must read it as text.
 
-The look is a light one, no parser: a literal opened on the line before the place and closed
-on it after; a comment opened by ``//``, ``/*`` or ``# `` (a hash then a space, as Python,
-Ruby, shell and HCL comments are written; ``#define`` and ``#[derive]`` are no comments); and
-the blocks that span lines, triple-quoted strings and ``/* ... */`` comments.
+The look is a light one, no parser: a literal opened and closed on one line; a comment opened
+by ``//``, ``/*`` or ``# `` (a hash then a space, as Python, Ruby, shell and HCL comments are
+written; ``#define`` and ``#[derive]`` are no comments); and the blocks that span lines,
+triple-quoted strings and ``/* ... */`` comments. The text's spans are found in one pass over
+it, remembered for the few texts scanned last: a minified line of a thousand assignments costs
+one pass, not one per assignment.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
-_QUOTES = "\"'`"
-# What opens or closes a block spanning lines
+# What opens a span
+_OPEN = re.compile(r'"""|\'\'\'|["\'`]|//|/\*|#')
+# The rest of a one-line literal, to its closing quote (an escaped one passed over)
+_REST = {q: re.compile(rf"(?:[^{q}\\\n]|\\.)*+{q}", re.DOTALL) for q in "\"'`"}
+_REST['"""'] = re.compile(r'.*?"""')
+_REST["'''"] = re.compile(r".*?\'\'\'")
+_BREAK = re.compile(r"\n")
+# What opens a block that may span lines, and what closes it
 _BLOCK_MARK = re.compile(r'"""|\'\'\'|/\*')
 _BLOCK_END = {'"""': '"""', "'''": "'''", "/*": "*/"}
 
 
 def in_text(code: str, at: int) -> bool:
     """Whether offset ``at`` of ``code`` lies inside a string literal or a comment."""
-    start = code.rfind("\n", 0, at) + 1
-    end = code.find("\n", at)
-    line = code[start : len(code) if end == -1 else end]
-    return _in_line_text(line, at - start) or _in_block(code, at)
+    return _Code.of(code).in_text(at)
 
 
-def _in_line_text(line: str, at: int) -> bool:
-    """Whether ``at`` lies in a comment of ``line``, or in a literal opened before it and
-    closed after it on the line."""
-    state = _state_at(line, at)
-    return state == _COMMENT or (state != "" and _closes(line, at, state))
+class _Code:
+    """A text's blocks that span lines, and the spans of each line asked about, each worked
+    out once: a minified line of a thousand assignments is read once, not once for each."""
 
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.breaks = [m.start() for m in _BREAK.finditer(code)]  # where each line ends
+        self.lines: dict[int, tuple[list[int], list[int]]] = {}  # by the line's start
+        self.blocks = self._block_spans()
 
-_COMMENT = "comment"
+    @staticmethod
+    @lru_cache(maxsize=4)
+    def of(code: str) -> _Code:
+        return _Code(code)
 
-
-def _state_at(line: str, at: int) -> str:
-    """What ``at`` of ``line`` lies in, as far as the line before it tells: a comment
-    (``_COMMENT``), a literal (its quote), or neither ("")."""
-    quote = ""
-    pos = 0
-    while (m := _MARKS.search(line, pos, at)) is not None:
-        mark, pos = m.group(), m.end()
-        if quote:  # an escape, or another mark inside the literal, is passed over
-            if mark == quote:
-                quote = ""
-        elif mark in _QUOTES:
-            quote = mark
-        elif mark == "//" or (mark == "#" and _hash_comment(line, m.start())):
-            return _COMMENT
-        elif mark == "/*":
-            close = line.find("*/", pos)
-            if close == -1 or close >= at:
-                return _COMMENT
-            pos = close + 2
-    return quote
-
-
-# What changes what a line is in: an escaped character, a quote, a comment's opening
-_MARKS = re.compile(r"\\.|[\"'`]|//|/\*|#")
-
-
-def _hash_comment(line: str, i: int) -> bool:
-    """A ``#`` at the line's start or after white space, followed by white space."""
-    if line[i] != "#" or (i and line[i - 1] not in " \t"):
-        return False
-    return i + 1 == len(line) or line[i + 1] in " \t"
-
-
-def _closes(line: str, at: int, quote: str) -> bool:
-    """Whether an unescaped ``quote`` follows ``at`` on ``line``."""
-    i = at
-    while i < len(line):
-        if line[i] == "\\":
-            i += 2
-            continue
-        if line[i] == quote:
+    def in_text(self, at: int) -> bool:
+        if _inside(self.blocks, at):
             return True
-        i += 1
-    return False
+        start = self.line_start(at)
+        return _inside(self.line_spans(start), at - start)
+
+    def line_start(self, at: int) -> int:
+        k = bisect_left(self.breaks, at)
+        return self.breaks[k - 1] + 1 if k else 0
+
+    def line_spans(self, start: int) -> tuple[list[int], list[int]]:
+        spans = self.lines.get(start)
+        if spans is None:
+            k = bisect_left(self.breaks, start)
+            end = self.breaks[k] if k < len(self.breaks) else len(self.code)
+            spans = self.lines[start] = _line_spans(self.code[start:end])
+        return spans
+
+    def _block_spans(self) -> tuple[list[int], list[int]]:
+        """The spans of the triple-quoted strings and block comments that span lines, in
+        order; one left open runs to the end. A mark inside a line's literal or comment, or
+        one closed on its own line, opens nothing."""
+        code = self.code
+        starts: list[int] = []
+        ends: list[int] = []
+        pos = 0
+        while (m := _BLOCK_MARK.search(code, pos)) is not None:
+            begin = m.start()
+            line_start = self.line_start(begin)
+            spans = self.line_spans(line_start)
+            if _inside(spans, begin - line_start) or _starts(spans, begin - line_start):
+                pos = m.end()
+                continue
+            closer = _BLOCK_END[m.group()]
+            end = _find(code, closer, m.end(), missing=len(code) - len(closer)) + len(closer)
+            starts.append(begin)
+            ends.append(end)
+            pos = end
+        return starts, ends
 
 
-def _in_block(code: str, at: int) -> bool:
-    spans = _block_spans(code)
-    k = bisect_right(spans, (at, len(code) + 1)) - 1
-    return k >= 0 and spans[k][0] < at < spans[k][1]
+def _inside(spans: tuple[list[int], list[int]], at: int) -> bool:
+    starts, ends = spans
+    k = bisect_right(starts, at) - 1
+    return k >= 0 and at < ends[k]
 
 
-@lru_cache(maxsize=4)
-def _block_spans(code: str) -> list[tuple[int, int]]:
-    """The spans of ``code``'s triple-quoted strings and block comments, in order; one left
-    open runs to the end. (A mark inside a line's literal or comment opens nothing.)"""
-    spans: list[tuple[int, int]] = []
+def _starts(spans: tuple[list[int], list[int]], at: int) -> bool:
+    starts = spans[0]
+    k = bisect_right(starts, at) - 1
+    return k >= 0 and starts[k] == at
+
+
+def _line_spans(line: str) -> tuple[list[int], list[int]]:
+    """The starts and ends of the literals and comments of one ``line``, in order: a comment
+    runs to the line's end, a literal must close on it (one left open is none: an apostrophe
+    in code, a Rust lifetime; the rest of the line is passed over, as it is after a block
+    that spans lines)."""
+    starts: list[int] = []
+    ends: list[int] = []
     pos = 0
-    while (m := _BLOCK_MARK.search(code, pos)) is not None:
-        start = m.start()
-        line_start = code.rfind("\n", 0, start) + 1
-        if _state_at(code[line_start:start], start - line_start):
+    while (m := _OPEN.search(line, pos)) is not None:
+        mark, begin = m.group(), m.start()
+        if mark == "#" and not _hash_comment(line, begin):
             pos = m.end()
             continue
-        close = code.find(_BLOCK_END[m.group()], m.end())
-        end = len(code) if close == -1 else close + len(_BLOCK_END[m.group()])
-        spans.append((start, end))
+        if mark in ("//", "#"):
+            end = len(line)
+        elif mark == "/*":
+            end = line.find("*/", m.end()) + 2
+            if end == 1:  # a block comment that spans lines: ``_block_spans`` has it
+                break
+        else:
+            rest = _REST[mark].match(line, m.end())
+            if rest is None:
+                break
+            end = rest.end()
+        starts.append(begin)
+        ends.append(end)
         pos = end
-    return spans
+    return starts, ends
+
+
+def _find(text: str, what: str, start: int, *, missing: int) -> int:
+    found = text.find(what, start)
+    return missing if found == -1 else found
+
+
+def _hash_comment(code: str, i: int) -> bool:
+    """A ``#`` at a line's start or after white space, followed by white space."""
+    if i and code[i - 1] not in " \t\n":
+        return False
+    return i + 1 == len(code) or code[i + 1] in " \t\n"

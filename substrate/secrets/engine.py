@@ -716,10 +716,19 @@ def _not_an_expression(value: str) -> bool:
     return bool(_AT_INSIDE.search(first))
 
 
-# Unquoted values that are code written in text: a template's field, a generic type (whole),
-# and a pattern's character range, class or count (anywhere in it)
-_CODE_IN_TEXT = re.compile(r"\{[\w.()\[\]!:'\" ]+\}|[A-Za-z_]\w*\[[A-Za-z_][\w.]*(?:[,\]].*)?")
-_PATTERN_PART = re.compile(r"\[\^?[^\]\s]{0,20}?\w-\w|\\[dws]|[\])]\{\d+(?:,\d*)?\}")
+# Unquoted values that are code written in text: a template's field, or a generic type of a
+# typing library (whole); a pattern's character range, class or count (anywhere in it). Only
+# forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
+_CODE_IN_TEXT = re.compile(
+    r"\{[\w.()\[\]!:'\" ]+\}"
+    r"|(?:Optional|Union|Annotated|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable"
+    r"|Iterator|Callable|Literal|Type|list|dict|set|frozenset|tuple|type)\[[A-Za-z_][\w.]*"
+    r"(?:[,\]].*)?"
+)
+_PATTERN_PART = re.compile(
+    r"\[\^?[^\]\s]{0,20}?(?:[a-z]-[a-z]|[A-Z]-[A-Z]|\d-\d)[^\]\s]{0,20}\]"
+    r"|\\[dws]|[\])]\{\d+(?:,\d*)?\}"
+)
 
 
 def _code_in_text(value: str) -> bool:

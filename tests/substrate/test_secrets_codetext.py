@@ -90,3 +90,17 @@ def test_only_an_operator_makes_a_value_of_a_literal_or_comment() -> None:
 def test_code_written_in_text_is_no_value(line: str) -> None:
     assert not scan_text(line + "\n", path="notes.txt").findings
     assert not scan_text(f"x = 1  # {line}\n", path="notes.py").findings
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("DB_PASSWORD=Xk92Lm[Qp7RtVz4Wn", "app.env"),
+        ("DB_PASSWORD=Qw3r[Ty7]Xk92LmQp7!", "app.env"),
+        ("DB_PASSWORD=Zq8[a-Xk92LmQp7Rt", "app.env"),
+        ("password: Xk92Lm[Qp7RtVz4Wn", "config.yaml"),
+        ("Password for staging: Xk92Lm[Qp7RtVz4Wn", "notes.txt"),
+    ],
+)
+def test_generated_values_with_brackets_are_no_code(line: str, path: str) -> None:
+    assert scan_text(line + "\n", path=path).findings
