@@ -43,3 +43,16 @@ def test_labels_at_the_start_of_a_line_name_what_replaced_what(
 )
 def test_other_lines_say_nothing_of_the_note(line: str) -> None:
     assert replacement_fields(f"# A note\n\n{line}\n") == {}
+
+
+def test_only_the_head_of_a_note_outside_fenced_code_counts() -> None:
+    template = "# How to write an ADR\n\n```markdown\n# ADR-NNN\n\n- Supersedes: ADR-001\n```\n"
+    assert replacement_fields(template) == {}
+    late = "# A note\n\n" + "Text.\n" * 60 + "- Status: Superseded by ADR-9\n"
+    assert replacement_fields(late) == {}
+
+
+def test_and_joins_names_only_before_another_numbered_one() -> None:
+    assert replacement_fields("Supersedes: ADR-008 and the Research and Development guide") == {
+        "supersedes": ["ADR-008"]
+    }

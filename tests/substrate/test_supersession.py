@@ -202,7 +202,7 @@ def test_freshness_reports_a_replaced_note(tmp_path: Path, status: str, supersed
     (stale,) = freshness_report(store)["stale"]
     (item,) = [i for i in store.iter_items() if i.id == stale["item_id"]]
     assert item.provenance["source"] == "adr-3-retries.md"
-    assert stale["signals"] == ["replaced: by adr-7-retries.md (front matter)"]
+    assert stale["signals"] == ["replaced: by adr-7-retries.md (its note says so)"]
     assert not check_freshness(store, item.id).fresh
     (tmp_path / "b").mkdir()
     assert freshness_report(notes(tmp_path / "b"))["n_stale"] == 0  # nothing replaced

@@ -201,7 +201,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     if not parsed.segments:  # headings alone, or front matter alone, are still a note
         _emit_bare(doc, start, fields)
     # "- Status: Superseded by ADR-009" says what front matter would
-    for name, value in replacement_fields(text).items():
+    for name, value in replacement_fields(text, start).items():
         fields.setdefault(name, value)
     if tags or fields:
         for seg in parsed.segments:

@@ -4,39 +4,65 @@ Architecture decision records and runbooks often say it in the text, not in fron
 ``- Status: Superseded by [ADR-007](adr-007-opensearch.md)``, ``Supersedes: ADR-008``,
 ``> **Deprecated**: superseded by [the Argo CD procedure](deploy.md)``. ``replacement_fields``
 gives them as ``superseded_by`` and ``supersedes``, which ``substrate.supersession`` reads
-(an answer is then taken from the newer note). Only a line that starts with such a label
-counts: a sentence that mentions a superseded approach in passing says nothing of its note.
+(an answer is then taken from the newer note). Only a line of the note's head (its first
+``HEAD_LINES`` lines, fenced code aside) that starts with such a label counts: a sentence that
+mentions a superseded approach in passing, or a template's example, says nothing of its note.
 """
 
 from __future__ import annotations
 
 import re
 
+# Where notes put their status: under the title, or in a short "Status" section below it
+HEAD_LINES = 40
+# What of a status line is read: its names are near the label
+_REST_CHARS = 300
+# The most of a note's text looked at (its head is seldom more)
+_HEAD_CHARS = 16384
+
 # A label at the start of a line (after list, quote and bold marks), then what it names
 _STATUS = re.compile(
-    r"^[ \t>*+-]*(?:\*\*|__)?(?:(?P<state>status|deprecated)(?:\*\*|__)?[ \t]*:[ \t]*"
-    r"(?:\*\*|__)?[ \t]*(?P<by>superseded|replaced)[ \t]+by"
-    r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*:)"
-    r"(?P<rest>[^\n]*)",
-    re.IGNORECASE | re.MULTILINE,
+    r"[ \t>*+-]*+(?:\*\*|__)?(?:(?P<state>status|deprecated)(?:\*\*|__)?[ \t]*+:[ \t]*+"
+    r"(?:\*\*|__)?[ \t]*+(?P<by>superseded|replaced)[ \t]++by"
+    r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*+:)",
+    re.IGNORECASE,
 )
-_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_WIKI = re.compile(r"\[\[([^\]|#\n]+)")
+_LINK = re.compile(r"\[[^\]\n]{0,200}\]\(\s*+<?([^)\s>]{1,200}+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_WIKI = re.compile(r"\[\[([^\]|#\n]{1,200})")
+_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+# Names in a list: "ADR-5, ADR-6 and ADR-7" ("and" only before another numbered name)
+_LIST = re.compile(r",|\band\b(?=\s+\S*\d)")
+_FILE_LIKE = re.compile(r"\d|\w[-./]\w")
 
 
-def replacement_fields(text: str) -> dict[str, list[str]]:
-    """``superseded_by`` and ``supersedes`` as the status lines of ``text`` give them (empty
-    for a note with none)."""
-    if "upersede" not in text and "eplace" not in text:  # (most notes: no regex run)
+def replacement_fields(text: str, start: int = 0) -> dict[str, list[str]]:
+    """``superseded_by`` and ``supersedes`` as the status lines of ``text`` from ``start`` (its
+    front matter's end) give them; empty for a note with none."""
+    text = text[start : start + _HEAD_CHARS]
+    if "upersede" not in text and "eplace" not in text:  # (most notes: nothing to look at)
         return {}
     fields: dict[str, list[str]] = {}
-    for m in _STATUS.finditer(text):
+    for line in _head(text):
+        m = _STATUS.match(line)
+        if m is None:
+            continue
         label = (m.group("label") or m.group("by")).lower()
         field = "supersedes" if label in ("supersedes", "replaces") else "superseded_by"
-        names = _names(m.group("rest"))
-        if names:
-            fields.setdefault(field, []).extend(n for n in names if n not in fields[field])
-    return fields
+        known = fields.setdefault(field, [])
+        known.extend(n for n in _names(line[m.end() : m.end() + _REST_CHARS]) if n not in known)
+    return {field: names for field, names in fields.items() if names}
+
+
+def _head(text: str) -> list[str]:
+    """The first ``HEAD_LINES`` lines of ``text`` outside fenced code."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.split("\n", HEAD_LINES)[:HEAD_LINES]:
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
 
 
 def _names(rest: str) -> list[str]:
@@ -51,10 +77,5 @@ def _names(rest: str) -> list[str]:
         words = part.strip(" \t.:").split()
         if words:
             first = words[0].strip("()[].,:")
-            named = first if _FILE_LIKE.search(first) else " ".join(words)
-            names.append(named)
+            names.append(first if _FILE_LIKE.search(first) else " ".join(words))
     return names
-
-
-_LIST = re.compile(r",|\band\b")
-_FILE_LIKE = re.compile(r"\d|\w[-./]\w")
