@@ -9,9 +9,9 @@ variable, a call), not of a secret. Inside a string literal or a comment it is t
 The look is a light one, no parser: a literal opened and closed on one line; a comment opened
 by ``//``, ``/*`` or ``# `` (a hash then a space, as Python, Ruby, shell and HCL comments are
 written; ``#define`` and ``#[derive]`` are no comments); and the blocks that span lines,
-triple-quoted strings and ``/* ... */`` comments. The text's spans are found in one pass over
-it, remembered for the few texts scanned last: a minified line of a thousand assignments costs
-one pass, not one per assignment.
+triple-quoted strings and ``/* ... */`` comments. A text's blocks are found in one pass over
+it, and a line's spans once, when a place on it is first asked about (remembered for the few
+texts scanned last): a minified line of a thousand assignments is read once, not once each.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _OPEN = re.compile(r'"""|\'\'\'|["\'`]|//|/\*|#')
 _REST = {q: re.compile(rf"(?:[^{q}\\\n]|\\.)*+{q}", re.DOTALL) for q in "\"'`"}
 _REST['"""'] = re.compile(r'.*?"""')
 _REST["'''"] = re.compile(r".*?\'\'\'")
-_BREAK = re.compile(r"\n")
+_BREAK = re.compile(r"\n")  # (one search over the text finds every line's end)
 # What opens a block that may span lines, and what closes it
 _BLOCK_MARK = re.compile(r'"""|\'\'\'|/\*')
 _BLOCK_END = {'"""': '"""', "'''": "'''", "/*": "*/"}
@@ -38,8 +38,7 @@ def in_text(code: str, at: int) -> bool:
 
 
 class _Code:
-    """A text's blocks that span lines, and the spans of each line asked about, each worked
-    out once: a minified line of a thousand assignments is read once, not once for each."""
+    """A text's blocks that span lines, and the spans of each line asked about."""
 
     def __init__(self, code: str) -> None:
         self.code = code
