@@ -80,7 +80,22 @@ def _take(fd: int, path: Path, wait: bool) -> None:
         if not wait:
             raise LockBusy(f"{path} is held by another writer") from None
         log.warning("waiting for another process to release %s", path)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _waiting.add(threading.get_ident())
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            _waiting.discard(threading.get_ident())
+
+
+# The threads waiting for another process's lock, which a stop request may end at once
+_waiting: set[int] = set()
+
+
+def waiting_for_a_lock() -> bool:
+    """Whether this thread waits for another process to release a lock (a signal handler
+    that stops the process after its work at hand may stop it here instead: no work is at
+    hand)."""
+    return threading.get_ident() in _waiting
 
 
 def _still_at(path: Path, key: tuple[int, int]) -> bool:

@@ -40,6 +40,7 @@ from substrate import (
     ShardError,
 )
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, MIN_CHUNK_CHARS
+from substrate.locking import waiting_for_a_lock
 from substrate.widetext import is_binary, wide_encoding
 
 if TYPE_CHECKING:
@@ -371,6 +372,8 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
         if event.is_set():
             os._exit(TERMINATED)
         event.set()
+        if waiting_for_a_lock():  # no file at hand: stop now, as Ctrl-C does
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
     try:

@@ -866,8 +866,9 @@ def test_a_locale_without_utf8_names_keeps_what_was_ingested(
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
 
 
-def test_ctrl_c_while_another_writer_holds_the_shard_stops_and_stores_nothing(
-    tmp_path: Path, mixle_bin: str
+@pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
+    tmp_path: Path, mixle_bin: str, stop: str, code: int
 ) -> None:
     import fcntl
     import signal
@@ -890,10 +891,10 @@ def test_ctrl_c_while_another_writer_holds_the_shard_stops_and_stores_nothing(
         assert run.stderr is not None
         while "waiting for another process" not in run.stderr.readline():
             assert time.monotonic() < deadline
-        run.send_signal(signal.SIGINT)  # one Ctrl-C is enough
+        run.send_signal(getattr(signal, stop))  # one is enough
         _, err = run.communicate(timeout=20)
     finally:
         os.close(holder)
-    assert run.returncode == 130
+    assert run.returncode == code
     assert "0 added" in err and "nothing was changed" in err
     assert Substrate(shard).search("Hello") == []
