@@ -35,6 +35,7 @@ from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets.names import name_bytes
 from substrate.secrets.scan import safe_text
 from substrate.spaces import visible_item
 from substrate.supersession import REPLACES_FIELDS, SUCCESSOR_FIELDS, replaced_notes
@@ -469,5 +470,5 @@ def _os_name(path: str) -> str:
     try:
         os.fsencode(path)
     except UnicodeEncodeError:
-        return os.fsdecode(path.encode("utf-8", "surrogateescape"))
+        return os.fsdecode(name_bytes(path))
     return path

@@ -130,7 +130,6 @@ def _check_format(as_format: str | None) -> None:
             fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
 
 
-_TOO_LARGE = "larger than the size limit"
 _SIZE_HINT = (
     "hint: the size limit is max_file_size in mixle.toml's [ingest] table "
     "(`ingest` also takes --max-file-size)"
@@ -159,7 +158,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         if not quiet:
             output.note(_summary(report))
-            if any(o.reason.startswith(_TOO_LARGE) for o in report.files):
+            from substrate.ingest.session import TOO_LARGE
+
+            if any(o.reason.startswith(TOO_LARGE) for o in report.files):
                 output.note(_SIZE_HINT)
     if not json:  # said even with --quiet: someone's proposal is gone
         for notice in report.notices:

@@ -80,12 +80,15 @@ _NOW_BINARY = (
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
+TOO_LARGE = "larger than the size limit"
+
+
 def too_large(size: int | None, limit: int) -> str:
     """Why a file (or stream) of ``size`` bytes is skipped (None: a stream not read past
-    the limit)."""
+    the limit); it starts with ``TOO_LARGE``."""
     if size is None:
-        return f"larger than the size limit (more than {limit} bytes)"
-    return f"larger than the size limit ({size} > {limit} bytes)"
+        return f"{TOO_LARGE} (more than {limit} bytes)"
+    return f"{TOO_LARGE} ({size} > {limit} bytes)"
 
 
 class IngestSession:

@@ -1670,38 +1670,50 @@ OTHER_NOTES = (
 )
 
 
-def test_a_sentence_naming_the_kind_of_value_asked_beats_one_with_a_number() -> None:
-    store = sections(
-        "refund-service|# refund-service\n\nThe service was split out of checkout-api in 2022.",
-        "checkout-api > Runtime|## Runtime\n\n- Language: Go 1.22\n- Port: 8080",
-        notes=OTHER_NOTES,
-    )
-    found = extractive(store, "What port does checkout-api listen on?")
-    assert found.answer is not None
-    assert "8080" in found.answer and "2022" not in found.answer
-
-
-def test_go_and_current_need_not_be_said() -> None:
-    store = sections(
-        "Shakshuka > Ingredients|## Ingredients\n\n- 4 eggs\n- 1 can of chopped tomatoes",
-        notes=("# Sessions\n\nThe customer session lifetime is 14 days.", *OTHER_NOTES),
-    )
-    eggs = extractive(store, "How many eggs go into shakshuka?")
-    assert eggs.answer is not None and "4 eggs" in eggs.answer
-    lifetime = extractive(store, "What is the current customer session lifetime?")
-    assert lifetime.answer is not None and "14 days" in lifetime.answer
-
-
-def test_a_line_that_updates_the_note_is_quoted_over_the_line_it_updates() -> None:
-    store = sections(
-        "Garden sensor > Status|## Status\n\n"
-        "- Battery life measured in October 2023: about 9 days without sun.\n"
-        "- Update 2024-01: with the new firmware, battery life is now about 23 days without sun.",
-        notes=OTHER_NOTES,
-    )
-    found = extractive(store, "How long does the garden sensor battery last without sun?")
-    assert found.answer is not None
-    assert "23 days" in found.answer and "9 days" not in found.answer
+@pytest.mark.parametrize(
+    ("texts", "question", "said", "not_said"),
+    [
+        (  # "Port: 8080" says which port; "in 2022" only holds a number
+            (
+                "refund-service|# refund-service\n\nThe service was split out of checkout-api "
+                "in 2022.",
+                "checkout-api > Runtime|## Runtime\n\n- Language: Go 1.22\n- Port: 8080",
+            ),
+            "What port does checkout-api listen on?",
+            "8080",
+            "2022",
+        ),
+        (  # "go" need not be said
+            ("Shakshuka > Ingredients|## Ingredients\n\n- 4 eggs\n- 1 can of tomatoes",),
+            "How many eggs go into shakshuka?",
+            "4 eggs",
+            "can",
+        ),
+        (  # nor "current"
+            ("Sessions|# Sessions\n\nThe customer session lifetime is 14 days.",),
+            "What is the current customer session lifetime?",
+            "14 days",
+            "Priya",
+        ),
+        (  # a line that updates its note, over the line it updates
+            (
+                "Garden sensor > Status|## Status\n\n"
+                "- Battery life measured in October 2023: about 9 days without sun.\n"
+                "- Update 2024-01: with the new firmware, battery life is now about 23 days "
+                "without sun.",
+            ),
+            "How long does the garden sensor battery last without sun?",
+            "23 days",
+            "9 days",
+        ),
+    ],
+)
+def test_the_sentence_that_answers_is_quoted_over_one_that_only_seems_to(
+    texts: tuple[str, ...], question: str, said: str, not_said: str
+) -> None:
+    found = extractive(sections(*texts, notes=OTHER_NOTES), question)
+    assert found.answer is not None, found.note
+    assert said in found.answer and not_said not in found.answer
 
 
 def test_a_shard_that_never_says_the_light_verb_still_answers() -> None:
