@@ -79,9 +79,9 @@ def _take(fd: int, path: Path, wait: bool) -> None:
     except BlockingIOError:  # another process holds it
         if not wait:
             raise LockBusy(f"{path} is held by another writer") from None
-        log.warning("waiting for another process to release %s", path)
-        _waiting.add(threading.get_ident())
+        _waiting.add(threading.get_ident())  # before the wait is told: a stop told of it ends it
         try:
+            log.warning("waiting for another process to release %s", path)
             fcntl.flock(fd, fcntl.LOCK_EX)
         finally:
             _waiting.discard(threading.get_ident())
