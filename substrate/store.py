@@ -505,10 +505,26 @@ class Substrate:
                 changes.removed.append(item_id)
             else:
                 changes.upserts.append(item)
-        for item_id, (item, baseline) in self._cache.items():
-            if item_id not in self._pending and _encoded_or_none(item) != baseline:
-                changes.upserts.append(item)
+        changes.upserts.extend(item for _, item, _ in self._changed_in_place(strict=False))
         return changes
+
+    def _changed_in_place(
+        self, *, strict: bool = True
+    ) -> Iterator[tuple[str, SubstrateItem, bytes]]:
+        """The items ``get`` kept (and not put since) whose log line is no longer the one read,
+        with their new line. ``strict``: an item changed into one no line can hold raises
+        ``InvalidInputError`` (as ``save()`` must); else it is passed over."""
+        for item_id, (item, baseline) in self._cache.items():
+            if item_id in self._pending:
+                continue
+            try:
+                line = encode(item)
+            except InvalidInputError:
+                if strict:
+                    raise
+                continue
+            if line != baseline:
+                yield item_id, item, line
 
     def held_items(self) -> list[SubstrateItem]:
         """The items this process holds and a caller may change in place: those put and not
@@ -731,11 +747,8 @@ class Substrate:
             ids.append(item_id)
             lines.append(encode_tombstone(item_id) if item is None else encode(item))
             removed.append(item is None)
-        for item_id, (item, baseline) in self._cache.items():
-            if item_id in skip:
-                continue
-            line = encode(item)
-            if line != baseline and item_id not in self._pending:
+        for item_id, _, line in self._changed_in_place():
+            if item_id not in skip:
                 ids.append(item_id)
                 lines.append(line)
                 removed.append(False)
@@ -818,12 +831,3 @@ def _drop_search_index(index_dir: Path) -> None:
             f"({exc.filename or index_dir}: {exc.strerror or exc}); it may still hold the words "
             f"of the items reclaimed: delete {index_dir / PREFIX}* by hand"
         ) from exc
-
-
-def _encoded_or_none(item: SubstrateItem) -> bytes | None:
-    """``encode(item)``, or None for an item changed into one no log line can hold (the
-    ``save()`` that would write it says so)."""
-    try:
-        return encode(item)
-    except InvalidInputError:
-        return None

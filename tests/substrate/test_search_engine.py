@@ -70,6 +70,12 @@ def test_items_changed_in_place_are_searched_as_they_are_now(tmp_path: Path) -> 
     assert shard.search("gamma") == []
     shard.save()
     assert [item.id for item, _ in Substrate(tmp_path / "s").search("epsilon")] == [a]
+    broken = shard.get(a)
+    assert broken is not None
+    broken.payload = {"tags": {"a set"}}  # no log line holds it: the search passes it over
+    assert [item.id for item, _ in shard.search("epsilon")] == [a]
+    with pytest.raises(InvalidInputError):
+        shard.save()  # ... and the save says so
 
 
 def test_kind_and_scope_arguments_of_the_seed_api() -> None:
