@@ -513,8 +513,16 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
             return False
-        if group == "su" and secret[:1] == "(" and secret[1:].removesuffix(")").isalpha():
-            return False  # "--token (Possible options: ...)", ":param auth: (optional)": prose
+        # "--token (Possible options: ...)", ":param auth: (optional)": prose, not a password
+        # that starts with a bracket ("(xKqZmVbLwTrQ")
+        remark = secret[1:].removesuffix(")")
+        if (
+            group == "su"
+            and secret[:1] == "("
+            and remark.isalpha()
+            and _a_note(remark, text, m.start(group) + 1)
+        ):
+            return False
         if group == "su" and _code_in_text(secret):
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):

@@ -104,3 +104,10 @@ def test_code_written_in_text_is_no_value(line: str) -> None:
 )
 def test_generated_values_with_brackets_are_no_code(line: str, path: str) -> None:
     assert scan_text(line + "\n", path=path).findings
+
+
+@pytest.mark.parametrize(
+    "line", ["password: (xKqZmVbLwTrQ", "password = (SunshineDays", "PASSWORD=(hJkLqWeRtZuIoP"]
+)
+def test_a_password_that_opens_with_a_bracket_is_no_remark(line: str) -> None:
+    assert scan_text(line + "\n", path="notes.txt").findings
