@@ -12,6 +12,7 @@ everyday words.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from functools import cache
 
 from substrate.context.compress import terms
@@ -54,13 +55,15 @@ def alternatives_named(text: str) -> dict[int, frozenset[int]]:
     for pattern, g, a in _spellings():
         for m in pattern.finditer(text):
             named.setdefault(g, set()).add(a)
-            if _ONLY_BEFORE.search(text, 0, m.start()) or _ONLY_AFTER.match(text, m.end()):
+            before = max(0, m.start() - _ONLY_REACH)  # (the words just before, not the text)
+            if _ONLY_BEFORE.search(text, before, m.start()) or _ONLY_AFTER.match(text, m.end()):
                 only.setdefault(g, set()).add(a)
     named.update(only)
     return {g: frozenset(alts) for g, alts in named.items()}
 
 
 _ONLY_BEFORE = re.compile(r"\bonly\s+(?:(?:in|on|for|the)\s+)?$", re.IGNORECASE)
+_ONLY_REACH = 40  # characters: "only for the " with room for white space
 _ONLY_AFTER = re.compile(r"\s+only\b", re.IGNORECASE)
 
 
@@ -88,18 +91,33 @@ _NEAR_WORDS = 2
 def _beside(text: str, group: int, near: frozenset[str]) -> bool:
     """Whether an alternative of ``group`` stands within ``_NEAR_WORDS`` words (stopwords
     aside) of a term of ``near`` in ``text``."""
+    words: list[tuple[int, int, frozenset[str]]] | None = None  # worked out once, if needed
     for pattern, g, _ in _spellings():
         if g != group:
             continue
         for m in pattern.finditer(text):
-            before = _words(text[: m.start()])
-            after = _words(text[m.end() :])
-            if frozenset().union(*before[-_NEAR_WORDS:], *after[:_NEAR_WORDS]) & near:
+            if words is None:
+                words = _words(text)
+                starts, ends = [w[0] for w in words], [w[1] for w in words]
+            before = bisect_right(ends, m.start())  # the words that end before the match
+            after = bisect_left(starts, m.end())  # ... and those that start after it
+            close = (
+                words[max(0, before - _NEAR_WORDS) : before] + words[after : after + _NEAR_WORDS]
+            )
+            if frozenset().union(*(said for *_, said in close)) & near:
                 return True
     return False
 
 
-def _words(text: str) -> list[frozenset[str]]:
-    """The terms of each word of ``text`` that is no stopword and holds no digit."""
-    found = (terms(w) for w in text.split() if not any(ch.isdigit() for ch in w))
-    return [t for t in found if t]
+def _words(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """The start, end and terms of each word of ``text`` that is no stopword and holds no
+    digit."""
+    found = []
+    for m in _WORD.finditer(text):
+        said = terms(m.group()) if not any(ch.isdigit() for ch in m.group()) else frozenset()
+        if said:
+            found.append((m.start(), m.end(), said))
+    return found
+
+
+_WORD = re.compile(r"\S+")
