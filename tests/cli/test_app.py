@@ -285,8 +285,10 @@ def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_p
         result = mixle(*args)
         assert result.exit_code == 2 and message in result.stderr, args
     assert not (tmp_path / "b").exists()
-    # taken, not refused (the prompt echoed back cites the instructions' example numbers: 1)
-    assert mixle("ask", "refunds", "--answerer-cmd", "cat", "--timeout", "5").exit_code in (0, 1)
+    # taken, not refused: the prompt echoed back cites the instructions' example [2], which
+    # names no source, so the answer is refused as uncited (1), not as a usage error (2)
+    taken = mixle("ask", "refunds", "--answerer-cmd", "cat", "--timeout", "5")
+    assert taken.exit_code == 1 and "[2] names no source" in taken.stderr
 
 
 @pytest.mark.parametrize(

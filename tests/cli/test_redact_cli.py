@@ -50,6 +50,35 @@ def test_input_over_the_limit_is_refused_unread(
     assert named.exit_code == 1 and "big.log holds more than" in named.stderr
 
 
+def test_a_named_pipe_over_the_limit_is_refused_without_reading_it_to_the_end(
+    mixle: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import threading
+
+    monkeypatch.setattr("mixle_cli.commands.redact.READ_LIMIT", len(BODY))
+    fifo = tmp_path / "endless.log"
+    os.mkfifo(fifo)
+    written: list[int] = []
+
+    def feed() -> None:  # far more than the limit: a reader that took it all would hang here
+        try:
+            with open(fifo, "wb") as fh:
+                for _ in range(4096):
+                    fh.write(BODY.encode() * 16)
+                    written.append(1)
+        except BrokenPipeError:
+            pass  # the reader stopped at the limit, as it should
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    result = mixle("redact", str(fifo))
+    writer.join(timeout=30)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "endless.log holds more than" in result.stderr
+    assert not writer.is_alive() and len(written) < 4096
+
+
 def test_json_gives_the_count_and_the_masked_text(mixle: Run) -> None:
     result = mixle("redact", "--json", input=BODY.encode() + b"caf\xe9\n")  # not UTF-8
     assert result.exit_code == 0 and result.stderr == ""
