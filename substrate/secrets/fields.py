@@ -3,8 +3,9 @@
 An item's ``text``, ``tags`` and every string inside ``payload`` and ``provenance`` (nested
 dicts and lists included) are scanned. A payload entry whose *key* names a secret
 (``{"db": {"password": "..."}}``) is judged as an assignment even though the string alone
-carries no context. Findings name the field path where they were found, for example
-``payload.db.password`` or ``tags[2]``.
+carries no context; so is a number under such a key (``vpn_password: 83920174`` in front
+matter reads as an integer), judged as the text scanner judges it written bare. Findings name
+the field path where they were found, for example ``payload.db.password`` or ``tags[2]``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secret
 KEYED_RULE = "sensitive_assignment"  # a value that is a secret by the name it is under
 _SEQUENCES = (list, tuple)  # tuples of types: ``isinstance`` with ``a | b`` builds a union per call
 _CONTAINERS = (dict, list, tuple)
+# A value judged by the key it is under
+Judged = str | int | float
+_NUMBERS = frozenset({int, float})  # by exact type: True and False are no secret numbers
 _MAX_DEPTH = 64
 MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 # A setting written as an entry with its name beside its value: a Kubernetes env entry
@@ -56,13 +60,33 @@ def _hits_for(value: str, key: str | None) -> list[Hit]:
         return hits
     if is_header_key(key):
         return header_value_hits(value)
+    return _keyed_hits(value, key, quoted=True)
+
+
+def _keyed_hits(value: str, key: str, *, quoted: bool) -> list[Hit]:
+    """``value`` whole, when the name ``key`` gives it makes it a secret."""
     # a key that holds a secret is stored masked ("[REDACTED:aws_access_key]"): its value is
     # judged by the key as stored, as a later scan of the stored item judges it
     stored_key = key if len(key) <= SHORT_LEN and not may_hold_secret(key) else safe_text(key)
     strength = classify_key(stored_key)
-    if strength and worth_reporting(value, strength=strength, quoted=True, key=stored_key):
+    if strength and worth_reporting(value, strength=strength, quoted=quoted, key=stored_key):
         return [Hit(KEYED_RULE, 0, len(value), 0, 0, len(value))]
     return []
+
+
+def _keyed_number(value: object, key: str | None) -> bool:
+    """Whether ``value`` is a number under a key that names a secret: the only numbers the
+    gate judges (most are sizes, counts and times, under keys that name none)."""
+    return type(value) in _NUMBERS and key is not None and classify_key(key) is not None
+
+
+def _value_hits(value: Judged, key: str | None) -> list[Hit]:
+    """The hits of a string, or of a number under a key (in its digits, ``str(value)``): a
+    number carries no context of its own, so only its key can make it a secret, and it is
+    judged as written bare (``pin = 83920174``), as the text scanner reads it in a file."""
+    if isinstance(value, str):
+        return _hits_for(value, key)
+    return _keyed_hits(str(value), key, quoted=False) if key is not None else []
 
 
 def holds_secret(value: str, key: str | None = None) -> bool:
@@ -102,11 +126,12 @@ def _judged_by(key: Any, named: str | None) -> str:
 
 def _walk(
     value: Any, path: str, key: str | None, depth: int
-) -> Iterator[tuple[str, str | None, str]]:
-    """Yield ``(field path, enclosing key, string)`` for every string under ``value``."""
+) -> Iterator[tuple[str, str | None, Judged]]:
+    """Yield ``(field path, enclosing key, value)`` for every string under ``value``, and
+    every number under a key."""
     if depth > _MAX_DEPTH:
         return
-    if isinstance(value, str):
+    if isinstance(value, str) or _keyed_number(value, key):
         yield path, key, value
     elif isinstance(value, dict):
         named = _entry_name(value)
@@ -124,8 +149,9 @@ def _walk(
             yield from _walk(v, f"{path}[{i}]", each, depth + 1)
 
 
-def item_strings(item: Any) -> Iterator[tuple[str, str | None, str]]:
-    """Every string field of an item as ``(field path, enclosing key, value)``."""
+def item_strings(item: Any) -> Iterator[tuple[str, str | None, Judged]]:
+    """Every string field of an item, and every number under a key, as ``(field path,
+    enclosing key, value)``."""
     text = getattr(item, "text", None)
     if isinstance(text, str):
         yield "text", None, text
@@ -135,11 +161,11 @@ def item_strings(item: Any) -> Iterator[tuple[str, str | None, str]]:
             yield from _walk(value, name, None, 0)
 
 
-def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None, str]]) -> None:
-    """Collect what ``_walk`` yields, without building field paths: ``(key, string)`` pairs."""
+def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None, Judged]]) -> None:
+    """Collect what ``_walk`` yields, without building field paths: ``(key, value)`` pairs."""
     if depth > _MAX_DEPTH:
         return
-    if isinstance(value, str):
+    if isinstance(value, str) or _keyed_number(value, key):
         out.append((key, value))
     elif isinstance(value, dict):
         named = _entry_name(value)
@@ -150,15 +176,20 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
                     out.append((_judged_by(k, named), v))
             elif isinstance(v, _CONTAINERS):
                 _strings(v, _judged_by(k, named), depth + 1, out)
+            elif type(v) in _NUMBERS and depth < _MAX_DEPTH:
+                judged = _judged_by(k, named)
+                if classify_key(judged) is not None:
+                    out.append((judged, v))
     elif isinstance(value, _SEQUENCES):
         each = _each_of(key)
         for v in value:
             _strings(v, each, depth + 1, out)
 
 
-def _item_pairs(item: Any) -> list[tuple[str | None, str]]:
-    """Every string field of an item as ``(enclosing key, value)`` (``_strings``)."""
-    pairs: list[tuple[str | None, str]] = []
+def _item_pairs(item: Any) -> list[tuple[str | None, Judged]]:
+    """Every string field of an item, and every number under a key, as ``(enclosing key,
+    value)`` (``_strings``)."""
+    pairs: list[tuple[str | None, Judged]] = []
     text = getattr(item, "text", None)
     if isinstance(text, str):
         pairs.append((None, text))
@@ -176,14 +207,20 @@ def _surely_clean(item: Any) -> bool:
     each field costs one per field. When this says no, every field is scanned as usual.
     """
     pairs = _item_pairs(item)
-    if may_hold_secrets([value for _, value in pairs]):
+    if may_hold_secrets([value for _, value in pairs if isinstance(value, str)]):
         return False
-    for key, value in pairs:  # what _hits_for decides when find_secrets finds nothing
+    for key, value in pairs:  # what _value_hits decides when find_secrets finds nothing
         if key is not None:
             strength = classify_key(key)
-            if strength and worth_reporting(value, strength=strength, quoted=True, key=key):
+            if strength and _worth(value, strength, key):
                 return False
     return True
+
+
+def _worth(value: Judged, strength: str, key: str) -> bool:
+    if isinstance(value, str):
+        return worth_reporting(value, strength=strength, quoted=True, key=key)
+    return worth_reporting(str(value), strength=strength, quoted=False, key=key)
 
 
 def scan_item(item: Any) -> SecretScan:
@@ -201,10 +238,11 @@ def scan_item(item: Any) -> SecretScan:
     if _surely_clean(item):
         return SecretScan(findings)
     for path, key, value in item_strings(item):
-        for h in _hits_for(value, key):
+        shown = str(value)
+        for h in _value_hits(value, key):
             findings.append(
                 SecretFinding(
-                    h.rule, h.start, h.end, preview(h.rule, value[h.start : h.end], h.prefix), path
+                    h.rule, h.start, h.end, preview(h.rule, shown[h.start : h.end], h.prefix), path
                 )
             )
     return SecretScan(findings)
@@ -237,7 +275,7 @@ def scan_substrate(substrate: Any, *, scope: str | None = None) -> dict[str, Any
 
 # The hits of each string of an item being redacted, as (string, enclosing key) -> hits: the
 # strings are scanned once, to learn every secret whose copies are then masked.
-_Hits = dict[tuple[str, str | None], list[Hit]]
+_Hits = dict[tuple[Judged, str | None], list[Hit]]
 
 
 def _redact(
@@ -256,6 +294,9 @@ def _redact(
         return value
     if isinstance(value, str):
         return _redact_string(value, _known(hits, value, key), found, copies)
+    if _keyed_number(value, key):
+        masked = _known(hits, value, key)  # a secret number becomes its mask, a string
+        return _redact_string(str(value), masked, found, None) if masked else value
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         named = _entry_name(value)
@@ -274,9 +315,9 @@ def _redact(
     return copy.deepcopy(value)
 
 
-def _known(hits: _Hits, value: str, key: str | None) -> list[Hit]:
+def _known(hits: _Hits, value: Judged, key: str | None) -> list[Hit]:
     found = hits.get((value, key))
-    return _hits_for(value, key) if found is None else found
+    return _value_hits(value, key) if found is None else found
 
 
 def _redact_string(
@@ -320,18 +361,18 @@ def redacted_fields(item: Any) -> tuple[dict[str, Any], list[str], dict[str, str
     pairs = _item_pairs(item)
     hits: _Hits = {}
     secrets: dict[str, str] = {}
-    for key, string in pairs:
-        if (string, key) not in hits:
-            hits[string, key] = found_here = _hits_for(string, key)
+    for key, value in pairs:
+        if (value, key) not in hits:
+            hits[value, key] = found_here = _value_hits(value, key)
             for h in found_here:
-                secrets.setdefault(string[h.start : h.end], h.rule)
+                secrets.setdefault(str(value)[h.start : h.end], h.rule)
     copies = copies_of(secrets)
     found: set[tuple[str, str]] = set()  # one secret found in two fields is one secret
     fields: dict[str, Any] = {}
     if isinstance(text, str):
         fields["text"] = _redact(text, None, 0, found, copies, hits)
     for name in ("payload", "provenance", "tags"):
-        value = getattr(item, name, None)
-        if value is not None:
-            fields[name] = _redact(value, None, 0, found, copies, hits, top=name != "tags")
+        field = getattr(item, name, None)
+        if field is not None:
+            fields[name] = _redact(field, None, 0, found, copies, hits, top=name != "tags")
     return fields, [rule for rule, _ in found], secrets

@@ -200,6 +200,19 @@ def test_secrets_are_redacted_and_counted(tmp_path: Path) -> None:
     assert kept.as_dict()["unredacted_secrets"] == 1
 
 
+def test_a_password_read_as_a_number_is_redacted_in_front_matter_and_json(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "vpn.md").write_text("---\nvpn_password: 83920174\n---\n# VPN\n\nShared.\n")
+    (tmp_path / "cfg.json").write_text('{"service": "db", "db_password": 9876543210123}\n')
+    (tmp_path / "rows.toml.md").write_text("+++\nadmin_password = 55120983\n+++\n# Admin\n")
+    store = Substrate()
+    report = ingest_path(store, tmp_path)
+    stored = json.dumps([i.to_json() for i in store.all()])
+    assert not [n for n in ("83920174", "9876543210123", "55120983") if n in stored]
+    assert report.redactions == 3 and report.redaction_rules == {"sensitive_assignment": 3}
+
+
 @pytest.mark.parametrize("name,sep", [("settings.csv", ","), ("settings.tsv", "\t")])
 def test_a_headerless_settings_file_stores_no_secret(tmp_path: Path, name: str, sep: str) -> None:
     secrets = ["Tr0ub4dor&3x!", "q8Zr2LmX9vB4nW7k"]

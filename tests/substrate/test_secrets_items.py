@@ -415,3 +415,38 @@ def test_each_string_of_a_list_under_a_plural_secret_key_is_judged_by_it() -> No
     assert result.item.payload["passwords"] == ["[REDACTED:sensitive_assignment]"]
     assert result.item.payload["tokens"] == ["the", "cat", "Understanding"]
     assert result.item.payload["logprobs"] == item.payload["logprobs"] and result.redactions == 2
+
+
+def test_a_number_under_a_secret_key_is_judged_by_the_key_as_the_text_scanner_does() -> None:
+    from substrate.secrets.engine import find_secrets
+
+    payload = {
+        "service": "db",
+        "db_password": 9876543210123,  # YAML and TOML read an unquoted password as a number
+        "vpn": {"pin_code": 1234, "secret": 3.14159},
+        "passwords": [83920174],
+        "password": 1234,  # too short and plain to be told from a setting, as in a file
+        "api_key": 12345678901234567890,  # a machine-made key is never all digits
+        "port": 5432,
+        "max_password_length": 64,
+        "password_set": True,
+    }
+    item = SubstrateItem(kind="record", text="db 9876543210123", payload=payload)
+    scan = scan_item(item)
+    assert sorted(f.field for f in scan.findings) == [
+        "payload.db_password",
+        "payload.passwords[0]",
+        "payload.vpn.secret",
+    ]
+    # the same values written out as a file's text: what scan-secrets and redact find
+    for key, value in [("db_password", 9876543210123), ("secret", 3.14159), ("password", 1234)]:
+        assert bool(find_secrets(f"{key}: {value}")) == (value != 1234)
+    result = admit(item)
+    stored = result.item.payload
+    assert stored["db_password"] == "[REDACTED:sensitive_assignment]"
+    assert stored["passwords"] == ["[REDACTED:sensitive_assignment]"]
+    assert stored["vpn"] == {"pin_code": 1234, "secret": "[REDACTED:sensitive_assignment]"}
+    kept = ("password", "api_key", "port", "max_password_length", "password_set")
+    assert {k: stored[k] for k in kept} == {k: payload[k] for k in kept}
+    assert result.item.text == "db [REDACTED:sensitive_assignment]"  # its copy in the text
+    assert result.redactions == 3 and scan_item(result.item).clean
