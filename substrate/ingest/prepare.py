@@ -33,7 +33,7 @@ from substrate.store import decode, encode
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
 
-PARSER_VERSION = "9"  # bump when parsing changes, so every source is parsed again once
+PARSER_VERSION = "10"  # bump when parsing changes, so every source is parsed again once
 
 # What became of a file.
 FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser
@@ -189,7 +189,13 @@ def prepare(
     done = Prepared(PARSED, len(data), digest)
     try:
         text = decode_text(data)
-        context = ParseContext(options.chunk_chars, ticket.path, ticket.source, options.redact)
+        context = ParseContext(
+            options.chunk_chars,
+            ticket.path,
+            ticket.source,
+            options.redact,
+            forced=options.as_format is not None,
+        )
         parsed = PARSERS[ticket.fmt](text, context)
     except FileRejected as exc:
         done.status, done.reason, done.line, done.byte = FAILED, exc.reason, exc.line, exc.byte

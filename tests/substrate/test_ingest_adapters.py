@@ -403,3 +403,21 @@ def test_as_artifacts_on_a_folder_reads_its_manifests_only(tmp_path: Path) -> No
     shutil.copy(model / "manifest.json", tmp_path / "model.json")
     named = ingest_path(Substrate(), tmp_path / "model.json", as_format="artifacts")
     assert named.files_added == 1  # a file named on its own is read as asked, whatever its name
+
+
+def test_as_artifacts_makes_an_artifact_of_every_manifest_as_ingest_artifacts_does(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "registry" / "m1"
+    model.mkdir(parents=True)
+    # none of the keys that tell a manifest from a web app's: taken as asked all the same
+    (model / "manifest.json").write_text('{"name": "m1", "version": "1.0"}')
+    forced, explicit, found = Substrate(), Substrate(), Substrate()
+    ingest_path(forced, tmp_path / "registry", as_format="artifacts")
+    ingest_artifacts(explicit, tmp_path / "registry")
+    ingest_path(found, tmp_path / "registry")
+    (item,), (same,) = forced.all(), explicit.all()
+    assert item.kind == same.kind == "artifact"
+    assert item.payload["ref"] == same.payload["ref"] == str(model)
+    assert item.payload["manifest"] == {"name": "m1", "version": "1.0"}
+    assert [i.kind for i in found.all()] == ["record"]  # not asked for: plain JSON, as before
