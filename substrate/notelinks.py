@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from substrate.store import Substrate
 
 NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
+ANCHOR = "anchor"  # the explicit id of a section's heading (``ingest.formats.headings``)
 _CANDIDATES = 8  # items of a linked note looked at for the question
 MAX_ANCHORED = 256  # items of a linked note looked through for the anchored heading
 # What a wiki-style name may leave off: ``[[deploys]]`` names ``deploys.md``; the extensions
@@ -143,14 +144,14 @@ def anchored(items: list[SubstrateItem], anchor: str) -> list[SubstrateItem]:
     anchors spell it, the last of "Deep Dive#Details" (a heading under a heading); "faq-1"
     names the second section headed "FAQ" when no heading reads "faq-1" itself."""
     wanted = _slug(anchor.rpartition("#")[2])
-    named = [c for c in items if _slug(innermost_heading(c)) == wanted]
+    named = [c for c in items if _heading_slug(c) == wanted or _explicit_slug(c) == wanted]
     repeat = _REPEAT.fullmatch(wanted)
     if named or repeat is None:
         return named
     base, nth = repeat.group(1), int(repeat.group(2))
     sections: list[list[SubstrateItem]] = []  # each section headed so: a first chunk starts one
     for item in items:
-        if _slug(innermost_heading(item)) == base:
+        if _heading_slug(item) == base:
             if not sections or item.provenance.get("chunk", 0) == 0:
                 sections.append([])
             sections[-1].append(item)
@@ -159,6 +160,16 @@ def anchored(items: list[SubstrateItem], anchor: str) -> list[SubstrateItem]:
 
 def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
     return allowed is None or item.scope in allowed  # (the index filtered already: again)
+
+
+def _heading_slug(item: SubstrateItem) -> str:
+    return _slug(innermost_heading(item))
+
+
+def _explicit_slug(item: SubstrateItem) -> str | None:
+    """The slug of the explicit id of ``item``'s heading (``{#setup}``), if it has one."""
+    anchor = item.provenance.get(ANCHOR)
+    return _slug(anchor) if isinstance(anchor, str) else None
 
 
 def _slug(heading: str) -> str:

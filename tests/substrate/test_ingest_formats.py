@@ -66,6 +66,27 @@ def test_a_tag_list_left_open_is_read_as_the_list_meant() -> None:
 
 
 @pytest.mark.parametrize(
+    "heading,section,anchor",
+    [
+        ("## [Install](https://example.com) guide", "Install guide", None),
+        ("## **Bold** and _light_ words", "Bold and light words", None),
+        ("## ![logo](logo.png) The [docs][ref]", "logo The docs", None),
+        ("## `__init__` and snake_case_name", "__init__ and snake_case_name", None),
+        ("## Setting up {#setup .unnumbered}", "Setting up", "setup"),
+        ("## Escaped \\*stars\\* and a * b * c", "Escaped *stars* and a * b * c", None),
+        ("Setext **heading** {#top}\n---", "Setext heading", "top"),
+    ],
+)
+def test_a_heading_reads_as_its_text_and_keeps_its_explicit_id(
+    heading: str, section: str, anchor: str | None
+) -> None:
+    parsed = _parse("markdown", f"# Doc\n\nIntro.\n\n{heading}\n\nBody.\n")
+    last = parsed.segments[-1]
+    assert last.section == f"Doc > {section}" and last.text.startswith(heading.split("\n")[0])
+    assert last.extra.get("anchor") == anchor
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("# Zebra migration\n", [("# Zebra migration", 1, 1)]),

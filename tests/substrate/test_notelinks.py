@@ -312,6 +312,35 @@ def test_an_anchor_to_a_repeated_heading_names_its_later_section(tmp_path: Path)
     assert "about herons" in linked[0] and "The first questions" in linked[1]
 
 
+def test_an_anchor_finds_a_heading_by_its_text_without_markup_or_by_its_explicit_id(
+    tmp_path: Path,
+) -> None:
+    from substrate.audit import audit_shard
+
+    setup = (
+        "# Setup\n\nIntro.\n\n## [Install](https://example.com) guide\n\nRun make.\n\n"
+        "## **Bold** settings {#config .wide}\n\nEdit the file, then restart the herons.\n"
+    )
+    links = (
+        "[install](setup.md#install-guide), [by id](setup.md#config), "
+        "[by text](setup.md#bold-settings) and [none](setup.md#installhttpsexamplecom-guide)"
+    )
+    _write(tmp_path / "notes", {"setup.md": setup, "a.md": f"# A\n\nSee {links}.\n"})
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    sections = {i.provenance["section"]: i.provenance.get("anchor") for i in store.all()}
+    assert sections == {
+        "A": None,
+        "Setup": None,
+        "Setup > Install guide": None,
+        "Setup > Bold settings": "config",
+    }
+    unresolved = [u["link"] for u in audit_shard(store).notes["unresolved"]]
+    assert unresolved == ["setup.md#installhttpsexamplecom-guide"]
+    linked = [s.item.text for s in multihop(store, "See by id", seeds=1).steps[1:]]
+    assert any("restart the herons" in text for text in linked)
+
+
 def test_a_link_to_no_note_is_told_at_its_own_line(tmp_path: Path) -> None:
     from substrate.audit import audit_shard
 

@@ -1,13 +1,15 @@
 """Markdown: one item per section (text under a heading), long sections chunked.
 
-A section keeps its heading path (``Install > Linux``, each heading cut to about 200 characters)
-in provenance. Headings are ATX (``#``) or setext (a one-line paragraph underlined with ``===``
-or ``---``); lines inside fenced code blocks, or in an HTML comment opened at the start of a
-line, are never headings. Front matter (``---`` YAML or ``+++`` TOML) becomes tags
-(``tags``/``keywords``/``categories``) and payload fields (everything else) of every item of
-the file. A heading with no text under it gives no item of its own; a document of nothing but
-headings is one item holding them all, and one of nothing but front matter is one item holding
-its title. A section's links to other notes are kept in its provenance (``notelinks``).
+A section keeps its heading path (``Install > Linux``, each heading as its text reads without
+inline markup, cut to about 200 characters) in provenance, and the explicit id of its heading
+(``{#linux}``), if any, as its ``anchor``. Headings are ATX (``#``) or setext (a one-line
+paragraph underlined with ``===`` or ``---``); lines inside fenced code blocks, or in an HTML
+comment opened at the start of a line, are never headings. Front matter (``---`` YAML or
+``+++`` TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields
+(everything else) of every item of the file. A heading with no text under it gives no item of
+its own; a document of nothing but headings is one item holding them all, and one of nothing
+but front matter is one item holding its title. A section's links to other notes are kept in
+its provenance (``notelinks``).
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
@@ -22,6 +24,7 @@ from typing import Any
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
+from substrate.ingest.formats.headings import ANCHOR, heading_text
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
 from substrate.ingest.formats.statuslines import replacement_fields
 from substrate.ingest.segment import Parsed, Segment
@@ -68,7 +71,7 @@ class _Doc:
         self.text = text
         self.ctx = ctx
         self.parsed = parsed
-        self.path: list[tuple[int, str]] = []
+        self.path: list[tuple[int, str, str | None]] = []  # (level, title, anchor)
         self._pos = 0
         self._line = 1
 
@@ -83,7 +86,8 @@ class _Doc:
         text = self.text
         if end <= start or _CONTENT.search(text, body, end) is None:
             return
-        section = SECTION_SEPARATOR.join(t for _, t in self.path) or None
+        section = SECTION_SEPARATOR.join(t for _, t, _ in self.path) or None
+        anchor = self.path[-1][2] if self.path else None
         first = self.line_at(start)
         ctx = self.ctx
         segments = text_segments(
@@ -93,12 +97,15 @@ class _Doc:
             links = note_links(seg.text, ctx)
             if links:
                 seg.extra[NOTE_LINKS] = links
+            if anchor:
+                seg.extra[ANCHOR] = anchor
         self.parsed.segments += segments
 
     def enter(self, level: int, title: str) -> None:
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
-        self.path.append((level, section_title(title)))
+        text, anchor = heading_text(title)
+        self.path.append((level, section_title(text), anchor))
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:

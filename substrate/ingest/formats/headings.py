@@ -1,0 +1,53 @@
+"""A Markdown heading as a reader sees it: its text without inline markup, and its anchor.
+
+``## [Install](https://example.com) guide`` reads "Install guide", and a link to
+``setup.md#install-guide`` finds it, as a rendered page's anchor would; ``**Bold** words``
+reads "Bold words". An explicit id written after the heading (``## Configuration {#config}``,
+as Pandoc, kramdown, MkDocs and Hugo write it) is the section's anchor and no part of its text.
+Code spans keep what they hold as it is (``__init__`` is no emphasis).
+"""
+
+from __future__ import annotations
+
+import re
+
+from substrate.notelinks import ANCHOR
+
+__all__ = ["ANCHOR", "heading_text"]
+# "{#id}" or "{#id .class key=value}" ending the heading
+_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
+# what is taken as it is: a code span ("`__init__`" is no emphasis) and an escaped mark
+_LITERAL = re.compile(r"(`+)(.+?)\1|\\([!-/:-@\[-`{-~])")
+# an image or a link, inline ("[text](url)") or by reference ("[text][ref]"): its text
+_LINK = re.compile(r"!?\[([^\[\]]*)\](?:\([^()]*\)|\[[^\[\]]*\])")
+# emphasis: "*" anywhere, "_" only at word edges (snake_case names stay as they are)
+_STARS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?!\*)")
+_UNDERSCORES = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+
+
+def heading_text(raw: str) -> tuple[str, str | None]:
+    """``raw`` (a heading line's title) as plain text, and its explicit id (None when it has
+    none)."""
+    anchor = None
+    explicit = _EXPLICIT_ID.search(raw) if "{#" in raw else None
+    if explicit is not None:
+        anchor, raw = explicit.group(1), raw[: explicit.start()]
+    if not any(mark in raw for mark in "[*_`\\"):  # nearly every heading: nothing to undo
+        return raw, anchor
+    parts: list[str] = []
+    last = 0
+    for literal in _LITERAL.finditer(raw):
+        parts.append(_plain(raw[last : literal.start()]))
+        parts.append(literal.group(3) or literal.group(2).strip() or literal.group(2))
+        last = literal.end()
+    parts.append(_plain(raw[last:]))
+    return "".join(parts), anchor
+
+
+def _plain(text: str) -> str:
+    text = _LINK.sub(r"\1", text)
+    while True:  # "***both***" and "**_nested_**" take one pass per level
+        undone = _UNDERSCORES.sub(r"\2", _STARS.sub(r"\2", text))
+        if undone == text:
+            return text
+        text = undone
