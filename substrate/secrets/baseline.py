@@ -160,7 +160,11 @@ def update_baseline(
         ShardError: the file or its folder cannot be read or written.
     """
     p = Path(path)
-    with exclusive_lock(p.parent.absolute()):
+    folder = p.parent.absolute()
+    if not folder.is_dir():  # else the lock would make a file of the folder's name
+        why = "is not a folder" if folder.exists() else "does not exist"
+        raise ShardError(f"cannot write baseline {p}: its folder {p.parent} {why}")
+    with exclusive_lock(folder):
         try:
             old = load_baseline(p)
         except NotFoundError:

@@ -523,6 +523,19 @@ def test_missing_or_corrupt_baseline_exits_3(mixle: Run, work: Path) -> None:
     assert bad.exit_code == 3 and "not valid JSON" in bad.stderr
 
 
+def test_a_baseline_in_a_missing_folder_is_refused_and_leaves_nothing(
+    mixle: Run, work: Path
+) -> None:
+    dirty(work)
+    before = sorted(p.name for p in work.iterdir())
+    result = mixle(
+        "scan-secrets", "deploy.py", "--baseline", "missing/base.json", "--update-baseline"
+    )
+    assert result.exit_code == 3
+    assert "its folder missing does not exist" in result.stderr
+    assert sorted(p.name for p in work.iterdir()) == before  # no file named "missing"
+
+
 # -- git: staged changes, --all, and the pre-commit hook -----------------------------------------
 
 
