@@ -573,13 +573,13 @@ class Substrate:
                 return CompactStats(before, before, len(lines))
             sources = _ingest_sources_before_compaction(self)
             mark, _ = log_file.replace_with(lines, read_size=before)
-            self.compacted = True
+            after = log_file.path.stat().st_size  # under the lock: what the next writer adds
+            self.compacted = True  # after it is no part of what compaction left
             _drop_search_index(self.root / INDEX_DIR)
             if sources is not None:  # under the lock: no ingest comes in between
                 sources.after_compaction(mark)
         self._reopen()
         self._fresh_view().write_catalog()
-        after = log_file.path.stat().st_size
         return CompactStats(before, after, len(lines))
 
     def checkpoint(self, *, min_lines: int = 0) -> bool:
