@@ -19,7 +19,10 @@ def default_shard_path(env: Mapping[str, str] | None = None) -> Path:
     elif sys.platform == "win32":
         base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
     else:
-        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+        # a relative XDG_DATA_HOME is ignored, as the XDG spec asks: the per-user shard must
+        # not move with the working directory (a cron job's is not a shell's)
+        xdg = env.get("XDG_DATA_HOME") or ""
+        base = Path(xdg) if os.path.isabs(xdg) else home / ".local" / "share"
     return base / "mixle" / "default"
 
 

@@ -307,6 +307,9 @@ def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> N
     assert find_shard(env={**env, "MIXLE_SHARD": "/env"}, cwd=project) == Path("/env")
     default = find_shard(env={**env, "XDG_DATA_HOME": str(tmp_path / "xdg")}, cwd=tmp_path)
     assert default == tmp_path / "xdg" / "mixle" / "default"
+    # a relative XDG_DATA_HOME is ignored (the XDG spec): it would move with the directory
+    relative = find_shard(env={**env, "XDG_DATA_HOME": "relative/path"}, cwd=tmp_path)
+    assert relative == tmp_path / ".local" / "share" / "mixle" / "default"
 
 
 def test_library_imports_without_cli_stack() -> None:
