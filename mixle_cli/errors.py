@@ -67,7 +67,9 @@ def classify(exc: BaseException) -> tuple[int, str, str | None]:
     if isinstance(exc, SubstrateError):
         return OPERATIONAL, str(exc), None
     if isinstance(exc, OSError):
-        where = f" {exc.filename}" if exc.filename else ""
+        from substrate import shown_path  # a name's bytes that are not UTF-8 written \xNN
+
+        where = f" {shown_path(os.fsdecode(exc.filename))}" if exc.filename else ""
         return OPERATIONAL, f"I/O error{where}: {exc.strerror or exc}", None
     if isinstance(exc, MemoryError):
         return (

@@ -159,7 +159,11 @@ def ask_cmd(
     min_confidence: Annotated[
         float,
         typer.Option(
-            "--min-confidence", min=0.0, max=1.0, help="Abstain below this heuristic confidence."
+            "--min-confidence",
+            min=0.0,
+            max=1.0,
+            callback=output.score_option,
+            help="Abstain below this heuristic confidence.",
         ),
     ] = 0.5,
     max_chars: Annotated[
@@ -395,8 +399,8 @@ def verify_cmd(
         if data["n_claims"]:
             grounded = f"{receipt.grounded_fraction:.0%}"
             output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
-        else:
-            output.note(f"nothing to check: {_no_claims(body)}")
+    if not data["n_claims"]:  # why it exits 1, in every mode (JSON holds no reason)
+        output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:
         raise typer.Exit(FOUND)
 

@@ -606,6 +606,8 @@ def _existing(given: str, *, folder: bool = False) -> Path:
         usage("a path is empty (was a variable left unset?)")
     if given == "-" and not folder:
         usage("this command reads a file; for standard input use `mixle ingest - --as FORMAT`")
+    if given == "-":  # an artifact is the folder its manifest describes: no stream has one
+        usage("this command reads a folder, not standard input (./- names a folder called -)")
     path = Path(given)
     if path.is_dir() if folder else path.is_file():
         if not os.access(path, os.R_OK | (os.X_OK if folder else 0)):

@@ -549,6 +549,8 @@ def scan_secrets(
     if items:
         if baseline is not None or fmt == "sarif":
             usage("--baseline and --sarif apply to files, not to --items")
+        if literal_paths or _given(ctx, "jobs"):  # items are read from the shard, in-process
+            usage("--literal-paths and --jobs apply to files, not to --items")
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
         from substrate import tracked_files
@@ -570,6 +572,12 @@ def scan_secrets(
         raise typer.Exit(OPERATIONAL)
     if findings:
         raise typer.Exit(FOUND)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option ``name`` was given on the command line (not left at its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"scan-secrets": scan_secrets}

@@ -674,6 +674,10 @@ def test_verify(mixle: Run, shop: dict[str, str]) -> None:
         assert checked.exit_code == 1 and "nothing to check" in checked.stderr
         vouched = mixle("--as", "shop", "verify", nothing, "--json")
         assert vouched.exit_code == 1 and vouched.json()["grounded_fraction"] is None
+        assert "nothing to check" in vouched.stderr  # the reason, in every mode
+        listed = mixle("--as", "shop", "verify", nothing, "--jsonl")
+        assert listed.exit_code == 1 and listed.stdout == ""
+        assert "nothing to check" in listed.stderr
     contradicted = mixle("--as", "shop", "verify", "Gift cards expire and can be used online.")
     assert contradicted.exit_code == 1 and "UNSUPPORTED" in contradicted.stdout
     # where to see what the shard says instead

@@ -270,6 +270,8 @@ def test_no_option_is_accepted_and_then_ignored(mixle: Callable[..., Any], tmp_p
     refused = {
         "--timeout applies": ("ask", "refunds", "--timeout", "5"),
         "--stdin-name names": ("scan-secrets", str(note), "--stdin-name", "x.env"),
+        "--literal-paths and --jobs apply": ("scan-secrets", "--items", "--literal-paths"),
+        "apply to files, not to --items": ("scan-secrets", "--items", "-j", "0"),
         "which --kind leaves out": (
             "retrieve",
             "refunds",
@@ -313,11 +315,41 @@ def test_an_empty_source_is_a_usage_error(
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("command", "told"),
+    [
+        ("ingest-file", "use `mixle ingest - --as FORMAT`"),
+        ("ingest-traces", "use `mixle ingest - --as FORMAT`"),
+        ("ingest-artifacts", "reads a folder, not standard input"),
+    ],
+)
+def test_a_dash_for_a_command_that_reads_no_stream_is_a_usage_error(
+    mixle: Callable[..., Any], command: str, told: str
+) -> None:
+    result = mixle(command, "-", input="{}\n")
+    assert result.exit_code == 2 and told in result.stderr
+
+
 def test_running_out_of_memory_says_so() -> None:
     from mixle_cli.errors import OPERATIONAL, classify
 
     code, message, hint = classify(MemoryError())
     assert code == OPERATIONAL and "out of memory" in message and hint
+
+
+def test_an_os_error_names_its_file_without_python_s_escapes() -> None:
+    import errno
+    import os
+
+    from mixle_cli.errors import OPERATIONAL, classify
+
+    name = os.fsdecode(b"/notes/caf\xe9.md")  # as Python holds a name that is not UTF-8
+    error = FileNotFoundError(errno.ENOENT, "No such file or directory", name)
+    code, message, _ = classify(error)
+    assert code == OPERATIONAL and message.endswith("/notes/caf\\xe9.md: No such file or directory")
+    assert "\udce9" not in message
+    byte_named = classify(FileNotFoundError(errno.ENOENT, "gone", b"/notes/caf\xe9.md"))[1]
+    assert "caf\\xe9.md" in byte_named
 
 
 @pytest.mark.parametrize(

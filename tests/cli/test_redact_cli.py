@@ -238,3 +238,16 @@ def test_a_table_file_is_redacted_by_its_column_names(mixle: Run, tmp_path: Path
     assert result.stdout.startswith("id,username,password\n1,alice,[REDACTED:")
     piped = mixle("redact", "-", input=table.read_text())  # no name: read as prose
     assert "Tr0ub4dor" in piped.stdout
+
+
+def test_a_file_that_cannot_be_read_is_named_as_scan_secrets_names_it(
+    mixle: Run, tmp_path: Path
+) -> None:
+    import os
+
+    missing = os.fsdecode(bytes(tmp_path) + b"/nofile\xe9.txt")  # a name that is not UTF-8
+    for command in ("redact", "scan-secrets"):
+        result = mixle(command, missing)
+        assert result.exit_code == 3, command
+        assert "cannot read" in result.stderr and "nofile\\xe9.txt" in result.stderr, command
+        assert "\udce9" not in result.stderr

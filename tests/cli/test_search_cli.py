@@ -465,6 +465,14 @@ def test_a_score_threshold_outside_0_1_is_a_usage_error(
     assert mixle(command, "refund", "--min-score", value).exit_code == 2
 
 
+@pytest.mark.parametrize("value", ["nan", "5", "-1"])
+def test_a_confidence_threshold_outside_0_1_is_a_usage_error(
+    mixle: Run, filled: dict[str, str], value: str
+) -> None:
+    refused = mixle("ask", "refund", "--min-confidence", value)
+    assert refused.exit_code == 2 and "--min-confidence" in refused.stderr
+
+
 def test_querying_a_shard_that_does_not_exist_creates_nothing(mixle, tmp_path: Path) -> None:
     missing = tmp_path / "typo"
     for command in ("retrieve", "multihop", "assemble-context", "ask"):
