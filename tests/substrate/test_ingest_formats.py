@@ -520,6 +520,21 @@ def test_a_headerless_list_of_secret_settings_is_read_as_key_value_records(
     ]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_excel_s_separator_line_names_the_delimiter_and_is_no_row(newline: str) -> None:
+    text = newline.join(["sep=;", "name;city", "Ada;London", "Grace;New York, NY", ""])
+    parsed = _parse("csv", text)
+    got = [(s.payload, s.line_start) for s in parsed.segments]
+    assert got == [
+        ({"name": "Ada", "city": "London"}, 3),
+        ({"name": "Grace", "city": "New York, NY"}, 4),
+    ]
+    broken = _parse("csv", "sep=|\na|b\n1|2|3\n")
+    assert [(i.line, i.reason) for i in broken.issues] == [
+        (3, "row has 3 fields, the header has 2")
+    ]
+
+
 def test_a_csv_cell_larger_than_the_csv_modules_default_limit_is_read() -> None:
     note = "word " * 40_000  # 200 KB in one quoted cell
     parsed = _parse("csv", f'id,note\n1,"{note}"\n')

@@ -2,7 +2,8 @@
 
 The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
 splits the header into more fields than a comma does; quoting rules are always the standard ones.
-A row with a different number of fields than the header is reported (file:line) and left out. A
+A first line ``sep=;``, which Excel writes to name the separator, is read as that: no row. A
+row with a different number of fields than the header is reported (file:line) and left out. A
 file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
 line where the row that cannot be read starts. TSV has no quoting convention: a ``.tsv`` file
 whose quotes do not follow CSV's is read again with quotes as plain characters.
@@ -34,6 +35,8 @@ from substrate.secrets.copies import copies_of
 from substrate.secrets.fields import KEYED_RULE, holds_secret
 
 _SNIFF_DELIMITERS = ",;\t|"
+# The first line Excel writes where a list separator is not a comma ("sep=;")
+_SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 
 
 def sniff_delimiter(text: str) -> str:
@@ -107,6 +110,10 @@ def parse_delimited(
 
 
 def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: bool) -> Parsed:
+    hint = _SEPARATOR_LINE.match(text)
+    previous = 0  # the last line read
+    if hint is not None:  # Excel's note of the separator: no row, and the delimiter
+        delimiter, text, previous = delimiter or hint.group(1), text[hint.end() :], 1
     delim = delimiter or sniff_delimiter(text)
     parsed = Parsed("tsv" if delim == "\t" else "csv")
     source = io.StringIO(text, newline="")
@@ -116,11 +123,11 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
     first_value: str | None = None  # of a first row read as a setting
-    previous = 0
+    lines_before = previous
     ordinal = 0
     try:
         for row in reader:
-            first, last = previous + 1, reader.line_num
+            first, last = previous + 1, lines_before + reader.line_num
             previous = last
             if not row:  # an empty line
                 continue
