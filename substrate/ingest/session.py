@@ -632,6 +632,11 @@ class IngestSession:
                 if state is not None and state.content_hash:  # not yet recorded as gone
                     self.queue(_Change(key, [], [], keep))
                 continue
+            if not ids and (state is None or not state.ids):
+                # never gave an item (left out as empty or binary): forgotten, not reported
+                # removed, as a file of a format never read is not
+                self.queue(_Change(key, [], [], keep))
+                continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
                 seen.add(shown)

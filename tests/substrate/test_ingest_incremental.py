@@ -204,6 +204,26 @@ def test_deleted_file_is_pruned_unless_no_prune(tree: Path, shard: Path) -> None
     assert all(i.provenance["source"] != "notes.txt" for i in Substrate(shard).iter_items())
 
 
+def test_only_a_deleted_file_that_gave_items_is_reported_removed(tmp_path: Path) -> None:
+    tree = tmp_path / "notes"
+    tree.mkdir()
+    (tree / "ok.txt").write_text("kept\n")
+    (tree / "gone.txt").write_text("gave one item\n")
+    (tree / "empty.md").write_text("   \n")  # skipped: nothing to store
+    (tree / "image.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")  # skipped: binary
+    (tree / "bad.txt").write_bytes(b"caf\xe9\n")  # failed: not UTF-8
+    (tree / "data.dat").write_text("not a format ingest reads\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tree)
+    for name in ("gone.txt", "empty.md", "image.txt", "bad.txt", "data.dat"):
+        (tree / name).unlink()
+    report = ingest_path(Substrate(shard), tree)
+    removed = [(f.source, f.items_removed) for f in report.files if f.status == "removed"]
+    assert removed == [("gone.txt", 1)] and report.files_removed == 1
+    (tree / "empty.md").write_text("now it says something\n")  # forgotten, then read anew
+    assert ingest_path(Substrate(shard), tree).files_added == 1
+
+
 def test_a_folder_found_empty_keeps_its_items_unless_empty_folders_are_pruned(
     tree: Path, shard: Path
 ) -> None:
