@@ -269,7 +269,8 @@ def ls(
     tag: TagFilterOpt = None,
     source: SourceOpt = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=1, help="Show at most N items.")
+        int | None,
+        typer.Option("--limit", "-n", "-k", min=1, help="Show at most N items."),
     ] = None,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,

@@ -60,7 +60,10 @@ def _weights(values: list[str] | None) -> dict[str, float]:
 def retrieve_cmd(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for (- reads standard input).")],
-    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many items to return.")] = 8,
+    k: Annotated[
+        int,
+        typer.Option("-k", "--k", "--limit", "-n", min=1, help="How many items to return."),
+    ] = 8,
     kinds: Annotated[
         list[str] | None,
         typer.Option(

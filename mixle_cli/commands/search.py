@@ -226,7 +226,10 @@ def search_cmd(
             help="What to look for (quote a query of several words; - reads standard input)."
         ),
     ],
-    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results at most.")] = 10,
+    k: Annotated[
+        int,
+        typer.Option("-k", "--k", "--limit", "-n", min=1, help="How many results at most."),
+    ] = 10,
     kind: KindsOpt = None,
     scope: Annotated[
         str | None, typer.Option("--scope", help="Only this scope (of those you may read).")

@@ -641,3 +641,15 @@ def test_a_scope_holding_no_item_is_named_when_nothing_matched(
         )
     # a scope that holds items, filtered down to none: only "no matching items"
     assert mixle("ls", "--scope", "local", "--kind", "graph").stderr == "no matching items\n"
+
+
+def test_how_many_results_is_spelled_alike_on_every_listing_command(
+    mixle: Run, filled: dict[str, str]
+) -> None:
+    for command in ("search", "retrieve"):
+        for flag in ("-k", "--k", "--limit", "-n"):
+            found = mixle(command, "refund", flag, "1", "--jsonl")
+            assert found.exit_code == 0 and len(found.jsonl()) == 1, (command, flag)
+    for flag in ("--limit", "-n", "-k"):
+        listed = mixle("ls", flag, "1", "--jsonl")
+        assert listed.exit_code == 0 and len(listed.jsonl()) == 1, flag
