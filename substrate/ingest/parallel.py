@@ -322,7 +322,18 @@ def _interrupts_held() -> Iterator[set[int | signal.Signals]]:
             signal.signal(held, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
         if noted:
-            signal.raise_signal(noted[0])
+            _deliver(noted[0], previous[noted[0]])
+
+
+def _deliver(signum: int, handler: Any) -> None:
+    """Run ``handler`` for a signal that was held back, here and now. (Raised again with
+    ``signal.raise_signal``, its Python handler would run at some later point, which may be
+    inside a finalizer the collector runs, and a ``KeyboardInterrupt`` raised there is
+    printed and dropped.)"""
+    if callable(handler):
+        handler(signum, None)
+    elif handler != signal.SIG_IGN:  # the default action: ends the process
+        signal.raise_signal(signum)
 
 
 def _ends(workers: list[_Worker]) -> Iterator[Connection]:
