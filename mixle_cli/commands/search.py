@@ -292,6 +292,8 @@ def search_cmd(
     rows: list[dict[str, Any]] = []
     hint = None
     if not analyzer.terms(query):
+        substrate.hits(query, k, filters=filters)  # finds nothing, but reads the shard as any
+        # search does: a corrupt one fails (exit 3) whatever the words asked for
         hint = (
             "the query has only very common or very short words (like 'the', 'what' or "
             "'x'), which are not indexed; add a word that names what you look for"

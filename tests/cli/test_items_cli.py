@@ -183,6 +183,9 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     result = mixle("ls")
     assert result.exit_code == 3
     assert f"{path}:4" in result.stderr and "Traceback" not in result.stderr
+    for query in ("c1", "the", "x"):  # words the index holds, or none at all: the same 3
+        searched = mixle("search", query)
+        assert searched.exit_code == 3 and f"{path}:4" in searched.stderr, query
     assert "fix or remove that line by hand" in result.stderr  # audit would only repeat it
     assert path.read_bytes() == before
     lines[3] = lines[2]  # the line fixed by hand, as the hint says
