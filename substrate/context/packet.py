@@ -101,13 +101,14 @@ def says_less(item: SubstrateItem, text: str) -> bool:
     return not set(_WORD.findall(safe_text(item_text(item)))) <= set(_WORD.findall(text))
 
 
-_LIST_MARK = re.compile(r"(?:[-*+•>]|\d{1,9}[.)])\s+")
+# a list or quote mark where a line starts ("CPU load > 90" and "10 - 30 days" keep theirs)
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+•>]|\d{1,9}[.)])[ \t]+", re.MULTILINE)
 
 
 def _plain_sentences(text: str) -> str:
     """``text``'s sentences on one line, without its headings and list marks: a brief line
     of "## After - Announce the failover" read as Markdown written flat."""
-    kept = (_LIST_MARK.sub("", part, count=1) for part in sentences(text) if not is_heading(part))
+    kept = (_LIST_MARK.sub("", part) for part in sentences(text) if not is_heading(part))
     return " ".join(kept)
 
 

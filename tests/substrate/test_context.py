@@ -208,6 +208,12 @@ def test_reference_render_format() -> None:
     note = items("## After\n\n- Announce the failover.\n1. Rebuild the old primary.")
     flat = ContextPacket("failover", note, [1], budget=ContextBudget(shape="brief"))
     assert flat.render(header=False) == "- Announce the failover. Rebuild the old primary."
+    # a mark only where a line starts: an operator inside a sentence is no list mark
+    said = items("Page on-call when CPU load > 90 percent. Refunds take 10 - 30 days.")
+    kept = ContextPacket("cpu", said, [1], budget=ContextBudget(shape="brief"))
+    assert kept.render(header=False) == (
+        "- Page on-call when CPU load > 90 percent. Refunds take 10 - 30 days."
+    )
     # whose facts, and from where: a person's note reads "Based in Berlin." alone
     priya = SubstrateItem(
         "text",

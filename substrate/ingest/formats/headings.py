@@ -14,6 +14,7 @@ import re
 from substrate.notelinks import ANCHOR
 
 __all__ = ["ANCHOR", "heading_text"]
+
 # "{#id}" or "{#id .class key=value}" ending the heading
 _EXPLICIT_ID = re.compile(r"[ \t]*\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
 # what is taken as it is: a code span ("`__init__`" is no emphasis) and an escaped mark
