@@ -136,8 +136,20 @@ def search(
         if item is None:  # the index and the store disagree; never return a ghost
             log.debug("search index lists %s but the store does not have it", r.item_id)
             continue
+        if filters is not None and not _still_fits(item, filters):
+            continue
         hits.append(Hit(item, min(1.0, r.score), r.explain, r.literal))
     return hits
+
+
+def _still_fits(item: SubstrateItem, filters: SearchFilters) -> bool:
+    """Whether a live item still has the scope and kind the index matched it by: an item of
+    an in-memory store changed in place (``get`` hands out the stored object) is indexed as
+    it was until it is put again, and a scope is a boundary whatever the index says."""
+    if filters.scopes is not None and item.scope not in filters.scopes:
+        return False
+    kinds = filters.kind
+    return kinds is None or item.kind == kinds or (isinstance(kinds, tuple) and item.kind in kinds)
 
 
 def first_items(substrate: Any, filters: SearchFilters, k: int) -> list[SubstrateItem]:
@@ -148,7 +160,8 @@ def first_items(substrate: Any, filters: SearchFilters, k: int) -> list[Substrat
     cache = current(substrate)
     ids = first_ids(cache.view, filters, k)
     items = substrate.read_items(ids, keep=False)  # looked at, not kept in the store
-    return [items[item_id] for item_id in ids if item_id in items]
+    found = (items[item_id] for item_id in ids if item_id in items)
+    return [item for item in found if _still_fits(item, filters)]
 
 
 def unmentioned(

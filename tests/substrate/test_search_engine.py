@@ -350,3 +350,21 @@ def test_a_search_writing_its_index_while_compact_runs_leaves_no_reclaimed_words
     assert children and children[0].wait(timeout=60) == 0
     on_disk = b"".join(p.read_bytes() for p in (root / "index").glob("search-*"))
     assert b"zq8xw2rk5vn1lp7tb4hcx" not in on_disk
+
+
+def test_an_item_moved_to_another_scope_in_place_is_not_found_under_its_old_one() -> None:
+    from substrate.search.engine import first_items, search
+    from substrate.search.filters import SearchFilters
+
+    store = Substrate()  # in memory: get() hands out the stored object itself
+    moved = store.add("text", "quarterly revenue forecast", scope="teamA")
+    store.add("text", "revenue of the other team", scope="teamB")
+    assert len(search(store, "revenue", filters=SearchFilters(scopes={"teamA"}))) == 1
+    item = store.get(moved)
+    assert item is not None
+    item.scope, item.kind = "secret", "record"  # not put again: the index still says teamA
+    for filters in (SearchFilters(scopes={"teamA"}), SearchFilters(kind="text")):
+        found = [h.item.id for h in search(store, "revenue", filters=filters)]
+        assert moved not in found
+        assert moved not in [i.id for i in first_items(store, filters, 10)]
+    assert store.search("revenue", scope="teamA") == []
