@@ -79,7 +79,7 @@ _EXPORTS: dict[str, str] = {
     "admit": "substrate.gate",
     "GateResult": "substrate.gate",
     "approve": "substrate.proposals",
-    "APPROVED": "substrate.proposals",
+    "APPROVED": "substrate.governance",
     "authorize_publish": "substrate.governance",
     "authorize_write": "substrate.governance",
     "Governance": "substrate.governance",
@@ -87,12 +87,12 @@ _EXPORTS: dict[str, str] = {
     "load_governance": "substrate.governance",
     "already_proposed": "substrate.proposals",
     "pending": "substrate.proposals",
-    "PENDING": "substrate.proposals",
+    "PENDING": "substrate.governance",
     "proposal_events": "substrate.proposals",
     "proposal_of": "substrate.proposals",
     "propose": "substrate.proposals",
     "reject": "substrate.proposals",
-    "REJECTED": "substrate.proposals",
+    "REJECTED": "substrate.governance",
     "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
@@ -378,6 +378,15 @@ if TYPE_CHECKING:
         admit as admit,
     )
     from substrate.governance import (
+        APPROVED as APPROVED,
+    )
+    from substrate.governance import (
+        PENDING as PENDING,
+    )
+    from substrate.governance import (
+        REJECTED as REJECTED,
+    )
+    from substrate.governance import (
         Governance as Governance,
     )
     from substrate.governance import (
@@ -505,15 +514,6 @@ if TYPE_CHECKING:
     )
     from substrate.log import (
         Watermark as Watermark,
-    )
-    from substrate.proposals import (
-        APPROVED as APPROVED,
-    )
-    from substrate.proposals import (
-        PENDING as PENDING,
-    )
-    from substrate.proposals import (
-        REJECTED as REJECTED,
     )
     from substrate.proposals import (
         already_proposed as already_proposed,

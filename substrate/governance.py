@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 
 SECTION = "governance"
+# A proposal's states (``substrate.proposals``), importable from here as the seed API has them
+PENDING = "pending"
+APPROVED = "approved"
+REJECTED = "rejected"
 
 
 @dataclass

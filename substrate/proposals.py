@@ -19,6 +19,9 @@ import orjson
 from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from substrate.gate import refuse_unfit_names
 from substrate.governance import (
+    APPROVED,
+    PENDING,
+    REJECTED,
     Governance,
     authorize_moving_out,
     load_governance,
@@ -31,10 +34,6 @@ from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
-
-PENDING = "pending"
-APPROVED = "approved"
-REJECTED = "rejected"
 
 
 def proposal_of(item: SubstrateItem) -> dict[str, Any] | None:

@@ -28,7 +28,8 @@ def carry_over(items: Iterable[SubstrateItem], stored: dict[str, SubstrateItem])
     """Give each item with a stored version of the same content, in the same scope, that
     version's creation time and proposals; returns what to tell of the pending proposals that
     cannot carry over (the item's tags changed, and the reviewers saw other content)."""
-    from substrate.proposals import PENDING, proposal_of, proposed_content
+    from substrate.governance import PENDING
+    from substrate.proposals import proposal_of, proposed_content
 
     notices = []
     for item in items:
@@ -83,7 +84,8 @@ def carried_line(
 def withdrawn_proposals(removed: Iterable[SubstrateItem], why: str) -> list[str]:
     """What to tell of the pending proposals of ``removed`` items, which go with them; ``why``
     says why the items go, and what to do ("replaced by ...: propose the new version ...")."""
-    from substrate.proposals import PENDING, proposal_of
+    from substrate.governance import PENDING
+    from substrate.proposals import proposal_of
 
     notices = []
     for item in removed:

@@ -50,3 +50,15 @@ def test_the_library_prints_no_log_record_unless_the_program_asks() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "waiting" not in done.stderr and "shown" in done.stderr
+
+
+def test_the_proposal_states_import_from_the_governance_module_as_the_seed_has_them() -> None:
+    from substrate import proposals
+    from substrate.governance import APPROVED, PENDING, REJECTED
+
+    assert (PENDING, APPROVED, REJECTED) == ("pending", "approved", "rejected")
+    assert (proposals.PENDING, proposals.APPROVED, proposals.REJECTED) == (
+        PENDING,
+        APPROVED,
+        REJECTED,
+    )
