@@ -223,8 +223,9 @@ def revoke_approver(
     by: str | None,
     scopes: Collection[str] | None = None,
     team: str | None = None,
-) -> None:
-    """Remove ``who`` from the approvers of ``scope`` and save it.
+) -> int:
+    """Remove ``who`` from the approvers of ``scope`` and save it; returns how many approvers
+    it has left (0: the scope is no longer gated, and anyone who reads it may publish into it).
 
     Args:
         substrate: the shard.
@@ -244,6 +245,7 @@ def revoke_approver(
         if not _may_administer(governance, by, scope):
             raise _refuse_administration(repr(by), scope)
         governance.revoke(who, scope)
+        return len(governance.approvers.get(scope, ()))
 
 
 def authorize_publish(

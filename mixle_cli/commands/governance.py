@@ -437,13 +437,19 @@ def revoke_cmd(
     """Stop WHO approving promotions into SCOPE (saved in mixle.toml)."""
     app_state = state(ctx)
     acting = app_state.acting_name(by)
-    revoke_approver(
+    left = revoke_approver(
         app_state.substrate(), who, scope, by=acting, scopes=app_state.scopes, team=app_state.team
     )
     if json:
-        output.emit_json({"revoked": who, "scope": scope})
+        output.emit_json({"revoked": who, "scope": scope, "approvers_left": left})
     else:
         output.emit_text(f"{who} may no longer approve for {scope}")
+    if not left:  # said, never silent: the scope's gate is gone with its last approver
+        output.note(
+            f"warning: {scope} has no approver now: anyone who reads it may publish into it, "
+            f"and its pending proposals can no longer be approved (grant an approver to gate "
+            f"it again: `mixle grant NAME {scope}`)"
+        )
 
 
 def approvers_cmd(ctx: typer.Context, json: JsonOpt = False, jsonl: JsonlOpt = False) -> None:

@@ -306,11 +306,16 @@ def test_grant_revoke_and_approvers(mixle: Run, add: Add, isolated_shard_env: Pa
     # --json is the list of the --jsonl objects, as in ls and pending
     assert mixle("--as", "dev", "approvers", "--json").json() == rows
     assert "alice, bob" in mixle("--as", "ops", "approvers").stdout
-    assert mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice").exit_code == 0
+    revoked = mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice")
+    assert revoked.exit_code == 0 and "warning" not in revoked.stderr  # alice still gates it
     missing = mixle("--as", "ops", "revoke", "bob", "public", "--by", "alice")
     assert missing.exit_code == 1 and "not an approver" in missing.stderr
     settings = tomllib.loads((isolated_shard_env / "mixle.toml").read_text())
     assert settings["governance"]["approvers"] == {"ops": ["ops"], "public": ["alice"]}
+    # the last approver leaving opens the scope: allowed (she is its approver), never silent
+    last = mixle("--as", "ops", "revoke", "alice", "public", "--by", "alice", "--json")
+    assert last.json() == {"revoked": "alice", "scope": "public", "approvers_left": 0}
+    assert "public has no approver now: anyone who reads it may publish" in last.stderr
 
 
 def test_approvers_when_none(mixle: Run, add: Add) -> None:
