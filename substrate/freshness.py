@@ -336,7 +336,7 @@ def _verdict(
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
     if item.id in replaced:
         # the successor as its note names it: a name may hold a secret, masked as paths are
-        signals.append(f"replaced: by {safe_text(replaced[item.id])} (its note says so)")
+        signals.append(f"replaced: by {safe_text(replaced[item.id])} (a note says so)")
     if max_age_s is not None and age > max_age_s:
         signals.append(
             f"aged: {format_duration(age)} old exceeds the {format_duration(max_age_s)} policy "

@@ -106,7 +106,12 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
         by_stem.setdefault(_stem(note), []).append(note)
     pairs = list(_replacements(notes, by_stem))
     current = _replaced(pairs)
-    replaced = {old.id: _name_of(new) for new, old in pairs if old.id in current}
+    successors: dict[str, list[str]] = {}  # a note may name several ("replaced_by: [a, b]")
+    for new, old in pairs:
+        names = successors.setdefault(old.id, []) if old.id in current else None
+        if names is not None and _name_of(new) not in names:
+            names.append(_name_of(new))
+    replaced = {old_id: ", ".join(names) for old_id, names in successors.items()}
     paired = {old.id for _, old in pairs}  # decided above, rings included
     for note in notes:
         # (a note naming itself replaces nothing)

@@ -202,7 +202,7 @@ def test_freshness_reports_a_replaced_note(tmp_path: Path, status: str, supersed
     (stale,) = freshness_report(store)["stale"]
     (item,) = [i for i in store.iter_items() if i.id == stale["item_id"]]
     assert item.provenance["source"] == "adr-3-retries.md"
-    assert stale["signals"] == ["replaced: by adr-7-retries.md (its note says so)"]
+    assert stale["signals"] == ["replaced: by adr-7-retries.md (a note says so)"]
     assert not check_freshness(store, item.id).fresh
     (tmp_path / "b").mkdir()
     assert freshness_report(notes(tmp_path / "b"))["n_stale"] == 0  # nothing replaced
@@ -353,3 +353,17 @@ def test_a_sentence_that_mentions_a_superseded_thing_replaces_nothing(tmp_path: 
     ingest_path(store, folder)
     text, passed_over = ask(store)
     assert "3 times" in text and "5 times" in text and passed_over == []
+
+
+def test_a_note_replaced_by_several_names_each_of_them(tmp_path: Path) -> None:
+    from substrate.freshness import freshness_report
+
+    (tmp_path / "multi.md").write_text(
+        "---\nreplaced_by:\n  - p.md\n  - q.md\n---\n# Multi\n\nThe old plan.\n"
+    )
+    (tmp_path / "p.md").write_text("# P\n\nThe first half of the plan.\n")
+    (tmp_path / "q.md").write_text("# Q\n\nThe second half of the plan.\n")
+    store = Substrate()
+    ingest_path(store, tmp_path)
+    (stale,) = freshness_report(store)["stale"]
+    assert stale["signals"] == ["replaced: by p.md, q.md (a note says so)"]
