@@ -15,10 +15,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.answer import CONFIDENCE_KIND, DEFAULT_MIN_RELEVANCE
+from substrate.answer import (
+    CONFIDENCE_KIND,
+    DEFAULT_MIN_RELEVANCE,
+    unmentioned_in,
+    unmentioned_weight,
+)
 from substrate.context.compress import truncate
 from substrate.errors import InvalidInputError
 from substrate.retrieval import retrieve
+from substrate.search.filters import SearchFilters
 from substrate.secrets import safe_text
 from substrate.telemetry import Recorder, emit
 
@@ -300,11 +306,23 @@ def retrieve_action(
 
     def run(question: str) -> list[Fragment]:
         found = retrieve(substrate, question, k=k, scope=scope, scopes=visible, min_score=floor)
+        # a score earned by one word in common is weighed as answers weigh it
+        readable = SearchFilters(scopes=_readable(scope, visible))
+        weight = unmentioned_weight(unmentioned_in(substrate, question, readable)[1])
         return [
-            Fragment(i.text, s) for i, s in zip(found.items, found.scores, strict=True) if i.text
+            Fragment(i.text, s * weight)
+            for i, s in zip(found.items, found.scores, strict=True)
+            if i.text
         ]
 
     return Action(name, "retrieve", run, cost=cost, description="", base_score=0.35)
+
+
+def _readable(scope: str | None, visible: frozenset[str] | None) -> frozenset[str] | None:
+    """The scopes a retrieve action reads: its ``scope``, of those ``visible`` (None: all)."""
+    if scope is None:
+        return visible
+    return frozenset({scope}) if visible is None else visible & {scope}
 
 
 def compute_action(

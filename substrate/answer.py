@@ -196,6 +196,24 @@ class Answer:
         ]
 
 
+def unmentioned_in(
+    substrate: Substrate, question: str, readable: SearchFilters
+) -> tuple[frozenset[str], float]:
+    """The words of ``question``'s topic that no item ``readable`` lets through mentions,
+    and their share of its idf mass (``search.engine.unmentioned``)."""
+    topic = without_light_verbs(topic_text(question))
+    return unmentioned(substrate, topic, filters=readable, alike=said_alike())
+
+
+def unmentioned_weight(unseen_share: float) -> float:
+    """How much a confidence or score still counts when ``unseen_share`` of the question is
+    about what the shard never mentions: one word in common ("the parking policy" and a note
+    of the refund policy) is not an answer."""
+    if unseen_share < UNMENTIONED_SHARE:
+        return 1.0
+    return (1.0 - min(unseen_share, 1.0)) ** 2
+
+
 def answerability(
     question: str,
     top_score: float,
@@ -228,9 +246,7 @@ def answerability(
         + W_SENTENCE * best_share
         + W_BIAS
     )
-    confidence = 1.0 / (1.0 + math.exp(-z))
-    if unseen_share >= UNMENTIONED_SHARE:
-        confidence *= (1.0 - min(unseen_share, 1.0)) ** 2
+    confidence = 1.0 / (1.0 + math.exp(-z)) * unmentioned_weight(unseen_share)
     return round(confidence, 4)
 
 
@@ -439,9 +455,7 @@ def answer_from_substrate(
         # up as asked, and if nothing says it still, the question is not answered
         top, evidence, ranked_evidence, packet, retired = gather(question)
         unstated = not says_frame()
-    unseen, unseen_share = unmentioned(
-        substrate, without_light_verbs(topic), filters=readable, alike=said_alike()
-    )
+    unseen, unseen_share = unmentioned_in(substrate, question, readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
     text: str | None = None
     n_cited = stated = 0

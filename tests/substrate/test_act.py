@@ -172,6 +172,20 @@ def test_retrieve_action_reflects_real_scores(shop: Substrate) -> None:
     assert retrieve_action(shop, min_score=0.0).run("refund cats")
 
 
+def test_one_word_in_common_is_no_evidence_for_a_question_about_something_else() -> None:
+    from substrate.harness import support_triage_harness
+
+    store = Substrate()
+    store.add("text", "The refund policy allows returns within 30 days.")
+    store.add("text", "Our office cat is named Biscuit.")
+    reasoner = Reasoner(echo, substrate=store)
+    for other in ("What is the parking policy?", "What is the name of the CEO?"):
+        assert reasoner.ask(other).abstained, other  # "policy", "name": nothing of parking
+        assert support_triage_harness(store, echo).handle(other).status == "escalated"
+    asked = reasoner.ask("What is the refund policy?")
+    assert not asked.abstained and "30 days" in (asked.answer or "")
+
+
 def test_builders() -> None:
     class Skill:
         name = "adder"
