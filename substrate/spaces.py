@@ -100,7 +100,7 @@ def _shareable_history(entries: Any) -> list[Any]:
     return out
 
 
-_NOT_SHARED = frozenset({"replaced", "from_provenance"})
+_NOT_SHARED = frozenset({"replaced", "from_provenance", "kept_provenance"})
 
 
 def _without_reasons(prov: dict[str, Any]) -> None:
@@ -308,6 +308,19 @@ def merge_versions(
     return keep_id
 
 
+# What an item's provenance records of its own lineage and review, not of its text: kept by
+# a merge whichever side's text it keeps (the source, lines and hash follow the text)
+_LINEAGE_KEYS = (
+    "version_history",
+    "version",
+    "merged",
+    "published_by",
+    "published_from",
+    "proposal",
+    "proposals",
+)
+
+
 def _merged(
     keep: SubstrateItem, other: SubstrateItem, *, by: str | None, prefer: str
 ) -> SubstrateItem:
@@ -335,6 +348,9 @@ def _merged(
             "text": loser.text,
             "payload": copy.deepcopy(loser.payload),
         }
+    if winner is other:  # where the text comes from, and what its file said, go with it
+        entry["kept_provenance"] = {k: v for k, v in prov.items() if k not in _LINEAGE_KEYS}
+        prov = {**other_prov, **{k: prov[k] for k in _LINEAGE_KEYS if k in prov}}
     entries.append(entry)
     prov["version_history"] = entries
     prov["version"] = version

@@ -213,8 +213,9 @@ def _visible_entry(entry: Any, visible: Callable[[object], bool]) -> Any:
     if not isinstance(entry, dict):
         return entry
     shown = dict(entry)
-    if isinstance(shown.get("from_provenance"), dict):
-        shown["from_provenance"] = _visible_references(shown["from_provenance"], visible)
+    for recorded in ("from_provenance", "kept_provenance"):
+        if isinstance(shown.get(recorded), dict):
+            shown[recorded] = _visible_references(shown[recorded], visible)
     if isinstance(shown.get("from_history"), list):
         shown["from_history"] = [_visible_entry(inner, visible) for inner in shown["from_history"]]
     return shown

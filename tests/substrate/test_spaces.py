@@ -454,3 +454,22 @@ def test_pending_items_hold_no_link_to_what_the_reader_cannot_read(store: Substr
     assert seen.id == shared and seen.links == []
     assert store.get(shared).links == [hidden]  # type: ignore[union-attr]  # a view only
     assert pending(store)[0].links == [hidden]  # the stored object, for the shard's owner
+
+
+def test_a_merge_that_keeps_the_other_text_takes_where_it_comes_from(store: Substrate) -> None:
+    where_a = {"source": "a.md", "path": "/n/a.md", "line_start": 2, "content_hash": "aa"}
+    where_b = {"source": "b.md", "path": "/n/b.md", "line_start": 5, "content_hash": "bb"}
+    keep = store.add("text", "Rate limit is 100 per minute.", scope=PUBLIC, provenance=where_a)
+    other = store.add("text", "Rate limit is 500 per minute.", scope=PUBLIC, provenance=where_b)
+    publish(store, [other], to=PUBLIC, by="dev")  # the later version: its text wins
+    merge_versions(store, keep, other, by="lead")
+    merged = store.get(keep)
+    assert merged is not None and merged.text == "Rate limit is 500 per minute."
+    cited = {k: merged.provenance.get(k) for k in where_b}
+    assert cited == where_b  # a citation of the text names the file and line that say it
+    assert merged.provenance["version"] == 2 and merged.provenance["merged"] is True
+    entry = merged.provenance["version_history"][-1]
+    assert {k: entry["kept_provenance"][k] for k in where_a} == where_a  # nothing lost
+    publish(store, [keep], to="shared")
+    shared = store.get(keep)
+    assert shared is not None and "kept_provenance" not in shared.provenance["version_history"][-1]
