@@ -272,6 +272,12 @@ def ls(
         int | None,
         typer.Option("--limit", "-n", "-k", min=1, help="Show at most N items."),
     ] = None,
+    offset: Annotated[
+        int,
+        typer.Option(
+            "--offset", min=0, help="Skip the first N items that match (page with --limit)."
+        ),
+    ] = 0,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
@@ -287,9 +293,10 @@ def ls(
     from_source = source_matcher(prefixes) if prefixes else None
 
     held = False  # whether the scope asked for holds an item (before the other filters)
+    skipped = 0  # items that matched before the page --offset asks for
 
     def selected() -> Iterator[SubstrateItem]:
-        nonlocal held
+        nonlocal held, skipped
         shown = 0
         app_state = state(ctx)
         substrate = app_state.substrate()
@@ -304,6 +311,9 @@ def ls(
                 continue
             if from_source is not None and not from_source(item_source(item)):
                 continue
+            if skipped < offset:  # a page further on: these matched, and were shown before
+                skipped += 1
+                continue
             shown += 1
             yield item
 
@@ -317,6 +327,9 @@ def ls(
     for item in selected():
         rows.append(item_summary(item))
         origins.append(_origin(item))
+    if not rows and skipped:
+        output.note(f"no items past the first {skipped} that match")
+        return
     if not rows:  # as search says it: a table of headings alone reads as output
         # (read by kind, the scope may hold items of other kinds: then it is looked up)
         output.note(state(ctx).nothing_in(scope, held=held or (None if one_kind else False)))

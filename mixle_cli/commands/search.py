@@ -230,6 +230,10 @@ def search_cmd(
         int,
         typer.Option("-k", "--k", "--limit", "-n", min=1, help="How many results at most."),
     ] = 10,
+    offset: Annotated[
+        int,
+        typer.Option("--offset", min=0, help="Skip the N best results first (page with --limit)."),
+    ] = 0,
     kind: KindsOpt = None,
     scope: Annotated[
         str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
@@ -301,21 +305,25 @@ def search_cmd(
             else "the query has no words, only punctuation; search for a word"
         )
     else:
-        hits = substrate.hits(query, k, filters=filters, explain=explain)
+        hits = substrate.hits(query, k + offset, filters=filters, explain=explain)
         kept = [
             h
             for h in hits
             if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
             and (h.score >= min_score if min_score is not None else not _aside(h, hits))
-        ]
+        ][offset:]
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
         replaced = {i: safe_text(by) for i, by in superseded([h.item for h in kept]).items()}
         rows = [
             {**result_row(n, h, query, analyzer, name), "replaced_by": replaced.get(h.item.id)}
-            for n, (h, name) in enumerate(zip(kept, names, strict=True), 1)
+            for n, (h, name) in enumerate(zip(kept, names, strict=True), offset + 1)
         ]
-    meant = _did_you_mean(substrate, shown, filters) if hint is None and not rows else None
+    meant = (
+        _did_you_mean(substrate, shown, filters)
+        if hint is None and not rows and not offset
+        else None
+    )
     if how is Mode.JSON:
         extra = {"did_you_mean": meant} if meant else {}
         output.emit_json({"query": shown, "n": len(rows), "results": rows, **extra})
@@ -325,6 +333,8 @@ def search_cmd(
         _print_rows(rows)
     if hint is not None:
         output.note(f"hint: {hint}")
+    elif not rows and offset:
+        output.note(f"no results past the first {offset}")
     elif not rows:
         nothing = app_state.nothing_in(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")

@@ -653,3 +653,19 @@ def test_how_many_results_is_spelled_alike_on_every_listing_command(
     for flag in ("--limit", "-n", "-k"):
         listed = mixle("ls", flag, "1", "--jsonl")
         assert listed.exit_code == 0 and len(listed.jsonl()) == 1, flag
+
+
+def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
+    for n in range(5):
+        mixle("add", f"heron sighting number {n} at the lake")
+    listed = [row["id"] for row in mixle("ls", "--jsonl").jsonl()]
+    page = mixle("ls", "--limit", "2", "--offset", "1", "--jsonl").jsonl()
+    assert [row["id"] for row in page] == listed[1:3]
+    past = mixle("ls", "--offset", "9")
+    assert past.exit_code == 0 and "no items past the first 5" in past.stderr
+    found = [row["id"] for row in mixle("search", "heron", "--jsonl").jsonl()]
+    second = mixle("search", "heron", "--limit", "2", "--offset", "2", "--jsonl").jsonl()
+    assert [row["id"] for row in second] == found[2:4]
+    assert [row["rank"] for row in second] == [3, 4]
+    beyond = mixle("search", "heron", "--offset", "50")
+    assert beyond.exit_code == 0 and "no results past the first 50" in beyond.stderr
