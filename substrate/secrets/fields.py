@@ -120,20 +120,8 @@ def _entry_name(mapping: dict[Any, Any]) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def _judged_by(key: Any, named: str | None, plural: str | None = None) -> str:
-    """The key a mapping's value under ``key`` is judged by: the ``named`` entry's name, its
-    own key, or else, in a mapping of secrets (``{"secrets": {"db": "..."}}``), the one each of
-    them is (``plural``, ``_each_of`` its key) when its own names no secret."""
-    if named is not None and key in _VALUE_FIELDS:
-        return named
-    own = str(key)
-    return plural if plural is not None and classify_key(own) is None else own
-
-
-def _plural_of(key: str | None) -> str | None:
-    """What each entry of a mapping under ``key`` is, when ``key`` names many secrets."""
-    each = _each_of(key)
-    return each if each != key else None
+def _judged_by(key: Any, named: str | None) -> str:
+    return named if named is not None and key in _VALUE_FIELDS else str(key)
 
 
 def _walk(
@@ -146,7 +134,7 @@ def _walk(
     if isinstance(value, str) or _keyed_number(value, key):
         yield path, key, value
     elif isinstance(value, dict):
-        named, plural = _entry_name(value), _plural_of(key)
+        named = _entry_name(value)
         for i, (k, v) in enumerate(value.items()):
             name = str(k)
             # a key can hold a pasted secret too; then the path names its position instead,
@@ -154,7 +142,7 @@ def _walk(
             shown = f"<key {i}>" if _hits_for(name, None) else name
             where = f"{path}.{shown}" if path else shown
             yield f"{where}<key>", None, name
-            yield from _walk(v, where, _judged_by(k, named, plural), depth + 1)
+            yield from _walk(v, where, _judged_by(k, named), depth + 1)
     elif isinstance(value, _SEQUENCES):
         each = _each_of(key)
         for i, v in enumerate(value):
@@ -180,16 +168,16 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
     if isinstance(value, str) or _keyed_number(value, key):
         out.append((key, value))
     elif isinstance(value, dict):
-        named, plural = _entry_name(value), _plural_of(key)
+        named = _entry_name(value)
         for k, v in value.items():
             out.append((None, str(k)))
             if isinstance(v, str):
                 if depth < _MAX_DEPTH:
-                    out.append((_judged_by(k, named, plural), v))
+                    out.append((_judged_by(k, named), v))
             elif isinstance(v, _CONTAINERS):
-                _strings(v, _judged_by(k, named, plural), depth + 1, out)
+                _strings(v, _judged_by(k, named), depth + 1, out)
             elif type(v) in _NUMBERS and depth < _MAX_DEPTH:
-                judged = _judged_by(k, named, plural)
+                judged = _judged_by(k, named)
                 if classify_key(judged) is not None:
                     out.append((judged, v))
     elif isinstance(value, _SEQUENCES):
@@ -311,13 +299,13 @@ def _redact(
         return _redact_string(str(value), masked, found, None) if masked else value
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
-        named, plural = _entry_name(value), _plural_of(key)
+        named = _entry_name(value)
         for k, v in value.items():
             name = (
                 _redact_string(k, _known(hits, k, None), found, copies) if isinstance(k, str) else k
             )
             kept = None if top and k in LOCATIONS else copies  # a file location keeps its copies
-            judged_by = _judged_by(k, named, plural)
+            judged_by = _judged_by(k, named)
             out[free_key(name, out)] = _redact(v, judged_by, depth + 1, found, kept, hits)
         return out
     if isinstance(value, list):

@@ -450,25 +450,3 @@ def test_a_number_under_a_secret_key_is_judged_by_the_key_as_the_text_scanner_do
     assert {k: stored[k] for k in kept} == {k: payload[k] for k in kept}
     assert result.item.text == "db [REDACTED:sensitive_assignment]"  # its copy in the text
     assert result.redactions == 3 and scan_item(result.item).clean
-
-
-def test_each_value_of_a_map_of_secrets_is_judged_as_one() -> None:
-    payload = {
-        "cfg": {"secrets": {"db": "Hb7qLz93pWm2Rt", "key_file": "./keys/api.txt"}},
-        "passwords": {"vpn": "hunter2Zq!x"},
-        "tokens": {"bos": "<s>", "eos": "</s>", "pad": "Understanding"},  # a tokenizer's
-        "settings": {"db": "Hb7qLz93pWm2Rt"},  # no secret by its name: its copy is masked
-    }
-    result = admit(SubstrateItem(kind="record", payload=payload))
-    stored = result.item.payload
-    assert stored["cfg"]["secrets"] == {
-        "db": "[REDACTED:sensitive_assignment]",
-        "key_file": "./keys/api.txt",  # a path names where a secret is, not the secret
-    }
-    assert stored["passwords"] == {"vpn": "[REDACTED:sensitive_assignment]"}
-    assert stored["tokens"] == payload["tokens"]
-    assert stored["settings"] == {"db": "[REDACTED:sensitive_assignment]"}
-    assert [f.field for f in scan_item(SubstrateItem(kind="record", payload=payload)).findings] == [
-        "payload.cfg.secrets.db",
-        "payload.passwords.vpn",
-    ]
