@@ -36,8 +36,11 @@ KEYED_RULE = "sensitive_assignment"  # a value that is a secret by the name it i
 _SEQUENCES = (list, tuple)  # tuples of types: ``isinstance`` with ``a | b`` builds a union per call
 _CONTAINERS = (dict, list, tuple)
 # A value judged by the key it is under
-Judged = str | int | float
-_NUMBERS = frozenset({int, float})  # by exact type: True and False are no secret numbers
+Judged = str | int
+# A number a password may be read as: an integer (a PIN, digits only), by exact type (True and
+# False are no secret numbers); never a fraction ("pass_rate: 0.73", "pass@1: 0.85" are
+# measures) nor an integer longer than any password (str() refuses 4,300 digits and more)
+_MAX_SECRET_BITS = 128
 _MAX_DEPTH = 64
 MAX_NESTING = _MAX_DEPTH  # deeper values are refused by the write-time gate
 # A setting written as an entry with its name beside its value: a Kubernetes env entry
@@ -74,10 +77,15 @@ def _keyed_hits(value: str, key: str, *, quoted: bool) -> list[Hit]:
     return []
 
 
+def _secret_number(value: object) -> bool:
+    """Whether ``value`` is a number that may be a password (``_MAX_SECRET_BITS``)."""
+    return type(value) is int and value.bit_length() <= _MAX_SECRET_BITS
+
+
 def _keyed_number(value: object, key: str | None) -> bool:
     """Whether ``value`` is a number under a key that names a secret: the only numbers the
     gate judges (most are sizes, counts and times, under keys that name none)."""
-    return type(value) in _NUMBERS and key is not None and classify_key(key) is not None
+    return _secret_number(value) and key is not None and classify_key(key) is not None
 
 
 def _value_hits(value: Judged, key: str | None) -> list[Hit]:
@@ -176,7 +184,7 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
                     out.append((_judged_by(k, named), v))
             elif isinstance(v, _CONTAINERS):
                 _strings(v, _judged_by(k, named), depth + 1, out)
-            elif type(v) in _NUMBERS and depth < _MAX_DEPTH:
+            elif _secret_number(v) and depth < _MAX_DEPTH:
                 judged = _judged_by(k, named)
                 if classify_key(judged) is not None:
                     out.append((judged, v))

@@ -423,13 +423,16 @@ def test_a_number_under_a_secret_key_is_judged_by_the_key_as_the_text_scanner_do
     payload = {
         "service": "db",
         "db_password": 9876543210123,  # YAML and TOML read an unquoted password as a number
-        "vpn": {"pin_code": 1234, "secret": 3.14159},
+        "vpn": {"pin_code": 1234, "secret": 73910284},
         "passwords": [83920174],
         "password": 1234,  # too short and plain to be told from a setting, as in a file
         "api_key": 12345678901234567890,  # a machine-made key is never all digits
         "port": 5432,
         "max_password_length": 64,
         "password_set": True,
+        "pass_rate": 0.734375,  # a fraction is a measure, never a password
+        "pass@1": 0.853658,
+        "password_hash": 10**5000,  # longer than any password (and than str() takes)
     }
     item = SubstrateItem(kind="record", text="db 9876543210123", payload=payload)
     scan = scan_item(item)
@@ -439,14 +442,15 @@ def test_a_number_under_a_secret_key_is_judged_by_the_key_as_the_text_scanner_do
         "payload.vpn.secret",
     ]
     # the same values written out as a file's text: what scan-secrets and redact find
-    for key, value in [("db_password", 9876543210123), ("secret", 3.14159), ("password", 1234)]:
+    for key, value in [("db_password", 9876543210123), ("secret", 73910284), ("password", 1234)]:
         assert bool(find_secrets(f"{key}: {value}")) == (value != 1234)
     result = admit(item)
     stored = result.item.payload
     assert stored["db_password"] == "[REDACTED:sensitive_assignment]"
     assert stored["passwords"] == ["[REDACTED:sensitive_assignment]"]
     assert stored["vpn"] == {"pin_code": 1234, "secret": "[REDACTED:sensitive_assignment]"}
-    kept = ("password", "api_key", "port", "max_password_length", "password_set")
+    kept = ("password", "api_key", "port", "max_password_length", "password_set", "pass_rate")
     assert {k: stored[k] for k in kept} == {k: payload[k] for k in kept}
+    assert stored["pass@1"] == 0.853658 and stored["password_hash"] == 10**5000
     assert result.item.text == "db [REDACTED:sensitive_assignment]"  # its copy in the text
     assert result.redactions == 3 and scan_item(result.item).clean
