@@ -350,7 +350,8 @@ def _merged(
         }
     if winner is other:  # where the text comes from, and what its file said, go with it
         entry["kept_provenance"] = {k: v for k, v in prov.items() if k not in _LINEAGE_KEYS}
-        prov = {**other_prov, **{k: prov[k] for k in _LINEAGE_KEYS if k in prov}}
+        located = {k: v for k, v in other_prov.items() if k not in _LINEAGE_KEYS}
+        prov = {**located, **{k: prov[k] for k in _LINEAGE_KEYS if k in prov}}
     entries.append(entry)
     prov["version_history"] = entries
     prov["version"] = version

@@ -473,3 +473,19 @@ def test_a_merge_that_keeps_the_other_text_takes_where_it_comes_from(store: Subs
     publish(store, [keep], to="shared")
     shared = store.get(keep)
     assert shared is not None and "kept_provenance" not in shared.provenance["version_history"][-1]
+
+
+def test_a_merge_takes_no_review_or_publication_record_from_the_merged_away_item(
+    store: Substrate,
+) -> None:
+    keep = store.add("text", "first draft", scope="ops")
+    other = store.add("text", "second draft", scope="ops", provenance={"source": "b.md"})
+    publish(store, [other], to="ops", by="bob")  # the later version: its text wins
+    propose(store, [other], to=PUBLIC, by="bob")
+    merge_versions(store, keep, other, by="carol")
+    merged = store.get(keep)
+    assert merged is not None and merged.text == "second draft"
+    assert merged.provenance["source"] == "b.md"  # where the text is from comes with it
+    for key in ("proposal", "proposals", "published_by", "published_from"):
+        assert key not in merged.provenance, key  # ... but not the other's review or record
+    assert pending(store) == []  # the other's proposal went with it
