@@ -101,15 +101,23 @@ def says_less(item: SubstrateItem, text: str) -> bool:
     return not set(_WORD.findall(safe_text(item_text(item)))) <= set(_WORD.findall(text))
 
 
-# a list or quote mark where a line starts ("CPU load > 90" and "10 - 30 days" keep theirs)
-_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+•>]|\d{1,9}[.)])[ \t]+", re.MULTILINE)
+# a list or quote mark where a line starts, or after the colon that introduces the list
+# ("To fail over: - Promote the replica"); "CPU load > 90" and "10 - 30 days" keep theirs
+_LIST_MARK = re.compile(
+    r"(?:^[ \t]*(?:[-*+•>]|\d{1,9}[.)])|(?<=:)[ \t]*(?:[-*+•]|\d{1,9}[.)]))[ \t]+", re.MULTILINE
+)
 
 
 def _plain_sentences(text: str) -> str:
     """``text``'s sentences on one line, without its headings and list marks: a brief line
     of "## After - Announce the failover" read as Markdown written flat."""
-    kept = (_LIST_MARK.sub("", part) for part in sentences(text) if not is_heading(part))
+    kept = (_LIST_MARK.sub(_unmarked, part) for part in sentences(text) if not is_heading(part))
     return " ".join(kept)
+
+
+def _unmarked(mark: re.Match[str]) -> str:
+    """What a list mark gives way to: nothing at a line's start, a space after a colon."""
+    return " " if mark.start() and mark.string[mark.start() - 1] == ":" else ""
 
 
 @dataclass

@@ -214,6 +214,12 @@ def test_reference_render_format() -> None:
     assert kept.render(header=False) == (
         "- Page on-call when CPU load > 90 percent. Refunds take 10 - 30 days."
     )
+    # ... and after the colon that opens a list, where the sentence goes on
+    listed = items("To fail over:\n- Promote the replica.\n- Announce it. Alert at: > 90.")
+    flat_list = ContextPacket("fail over", listed, [1], budget=ContextBudget(shape="brief"))
+    assert flat_list.render(header=False) == (
+        "- To fail over: Promote the replica. Announce it. Alert at: > 90."
+    )
     # whose facts, and from where: a person's note reads "Based in Berlin." alone
     priya = SubstrateItem(
         "text",
