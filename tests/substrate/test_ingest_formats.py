@@ -75,6 +75,9 @@ def test_a_tag_list_left_open_is_read_as_the_list_meant() -> None:
         ("## Setting up {#setup .unnumbered}", "Setting up", "setup"),
         ("## Escaped \\*stars\\* and a * b * c", "Escaped *stars* and a * b * c", None),
         ("Setext **heading** {#top}\n---", "Setext heading", "top"),
+        ("## *args and **kwargs", "*args and **kwargs", None),  # no emphasis: as written
+        ("## Wildcards * and ** and ***", "Wildcards * and ** and ***", None),
+        ("## Use \\{#esc}", "Use {#esc}", None),  # an escaped brace opens no id
     ],
 )
 def test_a_heading_reads_as_its_text_and_keeps_its_explicit_id(

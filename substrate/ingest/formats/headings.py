@@ -16,14 +16,16 @@ from substrate.notelinks import ANCHOR
 __all__ = ["ANCHOR", "heading_text"]
 
 # "{#id}" or "{#id .class key=value}" ending the heading
-_EXPLICIT_ID = re.compile(r"[ \t]*\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
+_EXPLICIT_ID = re.compile(r"[ \t]*(?<!\\)\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
 # what is taken as it is: a code span ("`__init__`" is no emphasis) and an escaped mark
 _LITERAL = re.compile(r"(`+)(.+?)\1|\\([!-/:-@\[-`{-~])")
 # an image or a link, inline ("[text](url)") or by reference ("[text][ref]"): its text
 _LINK = re.compile(r"!?\[([^\[\]]*)\](?:\([^()]*\)|\[[^\[\]]*\])")
-# emphasis: "*" anywhere, "_" only at word edges (snake_case names stay as they are)
-_STARS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1(?!\*)")
-_UNDERSCORES = re.compile(r"(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+# emphasis: "*" anywhere, "_" only at word edges (snake_case names stay as they are); a mark
+# opens before a character that is no space nor mark, and closes after one ("*args and
+# **kwargs", "* and **" are no emphasis)
+_STARS = re.compile(r"(?<!\*)(\*{1,3})(?=[^\s*])(.+?)(?<=[^\s*])\1(?!\*)")
+_UNDERSCORES = re.compile(r"(?<![\w_])(_{1,3})(?=[^\s_])(.+?)(?<=[^\s_])\1(?![\w_])")
 
 
 def heading_text(raw: str) -> tuple[str, str | None]:
