@@ -106,19 +106,22 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
         by_stem.setdefault(_stem(note), []).append(note)
     pairs = list(_replacements(notes, by_stem))
     current = _replaced(pairs)
-    successors: dict[str, list[str]] = {}  # a note may name several ("replaced_by: [a, b]")
+    found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
     for new, old in pairs:
-        names = successors.setdefault(old.id, []) if old.id in current else None
-        if names is not None and _name_of(new) not in names:
-            names.append(_name_of(new))
-    replaced = {old_id: ", ".join(names) for old_id, names in successors.items()}
+        if old.id in current:
+            found.setdefault(old.id, {}).setdefault(_stem(new), _name_of(new))
     paired = {old.id for _, old in pairs}  # decided above, rings included
     for note in notes:
-        # (a note naming itself replaces nothing)
-        named = [name for name in successor_names(note) if _stem_named(note, name) != _stem(note)]
-        if named and note.id not in paired:
-            replaced[note.id] = ", ".join(_as_source_name(note, name) for name in named)
-    return replaced
+        if note.id in paired and note.id not in current:
+            continue  # in a ring: neither is replaced
+        for name in successor_names(note):  # those not among the items too
+            stem = _stem_named(note, name)
+            if stem == _stem(note):
+                continue  # a note naming itself replaces nothing
+            named = found.setdefault(note.id, {})
+            if not any(s in named for s in (stem, *_stems_named(stem, by_stem))):
+                named[stem] = _as_source_name(note, name)
+    return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
 
 
 def _as_source_name(item: SubstrateItem, name: str) -> str:

@@ -367,3 +367,8 @@ def test_a_note_replaced_by_several_names_each_of_them(tmp_path: Path) -> None:
     ingest_path(store, tmp_path)
     (stale,) = freshness_report(store)["stale"]
     assert stale["signals"] == ["replaced: by p.md, q.md (a note says so)"]
+    (tmp_path / "q.md").unlink()  # one successor not ingested: still named
+    alone = Substrate()
+    ingest_path(alone, tmp_path)
+    (stale,) = freshness_report(alone)["stale"]
+    assert stale["signals"] == ["replaced: by p.md, q.md (a note says so)"]
