@@ -295,6 +295,7 @@ def search_cmd(
     analyzer = Analyzer()
     rows: list[dict[str, Any]] = []
     hint = None
+    skipped = 0  # results that matched before the page --offset asks for
     if not analyzer.terms(query):
         substrate.hits(query, k, filters=filters)  # finds nothing, but reads the shard as any
         # search does: a corrupt one fails (exit 3) whatever the words asked for
@@ -306,12 +307,13 @@ def search_cmd(
         )
     else:
         hits = substrate.hits(query, k + offset, filters=filters, explain=explain)
-        kept = [
+        matched = [
             h
             for h in hits
             if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
             and (h.score >= min_score if min_score is not None else not _aside(h, hits))
-        ][offset:]
+        ]
+        kept, skipped = matched[offset:], min(offset, len(matched))
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
         replaced = {i: safe_text(by) for i, by in superseded([h.item for h in kept]).items()}
@@ -320,9 +322,7 @@ def search_cmd(
             for n, (h, name) in enumerate(zip(kept, names, strict=True), offset + 1)
         ]
     meant = (
-        _did_you_mean(substrate, shown, filters)
-        if hint is None and not rows and not offset
-        else None
+        _did_you_mean(substrate, shown, filters) if hint is None and not (rows or skipped) else None
     )
     if how is Mode.JSON:
         extra = {"did_you_mean": meant} if meant else {}
@@ -333,8 +333,8 @@ def search_cmd(
         _print_rows(rows)
     if hint is not None:
         output.note(f"hint: {hint}")
-    elif not rows and offset:
-        output.note(f"no results past the first {offset}")
+    elif not rows and skipped:
+        output.note(f"no results past the first {skipped}")
     elif not rows:
         nothing = app_state.nothing_in(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")

@@ -100,6 +100,10 @@ def load_baseline(path: str | Path) -> Baseline:
         raw = p.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise NotFoundError(f"baseline {p} not found") from exc
+    except NotADirectoryError as exc:  # a file where its folder should be
+        raise ShardError(
+            f"cannot read baseline {p}: its folder {p.parent} is not a folder"
+        ) from exc
     except OSError as exc:
         raise ShardError(f"cannot read baseline {p}: {exc.strerror or exc}") from exc
     try:

@@ -534,6 +534,9 @@ def test_a_baseline_in_a_missing_folder_is_refused_and_leaves_nothing(
     assert result.exit_code == 3
     assert "its folder missing does not exist" in result.stderr
     assert sorted(p.name for p in work.iterdir()) == before  # no file named "missing"
+    (work / "afile").write_text("")
+    blocked = mixle("scan-secrets", "deploy.py", "--baseline", "afile/b.json", "--update-baseline")
+    assert blocked.exit_code == 3 and "its folder afile is not a folder" in blocked.stderr
 
 
 # -- git: staged changes, --all, and the pre-commit hook -----------------------------------------

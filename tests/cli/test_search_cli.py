@@ -668,4 +668,6 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
     assert [row["id"] for row in second] == found[2:4]
     assert [row["rank"] for row in second] == [3, 4]
     beyond = mixle("search", "heron", "--offset", "50")
-    assert beyond.exit_code == 0 and "no results past the first 50" in beyond.stderr
+    assert beyond.exit_code == 0 and "no results past the first 5" in beyond.stderr
+    none = mixle("search", "heron", "--kind", "record", "--offset", "2")  # nothing matches
+    assert none.exit_code == 0 and "past the first" not in none.stderr
