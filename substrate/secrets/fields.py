@@ -3,8 +3,8 @@
 An item's ``text``, ``tags`` and every string inside ``payload`` and ``provenance`` (nested
 dicts and lists included) are scanned. A payload entry whose *key* names a secret
 (``{"db": {"password": "..."}}``) is judged as an assignment even though the string alone
-carries no context; so is a number under such a key (``vpn_password: 83920174`` in front
-matter reads as an integer), judged as the text scanner judges it written bare. Findings name
+carries no context; so is an integer under such a key (``vpn_password: 83920174`` in front
+matter reads as one), judged as the text scanner judges it written bare. Findings name
 the field path where they were found, for example ``payload.db.password`` or ``tags[2]``.
 """
 
@@ -89,7 +89,7 @@ def _keyed_number(value: object, key: str | None) -> bool:
 
 
 def _value_hits(value: Judged, key: str | None) -> list[Hit]:
-    """The hits of a string, or of a number under a key (in its digits, ``str(value)``): a
+    """The hits of a string, or of an integer under a key (in its digits, ``str(value)``): a
     number carries no context of its own, so only its key can make it a secret, and it is
     judged as written bare (``pin = 83920174``), as the text scanner reads it in a file."""
     if isinstance(value, str):
