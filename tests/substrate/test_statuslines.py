@@ -24,6 +24,16 @@ from substrate.ingest.formats.statuslines import replacement_fields
         ("- Supersedes: ADR-008", {"supersedes": ["ADR-008"]}),
         ("Replaces: ADR-5, ADR-6 and ADR-7", {"supersedes": ["ADR-5", "ADR-6", "ADR-7"]}),
         ("Supersedes: ADR-008 (the 30-day rule)", {"supersedes": ["ADR-008"]}),
+        # a link to a heading of the note names the note
+        (
+            "- Status: Superseded by [ADR-4](adr-004.md#decision)",
+            {"superseded_by": ["adr-004.md"]},
+        ),
+        ("Replaced by: [[adr-4#Decision]]", {"superseded_by": ["adr-4"]}),
+        (
+            "Replaced by: [the new flow](<onboarding v2.md>)",
+            {"superseded_by": ["onboarding v2.md"]},
+        ),
     ],
 )
 def test_labels_at_the_start_of_a_line_name_what_replaced_what(

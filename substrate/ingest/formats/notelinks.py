@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from substrate.ingest.formats.context import ParseContext
 from substrate.notelinks import NOTE_LINKS, ingest_root
 
-__all__ = ["MAX_LINKS", "NOTE_LINKS", "note_links"]
+__all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
 
 # A section linking to more notes than this keeps the first ones: an index page of a thousand
 # links would otherwise copy them into each of its chunks.
@@ -37,11 +37,11 @@ _CODE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 # (an image is no note: ``![alt](a.png)``; ``\[`` is a bracket, not a link)
-_INLINE = re.compile(
+INLINE_LINK = re.compile(
     r"(?<![!\\])\[[^\[\]\n]*\]\(\s*(?:<(?P<angled>[^<>\n]+)>|(?P<bare>[^\s()<>]+))"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
 )
-_WIKI = re.compile(
+WIKI_LINK = re.compile(
     r"(?<!\\)(?P<embed>!?)\[\[(?P<name>[^\s\[\]|#][^\[\]|#\n]*)?(?P<anchor>#[^\[\]|\n]*)?"
     r"(?:\|[^\[\]\n]*)?\]\]"
 )
@@ -56,11 +56,11 @@ def note_links(text: str, ctx: ParseContext) -> list[str]:
         return []
     prose = _CODE.sub(" ", text)
     found: list[str] = []
-    for m in _INLINE.finditer(prose):
+    for m in INLINE_LINK.finditer(prose):
         target = _resolved(m.group("angled") or m.group("bare"), ctx)
         if target is not None:
             found.append(target)
-    for m in _WIKI.finditer(prose):
+    for m in WIKI_LINK.finditer(prose):
         name = (m.group("name") or "").strip().rstrip("\\")  # (``\|`` in a table cell)
         anchor = (m.group("anchor") or "").strip().rstrip("\\")
         if m.group("embed") and _MEDIA.search(name):

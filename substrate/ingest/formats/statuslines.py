@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from substrate.ingest.formats.notelinks import INLINE_LINK, WIKI_LINK
+
 # Where notes put their status: under the title, or in a short "Status" section below it
 HEAD_LINES = 40
 # What of a status line is read: its names are near the label
@@ -27,8 +29,6 @@ _STATUS = re.compile(
     r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*+:)",
     re.IGNORECASE,
 )
-_LINK = re.compile(r"\[[^\]\n]{0,200}\]\(\s*+<?([^)\s>]{1,200}+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_WIKI = re.compile(r"\[\[([^\]|#\n]{1,200})")
 _FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 # Names in a list: "ADR-5, ADR-6 and ADR-7" ("and" only before another numbered name)
 _LIST = re.compile(r",|\band\b(?=\s+\S*\d)")
@@ -69,9 +69,11 @@ def _names(rest: str) -> list[str]:
     """The notes named after a label: its links' targets, else each name of a list ("ADR-009",
     "ADR-005, ADR-006"): a name like a file's ("ADR-009 (March)"), or the words as written
     ("the new flow")."""
-    linked = _LINK.findall(rest) + [name.strip() for name in _WIKI.findall(rest)]
-    if linked:
-        return linked
+    linked = [m.group("angled") or m.group("bare") for m in INLINE_LINK.finditer(rest)]
+    linked += [(m.group("name") or "") for m in WIKI_LINK.finditer(rest)]
+    named = [name.partition("#")[0].strip() for name in linked]  # the note, not its heading
+    if any(named):
+        return [name for name in named if name]
     names = []
     for part in _LIST.split(rest.replace("*", "").split(";")[0]):
         words = part.strip(" \t.:").split()
