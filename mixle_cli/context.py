@@ -259,3 +259,10 @@ def state(ctx: typer.Context) -> AppState:
     if not isinstance(root.obj, AppState):
         root.obj = AppState()
     return root.obj
+
+
+def given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option ``name`` of ``ctx``'s command was typed on the command line, not
+    left at its default (nor taken from the environment)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"

@@ -573,8 +573,9 @@ class Substrate:
                 return CompactStats(before, before, len(lines))
             sources = _ingest_sources_before_compaction(self)
             mark, _ = log_file.replace_with(lines, read_size=before)
-            after = log_file.path.stat().st_size  # under the lock: what the next writer adds
-            self.compacted = True  # after it is no part of what compaction left
+            # measured under the lock: what the next writer appends is no part of it
+            after = log_file.path.stat().st_size
+            self.compacted = True
             _drop_search_index(self.root / INDEX_DIR)
             if sources is not None:  # under the lock: no ingest comes in between
                 sources.after_compaction(mark)

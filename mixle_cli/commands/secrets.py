@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import AppState, state
+from mixle_cli.context import AppState, given, state
 from mixle_cli.errors import FOUND, OK, OPERATIONAL, fail, usage
 from mixle_cli.stdin import stdin_piped, stdin_stream
 
@@ -549,7 +549,7 @@ def scan_secrets(
     if items:
         if baseline is not None or fmt == "sarif":
             usage("--baseline and --sarif apply to files, not to --items")
-        if literal_paths or _given(ctx, "jobs"):  # items are read from the shard, in-process
+        if literal_paths or given(ctx, "jobs"):  # items are read from the shard, in-process
             usage("--literal-paths and --jobs apply to files, not to --items")
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
@@ -572,12 +572,6 @@ def scan_secrets(
         raise typer.Exit(OPERATIONAL)
     if findings:
         raise typer.Exit(FOUND)
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    """Whether the option ``name`` was given on the command line (not left at its default)."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name == "COMMANDLINE"
 
 
 COMMANDS: dict[str, Callable[..., None]] = {"scan-secrets": scan_secrets}

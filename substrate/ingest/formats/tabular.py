@@ -111,9 +111,9 @@ def parse_delimited(
 
 def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: bool) -> Parsed:
     hint = _SEPARATOR_LINE.match(text)
-    previous = 0  # the last line read
+    skipped = 0  # lines before the rows
     if hint is not None:  # Excel's note of the separator: no row, and the delimiter
-        delimiter, text, previous = delimiter or hint.group(1), text[hint.end() :], 1
+        delimiter, text, skipped = delimiter or hint.group(1), text[hint.end() :], 1
     delim = delimiter or sniff_delimiter(text)
     parsed = Parsed("tsv" if delim == "\t" else "csv")
     source = io.StringIO(text, newline="")
@@ -123,11 +123,11 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
         reader = csv.reader(source, delimiter=delim, strict=True, quoting=csv.QUOTE_NONE)
     header: list[str] | None = None
     first_value: str | None = None  # of a first row read as a setting
-    lines_before = previous
+    previous = skipped  # the last line read
     ordinal = 0
     try:
         for row in reader:
-            first, last = previous + 1, lines_before + reader.line_num
+            first, last = previous + 1, skipped + reader.line_num
             previous = last
             if not row:  # an empty line
                 continue
