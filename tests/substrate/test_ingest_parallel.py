@@ -612,3 +612,22 @@ def test_a_second_ctrl_c_while_stopping_still_waits_for_every_worker(
         ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, progress=interrupt)
     monkeypatch.setattr(os, "waitpid", real_waitpid)
     assert calls["n"] >= 3 and len(forked) == 2 and reaped(forked)
+
+
+def test_a_ctrl_c_noted_while_forking_is_handed_to_its_handler_when_the_hold_ends() -> None:
+    """Raised again as a signal, a noted Ctrl-C waits for a later bytecode (or, here, for the
+    thread to unblock it); handed to its handler, it is acted on before the hold returns."""
+    import signal
+
+    calls: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: calls.append(signum))
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with parallel._interrupts_held():
+            # another thread took it: Python calls the main thread's handler, which notes it
+            signal.getsignal(signal.SIGINT)(signal.SIGINT, None)  # type: ignore[operator]
+            assert calls == []
+        assert calls == [signal.SIGINT]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)
