@@ -15,8 +15,13 @@ from substrate.notelinks import ANCHOR
 
 __all__ = ["ANCHOR", "heading_text"]
 
-# "{#id}" or "{#id .class key=value}" ending the heading
-_EXPLICIT_ID = re.compile(r"[ \t]*(?<!\\)\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
+# "{#id}" or "{#id .class key=value}" ending the heading (looked for in its last _ID_CHARS)
+_EXPLICIT_ID = re.compile(r"(?<!\\)\{#([^\s{}]+)(?:[ \t]+[^{}]*)?\}[ \t]*$")
+_ID_CHARS = 200
+# The most of a heading read for its markup: a section path keeps ~200 characters of it, and
+# emphasis is found in time that grows with the square of the text read (a heading may be a
+# megabyte of minified text); the rest is kept as written
+_READ_CHARS = 1000
 # what is taken as it is: a code span ("`__init__`" is no emphasis) and an escaped mark
 _LITERAL = re.compile(r"(`+)(.+?)\1|\\([!-/:-@\[-`{-~])")
 # an image or a link, inline ("[text](url)") or by reference ("[text][ref]"): its text
@@ -32,19 +37,21 @@ def heading_text(raw: str) -> tuple[str, str | None]:
     """``raw`` (a heading line's title) as plain text, and its explicit id (None when it has
     none)."""
     anchor = None
-    explicit = _EXPLICIT_ID.search(raw) if "{#" in raw else None
+    before_tail = max(0, len(raw) - _ID_CHARS)
+    explicit = _EXPLICIT_ID.search(raw, before_tail) if "{#" in raw[before_tail:] else None
     if explicit is not None:
-        anchor, raw = explicit.group(1), raw[: explicit.start()]
+        anchor, raw = explicit.group(1), raw[: explicit.start()].rstrip(" \t")
     if not any(mark in raw for mark in "[*_`\\"):  # nearly every heading: nothing to undo
         return raw, anchor
+    head, rest = raw[:_READ_CHARS], raw[_READ_CHARS:]
     parts: list[str] = []
     last = 0
-    for literal in _LITERAL.finditer(raw):
-        parts.append(_plain(raw[last : literal.start()]))
+    for literal in _LITERAL.finditer(head):
+        parts.append(_plain(head[last : literal.start()]))
         parts.append(literal.group(3) or literal.group(2).strip() or literal.group(2))
         last = literal.end()
-    parts.append(_plain(raw[last:]))
-    return "".join(parts), anchor
+    parts.append(_plain(head[last:]))
+    return "".join(parts) + rest, anchor
 
 
 def _plain(text: str) -> str:
