@@ -101,9 +101,7 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     front matter names that is not among them (``superseded_by: adr-005``: current,
     wherever it is)."""
     notes = [item for item in items if _note_of(item) is not None]
-    by_stem: dict[str, list[SubstrateItem]] = {}
-    for note in notes:
-        by_stem.setdefault(_stem(note), []).append(note)
+    by_stem = _Stems(notes)
     pairs = list(_replacements(notes, by_stem))
     current = _replaced(pairs)
     found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
@@ -119,7 +117,7 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
             if stem == _stem(note):
                 continue  # a note naming itself replaces nothing
             named = found.setdefault(note.id, {})
-            if not any(s in named for s in (stem, *_stems_named(stem, by_stem))):
+            if not any(s in named for s in (stem, *by_stem.named(stem))):
                 named[stem] = _as_source_name(note, name)
     return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
 
@@ -162,7 +160,7 @@ def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
 
 
 def _replacements(
-    notes: list[SubstrateItem], by_stem: dict[str, list[SubstrateItem]]
+    notes: list[SubstrateItem], by_stem: _Stems
 ) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
     """(newer, older) for each pair of ``notes`` (items of different files) that front matter
     says one replaced the other."""
@@ -175,27 +173,41 @@ def _replacements(
                 yield new, item
 
 
-def _named(
-    item: SubstrateItem, field: str, by_stem: dict[str, list[SubstrateItem]]
-) -> list[SubstrateItem]:
+def _named(item: SubstrateItem, field: str, by_stem: _Stems) -> list[SubstrateItem]:
     """The items of the notes that ``item``'s front-matter ``field`` names (other files)."""
     own = _note_of(item)
     found: list[SubstrateItem] = []
     for name in _values(item.payload.get(field)):
-        for stem in _stems_named(_stem_named(item, name), by_stem):
-            found.extend(n for n in by_stem[stem] if _note_of(n) != own)
+        for stem in by_stem.named(_stem_named(item, name)):
+            found.extend(n for n in by_stem.notes[stem] if _note_of(n) != own)
     return found
 
 
-def _stems_named(stem: str, by_stem: dict[str, list[SubstrateItem]]) -> list[str]:
-    """The stems of ``by_stem`` that ``stem`` names: itself, or for a numbered record
-    ("adr-009") the one file named by its number and a title ("adr-009-session-lifetime")."""
-    if stem in by_stem:
-        return [stem]
-    if not stem[-1:].isdigit():
-        return []
-    titled = [other for other in by_stem if other.startswith(stem + "-")]
-    return titled if len(titled) == 1 else []
+# Where a numbered record's number ends in its stem, before its title ("adr-009-session")
+_NUMBER_END = re.compile(r"\d-")
+
+
+class _Stems:
+    """The items of notes by their file's stem, and the stems of numbered records by the
+    stem their number alone makes ("adr-009" -> "adr-009-session-lifetime"), each worked out
+    once: a lookup costs no pass over every note."""
+
+    def __init__(self, notes: Sequence[SubstrateItem]) -> None:
+        self.notes: dict[str, list[SubstrateItem]] = {}
+        for note in notes:
+            self.notes.setdefault(_stem(note), []).append(note)
+        self.titled: dict[str, list[str]] = {}
+        for stem in self.notes:
+            for m in _NUMBER_END.finditer(stem):
+                self.titled.setdefault(stem[: m.start() + 1], []).append(stem)
+
+    def named(self, stem: str) -> list[str]:
+        """The stems ``stem`` names: itself, or for a numbered record the one file named by
+        its number and a title."""
+        if stem in self.notes:
+            return [stem]
+        titled = self.titled.get(stem, [])
+        return titled if len(titled) == 1 else []
 
 
 def _stem_named(item: SubstrateItem, name: str) -> str:
