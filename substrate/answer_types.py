@@ -39,11 +39,12 @@ def _anything(_sentence: str) -> bool:
 
 
 # A place named after a word that places ("in Lisbon", "in the Netherlands", "from Dublin",
-# "location: Porto", "the city is Lisbon"; not "cleaned by Facilities", nor a title, "Office
-# practicalities")
+# "location: Porto", "the city is Lisbon", "Office: Berlin"; not "cleaned by Facilities",
+# nor a title, "Office practicalities")
 _PLACE = re.compile(
     r"(?i:\b(?:in|at|from|near|to)\s+(?:the\s+)?"
-    r"|\b(?:location|city|country|town|place)(?::|\s+is)\s+(?:the\s+)?)([^\W\d_][\w'’-]*)"
+    r"|\b(?:location|city|country|town|place|office|site|region|base|based|hq|headquarters)"
+    r"(?::|\s+is)\s+(?:(?:in|at)\s+)?(?:the\s+)?)([^\W\d_][\w'’-]*)"
 )
 # A time said in words too ("after lunch", "in the morning") or on a clock
 _TIME = re.compile(
@@ -55,7 +56,8 @@ _TIME = re.compile(
 _VERSION = re.compile(r"\d|\b(?:latest|newest|current|oldest|previous|stable|lts)\b", re.I)
 
 
-def _place(sentence: str) -> bool:
+def states_place(sentence: str) -> bool:
+    """Whether ``sentence`` names a place after a word that places it (``_PLACE``)."""
     return any(m.group(1)[:1].isupper() for m in _PLACE.finditer(sentence))
 
 
@@ -90,7 +92,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"number|port", _DIGIT.search),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
-    (r"city|town|country|place|location", _place),
+    (r"city|town|country|place|location", states_place),
     (r"time", _TIME.search),
     (r"version", _VERSION.search),
     # often answered in words ("waived", "orders_stg", "see the wiki"): said by every

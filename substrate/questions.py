@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 from substrate.abbreviations import ends_in_abbreviation
-from substrate.answer_types import TYPE_FRAMES
+from substrate.answer_types import TYPE_FRAMES, states_place
 from substrate.context.compress import terms
 
 # Numbers written as words are values too ("five minutes").
@@ -41,6 +41,17 @@ _QUANTITY_FRAME = re.compile(r"\b(?P<a>how\s+(?:many|much))\b", re.IGNORECASE)
 # (not "how fast" or "how high": "immediately" and "low" answer them as often as numbers)
 _SIZE_FRAME = re.compile(r"\b(?P<a>how\s+(?:big|large))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
+# "Where is Tomasz based?" asks for a place: the verb is said by a sentence naming one
+# ("Location: Kraków", "an office in Lisbon"), not by any sentence about Tomasz ("Role: ...").
+# Not "where ... work" or "stored": a team, a folder or a vault answers them as often. Not
+# where the question describes whom it asks of ("the custodian of BW-12"): a sentence naming
+# both may place the other ("custodian: Oskar; location: MV Kestrel"), and the chain from the
+# description to the person finds the verb as written ("base: Brackwater").
+_WHERE_FRAME = re.compile(
+    r"\b(?P<a>where)\b((?:(?!\b(?:of|who|whom|whose|that|which)\b)[^?]){0,200}?)"
+    r"\b(?P<b>based|located|situated|headquartered|live[sd]?|living)\b",
+    re.IGNORECASE,
+)
 _NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"
 _UNITS = r"(?:second|sec|minute|min|hour|hr|day|business day|working day|week|month|year)s?"
 # "a day", "an hour", but not "a second factor": after "a" or "an", a whole unit of its own
@@ -87,6 +98,7 @@ _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
     (_QUANTITY_FRAME, _states_number),
     (_SIZE_FRAME, _states_number),
     (_FREQUENCY_FRAME, _FREQUENCY.search),
+    (_WHERE_FRAME, states_place),
     *TYPE_FRAMES,  # "what city", "which port": the kind of value asked for
 )
 Frame = dict[str, Statement]  # a frame term -> the test of a sentence that says it
@@ -342,8 +354,9 @@ def frame_phrases(question: str) -> list[str]:
     """How ``question`` frames what it asks, as it says it ("how many"), each once."""
     found = (m.group("a") for asked, _ in _FRAMES for m in asked.finditer(question))
     phrases = (" ".join(phrase.lower().split()) for phrase in found)
-    # "how many" as asked; a kind of value as "which port"
-    return list(dict.fromkeys(p if p.startswith("how") else f"which {p}" for p in phrases))
+    # "how many", "where" as asked; a kind of value as "which port"
+    asked = (p if p.startswith(("how", "where")) else f"which {p}" for p in phrases)
+    return list(dict.fromkeys(asked))
 
 
 def states_frame(sentence: str, frame: Frame) -> bool:

@@ -1160,12 +1160,41 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("What city is the offsite in?", "The offsite city is Lisbon.", True),
         ("What version of Postgres do we run?", "We run Postgres for billing.", False),
         ("What is the cost of a full outage?", "The cost is very high.", True),
+        ("Where is Tomasz based?", "- Location: Kraków", True),
+        ("Where is Tomasz based?", "Tomasz moved to Gdańsk last year.", True),
+        ("Where is the Berlin team located?", "Office: Berlin-Mitte", True),
+        ("Where is the Berlin team located?", "Our office is in Berlin.", True),
+        ("Where is Tomasz based?", "- Role: Security engineer", False),
+        ("Where does Tomasz live?", "Tomasz lives in a flat.", False),
     ],
 )
 def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
     from substrate.questions import frame_of, states_frame
 
     assert states_frame(sentence, frame_of(question)) is says
+
+
+def test_where_one_is_based_frames_no_question_describing_whom_it_asks_of() -> None:
+    from substrate.questions import frame_of
+
+    assert frame_of("Where is Tomasz based?")
+    # the custodian's base: a row naming the custodian and the asset's location says nothing
+    assert not frame_of("Where is the custodian of the BW-12 unit based?")
+    assert not frame_of("Where is the person who wrote the runbook based?")
+
+
+def test_where_one_is_based_is_said_by_a_place_not_by_another_fact_of_them() -> None:
+    s = Substrate()
+    s.add("text", "# Tomasz Nowak\n\n- Role: Security engineer\n- Location: Kraków\n")
+    s.add("text", "# Ines Duarte\n\n- Role: Data engineer\n- Manager: Tomasz Nowak\n")
+    placed = "Tomasz Nowak: Location: Kraków [1]"
+    assert extractive(s, "Where is Tomasz Nowak based?").answer == placed
+    assert extractive(s, "Where does Tomasz live?").answer == placed
+    unplaced = extractive(s, "Where is Ines Duarte based?")
+    assert unplaced.abstained, unplaced.answer
+    assert unplaced.note == (
+        "abstained: no readable item found says where -- escalate rather than guess"
+    )
 
 
 def office_shard() -> Substrate:
