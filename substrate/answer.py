@@ -43,6 +43,7 @@ from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
 from substrate.item import SubstrateItem
+from substrate.notestatus import not_in_force
 from substrate.questions import (
     Frame,
     asked_as_a_person,
@@ -162,8 +163,16 @@ class Answer:
         cited = set(self.cited())
         quoted = self.quoted_lines()
         citations = [
-            {"n": n, **entry, "cited": n in cited, "quoted_lines": quoted.get(n, [])}
-            for n, entry in enumerate(self.citations(), 1)
+            {
+                "n": n,
+                **entry,
+                "cited": n in cited,
+                "quoted_lines": quoted.get(n, []),
+                "not_in_force": not_in_force(item),
+            }
+            for (n, entry), item in zip(
+                enumerate(self.citations(), 1), self.context.items, strict=True
+            )
         ]
         return {
             "question": safe_text(self.question),  # a secret typed in is not given back
@@ -187,6 +196,12 @@ class Answer:
         cited = {n: self.context.items[n - 1] for n in self.cited()}
         changed = changed_since_ingest(cited.values())
         return [{"n": n, "signal": changed[i.id]} for n, i in cited.items() if i.id in changed]
+
+    def cited_not_in_force(self) -> list[tuple[int, str]]:
+        """The cited sources whose note says it is not in force, each with the status it
+        gives itself ("Proposed", "Deprecated"): the answer quotes what may not be done."""
+        found = ((n, not_in_force(self.context.items[n - 1])) for n in self.cited())
+        return [(n, status) for n, status in found if status is not None]
 
     def passed_over_sources(self) -> list[dict[str, Any]]:
         """Where each item passed over came from: id, kind, source (masked) and lines."""

@@ -248,8 +248,9 @@ def ask_cmd(
     if receipt is not None and not json:  # --json lists them in "factuality"
         for verdict in receipt.unsupported():  # the answer rests on the others
             output.note(f"warning: no source found says: {output.printable(verdict.claim)}")
-    if not json:  # --json lists them in "changed_sources"
+    if not json:  # --json lists them in "changed_sources", and each citation's status
         _changed_note(answer)
+        _not_in_force_note(answer)
     if miscited:
         if not json:  # --json lists them in "miscited"
             for claim, cites in miscited:
@@ -268,6 +269,17 @@ def _changed_note(answer: Answer) -> None:
         output.note(
             f"warning: [{changed['n']}] {where} {_since_ingest(changed['signal'])}; the answer "
             "quotes it as it was then (run `mixle ingest` again)"
+        )
+
+
+def _not_in_force_note(answer: Answer) -> None:
+    """Warn of each cited source whose note says it is not in force ("Status: Proposed")."""
+    citations = answer.citations()
+    for n, status in answer.cited_not_in_force():
+        where = where_text({"source": citations[n - 1]["source"]})
+        output.note(
+            f"warning: [{n}] {where} calls itself {output.printable(status)!r}: what it says "
+            "may not be (or no longer be) in force"
         )
 
 

@@ -313,6 +313,26 @@ def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
     assert "backups.md moved or was removed since" in mixle("ask", question).stderr
 
 
+def test_ask_warns_of_a_cited_note_that_calls_itself_not_in_force(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    files = {
+        "adr-004.md": "# ADR-004: Journal store\n\n## Status\n\nProposed\n\n## Decision\n\n"
+        "The ledger journal moves to CockroachDB.\n",
+        "adr-001.md": "# ADR-001: Ledger\n\n- Status: Accepted\n\nThe ledger runs on Go.\n",
+    }
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    result = mixle("ask", "Where does the ledger journal move to?")
+    assert result.exit_code == 0 and "CockroachDB" in result.stdout, result.stderr
+    assert "warning: [1] adr-004.md calls itself 'Proposed'" in result.stderr
+    accepted = mixle("ask", "What does the ledger run on?")
+    assert "Go" in accepted.stdout and "warning" not in accepted.stderr
+    data = mixle("ask", "Where does the ledger journal move to?", "--json").json()
+    assert [(c["source"], c["not_in_force"]) for c in data["citations"] if c["cited"]] == [
+        ("adr-004.md", "Proposed")
+    ]
+
+
 def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:

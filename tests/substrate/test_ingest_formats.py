@@ -14,6 +14,7 @@ from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.textio import decode_text
+from substrate.item import SubstrateItem
 from substrate.limits import FRONT_MATTER_DEPTH
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
 from substrate.widetext import is_binary
@@ -732,3 +733,14 @@ def test_a_value_nested_too_deep_is_a_line_problem_not_a_crash() -> None:
     stamp = '{"at": 1796023982123456789, "text": "a nanosecond time stays an integer"}\n'
     parsed = PARSERS["jsonl"](stamp, ParseContext(2000, "t.jsonl", "t.jsonl"))
     assert parsed.segments[0].payload["at"] == 1796023982123456789
+
+
+def test_a_markdown_note_s_status_line_is_every_section_s_status_front_matter_first() -> None:
+    from substrate.notestatus import not_in_force
+
+    lined = _parse("markdown", "# ADR-4\n\n- Status: Proposed\n\n## Decision\n\nMove.\n")
+    assert [seg.payload.get("status") for seg in lined.segments] == ["Proposed", "Proposed"]
+    fronted = _parse("markdown", "---\nstatus: accepted\n---\n# ADR-4\n\nStatus: Draft\n")
+    assert {seg.payload.get("status") for seg in fronted.segments} == {"accepted"}
+    record = SubstrateItem("record", "api-v1", payload={"status": "deprecated"})
+    assert not_in_force(record) is None  # a row's status column tells of its row

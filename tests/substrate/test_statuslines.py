@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.ingest.formats.statuslines import replacement_fields
+from substrate.ingest.formats.statuslines import note_status, replacement_fields
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,24 @@ def test_and_joins_names_only_before_another_numbered_one() -> None:
     assert replacement_fields("Supersedes: ADR-008 and the Research and Development guide") == {
         "supersedes": ["ADR-008"]
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("# ADR-4\n\n- Status: Proposed\n", "Proposed"),
+        ("# ADR-4\n\n**Status**: *Draft* (for review)\n", "Draft"),
+        ("> STATUS: deprecated.\n", "deprecated"),
+        ("# ADR-4\n\n## Status\n\nRejected in favour of ADR-5.\n", "Rejected"),
+        ("## Status\n\n- Superseded by ADR-9\n", "Superseded"),
+        # a word that is no note's status, or none
+        ("# API\n\nStatus: 200 on success\n", None),
+        ("## Status\n\nWe are still discussing it.\n", None),
+        ("# Health checks\n\nThe status page is green.\n", None),
+        # in code, or far down the note, it is not the note's
+        ("# Template\n\n```\nStatus: Proposed\n```\n", None),
+        ("# Long\n\n" + "text\n" * 60 + "Status: Draft\n", None),
+    ],
+)
+def test_the_status_a_note_gives_itself_in_its_head(text: str, status: str | None) -> None:
+    assert note_status(text) == status

@@ -26,7 +26,7 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.headings import ANCHOR, heading_text
 from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
-from substrate.ingest.formats.statuslines import replacement_fields
+from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
 
@@ -210,6 +210,9 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     # "- Status: Superseded by ADR-009" says what front matter would
     for name, value in replacement_fields(text, start).items():
         fields.setdefault(name, value)
+    status = note_status(text, start)  # "- Status: Proposed" too
+    if status is not None:
+        fields.setdefault("status", status)
     if tags or fields:
         for seg in parsed.segments:
             seg.tags = list(tags)

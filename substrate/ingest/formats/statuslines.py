@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from substrate.ingest.formats.notelinks import INLINE_LINK, WIKI_LINK
+from substrate.notestatus import status_word
 
 # Where notes put their status: under the title, or in a short "Status" section below it
 HEAD_LINES = 40
@@ -29,6 +30,10 @@ _STATUS = re.compile(
     r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*+:)",
     re.IGNORECASE,
 )
+# "- **Status**: Proposed", "> Status: Draft" (the word is read by ``status_word``)
+_STATE_LABEL = re.compile(r"[ \t>*+-]*+(?:\*\*|__)?status(?:\*\*|__)?[ \t]*+:", re.IGNORECASE)
+# "## Status", its word on the first line after it (a decision record's usual form)
+_STATE_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+status[ \t#]*$", re.IGNORECASE)
 _FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 # Names in a list: "ADR-5, ADR-6 and ADR-7" ("and" only before another numbered name)
 _LIST = re.compile(r",|\band\b(?=\s+\S*\d)")
@@ -51,6 +56,23 @@ def replacement_fields(text: str, start: int = 0) -> dict[str, list[str]]:
         known = fields.setdefault(field, [])
         known.extend(n for n in _names(line[m.end() : m.end() + _REST_CHARS]) if n not in known)
     return {field: names for field, names in fields.items() if names}
+
+
+def note_status(text: str, start: int = 0) -> str | None:
+    """The status the head of ``text`` from ``start`` gives its note, as written ("Proposed"
+    of "- Status: Proposed" or of a "## Status" section saying "Proposed"), or None."""
+    text = text[start : start + _HEAD_CHARS]
+    if "tatus" not in text and "TATUS" not in text:  # (most notes: nothing to look at)
+        return None
+    lines = _head(text)
+    for at, line in enumerate(lines):
+        label = _STATE_LABEL.match(line)
+        if label is not None:
+            return status_word(line[label.end() : label.end() + _REST_CHARS])
+        if _STATE_HEADING.match(line):
+            said = next((rest for rest in lines[at + 1 :] if rest.strip()), "")
+            return status_word(said[:_REST_CHARS])
+    return None
 
 
 def _head(text: str) -> list[str]:

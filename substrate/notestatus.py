@@ -1,0 +1,80 @@
+"""The status a note gives itself: a decision record "Proposed", a page "Draft", a runbook
+"Deprecated".
+
+Such a note may say what is not (or no longer) done: an answer quoting it says so beside the
+citation. Front matter gives it (``status: draft``), or a status line that ingestion reads as
+front matter (``substrate.ingest.formats.statuslines``). Only a known word counts: a status
+field holds many things ("status: 200" in an API note's front matter is no note's status),
+and only a note's: a record's ``status`` column tells of what its row is about.
+"""
+
+from __future__ import annotations
+
+from substrate.item import SubstrateItem
+from substrate.notedates import NOTE_FORMATS
+
+# What a note may call itself, by its first word
+STATES = frozenset(
+    {
+        "accepted",
+        "approved",
+        "active",
+        "adopted",
+        "final",
+        "current",
+        "implemented",
+        "proposed",
+        "draft",
+        "wip",
+        "rejected",
+        "declined",
+        "deprecated",
+        "superseded",
+        "withdrawn",
+        "obsolete",
+        "abandoned",
+        "retired",
+        "archived",
+    }
+)
+# ... and of those, the ones saying that what the note says is not (or not yet) in force
+NOT_IN_FORCE = frozenset(
+    {
+        "proposed",
+        "draft",
+        "wip",
+        "rejected",
+        "declined",
+        "deprecated",
+        "superseded",
+        "withdrawn",
+        "obsolete",
+        "abandoned",
+        "retired",
+        "archived",
+    }
+)
+
+
+def status_word(value: str) -> str | None:
+    """The status ``value`` opens with, as written ("Proposed" of "Proposed (2024-03)"), or
+    None when it opens with no known status word."""
+    value = value.lstrip(" \t>+-")  # a list or quote mark before it
+    words = value.replace("*", " ").replace("_", " ").replace("`", " ").split()
+    if not words:
+        return None
+    first = words[0].strip(".,;:()[]")
+    return first if first.lower() in STATES else None
+
+
+def not_in_force(item: SubstrateItem) -> str | None:
+    """The status of ``item``'s note when it says the note is not in force ("Proposed"),
+    else None."""
+    if item.provenance.get("format") not in NOTE_FORMATS:
+        return None
+    payload = item.payload
+    value = payload.get("status") if isinstance(payload, dict) else None
+    if not isinstance(value, str):
+        return None
+    word = status_word(value)
+    return word if word is not None and word.lower() in NOT_IN_FORCE else None
