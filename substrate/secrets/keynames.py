@@ -89,7 +89,9 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
         return "password"
     if word.startswith("secret") or word.endswith("secret"):
         return "password"
-    if word in ("auth", "oauth"):
+    if word in ("auth", "oauth", "cookie", "bearer", "jwt"):  # a session's credential
+        return "token"
+    if word == "seed" and prev in ("totp", "otp", "hotp", "mfa"):  # makes every code
         return "token"
     if "token" in word and "tokeniz" not in word:
         return "token"

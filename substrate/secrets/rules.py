@@ -317,8 +317,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "aws_secret_key",
         # a key id and its secret written side by side: "AKIA...:<secret>", two arguments,
-        # a JSON entry, "key AKIA... and secret <secret>"
-        r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])[^\r\n]{0,40}?"
+        # a JSON entry, "key AKIA... and secret <secret>"; or the secret on the next line, as
+        # a note lists the pair (a blank line between)
+        r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"
+        r"[^\r\n]{0,40}?(?:\r?\n(?:[ \t]*\r?\n)?[^\r\n]{0,40}?)?"
         # base64 of random bytes has both cases: a hex digest (a commit id) beside the key
         # id is no secret
         r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
@@ -326,7 +328,20 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ("akia", "asia", "abia", "acca", "a3t"),
         entropy=3.5,
         lines=True,
+        window=2,
         description="AWS secret access key (40 base64 characters) next to its access key id",
+    ),
+    Rule(
+        "heroku_key",
+        # the legacy key is a UUID, known only by the name before it ("HEROKU_API_KEY=...",
+        # "heroku api key: ...")
+        r"(?i:heroku)[\w.\- ]{0,20}?(?i:key|token|secret|auth)[\w.\-]{0,10}[\"'`]?"
+        r"\s*(?:=>|:=|[:=]|\s)\s*[\"'`]?"
+        r"(?P<secret>[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12})(?![\w-])",
+        ("heroku",),
+        entropy=3.0,
+        lines=True,
+        description="Heroku API key (legacy: a UUID) assigned to a Heroku key name",
     ),
     Rule(
         "npm_token",

@@ -8,6 +8,8 @@ import random
 import string
 from typing import Any
 
+import pytest
+
 from substrate.gate import GateResult, admit
 from substrate.item import SubstrateItem
 from substrate.secrets import scan_item, scan_substrate
@@ -59,6 +61,12 @@ def test_scan_item_clean_and_duck_typed() -> None:
 def test_payload_key_name_gives_context() -> None:
     item = SubstrateItem(kind="record", payload={"api_key": rnd(32), "note": rnd(32)})
     assert [f.field for f in scan_item(item).findings] == ["payload.api_key"]
+
+
+@pytest.mark.parametrize("key", ["session_cookie", "cookie", "bearer", "jwt", "totp_seed"])
+def test_a_session_credential_or_a_code_seed_is_named_by_its_key(key: str) -> None:
+    item = SubstrateItem(kind="record", payload={key: rnd(20), "cookie_domain": ".example.com"})
+    assert [f.field for f in scan_item(item).findings] == [f"payload.{key}"]
 
 
 def test_a_named_entry_s_value_is_judged_by_its_name() -> None:

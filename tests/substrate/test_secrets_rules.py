@@ -155,7 +155,7 @@ CASES: dict[str, tuple[str, str]] = {
         "sk-proj-" + rnd(20) + "T3BlbkFJ" + rnd(20),
         "sk-proj-" + "x" * 20 + "T3BlbkFJ" + "x" * 20,
     ),
-    "huggingface_token": ("hf_" + rnd(34, string.ascii_letters), "hf_" + "x" * 34),
+    "huggingface_token": ("hf_" + rnd(30, string.ascii_letters) + "7e2Q", "hf_" + "x" * 34),
     "replicate_token": ("r8_" + rnd(37), "r8_" + "x" * 37),
     "groq_key": ("gsk_" + rnd(52), "gsk_" + "x" * 52),
     "perplexity_key": ("pplx-" + rnd(48), "pplx-" + "x" * 48),
@@ -983,6 +983,9 @@ AWS_SECRET = rnd(40, B64)
         "AWS Secret Access Key [****************Xk2T]: {secret}",
         "aws_secret_access_key {secret}",  # an argument after its name
         "aws secret key {secret}",
+        "Prod creds\n{id}\n{secret}\n",  # a note listing the pair, one a line
+        "{id}\n\n{secret}",
+        "Use access key {id} with\nsecret key `{secret}` for the bucket.",
     ],
 )
 def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: str) -> None:
@@ -992,12 +995,32 @@ def test_an_aws_secret_key_is_found_beside_its_key_id_or_named_in_words(layout: 
 
 
 @pytest.mark.parametrize(
+    ("text", "secret", "rule"),
+    [
+        ("heroku api key: {}", "8f14e45f-ceea-467a-9af5-2e1c2b3d4f5a", "heroku_key"),
+        ("HEROKU_API_KEY={}", "8f14e45f-ceea-467a-9af5-2e1c2b3d4f5a", "heroku_key"),
+        ("{}", f"xapp-1-A{rnd(10)}-{rnd(13, '0123456789')}-{rnd(64, HEX)}", "slack_token"),
+    ],
+)
+def test_a_legacy_heroku_key_and_a_slack_app_token_are_found(
+    text: str, secret: str, rule: str
+) -> None:
+    found = find_secrets(text.format(secret))
+    assert [(text.format(secret)[h.start : h.end], h.rule) for h in found] == [(secret, rule)]
+
+
+def test_a_uuid_beside_heroku_but_no_key_name_is_no_secret() -> None:
+    assert not find_secrets("heroku app id 8f14e45f-ceea-467a-9af5-2e1c2b3d4f5a")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         f"checksum {AWS_SECRET}",  # 40 base64 characters alone could be anything
         f"{AWS_ID} is ours; the deploy notes of last spring list {AWS_SECRET}",  # too far
         f"{AWS_ID} rotated in commit {rnd(40, HEX)}",  # a hex digest, one case only
         "read the aws secret access key documentation first",  # no value after the name
+        f"{AWS_ID}\nline one\nline two\n{AWS_SECRET}",  # two lines of text apart
     ],
 )
 def test_forty_base64_characters_without_aws_context_are_no_secret_key(text: str) -> None:
