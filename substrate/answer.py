@@ -312,8 +312,15 @@ def _gathered(
     current = [(i, s) for i, s in seeds if i.id not in gone]
     current = current or list(zip(items, scores, strict=True))
     ranked_evidence = [i for i, _ in sorted(current, key=lambda pair: -pair[1])]
+    frame = frame_of(question)  # a sentence saying what it asks keeps its place in a summary
     packet = pack_context(
-        question, items, scores, budget=budget, compress=compress, telemetry=telemetry
+        question,
+        items,
+        scores,
+        budget=budget,
+        compress=compress,
+        telemetry=telemetry,
+        also_relevant=(lambda sentence: states_frame(sentence, frame)) if frame else None,
     )
     return top, items, ranked_evidence, packet, retired
 

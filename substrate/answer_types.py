@@ -39,13 +39,15 @@ def _anything(_sentence: str) -> bool:
 
 
 # A place named after a word that places ("in Lisbon", "in the Netherlands", "from Dublin",
-# "location: Porto", "the city is Lisbon", "Office: Berlin"; not "cleaned by Facilities",
-# nor a title, "Office practicalities")
+# "at [Kestrel Ridge](sites/kr.md)", "the city is Lisbon"; not "cleaned by Facilities", nor a
+# title, "Office practicalities")
+_PLACE_WORDS = r"location|city|country|town|place|office|site|region|base|based|hq|headquarters"
 _PLACE = re.compile(
     r"(?i:\b(?:in|at|from|near|to)\s+(?:the\s+)?"
-    r"|\b(?:location|city|country|town|place|office|site|region|base|based|hq|headquarters)"
-    r"(?::|\s+is)\s+(?:(?:in|at)\s+)?(?:the\s+)?)([^\W\d_][\w'’-]*)"
+    rf"|\b(?:{_PLACE_WORDS})\s+is\s+(?:(?:in|at)\s+)?(?:the\s+)?)[\[*_]*([^\W\d_][\w'’-]*)"
 )
+# A place's label, whatever its value ("Location: server room SR-2", "Office: Berlin")
+_PLACE_LABEL = re.compile(rf"(?i:\b(?:{_PLACE_WORDS}))[ \t]*:[ \t]*[\[*_`]*[^\W_]")
 # A time said in words too ("after lunch", "in the morning") or on a clock
 _TIME = re.compile(
     r"\b\d{1,2}[:.h]\d\d\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight|morning|afternoon|"
@@ -57,8 +59,24 @@ _VERSION = re.compile(r"\d|\b(?:latest|newest|current|oldest|previous|stable|lts
 
 
 def states_place(sentence: str) -> bool:
-    """Whether ``sentence`` names a place after a word that places it (``_PLACE``)."""
-    return any(m.group(1)[:1].isupper() for m in _PLACE.finditer(sentence))
+    """Whether ``sentence`` names a place after a word that places it (``_PLACE``), or under
+    a label (``_PLACE_LABEL``)."""
+    if _PLACE_LABEL.search(sentence):
+        return True
+    return any(_a_place_name(m.group(1)) for m in _PLACE.finditer(sentence))
+
+
+# Initials that name places; others name systems ("back-filled from the RTUs", "to the API")
+_PLACE_INITIALS = frozenset({"UK", "US", "USA", "EU", "UAE", "NYC", "DC"})
+_INITIALS = re.compile(r"[A-Z]{2,}s?")
+
+
+def _a_place_name(word: str) -> bool:
+    """Whether ``word`` (after a word that places) may name a place: capitalised, not
+    initials other than a place's."""
+    if not word[:1].isupper():
+        return False
+    return _INITIALS.fullmatch(word) is None or word in _PLACE_INITIALS
 
 
 def _email(sentence: str) -> bool:

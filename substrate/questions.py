@@ -66,7 +66,9 @@ _DATE = re.compile(
     r"\b\d{4}-\d\d(?:-\d\d)?\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?"
     r"(?:19|20)\d\d\b"
-    r"|\b(?:in|since|during|until|till|by|from|before|after|the)\s+(?:19|20)\d\d\b",
+    r"|\b(?:in|since|during|until|till|by|from|before|after|the)\s+(?:19|20)\d\d\b"
+    # a year alone as a label's value ("Commissioned: 2009", "Built: 1962")
+    r"|(?<=:)\s*(?:19|20)\d\d\b(?!\s*[\w%])",
     re.IGNORECASE,
 )
 _COUNT = rf"(?:\d+|{_NUMBER_WORD}|few|couple\s+of)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Callable
 from itertools import zip_longest
 
 from substrate.abbreviations import ends_in_abbreviation
@@ -412,16 +413,34 @@ def _outside_masks(text: str, end: int) -> int:
     return end
 
 
-def lead_sentence(text: str, task: str) -> str:
+# A test of a sentence that says what a task asks without its words (a place, a number)
+Relevant = Callable[[str], object]
+
+
+def _gains(parts: list[str], task: str, also_relevant: Relevant | None) -> list[int]:
+    """How many of ``task``'s terms each of ``parts`` carries, one more for a part
+    ``also_relevant`` finds relevant."""
+    wanted = terms(task)
+    gains = [len(wanted & terms(p)) for p in parts]
+    if also_relevant is not None:
+        gains = [g + bool(also_relevant(p)) for g, p in zip(gains, parts, strict=True)]
+    return gains
+
+
+def lead_sentence(text: str, task: str, also_relevant: Relevant | None = None) -> str:
     """The sentence of ``text`` that compression would keep first for ``task``."""
     parts = sentences(text, led=True)
     if not parts:
         return ""
-    wanted = terms(task)
-    return min(parts, key=lambda p: (is_heading(p), -len(wanted & terms(p)), len(p)))
+    gain = _gains(parts, task, also_relevant)
+    return parts[
+        min(range(len(parts)), key=lambda i: (is_heading(parts[i]), -gain[i], len(parts[i])))
+    ]
 
 
-def compress_text(text: str, task: str, max_chars: int) -> str:
+def compress_text(
+    text: str, task: str, max_chars: int, also_relevant: Relevant | None = None
+) -> str:
     """Extractive summary of ``text`` keeping the sentences most relevant to ``task``.
 
     Sentences are ranked by how many task terms they carry (then shorter first) and kept while
@@ -433,6 +452,8 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
         text: the text to compress.
         task: the question or task whose terms decide what to keep.
         max_chars: the most characters the summary may have.
+        also_relevant: a test of a sentence saying what ``task`` asks without its words
+            (a place, a number): such a sentence counts one term more.
 
     Returns:
         ``text`` itself when it fits, else the kept sentences in their original order (a
@@ -446,7 +467,7 @@ def compress_text(text: str, task: str, max_chars: int) -> str:
     if len(parts) <= 1:
         return around_match(" ".join(text.split()), task, max_chars)
     wanted = terms(task)
-    gain = [len(wanted & terms(p)) for p in parts]
+    gain = _gains(parts, task, also_relevant)
     heading = [is_heading(p) for p in parts]
     order = sorted(range(len(parts)), key=lambda i: (heading[i], -gain[i], len(parts[i]), i))
     # Sentences carrying no task term only pad a summary out; they are used only when no

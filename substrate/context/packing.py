@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from substrate.context import render
-from substrate.context.compress import compress_text, lead_sentence
+from substrate.context.compress import Relevant, compress_text, lead_sentence
 from substrate.context.packet import ContextBudget, ContextPacket, item_text, used_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
@@ -49,6 +49,7 @@ def pack_context(
     min_score: float | None = None,
     n_candidates: int | None = None,
     telemetry: Recorder | None = None,
+    also_relevant: Relevant | None = None,
 ) -> ContextPacket:
     """Pack already-ranked items into a ``ContextPacket`` (no search; their scores are kept).
 
@@ -68,6 +69,8 @@ def pack_context(
         min_score: drop items scoring below this.
         n_candidates: how many candidates the caller considered (default: ``len(items)``).
         telemetry: an optional recorder; one ``context`` event per call.
+        also_relevant: sentences compression keeps as if they held a term of the task
+            (one stating the place "Where is Priya based?" asks for: "Location: Millbrook").
     """
     if len(items) != len(scores):
         raise InvalidInputError("items and scores must have the same length")
@@ -89,7 +92,7 @@ def pack_context(
             continue
         said.add(content)
         candidates.append((item, float(score)))
-    packer = _Packer(task, budget, compress)
+    packer = _Packer(task, budget, compress, also_relevant)
     packer.run(candidates)
     packet = ContextPacket(
         task=task,
@@ -226,8 +229,11 @@ def assemble_for_receivers(
 class _Packer:
     """Greedy packing with exact accounting of the rendered length."""
 
-    def __init__(self, task: str, budget: ContextBudget, compress: bool) -> None:
+    def __init__(
+        self, task: str, budget: ContextBudget, compress: bool, also_relevant: Relevant | None
+    ) -> None:
         self.task = task
+        self.also_relevant = also_relevant
         self.budget = budget
         self.compress = compress
         self.limit = budget.char_limit
@@ -313,14 +319,14 @@ class _Packer:
         # The share may be shorter than the item's most relevant sentence; cutting that sentence
         # mid-way loses the point of the item, so it may take more than its share when it fits
         # whole (cut anyway, it would only starve the items after it).
-        lead = len(lead_sentence(full, self.task))
+        lead = len(lead_sentence(full, self.task, self.also_relevant))
         whole_lead = lead if lead <= room - overhead else 0
         text_room = max(allowance - overhead, whole_lead)
         allowance = max(allowance, min(room, text_room + overhead))
         for _ in range(4):  # escaping can lengthen a summary; shrink by the overflow and retry
             if text_room < min(MIN_SUMMARY, len(full)):
                 return None
-            summary = compress_text(full, self.task, text_room)
+            summary = compress_text(full, self.task, text_room, self.also_relevant)
             if not summary:
                 return None
             piece = render.piece(item, summary, n, fmt, shape, source)

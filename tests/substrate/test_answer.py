@@ -1166,6 +1166,12 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("Where is the Berlin team located?", "Our office is in Berlin.", True),
         ("Where is Tomasz based?", "- Role: Security engineer", False),
         ("Where does Tomasz live?", "Tomasz lives in a flat.", False),
+        ("Where is Priya based?", "- Location: [Millbrook Lab](../sites/mlab.md)", True),
+        ("Where is the historian located?", "- Location: server room SR-2", True),
+        ("Where is the historian located?", "Data was back-filled from the RTUs.", False),
+        ("Where is the historian located?", "She moved it to the UK.", True),
+        ("How many pumps does the station have?", "- Commissioned: 2009", False),
+        ("How many pumps does the station have?", "- Pumps: 3 of 75 kW each", True),
     ],
 )
 def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:

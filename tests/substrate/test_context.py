@@ -69,6 +69,17 @@ def test_compress_skips_irrelevant_sentences_when_relevant_ones_exist() -> None:
     assert compress_text("A long first sentence here. Short one.", "zzz", 12) == "Short one."
 
 
+def test_compression_keeps_a_sentence_saying_what_is_asked_without_its_words() -> None:
+    from substrate.answer_types import states_place
+
+    text = "Priya signs the lab's reports.\n\n- Role: Lab manager\n- Location: Millbrook\n"
+    task = "Where is Priya based?"
+    assert compress_text(text, task, 55) == "Priya signs the lab's reports."
+    assert compress_text(text, task, 55, also_relevant=states_place) == (
+        "Priya signs the lab's reports.\n\n- Location: Millbrook"
+    )
+
+
 def test_a_kept_list_item_stays_a_sentence_of_its_own() -> None:
     # joined by a space, "- Slack: @tomas" and the next sentence read back as one list item:
     # an answer quoting it was then judged unsupported by its own source
