@@ -50,6 +50,7 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
+    identifiers,
     said_alike,
     states_frame,
     terms_said,
@@ -197,6 +198,11 @@ class Answer:
         changed = changed_since_ingest(cited.values())
         return [{"n": n, "signal": changed[i.id]} for n, i in cited.items() if i.id in changed]
 
+    def names_asked(self) -> list[str]:
+        """The identifiers the question gives ("ADR-002"): a note titled by one is evidence
+        though a newer note replaced it (the question asks of it)."""
+        return identifiers(self.question)
+
     def cited_not_in_force(self) -> list[tuple[int, str]]:
         """The cited sources whose note says it is not in force, each with the status it
         gives itself ("Proposed", "Deprecated"): the answer quotes what may not be done."""
@@ -307,7 +313,7 @@ def _gathered(
         seeds = keep
     top = max((s for _, s in seeds), default=0.0)
     # a note whose successor is in the evidence too is no answer's source: the successor is
-    items, scores, retired = current_evidence(items, scores)
+    items, scores, retired = current_evidence(items, scores, asked_of=identifiers(question))
     gone = {item.id for item in retired}
     current = [(i, s) for i, s in seeds if i.id not in gone]
     current = current or list(zip(items, scores, strict=True))

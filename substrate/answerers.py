@@ -247,7 +247,8 @@ class ExtractiveAnswerer:
         # "use" of "What port does X use?" need not be said, nor "listen" of a port
         needed = topic - light_verb_terms() - frame_verb_terms(frame)
         about = needed - subject if subject else frozenset()
-        for pos, (n, sentence, have, said, quote, _) in enumerate(candidates):
+        asked_ids = {name.lower() for name in identifiers(question)}  # "ADR-002"
+        for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
             if subject and not (have & subject and (not about or have & about)):
@@ -272,6 +273,10 @@ class ExtractiveAnswerer:
                 # a sentence saying "Dana's manager" as asked says whose, over one that only
                 # calls Dana a manager
                 if owned and owned.search(said):
+                    rank = round(rank + ENTRY_PREFERENCE, 9)
+                # under the heading of the record asked of ("ADR-002: ..."), over one of
+                # another that names it ("ADR-005 > Supersedes: ADR-002")
+                if asked_ids & {name.lower() for name in identifiers(heading)}:
                     rank = round(rank + ENTRY_PREFERENCE, 9)
                 # "Port: 8080" says which port, over a sentence whose number only may be one
                 # ("split out of checkout-api in June 2022")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -553,6 +553,7 @@ def check_factuality(
     scope: str | None = None,
     scopes: Iterable[str] | None = None,
     masked_credentials: bool = False,
+    asked_of: Collection[str] = (),
 ) -> FactualityReceipt:
     """Ground each claim of ``answer`` against ``substrate``.
 
@@ -569,6 +570,8 @@ def check_factuality(
         scopes: the scopes the caller may read (None: all).
         masked_credentials: ``answer`` stated credentials, masked since (``Answer.
             stated_secrets``): a claim holding a mask is as unconfirmable as one stating one.
+        asked_of: identifiers the question gave ("ADR-002"): a replaced note titled by one
+            backs claims still, as ``current_evidence`` keeps it for the answer.
     """
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
@@ -582,7 +585,7 @@ def check_factuality(
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
-        replaced = superseded([item for item, _ in found])
+        replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
         backing = _saying(hits, claim, min_score, says)

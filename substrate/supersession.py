@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from substrate.item import SubstrateItem
 from substrate.notelinks import NOTE_EXTENSIONS
+from substrate.questions import identifiers
 
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
@@ -38,12 +39,13 @@ _FRONT_MATTER_FORMATS = frozenset({"markdown"})
 
 
 def current_evidence(
-    items: Sequence[SubstrateItem], scores: Sequence[float]
+    items: Sequence[SubstrateItem], scores: Sequence[float], *, asked_of: Collection[str] = ()
 ) -> tuple[list[SubstrateItem], list[float], list[SubstrateItem]]:
     """``items`` and their ``scores`` without the notes a newer note replaced
     (``replaced_notes``) or that are older copies of a passage (``outdated_copies``), and
-    those items."""
-    replaced = superseded(items)
+    those items. A replaced note whose title gives one of the identifiers ``asked_of`` stays:
+    "What is the status of ADR-002?" asks of the old record itself."""
+    replaced = superseded(items, asked_of=asked_of)
     if not replaced:
         return list(items), list(scores), []
     kept = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in replaced]
@@ -51,9 +53,23 @@ def current_evidence(
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def superseded(items: Sequence[SubstrateItem]) -> dict[str, str]:
-    """``replaced_notes`` and ``outdated_copies`` of ``items`` together."""
-    return {**outdated_copies(items), **replaced_notes(items)}
+def _titled(item: SubstrateItem, names: set[str]) -> bool:
+    """Whether the title of ``item``'s note (its section path's first heading) gives one of
+    ``names`` (lower-case identifiers, "adr-002")."""
+    section = item.provenance.get("section")
+    title = section.split(" > ", 1)[0] if isinstance(section, str) else ""
+    return any(name.lower() in names for name in identifiers(title))
+
+
+def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()) -> dict[str, str]:
+    """``replaced_notes`` and ``outdated_copies`` of ``items`` together, but the notes whose
+    title gives one of the identifiers ``asked_of`` (the question asks of them)."""
+    replaced = {**outdated_copies(items), **replaced_notes(items)}
+    named = {name.lower() for name in asked_of}
+    if not named or not replaced:
+        return replaced
+    titled = {item.id for item in items if _titled(item, named)}
+    return {i: why for i, why in replaced.items() if i not in titled}
 
 
 def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:

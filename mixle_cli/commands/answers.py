@@ -219,6 +219,7 @@ def ask_cmd(
             answer.answer,
             scopes=app_state.scopes,
             masked_credentials=bool(answer.stated_secrets),
+            asked_of=answer.names_asked(),
         )
         packet = answer.context
         miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)

@@ -293,6 +293,27 @@ def test_ask_says_which_replaced_notes_it_passed_over(
     assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
 
 
+def test_ask_of_a_replaced_record_by_its_number_answers_from_that_record(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    old = (
+        "# ADR-002: Chlorine target\n\nStatus: Superseded by [ADR-005](adr-005.md)\n"
+        "Date: 2017-02-01\n\n## Decision\n\nThe chlorine target is 0.5 mg/L.\n"
+    )
+    new = (
+        "# ADR-005: Raise the chlorine target\n\nStatus: Accepted\nSupersedes: "
+        "[ADR-002](adr-002.md)\n\n## Decision\n\nThe chlorine target is 0.8 mg/L.\n"
+    )
+    _ingested_notes(mixle, tmp_path / "notes", {"adr-002.md": old, "adr-005.md": new})
+    asked = mixle("ask", "What is the status of ADR-002?", "--json").json()
+    cited = [c["source"] for c in asked["citations"] if c["cited"]]
+    assert "Superseded by ADR-005" in asked["answer"] and cited == ["adr-002.md"]
+    assert asked["factuality"]["grounded_fraction"] == 1.0
+    # asked of what is in force, the newer record answers
+    current = mixle("ask", "What is the chlorine target?")
+    assert "0.8 mg/L" in current.stdout and "0.5 mg/L" not in current.stdout
+
+
 def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
