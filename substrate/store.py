@@ -169,6 +169,8 @@ class Substrate:
 
     def add(self, kind: str, text: str = "", **kw: Any) -> str:
         """Build a ``SubstrateItem`` and ``put`` it."""
+        if isinstance(kind, SubstrateItem):  # a common slip, which read as an unknown kind
+            raise InvalidInputError("add() takes a kind and a text; store an item with put(item)")
         return self.put(SubstrateItem(kind=kind, text=text, **kw))
 
     def get(self, item_id: str) -> SubstrateItem | None:

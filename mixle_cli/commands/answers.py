@@ -345,7 +345,10 @@ def _read_text(text: str | None) -> str:
 def verify_cmd(
     ctx: typer.Context,
     text: Annotated[
-        str | None, typer.Argument(help="The text to check, or - (or nothing) for stdin.")
+        str | None,
+        typer.Argument(
+            help="The text to check, or - for standard input (the default when it is piped)."
+        ),
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Evidence items per claim.")] = 4,
     min_score: Annotated[

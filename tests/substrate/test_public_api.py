@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import substrate
 
 
@@ -62,3 +64,21 @@ def test_the_proposal_states_import_from_the_governance_module_as_the_seed_has_t
         APPROVED,
         REJECTED,
     )
+
+
+def test_the_readme_s_python_example_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)  # it ingests the repository's sample notes
+    exec(code.replace("/tmp/mixle-lib-demo", str(tmp_path / "shard")), {})
+    printed = capsys.readouterr().out
+    assert "refunds.md" in printed and "within five business days" in printed
+
+
+def test_add_given_an_item_says_to_put_it() -> None:
+    store = substrate.Substrate()
+    with pytest.raises(substrate.InvalidInputError, match=r"put\(item\)"):
+        store.add(substrate.SubstrateItem("text", "hello"))  # type: ignore[arg-type]
