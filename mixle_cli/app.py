@@ -176,7 +176,8 @@ def main() -> None:
         sys.argv[1:] = files_named_like_options(sys.argv[1:], _command_word(sys.argv[1:]))
         code = _undecodable_argument() or _run(build_app(modules_for(sys.argv[1:])))
     except KeyboardInterrupt:  # before a command runs (its own handler says what was kept)
-        print("error: interrupted", file=sys.stderr)
+        # unmasked: the secret rules may be the import it stopped, half loaded
+        print("error: interrupted", file=getattr(sys.stderr, "unmasked", sys.stderr))
         code = INTERRUPTED
     sys.exit(_flushed(code))
 

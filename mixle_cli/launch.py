@@ -8,6 +8,7 @@ one line, exit 130. Nothing has been read or written by then.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -33,10 +34,10 @@ def main() -> None:
 
 
 def _interrupted_while_loading(signum: int, frame: FrameType | None) -> None:
-    if sys.stderr is not None:  # None when the caller closed it (2>&-)
-        try:
-            sys.stderr.write("error: interrupted\n")
-            sys.stderr.flush()
-        except OSError:
-            pass
+    # to the descriptor, past sys.stderr: its masking loads the secret rules on a first
+    # write, and the import this signal stopped may be theirs, half done
+    with contextlib.suppress(OSError, ValueError):  # closed by the caller (2>&-)
+        if sys.stderr is not None:
+            sys.stderr.flush()  # what was said before comes first
+        os.write(2, b"error: interrupted\n")
     os._exit(_INTERRUPTED)

@@ -247,6 +247,40 @@ def test_ctrl_c_while_the_program_loads_is_an_interrupt_not_a_traceback() -> Non
     assert project["project"]["scripts"]["mixle"] == "mixle_cli.launch:main"
 
 
+# The secret rules, half imported when a Ctrl-C stopped their import: a masked write fails
+_HALF_LOADED = "sys.modules['substrate.secrets'] = types.ModuleType('substrate.secrets')\n"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        # while the program loads (the signal handler of launch)
+        "import signal, sys, types\n"
+        "from mixle_cli.masked import MaskedStream\n"
+        "from mixle_cli import launch\n"
+        "sys.stderr = MaskedStream(sys.stderr)\n"
+        + _HALF_LOADED
+        + "launch._interrupted_while_loading(signal.SIGINT, None)\n",
+        # as the command is built (the KeyboardInterrupt the app catches)
+        "import sys, types\n"
+        "import mixle_cli.app as app\n"
+        "def stopped(*args, **kw):\n"
+        "    " + _HALF_LOADED + "    raise KeyboardInterrupt\n"
+        "app._run = stopped\n"
+        "sys.argv = ['mixle', 'status']\n"
+        "app.main()\n",
+    ],
+)
+def test_ctrl_c_in_the_import_of_the_secret_rules_still_ends_as_an_interrupt(
+    program: str,
+) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (130, "error: interrupted\n")
+
+
 def test_a_background_job_that_ignores_ctrl_c_keeps_ignoring_it() -> None:
     import signal
     import subprocess
