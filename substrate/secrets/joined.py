@@ -29,6 +29,8 @@ _LITERAL_RE = re.compile(_LITERAL)
 _RUN = re.compile(rf"(?:{_LITERAL})(?:(?:{_GAP})(?:{_LITERAL}))+")
 # Joined values shorter than this hold no credential worth a second scan
 _MIN_JOINED = 8
+# The most of a line read before a joined value: its key and operator ("db_password = ")
+_LEAD_CHARS = 200
 
 
 def may_join(text: str) -> bool:
@@ -62,10 +64,12 @@ def _lead(text: str, literal: int, body: int) -> str:
     """What the joined value, whose first literal starts at ``literal`` and its text at
     ``body``, is read after: its line up to the opening quote, and the line before when the
     line holds no more than a bracket before the literal ("PASSWORD = (" above the pieces)."""
-    start = text.rfind("\n", 0, literal) + 1
+    line = text.rfind("\n", 0, literal) + 1
+    start = max(line, literal - _LEAD_CHARS)  # a minified line holds thousands of runs
     lead = text[start:body]
-    if start and not text[start:literal].strip(" \t([{"):
-        lead = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] + " " + lead.lstrip()
+    if start == line and line and not text[line:literal].strip(" \t([{"):
+        above = max(text.rfind("\n", 0, line - 1) + 1, line - 1 - _LEAD_CHARS)
+        lead = text[above : line - 1] + " " + lead.lstrip()
     return lead
 
 

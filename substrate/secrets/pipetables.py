@@ -23,11 +23,11 @@ from substrate.secrets.placeholders import plain_word, worth_reporting
 # "----+------".
 _BOX_RULE = re.compile(r"[ \t]*\+(?:[-=]+\+)+\r?")
 _DELIMITER_ROW = re.compile(
-    r"[ \t]*(?:(?=[^\n]*\|)(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?"
+    r"[ \t]*+(?:(?=[^\n]*\|)(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?"
     r"|\+(?:[-=]+\+)+|-+(?:\+-+)+)\r?"
 )
 _CELL_EDGE = re.compile(r"(?<!\\)\|")
-_NOTE = re.compile(r"\(.*?\)")
+_NOTE = re.compile(r"\([^()]*\)")  # "Password (prod)"; a cell of "(((" read once
 _USER_NOUNS = frozenset(["user", "username", "login", "account"])
 _SECRET_NOUNS = frozenset(
     ["password", "passwd", "pwd", "passphrase", "pw", "secret", "token", "key", "apikey"]

@@ -94,23 +94,23 @@ _LINE_VALUE = (
 )
 _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
-    r"(?P<key>[\w.\-$@]*?" + _STEM + r"[\w.\-]*)(?![\w.\-])"
+    r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?![\w.\-])"
 )
 _XML_ELEMENT = (
-    r"<(?P<key>[\w:.\-]*?" + _STEM + r"[\w.\-]*)(?:\s[^<>\n]*)?>"
+    r"<(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?:\s[^<>\n]*)?>"
     r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>(?:(?!</)[^\n]){1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=key)\s*>"
 )
 _XML_ATTRIBUTE = (
-    r"(?<![\w.\-])(?P<key>[\w:.\-]*?" + _STEM + r"[\w.\-]*)"
+    r"(?<![\w.\-])(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
     r"(?:(?P<kq>[\"'])[ \t]+(?i:value|content)|[ \t]+[A-Za-z_][\w:\-]*)[ \t]*=[ \t]*"
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')"""
 )
 _CLI_FLAG = (
-    r"(?<![\w\-])--(?P<key>[\w\-]*?" + _STEM + r"[\w\-]*)"
+    r"(?<![\w\-])--(?P<key>[\w\-]{0,64}?" + _STEM + r"[\w\-]{0,64})"
     r"(?:=|[ \t]+)(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 )
 _SETTER = (
-    r"(?<![\w$])set_?(?P<key>[A-Za-z_]*?" + _STEM + r"\w*)"
+    r"(?<![\w$])set_?(?P<key>[A-Za-z_]{0,64}?" + _STEM + r"\w{0,64})"
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01

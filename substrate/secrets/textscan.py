@@ -403,16 +403,22 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
 
     copies = copies_of_hits(text, hits) if hits else None  # once per text, not per finding
     starts, ends = [h.start for h in hits], [h.end for h in hits]  # both sorted: no overlaps
+    # each line's allow marker and preview, worked out once: a minified line holds many
+    previews: dict[tuple[int, int], str | None] = {}
     for h in hits:
         line, col = position(h.start)
         end_line, end_col = position(h.end)
         line_span = _line_span(text, newlines, line)
-        line_text = text[line_span[0] : line_span[1]]
         if h.rule in cfg.allow_rules:
             result.suppressed += 1
             continue
-        low = line_text.lower()
-        if any(marker in low for marker in ALLOW_MARKERS):
+        if line_span not in previews:
+            low = text[line_span[0] : line_span[1]].lower()
+            allowed = any(marker in low for marker in ALLOW_MARKERS)
+            touching = _touching(hits, starts, ends, line_span)
+            previews[line_span] = None if allowed else _preview(text, line_span, touching, copies)
+        preview = previews[line_span]
+        if preview is None:
             result.suppressed += 1
             continue
         fp = fingerprint(h.rule, result.path, text[h.start : h.end])
@@ -425,7 +431,7 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
                 end_col,
                 h.rule,
                 fp,
-                _preview(text, line_span, _touching(hits, starts, ends, line_span), copies),
+                preview,
             )
         )
 

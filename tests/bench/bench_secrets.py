@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
+import string
 import sys
 import sysconfig
 import tempfile
@@ -176,11 +178,29 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a line of netrc-like pairs": lambda n: "password Kq7mZ2vL9x " * (n // 20),
     "a line of htpasswd words": lambda n: "htpasswd " * (n // 9),
     "a literal, a line break, then spaces": lambda n: 'x = "a"\n' + " " * n + "y",
+    "joined literals on one line (minified code)": lambda n: "".join(
+        f'var a{i}="foo"+"bar{i}";' for i in range(n // 24)
+    ),
+    "colons before a key stem": lambda n: ":" * n + "pass =\n",
+    "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
+    "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",
+    "a header cell of parentheses": lambda n: "| password " + "(" * n + " |\n|---|\n| x |\n",
 }
 
 
+def _tokens(count: int) -> list[str]:
+    rng = random.Random(7)
+    return [
+        "ghp_" + "".join(rng.choices(string.ascii_letters + string.digits, k=36))
+        for _ in range(count)
+    ]
+
+
 def long_inputs() -> Iterator[str]:
-    from substrate.secrets.engine import find_secrets
+    """Each long input scanned as `scan-secrets` scans a file (findings and their previews)."""
+
+    def find_secrets(text: str) -> object:
+        return scan_text(text, path="long.txt")
 
     yield "| long input | 40 KB (s) | 160 KB (s) | ratio (4 is linear) |"
     yield "|---|---|---|---|"
