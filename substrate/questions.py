@@ -43,13 +43,13 @@ _SIZE_FRAME = re.compile(r"\b(?P<a>how\s+(?:big|large))\b", re.IGNORECASE)
 _FREQUENCY_FRAME = re.compile(r"\b(?P<a>how\s+often)\b", re.IGNORECASE)
 # "Where is Tomasz based?" asks for a place: the verb is said by a sentence naming one
 # ("Location: Kraków", "an office in Lisbon"), not by any sentence about Tomasz ("Role: ...").
-# Not "where ... work" or "stored": a team, a folder or a vault answers them as often. Not
+# Not "where ... located", "live" or "stored": a path or "rack 4" answers them as often. Not
 # where the question describes whom it asks of ("the custodian of BW-12"): a sentence naming
 # both may place the other ("custodian: Oskar; location: MV Kestrel"), and the chain from the
 # description to the person finds the verb as written ("base: Brackwater").
 _WHERE_FRAME = re.compile(
     r"\b(?P<a>where)\b((?:(?!\b(?:of|who|whom|whose|that|which)\b)[^?]){0,200}?)"
-    r"\b(?P<b>based|located|situated|headquartered|live[sd]?|living)\b",
+    r"\b(?P<b>based|headquartered)\b",
     re.IGNORECASE,
 )
 _NUMBER_WORD = rf"(?:{'|'.join(NUMBER_WORDS.split())})"

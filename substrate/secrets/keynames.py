@@ -89,7 +89,7 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
         return "password"
     if word.startswith("secret") or word.endswith("secret"):
         return "password"
-    if word in ("auth", "oauth", "cookie", "bearer", "jwt"):  # a session's credential
+    if word in ("auth", "oauth", "bearer"):  # not "jwt" or "cookie": jwt_issuer, cookie_consent
         return "token"
     if word == "seed" and prev in ("totp", "otp", "hotp", "mfa"):  # makes every code
         return "token"

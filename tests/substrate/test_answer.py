@@ -1162,14 +1162,14 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("What is the cost of a full outage?", "The cost is very high.", True),
         ("Where is Tomasz based?", "- Location: Kraków", True),
         ("Where is Tomasz based?", "Tomasz moved to Gdańsk last year.", True),
-        ("Where is the Berlin team located?", "Office: Berlin-Mitte", True),
-        ("Where is the Berlin team located?", "Our office is in Berlin.", True),
+        ("Where is the Berlin team based?", "Office: Berlin-Mitte", True),
+        ("Where is the Berlin team based?", "Our office is in Berlin.", True),
         ("Where is Tomasz based?", "- Role: Security engineer", False),
-        ("Where does Tomasz live?", "Tomasz lives in a flat.", False),
+        ("Where is the team headquartered?", "They sit in a flat.", False),
         ("Where is Priya based?", "- Location: [Millbrook Lab](../sites/mlab.md)", True),
-        ("Where is the historian located?", "- Location: server room SR-2", True),
-        ("Where is the historian located?", "Data was back-filled from the RTUs.", False),
-        ("Where is the historian located?", "She moved it to the UK.", True),
+        ("Where is the historian based?", "- Location: server room SR-2", True),
+        ("Where is the historian based?", "Data was back-filled from the RTUs.", False),
+        ("Where is the historian based?", "She moved it to the UK.", True),
         ("How many pumps does the station have?", "- Commissioned: 2009", False),
         ("How many pumps does the station have?", "- Pumps: 3 of 75 kW each", True),
     ],
@@ -1184,6 +1184,7 @@ def test_where_one_is_based_frames_no_question_describing_whom_it_asks_of() -> N
     from substrate.questions import frame_of
 
     assert frame_of("Where is Tomasz based?")
+    assert not frame_of("Where is the config file located?")  # a path answers it
     # the custodian's base: a row naming the custodian and the asset's location says nothing
     assert not frame_of("Where is the custodian of the BW-12 unit based?")
     assert not frame_of("Where is the person who wrote the runbook based?")
@@ -1195,7 +1196,6 @@ def test_where_one_is_based_is_said_by_a_place_not_by_another_fact_of_them() -> 
     s.add("text", "# Ines Duarte\n\n- Role: Data engineer\n- Manager: Tomasz Nowak\n")
     placed = "Tomasz Nowak: Location: Kraków [1]"
     assert extractive(s, "Where is Tomasz Nowak based?").answer == placed
-    assert extractive(s, "Where does Tomasz live?").answer == placed
     unplaced = extractive(s, "Where is Ines Duarte based?")
     assert unplaced.abstained, unplaced.answer
     assert unplaced.note == (
