@@ -42,6 +42,7 @@ from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.hops import multihop
+from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.notestatus import not_in_force
 from substrate.questions import (
@@ -50,7 +51,6 @@ from substrate.questions import (
     asked_terms,
     frame_of,
     frame_phrases,
-    identifiers,
     said_alike,
     states_frame,
     terms_said,

@@ -47,6 +47,7 @@ from substrate.context.compress import (
 )
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError, SubstrateError
+from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.negated import other_side, sides
 from substrate.questions import (
@@ -56,7 +57,6 @@ from substrate.questions import (
     defined_term,
     frame_of,
     frame_verb_terms,
-    identifiers,
     identifiers_in_place,
     light_verb_terms,
     named_terms,

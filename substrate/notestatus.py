@@ -13,46 +13,15 @@ from __future__ import annotations
 from substrate.item import SubstrateItem
 from substrate.notedates import NOTE_FORMATS
 
-# What a note may call itself, by its first word
-STATES = frozenset(
-    {
-        "accepted",
-        "approved",
-        "active",
-        "adopted",
-        "final",
-        "current",
-        "implemented",
-        "proposed",
-        "draft",
-        "wip",
-        "rejected",
-        "declined",
-        "deprecated",
-        "superseded",
-        "withdrawn",
-        "obsolete",
-        "abandoned",
-        "retired",
-        "archived",
-    }
-)
-# ... and of those, the ones saying that what the note says is not (or not yet) in force
+# What a note may call itself, by its first word, when what it says is not (or not yet) in
+# force ...
 NOT_IN_FORCE = frozenset(
-    {
-        "proposed",
-        "draft",
-        "wip",
-        "rejected",
-        "declined",
-        "deprecated",
-        "superseded",
-        "withdrawn",
-        "obsolete",
-        "abandoned",
-        "retired",
-        "archived",
-    }
+    "proposed draft wip rejected declined deprecated superseded withdrawn obsolete abandoned "
+    "retired archived".split()
+)
+# ... and every status word it may give
+STATES = NOT_IN_FORCE | frozenset(
+    "accepted approved active adopted final current implemented".split()
 )
 
 
@@ -72,8 +41,7 @@ def not_in_force(item: SubstrateItem) -> str | None:
     else None."""
     if item.provenance.get("format") not in NOTE_FORMATS:
         return None
-    payload = item.payload
-    value = payload.get("status") if isinstance(payload, dict) else None
+    value = item.payload.get("status")
     if not isinstance(value, str):
         return None
     word = status_word(value)

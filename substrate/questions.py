@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import TYPE_FRAMES, states_place
 from substrate.context.compress import terms
+from substrate.identifiers import IDENTIFIER
 
 # Numbers written as words are values too ("five minutes").
 NUMBER_WORDS = (
@@ -294,20 +295,10 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
 _DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
-# A word joined by hyphens ("payments-api", "us-east-1"): in technical notes it names a service,
-# a host or a region as a capital names a person, though written in small letters.
-_IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
-
-
-def identifiers(text: str) -> list[str]:
-    """The hyphenated identifiers of ``text``, as written, in order."""
-    return _IDENTIFIER.findall(text)
-
-
 def identifier_terms(text: str) -> frozenset[str]:
     """The terms of the hyphenated identifiers in ``text``: a sentence stating something of
     one must name it, as one stating something of a person must name them."""
-    return terms(" ".join(m.group() for m in _IDENTIFIER.finditer(text)))
+    return terms(" ".join(m.group() for m in IDENTIFIER.finditer(text)))
 
 
 def identifiers_in_place(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
@@ -315,7 +306,7 @@ def identifiers_in_place(text: str) -> list[tuple[frozenset[str], frozenset[str]
     the words either side)``; "the billing-worker service" stands where "the search-api
     service" does (``service``), and names another service."""
     found = []
-    for m in _IDENTIFIER.finditer(text):
+    for m in IDENTIFIER.finditer(text):
         before = text[max(0, m.start() - 40) : m.start()].split()[-1:]
         after = text[m.end() : m.end() + 40].split()[:1]
         found.append((terms(m.group()), terms(" ".join(before + after))))

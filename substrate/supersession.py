@@ -27,9 +27,9 @@ import posixpath
 import re
 from collections.abc import Collection, Iterator, Sequence
 
+from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.notelinks import NOTE_EXTENSIONS
-from substrate.questions import identifiers
 
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
@@ -53,23 +53,26 @@ def current_evidence(
     return [i for i, _ in kept], [s for _, s in kept], gone
 
 
-def _titled(item: SubstrateItem, names: set[str]) -> bool:
-    """Whether the title of ``item``'s note (its section path's first heading) gives one of
-    ``names`` (lower-case identifiers, "adr-002")."""
+def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()) -> dict[str, str]:
+    """``replaced_notes`` and ``outdated_copies`` of ``items`` together, but a replaced note
+    whose title gives a numbered identifier of ``asked_of`` ("ADR-002") that no current
+    note's title gives: the question asks of that record ("payments-api", in the titles of a
+    record and its successor alike, asks of neither)."""
+    replaced = replaced_notes(items)
+    numbered = {name.lower() for name in asked_of if any(ch.isdigit() for ch in name)}
+    if numbered and replaced:
+        titles = {item.id: _title_names(item) for item in items}
+        numbered -= set().union(*(t for i, t in titles.items() if i not in replaced))
+        replaced = {i: why for i, why in replaced.items() if not numbered & titles[i]}
+    return {**outdated_copies(items), **replaced}
+
+
+def _title_names(item: SubstrateItem) -> set[str]:
+    """The identifiers the title of ``item``'s note (its section path's first heading) gives,
+    in lower case."""
     section = item.provenance.get("section")
     title = section.split(" > ", 1)[0] if isinstance(section, str) else ""
-    return any(name.lower() in names for name in identifiers(title))
-
-
-def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()) -> dict[str, str]:
-    """``replaced_notes`` and ``outdated_copies`` of ``items`` together, but the notes whose
-    title gives one of the identifiers ``asked_of`` (the question asks of them)."""
-    replaced = {**outdated_copies(items), **replaced_notes(items)}
-    named = {name.lower() for name in asked_of}
-    if not named or not replaced:
-        return replaced
-    titled = {item.id for item in items if _titled(item, named)}
-    return {i: why for i, why in replaced.items() if i not in titled}
+    return {name.lower() for name in identifiers(title)}
 
 
 def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:

@@ -64,13 +64,18 @@ def _lead(text: str, literal: int, body: int) -> str:
     """What the joined value, whose first literal starts at ``literal`` and its text at
     ``body``, is read after: its line up to the opening quote, and the line before when the
     line holds no more than a bracket before the literal ("PASSWORD = (" above the pieces)."""
-    line = text.rfind("\n", 0, literal) + 1
-    start = max(line, literal - _LEAD_CHARS)  # a minified line holds thousands of runs
+    # looked for in the last _LEAD_CHARS only: a minified line holds thousands of runs
+    start = _line_start(text, literal)
     lead = text[start:body]
-    if start == line and line and not text[line:literal].strip(" \t([{"):
-        above = max(text.rfind("\n", 0, line - 1) + 1, line - 1 - _LEAD_CHARS)
-        lead = text[above : line - 1] + " " + lead.lstrip()
+    if start and text[start - 1] == "\n" and not text[start:literal].strip(" \t([{"):
+        lead = text[_line_start(text, start - 1) : start - 1] + " " + lead.lstrip()
     return lead
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the line holding ``at`` starts, or ``_LEAD_CHARS`` before ``at`` if further."""
+    window = max(0, at - _LEAD_CHARS)
+    return max(text.rfind("\n", window, at) + 1, window)
 
 
 def _in_pieces(hit: Hit, start: int, end: int, pieces: list[tuple[int, int]]) -> list[Hit]:

@@ -53,6 +53,17 @@ def test_a_password_under_its_name_is_read_with_the_name() -> None:
         assert "Xk9m#Pq" not in masked and "2vL7Rt!" not in masked, masked
 
 
+def test_a_password_joined_late_on_a_long_minified_line_is_read_with_its_name() -> None:
+    # each run reads at most the 200 characters before it (a key and its operator): the
+    # thousands of runs of a minified line are not each read with all of the line before
+    before = "".join(f'var a{i}="foo"+"bar{i}";' for i in range(400))
+    text = before + 'var db_password="Xk9m#Pq"+"2vL7Rt!";' + before + "\n"
+    masked = redact_secrets(text)
+    assert "Xk9m#Pq" not in masked and "2vL7Rt!" not in masked
+    above = "x" * 300 + "\nPASSWORD = (\n" + '    "Xk9m#Pq"\n    "2vL7Rt!"\n)\n'
+    assert "2vL7Rt!" not in redact_secrets(above)  # the line above, past a long one
+
+
 def test_a_split_aws_key_is_named_for_its_rule() -> None:
     text = 'key = ("AKIAQX7ZL2MR"\n  "K4VB9NPE")\n'
     assert redact_secrets(text) == (

@@ -372,3 +372,27 @@ def test_a_note_replaced_by_several_names_each_of_them(tmp_path: Path) -> None:
     ingest_path(alone, tmp_path)
     (stale,) = freshness_report(alone)["stale"]
     assert stale["signals"] == ["replaced: by p.md, q.md (a note says so)"]
+
+
+def _titled(source: str, title: str, payload: dict[str, object]) -> SubstrateItem:
+    item = _note(source, payload)
+    item.provenance["section"] = f"{title} > Decision"
+    return item
+
+
+def test_a_replaced_record_asked_of_by_its_number_stays_and_a_shared_name_keeps_none() -> None:
+    old = _titled("adr-002.md", "ADR-002: payments-api queue", {})
+    new = _titled("adr-005.md", "ADR-005: payments-api queue", {"supersedes": "adr-002"})
+    assert current_evidence([old, new], [2.0, 1.0], asked_of=["ADR-002"])[2] == []
+    # a name both titles give, or no number, asks of neither: the old record is passed over
+    assert current_evidence([old, new], [2.0, 1.0], asked_of=["payments-api"])[2] == [old]
+    renamed = _titled("adr-005.md", "ADR-005: ADR-002 revisited", {"supersedes": "adr-002"})
+    assert current_evidence([old, renamed], [2.0, 1.0], asked_of=["ADR-002"])[2] == [old]
+
+
+def test_an_older_copy_of_the_record_asked_of_is_still_passed_over() -> None:
+    prov = {"source": "adr-002.md", "format": "markdown", "section": "ADR-002: Queue"}
+    older = SubstrateItem("text", "Queue: RabbitMQ.", provenance={**prov, "content_hash": "a"})
+    newer = SubstrateItem("text", "Queue: Kafka.", provenance={**prov, "content_hash": "b"})
+    older.provenance["mtime_ns"], newer.provenance["mtime_ns"] = 1, 2
+    assert current_evidence([older, newer], [2.0, 1.0], asked_of=["ADR-002"])[2] == [older]
