@@ -311,9 +311,12 @@ class SourceCache:
         Returns None when it is not, else the reason it was skipped last time ("" when it was
         ingested) and how many of its lines were rejected.
         """
-        state = self.states.get(self._key(origin))
+        # a re-ingest asks this of every file: its own name first, a masked one only if need be
+        state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
-            return None
+            state = self.states.get(self._key(origin))
+            if state is None:
+                return None
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
             return (state.skipped, state.problems) if same else None

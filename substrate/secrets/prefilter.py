@@ -128,14 +128,19 @@ def word_filters(rules: Sequence[Rule]) -> list[tuple[int, str]]:
     cached = _CACHE.get(id(rules))
     if cached is not None and cached[0] is rules:
         return cached[1]
+    filters = [word_filter(rule) for rule in rules]
+    _CACHE[id(rules)] = (rules, filters)
+    return filters
+
+
+def word_filter(rule: Rule) -> tuple[int, str]:
+    """``word_filters`` of one rule, worked out afresh."""
     try:
         from re import _parser  # type: ignore[attr-defined]
 
-        filters = [_analyse(rule, _parser) for rule in rules]
+        return _analyse(rule, _parser)
     except Exception:  # noqa: BLE001 - the private parser changed: scan everything, still right
-        filters = [(0, "")] * len(rules)
-    _CACHE[id(rules)] = (rules, filters)
-    return filters
+        return 0, ""
 
 
 def reduce_text(text: str) -> dict[int, tuple[str, str]]:
