@@ -30,6 +30,7 @@ from substrate.secrets.codetext import in_text
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.joined import joined_hits, may_join
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.kubernetes import kubernetes_secret_spans
 from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.placeholders import (
     credential_ok,
@@ -43,7 +44,13 @@ from substrate.secrets.placeholders import (
     x_filler,
 )
 from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filter, word_filters
-from substrate.secrets.rules import MAX_KEY_BLOCK, RULES, TABLE_CELLS_RULE, Rule
+from substrate.secrets.rules import (
+    KUBERNETES_SECRET_RULE,
+    MAX_KEY_BLOCK,
+    RULES,
+    TABLE_CELLS_RULE,
+    Rule,
+)
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
@@ -238,6 +245,8 @@ def _scan(text: str, syntax: str) -> list[Hit]:
     held: dict[str, bool] = {}
     for i in selected:
         rule = RULES[i]
+        if rule.kind == "document":  # read below, by the document's structure
+            continue
         if rule.lines:
             if rule.needs and not _holds_any(text, rule.needs, held):
                 continue  # every match holds one of these characters; the text has none
@@ -263,10 +272,15 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
+    if _KUBERNETES_RULE in selected:  # the values of a Kubernetes Secret's data maps
+        for start, end in kubernetes_secret_spans(text):
+            if not accepted.overlaps(start, end):
+                accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     return accepted.hits()
 
 
 _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
+_KUBERNETES_RULE = RULES.index(KUBERNETES_SECRET_RULE)
 
 
 def _lines_holding(

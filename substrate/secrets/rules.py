@@ -297,6 +297,18 @@ KEY_RULES: tuple[Rule, ...] = (
 # ``secrets.pipetables``)
 TABLE_CELLS_RULE = _generic(_TABLE_CELLS, "|", "| password | literal |, a table row")
 
+# The values under data: and stringData: of a Kubernetes manifest of kind Secret: the scan
+# reads the document's maps where this rule is tried (``secrets.kubernetes``); the pattern is
+# the kind's line, which every such document holds.
+KUBERNETES_SECRET_RULE = Rule(
+    "kubernetes_secret",
+    r"(?im)^[ \t]*kind:[ \t]*([\"']?)secret\1[ \t]*(?:#[^\n]*)?$",
+    ("secret",),
+    kind="document",
+    boundary=False,
+    description="A value under data: (base64) or stringData: in a Kubernetes Secret manifest",
+)
+
 # Credentials known only by their context (key names, URLs, headers), tried after the
 # provider formats so a recognised token keeps its specific name.
 CONTEXT_RULES: tuple[Rule, ...] = (
@@ -492,6 +504,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
     TABLE_CELLS_RULE,
+    KUBERNETES_SECRET_RULE,
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
     _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),

@@ -185,6 +185,8 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",
     "a header cell of parentheses": lambda n: "| password " + "(" * n + " |\n|---|\n| x |\n",
+    "blanks in a Kubernetes Secret": lambda n: "kind: Secret\ndata:\n  x" + " " * n + "y\n",
+    "map after map in a Kubernetes Secret": lambda n: "kind: Secret\n" + "data:\n" * (n // 6),
 }
 
 

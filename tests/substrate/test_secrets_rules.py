@@ -263,6 +263,10 @@ CASES: dict[str, tuple[str, str]] = {
         "mysql -u root -p shop  # asks for the password",
     ),
     "sensitive_assignment": ('db_password = "' + PASSWORD + '"', 'db_password = "changeme"'),
+    "kubernetes_secret": (
+        "kind: Secret\ndata:\n  ca.pem: " + base64.b64encode(PASSWORD.encode()).decode(),
+        "kind: Secret\ndata:\n  ca.pem: {{ .Values.caPem }}",
+    ),
 }
 
 
@@ -287,7 +291,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
-        kinds |= {"jwt", "jwt_b64", "yaml_next_line"}
+        kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
         assert rule.kind in kinds
 
 

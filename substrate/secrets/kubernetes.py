@@ -1,0 +1,158 @@
+"""The values of a Kubernetes Secret manifest, secrets by the document's kind alone.
+
+Under ``data:`` in a ``kind: Secret`` document, every value is a secret encoded in base64, and
+under ``stringData:`` every value is one in plain text; nothing on the value's own line says so
+(``tls.key: LS0tLS1CRUdJTi…``, ``.dockercfg: eyJhdXRocyI6…``). Only the document's kind does,
+and it may come before or after the map. Other kinds holding a ``data:`` map (a ConfigMap, an
+ExternalSecret that names where a secret is kept, a SopsSecret whose values are encrypted)
+hold no secret there.
+
+Values judged: a base64 value of at least ``MIN_ENCODED`` characters whose decoded text is no
+placeholder, and a plain value that would pass as a password. Templates (``{{ .Values.pw }}``,
+``${PW}``), empty values and encrypted ones (``ENC[...]``) are passed over. A block value
+(``.dockercfg: |`` then indented lines) is judged line by line. Manifests written as JSON, and
+flow maps (``data: {pw: ...}``), are not read here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from substrate.secrets.placeholders import is_placeholder, worth_reporting
+from substrate.secrets.rules import KUBERNETES_SECRET_RULE
+
+# base64 of fewer than 7 bytes ("admin", "bar\n"): a user name or a flag, more often than not
+MIN_ENCODED = 12
+
+_DOCUMENT_BREAK = re.compile(r"(?m)^---[ \t]*(?:#[^\n]*)?$")
+_MAP_NAMES = {"data": "encoded", "stringdata": "plain"}
+# (the key runs to its colon greedily: a lazy key before optional blanks backtracks over a long
+# line of blanks once per character)
+_ENTRY = re.compile(r"([ \t]*)([^\s#:][^:\n]*):(?:[ \t]+|$)(.*)")
+_BLOCK = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_TEMPLATE_MARKS = ("{{", "${", "ENC[")
+_WORD = re.compile(r"[^\s{}\[\]\"',]{1,64}")
+
+
+def kubernetes_secret_spans(text: str) -> list[tuple[int, int]]:
+    """Start and end offsets of the secret values of every ``kind: Secret`` document in
+    ``text``, in order. Cheap when ``text`` holds no such document."""
+    if not KUBERNETES_SECRET_RULE.regex.search(text):
+        return []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in [*_DOCUMENT_BREAK.finditer(text), None]:
+        end = brk.start() if brk is not None else len(text)
+        spans.extend(_document_spans(text, start, end))
+        start = brk.end() if brk is not None else end
+    return spans
+
+
+def _document_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    kind = KUBERNETES_SECRET_RULE.regex.search(text, start, end)
+    if kind is None:
+        return
+    # the document's own keys are written at the kind's indent
+    top = len(kind.group(0)) - len(kind.group(0).lstrip(" \t"))
+    lines = _lines(text, start, end)
+    for n, (_, line) in enumerate(lines):
+        entry = _ENTRY.fullmatch(line)
+        if entry is None or len(entry.group(1)) != top or entry.group(3).strip(" \t"):
+            continue
+        how = _MAP_NAMES.get(entry.group(2).rstrip(" \t").lower())
+        if how is not None:
+            yield from _map_spans(lines, n + 1, top, how)
+
+
+def _lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
+    out = []
+    at = start
+    for line in text[start:end].split("\n"):
+        out.append((at, line))
+        at += len(line) + 1
+    return out
+
+
+def _map_spans(
+    lines: list[tuple[int, str]], first: int, top: int, how: str
+) -> Iterator[tuple[int, int]]:
+    """The secret values of a map whose entries are the ``lines`` from ``first`` on that are
+    indented past ``top``."""
+    level = None  # the entries' indent, set by the first one
+    block: list[tuple[int, str]] | None = None  # a block value's lines, while inside one
+    block_key = 0  # the indent of the block value's key
+    for i in range(first, len(lines)):
+        offset, line = lines[i]
+        content = line.lstrip(" \t").rstrip(" \t\r")
+        indent = len(line) - len(line.lstrip(" \t"))
+        if not content or content.startswith("#"):
+            continue
+        if block is not None and indent > block_key:
+            block.append((offset + indent, content))
+            continue
+        if block:
+            yield from _block_spans(block, how)
+        block = None
+        if indent <= top:
+            return  # the map ended: the next key of the document
+        entry = _ENTRY.fullmatch(line)
+        if level is None:
+            level = indent
+        if entry is None or indent != level:
+            continue
+        if _BLOCK.fullmatch(entry.group(3).strip(" \t\r")):
+            block, block_key = [], indent
+            continue
+        yield from _value_spans(offset + entry.start(3), entry.group(3), how)
+    if block:
+        yield from _block_spans(block, how)
+
+
+def _block_spans(block: list[tuple[int, str]], how: str) -> Iterator[tuple[int, int]]:
+    """Each line of a block value, when the value its lines make is a secret."""
+    joined = ("" if how == "encoded" else "\n").join(line for _, line in block)
+    if any(True for _ in _value_spans(0, joined, how)):
+        yield from ((at, at + len(line)) for at, line in block)
+
+
+def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
+    """The span of ``value`` (found at offset ``at``), unless it is no secret."""
+    value, lead = _unquoted(value)
+    if not value or any(mark in value for mark in _TEMPLATE_MARKS):
+        return
+    if how == "encoded" and not _encoded_secret(value):
+        return
+    if how == "plain" and not worth_reporting(value, strength="password", quoted=bool(lead)):
+        return
+    yield at + lead, at + lead + len(value)
+
+
+def _unquoted(value: str) -> tuple[str, int]:
+    """``value`` without a trailing comment, white space and quotes, and how many characters
+    came before it."""
+    value = value.rstrip(" \t\r")
+    if value[:1] in ("'", '"'):
+        close = value.find(value[0], 1)
+        return (value[1:close], 1) if close > 0 else ("", 0)
+    hash_at = value.find(" #")
+    if hash_at != -1:
+        value = value[:hash_at].rstrip(" \t")
+    return value, 0
+
+
+def _encoded_secret(value: str) -> bool:
+    """Whether a ``data:`` value is base64 of a secret: long enough, and not of a placeholder."""
+    if len(value) < MIN_ENCODED or not _BASE64.fullmatch(value):
+        return False
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    word = decoded.decode("utf-8", "replace").strip()
+    # a password is one short word ("changeme" encoded is a placeholder still); a config file
+    # (a .dockercfg's JSON) may name example.com beside its credentials
+    return not (_WORD.fullmatch(word) and is_placeholder(word))

@@ -1,0 +1,95 @@
+"""The values of a Kubernetes Secret manifest are secrets by the document's kind."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest import ingest_path
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.screen import may_hold_secrets
+from substrate.store import Substrate
+
+PASSWORD = "Vq7-rT2m!pXz"
+ENCODED = base64.b64encode(PASSWORD.encode()).decode()
+PLACEHOLDER = base64.b64encode(b"changeme").decode()
+CERT = base64.b64encode(b"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n").decode()
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(h.rule, text[h.start : h.end]) for h in find_secrets(text)]
+
+
+def test_every_value_of_the_data_map_is_a_secret() -> None:
+    # "tls.crt" or "ca.pem" name no secret: the kind says what the values are
+    text = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\ntype: Opaque\n"
+        f"data:\n  ca.pem: {CERT}\n  db: '{ENCODED}'  # quoted\n"
+    )
+    assert found(text) == [("kubernetes_secret", CERT), ("kubernetes_secret", ENCODED)]
+
+
+def test_the_kind_may_follow_the_map_and_be_quoted_or_in_lower_case() -> None:
+    text = (
+        f"apiVersion: v1\ndata:\n\tsession: \"{ENCODED}\"\nkind: 'secret'\nmetadata:\n\tname: s\n"
+    )
+    assert found(text) == [("kubernetes_secret", ENCODED)]
+
+
+def test_string_data_holds_plain_secrets() -> None:
+    text = f"kind: Secret\nstringData:\n  conn: {PASSWORD}\n  user: admin\n"
+    assert found(text) == [("kubernetes_secret", PASSWORD)]
+
+
+def test_a_block_value_is_masked_line_by_line_with_its_short_last_line() -> None:
+    long = base64.b64encode(b'{"auths":{"registry.internal":{"auth":"' + b"q" * 60 + b'"}}}')
+    first, last = long[:60].decode(), long[60:].decode()
+    text = f"kind: Secret\ndata:\n  .dockercfg: |\n    {first}\n    {last}\nmetadata:\n  name: x\n"
+    assert found(text) == [("kubernetes_secret", first), ("kubernetes_secret", last)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another kind: a ConfigMap, or a resource naming where a secret is kept
+        f"kind: ConfigMap\ndata:\n  session: {ENCODED}\n",
+        "kind: ExternalSecret\nspec:\n  data:\n    - secretKey: api\n      remoteRef:\n"
+        "        key: prod/api-key-location\n",
+        # a data map nested in another key, not the document's own
+        f"kind: Secret\nspec:\n  template:\n    data:\n      session: {ENCODED}\n",
+        # nothing to find: empty, templated, too short, encrypted, a placeholder
+        "kind: Secret\ndata:\n  csrf: ''\n  pw: {{ .Values.password }}\n  user: YWRtaW4=\n",
+        "kind: Secret\ndata:\n  pw: ENC[AES256_GCM,data:W3PiZ6lD6bpfAdI=,type:str]\n",
+        f"kind: Secret\ndata:\n  session: {PLACEHOLDER}\n",
+        # a Secret in one document, a map in the next
+        f"kind: Secret\nmetadata:\n  name: a\n---\nkind: ConfigMap\ndata:\n  x: {ENCODED}\n",
+    ],
+)
+def test_values_that_are_no_secret_of_a_secret_manifest(text: str) -> None:
+    assert [rule for rule, _ in found(text)] == []
+
+
+def test_each_document_of_a_file_is_read_for_itself() -> None:
+    text = (
+        f"kind: ConfigMap\ndata:\n  a: {ENCODED}\n---\n"
+        f"kind: Secret\ndata:\n  b: {CERT}\n---\nkind: Service\n"
+    )
+    assert found(text) == [("kubernetes_secret", CERT)]
+
+
+def test_the_screen_sends_a_secret_manifest_to_the_scan() -> None:
+    # the gate trusts the screen's "no": a Secret manifest must never pass it unscanned
+    assert may_hold_secrets([f"kind: Secret\ndata:\n  tls.key: {CERT}\n"])
+
+
+def test_a_manifest_in_a_note_is_stored_masked(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    manifest = f"```yaml\napiVersion: v1\nkind: Secret\ndata:\n  tls.key: {CERT}\n```\n"
+    (notes / "deploy.md").write_text(f"# Deploy\n\nApply this:\n\n{manifest}", encoding="utf-8")
+    shard = Substrate(tmp_path / "shard")
+    report = ingest_path(shard, notes)
+    assert report.redactions == 1
+    assert CERT not in (tmp_path / "shard" / "items.jsonl").read_text(encoding="utf-8")
