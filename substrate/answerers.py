@@ -45,7 +45,7 @@ from substrate.context.compress import (
     terms,
     truncate,
 )
-from substrate.designators import designators, names_another
+from substrate.designators import designators, names_another, numbered_terms
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -602,12 +602,13 @@ def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
 def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:
     """The names of ``topic`` that ``question`` asks something of ("the Tokyo office", "Oskar
     Brandt's salary"): what it asks is not said by a sentence about another name, nor by one
-    that only names them. A text of several sentences (a paper's title and abstract) is asked
-    of no name in particular."""
+    that only names them. A number saying which one ("week 14", "floor 2") is such a name: a
+    sentence of week 12, or of every week, says nothing of week 14. A text of several
+    sentences (a paper's title and abstract) is asked of no name in particular."""
     if framed:
-        return named_terms(question) & topic
+        return (named_terms(question) | numbered_terms(question)) & topic
     if len(sentences(question)) <= 1:
-        return named_terms(question, proper=True) & topic
+        return (named_terms(question, proper=True) | numbered_terms(question)) & topic
     return frozenset()
 
 

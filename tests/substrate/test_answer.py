@@ -1846,6 +1846,50 @@ def test_a_possession_asked_of_a_name_is_answered_by_the_sentence_saying_it_so()
     assert _possessed("What's the release manager's name?") is None  # no name owns it
 
 
+def rota_shard(rows: str) -> Substrate:
+    s = Substrate()
+    s.add(
+        "text",
+        "# On-call rota\n\nEach week one engineer is on call for the platform team, with a "
+        "backup. Swap weeks in the #platform channel.\n\n" + rows,
+        provenance={"source": "oncall.md"},
+    )
+    s.add("text", "# Dana Whitfield\n\n- Role: Engineering director\n- Location: desk 14\n")
+    s.add("text", "# Platform team\n\nThe platform team runs the deploy pipeline.\n")
+    return s
+
+
+ROTA = (
+    "| Week | On call | Backup |\n|---|---|---|\n| 12 | Tomasz Nowak | Priya Raman |\n"
+    "| 13 | Priya Raman | Ines Duarte |\n| 15 | Ines Duarte | Tomasz Nowak |\n"
+)
+
+
+@pytest.mark.parametrize("hops", [1, 2])
+def test_a_week_the_rota_does_not_list_is_not_answered_by_another_weeks_row(hops: int) -> None:
+    # every one was answered by the rows of weeks 12 and 13, and "Each week one engineer is
+    # on call", which say nothing of week 14
+    s = rota_shard(ROTA)
+    for question in ("Who is on call in week 14?", "Who is the backup in week 14?"):
+        result = answer_from_substrate(s, question, ExtractiveAnswerer(), hops=hops)
+        assert result.abstained, result.answer
+    listed = answer_from_substrate(s, "Who is on call in week 13?", ExtractiveAnswerer(), hops=hops)
+    assert listed.answer == "Week: 13; On call: Priya Raman; Backup: Ines Duarte. [1]"
+
+
+def test_a_row_of_another_week_is_no_answer_though_it_holds_the_number_asked() -> None:
+    # the row of week 15 starts on 14 April: it says "14", not week 14
+    s = rota_shard(
+        "| Week | Starts | On call |\n|---|---|---|\n| 12 | 17 March | Tomasz Nowak |\n"
+        "| 13 | 24 March | Priya Raman |\n| 15 | 14 April | Ines Duarte |\n"
+    )
+    result = extractive(s, "Who is on call in week 14?")
+    assert result.abstained, result.answer
+    assert extractive(s, "Who is on call in week 15?").answer == (
+        "Week: 15; Starts: 14 April; On call: Ines Duarte. [1]"
+    )
+
+
 def test_a_chain_answer_says_what_is_asked_before_the_description(tmp_path: Path) -> None:
     # "[[team-mobile]]" leads to the page headed "Mobile team"; the first hop alone ("owned
     # by team-mobile") says no office, and is no answer

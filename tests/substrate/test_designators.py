@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from substrate.answerers import ExtractiveAnswerer
-from substrate.designators import designators, names_another
+from substrate.designators import designators, names_another, numbered_terms
 from substrate.factuality import content_overlap
 
 PROJECTS = (
@@ -37,6 +37,22 @@ def test_what_names_a_thing_by_a_letter_or_number() -> None:
         "Tiers 1 to 3 include phone support",
     ):
         assert designators(text) == frozenset(), text
+
+
+def test_a_table_row_names_one_under_its_column_label() -> None:
+    # a Markdown table's row reads "Week: 12; On call: ...": the label is the noun
+    assert designators("Week: 12; On call: Tomasz Nowak; Backup: Priya Raman.") == {("week", "12")}
+    assert designators("Floor: 2; Room: 14") == {("floor", "2"), ("room", "14")}
+    # a label is capitalised whatever it names: most give a count or a measure
+    for text in ("Servers: 3", "Timeout: 30 seconds", "Priority: B"):
+        assert designators(text) == frozenset(), text
+
+
+def test_the_numbers_that_say_which_one() -> None:
+    assert numbered_terms("Who is on call in week 14?") == {"14"}
+    assert numbered_terms("What is on floor 3 of building C?") == {"3"}
+    assert numbered_terms("Who is on call in 3 weeks?") == frozenset()  # a count
+    assert numbered_terms("What does project B use?") == frozenset()
 
 
 def test_a_sentence_naming_only_another_one_is_told_apart() -> None:
