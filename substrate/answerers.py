@@ -22,7 +22,7 @@ import shlex
 import signal
 import time
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,7 @@ from substrate.questions import (
     identifiers_in_place,
     light_verb_terms,
     named_terms,
+    said_alike,
     terms_said,
     verb_forms,
 )
@@ -162,6 +163,8 @@ class ExtractiveAnswerer:
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
         relation = _who_does(question)
+        # "Who manages Priya?": not "Manager: Priya" of another's page, which says whom she does
+        sides_asked = _relation_asked(question)
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
         negated = sides(question)  # "non-defective items": not what defective items take
@@ -225,6 +228,8 @@ class ExtractiveAnswerer:
                         continue
                     have, said = have | owner, " ".join([*sorted(owner), said])
                 if names_another(marked, said) or _names_other_ids(ids, sentence, said):
+                    continue
+                if sides_asked and _reads_backwards(sides_asked, subject, heading, sentence):
                     continue
                 if other_side(negated, said) or names_other_alternative(chosen_ones, said, wanted):
                     continue
@@ -548,6 +553,87 @@ def _who_does(question: str) -> frozenset[str]:
     if not found:
         return frozenset()
     return verb_forms(found.group("verb"))
+
+
+# "Whom does Priya manage?", "Which team does Dana Whitfield lead?": the name asked of does
+# what the verb, the question's last word, says (not "Which port does the billing-worker
+# listen on in staging?", whose last word is no verb)
+_WHOM_DOES = re.compile(
+    r"\s*(?:whom?|(?:what|which)(?:\s+[\w-]+)?)\s+(?:does|do|did)\s+"
+    r"(?-i:(?:[A-Z][\w'’-]*\s+){1,4})(?P<verb>[a-z]+)\W*$",
+    re.IGNORECASE,
+)
+# "Who is the manager of Priya?", "Who is the account manager for Parcelwise?"
+_WHO_IS_THE = re.compile(
+    r"\s*who\s+(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?(?P<noun>[\w-]+)\s+(?:of|for)\b",
+    re.IGNORECASE,
+)
+
+
+def _relation_asked(question: str) -> tuple[frozenset[str], bool] | None:
+    """The relation ``question`` asks one side of, as terms in each of their forms ("owner"
+    and "own" of "owns"), and whether the names it asks of are the ones holding it: "Whom
+    does Priya manage?" (True); "Who manages Priya?", "Who is Priya's manager?" (False).
+    None for another question."""
+    found = _WHOM_DOES.match(question)
+    if found:
+        relation, holds = verb_forms(found.group("verb")), True
+    else:
+        relation, holds = _who_does(question), False
+        if not relation and _WHO.match(question):  # "Priya's manager", "the manager of Priya"
+            owned = _POSSESSIVE.search(question)
+            of = None if owned else _WHO_IS_THE.match(question)
+            relation = terms(owned.group(2) if owned else of.group("noun") if of else "")
+    return (_alike(relation), holds) if relation else None
+
+
+def _alike(said: frozenset[str]) -> frozenset[str]:
+    """``said`` with the terms that say each in other words (``said_alike``)."""
+    alike = said_alike()
+    return said.union(*(alike[term] for term in said & alike.keys()))
+
+
+# A label and its value, the last of a cell of a sentence ("- Manager: Dana Whitfield", the
+# "Manager: Priya" of a table's row "Name: Tomasz Nowak; Manager: Priya.")
+_LABEL = re.compile(
+    r"(?:.*:)?[-*+>\s]*((?:[^\W\d_][\w'-]*\s+){0,2}[^\W\d_][\w'-]*)\s*:(.*)", re.DOTALL
+)
+
+
+def _holders(sentence: str, relation: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """For each label of ``sentence`` whose value names who holds ``relation`` ("Manager:
+    Dana", "Tech lead: Ana", "Owned by: Payments"), that value and the rest of the sentence;
+    not a label saying what its owner does ("Manages: Tomasz", "Owner of: ledger-api"), nor
+    a plural one ("Reports: Tomasz, Ines")."""
+    cells = sentence.replace("*", "").replace("`", "").split(";")
+    for n, cell in enumerate(cells):
+        found = _LABEL.fullmatch(cell)
+        if found is None or not found.group(2).strip():
+            continue
+        words = found.group(1).lower().split()
+        if words[-1] == "by" and len(words) > 1:  # "Managed by: Dana"
+            words.pop()
+        elif words[-1].endswith("s") and not words[-1].endswith("ss"):
+            continue
+        if _alike(terms(words[-1])) & relation:
+            rest = [*cells[:n], cell[: found.start(2)], *cells[n + 1 :]]
+            yield found.group(2), ";".join(rest)
+
+
+def _reads_backwards(
+    asked: tuple[frozenset[str], bool], subject: frozenset[str], heading: str, sentence: str
+) -> bool:
+    """Whether ``sentence`` (under ``heading``) states the relation ``asked`` (its terms, and
+    whether the names asked of, ``subject``, hold it) the other way round: "Tomasz Nowak:
+    Manager: Priya" names Priya as who manages, and answers "Whom does Priya manage?", not
+    "Who manages Priya?"; "Priya Raman: Manager: Dana" answers the one, not the other."""
+    relation, holds = asked
+    for value, rest in _holders(sentence, relation):
+        in_value = bool(subject & terms(value))
+        elsewhere = bool(subject & (terms(heading) | terms(rest)))
+        if in_value != elsewhere and in_value != holds:
+            return True
+    return False
 
 
 _STEPS = re.compile(

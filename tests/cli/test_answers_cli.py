@@ -789,3 +789,33 @@ def test_ask_grounds_a_list_item_of_a_long_section_s_later_chunk(
     answer = mixle("ask", "Where is Marco Bianchi based?")
     assert answer.exit_code == 0, answer.stdout
     assert "Marco Bianchi: Based in Milan." in answer.stdout and "grounded 1/1" in answer.stdout
+
+
+def test_ask_reads_a_wiki_s_manager_lines_and_rota_as_they_run(mixle: Run, tmp_path: Path) -> None:
+    notes = tmp_path / "wiki"
+    (notes / "people").mkdir(parents=True)
+    (notes / "people" / "priya-raman.md").write_text(
+        "# Priya Raman\n\n- Role: Staff engineer\n- Team: Platform\n- Manager: Dana Whitfield\n"
+    )
+    (notes / "people" / "tomasz-nowak.md").write_text(
+        "# Tomasz Nowak\n\n- Role: Site reliability engineer\n- Team: Platform\n- Manager: Priya\n"
+    )
+    (notes / "people" / "dana-whitfield.md").write_text(
+        "# Dana Whitfield\n\n- Role: Engineering director\n- Location: Dublin, desk 14\n"
+    )
+    (notes / "oncall.md").write_text(
+        "# On-call rota\n\nEach week one engineer is on call for the platform team.\n\n"
+        "| Week | On call |\n|---|---|\n| 12 | Tomasz Nowak |\n| 13 | Priya Raman |\n"
+        "| 15 | Dana Whitfield |\n"
+    )
+    assert mixle("ingest", str(notes)).exit_code == 0
+    for hops in ("1", "2"):
+        managed = mixle("ask", "Who manages Priya?", "--hops", hops, "--json")
+        assert managed.exit_code == 0, managed.stdout
+        answer = managed.json()
+        assert answer["answer"].startswith("Priya Raman: Manager: Dana Whitfield [")
+        assert [c["source"] for c in answer["citations"] if c["cited"]] == ["people/priya-raman.md"]
+        # Dana's page names no manager: Priya's "Manager: Dana Whitfield" is whom Dana manages
+        for question in ("Who manages Dana?", "Who is on call in week 14?"):
+            asked = mixle("ask", question, "--hops", hops, "--json")
+            assert asked.exit_code == 1 and asked.json()["abstained"], asked.stdout

@@ -1890,6 +1890,76 @@ def test_a_row_of_another_week_is_no_answer_though_it_holds_the_number_asked() -
     )
 
 
+def people_shard(*, priya_has_a_manager: bool = True) -> Substrate:
+    s = Substrate()
+    manager = "- Manager: Dana Whitfield\n" if priya_has_a_manager else ""
+    s.add("text", "# Priya Raman\n\n- Role: Staff engineer\n- Team: Platform\n" + manager)
+    s.add("text", "# Tomasz Nowak\n\n- Role: Site reliability engineer\n- Manager: Priya\n")
+    s.add("text", "# Ines Duarte\n\n- Role: Data engineer\n- Manager: Priya Raman\n")
+    s.add("text", "# Dana Whitfield\n\n- Role: Engineering director\n- Team: Platform\n")
+    return s
+
+
+@pytest.mark.parametrize("hops", [1, 2])
+@pytest.mark.parametrize(
+    "question", ["Who manages Priya?", "Who is Priya's manager?", "Who is the manager of Priya?"]
+)
+def test_who_manages_one_is_read_from_their_own_manager_line(question: str, hops: int) -> None:
+    # "Tomasz Nowak: Manager: Priya" says whom Priya manages: it was quoted too, and alone
+    # where Priya's page names no manager
+    result = answer_from_substrate(people_shard(), question, ExtractiveAnswerer(), hops=hops)
+    assert result.answer is not None, result.note
+    assert result.answer.startswith("Priya Raman: Manager: Dana Whitfield [")
+    assert "Tomasz" not in result.answer and "Ines" not in result.answer
+    unmanaged = people_shard(priya_has_a_manager=False)
+    result = answer_from_substrate(unmanaged, question, ExtractiveAnswerer(), hops=hops)
+    assert result.abstained, result.answer
+    # nor is Dana's manager the one Priya's page names
+    dana = answer_from_substrate(
+        people_shard(), question.replace("Priya", "Dana"), ExtractiveAnswerer(), hops=hops
+    )
+    assert dana.abstained, dana.answer
+
+
+def test_whom_one_manages_is_read_from_the_manager_lines_naming_them() -> None:
+    # "Priya Raman: Manager: Dana Whitfield" says who manages Priya: it was quoted first,
+    # her page ranking first
+    pages = sorted(people_shard().iter_items(), key=lambda item: "# Priya" not in item.text)
+    for question, managed in (
+        ("Whom does Priya manage?", ["Tomasz Nowak: Manager: Priya [2]", "Ines Duarte"]),
+        ("Who does Priya Raman manage?", ["Ines Duarte: Manager: Priya Raman [3]"]),
+    ):
+        packet = pack_context(question, pages, [0.9, 0.8, 0.8, 0.7])
+        answer = ExtractiveAnswerer().answer_packet(question, packet)
+        assert all(line in answer for line in managed), answer
+        assert "Dana" not in answer
+
+
+def test_which_way_a_label_states_a_relation() -> None:
+    from substrate.answerers import _reads_backwards, _relation_asked
+
+    doer_asked = _relation_asked("Who leads Dana?")
+    held_asked = _relation_asked("Whom does Dana lead?")
+    assert doer_asked is not None and held_asked is not None
+    # a label naming who does it, its value them: "Lead", "Tech lead", "Led by"
+    for line in (
+        "- Lead: Dana",
+        "- Tech lead: Dana",
+        "- **Led by:** Dana",
+        "Lead: Dana; Site: Oslo",
+    ):
+        assert _reads_backwards(doer_asked, terms("Dana"), "Ana Silva", line), line
+        assert not _reads_backwards(held_asked, terms("Dana"), "Ana Silva", line), line
+        assert _reads_backwards(held_asked, terms("Dana"), "Dana Berg", line.replace("Dana", "Ana"))
+    # one saying what its owner does, or a plural, is left as it is
+    for line in ("- Leads: Dana", "- Leader of: Dana", "- Direct reports: Dana"):
+        assert not _reads_backwards(doer_asked, terms("Dana"), "Ana Silva", line), line
+    # a name on both sides, or a question of no relation, tells nothing
+    assert not _reads_backwards(doer_asked, terms("Dana"), "Dana Berg", "- Lead: Dana Smith")
+    assert _relation_asked("Which port does the billing-worker listen on in staging?") is None
+    assert _relation_asked("Who is on call in week 14?") is None
+
+
 def test_a_chain_answer_says_what_is_asked_before_the_description(tmp_path: Path) -> None:
     # "[[team-mobile]]" leads to the page headed "Mobile team"; the first hop alone ("owned
     # by team-mobile") says no office, and is no answer
