@@ -96,8 +96,8 @@ def _shard_hint(exc: ShardError) -> str | None:
         return "free some space; nothing acknowledged before was lost"
     if "File too large" in message:  # a size limit: ulimit -f, or the file system's largest file
         return "a file size limit was reached (ulimit -f?); nothing acknowledged before was lost"
-    if "restore" in message or isinstance(exc, ShardFormatError):  # the message says what to do
-        return None
+    if "restore" in message or "remove it" in message or isinstance(exc, ShardFormatError):
+        return None  # the message says what to do
     if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check
         return "choose a folder that can be created (or use another with --shard)"
     if "mixle.toml" in message and not message.startswith("cannot write"):

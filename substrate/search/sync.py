@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,7 @@ from substrate.errors import ShardError
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
 from substrate.search.coverage import Coverage
-from substrate.search.layout import CACHE_ATTR, MANIFEST, StaleIndex
+from substrate.search.layout import CACHE_ATTR, MANIFEST, PREFIX, StaleIndex
 from substrate.search.mirror import read_mirrored, write_mirrors
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.state import IndexState, build_state
@@ -243,6 +245,8 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
     from substrate.search.index_files import write_state  # pyarrow: only when writing
 
     try:
+        if required:
+            remove_folders_in_place_of_index_files(directory)
         write_state(directory, state)
     except OSError as exc:
         if required:
@@ -250,6 +254,36 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
                 f"cannot write the search index to {directory}: {exc.strerror or exc}"
             ) from exc
         log.warning("could not write the search index to %s: %s", directory, exc)
+
+
+def remove_folders_in_place_of_index_files(directory: Path) -> None:
+    """Remove every folder in ``directory`` (a shard's ``index/``) named as a search index
+    file is (``search-*.parquet``, ``search-*.pack``).
+
+    No index file can be renamed over a folder, nor an old one deleted, so one left standing
+    would be named as damaged by every ``audit`` after every ``reindex``. Such a name belongs
+    to the index alone, in a folder that holds only what the log rebuilds, so what stands
+    there is removed, not kept (a link is not followed: it is replaced or deleted as a file).
+
+    Raises:
+        ShardError: a folder cannot be removed; the message names it.
+    """
+    for path in directory.glob(f"{PREFIX}*"):
+        if path.suffix not in (".parquet", ".pack"):
+            continue
+        try:
+            if not stat.S_ISDIR(path.lstat().st_mode):
+                continue
+            shutil.rmtree(path)
+        except FileNotFoundError:  # removed meanwhile: nothing stands in the way
+            continue
+        except OSError as exc:
+            raise ShardError(
+                f"cannot remove {path}, a folder in the place of a search index file "
+                f"({exc.strerror or exc}); remove it: {path.parent.name}/ holds only files "
+                "rebuilt from the log"
+            ) from exc
+        log.warning("removed %s, a folder in the place of a search index file", path)
 
 
 @contextlib.contextmanager

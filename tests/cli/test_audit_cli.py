@@ -381,3 +381,44 @@ def test_audit_flags_an_index_left_from_before_a_compaction(
     assert "may still hold the words of the items reclaimed" in result.stdout
     assert mixle("reindex").exit_code == 0
     assert mixle("audit").exit_code == 0
+
+
+def test_reindex_cures_a_folder_standing_in_the_place_of_an_index_file(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    shard.add("text", "base notes")
+    shard.save()
+    assert mixle("reindex").exit_code == 0
+    (segment,) = (isolated_shard_env / "index").glob("search-seg-*.docs.parquet")
+    segment.unlink()
+    (segment / "made by a sync tool").mkdir(parents=True)
+    audit = mixle("audit")
+    assert audit.exit_code == 1 and f"index file {segment.name} is damaged" in audit.stdout
+    result = mixle("reindex")
+    assert result.exit_code == 0, result.stderr
+    # (a whole process prints it on stderr as "warning: ...")
+    assert f"removed {segment}, a folder in the place of a search index file" in caplog.messages
+    assert mixle("audit").exit_code == 0
+
+
+def test_reindex_says_which_folder_to_remove_when_it_cannot(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import shutil
+
+    shard.add("text", "base notes")
+    shard.save()
+    manifest = isolated_shard_env / "index" / "search-manifest.parquet"
+    manifest.mkdir(parents=True)
+
+    def busy(path: object, *args: object, **kwargs: object) -> None:
+        raise OSError(errno.EBUSY, "Device or resource busy", str(path))  # a mount point
+
+    monkeypatch.setattr(shutil, "rmtree", busy)
+    result = mixle("reindex")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        f"error: cannot remove {manifest}, a folder in the place of a search index file "
+        "(Device or resource busy); remove it: index/ holds only files rebuilt from the log\n"
+    )  # and no hint to run `audit`, which would send the user back to `reindex`

@@ -137,6 +137,64 @@ def test_a_damaged_index_file_is_named_until_a_reindex(tmp_path: Path, suffix: s
     assert audit_shard(Substrate(tmp_path / "s")).ok
 
 
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "search-seg-*.docs.parquet",
+        "search-seg-*.terms.parquet",
+        "search-seg-*.pack",
+        "search-manifest.parquet",
+        "search-manifest.pack",
+    ],
+)
+def test_reindex_removes_a_folder_standing_in_the_place_of_an_index_file(
+    tmp_path: Path, pattern: str
+) -> None:
+    pytest.importorskip("substrate.search.engine")
+    store, ids = saved(tmp_path)
+    store.reindex()
+    store.close()
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("not the index's")
+    (path,) = (tmp_path / "s" / "index").glob(pattern)
+    path.unlink()
+    path.mkdir()
+    (path / "inner").mkdir()
+    (path / "inner" / "file").write_text("x")
+    (path / "link").symlink_to(outside)
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert any(path.name in p and "damaged" in p for p in report.problems())
+    log_before = (tmp_path / "s" / "items.jsonl").read_bytes()
+    reindexed = Substrate(tmp_path / "s")
+    reindexed.reindex()
+    assert not path.is_dir() and audit_shard(Substrate(tmp_path / "s")).ok
+    assert [item.id for item, _ in reindexed.search("number 2", k=1)] == [ids[2]]
+    assert outside.read_text() == "not the index's"  # the link inside was not followed
+    assert (tmp_path / "s" / "items.jsonl").read_bytes() == log_before
+
+
+def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("substrate.search.engine")
+    import errno
+    import shutil
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    manifest = tmp_path / "s" / "index" / "search-manifest.parquet"
+    manifest.unlink()
+    manifest.mkdir()
+
+    def busy(path: object, *args: object, **kwargs: object) -> None:
+        raise OSError(errno.EBUSY, "Device or resource busy", str(path))  # a mount point
+
+    monkeypatch.setattr(shutil, "rmtree", busy)
+    with pytest.raises(ShardError, match=f"cannot remove {manifest}, a folder .* remove it"):
+        Substrate(tmp_path / "s").reindex()
+
+
 def test_a_damaged_log_end_note_or_an_index_that_is_no_folder_is_a_problem(
     tmp_path: Path,
 ) -> None:
