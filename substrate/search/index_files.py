@@ -18,6 +18,7 @@ write also refreshes the memory-mappable mirrors of the files (see ``layout`` an
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import zlib
@@ -74,26 +75,59 @@ def _checked(meta: dict[str, Any]) -> bool:
 
 
 CRC_FIELD = "crc"
+_ARROW_SCHEMA = b"ARROW:schema"  # the Arrow schema a Parquet file written by Arrow embeds
+
+
+def footer_damage(footer: pq.FileMetaData) -> str | None:
+    """What is found damaged in the footer of an index file, or None.
+
+    The footer has no checksum of its own (its pages have). The ``mixle.search`` metadata in
+    it carries a CRC, and the footer holds that metadata twice: as a key of its own and in
+    the Arrow schema it embeds (the copy that readers take). It holds the column names twice
+    too, in the Parquet schema (the names that readers take) and in that Arrow schema, and the
+    number of rows, for the file and for each row group (readers size their arrays by the
+    first). So a flipped byte in either copy shows, without reading more than the footer.
+    """
+    keys = footer.metadata or {}
+    raw = keys.get(META_KEY)
+    if raw is None:
+        return "no index metadata"
+    try:
+        if not _checked(json.loads(raw)):
+            return "index metadata failing its checksum"
+        groups = range(footer.num_row_groups)
+        if footer.num_rows != sum(footer.row_group(group).num_rows for group in groups):
+            return "a row count its row groups do not add up to"
+        embedded = keys.get(_ARROW_SCHEMA)
+        if embedded is None:  # written by another Parquet writer: nothing to compare
+            return None
+        arrow = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(embedded, validate=True)))
+        if (arrow.metadata or {}).get(META_KEY) != raw:
+            return "index metadata differing from its other copy"
+        if arrow.names != footer.schema.to_arrow_schema().names:
+            return "column names differing from their other copy"
+    except (ValueError, TypeError, AttributeError, pa.ArrowException) as exc:
+        # (UnicodeDecodeError is a ValueError: a flipped byte in a name)
+        return f"unreadable index metadata ({' '.join(str(exc).split())})"
+    return None
 
 
 def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
     try:
-        schema = pq.read_schema(path)
+        footer = pq.read_metadata(path)
     except FileNotFoundError as exc:
         raise StaleIndex(f"{path.name} is missing") from exc
     except (OSError, ValueError, pa.ArrowException) as exc:  # ValueError: a damaged footer
         raise StaleIndex(f"{path.name} is unreadable: {exc}") from exc
-    raw = (schema.metadata or {}).get(META_KEY)
-    if raw is None:
-        raise StaleIndex(f"{path.name} has no index metadata")
+    damage = footer_damage(footer)
+    if damage is not None:
+        raise StaleIndex(f"{path.name} has {damage}")
+    meta = json.loads(footer.metadata[META_KEY])
+    meta.pop(CRC_FIELD, None)
     try:
-        meta = json.loads(raw)
-        intact = _checked(meta)
         version = int(meta.get("format", 0))
-    except (ValueError, TypeError, AttributeError) as exc:  # damaged metadata: rebuild
+    except (ValueError, TypeError) as exc:  # (metadata without a CRC: an older mixle's)
         raise StaleIndex(f"{path.name} has unreadable index metadata ({exc})") from exc
-    if not intact:
-        raise StaleIndex(f"{path.name} has damaged index metadata (checksum mismatch)")
     if version > FORMAT_VERSION:
         raise ShardFormatError(
             f"{path} was written by a newer mixle (search index format {version}, this version "

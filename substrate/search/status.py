@@ -121,9 +121,9 @@ def _in_memory(substrate: Any) -> dict[str, Any]:
 def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
     """(file name, what is wrong) for each index file that fails its checksums.
 
-    Reads every pack and every Parquet page, so it is for an explicit integrity check
-    (``mixle audit``); searches check small packs on opening and Parquet pages as they read
-    them.
+    Reads every pack and every Parquet page and footer, so it is for an explicit integrity
+    check (``mixle audit``); searches check small packs on opening, and Parquet footers and
+    pages as they read them.
     """
     damaged: list[tuple[str, str]] = []
     for entry in _index_files(directory):
@@ -132,7 +132,7 @@ def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
             if name.endswith(".pack"):
                 open_pack(directory / name, verify_up_to=entry["bytes"])
             else:
-                _read_every_page(directory / name)
+                _check_parquet_file(directory / name)
         except FileNotFoundError:  # removed by a concurrent writer: not damage
             continue
         except (PackError, OSError, ValueError) as exc:
@@ -140,12 +140,20 @@ def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
     return damaged
 
 
-def _read_every_page(path: Path) -> None:
+def _check_parquet_file(path: Path) -> None:
+    """Check the footer and read every page of a Parquet index file (damage: ValueError)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from substrate.search.index_files import footer_damage
+
     try:
         parquet = pq.ParquetFile(path, pre_buffer=False, page_checksum_verification=True)
+        # the footer, read to open the file, has no checksum of its own: what a search would
+        # find amiss in it must be found here too
+        damage = footer_damage(parquet.metadata)
+        if damage is not None:
+            raise ValueError(damage)
         for group in range(parquet.num_row_groups):
             parquet.read_row_group(group, use_threads=False)
     except pa.ArrowException as exc:

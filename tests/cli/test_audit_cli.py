@@ -422,3 +422,27 @@ def test_reindex_says_which_folder_to_remove_when_it_cannot(
         f"error: cannot remove {manifest}, a folder in the place of a search index file "
         "(Device or resource busy); remove it: index/ holds only files rebuilt from the log\n"
     )  # and no hint to run `audit`, which would send the user back to `reindex`
+
+
+def test_audit_names_a_segment_whose_footer_has_a_flipped_byte_until_a_reindex(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    import re
+
+    shard.add("text", "base notes")
+    shard.save()
+    assert mixle("reindex").exit_code == 0
+    (segment,) = (isolated_shard_env / "index").glob("search-seg-*.docs.parquet")
+    data = bytearray(segment.read_bytes())
+    digit = re.search(rb'"watermark": \["[0-9a-f]+", (\d)', data)  # the log offset covered
+    assert digit is not None
+    data[digit.start(1)] ^= 0x01
+    segment.write_bytes(bytes(data))
+    audit = mixle("audit")
+    assert audit.exit_code == 1
+    assert (
+        f"index file {segment.name} is damaged (index metadata failing its checksum); "
+        "run `mixle reindex`" in audit.stdout
+    )
+    assert mixle("reindex").exit_code == 0
+    assert mixle("audit").exit_code == 0

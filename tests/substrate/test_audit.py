@@ -195,6 +195,111 @@ def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
         Substrate(tmp_path / "s").reindex()
 
 
+def flip_in_footer(path: Path, where: str) -> None:
+    """Flip one bit of a Parquet index file's footer: in the first digit of the log offset of
+    the index metadata's ``key`` copy or ``embedded`` copy (in the Arrow schema, base64), in
+    the Parquet schema's name of the ``column`` id, or in the file's ``row count``."""
+    import base64
+    import re
+
+    data = bytearray(path.read_bytes())
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # then its length, PAR1
+    offset_digit = re.compile(rb'"watermark": \["[0-9a-f]+", (\d)')
+    if where == "key":
+        found = offset_digit.search(data)
+        assert found is not None
+        data[found.start(1)] ^= 0x01
+    elif where == "embedded":
+        run = re.compile(rb"[A-Za-z0-9+/]{64,}={0,2}").search(data, data.rindex(b"ARROW:schema"))
+        assert run is not None
+        schema = bytearray(base64.b64decode(run.group()))
+        found = offset_digit.search(schema)
+        assert found is not None
+        schema[found.start(1)] ^= 0x01
+        data[run.start() : run.end()] = base64.b64encode(bytes(schema))
+    elif where == "column":
+        data[data.index(b"\x18\x02id", footer) + 3] ^= 0x01  # (Thrift: a string of 2 bytes)
+    else:  # the file's row count follows the schema's last element (Thrift: i64, zigzag)
+        found = re.compile(rb"\x00\x16\x08\x19").search(data, footer)  # 4 rows
+        assert found is not None
+        data[found.start() + 2] ^= 0x02
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("where", ["key", "embedded", "column", "row count"])
+def test_a_flipped_byte_in_a_segments_footer_is_named_until_a_reindex(
+    tmp_path: Path, where: str
+) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.search.index_files import StaleIndex
+    from substrate.search.index_read import read_state
+    from substrate.search.params import DEFAULT_PARAMS
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    index = tmp_path / "s" / "index"
+    (damaged,) = index.glob("search-seg-*.docs.parquet")
+    flip_in_footer(damaged, where)
+    # a search reads the Parquet files again (the pack mirrors another version of this one
+    # now), finds the damage and rebuilds the index: an audit must not call it sound
+    with pytest.raises(StaleIndex):
+        read_state(index, DEFAULT_PARAMS)
+    report = audit_shard(Substrate(tmp_path / "s"))
+    (problem,) = report.problems()
+    assert problem.startswith(f"index file {damaged.name} is damaged (")
+    assert problem.endswith("); run `mixle reindex`")
+    scoped = audit_shard(Substrate(tmp_path / "s"), scopes={"local"})
+    assert scoped.problems() == ["the search index is damaged; run `mixle reindex`"]
+    Substrate(tmp_path / "s").reindex()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
+def test_a_flipped_byte_in_the_footer_of_the_model_is_named_until_a_reindex(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("substrate.search.engine")
+    import random
+
+    store = Substrate(tmp_path / "s")
+    words = [f"w{j}" for j in range(200)]
+    rng = random.Random(2)
+    for _ in range(80):  # enough items and words for an embedding
+        store.add("text", " ".join(rng.sample(words, 10)))
+    store.save()
+    store.reindex()
+    store.close()
+    (model,) = (tmp_path / "s" / "index").glob("search-model-*.parquet")
+    data = bytearray(model.read_bytes())
+    data[data.index(b'"fitted_docs": 80') + 15] ^= 0x01  # in the copy readers do not take
+    model.write_bytes(bytes(data))
+    (problem,) = audit_shard(Substrate(tmp_path / "s")).problems()
+    assert problem.startswith(f"index file {model.name} is damaged")
+    # the refit finds a model of the same name, hence file, on disk: it must not be kept
+    Substrate(tmp_path / "s").reindex()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
+def test_index_metadata_written_without_a_checksum_still_audits_clean(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    import json
+
+    import pyarrow.parquet as pq
+
+    from substrate.search.layout import META_KEY
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    for path in (tmp_path / "s" / "index").glob("search-*.parquet"):
+        table = pq.read_table(path)  # as an older mixle wrote it: no "crc"
+        meta = json.loads(table.schema.metadata[META_KEY])
+        del meta["crc"]
+        pq.write_table(table.replace_schema_metadata({META_KEY: json.dumps(meta)}), path)
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.ok and report.index["state"] == "fresh"
+
+
 def test_a_damaged_log_end_note_or_an_index_that_is_no_folder_is_a_problem(
     tmp_path: Path,
 ) -> None:
