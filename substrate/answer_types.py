@@ -97,6 +97,22 @@ def _phone(sentence: str) -> bool:
 _PHONE = re.compile(r"\+?\(?\d[\d ().\-]{5,}\d")
 
 
+# What states a charge: money ("€12,000", "40k", "300 USD"), a rate ("per seat", "a year"), or
+# words for one ("waived", "free for members", "included in the plan"). Not a number alone:
+# a record's "tier: 2" or a clock's "14:00" says nothing of what a thing costs.
+_CHARGE = re.compile(
+    r"[$€£¥]|\d\s*(?:k|m|bn|million|thousand|billion|usd|eur|gbp|chf|sek|nok|dkk)\b"
+    r"|\b(?:usd|eur|gbp|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
+    r"fees?|charged?|charges|pays?|paid|budget(?:ed)?|subscriptions?|licen[cs]e[ds]?|"
+    r"annually|monthly|(?:per|a|an|each)\s+(?:month|year|seat|user|licen[cs]e|hour|night|day))\b",
+    re.IGNORECASE,
+)
+
+
+def _charge(sentence: str) -> bool:
+    return _CHARGE.search(sentence) is not None
+
+
 def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
@@ -113,9 +129,10 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"city|town|country|place|location", states_place),
     (r"time", _TIME.search),
     (r"version", _VERSION.search),
-    # often answered in words ("waived", "orders_stg", "see the wiki"): said by every
-    # sentence, the noun is only not asked of the evidence
-    (r"price|cost|fee|name|value|handle|username|user\s+name|url|link|website", _anything),
+    (r"price|cost|fee", _charge),
+    # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
+    # is only not asked of the evidence
+    (r"name|value|handle|username|user\s+name|url|link|website", _anything),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (

@@ -1125,6 +1125,16 @@ def test_a_framed_question_no_sentence_states_the_value_of_is_refused(question: 
     assert named.answer == "The Starter plan costs 12 dollars per user per month. [1]"
 
 
+def test_what_a_thing_costs_is_not_answered_by_a_sentence_stating_no_charge() -> None:
+    s = Substrate()
+    s.add("text", "notify-service sends push notifications between 08:00 and 21:00.")
+    s.add("text", "service: notify-service; owner_team: Mobile; tier: 2")
+    question = "What is the annual cost of the vendor notify-service uses?"
+    assert extractive(s, question).abstained
+    s.add("text", "The annual cost of the push vendor notify-service uses is €12,000.")
+    assert "€12,000" in (extractive(s, question).answer or "")
+
+
 def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
     result = extractive(infra_shard(), "How often are backups encrypted?")
     assert result.abstained
@@ -1172,6 +1182,13 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("Where is the historian based?", "She moved it to the UK.", True),
         ("How many pumps does the station have?", "- Commissioned: 2009", False),
         ("How many pumps does the station have?", "- Pumps: 3 of 75 kW each", True),
+        ("What is the annual cost of Twilio?", "- Annual cost: €84,000", True),
+        ("What is the annual cost of Twilio?", "Twilio costs us about 40k a year.", True),
+        ("What is the price of the Pro plan?", "Pro is 30 USD per seat.", True),
+        ("What is the fee for a late refund?", "It is waived for members.", True),
+        # a number alone is no charge: a clock's time, a record's tier
+        ("What is the annual cost of Twilio?", "Twilio sends SMS from 14:00 to 16:00.", False),
+        ("What is the annual cost of Twilio?", "vendor: Twilio; tier: 2", False),
     ],
 )
 def test_what_says_a_frame(question: str, sentence: str, says: bool) -> None:
