@@ -49,6 +49,7 @@ from substrate.designators import designators, names_another, numbered_terms
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
+from substrate.linktext import as_shown
 from substrate.negated import other_side, sides
 from substrate.questions import (
     Frame,
@@ -109,18 +110,6 @@ def build_prompt(question: str, packet: ContextPacket) -> str:
 
 
 _WORD = re.compile(r"\w+")
-
-
-_WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+))?\]\]")
-_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]+)\]\([^()\s]+(?:\s+\"[^\"\n]*\")?\)")
-
-
-def _unlinked(quote: str) -> str:
-    """A quoted sentence with its links to other notes as a reader sees them: ``[text](a.md)``
-    as its text, ``[[note|shown]]`` as what is shown, ``[[note#Heading]]`` as ``note >
-    Heading``."""
-    quote = _MD_LINK.sub(r"\1", quote)
-    return _WIKI_LINK.sub(lambda m: m.group(2) or m.group(1).replace("#", " > "), quote)
 
 
 def _unbracketed(quote: str) -> str:
@@ -309,7 +298,7 @@ class ExtractiveAnswerer:
             # no number is asked, a sentence saying as much as the best is another fact of the
             # kind asked for, of the same source ("Kenji manages Ana." beside "Kenji manages
             # Marco.") or an entry of another heading ("Luca Rossi: Based in Milan.")
-            shown = _unlinked(candidates[pos].quote)
+            shown = as_shown(candidates[pos].quote)
             if frame:
                 rival = best is not None and best[:2] == (have, share) and n not in sources
                 # one whose number only may be of the kind asked is no rival of one naming it
@@ -376,10 +365,10 @@ class ExtractiveAnswerer:
             if not (candidates[pos].n == n and candidates[pos].sentence in steps)
         ]
         room = self.max_chars - sum(len(q) + 1 for q in rest) - len(f" … [{n}]")
-        kept = " ".join(_unlinked(step) for step in steps)
+        kept = " ".join(as_shown(step) for step in steps)
         while len(kept) > room and len(steps) > 1:
             steps = steps[:-1]
-            kept = " ".join(_unlinked(step) for step in steps) + " …"
+            kept = " ".join(as_shown(step) for step in steps) + " …"
         if len(steps) < 2 or len(kept) > room:
             return chosen
         return [_unbracketed(kept) + f" [{n}]", *rest]
@@ -515,7 +504,7 @@ def _gap(before: str) -> str:
 
 def _quoted(candidate: Quotable) -> str:
     """A candidate as an answer quotes it: its sentence (as an entry of its heading), cited."""
-    return _unbracketed(truncate(_unlinked(candidate.quote), 300)) + f" [{candidate.n}]"
+    return _unbracketed(truncate(as_shown(candidate.quote), 300)) + f" [{candidate.n}]"
 
 
 def _defines(sentence: str, term: str) -> bool:

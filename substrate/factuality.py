@@ -21,6 +21,7 @@ from substrate.context.compress import (
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError
+from substrate.linktext import as_shown
 from substrate.negated import other_side, sides
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
@@ -108,6 +109,7 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     wanted = _valued_terms(claim)
     if not wanted:
         return False
+    evidence = as_shown(evidence)  # as the answer quoting it shows it: a link's text alone
     # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
     # only ("costs 4,200 EUR" says nothing of 200 EUR)
     parts = _grouped_parts(claim)

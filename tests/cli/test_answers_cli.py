@@ -819,3 +819,26 @@ def test_ask_reads_a_wiki_s_manager_lines_and_rota_as_they_run(mixle: Run, tmp_p
         for question in ("Who manages Dana?", "Who is on call in week 14?"):
             asked = mixle("ask", question, "--hops", hops, "--json")
             assert asked.exit_code == 1 and asked.json()["abstained"], asked.stdout
+
+
+def test_an_answer_quoting_a_sentence_with_a_link_is_grounded(mixle: Run, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ledger-api.md").write_text(
+        "# ledger-api\n\nThe ledger-api serves account balances over gRPC on port 7070.\n"
+        "It is owned by the [Platform team](platform-team.md).\n"
+    )
+    (notes / "platform-team.md").write_text(
+        "# Platform team\n\nThe Platform team is led by Tomasz Nowak.\n"
+    )
+    assert mixle("ingest", str(notes)).exit_code == 0
+    for question, hops in (
+        ("Who owns the ledger-api?", "1"),
+        ("Who leads the team that owns the ledger-api?", "2"),
+    ):
+        result = mixle("ask", question, "--hops", hops, "--json")
+        # it had said its own quote unsupported, and exited 1 as for an ungrounded answer
+        assert result.exit_code == 0, result.stdout
+        answer = result.json()
+        assert "It is owned by the Platform team." in answer["answer"]
+        assert answer["factuality"]["grounded_fraction"] == 1.0

@@ -156,6 +156,19 @@ def test_a_list_item_supports_a_claim_about_its_heading() -> None:
     assert not content_overlap(note, "Priya Raman is based in Milan.")
 
 
+@pytest.mark.parametrize(
+    "note",
+    [
+        "# ledger-api\n\nIt is owned by the [Platform team](platform-team.md).",
+        "# ledger-api\n\nIt is owned by the [[platform-team|Platform team]].",
+    ],
+)
+def test_a_sentence_is_read_with_its_links_as_a_reader_sees_them(note: str) -> None:
+    # ask quotes it so; the link's file name had read as another service's name
+    assert content_overlap(note, "ledger-api: It is owned by the Platform team.")
+    assert not content_overlap(note, "ledger-api: It is owned by the Payments team.")
+
+
 def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> None:
     from substrate.context.packet import headed_text
 
