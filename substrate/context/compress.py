@@ -506,10 +506,18 @@ def _joined(parts: list[str]) -> str:
 def _gap(before: str | None, after: str | None) -> int:
     """The characters between two kept sentences: a blank line around a list item, a
     heading or a table row ("- Slack: @tomas" followed by "He is away." on its line would be
-    one list item), else a space; none at either end."""
+    one list item) and after a line that ends no sentence (a label's line, a line of code:
+    "rev: v2" then "hooks: ..." would read as one sentence), else a space; none at either
+    end."""
     if before is None or after is None:
         return 0
-    return 2 if _BLOCK_START.match(before) or _BLOCK_START.match(after) else 1
+    if _BLOCK_START.match(before) or _BLOCK_START.match(after):
+        return 2
+    return 1 if _ENDS_SENTENCE.search(before) else 2
+
+
+# A sentence's end: its stop, perhaps inside a closing quote or bracket
+_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
 
 
 _WORD = re.compile(r"\w+")

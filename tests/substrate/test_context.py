@@ -684,3 +684,18 @@ def test_a_summary_of_sentences_too_long_for_the_room_is_a_cut_one_not_nothing()
     text += " " + text
     assert compress_text(text, "kubernetes ingress", 40).startswith("A long sentence")
     assert compress_text(text, "", 40)
+
+
+def test_kept_lines_that_end_no_sentence_read_back_as_they_were() -> None:
+    # lines of a config kept by compression had read back as one long sentence, which no
+    # sentence of the note carries: an answer quoting it was judged unsupported
+    text = (
+        "## Pre-commit\n\nAdd the hook to your config file:\n\n```yaml\nrepos:\n"
+        "  - repo: https://example.org/hooks\n    rev: v2.1\n    hooks:\n"
+        "      - id: scan-secrets\n```\n\n"
+        "The hook scans the staged files before each commit and blocks it on a finding. "
+        + " ".join(f"Unrelated sentence number {i} about the weather and lunch." for i in range(12))
+    )
+    out = compress_text(text, "How do I add the scan-secrets hook to the config?", 260)
+    assert "hooks: - id: scan-secrets" in sentences(out)
+    assert set(sentences(out)) <= set(sentences(text))
