@@ -27,13 +27,18 @@ from substrate.secrets.rules import KUBERNETES_SECRET_RULE
 # base64 of fewer than 7 bytes ("admin", "bar\n"): a user name or a flag, more often than not
 MIN_ENCODED = 12
 
-_DOCUMENT_BREAK = re.compile(r"(?m)^---[ \t]*(?:#[^\n]*)?$")
+# A document ends at "---", and, in a note, at its code fence: the next block may be another
+# manifest, and a Secret's kind says nothing of a ConfigMap's data below it
+_DOCUMENT_BREAK = re.compile(r"(?m)^(?:---[ \t]*(?:#[^\n]*)?\r?|[ \t]*(?:```|~~~)[^\n]*)$")
 _MAP_NAMES = {"data": "encoded", "stringdata": "plain"}
 # (the key runs to its colon greedily: a lazy key before optional blanks backtracks over a long
 # line of blanks once per character)
 _ENTRY = re.compile(r"([ \t]*)([^\s#:][^:\n]*):(?:[ \t]+|$)(.*)")
 _BLOCK = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+# quoted scalars, with their escapes: a quote escaped inside (\" or '') ends nothing
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_SINGLE_QUOTED = re.compile(r"'((?:[^'\n]|'')*)'")
 _TEMPLATE_MARKS = ("{{", "${", "ENC[")
 _WORD = re.compile(r"[^\s{}\[\]\"',]{1,64}")
 
@@ -72,7 +77,7 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
     out = []
     at = start
     for line in text[start:end].split("\n"):
-        out.append((at, line))
+        out.append((at, line.removesuffix("\r")))  # (a file with Windows line ends)
         at += len(line) + 1
     return out
 
@@ -136,8 +141,9 @@ def _unquoted(value: str) -> tuple[str, int]:
     came before it."""
     value = value.rstrip(" \t\r")
     if value[:1] in ("'", '"'):
-        close = value.find(value[0], 1)
-        return (value[1:close], 1) if close > 0 else ("", 0)
+        quoted = (_DOUBLE_QUOTED if value[0] == '"' else _SINGLE_QUOTED).match(value)
+        # a quote left open runs to the line's end: all of it is masked, not none of it
+        return (quoted.group(1), 1) if quoted else (value[1:], 1)
     hash_at = value.find(" #")
     if hash_at != -1:
         value = value[:hash_at].rstrip(" \t")
@@ -145,14 +151,18 @@ def _unquoted(value: str) -> tuple[str, int]:
 
 
 def _encoded_secret(value: str) -> bool:
-    """Whether a ``data:`` value is base64 of a secret: long enough, and not of a placeholder."""
-    if len(value) < MIN_ENCODED or not _BASE64.fullmatch(value):
+    """Whether a ``data:`` value is base64 of a secret: padded as Kubernetes writes it, long
+    enough, and not of a placeholder."""
+    if len(value) < MIN_ENCODED or len(value) % 4 or not _BASE64.fullmatch(value):
         return False
     try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        decoded = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         return False
-    word = decoded.decode("utf-8", "replace").strip()
+    try:
+        word = decoded.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return True  # a key's bytes: no word, so no placeholder
     # a password is one short word ("changeme" encoded is a placeholder still); a config file
     # (a .dockercfg's JSON) may name example.com beside its credentials
     return not (_WORD.fullmatch(word) and is_placeholder(word))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import random
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,38 @@ def test_a_manifest_in_a_note_is_stored_masked(tmp_path: Path) -> None:
     report = ingest_path(shard, notes)
     assert report.redactions == 1
     assert CERT not in (tmp_path / "shard" / "items.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_quoted_value_is_masked_whole_past_its_escaped_quotes() -> None:
+    text = (
+        "kind: Secret\nstringData:\n"
+        '  dsn: "Zq9!vR2#mLp7\\"Tx8&kW3uQ5^nB1"\n'
+        "  conf: 'Hk3@pLm9!qZ''r7#Vt2%wX8y'\n"
+        '  open: "Wm4$kQ8!zR2#pL6v\n'  # a quote left open: masked to the line's end
+    )
+    assert [value for _, value in found(text)] == [
+        'Zq9!vR2#mLp7\\"Tx8&kW3uQ5^nB1',
+        "Hk3@pLm9!qZ''r7#Vt2%wX8y",
+        "Wm4$kQ8!zR2#pL6v",
+    ]
+
+
+def test_a_manifest_with_windows_line_ends_is_read() -> None:
+    text = f"apiVersion: v1\r\nkind: Secret\r\ndata:\r\n  ca.pem: {CERT}\r\n"
+    assert found(text) == [("kubernetes_secret", CERT)]
+
+
+def test_a_random_key_is_a_secret_whatever_its_bytes() -> None:
+    # bytes that are no UTF-8 had read as a run of replacement characters: "repetitive"
+    rng = random.Random(5)
+    keys = [base64.b64encode(rng.randbytes(24)).decode() for _ in range(300)]
+    text = "kind: Secret\ndata:\n" + "".join(f"  k{i}: {key}\n" for i, key in enumerate(keys))
+    assert [value for _, value in found(text)] == keys
+
+
+def test_a_note_s_code_blocks_are_documents_of_their_own() -> None:
+    note = (
+        f"# Deploy\n\n```yaml\nkind: Secret\ndata:\n  ca.pem: {CERT}\n```\n\nThen:\n\n"
+        "```yaml\nkind: ConfigMap\ndata:\n  storage_path: /var/lib/postgresql/data\n```\n"
+    )
+    assert found(note) == [("kubernetes_secret", CERT)]
