@@ -97,14 +97,17 @@ def _phone(sentence: str) -> bool:
 _PHONE = re.compile(r"\+?\(?\d[\d ().\-]{5,}\d")
 
 
-# What states a charge: money ("€12,000", "40k", "300 USD"), a rate ("per seat", "a year"), or
-# words for one ("waived", "free for members", "included in the plan"). Not a number alone:
-# a record's "tier: 2" or a clock's "14:00" says nothing of what a thing costs.
+# What states a charge: money ("€12,000", "40k", "300 USD", "450 dollars"), a share or a rate
+# ("2.9%", "per seat", "a year", "billed monthly"), or words for one ("waived", "free for
+# members", "included in the plan"). Not a number alone: a record's "tier: 2" or a clock's
+# "14:00" says nothing of what a thing costs.
 _CHARGE = re.compile(
-    r"[$€£¥]|\d\s*(?:k|m|bn|million|thousand|billion|usd|eur|gbp|chf|sek|nok|dkk)\b"
-    r"|\b(?:usd|eur|gbp|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
-    r"fees?|charged?|charges|pays?|paid|budget(?:ed)?|subscriptions?|licen[cs]e[ds]?|"
-    r"annually|monthly|(?:per|a|an|each)\s+(?:month|year|seat|user|licen[cs]e|hour|night|day))\b",
+    r"[$€£¥₹₽₩₺₪฿₫₦₱¢%]|\d\s*(?:k|m|bn|million|thousand|billion)\b|\d\s*(?-i:[A-Z]{3})\b"
+    r"|\b(?:dollars?|euros?|pounds?|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?|cents?|"
+    r"pence|usd|eur|gbp|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
+    r"fees?|charged?|charges|pays?|paid|billed|rates?|budget(?:ed)?|subscriptions?|"
+    r"licen[cs]e[ds]?|annually|monthly|per\s+[a-z]+"
+    r"|(?:a|an|each)\s+(?:month|year|week|day|hour|night|seat|user|head|person|call|request))\b",
     re.IGNORECASE,
 )
 

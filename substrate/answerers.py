@@ -593,7 +593,8 @@ def _holders(sentence: str, relation: frozenset[str]) -> Iterator[tuple[str, str
     """For each label of ``sentence`` whose value names who holds ``relation`` ("Manager:
     Dana", "Tech lead: Ana", "Owned by: Payments"), that value and the rest of the sentence;
     not a label saying what its owner does ("Manages: Tomasz", "Owner of: ledger-api"), nor
-    a plural one ("Reports: Tomasz, Ines")."""
+    a plural one ("Reports: Tomasz, Ines"), nor one naming what is done rather than who does
+    it ("Cost: 1,800 EUR", "Lead: Project Atlas" on a person's page)."""
     cells = sentence.replace("*", "").replace("`", "").split(";")
     for n, cell in enumerate(cells):
         found = _LABEL.fullmatch(cell)
@@ -602,11 +603,20 @@ def _holders(sentence: str, relation: frozenset[str]) -> Iterator[tuple[str, str
         words = found.group(1).lower().split()
         if words[-1] == "by" and len(words) > 1:  # "Managed by: Dana"
             words.pop()
-        elif words[-1].endswith("s") and not words[-1].endswith("ss"):
+        elif not _names_a_holder(words):
             continue
         if _alike(terms(words[-1])) & relation:
             rest = [*cells[:n], cell[: found.start(2)], *cells[n + 1 :]]
             yield found.group(2), ";".join(rest)
+
+
+def _names_a_holder(label: list[str]) -> bool:
+    """Whether a label's words name one who does a thing: a noun of the doer ("Manager",
+    "Owner", "Approver", "Custodian"), or a lead or head of something ("Tech lead")."""
+    last = label[-1]
+    if last in ("lead", "head"):
+        return len(label) > 1
+    return last.endswith(("er", "or", "ian", "ist")) and not last.endswith("ss")
 
 
 def _reads_backwards(

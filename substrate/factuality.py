@@ -89,6 +89,17 @@ def _grouped_parts(text: str) -> set[str]:
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
+    """Whether ``evidence`` supports ``claim`` (``_overlap``), read as it is or with its links
+    as a reader sees them (``linktext.as_shown``): an answer quotes "owned by the Platform
+    team" of "owned by the [Platform team](platform-team.md)", whose file name reads as
+    another service's; a claim may also copy the link, or its web address, as written."""
+    if _overlap(evidence, claim, threshold):
+        return True
+    shown = as_shown(evidence)
+    return shown != evidence and _overlap(shown, claim, threshold)
+
+
+def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
     other polarity says more of the claim.
@@ -109,7 +120,6 @@ def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESH
     wanted = _valued_terms(claim)
     if not wanted:
         return False
-    evidence = as_shown(evidence)  # as the answer quoting it shows it: a link's text alone
     # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
     # only ("costs 4,200 EUR" says nothing of 200 EUR)
     parts = _grouped_parts(claim)

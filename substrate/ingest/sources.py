@@ -314,7 +314,8 @@ class SourceCache:
         # a re-ingest asks this of every file: its own name first, a masked one only if need be
         state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
-            state = self.states.get(self._key(origin))
+            masked = self._masked_keys()
+            state = self.states.get(masked.get(origin_digest(origin), "")) if masked else None
             if state is None:
                 return None
         if isinstance(state, SourceState):

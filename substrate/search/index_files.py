@@ -126,7 +126,7 @@ def read_meta(path: Path, params: SearchParams) -> dict[str, Any]:
     meta.pop(CRC_FIELD, None)
     try:
         version = int(meta.get("format", 0))
-    except (ValueError, TypeError) as exc:  # (metadata without a CRC: an older mixle's)
+    except (ValueError, TypeError) as exc:  # a format that is no number
         raise StaleIndex(f"{path.name} has unreadable index metadata ({exc})") from exc
     if version > FORMAT_VERSION:
         raise ShardFormatError(

@@ -15,7 +15,9 @@ each query:
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
 import shutil
 import stat
 from collections.abc import Callable, Iterator
@@ -274,6 +276,8 @@ def remove_folders_in_place_of_index_files(directory: Path) -> None:
         try:
             if not stat.S_ISDIR(path.lstat().st_mode):
                 continue
+            if _holds_a_mount(path, directory.stat().st_dev):
+                raise OSError(errno.EBUSY, "another file system is mounted in it")
             shutil.rmtree(path)
         except FileNotFoundError:  # removed meanwhile: nothing stands in the way
             continue
@@ -284,6 +288,13 @@ def remove_folders_in_place_of_index_files(directory: Path) -> None:
                 "rebuilt from the log"
             ) from exc
         log.warning("removed %s, a folder in the place of a search index file", path)
+
+
+def _holds_a_mount(folder: Path, device: int) -> bool:
+    """Whether ``folder``, or a folder in it, lies on another device than ``device``: what is
+    mounted there is no part of the index, and removing the tree would empty it."""
+    # (os.walk does not follow links to folders)
+    return any(os.lstat(root).st_dev != device for root, _dirs, _files in os.walk(folder))
 
 
 @contextlib.contextmanager

@@ -1186,6 +1186,11 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("What is the annual cost of Twilio?", "Twilio costs us about 40k a year.", True),
         ("What is the price of the Pro plan?", "Pro is 30 USD per seat.", True),
         ("What is the fee for a late refund?", "It is waived for members.", True),
+        ("What is the cost of the course?", "The course is 450 dollars.", True),
+        ("What is the cost of the course?", "The course is 300 CAD per attendee.", True),
+        ("What is the price of a desk?", "A desk in Pune is ₹18,000.", True),
+        ("What is the card processing fee?", "The card processing rate is 2.9%.", True),
+        ("What is the annual cost of Twilio?", "Twilio is a vendor we use for SMS.", False),
         # a number alone is no charge: a clock's time, a record's tier
         ("What is the annual cost of Twilio?", "Twilio sends SMS from 14:00 to 16:00.", False),
         ("What is the annual cost of Twilio?", "vendor: Twilio; tier: 2", False),
@@ -1952,27 +1957,50 @@ def test_whom_one_manages_is_read_from_the_manager_lines_naming_them() -> None:
         assert "Dana" not in answer
 
 
+@pytest.mark.parametrize(
+    ("note", "question", "said"),
+    [
+        ("# Figma\n\n- Seats: 10\n- Cost: 1,800 EUR a year\n", "What does Figma cost?", "1,800"),
+        ("# Stripe\n\n- Charge: 2.9% per card payment\n", "What does Stripe charge?", "2.9%"),
+        ("# Marco Rossi\n\n- Lead: Project Atlas\n", "What does Marco Rossi lead?", "Atlas"),
+    ],
+)
+def test_a_label_naming_what_is_done_answers_what_one_does(
+    note: str, question: str, said: str
+) -> None:
+    s = Substrate()
+    s.add("text", note, provenance={"source": "page.md"})
+    for hops in (1, 2):
+        result = answer_from_substrate(s, question, ExtractiveAnswerer(), hops=hops)
+        assert said in (result.answer or ""), result.note
+
+
 def test_which_way_a_label_states_a_relation() -> None:
     from substrate.answerers import _reads_backwards, _relation_asked
 
     doer_asked = _relation_asked("Who leads Dana?")
     held_asked = _relation_asked("Whom does Dana lead?")
     assert doer_asked is not None and held_asked is not None
-    # a label naming who does it, its value them: "Lead", "Tech lead", "Led by"
+    # a label naming who does it, its value them: "Team lead", "Tech lead", "Led by"
     for line in (
-        "- Lead: Dana",
+        "- Team lead: Dana",
         "- Tech lead: Dana",
         "- **Led by:** Dana",
-        "Lead: Dana; Site: Oslo",
+        "Team lead: Dana; Site: Oslo",
     ):
         assert _reads_backwards(doer_asked, terms("Dana"), "Ana Silva", line), line
         assert not _reads_backwards(held_asked, terms("Dana"), "Ana Silva", line), line
         assert _reads_backwards(held_asked, terms("Dana"), "Dana Berg", line.replace("Dana", "Ana"))
-    # one saying what its owner does, or a plural, is left as it is
-    for line in ("- Leads: Dana", "- Leader of: Dana", "- Direct reports: Dana"):
+    # one saying what its owner does, a plural, or "Lead" alone (on a person's page, what
+    # they lead: "Lead: Project Atlas"), is left as it is
+    for line in ("- Leads: Dana", "- Leader of: Dana", "- Direct reports: Dana", "- Lead: Dana"):
         assert not _reads_backwards(doer_asked, terms("Dana"), "Ana Silva", line), line
+    # nor does a label naming what is done rather than who does it tell a direction
+    cost = _relation_asked("What does Figma cost?")
+    assert cost is not None
+    assert not _reads_backwards(cost, terms("Figma"), "Figma", "- Cost: 1,800 EUR a year")
     # a name on both sides, or a question of no relation, tells nothing
-    assert not _reads_backwards(doer_asked, terms("Dana"), "Dana Berg", "- Lead: Dana Smith")
+    assert not _reads_backwards(doer_asked, terms("Dana"), "Dana Berg", "- Tech lead: Dana Smith")
     assert _relation_asked("Which port does the billing-worker listen on in staging?") is None
     assert _relation_asked("Who is on call in week 14?") is None
 

@@ -195,6 +195,36 @@ def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
         Substrate(tmp_path / "s").reindex()
 
 
+def test_reindex_leaves_a_folder_holding_another_file_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("substrate.search.engine")
+    import os
+    from types import SimpleNamespace
+
+    from substrate.search import sync
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    manifest = tmp_path / "s" / "index" / "search-manifest.parquet"
+    manifest.unlink()
+    (manifest / "mnt").mkdir(parents=True)
+    (manifest / "mnt" / "on-the-mount.txt").write_text("not the index's")
+    real_lstat = os.lstat
+
+    def lstat(path: object) -> object:  # "mnt" stands for a mount point: another device
+        found = real_lstat(path)  # type: ignore[arg-type]
+        if str(path).endswith("mnt"):
+            return SimpleNamespace(st_dev=found.st_dev + 1, st_mode=found.st_mode)
+        return found
+
+    monkeypatch.setattr(sync.os, "lstat", lstat)
+    with pytest.raises(ShardError, match="another file system is mounted in it.*remove it"):
+        Substrate(tmp_path / "s").reindex()
+    assert (manifest / "mnt" / "on-the-mount.txt").read_text() == "not the index's"
+
+
 def flip_in_footer(path: Path, where: str) -> None:
     """Flip one bit of a Parquet index file's footer: in the first digit of the log offset of
     the index metadata's ``key`` copy or ``embedded`` copy (in the Arrow schema, base64), in

@@ -169,6 +169,13 @@ def test_a_sentence_is_read_with_its_links_as_a_reader_sees_them(note: str) -> N
     assert not content_overlap(note, "ledger-api: It is owned by the Payments team.")
 
 
+def test_a_claim_may_copy_a_link_or_its_address_as_written() -> None:
+    note = "Bugs go to [the tracker](https://jira.example.com/LEDGER)."
+    assert content_overlap(note, note)
+    assert content_overlap(note, "Bugs go to https://jira.example.com/LEDGER.")
+    assert content_overlap(note, "Bugs go to the tracker.")
+
+
 def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> None:
     from substrate.context.packet import headed_text
 
