@@ -173,6 +173,17 @@ def test_reindex_removes_a_folder_standing_in_the_place_of_an_index_file(
     assert (tmp_path / "s" / "items.jsonl").read_bytes() == log_before
 
 
+def manifest_replaced_by_a_folder(tmp_path: Path) -> Path:
+    """A saved, indexed shard at ``tmp_path / "s"`` whose search manifest is now a folder."""
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    manifest = tmp_path / "s" / "index" / "search-manifest.parquet"
+    manifest.unlink()
+    manifest.mkdir()
+    return manifest
+
+
 def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -180,12 +191,7 @@ def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
     import errno
     import shutil
 
-    store, _ = saved(tmp_path)
-    store.reindex()
-    store.close()
-    manifest = tmp_path / "s" / "index" / "search-manifest.parquet"
-    manifest.unlink()
-    manifest.mkdir()
+    manifest = manifest_replaced_by_a_folder(tmp_path)
 
     def busy(path: object, *args: object, **kwargs: object) -> None:
         raise OSError(errno.EBUSY, "Device or resource busy", str(path))  # a mount point
@@ -204,12 +210,8 @@ def test_reindex_leaves_a_folder_holding_another_file_system(
 
     from substrate.search import sync
 
-    store, _ = saved(tmp_path)
-    store.reindex()
-    store.close()
-    manifest = tmp_path / "s" / "index" / "search-manifest.parquet"
-    manifest.unlink()
-    (manifest / "mnt").mkdir(parents=True)
+    manifest = manifest_replaced_by_a_folder(tmp_path)
+    (manifest / "mnt").mkdir()
     (manifest / "mnt" / "on-the-mount.txt").write_text("not the index's")
     real_lstat = os.lstat
 
