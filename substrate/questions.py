@@ -453,9 +453,29 @@ _IRREGULAR = (
 )
 
 
+# Words engineers write cut short, and in full: a note's "max_file_size" says the "maximum"
+# a question asks about, and "the repo" the "repository"
+_SHORT_FORMS = (
+    "max maximum",
+    "min minimum",
+    "config configuration",
+    "repo repository",
+    "env environment",
+    "db database",
+    "docs documentation",
+    "app application",
+    "info information",
+    "stats statistics",
+    "prod production",
+    "admin administrator",
+    "spec specification",
+    "dir directory",
+)
+
+
 @functools.cache
 def _forms() -> dict[str, frozenset[str]]:
-    return {term: terms(forms) for forms in _IRREGULAR for term in terms(forms)}
+    return {term: terms(forms) for forms in (*_IRREGULAR, *_SHORT_FORMS) for term in terms(forms)}
 
 
 @functools.cache

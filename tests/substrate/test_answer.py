@@ -2101,3 +2101,23 @@ def test_a_list_value_under_headings_naming_the_thing_asked_answers() -> None:
     s.add("text", "# ledger-api\n\nThe ledger-api listens on port 7070.")
     asked = extractive(s, "Which port does the billing-worker listen on in staging?")
     assert asked.answer == "- Staging: port 9443 [1]", asked.note
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Which database cluster does the ledger use?", "ledger-db cluster"),
+        ("Where is the ledger repository?", "corvid/ledger"),
+    ],
+)
+def test_a_word_cut_short_in_a_note_says_the_word_in_full(question: str, said: str) -> None:
+    # "db", "repo", "max", "config": both had abstained, no note mentioning the full word
+    s = Substrate()
+    s.add(
+        "text",
+        "# Ledger\n\nThe ledger keeps the accounts of every customer.\n\n"
+        "- Storage: PostgreSQL, on the ledger-db cluster\n- Repo: corvid/ledger",
+        provenance={"source": "ledger.md"},
+    )
+    s.add("text", "# Billing\n\nBilling sends invoices at the end of each month.")
+    assert said in (extractive(s, question).answer or "")
