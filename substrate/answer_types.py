@@ -97,17 +97,26 @@ def _phone(sentence: str) -> bool:
 _PHONE = re.compile(r"\+?\(?\d[\d ().\-]{5,}\d")
 
 
-# What states a charge: money ("€12,000", "40k", "300 USD", "450 dollars"), a share or a rate
-# ("2.9%", "per seat", "a year", "billed monthly"), or words for one ("waived", "free for
-# members", "included in the plan"). Not a number alone: a record's "tier: 2" or a clock's
+# Currency codes (ISO 4217) prices are most often written in; not every three capitals
+# ("17:00 UTC", "2 CPU cores", "3 AWS regions")
+_CURRENCY_CODES = (
+    "USD EUR GBP JPY CHF CAD AUD NZD SEK NOK DKK ISK PLN CZK HUF RON BGN INR CNY HKD SGD KRW "
+    "TWD BRL MXN ARS CLP ZAR TRY RUB UAH ILS AED SAR QAR THB IDR MYR VND NGN KES EGP"
+).split()
+_CODE = "|".join(_CURRENCY_CODES)
+# What states a charge: money ("€12,000", "40k", "300 USD", "CHF 1200", "450 dollars"), a share
+# or a rate ("2.9%", "per seat", "a year", "billed monthly"), or words for one ("waived", "free
+# for members", "included in the plan"). Not a number alone: a record's "tier: 2" or a clock's
 # "14:00" says nothing of what a thing costs.
 _CHARGE = re.compile(
-    r"[$€£¥₹₽₩₺₪฿₫₦₱¢%]|\d\s*(?:k|m|bn|million|thousand|billion)\b|\d\s*(?-i:[A-Z]{3})\b"
-    r"|\b(?:dollars?|euros?|pounds?|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?|cents?|"
-    r"pence|usd|eur|gbp|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
-    r"fees?|charged?|charges|pays?|paid|billed|rates?|budget(?:ed)?|subscriptions?|"
-    r"licen[cs]e[ds]?|annually|monthly|per\s+[a-z]+"
-    r"|(?:a|an|each)\s+(?:month|year|week|day|hour|night|seat|user|head|person|call|request))\b",
+    rf"[$€£¥₹₽₩₺₪฿₫₦₱¢%]|\d\s*(?:k|m|bn|million|thousand|billion|kr)\b"
+    rf"|(?-i:\b(?:{_CODE})\s*\d|\d\s*(?:{_CODE})\b)|\brs\.?\s*\d"
+    r"|\b(?:dollars?|euros?|pounds?|quid|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?|"
+    r"cents?|pence|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
+    r"fees?|charged?|charges|pays?|paid|billed|rates?|commissions?|surcharges?|"
+    r"budget(?:ed)?|subscriptions?|licen[cs]e[ds]?|annually|monthly|quarterly|"
+    r"per\s+(?!(?:the|se)\b)[a-z]+"
+    r"|(?:a|an|each)\s+(?:month|year|quarter|week|day|hour|night|seat|user|head))\b",
     re.IGNORECASE,
 )
 

@@ -21,7 +21,7 @@ from substrate.context.compress import (
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError
-from substrate.linktext import as_shown
+from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
@@ -89,14 +89,18 @@ def _grouped_parts(text: str) -> set[str]:
 
 
 def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
-    """Whether ``evidence`` supports ``claim`` (``_overlap``), read as it is or with its links
-    as a reader sees them (``linktext.as_shown``): an answer quotes "owned by the Platform
-    team" of "owned by the [Platform team](platform-team.md)", whose file name reads as
-    another service's; a claim may also copy the link, or its web address, as written."""
-    if _overlap(evidence, claim, threshold):
-        return True
+    """Whether ``evidence`` supports ``claim`` (``_overlap``), read with its links as a reader
+    sees them (``linktext.as_shown``): an answer quotes "owned by the Platform team" of "owned
+    by the [Platform team](platform-team.md)", whose file name would read as another service's.
+    A claim that gives where a link leads (its web address, the link as written) is read
+    against the evidence as written; where a link leads supports no other claim ("handled by
+    [Dana](people/oskar.md)" says nothing of Oskar)."""
     shown = as_shown(evidence)
-    return shown != evidence and _overlap(shown, claim, threshold)
+    if _overlap(shown, claim, threshold):
+        return True
+    if shown == evidence or not any(target in claim for target in link_targets(evidence)):
+        return False
+    return _overlap(evidence, claim, threshold)
 
 
 def _overlap(evidence: str, claim: str, threshold: float) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+))?\]\]")
-_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]+)\]\([^()\s]+(?:\s+\"[^\"\n]*\")?\)")
+_MD_LINK = re.compile(r"(?<!!)\[([^\[\]\n]+)\]\(([^()\s]+)(?:\s+\"[^\"\n]*\")?\)")
 
 
 def as_shown(text: str) -> str:
@@ -21,3 +21,12 @@ def as_shown(text: str) -> str:
         return text
     text = _MD_LINK.sub(r"\1", text)
     return _WIKI_LINK.sub(lambda m: m.group(2) or m.group(1).replace("#", " > "), text)
+
+
+def link_targets(text: str) -> list[str]:
+    """What the links of ``text`` lead to: ``a.md`` of ``[text](a.md)``, ``note`` of
+    ``[[note|shown]]``."""
+    if "[" not in text:
+        return []
+    wiki = (m.group(1) for m in _WIKI_LINK.finditer(text))
+    return [*(m.group(2) for m in _MD_LINK.finditer(text)), *wiki]

@@ -18,6 +18,7 @@ import contextlib
 import errno
 import logging
 import os
+import re
 import shutil
 import stat
 from collections.abc import Callable, Iterator
@@ -291,10 +292,27 @@ def remove_folders_in_place_of_index_files(directory: Path) -> None:
 
 
 def _holds_a_mount(folder: Path, device: int) -> bool:
-    """Whether ``folder``, or a folder in it, lies on another device than ``device``: what is
-    mounted there is no part of the index, and removing the tree would empty it."""
+    """Whether a file system is mounted at ``folder`` or in it: what is mounted there is no
+    part of the index, and removing the tree would empty it. A mount of the same device (a
+    bind mount) shows only in the mount table; another device shows in ``stat`` too, where
+    there is no table to read."""
+    real = os.path.realpath(folder)
+    if any(point == real or point.startswith(real + os.sep) for point in _mount_points()):
+        return True
     # (os.walk does not follow links to folders)
     return any(os.lstat(root).st_dev != device for root, _dirs, _files in os.walk(folder))
+
+
+def _mount_points(table: str = "/proc/self/mountinfo") -> list[str]:
+    """The mount points this process sees (Linux's mount table; none elsewhere)."""
+    try:
+        with open(table, encoding="utf-8", errors="surrogateescape") as fh:
+            rows = [line.split(" ") for line in fh.read().splitlines()]
+    except OSError:
+        return []
+    # the fifth field, its spaces and other such characters written in octal ("\040")
+    octal = re.compile(r"\\([0-7]{3})")
+    return [octal.sub(lambda m: chr(int(m.group(1), 8)), row[4]) for row in rows if len(row) > 4]
 
 
 @contextlib.contextmanager

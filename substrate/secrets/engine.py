@@ -240,6 +240,11 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         selected = range(len(RULES))
         filters = word_filters(RULES)
         reduced = reduce_text(text)
+    if _KUBERNETES_RULE in selected:
+        # first: a Secret's value is read whole, past escaped quotes, where a rule of its key
+        # ("password: ...") would stop at the first quote inside it
+        for start, end in kubernetes_secret_spans(text):
+            accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     held: dict[str, bool] = {}
@@ -272,10 +277,6 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
-    if _KUBERNETES_RULE in selected:  # the values of a Kubernetes Secret's data maps
-        for start, end in kubernetes_secret_spans(text):
-            if not accepted.overlaps(start, end):
-                accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     return accepted.hits()
 
 

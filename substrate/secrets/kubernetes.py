@@ -29,7 +29,9 @@ MIN_ENCODED = 12
 
 # A document ends at "---", and, in a note, at its code fence: the next block may be another
 # manifest, and a Secret's kind says nothing of a ConfigMap's data below it
-_DOCUMENT_BREAK = re.compile(r"(?m)^(?:---[ \t]*(?:#[^\n]*)?\r?|[ \t]*(?:```|~~~)[^\n]*)$")
+# (a fence as Markdown writes one, indented three spaces at most: one inside a YAML block value
+# is part of the value)
+_DOCUMENT_BREAK = re.compile(r"(?m)^(?:---[ \t]*(?:#[^\n]*)?\r?| {0,3}(?:```|~~~)[^\n]*)$")
 _MAP_NAMES = {"data": "encoded", "stringdata": "plain"}
 # (the key runs to its colon greedily: a lazy key before optional blanks backtracks over a long
 # line of blanks once per character)
@@ -38,7 +40,7 @@ _BLOCK = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 # quoted scalars, with their escapes: a quote escaped inside (\" or '') ends nothing
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_SINGLE_QUOTED = re.compile(r"'((?:[^'\n]|'')*)'")
+_SINGLE_QUOTED = re.compile(r"'((?:[^'\n]|'')*)'(?!')")
 _TEMPLATE_MARKS = ("{{", "${", "ENC[")
 _WORD = re.compile(r"[^\s{}\[\]\"',]{1,64}")
 

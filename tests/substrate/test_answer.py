@@ -1191,6 +1191,10 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("What is the price of a desk?", "A desk in Pune is ₹18,000.", True),
         ("What is the card processing fee?", "The card processing rate is 2.9%.", True),
         ("What is the annual cost of Twilio?", "Twilio is a vendor we use for SMS.", False),
+        ("What is the cost of the course?", "Tuition is CHF 1200.", True),
+        ("What is the cost of the course?", "It is Rs. 18,000, or 4,200 a quarter.", True),
+        ("What is the cost of the course?", "The course runs at 09:30 CET.", False),
+        ("What is the cost of the cluster?", "It runs in 3 AWS regions on 2 CPU cores.", False),
         # a number alone is no charge: a clock's time, a record's tier
         ("What is the annual cost of Twilio?", "Twilio sends SMS from 14:00 to 16:00.", False),
         ("What is the annual cost of Twilio?", "vendor: Twilio; tier: 2", False),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +226,35 @@ def test_reindex_leaves_a_folder_holding_another_file_system(
     with pytest.raises(ShardError, match="another file system is mounted in it.*remove it"):
         Substrate(tmp_path / "s").reindex()
     assert (manifest / "mnt" / "on-the-mount.txt").read_text() == "not the index's"
+
+
+def test_reindex_leaves_a_folder_holding_a_bind_mount(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a bind mount lies on the same device: the mount table alone tells it
+    pytest.importorskip("substrate.search.engine")
+    from substrate.search import sync
+
+    manifest = manifest_replaced_by_a_folder(tmp_path)
+    (manifest / "bound").mkdir()
+    (manifest / "bound" / "precious.md").write_text("not the index's")
+    mounted = str(Path(os.path.realpath(manifest / "bound")))
+    monkeypatch.setattr(sync, "_mount_points", lambda: ["/", mounted])
+    with pytest.raises(ShardError, match="another file system is mounted in it"):
+        Substrate(tmp_path / "s").reindex()
+    assert (manifest / "bound" / "precious.md").read_text() == "not the index's"
+
+
+def test_the_mount_table_is_read_with_its_escapes(tmp_path: Path) -> None:
+    from substrate.search import sync
+
+    table = tmp_path / "mountinfo"
+    table.write_text(
+        "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+        "61 27 8:1 /data /srv/my\\040notes rw,relatime - ext4 /dev/sda1 rw\n"
+    )
+    assert sync._mount_points(str(table)) == ["/proc", "/srv/my notes"]
+    assert sync._mount_points(str(tmp_path / "none")) == []
 
 
 def flip_in_footer(path: Path, where: str) -> None:

@@ -176,6 +176,18 @@ def test_a_claim_may_copy_a_link_or_its_address_as_written() -> None:
     assert content_overlap(note, "Bugs go to the tracker.")
 
 
+@pytest.mark.parametrize(
+    ("note", "claim"),
+    [
+        ("Refunds are handled by [Dana](people/oskar-brandt.md).", "Refunds are handled by Oskar."),
+        ("The limit is [10 requests](limits-50.md) per second.", "The limit is 50 requests."),
+        ("It is owned by the [Platform team](payments-team.md).", "It is owned by Payments."),
+    ],
+)
+def test_where_a_link_leads_supports_no_other_claim(note: str, claim: str) -> None:
+    assert not content_overlap(note, claim)
+
+
 def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> None:
     from substrate.context.packet import headed_text
 

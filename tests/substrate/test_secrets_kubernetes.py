@@ -129,3 +129,20 @@ def test_a_note_s_code_blocks_are_documents_of_their_own() -> None:
         "```yaml\nkind: ConfigMap\ndata:\n  storage_path: /var/lib/postgresql/data\n```\n"
     )
     assert found(note) == [("kubernetes_secret", CERT)]
+
+
+@pytest.mark.parametrize("key", ["password", "client-secret", "conf"])
+def test_a_value_under_a_secret_s_name_is_masked_whole_too(key: str) -> None:
+    # the rule of a key named for a secret stops at the first quote inside its value
+    text = f"kind: Secret\nstringData:\n  {key}: 'Hk3@pLm9''qZr7#Vt2%wX8y'\n"
+    assert found(text) == [("kubernetes_secret", "Hk3@pLm9''qZr7#Vt2%wX8y")]
+    left_open = f"kind: Secret\nstringData:\n  {key}: 'Hk3@pLm9!qZ''r7#Vt2%wX8y\n"
+    assert found(left_open) == [("kubernetes_secret", "Hk3@pLm9!qZ''r7#Vt2%wX8y")]
+
+
+def test_a_fence_inside_a_block_value_ends_no_document() -> None:
+    text = (
+        "kind: Secret\nstringData:\n  README.md: |\n    ```\n    run it\n    ```\n"
+        "  conn: Hk3@pLm9!qZr7#Vt2%wX8y\n"
+    )
+    assert found(text) == [("kubernetes_secret", "Hk3@pLm9!qZr7#Vt2%wX8y")]
