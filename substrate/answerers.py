@@ -616,7 +616,7 @@ def _names_a_holder(label: list[str]) -> bool:
     last = label[-1]
     if last in ("lead", "head"):
         return len(label) > 1
-    return last.endswith(("er", "or", "ian", "ist")) and not last.endswith("ss")
+    return last.endswith(("er", "or", "ian", "ist"))  # (not "Managers": a plural is many)
 
 
 def _reads_backwards(

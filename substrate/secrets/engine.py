@@ -250,7 +250,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
     held: dict[str, bool] = {}
     for i in selected:
         rule = RULES[i]
-        if rule.kind == "document":  # read below, by the document's structure
+        if rule.kind == "document":  # read above, by the document's structure
             continue
         if rule.lines:
             if rule.needs and not _holds_any(text, rule.needs, held):

@@ -9,9 +9,10 @@ hold no secret there.
 
 Values judged: a base64 value of at least ``MIN_ENCODED`` characters whose decoded text is no
 placeholder, and a plain value that would pass as a password. Templates (``{{ .Values.pw }}``,
-``${PW}``), empty values and encrypted ones (``ENC[...]``) are passed over. A block value
-(``.dockercfg: |`` then indented lines) is judged line by line. Manifests written as JSON, and
-flow maps (``data: {pw: ...}``), are not read here.
+``${PW}``), empty values and encrypted ones (``ENC[...]``) are passed over. A quoted value
+runs past its escaped quotes; a block value (``.dockercfg: |`` then indented lines) is judged
+whole and masked line by line. Manifests written as JSON, flow maps (``data: {pw: ...}``) and
+a quoted value going on over several lines (masked on its first) are not read whole here.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def _map_spans(
     block_key = 0  # the indent of the block value's key
     for i in range(first, len(lines)):
         offset, line = lines[i]
-        content = line.lstrip(" \t").rstrip(" \t\r")
+        content = line.strip(" \t")
         indent = len(line) - len(line.lstrip(" \t"))
         if not content or content.startswith("#"):
             continue
@@ -111,7 +112,7 @@ def _map_spans(
             level = indent
         if entry is None or indent != level:
             continue
-        if _BLOCK.fullmatch(entry.group(3).strip(" \t\r")):
+        if _BLOCK.fullmatch(entry.group(3).strip(" \t")):
             block, block_key = [], indent
             continue
         yield from _value_spans(offset + entry.start(3), entry.group(3), how)
@@ -141,7 +142,7 @@ def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
 def _unquoted(value: str) -> tuple[str, int]:
     """``value`` without a trailing comment, white space and quotes, and how many characters
     came before it."""
-    value = value.rstrip(" \t\r")
+    value = value.rstrip(" \t")
     if value[:1] in ("'", '"'):
         quoted = (_DOUBLE_QUOTED if value[0] == '"' else _SINGLE_QUOTED).match(value)
         # a quote left open runs to the line's end: all of it is masked, not none of it
