@@ -81,6 +81,8 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
         if lengths and (pos == 0 or text[pos - 1] not in _WORD):
             for length in lengths:
                 end = pos + length
+                if end > len(text):  # (a slice past the end is shorter: another form's length)
+                    continue
                 rule = forms.get(text[pos:end])
                 if rule is not None and (end == len(text) or text[end] not in _WORD):
                     spans.append((pos, end, rule))

@@ -371,6 +371,18 @@ def test_many_secrets_find_the_same_copies_as_few(monkeypatch: Any) -> None:
         assert found[0] == found[1], (text, secrets)
 
 
+def test_a_text_ending_in_a_secret_a_longer_one_starts_with(monkeypatch: Any) -> None:
+    # (over 64 secrets: the index by first characters) the longer one's slice, cut short by
+    # the text's end, read as the shorter, and the look past its end raised IndexError
+    from substrate.secrets import copies as copy_module
+
+    monkeypatch.setattr(copy_module, "_REGEX_FORMS", 0)
+    copies = copy_module.copies_of({"Xk7pQ2vL9mR4": "a", "Xk7pQ2vL9mR4tW": "b"})
+    assert copies is not None
+    assert copy_module.copy_spans("key Xk7pQ2vL9mR4", copies) == [(4, 16, "a")]
+    assert copy_module.copy_spans("key Xk7pQ2vL9mR4tW", copies) == [(4, 18, "b")]
+
+
 def test_two_secret_keys_masked_alike_keep_both_values() -> None:
     first, second = (
         "ghp_" + "Xk9mP2qR7sT4vW1yZ3bC5dF8gH0jL6nQ2rS4",
