@@ -43,6 +43,10 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _SINGLE_QUOTED = re.compile(r"'((?:[^'\n]|'')*)'(?!')")
 _TEMPLATE_MARKS = ("{{", "${", "ENC[")
+_SKIPPED_LINES = ("#", "{{", "{%")
+# what may stand before a value: an anchor (&db-url) or a tag (!!binary, !secret)
+_PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+)+")
+_COMMENT = re.compile(r"[ \t]#")
 _WORD = re.compile(r"[^\s{}\[\]\"',]{1,64}")
 
 
@@ -61,19 +65,54 @@ def kubernetes_secret_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _document_spans(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    kind = KUBERNETES_SECRET_RULE.regex.search(text, start, end)
-    if kind is None:
+    """The secret values of each ``kind: Secret`` object of one document: the document
+    itself, or an item of its list (``kubectl get secret,configmap -o yaml`` gives a List,
+    whose ConfigMap holds no secret)."""
+    if KUBERNETES_SECRET_RULE.regex.search(text, start, end) is None:
         return
-    # the document's own keys are written at the kind's indent
-    top = len(kind.group(0)) - len(kind.group(0).lstrip(" \t"))
     lines = _lines(text, start, end)
+    read: dict[int, int] = {}  # a kind's indent -> where the last object read at it ended
     for n, (_, line) in enumerate(lines):
-        entry = _ENTRY.fullmatch(line)
+        if KUBERNETES_SECRET_RULE.regex.fullmatch(line):
+            # the object's own keys are written at its kind's indent ("- kind: Secret" too)
+            top = line.lstrip("\ufeff").lower().index("kind:")
+            if n < read.get(top, -1):
+                continue  # a second kind in an object read already
+            first, last = _object_bounds(lines, n, top)
+            read[top] = last
+            yield from _object_spans(lines, first, last, top)
+
+
+def _object_bounds(lines: list[tuple[int, str]], n: int, top: int) -> tuple[int, int]:
+    """The lines of the object whose ``kind:`` is on line ``n``, its keys at ``top``: those
+    around it indented no less (an item's first line, "- apiVersion: v1", is less: it bounds
+    the object, as the next item's does)."""
+    first, last = n, n + 1
+    while first > 0 and _within(lines[first - 1][1], top):
+        first -= 1
+    while last < len(lines) and _within(lines[last][1], top):
+        last += 1
+    return first, last
+
+
+def _object_spans(
+    lines: list[tuple[int, str]], first: int, last: int, top: int
+) -> Iterator[tuple[int, int]]:
+    """The secret values of the data maps among ``lines[first:last]`` (an object's)."""
+    for i in range(first, last):
+        entry = _ENTRY.fullmatch(lines[i][1])
         if entry is None or len(entry.group(1)) != top or entry.group(3).strip(" \t"):
             continue
         how = _MAP_NAMES.get(entry.group(2).rstrip(" \t").lower())
         if how is not None:
-            yield from _map_spans(lines, n + 1, top, how)
+            yield from _map_spans(lines, i + 1, last, top, how)
+
+
+def _within(line: str, top: int) -> bool:
+    """Whether ``line`` may belong to an object whose keys are at ``top``: blank, a comment,
+    or indented at least as far."""
+    content = line.lstrip(" \t")
+    return not content or content.startswith("#") or len(line) - len(content) >= top
 
 
 def _lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
@@ -86,25 +125,27 @@ def _lines(text: str, start: int, end: int) -> list[tuple[int, str]]:
 
 
 def _map_spans(
-    lines: list[tuple[int, str]], first: int, top: int, how: str
+    lines: list[tuple[int, str]], first: int, last: int, top: int, how: str
 ) -> Iterator[tuple[int, int]]:
-    """The secret values of a map whose entries are the ``lines`` from ``first`` on that are
-    indented past ``top``."""
+    """The secret values of a map whose entries are the ``lines`` from ``first`` (before
+    ``last``) that are indented past ``top``. A value goes on over the lines indented past its
+    key: a block (``key: |``), a value on the line under a bare ``key:``, a plain value
+    wrapped."""
     level = None  # the entries' indent, set by the first one
-    block: list[tuple[int, str]] | None = None  # a block value's lines, while inside one
-    block_key = 0  # the indent of the block value's key
-    for i in range(first, len(lines)):
+    value: list[tuple[int, str]] | None = None  # the value being read, line by line
+    key_indent = 0
+    for i in range(first, last):
         offset, line = lines[i]
         content = line.strip(" \t")
         indent = len(line) - len(line.lstrip(" \t"))
-        if not content or content.startswith("#"):
+        if not content or content.startswith(_SKIPPED_LINES):
+            continue  # a comment, or a template's directive ({{- if ... }}) at any indent
+        if value is not None and indent > key_indent:
+            value.append((offset + indent, content))
             continue
-        if block is not None and indent > block_key:
-            block.append((offset + indent, content))
-            continue
-        if block:
-            yield from _block_spans(block, how)
-        block = None
+        if value:
+            yield from _value_lines_spans(value, how)
+        value = None
         if indent <= top:
             return  # the map ended: the next key of the document
         entry = _ENTRY.fullmatch(line)
@@ -112,19 +153,23 @@ def _map_spans(
             level = indent
         if entry is None or indent != level:
             continue
-        if _BLOCK.fullmatch(entry.group(3).strip(" \t")):
-            block, block_key = [], indent
-            continue
-        yield from _value_spans(offset + entry.start(3), entry.group(3), how)
-    if block:
-        yield from _block_spans(block, how)
+        key_indent = indent
+        rest = entry.group(3).strip(" \t")
+        # a block's lines, or those under a bare key, are the value; else it starts here
+        value = [] if not rest or _BLOCK.fullmatch(rest) else [(offset + entry.start(3), rest)]
+    if value:
+        yield from _value_lines_spans(value, how)
 
 
-def _block_spans(block: list[tuple[int, str]], how: str) -> Iterator[tuple[int, int]]:
-    """Each line of a block value, when the value its lines make is a secret."""
-    joined = ("" if how == "encoded" else "\n").join(line for _, line in block)
+def _value_lines_spans(value: list[tuple[int, str]], how: str) -> Iterator[tuple[int, int]]:
+    """The span of a value of one line, or each line of a value of several, when the value
+    their text makes is a secret."""
+    if len(value) == 1:
+        yield from _value_spans(*value[0], how)
+        return
+    joined = ("" if how == "encoded" else "\n").join(line for _, line in value)
     if any(True for _ in _value_spans(0, joined, how)):
-        yield from ((at, at + len(line)) for at, line in block)
+        yield from ((at, at + len(line)) for at, line in value)
 
 
 def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
@@ -134,7 +179,10 @@ def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
         return
     if how == "encoded" and not _encoded_secret(value):
         return
-    if how == "plain" and not worth_reporting(value, strength="password", quoted=bool(lead)):
+    if how == "plain" and (
+        (value.isalpha() and value.islower())  # a setting's word: "require", "readonly"
+        or not worth_reporting(value, strength="password", quoted=bool(lead))
+    ):
         return
     yield at + lead, at + lead + len(value)
 
@@ -143,14 +191,17 @@ def _unquoted(value: str) -> tuple[str, int]:
     """``value`` without a trailing comment, white space and quotes, and how many characters
     came before it."""
     value = value.rstrip(" \t")
+    properties = _PROPERTIES.match(value)
+    lead = properties.end() if properties else 0
+    value = value[lead:]
     if value[:1] in ("'", '"'):
         quoted = (_DOUBLE_QUOTED if value[0] == '"' else _SINGLE_QUOTED).match(value)
         # a quote left open runs to the line's end: all of it is masked, not none of it
-        return (quoted.group(1), 1) if quoted else (value[1:], 1)
-    hash_at = value.find(" #")
-    if hash_at != -1:
-        value = value[:hash_at].rstrip(" \t")
-    return value, 0
+        return (quoted.group(1), lead + 1) if quoted else (value[1:], lead + 1)
+    comment = _COMMENT.search(value)
+    if comment is not None:
+        value = value[: comment.start()].rstrip(" \t")
+    return value, lead
 
 
 def _encoded_secret(value: str) -> bool:

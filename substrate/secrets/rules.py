@@ -302,7 +302,7 @@ TABLE_CELLS_RULE = _generic(_TABLE_CELLS, "|", "| password | literal |, a table 
 # the kind's line, which every such document holds.
 KUBERNETES_SECRET_RULE = Rule(
     "kubernetes_secret",
-    r"(?im)^[ \t]*kind:[ \t]*([\"']?)secret\1[ \t]*(?:#[^\n]*)?\r?$",
+    r"(?im)^\ufeff?[ \t]*(?:-[ \t]+)?kind:[ \t]*([\"']?)secret\1[ \t]*(?:#[^\n]*)?\r?$",
     ("secret",),
     kind="document",
     boundary=False,

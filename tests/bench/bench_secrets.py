@@ -187,6 +187,7 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a header cell of parentheses": lambda n: "| password " + "(" * n + " |\n|---|\n| x |\n",
     "blanks in a Kubernetes Secret": lambda n: "kind: Secret\ndata:\n  x" + " " * n + "y\n",
     "map after map in a Kubernetes Secret": lambda n: "kind: Secret\n" + "data:\n" * (n // 6),
+    "kinds at two indents": lambda n: "kind: Secret\n  kind: Secret\n" * (n // 28),
 }
 
 

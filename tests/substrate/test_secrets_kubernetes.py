@@ -146,3 +146,42 @@ def test_a_fence_inside_a_block_value_ends_no_document() -> None:
         "  conn: Hk3@pLm9!qZr7#Vt2%wX8y\n"
     )
     assert found(text) == [("kubernetes_secret", "Hk3@pLm9!qZr7#Vt2%wX8y")]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "kind: Secret\ndata:\n{{- if .Values.db }}\n  url: VALUE\n{{- end }}\n",  # Helm, column 0
+        "kind: Secret\ndata:\n  url: VALUE\t# rotated in May\n",  # a comment after a tab
+        "kind: Secret\ndata:\n  url: &db-url VALUE\n",  # an anchor
+        "kind: Secret\ndata:\n  url: !!binary VALUE\n",  # a tag
+        "kind: Secret\ndata:\n  url:\n    VALUE\n",  # on the line under its key
+        "\ufeffkind: Secret\ndata:\n  url: VALUE\n",  # after a byte-order mark
+        "kind: List\nitems:\n- kind: Secret\n  data:\n    url: VALUE\n",  # an item, kind first
+    ],
+)
+def test_common_layouts_of_a_secret_s_value(layout: str) -> None:
+    assert found(layout.replace("VALUE", CERT)) == [("kubernetes_secret", CERT)]
+
+
+def test_a_value_wrapped_over_lines_is_masked_on_each() -> None:
+    first, rest = CERT[:40], CERT[40:]
+    text = f"kind: Secret\ndata:\n  tls.key: {first}\n    {rest}\nmetadata:\n  name: t\n"
+    assert found(text) == [("kubernetes_secret", first), ("kubernetes_secret", rest)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a List of a Secret and a ConfigMap: the ConfigMap's data is no secret
+        "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: a\n"
+        f"- apiVersion: v1\n  kind: ConfigMap\n  data:\n    APP_MODE: {ENCODED}\nkind: List\n",
+        # a note's list items, their fences indented: each an object of its own
+        "1. Create it:\n\n    ```yaml\n    kind: Secret\n    metadata:\n      name: a\n    ```\n\n"
+        f"2. Then:\n\n    ```yaml\n    kind: ConfigMap\n    data:\n      x: {ENCODED}\n    ```\n",
+        # settings' words under stringData
+        "kind: Secret\nstringData:\n  dbname: orders\n  sslmode: require\n  role: readonly\n",
+    ],
+)
+def test_no_secret_beside_a_secret_manifest(text: str) -> None:
+    assert found(text) == []
