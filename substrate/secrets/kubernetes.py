@@ -10,9 +10,10 @@ hold no secret there.
 Values judged: a base64 value of at least ``MIN_ENCODED`` characters whose decoded text is no
 placeholder, and a plain value that would pass as a password. Templates (``{{ .Values.pw }}``,
 ``${PW}``), empty values and encrypted ones (``ENC[...]``) are passed over. A quoted value
-runs past its escaped quotes; a block value (``.dockercfg: |`` then indented lines) is judged
-whole and masked line by line. Manifests written as JSON, flow maps (``data: {pw: ...}``) and
-a quoted value going on over several lines (masked on its first) are not read whole here.
+runs past its escaped quotes; a value going on over the lines below its key (a block, a
+wrapped value) is judged whole and masked line by line. Each object is read for itself: a
+``---`` document, a fenced block of a note, an item of a List. Manifests written as JSON and
+flow maps (``data: {pw: ...}``) are not read here.
 """
 
 from __future__ import annotations
