@@ -21,6 +21,7 @@ import re
 from urllib.parse import unquote
 
 from substrate.ingest.formats.context import ParseContext
+from substrate.linktext import INLINE_LINK, WIKI_LINK
 from substrate.notelinks import NOTE_LINKS, ingest_root
 
 __all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
@@ -36,16 +37,7 @@ _CODE = re.compile(
     r"|<!--.*?(?:-->|\Z)",  # an HTML comment
     re.MULTILINE | re.DOTALL,
 )
-# (an image is no note: ``![alt](a.png)``; ``\[`` is a bracket, not a link)
-INLINE_LINK = re.compile(
-    r"(?<![!\\])\[[^\[\]\n]*\]\(\s*(?:<(?P<angled>[^<>\n]+)>|(?P<bare>[^\s()<>]+))"
-    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
-)
-WIKI_LINK = re.compile(
-    r"(?<!\\)(?P<embed>!?)\[\[(?P<name>[^\s\[\]|#][^\[\]|#\n]*)?(?P<anchor>#[^\[\]|\n]*)?"
-    r"(?:\|[^\[\]\n]*)?\]\]"
-)
-# What an embed (``![[...]]``) shows that is no note.
+# what an embed (``![[a.png]]``) names when it is an image, not a note
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|wav|ogg|mov)$", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
