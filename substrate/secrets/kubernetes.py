@@ -175,14 +175,16 @@ def _value_lines_spans(value: list[tuple[int, str]], how: str) -> Iterator[tuple
 
 def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
     """The span of ``value`` (found at offset ``at``), unless it is no secret."""
+    raw = value
     value, lead = _unquoted(value)
+    quoted = lead > 0 and raw[lead - 1] in "'\""  # (an anchor or a tag quotes nothing)
     if not value or any(mark in value for mark in _TEMPLATE_MARKS):
         return
     if how == "encoded" and not _encoded_secret(value):
         return
     if how == "plain" and (
         (value.isalpha() and value.islower())  # a setting's word: "require", "readonly"
-        or not worth_reporting(value, strength="password", quoted=bool(lead))
+        or not worth_reporting(value, strength="password", quoted=quoted)
     ):
         return
     yield at + lead, at + lead + len(value)

@@ -185,3 +185,11 @@ def test_a_value_wrapped_over_lines_is_masked_on_each() -> None:
 )
 def test_no_secret_beside_a_secret_manifest(text: str) -> None:
     assert found(text) == []
+
+
+def test_an_anchor_before_a_plain_value_does_not_make_it_quoted() -> None:
+    # a passphrase counts as one quoted only: "&pw" before it quotes nothing
+    plain = "kind: Secret\nstringData:\n  motd: PROPS welcome to the staging box\n"
+    assert found(plain.replace("PROPS ", "")) == found(plain.replace("PROPS", "&motd")) == []
+    quoted = "kind: Secret\nstringData:\n  pw: &pw 'Hk3@ pLm9 qZr7'\n"
+    assert found(quoted) == [("kubernetes_secret", "Hk3@ pLm9 qZr7")]
