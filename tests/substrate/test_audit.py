@@ -202,47 +202,36 @@ def test_reindex_names_a_folder_in_the_place_of_an_index_file_it_cannot_remove(
         Substrate(tmp_path / "s").reindex()
 
 
-def test_reindex_leaves_a_folder_holding_another_file_system(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("shown_by", ["device", "mount table"])
+def test_reindex_leaves_a_folder_holding_a_mounted_file_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shown_by: str
 ) -> None:
+    # another device shows in stat; a bind mount, on the same device, in the mount table alone
     pytest.importorskip("substrate.search.engine")
-    import os
     from types import SimpleNamespace
 
     from substrate.search import sync
 
     manifest = manifest_replaced_by_a_folder(tmp_path)
-    (manifest / "mnt").mkdir()
-    (manifest / "mnt" / "on-the-mount.txt").write_text("not the index's")
-    real_lstat = os.lstat
+    mounted = manifest / "mnt"
+    mounted.mkdir()
+    (mounted / "on-the-mount.txt").write_text("not the index's")
+    if shown_by == "mount table":
+        points = ["/", os.path.realpath(mounted)]
+        monkeypatch.setattr(sync, "_mount_points", lambda: points)
+    else:
+        real_lstat = os.lstat
 
-    def lstat(path: object) -> object:  # "mnt" stands for a mount point: another device
-        found = real_lstat(path)  # type: ignore[arg-type]
-        if str(path).endswith("mnt"):
-            return SimpleNamespace(st_dev=found.st_dev + 1, st_mode=found.st_mode)
-        return found
+        def lstat(path: object) -> object:
+            found = real_lstat(path)  # type: ignore[arg-type]
+            if str(path).endswith("mnt"):
+                return SimpleNamespace(st_dev=found.st_dev + 1, st_mode=found.st_mode)
+            return found
 
-    monkeypatch.setattr(sync.os, "lstat", lstat)
+        monkeypatch.setattr(sync.os, "lstat", lstat)
     with pytest.raises(ShardError, match="another file system is mounted in it.*remove it"):
         Substrate(tmp_path / "s").reindex()
-    assert (manifest / "mnt" / "on-the-mount.txt").read_text() == "not the index's"
-
-
-def test_reindex_leaves_a_folder_holding_a_bind_mount(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # a bind mount lies on the same device: the mount table alone tells it
-    pytest.importorskip("substrate.search.engine")
-    from substrate.search import sync
-
-    manifest = manifest_replaced_by_a_folder(tmp_path)
-    (manifest / "bound").mkdir()
-    (manifest / "bound" / "precious.md").write_text("not the index's")
-    mounted = str(Path(os.path.realpath(manifest / "bound")))
-    monkeypatch.setattr(sync, "_mount_points", lambda: ["/", mounted])
-    with pytest.raises(ShardError, match="another file system is mounted in it"):
-        Substrate(tmp_path / "s").reindex()
-    assert (manifest / "bound" / "precious.md").read_text() == "not the index's"
+    assert (mounted / "on-the-mount.txt").read_text() == "not the index's"
 
 
 def test_the_mount_table_is_read_with_its_escapes(tmp_path: Path) -> None:
