@@ -204,13 +204,14 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
 
 
 class Chunk(NamedTuple):
-    """One chunk of a text: its own text, the file lines it spans, and the parts of secrets
-    of the whole text that lie in it (``cutsecrets``)."""
+    """One chunk of a text: its own text, the file lines it spans, the parts of secrets of
+    the whole text that lie in it (``cutsecrets``), and where it starts in the text."""
 
     text: str
     line_start: int
     line_end: int
     secrets: ChunkSecrets | None = None
+    start: int = 0
 
 
 def chunk_lines(
@@ -235,7 +236,7 @@ def chunk_lines(
     for (s, e), found in zip(spans, found_in, strict=True):
         line += text.count("\n", pos, s)
         end_line = line + text.count("\n", s, e)
-        out.append(Chunk(text[s:e], line, end_line, found))
+        out.append(Chunk(text[s:e], line, end_line, found, s))
         line, pos = end_line, e
     return out
 

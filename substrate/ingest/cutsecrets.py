@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from substrate.secrets.copies import Copies, copies_of_hits, mask_spans
 from substrate.secrets.engine import find_secrets
+from substrate.secrets.screen import slices_may_hold_secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,9 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
     """For ``text`` cut into the chunks ``spans`` (``(start, end)`` in ``text``, in order, not
     overlapping), what each chunk knows of the secrets of the whole text; None for every chunk
     when the text holds none, or is a single chunk, which the gate sees whole."""
-    hits = find_secrets(text) if len(spans) > 1 else []
+    # the screen answers for the whole text and costs a few percent of a scan
+    many = len(spans) > 1 and slices_may_hold_secrets(text)
+    hits = find_secrets(text) if many else []
     if not hits:
         return [None] * len(spans)
     parts: list[list[CutSecret]] = [[] for _ in spans]

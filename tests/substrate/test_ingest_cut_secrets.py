@@ -184,3 +184,21 @@ def test_a_credentials_table_longer_than_a_chunk_keeps_no_password(tmp_path: Pat
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert not any(password in stored for password in passwords)
     assert "not set here" in stored  # the other cells are kept
+
+
+def test_a_secret_manifest_split_into_paragraphs_in_a_text_file_is_masked(tmp_path: Path) -> None:
+    # the kind that makes every value a secret stands paragraphs away from the values: the
+    # text file is scanned whole, as one long section is, not paragraph by paragraph
+    value, other = "c3VwZXItc2VjcmV0LXBhc3N3b3JkLTQy", "YW5vdGhlci1zZWNyZXQtdmFsdWUtOTc="
+    manifest = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n\n"
+        f"data:\n  tls.key: {value}\n\n  ca.pem: {other}\n"
+    )
+    (tmp_path / "manifest.txt").write_text(manifest)
+    report = ingest_path(Substrate(tmp_path / "shard"), tmp_path / "manifest.txt")
+    assert report.items_added == 3 and report.redactions == 2
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert value not in stored and other not in stored
+    items = list(Substrate(tmp_path / "shard").iter_items())
+    assert all(scan_item(item).clean for item in items)
+    assert any(item.text.startswith("apiVersion: v1") for item in items)

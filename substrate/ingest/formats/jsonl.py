@@ -100,8 +100,8 @@ def value_segments(
             else [Chunk(text, 1, 1)]
         )
         return [
-            Segment("text", chunk, None, line, line, i, payload, tags, dict(extra), secrets)
-            for i, (chunk, _, _, secrets) in enumerate(chunks)
+            Segment("text", c.text, None, line, line, i, payload, tags, dict(extra), c.secrets)
+            for i, c in enumerate(chunks)
         ]
     text, payload = record_parts(value)
     return [Segment("record", text, None, line, line, 0, payload, [], extra)]

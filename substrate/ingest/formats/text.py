@@ -5,10 +5,11 @@ from __future__ import annotations
 import bisect
 import re
 
-from substrate.ingest.chunk import text_segments
+from substrate.ingest.chunk import chunk_lines
+from substrate.ingest.cutsecrets import cut_secrets
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.markdown import section_title
-from substrate.ingest.segment import Parsed
+from substrate.ingest.segment import Parsed, Segment
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t\f\v]*\n)++")  # possessive: no backtracking memory
 # An armored block (a PGP key, an encrypted PEM key) may hold blank lines; it is one paragraph,
@@ -35,9 +36,9 @@ def armored_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
-    """The paragraphs of ``text`` with the 1-based line each starts on (blank ones left out);
-    an armored block (``armored_spans``) is never split."""
+def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int, int]]:
+    """The paragraphs of ``text`` with the 1-based line each starts on and its offset in
+    ``text`` (blank ones left out); an armored block (``armored_spans``) is never split."""
     armors = armored_spans(text) if "-----BEGIN " in text else []
     starts = [start for start, _ in armors]
     out = []
@@ -48,12 +49,12 @@ def paragraphs(text: str, first_line: int = 1) -> list[tuple[str, int]]:
             continue  # inside an armored block
         block = text[pos : m.start()]
         if block.strip():
-            out.append((block, line))
+            out.append((block, line, pos))
         line += text.count("\n", pos, m.end())
         pos = m.end()
     tail = text[pos:]
     if tail.strip():
-        out.append((tail, line))
+        out.append((tail, line, pos))
     return out
 
 
@@ -61,14 +62,23 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
     """Split plain text into paragraphs, and long paragraphs into sentence-bounded chunks. A
     first paragraph that may be a title ("Your first week at Orbit": one short line ending no
     sentence) is the section of the others, which it names the subject of; it stays an item
-    of its own too, as it may be a fact whose full stop was left off."""
+    of its own too, as it may be a fact whose full stop was left off.
+
+    When secrets are to be masked, the text is scanned for them whole, as one long section
+    is (``cutsecrets``): what makes a value a secret may stand paragraphs away from it (a
+    manifest's ``kind: Secret`` above its ``data:``)."""
     parsed = Parsed("text", slices=True)
     blocks = paragraphs(text)
     title = _title(blocks[0][0]) if len(blocks) > 1 else None
-    for at, (block, line) in enumerate(blocks):
-        parsed.segments += text_segments(
-            block, line, ctx.chunk_chars, secrets=ctx.redact, section=title if at else None
-        )
+    spans = []
+    for at, (block, line, start) in enumerate(blocks):
+        section = title if at else None
+        for i, c in enumerate(chunk_lines(block, line, ctx.chunk_chars, secrets=False)):
+            parsed.segments.append(Segment("text", c.text, section, c.line_start, c.line_end, i))
+            spans.append((start + c.start, start + c.start + len(c.text)))
+    if ctx.redact:
+        for seg, found in zip(parsed.segments, cut_secrets(text, spans), strict=True):
+            seg.secrets = found
     return parsed
 
 
