@@ -63,7 +63,10 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
-_QUOTED = r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)'|`(?P<sb>[^`\n]*)`)"""
+# A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape a
+# single quote, '\'' as a shell does), else the rest of a password after one would be left
+# in clear, or all of it when the part before is too short to count.
+_QUOTED = r"""(?:"(?P<sq>(?:[^"\\\n]|\\.)*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
 # password may hold one, and cutting there would show the rest of it.

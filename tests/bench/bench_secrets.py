@@ -176,6 +176,7 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a line of YAML keys and comments": lambda n: "password: #" * (n // 11),
     "a table of headers": lambda n: "| password |\n|---|\n" * (n // 20),
     "a line of netrc-like pairs": lambda n: "password Kq7mZ2vL9x " * (n // 20),
+    "a line of keys with escaped quotes": lambda n: "password='a'' " * (n // 14),
     "a line of htpasswd words": lambda n: "htpasswd " * (n // 9),
     "a literal, a line break, then spaces": lambda n: 'x = "a"\n' + " " * n + "y",
     "joined literals on one line (minified code)": lambda n: "".join(

@@ -125,6 +125,25 @@ def test_assignment_keeps_quotes() -> None:
     assert redact_secrets('api_key: "abcdef123"') == 'api_key: "[REDACTED:sensitive_assignment]"'
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: 'Xk9''mQ2vL8pRz'",  # YAML and SQL double a single quote
+        "db_password = 'Xk9mQ2''vL8pRz'",
+        'password: "Xk9\\"mQ2vL8pRz"',  # a backslash before a double quote
+        "PASSWORD='Xk9mQ2'\\''vL8pRz'",  # a shell ends, escapes and reopens its quote
+    ],
+)
+def test_a_quoted_value_is_masked_past_its_escaped_quotes(text: str) -> None:
+    out = redact_secrets(text)
+    assert "mQ2" not in out and "pRz" not in out, out
+    assert out.endswith("[REDACTED:sensitive_assignment]" + text[-1])
+
+
+def test_an_empty_quoted_value_before_another_string_is_no_finding() -> None:
+    assert redact_secrets("password = '' # or 'x'") == "password = '' # or 'x'"
+
+
 def test_private_key_block_body_masked() -> None:
     body = "\n".join(rnd(64, string.ascii_letters + string.digits + "+/") for _ in range(3))
     text = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
