@@ -30,6 +30,7 @@ from substrate.secrets.codetext import in_text
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.joined import joined_hits, may_join
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.kubejson import json_secret_spans
 from substrate.secrets.kubernetes import kubernetes_secret_spans
 from substrate.secrets.pipetables import table_column_secrets
 from substrate.secrets.placeholders import (
@@ -243,7 +244,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
     if _KUBERNETES_RULE in selected:
         # first: a Secret's value is read whole, past escaped quotes, where a rule of its key
         # ("password: ...") would stop at the first quote inside it
-        for start, end in kubernetes_secret_spans(text):
+        for start, end in [*kubernetes_secret_spans(text), *json_secret_spans(text)]:
             accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     present: dict[str, bool] = {}
     windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}

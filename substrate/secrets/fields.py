@@ -27,8 +27,10 @@ from substrate.secrets.copies import (
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.headers import header_value_hits, is_header_key
 from substrate.secrets.keynames import classify_key
+from substrate.secrets.kubernetes import secret_value
 from substrate.secrets.paths import PATH_KEYS, find_secrets_in_path
 from substrate.secrets.placeholders import worth_reporting
+from substrate.secrets.rules import KUBERNETES_SECRET_RULE
 from substrate.secrets.scan import SecretFinding, SecretScan, preview, safe_text
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 
@@ -52,9 +54,19 @@ _NAME_FIELDS = frozenset(
     | {"optionname", "variable", "setting", "field"}
 )
 _VALUE_FIELDS = frozenset({"value", "Value", "VALUE", "parameterValue", "ParameterValue"})
+# Every value of a Kubernetes Secret's data map is a secret by the object's kind alone
+# (``kubernetes``): it is judged by one of these names, which no real key has.
+_SECRET_MAPS = {"data": "\x00kubernetes data", "stringData": "\x00kubernetes stringData"}
+_SECRET_MAP_HOW = {_SECRET_MAPS["data"]: "encoded", _SECRET_MAPS["stringData"]: "plain"}
+_MANIFEST_RULE = KUBERNETES_SECRET_RULE.name
 
 
 def _hits_for(value: str, key: str | None) -> list[Hit]:
+    how = _SECRET_MAP_HOW.get(key) if key is not None else None
+    if how is not None:
+        if secret_value(value, how, quoted=True):
+            return [Hit(_MANIFEST_RULE, 0, len(value), 0, 0, len(value))]
+        key = None  # no secret by the kind: judged as any string is
     # a short string's screen verdict is remembered; a longer one screens itself as fast as
     # find_secrets does, so it goes there directly
     find = find_secrets_in_path if key in PATH_KEYS else find_secrets
@@ -128,8 +140,22 @@ def _entry_name(mapping: dict[Any, Any]) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
-def _judged_by(key: Any, named: str | None) -> str:
-    return named if named is not None and key in _VALUE_FIELDS else str(key)
+def _judging(mapping: dict[Any, Any], key: str | None) -> dict[Any, str] | None:
+    """The names some values of ``mapping`` (found under ``key``) are judged by instead of
+    their own keys, if any: the name an entry gives its value (``_entry_name``), a Kubernetes
+    Secret's data maps (``_SECRET_MAPS``), or for each value of such a map, the map's."""
+    if key in _SECRET_MAP_HOW:
+        return dict.fromkeys(mapping, key)
+    kind = mapping.get("kind")
+    if isinstance(kind, str) and kind.lower() == "secret":
+        return _SECRET_MAPS
+    named = _entry_name(mapping)
+    return None if named is None else dict.fromkeys(_VALUE_FIELDS, named)
+
+
+def _judged_by(key: Any, judging: dict[Any, str] | None) -> str:
+    name = judging.get(key) if judging is not None else None
+    return str(key) if name is None else name
 
 
 def _walk(
@@ -142,7 +168,7 @@ def _walk(
     if isinstance(value, str) or _keyed_number(value, key):
         yield path, key, value
     elif isinstance(value, dict):
-        named = _entry_name(value)
+        judging = _judging(value, key)
         for i, (k, v) in enumerate(value.items()):
             name = str(k)
             # a key can hold a pasted secret too; then the path names its position instead,
@@ -150,7 +176,7 @@ def _walk(
             shown = f"<key {i}>" if _hits_for(name, None) else name
             where = f"{path}.{shown}" if path else shown
             yield f"{where}<key>", None, name
-            yield from _walk(v, where, _judged_by(k, named), depth + 1)
+            yield from _walk(v, where, _judged_by(k, judging), depth + 1)
     elif isinstance(value, _SEQUENCES):
         each = _each_of(key)
         for i, v in enumerate(value):
@@ -176,16 +202,16 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
     if isinstance(value, str) or _keyed_number(value, key):
         out.append((key, value))
     elif isinstance(value, dict):
-        named = _entry_name(value)
+        judging = _judging(value, key)
         for k, v in value.items():
             out.append((None, str(k)))
             if isinstance(v, str):
                 if depth < _MAX_DEPTH:
-                    out.append((_judged_by(k, named), v))
+                    out.append((_judged_by(k, judging), v))
             elif isinstance(v, _CONTAINERS):
-                _strings(v, _judged_by(k, named), depth + 1, out)
+                _strings(v, _judged_by(k, judging), depth + 1, out)
             elif _secret_number(v) and depth < _MAX_DEPTH:
-                judged = _judged_by(k, named)
+                judged = _judged_by(k, judging)
                 if classify_key(judged) is not None:
                     out.append((judged, v))
     elif isinstance(value, _SEQUENCES):
@@ -218,6 +244,8 @@ def _surely_clean(item: Any) -> bool:
     if may_hold_secrets([value for _, value in pairs if isinstance(value, str)]):
         return False
     for key, value in pairs:  # what _value_hits decides when find_secrets finds nothing
+        if key in _SECRET_MAP_HOW:
+            return False
         if key is not None:
             strength = classify_key(key)
             if strength and _worth(value, strength, key):
@@ -307,13 +335,13 @@ def _redact(
         return _redact_string(str(value), masked, found, None) if masked else value
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
-        named = _entry_name(value)
+        judging = _judging(value, key)
         for k, v in value.items():
             name = (
                 _redact_string(k, _known(hits, k, None), found, copies) if isinstance(k, str) else k
             )
             kept = None if top and k in LOCATIONS else copies  # a file location keeps its copies
-            judged_by = _judged_by(k, named)
+            judged_by = _judged_by(k, judging)
             out[free_key(name, out)] = _redact(v, judged_by, depth + 1, found, kept, hits)
         return out
     if isinstance(value, list):

@@ -12,8 +12,8 @@ placeholder, and a plain value that would pass as a password. Templates (``{{ .V
 ``${PW}``), empty values and encrypted ones (``ENC[...]``) are passed over. A quoted value
 runs past its escaped quotes; a value going on over the lines below its key (a block, a
 wrapped value) is judged whole and masked line by line. Each object is read for itself: a
-``---`` document, a fenced block of a note, an item of a List. Manifests written as JSON and
-flow maps (``data: {pw: ...}``) are not read here.
+``---`` document, a fenced block of a note, an item of a List. Manifests written as JSON are
+read by ``kubejson``; flow maps (``data: {pw: ...}``) are not read.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ MIN_ENCODED = 12
 # (a fence as Markdown writes one, indented three spaces at most: one inside a YAML block value
 # is part of the value)
 _DOCUMENT_BREAK = re.compile(r"(?m)^(?:---[ \t]*(?:#[^\n]*)?\r?| {0,3}(?:```|~~~)[^\n]*)$")
-_MAP_NAMES = {"data": "encoded", "stringdata": "plain"}
+MAP_NAMES = {"data": "encoded", "stringdata": "plain"}
 # (the key runs to its colon greedily: a lazy key before optional blanks backtracks over a long
 # line of blanks once per character)
 _ENTRY = re.compile(r"([ \t]*)([^\s#:][^:\n]*):(?:[ \t]+|$)(.*)")
@@ -104,7 +104,7 @@ def _object_spans(
         entry = _ENTRY.fullmatch(lines[i][1])
         if entry is None or len(entry.group(1)) != top or entry.group(3).strip(" \t"):
             continue
-        how = _MAP_NAMES.get(entry.group(2).rstrip(" \t").lower())
+        how = MAP_NAMES.get(entry.group(2).rstrip(" \t").lower())
         if how is not None:
             yield from _map_spans(lines, i + 1, last, top, how)
 
@@ -178,16 +178,20 @@ def _value_spans(at: int, value: str, how: str) -> Iterator[tuple[int, int]]:
     raw = value
     value, lead = _unquoted(value)
     quoted = lead > 0 and raw[lead - 1] in "'\""  # (an anchor or a tag quotes nothing)
+    if secret_value(value, how, quoted=quoted):
+        yield at + lead, at + lead + len(value)
+
+
+def secret_value(value: str, how: str, *, quoted: bool) -> bool:
+    """Whether ``value`` (unquoted), found in a Secret's ``data`` map (``how`` "encoded") or
+    its ``stringData`` map ("plain"), is a secret."""
     if not value or any(mark in value for mark in _TEMPLATE_MARKS):
-        return
-    if how == "encoded" and not _encoded_secret(value):
-        return
-    if how == "plain" and (
-        (value.isalpha() and value.islower())  # a setting's word: "require", "readonly"
-        or not worth_reporting(value, strength="password", quoted=quoted)
-    ):
-        return
-    yield at + lead, at + lead + len(value)
+        return False
+    if how == "encoded":
+        return _encoded_secret(value)
+    # a setting's word ("require", "readonly") is no password
+    plain_word = value.isalpha() and value.islower()
+    return not plain_word and worth_reporting(value, strength="password", quoted=quoted)
 
 
 def _unquoted(value: str) -> tuple[str, int]:

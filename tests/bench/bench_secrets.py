@@ -189,6 +189,11 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "blanks in a Kubernetes Secret": lambda n: "kind: Secret\ndata:\n  x" + " " * n + "y\n",
     "map after map in a Kubernetes Secret": lambda n: "kind: Secret\n" + "data:\n" * (n // 6),
     "kinds at two indents": lambda n: "kind: Secret\n  kind: Secret\n" * (n // 28),
+    "open strings in a JSON Secret": lambda n: '"kind": "Secret" ' + '"\\' * (n // 2),
+    "a JSON List of Secrets": lambda n: (
+        '{"kind": "List", "items": ['
+        + '{"kind": "Secret", "data": {"k": "VnE3LXJUMm0hcFh6"}},' * (n // 54)
+    ),
 }
 
 

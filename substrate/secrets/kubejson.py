@@ -1,0 +1,109 @@
+"""The values of a Kubernetes Secret written as JSON (``kubectl get secret -o json``).
+
+As in a YAML manifest (``kubernetes``), every value of a ``"kind": "Secret"`` object's
+``"data"`` map (base64) and ``"stringData"`` map (plain text) is a secret by the object's kind
+alone, which may come before or after the map (kubectl sorts the keys: ``data`` comes first).
+Each object is read for itself: a List's ConfigMap beside a Secret holds no secret.
+
+The text is read as a stream of JSON tokens (strings and punctuation) in one pass, so a text
+that is not whole JSON (a chunk of a file, a manifest pasted into a note) is read as far as it
+goes; an object left open at the end of the text is judged by what it has shown so far.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from substrate.secrets.kubernetes import MAP_NAMES, secret_value
+
+# quoted here: "kind": "Secret" in any case, as the YAML rule reads it
+_JSON_KIND = re.compile(r'(?i)"kind"\s*:\s*"secret"')
+# a JSON string or punctuation; a string left open ends with its line (a JSON string holds
+# no line break), so that no start is tried again and again to the line's end
+_TOKEN = re.compile(r'"((?:[^"\\\n]|\\.?)*)(?:"|$)|[{}\[\]:,]', re.MULTILINE)
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open object or array: the key whose value comes next, whether it is a Secret, and
+    the values of its data maps, judged once its kind is known."""
+
+    how: str | None = None  # this object is a data map: how its values are encoded
+    key: str | None = None
+    secret: bool = False
+    held: list[tuple[int, int]] = field(default_factory=list)
+
+
+def json_secret_spans(text: str) -> list[tuple[int, int]]:
+    """Start and end offsets of the secret values of every JSON ``"kind": "Secret"`` object
+    in ``text``, in order. Cheap when ``text`` names no such kind."""
+    if not _JSON_KIND.search(text):
+        return []
+    spans: list[tuple[int, int]] = []
+    frames: list[_Frame] = []
+    pending: tuple[str, int, int] | None = None  # a string that may be a key
+    after_colon = False
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        top = frames[-1] if frames else None
+        if token == ":":
+            if top is not None and pending is not None:
+                top.key = pending[0]
+            pending, after_colon = None, True
+            continue
+        if token[0] == '"':
+            if after_colon and top is not None:
+                _value(top, m)
+            pending = (m.group(1), m.start(1), m.end(1))
+        elif token in "{[":
+            how = None
+            if after_colon and top is not None and token == "{" and top.key is not None:
+                how = MAP_NAMES.get(top.key.lower())
+            frames.append(_Frame(how))
+            pending = None
+        elif token in "}]":
+            if frames:
+                _close(frames, spans)
+            pending = None
+        else:  # a comma
+            pending = None
+        after_colon = False
+    while frames:  # left open by the end of the text: judged by what it showed
+        _close(frames, spans)
+    return sorted(spans)
+
+
+def _value(frame: _Frame, m: re.Match[str]) -> None:
+    """Note the string value ``m`` of ``frame``'s current key."""
+    raw = m.group(1)
+    if frame.how is not None:
+        value = _decoded(raw)
+        if secret_value(value, frame.how, quoted=True):
+            frame.held.append((m.start(1), m.end(1)))
+    elif frame.key == "kind" and raw.lower() == "secret":
+        frame.secret = True
+
+
+def _close(frames: list[_Frame], spans: list[tuple[int, int]]) -> None:
+    """Close the innermost frame: a data map hands its secret values to its object, a
+    Secret gives them out, any other object drops them."""
+    frame = frames.pop()
+    if frame.how is not None:
+        if frames:
+            frames[-1].held.extend(frame.held)
+        return
+    if frame.secret:
+        spans.extend(frame.held)
+
+
+def _decoded(raw: str) -> str:
+    """A JSON string's text, its escapes read (``\\/`` in base64)."""
+    if "\\" not in raw:
+        return raw
+    try:
+        decoded = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return decoded if isinstance(decoded, str) else raw
