@@ -158,10 +158,13 @@ class IngestSession:
                 with ExitStack() as held:
                     try:
                         held.enter_context(substrate.writer_lock(wait=wait))
+                        self.catch_up_pending()
                     except LockBusy:
                         self.unsaid("another process was writing to the shard")
                         return
-                    self.catch_up_pending()
+                    except (OSError, ShardError) as exc:  # a lock file that cannot be opened
+                        self.unsaid(getattr(exc, "strerror", None) or str(exc))
+                        raise
                     covered = self.cache.watermark
                     # one append, or nothing if interrupted: the removals, then the items
                     try:

@@ -838,6 +838,21 @@ def test_an_ingest_stopped_by_a_write_error_says_what_is_stored(
     assert mixle("ingest", str(notes)).exit_code == 0  # the rerun finishes
 
 
+def test_an_ingest_that_cannot_take_the_lock_tells_nothing_as_stored(
+    mixle, notes: Path, isolated_shard_env: Path
+) -> None:
+    kept = mixle("add", "kept").stdout.strip()
+    lock = isolated_shard_env / ".lock"
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(isolated_shard_env / "nowhere")  # the lock file cannot be opened
+    result = mixle("ingest", str(notes), "--json")
+    assert result.exit_code == 3 and "cannot open lock file" in result.stderr
+    assert [i.id for i in Substrate(isolated_shard_env).all()] == [kept]
+    done = result.json()  # the batch was never written: no file is told as added
+    assert (done["files_added"], done["files_failed"], done["items_added"]) == (0, 4, 0)
+    assert all(f["reason"].startswith("not saved: ") for f in done["files"])
+
+
 def test_ingest_file_names_the_formats_its_as_takes(mixle) -> None:
     # they differ from ingest --as (no rst, docs or traces): the help said only "Format"
     shown = " ".join(mixle("ingest-file", "--help").stdout.replace("│", " ").split())
