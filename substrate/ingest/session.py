@@ -457,13 +457,14 @@ class IngestSession:
         report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read
-        if done.tally is not None:
+        same = done.status == prep.SAME or self.stored_meanwhile(key, done)
+        if done.tally is not None and not same:
             report.add_tally(done.tally)
         if done.status == prep.FAILED:
             self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
             self.binary(ticket, done)
-        elif done.status == prep.SAME:
+        elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
@@ -476,6 +477,20 @@ class IngestSession:
             self.fail(source, ticket.path, status.nothing_parsed(len(done.issues), empty))
         else:
             self.queue(self.change_of(ticket, done))
+
+    def stored_meanwhile(self, key: str, done: Prepared) -> bool:
+        """Whether another run stored this very content of the file, item for item, after it
+        was planned: a file read ahead in a worker is applied after a save that folded the
+        other run's writes in. Written again, its items would only be rewritten, and the file
+        told as updated."""
+        if done.status != prep.PARSED or not done.digest:
+            return False
+        cached = self.cache.get(key)
+        if cached is None or cached.skipped:
+            return False
+        ids = [item.id for item in done.items] or [item_id for item_id, _ in done.encoded or ()]
+        found = SourceState(0, 0, done.digest, self.cache_key, ids)
+        return bool(ids) and _same_version(cached, found)
 
     def change_of(self, ticket: Ticket, done: Prepared) -> _Change:
         """The store change a parsed file makes: new items, and old ones it no longer has."""

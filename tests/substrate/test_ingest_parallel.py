@@ -631,3 +631,26 @@ def test_a_ctrl_c_noted_while_forking_is_handed_to_its_handler_when_the_hold_end
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         signal.signal(signal.SIGINT, previous)
+
+
+def test_files_read_ahead_that_another_run_stored_meanwhile_are_unchanged(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.ingest.session as session_module
+
+    monkeypatch.setattr(session_module, "BATCH_FILES", 1)  # each save folds the other's writes
+    shard = tmp_path / "shard"
+    overtaking: list[IngestReport] = []
+
+    def other_run_first(*_: int) -> None:  # it starts and ends while files are read ahead
+        if not overtaking:
+            overtaking.append(ingest_path(Substrate(shard), tree, jobs=1))
+
+    report = ingest_path(Substrate(shard), tree, progress=other_run_first, jobs=2)
+    assert overtaking[0].files_added > 20
+    # no file changed: none is told as updated, nor its items as written again
+    assert (report.files_updated, report.items_rewritten, report.items_removed) == (0, 0, 0)
+    assert report.redactions == 0  # the secret was masked by the run that stored it
+    lines = (shard / "items.jsonl").read_text()
+    assert all(lines.count(f"Body of page {i}.") == 1 for i in range(20))
+    assert len(Substrate(shard)) == len(overtaking[0].ids) + report.items_added
