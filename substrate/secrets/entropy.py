@@ -11,6 +11,8 @@ _SEQUENCES: tuple[str, ...] = (
     "qwertyuiopasdfghjklzxcvbnm",
     "0123456789abcdef" * 3,
 )
+# every pair of characters that follow each other in one of the alphabets
+_SUCCESSORS = frozenset(seq[k : k + 2] for seq in _SEQUENCES for k in range(len(seq) - 1))
 
 
 def shannon(value: str) -> float:
@@ -67,12 +69,18 @@ def sequential_runs(value: str) -> tuple[int, int]:
     Returns ``(runs, longest)``: how many ascending runs (``0123..``, ``abc..``, ``qwerty``)
     cover the value and the length of the longest one. Random values break into many short runs.
     """
-    core = "".join(ch for ch in value.lower() if ch.isalnum())
+    core = "".join(filter(str.isalnum, value.lower()))
     runs = longest = 0
     i = 0
     while i < len(core):
         j = i + 1
-        while j < len(core) and any(core[i : j + 1] in seq for seq in _SEQUENCES):
+        # a run goes on only over a pair that follows in some alphabet: one set lookup ends
+        # most runs of a random value, before any alphabet is searched
+        while (
+            j < len(core)
+            and core[j - 1 : j + 1] in _SUCCESSORS
+            and any(core[i : j + 1] in seq for seq in _SEQUENCES)
+        ):
             j += 1
         runs += 1
         longest = max(longest, j - i)
@@ -88,5 +96,5 @@ def is_sequential(value: str) -> bool:
     weak but real passwords look like that.
     """
     runs, longest = sequential_runs(value)
-    core_len = sum(ch.isalnum() for ch in value)
+    core_len = sum(map(str.isalnum, value))
     return (runs == 1 and core_len >= 5) or (longest >= 12 and 2 * longest >= core_len)
