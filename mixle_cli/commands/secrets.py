@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -80,12 +81,19 @@ def _safe(text: str) -> str:
     return reported_path(text).translate(_CONTROL)
 
 
+# a file with thousands of findings names its path on each line: it is screened once
+_safe_path = lru_cache(maxsize=256)(_safe)
+
+
 def _finding_line(f: TextFinding) -> str:
     """``path:line:column: rule: preview``, as compilers write it (for a secret in the file's
     name: ``path: rule: in the file's name``)."""
     if f.line == 0:
-        return f"{_safe(f.path)}: {f.rule}: in the file's name"
-    return f"{_safe(f.path)}:{f.line}:{f.column}: {f.rule}: {_safe(f.preview)}"
+        return f"{_safe_path(f.path)}: {f.rule}: in the file's name"
+    # the scan masked every secret of the preview's line already: it is not screened again
+    # (half the time of a file full of findings)
+    preview = f.preview.translate(_CONTROL)
+    return f"{_safe_path(f.path)}:{f.line}:{f.column}: {f.rule}: {preview}"
 
 
 def _unreadable(exc: OSError) -> ScanError:
