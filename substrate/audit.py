@@ -235,9 +235,10 @@ def held_by(target: str, holders: list[str], item_id: str) -> str:
 
 
 def _derived_files_problems(index: Path) -> list[str]:
-    """What is wrong with the files derived from the log besides the search index and the
-    catalog (a damaged catalog is rebuilt as the shard is opened, before an audit looks): a
-    damaged one is only evidence lost, but it should not pass for sound."""
+    """What is wrong with the files derived from the log besides the search index: a folder
+    standing in the place of one, which no write can replace, and a damaged log-end note (a
+    damaged catalog is rebuilt as the shard is opened, before an audit looks). Either is only
+    evidence or speed lost, but it should not pass for sound."""
     from substrate.logend import END_NAME, noted_end
 
     if index.exists() and not index.is_dir():
@@ -245,13 +246,27 @@ def _derived_files_problems(index: Path) -> list[str]:
             "index/ is not a folder: no search index, catalog or log-end note can be written "
             "(move it away)"
         ]
+    problems = _folders_in_place_problems(index)
     end = index / END_NAME
     if end.is_file() and end.stat().st_size and noted_end(end) is None:
-        return [
+        problems.append(
             "index/log-end.json is damaged: a log cut short could not be told from a crash "
             "(the next write notes the end again)"
-        ]
-    return []
+        )
+    return problems
+
+
+def _folders_in_place_problems(index: Path) -> list[str]:
+    """A folder standing where a derived file besides the search index's belongs (those are
+    told with the search index's damage, and kept from readers confined to some scopes)."""
+    from substrate.indexnames import CONSEQUENCES, folders_in_place
+
+    return [
+        f"index/{path.name} is a folder where a file belongs: {CONSEQUENCES[path.name]}; "
+        "run `mixle reindex` to remove it"
+        for path in folders_in_place(index)
+        if path.name in CONSEQUENCES
+    ]
 
 
 def _compacted_since(status: dict[str, Any]) -> bool:

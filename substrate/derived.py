@@ -16,6 +16,10 @@ from pathlib import Path
 
 LOG_FILE = "items.jsonl"
 INDEX_DIR = "index"  # the files derived from the log, rebuilt when missing
+# The files in it with a name of their own (the search index's names: ``search.layout``).
+CATALOG_FILE = "offsets.bin"  # id -> line of each live item (``catalog``)
+END_FILE = "log-end.json"  # how far the log was committed (``logend``)
+SOURCE_FILES = ("sources.json", "source-items.json", "sources.journal")  # ``ingest.sourcefile``
 
 
 def derived_dir(directory: Path) -> None:

@@ -26,6 +26,7 @@ from substrate.catalog import (
     record_dtype,
     write_catalog,
 )
+from substrate.derived import CATALOG_FILE, INDEX_DIR
 from substrate.errors import ShardError
 from substrate.log import LogFile, Record, TailState, Watermark
 from substrate.logend import refuse_lost_commits
@@ -66,7 +67,7 @@ class LogView:
 
     def __init__(self, log_file: LogFile) -> None:
         self.log = log_file
-        self.catalog_path = log_file.root / "index" / "offsets.bin"
+        self.catalog_path = log_file.root / INDEX_DIR / CATALOG_FILE
         self.catalog: Catalog | None = None
         self.watermark = Watermark("", 0)
         self.seal: int | None = 0  # LogFile.seal(watermark.offset) when the view got there

@@ -49,16 +49,14 @@ from typing import Any
 
 import orjson
 
-from substrate.derived import derived_dir
+from substrate.derived import SOURCE_FILES, derived_dir
 from substrate.log import Watermark
 from substrate.replacing import open_derived, replacing
 
 log = logging.getLogger(__name__)
 
 FORMAT = 7
-STATS_FILE = "sources.json"
-ITEMS_FILE = "source-items.json"
-JOURNAL_FILE = "sources.journal"
+STATS_FILE, ITEMS_FILE, JOURNAL_FILE = SOURCE_FILES
 
 Row = list[Any]  # [size, mtime_ns, option index, content hash, skipped reason?, problems?]
 

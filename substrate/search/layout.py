@@ -33,6 +33,11 @@ MANIFEST_PACK = "search-manifest.pack"
 CACHE_ATTR = "_search_cache"
 
 
+def is_index_file(name: str) -> bool:
+    """Whether ``name`` is that of a search index file: a Parquet file or a pack."""
+    return name.startswith(PREFIX) and name.endswith((".parquet", ".pack"))
+
+
 class StaleIndex(Exception):
     """The files on disk cannot be used (missing, unreadable or built differently): rebuild."""
 

@@ -15,12 +15,7 @@ each query:
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
-import os
-import re
-import shutil
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.derived import derived_dir
 from substrate.errors import ShardError
+from substrate.indexnames import remove_folders_in_place
 from substrate.item import SubstrateItem
 from substrate.locking import exclusive_lock
 from substrate.search.coverage import Coverage
-from substrate.search.layout import CACHE_ATTR, MANIFEST, PREFIX, StaleIndex
+from substrate.search.layout import CACHE_ATTR, MANIFEST, StaleIndex
 from substrate.search.mirror import read_mirrored, write_mirrors
 from substrate.search.params import DEFAULT_PARAMS, SearchParams
 from substrate.search.state import IndexState, build_state
@@ -244,12 +240,14 @@ def build_from_log(
 
 def persist(directory: Path, state: IndexState, *, required: bool = False) -> None:
     """Write the index; a failure is a warning (a read-only shard still searches, from
-    memory) unless the write was the point (``required``: ``reindex``)."""
+    memory) unless the write was the point (``required``: ``reindex``, which first removes
+    any folder standing where a file of ``index/`` belongs, the search index's or another's:
+    none of them could be written, and nothing else repairs them)."""
     from substrate.search.index_files import write_state  # pyarrow: only when writing
 
     try:
         if required:
-            remove_folders_in_place_of_index_files(directory)
+            remove_folders_in_place(directory)
         write_state(directory, state)
     except OSError as exc:
         if required:
@@ -257,62 +255,6 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
                 f"cannot write the search index to {directory}: {exc.strerror or exc}"
             ) from exc
         log.warning("could not write the search index to %s: %s", directory, exc)
-
-
-def remove_folders_in_place_of_index_files(directory: Path) -> None:
-    """Remove every folder in ``directory`` (a shard's ``index/``) named as a search index
-    file is (``search-*.parquet``, ``search-*.pack``).
-
-    No index file can be renamed over a folder, nor an old one deleted, so one left standing
-    would be named as damaged by every ``audit`` after every ``reindex``. Such a name belongs
-    to the index alone, in a folder that holds only what the log rebuilds, so what stands
-    there is removed, not kept (a link is not followed: it is replaced or deleted as a file).
-
-    Raises:
-        ShardError: a folder cannot be removed; the message names it.
-    """
-    for path in directory.glob(f"{PREFIX}*"):
-        if path.suffix not in (".parquet", ".pack"):
-            continue
-        try:
-            if not stat.S_ISDIR(path.lstat().st_mode):
-                continue
-            if _holds_a_mount(path, directory.stat().st_dev):
-                raise OSError(errno.EBUSY, "another file system is mounted in it")
-            shutil.rmtree(path)
-        except FileNotFoundError:  # removed meanwhile: nothing stands in the way
-            continue
-        except OSError as exc:
-            raise ShardError(
-                f"cannot remove {path}, a folder in the place of a search index file "
-                f"({exc.strerror or exc}); remove it: {path.parent.name}/ holds only files "
-                "rebuilt from the log"
-            ) from exc
-        log.warning("removed %s, a folder in the place of a search index file", path)
-
-
-def _holds_a_mount(folder: Path, device: int) -> bool:
-    """Whether a file system is mounted at ``folder`` or in it: what is mounted there is no
-    part of the index, and removing the tree would empty it. A mount of the same device (a
-    bind mount) shows only in the mount table; another device shows in ``stat`` too, where
-    there is no table to read."""
-    real = os.path.realpath(folder)
-    if any(point == real or point.startswith(real + os.sep) for point in _mount_points()):
-        return True
-    # (os.walk does not follow links to folders)
-    return any(os.lstat(root).st_dev != device for root, _dirs, _files in os.walk(folder))
-
-
-def _mount_points(table: str = "/proc/self/mountinfo") -> list[str]:
-    """The mount points this process sees (Linux's mount table; none elsewhere)."""
-    try:
-        with open(table, encoding="utf-8", errors="surrogateescape") as fh:
-            rows = [line.split(" ") for line in fh.read().splitlines()]
-    except OSError:
-        return []
-    # the fifth field, its spaces and other such characters written in octal ("\040")
-    octal = re.compile(r"\\([0-7]{3})")
-    return [octal.sub(lambda m: chr(int(m.group(1), 8)), row[4]) for row in rows if len(row) > 4]
 
 
 @contextlib.contextmanager

@@ -397,7 +397,25 @@ def test_reindex_cures_a_folder_standing_in_the_place_of_an_index_file(
     result = mixle("reindex")
     assert result.exit_code == 0, result.stderr
     # (a whole process prints it on stderr as "warning: ...")
-    assert f"removed {segment}, a folder in the place of a search index file" in caplog.messages
+    assert f"removed {segment}, a folder in the place of an index file" in caplog.messages
+    assert mixle("audit").exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["offsets.bin", "log-end.json"])
+def test_audit_tells_of_a_folder_in_the_place_of_the_catalog_or_the_log_end_note(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path, name: str
+) -> None:
+    shard.add("text", "base notes")
+    shard.save()
+    shard.checkpoint()
+    folder = isolated_shard_env / "index" / name
+    folder.unlink()
+    (folder / "made by a sync tool").mkdir(parents=True)
+    audit = mixle("audit")
+    assert audit.exit_code == 1
+    assert f"index/{name} is a folder where a file belongs: " in audit.stdout
+    assert mixle("reindex").exit_code == 0
+    assert not folder.exists()
     assert mixle("audit").exit_code == 0
 
 
@@ -419,7 +437,7 @@ def test_reindex_says_which_folder_to_remove_when_it_cannot(
     result = mixle("reindex")
     assert result.exit_code == 3
     assert result.stderr == (
-        f"error: cannot remove {manifest}, a folder in the place of a search index file "
+        f"error: cannot remove {manifest}, a folder in the place of an index file "
         "(Device or resource busy); remove it: index/ holds only files rebuilt from the log\n"
     )  # and no hint to run `audit`, which would send the user back to `reindex`
 

@@ -174,6 +174,43 @@ def test_reindex_removes_a_folder_standing_in_the_place_of_an_index_file(
     assert (tmp_path / "s" / "items.jsonl").read_bytes() == log_before
 
 
+DERIVED_NAMES = [
+    "offsets.bin",
+    "log-end.json",
+    "sources.json",
+    "source-items.json",
+    "sources.journal",
+]
+
+
+@pytest.mark.parametrize("name", DERIVED_NAMES)
+def test_a_folder_in_the_place_of_a_derived_file_is_told_until_reindex_removes_it(
+    tmp_path: Path, name: str
+) -> None:
+    # no part of the search index, yet as surely kept from being written by a folder
+    pytest.importorskip("substrate.search.engine")
+    store, ids = saved(tmp_path)
+    store.checkpoint()  # the catalog
+    store.close()
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("not the index's")
+    folder = tmp_path / "s" / "index" / name
+    folder.unlink(missing_ok=True)
+    (folder / "inner").mkdir(parents=True)
+    (folder / "link").symlink_to(outside)
+    (problem,) = audit_shard(Substrate(tmp_path / "s")).problems()
+    assert problem.startswith(f"index/{name} is a folder where a file belongs: ")
+    assert problem.endswith("; run `mixle reindex` to remove it")
+    log_before = (tmp_path / "s" / "items.jsonl").read_bytes()
+    Substrate(tmp_path / "s").reindex()
+    assert not folder.is_dir() and outside.read_text() == "not the index's"
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+    assert (tmp_path / "s" / "items.jsonl").read_bytes() == log_before
+    reopened = Substrate(tmp_path / "s")
+    assert [item.id for item in reopened.iter_items()] == ids
+    assert reopened.checkpoint() == (name == "offsets.bin")  # the catalog is written again
+
+
 def manifest_replaced_by_a_folder(tmp_path: Path) -> Path:
     """A saved, indexed shard at ``tmp_path / "s"`` whose search manifest is now a folder."""
     store, _ = saved(tmp_path)
@@ -210,7 +247,7 @@ def test_reindex_leaves_a_folder_holding_a_mounted_file_system(
     pytest.importorskip("substrate.search.engine")
     from types import SimpleNamespace
 
-    from substrate.search import sync
+    from substrate import indexnames
 
     manifest = manifest_replaced_by_a_folder(tmp_path)
     mounted = manifest / "mnt"
@@ -218,7 +255,7 @@ def test_reindex_leaves_a_folder_holding_a_mounted_file_system(
     (mounted / "on-the-mount.txt").write_text("not the index's")
     if shown_by == "mount table":
         points = ["/", os.path.realpath(mounted)]
-        monkeypatch.setattr(sync, "_mount_points", lambda: points)
+        monkeypatch.setattr(indexnames, "_mount_points", lambda: points)
     else:
         real_lstat = os.lstat
 
@@ -228,22 +265,22 @@ def test_reindex_leaves_a_folder_holding_a_mounted_file_system(
                 return SimpleNamespace(st_dev=found.st_dev + 1, st_mode=found.st_mode)
             return found
 
-        monkeypatch.setattr(sync.os, "lstat", lstat)
+        monkeypatch.setattr(indexnames.os, "lstat", lstat)
     with pytest.raises(ShardError, match="another file system is mounted in it.*remove it"):
         Substrate(tmp_path / "s").reindex()
     assert (mounted / "on-the-mount.txt").read_text() == "not the index's"
 
 
 def test_the_mount_table_is_read_with_its_escapes(tmp_path: Path) -> None:
-    from substrate.search import sync
+    from substrate import indexnames
 
     table = tmp_path / "mountinfo"
     table.write_text(
         "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
         "61 27 8:1 /data /srv/my\\040notes rw,relatime - ext4 /dev/sda1 rw\n"
     )
-    assert sync._mount_points(str(table)) == ["/proc", "/srv/my notes"]
-    assert sync._mount_points(str(tmp_path / "none")) == []
+    assert indexnames._mount_points(str(table)) == ["/proc", "/srv/my notes"]
+    assert indexnames._mount_points(str(tmp_path / "none")) == []
 
 
 def flip_in_footer(path: Path, where: str) -> None:
