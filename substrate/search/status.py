@@ -3,6 +3,7 @@ unless the index's mirrors are missing)."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from substrate.search.layout import (
     MANIFEST_PACK,
     PREFIX,
     StaleIndex,
+    is_index_file,
     unchanged,
 )
 from substrate.search.packs import PackError, open_pack, read_meta
@@ -119,25 +121,45 @@ def _in_memory(substrate: Any) -> dict[str, Any]:
 
 
 def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
-    """(file name, what is wrong) for each index file that fails its checksums.
+    """(file name, what is wrong) for each index file that fails its checksums, and for each
+    index file's name that something else than a file stands at (a folder, a link to one).
 
     Reads every pack and every Parquet page and footer, so it is for an explicit integrity
     check (``mixle audit``); searches check small packs on opening, and Parquet footers and
     pages as they read them.
     """
     damaged: list[tuple[str, str]] = []
-    for entry in _index_files(directory):
-        name = entry["name"]
+    for path in _named_as_index_files(directory):
         try:
-            if name.endswith(".pack"):
-                open_pack(directory / name, verify_up_to=entry["bytes"])
-            else:
-                _check_parquet_file(directory / name)
+            why = _damage(path)
         except FileNotFoundError:  # removed by a concurrent writer: not damage
             continue
-        except (PackError, OSError, ValueError) as exc:
-            damaged.append((name, " ".join(str(exc).split())))  # one line: pyarrow ends with \n
+        if why is not None:
+            damaged.append((path.name, why))
     return damaged
+
+
+def _damage(path: Path) -> str | None:
+    """What is wrong with the index file at ``path``, or None.
+
+    Raises:
+        FileNotFoundError: nothing stands there any more.
+    """
+    if stat.S_ISDIR(path.lstat().st_mode):
+        return "a folder stands in its place"  # which `reindex` removes
+    found = path.stat()
+    if not stat.S_ISREG(found.st_mode):  # a link to a folder: `reindex` replaces it
+        return "not a regular file"
+    try:
+        if path.name.endswith(".pack"):
+            open_pack(path, verify_up_to=found.st_size)
+        else:
+            _check_parquet_file(path)
+    except FileNotFoundError:  # (an OSError, but no damage)
+        raise
+    except (PackError, OSError, ValueError) as exc:
+        return " ".join(str(exc).split())  # one line: pyarrow ends with \n
+    return None
 
 
 def _check_parquet_file(path: Path) -> None:
@@ -161,14 +183,22 @@ def _check_parquet_file(path: Path) -> None:
 
 
 def _index_files(directory: Path) -> list[dict[str, Any]]:
-    """Name and size of each index file (Parquet files and their mirrors)."""
+    """Name and size of each index file (Parquet files and their mirrors). Only files count:
+    a folder at such a name is no segment and holds no part of the index (it is damage, told
+    by ``damaged_index_files``)."""
+    out = []
+    for path in _named_as_index_files(directory):
+        try:
+            found = path.stat()
+        except OSError:  # removed by a concurrent writer between listing and stat
+            continue
+        if stat.S_ISREG(found.st_mode):
+            out.append({"name": path.name, "bytes": found.st_size})
+    return out
+
+
+def _named_as_index_files(directory: Path) -> list[Path]:
+    """What stands in ``directory`` at the name of an index file, whatever it is, by name."""
     if not directory.is_dir():
         return []
-    out = []
-    for path in sorted(directory.glob(f"{PREFIX}*")):
-        if path.suffix in (".parquet", ".pack"):
-            try:
-                out.append({"name": path.name, "bytes": path.stat().st_size})
-            except OSError:  # removed by a concurrent writer between listing and stat
-                continue
-    return out
+    return [path for path in sorted(directory.glob(f"{PREFIX}*")) if is_index_file(path.name)]

@@ -430,6 +430,25 @@ def test_status_shows_the_index(
     assert "index   behind, 1 segment(s), lexical, 4 items" in text
 
 
+def test_status_and_audit_count_no_folder_as_a_segment(
+    mixle: Run, filled: dict[str, str], isolated_shard_env: Path
+) -> None:
+    mixle("search", "refund")
+    before = mixle("status", "--json").json()["index"]
+    folder = isolated_shard_env / "index" / "search-seg-000000000000.docs.parquet"
+    (folder / "made by a sync tool").mkdir(parents=True)
+    index = mixle("status", "--json").json()["index"]
+    assert index["state"] == "fresh" and index["segments"] == 1
+    assert index["files"] == before["files"] and index["bytes"] == before["bytes"]
+    audit = mixle("audit", "--json")
+    assert audit.exit_code == 1 and audit.json()["index"]["segments"] == 1
+    assert audit.json()["problems"] == [
+        f"index file {folder.name} is damaged (a folder stands in its place); run `mixle reindex`"
+    ]
+    assert mixle("reindex").exit_code == 0 and not folder.exists()
+    assert mixle("audit").exit_code == 0
+
+
 def test_status_as_a_team_leaves_out_index_counts(mixle: Run, teams: dict[str, str]) -> None:
     mixle("search", "harbour")
     index = mixle("--as", "alpha", "status", "--json").json()["index"]

@@ -211,6 +211,27 @@ def test_a_folder_in_the_place_of_a_derived_file_is_told_until_reindex_removes_i
     assert reopened.checkpoint() == (name == "offsets.bin")  # the catalog is written again
 
 
+def test_a_link_to_a_folder_at_an_index_file_s_name_is_damage_and_no_file(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.search.engine import index_status
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "kept").mkdir(parents=True)
+    link = tmp_path / "s" / "index" / "search-seg-000000000000.docs.parquet"
+    link.symlink_to(elsewhere)
+    reopened = Substrate(tmp_path / "s")
+    assert index_status(reopened)["segments"] == 1
+    assert f"index file {link.name} is damaged (not a regular file); run `mixle reindex`" in (
+        audit_shard(reopened).problems()
+    )
+    reopened.reindex()  # the link goes, and what it leads to stays
+    assert not link.is_symlink() and (elsewhere / "kept").is_dir()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
 def manifest_replaced_by_a_folder(tmp_path: Path) -> Path:
     """A saved, indexed shard at ``tmp_path / "s"`` whose search manifest is now a folder."""
     store, _ = saved(tmp_path)
