@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from substrate.derived import derived_dir
+from substrate.derived import derived_dir, failure
 from substrate.errors import ShardError
 from substrate.limits import VERIFY_ON_OPEN_BYTES
 from substrate.replacing import replacing
@@ -263,4 +263,4 @@ def write_catalog(
             fh.write(head)
             fh.write(body)
     except OSError as exc:
-        raise ShardError(f"cannot write catalog {path}: {exc.strerror}") from exc
+        raise ShardError(f"cannot write catalog {path}: {failure(path, exc)}") from exc

@@ -5,6 +5,10 @@ Its files hold the items' words (the search index), ids and source paths. Who ma
 ``items.jsonl`` (a shard made private with ``chmod 600``) may not enter ``index/`` either:
 each writer creates it through ``derived_dir``, which closes it to the group or to others
 when the log is closed to them, whatever mode its files were written with.
+
+Each of its files has a name of its own (listed here, and the search index's in
+``search.layout``). A folder standing at one keeps the file from being written; what fails
+over it says so, and names the command that removes it (``failure``).
 """
 
 from __future__ import annotations
@@ -39,3 +43,25 @@ def derived_dir(directory: Path) -> None:
     if dir_mode & closed:
         with suppress(OSError):  # not ours to change: its owner decides
             os.chmod(directory, stat.S_IMODE(dir_mode) & ~closed)
+
+
+def is_folder(path: Path) -> bool:
+    """Whether a folder (not a link to one) stands at ``path``."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def failure(path: Path, exc: BaseException) -> str:
+    """What to tell of ``exc``, met reading or writing the derived file at ``path``.
+
+    A folder standing in the file's place is said to be one, with the command that removes it:
+    the error alone ("Is a directory") names no cure, and the warning would come back with
+    every command. Else the error's own words.
+    """
+    if is_folder(path):
+        return f"{path.name} is a folder; `mixle reindex` removes it"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from substrate.derived import END_FILE, derived_dir
+from substrate.derived import END_FILE, derived_dir, failure
 from substrate.errors import CorruptShardError, LostCommitsError
 from substrate.replacing import open_derived
 
@@ -72,7 +72,7 @@ def note_end(path: Path, generation: str, end: int) -> None:
                 "could not note the end of the log in %s (%s): a log cut short later would "
                 "not be noticed",
                 path,
-                exc.strerror or exc,
+                failure(path, exc),
             )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from substrate.catalog import StaleCatalogError
-from substrate.derived import INDEX_DIR, LOG_FILE
+from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
 from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
@@ -826,6 +826,8 @@ def _drop_search_index(index_dir: Path) -> None:
     try:
         with index_lock(index_dir):
             for path in index_dir.glob(f"{PREFIX}*"):
+                if is_folder(path):  # no index file, nor any word of one: `reindex` removes it
+                    continue
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
     except OSError as exc:

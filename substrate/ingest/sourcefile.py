@@ -49,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from substrate.derived import SOURCE_FILES, derived_dir
+from substrate.derived import SOURCE_FILES, derived_dir, failure, is_folder
 from substrate.log import Watermark
 from substrate.replacing import open_derived, replacing
 
@@ -99,7 +99,7 @@ def read_stats(index_dir: Path) -> StoredStats | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, exc)
+        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, failure(path, exc))
         return None
     return stats
 
@@ -126,7 +126,7 @@ def read_items(index_dir: Path, pair: str) -> dict[str, list[Any]] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, exc)
+        log.warning("ignoring unreadable %s (%s); it will be rebuilt", path, failure(path, exc))
         return None
 
 
@@ -136,7 +136,7 @@ def _write(path: Path, data: dict[str, Any]) -> bool:
         with replacing(path) as tmp:
             tmp.write_bytes(orjson.dumps(data))
     except OSError as exc:
-        log.warning("cannot write %s (%s); it will be rebuilt next time", path, exc)
+        log.warning("cannot write %s (%s); it will be rebuilt next time", path, failure(path, exc))
         return False
     return True
 
@@ -176,12 +176,13 @@ def write_stats(
 
 def read_journal(index_dir: Path, pair: str) -> list[dict[str, Any]]:
     """The journal lines that extend the files marked ``pair``, in order."""
+    path = index_dir / JOURNAL_FILE
     try:
-        raw = (index_dir / JOURNAL_FILE).read_bytes()
+        raw = path.read_bytes()
     except FileNotFoundError:
         return []
     except OSError as exc:
-        log.warning("ignoring unreadable %s (%s)", index_dir / JOURNAL_FILE, exc)
+        log.warning("ignoring unreadable %s (%s)", path, failure(path, exc))
         return []
     entries = []
     for line in raw.splitlines():
@@ -204,16 +205,29 @@ def append_journal(index_dir: Path, entry: dict[str, Any]) -> bool:
         finally:
             os.close(fd)
     except OSError as exc:
-        log.warning("cannot append to %s (%s); the cache will be rewritten", path, exc)
+        log.warning(
+            "cannot append to %s (%s); the cache will be rewritten", path, failure(path, exc)
+        )
         return False
     return True
 
 
 def remove_journal(index_dir: Path) -> None:
-    (index_dir / JOURNAL_FILE).unlink(missing_ok=True)
+    _remove(index_dir / JOURNAL_FILE)
 
 
 def remove(index_dir: Path) -> None:
     """Delete the cache files (the cache will be rebuilt from the items)."""
     for name in (STATS_FILE, ITEMS_FILE, JOURNAL_FILE):
-        (index_dir / name).unlink(missing_ok=True)
+        _remove(index_dir / name)
+
+
+def _remove(path: Path) -> None:
+    """Delete one cache file. A folder standing in its place is left where it is (``reindex``
+    removes it): nothing was read from it or written to it, so it holds nothing stale, and
+    the ingest that saved its items must not fail over it."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        if not is_folder(path):
+            raise

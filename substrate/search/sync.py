@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from substrate.derived import derived_dir
+from substrate.derived import derived_dir, failure
 from substrate.errors import ShardError
 from substrate.indexnames import remove_folders_in_place
 from substrate.item import SubstrateItem
@@ -254,7 +254,8 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
             raise ShardError(
                 f"cannot write the search index to {directory}: {exc.strerror or exc}"
             ) from exc
-        log.warning("could not write the search index to %s: %s", directory, exc)
+        target = Path(exc.filename2 or exc.filename or directory)  # (a rename's is second)
+        log.warning("could not write the search index to %s: %s", directory, failure(target, exc))
 
 
 @contextlib.contextmanager

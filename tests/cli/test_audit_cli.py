@@ -419,6 +419,71 @@ def test_audit_tells_of_a_folder_in_the_place_of_the_catalog_or_the_log_end_note
     assert mixle("audit").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "name",
+    # (source-items.json is left alone by an ingest that journals its change)
+    ["log-end.json", "sources.json", "sources.journal", "search-manifest.parquet"],
+)
+def test_ingest_and_search_go_on_beside_a_folder_in_the_place_of_an_index_file(
+    mixle: Run,
+    isolated_shard_env: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    name: str,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("first harbour note\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    assert mixle("search", "harbour").exit_code == 0
+    folder = isolated_shard_env / "index" / name
+    folder.unlink(missing_ok=True)  # (no journal yet)
+    folder.mkdir()
+    (notes / "b.md").write_text("second harbour note\n")
+    ingest = mixle("ingest", str(notes))
+    assert ingest.exit_code == 0, ingest.stderr
+    found = mixle("search", "harbour", "--json")
+    assert found.exit_code == 0 and len(found.json()["results"]) == 2
+    # each warning names the folder and the cure, not "Is a directory" alone
+    told = [message for message in caplog.messages if name in message]
+    assert told and all(f"{name} is a folder; `mixle reindex` removes it" in m for m in told)
+    assert folder.is_dir()  # left to reindex, which audit names
+
+
+def test_compact_goes_on_beside_a_folder_in_the_place_of_a_search_index_file(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    shard.add("text", "base notes")
+    shard.remove(shard.add("text", "reclaimed notes"))
+    shard.save()
+    assert mixle("search", "base").exit_code == 0
+    folder = isolated_shard_env / "index" / "search-seg-000000000000.docs.parquet"
+    folder.mkdir()
+    result = mixle("compact")
+    assert result.exit_code == 0, result.stderr
+    assert not list((isolated_shard_env / "index").glob("search-*.pack"))  # the index went
+    assert mixle("audit").exit_code == 1 and mixle("reindex").exit_code == 0
+    assert mixle("audit").exit_code == 0
+
+
+def test_compact_says_how_to_cure_a_folder_in_the_place_of_the_catalog(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    kept = shard.add("text", "base notes")
+    shard.remove(shard.add("text", "reclaimed notes"))
+    shard.save()
+    folder = isolated_shard_env / "index" / "offsets.bin"
+    folder.mkdir()
+    result = mixle("compact")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(
+        f"error: cannot write catalog {folder}: offsets.bin is a folder; "
+        "`mixle reindex` removes it (after the change was saved)\n"
+    )
+    assert [item["id"] for item in mixle("ls", "--json").json()] == [kept]
+    assert mixle("reindex").exit_code == 0 and mixle("compact").exit_code == 0
+
+
 def test_reindex_says_which_folder_to_remove_when_it_cannot(
     mixle: Run, shard: Substrate, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
