@@ -39,6 +39,7 @@ from substrate.context.compress import (
     entry_of,
     is_heading,
     is_step,
+    is_synopsis,
     numbered_lists,
     opens_as_an_entry,
     sentences,
@@ -279,6 +280,10 @@ class ExtractiveAnswerer:
                 # "Update 2024-01: ... now about 23 days" over the line it updates
                 if _UPDATE.match(sentence):
                     rank = round(rank + STEP_PREFERENCE, 9)
+                # "Usage: mixle compact [OPTIONS]" names the command as its heading does: a
+                # sentence saying as much says what it does ("Rewrite the log ...")
+                if is_synopsis(sentence):
+                    rank = round(rank - ENTRY_PREFERENCE, 9)
                 scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
         scored.sort(key=lambda row: (-row[0], row[1], row[2]))
         chosen: list[str] = []

@@ -371,6 +371,25 @@ def is_heading(sentence: str) -> bool:
     return _HEADING.match(sentence) is not None
 
 
+# A command's synopsis as its help prints it ("Usage: mixle compact [OPTIONS]", "usage: git
+# [-v] <command>"): a "usage:" line naming a command and the placeholders of its arguments, no
+# sentence ("Usage: run it once a week." is one)
+_SYNOPSIS = re.compile(r"\s*usage:\s+\S+(?=\s).*?(?:[\[<{]|\s-)", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[^\W\d_][\])\"'”’]*[.!?]$")  # "... a week [at night]."
+
+
+def is_synopsis(sentence: str) -> bool:
+    """Whether a sentence (of ``sentences``) is a command's synopsis: like a heading, it names
+    what the text after it is about (the command) and says nothing of what it does."""
+    line = sentence.strip()
+    return _SYNOPSIS.match(line) is not None and _SENTENCE_END.search(line) is None
+
+
+def _a_label(sentence: str) -> bool:
+    """Whether a sentence only labels what follows it: a heading or a synopsis."""
+    return is_heading(sentence) or is_synopsis(sentence)
+
+
 def query_coverage(text: str, task: str, full: str | None = None) -> float:
     """The share of the task's terms that ``text`` still carries.
 
@@ -419,9 +438,13 @@ Relevant = Callable[[str], object]
 
 def _gains(parts: list[str], task: str, also_relevant: Relevant | None) -> list[int]:
     """How many of ``task``'s terms each of ``parts`` carries, one more for a part
-    ``also_relevant`` finds relevant."""
+    ``also_relevant`` finds relevant. The part after a command's synopsis carries the
+    synopsis's terms too: it says what the command the synopsis names does ("Usage: mixle
+    compact [OPTIONS]", then "Rewrite the log with only the live items.")."""
     wanted = terms(task)
-    gains = [len(wanted & terms(p)) for p in parts]
+    said = [terms(p) for p in parts]
+    said = [t | said[i - 1] if i and is_synopsis(parts[i - 1]) else t for i, t in enumerate(said)]
+    gains = [len(wanted & t) for t in said]
     if also_relevant is not None:
         gains = [g + bool(also_relevant(p)) for g, p in zip(gains, parts, strict=True)]
     return gains
@@ -434,7 +457,7 @@ def lead_sentence(text: str, task: str, also_relevant: Relevant | None = None) -
         return ""
     gain = _gains(parts, task, also_relevant)
     return parts[
-        min(range(len(parts)), key=lambda i: (is_heading(parts[i]), -gain[i], len(parts[i])))
+        min(range(len(parts)), key=lambda i: (_a_label(parts[i]), -gain[i], len(parts[i])))
     ]
 
 
@@ -468,11 +491,12 @@ def compress_text(
         return around_match(" ".join(text.split()), task, max_chars)
     wanted = terms(task)
     gain = _gains(parts, task, also_relevant)
-    heading = [is_heading(p) for p in parts]
+    heading = [_a_label(p) for p in parts]
     order = sorted(range(len(parts)), key=lambda i: (heading[i], -gain[i], len(parts[i]), i))
     # Sentences carrying no task term only pad a summary out; they are used only when no
-    # sentence carries one (then the shortest are kept, as the reference did). A heading
-    # carries the task's words without a fact: it comes last, and is never kept for them.
+    # sentence carries one (then the shortest are kept, as the reference did). A heading, or
+    # a command's synopsis, carries the task's words without a fact: it comes last, and is
+    # never kept for them ("Usage: mixle compact [OPTIONS]" says nothing of what it does).
     relevant = [i for i in order if gain[i] > 0 and not heading[i]]
     kept: list[int] = []  # in text order
     used = 0  # the length of the kept sentences joined

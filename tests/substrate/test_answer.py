@@ -1043,6 +1043,28 @@ def test_a_heading_is_never_quoted_as_the_answer() -> None:
     assert ExtractiveAnswerer().answer_packet("how many days for a refund", only) == ""
 
 
+def test_what_a_command_does_is_answered_by_its_description_not_its_synopsis() -> None:
+    # "Usage: tool prune [OPTIONS]" was the answer: it names the command, as a heading does
+    s = Substrate()
+    s.add(
+        "text",
+        "## tool prune\n\n```\n\n Usage: tool prune [OPTIONS]\n\n"
+        " Delete the cached builds older than a week (atomic; keeps the newest).\n\n"
+        " A cache with nothing to delete is left as it is. The index of the tool cache is "
+        "rebuilt on the next run (run `tool reindex` afterwards to pay for that now).\n```\n",
+        provenance={"source": "cli.md", "section": "Commands > tool prune"},
+    )
+    s.add("text", "The tool keeps its cache under ~/.cache/tool.", id="cache")
+    result = answer_from_substrate(
+        s, "What does tool prune do?", ExtractiveAnswerer(), budget=ContextBudget(max_chars=300)
+    )
+    assert result.answer is not None
+    assert result.answer.startswith("Delete the cached builds older than a week"), result.answer
+    # with room for the whole help, too
+    whole = extractive(s, "What does tool prune do?")
+    assert whole.answer is not None and whole.answer.startswith("Delete the cached builds")
+
+
 @pytest.mark.parametrize(
     ("sentence", "duration"),
     [

@@ -595,6 +595,40 @@ def test_compression_keeps_a_fact_rather_than_the_heading_that_names_the_topic()
     assert compress_text("# Refund policy\n\nSee the desk.", "refund policy", 20) == "See the desk."
 
 
+# A command's help as a command reference shows it: its synopsis, then what it does
+HELP = (
+    "## tool prune\n\n```\n\n Usage: tool prune [OPTIONS]\n\n"
+    " Delete the cached builds older than a week (atomic; keeps the newest).\n\n"
+    " A cache with nothing to delete is left as it is. The index of the tool cache is rebuilt "
+    "on the next run (run `tool reindex` afterwards to pay for that now).\n```\n"
+)
+
+
+def test_compression_keeps_what_a_command_does_rather_than_its_synopsis() -> None:
+    # "Usage: tool prune [OPTIONS]" holds every word of the task, as a heading does, and says
+    # nothing of what it does: the sentence after it does, though it repeats neither word
+    summary = compress_text(HELP, "What does tool prune do?", 90)
+    assert summary == "Delete the cached builds older than a week (atomic; keeps the newest)."
+
+
+@pytest.mark.parametrize(
+    ("line", "synopsis"),
+    [
+        ("Usage: mixle compact [OPTIONS]", True),
+        ("usage: git [-v | --version] <command> [<args>]", True),
+        ("Usage: mixle rm [OPTIONS] {ids}...", True),
+        ("usage: prog -x FILE", True),
+        ("Usage: run it once a week [at night].", False),
+        ("Usage of the API is metered [per call].", False),
+        ("Rewrite the log with only the live items.", False),
+    ],
+)
+def test_what_counts_as_a_synopsis(line: str, synopsis: bool) -> None:
+    from substrate.context.compress import is_synopsis
+
+    assert is_synopsis(line) is synopsis
+
+
 @pytest.mark.parametrize("room", range(20, 60))
 def test_a_cut_never_falls_inside_a_secrets_mask(room: int) -> None:
     # "[REDACTED:sensitiv…" was neither the text nor a mask
