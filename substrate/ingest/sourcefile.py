@@ -8,7 +8,7 @@ holds a secret is stored masked, followed by another NUL and a digest (``sourcek
 of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
 is small and quick to parse::
 
-    {"format": 6, "generation": "...", "offset": 1234, "pair": "<hex>",
+    {"format": 7, "generation": "...", "offset": 1234, "pair": "<hex>",
      "options": ["<naming key>", ...],
      "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
 
@@ -18,7 +18,7 @@ the parser rejected, reported again while the file stays unchanged).
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
 
-    {"format": 6, "pair": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 7, "pair": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
 The two belong together only when their ``pair`` marks match. The items file is written first,
 so a crash between the two writes leaves mismatched marks, which makes the cache be rebuilt. A
