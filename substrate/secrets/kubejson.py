@@ -61,7 +61,12 @@ def json_secret_spans(text: str) -> list[tuple[int, int]]:
             how = None
             if after_colon and top is not None and token == "{" and top.key is not None:
                 how = MAP_NAMES.get(top.key.lower())
-            frames.append(_Frame(how))
+            if how is not None and top is not None:
+                # a data map's values are its object's, held in its object's list (handed up
+                # at its end instead, they would be copied once per data map they nest in)
+                frames.append(_Frame(how, held=top.held))
+            else:
+                frames.append(_Frame(how))
             pending = None
         elif token in "}]":
             if frames:
@@ -87,14 +92,10 @@ def _value(frame: _Frame, m: re.Match[str]) -> None:
 
 
 def _close(frames: list[_Frame], spans: list[tuple[int, int]]) -> None:
-    """Close the innermost frame: a data map hands its secret values to its object, a
-    Secret gives them out, any other object drops them."""
+    """Close the innermost frame: a Secret gives out the secret values of its data maps
+    (held in its own list), any other object or array drops them."""
     frame = frames.pop()
-    if frame.how is not None:
-        if frames:
-            frames[-1].held.extend(frame.held)
-        return
-    if frame.secret:
+    if frame.how is None and frame.secret:
         spans.extend(frame.held)
 
 

@@ -87,3 +87,21 @@ def test_a_payload_secret_is_found_by_its_field_and_masked_in_the_text() -> None
     assert ENCODED not in masked["text"] and ENCODED not in json.dumps(masked["payload"])
     assert rules.count("kubernetes_secret") == 2
     assert not scan_item(SubstrateItem("record", "x", payload=config_map())).findings
+
+
+def test_data_maps_nested_deep_are_read_in_linear_time() -> None:
+    import time
+
+    from substrate.secrets.kubejson import json_secret_spans
+
+    unit = '"data": {"a": "' + ENCODED + '", '
+
+    def timed(count: int) -> float:
+        text = '{"kind": "Secret", ' + unit * count
+        start = time.perf_counter()
+        assert len(json_secret_spans(text)) == count
+        return time.perf_counter() - start
+
+    timed(1_000)  # warm
+    small, large = timed(4_000), timed(32_000)
+    assert large < 16 * small + 0.2, (small, large)  # 8x the input; quadratic is 64x
