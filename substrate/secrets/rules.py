@@ -65,8 +65,16 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
 # A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape a
 # single quote, '\'' as a shell does), else the rest of a password after one would be left
-# in clear, or all of it when the part before is too short to count.
-_QUOTED = r"""(?:"(?P<sq>(?:[^"\\\n]|\\.)*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
+# in clear, or all of it when the part before is too short to count. A backslash before a
+# double quote that a blank, a separator or the line's end follows is a value's last
+# character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would run
+# on into the next one and take its opening quote, and that value would go unread.
+_ESCAPED_DQ = r"""\\"(?=[^\s,;)\]}])"""
+_QUOTED = (
+    r"""(?:"(?P<sq>(?:[^"\\\n]|\\[^"\n]|"""
+    + _ESCAPED_DQ
+    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
+)
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
 # password may hold one, and cutting there would show the rest of it.

@@ -140,6 +140,27 @@ def test_a_quoted_value_is_masked_past_its_escaped_quotes(text: str) -> None:
     assert out.endswith("[REDACTED:sensitive_assignment]" + text[-1])
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'key_dir = "C:\\keys\\" ; api_token = "Xk9mQ2vL8pRzT4wN"',
+        'keyfile="C:\\ssh\\", password="Xk9mQ2vL8pRz"',
+        'secret_dir = "\\\\server\\share\\" password = "Xk9mQ2vL8pRz"',
+    ],
+)
+def test_a_value_ending_in_a_backslash_ends_at_its_quote(text: str) -> None:
+    # a Windows folder's trailing backslash escapes no quote: the next value is read too
+    out = redact_secrets(text)
+    assert "mQ2" not in out and "pRz" not in out, out
+    assert out.endswith('"[REDACTED:sensitive_assignment]"')
+
+
+def test_a_value_ending_in_a_backslash_at_the_line_end_is_read() -> None:
+    assert redact_secrets('password = "Xk9mQ2vL8pRz\\"') == (
+        'password = "[REDACTED:sensitive_assignment]"'
+    )
+
+
 def test_an_empty_quoted_value_before_another_string_is_no_finding() -> None:
     assert redact_secrets("password = '' # or 'x'") == "password = '' # or 'x'"
 
