@@ -55,18 +55,32 @@ _NAME_FIELDS = frozenset(
 )
 _VALUE_FIELDS = frozenset({"value", "Value", "VALUE", "parameterValue", "ParameterValue"})
 # Every value of a Kubernetes Secret's data map is a secret by the object's kind alone
-# (``kubernetes``): it is judged by one of these names, which no real key has.
+# (``kubernetes``): the map is judged by one of these names, which no real key has, and each
+# of its values by the map's name, a NUL and the value's own key (``_in_secret_map``).
 _SECRET_MAPS = {"data": "\x00kubernetes data", "stringData": "\x00kubernetes stringData"}
 _SECRET_MAP_HOW = {_SECRET_MAPS["data"]: "encoded", _SECRET_MAPS["stringData"]: "plain"}
 _MANIFEST_RULE = KUBERNETES_SECRET_RULE.name
 
 
+def _in_secret_map(key: str | None) -> tuple[str, str | None] | None:
+    """For a value judged by ``key``: if it is in a Secret's data map, how the map holds its
+    values and the value's own key there (None for a value standing for the map itself)."""
+    if key is None or not key.startswith("\x00"):
+        return None
+    cut = key.find("\x00", 1)
+    how = _SECRET_MAP_HOW.get(key if cut == -1 else key[:cut])
+    if how is None:
+        return None
+    return how, None if cut == -1 else key[cut + 1 :]
+
+
 def _hits_for(value: str, key: str | None) -> list[Hit]:
-    how = _SECRET_MAP_HOW.get(key) if key is not None else None
-    if how is not None:
+    in_map = _in_secret_map(key)
+    if in_map is not None:
+        how, key = in_map
         if secret_value(value, how, quoted=True):
             return [Hit(_MANIFEST_RULE, 0, len(value), 0, 0, len(value))]
-        key = None  # no secret by the kind: judged as any string is
+        # no secret by the kind: judged by its own key, as in any other map
     # a short string's screen verdict is remembered; a longer one screens itself as fast as
     # find_secrets does, so it goes there directly
     find = find_secrets_in_path if key in PATH_KEYS else find_secrets
@@ -106,6 +120,9 @@ def _value_hits(value: Judged, key: str | None) -> list[Hit]:
     judged as written bare (``pin = 83920174``), as the text scanner reads it in a file."""
     if isinstance(value, str):
         return _hits_for(value, key)
+    in_map = _in_secret_map(key)
+    if in_map is not None:  # no string, so no secret by the kind: its own key judges it
+        key = in_map[1]
     return _keyed_hits(str(value), key, quoted=False) if key is not None else []
 
 
@@ -143,9 +160,10 @@ def _entry_name(mapping: dict[Any, Any]) -> str | None:
 def _judging(mapping: dict[Any, Any], key: str | None) -> dict[Any, str] | None:
     """The names some values of ``mapping`` (found under ``key``) are judged by instead of
     their own keys, if any: the name an entry gives its value (``_entry_name``), a Kubernetes
-    Secret's data maps (``_SECRET_MAPS``), or for each value of such a map, the map's."""
-    if key in _SECRET_MAP_HOW:
-        return dict.fromkeys(mapping, key)
+    Secret's data maps (``_SECRET_MAPS``), or for each value of such a map, the map's name
+    with the value's own key (``_in_secret_map``)."""
+    if key in _SECRET_MAP_HOW:  # a Secret's data map: each value is judged by both names
+        return {k: f"{key}\x00{k}" for k in mapping}
     kind = mapping.get("kind")
     if isinstance(kind, str) and kind.lower() == "secret":
         return _SECRET_MAPS
@@ -244,7 +262,7 @@ def _surely_clean(item: Any) -> bool:
     if may_hold_secrets([value for _, value in pairs if isinstance(value, str)]):
         return False
     for key, value in pairs:  # what _value_hits decides when find_secrets finds nothing
-        if key in _SECRET_MAP_HOW:
+        if _in_secret_map(key) is not None:
             return False
         if key is not None:
             strength = classify_key(key)

@@ -105,3 +105,17 @@ def test_data_maps_nested_deep_are_read_in_linear_time() -> None:
     timed(1_000)  # warm
     small, large = timed(4_000), timed(32_000)
     assert large < 16 * small + 0.2, (small, large)  # 8x the input; quadratic is 64x
+
+
+def test_a_value_no_secret_by_the_kind_is_judged_by_its_own_key() -> None:
+    # the kind adds findings, never takes one away: what its key makes a secret stays one
+    words = {"stringData": {"password": "correcthorsebatterystaple"}}
+    for maps in (words, {"data": {"pw": SHORT}}):
+        payload = {"apiVersion": "v1", "kind": "Secret", **maps}
+        item = SubstrateItem("record", "x", payload=payload)
+        other = SubstrateItem("record", "x", payload={**payload, "kind": "Settings"})
+        rules = {f.rule for f in scan_item(item).findings}
+        assert rules == {f.rule for f in scan_item(other).findings}
+        assert rules, maps
+        masked, _, _ = redacted_fields(item)
+        assert "correcthorse" not in json.dumps(masked) and SHORT not in json.dumps(masked)
