@@ -7,7 +7,9 @@ Each object is read for itself: a List's ConfigMap beside a Secret holds no secr
 
 The text is read as a stream of JSON tokens (strings and punctuation) in one pass, so a text
 that is not whole JSON (a chunk of a file, a manifest pasted into a note) is read as far as it
-goes; an object left open at the end of the text is judged by what it has shown so far.
+goes; an object left open at the end of the text is judged by what it has shown so far. A
+Secret written as JSON in a JSON string (kubectl's ``last-applied-configuration`` annotation
+keeps the Secret as it was applied, older values and all) is read in the string's text.
 """
 
 from __future__ import annotations
@@ -18,8 +20,12 @@ from dataclasses import dataclass, field
 
 from substrate.secrets.kubernetes import MAP_NAMES, secret_value
 
-# quoted here: "kind": "Secret" in any case, as the YAML rule reads it
-_JSON_KIND = re.compile(r'(?i)"kind"\s*:\s*"secret"')
+# quoted here: "kind": "Secret" in any case, as the YAML rule reads it; or in a JSON string,
+# its quotes escaped (\" or \u0022, once or more: a Secret in a string of a Secret's string).
+# (the backslashes are matched after a word or a colon only: tried at each of a long run of
+# them, each try would run to its end)
+_QUOTE = r'(?:"|\\u0022)'
+_JSON_KIND = re.compile(rf"(?i){_QUOTE}kind\\*{_QUOTE}\s*:\s*\\*{_QUOTE}secret\\*{_QUOTE}")
 # a JSON string or punctuation; a string left open ends with its line (a JSON string holds
 # no line break), so that no start is tried again and again to the line's end
 _TOKEN = re.compile(r'"((?:[^"\\\n]|\\.?)*)(?:"|$)|[{}\[\]:,]', re.MULTILINE)
@@ -57,6 +63,8 @@ def json_secret_spans(text: str) -> list[tuple[int, int]]:
             if after_colon and top is not None:
                 _value(top, m)
             pending = (m.group(1), m.start(1), m.end(1))
+            if "\\" in m.group(1):  # a Secret written as JSON in a JSON string
+                spans += _in_string(m.group(1), m.start(1))
         elif token in "{[":
             how = None
             if after_colon and top is not None and token == "{" and top.key is not None:
@@ -97,6 +105,38 @@ def _close(frames: list[_Frame], spans: list[tuple[int, int]]) -> None:
     frame = frames.pop()
     if frame.how is None and frame.secret:
         spans.extend(frame.held)
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _in_string(raw: str, at: int) -> list[tuple[int, int]]:
+    """The secret values of the Secrets written as JSON in the JSON string ``raw`` (its text
+    between the quotes, at offset ``at``), as offsets of the text: a Secret's last applied
+    configuration, which kubectl keeps in an annotation of the Secret, or one in a log line."""
+    if not _JSON_KIND.search(raw):
+        return []
+    text, offsets = _unescaped(raw)  # shorter than raw: the recursion ends
+    return [(at + offsets[s], at + offsets[e]) for s, e in json_secret_spans(text)]
+
+
+def _unescaped(raw: str) -> tuple[str, list[int]]:
+    """The text of a JSON string's ``raw`` content, with the offset in ``raw`` of each of its
+    characters (and of its end)."""
+    parts: list[str] = []
+    offsets: list[int] = []
+    pos = 0
+    for m in _ESCAPE.finditer(raw):
+        parts.append(raw[pos : m.start()])
+        offsets.extend(range(pos, m.start()))
+        code, char = m.groups()
+        parts.append(chr(int(code, 16)) if code else _ESCAPED.get(char, char))
+        offsets.append(m.start())
+        pos = m.end()
+    parts.append(raw[pos:])
+    offsets.extend(range(pos, len(raw) + 1))
+    return "".join(parts), offsets
 
 
 def _decoded(raw: str) -> str:

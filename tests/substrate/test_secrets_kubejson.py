@@ -119,3 +119,35 @@ def test_a_value_no_secret_by_the_kind_is_judged_by_its_own_key() -> None:
         assert rules, maps
         masked, _, _ = redacted_fields(item)
         assert "correcthorse" not in json.dumps(masked) and SHORT not in json.dumps(masked)
+
+
+def test_a_secret_written_as_json_inside_a_json_string_is_found() -> None:
+    # kubectl's last-applied-configuration annotation: the Secret as it was applied, escaped
+    old = base64.b64encode(b"Old-Pa55w0rd!x").decode()
+    applied = json.dumps({"apiVersion": "v1", "data": {"pw": old}, "kind": "Secret"})
+    listed = secret(metadata={"annotations": {"last-applied-configuration": applied}})
+    for text in (json.dumps(listed, indent=2), json.dumps({"log": json.dumps(listed)})):
+        assert old in found(text) and ENCODED in found(text)
+    slashed = base64.b64encode(b"\xfb\xff\xfe-secret-bytes").decode()
+    inner = json.dumps({"kind": "Secret", "data": {"pw": slashed}}).replace("/", "\\/")
+    twice = slashed.replace("/", "\\\\/")  # \/ written in a JSON string
+    assert found(json.dumps({"note": inner})) == [twice]
+    quoted = '{"note": "{\\u0022kind\\u0022: \\u0022Secret\\u0022, \\u0022data\\u0022: '
+    assert found(quoted + "{\\u0022pw\\u0022: \\u0022" + ENCODED + '\\u0022}}"}') == [ENCODED]
+    assert found(json.dumps({"note": json.dumps(config_map())})) == []
+
+
+def test_a_long_run_of_backslashes_is_read_in_linear_time() -> None:
+    import time
+
+    from substrate.secrets.kubejson import json_secret_spans
+
+    def timed(count: int) -> float:
+        text = '{"kind": "Secret", "data": {"a": "' + "\\" * count + '"}}'
+        start = time.perf_counter()
+        json_secret_spans(text)
+        return time.perf_counter() - start
+
+    timed(1_000)  # warm
+    small, large = timed(20_000), timed(160_000)
+    assert large < 16 * small + 0.2, (small, large)  # 8x the input; quadratic is 64x
