@@ -14,7 +14,6 @@ keeps the Secret as it was applied, older values and all) is read in the string'
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
@@ -92,11 +91,11 @@ def _value(frame: _Frame, m: re.Match[str]) -> None:
     """Note the string value ``m`` of ``frame``'s current key."""
     raw = m.group(1)
     if frame.how is not None:
-        value = _decoded(raw)
+        value = _unescaped(raw)[0] if "\\" in raw else raw  # ("\/" in base64)
         if secret_value(value, frame.how, quoted=True):
             frame.held.append((m.start(1), m.end(1)))
-    elif frame.key == "kind" and raw.lower() == "secret":
-        frame.secret = True
+    elif frame.key is not None and frame.key.lower() == "kind" and raw.lower() == "secret":
+        frame.secret = True  # (in any case, as ``_JSON_KIND`` finds it)
 
 
 def _close(frames: list[_Frame], spans: list[tuple[int, int]]) -> None:
@@ -137,14 +136,3 @@ def _unescaped(raw: str) -> tuple[str, list[int]]:
     parts.append(raw[pos:])
     offsets.extend(range(pos, len(raw) + 1))
     return "".join(parts), offsets
-
-
-def _decoded(raw: str) -> str:
-    """A JSON string's text, its escapes read (``\\/`` in base64)."""
-    if "\\" not in raw:
-        return raw
-    try:
-        decoded = json.loads(f'"{raw}"')
-    except ValueError:
-        return raw
-    return decoded if isinstance(decoded, str) else raw

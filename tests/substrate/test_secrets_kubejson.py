@@ -50,6 +50,8 @@ def test_a_list_s_config_map_and_other_kinds_hold_no_secret() -> None:
     assert found(json.dumps(listed, indent=2)) == [CERT, ENCODED]
     assert found(json.dumps(config_map())) == []
     external = {"kind": "ExternalSecret", "data": {"x": ENCODED}, "spec": {"kind": "Secret"}}
+    upper = json.dumps(secret()).replace('"kind"', '"Kind"')  # read in any case, as YAML is
+    assert found(upper) == [CERT, ENCODED]
     assert found(json.dumps(external)) == []  # the kind of a nested object is its own
 
 
