@@ -197,6 +197,13 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
         '{"kind": "List", "items": ['
         + '{"kind": "Secret", "data": {"k": "VnE3LXJUMm0hcFh6"}},' * (n // 54)
     ),
+    "data maps nested in data maps (JSON)": lambda n: (
+        '{"kind": "Secret", ' + '"data": {"a": "VnE3LXJUMm0hcFh6", ' * (n // 36)
+    ),
+    "backslashes in a JSON Secret's value": lambda n: (
+        '{"kind": "Secret", "data": {"a": "' + "\\" * n + '"}}'
+    ),
+    "backslashes after a JSON key": lambda n: '{"kind' + "\\" * n + '": "Secret"}',
 }
 
 
