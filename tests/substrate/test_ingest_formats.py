@@ -450,6 +450,12 @@ def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
     ]
 
 
+def test_a_trace_file_s_problems_are_told_in_line_order() -> None:
+    text = '[1]\n{"input": 1, "answer": 2}\nnot json\n{}\n'
+    parsed = _parse("traces", text)
+    assert [i.line for i in parsed.issues] == [1, 3, 4]
+
+
 def test_forced_traces_report_non_object_rows() -> None:
     parsed = _parse("traces", '{"input": 1, "answer": 2}\n[1]\n{}\n{"foo": 1}\n{"input": 3}\n')
     assert [s.text for s in parsed.segments] == ["1 => 2", "3 => null"]  # unanswered is kept
@@ -565,9 +571,7 @@ def test_csv_row_with_wrong_field_count_is_reported_and_left_out() -> None:
         {"a": "multi\nline", "b": "4"},
     ]
     assert parsed.segments[1].line_start == 4 and parsed.segments[1].line_end == 5
-    assert [(i.line, i.reason) for i in parsed.issues] == [
-        (3, "row has 1 fields, the header has 2")
-    ]
+    assert [(i.line, i.reason) for i in parsed.issues] == [(3, "row has 1 field, the header has 2")]
 
 
 def test_broken_csv_is_rejected_with_its_line() -> None:

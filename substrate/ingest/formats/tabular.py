@@ -141,8 +141,9 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                 header = ["key", "value"]  # a headerless list of settings: a record too
                 first_value = row[1]  # ... unless it was a header after all
             if len(row) != len(header):
+                fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
                 parsed.issues.append(
-                    LineIssue(first, f"row has {len(row)} fields, the header has {len(header)}")
+                    LineIssue(first, f"row has {fields}, the header has {len(header)}")
                 )
                 continue
             record = dict(zip(header, row, strict=True))

@@ -68,6 +68,8 @@ def traces_from_rows(rows: list[tuple[int, Any]], parsed: Parsed) -> Parsed:
             parsed.issues.append(LineIssue(index + 1, reason))
         else:
             parsed.segments.append(trace_segment(value, index))
+    # in the file's order, with the lines that were no JSON at all (told as they were read)
+    parsed.issues.sort(key=lambda issue: issue.line or 0)
     return parsed
 
 
