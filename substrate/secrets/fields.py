@@ -57,8 +57,10 @@ _VALUE_FIELDS = frozenset({"value", "Value", "VALUE", "parameterValue", "Paramet
 # Every value of a Kubernetes Secret's data map is a secret by the object's kind alone
 # (``kubernetes``): the map is judged by one of these names, which no real key has, and each
 # of its values by the map's name, a NUL and the value's own key (``_in_secret_map``).
-_SECRET_MAPS = {"data": "\x00kubernetes data", "stringData": "\x00kubernetes stringData"}
-_SECRET_MAP_HOW = {_SECRET_MAPS["data"]: "encoded", _SECRET_MAPS["stringData"]: "plain"}
+# (keys in lower case: "Kind", "Data" and "stringdata" are read in any case, as the text scan
+# reads them and Kubernetes decodes JSON keys)
+_SECRET_MAPS = {"data": "\x00kubernetes data", "stringdata": "\x00kubernetes stringData"}
+_SECRET_MAP_HOW = {_SECRET_MAPS["data"]: "encoded", _SECRET_MAPS["stringdata"]: "plain"}
 _MANIFEST_RULE = KUBERNETES_SECRET_RULE.name
 
 
@@ -164,11 +166,19 @@ def _judging(mapping: dict[Any, Any], key: str | None) -> dict[Any, str] | None:
     with the value's own key (``_in_secret_map``)."""
     if key in _SECRET_MAP_HOW:  # a Secret's data map: each value is judged by both names
         return {k: f"{key}\x00{k}" for k in mapping}
-    kind = mapping.get("kind")
-    if isinstance(kind, str) and kind.lower() == "secret":
-        return _SECRET_MAPS
+    if _is_secret(mapping):  # its data maps, their names in any case as the kind's key
+        maps = {k: _SECRET_MAPS.get(k.lower()) for k in mapping if isinstance(k, str)}
+        return {k: name for k, name in maps.items() if name is not None}
     named = _entry_name(mapping)
     return None if named is None else dict.fromkeys(_VALUE_FIELDS, named)
+
+
+def _is_secret(mapping: dict[Any, Any]) -> bool:
+    """Whether ``mapping`` is a Kubernetes Secret: its kind (a key in any case) is Secret."""
+    return any(
+        isinstance(k, str) and k.lower() == "kind" and isinstance(v, str) and v.lower() == "secret"
+        for k, v in mapping.items()
+    )
 
 
 def _judged_by(key: Any, judging: dict[Any, str] | None) -> str:

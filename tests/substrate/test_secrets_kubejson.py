@@ -119,3 +119,18 @@ def test_a_secret_written_as_json_inside_a_json_string_is_found() -> None:
     quoted = '{"note": "{\\u0022kind\\u0022: \\u0022Secret\\u0022, \\u0022data\\u0022: '
     assert found(quoted + "{\\u0022pw\\u0022: \\u0022" + ENCODED + '\\u0022}}"}') == [ENCODED]
     assert found(json.dumps({"note": json.dumps(config_map())})) == []
+
+
+def test_a_payload_s_kind_and_data_maps_are_read_in_any_case() -> None:
+    # as the text scan reads them (Kubernetes decodes JSON keys in any case too)
+    cased = [
+        {"Kind": "Secret", "data": {"ca.pem": ENCODED}},
+        {"KIND": "secret", "Data": {"ca.pem": ENCODED}},
+        {"kind": "Secret", "stringdata": {"mode": "Kq7mZ2vL9x!a"}},
+    ]
+    for payload in cased:
+        item = SubstrateItem("record", "x", payload=payload)
+        assert {f.rule for f in scan_item(item).findings} == {"kubernetes_secret"}, payload
+        masked, _, _ = redacted_fields(item)
+        assert ENCODED not in json.dumps(masked) and "Kq7mZ" not in json.dumps(masked)
+        assert found(json.dumps(payload)), payload
