@@ -166,11 +166,18 @@ def _judging(mapping: dict[Any, Any], key: str | None) -> dict[Any, str] | None:
     with the value's own key (``_in_secret_map``)."""
     if key in _SECRET_MAP_HOW:  # a Secret's data map: each value is judged by both names
         return {k: f"{key}\x00{k}" for k in mapping}
-    if _is_secret(mapping):  # its data maps, their names in any case as the kind's key
-        maps = {k: _SECRET_MAPS.get(k.lower()) for k in mapping if isinstance(k, str)}
-        return {k: name for k, name in maps.items() if name is not None}
+    judging: dict[Any, str] = {}
     named = _entry_name(mapping)
-    return None if named is None else dict.fromkeys(_VALUE_FIELDS, named)
+    if named is not None:
+        judging.update(dict.fromkeys(_VALUE_FIELDS, named))
+    if _is_secret(mapping):  # its data maps, their names in any case as the kind's key
+        # (and still the name it gives a value: {"kind": "secret", "name": "DB_PASSWORD",
+        # "value": ...} is an entry of a list of settings as much as a Secret)
+        for k in mapping:
+            name = _SECRET_MAPS.get(k.lower()) if isinstance(k, str) else None
+            if name is not None:
+                judging[k] = name
+    return judging or None
 
 
 def _is_secret(mapping: dict[Any, Any]) -> bool:

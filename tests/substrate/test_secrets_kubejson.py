@@ -134,3 +134,14 @@ def test_a_payload_s_kind_and_data_maps_are_read_in_any_case() -> None:
         masked, _, _ = redacted_fields(item)
         assert ENCODED not in json.dumps(masked) and "Kq7mZ" not in json.dumps(masked)
         assert found(json.dumps(payload)), payload
+
+
+def test_an_entry_of_kind_secret_still_has_its_value_judged_by_its_name() -> None:
+    # a setting listed as {"kind": "secret", "name": ..., "value": ...}: the name judges the
+    # value, as under any other kind
+    for kind in ("secret", "Secret", "variable"):
+        payload = {"kind": kind, "name": "DB_PASSWORD", "value": "mQ2vL8pRz"}
+        item = SubstrateItem("record", "x", payload=payload)
+        assert {f.rule for f in scan_item(item).findings} == {"sensitive_assignment"}, kind
+        masked, _, _ = redacted_fields(item)
+        assert "mQ2vL8pRz" not in json.dumps(masked), kind
