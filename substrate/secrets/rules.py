@@ -81,8 +81,11 @@ _QUOTED = (
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
 _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
+# JSON escaped in a string ("{\"user\":\"db\",\"password\":\"...\"}", a request body in a
+# log line): a key quoted with \" has a value quoted with \" (read up to its next backslash)
+_ESCAPED_VALUE = r"""(?(ke)\\"(?P<se>[^"\\\n]+)\\"|(?!))|"""
 _ASSIGN = (
-    r"(?<![\w.\-$@])" + _KEY + r"(?P<kq>[\"'`])?"
+    r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
     r"(?:\*{1,2}(?=[ \t]*:))?"  # a Markdown label in bold: **Password**: ...
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
@@ -93,7 +96,7 @@ _ASSIGN = (
     r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
-    r"(?:" + _QUOTED + r"|" + _BARE + r")"
+    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|" + _BARE + r")"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,

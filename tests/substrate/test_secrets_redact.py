@@ -161,6 +161,21 @@ def test_a_value_ending_in_a_backslash_at_the_line_end_is_read() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'body="{\\"user\\":\\"david\\",\\"password\\":\\"Xk9mQ2vL8pRz\\"}"',  # a log line
+        '"SecretString": "{\\"username\\":\\"db\\",\\"password\\":\\"Xk9mQ2vL8pRz\\"}"',
+        'request {\\"api_token\\": \\"Xk9mQ2vL8pRz\\"} sent',
+    ],
+)
+def test_a_value_of_json_escaped_in_a_string_is_masked(text: str) -> None:
+    out = redact_secrets(text)
+    assert "mQ2" not in out and "pRz" not in out, out
+    assert '[REDACTED:sensitive_assignment]\\"' in out
+    assert detect_secrets('x = "{\\"token\\":\\"%s\\"}"').clean  # a template
+
+
 def test_an_empty_quoted_value_before_another_string_is_no_finding() -> None:
     assert redact_secrets("password = '' # or 'x'") == "password = '' # or 'x'"
 
