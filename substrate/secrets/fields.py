@@ -181,11 +181,17 @@ def _judging(mapping: dict[Any, Any], key: str | None) -> dict[Any, str] | None:
 
 
 def _is_secret(mapping: dict[Any, Any]) -> bool:
-    """Whether ``mapping`` is a Kubernetes Secret: its kind (a key in any case) is Secret."""
-    return any(
-        isinstance(k, str) and k.lower() == "kind" and isinstance(v, str) and v.lower() == "secret"
-        for k, v in mapping.items()
-    )
+    """Whether ``mapping`` is a Kubernetes Secret: its kind is Secret, in any case, under a
+    key spelled ``kind``, ``Kind`` or ``KIND`` (looked up, not searched for: every mapping
+    of every item is asked)."""
+    for name in _KIND_KEYS:
+        kind = mapping.get(name)
+        if kind is not None:
+            return isinstance(kind, str) and kind.lower() == "secret"
+    return False
+
+
+_KIND_KEYS = ("kind", "Kind", "KIND")
 
 
 def _judged_by(key: Any, judging: dict[Any, str] | None) -> str:
