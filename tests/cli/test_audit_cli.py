@@ -32,6 +32,15 @@ def ingested(path: Path) -> dict[str, Any]:
     }
 
 
+def _index_over_a_removed_item(mixle: Run, shard: Substrate) -> None:
+    """A shard of one live item and one removed (which `compact` reclaims), its search index
+    built."""
+    shard.add("text", "base notes")
+    shard.remove(shard.add("text", "reclaimed notes"))
+    shard.save()
+    assert mixle("search", "base").exit_code == 0
+
+
 def test_audit_clean(mixle: Run, shard: Substrate) -> None:
     a = shard.add("text", "base")
     shard.add("text", "derived", links=[a])
@@ -96,10 +105,7 @@ def test_audit_does_not_take_a_name_inside_another_for_a_broken_link(
 def test_audit_right_after_compact_is_clean_and_the_index_is_to_be_built(
     mixle: Run, shard: Substrate
 ) -> None:
-    shard.add("text", "base notes")
-    shard.remove(shard.add("text", "reclaimed notes"))
-    shard.save()
-    assert mixle("search", "base").exit_code == 0  # builds the index
+    _index_over_a_removed_item(mixle, shard)
     assert mixle("compact").exit_code == 0
     result = mixle("audit")
     assert result.exit_code == 0, result.stdout
@@ -367,10 +373,7 @@ def test_verify_lineage(mixle: Run, shard: Substrate) -> None:
 def test_audit_flags_an_index_left_from_before_a_compaction(
     mixle: Run, shard: Substrate, isolated_shard_env: Path
 ) -> None:
-    shard.add("text", "base notes")
-    shard.remove(shard.add("text", "reclaimed notes"))
-    shard.save()
-    assert mixle("search", "base").exit_code == 0  # builds the index
+    _index_over_a_removed_item(mixle, shard)
     index = isolated_shard_env / "index"
     kept = {p.name: p.read_bytes() for p in index.glob("search*")}
     assert mixle("compact").exit_code == 0
@@ -453,10 +456,7 @@ def test_ingest_and_search_go_on_beside_a_folder_in_the_place_of_an_index_file(
 def test_compact_goes_on_beside_a_folder_in_the_place_of_a_search_index_file(
     mixle: Run, shard: Substrate, isolated_shard_env: Path
 ) -> None:
-    shard.add("text", "base notes")
-    shard.remove(shard.add("text", "reclaimed notes"))
-    shard.save()
-    assert mixle("search", "base").exit_code == 0
+    _index_over_a_removed_item(mixle, shard)
     folder = isolated_shard_env / "index" / "search-seg-000000000000.docs.parquet"
     folder.mkdir()
     result = mixle("compact")
