@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from substrate.derived import END_FILE
 from substrate.errors import CorruptShardError
 from substrate.lineage import audit_substrate
 from substrate.secrets import safe_text
@@ -239,7 +240,7 @@ def _derived_files_problems(index: Path) -> list[str]:
     standing in the place of one, which no write can replace, and a damaged log-end note (a
     damaged catalog is rebuilt as the shard is opened, before an audit looks). Either is only
     evidence or speed lost, but it should not pass for sound."""
-    from substrate.logend import END_NAME, noted_end
+    from substrate.logend import noted_end
 
     if index.exists() and not index.is_dir():
         return [
@@ -247,7 +248,7 @@ def _derived_files_problems(index: Path) -> list[str]:
             "(move it away)"
         ]
     problems = _folders_in_place_problems(index)
-    end = index / END_NAME
+    end = index / END_FILE
     if end.is_file() and end.stat().st_size and noted_end(end) is None:
         problems.append(
             "index/log-end.json is damaged: a log cut short could not be told from a crash "

@@ -35,10 +35,11 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import END_NAME, LEGACY, note_end, noted_end, refuse_lost_commits
+from substrate.logend import LEGACY, note_end, noted_end, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replacing
 
 log = logging.getLogger(__name__)
@@ -117,9 +118,9 @@ class LogFile:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.path = root / "items.jsonl"
+        self.path = root / LOG_FILE
         self.lock_path = root / _LOCK_NAME
-        self.end_path = root / "index" / END_NAME
+        self.end_path = root / INDEX_DIR / END_FILE
         self._swept = False  # abandoned temporary files removed (by the first append)
 
     # -- reading ---------------------------------------------------------------------------

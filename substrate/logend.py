@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from substrate.derived import END_FILE, derived_dir, failure
+from substrate.derived import derived_dir, failure
 from substrate.errors import CorruptShardError, LostCommitsError
 from substrate.replacing import open_derived
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-END_NAME = END_FILE
 LEGACY = "legacy"  # the generation of a log without a header (``LogFile.generation``)
 _WIDTH = 96  # bytes of a note, padded with spaces (JSON allows them)
 
