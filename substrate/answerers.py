@@ -36,6 +36,7 @@ from substrate.bridging import (
 )
 from substrate.context import ContextPacket
 from substrate.context.compress import (
+    ends_sentence,
     entry_of,
     is_heading,
     is_step,
@@ -405,8 +406,8 @@ _UPDATE = re.compile(
 )
 
 
-# A quote that ends a sentence: its text ends in a full stop (a closing quote or bracket aside)
-_ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*\[\d+\]$")
+# An answer's quote ends with its citation ("... [2]")
+_CITATION = re.compile(r"\s*\[\d+\]$")
 
 
 # A sentence opening with a pronoun for a thing ("It listens on port 8443.") speaks of what
@@ -504,7 +505,7 @@ def _gap(before: str) -> str:
     no sentence (a list item, a table row), a paragraph break, so that the two read as two
     statements (a line break alone reads as a sentence wrapped when the next opens in small
     letters)."""
-    return " " if _ENDS_SENTENCE.search(before) else "\n\n"
+    return " " if ends_sentence(_CITATION.sub("", before)) else "\n\n"
 
 
 def _quoted(candidate: Quotable) -> str:

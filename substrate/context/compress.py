@@ -537,11 +537,16 @@ def _gap(before: str | None, after: str | None) -> int:
         return 0
     if _BLOCK_START.match(before) or _BLOCK_START.match(after):
         return 2
-    return 1 if _ENDS_SENTENCE.search(before) else 2
+    return 1 if ends_sentence(before) else 2
 
 
 # A sentence's end: its stop, perhaps inside a closing quote or bracket
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends a sentence (a list item's or a label's line, code, need not)."""
+    return _ENDS_SENTENCE.search(text) is not None
 
 
 _WORD = re.compile(r"\w+")
