@@ -76,6 +76,13 @@ def _in_secret_map(key: str | None) -> tuple[str, str | None] | None:
     return how, None if cut == -1 else key[cut + 1 :]
 
 
+def _own_key(key: str | None) -> str | None:
+    """The key a value is judged by as in any other map: for one in a Secret's data map, its
+    own key there."""
+    in_map = _in_secret_map(key)
+    return key if in_map is None else in_map[1]
+
+
 def _hits_for(value: str, key: str | None) -> list[Hit]:
     in_map = _in_secret_map(key)
     if in_map is not None:
@@ -113,6 +120,7 @@ def _secret_number(value: object) -> bool:
 def _keyed_number(value: object, key: str | None) -> bool:
     """Whether ``value`` is a number under a key that names a secret: the only numbers the
     gate judges (most are sizes, counts and times, under keys that name none)."""
+    key = _own_key(key)
     return _secret_number(value) and key is not None and classify_key(key) is not None
 
 
@@ -122,9 +130,7 @@ def _value_hits(value: Judged, key: str | None) -> list[Hit]:
     judged as written bare (``pin = 83920174``), as the text scanner reads it in a file."""
     if isinstance(value, str):
         return _hits_for(value, key)
-    in_map = _in_secret_map(key)
-    if in_map is not None:  # no string, so no secret by the kind: its own key judges it
-        key = in_map[1]
+    key = _own_key(key)  # no string, so no secret by a Secret's kind: its own key judges it
     return _keyed_hits(str(value), key, quoted=False) if key is not None else []
 
 
@@ -251,10 +257,8 @@ def _strings(value: Any, key: str | None, depth: int, out: list[tuple[str | None
                     out.append((_judged_by(k, judging), v))
             elif isinstance(v, _CONTAINERS):
                 _strings(v, _judged_by(k, judging), depth + 1, out)
-            elif _secret_number(v) and depth < _MAX_DEPTH:
-                judged = _judged_by(k, judging)
-                if classify_key(judged) is not None:
-                    out.append((judged, v))
+            elif depth < _MAX_DEPTH and _keyed_number(v, judged := _judged_by(k, judging)):
+                out.append((judged, v))
     elif isinstance(value, _SEQUENCES):
         each = _each_of(key)
         for v in value:
