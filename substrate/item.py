@@ -91,12 +91,13 @@ def record_problem(data: dict[str, Any]) -> str | None:
     kind = data.get("kind")
     if kind not in MODALITIES:
         return f"unknown kind {_safe_repr(kind)}"
-    for name, expected in (("text", str), ("payload", dict), ("provenance", dict), ("scope", str)):
+    for name, expected in _FIELD_TYPES:
         if name in data and not isinstance(data[name], expected):
             return f"'{name}' must be a {expected.__name__}"
     for name in ("tags", "links"):
-        value = data.get(name, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        value = data.get(name, _NO_STRINGS)
+        # every record is checked as it is written: most lists are empty
+        if not isinstance(value, list) or (value and not all(isinstance(v, str) for v in value)):
             return f"'{name}' must be a list of strings"
     created = data.get("created_at", 0.0)
     if isinstance(created, bool) or not isinstance(created, int | float):
@@ -105,6 +106,9 @@ def record_problem(data: dict[str, Any]) -> str | None:
         return "'created_at' must be a finite number"
     return None
 
+
+_FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
+_NO_STRINGS: list[str] = []
 
 FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(SubstrateItem))
 FIELD_NAMES: frozenset[str] = frozenset(FIELD_ORDER)

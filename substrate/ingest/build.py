@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 from unicodedata import category, normalize
 
-from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, GateResult, admit
+from substrate.gate import REDACTIONS_KEY, UNREDACTED_KEY, admit
 from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
@@ -112,7 +113,7 @@ class ItemBuilder:
             screened: the caller has shown that no string of the item can hold a secret
                 (see ``prepare.FileScreen``), so the gate would return it untouched.
         """
-        if self.drop_empty and seg.kind == "text" and not seg.text.strip():
+        if self.drop_empty and seg.kind == "text" and (not seg.text or seg.text.isspace()):
             if self.report is not None:
                 self.report.items_dropped += 1
             return None
@@ -123,30 +124,19 @@ class ItemBuilder:
             payload = mask_copies_in_fields(payload, seg.secrets.copies)
             tags = mask_copies(tags, seg.secrets.copies)
         item = SubstrateItem(
-            kind=seg.kind,
-            text=text,
-            payload=payload,
-            provenance=provenance,
-            scope=self.scope,
-            tags=tags,
-            id="",  # derived below, once the gate has had its say
+            seg.kind,
+            text,
+            payload,
+            provenance,
+            self.scope,
+            tags,
+            [],
+            "",  # the id: derived below, once the gate has had its say
+            time.time() if self.created_at is None else self.created_at,
         )
-        if self.created_at is not None:
-            item.created_at = self.created_at
-        result = GateResult(item, 0, []) if screened else admit(item, redact=self.redact)
-        gated = result.item
-        if result.secrets:
-            self.secrets.update(result.secrets)
+        gated = item if screened else self._admitted(item)
         if self.copies is not None:
             _mask_copies(gated, self.copies)
-        if result.rules and self.report is not None:
-            self.report.redaction_rules.update(result.rules)
-            if result.redactions:
-                self.report.redactions += result.redactions
-            else:  # redact=False: stored verbatim, and the gate noted how many secrets
-                noted = gated.provenance.get(UNREDACTED_KEY)
-                count = noted.get("count") if isinstance(noted, dict) else None
-                self.report.unredacted_secrets += count if isinstance(count, int) else 1
         if computed:
             gated.provenance.update(computed)
         # the id hashes what is stored (after redaction): an id must not let anyone test
@@ -163,6 +153,21 @@ class ItemBuilder:
             self._locators.append(locator)
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
         return gated
+
+    def _admitted(self, item: SubstrateItem) -> SubstrateItem:
+        """``item`` through the gate, its secrets noted and its redactions counted."""
+        result = admit(item, redact=self.redact)
+        if result.secrets:
+            self.secrets.update(result.secrets)
+        if result.rules and self.report is not None:
+            self.report.redaction_rules.update(result.rules)
+            if result.redactions:
+                self.report.redactions += result.redactions
+            else:  # redact=False: stored verbatim, and the gate noted how many secrets
+                noted = result.item.provenance.get(UNREDACTED_KEY)
+                count = noted.get("count") if isinstance(noted, dict) else None
+                self.report.unredacted_secrets += count if isinstance(count, int) else 1
+        return result.item
 
     def mask_copies_across(self, items: list[SubstrateItem]) -> None:
         """Mask in ``items`` (every item built, each with an explicit locator, in order) the
