@@ -289,7 +289,13 @@ class Substrate:
         with exclusive_lock(self._log.lock_path, wait=wait):
             yield
 
-    def save_encoded(self, lines: Sequence[tuple[str, bytes]], removed: Iterable[str] = ()) -> None:
+    def save_encoded(
+        self,
+        lines: Sequence[tuple[str, bytes]],
+        removed: Iterable[str] = (),
+        *,
+        bulk: bool = False,
+    ) -> None:
         """Save every change since the last save, items given as log lines and the removal
         of ``removed`` ids, in one durable append (a shard on disk only).
 
@@ -297,6 +303,9 @@ class Substrate:
         worker process): this process then neither rebuilds nor re-encodes the item. Like
         ``put`` and ``remove``, each replaces any unsaved change to the same id. Nothing is
         left half done: an interrupted call changes nothing, not even the unsaved changes.
+
+        ``bulk``: one save of many, after which the caller calls ``checkpoint``: the lines
+        saved are folded into the catalog less often meanwhile (``view.BULK_TAIL_LIMIT``).
         """
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
@@ -313,7 +322,7 @@ class Substrate:
         encoded += [line for _, line in lines]
         removals += [False] * len(lines)
         self.last_append = None
-        self._write_batch(ids, encoded, removals)
+        self._write_batch(ids, encoded, removals, bulk=bulk)
         for item_id in settled:  # written: what was unsaved for these ids is superseded
             self._pending.pop(item_id, None)
             self._cache.pop(item_id, None)
@@ -757,7 +766,9 @@ class Substrate:
                 removed.append(False)
         return ids, lines, removed
 
-    def _write_batch(self, ids: list[str], lines: list[bytes], removed: list[bool]) -> None:
+    def _write_batch(
+        self, ids: list[str], lines: list[bytes], removed: list[bool], *, bulk: bool = False
+    ) -> None:
         if not lines:
             return
         assert self._log is not None and self._view is not None
@@ -781,7 +792,7 @@ class Substrate:
                 ]
             )
             view.note_written(watermark, stat_after)
-            view.maybe_write_catalog()
+            view.maybe_write_catalog(bulk=bulk)
         else:
             view.refresh()  # another writer got in first, or the log was created: re-read
         for item_id in ids:

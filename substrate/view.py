@@ -24,6 +24,8 @@ from substrate.catalog import (
     id_keys,
     is_hex_id,
     record_dtype,
+    sorted_array,
+    sorted_records,
     write_catalog,
 )
 from substrate.derived import CATALOG_FILE, INDEX_DIR
@@ -38,6 +40,12 @@ log = logging.getLogger(__name__)
 
 # Rewrite the catalog once the tail holds this many records (or an eighth of the catalog).
 TAIL_LIMIT = 5000
+# A first catalog of up to this many records is sorted without numpy (see sorted_records).
+PLAIN_CATALOG_LIMIT = 50_000
+# The tail limit of a writer saving many batches and folding them when it ends (an ingest):
+# folding each time the tail passes TAIL_LIMIT would rewrite the catalog over and over, and,
+# for a new shard, import numpy to look every later batch's ids up in it.
+BULK_TAIL_LIMIT = PLAIN_CATALOG_LIMIT
 # Above this many ids, look them up in the catalog all at once.
 _BATCH_LOOKUP = 64
 # Folding at least this many log lines uses that vectorized lookup too: it beats a binary search
@@ -352,8 +360,11 @@ class LogView:
         records = records[records["seq"].argsort(kind="stable")]
         return list(zip(records["offset"].tolist(), records["length"].tolist(), strict=True))
 
-    def maybe_write_catalog(self) -> None:
-        if self._replace_catalog or len(self.tail) > max(TAIL_LIMIT, self.live_count // 8):
+    def maybe_write_catalog(self, *, bulk: bool = False) -> None:
+        """Fold the tail into the catalog when it has grown long (``bulk``: the writer saves
+        many batches and folds what it wrote when done: the tail may grow longer meanwhile)."""
+        limit = BULK_TAIL_LIMIT if bulk else TAIL_LIMIT
+        if self._replace_catalog or len(self.tail) > max(limit, self.live_count // 8):
             self._replace_catalog = False
             self._write_catalog_or_keep_tail()
 
@@ -367,9 +378,14 @@ class LogView:
 
     def write_catalog(self) -> None:
         """Fold the tail into a fresh catalog file covering the current watermark."""
+        if self.catalog is None and len(self.tail) <= PLAIN_CATALOG_LIMIT:
+            live = [(i, e.offset, e.length, e.seq) for i, e in self.tail.items() if e is not None]
+            body = sorted_records(live)
+        else:
+            body = sorted_array(self.live_records())
         write_catalog(
             self.catalog_path,
-            self.live_records(),
+            body,
             generation=self.watermark.generation,
             watermark=self.watermark.offset,
             next_seq=self.next_seq,

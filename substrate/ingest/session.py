@@ -171,6 +171,7 @@ class IngestSession:
                         substrate.save_encoded(
                             [line for change in self.pending for line in change.lines()],
                             [item_id for change in self.pending for item_id in change.removes],
+                            bulk=True,  # ``finish`` folds what the run saved
                         )
                     except (OSError, ShardError) as exc:  # a full disk: this batch is lost
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))

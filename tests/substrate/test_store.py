@@ -674,7 +674,7 @@ def test_removals_saved_with_encoded_lines_and_an_interrupted_save_changes_nothi
     store.put(SubstrateItem(kind="text", text="unsaved", id="d"))
     new = SubstrateItem(kind="text", text="new", id="e")
 
-    def interrupted(*args: object) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(store, "_write_batch", interrupted)
