@@ -230,6 +230,10 @@ def chunk_lines(
         The chunks, in order.
     """
     spans = chunk_spans(text, limit)
+    if len(spans) == 1:  # most texts: one chunk, which the gate sees whole (nothing is cut)
+        ((start, end),) = spans
+        line = first_line + text.count("\n", 0, start)
+        return [Chunk(text[start:end], line, line + text.count("\n", start, end), None, start)]
     found_in = cut_secrets(text, spans) if secrets else [None] * len(spans)
     out = []
     line, pos = first_line, 0
@@ -245,6 +249,10 @@ def text_segments(
     text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
 ) -> list[Segment]:
     """The prose segments of ``text`` (a section, a paragraph): one per chunk."""
+    body = text.strip()  # (``str.strip`` drops what ``_stripped`` does: ``str.isspace``)
+    if 0 < len(body) <= limit:  # most sections: the one chunk ``chunk_lines`` would give
+        line = first_line + text.count("\n", 0, len(text) - len(text.lstrip()))
+        return [Segment("text", body, section, line, line + body.count("\n"))]
     chunks = chunk_lines(text, first_line, limit, secrets=secrets)
     return [
         Segment("text", c.text, section, c.line_start, c.line_end, i, secrets=c.secrets)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.chunk import check_limit, chunk_lines, chunk_spans, sentence_spans
+from substrate.ingest.chunk import (
+    check_limit,
+    chunk_lines,
+    chunk_spans,
+    sentence_spans,
+    text_segments,
+)
 
 
 def _chunks(text: str, limit: int) -> list[str]:
@@ -108,6 +114,32 @@ def test_chunk_lines_are_exact_file_lines() -> None:
         ("Second one on line two.", 11, 11),
         ("Third after a gap.", 13, 13),
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "One line.",
+        "\n\n  Two lines\nof text.\t\n\n",
+        "\u3000\x1c\x85\n Margins of every kind of white space.\xa0\u2028\n",
+        "\u200bA zero-width space is no white space.\u200b",
+        "x" * 100,  # as long as the bound
+    ],
+)
+def test_a_text_of_one_chunk_is_its_stripped_self_on_its_own_lines(text: str) -> None:
+    (only,) = chunk_lines(text, 7, 100)
+    start = len(text) - len(text.lstrip())
+    assert only == (text.strip(), 7 + text.count("\n", 0, start), only.line_end, None, start)
+    assert only.line_end == only.line_start + text.strip().count("\n")
+    (seg,) = text_segments(text, 7, 100, secrets=True, section="S")
+    assert (seg.text, seg.section, seg.line_start, seg.line_end, seg.chunk, seg.secrets) == (
+        only.text, "S", only.line_start, only.line_end, 0, None)  # fmt: skip
+
+
+def test_a_blank_text_has_no_segment_and_a_longer_one_several() -> None:
+    assert text_segments(" \n\u3000\n", 1, 100, secrets=True) == []
+    chunks = text_segments("y" * 101, 1, 100, secrets=True)
+    assert [(c.text, c.chunk) for c in chunks] == [("y" * 51, 0), ("y" * 50, 1)]
 
 
 def test_limit_is_validated() -> None:
