@@ -102,6 +102,14 @@ def test_a_heading_reads_as_its_text_and_keeps_its_explicit_id(
     assert last.extra.get("anchor") == anchor
 
 
+def test_an_explicit_id_is_looked_for_only_at_the_end_of_a_long_heading() -> None:
+    near = "w" * 195 + " {#near}"  # the id within the last 200 characters of the heading
+    far = "{#" + "f" * 300 + "}"  # an id that opens before them: a word too long to show
+    for heading, section, anchor in ((near, "w" * 195, "near"), (far, "(long title)", None)):
+        (seg,) = _parse("markdown", f"## {heading}\n\nBody.\n").segments
+        assert (seg.section, seg.extra.get("anchor")) == (section, anchor)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

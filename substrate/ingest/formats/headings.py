@@ -22,6 +22,8 @@ _ID_CHARS = 200
 # emphasis is found in time that grows with the square of the text read (a heading may be a
 # megabyte of minified text); the rest is kept as written
 _READ_CHARS = 1000
+# a mark that may make markup: without one, a heading reads as written
+_MARKUP = re.compile(r"[\[*_`\\]")
 # what is taken as it is: a code span ("`__init__`" is no emphasis) and an escaped mark
 _LITERAL = re.compile(r"(`+)(.+?)\1|\\([!-/:-@\[-`{-~])")
 # an image or a link, inline ("[text](url)") or by reference ("[text][ref]"): its text
@@ -37,11 +39,11 @@ def heading_text(raw: str) -> tuple[str, str | None]:
     """``raw`` (a heading line's title) as plain text, and its explicit id (None when it has
     none)."""
     anchor = None
-    before_tail = max(0, len(raw) - _ID_CHARS)
-    explicit = _EXPLICIT_ID.search(raw, before_tail) if "{#" in raw[before_tail:] else None
-    if explicit is not None:
-        anchor, raw = explicit.group(1), raw[: explicit.start()].rstrip(" \t")
-    if not any(mark in raw for mark in "[*_`\\"):  # nearly every heading: nothing to undo
+    if "{#" in raw:  # (seldom: the id is looked for only in the last _ID_CHARS)
+        explicit = _EXPLICIT_ID.search(raw, max(0, len(raw) - _ID_CHARS))
+        if explicit is not None:
+            anchor, raw = explicit.group(1), raw[: explicit.start()].rstrip(" \t")
+    if _MARKUP.search(raw) is None:  # nearly every heading: nothing to undo
         return raw, anchor
     head, rest = raw[:_READ_CHARS], raw[_READ_CHARS:]
     parts: list[str] = []
