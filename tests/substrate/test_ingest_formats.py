@@ -129,6 +129,31 @@ def test_markdown_of_headings_or_front_matter_alone_is_one_item(
     assert [(s.text, s.line_start, s.line_end) for s in parsed.segments] == expected
 
 
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("## Closed ##", "Doc > Closed"),
+        ("##\tClosed, tabs too #\t", "Doc > Closed, tabs too"),
+        ("## C# and F#", "Doc > C# and F#"),  # no white space before the #: no closing
+        ("## a # #", "Doc > a #"),
+        ("## #", "Doc > #"),  # the first white space opens the title: a # after it is text
+        ("##", "Doc > (untitled)"),
+        ("   ### Three spaces in", "Doc > Three spaces in"),
+        ("    ### Four spaces in", "Doc"),  # code, by its indentation
+        ("#hashtag", "Doc"),
+        ("####### Seven", "Doc"),
+        ("Setext\n   ===", "Setext"),
+        ("Setext\n    ===", "Doc"),
+        ("  ~~~\n# in code\n   ~~~", "Doc"),
+        ("   <!--\n# commented out\n-->", "Doc"),
+    ],
+)
+def test_the_lines_that_are_headings_and_their_titles(line: str, section: str) -> None:
+    parsed = _parse("markdown", f"# Doc\n\nIntro.\n\n{line}\n\nBody.\n")
+    last = parsed.segments[-1]
+    assert last.section == section and last.text.endswith("Body.")
+
+
 def test_markdown_fenced_code_is_not_a_heading() -> None:
     text = "# A\n\n```\n# comment\n```\n\ntext\n"
     parsed = _parse("markdown", text)

@@ -30,18 +30,24 @@ from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
 
-_LINE = (
-    r"(?P<line> {0,3}(?:"
-    r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"  # ATX heading
+# A line that could be a heading or a fence, matched where it starts. An ATX heading's title is
+# taken whole and its closing #s cut off after (_atx_title): a lazy title tried the rest of the
+# pattern after each of its characters.
+_LINE = re.compile(
+    r" {0,3}(?:"
+    r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"  # ATX heading (its closing #s: _atx_title)
     r"|(?P<fence>`{3,}|~{3,})(?P<info>.*)"  # code fence
     r"|(?P<under>=+|-{2,})[ \t]*"  # setext underline
     r"|(?P<comment><!--).*"  # an HTML comment: no heading inside it until it closes
-    r"))$"
+    r")$",
+    re.MULTILINE,
 )
-# A line that could be a heading or a fence: the first line on its own, then each line with the
-# line break before it, a literal the regex engine can skip to (a "^" is tried at every position)
-_FIRST_MARK = re.compile(_LINE, re.MULTILINE)
-_NEXT_MARK = re.compile("\n" + _LINE, re.MULTILINE)
+# Where a line after the first may begin as one of _LINE's, after up to three spaces: one scan
+# for the line break before it (a literal the regex engine skips to) looks at no more than the
+# first characters of each line, and _LINE is matched at the few lines found. Marks without
+# indentation come first: an alternative starting with a literal fails at its first character.
+_MARK_START = "[#=]|```|~~~|--|<!--"
+_NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
 _CONTENT = re.compile(r"\S")
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
@@ -141,11 +147,24 @@ def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
 
 def _marks(text: str, start: int) -> Iterator[re.Match[str]]:
     """The lines from ``start`` (a line start) that could be headings or fences, in order;
-    ``m.start("line")`` is where each begins."""
-    first = _FIRST_MARK.match(text, start)
+    ``m.start()`` is where each begins."""
+    first = _LINE.match(text, start)
     if first is not None:
         yield first
-    yield from _NEXT_MARK.finditer(text, start)
+    for candidate in _NEXT_MARK.finditer(text, start):
+        line = _LINE.match(text, candidate.start() + 1)
+        if line is not None:
+            yield line
+
+
+def _atx_title(rest: str) -> str:
+    """What follows an ATX heading's marks without its closing sequence: white space, then
+    ``#``s, then white space (``## Title ##`` is titled "Title"; ``## C#`` is "C#")."""
+    title = rest.rstrip(" \t")
+    bare = title.rstrip("#")
+    if bare != title and bare.endswith((" ", "\t")):
+        return bare.rstrip(" \t")
+    return title
 
 
 def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
@@ -166,7 +185,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     fence = ""
     comment_end = -1  # where the HTML comment open at this point ends
     for m in _marks(text, start):
-        line_start = m.start("line")
+        line_start = m.start()
         if line_start < comment_end:
             continue
         if fence:
@@ -188,7 +207,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             continue
         if m.group("atx") is not None:
             doc.emit(sec_start, body_start, line_start)
-            doc.enter(len(m.group("atx")), m.group("title") or "")
+            doc.enter(len(m.group("atx")), _atx_title(m.group("title") or ""))
             sec_start, body_start = line_start, m.end()
             continue
         # a setext underline: the line above must be a one-line paragraph of this section
