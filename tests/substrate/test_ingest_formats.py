@@ -44,6 +44,13 @@ def test_markdown_sections_keep_heading_path_and_lines() -> None:
     assert all("Uninstall" not in (s.section or "") for s in parsed.segments)
 
 
+def test_a_heading_closes_the_sections_of_its_level_and_below() -> None:
+    text = "# A\n## B\n#### C\nc\n### D\nd\n## E\ne\n# F\nf\n##### G\ng\n"
+    parsed = _parse("markdown", text)
+    assert [s.section for s in parsed.segments] == [
+        "A > B > C", "A > B > D", "A > E", "F", "F > G"]  # fmt: skip
+
+
 def test_markdown_front_matter_becomes_tags_and_payload() -> None:
     text = (FIXTURES / "notes" / "guides" / "install.md").read_text()
     seg = _parse("markdown", text).segments[1]

@@ -71,13 +71,17 @@ def section_title(title: str) -> str:
 
 
 class _Doc:
-    """The text, a line counter, and the sections found so far."""
+    """The text, a line counter, and the headings above the current section."""
+
+    __slots__ = ("_line", "_pos", "ctx", "parsed", "path", "text")
 
     def __init__(self, text: str, ctx: ParseContext, parsed: Parsed) -> None:
         self.text = text
         self.ctx = ctx
         self.parsed = parsed
-        self.path: list[tuple[int, str, str | None]] = []  # (level, title, anchor)
+        # (level, section path down to the heading, its anchor): a section's path is joined
+        # once, when its heading is met, not again for each section under it
+        self.path: list[tuple[int, str, str | None]] = []
         self._pos = 0
         self._line = 1
 
@@ -92,8 +96,7 @@ class _Doc:
         text = self.text
         if end <= start or _CONTENT.search(text, body, end) is None:
             return
-        section = SECTION_SEPARATOR.join(t for _, t, _ in self.path) or None
-        anchor = self.path[-1][2] if self.path else None
+        _, section, anchor = self.path[-1] if self.path else (0, None, None)
         first = self.line_at(start)
         ctx = self.ctx
         segments = text_segments(
@@ -108,10 +111,12 @@ class _Doc:
         self.parsed.segments += segments
 
     def enter(self, level: int, title: str) -> None:
-        while self.path and self.path[-1][0] >= level:
-            self.path.pop()
+        path = self.path
+        while path and path[-1][0] >= level:
+            path.pop()
         text, anchor = heading_text(title)
-        self.path.append((level, section_title(text), anchor))
+        name = section_title(text)
+        path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:
