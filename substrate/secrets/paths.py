@@ -9,6 +9,7 @@ by one as well, where each is a whole string of its own.
 from __future__ import annotations
 
 from substrate.secrets.engine import Hit, find_secrets, shifted_hit
+from substrate.secrets.pieces import path_pieces
 from substrate.secrets.scan import redact_hits
 from substrate.secrets.screen import may_hold_secret
 
@@ -23,19 +24,12 @@ def find_secrets_in_path(path: str) -> list[Hit]:
     start. A stem, as ``password=Tr0ub4dor&3x!`` of ``password=Tr0ub4dor&3x!.txt``: with its
     extension, the value reads as a file name, which no rule takes for a secret."""
     hits = find_secrets(path)
-    start = 0
-    for part in path.split("/"):
-        dot = part.rfind(".")
-        pieces = [part] if "/" in path else []
-        if dot > 0 and len(part) - dot <= 6:  # an extension of up to five characters
-            pieces.append(part[:dot])
-        for piece in pieces:
-            # folder names recur from path to path: the screen's verdict on each is remembered
-            for hit in find_secrets(piece) if may_hold_secret(piece) else ():
-                begin, end = hit.start + start, hit.end + start
-                if not any(h.start < end and begin < h.end for h in hits):
-                    hits.append(shifted_hit(hit, start))
-        start += len(part) + 1
+    for start, piece in path_pieces(path):
+        # folder names recur from path to path: the screen's verdict on each is remembered
+        for hit in find_secrets(piece) if may_hold_secret(piece) else ():
+            begin, end = hit.start + start, hit.end + start
+            if not any(h.start < end and begin < h.end for h in hits):
+                hits.append(shifted_hit(hit, start))
     return sorted(hits, key=lambda h: h.start)
 
 

@@ -7,10 +7,12 @@ one for token keywords inside long unbroken runs (and one for string literals jo
 a line break, see ``secrets.joined``). It repeats exactly the selection
 ``find_secrets`` makes for short texts: a field's keywords and long runs are all present in the
 joined text. The few rules without keywords never match white space, so they are tried on the
-long runs alone, which holds every match they could make.
+long runs alone, which holds every match they could make, and on the pieces of those runs a
+path scan reads alone (``secrets.pieces``): a token that is a file name's stem does not match
+with its extension attached.
 
-``False`` is exact: ``find_secrets`` finds nothing in any of the strings, with any syntax.
-``True`` only means "scan them".
+``False`` is exact: ``find_secrets`` finds nothing in any of the strings, with any syntax, and
+neither does ``find_secrets_in_path``. ``True`` only means "scan them".
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from substrate.secrets.engine import (
     long_words,
 )
 from substrate.secrets.joined import may_join
+from substrate.secrets.pieces import path_pieces
 from substrate.secrets.rules import RULES
 
 
@@ -77,8 +80,9 @@ def _short_may_hold(text: str) -> bool:
 
 
 def _keywordless_match(joined: str, longest: int) -> bool:
-    """Whether a rule without keywords matches; ``longest`` is the longest lower-cased word
-    (lower-casing never shortens a word, so it bounds the original words)."""
+    """Whether a rule without keywords matches a word, or a piece of one a path scan reads
+    alone; ``longest`` is the longest lower-cased word (lower-casing never shortens a word, so
+    it bounds the original words)."""
     words: list[str] | None = None
     for i, shortest in keywordless_widths():
         if not shortest:
@@ -87,10 +91,18 @@ def _keywordless_match(joined: str, longest: int) -> bool:
             continue
         if words is None:
             words = joined.split()
-        found = " ".join([w for w in words if len(w) >= shortest])
+        found = " ".join([w for w in _with_pieces(words, shortest) if len(w) >= shortest])
         if found and RULES[i].regex.search(found):
             return True
     return False
+
+
+def _with_pieces(words: list[str], shortest: int) -> list[str]:
+    """The ``words`` at least ``shortest`` long, and their path pieces. Keywords and long runs
+    in a piece are in its word too, but a rule's match in the piece may fail in the word, where
+    more follows it."""
+    long = [w for w in words if len(w) >= shortest]
+    return [*long, *(piece for word in long for _, piece in path_pieces(word))]
 
 
 def slices_may_hold_secrets(text: str) -> bool:

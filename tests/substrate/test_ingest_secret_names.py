@@ -250,3 +250,15 @@ def test_a_token_glued_to_a_file_name_by_an_underscore(tmp_path: Path) -> None:
     _write(root / f"{TOKEN}_backup.md", "# Backup\n\nbackup notes\n")
     assert ingest_path(Substrate(tmp_path / "shard"), root).files_added == 1
     assert _leaks(tmp_path / "shard", TOKEN) == []
+
+
+def test_a_file_stem_found_by_its_width_alone(tmp_path: Path) -> None:
+    # a rule without keywords is tried on every long word: on the whole path the extension
+    # stuck to the token hides it, the path's screen must try the stem alone too (the test's
+    # name holds no keyword: the temporary folder is named after it)
+    discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+    root = tmp_path / "notes"
+    root.mkdir()
+    _write(root / f"{discord}.md", "# Bot\n\nbot notes\n")
+    assert ingest_path(Substrate(tmp_path / "shard"), root).files_added == 1
+    assert _leaks(tmp_path / "shard", discord) == []

@@ -285,6 +285,7 @@ def test_item_screen_never_misses_what_a_field_scan_finds() -> None:
 
 def test_item_screen_agrees_with_field_scans() -> None:
     from substrate.secrets.engine import find_secrets
+    from substrate.secrets.paths import find_secrets_in_path
     from substrate.secrets.screen import may_hold_secret, may_hold_secrets
 
     discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
@@ -294,12 +295,15 @@ def test_item_screen_agrees_with_field_scans() -> None:
         f"deploy/{discord}x",  # long enough, but the rule's boundaries fail
         "Authorization: Bearer\n  Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3",  # a match across lines
         "tiny",
+        # a file name's stem: the extension hides it from a scan of the whole path
+        f"bots/{discord}.md",
     ]
     for field in fields:
-        found = bool(find_secrets(field))
+        found = bool(find_secrets(field) or find_secrets_in_path(field))
         assert may_hold_secret(field) or not found, field
         assert may_hold_secrets([field, "plain words"]) or not found, field
     assert may_hold_secrets([fields[1]]) and find_secrets(fields[1])
+    assert not find_secrets(fields[5]) and find_secrets_in_path(fields[5])
     assert not may_hold_secrets([fields[0], fields[4]])
 
 
