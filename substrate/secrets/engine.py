@@ -1,13 +1,14 @@
 """Run the rule table over a text and return the secret spans that survive every check.
 
 Cost model: clean text must cost almost nothing. Each rule names keywords; for short texts
-the keywords are looked up in the lower-cased text first (one ``in`` per distinct keyword),
-so a clean item never reaches a regular expression. For long texts the provider patterns,
-which all begin with a literal prefix, are run directly: the regex engine's literal search is
-as fast as a keyword test. The context rules (generic ``key = value``, URL credentials,
-headers) only run on the lines (windows) around a keyword hit, in texts of any length, so a
-text with few candidate lines costs little more than one pass of ``str.find`` per keyword; and
-not at all when the text lacks every character a match needs (an operator, a bracket).
+the keywords are looked up in the lower-cased text first (one search for all of them, see
+``KeywordRules``), so a clean item never reaches a regular expression. For long texts the
+provider patterns, which all begin with a literal prefix, are run directly: the regex engine's
+literal search is as fast as a keyword test. The context rules (generic ``key = value``, URL
+credentials, headers) only run on the lines (windows) around a keyword hit, in texts of any
+length, so a text with few candidate lines costs little more than one pass of ``str.find`` per
+keyword; and not at all when the text lacks every character a match needs (an operator, a
+bracket).
 
 On long texts most rules are first tried on a much smaller reduced text (see
 ``substrate.secrets.prefilter``) and run on the full text only when that finds something.
@@ -132,12 +133,78 @@ def _any_of(words: Sequence[str]) -> re.Pattern[str]:
     return re.compile(emit(trie) if trie else "(?!)")
 
 
+class KeywordRules:
+    """The rules whose keywords occur in a lower-cased text, found in one pass.
+
+    One search runs over the text for all keywords at once, taking at each place the longest
+    keyword that starts there (``_longest_of``), and goes on after it. What that skips is
+    still known: a keyword inside a longer one found (``auth`` in ``authorization``) is
+    counted with it (``_within``), and a keyword that starts inside one found and ends past it
+    (``secret`` in ``passecret``, ``asia`` in ``akiasia``) is looked up on its own
+    (``_straddling``). Every keyword that occurs is thus counted, as one ``in`` per keyword
+    would count it.
+    """
+
+    def __init__(self, index: Sequence[tuple[str, tuple[int, ...]]]) -> None:
+        words = [k for k, _ in index]
+        own = dict(index)
+        self._pattern = _longest_of(words)
+        # keyword -> the rules of every keyword it holds, itself included
+        self._within = {k: frozenset(i for w in words if w in k for i in own[w]) for k in words}
+        # keyword -> the keywords that may start inside it and end past it
+        self._straddling = {k: tuple(w for w in words if _straddles(k, w)) for k in words}
+
+    def rules_in(self, low: str) -> set[int]:
+        """The indexes of the rules one of whose keywords occurs in ``low``."""
+        found = set(self._pattern.findall(low))
+        rules: set[int] = set()
+        for k in found:
+            rules.update(self._within[k])
+        for k in found:
+            for other in self._straddling[k]:
+                # (a keyword whose rules are all counted already need not be looked up)
+                if not self._within[other] <= rules and other in low:
+                    rules.update(self._within[other])
+        return rules
+
+
+def _straddles(first: str, other: str) -> bool:
+    """Whether ``other`` may start inside ``first`` and end past it: a proper suffix of
+    ``first`` is a proper prefix of ``other``."""
+    return first != other and any(
+        other.startswith(first[i:]) and len(other) > len(first) - i for i in range(1, len(first))
+    )
+
+
+def _longest_of(words: Sequence[str]) -> re.Pattern[str]:
+    """A pattern matching, where one of ``words`` starts, the longest of them that starts
+    there, shaped as a trie (one branch per distinct next character)."""
+    trie: dict[str, dict[str, Any]] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        if "" in node:  # a word ends here and longer ones go on: those first (greedy)
+            return "(?:" + "|".join(alts) + ")?"
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(emit(trie) if trie else "(?!)")
+
+
 _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
 # Yes/no screens over every keyword of each index; the exact rule set is only worked out when
 # one says yes.
 ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
 ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
+TOKEN_KEYWORDS = KeywordRules(_BY_KEYWORD_TOKEN)
+CONTEXT_KEYWORDS = KeywordRules(_BY_KEYWORD_CONTEXT)
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
 MIN_TOKEN_LEN = MIN_WORD
 KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
@@ -222,16 +289,12 @@ def _scan(text: str, syntax: str) -> list[Hit]:
     accepted = _Accepted()
     gated = len(text) < KEYWORD_GATE
     if gated:
-        # keyword-first: one ``in`` per distinct keyword picks the rules worth trying, so a
+        # keyword-first: one search for every keyword picks the rules worth trying, so a
         # clean text never compiles or runs a regular expression
-        active: set[int] = set()
-        if ANY_CONTEXT_KEYWORD.search(low):
-            active.update(i for k, rules in _BY_KEYWORD_CONTEXT if k in low for i in rules)
+        active = CONTEXT_KEYWORDS.rules_in(low)
         unbroken = long_words(low)
         if unbroken:
-            runs = " ".join(unbroken)
-            if ANY_TOKEN_KEYWORD.search(runs):
-                active.update(i for k, rules in _BY_KEYWORD_TOKEN if k in runs for i in rules)
+            active.update(TOKEN_KEYWORDS.rules_in(" ".join(unbroken)))
             # lower-casing never shortens a word, so the longest one bounds the original's
             longest = max(map(len, unbroken))
             active.update(i for i, shortest in keywordless_widths() if longest >= shortest)

@@ -1,0 +1,61 @@
+"""The scan's shortcuts pick the same rules as the plain ways they replace.
+
+Each shortcut is checked against the simple reading it stands for, on texts built from
+keywords, their fragments and their overlaps, where the shortcuts are easiest to get wrong.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from substrate.secrets import engine
+from substrate.secrets.engine import CONTEXT_KEYWORDS, TOKEN_KEYWORDS, KeywordRules
+
+INDEXES = [
+    (engine._BY_KEYWORD_CONTEXT, CONTEXT_KEYWORDS),
+    (engine._BY_KEYWORD_TOKEN, TOKEN_KEYWORDS),
+]
+
+
+def _plain(index: tuple[tuple[str, tuple[int, ...]], ...], low: str) -> set[int]:
+    """The rules of every keyword found by one ``in`` each."""
+    return {i for k, rules in index if k in low for i in rules}
+
+
+def _fragments(words: list[str]) -> list[str]:
+    """The keywords, their heads and tails, and a few separators."""
+    heads = [w[:i] for w in words for i in range(1, len(w))]
+    tails = [w[i:] for w in words for i in range(1, len(w))]
+    return words + heads + tails + [" ", "x", "\n", "-", "_"]
+
+
+@pytest.mark.parametrize(("index", "keywords"), INDEXES)
+def test_keywords_found_in_one_pass_select_the_rules_one_lookup_each_does(
+    index: tuple[tuple[str, tuple[int, ...]], ...], keywords: KeywordRules
+) -> None:
+    rng = random.Random(11)
+    pieces = _fragments([k for k, _ in index])
+    for _ in range(20000):
+        low = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        assert keywords.rules_in(low) == _plain(index, low), low
+
+
+def test_keywords_inside_and_across_others_are_counted() -> None:
+    context = engine._BY_KEYWORD_CONTEXT
+    # "auth" inside "authorization"; "secret" starting in "pass" and ending past it (its
+    # own rules: the Kubernetes Secret's); "asia" across "akia"
+    for low in ["authorization: x", "passecret", "akiasia", "secret_access", "mysql -ppass"]:
+        assert CONTEXT_KEYWORDS.rules_in(low) == _plain(context, low), low
+    kubernetes = engine._KUBERNETES_RULE
+    assert kubernetes in CONTEXT_KEYWORDS.rules_in("passecret")
+    assert kubernetes not in CONTEXT_KEYWORDS.rules_in("pass ecret")
+    # the longest keyword is taken where several start
+    assert CONTEXT_KEYWORDS._pattern.findall("authorization") == ["authorization"]
+    assert TOKEN_KEYWORDS.rules_in("xoxe.xoxb-") == _plain(engine._BY_KEYWORD_TOKEN, "xoxe.xoxb-")
+
+
+def test_no_keyword_no_rule() -> None:
+    assert CONTEXT_KEYWORDS.rules_in("plain words only") == set()
+    assert KeywordRules(()).rules_in("anything") == set()
