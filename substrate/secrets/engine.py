@@ -310,7 +310,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for start, end in [*kubernetes_secret_spans(text), *json_secret_spans(text)]:
             accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     present: dict[str, bool] = {}
-    windows: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+    lines = _KeywordLines(text, low)
     held: dict[str, bool] = {}
     for i in selected:
         rule = RULES[i]
@@ -319,8 +319,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         if rule.lines:
             if rule.needs and not _holds_any(text, rule.needs, held):
                 continue  # every match holds one of these characters; the text has none
-            lines = _lines_holding(rule.keywords, low, text, windows)
-            for start, end in _widen(text, lines, rule.window):
+            for start, end in lines.windows(rule.keywords, rule.window):
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
             continue
@@ -337,7 +336,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     if _TABLE_RULE in selected and "|" in text:  # a column of them: "| user | password |"
-        headers = _lines_holding(TABLE_CELLS_RULE.keywords, low, text, windows)
+        headers = lines.holding(TABLE_CELLS_RULE.keywords)
         for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
@@ -348,21 +347,37 @@ _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
 _KUBERNETES_RULE = RULES.index(KUBERNETES_SECRET_RULE)
 
 
-def _lines_holding(
-    keywords: tuple[str, ...],
-    low: str,
-    text: str,
-    windows: dict[tuple[str, ...], list[tuple[int, int]]],
-) -> list[tuple[int, int]]:
-    """The lines of ``text`` holding one of ``keywords``, worked out once per scan (kept in
-    ``windows``). Lower-casing a few characters (İ) lengthens the text: then offsets in
-    ``low`` are not offsets in ``text``, and the whole text is one window."""
-    lines = windows.get(keywords)
-    if lines is None:
-        aligned = len(low) == len(text)
-        lines = _keyword_lines(low, keywords) if aligned else [(0, len(text))]
-        windows[keywords] = lines
-    return lines
+class _KeywordLines:
+    """The lines of a text that hold some keywords, and the windows they open (those lines
+    and a number of lines after each), worked out once per scan for each set of keywords and
+    each window: the generic rules share theirs."""
+
+    def __init__(self, text: str, low: str) -> None:
+        self._text = text
+        self._low = low
+        self._lines: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+        self._windows: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
+
+    def holding(self, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The lines holding one of ``keywords``. Lower-casing a few characters (İ)
+        lengthens the text: then offsets in the lower-cased text are not offsets in the
+        text, and the whole text is one line."""
+        lines = self._lines.get(keywords)
+        if lines is None:
+            text, low = self._text, self._low
+            aligned = len(low) == len(text)
+            lines = _keyword_lines(low, keywords) if aligned else [(0, len(text))]
+            self._lines[keywords] = lines
+        return lines
+
+    def windows(self, keywords: tuple[str, ...], extra: int) -> list[tuple[int, int]]:
+        """The lines holding one of ``keywords``, each with ``extra`` lines after it, merged
+        where they meet."""
+        spans = self._windows.get((keywords, extra))
+        if spans is None:
+            spans = _widen(self._text, self.holding(keywords), extra)
+            self._windows[(keywords, extra)] = spans
+        return spans
 
 
 # A long text is scanned a segment at a time, each with this much of the text on either side:
