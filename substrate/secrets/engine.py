@@ -111,26 +111,38 @@ def _keyword_index(tokens: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
 
 
 def _any_of(words: Sequence[str]) -> re.Pattern[str]:
-    """A pattern that finds whether any of ``words`` occurs, shaped as a trie.
+    """A pattern that finds whether any of ``words`` occurs.
 
-    The engine tries one branch per distinct next character rather than one per word, so a
-    search costs little more than one keyword test. A word that extends a shorter one is left
-    out: the shorter one already answers yes.
+    Each word is looked for from its least common character (its anchor): the anchor, then a
+    look-behind for the characters before it and the characters after it. The engine skips in
+    C to the next place holding one of the few anchors, where a search from each word's first
+    character would stop at nearly every letter of a text. A word that holds another is left
+    out: the other already answers yes.
     """
-    trie: dict[str, dict[str, Any]] = {}
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+    distinct = set(words)
+    kept = sorted(w for w in distinct if not any(o != w and o in w for o in distinct))
+    by_anchor: dict[str, list[str]] = {}
+    for word in kept:
+        at = max(range(len(word)), key=lambda i: _rarity(word[i]))
+        before, anchor, after = word[:at], word[at], word[at + 1 :]
+        behind = f"(?<={re.escape(before + anchor)})" if before else ""
+        by_anchor.setdefault(anchor, []).append(behind + re.escape(after))
+    alts = [
+        re.escape(anchor) + (rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")")
+        for anchor, rests in sorted(by_anchor.items())
+    ]
+    return re.compile("|".join(alts) if alts else "(?!)")
 
-    def emit(node: dict[str, Any]) -> str:
-        if "" in node:
-            return ""
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
-    return re.compile(emit(trie) if trie else "(?!)")
+# Characters from the most to the least common in notes, command-line pages and their file
+# paths (lower-cased); any other character is rarer than all of them.
+_COMMON_FIRST = " eatrnios\ndml/cpu-g{}`.hfbk:vxywz_|#j[]"
+
+
+def _rarity(ch: str) -> int:
+    """How uncommon ``ch`` is in text (higher: rarer)."""
+    at = _COMMON_FIRST.find(ch)
+    return len(_COMMON_FIRST) if at == -1 else at
 
 
 class KeywordRules:

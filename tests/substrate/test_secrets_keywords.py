@@ -7,6 +7,7 @@ keywords, their fragments and their overlaps, where the shortcuts are easiest to
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -59,3 +60,24 @@ def test_keywords_inside_and_across_others_are_counted() -> None:
 def test_no_keyword_no_rule() -> None:
     assert CONTEXT_KEYWORDS.rules_in("plain words only") == set()
     assert KeywordRules(()).rules_in("anything") == set()
+
+
+@pytest.mark.parametrize(
+    ("index", "any_keyword"),
+    [
+        (engine._BY_KEYWORD_CONTEXT, engine.ANY_CONTEXT_KEYWORD),
+        (engine._BY_KEYWORD_TOKEN, engine.ANY_TOKEN_KEYWORD),
+    ],
+)
+def test_a_search_from_each_keyword_s_rarest_character_finds_what_lookups_find(
+    index: tuple[tuple[str, tuple[int, ...]], ...], any_keyword: re.Pattern[str]
+) -> None:
+    rng = random.Random(12)
+    words = [k for k, _ in index]
+    pieces = _fragments(words)
+    for _ in range(20000):
+        low = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        assert bool(any_keyword.search(low)) == any(k in low for k in words), low
+    for word in words:  # alone, at either end, and cut short
+        assert any_keyword.search(word) and any_keyword.search(f"x {word}") is not None, word
+        assert not any_keyword.search(word[:-1]) or any(k in word[:-1] for k in words), word
