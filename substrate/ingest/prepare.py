@@ -303,14 +303,38 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     scope and tags. The names are checked as the gate checks them; one screen of the whole
     text answers for every slice of it (``slices_may_hold_secrets``). Most files hold no
     keyword: their items then skip the gate, and the others need only their text scanned.
+    For a short text one screen of it and the names joined answers for both.
     """
     if not parsed.slices or not _options_clean(options.scope, options.tags):
         return FileScreen()
     names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
+    if _clean_together(names, text):  # most files: one screen answers for all
+        return FileScreen(names=True, text=True)
+    text_clean = not slices_may_hold_secrets(text)
+    # a name inside a clean text is clean: it and the pieces a path scan reads are slices of it
+    others = [n for n in names if not (text_clean and len(n) < KEYWORD_GATE and n in text)]
     # a name with a keyword is common ("Desktop" holds "sk"): then the scan decides
-    if may_hold_secrets(names) and any(find_secrets_in_path(name) for name in names):
+    if may_hold_secrets(others) and any(find_secrets_in_path(name) for name in others):
         return FileScreen()
-    return FileScreen(names=True, text=not slices_may_hold_secrets(text))
+    return FileScreen(names=True, text=text_clean)
+
+
+def _clean_together(names: list[str], text: str) -> bool:
+    """Whether one screen of a short text and the names joined finds nothing: then neither a
+    name nor a piece a path scan reads of it holds anything, nor a slice of the text, as all
+    are slices of the joined string (``slices_may_hold_secrets``). A name inside the text or
+    another name adds nothing and is left out (the source is the end of the path, a section
+    is a heading of the text). A long text is screened on its own: it would be screened
+    twice when the joined screen cannot tell."""
+    if len(text) >= KEYWORD_GATE:
+        return False
+    parts = [text]
+    for name in sorted(names, key=len, reverse=True):
+        if len(name) >= KEYWORD_GATE:
+            return False
+        if not any(name in part for part in parts):
+            parts.append(name)
+    return not slices_may_hold_secrets("\n".join(parts))
 
 
 @lru_cache(maxsize=16)

@@ -568,3 +568,42 @@ def test_the_counts_of_a_run_add_up_to_the_files_scanned(tmp_path: Path) -> None
     parts = ("added", "updated", "unchanged", "skipped", "failed")
     # links and the fifo were reported skipped, not counted as scanned
     assert report["files_scanned"] == sum(report[f"files_{p}"] for p in parts) == 5
+
+
+def test_one_screen_of_names_and_text_gives_what_a_screen_of_each_gives() -> None:
+    import itertools
+
+    from substrate.ingest import prepare
+    from substrate.ingest.formats import PARSERS, ParseContext
+    from substrate.secrets.paths import find_secrets_in_path
+    from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
+
+    def apart(names: list[str], text: str) -> prepare.FileScreen:
+        """The screen of the names, then of the text, each on its own."""
+        if may_hold_secrets(names) and any(find_secrets_in_path(name) for name in names):
+            return prepare.FileScreen()
+        return prepare.FileScreen(names=True, text=not slices_may_hold_secrets(text))
+
+    discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+    texts = [
+        "# chdir\n\nChange the folder.\n",
+        "# keytool\n\nManage a key store.\n",  # a keyword and no finding
+        f"# Setup\n\nuse {SECRET} today\n",
+        f"# {discord}\n\nbody\n",  # a heading that is a token
+        "# Drawer\n\n" + "words " * 800,  # long: screened on its own
+    ]
+    paths = [
+        ("notes/chdir.md", "/data/notes/chdir.md"),  # the source ends the path
+        ("keys/notes.md", "/srv/keys/notes.md"),
+        (f"bots/{discord}.md", f"/srv/bots/{discord}.md"),  # a file name's stem
+        (f"a-{SECRET}.md", f"/x/a-{SECRET}.md"),
+        ("stream", ""),
+    ]
+    options = prepare.IngestOptions()
+    for text, (source, path) in itertools.product(texts, paths):
+        parsed = PARSERS["markdown"](text, ParseContext(4000, path, source, True))
+        ticket = prepare.Ticket(path or "stream:x", source, path or None, "markdown")
+        sections = [s.section for s in parsed.segments if s.section]
+        assert prepare.screen_file(text, parsed, ticket, options) == apart(
+            [source, path, *sections], text
+        ), (text[:20], source)
