@@ -8,10 +8,13 @@ by one as well, where each is a whole string of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+
 from substrate.secrets.engine import Hit, find_secrets, shifted_hit
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.scan import redact_hits
-from substrate.secrets.screen import may_hold_secret
+from substrate.secrets.screen import SHORT_LEN, may_hold_secret
 
 # Fields that hold a file's path: scanned as paths wherever they are (provenance, payloads);
 # ``note_links`` holds the paths a note links to (``substrate.notelinks``).
@@ -25,12 +28,25 @@ def find_secrets_in_path(path: str) -> list[Hit]:
     extension, the value reads as a file name, which no rule takes for a secret."""
     hits = find_secrets(path)
     for start, piece in path_pieces(path):
-        # folder names recur from path to path: the screen's verdict on each is remembered
-        for hit in find_secrets(piece) if may_hold_secret(piece) else ():
+        for hit in _piece_hits(piece):
             begin, end = hit.start + start, hit.end + start
             if not any(h.start < end and begin < h.end for h in hits):
                 hits.append(shifted_hit(hit, start))
     return sorted(hits, key=lambda h: h.start)
+
+
+def _piece_hits(piece: str) -> Sequence[Hit]:
+    """``find_secrets`` of a piece of a path, after its screen. Folder and file names recur
+    from path to path (every page of a folder, each language's copy of a page): a short
+    one's hits are remembered."""
+    if len(piece) <= SHORT_LEN:
+        return _short_piece_hits(piece)
+    return find_secrets(piece) if may_hold_secret(piece) else ()
+
+
+@lru_cache(maxsize=4096)
+def _short_piece_hits(piece: str) -> tuple[Hit, ...]:
+    return tuple(find_secrets(piece)) if may_hold_secret(piece) else ()
 
 
 def safe_path(path: str) -> str:

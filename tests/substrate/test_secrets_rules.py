@@ -1218,6 +1218,17 @@ def test_a_path_is_scanned_by_its_folder_names_too() -> None:
     ]
 
 
+def test_a_folder_name_met_again_is_found_where_it_stands_in_each_path() -> None:
+    from substrate.secrets.paths import find_secrets_in_path
+
+    # the hits of a name are remembered from path to path; each path places them anew
+    key = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
+    first = [(h.start, h.end) for h in find_secrets_in_path(f"/a/{key}/x.md")]
+    again = [(h.start, h.end) for h in find_secrets_in_path(f"/home/me/b/{key}/y.md")]
+    assert first == [(3, 23)] and again == [(11, 31)]
+    assert [(h.start, h.end) for h in find_secrets_in_path(f"/a/{key}/x.md")] == first
+
+
 @pytest.mark.parametrize("path", ["keys/password=Tr0ub4dor&3x!.txt", "password=Tr0ub4dor&3x!.md"])
 def test_a_file_name_is_scanned_without_its_extension_too(path: str) -> None:
     from substrate.secrets.paths import find_secrets_in_path, safe_path
