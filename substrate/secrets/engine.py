@@ -24,7 +24,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.codetext import in_text
@@ -113,25 +112,39 @@ def _keyword_index(tokens: bool) -> tuple[tuple[str, tuple[int, ...]], ...]:
 def _any_of(words: Sequence[str]) -> re.Pattern[str]:
     """A pattern that finds whether any of ``words`` occurs.
 
-    Each word is looked for from its least common character (its anchor): the anchor, then a
-    look-behind for the characters before it and the characters after it. The engine skips in
-    C to the next place holding one of the few anchors, where a search from each word's first
-    character would stop at nearly every letter of a text. A word that holds another is left
-    out: the other already answers yes.
+    Each word is looked for from its least common character (its anchor, ``_anchor``): the
+    anchor, then a look-behind for the characters before it and the characters after it. The
+    engine skips in C to the next place holding one of the few anchors, where a search from
+    each word's first character would stop at nearly every letter of a text. A word that
+    holds another is left out: the other already answers yes.
     """
     distinct = set(words)
     kept = sorted(w for w in distinct if not any(o != w and o in w for o in distinct))
-    by_anchor: dict[str, list[str]] = {}
-    for word in kept:
-        at = max(range(len(word)), key=lambda i: _rarity(word[i]))
+    return re.compile(_anchored(kept, capture=False)[0])
+
+
+def _anchored(words: Sequence[str], *, capture: bool) -> tuple[str, list[str]]:
+    """An alternative per word, each from the word's anchor, grouped by anchor; and the words
+    in the order of their alternatives. With ``capture``, the rest of each word after its
+    anchor is a group, numbered in that order (a match's ``lastindex`` names its word)."""
+    by_anchor: dict[str, list[tuple[str, str]]] = {}
+    for word in words:
+        at = _anchor(word)
         before, anchor, after = word[:at], word[at], word[at + 1 :]
         behind = f"(?<={re.escape(before + anchor)})" if before else ""
-        by_anchor.setdefault(anchor, []).append(behind + re.escape(after))
-    alts = [
-        re.escape(anchor) + (rests[0] if len(rests) == 1 else "(?:" + "|".join(rests) + ")")
-        for anchor, rests in sorted(by_anchor.items())
-    ]
-    return re.compile("|".join(alts) if alts else "(?!)")
+        rest = f"({re.escape(after)})" if capture else re.escape(after)
+        by_anchor.setdefault(anchor, []).append((word, behind + rest))
+    alts, order = [], []
+    for anchor, rests in sorted(by_anchor.items()):
+        order += [word for word, _ in rests]
+        either = "|".join(rest for _, rest in rests)
+        alts.append(re.escape(anchor) + (either if len(rests) == 1 else f"(?:{either})"))
+    return ("|".join(alts) if alts else "(?!)"), order
+
+
+def _anchor(word: str) -> int:
+    """Where the least common character of ``word`` is (its first such place)."""
+    return max(range(len(word)), key=lambda i: _rarity(word[i]))
 
 
 # Characters from the most to the least common in notes, command-line pages and their file
@@ -148,65 +161,56 @@ def _rarity(ch: str) -> int:
 class KeywordRules:
     """The rules whose keywords occur in a lower-cased text, found in one pass.
 
-    One search runs over the text for all keywords at once, taking at each place the longest
-    keyword that starts there (``_longest_of``), and goes on after it. What that skips is
-    still known: a keyword inside a longer one found (``auth`` in ``authorization``) is
-    counted with it (``_within``), and a keyword that starts inside one found and ends past it
+    One search runs over the text for all keywords at once, each from its anchor (see
+    ``_any_of``), and goes on after the keyword it found. What that skips is still known: a
+    keyword inside one found (``auth`` in ``authorization``) is counted with it
+    (``_within``), and one whose anchor falls on or inside one found but that reaches past it
     (``secret`` in ``passecret``, ``asia`` in ``akiasia``) is looked up on its own
-    (``_straddling``). Every keyword that occurs is thus counted, as one ``in`` per keyword
-    would count it.
+    (``_hidden``). Every keyword that occurs is thus counted, as one ``in`` per keyword would
+    count it.
     """
 
     def __init__(self, index: Sequence[tuple[str, tuple[int, ...]]]) -> None:
         words = [k for k, _ in index]
         own = dict(index)
-        self._pattern = _longest_of(words)
+        self._any = _any_of(words)
+        pattern, self._words = _anchored(words, capture=True)
+        self._pattern = re.compile(pattern)
         # keyword -> the rules of every keyword it holds, itself included
         self._within = {k: frozenset(i for w in words if w in k for i in own[w]) for k in words}
-        # keyword -> the keywords that may start inside it and end past it
-        self._straddling = {k: tuple(w for w in words if _straddles(k, w)) for k in words}
+        # keyword -> the keywords a search may pass over where it finds this one
+        self._hidden = {k: tuple(w for w in words if _may_hide(k, w)) for k in words}
 
     def rules_in(self, low: str) -> set[int]:
         """The indexes of the rules one of whose keywords occurs in ``low``."""
-        found = set(self._pattern.findall(low))
+        if not self._any.search(low):  # most texts: one search that stops at the first
+            return set()
+        words = self._words
+        found = {words[m.lastindex - 1] for m in self._pattern.finditer(low) if m.lastindex}
         rules: set[int] = set()
         for k in found:
             rules.update(self._within[k])
         for k in found:
-            for other in self._straddling[k]:
+            for other in self._hidden[k]:
                 # (a keyword whose rules are all counted already need not be looked up)
                 if not self._within[other] <= rules and other in low:
                     rules.update(self._within[other])
         return rules
 
 
-def _straddles(first: str, other: str) -> bool:
-    """Whether ``other`` may start inside ``first`` and end past it: a proper suffix of
-    ``first`` is a proper prefix of ``other``."""
-    return first != other and any(
-        other.startswith(first[i:]) and len(other) > len(first) - i for i in range(1, len(first))
-    )
-
-
-def _longest_of(words: Sequence[str]) -> re.Pattern[str]:
-    """A pattern matching, where one of ``words`` starts, the longest of them that starts
-    there, shaped as a trie (one branch per distinct next character)."""
-    trie: dict[str, dict[str, Any]] = {}
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        if "" in node:  # a word ends here and longer ones go on: those first (greedy)
-            return "(?:" + "|".join(alts) + ")?"
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return re.compile(emit(trie) if trie else "(?!)")
+def _may_hide(found: str, other: str) -> bool:
+    """Whether a search that finds ``found`` may pass over ``other``: placed so that both
+    agree where they overlap, the anchor of ``other`` falls from the anchor of ``found`` to its
+    end (where the search tries another word first, or does not look), and ``other`` is no
+    part of ``found``."""
+    if other in found:
+        return False  # counted with it
+    first, second = _anchor(found), _anchor(other)
+    for shift in range(first - second, len(found) - second):  # other starts at ``shift``
+        lo, hi = max(0, shift), min(len(found), shift + len(other))
+        if found[lo:hi] == other[lo - shift : hi - shift]:
+            return True
+    return False
 
 
 _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
