@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.codetext import in_text
@@ -327,14 +328,17 @@ def _scan(text: str, syntax: str) -> list[Hit]:
             accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     present: dict[str, bool] = {}
     lines = _KeywordLines(text, low)
-    held: dict[str, bool] = {}
+    held: frozenset[str] | None = None  # the characters some rule needs that the text holds
     for i in selected:
         rule = RULES[i]
         if rule.kind == "document":  # read above, by the document's structure
             continue
         if rule.lines:
-            if rule.needs and not _holds_any(text, rule.needs, held):
-                continue  # every match holds one of these characters; the text has none
+            if rule.needs:
+                if held is None:
+                    held = frozenset(ch for ch in _NEEDED if ch in text)
+                if held.isdisjoint(rule.needs):
+                    continue  # every match holds one of these characters; the text has none
             for start, end in lines.windows(rule.keywords, rule.window):
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
@@ -360,6 +364,8 @@ def _scan(text: str, syntax: str) -> list[Hit]:
 
 
 _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
+# Every character some rule needs (``Rule.needs``): a scan looks each up once
+_NEEDED = "".join(sorted({ch for rule in RULES for ch in rule.needs}))
 _KUBERNETES_RULE = RULES.index(KUBERNETES_SECRET_RULE)
 
 
@@ -440,29 +446,25 @@ def shifted_hit(hit: Hit, by: int) -> Hit:
     )
 
 
-def _holds_any(text: str, chars: str, held: dict[str, bool]) -> bool:
-    """Whether ``text`` holds one of ``chars`` (remembered in ``held``)."""
-    answer = held.get(chars)
-    if answer is None:
-        answer = held[chars] = any(ch in text for ch in chars)
-    return answer
-
-
-def _keyword_lines(low: str, keywords: Sequence[str]) -> list[tuple[int, int]]:
-    """Start and end offsets of every line holding one of ``keywords``, merged and sorted."""
-    starts: set[int] = set()
-    for k in keywords:
-        i = low.find(k)
-        while i != -1:
-            ls = low.rfind("\n", 0, i) + 1
-            starts.add(ls)
-            nl = low.find("\n", i)
-            i = low.find(k, nl) if nl != -1 else -1
+def _keyword_lines(low: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Start and end offsets of every line holding one of ``keywords``, in order: one search
+    for all of them finds the first, then the first on a later line, and so on (a keyword
+    holds no line break, so it lies on the line where the search finds it)."""
+    find = _any_keyword(keywords).search
     out: list[tuple[int, int]] = []
-    for ls in sorted(starts):
-        le = low.find("\n", ls)
-        out.append((ls, len(low) if le == -1 else le))
+    found = find(low)
+    while found is not None:
+        at = found.start()
+        end = low.find("\n", at)
+        out.append((low.rfind("\n", 0, at) + 1, len(low) if end == -1 else end))
+        found = find(low, end) if end != -1 else None
     return out
+
+
+@lru_cache(maxsize=64)
+def _any_keyword(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    """``_any_of`` of a rule's keywords (the rules share a few sets of them)."""
+    return _any_of(keywords)
 
 
 def _widen(text: str, lines: list[tuple[int, int]], extra: int) -> list[tuple[int, int]]:

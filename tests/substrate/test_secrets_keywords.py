@@ -79,3 +79,17 @@ def test_a_search_from_each_keyword_s_rarest_character_finds_what_lookups_find(
     for word in words:  # alone, at either end, and cut short
         assert any_keyword.search(word) and any_keyword.search(f"x {word}") is not None, word
         assert not any_keyword.search(word[:-1]) or any(k in word[:-1] for k in words), word
+
+
+def test_the_lines_holding_keywords_are_found_by_one_search_per_line() -> None:
+    rng = random.Random(13)
+    keywords = ("pass", "pw", "key", "secret", "-u ", "//")
+    pieces = [*keywords, "pa", "ss", "ke", "y", "-u", " ", "x", "\n", "\n\n", "/"]
+    for _ in range(5000):
+        low = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        spans, start = [], 0
+        for line in low.split("\n"):
+            if any(k in line for k in keywords):
+                spans.append((start, start + len(line)))
+            start += len(line) + 1
+        assert engine._keyword_lines(low, keywords) == spans, low
