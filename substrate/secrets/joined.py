@@ -35,7 +35,8 @@ _LEAD_CHARS = 200
 
 def may_join(text: str) -> bool:
     """Whether ``text`` may hold literals joined across a gap (False is exact)."""
-    return _JUNCTION.search(text) is not None
+    # a junction opens and closes on quotes: most texts hold none, found by a C search
+    return ('"' in text or "'" in text) and _JUNCTION.search(text) is not None
 
 
 def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
