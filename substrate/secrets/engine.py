@@ -379,6 +379,7 @@ class _KeywordLines:
         self._low = low
         self._lines: dict[tuple[str, ...], list[tuple[int, int]]] = {}
         self._windows: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
+        self._breaks: list[int] | None = None  # the text's line breaks, once a window needs them
 
     def holding(self, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
         """The lines holding one of ``keywords``. Lower-casing a few characters (İ)
@@ -397,7 +398,9 @@ class _KeywordLines:
         where they meet."""
         spans = self._windows.get((keywords, extra))
         if spans is None:
-            spans = _widen(self._text, self.holding(keywords), extra)
+            if extra and self._breaks is None:
+                self._breaks = _line_breaks(self._text)
+            spans = _widen(self._text, self.holding(keywords), extra, self._breaks)
             self._windows[(keywords, extra)] = spans
         return spans
 
@@ -467,20 +470,38 @@ def _any_keyword(keywords: tuple[str, ...]) -> re.Pattern[str]:
     return _any_of(keywords)
 
 
-def _widen(text: str, lines: list[tuple[int, int]], extra: int) -> list[tuple[int, int]]:
-    """Extend each line window by ``extra`` following lines and merge overlaps."""
+def _widen(
+    text: str, lines: list[tuple[int, int]], extra: int, breaks: list[int] | None = None
+) -> list[tuple[int, int]]:
+    """Extend each line window by ``extra`` following lines and merge overlaps; ``breaks``
+    are the text's line breaks, when known."""
+    if extra and lines:
+        breaks = _line_breaks(text) if breaks is None else breaks
+        lines = [(start, _end_after(breaks, end, extra, len(text))) for start, end in lines]
     out: list[tuple[int, int]] = []
     for start, end in lines:
-        for _ in range(extra):
-            if end >= len(text):
-                break
-            nxt = text.find("\n", end + 1)
-            end = len(text) if nxt == -1 else nxt
         if out and start <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
             out.append((start, end))
     return out
+
+
+def _line_breaks(text: str) -> list[int]:
+    """Where ``text``'s line breaks are, in order."""
+    return [m.start() for m in _LINE_BREAK.finditer(text)]
+
+
+_LINE_BREAK = re.compile("\n")
+
+
+def _end_after(breaks: list[int], end: int, extra: int, size: int) -> int:
+    """The end of the line ``extra`` lines after the one that ends at ``end`` (a line
+    break, or the text's ``size``), or the text's end when there are not so many."""
+    at = bisect.bisect_left(breaks, end)
+    if at == len(breaks) or breaks[at] != end:
+        return end  # the last line
+    return breaks[at + extra] if at + extra < len(breaks) else size
 
 
 def _secret_span(m: re.Match[str]) -> tuple[int, int, str]:

@@ -93,3 +93,32 @@ def test_the_lines_holding_keywords_are_found_by_one_search_per_line() -> None:
                 spans.append((start, start + len(line)))
             start += len(line) + 1
         assert engine._keyword_lines(low, keywords) == spans, low
+
+
+def _widened_line_by_line(
+    text: str, lines: list[tuple[int, int]], extra: int
+) -> list[tuple[int, int]]:
+    """Each window extended a line at a time, then merged where they meet."""
+    out: list[tuple[int, int]] = []
+    for start, end in lines:
+        for _ in range(extra):
+            if end >= len(text):
+                break
+            after = text.find("\n", end + 1)
+            end = len(text) if after == -1 else after
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def test_windows_widened_by_the_line_breaks_found_once_are_those_widened_line_by_line() -> None:
+    rng = random.Random(14)
+    for _ in range(3000):
+        text = "".join(
+            rng.choice(["key", "x", " ", "\n", "\n\n"]) for _ in range(rng.randrange(0, 16))
+        )
+        lines = engine._keyword_lines(text, ("key",))
+        for extra in (0, 1, 2, 3, 40):
+            assert engine._widen(text, lines, extra) == _widened_line_by_line(text, lines, extra)
