@@ -32,7 +32,7 @@ from substrate.limits import FRONT_MATTER_LINES
 
 # A line that could be a heading or a fence, matched where it starts. An ATX heading's title is
 # taken whole and its closing #s cut off after (_atx_title): a lazy title tried the rest of the
-# pattern after each of its characters.
+# pattern after each of its characters. Its groups are read all at once, in this order.
 _LINE = re.compile(
     r" {0,3}(?:"
     r"(?P<atx>#{1,6})(?:[ \t]+(?P<title>.*))?"  # ATX heading (its closing #s: _atx_title)
@@ -156,10 +156,13 @@ def _marks(text: str, start: int) -> Iterator[re.Match[str]]:
     first = _LINE.match(text, start)
     if first is not None:
         yield first
-    for candidate in _NEXT_MARK.finditer(text, start):
+    # one search per line found: a finditer costs more to set up than a short note has marks
+    candidate = _NEXT_MARK.search(text, start)
+    while candidate is not None:
         line = _LINE.match(text, candidate.start() + 1)
         if line is not None:
             yield line
+        candidate = _NEXT_MARK.search(text, candidate.end())
 
 
 def _atx_title(rest: str) -> str:
@@ -193,26 +196,21 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
         line_start = m.start()
         if line_start < comment_end:
             continue
+        atx, title, marker, info, under, comment = m.groups()
         if fence:
-            marker = m.group("fence")
-            if (
-                marker
-                and marker[0] == fence[0]
-                and len(marker) >= len(fence)
-                and not (m.group("info").strip())
-            ):
-                fence = ""
+            if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
+                fence = ""  # a closing fence: the same character, as many, and no info string
             continue
-        if m.group("fence"):
-            fence = m.group("fence")
+        if marker:
+            fence = marker
             continue
-        if m.group("comment"):
+        if comment:
             closed = text.find("-->", m.start("comment") + 2)  # "<!-->" closes at once
             comment_end = len(text) if closed < 0 else closed
             continue
-        if m.group("atx") is not None:
+        if atx is not None:
             doc.emit(sec_start, body_start, line_start)
-            doc.enter(len(m.group("atx")), _atx_title(m.group("title") or ""))
+            doc.enter(len(atx), _atx_title(title or ""))
             sec_start, body_start = line_start, m.end()
             continue
         # a setext underline: the line above must be a one-line paragraph of this section
@@ -226,7 +224,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
         ):
             continue
         doc.emit(sec_start, body_start, prev_start)
-        doc.enter(1 if m.group("under")[0] == "=" else 2, prev)
+        doc.enter(1 if under[0] == "=" else 2, prev)
         sec_start, body_start = prev_start, m.end()
     doc.emit(sec_start, body_start, len(text))
     if not parsed.segments:  # headings alone, or front matter alone, are still a note
