@@ -203,6 +203,15 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
     return chunks
 
 
+def _one_chunk(text: str, limit: int) -> tuple[str, int] | None:
+    """``text`` without its margins, and where that begins, when it is a chunk on its own (the
+    one span of ``chunk_spans``): not blank, and within ``limit``."""
+    body = text.strip()  # (what ``_stripped`` leaves: both drop what ``str.isspace`` tells)
+    if 0 < len(body) <= limit:
+        return body, len(text) - len(text.lstrip())
+    return None
+
+
 class Chunk(NamedTuple):
     """One chunk of a text: its own text, the file lines it spans, the parts of secrets of
     the whole text that lie in it (``cutsecrets``), and where it starts in the text."""
@@ -229,11 +238,12 @@ def chunk_lines(
     Returns:
         The chunks, in order.
     """
-    spans = chunk_spans(text, limit)
-    if len(spans) == 1:  # most texts: one chunk, which the gate sees whole (nothing is cut)
-        ((start, end),) = spans
+    one = _one_chunk(text, limit)
+    if one is not None:  # most texts: the gate sees it whole, no secret of it is cut
+        body, start = one
         line = first_line + text.count("\n", 0, start)
-        return [Chunk(text[start:end], line, line + text.count("\n", start, end), None, start)]
+        return [Chunk(body, line, line + body.count("\n"), None, start)]
+    spans = chunk_spans(text, limit)
     found_in = cut_secrets(text, spans) if secrets else [None] * len(spans)
     out = []
     line, pos = first_line, 0
@@ -249,9 +259,10 @@ def text_segments(
     text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
 ) -> list[Segment]:
     """The prose segments of ``text`` (a section, a paragraph): one per chunk."""
-    body = text.strip()  # (``str.strip`` drops what ``_stripped`` does: ``str.isspace``)
-    if 0 < len(body) <= limit:  # most sections: the one chunk ``chunk_lines`` would give
-        line = first_line + text.count("\n", 0, len(text) - len(text.lstrip()))
+    one = _one_chunk(text, limit)
+    if one is not None:  # most sections
+        body, start = one
+        line = first_line + text.count("\n", 0, start)
         return [Segment("text", body, section, line, line + body.count("\n"))]
     chunks = chunk_lines(text, first_line, limit, secrets=secrets)
     return [
