@@ -339,7 +339,12 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                     held = frozenset(ch for ch in _NEEDED if ch in text)
                 if held.isdisjoint(rule.needs):
                     continue  # every match holds one of these characters; the text has none
+            # (the lower-cased text shows what a match holds where it has the text's length
+            # and no letter a case-blind pattern reads otherwise)
+            guarded = bool(rule.holds) and lines.case_safe()
             for start, end in lines.windows(rule.keywords, rule.window):
+                if guarded and not _holds_one(low, rule.holds, start, end):
+                    continue  # every match holds one of these strings; the window has none
                 for m in rule.regex.finditer(text, start, end):
                     _consider(rule, m, text, accepted, syntax)
             continue
@@ -380,6 +385,7 @@ class _KeywordLines:
         self._lines: dict[tuple[str, ...], list[tuple[int, int]]] = {}
         self._windows: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
         self._breaks: list[int] | None = None  # the text's line breaks, once a window needs them
+        self._case_safe: bool | None = None
 
     def holding(self, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
         """The lines holding one of ``keywords``. Lower-casing a few characters (İ)
@@ -392,6 +398,18 @@ class _KeywordLines:
             lines = _keyword_lines(low, keywords) if aligned else [(0, len(text))]
             self._lines[keywords] = lines
         return lines
+
+    def case_safe(self) -> bool:
+        """Whether the lower-cased text has the text's length, and the text holds none of the
+        characters a case-blind pattern takes for an ASCII letter that lower-casing leaves
+        as they are (``_CASE_FOLDS``): then where a case-blind pattern matches a word, the
+        lower-cased text holds that word, at the same offsets."""
+        if self._case_safe is None:
+            text = self._text
+            self._case_safe = len(self._low) == len(text) and (
+                text.isascii() or not any(ch in text for ch in _CASE_FOLDS)
+            )
+        return self._case_safe
 
     def windows(self, keywords: tuple[str, ...], extra: int) -> list[tuple[int, int]]:
         """The lines holding one of ``keywords``, each with ``extra`` lines after it, merged
@@ -447,6 +465,17 @@ def shifted_hit(hit: Hit, by: int) -> Hit:
     return Hit(
         hit.rule, hit.start + by, hit.end + by, hit.prefix, hit.match_start + by, hit.match_end + by
     )
+
+
+# The characters other than ASCII letters that a case-blind pattern takes for one: the Kelvin
+# sign and the long s (for k and s), the dotted and dotless I (for i). Lower-casing keeps all
+# but the Kelvin sign, and makes two characters of the dotted I.
+_CASE_FOLDS = "\u212a\u017f\u0130\u0131"
+
+
+def _holds_one(low: str, strings: tuple[str, ...], start: int, end: int) -> bool:
+    """Whether ``low[start:end]`` holds one of ``strings``."""
+    return any(low.find(s, start, end) != -1 for s in strings)
 
 
 def _keyword_lines(low: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -24,6 +24,9 @@ Fields:
     lines: only try the pattern on lines holding a keyword (plus ``window`` following lines).
     needs: characters one of which every match holds (an operator, a bracket); a text with
         none of them is not searched (``lines`` rules only).
+    holds: lower-case strings one of which every match holds, as the lower-cased text shows
+        it (a key's word, a lookup's opening); a keyword line window holding none of them is
+        not searched (``lines`` rules only).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Rule:
     lines: bool = False
     window: int = 0
     needs: str = ""
+    holds: tuple[str, ...] = ()
     flags: int = 0
     description: str = field(default="", compare=False)
 
@@ -238,10 +242,16 @@ _GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
 def _generic(
-    pattern: str, needs: str, description: str, window: int = 0, kind: str = "assignment"
+    pattern: str,
+    needs: str,
+    description: str,
+    window: int = 0,
+    kind: str = "assignment",
+    holds: tuple[str, ...] = (),
 ) -> Rule:
     """A generic key = value rule: keyed on the secret stems, tried on keyword lines only, and
-    only where the characters it ``needs`` occur."""
+    only where the characters it ``needs`` occur (and, in a window, one of the strings every
+    match ``holds``)."""
     return Rule(
         "sensitive_assignment",
         pattern,
@@ -250,9 +260,29 @@ def _generic(
         lines=True,
         window=window,
         needs=needs,
+        holds=holds,
         boundary=False,
         description=description,
     )
+
+
+# What the matches of some generic rules hold: the word their key starts with (a label's
+# first word, a password's name), or how a lookup opens (``Rule.holds``)
+_LABEL_WORDS = (
+    "api",
+    "access",
+    "secret",
+    "private",
+    "auth",
+    "client",
+    "deploy",
+    "app",
+    "bot",
+    "service",
+    "personal",
+    "pass",
+    "pw",
+)
 
 
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
@@ -515,25 +545,68 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
-    _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")'),
+    _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")', holds=("set",)),
     _generic(_CLI_FLAG, "-", "--password literal on a command line"),
     TABLE_CELLS_RULE,
     KUBERNETES_SECRET_RULE,
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
-    _generic(_NAMED_VALUE, ":=", "name: DB_PASSWORD, value: literal", window=1),
-    _generic(_FALLBACK_AFTER, "|?(", 'API_KEY || "literal", a fallback', kind="fallback"),
-    _generic(_FALLBACK_AROUND, "{(", "${DB_PASSWORD:-literal}, a fallback", kind="fallback"),
-    _generic(_STATED, " \t", "the password is <literal>, in a sentence", kind="stated"),
-    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
+    _generic(
+        _NAMED_VALUE,
+        ":=",
+        "name: DB_PASSWORD, value: literal",
+        window=1,
+        holds=("name", "key"),
+    ),
+    _generic(
+        _FALLBACK_AFTER,
+        "|?(",
+        'API_KEY || "literal", a fallback',
+        kind="fallback",
+        holds=("{{", "env"),
+    ),
+    _generic(
+        _FALLBACK_AROUND,
+        "{(",
+        "${DB_PASSWORD:-literal}, a fallback",
+        kind="fallback",
+        holds=("${", "get", "fetch"),
+    ),
+    _generic(
+        _STATED,
+        " \t",
+        "the password is <literal>, in a sentence",
+        kind="stated",
+        holds=("pass", "pw"),
+    ),
+    _generic(
+        _LABELLED,
+        ":",
+        "API key for staging: <literal>, a label in notes",
+        kind="label",
+        holds=_LABEL_WORDS,
+    ),
     _generic(
         _LABEL_ABOVE,
         ":",
         "The staging password: then the literal alone on the next line",
         window=2,
         kind="label",
+        holds=_LABEL_WORDS,
     ),
-    _generic(_USER_SLASH_PASSWORD, "/", "creds: user / <literal>", kind="stated"),
-    _generic(_STATED_BARE, " \t", "password <Strong-L1teral!>, no verb", kind="stated_bare"),
+    _generic(
+        _USER_SLASH_PASSWORD,
+        "/",
+        "creds: user / <literal>",
+        kind="stated",
+        holds=("cred", "pass"),
+    ),
+    _generic(
+        _STATED_BARE,
+        " \t",
+        "password <Strong-L1teral!>, no verb",
+        kind="stated_bare",
+        holds=("pass", "pwd"),
+    ),
     _generic(
         _YAML_BLOCK,
         "|>",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+import string
 
 import pytest
 
@@ -122,3 +123,74 @@ def test_windows_widened_by_the_line_breaks_found_once_are_those_widened_line_by
         lines = engine._keyword_lines(text, ("key",))
         for extra in (0, 1, 2, 3, 40):
             assert engine._widen(text, lines, extra) == _widened_line_by_line(text, lines, extra)
+
+
+# Texts each rule with ``holds`` matches (its pattern alone, before any check of the value)
+HELD_EXAMPLES = [
+    'setPassword("Zq8Xw2Rk5Vn1")',
+    'set_api_key("Zq8Xw2Rk5Vn1")',
+    "name: DB_PASSWORD\n  value: Zq8Xw2Rk5Vn1",
+    '{"ParameterKey": "DbPassword", "ParameterValue": "Zq8Xw2Rk5Vn1"}',
+    "{{ db_password | default('Zq8Xw2Rk5Vn1') }}",
+    'process.env.API_KEY || "Zq8Xw2Rk5Vn1"',
+    'os.environ.get("DB_PASSWORD") or "Zq8Xw2Rk5Vn1"',
+    'ENV["API_KEY"] || "Zq8Xw2Rk5Vn1"',
+    "${DB_PASSWORD:-Zq8Xw2Rk5Vn1}",
+    'os.environ.get("DB_PASSWORD", "Zq8Xw2Rk5Vn1")',
+    'ENV.fetch("DB_PASSWORD") { "Zq8Xw2Rk5Vn1" }',
+    "the password is Zq8Xw2Rk5Vn1",
+    "pw was 'Zq8Xw2Rk5Vn1'",
+    "API key for staging: Zq8Xw2Rk5Vn1",
+    "**Password (prod):** Zq8Xw2Rk5Vn1",
+    "The staging password:\n`Zq8Xw2Rk5Vn1`",
+    "creds: deploy / Vb8#qL2mXz7",
+    "user/pass: bob / Vb8#qL2mXz7",
+    "connect with password Hx7!qLz93pQ",
+]
+HELD_RULES = [rule for rule in engine.RULES if rule.holds]
+
+
+def _varied(rng: random.Random, text: str) -> str:
+    """``text`` with some letters' case flipped and a few characters put in."""
+    chars = [ch.swapcase() if rng.random() < 0.2 else ch for ch in text]
+    for _ in range(rng.randrange(0, 3)):
+        chars.insert(rng.randrange(len(chars) + 1), rng.choice(" =:'\"\n_-.ſK"))
+    return "".join(chars)
+
+
+def test_every_match_of_a_rule_holds_one_of_the_strings_it_names() -> None:
+    rng = random.Random(15)
+    matched = set()
+    for _ in range(40):
+        for example in HELD_EXAMPLES:
+            text = example if not matched else _varied(rng, example)
+            if not engine._KeywordLines(text, text.lower()).case_safe():
+                continue  # the lower-cased text need not show what such a match holds
+            for rule in HELD_RULES:
+                for m in rule.regex.finditer(text):
+                    matched.add(rule.pattern)
+                    assert any(h in m.group().lower() for h in rule.holds), (rule, text)
+    assert matched == {rule.pattern for rule in HELD_RULES}  # every rule was exercised
+
+
+def test_skipping_windows_that_hold_none_of_a_rule_s_strings_finds_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(16)
+    # a letter a case-blind pattern reads as s (the long s): the lower-cased window does not
+    # show "pass" in "paſsword", so no window is skipped in such a text
+    texts = ["token; pa\u017fsword is 'Zq8Xw2Rk5Vn1Lp7'", "token; the pa\u017fsword is Zq8Xw2"]
+    for _ in range(400):
+        parts = [_varied(rng, rng.choice(HELD_EXAMPLES)) for _ in range(rng.randrange(1, 4))]
+        noise = rng.choice(["", "key", "token", "\n", "secret x", "pass"])
+        texts.append(f"\n{noise} ".join(parts))
+    found = [engine.find_secrets(text) for text in texts]
+    assert found[0] and found[1]
+    monkeypatch.setattr(engine, "_holds_one", lambda *args: True)
+    assert [engine.find_secrets(text) for text in texts] == found
+
+
+def test_the_letters_a_case_blind_pattern_reads_as_ascii_are_known() -> None:
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    read_as_ascii = set(re.findall("(?i:[a-z])", everything)) - set(string.ascii_letters)
+    assert read_as_ascii == set(engine._CASE_FOLDS)
