@@ -22,7 +22,7 @@ import bisect
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -341,11 +341,16 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                     continue  # every match holds one of these characters; the text has none
             # (the lower-cased text shows what a match holds where it has the text's length
             # and no letter a case-blind pattern reads otherwise)
-            guarded = bool(rule.holds) and lines.case_safe()
+            safe = lines.case_safe()
+            guarded, led = bool(rule.holds) and safe, bool(rule.starts) and safe
             for start, end in lines.windows(rule.keywords, rule.window):
                 if guarded and not _holds_one(low, rule.holds, start, end):
                     continue  # every match holds one of these strings; the window has none
-                for m in rule.regex.finditer(text, start, end):
+                if led:
+                    found: Iterator[re.Match[str]] = _led_matches(rule, text, low, start, end)
+                else:
+                    found = rule.regex.finditer(text, start, end)
+                for m in found:
                     _consider(rule, m, text, accepted, syntax)
             continue
         if not gated:
@@ -471,6 +476,62 @@ def shifted_hit(hit: Hit, by: int) -> Hit:
 # sign and the long s (for k and s), the dotted and dotless I (for i). Lower-casing keeps all
 # but the Kelvin sign, and makes two characters of the dotted I.
 _CASE_FOLDS = "\u212a\u017f\u0130\u0131"
+
+
+def _led_matches(rule: Rule, text: str, low: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """The matches ``rule.regex.finditer(text, start, end)`` gives, found by trying the
+    pattern only where a match may start (``Rule.starts``), in order, past the end of the
+    last match, as the search would come to each. ``start`` begins a line; ``low`` shows
+    what the pattern's case-blind letters match (``_KeywordLines.case_safe``). No match of
+    such a rule is empty, so the search goes on at a match's end."""
+    pos = start
+    for at in _lead_places(rule, text, low, start, end):
+        if at >= pos:
+            m = rule.regex.match(text, at, end)
+            if m is not None:
+                yield m
+                pos = m.end()
+
+
+def _lead_places(rule: Rule, text: str, low: str, start: int, end: int) -> list[int]:
+    """Where in ``start``..``end`` a match of ``rule`` may start, in order: every place one
+    of its ``starts`` begins; or, for a rule whose matches begin a word, the beginning of each
+    word that holds one of them at most ``reach`` characters in. There, the first in each
+    word is enough, and one search finds it: a later one inside an earlier is in the same
+    word, further in."""
+    places: set[int] = set()
+    if rule.word is None:
+        for lead in rule.starts:
+            at = low.find(lead, start, end)
+            while at != -1:
+                places.add(at)
+                at = low.find(lead, at + 1, end)
+        return sorted(places)
+    for found in _any_literal(rule.starts).finditer(low, start, end):
+        begin = _word_start(text, found.start(), start, rule.word, rule.reach)
+        if begin is not None:
+            places.add(begin)
+    return sorted(places)
+
+
+@lru_cache(maxsize=16)
+def _any_literal(strings: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(s) for s in strings))
+
+
+def _word_start(text: str, at: int, floor: int, extra: str, reach: int) -> int | None:
+    """Where the word holding ``at`` begins: a run of letters, digits, ``_`` and the
+    characters of ``extra`` (what a pattern's ``\\w`` with them takes), not before ``floor``
+    (a line's start); None when that is more than ``reach`` characters before ``at``."""
+    begin = at
+    while begin > floor:
+        ch = text[begin - 1]
+        if not (ch.isalnum() or ch == "_" or ch in extra):
+            break
+        begin -= 1
+        if at - begin > reach:
+            return None
+    return begin
 
 
 def _holds_one(low: str, strings: tuple[str, ...], start: int, end: int) -> bool:

@@ -27,6 +27,12 @@ Fields:
     holds: lower-case strings one of which every match holds, as the lower-cased text shows
         it (a key's word, a lookup's opening); a keyword line window holding none of them is
         not searched (``lines`` rules only).
+    starts: lower-case strings one of which begins every match, as the lower-cased text shows
+        it: the pattern is then tried only where one does, not at every character of the
+        keyword lines (``lines`` rules only; ``engine._led_matches``). With ``word`` set,
+        every match begins a word instead (a run of letters, digits, ``_`` and the
+        characters of ``word``, after a character that is none of them) holding one of
+        ``starts`` at most ``reach`` characters after the word's beginning.
 """
 
 from __future__ import annotations
@@ -52,6 +58,9 @@ class Rule:
     window: int = 0
     needs: str = ""
     holds: tuple[str, ...] = ()
+    starts: tuple[str, ...] = ()
+    word: str | None = None
+    reach: int = 0
     flags: int = 0
     description: str = field(default="", compare=False)
 
@@ -248,10 +257,13 @@ def _generic(
     window: int = 0,
     kind: str = "assignment",
     holds: tuple[str, ...] = (),
+    starts: tuple[str, ...] = (),
+    word: str | None = None,
+    reach: int = 0,
 ) -> Rule:
     """A generic key = value rule: keyed on the secret stems, tried on keyword lines only, and
     only where the characters it ``needs`` occur (and, in a window, one of the strings every
-    match ``holds``)."""
+    match ``holds``, where a match ``starts``)."""
     return Rule(
         "sensitive_assignment",
         pattern,
@@ -261,6 +273,9 @@ def _generic(
         window=window,
         needs=needs,
         holds=holds,
+        starts=starts,
+        word=word,
+        reach=reach,
         boundary=False,
         description=description,
     )
@@ -541,7 +556,15 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "user%..., mongosh -p",
     ),
     _generic(_LINE_VALUE, "=:", "key = literal, the rest of the line", kind="line_value"),
-    _generic(_ASSIGN, "=:<\"'`", "A secret-named key assigned a literal value"),
+    _generic(
+        _ASSIGN,
+        "=:<\"'`",
+        "A secret-named key assigned a literal value",
+        # the key: a word of its characters with a stem at most 64 characters in
+        starts=_GENERIC_WORDS,
+        word=".-$@",
+        reach=64,
+    ),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
@@ -562,7 +585,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "|?(",
         'API_KEY || "literal", a fallback',
         kind="fallback",
-        holds=("{{", "env"),
+        starts=("{{", "env.", "environ", "getenv", "env["),
     ),
     _generic(
         _FALLBACK_AROUND,

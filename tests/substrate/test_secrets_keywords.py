@@ -194,3 +194,44 @@ def test_the_letters_a_case_blind_pattern_reads_as_ascii_are_known() -> None:
     everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     read_as_ascii = set(re.findall("(?i:[a-z])", everything)) - set(string.ascii_letters)
     assert read_as_ascii == set(engine._CASE_FOLDS)
+
+
+LED_RULES = [rule for rule in engine.RULES if rule.starts]
+# Texts each rule with ``starts`` matches, and what surrounds such matches
+LED_EXAMPLES = [
+    *HELD_EXAMPLES,
+    'password = "Zq8Xw2Rk5Vn1"',
+    "db.password: Zq8Xw2Rk5Vn1",
+    "export API_TOKEN=Zq8Xw2Rk5Vn1 # prod",
+    "$secret_key => 'Zq8Xw2Rk5Vn1',",
+    "{{{ api_key or 'Zq8Xw2Rk5Vn1' }}}",
+    "getenv('SECRET_KEY') || 'Zq8Xw2Rk5Vn1'",
+    "x" * 70 + "password=Zq8Xw2Rk5Vn1",  # a stem too far into its word
+    "a-b.c@d$e_key: Zq8Xw2Rk5Vn1",
+    "y" * 58 + "_token=Zq8Xw2Rk5Vn1",  # a stem near the farthest a key reaches
+]
+
+
+def test_trying_a_pattern_where_its_matches_start_finds_what_searching_finds() -> None:
+    rng = random.Random(17)
+    matched = 0
+    for rule in LED_RULES:
+        assert re.compile(rule.pattern, rule.flags).match("") is None  # no empty match
+        if rule.word is not None:  # the strings lie inside the words they are found in
+            assert all(
+                ch.isalnum() or ch == "_" or ch in rule.word for s in rule.starts for ch in s
+            )
+    for _ in range(3000):
+        parts = [_varied(rng, rng.choice(LED_EXAMPLES)) for _ in range(rng.randrange(1, 4))]
+        text = rng.choice(["\n", " ", "; ", "\n\n"]).join(parts)
+        low = text.lower()
+        lines = engine._KeywordLines(text, low)
+        if not lines.case_safe():
+            continue
+        for rule in LED_RULES:
+            for start, end in lines.windows(rule.keywords, rule.window):
+                searched = [m.span() for m in rule.regex.finditer(text, start, end)]
+                led = [m.span() for m in engine._led_matches(rule, text, low, start, end)]
+                assert led == searched, (rule.pattern[:40], text)
+                matched += bool(searched)
+    assert matched > 1000
