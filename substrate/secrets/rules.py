@@ -281,25 +281,6 @@ def _generic(
     )
 
 
-# What the matches of some generic rules hold: the word their key starts with (a label's
-# first word, a password's name), or how a lookup opens (``Rule.holds``)
-_LABEL_WORDS = (
-    "api",
-    "access",
-    "secret",
-    "private",
-    "auth",
-    "client",
-    "deploy",
-    "app",
-    "bot",
-    "service",
-    "personal",
-    "pass",
-    "pw",
-)
-
-
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _B64 = r"[A-Za-z0-9+/]"
@@ -601,20 +582,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="stated",
         holds=("pass", "pw"),
     ),
-    _generic(
-        _LABELLED,
-        ":",
-        "API key for staging: <literal>, a label in notes",
-        kind="label",
-        holds=_LABEL_WORDS,
-    ),
+    _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
     _generic(
         _LABEL_ABOVE,
         ":",
         "The staging password: then the literal alone on the next line",
         window=2,
         kind="label",
-        holds=_LABEL_WORDS,
     ),
     _generic(
         _USER_SLASH_PASSWORD,
