@@ -179,24 +179,36 @@ class KeywordRules:
         self._pattern = re.compile(pattern)
         # keyword -> the rules of every keyword it holds, itself included
         self._within = {k: frozenset(i for w in words if w in k for i in own[w]) for k in words}
+        # keyword -> the keywords it holds, itself included
+        self.inside = {k: frozenset(w for w in words if w in k) for k in words}
         # keyword -> the keywords a search may pass over where it finds this one
-        self._hidden = {k: tuple(w for w in words if _may_hide(k, w)) for k in words}
+        self.hidden = {k: tuple(w for w in words if _may_hide(k, w)) for k in words}
 
     def rules_in(self, low: str) -> set[int]:
         """The indexes of the rules one of whose keywords occurs in ``low``."""
+        return self.search(low)[0]
+
+    def search(self, low: str) -> tuple[set[int], list[tuple[str, int]]]:
+        """``rules_in``, and each keyword the search found with where it found it (its
+        anchor). Every keyword that occurs overlaps one of those, and is one it holds
+        (``inside``) or one it may hide (``hidden``)."""
         if not self._any.search(low):  # most texts: one search that stops at the first
-            return set()
+            return set(), []
         words = self._words
-        found = {words[m.lastindex - 1] for m in self._pattern.finditer(low) if m.lastindex}
+        found = []
+        for m in self._pattern.finditer(low):
+            group = m.lastindex  # each word's alternative is a group: it names the word
+            assert group is not None
+            found.append((words[group - 1], m.start()))
         rules: set[int] = set()
-        for k in found:
+        for k in {k for k, _ in found}:
             rules.update(self._within[k])
-        for k in found:
-            for other in self._hidden[k]:
+        for k in {k for k, _ in found}:
+            for other in self.hidden[k]:
                 # (a keyword whose rules are all counted already need not be looked up)
                 if not self._within[other] <= rules and other in low:
                     rules.update(self._within[other])
-        return rules
+        return rules, found
 
 
 def _may_hide(found: str, other: str) -> bool:
@@ -308,7 +320,7 @@ def _scan(text: str, syntax: str) -> list[Hit]:
     if gated:
         # keyword-first: one search for every keyword picks the rules worth trying, so a
         # clean text never compiles or runs a regular expression
-        active = CONTEXT_KEYWORDS.rules_in(low)
+        active, keywords = CONTEXT_KEYWORDS.search(low)
         unbroken = long_words(low)
         if unbroken:
             active.update(TOKEN_KEYWORDS.rules_in(" ".join(unbroken)))
@@ -321,13 +333,14 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         selected = range(len(RULES))
         filters = word_filters(RULES)
         reduced = reduce_text(text)
+        keywords = None
     if _KUBERNETES_RULE in selected:
         # first: a Secret's value is read whole, past escaped quotes, where a rule of its key
         # ("password: ...") would stop at the first quote inside it
         for start, end in [*kubernetes_secret_spans(text), *json_secret_spans(text)]:
             accepted.add(Hit(KUBERNETES_SECRET_RULE.name, start, end, 0, start, end))
     present: dict[str, bool] = {}
-    lines = _KeywordLines(text, low)
+    lines = _KeywordLines(text, low, keywords)
     held: frozenset[str] | None = None  # the characters some rule needs that the text holds
     for i in selected:
         rule = RULES[i]
@@ -384,9 +397,11 @@ class _KeywordLines:
     and a number of lines after each), worked out once per scan for each set of keywords and
     each window: the generic rules share theirs."""
 
-    def __init__(self, text: str, low: str) -> None:
+    def __init__(self, text: str, low: str, found: list[tuple[str, int]] | None = None) -> None:
         self._text = text
         self._low = low
+        # the context keywords a search found in ``low`` (``KeywordRules.search``), if known
+        self._found = found
         self._lines: dict[tuple[str, ...], list[tuple[int, int]]] = {}
         self._windows: dict[tuple[tuple[str, ...], int], list[tuple[int, int]]] = {}
         self._breaks: list[int] | None = None  # the text's line breaks, once a window needs them
@@ -399,8 +414,12 @@ class _KeywordLines:
         lines = self._lines.get(keywords)
         if lines is None:
             text, low = self._text, self._low
-            aligned = len(low) == len(text)
-            lines = _keyword_lines(low, keywords) if aligned else [(0, len(text))]
+            if len(low) != len(text):
+                lines = [(0, len(text))]
+            elif self._found is None:
+                lines = _keyword_lines(low, keywords)
+            else:
+                lines = _found_lines(low, keywords, self._found)
             self._lines[keywords] = lines
         return lines
 
@@ -537,6 +556,30 @@ def _word_start(text: str, at: int, floor: int, extra: str, reach: int) -> int |
 def _holds_one(low: str, strings: tuple[str, ...], start: int, end: int) -> bool:
     """Whether ``low[start:end]`` holds one of ``strings``."""
     return any(low.find(s, start, end) != -1 for s in strings)
+
+
+def _found_lines(
+    low: str, keywords: tuple[str, ...], found: list[tuple[str, int]]
+) -> list[tuple[int, int]]:
+    """``_keyword_lines`` of context ``keywords``, from what the search for all of them found
+    (``KeywordRules.search``): every keyword that occurs overlaps a keyword found, so lies
+    on its line, and is one that holds it or one it may hide; a line holds one of
+    ``keywords`` when the keyword found there holds one, or when one of those it may hide
+    is on the line (looked up there)."""
+    wanted = frozenset(keywords)
+    inside, hidden = CONTEXT_KEYWORDS.inside, CONTEXT_KEYWORDS.hidden
+    lines: dict[int, tuple[int, int]] = {}
+    for word, at in found:
+        begin = low.rfind("\n", 0, at) + 1
+        if begin in lines:
+            continue
+        end = low.find("\n", at)
+        end = len(low) if end == -1 else end
+        if inside[word] & wanted or any(
+            low.find(k, begin, end) != -1 for k in hidden[word] if k in wanted
+        ):
+            lines[begin] = (begin, end)
+    return [lines[begin] for begin in sorted(lines)]
 
 
 def _keyword_lines(low: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -235,3 +235,17 @@ def test_trying_a_pattern_where_its_matches_start_finds_what_searching_finds() -
                 assert led == searched, (rule.pattern[:40], text)
                 matched += bool(searched)
     assert matched > 1000
+
+
+def test_keyword_lines_told_by_the_keyword_search_are_those_searched_for() -> None:
+    rng = random.Random(18)
+    tuples = {rule.keywords for rule in engine.RULES if rule.lines}
+    words = [k for k, _ in engine._BY_KEYWORD_CONTEXT]
+    pieces = [*_fragments(words), "\n", "\n", " \n"]
+    for _ in range(4000):
+        low = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14)))
+        _, found = CONTEXT_KEYWORDS.search(low)
+        for keywords in tuples:
+            assert engine._found_lines(low, keywords, found) == engine._keyword_lines(
+                low, keywords
+            ), (low, keywords)
