@@ -329,10 +329,13 @@ def _clean_together(names: list[str], text: str) -> bool:
     if len(text) >= KEYWORD_GATE:
         return False
     parts = [text]
-    for name in sorted(names, key=len, reverse=True):
+    for name in sorted(names, key=len, reverse=True):  # longest first: they hold the others
         if len(name) >= KEYWORD_GATE:
             return False
-        if not any(name in part for part in parts):
+        for part in parts:
+            if name in part:
+                break
+        else:
             parts.append(name)
     return not slices_may_hold_secrets("\n".join(parts))
 

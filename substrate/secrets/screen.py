@@ -17,6 +17,7 @@ neither does ``find_secrets_in_path``. ``True`` only means "scan them".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -120,5 +121,9 @@ def slices_may_hold_secrets(text: str) -> bool:
     found = _keywords_or_runs(text.lower())
     if isinstance(found, bool):
         return found
-    longest = max(map(len, found))
-    return any(longest >= shortest for _, shortest in keywordless_widths())
+    return max(map(len, found)) >= _shortest_keywordless()
+
+
+def _shortest_keywordless() -> float:
+    """The shortest match of any rule without keywords (infinite when there is none)."""
+    return min((shortest for _, shortest in keywordless_widths()), default=math.inf)
