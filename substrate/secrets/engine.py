@@ -167,7 +167,7 @@ class KeywordRules:
     keyword inside one found (``auth`` in ``authorization``) is counted with it
     (``_within``), and one whose anchor falls on or inside one found but that reaches past it
     (``secret`` in ``passecret``, ``asia`` in ``akiasia``) is looked up on its own
-    (``_hidden``). Every keyword that occurs is thus counted, as one ``in`` per keyword would
+    (``hidden``). Every keyword that occurs is thus counted, as one ``in`` per keyword would
     count it.
     """
 
