@@ -121,9 +121,9 @@ def slices_may_hold_secrets(text: str) -> bool:
     found = _keywords_or_runs(text.lower())
     if isinstance(found, bool):
         return found
-    return max(map(len, found)) >= _shortest_keywordless()
+    return max(map(len, found)) >= shortest_keywordless()
 
 
-def _shortest_keywordless() -> float:
+def shortest_keywordless() -> float:
     """The shortest match of any rule without keywords (infinite when there is none)."""
     return min((shortest for _, shortest in keywordless_widths()), default=math.inf)
