@@ -28,6 +28,7 @@ import struct
 import zlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -256,12 +257,8 @@ def sorted_records(entries: Sequence[tuple[str, int, int, int]]) -> bytes:
         (keys[8 * n : 8 * n + 8], pack(offset, length, seq))
         for n, (_, offset, length, seq) in enumerate(entries)
     ]
-    rows.sort(key=_by_key)  # stable, as numpy's sort is: equal keys keep their order
+    rows.sort(key=itemgetter(0))  # stable, as numpy's sort is: equal keys keep their order
     return b"".join([key + fields for key, fields in rows])
-
-
-def _by_key(row: tuple[bytes, bytes]) -> bytes:
-    return row[0]
 
 
 def write_catalog(

@@ -332,8 +332,8 @@ def _clean_together(names: list[str], text: str) -> bool:
     twice when the joined screen cannot tell."""
     if len(text) >= KEYWORD_GATE:
         return False
-    longest = shortest_keywordless()
-    if any(len(run) >= longest for name in names for run in name.split()):
+    token_length = shortest_keywordless()
+    if any(len(run) >= token_length for name in names for run in name.split()):
         # a long path is a long run, which a slice of it could cut into a token: the joined
         # screen would only answer "scan", after costing as much as the screens below
         return False

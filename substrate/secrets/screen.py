@@ -92,18 +92,19 @@ def _keywordless_match(joined: str, longest: int) -> bool:
             continue
         if words is None:
             words = joined.split()
-        found = " ".join([w for w in _with_pieces(words, shortest) if len(w) >= shortest])
+        found = " ".join(_long_words_and_pieces(words, shortest))
         if found and RULES[i].regex.search(found):
             return True
     return False
 
 
-def _with_pieces(words: list[str], shortest: int) -> list[str]:
-    """The ``words`` at least ``shortest`` long, and their path pieces. Keywords and long runs
-    in a piece are in its word too, but a rule's match in the piece may fail in the word, where
-    more follows it."""
+def _long_words_and_pieces(words: list[str], shortest: int) -> list[str]:
+    """The ``words`` at least ``shortest`` long, and their path pieces as long. Keywords and
+    long runs in a piece are in its word too, but a rule's match in the piece may fail in the
+    word, where more follows it."""
     long = [w for w in words if len(w) >= shortest]
-    return [*long, *(piece for word in long for _, piece in path_pieces(word))]
+    pieces = [piece for word in long for _, piece in path_pieces(word) if len(piece) >= shortest]
+    return [*long, *pieces]
 
 
 def slices_may_hold_secrets(text: str) -> bool:
