@@ -22,9 +22,10 @@ import bisect
 import itertools
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.codetext import in_text
@@ -143,6 +144,7 @@ def _anchored(words: Sequence[str], *, capture: bool) -> tuple[str, list[str]]:
     return ("|".join(alts) if alts else "(?!)"), order
 
 
+@lru_cache(maxsize=1024)
 def _anchor(word: str) -> int:
     """Where the least common character of ``word`` is (its first such place)."""
     return max(range(len(word)), key=lambda i: _rarity(word[i]))
@@ -157,6 +159,21 @@ def _rarity(ch: str) -> int:
     """How uncommon ``ch`` is in text (higher: rarer)."""
     at = _COMMON_FIRST.find(ch)
     return len(_COMMON_FIRST) if at == -1 else at
+
+
+_V = TypeVar("_V")
+
+
+class _Memo(dict[str, _V]):
+    """A dict that works out a missing key's value on first use, and keeps it."""
+
+    def __init__(self, work_out: Callable[[str], _V]) -> None:
+        super().__init__()
+        self._work_out = work_out
+
+    def __missing__(self, key: str) -> _V:
+        value = self[key] = self._work_out(key)
+        return value
 
 
 class KeywordRules:
@@ -177,12 +194,14 @@ class KeywordRules:
         self._any = _any_of(words)
         pattern, self._words = _anchored(words, capture=True)
         self._pattern = re.compile(pattern)
+        # Worked out for a keyword when a search first finds it: all at once would cost every
+        # process that imports this module a quarter of a second (pairs of keywords).
         # keyword -> the rules of every keyword it holds, itself included
-        self._within = {k: frozenset(i for w in words if w in k for i in own[w]) for k in words}
+        self._within = _Memo(lambda k: frozenset(i for w in words if w in k for i in own[w]))
         # keyword -> the keywords it holds, itself included
-        self.inside = {k: frozenset(w for w in words if w in k) for k in words}
+        self.inside = _Memo(lambda k: frozenset(w for w in words if w in k))
         # keyword -> the keywords a search may pass over where it finds this one
-        self.hidden = {k: tuple(w for w in words if _may_hide(k, w)) for k in words}
+        self.hidden = _Memo(lambda k: tuple(w for w in words if _may_hide(k, w)))
 
     def rules_in(self, low: str) -> set[int]:
         """The indexes of the rules one of whose keywords occurs in ``low``."""
