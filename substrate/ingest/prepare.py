@@ -29,7 +29,6 @@ from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import (
     may_hold_secrets,
-    shortest_keywordless,
     slices_may_hold_secrets,
 )
 from substrate.store import decode, encode
@@ -331,11 +330,6 @@ def _clean_together(names: list[str], text: str) -> bool:
     is a heading of the text). A long text is screened on its own: it would be screened
     twice when the joined screen cannot tell."""
     if len(text) >= KEYWORD_GATE:
-        return False
-    token_length = shortest_keywordless()
-    if any(len(run) >= token_length for name in names for run in name.split()):
-        # a long path is a long run, which a slice of it could cut into a token: the joined
-        # screen would only answer "scan", after costing as much as the screens below
         return False
     parts = [text]
     for name in sorted(names, key=len, reverse=True):  # longest first: they hold the others

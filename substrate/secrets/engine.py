@@ -46,7 +46,13 @@ from substrate.secrets.placeholders import (
     worth_reporting,
     x_filler,
 )
-from substrate.secrets.prefilter import MIN_WORD, reduce_text, word_filter, word_filters
+from substrate.secrets.prefilter import (
+    MIN_WORD,
+    reduce_text,
+    run_pattern,
+    word_filter,
+    word_filters,
+)
 from substrate.secrets.rules import (
     KUBERNETES_SECRET_RULE,
     MAX_KEY_BLOCK,
@@ -282,6 +288,25 @@ def keywordless_widths() -> list[tuple[int, int]]:
             widths.append((i, shortest))
         _WIDTHS[:] = widths
     return _WIDTHS
+
+
+_RUNS: list[re.Pattern[str] | None] = []
+
+
+def keywordless_runs() -> list[re.Pattern[str] | None]:
+    """For each rule without keywords, a pattern that finds a run of the characters its
+    matches are made of, as long as its shortest match (``prefilter.run_pattern``): where it
+    finds none the rule matches nothing. None for a rule that may match anywhere (its
+    matches may span white space, or its characters are not known)."""
+    if not _RUNS:
+        runs = []
+        for i, shortest in keywordless_widths():
+            run = run_pattern(RULES[i], shortest) if shortest else None
+            if shortest and run is None:  # a match is at least as long as some word
+                run = re.compile(rf"\S{{{shortest}}}")
+            runs.append(run)
+        _RUNS[:] = runs
+    return _RUNS
 
 
 def _shortest_match(rule: Rule) -> int:

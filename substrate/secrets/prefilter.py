@@ -153,3 +153,86 @@ def reduce_text(text: str) -> dict[int, tuple[str, str]]:
         joined = "\n".join(kept)
         out[tier] = (joined, joined.lower())
     return out
+
+
+# How a category of a parsed pattern is written in a character class
+_CATEGORY_ESCAPES = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+}
+
+
+def run_pattern(rule: Rule, length: int) -> re.Pattern[str] | None:
+    """A pattern that finds ``length`` characters in a row of those a match of ``rule`` is
+    made of, or None when the rule's pattern reads something this cannot follow.
+
+    Every match of the rule lies in a run of these characters as long as the match: where
+    the run pattern finds nothing, the rule matches nothing, in the text or in any slice of
+    it. A path has few such runs: its ``/`` ends the runs of a rule that reads none.
+    """
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(rule.pattern, rule.flags)
+        parts: list[str] = []
+        if not _alphabet(parsed.data, parts):
+            return None
+        flags = (rule.flags | parsed.state.flags) & (re.IGNORECASE | re.ASCII)
+        chars = f"[{''.join(dict.fromkeys(parts))}]"
+        # tried only where a run starts: from within one, the same run would be counted again
+        return re.compile(f"(?<!{chars}){chars}{{{length}}}", flags)
+    except Exception:  # noqa: BLE001 - the private parser changed: no run pattern, still right
+        return None
+
+
+def _alphabet(items: Sequence[tuple[Any, Any]], parts: list[str]) -> bool:
+    """Add to ``parts`` (the inside of a character class) every character the parsed
+    ``items`` may match; False when they hold something else (any character, a negated
+    class, flags changed inside the pattern)."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            parts.append(_escaped(av))
+        elif name == "IN":
+            if not _class_alphabet(av, parts):
+                return False
+        elif name in _REPEATS:
+            if not _alphabet(av[2], parts):
+                return False
+        elif name == "SUBPATTERN":
+            if av[1] or av[2] or not _alphabet(av[-1], parts):
+                return False  # (?i:...) and the like would change what the characters match
+        elif name == "ATOMIC_GROUP":
+            if not _alphabet(av, parts):
+                return False
+        elif name == "BRANCH":
+            if not all(_alphabet(branch, parts) for branch in av[1]):
+                return False
+        elif name == "GROUPREF_EXISTS":
+            if not all(_alphabet(b, parts) for b in av[1:] if b is not None):
+                return False
+        elif name not in ("AT", "ASSERT", "ASSERT_NOT", "GROUPREF"):
+            return False  # (a look-around and a back-reference add no character of their own)
+    return True
+
+
+def _class_alphabet(items: Sequence[tuple[Any, Any]], parts: list[str]) -> bool:
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            parts.append(_escaped(av))
+        elif name == "RANGE":
+            parts.append(f"{_escaped(av[0])}-{_escaped(av[1])}")
+        elif name == "CATEGORY" and str(av) in _CATEGORY_ESCAPES:
+            parts.append(_CATEGORY_ESCAPES[str(av)])
+        else:
+            return False  # NEGATE, or anything unexpected
+    return True
+
+
+def _escaped(code: int) -> str:
+    return f"\\U{code:08x}"

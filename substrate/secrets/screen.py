@@ -9,7 +9,8 @@ a line break, see ``secrets.joined``). It repeats exactly the selection
 joined text. The few rules without keywords never match white space, so they are tried on the
 long runs alone, which holds every match they could make, and on the pieces of those runs a
 path scan reads alone (``secrets.pieces``): a token that is a file name's stem does not match
-with its extension attached.
+with its extension attached. A rule is not tried at all where the text holds no run of the
+characters its matches are made of as long as its shortest match.
 
 ``False`` is exact: ``find_secrets`` finds nothing in any of the strings, with any syntax, and
 neither does ``find_secrets_in_path``. ``True`` only means "scan them".
@@ -25,6 +26,7 @@ from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
     KEYWORD_GATE,
+    keywordless_runs,
     keywordless_widths,
     long_words,
 )
@@ -85,11 +87,11 @@ def _keywordless_match(joined: str, longest: int) -> bool:
     alone; ``longest`` is the longest lower-cased word (lower-casing never shortens a word, so
     it bounds the original words)."""
     words: list[str] | None = None
-    for i, shortest in keywordless_widths():
-        if not shortest:
-            return True  # a rule that may span white space: let find_secrets decide
-        if longest < shortest:
-            continue
+    for (i, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
+        if run is None:
+            return True  # a rule that may match anywhere: let find_secrets decide
+        if longest < shortest or not run.search(joined):
+            continue  # (words and pieces are slices of the joined text)
         if words is None:
             words = joined.split()
         found = " ".join(_long_words_and_pieces(words, shortest))
@@ -114,17 +116,31 @@ def slices_may_hold_secrets(text: str) -> bool:
     A slice only cuts: its keywords and its long whitespace-free runs all lie in ``text``
     (keywords are ASCII, and lower-casing maps each character on its own, so nothing outside
     ``text``'s lower-cased keywords appears in a slice's). The rules without keywords are not
-    tried on the runs, since a cut can change what a word boundary sees: a run long enough for
-    one of them already answers yes. ``text`` itself may be of any length.
+    tried on the runs, since a cut can change what a word boundary sees: a run of one's
+    characters long enough for it already answers yes. ``text`` itself may be of any length.
     """
     if may_join(text):
         return True
     found = _keywords_or_runs(text.lower())
     if isinstance(found, bool):
         return found
-    return max(map(len, found)) >= shortest_keywordless()
+    return keywordless_may_match(text, max(map(len, found)))
 
 
-def shortest_keywordless() -> float:
-    """The shortest match of any rule without keywords (infinite when there is none)."""
-    return min((shortest for _, shortest in keywordless_widths()), default=math.inf)
+def keywordless_may_match(text: str, longest: float = math.inf) -> bool:
+    """Whether a rule without keywords could match in ``text``, or in a slice of it: it holds
+    a run of the characters one's matches are made of as long as its shortest match (a path's
+    ``/`` ends such runs). False is exact. ``longest``, when known, bounds the length of the
+    text's whitespace-free runs: shorter rules are then tried without a search."""
+    words: list[str] | None = None
+    for (_, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
+        if run is None:
+            return True
+        if longest < shortest:
+            continue
+        if words is None:
+            words = text.split()
+        # a run holds no white space (the rule matches none): it lies in a long enough word
+        if run.search(" ".join(w for w in words if len(w) >= shortest)):
+            return True
+    return False

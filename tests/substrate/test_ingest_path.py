@@ -598,6 +598,9 @@ def test_one_screen_of_names_and_text_gives_what_a_screen_of_each_gives() -> Non
         (f"bots/{discord}.md", f"/srv/bots/{discord}.md"),  # a file name's stem
         (f"a-{SECRET}.md", f"/x/a-{SECRET}.md"),
         ("stream", ""),
+        # a path longer than a token, of short names (the joined screen answers for it)
+        ("pages.bg/common/tar.md", "/tmp/mixle-bench-ingest-k3j4h5g6/tldr/pages.bg/common/tar.md"),
+        (f"{discord}/notes.md", f"/home/someone/{discord}/notes.md"),  # a folder that is one
     ]
     options = prepare.IngestOptions()
     for text, (source, path) in itertools.product(texts, paths):

@@ -1,0 +1,82 @@
+"""Run patterns: a rule without keywords is passed over where the text holds no run of its
+characters as long as its shortest match."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from substrate.secrets.engine import KEYWORDLESS, find_secrets
+from substrate.secrets.paths import find_secrets_in_path
+from substrate.secrets.prefilter import run_pattern
+from substrate.secrets.rules import RULES, Rule
+from substrate.secrets.screen import (
+    keywordless_may_match,
+    may_hold_secrets,
+    slices_may_hold_secrets,
+)
+
+DISCORD = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+LONG_PATH = "/tmp/mixle-bench-ingest-k3j4h5g6/tldr/pages.bg/common/tar-extract.md"
+
+
+def test_a_run_pattern_finds_runs_of_the_rule_characters_only() -> None:
+    rule = Rule("dotted", r"[A-F]{3}\d+\.x", ())
+    run = run_pattern(rule, 6)
+    assert run is not None
+    assert run.search("AB12.x") and run.search("say CAFE99 now")
+    assert not run.search("AB12/x") and not run.search("cafe99") and not run.search("AB 12.x")
+    blind = run_pattern(Rule("blind", r"(?i)[a-f]{6}", ()), 6)
+    assert blind is not None and blind.search("ABCDEF") and blind.search("\u212a") is None
+
+
+def test_rules_reading_anything_have_no_run_pattern() -> None:
+    for pattern in [r"a.b", r"[^/]+x", r"(?i:ab)c", r"a[^b]c"]:
+        assert run_pattern(Rule("r", pattern, ()), 3) is None, pattern
+
+
+def test_every_keywordless_rule_is_screened_by_its_characters() -> None:
+    assert KEYWORDLESS
+    for i in KEYWORDLESS:
+        assert run_pattern(RULES[i], 10) is not None, RULES[i].name
+
+
+def test_a_long_path_of_short_names_is_no_run() -> None:
+    assert len(LONG_PATH) >= 59 > max(map(len, LONG_PATH.split("/")))
+    assert not keywordless_may_match(LONG_PATH)
+    assert not slices_may_hold_secrets(f"# tar\n\nArchive files.\n{LONG_PATH}\n")
+    assert not may_hold_secrets([LONG_PATH, "pages.bg/common/tar-extract.md"])
+    # the token is still found as a folder, as a file's stem and in the text
+    for held in [f"/home/me/{DISCORD}/a.md", f"/home/me/bots/{DISCORD}.md", f"x {DISCORD} y"]:
+        assert find_secrets_in_path(held)
+        assert keywordless_may_match(held) and slices_may_hold_secrets(held)
+        assert may_hold_secrets([held])
+
+
+def test_no_screened_text_hides_a_keywordless_match_in_a_slice() -> None:
+    rng = random.Random(11)
+    pieces = [DISCORD[:24], DISCORD[24:32], DISCORD[32:], ".", "/", "-", "_", " ", "\n"]
+    pieces += ["M", "N", "O", "Zq8Xw2Rk5Vn1Lp7Tb4Hc9", "é", "\u212a", "ab"]
+    screened = 0
+    for _ in range(800):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30)))
+        if slices_may_hold_secrets(text):
+            continue
+        screened += 1
+        for _ in range(20):
+            i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+            piece = text[i:j]
+            assert not (find_secrets(piece) or find_secrets_in_path(piece)), (text, i, j)
+    assert screened > 50
+
+
+def test_the_run_of_a_rule_holds_all_its_matches() -> None:
+    rng = random.Random(3)
+    alphabet = DISCORD + "./-_ é"
+    for i in KEYWORDLESS:
+        rule, run = RULES[i], run_pattern(RULES[i], 1)
+        assert run is not None
+        for _ in range(300):
+            text = "".join(rng.choice(alphabet) for _ in range(80)) + DISCORD
+            for m in re.finditer(rule.pattern, text, rule.flags):
+                assert all(run.fullmatch(ch) for ch in m.group()), (rule.name, m.group())
