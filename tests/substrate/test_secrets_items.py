@@ -335,21 +335,28 @@ def test_a_secret_used_as_a_key_is_not_spelled_out_in_field_paths() -> None:
 
 
 def test_text_screen_answers_for_every_slice_of_the_text() -> None:
+    from substrate.secrets.engine import find_secrets
+    from substrate.secrets.paths import find_secrets_in_path
     from substrate.secrets.screen import may_hold_secrets, slices_may_hold_secrets
 
     rng = random.Random(5)
     # keyword fragments, case-folding look-alikes (Kelvin sign, long s, dotted I), separators
     pieces = ["pa", "ss", "k", "ey", "\u212a", "ſ", "İ", "ecret", "to", "ken", "-u", "xoxb", "-"]
     pieces += ["ghp_", rnd(20), rnd(5), "word", " ", "\n", "\t", "=", ":", "'", "sk", "AKIA"]
+    # a token without keywords, cut up, among path separators
+    discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
+    pieces += [discord[:24], discord[24:32], discord[32:], "/", ".", "_", "é", "Nzk4"]
     screened = 0
-    for _ in range(600):
+    for _ in range(800):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 24)))
         if slices_may_hold_secrets(text):
             continue
         screened += 1
         for _ in range(30):
             i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
-            assert not may_hold_secrets([text[i:j]]), (text, i, j)
+            piece = text[i:j]
+            assert not may_hold_secrets([piece]), (text, i, j)
+            assert not (find_secrets(piece) or find_secrets_in_path(piece)), (text, i, j)
     assert screened > 50
     assert slices_may_hold_secrets("\u212aey") and not slices_may_hold_secrets("ask for the task")
     assert slices_may_hold_secrets("see docs/a_long_word_with_sk_inside")
