@@ -563,7 +563,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     _generic(
         _FALLBACK_AFTER,
-        "|?(",
+        "{.([",  # every lookup holds one: {{ key, env.KEY, environ[ / ( "KEY", getenv(, ENV[
         'API_KEY || "literal", a fallback',
         kind="fallback",
         starts=("{{", "env.", "environ", "getenv", "env["),

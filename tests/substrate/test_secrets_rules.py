@@ -1144,6 +1144,10 @@ def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: 
         'password = os.environ.get("DB_PASSWORD") or "Wm4#tR8yUe"',
         'password = os.environ.get("DB_PASSWORD", "Wm4#tR8yUe")',
         'password = ENV.fetch("DB_PASSWORD") { "Wm4#tR8yUe" }',
+        # a fallback given with "or", in a line holding none of | ? (
+        "{{ db_password or 'Wm4#tR8yUe' }}",
+        "token = ENV['API_TOKEN'] or 'Wm4#tR8yUe'",
+        "key = env.API_KEY or 'Wm4#tR8yUe'",
     ],
 )
 def test_a_literal_given_as_a_lookups_fallback_is_found(line: str) -> None:
