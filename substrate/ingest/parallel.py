@@ -38,16 +38,17 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from substrate.cpus import available_cpus, capped_workers
-from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
+from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 
 log = logging.getLogger(__name__)
 
 # Below this many files to read, starting workers costs more than it saves.
 MIN_PARALLEL_FILES = 1000
 CHUNK_FILES = 64
-# ... and at most this many bytes of files per chunk, so that the results held in memory stay
-# bounded when files are large (a chunk holds at least one file).
-CHUNK_BYTES = 8 << 20
+# ... and at most this many bytes of files per chunk, so that what is held in memory stays
+# bounded when files are large (a chunk's files are all parsed before their items are built;
+# a chunk holds at least one file).
+CHUNK_BYTES = 1 << 20
 # Chunks sent ahead of the one being applied, per worker: keeps workers busy while bounding
 # the memory held by finished, not yet applied results.
 CHUNKS_AHEAD = 4
@@ -87,7 +88,7 @@ class WorkerDied(Exception):
 def _prepare_chunk(
     tickets: Sequence[Ticket], options: IngestOptions, fingerprint: str, encoded: bool
 ) -> list[Prepared]:
-    return [prepare(ticket, options, fingerprint, encoded=encoded) for ticket in tickets]
+    return prepare_many(tickets, options, fingerprint, encoded=encoded)
 
 
 def _serve(
@@ -344,8 +345,9 @@ def _ends(workers: list[_Worker]) -> Iterator[Connection]:
                 yield conn
 
 
-def _chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
-    """Consecutive groups of at most ``CHUNK_FILES`` tickets and ``CHUNK_BYTES`` bytes."""
+def chunks(tickets: Iterable[Ticket]) -> Iterator[list[Ticket]]:
+    """Consecutive groups of at most ``CHUNK_FILES`` tickets and ``CHUNK_BYTES`` bytes: a
+    worker's share at a time, and what ``prepare_many`` takes in one go."""
     current: list[Ticket] = []
     size = 0
     for ticket in tickets:
@@ -382,7 +384,7 @@ def prepared_in_workers(
     a shard on disk.
     """
     pool: list[_Worker] = []
-    chunks = _chunks(tickets)
+    groups = chunks(tickets)
     sent: deque[_Sent] = deque()
     limit = workers * CHUNKS_AHEAD
     unsent: list[list[Ticket]] = []  # a chunk being sent
@@ -394,7 +396,7 @@ def prepared_in_workers(
                 worker = _Worker()
                 pool.append(worker)  # before it starts: however starting ends, it is stopped
                 worker.start(options, fingerprint, encoded, pool[:-1])
-            for chunk in chunks:
+            for chunk in groups:
                 unsent = [chunk]
                 message = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
                 worker = min(pool, key=lambda w: w.waiting)
@@ -411,9 +413,10 @@ def prepared_in_workers(
         except WorkerDied as exc:
             log.warning("%s; preparing the remaining files here", exc)
             _stop_all(pool, finished=False)  # what the others were preparing is done here
-            for chunk in chain([s.chunk for s in sent], unsent, chunks):
-                for ticket in chunk:
-                    yield ticket, prepare(ticket, options, fingerprint)
+            for chunk in chain([s.chunk for s in sent], unsent, groups):
+                yield from zip(
+                    chunk, prepare_many(chunk, options, fingerprint, encoded=encoded), strict=True
+                )
     finally:
         _stop_all(pool, finished=finished)
 

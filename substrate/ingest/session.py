@@ -30,7 +30,8 @@ from substrate.ingest.earlier import (
     held_by_rejected_lines,
     withdrawn_proposals,
 )
-from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare
+from substrate.ingest.parallel import chunks
+from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import SourceCache, SourceState, naming_key, settled_mtime
@@ -444,11 +445,15 @@ class IngestSession:
     def prepare_here(
         self, tickets: Iterable[Ticket]
     ) -> Generator[tuple[Ticket, Prepared], None, None]:
-        """Prepare tickets in this process, one at a time."""
+        """Prepare tickets in this process, a chunk at a time (``prepare_many``)."""
         # for a shard on disk, as log lines: a file's items are held until its one append
         on_disk = self.substrate.root is not None
-        for ticket in tickets:
-            yield ticket, prepare(ticket, self.options, self.fingerprint, encoded=on_disk)
+        for chunk in chunks(tickets):
+            yield from zip(
+                chunk,
+                prepare_many(chunk, self.options, self.fingerprint, encoded=on_disk),
+                strict=True,
+            )
 
     def apply(self, ticket: Ticket, done: Prepared) -> None:
         """Record a prepared file: its outcome, and its items queued for the next save."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from substrate.ingest import IngestReport, ingest_artifacts, ingest_path
+from substrate.ingest import IngestReport, ingest_artifacts, ingest_path, parallel
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.session import IngestSession
@@ -188,6 +188,7 @@ def test_keyboard_interrupt_keeps_completed_files_and_a_rerun_resumes(
         return real(text, ctx)
 
     monkeypatch.setitem(PARSERS, "markdown", interrupting)
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 1)  # a file at a time: two are done first
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(shard), tree, report=report)

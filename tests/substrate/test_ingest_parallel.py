@@ -284,11 +284,11 @@ from substrate.store import Substrate
 
 marks = Path(sys.argv[3])
 
-def stuck(ticket, options, fingerprint, encoded=False):
+def stuck(tickets, options, fingerprint, encoded):
     (marks / str(os.getpid())).touch()  # a worker at work, waiting for a parent that dies
     time.sleep(60)
 
-parallel.prepare = stuck
+parallel._prepare_chunk = stuck
 parallel.CHUNK_FILES = 1  # a file each: both workers get one
 ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2)
 """
@@ -340,7 +340,7 @@ def test_chunks_bound_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 100)
     sizes = [10, 60, 50, 500, 1, 1, 1, 1]
     tickets = [Ticket(f"/t/{i}", f"{i}", f"/t/{i}", "text", size) for i, size in enumerate(sizes)]
-    chunks = parallel._chunks(tickets)
+    chunks = parallel.chunks(tickets)
     assert [[t.size for t in c] for c in chunks] == [[10, 60], [50], [500], [1, 1, 1], [1]]
 
 

@@ -330,20 +330,21 @@ def test_progress_is_reported_and_ends_at_the_total(notes: Path) -> None:
 def test_reading_starts_while_the_walk_goes_on_and_the_total_grows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from substrate.ingest import session
+    from substrate.ingest import parallel, session
 
     for folder in ("a", "b", "c"):
         (tmp_path / folder).mkdir()
         for i in range(2):
             (tmp_path / folder / f"{i}.md").write_text(f"# {folder}{i}\n\nBody.\n")
     found_when_read: list[int] = []
-    real_prepare = session.prepare
+    real_prepare = session.prepare_many
 
-    def prepare(ticket: Any, *args: Any, **options: Any) -> Any:
+    def prepare_many(tickets: Any, *args: Any, **options: Any) -> Any:
         found_when_read.append(report.files_scanned)
-        return real_prepare(ticket, *args, **options)
+        return real_prepare(tickets, *args, **options)
 
-    monkeypatch.setattr(session, "prepare", prepare)
+    monkeypatch.setattr(session, "prepare_many", prepare_many)
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 1)  # (else the first 64 files are planned)
     monkeypatch.setattr(session, "PROGRESS_INTERVAL_S", 0.0)
     calls: list[tuple[int, int, int, int]] = []
     report = IngestReport()
@@ -358,7 +359,7 @@ def test_reading_starts_while_the_walk_goes_on_and_the_total_grows(
 def test_an_interrupted_run_still_reports_what_the_walk_passed_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from substrate.ingest import session
+    from substrate.ingest import parallel, session
 
     root = tmp_path / "tree"
     (root / "a").mkdir(parents=True)
@@ -366,14 +367,15 @@ def test_an_interrupted_run_still_reports_what_the_walk_passed_over(
         (root / "a" / f"{i}.md").write_text(f"# {i}\n\nBody.\n")
     os.mkfifo(root / "a" / "pipe")  # passed over when its folder is listed
     (root / "out").symlink_to(tmp_path)  # passed over when the links are followed, at the end
-    real_prepare = session.prepare
+    real_prepare = session.prepare_many
 
-    def prepare(ticket: Any, *args: Any, **options: Any) -> Any:
-        if ticket.source == "a/2.md":
+    def prepare_many(tickets: Any, *args: Any, **options: Any) -> Any:
+        if any(ticket.source == "a/2.md" for ticket in tickets):
             raise KeyboardInterrupt
-        return real_prepare(ticket, *args, **options)
+        return real_prepare(tickets, *args, **options)
 
-    monkeypatch.setattr(session, "prepare", prepare)
+    monkeypatch.setattr(session, "prepare_many", prepare_many)
+    monkeypatch.setattr(parallel, "CHUNK_FILES", 1)  # a file at a time: two are done first
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):  # the walk has ended: a few files are planned first
         ingest_path(Substrate(tmp_path / "shard"), root, report=report)
