@@ -72,8 +72,7 @@ class IngestOptions:
         return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Ticket:
+class Ticket(NamedTuple):
     """A file (or stream) that must be read: everything preparing it needs to know.
 
     Attributes:
@@ -89,6 +88,8 @@ class Ticket:
             its path was changed since the walk (a link put in its place).
         ident: the (device, inode) the walk found: another file opened is checked against
             ``within``.
+
+    A named tuple: one is made for every file to read, and most are sent to a worker.
     """
 
     key: str
@@ -101,23 +102,6 @@ class Ticket:
     data: bytes | None = None
     within: str | None = None
     ident: tuple[int, int] | None = None
-
-    def __reduce__(self) -> tuple[type[Ticket], tuple[Any, ...]]:
-        return (
-            Ticket,
-            (
-                self.key,
-                self.source,
-                self.path,
-                self.fmt,
-                self.size,
-                self.mtime_ns,
-                self.known_hash,
-                self.data,
-                self.within,
-                self.ident,
-            ),
-        )
 
 
 @dataclass(slots=True)
