@@ -212,11 +212,10 @@ def _alphabet(items: Sequence[tuple[Any, Any]], parts: list[str]) -> bool:
         elif name == "BRANCH":
             if not all(_alphabet(branch, parts) for branch in av[1]):
                 return False
-        elif name == "GROUPREF_EXISTS":
-            if not all(_alphabet(b, parts) for b in av[1:] if b is not None):
-                return False
-        elif name not in ("AT", "ASSERT", "ASSERT_NOT", "GROUPREF"):
-            return False  # (a look-around and a back-reference add no character of their own)
+        elif name not in ("AT", "ASSERT", "ASSERT_NOT"):
+            # (a look-around matches no character of the match; a back-reference may repeat
+            # one a look-around captured, so the pattern is not followed)
+            return False
     return True
 
 

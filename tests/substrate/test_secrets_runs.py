@@ -31,7 +31,7 @@ def test_a_run_pattern_finds_runs_of_the_rule_characters_only() -> None:
 
 
 def test_rules_reading_anything_have_no_run_pattern() -> None:
-    for pattern in [r"a.b", r"[^/]+x", r"(?i:ab)c", r"a[^b]c"]:
+    for pattern in [r"a.b", r"[^/]+x", r"(?i:ab)c", r"a[^b]c", r"(?=(\d+))a\1"]:
         assert run_pattern(Rule("r", pattern, ()), 3) is None, pattern
 
 
