@@ -29,6 +29,7 @@ from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import (
     may_hold_secrets,
+    path_slices_may_hold_secrets,
     slices_may_hold_secrets,
 )
 from substrate.store import decode, encode
@@ -359,8 +360,9 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     """
     if not parsed.slices or not _options_clean(options.scope, options.tags):
         return FileScreen()
-    names = [ticket.source, ticket.path or "", *{s.section for s in parsed.segments if s.section}]
-    if _clean_together(names, text):  # most files: one screen answers for all
+    path = ticket.path or ""
+    names = [ticket.source, path, *{s.section for s in parsed.segments if s.section}]
+    if _clean_together(names, text, path):  # most files: one screen answers for all
         return FileScreen(names=True, text=True)
     text_clean = not slices_may_hold_secrets(text)
     # a name inside a clean text is clean: it and the pieces a path scan reads are slices of it
@@ -371,19 +373,22 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     return FileScreen(names=True, text=text_clean)
 
 
-def _clean_together(names: list[str], text: str) -> bool:
+def _clean_together(names: list[str], text: str, path: str) -> bool:
     """Whether one screen of a short text and the names joined finds nothing: then neither a
     name nor a piece a path scan reads of it holds anything, nor a slice of the text, as all
     are slices of the joined string (``slices_may_hold_secrets``). A name inside the text or
     another name adds nothing and is left out (the source is the end of the path, a section
-    is a heading of the text). A long text is screened on its own: it would be screened
-    twice when the joined screen cannot tell."""
-    if len(text) >= KEYWORD_GATE:
+    is a heading of the text). The file's ``path`` is screened on its own, its folder once
+    for all its files (``path_slices_may_hold_secrets``). A long text is screened on its
+    own: it would be screened twice when the joined screen cannot tell."""
+    if len(text) >= KEYWORD_GATE or (path and path_slices_may_hold_secrets(path)):
         return False
     parts = [text]
     for name in sorted(names, key=len, reverse=True):  # longest first: they hold the others
         if len(name) >= KEYWORD_GATE:
             return False
+        if name in path:
+            continue  # (the path itself, the source)
         for part in parts:
             if name in part:
                 break

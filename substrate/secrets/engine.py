@@ -259,6 +259,8 @@ ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
 ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
 TOKEN_KEYWORDS = KeywordRules(_BY_KEYWORD_TOKEN)
 CONTEXT_KEYWORDS = KeywordRules(_BY_KEYWORD_CONTEXT)
+# The longest keyword of either index.
+LONGEST_KEYWORD = max(len(k) for k, _ in (*_BY_KEYWORD_TOKEN, *_BY_KEYWORD_CONTEXT))
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
 MIN_TOKEN_LEN = MIN_WORD
 KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)

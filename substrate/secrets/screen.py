@@ -26,6 +26,8 @@ from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
     KEYWORD_GATE,
+    LONGEST_KEYWORD,
+    MIN_TOKEN_LEN,
     keywordless_runs,
     keywordless_widths,
     long_words,
@@ -125,6 +127,38 @@ def slices_may_hold_secrets(text: str) -> bool:
     if isinstance(found, bool):
         return found
     return keywordless_may_match(text, max(map(len, found)))
+
+
+def path_slices_may_hold_secrets(path: str) -> bool:
+    """``slices_may_hold_secrets`` of a file's path, with its folder's part screened once per
+    folder (False is exact).
+
+    Every keyword in a slice of ``folder/name`` lies in the folder, or in its last
+    ``_FOLDER_TAIL`` characters, the ``/`` and the name: the screen of the folder answers for
+    the first, one keyword search of the second (all of it, whatever its words) for the
+    rest, with the folder's last word, which the name makes longer. The rules without keywords
+    are judged on the whole path, a quote sends it to the plain screen.
+    """
+    folder, slash, name = path.rpartition("/")
+    if not slash or '"' in path or "'" in path or len(path) >= KEYWORD_GATE:
+        return slices_may_hold_secrets(path)
+    if _folder_may_hold_secrets(folder):
+        return True
+    low = (folder[-_FOLDER_TAIL:] + slash + name).lower()
+    if ANY_CONTEXT_KEYWORD.search(low) or ANY_TOKEN_KEYWORD.search(low):
+        return True
+    return keywordless_may_match(path)
+
+
+# Where a keyword of a path may start in its folder and still reach past it; and the longest
+# last word of the folder whose token keywords its screen did not look for (shorter than a
+# long run there, but perhaps not once the name follows it)
+_FOLDER_TAIL = max(LONGEST_KEYWORD - 1, MIN_TOKEN_LEN)
+
+
+@lru_cache(maxsize=1024)
+def _folder_may_hold_secrets(folder: str) -> bool:
+    return slices_may_hold_secrets(folder)
 
 
 def keywordless_may_match(text: str, longest: float = math.inf) -> bool:

@@ -63,3 +63,24 @@ def test_the_run_of_a_rule_holds_all_its_matches() -> None:
             text = "".join(rng.choice(alphabet) for _ in range(80)) + DISCORD
             for m in re.finditer(rule.pattern, text, rule.flags):
                 assert all(run.fullmatch(ch) for ch in m.group()), (rule.name, m.group())
+
+
+def test_a_path_screened_by_its_folder_misses_nothing_the_whole_path_screen_finds() -> None:
+    from substrate.secrets.screen import path_slices_may_hold_secrets
+
+    rng = random.Random(7)
+    # keywords cut at the folder's end, a long last word of the folder, case look-alikes
+    pieces = ["pa", "ss", "word", "pw", "ke", "y", "to", "ken", "gh", "p_", "sk", "xox", "b-"]
+    pieces += ["aws", "sec", "ret", "-u", " ", "İ", "\u212a", "ſ", "/", "/", "/", "notes"]
+    pieces += ["x" * 11, DISCORD[:24], DISCORD[24:31], ".", "-", "_", "docker", " login", "é"]
+    pieces += ["Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke7", "AKIA", "'"]
+    told = 0
+    for _ in range(3000):
+        path = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 16)))
+        if slices_may_hold_secrets(path):
+            told += 1
+            assert path_slices_may_hold_secrets(path), path
+    assert told > 500
+    assert not path_slices_may_hold_secrets(LONG_PATH)
+    for path in ["/srv/pass/word.md", "/srv/a//b.md", "/srv/notes/bot1234.md"]:
+        assert slices_may_hold_secrets(path) and path_slices_may_hold_secrets(path), path
