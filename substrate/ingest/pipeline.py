@@ -177,8 +177,9 @@ def ingest_path(
         progress: called as ``progress(files_done, files_total, items, bytes)`` after files
             (at most every 50 ms) and once at the end; ``files_total`` counts the files found
             so far, and is final once the walk has ended.
-        cancel: when set (from another thread), the run stops after the current file, saves,
-            and returns a report marked ``cancelled``.
+        cancel: when set (from another thread), the run stops before the next file is
+            applied (files are prepared a chunk at a time: those of the chunk being prepared
+            are left for the next run), saves, and returns a report marked ``cancelled``.
         report: a report to fill in place (it stays valid if ``KeyboardInterrupt`` propagates).
         jobs: worker processes that read and parse files (Linux); None uses the CPUs when
             more than a thousand files must be read, 1 keeps everything in this process. The
