@@ -92,23 +92,24 @@ def _keywordless_match(joined: str, longest: int) -> bool:
     for (i, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
         if run is None:
             return True  # a rule that may match anywhere: let find_secrets decide
-        if longest < shortest or not run.search(joined):
-            continue  # (words and pieces are slices of the joined text)
+        if longest < shortest:
+            continue
         if words is None:
             words = joined.split()
-        found = " ".join(_long_words_and_pieces(words, shortest))
-        if found and RULES[i].regex.search(found):
+        long = [w for w in words if len(w) >= shortest]
+        if not run.search(" ".join(long)):
+            continue  # no run of the rule's characters: nor in a piece of a word
+        found = " ".join([*long, *_long_pieces(long, shortest)])
+        if RULES[i].regex.search(found):
             return True
     return False
 
 
-def _long_words_and_pieces(words: list[str], shortest: int) -> list[str]:
-    """The ``words`` at least ``shortest`` long, and their path pieces as long. Keywords and
-    long runs in a piece are in its word too, but a rule's match in the piece may fail in the
-    word, where more follows it."""
-    long = [w for w in words if len(w) >= shortest]
-    pieces = [piece for word in long for _, piece in path_pieces(word) if len(piece) >= shortest]
-    return [*long, *pieces]
+def _long_pieces(words: list[str], shortest: int) -> list[str]:
+    """The path pieces of ``words`` at least ``shortest`` long. Keywords and long runs in a
+    piece are in its word too, but a rule's match in the piece may fail in the word, where
+    more follows it."""
+    return [piece for word in words for _, piece in path_pieces(word) if len(piece) >= shortest]
 
 
 def slices_may_hold_secrets(text: str) -> bool:
