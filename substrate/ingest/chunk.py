@@ -203,15 +203,6 @@ def chunk_spans(text: str, limit: int = DEFAULT_CHUNK_CHARS) -> list[tuple[int, 
     return chunks
 
 
-def _one_chunk(text: str, limit: int) -> tuple[str, int] | None:
-    """``text`` without its margins, and where that begins, when it is a chunk on its own (the
-    one span of ``chunk_spans``): not blank, and within ``limit``."""
-    body = text.strip()  # (what ``_stripped`` leaves: both drop what ``str.isspace`` tells)
-    if 0 < len(body) <= limit:
-        return body, len(text) - len(text.lstrip())
-    return None
-
-
 class Chunk(NamedTuple):
     """One chunk of a text: its own text, the file lines it spans, the parts of secrets of
     the whole text that lie in it (``cutsecrets``), and where it starts in the text."""
@@ -221,6 +212,17 @@ class Chunk(NamedTuple):
     line_end: int
     secrets: ChunkSecrets | None = None
     start: int = 0
+
+
+def _one_chunk(text: str, first_line: int, limit: int) -> Chunk | None:
+    """``text`` without its margins as a chunk on its own, when it is one (the one span of
+    ``chunk_spans``): not blank, and within ``limit``."""
+    body = text.strip()  # (what ``_stripped`` leaves: both drop what ``str.isspace`` tells)
+    if not 0 < len(body) <= limit:
+        return None
+    start = len(text) - len(text.lstrip())
+    line = first_line + text.count("\n", 0, start)
+    return Chunk(body, line, line + body.count("\n"), None, start)
 
 
 def chunk_lines(
@@ -238,11 +240,9 @@ def chunk_lines(
     Returns:
         The chunks, in order.
     """
-    one = _one_chunk(text, limit)
+    one = _one_chunk(text, first_line, limit)
     if one is not None:  # most texts: the gate sees it whole, no secret of it is cut
-        body, start = one
-        line = first_line + text.count("\n", 0, start)
-        return [Chunk(body, line, line + body.count("\n"), None, start)]
+        return [one]
     spans = chunk_spans(text, limit)
     found_in = cut_secrets(text, spans) if secrets else [None] * len(spans)
     out = []
@@ -259,11 +259,6 @@ def text_segments(
     text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
 ) -> list[Segment]:
     """The prose segments of ``text`` (a section, a paragraph): one per chunk."""
-    one = _one_chunk(text, limit)
-    if one is not None:  # most sections
-        body, start = one
-        line = first_line + text.count("\n", 0, start)
-        return [Segment("text", body, section, line, line + body.count("\n"))]
     chunks = chunk_lines(text, first_line, limit, secrets=secrets)
     return [
         Segment("text", c.text, section, c.line_start, c.line_end, i, secrets=c.secrets)
