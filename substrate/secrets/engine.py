@@ -197,7 +197,9 @@ class KeywordRules:
     def __init__(self, index: Sequence[tuple[str, tuple[int, ...]]]) -> None:
         words = [k for k, _ in index]
         own = dict(index)
-        self._any = _any_of(words)
+        # a yes/no screen for every keyword: the exact rule set is only worked out when it
+        # says yes
+        self.any = _any_of(words)
         pattern, self._words = _anchored(words, capture=True)
         self._pattern = re.compile(pattern)
         # Worked out for a keyword when a search first finds it: all at once would cost every
@@ -217,7 +219,7 @@ class KeywordRules:
         """``rules_in``, and each keyword the search found with where it found it (its
         anchor). Every keyword that occurs overlaps one of those, and is one it holds
         (``inside``) or one it may hide (``hidden``)."""
-        if not self._any.search(low):  # most texts: one search that stops at the first
+        if not self.any.search(low):  # most texts: one search that stops at the first
             return set(), []
         words = self._words
         found = []
@@ -253,12 +255,10 @@ def _may_hide(found: str, other: str) -> bool:
 
 _BY_KEYWORD_TOKEN = _keyword_index(tokens=True)
 _BY_KEYWORD_CONTEXT = _keyword_index(tokens=False)
-# Yes/no screens over every keyword of each index; the exact rule set is only worked out when
-# one says yes.
-ANY_TOKEN_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_TOKEN])
-ANY_CONTEXT_KEYWORD = _any_of([k for k, _ in _BY_KEYWORD_CONTEXT])
 TOKEN_KEYWORDS = KeywordRules(_BY_KEYWORD_TOKEN)
 CONTEXT_KEYWORDS = KeywordRules(_BY_KEYWORD_CONTEXT)
+ANY_TOKEN_KEYWORD = TOKEN_KEYWORDS.any
+ANY_CONTEXT_KEYWORD = CONTEXT_KEYWORDS.any
 # The longest keyword of either index.
 LONGEST_KEYWORD = max(len(k) for k, _ in (*_BY_KEYWORD_TOKEN, *_BY_KEYWORD_CONTEXT))
 # Shortest text any provider-token pattern can match (slack_token's xoxb- + 8 characters).
