@@ -19,7 +19,7 @@ neither does ``find_secrets_in_path``. ``True`` only means "scan them".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from substrate.secrets.engine import (
@@ -88,21 +88,35 @@ def _keywordless_match(joined: str, longest: int) -> bool:
     """Whether a rule without keywords matches a word, or a piece of one a path scan reads
     alone; ``longest`` is the longest lower-cased word (lower-casing never shortens a word, so
     it bounds the original words)."""
-    words: list[str] | None = None
-    for (i, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
-        if run is None:
+    for i, shortest, long in _keywordless_candidates(joined, longest):
+        if long is None:
             return True  # a rule that may match anywhere: let find_secrets decide
-        if longest < shortest:
-            continue
-        if words is None:
-            words = joined.split()
-        long = [w for w in words if len(w) >= shortest]
-        if not run.search(" ".join(long)):
-            continue  # no run of the rule's characters: nor in a piece of a word
         found = " ".join([*long, *_long_pieces(long, shortest)])
         if RULES[i].regex.search(found):
             return True
     return False
+
+
+def _keywordless_candidates(
+    text: str, longest: float
+) -> Iterator[tuple[int, int, list[str] | None]]:
+    """Each rule without keywords that may match in ``text`` or a slice of it, with its
+    shortest match and the words of ``text`` that hold a run of its characters that long (a
+    run holds no white space, as the rule matches none); None for a rule that may match
+    anywhere. ``longest`` bounds the length of the text's whitespace-free runs: shorter rules
+    are passed over without a search."""
+    words: list[str] | None = None
+    for (i, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
+        if run is None:
+            yield i, shortest, None
+            continue
+        if longest < shortest:
+            continue
+        if words is None:
+            words = text.split()
+        long = [w for w in words if len(w) >= shortest]
+        if run.search(" ".join(long)):
+            yield i, shortest, long
 
 
 def _long_pieces(words: list[str], shortest: int) -> list[str]:
@@ -130,6 +144,12 @@ def slices_may_hold_secrets(text: str) -> bool:
     return keywordless_may_match(text, max(map(len, found)))
 
 
+# Where a keyword of a path may start in its folder and still reach past it; and the longest
+# last word of the folder whose token keywords its screen did not look for (shorter than a
+# long run there, but perhaps not once the name follows it)
+_FOLDER_TAIL = max(LONGEST_KEYWORD - 1, MIN_TOKEN_LEN)
+
+
 def path_slices_may_hold_secrets(path: str) -> bool:
     """``slices_may_hold_secrets`` of a file's path, with its folder's part screened once per
     folder (False is exact).
@@ -151,12 +171,6 @@ def path_slices_may_hold_secrets(path: str) -> bool:
     return keywordless_may_match(path)
 
 
-# Where a keyword of a path may start in its folder and still reach past it; and the longest
-# last word of the folder whose token keywords its screen did not look for (shorter than a
-# long run there, but perhaps not once the name follows it)
-_FOLDER_TAIL = max(LONGEST_KEYWORD - 1, MIN_TOKEN_LEN)
-
-
 @lru_cache(maxsize=1024)
 def _folder_may_hold_secrets(folder: str) -> bool:
     return slices_may_hold_secrets(folder)
@@ -166,16 +180,5 @@ def keywordless_may_match(text: str, longest: float = math.inf) -> bool:
     """Whether a rule without keywords could match in ``text``, or in a slice of it: it holds
     a run of the characters one's matches are made of as long as its shortest match (a path's
     ``/`` ends such runs). False is exact. ``longest``, when known, bounds the length of the
-    text's whitespace-free runs: shorter rules are then tried without a search."""
-    words: list[str] | None = None
-    for (_, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
-        if run is None:
-            return True
-        if longest < shortest:
-            continue
-        if words is None:
-            words = text.split()
-        # a run holds no white space (the rule matches none): it lies in a long enough word
-        if run.search(" ".join(w for w in words if len(w) >= shortest)):
-            return True
-    return False
+    text's whitespace-free runs."""
+    return next(_keywordless_candidates(text, longest), None) is not None
