@@ -266,6 +266,13 @@ MIN_TOKEN_LEN = MIN_WORD
 KEYWORDLESS: tuple[int, ...] = tuple(i for i, r in enumerate(RULES) if not r.keywords)
 
 
+@lru_cache(maxsize=1)
+def any_keyword() -> re.Pattern[str]:
+    """A yes/no screen for a keyword of either index, compiled on first use (only ingestion
+    needs it; compiling it costs every process a few milliseconds)."""
+    return _any_of([k for k, _ in (*_BY_KEYWORD_TOKEN, *_BY_KEYWORD_CONTEXT)])
+
+
 def long_words(text: str) -> list[str]:
     """The whitespace-free runs of ``text`` long enough to be a provider token.
 

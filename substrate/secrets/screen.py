@@ -19,6 +19,7 @@ neither does ``find_secrets_in_path``. ``True`` only means "scan them".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
@@ -28,6 +29,7 @@ from substrate.secrets.engine import (
     KEYWORD_GATE,
     LONGEST_KEYWORD,
     MIN_TOKEN_LEN,
+    any_keyword,
     keywordless_runs,
     keywordless_widths,
     long_words,
@@ -97,6 +99,15 @@ def _keywordless_match(joined: str, longest: int) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def _keywordless_table() -> list[tuple[int, int, re.Pattern[str] | None]]:
+    """Each rule without keywords: its index, shortest match and run pattern."""
+    widths = keywordless_widths()
+    return [
+        (i, shortest, run) for (i, shortest), run in zip(widths, keywordless_runs(), strict=True)
+    ]
+
+
 def _keywordless_candidates(
     text: str, longest: float
 ) -> Iterator[tuple[int, int, list[str] | None]]:
@@ -106,7 +117,7 @@ def _keywordless_candidates(
     anywhere. ``longest`` bounds the length of the text's whitespace-free runs: shorter rules
     are passed over without a search."""
     words: list[str] | None = None
-    for (i, shortest), run in zip(keywordless_widths(), keywordless_runs(), strict=True):
+    for i, shortest, run in _keywordless_table():
         if run is None:
             yield i, shortest, None
             continue
@@ -158,7 +169,8 @@ def path_slices_may_hold_secrets(path: str) -> bool:
     ``_FOLDER_TAIL`` characters, the ``/`` and the name: the screen of the folder answers for
     the first, one keyword search of the second (all of it, whatever its words) for the
     rest, with the folder's last word, which the name makes longer. The rules without keywords
-    are judged on the whole path, a quote sends it to the plain screen.
+    are judged on the name, as the folder's screen judged the folder, when a ``/`` ends the
+    runs they need; else on the whole path. A quote sends the path to the plain screen.
     """
     folder, slash, name = path.rpartition("/")
     if not slash or '"' in path or "'" in path or len(path) >= KEYWORD_GATE:
@@ -166,14 +178,24 @@ def path_slices_may_hold_secrets(path: str) -> bool:
     if _folder_may_hold_secrets(folder):
         return True
     low = (folder[-_FOLDER_TAIL:] + slash + name).lower()
-    if ANY_CONTEXT_KEYWORD.search(low) or ANY_TOKEN_KEYWORD.search(low):
+    if any_keyword().search(low):
         return True
+    if _runs_end_at_slash():  # and the folder's screen found none of those runs in it
+        return keywordless_may_match(name, len(name))
     return keywordless_may_match(path)
 
 
 @lru_cache(maxsize=1024)
 def _folder_may_hold_secrets(folder: str) -> bool:
     return slices_may_hold_secrets(folder)
+
+
+@lru_cache(maxsize=1)
+def _runs_end_at_slash() -> bool:
+    """Whether a ``/`` ends every run of characters a rule without keywords needs: then a
+    run in a path lies in its folder or in its file name."""
+    table = _keywordless_table()
+    return all(run is not None and run.search("/" * shortest) is None for _, shortest, run in table)
 
 
 def keywordless_may_match(text: str, longest: float = math.inf) -> bool:

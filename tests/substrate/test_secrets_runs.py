@@ -84,3 +84,15 @@ def test_a_path_screened_by_its_folder_misses_nothing_the_whole_path_screen_find
     assert not path_slices_may_hold_secrets(LONG_PATH)
     for path in ["/srv/pass/word.md", "/srv/a//b.md", "/srv/notes/bot1234.md"]:
         assert slices_may_hold_secrets(path) and path_slices_may_hold_secrets(path), path
+
+
+def test_a_path_run_is_judged_in_the_folder_or_the_name_it_lies_in() -> None:
+    from substrate.secrets.screen import path_slices_may_hold_secrets
+
+    half = len(DISCORD) // 2
+    for path in [f"/srv/bots/{DISCORD}.md", f"/srv/{DISCORD}/notes.md", f"/{DISCORD}"]:
+        assert keywordless_may_match(path) and path_slices_may_hold_secrets(path), path
+    # a "/" ends a run: neither half is long enough alone
+    for path in [f"/srv/{DISCORD[:half]}/{DISCORD[half:]}.md", f"/srv/x/{DISCORD[:58]}"]:
+        assert not keywordless_may_match(path), path
+        assert not path_slices_may_hold_secrets(path), path
