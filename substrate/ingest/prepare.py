@@ -356,45 +356,52 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     scope and tags. The names are checked as the gate checks them; one screen of the whole
     text answers for every slice of it (``slices_may_hold_secrets``). Most files hold no
     keyword: their items then skip the gate, and the others need only their text scanned.
-    For a short text one screen of it and the names joined answers for both.
+
+    A name that is a slice of a clean string is clean, and so is each piece a path scan reads
+    of it: those pieces are slices too. The file's path is screened on its own, its folder
+    once for all its files (``path_slices_may_hold_secrets``); the source is the end of the
+    path, a section a heading of the text. The names left are screened with a short text in
+    one joined screen, which answers for all when it finds nothing; a long text is screened
+    on its own, as the joined screen could not tell.
     """
     if not parsed.slices or not _options_clean(options.scope, options.tags):
         return FileScreen()
     path = ticket.path or ""
+    path_clean = not path_slices_may_hold_secrets(path) if path else True
     names = [ticket.source, path, *{s.section for s in parsed.segments if s.section}]
-    if _clean_together(names, text, path):  # most files: one screen answers for all
-        return FileScreen(names=True, text=True)
-    text_clean = not slices_may_hold_secrets(text)
-    # a name inside a clean text is clean: it and the pieces a path scan reads are slices of it
-    others = [n for n in names if not (text_clean and len(n) < KEYWORD_GATE and n in text)]
+    names = [n for n in names if not (path_clean and _slice_of(n, path))]
+    text_clean = None
+    if path_clean and len(text) < KEYWORD_GATE and all(len(n) < KEYWORD_GATE for n in names):
+        parts = _distinct(names, text)
+        if len(parts) == 1:  # (most files) the text holds every name left
+            text_clean = not slices_may_hold_secrets(text)
+            if text_clean:
+                return FileScreen(names=True, text=True)
+        elif not slices_may_hold_secrets("\n".join(parts)):  # (each part is short)
+            return FileScreen(names=True, text=True)
+    if text_clean is None:
+        text_clean = not slices_may_hold_secrets(text)
+    others = [n for n in names if not (text_clean and _slice_of(n, text))]
     # a name with a keyword is common ("Desktop" holds "sk"): then the scan decides
     if may_hold_secrets(others) and any(find_secrets_in_path(name) for name in others):
         return FileScreen()
     return FileScreen(names=True, text=text_clean)
 
 
-def _clean_together(names: list[str], text: str, path: str) -> bool:
-    """Whether one screen of a short text and the names joined finds nothing: then neither a
-    name nor a piece a path scan reads of it holds anything, nor a slice of the text, as all
-    are slices of the joined string (``slices_may_hold_secrets``). A name inside the text or
-    another name adds nothing and is left out (the source is the end of the path, a section
-    is a heading of the text). The file's ``path`` is screened on its own, its folder once
-    for all its files (``path_slices_may_hold_secrets``). A long text is screened on its
-    own: it would be screened twice when the joined screen cannot tell."""
-    if len(text) >= KEYWORD_GATE or (path and path_slices_may_hold_secrets(path)):
-        return False
+def _slice_of(name: str, clean: str) -> bool:
+    """Whether ``name`` is a slice of ``clean``, a string a slice screen found clean, short
+    enough for that screen to answer for it."""
+    return len(name) < KEYWORD_GATE and name in clean
+
+
+def _distinct(names: list[str], text: str) -> list[str]:
+    """``text`` and each of ``names`` that is not a slice of it or of another name: the
+    strings whose slices are all the slices of them all."""
     parts = [text]
     for name in sorted(names, key=len, reverse=True):  # longest first: they hold the others
-        if len(name) >= KEYWORD_GATE:
-            return False
-        if name in path:
-            continue  # (the path itself, the source)
-        for part in parts:
-            if name in part:
-                break
-        else:
+        if not any(name in part for part in parts):
             parts.append(name)
-    return not slices_may_hold_secrets("\n".join(parts))
+    return parts
 
 
 @lru_cache(maxsize=16)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import threading
 from pathlib import Path
@@ -612,3 +613,22 @@ def test_one_screen_of_names_and_text_gives_what_a_screen_of_each_gives() -> Non
         assert prepare.screen_file(text, parsed, ticket, options) == apart(
             [source, path, *sections], text
         ), (text[:20], source)
+    # random names and texts: keywords cut at folder ends, names the text or path holds
+    rng = random.Random(11)
+    words = ["notes", "pass", "word", "key", "api_key", "token", "Desktop", "sk", "pw", "=", "/"]
+    words += ["hunter2xyzQ", SECRET, discord, "secret", "-u", "x" * 11, "'", "é", "İ", "docker"]
+
+    def some(n: int) -> str:
+        return "".join(rng.choice(words) + rng.choice(["", " ", "-", "/"]) for _ in range(n))
+
+    for _ in range(300):
+        path = "/" + some(rng.randrange(1, 5)) + "/" + (some(rng.randrange(0, 3)) or "f") + ".md"
+        source = path[rng.randrange(len(path)) :] if rng.random() < 0.7 else some(2)
+        heads = [rng.choice([source, some(3)]) for _ in range(rng.randrange(3))]
+        text = "".join(f"# {h}\n\n{some(rng.randrange(6))}\n\n" for h in heads) or some(5)
+        parsed = PARSERS["markdown"](text, ParseContext(4000, path, source, True))
+        ticket = prepare.Ticket(path, source, path, "markdown")
+        sections = [s.section for s in parsed.segments if s.section]
+        assert prepare.screen_file(text, parsed, ticket, options) == apart(
+            [source, path, *sections], text
+        ), (text, path, source)
