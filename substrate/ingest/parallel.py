@@ -136,7 +136,8 @@ def _answer(
     back, for the parent to raise, and ends the worker."""
     while (chunk := pickle.loads(tickets.recv_bytes())) is not None:
         try:
-            reply: object = _prepare_chunk(chunk, options, fingerprint, encoded)
+            received = [Ticket._make(fields) for fields in chunk]
+            reply: object = _prepare_chunk(received, options, fingerprint, encoded)
         except Exception as exc:  # noqa: BLE001 - raised again in the parent
             reply = _Failure(exc)
         results.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
@@ -398,7 +399,8 @@ def prepared_in_workers(
                 worker.start(options, fingerprint, encoded, pool[:-1])
             for chunk in groups:
                 unsent = [chunk]
-                message = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
+                # as plain tuples: a named tuple pickles through a Python method, 3x slower
+                message = pickle.dumps([tuple(t) for t in chunk], pickle.HIGHEST_PROTOCOL)
                 worker = min(pool, key=lambda w: w.waiting)
                 while sent and (len(sent) >= limit or not worker.fits(len(message))):
                     yield from _received(sent)
