@@ -1,7 +1,8 @@
 """Secrets written as several string literals that the language joins into one.
 
 Code splits long strings over lines: ``("ghp_Zq8X…"`` then ``"c1Pd…")`` in Python, ``"AKIA…" +``
-then ``"…"`` in JavaScript, a backslash continuation in either. No piece alone looks like the
+then ``"…"`` in JavaScript, a backslash continuation in either; Python and C also join literals
+that only blanks part on one line (``"Zq8X" "c1Pd"``). No piece alone looks like the
 credential, so each would be stored readable. The pieces of such a run are joined and the
 joined value scanned after the left-hand side of its first line; a secret found there is
 masked in every piece it covers.
@@ -18,10 +19,11 @@ if TYPE_CHECKING:  # the engine calls this module
     from substrate.secrets.engine import Hit
 
 # What may stand between two literals the language joins: a line break (after an optional
-# "+" and an optional backslash, before an optional "+"), or a "+" on the same line. Each
-# run of blanks is matched once, by one pattern: two in a row would make a long run of
-# spaces cost time quadratic in its length.
-_GAP = r"[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?\r?\n[ \t]*(?:\+[ \t]*)?|[ \t]*\+[ \t]*"
+# "+" and an optional backslash, before an optional "+"), a "+" on the same line, or blanks
+# alone (Python and C join "ab" "cd"). Each run of blanks is matched once by each
+# alternative: two patterns for one run in a row would make a long run of spaces cost time
+# quadratic in its length.
+_GAP = r"[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?\r?\n[ \t]*(?:\+[ \t]*)?|[ \t]*\+[ \t]*|[ \t]+"
 # A string literal, perhaps with a prefix (f"...", r'...')
 _LITERAL = r"""[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _JUNCTION = re.compile(rf"[\"'](?:{_GAP})[rRbBuUfF]{{0,2}}[\"']")

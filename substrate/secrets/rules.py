@@ -108,6 +108,8 @@ _ASSIGN = (
     r"(?:[ \t]*" + _OPS + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"
     r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
+    # a literal in brackets, as code wraps one to split it over lines: key = ("value")
+    r"(?:\([ \t]*(?=(?:[rRbBuU]{1,2})?[\"'`]))?"
     r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
     r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|" + _BARE + r")"
 )

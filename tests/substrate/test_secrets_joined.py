@@ -27,6 +27,8 @@ HEAD, TAIL = TOKEN[:20], TOKEN[20:]
         f'TOKEN = "{HEAD}" + \\\n    "{TAIL}"\n',  # "+" then a backslash
         f'x = ("{HEAD}"\n     f"{TAIL}")\n',  # a prefixed piece
         f'TOKEN = (\n    "{HEAD}"\n    "{TAIL}"\n)\n',  # the name on the line above
+        f'TOKEN = "{HEAD}" "{TAIL}"\n',  # Python and C: blanks alone on one line
+        f'TOKEN = ("{HEAD}"\t"{TAIL}")\n',
     ],
 )
 def test_no_piece_of_a_split_token_stays_readable(text: str) -> None:
@@ -64,6 +66,35 @@ def test_a_password_joined_late_on_a_long_minified_line_is_read_with_its_name() 
     assert "2vL7Rt!" not in redact_secrets(above)  # the line above, past a long one
 
 
+def test_a_password_in_literals_parted_by_blanks_is_masked_whole() -> None:
+    for text in (
+        'password = "Xk9m#Pq" "2vL7Rt!"\n',
+        'char *db_pw = "Xk9m#Pq"  "2vL7Rt!";\n',
+        'DB_PASSWORD = ("Xk9m#Pq" "2vL7Rt!")\n',
+    ):
+        masked = redact_secrets(text)
+        assert "Xk9m#Pq" not in masked and "2vL7Rt!" not in masked, masked
+        assert len(scan_text(text, path="settings.py").findings) == 2, text
+
+
+def test_in_code_a_password_in_brackets_is_read_as_its_literal() -> None:
+    # Black wraps a long string in brackets; in code a bare value is an expression, so the
+    # literal inside them must be read as the value
+    for text in (
+        'PASSWORD = ("Xk9m#Pq2vL7Rt!")\n',
+        'PASSWORD = ( r"Xk9m#Pq2vL7Rt!" )\n',
+        'PASSWORD = (\n    "Xk9m#Pq"\n    "2vL7Rt!"\n)\n',
+        'PASSWORD = ("Xk9m#Pq"\n            "2vL7Rt!")\n',
+    ):
+        masked = text
+        for hit in reversed(find_secrets(text, syntax="code")):
+            masked = masked[: hit.start] + "#" + masked[hit.end :]
+        assert "Xk9m" not in masked and "2vL7Rt!" not in masked, masked
+        assert scan_text(text, path="settings.py").findings, text
+    for text in ('password = getpass("Enter the password")\n', 'password = ("Enter it")\n'):
+        assert not scan_text(text, path="settings.py").findings, text
+
+
 def test_a_split_aws_key_is_named_for_its_rule() -> None:
     text = 'key = ("AKIAQX7ZL2MR"\n  "K4VB9NPE")\n'
     assert redact_secrets(text) == (
@@ -76,6 +107,8 @@ def test_joined_prose_and_short_pieces_are_left_alone() -> None:
         'msg = ("this is a long message "\n       "continued on the next line")\n',
         'parts = ("ab"\n "cd")\n',
         'He said "hello"\n"world" twice.\n',
+        'Say "hello" "world" twice.\n',
+        'git commit -m "fix the build" "notes.txt"\n',
     ):
         assert not detect_secrets(text).findings
         assert redact_secrets(text) == text
