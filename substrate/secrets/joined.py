@@ -24,8 +24,10 @@ if TYPE_CHECKING:  # the engine calls this module
 # alternative: two patterns for one run in a row would make a long run of spaces cost time
 # quadratic in its length.
 _GAP = r"[ \t]*(?:\+[ \t]*)?(?:\\[ \t]*)?\r?\n[ \t]*(?:\+[ \t]*)?|[ \t]*\+[ \t]*|[ \t]+"
-# A string literal, perhaps with a prefix (f"...", r'...')
-_LITERAL = r"""[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+# A string literal, perhaps with a prefix (f"...", r'...'). Its opening quote is no escaped
+# one: tried from each quote of a long run of them ("\"\"\"..."), it would read to the run's
+# end every time, and a scan of that line would take time quadratic in its length.
+_LITERAL = r"""[rRbBuUfF]{0,2}(?<!\\)(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _JUNCTION = re.compile(rf"[\"'](?:{_GAP})[rRbBuUfF]{{0,2}}[\"']")
 _LITERAL_RE = re.compile(_LITERAL)
 _RUN = re.compile(rf"(?:{_LITERAL})(?:(?:{_GAP})(?:{_LITERAL}))+")

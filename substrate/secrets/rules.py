@@ -97,8 +97,18 @@ _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 # JSON escaped in a string ("{\"user\":\"db\",\"password\":\"...\"}", a request body in a
 # log line): a key quoted with \" has a value quoted with \" (read up to its next backslash)
 _ESCAPED_VALUE = r"""(?(ke)\\"(?P<se>[^"\\\n]+)\\"|(?!))|"""
+# A value that is a call given a secret-named argument first: "creds = dict(password=" is not
+# a value, and the argument is assigned what follows it
+_CALL_WITH_KEY = r"[\w.]{1,64}\([ \t]*[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64}[ \t]*[=:]"
+# A literal that a closing bracket (perhaps after a comma), the line's end or another literal
+# follows: a value so bracketed is read as the literal alone
+_BRACKETED = (
+    r"""(?:[rRbBuUfF]{1,2})?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
+    r"""[ \t]*(?:,?[ \t]*\)|\r?\n|$|[rRbBuUfF]{0,2}["'])"""
+)
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
+    r"(?:(?<=[\"'`])\])?"  # a quoted key indexing a map: settings["password"] = ...
     r"(?:\*{1,2}(?=[ \t]*:))?"  # a Markdown label in bold: **Password**: ...
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
@@ -108,10 +118,12 @@ _ASSIGN = (
     r"(?:[ \t]*" + _OPS + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"
     r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
-    # a literal in brackets, as code wraps one to split it over lines: key = ("value")
-    r"(?:\([ \t]*(?=(?:[rRbBuU]{1,2})?[\"'`]))?"
-    r"(?:@|[rRbBuU]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b".."
-    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|" + _BARE + r")"
+    # a literal in brackets, as code wraps one to split it over lines: key = ("value"), not
+    # the first of a tuple's: key = ("user", "password")
+    r"(?:\([ \t]*(?=" + _BRACKETED + r"))?"
+    r"(?:@|[rRbBuUfF]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b"..", f".."
+    r'(?:""(?="))?'  # a triple-quoted string: its text is read from the third quote
+    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?!" + _CALL_WITH_KEY + r")" + _BARE + r")"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,

@@ -185,6 +185,9 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "joined literals on one line (minified code)": lambda n: "".join(
         f'var a{i}="foo"+"bar{i}";' for i in range(n // 24)
     ),
+    "literals parted by blanks, a password's": lambda n: "password = " + '"Zq8X" ' * (n // 7),
+    "escaped quotes after a literal and a blank": lambda n: 'x = "a" ' + '"\\' * (n // 2),
+    "a bracket before each literal": lambda n: "password = " + '("ab"' * (n // 5),
     "colons before a key stem": lambda n: ":" * n + "pass =\n",
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",

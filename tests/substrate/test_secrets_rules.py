@@ -594,6 +594,35 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        'settings["password"] = "{}"',  # a quoted key indexing a map
+        "$config['db_password'] = '{}';",
+        'creds = dict(password="{}")',  # a call given the secret-named argument first
+        'auth = Auth(token="{}")',
+        'PASSWORD = """{}"""',  # triple quotes
+        'PASSWORD = f"{}"',  # a prefixed literal, in brackets
+        'PASSWORD = ("{}")',
+        'PASSWORD = ( r"{}" )',
+        'PASSWORD = ("{}",)',
+    ],
+)
+def test_a_password_in_code_idioms_is_found_as_text_and_as_code(line: str) -> None:
+    text = line.format(PASSWORD)
+    for syntax in ("text", "code"):
+        masked = text
+        for hit in reversed(find_secrets(text, syntax=syntax)):
+            masked = masked[: hit.start] + "#" + masked[hit.end :]
+        assert PASSWORD not in masked and PASSWORD[3:-3] not in masked, (syntax, masked)
+
+
+def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
+    # ("user", "password"): the first is a user name, whatever the key's name says
+    for syntax in ("text", "code"):
+        assert not find_secrets("sim_auth = ('Mr.A@somewhere.com', 'somepassword')", syntax=syntax)
+
+
+@pytest.mark.parametrize(
     ("text", "shown"),
     [
         # a passphrase of plain words given by "=" is masked whole ...
