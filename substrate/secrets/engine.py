@@ -825,7 +825,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         strength = classify_key(key)
         if strength is None:
             return False
-        if m.start("key") > 0 and text[m.start("key") - 1] == ":" and not _field_list(m, text):
+        if (
+            m.start("key") > 0
+            and text[m.start("key") - 1] == ":"
+            and not _field_list(m, text)
+            and not _symbol_key(m, text, group)
+        ):
             return False  # //registry/:_authToken is the npm rule's business
         if group == "su" and syntax != "text" and not _not_an_expression(secret):
             return False  # in code, an unquoted value is a variable, a call, a constant
@@ -843,6 +848,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False
         if group == "su" and _code_in_text(secret):
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
+        if group == "sb" and _STRUCT_TAG.fullmatch(secret):
+            return False  # Password string `json:"password"`: a Go field's tag
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
@@ -1061,6 +1068,8 @@ def _code_in_text(value: str) -> bool:
     return bool(_CODE_IN_TEXT.fullmatch(value) or _PATTERN_PART.search(value))
 
 
+# A Go struct tag: space-separated key:"value" pairs
+_STRUCT_TAG = re.compile(r'[A-Za-z_][\w.-]*:"[^"]*"(?:[ \t]+[A-Za-z_][\w.-]*:"[^"]*")*')
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
 _AT_INSIDE = re.compile(r"\w@\S")
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
@@ -1154,6 +1163,14 @@ def _field_list(m: re.Match[str], text: str) -> bool:
     at = m.start("key") - 1
     opens_line = at == 0 or text[at - 1] in " \t\n"
     return opens_line and text.startswith(":", m.end("key"))
+
+
+def _symbol_key(m: re.Match[str], text: str, group: str) -> bool:
+    """Whether the key is a Ruby symbol given a value by ``=>`` (``:password => "..."``): the
+    colon before it opens a word."""
+    at = m.start("key") - 1
+    opens_word = at == 0 or text[at - 1] in " \t\n{(,"
+    return opens_word and bool(group) and "=>" in text[m.end("key") : m.start(group)]
 
 
 def _valid_token(body: str, floor: float) -> bool:

@@ -76,17 +76,20 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
-# A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape a
-# single quote, '\'' as a shell does), else the rest of a password after one would be left
-# in clear, or all of it when the part before is too short to count. A backslash before a
-# double quote that a blank, a separator or the line's end follows is a value's last
-# character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would run
-# on into the next one and take its opening quote, and that value would go unread.
+# A quoted value runs past its escaped quotes (\" and \' as code escapes them; '' as YAML and
+# SQL escape a single quote, '\'' as a shell does), else the rest of a password after one
+# would be left in clear, or all of it when the part before is too short to count. A
+# backslash before a quote that a blank, a separator or the line's end follows is a value's
+# last character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would
+# run on into the next one and take its opening quote, and that value would go unread.
 _ESCAPED_DQ = r"""\\"(?=[^\s,;)\]}])"""
+_ESCAPED_SQ = r"""\\'(?=[^\s,;)\]}])"""
 _QUOTED = (
     r"""(?:"(?P<sq>(?:[^"\\\n]|\\[^"\n]|"""
     + _ESCAPED_DQ
-    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
+    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\\\n]|"""
+    + _ESCAPED_SQ
+    + r"""|\\|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
 )
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
@@ -106,6 +109,9 @@ _BRACKETED = (
     r"""(?:[rRbBuUfF]{1,2})?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)"""
     r"""[ \t]*(?:,?[ \t]*\)|\r?\n|$|[rRbBuUfF]{0,2}["'])"""
 )
+# After a quoted name and a comma (env("SECRET_KEY", default="...")), a keyword argument: the
+# value is a literal given as ``default``, never another argument's name (required=True)
+_KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?!=))"
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
     r"(?:(?<=[\"'`])\])?"  # a quoted key indexing a map: settings["password"] = ...
@@ -115,8 +121,11 @@ _ASSIGN = (
     # type annotations: "key: str = ...", spaced, or "key: Tr0ub4dor=3x" and base64's
     # "key: VHIw...IQ==" would read as a type followed by its value
     r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*(?:[ \t]+(?==(?!=))|(?==[ \t]*[\"'`])))?"
-    r"(?:[ \t]*" + _OPS + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"
-    r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
+    r"(?:[ \t]*"
+    + _OPS
+    + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"
+    + _KWARG
+    + r"|[ \t]+(?=[\"'`]))"  # (**Password:** ..., the bold closed after the colon)
     r"(?:[A-Za-z_][\w.<>]*[ \t]+(?=[\"'`]))?"  # key: String "value"
     # a literal in brackets, as code wraps one to split it over lines: key = ("value"), not
     # the first of a tuple's: key = ("user", "password")

@@ -183,7 +183,8 @@ def path_allowed(path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-_C_FAMILY = frozenset(".c .h .cc .cpp .cxx .hpp .hh .cs .m .mm".split())
+# Languages whose single quotes delimit a character (a rune in Go), not a string
+_C_FAMILY = frozenset(".c .h .cc .cpp .cxx .hpp .hh .cs .m .mm .go".split())
 
 
 def syntax_for(path: str) -> str:

@@ -605,6 +605,10 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
         'PASSWORD = ("{}")',
         'PASSWORD = ( r"{}" )',
         'PASSWORD = ("{}",)',
+        'SECRET_KEY = env("SECRET_KEY", default="{}")',  # a default after the name
+        'parser.add_argument("--password", default="{}")',
+        '  :password => "{}",',  # a Ruby symbol key
+        "password = '{}\\'x9'",  # an escaped quote inside single quotes
     ],
 )
 def test_a_password_in_code_idioms_is_found_as_text_and_as_code(line: str) -> None:
@@ -614,6 +618,22 @@ def test_a_password_in_code_idioms_is_found_as_text_and_as_code(line: str) -> No
         for hit in reversed(find_secrets(text, syntax=syntax)):
             masked = masked[: hit.start] + "#" + masked[hit.end :]
         assert PASSWORD not in masked and PASSWORD[3:-3] not in masked, (syntax, masked)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("cli.py", 'parser.add_argument("--api-key", required=True, metavar="KEY")'),
+        ("user.go", '\tPassword string `json:"password"`'),
+        ("user.go", '\tSecretKey string `env:"SECRET_KEY,required" yaml:"secret_key"`'),
+        ("auth.go", 'token := strings.TrimPrefix(auth, "Bearer ")'),
+        ("auth.go", "secretKey := []byte(cfg.SecretKey)"),
+    ],
+)
+def test_code_that_names_a_secret_holds_none(path: str, line: str) -> None:
+    from substrate.secrets import scan_text
+
+    assert not scan_text(line + "\n", path=path).findings, line
 
 
 def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
