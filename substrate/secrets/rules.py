@@ -97,9 +97,10 @@ _QUOTED = (
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
 _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
-# JSON escaped in a string ("{\"user\":\"db\",\"password\":\"...\"}", a request body in a
-# log line): a key quoted with \" has a value quoted with \" (read up to its next backslash)
-_ESCAPED_VALUE = r"""(?(ke)\\"(?P<se>[^"\\\n]+)\\"|(?!))|"""
+# A value quoted with \" in a string: JSON escaped in one ("{\"user\":\"db\",\"password\":
+# \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
+# .ipynb JSON), a shell's escaped quotes (read up to its next backslash)
+_ESCAPED_VALUE = r"""\\"(?P<se>[^"\\\n]+)\\"|"""
 # A value that is a call given a secret-named argument first: "creds = dict(password=" is not
 # a value, and the argument is assigned what follows it
 _CALL_WITH_KEY = r"[\w.]{1,64}\([ \t]*[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64}[ \t]*[=:]"
@@ -120,7 +121,9 @@ _ASSIGN = (
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
     # type annotations: "key: str = ...", spaced, or "key: Tr0ub4dor=3x" and base64's
     # "key: VHIw...IQ==" would read as a type followed by its value
-    r"(?::[ \t]*[A-Za-z_][\w.<>\[\]?]*(?:[ \t]+(?==(?!=))|(?==[ \t]*[\"'`])))?"
+    # (Rust's: "API_KEY: &str = ...", "&'static str")
+    r"(?::[ \t]*(?:&(?:'[A-Za-z_]\w*[ \t]+)?)?[A-Za-z_][\w.<>\[\]?]*"
+    r"(?:[ \t]+(?==(?!=))|(?==[ \t]*[\"'`])))?"
     r"(?:[ \t]*"
     + _OPS
     + r"(?:\*{1,2}(?=[ \t]))?[ \t]*|[ \t]*(?(kq),|(?!))[ \t]*"

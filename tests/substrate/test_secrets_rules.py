@@ -609,6 +609,10 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
         'parser.add_argument("--password", default="{}")',
         '  :password => "{}",',  # a Ruby symbol key
         "password = '{}\\'x9'",  # an escaped quote inside single quotes
+        'const API_KEY: &str = "{}";',  # Rust's reference types
+        'pub const DB_PASSWORD: &\'static str = "{}";',
+        '    "password = \\"{}\\"\\n",',  # a notebook's code line, in its JSON
+        '    "conn = connect(host=\\"db\\", password=\\"{}\\")\\n",',
     ],
 )
 def test_a_password_in_code_idioms_is_found_as_text_and_as_code(line: str) -> None:
