@@ -167,13 +167,13 @@ _SETTER = (
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
-# was 'hunter2'", asked and answered ("the db password? it is hunter2"). Only password words:
-# "the key is stored" is not worth the doubt.
+# was 'hunter2'", "the wifi password is: ...", asked and answered ("the db password? it is
+# hunter2"). Only password words: "the key is stored" is not worth the doubt.
 _STATED = (
     r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
     r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)[ \t]+to"
-    r"|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was))[ \t]+"
+    r"|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was):?)[ \t]+"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
 )
 # A label in notes, its key perhaps in words and said of something: "API key for staging:

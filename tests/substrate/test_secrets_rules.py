@@ -318,6 +318,8 @@ def test_rules_are_declarative_and_compile() -> None:
         ("the password is case-sensitive", False),
         ("the password is s3cret-sauce", True),
         ("The db password? It\u2019s {}.", True),  # a typographic apostrophe
+        ("The wifi password is: {}", True),  # a colon after the verb
+        ("The password is: stored in the vault", False),
     ],
 )
 def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
