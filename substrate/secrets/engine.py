@@ -807,13 +807,20 @@ def _trim_unquoted(value: str) -> str:
     v = value.rstrip().rstrip(",:;")
     if v.endswith(".") and not v.endswith(".."):
         v = v[:-1]
-    while v and v[-1] in ")]}":
-        closer = v[-1]
-        opener = {")": "(", "]": "[", "}": "{"}[closer]
-        if v.count(opener) >= v.count(closer):
+    # counted once, then kept as closers are dropped: counting again for each of a long run
+    # of them took time quadratic in its length
+    count = {ch: v.count(ch) for ch in "()[]{}"}
+    end = len(v)
+    while end and v[end - 1] in _OPENER:
+        closer = v[end - 1]
+        if count[_OPENER[closer]] >= count[closer]:
             break
-        v = v[:-1]
-    return v
+        count[closer] -= 1
+        end -= 1
+    return v[:end]
+
+
+_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
@@ -850,6 +857,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
         if group == "sb" and _STRUCT_TAG.fullmatch(secret):
             return False  # Password string `json:"password"`: a Go field's tag
+        if group in ("sq", "ss") and "{" in secret and _f_string(text, m.start(group) - 1):
+            return False  # f"{kind}Attributes": a template that code fills in
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
@@ -1163,6 +1172,16 @@ def _field_list(m: re.Match[str], text: str) -> bool:
     at = m.start("key") - 1
     opens_line = at == 0 or text[at - 1] in " \t\n"
     return opens_line and text.startswith(":", m.end("key"))
+
+
+def _f_string(text: str, quote: int) -> bool:
+    """Whether the literal opened by the quote at ``quote`` is a Python f-string (``f"..."``,
+    ``rf'...'``): up to two prefix letters before it, one an f, that no word goes on before."""
+    start = quote
+    while start > 0 and quote - start < 2 and text[start - 1] in "rRbBuUfF":
+        start -= 1
+    word_before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+    return "f" in text[start:quote].lower() and not word_before
 
 
 def _symbol_key(m: re.Match[str], text: str, group: str) -> bool:

@@ -33,6 +33,8 @@ _LITERAL_RE = re.compile(_LITERAL)
 _RUN = re.compile(rf"(?:{_LITERAL})(?:(?:{_GAP})(?:{_LITERAL}))+")
 # Joined values shorter than this hold no credential worth a second scan
 _MIN_JOINED = 8
+# A gap of blanks alone
+_BLANKS = re.compile(r"[ \t]+")
 # The most of a line read before a joined value: its key and operator ("db_password = ")
 _LEAD_CHARS = 200
 
@@ -45,17 +47,44 @@ def may_join(text: str) -> bool:
 
 def joined_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
     """The secrets of the joined values of ``text``'s runs of literals, one hit per piece they
-    cover, found with ``scan`` (a ``find_secrets`` that does not look for joined literals)."""
+    cover, found with ``scan`` (a ``find_secrets`` that does not look for joined literals).
+
+    Literals that only blanks part may be values side by side as well (a shell's arguments,
+    ``"aws" "AKIA…"``): the parts of a run between such gaps are also read on their own, as
+    a run that joins across a line break or a ``+`` alone."""
     found: list[Hit] = []
     for run in _RUN.finditer(text):
-        pieces = [_body(m) for m in _LITERAL_RE.finditer(text, *run.span())]
-        joined = "".join(text[a:b] for a, b in pieces)
-        if len(joined) < _MIN_JOINED:
-            continue
-        lead = _lead(text, run.start(), pieces[0][0])
-        quote = text[pieces[0][0] - 1]
-        for hit in scan(lead + joined + quote, syntax):
-            found.extend(_in_pieces(hit, hit.start - len(lead), hit.end - len(lead), pieces))
+        literals = list(_LITERAL_RE.finditer(text, *run.span()))
+        found += _hits_from(text, literals, syntax, scan)
+        cuts = [
+            i
+            for i in range(1, len(literals))
+            if _BLANKS.fullmatch(text, literals[i - 1].end(), literals[i].start())
+        ]
+        if cuts:
+            for first, last in zip([0, *cuts], [*cuts, len(literals)], strict=True):
+                if last - first > 1:
+                    found += _hits_from(text, literals[first:last], syntax, scan)
+    return found
+
+
+def _hits_from(
+    text: str,
+    literals: list[re.Match[str]],
+    syntax: str,
+    scan: Callable[[str, str], list[Hit]],
+) -> list[Hit]:
+    """The secrets of the value ``literals`` join, read after what leads to the first of them,
+    one hit per piece they cover."""
+    pieces = [_body(m) for m in literals]
+    joined = "".join(text[a:b] for a, b in pieces)
+    if len(joined) < _MIN_JOINED:
+        return []
+    lead = _lead(text, literals[0].start(), pieces[0][0])
+    quote = text[pieces[0][0] - 1]
+    found: list[Hit] = []
+    for hit in scan(lead + joined + quote, syntax):
+        found.extend(_in_pieces(hit, hit.start - len(lead), hit.end - len(lead), pieces))
     return found
 
 

@@ -115,7 +115,9 @@ _BRACKETED = (
 _KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?!=))"
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
-    r"(?:(?<=[\"'`])\])?"  # a quoted key indexing a map: settings["password"] = ...
+    # a quoted key indexing a map: settings["password"] = "..." (a quoted value only: what
+    # else follows such a key is code, $this->input->post(...), ==make_token(...))
+    r"(?:(?<=[\"'`])(?P<kb>\]))?"
     r"(?:\*{1,2}(?=[ \t]*:))?"  # a Markdown label in bold: **Password**: ...
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
     r"(?:\s+(?:string|String|str|\[\]byte|SecureString))?"  # Go/C# type after the name
@@ -135,7 +137,7 @@ _ASSIGN = (
     r"(?:\([ \t]*(?=" + _BRACKETED + r"))?"
     r"(?:@|[rRbBuUfF]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b"..", f".."
     r'(?:""(?="))?'  # a triple-quoted string: its text is read from the third quote
-    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?!" + _CALL_WITH_KEY + r")" + _BARE + r")"
+    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!))(?!" + _CALL_WITH_KEY + r")" + _BARE + r")"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,

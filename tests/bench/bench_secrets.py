@@ -188,6 +188,7 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "literals parted by blanks, a password's": lambda n: "password = " + '"Zq8X" ' * (n // 7),
     "escaped quotes after a literal and a blank": lambda n: 'x = "a" ' + '"\\' * (n // 2),
     "a bracket before each literal": lambda n: "password = " + '("ab"' * (n // 5),
+    "closing brackets after a value": lambda n: "password = x" + ")" * n,
     "colons before a key stem": lambda n: ":" * n + "pass =\n",
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",

@@ -77,6 +77,17 @@ def test_a_password_in_literals_parted_by_blanks_is_masked_whole() -> None:
         assert len(scan_text(text, path="settings.py").findings) == 2, text
 
 
+def test_a_run_parted_by_blanks_is_read_in_its_parts_too() -> None:
+    # a literal beside the pieces (a label, an argument) must not hide what they join
+    for text, pieces in (
+        ('label = "aws" "AKIAQX7ZL2"\n    "MRK4VB9NPE"\n', ("AKIAQX7ZL2", "MRK4VB9NPE")),
+        ('f"AKIAQX7ZL2MRK4"\n  f"VB9NPE" "notes"\n', ("AKIAQX7ZL2MRK4", "VB9NPE")),
+        ('"password" "Tr0ub4dor" +\n "&3x"\n', ("Tr0ub4dor", "&3x")),
+    ):
+        masked = redact_secrets(text)
+        assert not any(piece in masked for piece in pieces), masked
+
+
 def test_in_code_a_password_in_brackets_is_read_as_its_literal() -> None:
     # Black wraps a long string in brackets; in code a bare value is an expression, so the
     # literal inside them must be read as the value

@@ -607,6 +607,7 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
         'PASSWORD = ("{}")',
         'PASSWORD = ( r"{}" )',
         'PASSWORD = ("{}",)',
+        'assert cfg["password"]==hash_pw(password="{}")',  # the map key's is no value
         'SECRET_KEY = env("SECRET_KEY", default="{}")',  # a default after the name
         'parser.add_argument("--password", default="{}")',
         '  :password => "{}",',  # a Ruby symbol key
@@ -634,6 +635,10 @@ def test_a_password_in_code_idioms_is_found_as_text_and_as_code(line: str) -> No
         ("user.go", '\tSecretKey string `env:"SECRET_KEY,required" yaml:"secret_key"`'),
         ("auth.go", 'token := strings.TrimPrefix(auth, "Bearer ")'),
         ("auth.go", "secretKey := []byte(cfg.SecretKey)"),
+        ("model.py", 'attributes_key = f"{decapitalize(decision_type)}DecisionAttributes"'),
+        # a quoted map key: what follows it unquoted is code, in notes too
+        ("notes.md", "$data['password']=$this->input->post('password');"),
+        ("notes.md", 'assert r.json()["token"]==make_token(user="bob")'),
     ],
 )
 def test_code_that_names_a_secret_holds_none(path: str, line: str) -> None:
