@@ -101,9 +101,10 @@ _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
 # .ipynb JSON), a shell's escaped quotes (read up to its next backslash)
 _ESCAPED_VALUE = r"""\\"(?P<se>[^"\\\n]+)\\"|"""
-# A value that is a call given a secret-named argument first: "creds = dict(password=" is not
-# a value, and the argument is assigned what follows it
-_CALL_WITH_KEY = r"[\w.]{1,64}\([ \t]*[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64}[ \t]*[=:]"
+# A value that opens a call and is cut before it closes (at a quote, a comma, a blank): what
+# follows are the call's arguments, no part of a value ("creds = dict(password=...",
+# "auth = HTTPBasicAuth(user, ..."); a secret-named argument is then read on its own
+_OPEN_CALL = r"[A-Za-z_][\w.]{0,63}\((?![^\s\"'`,;&<\\]*\))"
 # A literal that a closing bracket (perhaps after a comma), the line's end or another literal
 # follows: a value so bracketed is read as the literal alone
 _BRACKETED = (
@@ -137,7 +138,7 @@ _ASSIGN = (
     r"(?:\([ \t]*(?=" + _BRACKETED + r"))?"
     r"(?:@|[rRbBuUfF]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b"..", f".."
     r'(?:""(?="))?'  # a triple-quoted string: its text is read from the third quote
-    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!))(?!" + _CALL_WITH_KEY + r")" + _BARE + r")"
+    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!))(?!" + _OPEN_CALL + r")" + _BARE + r")"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,
@@ -379,7 +380,31 @@ KUBERNETES_SECRET_RULE = Rule(
 
 # Credentials known only by their context (key names, URLs, headers), tried after the
 # provider formats so a recognised token keeps its specific name.
+# A password given by position, after its user, to what code calls with both: requests'
+# auth=("user", "..."), HTTPBasicAuth("user", "..."), NetworkCredential, SetBasicAuth, and
+# the login("user", "...") of smtplib, ftplib and imaplib. The user may be a name or a
+# literal; the password is the literal after it.
+_USER_ARGUMENT = r"""(?:"[^"\n]{0,128}"|'[^'\n]{0,128}'|[A-Za-z_][\w.]{0,64})"""
+_PASSWORD_ARGUMENT = (
+    r"(?:(?<![\w])(?i:auth)[ \t]*=[ \t]*\("
+    r"|(?<![\w])(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential"
+    r"|UsernamePasswordCredentials|PasswordAuthentication|SetBasicAuth)[ \t]*\("
+    r"|\.login[ \t]*\()[ \t]*"
+    + _USER_ARGUMENT
+    + r"""[ \t]*,[ \t]*(?:"(?P<sq>[^"\\\n]{1,256})"|'(?P<ss>[^'\\\n]{1,256})')[ \t]*[,)]"""
+)
+
 CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "password_argument",
+        _PASSWORD_ARGUMENT,
+        ("auth", "credential", ".login"),
+        kind="credential",
+        lines=True,
+        needs=",",
+        boundary=False,
+        description='a password given after its user: auth=("user", "..."), .login(user, "...")',
+    ),
     Rule(
         "aws_secret_key",
         # the name may be written as words: "AWS secret key: ...", as `aws configure` asks

@@ -263,6 +263,10 @@ CASES: dict[str, tuple[str, str]] = {
         "mysql -u root -p shop  # asks for the password",
     ),
     "sensitive_assignment": ('db_password = "' + PASSWORD + '"', 'db_password = "changeme"'),
+    "password_argument": (
+        'r = requests.get(url, auth=("admin", "' + PASSWORD + '"))',
+        'r = requests.get(url, auth=("admin", os.environ["API_PASSWORD"]))',
+    ),
     "kubernetes_secret": (
         "kind: Secret\ndata:\n  ca.pem: " + base64.b64encode(PASSWORD.encode()).decode(),
         "kind: Secret\ndata:\n  ca.pem: {{ .Values.caPem }}",
@@ -645,6 +649,25 @@ def test_code_that_names_a_secret_holds_none(path: str, line: str) -> None:
     from substrate.secrets import scan_text
 
     assert not scan_text(line + "\n", path=path).findings, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'session.auth = ("admin", "{}")',
+        'AUTH = ("admin", "{}")',  # in notes too: the user stays readable
+        'auth = HTTPBasicAuth(user, "{}")',
+        'smtp.login("me@example.org", "{}")',
+        'req.SetBasicAuth("admin", "{}")',
+        'var creds = new NetworkCredential("admin", "{}");',
+    ],
+)
+def test_a_password_given_after_its_user_is_masked_alone(line: str) -> None:
+    text = line.format(PASSWORD)
+    assert detect_secrets(text).rules() == ["password_argument"], text
+    masked = redact_secrets(text)
+    assert PASSWORD not in masked, masked
+    assert "admin" in masked or "admin" not in text, masked
 
 
 def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
