@@ -857,7 +857,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
         if group == "sb" and _STRUCT_TAG.fullmatch(secret):
             return False  # Password string `json:"password"`: a Go field's tag
-        if group in ("sq", "ss") and "{" in secret and _f_string(text, m.start(group) - 1):
+        if (
+            syntax != "text"
+            and group in ("sq", "ss")
+            and "{" in secret
+            and _f_string(text, m.start(group) - 1)
+        ):
             return False  # f"{kind}Attributes": a template that code fills in
         if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
@@ -891,6 +896,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return strong and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
+    if kind == "argument":  # a password after its user: judged as a quoted password
+        user = m.group("user") or m.group("us") or ""
+        ok = worth_reporting(secret, strength="password", quoted=True, key="password")
+        return ok and secret.lower() not in (user.lower(), f"{user.lower()}@")
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
         ok = _valid_token(secret, rule.entropy)
         return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")

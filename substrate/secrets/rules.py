@@ -76,20 +76,17 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
-# A quoted value runs past its escaped quotes (\" and \' as code escapes them; '' as YAML and
-# SQL escape a single quote, '\'' as a shell does), else the rest of a password after one
+# A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape
+# a single quote, '\'' as a shell does), else the rest of a password after one
 # would be left in clear, or all of it when the part before is too short to count. A
 # backslash before a quote that a blank, a separator or the line's end follows is a value's
 # last character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would
 # run on into the next one and take its opening quote, and that value would go unread.
 _ESCAPED_DQ = r"""\\"(?=[^\s,;)\]}])"""
-_ESCAPED_SQ = r"""\\'(?=[^\s,;)\]}])"""
 _QUOTED = (
     r"""(?:"(?P<sq>(?:[^"\\\n]|\\[^"\n]|"""
     + _ESCAPED_DQ
-    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\\\n]|"""
-    + _ESCAPED_SQ
-    + r"""|\\|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
+    + r"""|\\(?="))*)"|'(?P<ss>(?:[^'\n]|''|'\\'')*)'|`(?P<sb>[^`\n]*)`)"""
 )
 # An unquoted value runs to whitespace, a quote, a separator or an escape sequence like \n.
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
@@ -101,10 +98,10 @@ _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
 # .ipynb JSON), a shell's escaped quotes (read up to its next backslash)
 _ESCAPED_VALUE = r"""\\"(?P<se>[^"\\\n]+)\\"|"""
-# A value that opens a call and is cut before it closes (at a quote, a comma, a blank): what
-# follows are the call's arguments, no part of a value ("creds = dict(password=...",
-# "auth = HTTPBasicAuth(user, ..."); a secret-named argument is then read on its own
-_OPEN_CALL = r"[A-Za-z_][\w.]{0,63}\((?![^\s\"'`,;&<\\]*\))"
+# A value that is code: a call given a named argument first ("creds = dict(password=" is not
+# a value, and a secret-named argument is assigned what follows it), or a PHP object's member
+# ("$this->input->post(")
+_CODE_VALUE = r"[\w.]{1,64}\([ \t]*[A-Za-z_][\w.\-]{0,64}[ \t]*[=:](?!=)|\$\w{1,64}->"
 # A literal that a closing bracket (perhaps after a comma), the line's end or another literal
 # follows: a value so bracketed is read as the literal alone
 _BRACKETED = (
@@ -113,11 +110,11 @@ _BRACKETED = (
 )
 # After a quoted name and a comma (env("SECRET_KEY", default="...")), a keyword argument: the
 # value is a literal given as ``default``, never another argument's name (required=True)
-_KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?!=))"
+_KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?![=\s,;]|$))"
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
-    # a quoted key indexing a map: settings["password"] = "..." (a quoted value only: what
-    # else follows such a key is code, $this->input->post(...), ==make_token(...))
+    # a quoted key indexing a map: settings["password"] = ... (its value never begins with
+    # "=": cfg["password"]==check(...) compares)
     r"(?:(?<=[\"'`])(?P<kb>\]))?"
     r"(?:\*{1,2}(?=[ \t]*:))?"  # a Markdown label in bold: **Password**: ...
     r"(?:\[\d*\])?"  # C arrays: secret[] = ...
@@ -138,7 +135,7 @@ _ASSIGN = (
     r"(?:\([ \t]*(?=" + _BRACKETED + r"))?"
     r"(?:@|[rRbBuUfF]{1,2}(?=[\"']))?"  # string prefixes @"..", r"..", b"..", f".."
     r'(?:""(?="))?'  # a triple-quoted string: its text is read from the third quote
-    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!))(?!" + _OPEN_CALL + r")" + _BARE + r")"
+    r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!=))(?!" + _CODE_VALUE + r")" + _BARE + r")"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,
@@ -384,7 +381,7 @@ KUBERNETES_SECRET_RULE = Rule(
 # auth=("user", "..."), HTTPBasicAuth("user", "..."), NetworkCredential, SetBasicAuth, and
 # the login("user", "...") of smtplib, ftplib and imaplib. The user may be a name or a
 # literal; the password is the literal after it.
-_USER_ARGUMENT = r"""(?:"[^"\n]{0,128}"|'[^'\n]{0,128}'|[A-Za-z_][\w.]{0,64})"""
+_USER_ARGUMENT = r"""(?:"(?P<user>[^"\n]{0,128})"|'(?P<us>[^'\n]{0,128})'|[A-Za-z_][\w.]{0,64})"""
 _PASSWORD_ARGUMENT = (
     r"(?:(?<![\w])(?i:auth)[ \t]*=[ \t]*\("
     r"|(?<![\w])(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential"
@@ -399,7 +396,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password_argument",
         _PASSWORD_ARGUMENT,
         ("auth", "credential", ".login"),
-        kind="credential",
+        kind="argument",
         lines=True,
         needs=",",
         boundary=False,

@@ -189,6 +189,8 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "escaped quotes after a literal and a blank": lambda n: 'x = "a" ' + '"\\' * (n // 2),
     "a bracket before each literal": lambda n: "password = " + '("ab"' * (n // 5),
     "closing brackets after a value": lambda n: "password = x" + ")" * n,
+    "calls opened after keys": lambda n: "token=f(" * (n // 8),
+    "escaped single quotes after a setter": lambda n: "setPassword('" + "\\'\\''" * (n // 6),
     "colons before a key stem": lambda n: ":" * n + "pass =\n",
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",

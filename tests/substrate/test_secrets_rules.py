@@ -294,6 +294,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
+        kinds |= {"argument"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
         kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
         assert rule.kind in kinds
@@ -615,7 +616,6 @@ def test_credentials_once_passed_over(text: str, secret: str, rule: str) -> None
         'SECRET_KEY = env("SECRET_KEY", default="{}")',  # a default after the name
         'parser.add_argument("--password", default="{}")',
         '  :password => "{}",',  # a Ruby symbol key
-        "password = '{}\\'x9'",  # an escaped quote inside single quotes
         'const API_KEY: &str = "{}";',  # Rust's reference types
         'pub const DB_PASSWORD: &\'static str = "{}";',
         '    "password = \\"{}\\"\\n",',  # a notebook's code line, in its JSON
@@ -656,7 +656,7 @@ def test_code_that_names_a_secret_holds_none(path: str, line: str) -> None:
     [
         'session.auth = ("admin", "{}")',
         'AUTH = ("admin", "{}")',  # in notes too: the user stays readable
-        'auth = HTTPBasicAuth(user, "{}")',
+        'auth = HTTPBasicAuth("admin", "{}")',
         'smtp.login("me@example.org", "{}")',
         'req.SetBasicAuth("admin", "{}")',
         'var creds = new NetworkCredential("admin", "{}");',
@@ -668,6 +668,28 @@ def test_a_password_given_after_its_user_is_masked_alone(line: str) -> None:
     masked = redact_secrets(text)
     assert PASSWORD not in masked, masked
     assert "admin" in masked or "admin" not in text, masked
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        (".env", "DB_PASSWORD=Xk9mQ(2vLp7"),  # a bracket inside a password in text
+        ("notes.md", "password = Sup3r(Secret"),
+        ("deploy.sh", 'creds["password"]=Xk9mQ2vLp7zR'),  # a shell's map, unquoted
+        ("notes.md", 'settings["SECRET_KEY"] = Xk9mQ2vLp7zR4tW'),
+        ("rows.txt", '"token",YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo='),  # padding, no argument
+        ("notes.md", 'client_secret=f"FzFz23PWvP5Giv:ZD{jBN4"'),  # no template in text
+    ],
+)
+def test_values_once_found_in_text_are_still_found(path: str, line: str) -> None:
+    from substrate.secrets import scan_text
+
+    assert scan_text(line + "\n", path=path).findings, line
+
+
+def test_a_login_s_conventional_passwords_are_none() -> None:
+    for line in ('ftp.login("anonymous", "anonymous@")', 'self.login("admin", "admin")'):
+        assert not detect_secrets(line).findings, line
 
 
 def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
