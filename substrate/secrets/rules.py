@@ -98,10 +98,13 @@ _OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in
 # .ipynb JSON), a shell's escaped quotes (read up to its next backslash)
 _ESCAPED_VALUE = r"""\\"(?P<se>[^"\\\n]+)\\"|"""
-# A value that is code: a call given a named argument first ("creds = dict(password=" is not
-# a value, and a secret-named argument is assigned what follows it), or a PHP object's member
-# ("$this->input->post(")
-_CODE_VALUE = r"[\w.]{1,64}\([ \t]*[A-Za-z_][\w.\-]{0,64}[ \t]*[=:](?!=)|\$\w{1,64}->"
+# A value that is code: a call given a secret-named argument first ("creds = dict(password="
+# is not a value, and the argument is assigned what follows it), or a call of a PHP object's
+# member ("$this->input->post("). Both are bounded: tried at every key of a long line.
+_CODE_VALUE = (
+    r"[\w.]{1,64}\([ \t]*[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64}[ \t]*[=:](?!=)"
+    r"|\$\w{1,64}(?:->\w{1,64}){1,8}\("
+)
 # A literal that a closing bracket (perhaps after a comma), the line's end or another literal
 # follows: a value so bracketed is read as the literal alone
 _BRACKETED = (
@@ -110,7 +113,7 @@ _BRACKETED = (
 )
 # After a quoted name and a comma (env("SECRET_KEY", default="...")), a keyword argument: the
 # value is a literal given as ``default``, never another argument's name (required=True)
-_KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?![=\s,;]|$))"
+_KWARG = r"(?:default[ \t]*=[ \t]*)?(?![A-Za-z_]\w*[ \t]*=(?![=\s,;)\]}]|$))"
 _ASSIGN = (
     r"(?<![\w.\-$@])" + _KEY + r"(?:(?P<kq>[\"'`])|(?P<ke>\\\"))?"
     # a quoted key indexing a map: settings["password"] = ... (its value never begins with
