@@ -370,15 +370,13 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     path_clean = not path_slices_may_hold_secrets(path) if path else True
     names = [ticket.source, path, *{s.section for s in parsed.segments if s.section}]
     names = [n for n in names if not (path_clean and _slice_of(n, path))]
-    text_clean = None
+    text_clean: bool | None = None
     if path_clean and len(text) < KEYWORD_GATE and all(len(n) < KEYWORD_GATE for n in names):
         parts = _distinct(names, text)
-        if len(parts) == 1:  # (most files) the text holds every name left
-            text_clean = not slices_may_hold_secrets(text)
-            if text_clean:
-                return FileScreen(names=True, text=True)
-        elif not slices_may_hold_secrets("\n".join(parts)):  # (each part is short)
+        if not slices_may_hold_secrets("\n".join(parts)):  # (most files)
             return FileScreen(names=True, text=True)
+        if len(parts) == 1:  # the text held every name left: that was its own screen
+            text_clean = False
     if text_clean is None:
         text_clean = not slices_may_hold_secrets(text)
     others = [n for n in names if not (text_clean and _slice_of(n, text))]

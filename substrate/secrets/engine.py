@@ -801,6 +801,9 @@ def _path_component(m: re.Match[str], text: str) -> bool:
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
 
+_OPENER = {")": "(", "]": "[", "}": "{"}
+
+
 def _trim_unquoted(value: str) -> str:
     """Drop closing brackets and punctuation that end the statement, not the value (and the
     white space a whole line's value may end with)."""
@@ -818,9 +821,6 @@ def _trim_unquoted(value: str) -> str:
         count[closer] -= 1
         end -= 1
     return v[:end]
-
-
-_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
@@ -896,10 +896,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return strong and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
-    if kind == "argument":  # a password after its user: judged as a quoted password
-        user = m.group("user") or m.group("us") or ""
-        ok = worth_reporting(secret, strength="password", quoted=True, key="password")
-        return ok and secret.lower() not in (user.lower(), f"{user.lower()}@")
+    if kind == "argument":  # a password after its user: a quoted password, not the user again
+        user = m.group("user") or m.group("us") or "password"
+        return worth_reporting(secret, strength="password", quoted=True, key=user)
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
         ok = _valid_token(secret, rule.entropy)
         return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")

@@ -76,12 +76,12 @@ _STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
-# A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape
-# a single quote, '\'' as a shell does), else the rest of a password after one
-# would be left in clear, or all of it when the part before is too short to count. A
-# backslash before a quote that a blank, a separator or the line's end follows is a value's
-# last character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would
-# run on into the next one and take its opening quote, and that value would go unread.
+# A quoted value runs past its escaped quotes (\" in double quotes; '' as YAML and SQL escape a
+# single quote, '\'' as a shell does), else the rest of a password after one would be left
+# in clear, or all of it when the part before is too short to count. A backslash before a
+# double quote that a blank, a separator or the line's end follows is a value's last
+# character (a Windows folder, "C:\keys\"), not an escape: read as one, the value would run
+# on into the next one and take its opening quote, and that value would go unread.
 _ESCAPED_DQ = r"""\\"(?=[^\s,;)\]}])"""
 _QUOTED = (
     r"""(?:"(?P<sq>(?:[^"\\\n]|\\[^"\n]|"""
@@ -378,8 +378,6 @@ KUBERNETES_SECRET_RULE = Rule(
     description="A value under data: (base64) or stringData: in a Kubernetes Secret manifest",
 )
 
-# Credentials known only by their context (key names, URLs, headers), tried after the
-# provider formats so a recognised token keeps its specific name.
 # A password given by position, after its user, to what code calls with both: requests'
 # auth=("user", "..."), HTTPBasicAuth("user", "..."), NetworkCredential, SetBasicAuth, and
 # the login("user", "...") of smtplib, ftplib and imaplib. The user may be a name or a
@@ -394,6 +392,8 @@ _PASSWORD_ARGUMENT = (
     + r"""[ \t]*,[ \t]*(?:"(?P<sq>[^"\\\n]{1,256})"|'(?P<ss>[^'\\\n]{1,256})')[ \t]*[,)]"""
 )
 
+# Credentials known only by their context (key names, URLs, headers), tried after the
+# provider formats so a recognised token keeps its specific name.
 CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "password_argument",
