@@ -31,7 +31,7 @@ from substrate.errors import InvalidInputError
 from substrate.secrets.codetext import in_text
 from substrate.secrets.entropy import char_classes, is_repetitive, is_sequential, shannon
 from substrate.secrets.joined import joined_hits, may_join
-from substrate.secrets.keynames import classify_key
+from substrate.secrets.keynames import classify_key, is_glued_name
 from substrate.secrets.kubejson import json_secret_spans
 from substrate.secrets.kubernetes import kubernetes_secret_spans
 from substrate.secrets.pipetables import table_column_secrets
@@ -899,6 +899,29 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
     if kind == "argument":  # a password after its user: a quoted password, not the user again
         user = m.group("user") or m.group("us") or "password"
         return worth_reporting(secret, strength="password", quoted=True, key=user)
+    if kind == "directive":  # "requirepass ...", "ENV DB_PASSWORD ...": a setting's line
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None or syntax != "text":
+            return False
+        env = m.group(0).lstrip(" \t").startswith("ENV")
+        if not (env or (strength == "password" and _setting_name(key))):
+            return False  # "Password reset": a sentence; "default-key 0x…": a key's id
+        if group == "su" and (secret[:1] in "*&[" or _code_in_text(secret)):
+            return False  # "DBPassword *string": a field and its type, as a note quotes Go
+        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+    if kind == "connection_field":  # delimited by the connection string's ";" as by quotes
+        return worth_reporting(secret, strength="password", quoted=True, key=m.group("key"))
+    if kind == "named_element":  # <property name="...password">...</property>
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is not None and m.group("tag").lower() == "string":
+            # an Android string resource is text to show: "Passwort" under "login_password"
+            # is a translation, and only a random value (an API key) is a secret there
+            strength = "token"
+        return strength is not None and worth_reporting(
+            secret, strength=strength, quoted=True, key=key
+        )
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
         ok = _valid_token(secret, rule.entropy)
         return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
@@ -987,6 +1010,14 @@ def _a_state(key: str, between: str, secret: str) -> bool:
     "SELECTED"), not a credential (``auth = Sunshine`` is one)."""
     bare = key.strip(" \t\"'`").lower()
     return bare == "auth" and "," in between and "=" not in between and plain_word(secret)
+
+
+def _setting_name(key: str) -> bool:
+    """Whether ``key`` reads as a setting's name, not a sentence's first word: its words are
+    joined (``db.password``, ``DB_PASSWORD``, ``dbPassword``) or glued (``requirepass``)."""
+    joined = not key.isalpha()
+    camel = not key.isupper() and any(ch.isupper() for ch in key[1:])
+    return joined or camel or is_glued_name(key)
 
 
 def _generated_password(value: str) -> bool:

@@ -38,6 +38,12 @@ _PASSWORD_WORDS: frozenset[str] = frozenset(
         "creds",
     }
 )
+# Password names glued to what they guard, as tools spell their options and settings:
+# keytool's -storepass, redis's requirepass and masterauth
+_GLUED_NAMES: frozenset[str] = frozenset(
+    """storepass keypass srcstorepass deststorepass srckeypass destkeypass keystorepass
+    truststorepass requirepass masterauth""".split()
+)
 _KEY_QUALIFIERS: frozenset[str] = frozenset(
     """api access secret private priv app application auth master license licence encryption
     encrypt enc signing sign client consumer service account sensitive shared storage
@@ -123,7 +129,12 @@ _CREDENTIALS = frozenset({"credential", "credentials", "creds"})  # a set of the
 
 
 def _is_password_word(word: str) -> bool:
-    return word in _PASSWORD_WORDS or "password" in word or "passwd" in word
+    return word in _PASSWORD_WORDS or "password" in word or "passwd" in word or word in _GLUED_NAMES
+
+
+def is_glued_name(key: str) -> bool:
+    """Whether ``key`` is a password's name glued to what it guards (``requirepass``)."""
+    return key.lower() in _GLUED_NAMES
 
 
 def _merge_camel_password(words: list[str]) -> list[str]:

@@ -140,6 +140,12 @@ _ASSIGN = (
     r'(?:""(?="))?'  # a triple-quoted string: its text is read from the third quote
     r"(?:" + _ESCAPED_VALUE + _QUOTED + r"|(?(kb)(?!=))(?!" + _CODE_VALUE + r")" + _BARE + r")"
 )
+# A literal wrapped onto the line under its key, alone in brackets, as Black lays out a long
+# one: PASSWORD = (\n    "..."\n). Not a tuple's first item: the literal ends its line.
+_WRAPPED = (
+    r"(?<![\w.\-$@])" + _KEY + r"[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]]*[ \t]*)?=[ \t]*\(\r?\n"
+    r"[ \t]*(?:[rRbBuUfF]{1,2})?" + _QUOTED + r"[ \t]*(?=\r?(?:\n|$))"
+)
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,
 # spaces: a passphrase). (Taken greedily, in one pass: white space is trimmed after.)
@@ -147,6 +153,21 @@ _LINE_VALUE = (
     r"(?m:^)(?=[^\n=:]*[=:])[ \t]*(?:[-*][ \t]+)?(?:export[ \t]+)?"
     + _KEY
     + r"[ \t]*(?:=|:(?!:))[ \t]*(?P<su>[^\s\"'`#](?:[^\r\n#]|(?<![ \t])#)*)"
+)
+# A setting written "NAME VALUE" on a line of its own: a Dockerfile's ENV DB_PASSWORD ...,
+# redis.conf's requirepass ... and masterauth ..., a .properties file's "db.password ...". The
+# check wants ENV, or a password's name that no sentence starts with (``engine._setting_name``;
+# "default-key ..." in an options file names a public key).
+_DIRECTIVE = (
+    r"(?m:^)[ \t]*(?:ENV[ \t]+)?(?P<key>[\w.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
+    # (not itself a setting, value="...": a value holds "=" only as base64's padding)
+    r"[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`=:#][^\s\"'`=]*=*))[ \t]*(?=\r?(?:\n|$))"
+)
+# A connection string's password holding a comma ("Server=db;User Id=sa;Password=Xk9,mQ;"):
+# its fields end at ";", so the value does too, where the next rule would end it at the comma
+_CONNECTION_FIELD = (
+    r";[ \t]*(?P<key>(?i:password|pwd))[ \t]*=[ \t]*"
+    r"(?P<sx>[^;\"'\s]{0,128},[^;\"'\s]{0,128})(?=;|[\"']|\r?(?:\n|$))"
 )
 _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
@@ -156,14 +177,26 @@ _XML_ELEMENT = (
     r"<(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?:\s[^<>\n]*)?>"
     r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>(?:(?!</)[^\n]){1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=key)\s*>"
 )
+# An element naming its secret in an attribute: Hibernate's <property
+# name="hibernate.connection.password">...</property>, <entry key="db.password"> of Java's XML
+# properties, Android's <string name="api_key">
+_XML_NAMED_ELEMENT = (
+    r"<(?P<tag>[\w:.\-]{1,64})[ \t][^<>\n]{0,200}?(?<![\w:.\-])(?:name|key)[ \t]*=[ \t]*"
+    r"(?P<aq>[\"'])(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?P=aq)[^<>\n]{0,200}>"
+    r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>[^\n<]{1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=tag)\s*>"
+)
 _XML_ATTRIBUTE = (
     r"(?<![\w.\-])(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
     r"(?:(?P<kq>[\"'])[ \t]+(?i:value|content)|[ \t]+[A-Za-z_][\w:\-]*)[ \t]*=[ \t]*"
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')"""
 )
+# (two dashes, or one before the names Java's tools give their passwords: keytool -storepass,
+# -keypass; any name after one dash would try every short option of a command line)
 _CLI_FLAG = (
-    r"(?<![\w\-])--(?P<key>[\w\-]{0,64}?" + _STEM + r"[\w\-]{0,64})"
-    r"(?:=|[ \t]+)(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
+    r"(?<![\w\-])(?:--|-(?=(?:src|dest)?(?:store|key)pass(?![\w\-])|password(?![\w\-])))"
+    r"(?P<key>[\w\-]{0,64}?" + _STEM + r"[\w\-]{0,64})"
+    # (after a blank, not another option: "-storepasswd -keystore FILE" asks for it)
+    r"(?:=|[ \t]+(?!-))(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 )
 _SETTER = (
     r"(?<![\w$])set_?(?P<key>[A-Za-z_]{0,64}?" + _STEM + r"\w{0,64})"
@@ -380,14 +413,22 @@ KUBERNETES_SECRET_RULE = Rule(
 
 # A password given by position, after its user, to what code calls with both: requests'
 # auth=("user", "..."), HTTPBasicAuth("user", "..."), NetworkCredential, SetBasicAuth, and
-# the login("user", "...") of smtplib, ftplib and imaplib. The user may be a name or a
-# literal; the password is the literal after it.
-_USER_ARGUMENT = r"""(?:"(?P<user>[^"\n]{0,128})"|'(?P<us>[^'\n]{0,128})'|[A-Za-z_][\w.]{0,64})"""
+# the login("user", "...") of smtplib, ftplib and imaplib; and a database's address, user and
+# password given to JDBC's getConnection, PHP's PDO and mysqli, Python's MySQL drivers. The
+# user may be a name or a literal; the password is the literal after it.
+_USER_ARGUMENT = (
+    r"""(?:"(?P<user>[^"\n]{0,128})"|'(?P<us>[^'\n]{0,128})'|\$?[A-Za-z_][\w.]{0,64})"""
+)
+_ADDRESS_ARGUMENT = r"""(?:"[^"\n]{0,256}"|'[^'\n]{0,256}'|\$?[A-Za-z_][\w.]{0,64})"""
 _PASSWORD_ARGUMENT = (
     r"(?:(?<![\w])(?i:auth)[ \t]*=[ \t]*\("
     r"|(?<![\w])(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential"
     r"|UsernamePasswordCredentials|PasswordAuthentication|SetBasicAuth)[ \t]*\("
-    r"|\.login[ \t]*\()[ \t]*"
+    r"|\.login[ \t]*\("
+    r"|(?:\bgetConnection|\bnew[ \t]+(?:PDO|mysqli)|(?<![\w$])mysqli_connect"
+    r"|\b(?:pymysql|MySQLdb)\.connect)[ \t]*\([ \t]*"
+    + _ADDRESS_ARGUMENT
+    + r"[ \t]*,)[ \t]*"
     + _USER_ARGUMENT
     + r"""[ \t]*,[ \t]*(?:"(?P<sq>[^"\\\n]{1,256})"|'(?P<ss>[^'\\\n]{1,256})')[ \t]*[,)]"""
 )
@@ -398,12 +439,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "password_argument",
         _PASSWORD_ARGUMENT,
-        ("auth", "credential", ".login"),
+        ("auth", "credential", ".login", "getconnection", "new pdo", "mysqli", "mysql"),
         kind="argument",
         lines=True,
         needs=",",
         boundary=False,
-        description='a password given after its user: auth=("user", "..."), .login(user, "...")',
+        description='a password given after its user: auth=("user", "..."), .login(user, "..."), '
+        'getConnection(url, user, "...")',
     ),
     Rule(
         "aws_secret_key",
@@ -561,35 +603,90 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # flag within the same command
         r"(?<![^\s`$(\"'])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
-        r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+        r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
+        # sqlcmd -P SECRET (SQL Server), ldapsearch -w SECRET (OpenLDAP's tools: -W asks)
+        r"|(?:sqlcmd|osql)(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
+        r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)(?=[ \t])"
+        r"[^\n|;&]{0,200}?[ \t]-w[ \t]+)"
         r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
         # (the screen flags every text holding a keyword: "docker" alone is in most of a
         # container tool's pages)
-        ("mysql", "mariadb", "sshpass", "docker login", "podman login", "redis-cli"),
+        (
+            "mysql",
+            "mariadb",
+            "sshpass",
+            "docker login",
+            "podman login",
+            "redis-cli",
+            "sqlcmd",
+            "osql",
+            "ldap",
+        ),
         kind="credential",
         lines=True,
         boundary=False,
-        description="a password passed on a command line: mysql -p, sshpass -p, login -p",
+        description="a password passed on a command line: mysql -p, sshpass -p, login -p, "
+        "sqlcmd -P, ldapsearch -w",
     ),
     Rule(
         "command_line_password",
-        # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED BY '...'; htpasswd -b [FILE]
+        # a password piped to the tool that sets it: echo "user:SECRET" | chpasswd, echo
+        # SECRET | passwd --stdin user
+        r"(?<![^\s`$(\"'])echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?)(?:[^\s:\"'|]{1,64}:)?"
+        r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*(?:sudo[ \t]+)?"
+        r"(?:chpasswd|passwd[ \t]+--stdin)(?![\w\-])",
+        ("passwd",),  # (chpasswd, passwd --stdin)
+        kind="credential",
+        lines=True,
+        starts=("echo",),
+        boundary=False,
+        description='a password piped to chpasswd or passwd --stdin: echo "user:..." | chpasswd',
+    ),
+    Rule(
+        "command_line_password",
+        # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED [WITH plugin] BY '...' and SET
+        # PASSWORD; htpasswd -b [FILE]
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
-        r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+by)[ \t]+(?=[\"'])"
+        r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by)"
+        r"[ \t]+(?=[\"'])"
+        # MySQL's SET PASSWORD [FOR user] = '...' (or = PASSWORD('...'), as older ones wrote it)
+        r"|(?i:\bset[ \t]+password\b[^\n;=]{0,200}=[ \t]*(?:password[ \t]*\([ \t]*)?)(?=[\"'])"
         r"|(?<![^\s`$(\"'])(?:"
         r"htpasswd[ \t]+(?=[^\n|;&]{0,200}-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
         r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
         r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
         r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))"
         r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
-        ("identified by", "htpasswd", "smbclient", "mongo"),
+        ("identified by", "identified with", "set password", "htpasswd", "smbclient", "mongo"),
         kind="credential",
         lines=True,
         boundary=False,
-        description="a password in SQL (IDENTIFIED BY) or given to htpasswd -b, smbclient -U "
-        "user%..., mongosh -p",
+        description="a password in SQL (IDENTIFIED BY, SET PASSWORD) or given to htpasswd -b, "
+        "smbclient -U user%..., mongosh -p",
+    ),
+    Rule(
+        "pgpass_entry",
+        # host:port:database:user:password, as libpq's password file lists them (a \ escapes
+        # a : or \ inside a field); known by PostgreSQL's port (each keyword costs every text
+        # ingested a little: other ports, and *, are not looked for)
+        r"(?m:^)[ \t]*(?:[^:\s#\\]|\\.)(?:[^:\s\\]|\\.){0,254}:5432:"
+        r"(?:[^:\s\\]|\\.){1,255}:(?:[^:\s\\]|\\.){1,255}:"
+        r"(?P<secret>(?:[^:\s\\]|\\.){1,255})[ \t]*(?=\r?(?:\n|$))",
+        (":5432:",),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="a PostgreSQL password file's line: host:port:database:user:password",
     ),
     _generic(_LINE_VALUE, "=:", "key = literal, the rest of the line", kind="line_value"),
+    _generic(
+        _CONNECTION_FIELD,
+        ",",
+        "...;Password=lit,eral;, a connection string's field",
+        kind="connection_field",
+        holds=("pass", "pwd"),
+        starts=(";",),
+    ),
     _generic(
         _ASSIGN,
         "=:<\"'`",
@@ -599,11 +696,40 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         word=".-$@",
         reach=64,
     ),
+    _generic(
+        _DIRECTIVE,
+        " \t",
+        "NAME literal, a setting's line: requirepass, ENV",
+        kind="directive",
+    ),
+    _generic(
+        _WRAPPED,
+        "(",
+        'key = (\n"literal"\n), wrapped',
+        window=1,
+        holds=("(\n", "(\r\n"),
+        starts=_GENERIC_WORDS,
+        word=".-$@",
+        reach=64,
+    ),
     _generic(_COMPARE_REVERSED, "=", "A literal compared with a secret-named name"),
     _generic(_XML_ELEMENT, "<", "<password>literal</password>", window=2),
+    _generic(
+        _XML_NAMED_ELEMENT,
+        "<",
+        '<property name="password">literal</property>',
+        window=2,
+        kind="named_element",
+        holds=("name", "key"),
+        starts=("<",),
+    ),
     _generic(_XML_ATTRIBUTE, "=", '<Password value="literal"/>, key="Password" value="..."'),
     _generic(_SETTER, "(", 'setPassword("literal"), set_api_key("literal")', holds=("set",)),
-    _generic(_CLI_FLAG, "-", "--password literal on a command line"),
+    _generic(
+        _CLI_FLAG,
+        "-",
+        "--password literal, -storepass literal, on a command line",
+    ),
     TABLE_CELLS_RULE,
     KUBERNETES_SECRET_RULE,
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),

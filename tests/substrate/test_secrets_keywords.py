@@ -146,6 +146,9 @@ HELD_EXAMPLES = [
     "creds: deploy / Vb8#qL2mXz7",
     "user/pass: bob / Vb8#qL2mXz7",
     "connect with password Hx7!qLz93pQ",
+    '<p name="db.password">Zq8Xw2Rk5Vn1</p>',
+    "Server=db;Password=Zq8X,w2Rk5Vn1;",
+    'PASSWORD = (\n    "Zq8Xw2Rk5Vn1"\n)',
 ]
 HELD_RULES = [rule for rule in engine.RULES if rule.holds]
 
@@ -209,6 +212,8 @@ LED_EXAMPLES = [
     "x" * 70 + "password=Zq8Xw2Rk5Vn1",  # a stem too far into its word
     "a-b.c@d$e_key: Zq8Xw2Rk5Vn1",
     "y" * 58 + "_token=Zq8Xw2Rk5Vn1",  # a stem near the farthest a key reaches
+    'echo "bob:Zq8Xw2Rk5Vn1" | chpasswd',
+    "echo Zq8Xw2Rk5Vn1 | passwd --stdin bob",
 ]
 
 

@@ -267,6 +267,10 @@ CASES: dict[str, tuple[str, str]] = {
         'r = requests.get(url, auth=("admin", "' + PASSWORD + '"))',
         'r = requests.get(url, auth=("admin", os.environ["API_PASSWORD"]))',
     ),
+    "pgpass_entry": (
+        "db.example.com:5432:shop:app:" + PASSWORD,
+        "db.example.com:5432:shop:app:$PGPASSWORD",
+    ),
     "kubernetes_secret": (
         "kind: Secret\ndata:\n  ca.pem: " + base64.b64encode(PASSWORD.encode()).decode(),
         "kind: Secret\ndata:\n  ca.pem: {{ .Values.caPem }}",
@@ -294,7 +298,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"argument"}
+        kinds |= {"argument", "named_element", "directive", "connection_field"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
         kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
         assert rule.kind in kinds

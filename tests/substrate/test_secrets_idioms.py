@@ -1,0 +1,142 @@
+"""Passwords written the way tools and frameworks spell them: settings' lines, Java's options,
+named XML elements, positional connection arguments, SQL, password files.
+
+Each case holds ``{}`` where a password goes; it is filled at run time, so this file holds no
+secret-looking literal of its own.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from substrate.secrets import detect_secrets, scan_text
+from substrate.secrets.keynames import classify_key
+
+_R = random.Random(20261204)
+# mixed case, digits and a symbol: strong enough for every rule's checks
+PASSWORD = "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(11)) + "!Qz7"
+# letters and digits only (what a .properties or XML value holds unescaped)
+PLAIN = "Xk" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(12)) + "9"
+
+
+def _masked(path: str, text: str, secret: str) -> bool:
+    """Whether scanning ``text`` as the file ``path`` finds ``secret`` and hides it."""
+    findings = scan_text(text, path=path).findings
+    lines = text.splitlines()
+    holding = [f for f in findings if secret in lines[f.line - 1]]
+    return bool(holding) and all(secret not in f.preview for f in holding)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        # a setting's line: NAME VALUE
+        ("redis.conf", "requirepass {}"),
+        ("redis.conf", "masterauth {}"),
+        ("Dockerfile", "ENV DB_PASSWORD {}"),
+        ("Dockerfile", "ENV MYSQL_ROOT_PASSWORD {}"),
+        ("app.properties", "db.password {}"),
+        # options
+        ("sign.sh", "keytool -list -keystore ks.jks -storepass {}"),
+        ("sign.sh", "jarsigner -keypass {} app.jar alias"),
+        ("run.sh", "redis-server --requirepass {}"),
+        ("query.sh", 'sqlcmd -S db -U sa -P {} -Q "select 1"'),
+        ("query.sh", "ldapsearch -x -D cn=admin,dc=x -w {} -b dc=x"),
+        ("setup.sh", 'echo "deploy:{}" | chpasswd'),
+        ("setup.sh", "echo {} | sudo passwd --stdin deploy"),
+        # SQL
+        ("grant.sql", "SET PASSWORD FOR 'app'@'%' = PASSWORD('{}');"),
+        (
+            "grant.sql",
+            "ALTER USER 'root'@'localhost' IDENTIFIED WITH caching_sha2_password BY '{}';",
+        ),
+        # elements named by an attribute
+        ("hibernate.cfg.xml", '<property name="hibernate.connection.password">{}</property>'),
+        ("config.xml", '<entry key="db.password">{}</entry>'),
+        # a password by position after its user
+        ("Db.java", 'Connection c = DriverManager.getConnection(url, "app", "{}");'),
+        ("db.php", '$db = new PDO($dsn, $user, "{}");'),
+        ("db.php", '$link = mysqli_connect("localhost", "app", "{}", "shop");'),
+        ("db.py", 'conn = pymysql.connect("localhost", "app", "{}", "shop")'),
+        # a PostgreSQL password file
+        (".pgpass", "db.example.com:5432:shop:app:{}"),
+        # a connection string's field holding a comma
+        ("notes.md", "Server=db;Database=shop;User Id=sa;Password=ab,{};"),
+        # a literal wrapped onto the line under its key
+        ("settings.py", 'PASSWORD = (\n    "{}"\n)'),
+    ],
+)
+def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
+    for secret in (PASSWORD, PLAIN):
+        if path.endswith(".pgpass") and secret is PASSWORD:
+            continue  # ("!" needs no escape there, but keep the line plain)
+        text = line.format(secret)
+        assert _masked(path, text, secret), text
+
+
+def test_only_the_password_is_masked() -> None:
+    text = f'echo "deploy:{PASSWORD}" | chpasswd'
+    (finding,) = scan_text(text, path="setup.sh").findings
+    assert "deploy:" in finding.preview
+    text = f'Connection c = DriverManager.getConnection(url, "app", "{PASSWORD}");'
+    (finding,) = scan_text(text, path="Db.java").findings
+    assert '"app"' in finding.preview
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        # sentences and declarations that look like a setting's line
+        ("notes.md", "Password reset"),
+        ("notes.md", "Token expired"),
+        ("notes.md", "PASSWORD changed"),
+        ("notes.md", "api_key required"),
+        ("notes.md", "    DBPassword string"),
+        ("notes.md", "    DBPassword []byte"),
+        ("gpg.conf", "default-key 0x6B2C4A9F1E3D5C7B"),  # a public key's id
+        ("case.txt", 'secret_key value="secretKeyVariable"'),  # a setting of its own
+        ("redis.conf", "# requirepass foobared"),  # the stock file's commented example
+        ("redis.conf", "requirepass foobared"),  # a word, as unquoted values go
+        ("Dockerfile", 'ENV DB_PASSWORD "$DB_PASSWORD"'),
+        # options that ask for the password, or take none
+        ("keys.md", "keytool -storepasswd -keystore {{path/to/file.keystore}}"),
+        ("dump.md", "mysqldump --user {{user}} --password --all-databases > out.sql"),
+        ("query.sh", "ldapsearch -x -W -b dc=x"),
+        ("setup.md", 'echo "{{username}}:{{password}}" | chpasswd'),
+        # UI text under a password's name in an Android resource
+        ("res/values-de/strings.xml", '<string name="login_password">Passwort</string>'),
+        ("res/values/strings.xml", '<string name="password_hint">Enter your password</string>'),
+        ("hibernate.cfg.xml", '<property name="connection.password">${DB_PASSWORD}</property>'),
+        # the system's own password file is no PostgreSQL one
+        ("shadow", "root:*:20228:0:99999:7:::"),
+        ("notes.md", "hostname:port:database:username:password"),
+        # a tuple's first item
+        ("settings.py", 'AUTH = (\n    "deploy",\n    os.environ["PASSWORD"],\n)'),
+        ("Db.java", "DriverManager.getConnection(url, user, password);"),
+    ],
+)
+def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
+    assert not scan_text(text, path=path).findings, text
+
+
+def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
+    key = "Ai" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(30))
+    text = f'<string name="maps_api_key">{key}</string>'
+    assert _masked("res/values/strings.xml", text, key)
+
+
+def test_glued_password_names_are_passwords() -> None:
+    for name in ("requirepass", "masterauth", "storepass", "keypass", "keystorePass"):
+        assert classify_key(name) == "password", name
+    for name in ("bypass", "lowpass", "compass"):
+        assert classify_key(name) is None, name
+
+
+def test_a_flag_after_the_option_is_not_its_value() -> None:
+    """Before, "--password --all-databases" took the next option for the password, and the
+    gate then masked every copy of it in the file."""
+    text = "mysqldump --password --all-databases\nmysql --all-databases"
+    assert detect_secrets(text).clean
