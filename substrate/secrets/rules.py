@@ -72,7 +72,7 @@ class Rule:
 
 # --- building blocks for the generic key = value rules -------------------------------------
 # The secret stems of key names: every generic rule's key holds one, on the match's first line.
-_STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
+_STEM = r"(?i:pass|pw|psw|psk|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
@@ -309,7 +309,7 @@ _NAMED_VALUE = (
     r"""["']?(?i:(?:parameter)?value)["']?[ \t]*[:=][ \t]*"""
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
-_GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
+_GENERIC_WORDS = ("pass", "pw", "psw", "psk", "secret", "token", "key", "auth", "cred")
 
 
 def _generic(
@@ -645,7 +645,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "command_line_password",
         # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED [WITH plugin] BY '...' and SET
-        # PASSWORD; htpasswd -b [FILE]
+        # PASSWORD; wpa_passphrase SSID PASSPHRASE; htpasswd -b [FILE]
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
         r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by)"
         r"[ \t]+(?=[\"'])"
@@ -655,14 +655,23 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"htpasswd[ \t]+(?=[^\n|;&]{0,200}-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
         r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
         r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
+        r"|wpa_passphrase[ \t]+(?:[\"'][^\"'\n]{1,32}[\"']|[^\s\"'|;&]{1,32})[ \t]+"
         r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))"
         r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
-        ("identified by", "identified with", "set password", "htpasswd", "smbclient", "mongo"),
+        (
+            "identified by",
+            "identified with",
+            "set password",
+            "htpasswd",
+            "smbclient",
+            "mongo",
+            "wpa_passphrase",
+        ),
         kind="credential",
         lines=True,
         boundary=False,
         description="a password in SQL (IDENTIFIED BY, SET PASSWORD) or given to htpasswd -b, "
-        "smbclient -U user%..., mongosh -p",
+        "smbclient -U user%..., mongosh -p, wpa_passphrase SSID",
     ),
     Rule(
         "pgpass_entry",

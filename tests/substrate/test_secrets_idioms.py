@@ -67,6 +67,10 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("notes.md", "Server=db;Database=shop;User Id=sa;Password=ab,{};"),
         # a literal wrapped onto the line under its key
         ("settings.py", 'PASSWORD = (\n    "{}"\n)'),
+        # Wi-Fi and IPsec pre-shared keys
+        ("wpa_supplicant.conf", 'network={{\n    ssid="home"\n    psk="{}"\n}}'),
+        ("ipsec.secrets", '10.0.0.1 10.0.0.2 : PSK "{}"'),
+        ("wifi.sh", "wpa_passphrase home {}"),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -116,6 +120,10 @@ def test_only_the_password_is_masked() -> None:
         # a tuple's first item
         ("settings.py", 'AUTH = (\n    "deploy",\n    os.environ["PASSWORD"],\n)'),
         ("Db.java", "DriverManager.getConnection(url, user, password);"),
+        # a pre-shared key's name in prose and settings
+        ("notes.md", "key_mgmt=WPA-PSK"),
+        ("notes.md", "Use WPA2-PSK for home networks."),
+        ("wifi.md", "wpa_passphrase {{ssid}} {{passphrase}}"),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
@@ -129,7 +137,7 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
 
 
 def test_glued_password_names_are_passwords() -> None:
-    for name in ("requirepass", "masterauth", "storepass", "keypass", "keystorePass"):
+    for name in ("requirepass", "masterauth", "storepass", "keypass", "keystorePass", "psk"):
         assert classify_key(name) == "password", name
     for name in ("bypass", "lowpass", "compass"):
         assert classify_key(name) is None, name
