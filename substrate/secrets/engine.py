@@ -904,8 +904,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         strength = classify_key(key)
         if strength is None or syntax != "text":
             return False
-        env = m.group(0).lstrip(" \t").startswith("ENV")
-        if not (env or (strength == "password" and _setting_name(key))):
+        if not (m.group("env") or (strength == "password" and _setting_name(key))):
             return False  # "Password reset": a sentence; "default-key 0x…": a key's id
         if group == "su" and (secret[:1] in "*&[" or _code_in_text(secret)):
             return False  # "DBPassword *string": a field and its type, as a note quotes Go

@@ -159,7 +159,7 @@ _LINE_VALUE = (
 # check wants ENV, or a password's name that no sentence starts with (``engine._setting_name``;
 # "default-key ..." in an options file names a public key).
 _DIRECTIVE = (
-    r"(?m:^)[ \t]*(?:ENV[ \t]+)?(?P<key>[\w.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
+    r"(?m:^)[ \t]*(?P<env>ENV[ \t]+)?(?P<key>[\w.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
     # (not itself a setting, value="...": a value holds "=" only as base64's padding)
     r"[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`=:#][^\s\"'`=]*=*))[ \t]*(?=\r?(?:\n|$))"
 )

@@ -105,6 +105,7 @@ def test_only_the_password_is_masked() -> None:
         ("redis.conf", "# requirepass foobared"),  # the stock file's commented example
         ("redis.conf", "requirepass foobared"),  # a word, as unquoted values go
         ("Dockerfile", 'ENV DB_PASSWORD "$DB_PASSWORD"'),
+        ("gpg.conf", "ENV_SIGNING_KEY 0x6B2C4A9F1E3D5C7B"),  # ENV in its name, not before it
         # options that ask for the password, or take none
         ("keys.md", "keytool -storepasswd -keystore {{path/to/file.keystore}}"),
         ("dump.md", "mysqldump --user {{user}} --password --all-databases > out.sql"),
