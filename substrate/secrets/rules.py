@@ -677,10 +677,12 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "pgpass_entry",
         # host:port:database:user:password, as libpq's password file lists them (a \ escapes
         # a : or \ inside a field); known by PostgreSQL's port (each keyword costs every text
-        # ingested a little: other ports, and *, are not looked for)
-        r"(?m:^)[ \t]*(?:[^:\s#\\]|\\.)(?:[^:\s\\]|\\.){0,254}:5432:"
-        r"(?:[^:\s\\]|\\.){1,255}:(?:[^:\s\\]|\\.){1,255}:"
-        r"(?P<secret>(?:[^:\s\\]|\\.){1,255})[ \t]*(?=\r?(?:\n|$))",
+        # ingested a little: other ports, and *, are not looked for); or echoed into one
+        # (echo "host:5432:db:user:..." >> ~/.pgpass)
+        r"(?m:^)[ \t]*(?:echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?))?"
+        r"(?:[^:\s#\\\"']|\\.)(?:[^:\s\\\"']|\\.){0,254}:5432:"
+        r"(?:[^:\s\\\"']|\\.){1,255}:(?:[^:\s\\\"']|\\.){1,255}:"
+        r"(?P<secret>(?:[^:\s\\\"']|\\.){1,255})(?(q)(?P=q))[ \t]*(?=\r?(?:\n|$)|>)",
         (":5432:",),
         kind="credential",
         lines=True,
