@@ -906,21 +906,27 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             return False
         if not (m.group("env") or (strength == "password" and _setting_name(key))):
             return False  # "Password reset": a sentence; "default-key 0x…": a key's id
-        if group == "su" and (secret[:1] in "*&[" or _code_in_text(secret)):
-            return False  # "DBPassword *string": a field and its type, as a note quotes Go
+        if group == "su" and not _a_setting_s_value(secret, m.group("su")):
+            return False
         return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+    if kind == "pre_shared_key":  # a passphrase, judged as a password's value
+        if group == "su" and syntax != "text":
+            return False
+        return worth_reporting(secret, strength="password", quoted=group != "su", key="psk")
     if kind == "connection_field":  # delimited by the connection string's ";" as by quotes
         return worth_reporting(secret, strength="password", quoted=True, key=m.group("key"))
     if kind == "named_element":  # <property name="...password">...</property>
         key = m.group("key")
         strength = classify_key(key)
-        if strength is not None and m.group("tag").lower() == "string":
-            # an Android string resource is text to show: "Passwort" under "login_password"
-            # is a translation, and only a random value (an API key) is a secret there
+        if strength is None or plain_word(secret):
+            return False  # "Passwort" under "login.password": a translation
+        if m.group("tag").lower() == "string":
+            # an Android string resource is text to show, or a preference's key: only a
+            # random value (an API key) is a secret there
+            if is_name_like(secret) or _SNAKE.fullmatch(secret) or _STEM_WORD.search(secret):
+                return False  # "last_sync_ts_ms", "KeyAccount2FA": a preference's key
             strength = "token"
-        return strength is not None and worth_reporting(
-            secret, strength=strength, quoted=True, key=key
-        )
+        return worth_reporting(secret, strength=strength, quoted=True, key=key)
     if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
         ok = _valid_token(secret, rule.entropy)
         return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
@@ -1009,6 +1015,25 @@ def _a_state(key: str, between: str, secret: str) -> bool:
     "SELECTED"), not a credential (``auth = Sunshine`` is one)."""
     bare = key.strip(" \t\"'`").lower()
     return bare == "auth" and "," in between and "=" not in between and plain_word(secret)
+
+
+def _a_setting_s_value(value: str, raw: str) -> bool:
+    """Whether the unquoted ``value`` after a setting's name on a line of its own (``raw``, as
+    written) is what a password looks like, not a word that goes on a sentence ("...
+    POSTGRES_PASSWORD changed.", "DB_PASSWORD mandatory", "reset_password deploy"), a
+    statement's end (nginx's "fastcgi_pass 127.0.0.1:9000;"), a note ("(required)"), a
+    version, an address, or a type ("DBPassword *string")."""
+    if raw.rstrip()[-1:] in ".;," or value[:1] in "(*&[":
+        return False
+    if plain_word(value) or _code_in_text(value) or _NOT_A_SETTING_S_VALUE.fullmatch(value):
+        return False
+    return _STEM_WORD.search(value) is None  # "k8s-secret": what kind of value, not one
+
+
+# A version, a host and port, a socket's path
+_NOT_A_SETTING_S_VALUE = re.compile(r"v?\d+(?:\.\d+)+\S*|[\w.\-]+:\d{1,5}|unix:\S+")
+_STEM_WORD = re.compile(r"(?i:secret|password|passwd|token|key)")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
 
 def _setting_name(key: str) -> bool:

@@ -36,7 +36,6 @@ _PASSWORD_WORDS: frozenset[str] = frozenset(
         "credential",
         "credentials",
         "creds",
-        "psk",  # a Wi-Fi or IPsec pre-shared key: a passphrase
     }
 )
 # Password names glued to what they guard, as tools spell their options and settings:

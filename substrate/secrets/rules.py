@@ -72,7 +72,7 @@ class Rule:
 
 # --- building blocks for the generic key = value rules -------------------------------------
 # The secret stems of key names: every generic rule's key holds one, on the match's first line.
-_STEM = r"(?i:pass|pw|psw|psk|secret|token|key|auth|cred)"
+_STEM = r"(?i:pass|pw|psw|secret|token|key|auth|cred)"
 # A key token that holds a secret stem; keynames.classify_key() has the final word on it.
 # (bounded: a long run of glued words would be tried from every stem in it, to its end)
 _KEY = r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
@@ -144,7 +144,7 @@ _ASSIGN = (
 # one: PASSWORD = (\n    "..."\n). Not a tuple's first item: the literal ends its line.
 _WRAPPED = (
     r"(?<![\w.\-$@])" + _KEY + r"[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]]*[ \t]*)?=[ \t]*\(\r?\n"
-    r"[ \t]*(?:[rRbBuUfF]{1,2})?" + _QUOTED + r"[ \t]*(?=\r?(?:\n|$))"
+    r"[ \t]*(?:[rRbBuUfF]{1,2})?" + _QUOTED + r"[ \t]*(?:#[^\r\n]*)?(?=\r?(?:\n|$))"
 )
 # A whole line "key = value" (INI, .env, properties) or "key: value" (YAML, notes): the value
 # runs to the end of the line, or to a " #" comment, whatever it holds (``,`` ``;`` quotes,
@@ -159,7 +159,8 @@ _LINE_VALUE = (
 # check wants ENV, or a password's name that no sentence starts with (``engine._setting_name``;
 # "default-key ..." in an options file names a public key).
 _DIRECTIVE = (
-    r"(?m:^)[ \t]*(?P<env>ENV[ \t]+)?(?P<key>[\w.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
+    r"(?m:^)[ \t]*(?:[-*>][ \t]+)?(?:(?i:config)[ \t]+(?i:set)[ \t]+)?(?P<env>ENV[ \t]+)?"
+    r"(?P<key>[\w.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
     # (not itself a setting, value="...": a value holds "=" only as base64's padding)
     r"[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`=:#][^\s\"'`=]*=*))[ \t]*(?=\r?(?:\n|$))"
 )
@@ -173,17 +174,32 @@ _COMPARE_REVERSED = (
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')[ \t]*(?:===|!==|==|!=)[ \t]*"""
     r"(?P<key>[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?![\w.\-])"
 )
+# An element's value begins and ends with a character that is no blank: blanks around it have
+# one reading (three would make a line of an opened element and blanks quadratic), and are
+# bounded, as the value is.
+_XML_BLANKS = r"[ \t]{0,200}(?:\r?\n[ \t]{0,200})?"
 _XML_ELEMENT = (
-    r"<(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?:\s[^<>\n]*)?>"
-    r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>(?:(?!</)[^\n]){1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=key)\s*>"
+    r"<(?P<key>[\w:.\-]{0,64}?"
+    + _STEM
+    + r"[\w.\-]{0,64})(?:\s[^<>\n]*)?>"
+    + _XML_BLANKS
+    # (a value may begin with "<", not with the closing tag)
+    + r"(?P<sx>(?!</)\S(?:(?:(?!</)[^\n]){0,198}?\S)?)"
+    + _XML_BLANKS
+    + r"</(?P=key)\s*>"
 )
 # An element naming its secret in an attribute: Hibernate's <property
 # name="hibernate.connection.password">...</property>, <entry key="db.password"> of Java's XML
 # properties, Android's <string name="api_key">
 _XML_NAMED_ELEMENT = (
     r"<(?P<tag>[\w:.\-]{1,64})[ \t][^<>\n]{0,200}?(?<![\w:.\-])(?:name|key)[ \t]*=[ \t]*"
-    r"(?P<aq>[\"'])(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})(?P=aq)[^<>\n]{0,200}>"
-    r"[ \t]*(?:\r?\n[ \t]*)?(?P<sx>[^\n<]{1,200}?)[ \t]*(?:\r?\n[ \t]*)?</(?P=tag)\s*>"
+    r"(?P<aq>[\"'])(?P<key>[\w:.\-]{0,64}?"
+    + _STEM
+    + r"[\w.\-]{0,64})(?P=aq)[^<>\n]{0,200}>"
+    + _XML_BLANKS
+    + r"(?P<sx>[^\s<](?:[^\n<]{0,198}[^\s<])?)"
+    + _XML_BLANKS
+    + r"</(?P=tag)\s*>"
 )
 _XML_ATTRIBUTE = (
     r"(?<![\w.\-])(?P<key>[\w:.\-]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
@@ -193,10 +209,11 @@ _XML_ATTRIBUTE = (
 # (two dashes, or one before the names Java's tools give their passwords: keytool -storepass,
 # -keypass; any name after one dash would try every short option of a command line)
 _CLI_FLAG = (
-    r"(?<![\w\-])(?:--|-(?=(?:src|dest)?(?:store|key)pass(?![\w\-])|password(?![\w\-])))"
+    r"(?<![\w\-\\])(?:--|-(?=(?:src|dest)?(?:store|key)pass(?![\w\-])|password(?![\w\-])))"
     r"(?P<key>[\w\-]{0,64}?" + _STEM + r"[\w\-]{0,64})"
-    # (after a blank, not another option: "-storepasswd -keystore FILE" asks for it)
-    r"(?:=|[ \t]+(?!-))(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
+    # (after a blank, not another option: "--password --all-databases" asks for it, where
+    # "--password -Zq8X..." gives one)
+    r"(?:=|[ \t]+(?!--|-[A-Za-z][a-z]*(?:-[a-z]+)*(?=\s|$)))(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]+))"
 )
 _SETTER = (
     r"(?<![\w$])set_?(?P<key>[A-Za-z_]{0,64}?" + _STEM + r"\w{0,64})"
@@ -309,7 +326,7 @@ _NAMED_VALUE = (
     r"""["']?(?i:(?:parameter)?value)["']?[ \t]*[:=][ \t]*"""
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
-_GENERIC_WORDS = ("pass", "pw", "psw", "psk", "secret", "token", "key", "auth", "cred")
+_GENERIC_WORDS = ("pass", "pw", "psw", "secret", "token", "key", "auth", "cred")
 
 
 def _generic(
@@ -417,20 +434,40 @@ KUBERNETES_SECRET_RULE = Rule(
 # password given to JDBC's getConnection, PHP's PDO and mysqli, Python's MySQL drivers. The
 # user may be a name or a literal; the password is the literal after it.
 _USER_ARGUMENT = (
-    r"""(?:"(?P<user>[^"\n]{0,128})"|'(?P<us>[^'\n]{0,128})'|\$?[A-Za-z_][\w.]{0,64})"""
+    r"""(?:"(?P<user>[^"\n]{0,128})"|'(?P<us>[^'\n]{0,128})'"""
+    r"""|\$?[A-Za-z_][\w.]{0,64}(?:->\w{1,64}){0,4})"""
 )
-_ADDRESS_ARGUMENT = r"""(?:"[^"\n]{0,256}"|'[^'\n]{0,256}'|\$?[A-Za-z_][\w.]{0,64})"""
+_ADDRESS_ARGUMENT = (
+    r"""(?:"[^"\n]{0,256}"|'[^'\n]{0,256}'"""
+    r"""|\$?[A-Za-z_][\w.]{0,64}(?:->\w{1,64}|\[[^\]\n]{0,64}\]){0,4})"""
+)
 _PASSWORD_ARGUMENT = (
     r"(?:(?<![\w])(?i:auth)[ \t]*=[ \t]*\("
     r"|(?<![\w])(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|NetworkCredential"
     r"|UsernamePasswordCredentials|PasswordAuthentication|SetBasicAuth)[ \t]*\("
     r"|\.login[ \t]*\("
-    r"|(?:\bgetConnection|\bnew[ \t]+(?:PDO|mysqli)|(?<![\w$])mysqli_connect"
+    r"|(?:\bgetConnection|\bnew[ \t]+\\?(?:PDO|mysqli)|(?<![\w$])mysqli_connect"
     r"|\b(?:pymysql|MySQLdb)\.connect)[ \t]*\([ \t]*"
     + _ADDRESS_ARGUMENT
     + r"[ \t]*,)[ \t]*"
     + _USER_ARGUMENT
-    + r"""[ \t]*,[ \t]*(?:"(?P<sq>[^"\\\n]{1,256})"|'(?P<ss>[^'\\\n]{1,256})')[ \t]*[,)]"""
+    + r"""[ \t]*,[ \t]*[rRuU]?(?:"(?P<sq>[^"\\\n]{1,256})"|'(?P<ss>[^'\\\n]{1,256})')[ \t]*[,)]"""
+)
+
+# sudo and its options, before a command
+_SUDO = r"(?:sudo(?:[ \t]+-\w+)*[ \t]+)?"
+# A Wi-Fi or IPsec pre-shared key: wpa_supplicant's psk="..." (hostapd's wpa_psk=...), and
+# ipsec.secrets' ": PSK "..."". Only so written: PSK as a stem would find every TLS cipher list
+# and changelog that names it ("PSK:-PSK:HIGH", "psk.c:275:21").
+_PRE_SHARED_KEY = (
+    r"(?:(?<![\w.\-])(?i:(?:wpa_)?psk)[ \t]*=[ \t]*|:[ \t]*PSK[ \t]+(?=[\"']))"
+    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#;]+))"
+)
+# A password given to a command: quoted (in single quotes, '' is SQL's escaped quote), or a
+# bare word of the command line
+_COMMAND_VALUE = (
+    r"""(?:"(?P<sq>[^"\n]{4,128})"|'(?P<ss>(?:[^'\n]|''){4,128})'"""
+    r"|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))"
 )
 
 # Credentials known only by their context (key names, URLs, headers), tried after the
@@ -439,7 +476,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "password_argument",
         _PASSWORD_ARGUMENT,
-        ("auth", "credential", ".login", "getconnection", "new pdo", "mysqli", "mysql"),
+        ("auth", "credential", ".login", "getconnection", "pdo", "mysqli", "mysql"),
         kind="argument",
         lines=True,
         needs=",",
@@ -601,14 +638,15 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # docker or podman login -p SECRET, redis-cli -a SECRET
         # the tool as a command (not "/var/lib/mysql"; in quotes too, as code runs one), its
         # flag within the same command
-        r"(?<![^\s`$(\"'])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
+        # (sqlcmd by its path too: /opt/mssql-tools/bin/sqlcmd, as its documentation runs it)
+        r"(?:(?<![^\s`$(\"'])|(?<=[/\\])(?=(?i:sqlcmd|osql)))"
+        r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
         # sqlcmd -P SECRET (SQL Server), ldapsearch -w SECRET (OpenLDAP's tools: -W asks)
-        r"|(?:sqlcmd|osql)(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
+        r"|(?i:sqlcmd|osql)(?:\.exe)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
         r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)(?=[ \t])"
-        r"[^\n|;&]{0,200}?[ \t]-w[ \t]+)"
-        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
+        r"[^\n|;&]{0,200}?[ \t]-w[ \t]*)" + _COMMAND_VALUE,
         # (the screen flags every text holding a keyword: "docker" alone is in most of a
         # container tool's pages)
         (
@@ -632,9 +670,11 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "command_line_password",
         # a password piped to the tool that sets it: echo "user:SECRET" | chpasswd, echo
         # SECRET | passwd --stdin user
-        r"(?<![^\s`$(\"'])echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?)(?:[^\s:\"'|]{1,64}:)?"
-        r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*(?:sudo[ \t]+)?"
-        r"(?:chpasswd|passwd[ \t]+--stdin)(?![\w\-])",
+        r"(?<![^\s`$(\"'])echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?)"
+        # (a user before the password only for chpasswd: passwd --stdin reads the whole line)
+        r"(?:[^\s:\"'|]{1,64}:(?=[^|\n]{0,200}\|[ \t]*" + _SUDO + r"[\w/.]*chpasswd))?"
+        r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*" + _SUDO + r"(?:/[\w/.]*/)?"
+        r"(?:chpasswd|passwd[ \t]+(?:[\w.\-]{1,32}[ \t]+)?--stdin)(?![\w\-])",
         ("passwd",),  # (chpasswd, passwd --stdin)
         kind="credential",
         lines=True,
@@ -647,17 +687,19 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # SQL's CREATE USER (ALTER USER, GRANT) ... IDENTIFIED [WITH plugin] BY '...' and SET
         # PASSWORD; wpa_passphrase SSID PASSPHRASE; htpasswd -b [FILE]
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
-        r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by)"
+        r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+"
+        r"(?:with[ \t]+([\"'`]?)\w+\1[ \t]+)?by)"
         r"[ \t]+(?=[\"'])"
-        # MySQL's SET PASSWORD [FOR user] = '...' (or = PASSWORD('...'), as older ones wrote it)
-        r"|(?i:\bset[ \t]+password\b[^\n;=]{0,200}=[ \t]*(?:password[ \t]*\([ \t]*)?)(?=[\"'])"
+        # MySQL's SET PASSWORD FOR user = '...', or = PASSWORD('...') as older ones wrote it
+        # (SET PASSWORD = '...' is a key and its value, the generic rule's)
+        r"|(?i:\bset[ \t]+password[ \t]+for\b[^\n;=]{0,200}=[ \t]*(?:password[ \t]*\([ \t]*)?"
+        r"|\bset[ \t]+password[ \t]*=[ \t]*password[ \t]*\([ \t]*)(?=[\"'])"
         r"|(?<![^\s`$(\"'])(?:"
         r"htpasswd[ \t]+(?=[^\n|;&]{0,200}-[a-zA-Z]*b)(?:-[a-zA-Z]+[ \t]+)+(?:[^\s\-]\S*[ \t]+)?"
         r"[^\s\-]\S*[ \t]+(?=[^\s|;&]+[ \t]*(?:$|[\r\n|;&]))"
         r"|smbclient(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
         r"|wpa_passphrase[ \t]+(?:[\"'][^\"'\n]{1,32}[\"']|[^\s\"'|;&]{1,32})[ \t]+"
-        r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))"
-        r"(?:[\"'](?P<sq>[^\"'\n]{4,128})[\"']|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))",
+        r"|mongo(?:sh)?(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-p|--password)[ \t]+))" + _COMMAND_VALUE,
         (
             "identified by",
             "identified with",
@@ -674,15 +716,26 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "smbclient -U user%..., mongosh -p, wpa_passphrase SSID",
     ),
     Rule(
+        "sensitive_assignment",
+        _PRE_SHARED_KEY,
+        ("psk",),
+        kind="pre_shared_key",
+        lines=True,
+        needs="=:",
+        boundary=False,
+        description='psk="literal", : PSK "literal", a pre-shared key',
+    ),
+    Rule(
         "pgpass_entry",
         # host:port:database:user:password, as libpq's password file lists them (a \ escapes
         # a : or \ inside a field); known by PostgreSQL's port (each keyword costs every text
         # ingested a little: other ports, and *, are not looked for); or echoed into one
         # (echo "host:5432:db:user:..." >> ~/.pgpass)
-        r"(?m:^)[ \t]*(?:echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?))?"
+        r"(?m:^)[ \t]*(?:[-*][ \t]+)?(?:echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?))?"
         r"(?:[^:\s#\\\"']|\\.)(?:[^:\s\\\"']|\\.){0,254}:5432:"
         r"(?:[^:\s\\\"']|\\.){1,255}:(?:[^:\s\\\"']|\\.){1,255}:"
-        r"(?P<secret>(?:[^:\s\\\"']|\\.){1,255})(?(q)(?P=q))[ \t]*(?=\r?(?:\n|$)|>)",
+        # (the rest of the line: an unescaped ":" in the password is read as libpq reads it)
+        r"(?P<secret>(?:[^\s\\\"']|\\.){1,255})(?(q)(?P=q))[ \t]*(?=\r?(?:\n|$)|>)",
         (":5432:",),
         kind="credential",
         lines=True,

@@ -197,6 +197,8 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "wrapped values opened on every line": lambda n: "password = (\n" * (n // 13),
     "named elements opened": lambda n: '<p name="api_key">' * (n // 18),
     "SET PASSWORD over and over": lambda n: "set password = " * (n // 15),
+    "an element named by an attribute, then blanks": lambda n: '<a name="password">' + " " * n,
+    "a secret's element, then blanks": lambda n: "<password>" + " " * n,
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",
     "a header cell of parentheses": lambda n: "| password " + "(" * n + " |\n|---|\n| x |\n",

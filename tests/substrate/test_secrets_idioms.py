@@ -68,6 +68,21 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("notes.md", "Server=db;Database=shop;User Id=sa;Password=ab,{};"),
         # a literal wrapped onto the line under its key
         ("settings.py", 'PASSWORD = (\n    "{}"\n)'),
+        # as the review wrote them: by a path, in capitals, glued, in a list, escaped
+        ("run.sh", "mysqldump --password -{} shop"),  # a password may start with a dash
+        ("healthcheck.sh", "/opt/mssql-tools/bin/sqlcmd -S localhost -U SA -P '{}'"),
+        ("run.bat", "SQLCMD.exe -S db -U sa -P {}"),
+        ("query.sh", "ldapsearch -x -w{} -b dc=x"),
+        ("notes.md", "- db.example.com:5432:shop:app:{}"),
+        ("notes.md", "CONFIG SET requirepass {}"),
+        ("notes.md", "- requirepass {}"),
+        ("db.php", "$db = new \\PDO($this->dsn, $this->user, '{}');"),
+        ("db.php", "$db = new  PDO($config['dsn'], 'app', '{}');"),
+        ("db.py", 'conn = pymysql.connect("localhost", "app", r"{}", "shop")'),
+        ("settings.py", 'PASSWORD = (\n    "{}"  # noqa: S105\n)'),
+        ("setup.sh", 'echo "deploy:{}" | sudo -S /usr/sbin/chpasswd'),
+        ("setup.sh", "echo {} | passwd deploy --stdin"),
+        ("grant.sql", "ALTER USER 'r'@'h' IDENTIFIED WITH 'mysql_native_password' BY '{}';"),
         # Wi-Fi and IPsec pre-shared keys
         ("wpa_supplicant.conf", 'network={{\n    ssid="home"\n    psk="{}"\n}}'),
         ("ipsec.secrets", '10.0.0.1 10.0.0.2 : PSK "{}"'),
@@ -80,6 +95,23 @@ def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None
             continue  # ("!" needs no escape there, but keep the line plain)
         text = line.format(secret)
         assert _masked(path, text, secret), text
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "hidden"),
+    [
+        ("grant.sql", "SET PASSWORD FOR 'app'@'%' = 'Zq8X''w2Rk5Vn1';", "w2Rk5Vn1"),
+        ("query.sh", 'sqlcmd -S db -U sa -P "Zq8X\'w2Rk5Vn1"', "w2Rk5Vn1"),
+        (".pgpass", "db:5432:shop:app:Zq8X:w2Rk5Vn1", "w2Rk5Vn1"),  # as libpq reads it
+        ("setup.sh", 'echo "ab:Zq8Xw2Rk5Vn1" | passwd --stdin bob', "ab:"),  # all of it
+    ],
+)
+def test_a_password_holding_a_quote_or_colon_is_masked_whole(
+    path: str, line: str, hidden: str
+) -> None:
+    findings = scan_text(line, path=path).findings
+    assert findings, line
+    assert all(hidden not in f.preview for f in findings), findings
 
 
 def test_only_the_password_is_masked() -> None:
@@ -122,8 +154,28 @@ def test_only_the_password_is_masked() -> None:
         # a tuple's first item
         ("settings.py", 'AUTH = (\n    "deploy",\n    os.environ["PASSWORD"],\n)'),
         ("Db.java", "DriverManager.getConnection(url, user, password);"),
+        # a setting's name in hard-wrapped prose, a shell's function, nginx's upstreams
+        ("notes.md", "The deploy failed because the value of\nPOSTGRES_PASSWORD changed."),
+        ("NEWS", "\tpassphrase_to_dek failed."),
+        ("NEWS", "base-passwd.preinst (#316084)."),
+        ("deploy.sh", "reset_password deploy"),
+        ("nginx.conf", "    fastcgi_pass 127.0.0.1:9000;"),
+        ("nginx.conf", "fastcgi_pass unix:/run/php/php8.1-fpm.sock;"),
+        ("README.md", "MYSQL_ROOT_PASSWORD k8s-secret"),
+        ("README.md", "masterauth (optional)"),
+        ("notes.md", "setPassword v1.2.3"),
+        # translations and preference keys under a password's or a key's name
+        ("messages_de.properties", "label.password Passwort"),
+        ("config.xml", '<entry key="login.password">Passwort</entry>'),
+        ("res/values/strings.xml", '<string name="pref_key_last_sync">last_sync_ts_ms</string>'),
+        ("res/values/strings.xml", '<string name="settings_key">KeyAccount2FA</string>'),
+        ("gcloud.1", "set\\-password my\\-username"),  # troff's escaped dash
         # a pre-shared key's name in prose and settings
         ("notes.md", "key_mgmt=WPA-PSK"),
+        ("changelog", "      psk.c:275:21: warning: use of possibly-NULL '_username.data'"),
+        ("changelog", "    psk: Allow non-NULL PSK usernames"),
+        ("NEWS", "gnutls_psk_netconf_derive_key: REMOVED"),
+        ("changelog", '   This means that you can now say, e.g., "PSK:-PSK:HIGH" to enable'),
         ("notes.md", "Use WPA2-PSK for home networks."),
         ("wifi.md", "wpa_passphrase {{ssid}} {{passphrase}}"),
     ],
@@ -139,7 +191,7 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
 
 
 def test_glued_password_names_are_passwords() -> None:
-    for name in ("requirepass", "masterauth", "storepass", "keypass", "keystorePass", "psk"):
+    for name in ("requirepass", "masterauth", "storepass", "keypass", "keystorePass"):
         assert classify_key(name) == "password", name
     for name in ("bypass", "lowpass", "compass"):
         assert classify_key(name) is None, name
