@@ -688,7 +688,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # PASSWORD; wpa_passphrase SSID PASSPHRASE; htpasswd -b [FILE]
         # USER PASSWORD (the last argument); smbclient -U user%PASSWORD; mongosh -p PASSWORD
         r"(?:(?i:\b(?:user|grant)\b[^\n;]{0,200}?\bidentified[ \t]+"
-        r"(?:with[ \t]+([\"'`]?)\w+\1[ \t]+)?by)"
+        r"(?:with[ \t]+(?P<pq>[\"'`]?)\w+(?P=pq)[ \t]+)?by)"
         r"[ \t]+(?=[\"'])"
         # MySQL's SET PASSWORD FOR user = '...', or = PASSWORD('...') as older ones wrote it
         # (SET PASSWORD = '...' is a key and its value, the generic rule's)
