@@ -913,8 +913,6 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if group == "su" and syntax != "text":
             return False
         return worth_reporting(secret, strength="password", quoted=group != "su", key="psk")
-    if kind == "connection_field":  # delimited by the connection string's ";" as by quotes
-        return worth_reporting(secret, strength="password", quoted=True, key=m.group("key"))
     if kind == "named_element":  # <property name="...password">...</property>
         key = m.group("key")
         strength = classify_key(key)

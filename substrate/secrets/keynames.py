@@ -40,7 +40,7 @@ _PASSWORD_WORDS: frozenset[str] = frozenset(
 )
 # Password names glued to what they guard, as tools spell their options and settings:
 # keytool's -storepass, redis's requirepass and masterauth
-_GLUED_NAMES: frozenset[str] = frozenset(
+GLUED_NAMES: frozenset[str] = frozenset(
     """storepass keypass srcstorepass deststorepass srckeypass destkeypass keystorepass
     truststorepass requirepass masterauth""".split()
 )
@@ -129,12 +129,12 @@ _CREDENTIALS = frozenset({"credential", "credentials", "creds"})  # a set of the
 
 
 def _is_password_word(word: str) -> bool:
-    return word in _PASSWORD_WORDS or "password" in word or "passwd" in word or word in _GLUED_NAMES
+    return word in _PASSWORD_WORDS or "password" in word or "passwd" in word or word in GLUED_NAMES
 
 
 def is_glued_name(key: str) -> bool:
     """Whether ``key`` is a password's name glued to what it guards (``requirepass``)."""
-    return key.lower() in _GLUED_NAMES
+    return key.lower() in GLUED_NAMES
 
 
 def _merge_camel_password(words: list[str]) -> list[str]:

@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from substrate.secrets.keynames import GLUED_NAMES
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -206,10 +208,12 @@ _XML_ATTRIBUTE = (
     r"(?:(?P<kq>[\"'])[ \t]+(?i:value|content)|[ \t]+[A-Za-z_][\w:\-]*)[ \t]*=[ \t]*"
     r"""(?:"(?P<sq>[^"\n]*)"|'(?P<ss>[^'\n]*)')"""
 )
-# (two dashes, or one before the names Java's tools give their passwords: keytool -storepass,
-# -keypass; any name after one dash would try every short option of a command line)
+# (two dashes, or one before "password" or a password's name glued to what it guards, as Java's
+# tools spell them: keytool -storepass, -keypass; any name after one dash would try every
+# short option of a command line)
+_ONE_DASH_NAMES = "|".join(sorted(GLUED_NAMES)) + "|password"
 _CLI_FLAG = (
-    r"(?<![\w\-\\])(?:--|-(?=(?:src|dest)?(?:store|key)pass(?![\w\-])|password(?![\w\-])))"
+    r"(?<![\w\-\\])(?:--|-(?=(?:" + _ONE_DASH_NAMES + r")(?![\w\-])))"
     r"(?P<key>[\w\-]{0,64}?" + _STEM + r"[\w\-]{0,64})"
     # (after a blank, not another option: "--password --all-databases" asks for it, where
     # "--password -Zq8X..." gives one)
@@ -747,7 +751,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _CONNECTION_FIELD,
         ",",
         "...;Password=lit,eral;, a connection string's field",
-        kind="connection_field",
+        kind="fallback",  # (delimited by the string's ";" as a literal is by its quotes)
         holds=("pass", "pwd"),
         starts=(";",),
     ),

@@ -161,6 +161,8 @@ def test_only_the_password_is_masked() -> None:
         ("deploy.sh", "reset_password deploy"),
         ("nginx.conf", "    fastcgi_pass 127.0.0.1:9000;"),
         ("nginx.conf", "fastcgi_pass unix:/run/php/php8.1-fpm.sock;"),
+        ("notes.md", "fastcgi_pass php:9000"),  # an address, with no ";" to end it
+        ("notes.md", "uwsgi_pass unix:/run/app.sock"),  # a socket
         ("README.md", "MYSQL_ROOT_PASSWORD k8s-secret"),
         ("README.md", "masterauth (optional)"),
         ("notes.md", "setPassword v1.2.3"),
