@@ -878,13 +878,14 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return worth_reporting(
             secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
         )
-    if kind == "stated":
+    if kind == "stated":  # a password's value, or a random one for a key or a token
+        strength = classify_key(m.group("key")) or "password"
         quoted = group != "su"
-        if not worth_reporting(secret, strength="password", quoted=quoted, assigned=False):
+        if not worth_reporting(secret, strength=strength, quoted=quoted, assigned=False):
             return False
         # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
-        # prose, not a value
-        word = secret.strip(_PROSE_MARKS)
+        # prose, not a value (nor "displayed.\n" in a string, "encrypted\&." in troff)
+        word = _ESCAPES_AT_END.sub("", secret.strip(_PROSE_MARKS)).rstrip(_PROSE_MARKS)
         return not (word.isalpha() or _DESCRIBED.fullmatch(word))
     if kind == "fallback":  # a literal, wherever it stands: judged as a quoted value
         strength = classify_key(m.group("key"))
@@ -986,6 +987,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+# Escapes that end a sentence: a line break or tab in a string literal, troff's \&
+_ESCAPES_AT_END = re.compile(r"(?:\\[nrt&])+$")
 # What follows a key of a mapping: its closing quote, then a colon
 _A_KEY_NEXT = re.compile(r"[\"'`]?[ \t]*:(?!:)")
 # Keys that name a user and a password together

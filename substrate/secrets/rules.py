@@ -223,11 +223,18 @@ _SETTER = (
     r"(?<![\w$])set_?(?P<key>[A-Za-z_]{0,64}?" + _STEM + r"\w{0,64})"
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
+# A key, token or secret as notes name one, in words: "API key", "personal access token"
+_NAMED_KEY = (
+    r"(?:api|access|secret|private|auth|client|deploy|app|bot|service|personal[ \t]+access)"
+    r"[ \t]+(?:key|token|secret)"
+)
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
 # was 'hunter2'", "the wifi password is: ...", asked and answered ("the db password? it is
-# hunter2"). Only password words: "the key is stored" is not worth the doubt.
+# hunter2"); a key or token named as notes name one ("the staging API key is ...", "the bot
+# token was ..."), whose value must then look random. A bare "key" is not one: "the key is
+# stored" is not worth the doubt.
 _STATED = (
-    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw))"
+    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw|" + _NAMED_KEY + r"|token))"
     r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
     r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)[ \t]+to"
     r"|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was):?)[ \t]+"
@@ -238,8 +245,9 @@ _STATED = (
 # labelled corpus takes a dash for no assignment.)
 _LABEL = (
     # (the look-ahead at the first letters lets a search pass over other places quickly)
-    r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:api|access|secret|private|auth|client|deploy|app|bot"
-    r"|service|personal[ \t]+access)[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
+    r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:"
+    + _NAMED_KEY
+    + r"|pass(?:word|phrase)|passwd|pw))"
     r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
     r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"
@@ -825,9 +833,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     _generic(
         _STATED,
         " \t",
-        "the password is <literal>, in a sentence",
+        "the password is <literal>, the API key was <literal>, in a sentence",
         kind="stated",
-        holds=("pass", "pw"),
+        holds=("pass", "pw", "key", "token", "secret"),
     ),
     _generic(_LABELLED, ":", "API key for staging: <literal>, a label in notes", kind="label"),
     _generic(

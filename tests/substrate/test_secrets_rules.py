@@ -322,7 +322,15 @@ def test_rules_are_declarative_and_compile() -> None:
         ('raise ValueError("Your password is incorrect!")', False),
         ("print('the password is wrong?')", False),
         ("the password is 'sunshine'", False),  # a word quoted: prose as often as not
-        ("the key is {}", False),  # password words only
+        ("the key is {}", False),  # a bare "key" is too common a word
+        ("The staging API key is {}", True),  # a key named as notes name one
+        ("the bot token was `{}`.", True),
+        ("the API key for prod is {}", True),
+        ("The access token is expired.", False),
+        ("the API key is stored in Vault", False),
+        ("The client secret is ${{CLIENT_SECRET}}", False),
+        ("'the secret access key is displayed.\\n'", False),  # a sentence in a literal
+        ("if the certificate or private key is encrypted\\&. Can be", False),  # troff
         ("The password is 2FA-protected.", False),  # a compound describing it
         ("the password is case-sensitive", False),
         ("the password is s3cret-sauce", True),
