@@ -63,7 +63,7 @@ from substrate.secrets.rules import (
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
-_VALUE_GROUPS = ("secret", "sq", "se", "ss", "sb", "sx", "su")
+_VALUE_GROUPS = ("secret", "sq", "se", "ss", "sb", "sx", "sc", "su")
 _HARD_MARKERS = ("example", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
 # How every mask begins, and the mask itself ({rule} is the rule's name)
 MASK_LEAD = "[REDACTED:"

@@ -180,13 +180,17 @@ _COMPARE_REVERSED = (
 # one reading (three would make a line of an opened element and blanks quadratic), and are
 # bounded, as the value is.
 _XML_BLANKS = r"[ \t]{0,200}(?:\r?\n[ \t]{0,200})?"
+# A value in a CDATA section, read as the text inside it (where "<" and "&" need no escape)
+_CDATA = r"<!\[CDATA\[(?P<sc>(?:(?!\]\]>)[^\n]){1,200})\]\]>"
 _XML_ELEMENT = (
     r"<(?P<key>[\w:.\-]{0,64}?"
     + _STEM
     + r"[\w.\-]{0,64})(?:\s[^<>\n]*)?>"
     + _XML_BLANKS
     # (a value may begin with "<", not with the closing tag)
-    + r"(?P<sx>(?!</)\S(?:(?:(?!</)[^\n]){0,198}?\S)?)"
+    + r"(?:"
+    + _CDATA
+    + r"|(?P<sx>(?!</)\S(?:(?:(?!</)[^\n]){0,198}?\S)?))"
     + _XML_BLANKS
     + r"</(?P=key)\s*>"
 )
@@ -199,7 +203,9 @@ _XML_NAMED_ELEMENT = (
     + _STEM
     + r"[\w.\-]{0,64})(?P=aq)[^<>\n]{0,200}>"
     + _XML_BLANKS
-    + r"(?P<sx>[^\s<](?:[^\n<]{0,198}[^\s<])?)"
+    + r"(?:"
+    + _CDATA
+    + r"|(?P<sx>[^\s<](?:[^\n<]{0,198}[^\s<])?))"
     + _XML_BLANKS
     + r"</(?P=tag)\s*>"
 )

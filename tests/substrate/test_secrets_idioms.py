@@ -87,6 +87,10 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("wpa_supplicant.conf", 'network={{\n    ssid="home"\n    psk="{}"\n}}'),
         ("ipsec.secrets", '10.0.0.1 10.0.0.2 : PSK "{}"'),
         ("wifi.sh", "wpa_passphrase home {}"),
+        # a value in a CDATA section
+        ("settings.xml", "<password><![CDATA[{}]]></password>"),
+        ("settings.xml", "<Password>\n  <![CDATA[{}]]>\n</Password>"),
+        ("hibernate.cfg.xml", '<property name="connection.password"><![CDATA[{}]]></property>'),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -180,6 +184,8 @@ def test_only_the_password_is_masked() -> None:
         ("changelog", '   This means that you can now say, e.g., "PSK:-PSK:HIGH" to enable'),
         ("notes.md", "Use WPA2-PSK for home networks."),
         ("wifi.md", "wpa_passphrase {{ssid}} {{passphrase}}"),
+        ("settings.xml", "<password><![CDATA[]]></password>"),
+        ("settings.xml", "<password><![CDATA[${DB_PASSWORD}]]></password>"),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
