@@ -179,6 +179,9 @@ class SourceCache:
         self._owner: dict[str, str] | None = None  # id -> key, built when first needed
         self._changed: set[str] = set()  # keys changed since the files on disk were written
         self._journaled = 0  # keys the journal on disk already holds
+        # the journal on disk holds ids or removals the items file lacks: a rewrite that
+        # drops the journal must write that file too, whatever else changed
+        self._journal_items = False
         self._whole = False  # the next save rewrites the files (a rebuild or a fold)
         self._masked: dict[str, str] | None = None  # digest -> key of masked names (this scope)
 
@@ -237,6 +240,7 @@ class SourceCache:
             self.watermark = self._stamp = watermark
             self._seal = sourcefile.seal_of(entry)
             self._journaled += len(rows) + len(gone)
+            self._journal_items = self._journal_items or bool(ids or gone)
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
         size, mtime_ns, options, digest, *rest = row
@@ -587,11 +591,12 @@ class SourceCache:
         entry = self._entry(watermark, seal) if self._journal_fits() else None
         if entry is not None and sourcefile.append_journal(index_dir, entry):
             self._journaled += len(self._changed)
+            self._journal_items = self._journal_items or bool(entry["ids"] or entry["drop"])
             self._changed.clear()
             self._stamp, self._seal = watermark, seal
             self.dirty = self.items_dirty = False
             return
-        if self.items_dirty:
+        if self.items_dirty or self._journal_items:
             items = self._hashes_and_ids()
             rows: dict[str, list[Any]] = {}
             for key, state in self.states.items():
@@ -626,7 +631,7 @@ class SourceCache:
         if sourcefile.write_stats(index_dir, watermark, seal, self._pair, options, stats):
             sourcefile.remove_journal(index_dir)
             self._stamp, self._seal = watermark, seal
-            self.dirty = self.items_dirty = self._whole = False
+            self.dirty = self.items_dirty = self._whole = self._journal_items = False
             self._changed.clear()
             self._journaled = 0
 

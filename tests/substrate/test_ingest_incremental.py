@@ -630,6 +630,27 @@ def test_a_large_change_rewrites_the_files_and_starts_a_new_journal(
     assert again.files_unchanged == 3 and again.bytes_read == 0
 
 
+def test_a_rewrite_after_only_touches_keeps_the_ids_the_journal_held(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "guide.md", GUIDE.replace("Use the package.", "Use the disk image."))
+    ingest_path(Substrate(shard), tree)  # the new ids are in the journal alone
+    assert (shard / "index" / JOURNAL_FILE).exists()
+    monkeypatch.setattr("substrate.ingest.sources.JOURNAL_MIN", 0)  # 3 sources: 0 fit
+    _settle(tree)  # every file re-read and found unchanged: only touches, a rewrite
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+    assert not (shard / "index" / JOURNAL_FILE).exists()
+    # the next edit replaces the version the journal recorded, not the one before it
+    _write(tree / "guide.md", GUIDE.replace("Use the package.", "Use Homebrew."))
+    assert ingest_path(Substrate(shard), tree).files_updated == 1
+    texts = _guide_items(shard)
+    assert len(texts) == 3 and not any("disk image" in t for t in texts)
+    (tree / "guide.md").unlink()  # and a deleted file leaves nothing behind
+    assert ingest_path(Substrate(shard), tree).items_removed == 3
+    assert _guide_items(shard) == []
+
+
 def test_two_processes_ingesting_into_one_shard_at_once(tmp_path: Path, shard: Path) -> None:
     import subprocess
     import sys
