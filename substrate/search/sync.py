@@ -254,8 +254,11 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
             raise ShardError(
                 f"cannot write the search index to {directory}: {exc.strerror or exc}"
             ) from exc
-        target = Path(exc.filename2 or exc.filename or directory)  # (a rename's is second)
-        log.warning("could not write the search index to %s: %s", directory, failure(target, exc))
+        named = exc.filename2 or exc.filename  # (a rename's is second)
+        # pyarrow's errors name no file: then its words ("No space left on device"), not the
+        # folder the index lives in
+        reason = failure(Path(named), exc) if named else exc.strerror or str(exc)
+        log.warning("could not write the search index to %s: %s", directory, reason)
 
 
 @contextlib.contextmanager

@@ -316,3 +316,18 @@ def test_ties_after_folding_rank_as_the_store_lists_them(
     folded = [item.id for item, _ in shard.search("river", k=10)]
     shard.reindex()
     assert folded == listed == [item.id for item, _ in shard.search("river", k=10)]
+
+
+def test_a_failed_write_that_names_no_file_is_told_in_its_own_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from substrate.search import index_files
+    from substrate.search.sync import persist
+
+    def full_disk(directory: Path, state: IndexState) -> None:
+        raise OSError("[errno 28] No space left on device")  # as pyarrow raises it
+
+    monkeypatch.setattr(index_files, "write_state", full_disk)
+    persist(tmp_path, state_of(10))  # a warning: searching goes on from memory
+    assert "No space left on device" in caplog.text
+    assert "is a folder" not in caplog.text  # (the index's own folder is no culprit)
