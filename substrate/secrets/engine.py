@@ -897,6 +897,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return strong and credential_ok(secret) and not is_path_or_url(secret)
     if kind == "credential":
         return credential_ok(secret)
+    if kind == "user_option":  # -u USER:PASSWORD, as curl takes it
+        return credential_ok(secret) and not _not_a_password_option(m, text, secret)
     if kind == "argument":  # a password after its user: a quoted password, not the user again
         user = m.group("user") or m.group("us") or "password"
         return worth_reporting(secret, strength="password", quoted=True, key=user)
@@ -1089,6 +1091,24 @@ def _passphrase(words: list[str], operator: str) -> bool:
 
 def _names_a_credential(words: list[str]) -> bool:
     return any(w.strip(_PROSE_MARKS).lower() in ("credential", "credentials") for w in words)
+
+
+def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
+    """Whether ``-u A:B`` gives no user and password: ``date -u +%H:%M``'s format, a container
+    tool's or ``chown``'s user and group (``-u www-data:www-data``, ``-u 1000:1000``, ``podman
+    run -u nobody:nogroup``), a remote path (``rsync -u host:/data``)."""
+    user = m.group("user")
+    if user.startswith("+") or secret[:1] in "/~" or secret == user:
+        return True
+    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    if _HTTP_TOOL.search(line):
+        return False
+    return (user.isdigit() and secret.isdigit()) or bool(_USER_AND_GROUP_TOOL.search(line))
+
+
+# Tools whose -u or --user takes a user and a group, and those that take a user and password
+_USER_AND_GROUP_TOOL = re.compile(r"(?<![\w\-])(?:docker|podman|nerdctl|buildah|crictl|chown)\b")
+_HTTP_TOOL = re.compile(r"(?<![\w\-])(?:curl|wget|http|https|xh|ab)\b")
 
 
 def _a_note(word: str, text: str, at: int) -> bool:

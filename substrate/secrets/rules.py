@@ -642,10 +642,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic_auth_credentials",
-        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'$<>]{0,64}:[\"']?"
+        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'$<>]{0,64}):[\"']?"
         r"(?P<secret>[^\s\"'<>]{3,128})",
         ("-u ", "--user"),
-        kind="credential",
+        kind="user_option",
         lines=True,
         boundary=False,
         description="user:password passed to curl -u / --user",

@@ -87,6 +87,7 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("wpa_supplicant.conf", 'network={{\n    ssid="home"\n    psk="{}"\n}}'),
         ("ipsec.secrets", '10.0.0.1 10.0.0.2 : PSK "{}"'),
         ("wifi.sh", "wpa_passphrase home {}"),
+        ("get.sh", "docker run --rm curlimages/curl -u admin:{} http://db"),
         # a value in a CDATA section
         ("settings.xml", "<password><![CDATA[{}]]></password>"),
         ("settings.xml", "<Password>\n  <![CDATA[{}]]>\n</Password>"),
@@ -185,6 +186,12 @@ def test_only_the_password_is_masked() -> None:
         ("notes.md", "Use WPA2-PSK for home networks."),
         ("wifi.md", "wpa_passphrase {{ssid}} {{passphrase}}"),
         ("settings.xml", "<password><![CDATA[]]></password>"),
+        # -u USER:GROUP, a time format, a remote path: no user and password
+        ("stamp.sh", "date -u +%Y-%m-%dT%H:%M:%SZ"),
+        ("run.sh", "podman run -u nobody:nogroup img"),
+        ("run.sh", "docker exec -u www-data:www-data app ls"),
+        ("run.sh", "docker run --user 1000:1000 img"),
+        ("sync.sh", "rsync -u src:/data dst"),
         ("settings.xml", "<password><![CDATA[${DB_PASSWORD}]]></password>"),
     ],
 )

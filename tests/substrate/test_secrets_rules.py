@@ -298,6 +298,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
+        kinds |= {"user_option"}
         kinds |= {"argument", "named_element", "directive", "pre_shared_key"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
         kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
