@@ -372,6 +372,27 @@ def _said_of_another(
     return None
 
 
+# A hyphenated name: "zebra-service", "fraud-scorer", "ADR-007"
+_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+_ASKING = re.compile(r"\s*(?i:who|whom|whose|what|which|where|when|why|how)\b")
+
+
+def _unknown_name(question: str, unseen: frozenset[str]) -> str | None:
+    """A hyphenated name of ``question`` that no readable item mentions, as a part of it is
+    a word none uses ("zebra" of "the zebra-service"); None when there is none. Its other parts
+    ("service") match well enough for an answer about something else, where the name is what
+    the question is about. Only of a question of a few words, as one asks: a claim checked
+    against papers ("4-PBA treatment decreases ...") is answered from what its other words
+    match, the papers naming the compound otherwise."""
+    asking = question.rstrip().endswith("?") or _ASKING.match(question)
+    if not (asking and asked_as_a_person(question)):
+        return None
+    for m in _HYPHENATED.finditer(question):
+        if any((said := terms(part)) and said <= unseen for part in m.group(0).split("-")):
+            return m.group(0)
+    return None
+
+
 def _found_nothing(question: str, answerer: object) -> str:
     """Why the answerer gave no answer: for one that quotes only sentences about the names a
     question asks of (``asked_of``), what it was asked of ("Tokyo")."""
@@ -491,7 +512,8 @@ def answer_from_substrate(
     # "the payments outage" where the evidence tells of the checkout outage, and nothing
     # readable of payments: the evidence is about another one
     otherwise = _said_of_another(question, unseen, packet.texts) if unseen else None
-    if weak or not len(packet) or unstated or otherwise:
+    unknown = _unknown_name(question, unseen) if unseen else None
+    if weak or not len(packet) or unstated or otherwise or unknown:
         note = (
             f"abstained: {len(evidence)} matching item(s) at confidence {confidence:.2f} "
             f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
@@ -502,6 +524,10 @@ def answer_from_substrate(
             note = f"abstained: no readable item found says {how} -- escalate rather than guess"
         elif not weak and not len(packet):
             note = "abstained: no relevant item fits the context budget -- raise the budget"
+        elif not weak and unknown:  # (with the names readable items spell alike)
+            told = _unmentioned_note(substrate, question, unseen, readable).removeprefix("; ")
+            told = told or f"no readable item mentions {unknown!r}"
+            note = f"abstained: {told} -- escalate rather than guess"
         elif not weak and otherwise:
             word, noun = otherwise
             note = (

@@ -14,6 +14,7 @@ import pytest
 
 from substrate.answer import (
     Answer,
+    _unknown_name,
     answer_from_substrate,
     answerability,
     cited_numbers,
@@ -2102,6 +2103,25 @@ def test_an_unmentioned_word_qualifying_what_the_evidence_qualifies_otherwise() 
     assert asked.abstained and "'payments'; the evidence tells of another outage" in asked.note
     named = extractive(s, "Who was the incident commander for the checkout outage?")
     assert named.answer == "The incident commander was Sara Lopez. [1]"
+
+
+def test_a_hyphenated_name_no_note_mentions_is_not_answered_from_its_other_words() -> None:
+    # "service" and the rest matched a policy well enough to quote it for "zebra-service"
+    s = Substrate()
+    s.add(
+        "text",
+        "# Access review\n\nProduction access to a tier 1 service requires approval from the "
+        "lead of the team that owns it.",
+    )
+    s.add("text", "# route-planner\n\nThe route-planner is owned by the Fulfillment team.")
+    for filler in ("The kitchen is on floor two.", "The gym opens at six.", "Parking is free."):
+        s.add("text", filler)
+    asked = extractive(s, "Who leads the team that owns the zebra-service?")
+    assert asked.abstained and "no readable item mentions 'zebra-service'" in asked.note
+    named = extractive(s, "Which team owns the route-planner?")
+    assert not named.abstained and "Fulfillment" in (named.answer or "")
+    # a claim checked against papers names its compound as they do not: read on its words
+    assert _unknown_name("4-PBA treatment decreases stress.", frozenset({"pba"})) is None
 
 
 def test_an_identifier_titling_a_note_must_be_named_by_the_answer() -> None:
