@@ -788,17 +788,40 @@ def _marked(m: re.Match[str], rule: Rule) -> bool:
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:
-    """Whether a match is a file name's stem (``keys/AKIA….txt``, ``keys/AKIA…``): after a
-    ``/``, and followed by the end or a character no base64 run holds. Inside a base64 run a
-    ``/`` is just another character; a match followed by another ``/`` may be one too (runs of
-    ``///`` are common in encoded binaries), so a folder named after a token is not found
-    here."""
-    if text[m.start() - 1] != "/":
+    """Whether a match is a file name's stem (``keys/AKIA….txt``, ``keys/AKIA…``) or a
+    folder's name in a short path (``s3://backups/AKIA…/dump.sql``): after a ``/``, and
+    followed by the end or a character no base64 run holds, or by another ``/`` in a path's
+    run. Inside a base64 run a ``/`` is just another character (runs of ``///`` are common in
+    encoded binaries)."""
+    start, end = m.start(), m.end()
+    if text[start - 1] != "/":
         return False
-    return m.end() == len(text) or text[m.end()] not in _BASE64
+    if end == len(text) or text[end] not in _BASE64:
+        return True
+    return text[end] == "/" and _names_around(text, start - 1, end)
+
+
+def _names_around(text: str, start: int, end: int) -> bool:
+    """Whether the base64 characters on either side of ``text[start:end]`` (up to the first
+    other character) are a path's: a few, and between their ``/`` lower-case names or numbers
+    ("//backups/" and "/dump"), as no run of random base64 is."""
+    lo = start
+    while lo > 0 and text[lo - 1] in _BASE64:
+        lo -= 1
+        if start - lo > _PATH_REACH:
+            return False
+    hi = end
+    while hi < len(text) and text[hi] in _BASE64:
+        hi += 1
+        if hi - end > _PATH_REACH:
+            return False
+    names = [*text[lo:start].split("/"), *text[end:hi].split("/")]
+    return all(not name or name.islower() or name.isdigit() for name in names)
 
 
 _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+# How far a path's run reaches on either side of a token inside it
+_PATH_REACH = 64
 
 
 _OPENER = {")": "(", "]": "[", "}": "{"}

@@ -1070,6 +1070,9 @@ def test_a_token_that_is_a_file_name_is_found_after_its_slash() -> None:
     key = "AKIAZ7Q4R2XKP9LMW3TB"
     for text in (f"d/{key}.txt", f"keys/{key}", "d/glpat-Zq8Xw2Rk5Vn1Lp7Tb4Hc", f"'a/{key}'"):
         assert find_secrets(text), text
+    # a folder's name in a short path of lower-case names (a bucket's, a link's target)
+    for text in (f"s3://backups/{key}/dump.sql", f"/etc/keys/{key}/secret.pem", f"x/{key}/2024"):
+        assert find_secrets(text), text
     # inside a base64 run, where '/' is one more character ('///' is common in binaries)
     blob = "hHC0gAAAA8BgAASKT///EAAAAAQg4QjwJCDhiOA0IOII0EQg4ojAVBDjCGBkEOOIMHRw7QCAK3Cg44RA4w"
     blob += "QQ4oQg4gQg4YQg4QQg4ISwtQAAAAiAYAAPyk//97BAAAAEIOEI8CQg4Y"
