@@ -14,6 +14,7 @@ from substrate.context.compress import (
     ENTRY_WORDS,
     NAME_SHAPE,
     opens_as_an_entry,
+    opens_with_a_name,
     split_sentences,
     terms,
     titled_sentences,
@@ -145,8 +146,11 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     year = year_asked(claim)  # "hired in 2022": what holds before 2020 says nothing of it
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
-    # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
-    for sentence in titled_sentences(evidence, whose=opens_as_an_entry(claim)):
+    # a list item with its heading, as quoted; any sentence with no subject of its own under
+    # a person's heading, for a claim quoted as an entry or one about a person ("Tomasz
+    # Wieczorek works from the Gdańsk office": "Works from the Gdańsk office." under his name)
+    whose = opens_as_an_entry(claim) or opens_with_a_name(claim)
+    for sentence in titled_sentences(evidence, whose=whose):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
         found = _valued_terms(sentence)

@@ -252,6 +252,14 @@ def opens_as_an_entry(sentence: str) -> bool:
     return bool(colon) and len(name.split()) > 1 and _a_name(name)
 
 
+def opens_with_a_name(sentence: str) -> bool:
+    """Whether ``sentence`` opens with a person's name, as a claim about them does ("Tomasz
+    Wieczorek works from ..."): two capitalised words, not an article's ("The Fulfillment
+    team ...")."""
+    words = sentence.split()[:2]
+    return len(words) == 2 and _a_name(" ".join(words)) and not _OWN_SUBJECT.match(sentence)
+
+
 def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     """``sentence`` as an entry of the heading ``title`` when it does not name it and is a
     list item, or a phrase of a few words (``ENTRY_WORDS``) under a heading that is a name

@@ -203,6 +203,19 @@ def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> Non
     )
 
 
+def test_a_sentence_under_a_person_s_heading_says_a_claim_about_them() -> None:
+    note = (
+        "### Tomasz Wieczorek\nEngineering lead since 2021. Works from the Gdańsk office.\n\n"
+        "### Aisha Okafor\nSite reliability engineer. Works remotely from Lagos."
+    )
+    assert content_overlap(note, "Tomasz Wieczorek works from the Gdańsk office.")
+    assert not content_overlap(note, "Aisha Okafor works from the Gdańsk office.")
+    assert not content_overlap(note, "Tomasz Wieczorek works remotely from Lagos.")
+    # a sentence with a subject of its own is that subject's, not the heading's
+    team = "### Tomasz Wieczorek\nThe team works from the Gdańsk office."
+    assert not content_overlap(team, "Tomasz Wieczorek works from the Gdańsk office.")
+
+
 def test_scopes_hide_evidence(shard: Substrate) -> None:
     text = "Gift cards are valid for ten years."
     assert check_factuality(shard, text).grounded_fraction == 1.0
