@@ -12,7 +12,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import stdin_text
+from mixle_cli.stdin import refuse_a_terminal, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
@@ -64,10 +64,11 @@ def source_prefixes(source: str | None) -> tuple[str, ...] | None:
     return (source, os.path.realpath(here)) if here.exists() else (source,)
 
 
-def query_text(text: str, what: str = "query") -> str:
-    """The query as the commands use and echo it (``-``: read from standard input): never
-    empty, secrets masked (a query is printed back in packets, receipts and --json output)."""
-    return checked_query(piped(text), what)
+def query_text(text: str | None, what: str = "query") -> str:
+    """The query as the commands use and echo it (``-`` or none given: read from standard
+    input): never empty, secrets masked (a query is printed back in packets, receipts and
+    --json output)."""
+    return checked_query(piped(text, what), what)
 
 
 def checked_query(text: str, what: str = "query") -> str:
@@ -84,9 +85,13 @@ def checked_query(text: str, what: str = "query") -> str:
 PIPED_TEXT_LIMIT = 1 << 20
 
 
-def piped(text: str) -> str:
+def piped(text: str | None, what: str = "query") -> str:
     """``text``, or standard input (UTF-8, at most ``PIPED_TEXT_LIMIT`` bytes) when it is
-    ``-``."""
+    ``-``, or None and standard input is no terminal (``echo ... | mixle ask``); None at a
+    terminal is bad usage, as reading it would wait for the user to type."""
+    if text is None:
+        refuse_a_terminal(f"give the {what}, or - to read it from standard input")
+        text = "-"
     if text != "-":
         return text
     hint = "give a shorter text; to store a long one, use mixle add - or mixle ingest -"

@@ -18,7 +18,6 @@ from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import piped, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
-from mixle_cli.stdin import refuse_a_terminal
 
 if TYPE_CHECKING:
     from substrate import (
@@ -135,7 +134,10 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
 
 def ask_cmd(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question (- reads standard input).")],
+    question: Annotated[
+        str | None,
+        typer.Argument(help="The question, or - for standard input (the default when piped)."),
+    ] = None,
     hops: Annotated[
         int, typer.Option("--hops", min=1, help="1: one retrieval; more: a multi-hop chain.")
     ] = 1,
@@ -334,9 +336,7 @@ def _read_text(text: str | None) -> str:
     """The text to verify, from the argument or standard input, as given: a claim stating a
     credential is never supported, so the check must see it (the receipt masks the claims it
     prints back)."""
-    if text is None:
-        refuse_a_terminal("give the TEXT to verify, or - to read it from standard input")
-    body = piped("-" if text is None else text)
+    body = piped(text, "text to verify")
     if not body.strip():
         usage("the text is empty")
     return body

@@ -17,6 +17,7 @@ from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import given_ids
 from substrate import (
+    InvalidInputError,
     NotFoundError,
     audit_shard,
     format_duration,
@@ -184,7 +185,10 @@ def _age_limit(max_age: str) -> float:
             f"--max-age {safe_repr(max_age)}: a bare number is ambiguous; write it with its "
             "unit (30d, 12h, 90s)"
         )
-    return parse_duration(max_age)
+    try:
+        return parse_duration(max_age)
+    except InvalidInputError as exc:  # named as the other options' errors are
+        raise InvalidInputError(f"--max-age: {exc}") from exc
 
 
 def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:

@@ -59,7 +59,10 @@ def _weights(values: list[str] | None) -> dict[str, float]:
 
 def retrieve_cmd(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="What to look for (- reads standard input).")],
+    query: Annotated[
+        str | None,
+        typer.Argument(help="What to look for, or - for standard input (the default when piped)."),
+    ] = None,
     k: Annotated[
         int,
         typer.Option("-k", "--k", "--limit", "-n", min=1, help="How many items to return."),
@@ -168,7 +171,12 @@ def _tree(chain: HopChain) -> list[str]:
 
 def multihop_cmd(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Where the chain starts (- reads standard input).")],
+    query: Annotated[
+        str | None,
+        typer.Argument(
+            help="Where the chain starts, or - for standard input (the default when piped)."
+        ),
+    ] = None,
     hops: Annotated[int, typer.Option("--hops", min=0, help="Hops out from the seeds.")] = 2,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Best matches to start from.")] = 3,
     branch: Annotated[
@@ -247,9 +255,12 @@ def _preserved(packet: ContextPacket) -> str:
 def assemble_context_cmd(
     ctx: typer.Context,
     task: Annotated[
-        str,
-        typer.Argument(help="The task or question the context is for (- reads standard input)."),
-    ],
+        str | None,
+        typer.Argument(
+            help="The task or question the context is for, or - for standard input (the "
+            "default when piped)."
+        ),
+    ] = None,
     max_chars: Annotated[
         int | None,
         typer.Option(

@@ -221,11 +221,12 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 def search_cmd(
     ctx: typer.Context,
     query: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="What to look for (quote a query of several words; - reads standard input)."
+            help="What to look for (quote a query of several words), or - for standard input "
+            "(the default when piped)."
         ),
-    ],
+    ] = None,
     k: Annotated[
         int,
         typer.Option("-k", "--k", "--limit", "-n", min=1, help="How many results at most."),

@@ -842,3 +842,16 @@ def test_an_answer_quoting_a_sentence_with_a_link_is_grounded(mixle: Run, tmp_pa
         answer = result.json()
         assert "It is owned by the Platform team." in answer["answer"]
         assert answer["factuality"]["grounded_fraction"] == 1.0
+
+
+@pytest.mark.parametrize("command", ["search", "retrieve", "multihop", "assemble-context", "ask"])
+def test_a_query_piped_in_is_read_when_none_is_given(
+    mixle: Run, shop: dict[str, str], command: str
+) -> None:
+    # as verify reads its text: `echo "..." | mixle ask`
+    piped = mixle("--as", "shop", command, "--json", input="refunds for defective items\n")
+    assert piped.exit_code in (0, 1), piped.stderr  # (ask may abstain)
+    given = mixle("--as", "shop", command, "refunds for defective items", "--json")
+    assert piped.stdout == given.stdout
+    empty = mixle("--as", "shop", command, input="")
+    assert empty.exit_code == 2 and "is empty" in empty.stderr

@@ -161,7 +161,7 @@ def test_a_debug_traceback_masks_a_secret_however_long_its_line(
     assert "Traceback" in done.stderr and "REDACTED:sensitive_assignment" in done.stderr
     assert password not in done.stderr and password[:7] not in done.stderr
     # the details come on top of the message and the exit code a script relies on
-    assert done.returncode == 2 and "\nerror: bad duration" in done.stderr
+    assert done.returncode == 2 and "\nerror: --max-age: bad duration" in done.stderr
 
 
 @pytest.mark.parametrize(
