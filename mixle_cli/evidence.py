@@ -12,7 +12,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import refuse_a_terminal, stdin_text
+from mixle_cli.stdin import refuse_a_terminal, stdin_stream, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
@@ -97,6 +97,51 @@ def piped(text: str | None, what: str = "query") -> str:
     hint = "give a shorter text; to store a long one, use mixle add - or mixle ingest -"
     # the line break echo or a file ends with is not part of it
     return stdin_text(PIPED_TEXT_LIMIT, hint).rstrip("\r\n")
+
+
+def listed_ids(values: list[str]) -> list[str]:
+    """An argument callback for a list of item ids: ``-`` stands for the ids on standard
+    input, one per line, either bare or as a JSON object's ``id`` (what ``ls --jsonl`` and
+    ``search --jsonl`` print: ``mixle ls --tag old --jsonl | mixle rm -``)."""
+    ids = values
+    if "-" in values:
+        refuse_a_terminal("pipe the ids in (one per line, or JSON lines with an id), or give them")
+        ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
+        if not ids:  # as a command given no id at all (xargs without -r)
+            raise typer.BadParameter("standard input held no item id")
+    given_ids(ids)
+    return ids
+
+
+def _piped_ids() -> list[str]:
+    """The ids read from standard input, a line at a time (a listing of a large shard holds
+    far more than any query: only its ids are kept)."""
+    ids = []
+    for number, raw in enumerate(stdin_stream(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line[:1] != b"{":
+            ids.append(_decoded(line, number))
+            continue
+        try:
+            found = orjson.loads(line).get("id")
+        except orjson.JSONDecodeError:
+            found = None
+        if not isinstance(found, str):
+            raise typer.BadParameter(f"standard input line {number}: a JSON line with no id")
+        ids.append(found)
+    return ids
+
+
+def _decoded(line: bytes, number: int) -> str:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise typer.BadParameter(f"standard input line {number} is not UTF-8") from exc
+    if len(text.split()) != 1:  # an id is one word: this is some other listing
+        raise typer.BadParameter(f"standard input line {number} is not an item id")
+    return text
 
 
 def given_ids(values: Any) -> Any:

@@ -16,7 +16,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, check_scope_name, state
 from mixle_cli.errors import usage
-from mixle_cli.evidence import given_ids, item_title
+from mixle_cli.evidence import given_ids, item_title, listed_ids
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PENDING,
@@ -45,7 +45,12 @@ from substrate import (
 )
 
 IdsArg = Annotated[
-    list[str], typer.Argument(help="Item ids.", show_default=False, callback=given_ids)
+    list[str],
+    typer.Argument(
+        help="Item ids; - reads them from standard input.",
+        show_default=False,
+        callback=listed_ids,
+    ),
 ]
 ByOpt = Annotated[
     str | None,

@@ -19,10 +19,10 @@ from mixle_cli.evidence import (
     KindsOpt,
     SourceOpt,
     TagFilterOpt,
-    given_ids,
     item_title,
     known_kind,
     known_kinds,
+    listed_ids,
     source_prefixes,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
@@ -211,7 +211,10 @@ def add(
 
 def get(
     ctx: typer.Context,
-    ids: Annotated[list[str], typer.Argument(help="Item ids.", callback=given_ids)],
+    ids: Annotated[
+        list[str],
+        typer.Argument(help="Item ids; - reads them from standard input.", callback=listed_ids),
+    ],
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
@@ -352,7 +355,14 @@ def _origin(item: SubstrateItem) -> SubstrateItem:
 
 def rm(
     ctx: typer.Context,
-    ids: Annotated[list[str], typer.Argument(help="Item ids to remove.", callback=given_ids)],
+    ids: Annotated[
+        list[str],
+        typer.Argument(
+            help="Item ids to remove; - reads them from standard input (one per line, or "
+            "JSON lines with an id, as ls --jsonl prints them).",
+            callback=listed_ids,
+        ),
+    ],
     by: WriterOpt = None,
     json: JsonOpt = False,
 ) -> None:

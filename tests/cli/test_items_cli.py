@@ -96,6 +96,23 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     assert mixle("ls", "--tag", "nowhere", "--json").json() == []
 
 
+def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) -> None:
+    old = [mixle("add", f"note {n}", "--tag", "old").stdout.strip() for n in range(3)]
+    kept = mixle("add", "keep me").stdout.strip()
+    listing = mixle("ls", "--tag", "old", "--jsonl").stdout
+    got = mixle("get", "-", "--json", input=listing)
+    assert got.exit_code == 0 and [i["id"] for i in got.json()] == old
+    bare = mixle("get", "-", kept, "--json", input=f"\n{old[0]}\n")  # bare ids, blank lines
+    assert [i["id"] for i in bare.json()] == [old[0], kept]
+    assert mixle("rm", "-", input=listing).exit_code == 0
+    assert [r["id"] for r in mixle("ls", "--json").json()] == [kept]
+    for junk, said in (("", "held no item id"), ('{"x": 1}', "a JSON line with no id")):
+        refused = mixle("rm", "-", input=junk)
+        assert refused.exit_code == 2 and said in refused.stderr
+    assert "not an item id" in mixle("rm", "-", input="some words\n").stderr
+    assert mixle("ls", "--json").json()[0]["id"] == kept  # nothing removed by bad input
+
+
 def test_add_reads_stdin(mixle) -> None:
     item_id = mixle("add", "-", input="from a pipe\n").stdout.strip()
     assert mixle("get", item_id, "--json").json()[0]["text"] == "from a pipe\n"
