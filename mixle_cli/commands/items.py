@@ -89,6 +89,13 @@ def init(
     else:
         verb = "Created" if created else "Already a shard:"
         output.emit_text(f"{verb} {shown}")
+    outer = _shard_above(shard) if created and shard.name == SHARD_DIR else None
+    if outer is not None:  # its folder's commands found the outer one until now
+        output.note(
+            f"note: this shard is inside the folder of another ({safe_text(str(outer))}): "
+            f"commands run in {safe_text(str(shard.parent.resolve()))} and below now use "
+            "this one"
+        )
     from_env = app_state.shard_option if given is not None and given.name == "ENVIRONMENT" else None
     if path is not None and from_env and not _same_folder(from_env, shard):
         # MIXLE_SHARD outranks the nearest .mixle: the shard just made would never be found
@@ -96,6 +103,12 @@ def init(
             f"note: MIXLE_SHARD is set ({safe_text(str(from_env))}): commands use that "
             "shard, not this one, until it is unset"
         )
+
+
+def _shard_above(shard: Path) -> Path | None:
+    """The nearest ``.mixle`` shard in a folder above the one holding ``shard``."""
+    folder = shard.resolve().parent
+    return next((f / SHARD_DIR for f in folder.parents if (f / SHARD_DIR).is_dir()), None)
 
 
 def _same_folder(a: str | Path, b: str | Path) -> bool:
