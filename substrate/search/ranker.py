@@ -189,7 +189,7 @@ def rank(
     for (si, row), g in zip(_locate(state, rows), rows.tolist(), strict=True):
         score = min(1.0, float(fused[g]) * coverage)
         detail = None
-        if explain:
+        if explain:  # (computed in float32: six places, not 0.4000000059604645)
             detail = {
                 "bm25": float(lexical[g]),
                 "bm25_norm": float(bm25_norm[g]),
@@ -204,6 +204,7 @@ def rank(
                 "filtered_statistics": 1.0 if filtered else 0.0,
                 "score": score,
             }
+            detail = {key: round(value, 6) for key, value in detail.items()}
         item_id = str(state.segments[si].docs.ids[row])
         out.append(Ranked(si, row, item_id, score, detail, bool(literal[g])))
     return out

@@ -115,6 +115,8 @@ def test_explain_reports_each_channel(topics: IndexState, analyzer: Analyzer) ->
         assert isinstance(hit.explain[key], float)
     assert hit.explain["score"] == pytest.approx(hit.score)
     assert hit.explain["bm25_norm"] == pytest.approx(1.0)
+    # each figure at six places, not float32's noise (0.4000000059604645)
+    assert all(round(value, 6) == value for value in hit.explain.values())
     assert rank(topics, analyzer, "butter recipe", 1)[0].explain is None
 
 
