@@ -422,6 +422,33 @@ KEY_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "private_key_block",
+        # its first bytes name it: DER of a PKCS#8 or PKCS#1 RSA key, a PKCS#8 EC or Ed25519
+        # key, a SEC1 EC key (P-256, P-384), or "openssh-key-v1" (a public key's differ)
+        r"(?<![A-Za-z0-9+/])(?P<secret>(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA(?:DANBgkqhkiG9w0BAQEFAASC"
+        r"|AK[CB])|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0w|MHcCAQEEI|MIGkAgEBBD"
+        r"|MC4CAQAwBQYDK2VwBCIEI|b3BlbnNzaC1rZXktdjEAAAAA)"
+        + _B64
+        + r"{20,}=*(?=[ \t]*(?:\r?\n|$))"
+        # the lines after it, to one that is not base64 alone
+        + r"(?:[ \t]*\r?\n[ \t]*"
+        + _B64
+        + r"{4,}=*(?=[ \t]*(?:\r?\n|$))){0,1000})",
+        (
+            "ibadanbgkqhkig9w0baqefaasc",
+            "ibaakc",
+            "ibaakb",
+            "mighageambmgbyqgsm49",
+            "mhccaqeei",
+            "migkagebbd",
+            "mc4caqawbqydk2vwbciei",
+            "b3blbnnzac1rzxktdjeaaaaa",
+        ),
+        kind="key_body",
+        boundary=False,
+        description="A private key's base64 body without its BEGIN and END lines",
+    ),
+    Rule(
+        "private_key_block",
         r"Private-Lines: \d+(?P<secret>(?:\r?\n" + _B64 + r"{8,}=*)+)",
         ("private-lines:",),
         kind="pem",

@@ -203,6 +203,8 @@ LONG_INPUTS: dict[str, Callable[[int], str]] = {
     "a key stated over and over": lambda n: "the API key is " * (n // 15),
     "tokens between slashes": lambda n: "/AKIAZ7Q4R2XKP9LMW3TB" * (n // 21) + "/",
     "-u with a colon over and over": lambda n: "-u a:bcd " * (n // 9),
+    "a key's first bytes over and over": lambda n: "MHcCAQEEI" + "\nMHcCAQEEIAb" * (n // 12),
+    "a key's first bytes, then one long line": lambda n: "MHcCAQEEI" + "Ab" * (n // 2),
     "many tokens on one line": lambda n: " ".join(_tokens(n // 41)),
     "spaces under a table header": lambda n: "| password |\n" + " " * n + "\n",
     "a header cell of parentheses": lambda n: "| password " + "(" * n + " |\n|---|\n| x |\n",

@@ -298,7 +298,7 @@ def test_rules_are_declarative_and_compile() -> None:
         assert all(k == k.lower() for k in rule.keywords)
         assert rule.regex.pattern == rule.pattern
         kinds = {"token", "assignment", "stated", "stated_bare", "fallback", "credential", "url"}
-        kinds |= {"user_option"}
+        kinds |= {"user_option", "key_body"}
         kinds |= {"argument", "named_element", "directive", "pre_shared_key"}
         kinds |= {"pem", "netrc", "yaml_block", "line_value", "label", "header_token"}
         kinds |= {"jwt", "jwt_b64", "yaml_next_line", "document"}
@@ -1062,6 +1062,34 @@ def test_a_key_named_like_a_file_holds_a_secret_ampersands_and_all() -> None:
     query = "callback?token=Zq8Xw2Rk5Vn1Lp7Tb4Hc&user=bob"  # the next parameter ends it
     (found,) = detect_secrets(query).findings
     assert query[found.start : found.end] == "Zq8Xw2Rk5Vn1Lp7Tb4Hc"
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",  # PKCS#8 RSA
+        "MIIEpAIBAAKCAQEA",  # PKCS#1 RSA
+        "MHcCAQEEI",  # SEC1 EC
+        "MC4CAQAwBQYDK2VwBCIEI",  # PKCS#8 Ed25519
+        "b3BlbnNzaC1rZXktdjEAAAAA",  # OpenSSH
+    ],
+)
+def test_a_private_key_body_pasted_without_its_armor_is_masked(lead: str) -> None:
+    body = lead + rnd(320 - len(lead), B64)
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    text = "The deploy key:\n" + "\n".join(lines) + "==\nRotate it yearly.\n"
+    (found,) = detect_secrets(text).findings
+    assert found.rule == "private_key_block"
+    masked = redact_secrets(text)
+    assert not any(line in masked for line in lines) and "Rotate it yearly." in masked
+
+
+def test_a_certificate_public_key_or_filler_is_no_private_key_body() -> None:
+    certificate = "MIIDxTCCAq2gAwIBAgIJAK" + rnd(200, B64)  # a certificate's DER
+    public = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" + rnd(200, B64)
+    filler = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "A" * 200  # a placeholder's
+    for text in (certificate, public, filler):
+        assert detect_secrets(text).clean, text[:40]
 
 
 def test_a_token_that_is_a_file_name_is_found_after_its_slash() -> None:
