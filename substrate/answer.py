@@ -372,8 +372,15 @@ def _said_of_another(
     return None
 
 
-# A hyphenated name: "zebra-service", "fraud-scorer", "ADR-007"
-_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+# A hyphenated name as a question names a thing: after "the", and ending the question or
+# before the kind of thing it is ("the zebra-service?", "the fraud-scorer service"); not a
+# word qualifying another ("cross-team changes", "the max-retry limit", "a sev-2 incident")
+_HYPHENATED = re.compile(
+    r"(?i:\bthe)\s+(?P<name>[^\W_]+(?:-[^\W_]+)+)(?=\s*(?:[?.!,;]|$|\s(?i:and|or|in|on|for|to"
+    r"|of|at|with|from|is|are|was|were|service|api|app|worker|job|project|repo|repository"
+    r"|library|package|tool|system|server|cluster|database|queue|bucket|pipeline|component"
+    r"|team|bot|site|platform|\w+ed)\b))"
+)
 _ASKING = re.compile(r"\s*(?i:who|whom|whose|what|which|where|when|why|how)\b")
 
 
@@ -388,8 +395,8 @@ def _unknown_name(question: str, unseen: frozenset[str]) -> str | None:
     if not (asking and asked_as_a_person(question)):
         return None
     for m in _HYPHENATED.finditer(question):
-        if any((said := terms(part)) and said <= unseen for part in m.group(0).split("-")):
-            return m.group(0)
+        if any((said := terms(part)) and said <= unseen for part in m["name"].split("-")):
+            return m["name"]
     return None
 
 

@@ -146,11 +146,8 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     year = year_asked(claim)  # "hired in 2022": what holds before 2020 says nothing of it
     marked = designators(claim)  # "Building C": one naming building E says nothing of it
     best_same, best_other, best_value = -1.0, -1.0, -1.0
-    # a list item with its heading, as quoted; any sentence with no subject of its own under
-    # a person's heading, for a claim quoted as an entry or one about a person ("Tomasz
-    # Wieczorek works from the Gdańsk office": "Works from the Gdańsk office." under his name)
-    whose = opens_as_an_entry(claim) or opens_with_a_name(claim)
-    for sentence in titled_sentences(evidence, whose=whose):
+    # a list item with its heading, as quoted (any sentence, for a claim quoted as an entry)
+    for sentence in _titled(evidence, claim, wanted):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
         found = _valued_terms(sentence)
@@ -193,6 +190,31 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     # another value must say more of the claim to contradict it: a year or a version beside
     # a sentence stating the claim word for word does not
     return best_same >= 0 and best_same > best_other and best_same >= best_value
+
+
+def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
+    """The sentences of ``evidence`` a claim is read against (``titled_sentences``). For a
+    claim about someone named ("Tomasz Wieczorek works from the Gdańsk office"), a sentence
+    under a person's heading is their entry when it has no subject of its own and opens with
+    a word of the claim ("Works from the Gdańsk office."), not with another subject ("Aisha
+    Okafor works ...", "Marketing works ...")."""
+    if opens_as_an_entry(claim):
+        return titled_sentences(evidence, whose=True)
+    plain = titled_sentences(evidence)
+    if not opens_with_a_name(claim):
+        return plain
+    headed = titled_sentences(evidence, whose=True)
+    return [
+        entry if entry != sentence and _opens_with_one_of(sentence, wanted) else sentence
+        for sentence, entry in zip(plain, headed, strict=True)
+    ]
+
+
+def _opens_with_one_of(sentence: str, wanted: frozenset[str]) -> bool:
+    """Whether the first word of ``sentence`` is a word of ``wanted`` (a stopword is none:
+    "Most of his reports ..." is said of them)."""
+    first = terms(_first_word(sentence))
+    return bool(first) and first <= wanted
 
 
 _NUMBER = re.compile(r"\d")

@@ -2122,6 +2122,13 @@ def test_a_hyphenated_name_no_note_mentions_is_not_answered_from_its_other_words
     assert not named.abstained and "Fulfillment" in (named.answer or "")
     # a claim checked against papers names its compound as they do not: read on its words
     assert _unknown_name("4-PBA treatment decreases stress.", frozenset({"pba"})) is None
+    # a hyphenated word qualifying another is no name: the notes may say it otherwise
+    unseen = frozenset({"cross", "max", "sev"})
+    assert _unknown_name("Who approves cross-team changes to the database?", unseen) is None
+    assert _unknown_name("What is the max-retry limit for webhooks?", unseen) is None
+    assert _unknown_name("What is the deadline for a sev-2 incident?", unseen) is None
+    asked = "Is the zebra-service deployed in eu-west-1?"
+    assert _unknown_name(asked, frozenset({"zebra"})) == "zebra-service"
 
 
 def test_an_identifier_titling_a_note_must_be_named_by_the_answer() -> None:

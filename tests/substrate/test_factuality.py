@@ -212,8 +212,10 @@ def test_a_sentence_under_a_person_s_heading_says_a_claim_about_them() -> None:
     assert not content_overlap(note, "Aisha Okafor works from the Gdańsk office.")
     assert not content_overlap(note, "Tomasz Wieczorek works remotely from Lagos.")
     # a sentence with a subject of its own is that subject's, not the heading's
-    team = "### Tomasz Wieczorek\nThe team works from the Gdańsk office."
-    assert not content_overlap(team, "Tomasz Wieczorek works from the Gdańsk office.")
+    claim = "Tomasz Wieczorek works from the Gdańsk office."
+    for other in ("The team", "Aisha Okafor", "Marketing", "Most of his reports"):
+        said = f"### Tomasz Wieczorek\nEngineering lead. {other} works from the Gdańsk office."
+        assert not content_overlap(said, claim), other
 
 
 def test_scopes_hide_evidence(shard: Substrate) -> None:
