@@ -43,7 +43,10 @@ def stdin_within(limit: int, hint: str) -> bytes:
     """Standard input whole, when it holds at most ``limit`` bytes; more is an error of the
     input (exit 1, with ``hint``), found without reading on: an endless stream (``yes |``,
     ``< /dev/zero``) must not take all the memory there is."""
-    return read_limited(stdin_stream(), limit, "standard input", hint)
+    try:
+        return read_limited(stdin_stream(), limit, "standard input", hint)
+    except OSError as exc:  # nohup's, opened for writing only: as good as closed
+        usage(f"standard input cannot be read ({exc.strerror or exc})")
 
 
 def read_limited(stream: BinaryIO, limit: int, name: str, hint: str) -> bytes:

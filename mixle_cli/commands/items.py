@@ -89,14 +89,15 @@ def init(
     else:
         verb = "Created" if created else "Already a shard:"
         output.emit_text(f"{verb} {shown}")
-    outer = _shard_above(shard) if created and shard.name == SHARD_DIR else None
+    from_env = app_state.shard_option if given is not None and given.name == "ENVIRONMENT" else None
+    # (where MIXLE_SHARD is set, the note below says which shard commands use)
+    outer = _shard_above(shard) if created and shard.name == SHARD_DIR and not from_env else None
     if outer is not None:  # its folder's commands found the outer one until now
         output.note(
             f"note: this shard is inside the folder of another ({safe_text(str(outer))}): "
             f"commands run in {safe_text(str(shard.parent.resolve()))} and below now use "
             "this one"
         )
-    from_env = app_state.shard_option if given is not None and given.name == "ENVIRONMENT" else None
     if path is not None and from_env and not _same_folder(from_env, shard):
         # MIXLE_SHARD outranks the nearest .mixle: the shard just made would never be found
         output.note(

@@ -473,3 +473,14 @@ def test_mixle_alone_is_a_usage_error_written_to_stderr(
     asked = mixle_process("--help")  # asked for: data, on stdout
     assert asked.returncode == 0 and asked.stderr == ""
     assert "Usage: mixle" in asked.stdout and "search" in asked.stdout
+
+
+def test_standard_input_open_for_writing_only_is_a_usage_error(
+    tmp_path: Path, mixle_process: Callable[..., Any]
+) -> None:
+    import os
+
+    # as nohup leaves it: a query or text read from it is bad usage, not an I/O failure
+    with open(os.devnull, "w") as write_only:
+        done = mixle_process("--shard", str(tmp_path / "s"), "search", stdin=write_only)
+    assert done.returncode == 2 and "standard input cannot be read" in done.stderr

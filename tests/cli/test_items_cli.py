@@ -29,13 +29,20 @@ def test_init_creates_dot_mixle(mixle, tmp_path: Path) -> None:
     assert mixle("init", str(tmp_path / "proj"), "--json").json()["created"] is False
 
 
-def test_init_inside_another_shard_s_folder_says_which_now_answers(mixle, tmp_path: Path) -> None:
+def test_init_inside_another_shard_s_folder_says_which_now_answers(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MIXLE_SHARD", raising=False)
     assert mixle("init", str(tmp_path / "proj")).exit_code == 0
     inner = mixle("init", str(tmp_path / "proj" / "sub"))
     assert inner.exit_code == 0
     assert f"inside the folder of another ({tmp_path / 'proj' / '.mixle'})" in inner.stderr
     again = mixle("init", str(tmp_path / "proj" / "sub"))  # already one: nothing changes
     assert "inside the folder" not in again.stderr
+    # where MIXLE_SHARD is set, that is the shard commands use: said once, not contradicted
+    monkeypatch.setenv("MIXLE_SHARD", str(tmp_path / "proj" / ".mixle"))
+    other = mixle("init", str(tmp_path / "proj" / "other"))
+    assert "MIXLE_SHARD is set" in other.stderr and "inside the folder" not in other.stderr
 
 
 def test_init_names_the_shard_by_its_absolute_path(
