@@ -906,10 +906,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         quoted = group != "su"
         if not worth_reporting(secret, strength=strength, quoted=quoted, assigned=False):
             return False
+        if strength == "token" and not _generated_in_prose(secret.strip(_PROSE_MARKS)):
+            return False  # "the API key is 40-chars hex", "the token is k8s-sa-token-a1"
         # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
         # prose, not a value (nor "displayed.\n" in a string, "encrypted\&." in troff)
         word = _ESCAPES_AT_END.sub("", secret.strip(_PROSE_MARKS)).rstrip(_PROSE_MARKS)
-        return not (word.isalpha() or _DESCRIBED.fullmatch(word))
+        return not (word.isalpha() or _DESCRIBED.fullmatch(word) or _A_SIZE.fullmatch(word))
     if kind == "fallback":  # a literal, wherever it stands: judged as a quoted value
         strength = classify_key(m.group("key"))
         return strength is not None and worth_reporting(
@@ -1015,6 +1017,19 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+
+
+def _generated_in_prose(value: str) -> bool:
+    """Whether a key's or a token's value stated in a sentence is one a machine made: long,
+    and no part of it between dashes, dots or underscores a word (which says what it is
+    instead: "256-bits", "RSA-2048", "k8s-sa-token-a1b2")."""
+    if len(value) < 16:
+        return False
+    return not any(len(part) >= 3 and part.isalpha() for part in re.split(r"[-_.]", value))
+
+
+# A length said of a secret: "256-bits", "64-chars", "12-characters"
+_A_SIZE = re.compile(r"\d+-?(?i:bits?|bytes?|chars?|characters?|digits?|letters?)")
 # Escapes that end a sentence: a line break or tab in a string literal, troff's \&
 _ESCAPES_AT_END = re.compile(r"(?:\\[nrt&])+$")
 # What follows a key of a mapping: its closing quote, then a colon
@@ -1121,20 +1136,32 @@ def _names_a_credential(words: list[str]) -> bool:
 
 def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
     """Whether ``-u A:B`` gives no user and password: ``date -u +%H:%M``'s format, a container
-    tool's or ``chown``'s user and group (``-u www-data:www-data``, ``-u 1000:1000``, ``podman
-    run -u nobody:nogroup``), a remote path (``rsync -u host:/data``)."""
+    tool's user and group (``docker run -u www-data:www-data``, ``-u 1000:1000``, ``podman run
+    -u nobody:nogroup``), a remote path (``rsync -u host:/data``). Where curl or wget is the
+    command, it is one (``curl -u admin:admin`` too, a default login)."""
     user = m.group("user")
-    if user.startswith("+") or secret[:1] in "/~" or secret == user:
+    if user.startswith("+") or secret.startswith("//"):  # a format; a URL's rest ({{http://…}})
         return True
+    # the command the option is given to: what follows the last ; && || or | before it
     line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
-    if _HTTP_TOOL.search(line):
+    command = _COMMAND_BREAK.split(line)[-1]
+    if _HTTP_TOOL.search(command):
         return False
-    return (user.isdigit() and secret.isdigit()) or bool(_USER_AND_GROUP_TOOL.search(line))
+    if secret[:1] in "/~" or secret == user or (user.isdigit() and secret.isdigit()):
+        return True
+    return bool(_USER_AND_GROUP_TOOL.search(command))
 
 
-# Tools whose -u or --user takes a user and a group, and those that take a user and password
-_USER_AND_GROUP_TOOL = re.compile(r"(?<![\w\-])(?:docker|podman|nerdctl|buildah|crictl|chown)\b")
-_HTTP_TOOL = re.compile(r"(?<![\w\-])(?:curl|wget|http|https|xh|ab)\b")
+# Where one command of a line ends and the next begins
+_COMMAND_BREAK = re.compile(r";|&&|\|\||\|")
+# A container tool's run or exec, its options only before the -u (not a script it runs, whose
+# own -u may take a password: "docker compose run web ./upload.sh -u ops:…")
+_USER_AND_GROUP_TOOL = re.compile(
+    r"(?<![\w\-])(?:docker|podman|nerdctl|buildah)(?:[ \t]+(?:container|compose))?[ \t]+"
+    r"(?:run|exec|create)(?:[ \t]+-\S*)*[ \t]*$"
+)
+# (HTTPie's and xh's names only as the command: "-pt http" names a protocol)
+_HTTP_TOOL = re.compile(r"(?<![\w\-])(?:curl|wget)\b|^[ \t]*(?:sudo[ \t]+)?(?:https?|xh)[ \t]")
 
 
 def _a_note(word: str, text: str, at: int) -> bool:

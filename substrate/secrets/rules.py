@@ -230,10 +230,9 @@ _SETTER = (
     r"[ \t]*\([ \t]*" + _QUOTED + r"[ \t]*\)"
 )
 # A key, token or secret as notes name one, in words: "API key", "personal access token"
-_NAMED_KEY = (
-    r"(?:api|access|secret|private|auth|client|deploy|app|bot|service|personal[ \t]+access)"
-    r"[ \t]+(?:key|token|secret)"
-)
+# (a sentence saying what a private key is tells its kind: "4096-bit RSA", "ed25519")
+_KEY_OWNER = r"(?:api|access|secret|auth|client|deploy|app|bot|service|personal[ \t]+access)"
+_NAMED_KEY = _KEY_OWNER + r"[ \t]+(?:key|token|secret)"
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
 # was 'hunter2'", "the wifi password is: ...", asked and answered ("the db password? it is
 # hunter2"); a key or token named as notes name one ("the staging API key is ...", "the bot
@@ -251,9 +250,9 @@ _STATED = (
 # labelled corpus takes a dash for no assignment.)
 _LABEL = (
     # (the look-ahead at the first letters lets a search pass over other places quickly)
-    r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:"
-    + _NAMED_KEY
-    + r"|pass(?:word|phrase)|passwd|pw))"
+    r"(?=[AaBbCcDdPpSs])(?<![\w.\-$@])(?P<key>(?i:(?:private|"
+    + _KEY_OWNER
+    + r")[ \t]+(?:key|token|secret)|pass(?:word|phrase)|passwd|pw))"
     r"(?:[ \t]+(?i:for|of|on|to)(?:[ \t]+[\w.\-@/'\u2019]{1,40}){1,6})?"
     r"(?:[ \t]*\([^()\n]{1,30}\))?"
     r"(?:\*{1,3})?[ \t]*:(?!:)(?:\*{1,3})?[ \t]*"

@@ -88,6 +88,9 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("ipsec.secrets", '10.0.0.1 10.0.0.2 : PSK "{}"'),
         ("wifi.sh", "wpa_passphrase home {}"),
         ("get.sh", "docker run --rm curlimages/curl -u admin:{} http://db"),
+        ("get.sh", "curl -u admin:/{} https://db"),  # curl's: a password may start with /
+        ("up.sh", "docker compose run web ./upload.sh -u ops:{}"),  # the script's -u
+        ("up.sh", "chown -R www-data:www-data /srv ; mysql -u root:{}"),  # another command's
         # a value in a CDATA section
         ("settings.xml", "<password><![CDATA[{}]]></password>"),
         ("settings.xml", "<Password>\n  <![CDATA[{}]]>\n</Password>"),
@@ -192,6 +195,7 @@ def test_only_the_password_is_masked() -> None:
         ("run.sh", "docker exec -u www-data:www-data app ls"),
         ("run.sh", "docker run --user 1000:1000 img"),
         ("sync.sh", "rsync -u src:/data dst"),
+        ("scan.md", "nuclei -pt http -u {{http://scanme.sh}}"),  # a URL's rest, and a protocol
         ("settings.xml", "<password><![CDATA[${DB_PASSWORD}]]></password>"),
     ],
 )

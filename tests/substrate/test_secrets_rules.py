@@ -332,6 +332,12 @@ def test_rules_are_declarative_and_compile() -> None:
         ("The client secret is ${{CLIENT_SECRET}}", False),
         ("'the secret access key is displayed.\\n'", False),  # a sentence in a literal
         ("if the certificate or private key is encrypted\\&. Can be", False),  # troff
+        # what a key is, said of it: its kind and its length
+        ("The private key is 4096-bit RSA and lives in Vault.", False),
+        ("Our private key is RSA-2048.", False),
+        ("The secret key is 256-bits long.", False),
+        ("The API key is 40-chars hex.", False),
+        ("The service token is k8s-sa-token-abc123xyz9.", False),
         ("The password is 2FA-protected.", False),  # a compound describing it
         ("the password is case-sensitive", False),
         ("the password is s3cret-sauce", True),
