@@ -253,9 +253,9 @@ def opens_as_an_entry(sentence: str) -> bool:
 
 
 def opens_with_a_name(sentence: str) -> bool:
-    """Whether ``sentence`` opens with a person's name, as a claim about them does ("Tomasz
-    Wieczorek works from ..."): two capitalised words, not an article's ("The Fulfillment
-    team ...")."""
+    """Whether ``sentence`` opens with a name, as a claim about someone or something named
+    does ("Tomasz Wieczorek works from ...", "Billing Service runs on ..."): two capitalised
+    words, not an article's ("The Fulfillment team ...")."""
     words = sentence.split()[:2]
     return len(words) == 2 and _a_name(" ".join(words)) and not _OWN_SUBJECT.match(sentence)
 
