@@ -96,6 +96,13 @@ class AppState:
             )
         return scope
 
+    def scopes_within(self, scope: str | None) -> frozenset[str] | None:
+        """The scopes a read command given ``--scope`` reads: that one (refused when the
+        caller may not read it, ``read_scope``), else every scope the caller may read."""
+        from substrate.retrieval import merge_scopes
+
+        return merge_scopes(self.read_scope(scope), self.scopes)
+
     def nothing_in(self, scope: str | None, held: bool | None = None) -> str:
         """For a listing that came back empty: "no matching items", and when the ``--scope``
         it was given holds no item the caller may read, that too (a mistyped scope name

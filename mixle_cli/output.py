@@ -32,6 +32,11 @@ WriterOpt = Annotated[
         "name.",
     ),
 ]
+# The scope a read command is narrowed to (search, retrieve, multihop, assemble-context, ask,
+# verify): one the caller may read
+ReadScopeOpt = Annotated[
+    str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
+]
 WriteScopeOpt = Annotated[
     str | None,
     typer.Option(

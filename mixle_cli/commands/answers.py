@@ -17,7 +17,7 @@ from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import piped, query_text, where_text
-from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 
 if TYPE_CHECKING:
     from substrate import (
@@ -182,6 +182,7 @@ def ask_cmd(
             show_default=False,
         ),
     ] = None,
+    scope: ReadScopeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the shard with numbered citations, or abstain (exit 1).
@@ -205,6 +206,7 @@ def ask_cmd(
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
     app_state = state(ctx)
     substrate = app_state.substrate()
+    readable = app_state.scopes_within(scope)
     answer = answer_from_substrate(
         substrate,
         query_text(question, "question"),
@@ -212,14 +214,14 @@ def ask_cmd(
         budget=ContextBudget(max_chars=max_chars),
         hops=hops,
         min_confidence=min_confidence,
-        scopes=app_state.scopes,
+        scopes=readable,
     )
     receipt, miscited = None, []
     if answer.answer is not None:
         receipt = check_factuality(
             substrate,
             answer.answer,
-            scopes=app_state.scopes,
+            scopes=readable,
             masked_credentials=bool(answer.stated_secrets),
             asked_of=answer.names_asked(),
         )
@@ -361,6 +363,7 @@ def verify_cmd(
             help="Evidence scoring below this (0..1) does not count.",
         ),
     ] = 0.2,
+    scope: ReadScopeOpt = None,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
@@ -382,7 +385,7 @@ def verify_cmd(
     body = _read_text(text)
     app_state = state(ctx)
     receipt = check_factuality(
-        app_state.substrate(), body, k=k, min_score=min_score, scopes=app_state.scopes
+        app_state.substrate(), body, k=k, min_score=min_score, scopes=app_state.scopes_within(scope)
     )
     data = receipt.as_dict()
     if not receipt.verdicts:  # vouched for by nothing: not "fully grounded" to a script

@@ -15,7 +15,7 @@ from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import KindsOpt, item_title, known_kinds, query_text, where_text
-from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 from substrate import MODALITIES, safe_repr
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 
@@ -87,6 +87,7 @@ def retrieve_cmd(
         bool, typer.Option("--flat", help="Plain top-k instead of interleaving the kinds.")
     ] = False,
     min_score: MinScoreOpt = None,
+    scope: ReadScopeOpt = None,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
@@ -106,7 +107,7 @@ def retrieve_cmd(
         kinds=list(only) if only else None,
         weights=weights,
         diversify=not flat,
-        scopes=app_state.scopes,
+        scopes=app_state.scopes_within(scope),
         min_score=min_score,
     )
     rows = [
@@ -193,6 +194,7 @@ def multihop_cmd(
             help="Seed and content hops must score above this, 0..1 (links always).",
         ),
     ] = 0.0,
+    scope: ReadScopeOpt = None,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
@@ -213,7 +215,7 @@ def multihop_cmd(
         branch=branch,
         max_items=max_items,
         min_score=min_score,
-        scopes=app_state.scopes,
+        scopes=app_state.scopes_within(scope),
     )
     data = chain.as_dict()
     for entry, item in zip(data["steps"], chain.items, strict=True):
@@ -291,6 +293,7 @@ def assemble_context_cmd(
     fmt: Annotated[str, typer.Option("--format", help="md, xml or json.")] = "md",
     kind: KindsOpt = None,
     min_score: MinScoreOpt = None,
+    scope: ReadScopeOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
@@ -321,7 +324,7 @@ def assemble_context_cmd(
         query_text(task, "task"),
         budget=budget,
         kind=kinds,
-        scopes=app_state.scopes,
+        scopes=app_state.scopes_within(scope),
         compress=compress,
         min_score=min_score,
         relevant_only=min_score is None,

@@ -30,7 +30,7 @@ from mixle_cli.evidence import (
     source_prefixes,
     where_text,
 )
-from mixle_cli.output import JsonlOpt, JsonOpt, Mode
+from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 from substrate import safe_repr, safe_text
 
 # The engine (numpy) is imported inside the commands, so that other commands never pay for it.
@@ -97,7 +97,6 @@ def _filters(
     until: str | None,
 ) -> SearchFilters:
     from substrate import SearchFilters
-    from substrate.retrieval import merge_scopes
 
     kinds = known_kinds(kind)
     now = time.time()
@@ -107,7 +106,7 @@ def _filters(
         usage("--since is later than --until: no item can match")
     return SearchFilters(
         kind=kinds,
-        scopes=merge_scopes(app_state.read_scope(scope), app_state.scopes),
+        scopes=app_state.scopes_within(scope),
         tags=tuple(tags or ()),
         source_prefix=source_prefixes(source),
         since=start,
@@ -236,9 +235,7 @@ def search_cmd(
         typer.Option("--offset", min=0, help="Skip the N best results first (page with --limit)."),
     ] = 0,
     kind: KindsOpt = None,
-    scope: Annotated[
-        str | None, typer.Option("--scope", help="Only this scope (of those you may read).")
-    ] = None,
+    scope: ReadScopeOpt = None,
     tag: TagFilterOpt = None,
     source: SourceOpt = None,
     since: Annotated[

@@ -855,3 +855,19 @@ def test_a_query_piped_in_is_read_when_none_is_given(
     assert piped.stdout == given.stdout
     empty = mixle("--as", "shop", command, input="")
     assert empty.exit_code == 2 and "is empty" in empty.stderr
+
+
+@pytest.mark.parametrize("command", ["retrieve", "multihop", "assemble-context", "ask", "verify"])
+def test_scope_narrows_what_a_read_command_reads(
+    mixle: Run, shop: dict[str, str], command: str
+) -> None:
+    asked = "Gift cards never expire and can be used online."
+    public = mixle(command, asked, "--scope", "public", "--json")
+    assert shop["cards"] in public.stdout and shop["refunds"] not in public.stdout
+    shop_only = mixle(command, asked, "--scope", "shop", "--json")
+    assert shop["cards"] not in shop_only.stdout
+    # a scope the team may not read is refused, as search refuses it, and nothing is shown
+    refused = mixle("--as", "shop", command, asked, "--scope", "vault", "--json")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert "may not read scope 'vault'" in refused.stderr
+    no_secret(refused, shop)
