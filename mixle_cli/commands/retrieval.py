@@ -126,9 +126,9 @@ def retrieve_cmd(
         )
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
-    elif not rows:
-        output.note("no matching items")
-    else:
+    if not rows:  # in every mode, as search says it
+        output.note(app_state.nothing_in(scope))
+    elif how is Mode.TEXT:
         # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
         output.emit_text(
             "\n".join(
@@ -226,9 +226,9 @@ def multihop_cmd(
         output.emit_json(data)
     elif how is Mode.JSONL:
         output.emit_jsonl(data["steps"])
-    elif not chain.steps:
-        output.note("no matching items")
-    else:
+    if not chain.steps:  # in every mode, as search says it
+        output.note(app_state.nothing_in(scope))
+    elif how is Mode.TEXT:
         output.emit_text("\n".join(_tree(chain)))
 
 

@@ -871,3 +871,12 @@ def test_scope_narrows_what_a_read_command_reads(
     assert refused.exit_code == 1 and refused.stdout == ""
     assert "may not read scope 'vault'" in refused.stderr
     no_secret(refused, shop)
+
+
+@pytest.mark.parametrize("command", ["search", "retrieve", "multihop"])
+@pytest.mark.parametrize("form", [[], ["--json"], ["--jsonl"]])
+def test_nothing_found_is_said_alike_in_every_mode(
+    mixle: Run, shop: dict[str, str], command: str, form: list[str]
+) -> None:
+    found = mixle(command, "zzqxv", *form)
+    assert found.exit_code == 0 and found.stderr.startswith("no matching items")
