@@ -179,9 +179,6 @@ class SourceCache:
         self._owner: dict[str, str] | None = None  # id -> key, built when first needed
         self._changed: set[str] = set()  # keys changed since the files on disk were written
         self._journaled = 0  # keys the journal on disk already holds
-        # the journal on disk holds ids or removals the items file lacks: a rewrite that
-        # drops the journal must write that file too, whatever else changed
-        self._journal_items = False
         self._whole = False  # the next save rewrites the files (a rebuild or a fold)
         self._masked: dict[str, str] | None = None  # digest -> key of masked names (this scope)
 
@@ -240,7 +237,6 @@ class SourceCache:
             self.watermark = self._stamp = watermark
             self._seal = sourcefile.seal_of(entry)
             self._journaled += len(rows) + len(gone)
-            self._journal_items = self._journal_items or bool(ids or gone)
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
         size, mtime_ns, options, digest, *rest = row
@@ -591,12 +587,12 @@ class SourceCache:
         entry = self._entry(watermark, seal) if self._journal_fits() else None
         if entry is not None and sourcefile.append_journal(index_dir, entry):
             self._journaled += len(self._changed)
-            self._journal_items = self._journal_items or bool(entry["ids"] or entry["drop"])
             self._changed.clear()
             self._stamp, self._seal = watermark, seal
             self.dirty = self.items_dirty = False
             return
-        if self.items_dirty or self._journal_items:
+        # (a journal may hold ids the items file lacks: the rewrite drops it, so writes both)
+        if self.items_dirty or self._journaled:
             items = self._hashes_and_ids()
             rows: dict[str, list[Any]] = {}
             for key, state in self.states.items():
@@ -631,7 +627,7 @@ class SourceCache:
         if sourcefile.write_stats(index_dir, watermark, seal, self._pair, options, stats):
             sourcefile.remove_journal(index_dir)
             self._stamp, self._seal = watermark, seal
-            self.dirty = self.items_dirty = self._whole = self._journal_items = False
+            self.dirty = self.items_dirty = self._whole = False
             self._changed.clear()
             self._journaled = 0
 
