@@ -39,9 +39,12 @@ def find_shard(
         return Path(explicit).expanduser()
     if env.get("MIXLE_SHARD"):
         return Path(env["MIXLE_SHARD"]).expanduser()
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / SHARD_DIR
+    return nearest_shard((cwd or Path.cwd()).resolve()) or default_shard_path(env)
+
+
+def nearest_shard(folder: Path) -> Path | None:
+    """The ``.mixle/`` in ``folder`` or the nearest folder above it, if any."""
+    for candidate in (folder / SHARD_DIR, *(f / SHARD_DIR for f in folder.parents)):
         if candidate.is_dir():
             return candidate
-    return default_shard_path(env)
+    return None

@@ -36,6 +36,7 @@ from substrate import (
     safe_text,
     shard_status,
 )
+from substrate.discovery import nearest_shard
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
 
 KindOpt = Annotated[
@@ -91,7 +92,8 @@ def init(
         output.emit_text(f"{verb} {shown}")
     from_env = app_state.shard_option if given is not None and given.name == "ENVIRONMENT" else None
     # (where MIXLE_SHARD is set, the note below says which shard commands use)
-    outer = _shard_above(shard) if created and shard.name == SHARD_DIR and not from_env else None
+    made_in_a_folder = created and shard.name == SHARD_DIR and not from_env
+    outer = nearest_shard(shard.resolve().parent.parent) if made_in_a_folder else None
     if outer is not None:  # its folder's commands found the outer one until now
         output.note(
             f"note: this shard is inside the folder of another ({safe_text(str(outer))}): "
@@ -104,12 +106,6 @@ def init(
             f"note: MIXLE_SHARD is set ({safe_text(str(from_env))}): commands use that "
             "shard, not this one, until it is unset"
         )
-
-
-def _shard_above(shard: Path) -> Path | None:
-    """The nearest ``.mixle`` shard in a folder above the one holding ``shard``."""
-    folder = shard.resolve().parent
-    return next((f / SHARD_DIR for f in folder.parents if (f / SHARD_DIR).is_dir()), None)
 
 
 def _same_folder(a: str | Path, b: str | Path) -> bool:
