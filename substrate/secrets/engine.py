@@ -1005,7 +1005,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
     if kind == "url":
         return _valid_url_password(secret, m.group(0))
     if kind == "key_body":  # random past the key's first bytes, not a placeholder's filler
-        body = "".join(secret.split())[24:]  # (an OpenSSH key's runs of A are its own)
+        body = "".join(secret[len(m.group("lead")) :].split())  # (OpenSSH's runs of A too)
         return len(body) >= 40 and shannon(body) >= _RANDOM_BASE64
     if kind == "pem":
         return _valid_pem(secret, m, text)

@@ -423,9 +423,9 @@ KEY_RULES: tuple[Rule, ...] = (
         "private_key_block",
         # its first bytes name it: DER of a PKCS#8 or PKCS#1 RSA key, a PKCS#8 EC or Ed25519
         # key, a SEC1 EC key (P-256, P-384), or "openssh-key-v1" (a public key's differ)
-        r"(?<![A-Za-z0-9+/])(?P<secret>(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA(?:DANBgkqhkiG9w0BAQEFAASC"
-        r"|AK[CB])|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0w|MHcCAQEEI|MIGkAgEBBD"
-        r"|MC4CAQAwBQYDK2VwBCIEI|b3BlbnNzaC1rZXktdjEAAAAA)"
+        r"(?<![A-Za-z0-9+/])(?P<secret>(?P<lead>MII[A-Za-z0-9+/]{2}[AQgw]IBA"
+        r"(?:DANBgkqhkiG9w0BAQEFAASC|AK[CB])|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0w"
+        r"|MHcCAQEEI|MIGkAgEBBD|MC4CAQAwBQYDK2VwBCIEI|b3BlbnNzaC1rZXktdjEAAAAA)"
         + _B64
         + r"{20,}=*(?=[ \t]*(?:\r?\n|$))"
         # the lines after it, to one that is not base64 alone
