@@ -12,7 +12,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.errors import usage
-from mixle_cli.stdin import refuse_a_terminal, stdin_stream, stdin_text
+from mixle_cli.stdin import refuse_a_terminal, stdin_lines, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
@@ -117,7 +117,7 @@ def _piped_ids() -> list[str]:
     """The ids read from standard input, a line at a time (a listing of a large shard holds
     far more than any query: only its ids are kept)."""
     ids = []
-    for number, raw in enumerate(stdin_stream(), start=1):
+    for number, raw in enumerate(stdin_lines(), start=1):
         line = raw.strip()
         if not line:
             continue

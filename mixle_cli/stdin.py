@@ -3,10 +3,12 @@ caller closed it."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from mixle_cli.errors import FOUND, fail, usage
@@ -43,9 +45,24 @@ def stdin_within(limit: int, hint: str) -> bytes:
     """Standard input whole, when it holds at most ``limit`` bytes; more is an error of the
     input (exit 1, with ``hint``), found without reading on: an endless stream (``yes |``,
     ``< /dev/zero``) must not take all the memory there is."""
-    try:
+    with _readable():
         return read_limited(stdin_stream(), limit, "standard input", hint)
-    except OSError as exc:  # nohup's, opened for writing only: as good as closed
+
+
+def stdin_lines() -> Iterator[bytes]:
+    """Standard input a line at a time (``stdin_stream``), a stream that cannot be read
+    refused as ``stdin_within`` refuses it."""
+    with _readable():
+        yield from stdin_stream()
+
+
+@contextlib.contextmanager
+def _readable() -> Iterator[None]:
+    """A read of standard input failing (nohup's, opened for writing only) is bad usage, as a
+    closed one is: it is as good as closed."""
+    try:
+        yield
+    except OSError as exc:
         usage(f"standard input cannot be read ({exc.strerror or exc})")
 
 

@@ -481,6 +481,7 @@ def test_standard_input_open_for_writing_only_is_a_usage_error(
     import os
 
     # as nohup leaves it: a query or text read from it is bad usage, not an I/O failure
-    with open(os.devnull, "w") as write_only:
-        done = mixle_process("--shard", str(tmp_path / "s"), "search", stdin=write_only)
-    assert done.returncode == 2 and "standard input cannot be read" in done.stderr
+    for args in (["search"], ["rm", "-"]):  # a query, or ids
+        with open(os.devnull, "w") as write_only:
+            done = mixle_process("--shard", str(tmp_path / "s"), *args, stdin=write_only)
+        assert done.returncode == 2 and "standard input cannot be read" in done.stderr, args
