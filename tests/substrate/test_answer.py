@@ -2122,6 +2122,7 @@ def test_a_hyphenated_name_no_note_mentions_is_not_answered_from_its_other_words
     assert not named.abstained and "Fulfillment" in (named.answer or "")
     # a claim checked against papers names its compound as they do not: read on its words
     assert _unknown_name("4-PBA treatment decreases stress.", frozenset({"pba"})) is None
+    assert _unknown_name("The zebra-service is deployed weekly.", frozenset({"zebra"})) is None
     # a hyphenated word qualifying another is no name: the notes may say it otherwise
     unseen = frozenset({"cross", "max", "sev"})
     assert _unknown_name("Who approves cross-team changes to the database?", unseen) is None

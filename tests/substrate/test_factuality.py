@@ -204,15 +204,15 @@ def test_a_later_chunk_s_list_item_is_an_entry_of_its_section_s_heading() -> Non
 
 
 def test_a_sentence_under_a_person_s_heading_says_a_claim_about_them() -> None:
+    claim = "Tomasz Wieczorek works from the Gdańsk office."
     note = (
         "### Tomasz Wieczorek\nEngineering lead since 2021. Works from the Gdańsk office.\n\n"
         "### Aisha Okafor\nSite reliability engineer. Works remotely from Lagos."
     )
-    assert content_overlap(note, "Tomasz Wieczorek works from the Gdańsk office.")
-    assert not content_overlap(note, "Aisha Okafor works from the Gdańsk office.")
+    assert content_overlap(note, claim)
+    assert not content_overlap(note, claim.replace("Tomasz Wieczorek", "Aisha Okafor"))
     assert not content_overlap(note, "Tomasz Wieczorek works remotely from Lagos.")
     # a sentence with a subject of its own is that subject's, not the heading's
-    claim = "Tomasz Wieczorek works from the Gdańsk office."
     for other in ("The team", "Aisha Okafor", "Marketing", "Most of his reports"):
         said = f"### Tomasz Wieczorek\nEngineering lead. {other} works from the Gdańsk office."
         assert not content_overlap(said, claim), other
