@@ -511,7 +511,8 @@ _PRE_SHARED_KEY = (
 # bare word of the command line
 _COMMAND_VALUE = (
     r"""(?:"(?P<sq>[^"\n]{4,128})"|'(?P<ss>(?:[^'\n]|''){4,128})'"""
-    r"|(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))"
+    # (unquoted: not a template's hole that white space inside it cut, as in {{kata sandi}})
+    r"|(?!\{\{)(?P<su>(?:[^\s\"'`<>|;&]|&(?![&\s])){4,128}))"
 )
 
 # Credentials known only by their context (key names, URLs, headers), tried after the
@@ -690,7 +691,12 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # sqlcmd -P SECRET (SQL Server), ldapsearch -w SECRET (OpenLDAP's tools: -W asks)
         r"|(?i:sqlcmd|osql)(?:\.exe)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
         r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)(?=[ \t])"
-        r"[^\n|;&]{0,200}?[ \t]-w[ \t]*)" + _COMMAND_VALUE,
+        r"[^\n|;&]{0,200}?[ \t]-w[ \t]*"
+        # zip -P SECRET, unzip -P SECRET; 7z -pSECRET (glued: "-p" alone asks); openssl enc
+        # -k SECRET (a passphrase) or -K HEX (the key itself)
+        r"|(?:un)?zip(?:cloak)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]+"
+        r"|7z[ar]?(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
+        r"|openssl(?=[ \t])[^\n|;&]{0,200}?[ \t]-[kK][ \t]+)" + _COMMAND_VALUE,
         # (the screen flags every text holding a keyword: "docker" alone is in most of a
         # container tool's pages)
         (
@@ -703,12 +709,15 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "sqlcmd",
             "osql",
             "ldap",
+            "zip -",  # (not "zip": most texts that hold it name a .zip file)
+            "7z",
+            "openssl",
         ),
         kind="credential",
         lines=True,
         boundary=False,
         description="a password passed on a command line: mysql -p, sshpass -p, login -p, "
-        "sqlcmd -P, ldapsearch -w",
+        "sqlcmd -P, ldapsearch -w, zip -P, 7z -p, openssl -k",
     ),
     Rule(
         "command_line_password",

@@ -1284,6 +1284,10 @@ def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret:
         ('os.system("mysql -uroot -pHx7qLz93pQ prod < dump.sql")', "Hx7qLz93pQ"),  # in code
         ("run('sshpass -p Hx7qLz93pQ ssh host')", "Hx7qLz93pQ"),
         ('cmd = "htpasswd -b users alice Hx7qLz93pQ"', "Hx7qLz93pQ"),
+        ("zip -r -P Hx7qLz93pQ backup.zip data/", "Hx7qLz93pQ"),
+        ("unzip -P 'Tr0ub4dor&3x' backup.zip", "Tr0ub4dor&3x"),
+        ("7z a -pHx7qLz93pQ -mhe=on backup.7z data", "Hx7qLz93pQ"),
+        ("openssl enc -aes-256-cbc -k Hx7qLz93pQ -in a -out a.enc", "Hx7qLz93pQ"),
     ],
 )
 def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: str) -> None:
@@ -1345,6 +1349,12 @@ def test_lookups_without_a_literal_fallback_stay_quiet(line: str) -> None:
         "pass -DPython3_EXECUTABLE=/usr/bin/python3 to cmake",
         "the password field is required",
         "set a password-protected-archive up",
+        "7z x backup.7z -p",  # -p alone asks
+        "7z a {{path/to/encrypted.7z}} -p{{password}} -mhe=on {{path/to/archive.7z}}",
+        "7za a {{path/to/encrypted.7z}} -p{{kata sandi}} -mhe={{on}} {{path/to/archive.7z}}",
+        "zip -P $ZIP_PASSWORD backup.zip data/",
+        "gzip -P 4 big.log",  # not zip: gzip's own option
+        "openssl enc -d -aes-256-cbc -K $KEY -iv $IV -in a.enc",
     ],
 )
 def test_command_lines_and_prose_without_a_password_stay_quiet(line: str) -> None:
