@@ -25,7 +25,14 @@ def decode_text(data: bytes) -> str:
     """
     wide = wide_encoding(data)
     if wide is not None:
-        return _normalised(_wide(data, wide))
+        text = _wide(data, wide)
+        if "\x00" in text:
+            before = text[: text.index("\x00")]  # (its byte offset is the encoding's)
+            _refuse_nul(before.count("\n") + before.count("\r") - before.count("\r\n") + 1, None)
+        return _normalised(text)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        _refuse_nul(_line_at(data, nul), nul)
     offset = 3 if data.startswith(_BOM) else 0
     try:
         text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
@@ -39,6 +46,17 @@ def decode_text(data: bytes) -> str:
             byte=at,
         ) from None
     return _normalised(text)
+
+
+def _refuse_nul(line: int, byte: int | None) -> None:
+    """A NUL byte past the first bytes the binary check reads: no text holds one, but a
+    crash or a full disk leaves zeros in a file; its items from before are kept."""
+    raise FileRejected(
+        "a NUL byte in a text file (a crash or a full disk may have left zeros in it); "
+        "restore the file or ignore it",
+        line=line,
+        byte=byte,
+    )
 
 
 def _line_at(data: bytes, at: int) -> int:

@@ -697,6 +697,15 @@ def test_decode_text_rejects_invalid_utf8_with_line_and_byte() -> None:
     assert err.value.byte == 12
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_decode_text_rejects_a_nul_byte_past_the_binary_probe(encoding: str) -> None:
+    # zeros a crash left after the first 8 KiB, which the binary check reads
+    text = "line\r\n" * 2000 + "\x00\x00"
+    with pytest.raises(FileRejected, match="NUL byte") as err:
+        decode_text(text.encode(encoding))
+    assert err.value.line == 2001
+
+
 def test_every_chunk_of_a_jsonl_row_is_on_the_row_s_line() -> None:
     long = " ".join(f"Sentence number {i} of the row." for i in range(40))
     rows = [{"text": "a\nb\nc"}, {"text": "d"}, {"text": long}]

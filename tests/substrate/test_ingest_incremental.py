@@ -854,6 +854,20 @@ def test_a_text_file_that_turns_binary_fails_and_keeps_its_items(tmp_path: Path)
     assert gone.items_removed == 1 and len(Substrate(shard)) == 1
 
 
+def test_a_text_file_zero_filled_past_its_first_bytes_fails_and_keeps_its_items(
+    tmp_path: Path,
+) -> None:
+    note = "# Notes\n\n" + "Some sentence about things.\n\n" * 400
+    root, shard = _ingested(tmp_path, {"notes.md": note})
+    kept = sorted(item.text for item in Substrate(shard).iter_items())
+    _write(root / "notes.md", note[:9000] + "\x00" * (len(note) - 9000))
+    report = ingest_path(Substrate(shard), root)
+    (outcome,) = report.files
+    assert outcome.status == "failed" and "NUL byte" in outcome.reason
+    assert report.items_removed == 0 and not report.ok
+    assert sorted(item.text for item in Substrate(shard).iter_items()) == kept
+
+
 def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path: Path) -> None:
     rows = '{"text": "first row"}\n{"text": "second row"}\n'
     root, shard = _ingested(tmp_path, {"rows.jsonl": rows})
