@@ -379,11 +379,24 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
             text_clean = False
     if text_clean is None:
         text_clean = not slices_may_hold_secrets(text)
-    others = [n for n in names if not (text_clean and _slice_of(n, text))]
+    others = _not_slices(names, text) if text_clean else names
     # a name with a keyword is common ("Desktop" holds "sk"): then the scan decides
     if may_hold_secrets(others) and any(find_secrets_in_path(name) for name in others):
         return FileScreen()
     return FileScreen(names=True, text=text_clean)
+
+
+# Each look for a name in a text reads the text: a file with a heading every other line would
+# cost the square of its length. Past this many names, they are screened as they are.
+_MAX_LOOKUPS = 64
+
+
+def _not_slices(names: list[str], clean: str) -> list[str]:
+    """The ``names`` that are not slices of ``clean`` (``_slice_of``), or all of them when
+    there are too many to look for."""
+    if len(names) > _MAX_LOOKUPS:
+        return names
+    return [n for n in names if not _slice_of(n, clean)]
 
 
 def _slice_of(name: str, clean: str) -> bool:
@@ -395,6 +408,8 @@ def _slice_of(name: str, clean: str) -> bool:
 def _distinct(names: list[str], text: str) -> list[str]:
     """``text`` and each of ``names`` that is not a slice of it or of another name: the
     strings whose slices are all the slices of them all."""
+    if len(names) > _MAX_LOOKUPS:
+        return [text, *names]
     parts = [text]
     for name in sorted(names, key=len, reverse=True):  # longest first: they hold the others
         if not any(name in part for part in parts):

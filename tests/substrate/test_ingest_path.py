@@ -265,6 +265,10 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
         "long.txt": "word " * 2000 + f"\n\npassword = {token}\n",
         "doc.rst": f"Title\n=====\n\nplain\n\nOther\n-----\n\nsecret: {token}\n",
         "drawer.md": "# Home\n\nThe key is in the drawer.\n",
+        # more sections than the screen looks for one by one in the text
+        "many.md": "".join(f"# Part {i}\n\nplain words {i}\n\n" for i in range(80)),
+        "many-nested.md": "# curl -u\n\n## alice:Vx9q7Rk2Lp4Tb8Hc\n\ntext\n"
+        + "".join(f"# Part {i}\n\nplain words {i}\n\n" for i in range(80)),
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
@@ -300,7 +304,8 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
     assert token not in str(stored(fast))
     # names clean: all but the token in a title (keywords without a finding, such as "keys/"
     # or "-u " made by joining headings, do not count); texts clean: plain, keys/notes, nested
-    assert sum(s.names for s in screens) == len(files) - 1 and sum(s.text for s in screens) == 3
+    # and the two with many sections
+    assert sum(s.names for s in screens) == len(files) - 1 and sum(s.text for s in screens) == 5
     # items of files holding a keyword pass when their own text gives no finding
     assert (False, True) in passed and (False, False) in passed
 
