@@ -107,7 +107,7 @@ def _prose_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     pos = start
     for m in _BOUNDARY.finditer(text, start, end):
         western = m.group(2) is not None and not m.group(1)
-        if western and m.group(2).count("\n") < 2 and _abbreviation(text, m.start(), pos):
+        if western and m.group(2).count("\n") < 2 and _not_an_end(text, m.start(), pos):
             continue  # ("Dr. Smith"; a blank line after "U.S." still ends the paragraph)
         if m.group(5) is not None:
             stop = m.start()
@@ -121,6 +121,17 @@ def _prose_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if pos < end:
         spans.append((pos, end))
     return spans
+
+
+# A numbered list's marker ("10. Restart the service"), all the sentence has so far
+_LIST_NUMBER = re.compile(r"[ \t]*\d{1,9}\.")
+
+
+def _not_an_end(text: str, after: int, floor: int) -> bool:
+    """Whether the mark before ``after``, in the sentence from ``floor``, ends no sentence:
+    an abbreviation's or an initial's period, or the number opening a list item's line."""
+    line = max(floor, text.rfind("\n", floor, after) + 1)
+    return _abbreviation(text, after, floor) or bool(_LIST_NUMBER.fullmatch(text, line, after))
 
 
 def _abbreviation(text: str, after: int, floor: int) -> bool:

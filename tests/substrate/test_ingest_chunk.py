@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from substrate.errors import InvalidInputError
@@ -67,6 +69,19 @@ def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
     # a chunk is not cut after "Dr." when a sentence end is near
     text = "The visit was long. Dr. Jones wrote the report on the visit."
     assert _chunks(text, 50) == ["The visit was long.", "Dr. Jones wrote the report on the visit."]
+
+
+def test_a_numbered_list_item_keeps_its_number() -> None:
+    steps = "".join(f"{n}. Step {n}: restart stage {n} and check its log.\n" for n in range(1, 13))
+    text = "Steps:\n" + steps + "Done in 2024. Then rest."
+    spans = [text[s:e] for s, e in sentence_spans(text, 0, len(text))]
+    assert spans[1:3] == [
+        "2. Step 2: restart stage 2 and check its log.",
+        "3. Step 3: restart stage 3 and check its log.",
+    ]
+    assert spans[-2:] == ["Done in 2024.", "Then rest."]  # a number ending a sentence ends it
+    for chunk in _chunks(text, 150):
+        assert not re.search(r"(?:^|\n)\d+\.$", chunk)
 
 
 def test_cjk_full_stop_needs_no_space() -> None:
