@@ -72,7 +72,8 @@ def _fenced_blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
     opening: re.Match[str] | None = None
     for m in _FENCE.finditer(text, start, end):
         if opening is None:
-            opening = m
+            if m.group(1)[0] != "`" or "`" not in m.group(2):  # not ```inline code```
+                opening = m
         elif _closes(m, opening):
             blocks.append((opening.start(), m.end()))
             opening = None

@@ -84,6 +84,12 @@ def test_a_numbered_list_item_keeps_its_number() -> None:
         assert not re.search(r"(?:^|\n)\d+\.$", chunk)
 
 
+def test_a_line_of_inline_code_opens_no_fenced_block() -> None:
+    text = "```js const x = 1```\nThen stop. And go."
+    spans = [text[s:e] for s, e in sentence_spans(text, 0, len(text))]
+    assert spans[-1] == "And go."
+
+
 def test_cjk_full_stop_needs_no_space() -> None:
     text = "这是第一句。这是第二句。这是第三句。"
     spans = sentence_spans(text, 0, len(text))

@@ -153,6 +153,10 @@ def test_markdown_of_headings_or_front_matter_alone_is_one_item(
         ("Setext\n    ===", "Doc"),
         ("  ~~~\n# in code\n   ~~~", "Doc"),
         ("   <!--\n# commented out\n-->", "Doc"),
+        ("```js const x = 1```\n\n## After", "Doc > After"),  # inline code opens no fence
+        ("1. first item\n---", "Doc"),  # a list item is no setext heading's text
+        ("    indented code\n---", "Doc"),
+        ("\tindented code\n---", "Doc"),
     ],
 )
 def test_the_lines_that_are_headings_and_their_titles(line: str, section: str) -> None:

@@ -33,6 +33,7 @@ NOTE = ParseContext(1500, "/n/notes/projects/atlas.md", "projects/atlas.md")
         ("`[a](a.md)` and ``[[b]]``, then `[[ -f x ]]` in a span", []),
         ('```sh\n[[ -n "$x" ]] && cat [a](a.md)\n```\nafter [c](c.md)', ["/n/notes/projects/c.md"]),
         ("[[ -f x ]] outside code is no note name either", []),
+        ("```js const x = 1```\nthen [c](c.md)", ["/n/notes/projects/c.md"]),  # inline code
         ("<!-- [[hidden]] [h](h.md) --> [[shown]]", ["[[shown]]"]),
         ("\\[[escaped]] and \\[x](x.md)", []),
         (

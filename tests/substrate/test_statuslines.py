@@ -83,6 +83,7 @@ def test_and_joins_names_only_before_another_numbered_one() -> None:
         # in code, or far down the note, it is not the note's
         ("# Template\n\n```\nStatus: Proposed\n```\n", None),
         ("# Long\n\n" + "text\n" * 60 + "Status: Draft\n", None),
+        ("# ADR-4\n\n```ts type X = 1```\n\n- Status: Proposed\n", "Proposed"),  # inline code
     ],
 )
 def test_the_status_a_note_gives_itself_in_its_head(text: str, status: str | None) -> None:

@@ -51,6 +51,9 @@ _NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
 _CONTENT = re.compile(r"\S")
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
+# An ordered list item's line, or indented code (four spaces or a tab, after a blank line):
+# neither is a paragraph a setext underline makes a heading
+_NOT_PARAGRAPH_EITHER = re.compile(r"[ \t]{0,3}\d{1,9}[.)](?:[ \t]|$)| {4}|[ ]{0,3}\t")
 
 SECTION_SEPARATOR = " > "
 # Each of a section's chunks repeats its heading path: a heading longer than this is cut in the
@@ -202,7 +205,8 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
                 fence = ""  # a closing fence: the same character, as many, and no info string
             continue
         if marker:
-            fence = marker
+            if marker[0] != "`" or "`" not in info:  # (a line of inline code opens no fence)
+                fence = marker
             continue
         if comment:
             closed = text.find("-->", m.start("comment") + 2)  # "<!-->" closes at once
@@ -220,6 +224,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             or prev_start < body_start
             or not prev.strip()
             or prev.lstrip().startswith(_NOT_PARAGRAPH)
+            or _NOT_PARAGRAPH_EITHER.match(prev)
             or not _starts_paragraph(text, prev_start, body_start)
         ):
             continue

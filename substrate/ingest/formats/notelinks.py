@@ -31,7 +31,9 @@ __all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
 MAX_LINKS = 32
 
 _CODE = re.compile(
-    r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
+    # (a line of inline code, ```x```, opens no fence)
+    r"^[ \t]{0,3}(?P<fence>`{3,}(?![^\n]*`)|~{3,})[^\n]*\n"
+    r".*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
     # a span: between runs of as many backticks, within its paragraph
     r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
     r"|<!--.*?(?:-->|\Z)",  # an HTML comment

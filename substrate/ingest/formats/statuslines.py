@@ -34,7 +34,7 @@ _STATUS = re.compile(
 _STATE_LABEL = re.compile(r"[ \t>*+-]*+(?:\*\*|__)?status(?:\*\*|__)?[ \t]*+:", re.IGNORECASE)
 # "## Status", its word on the first line after it (a decision record's usual form)
 _STATE_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+status[ \t#]*$", re.IGNORECASE)
-_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+_FENCE = re.compile(r"[ \t]{0,3}(?:`{3,}(?![^\n]*`)|~~~)")  # (```x``` is inline code)
 # Names in a list: "ADR-5, ADR-6 and ADR-7" ("and" only before another numbered name)
 _LIST = re.compile(r",|\band\b(?=\s+\S*\d)")
 _FILE_LIKE = re.compile(r"\d|\w[-./]\w")
