@@ -68,7 +68,7 @@ _NAMED_CLASSES = {
     "lower": "a-z",
     "print": " -~",
     "punct": "!-/:-@\\[-`{-~",
-    "space": "\\t-\\r ",
+    "space": "\\t\\n\\r ",  # git's own space: not vertical tab or form feed
     "upper": "A-Z",
     "xdigit": "0-9A-Fa-f",
 }
@@ -92,13 +92,18 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
     first = True
     while i < n and (pattern[i] != "]" or first):
         first = False
-        if pattern.startswith("[:", i) and (close := pattern.find(":]", i + 2)) >= 0:
-            name = pattern[i + 2 : close]
-            if name not in _NAMED_CLASSES:
-                raise _Invalid(f"unknown character class [:{name}:]")
-            parts.append(_NAMED_CLASSES[name])
-            i = close + 2
-            continue
+        if pattern.startswith("[:", i):
+            # a class runs to the first "]", which must follow a ":"; else "[" is itself
+            close = pattern.find("]", i + 2)
+            if close < 0:
+                raise _Invalid("unclosed [")
+            if close > i + 2 and pattern[close - 1] == ":":
+                name = pattern[i + 2 : close - 1]
+                if name not in _NAMED_CLASSES:
+                    raise _Invalid(f"unknown character class [:{name}:]")
+                parts.append(_NAMED_CLASSES[name])
+                i = close + 1
+                continue
         low, i = _class_char(pattern, i)
         if pattern.startswith("-", i) and i + 1 < n and pattern[i + 1] != "]":
             high, i = _class_char(pattern, i + 1)
@@ -227,10 +232,11 @@ def compile_rule(line: str) -> Rule | None:
 
 def parse_rules(text: str) -> list[Rule]:
     """Compile every pattern line of an ignore file, in order. Lines end at a line feed
-    only (a carriage return before it is dropped), as git reads them."""
+    only (a carriage return before it is dropped), as git reads them; a NUL byte ends its
+    line's pattern, as git's strings end there."""
     rules = []
     for line in text.removeprefix("\ufeff").split("\n"):
-        rule = compile_rule(line)
+        rule = compile_rule(line.partition("\x00")[0])
         if rule is not None:
             rules.append(rule)
     return rules

@@ -64,6 +64,13 @@ def test_gitignore_patterns(patterns: str, rel: str, is_dir: bool, expected: boo
         ("[[:digit:]]x", "7x", False, True),
         ("[[:digit:]]x", "ax", False, False),
         ("[[:nope:]]", "a", False, False),  # an unknown class: the pattern matches nothing
+        ("a[[:space:]]b", "a b", False, True),
+        ("a[[:space:]]b", "a\vb", False, False),  # git's space is " \t\n\r" only
+        ("a[![:space:]]b", "a\fb", False, True),
+        # "[:" names a class only when the first "]" after it follows a ":"; else "[" is itself
+        ("[[:]x:].md", "[x:].md", False, True),
+        ("[[:]x:].md", ":x:].md", False, True),
+        ("[[:a]b:]]", "[b:]]", False, True),
         ("[z-a]", "z", False, True),  # a reversed range: its first character only
         ("[z-a]", "m", False, False),
         ("n[/-3]", "n1", False, True),  # a slash in a class does not cut the pattern
@@ -83,6 +90,7 @@ def test_gitignore_patterns(patterns: str, rel: str, is_dir: bool, expected: boo
         ("\ufeffa\n", "a", False, True),  # a byte-order mark is skipped
         ("a\r\nb\r\n", "b", False, True),
         ("a\rb\n", "a", False, False),  # only a line feed ends a line
+        ("foo\x00bar\n", "foo", False, True),  # a NUL ends the pattern, as git reads it
     ],
 )
 def test_patterns_match_as_git_matches_them(
