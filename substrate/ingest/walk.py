@@ -45,6 +45,8 @@ SHARD_FILES = frozenset({SETTINGS_FILE, "items.jsonl"})
 SHARD_SKIPPED = "a mixle shard"
 # the names in a folder that change the ignore rules below it
 _RULE_NAMES = frozenset({*IGNORE_FILES, ".git"})
+_IGNORED_FILE = "to an ignored file"
+_IGNORED_DIR = "into an ignored folder"
 
 
 @dataclass(slots=True)
@@ -107,6 +109,10 @@ class _Walker:
         self.pruned: list[str] = []
         # files the ignore rules left out, by (device, inode): a link must not lead to them
         self.ignored_files: set[tuple[int, int]] = set()
+        # the rules the root's folder is given (from above it and the settings), and those of
+        # folders the walk did not list, by path (``left_out_where_it_lies``)
+        self.root_rules = IgnoreStack()
+        self.rules_at: dict[str, IgnoreStack] = {}
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -144,18 +150,12 @@ class _Walker:
         if _holds_shard(entries):  # not seen as walked: a link to it is said to be one too
             self.result.skipped.append((rel or ".", SHARD_SKIPPED))
             return [], []
+        if self.via_link and (st.st_dev, st.st_ino) in self.dirs_seen:
+            # (two links into one hidden folder, one to a folder below the other's)
+            self.result.skipped.append((rel, "symlink to a directory already walked"))
+            return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
-        names = {e.name for e in entries if e.name in _RULE_NAMES}
-        if ".git" in names and rel:  # a nested repository: not the outer one's git rules
-            own = IgnoreStack().push(exclude_rules(Path(dirpath), base=rel))
-            own = own.push(self.settings_rules)  # in the order the root has them
-            for ruleset in rules.sets:
-                if ruleset.mixle:
-                    own = own.push(ruleset)
-            rules = own
-        names.discard(".git")
-        for ruleset in directory_rules(Path(dirpath), rel, names):
-            rules = rules.push(ruleset)
+        rules = self.rules_below(dirpath, rel, rules, {e.name for e in entries})
         subdirs: list[tuple[str, str, IgnoreStack]] = []
         files: list[FileEntry] = []
         seen = self.files_seen
@@ -180,6 +180,8 @@ class _Walker:
                         self.leave_out(entry)
                         continue
                     info = entry.stat(follow_symlinks=False)
+                    if self.via_link and self.met_before(entry, child, (device, info.st_ino)):
+                        continue
                     files.append(FileEntry.of(entry.path, child, info))
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
@@ -188,6 +190,8 @@ class _Walker:
                         continue
                     real = os.path.realpath(entry.path) if self.via_link else entry.path
                     if self.exclude and self.excluded(real):
+                        continue
+                    if self.via_link and self.left_out_where_it_lies(real):
                         continue
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
@@ -199,6 +203,63 @@ class _Walker:
                 self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)
         return files, subdirs
+
+    def rules_below(
+        self, dirpath: str, rel: str, rules: IgnoreStack, names: set[str]
+    ) -> IgnoreStack:
+        """The rules in force in the folder ``dirpath`` (at ``rel``), whose entries are named
+        ``names``, given ``rules``, those of the folder holding it."""
+        names = names & _RULE_NAMES
+        if ".git" in names and rel:  # a nested repository: not the outer one's git rules
+            own = IgnoreStack().push(exclude_rules(Path(dirpath), base=rel))
+            own = own.push(self.settings_rules)  # in the order the root has them
+            for ruleset in rules.sets:
+                if ruleset.mixle:
+                    own = own.push(ruleset)
+            rules = own
+        names.discard(".git")
+        for ruleset in directory_rules(Path(dirpath), rel, names):
+            rules = rules.push(ruleset)
+        return rules
+
+    def unwalked(self, real: str) -> bool:
+        """Whether ``real``, a real path inside the root, lies in a hidden folder, or is a
+        hidden file, that the walk did not enter or take."""
+        return not self.hidden and "/." in "/" + os.path.relpath(real, self.root).replace(
+            os.sep, "/"
+        )
+
+    def left_out_where_it_lies(self, real: str) -> bool:
+        """Whether the ignore rules leave out ``real`` (a real path inside the root), read
+        along its own path, or a folder on the way to it.
+
+        Only a place the walk did not enter is asked about: a hidden folder's content, reached
+        through a visible link. The walk through the link reads the rules of the folders below
+        the link, but not those above its target, nor the root's rules matched against the
+        target's own path (``secret.md`` leaves out ``.private/secret.md``)."""
+        rel = os.path.relpath(real, self.root).replace(os.sep, "/")
+        if rel == ".":
+            return False
+        parts = rel.split("/")
+        dirpath, here, rules = self.root, "", self.folder_rules(self.root, "", self.root_rules)
+        for i, name in enumerate(parts):
+            child = f"{here}/{name}" if here else name
+            last = i == len(parts) - 1
+            if name in VCS_DIRS or rules.ignored(child, name, not last or os.path.isdir(real)):
+                return True
+            if not last:
+                dirpath, here = os.path.join(dirpath, name), child
+                rules = self.folder_rules(dirpath, here, rules)
+        return False
+
+    def folder_rules(self, dirpath: str, rel: str, rules: IgnoreStack) -> IgnoreStack:
+        """``rules_below`` for a folder not listed (its rule files looked for by name),
+        remembered: a link walk asks about each of its files."""
+        known = self.rules_at.get(dirpath)
+        if known is None:
+            names = {n for n in _RULE_NAMES if os.path.lexists(os.path.join(dirpath, n))}
+            known = self.rules_at[dirpath] = self.rules_below(dirpath, rel, rules, names)
+        return known
 
     def not_utf8(self, path: str, child: str) -> None:
         """Report a name Python could not read as UTF-8. Under a locale whose file-system
@@ -213,6 +274,14 @@ class _Walker:
         reason = f"name cannot be read in the locale's file-system encoding ({encoding})"
         self.result.failed.append((shown_path(child), f"{reason}; use a UTF-8 locale"))
         self.result.unreadable.append(as_utf8)
+
+    def met_before(self, entry: os.DirEntry[str], child: str, key: tuple[int, int]) -> bool:
+        """Whether a file met below a link was taken already (through another link), or is
+        left out where it lies: then it is passed over, with a note for the first."""
+        if key in self.files_seen:
+            self.result.skipped.append((child, f"same file as {self.files_seen[key]}"))
+            return True
+        return self.left_out_where_it_lies(os.path.realpath(entry.path))
 
     @staticmethod
     def ignored(entry: os.DirEntry[str], child: str, rules: IgnoreStack) -> bool:
@@ -255,7 +324,11 @@ class _Walker:
             skipped.append((link.rel, "symlink leads into the shard"))
             return
         if self.in_pruned(real):
-            skipped.append((link.rel, "symlink leads into an ignored folder"))
+            skipped.append((link.rel, f"symlink leads {_IGNORED_DIR}"))
+            return
+        if self.unwalked(real) and self.left_out_where_it_lies(real):
+            where = _IGNORED_DIR if stat.S_ISDIR(info.st_mode) else _IGNORED_FILE
+            skipped.append((link.rel, f"symlink leads {where}"))
             return
         key = (info.st_dev, info.st_ino)
         if stat.S_ISDIR(info.st_mode):
@@ -272,7 +345,7 @@ class _Walker:
                 skipped.append((link.rel, f"same file as {self.files_seen[key]}"))
                 return
             if key in self.ignored_files:
-                skipped.append((link.rel, "symlink leads to an ignored file"))
+                skipped.append((link.rel, f"symlink leads {_IGNORED_FILE}"))
                 return
             self.files_seen[key] = link.rel
             yield [FileEntry.of(link.path, link.rel, info)]
@@ -349,7 +422,7 @@ def files_by_folder(
     """
     settings = RuleSet(tuple(extra_rules))
     walker = _Walker(root, hidden, exclude, into, settings)
-    stack = (rules or IgnoreStack()).push(settings)
+    stack = walker.root_rules = (rules or IgnoreStack()).push(settings)
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()
 

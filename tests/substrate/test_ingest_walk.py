@@ -219,6 +219,43 @@ def test_a_link_to_an_ignored_hidden_file_or_folder_is_not_followed(
     assert ("private.md", "symlink leads into an ignored folder") in result.skipped
 
 
+@pytest.mark.parametrize(
+    ("rules", "links"),
+    [
+        # the root's rule matches the file where it lies, not the link's name
+        ({".gitignore": "secret.md\n"}, {"s.md": ".private/secret.md"}),
+        # the hidden folder's own rules, for a link to a file in it
+        ({".private/.gitignore": "secret.md\n"}, {"s.md": ".private/secret.md"}),
+        # a folder above the target left out by the hidden folder's rules
+        ({".private/.gitignore": "sub/\n"}, {"x": ".private/sub"}),
+        # the file reached through its own link, and through a link to its folder
+        ({".private/.gitignore": "secret.md\n"}, {"z": ".private", "s.md": ".private/secret.md"}),
+        # rules above a linked folder, for the files below it
+        ({".private/.gitignore": "sub/secret.md\n"}, {"x": ".private/sub"}),
+    ],
+)
+def test_a_link_into_a_hidden_folder_leaves_out_what_the_rules_leave_out_where_it_lies(
+    tmp_path: Path, rules: dict[str, str], links: dict[str, str]
+) -> None:
+    _touch(tmp_path, ".private/secret.md", ".private/sub/secret.md", "top.md")
+    for name, text in rules.items():
+        (tmp_path / name).write_text(text)
+    for name, target in links.items():
+        (tmp_path / name).symlink_to(target)
+    assert [f.rel for f in walk(tmp_path).files] == ["top.md"]
+
+
+def test_two_links_into_one_hidden_folder_take_each_file_once(tmp_path: Path) -> None:
+    _touch(tmp_path, ".a/b/f.md", ".a/g.md")
+    (tmp_path / "x").symlink_to(".a/b")
+    (tmp_path / "y").symlink_to(".a")
+    (tmp_path / "g.md").symlink_to(".a/g.md")
+    result = walk(tmp_path)
+    assert sorted(f.rel for f in result.files) == ["g.md", "x/f.md"]
+    assert ("y/b", "symlink to a directory already walked") in result.skipped
+    assert ("y/g.md", "same file as g.md") in result.skipped
+
+
 @pytest.mark.parametrize("hidden", [False, True])
 def test_a_link_into_a_version_control_folder_is_not_followed(tmp_path: Path, hidden: bool) -> None:
     _touch(tmp_path, ".git/config", ".git/logs/HEAD", "a.md")
