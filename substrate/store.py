@@ -302,7 +302,9 @@ class Substrate:
         ``lines`` pairs an item id with ``encode(item)``, made where the item was built (a
         worker process): this process then neither rebuilds nor re-encodes the item. Like
         ``put`` and ``remove``, each replaces any unsaved change to the same id. Nothing is
-        left half done: an interrupted call changes nothing, not even the unsaved changes.
+        left half done: a call interrupted before its append changes nothing, not even the
+        unsaved changes; once the append is committed it stands, even if the call is then
+        interrupted (the log's committed end tells).
 
         ``bulk``: one save of many, after which the caller calls ``checkpoint``: the lines
         saved are folded into the catalog less often meanwhile (``view.BULK_TAIL_LIMIT``).

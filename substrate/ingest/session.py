@@ -34,7 +34,13 @@ from substrate.ingest.parallel import chunks
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
-from substrate.ingest.sources import SourceCache, SourceState, naming_key, settled_mtime
+from substrate.ingest.sources import (
+    SourceCache,
+    SourceState,
+    committed_watermark,
+    naming_key,
+    settled_mtime,
+)
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.locking import LockBusy
@@ -167,6 +173,7 @@ class IngestSession:
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))
                         raise
                     covered = self.cache.watermark
+                    before = committed_watermark(substrate)
                     # one append, or nothing if interrupted: the removals, then the items
                     try:
                         substrate.save_encoded(
@@ -177,15 +184,33 @@ class IngestSession:
                     except (OSError, ShardError) as exc:  # a full disk: this batch is lost
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))
                         raise
+                    except BaseException:  # Ctrl-C, perhaps once the batch was appended
+                        self.keep_if_appended(before)
+                        raise
                     self.cache.watermark = self.covered_after_save(covered)
-            for change in self.pending:
-                if change.state is None:
-                    self.cache.drop(change.key)
-                else:
-                    self.cache.record(change.key, change.state, change.named)
-            self.pending.clear()
-            self.pending_items = 0
+            self.record_pending()
         self.last_flush = time.monotonic()
+
+    def record_pending(self) -> None:
+        """Record the queued changes, saved, in the source cache."""
+        for change in self.pending:
+            if change.state is None:
+                self.cache.drop(change.key)
+            else:
+                self.cache.record(change.key, change.state, change.named)
+        self.pending.clear()
+        self.pending_items = 0
+
+    def keep_if_appended(self, before: Watermark) -> None:
+        """After a save interrupted (Ctrl-C), record the queued changes if their append was
+        committed all the same: the writer lock is held, so a log whose end moved from
+        ``before`` holds this batch. Left queued, the next flush would read the batch back as
+        another run's and tell its files as unchanged."""
+        appended = committed_watermark(self.substrate)
+        if appended != before:
+            if self.cache.watermark == before:  # else the catch-up left it behind: it stays
+                self.cache.watermark = appended
+            self.record_pending()
 
     def unsaid(self, why: str) -> None:
         """Take back what the report told of the queued changes, which could not be saved:

@@ -227,6 +227,33 @@ def test_interrupt_during_a_save_loses_no_completed_file(
     assert len(Substrate(shard)) == 4
 
 
+def test_a_batch_appended_before_ctrl_c_is_told_as_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the interrupt lands once the append is committed (in its fsync, say): told as unchanged
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(4):
+        _write(tree / f"n{n}.txt", f"note {n}\n")
+    monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)
+    store = Substrate(tmp_path / "shard")
+    original = store.save_encoded
+
+    def save_then_interrupt(*args: Any, **kw: Any) -> None:
+        original(*args, **kw)
+        raise KeyboardInterrupt
+
+    store.save_encoded = save_then_interrupt  # type: ignore[method-assign]
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(store, tree, report=report)
+    stored = Substrate(tmp_path / "shard")
+    assert report.files_added == len(stored) == report.items_added == len(report.ids) == 2
+    assert report.files_unchanged == 0
+    again = ingest_path(stored, tree)  # the rest, and the first two as they were
+    assert (again.files_added, again.files_unchanged) == (2, 2)
+
+
 @pytest.mark.parametrize(
     "broken",
     [
