@@ -201,14 +201,19 @@ def test_keyboard_interrupt_keeps_completed_files_and_a_rerun_resumes(
     assert len(Substrate(shard)) == 5
 
 
-def test_interrupt_during_a_save_loses_no_completed_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _four_notes_saved_two_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     tree = tmp_path / "tree"
     tree.mkdir()
     for n in range(4):
         _write(tree / f"n{n}.txt", f"note {n}\n")
     monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)
+    return tree
+
+
+def test_interrupt_during_a_save_loses_no_completed_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
     shard = tmp_path / "shard"
     store = Substrate(shard)
     original = store.save_encoded
@@ -231,11 +236,7 @@ def test_a_batch_appended_before_ctrl_c_is_told_as_added(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the interrupt lands once the append is committed (in its fsync, say): told as unchanged
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    for n in range(4):
-        _write(tree / f"n{n}.txt", f"note {n}\n")
-    monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)
+    tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
     store = Substrate(tmp_path / "shard")
     original = store.save_encoded
 
