@@ -351,6 +351,31 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     assert not (notes.with_name("third") / "index").exists()  # no cache of a shard not made
 
 
+def test_a_full_disk_mid_run_prints_the_report_of_what_was_stored(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    from substrate.errors import ShardError
+
+    real = Substrate.save_encoded
+    saves = {"n": 0}
+
+    def second_save_fails(self: Substrate, *args: Any, **kw: Any) -> None:
+        saves["n"] += 1
+        if saves["n"] == 2:
+            raise ShardError("cannot write items.jsonl: No space left on device")
+        real(self, *args, **kw)
+
+    monkeypatch.setattr(session, "BATCH_FILES", 2)
+    monkeypatch.setattr(Substrate, "save_encoded", second_save_fails)
+    result = mixle("ingest", str(notes), "--json")
+    assert result.exit_code == 3 and "No space left on device" in result.stderr
+    report = result.json()  # what a script needs: the files stored before it, and the rest
+    stored = {i.provenance["source"] for i in Substrate(isolated_shard_env).all()}
+    added = {f["source"] for f in report["files"] if f["status"] == "added"}
+    assert added == stored and len(stored) == 2
+    assert all("not saved" in f["reason"] for f in report["files"] if f["status"] == "failed")
+
+
 def test_explicit_forms(mixle, tmp_path: Path) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('"plain passage"\n{"text": "tagged passage", "tags": ["t"]}\n')
