@@ -620,8 +620,11 @@ def _existing(given: str, *, folder: bool = False) -> Path:
             else f"no such {'folder' if folder else 'file'}"
         )
         fail(f"{why}: {path}", OPERATIONAL)
-    if path.is_dir():  # a folder given for one file
-        fail(f"{path} is a folder; ingest a folder with `mixle ingest {path}`", OPERATIONAL)
+    # a folder given for a file, or a file for a folder: the command was not the one meant
+    if path.is_dir():
+        usage(f"{path} is a folder; ingest a folder with `mixle ingest {path}`")
+    if path.is_file():
+        usage(f"{path} is not a folder")
     fail(f"{path} is not a {'folder' if folder else 'regular file'}", OPERATIONAL)
 
 

@@ -78,8 +78,11 @@ def _wide(data: bytes, wide: WideEncoding) -> str:
         return wide.decode(data)
     except UnicodeDecodeError as exc:
         at = exc.start + wide.mark
+        before = _normalised(data[wide.mark : at].decode(wide.codec))  # (valid up to there)
         raise FileRejected(
-            f"invalid {wide.name} (at byte offset {at}); convert the file to UTF-8", byte=at
+            f"invalid {wide.name} (byte offset {at}); convert the file to UTF-8",
+            line=before.count("\n") + 1,
+            byte=at,
         ) from None
 
 

@@ -654,11 +654,11 @@ def test_the_explicit_forms_say_that_a_run_adds(mixle, command: str) -> None:
 def test_a_folder_given_for_one_file_is_named_as_such(mixle, tmp_path: Path) -> None:
     for command in ("ingest-file", "ingest-traces", "ingest-docs"):
         result = mixle(command, str(tmp_path))
-        assert result.exit_code == 3 and "is a folder; ingest a folder with" in result.stderr
+        assert result.exit_code == 2 and "is a folder; ingest a folder with" in result.stderr
     note = tmp_path / "note.md"
     note.write_text("# x\n")
     result = mixle("ingest-artifacts", str(note))
-    assert result.exit_code == 3 and "is not a folder" in result.stderr
+    assert result.exit_code == 2 and "is not a folder" in result.stderr
 
 
 def test_items_of_ingest_docs_go_stale_when_their_file_is_edited(mixle, tmp_path: Path) -> None:

@@ -749,8 +749,9 @@ def test_wide_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
     raw = data.encode(encoding)
     assert not is_binary(raw) and decode_text(raw) == "name,age\nAnn,30\n"
     assert is_binary("no mark\x00".encode("utf-16-le"))  # NUL bytes without a mark: binary
-    with pytest.raises(FileRejected, match="invalid UTF-16"):
-        decode_text(b"\xff\xfe" + "a\ud800".encode("utf-16-le", "surrogatepass"))
+    with pytest.raises(FileRejected, match="invalid UTF-16") as err:
+        decode_text(b"\xff\xfe" + "a\r\nb\rc\ud800".encode("utf-16-le", "surrogatepass"))
+    assert (err.value.line, err.value.byte) == (3, 14)  # a line, as UTF-8 text gets one
     with pytest.raises(FileRejected, match="invalid UTF-32"):
         decode_text(b"\xff\xfe\x00\x00" + "a\ud800".encode("utf-32-le", "surrogatepass"))
     with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
