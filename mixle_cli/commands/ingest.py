@@ -588,9 +588,14 @@ def _adapt(
 
 def _note_file(report: IngestReport, name: str) -> None:
     """The outcome of a file this command read and handed on as content."""
+    path = None if name == "-" else os.path.abspath(name)
+    whole = next((issue for issue in report.issues if issue.fatal), None)
+    if whole is not None:  # rejected as a whole (binary, invalid UTF-16): said once
+        report.failed_for(whole, path)
+        return
     report.record_file(
         name,
-        None if name == "-" else os.path.abspath(name),
+        path,
         added=report.items_added,
         rewritten=report.items_rewritten,
         gave_items=bool(report.ids),

@@ -222,10 +222,15 @@ class IngestReport:
         byte: int | None = None,
     ) -> FileOutcome:
         """Record a file rejected as a whole: the problem with its place, and its outcome."""
-        self.note(IngestIssue(source, reason, line, byte, fatal=True))
-        where = f"line {line}: " if line is not None else ""
-        where = where or (f"byte {byte}: " if byte is not None else "")
-        outcome = FileOutcome(source, FAILED, path, where + reason, errors=1)
+        issue = IngestIssue(source, reason, line, byte, fatal=True)
+        self.note(issue)
+        return self.failed_for(issue, path)
+
+    def failed_for(self, issue: IngestIssue, path: str | None) -> FileOutcome:
+        """Record the outcome of a file rejected as a whole for ``issue``, noted already."""
+        where = f"line {issue.line}: " if issue.line is not None else ""
+        where = where or (f"byte {issue.byte}: " if issue.byte is not None else "")
+        outcome = FileOutcome(issue.source, FAILED, path, where + issue.reason, errors=1)
         self.files.append(outcome)
         return outcome
 

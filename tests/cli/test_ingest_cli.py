@@ -397,11 +397,15 @@ def test_explicit_forms(mixle, tmp_path: Path) -> None:
     )
     rejected = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(broken), "--json")
     assert rejected.exit_code == 1 and rejected.json()["items_added"] == 0
-    assert "invalid UTF-16" in rejected.json()["issues"][0]["reason"]
+    [issue] = rejected.json()["issues"]  # said once, not again as "all 1 line(s) rejected"
+    assert "invalid UTF-16" in issue["reason"] and issue["line"] == 2
     packed = tmp_path / "packed.jsonl"  # a compressed file: binary, said so once
     packed.write_bytes(gzip.compress(b'{"text": "a"}\n{"text": "b"}\n'))
     binary = mixle("--shard", str(tmp_path / "w"), "ingest-docs", str(packed), "--json")
-    assert binary.exit_code == 1 and binary.json()["issues"][0]["reason"] == "binary file, not text"
+    [issue] = binary.json()["issues"]
+    assert binary.exit_code == 1 and issue["reason"] == "binary file, not text"
+    [outcome] = binary.json()["files"]
+    assert (outcome["status"], outcome["reason"]) == ("failed", "line 1: binary file, not text")
     traces = tmp_path / "traces.jsonl"
     traces.write_text('{"input": "2+2", "answer": "4"}\n')
     assert mixle("ingest-traces", str(traces)).exit_code == 0
