@@ -85,6 +85,21 @@ class _Link:
     ignores: IgnoreStack
 
 
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """A folder where it lies: its path from the root, and the ignore rules in force in it."""
+
+    rel: str
+    rules: IgnoreStack
+
+    def child(self, name: str) -> str:
+        return f"{self.rel}/{name}" if self.rel else name
+
+    def leaves_out(self, name: str, is_dir: bool) -> bool:
+        """Whether the rules leave out the entry ``name`` of this folder."""
+        return self.rules.ignored(self.child(name), name, is_dir)
+
+
 class _Walker:
     def __init__(
         self,
@@ -109,10 +124,14 @@ class _Walker:
         self.pruned: list[str] = []
         # files the ignore rules left out, by (device, inode): a link must not lead to them
         self.ignored_files: set[tuple[int, int]] = set()
-        # the rules the root's folder is given (from above it and the settings), and those of
-        # folders the walk did not list, by path (``left_out_where_it_lies``)
+        # the rules the root's folder is given (from above it and the settings); the folders
+        # a walk through a link entered, where they lie (``place_of``), by real path; and the
+        # files taken through links, by their path from the root, where they lie
         self.root_rules = IgnoreStack()
-        self.rules_at: dict[str, IgnoreStack] = {}
+        self.places: dict[str, _Place | None] = {}
+        self.taken_through_links: dict[str, str] = {}
+        # the real path of each folder a walk through a link is to enter, by its path there
+        self.real_dirs: dict[str, str] = {}
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -150,10 +169,14 @@ class _Walker:
         if _holds_shard(entries):  # not seen as walked: a link to it is said to be one too
             self.result.skipped.append((rel or ".", SHARD_SKIPPED))
             return [], []
-        if self.via_link and (st.st_dev, st.st_ino) in self.dirs_seen:
-            # (two links into one hidden folder, one to a folder below the other's)
-            self.result.skipped.append((rel, "symlink to a directory already walked"))
-            return [], []
+        lies: _Place | None = None
+        if self.via_link:  # (in a hidden folder: no other place is walked through a link)
+            if (st.st_dev, st.st_ino) in self.dirs_seen:  # two links into one hidden folder
+                self.result.skipped.append((rel, "folder already walked through another link"))
+                return [], []
+            lies = self.place_of(self.real_dirs.pop(dirpath, "") or os.path.realpath(dirpath))
+            if lies is None:
+                return [], []
         self.dirs_seen.add((st.st_dev, st.st_ino))
         rules = self.rules_below(dirpath, rel, rules, {e.name for e in entries})
         subdirs: list[tuple[str, str, IgnoreStack]] = []
@@ -179,19 +202,22 @@ class _Walker:
                     if check and rules.ignored(child, name, False):
                         self.leave_out(entry)
                         continue
-                    info = entry.stat(follow_symlinks=False)
-                    if self.via_link and self.met_before(entry, child, (device, info.st_ino)):
+                    if lies is not None and self.met_before(lies, name, child):
                         continue
+                    info = entry.stat(follow_symlinks=False)
                     files.append(FileEntry.of(entry.path, child, info))
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
                         self.prune(entry.path)
                         continue
-                    real = os.path.realpath(entry.path) if self.via_link else entry.path
+                    real = entry.path
+                    if lies is not None:  # where it lies: a folder in the one that lies there
+                        if lies.leaves_out(name, True):
+                            continue
+                        real = os.path.join(self.root, lies.child(name))
+                        self.real_dirs[entry.path] = real
                     if self.exclude and self.excluded(real):
-                        continue
-                    if self.via_link and self.left_out_where_it_lies(real):
                         continue
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
@@ -225,41 +251,44 @@ class _Walker:
     def unwalked(self, real: str) -> bool:
         """Whether ``real``, a real path inside the root, lies in a hidden folder, or is a
         hidden file, that the walk did not enter or take."""
-        return not self.hidden and "/." in "/" + os.path.relpath(real, self.root).replace(
-            os.sep, "/"
-        )
-
-    def left_out_where_it_lies(self, real: str) -> bool:
-        """Whether the ignore rules leave out ``real`` (a real path inside the root), read
-        along its own path, or a folder on the way to it.
-
-        Only a place the walk did not enter is asked about: a hidden folder's content, reached
-        through a visible link. The walk through the link reads the rules of the folders below
-        the link, but not those above its target, nor the root's rules matched against the
-        target's own path (``secret.md`` leaves out ``.private/secret.md``)."""
         rel = os.path.relpath(real, self.root).replace(os.sep, "/")
-        if rel == ".":
-            return False
-        parts = rel.split("/")
-        dirpath, here, rules = self.root, "", self.folder_rules(self.root, "", self.root_rules)
-        for i, name in enumerate(parts):
-            child = f"{here}/{name}" if here else name
-            last = i == len(parts) - 1
-            if name in VCS_DIRS or rules.ignored(child, name, not last or os.path.isdir(real)):
-                return True
-            if not last:
-                dirpath, here = os.path.join(dirpath, name), child
-                rules = self.folder_rules(dirpath, here, rules)
-        return False
+        return not self.hidden and rel != "." and "/." in "/" + rel
 
-    def folder_rules(self, dirpath: str, rel: str, rules: IgnoreStack) -> IgnoreStack:
-        """``rules_below`` for a folder not listed (its rule files looked for by name),
-        remembered: a link walk asks about each of its files."""
-        known = self.rules_at.get(dirpath)
-        if known is None:
-            names = {n for n in _RULE_NAMES if os.path.lexists(os.path.join(dirpath, n))}
-            known = self.rules_at[dirpath] = self.rules_below(dirpath, rel, rules, names)
-        return known
+    def place_of(self, real: str) -> _Place | None:
+        """The folder at ``real`` (a real path inside the root) with the ignore rules in force
+        there, read along its own path; None when they leave it out, or a folder above it.
+
+        Asked of the hidden folders a walk through a link enters, which the walk itself did
+        not: the rules of the folders above the link's target, and the root's rules matched
+        against its own path (``secret.md`` leaves out ``.private/secret.md``), hold there
+        too. Each folder's answer is remembered."""
+        if real in self.places:
+            return self.places[real]
+        if not self.inside(real):  # (asked only of places inside: no walk up past the root)
+            return None
+        if real == self.root:
+            place: _Place | None = _Place("", self.rules_in_unlisted(real, "", self.root_rules))
+        else:
+            above = self.place_of(os.path.dirname(real))
+            name = os.path.basename(real)
+            if above is None or name in VCS_DIRS or above.leaves_out(name, True):
+                place = None
+            else:
+                rel = above.child(name)
+                place = _Place(rel, self.rules_in_unlisted(real, rel, above.rules))
+        self.places[real] = place
+        return place
+
+    def rules_in_unlisted(self, dirpath: str, rel: str, rules: IgnoreStack) -> IgnoreStack:
+        """``rules_below`` for a folder not listed: its rule files looked for by name."""
+        names = {n for n in _RULE_NAMES if os.path.lexists(os.path.join(dirpath, n))}
+        return self.rules_below(dirpath, rel, rules, names)
+
+    def left_out_where_it_lies(self, real: str, is_dir: bool) -> bool:
+        """Whether the rules where ``real`` lies (``place_of`` its folder) leave it out."""
+        place = self.place_of(os.path.dirname(real))
+        name = os.path.basename(real)
+        return place is None or name in VCS_DIRS or place.leaves_out(name, is_dir)
 
     def not_utf8(self, path: str, child: str) -> None:
         """Report a name Python could not read as UTF-8. Under a locale whose file-system
@@ -275,13 +304,16 @@ class _Walker:
         self.result.failed.append((shown_path(child), f"{reason}; use a UTF-8 locale"))
         self.result.unreadable.append(as_utf8)
 
-    def met_before(self, entry: os.DirEntry[str], child: str, key: tuple[int, int]) -> bool:
-        """Whether a file met below a link was taken already (through another link), or is
-        left out where it lies: then it is passed over, with a note for the first."""
-        if key in self.files_seen:
-            self.result.skipped.append((child, f"same file as {self.files_seen[key]}"))
+    def met_before(self, lies: _Place, name: str, child: str) -> bool:
+        """Whether the file ``name`` of a folder walked through a link, which ``lies`` there,
+        is left out where it lies, or was taken already (through another link: said so)."""
+        if lies.leaves_out(name, False):
             return True
-        return self.left_out_where_it_lies(os.path.realpath(entry.path))
+        real = lies.child(name)
+        taken = self.taken_through_links.setdefault(real, child)
+        if taken != child:
+            self.result.skipped.append((child, f"same file as {taken}"))
+        return taken != child
 
     @staticmethod
     def ignored(entry: os.DirEntry[str], child: str, rules: IgnoreStack) -> bool:
@@ -326,9 +358,9 @@ class _Walker:
         if self.in_pruned(real):
             skipped.append((link.rel, f"symlink leads {_IGNORED_DIR}"))
             return
-        if self.unwalked(real) and self.left_out_where_it_lies(real):
-            where = _IGNORED_DIR if stat.S_ISDIR(info.st_mode) else _IGNORED_FILE
-            skipped.append((link.rel, f"symlink leads {where}"))
+        is_dir = stat.S_ISDIR(info.st_mode)
+        if self.unwalked(real) and self.left_out_where_it_lies(real, is_dir):
+            skipped.append((link.rel, f"symlink leads {_IGNORED_DIR if is_dir else _IGNORED_FILE}"))
             return
         key = (info.st_dev, info.st_ino)
         if stat.S_ISDIR(info.st_mode):
@@ -348,6 +380,7 @@ class _Walker:
                 skipped.append((link.rel, f"symlink leads {_IGNORED_FILE}"))
                 return
             self.files_seen[key] = link.rel
+            self.taken_through_links[os.path.relpath(real, self.root)] = link.rel
             yield [FileEntry.of(link.path, link.rel, info)]
         else:
             skipped.append((link.rel, "not a regular file"))

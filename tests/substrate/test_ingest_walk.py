@@ -252,8 +252,16 @@ def test_two_links_into_one_hidden_folder_take_each_file_once(tmp_path: Path) ->
     (tmp_path / "g.md").symlink_to(".a/g.md")
     result = walk(tmp_path)
     assert sorted(f.rel for f in result.files) == ["g.md", "x/f.md"]
-    assert ("y/b", "symlink to a directory already walked") in result.skipped
+    assert ("y/b", "folder already walked through another link") in result.skipped
     assert ("y/g.md", "same file as g.md") in result.skipped
+
+
+def test_hard_links_in_a_hidden_folder_are_taken_as_in_a_visible_one(tmp_path: Path) -> None:
+    _touch(tmp_path, ".a/f.md", "b/f.md")
+    os.link(tmp_path / ".a" / "f.md", tmp_path / ".a" / "g.md")
+    os.link(tmp_path / "b" / "f.md", tmp_path / "b" / "g.md")
+    (tmp_path / "v").symlink_to(".a")
+    assert [f.rel for f in walk(tmp_path).files] == ["b/f.md", "b/g.md", "v/f.md", "v/g.md"]
 
 
 @pytest.mark.parametrize("hidden", [False, True])
