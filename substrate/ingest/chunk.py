@@ -124,15 +124,31 @@ def _prose_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-# A numbered list's marker ("10. Restart the service"), all the sentence has so far
-_LIST_NUMBER = re.compile(r"[ \t]*\d{1,9}\.")
+# A numbered list item's marker ("10. Restart the service") at the start of its line
+_LIST_NUMBER = re.compile(r"[ \t]{0,8}\d{1,9}\.")
+_LIST_REACH = 20  # the most characters such a marker spans
 
 
 def _not_an_end(text: str, after: int, floor: int) -> bool:
     """Whether the mark before ``after``, in the sentence from ``floor``, ends no sentence:
-    an abbreviation's or an initial's period, or the number opening a list item's line."""
-    line = max(floor, text.rfind("\n", floor, after) + 1)
-    return _abbreviation(text, after, floor) or bool(_LIST_NUMBER.fullmatch(text, line, after))
+    an abbreviation's or an initial's period, or a list item's number."""
+    return _abbreviation(text, after, floor) or _list_number(text, after, floor)
+
+
+def _list_number(text: str, after: int, floor: int) -> bool:
+    """Whether the period before ``after`` ends the number opening a list item: on a line
+    that starts the sentence, or follows a line ending in ":" ("Steps:") or a heading that
+    opens the sentence. A number wrapped to the start of a line ("started in\n2024. Then")
+    still ends its sentence."""
+    line = text.rfind("\n", max(floor, after - _LIST_REACH), after) + 1
+    if line == 0:  # no line starts within reach, or the sentence opened the text
+        line = floor
+    if not _LIST_NUMBER.fullmatch(text, line, after):
+        return False
+    if line <= floor or text[max(floor, line - 8) : line - 1].rstrip().endswith(":"):
+        return True
+    # (rare, past the match above: the look back over the sentence costs nothing much)
+    return text.startswith("#", floor) and text.rfind("\n", floor, line - 1) < 0
 
 
 def _abbreviation(text: str, after: int, floor: int) -> bool:

@@ -80,6 +80,11 @@ def test_a_numbered_list_item_keeps_its_number() -> None:
         "3. Step 3: restart stage 3 and check its log.",
     ]
     assert spans[-2:] == ["Done in 2024.", "Then rest."]  # a number ending a sentence ends it
+    for wrapped in ("The project started in\n2024. Then it grew.", "Room\n12. We met there."):
+        assert len(sentence_spans(wrapped, 0, len(wrapped))) == 2  # wrapped, not a list
+    text = "# Runbook\n1. Stop the service.\n2. Start it."
+    spans = [text[s:e] for s, e in sentence_spans(text, 0, len(text))]
+    assert spans == ["# Runbook\n1. Stop the service.", "2. Start it."]
     for chunk in _chunks(text, 150):
         assert not re.search(r"(?:^|\n)\d+\.$", chunk)
 
