@@ -692,11 +692,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"|(?i:sqlcmd|osql)(?:\.exe)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
         r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)(?=[ \t])"
         r"[^\n|;&]{0,200}?[ \t]-w[ \t]*"
-        # zip -P SECRET, unzip -P SECRET; 7z -pSECRET (glued: "-p" alone asks); openssl enc
-        # -k SECRET (a passphrase) or -K HEX (the key itself)
-        r"|(?:un)?zip(?:cloak)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]+"
+        # zip -P SECRET, unzip -P SECRET, among the options that follow the tool (as its
+        # keyword "zip -" has them); 7z -pSECRET (glued: "-p" alone asks); openssl enc (or a
+        # cipher command) -k SECRET, a passphrase, or -K HEX, the key itself
+        r"|(?:un)?zip (?:-[^\n|;&]{0,200}?[ \t])?-P[ \t]+"
         r"|7z[ar]?(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
-        r"|openssl(?=[ \t])[^\n|;&]{0,200}?[ \t]-[kK][ \t]+)" + _COMMAND_VALUE,
+        r"|openssl[ \t]+(?:enc|aes|des|bf|camellia|chacha20|rc[245]|cast5?|seed|sm4|aria|idea)"
+        r"[\w\-]*(?=[ \t])[^\n|;&]{0,200}?[ \t]-[kK][ \t]+)" + _COMMAND_VALUE,
         # (the screen flags every text holding a keyword: "docker" alone is in most of a
         # container tool's pages)
         (

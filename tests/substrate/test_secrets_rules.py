@@ -1288,6 +1288,7 @@ def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret:
         ("unzip -P 'Tr0ub4dor&3x' backup.zip", "Tr0ub4dor&3x"),
         ("7z a -pHx7qLz93pQ -mhe=on backup.7z data", "Hx7qLz93pQ"),
         ("openssl enc -aes-256-cbc -k Hx7qLz93pQ -in a -out a.enc", "Hx7qLz93pQ"),
+        ("openssl aes-256-cbc -d -K Hx7qLz93pQ -in a.enc", "Hx7qLz93pQ"),
     ],
 )
 def test_passwords_given_on_command_lines_and_without_a_verb(line: str, secret: str) -> None:
@@ -1353,7 +1354,10 @@ def test_lookups_without_a_literal_fallback_stay_quiet(line: str) -> None:
         "7z a {{path/to/encrypted.7z}} -p{{password}} -mhe=on {{path/to/archive.7z}}",
         "7za a {{path/to/encrypted.7z}} -p{{kata sandi}} -mhe={{on}} {{path/to/archive.7z}}",
         "zip -P $ZIP_PASSWORD backup.zip data/",
-        "gzip -P 4 big.log",  # not zip: gzip's own option
+        "gzip -P Tr0ub4dor3x big.log",  # not zip
+        "zip out.zip notes.txt -P",  # (no value)
+        "build openssl with make -k install",  # not openssl's option
+        "openssl s_client -connect example.com:443 and then curl -k localhost:8443",
         "openssl enc -d -aes-256-cbc -K $KEY -iv $IV -in a.enc",
     ],
 )
