@@ -17,34 +17,36 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def decode_text(data: bytes) -> str:
-    """Decode file content as UTF-8 and turn ``\\r\\n`` and lone ``\\r`` into ``\\n``.
+    """Decode file content as UTF-8 (or UTF-16 or UTF-32 after their byte-order mark) and
+    turn ``\r\n`` and lone ``\r`` into ``\n``.
 
     Raises:
-        FileRejected: the content is not valid UTF-8; the error names the line and byte offset
-            of the first invalid byte, so the user can find it.
+        FileRejected: the content is not valid in its encoding, or holds a NUL byte (see
+            ``_refuse_nul``); the error names the line (and, for UTF-8, the byte offset) of
+            the first bad byte, so the user can find it.
     """
     wide = wide_encoding(data)
     if wide is not None:
         text = _wide(data, wide)
-        if "\x00" in text:
-            before = text[: text.index("\x00")]  # (its byte offset is the encoding's)
-            _refuse_nul(before.count("\n") + before.count("\r") - before.count("\r\n") + 1, None)
-        return _normalised(text)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        _refuse_nul(_line_at(data, nul), nul)
-    offset = 3 if data.startswith(_BOM) else 0
-    try:
-        text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        at = exc.start + offset
-        line = _line_at(data, at)
-        raise FileRejected(
-            f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
-            "convert the file to UTF-8 or ignore it",
-            line=line,
-            byte=at,
-        ) from None
+    else:
+        offset = 3 if data.startswith(_BOM) else 0
+        try:
+            text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            at = exc.start + offset
+            raise FileRejected(
+                f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
+                "convert the file to UTF-8 or ignore it",
+                line=_line_at(data, at),
+                byte=at,
+            ) from None
+    if "\x00" in text:
+        nul = text.index("\x00")
+        before = text[:nul]
+        line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+        # (a UTF-8 file's byte offset: ASCII up to the first NUL, or counted out)
+        byte = None if wide else len(before.encode()) + (3 if data.startswith(_BOM) else 0)
+        _refuse_nul(line, byte)
     return _normalised(text)
 
 
