@@ -161,6 +161,7 @@ class IngestSession:
                         substrate.put(item)
                     for _, line in change.encoded:
                         substrate.put(decode(line))
+                self.record_pending()
             else:  # no other writer between the catch-up and the append
                 with ExitStack() as held:
                     try:
@@ -181,14 +182,14 @@ class IngestSession:
                             [item_id for change in self.pending for item_id in change.removes],
                             bulk=True,  # ``finish`` folds what the run saved
                         )
-                    except (OSError, ShardError) as exc:  # a full disk: this batch is lost
-                        self.unsaid(getattr(exc, "strerror", None) or str(exc))
+                        self.cache.watermark = self.covered_after_save(covered)
+                        self.record_pending()
+                    except BaseException as exc:  # Ctrl-C, a full disk: perhaps once appended
+                        if not self.kept_if_appended(before) and isinstance(
+                            exc, OSError | ShardError
+                        ):  # this batch is lost (a Ctrl-C leaves it queued for the way out)
+                            self.unsaid(getattr(exc, "strerror", None) or str(exc))
                         raise
-                    except BaseException:  # Ctrl-C, perhaps once the batch was appended
-                        self.keep_if_appended(before)
-                        raise
-                    self.cache.watermark = self.covered_after_save(covered)
-            self.record_pending()
         self.last_flush = time.monotonic()
 
     def record_pending(self) -> None:
@@ -201,16 +202,23 @@ class IngestSession:
         self.pending.clear()
         self.pending_items = 0
 
-    def keep_if_appended(self, before: Watermark) -> None:
-        """After a save interrupted (Ctrl-C), record the queued changes if their append was
-        committed all the same: the writer lock is held, so a log whose end moved from
+    def kept_if_appended(self, before: Watermark) -> bool:
+        """After a save that failed or was interrupted, record the queued changes if their
+        append was committed all the same (the catalog's write after it failed, a Ctrl-C
+        came during its last steps): the writer lock is held, so a log whose end moved from
         ``before`` holds this batch. Left queued, the next flush would read the batch back as
-        another run's and tell its files as unchanged."""
-        appended = committed_watermark(self.substrate)
-        if appended != before:
-            if self.cache.watermark == before:  # else the catch-up left it behind: it stays
-                self.cache.watermark = appended
-            self.record_pending()
+        another run's and tell its files as unchanged; told as lost, they would be stored
+        and said not to be."""
+        try:
+            appended = committed_watermark(self.substrate)
+        except (OSError, ShardError):  # unreadable now: taken as not appended
+            return False
+        if appended == before:
+            return False
+        if self.cache.watermark == before:  # else the catch-up left it behind: it stays
+            self.cache.watermark = appended
+        self.record_pending()
+        return True
 
     def unsaid(self, why: str) -> None:
         """Take back what the report told of the queued changes, which could not be saved:

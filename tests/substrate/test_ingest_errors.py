@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from substrate.errors import ShardError
 from substrate.ingest import IngestReport, ingest_artifacts, ingest_path, parallel
 from substrate.ingest.formats import PARSERS
 from substrate.ingest.segment import FileRejected
@@ -253,6 +254,25 @@ def test_a_batch_appended_before_ctrl_c_is_told_as_added(
     assert report.files_unchanged == 0
     again = ingest_path(stored, tree)  # the rest, and the first two as they were
     assert (again.files_added, again.files_unchanged) == (2, 2)
+
+
+def test_a_batch_appended_before_a_failed_catalog_write_is_told_as_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
+    store = Substrate(tmp_path / "shard")
+    original = store.save_encoded
+
+    def save_then_fail(*args: Any, **kw: Any) -> None:
+        original(*args, **kw)  # the log's append is committed; what follows it fails
+        raise ShardError("cannot write catalog: No space left on device")
+
+    store.save_encoded = save_then_fail  # type: ignore[method-assign]
+    report = IngestReport()
+    with pytest.raises(ShardError):
+        ingest_path(store, tree, report=report)
+    assert report.files_added == len(Substrate(tmp_path / "shard")) == report.items_added == 2
+    assert not [f for f in report.files if f.status == "failed"]
 
 
 @pytest.mark.parametrize(
