@@ -385,9 +385,18 @@ def ingest_text(
 
     Returns:
         The report, with one file outcome for the stream.
+
+    Raises:
+        InvalidInputError: an unknown format, a bad chunk size, or ``artifact`` (a manifest
+            is referenced by its folder, which a stream has not).
     """
     started = time.monotonic()
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
+    if options.as_format == "artifact":  # its reference would be the working directory
+        raise InvalidInputError(
+            "an artifact is the folder its manifest.json describes: a stream has none "
+            "(ingest the folder)"
+        )
     if max_file_size is None:
         max_file_size = size_limit(substrate)
     data = _held(text, max_file_size)

@@ -460,6 +460,14 @@ def test_report_as_dict_is_json_ready(notes: Path) -> None:
     assert "files" not in report.as_dict(files=False)
 
 
+def test_a_stream_is_no_artifact() -> None:
+    # an artifact is referenced by its folder: a stream's would be the working directory
+    store = Substrate()
+    with pytest.raises(InvalidInputError, match="a stream has none"):
+        ingest_text(store, '{"kind": "model"}', as_format="artifact")
+    assert len(store) == 0
+
+
 def test_ingest_text_replaces_the_items_of_the_same_stream() -> None:
     store = Substrate()
     first = ingest_text(store, "alpha para\n\nbeta para\n", source="clip")
