@@ -125,8 +125,11 @@ def _prose_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 # A numbered list item's marker ("10. Restart the service") at the start of its line
-_LIST_NUMBER = re.compile(r"[ \t]{0,8}\d{1,9}\.")
+_LIST_NUMBER = re.compile(r"[ \t]{0,8}(\d{1,9})\.")
+_LIST_ITEM = re.compile(r"[ \t]{0,8}\d{1,9}[.)][ \t]")
 _LIST_REACH = 20  # the most characters such a marker spans
+_SECOND_ITEM = re.compile(r"\n[ \t]{0,8}2[.)][ \t]")
+_NEXT_ITEM_REACH = 500  # how far a list's first item may run before its second
 
 
 def _not_an_end(text: str, after: int, floor: int) -> bool:
@@ -136,19 +139,28 @@ def _not_an_end(text: str, after: int, floor: int) -> bool:
 
 
 def _list_number(text: str, after: int, floor: int) -> bool:
-    """Whether the period before ``after`` ends the number opening a list item: on a line
-    that starts the sentence, or follows a line ending in ":" ("Steps:") or a heading that
-    opens the sentence. A number wrapped to the start of a line ("started in\n2024. Then")
-    still ends its sentence."""
+    """Whether the period before ``after`` ends the number opening a list item's line. A
+    number that prose wraps to the start of a line ("started in\n2024. Then") still ends its
+    sentence: a list item's line opens the sentence, or follows a line ending in ":", another
+    item's line or a heading that opens the sentence, or it is a first item whose second
+    follows."""
     line = text.rfind("\n", max(floor, after - _LIST_REACH), after) + 1
     if line == 0:  # no line starts within reach, or the sentence opened the text
         line = floor
-    if not _LIST_NUMBER.fullmatch(text, line, after):
+    number = _LIST_NUMBER.fullmatch(text, line, after)
+    if number is None:
         return False
-    if line <= floor or text[max(floor, line - 8) : line - 1].rstrip().endswith(":"):
+    if line <= floor:
         return True
-    # (rare, past the match above: the look back over the sentence costs nothing much)
-    return text.startswith("#", floor) and text.rfind("\n", floor, line - 1) < 0
+    # (rare, past the match above: reading the line before costs nothing much)
+    before = text.rfind("\n", floor, line - 1) + 1 or floor
+    if text[before : line - 1].rstrip().endswith(":") or _LIST_ITEM.match(text, before, line):
+        return True
+    if before == floor and text.startswith("#", floor):
+        return True
+    return number.group(1) == "1" and bool(
+        _SECOND_ITEM.search(text, after, after + _NEXT_ITEM_REACH)
+    )
 
 
 def _abbreviation(text: str, after: int, floor: int) -> bool:

@@ -82,6 +82,12 @@ def test_a_numbered_list_item_keeps_its_number() -> None:
     assert spans[-2:] == ["Done in 2024.", "Then rest."]  # a number ending a sentence ends it
     for wrapped in ("The project started in\n2024. Then it grew.", "Room\n12. We met there."):
         assert len(sentence_spans(wrapped, 0, len(wrapped))) == 2  # wrapped, not a list
+    for listed in (  # items without a period, a list after a line without ":"
+        "Steps:\n1. Stop the service\n2. Start it\n3. Check the log",
+        "To deploy, run these\n1. Stop the service\n2. Start it\n3. Check the log.",
+        "Items:\n10. Ten\n11. Eleven",
+    ):
+        assert len(sentence_spans(listed, 0, len(listed))) == 1
     text = "# Runbook\n1. Stop the service.\n2. Start it."
     spans = [text[s:e] for s, e in sentence_spans(text, 0, len(text))]
     assert spans == ["# Runbook\n1. Stop the service.", "2. Start it."]
