@@ -174,7 +174,7 @@ class IngestSession:
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))
                         raise
                     covered = self.cache.watermark
-                    before = committed_watermark(substrate)
+                    before = committed_watermark(substrate), substrate.last_append
                     # one append, or nothing if interrupted: the removals, then the items
                     try:
                         substrate.save_encoded(
@@ -202,20 +202,30 @@ class IngestSession:
         self.pending.clear()
         self.pending_items = 0
 
-    def kept_if_appended(self, before: Watermark) -> bool:
+    def kept_if_appended(self, before: tuple[Watermark, Any]) -> bool:
         """After a save that failed or was interrupted, record the queued changes if their
         append was committed all the same (the catalog's write after it failed, a Ctrl-C
-        came during its last steps): the writer lock is held, so a log whose end moved from
-        ``before`` holds this batch. Left queued, the next flush would read the batch back as
+        came during its last steps). Left queued, the next flush would read the batch back as
         another run's and tell its files as unchanged; told as lost, they would be stored
-        and said not to be."""
-        try:
-            appended = committed_watermark(self.substrate)
-        except (OSError, ShardError):  # unreadable now: taken as not appended
-            return False
-        if appended == before:
-            return False
-        if self.cache.watermark == before:  # else the catch-up left it behind: it stays
+        and said not to be.
+
+        ``before``: the log's committed end and the store's ``last_append`` before the save.
+        A new ``last_append`` is the proof; without one (a Ctrl-C between the commit and its
+        record), a log whose end moved within the same generation holds the batch, as the
+        writer lock is held (a header-less log's conversion, or a first batch, renews the
+        generation: then nothing proves it, and the batch is taken as not appended)."""
+        end, last = before
+        written = self.substrate.last_append
+        if written is not None and written is not last:
+            appended = written[1]
+        else:
+            try:
+                appended = committed_watermark(self.substrate)
+            except (OSError, ShardError):  # unreadable now: taken as not appended
+                return False
+            if appended == end or appended.generation != end.generation:
+                return False
+        if self.cache.watermark == end:  # else the catch-up left it behind: it stays
             self.cache.watermark = appended
         self.record_pending()
         return True

@@ -275,6 +275,32 @@ def test_a_batch_appended_before_a_failed_catalog_write_is_told_as_added(
     assert not [f for f in report.files if f.status == "failed"]
 
 
+def test_a_failed_append_after_a_legacy_log_was_converted_is_told_as_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # converting a header-less log moves its end before the batch's write fails: no proof
+    import orjson
+
+    from substrate.item import SubstrateItem
+    from substrate.log import LogFile
+
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    old = [SubstrateItem("text", f"legacy {n}").to_json() for n in range(2)]
+    (shard / "items.jsonl").write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in old))
+    tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
+
+    def full_disk(self: LogFile, *args: Any) -> None:
+        raise ShardError(f"cannot write {self.path}: No space left on device")
+
+    monkeypatch.setattr(LogFile, "_write_at", full_disk)
+    report = IngestReport()
+    with pytest.raises(ShardError):
+        ingest_path(Substrate(shard), tree, report=report)
+    assert report.files_added == report.items_added == 0
+    assert {f.status for f in report.files} == {"failed"}
+
+
 @pytest.mark.parametrize(
     "broken",
     [
