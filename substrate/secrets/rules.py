@@ -692,10 +692,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"|(?i:sqlcmd|osql)(?:\.exe)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
         r"|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)(?=[ \t])"
         r"[^\n|;&]{0,200}?[ \t]-w[ \t]*"
-        # zip -P SECRET, unzip -P SECRET, among the options that follow the tool (as its
-        # keyword "zip -" has them); 7z -pSECRET (glued: "-p" alone asks); openssl enc (or a
-        # cipher command) -k SECRET, a passphrase, or -K HEX, the key itself
-        r"|(?:un)?zip (?:-[^\n|;&]{0,200}?[ \t])?-P[ \t]+"
+        # zip -P SECRET, unzip -P SECRET, among the options that follow the tool or its
+        # archive (each way holds its keyword, "zip -"); 7z -pSECRET (glued: "-p" alone
+        # asks); openssl enc (or a cipher command) -k SECRET, a passphrase, or -K HEX, the key
+        r"|(?:un)?zip (?:[^\s|;&]{0,200}zip )?(?:-[^\n|;&]{0,200}?[ \t])?-P[ \t]+"
         r"|7z[ar]?(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
         r"|openssl[ \t]+(?:enc|aes|des|bf|camellia|chacha20|rc[245]|cast5?|seed|sm4|aria|idea)"
         r"[\w\-]*(?=[ \t])[^\n|;&]{0,200}?[ \t]-[kK][ \t]+)" + _COMMAND_VALUE,

@@ -1285,6 +1285,7 @@ def test_values_once_mistaken_for_paths_types_or_placeholders(line: str, secret:
         ("run('sshpass -p Hx7qLz93pQ ssh host')", "Hx7qLz93pQ"),
         ('cmd = "htpasswd -b users alice Hx7qLz93pQ"', "Hx7qLz93pQ"),
         ("zip -r -P Hx7qLz93pQ backup.zip data/", "Hx7qLz93pQ"),
+        ("zip backup.zip -r -P Hx7qLz93pQ data/", "Hx7qLz93pQ"),  # options after the archive
         ("unzip -P 'Tr0ub4dor&3x' backup.zip", "Tr0ub4dor&3x"),
         ("7z a -pHx7qLz93pQ -mhe=on backup.7z data", "Hx7qLz93pQ"),
         ("openssl enc -aes-256-cbc -k Hx7qLz93pQ -in a -out a.enc", "Hx7qLz93pQ"),
