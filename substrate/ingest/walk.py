@@ -262,22 +262,24 @@ class _Walker:
         not: the rules of the folders above the link's target, and the root's rules matched
         against its own path (``secret.md`` leaves out ``.private/secret.md``), hold there
         too. Each folder's answer is remembered."""
-        if real in self.places:
-            return self.places[real]
         if not self.inside(real):  # (asked only of places inside: no walk up past the root)
             return None
-        if real == self.root:
-            place: _Place | None = _Place("", self.rules_in_unlisted(real, "", self.root_rules))
-        else:
-            above = self.place_of(os.path.dirname(real))
-            name = os.path.basename(real)
+        unknown = []  # the folders from ``real`` up to the first one known (or the root)
+        at = real
+        while at not in self.places and at != self.root:
+            unknown.append(at)
+            at = os.path.dirname(at)
+        if at not in self.places:
+            self.places[at] = _Place("", self.rules_in_unlisted(at, "", self.root_rules))
+        for path in reversed(unknown):  # down again, each folder from the one holding it
+            above = self.places[os.path.dirname(path)]
+            name = os.path.basename(path)
             if above is None or name in VCS_DIRS or above.leaves_out(name, True):
-                place = None
+                self.places[path] = None
             else:
                 rel = above.child(name)
-                place = _Place(rel, self.rules_in_unlisted(real, rel, above.rules))
-        self.places[real] = place
-        return place
+                self.places[path] = _Place(rel, self.rules_in_unlisted(path, rel, above.rules))
+        return self.places[real]
 
     def rules_in_unlisted(self, dirpath: str, rel: str, rules: IgnoreStack) -> IgnoreStack:
         """``rules_below`` for a folder not listed: its rule files looked for by name."""
