@@ -510,7 +510,8 @@ class IngestSession:
         if done.tally is not None and not same:
             report.add_tally(done.tally)
         if done.status == prep.FAILED:
-            self.fail(source, ticket.path, done.reason, line=done.line, byte=done.byte)
+            reason = done.reason + self.kept_from_before(key)
+            self.fail(source, ticket.path, reason, line=done.line, byte=done.byte)
         elif done.status == prep.BINARY:
             self.binary(ticket, done)
         elif same:
@@ -523,7 +524,8 @@ class IngestSession:
             for reason, line in done.issues:
                 report.note(IngestIssue(source, reason, line))
             empty = done.tally.items_dropped if done.tally is not None else 0
-            self.fail(source, ticket.path, status.nothing_parsed(len(done.issues), empty))
+            reason = status.nothing_parsed(len(done.issues), empty) + self.kept_from_before(key)
+            self.fail(source, ticket.path, reason)
         else:
             self.queue(self.change_of(ticket, done))
 
@@ -621,6 +623,12 @@ class IngestSession:
         if cached is None or cached.skipped or not cached.ids:
             return 0
         return len(self.substrate.read_items(cached.ids, keep=False))
+
+    def kept_from_before(self, key: str) -> str:
+        """What a failed file keeps, for its reason: its items from an earlier run, if any."""
+        cached = self.cache.get(key)
+        kept = len(cached.ids) if cached is not None and not cached.skipped else 0
+        return f"; its {kept} earlier item(s) are kept" if kept else ""
 
     def binary(self, ticket: Ticket, done: Prepared) -> None:
         """A file that reads as binary: skipped, unless it gave text items that are still

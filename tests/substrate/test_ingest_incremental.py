@@ -864,6 +864,7 @@ def test_a_text_file_zero_filled_past_its_first_bytes_fails_and_keeps_its_items(
     report = ingest_path(Substrate(shard), root)
     (outcome,) = report.files
     assert outcome.status == "failed" and "NUL byte" in outcome.reason
+    assert outcome.reason.endswith(f"; its {len(kept)} earlier item(s) are kept")
     assert report.items_removed == 0 and not report.ok
     assert sorted(item.text for item in Substrate(shard).iter_items()) == kept
 
@@ -874,7 +875,8 @@ def test_a_file_whose_every_line_is_rejected_fails_and_keeps_its_items(tmp_path:
     _write(root / "rows.jsonl", "not json\nnor this\n")
     report = ingest_path(Substrate(shard), root)
     (outcome,) = report.files
-    assert (outcome.status, outcome.reason) == ("failed", "all 2 line(s) or row(s) rejected")
+    reason = "all 2 line(s) or row(s) rejected; its 2 earlier item(s) are kept"
+    assert (outcome.status, outcome.reason) == ("failed", reason)
     assert [i.line for i in report.issues] == [1, 2, None]
     assert sorted(i.text for i in Substrate(shard).iter_items()) == ["first row", "second row"]
     assert not report.ok and report.items_removed == 0
@@ -930,7 +932,7 @@ def test_a_file_of_rejected_and_empty_lines_says_so(tmp_path: Path) -> None:
     root, shard = _ingested(tmp_path, {"rows.jsonl": rows})
     _write(root / "rows.jsonl", '{"text": ""}\nnot json\nnull\n')
     (outcome,) = ingest_path(Substrate(shard), root).files
-    reason = "1 line(s) or row(s) rejected, and the other 2 empty"
+    reason = "1 line(s) or row(s) rejected, and the other 2 empty; its 3 earlier item(s) are kept"
     assert (outcome.status, outcome.reason) == ("failed", reason)
     assert len(Substrate(shard)) == 3  # kept until the file is mended
 
