@@ -140,7 +140,7 @@ def _not_an_end(text: str, after: int, floor: int) -> bool:
 
 def _list_number(text: str, after: int, floor: int) -> bool:
     """Whether the period before ``after`` ends the number opening a list item's line. A
-    number that prose wraps to the start of a line ("started in\n2024. Then") still ends its
+    number that prose wraps to the start of a line ("started in\\n2024. Then") still ends its
     sentence: a list item's line opens the sentence, or follows a line ending in ":", another
     item's line or a heading that opens the sentence, or it is a first item whose second
     follows."""

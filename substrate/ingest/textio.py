@@ -18,7 +18,7 @@ _BOM = b"\xef\xbb\xbf"
 
 def decode_text(data: bytes) -> str:
     """Decode file content as UTF-8 (or UTF-16 or UTF-32 after their byte-order mark) and
-    turn ``\r\n`` and lone ``\r`` into ``\n``.
+    turn ``\\r\\n`` and lone ``\\r`` into ``\\n``.
 
     Raises:
         FileRejected: the content is not valid in its encoding, or holds a NUL byte (see

@@ -216,9 +216,10 @@ class _Walker:
                         if lies.leaves_out(name, True):
                             continue
                         real = os.path.join(self.root, lies.child(name))
-                        self.real_dirs[entry.path] = real
                     if self.exclude and self.excluded(real):
                         continue
+                    if lies is not None:
+                        self.real_dirs[entry.path] = real
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
                     if not (check and rules.ignored(child, name, entry.is_dir())):
@@ -365,7 +366,7 @@ class _Walker:
             skipped.append((link.rel, f"symlink leads {_IGNORED_DIR if is_dir else _IGNORED_FILE}"))
             return
         key = (info.st_dev, info.st_ino)
-        if stat.S_ISDIR(info.st_mode):
+        if is_dir:
             if key in self.dirs_seen:
                 here = os.path.realpath(os.path.dirname(link.path))
                 loop = here == real or here.startswith(real + os.sep)
