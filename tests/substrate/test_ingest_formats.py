@@ -725,6 +725,20 @@ def test_csv_headers_that_repeat_or_are_empty_lose_no_value() -> None:
     assert parsed.segments[0].payload == {"a": "1", "a (2)": "2", "column 3": "3", "b": "4"}
 
 
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("1,2\n3,4\n", {"column 1": "1", "column 2": "2"}),  # no header: numbers are data
+        ("-1.5,2e3,40%\n3,4,5\n", {"column 1": "-1.5", "column 2": "2e3", "column 3": "40%"}),
+        ("year,2024\n1,2\n", {"year": "1", "2024": "2"}),  # a word among them: a header
+    ],
+)
+def test_a_first_row_of_numbers_is_the_first_record(text: str, first: dict[str, str]) -> None:
+    parsed = PARSERS["csv"](text, ParseContext(2000, "n.csv", "n.csv"))
+    assert parsed.segments[0].payload == first
+    assert parsed.segments[0].line_start == (1 if "column 1" in first else 2)
+
+
 def test_an_unclosed_quote_is_reported_where_its_row_starts() -> None:
     text = 'x,y\n1,"oops\n' + "".join(f"{i},b\n" for i in range(100))
     with pytest.raises(FileRejected) as caught:

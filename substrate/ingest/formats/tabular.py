@@ -9,7 +9,9 @@ line where the row that cannot be read starts. TSV has no quoting convention: a 
 whose quotes do not follow CSV's is read again with quotes as plain characters.
 
 Header cells name the fields: an empty one is named after its column (``column 3``), and a
-repeated one gets its rank (``a (2)``), so that no value is lost under another's name.
+repeated one gets its rank (``a (2)``), so that no value is lost under another's name. A first
+row of numbers only is no header but the first record, its fields named after their columns:
+taken as a header, its values would have been lost.
 
 A two-column file whose first row is a secret setting (``DB_PASSWORD,s3cr3t``) has no header:
 it is a list of settings, read as ``key`` / ``value`` records, so that the write-time gate
@@ -65,6 +67,14 @@ def field_names(cells: list[str]) -> list[str]:
         seen.add(name)
         names.append(name)
     return names
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*|[.,]\d+)(?:[eE][-+]?\d+)?%?")
+
+
+def _numbers_only(row: list[str]) -> bool:
+    """Whether a first row holds nothing but numbers: data, not a header."""
+    return all(_NUMBER.fullmatch(cell.strip()) for cell in row)
 
 
 def _secret_setting(row: list[str]) -> bool:
@@ -135,11 +145,14 @@ def _records(text: str, ctx: ParseContext, delimiter: str | None, *, quoted: boo
                 parsed.dropped += 1
                 continue
             if header is None:
-                if not _secret_setting(row):
+                if _numbers_only(row):  # no header: the first record
+                    header = field_names([""] * len(row))
+                elif not _secret_setting(row):
                     header = field_names(row)
                     continue
-                header = ["key", "value"]  # a headerless list of settings: a record too
-                first_value = row[1]  # ... unless it was a header after all
+                else:
+                    header = ["key", "value"]  # a headerless list of settings: a record too
+                    first_value = row[1]  # ... unless it was a header after all
             if len(row) != len(header):
                 fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
                 parsed.issues.append(
