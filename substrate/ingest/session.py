@@ -174,7 +174,7 @@ class IngestSession:
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))
                         raise
                     covered = self.cache.watermark
-                    before = committed_watermark(substrate), substrate.last_append
+                    last = substrate.last_append
                     # one append, or nothing if interrupted: the removals, then the items
                     try:
                         substrate.save_encoded(
@@ -185,7 +185,7 @@ class IngestSession:
                         self.cache.watermark = self.covered_after_save(covered)
                         self.record_pending()
                     except BaseException as exc:  # Ctrl-C, a full disk: perhaps once appended
-                        if not self.kept_if_appended(before) and isinstance(
+                        if not self.kept_if_appended(covered, last) and isinstance(
                             exc, OSError | ShardError
                         ):  # this batch is lost (a Ctrl-C leaves it queued for the way out)
                             self.unsaid(getattr(exc, "strerror", None) or str(exc))
@@ -202,19 +202,19 @@ class IngestSession:
         self.pending.clear()
         self.pending_items = 0
 
-    def kept_if_appended(self, before: tuple[Watermark, Any]) -> bool:
+    def kept_if_appended(self, covered: Watermark, last: Any) -> bool:
         """After a save that failed or was interrupted, record the queued changes if their
         append was committed all the same (the catalog's write after it failed, a Ctrl-C
         came during its last steps). Left queued, the next flush would read the batch back as
         another run's and tell its files as unchanged; told as lost, they would be stored
         and said not to be.
 
-        ``before``: the log's committed end and the store's ``last_append`` before the save.
-        A new ``last_append`` is the proof; without one (a Ctrl-C between the commit and its
+        ``covered``: the log's committed end before the save, which the catch-up under the
+        writer lock brought the cache to; ``last``: the store's ``last_append`` then. A new
+        ``last_append`` is the proof; without one (a Ctrl-C between the commit and its
         record), a log whose end moved within the same generation holds the batch, as the
-        writer lock is held (a header-less log's conversion, or a first batch, renews the
+        lock is held (a header-less log's conversion, or a first batch, renews the
         generation: then nothing proves it, and the batch is taken as not appended)."""
-        end, last = before
         written = self.substrate.last_append
         if written is not None and written is not last:
             appended = written[1]
@@ -223,9 +223,9 @@ class IngestSession:
                 appended = committed_watermark(self.substrate)
             except (OSError, ShardError):  # unreadable now: taken as not appended
                 return False
-            if appended == end or appended.generation != end.generation:
+            if appended == covered or appended.generation != covered.generation:
                 return False
-        if self.cache.watermark == end:  # else the catch-up left it behind: it stays
+        if self.cache.watermark == covered:  # else it was moved past the batch already
             self.cache.watermark = appended
         self.record_pending()
         return True

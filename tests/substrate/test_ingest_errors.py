@@ -233,46 +233,43 @@ def test_interrupt_during_a_save_loses_no_completed_file(
     assert len(Substrate(shard)) == 4
 
 
-def test_a_batch_appended_before_ctrl_c_is_told_as_added(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("error", "after"),
+    [
+        (KeyboardInterrupt(), "save"),  # the interrupt lands in the last steps of the save
+        (ShardError("cannot write catalog: No space left on device"), "save"),
+        (KeyboardInterrupt(), "append"),  # ... before the store records its append
+    ],
+)
+def test_a_batch_appended_before_its_save_failed_is_told_as_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException, after: str
 ) -> None:
-    # the interrupt lands once the append is committed (in its fsync, say): told as unchanged
+    # the log's append is committed, what follows it fails: it was told as unchanged (the
+    # exit's catch-up read it back as another run's) or as lost
+    from substrate.log import LogFile
+
     tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
-    store = Substrate(tmp_path / "shard")
-    original = store.save_encoded
+    owner, name = (Substrate, "save_encoded") if after == "save" else (LogFile, "append")
+    original = getattr(owner, name)
+    calls: list[int] = []
 
-    def save_then_interrupt(*args: Any, **kw: Any) -> None:
-        original(*args, **kw)
-        raise KeyboardInterrupt
+    def then_fail(*args: Any, **kw: Any) -> Any:
+        result = original(*args, **kw)
+        calls.append(1)
+        if after == "save" or len(calls) == 2:  # (an append: the second batch's)
+            raise error
+        return result
 
-    store.save_encoded = save_then_interrupt  # type: ignore[method-assign]
+    monkeypatch.setattr(owner, name, then_fail)
     report = IngestReport()
-    with pytest.raises(KeyboardInterrupt):
-        ingest_path(store, tree, report=report)
-    stored = Substrate(tmp_path / "shard")
-    assert report.files_added == len(stored) == report.items_added == len(report.ids) == 2
-    assert report.files_unchanged == 0
-    again = ingest_path(stored, tree)  # the rest, and the first two as they were
-    assert (again.files_added, again.files_unchanged) == (2, 2)
-
-
-def test_a_batch_appended_before_a_failed_catalog_write_is_told_as_added(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tree = _four_notes_saved_two_at_a_time(tmp_path, monkeypatch)
-    store = Substrate(tmp_path / "shard")
-    original = store.save_encoded
-
-    def save_then_fail(*args: Any, **kw: Any) -> None:
-        original(*args, **kw)  # the log's append is committed; what follows it fails
-        raise ShardError("cannot write catalog: No space left on device")
-
-    store.save_encoded = save_then_fail  # type: ignore[method-assign]
-    report = IngestReport()
-    with pytest.raises(ShardError):
-        ingest_path(store, tree, report=report)
-    assert report.files_added == len(Substrate(tmp_path / "shard")) == report.items_added == 2
-    assert not [f for f in report.files if f.status == "failed"]
+    with pytest.raises(type(error)):
+        ingest_path(Substrate(tmp_path / "shard"), tree, report=report)
+    monkeypatch.setattr(owner, name, original)
+    stored = len(Substrate(tmp_path / "shard"))
+    assert report.files_added == stored == report.items_added == len(report.ids) > 0
+    assert report.files_unchanged == report.files_failed == 0
+    again = ingest_path(Substrate(tmp_path / "shard"), tree)  # the rest, the others as they were
+    assert (again.files_added, again.files_unchanged) == (4 - stored, stored)
 
 
 def test_a_failed_append_after_a_legacy_log_was_converted_is_told_as_lost(
