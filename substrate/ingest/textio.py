@@ -22,8 +22,8 @@ def decode_text(data: bytes) -> str:
 
     Raises:
         FileRejected: the content is not valid in its encoding, or holds a NUL byte (see
-            ``_refuse_nul``); the error names the line (and, for UTF-8, the byte offset) of
-            the first bad byte, so the user can find it.
+            ``_refuse_nul``); the error names the line (and, for an invalid one, the byte
+            offset) of the first bad byte, so the user can find it.
     """
     wide = wide_encoding(data)
     if wide is not None:
@@ -40,24 +40,20 @@ def decode_text(data: bytes) -> str:
                 line=_line_at(data, at),
                 byte=at,
             ) from None
-    if "\x00" in text:
-        nul = text.index("\x00")
-        before = text[:nul]
-        line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
-        # (a UTF-8 file's byte offset: ASCII up to the first NUL, or counted out)
-        byte = None if wide else len(before.encode()) + (3 if data.startswith(_BOM) else 0)
-        _refuse_nul(line, byte)
-    return _normalised(text)
+    text = _normalised(text)
+    nul = text.find("\x00")
+    if nul >= 0:
+        _refuse_nul(text.count("\n", 0, nul) + 1)
+    return text
 
 
-def _refuse_nul(line: int, byte: int | None) -> None:
+def _refuse_nul(line: int) -> None:
     """A NUL byte past the first bytes the binary check reads: no text holds one, but a
     crash or a full disk leaves zeros in a file; its items from before are kept."""
     raise FileRejected(
         "a NUL byte in a text file (a crash or a full disk may have left zeros in it); "
         "restore the file or ignore it",
         line=line,
-        byte=byte,
     )
 
 
