@@ -96,8 +96,9 @@ class _Place:
         return f"{self.rel}/{name}" if self.rel else name
 
     def leaves_out(self, name: str, is_dir: bool) -> bool:
-        """Whether the rules leave out the entry ``name`` of this folder."""
-        return self.rules.ignored(self.child(name), name, is_dir)
+        """Whether the walk leaves out the entry ``name`` of this folder: a VCS folder's name,
+        or one the rules ignore."""
+        return name in VCS_DIRS or self.rules.ignored(self.child(name), name, is_dir)
 
 
 class _Walker:
@@ -275,7 +276,7 @@ class _Walker:
         for path in reversed(unknown):  # down again, each folder from the one holding it
             above = self.places[os.path.dirname(path)]
             name = os.path.basename(path)
-            if above is None or name in VCS_DIRS or above.leaves_out(name, True):
+            if above is None or above.leaves_out(name, True):
                 self.places[path] = None
             else:
                 rel = above.child(name)
@@ -290,8 +291,7 @@ class _Walker:
     def left_out_where_it_lies(self, real: str, is_dir: bool) -> bool:
         """Whether the rules where ``real`` lies (``place_of`` its folder) leave it out."""
         place = self.place_of(os.path.dirname(real))
-        name = os.path.basename(real)
-        return place is None or name in VCS_DIRS or place.leaves_out(name, is_dir)
+        return place is None or place.leaves_out(os.path.basename(real), is_dir)
 
     def not_utf8(self, path: str, child: str) -> None:
         """Report a name Python could not read as UTF-8. Under a locale whose file-system
