@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import InvalidInputError
 from substrate.item import MODALITIES, SubstrateItem
 from substrate.secrets import safe_repr, safe_text
+from substrate.sourcenames import distinct_names, ending_in
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
 
@@ -105,60 +105,17 @@ def shown_source(item: SubstrateItem) -> str | None:
 
 
 def shown_sources(items: Sequence[SubstrateItem]) -> list[str | None]:
-    """``shown_source`` of each item, lengthened where two files would read the same.
-
-    A source is named relative to the folder it was ingested from, so ``teamA/refunds.md``
-    and ``teamB/refunds.md`` ingested one folder at a time both read ``refunds.md``. Where
-    items listed together share a name but came from different files, each shows as many
-    of its path's last folders as it takes to tell them apart (from the masked path: a
-    secret in a folder's name stays masked). A name that is no end of the item's path (one
-    given with ``--source``) is kept as it is.
-    """
+    """``shown_source`` of each item, lengthened where two files would read the same
+    (``sourcenames.distinct_names``, from the masked path: a secret in a folder's name stays
+    masked)."""
     shown = [shown_source(item) for item in items]
-    paths = [_masked_path(item, name) for item, name in zip(items, shown, strict=True)]
-    for _ in range(MAX_LENGTHENINGS):  # a longer name may meet another's: again
-        by_name: dict[str, set[str]] = {}
-        for name, path in zip(shown, paths, strict=True):
-            if name and path:
-                by_name.setdefault(name, set()).add(path)
-        clashes = {name: rivals for name, rivals in by_name.items() if len(rivals) > 1}
-        if not clashes:
-            break
-        tails = {name: _distinct_tails(name, rivals) for name, rivals in clashes.items()}
-        shown = [
-            tails[name][path] if name in tails and path else name
-            for name, path in zip(shown, paths, strict=True)
-        ]
-    return shown
+    paths = [ending_in(_masked(item), name) for item, name in zip(items, shown, strict=True)]
+    return distinct_names(shown, paths)
 
 
-# a name is lengthened again only when it meets another; each round adds a folder at least
-MAX_LENGTHENINGS = 8
-
-
-def _masked_path(item: SubstrateItem, name: str | None) -> str | None:
-    """The item's path, masked, when its shown name is the end of it (else None)."""
+def _masked(item: SubstrateItem) -> str | None:
     path = item.provenance.get("path")
-    if not name or not isinstance(path, str) or not path:
-        return None
-    masked = safe_text(path)
-    return masked if masked == name or masked.endswith("/" + name) else None
-
-
-def _distinct_tails(name: str, paths: set[str]) -> dict[str, str]:
-    """For each of ``paths`` (all ending with ``name``), its shortest end of whole folder
-    names, longer than ``name``, that no other of them ends with."""
-    parts = {path: path.split("/") for path in paths}
-    tails: dict[str, str] = {}
-    for count in range(name.count("/") + 2, max(map(len, parts.values())) + 1):
-        ends = {path: "/".join(split[-count:]) for path, split in parts.items()}
-        seen = Counter(ends.values())
-        for path, end in ends.items():
-            if path not in tails and (seen[end] == 1 or count >= len(parts[path])):
-                tails[path] = end
-        if len(tails) == len(paths):
-            break
-    return {path: tails.get(path, path) for path in paths}
+    return safe_text(path) if isinstance(path, str) and path else None
 
 
 def provenance_entry(

@@ -139,21 +139,23 @@ _SIZE_HINT = (
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
     when ``terminated`` by SIGTERM)."""
+    names = report.shown_names()  # masked; told apart where two files share a name
     if json:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
             output.note(_summary(report))
     else:
         if not quiet:
-            from substrate.secrets.paths import safe_path  # a folder may be named after a key
-
             for outcome in report.files:
                 if outcome.status == "skipped":
-                    output.note_parts(outcome.status, safe_path(outcome.source), outcome.reason)
+                    name = names[(outcome.source, outcome.path)]
+                    output.note_parts(outcome.status, name, outcome.reason)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue in report.issues:  # a failed file once, where it failed
             label = "failed" if issue.fatal else "problem"
-            output.note_parts(label, issue.location(), issue.reason)
+            output.note_parts(
+                label, issue.location(names[(issue.source, issue.path)]), issue.reason
+            )
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         if not quiet:
@@ -164,7 +166,9 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
                 output.note(_SIZE_HINT)
     if not json:  # said even with --quiet: someone's proposal is gone
         for notice in report.notices:
-            output.note_parts("note", notice.location(), notice.reason)
+            output.note_parts(
+                "note", notice.location(names[(notice.source, notice.path)]), notice.reason
+            )
     if report.interrupted or terminated:  # said even with --quiet or --json: not finished
         code, word = (TERMINATED, "terminated") if terminated else (INTERRUPTED, "interrupted")
         changed = report.items_added or report.items_removed or report.items_rewritten

@@ -12,6 +12,7 @@ from typing import Any
 
 from substrate.secrets import safe_text
 from substrate.secrets.paths import safe_path
+from substrate.sourcenames import distinct_names, ending_in
 
 # The status of one file in a run.
 ADDED = "added"  # first time this source was ingested
@@ -45,6 +46,8 @@ class IngestIssue:
         line: 1-based line number, when known.
         byte: 0-based byte offset in the file, when known (invalid UTF-8).
         fatal: True when the whole file was rejected; False when only one line or row was.
+        path: the file's path, when it is a file: two files of one run may share a source
+            name (``IngestReport.shown_names``).
     """
 
     source: str
@@ -52,10 +55,12 @@ class IngestIssue:
     line: int | None = None
     byte: int | None = None
     fatal: bool = False
+    path: str | None = None
 
-    def location(self) -> str:
-        """``source:line`` (or ``source:byte N``), the form editors and terminals link to."""
-        source = safe_path(self.source)
+    def location(self, shown: str | None = None) -> str:
+        """``source:line`` (or ``source:byte N``), the form editors and terminals link to;
+        ``shown`` names the source instead (``IngestReport.shown_names``)."""
+        source = shown or safe_path(self.source)
         if self.line is not None:
             return f"{source}:{self.line}"
         if self.byte is not None:
@@ -69,6 +74,7 @@ class IngestIssue:
             "byte": self.byte,
             "reason": safe_text(self.reason),
             "fatal": self.fatal,
+            "path": None if self.path is None else safe_path(self.path),
         }
 
 
@@ -208,10 +214,26 @@ class IngestReport:
     def note(self, issue: IngestIssue) -> None:
         self.issues.append(issue)
 
-    def tell(self, source: str, notices: list[str]) -> None:
-        """Record what the user should know of ``source`` that is not a problem of its input
-        (an approval withdrawn with a replaced item): reported, without failing the run."""
-        self.notices.extend(IngestIssue(source, notice) for notice in notices)
+    def tell(self, source: str, notices: list[str], path: str | None = None) -> None:
+        """Record what the user should know of ``source`` (the file at ``path``) that is not
+        a problem of its input (an approval withdrawn with a replaced item): reported,
+        without failing the run."""
+        self.notices.extend(IngestIssue(source, notice, path=path) for notice in notices)
+
+    def shown_names(self) -> dict[tuple[str, str | None], str]:
+        """How to show each (source, path) of the files, problems and notices of this run:
+        the masked source name, lengthened where two files share it (a run over ``teamA``
+        and ``teamB`` reads ``refunds.md`` in both; ``sourcenames.distinct_names``)."""
+        told = [(f.source, f.path) for f in self.files]
+        told += [(i.source, i.path) for i in (*self.issues, *self.notices)]
+        pairs = list(dict.fromkeys(told))
+        names = [safe_path(source) for source, _ in pairs]
+        paths = [
+            ending_in(safe_path(path) if path else None, name)
+            for (_, path), name in zip(pairs, names, strict=True)
+        ]
+        shown = distinct_names(names, paths)
+        return {pair: name or "" for pair, name in zip(pairs, shown, strict=True)}
 
     def failed(
         self,
@@ -222,7 +244,7 @@ class IngestReport:
         byte: int | None = None,
     ) -> FileOutcome:
         """Record a file rejected as a whole: the problem with its place, and its outcome."""
-        issue = IngestIssue(source, reason, line, byte, fatal=True)
+        issue = IngestIssue(source, reason, line, byte, fatal=True, path=path)
         self.note(issue)
         return self.failed_for(issue, path)
 

@@ -361,15 +361,17 @@ class IngestSession:
         if skipped:  # binary, or empty: nothing it holds is stored
             self.outcome(source, key, status.SKIPPED, skipped)
         else:
-            self.unchanged(source, rejected)
+            self.unchanged(source, key, rejected)
 
-    def unchanged(self, source: str, rejected: int) -> None:
+    def unchanged(self, source: str, path: str, rejected: int) -> None:
         """Note an unchanged file, and again the lines of it its parser rejected last time: a
         run that reads nothing must not make them look fixed (a cron job would go quiet)."""
         self.report.unchanged.append(source)
         if rejected:
             reason = f"{rejected} line(s) rejected when this file was read are still there"
-            self.report.note(IngestIssue(source, reason + "; fix them and ingest it again"))
+            self.report.note(
+                IngestIssue(source, reason + "; fix them and ingest it again", path=path)
+            )
 
     def fail(self, source: str, path: str | None, reason: str, **where: int | None) -> None:
         self.report.failed(source, path, reason, where.get("line"), where.get("byte"))
@@ -522,7 +524,7 @@ class IngestSession:
         elif done.issues and not (done.items or done.encoded):
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:
-                report.note(IngestIssue(source, reason, line))
+                report.note(IngestIssue(source, reason, line, path=ticket.path))
             empty = done.tally.items_dropped if done.tally is not None else 0
             reason = status.nothing_parsed(len(done.issues), empty) + self.kept_from_before(key)
             self.fail(source, ticket.path, reason)
@@ -548,7 +550,7 @@ class IngestSession:
         report = self.report
         items, encoded = done.items, done.encoded or []
         for reason, line in done.issues:
-            report.note(IngestIssue(ticket.source, reason, line))
+            report.note(IngestIssue(ticket.source, reason, line, path=ticket.path))
         cached = self.cache.get(ticket.key)
         old_ids = cached.ids if cached is not None else []
         ids = [item.id for item in items] or [item_id for item_id, _ in encoded]
@@ -588,7 +590,8 @@ class IngestSession:
                 encoded = [carried_line(pair, previous, notices) for pair in encoded]
                 rewritten = len(kept.intersection(previous))
             gone = [previous[i] for i in removes if i in previous]
-            report.tell(ticket.source, withdrawn_proposals(gone, _REPLACED) + notices)
+            told = withdrawn_proposals(gone, _REPLACED) + notices
+            report.tell(ticket.source, told, ticket.path)
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
@@ -660,7 +663,8 @@ class IngestSession:
             result.items_removed = len(removes)
             self.report.items_removed += len(removes)
             gone = [earlier[i] for i in removes if i in earlier]
-            self.report.tell(source, withdrawn_proposals(gone, f"the file is skipped ({reason})"))
+            why = f"the file is skipped ({reason})"
+            self.report.tell(source, withdrawn_proposals(gone, why), key)
         if skip is not None:
             skip.ids = sorted(moved)
         elif moved:  # known by its published items, so that they are not written over
@@ -724,7 +728,7 @@ class IngestSession:
             self.report.items_removed += len(ids)
             gone = [earlier[i] for i in ids if i in earlier]
             why = "its file is now left out" if there else "its file is no longer there"
-            self.report.tell(source, withdrawn_proposals(gone, why))
+            self.report.tell(source, withdrawn_proposals(gone, why), shown)
             self.queue(_Change(key, [], list(ids), keep, told=result))
         if spared:
             self.report.note(

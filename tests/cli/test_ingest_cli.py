@@ -170,6 +170,28 @@ def test_several_paths_add_up_in_one_report(mixle, notes: Path, tmp_path: Path) 
     assert roots[2].startswith("stream:stdin-")
 
 
+def test_files_of_one_name_in_two_folders_are_told_apart_in_the_report(
+    mixle, tmp_path: Path
+) -> None:
+    for team in ("teamA", "teamB"):
+        (tmp_path / team).mkdir()
+        (tmp_path / team / "rows.jsonl").write_text('{"text": "good"}\n{broken\n')
+        (tmp_path / team / "big.md").write_text("# Big\n\n" + "x" * 2000 + "\n")
+    folders = [str(tmp_path / "teamA"), str(tmp_path / "teamB")]
+    result = mixle("ingest", *folders, "--max-file-size", "1000")
+    assert result.exit_code == 1
+    for team in ("teamA", "teamB"):
+        assert f"problem: {team}/rows.jsonl:2: invalid JSON" in result.stderr, result.stderr
+        assert f"skipped: {team}/big.md:" in result.stderr
+    again = mixle("ingest", *folders, "--max-file-size", "1000")  # unchanged: said again
+    assert "problem: teamB/rows.jsonl: 1 line(s) rejected" in again.stderr, again.stderr
+    issues = mixle("ingest", *folders, "--json").json()["issues"]
+    assert {issue["source"] for issue in issues} == {"rows.jsonl"}  # as stored
+    assert {issue["path"] for issue in issues} == {
+        str((tmp_path / team / "rows.jsonl").resolve()) for team in ("teamA", "teamB")
+    }
+
+
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
     result = mixle("ingest", str(notes), "--as", "research")
     assert result.exit_code == 2 and "unknown format 'research'" in result.stderr

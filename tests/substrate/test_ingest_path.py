@@ -454,6 +454,7 @@ def test_report_as_dict_is_json_ready(notes: Path) -> None:
             "byte": None,
             "reason": data["issues"][0]["reason"],
             "fatal": False,
+            "path": str(notes / "bad.jsonl"),
         }
     ]
     assert {f["source"] for f in data["files"]} >= {"bad.jsonl", "guides/install.md"}
