@@ -35,6 +35,8 @@ from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_ma
 from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import (
+    KEPT_REJECTIONS,
+    LastRead,
     SourceCache,
     SourceState,
     committed_watermark,
@@ -44,6 +46,7 @@ from substrate.ingest.sources import (
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.locking import LockBusy
+from substrate.secrets import safe_text
 from substrate.secrets.paths import safe_path
 from substrate.store import decode, encode
 
@@ -355,20 +358,25 @@ class IngestSession:
         self.report.files.append(result)
         return result
 
-    def as_last_read(self, source: str, key: str, skipped: str, rejected: int) -> None:
-        """Report a file found as it was last read: skipped again (``skipped``: why), or
+    def as_last_read(self, source: str, key: str, last: LastRead) -> None:
+        """Report a file found as it was last read: skipped again (``last.skipped``: why), or
         unchanged."""
-        if skipped:  # binary, or empty: nothing it holds is stored
-            self.outcome(source, key, status.SKIPPED, skipped)
+        if last.skipped:  # binary, or empty: nothing it holds is stored
+            self.outcome(source, key, status.SKIPPED, last.skipped)
         else:
-            self.unchanged(source, key, rejected)
+            self.unchanged(source, key, last)
 
-    def unchanged(self, source: str, path: str, rejected: int) -> None:
+    def unchanged(self, source: str, path: str, last: LastRead) -> None:
         """Note an unchanged file, and again the lines of it its parser rejected last time: a
         run that reads nothing must not make them look fixed (a cron job would go quiet)."""
         self.report.unchanged.append(source)
-        if rejected:
-            reason = f"{rejected} line(s) rejected when this file was read are still there"
+        for line, reason in last.rejected:
+            told = f"{reason}; still there (the file is unchanged since it was read)"
+            self.report.note(IngestIssue(source, told, line, path=path))
+        more = last.problems - len(last.rejected)
+        if more > 0:
+            others = "more " if last.rejected else ""
+            reason = f"{more} {others}line(s) rejected when this file was read are still there"
             self.report.note(
                 IngestIssue(source, reason + "; fix them and ingest it again", path=path)
             )
@@ -450,7 +458,7 @@ class IngestSession:
         if not self.rehash:
             known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key)
         if known is not None:
-            self.settle(self.as_last_read, source, key, *known)
+            self.settle(self.as_last_read, source, key, known)
             return None
         fmt = file_format(self.options.as_format, entry.rel)
         if fmt == "artifact" and not asked_for and detect_format(entry.rel) != "artifact":
@@ -520,7 +528,7 @@ class IngestSession:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
-            self.as_last_read(source, key, *self.cache.last_read(key))
+            self.as_last_read(source, key, self.cache.last_read(key))
         elif done.issues and not (done.items or done.encoded):
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:
@@ -597,8 +605,9 @@ class IngestSession:
         size = ticket.size if ticket.size is not None else done.bytes_read
         # a file with nothing to store is reported skipped again, as a binary one is
         empty = "" if owned else status.NO_CONTENT
+        first = [[line, _kept(reason)] for reason, line in done.issues[:KEPT_REJECTIONS]]
         state = SourceState(
-            size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues)
+            size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         if old_ids:
@@ -742,6 +751,14 @@ class IngestSession:
 
 
 _GONE = "no longer present"
+# A reason kept in the source cache is cut to this length (a parser's message is short)
+_KEPT_REASON = 200
+
+
+def _kept(reason: str) -> str:
+    """A rejected line's ``reason`` as the source cache keeps it: masked, as it is shown, and
+    bounded."""
+    return safe_text(reason)[:_KEPT_REASON]
 
 
 def _same_version(stored: SourceState, planned: SourceState | None) -> bool:

@@ -12,8 +12,10 @@ is small and quick to parse::
      "options": ["<naming key>", ...],
      "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
 
-where ``tail`` is empty, ``[skipped reason]``, or ``[skipped reason, problems]`` (how many lines
-the parser rejected, reported again while the file stays unchanged).
+where ``tail`` is empty, ``[skipped reason]``, ``[skipped reason, problems]`` (how many lines
+the parser rejected, reported again while the file stays unchanged), or that and the first
+of those lines, ``[[line, reason], ...]``, to say where they are (an older cache has only the
+count, and so has one rebuilt from the items).
 
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::

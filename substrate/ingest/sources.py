@@ -25,7 +25,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.ingest import sourcefile
 from substrate.ingest.sourcekeys import (
@@ -70,7 +70,8 @@ class SourceState:
     left out (``binary file``); its ``ids`` are those of the items of an earlier text version
     that were published elsewhere since, if any (the others were removed).
     ``problems`` counts the lines or rows its parser rejected, so that a run that skips the
-    unchanged file can say they are still there.
+    unchanged file can say they are still there, and ``rejected`` holds the first of them
+    (``[line, reason]``, at most ``KEPT_REJECTIONS``), so that it can say where.
     """
 
     size: int
@@ -80,21 +81,55 @@ class SourceState:
     ids: list[str] = field(default_factory=list)
     skipped: str = ""
     problems: int = 0
+    rejected: list[list[Any]] = field(default_factory=list)
 
 
-def _row_tail(skipped: str, problems: int) -> list[Any]:
-    """The optional end of a cache row: ``[skipped]``, ``[skipped, problems]`` or nothing."""
+# How many rejected lines a source's state keeps, to be told again while the file is unchanged
+KEPT_REJECTIONS = 20
+
+
+class LastRead(NamedTuple):
+    """What the cache tells of a file found unchanged: why it was left out ("" when it was
+    not), how many of its lines its parser rejected, and the first of those lines."""
+
+    skipped: str = ""
+    problems: int = 0
+    rejected: list[list[Any]] = []
+
+
+def _row_tail(last: LastRead) -> list[Any]:
+    """The optional end of a cache row: ``[skipped]``, ``[skipped, problems]``, ``[skipped,
+    problems, rejected]`` or nothing."""
+    skipped, problems, rejected = last
+    if rejected:
+        return [skipped, problems, rejected]
     return [skipped, problems] if problems else [skipped] if skipped else []
 
 
-_NOTHING_SKIPPED = ("", 0)
-
-
-def _read_tail(rest: list[Any]) -> tuple[str, int]:
-    """``(skipped, problems)`` from the optional end of a cache row."""
+def _read_tail(rest: list[Any]) -> LastRead:
+    """``LastRead`` from the optional end of a cache row."""
     skipped = str(rest[0]) if rest else ""
     problems = rest[1] if len(rest) > 1 and isinstance(rest[1], int) else 0
-    return skipped, problems
+    rejected = rest[2] if len(rest) > 2 and _rejections(rest[2]) else []
+    return LastRead(skipped, problems, rejected)
+
+
+_NOTHING_SKIPPED = LastRead()
+
+
+def _last_read(state: SourceState) -> LastRead:
+    return LastRead(state.skipped, state.problems, state.rejected)
+
+
+def _rejections(value: Any) -> bool:
+    """Whether ``value`` is a list of ``[line, reason]`` (a malformed one is left unsaid)."""
+    return isinstance(value, list) and all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], int | None)
+        and isinstance(pair[1], str)
+        for pair in value
+    )
 
 
 # The provenance field that records how many lines of the source its parser rejected, so that
@@ -240,21 +275,28 @@ class SourceCache:
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
         size, mtime_ns, options, digest, *rest = row
-        skipped, problems = _read_tail(rest)
+        skipped, problems, rejected = _read_tail(rest)
         state = self.states.get(key)
         if ids is not None:
             self.states[key] = SourceState(
-                size, mtime_ns, digest, options, list(ids), skipped, problems
+                size, mtime_ns, digest, options, list(ids), skipped, problems, rejected
             )
         elif isinstance(state, SourceState):  # touched after an earlier line set its ids
             state.size, state.mtime_ns, state.content_hash = size, mtime_ns, digest
             state.options, state.skipped, state.problems = options, skipped, problems
+            state.rejected = rejected
         else:  # touched: the ids are those of the files
             at = self._option_index.get(options)
             if at is None:
                 at = self._option_index[options] = len(self.options)
                 self.options.append(options)
-            self.states[key] = [size, mtime_ns, at, digest, *_row_tail(skipped, problems)]
+            self.states[key] = [
+                size,
+                mtime_ns,
+                at,
+                digest,
+                *_row_tail(LastRead(skipped, problems, rejected)),
+            ]
 
     def _stamp_in_log(self, current: Watermark) -> bool:
         """Whether the log, at ``current``, still holds unchanged what the files on disk cover
@@ -303,14 +345,9 @@ class SourceCache:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def unchanged(
-        self, origin: str, size: int, mtime_ns: int, options: str
-    ) -> tuple[str, int] | None:
-        """Whether ``origin`` is known with this size, mtime and options (without decoding it).
-
-        Returns None when it is not, else the reason it was skipped last time ("" when it was
-        ingested) and how many of its lines were rejected.
-        """
+    def unchanged(self, origin: str, size: int, mtime_ns: int, options: str) -> LastRead | None:
+        """Whether ``origin`` is known with this size, mtime and options (without decoding it):
+        None when it is not, else what it was found to be last time."""
         # a re-ingest asks this of every file: its own name first, a masked one only if need be
         state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
@@ -320,7 +357,7 @@ class SourceCache:
                 return None
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
-            return (state.skipped, state.problems) if same else None
+            return _last_read(state) if same else None
         try:
             if (
                 state[0] == size
@@ -338,14 +375,13 @@ class SourceCache:
         known.update(s.options for s in self.states.values() if isinstance(s, SourceState))
         return known
 
-    def last_read(self, origin: str) -> tuple[str, int]:
-        """Why ``origin`` was left out when it was last read ("" when it was not), and how
-        many of its lines or rows its parser rejected; its item ids are not read."""
+    def last_read(self, origin: str) -> LastRead:
+        """What ``origin`` was found to be when it was last read; its item ids are not read."""
         state = self.states.get(self._key(origin))
         if state is None:
-            return "", 0
+            return _NOTHING_SKIPPED
         if isinstance(state, SourceState):
-            return state.skipped, state.problems
+            return _last_read(state)
         return _read_tail(state[4:])
 
     def get(self, origin: str) -> SourceState | None:
@@ -612,7 +648,7 @@ class SourceCache:
             if isinstance(state, SourceState):
                 fingerprint = state.options
                 row = [state.size, state.mtime_ns, 0, state.content_hash]
-                row += _row_tail(state.skipped, state.problems)
+                row += _row_tail(_last_read(state))
             else:
                 try:
                     fingerprint, row = self.options[state[2]], list(state)
@@ -649,7 +685,7 @@ class SourceCache:
                 gone.append(key)
             elif isinstance(state, SourceState):
                 rows[key] = [state.size, state.mtime_ns, state.options, state.content_hash]
-                rows[key] += _row_tail(state.skipped, state.problems)
+                rows[key] += _row_tail(_last_read(state))
                 ids[key] = state.ids
             else:  # a touched row: same ids as on disk
                 rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]

@@ -184,7 +184,8 @@ def test_files_of_one_name_in_two_folders_are_told_apart_in_the_report(
         assert f"problem: {team}/rows.jsonl:2: invalid JSON" in result.stderr, result.stderr
         assert f"skipped: {team}/big.md:" in result.stderr
     again = mixle("ingest", *folders, "--max-file-size", "1000")  # unchanged: said again
-    assert "problem: teamB/rows.jsonl: 1 line(s) rejected" in again.stderr, again.stderr
+    assert "problem: teamB/rows.jsonl:2: invalid JSON" in again.stderr, again.stderr
+    assert "still there" in again.stderr
     issues = mixle("ingest", *folders, "--json").json()["issues"]
     assert {issue["source"] for issue in issues} == {"rows.jsonl"}  # as stored
     assert {issue["path"] for issue in issues} == {

@@ -771,11 +771,16 @@ def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
 ) -> None:
     rows = tree / "sub" / "data.jsonl"
 
-    def still_reported() -> None:
+    def still_reported(*, where: bool = True) -> None:
         again = ingest_path(Substrate(shard), tree)
         assert "sub/data.jsonl" in again.unchanged and not again.ok
         assert [i.source for i in again.issues] == ["sub/data.jsonl"]
-        assert "1 line(s) rejected" in again.issues[0].reason
+        issue = again.issues[0]
+        if where:  # the line and why, as the run that read it told them
+            assert issue.line == 2 and issue.reason.startswith("invalid JSON")
+            assert "still there" in issue.reason
+        else:  # known from the items alone: how many
+            assert issue.line is None and "1 line(s) rejected" in issue.reason
 
     _write(rows, '{"text": "row one"}\n{broken\n')
     first = ingest_path(Substrate(shard), tree)
@@ -786,13 +791,24 @@ def test_rejected_lines_are_reported_again_while_the_file_is_unchanged(
     ingest_path(Substrate(shard), tree)  # a small change: a journal line
     assert (shard / "index" / JOURNAL_FILE).exists()
     still_reported()
-    shutil.rmtree(shard / "index")  # a cache rebuilt from the items
-    still_reported()
     Substrate(shard).compact()
     still_reported()
+    shutil.rmtree(shard / "index")  # a cache rebuilt from the items
+    still_reported(where=False)
     _write(rows, '{"text": "row one"}\n{"text": "row two"}\n')
     fixed = ingest_path(Substrate(shard), tree)
     assert fixed.ok and ingest_path(Substrate(shard), tree).ok
+
+
+def test_only_the_first_rejected_lines_are_kept_to_be_told_again(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("substrate.ingest.session.KEPT_REJECTIONS", 2)
+    _write(tree / "sub" / "data.jsonl", '{"text": "ok"}\n{a\n{b\n{c\n')
+    assert [i.line for i in ingest_path(Substrate(shard), tree).issues] == [2, 3, 4]
+    again = ingest_path(Substrate(shard), tree).issues
+    assert [i.line for i in again] == [2, 3, None]
+    assert "1 more line(s) rejected when this file was read" in again[2].reason
 
 
 def test_an_in_memory_shard_reports_rejected_lines_again_too(tree: Path) -> None:
