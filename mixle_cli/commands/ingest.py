@@ -105,6 +105,8 @@ def _summary(report: IngestReport) -> str:
         f"{report.files_skipped} skipped",
         f"{report.files_failed} failed",
     ]
+    if report.files_not_reached:  # a run stopped early
+        parts.append(f"{report.files_not_reached} not reached")
     items = f"items: +{report.items_added} -{report.items_removed}"
     if report.items_rewritten:
         items += f", {report.items_rewritten} rewritten"

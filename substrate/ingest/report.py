@@ -207,6 +207,13 @@ class IngestReport:
         return self.count(FAILED)
 
     @property
+    def files_not_reached(self) -> int:
+        """Files found but not reached (a run stopped early): scanned = added + updated +
+        unchanged + skipped + failed + not reached."""
+        done = sum(self.count(status) for status in STATUSES if status != REMOVED)
+        return max(self.files_scanned - done, 0)
+
+    @property
     def ok(self) -> bool:
         """True when nothing failed, no line was rejected and the run was not stopped early."""
         return not self.issues and not self.interrupted and not self.cancelled
@@ -306,6 +313,7 @@ class IngestReport:
             "roots": [safe_path(root) for root in self.roots],
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
+            "files_not_reached": self.files_not_reached,
             "items_added": self.items_added,
             "items_rewritten": self.items_rewritten,
             "items_removed": self.items_removed,
@@ -319,6 +327,7 @@ class IngestReport:
             "elapsed_s": round(self.elapsed_s, 3),
             "issues": [i.as_dict() for i in self.issues],
             "notices": [i.as_dict() for i in self.notices],
+            "ids": self.ids,
         }
         if files:
             out["files"] = [f.as_dict() for f in self.files]

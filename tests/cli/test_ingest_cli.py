@@ -362,11 +362,13 @@ def test_interrupt_keeps_completed_files_and_exits_130(
         quiet = mixle("--shard", str(other), "ingest", str(notes), "-q")
     assert result.exit_code == 130
     assert result.stderr.splitlines()[-1].startswith("error: interrupted; the files completed")
+    assert "4 files scanned, 2 added, " in result.stderr and ", 2 not reached;" in result.stderr
     assert quiet.exit_code == 130 and quiet.stderr.splitlines()[-1].startswith("error: interr")
     stored = {i.provenance.get("source") for i in Substrate(isolated_shard_env).all()}
     assert len(stored) == 2
     resumed = mixle("ingest", str(notes), "--json").json()
     assert resumed["files_unchanged"] == 2 and resumed["files_added"] == 2, resumed
+    assert resumed["files_not_reached"] == 0 and len(resumed["ids"]) == resumed["items_added"]
     with monkeypatch.context() as patch:
         _before_applying(patch, 1, _interrupt)  # interrupted before any file is applied
         first = mixle("--shard", str(notes.with_name("third")), "ingest", str(notes))
