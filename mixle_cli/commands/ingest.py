@@ -190,7 +190,9 @@ def ingest(
         str | None,
         typer.Option(
             "--as",
-            help="Parse every input as: docs, records (CSV, TSV and JSON files as they are, "
+            help="Parse every input as: docs (prose: Markdown, split into sections at its "
+            "headings; ingest-docs reads a JSON Lines file of documents instead), records "
+            "(CSV, TSV and JSON files as they are, "
             "anything else as JSON Lines), traces, artifacts (in a folder, its manifest.json "
             "files only), or one of "
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
@@ -204,7 +206,8 @@ def ingest(
         typer.Option(
             "--chunk-chars",
             min=MIN_CHUNK_CHARS,  # as [ingest] chunk_chars: one rule
-            help=f"Longest chunk in characters [{DEFAULT_CHUNK_CHARS}].",
+            help="Longest chunk in characters (default: mixle.toml's \\[ingest] chunk_chars, "
+            f"else {DEFAULT_CHUNK_CHARS}).",
         ),
     ] = None,
     max_file_size: Annotated[
@@ -212,8 +215,9 @@ def ingest(
         typer.Option(
             "--max-file-size",
             min=1,
-            help=f"Skip files larger than this many bytes [{DEFAULT_MAX_FILE_SIZE}]; a "
-            "skipped file keeps the items it gave before unless its size changed since. "
+            help="Skip files larger than this many bytes (default: mixle.toml's \\[ingest] "
+            f"max_file_size, else {DEFAULT_MAX_FILE_SIZE:,} (32 MiB)); a skipped file keeps "
+            "the items it gave before unless its size changed since. "
             "Standard input that long fails (exit 1): it cannot be read again.",
         ),
     ] = None,
@@ -280,19 +284,6 @@ def ingest(
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")
     check_tags(tag)
-    app_state = state(ctx)
-    substrate = app_state.substrate(quiet=quiet)
-    target_scope = app_state.write_scope(scope, by)
-    from substrate import IngestReport, ingest_path
-
-    report = IngestReport()
-    common: dict[str, Any] = {
-        "scope": target_scope,
-        "tags": tag or (),
-        "chunk_chars": chunk_chars,
-        "redact": not no_redact,
-        "report": report,
-    }
     if paths.count("-") > 1:
         usage("standard input (-) can be read only once")
     if source is not None and "-" not in paths:
@@ -306,6 +297,19 @@ def ingest(
     if paths == ["-"] and rehash:
         usage("--rehash applies to files and folders: standard input is always read")
     _check_format(as_format)
+    app_state = state(ctx)
+    substrate = app_state.substrate(quiet=quiet)
+    target_scope = app_state.write_scope(scope, by)
+    from substrate import IngestReport, ingest_path
+
+    report = IngestReport()
+    common: dict[str, Any] = {
+        "scope": target_scope,
+        "tags": tag or (),
+        "chunk_chars": chunk_chars,
+        "redact": not no_redact,
+        "report": report,
+    }
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
     kept = _kept_from(substrate, list(refused), target_scope)
     for path, why in refused.items():  # failed on their own: the others are ingested
@@ -810,7 +814,13 @@ def ingest_artifacts_command(
 @_adds_on_rerun
 def ingest_traces_command(
     ctx: typer.Context,
-    path: Annotated[str, typer.Argument(help='JSON Lines of {"input", "answer"|"label"|"call"}.')],
+    path: Annotated[
+        str,
+        typer.Argument(
+            help='JSON Lines of {"input", "answer"|"label"|"call"} (the first of those three '
+            'a row has is its answer; a row with none is stored as "<input> => null").'
+        ),
+    ],
     source: SourceOpt = None,
     scope: WriteScopeOpt = None,
     by: WriterOpt = None,

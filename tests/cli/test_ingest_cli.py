@@ -196,6 +196,7 @@ def test_files_of_one_name_in_two_folders_are_told_apart_in_the_report(
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
     result = mixle("ingest", str(notes), "--as", "research")
     assert result.exit_code == 2 and "unknown format 'research'" in result.stderr
+    assert "no shard" not in result.stderr  # no note of a write that will not happen
     assert (
         "mixle --as TEAM ingest" in result.stderr and mixle("ls").exit_code == 3
     )  # not even a shard was created
