@@ -75,6 +75,7 @@ class _Change:
     encoded: list[tuple[str, bytes]] = field(default_factory=list)  # items as log lines
     named: str = ""  # the source's masked name in the cache ("": its own)
     told: FileOutcome | None = None  # what the report says of it, taken back if not saved
+    pruned: bool = False  # its file was not found by the walk
 
     def lines(self) -> Iterator[tuple[str, bytes]]:
         """Every item of the change as ``(id, log line)``, in file order."""
@@ -264,7 +265,9 @@ class IngestSession:
         still: list[_Change] = []
         for change in self.pending:
             state = self.cache.get(change.key)
-            if state is None:
+            if change.pruned and self.cache.stored_meanwhile(change.key):
+                self.unprune(change)
+            elif state is None:
                 still.append(change)
             elif _same_version(state, change.state):
                 self.done_elsewhere(change)
@@ -290,6 +293,17 @@ class IngestSession:
             report.unchanged.append(told.source)
         written = {item.id for item in change.items}.union(i for i, _ in change.encoded)
         report.ids = [item_id for item_id in report.ids if item_id not in written]
+
+    def unprune(self, change: _Change) -> None:
+        """Take back the prune of a file another run stored after this run's walk began: the
+        walk may have passed its folder before the file was there."""
+        report, told = self.report, change.told
+        if told is not None:
+            report.items_removed -= told.items_removed
+            report.files.remove(told)
+            report.notices = [
+                n for n in report.notices if (n.source, n.path) != (told.source, told.path)
+            ]
 
     def covered_after_save(self, covered: Watermark) -> Watermark:
         """How far into the log the cache reaches once this run's batch is recorded in it.
@@ -703,6 +717,8 @@ class IngestSession:
         masked_kept = any(cache_origin(path) != path for path in kept)
         written = set(self.report.ids)  # a source the cache knew by another name was re-read
         for key in self.cache.missing_under(root, seen):
+            if self.cache.stored_meanwhile(key):  # perhaps after the walk passed its folder
+                continue
             shown = shown_origin(key)
             if any(shown == path or shown.startswith(path + os.sep) for path in kept):
                 continue
@@ -718,12 +734,12 @@ class IngestSession:
             keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
             if moved and not ids:
                 if state is not None and state.content_hash:  # not yet recorded as gone
-                    self.queue(_Change(key, [], [], keep))
+                    self.queue(_Change(key, [], [], keep, pruned=True))
                 continue
             if not ids and (state is None or not state.ids):
                 # never gave an item (left out as empty or binary): forgotten, not reported
                 # removed, as a file of a format never read is not
-                self.queue(_Change(key, [], [], keep))
+                self.queue(_Change(key, [], [], keep, pruned=True))
                 continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
@@ -738,7 +754,7 @@ class IngestSession:
             gone = [earlier[i] for i in ids if i in earlier]
             why = "its file is now left out" if there else "its file is no longer there"
             self.report.tell(source, withdrawn_proposals(gone, why), shown)
-            self.queue(_Change(key, [], list(ids), keep, told=result))
+            self.queue(_Change(key, [], list(ids), keep, told=result, pruned=True))
         if spared:
             self.report.note(
                 IngestIssue(

@@ -216,6 +216,9 @@ class SourceCache:
         self._journaled = 0  # keys the journal on disk already holds
         self._whole = False  # the next save rewrites the files (a rebuild or a fold)
         self._masked: dict[str, str] | None = None  # digest -> key of masked names (this scope)
+        # keys of the sources other runs stored since the cache was opened: a walk that began
+        # before may have passed their files by, and cannot tell they are gone
+        self._stored_meanwhile: set[str] = set()
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -242,6 +245,7 @@ class SourceCache:
             if not cache._stamp_in_log(current):
                 log.warning("the log was edited under the ingest source cache; rebuilding it")
             elif cache.watermark == current or cache.catch_up(substrate):
+                cache._stored_meanwhile.clear()  # stored before this run: its walk judges them
                 return cache
         return cls._rebuilt(substrate, index_dir, current, scope)
 
@@ -327,8 +331,8 @@ class SourceCache:
     def catch_up(self, substrate: Substrate) -> bool:
         """Fold in what was saved since the stamp; False when the log was rewritten.
 
-        After a False the cache is no longer trusted: it is not saved, and the next run
-        rebuilds it from the items.
+        After a False the cache is no longer trusted: it is not saved, and the next run reads
+        the one the rewrite saved, or rebuilds it from the items.
         """
         committed = committed_watermark(substrate)
         if self.watermark == committed:
@@ -535,8 +539,13 @@ class SourceCache:
                 self._detach(item.id)
             else:
                 self._attach(key, item.id, _state_of(item.provenance))
+                self._stored_meanwhile.add(key)
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
+
+    def stored_meanwhile(self, origin: str) -> bool:
+        """Whether another run stored ``origin`` since this cache was opened (see ``fold``)."""
+        return self._key(origin) in self._stored_meanwhile
 
     def record(self, origin: str, state: SourceState, named: str = "") -> None:
         """Set the state of ``origin`` after it was ingested (or skipped).
@@ -615,7 +624,8 @@ class SourceCache:
         if index_dir is None:
             return
         if not self.trusted:
-            sourcefile.remove(index_dir)
+            # the files on disk are stamped with the log they cover: those of the rewrite
+            # (a compaction's) go on from there, and older ones are rebuilt on the next open
             return
         if not (self.dirty or self.items_dirty or watermark != self._stamp):
             return

@@ -1244,3 +1244,70 @@ def test_a_run_overtaken_by_another_over_the_same_tree_writes_nothing_again(
     assert len(Substrate(shard)) == 5 + shard_exists
     lines = (shard / "items.jsonl").read_text().count("Body of note")
     assert lines == 5  # each item written once, by the run that got there first
+
+
+def test_a_file_another_run_stored_after_the_walk_passed_its_folder_is_not_pruned(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "guide.md", GUIDE + "\nEdited.\n")
+    _write(tree / "notes.txt", "first note, edited\n")
+    monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 1)  # a save after each file
+    new = tree / "new.md"
+
+    def another_run() -> None:  # the walk listed the folder before the file was there
+        _write(new, "# New\n\nA note written meanwhile.\n")
+        ingest_path(Substrate(shard), new)
+
+    _another_run_first(monkeypatch, another_run)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 2 and report.files_removed == 0, report.files
+    monkeypatch.undo()
+    assert any(i.text.endswith("written meanwhile.") for i in Substrate(shard).iter_items())
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_unchanged == 4 and again.items_added == again.items_removed == 0
+
+
+def test_the_prune_of_a_file_another_run_stored_before_the_last_save_is_taken_back(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest.session import IngestSession
+
+    ingest_path(Substrate(shard), tree)
+    gone = tree / "notes.txt"
+    gone.unlink()  # pruned by this run, restored and stored by another before it saves
+    real = IngestSession.finish
+    runs = [lambda: ingest_path(Substrate(shard), gone)]
+
+    def restored_first(self: IngestSession, **kwargs: Any) -> None:
+        if runs:
+            _write(gone, "first note\n\nsecond note, restored\n")
+            runs.pop()()
+        real(self, **kwargs)
+
+    monkeypatch.setattr(IngestSession, "finish", restored_first)
+    report = ingest_path(Substrate(shard), tree)
+    monkeypatch.undo()
+    assert report.files_removed == 0 and report.items_removed == 0, report.files
+    assert any(i.text.endswith("restored") for i in Substrate(shard).iter_items())
+    again = ingest_path(Substrate(shard), tree)
+    assert again.items_added == again.items_removed == 0, again.files
+
+
+def test_a_compaction_during_an_ingest_keeps_the_source_cache(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    notes = [i.id for i in store.iter_items() if i.provenance.get("source") == "notes.txt"]
+    for item_id in notes:  # only the cache remembers they were removed
+        store.remove(item_id)
+    store.save()
+    _write(tree / "guide.md", GUIDE + "\nEdited.\n")
+    _another_run_first(monkeypatch, lambda: Substrate(shard).compact())
+    ingest_path(Substrate(shard), tree)
+    monkeypatch.undo()
+    assert (shard / "index" / STATS_FILE).exists()  # the compaction's, not deleted after it
+    report = ingest_path(Substrate(shard), tree)  # (the edited file may be read again)
+    assert report.items_added == report.items_removed == 0, report.files
+    assert not set(notes) & {i.id for i in Substrate(shard).iter_items()}
