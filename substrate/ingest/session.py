@@ -88,6 +88,10 @@ _NOW_BINARY = (
     "reads as binary now (NUL bytes), where it held text: its {} earlier item(s) are kept; "
     "restore the file, or add it to .mixleignore to let them go"
 )
+_NOW_EMPTY = (
+    "is empty now (0 bytes), where it held text: its {} earlier item(s) are kept; restore the "
+    "file, or delete it (or add it to .mixleignore) to let them go"
+)
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
 
 
@@ -543,6 +547,8 @@ class IngestSession:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
                 self.cache.touch(key, ticket.size, settled)
             self.as_last_read(source, key, self.cache.last_read(key))
+        elif self.emptied(ticket, done):
+            return  # failed, keeping its earlier items
         elif done.issues and not (done.items or done.encoded):
             # every line was rejected: a broken file, whose earlier items are kept
             for reason, line in done.issues:
@@ -655,6 +661,17 @@ class IngestSession:
         cached = self.cache.get(key)
         kept = len(cached.ids) if cached is not None and not cached.skipped else 0
         return f"; its {kept} earlier item(s) are kept" if kept else ""
+
+    def emptied(self, ticket: Ticket, done: Prepared) -> bool:
+        """Whether a file read as 0 bytes gave items that are still stored: then it fails and
+        keeps them (told here). A file truncated to nothing is what a crash or a failed save
+        leaves, as a NUL-filled one is (``binary``); a file meant to go is deleted."""
+        if done.bytes_read or ticket.path is None or done.items or done.encoded:
+            return False
+        kept = self.earlier_text_items(ticket.key)
+        if kept:
+            self.fail(ticket.source, ticket.path, _NOW_EMPTY.format(kept))
+        return bool(kept)
 
     def binary(self, ticket: Ticket, done: Prepared) -> None:
         """A file that reads as binary: skipped, unless it gave text items that are still

@@ -870,6 +870,23 @@ def test_a_text_file_that_turns_binary_fails_and_keeps_its_items(tmp_path: Path)
     assert gone.items_removed == 1 and len(Substrate(shard)) == 1
 
 
+def test_a_file_truncated_to_nothing_fails_and_keeps_its_items(tmp_path: Path) -> None:
+    root, shard = _ingested(tmp_path, {"a.md": "# A\n\nText of a.\n", "b.md": "# B\n\nb\n"})
+    kept = sorted(item.id for item in Substrate(shard).iter_items())
+    _write(root / "a.md", "")
+    _write(root / "new.md", "")  # empty from the start: skipped, as before
+    for _ in range(2):  # and again: still kept, still said
+        report = ingest_path(Substrate(shard), root)
+        outcomes = {f.source: (f.status, f.reason) for f in report.files}
+        assert outcomes["new.md"] == ("skipped", "no content")
+        status, reason = outcomes["a.md"]
+        assert status == "failed" and reason.startswith("is empty now (0 bytes)")
+        assert "its 1 earlier item(s) are kept" in reason and not report.ok
+        assert sorted(item.id for item in Substrate(shard).iter_items()) == kept
+    (root / "a.md").unlink()  # meant to go
+    assert ingest_path(Substrate(shard), root).items_removed == 1
+
+
 def test_a_text_file_zero_filled_past_its_first_bytes_fails_and_keeps_its_items(
     tmp_path: Path,
 ) -> None:
