@@ -85,14 +85,6 @@ class Hit:
     match_end: int
 
 
-def _literal_lead(pattern: str) -> bool:
-    """Whether the pattern starts with a literal character (fast literal search applies)."""
-    return bool(pattern) and (pattern[0].isalnum() or pattern[0] in '-_"/')
-
-
-_LITERAL: tuple[bool, ...] = tuple(_literal_lead(r.pattern) for r in RULES)
-
-
 def _has(low: str, keywords: Sequence[str], cache: dict[str, bool]) -> bool:
     for k in keywords:
         hit = cache.get(k)
@@ -420,6 +412,12 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                     _consider(rule, m, text, accepted, syntax)
             continue
         if not gated:
+            # a match holds one of its rule's keywords (a short text's rules are picked by
+            # them): where none is, the pattern is not tried, even a literal-led one, whose
+            # lead may be common and start a long try each time (npm_token's ``//`` in
+            # ``//a//a…``, tried to the end of the run from every one)
+            if rule.keywords and not _has(low, rule.keywords, present):
+                continue
             floor, witness = filters[i]
             if floor:
                 words, words_low = reduced[floor]
@@ -427,8 +425,6 @@ def _scan(text: str, syntax: str) -> list[Hit]:
                     continue
                 if rule.regex.search(words) is None:
                     continue
-            elif rule.keywords and not _LITERAL[i] and not _has(low, rule.keywords, present):
-                continue
         for m in rule.regex.finditer(text):
             _consider(rule, m, text, accepted, syntax)
     if _TABLE_RULE in selected and "|" in text:  # a column of them: "| user | password |"

@@ -1551,3 +1551,12 @@ def test_a_path_is_screened_without_parsing_every_rule() -> None:
     ]
     assert widths.strip() == str(expected)
     assert expected and all(shortest for _, shortest in expected)
+
+
+def test_a_long_text_still_finds_a_literal_led_rule_where_its_keyword_is() -> None:
+    # ``//`` leads npm_token's pattern: in a long run of them it was tried from every one to
+    # the run's end; a long text now tries it only when ``_auth`` or ``_password`` is there
+    line = "//registry.npmjs.org/:_authToken=" + "Ab3" * 12
+    assert not find_secrets("//a" * 3000)
+    hits = find_secrets("//a" * 3000 + "\n" + line + "\n")  # long: the rules come first
+    assert [(h.rule, h.end - h.start) for h in hits] == [("npm_token", 36)]
