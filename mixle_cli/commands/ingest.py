@@ -141,17 +141,19 @@ _SIZE_HINT = (
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
     when ``terminated`` by SIGTERM)."""
-    names = report.shown_names()  # masked; told apart where two files share a name
     if json:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
             output.note(_summary(report))
     else:
-        if not quiet:
-            for outcome in report.files:
-                if outcome.status == "skipped":
-                    name = names[(outcome.source, outcome.path)]
-                    output.note_parts(outcome.status, name, outcome.reason)
+        from substrate.ingest.report import shown_names
+
+        skipped = [o for o in report.files if o.status == "skipped"] if not quiet else []
+        told = [(o.source, o.path) for o in skipped]
+        told += [(i.source, i.path) for i in (*report.issues, *report.notices)]
+        names = shown_names(told)  # masked; two files of one name told apart
+        for outcome in skipped:
+            output.note_parts(outcome.status, names[(outcome.source, outcome.path)], outcome.reason)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue in report.issues:  # a failed file once, where it failed
             label = "failed" if issue.fatal else "problem"
@@ -166,8 +168,7 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
 
             if any(o.reason.startswith(TOO_LARGE) for o in report.files):
                 output.note(_SIZE_HINT)
-    if not json:  # said even with --quiet: someone's proposal is gone
-        for notice in report.notices:
+        for notice in report.notices:  # said even with --quiet: someone's proposal is gone
             output.note_parts(
                 "note", notice.location(names[(notice.source, notice.path)]), notice.reason
             )

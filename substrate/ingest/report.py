@@ -7,6 +7,7 @@ file name is redacted from the items' provenance, and must not come back through
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,7 @@ class IngestIssue:
         byte: 0-based byte offset in the file, when known (invalid UTF-8).
         fatal: True when the whole file was rejected; False when only one line or row was.
         path: the file's path, when it is a file: two files of one run may share a source
-            name (``IngestReport.shown_names``).
+            name (``shown_names``).
     """
 
     source: str
@@ -59,7 +60,7 @@ class IngestIssue:
 
     def location(self, shown: str | None = None) -> str:
         """``source:line`` (or ``source:byte N``), the form editors and terminals link to;
-        ``shown`` names the source instead (``IngestReport.shown_names``)."""
+        ``shown`` names the source instead (``shown_names``)."""
         source = shown or safe_path(self.source)
         if self.line is not None:
             return f"{source}:{self.line}"
@@ -210,7 +211,7 @@ class IngestReport:
     def files_not_reached(self) -> int:
         """Files found but not reached (a run stopped early): scanned = added + updated +
         unchanged + skipped + failed + not reached."""
-        done = sum(self.count(status) for status in STATUSES if status != REMOVED)
+        done = len(self.unchanged) + sum(1 for f in self.files if f.status != REMOVED)
         return max(self.files_scanned - done, 0)
 
     @property
@@ -226,21 +227,6 @@ class IngestReport:
         a problem of its input (an approval withdrawn with a replaced item): reported,
         without failing the run."""
         self.notices.extend(IngestIssue(source, notice, path=path) for notice in notices)
-
-    def shown_names(self) -> dict[tuple[str, str | None], str]:
-        """How to show each (source, path) of the files, problems and notices of this run:
-        the masked source name, lengthened where two files share it (a run over ``teamA``
-        and ``teamB`` reads ``refunds.md`` in both; ``sourcenames.distinct_names``)."""
-        told = [(f.source, f.path) for f in self.files]
-        told += [(i.source, i.path) for i in (*self.issues, *self.notices)]
-        pairs = list(dict.fromkeys(told))
-        names = [safe_path(source) for source, _ in pairs]
-        paths = [
-            ending_in(safe_path(path) if path else None, name)
-            for (_, path), name in zip(pairs, names, strict=True)
-        ]
-        shown = distinct_names(names, paths)
-        return {pair: name or "" for pair, name in zip(pairs, shown, strict=True)}
 
     def failed(
         self,
@@ -332,3 +318,17 @@ class IngestReport:
         if files:
             out["files"] = [f.as_dict() for f in self.files]
         return out
+
+
+def shown_names(told: Iterable[tuple[str, str | None]]) -> dict[tuple[str, str | None], str]:
+    """How to show each (source, path) of the files, problems and notices ``told`` together:
+    the masked source name, lengthened where two files share it (a run over ``teamA`` and
+    ``teamB`` reads ``refunds.md`` in both; ``sourcenames.distinct_names``)."""
+    pairs = list(dict.fromkeys(told))
+    names = [safe_path(source) for source, _ in pairs]
+    paths = [
+        ending_in(safe_path(path) if path else None, name)
+        for (_, path), name in zip(pairs, names, strict=True)
+    ]
+    shown = distinct_names(names, paths)
+    return {pair: name or "" for pair, name in zip(pairs, shown, strict=True)}
