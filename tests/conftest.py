@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 import pytest
+
+# A test that runs this long is stuck (the slowest takes seconds): the run ends, with where
+# every thread was, instead of waiting for whatever runs the suite to give up on it.
+STUCK_TEST_S = 300
+_REAL_STDERR = pytest.StashKey[TextIO]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # taken before any test captures the standard error, so that the dump is seen
+    config.stash[_REAL_STDERR] = os.fdopen(os.dup(sys.stderr.fileno()), "w")
+
+
+@pytest.fixture(autouse=True)
+def ends_if_stuck(request: pytest.FixtureRequest) -> Iterator[None]:
+    faulthandler.dump_traceback_later(
+        STUCK_TEST_S, exit=True, file=request.config.stash[_REAL_STDERR]
+    )
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(autouse=True, scope="session")

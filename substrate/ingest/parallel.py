@@ -31,7 +31,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
@@ -109,13 +109,13 @@ def _serve(
     worker that ends early by its pipe.
 
     First it ignores Ctrl-C (the parent's to handle), ends on SIGTERM whatever the parent
-    does with it, restores the signal ``mask`` the fork held, and closes the pipe ends
-    ``not_ours``: the parent's, and the other workers'.
+    does with it (even blocks it), restores the signal ``mask`` the fork held, and closes the
+    pipe ends ``not_ours``: the parent's, and the other workers'.
     """
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler saves; a worker ends
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask - {signal.SIGTERM})
         for conn in not_ours:
             conn.close()
         _end_with_parent()
@@ -286,11 +286,14 @@ class _Worker:
             if not finished:
                 with suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGTERM)
+        # closed before waiting: a worker that SIGTERM cannot reach still ends, at the end
+        # of its pipe (waiting for a chunk) or at a broken one (sending results)
+        for conn in _ends([self]):
+            conn.close()
+        if self.pid > 0:
             with suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = -1
-        for conn in _ends([self]):
-            conn.close()
 
 
 _STOPS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C, and a stop a host may handle as one
@@ -308,21 +311,26 @@ def _interrupts_held() -> Iterator[set[int | signal.Signals]]:
     the signal, raised again once the handlers are back. (In another thread no
     ``KeyboardInterrupt`` is ever raised.)
     """
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPS))
+    # Python acts on a Ctrl-C another thread took at its next chance, which may be inside
+    # any of the calls below: each change is made where the ``finally`` undoes it, and the
+    # mask comes back first (a stop left blocked would keep every later worker from ending).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     previous: dict[int, Any] = {}
     noted: list[int] = []
-    if threading.current_thread() is threading.main_thread():
-        for signum in _STOPS:
-            handler = signal.getsignal(signum)
-            if handler is not None:  # None: a handler not set from Python, which stays
-                previous[signum] = handler
-                signal.signal(signum, lambda got, _frame: noted.append(got))
     try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPS))
+        if threading.current_thread() is threading.main_thread():
+            for signum in _STOPS:
+                handler = signal.getsignal(signum)
+                if handler is not None:  # None: a handler not set from Python, which stays
+                    previous[signum] = handler
+                    signal.signal(signum, lambda got, _frame: noted.append(got))
         yield mask
     finally:
-        for held, handler in previous.items():
-            signal.signal(held, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back is noted now
+        with ExitStack() as restore:  # each handler is set back, even when one before raised
+            for held, handler in previous.items():
+                restore.callback(signal.signal, held, handler)
         if noted:
             _deliver(noted[0], previous[noted[0]])
 

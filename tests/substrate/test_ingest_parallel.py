@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,24 @@ CHUNK = 3
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "CHUNK_FILES", CHUNK)
+
+
+@pytest.fixture(autouse=True)
+def signals_left_as_found() -> Iterator[None]:
+    """Every run leaves the signal mask and the Ctrl-C and SIGTERM handlers as it found them
+    (put back after a failure, so that it cannot spread: a Ctrl-C left blocked would keep later
+    tests' interrupts from arriving, and their workers from ending)."""
+    stops = (signal.SIGINT, signal.SIGTERM)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    handlers = {signum: signal.getsignal(signum) for signum in stops}
+    yield
+    left = (
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask),
+        {s: signal.getsignal(s) for s in stops},
+    )
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+    assert left == (mask, handlers)
 
 
 @pytest.fixture
@@ -256,7 +276,6 @@ def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
-    import signal
 
     monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
     monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)  # saves during the run
@@ -296,7 +315,6 @@ ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2)
 
 @pytest.mark.parametrize("signum", ["SIGKILL", "SIGTERM"])
 def test_workers_end_when_their_parent_is_killed(tree: Path, tmp_path: Path, signum: str) -> None:
-    import signal
     import subprocess
     import sys
     import time
@@ -496,7 +514,6 @@ def test_workers_stopped_midway_end_quietly(tree: Path, tmp_path: Path) -> None:
 def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
-    import signal
 
     real_fork = os.fork
 
@@ -518,7 +535,6 @@ def test_ctrl_c_handed_to_another_thread_while_forking_still_stops_the_worker(
 ) -> None:
     """The kernel may give a Ctrl-C to any thread not blocking it (a progress bar's); Python
     raises it in the main thread at once, however the fork holds it back there."""
-    import signal
     import threading
     import time
 
@@ -545,6 +561,7 @@ def test_ctrl_c_handed_to_another_thread_while_forking_still_stops_the_worker(
             while not told.is_set() and time.monotonic() < deadline:
                 time.sleep(0.005)
             signal.signal(signal.SIGINT, held)
+            assert told.is_set(), "the Ctrl-C sent to the other thread never reached Python"
         return pid
 
     monkeypatch.setattr(os, "fork", fork_then_interrupt_elsewhere)
@@ -617,7 +634,6 @@ def test_a_second_ctrl_c_while_stopping_still_waits_for_every_worker(
 def test_a_ctrl_c_noted_while_forking_is_handed_to_its_handler_when_the_hold_ends() -> None:
     """Raised again as a signal, a noted Ctrl-C waits for a later bytecode (or, here, for the
     thread to unblock it); handed to its handler, it is acted on before the hold returns."""
-    import signal
 
     calls: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, _frame: calls.append(signum))
@@ -631,6 +647,93 @@ def test_a_ctrl_c_noted_while_forking_is_handed_to_its_handler_when_the_hold_end
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("acted_on", ["as Ctrl-C is blocked", "as a handler is set back"])
+def test_a_ctrl_c_acted_on_midway_through_holding_leaves_nothing_held(
+    monkeypatch: pytest.MonkeyPatch, acted_on: str
+) -> None:
+    """Python acts on a Ctrl-C another thread took at the next chance, which may be inside
+    blocking it or setting a handler back: the signal mask and every handler must still come
+    back (a stop blocked for good would keep each worker forked later from ending)."""
+    real_mask, real_signal = signal.pthread_sigmask, signal.signal
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    mask = real_mask(signal.SIG_BLOCK, [])
+    held: list[bool] = []
+    raised: list[bool] = []
+
+    def interrupted_if(now: bool) -> None:
+        if now and not raised:
+            raised.append(True)
+            raise KeyboardInterrupt
+
+    def pthread_sigmask(how: int, signals: Any) -> Any:
+        before = real_mask(how, signals)
+        interrupted_if(acted_on == "as Ctrl-C is blocked" and how == signal.SIG_BLOCK and signals)
+        return before
+
+    def setting(signum: int, handler: Any) -> Any:
+        before = real_signal(signum, handler)
+        interrupted_if(acted_on == "as a handler is set back" and bool(held))
+        return before
+
+    monkeypatch.setattr(signal, "pthread_sigmask", pthread_sigmask)
+    monkeypatch.setattr(signal, "signal", setting)
+    with pytest.raises(KeyboardInterrupt), parallel._interrupts_held():
+        held.append(True)
+    monkeypatch.undo()
+    assert raised == [True] and bool(held) == (acted_on == "as a handler is set back")
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask
+    assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+
+
+_STOPPING_HOST = """
+import os, signal, sys
+import substrate.ingest.session
+from substrate.ingest import ingest_path, parallel
+from substrate.store import Substrate
+
+if sys.argv[3] == "blocks SIGTERM":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+else:  # SIGTERM is never sent
+    real_kill = os.kill
+    os.kill = lambda pid, signum: None if signum == signal.SIGTERM else real_kill(pid, signum)
+forked, real_fork = [], os.fork
+
+def fork():
+    pid = real_fork()
+    if pid:
+        forked.append(pid)
+    return pid
+
+def interrupt(done, *_):
+    if done >= 3:
+        raise KeyboardInterrupt
+
+os.fork = fork
+parallel.CHUNK_FILES = 3
+substrate.ingest.session.PROGRESS_INTERVAL_S = 0.0
+try:
+    ingest_path(Substrate(sys.argv[1]), sys.argv[2], jobs=2, progress=interrupt)
+except KeyboardInterrupt:
+    print(len(forked), flush=True)
+"""
+
+
+@pytest.mark.parametrize("host", ["blocks SIGTERM", "never sends SIGTERM"])
+def test_workers_stopped_early_end_even_where_sigterm_does_not_reach_them(
+    tree: Path, tmp_path: Path, host: str
+) -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", _STOPPING_HOST, str(tmp_path / "shard"), str(tree), host],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the bug this guards against: waiting for ever on a worker
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, "2\n", "")
 
 
 def test_files_read_ahead_that_another_run_stored_meanwhile_are_unchanged(
