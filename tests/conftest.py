@@ -1,9 +1,11 @@
-"""Every test runs against throw-away shards: no test may touch a real user shard."""
+"""Every test runs against throw-away shards (never a real user shard), leaves signal handling
+as it found it, and ends the run if it is stuck."""
 
 from __future__ import annotations
 
 import faulthandler
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +31,24 @@ def ends_if_stuck(request: pytest.FixtureRequest) -> Iterator[None]:
     )
     yield
     faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(autouse=True)
+def signals_left_as_found() -> Iterator[None]:
+    """Every test leaves the signal mask and the Ctrl-C and SIGTERM handlers as it found them
+    (put back when it does not, so that the harm stays in the test that did it: a Ctrl-C left
+    blocked keeps later tests' interrupts from arriving, and their workers from ending)."""
+    stops = (signal.SIGINT, signal.SIGTERM)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    handlers = {signum: signal.getsignal(signum) for signum in stops}
+    yield
+    left = (
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask),
+        {s: signal.getsignal(s) for s in stops},
+    )
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
+    assert left == (mask, handlers)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +24,6 @@ CHUNK = 3
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "CHUNK_FILES", CHUNK)
-
-
-@pytest.fixture(autouse=True)
-def signals_left_as_found() -> Iterator[None]:
-    """Every run leaves the signal mask and the Ctrl-C and SIGTERM handlers as it found them
-    (put back after a failure, so that it cannot spread: a Ctrl-C left blocked would keep later
-    tests' interrupts from arriving, and their workers from ending)."""
-    stops = (signal.SIGINT, signal.SIGTERM)
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-    handlers = {signum: signal.getsignal(signum) for signum in stops}
-    yield
-    left = (
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask),
-        {s: signal.getsignal(s) for s in stops},
-    )
-    for signum, handler in handlers.items():
-        signal.signal(signum, handler)
-    assert left == (mask, handlers)
 
 
 @pytest.fixture
