@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from substrate.errors import InvalidInputError
@@ -73,14 +74,22 @@ def refuse_unfit_names(**names: str | None) -> None:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
-        if name and not printable_name(name):
-            raise InvalidInputError(f"the {what.replace('_', ' ')} {UNFIT_NAME}")
-        if name and name != name.strip():
-            raise InvalidInputError(f"the {what.replace('_', ' ')} has white space around it")
-        if name and find_secrets(name):
-            raise InvalidInputError(
-                f"the {what.replace('_', ' ')} looks like a secret; choose another name"
-            )
+        unfit = _unfit(name) if name else None
+        if unfit is not None:
+            raise InvalidInputError(f"the {what.replace('_', ' ')} {unfit}")
+
+
+@lru_cache(maxsize=256)
+def _unfit(name: str) -> str | None:
+    """What is wrong with ``name`` as a name, if anything (remembered: every item a run
+    writes names the same scope)."""
+    if not printable_name(name):
+        return UNFIT_NAME
+    if name != name.strip():
+        return "has white space around it"
+    if find_secrets(name):
+        return "looks like a secret; choose another name"
+    return None
 
 
 def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
