@@ -167,8 +167,10 @@ class FileChecker:
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
         recorded = prov.get("content_hash")
-        if not isinstance(recorded, str) or not recorded:
-            return None
+        if not isinstance(recorded, str):
+            recorded = ""
+        if not recorded and not _stat_recorded(prov):
+            return None  # nothing recorded to compare the file with
         hashed, shown = path, ref
         if state.is_dir:
             manifest = _hashed_file(prov, ref)
@@ -180,6 +182,10 @@ class FileChecker:
             state = self._stat(hashed)
         if not (state.exists and state.is_file):
             return f"moved: referenced path '{shown}' is no longer a file"
+        if not recorded:  # withheld at ingest (the file held a secret): the stat must tell
+            if _same_stat(prov, state):
+                return None
+            return f"changed: '{shown}' has another size or modification time than at ingest"
         if not self.rehash and self._unchanged_by_stat(prov, state):
             return None
         if not state.hashed:
@@ -222,17 +228,25 @@ class FileChecker:
 
     @staticmethod
     def _unchanged_by_stat(prov: dict[str, Any], state: _FileState) -> bool:
-        size = prov.get("size")
-        recorded = _recorded_mtime_ns(prov)
-        if not isinstance(size, int) or recorded is None:
-            return False
-        mtime_ns, slack_ns = recorded
-        if size != state.size or abs(mtime_ns - state.mtime_ns) > slack_ns:
+        if not _same_stat(prov, state):
             return False
         ingested = prov.get("ingested_at")
         if isinstance(ingested, int | float):
             return abs(ingested - state.mtime_ns / 1e9) > _RACY_WINDOW_S
         return True
+
+
+def _stat_recorded(prov: dict[str, Any]) -> bool:
+    return isinstance(prov.get("size"), int) and _recorded_mtime_ns(prov) is not None
+
+
+def _same_stat(prov: dict[str, Any], state: _FileState) -> bool:
+    """Whether the file has the size and modification time ``prov`` recorded at ingest."""
+    recorded = _recorded_mtime_ns(prov)
+    if recorded is None:
+        return False
+    mtime_ns, slack_ns = recorded
+    return prov.get("size") == state.size and abs(mtime_ns - state.mtime_ns) <= slack_ns
 
 
 def _hashed_file(prov: dict[str, Any], directory: str) -> str | None:

@@ -490,6 +490,7 @@ def ingest_artifacts(
             _file_failed(report, name, str(exc), path=where_read)
             continue
         assert item is not None
+        builder.mask_copies_across([item])  # (one item: only its manifest's hash to withhold)
         stored, added, rewritten = _store(substrate, [item], report)
         ids += stored
         if report is not None:

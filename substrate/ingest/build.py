@@ -171,7 +171,13 @@ class ItemBuilder:
 
     def mask_copies_across(self, items: list[SubstrateItem]) -> None:
         """Mask in ``items`` (every item built, each with an explicit locator, in order) the
-        copies of the secrets the gate found in any of them, and derive their ids again."""
+        copies of the secrets the gate found in any of them, and derive their ids again; and,
+        when one was in the content, not only in the names, withhold the hash of the file they
+        came from (``withhold_hash``)."""
+        for item in items:
+            names = f"{self.origin}\n{item.provenance.get('source')}"
+            if any(secret not in names for secret in self.secrets):  # one from the content
+                withhold_hash(item.provenance)
         copies = copies_of(self.secrets) if len(items) > 1 else None
         if copies is None:
             return
@@ -196,6 +202,14 @@ class ItemBuilder:
                 self.report.redactions += len(rules)
                 self.report.redaction_rules.update(rules)
         return str(mask_copies(mask_cut(text, known.parts), known.copies))
+
+
+def withhold_hash(provenance: dict[str, Any]) -> None:
+    """Drop the hash of the file's bytes from an item in which the gate masked a secret: the
+    rest of the file is stored, so the hash would confirm a guess of the secret offline (a
+    password such as ``Summer2024!`` falls to a short word list). Freshness checks then tell
+    a change of that file by its size and modification time."""
+    provenance.pop("content_hash", None)
 
 
 def _mask_copies(item: SubstrateItem, copies: Copies) -> None:

@@ -25,7 +25,8 @@ root keeps the link's path). Ids and the source cache are keyed by the absolute 
 same file reached from two different roots is still one set of items. Then ``section`` (heading
 path), ``line_start``/``line_end`` (1-based, inclusive), ``chunk`` (index within the section),
 ``index`` (position within the file), ``format``, ``content_hash`` (sha256, 32 hex, as
-``content_hash(path)`` computes it), ``size``, ``mtime``, ``mtime_ns``, ``ingested_at`` and
+``content_hash(path)`` computes it; withheld when the gate masked a secret in the file,
+``build.withhold_hash``), ``size``, ``mtime``, ``mtime_ns``, ``ingested_at`` and
 ``ingest_options`` (a fingerprint of the options that shaped the item), and ``ingest_scope``
 (the scope it was ingested into: an item published elsewhere since is no longer the ingest's
 to rewrite or remove). Streams have ``path = None``.
@@ -77,6 +78,7 @@ from substrate.ingest.walk import (
     utf8_name,
 )
 from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
+from substrate.secrets.scan import safe_text
 from substrate.secrets.sources import shown_path
 from substrate.widetext import is_binary
 
@@ -364,7 +366,8 @@ def ingest_text(
 
     The source name plays the role of the file: ingesting the same name again replaces the
     items it gave last time (identical text is skipped). Without a name, each distinct text is
-    its own source, ``stdin-<content hash>``: piping in one note, then another, keeps both.
+    its own source, ``stdin-<content hash>`` (``stream_name``): piping in one note, then
+    another, keeps both.
     Nothing is saved here for an in-memory shard; a shard on disk is saved once, atomically.
 
     Args:
@@ -402,7 +405,7 @@ def ingest_text(
     data = _held(text, max_file_size)
     size = len(data)
     if source is None:
-        source = f"stdin-{content_digest(data)[:12]}"
+        source = stream_name(data)
     report = report if report is not None else IngestReport()
     report.roots.append(f"{STREAM_PREFIX}{source}")
     run = IngestSession(substrate, options, report, None, None)
@@ -426,6 +429,15 @@ def ingest_text(
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+def stream_name(data: bytes) -> str:
+    """The source name of an unnamed stream: ``stdin-`` and 12 hex digits of its hash, taken
+    with its secrets masked. Shown wherever its items are, the hash of the raw bytes would
+    confirm a guess of a secret in them, the rest of the text being stored."""
+    text = data.decode("utf-8", "replace")
+    masked = safe_text(text)
+    return f"stdin-{content_digest(data if masked == text else masked.encode())[:12]}"
 
 
 def _held(text: str | bytes | BinaryIO, limit: int) -> bytes:

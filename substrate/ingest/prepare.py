@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.build import ItemBuilder
+from substrate.ingest.build import ItemBuilder, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import GateTally
@@ -280,9 +280,34 @@ def _gated(
         )
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
         _mark_rejected(done)
+    masked = builder.secrets or tally.redactions
+    if masked and options.redact and _secret_in_content(ticket, parsed, builder.secrets):
+        _withhold_hash(done)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
+
+
+def _withhold_hash(done: Prepared) -> None:
+    """Keep no hash of the bytes of a file that held a secret, in its items or for the source
+    cache (``build.withhold_hash``); its lines are encoded again (rare: files with secrets)."""
+    done.digest = ""
+    for item in done.items:
+        withhold_hash(item.provenance)
+    if done.encoded:
+        items = [decode(line) for _, line in done.encoded]
+        for item in items:
+            withhold_hash(item.provenance)
+        done.encoded = [(item.id, encode(item)) for item in items]
+
+
+def _secret_in_content(ticket: Ticket, parsed: Parsed, secrets: dict[str, str]) -> bool:
+    """Whether a secret the gate masked came from the file's content, not only from its
+    names (a token as a folder's name is masked in the path, and the bytes give nothing of
+    it away)."""
+    names = f"{ticket.source}\n{ticket.path or ''}"
+    cut = any(seg.secrets is not None for seg in parsed.segments)
+    return cut or any(secret not in names for secret in secrets)
 
 
 def _build(done: Prepared, built: Iterator[SubstrateItem], encoded: bool, rejected: int) -> None:

@@ -534,7 +534,7 @@ class IngestSession:
         report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read
-        same = done.status == prep.SAME or self.stored_meanwhile(key, done)
+        same = done.status == prep.SAME or self.stored_meanwhile(ticket, done)
         if done.tally is not None and not same:
             report.add_tally(done.tally)
         if done.status == prep.FAILED:
@@ -559,16 +559,19 @@ class IngestSession:
         else:
             self.queue(self.change_of(ticket, done))
 
-    def stored_meanwhile(self, key: str, done: Prepared) -> bool:
-        """Whether another run stored this very content of the file, item for item, after it
-        was planned: a file read ahead in a worker is applied after a save that folded the
-        other run's writes in. Written again, its items would only be rewritten, and the file
-        told as updated."""
-        if done.status != prep.PARSED or not done.digest:
+    def stored_meanwhile(self, ticket: Ticket, done: Prepared) -> bool:
+        """Whether the file's items are stored already, item for item, as this reading gives
+        them: another run stored this very content after it was planned (a file read ahead in
+        a worker is applied after a save that folded the other run's writes in), or the file
+        holds a secret, so that no hash of it tells it unchanged, and only its items can.
+        Written again, its items would only be rewritten, and the file told as updated."""
+        if done.status != prep.PARSED:
             return False
-        cached = self.cache.get(key)
+        cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped:
             return False
+        if not done.digest and ticket.mtime_ns is not None and cached.mtime_ns != ticket.mtime_ns:
+            return False  # touched: its items are written again with the time freshness reads
         ids = [item.id for item in done.items] or [item_id for item_id, _ in done.encoded or ()]
         found = SourceState(0, 0, done.digest, self.cache_key, ids)
         return bool(ids) and _same_version(cached, found)
@@ -797,11 +800,19 @@ def _kept(reason: str) -> str:
 def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
     """Whether a source's state in the shard is the one a queued change would record: the
     same content read with the same options into the same items."""
-    return (
-        planned is not None
-        and bool(planned.content_hash)
-        and (stored.content_hash, stored.options, stored.ids)
-        == (planned.content_hash, planned.options, planned.ids)
+    if planned is None:
+        return False
+    if not planned.content_hash:  # withheld (a file holding a secret): its items tell
+        same = (stored.content_hash, stored.options, stored.ids) == (
+            "",
+            planned.options,
+            planned.ids,
+        )
+        return same and bool(planned.ids)
+    return (stored.content_hash, stored.options, stored.ids) == (
+        planned.content_hash,
+        planned.options,
+        planned.ids,
     )
 
 

@@ -1,0 +1,107 @@
+"""A file that held a secret leaves no hash of its bytes: with the rest of the file stored, the
+hash would confirm a guess of the secret offline (a chosen password falls to a short word
+list). Its changes are still found: by ingest, by its size and modification time, and by the
+freshness checks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from substrate.freshness import freshness_report
+from substrate.ingest import ingest_path, ingest_text
+from substrate.ingest.adapters import ingest_file, ingest_traces
+from substrate.store import Substrate
+
+GUESSABLE = "password: Summer2024!\n"
+
+
+def raw_hash(data: str) -> str:
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def shard_text(shard: Path) -> str:
+    return "".join(
+        path.read_text(errors="replace") for path in sorted(shard.rglob("*")) if path.is_file()
+    )
+
+
+def test_a_file_holding_a_secret_records_no_hash_of_its_bytes(tmp_path: Path) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "db.txt").write_text(GUESSABLE)
+    (notes / "ok.md").write_text("# Ok\n\nnothing secret here\n")
+    report = ingest_path(Substrate(shard), notes)
+    assert report.redactions == 1
+    by_source = {item.provenance["source"]: item for item in Substrate(shard).all()}
+    assert "content_hash" not in by_source["db.txt"].provenance
+    ok = (notes / "ok.md").read_text()
+    assert by_source["ok.md"].provenance["content_hash"] == raw_hash(ok)[:32]
+    stored = shard_text(shard)
+    assert raw_hash(GUESSABLE)[:12] not in stored and raw_hash(ok)[:32] in stored
+
+
+def test_a_file_holding_a_secret_is_still_skipped_unchanged_and_read_again_when_edited(
+    tmp_path: Path,
+) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    db = notes / "db.txt"
+    db.write_text(GUESSABLE)
+    os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)  # older than the run: its stat is trusted
+    first = ingest_path(Substrate(shard), notes)
+    again = ingest_path(Substrate(shard), notes)
+    assert (again.files_unchanged, again.items_rewritten, again.redactions) == (1, 0, 0)
+    db.write_text("password: Winter2025!\nanother line\n")
+    edited = ingest_path(Substrate(shard), notes)
+    assert edited.files_updated == 1 and edited.redactions == 1
+    [item] = Substrate(shard).all()
+    assert item.id not in first.ids and "content_hash" not in item.provenance
+
+
+def test_the_explicit_forms_withhold_it_too(tmp_path: Path) -> None:
+    store = Substrate(tmp_path / "shard")
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"first line\n{GUESSABLE}")
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text(json.dumps({"input": "db login?", "answer": GUESSABLE.strip()}) + "\n")
+    clean = tmp_path / "clean.txt"
+    clean.write_text("nothing to hide\n")
+    ids = ingest_file(store, notes) + ingest_traces(store, traces) + ingest_file(store, clean)
+    hashes = {store.get(i).provenance.get("content_hash") for i in ids}  # type: ignore[union-attr]
+    assert hashes == {None, raw_hash(clean.read_text())[:32]}
+    stored = shard_text(tmp_path / "shard")
+    assert not any(raw_hash(p.read_text())[:12] in stored for p in (notes, traces))
+
+
+def test_an_unnamed_stream_holding_a_secret_is_not_named_by_the_hash_of_its_bytes(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path / "shard")
+    first = ingest_text(store, GUESSABLE)
+    [item] = store.all()
+    name = item.provenance["source"]
+    assert name.startswith("stdin-") and raw_hash(GUESSABLE)[:12] not in name
+    assert "content_hash" not in item.provenance
+    again = ingest_text(store, GUESSABLE)  # the same name, found unchanged by its items
+    assert (again.files_unchanged, again.items_rewritten, len(store.all())) == (1, 0, 1)
+    assert ingest_text(store, "just a note\n").ids != first.ids
+    names = {i.provenance["source"] for i in store.all()}
+    assert f"stdin-{raw_hash('just a note' + chr(10))[:12]}" in names  # clean: as before
+
+
+def test_freshness_tells_a_change_of_such_a_file_by_its_size_and_time(tmp_path: Path) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    db = notes / "db.txt"
+    db.write_text(GUESSABLE)
+    os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)
+    ingest_path(Substrate(shard), notes)
+    assert freshness_report(Substrate(shard))["n_stale"] == 0
+    db.write_text("password: Autumn2026!!\n")
+    [stale] = freshness_report(Substrate(shard))["stale"]
+    assert stale["signals"] == [
+        f"changed: '{db}' has another size or modification time than at ingest"
+    ]
