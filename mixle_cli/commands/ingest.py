@@ -257,9 +257,9 @@ def ingest(
         bool,
         typer.Option(
             "--rehash",
-            help="Read and hash every file, even one whose size and modification time are "
+            help="Read and parse every file, even one whose size and modification time are "
             "unchanged (finds an edit that kept both, as a restored backup may); files "
-            "with the same content are still not parsed again.",
+            "that give the same items are still told unchanged, and not written again.",
         ),
     ] = False,
     source: Annotated[

@@ -510,8 +510,11 @@ class IngestSession:
             self.fail(source, key, "unsupported format (choose one with --as)")
 
     def known_hash(self, key: str) -> str:
-        """The content hash stored for ``key`` under the same options ("" when none)."""
-        return self.cache.known_hash(key, self.cache_key)
+        """The content hash stored for ``key`` under the same options ("" when none, and
+        with ``rehash``: every file is parsed and gated again, its items compared with those
+        stored, so that what the gate now does, such as withholding the hash of a file that
+        holds a secret, reaches items stored before)."""
+        return "" if self.rehash else self.cache.known_hash(key, self.cache_key)
 
     def prepare_here(
         self, tickets: Iterable[Ticket]

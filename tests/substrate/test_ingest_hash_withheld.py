@@ -10,8 +10,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from substrate.freshness import freshness_report
-from substrate.ingest import ingest_path, ingest_text
+from substrate.ingest import ingest_path, ingest_text, prepare
 from substrate.ingest.adapters import ingest_file, ingest_traces
 from substrate.store import Substrate
 
@@ -105,3 +107,23 @@ def test_freshness_tells_a_change_of_such_a_file_by_its_size_and_time(tmp_path: 
     assert stale["signals"] == [
         f"changed: '{db}' has another size or modification time than at ingest"
     ]
+
+
+def test_rehash_withholds_the_hash_that_items_stored_before_still_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "db.txt").write_text(GUESSABLE)
+    (notes / "ok.md").write_text("# Ok\n\nnothing secret here\n")
+    for path in notes.iterdir():
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    with monkeypatch.context() as before:  # as a shard written before the hash was withheld
+        before.setattr(prepare, "_secret_in_content", lambda *_: False)
+        ingest_path(Substrate(shard), notes)
+    assert raw_hash(GUESSABLE)[:32] in (shard / "items.jsonl").read_text()
+    assert ingest_path(Substrate(shard), notes).files_unchanged == 2  # size and time kept
+    report = ingest_path(Substrate(shard), notes, rehash=True)
+    assert (report.files_updated, report.files_unchanged, report.items_rewritten) == (1, 1, 1)
+    Substrate(shard).compact()
+    assert raw_hash(GUESSABLE)[:12] not in shard_text(shard)

@@ -520,8 +520,10 @@ def test_rehash_reads_every_file_and_finds_an_edit_that_kept_size_and_mtime(
     assert report.bytes_read == sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
     texts = {i.text for i in Substrate(shard).iter_items() if i.provenance["source"] == "notes.txt"}
     assert texts == {"first note", "second NOTE"}
-    again = ingest_path(Substrate(shard), tree, rehash=True)  # the same content: not parsed
+    log = (shard / "items.jsonl").stat().st_size
+    again = ingest_path(Substrate(shard), tree, rehash=True)  # the same items: not written
     assert again.files_unchanged == 3 and again.items_added == again.items_rewritten == 0
+    assert (shard / "items.jsonl").stat().st_size == log
 
 
 def test_in_memory_store_is_incremental_too(tree: Path) -> None:
