@@ -26,6 +26,7 @@ from substrate.ingest.textio import content_digest, decode_text, read_unless_bin
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.copies import Copies, copies_of
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
+from substrate.secrets.fields import keys_judge_nothing
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.screen import (
     may_hold_secrets,
@@ -360,14 +361,19 @@ class FileScreen:
 
     names: bool = False
     text: bool = False
+    rows: frozenset[int] = frozenset()
 
-    def passes(self, seg: Segment) -> bool:
-        """Whether the item of ``seg`` is known to pass the gate untouched.
+    def passes(self, position: int, seg: Segment) -> bool:
+        """Whether the item of ``seg``, the segment at ``position``, is known to pass the
+        gate untouched.
 
-        True for a plain segment (``_plain``) once the names are clean and either the whole
-        text is or this segment's text alone gives no finding: the item's other strings are
-        then the clean names, so the gate would find nothing in it.
+        True for a record among the ``rows`` screened clean (``_clean_records``), and for a
+        plain segment (``_plain``) once the names are clean and either the whole text is or
+        this segment's text alone gives no finding: the item's other strings are then the
+        clean names, so the gate would find nothing in it.
         """
+        if position in self.rows:
+            return True
         if not (self.names and _plain(seg)):
             return False
         return self.text or not find_secrets(seg.text)
@@ -389,8 +395,10 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     one joined screen, which answers for all when it finds nothing; a long text is screened
     on its own, as the joined screen could not tell.
     """
-    if not parsed.slices or not _options_clean(options.scope, options.tags):
+    if not _options_clean(options.scope, options.tags):
         return FileScreen()
+    if not parsed.slices:
+        return FileScreen(rows=_clean_records(parsed, ticket))
     path = ticket.path or ""
     path_clean = not path_slices_may_hold_secrets(path) if path else True
     names = [ticket.source, path, *{s.section for s in parsed.segments if s.section}]
@@ -409,6 +417,66 @@ def screen_file(text: str, parsed: Parsed, ticket: Ticket, options: IngestOption
     if may_hold_secrets(others) and any(find_secrets_in_path(name) for name in others):
         return FileScreen()
     return FileScreen(names=True, text=text_clean)
+
+
+# Records screened together: enough to pay one screen's cost many times over, few enough that
+# one keyword ("author" holds "auth") sends only a handful of rows to the gate one by one.
+RECORD_BATCH = 64
+# After this many batches in a row that each held a keyword (a column of links holds "//" in
+# every row), the file's other records go to the gate without being screened first.
+_FUTILE_BATCHES = 8
+_RECORD_PROVENANCE = ("source", "path", "section", "index")
+
+
+def _clean_records(parsed: Parsed, ticket: Ticket) -> frozenset[int]:
+    """The positions of the record segments whose items the gate would pass untouched,
+    screened ``RECORD_BATCH`` at a time.
+
+    A record whose payload is flat, every value a string under keys that judge nothing
+    (``keys_judge_nothing``), with no tags of its own, is an item whose strings are its text,
+    its keys and values, the file's names (source, path) and the run's scope and tags (these
+    checked by ``_options_clean``): when one screen of the strings of a batch of such records
+    and of the names finds nothing, ``find_secrets`` finds nothing in any of them, and the
+    gate would pass each item as it is.
+    """
+    names = [ticket.source, ticket.path or ""]
+    if not keys_judge_nothing(_RECORD_PROVENANCE) or may_hold_secrets(names):
+        return frozenset()
+    clean: set[int] = set()
+    batch: list[int] = []
+    strings: list[str] = []
+    futile = 0
+    for position, seg in enumerate(parsed.segments):
+        if not _flat_record(seg):
+            continue
+        batch.append(position)
+        strings.append(seg.text)
+        strings.extend(seg.payload)
+        strings.extend(seg.payload.values())
+        if len(batch) == RECORD_BATCH:
+            passed = _screened(batch, strings)
+            clean.update(passed)
+            futile = 0 if passed else futile + 1
+            if futile == _FUTILE_BATCHES:
+                return frozenset(clean)
+            batch, strings = [], []
+    clean.update(_screened(batch, strings))
+    return frozenset(clean)
+
+
+def _flat_record(seg: Segment) -> bool:
+    payload = seg.payload
+    if seg.kind != "record" or seg.tags or seg.secrets is not None or not payload:
+        return False
+    if seg.section is not None or not seg.extra.keys() <= {"index"}:  # the provenance set
+        return False
+    if not all(type(value) is str for value in payload.values()):
+        return False
+    return keys_judge_nothing(tuple(payload))
+
+
+def _screened(batch: list[int], strings: list[str]) -> list[int]:
+    return [] if not batch or may_hold_secrets(strings) else batch
 
 
 # Each look for a name in a text reads the text: a file with a heading every other line would
@@ -518,7 +586,8 @@ def _gated_items(
                 computed.pop(name, None)
         computed.update(fixed)
         try:
-            item = builder.build(seg, provenance, computed=computed, screened=screen.passes(seg))
+            screened = screen.passes(position, seg)
+            item = builder.build(seg, provenance, computed=computed, screened=screened)
         except InvalidInputError as exc:  # the gate refuses what it cannot check: this row only
             done.issues.append((str(exc), seg.line_start))
             continue

@@ -298,6 +298,20 @@ def _surely_clean(item: Any) -> bool:
     return True
 
 
+@lru_cache(maxsize=256)
+def keys_judge_nothing(keys: tuple[Any, ...]) -> bool:
+    """Whether a flat mapping with these keys, each value a string, would have no value
+    judged by a key: no key names a secret, is an entry's value field or a Secret's kind or
+    data map (``_judging``). Then ``_surely_clean`` decides on its strings alone, which lets
+    many such mappings (a file's records) be screened together. (Each file repeats its keys.)"""
+    for key in keys:
+        if not isinstance(key, str) or key in _VALUE_FIELDS or key in _KIND_KEYS:
+            return False
+        if key.lower() in _SECRET_MAPS or classify_key(key) is not None:
+            return False
+    return True
+
+
 def _worth(value: Judged, strength: str, key: str) -> bool:
     if isinstance(value, str):
         return worth_reporting(value, strength=strength, quoted=True, key=key)
