@@ -249,6 +249,14 @@ def test_a_settings_list_keeps_the_names_of_its_settings(tmp_path: Path) -> None
     assert "9f8a7b6c" not in texts[0] and "Zq7Lm2Xp9Rv4" not in texts[4]  # no name: masked
 
 
+def _stored(store: Substrate) -> list[tuple[object, ...]]:
+    """What ``store`` holds, for two ingests of the same files to be compared."""
+    return sorted(
+        (i.id, i.text, i.tags, i.payload, {**i.provenance, "ingested_at": 0})
+        for i in store.iter_items()
+    )
+
+
 def test_files_screened_whole_store_exactly_what_the_gate_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -286,12 +294,6 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
         passed.append((screen.text, result))
         return result
 
-    def stored(store: Substrate) -> list[tuple[object, ...]]:
-        return sorted(
-            (i.id, i.text, i.tags, i.payload, {**i.provenance, "ingested_at": 0})
-            for i in store.iter_items()
-        )
-
     monkeypatch.setattr(prepare, "screen_file", recorded)
     monkeypatch.setattr(prepare.FileScreen, "passes", recorded_pass)
     fast = Substrate()
@@ -299,9 +301,9 @@ def test_files_screened_whole_store_exactly_what_the_gate_stores(
     monkeypatch.setattr(prepare, "screen_file", lambda *args: prepare.FileScreen())
     gated = Substrate()
     gated_report = ingest_path(gated, tmp_path, chunk_chars=4000)
-    assert stored(fast) == stored(gated)
+    assert _stored(fast) == _stored(gated)
     assert fast_report.redactions == gated_report.redactions > 0
-    assert token not in str(stored(fast))
+    assert token not in str(_stored(fast))
     # names clean: all but the token in a title (keywords without a finding, such as "keys/"
     # or "-u " made by joining headings, do not count); texts clean: plain, keys/notes, nested
     # and the two with many sections
@@ -342,22 +344,16 @@ def test_records_screened_together_store_exactly_what_the_gate_stores(
         screened.append(len(screen.rows))
         return screen
 
-    def stored(store: Substrate) -> list[tuple[object, ...]]:
-        return sorted(
-            (i.id, i.text, i.tags, i.payload, {**i.provenance, "ingested_at": 0})
-            for i in store.iter_items()
-        )
-
     monkeypatch.setattr(prepare, "screen_file", recorded)
     fast = Substrate()
     fast_report = ingest_path(fast, tmp_path)
     monkeypatch.setattr(prepare, "screen_file", lambda *args: prepare.FileScreen())
     gated = Substrate()
     gated_report = ingest_path(gated, tmp_path)
-    assert stored(fast) == stored(gated)
+    assert _stored(fast) == _stored(gated)
     assert fast_report.redactions == gated_report.redactions >= 5
     for secret in (token, "Vx9q7Rk2Lp4Tb8Hc", "Qm4Zt8Wn2Xr6Kp9Y", "Lk3Jh7Gf5Ds9Qa2W"):
-        assert secret not in str(stored(fast))
+        assert secret not in str(_stored(fast))
     # most plain rows pass screened, by whole batches; none of the keyed or named files' do
     assert sum(screened) >= 400 and screened.count(0) >= 3
 
