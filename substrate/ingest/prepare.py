@@ -282,7 +282,7 @@ def _gated(
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
         _mark_rejected(done)
     masked = builder.secrets or tally.redactions
-    if masked and options.redact and _secret_in_content(ticket, parsed, builder.secrets):
+    if masked and options.redact and not _only_in_names(ticket, parsed, builder.secrets):
         _withhold_hash(done)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
@@ -302,13 +302,13 @@ def _withhold_hash(done: Prepared) -> None:
         done.encoded = [(item.id, encode(item)) for item in items]
 
 
-def _secret_in_content(ticket: Ticket, parsed: Parsed, secrets: dict[str, str]) -> bool:
-    """Whether a secret the gate masked came from the file's content, not only from its
-    names (a token as a folder's name is masked in the path, and the bytes give nothing of
+def _only_in_names(ticket: Ticket, parsed: Parsed, secrets: dict[str, str]) -> bool:
+    """Whether every secret the gate masked is known, and is in the file's names, not its
+    content (a token as a folder's name is masked in the path, and the bytes give nothing of
     it away)."""
     names = f"{ticket.source}\n{ticket.path or ''}"
     cut = any(seg.secrets is not None for seg in parsed.segments)
-    return cut or any(secret not in names for secret in secrets)
+    return bool(secrets) and not cut and all(secret in names for secret in secrets)
 
 
 def _build(done: Prepared, built: Iterator[SubstrateItem], encoded: bool, rejected: int) -> None:

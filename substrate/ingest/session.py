@@ -802,16 +802,10 @@ def _kept(reason: str) -> str:
 
 def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
     """Whether a source's state in the shard is the one a queued change would record: the
-    same content read with the same options into the same items."""
-    if planned is None:
+    same content read with the same options into the same items (with no hash, withheld from
+    a file holding a secret, the items alone tell)."""
+    if planned is None or not (planned.content_hash or planned.ids):
         return False
-    if not planned.content_hash:  # withheld (a file holding a secret): its items tell
-        same = (stored.content_hash, stored.options, stored.ids) == (
-            "",
-            planned.options,
-            planned.ids,
-        )
-        return same and bool(planned.ids)
     return (stored.content_hash, stored.options, stored.ids) == (
         planned.content_hash,
         planned.options,

@@ -307,6 +307,8 @@ def keys_judge_nothing(keys: tuple[Any, ...]) -> bool:
     for key in keys:
         if not isinstance(key, str) or key in _VALUE_FIELDS or key in _KIND_KEYS:
             return False
+        if key.startswith("\x00"):  # a name ``_in_secret_map`` reads
+            return False
         if key.lower() in _SECRET_MAPS or classify_key(key) is not None:
             return False
     return True

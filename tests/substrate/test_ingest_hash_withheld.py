@@ -119,7 +119,7 @@ def test_rehash_withholds_the_hash_that_items_stored_before_still_hold(
     for path in notes.iterdir():
         os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
     with monkeypatch.context() as before:  # as a shard written before the hash was withheld
-        before.setattr(prepare, "_secret_in_content", lambda *_: False)
+        before.setattr(prepare, "_only_in_names", lambda *_: True)
         ingest_path(Substrate(shard), notes)
     assert raw_hash(GUESSABLE)[:32] in (shard / "items.jsonl").read_text()
     assert ingest_path(Substrate(shard), notes).files_unchanged == 2  # size and time kept
