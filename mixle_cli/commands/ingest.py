@@ -138,6 +138,12 @@ _SIZE_HINT = (
 )
 
 
+_REOPTIONED_HINT = (
+    "note: {n} unchanged file(s) read again: their last ingest had other --tag, --as, "
+    "--chunk-chars or --no-redact options, or named them from another folder"
+)
+
+
 def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
     when ``terminated`` by SIGTERM)."""
@@ -168,6 +174,8 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
 
             if any(o.reason.startswith(TOO_LARGE) for o in report.files):
                 output.note(_SIZE_HINT)
+            if report.files_reoptioned:
+                output.note(_REOPTIONED_HINT.format(n=report.files_reoptioned))
         for notice in report.notices:  # said even with --quiet: someone's proposal is gone
             output.note_parts(
                 "note", notice.location(names[(notice.source, notice.path)]), notice.reason

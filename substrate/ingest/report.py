@@ -143,6 +143,9 @@ class IngestReport:
         unredacted_secrets: secrets stored as they were (``redact=False``), as the gate
             counted them; the CLI should warn about them.
         bytes_read: bytes of file content read (unchanged files are not read).
+        files_reoptioned: files read again only because their last ingest had other options
+            (tags, format, chunk size, redaction) or named them from another folder: their
+            size and modification time are those recorded then.
         ids: ids of the items written, in source order.
         files: one outcome per file added, updated, removed, skipped or failed.
         unchanged: the sources found unchanged (only listed: a re-ingest of a large tree
@@ -167,6 +170,7 @@ class IngestReport:
     redaction_rules: Counter[str] = field(default_factory=Counter)
     unredacted_secrets: int = 0
     bytes_read: int = 0
+    files_reoptioned: int = 0
     ids: list[str] = field(default_factory=list)
     files: list[FileOutcome] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
@@ -308,6 +312,7 @@ class IngestReport:
             "redaction_rules": dict(sorted(self.redaction_rules.items())),
             "unredacted_secrets": self.unredacted_secrets,
             "bytes_read": self.bytes_read,
+            "files_reoptioned": self.files_reoptioned,
             "interrupted": self.interrupted,
             "cancelled": self.cancelled,
             "elapsed_s": round(self.elapsed_s, 3),

@@ -475,6 +475,10 @@ class IngestSession:
         known = None
         if not self.rehash:
             known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key)
+            if known is None and self.cache.other_options(
+                key, entry.size, entry.mtime_ns, self.cache_key
+            ):
+                self.report.files_reoptioned += 1
         if known is not None:
             self.settle(self.as_last_read, source, key, known)
             return None

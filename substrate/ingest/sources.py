@@ -352,13 +352,9 @@ class SourceCache:
     def unchanged(self, origin: str, size: int, mtime_ns: int, options: str) -> LastRead | None:
         """Whether ``origin`` is known with this size, mtime and options (without decoding it):
         None when it is not, else what it was found to be last time."""
-        # a re-ingest asks this of every file: its own name first, a masked one only if need be
-        state = self.states.get(scoped_key(origin, self.scope))
+        state = self._stat_state(origin)
         if state is None:
-            masked = self._masked_keys()
-            state = self.states.get(masked.get(origin_digest(origin), "")) if masked else None
-            if state is None:
-                return None
+            return None
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
             return _last_read(state) if same else None
@@ -372,6 +368,28 @@ class SourceCache:
         except (IndexError, TypeError):
             return None
         return None
+
+    def other_options(self, origin: str, size: int, mtime_ns: int, options: str) -> bool:
+        """Whether ``origin`` is known with this size and mtime, but other options."""
+        state = self._stat_state(origin)
+        if state is None:
+            return False
+        if isinstance(state, SourceState):
+            return (state.size, state.mtime_ns) == (size, mtime_ns) and state.options != options
+        try:
+            same_stat = (state[0], state[1]) == (size, mtime_ns)
+            return same_stat and state[2] != self._option_index.get(options)
+        except (IndexError, TypeError):
+            return False
+
+    def _stat_state(self, origin: str) -> SourceState | sourcefile.Row | None:
+        """The state of ``origin``, as ``unchanged`` reads it (a row not yet decoded)."""
+        # a re-ingest asks this of every file: its own name first, a masked one only if need be
+        state = self.states.get(scoped_key(origin, self.scope))
+        if state is None:
+            masked = self._masked_keys()
+            state = self.states.get(masked.get(origin_digest(origin), "")) if masked else None
+        return state
 
     def known_keys(self) -> set[str]:
         """The ``naming_key`` of every source the cache knows."""

@@ -968,3 +968,14 @@ def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
     assert run.returncode == code
     assert "0 added" in err and "nothing was changed" in err
     assert Substrate(shard).search("Hello") == []
+
+
+def test_files_read_again_for_other_options_are_told_why(mixle, notes: Path) -> None:
+    assert mixle("ingest", str(notes)).exit_code == 0
+    tagged = mixle("ingest", str(notes), "--tag", "work")
+    assert tagged.exit_code == 0
+    assert "note: 4 unchanged file(s) read again: their last ingest had other --tag" in (
+        tagged.stderr
+    )
+    assert "read again" not in mixle("ingest", str(notes), "--tag", "work").stderr
+    assert "read again" not in mixle("ingest", str(notes), "--tag", "other", "-q").stderr

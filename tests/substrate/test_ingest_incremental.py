@@ -1330,3 +1330,15 @@ def test_a_compaction_during_an_ingest_keeps_the_source_cache(
     report = ingest_path(Substrate(shard), tree)  # (the edited file may be read again)
     assert report.items_added == report.items_removed == 0, report.files
     assert not set(notes) & {i.id for i in Substrate(shard).iter_items()}
+
+
+def test_files_read_again_only_for_other_options_are_counted(tree: Path, shard: Path) -> None:
+    ingest_path(Substrate(shard), tree)
+    _write(tree / "notes.txt", "first note\n\nan edited note\n")
+    tagged = ingest_path(Substrate(shard), tree, tags=["work"])
+    # guide.md and data.jsonl kept their size and time; notes.txt was edited as well
+    assert tagged.files_updated == 3 and tagged.files_reoptioned == 2
+    assert tagged.as_dict()["files_reoptioned"] == 2
+    again = ingest_path(Substrate(shard), tree, tags=["work"])
+    assert again.files_unchanged == 3 and again.files_reoptioned == 0
+    assert ingest_path(Substrate(shard), tree, tags=["work"], rehash=True).files_reoptioned == 0
