@@ -58,7 +58,7 @@ from substrate.ingest.parallel import (
     prepared_in_workers,
     worker_count,
 )
-from substrate.ingest.prepare import IngestOptions, Ticket
+from substrate.ingest.prepare import PARSED, IngestOptions, Prepared, Ticket
 from substrate.ingest.report import IngestReport
 from substrate.ingest.session import IngestSession, ProgressFn, too_large
 from substrate.ingest.settings import (
@@ -78,8 +78,8 @@ from substrate.ingest.walk import (
     utf8_name,
 )
 from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
-from substrate.secrets.scan import safe_text
 from substrate.secrets.sources import shown_path
+from substrate.store import decode
 from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
@@ -367,8 +367,8 @@ def ingest_text(
 
     The source name plays the role of the file: ingesting the same name again replaces the
     items it gave last time (identical text is skipped). Without a name, each distinct text is
-    its own source, ``stdin-<content hash>`` (``stream_name``): piping in one note, then
-    another, keeps both.
+    its own source, ``stdin-<content hash>`` (``stream_name`` when it holds a secret): piping
+    in one note, then another, keeps both.
     Nothing is saved here for an in-memory shard; a shard on disk is saved once, atomically.
 
     Args:
@@ -405,10 +405,10 @@ def ingest_text(
         max_file_size = size_limit(substrate)
     data = _held(text, max_file_size)
     size = len(data)
+    unnamed = source is None
     if source is None:
-        source = stream_name(data)
+        source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
-    report.roots.append(f"{STREAM_PREFIX}{source}")
     run = IngestSession(substrate, options, report, None, None)
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
@@ -424,21 +424,35 @@ def ingest_text(
     elif not data.strip() and run.earlier_text_items(key):  # a failed command before it?
         run.fail(source, None, "empty input: the items this source gave before are kept")
     else:
-        ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
-        for _, result in run.prepare_here([ticket]):
-            run.apply(ticket, result)
+        ticket, result = _prepared_stream(run, source, fmt, data)
+        if unnamed and result.status == PARSED and not result.digest:
+            # it held a secret (its hash was withheld): so must the name be
+            source = stream_name(result)
+            ticket, result = _prepared_stream(run, source, fmt, data)
+        run.apply(ticket, result)
+    report.roots.append(f"{STREAM_PREFIX}{source}")
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report
 
 
-def stream_name(data: bytes) -> str:
-    """The source name of an unnamed stream: ``stdin-`` and 12 hex digits of its hash, taken
-    with its secrets masked. Shown wherever its items are, the hash of the raw bytes would
-    confirm a guess of a secret in them, the rest of the text being stored."""
-    text = data.decode("utf-8", "replace")
-    masked = safe_text(text)
-    return f"stdin-{content_digest(data if masked == text else masked.encode())[:12]}"
+def _prepared_stream(
+    run: IngestSession, source: str, fmt: str, data: bytes
+) -> tuple[Ticket, Prepared]:
+    key = f"{STREAM_PREFIX}{source}"
+    ticket = Ticket(key, source, None, fmt, known_hash=run.known_hash(key), data=data)
+    [(_, result)] = run.prepare_here([ticket])
+    return ticket, result
+
+
+def stream_name(done: Prepared) -> str:
+    """The source name of an unnamed stream that held a secret: ``stdin-`` and 12 hex digits
+    of the hash of its items' texts, as the gate masked them. Shown wherever its items are,
+    the hash of the raw bytes (which names a stream with none) would confirm a guess of the
+    secret, the rest of the text being stored."""
+    items = done.items or [decode(line) for _, line in done.encoded or ()]
+    texts = "\n".join(item.text for item in items)
+    return f"stdin-{content_digest(texts.encode())[:12]}"
 
 
 def _held(text: str | bytes | BinaryIO, limit: int) -> bytes:
