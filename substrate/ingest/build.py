@@ -174,7 +174,7 @@ class ItemBuilder:
         copies of the secrets the gate found in any of them, and derive their ids again; and,
         when one was in the content, not only in the names, withhold the hash of the file they
         came from (``withhold_hash``)."""
-        for item in items:
+        for item in items if self.secrets else ():
             names = f"{self.origin}\n{item.provenance.get('source')}"
             if any(secret not in names for secret in self.secrets):  # one from the content
                 withhold_hash(item.provenance)

@@ -361,7 +361,7 @@ class FileScreen:
 
     names: bool = False
     text: bool = False
-    rows: frozenset[int] = frozenset()
+    rows: bytes = b""  # 1 at the position of each record screened clean (a byte a row)
 
     def passes(self, position: int, seg: Segment) -> bool:
         """Whether the item of ``seg``, the segment at ``position``, is known to pass the
@@ -372,7 +372,7 @@ class FileScreen:
         this segment's text alone gives no finding: the item's other strings are then the
         clean names, so the gate would find nothing in it.
         """
-        if position in self.rows:
+        if position < len(self.rows) and self.rows[position]:
             return True
         if not (self.names and _plain(seg)):
             return False
@@ -428,7 +428,7 @@ _FUTILE_BATCHES = 8
 _RECORD_PROVENANCE = ("source", "path", "section", "index")
 
 
-def _clean_records(parsed: Parsed, ticket: Ticket) -> frozenset[int]:
+def _clean_records(parsed: Parsed, ticket: Ticket) -> bytes:
     """The positions of the record segments whose items the gate would pass untouched,
     screened ``RECORD_BATCH`` at a time.
 
@@ -441,27 +441,27 @@ def _clean_records(parsed: Parsed, ticket: Ticket) -> frozenset[int]:
     """
     names = [ticket.source, ticket.path or ""]
     if not keys_judge_nothing(_RECORD_PROVENANCE) or may_hold_secrets(names):
-        return frozenset()
-    clean: set[int] = set()
+        return b""
+    clean = bytearray(len(parsed.segments))
     batch: list[int] = []
     strings: list[str] = []
+    keys: set[str] = set()  # a file's records repeat their keys: screened once a batch
     futile = 0
     for position, seg in enumerate(parsed.segments):
         if not _flat_record(seg):
             continue
         batch.append(position)
         strings.append(seg.text)
-        strings.extend(seg.payload)
         strings.extend(seg.payload.values())
+        keys.update(seg.payload)
         if len(batch) == RECORD_BATCH:
-            passed = _screened(batch, strings)
-            clean.update(passed)
-            futile = 0 if passed else futile + 1
+            futile = 0 if _screened(clean, batch, [*strings, *keys]) else futile + 1
             if futile == _FUTILE_BATCHES:
-                return frozenset(clean)
-            batch, strings = [], []
-    clean.update(_screened(batch, strings))
-    return frozenset(clean)
+                break
+            batch, strings, keys = [], [], set()
+    else:
+        _screened(clean, batch, [*strings, *keys])
+    return bytes(clean)
 
 
 def _flat_record(seg: Segment) -> bool:
@@ -475,8 +475,14 @@ def _flat_record(seg: Segment) -> bool:
     return keys_judge_nothing(tuple(payload))
 
 
-def _screened(batch: list[int], strings: list[str]) -> list[int]:
-    return [] if not batch or may_hold_secrets(strings) else batch
+def _screened(clean: bytearray, batch: list[int], strings: list[str]) -> bool:
+    """Mark the ``batch`` of records ``clean`` when one screen of their ``strings`` finds
+    nothing; whether it did."""
+    if not batch or may_hold_secrets(strings):
+        return False
+    for position in batch:
+        clean[position] = 1
+    return True
 
 
 # Each look for a name in a text reads the text: a file with a heading every other line would

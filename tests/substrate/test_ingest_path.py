@@ -341,7 +341,7 @@ def test_records_screened_together_store_exactly_what_the_gate_stores(
 
     def recorded(*args: Any) -> prepare.FileScreen:
         screen = screen_file(*args)
-        screened.append(len(screen.rows))
+        screened.append(sum(screen.rows))
         return screen
 
     monkeypatch.setattr(prepare, "screen_file", recorded)
