@@ -24,6 +24,13 @@ def raw_hash(data: str) -> str:
     return hashlib.sha256(data.encode()).hexdigest()
 
 
+def settled(*paths: Path) -> None:
+    """Date files long before the run: their size and time are trusted (no hash of a file
+    holding a secret is kept, so only they can find it unchanged)."""
+    for path in paths:
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+
+
 def shard_text(shard: Path) -> str:
     return "".join(
         path.read_text(errors="replace") for path in sorted(shard.rglob("*")) if path.is_file()
@@ -52,7 +59,7 @@ def test_a_file_holding_a_secret_is_still_skipped_unchanged_and_read_again_when_
     notes.mkdir()
     db = notes / "db.txt"
     db.write_text(GUESSABLE)
-    os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)  # older than the run: its stat is trusted
+    settled(db)
     first = ingest_path(Substrate(shard), notes)
     again = ingest_path(Substrate(shard), notes)
     assert (again.files_unchanged, again.items_rewritten, again.redactions) == (1, 0, 0)
@@ -99,7 +106,7 @@ def test_freshness_tells_a_change_of_such_a_file_by_its_size_and_time(tmp_path: 
     notes.mkdir()
     db = notes / "db.txt"
     db.write_text(GUESSABLE)
-    os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)
+    settled(db)
     ingest_path(Substrate(shard), notes)
     assert freshness_report(Substrate(shard))["n_stale"] == 0
     db.write_text("password: Autumn2026!!\n")
@@ -116,8 +123,7 @@ def test_rehash_withholds_the_hash_that_items_stored_before_still_hold(
     notes.mkdir()
     (notes / "db.txt").write_text(GUESSABLE)
     (notes / "ok.md").write_text("# Ok\n\nnothing secret here\n")
-    for path in notes.iterdir():
-        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    settled(*notes.iterdir())
     with monkeypatch.context() as before:  # as a shard written before the hash was withheld
         before.setattr(prepare, "_only_in_names", lambda *_: True)
         ingest_path(Substrate(shard), notes)
@@ -127,3 +133,14 @@ def test_rehash_withholds_the_hash_that_items_stored_before_still_hold(
     assert (report.files_updated, report.files_unchanged, report.items_rewritten) == (1, 1, 1)
     Substrate(shard).compact()
     assert raw_hash(GUESSABLE)[:12] not in shard_text(shard)
+
+
+def test_a_stream_whose_secret_only_its_key_tells_is_named_from_what_the_gate_masked(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path / "shard")
+    rows = "user,pwd\nal,Qm4Zt8Wn2Xr6Kp9Y\n"  # a text scan sees no assignment here
+    report = ingest_text(store, rows, as_format="csv")
+    [item] = store.all()
+    assert report.redactions == 1 and "Qm4Zt8Wn2Xr6Kp9Y" not in str(item.payload)
+    assert raw_hash(rows)[:12] not in item.provenance["source"]
