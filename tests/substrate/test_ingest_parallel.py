@@ -261,7 +261,6 @@ def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_real_interrupt_stops_workers_and_keeps_applied_files(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
-
     monkeypatch.setattr("substrate.ingest.session.PROGRESS_INTERVAL_S", 0.0)
     monkeypatch.setattr("substrate.ingest.session.BATCH_FILES", 2)  # saves during the run
 
@@ -499,7 +498,6 @@ def test_workers_stopped_midway_end_quietly(tree: Path, tmp_path: Path) -> None:
 def test_ctrl_c_while_a_worker_is_forked_stops_it_too(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
-
     real_fork = os.fork
 
     def fork_then_interrupt() -> int:
@@ -619,7 +617,6 @@ def test_a_second_ctrl_c_while_stopping_still_waits_for_every_worker(
 def test_a_ctrl_c_noted_while_forking_is_handed_to_its_handler_when_the_hold_ends() -> None:
     """Raised again as a signal, a noted Ctrl-C waits for a later bytecode (or, here, for the
     thread to unblock it); handed to its handler, it is acted on before the hold returns."""
-
     calls: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, _frame: calls.append(signum))
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
