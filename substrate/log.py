@@ -475,8 +475,8 @@ class LogFile:
                     state.uncommitted_bytes,
                 )
             end = pos + len(commit)
-            note_end(self.end_path, generation, end)
             st = self.path.stat()
+            note_end(self.end_path, generation, end, st.st_mtime_ns)
             return Watermark(generation, end), offsets, state.committed_end, (st.st_size, st.st_ino)
 
     def _write_at(self, start: int, pieces: Iterable[bytes], state: TailState) -> None:
@@ -608,8 +608,15 @@ class LogFile:
             _fsync_dir(Path(os.path.realpath(self.path)).parent)  # where the rename happened
         except OSError as exc:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
-        note_end(self.end_path, generation, pos + len(commit))
+        note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path))
         return Watermark(generation, pos + len(commit)), offsets
+
+
+def _mtime_ns(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 class LogChanged(ShardError):

@@ -4,6 +4,12 @@ A log cut short inside a batch (a bad restore, a sync tool) looks like one a wri
 its last batch has no commit line, and the next writer would cut it off as a torn write, losing
 acknowledged items. The note (``index/log-end.json``) tells the two apart: it is written only
 after a commit line is durable, so it never lies past the committed end of a sound log.
+
+The note also keeps the log's modification time right after that commit. A writer that finds
+the log with another one, or another size, knows something else wrote to it since (a hand
+edit, another tool, a writer killed before its note), and parses every committed line before
+it appends: a line damaged in the middle of the log is then refused, as readers refuse it,
+instead of being written past (a writer reads only the lines after its catalog).
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
@@ -28,20 +34,38 @@ LEGACY = "legacy"  # the generation of a log without a header (``LogFile.generat
 _WIDTH = 96  # bytes of a note, padded with spaces (JSON allows them)
 
 
-def noted_end(path: Path) -> tuple[str, int] | None:
-    """The (generation, end) the last writer noted in ``path``, if any."""
+class Note(NamedTuple):
+    """What the last writer noted: the log's generation, its committed end, and its
+    modification time right after that commit (None: not known, as in a note of an older
+    mixle, or one carried over to a new generation)."""
+
+    generation: str
+    end: int
+    mtime_ns: int | None
+
+
+def read_note(path: Path) -> Note | None:
+    """The note the last writer left in ``path``, if any."""
     try:
         noted = orjson.loads(path.read_bytes())
         generation, end = noted["generation"], noted["end"]
-    except (OSError, ValueError, TypeError, KeyError):
+        mtime_ns = noted.get("mtime_ns")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None  # missing, unreadable or damaged: evidence only, never required
-    if not isinstance(generation, str) or not isinstance(end, int):
+    if not isinstance(generation, str) or type(end) is not int:
         return None
-    return generation, end
+    return Note(generation, end, mtime_ns if type(mtime_ns) is int else None)
 
 
-def note_end(path: Path, generation: str, end: int) -> None:
-    """Note in ``path``, after a commit, how far the log is committed.
+def noted_end(path: Path) -> tuple[str, int] | None:
+    """The (generation, end) the last writer noted in ``path``, if any."""
+    note = read_note(path)
+    return None if note is None else (note.generation, note.end)
+
+
+def note_end(path: Path, generation: str, end: int, mtime_ns: int | None = None) -> None:
+    """Note in ``path``, after a commit, how far the log is committed (and, when given, the
+    log's modification time right after it).
 
     Written in place, without a temporary file or a sync: it is evidence only, a few dozen
     bytes written under the writer lock, and a note a crash cut short no longer parses (read
@@ -49,7 +73,10 @@ def note_end(path: Path, generation: str, end: int) -> None:
     """
     # one record of a fixed width, written over the last: truncating first would make the
     # file system flush it on close (ext4 does, for a file truncated and rewritten)
-    data = orjson.dumps({"generation": generation, "end": end}).ljust(_WIDTH)
+    fields: dict[str, object] = {"generation": generation, "end": end}
+    if mtime_ns is not None:
+        fields["mtime_ns"] = mtime_ns
+    data = orjson.dumps(fields).ljust(_WIDTH)
     if len(data) > _WIDTH:  # a hand-made generation too long for a note: none is kept
         return
     try:
@@ -96,10 +123,12 @@ def refuse_lost_commits(
     Raises:
         LostCommitsError: the log is missing or empty, or ends before the end noted at its last
             commit, though commits into it were noted.
-        CorruptShardError: the log ends inside a batch that was committed.
+        CorruptShardError: the log ends inside a batch that was committed; or, on the way to a
+            write, a committed line does not parse, the log having been written to since the
+            last writer's note (``_as_noted``).
     """
     path, folder = log_file.path, log_file.end_path.parent
-    noted = noted_end(log_file.end_path)
+    noted = read_note(log_file.end_path)
     if noted is not None and noted[0] == generation:
         known = max(known, noted[1])
     if known > state.committed_end:
@@ -146,7 +175,23 @@ def refuse_lost_commits(
             "a write; the file cut short; lines removed or shortened by hand); restore it from "
             f"a backup, or remove {log_file.end_path} to go on writing to the log as it is"
         )
+    if writing and state.committed_end and not _as_noted(log_file, noted, generation, state):
+        _refuse_corrupt_lines(log_file, state.committed_end)
     return state
+
+
+def _as_noted(log_file: LogFile, noted: Note | None, generation: str, state: TailState) -> bool:
+    """Whether the log is as the last writer left it: of the generation, size and modification
+    time it noted after its commit. Only then may a writer trust the lines before the tail it
+    read, without parsing them."""
+    if noted is None or noted.mtime_ns is None or noted.generation != generation:
+        return False
+    if noted.end != state.size:
+        return False
+    try:
+        return log_file.path.stat().st_mtime_ns == noted.mtime_ns
+    except OSError:
+        return False
 
 
 def _only_a_header(log_file: LogFile, state: TailState) -> bool:

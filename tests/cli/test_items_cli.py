@@ -228,6 +228,28 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     assert mixle("compact").exit_code == 0 and mixle("ls").exit_code == 0
 
 
+def test_writers_exit_3_on_a_line_damaged_before_the_catalog(
+    mixle, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nfirst note\n")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    for i in range(3):
+        mixle("add", f"c{i}")
+    assert mixle("compact").exit_code == 0  # the catalog: writers read only what follows it
+    path = isolated_shard_env / "items.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[2] = b"X" + lines[2][1:]  # damaged in place, every length kept
+    path.write_bytes(b"".join(lines))
+    (notes / "b.md").write_text("# B\n\nsecond note\n")
+    for args in (("add", "more"), ("ingest", str(notes))):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert f"{path}:3" in result.stderr and "Traceback" not in result.stderr
+    assert path.read_bytes() == b"".join(lines)
+
+
 @pytest.mark.parametrize(
     ("errno", "cause", "hint"),
     [

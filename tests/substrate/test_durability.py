@@ -512,6 +512,69 @@ def test_a_really_corrupt_line_after_the_catalog_names_its_own_line(
         assert info.value.line == 10
 
 
+@pytest.mark.parametrize("new_file", [True, False])
+def test_a_writer_refuses_a_line_damaged_before_its_catalog_and_writes_once_it_is_mended(
+    tmp_path: Path, new_file: bool
+) -> None:
+    ids = edited_shard(tmp_path)
+    path = tmp_path / "items.jsonl"
+    sound = path.read_bytes()
+
+    def damage(lines: list[bytes]) -> None:  # the same length: every offset stays right
+        lines[5] = b"X" + lines[5][1:]
+
+    rewrite(path, damage, new_file=new_file)
+    damaged = path.read_bytes()
+    for write in (lambda s: s.add("text", "more"), lambda s: s.remove(ids[30])):
+        writer = Substrate(tmp_path)
+        with pytest.raises(CorruptShardError) as info:
+            write(writer)
+            writer.save()
+        assert info.value.line == 6
+        assert path.read_bytes() == damaged  # nothing appended past the damage
+    rewrite(path, lambda lines: lines.__setitem__(5, sound.splitlines(keepends=True)[5]))
+    writer = Substrate(tmp_path)
+    writer.add("text", "after the mend")
+    writer.save()
+    assert len(Substrate(tmp_path)) == 61
+
+
+def test_a_writer_parses_the_committed_log_only_when_another_hand_wrote_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate import logend
+    from substrate.logend import note_end, read_note
+
+    edited_shard(tmp_path)
+    parsed: list[int] = []
+    real = logend._refuse_corrupt_lines
+
+    def counted(log_file: LogFile, end: int) -> None:
+        parsed.append(end)
+        real(log_file, end)
+
+    monkeypatch.setattr(logend, "_refuse_corrupt_lines", counted)
+
+    def write() -> None:
+        s = Substrate(tmp_path)
+        s.add("text", f"write {len(parsed)}")
+        s.save()
+        s.close()
+
+    write()
+    assert parsed == []  # as the last writer left it: its note answers for what came before
+    note = read_note(tmp_path / "index" / "log-end.json")
+    assert note is not None and note.mtime_ns == (tmp_path / "items.jsonl").stat().st_mtime_ns
+    note_end(tmp_path / "index" / "log-end.json", note.generation, note.end)  # an older note
+    write()
+    write()
+    assert len(parsed) == 1  # parsed once, then noted with the log's time again
+    later = note.mtime_ns + 10**9  # touched: same bytes, another time
+    os.utime(tmp_path / "items.jsonl", ns=(later, later))
+    write()
+    assert len(parsed) == 2
+
+
 def test_a_log_that_cannot_be_marked_is_still_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
