@@ -1138,8 +1138,11 @@ def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
     user = m.group("user")
     if user.startswith("+") or secret.startswith("//"):  # a format; a URL's rest ({{http://…}})
         return True
-    # the command the option is given to: what follows the last ; && || or | before it
-    line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    # the command the option is given to: what follows the last ; && || or | before it, within
+    # _COMMAND_REACH (a line of many options would be read again for each; a command cut
+    # there is not told as curl's or docker's, so its -u is taken for a password)
+    at = m.start()
+    line = text[text.rfind("\n", max(0, at - _COMMAND_REACH), at) + 1 : at][-_COMMAND_REACH:]
     command = _COMMAND_BREAK.split(line)[-1]
     if _HTTP_TOOL.search(command):
         return False
@@ -1148,6 +1151,8 @@ def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
     return bool(_USER_AND_GROUP_TOOL.search(command))
 
 
+# How far before a -u option its command is looked for
+_COMMAND_REACH = 1024
 # Where one command of a line ends and the next begins
 _COMMAND_BREAK = re.compile(r";|&&|\|\||\|")
 # A container tool's run or exec, its options only before the -u (not a script it runs, whose

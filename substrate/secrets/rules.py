@@ -398,7 +398,9 @@ KEY_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "private_key_block",
-        _PEM_BEGIN + rf"(?P<secret>[\s\S]{{1,{MAX_KEY_BLOCK}}}?)" + _PEM_END,
+        # the body holds no other BEGIN line: a text of BEGIN lines with no END costs a scan
+        # to the next one from each, not one to the end of the text (a square of its length)
+        _PEM_BEGIN + rf"(?P<secret>(?:(?!-----BEGIN)[\s\S]){{1,{MAX_KEY_BLOCK}}}?)" + _PEM_END,
         ("-----begin",),
         kind="pem",
         boundary=False,
@@ -584,7 +586,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "jwt",
-        r"eyJ[\w\-]{10,}={0,2}\.[\w\-]{10,}={0,2}(?:\.[\w\-]{10,}={0,2})?(?![\w\-.])",
+        # from the start of a run only: tried from each "eyJ" inside one ("eyJeyJ…"), the
+        # search would read the rest of the run each time
+        r"(?<![\w\-])eyJ[\w\-]{10,}={0,2}\.[\w\-]{10,}={0,2}(?:\.[\w\-]{10,}={0,2})?(?![\w\-.])",
         ("eyj",),
         kind="jwt",
         entropy=3.0,

@@ -1,0 +1,67 @@
+"""What keeps a scan's cost in proportion to its text where a pattern could read it again from
+each of many starts: a JSON Web Token starts a run, a key block holds no other BEGIN line, and
+a ``-u`` option's command is looked for within a reach. (``bench_secrets.py`` times such
+texts at two sizes.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.secrets import engine
+from substrate.secrets.engine import find_secrets
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n" * 2
+HEADER = "-----BEGIN PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize("before", ["token: ", '"', "Bearer ", "\n"])
+def test_a_jwt_after_a_separator_is_found_whole(before: str) -> None:
+    assert [(h.rule, h.start) for h in find_secrets(before + JWT)] == [("jwt", len(before))]
+
+
+def test_a_jwt_glued_to_a_word_is_not_tried_from_inside_the_run_but_its_payload_is_masked() -> None:
+    payload = JWT.index(".") + 1
+    hits = find_secrets("x" + JWT)
+    assert [(h.rule, h.start, h.end) for h in hits] == [("jwt", 1 + payload, 1 + len(JWT))]
+
+
+def test_a_key_block_starts_at_the_last_begin_line_before_its_body() -> None:
+    text = HEADER + HEADER + BODY + "-----END PRIVATE KEY-----\n"
+    hits = find_secrets(text)
+    assert [h.rule for h in hits] == ["private_key_block"]
+    assert hits[0].start >= 2 * len(HEADER) - 1  # the body's line break at most
+    assert text[hits[0].start : hits[0].end].strip() == BODY.strip()
+
+
+def test_a_password_options_command_is_read_within_its_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[int] = []
+    breaks = engine._COMMAND_BREAK
+
+    class Recording:
+        def split(self, line: str) -> list[str]:
+            read.append(len(line))
+            return breaks.split(line)
+
+    monkeypatch.setattr(engine, "_COMMAND_BREAK", Recording())
+    find_secrets("-u a:x=" * 3000)  # one line of options: each was read from the line's start
+    assert read and max(read) <= engine._COMMAND_REACH
+
+
+@pytest.mark.parametrize(
+    ("command", "reported"),
+    [
+        ("curl -u app:Zq8Xw2Rk5V https://example.test", True),
+        ("docker run -u app:Zq8Xw2Rk5V image", False),  # a user and a group
+        # the tool named further back than the reach: the option is taken for a password
+        ("docker run " + "-e A=b " * 200 + "-u app:Zq8Xw2Rk5V image", True),
+    ],
+)
+def test_a_password_option_is_judged_by_its_command(command: str, reported: bool) -> None:
+    found = [h.rule for h in find_secrets(command)]
+    assert found == (["basic_auth_credentials"] if reported else [])
