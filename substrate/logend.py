@@ -73,12 +73,12 @@ def note_end(path: Path, generation: str, end: int, mtime_ns: int | None = None)
     """
     # one record of a fixed width, written over the last: truncating first would make the
     # file system flush it on close (ext4 does, for a file truncated and rewritten)
-    fields: dict[str, object] = {"generation": generation, "end": end}
-    if mtime_ns is not None:
-        fields["mtime_ns"] = mtime_ns
-    data = orjson.dumps(fields).ljust(_WIDTH)
+    data = orjson.dumps({"generation": generation, "end": end, "mtime_ns": mtime_ns})
+    if mtime_ns is None or len(data) > _WIDTH:  # (a long hand-made generation: the time goes)
+        data = orjson.dumps({"generation": generation, "end": end})
     if len(data) > _WIDTH:  # a hand-made generation too long for a note: none is kept
         return
+    data = data.ljust(_WIDTH)
     try:
         try:
             fd = open_derived(path, os.O_WRONLY | os.O_CREAT)

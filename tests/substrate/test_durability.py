@@ -828,7 +828,7 @@ def test_a_commit_note_that_cannot_be_written_is_warned_of(
 def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
     tmp_path: Path,
 ) -> None:
-    from substrate.logend import note_end, noted_end
+    from substrate.logend import note_end, noted_end, read_note
 
     note = tmp_path / "index" / "log-end.json"
     for end in (123456789, 7, 4096):  # shorter after longer: nothing of the old one is left
@@ -836,6 +836,8 @@ def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
         assert noted_end(note) == ("0123456789abcdef", end)
     note_end(note, "g" * 200, 1)  # too long for a note: the last one stays
     assert noted_end(note) == ("0123456789abcdef", 4096)
+    note_end(note, "g" * 50, 7, 1796415446723819488)  # no room for the time: the end is kept
+    assert read_note(note) == ("g" * 50, 7, None)
     shard = tmp_path / "shard"
     s = Substrate(shard)
     s.add("text", "a")
