@@ -4,13 +4,15 @@ The write-time gate looks at every string field of every item, and nearly all of
 clean. Scanning each field would cost a keyword search per field; this screen joins the
 fields with line breaks and decides for all of them with one search for context keywords and
 one for token keywords inside long unbroken runs (and one for string literals joined across
-a line break, see ``secrets.joined``). It repeats exactly the selection
-``find_secrets`` makes for short texts: a field's keywords and long runs are all present in the
-joined text. The few rules without keywords never match white space, so they are tried on the
-long runs alone, which holds every match they could make, and on the pieces of those runs a
-path scan reads alone (``secrets.pieces``): a token that is a file name's stem does not match
-with its extension attached. A rule is not tried at all where the text holds no run of the
-characters its matches are made of as long as its shortest match.
+a line break, see ``secrets.joined``). It repeats exactly the selection ``find_secrets``
+makes for short texts: a field's keywords and long runs are all present in the joined text,
+and a keyword selects nothing where each rule it selects is a rule of lines that needs
+characters the joined text lacks (``Rule.needs``; a link's ``//`` selects only the rule of
+credentials in links, which needs an ``@``). The few rules without keywords never match white
+space, so they are tried on the long runs alone, which holds every match they could make, and
+on the pieces of those runs a path scan reads alone (``secrets.pieces``): a token that is a
+file name's stem does not match with its extension attached. A rule is not tried at all where
+the text holds no run of the characters its matches are made of as long as its shortest match.
 
 ``False`` is exact: ``find_secrets`` finds nothing in any of the strings, with any syntax, and
 neither does ``find_secrets_in_path``. ``True`` only means "scan them".
@@ -26,6 +28,7 @@ from functools import lru_cache
 from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
+    CONTEXT_KEYWORDS,
     KEYWORD_GATE,
     LONGEST_KEYWORD,
     MIN_TOKEN_LEN,
@@ -58,16 +61,36 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
     return _keywordless_match(joined, max(map(len, found)))
 
 
-def _keywords_or_runs(low: str) -> bool | list[str]:
+def _keywords_or_runs(low: str, *, alone: bool = True) -> bool | list[str]:
     """The keyword stage of ``find_secrets`` on lower-cased text: True when a rule keyword
-    selects a rule, False when there is no long run either (nothing is tried), else the long
-    runs, on which only the rules without keywords remain to be judged."""
-    if ANY_CONTEXT_KEYWORD.search(low):
+    selects a rule that is tried, False when there is no long run either (nothing is tried),
+    else the long runs, on which only the rules without keywords remain to be judged.
+
+    ``alone``: the text is scanned alone, so the characters it lacks are lacking in the scan.
+    Otherwise (a folder, scanned with the name of each of its files after it) any keyword
+    answers yes, whatever the characters its rules need."""
+    if ANY_CONTEXT_KEYWORD.search(low) and (
+        not alone or any(_tried(i, low) for i in CONTEXT_KEYWORDS.rules_in(low))
+    ):
         return True
     words = long_words(low)
     if not words:
         return False
     return True if ANY_TOKEN_KEYWORD.search(" ".join(words)) else words
+
+
+def _tried(rule: int, low: str) -> bool:
+    """Whether ``find_secrets`` tries the selected rule on a short text (lower-cased: the
+    characters rules need are not letters): not a rule of lines that needs characters the
+    text lacks (a link's ``//`` selects the rule of credentials in URLs, which needs an
+    ``@``)."""
+    needs = _NEEDS.get(rule)
+    return needs is None or any(ch in low for ch in needs)
+
+
+# The rules that ``find_secrets`` passes over in a text holding none of the characters they
+# need (the rules of lines; every match of one holds such a character)
+_NEEDS = {i: rule.needs for i, rule in enumerate(RULES) if rule.lines and rule.needs}
 
 
 def may_hold_secret(text: str) -> bool:
@@ -137,9 +160,10 @@ def _long_pieces(words: list[str], shortest: int) -> list[str]:
     return [piece for word in words for _, piece in path_pieces(word) if len(piece) >= shortest]
 
 
-def slices_may_hold_secrets(text: str) -> bool:
+def slices_may_hold_secrets(text: str, *, alone: bool = True) -> bool:
     """Whether a slice of ``text`` shorter than ``KEYWORD_GATE`` could hold a finding of
-    ``find_secrets`` (False is exact).
+    ``find_secrets`` (False is exact); with ``alone=False``, one of a slice of ``text`` with
+    other characters after it (``_keywords_or_runs``).
 
     A slice only cuts: its keywords and its long whitespace-free runs all lie in ``text``
     (keywords are ASCII, and lower-casing maps each character on its own, so nothing outside
@@ -149,7 +173,7 @@ def slices_may_hold_secrets(text: str) -> bool:
     """
     if may_join(text):
         return True
-    found = _keywords_or_runs(text.lower())
+    found = _keywords_or_runs(text.lower(), alone=alone)
     if isinstance(found, bool):
         return found
     return keywordless_may_match(text, max(map(len, found)))
@@ -187,7 +211,7 @@ def path_slices_may_hold_secrets(path: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _folder_may_hold_secrets(folder: str) -> bool:
-    return slices_may_hold_secrets(folder)
+    return slices_may_hold_secrets(folder, alone=False)
 
 
 @lru_cache(maxsize=1)

@@ -358,10 +358,33 @@ def test_text_screen_answers_for_every_slice_of_the_text() -> None:
             assert not may_hold_secrets([piece]), (text, i, j)
             assert not (find_secrets(piece) or find_secrets_in_path(piece)), (text, i, j)
     assert screened > 50
-    assert slices_may_hold_secrets("\u212aey") and not slices_may_hold_secrets("ask for the task")
+    assert slices_may_hold_secrets("\u212aey=") and not slices_may_hold_secrets("ask for the task")
     assert slices_may_hold_secrets("see docs/a_long_word_with_sk_inside")
     discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Gh7Kq2.Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke"
     assert slices_may_hold_secrets(f"bot {discord}") and slices_may_hold_secrets(discord + "x")
+
+
+def test_a_keyword_whose_rules_need_characters_the_text_lacks_leaves_it_clean() -> None:
+    from substrate.secrets.engine import ANY_CONTEXT_KEYWORD, SYNTAXES, find_secrets
+    from substrate.secrets.paths import find_secrets_in_path
+    from substrate.secrets.screen import may_hold_secrets
+
+    # "//" selects only the rule of credentials in links, which needs an "@"
+    assert not may_hold_secrets(["see https://example.com/docs/a for more"])
+    assert may_hold_secrets(["https://deploy:Zq8Xw2Rk5V@example.com/"])
+    rng = random.Random(11)
+    pieces = ["//", "@", ":", "https", "example.com", "/", "user", "pw", "=", "|", "pass", "-u"]
+    pieces += [" ", "\n", "'", '"', ",", "<", "(", "{", "token", "key", rnd(12), rnd(5)]
+    with_keyword = 0
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 16)))
+        if may_hold_secrets([text]):
+            continue
+        with_keyword += ANY_CONTEXT_KEYWORD.search(text.lower()) is not None
+        for syntax in SYNTAXES:
+            assert not find_secrets(text, syntax=syntax), (syntax, text)
+        assert not find_secrets_in_path(text), text
+    assert with_keyword > 50  # screened clean by the characters their rules need
 
 
 def test_many_secrets_find_the_same_copies_as_few(monkeypatch: Any) -> None:
