@@ -1427,10 +1427,14 @@ def _valid_jwt(token: str) -> bool:
     return not parts[1].startswith("eyJ") or _json_object(parts[1].rstrip("="))
 
 
+# A token inside a decoded blob, from the start of a run (see the jwt rule)
+_INNER_JWT = re.compile(r"(?<![\w\-])eyJ[\w\-]{10,}\.[\w\-]{10,}")
+
+
 def _valid_jwt_b64(blob: str) -> bool:
     raw = _b64decode(blob.replace("+", "-").replace("/", "_").rstrip("="))
     if raw is None:
         return False
     inner = raw.decode("ascii", "replace")
-    match = re.search(r"eyJ[\w\-]{10,}\.[\w\-]{10,}", inner)
+    match = _INNER_JWT.search(inner)
     return match is not None and _valid_jwt(match.group(0))

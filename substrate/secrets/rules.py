@@ -322,6 +322,10 @@ _YAML_NEXT_LINE = (
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
 # reads what comes before "password" (``engine._netrc_entry``).
 _NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
+# What sets a value after its name: an operator among ``ops`` with blanks around it, or
+# blanks alone. Blanks are taken whole (possessively): a run of them before no value is not
+# tried again split in every way, a cost growing with the square of its length.
+_ASSIGNED_WITH = r"(?:\s*+(?:{ops})\s*+|\s++)"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
 _TABLE_CELLS = (
@@ -339,7 +343,9 @@ _TAB_COLUMNS = (
 _NAMED_VALUE = (
     r"""(?<![\w.\-])["']?(?i:(?:parameter|option)?(?:name|key))["']?[ \t]*[:=][ \t]*["']?"""
     + _KEY
-    + r"""["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?"""
+    # (blanks taken whole, possessively: a run of them before no value is not tried again
+    # split in every way, a cost growing with the square of its length)
+    + r"""["']?[ \t]*+(?:,[ \t]*+)?(?:\r?\n[ \t]*+(?:-[ \t]*+)?)?"""
     r"""["']?(?i:(?:parameter)?value)["']?[ \t]*[:=][ \t]*"""
     r"(?:" + _QUOTED + r"|" + _BARE + r")"
 )
@@ -537,7 +543,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # for it ("AWS Secret Access Key [None]: ..."), or be given as an argument after it
         r"(?i:(?:aws|amazon)[\w.\- ]{0,30}?(?:secret|private)[\w.\- ]{0,20}?key"
         r"|secret[_\-. ]?access[_\-. ]?key)[\w.\-]{0,10}(?:[ \t]*\[[^\]\r\n]{0,40}\])?"
-        r"[\"'`]?\s*(?:=>|:=|[:=,]|\s)\s*[\"'`]?"
+        r"[\"'`]?" + _ASSIGNED_WITH.format(ops="=>|:=|[:=,]") + r"[\"'`]?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
         ("aws", "amazon", "secret_access", "secretaccess", "secret-access", "secret access"),
         entropy=3.5,
@@ -567,8 +573,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # the legacy key is a UUID, known only by the name before it ("HEROKU_API_KEY=...",
         # "heroku api key: ...")
         r"(?i:heroku)[\w.\- ]{0,20}?(?i:key|token|secret|auth)[\w.\-]{0,10}[\"'`]?"
-        r"\s*(?:=>|:=|[:=]|\s)\s*[\"'`]?"
-        r"(?P<secret>[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12})(?![\w-])",
+        + _ASSIGNED_WITH.format(ops="=>|:=|[:=]")
+        + r"[\"'`]?(?P<secret>[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12})(?![\w-])",
         ("heroku",),
         entropy=3.0,
         lines=True,

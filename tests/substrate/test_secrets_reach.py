@@ -65,3 +65,47 @@ def test_a_password_options_command_is_read_within_its_reach(
 def test_a_password_option_is_judged_by_its_command(command: str, reported: bool) -> None:
     found = [h.rule for h in find_secrets(command)]
     assert found == (["basic_auth_credentials"] if reported else [])
+
+
+AWS_KEY = "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2Ke7Qp1R"
+UUID = "c2b5e0a4-7f1d-4e3b-9a6c-8d2f1e0b3a9c"
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (f"AWS secret key = {AWS_KEY}", "aws_secret_key"),
+        (f"AWS Secret Access Key [None]:  {AWS_KEY}", "aws_secret_key"),
+        (f"aws_secret_access_key\t{AWS_KEY}", "aws_secret_key"),
+        (f"aws secret key\n {AWS_KEY}", "aws_secret_key"),
+        (f"HEROKU_API_KEY = '{UUID}'", "heroku_key"),
+        (f"heroku key: {UUID}", "heroku_key"),
+        ("- name: DB_PASSWORD\n  value: Wm4tR8yUeQ2z", "sensitive_assignment"),
+        ('{"key": "db_password" ,  "value": "Wm4tR8yUeQ2z"}', "sensitive_assignment"),
+    ],
+)
+def test_blanks_taken_whole_before_a_value_still_find_it(text: str, rule: str) -> None:
+    assert [h.rule for h in find_secrets(text)] == [rule]
+
+
+# Texts whose scan read a run again from each of its places: each took 10 s to minutes.
+_LONG_RUNS = """
+import sys
+from substrate.secrets.engine import find_secrets
+from substrate.ingest.formats.tabular import field_names
+for text in [
+    "eyJ" * 30000, "ZXlK" * 20000, "-u a:x=" * 6000, "-----BEGIN PRIVATE KEY-----\\n" * 8000,
+    "AWS secret key" + " " * 20000, "heroku key" + "\\t" * 20000,
+    'key="password"' + " " * 20000, "name: password\\n" + " " * 20000,
+]:
+    find_secrets(text)
+field_names(["a"] * 20000)  # a CSV header of one name, over and over
+"""
+
+
+def test_long_runs_are_scanned_in_proportion_to_their_length() -> None:
+    import subprocess
+    import sys
+
+    # a hang guard, not a speed test: these take well under a second in all, and took minutes
+    subprocess.run([sys.executable, "-c", _LONG_RUNS], check=True, timeout=60)

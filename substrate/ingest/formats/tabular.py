@@ -58,12 +58,16 @@ def field_names(cells: list[str]) -> list[str]:
     """The header row's cells as distinct field names (see the module docstring)."""
     names: list[str] = []
     seen: set[str] = set()
+    # the rank last given to each name: the ranks below it are all taken (``seen`` only
+    # grows), so a header of a thousand cells of one name is not counted up from 1 each time
+    ranks: dict[str, int] = {}
     for column, cell in enumerate(cells, 1):
-        name = cell.strip() or f"column {column}"
-        rank = 1
+        base = name = cell.strip() or f"column {column}"
+        rank = ranks.get(base, 1)
         while name in seen:
             rank += 1
-            name = f"{cell.strip() or f'column {column}'} ({rank})"
+            name = f"{base} ({rank})"
+        ranks[base] = rank
         seen.add(name)
         names.append(name)
     return names
