@@ -265,6 +265,23 @@ def any_keyword() -> re.Pattern[str]:
     return _any_of([k for k, _ in (*_BY_KEYWORD_TOKEN, *_BY_KEYWORD_CONTEXT)])
 
 
+@lru_cache(maxsize=1)
+def keywords_by_need() -> tuple[re.Pattern[str], tuple[tuple[str, str], ...]]:
+    """The context keywords split by what their rules need to be tried: a yes/no search for
+    those one of whose rules a scan tries whenever the keyword occurs; and each other keyword,
+    all of whose rules are rules of lines that need a character (``Rule.needs``), with the
+    characters one of which a text must hold for one of them to be tried."""
+    needs = {i: rule.needs for i, rule in enumerate(RULES) if rule.lines and rule.needs}
+    always: list[str] = []
+    restricted: list[tuple[str, str]] = []
+    for keyword, rules in _BY_KEYWORD_CONTEXT:
+        if all(i in needs for i in rules):
+            restricted.append((keyword, "".join(sorted({ch for i in rules for ch in needs[i]}))))
+        else:
+            always.append(keyword)
+    return _any_of(always), tuple(restricted)
+
+
 def long_words(text: str) -> list[str]:
     """The whitespace-free runs of ``text`` long enough to be a provider token.
 

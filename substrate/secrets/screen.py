@@ -28,13 +28,13 @@ from functools import lru_cache
 from substrate.secrets.engine import (
     ANY_CONTEXT_KEYWORD,
     ANY_TOKEN_KEYWORD,
-    CONTEXT_KEYWORDS,
     KEYWORD_GATE,
     LONGEST_KEYWORD,
     MIN_TOKEN_LEN,
     any_keyword,
     keywordless_runs,
     keywordless_widths,
+    keywords_by_need,
     long_words,
 )
 from substrate.secrets.joined import may_join
@@ -69,9 +69,7 @@ def _keywords_or_runs(low: str, *, alone: bool = True) -> bool | list[str]:
     ``alone``: the text is scanned alone, so the characters it lacks are lacking in the scan.
     Otherwise (a folder, scanned with the name of each of its files after it) any keyword
     answers yes, whatever the characters its rules need."""
-    if ANY_CONTEXT_KEYWORD.search(low) and (
-        not alone or any(_tried(i, low) for i in CONTEXT_KEYWORDS.rules_in(low))
-    ):
+    if ANY_CONTEXT_KEYWORD.search(low) and (not alone or _selects_a_tried_rule(low)):
         return True
     words = long_words(low)
     if not words:
@@ -79,18 +77,15 @@ def _keywords_or_runs(low: str, *, alone: bool = True) -> bool | list[str]:
     return True if ANY_TOKEN_KEYWORD.search(" ".join(words)) else words
 
 
-def _tried(rule: int, low: str) -> bool:
-    """Whether ``find_secrets`` tries the selected rule on a short text (lower-cased: the
-    characters rules need are not letters): not a rule of lines that needs characters the
-    text lacks (a link's ``//`` selects the rule of credentials in URLs, which needs an
-    ``@``)."""
-    needs = _NEEDS.get(rule)
-    return needs is None or any(ch in low for ch in needs)
-
-
-# The rules that ``find_secrets`` passes over in a text holding none of the characters they
-# need (the rules of lines; every match of one holds such a character)
-_NEEDS = {i: rule.needs for i, rule in enumerate(RULES) if rule.lines and rule.needs}
+def _selects_a_tried_rule(low: str) -> bool:
+    """Whether a keyword in ``low`` selects a rule that ``find_secrets`` then tries: not only
+    rules of lines that need characters the text lacks (a link's ``//`` selects only the rule
+    of credentials in links, which needs an ``@``). The characters rules need are not
+    letters: lower-casing keeps them."""
+    always, restricted = keywords_by_need()
+    if always.search(low):
+        return True
+    return any(word in low and any(ch in low for ch in chars) for word, chars in restricted)
 
 
 def may_hold_secret(text: str) -> bool:
