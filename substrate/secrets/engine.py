@@ -1159,7 +1159,8 @@ def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
     # _COMMAND_REACH (a line of many options would be read again for each; a command cut
     # there is not told as curl's or docker's, so its -u is taken for a password)
     at = m.start()
-    line = text[text.rfind("\n", max(0, at - _COMMAND_REACH), at) + 1 : at][-_COMMAND_REACH:]
+    reach = max(0, at - _COMMAND_REACH)
+    line = text[max(text.rfind("\n", reach, at) + 1, reach) : at]
     command = _COMMAND_BREAK.split(line)[-1]
     if _HTTP_TOOL.search(command):
         return False
