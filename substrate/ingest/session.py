@@ -480,7 +480,10 @@ class IngestSession:
             ):
                 self.report.files_reoptioned += 1
         if known is not None:
-            self.settle(self.as_last_read, source, key, known)
+            if self.applied == self.handed_out and not any(known):
+                self.report.unchanged.append(source)  # (most files of a re-ingest: at once)
+            else:
+                self.settle(self.as_last_read, source, key, known)
             return None
         fmt = file_format(self.options.as_format, entry.rel)
         if fmt == "artifact" and not asked_for and detect_format(entry.rel) != "artifact":
