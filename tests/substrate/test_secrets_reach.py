@@ -1,7 +1,8 @@
 """What keeps a scan's cost in proportion to its text where a pattern could read it again from
-each of many starts: a JSON Web Token starts a run, a key block holds no other BEGIN line, and
-a ``-u`` option's command is looked for within a reach. (``bench_secrets.py`` times such
-texts at two sizes.)"""
+each of many starts: a JSON Web Token starts a run (in base64 too), a key block holds no other
+BEGIN line, a ``-u`` option's command is looked for within a reach, and blanks before a value
+are taken whole; and what these leave found. (``bench_secrets.py`` times such texts at two
+sizes.)"""
 
 from __future__ import annotations
 
@@ -90,7 +91,6 @@ def test_blanks_taken_whole_before_a_value_still_find_it(text: str, rule: str) -
 
 # Texts whose scan read a run again from each of its places: each took 10 s to minutes.
 _LONG_RUNS = """
-import sys
 from substrate.secrets.engine import find_secrets
 from substrate.ingest.formats.tabular import field_names
 for text in [
@@ -107,5 +107,5 @@ def test_long_runs_are_scanned_in_proportion_to_their_length() -> None:
     import subprocess
     import sys
 
-    # a hang guard, not a speed test: these take well under a second in all, and took minutes
+    # a hang guard, not a speed test: these take about two seconds in all, and took minutes
     subprocess.run([sys.executable, "-c", _LONG_RUNS], check=True, timeout=60)
