@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -291,14 +291,20 @@ def _gated(
 
 def _withhold_hash(done: Prepared) -> None:
     """Keep no hash of the bytes of a file that held a secret, in its items or for the source
-    cache (``build.withhold_hash``); its lines are encoded again (rare: files with secrets)."""
+    cache (``build.withhold_hash``)."""
     done.digest = ""
+    _amend_provenance(done, withhold_hash)
+
+
+def _amend_provenance(done: Prepared, amend: Callable[[dict[str, Any]], None]) -> None:
+    """Apply ``amend`` to the provenance of every item of ``done``; items kept as log lines
+    are decoded and encoded again (rare: files with secrets, or rows the gate refused)."""
     for item in done.items:
-        withhold_hash(item.provenance)
+        amend(item.provenance)
     if done.encoded:
         items = [decode(line) for _, line in done.encoded]
         for item in items:
-            withhold_hash(item.provenance)
+            amend(item.provenance)
         done.encoded = [(item.id, encode(item)) for item in items]
 
 
@@ -331,13 +337,7 @@ def _stamped(items: Iterator[SubstrateItem], rejected: int) -> Iterator[Substrat
 def _mark_rejected(done: Prepared) -> None:
     """Record in every item how many lines of its file were rejected (``REJECTED_KEY``)."""
     count = len(done.issues)
-    for item in done.items:
-        item.provenance[REJECTED_KEY] = count
-    if done.encoded:  # rows refused by the gate are rare: the lines are encoded again
-        items = [decode(line) for _, line in done.encoded]
-        for item in items:
-            item.provenance[REJECTED_KEY] = count
-        done.encoded = [(item.id, encode(item)) for item in items]
+    _amend_provenance(done, lambda provenance: provenance.update({REJECTED_KEY: count}))
 
 
 def cache_name(ticket: Ticket, options: IngestOptions) -> str:

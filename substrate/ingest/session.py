@@ -481,7 +481,9 @@ class IngestSession:
                 self.report.files_reoptioned += 1
         if known is not None:
             if self.applied == self.handed_out and not any(known):
-                self.report.unchanged.append(source)  # (most files of a re-ingest: at once)
+                # nothing to tell of it (not skipped, no rejected lines): what ``settle`` and
+                # ``as_last_read`` would do, without their calls for most files of a re-ingest
+                self.report.unchanged.append(source)
             else:
                 self.settle(self.as_last_read, source, key, known)
             return None

@@ -694,3 +694,25 @@ def test_one_screen_of_names_and_text_gives_what_a_screen_of_each_gives() -> Non
         assert prepare.screen_file(text, parsed, ticket, options) == apart(
             [source, path, *sections], text
         ), (text, path, source)
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_items_count_the_lines_the_parser_and_the_gate_rejected(
+    tmp_path: Path, on_disk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import build
+
+    real = build.admit
+
+    def refusing(item: SubstrateItem, **options: Any) -> Any:
+        if "refuse me" in item.text:  # what the gate cannot check (the parsers keep most out)
+            raise InvalidInputError("cannot be checked")
+        return real(item, **options)
+
+    monkeypatch.setattr(build, "admit", refusing)
+    rows = ['{"text": "first row"}', "{broken", '{"text": "refuse me"}', '{"text": "last"}']
+    (tmp_path / "rows.jsonl").write_text("\n".join(rows) + "\n")
+    store = Substrate(tmp_path / "shard") if on_disk else Substrate()
+    report = ingest_path(store, tmp_path / "rows.jsonl", jobs=1)
+    assert [issue.line for issue in report.issues] == [2, 3]
+    assert [item.provenance["rejected_lines"] for item in store.all()] == [2, 2]
