@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import subprocess
+import sys
+from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +138,72 @@ def test_blank_and_comment_lines_compile_to_nothing() -> None:
     assert compile_rule("") is None
     assert compile_rule("# note") is None
     assert compile_rule("/") is None
+
+
+def _as_git_reads(pattern: str, rel: str) -> bool:
+    """Whether ``pattern`` (letters, ``?``, ``*``, ``[ab]``, folders apart by ``/``, no ``/``
+    first or last) matches ``rel``, worked out folder by folder: a segment of two stars or
+    more alone matches any number of folders, and a ``/`` in the pattern anchors it to the
+    whole path, else it matches the name."""
+    if "/" not in pattern:
+        rel = rel.rsplit("/", 1)[-1]
+    segments, parts = pattern.split("/"), rel.split("/")
+
+    @cache
+    def rest(i: int, j: int) -> bool:  # segments[i:] match parts[j:]
+        if i == len(segments):
+            return j == len(parts)
+        segment = segments[i]
+        if len(segment) >= 2 and not segment.strip("*"):
+            if i == len(segments) - 1:  # "a/**": whatever is inside a; "**": anything
+                return i == 0 or j < len(parts)
+            return any(rest(i + 1, k) for k in range(j, len(parts) + 1))
+        return j < len(parts) and fnmatchcase(parts[j], segment) and rest(i + 1, j + 1)
+
+    return rest(0, 0)
+
+
+def test_patterns_match_as_told_folder_by_folder() -> None:
+    rng = random.Random(11)
+    pieces = ["a", "b", "?", "*", "[ab]", "**", "a*", "*b"]
+    matched = 0
+    for _ in range(1500):
+        segments = [
+            "".join(rng.choices(pieces, k=rng.randint(1, 4))) for _ in range(rng.randint(1, 5))
+        ]
+        pattern = "/".join(segments)
+        rule = compile_rule(pattern)
+        assert rule is not None
+        for _ in range(12):
+            parts = [
+                "".join(rng.choices("ab", k=rng.randint(1, 6))) for _ in range(rng.randint(1, 6))
+            ]
+            rel = "/".join(parts)
+            expected = _as_git_reads(pattern, rel)
+            assert rule.matches(rel, parts[-1], False) is expected, (pattern, rel)
+            matched += expected
+    assert matched > 1500  # the patterns are not all too narrow to match anything
+
+
+# Patterns whose every split of a long name or a deep path was tried, one after another: each
+# ran for over ten minutes, and a file holding one stalled every ingest of its tree.
+_MANY_STARS = """
+from substrate.ingest.ignore import IgnoreStack, RuleSet, parse_rules
+rules = parse_rules(
+    "*a*a*a*a*a*a*a*a*a*a*a*a*b\\n"
+    "**/a/**/a/**/a/**/a/**/a/**/a/**/b\\n"
+    "x/**/*a*a*a*a*a*a*c/**/a*a*a*a*a*a*b\\n"
+    "[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*0\\n"
+)
+stack = IgnoreStack().push(RuleSet(tuple(rules)))
+for rel in ["a" * 250, "a/" * 120 + "c", "x/" + ("a" * 200 + "/") * 40 + "d"]:
+    assert not stack.ignored(rel, rel.rsplit("/", 1)[-1], False)
+"""
+
+
+def test_patterns_with_many_stars_take_time_in_proportion_to_the_path() -> None:
+    # a hang guard, not a speed test: this takes well under a second, and took over ten minutes
+    subprocess.run([sys.executable, "-c", _MANY_STARS], check=True, timeout=60)
 
 
 def _touch(root: Path, *names: str) -> None:
