@@ -11,9 +11,11 @@ ignored directory (git behaves the same way).
 Where git's behaviour is only defined by its code, it is followed too: patterns match UTF-8
 bytes, not characters (``?`` does not match ``é``); a pattern git cannot use (an unclosed
 ``[``, an unknown class, a trailing ``\\``) matches nothing, and a reversed range only its
-first character; lines end at a line feed; a byte-order mark is skipped; an ignore file that
-is a symbolic link is not read. One difference is deliberate: a folder named for ingestion is
-walked even when the repository's ignore files leave it out (the rules still apply below it).
+first character; a ``**`` glued to the text before the pattern's first wildcard, before a
+``/`` or the end, spans folders (``b**/x`` matches ``bq/c/x``); lines end at a line feed; a
+byte-order mark is skipped; an ignore file that is a symbolic link is not read. One
+difference is deliberate: a folder named for ingestion is walked even when the repository's
+ignore files leave it out (the rules still apply below it).
 
 A match takes time that grows with the path, not as its length to the power of the pattern's
 number of stars (``_glob_segment``, ``_path_regex``).
@@ -227,6 +229,32 @@ def _path_regex(segments: list[str]) -> str:
     return "".join(out) + tail
 
 
+def _glued_any_depth(body: str) -> str | None:
+    """The regex of an anchored pattern whose first wildcard is a ``**`` glued to the text
+    before it and followed by a ``/`` or the end (``b**/x``, ``docs/v**``); None for any
+    other pattern.
+
+    git compares the text before a pattern's first wildcard as it is, then matches the rest
+    on its own: that ``**`` then starts what is left, and spans folders as a leading one does.
+    ``b**/x`` matches ``bx``, ``b/x`` and ``bq/c/x``; ``docs/v**`` whatever lies below the
+    names that start with ``docs/v``.
+
+    Raises:
+        _Invalid: see ``_path_regex``.
+    """
+    cut = next((i for i, c in enumerate(body) if c in "*?[\\"), len(body))
+    if cut == 0 or body[cut - 1] == "/" or not body.startswith("**", cut):
+        return None
+    after = body[cut:].lstrip("*")
+    if not after:
+        return re.escape(body[:cut]) + ".*"
+    for slash in ("/", "\\/"):  # an escaped slash is a slash too
+        if after.startswith(slash):
+            rest = _segments(after.removeprefix(slash))
+            return re.escape(body[:cut]) + _path_regex(["**", *rest])
+    return None
+
+
 def _strip_trailing_spaces(line: str) -> str:
     """``line`` without its trailing spaces, but for one escaped with a backslash."""
     end = i = 0
@@ -259,7 +287,8 @@ def compile_rule(line: str) -> Rule | None:
     if not body:
         return None
     try:
-        translated = _path_regex(_segments(body))
+        glued = _glued_any_depth(body) if anchored else None
+        translated = glued if glued is not None else _path_regex(_segments(body))
     except _Invalid as exc:
         log.debug("ignoring the pattern %r: %s", shown, exc)
         return None

@@ -85,6 +85,17 @@ def test_gitignore_patterns(patterns: str, rel: str, is_dir: bool, expected: boo
         ("d/***/f.txt", "d/f.txt", False, True),
         ("d/***/f.txt", "d/x/y/f.txt", False, True),
         ("a**b", "a/b", False, False),
+        # a "**" glued to the text before the first wildcard spans folders, as git's own
+        # matcher reads it (it compares that text first, then matches the rest alone)
+        ("b**/x", "bx", False, True),
+        ("b**/x", "bq/c/x", False, True),
+        ("b**/*", "b", False, True),
+        ("a/b**", "a/bc/d", False, True),
+        ("b*/x", "b/c/x", False, False),  # one star: a single folder
+        ("b**x/y", "b/q/x/y", False, False),  # not before a slash: a star
+        ("b**x/y", "bqx/y", False, True),
+        ("a\\**/x", "a*/q/x", False, False),  # the escape ends the text compared first
+        ("!b**/x", "bq/x", False, False),
         # escapes, spaces and slashes
         ("foo\\", "foo\\", False, False),  # a trailing backslash: matches nothing
         ("foo\\\\ ", "foo\\", False, True),  # an escaped backslash, then a trailing space
@@ -144,9 +155,21 @@ def _as_git_reads(pattern: str, rel: str) -> bool:
     """Whether ``pattern`` (letters, ``?``, ``*``, ``[ab]``, folders apart by ``/``, no ``/``
     first or last) matches ``rel``, worked out folder by folder: a segment of two stars or
     more alone matches any number of folders, and a ``/`` in the pattern anchors it to the
-    whole path, else it matches the name."""
+    whole path, else it matches the name. A pattern whose first wildcard is a ``**`` glued
+    to the text before it is read as git reads it."""
     if "/" not in pattern:
         rel = rel.rsplit("/", 1)[-1]
+    # git compares the text before the first wildcard first; a "**" then starts the rest
+    cut = min((pattern.find(c) for c in "*?[" if c in pattern), default=len(pattern))
+    after = pattern[cut:].lstrip("*")
+    stars = len(pattern) - len(after) - cut  # at the first wildcard
+    glued = cut > 0 and pattern[cut - 1] != "/" and stars >= 2
+    if "/" in pattern and glued and after[:1] in ("", "/"):
+        if not rel.startswith(pattern[:cut]):
+            return False
+        if not after:
+            return True
+        pattern, rel = "**" + after, rel[cut:]
     segments, parts = pattern.split("/"), rel.split("/")
 
     @cache
