@@ -124,7 +124,12 @@ def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
 
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", CITATION.sub("", text)).strip()
+    return _SPACE_BEFORE_STOP.sub(r"\1", CITATION.sub("", text)).strip()
+
+
+# White space before punctuation, from the start of its run only: tried from each blank of a
+# long run, the search read the rest of the run each time.
+_SPACE_BEFORE_STOP = re.compile(r"(?<!\s)\s++([.,;:!?])")
 
 
 @dataclass

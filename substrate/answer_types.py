@@ -29,7 +29,10 @@ _DAY = re.compile(
     r"|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b",
     re.IGNORECASE,
 )
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# (looked for from the start of a local part only: the first one found is the same, and
+# whether there is one is all that is asked; tried from each character of a long word, the
+# search read the rest of the word each time)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WEB = re.compile(r"\bhttps?://|\bwww\.")
 _DIGIT = re.compile(r"\d")
 

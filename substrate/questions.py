@@ -185,11 +185,15 @@ def _requests_only(word: str) -> bool:
 
 # "What does PITR mean?", "What does SLA stand for?", "What do we mean by PITR?": a request
 # for a definition, whose answer need not say "mean" (a topic elsewhere: "the mean latency").
+_MEAN_BY = r"(\bwhat\s+(?:does|do|did)\s+\w+\s+)mean(\s+by\b)"
 _DEFINITION = re.compile(
-    r"(\bwhat\s+(?:does|do|did)\s.+?)\b(?:mean|stand\s+for)(\W*)$"
-    r"|(\bwhat\s+(?:does|do|did)\s+\w+\s+)mean(\s+by\b)",
+    r"(\bwhat\s+(?:does|do|did)\s.+?)\b(?:mean|stand\s+for)(\W*)$|" + _MEAN_BY,
     re.IGNORECASE | re.DOTALL,
 )
+
+
+_MEANING_AT_END = re.compile(r"\b(?:mean|stand\s+for)\W*$", re.IGNORECASE)
+_DEFINITION_BY = re.compile(_MEAN_BY, re.IGNORECASE)
 
 
 # "What are the steps to restore a backup?": the answer is the procedure, which need not say
@@ -218,7 +222,11 @@ _ACRONYM = re.compile(
 def _undefined(question: str) -> str:
     """``question`` less the words that ask for a definition (``_DEFINITION``) or for a
     procedure (``_PROCEDURE``)."""
-    question = _DEFINITION.sub(lambda m: "".join(g for g in m.groups() if g), question.rstrip())
+    question = question.rstrip()
+    # its first form ends the question: looked for from each "what does" of a question that
+    # does not end so, it read the rest of the question every time
+    definition = _DEFINITION if _MEANING_AT_END.search(question) else _DEFINITION_BY
+    question = definition.sub(lambda m: "".join(g for g in m.groups() if g), question)
     return _PROCEDURE.sub("", question)
 
 

@@ -90,13 +90,23 @@ _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}
 def split_sentences(text: str) -> list[str]:
     """``text`` (one block) cut after ".", "!" or "?" and white space, except after an
     abbreviation or a numbered list item's number ("1. Page the owner." is one sentence)."""
-    out: list[str] = []
+    sentences: list[list[str]] = []  # the parts of each sentence, joined at the end
     for part in _SENTENCE_SPLIT.split(text):
-        if out and (ends_in_abbreviation(out[-1]) or _ORDINAL.fullmatch(out[-1])):
-            out[-1] = f"{out[-1]} {part}"
+        if sentences and _goes_on(sentences[-1]):
+            sentences[-1].append(part)
         else:
-            out.append(part)
-    return out
+            sentences.append([part])
+    return [" ".join(parts) for parts in sentences]
+
+
+def _goes_on(parts: list[str]) -> bool:
+    """Whether the sentence made of ``parts`` so far goes on into the next part. Every part
+    but the text's last ends in ".", "!" or "?": an abbreviation lies in the last part, and
+    a sentence of two parts or more is no list item's number. (Reading the sentence so far
+    instead took, for a long run of initials, time growing as the square of its length.)"""
+    if ends_in_abbreviation(parts[-1]):
+        return True
+    return len(parts) == 1 and _ORDINAL.fullmatch(parts[0]) is not None
 
 
 def _blocks(text: str) -> list[str]:

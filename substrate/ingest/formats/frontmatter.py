@@ -19,8 +19,12 @@ from substrate.ingest.formats.records import value_text
 from substrate.ingest.formats.tomlfront import toml_front_matter
 from substrate.limits import FRONT_MATTER_DEPTH, FRONT_MATTER_LINES, STORABLE_INTS
 
-# a key, bare or quoted ("a: b" or "'odd key': b"), and its value
-_KEY = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$""")
+# a key, bare or quoted ("a: b" or "'odd key': b"), and its value. A bare key's spaces are
+# taken only before more of it: left to a lazy repeat before "\s*:", a key line of many
+# spaces was read again from each of them.
+_KEY = re.compile(
+    r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_](?:[\w.-]|[ ]++(?=[\w.-]))*+)\s*:(?:\s+(.*))?$"""
+)
 _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 
 
