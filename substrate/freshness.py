@@ -285,17 +285,17 @@ class SupersessionIndex:
 
     def add(self, item: SubstrateItem) -> None:
         prov = item.provenance if isinstance(item.provenance, dict) else {}
-        supersedes = prov.get("supersedes")
-        replaces = prov.get("replaces")
-        for target in _targets(supersedes):
+        supersedes = _targets(prov.get("supersedes"))
+        for target in supersedes:
             if target != item.id:
                 self.edges.setdefault(target, []).append(
                     ("supersedes", item.id, item.kind, item.created_at, True)
                 )
-        for target in _targets(replaces):
-            if target != item.id and target not in _targets(supersedes):
+        declared, links = set(supersedes), set(item.links)  # (looked up once per target)
+        for target in _targets(prov.get("replaces")):
+            if target != item.id and target not in declared:
                 self.edges.setdefault(target, []).append(
-                    ("replaces", item.id, item.kind, item.created_at, target in item.links)
+                    ("replaces", item.id, item.kind, item.created_at, target in links)
                 )
 
     def signals(self, item_id: str, kind: str, created_at: float) -> list[str]:

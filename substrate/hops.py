@@ -72,9 +72,12 @@ class HopChain:
                 return s
         return None
 
-    def path_to(self, item_id: str) -> list[SubstrateItem]:
-        """The evidence chain from a seed to ``item_id`` ([] for an unknown id)."""
-        by_id = {s.item.id: s for s in self.steps}
+    def path_to(self, item_id: str, by_id: dict[str, HopStep] | None = None) -> list[SubstrateItem]:
+        """The evidence chain from a seed to ``item_id`` ([] for an unknown id); ``by_id``,
+        the steps by item id, when the caller has it (asked for every step, working it out
+        each time made a chain's cost grow with the square of its steps)."""
+        if by_id is None:
+            by_id = self._by_id()
         path: list[SubstrateItem] = []
         seen: set[str] = set()
         current = by_id.get(item_id)
@@ -110,10 +113,14 @@ class HopChain:
             task or self.query, self.items, [s.score for s in self.steps], **assemble_kw
         )
 
+    def _by_id(self) -> dict[str, HopStep]:
+        return {s.item.id: s for s in self.steps}
+
     def as_dict(self) -> dict[str, Any]:
         steps = self.provenance()
+        by_id = self._by_id()
         for entry in steps:
-            entry["path"] = [i.id for i in self.path_to(entry["id"])]
+            entry["path"] = [i.id for i in self.path_to(entry["id"], by_id)]
         return {
             "query": safe_text(self.query),  # a secret typed in is not given back
             "n": len(self.steps),

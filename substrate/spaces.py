@@ -411,12 +411,9 @@ def _repoint_links(
             old,
         )
     for item in changed:
-        links: list[str] = []
-        for target in item.links:
-            target = new if target == old else target
-            if target != item.id and target not in links:
-                links.append(target)
-        item.links = links
+        # in order, once each, never itself (a dict keeps the order, and looks up at once)
+        repointed = (new if target == old else target for target in item.links)
+        item.links = list(dict.fromkeys(t for t in repointed if t != item.id))
         substrate.put(item)
     return len(changed)
 
