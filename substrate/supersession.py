@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterator, Sequence
+from typing import NamedTuple
 
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -124,10 +125,18 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     pairs = list(_replacements(notes, by_stem))
     current = _replaced(pairs)
     found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
-    for new, old in pairs:
-        if old.id in current:
-            found.setdefault(old.id, {}).setdefault(_stem(new), _name_of(new))
-    paired = {old.id for _, old in pairs}  # decided above, rings included
+    told: set[tuple[object, ...]] = set()
+    for newer, older in pairs:
+        names = by_stem.names(newer)
+        if (names, older.key) in told:
+            continue  # (the other passages of a note that named these)
+        told.add((names, older.key))
+        for old in older.items:
+            if old.id in current:
+                for stem, name in names:
+                    found.setdefault(old.id, {}).setdefault(stem, name)
+    older_sides = {older.key: older for _, older in pairs}.values()
+    paired = {old.id for older in older_sides for old in older.items}  # rings included
     for note in notes:
         if note.id in paired and note.id not in current:
             continue  # in a ring: neither is replaced
@@ -159,47 +168,74 @@ def successor_names(item: SubstrateItem) -> list[str]:
     return [name for field in SUCCESSOR_FIELDS for name in _values(item.payload.get(field))]
 
 
-def _replaced(pairs: list[tuple[SubstrateItem, SubstrateItem]]) -> set[str]:
-    """The ids of the older items of ``pairs`` (newer, older) whose line of successors
-    reaches an item that nothing replaces: in a ring, none is the current one. Worked back
-    from those current items, so a long chain costs no more than its length."""
-    successors: dict[str, set[str]] = {}
-    predecessors: dict[str, set[str]] = {}
+class _Side(NamedTuple):
+    """One side of a replacement: an item alone (``key``: its id), or every item of the notes
+    a front-matter field names but those of the naming note (``key``: whose, and which).
+    Each passage of a note names the same others: a note of n passages superseding one of n
+    is 2n edges through the side's node, not n * n pairs."""
+
+    key: Hashable
+    items: tuple[SubstrateItem, ...]
+
+
+def _replaced(pairs: list[tuple[_Side, _Side]]) -> set[str]:
+    """The ids of the items of the older sides of ``pairs`` (newer, older) whose line of
+    successors reaches an item that nothing replaces: in a ring, none is the current one.
+    Worked back from those current items, so a long chain costs no more than its length."""
+    successors: dict[Hashable, set[Hashable]] = {}
+    predecessors: dict[Hashable, set[Hashable]] = {}
+
+    def edge(older: Hashable, newer: Hashable) -> None:
+        successors.setdefault(older, set()).add(newer)
+        predecessors.setdefault(newer, set()).add(older)
+
+    def node(side: _Side, newer: bool) -> Hashable:
+        """An item's id, or a group's own node, between it and each of its items."""
+        if isinstance(side.key, str):
+            return side.key
+        if side.key not in predecessors and side.key not in successors:
+            for item in side.items:
+                if newer:
+                    edge(side.key, item.id)
+                else:
+                    edge(item.id, side.key)
+        return side.key
+
     for newer, older in pairs:
-        successors.setdefault(older.id, set()).add(newer.id)
-        predecessors.setdefault(newer.id, set()).add(older.id)
+        edge(node(older, newer=False), node(newer, newer=True))
     waiting = [n for n in predecessors if n not in successors]  # current: nothing replaces it
-    replaced: set[str] = set()
+    replaced: set[Hashable] = set()
     while waiting:
         for earlier in predecessors.get(waiting.pop(), ()):
             if earlier not in replaced:
                 replaced.add(earlier)
                 waiting.append(earlier)
-    return replaced
+    return {found for found in replaced if isinstance(found, str)}
 
 
-def _replacements(
-    notes: list[SubstrateItem], by_stem: _Stems
-) -> Iterator[tuple[SubstrateItem, SubstrateItem]]:
-    """(newer, older) for each pair of ``notes`` (items of different files) that front matter
-    says one replaced the other."""
+def _replacements(notes: list[SubstrateItem], by_stem: _Stems) -> Iterator[tuple[_Side, _Side]]:
+    """(newer, older) for each pair of sides of ``notes`` (items of different files) that
+    front matter says one replaced the other."""
     for item in notes:
+        alone = _Side(item.id, (item,))
         for field in REPLACES_FIELDS:
-            for old in _named(item, field, by_stem):
-                yield item, old
+            for older in _named(item, field, by_stem, "older"):
+                yield alone, older
         for field in SUCCESSOR_FIELDS:
-            for new in _named(item, field, by_stem):
-                yield new, item
+            for newer in _named(item, field, by_stem, "newer"):
+                yield newer, alone
 
 
-def _named(item: SubstrateItem, field: str, by_stem: _Stems) -> list[SubstrateItem]:
-    """The items of the notes that ``item``'s front-matter ``field`` names (other files)."""
+def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[_Side]:
+    """The items of the notes that ``item``'s front-matter ``field`` names (other files), as
+    the ``role`` side ("newer" or "older") of a replacement, one side per note named."""
     own = _note_of(item)
-    found: list[SubstrateItem] = []
-    for name in _values(item.payload.get(field)):
-        for stem in by_stem.named(_stem_named(item, name)):
-            found.extend(n for n in by_stem.notes[stem] if _note_of(n) != own)
-    return found
+    return [
+        side
+        for name in _values(item.payload.get(field))
+        for stem in by_stem.named(_stem_named(item, name))
+        if (side := by_stem.side(stem, own, role)).items
+    ]
 
 
 # Where a numbered record's number ends in its stem, before its title ("adr-009-session")
@@ -219,6 +255,26 @@ class _Stems:
         for stem in self.notes:
             for m in _NUMBER_END.finditer(stem):
                 self.titled.setdefault(stem[: m.start() + 1], []).append(stem)
+        self._sides: dict[Hashable, _Side] = {}
+        self._names: dict[Hashable, tuple[tuple[str, str], ...]] = {}
+
+    def side(self, stem: str, own: str | None, role: str) -> _Side:
+        """The items of the notes of ``stem`` but those of the note ``own``, as a ``role``
+        side (worked out once: every passage of a note names the same)."""
+        key = (role, stem, own)
+        side = self._sides.get(key)
+        if side is None:
+            notes = tuple(n for n in self.notes[stem] if _note_of(n) != own)
+            side = self._sides[key] = _Side(key, notes)
+        return side
+
+    def names(self, side: _Side) -> tuple[tuple[str, str], ...]:
+        """The stems and names of the notes of ``side``'s items, each once, in order."""
+        names = self._names.get(side.key)
+        if names is None:
+            names = tuple(dict.fromkeys((_stem(n), _name_of(n)) for n in side.items))
+            self._names[side.key] = names
+        return names
 
     def named(self, stem: str) -> list[str]:
         """The stems ``stem`` names: itself, or for a numbered record the one file named by

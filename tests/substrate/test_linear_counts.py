@@ -1,6 +1,7 @@
-"""Items with many links or edges, and chains of many steps: what each costs grows with their
-count, not with its square. A guard runs each at a count the old code took from 10 s to
-minutes over; the behaviour itself is tested with each feature."""
+"""Items with many links or edges, chains of many steps, notes of many passages replacing
+others: what each costs grows with their count, not with its square. A guard runs each at a
+count the old code took from 10 s to minutes over; the behaviour itself is tested with each
+feature."""
 
 from __future__ import annotations
 
@@ -70,6 +71,17 @@ keep = s.add("text", "keep")
 other = s.add("text", "other")
 s.add("text", "linker", links=[*ids, other])
 merge_versions(s, keep, other)
+
+from substrate.supersession import replaced_notes
+
+def passages(source, n, **front):
+    where = {"source": source, "path": f"/n/{source}", "format": "markdown"}
+    return [SubstrateItem(kind="text", text=f"{source} {i}", payload=front, provenance=where)
+            for i in range(n)]
+
+# notes of 3,000 passages each, one superseding another, a third superseded by the first
+notes = passages("a.md", 3000, supersedes="b") + passages("b.md", 3000)
+assert len(replaced_notes(notes + passages("c.md", 3000, superseded_by="a"))) == 6000
 """
 
 

@@ -396,3 +396,82 @@ def test_an_older_copy_of_the_record_asked_of_is_still_passed_over() -> None:
     newer = SubstrateItem("text", "Queue: Kafka.", provenance={**prov, "content_hash": "b"})
     older.provenance["mtime_ns"], newer.provenance["mtime_ns"] = 1, 2
     assert current_evidence([older, newer], [2.0, 1.0], asked_of=["ADR-002"])[2] == [older]
+
+
+def _replaced_pair_by_pair(items: list[SubstrateItem]) -> dict[str, str]:
+    """``replaced_notes`` told pair by pair, as it was before the pairs were grouped by the
+    notes they name: every passage of a newer note, with every passage of the older one."""
+    from substrate import supersession as s
+
+    notes = [item for item in items if s._note_of(item) is not None]
+    by_stem = s._Stems(notes)
+    pairs = [
+        (new, old)
+        for newer, older in s._replacements(notes, by_stem)
+        for new in newer.items
+        for old in older.items
+    ]
+    successors: dict[str, set[str]] = {}
+    predecessors: dict[str, set[str]] = {}
+    for new, old in pairs:
+        successors.setdefault(old.id, set()).add(new.id)
+        predecessors.setdefault(new.id, set()).add(old.id)
+    waiting = [n for n in predecessors if n not in successors]
+    current: set[str] = set()
+    while waiting:
+        for earlier in predecessors.get(waiting.pop(), ()):
+            if earlier not in current:
+                current.add(earlier)
+                waiting.append(earlier)
+    found: dict[str, dict[str, str]] = {}
+    for new, old in pairs:
+        if old.id in current:
+            found.setdefault(old.id, {}).setdefault(s._stem(new), s._name_of(new))
+    paired = {old.id for _, old in pairs}
+    for note in notes:
+        if note.id in paired and note.id not in current:
+            continue
+        for name in s.successor_names(note):
+            stem = s._stem_named(note, name)
+            if stem == s._stem(note):
+                continue
+            named = found.setdefault(note.id, {})
+            if not any(k in named for k in (stem, *by_stem.named(stem))):
+                named[stem] = s._as_source_name(note, name)
+    return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
+
+
+def test_notes_are_replaced_as_when_told_pair_by_pair() -> None:
+    import random
+
+    rng = random.Random(3)
+    files = ["a.md", "b.md", "b.markdown", "adr-1-x.md", "adr-2-y.md", "d/c.md", "d/a.md"]
+    names = ["a", "b", "adr-1", "adr-2", "c", "../a", "d/c", "zz", "b.md", "[[a]]"]
+    fields = ["supersedes", "replaces", "superseded_by", "replaced-by"]
+    replaced_any = 0
+    for _ in range(600):
+        items = []
+        for source in rng.sample(files, rng.randint(2, len(files))):
+            front = {f: ", ".join(rng.sample(names, 2)) for f in rng.sample(fields, 1)}
+            for passage in range(rng.randint(1, 3)):
+                if rng.random() < 0.1:  # a passage of the same note with other fields
+                    front = {f: rng.choice(names) for f in rng.sample(fields, 1)}
+                where = {"source": source, "path": f"/n/{source}", "format": "markdown"}
+                text = f"note {source} {passage}"
+                items.append(SubstrateItem(kind="text", text=text, payload=front, provenance=where))
+        assert replaced_notes(items) == _replaced_pair_by_pair(items), items
+        replaced_any += bool(replaced_notes(items))
+    assert replaced_any > 200
+
+
+def test_a_note_naming_its_own_stem_replaces_only_the_other_files_of_it() -> None:
+    def note(source: str, **front: str) -> SubstrateItem:
+        where = {"source": source, "path": f"/n/{source}", "format": "markdown"}
+        return SubstrateItem(kind="text", text=source, payload=front, provenance=where)
+
+    for order in (1, -1):  # whichever names the stem first
+        items = [note("b.md", supersedes="b"), note("c.md", supersedes="b")][::order]
+        items.append(note("b.markdown"))
+        replaced = replaced_notes(items)
+        assert replaced == _replaced_pair_by_pair(items)
+        assert {item.text for item in items if item.id in replaced} == {"b.md", "b.markdown"}
