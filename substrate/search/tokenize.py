@@ -38,10 +38,10 @@ _CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
 # A number written with thousands separators is one word as well as its parts: "4,200" is the
 # 4200 a reader would type, and "80,443" may list two ports ("10,100,1000" stays apart).
 #
-# Where a group of three digits follows another after a comma ("1,234,567"), a grouped number
-# that starts there fails if one that starts a group before failed (same groups after it) or
-# holds it (a match went on): tried from each group of a long run of them, the search read
-# the rest of the run every time. Fewer groups than all never match (a group would follow).
+# None is tried from a group of three digits that follows another after a comma ("1,234,567"):
+# the one tried from the group before either matched, and took this group in, or failed, as
+# this one would (the same groups follow). Tried from every group of a long run, the search
+# read the rest of the run each time. Fewer groups than all never match (a group follows).
 _GROUPED = r"(?!(?<=,[0-9]{3},)[0-9]{3}(?![0-9]))[0-9]{1,3}(?:,[0-9]{3})++(?!\w|,[0-9])"
 GROUPED_NUMBER = re.compile(rf"(?<![\w,]){_GROUPED}")
 # On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
