@@ -206,12 +206,8 @@ class _Walker:
                     if lies is not None and self.met_before(lies, name, child):
                         continue
                     info = entry.stat(follow_symlinks=False)
-                    ino = info.st_ino  # (``FileEntry.of``, inlined: a call less for every file)
-                    ident = (info.st_dev, ino)
-                    files.append(
-                        FileEntry(entry.path, child, info.st_size, info.st_mtime_ns, ident)
-                    )
-                    seen[(device, ino)] = child
+                    files.append(FileEntry.of(entry.path, child, info))
+                    seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
                         self.prune(entry.path)
