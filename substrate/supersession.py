@@ -137,6 +137,20 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
                     found.setdefault(old.id, {}).setdefault(stem, name)
     older_sides = {older.key: older for _, older in pairs}.values()
     paired = {old.id for older in older_sides for old in older.items}  # rings included
+    return _with_named_successors(notes, by_stem, current, paired, found)
+
+
+def _with_named_successors(
+    notes: list[SubstrateItem],
+    by_stem: _Stems,
+    current: set[str],
+    paired: set[str],
+    found: dict[str, dict[str, str]],
+) -> dict[str, str]:
+    """``found`` (old id -> each successor's stem -> its name, from the pairs among the
+    ``notes``), with the successors each note's front matter names that are not among them,
+    as each replaced note's names; ``current``: the replaced ids, ``paired``: every older id
+    of a pair, rings included."""
     for note in notes:
         if note.id in paired and note.id not in current:
             continue  # in a ring: neither is replaced

@@ -411,34 +411,16 @@ def _replaced_pair_by_pair(items: list[SubstrateItem]) -> dict[str, str]:
         for new in newer.items
         for old in older.items
     ]
-    successors: dict[str, set[str]] = {}
-    predecessors: dict[str, set[str]] = {}
-    for new, old in pairs:
-        successors.setdefault(old.id, set()).add(new.id)
-        predecessors.setdefault(new.id, set()).add(old.id)
-    waiting = [n for n in predecessors if n not in successors]
-    current: set[str] = set()
-    while waiting:
-        for earlier in predecessors.get(waiting.pop(), ()):
-            if earlier not in current:
-                current.add(earlier)
-                waiting.append(earlier)
+    # each item a side of its own: the successors of items, with no node for a group
+    current = s._replaced(
+        [(s._Side(new.id, (new,)), s._Side(old.id, (old,))) for new, old in pairs]
+    )
     found: dict[str, dict[str, str]] = {}
     for new, old in pairs:
         if old.id in current:
             found.setdefault(old.id, {}).setdefault(s._stem(new), s._name_of(new))
     paired = {old.id for _, old in pairs}
-    for note in notes:
-        if note.id in paired and note.id not in current:
-            continue
-        for name in s.successor_names(note):
-            stem = s._stem_named(note, name)
-            if stem == s._stem(note):
-                continue
-            named = found.setdefault(note.id, {})
-            if not any(k in named for k in (stem, *by_stem.named(stem))):
-                named[stem] = s._as_source_name(note, name)
-    return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
+    return s._with_named_successors(notes, by_stem, current, paired, found)
 
 
 def test_notes_are_replaced_as_when_told_pair_by_pair() -> None:
