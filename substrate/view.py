@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,8 +47,12 @@ PLAIN_CATALOG_LIMIT = 50_000
 # folding each time the tail passes TAIL_LIMIT would rewrite the catalog over and over, and,
 # for a new shard, import numpy to look every later batch's ids up in it.
 BULK_TAIL_LIMIT = PLAIN_CATALOG_LIMIT
-# Above this many ids, look them up in the catalog all at once.
+# Above this many ids, look them up in the catalog all at once, with numpy ...
 _BATCH_LOOKUP = 64
+# ... or, while numpy is not yet imported, above this many: its import (about 0.1 s) costs as
+# much as thousands of lookups one at a time (12-40 us each), and re-ingesting a few edited
+# files would pay it for a few hundred ids
+_BATCH_LOOKUP_COLD = 4096
 # Folding at least this many log lines uses that vectorized lookup too: it beats a binary search
 # per line even when numpy must be imported for it.
 _VECTOR_FOLD = 2048
@@ -263,7 +268,7 @@ class LogView:
         binary search (a dozen reads) per id, which dominated bulk writes into a large shard.
         An id met again is found in the tail, as ``apply`` would find it."""
         pending = [i for i, *_ in changes if i not in self.tail]
-        known = self._locate_many(pending) if len(pending) > _BATCH_LOOKUP else None
+        known = self._locate_many(pending) if _all_at_once(len(pending)) else None
         for item_id, offset, length, tombstone in changes:
             if known is None or item_id in self.tail:
                 self.apply(item_id, offset, length, tombstone)
@@ -415,6 +420,11 @@ class LogView:
         if self.catalog is not None:
             self.catalog.close()
             self.catalog = None
+
+
+def _all_at_once(ids: int) -> bool:
+    """Whether looking ``ids`` ids up in the catalog at once beats one binary search each."""
+    return ids > (_BATCH_LOOKUP if "numpy" in sys.modules else _BATCH_LOOKUP_COLD)
 
 
 def _members(keys: np.ndarray, ordered: np.ndarray) -> np.ndarray:

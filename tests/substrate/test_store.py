@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from substrate import Substrate, SubstrateItem
+from substrate.derived import CATALOG_FILE, INDEX_DIR
 from substrate.errors import InvalidInputError, ShardError, SubstrateError
 from substrate.store import CompactStats
 from substrate.view import TAIL_LIMIT
@@ -316,7 +317,13 @@ def test_a_first_batch_into_a_new_shard_does_not_load_numpy(tmp_path: Path) -> N
     assert out.stdout.strip() == "False"
 
 
-def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -> None:
+@pytest.mark.parametrize("at_once", [True, False])
+def test_large_batch_against_the_catalog_keeps_order_and_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: bool
+) -> None:
+    import substrate.view as view
+
+    monkeypatch.setattr(view, "_all_at_once", lambda ids: at_once)
     s = Substrate(tmp_path)
     ids = [s.put(SubstrateItem("text", f"v1 {i}")) for i in range(TAIL_LIMIT + 10)]
     s.save()  # the catalog now covers these
@@ -325,13 +332,54 @@ def test_large_batch_against_the_catalog_keeps_order_and_count(tmp_path: Path) -
     for item_id in ids[100:200]:
         s.remove(item_id)
     fresh = [s.put(SubstrateItem("text", f"new {i}")) for i in range(100)]
-    s.save()  # one batch of 300 lines, looked up in the catalog all at once
+    s.save()  # one batch of 300 lines, looked up in the catalog at once or one by one
     again = Substrate(tmp_path)
     listed = [i.id for i in again.iter_items()]
     assert len(again) == len(ids) == len(listed)
     assert listed[:100] == ids[:100] and listed[100:-100] == ids[200:]
     assert listed[-100:] == fresh
     assert again.get(ids[5]).text == "v2" and again.get(ids[150]) is None
+
+
+def test_a_few_hundred_changes_against_the_catalog_do_not_load_numpy(tmp_path: Path) -> None:
+    # looked up one by one, they cost a few milliseconds; importing numpy costs about 0.1 s
+    import subprocess
+    import sys
+    import textwrap
+
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"v1 {i}")) for i in range(TAIL_LIMIT + 10)]
+    s.save()  # the catalog now covers these
+    assert (tmp_path / INDEX_DIR / CATALOG_FILE).exists()
+    script = textwrap.dedent(
+        """
+        import sys
+        from substrate.item import SubstrateItem
+        from substrate.store import Substrate
+        s = Substrate(sys.argv[1])
+        ids = sys.stdin.read().split()
+        for item_id in ids[:150]:
+            s.put(SubstrateItem("text", "v2", id=item_id))
+        for item_id in ids[150:]:
+            s.remove(item_id)
+        s.save()
+        print("numpy" in sys.modules)
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        input=" ".join(ids[:300]),
+        check=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert out.stdout.strip() == "False"
+    again = Substrate(tmp_path)
+    listed = [(i.id, i.text) for i in again.iter_items()]
+    assert listed[:150] == [(item_id, "v2") for item_id in ids[:150]]
+    assert [i for i, _ in listed[150:]] == ids[300:]
 
 
 def test_folding_many_lines_at_open_agrees_with_one_at_a_time(
