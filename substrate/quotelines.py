@@ -124,10 +124,14 @@ def _passage(wanted: list[str], text: str) -> tuple[int, int] | None:
     for i, (word, _, _) in enumerate(found):
         where[word].append(i)
     need = math.ceil(MIN_SHARE * len(wanted))  # whole words: one of one, four of five
+    if need > len(found):  # each word matched is another of the text's
+        return None
     best: tuple[int, int, int] | None = None  # (words matched, first, last) in ``found``
     # the passage may start a few words in: the stretch's lead (an entry's heading) may not
     # be in the text right before it
     for lead in range(len(wanted) - need + 1):
+        if best is not None and len(wanted) - lead < best[0]:
+            break  # the words left could not match as many
         for first in where.get(wanted[lead], ()):
             matched, last = _walk(wanted, lead, first, found)
             # the most words, then the tightest passage ("the" may open one lines early)

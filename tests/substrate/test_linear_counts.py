@@ -1,7 +1,7 @@
 """Items with many links or edges, chains of many steps, notes of many passages replacing
-others: what each costs grows with their count, not with its square. A guard runs each at a
-count the old code took from 10 s to minutes over; the behaviour itself is tested with each
-feature."""
+others, an answer's long quotes: what each costs grows with their count, not with its square
+(or cube). A guard runs each at a count the old code took from 10 s to minutes over; the
+behaviour itself is tested with each feature."""
 
 from __future__ import annotations
 
@@ -82,6 +82,15 @@ def passages(source, n, **front):
 # notes of 3,000 passages each, one superseding another, a third superseded by the first
 notes = passages("a.md", 3000, supersedes="b") + passages("b.md", 3000)
 assert len(replaced_notes(notes + passages("c.md", 3000, superseded_by="a"))) == 6000
+
+from substrate.quotelines import lines_quoted
+
+# a section of 3,000 words quoted whole, then cited: each lead walked to the end from each
+# place of its word, it cost the cube of its length
+words = [f"w{i % 37}" for i in range(3000)]
+text = "\\n".join(" ".join(words[i : i + 12]) for i in range(0, 3000, 12))
+section = SubstrateItem(kind="text", text=text, provenance={"line_start": 1, "line_end": 250})
+assert lines_quoted(" ".join(words), section) == (1, 250)
 """
 
 

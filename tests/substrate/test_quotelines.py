@@ -126,3 +126,56 @@ def test_a_table_row_quoted_with_its_column_names_is_cited_by_its_own_line() -> 
     row = "Team: Fulfillment; Lead: Dev Okafor; Slack channel: #team-fulfillment; Services: "
     assert lines_quoted(row + "inventory-sync.", table) == (7, 7)
     assert lines_quoted("Team: Payments; Lead: Priya Raman.", table) == (5, 5)
+
+
+def _every_passage(wanted: list[str], text: str) -> tuple[int, int] | None:
+    """``_passage`` as it was: every lead and every place of its word walked, none passed
+    over (the reference the pruned search must agree with)."""
+    import math
+
+    from substrate.quotelines import _WORD, MIN_SHARE, SCAN_CHARS, _walk
+
+    if not wanted:
+        return None
+    found = [(m.group().lower(), m.start(), m.end()) for m in _WORD.finditer(text, 0, SCAN_CHARS)]
+    need = math.ceil(MIN_SHARE * len(wanted))
+    best: tuple[int, int, int] | None = None
+    for lead in range(len(wanted) - need + 1):
+        for first, (word, _, _) in enumerate(found):
+            if word != wanted[lead]:
+                continue
+            matched, last = _walk(wanted, lead, first, found)
+            if matched >= need and (
+                best is None or (matched, first - last) > (best[0], best[1] - best[2])
+            ):
+                best = (matched, first, last)
+    return None if best is None else (found[best[1]][1], found[best[2]][2] - 1)
+
+
+def test_the_search_for_a_passage_finds_what_trying_every_place_finds() -> None:
+    import random
+
+    from substrate.quotelines import _passage
+
+    rng = random.Random(7)
+    vocab = ["the", "a", "refund", "days", "store", "credit", "cards", "x", "y"]
+    for _ in range(3000):
+        text_words = [rng.choice(vocab) for _ in range(rng.randrange(0, 40))]
+        text = " ".join(text_words)
+        if text_words and rng.random() < 0.7:  # a quote of the text, perhaps altered
+            start = rng.randrange(len(text_words))
+            wanted = text_words[start : start + rng.randrange(1, 30)]
+            for _ in range(rng.randrange(0, 4)):
+                at = rng.randrange(len(wanted) + 1)
+                wanted.insert(at, rng.choice(vocab))
+        else:
+            wanted = [rng.choice(vocab) for _ in range(rng.randrange(0, 30))]
+        assert _passage(wanted, text) == _every_passage(wanted, text), (wanted, text)
+
+
+def test_a_stretch_of_more_words_than_its_source_holds_is_no_quote_of_it() -> None:
+    words = [f"w{i % 37}" for i in range(300)]
+    text = "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
+    long = section(text, start=1)
+    assert lines_quoted(" ".join(words + words), long) is None
+    assert lines_quoted(" ".join(words), long) == (1, text.count("\n") + 1)
