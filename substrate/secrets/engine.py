@@ -60,6 +60,7 @@ from substrate.secrets.rules import (
     TABLE_CELLS_RULE,
     Rule,
 )
+from substrate.secrets.spellings import may_respell, respelled_hits
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
@@ -355,20 +356,29 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
         raise InvalidInputError(f"unknown syntax {safe_repr(syntax)}; expected one of {SYNTAXES}")
     if len(text) < 4:  # shorter than any credential this package reports
         return []
-    scan = _by_segments if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP else _scan
-    hits = scan(text, syntax)
-    if may_join(text):
-        hits = _with_joined(hits, joined_hits(text, syntax, scan))
+    hits = _find(text, syntax)
+    if may_respell(text):  # escaped slashes, full-width forms: read as a reader reads them
+        # first, as the text spelled as it is may show only a part of a secret
+        hits = _with_others(respelled_hits(text, syntax, _find), hits)
     return hits
 
 
-def _with_joined(hits: list[Hit], joined: list[Hit]) -> list[Hit]:
-    """``hits`` and the parts of joined-literal secrets (``secrets.joined``) that overlap none
-    of them, sorted by start."""
+def _find(text: str, syntax: str) -> list[Hit]:
+    """``find_secrets`` of ``text`` as it is spelled."""
+    scan = _by_segments if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP else _scan
+    hits = scan(text, syntax)
+    if may_join(text):
+        hits = _with_others(hits, joined_hits(text, syntax, scan))
+    return hits
+
+
+def _with_others(hits: list[Hit], others: list[Hit]) -> list[Hit]:
+    """``hits`` and those of ``others``, found another way (joined literals, another
+    spelling), that overlap none of them, sorted by start."""
     accepted = _Accepted()
     for hit in hits:
         accepted.add(hit)
-    for hit in joined:
+    for hit in others:
         if not accepted.overlaps(hit.start, hit.end):
             accepted.add(hit)
     return accepted.hits()

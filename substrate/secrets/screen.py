@@ -40,6 +40,7 @@ from substrate.secrets.engine import (
 from substrate.secrets.joined import may_join
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.rules import RULES
+from substrate.secrets.spellings import may_respell, plain_spelling
 
 
 def may_hold_secrets(texts: Iterable[str]) -> bool:
@@ -52,7 +53,14 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
             short.append(text)
     if not short:
         return False
-    joined = "\n".join(short)
+    joined = "\n".join(short)  # (no other spelling reaches across a line break)
+    if _joined_may_hold(joined):
+        return True
+    return may_respell(joined) and _joined_may_hold(plain_spelling(joined))
+
+
+def _joined_may_hold(joined: str) -> bool:
+    """``may_hold_secrets`` of the short texts ``joined`` with line breaks, as spelled."""
     if may_join(joined):
         return True  # literals joined across a gap are scanned as one value
     found = _keywords_or_runs(joined.lower())
@@ -165,7 +173,17 @@ def slices_may_hold_secrets(text: str, *, alone: bool = True) -> bool:
     ``text``'s lower-cased keywords appears in a slice's). The rules without keywords are not
     tried on the runs, since a cut can change what a word boundary sees: a run of one's
     characters long enough for it already answers yes. ``text`` itself may be of any length.
+
+    A text spelled another way (``secrets.spellings``) is screened in its plain spelling too:
+    a slice of it, spelled plainly, is a slice of that (or holds no other spelling).
     """
+    if _slices_may_hold(text, alone):
+        return True
+    return may_respell(text) and _slices_may_hold(plain_spelling(text), alone)
+
+
+def _slices_may_hold(text: str, alone: bool) -> bool:
+    """``slices_may_hold_secrets`` of ``text`` as spelled."""
     if may_join(text):
         return True
     found = _keywords_or_runs(text.lower(), alone=alone)
@@ -192,7 +210,7 @@ def path_slices_may_hold_secrets(path: str) -> bool:
     runs they need; else on the whole path. A quote sends the path to the plain screen.
     """
     folder, slash, name = path.rpartition("/")
-    if not slash or '"' in path or "'" in path or len(path) >= KEYWORD_GATE:
+    if not slash or '"' in path or "'" in path or len(path) >= KEYWORD_GATE or may_respell(path):
         return slices_may_hold_secrets(path)
     if _folder_may_hold_secrets(folder):
         return True
