@@ -77,13 +77,19 @@ def index_status(substrate: Any) -> dict[str, Any]:
 
 
 def confined_state(state: str) -> str:
-    """The index state as a reader confined to some scopes is told it.
+    """The index state as a reader confined to some scopes is told it: what a search it runs
+    will see.
 
-    "behind" only says that some saved change is not folded in yet (the next search folds
-    it): it turns "behind" when any team writes, so a team is told "fresh" for both, which is
-    what a search it runs will see.
+    Any team's writes move the index from "fresh": "behind" when a change is saved and not
+    yet folded in, "missing" or "stale" once a compaction that reclaimed something dropped it
+    with the old log. The next search folds the change in, or builds the index again, so a
+    team is told "fresh" for each: told as they are, they would show it whether another team
+    wrote, removed or re-ingested anything.
     """
-    return "fresh" if state == "behind" else state
+    return "fresh" if state in _SETTLED_BY_A_SEARCH else state
+
+
+_SETTLED_BY_A_SEARCH = frozenset({"behind", "missing", "stale"})
 
 
 def _mirrored_manifest(directory: Path) -> dict[str, Any] | None:

@@ -468,6 +468,21 @@ def test_another_teams_write_does_not_show_in_a_teams_index_state(
     assert "behind" not in mixle("--as", "alpha", "status").stdout
 
 
+def test_another_teams_removal_does_not_show_in_a_teams_index_state_after_a_compact(
+    mixle: Run, teams: dict[str, str]
+) -> None:
+    # compact drops the index only when it reclaimed something: another team's removal
+    assert mixle("--as", "alpha", "compact").exit_code == 0
+    mixle("search", "harbour")
+    assert mixle("--as", "bravo", "rm", teams["bravo2"]).exit_code == 0
+    assert mixle("--as", "alpha", "compact").exit_code == 0
+    assert mixle("status", "--json").json()["index"]["state"] == "missing"
+    for command in ("status", "audit"):
+        report = mixle("--as", "alpha", command, "--json").json()
+        assert report["index"]["state"] == "fresh", command
+    assert "missing" not in mixle("--as", "alpha", "status").stdout
+
+
 def test_a_secret_in_the_query_is_never_printed_back(mixle: Run, filled: dict[str, str]) -> None:
     token = "ghp_" + "Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ4"
     result = mixle("search", f"refund policy {token}", "--json")
