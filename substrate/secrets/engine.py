@@ -357,8 +357,8 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     if len(text) < 4:  # shorter than any credential this package reports
         return []
     hits = _find(text, syntax)
-    if may_respell(text):  # escaped slashes, full-width forms: read as a reader reads them
-        # first, as the text spelled as it is may show only a part of a secret
+    if may_respell(text):  # escaped slashes: read as a reader reads them first, as the text
+        # spelled as it is may show only a part of a secret
         hits = _with_others(respelled_hits(text, syntax, _find), hits)
     return hits
 
@@ -373,8 +373,8 @@ def _find(text: str, syntax: str) -> list[Hit]:
 
 
 def _with_others(hits: list[Hit], others: list[Hit]) -> list[Hit]:
-    """``hits`` and those of ``others``, found another way (joined literals, another
-    spelling), that overlap none of them, sorted by start."""
+    """``hits`` and those of ``others``, found another way (joined literals, escaped
+    slashes), that overlap none of them, sorted by start."""
     accepted = _Accepted()
     for hit in hits:
         accepted.add(hit)

@@ -53,7 +53,7 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
             short.append(text)
     if not short:
         return False
-    joined = "\n".join(short)  # (no other spelling reaches across a line break)
+    joined = "\n".join(short)  # (no escape reaches across a line break)
     if _joined_may_hold(joined):
         return True
     return may_respell(joined) and _joined_may_hold(plain_spelling(joined))
@@ -174,8 +174,8 @@ def slices_may_hold_secrets(text: str, *, alone: bool = True) -> bool:
     tried on the runs, since a cut can change what a word boundary sees: a run of one's
     characters long enough for it already answers yes. ``text`` itself may be of any length.
 
-    A text spelled another way (``secrets.spellings``) is screened in its plain spelling too:
-    a slice of it, spelled plainly, is a slice of that (or holds no other spelling).
+    A text that escapes slashes (``secrets.spellings``) is screened with them plain too: a
+    slice of it, read so, is a slice of that (or escapes none).
     """
     if _slices_may_hold(text, alone):
         return True
