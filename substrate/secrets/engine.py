@@ -60,7 +60,7 @@ from substrate.secrets.rules import (
     TABLE_CELLS_RULE,
     Rule,
 )
-from substrate.secrets.spellings import may_respell, respelled_hits
+from substrate.secrets.slashes import escapes_slashes, hits_with_plain_slashes
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
 KEYWORD_GATE = 4096
@@ -357,14 +357,14 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     if len(text) < 4:  # shorter than any credential this package reports
         return []
     hits = _find(text, syntax)
-    if may_respell(text):  # escaped slashes: read as a reader reads them first, as the text
-        # spelled as it is may show only a part of a secret
-        hits = _with_others(respelled_hits(text, syntax, _find), hits)
+    if escapes_slashes(text):  # read with them plain first: the text as written may show
+        # only a part of a secret
+        hits = _with_others(hits_with_plain_slashes(text, syntax, _find), hits)
     return hits
 
 
 def _find(text: str, syntax: str) -> list[Hit]:
-    """``find_secrets`` of ``text`` as it is spelled."""
+    """``find_secrets`` of ``text`` as written."""
     scan = _by_segments if len(text) > SEGMENT_CHARS + 2 * SEGMENT_OVERLAP else _scan
     hits = scan(text, syntax)
     if may_join(text):

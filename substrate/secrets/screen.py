@@ -40,7 +40,7 @@ from substrate.secrets.engine import (
 from substrate.secrets.joined import may_join
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.rules import RULES
-from substrate.secrets.spellings import may_respell, plain_spelling
+from substrate.secrets.slashes import escapes_slashes, plain_slashes
 
 
 def may_hold_secrets(texts: Iterable[str]) -> bool:
@@ -56,11 +56,11 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
     joined = "\n".join(short)  # (no escape reaches across a line break)
     if _joined_may_hold(joined):
         return True
-    return may_respell(joined) and _joined_may_hold(plain_spelling(joined))
+    return escapes_slashes(joined) and _joined_may_hold(plain_slashes(joined))
 
 
 def _joined_may_hold(joined: str) -> bool:
-    """``may_hold_secrets`` of the short texts ``joined`` with line breaks, as spelled."""
+    """``may_hold_secrets`` of the short texts ``joined`` with line breaks, as written."""
     if may_join(joined):
         return True  # literals joined across a gap are scanned as one value
     found = _keywords_or_runs(joined.lower())
@@ -174,16 +174,16 @@ def slices_may_hold_secrets(text: str, *, alone: bool = True) -> bool:
     tried on the runs, since a cut can change what a word boundary sees: a run of one's
     characters long enough for it already answers yes. ``text`` itself may be of any length.
 
-    A text that escapes slashes (``secrets.spellings``) is screened with them plain too: a
+    A text that escapes slashes (``secrets.slashes``) is screened with them plain too: a
     slice of it, read so, is a slice of that (or escapes none).
     """
     if _slices_may_hold(text, alone):
         return True
-    return may_respell(text) and _slices_may_hold(plain_spelling(text), alone)
+    return escapes_slashes(text) and _slices_may_hold(plain_slashes(text), alone)
 
 
 def _slices_may_hold(text: str, alone: bool) -> bool:
-    """``slices_may_hold_secrets`` of ``text`` as spelled."""
+    """``slices_may_hold_secrets`` of ``text`` as written."""
     if may_join(text):
         return True
     found = _keywords_or_runs(text.lower(), alone=alone)
@@ -210,7 +210,13 @@ def path_slices_may_hold_secrets(path: str) -> bool:
     runs they need; else on the whole path. A quote sends the path to the plain screen.
     """
     folder, slash, name = path.rpartition("/")
-    if not slash or '"' in path or "'" in path or len(path) >= KEYWORD_GATE or may_respell(path):
+    if (
+        not slash
+        or '"' in path
+        or "'" in path
+        or len(path) >= KEYWORD_GATE
+        or escapes_slashes(path)
+    ):
         return slices_may_hold_secrets(path)
     if _folder_may_hold_secrets(folder):
         return True

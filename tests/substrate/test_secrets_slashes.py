@@ -1,5 +1,5 @@
 """Secrets in texts that escape their slashes, as JSON writers may
-(``substrate.secrets.spellings``)."""
+(``substrate.secrets.slashes``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from substrate.secrets.screen import (
     path_slices_may_hold_secrets,
     slices_may_hold_secrets,
 )
-from substrate.secrets.spellings import may_respell
 
 WEBHOOK = "https://hooks.slack.com/services/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"
 PASSWORD = "Zr8XZx3scB8fn"
@@ -34,7 +33,7 @@ def test_a_secret_in_a_json_line_with_escaped_slashes_is_found_in_place() -> Non
     for secret in (WEBHOOK, DSN):
         plain = f'{{"level":"info","target":"{secret}"}}'
         line = escaped(plain)
-        assert found(plain)  # (the rules find it spelled plainly)
+        assert found(plain)  # (the rules find it written so)
         rules = [rule for rule, _ in found(plain)]
         assert [rule for rule, _ in found(line)] == rules
         for _, text in found(line):
@@ -47,10 +46,9 @@ def test_the_screens_send_escaped_slashes_to_the_scan() -> None:
     assert may_hold_secrets([text]) and slices_may_hold_secrets(text)
     assert path_slices_may_hold_secrets(f"/notes/{text}.md")
     assert not may_hold_secrets(["a\\/b note", "a plain line"])  # (nothing either way)
-    assert not may_respell("ＡＫＩＡ full-width forms are read as they are")
 
 
-def test_the_spans_found_in_the_plain_spelling_cover_the_same_characters() -> None:
+def test_the_spans_found_with_slashes_plain_cover_the_same_characters() -> None:
     # whatever slashes are escaped around and inside it, a hit covers the characters that
     # read as the secret, and nothing but them
     rng = random.Random(3)
@@ -81,7 +79,7 @@ def test_a_line_with_escaped_slashes_is_stored_and_indexed_redacted(tmp_path: Pa
     assert "aUnArl63XykWZeiNNCiia3an" not in gated.text
 
 
-def test_a_screen_that_finds_nothing_in_either_spelling_is_right() -> None:
+def test_a_screen_that_finds_nothing_either_way_is_right() -> None:
     # False is exact: whatever is escaped how, find_secrets then finds nothing
     rng = random.Random(11)
     parts = [WEBHOOK, DSN, KEY_ID, "note", "\\/", "/", "\\", "key", "pass", ":", " ", "\n"]

@@ -20,22 +20,24 @@ if TYPE_CHECKING:  # the engine calls this module
 _ESCAPED_SLASH = re.compile(r"\\/")
 
 
-def may_respell(text: str) -> bool:
+def escapes_slashes(text: str) -> bool:
     """Whether ``text`` escapes a slash (False is exact)."""
     return "\\/" in text
 
 
-def plain_spelling(text: str) -> str:
+def plain_slashes(text: str) -> str:
     """``text`` with its escaped slashes as slashes."""
     return text.replace("\\/", "/")
 
 
-def respelled_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
-    """The secrets ``scan`` finds in the plain spelling of ``text``, placed in ``text``."""
-    if not may_respell(text):
+def hits_with_plain_slashes(
+    text: str, syntax: str, scan: Callable[[str, str], list[Hit]]
+) -> list[Hit]:
+    """The secrets ``scan`` finds in ``text`` with its slashes plain, placed in ``text``."""
+    if not escapes_slashes(text):
         return []
     pieces = _ESCAPED_SLASH.split(text)
-    slashes = []  # where each escaped slash lies in the plain spelling
+    slashes = []  # where each escaped slash lies once plain
     at = -1
     for piece in pieces[:-1]:
         at += len(piece) + 1
@@ -44,7 +46,7 @@ def respelled_hits(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]
 
 
 def _placed(hit: Hit, slashes: list[int]) -> Hit:
-    """``hit``, found in the plain spelling, with its offsets in the text: each escaped slash
+    """``hit``, found with the slashes plain, with its offsets in the text: each escaped slash
     before an offset stood one character further on, after its backslash."""
 
     def start(at: int) -> int:
