@@ -54,6 +54,7 @@ from substrate.secrets.prefilter import (
     word_filters,
 )
 from substrate.secrets.rules import (
+    CSV_COLUMNS_RULE,
     KUBERNETES_SECRET_RULE,
     MAX_KEY_BLOCK,
     RULES,
@@ -459,10 +460,17 @@ def _scan(text: str, syntax: str) -> list[Hit]:
         for start, end in table_column_secrets(text, headers):
             if not accepted.overlaps(start, end):
                 accepted.add(Hit(TABLE_CELLS_RULE.name, start, end, 0, start, end))
+    if _CSV_RULE in selected and ("," in text or ";" in text):  # "id,user,password" then rows
+        from substrate.secrets.tables import embedded_table_hits  # (the module imports this one)
+
+        for hit in embedded_table_hits(text, lines.holding(CSV_COLUMNS_RULE.keywords)):
+            if not accepted.overlaps(hit.start, hit.end):
+                accepted.add(hit)
     return accepted.hits()
 
 
 _TABLE_RULE = RULES.index(TABLE_CELLS_RULE)
+_CSV_RULE = RULES.index(CSV_COLUMNS_RULE)
 # Every character some rule needs (``Rule.needs``): a scan looks each up once
 _NEEDED = "".join(sorted({ch for rule in RULES for ch in rule.needs}))
 _KUBERNETES_RULE = RULES.index(KUBERNETES_SECRET_RULE)

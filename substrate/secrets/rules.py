@@ -480,6 +480,20 @@ KUBERNETES_SECRET_RULE = Rule(
     description="A value under data: (base64) or stringData: in a Kubernetes Secret manifest",
 )
 
+# A CSV table written into a text ("id,user,password" then "1,alice,..."): read by its
+# header's names where the scan tries this rule (``secrets.tables.embedded_table_hits``); the
+# pattern matches nothing.
+CSV_COLUMNS_RULE = Rule(
+    "sensitive_assignment",
+    r"(?!)",
+    _GENERIC_WORDS,
+    kind="document",
+    lines=True,
+    needs=",;",
+    boundary=False,
+    description="id,user,password then 1,alice,literal: a CSV table in a text",
+)
+
 # A password given by position, after its user, to what code calls with both: requests'
 # auth=("user", "..."), HTTPBasicAuth("user", "..."), NetworkCredential, SetBasicAuth, and
 # the login("user", "...") of smtplib, ftplib and imaplib; and a database's address, user and
@@ -860,6 +874,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "--password literal, -storepass literal, on a command line",
     ),
     TABLE_CELLS_RULE,
+    CSV_COLUMNS_RULE,
     KUBERNETES_SECRET_RULE,
     _generic(_TAB_COLUMNS, "\t", "password<TAB>literal, two tab-separated columns"),
     _generic(

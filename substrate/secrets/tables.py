@@ -8,12 +8,16 @@ file as text, so they judge its cells here, by the header's names, as ingestion 
 Cells are read line by line (a quoted cell running over several lines is judged in its first
 line's part), and only columns whose name holds a secret stem are looked at: a table without
 such a column costs the reading of its first line.
+
+A table may also stand in another text, pasted into a note or a README: the scan reads one
+under each line that holds a secret stem and looks like a header (``embedded_table_hits``).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
 from substrate.secrets.engine import Hit, shifted_hit
@@ -112,3 +116,38 @@ def _cells(text: str, start: int, end: int, delimiter: str) -> Iterator[tuple[in
                 return
             yield pos, after
             pos = after + 1
+
+
+# A header's cell in a table written into a text: a name of at most three words, not prose
+_HEADER_NAME = re.compile(r"[A-Za-z_][\w.\-]*(?: [\w.\-]+){0,2}")
+
+
+def embedded_table_hits(text: str, lines: Iterable[tuple[int, int]]) -> list[Hit]:
+    """The cells of CSV tables written into ``text`` (pasted into a note, shown in a
+    README's code block) that hold a secret by their column's name, in order.
+
+    ``lines`` are the lines holding a secret stem, in order: a table's header names its
+    secret column, so only they may open one. A header is a line of two or more names
+    (``_HEADER_NAME``) parted by commas or semicolons, and its table the lines under it with as
+    many cells; a header with no such line under it opens none.
+    """
+    hits: list[Hit] = []
+    read = 0  # where the last table read ends: a line before it is one of its rows
+    for start, end in lines:
+        if start < read:
+            continue
+        delimiter = "," if text.count(",", start, end) >= text.count(";", start, end) else ";"
+        header = [text[a:b].strip() for a, b in _cells(text, start, end, delimiter)]
+        if len(header) < 2 or not all(_HEADER_NAME.fullmatch(name) for name in header):
+            continue
+        stop = end
+        while stop < len(text):
+            after = text.find("\n", stop + 1)
+            after = len(text) if after == -1 else after
+            if sum(1 for _ in _cells(text, stop + 1, after, delimiter)) != len(header):
+                break
+            stop = after
+        if stop > end:
+            hits += [shifted_hit(hit, start) for hit in table_hits(text[start:stop], delimiter)]
+            read = stop
+    return hits

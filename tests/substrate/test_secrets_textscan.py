@@ -301,7 +301,11 @@ def test_a_table_is_judged_by_its_column_names_as_ingestion_judges_it() -> None:
     # the preview printed alice's password: only the line's own rules were looked at
     assert [(f.line, f.column) for f in found] == [(2, 9), (3, 8)]
     assert all("Tr0ub4dor" not in f.preview and "Kd8$" not in f.preview for f in found)
-    assert not scan_text(text, path="users.txt").findings  # read as prose, a row says nothing
+    # the same table in another text (a note, a README) is read by its header too
+    assert [(f.line, f.column) for f in scan_text(text, path="users.txt").findings] == [
+        (2, 9),
+        (3, 8),
+    ]
     tsv = "name\tsecret\nprod\tQm3vR8tLw2KpY9mXn7Hc\n"
     assert [f.line for f in scan_text(tsv, path="keys.tsv").findings] == [2]
     semicolons = "user;password\nbob;Kd8$mW2vRt\n"
@@ -320,7 +324,11 @@ def test_an_authorization_column_is_judged_as_the_header_it_holds() -> None:
         (2, 10, "authorization_header"),
         (3, 11, "basic_auth_header"),
     ]
-    assert not scan_text(text, path="h.txt").findings  # read as prose, a row says nothing
+    in_prose = scan_text(text, path="h.txt").findings  # a table in another text: alike
+    assert [(f.line, f.column, f.rule) for f in in_prose] == [
+        (2, 10, "authorization_header"),
+        (3, 11, "basic_auth_header"),
+    ]
 
 
 def test_many_findings_that_look_alike_cost_time_in_proportion() -> None:
