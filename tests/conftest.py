@@ -22,6 +22,11 @@ _REAL_STDERR = pytest.StashKey[TextIO]()
 def pytest_configure(config: pytest.Config) -> None:
     # taken before any test captures the standard error, so that the dump is seen
     config.stash[_REAL_STDERR] = os.fdopen(os.dup(sys.stderr.fileno()), "w")
+    # a shell starts a job it puts in the background with Ctrl-C ignored, and every program it
+    # runs inherits that: the tests of Ctrl-C, and the programs they start, get the handling
+    # a terminal gives them
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
