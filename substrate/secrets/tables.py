@@ -36,8 +36,13 @@ def table_delimiter(path: str, text: str) -> str | None:
         return "\t"
     if suffix != ".csv":
         return None
-    header = text[: text.find("\n")] if "\n" in text else text
-    return ";" if header.count(";") > header.count(",") else ","
+    return _delimiter(text, 0, text.find("\n") if "\n" in text else len(text))
+
+
+def _delimiter(text: str, start: int, end: int) -> str:
+    """The delimiter of a table whose header is ``text[start:end]``: a comma, or a semicolon
+    where the header holds more of them."""
+    return ";" if text.count(";", start, end) > text.count(",", start, end) else ","
 
 
 def with_table_hits(hits: list[Hit], text: str, path: str) -> list[Hit]:
@@ -136,7 +141,7 @@ def embedded_table_hits(text: str, lines: Iterable[tuple[int, int]]) -> list[Hit
     for start, end in lines:
         if start < read:
             continue
-        delimiter = "," if text.count(",", start, end) >= text.count(";", start, end) else ";"
+        delimiter = _delimiter(text, start, end)
         header = [text[a:b].strip() for a, b in _cells(text, start, end, delimiter)]
         if len(header) < 2 or not all(_HEADER_NAME.fullmatch(name) for name in header):
             continue
