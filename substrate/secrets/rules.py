@@ -693,7 +693,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic_auth_credentials",
-        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'$<>]{0,64}):[\"']?"
+        # (the colon of a mask the gate wrote is no separator: "-u }[REDACTED:slack_token]")
+        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'$<>]{0,64})(?<!\[REDACTED):"
+        r"[\"']?"
         r"(?P<secret>[^\s\"'<>]{3,128})",
         ("-u ", "--user"),
         kind="user_option",

@@ -257,6 +257,16 @@ def test_a_key_header_whose_body_was_masked_is_not_reported_again() -> None:
     assert find_secrets(header + "[REDACTED:private_key_block]") == []
 
 
+def test_a_text_redacted_once_is_clean_when_scanned_again() -> None:
+    # the mask's colon once read as curl's user:password, its rule's name as the password
+    slack = "xoxb-" + "-".join([rnd(12, string.digits), rnd(13, string.digits), rnd(24)])
+    texts = (f"curl -u }}{slack} https://x", f"-u [{GH}] ok", f"curl -u {GH}:{PASSWORD} x")
+    for text in texts:
+        redacted = redact_secrets(text)
+        assert "[REDACTED:" in redacted
+        assert detect_secrets(redacted).clean, redacted
+
+
 def test_an_armored_key_longer_than_16_kb_is_masked_whole() -> None:
     rng = random.Random(11)
     body = "\n".join(
