@@ -55,7 +55,8 @@ def pack_context(
 
     Items are taken in the order given. One that does not fit whole is skipped (or, with
     ``compress``, summarised to the room left) and the next one is tried. With ``compress``,
-    the room is shared across the items still to place, so more sources fit.
+    the room is shared across the items still to place, so more sources fit, and what is left
+    at the end widens the items cut to their share, most relevant first.
 
     Args:
         task: what the packet is for; its terms decide what compression keeps.
@@ -246,7 +247,8 @@ class _Packer:
         self.used = self.frame.fixed if self.frame is not None else 0
         self.skipped = 0
         self.best_left_out = False  # the first candidate did not fit
-        self.compressed = False  # an item's text was shortened to fit
+        self.compressed = False  # an item's text was shortened to fit (``_widen``)
+        self.share = self.limit  # each item's share of the room (``run``)
 
     def rendered_length(self) -> int:
         if self.frame is None:
@@ -260,17 +262,25 @@ class _Packer:
             return
         # named among all the candidates: a packed subset reads no longer (``shown_sources``)
         names = shown_sources([item for item, _ in candidates])
+        # Each item's share of the room, set once: the room a short item leaves goes to the
+        # items ranked above the others at the end (``_widen``), not to the next in line,
+        # which would cut the best item to its share and give lower ones theirs and more.
+        places = min(self.budget.max_items, len(candidates))
+        self.share = (self.limit - self.used - len(self.frame.sep) * (places - 1)) // max(places, 1)
         for pos, ((item, score), source) in enumerate(zip(candidates, names, strict=True)):
             if len(self.items) >= self.budget.max_items:
                 break
             sep = len(self.frame.sep) if self.items else 0
             room = self.limit - self.used - sep
+            # what is left shared across the items still to place, so compression fits more
+            # sources; no more than the share set at the start
             left = min(self.budget.max_items - len(self.items), len(candidates) - pos)
+            share = min(self.share, (room - len(self.frame.sep) * (left - 1)) // left)
             full = used_text(item, self.task, self.budget.shape)
             if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1
                 continue
-            placed = self._place(item, source, full, room, left, n=len(self.items) + 1)
+            placed = self._place(item, source, full, room, share, n=len(self.items) + 1)
             if placed is None:  # no room for it
                 self.skipped += 1
                 if pos == 0:
@@ -283,27 +293,28 @@ class _Packer:
             self.sources.append(source)
             self.pieces.append(piece)
             self.used += sep + len(piece)
-        self._widen_first()
+        self._widen()
 
-    def _widen_first(self) -> None:
-        """Give the room left over to the first item when it was cut to its share: the
-        items its share was kept for may not have fitted after all, and the best item's
-        summary then says more in what they left."""
-        spare = self.limit - self.used
-        if not self.items or spare <= 0:
-            return
-        item, piece = self.items[0], self.pieces[0]
-        full = used_text(item, self.task, self.budget.shape)
-        placed = self._place(item, self.sources[0], full, len(piece) + spare, 1, n=1)
-        if placed is not None and len(placed[1]) > len(piece):
-            self.texts[0], self.pieces[0] = placed
-            self.used += len(placed[1]) - len(piece)
+    def _widen(self) -> None:
+        """Give the room left over to the items cut to their share, best first: the items
+        their shares were kept for may not have fitted after all, or needed less."""
+        for at, item in enumerate(self.items):
+            full = used_text(item, self.task, self.budget.shape)
+            spare = self.limit - self.used
+            if self.texts[at] != full and spare > 0:
+                piece = self.pieces[at]
+                room = len(piece) + spare
+                placed = self._place(item, self.sources[at], full, room, room, n=at + 1)
+                if placed is not None and len(placed[1]) > len(piece):
+                    self.texts[at], self.pieces[at] = placed
+                    self.used += len(placed[1]) - len(piece)
+            self.compressed = self.compressed or self.texts[at] != full
 
     def _place(
-        self, item: SubstrateItem, source: str | None, full: str, room: int, left: int, n: int
+        self, item: SubstrateItem, source: str | None, full: str, room: int, share: int, n: int
     ) -> tuple[str, str] | None:
         """The text and rendered piece of ``item`` (whose text is ``full``, named ``source``,
-        numbered ``n``) in ``room`` characters, ``left`` items still to place; None when it
+        numbered ``n``) in ``room`` characters, compressed to its ``share`` of them; None when it
         cannot fit."""
         assert self.frame is not None
         fmt, shape = self.budget.format, self.budget.shape
@@ -311,8 +322,6 @@ class _Packer:
         if not self.compress:
             return (full, whole) if len(whole) <= room else None
         overhead = len(render.piece(item, "", n, fmt, shape, source))
-        # Share what is left across the items still to place, so compression fits more sources.
-        share = (room - len(self.frame.sep) * (left - 1)) // left
         allowance = min(room, max(share, overhead + MIN_SUMMARY))
         if len(whole) <= allowance:
             return full, whole
@@ -331,7 +340,6 @@ class _Packer:
                 return None
             piece = render.piece(item, summary, n, fmt, shape, source)
             if len(piece) <= allowance:
-                self.compressed = self.compressed or summary != full
                 return summary, piece
             text_room -= len(piece) - allowance
         return None

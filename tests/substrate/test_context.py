@@ -405,15 +405,46 @@ def test_a_secret_split_by_a_control_character_stays_split_in_xml() -> None:
 
 def test_compression_receipts_reference_example() -> None:
     pool = items(*SHOP)
-    plain = pack_context(TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=240))
+    plain = pack_context(TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=200))
     packed = pack_context(
-        TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=240), compress=True
+        TASK, pool, [0.9, 0.6, 0.1], budget=ContextBudget(max_chars=200), compress=True
     )
-    assert len(packed) >= len(plain)
+    assert len(packed) > len(plain)
     assert packed.compressed and packed.compression_ratio < 1.0
     assert packed.preservation()[:2] == [1.0, 1.0]
     assert "Refunds are given within 30 days of purchase for defective items." in packed.texts[0]
     assert not plain.compressed and plain.compression_ratio == 1.0
+
+
+def test_compression_leaves_nothing_cut_that_fits_when_it_packs_no_more() -> None:
+    pool = items(*SHOP[:2])
+    packed = pack_context(
+        TASK, pool, [0.9, 0.6], budget=ContextBudget(max_chars=240), compress=True
+    )
+    assert packed.texts == SHOP[:2] and not packed.compressed
+
+
+def test_compression_keeps_the_best_items_whole_before_those_ranked_below() -> None:
+    # the room a short item leaves once went to the next in line: the best item, cut to its
+    # share, lost who leads the team while lower ones were packed whole
+    teams = ["Search", "Growth", "Infra", "Data", "Mobile", "Security", "Platform", "Support"]
+    texts = [
+        "The Payments team is led by Priya Raman. It owns billing-worker, ledger-api and the "
+        "invoice exporter. Its chat channel is #pay-oncall.",
+        "The billing-worker is owned by the payments team. Written in Python.",
+        *(
+            f"The {t} team is led by someone else entirely. It owns {t.lower()}-api, "
+            f"{t.lower()}-worker and more. Its chat channel is #{t.lower()}."
+            for t in teams
+        ),
+    ]
+    pool = items(*texts)
+    scores = [1.0 - i / 20 for i in range(len(pool))]
+    task = "Who leads the team that owns billing-worker?"
+    budget = ContextBudget(max_chars=1200)
+    packet = pack_context(task, pool, scores, budget=budget, compress=True)
+    assert len(packet) == len(pool) and packet.used_chars <= 1200
+    assert packet.texts[:2] == texts[:2]
 
 
 def test_filters_and_duplicates() -> None:
