@@ -266,6 +266,10 @@ class ExtractiveAnswerer:
                 # one of a source ranked higher ("The model is retrained ...") does not
                 if whose and opens_as_an_entry(quote):
                     rank = round(rank + ENTRY_PREFERENCE, 9)
+                # ... and one naming no one the question does not ("The Payments team lead
+                # salary band tops out at ...") says something of the role, not who holds it
+                elif whose and not named_terms(sentence, proper=True) - wanted:
+                    rank = round(rank - ENTRY_PREFERENCE, 9)
                 # a sentence saying "Dana's manager" as asked says whose, over one that only
                 # calls Dana a manager
                 if owned and owned.search(said):
@@ -481,15 +485,16 @@ def _possessed(question: str) -> re.Pattern[str] | None:
 def _names_other_ids(
     ids: list[tuple[frozenset[str], frozenset[str]]], sentence: str, said: str
 ) -> bool:
-    """Whether ``sentence`` names, where the question names a hyphenated identifier (beside
-    the same word: "the billing-worker service" for "the search-api service"), another one,
-    and names the question's nowhere, with its headings (``said``) either."""
+    """Whether ``sentence`` names, where the question names a hyphenated identifier, another
+    of its kind (beside the same word: "the billing-worker service" for "the search-api
+    service"; or of its family: "srv-008" for "srv-010"), and names the question's nowhere,
+    with its headings (``said``) either."""
     if not ids:
         return False
     found = terms(said)
     asked = [(name, place) for name, place in ids if not name <= found]
     return any(
-        name != other and place & beside
+        name != other and (place & beside or name & other)
         for other, beside in identifiers_in_place(sentence)
         for name, place in asked
     )

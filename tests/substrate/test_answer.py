@@ -1851,6 +1851,43 @@ def test_who_leads_is_answered_by_a_passive_sentence(tmp_path: Path) -> None:
     ), chained.note
 
 
+def test_who_is_answered_by_a_sentence_naming_someone_not_by_one_of_the_role() -> None:
+    items = [
+        SubstrateItem(
+            "text",
+            "# Salary bands\n\nThe Payments team lead salary band tops out at 150,000 EUR.",
+            id="s1",
+        ),
+        SubstrateItem(
+            "text", "# Payments team\n\nThe Payments team is led by Priya Raman.", id="s2"
+        ),
+    ]
+    question = "Who leads the Payments team?"
+    packet = pack_context(question, items, [1.0, 0.9])
+    answer = ExtractiveAnswerer().answer_packet(question, packet)
+    assert answer == "The Payments team is led by Priya Raman. [2]"
+
+
+def test_a_row_of_another_identifier_of_the_family_asked_of_is_not_quoted() -> None:
+    # "count", which no row says, once made the question read as one through a description:
+    # the row of srv-008 was quoted as naming what the row of srv-010 speaks of
+    rows = [("srv-010", "payments", 12), ("srv-008", "search", 4), ("srv-024", "growth", 4)]
+    items = [
+        SubstrateItem(
+            "record",
+            f"hostname: {host}; team: {team}; region: us-east-1; cpu: {cpu}; status: active.",
+            id=f"r{n}",
+        )
+        for n, (host, team, cpu) in enumerate(rows)
+    ]
+    for question in ("What is the cpu count of srv-010?", "What is the cpu of srv-010?"):
+        packet = pack_context(question, items, [1.0, 0.9, 0.8])
+        answer = ExtractiveAnswerer().answer_packet(question, packet)
+        assert answer == (
+            "hostname: srv-010; team: payments; region: us-east-1; cpu: 12; status: active. [1]"
+        )
+
+
 def test_a_chain_through_a_wiki_link_names_the_page_it_links_to(tmp_path: Path) -> None:
     # "[[team-falcon]]" names the team "Team Falcon's" page speaks of; alone, the sentence
     # naming the team states no phone number and answers nothing
