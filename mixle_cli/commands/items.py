@@ -378,9 +378,11 @@ def rm(
 ) -> None:
     """Remove items (a tombstone is appended; `mixle compact` reclaims the space).
 
-    An item ingested from a file stays removed while the file is unchanged, `compact` or not:
-    an ingest gives it back only when the file's content changes (or when the index/ folder,
-    where the shard remembers what it ingested, was deleted).
+    An item ingested from a file stays removed while the file is unchanged, `compact` or not,
+    `ingest --rehash` too: an ingest gives it back only when the file's content changes, or
+    when it ingests the file with other options (`--scope`, `--tag`, `--chunk-chars`, `--as`,
+    `--no-redact`), or when the index/ folder, where the shard remembers what it ingested, was
+    deleted.
     """
     app_state = state(ctx)
     substrate = app_state.substrate()

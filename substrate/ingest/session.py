@@ -546,7 +546,8 @@ class IngestSession:
         report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read
-        same = done.status == prep.SAME or self.stored_meanwhile(ticket, done)
+        all_removed = self.rehash and self.leave_out_removed(ticket, done)
+        same = done.status == prep.SAME or all_removed or self.stored_meanwhile(ticket, done)
         if done.tally is not None and not same:
             report.add_tally(done.tally)
         if done.status == prep.FAILED:
@@ -570,6 +571,32 @@ class IngestSession:
             self.fail(source, ticket.path, reason)
         else:
             self.queue(self.change_of(ticket, done))
+
+    def leave_out_removed(self, ticket: Ticket, done: Prepared) -> bool:
+        """Leave out of a file read again (``rehash``) the items removed from it by hand
+        (``mixle rm``) since it was last ingested, when its content and options are those
+        recorded: the file is unchanged, so they stay removed, as they do when it is not read.
+        An item that the gate now masks otherwise lies where a stored item does, and replaces
+        it. Whether the file gave items, and all of them were left out."""
+        cached = self.cache.get(ticket.key)
+        if done.status != prep.PARSED or not done.digest or cached is None or cached.skipped:
+            return False
+        if (cached.content_hash, cached.options) != (done.digest, self.cache_key):
+            return False
+        known = set(cached.ids)
+        ids = [item.id for item in done.items] or [item_id for item_id, _ in done.encoded or ()]
+        if known.issuperset(ids):
+            return False
+        stored = self.substrate.read_items(cached.ids, keep=False).values()
+        places = {item.provenance.get("index") for item in stored}
+
+        def kept(item_id: str, item: SubstrateItem) -> bool:
+            return item_id in known or item.provenance.get("index") in places
+
+        done.items = [item for item in done.items if kept(item.id, item)]
+        if done.encoded:
+            done.encoded = [(i, line) for i, line in done.encoded if kept(i, decode(line))]
+        return not (done.items or done.encoded)
 
     def stored_meanwhile(self, ticket: Ticket, done: Prepared) -> bool:
         """Whether the file's items are stored already, item for item, as this reading gives

@@ -714,6 +714,29 @@ def test_a_file_whose_items_were_all_removed_stays_removed_after_compaction(
     assert ingest_path(Substrate(shard), tree).items_added == 2
 
 
+def test_items_removed_by_hand_stay_removed_when_their_unchanged_file_is_read_again(
+    tree: Path, shard: Path
+) -> None:
+    first = ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    by_source: dict[str, list[str]] = {}
+    for item in store.iter_items():
+        by_source.setdefault(str(item.provenance.get("source")), []).append(item.id)
+    gone = [by_source["guide.md"][1], *by_source["notes.txt"]]  # one of a file, all of one
+    for item_id in gone:
+        store.remove(item_id)
+    store.save()
+    for rehash in (False, True, True):
+        report = ingest_path(Substrate(shard), tree, rehash=rehash)
+        assert report.items_added == report.items_rewritten == report.items_removed == 0
+        assert report.files_unchanged == first.files_scanned
+        assert not set(gone) & {i.id for i in Substrate(shard).iter_items()}
+    guide = tree / "guide.md"
+    _write(guide, guide.read_text() + "\nOne more line.\n")  # a change gives it back
+    ingest_path(Substrate(shard), tree, rehash=True)
+    assert gone[0] in {i.id for i in Substrate(shard).iter_items()}
+
+
 def test_an_item_published_since_is_left_where_it_is(tree: Path, shard: Path) -> None:
     from substrate.spaces import publish
 
