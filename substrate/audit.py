@@ -94,13 +94,15 @@ def audit_shard(
     report = AuditReport()
     report.log = _log_section(substrate, scoped=scopes is not None)
     report.lineage = _lineage_section(substrate, scope, scopes, own_scope, report.log)
-    report.index = _index_section(substrate, scoped=scopes is not None)
     if "error" in report.log:
         unread = {"checked": False, "problems": [], "note": "the log cannot be read"}
         report.secrets, report.notes = unread, dict(unread)
     else:
         report.secrets = _secrets_section(substrate, scope, scopes)
         report.notes = _notes_section(substrate, scope, scopes)
+    # last: the notes' links are looked up in the index, which that search builds or brings
+    # up to date, and the report tells of the index as the audit leaves it
+    report.index = _index_section(substrate, scoped=scopes is not None)
     return report
 
 

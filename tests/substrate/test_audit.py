@@ -108,6 +108,22 @@ def test_index_state_is_reported(tmp_path: Path) -> None:
     assert report.index["state"] == "missing" and report.ok
 
 
+def test_the_index_is_told_as_the_link_check_leaves_it(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.ingest import ingest_path
+    from substrate.search.engine import index_status
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nSee [the plan](plan.md) and [b](b.md).\n")
+    (notes / "b.md").write_text("# B\n\nThe second note.\n")
+    ingest_path(Substrate(tmp_path / "s"), notes)
+    assert index_status(Substrate(tmp_path / "s"))["state"] == "missing"
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.notes["checked"] and report.notes["unresolved"]
+    assert report.index["state"] == index_status(Substrate(tmp_path / "s"))["state"] == "fresh"
+
+
 def test_a_damaged_parquet_footer_is_said_on_one_line(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     store, _ = saved(tmp_path, n=50)
