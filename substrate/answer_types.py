@@ -128,6 +128,22 @@ def _charge(sentence: str) -> bool:
     return _CHARGE.search(sentence) is not None
 
 
+# What states a sum of money: a currency's sign or code beside a number, or a number in
+# thousands or millions or with a currency's name ("€12,000", "150,000 EUR", "2.4 million",
+# "40k", "450 dollars"). A budget is said by its amount: a sentence that only uses the word
+# ("discussed the budget review") says none.
+_MONEY = re.compile(
+    rf"[$€£¥₹₽₩₺₪฿₫₦₱]\s*\d|\d\s*(?:k|m|bn|million|thousand|billion)\b"
+    rf"|(?-i:\b(?:{_CODE})\s*\d|\d\s*(?:{_CODE})\b)"
+    r"|\d\s*(?:dollars?|euros?|pounds?|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?)\b",
+    re.IGNORECASE,
+)
+
+
+def _money(sentence: str) -> bool:
+    return _MONEY.search(sentence) is not None
+
+
 def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
@@ -145,6 +161,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"time", _TIME.search),
     (r"version", _VERSION.search),
     (r"price|cost|fee", _charge),
+    (r"budget", _money),
     # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),
@@ -167,14 +184,17 @@ _NOUN_ENDS = (
 
 
 # Up to two words that say which one before the noun: "the on-call phone number", "the main
-# office address" (lower-case: "What is Lena's ..." is the possessive of _ASKS), none of them a
-# kind's own ("email" of "email address" frames no address)
+# office address", "the Falcon budget" (after "the": "What is Lena's ..." is the possessive of
+# _ASKS), none of them a kind's own ("email" of "email address" frames no address)
 _KIND_WORDS = "|".join(kinds for kinds, _ in _KINDS)
-_WHICH_ONE = rf"(?:(?!(?:{_KIND_WORDS})\b)(?-i:[a-z][a-z-]*)\s+){{0,2}}?"
+_WHICH_ONE = (
+    rf"(?:(?!(?:{_KIND_WORDS})\b)(?-i:[a-z][a-z-]*)\s+){{0,2}}?"
+    rf"|(?<=the\s)(?:(?!(?:{_KIND_WORDS})\b)(?-i:[A-Za-z][a-z-]*)\s+){{1,2}}?"
+)
 
 
 def _frame(kinds: str) -> re.Pattern[str]:
-    return re.compile(rf"(?:{_ASKS})\s+{_WHICH_ONE}(?P<a>{kinds}){_NOUN_ENDS}", re.IGNORECASE)
+    return re.compile(rf"(?:{_ASKS})\s+(?:{_WHICH_ONE})(?P<a>{kinds}){_NOUN_ENDS}", re.IGNORECASE)
 
 
 TYPE_FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = tuple(

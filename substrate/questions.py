@@ -373,7 +373,8 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     if not frame:
         return said
-    return said | {term for term, stated in frame.items() if stated(sentence)}
+    # a frame's term is said by what it asks for, not by its word ("the budget review")
+    return said - frame.keys() | {term for term, stated in frame.items() if stated(sentence)}
 
 
 # A verb and its particle written as one word, where the word is also said as the verb

@@ -1888,6 +1888,21 @@ def test_a_row_of_another_identifier_of_the_family_asked_of_is_not_quoted() -> N
         )
 
 
+def test_a_budget_is_said_by_its_amount_not_by_the_word() -> None:
+    items = [
+        SubstrateItem("text", "# Falcon\n\nBudget details are in the budget note.", id="a"),
+        SubstrateItem("text", "# Falcon budget\n\nThe Falcon budget is 2.4 million EUR.", id="b"),
+    ]
+    for question in ("What is the Falcon budget?", "What is the budget of Falcon?"):
+        packet = pack_context(question, items, [1.0, 0.9])
+        answer = ExtractiveAnswerer().answer_packet(question, packet)
+        assert answer == "The Falcon budget is 2.4 million EUR. [2]"
+    s = Substrate()
+    s.add("text", "# Growth sync\n\nAttendees discussed the budget review for the Growth team.")
+    told = extractive(s, "What is the budget of the Growth team?")
+    assert told.abstained and "budget" in told.note
+
+
 def test_a_chain_through_a_wiki_link_names_the_page_it_links_to(tmp_path: Path) -> None:
     # "[[team-falcon]]" names the team "Team Falcon's" page speaks of; alone, the sentence
     # naming the team states no phone number and answers nothing
