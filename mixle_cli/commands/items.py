@@ -387,16 +387,19 @@ def rm(
     app_state = state(ctx)
     substrate = app_state.substrate()
     ids = list(dict.fromkeys(ids))  # an id given twice is removed (and counted) once
-    found = {i: substrate.get(i) for i in ids}
-    missing = [i for i in ids if not _visible(app_state, found[i])]
-    if missing:
-        fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
-    for scope in sorted({item.scope for item in found.values() if item is not None}):
-        # a reviewed scope loses items only by its approvers
-        app_state.may_change(scope, by, adding=False)
-    for item_id in ids:
-        substrate.remove(item_id)
-    substrate.save()
+    # read, check and remove as one step: an item approved into a reviewed scope meanwhile
+    # must not be removed on the strength of where it was before
+    with substrate.exclusive():
+        found = {i: substrate.get(i) for i in ids}
+        missing = [i for i in ids if not _visible(app_state, found[i])]
+        if missing:
+            fail(f"no item with id {', '.join(missing)}; nothing removed", FOUND)
+        for scope in sorted({item.scope for item in found.values() if item is not None}):
+            # a reviewed scope loses items only by its approvers
+            app_state.may_change(scope, by, adding=False)
+        for item_id in ids:
+            substrate.remove(item_id)
+        substrate.save()
     if json:
         output.emit_json({"removed": ids})
     else:

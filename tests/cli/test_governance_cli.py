@@ -520,6 +520,37 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     assert mixle("--as", "gamma", "rm", reviewed).exit_code == 0
 
 
+def test_rm_checks_its_items_as_they_are_once_it_holds_the_lock(
+    mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an approval saved just before rm took the lock once went unseen: rm had checked the item
+    # where it was before, and removed it from the reviewed scope
+    import substrate.locking as locking
+    from substrate import log, store
+    from substrate.proposals import approve
+
+    mixle("--as", "alpha", "grant", "alice", "public")
+    item = add("beta", "beta fact")
+    mixle("--as", "beta", "propose", item, "--to", "public")
+    real, fired = locking.exclusive_lock, []
+
+    def approved_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        if not fired:
+            fired.append(True)
+            other = Substrate(isolated_shard_env)
+            assert approve(other, item, by="alice")
+            other.save()
+            other.close()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "exclusive_lock", approved_meanwhile)
+    monkeypatch.setattr(log, "exclusive_lock", approved_meanwhile)
+    refused = mixle("--as", "beta", "rm", item)
+    assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
+    kept = Substrate(isolated_shard_env).get(item)
+    assert kept is not None and kept.scope == "public"
+
+
 def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> None:
     a = add("ops", "x")
     ungated = mixle("--as", "ops", "propose", a, "--to", "public")
