@@ -107,14 +107,21 @@ _CURRENCY_CODES = (
     "TWD BRL MXN ARS CLP ZAR TRY RUB UAH ILS AED SAR QAR THB IDR MYR VND NGN KES EGP"
 ).split()
 _CODE = "|".join(_CURRENCY_CODES)
+_CURRENCY_SIGNS = "$€£¥₹₽₩₺₪฿₫₦₱"
+_CURRENCY_NAMES = r"dollars?|euros?|pounds?|quid|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?"
+# A sum with no sign before it: in thousands or millions ("40k", "2.4 million"), or with a
+# currency's code ("300 USD", "CHF 1200", "Rs. 500")
+_SUM = (
+    rf"\d\s*(?:k|m|bn|million|thousand|billion|kr)\b"
+    rf"|(?-i:\b(?:{_CODE})\s*\d|\d\s*(?:{_CODE})\b)|\brs\.?\s*\d"
+)
 # What states a charge: money ("€12,000", "40k", "300 USD", "CHF 1200", "450 dollars"), a share
 # or a rate ("2.9%", "per seat", "a year", "billed monthly"), or words for one ("waived", "free
 # for members", "included in the plan"). Not a number alone: a record's "tier: 2" or a clock's
 # "14:00" says nothing of what a thing costs.
 _CHARGE = re.compile(
-    rf"[$€£¥₹₽₩₺₪฿₫₦₱¢%]|\d\s*(?:k|m|bn|million|thousand|billion|kr)\b"
-    rf"|(?-i:\b(?:{_CODE})\s*\d|\d\s*(?:{_CODE})\b)|\brs\.?\s*\d"
-    r"|\b(?:dollars?|euros?|pounds?|quid|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?|"
+    rf"[{_CURRENCY_SIGNS}¢%]|{_SUM}"
+    rf"|\b(?:{_CURRENCY_NAMES}|"
     r"cents?|pence|free|waived|included|gratis|no\s+charge|costs?|pric(?:e|es|ed|ing)|"
     r"fees?|charged?|charges|pays?|paid|billed|rates?|commissions?|surcharges?|"
     r"budget(?:ed)?|subscriptions?|licen[cs]e[ds]?|annually|monthly|quarterly|"
@@ -128,16 +135,10 @@ def _charge(sentence: str) -> bool:
     return _CHARGE.search(sentence) is not None
 
 
-# What states a sum of money: a currency's sign or code beside a number, or a number in
-# thousands or millions or with a currency's name ("€12,000", "150,000 EUR", "2.4 million",
-# "40k", "450 dollars"). A budget is said by its amount: a sentence that only uses the word
-# ("discussed the budget review") says none.
-_MONEY = re.compile(
-    rf"[$€£¥₹₽₩₺₪฿₫₦₱]\s*\d|\d\s*(?:k|m|bn|million|thousand|billion)\b"
-    rf"|(?-i:\b(?:{_CODE})\s*\d|\d\s*(?:{_CODE})\b)"
-    r"|\d\s*(?:dollars?|euros?|pounds?|yen|yuan|rupees?|francs?|kron(?:a|or|er|e)|pesos?)\b",
-    re.IGNORECASE,
-)
+# What states a sum of money: the sums of a charge, with a number ("€12,000", "150,000 EUR",
+# "2.4 million", "450 dollars"). A budget is said by its amount: a sentence that only uses the
+# word ("discussed the budget review") says none.
+_MONEY = re.compile(rf"[{_CURRENCY_SIGNS}]\s*\d|{_SUM}|\d\s*(?:{_CURRENCY_NAMES})\b", re.IGNORECASE)
 
 
 def _money(sentence: str) -> bool:
