@@ -40,7 +40,7 @@ from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
 from substrate.logend import LEGACY, note_end, noted_end, refuse_lost_commits
-from substrate.replacing import remove_abandoned_temporaries, replacing
+from substrate.replacing import remove_abandoned_temporaries, replacing, sync_folder
 
 log = logging.getLogger(__name__)
 
@@ -99,14 +99,6 @@ def _pieces(prefix: bytes, lines: list[bytes], commit: bytes) -> Iterator[bytes]
     if not lines:
         yield prefix
     yield commit
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def encode_tombstone(item_id: str) -> bytes:
@@ -507,7 +499,7 @@ class LogFile:
         finally:
             os.close(fd)
         if created:
-            _fsync_dir(self.root)
+            sync_folder(self.root)
 
     @staticmethod
     def _undo(fd: int, start: int) -> None:
@@ -592,7 +584,7 @@ class LogFile:
             pos += len(line)
         commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
         try:
-            with replacing(self.path, follow=True) as tmp, tmp.open("wb") as fh:
+            with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
                 fh.write(header)
                 for line in lines:
                     fh.write(line)
@@ -605,7 +597,6 @@ class LogFile:
                         f"did not wait for the lock: was {self.lock_path.name} removed?); it "
                         "was left as it is: run the command again"
                     )
-            _fsync_dir(Path(os.path.realpath(self.path)).parent)  # where the rename happened
         except OSError as exc:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path))

@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def replacing(path: Path, *, follow: bool = False) -> Iterator[Path]:
+def replacing(path: Path, *, follow: bool = False, durable: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path`` to write the new content to: it replaces ``path``
-    (``replace_file``, with ``follow``) when the block ends, and is removed if the block
-    raises (a full disk, Ctrl-C), so that no half-written file is left behind.
+    (``replace_file``, with ``follow`` and ``durable``) when the block ends, and is removed if
+    the block raises (a full disk, Ctrl-C), so that no half-written file is left behind.
 
     The name, ``.NAME.PID-THREAD.tmp``, lets ``remove_abandoned_temporaries`` find the file
     should the process be killed outright; two threads writing the same file at once (a
@@ -29,7 +29,7 @@ def replacing(path: Path, *, follow: bool = False) -> Iterator[Path]:
     tmp = path.with_name(temporary_name(path.name))
     try:
         yield tmp
-        replace_file(tmp, path, follow=follow)
+        replace_file(tmp, path, follow=follow, durable=durable)
     except BaseException:
         with contextlib.suppress(OSError):  # the folder itself may be what went wrong
             tmp.unlink(missing_ok=True)
@@ -37,7 +37,11 @@ def replacing(path: Path, *, follow: bool = False) -> Iterator[Path]:
 
 
 def replace_file(
-    tmp: str | os.PathLike[str], path: str | os.PathLike[str], *, follow: bool = False
+    tmp: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    *,
+    follow: bool = False,
+    durable: bool = False,
 ) -> None:
     """``os.replace(tmp, path)``, first giving ``tmp`` the permission bits ``path`` has.
 
@@ -52,6 +56,10 @@ def replace_file(
     kept: renamed over the link, the file would part from the one the link points to, and the
     two would differ from then on without a word. A link to anything else (a device) is
     replaced itself.
+
+    With ``durable``, for files that cannot be rebuilt (the log, settings, a baseline), the
+    folder is synced too once the rename is done: until then a power cut may bring back the
+    old file, though the new one's content was synced. The caller syncs that content.
     """
     target = _followed(path) if follow else os.fspath(path)
     with contextlib.suppress(FileNotFoundError):
@@ -66,6 +74,17 @@ def replace_file(
         if exc.errno != errno.EXDEV:
             raise
         _replace_across_devices(tmp, target)
+    if durable:
+        sync_folder(os.path.dirname(target) or os.curdir)
+
+
+def sync_folder(path: str | os.PathLike[str]) -> None:
+    """Sync a folder, so that the names created, renamed or removed in it are on disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _replace_across_devices(tmp: str | os.PathLike[str], target: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import replacing, temporary_name
+from substrate.replacing import replacing, sync_folder, temporary_name
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class Settings:
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with replacing(self.path, follow=True) as tmp, tmp.open("wb") as fh:
+            with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
                 self._dump(fh, data)
         except OSError as exc:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
@@ -134,6 +134,7 @@ class Settings:
                 if exc.errno not in _NO_LINKS:
                     raise
                 self._create_in_place(data)
+            sync_folder(self.path.parent)  # the new name too must survive a power cut
             return True
         except FileExistsError:
             return False

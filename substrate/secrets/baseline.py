@@ -138,7 +138,7 @@ def save_baseline(path: str | Path, baseline: Baseline) -> None:
     # a write killed midway left its copy in the user's folder, where `git add` would take it
     remove_abandoned_temporaries(p.parent, p.name)
     try:
-        with replacing(p, follow=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        with replacing(p, follow=True, durable=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

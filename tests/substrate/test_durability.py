@@ -998,3 +998,39 @@ def test_compaction_reports_the_size_it_left_not_what_a_writer_added_after_it(
     now = (tmp_path / "s" / "items.jsonl").stat().st_size
     assert stats.bytes_after < stats.bytes_before  # reclaimed, though the log grew since:
     assert now - stats.bytes_after > 20 * len("written once the compaction let go of the lock ")
+
+
+def _synced_folders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders ``os.fsync`` is called on from now on, by their real paths."""
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            synced.append(os.path.realpath(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    return synced
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc")
+def test_files_that_cannot_be_rebuilt_are_replaced_with_their_folder_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a rename reaches the disk with its folder: synced only in its content, a grant or a
+    # baseline could come back as the old file after a power cut
+    from substrate.governance import grant_approver
+    from substrate.secrets.baseline import Baseline, save_baseline
+
+    shard = Substrate(tmp_path / "shard")
+    shard.put(SubstrateItem("text", "kept"))
+    shard.save()
+    synced = _synced_folders(monkeypatch)
+    assert grant_approver(shard, "alice", "public", by="alice")  # mixle.toml, first written
+    assert synced == [str(tmp_path / "shard")]
+    assert grant_approver(shard, "bob", "public", by="alice")  # and replaced
+    assert synced == [str(tmp_path / "shard")] * 2
+    (tmp_path / "repo").mkdir()
+    save_baseline(tmp_path / "repo" / "baseline.json", Baseline({}))
+    assert synced[2:] == [str(tmp_path / "repo")]

@@ -921,17 +921,18 @@ def test_files_kept_behind_a_link_are_rewritten_where_the_link_points(tmp_path: 
         (shard / name).rename(elsewhere / name)
         (shard / name).symlink_to(elsewhere / name)
     s = Substrate(shard)
-    grant_approver(s, "bob", "research", by=None)  # rewrites mixle.toml
-    s.remove(ids[0])
-    s.save()
-    from substrate import log as log_module
+    from substrate import replacing
 
-    synced: list[Path] = []
-    real_sync = log_module._fsync_dir
+    synced: list[str] = []
+    real_sync = replacing.sync_folder
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(log_module, "_fsync_dir", lambda path: synced.append(path) or real_sync(path))
+        patch.setattr(replacing, "sync_folder", lambda path: synced.append(path) or real_sync(path))
+        grant_approver(s, "bob", "research", by=None)  # rewrites mixle.toml
+        s.remove(ids[0])
+        s.save()
         s.compact()  # rewrites items.jsonl
-    assert elsewhere in synced  # the rename is made durable in the folder it happened in
+    # each rename is made durable in the folder it happened in
+    assert synced == [str(elsewhere), str(elsewhere)]
     for name in ("items.jsonl", "mixle.toml"):
         assert (shard / name).is_symlink(), name  # not replaced by a file of its own
     assert len(Substrate(shard)) == 2 and b"note 0" not in (elsewhere / "items.jsonl").read_bytes()
