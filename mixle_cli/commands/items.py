@@ -190,25 +190,28 @@ def add(
     if not body.strip() and not fields:
         usage("nothing to add: give the text, - to read standard input, or --payload")
     substrate = app_state.substrate()
-    target_scope = app_state.write_scope(scope, by)
     links = list(dict.fromkeys(link or []))  # each once
-    missing = [i for i in links if not _visible(app_state, substrate.get(i))]
-    if missing:
-        fail(f"no item with id {', '.join(missing)} to link to", FOUND)
-    item = SubstrateItem(
-        kind=kind,
-        text=body,
-        payload=fields,
-        provenance={"source": "cli"},
-        scope=target_scope,
-        tags=list(dict.fromkeys(tag or [])),
-        links=links,
-    )
     from substrate import admit  # the secret rules load only for commands that write
 
-    gated = admit(item, redact=not no_redact)
-    substrate.put(gated.item)
-    substrate.save()
+    # check and write as one step: a grant made, or a linked item removed, just before the
+    # write must be seen by it
+    with substrate.exclusive():
+        target_scope = app_state.write_scope(scope, by)
+        missing = [i for i in links if not _visible(app_state, substrate.get(i))]
+        if missing:
+            fail(f"no item with id {', '.join(missing)} to link to", FOUND)
+        item = SubstrateItem(
+            kind=kind,
+            text=body,
+            payload=fields,
+            provenance={"source": "cli"},
+            scope=target_scope,
+            tags=list(dict.fromkeys(tag or [])),
+            links=links,
+        )
+        gated = admit(item, redact=not no_redact)
+        substrate.put(gated.item)
+        substrate.save()
     if json:
         output.emit_json(
             {"id": gated.item.id, "redactions": gated.redactions, "rules": gated.rules}

@@ -520,35 +520,77 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     assert mixle("--as", "gamma", "rm", reviewed).exit_code == 0
 
 
+def _before_the_lock(monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) -> list[bool]:
+    """Make ``change`` (another process's write) land just before the next writer lock is
+    taken; returns a list that holds True once it has."""
+    import substrate.locking as locking
+    from substrate import log, store
+
+    real, fired = locking.exclusive_lock, []
+
+    def changed_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        if not fired:
+            fired.append(True)
+            change()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "exclusive_lock", changed_meanwhile)
+    monkeypatch.setattr(log, "exclusive_lock", changed_meanwhile)
+    return fired
+
+
 def test_rm_checks_its_items_as_they_are_once_it_holds_the_lock(
     mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # an approval saved just before rm took the lock once went unseen: rm had checked the item
     # where it was before, and removed it from the reviewed scope
-    import substrate.locking as locking
-    from substrate import log, store
     from substrate.proposals import approve
 
     mixle("--as", "alpha", "grant", "alice", "public")
     item = add("beta", "beta fact")
     mixle("--as", "beta", "propose", item, "--to", "public")
-    real, fired = locking.exclusive_lock, []
 
-    def approved_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        if not fired:
-            fired.append(True)
-            other = Substrate(isolated_shard_env)
-            assert approve(other, item, by="alice")
-            other.save()
-            other.close()
-        return real(*args, **kwargs)
+    def approved() -> None:
+        other = Substrate(isolated_shard_env)
+        assert approve(other, item, by="alice")
+        other.save()
+        other.close()
 
-    monkeypatch.setattr(store, "exclusive_lock", approved_meanwhile)
-    monkeypatch.setattr(log, "exclusive_lock", approved_meanwhile)
+    fired = _before_the_lock(monkeypatch, approved)
     refused = mixle("--as", "beta", "rm", item)
     assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
     kept = Substrate(isolated_shard_env).get(item)
     assert kept is not None and kept.scope == "public"
+
+
+def test_add_checks_the_scope_and_links_once_it_holds_the_lock(
+    mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # add once checked the scope and the links before taking the lock: a grant, or a removal,
+    # saved in between went unseen
+    from substrate.governance import grant_approver
+
+    def granted() -> None:
+        other = Substrate(isolated_shard_env)
+        assert grant_approver(other, "alice", "public", by="alice")
+        other.close()
+
+    fired = _before_the_lock(monkeypatch, granted)
+    refused = mixle("--as", "beta", "add", "a fact", "--scope", "public")
+    assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert Substrate(isolated_shard_env).all(scope="public") == []
+
+    target = add("beta", "to link to")
+
+    def removed() -> None:
+        other = Substrate(isolated_shard_env)
+        other.remove(target)
+        other.save()
+        other.close()
+
+    fired = _before_the_lock(monkeypatch, removed)
+    dangling = mixle("--as", "beta", "add", "links to it", "--link", target)
+    assert fired and dangling.exit_code == 1 and "to link to" in dangling.stderr
 
 
 def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> None:
