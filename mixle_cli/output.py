@@ -261,10 +261,15 @@ def first_line(text: str, width: int = 80) -> str:
     return line if cell_len(line) <= width else set_cell_size(line, width - 1) + "…"
 
 
-def when(timestamp: float | None) -> str:
-    if not timestamp:
+def when(timestamp: object) -> str:
+    """A time as ``YYYY-MM-DD HH:MM`` (UTC); "" for none, or for what is no time (a record
+    edited by hand)."""
+    if isinstance(timestamp, bool) or not isinstance(timestamp, int | float) or not timestamp:
         return ""
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+    try:
+        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):  # out of range, or NaN
+        return ""
 
 
 def score_option(value: float | None) -> float | None:

@@ -108,6 +108,36 @@ def record_problem(data: dict[str, Any]) -> str | None:
 
 
 _FIELD_TYPES = (("text", str), ("payload", dict), ("provenance", dict), ("scope", str))
+
+
+# What is read back from a record's provenance or payload was written by mixle, or by a hand
+# that may have given a field another shape: these readers take what mixle writes and pass
+# over anything else, rather than let one edited record break every command that reads it.
+
+_INT_RANGE = 1 << 63  # what JSON tools, and orjson, carry exactly
+
+
+def whole_number(value: object, default: int = 0) -> int:
+    """``value`` as an int, when it is a number within the range JSON carries exactly (a
+    float's whole part), else ``default``; a bool is no number here."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if isinstance(value, float) and not math.isfinite(value):
+        return default
+    return int(value) if -_INT_RANGE < value < _INT_RANGE else default
+
+
+def place_value(value: object) -> int | float | str | None:
+    """``value`` when it is a number or a string (a chunk, an index: something to compare
+    and to look up), else None."""
+    return value if isinstance(value, int | float | str) else None
+
+
+def dict_entries(value: object) -> list[dict[str, Any]]:
+    """The objects of a list of entries (a history, proposal events); [] for anything else."""
+    return [entry for entry in value if isinstance(entry, dict)] if isinstance(value, list) else []
+
+
 _NO_STRINGS: list[str] = []
 
 FIELD_ORDER: tuple[str, ...] = tuple(f.name for f in fields(SubstrateItem))

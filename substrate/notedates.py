@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from substrate.item import place_value
+
 # When the content was last touched: the latest of these a note gives is its date.
 DATE_FIELDS = frozenset(
     {"last_reviewed", "reviewed", "lastmod", "last_modified", "modified", "last_updated", "updated"}
@@ -32,7 +34,7 @@ def declared_time(item: Any) -> float | None:
     time); None when it does not say, or nothing readable as a date."""
     if not (isinstance(item.payload, dict) and isinstance(item.provenance, dict)):
         return None
-    if item.provenance.get("format") not in NOTE_FORMATS or not item.payload:
+    if place_value(item.provenance.get("format")) not in NOTE_FORMATS or not item.payload:
         return None
     fields = {str(k).lower(): v for k, v in item.payload.items()}
     latest = float(item.created_at) + _SLACK_S

@@ -10,7 +10,7 @@ and only a note's: a record's ``status`` column tells of what its row is about.
 
 from __future__ import annotations
 
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, place_value
 from substrate.notedates import NOTE_FORMATS
 
 # What a note may call itself, by its first word, when what it says is not (or not yet) in
@@ -39,7 +39,7 @@ def status_word(value: str) -> str | None:
 def not_in_force(item: SubstrateItem) -> str | None:
     """The status of ``item``'s note when it says the note is not in force ("Proposed"),
     else None."""
-    if item.provenance.get("format") not in NOTE_FORMATS:
+    if place_value(item.provenance.get("format")) not in NOTE_FORMATS:
         return None
     value = item.payload.get("status")
     if not isinstance(value, str):

@@ -27,7 +27,7 @@ from substrate.governance import (
     load_governance,
     require_readable,
 )
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, dict_entries
 from substrate.secrets import safe_repr, safe_text
 from substrate.spaces import owned_items, published_copy, visible_item
 from substrate.visibility import reader_view
@@ -44,15 +44,14 @@ def proposal_of(item: SubstrateItem) -> dict[str, Any] | None:
 
 def proposal_events(item: SubstrateItem) -> list[dict[str, Any]]:
     """Every proposal, approval and rejection of the item, oldest first."""
-    events = item.provenance.get("proposals")
-    return [dict(e) for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+    return [dict(event) for event in dict_entries(item.provenance.get("proposals"))]
 
 
 def _with_event(
     item: SubstrateItem, proposal: dict[str, Any], event: dict[str, Any]
 ) -> SubstrateItem:
     prov = item.provenance
-    events = list(prov.get("proposals") or [])
+    events = dict_entries(prov.get("proposals"))
     events.append({**event, "at": time.time()})
     prov["proposals"] = events
     prov["proposal"] = proposal

@@ -23,7 +23,7 @@ from substrate.governance import (
     load_governance,
     require_readable,
 )
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, dict_entries, whole_number
 from substrate.secrets import safe_repr
 from substrate.visibility import (
     PUBLIC,
@@ -51,10 +51,7 @@ __all__ = [
 
 def version_of(item: Any) -> int:
     """The share version of an item (0 if never published); works on anything with provenance."""
-    try:
-        return int(item.provenance.get("version", 0))
-    except (TypeError, ValueError):
-        return 0
+    return whole_number(item.provenance.get("version", 0))
 
 
 def visible_item(
@@ -243,7 +240,7 @@ def history(
     item = visible_item(substrate, item_id, scopes)
     if item is None:
         return []
-    entries = [dict(entry) for entry in item.provenance.get("version_history") or []]
+    entries = [dict(entry) for entry in dict_entries(item.provenance.get("version_history"))]
     return visible_history(substrate, entries, scopes)
 
 
@@ -329,7 +326,7 @@ def _merged(
     prov = copy.deepcopy(keep.provenance)
     other_prov = copy.deepcopy(other.provenance)
     version = max(vk, vo) + 1
-    entries = list(prov.get("version_history") or [])
+    entries: list[Any] = dict_entries(prov.get("version_history"))
     entry = {
         "version": version,
         "merged_by": by,

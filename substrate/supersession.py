@@ -29,7 +29,7 @@ from collections.abc import Collection, Hashable, Iterator, Sequence
 from typing import NamedTuple
 
 from substrate.identifiers import identifiers
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, place_value
 from substrate.notelinks import NOTE_EXTENSIONS
 
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
@@ -103,7 +103,7 @@ def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
     where = prov.get("path") or prov.get("source")
     if not isinstance(where, str) or not prov.get("content_hash"):
         return None
-    return where, str(prov.get("section") or ""), prov.get("chunk")
+    return where, str(prov.get("section") or ""), place_value(prov.get("chunk"))
 
 
 def _version(item: SubstrateItem) -> tuple[float, float]:
@@ -315,7 +315,7 @@ def _note_of(item: SubstrateItem) -> str | None:
     None for any other item: front matter is Markdown's alone."""
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     where = prov.get("path") or prov.get("source")
-    if prov.get("format") not in _FRONT_MATTER_FORMATS or not isinstance(where, str):
+    if place_value(prov.get("format")) not in _FRONT_MATTER_FORMATS or not isinstance(where, str):
         return None
     return where if isinstance(item.payload, dict) else None
 

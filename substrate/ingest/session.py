@@ -45,6 +45,7 @@ from substrate.ingest.sources import (
 )
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
+from substrate.item import place_value
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
 from substrate.secrets.paths import safe_path
@@ -588,10 +589,10 @@ class IngestSession:
         if known.issuperset(ids):
             return False
         stored = self.substrate.read_items(cached.ids, keep=False).values()
-        places = {item.provenance.get("index") for item in stored}
+        places = {place_value(item.provenance.get("index")) for item in stored}
 
         def kept(item_id: str, item: SubstrateItem) -> bool:
-            return item_id in known or item.provenance.get("index") in places
+            return item_id in known or place_value(item.provenance.get("index")) in places
 
         done.items = [item for item in done.items if kept(item.id, item)]
         if done.encoded:

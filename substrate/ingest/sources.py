@@ -36,6 +36,7 @@ from substrate.ingest.sourcekeys import (
     scoped_key,
     source_key,
 )
+from substrate.item import whole_number
 from substrate.log import LogFile, Watermark
 from substrate.notelinks import ingest_root
 from substrate.secrets.paths import safe_path
@@ -153,13 +154,13 @@ def _naming_key_of(provenance: dict[str, Any]) -> str:
 
 
 def _state_of(provenance: dict[str, Any]) -> SourceState:
-    mtime_ns = int(provenance.get("mtime_ns") or 0)
+    mtime_ns = whole_number(provenance.get("mtime_ns"))
     ingested_at = provenance.get("ingested_at")
     if isinstance(ingested_at, int | float):
         mtime_ns = settled_mtime(mtime_ns, float(ingested_at))
     rejected = provenance.get(REJECTED_KEY)
     return SourceState(
-        int(provenance.get("size") or 0),
+        whole_number(provenance.get("size")),
         mtime_ns,
         str(provenance.get("content_hash") or ""),
         _naming_key_of(provenance),

@@ -67,3 +67,20 @@ def test_from_json_tolerates_newer_fields() -> None:
 def test_from_json_without_kind_fails_clearly() -> None:
     with pytest.raises(InvalidInputError, match="kind"):
         SubstrateItem.from_json({"text": "x"})
+
+
+def test_numbers_and_entries_read_back_pass_over_other_shapes() -> None:
+    from substrate.item import dict_entries, place_value, whole_number
+
+    assert [whole_number(v) for v in (7, 7.9, -3, True, "7", None, [1])] == [7, 7, -3, 0, 0, 0, 0]
+    assert [whole_number(v, -1) for v in (1e30, float("nan"), 1 << 63)] == [-1, -1, -1]
+    assert [place_value(v) for v in (0, "intro", 1.5, [1], {"a": 1}, None)] == [
+        0,
+        "intro",
+        1.5,
+        None,
+        None,
+        None,
+    ]
+    assert dict_entries([{"a": 1}, 1, "x", [2]]) == [{"a": 1}]
+    assert dict_entries({"a": 1}) == dict_entries(5) == []
