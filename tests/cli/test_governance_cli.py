@@ -563,12 +563,12 @@ def test_rm_checks_its_items_as_they_are_once_it_holds_the_lock(
     assert kept is not None and kept.scope == "public"
 
 
-def test_add_checks_the_scope_and_links_once_it_holds_the_lock(
+def test_add_and_ingest_docs_check_the_scope_and_links_once_they_hold_the_lock(
     mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # add once checked the scope and the links before taking the lock: a grant, or a removal,
-    # saved in between went unseen
-    from substrate.governance import grant_approver
+    # they once checked the scope (and add its links) before taking the lock: a grant, or a
+    # removal, saved in between went unseen
+    from substrate.governance import grant_approver, revoke_approver
 
     def granted() -> None:
         other = Substrate(isolated_shard_env)
@@ -578,6 +578,12 @@ def test_add_checks_the_scope_and_links_once_it_holds_the_lock(
     fired = _before_the_lock(monkeypatch, granted)
     refused = mixle("--as", "beta", "add", "a fact", "--scope", "public")
     assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert Substrate(isolated_shard_env).all(scope="public") == []
+    # the explicit ingest commands check again as they save
+    revoke_approver(Substrate(isolated_shard_env), "alice", "public", by="alice")
+    fired = _before_the_lock(monkeypatch, granted)
+    passages = mixle("--as", "beta", "ingest-docs", "-", "--scope", "public", input='"a passage"\n')
+    assert fired and passages.exit_code == 1 and "needs approval" in passages.stderr
     assert Substrate(isolated_shard_env).all(scope="public") == []
 
     target = add("beta", "to link to")
