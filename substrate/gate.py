@@ -109,8 +109,11 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
                 f"{name} nests deeper than {MAX_NESTING} levels: it cannot be checked for "
                 "secrets; flatten it"
             )
-    # an id is shown everywhere the item is (packets, citations), and never masked
+    # an id is shown everywhere the item is (packets, citations), and never masked; nor is a
+    # link, an id too: masked, it would point elsewhere
     refuse_unfit_names(scope=item.scope, item_id=item.id)
+    for link in item.links:
+        refuse_unfit_names(link=link if isinstance(link, str) else None)
     scan = scan_item(item)
     if scan.clean:
         return GateResult(item, 0, [])
