@@ -327,9 +327,12 @@ _NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`
 # tried again split in every way, a cost growing with the square of its length.
 _ASSIGNED_WITH = r"(?:\s*+(?:{ops})\s*+|\s++)"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
-# "| DB_PASSWORD | Wm4#tR8yUe |", the key perhaps in code or bold; the value fills its cell.
+# "| DB_PASSWORD | Wm4#tR8yUe |" or "| db password | Wm4#tR8yUe |" (a label of up to four
+# words, the secret's stem in the last), the key perhaps in code or bold; the value fills its
+# cell.
+_CELL_KEY = r"(?P<key>(?:[\w.\-$@]{1,64} ){0,3}[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
 _TABLE_CELLS = (
-    r"\|[ \t]*(?:`|\*\*)?" + _KEY + r"(?:`|\*\*)?[ \t]*\|[ \t]*"
+    r"\|[ \t]*(?:`|\*\*)?" + _CELL_KEY + r"(?:`|\*\*)?[ \t]*\|[ \t]*"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s|\"'`]+))[ \t]*(?=\||\r?\n|$)"
 )
 # A line of two tab-separated columns, a key and its value (a TSV export, a pasted sheet).

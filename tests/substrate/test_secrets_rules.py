@@ -363,6 +363,10 @@ def assert_password_found(text: str, secret: bool) -> None:
     ("text", "secret"),
     [
         ("| key | value |\n|---|---|\n| DB_PASSWORD | {} |\n", True),  # a runbook's table
+        ("| key | value |\n|---|---|\n| db password | {} |\n", True),  # a label in words
+        ("| Setting | Value |\n|---|---|\n| staging API key | `{}` |", True),
+        ("| min password length | {} |", False),  # the secret's noun is not the label's last
+        ("| the admin console asks for a password | {} |", False),  # prose, not a label
         ("| api_token | `{}` | rotated monthly |", True),
         ("| password | The user's password | required |", False),  # a table describing fields
         ("| password | required |", False),
