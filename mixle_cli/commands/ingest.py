@@ -777,7 +777,7 @@ def _passages_within_limit(
     from substrate import FileOutcome, IngestReport
     from substrate.ingest.session import too_large
     from substrate.ingest.settings import size_limit
-    from substrate.ingest.textio import read_within
+    from substrate.streams import read_within
 
     path = None if file == "-" else _existing(file)
     limit = size_limit(state(ctx).substrate(quiet=quiet))

@@ -216,7 +216,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
     """Scan the files and folders named; ``-`` is standard input unless ``stdin_name`` is
     None (every path names a file)."""
     from substrate import ScanSource, scan_path, scan_text, walk_sources
-    from substrate.ingest.textio import read_within
+    from substrate.streams import read_within
 
     run = Run()
     sources: list[ScanSource] = []

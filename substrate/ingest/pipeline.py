@@ -68,7 +68,7 @@ from substrate.ingest.settings import (
     warn_unknown_settings,
 )
 from substrate.ingest.sourcekeys import STREAM_PREFIX
-from substrate.ingest.textio import content_digest, read_within
+from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import (
     SHARD_SKIPPED,
     FileEntry,
@@ -80,6 +80,7 @@ from substrate.ingest.walk import (
 from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
 from substrate.store import decode
+from substrate.streams import read_within
 from substrate.widetext import is_binary
 
 if TYPE_CHECKING:

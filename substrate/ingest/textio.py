@@ -7,7 +7,6 @@ import errno
 import hashlib
 import os
 import stat
-from typing import BinaryIO
 
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
@@ -91,20 +90,6 @@ def content_digest(data: bytes) -> str:
     changed file is detected by comparing the two.
     """
     return hashlib.sha256(data).hexdigest()[:32]
-
-
-def read_within(stream: BinaryIO, limit: int) -> bytes:
-    """``stream`` whole when it holds at most ``limit`` bytes; else its first ``limit + 1``,
-    which say it is larger. It is not read on: an endless one (``yes | mixle add -``) would
-    never end, and ``cat /dev/zero | mixle ingest -`` must not take all the memory there is.
-    A read may return less than asked (an unbuffered pipe): it is read again until the end."""
-    held = bytearray()
-    while len(held) <= limit:
-        part = stream.read(limit + 1 - len(held))
-        if not part:
-            break
-        held += part
-    return bytes(held)
 
 
 def starts_binary(path: str) -> bool:

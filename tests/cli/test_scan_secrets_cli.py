@@ -915,7 +915,9 @@ try:
     code = app(["scan-secrets", "-q", {str(target)!r}], standalone_mode=False)
 except SystemExit as exc:
     code = exc.code
-heavy = sorted(m for m in ("numpy", "sklearn", "pyarrow", "scipy") if m in sys.modules)
+# (the ingestion package, with its formats and workers, was a fifth of a hook's time)
+heavy = ("numpy", "sklearn", "pyarrow", "scipy", "substrate.ingest", "multiprocessing")
+heavy = sorted(m for m in heavy if m in sys.modules)
 print(code, ",".join(heavy) or "-")
 """
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MIXLE_SHARD": str(tmp_path / "shard")}
