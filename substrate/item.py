@@ -89,8 +89,9 @@ class SubstrateItem:
 def record_problem(data: dict[str, Any]) -> str | None:
     """Why a stored record cannot be an item (a hand edit, another tool), or None if it can."""
     kind = data.get("kind")
-    if kind not in MODALITIES:
-        return f"unknown kind {_safe_repr(kind)}"
+    if not isinstance(kind, str) or kind not in MODALITIES:
+        # the value is not quoted: the record may be of a scope the reader may not see
+        return f"'kind' is none of {', '.join(MODALITIES)}"
     for name, expected in _FIELD_TYPES:
         if name in data and not isinstance(data[name], expected):
             return f"'{name}' must be a {expected.__name__}"

@@ -90,8 +90,8 @@ def test_a_secret_quoted_by_a_damaged_line_is_masked(tmp_path: Path) -> None:
     path = tmp_path / "s" / "items.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"kind":"text"', f'"kind":"{token}"'.encode(), 1))
     report = audit_shard(Substrate(tmp_path / "s"))
-    assert not report.ok and "unknown kind" in report.log["error"]
-    assert token not in str(report.as_dict()) and "[REDACTED:" in report.log["error"]
+    assert not report.ok and "'kind' is none of" in report.log["error"]
+    assert token not in str(report.as_dict())  # the kind a line holds is never quoted
 
 
 def test_index_state_is_reported(tmp_path: Path) -> None:

@@ -321,7 +321,8 @@ def test_unwritable_log_is_a_shard_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("text", 5, "'text' must be a str"),
         ("tags", [{"a": 1}], "'tags' must be a list of strings"),
         ("provenance", "s", "'provenance' must be a dict"),
-        ("kind", "nokind", "unknown kind"),
+        ("kind", "nokind", "'kind' is none of text, record"),  # the value is not shown
+        ("kind", ["text"], "'kind' is none of"),
     ],
 )
 def test_records_of_the_wrong_shape_are_corruption_naming_the_line(
