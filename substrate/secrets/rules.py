@@ -328,9 +328,12 @@ _NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`
 _ASSIGNED_WITH = r"(?:\s*+(?:{ops})\s*+|\s++)"
 # A table row naming a key in one cell and giving its value in the next (Markdown, wikis):
 # "| DB_PASSWORD | Wm4#tR8yUe |" or "| db password | Wm4#tR8yUe |" (a label of up to four
-# words, the secret's stem in the last), the key perhaps in code or bold; the value fills its
-# cell.
-_CELL_KEY = r"(?P<key>(?:[\w.\-$@]{1,64} ){0,3}[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
+# words, the secret's stem in the last, none of the others a word that makes it a phrase
+# about the secret: "| Scope of token | repo |"), the key perhaps in code or bold; the value
+# fills its cell.
+_PHRASE_WORDS = r"(?i:of|the|for|to|is|are|a|an|in|on|at|by|with|from|and|or|per|its|their)"
+_LABEL_WORD = r"(?!" + _PHRASE_WORDS + r" )[\w.\-$@]{1,64} "
+_CELL_KEY = r"(?P<key>(?:" + _LABEL_WORD + r"){0,3}[\w.\-$@]{0,64}?" + _STEM + r"[\w.\-]{0,64})"
 _TABLE_CELLS = (
     r"\|[ \t]*(?:`|\*\*)?" + _CELL_KEY + r"(?:`|\*\*)?[ \t]*\|[ \t]*"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s|\"'`]+))[ \t]*(?=\||\r?\n|$)"

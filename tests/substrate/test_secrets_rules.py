@@ -367,6 +367,9 @@ def assert_password_found(text: str, secret: bool) -> None:
         ("| Setting | Value |\n|---|---|\n| staging API key | `{}` |", True),
         ("| min password length | {} |", False),  # the secret's noun is not the label's last
         ("| the admin console asks for a password | {} |", False),  # prose, not a label
+        ("| Name | Value |\n|---|---|\n| Scope of token | {} |\n", False),  # about the secret
+        ("| Format of the secret | {} |", False),
+        ("| Rotation of key | {} |", False),
         ("| api_token | `{}` | rotated monthly |", True),
         ("| password | The user's password | required |", False),  # a table describing fields
         ("| password | required |", False),
