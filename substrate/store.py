@@ -231,6 +231,11 @@ class Substrate:
         """Every live item in insertion order, optionally of one kind and/or one scope."""
         return list(self.iter_items(kind=kind, scope=scope, keep=True))
 
+    @property
+    def unsaved(self) -> int:
+        """How many items have a change (an add or a removal) not saved yet."""
+        return len(self._pending)
+
     def __len__(self) -> int:
         if self.root is None:
             return len(self._mem)

@@ -601,11 +601,12 @@ def _adapt(
             raise  # not the input's content: a usage error (an unsupported format)
     if read is not None and not report.files:  # read here: its outcome, as the others give
         _note_file(report, report.root)
-    # checked again as the items are saved, under the lock: a grant saved since the first
-    # check must not be written past
-    with substrate.exclusive():
-        app_state.write_scope(scope, by)
-        substrate.save()
+    if substrate.unsaved:
+        # the scope the items carry, checked again as they are saved, under the lock: a grant
+        # saved since the first check must not be written past
+        with substrate.exclusive():
+            app_state.write_scope(writes_to, by)
+            substrate.save()
     _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
 
 

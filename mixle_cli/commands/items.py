@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterator
 from json import loads as json_loads
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -38,6 +38,9 @@ from substrate import (
 )
 from substrate.discovery import nearest_shard
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
+
+if TYPE_CHECKING:
+    from substrate.store import Substrate
 
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
@@ -193,13 +196,11 @@ def add(
     links = list(dict.fromkeys(link or []))  # each once
     from substrate import admit  # the secret rules load only for commands that write
 
-    # check and write as one step: a grant made, or a linked item removed, just before the
-    # write must be seen by it
+    _may_add(app_state, substrate, scope, by, links)  # refused: nothing is created
+    # checked again and written as one step: a grant made, or a linked item removed, just
+    # before the write must be seen by it
     with substrate.exclusive():
-        target_scope = app_state.write_scope(scope, by)
-        missing = [i for i in links if not _visible(app_state, substrate.get(i))]
-        if missing:
-            fail(f"no item with id {', '.join(missing)} to link to", FOUND)
+        target_scope = _may_add(app_state, substrate, scope, by, links)
         item = SubstrateItem(
             kind=kind,
             text=body,
@@ -220,6 +221,18 @@ def add(
     output.emit_text(gated.item.id)
     if gated.redactions:
         output.note(f"redacted {gated.redactions} secret(s): {', '.join(gated.rules)}")
+
+
+def _may_add(
+    app_state: AppState, substrate: Substrate, scope: str | None, by: str | None, links: list[str]
+) -> str:
+    """The scope an added item goes to, once the caller may write it and every link names an
+    item the caller can see (else the command fails)."""
+    target_scope = app_state.write_scope(scope, by)
+    missing = [i for i in links if not _visible(app_state, substrate.get(i))]
+    if missing:
+        fail(f"no item with id {', '.join(missing)} to link to", FOUND)
+    return target_scope
 
 
 def get(

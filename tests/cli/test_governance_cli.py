@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomli_w
 
 from substrate.governance import Governance, save_governance
 from substrate.proposals import propose
@@ -585,6 +586,22 @@ def test_add_and_ingest_docs_check_the_scope_and_links_once_they_hold_the_lock(
     passages = mixle("--as", "beta", "ingest-docs", "-", "--scope", "public", input='"a passage"\n')
     assert fired and passages.exit_code == 1 and "needs approval" in passages.stderr
     assert Substrate(isolated_shard_env).all(scope="public") == []
+
+    def default_moved() -> None:
+        # the items were made for the default scope, local, which now needs approval; the
+        # default is elsewhere now, which does not: the scope the items carry is checked
+        other = Substrate(isolated_shard_env)
+        assert grant_approver(other, "alice", "local", by="alice")
+        other.close()
+        toml = isolated_shard_env / "mixle.toml"
+        settings = tomllib.loads(toml.read_text())
+        settings.setdefault("shard", {})["default_scope"] = "elsewhere"
+        toml.write_text(tomli_w.dumps(settings))
+
+    fired = _before_the_lock(monkeypatch, default_moved)
+    moved = mixle("ingest-docs", "-", input='"another passage"\n')
+    assert fired and moved.exit_code == 1 and "needs approval" in moved.stderr
+    assert Substrate(isolated_shard_env).all(scope="local") == []
 
     target = add("beta", "to link to")
 

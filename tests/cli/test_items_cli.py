@@ -931,3 +931,12 @@ def test_an_error_repeating_an_id_with_a_line_break_or_an_escape_stays_one_line(
     assert result.exit_code == 1
     (line,) = result.stderr.splitlines()
     assert line == "error: no item with id a\ufffdb, c\ufffd[31md; nothing removed"
+
+
+def test_a_refused_add_creates_no_shard(mixle, isolated_shard_env: Path) -> None:
+    # its checks come before the writer lock, which creates the shard's folder
+    refused = mixle("--as", "alpha", "add", "hello", "--scope", "beta")
+    assert refused.exit_code == 1 and "may not write to scope" in refused.stderr
+    dangling = mixle("add", "hello", "--link", "0123456789abcdef")
+    assert dangling.exit_code == 1 and "to link to" in dangling.stderr
+    assert not isolated_shard_env.exists()
