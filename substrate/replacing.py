@@ -75,7 +75,11 @@ def replace_file(
             raise
         _replace_across_devices(tmp, target)
     if durable:
-        sync_folder(os.path.dirname(target) or os.curdir)
+        folder = os.path.dirname(target) or os.curdir
+        try:
+            sync_folder(folder)
+        except OSError as exc:  # the file is replaced: what is uncertain is only when on disk
+            log.warning("%s was replaced, but its folder could not be synced (%s)", target, exc)
 
 
 def sync_folder(path: str | os.PathLike[str]) -> None:

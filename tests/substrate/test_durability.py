@@ -1035,3 +1035,26 @@ def test_files_that_cannot_be_rebuilt_are_replaced_with_their_folder_synced(
     (tmp_path / "repo").mkdir()
     save_baseline(tmp_path / "repo" / "baseline.json", Baseline({}))
     assert synced[2:] == [str(tmp_path / "repo")]
+
+
+def test_a_folder_that_cannot_be_synced_after_a_replace_is_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # some file systems refuse to sync a folder (EINVAL): the file is replaced all the same,
+    # and saying the write failed would be wrong
+    from substrate.governance import grant_approver
+
+    shard = Substrate(tmp_path / "shard")
+    assert grant_approver(shard, "alice", "public", by="alice")
+    real = os.fsync
+
+    def refuse_folders(fd: int) -> None:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", refuse_folders)
+    with caplog.at_level(logging.WARNING):
+        assert grant_approver(shard, "bob", "public", by="alice")
+    assert "bob" in (tmp_path / "shard" / "mixle.toml").read_text()
+    assert "could not be synced" in caplog.text
