@@ -120,7 +120,9 @@ _INT_RANGE = 1 << 63  # what JSON tools, and orjson, carry exactly
 
 def whole_number(value: object, default: int = 0) -> int:
     """``value`` as an int, when it is a number within the range JSON carries exactly (a
-    float's whole part), else ``default``; a bool is no number here."""
+    float's whole part, or digits in a string), else ``default``; a bool is no number here."""
+    if isinstance(value, str) and value.strip().removeprefix("-").isdecimal():
+        value = int(value) if len(value) < 40 else default
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
     if isinstance(value, float) and not math.isfinite(value):

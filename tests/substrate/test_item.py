@@ -72,8 +72,15 @@ def test_from_json_without_kind_fails_clearly() -> None:
 def test_numbers_and_entries_read_back_pass_over_other_shapes() -> None:
     from substrate.item import dict_entries, place_value, whole_number
 
-    assert [whole_number(v) for v in (7, 7.9, -3, True, "7", None, [1])] == [7, 7, -3, 0, 0, 0, 0]
+    assert [whole_number(v) for v in (7, 7.9, -3, True, "x", None, [1])] == [7, 7, -3, 0, 0, 0, 0]
     assert [whole_number(v, -1) for v in (1e30, float("nan"), 1 << 63)] == [-1, -1, -1]
+    assert [whole_number(v, -1) for v in ("12", " -3 ", "1e3", "", "9" * 40)] == [
+        12,
+        -3,
+        -1,
+        -1,
+        -1,
+    ]
     assert [place_value(v) for v in (0, "intro", 1.5, [1], {"a": 1}, None)] == [
         0,
         "intro",
