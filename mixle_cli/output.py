@@ -182,12 +182,20 @@ def note_parts(*parts: str) -> None:
     # one line per note: a line break in a part (a file name may hold one) is shown escaped,
     # so that no name can pass for another line of the report
     line = ": ".join(safe_text(part).replace("\n", "\\n").replace("\r", "\\r") for part in parts)
-    _console(getattr(sys.stderr, "unmasked", sys.stderr)).print(line, markup=False)
+    _note_line(getattr(sys.stderr, "unmasked", sys.stderr), line)
 
 
 def note(message: str) -> None:
     """A hint or warning on stderr."""
-    stderr().print(message, markup=False)
+    _note_line(sys.stderr, message)
+
+
+def _note_line(stream: Any, message: str) -> None:
+    """``message`` on ``stream`` as it is written (control characters shown as U+FFFD). Not
+    through rich: importing it for one line was an eighth of a clean pre-commit hook's time,
+    whose whole output is such a note (and rich would read ":fire:" in a name as an emoji)."""
+    stream.write(printable(message) + "\n")
+    stream.flush()
 
 
 def table(

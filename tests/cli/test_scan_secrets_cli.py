@@ -929,6 +929,27 @@ print(code, ",".join(heavy) or "-")
     assert heavy == "-", f"scan-secrets imported {heavy}; see `python -X importtime`"
 
 
+def test_a_clean_scan_does_not_import_rich(tmp_path: Path) -> None:
+    # a clean pre-commit hook prints one note; importing rich for it was 20 ms of ~165
+    clean = tmp_path / "clean.py"
+    clean.write_text("def add(a, b):\n    return a + b  # :fire: stays as written\n")
+    code = f"""
+import sys
+from mixle_cli.app import app
+try:
+    code = app(["scan-secrets", {str(clean)!r}], standalone_mode=False)
+except SystemExit as exc:
+    code = exc.code
+print(code or 0, "rich" in sys.modules, file=sys.__stdout__)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MIXLE_SHARD": str(tmp_path / "shard")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-2:] == ["0", "False"], proc.stdout
+    assert "no secrets in 1 file(s)" in proc.stderr
+
+
 def test_notes_about_files_named_like_keys_keep_their_words(
     work: Path, mixle_process: Callable[..., Any]
 ) -> None:
