@@ -950,6 +950,12 @@ print(code or 0, "rich" in sys.modules, file=sys.__stdout__)
     assert "no secrets in 1 file(s)" in proc.stderr
 
 
+def test_a_note_shows_a_name_as_it_is(work: Path, mixle_process: Callable[..., Any]) -> None:
+    (work / ":fire:.txt").write_bytes(b"plain words \xff\n")
+    done = mixle_process("scan-secrets", ":fire:.txt", cwd=work)
+    assert ":fire:.txt: invalid UTF-8 replaced before scanning" in done.stderr  # no emoji
+
+
 def test_notes_about_files_named_like_keys_keep_their_words(
     work: Path, mixle_process: Callable[..., Any]
 ) -> None:
