@@ -248,7 +248,6 @@ class _Packer:
         self.skipped = 0
         self.best_left_out = False  # the first candidate did not fit
         self.compressed = False  # an item's text was shortened to fit (``_widen``)
-        self.share = self.limit  # each item's share of the room (``run``)
 
     def rendered_length(self) -> int:
         if self.frame is None:
@@ -265,8 +264,7 @@ class _Packer:
         # Each item's share of the room, set once: the room a short item leaves goes to the
         # items ranked above the others at the end (``_widen``), not to the next in line,
         # which would cut the best item to its share and give lower ones theirs and more.
-        places = min(self.budget.max_items, len(candidates))
-        self.share = (self.limit - self.used - len(self.frame.sep) * (places - 1)) // max(places, 1)
+        even = self._share(self.limit - self.used, min(self.budget.max_items, len(candidates)))
         for pos, ((item, score), source) in enumerate(zip(candidates, names, strict=True)):
             if len(self.items) >= self.budget.max_items:
                 break
@@ -275,7 +273,7 @@ class _Packer:
             # what is left shared across the items still to place, so compression fits more
             # sources; no more than the share set at the start
             left = min(self.budget.max_items - len(self.items), len(candidates) - pos)
-            share = min(self.share, (room - len(self.frame.sep) * (left - 1)) // left)
+            share = min(even, self._share(room, left))
             full = used_text(item, self.task, self.budget.shape)
             if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1
@@ -294,6 +292,13 @@ class _Packer:
             self.pieces.append(piece)
             self.used += sep + len(piece)
         self._widen()
+
+    def _share(self, room: int, places: int) -> int:
+        """What each of ``places`` items gets of ``room``, the separators between them left
+        out."""
+        assert self.frame is not None
+        places = max(places, 1)
+        return (room - len(self.frame.sep) * (places - 1)) // places
 
     def _widen(self) -> None:
         """Give the room left over to the items cut to their share, best first: the items
