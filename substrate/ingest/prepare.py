@@ -129,6 +129,10 @@ class Prepared:
     # the words of the rejected lines: which earlier items they may hold (``earlier``)
     rejected_words: frozenset[str] = frozenset()
 
+    def item_ids(self) -> list[str]:
+        """The ids of the items, whichever way they are held."""
+        return [item.id for item in self.items] or [item_id for item_id, _ in self.encoded or ()]
+
     def __reduce__(self) -> tuple[type[Prepared], tuple[Any, ...]]:
         # sent back by worker processes by the thousand: constructor arguments pickle fastest
         return (

@@ -585,18 +585,19 @@ class IngestSession:
         if (cached.content_hash, cached.options) != (done.digest, self.cache_key):
             return False
         known = set(cached.ids)
-        ids = [item.id for item in done.items] or [item_id for item_id, _ in done.encoded or ()]
-        if known.issuperset(ids):
+        if known.issuperset(done.item_ids()):
             return False
         stored = self.substrate.read_items(cached.ids, keep=False).values()
         places = {place_value(item.provenance.get("index")) for item in stored}
 
-        def kept(item_id: str, item: SubstrateItem) -> bool:
-            return item_id in known or place_value(item.provenance.get("index")) in places
+        def taken(item: SubstrateItem) -> bool:  # its place is a stored item's
+            return place_value(item.provenance.get("index")) in places
 
-        done.items = [item for item in done.items if kept(item.id, item)]
-        if done.encoded:
-            done.encoded = [(i, line) for i, line in done.encoded if kept(i, decode(line))]
+        done.items = [item for item in done.items if item.id in known or taken(item)]
+        if done.encoded:  # (a line is decoded only for an id not stored)
+            done.encoded = [
+                (i, line) for i, line in done.encoded if i in known or taken(decode(line))
+            ]
         return not (done.items or done.encoded)
 
     def stored_meanwhile(self, ticket: Ticket, done: Prepared) -> bool:
@@ -612,7 +613,7 @@ class IngestSession:
             return False
         if not done.digest and ticket.mtime_ns is not None and cached.mtime_ns != ticket.mtime_ns:
             return False  # touched: its items are written again with the time freshness reads
-        ids = [item.id for item in done.items] or [item_id for item_id, _ in done.encoded or ()]
+        ids = done.item_ids()
         found = SourceState(0, 0, done.digest, self.cache_key, ids)
         return bool(ids) and _same_version(cached, found)
 
