@@ -321,47 +321,36 @@ def _worth(value: Judged, strength: str, key: str) -> bool:
 
 
 def scan_item(item: Any) -> SecretScan:
-    """Scan every string field of a substrate item for secrets.
+    """Scan every string field of a substrate item, and its links, for secrets.
 
     Args:
         item: a ``SubstrateItem`` or any object with ``text`` / ``payload`` / ``provenance``
-            / ``tags`` attributes (missing ones are skipped).
+            / ``tags`` / ``links`` attributes (missing ones are skipped).
 
     Returns:
         A ``SecretScan`` whose findings carry the field path in ``field``; ``start``/``end``
         are offsets within that field's string.
     """
-    findings: list[SecretFinding] = []
-    if not _surely_clean(item):
-        for path, key, value in item_strings(item):
-            shown = str(value)
-            for h in _value_hits(value, key):
-                findings.append(
-                    SecretFinding(
-                        h.rule,
-                        h.start,
-                        h.end,
-                        preview(h.rule, shown[h.start : h.end], h.prefix),
-                        path,
-                    )
-                )
-    findings += _link_findings(getattr(item, "links", None))
-    return SecretScan(findings)
+    strings = [] if _surely_clean(item) else list(item_strings(item))
+    strings += _link_strings(getattr(item, "links", None))
+    return SecretScan(
+        [
+            SecretFinding(
+                h.rule, h.start, h.end, preview(h.rule, str(value)[h.start : h.end], h.prefix), path
+            )
+            for path, key, value in strings
+            for h in _value_hits(value, key)
+        ]
+    )
 
 
-def _link_findings(links: Any) -> list[SecretFinding]:
-    """The secrets in an item's links. ``admit`` refuses such a link (masked, it would point
-    elsewhere): these are in items written before it did, or by hand."""
+def _link_strings(links: Any) -> list[tuple[str, str | None, Judged]]:
+    """An item's links as ``item_strings`` gives its fields. ``admit`` refuses a link that
+    holds a secret (masked, it would point elsewhere): one found here was written before it
+    did, or by hand."""
     if not isinstance(links, list):
         return []
-    return [
-        SecretFinding(
-            h.rule, h.start, h.end, preview(h.rule, link[h.start : h.end], h.prefix), f"links[{i}]"
-        )
-        for i, link in enumerate(links)
-        if isinstance(link, str)
-        for h in find_secrets(link)
-    ]
+    return [(f"links[{i}]", None, link) for i, link in enumerate(links) if isinstance(link, str)]
 
 
 def scan_substrate(substrate: Any, *, scope: str | None = None) -> dict[str, Any]:
