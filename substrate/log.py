@@ -40,7 +40,7 @@ from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
 from substrate.logend import LEGACY, note_end, noted_end, refuse_lost_commits
-from substrate.replacing import remove_abandoned_temporaries, replacing, sync_folder
+from substrate.replacing import remove_abandoned_temporaries, replacing, sync_name
 
 log = logging.getLogger(__name__)
 
@@ -499,7 +499,7 @@ class LogFile:
         finally:
             os.close(fd)
         if created:
-            sync_folder(self.root)
+            sync_name(self.path)
 
     @staticmethod
     def _undo(fd: int, start: int) -> None:

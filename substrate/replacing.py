@@ -75,14 +75,20 @@ def replace_file(
             raise
         _replace_across_devices(tmp, target)
     if durable:
-        folder = os.path.dirname(target) or os.curdir
-        try:
-            sync_folder(folder)
-        except OSError as exc:  # the file is replaced: what is uncertain is only when on disk
-            log.warning("%s was replaced, but its folder could not be synced (%s)", target, exc)
+        sync_name(target)
 
 
-def sync_folder(path: str | os.PathLike[str]) -> None:
+def sync_name(path: str | os.PathLike[str]) -> None:
+    """Sync the folder of a file just created or renamed into place, so that its new name is
+    on disk too; a folder that cannot be synced (some file systems refuse) is warned of: the
+    file is there, only when it reaches the disk is uncertain."""
+    try:
+        _sync_folder(os.path.dirname(path) or os.curdir)
+    except OSError as exc:
+        log.warning("%s is written, but its folder could not be synced (%s)", path, exc)
+
+
+def _sync_folder(path: str | os.PathLike[str]) -> None:
     """Sync a folder, so that the names created, renamed or removed in it are on disk."""
     fd = os.open(path, os.O_RDONLY)
     try:

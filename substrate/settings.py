@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import replacing, sync_folder, temporary_name
+from substrate.replacing import replacing, sync_name, temporary_name
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class Settings:
                 if exc.errno not in _NO_LINKS:
                     raise
                 self._create_in_place(data)
-            sync_folder(self.path.parent)  # the new name too must survive a power cut
+            sync_name(self.path)  # the new name too must survive a power cut
             return True
         except FileExistsError:
             return False

@@ -1058,3 +1058,11 @@ def test_a_folder_that_cannot_be_synced_after_a_replace_is_warned_of(
         assert grant_approver(shard, "bob", "public", by="alice")
     assert "bob" in (tmp_path / "shard" / "mixle.toml").read_text()
     assert "could not be synced" in caplog.text
+    caplog.clear()
+    other = Substrate(tmp_path / "other")  # a first save creates the log and mixle.toml
+    kept = other.add("text", "a note")
+    with caplog.at_level(logging.WARNING):
+        other.save()
+    assert Substrate(tmp_path / "other").get(kept) is not None
+    assert (tmp_path / "other" / "mixle.toml").exists()
+    assert caplog.text.count("could not be synced") == 2

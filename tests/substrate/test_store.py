@@ -924,9 +924,11 @@ def test_files_kept_behind_a_link_are_rewritten_where_the_link_points(tmp_path: 
     from substrate import replacing
 
     synced: list[str] = []
-    real_sync = replacing.sync_folder
+    real_sync = replacing._sync_folder
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(replacing, "sync_folder", lambda path: synced.append(path) or real_sync(path))
+        patch.setattr(
+            replacing, "_sync_folder", lambda path: synced.append(path) or real_sync(path)
+        )
         grant_approver(s, "bob", "research", by=None)  # rewrites mixle.toml
         s.remove(ids[0])
         s.save()
