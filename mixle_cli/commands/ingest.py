@@ -593,8 +593,8 @@ def _adapt(
     report = IngestReport(roots=[root or str(target)], issues=list(problems or []))
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
+    writes_to = app_state.write_scope(scope, by)
     try:
-        writes_to = app_state.write_scope(scope, by)
         adapter(substrate, target, scope=writes_to, report=report, **options)
     except InvalidInputError:
         if not report.issues:
