@@ -144,3 +144,54 @@ def test_a_stream_whose_secret_only_its_key_tells_is_named_from_what_the_gate_ma
     [item] = store.all()
     assert report.redactions == 1 and "Qm4Zt8Wn2Xr6Kp9Y" not in str(item.payload)
     assert raw_hash(rows)[:12] not in item.provenance["source"]
+
+
+def ingested(tmp_path: Path, name: str, text: str) -> tuple[Path, Path, Path]:
+    """A folder holding one file of ``text``, settled, ingested into a shard: the folder,
+    the shard and the file."""
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / name).write_text(text)
+    settled(notes / name)
+    ingest_path(Substrate(shard), notes)
+    return notes, shard, notes / name
+
+
+def test_items_removed_by_hand_stay_removed_when_such_a_file_is_read_again(
+    tmp_path: Path,
+) -> None:
+    notes, shard, db = ingested(
+        tmp_path, "db.md", f"# Db\n\n{GUESSABLE}\n# Hosts\n\nthe primary\n\n# Users\n\nthe admins\n"
+    )
+    store = Substrate(shard)
+    gone = next(i.id for i in store.all() if i.provenance.get("section") == "Hosts")
+    store.remove(gone)
+    store.save()
+
+    def ids() -> set[str]:
+        return {item.id for item in Substrate(shard).all()}
+
+    kept = ids()
+    rehashed = ingest_path(Substrate(shard), notes, rehash=True)  # nothing tells it unchanged
+    assert rehashed.files_unchanged == 1 and rehashed.items_added == 0
+    assert ids() == kept
+    os.utime(db, ns=(1_700_000_000_000_000_000,) * 2)  # touched: read again, as it has no hash
+    touched = ingest_path(Substrate(shard), notes)
+    assert touched.bytes_read == db.stat().st_size and touched.items_added == 0
+    assert ids() == kept
+    db.write_text(db.read_text().replace("the admins", "the owners"))  # a change gives it back
+    settled(db)
+    edited = ingest_path(Substrate(shard), notes)
+    assert edited.files_updated == 1 and gone in ids()
+
+
+def test_an_edit_of_the_same_size_to_such_a_file_is_not_taken_for_a_removal(
+    tmp_path: Path,
+) -> None:
+    notes, shard, db = ingested(tmp_path, "db.txt", f"{GUESSABLE}\nfirst note. second note\n")
+    db.write_text(f"{GUESSABLE}\nfirst note\n\nsecond note\n")  # one paragraph made two
+    settled(db)
+    report = ingest_path(Substrate(shard), notes, rehash=True)
+    assert report.files_updated == 1
+    texts = {item.text for item in Substrate(shard).all()}
+    assert {"first note", "second note"} <= texts and "first note. second note" not in texts
