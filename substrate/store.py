@@ -274,9 +274,15 @@ class Substrate:
         that two first writes (two ``grant``s) take turns too.
         """
         with self.writer_lock():
-            if self.root is not None and self._log is not None:
-                self.settings = Settings.load(self.root)
+            self.reload_settings()
             yield
+
+    def reload_settings(self) -> None:
+        """Read the settings again from the shard's ``mixle.toml``; those changed in memory
+        and not saved are dropped. Under the writer lock, what another process saved is then
+        what this one checks against (``exclusive``)."""
+        if self.root is not None and self._log is not None:
+            self.settings = Settings.load(self.root)
 
     @contextlib.contextmanager
     def writer_lock(self, *, wait: bool = True) -> Iterator[None]:

@@ -318,6 +318,9 @@ def ingest(
         "chunk_chars": chunk_chars,
         "redact": not no_redact,
         "report": report,
+        # checked again as each batch is saved: a grant saved by another process during a
+        # long run (or while standard input is read) must not be written past
+        "authorize": lambda: app_state.write_scope(target_scope, by),
     }
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
     kept = _kept_from(substrate, list(refused), target_scope)
@@ -354,10 +357,7 @@ def ingest(
     except KeyboardInterrupt:
         report.interrupted = True
     except (ShardError, OSError) as exc:  # a full disk, a shard that cannot be written
-        if (
-            isinstance(exc, BrokenPipeError | AccessDeniedError)
-            or os.environ.get("MIXLE_DEBUG") == "1"
-        ):
+        if isinstance(exc, BrokenPipeError) or os.environ.get("MIXLE_DEBUG") == "1":
             raise
         code, message, hint = classify(exc)
         if report.files_scanned == len(refused) or isinstance(
@@ -369,6 +369,8 @@ def ingest(
         if json:  # what was done before it, for a script to read
             output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
+        if isinstance(exc, AccessDeniedError):  # refused as it saved (a grant since the start):
+            fail(message, code, "earlier batches are kept")  # a rerun would be refused too
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):

@@ -39,7 +39,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from itertools import chain, islice
@@ -152,6 +152,7 @@ def ingest_path(
     jobs: int | None = None,
     rehash: bool = False,
     named_from: str | os.PathLike[str] | None = None,
+    authorize: Callable[[], None] | None = None,
 ) -> IngestReport:
     """Ingest a file or a directory tree, incrementally.
 
@@ -195,6 +196,10 @@ def ingest_path(
             ``path``. Default: the outermost folder around ``path`` that named files ingested
             with the same options before, else ``path`` (a file's folder). A file named from
             another folder before is read again and renamed: links and citations go by it.
+        authorize: called before each save of a shard on disk, under its writer lock; raising
+            refuses that save and ends the run (the batches saved before it are kept). A
+            caller checks there that it may still write to ``scope``: a grant saved by another
+            process during a long run is seen by its next batch.
 
     Returns:
         The report: counts, one outcome per file, and every problem with its file and line.
@@ -220,6 +225,7 @@ def ingest_path(
     run.name_from(_naming_folder(run, root, named_from), root if root.is_dir() else root.parent)
     run.within = str(root)
     run.rehash = rehash
+    run.authorize = authorize
     walked_tree = root.is_dir()
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]
@@ -363,6 +369,7 @@ def ingest_text(
     max_file_size: int | None = None,
     redact: bool = True,
     report: IngestReport | None = None,
+    authorize: Callable[[], None] | None = None,
 ) -> IngestReport:
     """Ingest text that does not come from a file (standard input, a pipe, a string).
 
@@ -387,6 +394,8 @@ def ingest_text(
             max_file_size``, else 32 MiB).
         redact: mask secrets with the write-time gate.
         report: a report to fill in place.
+        authorize: as for ``ingest_path``: called under the writer lock before the save (a
+            stream may take long to read).
 
     Returns:
         The report, with one file outcome for the stream.
@@ -411,6 +420,7 @@ def ingest_text(
         source = f"stdin-{content_digest(data)[:12]}"
     report = report if report is not None else IngestReport()
     run = IngestSession(substrate, options, report, None, None)
+    run.authorize = authorize
     key = f"{STREAM_PREFIX}{source}"
     assert options.as_format is not None
     fmt = file_format(options.as_format, "")

@@ -143,6 +143,8 @@ class IngestSession:
         self.waiting: deque[tuple[int, Callable[..., object], tuple[Any, ...]]] = deque()
         self.within: str | None = None  # the path walked: files read must lie in it
         self.rehash = False  # read every file: its size and mtime prove nothing
+        # called under the writer lock before each save: raising refuses it (``ingest_path``)
+        self.authorize: Callable[[], None] | None = None
 
     # -- batching ---------------------------------------------------------------------------
 
@@ -176,6 +178,9 @@ class IngestSession:
                     try:
                         held.enter_context(substrate.writer_lock(wait=wait))
                         self.catch_up_pending()
+                        if self.authorize is not None:  # against the settings saved now
+                            substrate.reload_settings()
+                            self.authorize()
                     except LockBusy:
                         self.unsaid("another process was writing to the shard")
                         return

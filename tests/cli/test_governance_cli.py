@@ -521,16 +521,19 @@ def test_a_scope_with_approvers_takes_no_direct_add_ingest_or_rm(
     assert mixle("--as", "gamma", "rm", reviewed).exit_code == 0
 
 
-def _before_the_lock(monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]) -> list[bool]:
-    """Make ``change`` (another process's write) land just before the next writer lock is
-    taken; returns a list that holds True once it has."""
+def _before_the_lock(
+    monkeypatch: pytest.MonkeyPatch, change: Callable[[], None], nth: int = 1
+) -> list[bool]:
+    """Make ``change`` (another process's write) land just before the ``nth`` writer lock
+    from now is taken; returns a list that holds True once it has."""
     import substrate.locking as locking
     from substrate import log, store
 
-    real, fired = locking.exclusive_lock, []
+    real, fired, taken = locking.exclusive_lock, [], [0]
 
     def changed_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        if not fired:
+        taken[0] += 1
+        if taken[0] == nth:
             fired.append(True)
             change()
         return real(*args, **kwargs)
@@ -614,6 +617,46 @@ def test_add_and_ingest_docs_check_the_scope_and_links_once_they_hold_the_lock(
     fired = _before_the_lock(monkeypatch, removed)
     dangling = mixle("--as", "beta", "add", "links to it", "--link", target)
     assert fired and dangling.exit_code == 1 and "to link to" in dangling.stderr
+
+
+def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it once checked only at the start: a grant saved during a long run went unseen by the
+    # batches saved after it
+    from substrate.governance import grant_approver
+    from substrate.ingest import session
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name in ("a", "b", "c"):
+        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
+    monkeypatch.setattr(session, "BATCH_FILES", 1)
+
+    def granted() -> None:
+        other = Substrate(isolated_shard_env)
+        assert grant_approver(other, "alice", "public", by="alice")
+        other.close()
+
+    mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
+    fired = _before_the_lock(monkeypatch, granted, nth=2)
+    refused = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
+    assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
+    assert "hint: earlier batches are kept\n" in refused.stderr
+    saved = Substrate(isolated_shard_env).all(scope="public")
+    assert [item.text for item in saved] == ["# a\n\nnote a"]  # saved before the grant
+
+    def granted_beta() -> None:  # standard input is read before the save, which checks
+        other = Substrate(isolated_shard_env)
+        assert grant_approver(other, "alice", "beta", by="alice")
+        other.close()
+
+    fired = _before_the_lock(monkeypatch, granted_beta)
+    streamed = mixle("--as", "beta", "ingest", "-", "--scope", "beta", input="a pipe\n")
+    assert fired and streamed.exit_code == 1 and "needs approval" in streamed.stderr
+    assert [item.text for item in Substrate(isolated_shard_env).all(scope="beta")] == [
+        "made the shard"
+    ]
 
 
 def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> None:
