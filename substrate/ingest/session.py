@@ -552,7 +552,7 @@ class IngestSession:
         report = self.report
         key, source = ticket.key, ticket.source
         report.bytes_read += done.bytes_read
-        all_removed = self.leave_out_removed(ticket, done)
+        all_removed = self.rehash and self.leave_out_removed(ticket, done)
         same = done.status == prep.SAME or all_removed or self.stored_meanwhile(ticket, done)
         if done.tally is not None and not same:
             report.add_tally(done.tally)
@@ -579,30 +579,18 @@ class IngestSession:
             self.queue(self.change_of(ticket, done))
 
     def leave_out_removed(self, ticket: Ticket, done: Prepared) -> bool:
-        """Leave out of a file read again the items removed from it by hand (``mixle rm``)
-        since it was last ingested, when its content is the one recorded: the file is
-        unchanged, so they stay removed, as they do when it is not read. An item that the
-        gate now masks otherwise lies where a stored item does, and replaces it. Whether the
-        file gave items, and all of them were left out.
-
-        A file read with ``rehash`` is known unchanged by its content hash. One holding a
-        secret has none (``docs/secrets.md``): it is taken for unchanged when it has its
-        recorded size and gives every item stored of it again, the gate masking alike (an
-        edit changes an item; a touch changes neither). Read again after a touch, or with
-        ``rehash``, it would otherwise give back what was removed."""
-        if done.status != prep.PARSED or (done.digest and not self.rehash):
-            return False  # (read for a hash other than the one recorded: changed)
+        """Leave out of a file read again (``rehash``) the items removed from it by hand
+        (``mixle rm``) since it was last ingested, when its content and options are those
+        recorded: the file is unchanged, so they stay removed, as they do when it is not read.
+        An item that the gate now masks otherwise lies where a stored item does, and replaces
+        it. Whether the file gave items, and all of them were left out."""
         cached = self.cache.get(ticket.key)
-        if cached is None or cached.skipped or cached.options != self.cache_key:
+        if done.status != prep.PARSED or not done.digest or cached is None or cached.skipped:
+            return False
+        if (cached.content_hash, cached.options) != (done.digest, self.cache_key):
             return False
         known = set(cached.ids)
-        ids = done.item_ids()
-        if known.issuperset(ids):
-            return False
-        if done.digest:
-            if cached.content_hash != done.digest:
-                return False
-        elif cached.content_hash or cached.size != ticket.size or not known.issubset(ids):
+        if known.issuperset(done.item_ids()):
             return False
         stored = self.substrate.read_items(cached.ids, keep=False).values()
         places = {place_value(item.provenance.get("index")) for item in stored}
