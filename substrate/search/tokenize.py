@@ -51,12 +51,6 @@ GROUPED_NUMBER = re.compile(rf"(?<![\w,]){_GROUPED}")
 _ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|[^\W_]+(?:_[^\W_]+)*+)")
 
 
-# The plural of an acronym: capitals, then a lower-case s. Snowball leaves the s where no vowel
-# comes before it ("vms", "pdfs") or a u does ("cpus", as in "status"), so that "How many CPUs"
-# found no note of "cpu". A digit before the s is left alone: "K8s" names Kubernetes.
-_ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]*[A-Z]s")
-
-
 @functools.cache
 def _token_re() -> re.Pattern[str]:
     # one character class for the letters and marks of the Basic Multilingual Plane, which a
@@ -134,8 +128,6 @@ class Analyzer:
         return out
 
     def _analyse_word(self, word: str) -> tuple[str, ...]:
-        if _ACRONYM_PLURAL.fullmatch(word):  # Snowball keeps the s of "CPUs", "VMs", "PDFs"
-            word = word[:-1]
         folded = word.casefold()
         if "," in folded:  # a grouped number (_GROUPED), and its parts: "80,443" lists ports
             return (folded.replace(",", ""), *folded.split(","))

@@ -765,16 +765,6 @@ def test_ask_answers_from_a_record_s_fields(mixle: Run, tmp_path: Path) -> None:
     assert "population: 520000" in answer.stdout and "cities.csv:3" in answer.stdout
 
 
-def test_ask_of_an_acronym_s_plural_answers_from_its_singular(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
-) -> None:
-    # "CPUs" once stayed a term of its own: no note held it, and ask abstained
-    _ingested_notes(mixle, tmp_path / "notes", {"hosts.csv": "host,cpu\nbuild-01,8\nweb-01,2\n"})
-    answer = mixle("ask", "How many CPUs does build-01 have?")
-    assert answer.exit_code == 0, answer.stdout
-    assert "cpu: 8" in answer.stdout and "hosts.csv:2" in answer.stdout
-
-
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)

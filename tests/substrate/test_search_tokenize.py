@@ -48,14 +48,6 @@ def test_a_number_with_thousands_separators_is_one_term_and_its_parts(analyzer: 
     assert analyzer.terms("état 4,200") == ["etat", "4200", "4", "200"]
 
 
-def test_an_acronym_s_plural_is_its_singular(analyzer: Analyzer) -> None:
-    # Snowball keeps these s: "How many CPUs" found no note of the cpu column
-    assert analyzer.terms("CPUs VMs PDFs KPIs") == ["cpu", "vm", "pdf", "kpi"]
-    assert analyzer.terms("CPUs") == analyzer.terms("cpu") == analyzer.terms("CPU")
-    # not a plural of capitals: a word, Kubernetes, an acronym ending in S, a lower-case word
-    assert analyzer.terms("Status K8s DNS numCPUs") == ["status", "k8s", "dns", "numcpus"]
-
-
 def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
     assert analyzer.terms("array_merge") == ["array_merge", "array", "merg"]
 
