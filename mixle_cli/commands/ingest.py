@@ -309,7 +309,8 @@ def ingest(
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
     target_scope = app_state.write_scope(scope, by)
-    from substrate import IngestReport, ingest_path
+    acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
+    from substrate import IngestReport, authorize_write, ingest_path
 
     report = IngestReport()
     common: dict[str, Any] = {
@@ -318,9 +319,10 @@ def ingest(
         "chunk_chars": chunk_chars,
         "redact": not no_redact,
         "report": report,
-        # checked again as each batch is saved: a grant saved by another process during a
-        # long run (or while standard input is read) must not be written past
-        "authorize": lambda: app_state.write_scope(target_scope, by),
+        # the scope's approvers, checked again as each batch is saved: a grant saved by
+        # another process during a long run (or while standard input is read) must not be
+        # written past
+        "authorize": lambda: authorize_write(substrate, target_scope, by=acting),
     }
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
     kept = _kept_from(substrate, list(refused), target_scope)
@@ -369,8 +371,9 @@ def ingest(
         if json:  # what was done before it, for a script to read
             output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
-        if isinstance(exc, AccessDeniedError):  # refused as it saved (a grant since the start):
-            fail(message, code, "earlier batches are kept")  # a rerun would be refused too
+        if isinstance(exc, AccessDeniedError):  # refused as it saved: a grant since it began
+            saved = "earlier batches are kept" if app_state.saved else "nothing was saved"
+            fail(message, code, saved)  # (not "run it again": that would be refused too)
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):

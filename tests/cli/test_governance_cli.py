@@ -654,9 +654,36 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
     fired = _before_the_lock(monkeypatch, granted_beta)
     streamed = mixle("--as", "beta", "ingest", "-", "--scope", "beta", input="a pipe\n")
     assert fired and streamed.exit_code == 1 and "needs approval" in streamed.stderr
+    assert "hint: nothing was saved\n" in streamed.stderr
     assert [item.text for item in Substrate(isolated_shard_env).all(scope="beta")] == [
         "made the shard"
     ]
+
+
+def test_ingest_acts_as_the_team_it_started_as_when_the_settings_change_meanwhile(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the check under the lock reads the approvers again, not who the run is: a team set in
+    # mixle.toml meanwhile once stopped the run with no report of the batch it had saved
+    from substrate.ingest import session
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name in ("a", "b"):
+        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
+    monkeypatch.setattr(session, "BATCH_FILES", 1)
+    mixle("add", "made the shard", "--scope", "ops")
+    toml = isolated_shard_env / "mixle.toml"
+    toml.write_text(toml.read_text().replace("[shard]\n", '[shard]\nteam = "ops"\n'))
+
+    def moved() -> None:
+        toml.write_text(toml.read_text().replace('team = "ops"', 'team = "dev"'))
+
+    fired = _before_the_lock(monkeypatch, moved, nth=2)
+    run = mixle("ingest", str(notes), "--scope", "ops", "--json")
+    assert fired and run.exit_code == 0, run.stderr
+    assert run.json()["items_added"] == 2
+    assert len(Substrate(isolated_shard_env).all(scope="ops")) == 3
 
 
 def test_a_proposal_to_a_scope_nobody_approves_says_so(mixle: Run, add: Add) -> None:
