@@ -22,6 +22,7 @@ differs from what ingest recorded (or always, with ``rehash``).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -93,26 +94,28 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
-    ``payload.ref`` and ``payload.path`` name a file outright (a relative one gives way to an
-    absolute ``provenance.path``, which holds from any working directory). ``provenance.path``
-    is the file an item was ingested from. ``provenance.source`` is only a label in general,
-    so it counts as a path only when it is an absolute one (the reference implementation
-    guessed from a slash).
+    ``payload.ref`` and ``payload.path`` name a file outright, unless the item was ingested
+    from a file (an absolute ``provenance.path``): a relative one is then relative to where it
+    was ingested from, and an absolute one is a record's field (a column named ``path``), while
+    the hash, size and time ingest recorded are those of the file ingested. ``provenance.source``
+    is only a label in general, so it counts as a path only when it is an absolute one (the
+    reference implementation guessed from a slash) and the item names no file it was read
+    from: a stream named ``--source /var/log/feed`` was read from standard input.
     """
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     ingested = prov.get("path")
+    if isinstance(ingested, str) and os.path.isabs(ingested):
+        return ingested, "provenance.path"
     for key in ("ref", "path"):
         value = payload.get(key)
         if isinstance(value, str) and value:
-            if not os.path.isabs(value) and isinstance(ingested, str) and os.path.isabs(ingested):
-                break  # relative to where it was ingested from: the absolute path finds it
             return value, f"payload.{key}"
     value = ingested
     if isinstance(value, str) and value:
         return value, "provenance.path"
     value = prov.get("source")
-    if isinstance(value, str) and value and os.path.isabs(value):
+    if isinstance(value, str) and value and os.path.isabs(value) and "path" not in prov:
         return value, "provenance.source"
     return None, None
 
@@ -140,6 +143,7 @@ class _FileState:
     hashed: bool = False
     is_dir: bool = False
     is_file: bool = True  # a regular file (a FIFO would block the hash)
+    unreadable: bool = False  # not known to be gone: a folder on its path cannot be entered
 
 
 class FileChecker:
@@ -163,6 +167,8 @@ class FileChecker:
         """
         path = self._on_disk(item, ref)
         state = self._stat(path)
+        if state.unreadable:
+            return f"changed: '{ref}' cannot be read to compare it with ingest"
         if not state.exists:
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
@@ -217,7 +223,10 @@ class FileChecker:
         if state is None:
             try:
                 st = os.stat(_os_name(ref))
-            except (OSError, ValueError):
+            except OSError as exc:  # only a missing name is a move: EACCES tells nothing
+                gone = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+                state = _FileState(exists=False, unreadable=not gone)
+            except ValueError:  # a name the file system cannot hold (a NUL in it)
                 state = _FileState(exists=False)
             else:
                 mode = st.st_mode

@@ -423,6 +423,56 @@ def test_a_file_that_cannot_be_read_is_reported(
     ]
 
 
+def test_a_folder_that_cannot_be_entered_is_no_move(
+    store: Substrate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EACCES was read as "no longer exists", which invites pruning what is still there
+    import substrate.freshness as freshness
+
+    f = tmp_path / "sub" / "doc.md"
+    f.parent.mkdir()
+    f.write_text("v1")
+    a = store.add("text", "v1", provenance=ingested(f))
+
+    real = os.stat
+
+    def refused(path: object, **kwargs: object) -> os.stat_result:  # as under a chmod 000 folder
+        if str(path) == str(f):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(freshness.os, "stat", refused)
+    assert check_freshness(store, a).signals == [
+        f"changed: '{f}' cannot be read to compare it with ingest"
+    ]
+
+
+def test_a_record_s_path_field_is_not_the_file_it_was_ingested_from(tmp_path: Path) -> None:
+    # a column named path (or front matter's path) once stood for the file: the table's hash
+    # was compared with /etc/hosts, and an edit of the table itself went unseen
+    from substrate.ingest import ingest_path
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    table = notes / "inv.csv"
+    table.write_text("host,path\nweb1,/etc/hosts\n")
+    (notes / "guide.md").write_text("---\npath: /docs/guide\n---\n# Guide\n\ntext\n")
+    for name in ("inv.csv", "guide.md"):
+        age_file(notes / name)
+    ingest_path(Substrate(shard), notes)
+    assert freshness_report(Substrate(shard))["n_stale"] == 0
+    table.write_text("host,path\nweb2,/etc/hosts\n")
+    [stale] = freshness_report(Substrate(shard))["stale"]
+    assert stale["signals"] == [f"changed: content hash of '{table}' no longer matches ingest"]
+
+
+def test_a_stream_named_like_a_path_is_no_file(store: Substrate) -> None:
+    from substrate.ingest import ingest_text
+
+    ingest_text(store, "feed text", source="/var/log/app-feed")
+    assert freshness_report(store)["n_stale"] == 0
+
+
 def _artifact(store: Substrate, registry: Path, folder: str, manifest: str) -> tuple[str, Path]:
     """The id of the one artifact ingested from ``registry/folder``, and its manifest."""
     from substrate.ingest import ingest_artifacts
