@@ -17,6 +17,7 @@ from mixle_cli.context import AppState, state
 from mixle_cli.errors import FOUND, usage
 from mixle_cli.evidence import given_ids
 from substrate import (
+    CorruptShardError,
     InvalidInputError,
     NotFoundError,
     audit_shard,
@@ -51,7 +52,7 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     own = _own_scope(app_state)  # its own items' links are told of
     report = audit_shard(app_state.substrate(), scope=scope, scopes=scopes, own_scope=own)
     data = report.as_dict()
-    empty = data["own_scope_empty"] = app_state.own_scope_empty(scope)
+    empty = data["own_scope_empty"] = _own_scope_empty(app_state, scope)
     lineage = data["lineage"]
     matched_nothing = lineage.get("checked") and not lineage.get("n_items")
     if matched_nothing and report.ok:  # no "all clean" for nothing checked
@@ -68,6 +69,15 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     if not report.ok:
         raise typer.Exit(FOUND)
     app_state.fail_if_none_of_its_own(empty)
+
+
+def _own_scope_empty(app_state: AppState, scope: str | None) -> bool:
+    """``own_scope_empty``, or False when the log cannot be read through: the audit reports
+    that as its finding (exit 1, with its JSON), where reading the scope would stop it."""
+    try:
+        return app_state.own_scope_empty(scope)
+    except CorruptShardError:
+        return False
 
 
 def _print_audit(report: dict[str, Any]) -> None:
