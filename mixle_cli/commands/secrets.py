@@ -9,6 +9,7 @@ The secret rules load only when one of these commands runs, so other commands ne
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -162,9 +163,9 @@ def _from_git(what: str, get: Callable[[], T]) -> T:
 
 def _staged(cfg: ScanConfig, jobs: int) -> Run:
     from substrate import reported_path, staged_changes
-    from substrate.secrets.textscan import scan_contents
+    from substrate.secrets.textscan import scan_contents, scan_oversized
 
-    changes = _from_git("no files given to scan", staged_changes)
+    changes = _from_git("no files given to scan", lambda: staged_changes(max_bytes=cfg.max_bytes))
     run = Run(removed=[reported_path(p) for p in changes.removed])
     contents: list[tuple[str, bytes]] = []
     for path, blob in changes.blobs:
@@ -175,6 +176,7 @@ def _staged(cfg: ScanConfig, jobs: int) -> Run:
             contents.append((path, blob))
     workers = jobs or _auto_workers(len(contents), (len(blob) for _, blob in contents))
     run.scans = list(scan_contents(contents, config=cfg, workers=workers))
+    run.scans += [scan_oversized(head, path=p, config=cfg) for p, head in changes.oversized]
     return run
 
 
@@ -241,6 +243,19 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
 
 
 # -- baseline ------------------------------------------------------------------------------------
+
+
+def _note_unstaged(baseline: Path) -> None:
+    """Say so when a staged scan judged the commit by a baseline the commit would not hold as
+    it is (updated, or never added): CI, checking the commit, would not accept the same."""
+    from substrate.secrets.sources import unstaged
+
+    if baseline.exists() and unstaged(str(baseline.resolve())):
+        shown = shlex.quote(str(baseline))
+        output.note(
+            f"note: {shown} has changes that are not staged: the commit will not hold them "
+            f"(git add {shown})"
+        )
 
 
 def _apply_baseline(
@@ -575,6 +590,8 @@ def scan_secrets(
             output.note("nothing is staged; standard input is read only when given as -")
     run.settings = settings
     findings, accepted = _apply_baseline(run, baseline, update_baseline, quiet)
+    if baseline is not None and not (paths or all_files or quiet):
+        _note_unstaged(baseline)
     _report_files(run, findings, accepted, fmt, quiet)
     if run.errors:
         raise typer.Exit(OPERATIONAL)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from substrate.errors import InvalidInputError, SubstrateError
+from substrate.limits import BINARY_PROBE_BYTES
 from substrate.secrets.textscan import reported_path
 
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
@@ -82,10 +83,16 @@ def _listed(folder: str, on_error: Callable[[OSError], None] | None) -> list[os.
         return []
 
 
+# The repository as a commit records it, whatever the user's settings: a replace ref
+# (``git replace``) shows other content than the blob committed, and ``diff.relative`` limits a
+# diff run from a subfolder to that folder, with paths relative to it.
+_AS_COMMITTED = ("--no-replace-objects", "-c", "diff.relative=false")
+
+
 def _git(args: list[str], *, stdin: bytes | None = None, cwd: str | None = None) -> bytes:
     try:
         proc = subprocess.run(
-            ["git", *args], input=stdin, capture_output=True, check=False, cwd=cwd
+            ["git", *_AS_COMMITTED, *args], input=stdin, capture_output=True, check=False, cwd=cwd
         )
     except OSError as exc:
         raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
@@ -116,10 +123,14 @@ def git_toplevel(cwd: str | None = None) -> str:
 class StagedChanges:
     """What the next commit changes: the content of every file it adds, copies, modifies,
     renames or changes in type (``blobs``, as ``staged_blobs`` gives them), and the paths it
-    removes (``removed``: files deleted, and the old path of each rename)."""
+    removes (``removed``: files deleted, and the old path of each rename). Asked for with a
+    size cap, the files larger than it are in ``oversized`` instead, each with its first
+    ``BINARY_PROBE_BYTES`` bytes: their content is not read (a file staged by mistake may be
+    gigabytes)."""
 
     blobs: list[tuple[str, bytes | None]]
     removed: list[str]
+    oversized: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
@@ -140,9 +151,10 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
     return staged_changes(cwd).blobs
 
 
-def staged_changes(cwd: str | None = None) -> StagedChanges:
+def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> StagedChanges:
     """``staged_blobs``, and the paths the next commit removes: what a scan of the staged
-    change covers (a baseline updated from it drops the entries of those paths).
+    change covers (a baseline updated from it drops the entries of those paths). Files over
+    ``max_bytes`` are given apart, their content unread (``StagedChanges.oversized``).
 
     Raises:
         InvalidInputError: not inside a git work tree.
@@ -162,7 +174,14 @@ def staged_changes(cwd: str | None = None) -> StagedChanges:
         cwd=cwd,
     )
     staged, removed = _parse_raw_diff(raw)
-    return StagedChanges(_read_blobs(staged, cwd), [os.fsdecode(p) for p in removed])
+    gone = [os.fsdecode(p) for p in removed]
+    if max_bytes is None:
+        return StagedChanges(_read_blobs(staged, cwd), gone)
+    sizes = _blob_sizes(staged, cwd)
+    large = [(oid, path) for oid, path in staged if sizes.get(oid, 0) > max_bytes]
+    small = [entry for entry in staged if entry not in large]
+    heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
+    return StagedChanges(_read_blobs(small, cwd), gone, heads)
 
 
 def _parse_raw_diff(raw: bytes) -> tuple[list[tuple[str, bytes]], list[bytes]]:
@@ -208,6 +227,52 @@ def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[
         out.append((shown, blobs[pos : pos + size]))
         pos += size + 1
     return out
+
+
+def _blob_sizes(staged: list[tuple[str, bytes]], cwd: str | None) -> dict[str, int]:
+    """The size of each object of ``staged`` that git has, read in one ``git cat-file`` run
+    that reads none of their content."""
+    if not staged:
+        return {}
+    listed = _git(
+        ["cat-file", "--batch-check"],
+        stdin="".join(f"{oid}\n" for oid, _ in staged).encode(),
+        cwd=cwd,
+    )
+    sizes = {}
+    for line in listed.splitlines():  # "<oid> blob <size>", or "<oid> missing"
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == b"blob":
+            sizes[fields[0].decode("ascii")] = int(fields[2])
+    return sizes
+
+
+def _blob_head(oid: str, cwd: str | None) -> bytes:
+    """The first ``BINARY_PROBE_BYTES`` bytes of a blob, the rest left unread: enough to
+    tell a binary file from text."""
+    command = ["git", *_AS_COMMITTED, "cat-file", "blob", oid]
+    try:
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd
+        ) as proc:
+            assert proc.stdout is not None
+            head = proc.stdout.read(BINARY_PROBE_BYTES)
+            proc.kill()  # (it would go on writing the rest into the pipe)
+    except OSError as exc:
+        raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
+    return head
+
+
+def unstaged(path: str, cwd: str | None = None) -> bool:
+    """Whether the file at ``path`` differs from what the index holds for it (changed since
+    it was staged, or not tracked at all): a commit would not hold it as it is. False outside
+    a repository, for an ignored file, or when git cannot tell."""
+    try:
+        status = _git(["status", "--porcelain=v1", "-z", "--", path], cwd=cwd)
+    except SubstrateError:
+        return False
+    # "XY path": X the index against HEAD, Y the work tree against the index; "??" untracked
+    return status[:2] == b"??" or status[1:2] not in (b"", b" ")
 
 
 def tracked_files(cwd: str | None = None) -> list[ScanSource]:

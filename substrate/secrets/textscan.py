@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 from substrate.cpus import capped_workers
 from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
-from substrate.secrets.copies import Copies, copies_of_hits, copies_outside
-from substrate.secrets.engine import MASK_LEAD, Hit, find_secrets
+from substrate.secrets.copies import Copies, copies_of_hits, copies_outside, mask_spans
+from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.names import escaped_name, name_bytes, slashed
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES
@@ -307,12 +307,27 @@ def scan_file(
         if size > cfg.max_bytes:
             with open(path, "rb") as fh:
                 head = fh.read(BINARY_PROBE_BYTES)
-            return _with_name_scanned(_over_cap(TextScan(shown), head, cfg), cfg)
+            return scan_oversized(head, path=shown, config=cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
         unread = TextScan(shown, skipped=UNREADABLE, notes=[f"skipped: {exc.strerror or exc}"])
         return _with_name_scanned(unread, cfg)
     return scan_text(data, path=shown, config=cfg)
+
+
+def scan_oversized(
+    head: str | bytes,
+    *,
+    path: str,
+    config: ScanConfig | Mapping[str, Any] | None = None,
+) -> TextScan:
+    """``scan_text`` of an input known to be over the size cap, from its first
+    ``BINARY_PROBE_BYTES`` only: skipped as binary, or as too large (an error), and its name
+    scanned."""
+    cfg = config if isinstance(config, ScanConfig) else ScanConfig.from_settings(config)
+    if cfg.allow_paths and path_allowed(path, cfg.allow_paths):
+        return _with_name_scanned(_allowed(TextScan(path)), cfg)
+    return _with_name_scanned(_over_cap(TextScan(path), head, cfg), cfg)
 
 
 _Job = TypeVar("_Job")
@@ -404,8 +419,8 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
 
     copies = copies_of_hits(text, hits) if hits else None  # once per text, not per finding
     starts, ends = [h.start for h in hits], [h.end for h in hits]  # both sorted: no overlaps
-    # each line's allow marker and preview, worked out once: a minified line holds many
-    previews: dict[tuple[int, int], str | None] = {}
+    # each line's allow marker and masks, worked out once: a minified line holds many
+    previews: dict[tuple[int, int], _LinePreview | None] = {}
     for h in hits:
         line, col = position(h.start)
         end_line, end_col = position(h.end)
@@ -417,11 +432,14 @@ def _collect(result: TextScan, text: str, hits: list[Hit], cfg: ScanConfig) -> N
             low = text[line_span[0] : line_span[1]].lower()
             allowed = any(marker in low for marker in ALLOW_MARKERS)
             touching = _touching(hits, starts, ends, line_span)
-            previews[line_span] = None if allowed else _preview(text, line_span, touching, copies)
-        preview = previews[line_span]
-        if preview is None:
+            previews[line_span] = (
+                None if allowed else _LinePreview(text, line_span, touching, copies)
+            )
+        shown = previews[line_span]
+        if shown is None:
             result.suppressed += 1
             continue
+        preview = shown.around(h.start)
         fp = fingerprint(h.rule, result.path, text[h.start : h.end])
         result.findings.append(
             TextFinding(
@@ -482,18 +500,37 @@ def _touching(
     return hits[bisect.bisect_right(ends, span[0]) : bisect.bisect_left(starts, span[1])]
 
 
-def _preview(text: str, span: tuple[int, int], hits: list[Hit], copies: Copies | None) -> str:
-    """The finding's line (``span``) with every secret touching it (``hits``) masked, trimmed
-    around the first."""
-    start, end = span
-    local = [
-        Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0) for h in hits
-    ]
-    line_text = text[start:end]
-    shown = copies_outside(line_text, copies, local)
-    masked = redact_hits(line_text, local, copies=shown).rstrip("\r")
-    if len(masked) <= _PREVIEW_WIDTH:
-        return masked
-    anchor = masked.find(MASK_LEAD)
-    lo = max(0, anchor - _PREVIEW_WIDTH // 3)
-    return ("\u2026" if lo else "") + masked[lo : lo + _PREVIEW_WIDTH] + "\u2026"
+class _LinePreview:
+    """A finding's line (``span`` of ``text``) with every secret touching it (``hits``, and
+    copies of the text's secrets) masked; a long line is trimmed around each finding."""
+
+    def __init__(
+        self, text: str, span: tuple[int, int], hits: list[Hit], copies: Copies | None
+    ) -> None:
+        start, end = span
+        self.start = start
+        self.line = text[start:end].rstrip("\r")
+        local = [
+            Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0) for h in hits
+        ]
+        copied = copies_outside(self.line, copies, local)
+        self.masks = sorted([*((h.start, h.end, h.rule) for h in local), *copied])
+        self.whole = mask_spans(self.line, self.masks)
+        self.starts = [s for s, _, _ in self.masks]
+        self.longest = max((e - s for s, e, _ in self.masks), default=0)
+
+    def around(self, at: int) -> str:
+        """The masked line, or, when it is long, the part of it around offset ``at`` of the
+        text (where a finding starts): every finding of a minified line shows its own."""
+        if len(self.whole) <= _PREVIEW_WIDTH:
+            return self.whole
+        lo = max(0, at - self.start - _PREVIEW_WIDTH // 3)
+        hi = lo + _PREVIEW_WIDTH
+        # the masks that reach into the window, found by bisection: a minified line may hold
+        # thousands (none starting further back than the longest reaches it)
+        near = self.masks[
+            bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(self.starts, hi)
+        ]
+        inside = [(max(s, lo) - lo, min(e, hi) - lo, rule) for s, e, rule in near if e > lo]
+        masked = mask_spans(self.line[lo:hi], inside)[:_PREVIEW_WIDTH]
+        return ("\u2026" if lo else "") + masked + ("\u2026" if hi < len(self.line) else "")

@@ -542,7 +542,7 @@ def test_a_baseline_in_a_missing_folder_is_refused_and_leaves_nothing(
 # -- git: staged changes, --all, and the pre-commit hook -----------------------------------------
 
 
-def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def git(repo: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -555,6 +555,7 @@ def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
         cwd=repo,
         env=env,
+        input=input,
         capture_output=True,
         text=True,
         check=False,
@@ -618,15 +619,29 @@ def test_a_pipe_with_nothing_staged_is_told_that_stdin_needs_a_dash(repo: Path) 
 
 
 @needs_git
-def test_a_staged_file_over_the_size_cap_stops_the_commit(mixle: Run, repo: Path) -> None:
+def test_a_staged_file_over_the_size_cap_stops_the_commit(
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.secrets.sources as sources
+
     (repo / "dump.sql").write_text("-- rows\n" * 400 + f"token={GH}\n", encoding="utf-8")
+    (repo / "photo.bin").write_bytes(b"\x89PNG\0" * 400)  # over the cap, and binary: a pass
     (repo / "mixle.toml").write_text("[secrets]\nmax_file_bytes = 1024\n", encoding="utf-8")
-    git(repo, "add", "dump.sql")
+    git(repo, "add", "dump.sql", "photo.bin")
+    read, real_read = [], sources._read_blobs
+
+    def reading(staged: list[tuple[str, bytes]], cwd: str | None) -> Any:
+        read.extend(path for _, path in staged)
+        return real_read(staged, cwd)
+
+    monkeypatch.setattr(sources, "_read_blobs", reading)
     result = mixle("scan-secrets", "--config", "mixle.toml", "--json")
+    assert read == []  # never read whole: a file staged by mistake may be gigabytes
     assert result.exit_code == 3  # a skipped file with a secret in it would pass otherwise
     report = result.json()
-    assert not report["clean"] and not report["findings"] and not report["skipped"]
-    assert report["errors"][0]["path"] == "dump.sql"
+    assert not report["clean"] and not report["findings"]
+    assert report["skipped"] == [{"path": "photo.bin", "reason": "binary"}]
+    assert [error["path"] for error in report["errors"]] == ["dump.sql"]
     assert report["errors"][0]["reason"].startswith("cannot scan: ")
     assert GH not in result.stdout + result.stderr
     assert mixle("scan-secrets", "--jsonl").exit_code == 1  # under the default cap: scanned
@@ -670,20 +685,36 @@ def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
 
 
 @needs_git
+@pytest.mark.parametrize("relative", ["false", "true"])
 def test_staged_paths_are_relative_to_the_root(
-    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch, relative: str
 ) -> None:
+    # with diff.relative set, a scan from a subfolder once saw only that folder's files, named
+    # from it, as if the secret elsewhere were not staged
+    git(repo, "config", "diff.relative", relative)
     dirty(repo / "pkg", "conf.py")
     git(repo, "add", "pkg/conf.py")
     git(repo, "commit", "-qm", "first")
     with (repo / "pkg" / "conf.py").open("a", encoding="utf-8") as fh:
         fh.write("x = 1\n")
     git(repo, "mv", "pkg/conf.py", "pkg/settings.py")
+    dirty(repo, "root_leak.py")
     git(repo, "add", "-A")
     monkeypatch.chdir(repo / "pkg")
     result = mixle("scan-secrets", "--jsonl")
     assert result.exit_code == 1
-    assert {r["path"] for r in result.jsonl()} == {"pkg/settings.py"}
+    assert {r["path"] for r in result.jsonl()} == {"pkg/settings.py", "root_leak.py"}
+
+
+@needs_git
+def test_a_replace_ref_does_not_hide_the_staged_blob(mixle: Run, repo: Path) -> None:
+    # git cat-file follows replace refs; the commit records the blob itself
+    dirty(repo, "a.py")
+    git(repo, "add", "a.py")
+    blob = git(repo, "rev-parse", ":a.py").stdout.strip()
+    stand_in = git(repo, "hash-object", "-w", "--stdin", input="clean = 1\n").stdout.strip()
+    assert git(repo, "replace", "-f", blob, stand_in).returncode == 0
+    assert mixle("scan-secrets").exit_code == 1
 
 
 @needs_git
@@ -722,6 +753,28 @@ def test_a_staged_update_drops_the_entries_of_files_deleted_or_renamed_away(
     paths = {r["path"] for r in json.loads(Path(base).read_text("utf-8"))["findings"]}
     assert paths == {"new.py"}
     assert_no_secret(update.stdout + update.stderr)
+
+
+@needs_git
+def test_a_staged_scan_says_when_the_commit_would_not_hold_its_baseline(
+    mixle: Run, repo: Path
+) -> None:
+    # the hook passed on a baseline updated in the work tree only: the commit lacked its
+    # entries, and CI, checking the commit, failed
+    base = repo / ".secrets-baseline.json"
+    assert (
+        mixle("scan-secrets", "--all", "--baseline", str(base), "--update-baseline").exit_code == 0
+    )
+    git(repo, "add", base.name)
+    dirty(repo, "leak.py")
+    git(repo, "add", "leak.py")
+    update = mixle("scan-secrets", "--baseline", base.name, "--update-baseline")
+    told = f"note: {base.name} has changes that are not staged: the commit will not hold them"
+    assert update.exit_code == 0 and told in update.stderr
+    assert told in mixle("scan-secrets", "--baseline", base.name).stderr
+    git(repo, "add", base.name)
+    staged = mixle("scan-secrets", "--baseline", base.name)
+    assert staged.exit_code == 0 and "not staged" not in staged.stderr
 
 
 @needs_git
@@ -770,6 +823,8 @@ def hook_entry() -> list[str]:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert re.search(r"^- id: mixle-scan-secrets$", text, re.M)
     assert re.search(r"^  language: python$", text, re.M)
+    # every file: the framework's "text" type leaves out UTF-16 text, which mixle reads
+    assert re.search(r"^  types: \[file\]$", text, re.M)
     entry = shlex.split(re.search(r"^  entry: (.+)$", text, re.M).group(1))  # type: ignore[union-attr]
     assert entry[0] == "mixle"
     return [str(Path(sys.executable).with_name("mixle")), *entry[1:]]

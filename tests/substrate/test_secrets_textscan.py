@@ -35,6 +35,19 @@ def test_line_column_and_preview() -> None:
     assert GH not in repr(f.as_dict())
 
 
+def test_each_finding_on_a_long_line_shows_its_own_part_of_it() -> None:
+    # the preview of a long line was trimmed around its first secret for every finding on it
+    aws = "AKIAIOSFODNN7REALKEY"
+    text = f'var first="{GH}";' + "x=1;" * 100 + f'var second="{aws}";\n'
+    first, second = scan_text(text, path="one.js").findings
+    assert first.preview.startswith('var first="[REDACTED:github_token]";x=1;')
+    assert first.preview.endswith("\u2026") and "second" not in first.preview
+    assert second.rule == "aws_access_key"
+    assert second.preview.startswith("\u2026") and "first" not in second.preview
+    assert second.preview.endswith('x=1;var second="[REDACTED:aws_access_key]";')
+    assert GH not in first.preview + second.preview and aws not in second.preview
+
+
 def test_a_secret_in_the_name_is_a_finding_and_masked_in_every_path() -> None:
     name = f"deploy/{GH}.env"
     scan = scan_text("password = Tr0ub4dor9xQzK\n", path=name)
