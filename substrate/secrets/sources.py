@@ -106,14 +106,16 @@ def git_toplevel(cwd: str | None = None) -> str:
     """The root of the git work tree holding ``cwd`` (default: the working directory).
 
     Raises:
-        InvalidInputError: not inside a git work tree, or git is not installed.
+        InvalidInputError: not inside a git work tree.
+        SubstrateError: git cannot be run (not installed): the scan cannot be made, which a
+            hook must not take for a wrong command line.
     """
     try:
         proc = subprocess.run(
             ["git", "rev-parse", "--show-toplevel"], capture_output=True, check=False, cwd=cwd
         )
     except OSError as exc:
-        raise InvalidInputError("git is not available") from exc
+        raise SubstrateError(f"cannot run git: {exc.strerror or exc}") from exc
     if proc.returncode != 0 or not proc.stdout.strip():
         raise InvalidInputError("not inside a git work tree")
     return os.fsdecode(proc.stdout.rstrip(b"\n"))

@@ -339,6 +339,16 @@ def test_no_arguments_outside_git_is_a_usage_error(mixle: Run, work: Path) -> No
     assert "no files given to scan" in result.stderr
 
 
+def test_git_that_cannot_be_run_is_an_operational_error(
+    mixle: Run, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a usage error (2) once: the command line was right, the scan could not be made
+    monkeypatch.setenv("PATH", str(work / "no-such-folder"))
+    for args in ((), ("--all",)):
+        result = mixle("scan-secrets", *args)
+        assert result.exit_code == 3 and "cannot run git" in result.stderr, result.stderr
+
+
 # -- configuration -------------------------------------------------------------------------------
 
 
