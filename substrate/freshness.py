@@ -94,28 +94,36 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
-    ``payload.ref`` and ``payload.path`` name a file outright, unless the item was ingested
-    from a file (an absolute ``provenance.path``): a relative one is then relative to where it
-    was ingested from, and an absolute one is a record's field (a column named ``path``), while
-    the hash, size and time ingest recorded are those of the file ingested. ``provenance.source``
-    is only a label in general, so it counts as a path only when it is an absolute one (the
-    reference implementation guessed from a slash) and the item names no file it was read
-    from: a stream named ``--source /var/log/feed`` was read from standard input.
+    An item an ingest command or adapter made (it records ``provenance.ingested_at``) refers
+    to the file it was read from, ``provenance.path``, and to none when it was read from a
+    stream: its recorded hash, size and time are those of what was read, while its payload's
+    ``path`` or ``ref`` is a record's field (a column named ``path``), and its source a name.
+
+    Any other item follows the reference implementation: ``payload.ref`` and ``payload.path``
+    name a file outright (a relative one gives way to an absolute ``provenance.path``, which
+    holds from any working directory), then ``provenance.path``; ``provenance.source`` is only
+    a label in general, so it counts as a path only when it is an absolute one (the reference
+    guessed from a slash).
     """
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
-    ingested = prov.get("path")
-    if isinstance(ingested, str) and os.path.isabs(ingested):
-        return ingested, "provenance.path"
+    recorded = prov.get("path")
+    if "ingested_at" in prov:
+        return (
+            (recorded, "provenance.path")
+            if isinstance(recorded, str) and recorded
+            else (None, None)
+        )
     for key in ("ref", "path"):
         value = payload.get(key)
         if isinstance(value, str) and value:
+            if not os.path.isabs(value) and isinstance(recorded, str) and os.path.isabs(recorded):
+                break  # relative to where it was read from: the absolute path finds it
             return value, f"payload.{key}"
-    value = ingested
-    if isinstance(value, str) and value:
-        return value, "provenance.path"
+    if isinstance(recorded, str) and recorded:
+        return recorded, "provenance.path"
     value = prov.get("source")
-    if isinstance(value, str) and value and os.path.isabs(value) and "path" not in prov:
+    if isinstance(value, str) and value and os.path.isabs(value):
         return value, "provenance.source"
     return None, None
 

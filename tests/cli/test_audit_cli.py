@@ -215,6 +215,16 @@ def test_freshness_all_fresh(mixle: Run, shard: Substrate) -> None:
     }
 
 
+def test_freshness_takes_no_stream_for_the_file_it_is_named_after(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    # a passage piped into ingest-docs under --source /var/log/feed was "moved" from then on
+    piped = mixle("ingest-docs", "-", "--source", "/var/log/feed", input='"a passage"\n')
+    assert piped.exit_code == 0, piped.stderr
+    fresh = mixle("freshness")
+    assert fresh.exit_code == 0, fresh.stdout
+
+
 def test_freshness_max_age(mixle: Run, shard: Substrate) -> None:
     import time
 

@@ -470,7 +470,30 @@ def test_a_stream_named_like_a_path_is_no_file(store: Substrate) -> None:
     from substrate.ingest import ingest_text
 
     ingest_text(store, "feed text", source="/var/log/app-feed")
+    # a table piped in: its column naming files is no file of its own either
+    ingest_text(store, "name,path\nbeta,/etc/hosts\n", source="tbl", as_format="csv")
     assert freshness_report(store)["n_stale"] == 0
+
+
+def test_an_item_put_in_by_hand_refers_to_its_payload_s_file_first(
+    store: Substrate, tmp_path: Path
+) -> None:
+    # as the reference does (payload ref, then provenance path): an ingest's rule is for
+    # items an ingest made
+    model, card = tmp_path / "model.bin", tmp_path / "card.md"
+    model.write_text("weights")
+    card.write_text("about it")
+    a = store.add(
+        "artifact",
+        "a model",
+        payload={"ref": str(model)},
+        provenance={"path": str(card), "content_hash": content_hash(str(model))},
+    )
+    assert check_freshness(store, a).fresh
+    model.write_text("other weights")
+    assert check_freshness(store, a).signals == [
+        f"changed: content hash of '{model}' no longer matches ingest"
+    ]
 
 
 def _artifact(store: Substrate, registry: Path, folder: str, manifest: str) -> tuple[str, Path]:
