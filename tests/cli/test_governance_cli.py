@@ -660,6 +660,39 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
     ]
 
 
+def test_an_interrupted_ingest_whose_last_save_is_refused_says_both(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.governance import grant_approver
+    from substrate.ingest import session
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name in ("a", "b", "c"):
+        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
+    monkeypatch.setattr(session, "BATCH_FILES", 2)
+    real_apply, applied = session.IngestSession.apply, []
+
+    def apply_then_ctrl_c(self: Any, *args: Any) -> None:  # Ctrl-C after the third file
+        real_apply(self, *args)
+        applied.append(True)
+        if len(applied) == 3:
+            raise KeyboardInterrupt
+
+    def granted() -> None:
+        other = Substrate(isolated_shard_env)
+        assert grant_approver(other, "alice", "public", by="alice")
+        other.close()
+
+    mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
+    monkeypatch.setattr(session.IngestSession, "apply", apply_then_ctrl_c)
+    fired = _before_the_lock(monkeypatch, granted, nth=2)  # the save on the way out
+    run = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
+    assert fired and run.exit_code == 1 and "needs approval" in run.stderr
+    assert "hint: interrupted; earlier batches are kept\n" in run.stderr
+    assert len(Substrate(isolated_shard_env).all(scope="public")) == 2
+
+
 def test_ingest_acts_as_the_team_it_started_as_when_the_settings_change_meanwhile(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
