@@ -543,6 +543,31 @@ def _before_the_lock(
     return fired
 
 
+def _granted(shard: Path, scope: str) -> Callable[[], None]:
+    """Another process's grant of ``scope`` to alice, for ``_before_the_lock``."""
+    from substrate.governance import grant_approver
+
+    def grant() -> None:
+        other = Substrate(shard)
+        assert grant_approver(other, "alice", scope, by="alice")
+        other.close()
+
+    return grant
+
+
+def _notes_in_batches(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, names: str, batch: int
+) -> Path:
+    """A folder of one short note per letter of ``names``, ingested ``batch`` files a save."""
+    from substrate.ingest import session
+
+    folder.mkdir()
+    for name in names:
+        (folder / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
+    monkeypatch.setattr(session, "BATCH_FILES", batch)
+    return folder
+
+
 def test_rm_checks_its_items_as_they_are_once_it_holds_the_lock(
     mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -624,34 +649,16 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
 ) -> None:
     # it once checked only at the start: a grant saved during a long run went unseen by the
     # batches saved after it
-    from substrate.governance import grant_approver
-    from substrate.ingest import session
-
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for name in ("a", "b", "c"):
-        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
-    monkeypatch.setattr(session, "BATCH_FILES", 1)
-
-    def granted() -> None:
-        other = Substrate(isolated_shard_env)
-        assert grant_approver(other, "alice", "public", by="alice")
-        other.close()
-
+    notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "abc", 1)
     mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
-    fired = _before_the_lock(monkeypatch, granted, nth=2)
+    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=2)
     refused = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
     assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
     assert "hint: earlier batches are kept\n" in refused.stderr
     saved = Substrate(isolated_shard_env).all(scope="public")
     assert [item.text for item in saved] == ["# a\n\nnote a"]  # saved before the grant
-
-    def granted_beta() -> None:  # standard input is read before the save, which checks
-        other = Substrate(isolated_shard_env)
-        assert grant_approver(other, "alice", "beta", by="alice")
-        other.close()
-
-    fired = _before_the_lock(monkeypatch, granted_beta)
+    # standard input is read before the save, which checks
+    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "beta"))
     streamed = mixle("--as", "beta", "ingest", "-", "--scope", "beta", input="a pipe\n")
     assert fired and streamed.exit_code == 1 and "needs approval" in streamed.stderr
     assert "hint: nothing was saved\n" in streamed.stderr
@@ -663,14 +670,9 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
 def test_an_interrupted_ingest_whose_last_save_is_refused_says_both(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from substrate.governance import grant_approver
     from substrate.ingest import session
 
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for name in ("a", "b", "c"):
-        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
-    monkeypatch.setattr(session, "BATCH_FILES", 2)
+    notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "abc", 2)
     real_apply, applied = session.IngestSession.apply, []
 
     def apply_then_ctrl_c(self: Any, *args: Any) -> None:  # Ctrl-C after the third file
@@ -679,14 +681,10 @@ def test_an_interrupted_ingest_whose_last_save_is_refused_says_both(
         if len(applied) == 3:
             raise KeyboardInterrupt
 
-    def granted() -> None:
-        other = Substrate(isolated_shard_env)
-        assert grant_approver(other, "alice", "public", by="alice")
-        other.close()
-
     mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
     monkeypatch.setattr(session.IngestSession, "apply", apply_then_ctrl_c)
-    fired = _before_the_lock(monkeypatch, granted, nth=2)  # the save on the way out
+    # the save on the way out
+    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=2)
     run = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
     assert fired and run.exit_code == 1 and "needs approval" in run.stderr
     assert "hint: interrupted; earlier batches are kept\n" in run.stderr
@@ -698,13 +696,7 @@ def test_ingest_acts_as_the_team_it_started_as_when_the_settings_change_meanwhil
 ) -> None:
     # the check under the lock reads the approvers again, not who the run is: a team set in
     # mixle.toml meanwhile once stopped the run with no report of the batch it had saved
-    from substrate.ingest import session
-
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for name in ("a", "b"):
-        (notes / f"{name}.md").write_text(f"# {name}\n\nnote {name}\n")
-    monkeypatch.setattr(session, "BATCH_FILES", 1)
+    notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "ab", 1)
     mixle("add", "made the shard", "--scope", "ops")
     toml = isolated_shard_env / "mixle.toml"
     toml.write_text(toml.read_text().replace("[shard]\n", '[shard]\nteam = "ops"\n'))
