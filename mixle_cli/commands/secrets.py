@@ -250,7 +250,7 @@ def _note_unstaged(baseline: Path) -> None:
     it is (updated, or never added): CI, checking the commit, would not accept the same."""
     from substrate.secrets.sources import unstaged
 
-    if baseline.exists() and unstaged(str(baseline.resolve())):
+    if baseline.exists() and unstaged(os.path.abspath(baseline)):  # (a link: the link's own)
         shown = shlex.quote(str(baseline))
         output.note(
             f"note: {shown} has changes that are not staged: the commit will not hold them "

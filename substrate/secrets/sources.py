@@ -181,7 +181,8 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
         return StagedChanges(_read_blobs(staged, cwd), gone)
     sizes = _blob_sizes(staged, cwd)
     large = [(oid, path) for oid, path in staged if sizes.get(oid, 0) > max_bytes]
-    small = [entry for entry in staged if entry not in large]
+    unread = set(large)
+    small = [entry for entry in staged if entry not in unread]
     heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
     return StagedChanges(_read_blobs(small, cwd), gone, heads)
 
@@ -270,7 +271,8 @@ def unstaged(path: str, cwd: str | None = None) -> bool:
     it was staged, or not tracked at all): a commit would not hold it as it is. False outside
     a repository, for an ignored file, or when git cannot tell."""
     try:
-        status = _git(["status", "--porcelain=v1", "-z", "--", path], cwd=cwd)
+        # the name as it is, not a pattern ("base[12].json" would match base1.json too)
+        status = _git(["--literal-pathspecs", "status", "--porcelain", "-z", "--", path], cwd=cwd)
     except SubstrateError:
         return False
     # "XY path": X the index against HEAD, Y the work tree against the index; "??" untracked

@@ -42,6 +42,10 @@ BINARY = "binary"  # TextScan.skipped of a binary file
 UNREADABLE = "unreadable"  # TextScan.skipped of a file that could not be read
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
+# A line longer than this is never shown whole: each finding's preview is a window of it.
+_LONG_LINE = 4 * _PREVIEW_WIDTH
+# Secrets at least this long are masked in a preview wherever they stand on the line.
+_GLUED_MIN = 8
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
 _CODE_SUFFIXES = frozenset(
     ".py .pyi .pyx .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .groovy .gradle .c .h .cc "
@@ -502,7 +506,11 @@ def _touching(
 
 class _LinePreview:
     """A finding's line (``span`` of ``text``) with every secret touching it (``hits``, and
-    copies of the text's secrets) masked; a long line is trimmed around each finding."""
+    copies of the text's secrets) masked; a long line is trimmed around each finding.
+
+    A preview is shown, not stored: the secrets of the line are masked inside longer words
+    too (``_glued``), where the copies an item keeps masked stop ("admin" is left in
+    "administrator" there); one glued to other text ("xAKIA...y") would show whole."""
 
     def __init__(
         self, text: str, span: tuple[int, int], hits: list[Hit], copies: Copies | None
@@ -513,16 +521,20 @@ class _LinePreview:
         local = [
             Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0) for h in hits
         ]
-        copied = copies_outside(self.line, copies, local)
-        self.masks = sorted([*((h.start, h.end, h.rule) for h in local), *copied])
-        self.whole = mask_spans(self.line, self.masks)
+        masks = [*((h.start, h.end, h.rule) for h in local)]
+        masks += copies_outside(self.line, copies, local)
+        self.short = len(self.line) <= _LONG_LINE  # else each preview is a window of it
+        if self.short:
+            masks += self._glued(0, len(self.line), masks)
+        self.masks = sorted(masks)
+        self.whole = mask_spans(self.line, self.masks) if self.short else ""
         self.starts = [s for s, _, _ in self.masks]
         self.longest = max((e - s for s, e, _ in self.masks), default=0)
 
     def around(self, at: int) -> str:
         """The masked line, or, when it is long, the part of it around offset ``at`` of the
         text (where a finding starts): every finding of a minified line shows its own."""
-        if len(self.whole) <= _PREVIEW_WIDTH:
+        if self.short and len(self.whole) <= _PREVIEW_WIDTH:
             return self.whole
         lo = max(0, at - self.start - _PREVIEW_WIDTH // 3)
         hi = lo + _PREVIEW_WIDTH
@@ -531,6 +543,22 @@ class _LinePreview:
         near = self.masks[
             bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(self.starts, hi)
         ]
+        if not self.short:  # (the secrets near the window: a minified line may hold thousands)
+            near += self._glued(max(0, lo - self.longest), hi + self.longest, near)
         inside = [(max(s, lo) - lo, min(e, hi) - lo, rule) for s, e, rule in near if e > lo]
         masked = mask_spans(self.line[lo:hi], inside)[:_PREVIEW_WIDTH]
         return ("\u2026" if lo else "") + masked + ("\u2026" if hi < len(self.line) else "")
+
+    def _glued(
+        self, lo: int, hi: int, masks: list[tuple[int, int, str]]
+    ) -> list[tuple[int, int, str]]:
+        """Where the secrets ``masks`` cover stand within ``lo``..``hi`` of the line, inside
+        longer words too."""
+        values = {self.line[s:e]: rule for s, e, rule in masks if e - s >= _GLUED_MIN}
+        spans = []
+        for value, rule in values.items():
+            at = self.line.find(value, lo, hi)
+            while at != -1:
+                spans.append((at, at + len(value), rule))
+                at = self.line.find(value, at + 1, hi)
+        return spans

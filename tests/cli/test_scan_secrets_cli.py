@@ -785,6 +785,13 @@ def test_a_staged_scan_says_when_the_commit_would_not_hold_its_baseline(
     git(repo, "add", base.name)
     staged = mixle("scan-secrets", "--baseline", base.name)
     assert staged.exit_code == 0 and "not staged" not in staged.stderr
+    # its name is no pattern: "base[12].json" does not stand for an untracked base1.json
+    pattern = repo / "base[12].json"
+    pattern.write_bytes(base.read_bytes())
+    git(repo, "add", pattern.name)
+    git(repo, "commit", "-qm", "baselines", "--no-verify")
+    (repo / "base1.json").write_text("{}", encoding="utf-8")
+    assert "not staged" not in mixle("scan-secrets", "--baseline", pattern.name).stderr
 
 
 @needs_git

@@ -48,6 +48,16 @@ def test_each_finding_on_a_long_line_shows_its_own_part_of_it() -> None:
     assert GH not in first.preview + second.preview and aws not in second.preview
 
 
+def test_a_preview_masks_the_line_s_secrets_glued_to_other_text() -> None:
+    # copies inside a longer word are left alone in what is stored ("admin" in
+    # "administrator"), and a preview showed this one whole
+    aws = "AKIAIOSFODNN7REALKEY"
+    for padding in ("", "x=1;" * 200):  # the whole line, and a window of a long one
+        text = f'k="{aws}" and x{aws}y;{padding}\n'
+        [finding] = scan_text(text, path="a.js").findings
+        assert aws not in finding.preview and "x[REDACTED:aws_access_key]y" in finding.preview
+
+
 def test_a_secret_in_the_name_is_a_finding_and_masked_in_every_path() -> None:
     name = f"deploy/{GH}.env"
     scan = scan_text("password = Tr0ub4dor9xQzK\n", path=name)
