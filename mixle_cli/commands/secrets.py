@@ -577,9 +577,13 @@ def scan_secrets(
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
         from substrate import tracked_files
+        from substrate.secrets.sources import tracked_links
+        from substrate.secrets.textscan import scan_contents
 
         sources = _from_git("--all scans the files git tracks", tracked_files)
-        run = Run(_scan_sources(sources, cfg, jobs), complete=True)
+        links = _from_git("--all scans the files git tracks", tracked_links)
+        scans = _scan_sources(sources, cfg, jobs) + list(scan_contents(links, config=cfg))
+        run = Run(scans, complete=True)
     elif paths:
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:

@@ -282,22 +282,49 @@ def unstaged(path: str, cwd: str | None = None) -> bool:
 def tracked_files(cwd: str | None = None) -> list[ScanSource]:
     """Every file git tracks, as it is in the work tree, reported relative to the root.
 
-    Links, submodules and tracked files deleted from the work tree are left out.
+    Links (``tracked_links``), submodules and tracked files deleted from the work tree are
+    left out.
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
+    return [
+        ScanSource(real, shown)
+        for real, shown, mode in _tracked(cwd)
+        if mode != _SYMLINK and os.path.isfile(real)
+    ]
+
+
+def tracked_links(cwd: str | None = None) -> list[tuple[str, bytes]]:
+    """Every link git tracks that the work tree holds as a link, with its target: what a
+    commit stores of a link (its name and its target text), as ``staged_blobs`` gives it.
+
+    Raises:
+        InvalidInputError: not inside a git work tree.
+        SubstrateError: git failed.
+    """
+    out = []
+    for real, shown, mode in _tracked(cwd):
+        if mode != _SYMLINK:
+            continue
+        try:
+            out.append((shown, os.fsencode(os.readlink(real))))
+        except OSError:  # not a link in the work tree (any more), or gone
+            continue
+    return out
+
+
+def _tracked(cwd: str | None) -> Iterator[tuple[str, str, str]]:
+    """``(path in the work tree, path from the root, mode)`` of each path git tracks, once,
+    submodules left out."""
     top = git_toplevel(cwd)
-    out: list[ScanSource] = []
     seen: set[bytes] = set()
     for entry in _git(["-C", top, "ls-files", "-z", "-s"]).split(b"\0"):
         # "<mode> <oid> <stage>\t<path>"; a conflicted path is listed once per stage
         meta, _, name = entry.partition(b"\t")
-        if not name or name in seen or meta.split(b" ", 1)[0].decode() in (_SUBMODULE, _SYMLINK):
+        mode = meta.split(b" ", 1)[0].decode()
+        if not name or name in seen or mode == _SUBMODULE:
             continue
         seen.add(name)
-        real = os.path.join(top, os.fsdecode(name))
-        if os.path.isfile(real):
-            out.append(ScanSource(real, os.fsdecode(name)))
-    return out
+        yield os.path.join(top, os.fsdecode(name)), os.fsdecode(name), mode

@@ -686,6 +686,9 @@ def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
     found = {(row["path"], row["line"]) for row in result.jsonl()}
     assert found == {("creds_[REDACTED:github_token].txt", 0), ("shortcut", 1)}
     git(repo, "commit", "-qm", "links", "--no-verify")
+    # --all reads links as the staged scan does: a baseline of either suits the other
+    everything = mixle("scan-secrets", "--all", "--jsonl")
+    assert {(row["path"], row["line"]) for row in everything.jsonl()} == found
     (repo / "shortcut").unlink()  # a link that becomes a file: a change of type
     dirty(repo, "shortcut")
     git(repo, "add", "-A")
