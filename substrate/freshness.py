@@ -94,26 +94,23 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
-    An item an ingest command or adapter made (it records ``provenance.ingested_at``) refers
-    to the file it was read from, ``provenance.path``, and to none when it was read from a
-    stream: its recorded hash, size and time are those of what was read, while its payload's
-    ``path`` or ``ref`` is a record's field (a column named ``path``), and its source a name.
+    An item an ingest command or adapter read from a file (it records
+    ``provenance.ingested_at`` and an absolute ``provenance.path``) refers to that file: its
+    recorded hash, size and time are that file's, while its payload's ``path`` or ``ref`` may
+    be a record's field (a column named ``path``).
 
     Any other item follows the reference implementation: ``payload.ref`` and ``payload.path``
     name a file outright (a relative one gives way to an absolute ``provenance.path``, which
     holds from any working directory), then ``provenance.path``; ``provenance.source`` is only
     a label in general, so it counts as a path only when it is an absolute one (the reference
-    guessed from a slash).
+    guessed from a slash) and the item was not ingested from a stream, which it names.
     """
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     recorded = prov.get("path")
-    if "ingested_at" in prov:
-        return (
-            (recorded, "provenance.path")
-            if isinstance(recorded, str) and recorded
-            else (None, None)
-        )
+    ingested = "ingested_at" in prov
+    if ingested and isinstance(recorded, str) and os.path.isabs(recorded):
+        return recorded, "provenance.path"
     for key in ("ref", "path"):
         value = payload.get(key)
         if isinstance(value, str) and value:
@@ -123,7 +120,7 @@ def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     if isinstance(recorded, str) and recorded:
         return recorded, "provenance.path"
     value = prov.get("source")
-    if isinstance(value, str) and value and os.path.isabs(value):
+    if isinstance(value, str) and value and os.path.isabs(value) and not ingested:
         return value, "provenance.source"
     return None, None
 
@@ -180,6 +177,8 @@ class FileChecker:
         if not state.exists:
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
+        if "ingested_at" in prov and ref != prov.get("path"):
+            return None  # read from a stream: what ingest recorded is the stream's, not ref's
         recorded = prov.get("content_hash")
         if not isinstance(recorded, str):
             recorded = ""

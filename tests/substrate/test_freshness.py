@@ -475,6 +475,22 @@ def test_a_stream_named_like_a_path_is_no_file(store: Substrate) -> None:
     assert freshness_report(store)["n_stale"] == 0
 
 
+def test_a_passage_ingested_with_a_ref_refers_to_its_file(store: Substrate, tmp_path: Path) -> None:
+    # the reference's way for a passage to name a file; no file was read to make it, so
+    # what ingest recorded says nothing of that file's content
+    from substrate.ingest import ingest_documents
+
+    card = tmp_path / "card.txt"
+    card.write_text("x")
+    [a] = ingest_documents(store, [{"text": "model card", "payload": {"ref": str(card)}}])
+    card.write_text("edited")
+    assert check_freshness(store, a).fresh
+    card.unlink()
+    assert check_freshness(store, a).signals == [
+        f"moved: referenced path '{card}' no longer exists"
+    ]
+
+
 def test_an_item_put_in_by_hand_refers_to_its_payload_s_file_first(
     store: Substrate, tmp_path: Path
 ) -> None:
