@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -667,27 +669,34 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
     ]
 
 
+@pytest.mark.parametrize("stop", ["interrupted", "terminated"])
 def test_an_interrupted_ingest_whose_last_save_is_refused_says_both(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mixle: Run,
+    isolated_shard_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop: str,
 ) -> None:
     from substrate.ingest import session
 
-    notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "abc", 2)
+    notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "abcd", 2)
     real_apply, applied = session.IngestSession.apply, []
 
-    def apply_then_ctrl_c(self: Any, *args: Any) -> None:  # Ctrl-C after the third file
+    def apply_then_stop(self: Any, *args: Any) -> None:  # Ctrl-C or SIGTERM after the third
         real_apply(self, *args)
         applied.append(True)
         if len(applied) == 3:
-            raise KeyboardInterrupt
+            if stop == "interrupted":
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGTERM)  # the run stops after the file at hand
 
     mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
-    monkeypatch.setattr(session.IngestSession, "apply", apply_then_ctrl_c)
+    monkeypatch.setattr(session.IngestSession, "apply", apply_then_stop)
     # the save on the way out
     fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=2)
     run = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
     assert fired and run.exit_code == 1 and "needs approval" in run.stderr
-    assert "hint: interrupted; earlier batches are kept\n" in run.stderr
+    assert f"hint: {stop}; earlier batches are kept\n" in run.stderr
     assert len(Substrate(isolated_shard_env).all(scope="public")) == 2
 
 
