@@ -250,7 +250,11 @@ def _note_unstaged(baseline: Path) -> None:
     it is (updated, or never added): CI, checking the commit, would not accept the same."""
     from substrate.secrets.sources import unstaged
 
-    if baseline.exists() and unstaged(os.path.abspath(baseline)):  # (a link: the link's own)
+    path = os.path.abspath(baseline)
+    # a linked baseline: the link, and the file it leads to, which holds the entries
+    if baseline.exists() and (
+        unstaged(path) or (os.path.islink(path) and unstaged(os.path.realpath(path)))
+    ):
         shown = shlex.quote(str(baseline))
         output.note(
             f"note: {shown} has changes that are not staged: the commit will not hold them "

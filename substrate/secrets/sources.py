@@ -9,6 +9,7 @@ the real name and reports it printable (``substrate.secrets.names``).
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from substrate.secrets.textscan import reported_path
 
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
-_SUBMODULE, _SYMLINK = "160000", "120000"
+_SUBMODULE = "160000"  # a gitlink: another repository's commit
 
 
 @dataclass(frozen=True)
@@ -280,43 +281,50 @@ def unstaged(path: str, cwd: str | None = None) -> bool:
 
 
 def tracked_files(cwd: str | None = None) -> list[ScanSource]:
-    """Every file git tracks, as it is in the work tree, reported relative to the root.
+    """Every file git tracks, as it is in the work tree, reported relative to the root: the
+    regular files there (a link checked out as a file holding its target, as git does
+    without ``core.symlinks``, is read as one).
 
-    Links (``tracked_links``), submodules and tracked files deleted from the work tree are
-    left out.
+    Links in the work tree (``tracked_links``), submodules and tracked files deleted from the
+    work tree are left out.
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
-    return [
-        ScanSource(real, shown)
-        for real, shown, mode in _tracked(cwd)
-        if mode != _SYMLINK and os.path.isfile(real)
-    ]
+    return [ScanSource(real, shown) for real, shown in _tracked(cwd) if _kind(real) == "file"]
 
 
 def tracked_links(cwd: str | None = None) -> list[tuple[str, bytes]]:
-    """Every link git tracks that the work tree holds as a link, with its target: what a
-    commit stores of a link (its name and its target text), as ``staged_blobs`` gives it.
+    """Every tracked path that the work tree holds as a link, with its target: what a commit
+    stores of a link (its name and its target text), as ``staged_blobs`` gives it. A file it
+    points to is not read, inside the repository or out.
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
     out = []
-    for real, shown, mode in _tracked(cwd):
-        if mode != _SYMLINK:
-            continue
-        try:
-            out.append((shown, os.fsencode(os.readlink(real))))
-        except OSError:  # not a link in the work tree (any more), or gone
-            continue
+    for real, shown in _tracked(cwd):
+        if _kind(real) == "link":
+            try:
+                out.append((shown, os.fsencode(os.readlink(real))))
+            except OSError:  # gone meanwhile
+                continue
     return out
 
 
-def _tracked(cwd: str | None) -> Iterator[tuple[str, str, str]]:
-    """``(path in the work tree, path from the root, mode)`` of each path git tracks, once,
+def _kind(path: str) -> str:
+    """ "file", "link" or "" (gone, or another kind), as the work tree holds ``path``."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return ""
+    return "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else ""
+
+
+def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
+    """``(path in the work tree, path from the root)`` of each path git tracks, once,
     submodules left out."""
     top = git_toplevel(cwd)
     seen: set[bytes] = set()
@@ -327,4 +335,4 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str, str]]:
         if not name or name in seen or mode == _SUBMODULE:
             continue
         seen.add(name)
-        yield os.path.join(top, os.fsdecode(name)), os.fsdecode(name), mode
+        yield os.path.join(top, os.fsdecode(name)), os.fsdecode(name)

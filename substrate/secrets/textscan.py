@@ -46,6 +46,8 @@ _PREVIEW_WIDTH = 160
 _LONG_LINE = 4 * _PREVIEW_WIDTH
 # Secrets at least this long are masked in a preview wherever they stand on the line.
 _GLUED_MIN = 8
+# Up to this many forms of a text's secrets, each is looked for on every line shown.
+_GLUED_FORMS = 64
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.
 _CODE_SUFFIXES = frozenset(
     ".py .pyi .pyx .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .groovy .gradle .c .h .cc "
@@ -523,6 +525,10 @@ class _LinePreview:
         ]
         masks = [*((h.start, h.end, h.rule) for h in local)]
         masks += copies_outside(self.line, copies, local)
+        # the text's secrets, as they are and as JSON and Python escape them, when there are
+        # few (a dump of thousands is looked for by the secrets of the line alone)
+        forms = copies.forms if copies is not None and len(copies.forms) <= _GLUED_FORMS else {}
+        self.forms = {form: rule for form, rule in forms.items() if len(form) >= _GLUED_MIN}
         self.short = len(self.line) <= _LONG_LINE  # else each preview is a window of it
         if self.short:
             masks += self._glued(0, len(self.line), masks)
@@ -543,8 +549,13 @@ class _LinePreview:
         near = self.masks[
             bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(self.starts, hi)
         ]
-        if not self.short:  # (the secrets near the window: a minified line may hold thousands)
-            near += self._glued(max(0, lo - self.longest), hi + self.longest, near)
+        if not self.short:  # the secrets near the window: a minified line may hold thousands
+            nearby = self.masks[
+                bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(
+                    self.starts, hi + _PREVIEW_WIDTH
+                )
+            ]
+            near += self._glued(lo, hi, [m for m in nearby if m[1] > lo - _PREVIEW_WIDTH])
         inside = [(max(s, lo) - lo, min(e, hi) - lo, rule) for s, e, rule in near if e > lo]
         masked = mask_spans(self.line[lo:hi], inside)[:_PREVIEW_WIDTH]
         return ("\u2026" if lo else "") + masked + ("\u2026" if hi < len(self.line) else "")
@@ -552,13 +563,14 @@ class _LinePreview:
     def _glued(
         self, lo: int, hi: int, masks: list[tuple[int, int, str]]
     ) -> list[tuple[int, int, str]]:
-        """Where the secrets ``masks`` cover stand within ``lo``..``hi`` of the line, inside
-        longer words too."""
+        """Where the secrets ``masks`` cover, and the text's (``forms``), stand on the line
+        across ``lo``..``hi``, inside longer words too."""
         values = {self.line[s:e]: rule for s, e, rule in masks if e - s >= _GLUED_MIN}
         spans = []
-        for value, rule in values.items():
-            at = self.line.find(value, lo, hi)
+        for value, rule in {**self.forms, **values}.items():
+            end = hi + len(value)  # each looked for where it may cross the range, no further
+            at = self.line.find(value, max(0, lo - len(value)), end)
             while at != -1:
                 spans.append((at, at + len(value), rule))
-                at = self.line.find(value, at + 1, hi)
+                at = self.line.find(value, at + 1, end)
         return spans

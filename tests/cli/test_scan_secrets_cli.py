@@ -676,7 +676,7 @@ def test_a_staged_file_named_with_a_secret_is_a_finding_and_its_name_is_masked(
 
 @needs_git
 def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
-    mixle: Run, repo: Path
+    mixle: Run, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (repo / f"creds_{GH}.txt").symlink_to("clean.py")
     (repo / "shortcut").symlink_to(f"/opt/{AWS}")
@@ -689,6 +689,25 @@ def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
     # --all reads links as the staged scan does: a baseline of either suits the other
     everything = mixle("scan-secrets", "--all", "--jsonl")
     assert {(row["path"], row["line"]) for row in everything.jsonl()} == found
+    # checked out without links (core.symlinks=false, as on Windows), each is a file holding
+    # its target: read as one, it gives the same findings
+    copy = repo.parent / "no-links"
+    cloned = git(repo.parent, "clone", "-q", "-c", "core.symlinks=false", str(repo), str(copy))
+    assert cloned.returncode == 0
+    monkeypatch.chdir(copy)
+    flat = mixle("scan-secrets", "--all", "--jsonl")
+    assert {(row["path"], row["line"]) for row in flat.jsonl()} == found
+    monkeypatch.chdir(repo)
+    # a tracked file made a link to a file outside: the link is read, not the file
+    clean(repo, "plain.py")
+    git(repo, "add", "plain.py")
+    git(repo, "commit", "-qm", "plain", "--no-verify")
+    (repo / "plain.py").unlink()
+    (repo / "plain.py").symlink_to(dirty(repo.parent, "outside.py"))
+    read = {row["path"] for row in mixle("scan-secrets", "--all", "--jsonl").jsonl()}
+    assert "plain.py" not in read
+    (repo / "plain.py").unlink()
+    git(repo, "checkout", "--", "plain.py")
     (repo / "shortcut").unlink()  # a link that becomes a file: a change of type
     dirty(repo, "shortcut")
     git(repo, "add", "-A")
@@ -795,6 +814,17 @@ def test_a_staged_scan_says_when_the_commit_would_not_hold_its_baseline(
     git(repo, "commit", "-qm", "baselines", "--no-verify")
     (repo / "base1.json").write_text("{}", encoding="utf-8")
     assert "not staged" not in mixle("scan-secrets", "--baseline", pattern.name).stderr
+    # a linked baseline: the entries are in the file it leads to
+    (repo / "linked.json").symlink_to(base.name)
+    git(repo, "add", "linked.json")
+    git(repo, "commit", "-qm", "link", "--no-verify")
+    dirty(repo, "leak2.py")
+    git(repo, "add", "leak2.py")
+    assert mixle("scan-secrets", "--baseline", "linked.json", "--update-baseline").exit_code == 0
+    assert (
+        "note: linked.json has changes that are not staged"
+        in mixle("scan-secrets", "--baseline", "linked.json").stderr
+    )
 
 
 @needs_git

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 import subprocess
@@ -56,6 +57,16 @@ def test_a_preview_masks_the_line_s_secrets_glued_to_other_text() -> None:
         text = f'k="{aws}" and x{aws}y;{padding}\n'
         [finding] = scan_text(text, path="a.js").findings
         assert aws not in finding.preview and "x[REDACTED:aws_access_key]y" in finding.preview
+
+
+def test_a_preview_masks_the_text_s_secrets_glued_to_other_text_in_any_form() -> None:
+    aws = "AKIAZ7Q3XK2M9PLR4TBW"  # found on the first line, glued to text on the second
+    text = f'aws_access_key_id = {aws}\ntoken = "{GH}" x{aws}y\n'
+    assert all(aws not in f.preview for f in scan_text(text, path="a.txt").findings)
+    secret = "P\u00e4ssw\u00f6rt-geheim-Zq81"
+    escaped = json.dumps(secret)[1:-1]  # as JSON writes it inside a string
+    [found] = scan_text(f'password = "{secret}" and x{escaped}y\n', path="a.txt").findings
+    assert escaped not in found.preview and secret not in found.preview
 
 
 def test_a_secret_in_the_name_is_a_finding_and_masked_in_every_path() -> None:
