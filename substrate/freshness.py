@@ -94,23 +94,25 @@ def content_hash(path: str | os.PathLike[str]) -> str | None:
 def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
-    An item an ingest command or adapter read from a file (it records
-    ``provenance.ingested_at`` and an absolute ``provenance.path``) refers to that file: its
-    recorded hash, size and time are that file's, while its payload's ``path`` or ``ref`` may
-    be a record's field (a column named ``path``).
+    An item ``mixle ingest`` made (``ingest_path``, ``ingest_text``: it records the
+    ``provenance.format`` it was parsed as) refers to the file it was read from,
+    ``provenance.path``, or to none (a stream): its payload holds the content's own fields (a
+    table's column named ``path``, a note's front matter), which name no file of the item's.
 
-    Any other item follows the reference implementation: ``payload.ref`` and ``payload.path``
-    name a file outright (a relative one gives way to an absolute ``provenance.path``, which
-    holds from any working directory), then ``provenance.path``; ``provenance.source`` is only
-    a label in general, so it counts as a path only when it is an absolute one (the reference
-    guessed from a slash) and the item was not ingested from a stream, which it names.
+    Any other item follows the reference implementation, the explicit ingest adapters' among
+    them: ``payload.ref`` and ``payload.path`` name a file outright (a relative one gives way
+    to an absolute ``provenance.path``, which holds from any working directory), then
+    ``provenance.path``; ``provenance.source`` is only a label in general, so it counts as a
+    path only when it is an absolute one (the reference guessed from a slash) and the item was
+    not ingested, from a stream it names.
     """
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     recorded = prov.get("path")
+    if "format" in prov and "ingested_at" in prov:
+        found = isinstance(recorded, str) and os.path.isabs(recorded)
+        return (recorded, "provenance.path") if found else (None, None)
     ingested = "ingested_at" in prov
-    if ingested and isinstance(recorded, str) and os.path.isabs(recorded):
-        return recorded, "provenance.path"
     for key in ("ref", "path"):
         value = payload.get(key)
         if isinstance(value, str) and value:
@@ -178,7 +180,7 @@ class FileChecker:
             return f"moved: referenced path '{ref}' no longer exists"
         prov = item.provenance
         if "ingested_at" in prov and ref != prov.get("path"):
-            return None  # read from a stream: what ingest recorded is the stream's, not ref's
+            return None  # what ingest recorded is of what it read, not of the file ref names
         recorded = prov.get("content_hash")
         if not isinstance(recorded, str):
             recorded = ""

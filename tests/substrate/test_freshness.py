@@ -470,9 +470,13 @@ def test_a_stream_named_like_a_path_is_no_file(store: Substrate) -> None:
     from substrate.ingest import ingest_text
 
     ingest_text(store, "feed text", source="/var/log/app-feed")
-    # a table piped in: its column naming files is no file of its own either
-    ingest_text(store, "name,path\nbeta,/etc/hosts\n", source="tbl", as_format="csv")
-    assert freshness_report(store)["n_stale"] == 0
+    # a table, a note and a trace piped in: fields naming files are no file of theirs either
+    ingest_text(store, "name,path\nbeta,/nowhere/index.html\n", source="tbl", as_format="csv")
+    note = "---\nref: OPS-1234\n---\n# Policy\n\nDeploys happen on Tuesdays.\n"
+    ingest_text(store, note, source="policy", as_format="markdown")
+    trace = '{"input": "q", "answer": "a", "path": "/nope/trace"}\n'
+    ingest_text(store, trace, source="run", as_format="traces")
+    assert len(store.all()) == 4 and freshness_report(store)["n_stale"] == 0
 
 
 def test_a_passage_ingested_with_a_ref_refers_to_its_file(store: Substrate, tmp_path: Path) -> None:
