@@ -374,7 +374,8 @@ def ingest(
         if isinstance(exc, AccessDeniedError):  # refused as it saved: a grant since it began
             saved = "earlier batches are kept" if app_state.saved else "nothing was saved"
             if report.interrupted or terminated.is_set():  # the save on its way out, refused
-                saved = f"{'interrupted' if report.interrupted else 'terminated'}; {saved}"
+                # (a SIGTERM while waiting for the lock stops it as Ctrl-C does)
+                saved = f"{'terminated' if terminated.is_set() else 'interrupted'}; {saved}"
             fail(message, code, saved)  # (not "run it again": that would be refused too)
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
