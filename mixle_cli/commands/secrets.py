@@ -251,15 +251,20 @@ def _note_unstaged(baseline: Path) -> None:
     from substrate.secrets.sources import unstaged
 
     path = os.path.abspath(baseline)
-    # a linked baseline: the link, and the file it leads to, which holds the entries
-    if baseline.exists() and (
-        unstaged(path) or (os.path.islink(path) and unstaged(os.path.realpath(path)))
-    ):
-        shown = shlex.quote(str(baseline))
-        output.note(
-            f"note: {shown} has changes that are not staged: the commit will not hold them "
-            f"(git add {shown})"
-        )
+    if not baseline.exists():
+        return
+    if unstaged(path):
+        changed = str(baseline)
+    elif os.path.islink(path) and unstaged(os.path.realpath(path)):
+        # a linked baseline: the file it leads to holds the entries
+        changed = os.path.relpath(os.path.realpath(path))
+    else:
+        return
+    shown = shlex.quote(changed)
+    output.note(
+        f"note: {shown} has changes that are not staged: the commit will not hold them "
+        f"(git add {shown})"
+    )
 
 
 def _apply_baseline(

@@ -315,7 +315,8 @@ def tracked_links(cwd: str | None = None) -> list[tuple[str, bytes]]:
 
 
 def _kind(path: str) -> str:
-    """ "file", "link" or "" (gone, or another kind), as the work tree holds ``path``."""
+    """What the work tree holds at ``path``: "file", "link", or "" (nothing, or another
+    kind)."""
     try:
         mode = os.lstat(path).st_mode
     except OSError:
@@ -325,8 +326,11 @@ def _kind(path: str) -> str:
 
 def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
     """``(path in the work tree, path from the root)`` of each path git tracks, once,
-    submodules left out."""
+    submodules left out, and so are the paths below a folder the work tree holds as a link
+    (git takes them as deleted; read through the link, they would be another tree's files)."""
     top = git_toplevel(cwd)
+    real_top = os.path.realpath(top)
+    in_place: dict[str, bool] = {}  # folder -> whether it is where the tree has it
     seen: set[bytes] = set()
     for entry in _git(["-C", top, "ls-files", "-z", "-s"]).split(b"\0"):
         # "<mode> <oid> <stage>\t<path>"; a conflicted path is listed once per stage
@@ -335,4 +339,10 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
         if not name or name in seen or mode == _SUBMODULE:
             continue
         seen.add(name)
-        yield os.path.join(top, os.fsdecode(name)), os.fsdecode(name)
+        shown = os.fsdecode(name)
+        folder = os.path.dirname(shown)
+        if folder and folder not in in_place:
+            real = os.path.realpath(os.path.join(top, folder))
+            in_place[folder] = real == os.path.join(real_top, folder)
+        if not folder or in_place[folder]:
+            yield os.path.join(top, shown), shown

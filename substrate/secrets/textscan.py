@@ -544,17 +544,15 @@ class _LinePreview:
             return self.whole
         lo = max(0, at - self.start - _PREVIEW_WIDTH // 3)
         hi = lo + _PREVIEW_WIDTH
-        # the masks that reach into the window, found by bisection: a minified line may hold
-        # thousands (none starting further back than the longest reaches it)
-        near = self.masks[
-            bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(self.starts, hi)
+        # the masks near the window, found by bisection: a minified line may hold thousands
+        # (none starting further back than the longest reaches it)
+        nearby = self.masks[
+            bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(
+                self.starts, hi + _PREVIEW_WIDTH
+            )
         ]
-        if not self.short:  # the secrets near the window: a minified line may hold thousands
-            nearby = self.masks[
-                bisect.bisect_left(self.starts, lo - self.longest) : bisect.bisect_left(
-                    self.starts, hi + _PREVIEW_WIDTH
-                )
-            ]
+        near = [m for m in nearby if m[0] < hi]
+        if not self.short:  # and the secrets they cover, wherever they stand in the window
             near += self._glued(lo, hi, [m for m in nearby if m[1] > lo - _PREVIEW_WIDTH])
         inside = [(max(s, lo) - lo, min(e, hi) - lo, rule) for s, e, rule in near if e > lo]
         masked = mask_spans(self.line[lo:hi], inside)[:_PREVIEW_WIDTH]

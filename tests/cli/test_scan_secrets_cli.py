@@ -708,6 +708,16 @@ def test_a_staged_link_is_scanned_for_a_secret_in_its_name_or_its_target(
     assert "plain.py" not in read
     (repo / "plain.py").unlink()
     git(repo, "checkout", "--", "plain.py")
+    # nor through a folder made a link: its files are another tree's
+    (repo / "sub").mkdir()
+    clean(repo / "sub", "config.py")
+    git(repo, "add", "sub")
+    git(repo, "commit", "-qm", "sub", "--no-verify")
+    shutil.rmtree(repo / "sub")
+    dirty(repo.parent / "elsewhere", "config.py")
+    (repo / "sub").symlink_to(repo.parent / "elsewhere")
+    read = {row["path"] for row in mixle("scan-secrets", "--all", "--jsonl").jsonl()}
+    assert "sub/config.py" not in read
     (repo / "shortcut").unlink()  # a link that becomes a file: a change of type
     dirty(repo, "shortcut")
     git(repo, "add", "-A")
@@ -821,10 +831,8 @@ def test_a_staged_scan_says_when_the_commit_would_not_hold_its_baseline(
     dirty(repo, "leak2.py")
     git(repo, "add", "leak2.py")
     assert mixle("scan-secrets", "--baseline", "linked.json", "--update-baseline").exit_code == 0
-    assert (
-        "note: linked.json has changes that are not staged"
-        in mixle("scan-secrets", "--baseline", "linked.json").stderr
-    )
+    told = mixle("scan-secrets", "--baseline", "linked.json").stderr  # the file it leads to
+    assert f"note: {base.name} has changes that are not staged" in told
 
 
 @needs_git
