@@ -25,7 +25,13 @@ from typing import Any, TypeVar
 from substrate.cpus import capped_workers
 from substrate.errors import InvalidInputError
 from substrate.limits import BINARY_PROBE_BYTES
-from substrate.secrets.copies import Copies, copies_of_hits, copies_outside, mask_spans
+from substrate.secrets.copies import (
+    MIN_COPY,
+    Copies,
+    copies_of_hits,
+    copies_outside,
+    mask_spans,
+)
 from substrate.secrets.engine import Hit, find_secrets
 from substrate.secrets.names import escaped_name, name_bytes, slashed
 from substrate.secrets.paths import find_secrets_in_path
@@ -44,8 +50,10 @@ ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # A line longer than this is never shown whole: each finding's preview is a window of it.
 _LONG_LINE = 4 * _PREVIEW_WIDTH
-# Secrets at least this long are masked in a preview wherever they stand on the line.
-_GLUED_MIN = 8
+# Secrets at least this long (the shortest copy an item masks) are masked in a preview
+# wherever they stand on the line, inside longer words too: a preview may mask too much,
+# never too little.
+_GLUED_MIN = MIN_COPY
 # Up to this many forms of a text's secrets, each is looked for on every line shown.
 _GLUED_FORMS = 64
 # Languages whose unquoted right-hand sides are expressions (variables, calls), not literals.

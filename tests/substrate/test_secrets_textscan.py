@@ -67,6 +67,8 @@ def test_a_preview_masks_the_text_s_secrets_glued_to_other_text_in_any_form() ->
     escaped = json.dumps(secret)[1:-1]  # as JSON writes it inside a string
     [found] = scan_text(f'password = "{secret}" and x{escaped}y\n', path="a.txt").findings
     assert escaped not in found.preview and secret not in found.preview
+    [short] = scan_text('password = "Zq8!wX7" and aZq8!wX7b\n', path="a.txt").findings
+    assert "Zq8!wX7" not in short.preview  # a short one too
 
 
 def test_a_secret_in_the_name_is_a_finding_and_masked_in_every_path() -> None:
