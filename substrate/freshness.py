@@ -95,7 +95,7 @@ def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     """The file an item refers to and where that came from, or ``(None, None)``.
 
     An item ``mixle ingest`` made (``ingest_path``, ``ingest_text``: it records the
-    ``provenance.format`` it was parsed as) refers to the file it was read from,
+    ``provenance.ingest_options`` it was read with) refers to the file it was read from,
     ``provenance.path``, or to none (a stream): its payload holds the content's own fields (a
     table's column named ``path``, a note's front matter), which name no file of the item's.
 
@@ -109,7 +109,7 @@ def reference_of(item: SubstrateItem) -> tuple[str | None, str | None]:
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     recorded = prov.get("path")
-    if "format" in prov and "ingested_at" in prov:
+    if "ingest_options" in prov:  # (a key only mixle ingest writes; "format" is common)
         found = isinstance(recorded, str) and os.path.isabs(recorded)
         return (recorded, "provenance.path") if found else (None, None)
     ingested = "ingested_at" in prov
@@ -469,6 +469,7 @@ _ORIGIN_DIGEST = "origin_digest"
 _PAYLOAD_KEYS = ("ref", "path", *SUCCESSOR_FIELDS, *REPLACES_FIELDS)
 _PROVENANCE_KEYS = (
     "format",
+    "ingest_options",
     _ORIGIN_DIGEST,
     "path",
     "manifest",

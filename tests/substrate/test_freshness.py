@@ -495,6 +495,21 @@ def test_a_passage_ingested_with_a_ref_refers_to_its_file(store: Substrate, tmp_
     ]
 
 
+def test_another_tool_s_format_field_does_not_make_an_item_mixle_ingest_s(
+    store: Substrate, tmp_path: Path
+) -> None:
+    gone = tmp_path / "report.pdf"
+    a = store.add(
+        "text",
+        "x",
+        payload={"ref": str(gone)},
+        provenance={"source": "my-importer", "format": "pdf", "ingested_at": 1.0},
+    )
+    assert check_freshness(store, a).signals == [
+        f"moved: referenced path '{gone}' no longer exists"
+    ]
+
+
 def test_an_item_put_in_by_hand_refers_to_its_payload_s_file_first(
     store: Substrate, tmp_path: Path
 ) -> None:
