@@ -253,11 +253,12 @@ def _note_unstaged(baseline: Path) -> None:
     path = os.path.abspath(baseline)
     if not baseline.exists():
         return
+    real = os.path.realpath(path)
     if unstaged(path):
         changed = str(baseline)
-    elif os.path.islink(path) and unstaged(os.path.realpath(path)):
-        # a linked baseline: the file it leads to holds the entries
-        changed = os.path.relpath(os.path.realpath(path))
+    elif real != path and unstaged(real):
+        # reached through a link (to it, or to a folder on its way): the file it leads to
+        changed = os.path.relpath(real)
     else:
         return
     shown = shlex.quote(changed)

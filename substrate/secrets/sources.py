@@ -314,6 +314,12 @@ def tracked_links(cwd: str | None = None) -> list[tuple[str, bytes]]:
     return out
 
 
+def _comparable(path: str) -> str:
+    """``path`` spelled as another spelling of it is (git's ``/`` and the system's separator,
+    letter case where the file system ignores it)."""
+    return os.path.normcase(os.path.normpath(path))
+
+
 def _kind(path: str) -> str:
     """What the work tree holds at ``path``: "file", "link", or "" (nothing, or another
     kind)."""
@@ -329,7 +335,7 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
     submodules left out, and so are the paths below a folder the work tree holds as a link
     (git takes them as deleted; read through the link, they would be another tree's files)."""
     top = git_toplevel(cwd)
-    real_top = os.path.realpath(top)
+    real_top = _comparable(os.path.realpath(top))
     in_place: dict[str, bool] = {}  # folder -> whether it is where the tree has it
     seen: set[bytes] = set()
     for entry in _git(["-C", top, "ls-files", "-z", "-s"]).split(b"\0"):
@@ -342,7 +348,7 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
         shown = os.fsdecode(name)
         folder = os.path.dirname(shown)
         if folder and folder not in in_place:
-            real = os.path.realpath(os.path.join(top, folder))
-            in_place[folder] = real == os.path.join(real_top, folder)
+            real = _comparable(os.path.realpath(os.path.join(top, folder)))
+            in_place[folder] = real == _comparable(os.path.join(real_top, folder))
         if not folder or in_place[folder]:
             yield os.path.join(top, shown), shown

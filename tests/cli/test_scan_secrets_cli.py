@@ -833,6 +833,15 @@ def test_a_staged_scan_says_when_the_commit_would_not_hold_its_baseline(
     assert mixle("scan-secrets", "--baseline", "linked.json", "--update-baseline").exit_code == 0
     told = mixle("scan-secrets", "--baseline", "linked.json").stderr  # the file it leads to
     assert f"note: {base.name} has changes that are not staged" in told
+    (repo / "conf").mkdir()  # and one reached through a linked folder
+    (repo / "conf" / "base.json").write_bytes(base.read_bytes())
+    (repo / "cfg").symlink_to("conf")
+    git(repo, "add", "conf", "cfg")
+    git(repo, "commit", "-qm", "conf", "--no-verify")
+    rewritten = json.dumps(json.loads(base.read_text("utf-8")), indent=1)  # same entries
+    (repo / "conf" / "base.json").write_text(rewritten, encoding="utf-8")
+    told = mixle("scan-secrets", "--baseline", "cfg/base.json").stderr
+    assert "note: conf/base.json has changes that are not staged" in told
 
 
 @needs_git
