@@ -67,6 +67,7 @@ class Run:
     removed: list[str] = field(default_factory=list)
     stale_baseline: int = 0  # baseline entries of the files scanned that match nothing now
     settings: str = ""  # the file whose [secrets] table was applied ("": none)
+    unmerged: int = 0  # staged paths with an unresolved conflict, which nothing stands for
 
     def note_unreadable(self, exc: OSError) -> None:
         self.errors.append(_unreadable(exc))
@@ -166,7 +167,7 @@ def _staged(cfg: ScanConfig, jobs: int) -> Run:
     from substrate.secrets.textscan import scan_contents, scan_oversized
 
     changes = _from_git("no files given to scan", lambda: staged_changes(max_bytes=cfg.max_bytes))
-    run = Run(removed=[reported_path(p) for p in changes.removed])
+    run = Run(removed=[reported_path(p) for p in changes.removed], unmerged=len(changes.unmerged))
     contents: list[tuple[str, bytes]] = []
     for path, blob in changes.blobs:
         if blob is None:
@@ -598,6 +599,11 @@ def scan_secrets(
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")
     else:
         run = _staged(cfg, jobs)
+        if run.unmerged and not quiet:  # a scan mid-merge must not read as complete
+            output.note(
+                f"note: {run.unmerged} path(s) with an unresolved conflict were not scanned; "
+                "resolve them and git add them"
+            )
         if not (run.scans or run.errors or run.removed) and stdin_piped() and not quiet:
             # `git show HEAD:app.env | mixle scan-secrets` must not read as a clean scan of it
             # (a warning, not an error: an editor runs `git commit --amend` with a pipe)

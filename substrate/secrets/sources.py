@@ -134,6 +134,8 @@ class StagedChanges:
     blobs: list[tuple[str, bytes | None]]
     removed: list[str]
     oversized: list[tuple[str, bytes]] = field(default_factory=list)
+    # paths with an unresolved conflict: no one content is staged (git commits none of them)
+    unmerged: list[str] = field(default_factory=list)
 
 
 def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
@@ -171,30 +173,35 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
             "--raw",
             "-z",
             "--no-abbrev",
-            "--diff-filter=ACDMRT",  # T: a file that became a link, or the reverse
+            "--diff-filter=ACDMRTU",  # T: a file that became a link, or the reverse
             "--ignore-submodules=all",
         ],
         cwd=cwd,
     )
-    staged, removed = _parse_raw_diff(raw)
+    staged, removed, conflicted = _parse_raw_diff(raw)
     gone = [os.fsdecode(p) for p in removed]
+    unmerged = [os.fsdecode(p) for p in conflicted]
     if max_bytes is None:
-        return StagedChanges(_read_blobs(staged, cwd), gone)
+        return StagedChanges(_read_blobs(staged, cwd), gone, unmerged=unmerged)
     sizes = _blob_sizes(staged, cwd)
     large = [(oid, path) for oid, path in staged if sizes.get(oid, 0) > max_bytes]
     unread = set(large)
     small = [entry for entry in staged if entry not in unread]
     heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
-    return StagedChanges(_read_blobs(small, cwd), gone, heads)
+    return StagedChanges(_read_blobs(small, cwd), gone, heads, unmerged)
 
 
-def _parse_raw_diff(raw: bytes) -> tuple[list[tuple[str, bytes]], list[bytes]]:
-    """``(object id, path)`` of each file with staged content, and the paths removed, from
-    ``git diff --raw -z``: ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and
-    copies carry the source path, then the destination)."""
+def _parse_raw_diff(
+    raw: bytes,
+) -> tuple[list[tuple[str, bytes]], list[bytes], list[bytes]]:
+    """``(object id, path)`` of each file with staged content, the paths removed, and those
+    with an unresolved conflict (no one content staged), from ``git diff --raw -z``:
+    ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and copies carry the
+    source path, then the destination)."""
     fields = raw.split(b"\0")
     staged: list[tuple[str, bytes]] = []
     removed: list[bytes] = []
+    unmerged: list[bytes] = []
     i = 0
     while i < len(fields) - 1:
         meta = fields[i].decode("ascii", "replace").lstrip(":").split()
@@ -203,10 +210,12 @@ def _parse_raw_diff(raw: bytes) -> tuple[list[tuple[str, bytes]], list[bytes]]:
         path = fields[i + 2] if two_paths else fields[i + 1]
         if status in ("D", "R"):  # a rename removes its source as surely as a deletion
             removed.append(fields[i + 1])
-        if status and status != "D" and meta[1] != _SUBMODULE:
+        if status == "U":
+            unmerged.append(path)
+        elif status and status != "D" and meta[1] != _SUBMODULE:
             staged.append((meta[3], path))
         i += 3 if two_paths else 2
-    return staged, removed
+    return staged, removed, unmerged
 
 
 def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[str, bytes | None]]:

@@ -749,6 +749,28 @@ def test_staged_paths_are_relative_to_the_root(
 
 
 @needs_git
+def test_a_staged_scan_during_a_conflicted_merge_says_what_it_left_out(
+    mixle: Run, repo: Path
+) -> None:
+    # the paths in conflict have no one content staged: once left out without a word
+    clean(repo, "f.py")
+    git(repo, "add", "f.py")
+    git(repo, "commit", "-qm", "base", "--no-verify")
+    git(repo, "checkout", "-qb", "other")
+    (repo / "f.py").write_text("x = 'other'\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "other", "--no-verify")
+    git(repo, "checkout", "-q", "-")
+    (repo / "f.py").write_text("x = 'mine'\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "mine", "--no-verify")
+    assert git(repo, "merge", "other").returncode != 0  # a conflict in f.py
+    dirty(repo, "new.py")
+    git(repo, "add", "new.py")
+    result = mixle("scan-secrets", "--jsonl")
+    assert result.exit_code == 1 and {r["path"] for r in result.jsonl()} == {"new.py"}
+    assert "note: 1 path(s) with an unresolved conflict were not scanned" in result.stderr
+
+
+@needs_git
 def test_a_replace_ref_does_not_hide_the_staged_blob(mixle: Run, repo: Path) -> None:
     # git cat-file follows replace refs; the commit records the blob itself
     dirty(repo, "a.py")
