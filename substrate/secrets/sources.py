@@ -21,6 +21,7 @@ from substrate.secrets.textscan import reported_path
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
 _SUBMODULE = "160000"  # a gitlink: another repository's commit
+_GITLINK = "gitlink"  # what _parse_raw_diff gives for one, in place of an object to read
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ def staged_blobs(cwd: str | None = None) -> list[tuple[str, bytes | None]]:
 
     This is exactly what the next commit will contain, whatever the work tree holds. A link
     is given as git stores it: its name, and its target as content (either may hold a pasted
-    secret). Submodules are left out. Content is ``None`` for an entry git could not produce.
+    secret). A submodule is given by its name, with no content: it is another repository's
+    commit. Content is ``None`` for an entry git could not produce.
 
     Returns:
         ``(path relative to the repository root, content)`` pairs in git's order.
@@ -174,21 +176,25 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
             "-z",
             "--no-abbrev",
             "--diff-filter=ACDMRTU",  # T: a file that became a link, or the reverse
-            "--ignore-submodules=all",
         ],
         cwd=cwd,
     )
     staged, removed, conflicted = _parse_raw_diff(raw)
     gone = [os.fsdecode(p) for p in removed]
     unmerged = [os.fsdecode(p) for p in conflicted]
+    # a submodule is another repository's commit: only its name is committed here
+    gitlinks: list[tuple[str, bytes | None]] = [
+        (os.fsdecode(path), b"") for oid, path in staged if oid == _GITLINK
+    ]
+    staged = [entry for entry in staged if entry[0] != _GITLINK]
     if max_bytes is None:
-        return StagedChanges(_read_blobs(staged, cwd), gone, unmerged=unmerged)
+        return StagedChanges(_read_blobs(staged, cwd) + gitlinks, gone, unmerged=unmerged)
     sizes = _blob_sizes(staged, cwd)
     large = [(oid, path) for oid, path in staged if sizes.get(oid, 0) > max_bytes]
     unread = set(large)
     small = [entry for entry in staged if entry not in unread]
     heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
-    return StagedChanges(_read_blobs(small, cwd), gone, heads, unmerged)
+    return StagedChanges(_read_blobs(small, cwd) + gitlinks, gone, heads, unmerged)
 
 
 def _parse_raw_diff(
@@ -212,8 +218,8 @@ def _parse_raw_diff(
             removed.append(fields[i + 1])
         if status == "U":
             unmerged.append(path)
-        elif status and status != "D" and meta[1] != _SUBMODULE:
-            staged.append((meta[3], path))
+        elif status and status != "D":
+            staged.append((_GITLINK if meta[1] == _SUBMODULE else meta[3], path))
         i += 3 if two_paths else 2
     return staged, removed, unmerged
 

@@ -771,6 +771,20 @@ def test_a_staged_scan_during_a_conflicted_merge_says_what_it_left_out(
 
 
 @needs_git
+def test_a_staged_submodule_named_with_a_secret_is_a_finding(mixle: Run, repo: Path) -> None:
+    # a gitlink's name is committed here (its content is another repository's commit)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    added = git(repo, "update-index", "--add", "--cacheinfo", f"160000,{commit},keys/{GH}")
+    assert added.returncode == 0, added.stderr
+    clean(repo, "ok.py")
+    git(repo, "add", "ok.py")
+    result = mixle("scan-secrets", "--jsonl")
+    assert result.exit_code == 1 and GH not in result.stdout + result.stderr
+    found = {(r["path"], r["line"], r["rule"]) for r in result.jsonl()}
+    assert found == {("keys/[REDACTED:github_token]", 0, "github_token")}
+
+
+@needs_git
 def test_a_replace_ref_does_not_hide_the_staged_blob(mixle: Run, repo: Path) -> None:
     # git cat-file follows replace refs; the commit records the blob itself
     dirty(repo, "a.py")
