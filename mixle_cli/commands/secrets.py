@@ -587,13 +587,11 @@ def scan_secrets(
             usage("--literal-paths and --jobs apply to files, not to --items")
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
-        from substrate import tracked_files
-        from substrate.secrets.sources import tracked_links
+        from substrate.secrets.sources import tracked_paths
         from substrate.secrets.textscan import scan_contents
 
-        sources = _from_git("--all scans the files git tracks", tracked_files)
-        links = _from_git("--all scans the files git tracks", tracked_links)
-        scans = _scan_sources(sources, cfg, jobs) + list(scan_contents(links, config=cfg))
+        sources, stored = _from_git("--all scans the files git tracks", tracked_paths)
+        scans = _scan_sources(sources, cfg, jobs) + list(scan_contents(stored, config=cfg))
         run = Run(scans, complete=True)
     elif paths:
         run = _scan_arguments(paths, cfg, jobs, None if literal_paths else stdin_name or "<stdin>")

@@ -298,35 +298,43 @@ def unstaged(path: str, cwd: str | None = None) -> bool:
 def tracked_files(cwd: str | None = None) -> list[ScanSource]:
     """Every file git tracks, as it is in the work tree, reported relative to the root: the
     regular files there (a link checked out as a file holding its target, as git does
-    without ``core.symlinks``, is read as one).
-
-    Links in the work tree (``tracked_links``), submodules and tracked files deleted from the
-    work tree are left out.
+    without ``core.symlinks``, is read as one). The rest is ``tracked_paths``'.
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
-    return [ScanSource(real, shown) for real, shown in _tracked(cwd) if _kind(real) == "file"]
+    return tracked_paths(cwd)[0]
 
 
-def tracked_links(cwd: str | None = None) -> list[tuple[str, bytes]]:
-    """Every tracked path that the work tree holds as a link, with its target: what a commit
-    stores of a link (its name and its target text), as ``staged_blobs`` gives it. A file it
-    points to is not read, inside the repository or out.
+def tracked_paths(
+    cwd: str | None = None,
+) -> tuple[list[ScanSource], list[tuple[str, bytes]]]:
+    """Every path git tracks, as the work tree holds it: the regular files, to read
+    (``tracked_files``); and what is scanned as a commit stores it, with no file read: each
+    link's target text (never the file it leads to, in the repository or out), and each
+    submodule's name, with no content (it is another repository's commit), as
+    ``staged_blobs`` gives them. Tracked paths gone from the work tree are left out.
 
     Raises:
         InvalidInputError: not inside a git work tree.
         SubstrateError: git failed.
     """
-    out = []
-    for real, shown in _tracked(cwd):
-        if _kind(real) == "link":
+    files: list[ScanSource] = []
+    stored: list[tuple[str, bytes]] = []
+    for real, shown, submodule in _tracked(cwd):
+        if submodule:
+            stored.append((shown, b""))
+            continue
+        kind = _kind(real)
+        if kind == "file":
+            files.append(ScanSource(real, shown))
+        elif kind == "link":
             try:
-                out.append((shown, os.fsencode(os.readlink(real))))
+                stored.append((shown, os.fsencode(os.readlink(real))))
             except OSError:  # gone meanwhile
                 continue
-    return out
+    return files, stored
 
 
 def _comparable(path: str) -> str:
@@ -345,10 +353,10 @@ def _kind(path: str) -> str:
     return "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else ""
 
 
-def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
-    """``(path in the work tree, path from the root)`` of each path git tracks, once,
-    submodules left out, and so are the paths below a folder the work tree holds as a link
-    (git takes them as deleted; read through the link, they would be another tree's files)."""
+def _tracked(cwd: str | None) -> Iterator[tuple[str, str, bool]]:
+    """``(path in the work tree, path from the root, whether a submodule)`` of each path git
+    tracks, once, but for the paths below a folder the work tree holds as a link (git takes
+    them as deleted; read through the link, they would be another tree's files)."""
     top = git_toplevel(cwd)
     real_top = _comparable(os.path.realpath(top))
     in_place: dict[str, bool] = {}  # folder -> whether it is where the tree has it
@@ -357,7 +365,7 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
         # "<mode> <oid> <stage>\t<path>"; a conflicted path is listed once per stage
         meta, _, name = entry.partition(b"\t")
         mode = meta.split(b" ", 1)[0].decode()
-        if not name or name in seen or mode == _SUBMODULE:
+        if not name or name in seen:
             continue
         seen.add(name)
         shown = os.fsdecode(name)
@@ -366,4 +374,4 @@ def _tracked(cwd: str | None) -> Iterator[tuple[str, str]]:
             real = _comparable(os.path.realpath(os.path.join(top, folder)))
             in_place[folder] = real == _comparable(os.path.join(real_top, folder))
         if not folder or in_place[folder]:
-            yield os.path.join(top, shown), shown
+            yield os.path.join(top, shown), shown, mode == _SUBMODULE

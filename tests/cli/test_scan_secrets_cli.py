@@ -782,6 +782,8 @@ def test_a_staged_submodule_named_with_a_secret_is_a_finding(mixle: Run, repo: P
     assert result.exit_code == 1 and GH not in result.stdout + result.stderr
     found = {(r["path"], r["line"], r["rule"]) for r in result.jsonl()}
     assert found == {("keys/[REDACTED:github_token]", 0, "github_token")}
+    everything = mixle("scan-secrets", "--all", "--jsonl")  # as CI reads the tree: the same
+    assert {(r["path"], r["line"], r["rule"]) for r in everything.jsonl()} == found
 
 
 @needs_git
