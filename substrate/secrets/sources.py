@@ -13,6 +13,7 @@ import stat
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from substrate.errors import InvalidInputError, SubstrateError
 from substrate.limits import BINARY_PROBE_BYTES
@@ -21,7 +22,6 @@ from substrate.secrets.textscan import reported_path
 # Folders a walk never enters: version control data, mixle's own shard, bytecode caches.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".mixle", "__pycache__"})
 _SUBMODULE = "160000"  # a gitlink: another repository's commit
-_GITLINK = "gitlink"  # what _parse_raw_diff gives for one, in place of an object to read
 
 
 @dataclass(frozen=True)
@@ -179,35 +179,34 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
         ],
         cwd=cwd,
     )
-    staged, removed, conflicted = _parse_raw_diff(raw)
-    gone = [os.fsdecode(p) for p in removed]
-    unmerged = [os.fsdecode(p) for p in conflicted]
-    # a submodule is another repository's commit: only its name is committed here
-    gitlinks: list[tuple[str, bytes | None]] = [
-        (os.fsdecode(path), b"") for oid, path in staged if oid == _GITLINK
-    ]
-    staged = [entry for entry in staged if entry[0] != _GITLINK]
-    if max_bytes is None:
-        return StagedChanges(_read_blobs(staged, cwd) + gitlinks, gone, unmerged=unmerged)
-    sizes = _blob_sizes(staged, cwd)
-    large = [(oid, path) for oid, path in staged if sizes.get(oid, 0) > max_bytes]
+    diff = _parse_raw_diff(raw)
+    sizes = {} if max_bytes is None else _blob_sizes(diff.staged, cwd)
+    large = [entry for entry in diff.staged if sizes.get(entry[0], 0) > (max_bytes or 0)]
     unread = set(large)
-    small = [entry for entry in staged if entry not in unread]
-    heads = [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large]
-    return StagedChanges(_read_blobs(small, cwd) + gitlinks, gone, heads, unmerged)
+    small = [entry for entry in diff.staged if entry not in unread]
+    # a submodule is another repository's commit: only its name is committed here
+    blobs = _read_blobs(small, cwd) + [(os.fsdecode(path), b"") for path in diff.gitlinks]
+    return StagedChanges(
+        blobs,
+        [os.fsdecode(path) for path in diff.removed],
+        [(os.fsdecode(path), _blob_head(oid, cwd)) for oid, path in large],
+        [os.fsdecode(path) for path in diff.unmerged],
+    )
 
 
-def _parse_raw_diff(
-    raw: bytes,
-) -> tuple[list[tuple[str, bytes]], list[bytes], list[bytes]]:
-    """``(object id, path)`` of each file with staged content, the paths removed, and those
-    with an unresolved conflict (no one content staged), from ``git diff --raw -z``:
+class _RawDiff(NamedTuple):
+    staged: list[tuple[str, bytes]]  # (object id, path) of each file with staged content
+    removed: list[bytes]  # the paths the commit removes
+    unmerged: list[bytes]  # paths with an unresolved conflict: no one content staged
+    gitlinks: list[bytes]  # submodules staged: a name, with no object of this repository
+
+
+def _parse_raw_diff(raw: bytes) -> _RawDiff:
+    """What ``git diff --raw -z`` says the commit changes:
     ":old_mode new_mode old_oid new_oid STATUS\0path\0" (renames and copies carry the
     source path, then the destination)."""
     fields = raw.split(b"\0")
-    staged: list[tuple[str, bytes]] = []
-    removed: list[bytes] = []
-    unmerged: list[bytes] = []
+    diff = _RawDiff([], [], [], [])
     i = 0
     while i < len(fields) - 1:
         meta = fields[i].decode("ascii", "replace").lstrip(":").split()
@@ -215,13 +214,15 @@ def _parse_raw_diff(
         two_paths = status in ("R", "C")
         path = fields[i + 2] if two_paths else fields[i + 1]
         if status in ("D", "R"):  # a rename removes its source as surely as a deletion
-            removed.append(fields[i + 1])
+            diff.removed.append(fields[i + 1])
         if status == "U":
-            unmerged.append(path)
+            diff.unmerged.append(path)
+        elif status and status != "D" and meta[1] == _SUBMODULE:
+            diff.gitlinks.append(path)
         elif status and status != "D":
-            staged.append((_GITLINK if meta[1] == _SUBMODULE else meta[3], path))
+            diff.staged.append((meta[3], path))
         i += 3 if two_paths else 2
-    return staged, removed, unmerged
+    return diff
 
 
 def _read_blobs(staged: list[tuple[str, bytes]], cwd: str | None) -> list[tuple[str, bytes | None]]:
