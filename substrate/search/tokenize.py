@@ -90,6 +90,21 @@ def _class_range(first: int, last: int) -> str:
     return a if first == last else f"{a}-{b}"
 
 
+# Snowball keeps the s of an acronym's plural: after consonants only ("vms", "pdfs"), or after
+# consonants and an i or a u ("kpis"; "cpus" as in "status"), so "How many CPUs" found no note
+# of "cpu". Such a stem loses its s whatever its case: a rule for capitals alone split "VMs"
+# from "vms". A digit keeps it ("k8s" names Kubernetes), and so does a double s ("css").
+_ACRONYM_PLURAL = re.compile(r"[b-df-hj-np-tv-xz]{2,}[iu]?s(?<!ss)")
+
+# Characters that print nothing, pasted from web pages and chat apps inside words ("Zü\u200brich"
+# split into "zü" and "rich" and matched nothing): soft hyphen, zero-width spaces and joiners,
+# direction marks and invisible operators, byte order mark: most of Unicode's default ignorable
+# characters, which search engines drop the same way (variation selectors still end a word).
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x034F, 0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
+    + [*range(0x2060, 0x2070), 0xFEFF]
+)
+
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000
 
@@ -111,8 +126,9 @@ class Analyzer:
         memo = self._memo
         if not text.isascii():
             # one spelling per text: composed accents (NFD from macOS file names splits a word
-            # at each mark), full-width letters and ligatures are folded to what users type
-            text = unicodedata.normalize("NFKC", text)
+            # at each mark), full-width letters and ligatures are folded to what users type,
+            # and characters that show nothing (a zero-width space, a soft hyphen) dropped
+            text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
         pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
         for cjk, word in pattern.findall(text):
             if cjk:
@@ -143,7 +159,8 @@ class Analyzer:
         kept = [w for w in words if _keep(w)]
         if not kept:
             return ()
-        return tuple(self._stemmer.stemWords(kept))
+        stems = self._stemmer.stemWords(kept)
+        return tuple(s[:-1] if _ACRONYM_PLURAL.fullmatch(s) else s for s in stems)
 
 
 def _without_accents(word: str) -> str:

@@ -48,6 +48,27 @@ def test_a_number_with_thousands_separators_is_one_term_and_its_parts(analyzer: 
     assert analyzer.terms("état 4,200") == ["etat", "4200", "4", "200"]
 
 
+def test_an_acronym_s_plural_is_its_singular_whatever_its_case(analyzer: Analyzer) -> None:
+    # Snowball keeps these s: "How many CPUs" found no note of the cpu column
+    assert analyzer.terms("CPUs VMs PDFs KPIs") == ["cpu", "vm", "pdf", "kpi"]
+    spellings = ("cpu", "CPU", "CPUs", "cpus", "CPUS", "--cpus")
+    assert {tuple(analyzer.terms(word)) for word in spellings} == {("cpu",)}
+    # a vowel, a digit or a double s before the s: a word, Kubernetes, a language
+    assert analyzer.terms("Status K8s numCPUs CSS bus") == [
+        "status",
+        "k8s",
+        "numcpus",
+        "css",
+        "bus",
+    ]
+
+
+def test_characters_that_print_nothing_do_not_split_a_word(analyzer: Analyzer) -> None:
+    # a zero-width space pasted inside "Zürich" made "zü" and "rich": nothing matched
+    assert analyzer.terms("Z\u00fc\u200brich") == analyzer.terms("Zürich") == ["zurich"]
+    assert analyzer.terms("\ufeffdata\u00adbase\u2060s") == analyzer.terms("databases")
+
+
 def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
     assert analyzer.terms("array_merge") == ["array_merge", "array", "merg"]
 
