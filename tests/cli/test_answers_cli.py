@@ -765,6 +765,42 @@ def test_ask_answers_from_a_record_s_fields(mixle: Run, tmp_path: Path) -> None:
     assert "population: 520000" in answer.stdout and "cities.csv:3" in answer.stdout
 
 
+def test_an_acronym_s_plural_is_answered_from_its_singular_in_any_case(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "CPUs" once stayed a term of its own: no note held it, and ask abstained
+    files = {"hosts.csv": "host,cpu\nbuild-01,8\nweb-01,2\n", "fleet.md": "We run 12 VMs.\n"}
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    answer = mixle("ask", "How many CPUs does build-01 have?")
+    assert answer.exit_code == 0, answer.stdout
+    assert "cpu: 8" in answer.stdout and "hosts.csv:2" in answer.stdout
+    for question in ("How many vms do we run?", "How many VMs do we run?"):
+        answer = mixle("ask", question)
+        assert answer.exit_code == 0, answer.stdout
+        assert "12 VMs" in answer.stdout and "fleet.md" in answer.stdout
+    found = mixle("search", "vms", "--json")
+    assert found.exit_code == 0 and "12 VMs" in found.stdout
+
+
+def test_which_port_is_answered_by_a_port_not_by_any_number(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "it uses Elasticsearch 8" and "PostgreSQL 12" were quoted as ports: a digit was enough
+    files = {
+        "services.md": "# search-api\n\nThe search-api is owned by Discovery. It listens on "
+        "port 8080.\n\n# billing-worker\n\nIt runs on Kubernetes in eu-west-1.\n",
+        "db.md": "# Databases\n\nThe billing-worker was upgraded to PostgreSQL 15.\n"
+        "The search-api does not use PostgreSQL; it uses Elasticsearch 8.\n",
+    }
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    answer = mixle("ask", "Which port does the search-api use?")
+    assert answer.exit_code == 0, answer.stdout
+    assert "port 8080" in answer.stdout and "Elasticsearch" not in answer.stdout
+    answer = mixle("ask", "What port does the billing-worker use?")
+    assert answer.exit_code == 1, answer.stdout
+    assert "PostgreSQL" not in answer.stdout.partition("Nearest sources")[0]
+
+
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)
