@@ -53,6 +53,7 @@ from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.linktext import as_shown
 from substrate.negated import other_side, sides
+from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
     asked_as_a_person,
@@ -204,12 +205,12 @@ class ExtractiveAnswerer:
                     have, said = have | named, f"{heading} {sentence}"
                 if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
                     continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
-                thing = _pronoun_for(heading, title, sentence)
+                thing = pronoun_for(heading, title, sentence)
                 if thing:  # "It is written in Go." under "billing-worker" speaks of it
                     if ids and _names_none_of(ids, terms(thing)):
                         continue
                     have, said = have | (terms(thing) & wanted), f"{thing} {said}"
-                elif _THING_PRONOUN.match(sentence):
+                elif THING_PRONOUN.match(sentence):
                     # "It is closed on weekends." after "The Dublin office opens at 8:00.", or
                     # under "Dublin office"; "They are based in Stockholm." under "Payments
                     # team" says nothing of the Core Platform team
@@ -412,25 +413,6 @@ _UPDATE = re.compile(
 
 # An answer's quote ends with its citation ("... [2]")
 _CITATION = re.compile(r"\s*\[\d+\]$")
-
-
-# A sentence opening with a pronoun for a thing ("It listens on port 8443.") speaks of what
-# its heading names; one for a person is left to entry_of ("She approves ...")
-_THING_PRONOUN = re.compile(r"(?:it|its|they|their|this|these)\b", re.IGNORECASE)
-
-
-def _pronoun_for(heading: str, title: str, sentence: str) -> str:
-    """What a sentence opening with a pronoun for a thing stands for, when the sentence does
-    not name it: its heading ``title`` when that is a name ("Payments team", "billing-worker"),
-    else the last identifier of its heading path (the "billing-worker" of "billing-worker >
-    Regions"); "" when there is none."""
-    if not _THING_PRONOUN.match(sentence):
-        return ""
-    if title and (identifiers(title) or named_terms(title, proper=True)):
-        thing = title
-    else:
-        thing = next(reversed(identifiers(heading)), "")
-    return "" if terms(thing) <= terms(sentence) else thing
 
 
 def _names_the_kind(candidate: Quotable, frame: Frame) -> bool:

@@ -10,11 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.alternatives import alternatives_named, names_other_alternative
 from substrate.answer import cited_numbers, strip_citations
+from substrate.antonyms import prefixed_opposites
 from substrate.context.compress import (
     ENTRY_WORDS,
     NAME_SHAPE,
+    is_heading,
     opens_as_an_entry,
     opens_with_a_name,
+    sentences,
     split_sentences,
     terms,
     titled_sentences,
@@ -24,6 +27,7 @@ from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
+from substrate.pronouns import pronoun_for
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
@@ -200,7 +204,7 @@ def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
     Okafor works ...", "Marketing works ...")."""
     if opens_as_an_entry(claim):
         return titled_sentences(evidence, whose=True)
-    plain = titled_sentences(evidence)
+    plain = _with_things(evidence, titled_sentences(evidence))
     if not opens_with_a_name(claim):
         return plain
     headed = titled_sentences(evidence, whose=True)
@@ -208,6 +212,26 @@ def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
         entry if entry != sentence and _opens_with_one_of(sentence, wanted) else sentence
         for sentence, entry in zip(plain, headed, strict=True)
     ]
+
+
+def _with_things(evidence: str, read: list[str]) -> list[str]:
+    """``read`` (the sentences of ``evidence``) with each that opens with a pronoun for a thing
+    written as the answerer quotes it, after the thing its headings name: "It runs on
+    Kubernetes." under "## billing-worker" says "billing-worker: It runs on Kubernetes."."""
+    out: list[str] = []
+    title = ""
+    open_headings: list[tuple[int, str]] = []  # the headings above, by level
+    for sentence, as_read in zip(sentences(evidence, led=True), read, strict=True):
+        if is_heading(sentence):
+            level = len(sentence) - len(sentence.lstrip("#"))
+            title = sentence.lstrip("#").strip()
+            open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
+        elif as_read == sentence:
+            path = " ".join(heading for _, heading in open_headings)
+            thing = pronoun_for(path, title, sentence)
+            as_read = f"{thing}: {sentence}" if thing else sentence
+        out.append(as_read)
+    return out
 
 
 def _opens_with_one_of(sentence: str, wanted: frozenset[str]) -> bool:
@@ -342,6 +366,8 @@ _OPPOSITES = (
     ("automatic automated automatically", "manual manually"),
     ("subject", "exempt"),
     ("eligible", "ineligible"),
+    ("strongly highly heavily greatly significantly", "weakly slightly mildly marginally barely"),
+    ("strong", "weak"),
 )
 # The same for words that are no index terms (or not all of them), told as written
 _WORD_OPPOSITES = (
@@ -370,14 +396,18 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
     ``words``: only then is it about the same thing ("other formats are rejected" is not about
     "accepted uploads"). A clause saying both words is judged on the rest."""
     table, word_table = _opposite_terms(), _opposite_words()
-    written = {word for word in _WORD.findall(claim.lower()) if word in word_table}
+    claimed = set(_WORD.findall(claim.lower()))
+    written = {word for word in claimed if word in word_table}
+    # "independent" where the clause says "dependent", "decrypted" where it says "encrypted"
+    prefixed = {word: prefixed_opposites(word) for word in claimed}
     for clause in _JOINED_CLAUSE.split(sentence):
         found = terms(clause)
         swapped = {
             word for word in words if word not in found and table.get(word, frozenset()) & found
         }
-        said = set(_WORD.findall(clause.lower())) if written else set()
+        said = set(_WORD.findall(clause.lower()))
         turned = {word for word in written - said if word_table[word] & said}
+        turned |= {word for word in claimed - said if prefixed[word] & said}
         if (swapped or turned) and words - swapped - terms(" ".join(turned)) <= found:
             return True
     return False

@@ -622,3 +622,45 @@ OPPOSED = (
 )
 def test_opposites_and_numbers_in_words(claim: str, supported: bool) -> None:
     assert content_overlap(OPPOSED, claim) is supported
+
+
+PREFIXED = (
+    "The billing cache is strongly dependent on the primary database. The search service is "
+    "only slightly affected by network latency. Backups are encrypted at rest. The audit log "
+    "is readable by every engineer."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("The billing cache is dependent on the primary database.", True),
+        ("The billing cache is independent of the primary database.", False),  # a prefix
+        ("The billing cache is weakly dependent on the primary database.", False),  # a degree
+        ("The search service is affected by network latency.", True),
+        ("The search service is unaffected by network latency.", False),
+        ("The search service is strongly affected by network latency.", False),
+        ("Backups are encrypted at rest.", True),
+        ("Backups are decrypted at rest.", False),  # prefixes traded
+        ("The audit log is readable by every engineer.", True),
+        ("The audit log is unreadable by every engineer.", False),
+    ],
+)
+def test_a_word_made_opposite_by_a_prefix_or_a_degree_is_no_support(
+    claim: str, supported: bool
+) -> None:
+    # each of the unsupported claims was read as supported: all its other words are there
+    assert content_overlap(PREFIXED, claim) is supported
+
+
+def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the_thing() -> None:
+    # the answerer quoted "billing-worker: It runs on Kubernetes ..." and its own check then
+    # found no source saying it: "It" was not read as the heading's billing-worker
+    services = (
+        "# billing-worker\n\nThe billing-worker is owned by the Payments team. It runs on "
+        "Kubernetes in eu-west-1.\n\n# search-api\n\nIt listens on port 8080."
+    )
+    assert content_overlap(services, "The billing-worker runs on Kubernetes in eu-west-1.")
+    assert content_overlap(services, "billing-worker: It runs on Kubernetes in eu-west-1.")
+    assert content_overlap(services, "The search-api listens on port 8080.")
+    assert not content_overlap(services, "The search-api runs on Kubernetes in eu-west-1.")
