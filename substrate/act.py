@@ -241,8 +241,12 @@ def investigate(
             f"{len(steps)} action(s) -- escalate rather than guess"
         )
     else:
-        answer = answerer(question, "\n".join(evidence))
+        # an answerer that says nothing abstains, as in ``answer_from_substrate``; one that
+        # adds a secret (from its own context) has it masked
+        answer = safe_text((answerer(question, "\n".join(evidence)) or "").strip()) or None
         note = f"answered from {len(evidence)} fragment(s) across {len(steps)} action(s)"
+        if answer is None:
+            note = f"abstained: the answerer gave no answer from {len(evidence)} fragment(s)"
     result = Investigation(question, answer, answer is None, confidence, steps, note)
     emit(
         telemetry,

@@ -468,7 +468,7 @@ def answer_from_substrate(
         answerer: ``(question, context_text) -> answer``, or an object with
             ``answer_packet(question, packet)``; called only when the evidence clears the bar.
         budget: the context budget for the answerer (default 2000 characters).
-        hops: 1 for a single retrieval; more for a multi-hop chain of that many hops.
+        hops: 1 (or 0) for a single retrieval; more for a multi-hop chain of that many hops.
         min_evidence: fewest relevant items needed to attempt an answer.
         min_confidence: heuristic confidence (see ``answerability``) below which the answer is
             withheld. The reference defaulted to 0.1 on a different scale; 0.5 is the decision
@@ -479,8 +479,8 @@ def answer_from_substrate(
         min_relevance: retrieval-score floor for evidence.
         telemetry: an optional recorder.
     """
-    if hops < 1:
-        raise InvalidInputError(f"hops must be >= 1, got {hops}")
+    if hops < 0:
+        raise InvalidInputError(f"hops must be >= 0, got {hops}")
     budget = ContextBudget.given(budget)
     allowed = merge_scopes(scope, scopes)
     asked = question  # the question as given is what the answer reports (masked)

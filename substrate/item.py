@@ -78,6 +78,8 @@ class SubstrateItem:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SubstrateItem:
         """Rebuild an item, ignoring fields written by a newer version of the format."""
+        if not isinstance(d, dict):
+            raise InvalidInputError(f"an item must be a JSON object, not {type(d).__name__}")
         known = {k: v for k, v in d.items() if k in FIELD_NAMES}
         if len(known) != len(d):
             log.debug("ignoring unknown item fields: %s", sorted(set(d) - FIELD_NAMES))

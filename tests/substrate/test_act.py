@@ -89,6 +89,16 @@ def test_investigate_fires_best_first_and_stops_early() -> None:
     assert set(inv.as_dict()) >= {"question", "answer", "abstained", "confidence", "note", "trace"}
 
 
+def test_an_answerer_that_says_nothing_abstains_and_one_that_adds_a_secret_is_masked() -> None:
+    found = fixed("found", ["fact one"], description="refund policy", base=0.5)
+    inv = investigate("refund policy", [found], lambda q, c: "  ")
+    assert inv.abstained and inv.answer is None and "no answer" in inv.note
+    token = "ghp_" + "Q8vKq2LmN5pXw7Tz3YbH9cJd1FgA6sUe4Qo0"
+    inv = investigate("refund policy", [found], lambda q, c: f"use {token}")
+    assert not inv.abstained and inv.answer is not None and "[REDACTED:" in inv.answer
+    assert token not in str(inv.as_dict())
+
+
 def test_budget_skips_expensive_actions_but_not_cheaper_later_ones() -> None:
     big = fixed("big", ["x"], cost=5.0, description="refund", base=2.0)
     small = fixed("small", ["y"], cost=1.0, description="refund", base=0.2)

@@ -179,7 +179,12 @@ def test_multihop_answers_follow_links(shop: Substrate) -> None:
     assert not result.abstained
     assert "model" in [i.id for i in result.context.items]
     with pytest.raises(InvalidInputError):
-        answer_from_substrate(shop, QUESTION, Recording(), hops=0)
+        answer_from_substrate(shop, QUESTION, Recording(), hops=-1)
+
+
+def test_zero_hops_is_a_single_retrieval_as_in_the_seed_api(shop: Substrate) -> None:
+    one, zero = (answer_from_substrate(shop, QUESTION, Recording(), hops=n) for n in (1, 0))
+    assert not zero.abstained and zero.as_dict() == one.as_dict()
 
 
 def test_telemetry_events(shop: Substrate) -> None:

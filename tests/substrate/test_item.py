@@ -67,6 +67,9 @@ def test_from_json_tolerates_newer_fields() -> None:
 def test_from_json_without_kind_fails_clearly() -> None:
     with pytest.raises(InvalidInputError, match="kind"):
         SubstrateItem.from_json({"text": "x"})
+    for not_an_object in ([1], "x", None):
+        with pytest.raises(InvalidInputError, match="JSON object"):
+            SubstrateItem.from_json(not_an_object)  # type: ignore[arg-type]
 
 
 def test_numbers_and_entries_read_back_pass_over_other_shapes() -> None:
