@@ -602,19 +602,21 @@ def _adapt(
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
     writes_to = app_state.write_scope(scope, by)
-    try:
-        adapter(substrate, target, scope=writes_to, report=report, **options)
-    except InvalidInputError:
-        if not report.issues:
-            raise  # not the input's content: a usage error (an unsupported format)
+    # The adapter reads the stored items it replaces or carries over: it runs under the lock,
+    # with the scope checked again there, so that a publish or an approval another process
+    # saves meanwhile is not written over with the version read before it, nor a grant
+    # saved since the first check written past.
+    with substrate.exclusive():
+        app_state.write_scope(writes_to, by)
+        try:
+            adapter(substrate, target, scope=writes_to, report=report, **options)
+        except InvalidInputError:
+            if not report.issues:
+                raise  # not the input's content: a usage error (an unsupported format)
+        if substrate.unsaved:
+            substrate.save()
     if read is not None and not report.files:  # read here: its outcome, as the others give
         _note_file(report, report.root)
-    if substrate.unsaved:
-        # the scope the items carry, checked again as they are saved, under the lock: a grant
-        # saved since the first check must not be written past
-        with substrate.exclusive():
-            app_state.write_scope(writes_to, by)
-            substrate.save()
     _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
 
 

@@ -594,6 +594,35 @@ def test_rm_checks_its_items_as_they_are_once_it_holds_the_lock(
     assert kept is not None and kept.scope == "public"
 
 
+def test_ingest_docs_reads_what_it_replaces_once_it_holds_the_lock(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the explicit ingest commands once read the stored items before taking the lock: a
+    # publish saved in between was written over with the version read before it, and the
+    # item was back in local, out of the reviewed scope it had been published to
+    from substrate.spaces import publish
+
+    passages = tmp_path / "passages.jsonl"
+    passages.write_text('"the first passage"\n')
+    assert mixle("ingest-docs", str(passages)).exit_code == 0
+    mixle("grant", "alice", "public")
+    (item,) = Substrate(isolated_shard_env).all()
+    passages.write_text('"the first passage"\n"one more"\n')  # its items are written again
+
+    def published() -> None:
+        other = Substrate(isolated_shard_env)
+        assert publish(other, [item.id], to="public", by="alice") == [item.id]
+        other.save()
+        other.close()
+
+    fired = _before_the_lock(monkeypatch, published)
+    again = mixle("ingest-docs", str(passages))
+    assert fired and again.exit_code == 0, again.stderr
+    kept = Substrate(isolated_shard_env).get(item.id)
+    assert kept is not None and kept.scope == "public"
+    assert kept.provenance.get("version") == 1
+
+
 def test_add_and_ingest_docs_check_the_scope_and_links_once_they_hold_the_lock(
     mixle: Run, add: Add, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
