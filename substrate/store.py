@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import stat
+import sys
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,9 +74,32 @@ def encode(item: SubstrateItem) -> bytes:
     if problem is not None:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
     try:
-        return orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+        line = orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError as exc:  # a string with lone surrogates, a foreign object
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {exc}") from None
+    # orjson writes NaN and infinity as null: the value would come back as None. Only a line
+    # holding a null can hold one, so most items are not walked.
+    if b"null" in line and _holds_non_finite((item.payload, item.provenance)):
+        raise InvalidInputError(
+            f"item {item.id!r} cannot be saved: its payload or provenance holds a number that "
+            "is not finite (NaN or infinity), which JSON cannot carry"
+        )
+    return line + b"\n"
+
+
+def _holds_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds, at any depth, a float (or a numpy array of them) that is NaN
+    or infinite."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_holds_non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_non_finite(v) for v in value)
+    numpy = sys.modules.get("numpy")  # an array came with it imported
+    if numpy is not None and isinstance(value, numpy.ndarray | numpy.floating):
+        return value.dtype.kind in "fc" and not bool(numpy.isfinite(value).all())
+    return False
 
 
 def _refuse_special_files(root: Path) -> None:

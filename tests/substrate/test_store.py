@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pytest
 
@@ -529,6 +530,27 @@ def test_a_badly_typed_item_is_refused_at_put_and_at_save_and_the_shard_stays_re
         s.save()
     again = Substrate(tmp_path)
     assert again.get(good).text == "good" and len(again) == 1
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"x": float("nan")},
+        {"deep": [1, {"y": float("-inf")}]},
+        {"vector": np.array([0.5, np.nan])},
+        {"score": np.float32("inf")},
+    ],
+)
+def test_a_number_that_is_not_finite_is_refused_not_saved_as_null(
+    tmp_path: Path, payload: dict[str, object]
+) -> None:
+    # orjson writes NaN as null: the item read back had None where the caller put a number
+    s = Substrate(tmp_path)
+    with pytest.raises(InvalidInputError, match="not finite"):
+        s.put(SubstrateItem("text", "measured", payload=payload))
+    kept = s.add("text", "kept", payload={"none": None, "vector": np.array([1.0, 2.0])})
+    s.save()
+    assert Substrate(tmp_path).get(kept).payload == {"none": None, "vector": [1.0, 2.0]}
 
 
 def test_reading_past_the_end_of_a_shrunken_log_fails_instead_of_spinning(tmp_path: Path) -> None:
