@@ -35,14 +35,6 @@ _DAY = re.compile(
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WEB = re.compile(r"\bhttps?://|\bwww\.")
 _DIGIT = re.compile(r"\d")
-# A port as notes give one: after the word ("port 8443", "Ports: 80, 443"), after a host and a
-# colon ("db-01:5432"), with its protocol ("443/tcp"), or where something listens or binds. A
-# bare number is none: "PostgreSQL 12", "Elasticsearch 8" and "eu-west-1" answered "which port".
-_PORT = re.compile(
-    r"\bports?\b\D{0,20}\d|\w:\d{2,5}\b|\b\d{2,5}/(?:tcp|udp)\b"
-    r"|\b(?:listen(?:s|ing)?|bound|binds?)\s+(?:on|to)\s+(?:[\w.-]*:)?\d",
-    re.IGNORECASE,
-)
 
 
 def _anything(_sentence: str) -> bool:
@@ -163,8 +155,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"e-?mail(?:\s+address)?", _email),
     (r"(?:ip|street|postal|mailing)\s+address|address", _address),
     (r"(?:phone|telephone|mobile)(?:\s+number)?", _phone),
-    (r"number", _DIGIT.search),
-    (r"port", _PORT.search),
+    (r"number|port", _DIGIT.search),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
     (r"city|town|country|place|location", states_place),

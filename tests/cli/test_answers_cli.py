@@ -782,25 +782,6 @@ def test_an_acronym_s_plural_is_answered_from_its_singular_in_any_case(
     assert found.exit_code == 0 and "12 VMs" in found.stdout
 
 
-def test_which_port_is_answered_by_a_port_not_by_any_number(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
-) -> None:
-    # "it uses Elasticsearch 8" and "PostgreSQL 12" were quoted as ports: a digit was enough
-    files = {
-        "services.md": "# search-api\n\nThe search-api is owned by Discovery. It listens on "
-        "port 8080.\n\n# billing-worker\n\nIt runs on Kubernetes in eu-west-1.\n",
-        "db.md": "# Databases\n\nThe billing-worker was upgraded to PostgreSQL 15.\n"
-        "The search-api does not use PostgreSQL; it uses Elasticsearch 8.\n",
-    }
-    _ingested_notes(mixle, tmp_path / "notes", files)
-    answer = mixle("ask", "Which port does the search-api use?")
-    assert answer.exit_code == 0, answer.stdout
-    assert "port 8080" in answer.stdout and "Elasticsearch" not in answer.stdout
-    answer = mixle("ask", "What port does the billing-worker use?")
-    assert answer.exit_code == 1, answer.stdout
-    assert "PostgreSQL" not in answer.stdout.partition("Nearest sources")[0]
-
-
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)
