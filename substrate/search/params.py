@@ -14,8 +14,8 @@ from typing import Any
 FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
 # 2: NFKC before splitting words; 3: accents dropped from Latin words; 4: sections searched;
-# 5: a number with thousands separators is one term; 6: and its parts too; 7: an acronym's
-# plural ("cpus", "vms") is its singular, and characters that print nothing are dropped
+# 5: a number with thousands separators is one term; 6: and its parts too; 7: the plurals
+# of common acronyms ("cpus", "vms") are their singulars; characters that print nothing dropped
 ANALYZER_VERSION = 7
 
 

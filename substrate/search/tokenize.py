@@ -90,11 +90,18 @@ def _class_range(first: int, last: int) -> str:
     return a if first == last else f"{a}-{b}"
 
 
-# Snowball keeps the s of an acronym's plural: after consonants only ("vms", "pdfs"), or after
-# consonants and an i or a u ("kpis"; "cpus" as in "status"), so "How many CPUs" found no note
-# of "cpu". Such a stem loses its s whatever its case: a rule for capitals alone split "VMs"
-# from "vms". A digit keeps it ("k8s" names Kubernetes), and so does a double s ("css").
-_ACRONYM_PLURAL = re.compile(r"[b-df-hj-np-tv-xz]{2,}[iu]?s(?<!ss)")
+# The plurals of acronyms whose s Snowball keeps (no vowel before it, or one alone: "vms",
+# "cpus", "kpis"), each with its singular, so that "How many CPUs" finds the note of a cpu
+# column whatever the case. A list, not a rule: a rule that took the s from every such stem
+# merged the acronyms that end in S with others ("tls" with the "tl" of "TL;DR", "gcs" with
+# "gc", "gbps" with "gbp").
+_ACRONYM_PLURALS = {
+    plural: plural[:-1]
+    for plural in (
+        "cpus gpus tpus npus vcpus vms pdfs ssds hdds pcs dbs kpis slas slos okrs prs cves "
+        "sdks vpns vpcs cdns rpcs llms ttls jwts acls crds pvcs gbs mbs tbs kbs hrs"
+    ).split()
+}
 
 # Characters that print nothing, pasted from web pages and chat apps inside words ("Zü\u200brich"
 # split into "zü" and "rich" and matched nothing): soft hyphen, zero-width spaces and joiners,
@@ -104,6 +111,8 @@ _INVISIBLE = dict.fromkeys(
     [0x00AD, 0x034F, 0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
     + [*range(0x2060, 0x2070), 0xFEFF]
 )
+
+_INVISIBLE_AS_LETTER = dict.fromkeys(_INVISIBLE, "x")  # same length: spans keep their place
 
 # Bounds the memo so that a long-lived process indexing an unbounded stream stays bounded.
 _MAX_MEMO = 400_000
@@ -160,7 +169,7 @@ class Analyzer:
         if not kept:
             return ()
         stems = self._stemmer.stemWords(kept)
-        return tuple(s[:-1] if _ACRONYM_PLURAL.fullmatch(s) else s for s in stems)
+        return tuple(_ACRONYM_PLURALS.get(stem, stem) for stem in stems)
 
 
 def _without_accents(word: str) -> str:
@@ -189,7 +198,10 @@ def _bigrams(run: str) -> Iterator[str]:
 def word_spans(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each stretch of ``text`` the analyzer turns into terms: each word,
     and each character bigram of a CJK run (so a match can be shown where it is)."""
-    pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
+    if text.isascii():
+        pattern = _ASCII_TOKEN_RE
+    else:  # a character that prints nothing is inside its word, as terms() drops it
+        pattern, text = _token_re(), text.translate(_INVISIBLE_AS_LETTER)
     for match in pattern.finditer(text):
         if match.group(1):
             start, end = match.span(1)

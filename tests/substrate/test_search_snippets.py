@@ -17,6 +17,15 @@ def test_matches_follow_the_analyzer() -> None:
     assert matches == ["Extract", "ARCHIVE", "extracting", "archives"]
 
 
+def test_a_word_with_a_character_that_prints_nothing_is_marked_whole() -> None:
+    # search found "Zü\u200brich" for "zurich" (the analyzer drops the character), but the
+    # snippet marked nothing: its spans split the word there
+    text, spans, _ = marked(
+        "Office in Z\u00fc\u200brich, a co\u00adoperative.", "zurich cooperative"
+    )
+    assert spans == ["Z\u00fc\u200brich", "co\u00adoperative"]
+
+
 def test_case_variants_are_one_match() -> None:
     assert marked("Refund refund REFUND", "refund")[2] == ["Refund"]
 

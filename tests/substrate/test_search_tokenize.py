@@ -53,14 +53,10 @@ def test_an_acronym_s_plural_is_its_singular_whatever_its_case(analyzer: Analyze
     assert analyzer.terms("CPUs VMs PDFs KPIs") == ["cpu", "vm", "pdf", "kpi"]
     spellings = ("cpu", "CPU", "CPUs", "cpus", "CPUS", "--cpus")
     assert {tuple(analyzer.terms(word)) for word in spellings} == {("cpu",)}
-    # a vowel, a digit or a double s before the s: a word, Kubernetes, a language
-    assert analyzer.terms("Status K8s numCPUs CSS bus") == [
-        "status",
-        "k8s",
-        "numcpus",
-        "css",
-        "bus",
-    ]
+    # not a plural of a common acronym: a word, Kubernetes, an identifier, acronyms ending in S
+    # (once merged with the "tl" of "TL;DR", "gc" and "gbp"), a name
+    words = "Status K8s numCPUs CSS TLS GCS Gbps plus Chris"
+    assert analyzer.terms(words) == [word.lower() for word in words.split()]
 
 
 def test_characters_that_print_nothing_do_not_split_a_word(analyzer: Analyzer) -> None:
