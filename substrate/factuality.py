@@ -219,17 +219,19 @@ def _with_things(evidence: str, read: list[str]) -> list[str]:
     written as the answerer quotes it, after the thing its headings name: "It runs on
     Kubernetes." under "## billing-worker" says "billing-worker: It runs on Kubernetes."."""
     out: list[str] = []
-    title = ""
+    title = before = ""
     open_headings: list[tuple[int, str]] = []  # the headings above, by level
     for sentence, as_read in zip(sentences(evidence, led=True), read, strict=True):
         if is_heading(sentence):
             level = len(sentence) - len(sentence.lstrip("#"))
-            title = sentence.lstrip("#").strip()
+            title, before = sentence.lstrip("#").strip(), ""
             open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
         elif as_read == sentence:
             path = " ".join(heading for _, heading in open_headings)
-            thing = pronoun_for(path, title, sentence)
+            thing = pronoun_for(path, title, sentence, before)
             as_read = f"{thing}: {sentence}" if thing else sentence
+        if not is_heading(sentence):
+            before = sentence
         out.append(as_read)
     return out
 
@@ -366,7 +368,7 @@ _OPPOSITES = (
     ("automatic automated automatically", "manual manually"),
     ("subject", "exempt"),
     ("eligible", "ineligible"),
-    ("strongly highly heavily greatly significantly", "weakly slightly mildly marginally barely"),
+    ("strongly highly heavily greatly", "weakly slightly mildly marginally barely"),
     ("strong", "weak"),
 )
 # The same for words that are no index terms (or not all of them), told as written
@@ -407,7 +409,10 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
         }
         said = set(_WORD.findall(clause.lower()))
         turned = {word for word in written - said if word_table[word] & said}
-        turned |= {word for word in claimed - said if prefixed[word] & said}
+        # (not when the clause says the word too, inflected: "depends ... independent of")
+        turned |= {
+            word for word in claimed - said if prefixed[word] & said and not terms(word) <= found
+        }
         if (swapped or turned) and words - swapped - terms(" ".join(turned)) <= found:
             return True
     return False

@@ -664,3 +664,34 @@ def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the
     assert content_overlap(services, "billing-worker: It runs on Kubernetes in eu-west-1.")
     assert content_overlap(services, "The search-api listens on port 8080.")
     assert not content_overlap(services, "The search-api runs on Kubernetes in eu-west-1.")
+    # "It" after a sentence naming another thing may be that thing's
+    moved = (
+        "## billing-worker\n\nThis week the ledger-api moved to Kubernetes. It now runs in "
+        "eu-west-1."
+    )
+    assert not content_overlap(moved, "billing-worker runs in eu-west-1.")
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim"),
+    [
+        ("The invoice shows the item count and the discounts.", "The invoice shows the discount."),
+        (
+            "The log agent runs in each pod, side by side with the app.",
+            "The log agent runs inside each pod.",
+        ),
+        ("Deploy to non-prod first, then to prod.", "Deploy to nonprod first."),
+        (
+            "The worker depends on Redis, independent of how Postgres is configured.",
+            "The worker is dependent on Redis.",
+        ),
+        (
+            "Latency dropped sharply after the upgrade, with CPU slightly higher.",
+            "Latency dropped significantly after the upgrade.",
+        ),
+    ],
+)
+def test_a_prefix_that_makes_another_word_is_no_opposite(evidence: str, claim: str) -> None:
+    # each was called unsupported once prefixes made opposites: "count" and "discount", "side"
+    # and "inside", "prod" and "nonprod"; "dependent" said as "depends"; "slightly" of the CPU
+    assert content_overlap(evidence, claim)
