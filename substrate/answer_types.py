@@ -76,10 +76,60 @@ _INITIALS = re.compile(r"[A-Z]{2,}s?")
 
 def _a_place_name(word: str) -> bool:
     """Whether ``word`` (after a word that places) may name a place: capitalised, not
-    initials other than a place's."""
-    if not word[:1].isupper():
+    initials other than a place's, nor spelt as a product ("upgraded to PostgreSQL 15",
+    "deployed to GitLab"), nor a month or a day ("in March")."""
+    if word in _PLACE_INITIALS:
+        return True
+    if not word[:1].isupper() or _PRODUCT.match(word) or _TIME_NAME.fullmatch(word):
         return False
-    return _INITIALS.fullmatch(word) is None or word in _PLACE_INITIALS
+    return _INITIALS.fullmatch(word) is None
+
+
+# A capital or a digit after a word's first letter: no place is spelt so ("MySQL", "K8s")
+_PRODUCT = re.compile(r".[^\W\d_]*[A-Z0-9]")
+_TIME_NAME = re.compile(rf"{_MONTH}|{_WEEKDAY}s?", re.IGNORECASE)
+
+
+def _port(sentence: str) -> bool:
+    """A network port, or a harbour, which is a place: "which port" asks for either ("In which
+    port is the head of Marine Engineering based?"). A port is said by the word ("port 8443",
+    "SERVER_PORT=8080"), or by a number that may be one ("listens at 8443", "db-01:5432",
+    "TCP 9102"), not by any digit: "PostgreSQL 12", "Elasticsearch 8", "eu-west-1", "04:00"
+    and "every 30 minutes" answered "which port"."""
+    if _NAMED_PORT.search(sentence) or _HARBOUR.search(sentence) or states_place(sentence):
+        return True
+    return any(_may_be_a_port(sentence, found) for found in _PORT_NUMBER.finditer(sentence))
+
+
+# The word and a number within a few words: "port 8443", "Ports: 80, 443", "DB_PORT: 5432"
+_NAMED_PORT = re.compile(r"(?<![^\W_])ports?\b\D{0,20}\d", re.IGNORECASE)
+# A harbour named as one: "Home port: Skelby", "the port of Lunde", "its port is Orran Isle"
+_HARBOUR = re.compile(r"(?i:\bport(?:[ \t]*:|[ \t]+(?:is|of)))[ \t]+[A-Z][a-z]")
+# Two to five digits on their own, or after a host and a colon: not part of a word, a decimal,
+# a grouped number, a range or a share ("v2", "1.25", "4,200", "10-20", "50%")
+_PORT_NUMBER = re.compile(r"(?:(?<=[\w-]:)|(?<![\w.,:-]))\d{2,5}(?![\w%-]|[.,:]\d)")
+_HOUR_BEFORE = re.compile(r"(?<![\w-])\d{1,2}:$")  # "04:00" is a time
+# A product's name before its version ("PostgreSQL 12", "Postgres 15"): capitalised, and not
+# initials ("TCP 9102", "EXPOSE 8443")
+_PRODUCT_BEFORE = re.compile(r"\b[A-Z][a-z][\w-]*\s+$")
+_UNIT_AFTER = re.compile(
+    r"\s*(?:[kmgtp]i?b|bytes?|ms|s|secs?|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|"
+    r"months?|years?|percent|times|x|items?|users?|requests?|rows|lines|files|nodes|"
+    r"replicas|cores|cpus?|gpus?)\b",
+    re.IGNORECASE,
+)
+
+
+def _may_be_a_port(sentence: str, found: re.Match[str]) -> bool:
+    """Whether the number ``found`` may be a port: within the range, not a year, a time, a
+    product's version or an amount of a unit."""
+    start, end = found.span()
+    if not 1 <= int(found.group()) <= 65535 or _YEAR.fullmatch(found.group()):
+        return False
+    before = sentence[max(0, start - 40) : start]
+    if _HOUR_BEFORE.search(before) or _PRODUCT_BEFORE.search(before):
+        return False
+    return _UNIT_AFTER.match(sentence, end) is None
 
 
 def _email(sentence: str) -> bool:
@@ -149,13 +199,41 @@ def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
 
+# "When was the Payments team formed?", "When does the office open?": "when" and a verb's
+# helper ask for a time; "When the build fails, who ...?" does not
+_ASKS_WHEN = re.compile(
+    r"\s*(?:(?:and|so|but)\s+)?(?:since\s+|until\s+)?when\s+(?:is|was|are|were|do|does|did|will|"
+    r"would|should|can|could|has|have|had|must)\b",
+    re.IGNORECASE,
+)
+# A time said in words: relative to now or to another event, or how often
+_TIME_WORDS = re.compile(
+    r"\b(?:ago|last|next|every|each|daily|weekly|monthly|quarterly|yearly|annually|nightly|"
+    r"hourly|since|until|till|before|after|during|once|twice|weekends?|holidays?|q[1-4]|"
+    r"quarter|soon|later|earlier|immediately|now|never|always)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(question: str) -> bool:
+    """Whether ``question`` asks when something is, was or happens."""
+    return _ASKS_WHEN.match(question) is not None
+
+
+def states_time(sentence: str) -> bool:
+    """Whether ``sentence`` says when: a date, a day, a year, a time of day, or a time in
+    words ("last week", "after the deploy", "every Monday")."""
+    return _day(sentence) or any(found.search(sentence) for found in (_TIME, _TIME_WORDS))
+
+
 # Each kind of value, as questions name it, and the test of a sentence that states one
 # (longer names first: "email address" before "address").
 _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"e-?mail(?:\s+address)?", _email),
     (r"(?:ip|street|postal|mailing)\s+address|address", _address),
     (r"(?:phone|telephone|mobile)(?:\s+number)?", _phone),
-    (r"number|port", _DIGIT.search),
+    (r"number", _DIGIT.search),
+    (r"port", _port),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
     (r"city|town|country|place|location", states_place),

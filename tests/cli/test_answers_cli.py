@@ -782,6 +782,49 @@ def test_an_acronym_s_plural_is_answered_from_its_singular_in_any_case(
     assert found.exit_code == 0 and "12 VMs" in found.stdout
 
 
+def test_which_port_is_answered_by_a_port_or_a_harbour_not_by_any_number(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "it uses Elasticsearch 8" and "PostgreSQL 12" were quoted as ports: a digit was enough
+    files = {
+        "services.md": "# search-api\n\nThe search-api is owned by Discovery. It listens on "
+        "port 8080.\n\n# billing-worker\n\nIt runs on Kubernetes in eu-west-1.\n",
+        "db.md": "# Databases\n\nThe billing-worker was upgraded to PostgreSQL 15.\n"
+        "The search-api does not use PostgreSQL; it uses Elasticsearch 8.\n",
+        "vessels.md": "# MV Gannet\n\nMaster: Rolf Vikander. Home port: Orran Isle.\n",
+    }
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    answer = mixle("ask", "Which port does the search-api use?")
+    assert answer.exit_code == 0, answer.stdout
+    assert "port 8080" in answer.stdout and "Elasticsearch" not in answer.stdout
+    answer = mixle("ask", "What port does the billing-worker use?")
+    assert answer.exit_code == 1, answer.stdout
+    assert "PostgreSQL" not in answer.stdout.partition("Nearest sources")[0]
+    answer = mixle("ask", "What is the home port of MV Gannet?")  # a harbour, which is a place
+    assert answer.exit_code == 0 and "Orran Isle" in answer.stdout, answer.stdout
+
+
+def test_when_is_answered_by_a_sentence_saying_when_what_was_asked_happened(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "When was the Payments team formed?" quoted "The Payments team is led by Maria Lopez."
+    # (two of its three words, under a "Teams" heading), then "Its on-call rotation changes
+    # every Monday." (a time, of another event)
+    teams = (
+        "# Teams\n\n## Payments\nThe Payments team is led by Maria Lopez. Its on-call rotation "
+        "changes every Monday.\n\n## Discovery\nThe Discovery team is led by Ken Ito. It was "
+        "formed in 2021.\n"
+    )
+    _ingested_notes(mixle, tmp_path / "notes", {"teams.md": teams})
+    answer = mixle("ask", "When was the Payments team formed?")
+    assert answer.exit_code == 1, answer.stdout
+    assert "Maria Lopez" not in answer.stdout and "Monday" not in answer.stdout
+    answer = mixle("ask", "When was the Discovery team formed?")
+    assert answer.exit_code == 0 and "formed in 2021" in answer.stdout, answer.stdout
+    answer = mixle("ask", "When does the Payments on-call rotation change?")
+    assert answer.exit_code == 0 and "every Monday" in answer.stdout, answer.stdout
+
+
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)
