@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.answer import (
     CONFIDENCE_KIND,
     DEFAULT_MIN_RELEVANCE,
+    answer_text,
     unmentioned_in,
     unmentioned_weight,
 )
@@ -243,7 +244,7 @@ def investigate(
     else:
         # an answerer that says nothing abstains, as in ``answer_from_substrate``; one that
         # adds a secret (from its own context) has it masked
-        answer = safe_text((answerer(question, "\n".join(evidence)) or "").strip()) or None
+        answer = safe_text(answer_text(answerer(question, "\n".join(evidence)))) or None
         note = f"answered from {len(evidence)} fragment(s) across {len(steps)} action(s)"
         if answer is None:
             note = f"abstained: the answerer gave no answer from {len(evidence)} fragment(s)"

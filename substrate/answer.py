@@ -445,6 +445,19 @@ def _top_sentences(evidence: Sequence[SubstrateItem]) -> Iterator[str]:
         yield from sentences(item_text(item))
 
 
+def answer_text(reply: object) -> str:
+    """What an answerer returned, stripped: "" for None (it gave nothing).
+
+    Raises:
+        InvalidInputError: the answerer returned something other than text.
+    """
+    if reply is None:
+        return ""
+    if not isinstance(reply, str):
+        raise InvalidInputError(f"the answerer must return text, not {type(reply).__name__}")
+    return reply.strip()
+
+
 def answer_from_substrate(
     substrate: Substrate,
     question: str,
@@ -555,7 +568,7 @@ def answer_from_substrate(
         else:
             text = answerer(question, packet.render())
         # the evidence holds no secret, but an answerer may add one (from its own context)
-        found, masked = detect_and_redact((text or "").strip())
+        found, masked = detect_and_redact(answer_text(text))
         stated, text = len(found.findings), masked or None
         if text:
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives

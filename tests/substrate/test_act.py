@@ -97,6 +97,8 @@ def test_an_answerer_that_says_nothing_abstains_and_one_that_adds_a_secret_is_ma
     inv = investigate("refund policy", [found], lambda q, c: f"use {token}")
     assert not inv.abstained and inv.answer is not None and "[REDACTED:" in inv.answer
     assert token not in str(inv.as_dict())
+    with pytest.raises(InvalidInputError, match="must return text"):
+        investigate("refund policy", [found], lambda q, c: 42)  # type: ignore[arg-type,return-value]
 
 
 def test_budget_skips_expensive_actions_but_not_cheaper_later_ones() -> None:

@@ -172,6 +172,8 @@ def test_a_secret_in_the_answerers_reply_is_masked(shop: Substrate) -> None:
 def test_empty_answer_is_an_abstention(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, Recording(reply="  "))
     assert result.abstained and "no answer" in result.note
+    with pytest.raises(InvalidInputError, match="must return text"):
+        answer_from_substrate(shop, QUESTION, lambda q, c: {"answer": "x"})  # type: ignore[arg-type,return-value]
 
 
 def test_multihop_answers_follow_links(shop: Substrate) -> None:
