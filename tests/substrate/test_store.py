@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 from pathlib import Path
@@ -532,6 +533,11 @@ def test_a_badly_typed_item_is_refused_at_put_and_at_save_and_the_shard_stays_re
     assert again.get(good).text == "good" and len(again) == 1
 
 
+@dataclasses.dataclass
+class _Point:
+    x: float
+
+
 @pytest.mark.parametrize(
     "payload",
     [
@@ -539,6 +545,7 @@ def test_a_badly_typed_item_is_refused_at_put_and_at_save_and_the_shard_stays_re
         {"deep": [1, {"y": float("-inf")}]},
         {"vector": np.array([0.5, np.nan])},
         {"score": np.float32("inf")},
+        {"point": _Point(float("nan"))},  # orjson writes a dataclass's fields
     ],
 )
 def test_a_number_that_is_not_finite_is_refused_not_saved_as_null(
