@@ -88,6 +88,8 @@ _FULL = ("No space left on device", "Disk quota exceeded")
 
 def _shard_hint(exc: ShardError) -> str | None:
     message = str(exc)
+    if message.endswith("it is not writable"):  # made read-only, perhaps on purpose
+        return "nothing was changed; make the file writable to change it"
     if any(cause in message for cause in _DENIED):
         if message.startswith("cannot read"):
             return "check that you may read the shard's files (or use another with --shard)"

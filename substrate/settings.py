@@ -106,6 +106,9 @@ class Settings:
 
     def _replace_with(self, data: bytes) -> None:
         assert self.path is not None
+        # a rename would replace a file made read-only all the same (to freeze the approvers)
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise ShardError(f"cannot write {self.path}: it is not writable")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:

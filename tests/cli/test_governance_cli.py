@@ -823,3 +823,20 @@ def test_a_misspelt_access_setting_is_warned_of_on_every_command(
     assert "mixle.toml has no table 'Shard', left alone (did you mean shard?)" in misspelt
     settings.write_text('format = 1\n[shard]\nteam = "alpha"\n[governance.approvers]\np = ["c"]\n')
     assert "warning" not in mixle_process("approvers").stderr
+
+
+def test_grant_refuses_a_mixle_toml_made_read_only(
+    mixle: Run, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a rename replaced it all the same: approvers frozen by a read-only file were changed
+    assert mixle("grant", "alice", "public").exit_code == 0
+    toml = isolated_shard_env / "mixle.toml"
+    toml.chmod(0o444)
+    if os.geteuid() == 0:  # root may write any file: as another user sees it
+        monkeypatch.setattr("substrate.settings.os.access", lambda path, mode: False)
+    before = toml.read_bytes()
+    for change in (("grant", "bob", "public"), ("revoke", "alice", "public")):
+        refused = mixle("--as", "alice", *change)
+        assert refused.exit_code == 3, refused.stderr
+        assert "not writable" in refused.stderr and "nothing was changed" in refused.stderr
+    assert toml.read_bytes() == before
