@@ -14,9 +14,9 @@ from typing import Any
 FORMAT_VERSION = 3  # 3: the source column holds the absolute path too
 # Bump when the analyzer's output changes (stopwords, stemmer, CJK rules): terms must match.
 # 2: NFKC before splitting words; 3: accents dropped from Latin words; 4: sections searched;
-# 5: a number with thousands separators is one term; 6: and its parts too; 7: the plurals
-# of common acronyms ("cpus", "vms") are their singulars; characters that print nothing dropped
-ANALYZER_VERSION = 7
+# 5: a number with thousands separators is one term; 6: and its parts too; 7: acronyms'
+# plurals are their singulars, characters that print nothing dropped; 8: by a list of plurals
+ANALYZER_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,8 +98,9 @@ def _class_range(first: int, last: int) -> str:
 _ACRONYM_PLURALS = {
     plural: plural[:-1]
     for plural in (
-        "cpus gpus tpus npus vcpus vms pdfs ssds hdds pcs dbs kpis slas slos okrs prs cves "
-        "sdks vpns vpcs cdns rpcs llms ttls jwts acls crds pvcs gbs mbs tbs kbs hrs"
+        "cpus gpus tpus npus vcpus vms pdfs csvs ssds hdds pcs dbs dbas sres kpis slas slis slos "
+        "okrs mvps skus rfcs prs dms qas cves sdks vpns vpcs cdns rpcs llms ttls jwts acls "
+        "mfas crds pvcs crms rpms gbs mbs tbs kbs kms lbs hrs"
     ).split()
 }
 
