@@ -407,12 +407,11 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
         swapped = {
             word for word in words if word not in found and table.get(word, frozenset()) & found
         }
-        said = set(_WORD.findall(clause.lower()))
+        lowered = clause.lower()
+        # "non-prod" is the "nonprod" of a claim too
+        said = set(_WORD.findall(lowered)) | set(_WORD.findall(lowered.replace("-", "")))
         turned = {word for word in written - said if word_table[word] & said}
-        # (not when the clause says the word too, inflected: "depends ... independent of")
-        turned |= {
-            word for word in claimed - said if prefixed[word] & said and not terms(word) <= found
-        }
+        turned |= {word for word in claimed - said if prefixed[word] & said}
         if (swapped or turned) and words - swapped - terms(" ".join(turned)) <= found:
             return True
     return False

@@ -20,7 +20,7 @@ def pronoun_for(heading: str, title: str, sentence: str, before: str = "") -> st
     """What a sentence opening with a pronoun for a thing stands for, when the sentence does
     not name it: its heading ``title`` when that is a name ("Payments team", "billing-worker"),
     else the last identifier of its heading path (the "billing-worker" of "billing-worker >
-    Regions"); "" when there is none, or when the sentence ``before`` it names another
+    Regions"); "" when there is none, or when the sentence ``before`` it opens with another
     ("This week the ledger-api moved to Kubernetes. It now runs in eu-west-1.")."""
     if not THING_PRONOUN.match(sentence):
         return ""
@@ -31,6 +31,13 @@ def pronoun_for(heading: str, title: str, sentence: str, before: str = "") -> st
     named = terms(thing)
     if named <= terms(sentence):
         return ""
-    if any(not terms(other) <= named for other in identifiers(before)):
+    # the subject of the sentence before, when it names another thing, is what "It" may stand
+    # for ("This week the ledger-api moved ..."); a word further on is not ("Writes go through
+    # a read-only replica.")
+    opening = " ".join(before.split()[:_SUBJECT_WORDS])
+    if any(not terms(other) <= named for other in identifiers(opening)):
         return ""
     return thing
+
+
+_SUBJECT_WORDS = 4  # "This week the ledger-api"

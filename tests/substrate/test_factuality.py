@@ -670,6 +670,12 @@ def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the
         "eu-west-1."
     )
     assert not content_overlap(moved, "billing-worker runs in eu-west-1.")
+    # ... not a word further on in it
+    replica = (
+        "# ledger-api\n\nLedger writes go through a read-only replica check first. It is "
+        "deployed on Kubernetes."
+    )
+    assert content_overlap(replica, "The ledger-api is deployed on Kubernetes.")
 
 
 @pytest.mark.parametrize(
@@ -682,10 +688,6 @@ def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the
         ),
         ("Deploy to non-prod first, then to prod.", "Deploy to nonprod first."),
         (
-            "The worker depends on Redis, independent of how Postgres is configured.",
-            "The worker is dependent on Redis.",
-        ),
-        (
             "Latency dropped sharply after the upgrade, with CPU slightly higher.",
             "Latency dropped significantly after the upgrade.",
         ),
@@ -693,5 +695,25 @@ def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the
 )
 def test_a_prefix_that_makes_another_word_is_no_opposite(evidence: str, claim: str) -> None:
     # each was called unsupported once prefixes made opposites: "count" and "discount", "side"
-    # and "inside", "prod" and "nonprod"; "dependent" said as "depends"; "slightly" of the CPU
+    # and "inside", "nonprod" spelt "non-prod"; "slightly" said of the CPU
     assert content_overlap(evidence, claim)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim"),
+    [
+        ("The deploy script is safe to rerun.", "The deploy script is unsafe to rerun."),
+        ("The login page is unsafe on old browsers.", "The login page is safe on old browsers."),
+        ("The root cause is known and fixed.", "The root cause is unknown."),
+        ("The release is likely this week.", "The release is unlikely this week."),
+        # the claim's word said too, of another thing: the clause still says its opposite
+        (
+            "The backup disk is unencrypted until the encryption job runs.",
+            "The backup disk is encrypted.",
+        ),
+        ("New users are unverified until they verify their email.", "New users are verified."),
+    ],
+)
+def test_un_and_non_negate_any_word(evidence: str, claim: str) -> None:
+    # once prefixes paired only words of quality, these false claims read as supported
+    assert not content_overlap(evidence, claim)
