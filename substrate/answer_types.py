@@ -85,9 +85,17 @@ def _a_place_name(word: str) -> bool:
     return _INITIALS.fullmatch(word) is None
 
 
-# A capital or a digit after a word's first letter: no place is spelt so ("MySQL", "K8s")
-_PRODUCT = re.compile(r".[^\W\d_]*[A-Z0-9]")
-_TIME_NAME = re.compile(rf"{_MONTH}|{_WEEKDAY}s?", re.IGNORECASE)
+# A capital or a digit after a word's first letter ("MySQL", "GitLab", "K8s"): no place is
+# spelt so but after the prefixes of names ("McAllen", "DeKalb", "LaGrange", "O'Fallon")
+_PRODUCT = re.compile(r"(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|St)[A-Z]).[^\W\d_]*[A-Z0-9]")
+# A month or a day by its name, whole or shortened ("March", "Aug.", "Mondays"), not a place
+# that begins like one ("Marseille", "Augsburg")
+_TIME_NAME = re.compile(
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+    rf"|{_WEEKDAY}s?",
+    re.IGNORECASE,
+)
 
 
 def _port(sentence: str) -> bool:
@@ -107,11 +115,12 @@ _NAMED_PORT = re.compile(r"(?<![^\W_])ports?\b\D{0,20}\d", re.IGNORECASE)
 _HARBOUR = re.compile(r"(?i:\bport(?:[ \t]*:|[ \t]+(?:is|of)))[ \t]+[A-Z][a-z]")
 # Two to five digits on their own, or after a host and a colon: not part of a word, a decimal,
 # a grouped number, a range or a share ("v2", "1.25", "4,200", "10-20", "50%")
-_PORT_NUMBER = re.compile(r"(?:(?<=[\w-]:)|(?<![\w.,:-]))\d{2,5}(?![\w%-]|[.,:]\d)")
-_HOUR_BEFORE = re.compile(r"(?<![\w-])\d{1,2}:$")  # "04:00" is a time
-# A product's name before its version ("PostgreSQL 12", "Postgres 15"): capitalised, and not
-# initials ("TCP 9102", "EXPOSE 8443")
-_PRODUCT_BEFORE = re.compile(r"\b[A-Z][a-z][\w-]*\s+$")
+_PORT_NUMBER = re.compile(r"(?:(?<=:)|(?<![\w.,:-]))\d{2,5}(?![\w%-]|[.,:]\d)")
+# "04:00" is a time ("10.0.0.1:8080", "db-01:5432" and ":8080" are not)
+_HOUR_BEFORE = re.compile(r"(?<![\w.-])\d{1,2}:$")
+# A product's name before its version ("PostgreSQL 12", "uses Postgres 15"): capitalised, not
+# initials ("TCP 9102", "EXPOSE 8443"), and not a sentence's first word ("Use 5173 for ...")
+_PRODUCT_BEFORE = re.compile(r"(?<=[^\s.!?:]\s)[A-Z][a-z][\w-]*\s+$")
 _UNIT_AFTER = re.compile(
     r"\s*(?:[kmgtp]i?b|bytes?|ms|s|secs?|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|"
     r"months?|years?|percent|times|x|items?|users?|requests?|rows|lines|files|nodes|"
@@ -127,7 +136,7 @@ def _may_be_a_port(sentence: str, found: re.Match[str]) -> bool:
     if not 1 <= int(found.group()) <= 65535 or _YEAR.fullmatch(found.group()):
         return False
     before = sentence[max(0, start - 40) : start]
-    if _HOUR_BEFORE.search(before) or _PRODUCT_BEFORE.search(before):
+    if _HOUR_BEFORE.search(before) or _PRODUCT_BEFORE.search(sentence, max(0, start - 40), start):
         return False
     return _UNIT_AFTER.match(sentence, end) is None
 
@@ -195,6 +204,23 @@ def _money(sentence: str) -> bool:
     return _MONEY.search(sentence) is not None
 
 
+# A database named by its product ("runs on PostgreSQL 15") or as one ("ledger-db", "the
+# orders database"): "What database does the billing service use?" abstained over "The billing
+# service runs on PostgreSQL 15.", which never says "database"
+_DATABASE = re.compile(
+    r"\b(?:postgres(?:ql)?|mysql|mariadb|sqlite|oracle|sql\s+server|mssql|mongo(?:db)?|redis|"
+    r"cassandra|scylla(?:db)?|dynamo(?:db)?|elasticsearch|opensearch|clickhouse|bigquery|"
+    r"snowflake|redshift|cockroach(?:db)?|neo4j|couch(?:db|base)|influx(?:db)?|timescale(?:db)?|"
+    r"aurora|firestore|firebase|cosmos\s*db|spanner|etcd|duckdb|hbase|memcached|supabase|"
+    r"databases?|datastores?|db)\b|[\w-]db\b|\bdb[\w-]",
+    re.IGNORECASE,
+)
+
+
+def _database(sentence: str) -> bool:
+    return _DATABASE.search(sentence) is not None
+
+
 def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
@@ -206,11 +232,21 @@ _ASKS_WHEN = re.compile(
     r"would|should|can|could|has|have|had|must)\b",
     re.IGNORECASE,
 )
-# A time said in words: relative to now or to another event, or how often
+# A time said in words: a month or a season, relative to now or to another event, how often,
+# or hours ("opens at 8", "open 9 to 5", "24/7")
 _TIME_WORDS = re.compile(
-    r"\b(?:ago|last|next|every|each|daily|weekly|monthly|quarterly|yearly|annually|nightly|"
-    r"hourly|since|until|till|before|after|during|once|twice|weekends?|holidays?|q[1-4]|"
-    r"quarter|soon|later|earlier|immediately|now|never|always)\b",
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|spring|summer|autumn|fall|winter|ago|last|next|every|each|daily|weekly|monthly|"
+    r"quarterly|yearly|annually|nightly|hourly|since|until|till|before|after|during|once|twice|"
+    r"weekends?|holidays?|q[1-4]|quarter|soon|later|earlier|immediately|now|never|always)\b"
+    r"|\bat\s+\d{1,2}\b(?![.,:]?\d)|\b\d{1,2}\s*(?:to|until|till|[-\u2013])\s*\d{1,2}\b(?![.,:]?\d)"
+    r"|\b24/7\b|\baround the clock\b",
+    re.IGNORECASE,
+)
+# A line that labels a time: "Date: 12 October 2024", "Due: end of sprint"
+_TIME_LABEL = re.compile(
+    r"[-*\s]*(?:date|dates|when|time|day|deadline|due|scheduled|starts?|ends?|held|renews?)"
+    r"\s*:",
     re.IGNORECASE,
 )
 
@@ -218,6 +254,12 @@ _TIME_WORDS = re.compile(
 def asks_when(question: str) -> bool:
     """Whether ``question`` asks when something is, was or happens."""
     return _ASKS_WHEN.match(question) is not None
+
+
+def labels_a_time(sentence: str) -> bool:
+    """Whether ``sentence`` gives a time under a label ("Date: 12 October 2024"), which says
+    when of what its heading names."""
+    return _TIME_LABEL.match(sentence) is not None
 
 
 def states_time(sentence: str) -> bool:
@@ -241,6 +283,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"version", _VERSION.search),
     (r"price|cost|fee", _charge),
     (r"budget", _money),
+    (r"database|db|datastore|data\s+store", _database),
     # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),

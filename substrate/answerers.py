@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.alternatives import alternatives_named, names_other_alternative
-from substrate.answer_types import asks_when, states_time
+from substrate.answer_types import asks_when, labels_a_time, states_time
 from substrate.bridging import (
     Quotable,
     before_description,
@@ -250,10 +250,13 @@ class ExtractiveAnswerer:
         for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
-            if when and not (states_time(said) and terms(sentence) & needed):
+            if when and not (
+                states_time(said) and (terms(sentence) & needed or labels_a_time(sentence))
+            ):
                 # "When was the Payments team formed?" is not answered by who leads it, nor
                 # by a time of another event under its heading ("Its rotation changes every
-                # Monday."): the sentence itself says when, and of what is asked
+                # Monday."): the sentence itself says when, and of what is asked, or it is
+                # the heading's time ("Date: 12 October 2024" under "Q3 planning offsite")
                 continue
             if subject and not (have & subject and (not about or have & about)):
                 continue

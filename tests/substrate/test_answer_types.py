@@ -1,6 +1,6 @@
 import pytest
 
-from substrate.answer_types import asks_when, states_place, states_time
+from substrate.answer_types import asks_when, labels_a_time, states_place, states_time
 from substrate.questions import frame_of, states_frame
 
 
@@ -11,6 +11,10 @@ from substrate.questions import frame_of, states_frame
         ("The team moved to the UK in 2021.", True),
         ("Location: server room SR-2.", True),
         # a product, a month or a day after "to" or "in" is no place
+        # names that begin like a month or carry a capital inside, as places' names do
+        ("The Sales team is based in Marseille.", True),
+        ("Support sits in McAllen, and finance in DeKalb.", True),
+        ("The Logistics team is in Augsburg.", True),
         ("The billing-worker was upgraded to PostgreSQL 15.", False),
         ("The runners were moved to GitLab.", False),
         ("She joined in March 2023.", False),
@@ -28,6 +32,9 @@ def test_a_place_is_named_after_a_word_that_places_it(sentence: str, place: bool
         ("Ports: 80 and 443.", True),
         ("SERVER_PORT=8080", True),
         ("Connect to db-01:5432.", True),
+        ("It binds to 127.0.0.1:9464.", True),
+        ("The dev server listens on :8080.", True),
+        ("Use 5173 for the Vite dev server.", True),  # a sentence's first word is no product
         ("Open tcp/8080 on the firewall.", True),
         ("The proxy binds to 9000.", True),
         ("It listens at 8443.", True),  # a number that may be a port, as notes say it
@@ -59,8 +66,27 @@ def test_when_asks_for_a_time_and_a_sentence_says_one() -> None:
     assert not asks_when("When the build fails, who do I call?")  # a condition, not a time
     said = (
         "It was formed in 2021.",
+        "The team was formed in March.",
         "The rotation changes every Monday.",
         "Run it after the deploy.",
+        "The garden opens in the spring.",
+        "The office opens at 8 and closes at 6.",
     )
     assert all(states_time(sentence) for sentence in said)
+    assert labels_a_time("Date: 12 October 2024.") and not labels_a_time("Venue: Lisbon.")
     assert not states_time("The Payments team is led by Maria Lopez.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stated"),
+    [
+        ("The billing service runs on PostgreSQL 15.", True),  # never says "database"
+        ("Sessions are kept in Redis.", True),
+        ("The search service keeps its index in ledger-db.", True),
+        ("Orders go to the orders database.", True),
+        ("The billing service is owned by the Payments team.", False),
+    ],
+)
+def test_which_database_is_stated_by_a_database_s_name(sentence: str, stated: bool) -> None:
+    frame = frame_of("What database does the billing service use?")
+    assert frame and states_frame(sentence, frame) is stated
