@@ -36,6 +36,17 @@ def replacing(path: Path, *, follow: bool = False, durable: bool = False) -> Ite
         raise
 
 
+def made_read_only(path: Path) -> bool:
+    """Whether ``path`` (followed when a link) exists and may not be written: by this user, or
+    by anyone, as its mode says (root may write any file, but one made read-only by ``chmod
+    a-w`` was set so to be kept). A rename would replace it all the same."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not os.access(path, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+
+
 def replace_file(
     tmp: str | os.PathLike[str],
     path: str | os.PathLike[str],

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import tomli_w
 
 from substrate.errors import ShardError, ShardFormatError
-from substrate.replacing import replacing, sync_name, temporary_name
+from substrate.replacing import made_read_only, replacing, sync_name, temporary_name
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +106,7 @@ class Settings:
 
     def _replace_with(self, data: bytes) -> None:
         assert self.path is not None
-        # a rename would replace a file made read-only all the same (to freeze the approvers)
-        if self.path.exists() and not os.access(self.path, os.W_OK):
+        if made_read_only(self.path):  # to freeze the approvers, perhaps
             raise ShardError(f"cannot write {self.path}: it is not writable")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -28,6 +28,7 @@ from substrate.errors import CorruptShardError, InvalidInputError, MissingShardE
 from substrate.item import SubstrateItem, record_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
+from substrate.replacing import made_read_only
 from substrate.settings import SETTINGS_FILE, Settings
 from substrate.view import LogView
 
@@ -611,7 +612,7 @@ class Substrate:
             log_file.refuse_rewrite_over_a_loss()
             if not log_file.path.exists():  # (a note of its end, but never a commit)
                 return CompactStats(0, 0, 0)
-            if not os.access(log_file.path, os.W_OK):  # a rename would replace it all the same
+            if made_read_only(log_file.path):  # a rename would replace it all the same
                 raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
             before = log_file.path.stat().st_size
             if not before:  # an empty log (a new shard): a rewrite would only add a header
