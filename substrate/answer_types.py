@@ -76,17 +76,26 @@ _INITIALS = re.compile(r"[A-Z]{2,}s?")
 
 def _a_place_name(word: str) -> bool:
     """Whether ``word`` (after a word that places) may name a place: capitalised, not
-    initials other than a place's, nor spelt as a product ("upgraded to PostgreSQL 15",
-    "deployed to GitLab"), nor a month or a day ("in March")."""
+    initials other than a place's, nor a month or a day ("joined in March")."""
     if word in _PLACE_INITIALS:
         return True
-    if not word[:1].isupper() or _PRODUCT.match(word) or _TIME_NAME.fullmatch(word):
+    if not word[:1].isupper() or _TIME_NAME.fullmatch(word):
         return False
     return _INITIALS.fullmatch(word) is None
 
 
+def _names_a_harbour(sentence: str) -> bool:
+    """Whether ``sentence`` names a harbour: "Home port: Skelby" (``_HARBOUR``), or a place
+    not spelt as a product ("based in Skelby", not "upgraded to PostgreSQL 15", which says
+    where as much as "stored in S3" does, but is no port)."""
+    if _HARBOUR.search(sentence):
+        return True
+    placed = (found.group(1) for found in _PLACE.finditer(sentence))
+    return any(_a_place_name(word) and not _PRODUCT.match(word) for word in placed)
+
+
 # A capital or a digit after a word's first letter ("MySQL", "GitLab", "K8s"): no place is
-# spelt so but after the prefixes of names ("McAllen", "DeKalb", "LaGrange", "O'Fallon")
+# spelt so but after the prefixes of names ("McAllen", "DeKalb", "LaGrange")
 _PRODUCT = re.compile(r"(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|St)[A-Z]).[^\W\d_]*[A-Z0-9]")
 # A month or a day by its name, whole or shortened ("March", "Aug.", "Mondays"), not a place
 # that begins like one ("Marseille", "Augsburg")
@@ -104,7 +113,7 @@ def _port(sentence: str) -> bool:
     "SERVER_PORT=8080"), or by a number that may be one ("listens at 8443", "db-01:5432",
     "TCP 9102"), not by any digit: "PostgreSQL 12", "Elasticsearch 8", "eu-west-1", "04:00"
     and "every 30 minutes" answered "which port"."""
-    if _NAMED_PORT.search(sentence) or _HARBOUR.search(sentence) or states_place(sentence):
+    if _NAMED_PORT.search(sentence) or _names_a_harbour(sentence):
         return True
     return any(_may_be_a_port(sentence, found) for found in _PORT_NUMBER.finditer(sentence))
 
@@ -133,12 +142,21 @@ def _may_be_a_port(sentence: str, found: re.Match[str]) -> bool:
     """Whether the number ``found`` may be a port: within the range, not a year, a time, a
     product's version or an amount of a unit."""
     start, end = found.span()
-    if not 1 <= int(found.group()) <= 65535 or _YEAR.fullmatch(found.group()):
+    if not 1 <= int(found.group()) <= 65535:
         return False
     before = sentence[max(0, start - 40) : start]
+    if _YEAR.fullmatch(found.group()) and _DATE_BEFORE.search(before):
+        return False  # "formed in 2021", "since March 2023"; not "NFS on 2049"
     if _HOUR_BEFORE.search(before) or _PRODUCT_BEFORE.search(sentence, max(0, start - 40), start):
         return False
     return _UNIT_AFTER.match(sentence, end) is None
+
+
+# What comes before a year: a word that dates, or a month
+_DATE_BEFORE = re.compile(
+    rf"\b(?:in|since|by|until|till|from|of|during|before|after|circa|year|{_MONTH})\s+$",
+    re.IGNORECASE,
+)
 
 
 def _email(sentence: str) -> bool:
@@ -204,68 +222,8 @@ def _money(sentence: str) -> bool:
     return _MONEY.search(sentence) is not None
 
 
-# A database named by its product ("runs on PostgreSQL 15") or as one ("ledger-db", "the
-# orders database"): "What database does the billing service use?" abstained over "The billing
-# service runs on PostgreSQL 15.", which never says "database"
-_DATABASE = re.compile(
-    r"\b(?:postgres(?:ql)?|mysql|mariadb|sqlite|oracle|sql\s+server|mssql|mongo(?:db)?|redis|"
-    r"cassandra|scylla(?:db)?|dynamo(?:db)?|elasticsearch|opensearch|clickhouse|bigquery|"
-    r"snowflake|redshift|cockroach(?:db)?|neo4j|couch(?:db|base)|influx(?:db)?|timescale(?:db)?|"
-    r"aurora|firestore|firebase|cosmos\s*db|spanner|etcd|duckdb|hbase|memcached|supabase|"
-    r"databases?|datastores?|db)\b|[\w-]db\b|\bdb[\w-]",
-    re.IGNORECASE,
-)
-
-
-def _database(sentence: str) -> bool:
-    return _DATABASE.search(sentence) is not None
-
-
 def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
-
-
-# "When was the Payments team formed?", "When does the office open?": "when" and a verb's
-# helper ask for a time; "When the build fails, who ...?" does not
-_ASKS_WHEN = re.compile(
-    r"\s*(?:(?:and|so|but)\s+)?(?:since\s+|until\s+)?when\s+(?:is|was|are|were|do|does|did|will|"
-    r"would|should|can|could|has|have|had|must)\b",
-    re.IGNORECASE,
-)
-# A time said in words: a month or a season, relative to now or to another event, how often,
-# or hours ("opens at 8", "open 9 to 5", "24/7")
-_TIME_WORDS = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|spring|summer|autumn|fall|winter|ago|last|next|every|each|daily|weekly|monthly|"
-    r"quarterly|yearly|annually|nightly|hourly|since|until|till|before|after|during|once|twice|"
-    r"weekends?|holidays?|q[1-4]|quarter|soon|later|earlier|immediately|now|never|always)\b"
-    r"|\bat\s+\d{1,2}\b(?![.,:]?\d)|\b\d{1,2}\s*(?:to|until|till|[-\u2013])\s*\d{1,2}\b(?![.,:]?\d)"
-    r"|\b24/7\b|\baround the clock\b",
-    re.IGNORECASE,
-)
-# A line that labels a time: "Date: 12 October 2024", "Due: end of sprint"
-_TIME_LABEL = re.compile(
-    r"[-*\s]*(?:date|dates|when|time|day|deadline|due|scheduled|starts?|ends?|held|renews?)"
-    r"\s*:",
-    re.IGNORECASE,
-)
-
-
-def asks_when(question: str) -> bool:
-    """Whether ``question`` asks when something is, was or happens."""
-    return _ASKS_WHEN.match(question) is not None
-
-
-def labels_a_time(sentence: str) -> bool:
-    """Whether ``sentence`` gives a time under a label ("Date: 12 October 2024"), which says
-    when of what its heading names."""
-    return _TIME_LABEL.match(sentence) is not None
-
-
-def states_time(sentence: str) -> bool:
-    """Whether ``sentence`` says when: a date, a day, a year, a time of day, or a time in
-    words ("last week", "after the deploy", "every Monday")."""
-    return _day(sentence) or any(found.search(sentence) for found in (_TIME, _TIME_WORDS))
 
 
 # Each kind of value, as questions name it, and the test of a sentence that states one
@@ -283,7 +241,6 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"version", _VERSION.search),
     (r"price|cost|fee", _charge),
     (r"budget", _money),
-    (r"database|db|datastore|data\s+store", _database),
     # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.alternatives import alternatives_named, names_other_alternative
-from substrate.answer_types import asks_when, labels_a_time, states_time
 from substrate.bridging import (
     Quotable,
     before_description,
@@ -154,7 +153,6 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
-        when = asks_when(question)  # answered by a sentence that says when
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
         relation = _who_does(question)
         # "Who manages Priya?": not "Manager: Priya" of another's page, which says whom she does
@@ -207,7 +205,7 @@ class ExtractiveAnswerer:
                     have, said = have | named, f"{heading} {sentence}"
                 if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
                     continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
-                thing = pronoun_for(heading, title, sentence, before)
+                thing = pronoun_for(heading, title, sentence)
                 if thing:  # "It is written in Go." under "billing-worker" speaks of it
                     if ids and _names_none_of(ids, terms(thing)):
                         continue
@@ -250,14 +248,6 @@ class ExtractiveAnswerer:
         for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
-            if when and not (
-                states_time(said) and (terms(sentence) & needed or labels_a_time(sentence))
-            ):
-                # "When was the Payments team formed?" is not answered by who leads it, nor
-                # by a time of another event under its heading ("Its rotation changes every
-                # Monday."): the sentence itself says when, and of what is asked, or it is
-                # the heading's time ("Date: 12 October 2024" under "Q3 planning offsite")
-                continue
             if subject and not (have & subject and (not about or have & about)):
                 continue
             if relation and not relation & (have | terms(said)):

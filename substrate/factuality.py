@@ -219,19 +219,17 @@ def _with_things(evidence: str, read: list[str]) -> list[str]:
     written as the answerer quotes it, after the thing its headings name: "It runs on
     Kubernetes." under "## billing-worker" says "billing-worker: It runs on Kubernetes."."""
     out: list[str] = []
-    title = before = ""
+    title = ""
     open_headings: list[tuple[int, str]] = []  # the headings above, by level
     for sentence, as_read in zip(sentences(evidence, led=True), read, strict=True):
         if is_heading(sentence):
             level = len(sentence) - len(sentence.lstrip("#"))
-            title, before = sentence.lstrip("#").strip(), ""
+            title = sentence.lstrip("#").strip()
             open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
         elif as_read == sentence:
             path = " ".join(heading for _, heading in open_headings)
-            thing = pronoun_for(path, title, sentence, before)
+            thing = pronoun_for(path, title, sentence)
             as_read = f"{thing}: {sentence}" if thing else sentence
-        if not is_heading(sentence):
-            before = sentence
         out.append(as_read)
     return out
 
@@ -411,7 +409,11 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
         # "non-prod" is the "nonprod" of a claim too
         said = set(_WORD.findall(lowered)) | set(_WORD.findall(lowered.replace("-", "")))
         turned = {word for word in written - said if word_table[word] & said}
-        turned |= {word for word in claimed - said if prefixed[word] & said}
+        # (not when the clause says the claim's word too, another way: "Release signing is
+        # mandatory because unsigned artifacts are blocked" says releases are signed)
+        turned |= {
+            word for word in claimed - said if prefixed[word] & said and not terms(word) <= found
+        }
         if (swapped or turned) and words - swapped - terms(" ".join(turned)) <= found:
             return True
     return False

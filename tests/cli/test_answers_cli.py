@@ -804,48 +804,6 @@ def test_which_port_is_answered_by_a_port_or_a_harbour_not_by_any_number(
     assert answer.exit_code == 0 and "Orran Isle" in answer.stdout, answer.stdout
 
 
-def test_when_is_answered_by_a_sentence_saying_when_what_was_asked_happened(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
-) -> None:
-    # "When was the Payments team formed?" quoted "The Payments team is led by Maria Lopez."
-    # (two of its three words, under a "Teams" heading), then "Its on-call rotation changes
-    # every Monday." (a time, of another event)
-    teams = (
-        "# Teams\n\n## Payments\nThe Payments team is led by Maria Lopez. Its on-call rotation "
-        "changes every Monday.\n\n## Discovery\nThe Discovery team is led by Ken Ito. It was "
-        "formed in 2021.\n"
-    )
-    _ingested_notes(mixle, tmp_path / "notes", {"teams.md": teams})
-    answer = mixle("ask", "When was the Payments team formed?")
-    assert answer.exit_code == 1, answer.stdout
-    assert "Maria Lopez" not in answer.stdout and "Monday" not in answer.stdout
-    answer = mixle("ask", "When was the Discovery team formed?")
-    assert answer.exit_code == 0 and "formed in 2021" in answer.stdout, answer.stdout
-    answer = mixle("ask", "When does the Payments on-call rotation change?")
-    assert answer.exit_code == 0 and "every Monday" in answer.stdout, answer.stdout
-    # a month alone says when, and so does a date under the heading of what it dates
-    files = {
-        "payments.md": "# Payments team\n\nThe Payments team was formed in March. The team "
-        "meets every Monday for planning.\n",
-        "offsite.md": "# Q3 planning offsite\n\nDate: 12 October 2024.\nVenue: Lisbon.\n",
-    }
-    _ingested_notes(mixle, tmp_path / "more", files)
-    answer = mixle("ask", "When was the Payments team formed?")
-    assert answer.exit_code == 0 and "formed in March" in answer.stdout, answer.stdout
-    answer = mixle("ask", "When is the Q3 planning offsite?")
-    assert answer.exit_code == 0 and "12 October 2024" in answer.stdout, answer.stdout
-
-
-def test_which_database_is_answered_by_a_note_naming_one(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
-) -> None:
-    # the note never says "database": ask abstained, "no readable item mentions 'database'"
-    files = {"billing.md": "# Billing\n\nThe billing service runs on PostgreSQL 15.\n"}
-    _ingested_notes(mixle, tmp_path / "notes", files)
-    answer = mixle("ask", "What database does the billing service use?")
-    assert answer.exit_code == 0 and "PostgreSQL 15" in answer.stdout, answer.stdout
-
-
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)
