@@ -5,9 +5,10 @@ The noun names the answer's type, not its topic: a note answers "What city is th
 with "Our office is in Lisbon", never saying "city". Each such noun is a frame
 (``questions.frame_of``): it is not looked up, not counted as a word the shard never mentions,
 and a sentence says it when it states a value of that kind (an address with an @ for
-"email", a digit for "port", a capitalised name after "in" or "from" for "city", a clock or
-a time of day for "time"). Kinds often answered in any words ("What is the fee?" "Waived.")
-are said by every sentence: the noun is only not asked of the evidence.
+"email", a number that may be a port or a harbour's name for "port", a capitalised name after
+"in" or "from" for "city", a clock or a time of day for "time"). Kinds often answered in any
+words ("What is the fee?" "Waived.") are said by every sentence: the noun is only not asked of
+the evidence.
 
 Only a noun right after "what" or "which" (with "is the", "'s", a possessive between) frames
 a question: "Which database does the city team use?" is about the city team.
@@ -139,8 +140,8 @@ _UNIT_AFTER = re.compile(
 
 
 def _may_be_a_port(sentence: str, found: re.Match[str]) -> bool:
-    """Whether the number ``found`` may be a port: within the range, not a year, a time, a
-    product's version or an amount of a unit."""
+    """Whether the number ``found`` may be a port: within the range, not a year after a word
+    that dates, a time, a product's version or an amount of a unit."""
     start, end = found.span()
     if not 1 <= int(found.group()) <= 65535:
         return False

@@ -9,14 +9,13 @@ reference implementation.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import math
 import os
 import stat
 import sys
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,8 +97,8 @@ def _holds_non_finite(value: Any) -> bool:
         return any(_holds_non_finite(v) for v in value.values())
     if isinstance(value, list | tuple):
         return any(_holds_non_finite(v) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # orjson writes them
-        return any(_holds_non_finite(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if is_dataclass(value) and not isinstance(value, type):  # orjson writes their fields
+        return any(_holds_non_finite(getattr(value, f.name)) for f in fields(value))
     numpy = sys.modules.get("numpy")  # an array came with it imported
     if numpy is not None and isinstance(value, numpy.ndarray | numpy.floating):
         return value.dtype.kind in "fc" and not bool(numpy.isfinite(value).all())
