@@ -153,6 +153,7 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
+        event = _event_asked(question)  # "formed" of "When was the Payments team formed?"
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
         relation = _who_does(question)
         # "Who manages Priya?": not "Manager: Priya" of another's page, which says whom she does
@@ -248,6 +249,8 @@ class ExtractiveAnswerer:
         for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
+            if event and not event & (have | terms(said)):
+                continue  # who leads the Payments team says nothing of when it was formed
             if subject and not (have & subject and (not about or have & about)):
                 continue
             if relation and not relation & (have | terms(said)):
@@ -519,6 +522,27 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# "When was ...", "When does ...": a question asking when something is or happens
+_WHEN = re.compile(
+    r"\s*when\s+(?:is|was|are|were|do|does|did|will|would|should|can|could|has|have|had|must)\b",
+    re.IGNORECASE,
+)
+
+
+def _event_asked(question: str) -> frozenset[str]:
+    """The terms of the last word a "When ...?" question asks of, a light verb aside: what
+    happens or is ("formed" of "When was the Payments team formed?", "retro" of "When is the
+    retro?"). A sentence answering it says it, or its headings do; others only share the
+    question's subject."""
+    if not _WHEN.match(question):
+        return frozenset()
+    for word in reversed(_WORD.findall(question)):
+        found = terms(word) - light_verb_terms()
+        if found:
+            return found
+    return frozenset()
+
+
 # "Who owns ...", "Who maintains ...": the verb after "who", unless it only helps another
 _WHO_DOES = re.compile(
     r"\s*who\s+(?:(?:[a-z]+ly|now|still|also|else|ever|then)\s+)?"

@@ -804,6 +804,29 @@ def test_which_port_is_answered_by_a_port_or_a_harbour_not_by_any_number(
     assert answer.exit_code == 0 and "Orran Isle" in answer.stdout, answer.stdout
 
 
+def test_when_is_answered_by_a_sentence_saying_what_was_asked_of(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "When was the Payments team formed?" quoted "The Payments team is led by Maria Lopez.":
+    # two of its three words ("team" from the "Teams" heading), but not the event asked of
+    teams = (
+        "# Teams\n\n## Payments\nThe Payments team is led by Maria Lopez. Its on-call rotation "
+        "changes every Monday.\n\n## Discovery\nThe Discovery team is led by Ken Ito. It was "
+        "formed in 2021.\n\n## Retro\nHeld on the last Thursday of the sprint.\n"
+    )
+    _ingested_notes(mixle, tmp_path / "notes", {"teams.md": teams})
+    answer = mixle("ask", "When was the Payments team formed?")
+    assert answer.exit_code == 1, answer.stdout
+    assert "Maria Lopez" not in answer.stdout and "Monday" not in answer.stdout
+    for question, said in (
+        ("When was the Discovery team formed?", "formed in 2021"),
+        ("When does the Payments on-call rotation change?", "every Monday"),
+        ("When is the retro?", "last Thursday"),  # said by its heading
+    ):
+        answer = mixle("ask", question)
+        assert answer.exit_code == 0 and said in answer.stdout, answer.stdout
+
+
 def test_multihop_follows_the_links_notes_make(mixle: Run, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     (notes / "people").mkdir(parents=True)
