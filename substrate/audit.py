@@ -143,6 +143,13 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
             "taken: restore items.jsonl from a backup to recover them, or remove "
             "index/log-end.json to go on without them"
         )
+    if health.get("before_compaction"):
+        problems.append(
+            "items.jsonl is a copy from before the shard's last compaction (an older backup "
+            "restored?): what was committed after it is missing, and no write is taken: "
+            "restore the compacted log from a backup, or remove index/log-end.json to go on "
+            "from this copy"
+        )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}

@@ -573,6 +573,8 @@ class LogFile:
         holder): it is not replaced, as what that writer acknowledged would be lost.
         """
         self.remove_abandoned_rewrites()
+        replaced = self.generation()
+        retired = None if replaced == LEGACY else replaced
         # a legacy log's last line may lack its line break: it must not run into the next
         lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)
@@ -599,7 +601,8 @@ class LogFile:
                     )
         except OSError as exc:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
-        note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path))
+        # the generation replaced is noted: a copy of it put back is known for what it is
+        note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path), retired)
         return Watermark(generation, pos + len(commit)), offsets
 
 

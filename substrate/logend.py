@@ -5,6 +5,10 @@ its last batch has no commit line, and the next writer would cut it off as a tor
 acknowledged items. The note (``index/log-end.json``) tells the two apart: it is written only
 after a commit line is durable, so it never lies past the committed end of a sound log.
 
+After a compaction the note also names the generation the compacted log replaced: a copy of
+the log from before it, put back (an older backup restored), is known by that generation, and
+what was committed since is missing from it.
+
 The note also keeps the log's modification time right after that commit. A writer that finds
 the log with another one, or another size, knows something else wrote to it since (a hand
 edit, another tool, a writer killed before its note), and parses every committed line before
@@ -31,17 +35,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEGACY = "legacy"  # the generation of a log without a header (``LogFile.generation``)
-_WIDTH = 96  # bytes of a note, padded with spaces (JSON allows them)
+_WIDTH = 128  # bytes of a note, padded with spaces (JSON allows them; older notes had 96)
 
 
 class Note(NamedTuple):
-    """What the last writer noted: the log's generation, its committed end, and its
-    modification time right after that commit (None: not known, as in a note of an older
-    mixle, or one carried over to a new generation)."""
+    """What the last writer noted: the log's generation, its committed end, its modification
+    time right after that commit (None: not known, as in a note of an older mixle, or one
+    carried over to a new generation), and the generation a compaction replaced by this one
+    (None: none noted)."""
 
     generation: str
     end: int
     mtime_ns: int | None
+    retired: str | None = None
 
 
 def read_note(path: Path) -> Note | None:
@@ -49,12 +55,24 @@ def read_note(path: Path) -> Note | None:
     try:
         noted = orjson.loads(path.read_bytes())
         generation, end = noted["generation"], noted["end"]
-        mtime_ns = noted.get("mtime_ns")
+        mtime_ns, retired = noted.get("mtime_ns"), noted.get("retired")
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None  # missing, unreadable or damaged: evidence only, never required
     if not isinstance(generation, str) or type(end) is not int:
         return None
-    return Note(generation, end, mtime_ns if type(mtime_ns) is int else None)
+    return Note(
+        generation,
+        end,
+        mtime_ns if type(mtime_ns) is int else None,
+        retired if isinstance(retired, str) and retired else None,
+    )
+
+
+def restored_from_before_compaction(path: Path, generation: str) -> bool:
+    """Whether the log, of ``generation``, is a copy from before the compaction the note in
+    ``path`` tells of: what was committed after it is missing."""
+    note = read_note(path)
+    return note is not None and note.retired == generation != LEGACY
 
 
 def noted_end(path: Path) -> tuple[str, int] | None:
@@ -63,9 +81,12 @@ def noted_end(path: Path) -> tuple[str, int] | None:
     return None if note is None else (note.generation, note.end)
 
 
-def note_end(path: Path, generation: str, end: int, mtime_ns: int | None = None) -> None:
+def note_end(
+    path: Path, generation: str, end: int, mtime_ns: int | None = None, retired: str | None = None
+) -> None:
     """Note in ``path``, after a commit, how far the log is committed (and, when given, the
-    log's modification time right after it).
+    log's modification time right after it, and the generation a compaction just replaced;
+    a later commit to the same generation keeps the latter noted).
 
     Written in place, without a temporary file or a sync: it is evidence only, a few dozen
     bytes written under the writer lock, and a note a crash cut short no longer parses (read
@@ -73,9 +94,15 @@ def note_end(path: Path, generation: str, end: int, mtime_ns: int | None = None)
     """
     # one record of a fixed width, written over the last: truncating first would make the
     # file system flush it on close (ext4 does, for a file truncated and rewritten)
-    data = orjson.dumps({"generation": generation, "end": end, "mtime_ns": mtime_ns})
+    if retired is None:
+        before = read_note(path)
+        retired = before.retired if before is not None and before.generation == generation else None
+    note: dict[str, object] = {"generation": generation, "end": end, "mtime_ns": mtime_ns}
+    if retired is not None:
+        note["retired"] = retired
+    data = orjson.dumps(note)
     if mtime_ns is None or len(data) > _WIDTH:  # (a long hand-made generation: the time goes)
-        data = orjson.dumps({"generation": generation, "end": end})
+        data = orjson.dumps({k: v for k, v in note.items() if k != "mtime_ns"})
     if len(data) > _WIDTH:  # a hand-made generation too long for a note: none is kept
         return
     data = data.ljust(_WIDTH)
@@ -129,6 +156,12 @@ def refuse_lost_commits(
     """
     path, folder = log_file.path, log_file.end_path.parent
     noted = read_note(log_file.end_path)
+    if writing and noted is not None and noted.retired == generation != LEGACY:
+        raise LostCommitsError(
+            f"{path} is a copy of the log from before its last compaction (an older backup "
+            "restored?): what was committed since is missing; restore the compacted log from "
+            f"a backup, or remove {log_file.end_path} to go on writing to this copy"
+        )
     if noted is not None and noted[0] == generation:
         known = max(known, noted[1])
     if known > state.committed_end:

@@ -80,11 +80,18 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         "by_kind": dict(sorted(kinds.items())),
         "by_scope": dict(sorted(by_scope.items())),
         # whether a write was left unfinished, not its size (another team's, under way)
-        "log": {"unfinished_write": health["uncommitted_bytes"] > 0} if scoped else health,
+        "log": {
+            "unfinished_write": health["uncommitted_bytes"] > 0,
+            "before_compaction": health["before_compaction"],
+        }
+        if scoped
+        else health,
         "index_bytes": None if scoped else _dir_size(root / "index") if root else 0,
         "index": _index_section(substrate, scoped=scoped),
         # nothing unfinished after the last commit, nothing committed missing before it
-        "healthy": health["uncommitted_bytes"] == 0 and not health.get("lost_bytes"),
+        "healthy": health["uncommitted_bytes"] == 0
+        and not health.get("lost_bytes")
+        and not health.get("before_compaction"),
     }
     # the shard's paths hold no item content, but a folder may be named after a secret
     return {key: _masked(value) for key, value in report.items()}

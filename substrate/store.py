@@ -663,7 +663,7 @@ class Substrate:
         it lacks: how far short of the end the last writer noted it ends (``lost_bytes``)."""
         if self.root is None or self._log is None:
             return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
-        from substrate.logend import noted_end
+        from substrate.logend import noted_end, restored_from_before_compaction
 
         # the note first: read after the log, a commit made in between would seem lost
         noted = noted_end(self._log.end_path)
@@ -679,6 +679,8 @@ class Substrate:
             "lost_bytes": max(0, noted[1] - view.watermark.offset)
             if noted is not None and noted[0] == generation  # (a note of this log, not one
             else 0,  # compacted since)
+            # a copy from before the last compaction, put back: what came after is missing
+            "before_compaction": restored_from_before_compaction(self._log.end_path, generation),
         }
 
     def check_every_line(self) -> None:

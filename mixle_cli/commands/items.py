@@ -451,6 +451,12 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
             f"warning: {what} the last commit (a crash?); it is ignored and the next write "
             "removes it"
         )
+    elif log.get("before_compaction"):
+        output.note(
+            "warning: items.jsonl is a copy from before the shard's last compaction (an older "
+            "backup restored?): what was committed after it is missing, and no write is taken "
+            "until it is restored from a backup; `mixle audit` tells more"
+        )
     elif not report["healthy"]:  # committed lines are missing (``lost_bytes``)
         lost = f" ({log['lost_bytes']} bytes)" if log.get("lost_bytes") else ""
         output.note(

@@ -186,6 +186,28 @@ def test_audit_reports_an_unfinished_write(
     assert "an unfinished write follows" in told and "12 bytes" not in told
 
 
+def test_a_log_restored_from_before_its_compaction_is_told_of_and_not_written_to(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    gone = shard.add("text", "removed before the compaction")
+    shard.save()
+    before = (isolated_shard_env / "items.jsonl").read_bytes()
+    shard.remove(gone)
+    shard.save()
+    assert mixle("compact").exit_code == 0
+    assert mixle("add", "added after the compaction").exit_code == 0
+    (isolated_shard_env / "items.jsonl").write_bytes(before)  # an older backup put back
+    status = mixle("status")
+    assert status.exit_code == 0 and "copy from before the shard's last compaction" in status.stderr
+    for team in ((), ("--as", "ops")):
+        assert mixle(*team, "status", "--json").json()["healthy"] is False
+        audit = mixle(*team, "audit", "--json")
+        assert audit.exit_code == 1 and audit.json()["log"]["ok"] is False
+    refused = mixle("add", "one more")
+    assert refused.exit_code == 3 and "before its last compaction" in refused.stderr
+    assert (isolated_shard_env / "items.jsonl").read_bytes() == before
+
+
 def test_audit_reports_a_corrupt_line(
     mixle: Run, shard: Substrate, isolated_shard_env: Path
 ) -> None:

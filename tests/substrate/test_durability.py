@@ -837,8 +837,8 @@ def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
         assert noted_end(note) == ("0123456789abcdef", end)
     note_end(note, "g" * 200, 1)  # too long for a note: the last one stays
     assert noted_end(note) == ("0123456789abcdef", 4096)
-    note_end(note, "g" * 50, 7, 1796415446723819488)  # no room for the time: the end is kept
-    assert read_note(note) == ("g" * 50, 7, None)
+    note_end(note, "g" * 80, 7, 1796415446723819488)  # no room for the time: the end is kept
+    assert read_note(note) == ("g" * 80, 7, None, None)
     shard = tmp_path / "shard"
     s = Substrate(shard)
     s.add("text", "a")
@@ -1066,3 +1066,35 @@ def test_a_folder_that_cannot_be_synced_after_a_replace_is_warned_of(
     assert Substrate(tmp_path / "other").get(kept) is not None
     assert (tmp_path / "other" / "mixle.toml").exists()
     assert caplog.text.count("could not be synced") == 2
+
+
+def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_written_to(
+    tmp_path: Path,
+) -> None:
+    # a backup from before a compaction, restored, was taken as the log: the items removed
+    # before the compaction were back, those added after it gone, and the next write took it
+    from substrate.audit import audit_shard
+    from substrate.errors import LostCommitsError
+
+    s = Substrate(tmp_path)
+    ids = [s.add("text", f"fact {n}") for n in range(5)]
+    s.save()
+    before = (tmp_path / "items.jsonl").read_bytes()
+    s.remove(ids[0])
+    s.save()
+    assert s.compact().live_items == 4
+    s.add("text", "added after the compaction")
+    s.save()  # a later commit keeps the compaction noted
+    (tmp_path / "items.jsonl").write_bytes(before)
+    reader = Substrate(tmp_path)
+    assert len(reader) == 5  # read as it is
+    assert reader.log_health()["before_compaction"]
+    assert any("before the shard's last compaction" in p for p in audit_shard(reader).problems())
+    reader.add("text", "one more")
+    with pytest.raises(LostCommitsError, match="before its last compaction"):
+        reader.save()
+    assert (tmp_path / "items.jsonl").read_bytes() == before
+    (tmp_path / "index" / "log-end.json").unlink()  # the copy accepted as it is
+    reader.save()
+    assert not Substrate(tmp_path).log_health()["before_compaction"]
+    assert len(Substrate(tmp_path)) == 6
