@@ -145,10 +145,10 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         )
     if health.get("before_compaction"):
         problems.append(
-            "items.jsonl is a copy from before the shard's last compaction (an older backup "
-            "restored?): what was committed after it is missing, and no write is taken: "
-            "restore the compacted log from a backup, or remove index/log-end.json to go on "
-            "from this copy"
+            "items.jsonl is an older copy of the log, from before it was rewritten (by a "
+            "compaction, or after an edit by hand; an older backup restored?): what was "
+            "committed since is missing, and no write is taken: restore the log's latest copy "
+            "from a backup, or remove index/log-end.json to go on from this one"
         )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}

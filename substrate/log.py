@@ -39,7 +39,7 @@ from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import LEGACY, note_end, noted_end, refuse_lost_commits
+from substrate.logend import LEGACY, note_end, noted_end, read_note, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replacing, sync_name
 
 log = logging.getLogger(__name__)
@@ -399,6 +399,9 @@ class LogFile:
             head = self.header()
             if head is None or head["generation"] != expected:
                 return self.generation()
+            noted = read_note(self.end_path)
+            if noted is not None and noted.of_an_older_copy(expected):
+                return expected  # an older copy put back stays as it is until restored
             try:
                 with self.path.open("r+b") as fh:
                     first = fh.readline(4096)
@@ -573,8 +576,7 @@ class LogFile:
         holder): it is not replaced, as what that writer acknowledged would be lost.
         """
         self.remove_abandoned_rewrites()
-        replaced = self.generation()
-        retired = None if replaced == LEGACY else replaced
+        replaced = self.generation()  # noted as retired: a copy of it put back is known
         # a legacy log's last line may lack its line break: it must not run into the next
         lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)
@@ -601,8 +603,7 @@ class LogFile:
                     )
         except OSError as exc:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
-        # the generation replaced is noted: a copy of it put back is known for what it is
-        note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path), retired)
+        note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path), replaced)
         return Watermark(generation, pos + len(commit)), offsets
 
 

@@ -5,9 +5,10 @@ its last batch has no commit line, and the next writer would cut it off as a tor
 acknowledged items. The note (``index/log-end.json``) tells the two apart: it is written only
 after a commit line is durable, so it never lies past the committed end of a sound log.
 
-After a compaction the note also names the generation the compacted log replaced: a copy of
-the log from before it, put back (an older backup restored), is known by that generation, and
-what was committed since is missing from it.
+The note also names the last few generations the log had before its own (``retired``): a
+compaction, or an edit by hand noticed, gives the log a new one. A copy of the log from before
+such a rewrite, put back (an older backup restored), is known by its generation: what was
+committed since is missing from it.
 
 The note also keeps the log's modification time right after that commit. A writer that finds
 the log with another one, or another size, knows something else wrote to it since (a hand
@@ -35,19 +36,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEGACY = "legacy"  # the generation of a log without a header (``LogFile.generation``)
-_WIDTH = 128  # bytes of a note, padded with spaces (JSON allows them; older notes had 96)
+_WIDTH = 192  # bytes of a note, padded with spaces (JSON allows them; older notes had 96)
+_RETIRED_KEPT = 3  # generations before the log's own that a note names
 
 
 class Note(NamedTuple):
     """What the last writer noted: the log's generation, its committed end, its modification
     time right after that commit (None: not known, as in a note of an older mixle, or one
-    carried over to a new generation), and the generation a compaction replaced by this one
-    (None: none noted)."""
+    carried over to a new generation), and the generations the log had before, latest first."""
 
     generation: str
     end: int
     mtime_ns: int | None
-    retired: str | None = None
+    retired: tuple[str, ...] = ()
+
+    def of_an_older_copy(self, generation: str) -> bool:
+        """Whether a log of ``generation`` is a copy of this one from before it was last
+        rewritten (compacted, or edited by hand): what was committed since is missing."""
+        return generation != LEGACY and generation in self.retired
 
 
 def read_note(path: Path) -> Note | None:
@@ -55,24 +61,15 @@ def read_note(path: Path) -> Note | None:
     try:
         noted = orjson.loads(path.read_bytes())
         generation, end = noted["generation"], noted["end"]
-        mtime_ns, retired = noted.get("mtime_ns"), noted.get("retired")
+        mtime_ns, retired = noted.get("mtime_ns"), noted.get("retired", [])
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None  # missing, unreadable or damaged: evidence only, never required
     if not isinstance(generation, str) or type(end) is not int:
         return None
-    return Note(
-        generation,
-        end,
-        mtime_ns if type(mtime_ns) is int else None,
-        retired if isinstance(retired, str) and retired else None,
+    retired = (
+        tuple(g for g in retired if isinstance(g, str) and g) if isinstance(retired, list) else ()
     )
-
-
-def restored_from_before_compaction(path: Path, generation: str) -> bool:
-    """Whether the log, of ``generation``, is a copy from before the compaction the note in
-    ``path`` tells of: what was committed after it is missing."""
-    note = read_note(path)
-    return note is not None and note.retired == generation != LEGACY
+    return Note(generation, end, mtime_ns if type(mtime_ns) is int else None, retired)
 
 
 def noted_end(path: Path) -> tuple[str, int] | None:
@@ -82,11 +79,13 @@ def noted_end(path: Path) -> tuple[str, int] | None:
 
 
 def note_end(
-    path: Path, generation: str, end: int, mtime_ns: int | None = None, retired: str | None = None
+    path: Path, generation: str, end: int, mtime_ns: int | None = None, replaced: str = LEGACY
 ) -> None:
     """Note in ``path``, after a commit, how far the log is committed (and, when given, the
-    log's modification time right after it, and the generation a compaction just replaced;
-    a later commit to the same generation keeps the latter noted).
+    log's modification time right after it). The generations retired are carried over from
+    the note before, with its own when the log has another one now (compacted, or renewed
+    after an edit by hand; or compacted by a process that stopped before its note), and with
+    the generation a compaction ``replaced`` (named even when there was no note before).
 
     Written in place, without a temporary file or a sync: it is evidence only, a few dozen
     bytes written under the writer lock, and a note a crash cut short no longer parses (read
@@ -94,16 +93,20 @@ def note_end(
     """
     # one record of a fixed width, written over the last: truncating first would make the
     # file system flush it on close (ext4 does, for a file truncated and rewritten)
-    if retired is None:
-        before = read_note(path)
-        retired = before.retired if before is not None and before.generation == generation else None
     note: dict[str, object] = {"generation": generation, "end": end, "mtime_ns": mtime_ns}
-    if retired is not None:
-        note["retired"] = retired
+    retired = _retired_after(read_note(path), generation, replaced)
+    if retired:
+        note["retired"] = list(retired)
+    if mtime_ns is None:
+        del note["mtime_ns"]
     data = orjson.dumps(note)
-    if mtime_ns is None or len(data) > _WIDTH:  # (a long hand-made generation: the time goes)
-        data = orjson.dumps({k: v for k, v in note.items() if k != "mtime_ns"})
-    if len(data) > _WIDTH:  # a hand-made generation too long for a note: none is kept
+    # a long hand-made generation: the time goes first (it only saves a writer a read), then
+    # the generations retired; with none of them room, no note is kept
+    for dropped in ("mtime_ns", "retired"):
+        if len(data) > _WIDTH:
+            note.pop(dropped, None)
+            data = orjson.dumps(note)
+    if len(data) > _WIDTH:
         return
     data = data.ljust(_WIDTH)
     try:
@@ -132,6 +135,18 @@ def note_end(
 _WARNED: set[str] = set()
 
 
+def _retired_after(before: Note | None, generation: str, replaced: str) -> tuple[str, ...]:
+    """The generations retired when ``generation`` (which ``replaced`` another) is noted
+    after the note ``before``."""
+    retired: tuple[str, ...] = (replaced,)
+    if before is not None:
+        retired += before.retired
+        if before.generation != generation:
+            retired = (replaced, before.generation, *before.retired)
+    kept = (g for g in retired if g not in (generation, LEGACY) and len(g) <= 32)
+    return tuple(dict.fromkeys(kept))[:_RETIRED_KEPT]
+
+
 def refuse_lost_commits(
     log_file: LogFile, state: TailState, generation: str, known: int = 0, *, writing: bool = False
 ) -> TailState:
@@ -156,11 +171,12 @@ def refuse_lost_commits(
     """
     path, folder = log_file.path, log_file.end_path.parent
     noted = read_note(log_file.end_path)
-    if writing and noted is not None and noted.retired == generation != LEGACY:
+    if writing and noted is not None and noted.of_an_older_copy(generation):
         raise LostCommitsError(
-            f"{path} is a copy of the log from before its last compaction (an older backup "
-            "restored?): what was committed since is missing; restore the compacted log from "
-            f"a backup, or remove {log_file.end_path} to go on writing to this copy"
+            f"{path} is an older copy of the log, from before it was rewritten (by a "
+            "compaction, or after an edit by hand; an older backup restored?): what was "
+            "committed since is missing; restore the log's latest copy from a backup, or "
+            f"remove {log_file.end_path} to go on writing to this one"
         )
     if noted is not None and noted[0] == generation:
         known = max(known, noted[1])

@@ -663,10 +663,11 @@ class Substrate:
         it lacks: how far short of the end the last writer noted it ends (``lost_bytes``)."""
         if self.root is None or self._log is None:
             return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
-        from substrate.logend import noted_end, restored_from_before_compaction
+        from substrate.logend import read_note
 
-        # the note first: read after the log, a commit made in between would seem lost
-        noted = noted_end(self._log.end_path)
+        # the note first: read after the log, a commit made in between would seem lost (and a
+        # compaction made in between, the log read a copy from before it)
+        noted = read_note(self._log.end_path)
         view = self._fresh_view()
         size = self._log.path.stat().st_size if self._log.path.exists() else 0
         generation = view.watermark.generation
@@ -676,11 +677,11 @@ class Substrate:
             "uncommitted_bytes": view.uncommitted_bytes,
             "generation": generation,
             "committed_bytes": view.watermark.offset,
-            "lost_bytes": max(0, noted[1] - view.watermark.offset)
-            if noted is not None and noted[0] == generation  # (a note of this log, not one
-            else 0,  # compacted since)
-            # a copy from before the last compaction, put back: what came after is missing
-            "before_compaction": restored_from_before_compaction(self._log.end_path, generation),
+            "lost_bytes": max(0, noted.end - view.watermark.offset)
+            if noted is not None and noted.generation == generation  # (a note of this log,
+            else 0,  # not one compacted since)
+            # a copy from before a compaction, put back: what came after is missing
+            "before_compaction": noted is not None and noted.of_an_older_copy(generation),
         }
 
     def check_every_line(self) -> None:

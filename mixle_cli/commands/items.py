@@ -453,9 +453,10 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         )
     elif log.get("before_compaction"):
         output.note(
-            "warning: items.jsonl is a copy from before the shard's last compaction (an older "
-            "backup restored?): what was committed after it is missing, and no write is taken "
-            "until it is restored from a backup; `mixle audit` tells more"
+            "warning: items.jsonl is an older copy of the log, from before it was rewritten "
+            "(by a compaction, or after an edit by hand): what was committed since is missing, "
+            "and no write is taken until the log's latest copy is put back, or "
+            "index/log-end.json removed to go on from this one; `mixle audit` tells more"
         )
     elif not report["healthy"]:  # committed lines are missing (``lost_bytes``)
         lost = f" ({log['lost_bytes']} bytes)" if log.get("lost_bytes") else ""

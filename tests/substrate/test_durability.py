@@ -837,8 +837,10 @@ def test_the_commit_note_is_rewritten_in_place_and_a_damaged_one_is_no_evidence(
         assert noted_end(note) == ("0123456789abcdef", end)
     note_end(note, "g" * 200, 1)  # too long for a note: the last one stays
     assert noted_end(note) == ("0123456789abcdef", 4096)
-    note_end(note, "g" * 80, 7, 1796415446723819488)  # no room for the time: the end is kept
-    assert read_note(note) == ("g" * 80, 7, None, None)
+    note_end(note, "g" * 120, 7, 1796415446723819488)  # no room for the time: the end is kept
+    assert read_note(note) == ("g" * 120, 7, None, ("0123456789abcdef",))
+    note_end(note, "h" * 150, 7)  # nor for the generations before it
+    assert read_note(note) == ("h" * 150, 7, None, ())
     shard = tmp_path / "shard"
     s = Substrate(shard)
     s.add("text", "a")
@@ -1089,12 +1091,94 @@ def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_
     reader = Substrate(tmp_path)
     assert len(reader) == 5  # read as it is
     assert reader.log_health()["before_compaction"]
-    assert any("before the shard's last compaction" in p for p in audit_shard(reader).problems())
+    assert any("an older copy of the log" in p for p in audit_shard(reader).problems())
     reader.add("text", "one more")
-    with pytest.raises(LostCommitsError, match="before its last compaction"):
+    with pytest.raises(LostCommitsError, match="an older copy of the log"):
         reader.save()
     assert (tmp_path / "items.jsonl").read_bytes() == before
     (tmp_path / "index" / "log-end.json").unlink()  # the copy accepted as it is
     reader.save()
     assert not Substrate(tmp_path).log_health()["before_compaction"]
     assert len(Substrate(tmp_path)) == 6
+
+
+def _shard_with_a_backup(path: Path) -> tuple[Substrate, bytes]:
+    """A shard of five items, a copy of its log taken then, and one item removed since."""
+    s = Substrate(path)
+    ids = [s.add("text", f"fact {n}") for n in range(5)]
+    s.save()
+    backup = (path / "items.jsonl").read_bytes()
+    s.remove(ids[0])
+    s.save()
+    return s, backup
+
+
+def test_an_older_copy_is_known_after_a_compaction_and_an_edit_by_hand_since(
+    tmp_path: Path,
+) -> None:
+    # the edit gave the log a new generation, and the note forgot the compaction's
+    s, backup = _shard_with_a_backup(tmp_path)
+    s.compact()
+    log = tmp_path / "items.jsonl"
+    log.write_bytes(log.read_bytes().replace(b"fact 1", b"fact I"))  # an edit by hand
+    edited = Substrate(tmp_path)
+    assert len(edited) == 4  # read whole, the log given a new generation
+    edited.add("text", "after the edit")
+    edited.save()
+    log.write_bytes(backup)
+    assert Substrate(tmp_path).log_health()["before_compaction"]
+    again = Substrate(tmp_path)
+    again.add("text", "one more")
+    with pytest.raises(ShardError, match="an older copy of the log"):
+        again.save()
+
+
+def test_an_older_copy_edited_by_hand_is_not_renewed_by_a_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a reader gave the edited copy a new generation, which wiped out what told it apart
+    monkeypatch.setattr("substrate.view.TAIL_LIMIT", 2)  # a catalog written for a small log
+    s, backup = _shard_with_a_backup(tmp_path)
+    s.compact()
+    log = tmp_path / "items.jsonl"
+    log.write_bytes(backup)
+    assert len(Substrate(tmp_path)) == 5  # its catalog written, by a reader
+    edited = backup.replace(b"fact 4", b"fact 4, fixed")  # near the end, longer
+    log.write_bytes(edited)
+    reader = Substrate(tmp_path)
+    assert len(reader) == 5
+    assert reader.log_health()["before_compaction"]
+    assert log.read_bytes() == edited  # left as it was
+
+
+def test_a_compaction_between_reading_the_note_and_the_log_is_no_older_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the log was read before the note: a compaction in between made it look a copy of old
+    s, _ = _shard_with_a_backup(tmp_path)
+    reader = Substrate(tmp_path)
+    real, compacted = Substrate._fresh_view, []
+
+    def compacted_after(self: Substrate) -> Any:
+        view = real(self)  # the log read, then compacted by another process
+        if not compacted:
+            compacted.append(True)
+            Substrate(tmp_path).compact()
+        return view
+
+    monkeypatch.setattr(Substrate, "_fresh_view", compacted_after)
+    assert reader.log_health()["before_compaction"] is False
+
+
+def test_a_compaction_that_stopped_before_its_note_is_known_by_the_next_commit(
+    tmp_path: Path,
+) -> None:
+    s, backup = _shard_with_a_backup(tmp_path)
+    note = tmp_path / "index" / "log-end.json"
+    before = note.read_bytes()
+    s.compact()
+    note.write_bytes(before)  # the note of the old log, as a crash after the rename leaves it
+    s.add("text", "after the compaction")
+    s.save()
+    (tmp_path / "items.jsonl").write_bytes(backup)
+    assert Substrate(tmp_path).log_health()["before_compaction"]
