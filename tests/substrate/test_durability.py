@@ -1070,6 +1070,17 @@ def test_a_folder_that_cannot_be_synced_after_a_replace_is_warned_of(
     assert caplog.text.count("could not be synced") == 2
 
 
+def _shard_with_a_backup(path: Path) -> tuple[Substrate, bytes]:
+    """A shard of five items, a copy of its log taken then, and one item removed since."""
+    s = Substrate(path)
+    ids = [s.add("text", f"fact {n}") for n in range(5)]
+    s.save()
+    backup = (path / "items.jsonl").read_bytes()
+    s.remove(ids[0])
+    s.save()
+    return s, backup
+
+
 def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_written_to(
     tmp_path: Path,
 ) -> None:
@@ -1078,12 +1089,7 @@ def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_
     from substrate.audit import audit_shard
     from substrate.errors import LostCommitsError
 
-    s = Substrate(tmp_path)
-    ids = [s.add("text", f"fact {n}") for n in range(5)]
-    s.save()
-    before = (tmp_path / "items.jsonl").read_bytes()
-    s.remove(ids[0])
-    s.save()
+    s, before = _shard_with_a_backup(tmp_path)
     assert s.compact().live_items == 4
     s.add("text", "added after the compaction")
     s.save()  # a later commit keeps the compaction noted
@@ -1100,17 +1106,6 @@ def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_
     reader.save()
     assert not Substrate(tmp_path).log_health()["before_compaction"]
     assert len(Substrate(tmp_path)) == 6
-
-
-def _shard_with_a_backup(path: Path) -> tuple[Substrate, bytes]:
-    """A shard of five items, a copy of its log taken then, and one item removed since."""
-    s = Substrate(path)
-    ids = [s.add("text", f"fact {n}") for n in range(5)]
-    s.save()
-    backup = (path / "items.jsonl").read_bytes()
-    s.remove(ids[0])
-    s.save()
-    return s, backup
 
 
 def test_an_older_copy_is_known_after_a_compaction_and_an_edit_by_hand_since(
