@@ -39,7 +39,7 @@ from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import LEGACY, note_end, noted_end, read_note, refuse_lost_commits
+from substrate.logend import LEGACY, Note, note_end, noted_end, read_note, refuse_lost_commits
 from substrate.replacing import remove_abandoned_temporaries, replacing, sync_name
 
 log = logging.getLogger(__name__)
@@ -409,7 +409,7 @@ class LogFile:
                     value = first.find(b'"' + expected.encode() + b'"', key)
                     if key < 0 or value < 0:  # written with escapes: leave it as it is
                         return expected
-                    fresh = secrets.token_hex(len(expected))[: len(expected)]
+                    fresh = _fresh_generation(expected, noted)
                     fh.seek(value + 1)
                     fh.write(fresh.encode())
                     fh.flush()
@@ -605,6 +605,17 @@ class LogFile:
             raise ShardError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         note_end(self.end_path, generation, pos + len(commit), _mtime_ns(self.path), replaced)
         return Watermark(generation, pos + len(commit)), offsets
+
+
+def _fresh_generation(expected: str, noted: Note | None) -> str:
+    """A new generation as long as ``expected`` (it is written over it in place), other than
+    it and than the generations the note names as retired: a short one written by hand has
+    few values, and one retired again would make the log look an older copy of itself."""
+    taken = {expected, *(noted.retired if noted is not None else ())}
+    while True:
+        fresh = secrets.token_hex(len(expected))[: len(expected)]
+        if fresh not in taken:
+            return fresh
 
 
 def _mtime_ns(path: Path) -> int | None:

@@ -66,10 +66,12 @@ def read_note(path: Path) -> Note | None:
         return None  # missing, unreadable or damaged: evidence only, never required
     if not isinstance(generation, str) or type(end) is not int:
         return None
-    retired = (
+    if isinstance(retired, str):  # one alone, as the first notes to name one wrote it
+        retired = [retired]
+    kept = (
         tuple(g for g in retired if isinstance(g, str) and g) if isinstance(retired, list) else ()
     )
-    return Note(generation, end, mtime_ns if type(mtime_ns) is int else None, retired)
+    return Note(generation, end, mtime_ns if type(mtime_ns) is int else None, kept)
 
 
 def noted_end(path: Path) -> tuple[str, int] | None:

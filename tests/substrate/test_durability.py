@@ -1177,3 +1177,31 @@ def test_a_compaction_that_stopped_before_its_note_is_known_by_the_next_commit(
     s.save()
     (tmp_path / "items.jsonl").write_bytes(backup)
     assert Substrate(tmp_path).log_health()["before_compaction"]
+
+
+def test_a_note_naming_one_retired_generation_alone_is_read(tmp_path: Path) -> None:
+    from substrate.logend import read_note
+
+    note = tmp_path / "log-end.json"
+    note.write_bytes(b'{"generation":"b2","end":9,"retired":"a1"}')  # not in a list
+    noted = read_note(note)
+    assert noted is not None and noted.of_an_older_copy("a1") and not noted.of_an_older_copy("b2")
+
+
+def test_a_renewed_generation_is_none_of_those_retired(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a short generation written by hand has few values: one retired again made the sound log
+    # look an older copy of itself, and writes were refused
+    s = Substrate(tmp_path)
+    s.add("text", "one")
+    s.save()
+    log = LogFile(tmp_path)
+    current = log.generation()
+    drawn = iter([current, "0123456789abcdef", "fedcba9876543210"])
+    note = log.end_path.read_bytes().replace(b'"end"', b'"retired":["0123456789abcdef"],"end"')
+    log.end_path.write_bytes(note)
+    monkeypatch.setattr("substrate.log.secrets.token_hex", lambda n: next(drawn))
+    assert log.renew_generation(current) == "fedcba9876543210"
+    s.add("text", "two")
+    s.save()  # not refused as an older copy
