@@ -143,7 +143,14 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
             "taken: restore items.jsonl from a backup to recover them, or remove "
             "index/log-end.json to go on without them"
         )
-    if health.get("before_compaction"):
+    if health.get("header_lost"):
+        problems.append(
+            "items.jsonl has no header line, though commits to it were noted (its start cut "
+            "off, or another file put in its place?): committed items may be missing, and no "
+            "write is taken: restore it from a backup, or remove index/log-end.json to go on "
+            "writing to it as it is"
+        )
+    if health.get("older_copy"):
         problems.append(
             "items.jsonl is an older copy of the log, from before it was rewritten (by a "
             "compaction, or after an edit by hand; an older backup restored?): what was "

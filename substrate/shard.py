@@ -82,7 +82,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         # whether a write was left unfinished, not its size (another team's, under way)
         "log": {
             "unfinished_write": health["uncommitted_bytes"] > 0,
-            "before_compaction": health["before_compaction"],
+            "older_copy": health["older_copy"],
+            "header_lost": health["header_lost"],
         }
         if scoped
         else health,
@@ -91,7 +92,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
         # nothing unfinished after the last commit, nothing committed missing before it
         "healthy": health["uncommitted_bytes"] == 0
         and not health.get("lost_bytes")
-        and not health.get("before_compaction"),
+        and not health.get("older_copy")
+        and not health.get("header_lost"),
     }
     # the shard's paths hold no item content, but a folder may be named after a secret
     return {key: _masked(value) for key, value in report.items()}

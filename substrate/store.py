@@ -663,7 +663,7 @@ class Substrate:
         it lacks: how far short of the end the last writer noted it ends (``lost_bytes``)."""
         if self.root is None or self._log is None:
             return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
-        from substrate.logend import read_note
+        from substrate.logend import LEGACY, read_note
 
         # the note first: read after the log, a commit made in between would seem lost (and a
         # compaction made in between, the log read a copy from before it)
@@ -681,7 +681,10 @@ class Substrate:
             if noted is not None and noted.generation == generation  # (a note of this log,
             else 0,  # not one compacted since)
             # a copy from before a compaction, put back: what came after is missing
-            "before_compaction": noted is not None and noted.of_an_older_copy(generation),
+            "older_copy": noted is not None and noted.of_an_older_copy(generation),
+            # commits were noted, but the log has no header (its start cut off, or another
+            # file put in its place): writes are refused (``refuse_lost_commits``)
+            "header_lost": generation == LEGACY and noted is not None and noted.end > 0,
         }
 
     def check_every_line(self) -> None:

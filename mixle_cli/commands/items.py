@@ -451,7 +451,14 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
             f"warning: {what} the last commit (a crash?); it is ignored and the next write "
             "removes it"
         )
-    elif log.get("before_compaction"):
+    elif log.get("header_lost"):
+        output.note(
+            "warning: items.jsonl has no header line, though commits to it were noted (its "
+            "start cut off, or another file put in its place?): committed items may be "
+            "missing, and no write is taken until it is restored from a backup, or "
+            "index/log-end.json removed; `mixle audit` tells more"
+        )
+    elif log.get("older_copy"):
         output.note(
             "warning: items.jsonl is an older copy of the log, from before it was rewritten "
             "(by a compaction, or after an edit by hand): what was committed since is missing, "

@@ -208,6 +208,24 @@ def test_a_log_restored_from_before_its_compaction_is_told_of_and_not_written_to
     assert (isolated_shard_env / "items.jsonl").read_bytes() == before
 
 
+def test_a_log_that_lost_its_header_line_is_told_of_as_writes_are_refused(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path
+) -> None:
+    # writes were refused ("no header line"), while status said healthy and audit all clean
+    for n in range(3):
+        shard.add("text", f"fact {n}")
+    shard.save()
+    log = isolated_shard_env / "items.jsonl"
+    log.write_bytes(log.read_bytes().split(b"\n", 1)[1])  # its start cut off
+    status = mixle("status")
+    assert status.exit_code == 0 and "no header line" in status.stderr
+    assert mixle("status", "--json").json()["healthy"] is False
+    audit = mixle("audit", "--json")
+    assert audit.exit_code == 1 and any("no header line" in p for p in audit.json()["problems"])
+    refused = mixle("add", "one more")
+    assert refused.exit_code == 3 and "no header line" in refused.stderr
+
+
 def test_audit_reports_a_corrupt_line(
     mixle: Run, shard: Substrate, isolated_shard_env: Path
 ) -> None:

@@ -400,7 +400,7 @@ def test_status_for_a_team_counts_only_its_items_and_shows_no_sizes(mixle) -> No
     team = mixle("--as", "red", "status", "--json")
     report = team.json()
     assert report["items"] == 2 and report["by_scope"] == {"public": 1, "red": 1}
-    assert report["log"] == {"unfinished_write": False, "before_compaction": False}
+    assert report["log"] == {"unfinished_write": False, "older_copy": False, "header_lost": False}
     assert report["index_bytes"] is None
     assert "blue" not in team.stdout + team.stderr
     text = mixle("--as", "red", "status")

@@ -1096,7 +1096,7 @@ def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_
     (tmp_path / "items.jsonl").write_bytes(before)
     reader = Substrate(tmp_path)
     assert len(reader) == 5  # read as it is
-    assert reader.log_health()["before_compaction"]
+    assert reader.log_health()["older_copy"]
     assert any("an older copy of the log" in p for p in audit_shard(reader).problems())
     reader.add("text", "one more")
     with pytest.raises(LostCommitsError, match="an older copy of the log"):
@@ -1104,7 +1104,7 @@ def test_a_copy_of_the_log_from_before_its_compaction_put_back_is_known_and_not_
     assert (tmp_path / "items.jsonl").read_bytes() == before
     (tmp_path / "index" / "log-end.json").unlink()  # the copy accepted as it is
     reader.save()
-    assert not Substrate(tmp_path).log_health()["before_compaction"]
+    assert not Substrate(tmp_path).log_health()["older_copy"]
     assert len(Substrate(tmp_path)) == 6
 
 
@@ -1121,7 +1121,7 @@ def test_an_older_copy_is_known_after_a_compaction_and_an_edit_by_hand_since(
     edited.add("text", "after the edit")
     edited.save()
     log.write_bytes(backup)
-    assert Substrate(tmp_path).log_health()["before_compaction"]
+    assert Substrate(tmp_path).log_health()["older_copy"]
     again = Substrate(tmp_path)
     again.add("text", "one more")
     with pytest.raises(ShardError, match="an older copy of the log"):
@@ -1142,7 +1142,7 @@ def test_an_older_copy_edited_by_hand_is_not_renewed_by_a_reader(
     log.write_bytes(edited)
     reader = Substrate(tmp_path)
     assert len(reader) == 5
-    assert reader.log_health()["before_compaction"]
+    assert reader.log_health()["older_copy"]
     assert log.read_bytes() == edited  # left as it was
 
 
@@ -1162,7 +1162,7 @@ def test_a_compaction_between_reading_the_note_and_the_log_is_no_older_copy(
         return view
 
     monkeypatch.setattr(Substrate, "_fresh_view", compacted_after)
-    assert reader.log_health()["before_compaction"] is False
+    assert reader.log_health()["older_copy"] is False
 
 
 def test_a_compaction_that_stopped_before_its_note_is_known_by_the_next_commit(
@@ -1176,7 +1176,7 @@ def test_a_compaction_that_stopped_before_its_note_is_known_by_the_next_commit(
     s.add("text", "after the compaction")
     s.save()
     (tmp_path / "items.jsonl").write_bytes(backup)
-    assert Substrate(tmp_path).log_health()["before_compaction"]
+    assert Substrate(tmp_path).log_health()["older_copy"]
 
 
 def test_a_note_naming_one_retired_generation_alone_is_read(tmp_path: Path) -> None:
