@@ -402,6 +402,8 @@ class LogFile:
             noted = read_note(self.end_path)
             if noted is not None and noted.of_an_older_copy(expected):
                 return expected  # an older copy put back stays as it is until restored
+            if not expected.isascii():  # a hand-made one: as many hex digits would not fill
+                return expected  # its bytes, and what was left of them would spoil the line
             try:
                 with self.path.open("r+b") as fh:
                     first = fh.readline(4096)
@@ -609,9 +611,9 @@ class LogFile:
 
 def _fresh_generation(expected: str, noted: Note | None) -> str:
     """A new generation as long as ``expected`` (it is written over it in place), other than
-    it and than the generations the note names as retired: a short one written by hand has
-    few values, and one retired again would make the log look an older copy of itself."""
-    taken = {expected, *(noted.retired if noted is not None else ())}
+    it and than the generations the note names: a short one written by hand has few values,
+    and one retired again would make the log look an older copy of itself."""
+    taken = {expected, *((noted.generation, *noted.retired) if noted is not None else ())}
     while True:
         fresh = secrets.token_hex(len(expected))[: len(expected)]
         if fresh not in taken:

@@ -442,16 +442,8 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     if report["index_bytes"]:  # left out for a reader confined to some scopes
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
         out.print(f"derived {derived}", markup=False)
-    unfinished = log.get("uncommitted_bytes") or log.get("unfinished_write")
-    if unfinished:
-        what = "an unfinished write follows"  # a team is not told another's write's size
-        if log.get("uncommitted_bytes"):
-            what = f"{log['uncommitted_bytes']} bytes of an unfinished write follow"
-        output.note(
-            f"warning: {what} the last commit (a crash?); it is ignored and the next write "
-            "removes it"
-        )
-    elif log.get("header_lost"):
+    # what refuses writes first: a write would not remove an unfinished one then
+    if log.get("header_lost"):
         output.note(
             "warning: items.jsonl has no header line, though commits to it were noted (its "
             "start cut off, or another file put in its place?): committed items may be "
@@ -464,6 +456,14 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
             "(by a compaction, or after an edit by hand): what was committed since is missing, "
             "and no write is taken until the log's latest copy is put back, or "
             "index/log-end.json removed to go on from this one; `mixle audit` tells more"
+        )
+    elif log.get("uncommitted_bytes") or log.get("unfinished_write"):
+        what = "an unfinished write follows"  # a team is not told another's write's size
+        if log.get("uncommitted_bytes"):
+            what = f"{log['uncommitted_bytes']} bytes of an unfinished write follow"
+        output.note(
+            f"warning: {what} the last commit (a crash?); it is ignored and the next write "
+            "removes it"
         )
     elif not report["healthy"]:  # committed lines are missing (``lost_bytes``)
         lost = f" ({log['lost_bytes']} bytes)" if log.get("lost_bytes") else ""

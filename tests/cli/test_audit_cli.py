@@ -216,9 +216,10 @@ def test_a_log_that_lost_its_header_line_is_told_of_as_writes_are_refused(
         shard.add("text", f"fact {n}")
     shard.save()
     log = isolated_shard_env / "items.jsonl"
-    log.write_bytes(log.read_bytes().split(b"\n", 1)[1])  # its start cut off
+    log.write_bytes(log.read_bytes().split(b"\n", 1)[1] + b'{"id": "torn')  # its start cut off
     status = mixle("status")
     assert status.exit_code == 0 and "no header line" in status.stderr
+    assert "the next write removes it" not in status.stderr  # no write is taken
     assert mixle("status", "--json").json()["healthy"] is False
     audit = mixle("audit", "--json")
     assert audit.exit_code == 1 and any("no header line" in p for p in audit.json()["problems"])

@@ -1205,3 +1205,20 @@ def test_a_renewed_generation_is_none_of_those_retired(
     assert log.renew_generation(current) == "fedcba9876543210"
     s.add("text", "two")
     s.save()  # not refused as an older copy
+
+
+def test_a_generation_written_by_hand_outside_ascii_is_not_renewed_in_place(
+    tmp_path: Path,
+) -> None:
+    # as many hex digits as it had characters were written over its bytes: what was left of
+    # "é" made the header invalid UTF-8, and every command failed on it
+    s = Substrate(tmp_path)
+    s.add("text", "one")
+    s.save()
+    log = LogFile(tmp_path)
+    head = log.path.read_bytes().split(b"\n", 1)[0]
+    hand_made = log.path.read_bytes().replace(head, b'{"mixle_log":1,"generation":"\xc3\xa9"}', 1)
+    log.path.write_bytes(hand_made)
+    assert log.renew_generation("é") == "é"
+    assert log.path.read_bytes() == hand_made
+    assert len(Substrate(tmp_path)) == 1
