@@ -206,7 +206,7 @@ class ExtractiveAnswerer:
                     have, said = have | named, f"{heading} {sentence}"
                 if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
                     continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
-                thing = pronoun_for(heading, title, sentence, before)
+                thing = pronoun_for(heading, title, sentence)
                 if thing:  # "It is written in Go." under "billing-worker" speaks of it
                     if ids and _names_none_of(ids, terms(thing)):
                         continue

@@ -219,20 +219,17 @@ def _with_things(evidence: str, read: list[str]) -> list[str]:
     written as the answerer quotes it, after the thing its headings name: "It runs on
     Kubernetes." under "## billing-worker" says "billing-worker: It runs on Kubernetes."."""
     out: list[str] = []
-    title = before = ""  # the innermost heading, and the sentence before under it
+    title = ""
     open_headings: list[tuple[int, str]] = []  # the headings above, by level
     for sentence, as_read in zip(sentences(evidence, led=True), read, strict=True):
         if is_heading(sentence):
             level = len(sentence) - len(sentence.lstrip("#"))
-            title, before = sentence.lstrip("#").strip(), ""
+            title = sentence.lstrip("#").strip()
             open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
-            out.append(as_read)
-            continue
-        if as_read == sentence:
+        elif as_read == sentence:
             path = " ".join(heading for _, heading in open_headings)
-            thing = pronoun_for(path, title, sentence, before)
+            thing = pronoun_for(path, title, sentence)
             as_read = f"{thing}: {sentence}" if thing else sentence
-        before = sentence
         out.append(as_read)
     return out
 
