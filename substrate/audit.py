@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.derived import END_FILE
 from substrate.errors import CorruptShardError
 from substrate.lineage import audit_substrate
+from substrate.logend import HEADER_LOST, OLDER_COPY
 from substrate.secrets import safe_text
 
 if TYPE_CHECKING:
@@ -144,19 +145,9 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
             "index/log-end.json to go on without them"
         )
     if health.get("header_lost"):
-        problems.append(
-            "items.jsonl has no header line, though commits to it were noted (its start cut "
-            "off, or another file put in its place?): committed items may be missing, and no "
-            "write is taken: restore it from a backup, or remove index/log-end.json to go on "
-            "writing to it as it is"
-        )
+        problems.append(HEADER_LOST)
     if health.get("older_copy"):
-        problems.append(
-            "items.jsonl is an older copy of the log, from before it was rewritten (by a "
-            "compaction, or after an edit by hand; an older backup restored?): what was "
-            "committed since is missing, and no write is taken: restore the log's latest copy "
-            "from a backup, or remove index/log-end.json to go on from this one"
-        )
+        problems.append(OLDER_COPY)
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}

@@ -55,6 +55,26 @@ class Note(NamedTuple):
         rewritten (compacted, or edited by hand): what was committed since is missing."""
         return generation != LEGACY and generation in self.retired
 
+    def lost_its_header(self, generation: str) -> bool:
+        """Whether a log of ``generation`` has no header though commits to it were noted (only
+        a log with a header gets a note): its start was cut off, or another file put in its
+        place."""
+        return generation == LEGACY and self.end > 0
+
+
+# What status and audit say of a log a write refuses for what it is
+HEADER_LOST = (
+    "items.jsonl has no header line, though commits to it were noted (its start cut off, or "
+    "another file put in its place?): committed items may be missing, and no write is taken: "
+    "restore it from a backup, or remove index/log-end.json to go on writing to it as it is"
+)
+OLDER_COPY = (
+    "items.jsonl is an older copy of the log, from before it was rewritten (by a compaction, "
+    "or after an edit by hand; an older backup restored?): what was committed since is "
+    "missing, and no write is taken: restore the log's latest copy from a backup, or remove "
+    "index/log-end.json to go on from this one"
+)
+
 
 def read_note(path: Path) -> Note | None:
     """The note the last writer left in ``path``, if any."""
@@ -95,12 +115,12 @@ def note_end(
     """
     # one record of a fixed width, written over the last: truncating first would make the
     # file system flush it on close (ext4 does, for a file truncated and rewritten)
-    note: dict[str, object] = {"generation": generation, "end": end, "mtime_ns": mtime_ns}
+    note: dict[str, object] = {"generation": generation, "end": end}
+    if mtime_ns is not None:
+        note["mtime_ns"] = mtime_ns
     retired = _retired_after(read_note(path), generation, replaced)
     if retired:
         note["retired"] = list(retired)
-    if mtime_ns is None:
-        del note["mtime_ns"]
     data = orjson.dumps(note)
     # a long hand-made generation: the time goes first (it only saves a writer a read), then
     # the generations retired; with none of them room, no note is kept
@@ -140,11 +160,9 @@ _WARNED: set[str] = set()
 def _retired_after(before: Note | None, generation: str, replaced: str) -> tuple[str, ...]:
     """The generations retired when ``generation`` (which ``replaced`` another) is noted
     after the note ``before``."""
-    retired: tuple[str, ...] = (replaced,)
+    retired = [replaced]
     if before is not None:
-        retired += before.retired
-        if before.generation != generation:
-            retired = (replaced, before.generation, *before.retired)
+        retired += [before.generation, *before.retired]  # its own, when the log has another
     kept = (g for g in retired if g not in (generation, LEGACY) and len(g) <= 32)
     return tuple(dict.fromkeys(kept))[:_RETIRED_KEPT]
 
@@ -191,7 +209,7 @@ def refuse_lost_commits(
             f"{path} is missing or empty, but items were committed to it; restore it from a "
             f"backup (or remove {folder} to start again with an empty shard)"
         )
-    if writing and generation == LEGACY and noted is not None and noted[1] > 0:
+    if writing and noted is not None and noted.lost_its_header(generation):
         # only a log with a header gets a note: this one lost its first line
         raise LostCommitsError(
             f"{path} has no header line, though commits to it were noted (its start cut off, "

@@ -662,8 +662,15 @@ class Substrate:
         """Size of the log, bytes of an unfinished write left behind, and the committed bytes
         it lacks: how far short of the end the last writer noted it ends (``lost_bytes``)."""
         if self.root is None or self._log is None:
-            return {"path": None, "bytes": 0, "uncommitted_bytes": 0, "generation": "memory"}
-        from substrate.logend import LEGACY, read_note
+            return {
+                "path": None,
+                "bytes": 0,
+                "uncommitted_bytes": 0,
+                "generation": "memory",
+                "older_copy": False,
+                "header_lost": False,
+            }
+        from substrate.logend import read_note
 
         # the note first: read after the log, a commit made in between would seem lost (and a
         # compaction made in between, the log read a copy from before it)
@@ -684,7 +691,7 @@ class Substrate:
             "older_copy": noted is not None and noted.of_an_older_copy(generation),
             # commits were noted, but the log has no header (its start cut off, or another
             # file put in its place): writes are refused (``refuse_lost_commits``)
-            "header_lost": generation == LEGACY and noted is not None and noted.end > 0,
+            "header_lost": noted is not None and noted.lost_its_header(generation),
         }
 
     def check_every_line(self) -> None:

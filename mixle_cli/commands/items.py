@@ -38,6 +38,7 @@ from substrate import (
 )
 from substrate.discovery import nearest_shard
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
+from substrate.logend import HEADER_LOST, OLDER_COPY
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
@@ -444,19 +445,9 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         out.print(f"derived {derived}", markup=False)
     # what refuses writes first: a write would not remove an unfinished one then
     if log.get("header_lost"):
-        output.note(
-            "warning: items.jsonl has no header line, though commits to it were noted (its "
-            "start cut off, or another file put in its place?): committed items may be "
-            "missing, and no write is taken until it is restored from a backup, or "
-            "index/log-end.json removed; `mixle audit` tells more"
-        )
+        output.note(f"warning: {HEADER_LOST}")
     elif log.get("older_copy"):
-        output.note(
-            "warning: items.jsonl is an older copy of the log, from before it was rewritten "
-            "(by a compaction, or after an edit by hand): what was committed since is missing, "
-            "and no write is taken until the log's latest copy is put back, or "
-            "index/log-end.json removed to go on from this one; `mixle audit` tells more"
-        )
+        output.note(f"warning: {OLDER_COPY}")
     elif log.get("uncommitted_bytes") or log.get("unfinished_write"):
         what = "an unfinished write follows"  # a team is not told another's write's size
         if log.get("uncommitted_bytes"):

@@ -575,3 +575,17 @@ def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
     store.save()
     assert audit_shard(Substrate(tmp_path / "s")).ok
     assert shard_status(Substrate(tmp_path / "s"))["healthy"]
+
+
+def test_status_of_a_shard_in_memory_read_by_a_team_is_healthy() -> None:
+    # the log's health of a shard in memory lacked the keys a team's status copies: KeyError
+    from substrate.shard import shard_status
+
+    s = Substrate()
+    s.add("text", "in memory")
+    report = shard_status(s, scopes={"local"})
+    assert report["healthy"] and report["log"] == {
+        "unfinished_write": False,
+        "older_copy": False,
+        "header_lost": False,
+    }
