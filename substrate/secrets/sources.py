@@ -180,8 +180,10 @@ def staged_changes(cwd: str | None = None, *, max_bytes: int | None = None) -> S
         cwd=cwd,
     )
     diff = _parse_raw_diff(raw)
-    sizes = {} if max_bytes is None else _blob_sizes(diff.staged, cwd)
-    large = [entry for entry in diff.staged if sizes.get(entry[0], 0) > (max_bytes or 0)]
+    large: list[tuple[str, bytes]] = []
+    if max_bytes is not None:
+        sizes = _blob_sizes(diff.staged, cwd)
+        large = [entry for entry in diff.staged if sizes.get(entry[0], 0) > max_bytes]
     unread = set(large)
     small = [entry for entry in diff.staged if entry not in unread]
     # a submodule is another repository's commit: only its name is committed here

@@ -531,7 +531,7 @@ class _LinePreview:
         local = [
             Hit(h.rule, max(h.start, start) - start, min(h.end, end) - start, 0, 0, 0) for h in hits
         ]
-        masks = [*((h.start, h.end, h.rule) for h in local)]
+        masks = [(h.start, h.end, h.rule) for h in local]
         masks += copies_outside(self.line, copies, local)
         # the text's secrets, as they are and as JSON and Python escape them, when there are
         # few (a dump of thousands is looked for by the secrets of the line alone)
