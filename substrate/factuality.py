@@ -17,7 +17,6 @@ from substrate.context.compress import (
     is_heading,
     opens_as_an_entry,
     opens_with_a_name,
-    sentences,
     split_sentences,
     terms,
     titled_sentences,
@@ -204,7 +203,7 @@ def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
     Okafor works ...", "Marketing works ...")."""
     if opens_as_an_entry(claim):
         return titled_sentences(evidence, whose=True)
-    plain = _with_things(evidence, titled_sentences(evidence))
+    plain = _with_things(titled_sentences(evidence))
     if not opens_with_a_name(claim):
         return plain
     headed = titled_sentences(evidence, whose=True)
@@ -214,23 +213,24 @@ def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
     ]
 
 
-def _with_things(evidence: str, read: list[str]) -> list[str]:
-    """``read`` (the sentences of ``evidence``) with each that opens with a pronoun for a thing
-    written as the answerer quotes it, after the thing its headings name: "It runs on
-    Kubernetes." under "## billing-worker" says "billing-worker: It runs on Kubernetes."."""
+def _with_things(read: list[str]) -> list[str]:
+    """``read`` (the sentences of an evidence, as ``titled_sentences`` gives them) with each
+    that opens with a pronoun for a thing written as the answerer quotes it, after the thing
+    its headings name: "It runs on Kubernetes." under "## billing-worker" says
+    "billing-worker: It runs on Kubernetes."."""
     out: list[str] = []
     title = ""
     open_headings: list[tuple[int, str]] = []  # the headings above, by level
-    for sentence, as_read in zip(sentences(evidence, led=True), read, strict=True):
+    for sentence in read:  # (an entry of a heading opens with it: no pronoun starts it)
         if is_heading(sentence):
             level = len(sentence) - len(sentence.lstrip("#"))
             title = sentence.lstrip("#").strip()
             open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
-        elif as_read == sentence:
+        else:
             path = " ".join(heading for _, heading in open_headings)
             thing = pronoun_for(path, title, sentence)
-            as_read = f"{thing}: {sentence}" if thing else sentence
-        out.append(as_read)
+            sentence = f"{thing}: {sentence}" if thing else sentence
+        out.append(sentence)
     return out
 
 
