@@ -197,15 +197,7 @@ def test_a_log_restored_from_before_its_compaction_is_told_of_and_not_written_to
     assert mixle("compact").exit_code == 0
     assert mixle("add", "added after the compaction").exit_code == 0
     (isolated_shard_env / "items.jsonl").write_bytes(before)  # an older backup put back
-    status = mixle("status")
-    assert status.exit_code == 0 and "an older copy of the log" in status.stderr
-    for team in ((), ("--as", "ops")):
-        assert mixle(*team, "status", "--json").json()["healthy"] is False
-        audit = mixle(*team, "audit", "--json")
-        assert audit.exit_code == 1 and audit.json()["log"]["ok"] is False
-    refused = mixle("add", "one more")
-    assert refused.exit_code == 3 and "an older copy of the log" in refused.stderr
-    assert (isolated_shard_env / "items.jsonl").read_bytes() == before
+    _told_of_and_not_written_to(mixle, isolated_shard_env, "an older copy of the log")
 
 
 def test_a_log_that_lost_its_header_line_is_told_of_as_writes_are_refused(
@@ -217,14 +209,25 @@ def test_a_log_that_lost_its_header_line_is_told_of_as_writes_are_refused(
     shard.save()
     log = isolated_shard_env / "items.jsonl"
     log.write_bytes(log.read_bytes().split(b"\n", 1)[1] + b'{"id": "torn')  # its start cut off
+    _told_of_and_not_written_to(mixle, isolated_shard_env, "no header line")
+
+
+def _told_of_and_not_written_to(mixle: Run, shard: Path, said: str) -> None:
+    """status warns of the log (``said``, before any unfinished write: no write is taken) and
+    is unhealthy, audit exits 1 with it (for a team too), and a write is refused, the log
+    left as it is."""
+    log = shard / "items.jsonl"
+    before = log.read_bytes()
     status = mixle("status")
-    assert status.exit_code == 0 and "no header line" in status.stderr
-    assert "the next write removes it" not in status.stderr  # no write is taken
-    assert mixle("status", "--json").json()["healthy"] is False
-    audit = mixle("audit", "--json")
-    assert audit.exit_code == 1 and any("no header line" in p for p in audit.json()["problems"])
+    assert status.exit_code == 0 and said in status.stderr
+    assert "the next write removes it" not in status.stderr
+    for team in ((), ("--as", "ops")):
+        assert mixle(*team, "status", "--json").json()["healthy"] is False
+        audit = mixle(*team, "audit", "--json")
+        assert audit.exit_code == 1 and any(said in p for p in audit.json()["problems"])
     refused = mixle("add", "one more")
-    assert refused.exit_code == 3 and "no header line" in refused.stderr
+    assert refused.exit_code == 3 and said in refused.stderr
+    assert log.read_bytes() == before
 
 
 def test_audit_reports_a_corrupt_line(
