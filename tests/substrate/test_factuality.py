@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from substrate.answer import strip_citations
 from substrate.errors import InvalidInputError
 from substrate.factuality import (
     ClaimVerdict,
@@ -348,6 +349,18 @@ def test_an_abbreviation_or_an_initial_ends_no_claim() -> None:
         "It ships to the U.S.A. and Belgium.",
         "Orders wait.",
     ]
+
+
+def test_a_quote_cut_short_ends_its_claim() -> None:
+    # an answer cuts a long quote with "…" and goes on with the next: checked as one claim,
+    # the two quotes were a sentence no source says
+    answer = "Exit 130 means the run was interrupted and kept its work… [1] Rerun it later. [2]"
+    assert sentence_claims(strip_citations(answer)) == [
+        "Exit 130 means the run was interrupted and kept its work…",
+        "Rerun it later.",
+    ]
+    # a pause in a sentence ends nothing
+    assert sentence_claims("It stops… and then goes on.") == ["It stops… and then goes on."]
 
 
 def test_a_name_or_a_number_in_words_the_evidence_lacks_is_not_supported() -> None:
