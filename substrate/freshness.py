@@ -232,8 +232,8 @@ class FileChecker:
         if state is None:
             try:
                 st = os.stat(_os_name(ref))
-            except OSError as exc:  # only a missing name is a move: EACCES tells nothing
-                gone = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+            except OSError as exc:  # only a name naming no file is a move: EACCES tells nothing
+                gone = exc.errno in _NAMES_NO_FILE
                 state = _FileState(exists=False, unreadable=not gone)
             except ValueError:  # a name the file system cannot hold (a NUL in it)
                 state = _FileState(exists=False)
@@ -252,6 +252,10 @@ class FileChecker:
         if isinstance(ingested, int | float):
             return abs(ingested - state.mtime_ns / 1e9) > _RACY_WINDOW_S
         return True
+
+
+# a missing name, a file where a folder was, a symbolic link loop, a name too long to be one
+_NAMES_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG)
 
 
 def _stat_recorded(prov: dict[str, Any]) -> bool:

@@ -447,6 +447,19 @@ def test_a_folder_that_cannot_be_entered_is_no_move(
     ]
 
 
+def test_a_name_that_resolves_to_no_file_is_a_move(store: Substrate, tmp_path: Path) -> None:
+    # a symbolic link loop and a name too long for the file system were "cannot be read",
+    # reported as changed though nothing was recorded of them
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    long = str(tmp_path / ("a" * 5000))
+    for ref in (str(loop), long):
+        item = store.add("text", "see it", payload={"path": ref})
+        assert check_freshness(store, item).signals == [
+            f"moved: referenced path '{ref}' no longer exists"
+        ]
+
+
 def test_a_record_s_path_field_is_not_the_file_it_was_ingested_from(tmp_path: Path) -> None:
     # a column named path (or front matter's path) once stood for the file: the table's hash
     # was compared with /etc/hosts, and an edit of the table itself went unseen
