@@ -270,8 +270,9 @@ def _parser_hint(exc: Exception) -> str:
     option = getattr(exc, "option_name", None)
     command = _command_path(exc)
     unknown = type(exc).__name__ == "NoSuchOption"  # not a command's own --as left without value
-    if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and command != "mixle":
-        return f"{option} goes before the command: mixle {option} VALUE {command[6:]} ..."
+    program, _, subcommand = command.partition(" ")  # the program as it was called
+    if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and subcommand:
+        return f"{option} goes before the command: {program} {option} VALUE {subcommand} ..."
     return f"see '{command} --help'"
 
 

@@ -115,6 +115,21 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
     assert own.stderr.splitlines()[-1] == "hint: see 'mixle ingest-file --help'"
 
 
+def test_the_hint_names_the_program_as_it_was_called(mixle_bin: str, tmp_path: Path) -> None:
+    # under another name (a link, an alias) the hint cut the command's name short: "shness"
+    import subprocess
+
+    renamed = tmp_path / "mx"
+    renamed.symlink_to(mixle_bin)
+    late = subprocess.run(
+        [str(renamed), "freshness", "--shard", "x"], capture_output=True, text=True
+    )
+    assert late.returncode == 2
+    assert late.stderr.splitlines()[-1] == (
+        "hint: --shard goes before the command: mx --shard VALUE freshness ..."
+    )
+
+
 def test_command_help_paragraphs_flow_to_the_terminal_width(
     mixle_process: Callable[..., Any],
 ) -> None:
