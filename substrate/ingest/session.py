@@ -616,11 +616,24 @@ class IngestSession:
         cached = self.cache.get(ticket.key)
         if cached is None or cached.skipped:
             return False
-        if not done.digest and ticket.mtime_ns is not None and cached.mtime_ns != ticket.mtime_ns:
+        if not done.digest and not self.recorded_as_read(cached, ticket):
             return False  # touched: its items are written again with the time freshness reads
         ids = done.item_ids()
         found = SourceState(0, 0, done.digest, self.cache_key, ids)
         return bool(ids) and _same_version(cached, found)
+
+    def recorded_as_read(self, cached: SourceState, ticket: Ticket) -> bool:
+        """Whether the file's stored items record the size and modification time it has now.
+        The cache forgets a time too close to its ingest to be trusted (-1), so that an
+        edit within it is read; the items keep it, and a file read again within that window
+        needs no new copy of them."""
+        if ticket.mtime_ns is None or cached.mtime_ns == ticket.mtime_ns:
+            return True
+        if cached.mtime_ns != -1 or not cached.ids:
+            return False
+        first = self.substrate.read_items(cached.ids[:1], keep=False).get(cached.ids[0])
+        recorded = first.provenance if first is not None else {}
+        return (recorded.get("mtime_ns"), recorded.get("size")) == (ticket.mtime_ns, ticket.size)
 
     def change_of(self, ticket: Ticket, done: Prepared) -> _Change:
         """The store change a parsed file makes: new items, and old ones it no longer has."""
