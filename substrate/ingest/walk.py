@@ -223,7 +223,7 @@ class _Walker:
                         self.real_dirs[entry.path] = real
                     subdirs.append((entry.path, child, rules))
                 elif entry.is_symlink():
-                    if not (check and rules.ignored(child, name, entry.is_dir())):
+                    if not (check and rules.ignored(child, name, _leads_to_folder(entry))):
                         self.links.append(_Link(entry.path, child, rules))
                 else:
                     self.result.skipped.append((child, "not a regular file"))
@@ -471,3 +471,12 @@ def link_trouble(path: str) -> str:
         if exc.errno == errno.ELOOP:
             return "symlink loop"
     return "broken symlink"
+
+
+def _leads_to_folder(link: os.DirEntry[str]) -> bool:
+    """Whether the symbolic link ``link`` leads to a folder; a loop or a broken link leads
+    nowhere (and is told as such when followed, not as a file that failed)."""
+    try:
+        return link.is_dir()
+    except OSError:
+        return False

@@ -104,11 +104,16 @@ def test_broken_symlink_and_special_files_are_reported(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.md")
     result = walk(tmp_path)
     assert [f.rel for f in result.files] == ["a.md"]
-    assert sorted(result.skipped) == [
+    expected = [
         ("dangling.md", "broken symlink"),
         ("pipe.md", "not a regular file"),
         ("self.md", "symlink loop"),
     ]
+    assert sorted(result.skipped) == expected
+    # the same with ignore rules in force: the loop was a file that failed (exit 1)
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    ruled = walk(tmp_path)
+    assert sorted(ruled.skipped) == expected and ruled.failed == []
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any folder")
