@@ -155,6 +155,8 @@ def test_markdown_of_headings_or_front_matter_alone_is_one_item(
         ("   <!--\n# commented out\n-->", "Doc"),
         ("```js const x = 1```\n\n## After", "Doc > After"),  # inline code opens no fence
         ("1. first item\n---", "Doc"),  # a list item is no setext heading's text
+        ("```\ncode\n```\nAfter code\n---", "Doc > After code"),  # a code block ended
+        ("```\ncode\n```\nmore\nAfter code\n---", "Doc"),  # a paragraph's second line
         ("    indented code\n---", "Doc"),
         ("\tindented code\n---", "Doc"),
     ],

@@ -129,7 +129,8 @@ def _previous_line(text: str, pos: int) -> tuple[int, str]:
 
 
 def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
-    """Whether the line at ``line_start`` follows a blank line (or the section's heading)."""
+    """Whether the line at ``line_start`` follows a blank line, or ``floor``: the end of the
+    section's heading or of a code block."""
     if line_start <= floor:
         return True
     before_start, before = _previous_line(text, line_start)
@@ -194,6 +195,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     doc = _Doc(text, ctx, parsed)
     sec_start = body_start = start  # current section: where it starts, where its body starts
     fence = ""
+    after_fence = -1  # where the line after the last closing fence starts: a block ended
     comment_end = -1  # where the HTML comment open at this point ends
     for m in _marks(text, start):
         line_start = m.start()
@@ -203,6 +205,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
         if fence:
             if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
                 fence = ""  # a closing fence: the same character, as many, and no info string
+                after_fence = m.end() + 1
             continue
         if marker:
             if marker[0] != "`" or "`" not in info:  # (a line of inline code opens no fence)
@@ -225,7 +228,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             or not prev.strip()
             or prev.lstrip().startswith(_NOT_PARAGRAPH)
             or _NOT_PARAGRAPH_EITHER.match(prev)
-            or not _starts_paragraph(text, prev_start, body_start)
+            or not _starts_paragraph(text, prev_start, max(body_start, after_fence))
         ):
             continue
         doc.emit(sec_start, body_start, prev_start)
