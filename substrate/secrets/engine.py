@@ -888,10 +888,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if (
             m.start("key") > 0
             and text[m.start("key") - 1] == ":"
+            and not _POWERSHELL_SCOPE.search(text, max(0, m.start("key") - 9), m.start("key"))
             and not _field_list(m, text)
             and not _symbol_key(m, text, group)
         ):
-            return False  # //registry/:_authToken is the npm rule's business
+            return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
         if group == "su" and syntax != "text" and not _not_an_expression(secret):
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
@@ -906,7 +907,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and _a_note(remark, text, m.start(group) + 1)
         ):
             return False
-        if group == "su" and _code_in_text(secret):
+        if group in ("su", "sb") and _code_in_text(secret):
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
         if group == "sb" and _STRUCT_TAG.fullmatch(secret):
             return False  # Password string `json:"password"`: a Go field's tag
@@ -925,6 +926,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         between = text[m.end("key") : m.start(group)] if group else ""
         if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
             return False  # {"input": "secret", "answer": ...}: a value, then the next key
+        if "," in between and not _opens_a_call(text, m.start("key")) and not _random(secret):
+            return False  # ['username', 'password', 'email']: names listed, not a key's value
         assigned = any(mark in between for mark in "=:,>-|\t")
         if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
             return False
@@ -1118,6 +1121,21 @@ def _setting_name(key: str) -> bool:
     return joined or camel or is_glued_name(key)
 
 
+# PowerShell's drive or scope before a variable: $env:DB_PASSWORD, $global:token
+_POWERSHELL_SCOPE = re.compile(r"(?<![\w:])\$?(?:env|global|script|local|private|using):$", re.I)
+
+
+def _opens_a_call(text: str, key_start: int) -> bool:
+    """Whether the quoted key starting at ``key_start`` (after its quote) is the first thing
+    in brackets: a call's first argument (``env("SECRET_KEY", ...)``) or a pair's."""
+    return text[: max(key_start - 1, 0)].rstrip(" \t").endswith("(")
+
+
+def _random(value: str) -> bool:
+    """A value that reads as generated: three kinds of character, or a random run."""
+    return char_classes(value) >= 3 or _generated_password(value)
+
+
 def _generated_password(value: str) -> bool:
     """Letters switching case often, with digits among them, long and varied, as a password
     generator makes them ("Pw8YEIi75qB4sA9Q0"), not a name with a version ("Argon2id")."""
@@ -1231,11 +1249,14 @@ def _not_an_expression(value: str) -> bool:
     return bool(_AT_INSIDE.search(first))
 
 
-# Unquoted values that are code written in text: a template's field, or a generic type of a
-# typing library (whole); a pattern's character range, class or count (anywhere in it). Only
-# forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
+# Values that are code written in text: a template's field, a call, an option, or a generic
+# type of a typing library (whole); a pattern's character range, class or count (anywhere in
+# it). Only forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
 _CODE_IN_TEXT = re.compile(
     r"\{[\w.()\[\]!:'\" ]+\}"
+    # a call through a path or a method chain: rand::thread_rng().gen_range(1..=100)
+    r"|(?:[A-Za-z_]\w*(?:::|\.))+[A-Za-z_]\w*\([^()\s]*\)(?:(?:\.|::)[A-Za-z_]\w*\([^()\s]*\))*"
+    r"|--[a-z][a-z\d]*(?:-[a-z\d]+)*"  # a long option ("to rerun pass `--lib`")
     r"|(?:Optional|Union|Annotated|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable"
     r"|Iterator|Callable|Literal|Type|list|dict|set|frozenset|tuple|type)\[[A-Za-z_][\w.]*"
     r"(?:[,\]].*)?"

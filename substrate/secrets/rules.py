@@ -94,7 +94,8 @@ _QUOTED = (
 # An ampersand ends it only where a query string's next parameter starts (``&user=``): a
 # password may hold one, and cutting there would show the rest of it.
 _BARE = r"""(?P<su>(?:[^\s"'`,;&<\\]|&(?![\w.\-]+=)|<(?!/)|\\(?![nrt"'\\]))+)"""
-_OPS = r"(?::::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
+# (with the logical assignments: Ruby's ``@password ||= "..."``, ``??=``, ``&&=``, Perl's ``//=``)
+_OPS = r"(?::::=|::=|:=|\?\?=|\?=|\|\|=|&&=|//=|\.=|\+=|=>|===|!==|==|!=|<-|=|:(?!:))"
 
 # A value quoted with \" in a string: JSON escaped in one ("{\"user\":\"db\",\"password\":
 # \"...\"}", a request body in a log line), a notebook's code line ("password = \"...\"\n" in

@@ -95,6 +95,18 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("settings.xml", "<password><![CDATA[{}]]></password>"),
         ("settings.xml", "<Password>\n  <![CDATA[{}]]>\n</Password>"),
         ("hibernate.cfg.xml", '<property name="connection.password"><![CDATA[{}]]></property>'),
+        # PowerShell's environment and scopes (a key after a colon was left to npm's rule)
+        ("setup.ps1", '$env:DB_PASSWORD = "{}"'),
+        ("ci.ps1", "$Env:API_TOKEN = '{}'"),
+        ("run.ps1", '$global:password = "{}"'),
+        # logical assignments
+        ("app.rb", '@password ||= "{}"'),
+        ("app.rb", 'ENV["DB_PASSWORD"] ||= "{}"'),
+        ("app.ts", 'config.password ??= "{}";'),
+        ("app.pl", '$password //= "{}";'),
+        # a call's or a pair's first argument, then its value
+        ("settings.py", 'SECRET_KEY = env("SECRET_KEY", "{}")'),
+        ("settings.py", 'pair = ("password", "{}")'),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -197,6 +209,14 @@ def test_only_the_password_is_masked() -> None:
         ("sync.sh", "rsync -u src:/data dst"),
         ("scan.md", "nuclei -pt http -u {{http://scanme.sh}}"),  # a URL's rest, and a protocol
         ("settings.xml", "<password><![CDATA[${DB_PASSWORD}]]></password>"),
+        # names listed after a secret's name: a form's fields, keywords, slots
+        ("forms.py", "fields = ['username', 'password', 'email']"),
+        ("forms.py", 'fields = ("username", "password", "confirmation")'),
+        ("lexer.py", "KEYWORDS = ['if', 'pass', 'raise', 'return']"),
+        ("cmp.py", '__slots__ = ["_compare_key", "_defining_class"]'),
+        # code quoted in prose: a call through a path or a chain, an option
+        ("book.md", "let secret_number = rand::thread_rng().gen_range(1..=100);"),
+        ("NEWS.md", "to rerun pass `--lib`"),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
