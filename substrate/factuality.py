@@ -53,6 +53,17 @@ def sentence_claims(text: str) -> list[str]:
     return [claim for claim in claims if len(claim.split()) >= 2]
 
 
+def quotes_apart(answer: str) -> str:
+    """``answer`` with a line break after each quote it cut short ("… [1]"): the quote ends
+    there, and the next is a claim of its own (as one, the two said what no source says).
+    Only the markers tell: a "…" in a sentence ("Promoting… Done") ends nothing."""
+    return _CUT_QUOTE.sub(r"\1\n", answer)
+
+
+# "…" and the citation markers right after it, with the white space that follows them
+_CUT_QUOTE = re.compile(r"(…(?:\s*\[\d+(?:\s*,\s*\d+)*\])+)[ \t]+(?=\S)")
+
+
 def unwrapped(text: str) -> list[str]:
     """The lines of ``text``, a sentence wrapped over several of them joined into one: a
     line of wrapped width that ends no sentence goes on at the next when that one opens in
@@ -658,7 +669,7 @@ def check_factuality(
     allowed = merge_scopes(scope, scopes)
     checked = []
     stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
-    for claim in extract(strip_citations(answer)):
+    for claim in extract(strip_citations(quotes_apart(answer))):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
         stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
@@ -749,7 +760,7 @@ def _cited_claims(answer: str, n_sources: int) -> list[tuple[str, list[int], lis
     sentence before it. Markers glued to the full stop before them (``delivery.[2]``) are
     that sentence's."""
     claims: list[tuple[str, list[int], list[int]]] = []
-    for line in unwrapped(answer):
+    for line in unwrapped(quotes_apart(answer)):
         line = _GLUED_CITATIONS.sub(r" \2\1", line)  # "delivery.[2]" reads "delivery [2]."
         for i, sentence in enumerate(split_sentences(line)):
             lead = _LEADING_CITATIONS.match(sentence) if i else None

@@ -20,10 +20,9 @@ from substrate.secrets.engine import MASK_PATTERN
 
 ELLIPSIS = "…"
 
-# A sentence ends at whitespace after ., ! or ?, or after "…" before a capital or a citation
-# (an answer's quote cut short, then the next). Line breaks inside a paragraph are wrapping,
+# A sentence ends at whitespace after ., ! or ?. Line breaks inside a paragraph are wrapping,
 # except before a line that starts a block of its own (list item, heading, quote, code).
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=…)\s+(?=[\[A-ZÀ-ÖØ-Þ])")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")

@@ -13,6 +13,7 @@ from substrate.factuality import (
     FactualityReceipt,
     check_factuality,
     content_overlap,
+    quotes_apart,
     sentence_claims,
 )
 from substrate.item import SubstrateItem
@@ -351,16 +352,21 @@ def test_an_abbreviation_or_an_initial_ends_no_claim() -> None:
     ]
 
 
-def test_a_quote_cut_short_ends_its_claim() -> None:
+def test_a_quote_cut_short_ends_its_claim(shard: Substrate) -> None:
     # an answer cuts a long quote with "…" and goes on with the next: checked as one claim,
     # the two quotes were a sentence no source says
     answer = "Exit 130 means the run was interrupted and kept its work… [1] Rerun it later. [2]"
-    assert sentence_claims(strip_citations(answer)) == [
+    assert sentence_claims(strip_citations(quotes_apart(answer))) == [
         "Exit 130 means the run was interrupted and kept its work…",
         "Rerun it later.",
     ]
-    # a pause in a sentence ends nothing
-    assert sentence_claims("It stops… and then goes on.") == ["It stops… and then goes on."]
+    receipt = check_factuality(
+        shard, "Refunds are given within 30… [1] The warehouse ships orders."
+    )
+    assert [v.supported for v in receipt.verdicts] == [True, True]
+    # a "…" with no marker after it ends nothing, in a quote or a pause
+    for text in ('The output says "Promoting… Done" when it succeeds.', "It stops… Then goes on."):
+        assert sentence_claims(strip_citations(quotes_apart(text))) == [text]
 
 
 def test_a_name_or_a_number_in_words_the_evidence_lacks_is_not_supported() -> None:
