@@ -217,6 +217,8 @@ def test_only_the_password_is_masked() -> None:
         # code quoted in prose: a call through a path or a chain, an option
         ("book.md", "let secret_number = rand::thread_rng().gen_range(1..=100);"),
         ("NEWS.md", "to rerun pass `--lib`"),
+        # a word as a dictionary spells it, under a token's name: a field's name
+        ("paginators-1.json", '"result_key": "Permissions"'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
