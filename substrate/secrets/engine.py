@@ -907,8 +907,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and _a_note(remark, text, m.start(group) + 1)
         ):
             return False
-        if group in ("su", "sb") and _code_in_text(secret):
+        if group == "su" and _code_in_text(secret):
             return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
+        if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
+            return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
         if group == "sb" and _STRUCT_TAG.fullmatch(secret):
             return False  # Password string `json:"password"`: a Go field's tag
         if (
@@ -926,9 +928,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         between = text[m.end("key") : m.start(group)] if group else ""
         if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
             return False  # {"input": "secret", "answer": ...}: a value, then the next key
-        if "," in between and not _opens_a_call(text, m.start("key")) and not _random(secret):
+        if "," in between and not _opens_a_call(text, m.start("key")) and _a_name(secret):
             return False  # ['username', 'password', 'email']: names listed, not a key's value
         assigned = any(mark in between for mark in "=:,>-|\t")
+        if not assigned and _LONG_OPTION.fullmatch(secret):
+            return False  # "to rerun pass `--lib`": an option named in prose
         if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
             return False
         return worth_reporting(
@@ -1122,7 +1126,9 @@ def _setting_name(key: str) -> bool:
 
 
 # PowerShell's drive or scope before a variable: $env:DB_PASSWORD, $global:token
-_POWERSHELL_SCOPE = re.compile(r"(?<![\w:])\$?(?:env|global|script|local|private|using):$", re.I)
+_POWERSHELL_SCOPE = re.compile(
+    r"(?<![\w:$])(?:\$?env|\$(?:global|script|local|private|using)):$", re.IGNORECASE
+)
 
 
 def _opens_a_call(text: str, key_start: int) -> bool:
@@ -1131,9 +1137,10 @@ def _opens_a_call(text: str, key_start: int) -> bool:
     return text[: max(key_start - 1, 0)].rstrip(" \t").endswith("(")
 
 
-def _random(value: str) -> bool:
-    """A value that reads as generated: three kinds of character, or a random run."""
-    return char_classes(value) >= 3 or _generated_password(value)
+def _a_name(value: str) -> bool:
+    """A word or an identifier, as a list of names holds them ("email", "_defining_class")."""
+    name = value.lstrip("_")
+    return plain_word(name) or bool(_SNAKE.fullmatch(name))
 
 
 def _generated_password(value: str) -> bool:
@@ -1249,18 +1256,18 @@ def _not_an_expression(value: str) -> bool:
     return bool(_AT_INSIDE.search(first))
 
 
-# Values that are code written in text: a template's field, a call, an option, or a generic
-# type of a typing library (whole); a pattern's character range, class or count (anywhere in
-# it). Only forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
+# Values that are code written in text: a template's field, a call, or a generic type of a
+# typing library (whole); a pattern's character range, class or count (anywhere in it). Only
+# forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
 _CODE_IN_TEXT = re.compile(
     r"\{[\w.()\[\]!:'\" ]+\}"
     # a call through a path or a method chain: rand::thread_rng().gen_range(1..=100)
     r"|(?:[A-Za-z_]\w*(?:::|\.))+[A-Za-z_]\w*\([^()\s]*\)(?:(?:\.|::)[A-Za-z_]\w*\([^()\s]*\))*"
-    r"|--[a-z][a-z\d]*(?:-[a-z\d]+)*"  # a long option ("to rerun pass `--lib`")
     r"|(?:Optional|Union|Annotated|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable"
     r"|Iterator|Callable|Literal|Type|list|dict|set|frozenset|tuple|type)\[[A-Za-z_][\w.]*"
     r"(?:[,\]].*)?"
 )
+_LONG_OPTION = re.compile(r"--[a-z][a-z\d]*(?:-[a-z\d]+)*")
 _PATTERN_PART = re.compile(
     r"\[\^?[^\]\s]{0,20}?(?:[a-z]-[a-z]|[A-Z]-[A-Z]|\d-\d)[^\]\s]{0,20}\]"
     r"|\\[dws]|[\])]\{\d+(?:,\d*)?\}"

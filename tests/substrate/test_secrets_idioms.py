@@ -107,6 +107,15 @@ def _masked(path: str, text: str, secret: str) -> bool:
         # a call's or a pair's first argument, then its value
         ("settings.py", 'SECRET_KEY = env("SECRET_KEY", "{}")'),
         ("settings.py", 'pair = ("password", "{}")'),
+        # a name then its value in a list, or in a call after other arguments
+        ("creds.py", 'creds = ["db_password", "{}"]'),
+        ("pod.yaml", 'args: ["--password", "{}"]'),
+        ("app.js", "new Map([['apiKey', '{}']])"),
+        ("cache.py", 'r.hset("user:1", "password", "{}")'),
+        # a value in backticks that only looks like code or an option
+        ("runbook.md", "password = `{}--`"),
+        ("runbook.md", "password = `--{}`"),
+        ("runbook.md", "password = `Tr0ub\\d{}`"),  # as a pattern's class would
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -229,6 +238,21 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
     key = "Ai" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(30))
     text = f'<string name="maps_api_key">{key}</string>'
     assert _masked("res/values/strings.xml", text, key)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'creds = ["db_password", "hunter2hunter2"]',
+        'env = [["DB_PASSWORD", "correct-horse-battery"]]',
+        'config.set("database", "password", "hunter2hunter2")',
+        '"smtp_password","hunter2hunter2"',
+        "password = `--hunter2`",
+    ],
+)
+def test_a_weak_password_after_its_name_in_a_list_is_found(text: str) -> None:
+    # only names listed after a secret's name are passed over, not any value that is not random
+    assert _masked("app.py", text, "hunter2" if "hunter2" in text else "correct-horse-battery")
 
 
 def test_glued_password_names_are_passwords() -> None:
