@@ -524,8 +524,12 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
     background jobs no longer use RabbitMQ, for all the words the two share. A claim that
     tells of a change itself ("The team migrated from RabbitMQ") is not contradicted so."""
     low = sentence.lower()
-    if ("from" not in low and "replac" not in low) or _CHANGE_CLAIM.search(claim):
+    if not any(word in low for word in _CHANGE_WORDS) or _CHANGE_CLAIM.search(claim):
         return False
+    for taken in _PASSED_OVER.finditer(sentence):  # named there alone, not in the choice too
+        rest = terms(sentence[: taken.start()] + " " + sentence[taken.end() :])
+        if (words & terms(taken["old"])) - rest:
+            return True
     for pattern in _CHANGES:
         for change in pattern.finditer(sentence):
             old, new = terms(change["old"]), terms(change["new"])
@@ -559,10 +563,16 @@ _CHANGES = (
         rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
     ),
 )
+# What a sentence says is passed over, the rest of it telling what is chosen: "We will use
+# CockroachDB for the ledger, replacing PostgreSQL 15", "in place of", "instead of"
+_PASSED_OVER = re.compile(
+    rf"(?i)\b(?:replacing|instead\s+of|in\s+place\s+of|rather\s+than)\s+(?P<old>{_NEW})"
+)
+_CHANGE_WORDS = ("from", "replac", "instead", "in place", "rather than")
 # A claim telling of a change itself: "The team migrated from RabbitMQ", "Jenkins was replaced"
 _CHANGE_CLAIM = re.compile(
     rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+(?:from|away)\b|\breplac\w*"
-    r"|\bno longer\b|\bformerly\b"
+    r"|\bno longer\b|\bformerly\b|\binstead\b|\bin place of\b|\brather than\b"
 )
 
 

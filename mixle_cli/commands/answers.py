@@ -373,7 +373,8 @@ def verify_cmd(
     vouch for: it exits 1 too. A claim is supported by a sentence that says it with its
     names, numbers and units; not by one that gives another value ("5433, not 5432"), a
     change the other way ("from 1.28 to 1.30"), a negation, an opposite word ("mandatory"
-    for "optional"), or a move away from the thing ("moved from RabbitMQ to SQS"). Wording
+    for "optional"), or a move away from the thing ("moved from RabbitMQ to SQS", "SQS,
+    replacing RabbitMQ", "instead of RabbitMQ"). Wording
     it does not read (a "before" said as "only after", a unit in a field name, a fact of
     another event told in the same words) can still pass: a claim supported is not proven.
     Evidence whose file changed or moved since it was ingested is warned of (--json: its

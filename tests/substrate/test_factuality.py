@@ -106,6 +106,15 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     assert not content_overlap(moved, "Change requests for background jobs use RabbitMQ.")
     later = "Background jobs moved, in 2023, from RabbitMQ to Amazon SQS."
     assert not content_overlap(later, "Background jobs use RabbitMQ.")
+    # what a choice passes over ("replacing", "instead of", "rather than") is not used either
+    chosen = "We will use CockroachDB for the ledger, replacing PostgreSQL 15, to get writes."
+    assert not content_overlap(chosen, "We use PostgreSQL 15 for the ledger.")
+    assert content_overlap(chosen, "We use CockroachDB for the ledger.")
+    assert content_overlap(chosen, "We use CockroachDB instead of PostgreSQL for the ledger.")
+    assert not content_overlap("Run migrations locally instead of in CI.", "Run migrations in CI.")
+    # a word the choice says too is no thing passed over
+    alerts = "Alerts go to PagerDuty instead of email alerts."
+    assert content_overlap(alerts, "Alerts go to PagerDuty.")
 
 
 def test_a_question_supports_no_claim() -> None:
