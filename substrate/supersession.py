@@ -254,6 +254,9 @@ def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[
 
 # Where a numbered record's number ends in its stem, before its title ("adr-009-session")
 _NUMBER_END = re.compile(r"\d-")
+# The kind of record before its number in a name ("adr-" of "adr-0007"), which files named by
+# number and title ("0007-use-postgres.md") leave out
+_RECORD_PREFIX = re.compile(r"(?<=/)[a-z]+-(?=\d+$)|^[a-z]+-(?=\d+$)")
 
 
 class _Stems:
@@ -269,6 +272,12 @@ class _Stems:
         for stem in self.notes:
             for m in _NUMBER_END.finditer(stem):
                 self.titled.setdefault(stem[: m.start() + 1], []).append(stem)
+        # a note's own name for itself ("id: ADR-0007"), in its folder as a stem
+        for stem, items in self.notes.items():
+            for own in {v.lower() for i in items for v in _values(i.payload.get("id"))}:
+                named = posixpath.join(posixpath.dirname(stem), own)
+                if named not in self.notes:
+                    self.titled.setdefault(named, []).append(stem)
         self._sides: dict[Hashable, _Side] = {}
         self._names: dict[Hashable, tuple[tuple[str, str], ...]] = {}
 
@@ -295,8 +304,11 @@ class _Stems:
         its number and a title."""
         if stem in self.notes:
             return [stem]
-        titled = self.titled.get(stem, [])
-        return titled if len(titled) == 1 else []
+        titled = set(self.titled.get(stem, []))
+        unprefixed = _RECORD_PREFIX.sub("", stem)  # "ADR-0007" of adr-tools' 0007-title.md
+        if unprefixed != stem and unprefixed not in self.notes:
+            titled.update(self.titled.get(unprefixed, []))
+        return list(titled) if len(titled) == 1 else []
 
 
 def _stem_named(item: SubstrateItem, name: str) -> str:

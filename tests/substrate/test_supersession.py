@@ -169,6 +169,18 @@ def test_a_name_is_read_from_the_folder_of_the_note_that_writes_it() -> None:
     assert current_evidence([relative, old], [2.0, 1.0])[2] == [old]
 
 
+def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
+    # adr-tools names files by number and title (0007-use-postgres.md) and the records by
+    # kind and number ("supersedes: ADR-0007"): the old record went on answering
+    old = _note("adr/0007-use-postgres.md", {})
+    new = _note("adr/0009-cockroach.md", {"supersedes": "ADR-0007"})
+    assert current_evidence([new, old], [2.0, 1.0])[2] == [old]
+    titled = _note("adr/use-postgres.md", {"id": "ADR-0007"})  # its front matter's id
+    assert current_evidence([new, titled], [2.0, 1.0])[2] == [titled]
+    elsewhere = _note("other/0007-use-postgres.md", {})  # another folder: another record
+    assert current_evidence([new, elsewhere], [2.0, 1.0])[2] == []
+
+
 @pytest.mark.parametrize(
     ("status", "supersedes"),
     [("superseded\nsuperseded_by: adr-7-retries", ""), ("accepted", "supersedes: adr-3-retries")],
