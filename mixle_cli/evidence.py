@@ -107,8 +107,8 @@ def listed_ids(values: list[str]) -> list[str]:
     if "-" in values:
         refuse_a_terminal("pipe the ids in (one per line, or JSON lines with an id), or give them")
         ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
-        if not ids:  # as a command given no id at all (xargs without -r)
-            raise typer.BadParameter("standard input held no item id")
+        if not ids:  # a listing that found nothing: nothing to do (as xargs -r), and said so
+            output.note("standard input held no item id; nothing to do")
     given_ids(ids)
     return ids
 

@@ -84,6 +84,7 @@ def publish_cmd(
     A team publishes its own items, into its own scope or a shared one. A scope with
     approvers takes direct publishes from them only; everyone else uses `mixle propose`.
     """
+    ids = ids or []  # an empty pipe (typer gives None): nothing to do
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)
@@ -270,6 +271,7 @@ def propose_cmd(
     An item is proposed to one scope at a time: proposing it to another withdraws the pending
     proposal (its history says so).
     """
+    ids = ids or []  # an empty pipe (typer gives None): nothing to do
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

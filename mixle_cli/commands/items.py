@@ -249,7 +249,7 @@ def get(
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     substrate = app_state.substrate()
-    found = [(i, substrate.get(i)) for i in ids]
+    found = [(i, substrate.get(i)) for i in ids or ()]  # (none: an empty pipe, as typer gives it)
     scopes = app_state.scopes
     items = [
         reader_view(substrate, item, scopes)
@@ -403,7 +403,7 @@ def rm(
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
-    ids = list(dict.fromkeys(ids))  # an id given twice is removed (and counted) once
+    ids = list(dict.fromkeys(ids or ()))  # an id given twice is removed (and counted) once
     # read, check and remove as one step: an item approved into a reviewed scope meanwhile
     # must not be removed on the strength of where it was before
     with substrate.exclusive():

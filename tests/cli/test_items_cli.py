@@ -122,9 +122,15 @@ def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) 
     assert [i["id"] for i in bare.json()] == [old[0], kept]
     assert mixle("rm", "-", input=listing).exit_code == 0
     assert [r["id"] for r in mixle("ls", "--json").json()] == [kept]
-    for junk, said in (("", "held no item id"), ('{"x": 1}', "a JSON line with no id")):
-        refused = mixle("rm", "-", input=junk)
-        assert refused.exit_code == 2 and said in refused.stderr
+    refused = mixle("rm", "-", input='{"x": 1}')
+    assert refused.exit_code == 2 and "a JSON line with no id" in refused.stderr
+    # a listing that found nothing leaves nothing to do: a cleanup pipeline does not fail
+    nothing = {"rm": {"removed": []}, "get": [], "publish": {"published": []}}
+    for command, expected in nothing.items():
+        empty = mixle(command, "-", "--json", input="")
+        assert empty.exit_code == 0 and "held no item id; nothing to do" in empty.stderr
+        shown = empty.json()
+        assert (shown if command == "get" else {k: shown[k] for k in expected}) == expected
     assert "not an item id" in mixle("rm", "-", input="some words\n").stderr
     assert mixle("ls", "--json").json()[0]["id"] == kept  # nothing removed by bad input
 
