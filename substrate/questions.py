@@ -22,6 +22,7 @@ from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import TYPE_FRAMES, states_place
 from substrate.context.compress import terms
 from substrate.identifiers import IDENTIFIER
+from substrate.linktext import as_shown
 
 # Numbers written as words are values too ("five minutes").
 NUMBER_WORDS = (
@@ -369,7 +370,8 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
-    found, alike = terms(sentence) | compounds_split(sentence), said_alike()
+    shown = as_shown(sentence)  # where a link leads is not said ("see [failover](db-x.md)")
+    found, alike = terms(shown) | compounds_split(shown), said_alike()
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     if not frame:
         return said

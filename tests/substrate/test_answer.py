@@ -2236,3 +2236,16 @@ def test_a_word_cut_short_in_a_note_says_the_word_in_full(question: str, said: s
     )
     s.add("text", "# Billing\n\nBilling sends invoices at the end of each month.")
     assert said in (extractive(s, question).answer or "")
+
+
+def test_where_a_link_leads_says_nothing_a_quote_shows() -> None:
+    # "db" of the link's target read as "database": the sentence a reader sees as "see
+    # failover" answered which database the ledger uses
+    decision = "# Use Postgres for the ledger\n\nWe will use PostgreSQL 15 for the ledger."
+    consequences = (
+        "# Use Postgres for the ledger\n\n## Consequences\n\n"
+        "The Platform team operates the cluster; see [failover](../runbooks/db-failover.md)."
+    )
+    assert quoted("What database do we use for the ledger?", consequences, decision) == (
+        "We will use PostgreSQL 15 for the ledger. [2]"
+    )
