@@ -204,7 +204,10 @@ def ingest(
             "(CSV, TSV and JSON files as they are, "
             "anything else as JSON Lines), traces, artifacts (in a folder, its manifest.json "
             "files only), or one of "
-            f"{', '.join(INGEST_FORMATS)}. Default: by file extension.",
+            f"{', '.join(INGEST_FORMATS)}. Default: by file extension (.md, .markdown, "
+            ".mdown, .mkd, .mdx; .txt, .text, .log and README-like names; .rst; .json; "
+            ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
+            "unsupported format.",
         ),
     ] = None,
     scope: WriteScopeOpt = None,

@@ -979,3 +979,12 @@ def test_files_read_again_for_other_options_are_told_why(mixle, notes: Path) -> 
     )
     assert "read again" not in mixle("ingest", str(notes), "--tag", "work").stderr
     assert "read again" not in mixle("ingest", str(notes), "--tag", "other", "-q").stderr
+
+
+def test_ingest_help_names_every_extension_it_reads(mixle) -> None:
+    from substrate.ingest.detect import _EXTENSIONS
+
+    shown = " ".join(mixle("ingest", "--help").stdout.split())
+    assert all(f".{extension}" in shown for extension in _EXTENSIONS), shown
+    formats = (Path(__file__).parents[2] / "docs" / "formats.md").read_text()
+    assert all(f"`.{extension}`" in formats for extension in _EXTENSIONS)
