@@ -178,8 +178,10 @@ def _explain_line(e: dict[str, float]) -> str:
             f"semantic {e['semantic_part']:.3f} (cosine {e['cosine']:.2f} x "
             f"{e['semantic_weight']:.2f})"
         )
+    elif e.get("confined"):  # (its neighbours would be of every scope's items)
+        parts.append("semantic off (not used when reading as a team)")
     else:
-        parts.append("semantic off")
+        parts.append(f"semantic off (a shard of fewer than {e['semantic_min_items']:.0f} items)")
     line = " + ".join(parts) + f" = {e['fused']:.3f}, x query coverage {e['coverage']:.2f}"
     flags = [
         name

@@ -202,6 +202,10 @@ def rank(
                 "lexical_floor": 1.0 if lifted[g] else 0.0,
                 "feedback": 1.0 if expand else 0.0,
                 "filtered_statistics": 1.0 if filtered else 0.0,
+                # why the semantic channel is off, when it is: a team's confined reading, or
+                # a shard of fewer items than an embedding is learned from
+                "confined": 1.0 if confined else 0.0,
+                "semantic_min_items": float(params.min_docs_semantic),
                 "score": score,
             }
             detail = {key: round(value, 6) for key, value in detail.items()}
