@@ -205,8 +205,9 @@ def table(
 
     Written to a pipe or a file (cron mail, ``| grep``), it is plain columns two spaces apart,
     with no rules and no trailing spaces, and nothing is cut: there is no terminal width to
-    fit, and a cut path or reason would be lost for good. Nor on a terminal too narrow for
-    the uncut columns.
+    fit, and a cut path or reason would be lost for good. On a terminal too narrow for the
+    uncut columns, each row is a block of its cells, one a line, named by their columns (a
+    table wider than the screen wrapped into a tangle of rules).
     """
     from rich.cells import cell_len
 
@@ -229,25 +230,27 @@ def table(
     from rich.text import Text
 
     frame = 3 * (len(columns) - 1) + 2
-    # a terminal too narrow for the uncut columns would make rich drop whole columns: print
-    # every cell and let the terminal wrap the lines instead
-    whole = sum(widths[:-1]) + frame + 10 > out.width
-    room = widths[-1] if whole else max(10, out.width - sum(widths[:-1]) - frame)
+    room = out.width - sum(widths[:-1]) - frame
+    if room < 10:  # rich would drop whole columns: every cell is shown, a row at a time
+        out.print(Text(_blocks(columns, cells, title)), soft_wrap=True)
+        return
     grid = Table(title=title, show_edge=False, header_style="bold")
     for column, width in zip(columns[:-1], widths, strict=False):
         grid.add_column(column, no_wrap=True, min_width=width)
     grid.add_column(columns[-1], no_wrap=True)
     for row in cells:  # Text: stored text is shown as it is, never read as rich markup
         grid.add_row(*map(Text, [*row[:-1], first_line(row[-1], room)]))
-    if not whole:
-        out.print(grid)
-        return
-    shown_width = out.width
-    out.width = max(shown_width, sum(widths) + 3 * len(columns))  # print wider only: no cuts
-    try:
-        out.print(grid)
-    finally:
-        out.width = shown_width
+    out.print(grid)
+
+
+def _blocks(columns: Sequence[str], cells: list[list[str]], title: str | None) -> str:
+    """Each row as lines of ``column  cell``, the rows a blank line apart."""
+    width = max(map(len, columns))
+    blocks = [title] if title else []
+    for row in cells:
+        lines = (f"{c:<{width}}  {v}".rstrip() for c, v in zip(columns, row, strict=True))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _a_terminal(console: Console) -> bool:

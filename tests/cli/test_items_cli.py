@@ -794,6 +794,8 @@ def test_a_narrow_terminal_gets_every_column(monkeypatch: pytest.MonkeyPatch) ->
     output.table(["id", "kind", "scope", "tags", "title"], [row])
     shown = screen.getvalue()
     assert all(word in shown for word in ("384a31144ec34e3b", "text", "local", "a title"))
+    # a block of its cells a line each, not a table wider than the screen
+    assert max(map(len, shown.splitlines())) <= 40 and "title  a title" in shown
 
 
 def test_repeated_tags_links_and_ids_count_once(mixle) -> None:
