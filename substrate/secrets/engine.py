@@ -888,6 +888,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if (
             m.start("key") > 0
             and text[m.start("key") - 1] == ":"
+            # "Smtp:Password": a .NET setting's section and name (not a type's path, "AWS::IAM")
+            and not (m.group("kq") and text[m.start("key") - 2 : m.start("key")] != "::")
             and not _POWERSHELL_SCOPE.search(text, max(0, m.start("key") - 9), m.start("key"))
             and not _field_list(m, text)
             and not _symbol_key(m, text, group)
@@ -1138,9 +1140,17 @@ def _opens_a_call(text: str, key_start: int) -> bool:
 
 
 def _a_name(value: str) -> bool:
-    """A word or an identifier, as a list of names holds them ("email", "_defining_class")."""
+    """A word or an identifier, as a list of names holds them ("email", "_defining_class"),
+    or another secret's name ("password2" of a sign-up form's fields)."""
     name = value.lstrip("_")
-    return plain_word(name) or bool(_SNAKE.fullmatch(name))
+    named = _SNAKE.fullmatch(name) or _STEM_WORD.search(name) or _ALGORITHM.fullmatch(name)
+    return plain_word(name) or bool(named)
+
+
+# Hash and cipher names, as a list of a password's hashers holds them
+_ALGORITHM = re.compile(
+    r"(?i:sha\d*|sha3_\d+|md[45]|argon2(?:id|i|d)?|pbkdf2(?:_sha\d+)?|blake2[bs]?|scrypt|crc32)"
+)
 
 
 def _generated_password(value: str) -> bool:

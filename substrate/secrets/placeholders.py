@@ -380,8 +380,8 @@ def worth_reporting(
     )
     if is_name_like(v) and not joined_words:
         return False
-    if strength == "token":  # (a word as a dictionary spells it is no machine's: "Permissions")
-        return not plain_word(v) and looks_random(v, min_len=8)
+    if strength == "token":
+        return looks_random(v, min_len=8)
     return len(v) >= (5 if quoted else 6)
 
 

@@ -116,6 +116,7 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("runbook.md", "password = `{}--`"),
         ("runbook.md", "password = `--{}`"),
         ("runbook.md", "password = `Tr0ub\\d{}`"),  # as a pattern's class would
+        ("appsettings.json", '{{"Smtp:Password": "{}"}}'),  # a .NET setting's section
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -223,10 +224,12 @@ def test_only_the_password_is_masked() -> None:
         ("forms.py", 'fields = ("username", "password", "confirmation")'),
         ("lexer.py", "KEYWORDS = ['if', 'pass', 'raise', 'return']"),
         ("cmp.py", '__slots__ = ["_compare_key", "_defining_class"]'),
+        ("forms.py", "fields = ('username', 'email', 'password1', 'password2')"),
+        ("settings.py", "HASHERS = ['password', 'sha256', 'bcrypt']"),
         # code quoted in prose: a call through a path or a chain, an option
         ("book.md", "let secret_number = rand::thread_rng().gen_range(1..=100);"),
         ("NEWS.md", "to rerun pass `--lib`"),
-        # a word as a dictionary spells it, under a token's name: a field's name
+        # the key of a result: a field's name
         ("paginators-1.json", '"result_key": "Permissions"'),
     ],
 )
@@ -248,11 +251,13 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
         'config.set("database", "password", "hunter2hunter2")',
         '"smtp_password","hunter2hunter2"',
         "password = `--hunter2`",
+        'api_key: "Supersecretkey"',  # a token a person chose, not a machine
     ],
 )
 def test_a_weak_password_after_its_name_in_a_list_is_found(text: str) -> None:
     # only names listed after a secret's name are passed over, not any value that is not random
-    assert _masked("app.py", text, "hunter2" if "hunter2" in text else "correct-horse-battery")
+    secret = next(s for s in ("hunter2", "correct-horse-battery", "Supersecretkey") if s in text)
+    assert _masked("app.py", text, secret)
 
 
 def test_glued_password_names_are_passwords() -> None:
