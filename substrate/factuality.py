@@ -54,14 +54,21 @@ def sentence_claims(text: str) -> list[str]:
 
 
 def quotes_apart(answer: str) -> str:
-    """``answer`` with a line break after each quote it cut short ("… [1]"): the quote ends
-    there, and the next is a claim of its own (as one, the two said what no source says).
-    Only the markers tell: a "…" in a sentence ("Promoting… Done") ends nothing."""
-    return _CUT_QUOTE.sub(r"\1\n", answer)
+    """``answer`` with a line break after each "…" that ends a claim: one an answer cut a quote
+    short with ("… [1]"), or one a capital follows outside quotation marks ("takes about 5
+    minutes… The primary runs"). As one claim, the two would say what no source says; a "…"
+    inside a quotation ("Promoting… Done") ends nothing."""
+    return _CLAIM_ELLIPSIS.sub(lambda m: _ended(m, answer), answer)
 
 
-# "…" and the citation markers right after it, with the white space that follows them
-_CUT_QUOTE = re.compile(r"(…(?:\s*\[\d+(?:\s*,\s*\d+)*\])+)[ \t]+(?=\S)")
+def _ended(m: re.Match[str], text: str) -> str:
+    at = m.start()
+    quoted = text.count('"', 0, at) % 2 or text.count("\u201c", 0, at) > text.count("\u201d", 0, at)
+    return f"{m[1]}\n" if m[2] or not quoted else m[0]
+
+
+# "…", the citation markers right after it if any, and the white space before the next claim
+_CLAIM_ELLIPSIS = re.compile(r"(…((?:\s*,?\s*\[\d+(?:\s*,\s*\d+)*\])+)?)[ \t]+(?=(?(2)\S|[A-Z]))")
 
 
 def unwrapped(text: str) -> list[str]:
@@ -563,10 +570,17 @@ _CHANGES = (
         rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
     ),
 )
+# Words after which the sentence goes on about the choice, not the thing passed over ("rather
+# than merge for small fixes": merge is passed over, for small fixes)
+_GOES_ON = (
+    r"(?:for|in|on|at|during|where|when|while|with|to|from|by|because|since|which|that|and|but"
+    r"|so|as|if|unless)\b"
+)
 # What a sentence says is passed over, the rest of it telling what is chosen: "We will use
 # CockroachDB for the ledger, replacing PostgreSQL 15", "in place of", "instead of"
 _PASSED_OVER = re.compile(
-    rf"(?i)\b(?:replacing|instead\s+of|in\s+place\s+of|rather\s+than)\s+(?P<old>{_NEW})"
+    rf"(?i)\b(?:replacing|instead\s+of|in\s+place\s+of|rather\s+than)\s+(?P<old>{_WORDS}"
+    rf"(?:\s+(?!{_GOES_ON}){_WORDS}){{0,3}})"
 )
 _CHANGE_WORDS = ("from", "replac", "instead", "in place", "rather than")
 # A claim telling of a change itself: "The team migrated from RabbitMQ", "Jenkins was replaced"

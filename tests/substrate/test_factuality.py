@@ -112,9 +112,14 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     assert content_overlap(chosen, "We use CockroachDB for the ledger.")
     assert content_overlap(chosen, "We use CockroachDB instead of PostgreSQL for the ledger.")
     assert not content_overlap("Run migrations locally instead of in CI.", "Run migrations in CI.")
-    # a word the choice says too is no thing passed over
+    # a word the choice says too is no thing passed over, nor what the sentence goes on with
     alerts = "Alerts go to PagerDuty instead of email alerts."
     assert content_overlap(alerts, "Alerts go to PagerDuty.")
+    rebase = "Prefer rebase rather than merge for small fixes."
+    assert content_overlap(rebase, "Prefer rebase for small fixes.")
+    assert not content_overlap(rebase, "Prefer merge for small fixes.")
+    kafka = "We use Kafka instead of RabbitMQ for event streaming."
+    assert content_overlap(kafka, "Kafka is used for event streaming.")
 
 
 def test_a_question_supports_no_claim() -> None:
@@ -373,8 +378,14 @@ def test_a_quote_cut_short_ends_its_claim(shard: Substrate) -> None:
         shard, "Refunds are given within 30… [1] The warehouse ships orders."
     )
     assert [v.supported for v in receipt.verdicts] == [True, True]
-    # a "…" with no marker after it ends nothing, in a quote or a pause
-    for text in ('The output says "Promoting… Done" when it succeeds.', "It stops… Then goes on."):
+    # a "…" before a capital ends a claim too, but not in a quotation, nor a pause
+    paused = "Failover takes about 5 minutes… The primary database runs in us-east-1."
+    assert len(sentence_claims(strip_citations(quotes_apart(paused)))) == 2
+    for text in (
+        'The output says "Promoting… Done" when it succeeds.',
+        "Hana said \u201cwait… Then go\u201d, and left.",
+        "It stops… and then goes on.",
+    ):
         assert sentence_claims(strip_citations(quotes_apart(text))) == [text]
 
 
