@@ -370,9 +370,12 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     """The ``wanted`` terms ``sentence`` says: a sentence giving a duration says the question's
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
-    shown = as_shown(sentence)  # where a link leads is not said ("see [failover](db-x.md)")
+    shown = as_shown(sentence)
     found, alike = terms(shown) | compounds_split(shown), said_alike()
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
+    # where a link leads says its own words ("the [runbook](db-failover.md)": failover, for
+    # "Where is the failover runbook?"), not what they stand for ("db" is no "database")
+    said |= wanted & terms(sentence)
     if not frame:
         return said
     # a frame's term is said by what it asks for, not by its word ("the budget review")

@@ -2238,7 +2238,7 @@ def test_a_word_cut_short_in_a_note_says_the_word_in_full(question: str, said: s
     assert said in (extractive(s, question).answer or "")
 
 
-def test_where_a_link_leads_says_nothing_a_quote_shows() -> None:
+def test_where_a_link_leads_says_its_words_not_what_they_stand_for() -> None:
     # "db" of the link's target read as "database": the sentence a reader sees as "see
     # failover" answered which database the ledger uses
     decision = "# Use Postgres for the ledger\n\nWe will use PostgreSQL 15 for the ledger."
@@ -2248,4 +2248,9 @@ def test_where_a_link_leads_says_nothing_a_quote_shows() -> None:
     )
     assert quoted("What database do we use for the ledger?", consequences, decision) == (
         "We will use PostgreSQL 15 for the ledger. [2]"
+    )
+    # its own words it says: a question after the linked note is answered by the link
+    follow = "# Database\n\nIf the primary fails, follow the [runbook](runbooks/db-failover.md)."
+    assert quoted("Where is the failover runbook?", follow, decision) == (
+        "If the primary fails, follow the runbook. [1]"
     )
