@@ -256,7 +256,9 @@ def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[
 _NUMBER_END = re.compile(r"\d-")
 # The kind of record before its number in a name ("adr-" of "adr-0007"), which files named by
 # number and title ("0007-use-postgres.md") leave out
-_RECORD_PREFIX = re.compile(r"(?<=/)[a-z]+-(?=\d+$)|^[a-z]+-(?=\d+$)")
+_RECORD_PREFIX = re.compile(r"([a-z]+)-(\d+)")
+# Folders adr-tools and its kin keep decision records in, under whatever name
+_ADR_FOLDERS = frozenset({"decisions", "decision-records", "architecture"})
 
 
 class _Stems:
@@ -305,10 +307,24 @@ class _Stems:
         if stem in self.notes:
             return [stem]
         titled = set(self.titled.get(stem, []))
-        unprefixed = _RECORD_PREFIX.sub("", stem)  # "ADR-0007" of adr-tools' 0007-title.md
+        unprefixed = _unprefixed(stem)  # "ADR-0007" of adr-tools' 0007-title.md
         if unprefixed != stem and unprefixed not in self.notes:
             titled.update(self.titled.get(unprefixed, []))
         return list(titled) if len(titled) == 1 else []
+
+
+def _unprefixed(stem: str) -> str:
+    """``stem`` without the kind of record before its number, where the folder holds records
+    of that kind ("adr/adr-0007" -> "adr/0007"; "adr/rfc-0007" stays): an ADR is not an RFC
+    of the same number."""
+    folder, _, name = stem.rpartition("/")
+    kind = _RECORD_PREFIX.fullmatch(name)
+    if kind is None:
+        return stem
+    holds = posixpath.basename(folder)
+    if holds not in (kind[1], kind[1] + "s") and not (kind[1] == "adr" and holds in _ADR_FOLDERS):
+        return stem
+    return f"{folder}/{kind[2]}" if folder else kind[2]
 
 
 def _stem_named(item: SubstrateItem, name: str) -> str:
