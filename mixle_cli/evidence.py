@@ -108,7 +108,7 @@ def listed_ids(values: list[str]) -> list[str]:
         refuse_a_terminal("pipe the ids in (one per line, or JSON lines with an id), or give them")
         ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
         if not ids:  # a listing that found nothing: nothing to do (as xargs -r), and said so
-            output.note("standard input held no item id; nothing to do")
+            output.note("note: standard input held no item id")
     given_ids(ids)
     return ids
 

@@ -297,7 +297,7 @@ def propose_cmd(
         for item_id in done:
             again = " (already pending: nothing changed)" if item_id in already else ""
             output.emit_text(f"proposed {item_id} for {to}{again}")
-    if not load_governance(substrate).gated(to):
+    if ids and not load_governance(substrate).gated(to):
         output.note(
             f"note: scope {safe_repr(to)} has no approvers, so nobody can approve this yet: grant "
             f"one (`mixle grant NAME {to}`), or publish directly (`mixle publish ID --to {to}`)"

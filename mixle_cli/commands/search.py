@@ -171,6 +171,16 @@ def _aside(hit: Hit, hits: list[Hit]) -> bool:
     return not hit.literal and hit.score < RELATIVE_FLOOR * hits[0].score
 
 
+def _semantic_off(e: dict[str, float]) -> str:
+    """Why a search ran without its semantic channel."""
+    if e.get("confined"):  # (its neighbours would be of every scope's items)
+        return "the search is confined to some scopes: --scope, or a team's reading"
+    items, needed = e["live_items"], e["semantic_min_items"]
+    if items < needed:
+        return f"{items:.0f} items; an embedding is learned from {needed:.0f}"
+    return "too few words recur across the items to learn an embedding"
+
+
 def _explain_line(e: dict[str, float]) -> str:
     parts = [f"lexical {e['lexical_part']:.3f} (bm25 {e['bm25']:.2f}, norm {e['bm25_norm']:.2f})"]
     if e["semantic_weight"] > 0:
@@ -178,10 +188,8 @@ def _explain_line(e: dict[str, float]) -> str:
             f"semantic {e['semantic_part']:.3f} (cosine {e['cosine']:.2f} x "
             f"{e['semantic_weight']:.2f})"
         )
-    elif e.get("confined"):  # (its neighbours would be of every scope's items)
-        parts.append("semantic off (not used when reading as a team)")
     else:
-        parts.append(f"semantic off (a shard of fewer than {e['semantic_min_items']:.0f} items)")
+        parts.append(f"semantic off ({_semantic_off(e)})")
     line = " + ".join(parts) + f" = {e['fused']:.3f}, x query coverage {e['coverage']:.2f}"
     flags = [
         name

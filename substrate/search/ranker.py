@@ -202,9 +202,11 @@ def rank(
                 "lexical_floor": 1.0 if lifted[g] else 0.0,
                 "feedback": 1.0 if expand else 0.0,
                 "filtered_statistics": 1.0 if filtered else 0.0,
-                # why the semantic channel is off, when it is: a team's confined reading, or
-                # a shard of fewer items than an embedding is learned from
+                # why the semantic channel is off, when it is: a reading confined to some
+                # scopes, fewer items than an embedding is learned from, or too few words
+                # that recur for one
                 "confined": 1.0 if confined else 0.0,
+                "live_items": 0.0 if confined else float(state.n_live),  # (others' items)
                 "semantic_min_items": float(params.min_docs_semantic),
                 "score": score,
             }

@@ -128,7 +128,7 @@ def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) 
     nothing = {"rm": {"removed": []}, "get": [], "publish": {"published": []}}
     for command, expected in nothing.items():
         empty = mixle(command, "-", "--json", input="")
-        assert empty.exit_code == 0 and "held no item id; nothing to do" in empty.stderr
+        assert empty.exit_code == 0 and "note: standard input held no item id" in empty.stderr
         shown = empty.json()
         assert (shown if command == "get" else {k: shown[k] for k in expected}) == expected
     assert "not an item id" in mixle("rm", "-", input="some words\n").stderr

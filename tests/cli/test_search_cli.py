@@ -147,13 +147,14 @@ def test_an_explained_flag_says_what_it_did() -> None:
     from mixle_cli.commands.search import _explain_line
 
     parts = {"lexical_part": 1.0, "bm25": 2.0, "bm25_norm": 1.0, "semantic_weight": 0.0}
-    parts |= {"fused": 1.0, "coverage": 1.0, "semantic_min_items": 50.0}
+    parts |= {"fused": 1.0, "coverage": 1.0, "semantic_min_items": 50.0, "live_items": 12.0}
     line = _explain_line(parts | {"feedback": 1.0})
     assert line.endswith("x query coverage 1.00; query expanded with feedback terms")
     # and why the semantic channel is off
-    assert "semantic off (a shard of fewer than 50 items)" in line
-    team = _explain_line(parts | {"confined": 1.0})
-    assert "semantic off (not used when reading as a team)" in team
+    assert "semantic off (12 items; an embedding is learned from 50)" in line
+    assert "semantic off (the search is confined" in _explain_line(parts | {"confined": 1.0})
+    few_words = _explain_line(parts | {"live_items": 80.0})
+    assert "semantic off (too few words recur" in few_words
 
 
 # -- filters ------------------------------------------------------------------------------------

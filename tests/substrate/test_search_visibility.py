@@ -121,8 +121,10 @@ def test_confined_search_expands_from_visible_items_without_the_embedding(
         assert hit.explain["feedback"] == 1.0  # expansion ran, from allowed items only
         assert hit.explain["semantic_weight"] == 0.0 and hit.explain["semantic_part"] == 0.0
         assert hit.explain["filtered_statistics"] == 1.0
+        assert hit.explain["live_items"] == 0.0  # the shard's count is no reader's to see
     unconfined = engine.search(shards[2], "w10 w11", 5, explain=True)
     assert unconfined[0].explain is not None and unconfined[0].explain["semantic_weight"] > 0
+    assert unconfined[0].explain["live_items"] == len(shards[2])
 
 
 def test_a_word_only_hidden_items_use_finds_nothing(shards: list[Substrate]) -> None:
