@@ -219,6 +219,22 @@ class AppState:
 
         return find_shard(self.shard_option)
 
+    def searched(self) -> Substrate:
+        """The shard, for a command that searches it. A search index that must first be built
+        (a new shard, a compacted log, a newer format) takes seconds for thousands of items:
+        a terminal is told why it waits."""
+        substrate = self.substrate()
+        import sys
+
+        if sys.stderr.isatty():
+            from substrate import index_status
+
+            if index_status(substrate)["state"] in ("missing", "stale"):
+                from mixle_cli import output
+
+                output.note("note: building the search index (once; later searches reuse it)")
+        return substrate
+
     def substrate(self, *, quiet: bool = False) -> Substrate:
         """The shard this command works on. Only ``CREATING_COMMANDS`` may work on one that
         does not exist yet (it is created on their first write, which is noted unless

@@ -205,7 +205,7 @@ def ask_cmd(
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
     app_state = state(ctx)
-    substrate = app_state.substrate()
+    substrate = app_state.searched()
     readable = app_state.scopes_within(scope)
     answer = answer_from_substrate(
         substrate,
@@ -386,7 +386,7 @@ def verify_cmd(
     body = _read_text(text)
     app_state = state(ctx)
     receipt = check_factuality(
-        app_state.substrate(), body, k=k, min_score=min_score, scopes=app_state.scopes_within(scope)
+        app_state.searched(), body, k=k, min_score=min_score, scopes=app_state.scopes_within(scope)
     )
     data = receipt.as_dict()
     if not receipt.verdicts:  # vouched for by nothing: not "fully grounded" to a script

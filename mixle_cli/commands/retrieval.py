@@ -101,7 +101,7 @@ def retrieve_cmd(
         usage(f"--weight names {', '.join(left_out)}, which --kind leaves out")
     app_state = state(ctx)
     result = retrieve(
-        app_state.substrate(),
+        app_state.searched(),
         query_text(query),
         k=k,
         kinds=list(only) if only else None,
@@ -208,7 +208,7 @@ def multihop_cmd(
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     chain = multihop(
-        app_state.substrate(),
+        app_state.searched(),
         query_text(query),
         max_hops=hops,
         seeds=seeds,
@@ -320,7 +320,7 @@ def assemble_context_cmd(
     )
     app_state = state(ctx)
     packet = assemble_context(
-        app_state.substrate(),
+        app_state.searched(),
         query_text(task, "task"),
         budget=budget,
         kind=kinds,

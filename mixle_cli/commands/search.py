@@ -296,7 +296,7 @@ def search_cmd(
     from substrate.supersession import superseded
 
     app_state = state(ctx)
-    substrate = app_state.substrate()
+    substrate = app_state.searched()
     filters = _filters(
         app_state, kind=kind, scope=scope, tags=tag, source=source, since=since, until=until
     )

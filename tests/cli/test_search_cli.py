@@ -711,3 +711,23 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
     assert beyond.exit_code == 0 and "no results past the first 5" in beyond.stderr
     none = mixle("search", "heron", "--kind", "record", "--offset", "2")  # nothing matches
     assert none.exit_code == 0 and "past the first" not in none.stderr
+
+
+def test_a_terminal_is_told_the_index_is_being_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from mixle_cli.context import AppState
+    from substrate import Substrate, retrieve
+
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    store.add("text", "refunds take five days")
+    store.save()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    building = AppState(shard_option=str(shard), command="search").searched()
+    assert "building the search index" in capsys.readouterr().err
+    retrieve(building, "refunds", k=1)
+    AppState(shard_option=str(shard), command="search").searched()  # built: nothing to say
+    assert capsys.readouterr().err == ""
