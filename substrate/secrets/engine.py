@@ -1143,8 +1143,12 @@ def _a_name(value: str) -> bool:
     """A word or an identifier, as a list of names holds them ("email", "_defining_class"),
     or another secret's name ("password2" of a sign-up form's fields)."""
     name = value.lstrip("_")
-    named = _SNAKE.fullmatch(name) or _STEM_WORD.search(name) or _ALGORITHM.fullmatch(name)
+    named = _SNAKE.fullmatch(name) or _FIELD.fullmatch(name) or _ALGORITHM.fullmatch(name)
     return plain_word(name) or bool(named)
+
+
+# A field's name: a secret's word numbered ("password2"), or in camel case ("confirmPassword")
+_FIELD = re.compile(r"(?:secret|password|passwd|token|key)\d{1,2}|[a-z]+(?:[A-Z][a-z]+)+\d?")
 
 
 # Hash and cipher names, as a list of a password's hashers holds them

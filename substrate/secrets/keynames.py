@@ -56,7 +56,7 @@ _KEY_NOT_SECRET: frozenset[str] = frozenset(
     group row column unique composite natural surrogate idempotency i18n translation message
     label field state registry redis object bucket file local ssh gpg pgp host hotkey short
     cut shortcut keyboard press hot entry index item node attr attribute name type meta config
-    dedup dedupe s3 blob event query param search result results""".split()
+    dedup dedupe s3 blob event query param search""".split()
 )
 # Words after the stem that describe the secret instead of holding it.
 _AFTER_NOT_SECRET: frozenset[str] = frozenset(

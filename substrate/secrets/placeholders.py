@@ -380,9 +380,14 @@ def worth_reporting(
     )
     if is_name_like(v) and not joined_words:
         return False
-    if strength == "token":
-        return looks_random(v, min_len=8)
+    if strength == "token":  # a word as a dictionary spells it is a name ("Permissions"),
+        # unless it runs a secret's own words together, as a person's token does
+        named = plain_word(v) and not _SECRET_WORDS.search(v)  # ("Supersecretkey")
+        return not named and looks_random(v, min_len=8)
     return len(v) >= (5 if quoted else 6)
+
+
+_SECRET_WORDS = re.compile(r"(?i)secret|token|key|pass")
 
 
 def credential_ok(value: str) -> bool:

@@ -229,8 +229,10 @@ def test_only_the_password_is_masked() -> None:
         # code quoted in prose: a call through a path or a chain, an option
         ("book.md", "let secret_number = rand::thread_rng().gen_range(1..=100);"),
         ("NEWS.md", "to rerun pass `--lib`"),
-        # the key of a result: a field's name
+        # a word as a dictionary spells it, under a token's name: a field's or a header's
         ("paginators-1.json", '"result_key": "Permissions"'),
+        ("client.py", 'API_KEY = "Authorization"'),
+        ("forms.py", "fields = ['confirmPassword', 'newPassword']"),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
@@ -244,19 +246,23 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "secret"),
     [
-        'creds = ["db_password", "hunter2hunter2"]',
-        'env = [["DB_PASSWORD", "correct-horse-battery"]]',
-        'config.set("database", "password", "hunter2hunter2")',
-        '"smtp_password","hunter2hunter2"',
-        "password = `--hunter2`",
-        'api_key: "Supersecretkey"',  # a token a person chose, not a machine
+        ('creds = ["db_password", "hunter2hunter2"]', "hunter2"),
+        ('env = [["DB_PASSWORD", "correct-horse-battery"]]', "correct-horse-battery"),
+        ('config.set("database", "password", "hunter2hunter2")', "hunter2"),
+        ('"smtp_password","hunter2hunter2"', "hunter2"),
+        ("password = `--hunter2`", "hunter2"),
+        # a value holding a secret's word is no field's name
+        ("params = ['password', 'mypassword1']", "mypassword1"),
+        ("env = ['SECRET_KEY', 'secretkey-9f8a7b6c5d4e3f2a1b0c']", "9f8a7b6c"),
+        # a token a person chose, not a machine; and one of a key a result's name qualifies
+        ('api_key: "Supersecretkey"', "Supersecretkey"),
+        ('api_result_key = "a8Fk3LqP9zXw2VbN7cRt"', "a8Fk3LqP9zXw2VbN7cRt"),
     ],
 )
-def test_a_weak_password_after_its_name_in_a_list_is_found(text: str) -> None:
+def test_a_weak_password_after_its_name_in_a_list_is_found(text: str, secret: str) -> None:
     # only names listed after a secret's name are passed over, not any value that is not random
-    secret = next(s for s in ("hunter2", "correct-horse-battery", "Supersecretkey") if s in text)
     assert _masked("app.py", text, secret)
 
 
