@@ -62,9 +62,20 @@ def quotes_apart(answer: str) -> str:
 
 
 def _ended(m: re.Match[str], text: str) -> str:
-    at = m.start()
-    quoted = text.count('"', 0, at) % 2 or text.count("\u201c", 0, at) > text.count("\u201d", 0, at)
-    return f"{m[1]}\n" if m[2] or not quoted else m[0]
+    return f"{m[1]}\n" if m[2] or not _in_quotation(text[: m.start()]) else m[0]
+
+
+def _in_quotation(before: str) -> bool:
+    """Whether a quotation or a code span opened in ``before`` is still open: straight quotes
+    and backticks by their parity (a ' between two letters is an apostrophe), curly quotes and
+    guillemets by their balance."""
+    if before.count('"') % 2 or before.count("`") % 2 or len(_SINGLE_QUOTE.findall(before)) % 2:
+        return True
+    return any(before.count(a) > before.count(b) for a, b in _PAIRED_QUOTES)
+
+
+_SINGLE_QUOTE = re.compile(r"(?<!\w)'|'(?!\w)")
+_PAIRED_QUOTES = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
 
 
 # "…", the citation markers right after it if any, and the white space before the next claim
@@ -571,10 +582,11 @@ _CHANGES = (
     ),
 )
 # Words after which the sentence goes on about the choice, not the thing passed over ("rather
-# than merge for small fixes": merge is passed over, for small fixes)
+# than merge for small fixes": merge is passed over, for small fixes); "and" goes on, but not
+# within a list of names ("instead of MySQL and MongoDB")
 _GOES_ON = (
-    r"(?:for|in|on|at|during|where|when|while|with|to|from|by|because|since|which|that|and|but"
-    r"|so|as|if|unless)\b"
+    r"(?:for|in|on|at|during|where|when|while|to|from|by|because|since|which|that|but|so|as"
+    r"|if|unless)\b|(?:and|or)\b(?!\s+(?-i:[A-Z0-9]))"
 )
 # What a sentence says is passed over, the rest of it telling what is chosen: "We will use
 # CockroachDB for the ledger, replacing PostgreSQL 15", "in place of", "instead of"

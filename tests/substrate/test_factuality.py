@@ -120,6 +120,10 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     assert not content_overlap(rebase, "Prefer merge for small fixes.")
     kafka = "We use Kafka instead of RabbitMQ for event streaming."
     assert content_overlap(kafka, "Kafka is used for event streaming.")
+    # a list of names passed over is passed over whole
+    listed = "We will use CockroachDB for the ledger, instead of MySQL and MongoDB."
+    assert not content_overlap(listed, "The ledger uses MongoDB.")
+    assert content_overlap("We use Kafka instead of RabbitMQ and it works well.", "It works well.")
 
 
 def test_a_question_supports_no_claim() -> None:
@@ -381,9 +385,14 @@ def test_a_quote_cut_short_ends_its_claim(shard: Substrate) -> None:
     # a "…" before a capital ends a claim too, but not in a quotation, nor a pause
     paused = "Failover takes about 5 minutes… The primary database runs in us-east-1."
     assert len(sentence_claims(strip_citations(quotes_apart(paused)))) == 2
+    apostrophe = "It doesn't stop here… The next one does."
+    assert len(sentence_claims(strip_citations(quotes_apart(apostrophe)))) == 2
     for text in (
         'The output says "Promoting… Done" when it succeeds.',
         "Hana said \u201cwait… Then go\u201d, and left.",
+        "It says 'Promoting… Done' when promotion finishes.",
+        "Run `Waiting… Done` now.",
+        "Il affiche \u00abPatientez… Termin\u00e9\u00bb puis sort.",
         "It stops… and then goes on.",
     ):
         assert sentence_claims(strip_citations(quotes_apart(text))) == [text]
