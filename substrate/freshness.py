@@ -470,7 +470,7 @@ def freshness_report(
 # where ingestion records a digest of a source's real name when the gate masked a secret in
 # it (``substrate.ingest.sourcekeys.DIGEST_KEY``; that package is not imported for every check)
 _ORIGIN_DIGEST = "origin_digest"
-_PAYLOAD_KEYS = ("ref", "path", *SUCCESSOR_FIELDS, *REPLACES_FIELDS)
+_PAYLOAD_KEYS = ("ref", "path", "id", *SUCCESSOR_FIELDS, *REPLACES_FIELDS)
 _PROVENANCE_KEYS = (
     "format",
     "ingest_options",

@@ -257,8 +257,6 @@ _NUMBER_END = re.compile(r"\d-")
 # The kind of record before its number in a name ("adr-" of "adr-0007"), which files named by
 # number and title ("0007-use-postgres.md") leave out
 _RECORD_PREFIX = re.compile(r"([a-z]+)-(\d+)")
-# Folders adr-tools and its kin keep decision records in, under whatever name
-_ADR_FOLDERS = frozenset({"decisions", "decision-records", "architecture"})
 
 
 class _Stems:
@@ -313,6 +311,12 @@ class _Stems:
         return list(titled) if len(titled) == 1 else []
 
 
+def _of_decisions(folder: str) -> bool:
+    """Whether ``folder`` is named as adr-tools and its kin name a folder of decision records
+    (``decisions``, ``architecture-decisions``, ``decision-records``, ``architecture``)."""
+    return folder == "architecture" or "decision" in folder
+
+
 def _unprefixed(stem: str) -> str:
     """``stem`` without the kind of record before its number, where the folder holds records
     of that kind ("adr/adr-0007" -> "adr/0007"; "adr/rfc-0007" stays): an ADR is not an RFC
@@ -322,7 +326,7 @@ def _unprefixed(stem: str) -> str:
     if kind is None:
         return stem
     holds = posixpath.basename(folder)
-    if holds not in (kind[1], kind[1] + "s") and not (kind[1] == "adr" and holds in _ADR_FOLDERS):
+    if holds not in (kind[1], kind[1] + "s") and not (kind[1] == "adr" and _of_decisions(holds)):
         return stem
     return f"{folder}/{kind[2]}" if folder else kind[2]
 

@@ -181,9 +181,10 @@ def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
     assert current_evidence([new, elsewhere], [2.0, 1.0])[2] == []
     rfc = _note("adr/0011-grpc.md", {"supersedes": "RFC-0007"})  # another kind of record
     assert current_evidence([rfc, old], [2.0, 1.0])[2] == []
-    decided = _note("docs/decisions/0009-cockroach.md", {"supersedes": "ADR-0007"})
-    kept = _note("docs/decisions/0007-use-postgres.md", {})
-    assert current_evidence([decided, kept], [2.0, 1.0])[2] == [kept]
+    for folder in ("docs/decisions", "docs/architecture-decisions"):
+        decided = _note(f"{folder}/0009-cockroach.md", {"supersedes": "ADR-0007"})
+        kept = _note(f"{folder}/0007-use-postgres.md", {})
+        assert current_evidence([decided, kept], [2.0, 1.0])[2] == [kept]
 
 
 @pytest.mark.parametrize(
@@ -474,3 +475,17 @@ def test_a_note_naming_its_own_stem_replaces_only_the_other_files_of_it() -> Non
         replaced = replaced_notes(items)
         assert replaced == _replaced_pair_by_pair(items)
         assert {item.text for item in items if item.id in replaced} == {"b.md", "b.markdown"}
+
+
+def test_freshness_finds_a_record_named_by_its_id(tmp_path: Path) -> None:
+    # freshness read the notes without their front matter's id: the record stayed fresh
+    from substrate.freshness import freshness_report
+
+    adr = tmp_path / "notes" / "adr"
+    adr.mkdir(parents=True)
+    (adr / "custom-name.md").write_text("---\nid: ADR-0042\n---\n# Queue\n\nUse RabbitMQ.\n")
+    (adr / "0043-sqs.md").write_text("---\nsupersedes: adr-0042\n---\n# Queue\n\nUse SQS.\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    (stale,) = freshness_report(store)["stale"]
+    assert stale["signals"] == ["replaced: by adr/0043-sqs.md (a note says so)"]
