@@ -1144,11 +1144,18 @@ def _a_name(value: str) -> bool:
     or another secret's name ("password2" of a sign-up form's fields)."""
     name = value.lstrip("_")
     named = _SNAKE.fullmatch(name) or _FIELD.fullmatch(name) or _ALGORITHM.fullmatch(name)
-    return plain_word(name) or bool(named)
+    return plain_word(name) or bool(named or _PATTERN_OR_SCOPE.search(name))
 
 
-# A field's name: a secret's word numbered ("password2"), or in camel case ("confirmPassword")
-_FIELD = re.compile(r"(?:secret|password|passwd|token|key)\d{1,2}|[a-z]+(?:[A-Z][a-z]+)+\d?")
+# A field's name: a secret's word numbered ("password2", "Token2"), or a hump of a name
+# ("confirmPassword", "iOSToken", "passwordResetToken2FA")
+_FIELD = re.compile(
+    r"(?i:secret|password|passwd|token|key)\d{1,2}"
+    r"|[A-Za-z0-9]*[A-Za-z0-9](?:Password|Passwd|Secret|Token|Key)[A-Za-z0-9]*"
+)
+# A pattern or a scope naming secrets: a redaction path ("*.secret"), a regular expression
+# ("^key$"), an OAuth scope ("read:public_key")
+_PATTERN_OR_SCOPE = re.compile(r"^\^|\$$|\.\*|(?:^|\.)\*(?:\.|$)|\w\*$|^[a-z]+:[a-z_]+$")
 
 
 # Hash and cipher names, as a list of a password's hashers holds them

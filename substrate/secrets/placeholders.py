@@ -380,14 +380,16 @@ def worth_reporting(
     )
     if is_name_like(v) and not joined_words:
         return False
-    if strength == "token":  # a word as a dictionary spells it is a name ("Permissions"),
-        # unless it runs a secret's own words together, as a person's token does
-        named = plain_word(v) and not _SECRET_WORDS.search(v)  # ("Supersecretkey")
+    if strength == "token":  # a field's or a state's name is no token ("Permissions")
+        named = plain_word(v) and _FIELD_WORD.search(v) is not None
         return not named and looks_random(v, min_len=8)
     return len(v) >= (5 if quoted else 6)
 
 
-_SECRET_WORDS = re.compile(r"(?i)secret|token|key|pass")
+# A word ending as the name of a field, a header or a state does ("Authorization",
+# "Permissions", "Deployment", "Unauthorized"), which a word chosen as a token
+# ("Butterscotch") seldom does
+_FIELD_WORD = re.compile(r"(?i)(?:tions?|sions?|ments?|ness|ity|ities|i[sz]ed|ing|ings)$")
 
 
 def credential_ok(value: str) -> bool:

@@ -233,6 +233,12 @@ def test_only_the_password_is_masked() -> None:
         ("paginators-1.json", '"result_key": "Permissions"'),
         ("client.py", 'API_KEY = "Authorization"'),
         ("forms.py", "fields = ['confirmPassword', 'newPassword']"),
+        ("models.py", "fields = ['password', 'OAuth2Token', 'PASSWORD2']"),
+        # patterns and scopes naming secrets
+        ("logger.js", "redact: ['password', '*.secret', 'user.*.token']"),
+        ("scrub.py", 'SCRUB = ["password", "^key$", "secret*"]'),
+        ("oauth.py", 'SCOPES = ("user:email", "token", "read:public_key")'),
+        ("client.py", 'API_KEY = "Deployment"'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
@@ -259,6 +265,9 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
         # a token a person chose, not a machine; and one of a key a result's name qualifies
         ('api_key: "Supersecretkey"', "Supersecretkey"),
         ('api_result_key = "a8Fk3LqP9zXw2VbN7cRt"', "a8Fk3LqP9zXw2VbN7cRt"),
+        ('ENCRYPTION_KEY="Butterscotch"', "Butterscotch"),
+        ('config.set("database", "password", "letMeIn1")', "letMeIn1"),
+        ('creds = ["db_password", "P@$$w0rd"]', "P@$$w0rd"),
     ],
 )
 def test_a_weak_password_after_its_name_in_a_list_is_found(text: str, secret: str) -> None:
