@@ -66,15 +66,20 @@ def _ended(m: re.Match[str], text: str) -> str:
 
 
 def _in_quotation(before: str) -> bool:
-    """Whether a quotation or a code span opened in ``before`` is still open: straight quotes
-    and backticks by their parity (a ' between two letters is an apostrophe), curly quotes and
-    guillemets by their balance."""
-    if before.count('"') % 2 or before.count("`") % 2 or len(_SINGLE_QUOTE.findall(before)) % 2:
+    """Whether a quotation or a code span opened in ``before`` is still open: double quotes
+    and runs of backticks by their parity; single quotes, curly quotes and guillemets by their
+    balance (a ' opening a word opens a quotation; one closing a word, as "the users'" does,
+    closes one or is an apostrophe)."""
+    if before.count('"') % 2 or len(_BACKTICKS.findall(before)) % 2:
+        return True
+    if len(_SINGLE_OPEN.findall(before)) > len(_SINGLE_CLOSE.findall(before)):
         return True
     return any(before.count(a) > before.count(b) for a, b in _PAIRED_QUOTES)
 
 
-_SINGLE_QUOTE = re.compile(r"(?<!\w)'|'(?!\w)")
+_BACKTICKS = re.compile(r"`+")
+_SINGLE_OPEN = re.compile(r"(?<![\w'])'(?=[^\W\d_])")  # not "the '90s"
+_SINGLE_CLOSE = re.compile(r"(?<=[\w.!?…])'(?![^\W_])")
 _PAIRED_QUOTES = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
 
 
@@ -582,12 +587,14 @@ _CHANGES = (
     ),
 )
 # Words after which the sentence goes on about the choice, not the thing passed over ("rather
-# than merge for small fixes": merge is passed over, for small fixes); "and" goes on, but not
-# within a list of names ("instead of MySQL and MongoDB")
-_GOES_ON = (
-    r"(?:for|in|on|at|during|where|when|while|to|from|by|because|since|which|that|but|so|as"
-    r"|if|unless)\b|(?:and|or)\b(?!\s+(?-i:[A-Z0-9]))"
+# than merge for small fixes": merge is passed over, for small fixes; "replacing Jenkins with
+# GitHub Actions"); "and" goes on too, but for a name that ends a list of them ("instead of
+# MySQL and MongoDB.", not "instead of MySQL and Redis caches sessions")
+_STOPS = (
+    r"(?:for|in|on|at|during|where|when|while|with|to|from|by|because|since|which|that|but|so"
+    r"|as|if|unless)\b"
 )
+_GOES_ON = rf"{_STOPS}|(?:and|or)\b(?!\s+(?-i:[A-Z0-9])[\w.\-]*(?:\s*(?:[,.;:)]|$)|\s+{_STOPS}))"
 # What a sentence says is passed over, the rest of it telling what is chosen: "We will use
 # CockroachDB for the ledger, replacing PostgreSQL 15", "in place of", "instead of"
 _PASSED_OVER = re.compile(

@@ -124,6 +124,12 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     listed = "We will use CockroachDB for the ledger, instead of MySQL and MongoDB."
     assert not content_overlap(listed, "The ledger uses MongoDB.")
     assert content_overlap("We use Kafka instead of RabbitMQ and it works well.", "It works well.")
+    assert content_overlap(
+        "We chose Postgres instead of MySQL and Redis caches sessions.", "Redis caches sessions."
+    )
+    # what replaces the thing is chosen, not passed over
+    jenkins = "The team is replacing Jenkins with GitHub Actions for CI."
+    assert content_overlap(jenkins, "CI runs on GitHub Actions.")
 
 
 def test_a_question_supports_no_claim() -> None:
@@ -385,8 +391,12 @@ def test_a_quote_cut_short_ends_its_claim(shard: Substrate) -> None:
     # a "…" before a capital ends a claim too, but not in a quotation, nor a pause
     paused = "Failover takes about 5 minutes… The primary database runs in us-east-1."
     assert len(sentence_claims(strip_citations(quotes_apart(paused)))) == 2
-    apostrophe = "It doesn't stop here… The next one does."
-    assert len(sentence_claims(strip_citations(quotes_apart(apostrophe)))) == 2
+    for apostrophes in (
+        "It doesn't stop here… The next one does.",
+        "The users' sessions last 30 minutes… The cache is flushed nightly.",
+        "In the '90s it ran slowly… The new one is fast.",
+    ):
+        assert len(sentence_claims(strip_citations(quotes_apart(apostrophes)))) == 2
     for text in (
         'The output says "Promoting… Done" when it succeeds.',
         "Hana said \u201cwait… Then go\u201d, and left.",
