@@ -314,7 +314,10 @@ class _Stems:
 def _of_decisions(folder: str) -> bool:
     """Whether ``folder`` is named as adr-tools and its kin name a folder of decision records
     (``decisions``, ``architecture-decisions``, ``decision-records``, ``architecture``)."""
-    return folder == "architecture" or "decision" in folder
+    return folder == "architecture" or _DECISIONS.fullmatch(folder) is not None
+
+
+_DECISIONS = re.compile(r"(?:[a-z]+[-_])*decisions?(?:[-_](?:records|log))?")
 
 
 def _unprefixed(stem: str) -> str:

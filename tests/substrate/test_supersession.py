@@ -181,10 +181,11 @@ def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
     assert current_evidence([new, elsewhere], [2.0, 1.0])[2] == []
     rfc = _note("adr/0011-grpc.md", {"supersedes": "RFC-0007"})  # another kind of record
     assert current_evidence([rfc, old], [2.0, 1.0])[2] == []
-    for folder in ("docs/decisions", "docs/architecture-decisions"):
+    for folder in ("docs/decisions", "docs/architecture-decisions", "docs/decision-tree"):
         decided = _note(f"{folder}/0009-cockroach.md", {"supersedes": "ADR-0007"})
         kept = _note(f"{folder}/0007-use-postgres.md", {})
-        assert current_evidence([decided, kept], [2.0, 1.0])[2] == [kept]
+        replaced = [kept] if folder != "docs/decision-tree" else []  # no decisions' folder
+        assert current_evidence([decided, kept], [2.0, 1.0])[2] == replaced
 
 
 @pytest.mark.parametrize(
