@@ -1144,18 +1144,31 @@ def _a_name(value: str) -> bool:
     or another secret's name ("password2" of a sign-up form's fields)."""
     name = value.lstrip("_")
     named = _SNAKE.fullmatch(name) or _FIELD.fullmatch(name) or _ALGORITHM.fullmatch(name)
-    return plain_word(name) or bool(named or _PATTERN_OR_SCOPE.search(name))
+    return plain_word(name) or bool(named or _SCOPE.fullmatch(name) or _names_secrets(name))
+
+
+def _names_secrets(value: str) -> bool:
+    """Whether ``value`` is a pattern of secrets' names: a redaction path (``*.secret``), a
+    regular expression (``^key$``); what its marks leave must be names, one a secret's."""
+    rest = _PATTERN_MARKS.sub("", value).strip(".")
+    return rest != value and _DOTTED.fullmatch(rest) is not None and bool(_SECRETS.search(rest))
 
 
 # A field's name: a secret's word numbered ("password2", "Token2"), or a hump of a name
 # ("confirmPassword", "iOSToken", "passwordResetToken2FA")
 _FIELD = re.compile(
     r"(?i:secret|password|passwd|token|key)\d{1,2}"
-    r"|[A-Za-z0-9]*[A-Za-z0-9](?:Password|Passwd|Secret|Token|Key)[A-Za-z0-9]*"
+    r"|[a-z][A-Za-z0-9]*(?:Password|Passwd|Secret|Token|Key)[A-Za-z0-9]*"
 )
-# A pattern or a scope naming secrets: a redaction path ("*.secret"), a regular expression
-# ("^key$"), an OAuth scope ("read:public_key")
-_PATTERN_OR_SCOPE = re.compile(r"^\^|\$$|\.\*|(?:^|\.)\*(?:\.|$)|\w\*$|^[a-z]+:[a-z_]+$")
+_PATTERN_MARKS = re.compile(r"\.\*|[*^$]")
+_DOTTED = re.compile(r"[a-z_]+(?:\.+[a-z_]+)*")
+_SECRETS = re.compile(r"pass|secret|token|key|auth|cred|cookie|session|pem")
+# An OAuth scope ("read:public_key", "repo:status")
+_SCOPE = re.compile(
+    r"(?:read|write|admin|repo|user|delete|manage):(?:org|repo|status|email|packages|public_key"
+    r"|gpg_key|ssh_signing_key|repo_hook|org_hook|discussion|enterprise|follow|deployment"
+    r"|invite|project|user|hook)"
+)
 
 
 # Hash and cipher names, as a list of a password's hashers holds them

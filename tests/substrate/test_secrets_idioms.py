@@ -233,12 +233,13 @@ def test_only_the_password_is_masked() -> None:
         ("paginators-1.json", '"result_key": "Permissions"'),
         ("client.py", 'API_KEY = "Authorization"'),
         ("forms.py", "fields = ['confirmPassword', 'newPassword']"),
-        ("models.py", "fields = ['password', 'OAuth2Token', 'PASSWORD2']"),
+        ("models.py", "fields = ['password', 'iOSToken', 'PASSWORD2']"),
         # patterns and scopes naming secrets
         ("logger.js", "redact: ['password', '*.secret', 'user.*.token']"),
         ("scrub.py", 'SCRUB = ["password", "^key$", "secret*"]'),
         ("oauth.py", 'SCOPES = ("user:email", "token", "read:public_key")'),
         ("client.py", 'API_KEY = "Deployment"'),
+        ("status.json", '{"token_status": "Authenticated"}'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
@@ -268,6 +269,10 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
         ('ENCRYPTION_KEY="Butterscotch"', "Butterscotch"),
         ('config.set("database", "password", "letMeIn1")', "letMeIn1"),
         ('creds = ["db_password", "P@$$w0rd"]', "P@$$w0rd"),
+        # marks of a pattern, a scope's colon, a name's hump: in a password, not a name
+        ('ENV.fetch "DB_PASSWORD", "Hunter2$"', "Hunter2$"),
+        ('creds = ["password", "admin:hunter"]', "admin:hunter"),
+        ('config.set "password", "Summer2024Password"', "Summer2024Password"),
     ],
 )
 def test_a_weak_password_after_its_name_in_a_list_is_found(text: str, secret: str) -> None:
