@@ -594,7 +594,8 @@ _STOPS = (
     r"(?:for|in|on|at|during|where|when|while|with|to|from|by|because|since|which|that|but|so"
     r"|as|if|unless)\b"
 )
-_GOES_ON = rf"{_STOPS}|(?:and|or)\b(?!\s+(?-i:[A-Z0-9])[\w.\-]*(?:\s*(?:[,.;:)]|$)|\s+{_STOPS}))"
+_NAME = r"(?:(?-i:[A-Z0-9])[\w.\-]*|v\d[\w.]*)"  # a word of a name ("New Relic", "Zipkin v2")
+_GOES_ON = rf"{_STOPS}|(?:and|or)\b(?!(?:\s+{_NAME}){{1,3}}(?:\s*(?:[,.;:)]|$)|\s+{_STOPS}))"
 # What a sentence says is passed over, the rest of it telling what is chosen: "We will use
 # CockroachDB for the ledger, replacing PostgreSQL 15", "in place of", "instead of"
 _PASSED_OVER = re.compile(

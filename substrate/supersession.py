@@ -317,7 +317,7 @@ def _of_decisions(folder: str) -> bool:
     return folder == "architecture" or _DECISIONS.fullmatch(folder) is not None
 
 
-_DECISIONS = re.compile(r"(?:[a-z]+[-_])*decisions?(?:[-_](?:records|log))?")
+_DECISIONS = re.compile(r"(?:[a-z0-9]+[-_])*decisions?(?:[-_](?:records?|log))?(?:[-_]v\d+)?")
 
 
 def _unprefixed(stem: str) -> str:

@@ -123,6 +123,8 @@ def test_a_change_away_from_something_does_not_support_using_it() -> None:
     # a list of names passed over is passed over whole
     listed = "We will use CockroachDB for the ledger, instead of MySQL and MongoDB."
     assert not content_overlap(listed, "The ledger uses MongoDB.")
+    metrics = "Metrics use Prometheus instead of Datadog and New Relic."
+    assert not content_overlap(metrics, "Metrics use New Relic.")
     assert content_overlap("We use Kafka instead of RabbitMQ and it works well.", "It works well.")
     assert content_overlap(
         "We chose Postgres instead of MySQL and Redis caches sessions.", "Redis caches sessions."

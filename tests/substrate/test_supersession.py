@@ -181,7 +181,8 @@ def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
     assert current_evidence([new, elsewhere], [2.0, 1.0])[2] == []
     rfc = _note("adr/0011-grpc.md", {"supersedes": "RFC-0007"})  # another kind of record
     assert current_evidence([rfc, old], [2.0, 1.0])[2] == []
-    for folder in ("docs/decisions", "docs/architecture-decisions", "docs/decision-tree"):
+    layouts = ("docs/decisions", "docs/architecture-decision-record", "docs/decision-tree")
+    for folder in layouts:
         decided = _note(f"{folder}/0009-cockroach.md", {"supersedes": "ADR-0007"})
         kept = _note(f"{folder}/0007-use-postgres.md", {})
         replaced = [kept] if folder != "docs/decision-tree" else []  # no decisions' folder
