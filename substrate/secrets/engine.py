@@ -1148,26 +1148,42 @@ def _a_name(value: str) -> bool:
 
 
 def _names_secrets(value: str) -> bool:
-    """Whether ``value`` is a pattern of secrets' names: a redaction path (``*.secret``), a
-    regular expression (``^key$``); what its marks leave must be names, one a secret's."""
-    rest = _PATTERN_MARKS.sub("", value).strip(".")
-    return rest != value and _DOTTED.fullmatch(rest) is not None and bool(_SECRETS.search(rest))
+    """Whether ``value`` is a pattern of names: a redaction path (``*.secret``,
+    ``headers.*.apiKey``, ``*.email``), a regular expression (``^key$``, ``.*_token$``). Its
+    marks stand where a pattern's do (``^`` first, ``$`` last, ``*`` as a part or at a part's
+    end); its parts are names, and one is a wildcard or a secret's word ("monkey$" is a
+    password)."""
+    body = value.removeprefix("^").removesuffix("$")
+    if body == value and "*" not in value:
+        return False
+    parts = body.replace(".*", ".*.").split(".")
+    if not all(_PATH_PART.fullmatch(part) for part in parts if part):
+        return False
+    return any(part == "*" or _SECRET_PART.fullmatch(part.rstrip("*")) for part in parts)
 
 
-# A field's name: a secret's word numbered ("password2", "Token2"), or a hump of a name
-# ("confirmPassword", "iOSToken", "passwordResetToken2FA")
+# A field's name: a secret's word numbered ("password2", "Token2"), after a word fields are
+# named with ("confirmPassword", "iOSToken", "APIKey"; not "myPassword"), or before its humps
+# ("passwordResetToken2FA")
 _FIELD = re.compile(
     r"(?i:secret|password|passwd|token|key)\d{1,2}"
-    r"|[a-z][A-Za-z0-9]*(?:Password|Passwd|Secret|Token|Key)[A-Za-z0-9]*"
+    r"|(?i:confirm|new|old|current|repeat|retype|verify|access|refresh|api|client|ios|android"
+    r"|id|auth|session|csrf|reset|user|account|app|device|push|bearer|signing|encryption"
+    r"|private|public|hashed|encrypted|plain|temp)"
+    r"(?:Password|Passwd|Secret|Token|Key)(?:[A-Z0-9][A-Za-z0-9]*)?"
+    r"|(?:password|passwd|secret|token|key)(?:[A-Z][A-Za-z0-9]*)+"
 )
-_PATTERN_MARKS = re.compile(r"\.\*|[*^$]")
-_DOTTED = re.compile(r"[a-z_]+(?:\.+[a-z_]+)*")
-_SECRETS = re.compile(r"pass|secret|token|key|auth|cred|cookie|session|pem")
+_PATH_PART = re.compile(r"\*|[A-Za-z_][\w\-]*\*?")
+_SECRET_PART = re.compile(
+    r"(?i)_*(?:pass|passwd|password|secret|token|key|auth|authorization|cookie|session|pem"
+    r"|credentials?|api[-_]?key|client[-_]secret|access[-_]token)s?_*"
+)
 # An OAuth scope ("read:public_key", "repo:status")
 _SCOPE = re.compile(
     r"(?:read|write|admin|repo|user|delete|manage):(?:org|repo|status|email|packages|public_key"
     r"|gpg_key|ssh_signing_key|repo_hook|org_hook|discussion|enterprise|follow|deployment"
     r"|invite|project|user|hook)"
+    r"|read:[a-z_]+|[a-z_]+:(?:read|write|history)"  # "read:audit_log", Slack's "chat:write"
 )
 
 

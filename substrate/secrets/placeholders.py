@@ -387,9 +387,11 @@ def worth_reporting(
 
 
 # A word ending as the name of a field, a header or a state does ("Authorization",
-# "Permissions", "Deployment", "Unauthorized", "Automatic"), which a word chosen as a token
+# "Permissions", "Deployment", "Unauthorized", "Configured"), which a word chosen as a token
 # ("Butterscotch") seldom does
-_FIELD_WORD = re.compile(r"(?i)(?:tions?|sions?|ments?|ness|ity|ities|ed|ings?|ic|al|ent|ive)$")
+_FIELD_WORD = re.compile(
+    r"(?i)(?:tions?|sions?|ments?|ness|ity|ities|[iy][sz]ed|ated|ured|ified|ings?)$"
+)
 
 
 def credential_ok(value: str) -> bool:

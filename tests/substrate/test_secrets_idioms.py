@@ -236,8 +236,10 @@ def test_only_the_password_is_masked() -> None:
         ("models.py", "fields = ['password', 'iOSToken', 'PASSWORD2']"),
         # patterns and scopes naming secrets
         ("logger.js", "redact: ['password', '*.secret', 'user.*.token']"),
+        ("logger.js", "redact: ['password', '*.email']"),  # a path of names, whatever they are
         ("scrub.py", 'SCRUB = ["password", "^key$", "secret*"]'),
         ("oauth.py", 'SCOPES = ("user:email", "token", "read:public_key")'),
+        ("slack.py", 'SCOPES = ["token", "chat:write"]'),
         ("client.py", 'API_KEY = "Deployment"'),
         ("status.json", '{"token_status": "Authenticated"}'),
     ],
@@ -271,6 +273,9 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
         ('creds = ["db_password", "P@$$w0rd"]', "P@$$w0rd"),
         # marks of a pattern, a scope's colon, a name's hump: in a password, not a name
         ('ENV.fetch "DB_PASSWORD", "Hunter2$"', "Hunter2$"),
+        ('creds = ["password", "monkey$"]', "monkey$"),
+        ('creds = ["password", "passport*"]', "passport*"),
+        ('API_KEY="Magnificent"', "Magnificent"),
         ('creds = ["password", "admin:hunter"]', "admin:hunter"),
         ('config.set "password", "Summer2024Password"', "Summer2024Password"),
     ],
