@@ -1140,8 +1140,9 @@ def _opens_a_call(text: str, key_start: int) -> bool:
 
 
 def _a_name(value: str) -> bool:
-    """A word or an identifier, as a list of names holds them ("email", "_defining_class"),
-    or another secret's name ("password2" of a sign-up form's fields)."""
+    """A name as a list of names holds them: a word or an identifier ("email",
+    "_defining_class"), a field's name ("password2"), a hash's ("sha256"), an OAuth scope
+    ("read:public_key") or a pattern of names ("*.secret")."""
     name = value.lstrip("_")
     named = _SNAKE.fullmatch(name) or _FIELD.fullmatch(name) or _ALGORITHM.fullmatch(name)
     return plain_word(name) or bool(named or _SCOPE.fullmatch(name) or _names_secrets(name))
