@@ -1171,10 +1171,12 @@ _FIELD = re.compile(
     r"|(?i:confirm|new|old|current|repeat|retype|verify|access|refresh|api|client|ios|android"
     r"|id|auth|session|csrf|reset|user|account|app|device|push|bearer|signing|encryption"
     r"|private|public|hashed|encrypted|plain|temp)"
-    r"(?:Password|Passwd|Secret|Token|Key)(?:[A-Z0-9][A-Za-z0-9]*)?"
-    r"|(?:password|passwd|secret|token|key)(?:[A-Z][A-Za-z0-9]*)+"
+    r"(?:Password|Passwd|Secret|Token|Key)(?:[A-Z][a-z]+)*(?:\d+[A-Z]*)?"
+    r"|(?:password|passwd|secret|token|key)(?:[A-Z][a-z]+)+(?:\d+[A-Z]*)?"
 )
-_PATH_PART = re.compile(r"\*|[A-Za-z_][\w\-]*\*?")
+# A part of a path or pattern of names: a wildcard, a name in lower or camel case, or one in
+# capitals as a setting's ("API_KEY", "DB_*"); not a capitalised word ("Secret*" is a password)
+_PATH_PART = re.compile(r"\*|[a-z_][\w\-]*\*?|[A-Z0-9]*_[A-Z0-9_]*\*?")
 _SECRET_PART = re.compile(
     r"(?i)_*(?:pass|passwd|password|secret|token|key|auth|authorization|cookie|session|pem"
     r"|credentials?|api[-_]?key|client[-_]secret|access[-_]token)s?_*"
@@ -1184,7 +1186,10 @@ _SCOPE = re.compile(
     r"(?:read|write|admin|repo|user|delete|manage):(?:org|repo|status|email|packages|public_key"
     r"|gpg_key|ssh_signing_key|repo_hook|org_hook|discussion|enterprise|follow|deployment"
     r"|invite|project|user|hook)"
-    r"|read:[a-z_]+|[a-z_]+:(?:read|write|history)"  # "read:audit_log", Slack's "chat:write"
+    # Slack's ("chat:write", "users:read.email")
+    r"|(?:channels|chat|files|users|im|groups|mpim|reactions|pins|search|team|usergroups"
+    r"|emoji|bookmarks|calls|dnd|reminders|stars|links|commands|bot)"
+    r":(?:read|write|history|manage)(?:\.[a-z_]+)?"
 )
 
 

@@ -274,6 +274,9 @@ def test_an_android_resource_holds_a_random_key_not_a_word() -> None:
         # marks of a pattern, a scope's colon, a name's hump: in a password, not a name
         ('ENV.fetch "DB_PASSWORD", "Hunter2$"', "Hunter2$"),
         ('creds = ["password", "monkey$"]', "monkey$"),
+        ('creds = ["password", "Secret*"]', "Secret*"),
+        ('creds = ["password", "tokenK8sJd93kLa0"]', "tokenK8sJd93kLa0"),
+        ('creds = ["password", "guest:write"]', "guest:write"),
         ('creds = ["password", "passport*"]', "passport*"),
         ('API_KEY="Magnificent"', "Magnificent"),
         ('creds = ["password", "admin:hunter"]', "admin:hunter"),
