@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -57,24 +58,40 @@ def quotes_apart(answer: str) -> str:
     """``answer`` with a line break after each "…" that ends a claim: one an answer cut a quote
     short with ("… [1]"), or one a capital follows outside quotation marks ("takes about 5
     minutes… The primary runs"). As one claim, the two would say what no source says; a "…"
-    inside a quotation ("Promoting… Done") ends nothing."""
-    return _CLAIM_ELLIPSIS.sub(lambda m: _ended(m, answer), answer)
+    inside a quotation ("Promoting… Done") ends nothing. The marks are counted once, from one
+    "…" to the next (counted again from the start for each, a text of many took time growing
+    as the square of its length)."""
+    parts: list[str] = []
+    marks: Counter[str] = Counter()
+    done = 0
+    for m in _CLAIM_ELLIPSIS.finditer(answer):
+        _count_marks(marks, answer, done, m.start())  # (a match holds no quotation mark)
+        ends = m[2] or not _in_quotation(marks)
+        parts += [answer[done : m.start()], f"{m[1]}\n" if ends else m[0]]
+        done = m.end()
+    parts.append(answer[done:])
+    return "".join(parts)
 
 
-def _ended(m: re.Match[str], text: str) -> str:
-    return f"{m[1]}\n" if m[2] or not _in_quotation(text[: m.start()]) else m[0]
+def _count_marks(marks: Counter[str], text: str, start: int, end: int) -> None:
+    """Add the quotation marks and code spans of ``text[start:end]`` to ``marks``."""
+    marks['"'] += text.count('"', start, end)
+    marks["`"] += len(_BACKTICKS.findall(text, start, end))
+    marks["'"] += len(_SINGLE_OPEN.findall(text, start, end))
+    marks["'."] += len(_SINGLE_CLOSE.findall(text, start, end))
+    for pair in _PAIRED_QUOTES:
+        for mark in pair:
+            marks[mark] += text.count(mark, start, end)
 
 
-def _in_quotation(before: str) -> bool:
-    """Whether a quotation or a code span opened in ``before`` is still open: double quotes
-    and runs of backticks by their parity; single quotes, curly quotes and guillemets by their
-    balance (a ' opening a word opens a quotation; one closing a word, as "the users'" does,
-    closes one or is an apostrophe)."""
-    if before.count('"') % 2 or len(_BACKTICKS.findall(before)) % 2:
+def _in_quotation(marks: Counter[str]) -> bool:
+    """Whether the text whose ``marks`` were counted leaves a quotation or a code span open:
+    double quotes and runs of backticks by their parity; single quotes, curly quotes and
+    guillemets by their balance (a ' opening a word opens a quotation; one closing a word, as
+    "the users'" does, closes one or is an apostrophe)."""
+    if marks['"'] % 2 or marks["`"] % 2 or marks["'"] > marks["'."]:
         return True
-    if len(_SINGLE_OPEN.findall(before)) > len(_SINGLE_CLOSE.findall(before)):
-        return True
-    return any(before.count(a) > before.count(b) for a, b in _PAIRED_QUOTES)
+    return any(marks[a] > marks[b] for a, b in _PAIRED_QUOTES)
 
 
 _BACKTICKS = re.compile(r"`+")

@@ -14,6 +14,7 @@ from substrate import answer_types, quantities, questions
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer import CITATION, strip_citations
 from substrate.context.compress import _ORDINAL, _SENTENCE_SPLIT, split_sentences
+from substrate.factuality import _CLAIM_ELLIPSIS, quotes_apart
 from substrate.ingest.formats import frontmatter
 from substrate.search import tokenize
 
@@ -118,10 +119,44 @@ def test_a_request_for_a_definition_is_undone_as_before() -> None:
 
 
 # Each took from 10 s to hours (digits: the square of their length, times a large constant).
+def test_claims_are_parted_at_an_ellipsis_as_before() -> None:
+    # the quotation marks before each "…" were counted again from the text's start
+    from collections import Counter
+
+    from substrate.factuality import _count_marks, _in_quotation
+
+    def before(text: str) -> str:
+        def ended(m: re.Match[str]) -> str:
+            marks: Counter[str] = Counter()
+            _count_marks(marks, text, 0, m.start())
+            return f"{m[1]}\n" if m[2] or not _in_quotation(marks) else m[0]
+
+        return _CLAIM_ELLIPSIS.sub(ended, text)
+
+    pieces = [
+        "a",
+        "B",
+        "… B",
+        "… [1] x",
+        " ",
+        '"',
+        "'",
+        "`",
+        "\u201c",
+        "\u201d",
+        "\u00ab",
+        "\u00bb",
+    ]
+    texts = _texts(pieces, count=5000)
+    assert all(quotes_apart(text) == before(text) for text in texts)
+    assert sum(quotes_apart(text) != text for text in texts) > 500
+
+
 _LONG_TEXTS = """
 from substrate.answer import CITATION, strip_citations
 from substrate.answer_types import _email
 from substrate.context.compress import split_sentences
+from substrate.factuality import quotes_apart
 from substrate.ingest.formats.frontmatter import parse_block
 from substrate.quantities import amounts, rates
 from substrate.questions import asked_terms
@@ -135,6 +170,7 @@ asked_terms("what does " * (n // 10) + "refunds?")
 amounts("take 5 " + "1" * n + " x."), rates("1" * n), amounts("1." * (n // 2))
 _email("email is " + "a" * n)
 parse_block(["title" + " " * n + "x"])
+quotes_apart("took 5 minutes… Then " * (n // 21))
 """
 
 
