@@ -375,7 +375,8 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     # where a link leads says its own words ("the [runbook](db-failover.md)": failover, for
     # "Where is the failover runbook?"), not what they stand for ("db" is no "database")
-    said |= wanted & terms(sentence)
+    if shown != sentence:
+        said |= wanted & terms(sentence)
     if not frame:
         return said
     # a frame's term is said by what it asks for, not by its word ("the budget review")
