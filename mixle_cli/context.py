@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,8 +225,6 @@ class AppState:
         (a new shard, a compacted log, a newer format) takes seconds for thousands of items:
         a terminal is told why it waits."""
         substrate = self.substrate()
-        import sys
-
         if sys.stderr.isatty():
             from substrate import index_status
 
