@@ -278,6 +278,10 @@ class _Stems:
                 named = posixpath.join(posixpath.dirname(stem), own)
                 if named not in self.notes:
                     self.titled.setdefault(named, []).append(stem)
+        # the same numbers written without their zeros ("ADR-7" of 0007-use-postgres.md)
+        self.unpadded: dict[str, list[str]] = {}
+        for named, stems in self.titled.items():
+            self.unpadded.setdefault(_unpadded(named), []).extend(stems)
         self._sides: dict[Hashable, _Side] = {}
         self._names: dict[Hashable, tuple[tuple[str, str], ...]] = {}
 
@@ -308,7 +312,20 @@ class _Stems:
         unprefixed = _unprefixed(stem)  # "ADR-0007" of adr-tools' 0007-title.md
         if unprefixed != stem and unprefixed not in self.notes:
             titled.update(self.titled.get(unprefixed, []))
+        if not titled:
+            titled.update(self.unpadded.get(_unpadded(stem), []))
+            titled.update(self.unpadded.get(_unpadded(unprefixed), []))
         return list(titled) if len(titled) == 1 else []
+
+
+def _unpadded(stem: str) -> str:
+    """``stem`` with the zeros that pad the numbers of its name dropped ("adr/adr-0007" ->
+    "adr/adr-7")."""
+    folder, slash, name = stem.rpartition("/")
+    return folder + slash + _PADDING.sub("", name)
+
+
+_PADDING = re.compile(r"(?<!\d)0+(?=\d)")
 
 
 def _of_decisions(folder: str) -> bool:

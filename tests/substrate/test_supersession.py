@@ -179,6 +179,11 @@ def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
     assert current_evidence([new, titled], [2.0, 1.0])[2] == [titled]
     elsewhere = _note("other/0007-use-postgres.md", {})  # another folder: another record
     assert current_evidence([new, elsewhere], [2.0, 1.0])[2] == []
+    for written in ("ADR-7", "adr-007"):
+        unpadded = _note("adr/0009-cockroach.md", {"supersedes": written})
+        assert current_evidence([unpadded, old], [2.0, 1.0])[2] == [old]
+    seventy = _note("adr/0009-cockroach.md", {"supersedes": "ADR-70"})
+    assert current_evidence([seventy, old], [2.0, 1.0])[2] == []
     rfc = _note("adr/0011-grpc.md", {"supersedes": "RFC-0007"})  # another kind of record
     assert current_evidence([rfc, old], [2.0, 1.0])[2] == []
     layouts = ("docs/decisions", "docs/architecture-decision-record", "docs/decision-tree")
