@@ -246,6 +246,7 @@ class ExtractiveAnswerer:
         needed = topic - light_verb_terms() - frame_verb_terms(frame)
         about = needed - subject if subject else frozenset()
         asked_ids = {name.lower() for name in identifiers(question)}  # "ADR-002"
+        owns = _owning_asked(question)  # "own" says no term: a tie's decider
         for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
                 continue  # "How many...?" is answered by a sentence giving a number
@@ -259,6 +260,7 @@ class ExtractiveAnswerer:
             content = len(have - frame.keys())  # the frame alone answers nothing
             if content and content >= min(self.min_terms, len(needed)):
                 verbatim = len(asked.intersection(_WORD.findall(said)))
+                verbatim += owns and "own" in terms(said)
                 rank = round(share - 0.01 * (n - 1), 9)
                 # a procedure's step, which its headings make an answer, over a source's rank
                 if steps and is_step(sentence) and not topic <= terms(sentence):
@@ -522,6 +524,18 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+_OWN_ASKED = re.compile(r".*\b(?:do|does|did)\s.*?(\w+)\s+own\W*$", re.IGNORECASE | re.DOTALL)
+_POSSESSIVES = frozenset("my your his her its our their whose".split())
+
+
+def _owning_asked(question: str) -> bool:
+    """Whether ``question`` asks what one owns ("What does the Platform team own?", not "...
+    run on its own?"). "own" is a stopword, though "owns" says the term "own": of sentences
+    that say as much, the one saying it owns answers."""
+    found = _OWN_ASKED.match(question)
+    return found is not None and found.group(1).lower() not in _POSSESSIVES
+
+
 # "When was ...", "When does ...": a question asking when something is or happens
 _WHEN = re.compile(
     r"\s*when\s+(?:is|was|are|were|do|does|did|will|would|should|can|could|has|have|had|must)\b",

@@ -601,6 +601,21 @@ def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> No
     assert cited == {"services.csv", "teams/payments.md"}
 
 
+def test_what_a_team_owns_is_answered_by_the_sentence_saying_it_owns() -> None:
+    # "own" is a stopword: both sentences said "platform team" alone, and the first won
+    note = (
+        "# Platform team\n\nThe Platform team is led by Dana Reyes.\n\n"
+        "The Platform team owns the Kubernetes clusters and the CI runners."
+    )
+    owns = "The Platform team owns the Kubernetes clusters and the CI runners. [1]"
+    assert quoted("What does the Platform team own?", note) == owns
+    assert quoted("what did the platform team own", note) == owns
+    from substrate.answerers import _owning_asked
+
+    assert not _owning_asked("What does the Platform team run on its own?")
+    assert not _owning_asked("Who leads the Platform team?")
+
+
 def test_he_or_she_under_a_persons_heading_is_quoted_as_their_entry() -> None:
     from substrate.factuality import content_overlap
 
