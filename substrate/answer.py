@@ -69,6 +69,7 @@ from substrate.retrieval import (
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import safe_text
+from substrate.secrets.engine import MASK_PATTERN
 from substrate.secrets.scan import detect_and_redact, without_secrets
 from substrate.supersession import current_evidence
 from substrate.telemetry import Recorder, emit
@@ -130,6 +131,7 @@ def strip_citations(text: str) -> str:
 # White space before punctuation, from the start of its run only: tried from each blank of a
 # long run, the search read the rest of the run each time.
 _SPACE_BEFORE_STOP = re.compile(r"(?<!\s)\s++([.,;:!?])")
+_MASK = re.compile(MASK_PATTERN)
 
 
 @dataclass
@@ -189,8 +191,18 @@ class Answer:
             "note": self.note,
             "citations": citations,
             "stated_secrets": self.stated_secrets,
+            "masked_quotes": self.masked_quotes(),
             "passed_over": self.passed_over_sources(),
         }
+
+    def masked_quotes(self) -> int:
+        """How many secrets the answer shows masked as its sources were stored: their values
+        never were, so a question asking for one is answered by where it lives (the source
+        file), not by the mask. Masks the answerer wrote itself (``stated_secrets``) are not
+        counted."""
+        if self.answer is None:
+            return 0
+        return max(0, len(_MASK.findall(self.answer)) - self.stated_secrets)
 
     def changed_sources(self) -> list[dict[str, Any]]:
         """The cited sources whose file changed or moved since it was ingested: the answer

@@ -117,6 +117,12 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     elif receipt is not None:  # 0 of 0 would read as fully grounded
         line += f"; grounding not checked: {_no_claims(answer.answer or '')}"
     out.print(line, markup=False)
+    masked = answer.masked_quotes()
+    if masked:  # a mask is no answer to "what is the password?"
+        out.print(
+            f"masked: {masked} secret(s), redacted before storing; the source file holds it",
+            markup=False,
+        )
     out.print("", markup=False)
     cited = set(answer.cited())
     heading = "Sources" if cited else "Sources given (the answer cites none of them)"
@@ -198,6 +204,8 @@ def ask_cmd(
     lines the answer quotes from it, where they are found (--json: quoted_lines), else by
     its whole section's (line_start, line_end). A cited file that changed or moved since it
     was ingested is warned of (--json: changed_sources): the answer quotes it as it was.
+    A secret quoted is shown masked, as it was stored, and a line says so (--json:
+    masked_quotes): its value is in the source file only.
     """
     from substrate import ContextBudget, answer_from_substrate, check_factuality
     from substrate.answer import citations_to_nothing

@@ -270,6 +270,24 @@ def test_a_secret_pasted_into_a_question_neither_spoils_nor_shows_in_the_answer(
     assert [row["id"] for row in found.json()["results"]][:1] == [shop["refunds"]]
 
 
+def test_an_answer_quoting_a_masked_secret_says_where_its_value_is(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # "[REDACTED:...]" at confidence 1.00, with no word on it, read as the answer itself
+    note = "# Staging\n\nThe staging database password is hunter2-Xy9!kQ for the app user.\n"
+    engine = "# Engine\n\nThe staging database runs PostgreSQL 15.\n"
+    _ingested_notes(mixle, tmp_path / "notes", {"staging.md": note, "engine.md": engine})
+    result = mixle("ask", "What is the staging database password?")
+    assert result.exit_code == 0 and "[REDACTED:" in result.stdout
+    assert "masked: 1 secret(s), redacted before storing" in result.stdout
+    assert "hunter2-Xy9!kQ" not in result.stdout + result.stderr
+    data = mixle("ask", "What is the staging database password?", "--json").json()
+    assert data["masked_quotes"] == 1 and data["stated_secrets"] == 0
+    plain = mixle("ask", "Which PostgreSQL version does the staging database run?", "--json")
+    assert "15" in plain.json()["answer"] and plain.json()["masked_quotes"] == 0
+    assert "masked:" not in mixle("ask", "Which PostgreSQL version does staging run?").stdout
+
+
 def _ingested_notes(mixle: Run, folder: Path, files: dict[str, str]) -> Path:
     """A folder of notes written from ``files`` (name: text), ingested; returns it."""
     folder.mkdir()
