@@ -496,6 +496,20 @@ def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("rows", "kind"),
+    [
+        ('{"input": "q1"}\n' + '{"input": "q", "answer": "a"}\n' * 4, "trace"),  # a run gave none
+        ('{"input": "q", "label": "spam"}\n{"input": "r"}\n', "trace"),
+        ('{"input": "q1"}\n{"input": "q2"}\n{"input": "q3", "answer": "a"}\n', "record"),
+        ('{"input": "q", "answer": "a"}\n{"prompt": "p", "answer": "a"}\n', "record"),
+    ],
+)
+def test_half_the_rows_answered_make_a_file_of_traces(rows: str, kind: str) -> None:
+    # one unanswered run among the first five made a harvest of traces records
+    assert {s.kind for s in _parse("jsonl", rows).segments} == {kind}
+
+
 def test_a_trace_file_s_problems_are_told_in_line_order() -> None:
     text = '[1]\n{"input": 1, "answer": 2}\nnot json\n{}\n'
     parsed = _parse("traces", text)

@@ -35,9 +35,13 @@ def is_trace_row(value: Any) -> bool:
 
 
 def looks_like_traces(rows: list[tuple[int, Any]], sample: int = 5) -> bool:
-    """Whether the first rows of a JSON Lines file (up to ``sample``) are all trace rows."""
-    head = rows[:sample]
-    return bool(head) and all(is_trace_row(value) for _, value in head)
+    """Whether the first rows of a JSON Lines file (up to ``sample``) read as traces: every
+    one an object with an ``input``, at least half with an answer. A harvest holds runs that gave
+    none: one of them among the first rows does not make the file records."""
+    head = [value for _, value in rows[:sample]]
+    if not head or not all(isinstance(value, dict) and "input" in value for value in head):
+        return False
+    return 2 * sum(map(is_trace_row, head)) >= len(head)
 
 
 def trace_segment(row: dict[str, Any], index: int) -> Segment:
