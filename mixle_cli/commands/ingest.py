@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -600,8 +601,11 @@ def _adapt(
 
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
-    _refuse_the_shard(substrate, [root or str(target)])
-    report = IngestReport(roots=[root or str(target)], issues=list(problems or []))
+    name = root or str(target)
+    _refuse_the_shard(substrate, [name])
+    where = None if name == "-" else str(Path(name).absolute())  # as `ingest` reports a path
+    found = [replace(issue, path=issue.path or where) for issue in problems or []]
+    report = IngestReport(roots=[where or name], issues=found)
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
     writes_to = app_state.write_scope(scope, by)

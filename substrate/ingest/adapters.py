@@ -62,8 +62,9 @@ def _issue(
     *,
     byte: int | None = None,
     fatal: bool = False,
+    path: str | None = None,
 ) -> None:
-    issue = IngestIssue(source, reason, line, byte, fatal)
+    issue = IngestIssue(source, reason, line, byte, fatal, path)
     if report is not None:
         report.note(issue)
     else:  # nobody collects the problems: say them
@@ -301,7 +302,7 @@ def _finish_file(
     report: IngestReport | None,
 ) -> list[str]:
     for issue in parsed.issues:
-        _issue(report, name, issue.reason, issue.line)
+        _issue(report, name, issue.reason, issue.line, path=meta["path"])
     ids, added, rewritten = _store(substrate, items, report)
     if report is not None:
         report.files_scanned += 1
@@ -522,6 +523,6 @@ def _file_failed(
     """Record a file rejected as a whole (a manifest, a data file) in the report; ``path`` is
     where it was read, when not ``name``."""
     if report is None:  # nobody collects the problems: say them
-        _issue(report, name, reason, line, byte=byte, fatal=True)
+        _issue(report, name, reason, line, byte=byte, fatal=True, path=path)
     else:
         report.failed(name, path or name, reason, line, byte)

@@ -746,6 +746,26 @@ def test_ingest_file_fails_a_file_whose_every_line_is_rejected(mixle, tmp_path: 
     assert (outcome["status"], outcome["reason"]) == ("failed", "all 1 line(s) or row(s) rejected")
 
 
+def test_one_file_commands_report_problems_with_the_file_s_path_as_ingest_does(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issues[].path was null, and the root relative, where `ingest` gives both absolute
+    monkeypatch.chdir(tmp_path)
+    Path("rows.csv").write_text("a,b\n1,2\n3\n")
+    Path("docs.jsonl").write_text('"ok"\n{"txt": 1}\n')
+    Path("runs.jsonl").write_text('{"input": 1, "answer": 2}\n[1]\n')
+    for command, name in (
+        ("ingest-file", "rows.csv"),
+        ("ingest-docs", "docs.jsonl"),
+        ("ingest-traces", "runs.jsonl"),
+        ("ingest", "rows.csv"),
+    ):
+        report = mixle(command, name, "--json").json()
+        where = str(tmp_path / name)
+        assert report["roots"] == [where], command
+        assert [(i["source"], i["path"]) for i in report["issues"]] == [(name, where)], command
+
+
 def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
     mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
