@@ -69,7 +69,7 @@ from substrate.questions import (
     verb_forms,
 )
 from substrate.quotelines import CITATION
-from substrate.recordrows import rows_of_other_values
+from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -165,6 +165,12 @@ class ExtractiveAnswerer:
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
         # ("which port": the kind of value asked names none, though a port's name holds it)
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
+        # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor a
+        # sentence saying no more than that row does (search-api's latency row, asked which
+        # version of it was deployed)
+        blank = rows_leaving_out_a_column(wanted, packet.items) - other_rows
+        said_by_blank = max((len(terms(packet.texts[pos]) & wanted) for pos in blank), default=0)
+        other_rows |= blank
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
         topic = wanted - frame.keys()
@@ -255,6 +261,8 @@ class ExtractiveAnswerer:
             if subject and not (have & subject and (not about or have & about)):
                 continue
             if relation and not relation & (have | terms(said)):
+                continue
+            if said_by_blank and len(have) <= said_by_blank:
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing

@@ -46,6 +46,25 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
     return frozenset(other)
 
 
+def rows_leaving_out_a_column(
+    wanted: frozenset[str], items: Sequence[SubstrateItem]
+) -> frozenset[int]:
+    """The positions in ``items`` of the records whose cell is empty in a column the
+    question's ``wanted`` terms name: "What is the mem_gb of web-02?" is not answered by
+    web-02's row when its mem_gb is blank, though it names web-02."""
+    empty: set[int] = set()
+    for pos, item in enumerate(items):
+        if item.kind != "record" or not isinstance(item.payload, dict):
+            continue
+        for column, value in item.payload.items():
+            blank = value is None or (isinstance(value, str) and not value.strip())
+            named = terms(str(column))
+            if blank and named and named <= wanted:
+                empty.add(pos)
+                break
+    return frozenset(empty)
+
+
 _Table = tuple[object, tuple[str, ...]]  # a source and its columns
 
 

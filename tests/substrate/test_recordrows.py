@@ -6,7 +6,7 @@ from substrate.answerers import ExtractiveAnswerer
 from substrate.context import pack_context
 from substrate.context.compress import terms
 from substrate.item import SubstrateItem
-from substrate.recordrows import rows_of_other_values
+from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
 
 STOCK = [
     {"product": "widget", "color": "red", "city": "Lisbon", "stock": "40"},
@@ -59,3 +59,37 @@ def test_the_answer_quotes_no_row_of_other_values() -> None:
     porto = "How many blue widgets are in stock in Porto?"
     answer = ExtractiveAnswerer().answer_packet(porto, pack_context(porto, rows, [1.0] * 3))
     assert answer == "product: widget; color: blue; city: Porto; stock: 12. [2]"
+
+
+def test_a_row_whose_cell_the_question_names_is_blank_answers_nothing() -> None:
+    # "host: web-02; cpu: 0.12; mem_gb: ; region: ..." answered it at confidence 1.00
+    hosts = [
+        {"host": "web-01", "cpu": "0.73", "mem_gb": "16", "region": "us-east-1"},
+        {"host": "web-02", "cpu": "0.12", "mem_gb": "", "region": "us-east-1"},
+        {"host": "web-03", "cpu": "0.40", "mem_gb": None, "region": "eu-west-1"},
+    ]
+    rows = [SubstrateItem("record", "", payload=h, provenance={"source": "h.tsv"}) for h in hosts]
+    assert rows_leaving_out_a_column(terms("What is the mem_gb of web-02?"), rows) == {1, 2}
+    assert rows_leaving_out_a_column(terms("What is the cpu of web-02?"), rows) == frozenset()
+    answer = ExtractiveAnswerer().answer_packet
+    only_web_02 = pack_context("web-02", rows[1:2], [0.9])
+    assert answer("What is the mem_gb of web-02?", only_web_02) == ""
+    cpu = answer("What is the cpu of web-02?", only_web_02)
+    assert cpu == "host: web-02; cpu: 0.12; region: us-east-1. [1]"  # the blank cell not shown
+
+
+def test_nothing_saying_less_than_the_blank_row_answers_for_it() -> None:
+    # the deploy row of search-api has no version: its latency row, which says less of the
+    # question, was quoted as the answer at confidence 1.00
+    deploy = {"service": "search-api", "event": "deploy", "version": ""}
+    latency = {"service": "search-api", "p50_ms": "40", "p99_ms": "95.2"}
+    rows = [
+        SubstrateItem("record", "", payload=deploy, provenance={"source": "events.jsonl"}),
+        SubstrateItem("record", "", payload=latency, provenance={"source": "latency.csv"}),
+    ]
+    note = SubstrateItem("text", "Version 2.4 of search-api was deployed on Friday.")
+    answer = ExtractiveAnswerer().answer_packet
+    asked = "What version of search-api was deployed?"
+    assert answer(asked, pack_context("search-api", rows, [0.9, 0.8])) == ""
+    said = "Version 2.4 of search-api was deployed on Friday. [3]"
+    assert answer(asked, pack_context("search-api", [*rows, note], [0.9, 0.8, 0.7])) == said
