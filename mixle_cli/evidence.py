@@ -209,3 +209,14 @@ def where_text(entry: Mapping[str, Any], lines: Sequence[tuple[int, int]] = ()) 
 
 def _span(first: int, last: int) -> str:
     return str(first) if first == last else f"{first}-{last}"
+
+
+def passed_over_note(entries: list[dict[str, Any]]) -> None:
+    """Say which notes the evidence held that were replaced by newer ones, where from
+    (``passed_over_sources`` of an answer or a packet): they are not quoted nor packed."""
+    if entries:
+        sources = sorted({where_text(e) for e in entries})
+        more = f" and {len(sources) - 3} more" if len(sources) > 3 else ""
+        output.note(
+            f"note: passed over notes replaced by newer ones: {', '.join(sources[:3])}{more}"
+        )

@@ -34,7 +34,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
@@ -71,7 +71,7 @@ from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import safe_text
 from substrate.secrets.engine import MASK_PATTERN
 from substrate.secrets.scan import detect_and_redact, without_secrets
-from substrate.supersession import current_evidence
+from substrate.successors import InForce, in_force
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -288,6 +288,34 @@ def answerability(
     return round(confidence, 4)
 
 
+REPLACED_UNSAID = (
+    "the notes that matched best were replaced by newer ones, which do not say it; "
+    "the answer found rests on a weaker match"
+)
+
+
+def _answers_for_the_replaced(text: str, packet: ContextPacket, kept: InForce) -> bool:
+    """Whether the answer ``text`` cites no note in force that replaced one passed over, only
+    sources that matched less than a replaced note did: the question was of what is decided,
+    the note deciding it now does not say it in the question's words ("What database does the
+    ledger use?" of "Move the ledger to CockroachDB"), and the answer quotes a side match
+    ("If the database connection pool is exhausted, ...")."""
+    cited = cited_numbers(text, len(packet))
+    if not kept.passed_over_top or not cited:
+        return False
+    if any(packet.items[n - 1].id in kept.successors for n in cited):
+        return False
+    return max(packet.scores[n - 1] for n in cited) < kept.passed_over_top
+
+
+class _Gathered(NamedTuple):
+    top: float  # the best score
+    items: list[SubstrateItem]
+    ranked_evidence: list[SubstrateItem]  # the items most relevant first
+    packet: ContextPacket  # for the answerer
+    in_force: InForce  # what was passed over as replaced, and what replaced it
+
+
 def _gathered(
     substrate: Substrate,
     lookup: str,
@@ -299,10 +327,9 @@ def _gathered(
     scopes: frozenset[str] | None,
     min_relevance: float,
     telemetry: Recorder | None,
-) -> tuple[float, list[SubstrateItem], list[SubstrateItem], ContextPacket, list[SubstrateItem]]:
-    """The evidence ``lookup`` finds for ``question``: the best score, the items, the items
-    most relevant first, the packet for the answerer, and the items passed over as replaced
-    (``supersession``)."""
+) -> _Gathered:
+    """The evidence ``lookup`` finds for ``question``, with the notes in force
+    (``successors``)."""
     if hops > 1:
         chain = multihop(
             substrate,
@@ -329,10 +356,16 @@ def _gathered(
         items, scores = [i for i, _ in keep], [s for _, s in keep]
         seeds = keep
     top = max((s for _, s in seeds), default=0.0)
-    # a note whose successor is in the evidence too is no answer's source: the successor is
-    items, scores, retired = current_evidence(items, scores, asked_of=identifiers(question))
-    gone = {item.id for item in retired}
-    current = [(i, s) for i, s in seeds if i.id not in gone]
+    # a note whose successor is in the evidence too is no answer's source: the successor is,
+    # brought in when the search did not find it
+    found_ids = {item.id for item in items}
+    kept = in_force(
+        substrate, question, items, scores, scopes=scopes, asked_of=identifiers(question)
+    )
+    items, scores = kept.items, kept.scores
+    gone = {item.id for item in kept.passed_over}
+    brought = [(i, s) for i, s in zip(items, scores, strict=True) if i.id not in found_ids]
+    current = [(i, s) for i, s in seeds if i.id not in gone] + brought
     current = current or list(zip(items, scores, strict=True))
     ranked_evidence = [i for i, _ in sorted(current, key=lambda pair: -pair[1])]
     frame = frame_of(question)  # a sentence saying what it asks keeps its place in a summary
@@ -345,7 +378,7 @@ def _gathered(
         telemetry=telemetry,
         also_relevant=(lambda sentence: states_frame(sentence, frame)) if frame else None,
     )
-    return top, items, ranked_evidence, packet, retired
+    return _Gathered(top, items, ranked_evidence, packet, kept)
 
 
 def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilters) -> str:
@@ -526,7 +559,7 @@ def answer_from_substrate(
     topic = topic_text(question)
     readable = SearchFilters(scopes=allowed)
     lookup = _as_the_shard_says(substrate, topic if terms(topic) else question, readable)
-    top, evidence, ranked_evidence, packet, retired = gather(lookup)
+    top, evidence, ranked_evidence, packet, kept = gather(lookup)
     frame = frame_of(question)
     # the best items must say what the frame asks; any a chain packs, for a question through
     # what it describes: the answer lies a hop from what it names ("the city of the
@@ -539,7 +572,7 @@ def answer_from_substrate(
     unstated = bool(frame) and not says_frame()
     if unstated:  # ... unless nothing found says how long (how many...): then it is looked
         # up as asked, and if nothing says it still, the question is not answered
-        top, evidence, ranked_evidence, packet, retired = gather(question)
+        top, evidence, ranked_evidence, packet, kept = gather(question)
         unstated = not says_frame()
     unseen, unseen_share = unmentioned_in(substrate, question, readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
@@ -582,7 +615,9 @@ def answer_from_substrate(
         # the evidence holds no secret, but an answerer may add one (from its own context)
         found, masked = detect_and_redact(answer_text(text))
         stated, text = len(found.findings), masked or None
-        if text:
+        if text and _answers_for_the_replaced(text, packet, kept):
+            text, note = None, f"abstained: {REPLACED_UNSAID} -- escalate rather than guess"
+        elif text:
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
             dangling = citations_to_nothing(text, len(packet))
@@ -600,7 +635,7 @@ def answer_from_substrate(
         note=note,
         evidence=list(evidence) if abstained else list(packet.items),
         stated_secrets=stated,
-        passed_over=retired,
+        passed_over=kept.passed_over,
     )
     emit(
         telemetry,

@@ -71,6 +71,30 @@ def linked_notes(
     return found
 
 
+def named_note(
+    substrate: Substrate,
+    item: SubstrateItem,
+    name: str,
+    query: str,
+    allowed: frozenset[str] | None,
+    skip: Iterable[str] = (),
+) -> SubstrateItem | None:
+    """The item ``query`` fits best of the note ``name`` names (a front-matter value:
+    ``adr-004``, ``adr-004.md``, ``../old/adr-004.md``), read from the folder of ``item``'s
+    note, as a reader of ``allowed`` sees it; None when there is no such note, or none
+    visible, or its items are all in ``skip``."""
+    if "://" in name or name.startswith("/"):
+        return None
+    relative = name if name.startswith(("./", "../")) else f"./{name}"
+    target = _link_filters(item, f"[[{relative}]]", allowed)
+    if target is None:
+        return None
+    best = _best_of(substrate, target[0], "", query, set(skip))
+    if best is None or allowed is None:
+        return best
+    return reader_view(substrate, best, allowed)
+
+
 def _link_filters(
     item: SubstrateItem, link: str, allowed: frozenset[str] | None
 ) -> tuple[SearchFilters, str] | None:

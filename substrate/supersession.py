@@ -140,6 +140,22 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     return _with_named_successors(notes, by_stem, current, paired, found)
 
 
+def replacing_notes(items: Sequence[SubstrateItem]) -> set[str]:
+    """The ids of the ``items`` of notes that replace another of them and that nothing of
+    them replaces: where what is in force is said."""
+    notes = [item for item in items if _note_of(item) is not None]
+    by_stem = _Stems(notes)
+    pairs = list(_replacements(notes, by_stem))
+    replaced = _replaced(pairs)
+    return {
+        item.id
+        for newer, older in pairs
+        if any(old.id in replaced for old in older.items)
+        for item in newer.items
+        if item.id not in replaced
+    }
+
+
 def _with_named_successors(
     notes: list[SubstrateItem],
     by_stem: _Stems,

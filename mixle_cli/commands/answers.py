@@ -16,7 +16,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import piped, query_text, where_text
+from mixle_cli.evidence import passed_over_note, piped, query_text, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 
 if TYPE_CHECKING:
@@ -304,12 +304,7 @@ def _since_ingest(signal: str) -> str:
 
 def _passed_over_note(answer: Answer) -> None:
     """Say which notes the evidence held that were replaced by newer ones (not quoted)."""
-    if answer.passed_over:
-        sources = sorted({where_text(e) for e in answer.passed_over_sources()})
-        shown = ", ".join(sources[:3]) + (
-            f" and {len(sources) - 3} more" if len(sources) > 3 else ""
-        )
-        output.note(f"note: passed over notes replaced by newer ones: {shown}")
+    passed_over_note(answer.passed_over_sources())
 
 
 def _same_names(data: dict[str, Any]) -> None:

@@ -14,7 +14,14 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import KindsOpt, item_title, known_kinds, query_text, where_text
+from mixle_cli.evidence import (
+    KindsOpt,
+    item_title,
+    known_kinds,
+    passed_over_note,
+    query_text,
+    where_text,
+)
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 from substrate import MODALITIES, safe_repr
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
@@ -299,8 +306,10 @@ def assemble_context_cmd(
     """Assemble a budgeted context packet: the packet on stdout, its accounting on stderr.
 
     Without --min-score only what ask would take as evidence is packed (scoring 0.1 or more,
-    and at least a third of the best), so a budget may be left unused. Exits 1 when the most
-    relevant item cannot fit in the budget (the packet holds what did fit).
+    and at least a third of the best), so a budget may be left unused; a note a newer one
+    replaced is passed over for the newer one, as ask does (told on stderr; --json:
+    passed_over). Exits 1 when the most relevant item cannot fit in the budget (the packet
+    holds what did fit).
     """
     from substrate import ContextBudget, assemble_context
 
@@ -342,6 +351,7 @@ def assemble_context_cmd(
     else:
         output.emit_text(packet.render())
         output.note(_accounting(packet))
+        passed_over_note(packet.passed_over_sources())
     if overflow:
         # --max-tokens set the limit when it is the tighter one (or the only one given)
         by_tokens = max_tokens is not None and max_tokens * CHARS_PER_TOKEN <= max_chars

@@ -203,6 +203,8 @@ class ContextPacket:
     skipped: int = 0
     # the most relevant candidate had text but no room: what is packed is not the best evidence
     best_left_out: bool = False
+    # notes found but not packed, as replaced by newer ones (``substrate.successors``)
+    passed_over: list[SubstrateItem] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.texts:
@@ -282,7 +284,15 @@ class ContextPacket:
             "skipped": self.skipped,
             "best_left_out": self.best_left_out,
             "provenance": self.provenance(),
+            "passed_over": self.passed_over_sources(),
         }
+
+    def passed_over_sources(self) -> list[dict[str, Any]]:
+        """Where each item passed over came from: id, kind, source (masked) and lines."""
+        return [
+            {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
+            for item in self.passed_over
+        ]
 
     def to_knowledge_dict(
         self,

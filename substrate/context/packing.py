@@ -18,6 +18,7 @@ from substrate.context import render
 from substrate.context.compress import Relevant, compress_text, lead_sentence
 from substrate.context.packet import ContextBudget, ContextPacket, item_text, used_text
 from substrate.errors import InvalidInputError
+from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.retrieval import (
     NOISE_FLOOR,
@@ -27,6 +28,7 @@ from substrate.retrieval import (
     shown_sources,
 )
 from substrate.secrets import safe_text
+from substrate.successors import in_force
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -172,15 +174,29 @@ def assemble_context(
     if relevant_only and hits:
         floor = relevance_floor(hits[0][1], NOISE_FLOOR if min_score is None else min_score)
         hits = [(item, score) for item, score in hits if score >= floor]
-    return pack_context(
+    items, scores = [i for i, _ in hits], [s for _, s in hits]
+    passed_over: list[SubstrateItem] = []
+    if relevant_only:  # as ask takes evidence: the notes in force, not those replaced
+        allowed = merge_scopes(scope, scopes)
+        kept = in_force(substrate, task, items, scores, scopes=allowed, asked_of=identifiers(task))
+        kinds = (kind,) if isinstance(kind, str) else kind  # (a successor is a note)
+        pairs = [
+            (i, s)
+            for i, s in zip(kept.items, kept.scores, strict=True)
+            if not kinds or i.kind in kinds
+        ]
+        items, scores, passed_over = [i for i, _ in pairs], [s for _, s in pairs], kept.passed_over
+    packet = pack_context(
         task,
-        [i for i, _ in hits],
-        [s for _, s in hits],
+        items,
+        scores,
         budget=budget,
         compress=compress,
         min_score=min_score,
         telemetry=telemetry,
     )
+    packet.passed_over = passed_over
+    return packet
 
 
 @dataclass

@@ -309,6 +309,14 @@ def test_ask_says_which_replaced_notes_it_passed_over(
     assert "passed over notes replaced by newer ones: old-flags.md:1-3" in result.stderr
     data = mixle("ask", "What do we use for feature flags?", "--json").json()
     assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
+    # a packet of the evidence passes over the same, and says so
+    packet = mixle("assemble-context", "What do we use for feature flags?")
+    assert "flagd" in packet.stdout and "LaunchDarkly" not in packet.stdout
+    assert "passed over notes replaced by newer ones: old-flags.md:1-3" in packet.stderr
+    data = mixle("assemble-context", "What do we use for feature flags?", "--json").json()
+    assert [entry["source"] for entry in data["passed_over"]] == ["old-flags.md"]
+    everything = mixle("assemble-context", "What do we use for feature flags?", "--min-score", "0")
+    assert "LaunchDarkly" in everything.stdout  # asked for all that matched
 
 
 def test_ask_of_a_replaced_record_by_its_number_answers_from_that_record(
