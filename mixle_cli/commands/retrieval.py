@@ -149,6 +149,10 @@ def retrieve_cmd(
 # -- multihop ---------------------------------------------------------------------------------
 
 
+# Terminal cells of the query a chain's tree is headed with
+QUERY_SHOWN = 100
+
+
 def _tree(chain: HopChain) -> list[str]:
     """The chain as an indented tree of plain lines (never cropped to the terminal width)."""
     children: dict[str | None, list[int]] = {}
@@ -157,7 +161,8 @@ def _tree(chain: HopChain) -> list[str]:
         parent = step.parent_id if step.parent_id in known else None
         children.setdefault(parent, []).append(n)
     wheres = [where_text(entry) for entry in chain.provenance()]
-    lines = [f"{chain.query}  ({len(chain)} items, depth {chain.max_depth()})"]
+    query = output.first_line(chain.query, QUERY_SHOWN)  # (a query may be a whole file)
+    lines = [f"{query}  ({len(chain)} items, depth {chain.max_depth()})"]
     # depth first with a stack of its own: a chain of links may be thousands of hops deep
     roots = children.get(None, [])
     stack = [(n, "", pos == len(roots) - 1) for pos, n in enumerate(roots)][::-1]
@@ -192,15 +197,17 @@ def multihop_cmd(
     ] = 2,
     max_items: Annotated[int, typer.Option("--max-items", min=1, help="Cap on the chain.")] = 12,
     min_score: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--min-score",
             min=0.0,
             max=1.0,
             callback=output.score_option,
-            help="Seed and content hops must score above this, 0..1 (links always).",
+            help="Seed and content hops must score above this, 0..1 (links always). "
+            "Default: what ask --hops takes, 0.1 and at least a third of the best seed.",
+            show_default=False,
         ),
-    ] = 0.0,
+    ] = None,
     scope: ReadScopeOpt = None,
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
@@ -211,6 +218,7 @@ def multihop_cmd(
     wiki-style links): of a linked note, the section the question fits best is taken.
     """
     from substrate import multihop
+    from substrate.retrieval import NOISE_FLOOR, RELATIVE_FLOOR
 
     how = output.mode(json, jsonl)
     app_state = state(ctx)
@@ -221,7 +229,9 @@ def multihop_cmd(
         seeds=seeds,
         branch=branch,
         max_items=max_items,
-        min_score=min_score,
+        # a chain of side matches (0.01 of the best) is no evidence: as ask --hops has it
+        min_score=NOISE_FLOOR if min_score is None else min_score,
+        min_relative=RELATIVE_FLOOR if min_score is None else 0.0,
         scopes=app_state.scopes_within(scope),
     )
     data = chain.as_dict()

@@ -129,6 +129,27 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     assert all(s["via"] == "seed" for s in jsonl)
 
 
+def test_multihop_leaves_out_side_matches_unless_told_and_heads_its_tree_briefly(
+    mixle: Run, isolated_shard_env: Path
+) -> None:
+    # content hops scoring a hundredth of the best seed filled the chain with noise
+    texts = [
+        "Refunds for defective items are given within 30 days of purchase.",
+        "Defective items are refunded to the original card.",
+        *(f"Shelf {n} holds items for the spring window display." for n in range(12)),
+        *(f"Team {n} works from the Lisbon office on Mondays." for n in range(12)),
+    ]
+    for text in texts:
+        assert mixle("add", text).exit_code == 0
+    query = "refunds for defective items"
+    chained = mixle("multihop", query, "--json").json()["steps"]
+    assert chained and all("Shelf" not in step["title"] for step in chained)
+    every = mixle("multihop", query, "--min-score", "0", "--json").json()["steps"]
+    assert any("Shelf" in step["title"] for step in every)
+    tree = mixle("multihop", "refunds " * 200)
+    assert len(tree.stdout.splitlines()[0]) < 160  # not the query repeated in full
+
+
 def test_result_lines_mask_a_source_named_after_a_secret(
     mixle: Run, isolated_shard_env: Path
 ) -> None:
