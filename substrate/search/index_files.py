@@ -308,20 +308,8 @@ def _write_parts(directory: Path, state: IndexState) -> set[str]:
     return names
 
 
-def write_state(directory: Path, state: IndexState) -> None:
-    """Write the files of ``state`` that are not on disk yet, then the manifest, then their
-    mirrors, then remove the files no longer referenced."""
-    derived_dir(directory)
-    keep: set[str] = {MANIFEST, MANIFEST_PACK}
-    before = {path.name for path in directory.glob(f"{PREFIX}*")}
-    try:
-        keep.update(_write_parts(directory, state))
-    except BaseException:  # a full disk, Ctrl-C: the files the manifest never named go
-        for path in directory.glob(f"{PREFIX}*"):
-            if path.name not in before:
-                with suppress(OSError):  # (a read-only disk): the error to tell is the first
-                    path.unlink()
-        raise
+def _write_manifest(directory: Path, state: IndexState) -> None:
+    """The manifest of ``state``: its segments, their rows and dead rows, and its stamp."""
     dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
     dead_rows = [np.flatnonzero(d).astype(np.int32) for d in state.dead]
     np.cumsum([r.shape[0] for r in dead_rows], out=dead_offsets[1:])
@@ -337,6 +325,24 @@ def write_state(directory: Path, state: IndexState) -> None:
     )
     meta = _encode(manifest_stamp(state))
     _write(manifest.replace_schema_metadata({META_KEY: meta}), directory / MANIFEST)
+
+
+def write_state(directory: Path, state: IndexState) -> None:
+    """Write the files of ``state`` that are not on disk yet, then the manifest, then their
+    mirrors, then remove the files no longer referenced."""
+    derived_dir(directory)
+    keep: set[str] = {MANIFEST, MANIFEST_PACK}
+    before = {path.name for path in directory.glob(f"{PREFIX}*")}
+    try:
+        keep.update(_write_parts(directory, state))
+        _write_manifest(directory, state)
+    except BaseException:  # a full disk, Ctrl-C: the files no manifest names go (left, they
+        # kept the disk full for the next write to the log)
+        for path in directory.glob(f"{PREFIX}*"):
+            if path.name not in before:
+                with suppress(OSError):  # (a read-only disk): the error to tell is the first
+                    path.unlink()
+        raise
     write_mirrors(directory, state)
     for path in directory.glob(f"{PREFIX}*"):
         if path.suffix in (".parquet", ".pack") and path.name not in keep:

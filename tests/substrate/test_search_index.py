@@ -241,6 +241,16 @@ def test_files_written_for_an_index_that_failed_are_removed(
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert ranking(read_state(tmp_path, DEFAULT_PARAMS)) == ranking(state_of(30))
 
+    # ... and when every part was written but the disk filled with the manifest
+    def no_room(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(index_files, "write_segment", real)
+    monkeypatch.setattr(index_files, "_write_manifest", no_room)
+    with pytest.raises(OSError, match="No space left"):
+        write_state(tmp_path, state_of(40))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
 
 @pytest.mark.parametrize(
     "meta", [b"not json", b"[1, 2]", b'{"format": "two"}', b'{"format": 2, "avgdl": null}']
