@@ -228,10 +228,10 @@ def ingest(
         typer.Option(
             "--max-file-size",
             min=1,
-            help="Skip files larger than this many bytes (default: mixle.toml's \\[ingest] "
-            f"max_file_size, else {DEFAULT_MAX_FILE_SIZE:,} (32 MiB)); a skipped file keeps "
-            "the items it gave before unless its size changed since. "
-            "Standard input that long fails (exit 1): it cannot be read again.",
+            help="Skip files larger than this many bytes in a folder (default: mixle.toml's "
+            f"\\[ingest] max_file_size, else {DEFAULT_MAX_FILE_SIZE:,} (32 MiB)); a skipped "
+            "file keeps the items it gave before unless its size changed since. A file named, "
+            "or standard input, that long fails (exit 1), keeping what it gave before.",
         ),
     ] = None,
     no_redact: NoRedactOpt = False,
@@ -790,9 +790,9 @@ def _passages_within_limit(
     ctx: typer.Context, file: str, *, json: bool, quiet: bool
 ) -> bytes | None:
     """The bytes of ``file`` (``-``: standard input), or None when they are over the size
-    limit (``[ingest] max_file_size``): then the file is reported skipped, as `ingest` skips
-    it, without being held; standard input, which is not read twice, fails (exit 1)."""
-    from substrate import FileOutcome, IngestReport
+    limit (``[ingest] max_file_size``): then the input fails (exit 1), as a file named to
+    `ingest` does, without being held."""
+    from substrate import IngestReport
     from substrate.ingest.session import too_large
     from substrate.ingest.settings import size_limit
     from substrate.streams import read_within
@@ -808,11 +808,7 @@ def _passages_within_limit(
     if size is not None and size <= limit:
         return raw
     report = IngestReport(roots=[file], files_scanned=1)
-    why = too_large(size, limit)
-    if path is None:
-        report.failed(file, None, why)
-    else:
-        report.files.append(FileOutcome(file, "skipped", os.path.abspath(path), why))
+    report.failed(file, None if path is None else os.path.abspath(path), too_large(size, limit))
     _finish(report, json=json, quiet=quiet)
     return None
 

@@ -201,14 +201,14 @@ def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
 def _skipped_as_too_large(
     substrate: Substrate, path: Path, name: str, report: IngestReport | None
 ) -> bool:
-    """Whether the file is over the size limit: then it is skipped and reported, as
-    ``ingest_path`` skips it, instead of being read whole into memory."""
+    """Whether the file is over the size limit: then it fails, unread (it is not held in
+    memory), as a file named to ``ingest_path`` does."""
     limit, size = size_limit(substrate), path.stat().st_size
     if size <= limit:
         return False
     if report is not None:
         report.files_scanned += 1
-    _file_skipped(report, name, too_large(size, limit))
+    _file_failed(report, name, too_large(size, limit), path=str(path.absolute()))
     return True
 
 

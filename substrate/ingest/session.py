@@ -463,12 +463,15 @@ class IngestSession:
         """What to do with a walked file: None when it is settled without reading it (and
         reported through ``settle``).
 
-        ``asked_for``: the caller named this very file, so a format it cannot tell is a
-        failure, not a file a folder's walk passes over.
+        ``asked_for``: the caller named this very file, so a format it cannot tell, or a
+        size over the limit, is a failure, not a file a folder's walk passes over.
         """
         key = entry.path
         if entry.size > max_size:  # first: a limit lowered since applies to unchanged files too
             reason = too_large(entry.size, max_size)
+            if asked_for:  # named, not stored: a failure (exit 1), what it gave before kept
+                self.settle(self.fail, source, key, reason)
+                return None
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash
             # was already recorded as left out

@@ -783,22 +783,28 @@ def test_one_file_commands_refuse_stdin_and_an_unreadable_file_alike(
         assert f"cannot read {rows}: permission denied" in locked.stderr
 
 
-def test_the_explicit_forms_skip_a_file_over_the_size_limit(mixle, tmp_path: Path) -> None:
+def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) -> None:
+    # skipped with exit 0 (and nothing said under -q), `ingest-docs dump.jsonl -q && rm
+    # dump.jsonl` removed data never stored
     mixle("init")
     shard = Path(mixle("status", "--json").json()["shard"])
     with (shard / "mixle.toml").open("a", encoding="utf-8") as fh:
         fh.write("\n[ingest]\nmax_file_size = 40\n")
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"input": "what is the port?", "answer": "5432, as configured"}\n')
-    for command in ("ingest-docs", "ingest-file", "ingest-traces"):
+    for command in ("ingest-docs", "ingest-file", "ingest-traces", "ingest"):
         report = mixle(command, str(rows), "--json")
         [outcome] = report.json()["files"]
-        assert report.exit_code == 0 and outcome["status"] == "skipped", command
+        assert report.exit_code == 1 and outcome["status"] == "failed", command
         assert outcome["reason"] == "larger than the size limit (64 > 40 bytes)", command
+        assert outcome["path"] == str(rows), command
         assert (
             "hint: the size limit is max_file_size in mixle.toml's [ingest]"
             in mixle(command, str(rows)).stderr
         )
+        quiet = mixle(command, str(rows), "-q")
+        assert quiet.exit_code == 1 and "larger than the size limit" in quiet.stderr, command
+    assert mixle("ingest", str(tmp_path)).exit_code == 0  # a folder's walk skips it
     piped = mixle("ingest-docs", "-", input='"a passage that runs past forty bytes of text"\n')
     assert "larger than the size limit (more than 40 bytes)" in piped.stderr
     assert piped.exit_code == 1  # a stream is not read twice: nothing of it went in
