@@ -145,9 +145,16 @@ _REOPTIONED_HINT = (
 )
 
 
-def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool = False) -> None:
+def _finish(
+    report: IngestReport,
+    *,
+    json: bool,
+    quiet: bool,
+    terminated: bool = False,
+    saved_all: bool = False,
+) -> None:
     """Print the report and exit 1 when some input was rejected, 130 when interrupted (143
-    when ``terminated`` by SIGTERM)."""
+    when ``terminated`` by SIGTERM; ``saved_all``: after every input was saved)."""
     if json:
         output.emit_json(report.as_dict())
         if not report.ok and not quiet:  # the exit code explained where a person looks
@@ -185,7 +192,10 @@ def _finish(report: IngestReport, *, json: bool, quiet: bool, terminated: bool =
         code, word = (TERMINATED, "terminated") if terminated else (INTERRUPTED, "interrupted")
         changed = report.items_added or report.items_removed or report.items_rewritten
         kept = "the files completed before it are stored" if changed else "nothing was changed"
-        output.note(f"error: {word}; {kept}, run the command again to finish")
+        state_of_run = f"{kept}, run the command again to finish"
+        if saved_all:  # the interrupt came as the run ended: nothing is left to do
+            state_of_run = "every input was ingested and saved before it"
+        output.note(f"error: {word}; {state_of_run}")
         raise typer.Exit(code)
     if not report.ok:
         raise typer.Exit(FOUND)
@@ -336,13 +346,16 @@ def ingest(
     paths = [p for p in paths if p not in refused]
     _refuse_the_shard(substrate, paths)
     terminated = threading.Event()
+    inputs = _distinct(paths)
+    left = len(inputs)  # not yet ingested and saved whole
     try:
         with _progress(not (json or quiet)) as progress:
-            for raw, outermost in _distinct(paths):
+            for raw, outermost in inputs:
                 if terminated.is_set():
                     break
                 if raw == "-":
                     _ingest_stdin(substrate, source, as_format, max_file_size, common)
+                    left -= 1
                     continue
                 with _cancelled_by_sigterm(terminated):
                     ingest_path(
@@ -360,6 +373,7 @@ def ingest(
                         named_from=outermost,
                         **common,
                     )
+                left -= 1
     except KeyboardInterrupt:
         report.interrupted = True
     except (ShardError, OSError) as exc:  # a full disk, a shard that cannot be written
@@ -385,7 +399,7 @@ def ingest(
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
-    _finish(report, json=json, quiet=quiet, terminated=terminated.is_set())
+    _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=not left)
 
 
 @contextmanager

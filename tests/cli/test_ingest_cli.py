@@ -377,6 +377,29 @@ def test_interrupt_keeps_completed_files_and_exits_130(
     assert not (notes.with_name("third") / "index").exists()  # no cache of a shard not made
 
 
+def test_an_interrupt_after_every_input_was_saved_says_so(
+    mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
+) -> None:
+    # "run the command again to finish", when a rerun found every file unchanged
+    from contextlib import contextmanager
+
+    import mixle_cli.commands.ingest as command
+
+    @contextmanager
+    def progress_then_interrupt(enabled: bool):  # type: ignore[no-untyped-def]
+        yield None
+        raise KeyboardInterrupt  # as the progress bar is taken down
+
+    with monkeypatch.context() as patch:
+        patch.setattr(command, "_progress", progress_then_interrupt)
+        result = mixle("ingest", str(notes))
+    assert result.exit_code == 130
+    last = result.stderr.splitlines()[-1]
+    assert last == "error: interrupted; every input was ingested and saved before it"
+    again = mixle("ingest", str(notes), "--json").json()
+    assert again["files_added"] == 0 and again["files_unchanged"] == 4
+
+
 def test_a_full_disk_mid_run_prints_the_report_of_what_was_stored(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
