@@ -548,10 +548,11 @@ class LogFile:
                     "removed %s (%d bytes) left by an interrupted compaction", leftover, size
                 )
 
-    def holds_only(self, lines: list[bytes]) -> bool:
+    def holds_only(self, lines: Iterable[bytes]) -> bool:
         """Whether the log is what ``replace_with(lines)`` would write, but for its generation
-        and time: a header, ``lines``, and the one commit line counting them (read as a
-        stream: a large log is not held twice over)."""
+        and time: a header, ``lines``, and the one commit line counting them (both read as
+        streams: a large log is not held in memory)."""
+        count = 0
         with self.path.open("rb") as fh:
             if not fh.readline().startswith(_HEADER_PREFIX):
                 return False
@@ -559,8 +560,9 @@ class LogFile:
                 whole = line if line.endswith(b"\n") else line + b"\n"
                 if fh.read(len(whole)) != whole:
                     return False
+                count += 1
             commit = fh.readline()
-            return commit.endswith(b"\n") and _commit_count(commit) == len(lines) and not fh.read(1)
+            return commit.endswith(b"\n") and _commit_count(commit) == count and not fh.read(1)
 
     def refuse_rewrite_over_a_loss(self) -> None:
         """Raise if committed lines are missing (``refuse_lost_commits``): a rewrite would make
@@ -569,9 +571,10 @@ class LogFile:
         refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
 
     def replace_with(
-        self, lines: list[bytes], *, read_size: int | None = None
+        self, lines: Iterable[bytes], *, read_size: int | None = None
     ) -> tuple[Watermark, list[int]]:
-        """Atomically replace the log by a new generation holding ``lines`` (caller holds lock).
+        """Atomically replace the log by a new generation holding ``lines`` (caller holds lock),
+        written as they come: a log of gigabytes is not held in memory.
 
         ``read_size``: the log's size when ``lines`` were read from it. A log grown since was
         written by a writer that did not wait for the lock (its file removed under the
@@ -579,21 +582,21 @@ class LogFile:
         """
         self.remove_abandoned_rewrites()
         replaced = self.generation()  # noted as retired: a copy of it put back is known
-        # a legacy log's last line may lack its line break: it must not run into the next
-        lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
         generation = secrets.token_hex(8)
         header = orjson.dumps({"mixle_log": LOG_FORMAT, "generation": generation}) + b"\n"
         offsets = []
         pos = len(header)
-        for line in lines:
-            offsets.append(pos)
-            pos += len(line)
-        commit = orjson.dumps({"commit": len(lines), "at": time.time()}) + b"\n"
         try:
             with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
                 fh.write(header)
                 for line in lines:
-                    fh.write(line)
+                    # a legacy log's last line may lack its line break: it must not run into
+                    # the next
+                    whole = line if line.endswith(b"\n") else line + b"\n"
+                    offsets.append(pos)
+                    fh.write(whole)
+                    pos += len(whole)
+                commit = orjson.dumps({"commit": len(offsets), "at": time.time()}) + b"\n"
                 fh.write(commit)
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -619,12 +619,16 @@ class Substrate:
             # Never trust a derived file for what to keep: re-read the log itself.
             view = self._fresh_view()
             view.rebuild()
-            lines = [self._read_raw(offset, length) for offset, length in view.live_entries()]
-            if log_file.holds_only(lines):  # compacted already: a new generation would only
+            entries = view.live_entries()
+
+            def lines() -> Iterator[bytes]:  # read as written: never the whole log in memory
+                return (self._read_raw(offset, length) for offset, length in entries)
+
+            if log_file.holds_only(lines()):  # compacted already: a new generation would only
                 log_file.remove_abandoned_rewrites()  # drop the search index
-                return CompactStats(before, before, len(lines))
+                return CompactStats(before, before, len(entries))
             sources = _ingest_sources_before_compaction(self)
-            mark, _ = log_file.replace_with(lines, read_size=before)
+            mark, _ = log_file.replace_with(lines(), read_size=before)
             # measured under the lock: what the next writer appends is no part of it
             after = log_file.path.stat().st_size
             self.compacted = True
@@ -633,7 +637,7 @@ class Substrate:
                 sources.after_compaction(mark)
         self._reopen()
         self._fresh_view().write_catalog()
-        return CompactStats(before, after, len(lines))
+        return CompactStats(before, after, len(entries))
 
     def checkpoint(self, *, min_lines: int = 0) -> bool:
         """Fold the lines saved since the catalog was written into it, so that opening the
