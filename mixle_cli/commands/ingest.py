@@ -399,7 +399,8 @@ def ingest(
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
-    _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=not left)
+    saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
+    _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=saved_all)
 
 
 @contextmanager
