@@ -308,6 +308,16 @@ def _write_parts(directory: Path, state: IndexState) -> set[str]:
     return names
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` is (inode, modification time), None when there is none: a file
+    put in its place by a rename is another."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+
+
 def _write_manifest(directory: Path, state: IndexState) -> None:
     """The manifest of ``state``: its segments, their rows and dead rows, and its stamp."""
     dead_offsets = np.zeros(len(state.dead) + 1, dtype=np.int64)
@@ -333,15 +343,17 @@ def write_state(directory: Path, state: IndexState) -> None:
     derived_dir(directory)
     keep: set[str] = {MANIFEST, MANIFEST_PACK}
     before = {path.name for path in directory.glob(f"{PREFIX}*")}
+    manifest_was = _identity(directory / MANIFEST)
     try:
         keep.update(_write_parts(directory, state))
         _write_manifest(directory, state)
     except BaseException:  # a full disk, Ctrl-C: the files no manifest names go (left, they
-        # kept the disk full for the next write to the log)
-        for path in directory.glob(f"{PREFIX}*"):
-            if path.name not in before:
-                with suppress(OSError):  # (a read-only disk): the error to tell is the first
-                    path.unlink()
+        # kept the disk full for the next write to the log) ...
+        if _identity(directory / MANIFEST) == manifest_was:  # (... unless the new one is in)
+            for path in directory.glob(f"{PREFIX}*"):
+                if path.name not in before:
+                    with suppress(OSError):  # (a read-only disk): the first error is told
+                        path.unlink()
         raise
     write_mirrors(directory, state)
     for path in directory.glob(f"{PREFIX}*"):

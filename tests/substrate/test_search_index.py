@@ -229,7 +229,7 @@ def test_files_written_for_an_index_that_failed_are_removed(
 
     write_state(tmp_path, state_of(30))
     before = sorted(p.name for p in tmp_path.iterdir())
-    real = index_files.write_segment
+    real, manifest = index_files.write_segment, index_files._write_manifest
 
     def full_disk(*args: object) -> list[str]:
         real(*args)  # type: ignore[arg-type]  # the segment's files, then the disk is full
@@ -250,6 +250,16 @@ def test_files_written_for_an_index_that_failed_are_removed(
     with pytest.raises(OSError, match="No space left"):
         write_state(tmp_path, state_of(40))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+    # ... but once the new manifest is in place, the parts it names stay (a Ctrl-C just after)
+    def in_place_then_interrupted(*args: object) -> None:
+        manifest(*args)  # type: ignore[arg-type]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(index_files, "_write_manifest", in_place_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_state(tmp_path, state_of(40))
+    assert ranking(read_state(tmp_path, DEFAULT_PARAMS)) == ranking(state_of(40))
 
 
 @pytest.mark.parametrize(
