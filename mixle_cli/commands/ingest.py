@@ -240,8 +240,9 @@ def ingest(
             min=1,
             help="Skip files larger than this many bytes in a folder (default: mixle.toml's "
             f"\\[ingest] max_file_size, else {DEFAULT_MAX_FILE_SIZE:,} (32 MiB)); a skipped "
-            "file keeps the items it gave before unless its size changed since. A file named, "
-            "or standard input, that long fails (exit 1), keeping what it gave before.",
+            "file keeps the items it gave before unless its size changed since. A file named "
+            "that long fails (exit 1) instead of being skipped; standard input that long "
+            "fails, keeping what its source gave before.",
         ),
     ] = None,
     no_redact: NoRedactOpt = False,
@@ -756,8 +757,8 @@ def ingest_docs_command(
 
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
-    raw = _passages_within_limit(ctx, file, json=json, quiet=quiet)
-    if raw is None:  # skipped as `ingest` skips it, and said why
+    raw = _passages_within_limit(ctx, file, source or file, json=json, quiet=quiet)
+    if raw is None:  # failed, as a file named to `ingest` does, and said why
         return
     docs, lines, problems = [], [], []
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
@@ -802,11 +803,11 @@ def ingest_docs_command(
 
 
 def _passages_within_limit(
-    ctx: typer.Context, file: str, *, json: bool, quiet: bool
+    ctx: typer.Context, file: str, shown: str, *, json: bool, quiet: bool
 ) -> bytes | None:
     """The bytes of ``file`` (``-``: standard input), or None when they are over the size
     limit (``[ingest] max_file_size``): then the input fails (exit 1), as a file named to
-    `ingest` does, without being held."""
+    `ingest` does, without being held, told as ``shown`` (its ``--source`` name)."""
     from substrate import IngestReport
     from substrate.ingest.session import too_large
     from substrate.ingest.settings import size_limit
@@ -822,8 +823,9 @@ def _passages_within_limit(
         raw = _read(path) if size <= limit else b""
     if size is not None and size <= limit:
         return raw
-    report = IngestReport(roots=[file], files_scanned=1)
-    report.failed(file, None if path is None else os.path.abspath(path), too_large(size, limit))
+    where = None if path is None else os.path.abspath(path)
+    report = IngestReport(roots=[where or file], files_scanned=1)
+    report.failed(shown, where, too_large(size, limit))
     _finish(report, json=json, quiet=quiet)
     return None
 

@@ -469,17 +469,17 @@ class IngestSession:
         key = entry.path
         if entry.size > max_size:  # first: a limit lowered since applies to unchanged files too
             reason = too_large(entry.size, max_size)
-            if asked_for:  # named, not stored: a failure (exit 1), what it gave before kept
-                self.settle(self.fail, source, key, reason)
-                return None
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash
-            # was already recorded as left out
+            # was already recorded as left out. Named, it is not stored: a failure (exit 1)
             if cached is None or cached.size == entry.size or not cached.content_hash:
-                self.settle(self.outcome, source, key, status.SKIPPED, reason)
+                if asked_for:
+                    self.settle(self.fail, source, key, reason)
+                else:
+                    self.settle(self.outcome, source, key, status.SKIPPED, reason)
             else:  # it grew past the limit: what it held before is gone (another limit may
                 # take it again, so the skip itself is not remembered)
-                self.settle(self.skip_with_earlier_items, key, source, reason, None)
+                self.settle(self.skip_with_earlier_items, key, source, reason, None, "", asked_for)
             return None
         known = None
         if not self.rehash:
@@ -752,19 +752,29 @@ class IngestSession:
         self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
 
     def skip_with_earlier_items(
-        self, key: str, source: str, reason: str, skip: SourceState | None, named: str = ""
+        self,
+        key: str,
+        source: str,
+        reason: str,
+        skip: SourceState | None,
+        named: str = "",
+        failed: bool = False,
     ) -> None:
         """Skip a file that may have given items before (it turned binary, or too large): they
         describe content the file no longer has, so they are removed, except those published
-        elsewhere since. ``skip`` is the state to remember it by (None: forget it)."""
+        elsewhere since. ``skip`` is the state to remember it by (None: forget it); ``failed``:
+        the file was named, and is told as a failure."""
         cached = self.cache.get(key)
         ids = cached.ids if cached is not None else []
         earlier = self.substrate.read_items(ids, keep=False)
         moved = self.moved_elsewhere(earlier)
         removes = [i for i in ids if i not in moved]
-        result = self.outcome(source, key, status.SKIPPED, reason)
+        told = f"{reason}; its {len(removes)} earlier item(s) removed" if removes else reason
+        if failed:
+            result = self.report.failed(source, key, told)
+        else:
+            result = self.outcome(source, key, status.SKIPPED, told)
         if removes:
-            result.reason += f"; its {len(removes)} earlier item(s) removed"
             result.items_removed = len(removes)
             self.report.items_removed += len(removes)
             gone = [earlier[i] for i in removes if i in earlier]

@@ -828,6 +828,16 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
         quiet = mixle(command, str(rows), "-q")
         assert quiet.exit_code == 1 and "larger than the size limit" in quiet.stderr, command
     assert mixle("ingest", str(tmp_path)).exit_code == 0  # a folder's walk skips it
+    # a named file that grew past the limit fails, and its earlier items go as a skip's do
+    note = tmp_path / "note.md"
+    note.write_text("# Ports\n\nzebra\n")
+    assert mixle("ingest", str(note)).exit_code == 0
+    note.write_text("# Ports\n\n" + "zebra " * 20 + "\n")
+    grown = mixle("ingest", str(note))
+    assert grown.exit_code == 1 and "its 1 earlier item(s) removed" in grown.stderr
+    assert mixle("search", "zebra", "--json").json()["results"] == []
+    named = mixle("ingest-docs", str(rows), "--source", "runs", "--json").json()
+    assert named["roots"] == [str(rows)] and named["files"][0]["source"] == "runs"
     piped = mixle("ingest-docs", "-", input='"a passage that runs past forty bytes of text"\n')
     assert "larger than the size limit (more than 40 bytes)" in piped.stderr
     assert piped.exit_code == 1  # a stream is not read twice: nothing of it went in
