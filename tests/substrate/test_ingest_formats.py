@@ -503,11 +503,22 @@ def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
         ('{"input": "q", "label": "spam"}\n{"input": "r"}\n', "trace"),
         ('{"input": "q1"}\n{"input": "q2"}\n{"input": "q3", "answer": "a"}\n', "record"),
         ('{"input": "q", "answer": "a"}\n{"prompt": "p", "answer": "a"}\n', "record"),
+        # a row of fields no answered one has is a dataset's, not a run that gave nothing
+        ('{"input": "q", "label": "geo"}\n{"input": "r", "notes": "n"}\n', "record"),
+        ('{"input": "q", "answer": "a", "id": 1}\n{"input": "r", "id": 2}\n', "trace"),
     ],
 )
 def test_half_the_rows_answered_make_a_file_of_traces(rows: str, kind: str) -> None:
     # one unanswered run among the first five made a harvest of traces records
     assert {s.kind for s in _parse("jsonl", rows).segments} == {kind}
+
+
+def test_a_format_forced_reads_trace_rows_as_records() -> None:
+    # `--as records` (or `--as jsonl`) still read rows of traces as traces
+    rows = '{"input": "q", "answer": "a"}\n' * 2
+    forced = ParseContext(forced=True)
+    assert {s.kind for s in _parse("jsonl", rows, forced).segments} == {"record"}
+    assert {s.kind for s in _parse("jsonl", rows).segments} == {"trace"}
 
 
 def test_a_trace_file_s_problems_are_told_in_line_order() -> None:

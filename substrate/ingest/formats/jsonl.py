@@ -111,7 +111,7 @@ def parse_jsonl(text: str, ctx: ParseContext) -> Parsed:
     """Parse JSON Lines into documents and records (or traces), keeping file order."""
     parsed = Parsed("jsonl")
     rows = json_rows(text, parsed)
-    if looks_like_traces(rows):
+    if not ctx.forced and looks_like_traces(rows):  # (--as records, --as jsonl: records)
         return traces_from_rows(rows, parsed)
     for ordinal, (index, value) in enumerate(rows):
         parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))

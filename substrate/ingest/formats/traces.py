@@ -35,13 +35,20 @@ def is_trace_row(value: Any) -> bool:
 
 
 def looks_like_traces(rows: list[tuple[int, Any]], sample: int = 5) -> bool:
-    """Whether the first rows of a JSON Lines file (up to ``sample``) read as traces: every
-    one an object with an ``input``, at least half with an answer. A harvest holds runs that gave
-    none: one of them among the first rows does not make the file records."""
+    """Whether the first rows of a JSON Lines file (up to ``sample``) read as traces: at least
+    half of them trace rows, and the others runs that gave no answer, with no field the
+    answered rows do not have. A harvest holds such runs: one of them among the first rows
+    does not make the file records; a row of other fields (``notes``, ``expected``) does."""
     head = [value for _, value in rows[:sample]]
-    if not head or not all(isinstance(value, dict) and "input" in value for value in head):
+    answered = [value for value in head if is_trace_row(value)]
+    if not answered or 2 * len(answered) < len(head):
         return False
-    return 2 * sum(map(is_trace_row, head)) >= len(head)
+    fields = set().union(*answered)
+    return all(
+        is_trace_row(value)
+        or (isinstance(value, dict) and "input" in value and value.keys() <= fields)
+        for value in head
+    )
 
 
 def trace_segment(row: dict[str, Any], index: int) -> Segment:
