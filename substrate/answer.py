@@ -294,18 +294,22 @@ REPLACED_UNSAID = (
 )
 
 
-def _answers_for_the_replaced(text: str, packet: ContextPacket, kept: InForce) -> bool:
+def _answers_for_the_replaced(text: str, evidence: _Gathered) -> bool:
     """Whether the answer ``text`` cites no note in force that replaced one passed over, only
-    sources that matched less than a replaced note did: the question was of what is decided,
-    the note deciding it now does not say it in the question's words ("What database does the
-    ledger use?" of "Move the ledger to CockroachDB"), and the answer quotes a side match
-    ("If the database connection pool is exhausted, ...")."""
+    sources that matched the question less than a replaced note the search found did: the
+    question was of what is decided, the note deciding it now does not say it in the
+    question's words ("What database does the ledger use?" of "Move the ledger to
+    CockroachDB"), and the answer quotes a side match ("If the database connection pool is
+    exhausted, ..."). A replaced note a link led to (a chain's hop) is no match. A source
+    matching almost as well may have answered rightly: the abstention lists it as a nearest
+    source."""
+    packet, kept = evidence.packet, evidence.in_force
     cited = cited_numbers(text, len(packet))
-    if not kept.passed_over_top or not cited:
+    if not evidence.replaced_top or not cited:
         return False
     if any(packet.items[n - 1].id in kept.successors for n in cited):
         return False
-    return max(packet.scores[n - 1] for n in cited) < kept.passed_over_top
+    return max(packet.scores[n - 1] for n in cited) < evidence.replaced_top
 
 
 class _Gathered(NamedTuple):
@@ -314,6 +318,7 @@ class _Gathered(NamedTuple):
     ranked_evidence: list[SubstrateItem]  # the items most relevant first
     packet: ContextPacket  # for the answerer
     in_force: InForce  # what was passed over as replaced, and what replaced it
+    replaced_top: float  # the best score of a replaced note the search found (0.0: none)
 
 
 def _gathered(
@@ -378,7 +383,8 @@ def _gathered(
         telemetry=telemetry,
         also_relevant=(lambda sentence: states_frame(sentence, frame)) if frame else None,
     )
-    return _Gathered(top, items, ranked_evidence, packet, kept)
+    replaced_top = max((s for i, s in seeds if i.id in kept.replaced), default=0.0)
+    return _Gathered(top, items, ranked_evidence, packet, kept, replaced_top)
 
 
 def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilters) -> str:
@@ -559,7 +565,8 @@ def answer_from_substrate(
     topic = topic_text(question)
     readable = SearchFilters(scopes=allowed)
     lookup = _as_the_shard_says(substrate, topic if terms(topic) else question, readable)
-    top, evidence, ranked_evidence, packet, kept = gather(lookup)
+    gathered = gather(lookup)
+    top, evidence, ranked_evidence, packet, kept, _ = gathered
     frame = frame_of(question)
     # the best items must say what the frame asks; any a chain packs, for a question through
     # what it describes: the answer lies a hop from what it names ("the city of the
@@ -572,7 +579,8 @@ def answer_from_substrate(
     unstated = bool(frame) and not says_frame()
     if unstated:  # ... unless nothing found says how long (how many...): then it is looked
         # up as asked, and if nothing says it still, the question is not answered
-        top, evidence, ranked_evidence, packet, kept = gather(question)
+        gathered = gather(question)
+        top, evidence, ranked_evidence, packet, kept, _ = gathered
         unstated = not says_frame()
     unseen, unseen_share = unmentioned_in(substrate, question, readable)
     confidence = answerability(question, top, ranked_evidence, unseen_share=unseen_share)
@@ -615,7 +623,7 @@ def answer_from_substrate(
         # the evidence holds no secret, but an answerer may add one (from its own context)
         found, masked = detect_and_redact(answer_text(text))
         stated, text = len(found.findings), masked or None
-        if text and _answers_for_the_replaced(text, packet, kept):
+        if text and _answers_for_the_replaced(text, gathered):
             text, note = None, f"abstained: {REPLACED_UNSAID} -- escalate rather than guess"
         elif text:
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives

@@ -77,22 +77,26 @@ def named_note(
     name: str,
     query: str,
     allowed: frozenset[str] | None,
-    skip: Iterable[str] = (),
-) -> SubstrateItem | None:
-    """The item ``query`` fits best of the note ``name`` names (a front-matter value:
-    ``adr-004``, ``adr-004.md``, ``../old/adr-004.md``), read from the folder of ``item``'s
-    note, as a reader of ``allowed`` sees it; None when there is no such note, or none
-    visible, or its items are all in ``skip``."""
+    limit: int,
+) -> list[SubstrateItem]:
+    """Up to ``limit`` items of the note ``name`` names (a front-matter value: ``adr-004``,
+    ``adr-004.md``, ``../old/adr-004.md``), read from the folder of ``item``'s note, as a
+    reader of ``allowed`` sees them: those ``query`` fits, best first, then the note's others
+    in its order (a record's "Status: Accepted" alone says nothing of what it decided); none
+    when there is no such note, or none visible."""
+    from substrate.search.engine import first_items
+
     if "://" in name or name.startswith("/"):
-        return None
+        return []
     relative = name if name.startswith(("./", "../")) else f"./{name}"
     target = _link_filters(item, f"[[{relative}]]", allowed)
     if target is None:
-        return None
-    best = _best_of(substrate, target[0], "", query, set(skip))
-    if best is None or allowed is None:
-        return best
-    return reader_view(substrate, best, allowed)
+        return []
+    filters = target[0]
+    matched = [hit for hit, _ in ranked(substrate, query, limit, filters=filters)]
+    found = {c.id: c for c in [*matched, *first_items(substrate, filters, limit)]}
+    usable = [c for c in found.values() if _visible(c, allowed)][:limit]
+    return usable if allowed is None else [reader_view(substrate, c, allowed) for c in usable]
 
 
 def _link_filters(

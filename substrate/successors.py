@@ -6,9 +6,9 @@ that one is. When the successor is not in the evidence (a search for the questio
 not find it: "Move the ledger to CockroachDB" says no "database"), an answer was taken from what
 was left, however weakly it matched ("If the database connection pool is exhausted, ...").
 ``in_force`` looks each named successor up, as a link to it is followed, for the reader's
-scopes only, and puts it in the place of the note it replaced; and tells how well the notes
-passed over matched, and which items replaced them: an answer citing none of those, from a
-source that matched less than an old note did, answers what was decided against.
+scopes only, and puts its passages in the place of the note it replaced; and tells which notes were
+replaced and which items replaced them: an answer citing none of those, from a source that
+matched the question far less than an old note did, answers what was decided against.
 """
 
 from __future__ import annotations
@@ -31,13 +31,15 @@ if TYPE_CHECKING:
 # Successors of successors looked up at most this many times (a chain adr-001 -> 002 -> 004
 # whose middle note the search did not find either)
 MAX_ROUNDS = 3
+# Passages of a successor brought in: a decision record's status, context and decision
+SUCCESSOR_ITEMS = 3
 
 
 class InForce(NamedTuple):
     items: list[SubstrateItem]  # the evidence kept, with successors brought in
     scores: list[float]
     passed_over: list[SubstrateItem]  # replaced notes and outdated copies
-    passed_over_top: float  # the best score of the notes replaced (0.0: none)
+    replaced: frozenset[str]  # the ids of those a newer note replaced (not copies)
     successors: frozenset[str]  # the ids of the kept items that replaced one passed over
 
 
@@ -51,8 +53,9 @@ def in_force(
     asked_of: Collection[str] = (),
 ) -> InForce:
     """``current_evidence`` of ``items`` (with their ``scores``) once the successors the
-    replaced notes name are among them: the item of each that ``query`` fits best, at the
-    score of the note it replaced, unless a passage of that note is there already."""
+    replaced notes name are among them: up to ``SUCCESSOR_ITEMS`` passages of each, those
+    ``query`` fits first, at the score of the note it replaced, unless a passage of that note
+    is there already."""
     pairs = list(zip(items, scores, strict=True))
     looked_up: set[tuple[str, str]] = set()
     for _ in range(MAX_ROUNDS):
@@ -69,20 +72,19 @@ def in_force(
                 if key in looked_up:
                     continue
                 looked_up.add(key)
-                newer = named_note(substrate, item, name, query, scopes, skip=present)
-                if newer is not None and _file_of(newer) not in present:
-                    present |= {_file_of(newer), newer.id}
-                    grown.append((newer, score))
+                newer = named_note(substrate, item, name, query, scopes, SUCCESSOR_ITEMS)
+                if newer and _file_of(newer[0]) not in present:
+                    present |= {_file_of(newer[0])} | {n.id for n in newer}
+                    grown.extend((n, score) for n in newer)
         if len(grown) == len(pairs):
             break
         pairs = grown
     kept, kept_scores, retired = current_evidence(*_unzipped(pairs), asked_of=asked_of)
     # (of the notes replaced: an older copy of a passage is outranked by its newer content)
     replaced = {item.id for item in retired} & replaced_notes([item for item, _ in pairs]).keys()
-    top = max((score for item, score in pairs if item.id in replaced), default=0.0)
     successors = frozenset(replacing_notes([item for item, _ in pairs]))
     ranked = _in_their_place(pairs, list(zip(kept, kept_scores, strict=True)), replaced, successors)
-    return InForce(*_unzipped(ranked), retired, top, successors)
+    return InForce(*_unzipped(ranked), retired, frozenset(replaced), successors)
 
 
 def _in_their_place(

@@ -52,7 +52,7 @@ def test_the_successor_a_replaced_note_names_takes_its_place(tmp_path: Path) -> 
     assert [i.provenance["source"] for i in kept.items] == ["adr-004.md", "runbook.md"]
     assert kept.scores[0] == found.scores[0]  # in the place of the note it replaced
     assert [i.provenance["source"] for i in kept.passed_over] == ["adr-002.md"]
-    assert kept.passed_over_top == found.scores[0]
+    assert kept.replaced == {found.items[0].id}
     assert kept.successors == {kept.items[0].id}
     # a successor the reader may not see is not brought in
     assert [i.provenance["source"] for i in in_force(
@@ -95,3 +95,28 @@ def test_a_packet_of_what_ask_takes_holds_the_note_in_force(tmp_path: Path) -> N
     assert records.items == [] and records.passed_over == []  # (no note is a record)
     every = assemble_context(store, QUESTION, budget=ContextBudget(max_chars=4000))
     assert "adr-002.md" in every.sources and every.passed_over == []  # all that was found
+
+
+def test_a_replaced_note_a_link_led_to_withholds_nothing(tmp_path: Path) -> None:
+    # a chain's link hop scores 1.0: the runbook linking to the old record could not answer
+    runbook = (
+        "# Runbook: ledger\n\n## Pool exhausted\n\nIf the database connection pool is "
+        "exhausted, restart the ledger pods one at a time. See [ADR-2](adr-002.md).\n"
+    )
+    store = _shard(tmp_path, {"adr-002.md": OLD, "adr-004.md": NEW, "runbook.md": runbook})
+    asked = "What should I do if the database connection pool is exhausted?"
+    answer = answer_from_substrate(store, asked, ExtractiveAnswerer(), hops=2)
+    assert answer.answer is not None and "restart the ledger pods" in answer.answer
+
+
+def test_a_successor_brings_its_decision_not_only_its_status(tmp_path: Path) -> None:
+    # the one passage brought in was "## Status / Accepted", which says nothing decided
+    from substrate.context import assemble_context
+
+    new = (
+        "---\nsupersedes: adr-002\n---\n# ADR-004: Multi-region writes\n\n## Status\n\nAccepted"
+        "\n\n## Decision\n\nPayments moved to CockroachDB for multi-region writes.\n"
+    )  # (no word of the question: none of its passages is found by it)
+    store = _shard(tmp_path, {"adr-002.md": OLD, "adr-004.md": new})
+    packet = assemble_context(store, QUESTION, relevant_only=True)
+    assert "CockroachDB" in packet.render()
