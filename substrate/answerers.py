@@ -166,11 +166,11 @@ class ExtractiveAnswerer:
         # ("which port": the kind of value asked names none, though a port's name holds it)
         other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
         # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor a
-        # sentence saying no more than that row does (search-api's latency row, asked which
+        # sentence saying less than that row does (search-api's latency row, asked which
         # version of it was deployed)
-        blank = rows_leaving_out_a_column(wanted, packet.items) - other_rows
-        said_by_blank = max((len(terms(packet.texts[pos]) & wanted) for pos in blank), default=0)
-        other_rows |= blank
+        blank = rows_leaving_out_a_column(wanted, packet.items)
+        said_by_blank = max((n for pos, n in blank.items() if pos not in other_rows), default=0)
+        other_rows |= blank.keys()
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
         topic = wanted - frame.keys()
@@ -262,7 +262,8 @@ class ExtractiveAnswerer:
                 continue
             if relation and not relation & (have | terms(said)):
                 continue
-            if said_by_blank and len(have) <= said_by_blank:
+            # (in its own words: "95.2" is no version asked)
+            if said_by_blank and len(terms(said) & wanted) < said_by_blank:
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing

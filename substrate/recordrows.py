@@ -48,21 +48,40 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
 
 def rows_leaving_out_a_column(
     wanted: frozenset[str], items: Sequence[SubstrateItem]
-) -> frozenset[int]:
-    """The positions in ``items`` of the records whose cell is empty in a column the
-    question's ``wanted`` terms name: "What is the mem_gb of web-02?" is not answered by
-    web-02's row when its mem_gb is blank, though it names web-02."""
-    empty: set[int] = set()
+) -> dict[int, int]:
+    """The positions in ``items`` of the records whose cell is blank in a column the
+    question's ``wanted`` terms name, each with how many of those terms the row's other
+    cells say: "What is the mem_gb of web-02?" is not answered by web-02's row when its
+    mem_gb is blank, though it names web-02 (2 terms)."""
+    blank_rows: dict[int, int] = {}
     for pos, item in enumerate(items):
         if item.kind != "record" or not isinstance(item.payload, dict):
             continue
-        for column, value in item.payload.items():
-            blank = value is None or (isinstance(value, str) and not value.strip())
-            named = terms(str(column))
-            if blank and named and named <= wanted:
-                empty.add(pos)
-                break
-    return frozenset(empty)
+        cells = {str(column): value for column, value in item.payload.items()}
+        blank = {column for column, value in cells.items() if _blank(value)}
+        if any(_names(column, cells, wanted) for column in blank):
+            said = " ".join(f"{k} {v}" for k, v in cells.items() if k not in blank)
+            blank_rows[pos] = len(terms(said) & wanted)
+    return blank_rows
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _names(column: str, cells: dict[str, object], wanted: frozenset[str]) -> bool:
+    """Whether ``wanted`` names ``column`` of a row of ``cells``: all its terms ("mem_gb"),
+    or words of it no other column has ("p50" of "p50_ms"; "deploy" of "deployed_by" asked
+    "Who deployed ledger?", but not beside a "deployed_at")."""
+    named = terms(column)
+    if named and named <= wanted:
+        return True
+    words = _words(column) & wanted
+    return bool(words) and not any(_words(other) & words for other in cells if other != column)
+
+
+def _words(column: str) -> frozenset[str]:
+    return terms(column.replace("_", " ").replace("-", " "))
 
 
 _Table = tuple[object, tuple[str, ...]]  # a source and its columns

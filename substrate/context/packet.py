@@ -70,18 +70,15 @@ _WORD = re.compile(r"\w+")
 
 def _fields(item: SubstrateItem) -> list[str]:
     """ "city: Paris; population: 2100000" for a record: its text is often its values alone
-    ("Paris 2100000"), which names nothing a question asks about. An empty cell is left
-    out, as a table's is: "mem_gb: ;" said nothing, yet answered "What is the mem_gb?"."""
+    ("Paris 2100000"), which names nothing a question asks about. An empty cell is shown
+    empty: a row quoted without it would read as a whole answer ("Who deployed ledger?")."""
     payload = item.payload if item.kind == "record" else None
-    if not isinstance(payload, dict):
+    if not isinstance(payload, dict) or not payload:
         return []
     shown = "; ".join(
         f"{key}: {value if isinstance(value, str) else render._json(value)}"
         for key, value in payload.items()
-        if value is not None and not (isinstance(value, str) and not value.strip())
     )
-    if not shown:
-        return []
     return [shown if shown[-1:] in _CLOSING else shown + "."]
 
 

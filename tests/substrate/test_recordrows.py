@@ -69,13 +69,32 @@ def test_a_row_whose_cell_the_question_names_is_blank_answers_nothing() -> None:
         {"host": "web-03", "cpu": "0.40", "mem_gb": None, "region": "eu-west-1"},
     ]
     rows = [SubstrateItem("record", "", payload=h, provenance={"source": "h.tsv"}) for h in hosts]
-    assert rows_leaving_out_a_column(terms("What is the mem_gb of web-02?"), rows) == {1, 2}
-    assert rows_leaving_out_a_column(terms("What is the cpu of web-02?"), rows) == frozenset()
+    # each with the question's terms its other cells say ("web", "02"; "web")
+    assert rows_leaving_out_a_column(terms("What is the mem_gb of web-02?"), rows) == {1: 2, 2: 1}
+    assert rows_leaving_out_a_column(terms("What is the cpu of web-02?"), rows) == {}
     answer = ExtractiveAnswerer().answer_packet
     only_web_02 = pack_context("web-02", rows[1:2], [0.9])
     assert answer("What is the mem_gb of web-02?", only_web_02) == ""
-    cpu = answer("What is the cpu of web-02?", only_web_02)
-    assert cpu == "host: web-02; cpu: 0.12; region: us-east-1. [1]"  # the blank cell not shown
+    cpu = answer("What is the cpu of web-02?", only_web_02)  # the blank shown as it is
+    assert cpu == "host: web-02; cpu: 0.12; mem_gb: ; region: us-east-1. [1]"
+    # a sentence saying as much as the row, but the value, answers for it
+    moved = SubstrateItem("text", "web-02 was given 64 GB of memory in May.")
+    both = pack_context("web-02", [rows[1], moved], [0.9, 0.8])
+    assert answer("What is the mem_gb of web-02?", both) == f"{moved.text} [2]"
+
+
+def test_a_column_is_named_by_its_words_when_no_other_column_shares_them() -> None:
+    # "deployed_by" blank, and hidden, answered "Who deployed ledger?" as a whole row
+    def rows(**cells: str) -> list[SubstrateItem]:
+        return [SubstrateItem("record", "", payload=cells, provenance={"source": "d.csv"})]
+
+    asked = terms("Who deployed ledger?")
+    assert rows_leaving_out_a_column(asked, rows(service="ledger", deployed_by="")) == {0: 1}
+    p50 = rows(service="auth", p50_ms="", p99_ms="1200")  # "ms" is the other column's too
+    assert rows_leaving_out_a_column(terms("What is the p50 of auth?"), p50) == {0: 1}
+    # beside "deployed_at", "deploy" names neither: the blank stays shown, the row answers
+    beside = rows(service="ledger", deployed_at="2024-05-03", deployed_by="")
+    assert rows_leaving_out_a_column(asked, beside) == {}
 
 
 def test_nothing_saying_less_than_the_blank_row_answers_for_it() -> None:
