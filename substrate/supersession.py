@@ -60,7 +60,7 @@ def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()
     note's title gives: the question asks of that record ("payments-api", in the titles of a
     record and its successor alike, asks of neither)."""
     replaced = replaced_notes(items)
-    numbered = {name.lower() for name in asked_of if any(ch.isdigit() for ch in name)}
+    numbered = {_unpadded(name.lower()) for name in asked_of if any(c.isdigit() for c in name)}
     if numbered and replaced:
         titles = {item.id: _title_names(item) for item in items}
         numbered -= set().union(*(t for i, t in titles.items() if i not in replaced))
@@ -70,10 +70,19 @@ def superseded(items: Sequence[SubstrateItem], *, asked_of: Collection[str] = ()
 
 def _title_names(item: SubstrateItem) -> set[str]:
     """The identifiers the title of ``item``'s note (its section path's first heading) gives,
-    in lower case."""
+    in lower case and with no zeros padding their numbers; and for a record adr-tools names
+    by number ("adr/0001-use-mysql.md", titled "1. Use MySQL"), its ADR name ("adr-1")."""
     section = item.provenance.get("section")
     title = section.split(" > ", 1)[0] if isinstance(section, str) else ""
-    return {name.lower() for name in identifiers(title)}
+    names = {_unpadded(name.lower()) for name in identifiers(title)}
+    folder, _, name = _stem(item).rpartition("/")
+    number, holds = _LEADING_NUMBER.match(name), posixpath.basename(folder)
+    if number and (holds in ("adr", "adrs") or _of_decisions(holds)):
+        names.add(_unpadded(f"adr-{number.group(1)}"))
+    return names
+
+
+_LEADING_NUMBER = re.compile(r"(\d+)-")
 
 
 def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:

@@ -182,6 +182,10 @@ def test_a_record_is_named_by_its_id_or_by_its_number_alone() -> None:
     for written in ("ADR-7", "adr-007"):
         unpadded = _note("adr/0009-cockroach.md", {"supersedes": written})
         assert current_evidence([unpadded, old], [2.0, 1.0])[2] == [old]
+    # asked of by its number, the old record answers (titled "7. Use Postgres", as adr-tools
+    # titles one, or "ADR-007")
+    for asked in ("ADR-7", "ADR-0007", "adr-07"):
+        assert current_evidence([new, old], [2.0, 1.0], asked_of=[asked])[2] == [], asked
     seventy = _note("adr/0009-cockroach.md", {"supersedes": "ADR-70"})
     assert current_evidence([seventy, old], [2.0, 1.0])[2] == []
     rfc = _note("adr/0011-grpc.md", {"supersedes": "RFC-0007"})  # another kind of record
