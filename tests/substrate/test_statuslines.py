@@ -55,6 +55,20 @@ def test_other_lines_say_nothing_of_the_note(line: str) -> None:
     assert replacement_fields(f"# A note\n\n{line}\n") == {}
 
 
+def test_adr_tools_status_section_says_it_without_a_colon() -> None:
+    # "## Status / Superseded by [5. ...](0005-....md)", as adr-tools writes it, was not read
+    old = (
+        "# 2. Use RabbitMQ\n\nDate: 2023-02-01\n\n## Status\n\n"
+        "Superseded by [5. Use Kafka](0005-use-kafka.md)\n\n## Decision\n\nWe use RabbitMQ.\n"
+    )
+    assert replacement_fields(old) == {"superseded_by": ["0005-use-kafka.md"]}
+    new = "# 5. Use Kafka\n\n## Status\n\nAccepted\n\nSupersedes [2. Use RabbitMQ](0002-x.md)\n"
+    assert replacement_fields(new) == {"supersedes": ["0002-x.md"]}
+    # outside a status section, a line starting so is a sentence
+    prose = "# 5. Use Kafka\n\n## Decision\n\nReplaces nothing: a new broker for events.\n"
+    assert replacement_fields(prose) == {}
+
+
 def test_only_the_head_of_a_note_outside_fenced_code_counts() -> None:
     template = "# How to write an ADR\n\n```markdown\n# ADR-NNN\n\n- Supersedes: ADR-001\n```\n"
     assert replacement_fields(template) == {}

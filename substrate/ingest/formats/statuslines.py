@@ -4,9 +4,11 @@ Architecture decision records and runbooks often say it in the text, not in fron
 ``- Status: Superseded by [ADR-007](adr-007-opensearch.md)``, ``Supersedes: ADR-008``,
 ``> **Deprecated**: superseded by [the Argo CD procedure](deploy.md)``. ``replacement_fields``
 gives them as ``superseded_by`` and ``supersedes``, which ``substrate.supersession`` reads
-(an answer is then taken from the newer note). Only a line of the note's head (its first
-``HEAD_LINES`` lines, fenced code aside) that starts with such a label counts: a sentence that
-mentions a superseded approach in passing, or a template's example, says nothing of its note.
+(an answer is then taken from the newer note); under a "## Status" heading, adr-tools' own
+``Superseded by [5. Use Kafka](0005-use-kafka.md)`` (no colon) too. Only a line of the
+note's head (its first ``HEAD_LINES`` lines, fenced code aside) that starts with such a
+label counts: a sentence that mentions a superseded approach in passing, or a template's
+example, says nothing of its note.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ _STATUS = re.compile(
     r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*+:)",
     re.IGNORECASE,
 )
+# In a "## Status" section, adr-tools' own lines, with no colon: "Superseded by [5. Use
+# Kafka](0005-use-kafka.md)", "Supersedes [2. ...](0002-....md)"
+_SECTION_LABEL = re.compile(
+    r"[ \t>*+-]*+(?:\*\*|__)?(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)"
+    r"\b(?:\*\*|__)?[ \t]*+:?",
+    re.IGNORECASE,
+)
 # "- **Status**: Proposed", "> Status: Draft" (the word is read by ``status_word``)
 _STATE_LABEL = re.compile(r"[ \t>*+-]*+(?:\*\*|__)?status(?:\*\*|__)?[ \t]*+:", re.IGNORECASE)
 # "## Status", its word on the first line after it (a decision record's usual form)
@@ -47,8 +56,12 @@ def replacement_fields(text: str, start: int = 0) -> dict[str, list[str]]:
     if "upersede" not in text and "eplace" not in text:  # (most notes: nothing to look at)
         return {}
     fields: dict[str, list[str]] = {}
+    in_status = False  # under a "## Status" heading
     for line in _head(text):
-        m = _STATUS.match(line)
+        if line.lstrip().startswith("#"):
+            in_status = _STATE_HEADING.match(line) is not None
+            continue
+        m = _STATUS.match(line) or (_SECTION_LABEL.match(line) if in_status else None)
         if m is None:
             continue
         label = (m.group("label") or m.group("by")).lower()
