@@ -84,12 +84,15 @@ def _underlines(rule: re.Match[str], line: str) -> bool:
 # A label in bold ("**Removing a user**"): short, and no sentence (a bold warning is one).
 _BOLD_LINE = re.compile(r"(\*\*|__)([^*_\n]{0,60}[^*_\n.!?])\1:?")
 _ORDINAL = re.compile(r"\s*(?:\d{1,9}|#)[.)]")  # "1." and reStructuredText's "#."
+# A link's text opening with a record's number: "Superseded by [5. Use Kafka](0005-....md)"
+_LINKED_ORDINAL = re.compile(r"\[\d{1,9}\.$")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
 
 
 def split_sentences(text: str) -> list[str]:
     """``text`` (one block) cut after ".", "!" or "?" and white space, except after an
-    abbreviation or a numbered list item's number ("1. Page the owner." is one sentence)."""
+    abbreviation, a numbered list item's number ("1. Page the owner." is one sentence) or a
+    record's number opening a link's text ("Superseded by [5. Use Kafka](0005-....md)")."""
     sentences: list[list[str]] = []  # the parts of each sentence, joined at the end
     for part in _SENTENCE_SPLIT.split(text):
         if sentences and _goes_on(sentences[-1]):
@@ -104,7 +107,7 @@ def _goes_on(parts: list[str]) -> bool:
     but the text's last ends in ".", "!" or "?": an abbreviation lies in the last part, and
     a sentence of two parts or more is no list item's number. (Reading the sentence so far
     instead took, for a long run of initials, time growing as the square of its length.)"""
-    if ends_in_abbreviation(parts[-1]):
+    if ends_in_abbreviation(parts[-1]) or _LINKED_ORDINAL.search(parts[-1]):
         return True
     return len(parts) == 1 and _ORDINAL.fullmatch(parts[0]) is not None
 

@@ -157,6 +157,9 @@ def test_sentences_and_truncate() -> None:
         "Then wait.",
         "10. Check.",
     ]
+    # nor a record's number opening a link's text, as adr-tools links records
+    linked = "Superseded by [5. Use Kafka](0005-use-kafka.md). Accepted."
+    assert sentences(linked) == ["Superseded by [5. Use Kafka](0005-use-kafka.md).", "Accepted."]
     # a title's underline is a mark: "Restoring ===" was quoted as an answer
     rst = "Restoring a backup\n==================\n\nIt takes 45 minutes.\n\n----\n\nSteps\n-----\n"
     assert sentences(rst + "1. Stop.\n\n=====\nTitle\n=====\nBody.\n- a\n---\n") == [
