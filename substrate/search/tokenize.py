@@ -233,9 +233,23 @@ def item_surface(
 
 
 def surface_of(item: Any) -> str:
-    """``item_surface`` of a stored item."""
+    """``item_surface`` of a stored item; a record's table (its file's name, "latency" of
+    ``data/latency.csv``) stands for its section: "What is the p99 latency of search-api?"
+    asks of the row whose cells say only "p99_ms"."""
     prov = item.provenance if isinstance(item.provenance, Mapping) else {}
-    return item_surface(str(item.text or ""), item.payload, item.tags, prov.get("section"))
+    section = prov.get("section")
+    if item.kind == "record" and not section:
+        section = table_name(prov.get("source"))
+    return item_surface(str(item.text or ""), item.payload, item.tags, section)
+
+
+def table_name(source: object) -> str:
+    """The name of the table a record's ``source`` holds: its file's name without folders and
+    extension ("" for none)."""
+    if not isinstance(source, str):
+        return ""
+    name = source.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
 def _flatten(value: Any, out: list[str], depth: int) -> None:

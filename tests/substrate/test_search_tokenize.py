@@ -132,6 +132,33 @@ def test_an_items_section_is_searched_with_its_text(tmp_path: Path) -> None:
     assert item_surface("x", {}, [], None) == "x"
 
 
+def test_a_records_table_is_searched_with_its_cells(tmp_path: Path) -> None:
+    # "What is the p99 latency of search-api?" abstained: no item mentioned "latency"
+    from substrate.answer import answer_from_substrate
+    from substrate.answerers import ExtractiveAnswerer
+    from substrate.ingest import ingest_path
+    from substrate.search.tokenize import table_name
+    from substrate.store import Substrate
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "latency.csv").write_text(
+        "service,p50,p99\nauth,30,1200\nsearch-api,40,95.2\nledger,12,80\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "data")
+    assert len(store.hits("latency", 5)) == 3  # said by the table's name alone
+    answer = answer_from_substrate(
+        store, "What is the p99 latency of search-api?", ExtractiveAnswerer()
+    )
+    assert answer.answer is not None and "95.2" in answer.answer
+    assert [table_name(s) for s in ("a/b/hosts.tsv", "lat", ".env", None)] == [
+        "hosts",
+        "lat",
+        ".env",
+        "",
+    ]
+
+
 def test_surface_survives_deep_nesting() -> None:
     deep: dict[str, object] = {"leaf": "bottom"}
     for _ in range(50):
