@@ -19,6 +19,8 @@ NOT_IN_FORCE = frozenset(
     "proposed draft wip rejected declined deprecated superseded withdrawn obsolete abandoned "
     "retired archived".split()
 )
+# ... of which those of a note never in force: a proposal, a draft, one turned down
+NOT_YET_IN_FORCE = frozenset("proposed draft wip rejected declined withdrawn abandoned".split())
 # ... and every status word it may give
 STATES = NOT_IN_FORCE | frozenset(
     "accepted approved active adopted final current implemented".split()
@@ -46,3 +48,10 @@ def not_in_force(item: SubstrateItem) -> str | None:
         return None
     word = status_word(value)
     return word if word is not None and word.lower() in NOT_IN_FORCE else None
+
+
+def never_in_force(item: SubstrateItem) -> bool:
+    """Whether ``item``'s note says it is a proposal, a draft or one turned down: not in force
+    yet, so what it says it replaces still is."""
+    status = not_in_force(item)
+    return status is not None and status.lower() in NOT_YET_IN_FORCE

@@ -31,6 +31,7 @@ from typing import NamedTuple
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem, place_value
 from substrate.notelinks import NOTE_EXTENSIONS
+from substrate.notestatus import never_in_force
 
 # Front-matter fields naming the note's successor, and in a successor, the notes it replaces.
 SUCCESSOR_FIELDS = ("superseded_by", "superseded-by", "replaced_by", "replaced-by")
@@ -183,8 +184,11 @@ def _with_named_successors(
             stem = _stem_named(note, name)
             if stem == _stem(note):
                 continue  # a note naming itself replaces nothing
+            present = by_stem.named(stem)
+            if present and all(never_in_force(i) for s in present for i in by_stem.notes[s]):
+                continue  # a proposal that would replace it: it is in force still
             named = found.setdefault(note.id, {})
-            if not any(s in named for s in (stem, *by_stem.named(stem))):
+            if not any(s in named for s in (stem, *present)):
                 named[stem] = _as_source_name(note, name)
     return {old_id: ", ".join(names.values()) for old_id, names in found.items() if names}
 
@@ -254,15 +258,18 @@ def _replaced(pairs: list[tuple[_Side, _Side]]) -> set[str]:
 
 def _replacements(notes: list[SubstrateItem], by_stem: _Stems) -> Iterator[tuple[_Side, _Side]]:
     """(newer, older) for each pair of sides of ``notes`` (items of different files) that
-    front matter says one replaced the other."""
+    front matter says one replaced the other; but for a newer note not in force yet (a
+    proposal, a draft, one rejected): what it would replace still is."""
     for item in notes:
         alone = _Side(item.id, (item,))
-        for field in REPLACES_FIELDS:
-            for older in _named(item, field, by_stem, "older"):
-                yield alone, older
+        if not never_in_force(item):
+            for field in REPLACES_FIELDS:
+                for older in _named(item, field, by_stem, "older"):
+                    yield alone, older
         for field in SUCCESSOR_FIELDS:
             for newer in _named(item, field, by_stem, "newer"):
-                yield newer, alone
+                if not all(map(never_in_force, newer.items)):
+                    yield newer, alone
 
 
 def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[_Side]:

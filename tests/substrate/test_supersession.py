@@ -148,6 +148,18 @@ def _note(source: str, payload: dict[str, object]) -> SubstrateItem:
     return SubstrateItem(kind="text", text=source, payload=payload, provenance=prov)
 
 
+def test_a_proposal_replaces_nothing_yet() -> None:
+    # an accepted record was passed over for a "Proposed" one that supersedes it
+    accepted = _note("adr/0012-redis.md", {"status": "Accepted"})
+    for status in ("Proposed", "Draft", "Rejected"):
+        proposal = _note("adr/0015-dynamo.md", {"status": status, "supersedes": "0012-redis"})
+        assert current_evidence([proposal, accepted], [2.0, 1.0])[2] == [], status
+        named = _note("adr/0012-redis.md", {"superseded_by": "0015-dynamo"})
+        assert current_evidence([proposal, named], [2.0, 1.0])[2] == [], status
+    taken = _note("adr/0015-dynamo.md", {"status": "Accepted", "supersedes": "0012-redis"})
+    assert current_evidence([taken, accepted], [2.0, 1.0])[2] == [accepted]
+
+
 def test_notes_naming_each_other_replace_neither() -> None:
     a, b = _note("adr-3.md", {"supersedes": "adr-7"}), _note("adr-7.md", {"supersedes": "adr-3"})
     other = _note("runbook.md", {})
