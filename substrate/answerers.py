@@ -53,6 +53,7 @@ from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.linktext import as_shown
 from substrate.negated import other_side, sides
+from substrate.notestatus import status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
@@ -153,6 +154,7 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
+        of_status = _OF_STATUS.search(question) is not None  # "Is ADR-8 superseded?"
         event = _event_asked(question)  # "formed" of "When was the Payments team formed?"
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
         relation = _who_does(question)
@@ -164,16 +166,21 @@ class ExtractiveAnswerer:
         chosen_ones = alternatives_named(question)  # "staging": not what production does
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
         # ("which port": the kind of value asked names none, though a port's name holds it)
-        other_rows = rows_of_other_values(wanted - frame.keys(), packet.items)
-        # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor a
-        # sentence saying less than that row does (search-api's latency row, asked which
-        # version of it was deployed)
-        blank = rows_leaving_out_a_column(wanted, packet.items)
-        said_by_blank = max((n for pos, n in blank.items() if pos not in other_rows), default=0)
-        other_rows |= blank.keys()
+        topic = wanted - frame.keys()
+        other_rows = rows_of_other_values(topic, packet.items)
+        # "use" of "What port does X use?" need not be said, nor "listen" of a port
+        needed = topic - light_verb_terms() - frame_verb_terms(frame)
+        # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor
+        # another row of its table, nor a sentence saying no more than that row does
+        # (search-api's latency row, asked which version of it was deployed)
+        asked_names = {name.lower() for name in identifiers(question)}  # "ADR-002", "web-02"
+        blank = rows_leaving_out_a_column(wanted, needed, asked_names, packet.items)
+        said_by_blank = max(
+            (n for pos, n in blank.said.items() if pos not in other_rows), default=0
+        )
+        other_rows |= blank.said.keys() | blank.others
         siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
         year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
-        topic = wanted - frame.keys()
         # what a sentence must say, with its headings, to say all the question asks
         whole = wanted - light_verb_terms() - frame_verb_terms(frame)
         subject = _subject(question, topic, bool(frame)) | _titled_identifiers(question, packet)
@@ -202,6 +209,8 @@ class ExtractiveAnswerer:
                 before, previous = previous, sentence
                 if sentence.rstrip().endswith("?"):
                     continue  # a FAQ's question asks what the question asks; it answers nothing
+                if not of_status and _tells_status(sentence, title):
+                    continue  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
@@ -248,10 +257,7 @@ class ExtractiveAnswerer:
         steps = _STEPS.search(before_description(question)) is not None
         defined = defined_term(question)
         owned = _possessed(question)  # "Dana's manager": not "Dana is the release manager"
-        # "use" of "What port does X use?" need not be said, nor "listen" of a port
-        needed = topic - light_verb_terms() - frame_verb_terms(frame)
         about = needed - subject if subject else frozenset()
-        asked_ids = {name.lower() for name in identifiers(question)}  # "ADR-002"
         owns = _owning_asked(question)  # "own" says no term: a tie's decider
         for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
             if frame and not have & frame.keys():
@@ -263,7 +269,7 @@ class ExtractiveAnswerer:
             if relation and not relation & (have | terms(said)):
                 continue
             # (in its own words: "95.2" is no version asked)
-            if said_by_blank and len(terms(said) & wanted) < said_by_blank:
+            if said_by_blank and len(terms(said) & wanted) <= said_by_blank:
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
@@ -291,7 +297,7 @@ class ExtractiveAnswerer:
                     rank = round(rank + ENTRY_PREFERENCE, 9)
                 # under the heading of the record asked of ("ADR-002: ..."), over one of
                 # another that names it ("ADR-005 > Supersedes: ADR-002")
-                if asked_ids & {name.lower() for name in identifiers(heading)}:
+                if asked_names & {name.lower() for name in identifiers(heading)}:
                     rank = round(rank + ENTRY_PREFERENCE, 9)
                 # "Port: 8080" says which port, over a sentence whose number only may be one
                 # ("split out of checkout-api in June 2022")
@@ -533,6 +539,34 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# A question of a record's status, or of what replaced what
+_OF_STATUS = re.compile(
+    r"\b(?:status|supersed\w*|replac\w*|deprecat\w*|accepted|proposed|rejected|amend\w*|"
+    r"in force|still (?:valid|current))\b",
+    re.IGNORECASE,
+)
+# A line naming what replaced a record, or what it replaced: "Superseded by [5. ...](...)"
+_REPLACEMENT_LINE = re.compile(
+    r"[\s>*+-]*(?:\*\*|__)?(?:(?:superseded|replaced|amended)\s+by\b|supersedes\b|"
+    r"replaces\b|amends\b)",
+    re.IGNORECASE,
+)
+_STATUS_LABEL = re.compile(r"[\s>*+-]*(?:\*\*|__)?status(?:\*\*|__)?\s*:\s*", re.IGNORECASE)
+
+
+def _tells_status(sentence: str, title: str) -> bool:
+    """Whether ``sentence`` (under the heading ``title``) tells its record's status: a line
+    naming what replaced it, "Status: Accepted", or a status word alone under a "Status"
+    heading; not a project's news there ("Battery life is now about 23 days."), nor "Status:
+    running in three regions"."""
+    if _REPLACEMENT_LINE.match(sentence):
+        return True
+    label = _STATUS_LABEL.match(sentence)
+    said = sentence[label.end() :] if label else sentence
+    word_alone = len(said.split()) <= 3 and status_word(said) is not None
+    return word_alone and (label is not None or title.strip().lower() == "status")
+
+
 _OWN_ASKED = re.compile(r".*\b(?:do|does|did)\s.*?(\w+)\s+own\W*$", re.IGNORECASE | re.DOTALL)
 _POSSESSIVES = frozenset("my your his her its our their whose".split())
 

@@ -8,7 +8,8 @@ something else. ``rows_of_other_values`` finds them among the records of a conte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 from substrate.context.compress import terms
 from substrate.item import SubstrateItem
@@ -46,23 +47,47 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
     return frozenset(other)
 
 
+class BlankCells(NamedTuple):
+    """Records whose cell the question asks for is blank (``rows_leaving_out_a_column``)."""
+
+    said: dict[int, int]  # their positions, each with how many question terms its cells say
+    others: frozenset[int]  # the other rows of a table whose blank row is of the thing asked of
+
+
 def rows_leaving_out_a_column(
-    wanted: frozenset[str], items: Sequence[SubstrateItem]
-) -> dict[int, int]:
-    """The positions in ``items`` of the records whose cell is blank in a column the
-    question's ``wanted`` terms name, each with how many of those terms the row's other
-    cells say: "What is the mem_gb of web-02?" is not answered by web-02's row when its
-    mem_gb is blank, though it names web-02 (2 terms)."""
-    blank_rows: dict[int, int] = {}
+    wanted: frozenset[str],
+    needed: frozenset[str],
+    names: Collection[str],
+    items: Sequence[SubstrateItem],
+) -> BlankCells:
+    """The records of ``items`` whose cell is blank in a column the question's ``wanted``
+    terms name: "What is the mem_gb of web-02?" is not answered by web-02's row when its
+    mem_gb is blank, though it names web-02 (its cells say 2 of the terms). When such a row
+    is of the thing asked of (a cell is one of the identifiers the question ``names``, or its
+    cells give every other term the question ``needed``), the other rows of its table are of
+    other things: "the p99 of payments" is not the ledger's, whose owner is the payments
+    team, nor is orders-db-2's the os of orders-db-1."""
+    said: dict[int, int] = {}
+    asked_of: set[object] = set()
     for pos, item in enumerate(items):
         if item.kind != "record" or not isinstance(item.payload, dict):
             continue
         cells = {str(column): value for column, value in item.payload.items()}
         blank = {column for column, value in cells.items() if _blank(value)}
-        if any(_names(column, cells, wanted) for column in blank):
-            said = " ".join(f"{k} {v}" for k, v in cells.items() if k not in blank)
-            blank_rows[pos] = len(terms(said) & wanted)
-    return blank_rows
+        asked = [column for column in blank if _names(column, cells, wanted)]
+        if asked:
+            given = terms(" ".join(f"{k} {v}" for k, v in cells.items() if k not in blank))
+            said[pos] = len(given & wanted)
+            columns = set().union(*(terms(c) | _words(c) for c in asked))
+            named = any(str(v).strip().lower() in names for v in cells.values() if v is not None)
+            if named or needed - columns <= given:
+                asked_of.add(item.provenance.get("source"))
+    others = {
+        pos
+        for pos, item in enumerate(items)
+        if pos not in said and item.kind == "record" and item.provenance.get("source") in asked_of
+    }
+    return BlankCells(said, frozenset(others))
 
 
 def _blank(value: object) -> bool:

@@ -83,7 +83,8 @@ def _underlines(rule: re.Match[str], line: str) -> bool:
 
 # A label in bold ("**Removing a user**"): short, and no sentence (a bold warning is one).
 _BOLD_LINE = re.compile(r"(\*\*|__)([^*_\n]{0,60}[^*_\n.!?])\1:?")
-_ORDINAL = re.compile(r"\s*(?:\d{1,9}|#)[.)]")  # "1." and reStructuredText's "#."
+# "1.", reStructuredText's "#.", and a numbered title's "# 5." (adr-tools: "# 5. Use Kafka")
+_ORDINAL = re.compile(r"\s*(?:\d{1,9}|#|#{1,6}[ \t]+\d{1,9})[.)]")
 # A link's text opening with a record's number: "Superseded by [5. Use Kafka](0005-....md)"
 _LINKED_ORDINAL = re.compile(r"\[\d{1,9}\.$")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")

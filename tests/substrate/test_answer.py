@@ -601,6 +601,21 @@ def test_two_hops_find_and_quote_what_a_question_describes(tmp_path: Path) -> No
     assert cited == {"services.csv", "teams/payments.md"}
 
 
+def test_a_record_s_status_line_answers_only_a_question_of_its_status() -> None:
+    # "Supersedes 2. Use RabbitMQ for domain events" answered which broker is used, in Kafka's
+    # record, and the reader saw "RabbitMQ"
+    record = (
+        "# 5. Use Kafka for domain events\n\n## Status\n\nAccepted\n\n"
+        "Supersedes [2. Use RabbitMQ for domain events](0002-use-rabbitmq.md)\n\n"
+        "## Decision\n\nDomain events go to Kafka topics, one per aggregate.\n"
+    )
+    said = quoted("Which message broker do we use for domain events?", record)
+    assert "Kafka topics" in said and "RabbitMQ" not in said
+    assert "Supersedes" in quoted("What does the Kafka decision supersede?", record)
+    news = "# Garden sensor\n\n## Status\n\nBattery life is now about 23 days without sun.\n"
+    assert "23 days" in quoted("How long does the garden sensor battery last?", news)
+
+
 def test_what_a_team_owns_is_answered_by_the_sentence_saying_it_owns() -> None:
     # "own" is a stopword: both sentences said "platform team" alone, and the first won
     note = (

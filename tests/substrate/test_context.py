@@ -157,6 +157,8 @@ def test_sentences_and_truncate() -> None:
         "Then wait.",
         "10. Check.",
     ]
+    # nor a numbered title's number ("Use Kafka" was quoted alone, without its heading mark)
+    assert sentences("# 5. Use Kafka\n\nText.") == ["# 5. Use Kafka", "Text."]
     # nor a record's number opening a link's text, as adr-tools links records
     linked = "Superseded by [5. Use Kafka](0005-use-kafka.md). Accepted."
     assert sentences(linked) == ["Superseded by [5. Use Kafka](0005-use-kafka.md).", "Accepted."]

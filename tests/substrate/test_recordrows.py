@@ -69,18 +69,30 @@ def test_a_row_whose_cell_the_question_names_is_blank_answers_nothing() -> None:
         {"host": "web-03", "cpu": "0.40", "mem_gb": None, "region": "eu-west-1"},
     ]
     rows = [SubstrateItem("record", "", payload=h, provenance={"source": "h.tsv"}) for h in hosts]
-    # each with the question's terms its other cells say ("web", "02"; "web")
-    assert rows_leaving_out_a_column(terms("What is the mem_gb of web-02?"), rows) == {1: 2, 2: 1}
-    assert rows_leaving_out_a_column(terms("What is the cpu of web-02?"), rows) == {}
+    # each with the question's terms its other cells say ("web", "02"; "web"); web-02's is
+    # the row asked of, so web-01's is another thing's
+    asked = terms("What is the mem_gb of web-02?")
+    assert blanks(asked, rows) == ({1: 2, 2: 1}, {0})
+    assert blanks(terms("What is the cpu of web-02?"), rows) == ({}, set())
     answer = ExtractiveAnswerer().answer_packet
     only_web_02 = pack_context("web-02", rows[1:2], [0.9])
     assert answer("What is the mem_gb of web-02?", only_web_02) == ""
     cpu = answer("What is the cpu of web-02?", only_web_02)  # the blank shown as it is
     assert cpu == "host: web-02; cpu: 0.12; mem_gb: ; region: us-east-1. [1]"
-    # a sentence saying as much as the row, but the value, answers for it
-    moved = SubstrateItem("text", "web-02 was given 64 GB of memory in May.")
+    # web-01's row answered "What is the mem_gb of web-02?" when web-02's was blank
+    assert answer("What is the mem_gb of web-02?", pack_context("web", rows, [0.9, 0.8, 0.7])) == ""
+    # a sentence saying more than the row answers for it; one only naming web-02 does not
+    moved = SubstrateItem("text", "web-02 was given 64 GB of memory (mem_gb) in May.")
     both = pack_context("web-02", [rows[1], moved], [0.9, 0.8])
     assert answer("What is the mem_gb of web-02?", both) == f"{moved.text} [2]"
+    named = SubstrateItem("text", "web-02 serves the marketing site.")
+    only_named = pack_context("web-02", [rows[1], named], [0.9, 0.8])
+    assert answer("What is the mem_gb of web-02?", only_named) == ""
+
+
+def blanks(asked: frozenset[str], rows: list[SubstrateItem]) -> tuple[dict[int, int], set[int]]:
+    found = rows_leaving_out_a_column(asked, asked - terms("what is the"), (), rows)
+    return found.said, set(found.others)
 
 
 def test_a_column_is_named_by_its_words_when_no_other_column_shares_them() -> None:
@@ -89,12 +101,12 @@ def test_a_column_is_named_by_its_words_when_no_other_column_shares_them() -> No
         return [SubstrateItem("record", "", payload=cells, provenance={"source": "d.csv"})]
 
     asked = terms("Who deployed ledger?")
-    assert rows_leaving_out_a_column(asked, rows(service="ledger", deployed_by="")) == {0: 1}
+    assert blanks(asked, rows(service="ledger", deployed_by=""))[0] == {0: 1}
     p50 = rows(service="auth", p50_ms="", p99_ms="1200")  # "ms" is the other column's too
-    assert rows_leaving_out_a_column(terms("What is the p50 of auth?"), p50) == {0: 1}
+    assert blanks(terms("What is the p50 of auth?"), p50)[0] == {0: 1}
     # beside "deployed_at", "deploy" names neither: the blank stays shown, the row answers
     beside = rows(service="ledger", deployed_at="2024-05-03", deployed_by="")
-    assert rows_leaving_out_a_column(asked, beside) == {}
+    assert blanks(asked, beside)[0] == {}
 
 
 def test_nothing_saying_less_than_the_blank_row_answers_for_it() -> None:
@@ -112,3 +124,16 @@ def test_nothing_saying_less_than_the_blank_row_answers_for_it() -> None:
     assert answer(asked, pack_context("search-api", rows, [0.9, 0.8])) == ""
     said = "Version 2.4 of search-api was deployed on Friday. [3]"
     assert answer(asked, pack_context("search-api", [*rows, note], [0.9, 0.8, 0.7])) == said
+
+
+def test_the_row_a_question_names_by_identifier_stands_for_its_table() -> None:
+    # orders-db-2's os answered "What os_version does orders-db-1 run?" (its cell blank)
+    hosts = [
+        {"host_name": "orders-db-1", "region": "eu-west-1", "os_version": ""},
+        {"host_name": "orders-db-2", "region": "eu-west-1", "os_version": "ubuntu-22.04"},
+    ]
+    rows = [SubstrateItem("record", "", payload=h, provenance={"source": "h.csv"}) for h in hosts]
+    packet = pack_context("orders-db-1", rows, [0.9, 0.8])
+    assert ExtractiveAnswerer().answer_packet("What os_version does orders-db-1 run?", packet) == ""
+    said = ExtractiveAnswerer().answer_packet("What os_version does orders-db-2 run?", packet)
+    assert "ubuntu-22.04" in said
