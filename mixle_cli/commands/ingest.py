@@ -141,7 +141,8 @@ _SIZE_HINT = (
 
 _REOPTIONED_HINT = (
     "note: {n} unchanged file(s) read again: their last ingest had other --tag, --as, "
-    "--chunk-chars or --no-redact options, or named them from another folder"
+    "--chunk-chars or --no-redact options, named them from another folder, or was an older "
+    "mixle's, which parsed files otherwise"
 )
 
 
