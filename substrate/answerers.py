@@ -155,6 +155,7 @@ class ExtractiveAnswerer:
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
         of_status = _OF_STATUS.search(question) is not None  # "Is ADR-8 superseded?"
+        of_time = _OF_TIME.search(question) is not None  # "When was ADR-5 decided?"
         event = _event_asked(question)  # "formed" of "When was the Payments team formed?"
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
         relation = _who_does(question)
@@ -211,6 +212,8 @@ class ExtractiveAnswerer:
                     continue  # a FAQ's question asks what the question asks; it answers nothing
                 if not of_status and _tells_status(sentence, title):
                     continue  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
+                if not of_time and _DATE_LINE.match(sentence):
+                    continue  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
                 # what a section's headings name, the sentences under it speak of: they
                 # count when they complete the question ("How do I file a refund?" under
                 # "Refund policy > How to file"), not for one asking more than the section
@@ -545,6 +548,9 @@ _OF_STATUS = re.compile(
     r"in force|still (?:valid|current))\b",
     re.IGNORECASE,
 )
+# A question of when, and a record's date line ("Date: 2023-09-12", as adr-tools dates one)
+_OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)
+_DATE_LINE = re.compile(r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:", re.IGNORECASE)
 # A line naming what replaced a record, or what it replaced: "Superseded by [5. ...](...)"
 _REPLACEMENT_LINE = re.compile(
     r"[\s>*+-]*(?:\*\*|__)?(?:(?:superseded|replaced|amended)\s+by\b|supersedes\b|"

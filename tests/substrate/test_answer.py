@@ -612,6 +612,10 @@ def test_a_record_s_status_line_answers_only_a_question_of_its_status() -> None:
     said = quoted("Which message broker do we use for domain events?", record)
     assert "Kafka topics" in said and "RabbitMQ" not in said
     assert "Supersedes" in quoted("What does the Kafka decision supersede?", record)
+    # nor does its date line, but to a question of when
+    dated = "# 5. Use Kafka for events\n\nDate: 2023-09-12\n\n## Decision\n\nEvents go to Kafka.\n"
+    assert quoted("What do we use for events?", dated) == "Decision: Events go to Kafka. [1]"
+    assert "2023-09-12" in quoted("When was Use Kafka for events dated?", dated)
     news = "# Garden sensor\n\n## Status\n\nBattery life is now about 23 days without sun.\n"
     assert "23 days" in quoted("How long does the garden sensor battery last?", news)
 
