@@ -506,6 +506,7 @@ def test_jsonl_with_trace_rows_is_read_as_traces() -> None:
         # a row of fields no answered one has is a dataset's, not a run that gave nothing
         ('{"input": "q", "label": "geo"}\n{"input": "r", "notes": "n"}\n', "record"),
         ('{"input": "q", "answer": "a", "id": 1}\n{"input": "r", "id": 2}\n', "trace"),
+        ('{"input": "q", "answer": "a"}\n{"input": null}\n', "record"),  # no run: no input
     ],
 )
 def test_half_the_rows_answered_make_a_file_of_traces(rows: str, kind: str) -> None:

@@ -46,9 +46,14 @@ def looks_like_traces(rows: list[tuple[int, Any]], sample: int = 5) -> bool:
     fields = set().union(*answered)
     return all(
         is_trace_row(value)
-        or (isinstance(value, dict) and "input" in value and value.keys() <= fields)
+        or (isinstance(value, dict) and _asked(value) and value.keys() <= fields)
         for value in head
     )
+
+
+def _asked(row: dict[str, Any]) -> bool:
+    """Whether ``row`` has an input (not null, not empty): a run that was asked something."""
+    return row.get("input") not in (None, "")
 
 
 def trace_segment(row: dict[str, Any], index: int) -> Segment:
