@@ -6,9 +6,9 @@ that one is. When the successor is not in the evidence (a search for the questio
 not find it: "Move the ledger to CockroachDB" says no "database"), an answer was taken from what
 was left, however weakly it matched ("If the database connection pool is exhausted, ...").
 ``in_force`` looks each named successor up, as a link to it is followed, for the reader's
-scopes only, and puts its passages in the place of the note it replaced; and tells which notes were
-replaced and which items replaced them: an answer citing none of those, from a source that
-matched the question far less than an old note did, answers what was decided against.
+scopes only, and puts its passages in the place of the note it replaced. It tells which notes
+were replaced and which items replaced them: an answer citing none of those, from a source
+that matched the question less than an old note did, answers what was decided against.
 """
 
 from __future__ import annotations
