@@ -53,7 +53,7 @@ from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.linktext import as_shown
 from substrate.negated import other_side, sides
-from substrate.notestatus import status_word
+from substrate.notestatus import STATES, status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
@@ -271,8 +271,10 @@ class ExtractiveAnswerer:
                 continue
             if relation and not relation & (have | terms(said)):
                 continue
-            # (in its own words: "95.2" is no version asked)
-            if said_by_blank and len(terms(said) & wanted) <= said_by_blank:
+            # (in its own words: "95.2" is no version asked), or as much and a value of its
+            # own ("cache-01 was moved to eu-central-1"; not "The search-gateway fronts the
+            # product search cluster.")
+            if said_by_blank and not _says_more(said, wanted, said_by_blank, question):
                 continue
             share = sum(weight[t] for t in have) / total if total else 0.0
             content = len(have - frame.keys())  # the frame alone answers nothing
@@ -542,37 +544,59 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
-# A question of a record's status, or of what replaced what
+# A question of a record's status ("Is Project Plover approved?"), or of what replaced what
 _OF_STATUS = re.compile(
-    r"\b(?:status|supersed\w*|replac\w*|deprecat\w*|accepted|proposed|rejected|amend\w*|"
-    r"in force|still (?:valid|current))\b",
+    r"\b(?:status|supersed\w*|replac\w*|deprecat\w*|amend\w*|in force|still (?:valid|current)|"
+    + "|".join(sorted(STATES))
+    + r")\b",
     re.IGNORECASE,
 )
-# A question of when, and a record's date line ("Date: 2023-09-12", as adr-tools dates one)
+# A question of when, and a record's date line ("Date: 2023-09-12", as adr-tools dates one; not
+# "Date: 2 July 2024, 14:00 in room Ada", which tells the time and the place too)
 _OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)
-_DATE_LINE = re.compile(r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:", re.IGNORECASE)
-# A line naming what replaced a record, or what it replaced: "Superseded by [5. ...](...)"
+_DATE_LINE = re.compile(
+    r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*\d[\d./ -]*\.?\s*$", re.IGNORECASE
+)
+# A line naming what replaced a record, or what it replaced, by a link or a record's name:
+# "Superseded by [5. ...](...)", "Supersedes: ADR-008"; not a note's prose ("Replaces the
+# Logstash hosts with Vector agents on every node.")
 _REPLACEMENT_LINE = re.compile(
     r"[\s>*+-]*(?:\*\*|__)?(?:(?:superseded|replaced|amended)\s+by\b|supersedes\b|"
-    r"replaces\b|amends\b)",
-    re.IGNORECASE,
+    r"replaces\b|amends\b)(?:\*\*|__)?\s*:?\s*(?P<what>.*)",
+    re.IGNORECASE | re.DOTALL,
 )
+_NAMES_A_RECORD = re.compile(r"\]\(|\[\[|^\W*(?:[A-Z]{2,6}[- ]?\d+|[a-z]{2,6}-\d+)\b")
 _STATUS_LABEL = re.compile(r"[\s>*+-]*(?:\*\*|__)?status(?:\*\*|__)?\s*:\s*", re.IGNORECASE)
 
 
 def _tells_status(sentence: str, title: str) -> bool:
     """Whether ``sentence`` (under the heading ``title``) tells its record's status: a line
-    naming what replaced it, "Status: Accepted", or a status word alone under a "Status"
-    heading; not a project's news there ("Battery life is now about 23 days."), nor "Status:
-    running in three regions"."""
-    if _REPLACEMENT_LINE.match(sentence):
-        return True
+    naming what replaced it (by a link or a record's name, or any such line under a "Status"
+    heading), "Status: Accepted", or a status word alone under a "Status" heading; not a
+    project's news there ("Battery life is now about 23 days."), nor "Status: running in
+    three regions"."""
+    under_status = title.strip().lower() == "status"
+    replacement = _REPLACEMENT_LINE.match(sentence)
+    if replacement:
+        return under_status or _NAMES_A_RECORD.search(replacement.group("what")) is not None
     label = _STATUS_LABEL.match(sentence)
     said = sentence[label.end() :] if label else sentence
     word_alone = len(said.split()) <= 3 and status_word(said) is not None
-    return word_alone and (label is not None or title.strip().lower() == "status")
+    return word_alone and (label is not None or under_status)
 
 
+def _says_more(said: str, wanted: frozenset[str], row_says: int, question: str) -> bool:
+    """Whether ``said`` says more of the question (its ``wanted`` terms) than a row that
+    leaves the asked cell blank does (``row_says`` of them), or as much and a value the
+    question does not give: a number or a name with a digit."""
+    says = len(terms(said) & wanted)
+    if says != row_says:
+        return says > row_says
+    asked = {word.lower() for word in _VALUE.findall(question)}
+    return any(word.lower() not in asked for word in _VALUE.findall(said))
+
+
+_VALUE = re.compile(r"[\w.-]*\d[\w.-]*")
 _OWN_ASKED = re.compile(r".*\b(?:do|does|did)\s.*?(\w+)\s+own\W*$", re.IGNORECASE | re.DOTALL)
 _POSSESSIVES = frozenset("my your his her its our their whose".split())
 

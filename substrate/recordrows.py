@@ -63,10 +63,11 @@ def rows_leaving_out_a_column(
     """The records of ``items`` whose cell is blank in a column the question's ``wanted``
     terms name: "What is the mem_gb of web-02?" is not answered by web-02's row when its
     mem_gb is blank, though it names web-02 (its cells say 2 of the terms). When such a row
-    is of the thing asked of (a cell is one of the identifiers the question ``names``, or its
-    cells give every other term the question ``needed``), the other rows of its table are of
-    other things: "the p99 of payments" is not the ledger's, whose owner is the payments
-    team, nor is orders-db-2's the os of orders-db-1."""
+    is of the thing asked of (its first cell, which names a row, is an identifier the
+    question ``names``, or gives every other term the question ``needed``), the other rows
+    of its table are of other things: "the p99 of payments" is not the ledger's, whose owner
+    is the payments team, nor is orders-db-2's the os of orders-db-1. (A replica's
+    ``replica_of: orders-db-1`` is no row of orders-db-1.)"""
     said: dict[int, int] = {}
     asked_of: set[object] = set()
     for pos, item in enumerate(items):
@@ -79,8 +80,8 @@ def rows_leaving_out_a_column(
             given = terms(" ".join(f"{k} {v}" for k, v in cells.items() if k not in blank))
             said[pos] = len(given & wanted)
             columns = set().union(*(terms(c) | _words(c) for c in asked))
-            named = any(str(v).strip().lower() in names for v in cells.values() if v is not None)
-            if named or needed - columns <= given:
+            key = str(next(iter(cells.values())) or "").strip()
+            if key.lower() in names or (key and needed - columns <= terms(key)):
                 asked_of.add(item.provenance.get("source"))
     others = {
         pos

@@ -616,6 +616,16 @@ def test_a_record_s_status_line_answers_only_a_question_of_its_status() -> None:
     dated = "# 5. Use Kafka for events\n\nDate: 2023-09-12\n\n## Decision\n\nEvents go to Kafka.\n"
     assert quoted("What do we use for events?", dated) == "Decision: Events go to Kafka. [1]"
     assert "2023-09-12" in quoted("When was Use Kafka for events dated?", dated)
+    # a status word is a question of status too ("Was Project Plover approved?")
+    assert quoted("Was Project Plover approved?", "# Project Plover\n\n## Status\n\nApproved\n")
+    # a date line that tells the time and place answers where
+    forum = "# Architecture forum\n\nDate: 2 July 2024, 14:00 in room Ada (Berlin office)\n"
+    assert "room Ada" in quoted("Where was the architecture forum?", forum)
+    # prose opening with "Supersedes" is no status line
+    policy = (
+        "# On-call\n\nSupersedes the 2022 policy: engineers get a day off after a night page.\n"
+    )
+    assert "a day off" in quoted("What do engineers get after a night page?", policy)
     news = "# Garden sensor\n\n## Status\n\nBattery life is now about 23 days without sun.\n"
     assert "23 days" in quoted("How long does the garden sensor battery last?", news)
 

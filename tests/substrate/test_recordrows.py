@@ -85,6 +85,10 @@ def test_a_row_whose_cell_the_question_names_is_blank_answers_nothing() -> None:
     moved = SubstrateItem("text", "web-02 was given 64 GB of memory (mem_gb) in May.")
     both = pack_context("web-02", [rows[1], moved], [0.9, 0.8])
     assert answer("What is the mem_gb of web-02?", both) == f"{moved.text} [2]"
+    # ... or as much and a value of its own ("cache-01 was moved to eu-central-1")
+    resized = SubstrateItem("text", "web-02 was resized to 64 GB in May.")
+    given = pack_context("web-02", [rows[1], resized], [0.9, 0.8])
+    assert answer("What is the mem_gb of web-02?", given) == f"{resized.text} [2]"
     named = SubstrateItem("text", "web-02 serves the marketing site.")
     only_named = pack_context("web-02", [rows[1], named], [0.9, 0.8])
     assert answer("What is the mem_gb of web-02?", only_named) == ""
@@ -137,3 +141,28 @@ def test_the_row_a_question_names_by_identifier_stands_for_its_table() -> None:
     assert ExtractiveAnswerer().answer_packet("What os_version does orders-db-1 run?", packet) == ""
     said = ExtractiveAnswerer().answer_packet("What os_version does orders-db-2 run?", packet)
     assert "ubuntu-22.04" in said
+
+
+def test_only_a_row_s_first_cell_makes_it_the_row_asked_of() -> None:
+    # a replica's "replica_of: pg-main-1", its os blank, ruled out pg-main-1's own row; the
+    # ledger's owner "payments", its tier blank, ruled out the payments row
+    def table(source: str, *cells: dict[str, str]) -> list[SubstrateItem]:
+        return [
+            SubstrateItem("record", "", payload=c, provenance={"source": source}) for c in cells
+        ]
+
+    answer = ExtractiveAnswerer().answer_packet
+    hosts = table(
+        "db.csv",
+        {"host": "pg-main-2", "replica_of": "pg-main-1", "os": ""},
+        {"host": "pg-main-1", "replica_of": "", "os": "debian-12"},
+    )
+    said = answer("What os does pg-main-1 run?", pack_context("pg", hosts, [0.9, 0.8]))
+    assert "debian-12" in said
+    services = table(
+        "services.csv",
+        {"service": "ledger", "owner": "payments", "tier": ""},
+        {"service": "payments", "owner": "payments", "tier": "1"},
+    )
+    said = answer("What tier is payments?", pack_context("tier", services, [0.9, 0.8]))
+    assert "tier: 1" in said
