@@ -47,6 +47,9 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
     return frozenset(other)
 
 
+_Row = dict[str, object]  # a record's cells by column
+
+
 class BlankCells(NamedTuple):
     """Records whose cell the question asks for is blank (``rows_leaving_out_a_column``)."""
 
@@ -63,11 +66,11 @@ def rows_leaving_out_a_column(
     """The records of ``items`` whose cell is blank in a column the question's ``wanted``
     terms name: "What is the mem_gb of web-02?" is not answered by web-02's row when its
     mem_gb is blank, though it names web-02 (its cells say 2 of the terms). When such a row
-    is of the thing asked of (its first cell, which names a row, is an identifier the
-    question ``names``, or gives every other term the question ``needed``), the other rows
-    of its table are of other things: "the p99 of payments" is not the ledger's, whose owner
-    is the payments team, nor is orders-db-2's the os of orders-db-1. (A replica's
-    ``replica_of: orders-db-1`` is no row of orders-db-1.)"""
+    is of the thing asked of (its first cell gives every other term the question
+    ``needed``), the other rows of its table are of other things: "the p99 of payments" is
+    not the ledger's, whose owner is the payments team. So are, whatever is blank, the rows of
+    a table that one row names by an identifier the question ``names`` (``rows_of_other_keys``).
+    """
     said: dict[int, int] = {}
     asked_of: set[object] = set()
     for pos, item in enumerate(items):
@@ -81,14 +84,63 @@ def rows_leaving_out_a_column(
             said[pos] = len(given & wanted)
             columns = set().union(*(terms(c) | _words(c) for c in asked))
             key = str(next(iter(cells.values())) or "").strip()
-            if key.lower() in names or (key and needed - columns <= terms(key)):
+            if key and needed - columns <= terms(key):
                 asked_of.add(item.provenance.get("source"))
     others = {
         pos
         for pos, item in enumerate(items)
         if pos not in said and item.kind == "record" and item.provenance.get("source") in asked_of
     }
-    return BlankCells(said, frozenset(others))
+    return BlankCells(said, frozenset(others) | rows_of_other_keys(wanted, names, items))
+
+
+def rows_of_other_keys(
+    wanted: frozenset[str], names: Collection[str], items: Sequence[SubstrateItem]
+) -> frozenset[int]:
+    """The positions in ``items`` of the rows of a table in which one row is named by an
+    identifier the question ``names`` ("orders-db-1" in the column that names each row: every
+    row has its own value there) that are other rows: another key, and the identifier, if
+    anywhere, in a column the question does not name (a replica's ``replica_of:
+    orders-db-1`` is no answer to "What os does orders-db-1 run?", but is to "Which hosts are
+    replicas of orders-db-1?")."""
+    if not names:
+        return frozenset()
+    other: set[int] = set()
+    for rows in _rows_by_source(items).values():
+        for name in names:
+            key = _key_column([cells for _, cells in rows], name)
+            if key is None:
+                continue
+            for pos, cells in rows:
+                if _text(cells.get(key)) in names:
+                    continue
+                holding = [c for c, v in cells.items() if _text(v) == name]
+                if not any(_names(c, cells, wanted) for c in holding):
+                    other.add(pos)
+    return frozenset(other)
+
+
+def _rows_by_source(items: Sequence[SubstrateItem]) -> dict[object, list[tuple[int, _Row]]]:
+    tables: dict[object, list[tuple[int, _Row]]] = {}
+    for pos, item in enumerate(items):
+        if item.kind == "record" and isinstance(item.payload, dict):
+            cells = {str(column): value for column, value in item.payload.items()}
+            tables.setdefault(item.provenance.get("source"), []).append((pos, cells))
+    return tables
+
+
+def _key_column(rows: list[_Row], name: str) -> str | None:
+    """The column of ``rows`` in which one of them is ``name`` and each has a value of its own
+    (not ``replica_of``, which repeats, or is blank)."""
+    for column in rows[0]:
+        values = [_text(cells.get(column)) for cells in rows]
+        if name in values and all(values) and len(set(values)) == len(values):
+            return column
+    return None
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value).strip().lower()
 
 
 def _blank(value: object) -> bool:

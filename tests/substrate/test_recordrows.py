@@ -85,8 +85,11 @@ def test_a_row_whose_cell_the_question_names_is_blank_answers_nothing() -> None:
     moved = SubstrateItem("text", "web-02 was given 64 GB of memory (mem_gb) in May.")
     both = pack_context("web-02", [rows[1], moved], [0.9, 0.8])
     assert answer("What is the mem_gb of web-02?", both) == f"{moved.text} [2]"
-    # ... or as much and a value of its own ("cache-01 was moved to eu-central-1")
-    resized = SubstrateItem("text", "web-02 was resized to 64 GB in May.")
+    # ... not as much only, though with a number of its own (a date, a kernel's version)
+    rebooted = SubstrateItem("text", "web-02 was rebooted on 3 June after a kernel panic.")
+    reboot = pack_context("web-02", [rows[1], rebooted], [0.9, 0.8])
+    assert answer("What is the mem_gb of web-02?", reboot) == ""
+    resized = SubstrateItem("text", "web-02 was resized to 64 GB in May.")  # "GB": more
     given = pack_context("web-02", [rows[1], resized], [0.9, 0.8])
     assert answer("What is the mem_gb of web-02?", given) == f"{resized.text} [2]"
     named = SubstrateItem("text", "web-02 serves the marketing site.")
@@ -166,3 +169,26 @@ def test_only_a_row_s_first_cell_makes_it_the_row_asked_of() -> None:
     )
     said = answer("What tier is payments?", pack_context("tier", services, [0.9, 0.8]))
     assert "tier: 1" in said
+
+
+def test_the_row_an_identifier_names_rules_out_its_table_s_others() -> None:
+    # orders-db-3, a replica of orders-db-1, answered orders-db-1's os; and a table keyed by
+    # "id" first let orders-db-2's row answer for orders-db-1's blank os
+    def table(*cells: dict[str, str]) -> list[SubstrateItem]:
+        return [
+            SubstrateItem("record", "", payload=c, provenance={"source": "h.csv"}) for c in cells
+        ]
+
+    answer = ExtractiveAnswerer().answer_packet
+    replicas = table(
+        {"host": "orders-db-3", "replica_of": "orders-db-1", "os": "ubuntu-24.04"},
+        {"host": "orders-db-1", "replica_of": "", "os": "debian-12"},
+    )
+    packet = pack_context("orders", replicas, [0.9, 0.8])
+    assert "debian-12" in answer("What is the os of orders-db-1?", packet)
+    assert "orders-db-3" in answer("Which hosts are replicas of orders-db-1?", packet)
+    by_id = table(
+        {"id": "2", "host": "orders-db-2", "replica_of": "orders-db-1", "os": "ubuntu-24.04"},
+        {"id": "1", "host": "orders-db-1", "replica_of": "", "os": ""},
+    )
+    assert answer("What is the os of orders-db-1?", pack_context("os", by_id, [0.9, 0.8])) == ""
