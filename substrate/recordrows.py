@@ -109,7 +109,7 @@ def rows_of_other_keys(
     for rows in _rows_by_source(items).values():
         for name in names:
             key = _key_column([cells for _, cells in rows], name)
-            if key is None:
+            if key is None or not _asks_a_cell(rows, key, name, wanted):
                 continue
             for pos, cells in rows:
                 if _text(cells.get(key)) in names:
@@ -130,13 +130,24 @@ def _rows_by_source(items: Sequence[SubstrateItem]) -> dict[object, list[tuple[i
 
 
 def _key_column(rows: list[_Row], name: str) -> str | None:
-    """The column of ``rows`` in which one of them is ``name`` and each has a value of its own
-    (not ``replica_of``, which repeats, or is blank)."""
+    """The one column of ``rows`` in which one of them is ``name`` and each has a value of its
+    own (not ``replica_of``, which repeats, or is blank); None when two columns could be it
+    (``upstream`` and ``switch`` of a table of links: of the few rows found, either may hold
+    distinct values)."""
+    keys = []
     for column in rows[0]:
         values = [_text(cells.get(column)) for cells in rows]
         if name in values and all(values) and len(set(values)) == len(values):
-            return column
-    return None
+            keys.append(column)
+    return keys[0] if len(keys) == 1 else None
+
+
+def _asks_a_cell(rows: list[tuple[int, _Row]], key: str, name: str, wanted: frozenset[str]) -> bool:
+    """Whether the question asks for a cell of the row ``name`` keys ("What is the os of
+    orders-db-1?"), not of the rows around it ("Which projects are under PRJ-4?", where
+    ``parent`` is asked of in other words)."""
+    row = next(cells for _, cells in rows if _text(cells.get(key)) == name)
+    return any(_names(column, row, wanted) for column in row if column != key)
 
 
 def _text(value: object) -> str:

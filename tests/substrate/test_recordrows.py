@@ -192,3 +192,26 @@ def test_the_row_an_identifier_names_rules_out_its_table_s_others() -> None:
         {"id": "1", "host": "orders-db-1", "replica_of": "", "os": ""},
     )
     assert answer("What is the os of orders-db-1?", pack_context("os", by_id, [0.9, 0.8])) == ""
+
+
+def test_no_key_is_taken_where_two_columns_could_be_it_nor_for_rows_around_it() -> None:
+    # "upstream" held distinct values among the rows found and passed for the key: core-2's
+    # own row (switch: core-2) was ruled out; "under PRJ-4" asks of the rows whose parent it is
+    def table(*cells: dict[str, str]) -> list[SubstrateItem]:
+        return [
+            SubstrateItem("record", "", payload=c, provenance={"source": "t.csv"}) for c in cells
+        ]
+
+    answer = ExtractiveAnswerer().answer_packet
+    links = table(
+        {"upstream": "core-1", "switch": "core-2", "firmware": "10.1.2"},
+        {"upstream": "core-2", "switch": "edge-sw-5", "firmware": "9.2.1"},
+    )
+    said = answer("What is the firmware of core-2?", pack_context("core", links, [0.9, 0.8]))
+    assert "10.1.2" in said
+    projects = table(
+        {"code": "PRJ-5", "name": "Plover", "parent": "PRJ-4"},
+        {"code": "PRJ-4", "name": "Falcon", "parent": ""},
+    )
+    said = answer("Which projects are under PRJ-4?", pack_context("prj", projects, [0.9, 0.8]))
+    assert "PRJ-5" in said
