@@ -70,7 +70,7 @@ from substrate.questions import (
     verb_forms,
 )
 from substrate.quotelines import CITATION
-from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
+from substrate.recordrows import BlankCells, rows_leaving_out_a_column, rows_of_other_values
 from substrate.retrieval import innermost_heading, lines_of
 from substrate.secrets import safe_text
 from substrate.secrets.engine import find_secrets
@@ -176,6 +176,8 @@ class ExtractiveAnswerer:
         # (search-api's latency row, asked which version of it was deployed)
         asked_names = {name.lower() for name in identifiers(question)}  # "ADR-002", "web-02"
         blank = rows_leaving_out_a_column(wanted, needed, asked_names, packet.items)
+        if _OF_SEVERAL_OR_MISSING.search(question):  # "Which employees have no start date?",
+            blank = BlankCells({}, frozenset())  # "storefront and report-builder": all rows
         said_by_blank = max(
             (n for pos, n in blank.said.items() if pos not in other_rows), default=0
         )
@@ -543,6 +545,13 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 
 _WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
+# A question of several rows ("Compare the tiers of storefront and report-builder"), or of
+# what a row leaves out ("Which employees have no start date?"): a blank cell may answer it
+_OF_SEVERAL_OR_MISSING = re.compile(
+    r"\b(?:and|or|vs|versus|compare\w*|both|between|no|not|without|missing|blank|empty|unknown|"
+    r"unset|none)\b",
+    re.IGNORECASE,
+)
 # A question of a record's status ("Is Project Plover approved?"), or of what replaced what
 _OF_STATUS = re.compile(
     r"\b(?:status|supersed\w*|replac\w*|deprecat\w*|amend\w*|in force|still (?:valid|current)|"

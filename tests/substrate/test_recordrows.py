@@ -215,3 +215,29 @@ def test_no_key_is_taken_where_two_columns_could_be_it_nor_for_rows_around_it() 
     )
     said = answer("Which projects are under PRJ-4?", pack_context("prj", projects, [0.9, 0.8]))
     assert "PRJ-5" in said
+
+
+def test_a_question_of_several_rows_or_of_a_missing_value_takes_blank_rows() -> None:
+    # "Which employees have no start date?" quoted a row whose start date was given; "Compare
+    # the tiers of storefront and report-builder" quoted report-builder's row alone
+    def table(source: str, *cells: dict[str, str]) -> list[SubstrateItem]:
+        return [
+            SubstrateItem("record", "", payload=c, provenance={"source": source}) for c in cells
+        ]
+
+    answer = ExtractiveAnswerer().answer_packet
+    staff = table(
+        "staff.csv",
+        {"employee_id": "E-1077", "name": "Kwame Osei", "start_date": ""},
+        {"employee_id": "E-1188", "name": "Aiko Tanabe", "start_date": "2023-04-03"},
+    )
+    said = answer("Which employees have no start date?", pack_context("s", staff, [0.9, 0.8]))
+    assert "Kwame Osei" in said and "Aiko" not in said
+    services = table(
+        "services.tsv",
+        {"name": "report-builder", "tier": "3"},
+        {"name": "storefront", "tier": "1"},
+    )
+    packet = pack_context("tiers", services, [0.9, 0.8])
+    said = answer("Compare the tiers of storefront and report-builder.", packet)
+    assert "storefront" in said and "report-builder" in said
