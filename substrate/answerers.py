@@ -175,9 +175,12 @@ class ExtractiveAnswerer:
         # another row of its table, nor a sentence saying no more than that row does
         # (search-api's latency row, asked which version of it was deployed)
         asked_names = {name.lower() for name in identifiers(question)}  # "ADR-002", "web-02"
-        blank = rows_leaving_out_a_column(wanted, needed, asked_names, packet.items)
-        if _OF_SEVERAL_OR_MISSING.search(question):  # "Which employees have no start date?",
-            blank = BlankCells({}, frozenset())  # "storefront and report-builder": all rows
+        # ("Which employees have no start date?", "storefront and report-builder": all rows)
+        blank = (
+            BlankCells({}, frozenset())
+            if _OF_SEVERAL_OR_MISSING.search(question)
+            else rows_leaving_out_a_column(wanted, needed, asked_names, packet.items)
+        )
         said_by_blank = max(
             (n for pos, n in blank.said.items() if pos not in other_rows), default=0
         )

@@ -72,25 +72,20 @@ def rows_leaving_out_a_column(
     a table that one row names by an identifier the question ``names`` (``rows_of_other_keys``).
     """
     said: dict[int, int] = {}
-    asked_of: set[object] = set()
-    for pos, item in enumerate(items):
-        if item.kind != "record" or not isinstance(item.payload, dict):
-            continue
-        cells = {str(column): value for column, value in item.payload.items()}
-        blank = {column for column, value in cells.items() if _blank(value)}
-        asked = [column for column in blank if _names(column, cells, wanted)]
-        if asked:
-            given = terms(" ".join(f"{k} {v}" for k, v in cells.items() if k not in blank))
-            said[pos] = len(given & wanted)
-            columns = set().union(*(terms(c) | _words(c) for c in asked))
-            key = str(next(iter(cells.values())) or "").strip()
-            if key and needed - columns <= terms(key):
-                asked_of.add(item.provenance.get("source"))
-    others = {
-        pos
-        for pos, item in enumerate(items)
-        if pos not in said and item.kind == "record" and item.provenance.get("source") in asked_of
-    }
+    others: set[int] = set()
+    for rows in _rows_by_source(items).values():
+        asked_of = False  # whether a blank row of this table is the thing asked of
+        for pos, cells in rows:
+            blank = {column for column, value in cells.items() if not _text(value)}
+            asked = [column for column in blank if _names(column, cells, wanted)]
+            if asked:
+                given = terms(" ".join(f"{k} {v}" for k, v in cells.items() if k not in blank))
+                said[pos] = len(given & wanted)
+                columns = set().union(*(terms(c) | _words(c) for c in asked))
+                key = str(next(iter(cells.values())) or "").strip()
+                asked_of = asked_of or bool(key and needed - columns <= terms(key))
+        if asked_of:
+            others.update(pos for pos, _ in rows if pos not in said)
     return BlankCells(said, frozenset(others) | rows_of_other_keys(wanted, names, items))
 
 
@@ -152,10 +147,6 @@ def _asks_a_cell(rows: list[tuple[int, _Row]], key: str, name: str, wanted: froz
 
 def _text(value: object) -> str:
     return "" if value is None else str(value).strip().lower()
-
-
-def _blank(value: object) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _names(column: str, cells: dict[str, object], wanted: frozenset[str]) -> bool:
