@@ -77,8 +77,8 @@ def _title_names(item: SubstrateItem) -> set[str]:
     title = section.split(" > ", 1)[0] if isinstance(section, str) else ""
     names = {_unpadded(name.lower()) for name in identifiers(title)}
     folder, _, name = _stem(item).rpartition("/")
-    number, holds = _LEADING_NUMBER.match(name), posixpath.basename(folder)
-    if number and (holds in ("adr", "adrs") or _of_decisions(holds)):
+    number = _LEADING_NUMBER.match(name)
+    if number and _holds_records(folder, "adr"):
         names.add(_unpadded(f"adr-{number.group(1)}"))
     return names
 
@@ -130,10 +130,7 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
     replaced it: a successor among the items (unless the two are in a ring), or one its own
     front matter names that is not among them (``superseded_by: adr-005``: current,
     wherever it is)."""
-    notes = [item for item in items if _note_of(item) is not None]
-    by_stem = _Stems(notes)
-    pairs = list(_replacements(notes, by_stem))
-    current = _replaced(pairs)
+    notes, by_stem, pairs, current = _pairs(items)
     found: dict[str, dict[str, str]] = {}  # old id -> each successor's stem -> its name
     told: set[tuple[object, ...]] = set()
     for newer, older in pairs:
@@ -153,10 +150,7 @@ def replaced_notes(items: Sequence[SubstrateItem]) -> dict[str, str]:
 def replacing_notes(items: Sequence[SubstrateItem]) -> set[str]:
     """The ids of the ``items`` of notes that replace another of them and that nothing of
     them replaces: where what is in force is said."""
-    notes = [item for item in items if _note_of(item) is not None]
-    by_stem = _Stems(notes)
-    pairs = list(_replacements(notes, by_stem))
-    replaced = _replaced(pairs)
+    _, _, pairs, replaced = _pairs(items)
     return {
         item.id
         for newer, older in pairs
@@ -164,6 +158,17 @@ def replacing_notes(items: Sequence[SubstrateItem]) -> set[str]:
         for item in newer.items
         if item.id not in replaced
     }
+
+
+def _pairs(
+    items: Sequence[SubstrateItem],
+) -> tuple[list[SubstrateItem], _Stems, list[tuple[_Side, _Side]], set[str]]:
+    """The notes of ``items``, their stems, the (newer, older) sides front matter pairs, and
+    the ids of the items those pairs replace."""
+    notes = [item for item in items if _note_of(item) is not None]
+    by_stem = _Stems(notes)
+    pairs = list(_replacements(notes, by_stem))
+    return notes, by_stem, pairs, _replaced(pairs)
 
 
 def _with_named_successors(
@@ -377,10 +382,16 @@ def _unprefixed(stem: str) -> str:
     kind = _RECORD_PREFIX.fullmatch(name)
     if kind is None:
         return stem
-    holds = posixpath.basename(folder)
-    if holds not in (kind[1], kind[1] + "s") and not (kind[1] == "adr" and _of_decisions(holds)):
+    if not _holds_records(folder, kind[1]):
         return stem
     return f"{folder}/{kind[2]}" if folder else kind[2]
+
+
+def _holds_records(folder: str, kind: str) -> bool:
+    """Whether ``folder`` is named for records of ``kind`` ("adr/", "rfcs/"; for ADRs, a
+    folder of decisions too)."""
+    holds = posixpath.basename(folder)
+    return holds in (kind, kind + "s") or (kind == "adr" and _of_decisions(holds))
 
 
 def _stem_named(item: SubstrateItem, name: str) -> str:
