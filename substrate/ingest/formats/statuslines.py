@@ -26,19 +26,16 @@ _REST_CHARS = 300
 _HEAD_CHARS = 16384
 
 # A label at the start of a line (after list, quote and bold marks), then what it names
+_LEAD = r"[ \t>*+-]*+(?:\*\*|__)?"
+_LABEL = r"(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)\b(?:\*\*|__)?[ \t]*+"
 _STATUS = re.compile(
-    r"[ \t>*+-]*+(?:\*\*|__)?(?:(?P<state>status|deprecated)(?:\*\*|__)?[ \t]*+:[ \t]*+"
-    r"(?:\*\*|__)?[ \t]*+(?P<by>superseded|replaced)[ \t]++by"
-    r"|(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)(?:\*\*|__)?[ \t]*+:)",
+    rf"{_LEAD}(?:(?P<state>status|deprecated)(?:\*\*|__)?[ \t]*+:[ \t]*+"
+    rf"(?:\*\*|__)?[ \t]*+(?P<by>superseded|replaced)[ \t]++by|{_LABEL}:)",
     re.IGNORECASE,
 )
 # In a "## Status" section, adr-tools' own lines, with no colon: "Superseded by [5. Use
 # Kafka](0005-use-kafka.md)", "Supersedes [2. ...](0002-....md)"
-_SECTION_LABEL = re.compile(
-    r"[ \t>*+-]*+(?:\*\*|__)?(?P<label>superseded[ _-]by|replaced[ _-]by|supersedes|replaces)"
-    r"\b(?:\*\*|__)?[ \t]*+:?",
-    re.IGNORECASE,
-)
+_SECTION_LABEL = re.compile(rf"{_LEAD}{_LABEL}:?", re.IGNORECASE)
 # "- **Status**: Proposed", "> Status: Draft" (the word is read by ``status_word``)
 _STATE_LABEL = re.compile(r"[ \t>*+-]*+(?:\*\*|__)?status(?:\*\*|__)?[ \t]*+:", re.IGNORECASE)
 # "## Status", its word on the first line after it (a decision record's usual form)
