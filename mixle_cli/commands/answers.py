@@ -247,7 +247,7 @@ def ask_cmd(
         output.emit_json(data)
     else:
         _ask_text(answer, chosen.label, receipt)
-        _passed_over_note(answer)
+        passed_over_note(answer.passed_over_sources())  # replaced notes, not quoted
     if answer.abstained:
         raise typer.Exit(FOUND)
     dangling = citations_to_nothing(answer.answer, len(answer.context))
@@ -300,11 +300,6 @@ def _since_ingest(signal: str) -> str:
     """What became of a source's file, by its ``changed_since_ingest`` signal."""
     what = "changed" if signal == "changed" else "moved or was removed"
     return f"{what} since it was ingested"
-
-
-def _passed_over_note(answer: Answer) -> None:
-    """Say which notes the evidence held that were replaced by newer ones (not quoted)."""
-    passed_over_note(answer.passed_over_sources())
 
 
 def _same_names(data: dict[str, Any]) -> None:
