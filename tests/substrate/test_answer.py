@@ -617,7 +617,8 @@ def test_a_record_s_status_line_answers_only_a_question_of_its_status() -> None:
     assert quoted("What do we use for events?", dated) == "Decision: Events go to Kafka. [1]"
     assert "2023-09-12" in quoted("When was Use Kafka for events dated?", dated)
     # a status word is a question of status too ("Was Project Plover approved?")
-    assert quoted("Was Project Plover approved?", "# Project Plover\n\n## Status\n\nApproved\n")
+    plover = "# Project Plover\n\n## Status\n\nApproved\n"
+    assert quoted("Was Project Plover approved?", plover) == "Status: Approved [1]"
     # a date line that tells the time and place answers where
     forum = "# Architecture forum\n\nDate: 2 July 2024, 14:00 in room Ada (Berlin office)\n"
     assert "room Ada" in quoted("Where was the architecture forum?", forum)
