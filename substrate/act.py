@@ -26,7 +26,7 @@ from substrate.context.compress import truncate
 from substrate.errors import InvalidInputError
 from substrate.retrieval import retrieve
 from substrate.search.filters import SearchFilters
-from substrate.secrets import safe_text
+from substrate.secrets import masked_repr, safe_text
 from substrate.telemetry import Recorder, emit
 
 if TYPE_CHECKING:
@@ -95,6 +95,8 @@ class Step:
 @dataclass
 class Investigation:
     """A cited answer (or abstention) plus the actions that acquired its evidence."""
+
+    __repr__ = masked_repr  # a secret typed in is not printed back
 
     question: str
     answer: str | None

@@ -68,7 +68,7 @@ from substrate.retrieval import (
     retrieve,
 )
 from substrate.search.engine import SearchFilters, unmentioned
-from substrate.secrets import safe_text
+from substrate.secrets import masked_repr, safe_text
 from substrate.secrets.engine import MASK_PATTERN
 from substrate.secrets.scan import detect_and_redact, without_secrets
 from substrate.successors import InForce, in_force
@@ -137,6 +137,8 @@ _MASK = re.compile(MASK_PATTERN)
 @dataclass
 class Answer:
     """A cited answer or an abstention, the evidence it rests on and a heuristic confidence."""
+
+    __repr__ = masked_repr  # a secret typed in is not printed back
 
     question: str
     answer: str | None

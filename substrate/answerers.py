@@ -813,6 +813,14 @@ class CommandAnswerer:
     timeout: float = 120.0
     label: str = "command"
 
+    def __repr__(self) -> str:  # the program only: its arguments may hold a key
+        try:
+            argv = self._split()
+        except InvalidInputError:
+            argv = []
+        program = argv[0] if argv else ""
+        return f"CommandAnswerer(program={program!r}, timeout={self.timeout!r})"
+
     def argv(self) -> list[str]:
         argv = self._split()
         if not argv:
@@ -836,8 +844,8 @@ class CommandAnswerer:
     def complete(self, prompt: str) -> str:
         argv = self.argv()
         returncode, out, err = _run_capped(argv, prompt.encode("utf-8"), self.timeout)
-        if returncode != 0:
-            detail = _last_line(err.decode("utf-8", "replace"))
+        if returncode != 0:  # a failing tool may echo the token it was given: masked
+            detail = safe_text(_last_line(err.decode("utf-8", "replace")))
             raise AnswererError(
                 f"answerer command {argv[0]} exited with status {returncode}"
                 + (f": {detail}" if detail else "")
@@ -932,6 +940,12 @@ class HttpAnswerer:
     timeout: float = 120.0
     env: Mapping[str, str] | None = None
     label: str = "http"
+
+    def __repr__(self) -> str:  # neither the environment (the key) nor a URL's query
+        return (
+            f"HttpAnswerer(endpoint={self.where()!r}, model={self.model!r}, "
+            f"api_key_env={self.api_key_env!r}, timeout={self.timeout!r})"
+        )
 
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlsplit(self.base_url)

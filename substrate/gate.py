@@ -148,5 +148,7 @@ def admit(item: SubstrateItem, *, redact: bool = True) -> GateResult:
     clean.provenance[REDACTIONS_KEY] = _merge(
         clean.provenance.get(REDACTIONS_KEY), len(found), sorted(set(found))
     )
-    log.info("item %s: %d secret(s) redacted (%s)", item.id, len(found), ", ".join(rules))
+    log.info(
+        "item %s: %d secret(s) redacted (%s)", item.id or "(new)", len(found), ", ".join(rules)
+    )
     return GateResult(clean, len(found), sorted(set(found)), secrets)

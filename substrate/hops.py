@@ -19,7 +19,7 @@ from substrate.item import SubstrateItem
 from substrate.notelinks import linked_notes
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
 from substrate.search.tokenize import item_surface
-from substrate.secrets import safe_text
+from substrate.secrets import masked_repr, safe_text
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
 
@@ -48,6 +48,8 @@ class HopStep:
 @dataclass
 class HopChain:
     """A multi-hop retrieval result: the items found and the evidence path to each."""
+
+    __repr__ = masked_repr  # a secret typed in is not printed back
 
     query: str
     steps: list[HopStep] = field(default_factory=list)

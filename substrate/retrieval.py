@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.item import MODALITIES, SubstrateItem
-from substrate.secrets import safe_repr, safe_text
+from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
 from substrate.telemetry import Recorder, emit
 from substrate.visibility import reader_view
@@ -159,6 +159,8 @@ def _line_number(value: Any) -> int | None:
 @dataclass
 class Retrieval:
     """A planned, cross-kind retrieval result: items in merged relevance order."""
+
+    __repr__ = masked_repr  # a secret typed in is not printed back
 
     query: str
     items: list[SubstrateItem] = field(default_factory=list)

@@ -13,7 +13,7 @@ from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import innermost_heading, provenance_entry, shown_sources
-from substrate.secrets import safe_repr, safe_text
+from substrate.secrets import masked_repr, safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per CHARS_PER_TOKEN (4) characters, rounded
 # up. It is the usual rule of thumb for English with BPE tokenizers, needs no tokenizer, and
@@ -185,6 +185,8 @@ class ContextPacket:
     ``texts`` holds the text actually used per item (the whole item, or an extractive summary
     when the packet was compressed). ``used_chars`` is the length of ``render()``.
     """
+
+    __repr__ = masked_repr  # a secret typed in is not printed back
 
     task: str
     items: list[SubstrateItem] = field(default_factory=list)

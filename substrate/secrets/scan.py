@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from substrate.errors import InvalidInputError
@@ -97,7 +97,13 @@ def detect_secrets(text: str) -> SecretScan:
     """
     if not text:
         return SecretScan()
+    _check_text(text, "detect_secrets")
     return SecretScan([_finding(text, h) for h in find_secrets(text)])
+
+
+def _check_text(text: object, function: str) -> None:
+    if not isinstance(text, str):  # bytes would fail deep in a pattern, naming none of this
+        raise InvalidInputError(f"{function}() takes a str, not {type(text).__name__}")
 
 
 def visible_prefix(secret: str, prefix: int, keep_prefix: int) -> int:
@@ -175,6 +181,7 @@ def redact_secrets(
     check_mask(mask)
     if not text:
         return text
+    _check_text(text, "redact_secrets")
     return _redacted(text, find_secrets(text), mask, keep_prefix, keep_lines)
 
 
@@ -246,3 +253,10 @@ def safe_repr(value: object) -> str:
     quoted, a tab or a line break reads as a backslash and a letter, which the rules would no
     longer take for the space around a password."""
     return repr(safe_text(value) if isinstance(value, str) else value)
+
+
+def masked_repr(result: Any) -> str:
+    """A result dataclass's repr with the secrets in its text fields masked: a question or
+    task typed with a credential in it, kept as given, is not shown back by ``print``."""
+    shown = (f"{f.name}={safe_repr(getattr(result, f.name))}" for f in fields(result) if f.repr)
+    return f"{type(result).__name__}({', '.join(shown)})"

@@ -861,6 +861,55 @@ def test_command_answerer_errors() -> None:
         CommandAnswerer("   ").complete("p")
 
 
+GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+
+
+def test_a_failing_command_answerer_s_echo_of_a_token_is_masked_in_its_error() -> None:
+    echo = f"import sys; sys.stderr.write('auth failed for {GITHUB_TOKEN}\\n'); sys.exit(3)"
+    with pytest.raises(AnswererError) as failed:
+        CommandAnswerer([PY, "-c", echo]).complete("p")
+    assert GITHUB_TOKEN not in str(failed.value)
+    assert "auth failed for [REDACTED:github_token]" in str(failed.value)
+
+
+def test_answerers_print_no_key_nor_the_environment() -> None:
+    env = {"OPENAI_API_KEY": "sk-live-" + "secret-value-123", "HOME": "/home/someone"}
+    http = HttpAnswerer(
+        "http://h:8080/v1?api_key=Hunter2", "m", api_key_env="OPENAI_API_KEY", env=env
+    )
+    shown = repr(http)
+    assert "secret-value" not in shown and "Hunter2" not in shown and "HOME" not in shown
+    assert shown == (
+        "HttpAnswerer(endpoint='http://h:8080', model='m', api_key_env='OPENAI_API_KEY', "
+        "timeout=120.0)"
+    )
+    command = CommandAnswerer(["llm", "--key", GITHUB_TOKEN])
+    assert repr(command) == "CommandAnswerer(program='llm', timeout=120.0)"
+    assert repr(CommandAnswerer('llm "unclosed')) == "CommandAnswerer(program='', timeout=120.0)"
+
+
+def test_results_print_a_secret_typed_into_the_question_masked() -> None:
+    from substrate.act import investigate, retrieve_action
+    from substrate.context import assemble_context
+    from substrate.hops import multihop
+    from substrate.retrieval import retrieve
+
+    shard = Substrate()
+    shard.add("text", "The refund policy is 14 days.")
+    asked = f"refund policy? {GITHUB_TOKEN}"
+    results = [
+        answer_from_substrate(shard, asked, lambda q, c: "14 days"),
+        assemble_context(shard, asked),
+        retrieve(shard, asked),
+        multihop(shard, asked),
+        investigate(asked, [retrieve_action(shard)], lambda q, c: "14 days"),
+    ]
+    for result in results:
+        assert GITHUB_TOKEN not in repr(result), type(result).__name__
+        assert "[REDACTED:github_token]" in repr(result), type(result).__name__
+    assert results[2].query == asked  # kept as given: only its printing is masked
+
+
 def test_command_answerer_caps_its_output_and_leaves_no_process_behind(tmp_path: Path) -> None:
     import os
     import time

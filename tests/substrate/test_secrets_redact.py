@@ -27,6 +27,13 @@ def test_empty_and_clean_text() -> None:
     assert detect_secrets("token: short").clean
     assert redact_secrets("nothing here") == "nothing here"
     assert redact_secrets("") == ""
+    assert detect_secrets(None).clean  # type: ignore[arg-type]  # as the seed's does
+
+
+@pytest.mark.parametrize("scan", [detect_secrets, redact_secrets])
+def test_bytes_are_refused_by_name_not_by_a_pattern_deep_inside(scan: object) -> None:
+    with pytest.raises(InvalidInputError, match=r"takes a str, not bytes"):
+        scan(b"password = hunter2")  # type: ignore[operator]
 
 
 def test_scan_shape_and_sorting() -> None:
