@@ -202,6 +202,15 @@ class Substrate:
         return self.put(SubstrateItem(kind=kind, text=text, **kw))
 
     def get(self, item_id: str) -> SubstrateItem | None:
+        """The live item ``item_id``, or None (an unknown or removed id).
+
+        It is the store's own object: a change made to it in place is saved by the next
+        ``save()``, as if it were ``put`` again. Where another process may change the same
+        item meanwhile, hold ``exclusive()`` around reading, changing and saving it: without
+        the lock, the last save wins, whole item against whole item, and a change made to an
+        item after this store saw another process replace it is not saved (it reads the new
+        version instead). ``peek`` reads without keeping.
+        """
         return self._fetch(item_id, keep=True)
 
     def peek(self, item_id: str) -> SubstrateItem | None:
@@ -243,6 +252,8 @@ class Substrate:
         return {item_id for item_id, at in self._put_at.items() if at > count}
 
     def remove(self, item_id: str) -> bool:
+        """Remove ``item_id`` (on disk, a tombstone is appended by the next ``save()``);
+        whether it was live."""
         if self.root is None:
             removed = self._mem.pop(item_id, None) is not None
             self._put_at.pop(item_id, None)
@@ -717,6 +728,25 @@ class Substrate:
             return []
         return self._log.miscounted_batches(self._fresh_view().watermark.offset)
 
+    def __repr__(self) -> str:
+        where = "in memory" if self.root is None else str(self.root)
+        return f"<Substrate {where}>"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """An in-memory shard pickles (and deep-copies) with its items; its search index is
+        built again when searched. One on disk holds open files, a lock and a place in its
+        log: it is opened again by its root wherever it is needed, not copied."""
+        if self.root is not None:
+            raise InvalidInputError(
+                "a Substrate on disk cannot be pickled or copied; open "
+                f"Substrate({str(self.root)!r}) where it is needed"
+            )
+        from substrate.search.layout import CACHE_ATTR
+
+        state = self.__dict__.copy()
+        state.pop(CACHE_ATTR, None)  # a compiled index, no Python object
+        return state
+
     def close(self) -> None:
         """Release open files (the shard stays usable; they are reopened on demand)."""
         self._close_log_fd()
@@ -862,11 +892,12 @@ class Substrate:
         # written through a separate store first: if the target cannot be written, this one
         # keeps its items and its place
         other = Substrate(target)
-        if not other.settings.path or not other.settings.path.exists():
-            other.settings.create()  # even with nothing to write, the target becomes a shard
         for item in items:
             other._pending[item.id] = item
-        other._write_batch(*other._collect_changes())
+        changes = other._collect_changes()  # an item no line can hold refuses it here, first
+        if not other.settings.path or not other.settings.path.exists():
+            other.settings.create()  # even with nothing to write, the target becomes a shard
+        other._write_batch(*changes)
         other.close()
         self._mem.clear()
         self._put_at.clear()

@@ -78,6 +78,13 @@ def test_the_readme_s_python_example_runs_as_written(
     assert "refunds.md" in printed and "within five business days" in printed
 
 
+def test_the_library_ships_its_type_hints() -> None:
+    marker = Path(substrate.__file__).parent / "py.typed"
+    assert marker.exists()  # without it, a program's type checker reads every name as Any
+    pyproject = Path(substrate.__file__).parent.parent / "pyproject.toml"
+    assert 'substrate = ["py.typed"]' in pyproject.read_text()  # and the wheel holds it
+
+
 def test_add_given_an_item_says_to_put_it() -> None:
     store = substrate.Substrate()
     with pytest.raises(substrate.InvalidInputError, match=r"put\(item\)"):

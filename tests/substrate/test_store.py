@@ -122,6 +122,34 @@ def test_save_to_new_root_and_load(tmp_path: Path) -> None:
         Substrate().load(tmp_path / "missing")
 
 
+def test_an_in_memory_shard_saved_with_an_item_no_line_holds_makes_no_shard(
+    tmp_path: Path,
+) -> None:
+    s = Substrate()
+    s.add("text", "fine")
+    s.add("text", "x", tags="abc")  # kept as given in memory, as the seed's store keeps it
+    with pytest.raises(InvalidInputError, match="'tags' must be a list of strings"):
+        s.save(tmp_path / "new")
+    assert not (tmp_path / "new").exists()  # not a folder holding only mixle.toml
+    assert len(s) == 2 and s.root is None  # and the store keeps its items and its place
+
+
+def test_an_in_memory_shard_pickles_and_copies_after_a_search_too(tmp_path: Path) -> None:
+    import copy
+    import pickle
+
+    s = Substrate()
+    s.add("text", "refunds take fourteen days")
+    assert s.search("refunds")
+    for other in (copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert [i.text for i, _ in other.search("refunds")] == ["refunds take fourteen days"]
+    assert repr(s) == "<Substrate in memory>"
+    on_disk = Substrate(tmp_path / "shard")
+    assert repr(on_disk) == f"<Substrate {tmp_path / 'shard'}>"
+    with pytest.raises(InvalidInputError, match="on disk cannot be pickled or copied"):
+        pickle.dumps(on_disk)
+
+
 def test_missing_root_is_an_empty_shard_and_creates_nothing(tmp_path: Path) -> None:
     s = Substrate(tmp_path / "nope")
     assert len(s) == 0 and s.all() == [] and s.get("0123456789abcdef") is None
