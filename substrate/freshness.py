@@ -151,6 +151,7 @@ class _FileState:
     is_dir: bool = False
     is_file: bool = True  # a regular file (a FIFO would block the hash)
     unreadable: bool = False  # not known to be gone: a folder on its path cannot be entered
+    text: str | None = None  # read when a published copy is looked for in it
 
 
 class FileChecker:
@@ -208,9 +209,30 @@ class FileChecker:
             state.hashed = True
         if state.digest is None:
             return f"changed: '{shown}' cannot be read to compare it with ingest"
-        if state.digest != recorded[:32]:
+        if state.digest != recorded[:32] and not self._still_says(item, hashed, state):
             return f"changed: content hash of '{shown}' no longer matches ingest"
         return None
+
+    @staticmethod
+    def _still_says(item: SubstrateItem, path: str, state: _FileState) -> bool:
+        """Whether ``item``, a copy published or approved out of the scope it was ingested
+        into, is still word for word in its changed file. Ingest leaves such a copy as it
+        is (its team's next version is proposed anew), so no re-ingest would ever bring its
+        record of the file up to date: its own text, not the file's, tells whether it is
+        stale. A copy ingest rewrote (a chunk, a row, a masked secret) is not found: told."""
+        text = item.text.strip()
+        if not (text and published_copy(item)):
+            return False
+        if state.text is None:
+            from substrate.ingest.segment import FileRejected
+            from substrate.ingest.textio import decode_text
+
+            try:
+                with open(_os_name(path), "rb") as handle:
+                    state.text = decode_text(handle.read())
+            except (OSError, FileRejected):
+                state.text = ""
+        return text in state.text
 
     def _on_disk(self, item: SubstrateItem, ref: str) -> str:
         """The file ``ref`` names: ``ref`` itself, or, when ingestion masked a secret in the
@@ -483,21 +505,34 @@ _PROVENANCE_KEYS = (
     "mtime",
     "mtime_ns",
     "ingested_at",
+    "ingest_scope",
 )
 
 
 def _light(item: SubstrateItem) -> SubstrateItem:
-    """The item without its text, links and bulky fields: all a verdict needs, kept small."""
+    """The item without its links and bulky fields, and without its text unless it is a
+    copy published out of the scope it was ingested into (``_still_says`` reads it): all a
+    verdict needs, kept small."""
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
     return SubstrateItem(
         kind=item.kind,
+        text=item.text if published_copy(item) else "",
         payload={k: v for k, v in payload.items() if k in _PAYLOAD_KEYS or is_date_field(k)},
         provenance={k: prov[k] for k in _PROVENANCE_KEYS if k in prov},
         scope=item.scope,
         id=item.id,
         created_at=item.created_at,
     )
+
+
+def published_copy(item: SubstrateItem) -> bool:
+    """Whether ``item`` was published or approved out of the scope it was ingested into:
+    ingest leaves such a copy as it is, and gives its team a new item when the file changes."""
+    ingested_into = (
+        item.provenance.get("ingest_scope") if isinstance(item.provenance, dict) else None
+    )
+    return isinstance(ingested_into, str) and ingested_into != item.scope
 
 
 def _os_name(path: str) -> str:

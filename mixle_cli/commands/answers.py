@@ -276,12 +276,18 @@ def ask_cmd(
 
 def _changed_note(answer: Answer) -> None:
     """Warn of each cited source whose file changed or moved since it was ingested."""
+    from substrate.freshness import published_copy
+
     citations = answer.citations()
     for changed in answer.changed_sources():
-        where = where_text({"source": citations[changed["n"] - 1]["source"]})  # the file
+        n = changed["n"]
+        where = where_text({"source": citations[n - 1]["source"]})  # the file
+        again = "run `mixle ingest` again"
+        if published_copy(answer.context.items[n - 1]):  # which no ingest rewrites
+            again = "a published copy: its new text is for its team to propose"
         output.note(
-            f"warning: [{changed['n']}] {where} {_since_ingest(changed['signal'])}; the answer "
-            "quotes it as it was then (run `mixle ingest` again)"
+            f"warning: [{n}] {where} {_since_ingest(changed['signal'])}; the answer "
+            f"quotes it as it was then ({again})"
         )
 
 

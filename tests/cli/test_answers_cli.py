@@ -381,6 +381,23 @@ def test_ask_warns_of_a_cited_file_changed_since_it_was_ingested(
     assert "backups.md moved or was removed since" in mixle("ask", question).stderr
 
 
+def test_ask_tells_that_a_published_copy_s_new_text_is_for_its_team_to_propose(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    note = folder / "backups.md"
+    note.write_text("# Backups\n\nSnapshots are kept for 35 days.\n")
+    assert mixle("--as", "ops", "ingest", str(folder)).exit_code == 0
+    item_id = mixle("ls", "--jsonl").stdout.split('"id":"')[1][:16]
+    assert mixle("--as", "ops", "publish", item_id).exit_code == 0
+    note.write_text("# Backups\n\nSnapshots are kept for 90 days.\n")
+    assert mixle("--as", "ops", "ingest", str(folder)).exit_code == 0  # ops' own new item
+    result = mixle("--as", "dev", "ask", "How long are snapshots kept?")
+    assert "35 days" in result.stdout
+    assert "(a published copy: its new text is for its team to propose)" in result.stderr
+
+
 def test_ask_warns_of_a_cited_note_that_calls_itself_not_in_force(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:

@@ -80,3 +80,23 @@ def test_a_pending_proposal_whose_tags_changed_is_withdrawn_and_told(tmp_path: P
     assert kept is not None and "proposal" not in kept.provenance
     assert [e["event"] for e in proposal_events(kept)] == ["proposed"]  # the history stays
     assert pending(Substrate(shard)) == []
+
+
+def test_a_published_copy_is_stale_only_when_its_own_text_left_the_file(tmp_path: Path) -> None:
+    from substrate.freshness import freshness_report
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    ingest_path(Substrate(shard), notes, scope="platform")
+    ids = _ids_by_section(shard)
+    store = Substrate(shard)
+    publish(store, [ids["A"], ids["B"]], to="public")
+    store.save()
+
+    _write(notes / "n.md", "Beta text changed.")  # section A is as it was, word for word
+    ingest_path(Substrate(shard), notes, scope="platform")  # which leaves public's copies
+    report = freshness_report(Substrate(shard), rehash=True)
+    assert [s["item_id"] for s in report["stale"]] == [ids["B"]]
+    assert report["n_items"] == 3  # B's new text is platform's, to propose anew
