@@ -47,6 +47,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
         "propose",
         "approve",
         "reject",
+        "withdraw",
         "pending",
         "grant",
         "revoke",

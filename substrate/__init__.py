@@ -92,6 +92,7 @@ _EXPORTS: dict[str, str] = {
     "proposal_of": "substrate.proposals",
     "propose": "substrate.proposals",
     "reject": "substrate.proposals",
+    "withdraw": "substrate.proposals",
     "REJECTED": "substrate.governance",
     "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
@@ -535,6 +536,9 @@ if TYPE_CHECKING:
     )
     from substrate.proposals import (
         reject as reject,
+    )
+    from substrate.proposals import (
+        withdraw as withdraw,
     )
     from substrate.reasoner import (
         Reasoner as Reasoner,

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from substrate.store import Substrate
 
 
+# a proposal its proposer took back, or that a change to the item or a direct publish ended
+WITHDRAWN = "withdrawn"
+
+
 def proposal_of(item: SubstrateItem) -> dict[str, Any] | None:
     """The item's current proposal (``to``, ``by``, ``status``, ...), or None."""
     proposal = item.provenance.get("proposal")
@@ -145,8 +149,8 @@ def _withdrawn(
     item: SubstrateItem, proposal: dict[str, Any], by: str | None, why: str
 ) -> SubstrateItem:
     """``item`` with ``proposal`` withdrawn, and the history saying why."""
-    event = {"event": "withdrawn", "to": proposal.get("to"), "by": by, "reason": why}
-    return _with_event(item, {**proposal, "status": "withdrawn"}, event)
+    event = {"event": WITHDRAWN, "to": proposal.get("to"), "by": by, "reason": why}
+    return _with_event(item, {**proposal, "status": WITHDRAWN}, event)
 
 
 def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
@@ -199,8 +203,19 @@ def _pending_proposal(
         raise NotFoundError(f"no item with id {item_id}")
     proposal = proposal_of(item)
     if proposal is None or proposal.get("status") != PENDING:
-        raise NotFoundError(f"item {item_id} has no pending proposal")
+        raise NotFoundError(f"item {item_id} has no pending proposal{_decided(proposal)}")
     return item, proposal
+
+
+def _decided(proposal: dict[str, Any] | None) -> str:
+    """How the item's last proposal ended, for a refusal to decide it again."""
+    status = proposal.get("status") if proposal is not None else None
+    if status not in (APPROVED, REJECTED, WITHDRAWN):
+        return ""
+    assert proposal is not None
+    who = proposal.get(f"{status}_by") if status != WITHDRAWN else None
+    by = f" by {safe_repr(who)}" if isinstance(who, str) else ""
+    return f": its proposal into {safe_repr(proposal.get('to'))} was {status}{by}"
 
 
 def _check_approver(governance: Governance, by: str | None, target: str, action: str) -> None:
@@ -338,3 +353,37 @@ def reject(
     event = {"event": "rejected", "to": target, "by": by, "reason": reason}
     substrate.put(_with_event(item, state, event))
     return True
+
+
+def withdraw(
+    substrate: Substrate,
+    item_id: str,
+    *,
+    by: str | None,
+    reason: str = "",
+    scopes: Collection[str] | None = None,
+    team: str | None = None,
+) -> str:
+    """Take back ``item_id``'s pending proposal: the item stays where it is, and its history
+    says who withdrew it and why.
+
+    It is the proposer's side that withdraws: a reader as ``team`` only a proposal of an item
+    in the team's own scope (an approver of the target refuses one with ``reject``).
+
+    Returns:
+        The scope the proposal was for.
+
+    Raises:
+        NotFoundError: no such visible item, or it has no pending proposal.
+        AccessDeniedError: the item is not in the team's own scope.
+    """
+    refuse_unfit_names(withdrawer=by)
+    item, proposal = _pending_proposal(substrate, item_id, scopes)
+    if team is not None and item.scope != team:
+        raise AccessDeniedError(
+            f"only proposals of items in scope {team!r} may be withdrawn as team {team!r}; "
+            f"{item_id} is in {safe_repr(item.scope)} (its target's approvers may reject it)"
+        )
+    why = safe_text(reason) or "withdrawn by its proposer's side"
+    substrate.put(_withdrawn(item, proposal, by, why))
+    return str(proposal.get("to"))

@@ -35,7 +35,10 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
         return _team_name(explicit, "the team name")
     if "MIXLE_TEAM" in env:
         if not env["MIXLE_TEAM"].strip():
-            raise InvalidInputError("MIXLE_TEAM is set but empty; unset it to read every scope")
+            raise InvalidInputError(  # (a team in mixle.toml is read once it is unset)
+                "MIXLE_TEAM is set but empty; unset it to read as the [shard] team of "
+                "mixle.toml, or every scope when it names none"
+            )
         return _team_name(env["MIXLE_TEAM"], "MIXLE_TEAM")
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope

@@ -1,4 +1,5 @@
-"""Sharing and promotion: publish, history, merge, propose, approve, reject, pending, approvers.
+"""Sharing and promotion: publish, history, merge, propose, approve, reject, withdraw, pending,
+approvers.
 
 The caller acts as a name (``by``): ``--by NAME``, else the team it reads as (``--as``,
 ``MIXLE_TEAM`` or ``[shard] team``), else the login name. Names are asserted, not
@@ -15,7 +16,7 @@ import typer
 
 from mixle_cli import output
 from mixle_cli.context import AppState, check_scope_name, state
-from mixle_cli.errors import usage
+from mixle_cli.errors import FOUND, fail, usage
 from mixle_cli.evidence import given_ids, item_title, listed_ids
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
@@ -42,6 +43,7 @@ from substrate import (
     safe_text,
     version_of,
     visible_item,
+    withdraw,
 )
 
 IdsArg = Annotated[
@@ -58,6 +60,16 @@ ByOpt = Annotated[
         "--by",
         help="Act as this name (recorded in the history and checked against the approvers). "
         "Default: the team you read as, else your login name.",
+    ),
+]
+
+
+GrantByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--by",
+        help="Act as this approver of SCOPE (checked against its approvers; mixle.toml keeps "
+        "the list, not who changed it). Default: the team you read as, else your login name.",
     ),
 ]
 
@@ -93,12 +105,16 @@ def publish_cmd(
     check_scope_name(to, "--to", empty_hint=": name the scope")  # whoever the caller reads as
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
+        there = []  # a publish run again (from cron, say) changes nothing
         for item_id in ids:  # a missing id is said before a refusal of the target
-            if visible_item(substrate, item_id, scopes) is None:
+            item = visible_item(substrate, item_id, scopes)
+            if item is None:
                 raise NotFoundError(f"no item with id {item_id}; nothing published")
+            if item.scope == to:
+                there.append(item_id)
         done = publish(
             substrate,
-            ids,
+            [i for i in ids if i not in there],
             to=to,
             by=who,
             from_scope=team,
@@ -108,12 +124,17 @@ def publish_cmd(
             shared=_shared(app_state),
         )
         substrate.save()
-    versions = {i: version_of(substrate.get(i)) for i in done}
+    versions = {i: version_of(substrate.get(i)) for i in [*done, *there]}
     if json:
-        output.emit_json({"published": done, "to": to, "by": who, "versions": versions})
+        output.emit_json(
+            {"published": done, "to": to, "by": who, "versions": versions, "already": there}
+        )
         return
-    for item_id in done:
-        output.emit_text(f"published {item_id} to {to} (version {versions[item_id]})")
+    for item_id in ids:
+        if item_id in there:
+            output.emit_text(f"{item_id} is in {to} already (version {versions[item_id]})")
+        else:
+            output.emit_text(f"published {item_id} to {to} (version {versions[item_id]})")
 
 
 def history_cmd(
@@ -285,6 +306,8 @@ def propose_cmd(
             item = visible_item(substrate, item_id, scopes)
             if item is None:
                 raise NotFoundError(f"no item with id {item_id}; nothing proposed")
+            if item.scope == to:  # a refusal (1) whichever team asks, as for another's item
+                fail(f"{item_id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
             if already_proposed(item, to, who):
                 already.add(item_id)
         done = propose(
@@ -352,6 +375,8 @@ def reject_cmd(
     substrate = app_state.substrate()
     who = app_state.acting_name(by)
     with substrate.exclusive():  # read, change and save as one step
+        item = visible_item(substrate, item_id, app_state.scopes)
+        target = (proposal_of(item) or {}).get("to") if item is not None else None
         reject(
             substrate,
             item_id,
@@ -364,7 +389,9 @@ def reject_cmd(
         substrate.save()
     if json:
         # as stored: masked (the reason is free text, and may quote what it rejects)
-        output.emit_json({"rejected": item_id, "by": who, "reason": safe_text(reason)})
+        output.emit_json(
+            {"rejected": item_id, "to": target, "by": who, "reason": safe_text(reason)}
+        )
     else:
         output.emit_text(f"rejected {item_id}")
 
@@ -415,7 +442,7 @@ def grant_cmd(
     ctx: typer.Context,
     who: Annotated[str, typer.Argument(help="The name to make an approver.")],
     scope: Annotated[str, typer.Argument(help="The scope they approve for.")],
-    by: ByOpt = None,
+    by: GrantByOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Let WHO approve promotions into SCOPE (saved in mixle.toml).
@@ -438,7 +465,7 @@ def revoke_cmd(
     ctx: typer.Context,
     who: Annotated[str, typer.Argument(help="The approver to remove.")],
     scope: Annotated[str, typer.Argument(help="The scope.")],
-    by: ByOpt = None,
+    by: GrantByOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Stop WHO approving promotions into SCOPE (saved in mixle.toml)."""
@@ -452,10 +479,11 @@ def revoke_cmd(
     else:
         output.emit_text(f"{who} may no longer approve for {scope}")
     if not left:  # said, never silent: the scope's gate is gone with its last approver
+        waiting = len(pending(app_state.substrate(), to=scope, scopes=app_state.scopes))
+        stuck = f", and its {waiting} pending proposal(s) cannot be approved" if waiting else ""
         output.note(
-            f"warning: {scope} has no approver now: anyone who reads it may publish into it, "
-            f"and its pending proposals can no longer be approved (grant an approver to gate "
-            f"it again: `mixle grant NAME {scope}`)"
+            f"warning: {scope} has no approver now: anyone who reads it may publish into it"
+            f"{stuck} (grant an approver to gate it again: `mixle grant NAME {scope}`)"
         )
 
 
@@ -481,6 +509,37 @@ def approvers_cmd(ctx: typer.Context, json: JsonOpt = False, jsonl: JsonlOpt = F
         output.table(["scope", "approvers"], ([s, ", ".join(n)] for s, n in table.items()))
 
 
+def withdraw_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="The pending item.", callback=given_ids)],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the item's history).")] = "",
+    by: ByOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Take back a pending proposal of your own item; it stays where it is.
+
+    As a team (`--as`), only proposals of the team's own items; the target's approvers refuse
+    others' with `mixle reject`.
+    """
+    app_state = state(ctx)
+    substrate = app_state.substrate()
+    who = app_state.acting_name(by)
+    with substrate.exclusive():  # read, change and save as one step
+        target = withdraw(
+            substrate,
+            item_id,
+            by=who,
+            reason=reason,
+            scopes=app_state.scopes,
+            team=app_state.team,
+        )
+        substrate.save()
+    if json:
+        output.emit_json({"withdrawn": item_id, "to": target, "by": who})
+    else:
+        output.emit_text(f"withdrew the proposal of {item_id} for {target}")
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
     "publish": publish_cmd,
     "history": history_cmd,
@@ -488,6 +547,7 @@ COMMANDS: dict[str, Callable[..., None]] = {
     "propose": propose_cmd,
     "approve": approve_cmd,
     "reject": reject_cmd,
+    "withdraw": withdraw_cmd,
     "pending": pending_cmd,
     "grant": grant_cmd,
     "revoke": revoke_cmd,

@@ -300,7 +300,7 @@ def ls(
     source: SourceOpt = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", "-n", "-k", min=1, help="Show at most N items."),
+        typer.Option("--limit", "-n", "-k", "--k", min=1, help="Show at most N items."),
     ] = None,
     offset: Annotated[
         int,
@@ -397,9 +397,9 @@ def rm(
 
     An item ingested from a file stays removed while the file is unchanged, `compact` or not,
     `ingest --rehash` too: an ingest gives it back only when the file's content changes, or
-    when it ingests the file with other options (`--scope`, `--tag`, `--chunk-chars`, `--as`,
-    `--no-redact`), or when the index/ folder, where the shard remembers what it ingested, was
-    deleted.
+    when it ingests the file with other options (`--scope`, `--tag`, `--chunk-chars`, the
+    format's `ingest --as`, `--no-redact`), or, for a file none of whose items is left, when
+    the index/ folder, where the shard remembers what it ingested, was deleted.
     """
     app_state = state(ctx)
     substrate = app_state.substrate()
@@ -421,6 +421,18 @@ def rm(
         output.emit_json({"removed": ids})
     else:
         output.emit_text(f"removed {len(ids)} item(s)")
+    _tell_proposals_gone([item for item in found.values() if item is not None])
+
+
+def _tell_proposals_gone(removed: list[SubstrateItem]) -> None:
+    """Say which removed items were awaiting approval (their approvers saw them pending)."""
+    from substrate import PENDING, proposal_of
+
+    for item in removed:
+        proposal = proposal_of(item)
+        if proposal is not None and proposal.get("status") == PENDING:
+            to = output.printable(str(proposal.get("to")))
+            output.note(f"note: {item.id} was proposed for {to}; the proposal went with it")
 
 
 def status(ctx: typer.Context, json: JsonOpt = False) -> None:

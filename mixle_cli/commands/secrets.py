@@ -558,7 +558,8 @@ def scan_secrets(
 ) -> None:
     """Find secrets (API keys, tokens, passwords, private keys) before they are committed.
 
-    Exits 0 when clean, 1 when secrets were found, 2 on a usage error, 3 when a file or the
+    Exits 0 when clean, 1 when secrets were found (or when `--items` checked no item: its
+    `--scope` or team matched none), 2 on a usage error, 3 when a file or the
     configuration could not be read, or a file is over max_file_bytes (3 wins over 1;
     findings are still printed). Previews mask every secret.
     """

@@ -94,6 +94,10 @@ _NOW_EMPTY = (
     "file, or delete it (or add it to .mixleignore) to let them go"
 )
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
+_PUBLISHED_AS_WAS = (
+    "item {id}, published into {scope}, keeps the text the file no longer has; the file's new "
+    "text is a new item here: propose or publish it to send it"
+)
 
 
 TOO_LARGE = "larger than the size limit"
@@ -660,6 +664,11 @@ class IngestSession:
             kept = new_ids.intersection(old_ids)
             previous = self.substrate.read_items([*removes, *kept], keep=False)
             moved = self.moved_elsewhere(previous)
+            notices: list[str] = [  # said: their readers now read what the file no longer says
+                _PUBLISHED_AS_WAS.format(id=i, scope=previous[i].scope)
+                for i in removes
+                if i in moved
+            ]
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
                 kept -= moved
@@ -669,7 +678,6 @@ class IngestSession:
                 # and still known as the source's: content that gives one of them again
                 # (an edit undone) must find it here, not write over it
                 owned = [*owned, *sorted(moved.difference(owned))]
-            notices: list[str] = []
             rejected = (line for _, line in done.issues)
             held = held_by_rejected_lines(removes, previous, rejected, done.rejected_words)
             if held:

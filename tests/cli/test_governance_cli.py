@@ -44,7 +44,13 @@ def test_publish_and_history(mixle: Run, add: Add) -> None:
     a = add("ops", "the ops runbook")
     result = mixle("--as", "ops", "publish", a, "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.json() == {"published": [a], "to": "public", "by": "ops", "versions": {a: 1}}
+    assert result.json() == {
+        "published": [a],
+        "to": "public",
+        "by": "ops",
+        "versions": {a: 1},
+        "already": [],
+    }
     assert scope_of(mixle, a) == "public"
     hist = mixle("--as", "ops", "history", a, "--json")
     assert hist.exit_code == 0
@@ -164,7 +170,12 @@ def test_propose_refusals(mixle: Run, add: Add) -> None:
     assert hidden.exit_code == 1 and f"no item with id {theirs}" in hidden.stderr
     elsewhere = mixle("--as", "ops", "propose", mine, "--to", "dev")
     assert elsewhere.exit_code == 1 and "may propose only" in elsewhere.stderr
-    assert mixle("--as", "ops", "propose", mine, "--to", "ops").exit_code == 2
+    there = mixle("--as", "ops", "propose", mine, "--to", "ops")
+    assert there.exit_code == 1 and f"{mine} is in scope 'ops' already" in there.stderr
+    published = add("ops", "z", scope="public")  # the same refusal, whichever team asks
+    for team in ("ops", "dev"):
+        again = mixle("--as", team, "propose", published, "--to", "public")
+        assert again.exit_code == 1 and "already; nothing proposed" in again.stderr
     assert mixle("--as", "ops", "pending", "--json").json() == []
 
 
@@ -213,7 +224,7 @@ def test_approval_without_approvers_says_how_to_add_one(mixle: Run, add: Add) ->
 
 def test_merge(mixle: Run, add: Add) -> None:
     keep = add("ops", "version one", scope="public")
-    other = add("ops", "version two", scope="public")
+    other = add("ops", "version two")
     citer = add("ops", "cites the other", links=(other,))
     assert mixle("publish", other).exit_code == 0  # other is now at version 1: its text wins
     result = mixle("--as", "ops", "merge", keep, other, "--json")
@@ -337,14 +348,15 @@ def test_publishes_of_one_item_at_the_same_time_each_keep_their_history(tmp_path
     store = Substrate(shard)
     item_id = store.add("text", "shared note", scope="public")
     store.save()
-    run = (  # each publish dawdles between reading the item and saving it
+    run = (  # each publish, into a scope of its own, dawdles between reading and saving
         "import sys, time; import substrate.spaces as spaces; copy = spaces.published_copy; "
         "spaces.published_copy = lambda *a, **k: (time.sleep(0.2), copy(*a, **k))[1]; "
         "from mixle_cli.app import main; sys.argv[0] = 'mixle'; main()"
     )
     publishes = [
         subprocess.Popen(
-            [sys.executable, "-c", run, "--shard", str(shard), "publish", item_id, "--by", f"p{n}"],
+            [sys.executable, "-c", run, "--shard", str(shard), "publish", item_id]
+            + ["--to", f"s{n}", "--by", f"p{n}"],
             stdout=subprocess.DEVNULL,
         )
         for n in range(6)
@@ -837,3 +849,65 @@ def test_grant_refuses_a_mixle_toml_made_read_only(mixle: Run, isolated_shard_en
         assert refused.exit_code == 3, refused.stderr
         assert "not writable" in refused.stderr and "nothing was changed" in refused.stderr
     assert toml.read_bytes() == before
+
+
+def test_a_team_withdraws_its_own_proposal_and_no_other(mixle: Run, add: Add) -> None:
+    mine = add("ops", "the ops runbook")
+    mixle("grant", "alice", "public")
+    assert mixle("--as", "ops", "propose", mine, "--to", "public").exit_code == 0
+    assert mixle("--as", "dev", "withdraw", mine).exit_code == 1  # dev cannot see it
+    taken = mixle("--as", "ops", "withdraw", mine, "--reason", "wrong text", "--json")
+    assert taken.exit_code == 0, taken.stderr
+    assert taken.json() == {"withdrawn": mine, "to": "public", "by": "ops"}
+    assert mixle("pending", "--json").json() == []
+    event = mixle("history", mine, "--json").json()["proposals"][-1]
+    assert (event["event"], event["by"], event["reason"]) == ("withdrawn", "ops", "wrong text")
+    assert scope_of(mixle, mine) == "ops"
+    late = mixle("approve", mine, "--by", "alice")
+    assert late.exit_code == 1
+    assert "has no pending proposal: its proposal into 'public' was withdrawn" in late.stderr
+    mixle("--as", "ops", "propose", mine, "--to", "public")
+    assert mixle("approve", mine, "--by", "alice").exit_code == 0
+    twice = mixle("approve", mine, "--by", "alice")
+    assert twice.exit_code == 1 and "was approved by 'alice'" in twice.stderr
+    other = add("dev", "a dev note", scope="public")  # in public: not ops' own item
+    assert mixle("propose", other, "--to", "dev", "--by", "alice").exit_code == 0
+    refused = mixle("--as", "ops", "withdraw", other)
+    assert refused.exit_code == 1 and "may be withdrawn as team 'ops'" in refused.stderr
+
+
+def test_publishing_an_item_where_it_is_already_changes_nothing(mixle: Run, add: Add) -> None:
+    a = add("ops", "x")
+    assert mixle("--as", "ops", "publish", a).exit_code == 0
+    again = mixle("--as", "ops", "publish", a)  # a cron line run twice
+    assert again.exit_code == 0 and again.stdout.strip() == f"{a} is in public already (version 1)"
+    data = mixle("--as", "ops", "publish", a, "--json").json()
+    assert data["published"] == [] and data["already"] == [a] and data["versions"] == {a: 1}
+    assert len(mixle("history", a, "--json").json()["history"]) == 1
+
+
+def test_removing_or_ungating_around_pending_proposals_says_so(mixle: Run, add: Add) -> None:
+    a, b = add("ops", "first"), add("ops", "second")
+    mixle("grant", "alice", "public")
+    mixle("--as", "ops", "propose", a, b, "--to", "public")
+    removed = mixle("--as", "ops", "rm", a)
+    assert f"note: {a} was proposed for public; the proposal went with it" in removed.stderr
+    rejected = mixle("reject", b, "--by", "alice", "--reason", "later", "--json").json()
+    assert rejected["to"] == "public"
+    mixle("--as", "ops", "propose", b, "--to", "public")
+    last = mixle("revoke", "alice", "public", "--by", "alice")
+    assert "its 1 pending proposal(s) cannot be approved" in last.stderr
+    mixle("grant", "alice", "public")
+    mixle("approve", b, "--by", "alice")
+    quiet = mixle("revoke", "alice", "public", "--by", "alice")  # nothing was waiting
+    assert "no approver now" in quiet.stderr and "pending" not in quiet.stderr
+
+
+def test_an_empty_mixle_team_says_what_unsetting_it_reads(
+    mixle: Run, add: Add, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add("ops", "x")
+    monkeypatch.setenv("MIXLE_TEAM", "")
+    refused = mixle("ls")
+    assert refused.exit_code == 2
+    assert "unset it to read as the [shard] team of mixle.toml" in refused.stderr

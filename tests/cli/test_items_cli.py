@@ -103,6 +103,7 @@ def test_add_get_ls_rm_round_trip(mixle, isolated_shard_env: Path) -> None:
     assert [r["id"] for r in mixle("ls", "-K", "record", "-K", "text", "--json").json()] == [a, b]
     assert [r["id"] for r in mixle("ls", "-K", "trace,record", "--json").json()] == [b]
     assert [r["id"] for r in mixle("ls", "-n", "1", "--json").json()] == [a]
+    assert [r["id"] for r in mixle("ls", "--k", "1", "--json").json()] == [a]  # as search's
     assert mixle("ls", "-n", "0").exit_code == 2  # it said "no matching items"
     assert mixle("rm", a).exit_code == 0
     assert [r["id"] for r in mixle("ls", "--json").json()] == [b]

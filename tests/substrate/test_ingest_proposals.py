@@ -96,7 +96,11 @@ def test_a_published_copy_is_stale_only_when_its_own_text_left_the_file(tmp_path
     store.save()
 
     _write(notes / "n.md", "Beta text changed.")  # section A is as it was, word for word
-    ingest_path(Substrate(shard), notes, scope="platform")  # which leaves public's copies
+    told = ingest_path(Substrate(shard), notes, scope="platform")  # leaving public's copies
+    assert [n.reason for n in told.notices] == [
+        f"item {ids['B']}, published into public, keeps the text the file no longer has; the "
+        "file's new text is a new item here: propose or publish it to send it"
+    ]
     report = freshness_report(Substrate(shard), rehash=True)
     assert [s["item_id"] for s in report["stale"]] == [ids["B"]]
     assert report["n_items"] == 3  # B's new text is platform's, to propose anew
