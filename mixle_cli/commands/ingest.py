@@ -133,6 +133,17 @@ def _check_format(as_format: str | None) -> None:
             fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
 
 
+def _read_by_ingest(as_format: str) -> bool:
+    from substrate import InvalidInputError
+    from substrate.ingest.detect import normalize_format
+
+    try:
+        normalize_format(as_format)
+    except InvalidInputError:
+        return False
+    return True
+
+
 _SIZE_HINT = (
     "hint: the size limit is max_file_size in mixle.toml's [ingest] table "
     "(`ingest` also takes --max-file-size)"
@@ -716,10 +727,11 @@ def ingest_file_command(
 
     if as_format is not None and as_format.lower() not in FILE_FORMATS:
         known = ", ".join(sorted(FILE_FORMATS))
+        hint = _TEAM_HINT.format(command="ingest-file")
+        if _read_by_ingest(as_format):  # a format, only not one the reference's form reads
+            hint = f"`mixle ingest --as {as_format} PATH` reads it"
         fail(
-            f"unsupported file format {safe_repr(as_format)}; expected one of {known}",
-            USAGE,
-            _TEAM_HINT.format(command="ingest-file"),
+            f"unsupported file format {safe_repr(as_format)}; expected one of {known}", USAGE, hint
         )
 
     _adapt(

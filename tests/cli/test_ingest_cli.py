@@ -587,6 +587,8 @@ def test_explicit_forms_report_bad_content_once_and_exit_1(mixle, tmp_path: Path
     assert result.exit_code == 1 and result.stderr.count("malformed CSV") == 1
     wrong = mixle("ingest-file", str(docs), "--as", "xyz")  # a team, given after the command
     assert wrong.exit_code == 2 and "mixle --as TEAM ingest-file" in wrong.stderr
+    other = mixle("ingest-file", str(docs), "--as", "rst")  # a format, not of this command's
+    assert other.exit_code == 2 and "hint: `mixle ingest --as rst PATH` reads it" in other.stderr
 
 
 def test_ingest_docs_names_an_object_with_a_mistyped_key(mixle, tmp_path: Path) -> None:
