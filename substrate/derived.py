@@ -62,6 +62,14 @@ def failure(path: Path, exc: BaseException) -> str:
     """
     if is_folder(path):
         return f"{path.name} is a folder; `mixle reindex` removes it"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
+    if isinstance(exc, OSError):
+        return system_words(exc)
     return str(exc)
+
+
+def system_words(exc: OSError) -> str:
+    """The system's words for ``exc`` ("Permission denied"): pyarrow puts its whole message,
+    with the name of a temporary file, where ``strerror`` belongs."""
+    if exc.errno:
+        return os.strerror(exc.errno)
+    return exc.strerror or str(exc)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from substrate.derived import system_words
 from substrate.search.bm25 import Postings
 from substrate.search.counts import Counts
 from substrate.search.coverage import Coverage
@@ -178,7 +179,9 @@ def write_mirrors(directory: Path, state: IndexState, *, force: bool = False) ->
             directory / MANIFEST_PACK, meta, {"dead_offsets": dead_offsets, "dead_rows": flat}
         )
     except OSError as exc:
-        log.warning("could not write the search index mirrors in %s: %s", directory, exc)
+        log.warning(
+            "could not write the search index mirrors in %s: %s", directory, system_words(exc)
+        )
 
 
 # -- reading ------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from substrate.derived import derived_dir, failure
+from substrate.derived import derived_dir, failure, system_words
 from substrate.errors import ShardError
 from substrate.indexnames import remove_folders_in_place
 from substrate.item import SubstrateItem
@@ -257,7 +257,7 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
         named = exc.filename2 or exc.filename  # (a rename's is second)
         # pyarrow's errors name no file: then its words ("No space left on device"), not the
         # folder the index lives in
-        reason = failure(Path(named), exc) if named else exc.strerror or str(exc)
+        reason = failure(Path(named), exc) if named else system_words(exc)
         log.warning("could not write the search index to %s: %s", directory, reason)
 
 

@@ -219,6 +219,31 @@ def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers
     assert [i.text for i, _ in fresh.search("refunds")] == ["refunds take five business days"]
 
 
+def test_a_search_that_cannot_write_its_index_warns_in_the_system_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import errno
+
+    import substrate.search.index_files as index_files
+
+    store = Substrate(tmp_path)
+    store.add("text", "refunds take five business days")
+    store.save()
+
+    def read_only(*args: object) -> None:  # as pyarrow words it: its whole message as strerror
+        temporary = tmp_path / "index" / ".search-seg-0.parquet.5240-1402.tmp"
+        raise PermissionError(
+            errno.EACCES, f"Failed to open local file '{temporary}'. Detail: [errno 13] ..."
+        )
+
+    monkeypatch.setattr(index_files, "write_state", read_only)
+    with caplog.at_level("WARNING"):
+        assert Substrate(tmp_path).search("refunds")  # from memory
+    warned = [r.getMessage() for r in caplog.records if "search index" in r.getMessage()]
+    assert warned and warned[0].endswith(": Permission denied")
+    assert ".tmp" not in " ".join(warned)
+
+
 def test_files_written_for_an_index_that_failed_are_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
