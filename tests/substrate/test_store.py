@@ -150,6 +150,45 @@ def test_an_in_memory_shard_pickles_and_copies_after_a_search_too(tmp_path: Path
         pickle.dumps(on_disk)
 
 
+def test_an_item_changed_in_place_is_written_once(tmp_path: Path) -> None:
+    store = Substrate(tmp_path)
+    item_id = store.add("text", "x")
+    store.save()
+    item = store.get(item_id)
+    assert item is not None
+    item.tags.append("t")
+    store.save()
+    lines = (tmp_path / "items.jsonl").read_bytes().count(b"\n")
+    store.save()
+    store.add("text", "another")
+    store.save()  # it wrote the changed item again with every save
+    assert (tmp_path / "items.jsonl").read_bytes().count(b"\n") == lines + 2
+    item.tags.append("u")  # changed again: saved again
+    store.save()
+    assert Substrate(tmp_path).get(item_id).tags == ["t", "u"]  # type: ignore[union-attr]
+
+
+def test_a_copy_changed_after_another_process_replaced_it_is_saved_not_lost(
+    tmp_path: Path,
+) -> None:
+    store = Substrate(tmp_path)
+    item_id = store.add("text", "original")
+    store.save()
+    mine, theirs = Substrate(tmp_path), Substrate(tmp_path)
+    held = mine.get(item_id)
+    assert held is not None
+    other = theirs.get(item_id)
+    assert other is not None
+    other.text = "edited elsewhere"
+    theirs.save()
+    mine.add("text", "unrelated")
+    mine.save()  # it sees the other save, and let go of its copy
+    assert mine.get(item_id).text == "edited elsewhere"  # type: ignore[union-attr]
+    held.tags.append("mine")  # a change to the copy it gave out before
+    mine.save()
+    assert Substrate(tmp_path).get(item_id).tags == ["mine"]  # type: ignore[union-attr]
+
+
 def test_missing_root_is_an_empty_shard_and_creates_nothing(tmp_path: Path) -> None:
     s = Substrate(tmp_path / "nope")
     assert len(s) == 0 and s.all() == [] and s.get("0123456789abcdef") is None
