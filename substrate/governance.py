@@ -303,13 +303,17 @@ def authorize_moving_out(
         AccessDeniedError: an item lies in a gated scope ``by`` does not approve for.
     """
     for scope in dict.fromkeys(item.scope for item in items if item.scope != to):
-        _require_approver(governance, by, scope, instead=f"one of them may {action}")
+        _require_approver(governance, by, scope, instead=f"one of them may {action}", leaving=True)
 
 
-def _require_approver(governance: Governance, by: str | None, scope: str, *, instead: str) -> None:
-    """Refuse a direct change to a gated scope by anyone but its approvers."""
+def _require_approver(
+    governance: Governance, by: str | None, scope: str, *, instead: str, leaving: bool = False
+) -> None:
+    """Refuse a direct change to a gated scope by anyone but its approvers (``leaving``: an
+    item taken out of it, which an approval into another scope may do, named as such)."""
     if governance.gated(scope) and not governance.may_approve(by, scope):
+        what = " for an item to leave it" if leaving else ""
         raise AccessDeniedError(
-            f"scope {safe_repr(scope)} needs approval; {safe_repr(by)} is not one of its "
+            f"scope {safe_repr(scope)} needs approval{what}; {safe_repr(by)} is not one of its "
             f"approvers ({instead})"
         )

@@ -396,6 +396,15 @@ def reject_cmd(
         output.emit_text(f"rejected {item_id}")
 
 
+def _known_scope(app_state: AppState, scope: str) -> bool:
+    """Whether ``scope`` is the caller's team's or a shared one, has approvers, or holds an
+    item the caller reads."""
+    substrate = app_state.substrate()
+    if scope in (app_state.team, *_shared(app_state)) or load_governance(substrate).gated(scope):
+        return True
+    return next(iter(substrate.iter_items(scope=scope, scopes=app_state.scopes)), None) is not None
+
+
 def pending_cmd(
     ctx: typer.Context,
     to: Annotated[str | None, typer.Option("--to", help="Only proposals for this scope.")] = None,
@@ -436,6 +445,8 @@ def pending_cmd(
                 for r in rows
             ),
         )
+    if not rows and to is not None and not _known_scope(app_state, to):  # a typo, perhaps
+        output.note(f"note: no item you can read is in {to}, and nobody approves for it")
 
 
 def grant_cmd(

@@ -911,3 +911,12 @@ def test_an_empty_mixle_team_says_what_unsetting_it_reads(
     refused = mixle("ls")
     assert refused.exit_code == 2
     assert "unset it to read as the [shard] team of mixle.toml" in refused.stderr
+
+
+def test_pending_for_a_scope_nothing_is_known_of_says_so(mixle: Run, add: Add) -> None:
+    add("ops", "x")
+    typo = mixle("pending", "--to", "pubilc")
+    assert typo.exit_code == 0 and "nobody approves for it" in typo.stderr
+    for known in (["pending", "--to", "public"], ["--as", "ops", "pending", "--to", "ops"]):
+        assert "nobody approves" not in mixle(*known).stderr
+    assert mixle("pending", "--to", "pubilc", "--json").stdout.strip() == "[]"

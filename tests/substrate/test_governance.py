@@ -309,7 +309,8 @@ def test_a_gated_scope_loses_items_to_publish_or_propose_only_through_its_approv
     save_governance(store, Governance().grant("bob", "beta"))
     assert propose(store, [older], to="beta", by="carol") == [older]
     save_governance(store, Governance().grant("alice", "alpha").grant("bob", "beta"))
-    with pytest.raises(AccessDeniedError, match="scope 'alpha' needs approval") as refused:
+    leaving = "scope 'alpha' needs approval for an item to leave it; 'bob' is not one"
+    with pytest.raises(AccessDeniedError, match=leaving) as refused:
         approve(store, older, by="bob", strict=True)  # beta's approver alone cannot take it
     assert f"propose it again: `mixle propose {older} --to beta --by NAME`" in str(refused.value)
     assert store.get(older).scope == "alpha"  # type: ignore[union-attr]
