@@ -257,7 +257,8 @@ def merge_versions(
     """Merge ``other_id`` into ``keep_id``: one item, both lineages kept.
 
     The text and payload come from the item with the higher version (``prefer="latest"``, ties
-    keep ``keep``) or always from ``keep`` (``prefer="keep"``). Tags and links become the sorted
+    keep ``keep``), always from ``keep`` (``prefer="keep"``) or always from ``other``
+    (``prefer="other"``: the newer text under the id that links and citations name). Tags and links become the sorted
     union. The merge entry in the history names both parents and carries the merged-away item's
     own history and provenance, and the text and payload not kept (``replaced``), so nothing
     either side recorded is lost. Links elsewhere that
@@ -271,7 +272,7 @@ def merge_versions(
 
     Raises:
         InvalidInputError: ``keep_id == other_id`` (a merge with itself is not a deletion), or
-            ``prefer`` is not ``latest`` or ``keep``.
+            ``prefer`` is not ``latest``, ``keep`` or ``other``.
         NotFoundError: (strict) an item is missing or not visible.
         AccessDeniedError: (strict or not) the two items are in different scopes (a merge
             would carry one scope's content into the other), or their scope takes changes
@@ -279,8 +280,10 @@ def merge_versions(
     """
     if keep_id == other_id:
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
-    if prefer not in ("latest", "keep"):
-        raise InvalidInputError(f"prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")
+    if prefer not in ("latest", "keep", "other"):
+        raise InvalidInputError(
+            f"prefer must be 'latest', 'keep' or 'other', not {safe_repr(prefer)}"
+        )
     refuse_unfit_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:
         keep, other = require_items(substrate, [keep_id, other_id], scopes)
@@ -322,7 +325,7 @@ def _merged(
     keep: SubstrateItem, other: SubstrateItem, *, by: str | None, prefer: str
 ) -> SubstrateItem:
     vk, vo = version_of(keep), version_of(other)
-    winner = other if prefer == "latest" and vo > vk else keep
+    winner = other if prefer == "other" or (prefer == "latest" and vo > vk) else keep
     prov = copy.deepcopy(keep.provenance)
     other_prov = copy.deepcopy(other.provenance)
     version = max(vk, vo) + 1

@@ -219,7 +219,8 @@ def merge_cmd(
         str,
         typer.Option(
             "--prefer",
-            help="Whose text wins: 'latest' (the higher version; on a tie, KEEP's) or 'keep'.",
+            help="Whose text wins: 'latest' (the higher version; on a tie, KEEP's), 'keep' or "
+            "'other' (OTHER's text under KEEP's id, which links and citations name).",
         ),
     ] = "latest",
     by: ByOpt = None,
@@ -231,8 +232,8 @@ def merge_cmd(
     another team's items, or in a scope with approvers you are not one of, are left as they
     are (a warning counts the ones you can read). Both items must be in the same scope.
     """
-    if prefer not in ("latest", "keep"):  # a usage error, before any permission is weighed
-        usage(f"--prefer must be 'latest' or 'keep', not {safe_repr(prefer)}")
+    if prefer not in ("latest", "keep", "other"):  # a usage error, before permissions
+        usage(f"--prefer must be 'latest', 'keep' or 'other', not {safe_repr(prefer)}")
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

@@ -920,3 +920,11 @@ def test_pending_for_a_scope_nothing_is_known_of_says_so(mixle: Run, add: Add) -
     for known in (["pending", "--to", "public"], ["--as", "ops", "pending", "--to", "ops"]):
         assert "nobody approves" not in mixle(*known).stderr
     assert mixle("pending", "--to", "pubilc", "--json").stdout.strip() == "[]"
+
+
+def test_merge_prefer_other_keeps_the_id_and_takes_the_newer_text(mixle: Run, add: Add) -> None:
+    keep = add("ops", "Refunds over 500 EUR need a lead.", scope="public")
+    other = add("ops", "Refunds over 1000 EUR need a lead.", scope="public")
+    assert mixle("merge", keep, other, "--prefer", "other").exit_code == 0
+    assert mixle("get", keep, "--json").json()[0]["text"] == "Refunds over 1000 EUR need a lead."
+    assert mixle("get", other).exit_code == 1

@@ -176,6 +176,15 @@ def test_merge_prefer_keep_and_ties_keep_keep(store: Substrate) -> None:
     assert version_of(store.get(keep)) == 10
 
 
+def test_merge_prefer_other_takes_the_other_s_text_under_keep_s_id(store: Substrate) -> None:
+    keep = store.add("text", "Refunds over 500 EUR need a lead.", scope=PUBLIC)
+    other = store.add("text", "Refunds over 1000 EUR need a lead.", scope=PUBLIC)
+    assert merge_versions(store, keep, other, prefer="other") == keep  # a tie: latest keeps KEEP
+    merged = store.get(keep)
+    assert merged is not None and merged.text == "Refunds over 1000 EUR need a lead."
+    assert store.get(other) is None and version_of(merged) == 1
+
+
 def test_merge_repoints_links_to_the_merged_away_item(store: Substrate) -> None:
     keep = store.add("text", "k", scope=PUBLIC)
     other = store.add("text", "o", scope=PUBLIC)
