@@ -258,12 +258,12 @@ def merge_versions(
 
     The text and payload come from the item with the higher version (``prefer="latest"``, ties
     keep ``keep``), always from ``keep`` (``prefer="keep"``) or always from ``other``
-    (``prefer="other"``: the newer text under the id that links and citations name). Tags and links become the sorted
-    union. The merge entry in the history names both parents and carries the merged-away item's
-    own history and provenance, and the text and payload not kept (``replaced``), so nothing
-    either side recorded is lost. Links elsewhere that
-    pointed at ``other_id`` are re-pointed at ``keep_id`` in the items the merger may change
-    (in ``scopes``, and not gated but for their approvers), then ``other_id`` is removed, with
+    (``prefer="other"``: the newer text under the id that links and citations name). Tags
+    and links become the sorted union. The merge entry in the history names both parents and
+    carries the merged-away item's own history and provenance, and the text and payload not
+    kept (``replaced``), so nothing either side recorded is lost. Links elsewhere that pointed
+    at ``other_id`` are re-pointed at ``keep_id`` in the items the merger may change (in
+    ``scopes``, and not gated but for their approvers), then ``other_id`` is removed, with
     its pending proposal. A pending proposal of ``keep_id`` is withdrawn when the merge changes
     what was proposed (it could no longer be approved).
 

@@ -155,9 +155,6 @@ class Substrate:
         self._put_at: dict[str, int] = {}
         self._pending: dict[str, SubstrateItem | None] = {}
         self._cache: dict[str, tuple[SubstrateItem, bytes]] = {}
-        # copies ``get`` gave out that another process replaced since: a change made to one
-        # afterwards is still saved (the last save wins), not lost with the copy
-        self._detached: dict[str, tuple[SubstrateItem, bytes]] = {}
         self._log: LogFile | None = None
         self._view: LogView | None = None
         self._fd: int | None = None
@@ -174,7 +171,6 @@ class Substrate:
         self.root, self.settings, self._log = root, settings, log
         self._view = LogView(log)
         self._cache.clear()
-        self._detached.clear()
 
     # -- the seed API ------------------------------------------------------------------------
 
@@ -196,7 +192,6 @@ class Substrate:
             encode(item)  # refused here, not by the save() it would stop for every item
             self._pending[item.id] = item
             self._cache.pop(item.id, None)
-            self._detached.pop(item.id, None)
         self.mutation_count += 1
         return item.id
 
@@ -212,8 +207,9 @@ class Substrate:
         It is the store's own object: a change made to it in place is saved by the next
         ``save()``, as if it were ``put`` again. Where another process may change the same
         item meanwhile, hold ``exclusive()`` around reading, changing and saving it: without
-        the lock, the last save wins, whole item against whole item, a change made after
-        another process replaced it included. ``peek`` reads without keeping.
+        the lock, the last save wins, whole item against whole item, and a change made to an
+        item after this store saw another process replace or remove it is not saved (``get``
+        gives the new version instead). ``peek`` reads without keeping.
         """
         return self._fetch(item_id, keep=True)
 
@@ -266,7 +262,6 @@ class Substrate:
             if removed:
                 self._pending[item_id] = None
                 self._cache.pop(item_id, None)
-                self._detached.pop(item_id, None)
         if removed:
             self.mutation_count += 1
         return removed
@@ -581,22 +576,18 @@ class Substrate:
     ) -> Iterator[tuple[str, SubstrateItem, bytes]]:
         """The items ``get`` kept (and not put since) whose log line is no longer the one read,
         with their new line. ``strict``: an item changed into one no line can hold raises
-        ``InvalidInputError`` (as ``save()`` must); else it is passed over. A copy another
-        process replaced after ``get`` gave it out, and changed here since, is one too."""
-        changed: set[str] = set()
-        for held in (self._cache, self._detached):
-            for item_id, (item, baseline) in held.items():
-                if item_id in self._pending or item_id in changed:
-                    continue
-                try:
-                    line = encode(item)
-                except InvalidInputError:
-                    if strict:
-                        raise
-                    continue
-                if line != baseline:
-                    changed.add(item_id)
-                    yield item_id, item, line
+        ``InvalidInputError`` (as ``save()`` must); else it is passed over."""
+        for item_id, (item, baseline) in self._cache.items():
+            if item_id in self._pending:
+                continue
+            try:
+                line = encode(item)
+            except InvalidInputError:
+                if strict:
+                    raise
+                continue
+            if line != baseline:
+                yield item_id, item, line
 
     def held_items(self) -> list[SubstrateItem]:
         """The items this process holds and a caller may change in place: those put and not
@@ -798,7 +789,7 @@ class Substrate:
             except InvalidInputError:
                 unchanged = False
             if unchanged:
-                self._detached[item_id] = self._cache.pop(item_id)
+                del self._cache[item_id]
 
     def _exists(self, item_id: str, view: LogView | None = None) -> bool:
         """Whether ``item_id`` is live; ``view``: the fresh view, when the caller has it."""
@@ -892,9 +883,11 @@ class Substrate:
             view.maybe_write_catalog(bulk=bulk)
         else:
             view.refresh()  # another writer got in first, or the log was created: re-read
+            # what this save wrote is the latest of its ids (written last, under the lock):
+            # not replaced by another process, whatever that process wrote before it
+            view.refolded.difference_update(ids)
         for item_id, line, gone in zip(ids, lines, removed, strict=True):
             self._pending.pop(item_id, None)
-            self._detached.pop(item_id, None)
             held = self._cache.get(item_id)
             if held is not None and not gone:  # changed in place and saved: its line now
                 self._cache[item_id] = (held[0], line)
