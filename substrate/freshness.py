@@ -26,6 +26,7 @@ import errno
 import hashlib
 import logging
 import os
+import re
 import stat
 import time
 from collections.abc import Collection, Iterable
@@ -151,7 +152,7 @@ class _FileState:
     is_dir: bool = False
     is_file: bool = True  # a regular file (a FIFO would block the hash)
     unreadable: bool = False  # not known to be gone: a folder on its path cannot be entered
-    text: str | None = None  # read when a published copy is looked for in it
+    lines: list[str] | None = None  # read when a published copy is looked for in it
 
 
 class FileChecker:
@@ -216,23 +217,18 @@ class FileChecker:
     @staticmethod
     def _still_says(item: SubstrateItem, path: str, state: _FileState) -> bool:
         """Whether ``item``, a copy published or approved out of the scope it was ingested
-        into, is still word for word in its changed file. Ingest leaves such a copy as it
-        is (its team's next version is proposed anew), so no re-ingest would ever bring its
-        record of the file up to date: its own text, not the file's, tells whether it is
-        stale. A copy ingest rewrote (a chunk, a row, a masked secret) is not found: told."""
-        text = item.text.strip()
-        if not (text and published_copy(item)):
+        into, is still a whole part of its changed file: a Markdown section, its heading
+        first, with the next heading (or the end) after it, or a paragraph of plain text,
+        with blank lines around it, line for line. Ingest leaves such a copy as it is (its
+        team's next version is proposed anew), so no re-ingest would ever bring its record
+        of the file up to date: its own text tells whether it is stale. Anything else (a
+        chunk of a long section, a row, a masked secret, another format) is told stale."""
+        fmt = item.provenance.get("format")
+        if fmt not in _WHOLE_PARTS or not item.text.strip() or not published_copy(item):
             return False
-        if state.text is None:
-            from substrate.ingest.segment import FileRejected
-            from substrate.ingest.textio import decode_text
-
-            try:
-                with open(_os_name(path), "rb") as handle:
-                    state.text = decode_text(handle.read())
-            except (OSError, FileRejected):
-                state.text = ""
-        return text in state.text
+        if state.lines is None:
+            state.lines = _file_lines(path)
+        return _whole_part(item.text.strip().split("\n"), state.lines, markdown=fmt == "markdown")
 
     def _on_disk(self, item: SubstrateItem, ref: str) -> str:
         """The file ``ref`` names: ``ref`` itself, or, when ingestion masked a secret in the
@@ -524,6 +520,41 @@ def _light(item: SubstrateItem) -> SubstrateItem:
         id=item.id,
         created_at=item.created_at,
     )
+
+
+# the formats whose items are whole parts of their file, as written (``_still_says``)
+_WHOLE_PARTS = ("markdown", "text")
+_HEADING = re.compile(r" {0,3}#{1,6}(?:\s|$)")
+
+
+def _file_lines(path: str) -> list[str]:
+    """The lines of the text file at ``path`` as ingest reads them (none if it cannot)."""
+    from substrate.ingest.segment import FileRejected
+    from substrate.ingest.textio import decode_text
+
+    try:
+        with open(_os_name(path), "rb") as handle:
+            return decode_text(handle.read()).split("\n")
+    except (OSError, FileRejected):
+        return []
+
+
+def _whole_part(part: list[str], lines: list[str], *, markdown: bool) -> bool:
+    """Whether ``part`` stands in ``lines`` line for line as a whole section (``markdown``:
+    from its heading to the next one) or paragraph (blank lines around it)."""
+    if markdown and not _HEADING.match(part[0]):
+        return False
+    for start in (i for i, line in enumerate(lines) if line == part[0]):
+        end = start + len(part)
+        if lines[start:end] != part:
+            continue
+        after = next((line for line in lines[end:] if line.strip()), None)
+        if markdown and (after is None or _HEADING.match(after)):
+            return True
+        before_blank = start == 0 or not lines[start - 1].strip()
+        if not markdown and before_blank and (end == len(lines) or not lines[end].strip()):
+            return True
+    return False
 
 
 def published_copy(item: SubstrateItem) -> bool:

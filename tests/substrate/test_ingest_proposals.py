@@ -104,3 +104,54 @@ def test_a_published_copy_is_stale_only_when_its_own_text_left_the_file(tmp_path
     report = freshness_report(Substrate(shard), rehash=True)
     assert [s["item_id"] for s in report["stale"]] == [ids["B"]]
     assert report["n_items"] == 3  # B's new text is platform's, to propose anew
+
+
+def test_a_published_copy_is_fresh_only_as_a_whole_section_or_paragraph(tmp_path: Path) -> None:
+    from substrate.freshness import freshness_report
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    guide = "# Guide\n\nAbout the guide.\n\n## Limits\n\nThe limit is 10\n\n## Refunds\n\n"
+    (notes / "guide.md").write_text(guide + "Refunds take 5 days.\n\n## Keep\n\nThis stays.\n")
+    (notes / "oncall.txt").write_text("On-call is Bob\n\nEscalate to Ann.\n")
+    (notes / "hosts.csv").write_text("host\nalpha\nbeta\n")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    store = Substrate(shard)
+    texts = {item.id: item.text for item in store.iter_items()}
+    publish(store, list(texts), to="public")
+    store.save()
+
+    guide = guide.replace("limit is 10", "limit is 100")  # a word longer: not the same line
+    refunds = "Refunds take 5 days.\n\nSince March they take 15 days.\n"  # a paragraph more
+    (notes / "guide.md").write_text(guide + refunds + "\n## Keep\n\nThis stays.\n")
+    (notes / "oncall.txt").write_text("On-call is Bobby\n\nEscalate to Ann.\n")
+    (notes / "hosts.csv").write_text("host\nalphabeta-decommissioned\n")  # rows are not lines
+    ingest_path(Substrate(shard), notes, scope="ops")
+    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    assert {t.split("\n")[0] for t in stale} == {
+        "## Limits",
+        "## Refunds",
+        "On-call is Bob",
+        *(t.split("\n")[0] for t in texts.values() if "alpha" in t or "beta" in t),
+    }
+    fresh = set(texts.values()) - stale
+    assert fresh == {"# Guide\n\nAbout the guide.", "## Keep\n\nThis stays.", "Escalate to Ann."}
+
+
+def test_ingest_tells_of_a_copy_left_behind_only_in_a_scope_its_team_reads(
+    tmp_path: Path,
+) -> None:
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    ingest_path(Substrate(shard), notes, scope="research")
+    ids = _ids_by_section(shard)
+    store = Substrate(shard)
+    publish(store, [ids["B"]], to="finance")  # by a reader of every scope
+    store.save()
+    _write(notes / "n.md", "Beta text changed.")
+    told = ingest_path(Substrate(shard), notes, scope="research")
+    assert not any(ids["B"] in n.reason or "finance" in n.reason for n in told.notices)
