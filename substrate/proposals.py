@@ -150,7 +150,7 @@ def _withdrawn(
 ) -> SubstrateItem:
     """``item`` with ``proposal`` withdrawn, and the history saying why."""
     event = {"event": WITHDRAWN, "to": proposal.get("to"), "by": by, "reason": why}
-    return _with_event(item, {**proposal, "status": WITHDRAWN}, event)
+    return _with_event(item, {**proposal, "status": WITHDRAWN, "withdrawn_by": by}, event)
 
 
 def already_proposed(item: SubstrateItem, to: str, by: str | None) -> bool:
@@ -213,7 +213,7 @@ def _decided(proposal: dict[str, Any] | None) -> str:
     if status not in (APPROVED, REJECTED, WITHDRAWN):
         return ""
     assert proposal is not None
-    who = proposal.get(f"{status}_by") if status != WITHDRAWN else None
+    who = proposal.get(f"{status}_by")
     by = f" by {safe_repr(who)}" if isinstance(who, str) else ""
     return f": its proposal into {safe_repr(proposal.get('to'))} was {status}{by}"
 
@@ -367,23 +367,30 @@ def withdraw(
     """Take back ``item_id``'s pending proposal: the item stays where it is, and its history
     says who withdrew it and why.
 
-    It is the proposer's side that withdraws: a reader as ``team`` only a proposal of an item
-    in the team's own scope (an approver of the target refuses one with ``reject``).
+    It is the proposer's side that withdraws: a reader as ``team`` a proposal of an item in
+    the team's own scope; a reader of every scope acting as its proposer, or as an approver
+    of its target (who may reject it as well).
 
     Returns:
         The scope the proposal was for.
 
     Raises:
         NotFoundError: no such visible item, or it has no pending proposal.
-        AccessDeniedError: the item is not in the team's own scope.
+        AccessDeniedError: none of the above.
     """
     refuse_unfit_names(withdrawer=by)
     item, proposal = _pending_proposal(substrate, item_id, scopes)
+    target = str(proposal.get("to"))
     if team is not None and item.scope != team:
         raise AccessDeniedError(
             f"only proposals of items in scope {team!r} may be withdrawn as team {team!r}; "
             f"{item_id} is in {safe_repr(item.scope)} (its target's approvers may reject it)"
         )
-    why = safe_text(reason) or "withdrawn by its proposer's side"
-    substrate.put(_withdrawn(item, proposal, by, why))
-    return str(proposal.get("to"))
+    proposer = proposal.get("by")
+    if team is None and by != proposer and not load_governance(substrate).may_approve(by, target):
+        raise AccessDeniedError(
+            f"{safe_repr(by)} neither proposed {item_id} (its proposer: {safe_repr(proposer)}) "
+            f"nor approves for {safe_repr(target)}; act as one of them with --by NAME"
+        )
+    substrate.put(_withdrawn(item, proposal, by, safe_text(reason) or "withdrawn"))
+    return target

@@ -91,7 +91,8 @@ def publish_cmd(
     by: ByOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Share items into a scope (default: public), bumping their version.
+    """Share items into a scope (default: public), bumping their version (an item already in
+    that scope is left as it is).
 
     A team publishes its own items, into its own scope or a shared one. A scope with
     approvers takes direct publishes from them only; everyone else uses `mixle propose`.
@@ -491,8 +492,11 @@ def revoke_cmd(
     else:
         output.emit_text(f"{who} may no longer approve for {scope}")
     if not left:  # said, never silent: the scope's gate is gone with its last approver
-        waiting = len(pending(app_state.substrate(), to=scope, scopes=app_state.scopes))
-        stuck = f", and its {waiting} pending proposal(s) cannot be approved" if waiting else ""
+        stuck = ""
+        if app_state.scopes is not None:  # other teams' proposals are not the team's to count
+            stuck = ", and any pending proposal into it cannot be approved"
+        elif waiting := len(pending(app_state.substrate(), to=scope)):
+            stuck = f", and its {waiting} pending proposal(s) cannot be approved"
         output.note(
             f"warning: {scope} has no approver now: anyone who reads it may publish into it"
             f"{stuck} (grant an approver to gate it again: `mixle grant NAME {scope}`)"

@@ -9,6 +9,7 @@ hold whole files.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import threading
@@ -667,7 +668,7 @@ class IngestSession:
             notices: list[str] = [  # said: their readers now read what the file no longer says
                 _PUBLISHED_AS_WAS.format(id=i, scope=previous[i].scope)
                 for i in removes
-                if i in moved
+                if i in moved and previous[i].scope in self.readable  # (not: another team's)
             ]
             if moved:  # published since: left where they are, neither removed nor rewritten
                 removes = [i for i in removes if i not in moved]
@@ -793,6 +794,14 @@ class IngestSession:
         elif moved:  # known by its published items, so that they are not written over
             skip = SourceState(0, -1, "", self.cache_key, sorted(moved))
         self.queue(_Change(key, [], removes, skip, named=named, told=result))
+
+    @functools.cached_property
+    def readable(self) -> frozenset[str]:
+        """The scopes a reader of the scope ingested into reads: its own and the shared."""
+        from substrate.visibility import reader_scopes
+
+        scopes = reader_scopes(self.options.scope, self.substrate.settings)
+        return scopes if scopes is not None else frozenset()
 
     def moved_elsewhere(self, items: dict[str, SubstrateItem]) -> set[str]:
         """Which of a source's stored ``items`` now live in another scope than the one

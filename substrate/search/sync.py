@@ -252,7 +252,7 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
     except OSError as exc:
         if required:
             raise ShardError(
-                f"cannot write the search index to {directory}: {exc.strerror or exc}"
+                f"cannot write the search index to {directory}: {system_words(exc)}"
             ) from exc
         named = exc.filename2 or exc.filename  # (a rename's is second)
         # pyarrow's errors name no file: then its words ("No space left on device"), not the

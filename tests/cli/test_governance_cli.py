@@ -865,7 +865,7 @@ def test_a_team_withdraws_its_own_proposal_and_no_other(mixle: Run, add: Add) ->
     assert scope_of(mixle, mine) == "ops"
     late = mixle("approve", mine, "--by", "alice")
     assert late.exit_code == 1
-    assert "has no pending proposal: its proposal into 'public' was withdrawn" in late.stderr
+    assert "its proposal into 'public' was withdrawn by 'ops'" in late.stderr
     mixle("--as", "ops", "propose", mine, "--to", "public")
     assert mixle("approve", mine, "--by", "alice").exit_code == 0
     twice = mixle("approve", mine, "--by", "alice")
@@ -874,6 +874,10 @@ def test_a_team_withdraws_its_own_proposal_and_no_other(mixle: Run, add: Add) ->
     assert mixle("propose", other, "--to", "dev", "--by", "alice").exit_code == 0
     refused = mixle("--as", "ops", "withdraw", other)
     assert refused.exit_code == 1 and "may be withdrawn as team 'ops'" in refused.stderr
+    # read as no team, one withdraws acting as its proposer or an approver of its target
+    mallory = mixle("withdraw", other, "--by", "mallory")
+    assert mallory.exit_code == 1 and "'mallory' neither proposed" in mallory.stderr
+    assert mixle("withdraw", other, "--by", "alice").exit_code == 0
 
 
 def test_publishing_an_item_where_it_is_already_changes_nothing(mixle: Run, add: Add) -> None:
@@ -895,10 +899,16 @@ def test_removing_or_ungating_around_pending_proposals_says_so(mixle: Run, add: 
     rejected = mixle("reject", b, "--by", "alice", "--reason", "later", "--json").json()
     assert rejected["to"] == "public"
     mixle("--as", "ops", "propose", b, "--to", "public")
+    third = add("dev", "third")
+    mixle("--as", "dev", "propose", third, "--to", "public")
+    as_team = mixle("--as", "ops", "revoke", "alice", "public", "--by", "alice")
+    assert "any pending proposal into it cannot be approved" in as_team.stderr  # not counted
+    mixle("grant", "alice", "public")
     last = mixle("revoke", "alice", "public", "--by", "alice")
-    assert "its 1 pending proposal(s) cannot be approved" in last.stderr
+    assert "its 2 pending proposal(s) cannot be approved" in last.stderr
     mixle("grant", "alice", "public")
     mixle("approve", b, "--by", "alice")
+    mixle("approve", third, "--by", "alice")
     quiet = mixle("revoke", "alice", "public", "--by", "alice")  # nothing was waiting
     assert "no approver now" in quiet.stderr and "pending" not in quiet.stderr
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from substrate.errors import ShardFormatError
+from substrate.errors import ShardError, ShardFormatError
 from substrate.item import SubstrateItem
 from substrate.search.coverage import Coverage
 from substrate.search.index_files import MANIFEST, META_KEY, StaleIndex, write_state
@@ -203,7 +203,6 @@ def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers
     import errno
 
     import substrate.search.index_files as index_files
-    from substrate.errors import ShardError
 
     store = Substrate(tmp_path)
     store.add("text", "refunds take five business days")
@@ -242,6 +241,9 @@ def test_a_search_that_cannot_write_its_index_warns_in_the_system_s_words(
     warned = [r.getMessage() for r in caplog.records if "search index" in r.getMessage()]
     assert warned and warned[0].endswith(": Permission denied")
     assert ".tmp" not in " ".join(warned)
+    with pytest.raises(ShardError) as refused:  # where writing it is the point
+        Substrate(tmp_path).reindex()
+    assert str(refused.value).endswith(": Permission denied")
 
 
 def test_files_written_for_an_index_that_failed_are_removed(
