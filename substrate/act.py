@@ -83,6 +83,8 @@ class Action:
 class Step:
     """A fired action and what it yielded; ``error`` says why it yielded nothing, if it failed."""
 
+    __repr__ = masked_repr  # a fragment may echo the question
+
     action: str
     kind: str
     fragments: list[str]

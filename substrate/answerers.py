@@ -816,9 +816,9 @@ class CommandAnswerer:
     def __repr__(self) -> str:  # the program only: its arguments may hold a key
         try:
             argv = self._split()
-        except InvalidInputError:
+        except (InvalidInputError, TypeError):  # a repr never raises
             argv = []
-        program = argv[0] if argv else ""
+        program = str(argv[0]) if argv else ""
         return f"CommandAnswerer(program={program!r}, timeout={self.timeout!r})"
 
     def argv(self) -> list[str]:
@@ -942,8 +942,12 @@ class HttpAnswerer:
     label: str = "http"
 
     def __repr__(self) -> str:  # neither the environment (the key) nor a URL's query
+        try:
+            where = self.where()
+        except ValueError:  # a base_url changed since into one no URL reads (a repr never raises)
+            where = "?"
         return (
-            f"HttpAnswerer(endpoint={self.where()!r}, model={self.model!r}, "
+            f"HttpAnswerer(endpoint={where!r}, model={self.model!r}, "
             f"api_key_env={self.api_key_env!r}, timeout={self.timeout!r})"
         )
 

@@ -38,6 +38,8 @@ CONTENT_QUERY_WORDS = 48
 class HopStep:
     """One item in the chain and how it was reached."""
 
+    __repr__ = masked_repr  # how it was reached may quote the question
+
     item: SubstrateItem
     depth: int
     via: str

@@ -256,7 +256,19 @@ def safe_repr(value: object) -> str:
 
 
 def masked_repr(result: Any) -> str:
-    """A result dataclass's repr with the secrets in its text fields masked: a question or
-    task typed with a credential in it, kept as given, is not shown back by ``print``."""
-    shown = (f"{f.name}={safe_repr(getattr(result, f.name))}" for f in fields(result) if f.repr)
+    """A result dataclass's repr with the secrets in its text fields masked (and in the texts
+    of a list or tuple field): a question or task typed with a credential in it, kept as
+    given, is not shown back by ``print``."""
+    shown = (f"{f.name}={_masked(getattr(result, f.name))}" for f in fields(result) if f.repr)
     return f"{type(result).__name__}({', '.join(shown)})"
+
+
+def _masked(value: object) -> str:
+    if isinstance(value, list | tuple):
+        inner = ", ".join(_masked(part) for part in value)
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
+    return safe_repr(value)
