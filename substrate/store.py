@@ -744,7 +744,7 @@ class Substrate:
         from substrate.search.layout import CACHE_ATTR
 
         state = self.__dict__.copy()
-        state.pop(CACHE_ATTR, None)  # a compiled index, no Python object
+        state.pop(CACHE_ATTR, None)  # its compiled structures do not pickle: rebuilt when searched
         return state
 
     def close(self) -> None:

@@ -131,7 +131,7 @@ def publish_cmd(
             {"published": done, "to": to, "by": who, "versions": versions, "already": there}
         )
         return
-    for item_id in ids:
+    for item_id in dict.fromkeys(ids):  # (an id given twice is told once)
         if item_id in there:
             output.emit_text(f"{item_id} is in {to} already (version {versions[item_id]})")
         else:
