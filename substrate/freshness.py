@@ -26,7 +26,6 @@ import errno
 import hashlib
 import logging
 import os
-import re
 import stat
 import time
 from collections.abc import Collection, Iterable
@@ -152,7 +151,9 @@ class _FileState:
     is_dir: bool = False
     is_file: bool = True  # a regular file (a FIFO would block the hash)
     unreadable: bool = False  # not known to be gone: a folder on its path cannot be entered
-    lines: list[str] | None = None  # read when a published copy is looked for in it
+    # (text, section) of each part the file reads as now: parsed when a published copy is
+    # looked for in it
+    parts: set[tuple[str, str | None]] | None = None
 
 
 class FileChecker:
@@ -217,18 +218,20 @@ class FileChecker:
     @staticmethod
     def _still_says(item: SubstrateItem, path: str, state: _FileState) -> bool:
         """Whether ``item``, a copy published or approved out of the scope it was ingested
-        into, is still a whole part of its changed file: a Markdown section, its heading
-        first, with the next heading (or the end) after it, or a paragraph of plain text,
-        with blank lines around it, line for line. Ingest leaves such a copy as it is (its
-        team's next version is proposed anew), so no re-ingest would ever bring its record
-        of the file up to date: its own text tells whether it is stale. Anything else (a
-        chunk of a long section, a row, a masked secret, another format) is told stale."""
+        into, is still a part of its changed file as ingest would read it now: a Markdown
+        section under the same headings, or a paragraph of plain text (whatever the file's
+        title, which plain text takes from its first line), with the same text.
+        Ingest leaves such a copy as it is (its team's next version is proposed anew), so
+        no re-ingest would ever bring its record of the file up to date: its own text tells
+        whether it is stale. A part the file is read into otherwise (another chunk size, a
+        masked secret, another format, a row) is told stale."""
         fmt = item.provenance.get("format")
-        if fmt not in _WHOLE_PARTS or not item.text.strip() or not published_copy(item):
+        if fmt not in ("markdown", "text") or not published_copy(item):
             return False
-        if state.lines is None:
-            state.lines = _file_lines(path)
-        return _whole_part(item.text.strip().split("\n"), state.lines, markdown=fmt == "markdown")
+        markdown = fmt == "markdown"
+        if state.parts is None:
+            state.parts = _parts(path, markdown=markdown)
+        return (item.text, item.provenance.get("section") if markdown else None) in state.parts
 
     def _on_disk(self, item: SubstrateItem, ref: str) -> str:
         """The file ``ref`` names: ``ref`` itself, or, when ingestion masked a secret in the
@@ -506,55 +509,42 @@ _PROVENANCE_KEYS = (
 
 
 def _light(item: SubstrateItem) -> SubstrateItem:
-    """The item without its links and bulky fields, and without its text unless it is a
-    copy published out of the scope it was ingested into (``_still_says`` reads it): all a
-    verdict needs, kept small."""
+    """The item without its links and bulky fields, and without its text and section unless
+    it is a copy published out of the scope it was ingested into (``_still_says`` reads
+    them): all a verdict needs, kept small."""
     payload = item.payload if isinstance(item.payload, dict) else {}
     prov = item.provenance if isinstance(item.provenance, dict) else {}
+    kept = {k: prov[k] for k in _PROVENANCE_KEYS if k in prov}
+    published = published_copy(item)
+    if published and "section" in prov:
+        kept["section"] = prov["section"]
     return SubstrateItem(
         kind=item.kind,
-        text=item.text if published_copy(item) else "",
+        text=item.text if published else "",
         payload={k: v for k, v in payload.items() if k in _PAYLOAD_KEYS or is_date_field(k)},
-        provenance={k: prov[k] for k in _PROVENANCE_KEYS if k in prov},
+        provenance=kept,
         scope=item.scope,
         id=item.id,
         created_at=item.created_at,
     )
 
 
-# the formats whose items are whole parts of their file, as written (``_still_says``)
-_WHOLE_PARTS = ("markdown", "text")
-_HEADING = re.compile(r" {0,3}#{1,6}(?:\s|$)")
-
-
-def _file_lines(path: str) -> list[str]:
-    """The lines of the text file at ``path`` as ingest reads them (none if it cannot)."""
+def _parts(path: str, *, markdown: bool) -> set[tuple[str, str | None]]:
+    """The (text, section) of each part ingest reads the file at ``path`` into, with its
+    default options (none if it cannot be read)."""
+    from substrate.ingest.formats.context import ParseContext
+    from substrate.ingest.formats.markdown import parse_markdown
+    from substrate.ingest.formats.text import parse_text
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
 
     try:
         with open(_os_name(path), "rb") as handle:
-            return decode_text(handle.read()).split("\n")
+            text = decode_text(handle.read())
     except (OSError, FileRejected):
-        return []
-
-
-def _whole_part(part: list[str], lines: list[str], *, markdown: bool) -> bool:
-    """Whether ``part`` stands in ``lines`` line for line as a whole section (``markdown``:
-    from its heading to the next one) or paragraph (blank lines around it)."""
-    if markdown and not _HEADING.match(part[0]):
-        return False
-    for start in (i for i, line in enumerate(lines) if line == part[0]):
-        end = start + len(part)
-        if lines[start:end] != part:
-            continue
-        after = next((line for line in lines[end:] if line.strip()), None)
-        if markdown and (after is None or _HEADING.match(after)):
-            return True
-        before_blank = start == 0 or not lines[start - 1].strip()
-        if not markdown and before_blank and (end == len(lines) or not lines[end].strip()):
-            return True
-    return False
+        return set()
+    parsed = (parse_markdown if markdown else parse_text)(text, ParseContext(path=path))
+    return {(part.text, part.section if markdown else None) for part in parsed.segments}
 
 
 def published_copy(item: SubstrateItem) -> bool:

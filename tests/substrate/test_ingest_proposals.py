@@ -155,3 +155,27 @@ def test_ingest_tells_of_a_copy_left_behind_only_in_a_scope_its_team_reads(
     _write(notes / "n.md", "Beta text changed.")
     told = ingest_path(Substrate(shard), notes, scope="research")
     assert not any(ids["B"] in n.reason or "finance" in n.reason for n in told.notices)
+
+
+def test_a_published_copy_is_read_for_as_ingest_reads_the_file(tmp_path: Path) -> None:
+    from substrate.freshness import freshness_report
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    head = "---\ntitle: G\n---\nPreamble.  \n\nGuide\n=====\n\nIntro.  \n\n"  # setext, spaces
+    tail = "Last\n----\n\nThe end.\n"
+    limits, refunds = "## Limits\n\nThe limit is 10\n", "## Refunds\n\nFive days.\n"
+    (notes / "g.md").write_text(f"{head}{limits}\n{refunds}\n{tail}")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    store = Substrate(shard)
+    texts = {item.id: item.text for item in store.iter_items()}
+    publish(store, list(texts), to="public")
+    store.save()
+
+    retired = f"Retired\n-------\n\n<!--\n{limits}-->\n\n```\n{refunds}```\n\n"  # out, quoted
+    (notes / "g.md").write_text(f"{head}{retired}{tail}")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    assert stale == {limits.strip(), refunds.strip()}
+    assert len(texts) - len(stale) == 3  # the preamble, Guide and Last, as they were
