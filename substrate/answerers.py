@@ -944,7 +944,7 @@ class HttpAnswerer:
     def __repr__(self) -> str:  # neither the environment (the key) nor a URL's query
         try:
             where = self.where()
-        except ValueError:  # a base_url changed since into one no URL reads (a repr never raises)
+        except (ValueError, TypeError, AttributeError):  # a base_url changed since into no URL
             where = "?"
         return (
             f"HttpAnswerer(endpoint={where!r}, model={self.model!r}, "

@@ -263,12 +263,12 @@ def masked_repr(result: Any) -> str:
     return f"{type(result).__name__}({', '.join(shown)})"
 
 
-def _masked(value: object) -> str:
-    if isinstance(value, list | tuple):
-        inner = ", ".join(_masked(part) for part in value)
-        return (
-            f"[{inner}]"
-            if isinstance(value, list)
-            else f"({inner}{',' if len(value) == 1 else ''})"
-        )
-    return safe_repr(value)
+def _masked(value: object, depth: int = 0) -> str:
+    if isinstance(value, str):
+        return safe_repr(value)  # masked before quoting: escapes would hide a secret's shape
+    if isinstance(value, list | tuple) and depth < 4:  # (a list holding itself ends here)
+        inner = ", ".join(_masked(part, depth + 1) for part in value)
+        if isinstance(value, list):
+            return f"[{inner}]"
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    return safe_text(repr(value))

@@ -912,13 +912,17 @@ def test_results_print_a_secret_typed_into_the_question_masked() -> None:
 
     echoed = Step("delegate", "text", [f"asked: {asked}", ("x",)], 1.0, 1.0)  # texts in a list
     assert GITHUB_TOKEN not in repr(echoed) and "('x',)" in repr(echoed)
+    looped: list[object] = [{"q": asked}]
+    looped.append(looped)  # a dict's text, and a list holding itself
+    assert GITHUB_TOKEN not in repr(Step("delegate", "text", looped, 1.0, 1.0))  # type: ignore[arg-type]
 
 
 def test_answerer_reprs_never_raise() -> None:
     assert repr(CommandAnswerer(None)) == "CommandAnswerer(program='', timeout=120.0)"  # type: ignore[arg-type]
     changed = HttpAnswerer("http://h:8080/v1", "m")
-    changed.base_url = "http://h:port/v1"  # checked when made, not when changed
-    assert repr(changed).startswith("HttpAnswerer(endpoint='?'")
+    for later in ("http://h:port/v1", 5):  # checked when made, not when changed
+        changed.base_url = later  # type: ignore[assignment]
+        assert repr(changed).startswith("HttpAnswerer(endpoint='?'")
 
 
 def test_command_answerer_caps_its_output_and_leaves_no_process_behind(tmp_path: Path) -> None:
