@@ -229,7 +229,7 @@ def _holders(substrate: Substrate, broken: list[dict[str, Any]]) -> dict[str, li
     one of those): each holder of a dangling link is broken too, so it is in ``broken``."""
     out: dict[str, list[str]] = {}
     for entry in broken:
-        item = substrate.get(entry["item_id"])
+        item = substrate.peek(entry["item_id"])  # (not kept: a sweep may read thousands)
         for target in set(item.links if item is not None else ()) & set(entry["dangling"]):
             out.setdefault(target, []).append(entry["item_id"])
     return out

@@ -48,6 +48,10 @@ _OLDER = (b"MXCAT001", b"MXCAT002")
 _HEADER = struct.Struct("<8s16sQQQII8x")
 _FIELDS = struct.Struct("<QII")  # offset, length, seq after the 8-byte big-endian key
 RECORD_SIZE = 24
+# A catalog too large to read on opening answers lookups by a binary search of reads (about
+# 20 at 1M items); one asked this many times is read whole instead (24 MB at 1M items), so a
+# sweep that looks up many ids (an audit's dangling links) costs no read per step.
+WHOLE_AFTER_LOOKUPS = 64
 assert _HEADER.size == 64
 
 
@@ -126,7 +130,8 @@ class Catalog:
         self.header: CatalogHeader | None = None
         self.damaged = False  # it failed its checksum on opening (and is not used)
         self.outdated = False  # written by an older mixle (not used; rebuilt from the log)
-        self._records: bytes | None = None  # the record area, when read and checked on opening
+        self._records: bytes | None = None  # the record area, when read and checked
+        self._lookups = 0
         self._open()
 
     def _open(self) -> None:
@@ -197,6 +202,10 @@ class Catalog:
         """(offset, length, seq) of every record with ``key`` (several only on a collision)."""
         if self._fd is None or self.header is None:
             return []
+        if self._records is None:
+            self._lookups += 1
+            if self._lookups == WHOLE_AFTER_LOOKUPS:
+                self._records = self._record_area()
         lo, hi = 0, self.header.count
         while lo < hi:
             mid = (lo + hi) // 2
@@ -219,15 +228,19 @@ class Catalog:
 
         if self._fd is None or self.header is None:
             return np.zeros(0, dtype=record_dtype())
-        if self._records is not None:
-            return np.frombuffer(self._records, dtype=record_dtype()).copy()
+        records = self._records if self._records is not None else self._record_area()
+        return np.frombuffer(records, dtype=record_dtype()).copy()
+
+    def _record_area(self) -> bytes:
+        """Every record, read in one call and checked against the header."""
+        assert self._fd is not None and self.header is not None
         size = self.header.count * RECORD_SIZE
         data = os.pread(self._fd, size, _HEADER.size)
         if len(data) != size:
             raise StaleCatalogError(f"{self.path} changed while in use")
         if not self.header.matches(data):
             raise StaleCatalogError(f"{self.path} is damaged (checksum mismatch)")
-        return np.frombuffer(data, dtype=record_dtype()).copy()
+        return data
 
     def close(self) -> None:
         # forgotten before it is closed: a Ctrl-C in between must not leave it to be closed

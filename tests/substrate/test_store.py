@@ -777,6 +777,33 @@ def test_a_bit_flipped_in_the_catalog_hides_no_item_and_misplaces_no_read(
     assert catalog_module.Catalog(tmp_path / "index" / "offsets.bin").header is not None  # replaced
 
 
+@pytest.mark.parametrize("flipped", [False, True])
+def test_a_large_catalog_looked_up_many_times_is_read_whole_and_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flipped: bool
+) -> None:
+    import substrate.catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "VERIFY_ON_OPEN_BYTES", 0)  # too large to read at once
+    s = Substrate(tmp_path)
+    ids = [s.put(SubstrateItem("text", f"item {i}")) for i in range(100)]
+    s.save()
+    assert s.checkpoint()
+    if flipped:
+        _flip_catalog_bit(tmp_path / "index" / "offsets.bin", 90, 10)
+    catalog = catalog_module.Catalog(tmp_path / "index" / "offsets.bin")
+    for item_id in ids[: catalog_module.WHOLE_AFTER_LOOKUPS - 1]:
+        catalog.lookup(catalog_module.id_key(item_id))  # a read per step of each search
+    assert catalog._records is None
+    if flipped:  # the whole area is checked as it is read: a damaged one is never trusted
+        with pytest.raises(catalog_module.StaleCatalogError):
+            catalog.lookup(catalog_module.id_key(ids[-1]))
+    else:
+        assert catalog.lookup(catalog_module.id_key(ids[-1]))
+        assert catalog._records is not None  # read whole once: no read per step from here
+    fresh = Substrate(tmp_path)
+    assert all(fresh.get(item_id).text == f"item {n}" for n, item_id in enumerate(ids))
+
+
 def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
     tmp_path: Path,
 ) -> None:
