@@ -136,9 +136,15 @@ def reflowed(doc: str | None) -> str | None:
 
 
 def modules_for(argv: Sequence[str]) -> list[str]:
-    """The command modules a run with these arguments needs: the command's own, or all."""
-    module = _MODULE_OF.get(_command_word(argv) or "")
-    return [module] if module else list(COMMAND_MODULES)
+    """The command modules a run with these arguments needs: the command's own, none to
+    print the version, or all (the help lists every command)."""
+    word = _command_word(argv)
+    module = _MODULE_OF.get(word or "")
+    if module:
+        return [module]
+    if word is None and "--version" in argv and not set(_HELP_OPTIONS).intersection(argv):
+        return []
+    return list(COMMAND_MODULES)
 
 
 def _command_word(argv: Sequence[str]) -> str | None:

@@ -24,6 +24,8 @@ def test_a_run_needs_only_its_command_module() -> None:
     assert modules_for(["--shard", "ingest", "get", "x"]) == ["items"]  # "ingest" is a value
     assert modules_for(["--as=team", "--shard=/s", "scan-secrets"]) == ["secrets"]
     assert modules_for(["--help"]) == list(COMMAND_MODULES)
+    assert modules_for(["--version"]) == []  # no command module loaded to print it
+    assert modules_for(["--version", "--help"]) == list(COMMAND_MODULES)
     assert modules_for(["no-such-command"]) == list(COMMAND_MODULES)
 
 
