@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.durations import format_duration
 from substrate.item import SubstrateItem
+from substrate.limits import DEFAULT_MAX_FILE_SIZE
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.engine import MASK_LEAD
 from substrate.secrets.names import name_bytes
@@ -223,14 +224,14 @@ class FileChecker:
         title, which plain text takes from its first line), with the same text.
         Ingest leaves such a copy as it is (its team's next version is proposed anew), so
         no re-ingest would ever bring its record of the file up to date: its own text tells
-        whether it is stale. A part the file is read into otherwise (another chunk size, a
-        masked secret, another format, a row) is told stale."""
+        whether it is stale. A chunk of a longer section, a part read otherwise (another
+        chunk size, a masked secret), another format or a row is told stale."""
         fmt = item.provenance.get("format")
         if fmt not in ("markdown", "text") or not published_copy(item):
             return False
         markdown = fmt == "markdown"
         if state.parts is None:
-            state.parts = _parts(path, markdown=markdown)
+            state.parts = _parts(path, state.size, markdown=markdown)
         return (item.text, item.provenance.get("section") if markdown else None) in state.parts
 
     def _on_disk(self, item: SubstrateItem, ref: str) -> str:
@@ -529,22 +530,30 @@ def _light(item: SubstrateItem) -> SubstrateItem:
     )
 
 
-def _parts(path: str, *, markdown: bool) -> set[tuple[str, str | None]]:
-    """The (text, section) of each part ingest reads the file at ``path`` into, with its
-    default options (none if it cannot be read)."""
+def _parts(path: str, size: int, *, markdown: bool) -> set[tuple[str, str | None]]:
+    """The (text, section) of each whole part ingest reads the file at ``path`` into, with
+    its default options: none of a section or paragraph cut into chunks (the rest of it may
+    now say otherwise), and none at all of a file that cannot be read or is larger than
+    ingest reads by default."""
     from substrate.ingest.formats.context import ParseContext
     from substrate.ingest.formats.markdown import parse_markdown
     from substrate.ingest.formats.text import parse_text
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
 
+    if size > DEFAULT_MAX_FILE_SIZE:
+        return set()
     try:
         with open(_os_name(path), "rb") as handle:
             text = decode_text(handle.read())
     except (OSError, FileRejected):
         return set()
-    parsed = (parse_markdown if markdown else parse_text)(text, ParseContext(path=path))
-    return {(part.text, part.section if markdown else None) for part in parsed.segments}
+    parts = (parse_markdown if markdown else parse_text)(text, ParseContext(path=path)).segments
+    return {
+        (part.text, part.section if markdown else None)
+        for part, following in zip(parts, [*parts[1:], None], strict=True)
+        if part.chunk == 0 and (following is None or following.chunk == 0)
+    }
 
 
 def published_copy(item: SubstrateItem) -> bool:

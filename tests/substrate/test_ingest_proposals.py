@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from substrate.ingest import ingest_path
 from substrate.proposals import PENDING, pending, proposal_events, propose
 from substrate.store import Substrate
@@ -179,3 +181,52 @@ def test_a_published_copy_is_read_for_as_ingest_reads_the_file(tmp_path: Path) -
     stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
     assert stale == {limits.strip(), refunds.strip()}
     assert len(texts) - len(stale) == 3  # the preamble, Guide and Last, as they were
+
+
+def test_a_published_chunk_is_stale_when_any_part_of_its_section_changed(tmp_path: Path) -> None:
+    from substrate.freshness import freshness_report
+    from substrate.limits import DEFAULT_CHUNK_CHARS
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    sentences = " ".join(
+        f"Deploy step {n} is done by hand." for n in range(DEFAULT_CHUNK_CHARS // 15)
+    )
+    (notes / "g.md").write_text(f"# Long\n\n{sentences}\n\n# Short\n\nKept.\n")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    store = Substrate(shard)
+    texts = {item.id: item.text for item in store.iter_items()}
+    assert len(texts) > 2  # the long section was cut into chunks
+    publish(store, list(texts), to="public")
+    store.save()
+
+    ending = sentences + " None of the above holds any more."  # in the last chunk only
+    (notes / "g.md").write_text(f"# Long\n\n{ending}\n\n# Short\n\nKept.\n")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    assert set(texts.values()) - stale == {"# Short\n\nKept."}  # every chunk told, the first too
+
+
+def test_a_file_larger_than_ingest_reads_is_not_parsed_for_its_published_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import substrate.freshness as freshness
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    ingest_path(Substrate(shard), notes, scope="ops")
+    store = Substrate(shard)
+    alpha = _ids_by_section(shard)["A"]
+    publish(store, [alpha], to="public")
+    store.save()
+    _write(notes / "n.md", "Beta text changed.")  # section A as it was
+
+    def stale() -> list[str]:
+        return [s["item_id"] for s in freshness.freshness_report(Substrate(shard))["stale"]]
+
+    assert alpha not in stale()
+    monkeypatch.setattr(freshness, "DEFAULT_MAX_FILE_SIZE", 10)  # ... in a file too large
+    assert alpha in stale()  # told, as before: not read whole to see
