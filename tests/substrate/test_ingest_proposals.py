@@ -19,6 +19,35 @@ def _write(path: Path, beta: str) -> None:
     path.write_text(f"# A\n\nAlpha text here.\n\n# B\n\n{beta}\n")
 
 
+def _published(tmp_path: Path, files: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    """Notes written from ``files``, ingested as team ops and every item published to
+    public; the shard and each item's text by id."""
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    for name, text in files.items():
+        (notes / name).write_text(text)
+    ingest_path(Substrate(shard), notes, scope="ops")
+    store = Substrate(shard)
+    texts = {item.id: item.text for item in store.iter_items()}
+    publish(store, list(texts), to="public")
+    store.save()
+    return shard, texts
+
+
+def _stale_after(shard: Path, files: dict[str, str], texts: dict[str, str]) -> set[str]:
+    """The texts of the items freshness tells stale once ``files`` are rewritten and the
+    team's notes ingested again."""
+    from substrate.freshness import freshness_report
+
+    notes = shard.parent / "notes"
+    for name, text in files.items():
+        (notes / name).write_text(text)
+    ingest_path(Substrate(shard), notes, scope="ops")
+    return {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+
+
 def test_a_proposal_survives_an_edit_elsewhere_in_its_file(tmp_path: Path) -> None:
     notes, shard = tmp_path / "notes", tmp_path / "shard"
     notes.mkdir()
@@ -109,28 +138,23 @@ def test_a_published_copy_is_stale_only_when_its_own_text_left_the_file(tmp_path
 
 
 def test_a_published_copy_is_fresh_only_as_a_whole_section_or_paragraph(tmp_path: Path) -> None:
-    from substrate.freshness import freshness_report
-    from substrate.spaces import publish
-
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
     guide = "# Guide\n\nAbout the guide.\n\n## Limits\n\nThe limit is 10\n\n## Refunds\n\n"
-    (notes / "guide.md").write_text(guide + "Refunds take 5 days.\n\n## Keep\n\nThis stays.\n")
-    (notes / "oncall.txt").write_text("On-call is Bob\n\nEscalate to Ann.\n")
-    (notes / "hosts.csv").write_text("host\nalpha\nbeta\n")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    store = Substrate(shard)
-    texts = {item.id: item.text for item in store.iter_items()}
-    publish(store, list(texts), to="public")
-    store.save()
-
+    shard, texts = _published(
+        tmp_path,
+        {
+            "guide.md": guide + "Refunds take 5 days.\n\n## Keep\n\nThis stays.\n",
+            "oncall.txt": "On-call is Bob\n\nEscalate to Ann.\n",
+            "hosts.csv": "host\nalpha\nbeta\n",
+        },
+    )
     guide = guide.replace("limit is 10", "limit is 100")  # a word longer: not the same line
     refunds = "Refunds take 5 days.\n\nSince March they take 15 days.\n"  # a paragraph more
-    (notes / "guide.md").write_text(guide + refunds + "\n## Keep\n\nThis stays.\n")
-    (notes / "oncall.txt").write_text("On-call is Bobby\n\nEscalate to Ann.\n")
-    (notes / "hosts.csv").write_text("host\nalphabeta-decommissioned\n")  # rows are not lines
-    ingest_path(Substrate(shard), notes, scope="ops")
-    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    edited = {
+        "guide.md": guide + refunds + "\n## Keep\n\nThis stays.\n",
+        "oncall.txt": "On-call is Bobby\n\nEscalate to Ann.\n",
+        "hosts.csv": "host\nalphabeta-decommissioned\n",  # a row is no substring of one
+    }
+    stale = _stale_after(shard, edited, texts)
     assert {t.split("\n")[0] for t in stale} == {
         "## Limits",
         "## Refunds",
@@ -160,51 +184,26 @@ def test_ingest_tells_of_a_copy_left_behind_only_in_a_scope_its_team_reads(
 
 
 def test_a_published_copy_is_read_for_as_ingest_reads_the_file(tmp_path: Path) -> None:
-    from substrate.freshness import freshness_report
-    from substrate.spaces import publish
-
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
     head = "---\ntitle: G\n---\nPreamble.  \n\nGuide\n=====\n\nIntro.  \n\n"  # setext, spaces
     tail = "Last\n----\n\nThe end.\n"
     limits, refunds = "## Limits\n\nThe limit is 10\n", "## Refunds\n\nFive days.\n"
-    (notes / "g.md").write_text(f"{head}{limits}\n{refunds}\n{tail}")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    store = Substrate(shard)
-    texts = {item.id: item.text for item in store.iter_items()}
-    publish(store, list(texts), to="public")
-    store.save()
-
+    shard, texts = _published(tmp_path, {"g.md": f"{head}{limits}\n{refunds}\n{tail}"})
     retired = f"Retired\n-------\n\n<!--\n{limits}-->\n\n```\n{refunds}```\n\n"  # out, quoted
-    (notes / "g.md").write_text(f"{head}{retired}{tail}")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    stale = _stale_after(shard, {"g.md": f"{head}{retired}{tail}"}, texts)
     assert stale == {limits.strip(), refunds.strip()}
     assert len(texts) - len(stale) == 3  # the preamble, Guide and Last, as they were
 
 
 def test_a_published_chunk_is_stale_when_any_part_of_its_section_changed(tmp_path: Path) -> None:
-    from substrate.freshness import freshness_report
     from substrate.limits import DEFAULT_CHUNK_CHARS
-    from substrate.spaces import publish
 
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
     sentences = " ".join(
         f"Deploy step {n} is done by hand." for n in range(DEFAULT_CHUNK_CHARS // 15)
     )
-    (notes / "g.md").write_text(f"# Long\n\n{sentences}\n\n# Short\n\nKept.\n")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    store = Substrate(shard)
-    texts = {item.id: item.text for item in store.iter_items()}
+    shard, texts = _published(tmp_path, {"g.md": f"# Long\n\n{sentences}\n\n# Short\n\nKept.\n"})
     assert len(texts) > 2  # the long section was cut into chunks
-    publish(store, list(texts), to="public")
-    store.save()
-
     ending = sentences + " None of the above holds any more."  # in the last chunk only
-    (notes / "g.md").write_text(f"# Long\n\n{ending}\n\n# Short\n\nKept.\n")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    stale = {texts[s["item_id"]] for s in freshness_report(Substrate(shard))["stale"]}
+    stale = _stale_after(shard, {"g.md": f"# Long\n\n{ending}\n\n# Short\n\nKept.\n"}, texts)
     assert set(texts.values()) - stale == {"# Short\n\nKept."}  # every chunk told, the first too
 
 
