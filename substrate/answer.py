@@ -63,9 +63,9 @@ from substrate.retrieval import (
     NOISE_FLOOR,
     RELATIVE_FLOOR,
     merge_scopes,
-    provenance_entry,
     relevance_floor,
     retrieve,
+    unscored_entries,
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import masked_repr, safe_text
@@ -230,10 +230,7 @@ class Answer:
 
     def passed_over_sources(self) -> list[dict[str, Any]]:
         """Where each item passed over came from: id, kind, source (masked) and lines."""
-        return [
-            {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
-            for item in self.passed_over
-        ]
+        return unscored_entries(self.passed_over)
 
 
 def unmentioned_in(

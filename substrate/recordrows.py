@@ -69,11 +69,13 @@ def rows_leaving_out_a_column(
     is of the thing asked of (its first cell gives every other term the question
     ``needed``), the other rows of its table are of other things: "the p99 of payments" is
     not the ledger's, whose owner is the payments team. So are, whatever is blank, the rows of
-    a table that one row names by an identifier the question ``names`` (``rows_of_other_keys``).
+    a table that one row names by an identifier the question ``names``
+    (``_rows_of_other_keys``).
     """
     said: dict[int, int] = {}
     others: set[int] = set()
-    for rows in _rows_by_source(items).values():
+    tables = _rows_by_source(items)
+    for rows in tables.values():
         asked_of = False  # whether a blank row of this table is the thing asked of
         for pos, cells in rows:
             blank = {column for column, value in cells.items() if not _text(value)}
@@ -86,22 +88,22 @@ def rows_leaving_out_a_column(
                 asked_of = asked_of or bool(key and needed - columns <= terms(key))
         if asked_of:
             others.update(pos for pos, _ in rows if pos not in said)
-    return BlankCells(said, frozenset(others) | rows_of_other_keys(wanted, names, items))
+    return BlankCells(said, frozenset(others) | _rows_of_other_keys(wanted, names, tables))
 
 
-def rows_of_other_keys(
-    wanted: frozenset[str], names: Collection[str], items: Sequence[SubstrateItem]
+def _rows_of_other_keys(
+    wanted: frozenset[str], names: Collection[str], tables: dict[object, list[tuple[int, _Row]]]
 ) -> frozenset[int]:
-    """The positions in ``items`` of the rows of a table in which one row is named by an
-    identifier the question ``names`` ("orders-db-1" in the column that names each row: every
-    row has its own value there) that are other rows: another key, and the identifier, if
-    anywhere, in a column the question does not name (a replica's ``replica_of:
-    orders-db-1`` is no answer to "What os does orders-db-1 run?", but is to "Which hosts are
-    replicas of orders-db-1?")."""
+    """The positions of the rows of a table (``tables``: the rows by source) in which one row
+    is named by an identifier the question ``names`` ("orders-db-1" in the column that names
+    each row: every row has its own value there) that are other rows: another key, and the
+    identifier, if anywhere, in a column the question does not name (a replica's
+    ``replica_of: orders-db-1`` is no answer to "What os does orders-db-1 run?", but is to
+    "Which hosts are replicas of orders-db-1?")."""
     if not names:
         return frozenset()
     other: set[int] = set()
-    for rows in _rows_by_source(items).values():
+    for rows in tables.values():
         for name in names:
             key = _key_column([cells for _, cells in rows], name)
             if key is None or not _asks_a_cell(rows, key, name, wanted):

@@ -134,6 +134,14 @@ def provenance_entry(
     }
 
 
+def unscored_entries(items: Iterable[SubstrateItem]) -> list[dict[str, Any]]:
+    """Where each of ``items`` came from, as ``provenance_entry`` says it, with no score (items
+    passed over, which no search ranked for the answer)."""
+    return [
+        {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"} for item in items
+    ]
+
+
 def lines_of(item: SubstrateItem) -> tuple[int | None, int | None]:
     """The first and last line of ``item`` in its source, as citations show them: a section's
     range, or the line of a data file's row (to ``line_end`` for a JSON value over several), a

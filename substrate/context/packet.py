@@ -12,7 +12,12 @@ from substrate.context.compress import compress_text, is_heading, query_coverage
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
-from substrate.retrieval import innermost_heading, provenance_entry, shown_sources
+from substrate.retrieval import (
+    innermost_heading,
+    provenance_entry,
+    shown_sources,
+    unscored_entries,
+)
 from substrate.secrets import masked_repr, safe_repr, safe_text
 
 # Token estimate used for ``max_tokens``: one token per CHARS_PER_TOKEN (4) characters, rounded
@@ -288,10 +293,7 @@ class ContextPacket:
 
     def passed_over_sources(self) -> list[dict[str, Any]]:
         """Where each item passed over came from: id, kind, source (masked) and lines."""
-        return [
-            {k: v for k, v in provenance_entry(item, 0.0).items() if k != "score"}
-            for item in self.passed_over
-        ]
+        return unscored_entries(self.passed_over)
 
     def to_knowledge_dict(
         self,
