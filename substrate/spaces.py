@@ -244,6 +244,10 @@ def history(
     return visible_history(substrate, entries, scopes)
 
 
+# Whose text a merge keeps: the higher version's, KEEP's, or OTHER's (``merge_versions``)
+MERGE_PREFERENCES = ("latest", "keep", "other")
+
+
 def merge_versions(
     substrate: Substrate,
     keep_id: str,
@@ -280,9 +284,9 @@ def merge_versions(
     """
     if keep_id == other_id:
         raise InvalidInputError(f"cannot merge item {keep_id} with itself")
-    if prefer not in ("latest", "keep", "other"):
+    if prefer not in MERGE_PREFERENCES:
         raise InvalidInputError(
-            f"prefer must be 'latest', 'keep' or 'other', not {safe_repr(prefer)}"
+            f"prefer must be one of {', '.join(MERGE_PREFERENCES)}, not {safe_repr(prefer)}"
         )
     refuse_unfit_names(merger=by)  # recorded in the history as it is, like a publisher
     if strict:

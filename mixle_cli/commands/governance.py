@@ -233,8 +233,10 @@ def merge_cmd(
     another team's items, or in a scope with approvers you are not one of, are left as they
     are (a warning counts the ones you can read). Both items must be in the same scope.
     """
-    if prefer not in ("latest", "keep", "other"):  # a usage error, before permissions
-        usage(f"--prefer must be 'latest', 'keep' or 'other', not {safe_repr(prefer)}")
+    from substrate.spaces import MERGE_PREFERENCES
+
+    if prefer not in MERGE_PREFERENCES:  # a usage error, before any permission is weighed
+        usage(f"--prefer must be one of {', '.join(MERGE_PREFERENCES)}, not {safe_repr(prefer)}")
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

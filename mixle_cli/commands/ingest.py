@@ -123,25 +123,21 @@ _TEAM_HINT = "to read as a team, give --as before the command: mixle --as TEAM {
 
 def _check_format(as_format: str | None) -> None:
     """Refuse an unknown --as early; the global --as (a team) is easily given here instead."""
-    from substrate import InvalidInputError
-    from substrate.ingest.detect import normalize_format
-
-    if as_format is not None:
-        try:
-            normalize_format(as_format)
-        except InvalidInputError as exc:
-            fail(str(exc), USAGE, _TEAM_HINT.format(command="ingest"))
+    unknown = _unknown_format(as_format) if as_format is not None else None
+    if unknown is not None:
+        fail(unknown, USAGE, _TEAM_HINT.format(command="ingest"))
 
 
-def _read_by_ingest(as_format: str) -> bool:
+def _unknown_format(as_format: str) -> str | None:
+    """Why ``ingest --as`` takes no format ``as_format``; None when it takes it."""
     from substrate import InvalidInputError
     from substrate.ingest.detect import normalize_format
 
     try:
         normalize_format(as_format)
-    except InvalidInputError:
-        return False
-    return True
+    except InvalidInputError as exc:
+        return str(exc)
+    return None
 
 
 _SIZE_HINT = (
@@ -728,7 +724,7 @@ def ingest_file_command(
     if as_format is not None and as_format.lower() not in FILE_FORMATS:
         known = ", ".join(sorted(FILE_FORMATS))
         hint = _TEAM_HINT.format(command="ingest-file")
-        if _read_by_ingest(as_format):  # a format, only not one the reference's form reads
+        if _unknown_format(as_format) is None:  # a format, but not one of the reference's
             hint = f"`mixle ingest --as {as_format} PATH` reads it"
         fail(
             f"unsupported file format {safe_repr(as_format)}; expected one of {known}", USAGE, hint
