@@ -19,6 +19,26 @@ def _write(path: Path, beta: str) -> None:
     path.write_text(f"# A\n\nAlpha text here.\n\n# B\n\n{beta}\n")
 
 
+def _sections_published(
+    tmp_path: Path, scope: str, sections: str, to: str
+) -> tuple[Path, Path, dict[str, str]]:
+    """Notes of sections A and B ingested into ``scope``, then the ``sections`` named (of
+    "AB") published into ``to``, and section B edited; the notes, the shard and the ids by
+    section."""
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    _write(notes / "n.md", "Beta text here.")
+    ingest_path(Substrate(shard), notes, scope=scope)
+    ids = _ids_by_section(shard)
+    store = Substrate(shard)
+    publish(store, [ids[name] for name in sections], to=to)
+    store.save()
+    _write(notes / "n.md", "Beta text changed.")  # section A is as it was, word for word
+    return notes, shard, ids
+
+
 def _published(tmp_path: Path, files: dict[str, str]) -> tuple[Path, dict[str, str]]:
     """Notes written from ``files``, ingested as team ops and every item published to
     public; the shard and each item's text by id."""
@@ -115,18 +135,8 @@ def test_a_pending_proposal_whose_tags_changed_is_withdrawn_and_told(tmp_path: P
 
 def test_a_published_copy_is_stale_only_when_its_own_text_left_the_file(tmp_path: Path) -> None:
     from substrate.freshness import freshness_report
-    from substrate.spaces import publish
 
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
-    _write(notes / "n.md", "Beta text here.")
-    ingest_path(Substrate(shard), notes, scope="platform")
-    ids = _ids_by_section(shard)
-    store = Substrate(shard)
-    publish(store, [ids["A"], ids["B"]], to="public")
-    store.save()
-
-    _write(notes / "n.md", "Beta text changed.")  # section A is as it was, word for word
+    notes, shard, ids = _sections_published(tmp_path, "platform", "AB", to="public")
     told = ingest_path(Substrate(shard), notes, scope="platform")  # leaving public's copies
     assert [n.reason for n in told.notices] == [
         f"item {ids['B']}, published into public, keeps the text the file no longer has; the "
@@ -168,17 +178,8 @@ def test_a_published_copy_is_fresh_only_as_a_whole_section_or_paragraph(tmp_path
 def test_ingest_tells_of_a_copy_left_behind_only_in_a_scope_its_team_reads(
     tmp_path: Path,
 ) -> None:
-    from substrate.spaces import publish
-
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
-    _write(notes / "n.md", "Beta text here.")
-    ingest_path(Substrate(shard), notes, scope="research")
-    ids = _ids_by_section(shard)
-    store = Substrate(shard)
-    publish(store, [ids["B"]], to="finance")  # by a reader of every scope
-    store.save()
-    _write(notes / "n.md", "Beta text changed.")
+    # published by a reader of every scope
+    notes, shard, ids = _sections_published(tmp_path, "research", "B", to="finance")
     told = ingest_path(Substrate(shard), notes, scope="research")
     assert not any(ids["B"] in n.reason or "finance" in n.reason for n in told.notices)
 
@@ -211,17 +212,9 @@ def test_a_file_larger_than_ingest_reads_is_not_parsed_for_its_published_copies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import substrate.freshness as freshness
-    from substrate.spaces import publish
 
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
-    _write(notes / "n.md", "Beta text here.")
-    ingest_path(Substrate(shard), notes, scope="ops")
-    store = Substrate(shard)
-    alpha = _ids_by_section(shard)["A"]
-    publish(store, [alpha], to="public")
-    store.save()
-    _write(notes / "n.md", "Beta text changed.")  # section A as it was
+    _, shard, ids = _sections_published(tmp_path, "ops", "A", to="public")
+    alpha = ids["A"]
 
     def stale() -> list[str]:
         return [s["item_id"] for s in freshness.freshness_report(Substrate(shard))["stale"]]
