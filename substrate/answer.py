@@ -69,7 +69,7 @@ from substrate.retrieval import (
 )
 from substrate.search.engine import SearchFilters, unmentioned
 from substrate.secrets import masked_repr, safe_text
-from substrate.secrets.engine import MASK_PATTERN
+from substrate.secrets.hits import MASK_PATTERN
 from substrate.secrets.scan import detect_and_redact, without_secrets
 from substrate.successors import InForce, in_force
 from substrate.telemetry import Recorder, emit

@@ -33,7 +33,8 @@ from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, pai
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
-from substrate.secrets.engine import MASK_LEAD, find_secrets
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import MASK_LEAD
 from substrate.supersession import superseded
 from substrate.years import leaves_out, year_asked
 

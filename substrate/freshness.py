@@ -36,7 +36,7 @@ from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.limits import DEFAULT_MAX_FILE_SIZE
 from substrate.notedates import declared_time, is_date_field
-from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.names import name_bytes
 from substrate.secrets.scan import safe_text
 from substrate.spaces import visible_item

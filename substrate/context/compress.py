@@ -16,7 +16,7 @@ from itertools import zip_longest
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
-from substrate.secrets.engine import MASK_PATTERN
+from substrate.secrets.hits import MASK_PATTERN
 
 ELLIPSIS = "…"
 

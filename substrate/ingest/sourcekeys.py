@@ -16,7 +16,7 @@ import hashlib
 import os
 from typing import TYPE_CHECKING
 
-from substrate.secrets.engine import MASK_LEAD
+from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.paths import safe_path
 
 if TYPE_CHECKING:

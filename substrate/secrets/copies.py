@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from substrate.secrets.engine import DEFAULT_MASK, Hit
+from substrate.secrets.hits import DEFAULT_MASK, Hit
 
 # Shorter copies are left alone: a four-character password masked wherever those characters
 # stand alone is already generous.

@@ -24,8 +24,9 @@ from substrate.secrets.copies import (
     free_key,
     mask_spans,
 )
-from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.engine import find_secrets
 from substrate.secrets.headers import header_value_hits, is_header_key
+from substrate.secrets.hits import Hit
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.kubernetes import secret_value
 from substrate.secrets.paths import PATH_KEYS, find_secrets_in_path

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from substrate.secrets.engine import Hit, find_secrets, shifted_hit
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import Hit, shifted_hit
 
 # Authorization, Proxy-Authorization, HTTP_AUTHORIZATION, x.authorization, proxyAuthorization
 _HEADER_KEY = re.compile(r"(?:^|[-_.])(?i:authorization)$|(?<=[a-z])Authorization$")

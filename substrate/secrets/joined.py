@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine calls this module
-    from substrate.secrets.engine import Hit
+    from substrate.secrets.hits import Hit
 
 # What may stand between two literals the language joins: a line break (after an optional
 # "+" and an optional backslash, before an optional "+"), a "+" on the same line, or blanks

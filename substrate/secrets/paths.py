@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from substrate.secrets.engine import Hit, find_secrets, shifted_hit
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import Hit, shifted_hit
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.scan import redact_hits
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret

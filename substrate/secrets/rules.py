@@ -159,7 +159,7 @@ _LINE_VALUE = (
 )
 # A setting written "NAME VALUE" on a line of its own: a Dockerfile's ENV DB_PASSWORD ...,
 # redis.conf's requirepass ... and masterauth ..., a .properties file's "db.password ...". The
-# check wants ENV, or a password's name that no sentence starts with (``engine._setting_name``;
+# check wants ENV, or a password's name that no sentence starts with (``verdict._setting_name``;
 # "default-key ..." in an options file names a public key).
 _DIRECTIVE = (
     r"(?m:^)[ \t]*(?:[-*>][ \t]+)?(?:(?i:config)[ \t]+(?i:set)[ \t]+)?(?P<env>ENV[ \t]+)?"
@@ -301,7 +301,7 @@ _STATED_BARE = (
     r"(?P<su>[^\s\"'`,;<=\-][^\s\"'`,;<=]{7,79})(?![^\s,;])"  # not an option or a setting
 )
 # A YAML block scalar: the value on the line under "password: |" (or ">-"), indented. Found
-# from the block's mark, whose key the check reads back (``engine._key_before_colon``): a
+# from the block's mark, whose key the check reads back (``verdict._key_before_colon``): a
 # pattern that starts with the key would be tried at every character of every keyword line.
 _YAML_BLOCK = (
     r":[ \t]*[|>][-+]?[1-9]?[-+]?[ \t]*\r?\n(?P<indent>[ \t]+)"
@@ -310,7 +310,7 @@ _YAML_BLOCK = (
 # A YAML key whose plain or quoted value stands alone on the line under it, indented:
 # "password:" then "  Kq7mZ2vL9x". Not a nested mapping ("  min_length: 8"), a list item, an
 # anchor, alias, tag or flow collection, nor a comment; the check reads the key back and wants
-# nothing but it on its line (``engine._bare_key_above``), so prose ("reset the password:")
+# nothing but it on its line (``verdict._bare_key_above``), so prose ("reset the password:")
 # is passed over.
 _YAML_NEXT_LINE = (
     # (a comment after the key, of at most 2,000 characters: a long line of "key: #" is not
@@ -321,7 +321,7 @@ _YAML_NEXT_LINE = (
 )
 # A .netrc entry: "machine HOST login USER password PASSWORD" (or "default ..."), or "password
 # PASSWORD" on a line of its own under a line that opens with "machine" or "login". The check
-# reads what comes before "password" (``engine._netrc_entry``).
+# reads what comes before "password" (``verdict._netrc_entry``).
 _NETRC = r"password(?<![\w.\-]password)[ \t]+(?:" + _QUOTED + r"|(?P<su>[^\s\"'`]\S*))"
 # What sets a value after its name: an operator among ``ops`` with blanks around it, or
 # blanks alone. Blanks are taken whole (possessively): a run of them before no value is not

@@ -20,7 +20,8 @@ from typing import Any
 
 from substrate.errors import InvalidInputError
 from substrate.secrets.copies import copies_of_hits, copies_outside
-from substrate.secrets.engine import DEFAULT_MASK, MASK_PATTERN, Hit, find_secrets
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import DEFAULT_MASK, MASK_PATTERN, Hit
 
 
 @dataclass

@@ -26,18 +26,20 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 from substrate.secrets.engine import (
-    ANY_CONTEXT_KEYWORD,
-    ANY_TOKEN_KEYWORD,
     KEYWORD_GATE,
-    LONGEST_KEYWORD,
     MIN_TOKEN_LEN,
-    any_keyword,
     keywordless_runs,
     keywordless_widths,
-    keywords_by_need,
     long_words,
 )
 from substrate.secrets.joined import may_join
+from substrate.secrets.keywords import (
+    ANY_CONTEXT_KEYWORD,
+    ANY_TOKEN_KEYWORD,
+    LONGEST_KEYWORD,
+    any_keyword,
+    keywords_by_need,
+)
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.rules import RULES
 from substrate.secrets.slashes import escapes_slashes, plain_slashes

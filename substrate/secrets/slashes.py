@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine calls this module
-    from substrate.secrets.engine import Hit
+    from substrate.secrets.hits import Hit
 
 
 def escapes_slashes(text: str) -> bool:

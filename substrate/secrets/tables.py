@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 
-from substrate.secrets.engine import Hit, shifted_hit
 from substrate.secrets.headers import header_value_hits, is_header_key
+from substrate.secrets.hits import Hit, shifted_hit
 from substrate.secrets.keynames import classify_key
 from substrate.secrets.names import slashed
 from substrate.secrets.placeholders import worth_reporting

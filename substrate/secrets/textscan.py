@@ -32,7 +32,8 @@ from substrate.secrets.copies import (
     copies_outside,
     mask_spans,
 )
-from substrate.secrets.engine import Hit, find_secrets
+from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import Hit
 from substrate.secrets.names import escaped_name, name_bytes, slashed
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.rules import RULE_NAMES

@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2]))
 
 from substrate.ingest import ingest_path  # noqa: E402
-from substrate.secrets.engine import ANY_CONTEXT_KEYWORD  # noqa: E402
+from substrate.secrets.keywords import ANY_CONTEXT_KEYWORD  # noqa: E402
 from substrate.store import Substrate  # noqa: E402
 
 DATA = HERE.parents[3] / "shared" / "eval" / "scale" / "tldr-short.jsonl.gz"

@@ -365,7 +365,8 @@ def test_text_screen_answers_for_every_slice_of_the_text() -> None:
 
 
 def test_a_keyword_whose_rules_need_characters_the_text_lacks_leaves_it_clean() -> None:
-    from substrate.secrets.engine import ANY_CONTEXT_KEYWORD, SYNTAXES, find_secrets
+    from substrate.secrets.engine import SYNTAXES, find_secrets
+    from substrate.secrets.keywords import ANY_CONTEXT_KEYWORD
     from substrate.secrets.paths import find_secrets_in_path
     from substrate.secrets.screen import may_hold_secrets
 

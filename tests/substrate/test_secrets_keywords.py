@@ -13,11 +13,12 @@ import string
 import pytest
 
 from substrate.secrets import engine
-from substrate.secrets.engine import CONTEXT_KEYWORDS, TOKEN_KEYWORDS, KeywordRules
+from substrate.secrets import keywords as keyword_index
+from substrate.secrets.keywords import CONTEXT_KEYWORDS, TOKEN_KEYWORDS, KeywordRules
 
 INDEXES = [
-    (engine._BY_KEYWORD_CONTEXT, CONTEXT_KEYWORDS),
-    (engine._BY_KEYWORD_TOKEN, TOKEN_KEYWORDS),
+    (keyword_index._BY_KEYWORD_CONTEXT, CONTEXT_KEYWORDS),
+    (keyword_index._BY_KEYWORD_TOKEN, TOKEN_KEYWORDS),
 ]
 
 
@@ -45,7 +46,7 @@ def test_keywords_found_in_one_pass_select_the_rules_one_lookup_each_does(
 
 
 def test_keywords_inside_and_across_others_are_counted() -> None:
-    context = engine._BY_KEYWORD_CONTEXT
+    context = keyword_index._BY_KEYWORD_CONTEXT
     # "auth" inside "authorization"; "secret" starting in "pass" and ending past it (its
     # own rules: the Kubernetes Secret's); "asia" across "akia"
     for low in ["authorization: x", "passecret", "akiasia", "secret_access", "mysql -ppass"]:
@@ -53,7 +54,9 @@ def test_keywords_inside_and_across_others_are_counted() -> None:
     kubernetes = engine._KUBERNETES_RULE
     assert kubernetes in CONTEXT_KEYWORDS.rules_in("passecret")
     assert kubernetes not in CONTEXT_KEYWORDS.rules_in("pass ecret")
-    assert TOKEN_KEYWORDS.rules_in("xoxe.xoxb-") == _plain(engine._BY_KEYWORD_TOKEN, "xoxe.xoxb-")
+    assert TOKEN_KEYWORDS.rules_in("xoxe.xoxb-") == _plain(
+        keyword_index._BY_KEYWORD_TOKEN, "xoxe.xoxb-"
+    )
 
 
 def test_no_keyword_no_rule() -> None:
@@ -64,8 +67,8 @@ def test_no_keyword_no_rule() -> None:
 @pytest.mark.parametrize(
     ("index", "any_keyword"),
     [
-        (engine._BY_KEYWORD_CONTEXT, engine.ANY_CONTEXT_KEYWORD),
-        (engine._BY_KEYWORD_TOKEN, engine.ANY_TOKEN_KEYWORD),
+        (keyword_index._BY_KEYWORD_CONTEXT, keyword_index.ANY_CONTEXT_KEYWORD),
+        (keyword_index._BY_KEYWORD_TOKEN, keyword_index.ANY_TOKEN_KEYWORD),
     ],
 )
 def test_a_search_from_each_keyword_s_rarest_character_finds_what_lookups_find(
@@ -245,7 +248,7 @@ def test_trying_a_pattern_where_its_matches_start_finds_what_searching_finds() -
 def test_keyword_lines_told_by_the_keyword_search_are_those_searched_for() -> None:
     rng = random.Random(18)
     tuples = {rule.keywords for rule in engine.RULES if rule.lines}
-    words = [k for k, _ in engine._BY_KEYWORD_CONTEXT]
+    words = [k for k, _ in keyword_index._BY_KEYWORD_CONTEXT]
     pieces = [*_fragments(words), "\n", "\n", " \n"]
     for _ in range(4000):
         low = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14)))

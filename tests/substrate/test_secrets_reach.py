@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.secrets import engine
+from substrate.secrets import verdict
 from substrate.secrets.engine import find_secrets
 
 JWT = (
@@ -42,16 +42,16 @@ def test_a_password_options_command_is_read_within_its_reach(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     read: list[int] = []
-    breaks = engine._COMMAND_BREAK
+    breaks = verdict._COMMAND_BREAK
 
     class Recording:
         def split(self, line: str) -> list[str]:
             read.append(len(line))
             return breaks.split(line)
 
-    monkeypatch.setattr(engine, "_COMMAND_BREAK", Recording())
+    monkeypatch.setattr(verdict, "_COMMAND_BREAK", Recording())
     find_secrets("-u a:x=" * 3000)  # one line of options: each was read from the line's start
-    assert read and max(read) <= engine._COMMAND_REACH
+    assert read and max(read) <= verdict._COMMAND_REACH
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,740 @@
+"""Whether a rule's match is a secret: the checks a match passes before it is reported.
+
+A rule's pattern finds what looks like a credential; most such matches in real text are not
+one (a placeholder, a variable, an option's name, a path, prose). ``consider`` takes the part
+of a match that is the secret, and accepts it when no check says otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from substrate.secrets.codetext import in_text
+from substrate.secrets.entropy import char_classes, shannon
+from substrate.secrets.hits import MASK_LEAD, Accepted, Hit
+from substrate.secrets.keynames import classify_key, is_glued_name
+from substrate.secrets.placeholders import (
+    credential_ok,
+    is_name_like,
+    is_path_or_url,
+    is_placeholder,
+    plain_word,
+    says_something,
+    worth_reporting,
+)
+from substrate.secrets.rules import Rule
+from substrate.secrets.shapes import (
+    RANDOM_BASE64,
+    valid_jwt,
+    valid_jwt_b64,
+    valid_pem,
+    valid_token,
+    valid_url_password,
+)
+
+_VALUE_GROUPS = ("secret", "sq", "se", "ss", "sb", "sx", "sc", "su")
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int, str]:
+    """The span and group name of the secret part of a match (whole match if unnamed)."""
+    names = m.re.groupindex
+    for name in _VALUE_GROUPS:
+        if name in names and m.group(name) is not None:
+            return m.start(name), m.end(name), name
+    return m.start(), m.end(), ""
+
+
+def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax: str) -> None:
+    start, end, group = _secret_span(m)
+    if (
+        rule.boundary
+        and m.start() > 0
+        and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
+        and text[m.start() - 1] not in rule.joins
+        and not _marked(m, rule)
+        and not _path_component(m, text)
+    ):
+        return
+    if (
+        rule.prefix
+        and text.startswith("_", m.end())
+        and not _generated(text[start:end][rule.prefix :])
+    ):
+        return  # an identifier ("sk_test_configuration_value"), not a token named "…_old"
+    if group == "su":
+        end = start + len(_trim_unquoted(text[start:end]))
+    if end <= start and rule.kind != "pem":
+        return
+    if end <= start:  # a private key header with no body: the header stands for the key
+        if text.startswith(MASK_LEAD, m.end()):  # ... unless its body was masked already
+            return
+        start, end = m.start(), m.end()
+    if accepted.overlaps(start, end):
+        return
+    if syntax != "text" and _written_as_text(rule, m, text, start):
+        syntax = "text"
+    if not _valid(rule, m, text[start:end], group, text, syntax):
+        return
+    accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
+
+
+def _written_as_text(rule: Rule, m: re.Match[str], text: str, start: int) -> bool:
+    """Whether, in code, an assignment's value stands in a string literal or a comment, where
+    ``key=value`` and ``key: value`` are text (``"User ID=sa;Password=Xk92…;"``, ``# prod
+    password=…``). Other ways of giving a value there (``pass_zero : bool`` in a docstring,
+    ``the --password option``) stay judged as code."""
+    if rule.kind != "assignment":
+        return False
+    operator = text[m.end("key") : start].strip(" \t\"'`")
+    if operator not in ("=", ":") or (operator == ":" and text[m.end("key")] != ":"):
+        return False
+    return in_text(text, start)
+
+
+def _generated(value: str) -> bool:
+    """Whether ``value`` may be a generated token: anything but small letters alone (an AWS
+    key id is capitals, and may hold no digit). A provider token may be glued to a name by
+    ``_`` (``ghp_…_backup.md``); a word in ``snake_case`` after a type marker
+    (``sk_test_configuration_value``) is one of a program's names."""
+    return not (value.isalpha() and value.islower())
+
+
+def _marked(m: re.Match[str], rule: Rule) -> bool:
+    """A type marker with punctuation (``ghp_``, ``glpat-``, ``xoxb-``) cannot occur inside a
+    base64 or hex run, so such a token needs no word boundary before it: it is found in
+    ``https://ghp_…@host``, ``token_ghp_…`` or after an escaped ``\\n`` too."""
+    marker = m.group(0)[: rule.prefix]
+    return "_" in marker or "-" in marker
+
+
+def _path_component(m: re.Match[str], text: str) -> bool:
+    """Whether a match is a file name's stem (``keys/AKIA….txt``, ``keys/AKIA…``) or a
+    folder's name in a short path (``s3://backups/AKIA…/dump.sql``): after a ``/``, and
+    followed by the end or a character no base64 run holds, or by another ``/`` in a path's
+    run. Inside a base64 run a ``/`` is just another character (runs of ``///`` are common in
+    encoded binaries)."""
+    start, end = m.start(), m.end()
+    if text[start - 1] != "/":
+        return False
+    if end == len(text) or text[end] not in _BASE64:
+        return True
+    return text[end] == "/" and _names_around(text, start - 1, end)
+
+
+def _names_around(text: str, start: int, end: int) -> bool:
+    """Whether the base64 characters on either side of ``text[start:end]`` (up to the first
+    other character) are a path's: a few, and between their ``/`` lower-case names or numbers
+    ("//backups/" and "/dump"), as no run of random base64 is."""
+    lo = start
+    while lo > 0 and text[lo - 1] in _BASE64:
+        lo -= 1
+        if start - lo > _PATH_REACH:
+            return False
+    hi = end
+    while hi < len(text) and text[hi] in _BASE64:
+        hi += 1
+        if hi - end > _PATH_REACH:
+            return False
+    names = [*text[lo:start].split("/"), *text[end:hi].split("/")]
+    return all(not name or name.islower() or name.isdigit() for name in names)
+
+
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+# How far a path's run reaches on either side of a token inside it
+_PATH_REACH = 64
+
+
+_OPENER = {")": "(", "]": "[", "}": "{"}
+
+
+def _trim_unquoted(value: str) -> str:
+    """Drop closing brackets and punctuation that end the statement, not the value (and the
+    white space a whole line's value may end with)."""
+    v = value.rstrip().rstrip(",:;")
+    if v.endswith(".") and not v.endswith(".."):
+        v = v[:-1]
+    # counted once, then kept as closers are dropped: counting again for each of a long run
+    # of them took time quadratic in its length
+    count = {ch: v.count(ch) for ch in "()[]{}"}
+    end = len(v)
+    while end and v[end - 1] in _OPENER:
+        closer = v[end - 1]
+        if count[_OPENER[closer]] >= count[closer]:
+            break
+        count[closer] -= 1
+        end -= 1
+    return v[:end]
+
+
+def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
+    kind = rule.kind
+    if kind == "token":
+        return valid_token(secret[rule.prefix :], rule.entropy)
+    if kind == "assignment":
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None:
+            return False
+        if (
+            m.start("key") > 0
+            and text[m.start("key") - 1] == ":"
+            # "Smtp:Password": a .NET setting's section and name (not a type's path, "AWS::IAM")
+            and not (m.group("kq") and text[m.start("key") - 2 : m.start("key")] != "::")
+            and not _POWERSHELL_SCOPE.search(text, max(0, m.start("key") - 9), m.start("key"))
+            and not _field_list(m, text)
+            and not _symbol_key(m, text, group)
+        ):
+            return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
+        if group == "su" and syntax != "text" and not _not_an_expression(secret):
+            return False  # in code, an unquoted value is a variable, a call, a constant
+        if group == "ss" and syntax == "c" and _char_constant(secret):
+            return False
+        # "--token (Possible options: ...)", ":param auth: (optional)": prose, not a password
+        # that starts with a bracket ("(xKqZmVbLwTrQ")
+        remark = secret[1:].removesuffix(")")
+        if (
+            group == "su"
+            and secret[:1] == "("
+            and remark.isalpha()
+            and _a_note(remark, text, m.start(group) + 1)
+        ):
+            return False
+        if group == "su" and _code_in_text(secret):
+            return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
+        if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
+            return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
+        if group == "sb" and _STRUCT_TAG.fullmatch(secret):
+            return False  # Password string `json:"password"`: a Go field's tag
+        if (
+            syntax != "text"
+            and group in ("sq", "ss")
+            and "{" in secret
+            and _f_string(text, m.start(group) - 1)
+        ):
+            return False  # f"{kind}Attributes": a template that code fills in
+        if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
+            return False  # "password: stored in Vault under kv/prod": where it is, not what
+        if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
+            return False  # "creds: deploy / ...": the user; the password is the next rule's
+        # "key = value", not "pass `value`" in a sentence: only then may joined words count
+        between = text[m.end("key") : m.start(group)] if group else ""
+        if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
+            return False  # {"input": "secret", "answer": ...}: a value, then the next key
+        if "," in between and not _opens_a_call(text, m.start("key")) and _a_name(secret):
+            return False  # ['username', 'password', 'email']: names listed, not a key's value
+        assigned = any(mark in between for mark in "=:,>-|\t")
+        if not assigned and _LONG_OPTION.fullmatch(secret):
+            return False  # "to rerun pass `--lib`": an option named in prose
+        if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
+            return False
+        return worth_reporting(
+            secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
+        )
+    if kind == "stated":  # a password's value, or a random one for a key or a token
+        strength = classify_key(m.group("key")) or "password"
+        quoted = group != "su"
+        if not worth_reporting(secret, strength=strength, quoted=quoted, assigned=False):
+            return False
+        if strength == "token" and not _generated_in_prose(secret.strip(_PROSE_MARKS)):
+            return False  # "the API key is 40-chars hex", "the token is k8s-sa-token-a1"
+        # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
+        # prose, not a value (nor "displayed.\n" in a string, "encrypted\&." in troff)
+        word = _ESCAPES_AT_END.sub("", secret.strip(_PROSE_MARKS)).rstrip(_PROSE_MARKS)
+        return not (word.isalpha() or _DESCRIBED.fullmatch(word) or _A_SIZE.fullmatch(word))
+    if kind == "fallback":  # a literal, wherever it stands: judged as a quoted value
+        strength = classify_key(m.group("key"))
+        return strength is not None and worth_reporting(
+            secret, strength=strength, quoted=True, key=m.group("key")
+        )
+    if kind == "stated_bare":  # strong as a generated password is, or it is a word
+        strong = char_classes(secret) == 4 or _generated_password(secret)
+        return strong and credential_ok(secret) and not is_path_or_url(secret)
+    if kind == "credential":
+        return credential_ok(secret)
+    if kind == "user_option":  # -u USER:PASSWORD, as curl takes it
+        return credential_ok(secret) and not _not_a_password_option(m, text, secret)
+    if kind == "argument":  # a password after its user: a quoted password, not the user again
+        user = m.group("user") or m.group("us") or "password"
+        return worth_reporting(secret, strength="password", quoted=True, key=user)
+    if kind == "directive":  # "requirepass ...", "ENV DB_PASSWORD ...": a setting's line
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None or syntax != "text":
+            return False
+        if not (m.group("env") or (strength == "password" and _setting_name(key))):
+            return False  # "Password reset": a sentence; "default-key 0x…": a key's id
+        if group == "su" and not _a_setting_s_value(secret, m.group("su")):
+            return False
+        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+    if kind == "pre_shared_key":  # a passphrase, judged as a password's value
+        if group == "su" and syntax != "text":
+            return False
+        return worth_reporting(secret, strength="password", quoted=group != "su", key="psk")
+    if kind == "named_element":  # <property name="...password">...</property>
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None or plain_word(secret):
+            return False  # "Passwort" under "login.password": a translation
+        if m.group("tag").lower() == "string":
+            # an Android string resource is text to show, or a preference's key: only a
+            # random value (an API key) is a secret there
+            if is_name_like(secret) or _SNAKE.fullmatch(secret) or _STEM_WORD.search(secret):
+                return False  # "last_sync_ts_ms", "KeyAccount2FA": a preference's key
+            strength = "token"
+        return worth_reporting(secret, strength=strength, quoted=True, key=key)
+    if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
+        ok = valid_token(secret, rule.entropy)
+        return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
+    if kind == "line_value":  # only what the next rule would cut short
+        key = m.group("key")
+        strength = classify_key(key)
+        if strength is None or syntax != "text" or not _CUT_SHORT.search(secret):
+            return False
+        if _CODE_MARKS.search(secret):  # a lookup, a call, a template: the rules after judge it
+            return False
+        if _names_both(m) and _USER_THEN_PASSWORD.search(secret):
+            return False  # "creds: deploy / ...": the user is no secret (a rule after says so)
+        operator = text[m.end("key") : m.start(group)]
+        if ":" in operator and any(ch in secret for ch in "=\"'`"):
+            return False  # "password: str = ...", "secret: String \"...\"": the next rule's
+        words = secret.split()
+        if len(words) > 1 and not _passphrase(words, operator):
+            return False  # a sentence ("ask Bob"), or a value and a note about it
+        return worth_reporting(
+            secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
+        )
+    if kind == "label":  # "API key for staging: ...": a value judged as one given to the key
+        key = m.group("key")
+        if group == "su" and (
+            syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE or _code_in_text(secret)
+        ):
+            return False
+        strength = classify_key(key) or "password"
+        if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
+            return False
+        word = secret.strip(_PROSE_MARKS)
+        return not (plain_word(word) or _DESCRIBED.fullmatch(word))
+    if kind == "netrc":
+        return credential_ok(secret) and _netrc_entry(text, m.start())
+    if kind == "yaml_block":  # judged by its first line; the whole block is masked
+        key = _key_before_colon(text, m.start())
+        strength = classify_key(key) if key else None
+        first = secret.split("\n", 1)[0].strip()
+        if says_something(first.split()):
+            return False  # "password: >" over "  stored in Vault under kv/prod"
+        return strength is not None and worth_reporting(
+            first, strength=strength, quoted=" " in first, key=key, assigned=True
+        )
+    if kind == "yaml_next_line":  # a YAML key's value, the line under it
+        key = _bare_key_above(text, m.start(), len(m.group("indent")))
+        strength = classify_key(key) if key else None
+        if strength is None or (group == "su" and (syntax != "text" or secret.endswith(":"))):
+            return False
+        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+    if kind == "url":
+        return valid_url_password(secret, m.group(0))
+    if kind == "key_body":  # random past the key's first bytes, not a placeholder's filler
+        body = "".join(secret[len(m.group("lead")) :].split())  # (OpenSSH's runs of A too)
+        return len(body) >= 40 and shannon(body) >= RANDOM_BASE64
+    if kind == "pem":
+        return valid_pem(secret, m, text)
+    if kind == "jwt":
+        return valid_jwt(secret) and not is_placeholder(secret.split(".")[-1] or "x")
+    if kind == "jwt_b64":
+        return valid_jwt_b64(secret)
+    return False
+
+
+_PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
+
+
+def _generated_in_prose(value: str) -> bool:
+    """Whether a key's or a token's value stated in a sentence is one a machine made: long,
+    and no part of it between dashes, dots or underscores a word (which says what it is
+    instead: "256-bits", "RSA-2048", "k8s-sa-token-a1b2")."""
+    if len(value) < 16:
+        return False
+    return not any(len(part) >= 3 and part.isalpha() for part in re.split(r"[-_.]", value))
+
+
+# A length said of a secret: "256-bits", "64-chars", "12-characters"
+_A_SIZE = re.compile(r"\d+-?(?i:bits?|bytes?|chars?|characters?|digits?|letters?)")
+# Escapes that end a sentence: a line break or tab in a string literal, troff's \&
+_ESCAPES_AT_END = re.compile(r"(?:\\[nrt&])+$")
+# What follows a key of a mapping: its closing quote, then a colon
+_A_KEY_NEXT = re.compile(r"[\"'`]?[ \t]*:(?!:)")
+# Keys that name a user and a password together
+_CREDS = re.compile(r"(?i:creds?|credentials)$")
+# What a label's value does not start with: an operator, a bracket, a template
+_NOT_A_LABELS_VALUE = "=:{}()[]|<>"
+
+
+def _named_in_prose(m: re.Match[str], text: str, secret: str, assigned: bool) -> bool:
+    """Whether the verb "pass" names an argument in prose: "pass 'ignore' to", "pass
+    `spec=True`" (not "--pass letmein", an option, nor "PASSWORD 'sunshine'" in SQL)."""
+    if assigned or m.group("key") not in ("pass", "Pass"):
+        return False
+    if text[max(0, m.start("key") - 1) : m.start("key")] == "-":
+        return False
+    return plain_word(secret) or _ARGUMENT.fullmatch(secret) is not None
+
+
+# An argument or keyword argument as prose names it ("isinstance", "spec=True")
+_ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
+
+
+def _a_state(key: str, between: str, secret: str) -> bool:
+    """Whether an "auth" paired with a word in a tuple is a mode or a state ("AUTH",
+    "SELECTED"), not a credential (``auth = Sunshine`` is one)."""
+    bare = key.strip(" \t\"'`").lower()
+    return bare == "auth" and "," in between and "=" not in between and plain_word(secret)
+
+
+def _a_setting_s_value(value: str, raw: str) -> bool:
+    """Whether the unquoted ``value`` after a setting's name on a line of its own (``raw``, as
+    written) is what a password looks like, not a word that goes on a sentence ("...
+    POSTGRES_PASSWORD changed.", "DB_PASSWORD mandatory", "reset_password deploy"), a
+    statement's end (nginx's "fastcgi_pass 127.0.0.1:9000;"), a note ("(required)"), a
+    version, an address, or a type ("DBPassword *string")."""
+    if raw.rstrip()[-1:] in ".;," or value[:1] in "(*&[":
+        return False
+    if plain_word(value) or _code_in_text(value) or _NOT_A_SETTING_S_VALUE.fullmatch(value):
+        return False
+    return _STEM_WORD.search(value) is None  # "k8s-secret": what kind of value, not one
+
+
+# A version, a host and port, a socket's path
+_NOT_A_SETTING_S_VALUE = re.compile(r"v?\d+(?:\.\d+)+\S*|[\w.\-]+:\d{1,5}|unix:\S+")
+_STEM_WORD = re.compile(r"(?i:secret|password|passwd|token|key)")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+
+def _setting_name(key: str) -> bool:
+    """Whether ``key`` reads as a setting's name, not a sentence's first word: its words are
+    joined (``db.password``, ``DB_PASSWORD``, ``dbPassword``) or glued (``requirepass``)."""
+    joined = not key.isalpha()
+    camel = not key.isupper() and any(ch.isupper() for ch in key[1:])
+    return joined or camel or is_glued_name(key)
+
+
+# PowerShell's drive or scope before a variable: $env:DB_PASSWORD, $global:token
+_POWERSHELL_SCOPE = re.compile(
+    r"(?<![\w:$])(?:\$?env|\$(?:global|script|local|private|using)):$", re.IGNORECASE
+)
+
+
+def _opens_a_call(text: str, key_start: int) -> bool:
+    """Whether the quoted key starting at ``key_start`` (after its quote) is the first thing
+    in brackets: a call's first argument (``env("SECRET_KEY", ...)``) or a pair's."""
+    return text[: max(key_start - 1, 0)].rstrip(" \t").endswith("(")
+
+
+def _a_name(value: str) -> bool:
+    """A name as a list of names holds them: a word or an identifier ("email",
+    "_defining_class"), a field's name ("password2"), a hash's ("sha256"), an OAuth scope
+    ("read:public_key") or a pattern of names ("*.secret")."""
+    name = value.lstrip("_")
+    named = _SNAKE.fullmatch(name) or _FIELD.fullmatch(name) or _ALGORITHM.fullmatch(name)
+    return plain_word(name) or bool(named or _SCOPE.fullmatch(name) or _names_secrets(name))
+
+
+def _names_secrets(value: str) -> bool:
+    """Whether ``value`` is a pattern of names: a redaction path (``*.secret``,
+    ``headers.*.apiKey``, ``*.email``), a regular expression (``^key$``, ``.*_token$``). Its
+    marks stand where a pattern's do (``^`` first, ``$`` last, ``*`` as a part or at a part's
+    end); its parts are names, and one is a wildcard or a secret's word ("monkey$" is a
+    password)."""
+    body = value.removeprefix("^").removesuffix("$")
+    if body == value and "*" not in value:
+        return False
+    parts = body.replace(".*", ".*.").split(".")
+    if not all(_PATH_PART.fullmatch(part) for part in parts if part):
+        return False
+    return any(part == "*" or _SECRET_PART.fullmatch(part.rstrip("*")) for part in parts)
+
+
+# A field's name: a secret's word numbered ("password2", "Token2"), after a word fields are
+# named with ("confirmPassword", "iOSToken", "APIKey"; not "myPassword"), or before its humps
+# ("passwordResetToken2FA")
+_FIELD = re.compile(
+    r"(?i:secret|password|passwd|token|key)\d{1,2}"
+    r"|(?i:confirm|new|old|current|repeat|retype|verify|access|refresh|api|client|ios|android"
+    r"|id|auth|session|csrf|reset|user|account|app|device|push|bearer|signing|encryption"
+    r"|private|public|hashed|encrypted|plain|temp)"
+    r"(?:Password|Passwd|Secret|Token|Key)(?:[A-Z][a-z]+)*(?:\d+[A-Z]*)?"
+    r"|(?:password|passwd|secret|token|key)(?:[A-Z][a-z]+)+(?:\d+[A-Z]*)?"
+)
+# A part of a path or pattern of names: a wildcard, a name in lower or camel case, or one in
+# capitals as a setting's ("API_KEY", "DB_*"); not a capitalised word ("Secret*" is a password)
+_PATH_PART = re.compile(r"\*|[a-z_][\w\-]*\*?|[A-Z0-9]*_[A-Z0-9_]*\*?")
+_SECRET_PART = re.compile(
+    r"(?i)_*(?:pass|passwd|password|secret|token|key|auth|authorization|cookie|session|pem"
+    r"|credentials?|api[-_]?key|client[-_]secret|access[-_]token)s?_*"
+)
+# An OAuth scope ("read:public_key", "repo:status")
+_SCOPE = re.compile(
+    r"(?:read|write|admin|repo|user|delete|manage):(?:org|repo|status|email|packages|public_key"
+    r"|gpg_key|ssh_signing_key|repo_hook|org_hook|discussion|enterprise|follow|deployment"
+    r"|invite|project|user|hook)"
+    # Slack's ("chat:write", "users:read.email")
+    r"|(?:channels|chat|files|users|im|groups|mpim|reactions|pins|search|team|usergroups"
+    r"|emoji|bookmarks|calls|dnd|reminders|stars|links|commands|bot)"
+    r":(?:read|write|history|manage)(?:\.[a-z_]+)?"
+)
+
+
+# Hash and cipher names, as a list of a password's hashers holds them
+_ALGORITHM = re.compile(
+    r"(?i:sha\d*|sha3_\d+|md[45]|argon2(?:id|i|d)?|pbkdf2(?:_sha\d+)?|blake2[bs]?|scrypt|crc32)"
+)
+
+
+def _generated_password(value: str) -> bool:
+    """Letters switching case often, with digits among them, long and varied, as a password
+    generator makes them ("Pw8YEIi75qB4sA9Q0"), not a name with a version ("Argon2id")."""
+    letters = [ch.isupper() for ch in value if ch.isalpha()]
+    switches = sum(a != b for a, b in itertools.pairwise(letters))
+    return (
+        len(value) >= 12
+        and value.isalnum()
+        and switches >= 4  # "PBKDF2SHA256Hasher" switches case once
+        and max(map(len, _LOWER_RUN.findall(value)), default=0) <= 4  # "Validator", "Signer"
+        and len(_DIGITS_AMONG.findall(value)) >= 2
+        and shannon(value) >= 3.3
+    )
+
+
+_DIGITS_AMONG = re.compile(r"[A-Za-z]\d+(?=[A-Za-z])")
+_LOWER_RUN = re.compile(r"[a-z]+")
+
+
+def _names_both(m: re.Match[str]) -> bool:
+    """Whether the key names a user and a password together (``creds``, ``Username /
+    Password``)."""
+    before = m.string[max(0, m.start("key") - 20) : m.start("key")]
+    return bool(_CREDS.match(m.group("key"))) or _USER_SLASH.search(before) is not None
+
+
+_USER_SLASH = re.compile(r"(?i:user(?:name)?|login)[ \t]*/[ \t]*$")
+
+
+def _passphrase(words: list[str], operator: str) -> bool:
+    """Whether a line's value of several ``words`` is a passphrase: up to six words, none of
+    them one sentences are made of; after a ``:``, two plain words are a note as often ("Auth:
+    Basic Auth", "Password: Okta SSO")."""
+    if len(words) > 6 or says_something(words):
+        return False
+    if "=" in operator:
+        return True
+    if all(plain_word(w.strip(_PROSE_MARKS)) for w in words) and _names_a_credential(words):
+        return False  # where it is kept, after ":": "Jenkins credential store"
+    return not (len(words) == 2 and all(plain_word(w) or w.isdigit() for w in words))
+
+
+def _names_a_credential(words: list[str]) -> bool:
+    return any(w.strip(_PROSE_MARKS).lower() in ("credential", "credentials") for w in words)
+
+
+def _not_a_password_option(m: re.Match[str], text: str, secret: str) -> bool:
+    """Whether ``-u A:B`` gives no user and password: ``date -u +%H:%M``'s format, a container
+    tool's user and group (``docker run -u www-data:www-data``, ``-u 1000:1000``, ``podman run
+    -u nobody:nogroup``), a remote path (``rsync -u host:/data``). Where curl or wget is the
+    command, it is one (``curl -u admin:admin`` too, a default login)."""
+    user = m.group("user")
+    if user.startswith("+") or secret.startswith("//"):  # a format; a URL's rest ({{http://…}})
+        return True
+    # the command the option is given to: what follows the last ; && || or | before it, within
+    # _COMMAND_REACH (a line of many options would be read again for each; a command cut
+    # there is not told as curl's or docker's, so its -u is taken for a password)
+    at = m.start()
+    reach = max(0, at - _COMMAND_REACH)
+    line = text[max(text.rfind("\n", reach, at) + 1, reach) : at]
+    command = _COMMAND_BREAK.split(line)[-1]
+    if _HTTP_TOOL.search(command):
+        return False
+    if secret[:1] in "/~" or secret == user or (user.isdigit() and secret.isdigit()):
+        return True
+    return bool(_USER_AND_GROUP_TOOL.search(command))
+
+
+# How far before a -u option its command is looked for
+_COMMAND_REACH = 1024
+# Where one command of a line ends and the next begins
+_COMMAND_BREAK = re.compile(r";|&&|\|\||\|")
+# A container tool's run or exec, its options only before the -u (not a script it runs, whose
+# own -u may take a password: "docker compose run web ./upload.sh -u ops:…")
+_USER_AND_GROUP_TOOL = re.compile(
+    r"(?<![\w\-])(?:docker|podman|nerdctl|buildah)(?:[ \t]+(?:container|compose))?[ \t]+"
+    r"(?:run|exec|create)(?:[ \t]+-\S*)*[ \t]*$"
+)
+# (HTTPie's and xh's names only as the command: "-pt http" names a protocol)
+_HTTP_TOOL = re.compile(r"(?<![\w\-])(?:curl|wget)\b|^[ \t]*(?:sudo[ \t]+)?(?:https?|xh)[ \t]")
+
+
+def _a_note(word: str, text: str, at: int) -> bool:
+    """Whether a value of letters alone, at ``at``, is a note rather than a password: the
+    phrase it starts is a sentence ("stored in Vault under kv/prod"), or it is a plain word with
+    more said after it ("changed, see the wiki", "development # not for prod")."""
+    line = _line_after(text, at)
+    if says_something(_phrase(line)):
+        return True
+    return plain_word(word) and bool(line[len(word) :].strip())
+
+
+def _char_constant(value: str) -> bool:
+    """Whether a single-quoted C value reads as a character constant (``'x'``, ``'\\n'``,
+    ``'\\x41'``, a multi-character ``'abcd'``), not a string written with the wrong quotes: a
+    longer run is no constant any compiler takes, and a password pasted so is still leaked."""
+    return len(value) <= 4 or _C_ESCAPE.fullmatch(value) is not None
+
+
+_C_ESCAPE = re.compile(r"\\(?:[0-7]{1,3}|x[0-9A-Fa-f]+|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
+
+
+def _not_an_expression(value: str) -> bool:
+    """Whether an unquoted value in code cannot be read as an expression: it begins with a
+    digit then letters that make no number (``1abc2EF^&``; ``0x1F``, ``1e5``, ``10L`` are
+    numbers), or a ``@`` follows a word character (``P@ssw0rd``, ``P@$$w0rd``; a decorator
+    leads, and matrix products are not assigned to a password)."""
+    first = value.split(None, 1)[0] if value.strip() else ""
+    if first[:1].isdigit() and not _NUMBER.match(first):
+        return True
+    return bool(_AT_INSIDE.search(first))
+
+
+# Values that are code written in text: a template's field, a call, or a generic type of a
+# typing library (whole); a pattern's character range, class or count (anywhere in it). Only
+# forms no generated password takes: "Qw3r[Ty7]Xk92" and "Zq8[a-Xk92" stay values.
+_CODE_IN_TEXT = re.compile(
+    r"\{[\w.()\[\]!:'\" ]+\}"
+    # a call through a path or a method chain: rand::thread_rng().gen_range(1..=100)
+    r"|(?:[A-Za-z_]\w*(?:::|\.))+[A-Za-z_]\w*\([^()\s]*\)(?:(?:\.|::)[A-Za-z_]\w*\([^()\s]*\))*"
+    r"|(?:Optional|Union|Annotated|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable"
+    r"|Iterator|Callable|Literal|Type|list|dict|set|frozenset|tuple|type)\[[A-Za-z_][\w.]*"
+    r"(?:[,\]].*)?"
+)
+_LONG_OPTION = re.compile(r"--[a-z][a-z\d]*(?:-[a-z\d]+)*")
+_PATTERN_PART = re.compile(
+    r"\[\^?[^\]\s]{0,20}?(?:[a-z]-[a-z]|[A-Z]-[A-Z]|\d-\d)[^\]\s]{0,20}\]"
+    r"|\\[dws]|[\])]\{\d+(?:,\d*)?\}"
+)
+
+
+def _code_in_text(value: str) -> bool:
+    return bool(_CODE_IN_TEXT.fullmatch(value) or _PATTERN_PART.search(value))
+
+
+# A Go struct tag: space-separated key:"value" pairs
+_STRUCT_TAG = re.compile(r'[A-Za-z_][\w.-]*:"[^"]*"(?:[ \t]+[A-Za-z_][\w.-]*:"[^"]*")*')
+_NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
+_AT_INSIDE = re.compile(r"\w@\S")
+# What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
+_CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
+_CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
+_USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
+# A compound word describing a password rather than being one: "2FA-protected",
+# "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".
+_DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")
+
+
+# How far the checks below look along a line: a match on a 200 KB line must not read the
+# whole line again (that made a scan of such a line quadratic).
+_LOOK = 200
+
+
+def _line_before(text: str, at: int) -> str:
+    """The part of ``at``'s line that comes before it (at most ``_LOOK`` characters)."""
+    return text[max(text.rfind("\n", max(0, at - _LOOK), at) + 1, at - _LOOK) : at]
+
+
+def _line_after(text: str, at: int) -> str:
+    """The part of ``at``'s line from ``at`` on (at most ``_LOOK`` characters)."""
+    end = text.find("\n", at, at + _LOOK)
+    return text[at : end if end != -1 else at + _LOOK]
+
+
+def _phrase(line: str) -> list[str]:
+    """The words of the phrase ``line`` starts with: to its end, a comment (``#``, ``--``,
+    ``//``) or a word that ends a clause (``,``)."""
+    words = []
+    for word in line.split():
+        if word.startswith(("#", "--", "//")):
+            break
+        words.append(word)
+        if word.endswith((",", ";", ".")):
+            break
+    return words
+
+
+# What precedes "password" on an entry's line: "machine HOST login USER ", or "default
+# login USER " ("the default password plugin" is prose).
+_NETRC_LEAD = re.compile(
+    r"(?:^|[\s`])(?:machine[ \t]+\S+|default(?=[ \t]+(?:login|account)[ \t]))"
+    r"(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+$"
+)
+_KEY_BEFORE = re.compile(r"""([\w.\-$@]{1,64})["']?[ \t]*$""")
+
+
+def _netrc_entry(text: str, at: int) -> bool:
+    """Whether the word "password" at ``at`` is a .netrc entry's: "machine HOST" (or
+    "default login USER") comes before it on its line, or it opens its line under one of the
+    three lines above that opens with "machine", "default" or "login"."""
+    before = _line_before(text, at)
+    if before.strip():
+        return _NETRC_LEAD.search(before) is not None
+    end = at - len(before) - 1
+    for _ in range(3):
+        if end < 0:
+            return False
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].lstrip().startswith(("machine ", "default", "login ")):
+            return True
+        end = start - 1
+    return False
+
+
+def _key_before_colon(text: str, at: int) -> str:
+    """The key whose value the ``:`` at ``at`` opens ("" when none stands right before it)."""
+    found = _KEY_BEFORE.search(_line_before(text, at))
+    return found.group(1) if found else ""
+
+
+def _bare_key_above(text: str, colon: int, indent: int) -> str:
+    """The key a YAML line holds alone before its ``colon`` ("" when the line holds more, as
+    prose does), provided the value's ``indent`` goes deeper than the key's."""
+    line = _line_before(text, colon)
+    found = _BARE_KEY.fullmatch(line)
+    if found is None or indent <= len(found.group(1)):
+        return ""
+    return found.group(2)
+
+
+# a key alone on its line, perhaps quoted or a list item's: its indent, then the key
+_BARE_KEY = re.compile(r"""([ \t]*(?:-[ \t]+)?)["']?([\w.\-$@]{1,64})["']?[ \t]*""")
+
+
+def _field_list(m: re.Match[str], text: str) -> bool:
+    """Whether the key is a reStructuredText field name (``:password: value``): the colon
+    before it opens the line, and another closes it."""
+    at = m.start("key") - 1
+    opens_line = at == 0 or text[at - 1] in " \t\n"
+    return opens_line and text.startswith(":", m.end("key"))
+
+
+def _f_string(text: str, quote: int) -> bool:
+    """Whether the literal opened by the quote at ``quote`` is a Python f-string (``f"..."``,
+    ``rf'...'``): up to two prefix letters before it, one an f, that no word goes on before."""
+    start = quote
+    while start > 0 and quote - start < 2 and text[start - 1] in "rRbBuUfF":
+        start -= 1
+    word_before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+    return "f" in text[start:quote].lower() and not word_before
+
+
+def _symbol_key(m: re.Match[str], text: str, group: str) -> bool:
+    """Whether the key is a Ruby symbol given a value by ``=>`` (``:password => "..."``): the
+    colon before it opens a word."""
+    at = m.start("key") - 1
+    opens_word = at == 0 or text[at - 1] in " \t\n{(,"
+    return opens_word and bool(group) and "=>" in text[m.end("key") : m.start(group)]
