@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     "AnswererError": "substrate.answerers",
     "build_prompt": "substrate.answerers",
     "CommandAnswerer": "substrate.answerers",
-    "ExtractiveAnswerer": "substrate.answerers",
+    "ExtractiveAnswerer": "substrate.extractive",
     "http_answerer_from_config": "substrate.answerers",
     "HttpAnswerer": "substrate.answerers",
     "audit_shard": "substrate.audit",
@@ -259,9 +259,6 @@ if TYPE_CHECKING:
         CommandAnswerer as CommandAnswerer,
     )
     from substrate.answerers import (
-        ExtractiveAnswerer as ExtractiveAnswerer,
-    )
-    from substrate.answerers import (
         HttpAnswerer as HttpAnswerer,
     )
     from substrate.answerers import (
@@ -350,6 +347,9 @@ if TYPE_CHECKING:
     )
     from substrate.external import (
         semantic_entropy as semantic_entropy,
+    )
+    from substrate.extractive import (
+        ExtractiveAnswerer as ExtractiveAnswerer,
     )
     from substrate.factuality import (
         ClaimVerdict as ClaimVerdict,

@@ -48,9 +48,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from substrate.answer import answer_from_substrate  # noqa: E402
-from substrate.answerers import ExtractiveAnswerer  # noqa: E402
 from substrate.context import ContextBudget, assemble_context  # noqa: E402
 from substrate.context.compress import sentences, terms  # noqa: E402
+from substrate.extractive import ExtractiveAnswerer  # noqa: E402
 from substrate.hops import multihop  # noqa: E402
 from substrate.item import SubstrateItem  # noqa: E402
 from substrate.retrieval import retrieve  # noqa: E402

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from substrate.answer import answer_from_substrate  # noqa: E402
-from substrate.answerers import ExtractiveAnswerer  # noqa: E402
+from substrate.extractive import ExtractiveAnswerer  # noqa: E402
 from substrate.ingest import ingest_path  # noqa: E402
 from substrate.store import Substrate  # noqa: E402
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from substrate.alternatives import alternatives_named, names_other_alternative
-from substrate.answerers import ExtractiveAnswerer
 from substrate.context.compress import terms
+from substrate.extractive import ExtractiveAnswerer
 from substrate.factuality import content_overlap
 
 NOTES = (

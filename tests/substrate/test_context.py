@@ -679,8 +679,8 @@ def test_a_cut_never_falls_inside_a_secrets_mask(room: int) -> None:
 def test_a_graph_items_triples_are_in_the_packet_as_sentences() -> None:
     # the packet held the title "org chart" alone, so the answer was never there
     from substrate.answer import answer_from_substrate
-    from substrate.answerers import ExtractiveAnswerer
     from substrate.context.packet import item_text
+    from substrate.extractive import ExtractiveAnswerer
     from substrate.store import Substrate
 
     triples = [["Marta Ilves", "manages", "Jonas Vahk"], ["Jonas Vahk", "leads", "claims"]]

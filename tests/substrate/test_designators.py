@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.answerers import ExtractiveAnswerer
 from substrate.designators import designators, names_another, numbered_terms
+from substrate.extractive import ExtractiveAnswerer
 from substrate.factuality import content_overlap
 
 PROJECTS = (

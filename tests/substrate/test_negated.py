@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.answerers import ExtractiveAnswerer
+from substrate.extractive import ExtractiveAnswerer
 from substrate.factuality import content_overlap
 from substrate.negated import other_side, sides
 

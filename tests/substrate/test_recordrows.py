@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from substrate.answerers import ExtractiveAnswerer
 from substrate.context import pack_context
 from substrate.context.compress import terms
+from substrate.extractive import ExtractiveAnswerer
 from substrate.item import SubstrateItem
 from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
 

@@ -135,7 +135,7 @@ def test_an_items_section_is_searched_with_its_text(tmp_path: Path) -> None:
 def test_a_records_table_is_searched_with_its_cells(tmp_path: Path) -> None:
     # "What is the p99 latency of search-api?" abstained: no item mentioned "latency"
     from substrate.answer import answer_from_substrate
-    from substrate.answerers import ExtractiveAnswerer
+    from substrate.extractive import ExtractiveAnswerer
     from substrate.ingest import ingest_path
     from substrate.search.tokenize import table_name
     from substrate.store import Substrate

@@ -3,9 +3,9 @@ not answered by a sentence of another."""
 
 from __future__ import annotations
 
-from substrate.answerers import ExtractiveAnswerer
 from substrate.context import pack_context
 from substrate.context.compress import terms
+from substrate.extractive import ExtractiveAnswerer
 from substrate.item import SubstrateItem
 from substrate.siblings import SiblingSections
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from substrate.answer import answer_from_substrate
-from substrate.answerers import ExtractiveAnswerer
+from substrate.extractive import ExtractiveAnswerer
 from substrate.search.engine import SearchFilters, spelling_suggestions
 from substrate.search.suggest import edit_distance
 from substrate.store import Substrate

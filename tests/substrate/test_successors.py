@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from substrate.answer import REPLACED_UNSAID, answer_from_substrate
-from substrate.answerers import ExtractiveAnswerer
+from substrate.extractive import ExtractiveAnswerer
 from substrate.ingest import ingest_path
 from substrate.retrieval import retrieve
 from substrate.store import Substrate

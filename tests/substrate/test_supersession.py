@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from substrate.answer import answer_from_substrate
-from substrate.answerers import ExtractiveAnswerer
+from substrate.extractive import ExtractiveAnswerer
 from substrate.ingest import ingest_path
 from substrate.item import SubstrateItem
 from substrate.store import Substrate

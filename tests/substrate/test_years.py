@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from substrate.answerers import ExtractiveAnswerer
+from substrate.extractive import ExtractiveAnswerer
 from substrate.factuality import content_overlap
 from substrate.years import leaves_out, year_asked
 
