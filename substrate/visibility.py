@@ -145,8 +145,9 @@ def _shared_scopes(settings: Settings) -> list[str]:
     return shared
 
 
-# Provenance fields that name other items (lineage and supersession edges).
-_ITEM_REFERENCES = ("supersedes", "replaces", "parent", "superseded_by", "merged_into")
+# Provenance fields that name other items (lineage and supersession edges). Not ``parent``:
+# an artifact's names the model it was derived from, not an item.
+_ITEM_REFERENCES = ("supersedes", "replaces", "superseded_by", "merged_into")
 
 
 def reader_view(

@@ -177,3 +177,17 @@ def test_a_reader_view_looks_at_link_targets_without_keeping_them(tmp_path: Path
     assert mine is not None
     assert reader_view(reader, mine, {"alpha"}).links == []
     assert reader.peek(theirs) is not reader.peek(theirs)  # read each time: never kept
+
+
+def test_a_team_reader_sees_the_model_an_artifact_derives_from(tmp_path: Path) -> None:
+    from substrate.ingest import ingest_artifacts
+    from substrate.visibility import reader_view
+
+    model = tmp_path / "registry" / "churn-v3"
+    model.mkdir(parents=True)
+    (model / "manifest.json").write_text('{"kind": "classifier", "parent": "churn-v2"}')
+    store = Substrate(tmp_path / "shard")
+    [artifact_id] = ingest_artifacts(store, tmp_path / "registry", scope="ml")
+    artifact = store.get(artifact_id)
+    assert artifact is not None
+    assert reader_view(store, artifact, {"ml"}).provenance["parent"] == "churn-v2"
