@@ -191,11 +191,11 @@ class ItemBuilder:
         from masked (the gate could not see them whole), and their copies in the text and the
         provenance (its section title); each secret is counted with its first part."""
         rules = sorted(part.rule for part in known.parts if part.first)
-        if known.copies is not None:
+        if known.copies is not None:  # (None: every secret too short for copies to be masked)
             self.secrets.update(known.copies.forms)
-        masked = mask_copies_in_fields(provenance, known.copies)
-        provenance.clear()
-        provenance.update(masked)
+            masked = mask_copies_in_fields(provenance, known.copies)
+            provenance.clear()
+            provenance.update(masked)
         if rules:
             provenance[REDACTIONS_KEY] = {"count": len(rules), "rules": sorted(set(rules))}
             if self.report is not None:

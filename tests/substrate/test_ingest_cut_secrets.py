@@ -202,3 +202,19 @@ def test_a_secret_manifest_split_into_paragraphs_in_a_text_file_is_masked(tmp_pa
     items = list(Substrate(tmp_path / "shard").iter_items())
     assert all(scan_item(item).clean for item in items)
     assert any(item.text.startswith("apiVersion: v1") for item in items)
+
+
+def test_a_chunked_section_with_only_a_short_secret_keeps_its_provenance(tmp_path: Path) -> None:
+    # a password of three characters has no copies worth masking: its chunks still say
+    # where they came from
+    body = "The format method allows for basic customization of the output string.\n" * 25
+    url = "const myURL = new URL('https://a:b@xn--g6w251d?abc#foo');\n"
+    (tmp_path / "url.md").write_text(f"# url.format\n\n{body}\n{url}", encoding="utf-8")
+    store = Substrate(tmp_path / "shard")
+    ids = ingest_path(store, tmp_path / "url.md").ids
+    items = [store.get(i) for i in ids]
+    assert len(items) > 1
+    for item in items:
+        assert item is not None
+        assert item.provenance["source"].endswith("url.md")
+        assert item.provenance["section"] == "url.format"
