@@ -12,7 +12,7 @@ from substrate.ingest.cutsecrets import ChunkSecrets, mask_cut
 from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
-from substrate.secrets.copies import Copies, copies_of, mask_copies, mask_copies_in_fields
+from substrate.secrets.copies import Copies, copies_across, mask_copies, mask_copies_in_fields
 
 # Characters that show nothing and are never typed in a tag: zero-width space and word joiner,
 # byte-order mark, soft hyphen, and the bidirectional controls (zero-width joiners, which some
@@ -178,7 +178,9 @@ class ItemBuilder:
             names = f"{self.origin}\n{item.provenance.get('source')}"
             if any(secret not in names for secret in self.secrets):  # one from the content
                 withhold_hash(item.provenance)
-        copies = copies_of(self.secrets) if len(items) > 1 else None
+        if len(items) < 2 or not self.secrets:
+            return
+        copies = copies_across(self.secrets, "\n".join(item.text for item in items))
         if copies is None:
             return
         for item, locator in zip(items, self._locators, strict=True):

@@ -24,7 +24,7 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.limits import DEFAULT_CHUNK_CHARS
-from substrate.secrets.copies import Copies, copies_of
+from substrate.secrets.copies import Copies, copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
 from substrate.secrets.paths import find_secrets_in_path
@@ -276,7 +276,7 @@ def _gated(
         # again with its copies masked (rare: files with secrets in more than one item)
         del done.issues[rejected:]
         tally = GateTally(items_dropped=parsed.dropped)
-        builder = _builder(ticket, options, done, tally, copies_of(builder.secrets))
+        builder = _builder(ticket, options, done, tally, copies_across(builder.secrets, text))
         _build(
             done,
             _gated_items(ticket, parsed, done, fingerprint, screen, builder),

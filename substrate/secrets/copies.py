@@ -5,12 +5,13 @@ entry), while another repeats the bare value: a record's text joins its values, 
 text quotes its answer, a section's title and its text share words. Once a secret is found,
 its copies standing alone are masked too. Copies are looked for as they are, and as JSON and
 Python write them inside a string (escaped quotes and backslashes), without the white space
-around them. Copies shorter than four characters, or inside a longer word, are left alone, and
-so are file locations (see ``LOCATIONS``).
+around them. Copies shorter than four characters, or inside a longer word or name, are left
+alone, and so are file locations (see ``LOCATIONS``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.secrets.hits import DEFAULT_MASK, Hit
+from substrate.secrets.placeholders import plain_word
 
 # Shorter copies are left alone: a four-character password masked wherever those characters
 # stand alone is already generous.
@@ -32,7 +34,8 @@ LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "par
 # that wide is slow to search (each position tries every branch), and an index of the forms by
 # their first characters is used instead.
 _REGEX_FORMS = 64
-_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+# A copy inside a longer word or name (``assert_python_ok`` for ``python``) is no copy
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
     longest_first = sorted(forms, key=len, reverse=True)
     if len(forms) <= _REGEX_FORMS:
         alternatives = "|".join(re.escape(f) for f in longest_first)
-        pattern = re.compile(f"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+        pattern = re.compile(f"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
         return Copies(forms, pattern, {})
     by_head: dict[str, list[int]] = {}
     for form in longest_first:  # many secrets share a head ("Tr0u..."), few lengths
@@ -93,6 +96,30 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
         else:
             pos += 1
     return spans
+
+
+def copies_across(secrets: Mapping[str, str], text: str) -> Copies | None:
+    """``copies_of`` the ``secrets`` found in one item of a file, to mask in its other items
+    (``text``: all of the file's). A plain word (``nodejs``, a weak password) that stands bare
+    in the file more than ``FILE_WORD`` times is left out: masked where it was found and in
+    its own item, its copies elsewhere are the file's word, not the secret (a changelog's
+    ``PASSWORD=nodejs`` example would mask the project's name in every link)."""
+    kept = {
+        secret: rule
+        for secret, rule in secrets.items()
+        if not (plain_word(secret.strip()) and _bare_count(secret.strip(), text) > FILE_WORD)
+    }
+    return copies_of(kept)
+
+
+# A password said again once or twice ("try it again: ..."), not a word of the file's prose
+FILE_WORD = 4
+
+
+def _bare_count(word: str, text: str) -> int:
+    """How many times ``word`` stands bare in ``text``, counted up to ``FILE_WORD + 1``."""
+    bare = re.compile(f"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])")
+    return sum(1 for _ in itertools.islice(bare.finditer(text), FILE_WORD + 1))
 
 
 def copies_of_hits(text: str, hits: Sequence[Hit]) -> Copies | None:

@@ -124,3 +124,43 @@ def test_an_authorization_header_kept_in_a_field_is_redacted_in_every_format(
     report = ingest_path(Substrate(shard), tree)
     assert report.redactions == 3  # one per file (a record's text repeating its payload too)
     assert "c3ZjOlBx" not in _stored(shard)
+
+
+def test_a_plain_word_found_as_a_password_is_not_masked_across_the_file(tmp_path: Path) -> None:
+    # a changelog's example: the project's name in every link must survive it
+    fixes = "".join(f"* fix (https://github.com/nodejs/node/pull/5243{i})\n" for i in range(5))
+    (tmp_path / "CHANGELOG.md").write_text(
+        "# Changelog\n\n## 20.6.0\n\n```text\nPASSWORD=nodejs\n```\n\n## 20.5.0\n\n"
+        f"{fixes}* nodejs now builds on riscv\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "CHANGELOG.md")
+    texts = {item.provenance["section"]: item.text for item in store.iter_items()}
+    assert "nodejs" not in texts["Changelog > 20.6.0"]
+    assert "github.com/nodejs/node/pull" in texts["Changelog > 20.5.0"]
+    assert "nodejs now builds" in texts["Changelog > 20.5.0"]
+
+
+def test_a_copy_inside_a_name_is_left_alone() -> None:
+    from substrate.secrets.copies import copies_of, copy_spans
+
+    for many in (False, True):  # one pattern, and the index of many forms
+        secrets = {"Tr0ub4dor": "r"} | ({f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {})
+        copies = copies_of(secrets)
+        assert copies is not None
+        text = "run assert_Tr0ub4dor_ok, Tr0ub4dor_x and x_Tr0ub4dor; then Tr0ub4dor."
+        assert [text[a:b] for a, b, _ in copy_spans(text, copies)] == ["Tr0ub4dor"]
+
+
+def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "runbook.md").write_text(
+        "# Staging\n\nDB_PASSWORD=dragonfly\n\n# Help\n\nIf it fails, try dragonfly again.\n"
+    )
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "runbook.md")
+    assert "dragonfly" not in _stored(tmp_path / "shard")
+    store = Substrate()
+    ingest_documents(store, ["the vault password: dragonfly", "remember dragonfly"])
+    assert all("dragonfly" not in item.text for item in store.iter_items())
