@@ -169,6 +169,8 @@ def _trim_unquoted(value: str) -> str:
 
 def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
     kind = rule.kind
+    if group == "su" and _TYPE_ANNOTATION.match(text, m.start(group)):
+        return False  # "`passphrase`: {string | Buffer}": a type, as JSDoc and Node.js write one
     if kind == "token":
         return valid_token(secret[rule.prefix :], rule.entropy)
     if kind == "assignment":
@@ -345,6 +347,10 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         return valid_jwt_b64(secret)
     return False
 
+
+# A type in braces, or several joined by "|": "{string}", "{string | Buffer | TypedArray}"
+_TYPE_NAME = r"[A-Za-z_$][\w$.<>\[\]]*"
+_TYPE_ANNOTATION = re.compile(rf"\{{{_TYPE_NAME}(?:[ \t]*\|[ \t]*{_TYPE_NAME})*\}}")
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 

@@ -1567,3 +1567,21 @@ def test_a_long_text_still_finds_a_literal_led_rule_where_its_keyword_is() -> No
     assert not find_secrets("//a" * 3000)
     hits = find_secrets("//a" * 3000 + "\n" + line + "\n")  # long: the rules come first
     assert [(h.rule, h.end - h.start) for h in hits] == [("npm_token", 36)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "* `passphrase`: {string | Buffer} The passphrase.",
+        "* `password` {string | TypedArray | DataView} The password to use.",
+        "password: {number | null}",
+        "@param {string|Buffer} passphrase: {string|Buffer}",
+    ],
+)
+def test_a_type_in_braces_is_no_password(line: str) -> None:
+    assert not detect_secrets(line).findings, line
+
+
+def test_a_braced_value_that_is_no_type_is_still_a_password() -> None:
+    assert detect_secrets("password={Xk9#2mQ7v|Lp}").findings
+    assert detect_secrets("password: {Xk92mQ7vLp").findings
