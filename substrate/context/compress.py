@@ -88,6 +88,8 @@ _ORDINAL = re.compile(r"\s*(?:\d{1,9}|#|#{1,6}[ \t]+\d{1,9})[.)]")
 # A link's text opening with a record's number: "Superseded by [5. Use Kafka](0005-....md)"
 _LINKED_ORDINAL = re.compile(r"\[\d{1,9}\.$")
 _BLOCK_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)|\s{4}")
+_MARKED_START = re.compile(r"\s*(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|>|\$\s|\|)")
+_INDENTED = re.compile(r"\s{4}")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -157,7 +159,7 @@ def _blocks(text: str) -> list[str]:
                     blocks.append(" ".join(current))
                     current = []
                 continue
-            starts_block = _BLOCK_START.match(line) is not None
+            starts_block = _starts_block(line, lines[at - 1] if at else "")
             after_heading = bool(current) and current[0].startswith("#")
             if current and (starts_block or after_heading):
                 blocks.append(" ".join(current))
@@ -171,6 +173,17 @@ def _blocks(text: str) -> list[str]:
         if current:
             blocks.append(" ".join(current))
     return blocks
+
+
+def _starts_block(line: str, before: str) -> bool:
+    """Whether ``line``, under ``before``, starts a block: a list item, a heading, a quote, a
+    table's row, a command; or an indented line (code), unless it carries on the sentence of
+    a line of prose above it (a hanging indent, as Markdown's lazy continuation reads one)."""
+    if _MARKED_START.match(line):
+        return True
+    if not _INDENTED.match(line):
+        return False
+    return not before.strip() or _INDENTED.match(before) is not None or before.rstrip()[-1] == ":"
 
 
 @functools.lru_cache(maxsize=1)

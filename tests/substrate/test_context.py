@@ -769,3 +769,20 @@ def test_kept_lines_that_end_no_sentence_read_back_as_they_were() -> None:
     out = compress_text(text, "How do I add the scan-secrets hook to the config?", 260)
     assert "hooks: - id: scan-secrets" in sentences(out)
     assert set(sentences(out)) <= set(sentences(text))
+
+
+def test_a_line_indented_under_a_sentence_carries_it_on() -> None:
+    hanging = (
+        "Version 1.6.1 is not compatible with the GPL,\n    because of a choice of law clause."
+    )
+    assert sentences(hanging) == [
+        "Version 1.6.1 is not compatible with the GPL, because of a choice of law clause."
+    ]
+    # code: after a blank line, under a line that introduces it, or under code
+    assert sentences("Run this.\n\n    make install\n    make test") == [
+        "Run this.",
+        "make install",
+        "make test",
+    ]
+    assert sentences("Example:\n    foo()\n    bar()") == ["Example: foo()", "bar()"]
+    assert sentences("- one goes\n    on here.\n- two") == ["- one goes on here.", "- two"]
