@@ -242,21 +242,34 @@ class AppState:
             from substrate import Substrate  # opened only by commands that use a shard
 
             root = self.shard_path
-            if not is_shard(root):
+            new = not is_shard(root)
+            if new:
                 from mixle_cli.errors import OPERATIONAL, fail
 
                 if root.exists() and not root.is_dir():
-                    fail(f"{root} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
+                    fail(
+                        f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT
+                    )
                 if is_shard(root / ".mixle"):  # a project folder given for its shard
                     inner = root / ".mixle"
-                    fail(f"no shard at {root}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
+                    fail(
+                        f"no shard at {_shown(root)}",
+                        OPERATIONAL,
+                        f"its {inner} is one: --shard {inner}",
+                    )
                 if self.command not in CREATING_COMMANDS:
-                    fail(f"no shard at {root}", OPERATIONAL, _NO_SHARD_HINT)
-                if not quiet:
-                    from mixle_cli import output
+                    fail(f"no shard at {_shown(root)}", OPERATIONAL, _NO_SHARD_HINT)
+                from substrate import new_shard_problem
 
-                    output.note(f"note: no shard at {root} yet; the first write creates it")
-            self._substrate = Substrate(root)
+                problem = new_shard_problem(root)
+                if problem is not None:  # MIXLE_SHARD set to a notes folder, not its .mixle
+                    fail(problem, OPERATIONAL)
+            substrate = Substrate(root)  # (first: it refuses a path that is not UTF-8)
+            if new and not quiet:
+                from mixle_cli import output
+
+                output.note(f"note: no shard at {_shown(root)} yet; the first write creates it")
+            self._substrate = substrate
         return self._substrate
 
     @property
@@ -268,6 +281,11 @@ class AppState:
     def close(self) -> None:
         if self._substrate is not None:
             self._substrate.close()
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a message shows it: the bytes of a name that is not UTF-8 written ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 _NO_SHARD_HINT = (

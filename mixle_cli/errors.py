@@ -98,7 +98,9 @@ def _shard_hint(exc: ShardError) -> str | None:
         return "free some space; nothing acknowledged before was lost"
     if "File too large" in message:  # a size limit: ulimit -f, or the file system's largest file
         return "a file size limit was reached (ulimit -f?); nothing acknowledged before was lost"
-    if "restore" in message or "remove it" in message or isinstance(exc, ShardFormatError):
+    if "restore" in message or "remove it" in message or "did you mean" in message:
+        return None  # the message says what to do
+    if isinstance(exc, ShardFormatError):
         return None  # the message says what to do
     if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check
         return "choose a folder that can be created (or use another with --shard)"

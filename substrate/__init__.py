@@ -184,6 +184,7 @@ _EXPORTS: dict[str, str] = {
     "SETTINGS_FILE": "substrate.settings",
     "SHARD_FORMAT": "substrate.settings",
     "init_shard": "substrate.shard",
+    "new_shard_problem": "substrate.shard",
     "shard_status": "substrate.shard",
     "history": "substrate.spaces",
     "merge_versions": "substrate.spaces",
@@ -695,6 +696,9 @@ if TYPE_CHECKING:
     )
     from substrate.shard import (
         init_shard as init_shard,
+    )
+    from substrate.shard import (
+        new_shard_problem as new_shard_problem,
     )
     from substrate.shard import (
         shard_status as shard_status,

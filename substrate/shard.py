@@ -8,19 +8,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
-from substrate.store import Substrate
+from substrate.store import Substrate, refuse_undecodable_path
 
 
 def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
-    """Create a shard at ``path`` (settings and an empty log). Returns (path, created)."""
+    """Create a shard at ``path`` (settings and an empty log). Returns (path, created).
+
+    Raises:
+        InvalidInputError: the path is not valid UTF-8.
+        ShardError: the folder holds other files (``new_shard_problem``), or cannot be made.
+    """
     root = Path(path)
+    refuse_undecodable_path(root)
     settings_path = root / SETTINGS_FILE
     if settings_path.exists():
         Settings.load(root)  # validates the existing file
         return root, False
+    problem = new_shard_problem(root)
+    if problem is not None:
+        raise ShardError(problem)
     try:
         root.mkdir(parents=True, exist_ok=True)
         log = root / "items.jsonl"
@@ -29,6 +39,28 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     except OSError as exc:
         raise ShardError(f"cannot create shard at {root}: {exc.strerror}") from exc
     return root, Settings(path=settings_path).create()
+
+
+# What a shard's folder holds: the files mixle writes there (and a file manager's own)
+_SHARD_ENTRIES = frozenset({SETTINGS_FILE, LOG_FILE, INDEX_DIR, ".lock", ".DS_Store"})
+
+
+def new_shard_problem(root: Path) -> str | None:
+    """Why no shard should be made at ``root``, which holds none: it is a folder of other
+    files (a notes or project folder given where its ``.mixle`` was meant; the shard's log and
+    index would be written among them). None when it is empty, or not there yet."""
+    try:
+        with os.scandir(root) as entries:
+            other = sorted(e.name for e in entries if e.name not in _SHARD_ENTRIES)
+    except OSError:  # not there yet (or no folder: said when it is written)
+        return None
+    if not other:
+        return None
+    return (
+        f"{safe_text(str(root))} holds other files ({safe_text(other[0])}"
+        f"{f' and {len(other) - 1} more' if len(other) > 1 else ''}) and is no shard: a shard "
+        f"is made in an empty or new folder only (did you mean {safe_text(str(root / '.mixle'))}?)"
+    )
 
 
 def _dir_size(path: Path) -> int:

@@ -105,6 +105,21 @@ def _holds_non_finite(value: Any) -> bool:
     return False
 
 
+def refuse_undecodable_path(root: Path) -> None:
+    """Refuse a shard whose path is not valid UTF-8 (Python keeps the bytes it cannot decode
+    as lone surrogates): its search index is written through pyarrow, which takes UTF-8 paths
+    only, so items could be stored that no search would ever find."""
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:
+        from substrate.secrets.sources import shown_path  # (its import costs every command)
+
+        raise InvalidInputError(
+            f"the shard path '{shown_path(str(root))}' is not valid UTF-8 (its search index "
+            "could not be written); rename the folder, or choose another shard"
+        ) from None
+
+
 def _refuse_special_files(root: Path) -> None:
     """Refuse a shard whose log, settings or derived files (``index/``) include a FIFO, a
     socket or a device: opening one to read waits for a writer that may never come, and every
@@ -164,6 +179,7 @@ class Substrate:
 
     def _bind(self, root: Path) -> None:
         # what may refuse the shard (a FIFO, a bad mixle.toml) comes before anything is let go
+        refuse_undecodable_path(root)
         _refuse_special_files(root)
         settings = Settings.load(root)
         log = LogFile(root)

@@ -214,7 +214,7 @@ def ingest_path(
         raise NotFoundError(f"no such file or directory: {given}")
     root = Path(os.path.realpath(given))
     if not utf8_name(str(root)):
-        raise InvalidInputError(f"the path {shown_path(str(root))!r} is not valid UTF-8; rename it")
+        raise InvalidInputError(f"the path '{shown_path(str(root))}' is not valid UTF-8; rename it")
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if max_file_size is None:
         max_file_size = size_limit(substrate)

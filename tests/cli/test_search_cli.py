@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -280,6 +281,38 @@ def test_a_shard_path_that_is_a_file_is_named_as_such(mixle: Run, tmp_path: Path
         assert result.exit_code == 3 and "is a file, not a shard folder" in result.stderr, args
         assert "first write creates it" not in result.stderr
     assert plain.read_text() == "not a shard\n"
+
+
+def test_a_folder_of_other_files_is_not_made_a_shard(mixle: Run, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nmine\n")
+    for args in (["add", "x"], ["ingest", str(notes)], ["init"]):
+        result = mixle("--shard", str(notes), *args)
+        assert result.exit_code == 3, args
+        assert "holds other files (a.md) and is no shard" in result.stderr, args
+        assert f"did you mean {notes / '.mixle'}?" in result.stderr
+    assert sorted(p.name for p in notes.iterdir()) == ["a.md"]  # nothing written among them
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert mixle("--shard", str(empty), "add", "x").exit_code == 0
+
+
+def test_a_shard_path_that_is_not_utf8_is_refused_before_anything_is_written(
+    mixle: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "where").mkdir()
+    shard = os.fsdecode(os.fsencode(str(tmp_path / "where")) + b"/x\xffshard")
+    monkeypatch.setenv("MIXLE_SHARD", shard)
+    for args in (["add", "x"], ["init"]):
+        result = mixle(*args)
+        assert result.exit_code == 2, args
+        assert "x\\xffshard' is not valid UTF-8" in result.stderr, args
+        assert "first write creates it" not in result.stderr
+    assert os.listdir(tmp_path / "where") == []
+    result = mixle("search", "x")  # none there: said with the name readable
+    assert result.exit_code == 3 and "no shard at " in result.stderr
+    assert "x\\xffshard\n" in result.stderr
 
 
 def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env: Path) -> None:
