@@ -132,6 +132,14 @@ def whole_number(value: object, default: int = 0) -> int:
     return int(value) if -_INT_RANGE < value < _INT_RANGE else default
 
 
+def fact_part(value: object) -> bool:
+    """Whether ``value`` may be a head, a relation or a tail of a graph item's triple: a name
+    (a string with something in it) or a finite number."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def place_value(value: object) -> int | float | str | None:
     """``value`` when it is a number or a string (a chunk, an index: something to compare
     and to look up), else None."""

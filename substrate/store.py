@@ -24,7 +24,7 @@ import orjson
 from substrate.catalog import StaleCatalogError
 from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
 from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
-from substrate.item import SubstrateItem, record_problem
+from substrate.item import SubstrateItem, fact_part, record_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
 from substrate.replacing import made_read_only
@@ -69,9 +69,7 @@ def encode(item: SubstrateItem) -> bytes:
         "created_at": item.created_at,
     }
     # what readers would refuse must not be acknowledged: one bad line stops every reader
-    problem = record_problem(body)
-    if problem is None and not (isinstance(item.id, str) and item.id):
-        problem = "'id' must be a non-empty string"
+    problem = record_problem(body) or _name_problem(item) or _triples_problem(item)
     if problem is not None:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
     try:
@@ -86,6 +84,44 @@ def encode(item: SubstrateItem) -> bytes:
             "is not finite (NaN or infinity), which JSON cannot carry"
         )
     return line + b"\n"
+
+
+def _name_problem(item: SubstrateItem) -> str | None:
+    """Why the id, the links or the scope of an item about to be written cannot name one:
+    empty, or holding a control character (a line break in a link would forge a line of
+    every report that lists it). Records already written are read as they are."""
+    if not (isinstance(item.id, str) and item.id):
+        return "'id' must be a non-empty string"
+    if not item.id.isprintable():
+        return "'id' must hold no control character"
+    if not all(link.isprintable() for link in item.links):
+        return "'links' must hold no control character"
+    if not (item.scope and item.scope.isprintable()):
+        return "'scope' must be a non-empty name with no control character"
+    return None
+
+
+def _triples_problem(item: SubstrateItem) -> str | None:
+    """Why a graph item's ``triples`` cannot be read as facts: each is a list of a head, a
+    relation and a tail, every one a name (a non-empty string) or a number. Read otherwise,
+    a triple of two parts was passed over and a missing head written "None"."""
+    triples = item.payload.get("triples") if item.kind == "graph" else None
+    if triples is None:
+        return None
+    if not isinstance(triples, list):
+        return "'payload.triples' must be a list of [head, relation, tail]"
+    for triple in triples:
+        if not (isinstance(triple, list | tuple) and len(triple) == 3):
+            return f"each triple must be [head, relation, tail], not {_shown_value(triple)}"
+        if not all(fact_part(part) for part in triple):
+            return f"a triple's parts must be names or numbers: {_shown_value(triple)}"
+    return None
+
+
+def _shown_value(value: object) -> str:
+    from substrate.secrets import safe_repr  # a triple may hold a secret (the gate's, after)
+
+    return safe_repr(value)
 
 
 def _holds_non_finite(value: Any) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 from substrate.context import render
 from substrate.context.compress import compress_text, is_heading, query_coverage, sentences
 from substrate.errors import InvalidInputError
-from substrate.item import SubstrateItem
+from substrate.item import SubstrateItem, fact_part
 from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
 from substrate.retrieval import (
     innermost_heading,
@@ -64,7 +64,8 @@ def _facts(item: SubstrateItem) -> list[str]:
         return []
     facts = []
     for triple in triples:
-        if isinstance(triple, list | tuple) and len(triple) == 3:
+        # (one written before triples were checked may lack a part: it states nothing)
+        if isinstance(triple, list | tuple) and len(triple) == 3 and all(map(fact_part, triple)):
             facts.append(" ".join(str(part) for part in triple) + ".")
     return facts
 

@@ -1239,3 +1239,43 @@ def test_a_shard_with_a_bad_mixle_toml_refused_by_load_loses_nothing(tmp_path: P
         mine.load(other)
     mine.save()  # still bound to its own shard: the pending item lands there
     assert [item.text for item in Substrate(tmp_path / "mine").iter_items()] == ["pending"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"links": ["line1\nline2 fake: item ok"]}, "'links' must hold no control character"),
+        ({"id": "a\tb"}, "'id' must hold no control character"),
+        ({"scope": ""}, "'scope' must be a non-empty name"),
+        ({"scope": "team\x1b[31m"}, "'scope' must be a non-empty name"),
+    ],
+)
+def test_a_name_that_would_forge_a_line_of_a_report_is_refused(
+    tmp_path: Path, fields: dict[str, Any], problem: str
+) -> None:
+    store = Substrate(tmp_path / "shard")
+    with pytest.raises(InvalidInputError, match=problem):
+        store.put(SubstrateItem("text", "x", **fields))
+    store.save()
+    assert list(Substrate(tmp_path / "shard").iter_items()) == []
+
+
+@pytest.mark.parametrize(
+    ("triples", "problem"),
+    [
+        ([[None, "owned_by", "team-x"]], "parts must be names or numbers"),
+        ([["", "owned_by", "team-x"]], "parts must be names or numbers"),
+        ([["ledger-svc", "owned_by"]], r"must be \[head, relation, tail\]"),
+        ([["a", "b", "c", "d"]], r"must be \[head, relation, tail\]"),
+        ("a owns b", r"must be a list of \[head, relation, tail\]"),
+    ],
+)
+def test_a_graph_item_whose_triples_state_nothing_is_refused(
+    tmp_path: Path, triples: Any, problem: str
+) -> None:
+    store = Substrate(tmp_path / "shard")
+    with pytest.raises(InvalidInputError, match=problem):
+        store.put(SubstrateItem("graph", "", payload={"triples": triples}))
+    kept = store.put(SubstrateItem("graph", "", payload={"triples": [["svc", "port", 8443]]}))
+    store.save()
+    assert [item.id for item in Substrate(tmp_path / "shard").iter_items()] == [kept]
