@@ -175,6 +175,8 @@ def multihop(
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
+    if not isinstance(query, str):
+        raise InvalidInputError(f"a query is text, not {type(query).__name__}")
     allowed = merge_scopes(scope, scopes)
     chain = HopChain(query)
     seen: set[str] = set()

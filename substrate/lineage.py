@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.spaces import visible_item
 
@@ -81,6 +82,8 @@ def verify_lineage(
             item the reader cannot see is reported as ``UNRESOLVED`` (removed, or moved out
             of sight: the two look alike, so nothing is told of a hidden item).
     """
+    if not isinstance(item_id, str):
+        raise InvalidInputError(f"an item id is a string, not {type(item_id).__name__}")
     root = visible_item(substrate, item_id, scopes)
     if root is None:
         return LineageReport(item_id, False, 0, [item_id], 0, 0)

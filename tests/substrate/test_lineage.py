@@ -198,3 +198,13 @@ def test_audit_on_disk(tmp_path: Path) -> None:
     reopened = Substrate(tmp_path / "s")
     assert audit_substrate(reopened, scopes={"public"})["broken"] == []
     assert [b["dangling"] for b in audit_substrate(reopened)["broken"]] == [["gone"]]
+
+
+def test_an_id_that_is_no_string_is_refused(store: Substrate) -> None:
+    from substrate import multihop
+    from substrate.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="an item id is a string"):
+        verify_lineage(store, None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="a query is text"):
+        multihop(store, None)  # type: ignore[arg-type]
