@@ -172,9 +172,22 @@ def bridge_query(question: str, text: str) -> str:
     most = max(said.values(), default=0)
     saying = " ".join(s for s, n in said.items() if n == most) if most else ""
     bridge = names_in(saying) - wanted
-    if not bridge:
+    # a name of several words, each of them asked, is new when the question does not say it
+    # whole: "team-payments" beside a question of the team that owns "payments-api"
+    asked = _with_runs(question)
+    joined = sorted(
+        n for n in names_of(saying).proper if "-" in n and n not in asked and terms(n) <= wanted
+    )
+    if not bridge and not joined:
         return ""
-    return " ".join([*words_for(question, missing), *words_for(saying, bridge)])
+    named = words_for(saying, bridge)
+    return " ".join([*words_for(question, missing), *named, *_unsaid(joined, named)])
+
+
+def _unsaid(names: list[str], words: list[str]) -> list[str]:
+    """The ``names`` that none of ``words`` is (in small letters)."""
+    said = {word.lower() for word in words}
+    return [name for name in names if name not in said]
 
 
 class Quotable(NamedTuple):

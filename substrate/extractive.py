@@ -43,6 +43,7 @@ from substrate.notestatus import STATES, status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
+    PlacedIdentifier,
     asked_as_a_person,
     asked_terms,
     defined_term,
@@ -398,12 +399,12 @@ def _names_the_kind(candidate: Quotable, frame: Frame) -> bool:
     return bool(frame.keys() & terms(candidate.said))
 
 
-def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: frozenset[str]) -> bool:
+def _names_none_of(ids: list[PlacedIdentifier], said: frozenset[str]) -> bool:
     """Whether the terms ``said`` (of a sentence with its headings, or of the heading a pronoun
     stands for) hold none of the identifiers the question names (``ids``): "Owner: Core
     Platform." under "ledger-api", or "It is written in Python." under "invoice-api", says
     nothing of the billing-worker."""
-    return not any(name <= said for name, _ in ids)
+    return not any(placed.terms <= said for placed in ids)
 
 
 _WH_WORDS = frozenset("what who whom whose which where when how".split())
@@ -441,21 +442,21 @@ def _possessed(question: str) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{owner})['’]s\s+{re.escape(found.group(2))}\b", re.IGNORECASE)
 
 
-def _names_other_ids(
-    ids: list[tuple[frozenset[str], frozenset[str]]], sentence: str, said: str
-) -> bool:
+def _names_other_ids(ids: list[PlacedIdentifier], sentence: str, said: str) -> bool:
     """Whether ``sentence`` names, where the question names a hyphenated identifier, another
     of its kind (beside the same word: "the billing-worker service" for "the search-api
-    service"; or of its family: "srv-008" for "srv-010"), and names the question's nowhere,
-    with its headings (``said``) either."""
+    service"; or of its family, led by the same part: "srv-008" for "srv-010", not
+    "team-payments" for "payments-api"), and names the question's nowhere, with its headings
+    (``said``) either."""
     if not ids:
         return False
     found = terms(said)
-    asked = [(name, place) for name, place in ids if not name <= found]
+    asked = [placed for placed in ids if not placed.terms <= found]
     return any(
-        name != other and (place & beside or name & other)
-        for other, beside in identifiers_in_place(sentence)
-        for name, place in asked
+        placed.terms != other.terms
+        and (placed.beside & other.beside or (placed.head and placed.head == other.head))
+        for other in identifiers_in_place(sentence)
+        for placed in asked
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.bridging import bridge_query
+from substrate.context.packet import item_text
 from substrate.errors import InvalidInputError
 from substrate.item import SubstrateItem
 from substrate.notelinks import linked_notes
@@ -264,7 +265,10 @@ def _content_query(item: SubstrateItem, query: str) -> str:
     """What a content hop from ``item`` searches for: where it says part of ``query``, the
     rest of the query with the names it gives (``bridge_query``: the team that owns a
     service leads to that team's page), else its opening words (items on its topic)."""
-    surface = item.text or item_surface("", item.payload, ())
+    if item.kind == "graph":  # its triples as sentences, one of which says most
+        surface = item_text(item)
+    else:
+        surface = item.text or item_surface("", item.payload, ())
     directed = bridge_query(query, surface)
     if directed:
         return directed

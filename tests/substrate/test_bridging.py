@@ -97,3 +97,38 @@ def test_a_question_that_names_what_it_asks_about_searches_on_from_the_item() ->
 )
 def test_no_bridge_from_an_item_saying_all_none_or_naming_nothing(text: str) -> None:
     assert bridge_query("Who leads the team that owns the billing-worker?", text) == ""
+
+
+def test_a_name_whose_words_are_all_asked_still_leads_on() -> None:
+    # "team-payments" is no word of the question, though "team" and "payments" are
+    question = "Who leads the team that owns payments-api?"
+    assert (
+        bridge_query(question, "payments-api is owned by team-payments.") == "leads team-payments"
+    )
+    triples = "payments-api owned_by team-payments.\nsearch-svc owned_by team-discovery."
+    assert bridge_query(question, triples) == "leads team-payments"
+
+
+def test_a_team_named_after_the_service_it_owns_answers_the_two_hop_question() -> None:
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate, multihop
+
+    store = Substrate()
+    store.add(
+        "graph",
+        "",
+        payload={
+            "triples": [
+                ["payments-api", "owned_by", "team-payments"],
+                ["search-svc", "owned_by", "team-discovery"],
+            ]
+        },
+    )
+    store.add("text", "team-payments is led by Priya Raman.")
+    store.add("text", "team-discovery is led by Omar Haddad.")
+    store.add("text", "team-platform is led by Jonas Weber.")
+    question = "Who leads the team that owns payments-api?"
+    reached = [step.item.text for step in multihop(store, question, max_hops=2).steps]
+    assert "team-payments is led by Priya Raman." in reached
+    answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
+    assert answer.answer is not None and "Priya Raman" in answer.answer
+    assert "Omar Haddad" not in answer.answer
