@@ -14,6 +14,7 @@ import math
 import os
 import stat
 import sys
+import unicodedata
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -92,13 +93,19 @@ def _name_problem(item: SubstrateItem) -> str | None:
     every report that lists it). Records already written are read as they are."""
     if not (isinstance(item.id, str) and item.id):
         return "'id' must be a non-empty string"
-    if not item.id.isprintable():
+    if _holds_control(item.id):
         return "'id' must hold no control character"
-    if not all(link.isprintable() for link in item.links):
+    if any(_holds_control(link) for link in item.links):
         return "'links' must hold no control character"
-    if not (item.scope and item.scope.isprintable()):
+    if not item.scope or _holds_control(item.scope):
         return "'scope' must be a non-empty name with no control character"
     return None
+
+
+def _holds_control(name: str) -> bool:
+    """Whether ``name`` holds a control character (a line break, an escape); joiners and
+    other invisible characters that spell words of some scripts are no such character."""
+    return not name.isprintable() and any(unicodedata.category(ch) == "Cc" for ch in name)
 
 
 def _triples_problem(item: SubstrateItem) -> str | None:
