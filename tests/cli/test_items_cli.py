@@ -377,6 +377,33 @@ def test_shard_discovery_walks_up_to_dot_mixle(tmp_path: Path, monkeypatch) -> N
     assert relative == tmp_path / ".local" / "share" / "mixle" / "default"
 
 
+def test_with_no_home_the_per_user_shard_is_looked_for_in_the_password_database(
+    mixle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pwd
+
+    from substrate.discovery import default_shard_path
+
+    entry = pwd.getpwuid(os.getuid())
+    for env in ({}, {"HOME": ""}):  # unset, or empty (a template's unset variable)
+        assert default_shard_path(env) == Path(entry.pw_dir) / ".local/share/mixle/default"
+
+    def no_entry(uid: int) -> None:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    monkeypatch.delenv("HOME")
+    monkeypatch.delenv("MIXLE_SHARD", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = mixle("status")
+    assert result.exit_code == 3
+    assert "HOME is not set and the user has no entry" in result.stderr
+    assert "hint" not in result.stderr  # the message says what to do
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # no home needed
+    assert mixle("add", "x").exit_code == 0
+
+
 def test_library_imports_without_cli_stack() -> None:
     code = (
         "import sys, pkgutil, importlib, substrate\n"
