@@ -7,10 +7,11 @@ import signal
 import stat
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -45,7 +46,7 @@ from substrate.locking import waiting_for_a_lock
 from substrate.widetext import is_binary, wide_encoding
 
 if TYPE_CHECKING:
-    from substrate import IngestIssue, IngestReport, Substrate
+    from substrate import FileOutcome, IngestIssue, IngestReport, Substrate
 
 TagOpt = Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag every item (repeat).")]
 NoRedactOpt = Annotated[
@@ -174,8 +175,10 @@ def _finish(
         told = [(o.source, o.path) for o in skipped]
         told += [(i.source, i.path) for i in (*report.issues, *report.notices)]
         names = shown_names(told)  # masked; two files of one name told apart
-        for outcome in skipped:
+        for outcome in _each_told(skipped):
             output.note_parts(outcome.status, names[(outcome.source, outcome.path)], outcome.reason)
+        for line in _grouped_skips(skipped):
+            output.note(line)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue in report.issues:  # a failed file once, where it failed
             label = "failed" if issue.fatal else "problem"
@@ -207,6 +210,40 @@ def _finish(
         raise typer.Exit(code)
     if not report.ok:
         raise typer.Exit(FOUND)
+
+
+# Past this many files skipped for one reason (a source tree's .py files: thousands, on every
+# run), they are counted by kind on one line instead of named one by one
+SKIPS_NAMED = 10
+
+
+def _skips_by_reason(skipped: list[FileOutcome]) -> dict[str, list[FileOutcome]]:
+    by_reason: dict[str, list[FileOutcome]] = {}
+    for outcome in skipped:
+        by_reason.setdefault(outcome.reason, []).append(outcome)
+    return by_reason
+
+
+def _each_told(skipped: list[FileOutcome]) -> list[FileOutcome]:
+    """The skipped files named one by one: those of a reason few files share."""
+    few = {r for r, files in _skips_by_reason(skipped).items() if len(files) <= SKIPS_NAMED}
+    return [outcome for outcome in skipped if outcome.reason in few]
+
+
+def _grouped_skips(skipped: list[FileOutcome]) -> list[str]:
+    """``skipped: 7,510 files: unsupported format (.py 6,012, .pyc 1,203, ...)``, for each
+    reason many files share."""
+    lines = []
+    for reason, files in _skips_by_reason(skipped).items():
+        if len(files) <= SKIPS_NAMED:
+            continue
+        kinds = Counter(PurePath(o.source).suffix.lower() or "no extension" for o in files)
+        commonest = sorted(kinds.items(), key=lambda kind_n: (-kind_n[1], kind_n[0]))[:5]
+        shown = [f"{kind} {n:,}" for kind, n in commonest]
+        if len(kinds) > 5:
+            shown.append(f"{len(kinds) - 5} more kind(s)")
+        lines.append(f"skipped: {len(files):,} files: {reason} ({', '.join(shown)})")
+    return lines
 
 
 def ingest(

@@ -473,6 +473,10 @@ class IngestSession:
         """
         key = entry.path
         if entry.size > max_size:  # first: a limit lowered since applies to unchanged files too
+            if not asked_for and file_format(self.options.as_format, entry.rel) is None:
+                # never read, whatever its size: the limit is not what keeps it out
+                self.settle(self.outcome, source, key, status.SKIPPED, "unsupported format")
+                return None
             reason = too_large(entry.size, max_size)
             cached = self.cache.get(key)
             # not read, so its size tells whether it changed; a state without a content hash

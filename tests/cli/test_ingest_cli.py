@@ -1049,3 +1049,24 @@ def test_ingest_help_names_every_extension_it_reads(mixle) -> None:
     assert all(f".{extension}" in shown for extension in _EXTENSIONS), shown
     formats = (Path(__file__).parents[2] / "docs" / "formats.md").read_text()
     assert all(f"`.{extension}`" in formats for extension in _EXTENSIONS)
+
+
+def test_many_files_skipped_alike_are_counted_by_kind_on_one_line(mixle, tmp_path: Path) -> None:
+    tree = tmp_path / "src"
+    tree.mkdir()
+    for i in range(12):
+        (tree / f"m{i}.py").write_text("x = 1\n")
+    (tree / "k.yaml").write_text("a: 1\n")
+    (tree / "lib.so").write_bytes(b"\x7fELF" + b"\0" * 4000)
+    (tree / "a.md").write_text("# A\n\nnote\n")
+    result = mixle("ingest", str(tree), "--max-file-size", "1000")
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    # the .so is over the limit, but no limit keeps out what is never read
+    assert "skipped: 14 files: unsupported format (.py 12, .so 1, .yaml 1)" in lines
+    assert not any("m3.py" in line or "larger than" in line for line in lines)
+    few = mixle("ingest", str(tree / "k.yaml"), str(tree / "m1.py"), "--as", "docs")
+    assert few.exit_code == 0
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "x.py").write_text("x\n")
+    assert "x.py: unsupported format" in mixle("ingest", str(tmp_path / "two")).stderr
