@@ -220,11 +220,7 @@ def table(
     # terminal cells, not characters: a CJK character takes two
     widths = [max([cell_len(c)] + [cell_len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     if not _a_terminal(out):
-        lines = [title] if title else []
-        for row in [list(columns), *cells]:
-            padded = [c + " " * (w - cell_len(c)) for c, w in zip(row[:-1], widths, strict=False)]
-            lines.append("  ".join([*padded, row[-1]]).rstrip())
-        emit_text("\n".join(lines))
+        emit_text(_columns(columns, cells, widths, title, room=None))
         return
     from rich.table import Table
     from rich.text import Text
@@ -234,6 +230,10 @@ def table(
     if room < 10:  # rich would drop whole columns: every cell is shown, a row at a time
         out.print(Text(_blocks(columns, cells, title)), soft_wrap=True)
         return
+    if len(cells) > FRAMED_ROWS:  # rich lays out each row of a framed table: seconds a 1,000
+        plain_room = out.width - sum(widths[:-1]) - 2 * (len(columns) - 1) - 1
+        emit_text(_columns(columns, cells, widths, title, room=plain_room))
+        return
     grid = Table(title=title, show_edge=False, header_style="bold")
     for column, width in zip(columns[:-1], widths, strict=False):
         grid.add_column(column, no_wrap=True, min_width=width)
@@ -241,6 +241,31 @@ def table(
     for row in cells:  # Text: stored text is shown as it is, never read as rich markup
         grid.add_row(*map(Text, [*row[:-1], first_line(row[-1], room)]))
     out.print(grid)
+
+
+# Up to this many rows, a table on a terminal is framed; a longer one (a whole shard's
+# listing) is written as plain columns, as to a pipe, its last column cut to the width
+FRAMED_ROWS = 1000
+
+
+def _columns(
+    columns: Sequence[str],
+    cells: list[list[str]],
+    widths: list[int],
+    title: str | None,
+    *,
+    room: int | None,
+) -> str:
+    """The rows as plain columns two spaces apart; the last cut to ``room`` cells (None:
+    never)."""
+    from rich.cells import cell_len
+
+    lines = [title] if title else []
+    for row in [list(columns), *cells]:
+        padded = [c + " " * (w - cell_len(c)) for c, w in zip(row[:-1], widths, strict=False)]
+        last = row[-1] if room is None else first_line(row[-1], room)
+        lines.append("  ".join([*padded, last]).rstrip())
+    return "\n".join(lines)
 
 
 def _blocks(columns: Sequence[str], cells: list[list[str]], title: str | None) -> str:

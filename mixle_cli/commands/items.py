@@ -37,10 +37,13 @@ from substrate import (
     shard_status,
 )
 from substrate.discovery import nearest_shard
+from substrate.item import FIELD_ORDER
 from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
 from substrate.logend import HEADER_LOST, OLDER_COPY
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from substrate.store import Substrate
 
 KindOpt = Annotated[
@@ -249,23 +252,35 @@ def get(
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     substrate = app_state.substrate()
-    found = [(i, substrate.get(i)) for i in ids or ()]  # (none: an empty pipe, as typer gives it)
-    scopes = app_state.scopes
-    items = [
-        reader_view(substrate, item, scopes)
-        for _, item in found
-        if item is not None and _visible(app_state, item)
-    ]
-    missing = [i for i, item in found if not _visible(app_state, item)]
+    missing: list[str] = []
+
+    def found() -> Iterator[SubstrateItem]:
+        """The items asked for, one at a time as they are read: none is held after it is
+        shown (``peek``), so thousands of ids piped in stream out. (None: an empty pipe, as
+        typer gives it.)"""
+        for item_id in ids or ():
+            item = substrate.peek(item_id)
+            if _visible(app_state, item):
+                assert item is not None
+                yield reader_view(substrate, item, app_state.scopes)
+            else:
+                missing.append(item_id)
+
     if how is Mode.JSON:
-        output.emit_json([item.to_json() for item in items])
+        output.emit_json([_fields(item) for item in found()])
     elif how is Mode.JSONL:
-        output.emit_jsonl(item.to_json() for item in items)
+        output.emit_jsonl(_fields(item) for item in found())
     else:
-        for item in items:
-            _print_item(item)
+        out = output.stdout()
+        for item in found():
+            _print_item(out, item)
     if missing:
         fail(f"no item with id {', '.join(missing)}", FOUND)
+
+
+def _fields(item: SubstrateItem) -> dict[str, Any]:
+    """An item as JSON shows it (``to_json``, without its copy: written out, then let go)."""
+    return {name: getattr(item, name) for name in FIELD_ORDER}
 
 
 def _visible(app_state: AppState, item: SubstrateItem | None) -> bool:
@@ -273,23 +288,29 @@ def _visible(app_state: AppState, item: SubstrateItem | None) -> bool:
     return item is not None and app_state.can_read(item.scope)
 
 
-def _print_item(item: SubstrateItem) -> None:
-    out = output.stdout()
-    out.print(f"{item.id}  {item.kind}  scope={item.scope}", markup=False, style="bold")
-    if item.tags:
-        out.print("tags: " + ", ".join(item.tags), markup=False)
-    if item.links:
-        out.print("links: " + ", ".join(item.links), markup=False)
+def _print_item(out: Console, item: SubstrateItem) -> None:
+    """An item as a block of lines, its header in bold on a terminal: one print each (rich
+    lays out every call, which made thousands of items take seconds)."""
+    from rich.text import Text
+
     from substrate.retrieval import shown_source
 
+    lines = []
+    if item.tags:
+        lines.append("tags: " + ", ".join(item.tags))
+    if item.links:
+        lines.append("links: " + ", ".join(item.links))
     source = shown_source(item)  # a secret in its name masked, as listings show it
     if source:
-        out.print(f"source: {output.one_line(str(source))}", markup=False)
+        lines.append(f"source: {output.one_line(str(source))}")
     if item.payload:
-        out.print("payload: " + orjson.dumps(item.payload).decode(), markup=False)
+        lines.append("payload: " + orjson.dumps(item.payload).decode())
     if item.text:
-        out.print(item.text, markup=False)
-    out.print("")
+        lines.append(item.text)
+    # (a Text is printed as it is: its control characters are shown as U+FFFD here)
+    header = output.printable(f"{item.id}  {item.kind}  scope={item.scope}")
+    rest = output.printable("".join(f"\n{line}" for line in lines))
+    out.print(Text.assemble((header, "bold"), rest + "\n"))
 
 
 def ls(

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from substrate import Substrate
+from substrate import Substrate, SubstrateItem
 from substrate import log as log_module
 
 
@@ -977,3 +977,44 @@ def test_a_refused_add_creates_no_shard(mixle, isolated_shard_env: Path) -> None
     dangling = mixle("add", "hello", "--link", "0123456789abcdef")
     assert dangling.exit_code == 1 and "to link to" in dangling.stderr
     assert not isolated_shard_env.exists()
+
+
+def test_a_long_table_on_a_terminal_is_plain_columns_cut_to_the_width(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mixle_cli import output
+
+    monkeypatch.setattr(output, "_a_terminal", lambda console: True)
+    monkeypatch.setenv("COLUMNS", "60")
+    long_title = "a long title about tapirs " + "and their habits " * 6
+    rows = [[f"id{i:05d}", "text", long_title] for i in range(output.FRAMED_ROWS + 1)]
+    output.table(["id", "kind", "title"], rows)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == output.FRAMED_ROWS + 2  # the header, then a line a row
+    assert lines[0].split() == ["id", "kind", "title"]
+    assert not set("│┃━╇") & set("".join(lines))
+    assert all(len(line) < 60 for line in lines) and lines[1].endswith("…")
+    output.table(["id", "kind", "title"], rows[:3])  # a short one stays framed
+    assert set("━") & set(capsys.readouterr().out)
+
+
+def test_get_streams_the_items_piped_in_and_names_the_missing_at_the_end(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = tmp_path / "shard"
+    store = Substrate(shard)
+    ids = [store.add("text", f"note {n}", tags=["t"]) for n in range(5)]
+    store.save()
+    # read one at a time and let go: a store's get() would keep every item it read
+    monkeypatch.setattr(Substrate, "get", lambda self, item_id: pytest.fail("kept"))
+    piped = "\n".join([ids[3], "nope", *ids[:2]]) + "\n"
+    result = mixle("--shard", str(shard), "get", "-", "--jsonl", input=piped)
+    assert result.exit_code == 1 and "no item with id nope" in result.stderr
+    shown = result.jsonl()
+    assert [item["id"] for item in shown] == [ids[3], ids[0], ids[1]]
+    assert shown[0] == SubstrateItem("text", "note 3", tags=["t"], id=ids[3]).to_json() | {
+        "provenance": shown[0]["provenance"],
+        "created_at": shown[0]["created_at"],
+    }
+    text = mixle("--shard", str(shard), "get", ids[0], ids[1]).stdout
+    assert text.splitlines()[1:3] == ["tags: t", "note 0"] and text.count("tags: t") == 2
