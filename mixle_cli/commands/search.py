@@ -134,7 +134,7 @@ def result_row(
     """One result as plain data: who, how well, where from (``source``, as
     ``shown_sources`` names it), and the passage that matched."""
     from substrate import make_snippet
-    from substrate.retrieval import lines_of
+    from substrate.retrieval import lines_of, shown_path_of
 
     item = hit.item
     lines = lines_of(item)
@@ -151,6 +151,8 @@ def result_row(
         "snippet_spans": [list(span) for span in snippet.spans],
         "matches": snippet.matches,
         "source": source,
+        # the file itself: two folders ingested into one shard may each give a README.md
+        "path": shown_path_of(item),
         "line_start": lines[0],
         "line_end": lines[1],
         "tags": list(item.tags),

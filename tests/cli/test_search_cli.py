@@ -764,3 +764,20 @@ def test_a_terminal_is_told_the_index_is_being_built(
     retrieve(building, "refunds", k=1)
     AppState(shard_option=str(shard), command="search").searched()  # built: nothing to say
     assert capsys.readouterr().err == ""
+
+
+def test_a_result_names_its_file_where_two_folders_give_one_name(
+    mixle: Run, tmp_path: Path
+) -> None:
+    for folder in ("alpha", "beta"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"# Install\n\nRun make in {folder}.\n")
+        assert (
+            mixle("--shard", str(tmp_path / "s"), "ingest", str(tmp_path / folder)).exit_code == 0
+        )
+    rows = mixle("--shard", str(tmp_path / "s"), "search", "make", "--json").json()["results"]
+    # told apart by their folders, as two results; and each by its whole path, for scripts
+    assert {row["source"] for row in rows} == {"alpha/README.md", "beta/README.md"}
+    assert {row["path"] for row in rows} == {
+        str((tmp_path / folder / "README.md").resolve()) for folder in ("alpha", "beta")
+    }
