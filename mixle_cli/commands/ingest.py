@@ -180,11 +180,15 @@ def _finish(
         for line in _grouped_skips(skipped):
             output.note(line)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
-        for issue in report.issues:  # a failed file once, where it failed
+        for issue, more in _capped(report.issues):  # a failed file once, where it failed
+            name = names[(issue.source, issue.path)]
+            if more:
+                output.note_parts(
+                    "problem", name, f"{more:,} more line(s) rejected (--json lists them all)"
+                )
+                continue
             label = "failed" if issue.fatal else "problem"
-            output.note_parts(
-                label, issue.location(names[(issue.source, issue.path)]), issue.reason
-            )
+            output.note_parts(label, issue.location(name), issue.reason)
         if report.unredacted_secrets:
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         if not quiet:
@@ -210,6 +214,28 @@ def _finish(
         raise typer.Exit(code)
     if not report.ok:
         raise typer.Exit(FOUND)
+
+
+def _capped(issues: list[IngestIssue]) -> Iterator[tuple[IngestIssue, int]]:
+    """The problems to print, each with 0; past the first ``KEPT_REJECTIONS`` lines of a file,
+    one ``(its last problem, how many more)`` instead: a CSV of 569 short rows printed 569 lines,
+    where a run that finds the file unchanged tells the first 20 (``--json`` lists them all)."""
+    from substrate.ingest.sources import KEPT_REJECTIONS
+
+    told: Counter[tuple[str, str | None]] = Counter()
+    last: dict[tuple[str, str | None], IngestIssue] = {}
+    for issue in issues:
+        if issue.fatal or issue.line is None:  # (a whole file's, or a count of lines)
+            yield issue, 0
+            continue
+        key = (issue.source, issue.path)
+        told[key] += 1
+        if told[key] <= KEPT_REJECTIONS:
+            yield issue, 0
+        else:
+            last[key] = issue
+    for key, issue in last.items():
+        yield issue, told[key] - KEPT_REJECTIONS
 
 
 # Past this many files skipped for one reason (a source tree's .py files: thousands, on every

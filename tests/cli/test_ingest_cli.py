@@ -1072,3 +1072,16 @@ def test_many_files_skipped_alike_are_counted_by_kind_on_one_line(mixle, tmp_pat
     (tmp_path / "two").mkdir()
     (tmp_path / "two" / "x.py").write_text("x\n")
     assert "x.py: unsupported format" in mixle("ingest", str(tmp_path / "two")).stderr
+
+
+def test_a_file_of_many_rejected_rows_names_the_first_twenty(mixle, tmp_path: Path) -> None:
+    rows = ["a,b,c,d", *(",".join(map(str, range(31))) for _ in range(50)), "1,2,3,4"]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    shard = str(tmp_path / "shard")
+    for run in ("first", "unchanged"):  # alike, whether the file was read or not
+        result = mixle("--shard", shard, "ingest", str(tmp_path / "t.csv"))
+        problems = [line for line in result.stderr.splitlines() if line.startswith("problem")]
+        assert len(problems) == 21, run
+        assert "t.csv:21: row has 31 fields" in problems[19] and "30 more line" in problems[20]
+    listed = mixle("--shard", str(tmp_path / "s2"), "ingest", str(tmp_path / "t.csv"), "--json")
+    assert len(listed.json()["issues"]) == 50
