@@ -168,6 +168,7 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main() -> None:
+    _usable_width()
     stdout.install()
     if sys.stderr is None:  # the caller closed it (2>&-): notes and warnings are dropped,
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - never to stdout
@@ -187,6 +188,19 @@ def main() -> None:
         print("error: interrupted", file=getattr(sys.stderr, "unmasked", sys.stderr))
         code = INTERRUPTED
     sys.exit(_flushed(code))
+
+
+# Narrower than this, help and tables show only their frames (COLUMNS=1): the width is
+# read from the terminal instead, as for a COLUMNS that is no width at all
+MIN_COLUMNS = 20
+
+
+def _usable_width() -> None:
+    """Drop a COLUMNS no output can be laid out in (``0``, ``1``, ``abc``): help came out
+    blank, and a usage error said nothing."""
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and not (columns.isdecimal() and int(columns) >= MIN_COLUMNS):
+        del os.environ["COLUMNS"]
 
 
 # commands whose arguments are file names, which need not be UTF-8 (Python keeps their bytes)

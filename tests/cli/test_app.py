@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -502,3 +504,14 @@ def test_standard_input_open_for_writing_only_is_a_usage_error(
         with open(os.devnull, "w") as write_only:
             done = mixle_process("--shard", str(tmp_path / "s"), *args, stdin=write_only)
         assert done.returncode == 2 and "standard input cannot be read" in done.stderr, args
+
+
+@pytest.mark.parametrize("columns", ["0", "1", "abc"])
+def test_a_columns_no_output_fits_in_is_read_as_none(
+    mixle_process: Callable[..., subprocess.CompletedProcess[str]], columns: str
+) -> None:
+    env = {**os.environ, "COLUMNS": columns}
+    helped = mixle_process("--help", env=env)
+    assert helped.returncode == 0 and "Usage: mixle" in helped.stdout and "ingest" in helped.stdout
+    bare = mixle_process(env=env)
+    assert bare.returncode == 2 and "Usage: mixle" in bare.stderr
