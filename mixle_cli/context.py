@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import getpass
 import os
 import sys
@@ -246,6 +247,14 @@ class AppState:
             if new:
                 from mixle_cli.errors import OPERATIONAL, fail
 
+                broken = _broken_link(root)
+                if broken:  # neither there nor creatable: mkdir says only "File exists"
+                    fail(
+                        f"{_shown(root)} {broken}",
+                        OPERATIONAL,
+                        "mend the link, or choose another shard",
+                    )
+
                 if root.exists() and not root.is_dir():
                     fail(
                         f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT
@@ -281,6 +290,21 @@ class AppState:
     def close(self) -> None:
         if self._substrate is not None:
             self._substrate.close()
+
+
+def _broken_link(path: Path) -> str | None:
+    """What is wrong with ``path`` when it is a symbolic link that leads nowhere: to a
+    missing place, or round in a loop. None when it is no such link."""
+    if not path.is_symlink() or path.exists():
+        return None
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:  # (Python 3.11's word for a loop)
+        return "is a symbolic link in a loop"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link in a loop"
+    return f"is a symbolic link to {_shown(Path(os.readlink(path)))}, which does not exist"
 
 
 def _shown(path: Path) -> str:

@@ -781,3 +781,17 @@ def test_a_result_names_its_file_where_two_folders_give_one_name(
     assert {row["path"] for row in rows} == {
         str((tmp_path / folder / "README.md").resolve()) for folder in ("alpha", "beta")
     }
+
+
+def test_a_shard_path_that_is_a_broken_link_is_named_as_such(mixle: Run, tmp_path: Path) -> None:
+    dangling, loop, other = tmp_path / "dangling", tmp_path / "loop", tmp_path / "other"
+    dangling.symlink_to(tmp_path / "gone" / "shard")
+    loop.symlink_to(other)
+    other.symlink_to(loop)
+    for link, said in ((dangling, "which does not exist"), (loop, "in a loop")):
+        for args in (["add", "x"], ["ls"]):
+            result = mixle("--shard", str(link), *args)
+            assert result.exit_code == 3, args
+            assert f"{link} is a symbolic link" in result.stderr and said in result.stderr
+            assert "audit" not in result.stderr and "mixle.toml" not in result.stderr
+    assert not (tmp_path / "gone").exists()
