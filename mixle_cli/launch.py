@@ -18,7 +18,6 @@ _INTERRUPTED = 130  # mixle_cli.errors.INTERRUPTED, not imported: that is what t
 
 
 def main() -> None:
-    _in_utf8_mode()
     inherited = signal.getsignal(signal.SIGINT)
     if inherited is signal.SIG_IGN:  # a background job of a script: Ctrl-C is not for it
         from mixle_cli.app import main as run
@@ -32,18 +31,6 @@ def main() -> None:
         # exit until the command starts
         ctrl_c_once_running(inherited)
     run()
-
-
-def _in_utf8_mode() -> None:
-    """Run again in Python's UTF-8 mode where the locale's encoding is another (Latin-1, or
-    ASCII with its coercion turned off): file names would be decoded with it, so that one
-    ingest of ``café.md`` under it and another under UTF-8 store two sources, with new ids
-    and links left dangling. The arguments' bytes are passed on as they came."""
-    if sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8" or sys.platform == "win32":
-        return
-    argv = sys.orig_argv
-    with contextlib.suppress(OSError):  # (not run again: as before, in the locale's encoding)
-        os.execv(sys.executable, [argv[0], "-X", "utf8", *argv[1:]])
 
 
 def _interrupted_while_loading(signum: int, frame: FrameType | None) -> None:
