@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import sys
@@ -40,6 +41,7 @@ from substrate import (
     CorruptShardError,
     LostCommitsError,
     ShardError,
+    safe_text,
 )
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, MIN_CHUNK_CHARS
 from substrate.locking import waiting_for_a_lock
@@ -244,26 +246,33 @@ SKIPS_NAMED = 10
 
 
 def _skips_by_reason(skipped: list[FileOutcome]) -> dict[str, list[FileOutcome]]:
+    """The skipped files by their reason, without what is each file's own in it (a size:
+    "larger than the size limit (3001 > 2000 bytes)")."""
     by_reason: dict[str, list[FileOutcome]] = {}
     for outcome in skipped:
-        by_reason.setdefault(outcome.reason, []).append(outcome)
+        by_reason.setdefault(_OWN_PART.sub("", outcome.reason), []).append(outcome)
     return by_reason
+
+
+_OWN_PART = re.compile(r" \(\d+ > \d+ bytes\)$")
 
 
 def _each_told(skipped: list[FileOutcome]) -> list[FileOutcome]:
     """The skipped files named one by one: those of a reason few files share."""
-    few = {r for r, files in _skips_by_reason(skipped).items() if len(files) <= SKIPS_NAMED}
-    return [outcome for outcome in skipped if outcome.reason in few]
+    by_reason = _skips_by_reason(skipped).values()
+    few = {id(o) for files in by_reason if len(files) <= SKIPS_NAMED for o in files}
+    return [outcome for outcome in skipped if id(outcome) in few]  # in the walk's order
 
 
 def _grouped_skips(skipped: list[FileOutcome]) -> list[str]:
     """``skipped: 7,510 files: unsupported format (.py 6,012, .pyc 1,203, ...)``, for each
-    reason many files share."""
+    reason many files share. An extension is shown as it is spelt (masked: a name may end in
+    a key, and one in small letters would no longer read as one)."""
     lines = []
     for reason, files in _skips_by_reason(skipped).items():
         if len(files) <= SKIPS_NAMED:
             continue
-        kinds = Counter(PurePath(o.source).suffix.lower() or "no extension" for o in files)
+        kinds = Counter(safe_text(PurePath(o.source).suffix) or "no extension" for o in files)
         commonest = sorted(kinds.items(), key=lambda kind_n: (-kind_n[1], kind_n[0]))[:5]
         shown = [f"{kind} {n:,}" for kind, n in commonest]
         if len(kinds) > 5:

@@ -1083,3 +1083,19 @@ def test_a_file_of_many_rejected_rows_names_the_first_twenty(mixle, tmp_path: Pa
         assert "t.csv:21: row has 31 fields" in problems[19] and "30 more line" in problems[20]
     listed = mixle("--shard", str(tmp_path / "s2"), "ingest", str(tmp_path / "t.csv"), "--json")
     assert len(listed.json()["issues"]) == 50
+
+
+def test_files_skipped_alike_in_number_keep_a_key_in_their_names_masked(
+    mixle, tmp_path: Path
+) -> None:
+    tree = tmp_path / "src"
+    tree.mkdir()
+    key = "AKIA2E0A8F3B244C9986"
+    for i in range(11):
+        (tree / f"g{i}.{key}").write_text("x\n")
+        (tree / f"big{i}.md").write_text("a" * (3000 + i))
+    result = mixle("ingest", str(tree), "--max-file-size", "2000")
+    assert key not in result.stderr and key.lower() not in result.stderr
+    assert "skipped: 11 files: unsupported format (.[REDACTED:aws_access_key] 11)" in result.stderr
+    # each file's size is its own: they are one reason still
+    assert "skipped: 11 files: larger than the size limit (.md 11)" in result.stderr
