@@ -245,41 +245,38 @@ class AppState:
             root = self.shard_path
             new = not is_shard(root)
             if new:
-                from mixle_cli.errors import OPERATIONAL, fail
-
-                broken = _broken_link(root)
-                if broken:  # neither there nor creatable: mkdir says only "File exists"
-                    fail(
-                        f"{_shown(root)} {broken}",
-                        OPERATIONAL,
-                        "mend the link, or choose another shard",
-                    )
-
-                if root.exists() and not root.is_dir():
-                    fail(
-                        f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT
-                    )
-                if is_shard(root / ".mixle"):  # a project folder given for its shard
-                    inner = root / ".mixle"
-                    fail(
-                        f"no shard at {_shown(root)}",
-                        OPERATIONAL,
-                        f"its {inner} is one: --shard {inner}",
-                    )
-                if self.command not in CREATING_COMMANDS:
-                    fail(f"no shard at {_shown(root)}", OPERATIONAL, _NO_SHARD_HINT)
+                self._refuse_to_make(root)
+            substrate = Substrate(root)  # (first: it refuses a new one's path not UTF-8)
+            if new:
                 from substrate import new_shard_problem
 
                 problem = new_shard_problem(root)
                 if problem is not None:  # MIXLE_SHARD set to a notes folder, not its .mixle
-                    fail(problem, OPERATIONAL)
-            substrate = Substrate(root)  # (first: it refuses a path that is not UTF-8)
-            if new and not quiet:
-                from mixle_cli import output
+                    from mixle_cli.errors import OPERATIONAL, fail
 
-                output.note(f"note: no shard at {_shown(root)} yet; the first write creates it")
+                    fail(problem, OPERATIONAL)
+                if not quiet:
+                    from mixle_cli import output
+
+                    output.note(f"note: no shard at {_shown(root)} yet; the first write creates it")
             self._substrate = substrate
         return self._substrate
+
+    def _refuse_to_make(self, root: Path) -> None:
+        """Fail when no shard may be made at ``root``, which holds none: a broken link, a
+        file, a project folder whose .mixle is the shard, or a command that only reads."""
+        from mixle_cli.errors import OPERATIONAL, fail
+
+        broken = _broken_link(root)
+        if broken:  # neither there nor creatable: mkdir says only "File exists"
+            fail(f"{_shown(root)} {broken}", OPERATIONAL, "mend the link, or choose another shard")
+        if root.exists() and not root.is_dir():
+            fail(f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
+        if is_shard(root / ".mixle"):  # a project folder given for its shard
+            inner = root / ".mixle"
+            fail(f"no shard at {_shown(root)}", OPERATIONAL, f"its {inner} is one: --shard {inner}")
+        if self.command not in CREATING_COMMANDS:
+            fail(f"no shard at {_shown(root)}", OPERATIONAL, _NO_SHARD_HINT)
 
     @property
     def saved(self) -> bool:

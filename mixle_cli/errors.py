@@ -98,7 +98,8 @@ def _shard_hint(exc: ShardError) -> str | None:
         return "free some space; nothing acknowledged before was lost"
     if "File too large" in message:  # a size limit: ulimit -f, or the file system's largest file
         return "a file size limit was reached (ulimit -f?); nothing acknowledged before was lost"
-    if any(said in message for said in ("restore", "remove it", "did you mean", "--shard")):
+    said_what_to_do = ("restore", "remove it", "did you mean", "--shard", "rename the folder")
+    if any(said in message for said in said_what_to_do):
         return None  # the message says what to do
     if isinstance(exc, ShardFormatError):
         return None  # the message says what to do

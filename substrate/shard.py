@@ -41,8 +41,12 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     return root, Settings(path=settings_path).create()
 
 
-# What a shard's folder holds: the files mixle writes there (and a file manager's own)
-_SHARD_ENTRIES = frozenset({SETTINGS_FILE, LOG_FILE, INDEX_DIR, ".lock", ".DS_Store"})
+# What may lie in a folder a shard is made in: the files mixle writes there, a new disk's
+# lost+found, and what file managers leave (hidden files count for nothing: a .git, a
+# .gitignore, what a first write cut short left, .lock and .mixle.toml.*.tmp)
+_SHARD_ENTRIES = frozenset(
+    {SETTINGS_FILE, LOG_FILE, INDEX_DIR, "lost+found", "Thumbs.db", "desktop.ini"}
+)
 
 
 def new_shard_problem(root: Path) -> str | None:
@@ -51,7 +55,9 @@ def new_shard_problem(root: Path) -> str | None:
     index would be written among them). None when it is empty, or not there yet."""
     try:
         with os.scandir(root) as entries:
-            other = sorted(e.name for e in entries if e.name not in _SHARD_ENTRIES)
+            other = sorted(
+                e.name for e in entries if e.name not in _SHARD_ENTRIES and e.name[:1] != "."
+            )
     except OSError:  # not there yet (or no folder: said when it is written)
         return None
     if not other:

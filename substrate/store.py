@@ -149,12 +149,14 @@ def _holds_non_finite(value: Any) -> bool:
 
 
 def refuse_undecodable_path(root: Path) -> None:
-    """Refuse a shard whose path is not valid UTF-8 (Python keeps the bytes it cannot decode
-    as lone surrogates): its search index is written through pyarrow, which takes UTF-8 paths
-    only, so items could be stored that no search would ever find."""
+    """Refuse to make a shard whose path is not valid UTF-8 (Python keeps the bytes it cannot
+    decode as lone surrogates): its search index is written through pyarrow, which takes UTF-8
+    paths only, so items could be stored that no search would ever find."""
     try:
         str(root).encode("utf-8")
     except UnicodeEncodeError:
+        if (root / SETTINGS_FILE).exists() or (root / LOG_FILE).exists():
+            return  # made by an earlier mixle: read as ever (its search says why it cannot)
         from substrate.secrets.sources import shown_path  # (its import costs every command)
 
         raise InvalidInputError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,7 @@ def _current_in_memory(substrate: Any, cache: Cache | None) -> Cache:
 
 
 def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
+    _refuse_undecodable(root)
     watermark = substrate.log_watermark()
     count = substrate.mutation_count
     if cache is not None and cache.root == root:
@@ -127,6 +129,19 @@ def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
     else:
         state = _refresh(substrate, root, None)
     return with_overlay(substrate, root, state, analyzer_of(substrate))
+
+
+def _refuse_undecodable(root: Path) -> None:
+    """A shard made at a path that is not valid UTF-8 (by an earlier mixle) keeps its items,
+    but no search index: pyarrow takes UTF-8 paths only."""
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+        raise ShardError(
+            f"the shard path '{shown}' is not valid UTF-8, and no search index can be kept "
+            "there: rename the folder (its items are read as ever)"
+        ) from None
 
 
 def _coverage(watermark: Any, substrate: Any = None) -> Coverage:

@@ -296,6 +296,14 @@ def test_a_folder_of_other_files_is_not_made_a_shard(mixle: Run, tmp_path: Path)
     empty = tmp_path / "empty"
     empty.mkdir()
     assert mixle("--shard", str(empty), "add", "x").exit_code == 0
+    # hidden files count for nothing: a repository to keep the shard in, what a first write
+    # cut short left behind; nor does a new disk's lost+found
+    kept = tmp_path / "kept"
+    (kept / ".git").mkdir(parents=True)
+    (kept / "lost+found").mkdir()
+    for name in (".gitignore", ".lock", ".mixle.toml.123-456.tmp", ".DS_Store"):
+        (kept / name).write_text("")
+    assert mixle("--shard", str(kept), "add", "x").exit_code == 0
 
 
 def test_a_shard_path_that_is_not_utf8_is_refused_before_anything_is_written(
@@ -313,6 +321,26 @@ def test_a_shard_path_that_is_not_utf8_is_refused_before_anything_is_written(
     result = mixle("search", "x")  # none there: said with the name readable
     assert result.exit_code == 3 and "no shard at " in result.stderr
     assert "x\\xffshard\n" in result.stderr
+    # a folder of files at such a path: the path is what is said, with its exit code
+    os.makedirs(shard)
+    open(os.path.join(shard, "n.md"), "w").close()
+    result = mixle("add", "x")
+    assert result.exit_code == 2 and "is not valid UTF-8" in result.stderr
+
+
+def test_a_shard_an_earlier_mixle_made_at_a_path_not_utf8_is_read_as_ever(
+    mixle: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = os.fsdecode(os.fsencode(str(tmp_path)) + b"/old\xffshard")
+    os.makedirs(shard)
+    with open(os.path.join(shard, "items.jsonl"), "wb") as log:  # as an earlier mixle wrote it
+        log.write(b'{"id":"a1","kind":"text","text":"otters swim","scope":"local"}\n')
+    monkeypatch.setenv("MIXLE_SHARD", shard)
+    assert mixle("ls", "--json").json()[0]["id"] == "a1"
+    assert mixle("add", "more").exit_code == 0
+    result = mixle("search", "otters")
+    assert result.exit_code == 3 and "no search index can be kept there" in result.stderr
+    assert "audit" not in result.stderr
 
 
 def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env: Path) -> None:
