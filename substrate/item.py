@@ -134,10 +134,10 @@ def whole_number(value: object, default: int = 0) -> int:
 
 def fact_part(value: object) -> bool:
     """Whether ``value`` may be a head, a relation or a tail of a graph item's triple: a name
-    (a string with something in it) or a finite number."""
+    (a string with something in it), a finite number, true or false."""
     if isinstance(value, str):
         return bool(value.strip())
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, int | float) and math.isfinite(value)
 
 
 def place_value(value: object) -> int | float | str | None:

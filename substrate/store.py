@@ -70,7 +70,9 @@ def encode(item: SubstrateItem) -> bytes:
         "created_at": item.created_at,
     }
     # what readers would refuse must not be acknowledged: one bad line stops every reader
-    problem = record_problem(body) or _name_problem(item) or _triples_problem(item)
+    problem = record_problem(body)
+    if problem is None and not (isinstance(item.id, str) and item.id):
+        problem = "'id' must be a non-empty string"
     if problem is not None:
         raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
     try:
@@ -87,25 +89,36 @@ def encode(item: SubstrateItem) -> bytes:
     return line + b"\n"
 
 
+def put_problem(item: SubstrateItem) -> str | None:
+    """Why an item put into a shard on disk cannot be written as it is, beyond what every
+    record is checked for (``record_problem``): its names and its facts. Records written
+    before these checks are read, searched and removed as ever."""
+    return _name_problem(item) or _triples_problem(item)
+
+
 def _name_problem(item: SubstrateItem) -> str | None:
-    """Why the id, the links or the scope of an item about to be written cannot name one:
-    empty, or holding a control character (a line break in a link would forge a line of
-    every report that lists it). Records already written are read as they are."""
-    if not (isinstance(item.id, str) and item.id):
+    """Why the id, the links or the scope of an item cannot name one: blank, or holding a
+    control character or a line separator (a line break in a link would forge a line of
+    every report that lists it)."""
+    if not (isinstance(item.id, str) and item.id.strip()):
         return "'id' must be a non-empty string"
     if _holds_control(item.id):
         return "'id' must hold no control character"
-    if any(_holds_control(link) for link in item.links):
+    if not all(isinstance(link, str) and not _holds_control(link) for link in item.links):
         return "'links' must hold no control character"
-    if not item.scope or _holds_control(item.scope):
+    if not (isinstance(item.scope, str) and item.scope.strip()) or _holds_control(item.scope):
         return "'scope' must be a non-empty name with no control character"
     return None
 
 
+# Control characters, and the line and paragraph separators that split a line as well
+_BREAKING = frozenset({"Cc", "Zl", "Zp"})
+
+
 def _holds_control(name: str) -> bool:
-    """Whether ``name`` holds a control character (a line break, an escape); joiners and
-    other invisible characters that spell words of some scripts are no such character."""
-    return not name.isprintable() and any(unicodedata.category(ch) == "Cc" for ch in name)
+    """Whether ``name`` holds a control character or a line separator; joiners and other
+    invisible characters that spell words of some scripts are no such character."""
+    return not name.isprintable() and any(unicodedata.category(ch) in _BREAKING for ch in name)
 
 
 def _triples_problem(item: SubstrateItem) -> str | None:
@@ -120,8 +133,13 @@ def _triples_problem(item: SubstrateItem) -> str | None:
     for triple in triples:
         if not (isinstance(triple, list | tuple) and len(triple) == 3):
             return f"each triple must be [head, relation, tail], not {_shown_value(triple)}"
-        if not all(fact_part(part) for part in triple):
-            return f"a triple's parts must be names or numbers: {_shown_value(triple)}"
+        if not all(fact_part(part) for part in triple) or any(
+            isinstance(part, str) and _holds_control(part) for part in triple
+        ):
+            return (
+                "a triple's parts must be names (with no control character), numbers or "
+                f"true or false: {_shown_value(triple)}"
+            )
     return None
 
 
@@ -250,6 +268,9 @@ class Substrate:
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
         else:
+            problem = put_problem(item)
+            if problem is not None:
+                raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
             encode(item)  # refused here, not by the save() it would stop for every item
             self._pending[item.id] = item
             self._cache.pop(item.id, None)

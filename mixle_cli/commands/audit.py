@@ -110,12 +110,14 @@ def _print_audit(report: dict[str, Any]) -> None:
     if unresolved:  # told, not a problem: a note may link to one not written yet
         lines.append("")
         lines.append(f"{len(unresolved)} link(s) between notes lead to no note (or heading):")
-        lines.extend(f"  {_where(entry)}: {entry['link']}" for entry in unresolved)
+        lines.extend(output.one_line(f"  {_where(entry)}: {entry['link']}") for entry in unresolved)
     problems = report["problems"]  # the verdict comes last, where a reader's eye ends
     lines.append("")
     if problems:
         lines.append(f"{len(problems)} problem(s):")
-        lines.extend(f"  {p}" for p in problems)
+        # one line each: a link a record holds may hold a line break (one written before
+        # links were checked), which must not pass for a line of the report
+        lines.extend(output.one_line(f"  {p}") for p in problems)
     else:
         lines.append("all clean")
     output.emit_text("\n".join(lines))
@@ -283,7 +285,9 @@ def verify_lineage_cmd(
         )
     else:
         links = [held_by(t, [report.held_by[t]], item_id) for t in report.dangling]
-        output.emit_text(f"{item_id}: broken, dangling link(s) to {', '.join(links)}")
+        output.emit_text(
+            output.one_line(f"{item_id}: broken, dangling link(s) to {', '.join(links)}")
+        )
     if not report.intact:
         raise typer.Exit(FOUND)
 

@@ -295,11 +295,11 @@ def _print_item(out: Console, item: SubstrateItem) -> None:
 
     from substrate.retrieval import shown_source
 
-    lines = []
+    lines = []  # (the lines of names one line each: a tag a file gave may hold a line break)
     if item.tags:
-        lines.append("tags: " + ", ".join(item.tags))
+        lines.append(output.one_line("tags: " + ", ".join(item.tags)))
     if item.links:
-        lines.append("links: " + ", ".join(item.links))
+        lines.append(output.one_line("links: " + ", ".join(item.links)))
     source = shown_source(item)  # a secret in its name masked, as listings show it
     if source:
         lines.append(f"source: {output.one_line(str(source))}")
@@ -308,7 +308,7 @@ def _print_item(out: Console, item: SubstrateItem) -> None:
     if item.text:
         lines.append(item.text)
     # (a Text is printed as it is: its control characters are shown as U+FFFD here)
-    header = output.printable(f"{item.id}  {item.kind}  scope={item.scope}")
+    header = output.printable(output.one_line(f"{item.id}  {item.kind}  scope={item.scope}"))
     rest = output.printable("".join(f"\n{line}" for line in lines))
     out.print(Text.assemble((header, "bold"), rest + "\n"))
 

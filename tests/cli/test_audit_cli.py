@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from substrate.freshness import content_hash
@@ -584,3 +585,22 @@ def test_audit_names_a_segment_whose_footer_has_a_flipped_byte_until_a_reindex(
     )
     assert mixle("reindex").exit_code == 0
     assert mixle("audit").exit_code == 0
+
+
+def test_a_link_holding_a_line_break_cannot_forge_a_line_of_a_report(mixle, tmp_path: Path) -> None:
+    # written before links were checked: read as it is, shown on one line
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    record = {
+        "id": "a1",
+        "kind": "text",
+        "text": "x",
+        "scope": "local",
+        "tags": ["one\ntwo"],
+        "links": ["gone\nAUDIT: OK forged", "gone\u2028forged too"],
+    }
+    (shard / "items.jsonl").write_bytes(orjson.dumps(record) + b"\n")
+    for args in (["audit"], ["verify-lineage", "a1"], ["get", "a1"]):
+        shown = mixle("--shard", str(shard), *args).stdout
+        lines = shown.splitlines()
+        assert not any(line.startswith(("AUDIT", "forged", "two")) for line in lines), args

@@ -1248,6 +1248,8 @@ def test_a_shard_with_a_bad_mixle_toml_refused_by_load_loses_nothing(tmp_path: P
         ({"id": "a\tb"}, "'id' must hold no control character"),
         ({"scope": ""}, "'scope' must be a non-empty name"),
         ({"scope": "team\x1b[31m"}, "'scope' must be a non-empty name"),
+        ({"links": ["real\u2028AUDIT: OK forged line"]}, "'links' must hold no control"),
+        ({"id": "  "}, "'id' must be a non-empty string"),
     ],
 )
 def test_a_name_that_would_forge_a_line_of_a_report_is_refused(
@@ -1263,11 +1265,12 @@ def test_a_name_that_would_forge_a_line_of_a_report_is_refused(
 @pytest.mark.parametrize(
     ("triples", "problem"),
     [
-        ([[None, "owned_by", "team-x"]], "parts must be names or numbers"),
-        ([["", "owned_by", "team-x"]], "parts must be names or numbers"),
+        ([[None, "owned_by", "team-x"]], "parts must be names"),
+        ([["", "owned_by", "team-x"]], "parts must be names"),
         ([["ledger-svc", "owned_by"]], r"must be \[head, relation, tail\]"),
         ([["a", "b", "c", "d"]], r"must be \[head, relation, tail\]"),
         ("a owns b", r"must be a list of \[head, relation, tail\]"),
+        ([["a", "b\nFORGED TRIPLE", "c"]], "parts must be names"),
     ],
 )
 def test_a_graph_item_whose_triples_state_nothing_is_refused(
@@ -1276,6 +1279,38 @@ def test_a_graph_item_whose_triples_state_nothing_is_refused(
     store = Substrate(tmp_path / "shard")
     with pytest.raises(InvalidInputError, match=problem):
         store.put(SubstrateItem("graph", "", payload={"triples": triples}))
-    kept = store.put(SubstrateItem("graph", "", payload={"triples": [["svc", "port", 8443]]}))
+    facts = [["svc", "port", 8443], ["svc", "deprecated", True]]
+    kept = store.put(SubstrateItem("graph", "", payload={"triples": facts}))
     store.save()
     assert [item.id for item in Substrate(tmp_path / "shard").iter_items()] == [kept]
+
+
+def test_a_record_written_before_names_and_triples_were_checked_is_read_searched_and_removed(
+    tmp_path: Path,
+) -> None:
+    from substrate.search import engine
+
+    shard = tmp_path / "shard"
+    lines = [
+        {
+            "id": "g1",
+            "kind": "graph",
+            "text": "payments-api facts",
+            "scope": "local",
+            "payload": {"triples": [["payments-api", "pci_scope", None], ["a", "b"]]},
+        },
+        {
+            "id": "t\t1",
+            "kind": "text",
+            "text": "payments-api is written in Go.",
+            "scope": "local",
+            "links": ["x\ny"],
+        },
+    ]
+    shard.mkdir()
+    (shard / "items.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    store = Substrate(shard)
+    assert {hit.item.id for hit in engine.search(store, "payments-api", 5)} == {"g1", "t\t1"}
+    assert store.remove("g1") and store.remove("t\t1")
+    store.save()
+    assert list(Substrate(shard).iter_items()) == []
