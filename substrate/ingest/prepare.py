@@ -276,7 +276,10 @@ def _gated(
         # again with its copies masked (rare: files with secrets in more than one item)
         del done.issues[rejected:]
         tally = GateTally(items_dropped=parsed.dropped)
-        builder = _builder(ticket, options, done, tally, copies_across(builder.secrets, text))
+        # counted in what was stored: a password given with its key five times is masked
+        # there, and is no word of the file's
+        copies = copies_across(builder.secrets, _stored_texts(done))
+        builder = _builder(ticket, options, done, tally, copies)
         _build(
             done,
             _gated_items(ticket, parsed, done, fingerprint, screen, builder),
@@ -291,6 +294,13 @@ def _gated(
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
+
+
+def _stored_texts(done: Prepared) -> str:
+    """The texts of the items built, with the secrets the gate found masked."""
+    if done.items:
+        return "\n".join(item.text for item in done.items)
+    return "\n".join(decode(line).text for _, line in done.encoded or ())
 
 
 def _withhold_hash(done: Prepared) -> None:

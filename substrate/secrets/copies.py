@@ -34,8 +34,11 @@ LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "par
 # that wide is slow to search (each position tries every branch), and an index of the forms by
 # their first characters is used instead.
 _REGEX_FORMS = 64
-# A copy inside a longer word or name (``assert_python_ok`` for ``python``) is no copy
-_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# What a copy must not stand beside: it would be part of a longer word. A plain word's copy
+# must not stand beside "_" either: it would be part of a name (``assert_python_ok`` for
+# ``python``), where a generated value's still is one (``dump_Xk9pQ2mZ7v.sql``, ``__Xk9…__``)
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_NAME = _WORD | {"_"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,7 @@ class Copies:
     forms: dict[str, str]
     pattern: re.Pattern[str] | None
     by_head: dict[str, list[int]]  # the lengths of the forms starting so, longest first
+    words: frozenset[str] = frozenset()  # the forms that are plain words (``_NAME``)
 
 
 def copies_of(secrets: Mapping[str, str]) -> Copies | None:
@@ -60,16 +64,23 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
     if not forms:
         return None
     longest_first = sorted(forms, key=len, reverse=True)
+    words = frozenset(form for form in forms if plain_word(form))
     if len(forms) <= _REGEX_FORMS:
-        alternatives = "|".join(re.escape(f) for f in longest_first)
-        pattern = re.compile(f"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
-        return Copies(forms, pattern, {})
+        pattern = re.compile("|".join(_standing_alone(f, f in words) for f in longest_first))
+        return Copies(forms, pattern, {}, words)
     by_head: dict[str, list[int]] = {}
     for form in longest_first:  # many secrets share a head ("Tr0u..."), few lengths
         lengths = by_head.setdefault(form[:MIN_COPY], [])
         if len(form) not in lengths:
             lengths.append(len(form))
-    return Copies(forms, None, by_head)
+    return Copies(forms, None, by_head, words)
+
+
+def _standing_alone(form: str, word: bool) -> str:
+    """A pattern of ``form`` with nothing beside it that would make it part of a longer word
+    (or, for a plain word, a longer name)."""
+    beside = "A-Za-z0-9_" if word else "A-Za-z0-9"
+    return f"(?<![{beside}]){re.escape(form)}(?![{beside}])"
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
@@ -86,8 +97,9 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
                 end = pos + length
                 if end > len(text):  # (a slice past the end is shorter: another form's length)
                     continue
-                rule = forms.get(text[pos:end])
-                if rule is not None and (end == len(text) or text[end] not in _WORD):
+                form = text[pos:end]
+                rule = forms.get(form)
+                if rule is not None and _alone(text, pos, end, form in copies.words):
                     spans.append((pos, end, rule))
                     pos = end
                     break
@@ -96,6 +108,13 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
         else:
             pos += 1
     return spans
+
+
+def _alone(text: str, start: int, end: int, word: bool) -> bool:
+    """Whether ``text[start:end]`` stands alone (``_standing_alone``)."""
+    beside = _NAME if word else _WORD
+    before = start == 0 or text[start - 1] not in beside
+    return before and (end == len(text) or text[end] not in beside)
 
 
 def copies_across(secrets: Mapping[str, str], text: str) -> Copies | None:

@@ -141,15 +141,16 @@ def test_a_plain_word_found_as_a_password_is_not_masked_across_the_file(tmp_path
     assert "nodejs now builds" in texts["Changelog > 20.5.0"]
 
 
-def test_a_copy_inside_a_name_is_left_alone() -> None:
+def test_a_plain_word_inside_a_name_is_left_alone_and_a_generated_value_is_not() -> None:
     from substrate.secrets.copies import copies_of, copy_spans
 
     for many in (False, True):  # one pattern, and the index of many forms
-        secrets = {"Tr0ub4dor": "r"} | ({f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {})
-        copies = copies_of(secrets)
+        extra = {f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {}
+        copies = copies_of({"python": "r", "Tr0ub4dor": "r"} | extra)
         assert copies is not None
-        text = "run assert_Tr0ub4dor_ok, Tr0ub4dor_x and x_Tr0ub4dor; then Tr0ub4dor."
-        assert [text[a:b] for a, b, _ in copy_spans(text, copies)] == ["Tr0ub4dor"]
+        text = "assert_python_ok, python; __Tr0ub4dor__ dump_Tr0ub4dor.sql aTr0ub4dor"
+        found = [text[a:b] for a, b, _ in copy_spans(text, copies)]
+        assert found == ["python", "Tr0ub4dor", "Tr0ub4dor"], many
 
 
 def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(
@@ -164,3 +165,20 @@ def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(
     store = Substrate()
     ingest_documents(store, ["the vault password: dragonfly", "remember dragonfly"])
     assert all("dragonfly" not in item.text for item in store.iter_items())
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_plain_word_password_given_with_its_key_many_times_is_masked_where_it_is_bare(
+    tmp_path: Path, jobs: int
+) -> None:
+    envs = "".join(f"# {e}\n\n```\nDB_PASSWORD=marmalade\n```\n\n" for e in "abcde")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "env.md").write_text(envs + "# Help\n\nPaste marmalade once more.\n")
+    rows = "".join(f"u{i},sunshine,x\n" for i in range(5))
+    (tmp_path / "src" / "users.csv").write_text(
+        f"user,password,note\n{rows}frank,hunter,told to use sunshine as fallback\n"
+    )
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), tmp_path / "src", jobs=jobs)
+    stored = _stored(shard)
+    assert "marmalade" not in stored and "sunshine" not in stored
