@@ -43,7 +43,6 @@ from substrate.notestatus import STATES, status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
-    PlacedIdentifier,
     asked_as_a_person,
     asked_terms,
     defined_term,
@@ -112,6 +111,7 @@ class ExtractiveAnswerer:
         sides_asked = _relation_asked(question)
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
+        bridged = _bridged_ids(ids, packet.texts)  # "owned by team-payments": not another
         negated = sides(question)  # "non-defective items": not what defective items take
         chosen_ones = alternatives_named(question)  # "staging": not what production does
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
@@ -192,7 +192,7 @@ class ExtractiveAnswerer:
                     if unsaid and not owner & unsaid:
                         continue
                     have, said = have | owner, " ".join([*sorted(owner), said])
-                if names_another(marked, said) or _names_other_ids(ids, sentence, said):
+                if names_another(marked, said) or _names_other_ids(ids, sentence, said, bridged):
                     continue
                 if sides_asked and _reads_backwards(sides_asked, subject, heading, sentence):
                     continue
@@ -399,12 +399,12 @@ def _names_the_kind(candidate: Quotable, frame: Frame) -> bool:
     return bool(frame.keys() & terms(candidate.said))
 
 
-def _names_none_of(ids: list[PlacedIdentifier], said: frozenset[str]) -> bool:
+def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: frozenset[str]) -> bool:
     """Whether the terms ``said`` (of a sentence with its headings, or of the heading a pronoun
     stands for) hold none of the identifiers the question names (``ids``): "Owner: Core
     Platform." under "ledger-api", or "It is written in Python." under "invoice-api", says
     nothing of the billing-worker."""
-    return not any(placed.terms <= said for placed in ids)
+    return not any(name <= said for name, _ in ids)
 
 
 _WH_WORDS = frozenset("what who whom whose which where when how".split())
@@ -442,22 +442,44 @@ def _possessed(question: str) -> re.Pattern[str] | None:
     return re.compile(rf"\b(?:{owner})['’]s\s+{re.escape(found.group(2))}\b", re.IGNORECASE)
 
 
-def _names_other_ids(ids: list[PlacedIdentifier], sentence: str, said: str) -> bool:
+def _names_other_ids(
+    ids: list[tuple[frozenset[str], frozenset[str]]],
+    sentence: str,
+    said: str,
+    bridged: frozenset[frozenset[str]],
+) -> bool:
     """Whether ``sentence`` names, where the question names a hyphenated identifier, another
     of its kind (beside the same word: "the billing-worker service" for "the search-api
-    service"; or of its family, led by the same part: "srv-008" for "srv-010", not
-    "team-payments" for "payments-api"), and names the question's nowhere, with its headings
-    (``said``) either."""
+    service"; or of its family: "srv-008" for "srv-010"), and names the question's nowhere,
+    with its headings (``said``) either. One ``bridged`` to the question's is no other: the
+    team "payments-api is owned by team-payments" names is the one asked of."""
     if not ids:
         return False
     found = terms(said)
-    asked = [placed for placed in ids if not placed.terms <= found]
+    asked = [(name, place) for name, place in ids if not name <= found]
     return any(
-        placed.terms != other.terms
-        and (placed.beside & other.beside or (placed.head and placed.head == other.head))
-        for other in identifiers_in_place(sentence)
-        for placed in asked
+        name != other and (place & beside or name & other)
+        for other, beside in identifiers_in_place(sentence)
+        if other not in bridged
+        for name, place in asked
     )
+
+
+def _bridged_ids(
+    ids: list[tuple[frozenset[str], frozenset[str]]], texts: Sequence[str]
+) -> frozenset[frozenset[str]]:
+    """The terms of each identifier that a sentence of ``texts`` names beside one the
+    question names ("payments-api is owned by team-payments")."""
+    if not ids:
+        return frozenset()
+    bridged = set()
+    for text in texts:
+        for sentence in sentences(text):
+            placed = identifiers_in_place(sentence)
+            held = {other for other, _ in placed}
+            if any(name in held for name, _ in ids):
+                bridged.update(held)
+    return frozenset(bridged - {name for name, _ in ids})
 
 
 def _joined(quotes: Sequence[str]) -> str:

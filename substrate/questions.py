@@ -17,7 +17,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer_types import TYPE_FRAMES, states_place
@@ -311,24 +310,15 @@ def identifier_terms(text: str) -> frozenset[str]:
     return terms(" ".join(m.group() for m in IDENTIFIER.finditer(text)))
 
 
-class PlacedIdentifier(NamedTuple):
-    """A hyphenated identifier of a text, and where it stands."""
-
-    terms: frozenset[str]  # its terms
-    beside: frozenset[str]  # the terms of the words either side
-    head: frozenset[str]  # the terms of its first part: "srv" of "srv-008", its family
-
-
-def identifiers_in_place(text: str) -> list[PlacedIdentifier]:
-    """Each hyphenated identifier of ``text`` with where it stands; "the billing-worker
-    service" stands where "the search-api service" does (``service``), and names another
-    service."""
+def identifiers_in_place(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each hyphenated identifier of ``text`` with where it stands: ``(its terms, the terms of
+    the words either side)``; "the billing-worker service" stands where "the search-api
+    service" does (``service``), and names another service."""
     found = []
     for m in IDENTIFIER.finditer(text):
         before = text[max(0, m.start() - 40) : m.start()].split()[-1:]
         after = text[m.end() : m.end() + 40].split()[:1]
-        head = terms(m.group().split("-", 1)[0])
-        found.append(PlacedIdentifier(terms(m.group()), terms(" ".join(before + after)), head))
+        found.append((terms(m.group()), terms(" ".join(before + after))))
     return found
 
 

@@ -132,3 +132,34 @@ def test_a_team_named_after_the_service_it_owns_answers_the_two_hop_question() -
     answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
     assert answer.answer is not None and "Priya Raman" in answer.answer
     assert "Omar Haddad" not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Who leads the team that owns search-worker?", "Cara Diaz"),
+        ("Who leads the team that owns payments-api?", "Priya Raman"),
+        ("Who leads the team that owns search-api?", "Ana Ruiz"),
+    ],
+)
+def test_a_team_sharing_a_word_with_another_service_is_not_its_owner(
+    question: str, expected: str
+) -> None:
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    for text in (
+        "payments-api is owned by team-payments.",
+        "search-worker is owned by team-indexing.",
+        "search-api is owned by team-search.",
+        "team-payments is led by Priya Raman.",
+        "team-search is led by Ana Ruiz.",
+        "team-indexing is led by Cara Diaz.",
+    ):
+        store.add("text", text)
+    for hops in (1, 2):  # one retrieval may not reach the owner's page: then it abstains
+        answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=hops).answer
+        assert answer is None or (expected in answer and answer.count(" is led by ") == 1)
+    assert expected in (
+        answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2).answer or ""
+    )
