@@ -5,8 +5,8 @@ entry), while another repeats the bare value: a record's text joins its values, 
 text quotes its answer, a section's title and its text share words. Once a secret is found,
 its copies standing alone are masked too. Copies are looked for as they are, and as JSON and
 Python write them inside a string (escaped quotes and backslashes), without the white space
-around them. Copies shorter than four characters, or inside a longer word or name, are left
-alone, and so are file locations (see ``LOCATIONS``).
+around them. Copies shorter than four characters, or inside a longer word (or, for a plain
+word, a name: ``_WORD``), are left alone, and so are file locations (see ``LOCATIONS``).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "par
 # their first characters is used instead.
 _REGEX_FORMS = 64
 # What a copy must not stand beside: it would be part of a longer word. A plain word's copy
-# must not stand beside "_" either: it would be part of a name (``assert_python_ok`` for
-# ``python``), where a generated value's still is one (``dump_Xk9pQ2mZ7v.sql``, ``__Xk9…__``)
+# must not be joined by "_" to a letter or digit either: it would be part of a name
+# (``assert_python_ok`` for ``python``), where a generated value's still is one
+# (``dump_Xk9pQ2mZ7v.sql``), and where "_" only marks emphasis (``_marmalade_``) it is one
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_NAME = _WORD | {"_"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +78,10 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
 
 def _standing_alone(form: str, word: bool) -> str:
     """A pattern of ``form`` with nothing beside it that would make it part of a longer word
-    (or, for a plain word, a longer name)."""
-    beside = "A-Za-z0-9_" if word else "A-Za-z0-9"
-    return f"(?<![{beside}]){re.escape(form)}(?![{beside}])"
+    (or, for a plain word, a longer name: see ``_WORD``)."""
+    if word:
+        return f"(?<![A-Za-z0-9])(?<![A-Za-z0-9]_){re.escape(form)}(?![A-Za-z0-9])(?!_[A-Za-z0-9])"
+    return f"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])"
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
@@ -112,9 +113,17 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
 
 def _alone(text: str, start: int, end: int, word: bool) -> bool:
     """Whether ``text[start:end]`` stands alone (``_standing_alone``)."""
-    beside = _NAME if word else _WORD
-    before = start == 0 or text[start - 1] not in beside
-    return before and (end == len(text) or text[end] not in beside)
+
+    def word_char(at: int) -> bool:
+        return 0 <= at < len(text) and text[at] in _WORD
+
+    if word_char(start - 1) or word_char(end):
+        return False
+    if not word:
+        return True
+    joined_before = start >= 1 and text[start - 1] == "_" and word_char(start - 2)
+    joined_after = end < len(text) and text[end] == "_" and word_char(end + 1)
+    return not (joined_before or joined_after)
 
 
 def copies_across(secrets: Mapping[str, str], text: str) -> Copies | None:

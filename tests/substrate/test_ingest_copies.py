@@ -151,6 +151,9 @@ def test_a_plain_word_inside_a_name_is_left_alone_and_a_generated_value_is_not()
         text = "assert_python_ok, python; __Tr0ub4dor__ dump_Tr0ub4dor.sql aTr0ub4dor"
         found = [text[a:b] for a, b, _ in copy_spans(text, copies)]
         assert found == ["python", "Tr0ub4dor", "Tr0ub4dor"], many
+        # "_" marking emphasis joins a plain word to no other
+        emphasis = "_python_ and __python__, python_, not python_ok"
+        assert len(copy_spans(emphasis, copies)) == 3, many
 
 
 def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(
