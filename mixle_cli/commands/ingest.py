@@ -266,13 +266,13 @@ def _each_told(skipped: list[FileOutcome]) -> list[FileOutcome]:
 
 def _grouped_skips(skipped: list[FileOutcome]) -> list[str]:
     """``skipped: 7,510 files: unsupported format (.py 6,012, .pyc 1,203, ...)``, for each
-    reason many files share. An extension is shown as it is spelt (masked: a name may end in
-    a key, and one in small letters would no longer read as one)."""
+    reason many files share. An extension is taken from the name masked whole, as it is
+    spelt: a key may end a name, and only the whole name, in its own case, shows it as one."""
     lines = []
     for reason, files in _skips_by_reason(skipped).items():
         if len(files) <= SKIPS_NAMED:
             continue
-        kinds = Counter(safe_text(PurePath(o.source).suffix) or "no extension" for o in files)
+        kinds = Counter(PurePath(safe_text(o.source)).suffix or "no extension" for o in files)
         commonest = sorted(kinds.items(), key=lambda kind_n: (-kind_n[1], kind_n[0]))[:5]
         shown = [f"{kind} {n:,}" for kind, n in commonest]
         if len(kinds) > 5:

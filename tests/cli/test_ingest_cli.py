@@ -1091,11 +1091,21 @@ def test_files_skipped_alike_in_number_keep_a_key_in_their_names_masked(
     tree = tmp_path / "src"
     tree.mkdir()
     key = "AKIA2E0A8F3B244C9986"
+    # a token whose last part alone reads as nothing: the name is masked whole
+    jwt = (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    )
     for i in range(11):
         (tree / f"g{i}.{key}").write_text("x\n")
+        (tree / f"t{i}.{jwt}").write_text("x\n")
         (tree / f"big{i}.md").write_text("a" * (3000 + i))
     result = mixle("ingest", str(tree), "--max-file-size", "2000")
     assert key not in result.stderr and key.lower() not in result.stderr
-    assert "skipped: 11 files: unsupported format (.[REDACTED:aws_access_key] 11)" in result.stderr
+    assert jwt.rsplit(".", 1)[1] not in result.stderr
+    assert (
+        "skipped: 22 files: unsupported format (.[REDACTED:aws_access_key] 11, .[REDACTED:jwt] 11)"
+        in result.stderr
+    )
     # each file's size is its own: they are one reason still
     assert "skipped: 11 files: larger than the size limit (.md 11)" in result.stderr
