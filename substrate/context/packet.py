@@ -66,8 +66,13 @@ def _facts(item: SubstrateItem) -> list[str]:
     for triple in triples:
         # (one written before triples were checked may lack a part: it states nothing)
         if isinstance(triple, list | tuple) and len(triple) == 3 and all(map(fact_part, triple)):
-            facts.append(" ".join(str(part) for part in triple) + ".")
+            facts.append(" ".join(map(_fact_word, triple)) + ".")
     return facts
+
+
+def _fact_word(part: object) -> str:
+    """A part of a triple as a sentence says it: ``true``, not Python's ``True``."""
+    return ("true" if part else "false") if isinstance(part, bool) else str(part)
 
 
 _CLOSING = frozenset(".!?")

@@ -690,6 +690,10 @@ def test_a_graph_items_triples_are_in_the_packet_as_sentences() -> None:
     )
     odd = SubstrateItem("graph", "", payload={"triples": [["a", "b"], "c", ["x", "y", "z"]]})
     assert item_text(odd) == "x y z."
+    told = [["otter", "is", True], ["api", "port", 8443], [None, "owns", "x"]]
+    assert item_text(SubstrateItem("graph", "", payload={"triples": told})) == (
+        "otter is true.\napi port 8443."
+    )
     s = Substrate()
     s.put(graph)
     s.add("text", "Jonas Vahk is the claims team lead.")
