@@ -101,7 +101,9 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
             out.print("", markup=False)
             out.print("Nearest sources (they do not answer it)", markup=False, style="bold")
             for n, entry in enumerate(nearest, 1):
-                out.print(f"  [{n}] {entry['id']}  {where_text(entry)}", markup=False)
+                out.print(
+                    output.one_line(f"  [{n}] {entry['id']}  {where_text(entry)}"), markup=False
+                )
         return
     out.print(answer.answer or "", markup=False)
     out.print("", markup=False)
@@ -132,7 +134,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     for n, entry in enumerate(given, 1):  # sources masked, as the model saw them
         if n in cited or not cited:
             where = where_text(entry, quoted.get(n, ()))
-            out.print(f"  [{n}] {entry['id']}  {where}", markup=False)
+            out.print(output.one_line(f"  [{n}] {entry['id']}  {where}"), markup=False)
     uncited = [f"[{n}]" for n in range(1, len(given) + 1) if cited and n not in cited]
     if uncited:  # the numbers are the packet's: a gap is a source given, not cited
         out.print(f"  (not cited: {' '.join(uncited)}; --json lists them)", markup=False)
@@ -408,10 +410,17 @@ def verify_cmd(
         for n, claim in enumerate(data["claims"], 1):
             mark = "supported  " if claim["supported"] else "UNSUPPORTED"
             lines.append(f"{n:>2}  {mark}  {claim['score']:.3f}  {claim['claim']}")
-            lines.extend(f"      evidence {e['id']}  {e['where']}" for e in claim["citations"])
+            lines.extend(
+                output.one_line(f"      evidence {e['id']}  {e['where']}")
+                for e in claim["citations"]
+            )
             if claim["nearest"]:  # where to see what the shard says instead
                 near = claim["nearest"]
-                lines.append(f"      nearest  {near['id']}  {near['where']} ({_unsaid(near)})")
+                lines.append(
+                    output.one_line(
+                        f"      nearest  {near['id']}  {near['where']} ({_unsaid(near)})"
+                    )
+                )
         if lines:
             output.emit_text("\n".join(lines))
         for where, signal in changed.items():

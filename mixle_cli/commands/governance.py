@@ -163,7 +163,7 @@ def history_cmd(
             }
         )
         return
-    output.emit_text(f"{item.id}  scope={item.scope}  version={version_of(item)}")
+    output.emit_text(output.one_line(f"{item.id}  scope={item.scope}  version={version_of(item)}"))
     if not versions and not proposals:
         output.emit_text("never published, merged or proposed")
         return

@@ -467,7 +467,7 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     out.print(f"shard   {report['shard']}", markup=False)
     out.print(f"items   {report['items']}", markup=False)
     for label, key in (("kinds", "by_kind"), ("scopes", "by_scope")):
-        parts = ", ".join(f"{k} {v}" for k, v in report[key].items()) or "-"
+        parts = output.one_line(", ".join(f"{k} {v}" for k, v in report[key].items())) or "-"
         out.print(f"{label:<7} {parts}", markup=False)
     log = report["log"]
     if "bytes" in log:  # sizes are left out for a reader confined to some scopes

@@ -139,8 +139,10 @@ def retrieve_cmd(
         # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
         output.emit_text(
             "\n".join(
-                f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {where_text(r)}  "
-                f"{r['title']}"
+                output.one_line(
+                    f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {where_text(r)}  "
+                    f"{r['title']}"
+                )
                 for r in rows
             )
         )
@@ -170,9 +172,11 @@ def _tree(chain: HopChain) -> list[str]:
         n, prefix, last = stack.pop()
         step = chain.steps[n]
         lines.append(
-            f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
-            f"{step.item.id}  {step.item.kind}  {wheres[n]}  "
-            f"{item_title(step.item, 50)}"
+            output.one_line(
+                f"{prefix}{'└── ' if last else '├── '}{step.via:<7} {step.score:.3f}  "
+                f"{step.item.id}  {step.item.kind}  {wheres[n]}  "
+                f"{item_title(step.item, 50)}"
+            )
         )
         kids = children.get(step.item.id, [])
         below = prefix + ("    " if last else "│   ")

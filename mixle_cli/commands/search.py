@@ -210,7 +210,11 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 
     out = output.stdout()
     for row in rows:
-        head = Text(f"{row['rank']:>2}  {row['score']:.3f}  {row['kind']:<8} {row['id']}  ")
+        # (an id a record written by hand gave may hold a line break or an escape)
+        shown = output.one_line(
+            f"{row['rank']:>2}  {row['score']:.3f}  {row['kind']:<8} {row['id']}  "
+        )
+        head = Text(output.printable(shown))
         head.append(output.printable(where_text(row)), style="cyan")
         out.print(head)
         if not row["snippet"].startswith(row["title"].rstrip("…")):  # else it says it again

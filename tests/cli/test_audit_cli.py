@@ -604,3 +604,26 @@ def test_a_link_holding_a_line_break_cannot_forge_a_line_of_a_report(mixle, tmp_
         shown = mixle("--shard", str(shard), *args).stdout
         lines = shown.splitlines()
         assert not any(line.startswith(("AUDIT", "forged", "two")) for line in lines), args
+
+
+def test_an_id_or_scope_holding_a_line_break_cannot_forge_a_line_of_any_listing(
+    mixle, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    records = [
+        {"id": "nl\nFORGED 0 problem(s)", "kind": "text", "text": "marmot with a newline id"},
+        {"id": "s1", "kind": "text", "text": "marmot of a bad scope", "scope": "local\nFORGED"},
+    ]
+    lines = [orjson.dumps({"scope": "local", **record}) + b"\n" for record in records]
+    (shard / "items.jsonl").write_bytes(b"".join(lines))
+    for args in (
+        ["search", "marmot"],
+        ["retrieve", "marmot"],
+        ["multihop", "marmot"],
+        ["ask", "which marmot has a newline id"],
+        ["verify", "marmot with a newline id"],
+        ["status"],
+    ):
+        shown = mixle("--shard", str(shard), *args).stdout
+        assert not any(line.startswith("FORGED") for line in shown.splitlines()), args
