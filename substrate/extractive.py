@@ -111,7 +111,7 @@ class ExtractiveAnswerer:
         sides_asked = _relation_asked(question)
         marked = designators(question)  # "project B": a sentence of project A answers nothing
         ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
-        bridged = _bridged_ids(ids, packet.texts)  # "owned by team-payments": not another
+        bridged = _bridged_ids(ids, packet.texts, wanted)  # "owned by team-payments"
         negated = sides(question)  # "non-defective items": not what defective items take
         chosen_ones = alternatives_named(question)  # "staging": not what production does
         # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
@@ -466,17 +466,20 @@ def _names_other_ids(
 
 
 def _bridged_ids(
-    ids: list[tuple[frozenset[str], frozenset[str]]], texts: Sequence[str]
+    ids: list[tuple[frozenset[str], frozenset[str]]],
+    texts: Sequence[str],
+    wanted: frozenset[str],
 ) -> frozenset[frozenset[str]]:
     """The terms of each identifier that a sentence of ``texts`` names beside one the
-    question names ("payments-api is owned by team-payments")."""
+    question names, and whose every word the question says ("payments-api is owned by
+    team-payments", asked who leads the team that owns payments-api). Not "srv-008 is a
+    replica of srv-010": srv-010's facts are no answer about srv-008."""
     if not ids:
         return frozenset()
     bridged = set()
     for text in texts:
         for sentence in sentences(text):
-            placed = identifiers_in_place(sentence)
-            held = {other for other, _ in placed}
+            held = {other for other, _ in identifiers_in_place(sentence) if other <= wanted}
             if any(name in held for name, _ in ids):
                 bridged.update(held)
     return frozenset(bridged - {name for name, _ in ids})

@@ -163,3 +163,24 @@ def test_a_team_sharing_a_word_with_another_service_is_not_its_owner(
     assert expected in (
         answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2).answer or ""
     )
+
+
+@pytest.mark.parametrize(
+    "question", ["Who maintains srv-008?", "What port does payments-api listen on?"]
+)
+def test_an_identifier_named_beside_the_asked_one_does_not_answer_for_it(question: str) -> None:
+    from substrate import ExtractiveAnswerer, Substrate, answer_from_substrate
+
+    store = Substrate()
+    for text in (
+        "srv-008 is a replica of srv-010.",
+        "srv-010 is maintained by Lars Holm.",
+        "srv-008 runs in rack B4.",
+        "payments-api and payments-worker are deployed together.",
+        "payments-worker listens on port 9000.",
+    ):
+        store.add("text", text)
+    for hops in (1, 2):
+        assert (
+            answer_from_substrate(store, question, ExtractiveAnswerer(), hops=hops).answer is None
+        )
