@@ -260,6 +260,7 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
     none of them could be written, and nothing else repairs them)."""
     from substrate.search.index_files import write_state  # pyarrow: only when writing
 
+    _refuse_undecodable(directory.parent)  # (reindex comes here first)
     try:
         if required:
             remove_folders_in_place(directory)

@@ -338,9 +338,10 @@ def test_a_shard_an_earlier_mixle_made_at_a_path_not_utf8_is_read_as_ever(
     monkeypatch.setenv("MIXLE_SHARD", shard)
     assert mixle("ls", "--json").json()[0]["id"] == "a1"
     assert mixle("add", "more").exit_code == 0
-    result = mixle("search", "otters")
-    assert result.exit_code == 3 and "no search index can be kept there" in result.stderr
-    assert "audit" not in result.stderr
+    for args in (["search", "otters"], ["reindex"]):
+        result = mixle(*args)
+        assert result.exit_code == 3 and "no search index can be kept there" in result.stderr
+        assert "audit" not in result.stderr
 
 
 def test_a_write_may_create_the_shard_and_says_so(mixle: Run, isolated_shard_env: Path) -> None:
