@@ -190,16 +190,19 @@ def main() -> None:
     sys.exit(_flushed(code))
 
 
-# Narrower than this, help and tables show only their frames (COLUMNS=1): the width is
-# read from the terminal instead, as for a COLUMNS that is no width at all
-MIN_COLUMNS = 20
+# Narrower than this, help and tables show only their frames (COLUMNS=1); wider, help is
+# padded to gigabytes (or rich overflows): the width is read from the terminal instead, as
+# for a COLUMNS that is no width at all
+MIN_COLUMNS, MAX_COLUMNS = 20, 10_000
 
 
 def _usable_width() -> None:
-    """Drop a COLUMNS no output can be laid out in (``0``, ``1``, ``abc``): help came out
-    blank, and a usage error said nothing."""
+    """Drop a COLUMNS no output can be laid out in (``0``, ``1``, ``abc``, ``99999999``):
+    help came out blank, or endless, and a usage error said nothing."""
     columns = os.environ.get("COLUMNS")
-    if columns is not None and not (columns.isdecimal() and int(columns) >= MIN_COLUMNS):
+    if columns is None:
+        return
+    if not (columns.isdecimal() and MIN_COLUMNS <= int(columns) <= MAX_COLUMNS):
         del os.environ["COLUMNS"]
 
 

@@ -506,7 +506,7 @@ def test_standard_input_open_for_writing_only_is_a_usage_error(
         assert done.returncode == 2 and "standard input cannot be read" in done.stderr, args
 
 
-@pytest.mark.parametrize("columns", ["0", "1", "abc"])
+@pytest.mark.parametrize("columns", ["0", "1", "abc", "99999999", "9" * 30])
 def test_a_columns_no_output_fits_in_is_read_as_none(
     mixle_process: Callable[..., subprocess.CompletedProcess[str]], columns: str
 ) -> None:
