@@ -49,7 +49,7 @@ class Copies:
     forms: dict[str, str]
     pattern: re.Pattern[str] | None
     by_head: dict[str, list[int]]  # the lengths of the forms starting so, longest first
-    words: frozenset[str] = frozenset()  # the forms that are plain words (``_NAME``)
+    words: frozenset[str] = frozenset()  # the forms that are plain words (``_alone``)
 
 
 def copies_of(secrets: Mapping[str, str]) -> Copies | None:
