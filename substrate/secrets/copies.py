@@ -76,12 +76,17 @@ def copies_of(secrets: Mapping[str, str]) -> Copies | None:
     return Copies(forms, None, by_head, words)
 
 
+# Before a copy, a letter of an escape ("auth with\\nmarmalade" in a logged JSON string) is
+# no letter of a longer word
+_OPENS = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))"
+
+
 def _standing_alone(form: str, word: bool) -> str:
     """A pattern of ``form`` with nothing beside it that would make it part of a longer word
     (or, for a plain word, a longer name: see ``_WORD``)."""
     if word:
-        return f"(?<![A-Za-z0-9])(?<![A-Za-z0-9]_){re.escape(form)}(?![A-Za-z0-9])(?!_[A-Za-z0-9])"
-    return f"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])"
+        return f"{_OPENS}(?<![A-Za-z0-9]_){re.escape(form)}(?![A-Za-z0-9])(?!_[A-Za-z0-9])"
+    return f"{_OPENS}{re.escape(form)}(?![A-Za-z0-9])"
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
@@ -93,7 +98,7 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
     heads, pos, last = copies.by_head, 0, len(text) - MIN_COPY
     while pos <= last:
         lengths = heads.get(text[pos : pos + MIN_COPY])
-        if lengths and (pos == 0 or text[pos - 1] not in _WORD):
+        if lengths:  # (whether it stands alone is for each form to say: ``_alone``)
             for length in lengths:
                 end = pos + length
                 if end > len(text):  # (a slice past the end is shorter: another form's length)
@@ -117,7 +122,8 @@ def _alone(text: str, start: int, end: int, word: bool) -> bool:
     def word_char(at: int) -> bool:
         return 0 <= at < len(text) and text[at] in _WORD
 
-    if word_char(start - 1) or word_char(end):
+    escaped = start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrtbf"
+    if (word_char(start - 1) and not escaped) or word_char(end):
         return False
     if not word:
         return True

@@ -185,3 +185,15 @@ def test_a_plain_word_password_given_with_its_key_many_times_is_masked_where_it_
     ingest_path(Substrate(shard), tmp_path / "src", jobs=jobs)
     stored = _stored(shard)
     assert "marmalade" not in stored and "sunshine" not in stored
+
+
+def test_a_copy_right_after_an_escape_of_a_quoted_string_is_masked() -> None:
+    from substrate.secrets.copies import copies_of, copy_spans
+
+    for many in (False, True):  # one pattern, and the index of many forms
+        extra = {f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {}
+        copies = copies_of({"marmalade": "r", "Xk9pQ2mZ7vRw8tLqB3nD": "r"} | extra)
+        assert copies is not None
+        logged = '{"msg": "auth with\\nmarmalade and\\tXk9pQ2mZ7vRw8tLqB3nD done"} nmarmalade'
+        found = [logged[a:b] for a, b, _ in copy_spans(logged, copies)]
+        assert found == ["marmalade", "Xk9pQ2mZ7vRw8tLqB3nD"], many
