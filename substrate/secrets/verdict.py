@@ -301,6 +301,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if ":" in operator and any(ch in secret for ch in "=\"'`"):
             return False  # "password: str = ...", "secret: String \"...\"": the next rule's
         words = secret.split()
+        if any(_SETTING.match(word) for word in words[1:]):
+            return False  # "A=x B=y": two settings on one line, each the next rule's
         if len(words) > 1 and not _passphrase(words, operator):
             return False  # a sentence ("ask Bob"), or a value and a note about it
         return worth_reporting(
@@ -585,7 +587,9 @@ def _a_note(word: str, text: str, at: int) -> bool:
     line = _line_after(text, at)
     if says_something(_phrase(line)):
         return True
-    return plain_word(word) and bool(line[len(word) :].strip())
+    after = line[len(word) :].strip()
+    # ("DB_PASSWORD=marmalade SECRET_KEY=...": another setting, not a note, follows it)
+    return plain_word(word) and bool(after) and not _SETTING.match(after)
 
 
 def _char_constant(value: str) -> bool:
@@ -638,6 +642,7 @@ _AT_INSIDE = re.compile(r"\w@\S")
 # What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
+_SETTING = re.compile(r"[A-Za-z_][\w.\-]*=")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".

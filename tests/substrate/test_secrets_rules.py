@@ -1585,3 +1585,16 @@ def test_a_type_in_braces_is_no_password(line: str) -> None:
 def test_a_braced_value_that_is_no_type_is_still_a_password() -> None:
     assert detect_secrets("password={Xk9#2mQ7v|Lp}").findings
     assert detect_secrets("password: {Xk92mQ7vLp").findings
+
+
+def test_two_settings_on_one_line_are_two_secrets_and_their_copies_are_masked() -> None:
+    line = "DB_PASSWORD=marmalade SECRET_KEY=Xk9pQ2mZ7vRw8tLqB3nD"
+    assert [line[h.start : h.end] for h in find_secrets(line)] == [
+        "marmalade",
+        "Xk9pQ2mZ7vRw8tLqB3nD",
+    ]
+    # found apart, each is looked for apart: the later mention of either is masked too
+    masked = redact_secrets(f"{line}\nlater: marmalade and Xk9pQ2mZ7vRw8tLqB3nD\n")
+    assert "marmalade" not in masked and "Xk9pQ2mZ7vRw8tLqB3nD" not in masked
+    # a plain word with a note after it stays a note
+    assert not find_secrets("password=changed, see the wiki")
