@@ -227,17 +227,30 @@ def _capped(issues: list[IngestIssue]) -> Iterator[tuple[IngestIssue, int]]:
     told: Counter[tuple[str, str | None]] = Counter()
     last: dict[tuple[str, str | None], IngestIssue] = {}
     for issue in issues:
-        if issue.fatal or issue.line is None:  # (a whole file's, or a count of lines)
+        key = (issue.source, issue.path)
+        counted = not issue.fatal and issue.line is not None  # (not a whole file's, nor a sum)
+        if last and (key not in last or not counted):  # the lines named are done: their count
+            yield from _counted(last, told, KEPT_REJECTIONS)
+        if not counted:
             yield issue, 0
             continue
-        key = (issue.source, issue.path)
         told[key] += 1
         if told[key] <= KEPT_REJECTIONS:
             yield issue, 0
         else:
             last[key] = issue
+    yield from _counted(last, told, KEPT_REJECTIONS)
+
+
+def _counted(
+    last: dict[tuple[str, str | None], IngestIssue],
+    told: Counter[tuple[str, str | None]],
+    named: int,
+) -> Iterator[tuple[IngestIssue, int]]:
+    """Each file's last problem with how many were not named, once; ``last`` is emptied."""
     for key, issue in last.items():
-        yield issue, told[key] - KEPT_REJECTIONS
+        yield issue, told[key] - named
+    last.clear()
 
 
 # Past this many files skipped for one reason (a source tree's .py files: thousands, on every

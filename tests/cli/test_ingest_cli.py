@@ -1109,3 +1109,16 @@ def test_files_skipped_alike_in_number_keep_a_key_in_their_names_masked(
     )
     # each file's size is its own: they are one reason still
     assert "skipped: 11 files: larger than the size limit (.md 11)" in result.stderr
+
+
+def test_the_count_of_a_files_unnamed_problems_follows_its_named_ones(
+    mixle, tmp_path: Path
+) -> None:
+    rows = ["a,b,c,d", *(",".join(map(str, range(31))) for _ in range(25)), "1,2,3,4"]
+    for name in ("a.csv", "b.csv"):
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    result = mixle("--shard", str(tmp_path / "shard"), "ingest", str(tmp_path))
+    told = [line for line in result.stderr.splitlines() if line.startswith("problem")]
+    files = [line.split(":")[1].strip() for line in told]
+    assert files == ["a.csv"] * 21 + ["b.csv"] * 21  # each file's count right after its lines
+    assert "5 more line" in told[20] and "5 more line" in told[41]
