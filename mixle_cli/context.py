@@ -267,9 +267,9 @@ class AppState:
         file, a project folder whose .mixle is the shard, or a command that only reads."""
         from mixle_cli.errors import OPERATIONAL, fail
 
-        broken = _broken_link(root)
+        broken = broken_link(root)
         if broken:  # neither there nor creatable: mkdir says only "File exists"
-            fail(f"{_shown(root)} {broken}", OPERATIONAL, "mend the link, or choose another shard")
+            fail(broken, OPERATIONAL, LINK_HINT)
         if root.exists() and not root.is_dir():
             fail(f"{_shown(root)} is a file, not a shard folder", OPERATIONAL, _NO_SHARD_HINT)
         if is_shard(root / ".mixle"):  # a project folder given for its shard
@@ -289,25 +289,35 @@ class AppState:
             self._substrate.close()
 
 
-def _broken_link(path: Path) -> str | None:
-    """What is wrong with ``path`` when it is a symbolic link that leads nowhere: to a
-    missing place, or round in a loop. None when it is no such link."""
-    if not path.is_symlink() or path.exists():
-        return None
+def broken_link(path: Path) -> str | None:
+    """What is wrong with ``path`` when it, or the folder it would be made in, is a symbolic
+    link that leads nowhere (to a missing place, or round in a loop): nothing could be made
+    there. None when there is no such link."""
+    for place in (path, *path.parents):
+        if place.exists():
+            return None
+        if place.is_symlink():
+            return f"{_shown(place)} {_dead_end(place)}"
+    return None
+
+
+def _dead_end(link: Path) -> str:
     try:
-        path.resolve(strict=True)
+        link.resolve(strict=True)
     except RuntimeError:  # (Python 3.11's word for a loop)
         return "is a symbolic link in a loop"
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return "is a symbolic link in a loop"
-    return f"is a symbolic link to {_shown(Path(os.readlink(path)))}, which does not exist"
+    return f"is a symbolic link to {_shown(Path(os.readlink(link)))}, which does not exist"
 
 
 def _shown(path: Path) -> str:
     """``path`` as a message shows it: the bytes of a name that is not UTF-8 written ``\\xNN``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
+
+LINK_HINT = "mend the link, or choose another shard"
 
 _NO_SHARD_HINT = (
     "check --shard or MIXLE_SHARD; `mixle init` makes one in this folder (./.mixle), "

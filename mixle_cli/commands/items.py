@@ -13,8 +13,8 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.context import AppState, check_tags, state
-from mixle_cli.errors import FOUND, fail, usage
+from mixle_cli.context import LINK_HINT, AppState, broken_link, check_tags, state
+from mixle_cli.errors import FOUND, OPERATIONAL, fail, usage
 from mixle_cli.evidence import (
     KindsOpt,
     SourceOpt,
@@ -89,6 +89,9 @@ def init(
         root = Path(app_state.shard_option)
     else:
         root = Path.cwd() / SHARD_DIR
+    broken = broken_link(root)
+    if broken:  # init_shard would say only "File exists"
+        fail(broken, OPERATIONAL, LINK_HINT)
     shard, created = init_shard(root)
     # absolute, as status shows a shard it finds: a script keeps it for use from elsewhere
     shown = safe_text(os.path.realpath(shard))  # a folder may be named after a secret

@@ -818,9 +818,11 @@ def test_a_shard_path_that_is_a_broken_link_is_named_as_such(mixle: Run, tmp_pat
     loop.symlink_to(other)
     other.symlink_to(loop)
     for link, said in ((dangling, "which does not exist"), (loop, "in a loop")):
-        for args in (["add", "x"], ["ls"]):
-            result = mixle("--shard", str(link), *args)
-            assert result.exit_code == 3, args
-            assert f"{link} is a symbolic link" in result.stderr and said in result.stderr
-            assert "audit" not in result.stderr and "mixle.toml" not in result.stderr
+        for shard in (link, link / "sub"):  # the link, or the folder a shard would be made in
+            for args in (["add", "x"], ["ls"], ["init"]):
+                result = mixle("--shard", str(shard), *args)
+                assert result.exit_code == 3, args
+                assert f"{link} is a symbolic link" in result.stderr and said in result.stderr
+                assert "audit" not in result.stderr and "mixle.toml" not in result.stderr
+                assert "File exists" not in result.stderr
     assert not (tmp_path / "gone").exists()
