@@ -351,8 +351,9 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
 
 
 # A type in braces, or several joined by "|": "{string}", "{string | Buffer | TypedArray}"
-_TYPE_NAME = r"[A-Za-z_$][\w$.<>\[\]]*"
-_TYPE_ANNOTATION = re.compile(rf"\{{{_TYPE_NAME}(?:[ \t]*\|[ \t]*{_TYPE_NAME})*\}}")
+# (JSDoc's too: "{?string}", "{string=}", "{Object<string, string>}", "{(string|Buffer)}")
+_TYPE_NAME = r"[A-Za-z_$][\w$.]*(?:<[\w$., \t|]*>)?(?:\[\])*"
+_TYPE_ANNOTATION = re.compile(rf"\{{[?!]?\(?{_TYPE_NAME}(?:[ \t]*\|[ \t]*{_TYPE_NAME})*\)?=?\}}")
 
 _PROSE_MARKS = "!?.,;:()[]{}'\"`*_"
 

@@ -1576,6 +1576,11 @@ def test_a_long_text_still_finds_a_literal_led_rule_where_its_keyword_is() -> No
         "* `password` {string | TypedArray | DataView} The password to use.",
         "password: {number | null}",
         "@param {string|Buffer} passphrase: {string|Buffer}",
+        "* `passphrase`: {?string}",
+        "* `password`: {string=}",
+        "* `secret`: {Object<string, string>}",
+        "password: {(string|Buffer)}",
+        "password: {string[]}",
     ],
 )
 def test_a_type_in_braces_is_no_password(line: str) -> None:
