@@ -313,8 +313,11 @@ def _dead_end(link: Path) -> str:
 
 
 def _shown(path: Path) -> str:
-    """``path`` as a message shows it: the bytes of a name that is not UTF-8 written ``\\xNN``."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    """``path`` as a message shows it: its bytes that are not UTF-8 written ``\\xNN``, a
+    secret in it masked (``shown_path``: imported for notes and errors only)."""
+    from substrate import shown_path
+
+    return shown_path(os.fspath(path))
 
 
 LINK_HINT = "mend the link, or choose another shard"

@@ -166,21 +166,29 @@ def _holds_non_finite(value: Any) -> bool:
     return False
 
 
-def refuse_undecodable_path(root: Path) -> None:
-    """Refuse to make a shard whose path is not valid UTF-8 (Python keeps the bytes it cannot
-    decode as lone surrogates): its search index is written through pyarrow, which takes UTF-8
-    paths only, so items could be stored that no search would ever find."""
+def undecodable_path(root: Path) -> str | None:
+    """``root`` as messages show it (its bytes that are not UTF-8 written ``\\xNN``) when it is
+    not valid UTF-8 (Python keeps such bytes as lone surrogates), else None. A shard's search
+    index is written through pyarrow, which takes UTF-8 paths only."""
     try:
         str(root).encode("utf-8")
     except UnicodeEncodeError:
-        if (root / SETTINGS_FILE).exists() or (root / LOG_FILE).exists():
-            return  # made by an earlier mixle: read as ever (its search says why it cannot)
         from substrate.secrets.sources import shown_path  # (its import costs every command)
 
-        raise InvalidInputError(
-            f"the shard path '{shown_path(str(root))}' is not valid UTF-8 (its search index "
-            "could not be written); rename the folder, or choose another shard"
-        ) from None
+        return shown_path(str(root))
+    return None
+
+
+def refuse_undecodable_path(root: Path) -> None:
+    """Refuse to make a shard whose path is not valid UTF-8: items could be stored that no
+    search would ever find (``undecodable_path``)."""
+    shown = undecodable_path(root)
+    if shown is None or (root / SETTINGS_FILE).exists() or (root / LOG_FILE).exists():
+        return  # (one an earlier mixle made is read as ever: its search says why it cannot)
+    raise InvalidInputError(
+        f"the shard path '{shown}' is not valid UTF-8 (its search index could not be "
+        "written); rename the folder, or choose another shard"
+    )
 
 
 def _refuse_special_files(root: Path) -> None:

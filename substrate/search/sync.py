@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,15 +132,15 @@ def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
 
 def _refuse_undecodable(root: Path) -> None:
     """A shard made at a path that is not valid UTF-8 (by an earlier mixle) keeps its items,
-    but no search index: pyarrow takes UTF-8 paths only."""
-    try:
-        str(root).encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+    but no search index (``store.undecodable_path``)."""
+    from substrate.store import undecodable_path
+
+    shown = undecodable_path(root)
+    if shown is not None:
         raise ShardError(
             f"the shard path '{shown}' is not valid UTF-8, and no search index can be kept "
             "there: rename the folder (its items are read as ever)"
-        ) from None
+        )
 
 
 def _coverage(watermark: Any, substrate: Any = None) -> Coverage:
