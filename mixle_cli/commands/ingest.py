@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import groupby
 from pathlib import Path, PurePath
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -177,9 +178,10 @@ def _finish(
         told = [(o.source, o.path) for o in skipped]
         told += [(i.source, i.path) for i in (*report.issues, *report.notices)]
         names = shown_names(told)  # masked; two files of one name told apart
-        for outcome in _each_told(skipped):
+        by_reason = _skips_by_reason(skipped)
+        for outcome in _each_told(skipped, by_reason):
             output.note_parts(outcome.status, names[(outcome.source, outcome.path)], outcome.reason)
-        for line in _grouped_skips(skipped):
+        for line in _grouped_skips(by_reason):
             output.note(line)
         # said even with --quiet: an exit 1 with nothing to show for it leaves one guessing
         for issue, more in _capped(report.issues):  # a failed file once, where it failed
@@ -219,38 +221,19 @@ def _finish(
 
 
 def _capped(issues: list[IngestIssue]) -> Iterator[tuple[IngestIssue, int]]:
-    """The problems to print, each with 0; past the first ``KEPT_REJECTIONS`` lines of a file,
-    one ``(its last problem, how many more)`` instead: a CSV of 569 short rows printed 569 lines,
-    where a run that finds the file unchanged tells the first 20 (``--json`` lists them all)."""
+    """The problems to print, a file's together, each with 0; past the first
+    ``KEPT_REJECTIONS`` rejected lines of a file, one ``(its last, how many more)`` instead,
+    before what is said of the whole file: a CSV of 569 short rows printed 569 lines, where a
+    run that finds the file unchanged tells the first 20 (``--json`` lists them all)."""
     from substrate.ingest.sources import KEPT_REJECTIONS
 
-    told: Counter[tuple[str, str | None]] = Counter()
-    last: dict[tuple[str, str | None], IngestIssue] = {}
-    for issue in issues:
-        key = (issue.source, issue.path)
-        counted = not issue.fatal and issue.line is not None  # (not a whole file's, nor a sum)
-        if last and (key not in last or not counted):  # the lines named are done: their count
-            yield from _counted(last, told, KEPT_REJECTIONS)
-        if not counted:
-            yield issue, 0
-            continue
-        told[key] += 1
-        if told[key] <= KEPT_REJECTIONS:
-            yield issue, 0
-        else:
-            last[key] = issue
-    yield from _counted(last, told, KEPT_REJECTIONS)
-
-
-def _counted(
-    last: dict[tuple[str, str | None], IngestIssue],
-    told: Counter[tuple[str, str | None]],
-    named: int,
-) -> Iterator[tuple[IngestIssue, int]]:
-    """Each file's last problem with how many were not named, once; ``last`` is emptied."""
-    for key, issue in last.items():
-        yield issue, told[key] - named
-    last.clear()
+    for _, told in groupby(issues, key=lambda issue: (issue.source, issue.path)):
+        of_file = list(told)
+        lines = [i for i in of_file if not i.fatal and i.line is not None]
+        yield from ((issue, 0) for issue in lines[:KEPT_REJECTIONS])
+        if len(lines) > KEPT_REJECTIONS:
+            yield lines[-1], len(lines) - KEPT_REJECTIONS
+        yield from ((issue, 0) for issue in of_file if issue.fatal or issue.line is None)
 
 
 # Past this many files skipped for one reason (a source tree's .py files: thousands, on every
@@ -270,19 +253,20 @@ def _skips_by_reason(skipped: list[FileOutcome]) -> dict[str, list[FileOutcome]]
 _OWN_PART = re.compile(r" \(\d+ > \d+ bytes\)$")
 
 
-def _each_told(skipped: list[FileOutcome]) -> list[FileOutcome]:
+def _each_told(
+    skipped: list[FileOutcome], by_reason: dict[str, list[FileOutcome]]
+) -> list[FileOutcome]:
     """The skipped files named one by one: those of a reason few files share."""
-    by_reason = _skips_by_reason(skipped).values()
-    few = {id(o) for files in by_reason if len(files) <= SKIPS_NAMED for o in files}
+    few = {id(o) for files in by_reason.values() if len(files) <= SKIPS_NAMED for o in files}
     return [outcome for outcome in skipped if id(outcome) in few]  # in the walk's order
 
 
-def _grouped_skips(skipped: list[FileOutcome]) -> list[str]:
+def _grouped_skips(by_reason: dict[str, list[FileOutcome]]) -> list[str]:
     """``skipped: 7,510 files: unsupported format (.py 6,012, .pyc 1,203, ...)``, for each
     reason many files share. An extension is taken from the name masked whole, as it is
     spelt: a key may end a name, and only the whole name, in its own case, shows it as one."""
     lines = []
-    for reason, files in _skips_by_reason(skipped).items():
+    for reason, files in by_reason.items():
         if len(files) <= SKIPS_NAMED:
             continue
         kinds = Counter(PurePath(safe_text(o.source)).suffix or "no extension" for o in files)
