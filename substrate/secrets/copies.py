@@ -151,8 +151,9 @@ FILE_WORD = 4
 
 
 def _bare_count(word: str, text: str) -> int:
-    """How many times ``word`` stands bare in ``text``, counted up to ``FILE_WORD + 1``."""
-    bare = re.compile(f"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])")
+    """How many times ``word`` stands bare in ``text`` (where it would be masked as a copy:
+    ``_standing_alone``), counted up to ``FILE_WORD + 1``."""
+    bare = re.compile(_standing_alone(word, word=True))
     return sum(1 for _ in itertools.islice(bare.finditer(text), FILE_WORD + 1))
 
 

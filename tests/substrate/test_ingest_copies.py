@@ -141,19 +141,27 @@ def test_a_plain_word_found_as_a_password_is_not_masked_across_the_file(tmp_path
     assert "nodejs now builds" in texts["Changelog > 20.5.0"]
 
 
-def test_a_plain_word_inside_a_name_is_left_alone_and_a_generated_value_is_not() -> None:
+def _copies_found(secrets: dict[str, str], text: str) -> list[str]:
+    """The copies of ``secrets`` found in ``text``, alike by one pattern (few secrets) and by
+    the index of many forms."""
     from substrate.secrets.copies import copies_of, copy_spans
 
-    for many in (False, True):  # one pattern, and the index of many forms
-        extra = {f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {}
-        copies = copies_of({"python": "r", "Tr0ub4dor": "r"} | extra)
+    found = []
+    for extra in ({}, {f"Xy{i:04d}zzQ": "r" for i in range(80)}):
+        copies = copies_of(secrets | extra)
         assert copies is not None
-        text = "assert_python_ok, python; __Tr0ub4dor__ dump_Tr0ub4dor.sql aTr0ub4dor"
-        found = [text[a:b] for a, b, _ in copy_spans(text, copies)]
-        assert found == ["python", "Tr0ub4dor", "Tr0ub4dor"], many
-        # "_" marking emphasis joins a plain word to no other
-        emphasis = "_python_ and __python__, python_, not python_ok"
-        assert len(copy_spans(emphasis, copies)) == 3, many
+        found.append([text[a:b] for a, b, _ in copy_spans(text, copies)])
+    assert found[0] == found[1]
+    return found[0]
+
+
+def test_a_plain_word_inside_a_name_is_left_alone_and_a_generated_value_is_not() -> None:
+    secrets = {"python": "r", "Tr0ub4dor": "r"}
+    text = "assert_python_ok, python; __Tr0ub4dor__ dump_Tr0ub4dor.sql aTr0ub4dor"
+    assert _copies_found(secrets, text) == ["python", "Tr0ub4dor", "Tr0ub4dor"]
+    # "_" marking emphasis joins a plain word to no other
+    emphasis = "_python_ and __python__, python_, not python_ok"
+    assert _copies_found(secrets, emphasis) == ["python"] * 3
 
 
 def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(
@@ -188,12 +196,6 @@ def test_a_plain_word_password_given_with_its_key_many_times_is_masked_where_it_
 
 
 def test_a_copy_right_after_an_escape_of_a_quoted_string_is_masked() -> None:
-    from substrate.secrets.copies import copies_of, copy_spans
-
-    for many in (False, True):  # one pattern, and the index of many forms
-        extra = {f"Xy{i:04d}zzQ": "r" for i in range(80)} if many else {}
-        copies = copies_of({"marmalade": "r", "Xk9pQ2mZ7vRw8tLqB3nD": "r"} | extra)
-        assert copies is not None
-        logged = '{"msg": "auth with\\nmarmalade and\\tXk9pQ2mZ7vRw8tLqB3nD done"} nmarmalade'
-        found = [logged[a:b] for a, b, _ in copy_spans(logged, copies)]
-        assert found == ["marmalade", "Xk9pQ2mZ7vRw8tLqB3nD"], many
+    secrets = {"marmalade": "r", "Xk9pQ2mZ7vRw8tLqB3nD": "r"}
+    logged = '{"msg": "auth with\\nmarmalade and\\tXk9pQ2mZ7vRw8tLqB3nD done"} nmarmalade'
+    assert _copies_found(secrets, logged) == ["marmalade", "Xk9pQ2mZ7vRw8tLqB3nD"]
