@@ -56,7 +56,7 @@ from substrate.questions import (
     verb_forms,
 )
 from substrate.quotelines import CITATION
-from substrate.recordrows import BlankCells, rows_leaving_out_a_column, rows_of_other_values
+from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
 from substrate.retrieval import innermost_heading
 from substrate.siblings import SiblingSections
 from substrate.years import leaves_out, year_asked
@@ -124,11 +124,13 @@ class ExtractiveAnswerer:
         # another row of its table, nor a sentence saying no more than that row does
         # (search-api's latency row, asked which version of it was deployed)
         asked_names = {name.lower() for name in identifiers(question)}  # "ADR-002", "web-02"
-        # ("Which employees have no start date?", "storefront and report-builder": all rows)
-        blank = (
-            BlankCells({}, frozenset())
-            if _OF_SEVERAL_OR_MISSING.search(question)
-            else rows_leaving_out_a_column(wanted, needed, asked_names, packet.items)
+        # ("Which employees have no start date?", "storefront and report-builder": blank rows
+        # are rows asked of too)
+        several = _OF_SEVERAL_OR_MISSING.search(question) is not None
+        # (of several rows, each one the question names by a word is asked of: "storefront")
+        named_rows = asked_names | set(_WORD.findall(question.lower())) if several else asked_names
+        blank = rows_leaving_out_a_column(
+            wanted, needed, named_rows, packet.items, blanks=not several
         )
         said_by_blank = max(
             (n for pos, n in blank.said.items() if pos not in other_rows), default=0

@@ -62,6 +62,8 @@ def rows_leaving_out_a_column(
     needed: frozenset[str],
     names: Collection[str],
     items: Sequence[SubstrateItem],
+    *,
+    blanks: bool = True,
 ) -> BlankCells:
     """The records of ``items`` whose cell is blank in a column the question's ``wanted``
     terms name: "What is the mem_gb of web-02?" is not answered by web-02's row when its
@@ -70,12 +72,13 @@ def rows_leaving_out_a_column(
     ``needed``), the other rows of its table are of other things: "the p99 of payments" is
     not the ledger's, whose owner is the payments team. So are, whatever is blank, the rows of
     a table that one row names by an identifier the question ``names``
-    (``_rows_of_other_keys``).
+    (``_rows_of_other_keys``). Without ``blanks`` (a question of several rows, or of what a
+    row leaves out), blank cells rule out nothing; other keys' rows still are others.
     """
     said: dict[int, int] = {}
     others: set[int] = set()
     tables = _rows_by_source(items)
-    for rows in tables.values():
+    for rows in tables.values() if blanks else ():
         asked_of = False  # whether a blank row of this table is the thing asked of
         for pos, cells in rows:
             blank = {column for column, value in cells.items() if not _text(value)}

@@ -151,6 +151,8 @@ def test_the_row_an_identifier_names_rules_out_its_table_s_others() -> None:
         {"id": "1", "host": "orders-db-1", "replica_of": "", "os": ""},
     )
     assert _said("What is the os of orders-db-1?", by_id) == ""
+    # nor when the question asks of two columns ("and" asks of several rows' blank cells too)
+    assert "orders-db-2" not in _said("What is the os and id of orders-db-1?", by_id)
 
 
 def test_a_reference_to_a_row_does_not_make_the_row_asked_of() -> None:
