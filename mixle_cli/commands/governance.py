@@ -97,7 +97,8 @@ def publish_cmd(
     A team publishes its own items, into its own scope or a shared one. A scope with
     approvers takes direct publishes from them only; everyone else uses `mixle propose`.
     """
-    ids = ids or []  # an empty pipe (typer gives None): nothing to do
+    # (an empty pipe: typer gives None, nothing to do; an id given twice is one)
+    ids = list(dict.fromkeys(ids or []))
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)
@@ -131,7 +132,7 @@ def publish_cmd(
             {"published": done, "to": to, "by": who, "versions": versions, "already": there}
         )
         return
-    for item_id in dict.fromkeys(ids):  # (an id given twice is told once)
+    for item_id in ids:
         if item_id in there:
             output.emit_text(f"{item_id} is in {to} already (version {versions[item_id]})")
         else:
@@ -296,7 +297,8 @@ def propose_cmd(
     An item is proposed to one scope at a time: proposing it to another withdraws the pending
     proposal (its history says so).
     """
-    ids = ids or []  # an empty pipe (typer gives None): nothing to do
+    # (an empty pipe: typer gives None, nothing to do; an id given twice is one)
+    ids = list(dict.fromkeys(ids or []))
     app_state = state(ctx)
     substrate = app_state.substrate()
     who = app_state.acting_name(by)

@@ -885,7 +885,7 @@ def test_publishing_an_item_where_it_is_already_changes_nothing(mixle: Run, add:
     assert mixle("--as", "ops", "publish", a).exit_code == 0
     again = mixle("--as", "ops", "publish", a)  # a cron line run twice
     assert again.exit_code == 0 and again.stdout.strip() == f"{a} is in public already (version 1)"
-    data = mixle("--as", "ops", "publish", a, "--json").json()
+    data = mixle("--as", "ops", "publish", a, a, "--json").json()  # (given twice: told once)
     assert data["published"] == [] and data["already"] == [a] and data["versions"] == {a: 1}
     assert len(mixle("history", a, "--json").json()["history"]) == 1
 
