@@ -28,6 +28,7 @@ from substrate.proposals import (
     propose,
     proposed_content,
     reject,
+    withdraw,
 )
 from substrate.settings import Settings
 from substrate.spaces import history, publish, version_of
@@ -188,6 +189,28 @@ def test_explicit_governance_overrides_the_settings(store: Substrate) -> None:
     propose(store, [a], to="org")
     assert approve(store, a, by="carol", governance=Governance().grant("carol", "org"))
     assert store.get(a).scope == "org"  # type: ignore[union-attr]
+
+
+def test_withdraw_is_the_proposers_or_an_approvers_and_leaves_the_item_put(
+    store: Substrate,
+) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    with pytest.raises(AccessDeniedError):
+        withdraw(store, a, by="mallory")  # neither the proposer nor an approver
+    with pytest.raises(AccessDeniedError):
+        withdraw(store, a, by="ops", team="web")  # as a team: only its own items'
+    assert withdraw(store, a, by="ops", reason="not ready", team="ops") == "public"
+    item = store.get(a)
+    assert item is not None and item.scope == "ops"
+    proposal = proposal_of(item) or {}
+    assert (proposal["status"], proposal["withdrawn_by"]) == ("withdrawn", "ops")
+    assert pending(store) == []
+    with pytest.raises(NotFoundError):
+        withdraw(store, a, by="ops")  # no longer pending
+    b = store.add("text", "y", scope="ops")
+    propose(store, [b], to="public", by="ops")
+    assert withdraw(store, b, by="alice") == "public"  # an approver of the target may
 
 
 def test_reject_needs_the_approvers_right(store: Substrate) -> None:
