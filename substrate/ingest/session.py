@@ -805,7 +805,8 @@ class IngestSession:
         from substrate.visibility import reader_scopes
 
         scopes = reader_scopes(self.options.scope, self.substrate.settings)
-        return scopes if scopes is not None else frozenset()
+        assert scopes is not None  # (an ingest's scope is always one: it is read as a team's)
+        return scopes
 
     def moved_elsewhere(self, items: dict[str, SubstrateItem]) -> set[str]:
         """Which of a source's stored ``items`` now live in another scope than the one
