@@ -215,7 +215,12 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and _f_string(text, m.start(group) - 1)
         ):
             return False  # f"{kind}Attributes": a template that code fills in
-        if group == "su" and secret.isalpha() and _a_note(secret, text, m.start(group)):
+        if (
+            group == "su"
+            and secret.isalpha()
+            and _a_note(secret, text, m.start(group))
+            and not _command_environment(m, text)
+        ):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
             return False  # "creds: deploy / ...": the user; the password is the next rule's
@@ -589,8 +594,34 @@ def _a_note(word: str, text: str, at: int) -> bool:
     if says_something(_phrase(line)):
         return True
     after = line[len(word) :].strip()
-    # ("DB_PASSWORD=marmalade SECRET_KEY=...": another setting, not a note, follows it)
-    return plain_word(word) and bool(after) and not _SETTING.match(after)
+    # ("DB_PASSWORD=marmalade SECRET_KEY=...": another setting, not a note, follows it; nor
+    # in "-passout pass:marmalade -out key.pem", the command's next option)
+    return (
+        plain_word(word) and bool(after) and not _SETTING.match(after) and not _OPTION.match(after)
+    )
+
+
+# What may come before a variable a command line sets for the command it runs, on the line or
+# after a separator: a prompt, wrappers that pass the environment on (``sudo -E``, ``env``),
+# other such variables (``FOO=1``), or a container's option (``docker run -e``, ``--env``)
+_COMMAND_LEAD = re.compile(
+    r"(?:\$[ \t]+)?(?:(?:sudo|env|nohup|exec|time)(?:[ \t]+-{1,2}[A-Za-z][\w\-]*)*[ \t]+)*"
+    r"(?:[A-Za-z_]\w*=[^\s\"'`]*[ \t]+)*"
+    r"|.*?[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?"
+)
+
+
+def _command_environment(m: re.Match[str], text: str) -> bool:
+    """Whether the key is a variable a command line sets for the command after it: ``env
+    DB_PASSWORD=marmalade ./run.sh``, ``docker run -e DB_PASSWORD=marmalade img``. Its value
+    is then a literal, however many words follow it: they are the command, not a note."""
+    key = m.group("key")
+    if not key.isidentifier() or text[m.end("key") : m.start("su")] != "=":
+        return False
+    parts = re.split(r"[`;|&(]", _line_before(text, m.start("key")))
+    lead = parts[-1].lstrip(" \t")
+    # (alone on its line, "password=development # not for prod" may be a note)
+    return bool(lead or len(parts) > 1) and _COMMAND_LEAD.fullmatch(lead) is not None
 
 
 def _char_constant(value: str) -> bool:
@@ -644,6 +675,7 @@ _AT_INSIDE = re.compile(r"\w@\S")
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _SETTING = re.compile(r"[A-Za-z_][\w.\-]*=")
+_OPTION = re.compile(r"--?[A-Za-z]")
 _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 # A compound word describing a password rather than being one: "2FA-protected",
 # "bcrypt-hashed", "case-sensitive", "time-based", "never-expiring", "brute-force-proof".

@@ -771,6 +771,29 @@ def test_a_line_s_value_and_what_follows_it(text: str, shown: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "env DB_PASSWORD=marmalade ./run.sh",
+        "sudo -E DB_PASSWORD=marmalade make deploy",
+        "LOG_LEVEL=debug DB_PASSWORD=marmalade ./run.sh",
+        "$ env DB_PASSWORD=marmalade ./run.sh",
+        "cd app && DB_PASSWORD=marmalade ./run.sh",
+        "Run `env DB_PASSWORD=marmalade ./run.sh` once.",
+        "docker run -e POSTGRES_PASSWORD=marmalade postgres",
+        'docker run -e "POSTGRES_PASSWORD=marmalade" -d postgres',
+        "docker run --env=POSTGRES_PASSWORD=marmalade postgres",
+        "openssl genrsa -aes256 -passout pass:marmalade -out key.pem",
+        "openssl enc -aes-256-cbc -pass pass:marmalade -in notes.txt",
+    ],
+)
+def test_a_plain_word_a_command_line_gives_as_a_password_is_masked(line: str) -> None:
+    # the words after it are the command it runs, or its next option, not a note
+    shown = redact_secrets(line)
+    assert "marmalade" not in shown and "[REDACTED:sensitive_assignment]" in shown, shown
+    assert shown.replace("[REDACTED:sensitive_assignment]", "marmalade") == line
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "api_key: {} / prod",  # a value followed by " / ...": only creds name a user first
