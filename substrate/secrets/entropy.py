@@ -53,14 +53,15 @@ def is_repetitive(value: str) -> bool:
     """One character repeated (``xxxxxxxx``, ``00000000``) or a long run of it.
 
     Random tokens practically never hold a run of six equal characters, while masks and
-    fill-ins (``AKIAXXXXXXXXXXXXXXXX``) always do.
+    fill-ins (``AKIAXXXXXXXXXXXXXXXX``) always do. A run of slashes is no fill-in: AWS
+    session tokens (``IQoJb3JpZ2luX2Vj...//////////wEa...``) all hold one.
     """
     core = value.strip("=").lower()
     if not core:
         return True
     if len(set(core)) <= 2 and len(core) >= 4:
         return True
-    return longest_run(core) >= 6
+    return any(longest_run(part) >= 6 for part in core.split("/"))
 
 
 def sequential_runs(value: str) -> tuple[int, int]:

@@ -653,7 +653,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic_auth_header",
-        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+(?P<secret>" + _B64 + r"{6,}={0,2})",
+        r"(?i:authorization)[\"']?(?:\s*[:=]|[ \t]+(?=[\"']))\s*[\"']?(?i:basic)\s+(?P<secret>"
+        + _B64
+        + r"{6,}={0,2})",
         ("basic", "authorization"),  # either line of a header split after its name
         lines=True,
         window=1,  # the value may follow on the next line
@@ -717,7 +719,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # the tool as a command (not "/var/lib/mysql"; in quotes too, as code runs one), its
         # flag within the same command
         # (sqlcmd by its path too: /opt/mssql-tools/bin/sqlcmd, as its documentation runs it)
-        r"(?:(?<![^\s`$(\"'])|(?<=[/\\])(?=(?i:sqlcmd|osql)))"
+        r"(?:(?<![^\s`$(\"';&|])|(?<=[/\\])(?=(?i:sqlcmd|osql)))"
         r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"

@@ -188,6 +188,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and not _symbol_key(m, text, group)
         ):
             return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
+        if text[max(0, m.start("key") - 3) : m.start("key")] == "://" and "@" in secret:
+            return False  # https://oauth2:$TOKEN@host: a URL's user, whose password is its rule's
         if group == "su" and syntax != "text" and not _not_an_expression(secret):
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
@@ -219,7 +221,7 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             group == "su"
             and secret.isalpha()
             and _a_note(secret, text, m.start(group))
-            and not _command_environment(m, text)
+            and not (_command_environment(m, text) or _an_option_s_value(m, text))
         ):
             return False  # "password: stored in Vault under kv/prod": where it is, not what
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
@@ -308,6 +310,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         words = secret.split()
         if any(_SETTING.match(word) for word in words[1:]):
             return False  # "A=x B=y": two settings on one line, each the next rule's
+        if _runs_a_command(words[1:]):
+            return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
         if len(words) > 1 and not _passphrase(words, operator):
             return False  # a sentence ("ask Bob"), or a value and a note about it
         return worth_reporting(
@@ -605,7 +609,7 @@ def _a_note(word: str, text: str, at: int) -> bool:
 # after a separator: a prompt, wrappers that pass the environment on (``sudo -E``, ``env``),
 # other such variables (``FOO=1``), or a container's option (``docker run -e``, ``--env``)
 _COMMAND_LEAD = re.compile(
-    r"(?:\$[ \t]+)?(?:(?:sudo|env|nohup|exec|time)(?:[ \t]+-{1,2}[A-Za-z][\w\-]*)*[ \t]+)*"
+    r"(?:\$[ \t]+)?(?:(?:sudo|env|export|nohup|exec|time)(?:[ \t]+-{1,2}[A-Za-z][\w\-]*)*[ \t]+)*"
     r"(?:[A-Za-z_]\w*=[^\s\"'`]*[ \t]+)*"
     r"|.*?[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?"
 )
@@ -620,8 +624,30 @@ def _command_environment(m: re.Match[str], text: str) -> bool:
         return False
     parts = re.split(r"[`;|&(]", _line_before(text, m.start("key")))
     lead = parts[-1].lstrip(" \t")
-    # (alone on its line, "password=development # not for prod" may be a note)
-    return bool(lead or len(parts) > 1) and _COMMAND_LEAD.fullmatch(lead) is not None
+    if _COMMAND_LEAD.fullmatch(lead) is None:
+        return False
+    # alone on its line ("password=development # not for prod" may be a note), it must be
+    # followed by a command's words
+    alone = not lead and len(parts) == 1
+    return not alone or _runs_a_command(_line_after(text, m.end("su")).split())
+
+
+# Words that make a line a command: an option, a path, a shell operator
+_COMMAND_WORD = re.compile(
+    r"--?[A-Za-z][\w\-]*(?:=\S*)?|(?:\.{1,2}|~)?/\w\S*|&&|\|\|?|;|[12]?>>?\S*|<"
+)
+
+
+def _runs_a_command(words: list[str]) -> bool:
+    return any(_COMMAND_WORD.fullmatch(word) for word in words)
+
+
+def _an_option_s_value(m: re.Match[str], text: str) -> bool:
+    """Whether the value is given to a command's option with ``=``: ``mysql
+    --password=cinnamon prod``, where the words after it are the command's."""
+    key_start = m.start("key")
+    dashed = m.group("key").startswith("-") or text[key_start - 1 : key_start] == "-"
+    return dashed and text[m.end("key") : m.start("su")] == "="
 
 
 def _char_constant(value: str) -> bool:

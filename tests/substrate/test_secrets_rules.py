@@ -794,6 +794,68 @@ def test_a_plain_word_a_command_line_gives_as_a_password_is_masked(line: str) ->
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "PGPASSWORD={} psql -h db01 -U app appdb",
+        "DB_PASSWORD={} ./migrate.sh --env prod",
+        "export DB_PASSWORD={} && ./migrate.sh",
+        "mysql -u root --password={} prod",
+        "helm install redis bitnami/redis --set auth.password={} --namespace cache",
+    ],
+)
+@pytest.mark.parametrize("value", ["marmalade", "Hq4nW7kYt2Bc"])
+def test_a_password_set_for_a_command_is_masked_alone_and_in_its_copies(
+    line: str, value: str
+) -> None:
+    # the command after the value is no part of it: its copy elsewhere is masked, the
+    # command kept
+    text = line.format(value) + f"\nor log in by hand with {value} on db02"
+    shown = redact_secrets(text)
+    assert value not in shown, shown
+    assert shown == text.replace(value, "[REDACTED:sensitive_assignment]")
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        # a shell's history glues the command to the time it ran
+        (": 1699999999:0;mysql -u root -p{} prod", "command_line_password"),
+        ("cd /srv && mysql -uroot -p{} orders", "command_line_password"),
+        # a web server sets the header with a blank after its name
+        ('proxy_set_header Authorization "Basic {}";', "basic_auth_header"),
+    ],
+)
+def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str) -> None:
+    secret = base64.b64encode(b"deploy:" + rnd(12).encode()).decode()
+    shown = redact_secrets(line.format(secret))
+    assert secret not in shown and f"[REDACTED:{rule}]" in shown, shown
+
+
+def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
+    token = "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD" + rnd(300)
+    for line in (f"aws_session_token = {token}", f'"SessionToken": "{token}",'):
+        assert token[60:] not in redact_secrets(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a command's output given as the value, cut at its first blank
+        "export SECRET_KEY=$(openssl rand -hex 32)",
+        "docker login -u $USER -p $(cat ~/.docker_pw) registry.example.com",
+        "  POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is not set}",
+        # a URL's user named for a token, its password a variable
+        "git clone https://oauth2:$GITLAB_TOKEN@gitlab.com/acme/app.git",
+        "git clone https://gitlab-ci-token:$CI_JOB_TOKEN@gitlab.com/acme/lib.git",
+        # alone on its line, a plain word and a note about it
+        "password=development # not for prod",
+    ],
+)
+def test_what_a_command_line_fills_in_is_no_secret(line: str) -> None:
+    assert redact_secrets(line) == line
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "api_key: {} / prod",  # a value followed by " / ...": only creds name a user first
