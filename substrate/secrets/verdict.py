@@ -395,11 +395,19 @@ def _named_in_prose(m: re.Match[str], text: str, secret: str, assigned: bool) ->
         return False
     if text[max(0, m.start("key") - 1) : m.start("key")] == "-":
         return False
-    return plain_word(secret) or _ARGUMENT.fullmatch(secret) is not None
+    return (
+        plain_word(secret)
+        or _ARGUMENT.fullmatch(secret) is not None
+        or secret.startswith("-")  # an option: "pass `-Dpamconfdir=no` to meson"
+        or " " in secret.strip()  # words: "pass 'use strict' everywhere"
+        or _VERB_FRAME.match(text, m.end()) is not None  # "pass 'latin1' as the encoding"
+    )
 
 
 # An argument or keyword argument as prose names it ("isinstance", "spec=True")
 _ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
+# What follows the verb's object: "pass X to ...", "pass X as ..."
+_VERB_FRAME = re.compile(r"[\"'`]?[ \t]+(?:to|as|into)[ \t]")
 
 
 def _a_state(key: str, between: str, secret: str) -> bool:

@@ -959,6 +959,10 @@ def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> No
         "password: changed, see the wiki\nIt was changed.",
         "SECRET_KEY=development # not for prod\nrun in development",
         'f"Unsupported curve for ssh private key: {curve.name!r}"',
+        # the verb "pass" and what it gives a command or a function
+        "Pass `-Dpamconfdir=no` to meson to skip the PAM config.",
+        "Code cleanup to pass 'use strict' everywhere.",
+        "You can pass 'latin1' as the encoding.",
     ],
 )
 def test_what_notes_configs_and_commands_say_about_a_credential_is_no_secret(text: str) -> None:
