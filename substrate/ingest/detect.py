@@ -42,9 +42,14 @@ _ALIASES = {
 # What the family ``records`` reads a file as: its own record format, else JSON Lines.
 RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 
-# Files without an extension that are plain prose by convention.
+# Files that are plain prose by convention: without an extension, or with one that names
+# what they are about (README.Debian, LICENSE.BSD, COPYING.LIB) rather than a format.
 _PLAIN_NAMES = frozenset(
     {"readme", "license", "licence", "copying", "authors", "changelog", "notice", "todo"}
+)
+# ... but not these formats: markup that would be read as words, or packed and binary files
+_NOT_PROSE = frozenset(
+    {"html", "htm", "xhtml", "xml", "svg", "tex", "pdf", "gz", "bz2", "xz", "zst", "zip"}
 )
 
 
@@ -85,4 +90,7 @@ def detect_format(filename: str) -> str | None:
     stem, dot, ext = base.rpartition(".")
     if not dot or not stem:
         return "text" if base.lower() in _PLAIN_NAMES else None
-    return _EXTENSIONS.get(ext.lower())
+    known = _EXTENSIONS.get(ext.lower())
+    if known is None and stem.lower() in _PLAIN_NAMES and ext.lower() not in _NOT_PROSE:
+        return "text"
+    return known

@@ -690,6 +690,10 @@ def test_manifest_without_artifact_keys_is_plain_json() -> None:
     ("name", "fmt"),
     [
         ("a/b/README", "text"),
+        ("doc/README.Debian", "text"),  # what the file is about, not its format
+        ("LICENSE.BSD", "text"),
+        ("README.html", None),
+        ("README.md", "markdown"),
         ("notes.MD", "markdown"),
         ("x.ndjson", "jsonl"),
         ("x.tsv", "tsv"),
