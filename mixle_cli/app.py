@@ -297,7 +297,17 @@ def _parser_hint(exc: Exception) -> str:
     program, _, subcommand = command.partition(" ")  # the program as it was called
     if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and subcommand:
         return f"{option} goes before the command: {program} {option} VALUE {subcommand} ..."
+    near = set(getattr(exc, "possibilities", None) or ()) - {"--help"}
+    if unknown and not near and subcommand in _TEXT_COMMANDS:  # "search --lf" meant the text
+        return (
+            f"see '{command} --help'; text that begins with '-' goes after '--', "
+            f"options before it: {command} [OPTIONS] -- {option}"
+        )
     return f"see '{command} --help'"
+
+
+# Commands whose argument is free text, which may begin with "-" ("--lf", "-Dmode=release")
+_TEXT_COMMANDS = frozenset({"search", "ask", "verify", "retrieve", "multihop", "assemble-context"})
 
 
 def _help_for_no_command(app: typer.Typer) -> int:

@@ -317,7 +317,7 @@ def search_cmd(
             "the query has only very common or very short words (like 'the', 'what' or "
             "'x'), which are not indexed; add a word that names what you look for"
             if any(ch.isalnum() for ch in query)
-            else "the query has no words, only punctuation; search for a word"
+            else "the query has no words, only punctuation or symbols; search for a word"
         )
     else:
         hits = substrate.hits(query, k + offset, filters=filters, explain=explain)
