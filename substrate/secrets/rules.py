@@ -720,8 +720,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # flag within the same command
         # (sqlcmd by its path too: /opt/mssql-tools/bin/sqlcmd, as its documentation runs it)
         r"(?:(?<![^\s`$(\"';&|])|(?<=[/\\])(?=(?i:sqlcmd|osql)))"
-        r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p"
+        # (or its words listed, as a compose file's healthcheck runs it: ["CMD", "mysqladmin",
+        # "ping", "-u", "root", "-pSECRET"])
+        r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t]|(?P<listed>[\"'],))"
+        r"[^\n|;&]{0,200}?[ \t](?(listed)[\"'])-p"
         r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        # ssh-keygen -N NEW (and -P OLD) passphrase
+        r"|ssh-keygen(?=[ \t])[^\n|;&]{0,200}?[ \t]-[NP][ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
         # sqlcmd -P SECRET (SQL Server), ldapsearch -w SECRET (OpenLDAP's tools: -W asks)
         r"|(?i:sqlcmd|osql)(?:\.exe)?(?=[ \t])[^\n|;&]{0,200}?[ \t]-P[ \t]*"
@@ -743,6 +748,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "docker login",
             "podman login",
             "redis-cli",
+            "ssh-keygen",
             "sqlcmd",
             "osql",
             "ldap",
@@ -754,7 +760,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         lines=True,
         boundary=False,
         description="a password passed on a command line: mysql -p, sshpass -p, login -p, "
-        "sqlcmd -P, ldapsearch -w, zip -P, 7z -p, openssl -k",
+        "ssh-keygen -N, sqlcmd -P, ldapsearch -w, zip -P, 7z -p, openssl -k",
     ),
     Rule(
         "command_line_password",

@@ -823,6 +823,9 @@ def test_a_password_set_for_a_command_is_masked_alone_and_in_its_copies(
         ("cd /srv && mysql -uroot -p{} orders", "command_line_password"),
         # a web server sets the header with a blank after its name
         ('proxy_set_header Authorization "Basic {}";', "basic_auth_header"),
+        # a compose file's healthcheck lists the command's words
+        ('test: ["CMD", "mysqladmin", "ping", "-u", "root", "-p{}"]', "command_line_password"),
+        ("ssh-keygen -t ed25519 -N '{}' -f deploy_key", "command_line_password"),
     ],
 )
 def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str) -> None:
@@ -849,6 +852,8 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "git clone https://gitlab-ci-token:$CI_JOB_TOKEN@gitlab.com/acme/lib.git",
         # alone on its line, a plain word and a note about it
         "password=development # not for prod",
+        'ssh-keygen -t ed25519 -N "" -f deploy_key',  # no passphrase
+        'command: ["mysql", "-u", "app", "-p"]',  # asks for one
     ],
 )
 def test_what_a_command_line_fills_in_is_no_secret(line: str) -> None:
