@@ -92,7 +92,8 @@ _TEMPLATE = re.compile(
     r"|\$\{[A-Za-z_][\w.:\-]*(?::?[-=?+][^{}]*)?\}"  # ${VAR}, ${VAR:-default}
     r"|\$\([^()]*\)"  # $(command)
     # a value a blank cut short: "$(openssl rand -hex 32)", "${PASSWORD:?PASSWORD is not set}"
-    r"|^\$\(|^\$\{[A-Za-z_][\w.]*:?[-=?+]"
+    # (not a default, "${PASSWORD:-...}", which may be the password)
+    r"|^\$\(|^\$\{[A-Za-z_][\w.]*:?\?"
     r"|\{\{[^{}]*\}\}"  # {{ var }}
     r"|\{%[^%]*%\}"  # {% tag %}
     r"|<%=?[^%]*%>"  # <%= erb %>

@@ -188,8 +188,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and not _symbol_key(m, text, group)
         ):
             return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
-        if text[max(0, m.start("key") - 3) : m.start("key")] == "://" and "@" in secret:
-            return False  # https://oauth2:$TOKEN@host: a URL's user, whose password is its rule's
+        if text[max(0, m.start("key") - 3) : m.start("key")] == "://" and secret[:1] == "$":
+            return False  # https://oauth2:$TOKEN@host: a URL's user, its password a variable
         if group == "su" and syntax != "text" and not _not_an_expression(secret):
             return False  # in code, an unquoted value is a variable, a call, a constant
         if group == "ss" and syntax == "c" and _char_constant(secret):
@@ -217,13 +217,15 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             and _f_string(text, m.start(group) - 1)
         ):
             return False  # f"{kind}Attributes": a template that code fills in
-        if (
-            group == "su"
-            and secret.isalpha()
-            and _a_note(secret, text, m.start(group))
-            and not (_command_environment(m, text) or _an_option_s_value(m, text))
-        ):
-            return False  # "password: stored in Vault under kv/prod": where it is, not what
+        if group == "su" and secret.isalpha():
+            commanded = _command_environment(m, text)
+            option = not commanded and _an_option_s_value(m, text)
+            if not (commanded or option) and _a_note(secret, text, m.start(group)):
+                return False  # "password: stored in Vault under kv/prod": where it is, not what
+            if commanded and _said_again(secret, m, text):
+                return False  # a name the command uses again: a placeholder's stand-in
+            if option and secret.lower() in _OPTION_WORDS:
+                return False  # "--password=prompt": how the tool gets it
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
             return False  # "creds: deploy / ...": the user; the password is the next rule's
         # "key = value", not "pass `value`" in a sentence: only then may joined words count
@@ -310,7 +312,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         words = secret.split()
         if any(_SETTING.match(word) for word in words[1:]):
             return False  # "A=x B=y": two settings on one line, each the next rule's
-        if _runs_a_command(words[1:]):
+        if (
+            "$" not in words[0]  # ("abc$def ./run.sh": a variable's value follows abc)
+            and _runs_a_command(words[1:])
+            and _command_environment(m, text, value_end=m.start(group) + len(words[0]))
+        ):
             return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
         if len(words) > 1 and not _passphrase(words, operator):
             return False  # a sentence ("ask Bob"), or a value and a note about it
@@ -398,16 +404,15 @@ def _named_in_prose(m: re.Match[str], text: str, secret: str, assigned: bool) ->
     return (
         plain_word(secret)
         or _ARGUMENT.fullmatch(secret) is not None
-        or secret.startswith("-")  # an option: "pass `-Dpamconfdir=no` to meson"
-        or " " in secret.strip()  # words: "pass 'use strict' everywhere"
-        or _VERB_FRAME.match(text, m.end()) is not None  # "pass 'latin1' as the encoding"
+        or _NAMED_OPTION.fullmatch(secret) is not None
     )
 
 
 # An argument or keyword argument as prose names it ("isinstance", "spec=True")
 _ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
-# What follows the verb's object: "pass X to ...", "pass X as ..."
-_VERB_FRAME = re.compile(r"[\"'`]?[ \t]+(?:to|as|into)[ \t]")
+# An option named by words ("pass `-Dpamconfdir=no` to meson", "--disable-shared"), not one
+# glued to a password ("-pXk9mQ2vL7")
+_NAMED_OPTION = re.compile(r"-{1,2}[A-Za-z][a-z]*(?:[-_][a-z]+)*(?:=[\w.\-/]*)?")
 
 
 def _a_state(key: str, between: str, secret: str) -> bool:
@@ -613,31 +618,56 @@ def _a_note(word: str, text: str, at: int) -> bool:
     )
 
 
-# What may come before a variable a command line sets for the command it runs, on the line or
-# after a separator: a prompt, wrappers that pass the environment on (``sudo -E``, ``env``),
-# other such variables (``FOO=1``), or a container's option (``docker run -e``, ``--env``)
+# What may come before a variable a command line sets for the command it runs, on its line
+# or after a separator: a mark (a list's item, a quote, a comment), then the command's start: a
+# Dockerfile's RUN, a CI step, a Makefile's silent line, a prompt, wrappers that pass the
+# environment on (``sudo -E``, ``sudo -u app``, ``env``, ``timeout 10``), other such variables
+# (``FOO=1``), or a container's option (``docker run -e``, ``--env``)
 _COMMAND_LEAD = re.compile(
-    r"(?:\$[ \t]+)?(?:(?:sudo|env|export|nohup|exec|time)(?:[ \t]+-{1,2}[A-Za-z][\w\-]*)*[ \t]+)*"
+    r"(?:[-*>#][ \t]+)?(?P<command>"
+    r"(?:(?:RUN|run:|script:|command:)[ \t]+|@)?"
+    r"(?:(?:[^\s\"'`]*[$%]|[^\s\"'`]+#)[ \t]+)?"
+    r"(?:(?:sudo|env|export|nohup|exec|time|nice|timeout|doas)"
+    r"(?:[ \t]+-{1,2}[A-Za-z][\w\-]*(?:[ \t]+[^\s=\-][^\s=]*(?=[ \t]))?)*"
+    r"(?:[ \t]+\d+)?[ \t]+)*"
     r"(?:[A-Za-z_]\w*=[^\s\"'`]*[ \t]+)*"
     r"|.*?[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?"
+    r")"
 )
+# The last place on a line where a command may start: after ";", "|" or "&", or where a quote,
+# code or brackets open ("`", "'", '"', "(")
+_LAST_SEPARATOR = re.compile(r"[;|&`'\"(][^;|&`'\"(]*$")
 
 
-def _command_environment(m: re.Match[str], text: str) -> bool:
+def _command_environment(m: re.Match[str], text: str, value_end: int | None = None) -> bool:
     """Whether the key is a variable a command line sets for the command after it: ``env
     DB_PASSWORD=marmalade ./run.sh``, ``docker run -e DB_PASSWORD=marmalade img``. Its value
-    is then a literal, however many words follow it: they are the command, not a note."""
+    is then a literal, however many words follow it: they are the command, not a note.
+
+    Alone at its line's start, or where a quote or code opens (```PASSWORD=nodejs```), it
+    may be a note or an example: only a command's words after the value (which ends at
+    ``value_end``) make it one.
+    """
     key = m.group("key")
     if not key.isidentifier() or text[m.end("key") : m.start("su")] != "=":
         return False
-    parts = re.split(r"[`;|&(]", _line_before(text, m.start("key")))
-    lead = parts[-1].lstrip(" \t")
-    if _COMMAND_LEAD.fullmatch(lead) is None:
+    before = _line_before(text, m.start("key"))
+    cut = _LAST_SEPARATOR.search(before)
+    lead = (before[cut.start() + 1 :] if cut else before).lstrip(" \t")
+    found = _COMMAND_LEAD.fullmatch(lead)
+    if found is None:
         return False
-    # alone on its line ("password=development # not for prod" may be a note), it must be
-    # followed by a command's words
-    alone = not lead and len(parts) == 1
-    return not alone or _runs_a_command(_line_after(text, m.end("su")).split())
+    if found.group("command") or (cut is not None and cut.group()[0] in ";|&"):
+        return True
+    end = m.end("su") if value_end is None else value_end
+    return _runs_a_command(_line_after(text, end).split())
+
+
+def _said_again(word: str, m: re.Match[str], text: str) -> bool:
+    """Whether the command line that sets ``word`` says it again, as a name of its own:
+    ``docker run -e POSTGRES_PASSWORD=docker -d postgres``, ``psql -U postgres``."""
+    line = _line_before(text, m.start("key")) + " " + _line_after(text, m.end("su"))
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line, re.IGNORECASE) is not None
 
 
 # Words that make a line a command: an option, a path, a shell operator
@@ -648,6 +678,10 @@ _COMMAND_WORD = re.compile(
 
 def _runs_a_command(words: list[str]) -> bool:
     return any(_COMMAND_WORD.fullmatch(word) for word in words)
+
+
+# Values an option takes that say how a tool gets a password, not what it is
+_OPTION_WORDS = frozenset({"prompt", "keyring", "stdin", "ask", "none", "env", "file", "tty"})
 
 
 def _an_option_s_value(m: re.Match[str], text: str) -> bool:

@@ -784,6 +784,17 @@ def test_a_line_s_value_and_what_follows_it(text: str, shown: str) -> None:
         "docker run --env=POSTGRES_PASSWORD=marmalade postgres",
         "openssl genrsa -aes256 -passout pass:marmalade -out key.pem",
         "openssl enc -aes-256-cbc -pass pass:marmalade -in notes.txt",
+        # where a command starts: a list's item, a prompt, a step, a wrapper's own option,
+        # a string holding a command
+        "  - DB_PASSWORD=marmalade ./run_tests.sh",
+        "- PGPASSWORD=marmalade 2>&1",
+        "user@host:~$ DB_PASSWORD=marmalade ./run.sh",
+        "RUN DB_PASSWORD=marmalade ./setup.sh",
+        "run: DB_PASSWORD=marmalade npm test",
+        "sudo -u app DB_PASSWORD=marmalade ./run.sh",
+        "timeout 10 env DB_PASSWORD=marmalade ./run.sh",
+        '{"cmd": "env DB_PASSWORD=marmalade ./run.sh"}',
+        'bash -c "DB_PASSWORD=marmalade ./run.sh"',
     ],
 )
 def test_a_plain_word_a_command_line_gives_as_a_password_is_masked(line: str) -> None:
@@ -834,6 +845,26 @@ def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str)
     assert secret not in shown and f"[REDACTED:{rule}]" in shown, shown
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a password after the verb "pass" or the noun
+        'pass "{}" to login',
+        "ftp user anonymous pass '{}' as usual",
+        # a URL's password holding "/" after a user named for a token
+        "https://token:{}/L7wq@host/x",
+        # a default given where the variable is unset
+        "DB_PASSWORD=${{DB_PASSWORD:-{} and more}}",
+        # a variable's value after a literal part
+        "PGPASSWORD=abc${} ./run.sh",
+    ],
+)
+def test_values_that_look_like_names_or_commands_are_still_masked(line: str) -> None:
+    secret = "Xk9mQ2vL7wq"
+    shown = redact_secrets(line.format(secret))
+    assert secret not in shown and "[REDACTED" in shown, shown
+
+
 def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
     token = "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD" + rnd(300)
     for line in (f"aws_session_token = {token}", f'"SessionToken": "{token}",'):
@@ -854,6 +885,18 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "password=development # not for prod",
         'ssh-keygen -t ed25519 -N "" -f deploy_key',  # no passphrase
         'command: ["mysql", "-u", "app", "-p"]',  # asks for one
+        # an example in code or brackets, with no command after it; its word was then masked
+        # all through the file
+        "a changelog's `PASSWORD=nodejs` example\nnodejs is a runtime",
+        "Start it with `DB_PASSWORD=postgres` (the default).\nconnect as the postgres user",
+        "Call login(password=anonymous) -- no auth.",
+        # a word the command names again: the image, the user, the task
+        "docker run -e POSTGRES_PASSWORD=docker -d postgres",
+        "docker run -e KC_DB_PASSWORD=keycloak quay.io/keycloak/keycloak start-dev",
+        "env PGPASSWORD=postgres psql -h localhost -U postgres",
+        "SECRET_KEY_BASE=precompile bundle exec rails assets:precompile --trace",
+        # how the tool gets it
+        "mysql --password=prompt prod",
     ],
 )
 def test_what_a_command_line_fills_in_is_no_secret(line: str) -> None:
@@ -964,10 +1007,9 @@ def test_values_the_review_of_the_new_layouts_found_passed_over(text: str) -> No
         "password: changed, see the wiki\nIt was changed.",
         "SECRET_KEY=development # not for prod\nrun in development",
         'f"Unsupported curve for ssh private key: {curve.name!r}"',
-        # the verb "pass" and what it gives a command or a function
+        # the verb "pass" and the option it gives a command
         "Pass `-Dpamconfdir=no` to meson to skip the PAM config.",
-        "Code cleanup to pass 'use strict' everywhere.",
-        "You can pass 'latin1' as the encoding.",
+        "Pass `--disable-shared` to configure.",
     ],
 )
 def test_what_notes_configs_and_commands_say_about_a_credential_is_no_secret(text: str) -> None:
