@@ -80,7 +80,7 @@ def count_texts(analyzer: Analyzer, texts: Iterable[str]) -> Counts:
     ids = array("i")
     lengths = array("q")
     for text in texts:
-        terms = analyzer.terms(text, parts=True)
+        terms = analyzer.terms(text)
         lengths.append(len(terms))
         ids.extend([vocab.setdefault(t, len(vocab)) for t in terms])
         if len(lengths) >= _BLOCK:

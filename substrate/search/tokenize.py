@@ -48,8 +48,7 @@ GROUPED_NUMBER = re.compile(rf"(?<![\w,]){_GROUPED}")
 # process that only ever sees ASCII (most queries) never pays for the CJK character classes.
 # The repeats are possessive (``*+``): they never give back, which changes no match (nothing
 # follows them) but keeps a long ``a_b_c_…`` run from growing the matcher's backtracking stack.
-# A word may be hyphenated ("back-off", "x86-64"): it is one token, whose parts give its terms.
-_ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|[^\W_]+(?:_[^\W_]+)*+(?:-[^\W_]+)*+)")
+_ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|[^\W_]+(?:_[^\W_]+)*+)")
 
 
 @functools.cache
@@ -57,7 +56,7 @@ def _token_re() -> re.Pattern[str]:
     # one character class for the letters and marks of the Basic Multilingual Plane, which a
     # word is run through at the speed of a single class; letters beyond it (rare) one by one
     letter = rf"(?:[{_word_characters()}]++|[^\W_\x00-\uffff])"
-    return re.compile(rf"([{_CJK}]+)|({_GROUPED}|{letter}++(?:_{letter}++)*+(?:-{letter}++)*+)")
+    return re.compile(rf"([{_CJK}]+)|({_GROUPED}|{letter}++(?:_{letter}++)*+)")
 
 
 def _word_characters() -> str:
@@ -130,18 +129,11 @@ class Analyzer:
     def __init__(self) -> None:
         self._stemmer = Stemmer.Stemmer("english")
         self._memo: dict[str, tuple[str, ...]] = {}
-        self._parts_memo: dict[str, tuple[str, ...]] = {}
 
-    def terms(self, text: str, *, parts: bool = False) -> list[str]:
-        """The terms of ``text``, in order, with repeats.
-
-        With ``parts``, as an item is indexed: and then the parts of its camelCase words and
-        its hyphenated words written as one (``_parts``). A query's terms are its words as
-        written: "serializer" finds UserProfileSerializer, and "route-planner" weighs no more
-        than it did.
-        """
+    def terms(self, text: str) -> list[str]:
+        """The index terms of ``text``, in order, with repeats."""
         out: list[str] = []
-        memo, analyse = (self._parts_memo, self._with_parts) if parts else (self._memo, self._word)
+        memo = self._memo
         if not text.isascii():
             # one spelling per text: composed accents (NFD from macOS file names splits a word
             # at each mark), full-width letters and ligatures are folded to what users type,
@@ -154,29 +146,14 @@ class Analyzer:
                 continue
             hit = memo.get(word)
             if hit is None:
-                hit = analyse(word)
+                hit = self._analyse_word(word)
                 if len(memo) >= _MAX_MEMO:
                     memo.clear()
                 memo[word] = hit
             out.extend(hit)
         return out
 
-    def _with_parts(self, word: str) -> tuple[str, ...]:
-        """``_word``, and then the parts of a camelCase word ("serial" of
-        UserProfileSerializer, "postgr" of PostgreSQL) and a hyphenated word of letters
-        written as one ("backoff" of "back-off", "email" of "e-mail")."""
-        if "-" in word:
-            pieces = word.split("-")
-            more = [p for piece in pieces for p in self._with_parts(piece)]
-            if all(piece.isalpha() for piece in pieces):
-                more += self._stem_all([_without_accents("".join(pieces).casefold())])
-            return tuple(more)
-        humps = _humps(word)
-        return self._word(word) + self._stem_all(humps) if humps else self._word(word)
-
-    def _word(self, word: str) -> tuple[str, ...]:
-        if "-" in word:
-            return tuple(term for piece in word.split("-") for term in self._word(piece))
+    def _analyse_word(self, word: str) -> tuple[str, ...]:
         folded = word.casefold()
         if "," in folded:  # a grouped number (_GROUPED), and its parts: "80,443" lists ports
             return (folded.replace(",", ""), *folded.split(","))
@@ -194,24 +171,6 @@ class Analyzer:
             return ()
         stems = self._stemmer.stemWords(kept)
         return tuple(_ACRONYM_PLURALS.get(stem, stem) for stem in stems)
-
-
-# Where a camelCase or PascalCase word turns to its next part: a capital after a small letter
-# or a digit ("userProfile", "base64Encode"), and a capital that begins a word after an
-# acronym ("OOMKilled", "HTTPServer"; not the plural's s of "CPUs")
-_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
-
-
-def _humps(word: str) -> list[str]:
-    """The folded parts of a camelCase word, when at least two of them are two letters or
-    more ("UserProfileSerializer", "PostgreSQL"); none for a word of one case, a capitalised
-    one, or a unit or a name with a lone letter ("kWh", "mRNA", "iPhone", "IPv6")."""
-    if word.islower() or word.isupper() or "_" in word or not word.isascii():
-        return []
-    parts = _HUMP.split(word)
-    if sum(len(part) >= 2 for part in parts) < 2:
-        return []
-    return [part.lower() for part in parts]
 
 
 def _without_accents(word: str) -> str:

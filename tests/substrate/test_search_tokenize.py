@@ -69,32 +69,6 @@ def test_snake_case_gives_whole_and_parts(analyzer: Analyzer) -> None:
     assert analyzer.terms("array_merge") == ["array_merge", "array", "merg"]
 
 
-def test_an_item_s_camel_case_word_gives_its_parts_too(analyzer: Analyzer) -> None:
-    # "serializer" found no UserProfileSerializer, nor "postgres" PostgreSQL
-    indexed = analyzer.terms("UserProfileSerializer", parts=True)
-    assert indexed == ["userprofileseri", "user", "profil", "serial"]
-    assert set(analyzer.terms("postgres")) < set(analyzer.terms("PostgreSQL", parts=True))
-    assert analyzer.terms("OOMKilled pods", parts=True) == ["oomkil", "oom", "kill", "pod"]
-    assert analyzer.terms("getHTTPResponse", parts=True)[1:] == ["get", "http", "respons"]
-    # a query's words are taken as written: a name weighs no more than it did
-    assert analyzer.terms("UserProfileSerializer") == ["userprofileseri"]
-
-
-def test_a_word_of_one_case_or_with_a_lone_letter_is_not_split(analyzer: Analyzer) -> None:
-    for word in ("Hello", "HELLO", "hello", "iPhone", "IPv6", "mRNA", "kWh", "NaN", "CPUs"):
-        assert analyzer.terms(word, parts=True) == analyzer.terms(word.lower()), word
-
-
-def test_an_item_s_hyphenated_word_is_also_the_word_written_as_one(analyzer: Analyzer) -> None:
-    # "backoff" found no "back-off", nor "email" "e-mail"
-    assert analyzer.terms("back-off", parts=True) == ["back", "backoff"]
-    assert analyzer.terms("e-mail", parts=True) == analyzer.terms("mail email")
-    assert analyzer.terms("Zürich-Nord", parts=True)[-1] == "zurichnord"
-    # its parts are its terms as before; a part with digits joins none
-    assert analyzer.terms("on-call x86-64 ipv4-addr2") == ["call", "x86", "64", "ipv4", "addr2"]
-    assert analyzer.terms("node-7 x86-64", parts=True) == ["node", "7", "x86", "64"]
-
-
 def test_unicode_letters_are_words_and_latin_accents_are_dropped(analyzer: Analyzer) -> None:
     assert analyzer.terms("Über café naïve") == ["uber", "cafe", "naiv"]
     assert analyzer.terms("München") == analyzer.terms("munchen")  # typed without them
