@@ -42,14 +42,14 @@ _ALIASES = {
 # What the family ``records`` reads a file as: its own record format, else JSON Lines.
 RECORD_FORMATS = frozenset({"csv", "tsv", "json", "jsonl"})
 
-# Files that are plain prose by convention: without an extension, or with one that names
-# what they are about (README.Debian, LICENSE.BSD, COPYING.LIB) rather than a format.
+# Files that are plain prose by convention: without an extension, or with one of these, which
+# say what they are about rather than their format (README.Debian, LICENSE.BSD, COPYING.LIB);
+# another (todo.js, License.rtf, readme.html) is the format's, and read as that.
 _PLAIN_NAMES = frozenset(
     {"readme", "license", "licence", "copying", "authors", "changelog", "notice", "todo"}
 )
-# ... but not these formats: markup that would be read as words, or packed and binary files
-_NOT_PROSE = frozenset(
-    {"html", "htm", "xhtml", "xml", "svg", "tex", "pdf", "gz", "bz2", "xz", "zst", "zip"}
+_ABOUT = frozenset(
+    {"debian", "source", "bsd", "mit", "apache", "gpl", "lgpl", "lib", "linux", "old"}
 )
 
 
@@ -90,7 +90,6 @@ def detect_format(filename: str) -> str | None:
     stem, dot, ext = base.rpartition(".")
     if not dot or not stem:
         return "text" if base.lower() in _PLAIN_NAMES else None
-    known = _EXTENSIONS.get(ext.lower())
-    if known is None and stem.lower() in _PLAIN_NAMES and ext.lower() not in _NOT_PROSE:
+    if stem.lower() in _PLAIN_NAMES and ext.lower() in _ABOUT:
         return "text"
-    return known
+    return _EXTENSIONS.get(ext.lower())

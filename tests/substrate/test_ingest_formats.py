@@ -694,6 +694,8 @@ def test_manifest_without_artifact_keys_is_plain_json() -> None:
         ("LICENSE.BSD", "text"),
         ("README.html", None),
         ("README.md", "markdown"),
+        ("src/todo.js", None),  # code, or a format of its own
+        ("License.rtf", None),
         ("notes.MD", "markdown"),
         ("x.ndjson", "jsonl"),
         ("x.tsv", "tsv"),
