@@ -118,11 +118,16 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
     own = mixle_process("ingest-file", "notes.txt", "--as")  # ingest's own --as: the format
     assert own.stderr.splitlines()[-1] == "hint: see 'mixle ingest-file --help'"
     # no option is near it: perhaps the text searched for, which "--" lets begin with "-"
-    text = mixle_process("search", "--lf")
-    assert text.returncode == 2 and text.stderr.splitlines()[-1] == (
-        "hint: see 'mixle search --help'; text that begins with '-' goes after '--', "
-        "options before it: mixle search [OPTIONS] -- --lf"
-    )
+    for typed, shown in (
+        ("--lf", "--lf"),
+        ("-Dmode=release", "-Dmode=release"),
+        ("--lf x", "'--lf x'"),
+    ):
+        text = mixle_process("search", typed)
+        assert text.returncode == 2 and text.stderr.splitlines()[-1] == (
+            "hint: see 'mixle search --help'; text that begins with '-' goes after '--', "
+            f"options before it: mixle search [OPTIONS] -- {shown}"
+        )
 
 
 def test_the_hint_names_the_program_as_it_was_called(mixle_bin: str, tmp_path: Path) -> None:
