@@ -258,14 +258,15 @@ def search_cmd(
         str | None,
         typer.Option(
             "--since",
-            help="Only items created since a date (2024-05-01; a time without a zone is UTC) "
+            help="Only items stored since a date (2024-05-01; a time without a zone is UTC) "
             "or in the last 7d (units: s, m or min, h, d, w; months in days: 30d; a bare "
-            "number is refused: 2024 could be a year).",
+            "number is refused: 2024 could be a year). An ingested file's items are stored "
+            "when it is ingested, whatever its own date.",
         ),
     ] = None,
     until: Annotated[
         str | None,
-        typer.Option("--until", help="Only items created until a date, or longer ago than 30d."),
+        typer.Option("--until", help="Only items stored until a date, or longer ago than 30d."),
     ] = None,
     min_score: Annotated[
         float | None,
