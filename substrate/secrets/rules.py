@@ -653,9 +653,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic_auth_header",
-        r"(?i:authorization)[\"']?(?:\s*[:=]|[ \t]+(?=[\"']))\s*[\"']?(?i:basic)\s+(?P<secret>"
-        + _B64
-        + r"{6,}={0,2})",
+        # (base64 of "user:password" holds a capital or a digit: "Basic authentication" no)
+        r"(?i:authorization)[\"']?(?:\s*[:=]|[ \t]+(?=[\"']))\s*[\"']?(?i:basic)\s+"
+        r"(?=[a-z+/]*[A-Z0-9])(?P<secret>" + _B64 + r"{6,}={0,2})",
         ("basic", "authorization"),  # either line of a header split after its name
         lines=True,
         window=1,  # the value may follow on the next line

@@ -313,7 +313,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if any(_SETTING.match(word) for word in words[1:]):
             return False  # "A=x B=y": two settings on one line, each the next rule's
         if (
-            "$" not in words[0]  # ("abc$def ./run.sh": a variable's value follows abc)
+            # (what the next rule would cut short, or find too short, stays the line's:
+            # "abc$def ./run.sh", "Xk9m,Q2 psql", "café ./run.sh")
+            len(words[0]) >= 6
+            and not _CUT_SHORT.search(words[0])
+            and "$" not in words[0]
             and _runs_a_command(words[1:])
             and _command_environment(m, text, value_end=m.start(group) + len(words[0]))
         ):
@@ -404,14 +408,14 @@ def _named_in_prose(m: re.Match[str], text: str, secret: str, assigned: bool) ->
     return (
         plain_word(secret)
         or _ARGUMENT.fullmatch(secret) is not None
-        or _NAMED_OPTION.fullmatch(secret) is not None
+        or (_NAMED_OPTION.fullmatch(secret) is not None and not _STEM_WORD.search(secret))
     )
 
 
 # An argument or keyword argument as prose names it ("isinstance", "spec=True")
 _ARGUMENT = re.compile(r"[a-z_]+(?:=[\w.]+)?")
 # An option named by words ("pass `-Dpamconfdir=no` to meson", "--disable-shared"), not one
-# glued to a password ("-pXk9mQ2vL7")
+# glued to a password ("-pXk9mQ2vL7") nor one setting a secret ("-Dpassword=...")
 _NAMED_OPTION = re.compile(r"-{1,2}[A-Za-z][a-z]*(?:[-_][a-z]+)*(?:=[\w.\-/]*)?")
 
 
@@ -644,9 +648,9 @@ def _command_environment(m: re.Match[str], text: str, value_end: int | None = No
     DB_PASSWORD=marmalade ./run.sh``, ``docker run -e DB_PASSWORD=marmalade img``. Its value
     is then a literal, however many words follow it: they are the command, not a note.
 
-    Alone at its line's start, or where a quote or code opens (```PASSWORD=nodejs```), it
-    may be a note or an example: only a command's words after the value (which ends at
-    ``value_end``) make it one.
+    Alone at its line's start, after a separator, or where a quote or code opens
+    (```PASSWORD=nodejs```), it may be a note or an example: only a command's words after the
+    value (which ends at ``value_end``) make it one.
     """
     key = m.group("key")
     if not key.isidentifier() or text[m.end("key") : m.start("su")] != "=":
@@ -657,17 +661,26 @@ def _command_environment(m: re.Match[str], text: str, value_end: int | None = No
     found = _COMMAND_LEAD.fullmatch(lead)
     if found is None:
         return False
-    if found.group("command") or (cut is not None and cut.group()[0] in ";|&"):
+    if found.group("command"):
         return True
     end = m.end("su") if value_end is None else value_end
-    return _runs_a_command(_line_after(text, end).split())
+    after = _line_after(text, end).split(" #", 1)[0].split()
+    # its command, then perhaps an option: "./run.sh", "psql -h db"; not a sentence that
+    # names one ("ignored when --token is set"). (A comment after it says nothing of it.)
+    return _runs_a_command(after[:2]) and not says_something(after)
 
 
 def _said_again(word: str, m: re.Match[str], text: str) -> bool:
-    """Whether the command line that sets ``word`` says it again, as a name of its own:
-    ``docker run -e POSTGRES_PASSWORD=docker -d postgres``, ``psql -U postgres``."""
+    """Whether the command line that sets ``word`` says it again, as an argument or the last
+    part of one: ``docker run -e POSTGRES_PASSWORD=docker -d postgres``, ``psql -U postgres``,
+    ``quay.io/keycloak/keycloak`` (not ``/srv/wombat/dump.sql``, nor a comment)."""
     line = _line_before(text, m.start("key")) + " " + _line_after(text, m.end("su"))
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", line, re.IGNORECASE) is not None
+    arguments = line.split(" #", 1)[0].split()  # (a comment's words are no argument)
+    word = word.casefold()
+    return any(
+        arg.strip("\"'`,").rsplit("/", 1)[-1].rsplit(":", 1)[-1].casefold() == word
+        for arg in arguments
+    )
 
 
 # Words that make a line a command: an option, a path, a shell operator
@@ -681,7 +694,9 @@ def _runs_a_command(words: list[str]) -> bool:
 
 
 # Values an option takes that say how a tool gets a password, not what it is
-_OPTION_WORDS = frozenset({"prompt", "keyring", "stdin", "ask", "none", "env", "file", "tty"})
+_OPTION_WORDS = frozenset(
+    {"prompt", "keyring", "stdin", "ask", "none", "env", "file", "tty", "interactive", "generate"}
+)
 
 
 def _an_option_s_value(m: re.Match[str], text: str) -> bool:

@@ -848,21 +848,34 @@ def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str)
 @pytest.mark.parametrize(
     "line",
     [
-        # a password after the verb "pass" or the noun
-        'pass "{}" to login',
-        "ftp user anonymous pass '{}' as usual",
         # a URL's password holding "/" after a user named for a token
         "https://token:{}/L7wq@host/x",
         # a default given where the variable is unset
         "DB_PASSWORD=${{DB_PASSWORD:-{} and more}}",
         # a variable's value after a literal part
         "PGPASSWORD=abc${} ./run.sh",
+        # a value the bare-value rule would cut short stays the line's
+        "PGPASSWORD={},tree psql -h db",
+        "PGPASSWORD={}\\ more psql -h db",
+        # an option setting a secret after the verb "pass"
+        "Pass `-Dpassword={}` to meson",
+        # a folder of the command's path, or a comment, names nothing again
+        "PGPASSWORD={} psql -f /srv/{}/dump.sql",
+        "PGPASSWORD={} psql -h db # password is {}",
     ],
 )
-def test_values_that_look_like_names_or_commands_are_still_masked(line: str) -> None:
-    secret = "Xk9mQ2vL7wq"
-    shown = redact_secrets(line.format(secret))
+@pytest.mark.parametrize("secret", ["Xk9mQ2vL7wq", "tangerine"])
+def test_values_that_look_like_names_or_commands_are_still_masked(line: str, secret: str) -> None:
+    shown = redact_secrets(line.format(secret, secret))
     assert secret not in shown and "[REDACTED" in shown, shown
+
+
+@pytest.mark.parametrize(
+    "line", ['pass "{}" to login', "ftp user anonymous pass '{}' as usual", "pass '{}'"]
+)
+def test_a_password_after_pass_the_verb_or_the_noun_is_masked(line: str) -> None:
+    shown = redact_secrets(line.format("Xk9#mQ2vL7"))
+    assert "Xk9#mQ2vL7" not in shown and "[REDACTED" in shown, shown
 
 
 def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
@@ -897,6 +910,13 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "SECRET_KEY_BASE=precompile bundle exec rails assets:precompile --trace",
         # how the tool gets it
         "mysql --password=prompt prod",
+        # a sentence naming an option or a path, after a mark or a separator
+        "# PASSWORD=ignored when --token is set\nTokens are ignored otherwise.",
+        "(DB_PASSWORD=mandatory in production, see ./docs/prod.md)",
+        "Note: see below; DB_PASSWORD=mandatory when using postgres",
+        # a header's scheme named in prose; a compose file's escaped variable
+        'The Authorization "Basic authentication" scheme',
+        'test: ["CMD", "mysqladmin", "ping", "-u", "root", "-p$$MYSQL_ROOT_PASSWORD"]',
     ],
 )
 def test_what_a_command_line_fills_in_is_no_secret(line: str) -> None:
