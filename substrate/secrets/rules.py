@@ -764,6 +764,18 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "command_line_password",
+        # the second of ssh-keygen's passphrases: ssh-keygen -p -P OLD -N NEW (the rule above
+        # takes the first, and a match holds one secret)
+        r"(?<![^\s`$(\"';&|])ssh-keygen(?=[ \t])[^\n|;&]{0,200}?[ \t]-[NP][ \t]+\S+"
+        r"[^\n|;&]{0,200}?[ \t]-[NP][ \t]+" + _COMMAND_VALUE,
+        ("ssh-keygen",),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="the new passphrase of ssh-keygen -p -P OLD -N NEW",
+    ),
+    Rule(
+        "command_line_password",
         # a password piped to the tool that sets it: echo "user:SECRET" | chpasswd, echo
         # SECRET | passwd --stdin user
         r"(?<![^\s`$(\"'])echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?)"

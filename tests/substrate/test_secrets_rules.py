@@ -878,6 +878,13 @@ def test_a_password_after_pass_the_verb_or_the_noun_is_masked(line: str) -> None
     assert "Xk9#mQ2vL7" not in shown and "[REDACTED" in shown, shown
 
 
+def test_both_passphrases_of_ssh_keygen_are_masked() -> None:
+    old, new = rnd(12), rnd(12)
+    for line in (f"ssh-keygen -p -f key -P {old} -N {new}", f"ssh-keygen -p -N {new} -P {old}"):
+        shown = redact_secrets(line)
+        assert old not in shown and new not in shown, shown
+
+
 def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
     token = "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD" + rnd(300)
     for line in (f"aws_session_token = {token}", f'"SessionToken": "{token}",'):
