@@ -108,7 +108,8 @@ _TEMPLATE = re.compile(
 )
 _WHOLE_REFERENCE = re.compile(
     r"(?:"
-    r"\$\$?[A-Za-z_][\w]*"  # $VAR ($$VAR: a compose file's escaped one)
+    r"\$[A-Za-z_][\w]*"  # $VAR
+    r"|\$\$[A-Z_][A-Z0-9_]*"  # $$VAR: a compose file's escaped one
     r"|\$\d"  # $1
     r"|%[sdvrqx]|\{\d*\}|\?"  # format holes
     r"|(?:%[sdvrqx]|\{\d*\})(?:[^\w\s{}%]{1,3}(?:%[sdvrqx]|\{\d*\}))+"  # %s:%s, {0}@{1}

@@ -772,7 +772,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         kind="credential",
         lines=True,
         boundary=False,
-        description="the new passphrase of ssh-keygen -p -P OLD -N NEW",
+        description="the second passphrase of ssh-keygen -p -P OLD -N NEW",
     ),
     Rule(
         "command_line_password",

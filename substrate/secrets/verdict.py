@@ -313,11 +313,11 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         if any(_SETTING.match(word) for word in words[1:]):
             return False  # "A=x B=y": two settings on one line, each the next rule's
         if (
-            # (what the next rule would cut short, or find too short, stays the line's:
-            # "abc$def ./run.sh", "Xk9m,Q2 psql", "café ./run.sh")
-            len(words[0]) >= 6
-            and not _CUT_SHORT.search(words[0])
+            # (what the next rule would cut short, or not report, stays the line's:
+            # "abc$def ./run.sh", "Xk9m,Q2 psql", "café ./run.sh", "qwerty ./run.sh")
+            not _CUT_SHORT.search(words[0])
             and "$" not in words[0]
+            and worth_reporting(words[0], strength=strength, quoted=False, key=key)
             and _runs_a_command(words[1:])
             and _command_environment(m, text, value_end=m.start(group) + len(words[0]))
         ):
@@ -616,9 +616,14 @@ def _a_note(word: str, text: str, at: int) -> bool:
         return True
     after = line[len(word) :].strip()
     # ("DB_PASSWORD=marmalade SECRET_KEY=...": another setting, not a note, follows it; nor
-    # in "-passout pass:marmalade -out key.pem", the command's next option)
+    # in "-passout pass:marmalade -out key.pem", the command's next option, after a value
+    # glued to its key: "PASS: readelf -h" is a test's result)
+    glued = text[at - 1 : at] in ("=", ":")
     return (
-        plain_word(word) and bool(after) and not _SETTING.match(after) and not _OPTION.match(after)
+        plain_word(word)
+        and bool(after)
+        and not _SETTING.match(after)
+        and not (glued and _OPTION.match(after))
     )
 
 
@@ -626,7 +631,7 @@ def _a_note(word: str, text: str, at: int) -> bool:
 # or after a separator: a mark (a list's item, a quote, a comment), then the command's start: a
 # Dockerfile's RUN, a CI step, a Makefile's silent line, a prompt, wrappers that pass the
 # environment on (``sudo -E``, ``sudo -u app``, ``env``, ``timeout 10``), other such variables
-# (``FOO=1``), or a container's option (``docker run -e``, ``--env``)
+# (``FOO=1``); or a container's option (``docker run -e``, ``--env``, ``_ENV_OPTION``)
 _COMMAND_LEAD = re.compile(
     r"(?:[-*>#][ \t]+)?(?P<command>"
     r"(?:(?:RUN|run:|script:|command:)[ \t]+|@)?"
@@ -635,12 +640,17 @@ _COMMAND_LEAD = re.compile(
     r"(?:[ \t]+-{1,2}[A-Za-z][\w\-]*(?:[ \t]+[^\s=\-][^\s=]*(?=[ \t]))?)*"
     r"(?:[ \t]+\d+)?[ \t]+)*"
     r"(?:[A-Za-z_]\w*=[^\s\"'`]*[ \t]+)*"
-    r"|.*?[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?"
     r")"
 )
+# A container's option that sets a variable: "docker run -e", "--env=", "--build-arg"
+_ENV_OPTION = re.compile(r"[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?$")
 # The last place on a line where a command may start: after ";", "|" or "&", or where a quote,
 # code or brackets open ("`", "'", '"', "(")
 _LAST_SEPARATOR = re.compile(r"[;|&`'\"(][^;|&`'\"(]*$")
+# A command chained after another ("cd app && ...", "... || ..."), or fed by one ("cat f |"),
+# not a table's first cell ("| DB_PASSWORD=x | ...")
+_CHAINED = re.compile(r"(?:&&|\|\||(?<=\S)[ \t]*\|)$")
+_QUOTED_WORDS = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 
 
 def _command_environment(m: re.Match[str], text: str, value_end: int | None = None) -> bool:
@@ -656,29 +666,38 @@ def _command_environment(m: re.Match[str], text: str, value_end: int | None = No
     if not key.isidentifier() or text[m.end("key") : m.start("su")] != "=":
         return False
     before = _line_before(text, m.start("key"))
+    if _ENV_OPTION.search(before):
+        return True  # docker run -e "KEY=value", --env=KEY=value
     cut = _LAST_SEPARATOR.search(before)
     lead = (before[cut.start() + 1 :] if cut else before).lstrip(" \t")
     found = _COMMAND_LEAD.fullmatch(lead)
     if found is None:
         return False
-    if found.group("command"):
+    opener = cut.group()[0] if cut else ""
+    if found.group("command") or _CHAINED.search(before[: cut.start() + 1] if cut else ""):
         return True
     end = m.end("su") if value_end is None else value_end
-    after = _line_after(text, end).split(" #", 1)[0].split()
+    tail = _line_after(text, end)
+    if opener and opener in "`'\"":
+        tail = tail.split(opener, 1)[0]  # the command's end: what follows is the sentence's
+    after = _QUOTED_WORDS.sub(" ", tail.split(" #", 1)[0]).split()
     # its command, then perhaps an option: "./run.sh", "psql -h db"; not a sentence that
-    # names one ("ignored when --token is set"). (A comment after it says nothing of it.)
+    # names one ("ignored when --token is set"). (Its quoted arguments and a comment after
+    # it say nothing of it.)
     return _runs_a_command(after[:2]) and not says_something(after)
 
 
 def _said_again(word: str, m: re.Match[str], text: str) -> bool:
     """Whether the command line that sets ``word`` says it again, as an argument or the last
     part of one: ``docker run -e POSTGRES_PASSWORD=docker -d postgres``, ``psql -U postgres``,
-    ``quay.io/keycloak/keycloak`` (not ``/srv/wombat/dump.sql``, nor a comment)."""
-    line = _line_before(text, m.start("key")) + " " + _line_after(text, m.end("su"))
-    arguments = line.split(" #", 1)[0].split()  # (a comment's words are no argument)
+    ``quay.io/keycloak/keycloak``, ``-e POSTGRES_USER=keycloak`` (not
+    ``/srv/wombat/dump.sql``, nor a comment after it)."""
+    after = _line_after(text, m.end("su")).split(" #", 1)[0]  # (a comment's are no argument)
+    arguments = (_line_before(text, m.start("key")) + " " + after).split()
     word = word.casefold()
     return any(
-        arg.strip("\"'`,").rsplit("/", 1)[-1].rsplit(":", 1)[-1].casefold() == word
+        arg.strip("\"'`,").rsplit("=", 1)[-1].rsplit("/", 1)[-1].rsplit(":", 1)[-1].casefold()
+        == word
         for arg in arguments
     )
 

@@ -795,6 +795,11 @@ def test_a_line_s_value_and_what_follows_it(text: str, shown: str) -> None:
         "timeout 10 env DB_PASSWORD=marmalade ./run.sh",
         '{"cmd": "env DB_PASSWORD=marmalade ./run.sh"}',
         'bash -c "DB_PASSWORD=marmalade ./run.sh"',
+        # a command in a sentence, with quoted arguments, or chained after another
+        "1. Run `DB_PASSWORD=marmalade ./deploy.sh` to deploy.",
+        'Run "DB_PASSWORD=marmalade ./deploy.sh" to deploy it now.',
+        "PGPASSWORD=marmalade psql -h db -c 'select * from users where id is not null'",
+        "cd app && DB_PASSWORD=marmalade python manage.py runserver",
     ],
 )
 def test_a_plain_word_a_command_line_gives_as_a_password_is_masked(line: str) -> None:
@@ -862,6 +867,10 @@ def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str)
         # a folder of the command's path, or a comment, names nothing again
         "PGPASSWORD={} psql -f /srv/{}/dump.sql",
         "PGPASSWORD={} psql -h db # password is {}",
+        # a value the next rule would not report alone stays the line's
+        "DB_PASSWORD=qwerty{} ./run.sh",
+        # compose's $$ escapes a literal $, not a variable of lower-case letters
+        "DB_PASSWORD=$${}",
     ],
 )
 @pytest.mark.parametrize("secret", ["Xk9mQ2vL7wq", "tangerine"])
@@ -917,6 +926,11 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "SECRET_KEY_BASE=precompile bundle exec rails assets:precompile --trace",
         # how the tool gets it
         "mysql --password=prompt prod",
+        "docker run -e POSTGRES_PASSWORD=keycloak -e POSTGRES_USER=keycloak postgres:16",
+        "    # PGPASSWORD=postgres psql -h localhost -U postgres",
+        # a test's result, and the tool's name elsewhere in the file
+        "PASS: readelf -h bintest\nThe readelf tool prints headers.",
+        "| DB_PASSWORD=development | used in dev |",
         # a sentence naming an option or a path, after a mark or a separator
         "# PASSWORD=ignored when --token is set\nTokens are ignored otherwise.",
         "(DB_PASSWORD=mandatory in production, see ./docs/prod.md)",
