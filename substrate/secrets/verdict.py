@@ -631,7 +631,7 @@ def _a_note(word: str, text: str, at: int) -> bool:
 # or after a separator: a mark (a list's item, a quote, a comment), then the command's start: a
 # Dockerfile's RUN, a CI step, a Makefile's silent line, a prompt, wrappers that pass the
 # environment on (``sudo -E``, ``sudo -u app``, ``env``, ``timeout 10``), other such variables
-# (``FOO=1``); or a container's option (``docker run -e``, ``--env``, ``_ENV_OPTION``)
+# (``FOO=1``). (A container's option is ``_ENV_OPTION``: it may open a quote.)
 _COMMAND_LEAD = re.compile(
     r"(?:[-*>#][ \t]+)?(?P<command>"
     r"(?:(?:RUN|run:|script:|command:)[ \t]+|@)?"
