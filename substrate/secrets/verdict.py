@@ -10,7 +10,15 @@ from __future__ import annotations
 import itertools
 import re
 
+from substrate.secrets.around import line_after, line_before
 from substrate.secrets.codetext import in_text
+from substrate.secrets.commands import (
+    OPTION_WORDS,
+    an_option_s_value,
+    command_environment,
+    runs_a_command,
+    said_again,
+)
 from substrate.secrets.entropy import char_classes, shannon
 from substrate.secrets.hits import MASK_LEAD, Accepted, Hit
 from substrate.secrets.keynames import classify_key, is_glued_name
@@ -218,13 +226,13 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
         ):
             return False  # f"{kind}Attributes": a template that code fills in
         if group == "su" and secret.isalpha():
-            commanded = _command_environment(m, text)
-            option = not commanded and _an_option_s_value(m, text)
+            commanded = command_environment(m, text)
+            option = not commanded and an_option_s_value(m, text)
             if not (commanded or option) and _a_note(secret, text, m.start(group)):
                 return False  # "password: stored in Vault under kv/prod": where it is, not what
-            if commanded and _said_again(secret, m, text):
+            if commanded and said_again(secret, m, text):
                 return False  # a name the command uses again: a placeholder's stand-in
-            if option and secret.lower() in _OPTION_WORDS:
+            if option and secret.lower() in OPTION_WORDS:
                 return False  # "--password=prompt": how the tool gets it
         if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
             return False  # "creds: deploy / ...": the user; the password is the next rule's
@@ -318,8 +326,8 @@ def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syn
             not _CUT_SHORT.search(words[0])
             and "$" not in words[0]
             and worth_reporting(words[0], strength=strength, quoted=False, key=key)
-            and _runs_a_command(words[1:])
-            and _command_environment(m, text, value_end=m.start(group) + len(words[0]))
+            and runs_a_command(words[1:])
+            and command_environment(m, text, value_end=m.start(group) + len(words[0]))
         ):
             return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
         if len(words) > 1 and not _passphrase(words, operator):
@@ -611,7 +619,7 @@ def _a_note(word: str, text: str, at: int) -> bool:
     """Whether a value of letters alone, at ``at``, is a note rather than a password: the
     phrase it starts is a sentence ("stored in Vault under kv/prod"), or it is a plain word with
     more said after it ("changed, see the wiki", "development # not for prod")."""
-    line = _line_after(text, at)
+    line = line_after(text, at)
     if says_something(_phrase(line)):
         return True
     after = line[len(word) :].strip()
@@ -625,105 +633,6 @@ def _a_note(word: str, text: str, at: int) -> bool:
         and not _SETTING.match(after)
         and not (glued and _OPTION.match(after))
     )
-
-
-# What may come before a variable a command line sets for the command it runs, on its line
-# or after a separator: a mark (a list's item, a quote, a comment), then the command's start: a
-# Dockerfile's RUN, a CI step, a Makefile's silent line, a prompt, wrappers that pass the
-# environment on (``sudo -E``, ``sudo -u app``, ``env``, ``timeout 10``), other such variables
-# (``FOO=1``). (A container's option is ``_ENV_OPTION``: it may open a quote.)
-_COMMAND_LEAD = re.compile(
-    r"(?:[-*>#][ \t]+)?(?P<command>"
-    r"(?:(?:RUN|run:|script:|command:)[ \t]+|@)?"
-    r"(?:(?:[^\s\"'`]*[$%]|[^\s\"'`]+#)[ \t]+)?"
-    r"(?:(?:sudo|env|export|nohup|exec|time|nice|timeout|doas)"
-    r"(?:[ \t]+-{1,2}[A-Za-z][\w\-]*(?:[ \t]+[^\s=\-][^\s=]*(?=[ \t]))?)*"
-    r"(?:[ \t]+\d+)?[ \t]+)*"
-    r"(?:[A-Za-z_]\w*=[^\s\"'`]*[ \t]+)*"
-    r")"
-)
-# A container's option that sets a variable: "docker run -e", "--env=", "--build-arg"
-_ENV_OPTION = re.compile(r"[ \t](?:-e|--env|--build-arg)(?:[ \t]+|=)[\"']?$")
-# The last place on a line where a command may start: after ";", "|" or "&", or where a quote,
-# code or brackets open ("`", "'", '"', "(")
-_LAST_SEPARATOR = re.compile(r"[;|&`'\"(][^;|&`'\"(]*$")
-# A command chained after another ("cd app && ...", "... || ..."), or fed by one ("cat f |"),
-# not a table's first cell ("| DB_PASSWORD=x | ...")
-_CHAINED = re.compile(r"(?:&&|\|\||(?<=\S)[ \t]*\|)$")
-_QUOTED_WORDS = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
-
-
-def _command_environment(m: re.Match[str], text: str, value_end: int | None = None) -> bool:
-    """Whether the key is a variable a command line sets for the command after it: ``env
-    DB_PASSWORD=marmalade ./run.sh``, ``docker run -e DB_PASSWORD=marmalade img``. Its value
-    is then a literal, however many words follow it: they are the command, not a note.
-
-    Alone at its line's start, after a separator, or where a quote or code opens
-    (```PASSWORD=nodejs```), it may be a note or an example: only a command's words after the
-    value (which ends at ``value_end``) make it one.
-    """
-    key = m.group("key")
-    if not key.isidentifier() or text[m.end("key") : m.start("su")] != "=":
-        return False
-    before = _line_before(text, m.start("key"))
-    if _ENV_OPTION.search(before):
-        return True  # docker run -e "KEY=value", --env=KEY=value
-    cut = _LAST_SEPARATOR.search(before)
-    lead = (before[cut.start() + 1 :] if cut else before).lstrip(" \t")
-    found = _COMMAND_LEAD.fullmatch(lead)
-    if found is None:
-        return False
-    opener = cut.group()[0] if cut else ""
-    if found.group("command") or _CHAINED.search(before[: cut.start() + 1] if cut else ""):
-        return True
-    end = m.end("su") if value_end is None else value_end
-    tail = _line_after(text, end)
-    if opener and opener in "`'\"":
-        tail = tail.split(opener, 1)[0]  # the command's end: what follows is the sentence's
-    after = _QUOTED_WORDS.sub(" ", tail.split(" #", 1)[0]).split()
-    # its command, then perhaps an option: "./run.sh", "psql -h db"; not a sentence that
-    # names one ("ignored when --token is set"). (Its quoted arguments and a comment after
-    # it say nothing of it.)
-    return _runs_a_command(after[:2]) and not says_something(after)
-
-
-def _said_again(word: str, m: re.Match[str], text: str) -> bool:
-    """Whether the command line that sets ``word`` says it again, as an argument or the last
-    part of one: ``docker run -e POSTGRES_PASSWORD=docker -d postgres``, ``psql -U postgres``,
-    ``quay.io/keycloak/keycloak``, ``-e POSTGRES_USER=keycloak`` (not
-    ``/srv/wombat/dump.sql``, nor a comment after it)."""
-    after = _line_after(text, m.end("su")).split(" #", 1)[0]  # (a comment's are no argument)
-    arguments = (_line_before(text, m.start("key")) + " " + after).split()
-    word = word.casefold()
-    return any(
-        arg.strip("\"'`,").rsplit("=", 1)[-1].rsplit("/", 1)[-1].rsplit(":", 1)[-1].casefold()
-        == word
-        for arg in arguments
-    )
-
-
-# Words that make a line a command: an option, a path, a shell operator
-_COMMAND_WORD = re.compile(
-    r"--?[A-Za-z][\w\-]*(?:=\S*)?|(?:\.{1,2}|~)?/\w\S*|&&|\|\|?|;|[12]?>>?\S*|<"
-)
-
-
-def _runs_a_command(words: list[str]) -> bool:
-    return any(_COMMAND_WORD.fullmatch(word) for word in words)
-
-
-# Values an option takes that say how a tool gets a password, not what it is
-_OPTION_WORDS = frozenset(
-    {"prompt", "keyring", "stdin", "ask", "none", "env", "file", "tty", "interactive", "generate"}
-)
-
-
-def _an_option_s_value(m: re.Match[str], text: str) -> bool:
-    """Whether the value is given to a command's option with ``=``: ``mysql
-    --password=cinnamon prod``, where the words after it are the command's."""
-    key_start = m.start("key")
-    dashed = m.group("key").startswith("-") or text[key_start - 1 : key_start] == "-"
-    return dashed and text[m.end("key") : m.start("su")] == "="
 
 
 def _char_constant(value: str) -> bool:
@@ -784,22 +693,6 @@ _USER_THEN_PASSWORD = re.compile(r"[ \t]*/[ \t]*[^\s/]")
 _DESCRIBED = re.compile(r"[A-Za-z0-9]+(?:-[a-z]+)*-[a-z]*(?:ed|ing|ive|able|ible|less|proof)")
 
 
-# How far the checks below look along a line: a match on a 200 KB line must not read the
-# whole line again (that made a scan of such a line quadratic).
-_LOOK = 200
-
-
-def _line_before(text: str, at: int) -> str:
-    """The part of ``at``'s line that comes before it (at most ``_LOOK`` characters)."""
-    return text[max(text.rfind("\n", max(0, at - _LOOK), at) + 1, at - _LOOK) : at]
-
-
-def _line_after(text: str, at: int) -> str:
-    """The part of ``at``'s line from ``at`` on (at most ``_LOOK`` characters)."""
-    end = text.find("\n", at, at + _LOOK)
-    return text[at : end if end != -1 else at + _LOOK]
-
-
 def _phrase(line: str) -> list[str]:
     """The words of the phrase ``line`` starts with: to its end, a comment (``#``, ``--``,
     ``//``) or a word that ends a clause (``,``)."""
@@ -826,7 +719,7 @@ def _netrc_entry(text: str, at: int) -> bool:
     """Whether the word "password" at ``at`` is a .netrc entry's: "machine HOST" (or
     "default login USER") comes before it on its line, or it opens its line under one of the
     three lines above that opens with "machine", "default" or "login"."""
-    before = _line_before(text, at)
+    before = line_before(text, at)
     if before.strip():
         return _NETRC_LEAD.search(before) is not None
     end = at - len(before) - 1
@@ -842,14 +735,14 @@ def _netrc_entry(text: str, at: int) -> bool:
 
 def _key_before_colon(text: str, at: int) -> str:
     """The key whose value the ``:`` at ``at`` opens ("" when none stands right before it)."""
-    found = _KEY_BEFORE.search(_line_before(text, at))
+    found = _KEY_BEFORE.search(line_before(text, at))
     return found.group(1) if found else ""
 
 
 def _bare_key_above(text: str, colon: int, indent: int) -> str:
     """The key a YAML line holds alone before its ``colon`` ("" when the line holds more, as
     prose does), provided the value's ``indent`` goes deeper than the key's."""
-    line = _line_before(text, colon)
+    line = line_before(text, colon)
     found = _BARE_KEY.fullmatch(line)
     if found is None or indent <= len(found.group(1)):
         return ""
