@@ -724,7 +724,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # "ping", "-u", "root", "-pSECRET"])
         r"(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t]|(?P<listed>[\"'],))"
         r"[^\n|;&]{0,200}?[ \t](?(listed)[\"'])-p"
-        r"|(?:sshpass|(?:docker|podman)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        r"|(?:sshpass|(?:docker|podman|az)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p[ \t]+"
+        # gh secret set NAME --body SECRET; rabbitmqctl add_user USER SECRET (change_password)
+        r"|gh[ \t]+secret[ \t]+set(?=[ \t])[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:[ \t]+|=)"
+        r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s\-][^\s]*[ \t]+"
         # ssh-keygen -N NEW (and -P OLD) passphrase
         r"|ssh-keygen(?=[ \t])[^\n|;&]{0,200}?[ \t]-[NP][ \t]+"
         r"|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
@@ -746,6 +749,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "mariadb",
             "sshpass",
             "docker login",
+            "az login",
+            "gh secret",
+            "rabbitmqctl",
             "podman login",
             "redis-cli",
             "ssh-keygen",
@@ -760,7 +766,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         lines=True,
         boundary=False,
         description="a password passed on a command line: mysql -p, sshpass -p, login -p, "
-        "ssh-keygen -N, sqlcmd -P, ldapsearch -w, zip -P, 7z -p, openssl -k",
+        "ssh-keygen -N, gh secret set --body, rabbitmqctl add_user, sqlcmd -P, ldapsearch -w, "
+        "zip -P, 7z -p, openssl -k",
     ),
     Rule(
         "command_line_password",

@@ -842,6 +842,9 @@ def test_a_password_set_for_a_command_is_masked_alone_and_in_its_copies(
         # a compose file's healthcheck lists the command's words
         ('test: ["CMD", "mysqladmin", "ping", "-u", "root", "-p{}"]', "command_line_password"),
         ("ssh-keygen -t ed25519 -N '{}' -f deploy_key", "command_line_password"),
+        ("az login --service-principal -u app-id -p {} --tenant acme", "command_line_password"),
+        ('gh secret set DB_PASSWORD --body "{}"', "command_line_password"),
+        ("rabbitmqctl add_user admin {}", "command_line_password"),
     ],
 )
 def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str) -> None:
@@ -914,6 +917,8 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "password=development # not for prod",
         'ssh-keygen -t ed25519 -N "" -f deploy_key',  # no passphrase
         'command: ["mysql", "-u", "app", "-p"]',  # asks for one
+        'gh secret set DB_PASSWORD --body "$DB_PASSWORD"',
+        "rabbitmqctl add_user $RABBIT_USER $RABBIT_PASSWORD",
         # an example in code or brackets, with no command after it; its word was then masked
         # all through the file
         "a changelog's `PASSWORD=nodejs` example\nnodejs is a runtime",
