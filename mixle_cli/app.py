@@ -300,10 +300,11 @@ def _parser_hint(exc: Exception) -> str:
         return f"{option} goes before the command: {program} {option} VALUE {subcommand} ..."
     near = set(getattr(exc, "possibilities", None) or ()) - {"--help"}
     if unknown and not near and subcommand in _TEXT_COMMANDS:  # "search --lf" meant the text
+        option = option or ""
         typed = next((arg for arg in sys.argv[1:] if option and arg.startswith(option)), option)
         return (
             f"see '{command} --help'; text that begins with '-' goes after '--', "
-            f"options before it: {command} [OPTIONS] -- {shlex.quote(typed or '')}"
+            f"options before it: {command} [OPTIONS] -- {shlex.quote(typed)}"
         )
     return f"see '{command} --help'"
 

@@ -137,7 +137,8 @@ _UI_WORDS: frozenset[str] = frozenset(
 
 
 def has_template(value: str) -> bool:
-    """Whether ``value`` holds a template hole or an environment lookup anywhere."""
+    """Whether ``value`` holds a template hole or an environment lookup anywhere, or begins
+    with a hole a blank cut short (``$(openssl``)."""
     return bool(_TEMPLATE.search(value) or _ENV_LOOKUP.search(value))
 
 
