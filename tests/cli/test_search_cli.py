@@ -230,6 +230,8 @@ def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, 
     assert mixle("search", "the").stdout == ""
     punctuation = mixle("search", "!!!???")
     assert punctuation.exit_code == 0 and "no words, only punctuation" in punctuation.stderr
+    symbols = mixle("search", "\U0001f680")  # an emoji is no word either
+    assert symbols.exit_code == 0 and "only punctuation or symbols" in symbols.stderr
 
 
 def test_no_results_is_exit_zero_with_a_note(mixle: Run, filled: dict[str, str]) -> None:

@@ -800,6 +800,7 @@ def test_a_line_s_value_and_what_follows_it(text: str, shown: str) -> None:
         'Run "DB_PASSWORD=marmalade ./deploy.sh" to deploy it now.',
         "PGPASSWORD=marmalade psql -h db -c 'select * from users where id is not null'",
         "cd app && DB_PASSWORD=marmalade python manage.py runserver",
+        "yes | DB_PASSWORD=marmalade python manage.py flush",
     ],
 )
 def test_a_plain_word_a_command_line_gives_as_a_password_is_masked(line: str) -> None:
