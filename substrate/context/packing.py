@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 # A summary shorter than this rarely carries a usable fact; below it an item is skipped.
 MIN_SUMMARY = 40
+# The best item may take this part of the room (a quarter), not only its even share: cut to a
+# sixteenth, a short decision record kept "Status: rejected." and lost the reason why.
+BEST_ITEM_PART = 4
 
 
 def pack_context(
@@ -57,8 +60,9 @@ def pack_context(
 
     Items are taken in the order given. One that does not fit whole is skipped (or, with
     ``compress``, summarised to the room left) and the next one is tried. With ``compress``,
-    the room is shared across the items still to place, so more sources fit, and what is left
-    at the end widens the items cut to their share, most relevant first.
+    the room is shared across the items still to place, so more sources fit (the first may take
+    a quarter of it), and what is left at the end widens the items cut to their share, most
+    relevant first.
 
     Args:
         task: what the packet is for; its terms decide what compression keeps.
@@ -290,6 +294,8 @@ class _Packer:
             # sources; no more than the share set at the start
             left = min(self.budget.max_items - len(self.items), len(candidates) - pos)
             share = min(even, self._share(room, left))
+            if not self.items:  # the best most likely holds the answer: whole, or more of it
+                share = max(share, room // BEST_ITEM_PART)
             full = used_text(item, self.task, self.budget.shape)
             if not full.strip():  # nothing to give (an item found by its tags alone)
                 self.skipped += 1

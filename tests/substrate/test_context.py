@@ -452,6 +452,28 @@ def test_compression_keeps_the_best_items_whole_before_those_ranked_below() -> N
     assert packet.texts[:2] == texts[:2]
 
 
+def test_the_best_item_may_take_a_quarter_of_the_room_to_be_given_whole() -> None:
+    # cut to a sixteenth of the room, the best item kept its shortest match ("Status:
+    # rejected.") and lost the reason; sentences of lower items then answered "why"
+    decision = (
+        "Status: rejected. We considered writing the tokenizer in C as a CPython extension. "
+        "We rejected it: maintaining C code and its build wheels costs more than the 3x "
+        "speed-up is worth."
+    )
+    others = [
+        f"Handler {i} runs when a promise is rejected, "
+        + "and then it logs the reason and the stack and the time of day " * 4
+        + "at last."
+        for i in range(15)
+    ]
+    pool = items(decision, *others)
+    scores = [0.8, *(0.4 - i / 100 for i in range(15))]
+    task = "Why did we reject the C extension?"
+    packet = pack_context(task, pool, scores, budget=ContextBudget(max_chars=2000), compress=True)
+    assert packet.texts[0] == decision and packet.used_chars <= 2000
+    assert len(packet) > 5  # the others share what is left
+
+
 def test_filters_and_duplicates() -> None:
     a, b = items("refund one", "refund two")
     b.scope = "secret"
