@@ -784,18 +784,22 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "command_line_password",
         # a password piped to the tool that sets it: echo "user:SECRET" | chpasswd, echo
-        # SECRET | passwd --stdin user
+        # SECRET | passwd --stdin user; or that reads it so: echo SECRET | sudo -S ..., echo
+        # SECRET | docker login --password-stdin (podman, helm registry login)
         r"(?<![^\s`$(\"'])echo[ \t]+(?:-[ne]{1,2}[ \t]+)?(?P<q>[\"']?)"
         # (a user before the password only for chpasswd: passwd --stdin reads the whole line)
         r"(?:[^\s:\"'|]{1,64}:(?=[^|\n]{0,200}\|[ \t]*" + _SUDO + r"[\w/.]*chpasswd))?"
-        r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*" + _SUDO + r"(?:/[\w/.]*/)?"
-        r"(?:chpasswd|passwd[ \t]+(?:[\w.\-]{1,32}[ \t]+)?--stdin)(?![\w\-])",
-        ("passwd",),  # (chpasswd, passwd --stdin)
+        r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*"
+        r"(?:" + _SUDO + r"(?:/[\w/.]*/)?(?:chpasswd|passwd[ \t]+(?:[\w.\-]{1,32}[ \t]+)?--stdin)"
+        r"|sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S|[^\n|;&]{0,200}?[ \t]--password-stdin)"
+        r"(?![\w\-])",
+        ("passwd", "| sudo", "|sudo", "password-stdin"),  # (chpasswd, passwd --stdin)
         kind="credential",
         lines=True,
         starts=("echo",),
         boundary=False,
-        description='a password piped to chpasswd or passwd --stdin: echo "user:..." | chpasswd',
+        description="a password piped to chpasswd, passwd --stdin, sudo -S or a login's "
+        '--password-stdin: echo "user:..." | chpasswd',
     ),
     Rule(
         "command_line_password",
@@ -829,6 +833,42 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         boundary=False,
         description="a password in SQL (IDENTIFIED BY, SET PASSWORD) or given to htpasswd -b, "
         "smbclient -U user%..., mongosh -p, wpa_passphrase SSID",
+    ),
+    Rule(
+        "command_line_password",
+        # a server's user and password: HAProxy's userlist (user NAME insecure-password ...),
+        # Redis's ACL (ACL SETUSER NAME ... >..., and a users.acl line: user NAME on ... >...),
+        # Windows' net user NAME ... [/add] (not "*", which asks; nor a sentence that names
+        # the command: the password ends its line or an option follows), MinIO's client (mc
+        # alias set ALIAS URL ACCESS_KEY SECRET_KEY; mc config host add, before it)
+        r"(?:(?<![\w\-])user[ \t]+[^\s<>\[\]]+[ \t]+insecure-password[ \t]+"
+        r"|(?i:\bacl[ \t]+setuser)[ \t]+\S+(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+>"
+        r"|(?m:^)[ \t]*user[ \t]+\S+(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+on"
+        r"(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+>"
+        r"|(?i:\bnet[ \t]+user)[ \t]+(?:\"[^\"\n]{1,64}\"|[^\s\"/*]{1,64})[ \t]+"
+        r"(?![/*])(?=\S+[ \t]*(?:$|\r?\n|/))"
+        r"|(?<![^\s`$(\"';&|])mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+"
+        r"[^\s\-]\S*[ \t]+https?://\S+[ \t]+\S+[ \t]+"
+        # aws ssm put-parameter ... --value ... of a SecureString (its lines may go on with \)
+        r"|(?<![^\s`$(\"';&|])aws[ \t]+ssm[ \t]+put-parameter(?=[ \t])"
+        r"(?=(?:[^\n|;&]|\\\r?\n){0,400}?SecureString)"
+        r"(?:[^\n|;&]|\\\r?\n){0,400}?[ \t]--value(?:[ \t]+|=))" + _COMMAND_VALUE,
+        (
+            "insecure-password",
+            "setuser",
+            "on >",
+            "net user",
+            "mc alias",
+            "mc config",
+            "put-parameter",
+        ),
+        kind="credential",
+        lines=True,
+        window=8,  # (put-parameter's --value on a line after, a \ ending each before it)
+        boundary=False,
+        description="a password set for a server's user (HAProxy insecure-password, Redis "
+        "ACL >..., net user), MinIO's mc alias set secret key, aws ssm put-parameter --value "
+        "of a SecureString",
     ),
     Rule(
         "sensitive_assignment",

@@ -846,6 +846,21 @@ def test_a_password_set_for_a_command_is_masked_alone_and_in_its_copies(
         ("az login --service-principal -u app-id -p {} --tenant acme", "command_line_password"),
         ('gh secret set DB_PASSWORD --body "{}"', "command_line_password"),
         ("rabbitmqctl add_user admin {}", "command_line_password"),
+        # a server's user, set with its password
+        ("    user admin insecure-password {}", "command_line_password"),
+        ("ACL SETUSER alice on >{} ~cached:* +get", "command_line_password"),
+        ("user alice on >{} ~* +@all", "command_line_password"),
+        ("net user backupsvc {} /add", "command_line_password"),
+        ('NET USER "Backup Svc" {}', "command_line_password"),
+        ("mc alias set local http://localhost:9000 minio {}", "command_line_password"),
+        # a parameter stored encrypted, its value on a line after the command's first
+        (
+            "aws ssm put-parameter \\\n  --value '{}' \\\n  --type SecureString",
+            "command_line_password",
+        ),
+        # a tool that reads it from the pipe
+        ("echo {} | sudo -S apt-get update", "command_line_password"),
+        ('echo "{}" | docker login -u admin --password-stdin ghcr.io', "command_line_password"),
     ],
 )
 def test_command_line_and_header_passwords_glued_or_spaced(line: str, rule: str) -> None:
@@ -920,6 +935,14 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         'command: ["mysql", "-u", "app", "-p"]',  # asks for one
         'gh secret set DB_PASSWORD --body "$DB_PASSWORD"',
         "rabbitmqctl add_user $RABBIT_USER $RABBIT_PASSWORD",
+        "echo $REGISTRY_PASSWORD | docker login -u ci --password-stdin ghcr.io",
+        "mc alias set local http://localhost:9000 $MINIO_USER $MINIO_PASSWORD",
+        # a parameter stored in clear; a user without a password; a user deleted
+        "aws ssm put-parameter --name /prod/db/host --value db01.internal --type String",
+        "user default on nopass ~* +@all",
+        "net user alice /delete",
+        "The net user command displays the accounts",
+        "echo hello | sudo -s",
         # an example in code or brackets, with no command after it; its word was then masked
         # all through the file
         "a changelog's `PASSWORD=nodejs` example\nnodejs is a runtime",
