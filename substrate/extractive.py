@@ -102,7 +102,8 @@ class ExtractiveAnswerer:
         frame = frame_of(question, wanted)
         asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
         whose = _WHO.match(question) is not None  # a person's heading may be the answer
-        of_status = _OF_STATUS.search(question) is not None  # "Is ADR-8 superseded?"
+        # "Is ADR-8 superseded?" (not "Why was it rejected?": the reason, not the status)
+        of_status = _OF_STATUS.search(question) is not None and not _WHY.match(question)
         of_time = _OF_TIME.search(question) is not None  # "When was ADR-5 decided?"
         event = _event_asked(question)  # "formed" of "When was the Payments team formed?"
         # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
@@ -538,6 +539,8 @@ _OF_STATUS = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
+# A question of a reason
+_WHY = re.compile(r"\s*(?:why|for what reason|how come)\b", re.IGNORECASE)
 # A question of when, and a record's date line ("Date: 2023-09-12", as adr-tools dates one; not
 # "Date: 2 July 2024, 14:00 in room Ada", which tells the time and the place too)
 _OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)

@@ -619,6 +619,13 @@ def test_a_record_s_status_line_answers_only_a_question_of_its_status() -> None:
     # a status word is a question of status too ("Was Project Plover approved?")
     plover = "# Project Plover\n\n## Status\n\nApproved\n"
     assert quoted("Was Project Plover approved?", plover) == "Status: Approved [1]"
+    # asked why, a status word asks the reason, which the status line does not give
+    adr = (
+        "# ADR 6: A C extension for the tokenizer\n\nStatus: rejected.\n\nWe rejected it: "
+        "maintaining C code costs more than the 3x speed-up is worth.\n"
+    )
+    assert "3x speed-up" in quoted("Why was the C extension for the tokenizer rejected?", adr)
+    assert quoted("Was the C extension rejected?", adr) == "Status: rejected. [1]"
     # a date line that tells the time and place answers where
     forum = "# Architecture forum\n\nDate: 2 July 2024, 14:00 in room Ada (Berlin office)\n"
     assert "room Ada" in quoted("Where was the architecture forum?", forum)
