@@ -1,10 +1,11 @@
 """Text analysis shared by the lexical and the semantic channel.
 
 One analyzer turns any text into index terms: Unicode normalisation (NFKC), word split (an
-Indic word keeps its vowel signs), case folding, accents dropped from Latin words, English
-stopwords, Snowball English stemming, and overlapping character bigrams for Chinese, Japanese,
-Korean, Thai, Lao, Myanmar and Khmer runs (those scripts do not separate words with spaces, so
-bigrams are the standard way to make them searchable without a dictionary).
+Indic word keeps its vowel signs; "C++" and "C#" are words), case folding, accents dropped
+from Latin words, English stopwords, Snowball English stemming, and overlapping character
+bigrams for Chinese, Japanese, Korean, Thai, Lao, Myanmar and Khmer runs (those scripts do not
+separate words with spaces, so bigrams are the standard way to make them searchable without a
+dictionary).
 """
 
 from __future__ import annotations
@@ -44,11 +45,17 @@ _CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
 # read the rest of the run each time. Fewer groups than all never match (a group follows).
 _GROUPED = r"(?!(?<=,[0-9]{3},)[0-9]{3}(?![0-9]))[0-9]{1,3}(?:,[0-9]{3})++(?!\w|,[0-9])"
 GROUPED_NUMBER = re.compile(rf"(?<![\w,]){_GROUPED}")
+# Names of languages and compilers a single letter and its marks spell: "C++", "C#", "F#", "g++"
+# ("C" alone, like any single letter, is no term: it would match every "c" of "vitamin C")
+# ("C++17" is "c++" and "17": a version after the name is a word of its own)
+# (its letter first, the look back after it: a pattern opening with a look back is tried at
+# every character, one opening with a letter only where a letter is)
+_LANGUAGE = r"(?:[CcGg](?<![\w+#].)\+\+|[CcFfJjQq](?<![\w+#].)#)(?![^\W\d]|[_+#])"
 # On ASCII text the full pattern below reduces to this one, which compiles 50x faster: a
 # process that only ever sees ASCII (most queries) never pays for the CJK character classes.
 # The repeats are possessive (``*+``): they never give back, which changes no match (nothing
 # follows them) but keeps a long ``a_b_c_…`` run from growing the matcher's backtracking stack.
-_ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|[^\W_]+(?:_[^\W_]+)*+)")
+_ASCII_TOKEN_RE = re.compile(rf"()({_GROUPED}|{_LANGUAGE}|[^\W_]+(?:_[^\W_]+)*+)")
 
 
 @functools.cache
@@ -56,7 +63,7 @@ def _token_re() -> re.Pattern[str]:
     # one character class for the letters and marks of the Basic Multilingual Plane, which a
     # word is run through at the speed of a single class; letters beyond it (rare) one by one
     letter = rf"(?:[{_word_characters()}]++|[^\W_\x00-\uffff])"
-    return re.compile(rf"([{_CJK}]+)|({_GROUPED}|{letter}++(?:_{letter}++)*+)")
+    return re.compile(rf"([{_CJK}]+)|({_GROUPED}|{_LANGUAGE}|{letter}++(?:_{letter}++)*+)")
 
 
 def _word_characters() -> str:

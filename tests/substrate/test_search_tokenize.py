@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from substrate.item import SubstrateItem
 from substrate.search.tokenize import Analyzer, item_surface, word_spans
 
 
@@ -34,6 +35,40 @@ def test_keeps_digits_and_splits_on_punctuation(analyzer: Analyzer) -> None:
         "v2",
         "5",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Written in C++ and C#, built with g++", ["written", "c++", "c#", "built", "g++"]),
+        ("C++17 and C++/CLI; F# on .NET", ["c++", "17", "c++", "cli", "f#", "net"]),
+        ("ünd C# über", ["und", "c#", "uber"]),  # (the pattern for text that is not ASCII)
+        # a letter and marks inside a word, an increment, a single letter: no term
+        ("i++ x++ ++c++ c#d A#B vitamin C", ["vitamin"]),
+    ],
+)
+def test_languages_a_letter_and_its_marks_spell_are_terms(
+    analyzer: Analyzer, text: str, expected: list[str]
+) -> None:
+    assert analyzer.terms(text) == expected
+    spans = [text[a:b] for a, b in word_spans(text)]  # a match is shown where it is
+    assert [w.casefold() for w in spans if "+" in w or "#" in w] == [
+        t for t in expected if "+" in t or "#" in t
+    ]
+
+
+def test_a_language_is_found_by_its_name(tmp_path: Path) -> None:
+    from substrate.store import Substrate
+
+    store = Substrate(tmp_path / "shard")
+    for item in (
+        SubstrateItem("text", "The render engine is written in C++.", id="engine"),
+        SubstrateItem("text", "The desktop tools are written in C#.", id="tools"),
+        SubstrateItem("text", "Oranges are written about for their vitamin C.", id="c"),
+    ):
+        store.put(item)
+    assert [h.item.id for h in store.hits("C++", 5)] == ["engine"]
+    assert [h.item.id for h in store.hits("written in C#", 5)][0] == "tools"
 
 
 def test_a_number_with_thousands_separators_is_one_term_and_its_parts(analyzer: Analyzer) -> None:
