@@ -311,6 +311,7 @@ def search_cmd(
     rows: list[dict[str, Any]] = []
     hint = None
     skipped = 0  # results that matched before the page --offset asks for
+    more = False  # results matched past the page (one more is looked for to tell)
     if not analyzer.terms(query):
         substrate.hits(query, k, filters=filters)  # finds nothing, but reads the shard as any
         # search does: a corrupt one fails (exit 3) whatever the words asked for
@@ -321,14 +322,15 @@ def search_cmd(
             else "the query has no words, only punctuation or symbols; search for a word"
         )
     else:
-        hits = substrate.hits(query, k + offset, filters=filters, explain=explain)
+        hits = substrate.hits(query, k + offset + 1, filters=filters, explain=explain)
         matched = [
             h
             for h in hits
             if app_state.can_read(h.item.scope)  # defence in depth: the filter did this
             and (h.score >= min_score if min_score is not None else not _aside(h, hits))
         ]
-        kept, skipped = matched[offset:], min(offset, len(matched))
+        kept, skipped = matched[offset : offset + k], min(offset, len(matched))
+        more = len(matched) > offset + k
         names = shown_sources([h.item for h in kept])
         # a note a newer one among the results replaced is marked, as `ask` passes it over
         replaced = {i: safe_text(by) for i, by in superseded([h.item for h in kept]).items()}
@@ -341,7 +343,8 @@ def search_cmd(
     )
     if how is Mode.JSON:
         extra = {"did_you_mean": meant} if meant else {}
-        output.emit_json({"query": shown, "n": len(rows), "results": rows, **extra})
+        page = {"query": shown, "n": len(rows), "more": more, "results": rows}
+        output.emit_json({**page, **extra})
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     elif rows:

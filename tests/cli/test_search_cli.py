@@ -225,7 +225,7 @@ def test_empty_query_is_a_usage_error(mixle: Run, filled: dict[str, str]) -> Non
 def test_stopword_query_finds_nothing_with_a_hint(mixle: Run, filled: dict[str, str]) -> None:
     result = mixle("search", "the and of what", "--json")
     assert result.exit_code == 0
-    assert result.json() == {"query": "the and of what", "n": 0, "results": []}
+    assert result.json() == {"query": "the and of what", "n": 0, "more": False, "results": []}
     assert "hint:" in result.stderr and "very common or very short words" in result.stderr
     assert mixle("search", "the").stdout == ""
     punctuation = mixle("search", "!!!???")
@@ -771,6 +771,11 @@ def test_offset_pages_through_listings_and_results(mixle: Run) -> None:
     second = mixle("search", "heron", "--limit", "2", "--offset", "2", "--jsonl").jsonl()
     assert [row["id"] for row in second] == found[2:4]
     assert [row["rank"] for row in second] == [3, 4]
+    # a page says whether another follows it
+    assert [
+        mixle("search", "heron", "-n", "2", "--offset", str(at), "--json").json()["more"]
+        for at in (0, 2, 3, 4)
+    ] == [True, True, False, False]
     beyond = mixle("search", "heron", "--offset", "50")
     assert beyond.exit_code == 0 and "no results past the first 5" in beyond.stderr
     none = mixle("search", "heron", "--kind", "record", "--offset", "2")  # nothing matches
