@@ -109,6 +109,8 @@ _TEMPLATE = re.compile(
 _WHOLE_REFERENCE = re.compile(
     r"(?:"
     r"\$[A-Za-z_][\w]*"  # $VAR
+    r"|(?i:\$env:)[A-Za-z_][\w]*"  # $env:VAR (PowerShell)
+    r"|![A-Z_][A-Z0-9_]*!"  # !VAR! (a batch file's delayed expansion)
     r"|\$\$[A-Z_][A-Z0-9_]*"  # $$VAR: a compose file's escaped one
     r"|\$\d"  # $1
     r"|%[sdvrqx]|\{\d*\}|\?"  # format holes

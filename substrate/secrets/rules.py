@@ -536,6 +536,9 @@ _PRE_SHARED_KEY = (
     r"(?:(?<![\w.\-])(?i:(?:wpa_)?psk)[ \t]*=[ \t]*|:[ \t]*PSK[ \t]+(?=[\"']))"
     r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`#;]+))"
 )
+# A shell command's words, up to its end: a quoted word may hold ; & |, and a \ at a line's
+# end goes on to the next
+_SHELL_WORDS = r"""(?:[^\n|;&'"\\]|'[^'\n]*'|"[^"\n]*"|\\\r?\n|\\.)"""
 # A password given to a command: quoted (in single quotes, '' is SQL's escaped quote), or a
 # bare word of the command line
 _COMMAND_VALUE = (
@@ -791,7 +794,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?:[^\s:\"'|]{1,64}:(?=[^|\n]{0,200}\|[ \t]*" + _SUDO + r"[\w/.]*chpasswd))?"
         r"(?P<secret>[^\s\"'|]{4,128})(?P=q)[ \t]*\|[ \t]*"
         r"(?:" + _SUDO + r"(?:/[\w/.]*/)?(?:chpasswd|passwd[ \t]+(?:[\w.\-]{1,32}[ \t]+)?--stdin)"
-        r"|sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S|[^\n|;&]{0,200}?[ \t]--password-stdin)"
+        r"|sudo(?:[ \t]+-[A-Za-z]+(?:[ \t]+[^\s\-]\S*)?)*?[ \t]+(?:-[A-Za-z]*S|--stdin)"
+        r"|[^\n|;&]{0,200}?[ \t]--password-stdin)"
         r"(?![\w\-])",
         ("passwd", "| sudo", "|sudo", "password-stdin"),  # (chpasswd, passwd --stdin)
         kind="credential",
@@ -836,39 +840,50 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "command_line_password",
-        # a server's user and password: HAProxy's userlist (user NAME insecure-password ...),
-        # Redis's ACL (ACL SETUSER NAME ... >..., and a users.acl line: user NAME on ... >...),
-        # Windows' net user NAME ... [/add] (not "*", which asks; nor a sentence that names
-        # the command: the password ends its line or an option follows), MinIO's client (mc
-        # alias set ALIAS URL ACCESS_KEY SECRET_KEY; mc config host add, before it)
+        # a server's user and password in its own file, where no shell ends the value early:
+        # HAProxy's userlist (user NAME insecure-password ...), a Redis users.acl or
+        # redis.conf line (user NAME on ... >...)
         r"(?:(?<![\w\-])user[ \t]+[^\s<>\[\]]+[ \t]+insecure-password[ \t]+"
-        r"|(?i:\bacl[ \t]+setuser)[ \t]+\S+(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+>"
-        r"|(?m:^)[ \t]*user[ \t]+\S+(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+on"
-        r"(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+>"
-        r"|(?i:\bnet[ \t]+user)[ \t]+(?:\"[^\"\n]{1,64}\"|[^\s\"/*]{1,64})[ \t]+"
-        r"(?![/*])(?=\S+[ \t]*(?:$|\r?\n|/))"
-        r"|(?<![^\s`$(\"';&|])mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+"
-        r"[^\s\-]\S*[ \t]+https?://\S+[ \t]+\S+[ \t]+"
-        # aws ssm put-parameter ... --value ... of a SecureString (its lines may go on with \)
-        r"|(?<![^\s`$(\"';&|])aws[ \t]+ssm[ \t]+put-parameter(?=[ \t])"
-        r"(?=(?:[^\n|;&]|\\\r?\n){0,400}?SecureString)"
-        r"(?:[^\n|;&]|\\\r?\n){0,400}?[ \t]--value(?:[ \t]+|=))" + _COMMAND_VALUE,
-        (
-            "insecure-password",
-            "setuser",
-            "on >",
-            "net user",
-            "mc alias",
-            "mc config",
-            "put-parameter",
-        ),
+        r"|(?m:^)[ \t]*(?:[-*][ \t]+)?user[ \t]+\S+(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+on"
+        r"(?:[ \t]+[^\s>]\S*){0,20}?[ \t]+>)(?!\{\{)(?P<secret>\S{4,128})",
+        ("insecure-password", "on >"),
+        kind="credential",
+        lines=True,
+        boundary=False,
+        description="a password set for a server's user: HAProxy insecure-password, Redis ACL >...",
+    ),
+    Rule(
+        "command_line_password",
+        # a user's password set by a command: Redis's ACL SETUSER NAME ... >... (quoted, or
+        # its > escaped, from a shell); Windows' net user NAME ... [/add], where a command
+        # starts (not "The net user base expanded"; not "*", which asks), the password ending
+        # its line or followed by an option or the shell's next word; MinIO's client (mc
+        # alias set ALIAS URL ACCESS_KEY SECRET_KEY; mc config host add, before it)
+        r"(?:(?i:\bacl[ \t]+setuser)[ \t]+\S+(?:[ \t]+(?![\"']?>|\\>)\S+){0,20}?[ \t]+"
+        r"[\"']?\\?>"
+        r"|(?:(?m:^)[ \t]*(?:[-*][ \t]+|(?:PS[ \t]+)?\S*[>$#][ \t]*|`)?|(?<=[&|;`(])[ \t]*)"
+        r"(?i:net(?:\.exe)?[ \t]+user)[ \t]+(?:\"[^\"\n]{1,64}\"|[^\s\"/*]{1,64})[ \t]+"
+        r"(?![/*]|[\d.,]+(?:\s|$))"  # (a number: "net user count 4512" in a report)
+        r"(?=(?:\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'`&|>]+)[ \t]*(?:$|\r?\n|/[A-Za-z]|[&|`]|\d?>))"
+        r"|(?<![^\s`$(\"';&|/])mc(?:li)?(?:\.exe)?(?:[ \t]+--?[\w\-]+)*[ \t]+"
+        r"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+--?[\w\-]+)*[ \t]+[^\s\-]\S*"
+        r"[ \t]+(?:\\\r?\n[ \t]*)?https?://\S+[ \t]+(?:\\\r?\n[ \t]*)?"
+        # (not an option, which asks for the keys, nor a placeholder: SECRET_KEY)
+        r"(?:\{\{[^}\n]*\}\}|[^\s\-{]\S*)[ \t]+(?:\\\r?\n[ \t]*)?"
+        r"(?!-|[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\s|$))"
+        # aws [options] ssm put-parameter ... --value ... --type SecureString, in any order
+        # (over lines ending in \; a quoted value may hold ; & |), not a file's name
+        r"|(?<![^\s`$(\"';&|/])aws(?:[ \t]+--?[\w\-]+(?:[ \t]+[^\s\-]\S*)?)*?[ \t]+ssm[ \t]+"
+        r"put-parameter(?=[ \t])(?=" + _SHELL_WORDS + r"{0,400}?[ \t]--type(?:[ \t]+|=)"
+        r"[\"']?SecureString)" + _SHELL_WORDS + r"{0,400}?[ \t]--value(?:[ \t]+|=)"
+        r"(?![\"']?(?:-|fileb?://)))" + _COMMAND_VALUE,
+        ("setuser", "net user", "net.exe user", "alias set", "host add", "put-parameter"),
         kind="credential",
         lines=True,
         window=8,  # (put-parameter's --value on a line after, a \ ending each before it)
         boundary=False,
-        description="a password set for a server's user (HAProxy insecure-password, Redis "
-        "ACL >..., net user), MinIO's mc alias set secret key, aws ssm put-parameter --value "
-        "of a SecureString",
+        description="a password set by a command: Redis ACL SETUSER >..., net user, MinIO's "
+        "mc alias set secret key, aws ssm put-parameter --value of a SecureString",
     ),
     Rule(
         "sensitive_assignment",

@@ -858,8 +858,26 @@ def test_a_password_set_for_a_command_is_masked_alone_and_in_its_copies(
             "aws ssm put-parameter \\\n  --value '{}' \\\n  --type SecureString",
             "command_line_password",
         ),
+        # from a shell, which reads an unquoted > as a redirection
+        ("redis-cli ACL SETUSER worker on '>{}' ~jobs:* +@list", "command_line_password"),
+        ("redis-cli ACL SETUSER app on \\>{}", "command_line_password"),
+        ("  - user app on >{} ~* +@all", "command_line_password"),
+        # the shell's next word after it, or inline code's end
+        (
+            "net user svc_bkp {} & net localgroup administrators svc_bkp /add",
+            "command_line_password",
+        ),
+        ("Run `net user svc_sql {}` to reset it.", "command_line_password"),
+        ("C:\\> net.exe user svc {} >nul", "command_line_password"),
+        # a tool called by its path, with options; aws with its own first
+        ("./mc alias set --insecure local http://minio:9000 admin {}", "command_line_password"),
+        (
+            "aws --profile prod ssm put-parameter --value {} --type SecureString",
+            "command_line_password",
+        ),
         # a tool that reads it from the pipe
         ("echo {} | sudo -S apt-get update", "command_line_password"),
+        ("echo {} | sudo -u deploy -S ls", "command_line_password"),
         ('echo "{}" | docker login -u admin --password-stdin ghcr.io', "command_line_password"),
     ],
 )
@@ -943,6 +961,19 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "net user alice /delete",
         "The net user command displays the accounts",
         "echo hello | sudo -s",
+        # words of a report, not a command: "net user" begins no command there, or the value
+        # is a count
+        "The net user base expanded\n\nRevenue expanded in every region.",
+        "| Net user growth rate / churn | 3% |",
+        "net user count 4512",
+        # mc asks for the keys; a placeholder; variables of PowerShell and of a batch file
+        "mc alias set myminio http://minio:9000 admin --insecure\nmc ls --insecure myminio/",
+        "mc alias set myminio http://localhost:9000 ACCESS_KEY SECRET_KEY",
+        "net user alice $env:NEWPASS /add",
+        "net user alice !PASSWORD! /add",
+        # a file holding the value; a String parameter whose description names the other type
+        "aws ssm put-parameter --name /p --value file://secret.txt --type SecureString",
+        'aws ssm put-parameter --value 10.0.12.7 --type String \\\n  --description "SecureString"',
         # an example in code or brackets, with no command after it; its word was then masked
         # all through the file
         "a changelog's `PASSWORD=nodejs` example\nnodejs is a runtime",
