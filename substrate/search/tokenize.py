@@ -60,8 +60,8 @@ _ASCII_MARKED_RE = re.compile(rf"()({_GROUPED}|{_LANGUAGE}|[^\W_]+(?:_[^\W_]+)*+
 
 
 def _words_of(text: str) -> re.Pattern[str]:
-    """The pattern that splits ``text`` into words: one that knows "C++" and "C#" only for a
-    text holding a "+" or a "#" (it splits others a fifth slower)."""
+    """The pattern that splits ``text`` into words. The one that knows "C++" and "C#" splits
+    words a fifth slower: only a text holding a "+" or a "#" needs it."""
     marked = "+" in text or "#" in text
     if text.isascii():
         return _ASCII_MARKED_RE if marked else _ASCII_TOKEN_RE

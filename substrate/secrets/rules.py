@@ -797,7 +797,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"|sudo(?:[ \t]+-[A-Za-z]+(?:[ \t]+[^\s\-]\S*)?)*?[ \t]+(?:-[A-Za-z]*S|--stdin)"
         r"|[^\n|;&]{0,200}?[ \t]--password-stdin)"
         r"(?![\w\-])",
-        ("passwd", "| sudo", "|sudo", "password-stdin"),  # (chpasswd, passwd --stdin)
+        ("passwd", "| sudo", "|sudo", "password-stdin"),
         kind="credential",
         lines=True,
         starts=("echo",),
