@@ -407,7 +407,12 @@ def credential_ok(value: str) -> bool:
     v = value.strip()
     if len(v) < 4 or not any(ch.isalnum() for ch in v):
         return False
-    return not (is_reference(v) or is_placeholder(v))
+    # ("-p ROOT_PASSWORD", "mc alias set ... ACCESS_KEY SECRET_KEY": a name a reader fills in)
+    return not (is_reference(v) or is_placeholder(v) or _UPPER_NAME.fullmatch(v))
+
+
+# A name of upper-case words joined by "_", as documentation writes what to fill in
+_UPPER_NAME = re.compile(r"[A-Z]+(?:_[A-Z]+)+")
 
 
 def _norm(text: str) -> str:

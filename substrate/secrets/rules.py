@@ -868,9 +868,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"|(?<![^\s`$(\"';&|/])mc(?:li)?(?:\.exe)?(?:[ \t]+--?[\w\-]+)*[ \t]+"
         r"(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+--?[\w\-]+)*[ \t]+[^\s\-]\S*"
         r"[ \t]+(?:\\\r?\n[ \t]*)?https?://\S+[ \t]+(?:\\\r?\n[ \t]*)?"
-        # (not an option, which asks for the keys, nor a placeholder: SECRET_KEY)
-        r"(?:\{\{[^}\n]*\}\}|[^\s\-{]\S*)[ \t]+(?:\\\r?\n[ \t]*)?"
-        r"(?!-|[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\s|$))"
+        # (not an option, which makes mc ask for the keys)
+        r"(?:\{\{[^}\n]*\}\}|[^\s\-{]\S*)[ \t]+(?:\\\r?\n[ \t]*)?(?!-)"
         # aws [options] ssm put-parameter ... --value ... --type SecureString, in any order
         # (over lines ending in \; a quoted value may hold ; & |), not a file's name
         r"|(?<![^\s`$(\"';&|/])aws(?:[ \t]+--?[\w\-]+(?:[ \t]+[^\s\-]\S*)?)*?[ \t]+ssm[ \t]+"

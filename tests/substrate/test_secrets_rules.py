@@ -924,6 +924,13 @@ def test_a_password_after_pass_the_verb_or_the_noun_is_masked(line: str) -> None
     assert "Xk9#mQ2vL7" not in shown and "[REDACTED" in shown, shown
 
 
+def test_a_server_s_own_file_masks_the_password_to_the_next_blank() -> None:
+    # no shell reads these files: ";", "<" and "&" are the password's
+    for line in ("  user admin insecure-password Pq9;vTx4&mW", "user app on >Pq9;vTx4<mW ~*"):
+        shown = redact_secrets(line)
+        assert "Pq9" not in shown and "mW" not in shown, shown
+
+
 def test_both_passphrases_of_ssh_keygen_are_masked() -> None:
     old, new = rnd(12), rnd(12)
     for line in (f"ssh-keygen -p -f key -P {old} -N {new}", f"ssh-keygen -p -N {new} -P {old}"):
@@ -970,6 +977,10 @@ def test_an_aws_session_token_with_its_run_of_slashes_is_masked() -> None:
         "mc alias set myminio http://minio:9000 admin --insecure\nmc ls --insecure myminio/",
         "mc alias set myminio http://localhost:9000 ACCESS_KEY SECRET_KEY",
         "net user alice $env:NEWPASS /add",
+        "mc alias set myminio http://localhost:9000 {{ minio_user }} {{ minio_password }}",
+        # an upper-case name of words: what documentation asks the reader to fill in
+        "docker login -u ci -p REGISTRY_PASSWORD ghcr.io",
+        "mysql -u root -pROOT_PASSWORD orders",
         "net user alice !PASSWORD! /add",
         # a file holding the value; a String parameter whose description names the other type
         "aws ssm put-parameter --name /p --value file://secret.txt --type SecureString",
