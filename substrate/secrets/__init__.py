@@ -19,7 +19,8 @@ from substrate.secrets.baseline import (
     update_baseline,
 )
 from substrate.secrets.fields import scan_item, scan_substrate
-from substrate.secrets.rules import RULE_NAMES, RULES, Rule
+from substrate.secrets.rule import Rule
+from substrate.secrets.rules import RULE_NAMES, RULES
 from substrate.secrets.sarif import sarif_log
 from substrate.secrets.scan import (
     SecretFinding,

@@ -23,6 +23,11 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from substrate.errors import InvalidInputError
+from substrate.secrets.assignments import (
+    CSV_COLUMNS_RULE,
+    KUBERNETES_SECRET_RULE,
+    TABLE_CELLS_RULE,
+)
 from substrate.secrets.hits import Accepted, Hit, shifted_hit
 from substrate.secrets.joined import joined_hits, may_join
 from substrate.secrets.keywords import (
@@ -39,14 +44,8 @@ from substrate.secrets.prefilter import (
     word_filter,
     word_filters,
 )
-from substrate.secrets.rules import (
-    CSV_COLUMNS_RULE,
-    KUBERNETES_SECRET_RULE,
-    MAX_KEY_BLOCK,
-    RULES,
-    TABLE_CELLS_RULE,
-    Rule,
-)
+from substrate.secrets.rule import Rule
+from substrate.secrets.rules import MAX_KEY_BLOCK, RULES
 from substrate.secrets.slashes import escapes_slashes, hits_with_plain_slashes
 from substrate.secrets.verdict import consider
 

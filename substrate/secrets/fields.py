@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from substrate.secrets.assignments import KUBERNETES_SECRET_RULE
 from substrate.secrets.copies import (
     LOCATIONS,
     Copies,
@@ -31,7 +32,6 @@ from substrate.secrets.keynames import classify_key
 from substrate.secrets.kubernetes import secret_value
 from substrate.secrets.paths import PATH_KEYS, find_secrets_in_path
 from substrate.secrets.placeholders import worth_reporting
-from substrate.secrets.rules import KUBERNETES_SECRET_RULE
 from substrate.secrets.scan import SecretFinding, SecretScan, preview, safe_text
 from substrate.secrets.screen import SHORT_LEN, may_hold_secret, may_hold_secrets
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
-from substrate.secrets.rules import RULES, Rule
+from substrate.secrets.rule import Rule
+from substrate.secrets.rules import RULES
 
 
 def _is_token_rule(rule: Rule) -> bool:

@@ -23,8 +23,8 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from substrate.secrets.assignments import KUBERNETES_SECRET_RULE
 from substrate.secrets.placeholders import is_placeholder, worth_reporting
-from substrate.secrets.rules import KUBERNETES_SECRET_RULE
 
 # base64 of fewer than 7 bytes ("admin", "bar\n"): a user name or a flag, more often than not
 MIN_ENCODED = 12

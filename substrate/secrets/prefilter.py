@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from substrate.secrets.rules import Rule
+from substrate.secrets.rule import Rule
 
 MIN_WORD = 12
 # Reduced texts: distinct words at least this long.

@@ -8,7 +8,7 @@ characters are the public type marker; placeholder and entropy checks apply to t
 
 from __future__ import annotations
 
-from substrate.secrets.rules import Rule
+from substrate.secrets.rule import Rule
 
 # fmt: off
 PROVIDER_RULES: tuple[Rule, ...] = (

@@ -31,7 +31,7 @@ from substrate.secrets.placeholders import (
     says_something,
     worth_reporting,
 )
-from substrate.secrets.rules import Rule
+from substrate.secrets.rule import Rule
 from substrate.secrets.shapes import (
     RANDOM_BASE64,
     valid_jwt,
@@ -682,7 +682,7 @@ def _code_in_text(value: str) -> bool:
 _STRUCT_TAG = re.compile(r'[A-Za-z_][\w.-]*:"[^"]*"(?:[ \t]+[A-Za-z_][\w.-]*:"[^"]*")*')
 _NUMBER = re.compile(r"(?:0[xob][\da-f_]+|[\d_]+(?:\.[\d_]*)?(?:e[+-]?\d+)?)[a-z]{0,3}\b", re.I)
 _AT_INSIDE = re.compile(r"\w@\S")
-# What ends an unquoted value of ``key = value`` in running text (``rules._BARE``).
+# What ends an unquoted value of ``key = value`` in running text (``assignments._BARE``).
 _CUT_SHORT = re.compile(r"[\s\"'`,;&<\\]")
 _CODE_MARKS = re.compile(r"\$\{|\$\(|\w\(|\{\{|\$[A-Z_][A-Z0-9_]*\b")
 _SETTING = re.compile(r"[A-Za-z_][\w.\-]*=")

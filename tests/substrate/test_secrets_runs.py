@@ -9,7 +9,8 @@ import re
 from substrate.secrets.engine import KEYWORDLESS
 from substrate.secrets.paths import find_secrets_in_path
 from substrate.secrets.prefilter import run_pattern
-from substrate.secrets.rules import RULES, Rule
+from substrate.secrets.rule import Rule
+from substrate.secrets.rules import RULES
 from substrate.secrets.screen import (
     keywordless_may_match,
     may_hold_secrets,
