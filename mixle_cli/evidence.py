@@ -11,8 +11,8 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.errors import usage
-from mixle_cli.stdin import refuse_a_terminal, stdin_lines, stdin_text
+from mixle_cli.errors import OPERATIONAL, fail, usage
+from mixle_cli.stdin import read_limited, refuse_a_terminal, stdin_lines, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
@@ -97,6 +97,25 @@ def piped(text: str | None, what: str = "query") -> str:
     hint = "give a shorter text; to store a long one, use mixle add - or mixle ingest -"
     # the line break echo or a file ends with is not part of it
     return stdin_text(PIPED_TEXT_LIMIT, hint).rstrip("\r\n")
+
+
+def text_or_file(text: str | None, what: str) -> str:
+    """``piped``, or the text of the file ``text`` names (``mixle verify draft.md``): a
+    text that is the path of a file is no text to check."""
+    if text is None or "\n" in text or not os.path.isfile(text):
+        return piped(text, what)
+    from substrate import shown_path
+
+    name = shown_path(text)
+    try:
+        with open(text, "rb") as fh:
+            data = read_limited(fh, PIPED_TEXT_LIMIT, name, "check it in parts")
+    except OSError as exc:
+        fail(f"cannot read {name}: {exc.strerror or exc}", OPERATIONAL)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        usage(f"{name} is not valid UTF-8 (byte {exc.start})")
 
 
 def listed_ids(values: list[str]) -> list[str]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from substrate.designators import designators, names_another
 from substrate.errors import InvalidInputError
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
+from substrate.notestatus import may_back, not_in_force
 from substrate.pronouns import pronoun_for
 from substrate.quantities import other_units
 from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
@@ -49,10 +51,19 @@ OVERLAP_THRESHOLD = 0.5
 def sentence_claims(text: str) -> list[str]:
     """Claims of ``text``: its sentences (and lines) of at least two words; a sentence
     wrapped over lines is one claim (``unwrapped``), a numbered list item's number is none
-    of its words."""
-    parts = [part for line in unwrapped(text) for part in split_sentences(line)]
+    of its words. A question and a Markdown heading state nothing: neither is a claim ("Was
+    the upgrade done without downtime?" is not backed by a note saying it was)."""
+    lines = [line for line in unwrapped(text) if not _HEADING.match(line)]
+    parts = [part for line in lines for part in split_sentences(line)]
     claims = (_LIST_NUMBER.sub("", p, count=1).strip() for p in parts)
-    return [claim for claim in claims if len(claim.split()) >= 2]
+    return [claim for claim in claims if len(claim.split()) >= 2 and not _asks(claim)]
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip("\"')]\u201d\u2019*_ ").endswith("?")
+
+
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
 
 
 def quotes_apart(answer: str) -> str:
@@ -194,6 +205,9 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     # and what the claim says of its names must be said there too: "Lena Park owns the
     # refund policy" is not "Lena Park owns the incident runbook" (two words of five alike)
     proper = named_terms(claim, proper=True) & words
+    # "PostgreSQL was rejected for orders": a sentence that does not say so is about the
+    # thing, not the decision ("The orders database runs on PostgreSQL")
+    turned_down = bool(words & _TURNED_DOWN)
     about = words - proper if proper else frozenset()
     negated = _negated_about(claim, words)
     prefixed = sides(claim)  # "non-defective items" are another claim's subject
@@ -228,6 +242,8 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
         if names_another(marked, sentence):
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
+            continue
+        if turned_down and not found & _TURNED_DOWN:
             continue
         if (
             _negated_about(sentence, words) != negated
@@ -385,18 +401,34 @@ _DENIED = re.compile(  # (possessive: white space is never given back and tried 
 
 def _reversed(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` gives a change the other way round from ``claim``: "from 1.28 to
-    1.30", "from Kubernetes 1.27 to 1.29", "from RabbitMQ to Kafka" against the claim's "from
-    1.30 to 1.28", "from 1.29 to 1.27", "from Kafka to RabbitMQ" (by what tells the two ends
-    apart: Kubernetes is on both sides of the second)."""
-    said = [(terms(was), terms(now)) for was, now in _FROM_TO.findall(sentence)]
-    for was, now in _FROM_TO.findall(claim):
-        before, after = terms(was), terms(now)
-        only_before, only_after = before - after, after - before
-        back = any(only_after & s_was and only_before & s_now for s_was, s_now in said)
+    1.30", "from Kubernetes 1.27 to 1.29", "Kafka, replacing RabbitMQ" against the claim's
+    "from 1.30 to 1.28", "from 1.29 to 1.27", "RabbitMQ replaced Kafka" (by what tells the two
+    ends apart: Kubernetes is on both sides of the second)."""
+    said = _changes(sentence)
+    for was, now in _changes(claim):
+        only_was, only_now = was - now, now - was
+        back = any(only_now & s_was and only_was & s_now - s_was for s_was, s_now in said)
         # (a sentence telling both ways, "upgraded ... and rolled back ...", has the claim's)
-        if back and not any(only_before & s_was and only_after & s_now for s_was, s_now in said):
+        if back and not any(only_was & s_was and only_now & s_now for s_was, s_now in said):
             return True
     return False
+
+
+def _changes(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """The changes ``text`` tells of, each as the terms of what was left and of what was
+    taken: "from X to Y", "replaced X with Y", "X was replaced by Y", "Y replaced X", and "Y,
+    replacing X" (or "instead of X"), where what is taken is told by the rest of the text."""
+    low = text.lower()
+    if not any(word in low for word in _CHANGE_WORDS):
+        return []
+    told = [
+        (terms(change["old"]), terms(change["new"]))
+        for pattern in (_FROM_TO, *_CHANGES)
+        for change in pattern.finditer(text)
+    ]
+    for taken in _passed_over(text):
+        told.append((terms(taken["old"]), terms(text[: taken.start()] + " " + text[taken.end() :])))
+    return told
 
 
 # Words whose opposite a note says in their place: "optional" where it says "mandatory"
@@ -411,7 +443,8 @@ _OPPOSITES = (
     ("online", "offline"),
     ("increase increased increases", "decrease decreased decreases"),
     ("upgrade upgraded", "downgrade downgraded"),
-    ("accepted approved", "rejected declined"),
+    # (a decision: "We will use PostgreSQL" is not "PostgreSQL was rejected")
+    ("accepted approved adopted agreed use used", "rejected declined dropped postponed"),
     ("open opens opened", "closed closes shut"),
     ("earlier earliest", "later latest"),
     ("first", "last final"),
@@ -421,6 +454,9 @@ _OPPOSITES = (
     ("strongly highly heavily greatly", "weakly slightly mildly marginally barely"),
     ("strong", "weak"),
 )
+# What says a thing was turned down: one of them is the claim's point ("dropped" and
+# "postponed" are not: "pages dropped from 38 to 11", "moves from November to January")
+_TURNED_DOWN = terms("rejected declined abandoned withdrawn cancelled canceled vetoed")
 # The same for words that are no index terms (or not all of them), told as written
 _WORD_OPPOSITES = (
     ("after", "before"),
@@ -567,7 +603,7 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
     low = sentence.lower()
     if not any(word in low for word in _CHANGE_WORDS) or _CHANGE_CLAIM.search(claim):
         return False
-    for taken in _PASSED_OVER.finditer(sentence):  # named there alone, not in the choice too
+    for taken in _passed_over(sentence):  # named there alone, not in the choice too
         rest = terms(sentence[: taken.start()] + " " + sentence[taken.end() :])
         if (words & terms(taken["old"])) - rest:
             return True
@@ -603,6 +639,12 @@ _CHANGES = (
         rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
         rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
     ),
+    # "Y replaced X", "Y replaces X" (not "replaced X with Y", nor "is replaced by Y")
+    re.compile(
+        rf"(?i)(?P<new>{_OLD})(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbeen)(?<!\bgot)"
+        rf"\s+replac(?:ed|es)\s+(?!(?:with|by)\b)(?!{_WORDS}(?:\s+{_WORDS}){{0,3}}?\s+with\b)"
+        rf"(?P<old>{_NEW})"
+    ),
 )
 # Words after which the sentence goes on about the choice, not the thing passed over ("rather
 # than merge for small fixes": merge is passed over, for small fixes; "replacing Jenkins with
@@ -621,6 +663,15 @@ _PASSED_OVER = re.compile(
     rf"(?:\s+(?!{_GOES_ON}){_WORDS}){{0,3}})"
 )
 _CHANGE_WORDS = ("from", "replac", "instead", "in place", "rather than")
+# A sentence passes over a thing or two: each one read costs a reading of the whole sentence,
+# so a text of thousands ("replacing a replacing a ...") is read for its first few only
+_PASSED_OVER_READ = 8
+
+
+def _passed_over(sentence: str) -> Iterator[re.Match[str]]:
+    return itertools.islice(_PASSED_OVER.finditer(sentence), _PASSED_OVER_READ)
+
+
 # A claim telling of a change itself: "The team migrated from RabbitMQ", "Jenkins was replaced"
 _CHANGE_CLAIM = re.compile(
     rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+(?:from|away)\b|\breplac\w*"
@@ -705,6 +756,7 @@ def check_factuality(
     scopes: Iterable[str] | None = None,
     masked_credentials: bool = False,
     asked_of: Collection[str] = (),
+    proposals_back: bool = False,
 ) -> FactualityReceipt:
     """Ground each claim of ``answer`` against ``substrate``.
 
@@ -723,6 +775,9 @@ def check_factuality(
             stated_secrets``): a claim holding a mask is as unconfirmable as one stating one.
         asked_of: identifiers the question gave ("ADR-002"): a replaced note titled by one
             backs claims still, as ``current_evidence`` keeps it for the answer.
+        proposals_back: whether a note never in force (a proposal, a draft, one turned down)
+            backs a claim stating what it says as done (an answer that warns of citing one);
+            by default it backs only a claim telling of it as such (``notestatus.may_back``).
     """
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
@@ -730,7 +785,9 @@ def check_factuality(
     says = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
     checked = []
-    stale_by: dict[str, str] = {}  # a replaced note shown as the nearest -> its successor
+    # a nearest note that says the claim, but was replaced ("replaced_by": its successor)
+    # or is not in force ("not_in_force": the status it gives itself)
+    said_but: dict[str, tuple[str, str]] = {}
     for claim in extract(strip_citations(quotes_apart(answer))):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
@@ -739,24 +796,32 @@ def check_factuality(
         replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        backing = _saying(hits, claim, min_score, says)
-        # else the nearest: a replaced note saying it (the claim is out of date), or any
+        backers = hits if proposals_back else [(i, s) for i, s in hits if may_back(i, claim)]
+        backing = _saying(backers, claim, min_score, says)
+        if backing:
+            checked.append((claim, best, backing, True))
+            continue
+        # else the nearest: a replaced note saying it (the claim is out of date), a proposal
+        # saying it (it is not done), or any
         stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
-        closest = [] if backing else (stale or [(i, s) for i, s in hits if s >= min_score])[:1]
-        checked.append((claim, best, backing or closest, bool(backing)))
-        stale_by.update({i.id: replaced[i.id] for i, _ in closest if i.id in replaced})
+        unsettled = _saying([hit for hit in hits if hit not in backers], claim, min_score, says)
+        closest = (stale or unsettled or [(i, s) for i, s in hits if s >= min_score])[:1]
+        checked.append((claim, best, closest, False))
+        said_but.update({i.id: ("replaced_by", replaced[i.id]) for i, _ in stale[:1]})
+        said_but.update({i.id: ("not_in_force", str(not_in_force(i))) for i, _ in unsettled})
     # one name per item across the receipt; masked, as receipts travel with answers
     named = {item.id: item for _, _, shown, _ in checked for item, _ in shown}
     names = dict(zip(named, shown_sources(list(named.values())), strict=True))
     receipt = FactualityReceipt(answer)
     for claim, best, shown, supported in checked:
         entries = [provenance_entry(item, score, names[item.id]) for item, score in shown]
-        for entry in entries:
-            if entry["id"] in stale_by:
-                entry["replaced_by"] = safe_text(stale_by[entry["id"]])
         if supported:
             verdict = ClaimVerdict(claim, True, float(best), entries)
         else:
+            for entry in entries:
+                if entry["id"] in said_but:
+                    key, value = said_but[entry["id"]]
+                    entry[key] = safe_text(value)
             verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
         receipt.verdicts.append(verdict)
     return receipt

@@ -10,6 +10,8 @@ and only a note's: a record's ``status`` column tells of what its row is about.
 
 from __future__ import annotations
 
+import re
+
 from substrate.item import SubstrateItem, place_value
 from substrate.notedates import NOTE_FORMATS
 
@@ -55,3 +57,21 @@ def never_in_force(item: SubstrateItem) -> bool:
     yet, so what it says it replaces still is."""
     status = not_in_force(item)
     return status is not None and status.lower() in NOT_YET_IN_FORCE
+
+
+# A claim telling of a proposal, a draft or one turned down as such ("ADR-12 proposes moving
+# secrets to Vault", "The gateway was rejected"), and not as come into force since
+_TOLD_AS_NOT_YET = re.compile(
+    r"(?i)\b(?:propos|draft|suggest|consider|reject|declin|withdr[ae]w|abandon|plan"
+    r"|(?:wip|might|could|would)\b)"
+)
+_TOLD_AS_IN_FORCE = re.compile(r"(?i)\b(?:accept|approv|adopt|implement)")
+
+
+def may_back(item: SubstrateItem, claim: str) -> bool:
+    """Whether ``item`` may back ``claim``: a note never in force (a proposal, a draft, one
+    turned down) backs only a claim that tells of it as such, not one stating what it
+    proposes as done ("We moved secrets to Vault" of a proposal to move them)."""
+    if not never_in_force(item):
+        return True
+    return bool(_TOLD_AS_NOT_YET.search(claim)) and not _TOLD_AS_IN_FORCE.search(claim)

@@ -33,8 +33,11 @@ _UNITS = {name: names.split()[0] for names in _UNIT_NAMES for name in names.spli
 # A number starts where its digits do: tried from inside them too, a long run of digits cost
 # its length squared, and no match is lost, as the whole number has every ending a part has.
 _NUMBER = rf"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*|\b(?:{'|'.join(NUMBER_WORDS.split())})\b"
-# a number, then its unit: "15 minutes", "15-minute", "120ms", "99.9 %"
-_AMOUNT = re.compile(rf"(?P<n>{_NUMBER})[\s-]*(?P<u>%|[a-z]+\b)", re.IGNORECASE)
+# a number, then its unit: "15 minutes", "15-minute", "120ms", "99.9 %", "one business day"
+_QUALIFIER = r"(?:business|working|calendar|full|whole|consecutive|more|extra|additional)"
+_AMOUNT = re.compile(
+    rf"(?P<n>{_NUMBER})[\s-]*(?:{_QUALIFIER}[\s-]+)?(?P<u>%|[a-z]+\b)", re.IGNORECASE
+)
 _PERIODS = {
     "second": "second",
     "sec": "second",

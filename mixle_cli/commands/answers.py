@@ -16,7 +16,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import state
 from mixle_cli.errors import FOUND, usage
-from mixle_cli.evidence import passed_over_note, piped, query_text, where_text
+from mixle_cli.evidence import passed_over_note, query_text, text_or_file, where_text
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
 
 if TYPE_CHECKING:
@@ -75,9 +75,17 @@ def _answerer(
 _SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")  # kana, Han
 
 
+# One word that looks like a file's path: "draft.md", "notes/summary"
+_A_PATH = re.compile(r"\S*/\S*|\S+\.\w{1,5}")
+
+
 def _no_claims(text: str) -> str:
     """Why ``text`` has no claim to check."""
-    why = "no sentence of two words or more"
+    why = "no sentence of two words or more (questions and headings state nothing)"
+    if _A_PATH.fullmatch(text.strip()):
+        from substrate import shown_path
+
+        why += f"; there is no file {shown_path(text.strip())}"
     if _SPACELESS.search(text):
         why += "; text without spaces between words (Chinese, Japanese) is not checked"
     return why
@@ -234,6 +242,7 @@ def ask_cmd(
             scopes=readable,
             masked_credentials=bool(answer.stated_secrets),
             asked_of=answer.names_asked(),
+            proposals_back=True,  # each cited note not in force is warned of instead
         )
         packet = answer.context
         miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)
@@ -341,10 +350,10 @@ def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:
 
 
 def _read_text(text: str | None) -> str:
-    """The text to verify, from the argument or standard input, as given: a claim stating a
-    credential is never supported, so the check must see it (the receipt masks the claims it
-    prints back)."""
-    body = piped(text, "text to verify")
+    """The text to verify, from the argument, the file it names or standard input, as given:
+    a claim stating a credential is never supported, so the check must see it (the receipt
+    masks the claims it prints back)."""
+    body = text_or_file(text, "text to verify")
     if not body.strip():
         usage("the text is empty")
     return body
@@ -355,7 +364,8 @@ def verify_cmd(
     text: Annotated[
         str | None,
         typer.Argument(
-            help="The text to check, or - for standard input (the default when it is piped)."
+            help="The text to check, a file holding it, or - for standard input (the default "
+            "when it is piped)."
         ),
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Evidence items per claim.")] = 4,
@@ -375,16 +385,19 @@ def verify_cmd(
 ) -> None:
     """Check each claim of a text against the shard; exits 1 if any claim is unsupported.
 
-    A claim is a sentence of two words or more. A text with none has nothing a gate could
-    vouch for: it exits 1 too. A claim is supported by a sentence that says it with its
-    names, numbers and units; not by one that gives another value ("5433, not 5432"), a
-    change the other way ("from 1.28 to 1.30"), a negation, an opposite word ("mandatory"
-    for "optional"), or a move away from the thing ("moved from RabbitMQ to SQS", "SQS,
-    replacing RabbitMQ", "instead of RabbitMQ"). Wording
-    it does not read (a "before" said as "only after", a unit in a field name, a fact of
-    another event told in the same words) can still pass: a claim supported is not proven.
-    Evidence whose file changed or moved since it was ingested is warned of (--json: its
-    "changed").
+    A claim is a sentence of two words or more; questions and Markdown headings state
+    nothing and are none. A text with no claim has nothing a gate could vouch for: it exits 1
+    too. A claim is supported by a sentence that says it with its names, numbers and units;
+    not by one that gives another value ("5433, not 5432"), a change the other way ("from
+    1.28 to 1.30", "Kafka, replacing RabbitMQ" for "RabbitMQ replaced Kafka"), a negation,
+    an opposite word ("mandatory" for "optional", "rejected" for "adopted"), or a move away
+    from the thing ("moved from RabbitMQ to SQS", "instead of RabbitMQ"). A claim that
+    something was rejected needs a sentence saying so. A note that calls itself a proposal,
+    a draft or turned down ("Status: Proposed") backs only a claim telling of it as one.
+    Wording it does not read (a "before" said as "only after", a unit in a field name, a
+    fact of another event told in the same words) can still pass: a claim supported is not
+    proven. Evidence whose file changed or moved since it was ingested is warned of (--json:
+    its "changed").
     """
     from substrate import check_factuality
 
@@ -458,6 +471,10 @@ COMMANDS: dict[str, Callable[..., None]] = {"ask": ask_cmd, "verify": verify_cmd
 
 
 def _unsaid(near: dict[str, Any]) -> str:
-    """Why the nearest evidence backs no claim: it does not say it, or was replaced."""
-    replaced = near.get("replaced_by")
-    return f"says it, but was replaced by {replaced}" if replaced else "does not say it"
+    """Why the nearest evidence backs no claim: it does not say it, was replaced, or is not
+    in force (a proposal, a draft, one turned down)."""
+    if replaced := near.get("replaced_by"):
+        return f"says it, but was replaced by {replaced}"
+    if status := near.get("not_in_force"):
+        return f"says it, but calls itself {status!r}"
+    return "does not say it"

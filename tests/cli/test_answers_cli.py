@@ -433,6 +433,35 @@ def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
     assert data["claims"][0]["citations"][0]["changed"] == "changed"
 
 
+def test_verify_checks_the_file_it_is_given(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    files = {"ports.md": "# Ports\n\ntracker-api listens on port 8443.\n"}
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    draft = tmp_path / "draft.md"
+    draft.write_text("## Status\n\ntracker-api listens on port 8443. Is it on 9443?\n")
+    result = mixle("verify", str(draft), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert [c["claim"] for c in result.json()["claims"]] == ["tracker-api listens on port 8443."]
+    missing = mixle("verify", str(tmp_path / "nothere.md"))
+    assert missing.exit_code == 1 and "there is no file" in missing.stderr
+    draft.write_bytes(b"tracker-api listens on port \xff.\n")
+    assert mixle("verify", str(draft)).exit_code == 2
+
+
+def test_verify_says_a_proposal_is_not_in_force(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    files = {
+        "adr-004.md": "# ADR-004: Journal store\n\n## Status\n\nProposed\n\n## Decision\n\n"
+        "The ledger journal moves to CockroachDB.\n",
+    }
+    _ingested_notes(mixle, tmp_path / "notes", files)
+    result = mixle("verify", "The ledger journal moves to CockroachDB.")
+    assert result.exit_code == 1
+    assert "(says it, but calls itself 'Proposed')" in result.stdout
+
+
 def test_ask_cites_the_lines_it_quotes(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:

@@ -36,11 +36,16 @@ def shard(lexical_search: list[str]) -> Substrate:
 
 
 def test_claims_are_sentences_of_two_words_or_more() -> None:
-    assert sentence_claims("Yes. Refunds take 30 days! Shipping is free?\nOk") == [
+    assert sentence_claims("Yes. Refunds take 30 days! Shipping is free.\nOk") == [
         "Refunds take 30 days!",
-        "Shipping is free?",
+        "Shipping is free.",
     ]
     assert sentence_claims("") == []
+
+
+def test_a_question_or_a_heading_is_no_claim() -> None:
+    text = '## Deploys\n\nIs shipping free? Deploys run daily. Was it "done"?\n# Ports 8443'
+    assert sentence_claims(text) == ["Deploys run daily."]
 
 
 def test_a_sentence_wrapped_over_lines_is_one_claim() -> None:
@@ -774,3 +779,101 @@ def test_a_prefix_that_makes_another_word_is_no_opposite(evidence: str, claim: s
 def test_un_and_non_negate_any_word(evidence: str, claim: str) -> None:
     # once prefixes paired only words of quality, these false claims read as supported
     assert not content_overlap(evidence, claim)
+
+
+KAFKA = "We adopted Apache Kafka 3.6 on Amazon MSK for event streaming, replacing RabbitMQ."
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("We adopted Kafka, replacing RabbitMQ.", True),
+        ("Kafka replaced RabbitMQ for event streaming.", True),
+        ("We moved from RabbitMQ to Kafka.", True),
+        ("We adopted RabbitMQ, replacing Kafka.", False),
+        ("Kafka was replaced by RabbitMQ.", False),
+        ("RabbitMQ replaced Kafka.", False),
+        ("We replaced Kafka with RabbitMQ for event streaming.", False),
+        ("We moved from Kafka to RabbitMQ.", False),
+    ],
+)
+def test_a_change_told_the_other_way_round_is_no_support(claim: str, supported: bool) -> None:
+    # each way of telling a change (replacing, replaced by, Y replaced X, from X to Y) was
+    # read only against "from X to Y": the others, reversed, were supported at 1.000
+    assert content_overlap(KAFKA, claim) is supported
+
+
+@pytest.mark.parametrize(
+    ("evidence", "claim", "supported"),
+    [
+        (
+            "LaunchDarkly was rejected because of its price.",
+            "LaunchDarkly was adopted because of its price.",
+            False,
+        ),
+        (
+            "The team rejected the proposal to run a second region.",
+            "The team agreed to run a second region.",
+            False,
+        ),
+        (
+            "We will use PostgreSQL 15 for the orders database.",
+            "PostgreSQL 15 was rejected for the orders database.",
+            False,
+        ),
+        (
+            "The orders database runs on RDS PostgreSQL with a standby.",
+            "PostgreSQL was rejected for the orders database.",
+            False,  # says nothing of a decision
+        ),
+        (
+            "We declined PostgreSQL for the orders database: its licence did not fit.",
+            "PostgreSQL was rejected for the orders database.",
+            True,
+        ),
+        (
+            "The move to Python 3.13 is postponed until our wheels support it.",
+            "The move to Python 3.13 was approved.",
+            False,
+        ),
+        ("Weekly pages dropped from 38 to 11.", "Weekly pages dropped from 38 to 11.", True),
+        (
+            "Reviews should be done within one business day.",
+            "Reviews should be done within one week.",
+            False,
+        ),
+        (
+            "Reviews should be done within one business day.",
+            "Reviews should be done within one business day.",
+            True,
+        ),
+    ],
+)
+def test_a_decision_turned_the_other_way_is_no_support(
+    evidence: str, claim: str, supported: bool
+) -> None:
+    assert content_overlap(evidence, claim) is supported
+
+
+def test_a_proposal_backs_a_claim_only_as_a_proposal(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "adr-012.md").write_text(
+        "# ADR-012: Secrets store\n\nStatus: Proposed\n\n## Decision\n\n"
+        "We propose moving secrets from AWS Secrets Manager to HashiCorp Vault.\n"
+    )
+    s = Substrate(tmp_path / "shard")
+    from substrate.ingest import ingest_path
+
+    ingest_path(s, notes)
+    done = "We moved secrets from AWS Secrets Manager to HashiCorp Vault."
+    (verdict,) = check_factuality(s, done).verdicts
+    assert not verdict.supported and verdict.nearest is not None
+    assert verdict.nearest["not_in_force"] == "Proposed"
+    (told,) = check_factuality(s, "We proposed moving secrets to HashiCorp Vault.").verdicts
+    assert told.supported
+    accepted = "The proposal to move secrets to HashiCorp Vault was accepted."
+    assert not check_factuality(s, accepted).verdicts[0].supported
+    # an answer that warns of citing a proposal may quote it
+    assert check_factuality(s, done, proposals_back=True).verdicts[0].supported

@@ -91,6 +91,12 @@ words = [f"w{i % 37}" for i in range(3000)]
 text = "\\n".join(" ".join(words[i : i + 12]) for i in range(0, 3000, 12))
 section = SubstrateItem(kind="text", text=text, provenance={"line_start": 1, "line_end": 250})
 assert lines_quoted(" ".join(words), section) == (1, 250)
+
+from substrate.factuality import content_overlap
+
+# a sentence passing over 20,000 things: each read with the rest of the sentence, it cost the
+# square of its length
+assert not content_overlap("replacing a " * 20000, "We use a for events.")
 """
 
 
