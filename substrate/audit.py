@@ -93,6 +93,7 @@ def audit_shard(
             not raised.
     """
     report = AuditReport()
+    damaged: list[tuple[str, str]] | None = None  # the index's damage, when read before
     report.log = _log_section(substrate, scoped=scopes is not None)
     report.lineage = _lineage_section(substrate, scope, scopes, own_scope, report.log)
     if "error" in report.log:
@@ -100,10 +101,12 @@ def audit_shard(
         report.secrets, report.notes = unread, dict(unread)
     else:
         report.secrets = _secrets_section(substrate, scope, scopes)
+        # the notes' links are looked up in the index, which that search builds, brings up to
+        # date or rebuilds when damaged: damage is read first, as the disk may be failing
+        damaged = _damaged_index(substrate)
         report.notes = _notes_section(substrate, scope, scopes)
-    # last: the notes' links are looked up in the index, which that search builds or brings
-    # up to date, and the report tells of the index as the audit leaves it
-    report.index = _index_section(substrate, scoped=scopes is not None)
+    # last: the report tells of the index as the audit leaves it, and of damage it repaired
+    report.index = _index_section(substrate, scoped=scopes is not None, damaged=damaged)
     return report
 
 
@@ -285,7 +288,23 @@ def _compacted_since(status: dict[str, Any]) -> bool:
     return bool(covered.get("generation")) and covered["generation"] != current.get("generation")
 
 
-def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
+def _damaged_index(substrate: Substrate) -> list[tuple[str, str]] | None:
+    """``damaged_index_files`` of ``substrate``'s index (None: no index support, or none on
+    disk)."""
+    if substrate.root is None:
+        return None
+    try:
+        from substrate.search.status import damaged_index_files
+    except ImportError:
+        return None
+    return damaged_index_files(substrate.root / "index")
+
+
+def _index_section(
+    substrate: Substrate, *, scoped: bool, damaged: list[tuple[str, str]] | None
+) -> dict[str, Any]:
+    """The index's state, and each damaged file: those of ``damaged`` (read before the
+    audit's search) that the search rebuilt too."""
     if substrate.root is None:
         return {"checked": False, "problems": [], "note": "in-memory shard: no index on disk"}
     derived = _derived_files_problems(substrate.root / "index")
@@ -313,14 +332,21 @@ def _index_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         )
     elif state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])
-    damaged = damaged_index_files(substrate.root / "index")
+    found = damaged_index_files(substrate.root / "index") if damaged != [] else []
+    repaired = [(name, why) for name, why in damaged or [] if (name, why) not in found]
     if scoped:
         # segments, files and items all grow with every team's writes: a team sees the state
-        if damaged:
+        if found:
             problems.append("the search index is damaged; run `mixle reindex`")
+        elif repaired:
+            problems.append("the search index was damaged; the audit's search rebuilt it")
         return section
     problems.extend(
-        f"index file {name} is damaged ({why}); run `mixle reindex`" for name, why in damaged
+        f"index file {name} is damaged ({why}); run `mixle reindex`" for name, why in found
+    )
+    problems.extend(
+        f"index file {name} was damaged ({why}); the audit's search rebuilt it"
+        for name, why in repaired
     )
     limit = _max_segments() + 1
     if segments > limit:

@@ -124,6 +124,24 @@ def test_the_index_is_told_as_the_link_check_leaves_it(tmp_path: Path) -> None:
     assert report.index["state"] == index_status(Substrate(tmp_path / "s"))["state"] == "fresh"
 
 
+def test_damage_the_link_check_s_search_repairs_is_told(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nSee [b](b.md).\n")
+    (notes / "b.md").write_text("# B\n\nThe second note.\n")
+    ingest_path(Substrate(tmp_path / "s"), notes)
+    Substrate(tmp_path / "s").reindex()
+    for path in (tmp_path / "s" / "index").glob("search-*.parquet"):
+        path.write_text("junk\n")  # a failing disk: the audit's search rebuilds the index
+    report = audit_shard(Substrate(tmp_path / "s"))
+    assert report.index["state"] == "fresh" and not report.ok
+    assert any("was damaged" in p and "rebuilt" in p for p in report.index["problems"])
+    assert audit_shard(Substrate(tmp_path / "s")).ok  # told once: the index is whole again
+
+
 def test_a_damaged_parquet_footer_is_said_on_one_line(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     store, _ = saved(tmp_path, n=50)
