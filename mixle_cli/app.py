@@ -57,7 +57,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "audit": ("audit", "freshness", "verify-lineage"),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
-_GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--shard", "--as"})
+_GLOBAL_OPTIONS_WITH_VALUE = frozenset({"--shard", "--as", "--wait"})
 _HELP_OPTIONS = ("-h", "--help")
 
 
@@ -91,6 +91,18 @@ def main_options(
             "Default: $MIXLE_TEAM, else \\[shard] team in mixle.toml, else every scope.",
         ),
     ] = None,
+    wait: Annotated[
+        float | None,
+        typer.Option(
+            "--wait",
+            envvar="MIXLE_WAIT",
+            min=0,
+            metavar="SECONDS",
+            help="How long to wait for another process writing the shard before giving up "
+            "(exit 3). Default: $MIXLE_WAIT, else for as long as it takes.",
+            show_envvar=False,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -103,6 +115,9 @@ def main_options(
         raise typer.BadParameter(  # named as the variable: no --shard was given
             "it is set but empty; unset it to use the default shard", param_hint="MIXLE_SHARD"
         )
+    from substrate.locking import wait_for_locks_at_most
+
+    wait_for_locks_at_most(wait)
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)
 

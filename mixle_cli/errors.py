@@ -87,6 +87,10 @@ _FULL = ("No space left on device", "Disk quota exceeded")
 
 
 def _shard_hint(exc: ShardError) -> str | None:
+    from substrate.locking import LockBusy
+
+    if isinstance(exc, LockBusy):  # (only a wait --wait limits ends so)
+        return "another mixle is writing the shard: run again later, or give a longer --wait"
     message = str(exc)
     if message.endswith("it is not writable"):  # made read-only, perhaps on purpose
         return "nothing was changed; make the file writable to change it"

@@ -7,6 +7,7 @@ import fcntl
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +33,7 @@ def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
     the holder is the thread, so a block holding it must not span an ``await`` that lets
     another task of the same thread write. With ``wait=False`` a lock held by another process
     raises ``ShardError`` at once; else the wait is said (a command that seems to hang behind
-    another writer, or a stuck one, tells why).
+    another writer, or a stuck one, tells why), and ends as ``wait_for_locks_at_most`` sets.
     """
     held: set[tuple[int, int]] = _held.__dict__.setdefault("files", set())
     while True:
@@ -74,17 +75,58 @@ def _open(path: Path) -> int:
 
 
 def _take(fd: int, path: Path, wait: bool) -> None:
+    if _locked(fd):
+        return
+    if not wait:
+        raise LockBusy(f"{path} is held by another writer")
+    _waiting.add(threading.get_ident())  # before the wait is told: a stop told of it ends it
+    try:
+        log.warning("waiting for another process to release %s", path)
+        if _patience is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        elif not _locked_within(fd, _patience):
+            raise LockBusy(
+                f"{path} is still held by another process after {_patience:g} s of waiting"
+            )
+    finally:
+        _waiting.discard(threading.get_ident())
+
+
+def _locked(fd: int) -> bool:
+    """Whether the lock was taken at once (False: another process holds it)."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:  # another process holds it
-        if not wait:
-            raise LockBusy(f"{path} is held by another writer") from None
-        _waiting.add(threading.get_ident())  # before the wait is told: a stop told of it ends it
-        try:
-            log.warning("waiting for another process to release %s", path)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        finally:
-            _waiting.discard(threading.get_ident())
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _locked_within(fd: int, seconds: float) -> bool:
+    """Whether the lock was taken within ``seconds``: tried again and again, at growing
+    intervals (flock itself waits for ever or not at all)."""
+    deadline = time.monotonic() + seconds
+    pause = 0.02
+    while not _locked(fd):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.5)
+    return True
+
+
+# How long a writer waits for another process's lock (None: for as long as it takes)
+_patience: float | None = None
+
+
+def wait_for_locks_at_most(seconds: float | None) -> None:
+    """Make every later wait for another process's lock, in this process, give up after
+    ``seconds`` (``LockBusy``); None waits for as long as it takes. A job run from cron
+    should not pile up behind a stuck writer."""
+    global _patience
+    if seconds is not None and seconds < 0:
+        raise ValueError(f"a wait cannot be negative: {seconds}")
+    _patience = seconds
 
 
 # The threads waiting for another process's lock, which a stop request may end at once

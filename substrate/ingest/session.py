@@ -188,6 +188,8 @@ class IngestSession:
                             self.authorize()
                     except LockBusy:
                         self.unsaid("another process was writing to the shard")
+                        if wait:  # waited as long as it may (``wait_for_locks_at_most``)
+                            raise
                         return
                     except (OSError, ShardError) as exc:  # a lock file that cannot be opened
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))

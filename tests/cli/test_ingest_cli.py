@@ -1122,3 +1122,31 @@ def test_the_count_of_a_files_unnamed_problems_follows_its_named_ones(
     files = [line.split(":")[1].strip() for line in told]
     assert files == ["a.csv"] * 21 + ["b.csv"] * 21  # each file's count right after its lines
     assert "5 more line" in told[20] and "5 more line" in told[41]
+
+
+def test_a_wait_for_another_writer_given_up_exits_3_and_stores_nothing(
+    tmp_path: Path, mixle_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    import fcntl
+
+    shard = tmp_path / "shard"
+    assert mixle_process("--shard", str(shard), "add", "x").returncode == 0
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nHello.\n", encoding="utf-8")
+    holder = os.open(shard / ".lock", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another writer, stuck
+    try:
+        add = mixle_process("--shard", str(shard), "--wait", "0.2", "add", "y")
+        ingest = mixle_process("--shard", str(shard), "ingest", str(notes), env=_waiting(0.2))
+    finally:
+        os.close(holder)
+    for done in (add, ingest):
+        assert done.returncode == 3, done.stderr
+        assert "still held by another process after 0.2 s" in done.stderr
+        assert "give a longer --wait" in done.stderr
+    assert Substrate(shard).search("Hello") == [] and len(Substrate(shard)) == 1
+
+
+def _waiting(seconds: float) -> dict[str, str]:
+    return {**os.environ, "MIXLE_WAIT": str(seconds)}

@@ -58,3 +58,26 @@ def test_a_waiter_whose_lock_file_was_replaced_waits_for_the_new_one(tmp_path: P
         os.close(newcomer)  # the newcomer is done
     assert entered.wait(5)
     thread.join()
+
+
+def test_a_wait_limited_gives_up_or_takes_the_lock_freed_in_time(tmp_path: Path) -> None:
+    from substrate.locking import LockBusy, wait_for_locks_at_most
+
+    lock = tmp_path / ".lock"
+    other = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(other, fcntl.LOCK_EX)
+    wait_for_locks_at_most(0.1)
+    try:
+        with (
+            pytest.raises(LockBusy, match="still held by another process after 0.1 s"),
+            exclusive_lock(lock),
+        ):
+            pass
+        threading.Timer(0.1, os.close, (other,)).start()  # freed before the wait runs out
+        wait_for_locks_at_most(10)
+        with exclusive_lock(lock):
+            pass
+        with pytest.raises(ValueError):
+            wait_for_locks_at_most(-1)
+    finally:
+        wait_for_locks_at_most(None)
