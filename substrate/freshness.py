@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import math
 import os
 import stat
 import time
@@ -216,6 +217,12 @@ class FileChecker:
             return f"changed: content hash of '{shown}' no longer matches ingest"
         return None
 
+    def modified(self, item: SubstrateItem, ref: str) -> float:
+        """When the file ``ref`` names was last modified, as found by ``signal`` (infinity:
+        not a file found)."""
+        state = self._stat(self._on_disk(item, ref))
+        return state.mtime_ns / 1e9 if state.exists and state.is_file else math.inf
+
     @staticmethod
     def _still_says(item: SubstrateItem, path: str, state: _FileState) -> bool:
         """Whether ``item``, a copy published or approved out of the scope it was ingested
@@ -384,13 +391,18 @@ def _verdict(
     max_age_s: float | None,
     now: float,
 ) -> Freshness:
-    age = max(0.0, now - content_time(item))
+    written = content_time(item)
     signals: list[str] = []
     ref, ref_type = reference_of(item)
     if ref is not None:
         signal = files.signal(item, ref)
         if signal is not None:
             signals.append(signal)
+        elif ref == item.provenance.get("path") and declared_time(item) is None:
+            # the file says what it said at ingest, but was last modified earlier than then
+            # recorded (a restore, rsync -t): its content is as old as the file says
+            written = min(written, files.modified(item, ref))
+    age = max(0.0, now - written)
     signals.extend(index.signals(item.id, item.kind, float(item.created_at)))
     if item.id in replaced:
         # the successor as its note names it: a name may hold a secret, masked as paths are

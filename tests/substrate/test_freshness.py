@@ -594,6 +594,28 @@ def test_age_counts_from_the_last_edit_of_an_ingested_file(tmp_path: Path) -> No
     assert abs(report["stale"][0]["age_s"] - 400 * 86400) < 60
 
 
+def test_age_counts_from_a_last_edit_put_back_after_ingest(tmp_path: Path) -> None:
+    # restored with its old modification time (rsync -t): the same text, as old as the file
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "vpn.md").write_text("# VPN\n\nConnect with the corporate client.\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, notes)
+    assert freshness_report(store, max_age_s=90 * 86400)["n_stale"] == 0
+    edited = time.time() - 400 * 86400
+    os.utime(notes / "vpn.md", (edited, edited))
+    for _ in range(2):  # and after an ingest that finds the text unchanged
+        report = freshness_report(Substrate(tmp_path / "shard"), max_age_s=90 * 86400)
+        assert report["n_stale"] == 1 and abs(report["stale"][0]["age_s"] - 400 * 86400) < 60
+        ingest_path(Substrate(tmp_path / "shard"), notes)
+    (notes / "vpn.md").write_text("# VPN\n\nConnect with the new client.\n")  # edited now
+    os.utime(notes / "vpn.md", (edited, edited))
+    report = freshness_report(Substrate(tmp_path / "shard"), max_age_s=90 * 86400)
+    assert report["stale"][0]["signals"][0].startswith("changed: ")
+
+
 def test_age_counts_from_the_date_a_notes_front_matter_gives(tmp_path: Path) -> None:
     # a fresh clone: every file modified today, though the runbook was last reviewed long ago
     from substrate.ingest import ingest_path
