@@ -198,7 +198,7 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
     # "Smith", "France": another one is another claim (the first word too, when a name)
     names = (named_terms(claim) | _spelt_as_a_name(claim)) & words
-    opener = _capital_term(_first_word(claim))
+    opener = _subject_term(claim)
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -209,6 +209,7 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     # thing, not the decision ("The orders database runs on PostgreSQL")
     turned_down = bool(words & _TURNED_DOWN)
     about = words - proper if proper else frozenset()
+    reason = _reason_terms(claim) & words
     negated = _negated_about(claim, words)
     prefixed = sides(claim)  # "non-defective items" are another claim's subject
     chosen_ones = alternatives_named(claim)  # "staging": production's figures say nothing of it
@@ -257,10 +258,24 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
         elif not words or (shared >= min(2, len(words)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
                 continue
+            if reason and len(reason & found) < threshold * len(reason):
+                continue  # "because it was too expensive": the sentence gives another reason
             best_same = max(best_same, share)
     # another value must say more of the claim to contradict it: a year or a version beside
     # a sentence stating the claim word for word does not
     return best_same >= 0 and best_same > best_other and best_same >= best_value
+
+
+def _reason_terms(claim: str) -> frozenset[str]:
+    """The terms only the reason ``claim`` gives holds ("Kafka replaced RabbitMQ because
+    RabbitMQ was too expensive": "expensive"): what supports the claim must give it too."""
+    because = _BECAUSE.search(claim)
+    if because is None:
+        return frozenset()
+    return terms(claim[because.end() :]) - terms(claim[: because.start()])
+
+
+_BECAUSE = re.compile(r"(?i)\b(?:because|due\s+to|owing\s+to|as\s+a\s+result\s+of)\b")
 
 
 def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
@@ -318,9 +333,16 @@ def _first_word(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _capital_term(word: str) -> frozenset[str]:
-    """The term of ``word`` when it opens with a capital (none for a stopword)."""
-    return terms(word) if word[:1].isupper() else frozenset()
+def _subject_term(text: str) -> frozenset[str]:
+    """The term of the word ``text`` opens with, when spelt with a capital (a name, or a
+    noun opening a sentence), or of the word after an article it opens with ("A rollback
+    needs ...": rollback); a number word stands for its value, as in the claim's terms."""
+    after = _ARTICLE.match(text)
+    word = after.group(1) if after else _first_word(text)
+    return _valued_terms(word) if after or word[:1].isupper() else frozenset()
+
+
+_ARTICLE = re.compile(r"\s*(?:[-*+]+\s+)?(?i:a|an|the|every|each)\s+([^\W\d_][\w'\-]*)")
 
 
 def _spelt_as_a_name(claim: str) -> frozenset[str]:
@@ -350,7 +372,7 @@ def _another_subject(
         and not (len(words) >= 2 and all(word[:1].isupper() for word in words))
     ):
         sentence = rest  # a heading that names no one: the subject is the entry's
-    subject = _capital_term(_first_word(sentence))
+    subject = _subject_term(sentence)
     return bool(subject) and not subject <= wanted
 
 
