@@ -51,19 +51,43 @@ OVERLAP_THRESHOLD = 0.5
 def sentence_claims(text: str) -> list[str]:
     """Claims of ``text``: its sentences (and lines) of at least two words; a sentence
     wrapped over lines is one claim (``unwrapped``), a numbered list item's number is none
-    of its words. A question and a Markdown heading state nothing: neither is a claim ("Was
-    the upgrade done without downtime?" is not backed by a note saying it was)."""
-    lines = [line for line in unwrapped(text) if not _HEADING.match(line)]
-    parts = [part for line in lines for part in split_sentences(line)]
-    claims = (_LIST_NUMBER.sub("", p, count=1).strip() for p in parts)
-    return [claim for claim in claims if len(claim.split()) >= 2 and not _asks(claim)]
+    of its words. A question states nothing, nor does a short Markdown heading ("## Code"):
+    neither is a claim ("Was the upgrade done without downtime?" is not backed by a note
+    saying it was); a statement with a question tagged on ("..., right?") is one."""
+    return [_unheaded(claim) for claim in _sentences(text) if not _states_nothing(claim)]
 
 
-def _asks(sentence: str) -> bool:
-    return sentence.rstrip("\"')]\u201d\u2019*_ ").endswith("?")
+def _unheaded(sentence: str) -> str:
+    heading = _HEADING.match(sentence)
+    return sentence[heading.end() :] if heading else sentence
 
 
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
+def unchecked_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that ``sentence_claims`` reads as no claim: questions and
+    short headings."""
+    return [claim for claim in _sentences(text) if _states_nothing(claim)]
+
+
+def _sentences(text: str) -> list[str]:
+    parts = [part for line in unwrapped(text) for part in split_sentences(line)]
+    sentences = (_TAGGED_QUESTION.sub(".", _LIST_NUMBER.sub("", p, count=1).strip()) for p in parts)
+    return [sentence for sentence in sentences if len(sentence.split()) >= 2]
+
+
+def _states_nothing(sentence: str) -> bool:
+    if _HEADING.match(sentence):
+        return len(_unheaded(sentence).split()) < HEADING_CLAIM_WORDS
+    return sentence.rstrip("*_ ").endswith("?")
+
+
+# A heading of this many words or more states something ("## Secrets moved to Vault")
+HEADING_CLAIM_WORDS = 4
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
+# "..., right?", "..., isn't it?": a statement, asked to be confirmed
+_TAGGED_QUESTION = re.compile(
+    r"(?i),\s*(?:right|correct|true|no|yes|ok|okay|isn't it|aren't they|don't we|didn't we"
+    r"|doesn't it|wasn't it|weren't they|haven't we|hasn't it)\s*\?\s*$"
+)
 
 
 def quotes_apart(answer: str) -> str:
@@ -155,22 +179,26 @@ def _grouped_parts(text: str) -> set[str]:
     return {part for m in GROUPED_NUMBER.finditer(text) for part in m.group().split(",")}
 
 
-def content_overlap(evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD) -> bool:
+def content_overlap(
+    evidence: str, claim: str, threshold: float = OVERLAP_THRESHOLD, *, as_it_is: bool = False
+) -> bool:
     """Whether ``evidence`` supports ``claim`` (``_overlap``), read with its links as a reader
     sees them (``linktext.as_shown``): an answer quotes "owned by the Platform team" of "owned
     by the [Platform team](platform-team.md)", whose file name would read as another service's.
     A claim that gives where a link leads (its web address, the link as written) is read
     against the evidence as written; where a link leads supports no other claim ("handled by
-    [Dana](people/oskar.md)" says nothing of Oskar)."""
+    [Dana](people/oskar.md)" says nothing of Oskar). With ``as_it_is`` (evidence a proposal
+    gives), only a sentence telling of what is now ("Today we run Elasticsearch 7.10") counts.
+    """
     shown = as_shown(evidence)
-    if _overlap(shown, claim, threshold):
+    if _overlap(shown, claim, threshold, as_it_is):
         return True
     if shown == evidence or not any(target in claim for target in link_targets(evidence)):
         return False
-    return _overlap(evidence, claim, threshold)
+    return _overlap(evidence, claim, threshold, as_it_is)
 
 
-def _overlap(evidence: str, claim: str, threshold: float) -> bool:
+def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False) -> bool:
     """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
     content words, every number of the claim, and the same polarity, and no sentence of the
     other polarity says more of the claim.
@@ -188,6 +216,10 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     The names of the claim must be in the sentence, and a sentence about another subject
     says nothing of the claim's (``_another_subject``).
     """
+    # "not approved", "said no to": for a claim that something was turned down, a decision
+    # ("rejected"), not a negation (for one that it was chosen, a negation still)
+    if _TURNED_DOWN.search(claim) or _NOT_CHOSEN.search(claim):
+        claim, evidence = _NOT_CHOSEN.sub("rejected", claim), _NOT_CHOSEN.sub("rejected", evidence)
     wanted = _valued_terms(claim)
     if not wanted:
         return False
@@ -207,7 +239,7 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     proper = named_terms(claim, proper=True) & words
     # "PostgreSQL was rejected for orders": a sentence that does not say so is about the
     # thing, not the decision ("The orders database runs on PostgreSQL")
-    turned_down = bool(words & _TURNED_DOWN)
+    turned_down = _TURNED_DOWN.search(claim) is not None
     about = words - proper if proper else frozenset()
     reason = _reason_terms(claim) & words
     negated = _negated_about(claim, words)
@@ -220,6 +252,8 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     for sentence in _titled(evidence, claim, wanted):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
+        if as_it_is and not _AS_IT_IS.search(sentence):
+            continue
         found = _valued_terms(sentence)
         shared = len(words & found)
         share = shared / len(words) if words else 1.0
@@ -244,7 +278,7 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
             continue
         if not ids <= found and identifier_terms(sentence) - ids:
             continue
-        if turned_down and not found & _TURNED_DOWN:
+        if turned_down and not _SAID_NO.search(sentence):
             continue
         if (
             _negated_about(sentence, words) != negated
@@ -264,6 +298,13 @@ def _overlap(evidence: str, claim: str, threshold: float) -> bool:
     # another value must say more of the claim to contradict it: a year or a version beside
     # a sentence stating the claim word for word does not
     return best_same >= 0 and best_same > best_other and best_same >= best_value
+
+
+# What tells of things as they are, in a proposal: "Today we run ...", "We keep ..."
+_AS_IT_IS = re.compile(
+    r"(?i)\b(?:today|currently|current|at present|presently|now|still|existing|as of|keep|"
+    r"remains?|so far|to date)\b"
+)
 
 
 def _reason_terms(claim: str) -> frozenset[str]:
@@ -436,21 +477,24 @@ def _reversed(claim: str, sentence: str) -> bool:
     return False
 
 
-def _changes(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+@functools.lru_cache(maxsize=4096)
+def _changes(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """The changes ``text`` tells of, each as the terms of what was left and of what was
     taken: "from X to Y", "replaced X with Y", "X was replaced by Y", "Y replaced X", and "Y,
-    replacing X" (or "instead of X"), where what is taken is told by the rest of the text."""
+    replacing X" (or "instead of X"), where what is taken is told by the rest of the text.
+    (Kept for the texts read again: each sentence of the evidence, for each claim.)"""
     low = text.lower()
-    if not any(word in low for word in _CHANGE_WORDS):
-        return []
     told = [
         (terms(change["old"]), terms(change["new"]))
-        for pattern in (_FROM_TO, *_CHANGES)
-        for change in pattern.finditer(text)
+        for words, pattern in ((("from",), _FROM_TO), *_CHANGES)
+        if any(word in low for word in words)
+        for change in itertools.islice(pattern.finditer(text), _CHANGES_READ)
     ]
-    for taken in _passed_over(text):
-        told.append((terms(taken["old"]), terms(text[: taken.start()] + " " + text[taken.end() :])))
-    return told
+    if "rather" in low or "instead" in low or "place" in low or "replacing" in low:
+        for taken in _passed_over(text):
+            rest = text[: taken.start()] + " " + text[taken.end() :]
+            told.append((terms(taken["old"]), terms(rest)))
+    return tuple(told)
 
 
 # Words whose opposite a note says in their place: "optional" where it says "mandatory"
@@ -465,8 +509,9 @@ _OPPOSITES = (
     ("online", "offline"),
     ("increase increased increases", "decrease decreased decreases"),
     ("upgrade upgraded", "downgrade downgraded"),
-    # (a decision: "We will use PostgreSQL" is not "PostgreSQL was rejected")
-    ("accepted approved adopted agreed use used", "rejected declined dropped postponed"),
+    # (decisions)
+    ("accepted approved adopted agreed chosen selected picked", "rejected declined refused"),
+    ("approved", "postponed scrapped"),
     ("open opens opened", "closed closes shut"),
     ("earlier earliest", "later latest"),
     ("first", "last final"),
@@ -476,9 +521,19 @@ _OPPOSITES = (
     ("strongly highly heavily greatly", "weakly slightly mildly marginally barely"),
     ("strong", "weak"),
 )
-# What says a thing was turned down: one of them is the claim's point ("dropped" and
-# "postponed" are not: "pages dropped from 38 to 11", "moves from November to January")
-_TURNED_DOWN = terms("rejected declined abandoned withdrawn cancelled canceled vetoed")
+# A claim that a thing was turned down: its point, which the sentence must make too, in its
+# own words ("declined" and "dropped" need not be a decision: "traffic declined by 20%")
+_TURNED_DOWN = re.compile(
+    r"(?i)\b(?:reject\w*|abandon\w*|withdrawn|cancell?ed|vetoed|turned\s+down)\b"
+)
+_NOT_CHOSEN = re.compile(
+    r"(?i)\b(?:not\s+(?:approved|chosen|accepted|adopted|selected)|said\s+no\s+to)\b"
+)
+_SAID_NO = re.compile(
+    r"(?i)\b(?:reject\w*|declin\w*|refus\w*|turn(?:ed|s)?\s+down|abandon\w*|withdr[ae]wn?"
+    r"|cancel\w*|veto\w*|scrap\w*|drop\w*|ruled?\s+out|decided\s+against|said\s+no"
+    r"|not\s+pursued)\b"
+)
 # The same for words that are no index terms (or not all of them), told as written
 _WORD_OPPOSITES = (
     ("after", "before"),
@@ -510,7 +565,9 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
     written = {word for word in claimed if word in word_table}
     # "independent" where the clause says "dependent", "decrypted" where it says "encrypted"
     prefixed = {word: prefixed_opposites(word) for word in claimed}
-    for clause in _JOINED_CLAUSE.split(sentence):
+    # (and each part between ";" and ":" whole: "and" may join names, "EC2 and EKS nodes")
+    clauses = _JOINED_CLAUSE.split(sentence)
+    for clause in clauses + (_CLAUSE_MARK.split(sentence) if len(clauses) > 1 else []):
         found = terms(clause)
         swapped = {
             word for word in words if word not in found and table.get(word, frozenset()) & found
@@ -530,6 +587,7 @@ def _says_the_opposite(words: frozenset[str], sentence: str, claim: str) -> bool
 
 
 _WORD = re.compile(r"[a-z]+")
+_CLAUSE_MARK = re.compile(r"[;:]\s")
 
 
 _NEGATION = re.compile(
@@ -559,6 +617,12 @@ def _compound_value(found: re.Match[str]) -> str:
     return str(_word_value(found.group("tens")) + _word_value(found.group("unit")))
 
 
+_ONE_OF_A_UNIT = re.compile(
+    r"(?i)\bone(?=[\s-]+(?:(?:business|working|calendar|full)[\s-]+)?"
+    r"(?:second|minute|hour|day|night|week|month|quarter|year|percent)\b)"
+)
+
+
 @functools.cache
 def _number_values() -> dict[str, str]:
     """The term of each number word up to ninety ("five", "twenty") -> its digits; not "one",
@@ -572,8 +636,9 @@ def _number_values() -> dict[str, str]:
 
 
 def _valued_terms(text: str) -> frozenset[str]:
-    """``terms(text)`` with the number words as digits: "five days" says "5 days"."""
-    found = terms(_COMPOUND_NUMBER.sub(_compound_value, text))
+    """``terms(text)`` with the number words as digits: "five days" says "5 days", and "one
+    business day" "1 business day" (before a unit, "one" is no pronoun)."""
+    found = terms(_ONE_OF_A_UNIT.sub("1", _COMPOUND_NUMBER.sub(_compound_value, text)))
     values = _number_values()
     if values.keys().isdisjoint(found):
         return found
@@ -629,7 +694,7 @@ def _moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> 
         rest = terms(sentence[: taken.start()] + " " + sentence[taken.end() :])
         if (words & terms(taken["old"])) - rest:
             return True
-    for pattern in _CHANGES:
+    for _, pattern in _CHANGES:
         for change in pattern.finditer(sentence):
             old, new = terms(change["old"]), terms(change["new"])
             if words & old and not words & new:
@@ -648,24 +713,59 @@ _CHANGE_VERB = (
     r"(?:mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing|ion)|switch(?:ed|es|ing)?|"
     r"chang(?:e|ed|es|ing)|transition(?:s|ed|ing)?)"
 )
-_CHANGES = (
+# Each form of a change, with the words one of which every change of that form holds (a
+# text holding none is not searched for it)
+_CHANGES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     # "moved ... from X to Y", "migrating from X to Y", "the switch, in 2023, from X to Y"
-    re.compile(
-        rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+from\s+(?P<old>{_OLD})\s+to\s+"
-        rf"(?P<new>{_NEW})"
+    (
+        ("from",),
+        re.compile(
+            rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+from\s+(?P<old>{_OLD})\s+to\s+"
+            rf"(?P<new>{_NEW})"
+        ),
     ),
     # "replaced X with Y"
-    re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_OLD})\s+with\s+(?P<new>{_NEW})"),
-    # "X was replaced by Y"
-    re.compile(
-        rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
-        rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
+    (
+        ("replac",),
+        re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_OLD})\s+with\s+(?P<new>{_NEW})"),
     ),
-    # "Y replaced X", "Y replaces X" (not "replaced X with Y", nor "is replaced by Y")
-    re.compile(
-        rf"(?i)(?P<new>{_OLD})(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbeen)(?<!\bgot)"
-        rf"\s+replac(?:ed|es)\s+(?!(?:with|by)\b)(?!{_WORDS}(?:\s+{_WORDS}){{0,3}}?\s+with\b)"
-        rf"(?P<old>{_NEW})"
+    # "X was replaced by Y"
+    (
+        ("replaced",),
+        re.compile(
+            rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
+            rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
+        ),
+    ),
+    # "Y replaced X", "Y will replace X", "Y superseded X", "Y took over from X" (not
+    # "replaced X with Y", nor "is replaced by Y")
+    (
+        ("replac", "supersed", "over from"),
+        re.compile(
+            rf"(?i)(?P<new>{_OLD})(?<!\bwas)(?<!\bwere)(?<!\bis)(?<!\bare)(?<!\bbeen)(?<!\bgot)"
+            r"\s+(?:will\s+)?(?:replac(?:e|ed|es)|supersed(?:e|ed|es)|t(?:ook|akes?)\s+over\s+from)"
+            rf"\s+(?!(?:with|by)\b)(?!{_WORDS}(?:\s+{_WORDS}){{0,3}}?\s+with\b)(?P<old>{_NEW})"
+        ),
+    ),
+    # "switched to Y from X"
+    (
+        ("from",),
+        re.compile(
+            rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+to\s+(?P<new>{_OLD})\s+from\s+"
+            rf"(?P<old>{_NEW})"
+        ),
+    ),
+    # "swapped X for Y", "X was swapped for Y"
+    (
+        ("swap",),
+        re.compile(rf"(?i)\bswap(?:s|ped|ping)?\s+(?P<old>{_OLD})\s+for\s+(?P<new>{_NEW})"),
+    ),
+    (
+        ("swap",),
+        re.compile(
+            rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|got|has\s+been)\s+swapped(?:\s+out)?"
+            rf"\s+for\s+(?P<new>{_NEW})"
+        ),
     ),
 )
 # Words after which the sentence goes on about the choice, not the thing passed over ("rather
@@ -684,10 +784,12 @@ _PASSED_OVER = re.compile(
     rf"(?i)\b(?:replacing|instead\s+of|in\s+place\s+of|rather\s+than)\s+(?P<old>{_WORDS}"
     rf"(?:\s+(?!{_GOES_ON}){_WORDS}){{0,3}})"
 )
-_CHANGE_WORDS = ("from", "replac", "instead", "in place", "rather than")
+_CHANGE_WORDS = ("from", "replac", "instead", "in place", "rather than", "supersed", "swap")
 # A sentence passes over a thing or two: each one read costs a reading of the whole sentence,
-# so a text of thousands ("replacing a replacing a ...") is read for its first few only
+# so a text of thousands ("replacing a replacing a ...") is read for its first few only; and
+# it tells of a few changes of each form, not of thousands
 _PASSED_OVER_READ = 8
+_CHANGES_READ = 8
 
 
 def _passed_over(sentence: str) -> Iterator[re.Match[str]]:
@@ -698,6 +800,7 @@ def _passed_over(sentence: str) -> Iterator[re.Match[str]]:
 _CHANGE_CLAIM = re.compile(
     rf"(?i)\b{_CHANGE_VERB}\b(?:[\s,]+[\w.\-]+){{0,6}}?[\s,]+(?:from|away)\b|\breplac\w*"
     r"|\bno longer\b|\bformerly\b|\binstead\b|\bin place of\b|\brather than\b"
+    r"|\bsupersed\w*|\bswap\w*|\bt(?:ook|akes?) over from\b"
 )
 
 
@@ -818,15 +921,14 @@ def check_factuality(
         replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
-        backers = hits if proposals_back else [(i, s) for i, s in hits if may_back(i, claim)]
-        backing = _saying(backers, claim, min_score, says)
+        backing = _saying(hits, claim, min_score, says, in_force=not proposals_back)
         if backing:
             checked.append((claim, best, backing, True))
             continue
         # else the nearest: a replaced note saying it (the claim is out of date), a proposal
         # saying it (it is not done), or any
         stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
-        unsettled = _saying([hit for hit in hits if hit not in backers], claim, min_score, says)
+        unsettled = _saying([h for h in hits if not may_back(h[0], claim)], claim, min_score, says)
         closest = (stale or unsettled or [(i, s) for i, s in hits if s >= min_score])[:1]
         checked.append((claim, best, closest, False))
         said_but.update({i.id: ("replaced_by", replaced[i.id]) for i, _ in stale[:1]})
@@ -854,10 +956,27 @@ def _saying(
     claim: str,
     min_score: float,
     corroborates: Callable[[str, str], bool],
+    *,
+    in_force: bool = False,
 ) -> list[tuple[SubstrateItem, float]]:
     """The ``hits`` scoring at least ``min_score`` that say ``claim``, as a packet and the
-    answerer read them (a graph item's facts, its heading)."""
-    return [(i, s) for i, s in hits if s >= min_score and corroborates(headed_text(i), claim)]
+    answerer read them (a graph item's facts, its heading). With ``in_force``, a note never
+    in force says it only as ``notestatus.may_back`` allows, or by a sentence of what is now
+    (``content_overlap``'s ``as_it_is``)."""
+    return [
+        (i, s)
+        for i, s in hits
+        if s >= min_score and _says(i, claim, corroborates, in_force=in_force)
+    ]
+
+
+def _says(
+    item: SubstrateItem, claim: str, corroborates: Callable[[str, str], bool], *, in_force: bool
+) -> bool:
+    text = headed_text(item)
+    if not in_force or may_back(item, claim):
+        return corroborates(text, claim)
+    return corroborates is content_overlap and content_overlap(text, claim, as_it_is=True)
 
 
 def miscited_claims(

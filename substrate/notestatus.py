@@ -30,14 +30,26 @@ STATES = NOT_IN_FORCE | frozenset(
 
 
 def status_word(value: str) -> str | None:
-    """The status ``value`` opens with, as written ("Proposed" of "Proposed (2024-03)"), or
-    None when it opens with no known status word."""
-    value = value.lstrip(" \t>+-")  # a list or quote mark before it
-    words = value.replace("*", " ").replace("_", " ").replace("`", " ").split()
-    if not words:
+    """The status ``value`` gives, as written ("Proposed" of "Proposed (2024-03)", "Accepted"
+    of "Proposed -> Accepted"), or None when it is no status: a known status word, alone or
+    followed by what tells of it (a date, a bracket, "by ...", "in favour of ..."), not the
+    first word of a sentence ("WIP: the migration is in progress", "draft runbook")."""
+    value = _LATEST.split(value)[-1].lstrip(" \t>+-")  # (a list or quote mark before it)
+    said = " ".join(value.replace("*", " ").replace("_", " ").replace("`", " ").split())
+    found = _STATUS_THEN.match(said)
+    if found is None or found["word"].lower() not in STATES:
         return None
-    first = words[0].strip(".,;:()[]")
-    return first if first.lower() in STATES else None
+    return found["word"]
+
+
+# "Proposed -> Accepted", "Draft → Proposed": the status now is the last
+_LATEST = re.compile(r"\u2192|->|=>")
+# The status word, then the end, or what may follow a status without making it a sentence
+_STATUS_THEN = re.compile(
+    r"[(\[]?(?P<word>[A-Za-z]+)[)\]]?"
+    r"(?:[ .,;!)\]]*$|[ ]*[(\[.,;\u2013\u2014-]|[ ]+\d"
+    r"|[ ]+(?i:in|by|on|since|as|until|pending|for|at|from|after|and|with|per|via)\b)"
+)
 
 
 def not_in_force(item: SubstrateItem) -> str | None:
@@ -60,18 +72,31 @@ def never_in_force(item: SubstrateItem) -> bool:
 
 
 # A claim telling of a proposal, a draft or one turned down as such ("ADR-12 proposes moving
-# secrets to Vault", "The gateway was rejected"), and not as come into force since
+# secrets to Vault", "The gateway was turned down"), and not as come into force since ("was
+# accepted"; "proposed to adopt" tells of the proposal)
 _TOLD_AS_NOT_YET = re.compile(
-    r"(?i)\b(?:propos|draft|suggest|consider|reject|declin|withdr[ae]w|abandon|plan"
-    r"|(?:wip|might|could|would)\b)"
+    r"(?i)\b(?:propos|draft|suggest|consider|reject|declin|refus|withdr[ae]w|abandon|plan"
+    r"|turn(?:ed|s)?\s+down|not\s+(?:approved|accepted|adopted|chosen)|(?:wip|might|could|would)\b)"
 )
-_TOLD_AS_IN_FORCE = re.compile(r"(?i)\b(?:accept|approv|adopt|implement)")
+_TOLD_AS_IN_FORCE = re.compile(r"(?i)(?<!\bto\s)(?<!\bnot\s)\b(?:accept|approv|adopt|implement)")
+# The sections of a proposal that tell of what is, not of what it proposes
+_AS_IT_IS = re.compile(
+    r"(?i)\b(?:context|background|problem|motivation|current|today|status quo|as[- ]is"
+    r"|situation|existing)\b"
+)
 
 
 def may_back(item: SubstrateItem, claim: str) -> bool:
     """Whether ``item`` may back ``claim``: a note never in force (a proposal, a draft, one
     turned down) backs only a claim that tells of it as such, not one stating what it
-    proposes as done ("We moved secrets to Vault" of a proposal to move them)."""
-    if not never_in_force(item):
+    proposes as done ("We moved secrets to Vault" of a proposal to move them); its sections
+    telling of what is ("## Context") back any claim."""
+    if not never_in_force(item) or _tells_what_is(item):
         return True
     return bool(_TOLD_AS_NOT_YET.search(claim)) and not _TOLD_AS_IN_FORCE.search(claim)
+
+
+def _tells_what_is(item: SubstrateItem) -> bool:
+    section = item.provenance.get("section")
+    heading = section.rsplit(" > ", 1)[-1] if isinstance(section, str) else ""
+    return _AS_IT_IS.search(heading) is not None

@@ -36,8 +36,14 @@ _NUMBER = rf"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*|\b(?:{'|'.join(NUMBER_WORDS.split
 # a number, then its unit: "15 minutes", "15-minute", "120ms", "99.9 %", "one business day"
 _QUALIFIER = r"(?:business|working|calendar|full|whole|consecutive|more|extra|additional)"
 _AMOUNT = re.compile(
-    rf"(?P<n>{_NUMBER})[\s-]*(?:{_QUALIFIER}[\s-]+)?(?P<u>%|[a-z]+\b)", re.IGNORECASE
+    rf"(?P<n>{_NUMBER})[\s-]*(?:(?P<q>{_QUALIFIER})[\s-]+)?(?P<u>%|[a-z]+\b)", re.IGNORECASE
 )
+# Days of two kinds: "5 business days" are not "5 calendar days" (a plain "5 days" may be either)
+_KINDS_OF_DAY = {"business": "business", "working": "business", "calendar": "calendar"}
+# A number word up to twenty, and the tens, as its digits: "one day" is "1 day"
+_DIGITS = {word: str(n) for n, word in enumerate(NUMBER_WORDS.split()[:21])} | {
+    word: str(10 * n) for n, word in enumerate(NUMBER_WORDS.split()[21:28], start=3)
+}
 _PERIODS = {
     "second": "second",
     "sec": "second",
@@ -79,8 +85,13 @@ def amounts(text: str) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for match in _AMOUNT.finditer(text):
         canonical = _UNITS.get(match["u"].lower())
-        if canonical is not None:
-            found.setdefault(match["n"].lower().replace(",", ""), set()).add(canonical)
+        if canonical is None:
+            continue
+        kind = _KINDS_OF_DAY.get((match["q"] or "").lower()) if canonical == "day" else None
+        number = match["n"].lower().replace(",", "")
+        found.setdefault(_DIGITS.get(number, number), set()).add(
+            f"{kind} {canonical}" if kind else canonical
+        )
     return found
 
 
@@ -89,9 +100,9 @@ def rates(text: str) -> dict[str, set[str]]:
     for "4,200 EUR per month")."""
     found: dict[str, set[str]] = {}
     for match in _RATE.finditer(text):
-        number = match["n"] or match["n2"]
+        number = (match["n"] or match["n2"]).lower().replace(",", "")
         period = _PERIODS[(match["unit"] or match["adverb"]).lower()]
-        found.setdefault(number.lower().replace(",", ""), set()).add(period)
+        found.setdefault(_DIGITS.get(number, number), set()).add(period)
     return found
 
 
@@ -102,7 +113,15 @@ def other_units(claim: str, sentence: str) -> bool:
 
 
 def _differs(wanted: dict[str, set[str]], stated: dict[str, set[str]]) -> bool:
-    """Whether a number of ``wanted`` is stated, but in none of its units."""
+    """Whether a number of ``wanted`` is stated, but in none of its units (a day of no kind
+    is a day of either)."""
     return any(
-        stated.get(number) and not units & stated[number] for number, units in wanted.items()
+        stated.get(number) and not any(_alike(u, v) for u in units for v in stated[number])
+        for number, units in wanted.items()
     )
+
+
+def _alike(unit: str, other: str) -> bool:
+    if unit == other:
+        return True
+    return unit.endswith(" day") and other == "day" or other.endswith(" day") and unit == "day"

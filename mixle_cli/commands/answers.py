@@ -81,7 +81,7 @@ _A_PATH = re.compile(r"\S*/\S*|\S+\.\w{1,5}")
 
 def _no_claims(text: str) -> str:
     """Why ``text`` has no claim to check."""
-    why = "no sentence of two words or more (questions and headings state nothing)"
+    why = "no sentence of two words or more (questions and short headings state nothing)"
     if _A_PATH.fullmatch(text.strip()):
         from substrate import shown_path
 
@@ -385,21 +385,23 @@ def verify_cmd(
 ) -> None:
     """Check each claim of a text against the shard; exits 1 if any claim is unsupported.
 
-    A claim is a sentence of two words or more; questions and Markdown headings state
-    nothing and are none. A text with no claim has nothing a gate could vouch for: it exits 1
-    too. A claim is supported by a sentence that says it with its names, numbers and units;
-    not by one that gives another value ("5433, not 5432"), a change the other way ("from
-    1.28 to 1.30", "Kafka, replacing RabbitMQ" for "RabbitMQ replaced Kafka"), a negation,
-    an opposite word ("mandatory" for "optional", "rejected" for "adopted"), or a move away
-    from the thing ("moved from RabbitMQ to SQS", "instead of RabbitMQ"). A claim that
-    something was rejected needs a sentence saying so. A note that calls itself a proposal,
-    a draft or turned down ("Status: Proposed") backs only a claim telling of it as one.
-    Wording it does not read (a "before" said as "only after", a unit in a field name, a
-    fact of another event told in the same words) can still pass: a claim supported is not
-    proven. Evidence whose file changed or moved since it was ingested is warned of (--json:
-    its "changed").
+    A claim is a sentence of two words or more; questions and headings of fewer than four
+    words state nothing and are none (how many is said). A text with no claim has nothing a
+    gate could vouch for: it exits 1 too. A claim is supported by a sentence that says it
+    with its names, numbers and units; not by one that gives another value ("5433, not
+    5432"), a change the other way ("from 1.28 to 1.30", "Kafka, replacing RabbitMQ" for
+    "RabbitMQ replaced Kafka"), a negation, an opposite word ("mandatory" for "optional",
+    "rejected" for "adopted"), or a move away from the thing ("moved from RabbitMQ to SQS",
+    "instead of RabbitMQ"). A claim that something was rejected needs a sentence saying so,
+    and one giving a reason ("because ...") a sentence giving it. A note that calls itself a
+    proposal, a draft or turned down ("Status: Proposed") backs only a claim telling of it
+    as one, or one its context states. Wording it does not read (a "before" said as "only
+    after", a unit in a field name, a fact of another event told in the same words, a claim
+    joining two sentences) can still pass or fail: a claim supported is not proven. Evidence
+    whose file changed or moved since it was ingested is warned of (--json: its "changed").
     """
     from substrate import check_factuality
+    from substrate.factuality import unchecked_sentences
 
     how = output.mode(json, jsonl)
     body = _read_text(text)
@@ -445,6 +447,8 @@ def verify_cmd(
         if data["n_claims"]:
             grounded = f"{receipt.grounded_fraction:.0%}"
             output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
+        if skipped := len(unchecked_sentences(body)):  # so that none passes unseen
+            output.note(f"not checked: {skipped} question(s) and short heading(s)")
     if not data["n_claims"]:  # why it exits 1, in every mode (JSON holds no reason)
         output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:

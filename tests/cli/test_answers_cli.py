@@ -443,6 +443,8 @@ def test_verify_checks_the_file_it_is_given(
     result = mixle("verify", str(draft), "--json")
     assert result.exit_code == 0, result.stderr
     assert [c["claim"] for c in result.json()["claims"]] == ["tracker-api listens on port 8443."]
+    told = mixle("verify", str(draft))
+    assert "not checked: 2 question(s) and short heading(s)" in told.stderr
     missing = mixle("verify", str(tmp_path / "nothere.md"))
     assert missing.exit_code == 1 and "there is no file" in missing.stderr
     draft.write_bytes(b"tracker-api listens on port \xff.\n")

@@ -43,9 +43,26 @@ def test_claims_are_sentences_of_two_words_or_more() -> None:
     assert sentence_claims("") == []
 
 
-def test_a_question_or_a_heading_is_no_claim() -> None:
-    text = '## Deploys\n\nIs shipping free? Deploys run daily. Was it "done"?\n# Ports 8443'
-    assert sentence_claims(text) == ["Deploys run daily."]
+def test_a_question_or_a_short_heading_is_no_claim() -> None:
+    from substrate.factuality import unchecked_sentences
+
+    text = (
+        '## Deploys\n\nIs shipping free? Deploys run daily. Was it "done"?\n# Ports 8443\n'
+        "We use LaunchDarkly, right?\n## Secrets were moved to Vault\n"
+        'The FAQ answers "Why Kafka?"\n'
+    )
+    assert sentence_claims(text) == [
+        "Deploys run daily.",
+        "We use LaunchDarkly.",  # a statement, asked to be confirmed
+        "Secrets were moved to Vault",  # a heading that says something
+        'The FAQ answers "Why Kafka?"',
+    ]
+    assert unchecked_sentences(text) == [
+        "## Deploys",
+        "Is shipping free?",
+        'Was it "done"?',
+        "# Ports 8443",
+    ]
 
 
 def test_a_sentence_wrapped_over_lines_is_one_claim() -> None:
@@ -795,6 +812,13 @@ KAFKA = "We adopted Apache Kafka 3.6 on Amazon MSK for event streaming, replacin
         ("RabbitMQ replaced Kafka.", False),
         ("We replaced Kafka with RabbitMQ for event streaming.", False),
         ("We moved from Kafka to RabbitMQ.", False),
+        ("We switched to Kafka from RabbitMQ.", True),
+        ("We switched to RabbitMQ from Kafka.", False),
+        ("Kafka superseded RabbitMQ for event streaming.", True),
+        ("RabbitMQ superseded Kafka for event streaming.", False),
+        ("We swapped RabbitMQ for Kafka.", True),
+        ("Kafka was swapped for RabbitMQ.", False),
+        ("RabbitMQ will replace Kafka for event streaming.", False),
     ],
 )
 def test_a_change_told_the_other_way_round_is_no_support(claim: str, supported: bool) -> None:
@@ -837,6 +861,36 @@ def test_a_change_told_the_other_way_round_is_no_support(claim: str, supported: 
             False,
         ),
         ("Weekly pages dropped from 38 to 11.", "Weekly pages dropped from 38 to 11.", True),
+        # "declined" and "used" need not tell of a decision
+        (
+            "Traffic dropped by 20 percent in August.",
+            "Traffic declined by 20 percent in August.",
+            True,
+        ),
+        ("Cache memory dropped to 2 GB.", "Memory used by the cache dropped to 2 GB.", True),
+        # a refusal in other words
+        (
+            "The vendor turned down our request for a discount.",
+            "The vendor rejected our request for a discount.",
+            True,
+        ),
+        ("The change was not approved by the CAB.", "The CAB rejected the change.", True),
+        ("Okta was considered and not chosen.", "Okta was chosen.", False),
+        (
+            "The savings plan for EC2 and EKS nodes was approved for 3 years.",
+            "The savings plan for EC2 and EKS nodes was scrapped.",
+            False,  # ("and" joins two names there, no two clauses)
+        ),
+        (
+            "The report is due 5 calendar days after month end.",
+            "The report is due 5 business days after month end.",
+            False,
+        ),
+        (
+            "Reviews should be done within one business day.",
+            "Reviews should be done within 1 business day.",
+            True,
+        ),
         (
             "A deploy needs one approval from the owning team. A rollback does not need one.",
             "A rollback needs an approval from the owning team.",
@@ -902,3 +956,32 @@ def test_a_proposal_backs_a_claim_only_as_a_proposal(tmp_path: Any) -> None:
     assert not check_factuality(s, accepted).verdicts[0].supported
     # an answer that warns of citing a proposal may quote it
     assert check_factuality(s, done, proposals_back=True).verdicts[0].supported
+    adopt = "It was proposed to adopt HashiCorp Vault for secrets from AWS Secrets Manager."
+    assert check_factuality(s, adopt).verdicts[0].supported
+
+
+def test_what_a_proposal_says_of_things_as_they_are_backs_a_claim(tmp_path: Any) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.ingest import ingest_path
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "adr-013.md").write_text(
+        "# ADR-013: Log search\n\nStatus: Proposed\n\n## Context\n\n"
+        "Log search runs on Elasticsearch 7.10 with three data nodes.\n\n## Decision\n\n"
+        "We replace Elasticsearch with OpenSearch 2.11 for log search.\n"
+    )
+    (notes / "sampling.md").write_text(
+        "---\nstatus: proposed\n---\n# Sampling\n\nThe current sampling rate is 10 percent. "
+        "Sampling moves to 5 percent of traces.\n"
+    )
+    s = Substrate(tmp_path / "shard")
+    ingest_path(s, notes)
+    claims = [
+        "Log search runs on Elasticsearch 7.10 with three data nodes.",  # its context
+        "We replaced Elasticsearch with OpenSearch 2.11 for log search.",  # proposed only
+        "The current sampling rate is 10 percent.",  # said as what is now
+        "Sampling moved to 5 percent of traces.",
+    ]
+    verdicts = check_factuality(s, " ".join(claims)).verdicts
+    assert [v.supported for v in verdicts] == [True, False, True, False]
