@@ -220,6 +220,8 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     # ("rejected"), not a negation (for one that it was chosen, a negation still)
     if _TURNED_DOWN.search(claim) or _NOT_CHOSEN.search(claim):
         claim, evidence = _NOT_CHOSEN.sub("rejected", claim), _NOT_CHOSEN.sub("rejected", evidence)
+    claim = _TURNED_DOWN_WORDS.sub("rejected", claim)
+    evidence = _TURNED_DOWN_WORDS.sub("rejected", evidence)
     wanted = _valued_terms(claim)
     if not wanted:
         return False
@@ -231,6 +233,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     # "Smith", "France": another one is another claim (the first word too, when a name)
     names = (named_terms(claim) | _spelt_as_a_name(claim)) & words
     opener = _subject_term(claim)
+    by_article = _ARTICLE.match(claim) is not None
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -252,7 +255,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     for sentence in _titled(evidence, claim, wanted):
         if sentence.rstrip().endswith("?"):
             continue  # asks, states nothing: "is it 8443 or 9443?" supports neither port
-        if as_it_is and not _AS_IT_IS.search(sentence):
+        if as_it_is and not (_AS_IT_IS.search(sentence) and not _TO_BE.search(sentence)):
             continue
         found = _valued_terms(sentence)
         shared = len(words & found)
@@ -272,7 +275,9 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
         if numbers and _said_of_another(words, numbers, sentence):
             best_value = max(best_value, share)
             continue
-        if not names <= found or _another_subject(opener, found, wanted, sentence):
+        if not names <= found or _another_subject(
+            opener, found, wanted, sentence, after_article=by_article
+        ):
             continue
         if names_another(marked, sentence):
             continue
@@ -300,10 +305,14 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     return best_same >= 0 and best_same > best_other and best_same >= best_value
 
 
-# What tells of things as they are, in a proposal: "Today we run ...", "We keep ..."
+# What tells of things as they are, in a proposal: "Today we run ...", "We keep ..." (not
+# "From now on, invoices are paid within 15 days", nor what "will" be)
 _AS_IT_IS = re.compile(
-    r"(?i)\b(?:today|currently|current|at present|presently|now|still|existing|as of|keep|"
+    r"(?i)\b(?:today|currently|current|at present|presently|still|existing|as of|keep|"
     r"remains?|so far|to date)\b"
+)
+_TO_BE = re.compile(
+    r"(?i)\b(?:will|would|shall|should|could|going to|from now on|propos\w*|plan\w*)\b"
 )
 
 
@@ -374,11 +383,14 @@ def _first_word(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _subject_term(text: str) -> frozenset[str]:
+def _subject_term(text: str, *, after_article: bool | None = None) -> frozenset[str]:
     """The term of the word ``text`` opens with, when spelt with a capital (a name, or a
     noun opening a sentence), or of the word after an article it opens with ("A rollback
-    needs ...": rollback); a number word stands for its value, as in the claim's terms."""
+    needs ...": rollback); a number word stands for its value, as in the claim's terms.
+    ``after_article``: only the one (True) or the other (False)."""
     after = _ARTICLE.match(text)
+    if after_article is not None and bool(after) != after_article:
+        return frozenset()
     word = after.group(1) if after else _first_word(text)
     return _valued_terms(word) if after or word[:1].isupper() else frozenset()
 
@@ -395,14 +407,21 @@ def _spelt_as_a_name(claim: str) -> frozenset[str]:
 
 
 def _another_subject(
-    opener: frozenset[str], found: frozenset[str], wanted: frozenset[str], sentence: str
+    opener: frozenset[str],
+    found: frozenset[str],
+    wanted: frozenset[str],
+    sentence: str,
+    *,
+    after_article: bool = False,
 ) -> bool:
     """Whether ``sentence`` speaks of another subject than the claim: the claim opens with
     a capitalised word (``opener``) it lacks, and it opens with one the claim lacks. "Priya
     owns Kafka" is not said by "Marco owns Kafka", nor by "Marco Bianchi: Owns Kafka" (an
     entry of a heading naming someone); "Currently, deploys happen on Tuesdays" is said by
     "Deploys happen on Tuesdays", and "Unfortunately, gift cards are not refundable" by the
-    entry "Exceptions: Gift cards are not refundable" (one word heads no one's entry)."""
+    entry "Exceptions: Gift cards are not refundable" (one word heads no one's entry). A
+    subject after an article ("A rollback ...") is held against one after an article only ("A
+    deploy ...": "The books are closed" under "Month-end close" may tell of the close)."""
     if not opener or opener <= found:
         return False
     head, colon, rest = sentence.partition(": ")
@@ -413,7 +432,7 @@ def _another_subject(
         and not (len(words) >= 2 and all(word[:1].isupper() for word in words))
     ):
         sentence = rest  # a heading that names no one: the subject is the entry's
-    subject = _subject_term(sentence)
+    subject = _subject_term(sentence, after_article=after_article)
     return bool(subject) and not subject <= wanted
 
 
@@ -510,8 +529,12 @@ _OPPOSITES = (
     ("increase increased increases", "decrease decreased decreases"),
     ("upgrade upgraded", "downgrade downgraded"),
     # (decisions)
-    ("accepted approved adopted agreed chosen selected picked", "rejected declined refused"),
+    (
+        "accepted approved adopted agreed chosen selected picked decided",
+        "rejected declined refused",
+    ),
     ("approved", "postponed scrapped"),
+    ("agreed approved accepted decided", "proposed suggested requested"),  # (not yet decided)
     ("open opens opened", "closed closes shut"),
     ("earlier earliest", "later latest"),
     ("first", "last final"),
@@ -529,6 +552,9 @@ _TURNED_DOWN = re.compile(
 _NOT_CHOSEN = re.compile(
     r"(?i)\b(?:not\s+(?:approved|chosen|accepted|adopted|selected)|said\s+no\s+to)\b"
 )
+# "turned down", "decided against": a refusal, whatever the claim says ("was approved", "decided
+# to" are its opposites)
+_TURNED_DOWN_WORDS = re.compile(r"(?i)\b(?:turn(?:ed|s)?\s+down|decided\s+against)\b")
 _SAID_NO = re.compile(
     r"(?i)\b(?:reject\w*|declin\w*|refus\w*|turn(?:ed|s)?\s+down|abandon\w*|withdr[ae]wn?"
     r"|cancel\w*|veto\w*|scrap\w*|drop\w*|ruled?\s+out|decided\s+against|said\s+no"
@@ -729,12 +755,12 @@ _CHANGES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         ("replac",),
         re.compile(rf"(?i)\breplac(?:e|ed|es|ing)\s+(?P<old>{_OLD})\s+with\s+(?P<new>{_NEW})"),
     ),
-    # "X was replaced by Y"
+    # "X was replaced by Y", "X was superseded by Y"
     (
-        ("replaced",),
+        ("replaced", "superseded"),
         re.compile(
             rf"(?i)(?P<old>{_OLD})\s+(?:was|were|is|are|has\s+been|have\s+been|got)\s+"
-            rf"replaced\s+(?:with|by)\s+(?P<new>{_NEW})"
+            rf"(?:replaced|superseded)\s+(?:with|by)\s+(?P<new>{_NEW})"
         ),
     ),
     # "Y replaced X", "Y will replace X", "Y superseded X", "Y took over from X" (not

@@ -76,13 +76,14 @@ def never_in_force(item: SubstrateItem) -> bool:
 # accepted"; "proposed to adopt" tells of the proposal)
 _TOLD_AS_NOT_YET = re.compile(
     r"(?i)\b(?:propos|draft|suggest|consider|reject|declin|refus|withdr[ae]w|abandon|plan"
+    r"|postpon|defer|scrap|shelve|cancel"
     r"|turn(?:ed|s)?\s+down|not\s+(?:approved|accepted|adopted|chosen)|(?:wip|might|could|would)\b)"
 )
 _TOLD_AS_IN_FORCE = re.compile(r"(?i)(?<!\bto\s)(?<!\bnot\s)\b(?:accept|approv|adopt|implement)")
 # The sections of a proposal that tell of what is, not of what it proposes
 _AS_IT_IS = re.compile(
     r"(?i)\b(?:context|background|problem|motivation|current|today|status quo|as[- ]is"
-    r"|situation|existing)\b"
+    r"|situation|existing|outcome|result|resolution)\b"
 )
 
 
