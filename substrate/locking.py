@@ -81,7 +81,8 @@ def _take(fd: int, path: Path, wait: bool) -> None:
         raise LockBusy(f"{path} is held by another writer")
     _waiting.add(threading.get_ident())  # before the wait is told: a stop told of it ends it
     try:
-        log.warning("waiting for another process to release %s", path)
+        if _patience != 0:  # (no wait to tell of)
+            log.warning("waiting for another process to release %s", path)
         if _patience is None:
             fcntl.flock(fd, fcntl.LOCK_EX)
         elif not _locked_within(fd, _patience):

@@ -60,14 +60,20 @@ def test_a_waiter_whose_lock_file_was_replaced_waits_for_the_new_one(tmp_path: P
     thread.join()
 
 
-def test_a_wait_limited_gives_up_or_takes_the_lock_freed_in_time(tmp_path: Path) -> None:
+def test_a_wait_limited_gives_up_or_takes_the_lock_freed_in_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from substrate.locking import LockBusy, wait_for_locks_at_most
 
     lock = tmp_path / ".lock"
     other = os.open(lock, os.O_RDWR | os.O_CREAT)
     fcntl.flock(other, fcntl.LOCK_EX)
-    wait_for_locks_at_most(0.1)
+    wait_for_locks_at_most(0)
     try:
+        with caplog.at_level(logging.WARNING), pytest.raises(LockBusy), exclusive_lock(lock):
+            pass
+        assert caplog.records == []  # no wait, so none is told of
+        wait_for_locks_at_most(0.1)
         with (
             pytest.raises(LockBusy, match="still held by another process after 0.1 s"),
             exclusive_lock(lock),
