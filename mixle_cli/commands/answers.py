@@ -401,7 +401,7 @@ def verify_cmd(
     whose file changed or moved since it was ingested is warned of (--json: its "changed").
     """
     from substrate import check_factuality
-    from substrate.factuality import unchecked_sentences
+    from substrate.claims import unchecked_sentences
 
     how = output.mode(json, jsonl)
     body = _read_text(text)

@@ -524,7 +524,7 @@ def test_a_pair_answers_where_no_one_sentence_does() -> None:
 
 
 def test_a_quote_ending_no_sentence_ends_its_paragraph() -> None:
-    from substrate.factuality import sentence_claims
+    from substrate.claims import sentence_claims
 
     # a list item has no full stop: on one line with the next quote, the two would be checked
     # as one claim that no source says

@@ -7,14 +7,13 @@ from typing import Any
 import pytest
 
 from substrate.answer import strip_citations
+from substrate.claims import quotes_apart, sentence_claims
 from substrate.errors import InvalidInputError
 from substrate.factuality import (
     ClaimVerdict,
     FactualityReceipt,
     check_factuality,
     content_overlap,
-    quotes_apart,
-    sentence_claims,
 )
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
@@ -44,7 +43,7 @@ def test_claims_are_sentences_of_two_words_or_more() -> None:
 
 
 def test_a_question_or_a_short_heading_is_no_claim() -> None:
-    from substrate.factuality import unchecked_sentences
+    from substrate.claims import unchecked_sentences
 
     text = (
         '## Deploys\n\nIs shipping free? Deploys run daily. Was it "done"?\n# Ports 8443\n'

@@ -13,8 +13,8 @@ import sys
 from substrate import answer_types, quantities, questions
 from substrate.abbreviations import ends_in_abbreviation
 from substrate.answer import CITATION, strip_citations
+from substrate.claims import _CLAIM_ELLIPSIS, quotes_apart
 from substrate.context.compress import _ORDINAL, _SENTENCE_SPLIT, split_sentences
-from substrate.factuality import _CLAIM_ELLIPSIS, quotes_apart
 from substrate.ingest.formats import frontmatter
 from substrate.search import tokenize
 
@@ -123,7 +123,7 @@ def test_claims_are_parted_at_an_ellipsis_as_before() -> None:
     # the quotation marks before each "…" were counted again from the text's start
     from collections import Counter
 
-    from substrate.factuality import _count_marks, _in_quotation
+    from substrate.claims import _count_marks, _in_quotation
 
     def before(text: str) -> str:
         def ended(m: re.Match[str]) -> str:
@@ -156,7 +156,7 @@ _LONG_TEXTS = """
 from substrate.answer import CITATION, strip_citations
 from substrate.answer_types import _email
 from substrate.context.compress import split_sentences
-from substrate.factuality import quotes_apart
+from substrate.claims import quotes_apart
 from substrate.ingest.formats.frontmatter import parse_block
 from substrate.quantities import amounts, rates
 from substrate.questions import asked_terms
