@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import inspect
 import logging
+import math
 import os
 import shlex
 import sys
@@ -115,6 +116,8 @@ def main_options(
         raise typer.BadParameter(  # named as the variable: no --shard was given
             "it is set but empty; unset it to use the default shard", param_hint="MIXLE_SHARD"
         )
+    if wait is not None and not wait < math.inf:  # (click's range lets inf and nan through)
+        raise typer.BadParameter("give a number of seconds", param_hint="--wait")
     from substrate.locking import wait_for_locks_at_most
 
     wait_for_locks_at_most(wait)

@@ -102,7 +102,7 @@ def piped(text: str | None, what: str = "query") -> str:
 def text_or_file(text: str | None, what: str) -> str:
     """``piped``, or the text of the file ``text`` names (``mixle verify draft.md``): a
     text that is the path of a file is no text to check."""
-    if text is None or "\n" in text or not os.path.isfile(text):
+    if text in (None, "-") or "\n" in text or not os.path.isfile(text):
         return piped(text, what)
     from substrate import shown_path
 
@@ -113,7 +113,7 @@ def text_or_file(text: str | None, what: str) -> str:
     except OSError as exc:
         fail(f"cannot read {name}: {exc.strerror or exc}", OPERATIONAL)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # (an editor's byte-order mark)
     except UnicodeDecodeError as exc:
         usage(f"{name} is not valid UTF-8 (byte {exc.start})")
 

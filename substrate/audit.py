@@ -289,8 +289,8 @@ def _compacted_since(status: dict[str, Any]) -> bool:
 
 
 def _damaged_index(substrate: Substrate) -> list[tuple[str, str]] | None:
-    """``damaged_index_files`` of ``substrate``'s index (None: no index support, or none on
-    disk)."""
+    """``damaged_index_files`` of ``substrate``'s index (None: an in-memory shard, or no index
+    support)."""
     if substrate.root is None:
         return None
     try:

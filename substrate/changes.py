@@ -18,8 +18,9 @@ def reversed_change(claim: str, sentence: str) -> bool:
     1.30", "from Kubernetes 1.27 to 1.29", "Kafka, replacing RabbitMQ" against the claim's
     "from 1.30 to 1.28", "from 1.29 to 1.27", "RabbitMQ replaced Kafka" (by what tells the two
     ends apart: Kubernetes is on both sides of the second)."""
-    said = changes(sentence)
-    for was, now in changes(claim):
+    told = changes(claim)
+    said = changes(sentence) if told else ()
+    for was, now in told:
         only_was, only_now = was - now, now - was
         back = any(only_now & s_was and only_was & s_now - s_was for s_was, s_now in said)
         # (a sentence telling both ways, "upgraded ... and rolled back ...", has the claim's)
@@ -28,12 +29,19 @@ def reversed_change(claim: str, sentence: str) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=4096)
 def changes(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """The changes ``text`` tells of, each as the terms of what was left and of what was
     taken: "from X to Y", "replaced X with Y", "X was replaced by Y", "Y replaced X", and "Y,
     replacing X" (or "instead of X"), where what is taken is told by the rest of the text.
-    (Kept for the texts read again: each sentence of the evidence, for each claim.)"""
+    (Kept for a sentence of common length: each of the evidence is read for each claim.)"""
+    return _kept_changes(text) if len(text) <= _KEPT_CHARS else _changes(text)
+
+
+# The longest text whose changes are kept: sentences, not a megabyte without a full stop
+_KEPT_CHARS = 2048
+
+
+def _changes(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     low = text.lower()
     told = _explicit_changes(text, ((("from",), _FROM_TO), *_CHANGES))
     if "rather" in low or "instead" in low or "place" in low or "replacing" in low:
@@ -41,6 +49,9 @@ def changes(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
             rest = text[: taken.start()] + " " + text[taken.end() :]
             told.append((terms(taken["old"]), terms(rest)))
     return tuple(told)
+
+
+_kept_changes = functools.lru_cache(maxsize=4096)(_changes)
 
 
 def moved_away(sentence: str, words: set[str] | frozenset[str], claim: str) -> bool:

@@ -33,8 +33,14 @@ def unchecked_sentences(text: str) -> list[str]:
 
 def _sentences(text: str) -> list[str]:
     parts = [part for line in unwrapped(text) for part in split_sentences(line)]
-    sentences = (_TAGGED_QUESTION.sub(".", _LIST_NUMBER.sub("", p, count=1).strip()) for p in parts)
+    sentences = (_untagged(_LIST_NUMBER.sub("", p, count=1).strip()) for p in parts)
     return [sentence for sentence in sentences if len(sentence.split()) >= 2]
+
+
+def _untagged(sentence: str) -> str:
+    """``sentence`` without a question tagged on a statement ("We use Kafka, right?" says "We
+    use Kafka."); a question that asks ("Which one do we use, ok?") stays one."""
+    return sentence if _ASKS.match(sentence) else _TAGGED_QUESTION.sub(".", sentence)
 
 
 def _states_nothing(sentence: str) -> bool:
@@ -46,6 +52,10 @@ def _states_nothing(sentence: str) -> bool:
 # A heading of this many words or more states something ("## Secrets moved to Vault")
 HEADING_CLAIM_WORDS = 4
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
+_ASKS = re.compile(
+    r"(?i)\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can"
+    r"|could|should|would|will|shall|may|have|has|had)\b"
+)
 # "..., right?", "..., isn't it?": a statement, asked to be confirmed
 _TAGGED_QUESTION = re.compile(
     r"(?i),\s*(?:right|correct|true|no|yes|ok|okay|isn't it|aren't they|don't we|didn't we"

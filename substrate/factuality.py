@@ -653,10 +653,9 @@ def check_factuality(
     extract = extract or sentence_claims
     says = corroborates or content_overlap
     allowed = merge_scopes(scope, scopes)
-    checked = []
-    # a nearest note that says the claim, but was replaced ("replaced_by": its successor)
-    # or is not in force ("not_in_force": the status it gives itself)
-    said_but: dict[str, tuple[str, str]] = {}
+    # each claim: its best score, the evidence shown, and None when it is supported, else
+    # what the nearest entry says of why it does not back the claim
+    checked: list[tuple[str, float, list[tuple[SubstrateItem, float]], dict[str, str] | None]] = []
     for claim in extract(strip_citations(quotes_apart(answer))):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
@@ -667,30 +666,34 @@ def check_factuality(
         best = max((score for _, score in hits), default=0.0)
         backing = _saying(hits, claim, min_score, says, in_force=not proposals_back)
         if backing:
-            checked.append((claim, best, backing, True))
+            checked.append((claim, best, backing, None))
             continue
-        # else the nearest: a replaced note saying it (the claim is out of date), a proposal
-        # saying it (it is not done), or any
+        # else the nearest: a replaced note saying it (the claim is out of date: its entry
+        # names the successor), a proposal saying it (it is not done: the status it gives
+        # itself), or any
         stale = _saying([(i, s) for i, s in found if i.id in replaced], claim, min_score, says)
         unsettled = _saying([h for h in hits if not may_back(h[0], claim)], claim, min_score, says)
-        closest = (stale or unsettled or [(i, s) for i, s in hits if s >= min_score])[:1]
-        checked.append((claim, best, closest, False))
-        said_but.update({i.id: ("replaced_by", replaced[i.id]) for i, _ in stale[:1]})
-        said_but.update({i.id: ("not_in_force", str(not_in_force(i))) for i, _ in unsettled})
+        why: dict[str, str]
+        if stale:
+            closest, why = stale[:1], {"replaced_by": replaced[stale[0][0].id]}
+        elif unsettled:
+            closest, why = unsettled[:1], {"not_in_force": str(not_in_force(unsettled[0][0]))}
+        else:
+            closest, why = [(i, s) for i, s in hits if s >= min_score][:1], {}
+        checked.append((claim, best, closest, why))
     # one name per item across the receipt; masked, as receipts travel with answers
     named = {item.id: item for _, _, shown, _ in checked for item, _ in shown}
     names = dict(zip(named, shown_sources(list(named.values())), strict=True))
     receipt = FactualityReceipt(answer)
-    for claim, best, shown, supported in checked:
+    for claim, best, shown, unsaid in checked:
         entries = [provenance_entry(item, score, names[item.id]) for item, score in shown]
-        if supported:
+        if unsaid is None:
             verdict = ClaimVerdict(claim, True, float(best), entries)
         else:
-            for entry in entries:
-                if entry["id"] in said_but:
-                    key, value = said_but[entry["id"]]
-                    entry[key] = safe_text(value)
-            verdict = ClaimVerdict(claim, False, float(best), [], entries[0] if entries else None)
+            nearest = (
+                {**entries[0], **{k: safe_text(v) for k, v in unsaid.items()}} if entries else None
+            )
+            verdict = ClaimVerdict(claim, False, float(best), [], nearest)
         receipt.verdicts.append(verdict)
     return receipt
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import logging
+import math
 import os
 import threading
 import time
@@ -125,8 +126,8 @@ def wait_for_locks_at_most(seconds: float | None) -> None:
     ``seconds`` (``LockBusy``); None waits for as long as it takes. A job run from cron
     should not pile up behind a stuck writer."""
     global _patience
-    if seconds is not None and seconds < 0:
-        raise ValueError(f"a wait cannot be negative: {seconds}")
+    if seconds is not None and not 0 <= seconds < math.inf:  # (nor NaN)
+        raise ValueError(f"a wait is a number of seconds, 0 or more: {seconds}")
     _patience = seconds
 
 

@@ -32,23 +32,23 @@ STATES = NOT_IN_FORCE | frozenset(
 def status_word(value: str) -> str | None:
     """The status ``value`` gives, as written ("Proposed" of "Proposed (2024-03)", "Accepted"
     of "Proposed -> Accepted"), or None when it is no status: a known status word, alone or
-    followed by what tells of it (a date, a bracket, "by ...", "in favour of ..."), not the
-    first word of a sentence ("WIP: the migration is in progress", "draft runbook")."""
-    value = _LATEST.split(value)[-1].lstrip(" \t>+-")  # (a list or quote mark before it)
-    said = " ".join(value.replace("*", " ").replace("_", " ").replace("`", " ").split())
-    found = _STATUS_THEN.match(said)
-    if found is None or found["word"].lower() not in STATES:
-        return None
-    return found["word"]
+    followed by what tells of it (a date, a bracket, a reason after ":", "by ...", "in favour
+    of ..."), not the first word of a phrase ("draft runbook, reviewed by Ana")."""
+    for part in reversed(_LATEST.split(value)):  # the status now is the last one given
+        said = " ".join(part.replace("*", " ").replace("_", " ").replace("`", " ").split())
+        found = _STATUS_THEN.match(said.lstrip(">+- "))  # (a list or quote mark before it)
+        if found is not None and found["word"].lower() in STATES:
+            return found["word"]
+    return None
 
 
-# "Proposed -> Accepted", "Draft → Proposed": the status now is the last
+# "Proposed -> Accepted", "Draft → Proposed"
 _LATEST = re.compile(r"\u2192|->|=>")
-# The status word, then the end, or what may follow a status without making it a sentence
+# The status word, then the end, or what may follow a status without making it a phrase
 _STATUS_THEN = re.compile(
     r"[(\[]?(?P<word>[A-Za-z]+)[)\]]?"
-    r"(?:[ .,;!)\]]*$|[ ]*[(\[.,;\u2013\u2014-]|[ ]+\d"
-    r"|[ ]+(?i:in|by|on|since|as|until|pending|for|at|from|after|and|with|per|via)\b)"
+    r"(?:[ .,;!)\]]*$|[ ]*[(\[.,;:/\u2013\u2014-]|[ ]+v?\d|[ ]+[^\w\s]"
+    r"|[ ]+(?i:in|by|on|since|as|until|pending|for|at|from|after|and|with|per|via|because)\b)"
 )
 
 
@@ -79,11 +79,15 @@ _TOLD_AS_NOT_YET = re.compile(
     r"|postpon|defer|scrap|shelve|cancel"
     r"|turn(?:ed|s)?\s+down|not\s+(?:approved|accepted|adopted|chosen)|(?:wip|might|could|would)\b)"
 )
-_TOLD_AS_IN_FORCE = re.compile(r"(?i)(?<!\bto\s)(?<!\bnot\s)\b(?:accept|approv|adopt|implement)")
+_TOLD_AS_IN_FORCE = re.compile(
+    r"(?i)(?<!\bto\s)\b(?:accept(?:ed|s)?|approv(?:ed|es|al)|adopt(?:ed|s|ion)?|implemented)\b"
+)
+# ... but not so told: "not (yet) approved", "has not been adopted"
+_NOT_DONE = re.compile(r"(?i)\bnot\s+(?:yet\s+|been\s+)*(?:accept|approv|adopt|implement)\w*")
 # The sections of a proposal that tell of what is, not of what it proposes
 _AS_IT_IS = re.compile(
     r"(?i)\b(?:context|background|problem|motivation|current|today|status quo|as[- ]is"
-    r"|situation|existing|outcome|result|resolution)\b"
+    r"|situation|existing)\b"
 )
 
 
@@ -94,7 +98,8 @@ def may_back(item: SubstrateItem, claim: str) -> bool:
     telling of what is ("## Context") back any claim."""
     if not never_in_force(item) or _tells_what_is(item):
         return True
-    return bool(_TOLD_AS_NOT_YET.search(claim)) and not _TOLD_AS_IN_FORCE.search(claim)
+    told = _NOT_DONE.sub(" ", claim)
+    return bool(_TOLD_AS_NOT_YET.search(claim)) and not _TOLD_AS_IN_FORCE.search(told)
 
 
 def _tells_what_is(item: SubstrateItem) -> bool:

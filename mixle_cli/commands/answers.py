@@ -85,7 +85,11 @@ def _no_claims(text: str) -> str:
     if _A_PATH.fullmatch(text.strip()):
         from substrate import shown_path
 
-        why += f"; there is no file {shown_path(text.strip())}"
+        path = text.strip()
+        if os.path.exists(path):  # a folder, a device
+            why += f"; {shown_path(path)} is no regular file"
+        else:
+            why += f"; there is no file {shown_path(path)}"
     if _SPACELESS.search(text):
         why += "; text without spaces between words (Chinese, Japanese) is not checked"
     return why
@@ -410,6 +414,7 @@ def verify_cmd(
         app_state.searched(), body, k=k, min_score=min_score, scopes=app_state.scopes_within(scope)
     )
     data = receipt.as_dict()
+    data["n_unchecked"] = len(unchecked_sentences(body))  # questions and short headings
     if not receipt.verdicts:  # vouched for by nothing: not "fully grounded" to a script
         data["grounded_fraction"] = None
     for claim in data["claims"]:
@@ -447,8 +452,8 @@ def verify_cmd(
         if data["n_claims"]:
             grounded = f"{receipt.grounded_fraction:.0%}"
             output.note(f"grounded {supported}/{data['n_claims']} claim(s) ({grounded})")
-        if skipped := len(unchecked_sentences(body)):  # so that none passes unseen
-            output.note(f"not checked: {skipped} question(s) and short heading(s)")
+        if data["n_unchecked"]:  # so that none passes unseen
+            output.note(f"not checked: {data['n_unchecked']} question(s) and short heading(s)")
     if not data["n_claims"]:  # why it exits 1, in every mode (JSON holds no reason)
         output.note(f"nothing to check: {_no_claims(body)}")
     if receipt.unsupported() or not receipt.verdicts:

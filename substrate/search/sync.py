@@ -25,7 +25,7 @@ from substrate.derived import derived_dir, failure, system_words
 from substrate.errors import ShardError
 from substrate.indexnames import remove_folders_in_place
 from substrate.item import SubstrateItem
-from substrate.locking import exclusive_lock
+from substrate.locking import LockBusy, exclusive_lock
 from substrate.search.coverage import Coverage
 from substrate.search.layout import CACHE_ATTR, MANIFEST, StaleIndex
 from substrate.search.mirror import read_mirrored, write_mirrors
@@ -287,6 +287,8 @@ def index_lock(directory: Path) -> Iterator[None]:
     try:
         lock = exclusive_lock(directory / _LOCK_NAME)
         lock.__enter__()
+    except LockBusy:  # waited as long as it may (``wait_for_locks_at_most``): not read-only
+        raise
     except ShardError as exc:  # read-only; a lock file that is a link is said, not hidden
         if (directory / _LOCK_NAME).is_symlink():
             log.warning("writing the search index without its lock: %s", exc)

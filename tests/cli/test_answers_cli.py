@@ -434,7 +434,7 @@ def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
 
 
 def test_verify_checks_the_file_it_is_given(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = {"ports.md": "# Ports\n\ntracker-api listens on port 8443.\n"}
     _ingested_notes(mixle, tmp_path / "notes", files)
@@ -449,6 +449,10 @@ def test_verify_checks_the_file_it_is_given(
     assert missing.exit_code == 1 and "there is no file" in missing.stderr
     draft.write_bytes(b"tracker-api listens on port \xff.\n")
     assert mixle("verify", str(draft)).exit_code == 2
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("Nothing here is checked.\n")  # "-" is standard input still
+    piped = mixle("verify", "-", "--json", input="tracker-api listens on port 8443.")
+    assert [c["claim"] for c in piped.json()["claims"]] == ["tracker-api listens on port 8443."]
 
 
 def test_verify_says_a_proposal_is_not_in_force(

@@ -1141,6 +1141,7 @@ def test_a_wait_for_another_writer_given_up_exits_3_and_stores_nothing(
         ingest = mixle_process("--shard", str(shard), "ingest", str(notes), env=_waiting(0.2))
     finally:
         os.close(holder)
+    assert mixle_process("--wait", "inf", "ls").returncode == 2  # (a wait of no end is none)
     for done in (add, ingest):
         assert done.returncode == 3, done.stderr
         assert "still held by another process after 0.2 s" in done.stderr

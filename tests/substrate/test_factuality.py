@@ -977,6 +977,11 @@ def test_a_proposal_backs_a_claim_only_as_a_proposal(tmp_path: Any) -> None:
     assert not check_factuality(s, accepted).verdicts[0].supported
     # an answer that warns of citing a proposal may quote it
     assert check_factuality(s, done, proposals_back=True).verdicts[0].supported
+    # the status is told of the claim the proposal says, not of another it is nearest to
+    other = "We propose moving secrets from AWS Secrets Manager to CyberArk Conjur."
+    (said, unsaid) = check_factuality(s, f"{done} {other}").verdicts
+    assert said.nearest is not None and said.nearest["not_in_force"] == "Proposed"
+    assert unsaid.nearest is None or "not_in_force" not in unsaid.nearest
     adopt = "It was proposed to adopt HashiCorp Vault for secrets from AWS Secrets Manager."
     assert check_factuality(s, adopt).verdicts[0].supported
 

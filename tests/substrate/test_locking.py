@@ -83,7 +83,25 @@ def test_a_wait_limited_gives_up_or_takes_the_lock_freed_in_time(
         wait_for_locks_at_most(10)
         with exclusive_lock(lock):
             pass
-        with pytest.raises(ValueError):
-            wait_for_locks_at_most(-1)
+        for wrong in (-1, float("nan"), float("inf")):
+            with pytest.raises(ValueError):
+                wait_for_locks_at_most(wrong)
     finally:
         wait_for_locks_at_most(None)
+
+
+def test_an_index_writer_whose_wait_ran_out_does_not_write_unlocked(tmp_path: Path) -> None:
+    from substrate.locking import LockBusy, wait_for_locks_at_most
+    from substrate.search.sync import _LOCK_NAME, index_lock
+
+    index = tmp_path / "index"
+    index.mkdir()
+    other = os.open(index / _LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(other, fcntl.LOCK_EX)  # another process writing the index
+    wait_for_locks_at_most(0.05)
+    try:
+        with pytest.raises(LockBusy), index_lock(index):
+            pass  # (the read-only way on: without the lock)
+    finally:
+        wait_for_locks_at_most(None)
+        os.close(other)

@@ -93,7 +93,9 @@ def test_and_joins_names_only_before_another_numbered_one() -> None:
         # a word that is no note's status, or none
         ("# API\n\nStatus: 200 on success\n", None),
         ("## Status\n\nWe are still discussing it.\n", None),
-        ("## Status\n\nWIP: the migration to Go 1.23 is in progress.\n", None),  # a sentence
+        ("## Status\n\nWIP: the migration to Go 1.23 is in progress.\n", "WIP"),
+        ("- Status: Rejected: too costly\n", "Rejected"),  # (a reason after it)
+        ("Status: Accepted / Implemented\n", "Accepted"),
         ("Status: draft runbook, reviewed by Ana\n", None),
         ("Status: Proposed -> Accepted\n", "Accepted"),  # the status now
         ("- Status: Accepted on 2024-01-02\n", "Accepted"),
