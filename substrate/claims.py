@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from substrate.context.compress import split_sentences
+from substrate.context.compress import is_heading, split_sentences
 
 
 def sentence_claims(text: str) -> list[str]:
@@ -21,8 +21,7 @@ def sentence_claims(text: str) -> list[str]:
 
 
 def _unheaded(sentence: str) -> str:
-    heading = _HEADING.match(sentence)
-    return sentence[heading.end() :] if heading else sentence
+    return sentence.lstrip("#").strip() if is_heading(sentence) else sentence
 
 
 def unchecked_sentences(text: str) -> list[str]:
@@ -44,14 +43,13 @@ def _untagged(sentence: str) -> str:
 
 
 def _states_nothing(sentence: str) -> bool:
-    if _HEADING.match(sentence):
+    if is_heading(sentence):  # (a sentence is stripped: its marks open it)
         return len(_unheaded(sentence).split()) < HEADING_CLAIM_WORDS
     return sentence.rstrip("*_ ").endswith("?")
 
 
 # A heading of this many words or more states something ("## Secrets moved to Vault")
 HEADING_CLAIM_WORDS = 4
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
 _ASKS = re.compile(
     r"(?i)\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can"
     r"|could|should|would|will|shall|may|have|has|had)\b"

@@ -30,8 +30,14 @@ from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
 from substrate.notestatus import may_back, not_in_force
 from substrate.pronouns import pronoun_for
-from substrate.quantities import other_units
-from substrate.questions import NUMBER_WORDS, identifier_terms, named_terms, paired_terms
+from substrate.quantities import ONE_BEFORE_A_UNIT, other_units
+from substrate.questions import (
+    NUMBER_VALUES,
+    NUMBER_WORDS,
+    identifier_terms,
+    named_terms,
+    paired_terms,
+)
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
 from substrate.secrets import safe_text
@@ -463,30 +469,17 @@ _NEGATION = re.compile(
 
 
 # Numbers written as words are values too: "five minutes" is not "fifteen minutes", and is
-# "5 minutes". NUMBER_WORDS runs zero to twenty, then the tens.
-_WORD_NUMBERS = NUMBER_WORDS.split()[: NUMBER_WORDS.split().index("ninety") + 1]
-
-
-def _word_value(word: str) -> int:
-    at = _WORD_NUMBERS.index(word.lower())
-    return at if at <= 20 else 20 + 10 * (at - 20)
-
-
+# "5 minutes".
+_TENS = [word for word, value in NUMBER_VALUES.items() if value >= 20]
+_ONES = [word for word, value in NUMBER_VALUES.items() if 1 <= value <= 9]
 # "twenty-one" is one number, 21, not 20 and 1
 _COMPOUND_NUMBER = re.compile(
-    rf"\b(?P<tens>{'|'.join(_WORD_NUMBERS[20:])})[- ](?P<unit>{'|'.join(_WORD_NUMBERS[1:10])})\b",
-    re.IGNORECASE,
+    rf"\b(?P<tens>{'|'.join(_TENS)})[- ](?P<unit>{'|'.join(_ONES)})\b", re.IGNORECASE
 )
 
 
 def _compound_value(found: re.Match[str]) -> str:
-    return str(_word_value(found.group("tens")) + _word_value(found.group("unit")))
-
-
-_ONE_OF_A_UNIT = re.compile(
-    r"(?i)\bone(?=[\s-]+(?:(?:business|working|calendar|full)[\s-]+)?"
-    r"(?:second|minute|hour|day|night|week|month|quarter|year|percent)\b)"
-)
+    return str(NUMBER_VALUES[found["tens"].lower()] + NUMBER_VALUES[found["unit"].lower()])
 
 
 @functools.cache
@@ -494,8 +487,8 @@ def _number_values() -> dict[str, str]:
     """The term of each number word up to ninety ("five", "twenty") -> its digits; not "one",
     a pronoun as often ("one from the platform team")."""
     return {
-        term: str(_word_value(word))
-        for word in _WORD_NUMBERS
+        term: str(value)
+        for word, value in NUMBER_VALUES.items()
         if word != "one"
         for term in terms(word)
     }
@@ -504,7 +497,7 @@ def _number_values() -> dict[str, str]:
 def _valued_terms(text: str) -> frozenset[str]:
     """``terms(text)`` with the number words as digits: "five days" says "5 days", and "one
     business day" "1 business day" (before a unit, "one" is no pronoun)."""
-    found = terms(_ONE_OF_A_UNIT.sub("1", _COMPOUND_NUMBER.sub(_compound_value, text)))
+    found = terms(ONE_BEFORE_A_UNIT.sub("1", _COMPOUND_NUMBER.sub(_compound_value, text)))
     values = _number_values()
     if values.keys().isdisjoint(found):
         return found

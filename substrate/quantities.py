@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from substrate.questions import NUMBER_WORDS
+from substrate.questions import NUMBER_VALUES, NUMBER_WORDS
 
 # Each unit's spellings, the canonical name first.
 _UNIT_NAMES = (
@@ -40,10 +40,13 @@ _AMOUNT = re.compile(
 )
 # Days of two kinds: "5 business days" are not "5 calendar days" (a plain "5 days" may be either)
 _KINDS_OF_DAY = {"business": "business", "working": "business", "calendar": "calendar"}
-# A number word up to twenty, and the tens, as its digits: "one day" is "1 day"
-_DIGITS = {word: str(n) for n, word in enumerate(NUMBER_WORDS.split()[:21])} | {
-    word: str(10 * n) for n, word in enumerate(NUMBER_WORDS.split()[21:28], start=3)
-}
+# A number word as its digits: "one day" is "1 day"
+_DIGITS = {word: str(value) for word, value in NUMBER_VALUES.items()}
+# "one" before a unit: a number, not a pronoun ("one business day", not "one from the team")
+ONE_BEFORE_A_UNIT = re.compile(
+    rf"(?i)\bone(?=[\s-]+(?:{_QUALIFIER}[\s-]+)?"
+    rf"(?:{'|'.join(dict.fromkeys(_UNITS.values()))})s?\b)"
+)
 _PERIODS = {
     "second": "second",
     "sec": "second",

@@ -30,6 +30,11 @@ NUMBER_WORDS = (
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion"
 )
+# What each of them up to ninety stands for ("five": 5, "twenty": 20, "thirty": 30)
+NUMBER_VALUES = {
+    word: at if at <= 20 else 20 + 10 * (at - 20)
+    for at, word in enumerate(NUMBER_WORDS.split()[:28])
+}
 # A frame's words are the named groups "a" and "b" (the text between them is kept)
 _DURATION_FRAME = re.compile(
     r"\b(?P<a>how\s+(?:long|much\s+time))\b(.{0,200}?)"
