@@ -97,12 +97,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     The names of the claim must be in the sentence, and a sentence about another subject
     says nothing of the claim's (``_another_subject``).
     """
-    # "not approved", "said no to": for a claim that something was turned down, a decision
-    # ("rejected"), not a negation (for one that it was chosen, a negation still)
-    if _TURNED_DOWN.search(claim) or _NOT_CHOSEN.search(claim):
-        claim, evidence = _NOT_CHOSEN.sub("rejected", claim), _NOT_CHOSEN.sub("rejected", evidence)
-    claim = _TURNED_DOWN_WORDS.sub("rejected", claim)
-    evidence = _TURNED_DOWN_WORDS.sub("rejected", evidence)
+    claim, evidence = _refusals_read(claim, evidence)
     wanted = _valued_terms(claim)
     if not wanted:
         return False
@@ -113,8 +108,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     words = wanted - numbers - parts  # a number shared says nothing unless the words around it are
     # "Smith", "France": another one is another claim (the first word too, when a name)
     names = (named_terms(claim) | _spelt_as_a_name(claim)) & words
-    opener = _subject_term(claim)
-    by_article = _ARTICLE.match(claim) is not None
+    opener, by_article = _subject(claim)
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -264,16 +258,15 @@ def _first_word(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _subject_term(text: str, *, after_article: bool | None = None) -> frozenset[str]:
+def _subject(text: str) -> tuple[frozenset[str], bool]:
     """The term of the word ``text`` opens with, when spelt with a capital (a name, or a
     noun opening a sentence), or of the word after an article it opens with ("A rollback
-    needs ...": rollback); a number word stands for its value, as in the claim's terms.
-    ``after_article``: only the one (True) or the other (False)."""
+    needs ...": rollback), and whether it is the latter; a number word stands for its value,
+    as in the claim's terms."""
     after = _ARTICLE.match(text)
-    if after_article is not None and bool(after) != after_article:
-        return frozenset()
     word = after.group(1) if after else _first_word(text)
-    return _valued_terms(word) if after or word[:1].isupper() else frozenset()
+    term = _valued_terms(word) if after or word[:1].isupper() else frozenset()
+    return term, after is not None
 
 
 _ARTICLE = re.compile(r"\s*(?:[-*+]+\s+)?(?i:a|an|the|every|each)\s+([^\W\d_][\w'\-]*)")
@@ -313,8 +306,8 @@ def _another_subject(
         and not (len(words) >= 2 and all(word[:1].isupper() for word in words))
     ):
         sentence = rest  # a heading that names no one: the subject is the entry's
-    subject = _subject_term(sentence, after_article=after_article)
-    return bool(subject) and not subject <= wanted
+    subject, by_article = _subject(sentence)
+    return by_article == after_article and bool(subject) and not subject <= wanted
 
 
 def _said_of_another(words: frozenset[str], numbers: set[str], sentence: str) -> bool:
@@ -390,21 +383,30 @@ _OPPOSITES = (
     ("strongly highly heavily greatly", "weakly slightly mildly marginally barely"),
     ("strong", "weak"),
 )
-# A claim that a thing was turned down: its point, which the sentence must make too, in its
-# own words ("declined" and "dropped" need not be a decision: "traffic declined by 20%")
-_TURNED_DOWN = re.compile(
-    r"(?i)\b(?:reject\w*|abandon\w*|withdrawn|cancell?ed|vetoed|turned\s+down)\b"
-)
+
+
+def _refusals_read(claim: str, evidence: str) -> tuple[str, str]:
+    """``claim`` and ``evidence`` with their refusals said as "rejected": "turned down" and
+    "decided against" always (their opposites are "approved" and "decided to"), and "not
+    approved", "said no to" where the claim tells of a thing turned down (where it tells of
+    one chosen, they are a negation still)."""
+    claim, evidence = _REFUSED.sub("rejected", claim), _REFUSED.sub("rejected", evidence)
+    if _TURNED_DOWN.search(claim) or _NOT_CHOSEN.search(claim):
+        claim, evidence = _NOT_CHOSEN.sub("rejected", claim), _NOT_CHOSEN.sub("rejected", evidence)
+    return claim, evidence
+
+
+_REFUSED = re.compile(r"(?i)\b(?:turn(?:ed|s)?\s+down|decided\s+against)\b")
 _NOT_CHOSEN = re.compile(
     r"(?i)\b(?:not\s+(?:approved|chosen|accepted|adopted|selected)|said\s+no\s+to)\b"
 )
-# "turned down", "decided against": a refusal, whatever the claim says ("was approved", "decided
-# to" are its opposites)
-_TURNED_DOWN_WORDS = re.compile(r"(?i)\b(?:turn(?:ed|s)?\s+down|decided\s+against)\b")
+# A claim that a thing was turned down (its refusals read as "rejected"): its point, which the
+# sentence must make too, in its own words ("declined" and "dropped" need not be a decision:
+# "traffic declined by 20%")
+_TURNED_DOWN = re.compile(r"(?i)\b(?:reject\w*|abandon\w*|withdrawn|cancell?ed|vetoed)\b")
 _SAID_NO = re.compile(
-    r"(?i)\b(?:reject\w*|declin\w*|refus\w*|turn(?:ed|s)?\s+down|abandon\w*|withdr[ae]wn?"
-    r"|cancel\w*|veto\w*|scrap\w*|drop\w*|ruled?\s+out|decided\s+against|said\s+no"
-    r"|not\s+pursued)\b"
+    r"(?i)\b(?:reject\w*|declin\w*|refus\w*|abandon\w*|withdr[ae]wn?|cancel\w*|veto\w*"
+    r"|scrap\w*|drop\w*|ruled?\s+out|said\s+no|not\s+pursued)\b"
 )
 # The same for words that are no index terms (or not all of them), told as written
 _WORD_OPPOSITES = (

@@ -85,7 +85,7 @@ _TOLD_AS_IN_FORCE = re.compile(
 # ... but not so told: "not (yet) approved", "has not been adopted"
 _NOT_DONE = re.compile(r"(?i)\bnot\s+(?:yet\s+|been\s+)*(?:accept|approv|adopt|implement)\w*")
 # The sections of a proposal that tell of what is, not of what it proposes
-_AS_IT_IS = re.compile(
+_CONTEXT_HEADING = re.compile(
     r"(?i)\b(?:context|background|problem|motivation|current|today|status quo|as[- ]is"
     r"|situation|existing)\b"
 )
@@ -105,4 +105,4 @@ def may_back(item: SubstrateItem, claim: str) -> bool:
 def _tells_what_is(item: SubstrateItem) -> bool:
     section = item.provenance.get("section")
     heading = section.rsplit(" > ", 1)[-1] if isinstance(section, str) else ""
-    return _AS_IT_IS.search(heading) is not None
+    return _CONTEXT_HEADING.search(heading) is not None
