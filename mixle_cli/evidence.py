@@ -11,8 +11,8 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.errors import OPERATIONAL, fail, usage
-from mixle_cli.stdin import read_limited, refuse_a_terminal, stdin_lines, stdin_text
+from mixle_cli.errors import usage
+from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_lines, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
@@ -106,16 +106,11 @@ def text_or_file(text: str | None, what: str) -> str:
         return piped(text, what)
     from substrate import shown_path
 
-    name = shown_path(text)
-    try:
-        with open(text, "rb") as fh:
-            data = read_limited(fh, PIPED_TEXT_LIMIT, name, "check it in parts")
-    except OSError as exc:
-        fail(f"cannot read {name}: {exc.strerror or exc}", OPERATIONAL)
+    data = file_within(text, PIPED_TEXT_LIMIT, "check it in parts")
     try:
         return data.decode("utf-8").removeprefix("\ufeff")  # (an editor's byte-order mark)
     except UnicodeDecodeError as exc:
-        usage(f"{name} is not valid UTF-8 (byte {exc.start})")
+        usage(f"{shown_path(text)} is not valid UTF-8 (byte {exc.start})")
 
 
 def listed_ids(values: list[str]) -> list[str]:

@@ -1,5 +1,5 @@
 """Reading standard input: as a stream, whole, or up to a limit; a clear usage error when the
-caller closed it."""
+caller closed it. And a file named instead, read as standard input is."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from mixle_cli.errors import FOUND, fail, usage
+from mixle_cli.errors import FOUND, OPERATIONAL, fail, usage
 
 
 def stdin_stream() -> BinaryIO:
@@ -85,3 +85,16 @@ def stdin_text(limit: int, hint: str = _RAISE_FILE_SIZE) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         usage(f"standard input is not valid UTF-8 (byte {exc.start})")
+
+
+def file_within(path: str, limit: int, hint: str) -> bytes:
+    """The file ``path`` whole (a named pipe or a device too, read as a stream), refused as
+    ``stdin_within`` refuses standard input past ``limit`` bytes; one that cannot be read is
+    an operational error."""
+    from substrate import shown_path
+
+    try:
+        with open(path, "rb") as fh:
+            return read_limited(fh, limit, shown_path(path), hint)
+    except OSError as exc:
+        fail(f"cannot read {shown_path(path)}: {exc.strerror or exc}", OPERATIONAL)

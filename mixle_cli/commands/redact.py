@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from mixle_cli import output
-from mixle_cli.errors import OPERATIONAL, fail, usage
-from mixle_cli.stdin import read_limited, refuse_a_terminal, stdin_within
+from mixle_cli.errors import usage
+from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_within
 from substrate.limits import BINARY_PROBE_BYTES
 from substrate.widetext import WideEncoding, wide_encoding
 
@@ -99,13 +99,7 @@ def _read(source: str) -> bytes:
     """The bytes of ``source`` (``-``: standard input), at most ``READ_LIMIT`` of them."""
     if source == "-":
         return stdin_within(READ_LIMIT, _SPLIT_HINT)
-    from substrate import shown_path
-
-    try:
-        with open(source, "rb") as fh:  # a named pipe or device too: read as a stream
-            return read_limited(fh, READ_LIMIT, shown_path(source), _SPLIT_HINT)
-    except OSError as exc:  # worded as scan-secrets words it
-        fail(f"cannot read {shown_path(source)}: {exc.strerror or exc}", OPERATIONAL)
+    return file_within(source, READ_LIMIT, _SPLIT_HINT)
 
 
 def _encoding_of(data: bytes) -> tuple[str, str, int, int]:
