@@ -398,7 +398,7 @@ def test_ask_tells_that_a_published_copy_s_new_text_is_for_its_team_to_propose(
     assert "(a published copy: its new text is for its team to propose)" in result.stderr
 
 
-def test_ask_warns_of_a_cited_note_that_calls_itself_not_in_force(
+def test_ask_warns_of_and_verify_refuses_a_note_that_calls_itself_not_in_force(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
     files = {
@@ -416,6 +416,9 @@ def test_ask_warns_of_a_cited_note_that_calls_itself_not_in_force(
     assert [(c["source"], c["not_in_force"]) for c in data["citations"] if c["cited"]] == [
         ("adr-004.md", "Proposed")
     ]
+    checked = mixle("verify", "The ledger journal moves to CockroachDB.")  # no fact yet
+    assert checked.exit_code == 1
+    assert "(says it, but calls itself 'Proposed')" in checked.stdout
 
 
 def test_verify_warns_of_evidence_whose_file_changed_since_it_was_ingested(
@@ -453,19 +456,6 @@ def test_verify_checks_the_file_it_is_given(
     (tmp_path / "-").write_text("Nothing here is checked.\n")  # "-" is standard input still
     piped = mixle("verify", "-", "--json", input="tracker-api listens on port 8443.")
     assert [c["claim"] for c in piped.json()["claims"]] == ["tracker-api listens on port 8443."]
-
-
-def test_verify_says_a_proposal_is_not_in_force(
-    mixle: Run, isolated_shard_env: Path, tmp_path: Path
-) -> None:
-    files = {
-        "adr-004.md": "# ADR-004: Journal store\n\n## Status\n\nProposed\n\n## Decision\n\n"
-        "The ledger journal moves to CockroachDB.\n",
-    }
-    _ingested_notes(mixle, tmp_path / "notes", files)
-    result = mixle("verify", "The ledger journal moves to CockroachDB.")
-    assert result.exit_code == 1
-    assert "(says it, but calls itself 'Proposed')" in result.stdout
 
 
 def test_ask_cites_the_lines_it_quotes(
