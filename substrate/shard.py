@@ -12,7 +12,8 @@ from substrate.derived import INDEX_DIR, LOG_FILE
 from substrate.errors import ShardError
 from substrate.secrets import safe_text
 from substrate.settings import SETTINGS_FILE, Settings
-from substrate.store import Substrate, refuse_undecodable_path
+from substrate.shardfiles import refuse_undecodable_path
+from substrate.store import Substrate
 
 
 def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:

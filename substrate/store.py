@@ -10,26 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
-import stat
-import sys
-import unicodedata
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from substrate.catalog import StaleCatalogError
 from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
 from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
-from substrate.item import SubstrateItem, fact_part, record_problem
+from substrate.item import SubstrateItem
+from substrate.itemline import encode, put_problem
 from substrate.locking import exclusive_lock
 from substrate.log import LogFile, Watermark, encode_tombstone
 from substrate.replacing import made_read_only
-from substrate.settings import SETTINGS_FILE, Settings
+from substrate.settings import Settings
+from substrate.shardfiles import refuse_special_files, refuse_undecodable_path
 from substrate.view import LogView
 
 if TYPE_CHECKING:
@@ -54,171 +50,6 @@ class CompactStats:
     bytes_before: int
     bytes_after: int
     live_items: int
-
-
-def encode(item: SubstrateItem) -> bytes:
-    """One log line for ``item``: its fields with the id first (spelled out: this is hot)."""
-    body = {
-        "id": item.id,
-        "kind": item.kind,
-        "text": item.text,
-        "payload": item.payload,
-        "provenance": item.provenance,
-        "scope": item.scope,
-        "tags": item.tags,
-        "links": item.links,
-        "created_at": item.created_at,
-    }
-    # what readers would refuse must not be acknowledged: one bad line stops every reader
-    problem = record_problem(body)
-    if problem is None and not (isinstance(item.id, str) and item.id):
-        problem = "'id' must be a non-empty string"
-    if problem is not None:
-        raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
-    try:
-        line = orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY)
-    except orjson.JSONEncodeError as exc:  # a string with lone surrogates, a foreign object
-        raise InvalidInputError(f"item {item.id!r} cannot be saved: {exc}") from None
-    # orjson writes NaN and infinity as null: the value would come back as None. Only a line
-    # holding a null can hold one, so most items are not walked.
-    if b"null" in line and _holds_non_finite((item.payload, item.provenance)):
-        raise InvalidInputError(
-            f"item {item.id!r} cannot be saved: its payload or provenance holds a number that "
-            "is not finite (NaN or infinity), which JSON cannot carry"
-        )
-    return line + b"\n"
-
-
-def put_problem(item: SubstrateItem) -> str | None:
-    """Why an item put into a shard on disk cannot be written as it is, beyond what every
-    record is checked for (``record_problem``): its names and its facts. Records written
-    before these checks are read, searched and removed as ever."""
-    return _name_problem(item) or _triples_problem(item)
-
-
-def _name_problem(item: SubstrateItem) -> str | None:
-    """Why the id, the links or the scope of an item cannot name one: blank, or holding a
-    control character or a line separator (a line break in a link would forge a line of
-    every report that lists it)."""
-    if not (isinstance(item.id, str) and item.id.strip()):
-        return "'id' must be a non-empty string"
-    if _holds_control(item.id):
-        return "'id' must hold no control character"
-    if not all(isinstance(link, str) and not _holds_control(link) for link in item.links):
-        return "'links' must hold no control character"
-    if not (isinstance(item.scope, str) and item.scope.strip()) or _holds_control(item.scope):
-        return "'scope' must be a non-empty name with no control character"
-    return None
-
-
-# Control characters, and the line and paragraph separators that split a line as well
-_BREAKING = frozenset({"Cc", "Zl", "Zp"})
-
-
-def _holds_control(name: str) -> bool:
-    """Whether ``name`` holds a control character or a line separator; joiners and other
-    invisible characters that spell words of some scripts are no such character."""
-    return not name.isprintable() and any(unicodedata.category(ch) in _BREAKING for ch in name)
-
-
-def _triples_problem(item: SubstrateItem) -> str | None:
-    """Why a graph item's ``triples`` cannot be read as facts: each is a list of a head, a
-    relation and a tail, every one a name (a non-empty string) or a number. Read otherwise,
-    a triple of two parts was passed over and a missing head written "None"."""
-    triples = item.payload.get("triples") if item.kind == "graph" else None
-    if triples is None:
-        return None
-    if not isinstance(triples, list):
-        return "'payload.triples' must be a list of [head, relation, tail]"
-    for triple in triples:
-        if not (isinstance(triple, list | tuple) and len(triple) == 3):
-            return f"each triple must be [head, relation, tail], not {_shown_value(triple)}"
-        if not all(fact_part(part) for part in triple) or any(
-            isinstance(part, str) and _holds_control(part) for part in triple
-        ):
-            return (
-                "a triple's parts must be names (with no control character), numbers or "
-                f"true or false: {_shown_value(triple)}"
-            )
-    return None
-
-
-def _shown_value(value: object) -> str:
-    from substrate.secrets import safe_repr  # a triple may hold a secret (the gate's, after)
-
-    return safe_repr(value)
-
-
-def _holds_non_finite(value: Any) -> bool:
-    """Whether ``value`` holds, at any depth, a float (or a numpy array of them) that is NaN
-    or infinite."""
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_holds_non_finite(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_holds_non_finite(v) for v in value)
-    if is_dataclass(value) and not isinstance(value, type):  # orjson writes their fields
-        return any(_holds_non_finite(getattr(value, f.name)) for f in fields(value))
-    numpy = sys.modules.get("numpy")  # an array came with it imported
-    if numpy is not None and isinstance(value, numpy.ndarray | numpy.floating):
-        return value.dtype.kind in "fc" and not bool(numpy.isfinite(value).all())
-    return False
-
-
-def undecodable_path(root: Path) -> str | None:
-    """``root`` as messages show it (its bytes that are not UTF-8 written ``\\xNN``) when it is
-    not valid UTF-8 (Python keeps such bytes as lone surrogates), else None. A shard's search
-    index is written through pyarrow, which takes UTF-8 paths only."""
-    try:
-        str(root).encode("utf-8")
-    except UnicodeEncodeError:
-        from substrate.secrets.sources import shown_path  # (its import costs every command)
-
-        return shown_path(str(root))
-    return None
-
-
-def refuse_undecodable_path(root: Path) -> None:
-    """Refuse to make a shard whose path is not valid UTF-8: items could be stored that no
-    search would ever find (``undecodable_path``)."""
-    shown = undecodable_path(root)
-    if shown is None or (root / SETTINGS_FILE).exists() or (root / LOG_FILE).exists():
-        return  # (one an earlier mixle made is read as ever: its search says why it cannot)
-    raise InvalidInputError(
-        f"the shard path '{shown}' is not valid UTF-8 (its search index could not be "
-        "written); rename the folder, or choose another shard"
-    )
-
-
-def _refuse_special_files(root: Path) -> None:
-    """Refuse a shard whose log, settings or derived files (``index/``) include a FIFO, a
-    socket or a device: opening one to read waits for a writer that may never come, and every
-    command would hang."""
-    index = root / INDEX_DIR
-    if index.is_symlink():  # a shard from elsewhere could point it at any folder of its user's
-        raise ShardError(
-            f"{index} is a symbolic link; mixle writes and deletes files there (remove the "
-            "link: it holds only files rebuilt from the log)"
-        )
-    try:  # the listing's file types: no stat of every index file on every open
-        with os.scandir(index) as entries:
-            odd = [index / e.name for e in entries if not (e.is_file() or e.is_dir())]
-    except OSError:  # no index yet, or not a folder: said when it is used
-        odd = []
-    for path in (root / SETTINGS_FILE, root / LOG_FILE, *odd):
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:  # missing (a shard yet to be written) or unreadable: said when read
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder fails when read, as ever
-            hint = f" (remove it: {INDEX_DIR}/ holds only files rebuilt from the log)"
-            raise ShardError(f"{path} is not a regular file{hint if path.parent == index else ''}")
-
-
-def decode(line: bytes) -> SubstrateItem:
-    """The item of a log line made by ``encode``."""
-    return SubstrateItem.from_json(orjson.loads(line))
 
 
 class Substrate:
@@ -251,7 +82,7 @@ class Substrate:
     def _bind(self, root: Path) -> None:
         # what may refuse the shard (a FIFO, a bad mixle.toml) comes before anything is let go
         refuse_undecodable_path(root)
-        _refuse_special_files(root)
+        refuse_special_files(root)
         settings = Settings.load(root)
         log = LogFile(root)
         self.close()

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from substrate.store import decode, encode
+from substrate.itemline import decode, encode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem

@@ -77,9 +77,9 @@ from substrate.ingest.walk import (
     shard_file,
     utf8_name,
 )
+from substrate.itemline import decode
 from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
-from substrate.store import decode
 from substrate.streams import read_within
 from substrate.widetext import is_binary
 

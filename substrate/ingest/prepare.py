@@ -23,6 +23,7 @@ from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
+from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS
 from substrate.secrets.copies import Copies, copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
@@ -33,7 +34,6 @@ from substrate.secrets.screen import (
     path_slices_may_hold_secrets,
     slices_may_hold_secrets,
 )
-from substrate.store import decode, encode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem

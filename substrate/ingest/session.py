@@ -47,10 +47,10 @@ from substrate.ingest.sources import (
 from substrate.ingest.textio import starts_binary
 from substrate.ingest.walk import FileEntry
 from substrate.item import place_value
+from substrate.itemline import decode, encode
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
 from substrate.secrets.paths import safe_path
-from substrate.store import decode, encode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem

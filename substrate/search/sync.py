@@ -132,8 +132,8 @@ def _current_on_disk(substrate: Any, root: Path, cache: Cache | None) -> Cache:
 
 def _refuse_undecodable(root: Path) -> None:
     """A shard made at a path that is not valid UTF-8 (by an earlier mixle) keeps its items,
-    but no search index (``store.undecodable_path``)."""
-    from substrate.store import undecodable_path
+    but no search index (``shardfiles.undecodable_path``)."""
+    from substrate.shardfiles import undecodable_path
 
     shown = undecodable_path(root)
     if shown is not None:

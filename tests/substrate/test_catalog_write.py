@@ -9,7 +9,7 @@ import numpy as np
 
 from substrate import Substrate, SubstrateItem
 from substrate.catalog import Catalog, id_key, record_dtype, sorted_array, sorted_records
-from substrate.store import encode
+from substrate.itemline import encode
 from substrate.view import TAIL_LIMIT
 
 

@@ -1037,7 +1037,7 @@ def test_a_batch_removed_by_hand_is_noticed_though_a_later_one_ends_where_it_did
     # watermark it stored now ends another batch: else notes/b.md would stay "unchanged" and
     # its items would never come back.
     from substrate import log as log_module
-    from substrate.store import encode
+    from substrate.itemline import encode
 
     monkeypatch.setattr(log_module.time, "time", lambda: 1_800_000_000.25)
     notes, shard = tmp_path / "notes", tmp_path / "shard"

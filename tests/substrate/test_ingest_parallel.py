@@ -434,7 +434,7 @@ def test_items_sent_back_as_lines_reach_an_in_memory_shard_too() -> None:
     from substrate.ingest.prepare import IngestOptions
     from substrate.ingest.session import IngestSession, _Change
     from substrate.item import SubstrateItem
-    from substrate.store import encode
+    from substrate.itemline import encode
 
     store = Substrate()
     store.put(SubstrateItem(kind="text", text="old", id="old1"))
@@ -452,7 +452,7 @@ def test_items_sent_back_as_lines_count_towards_the_batch_limit(
     from substrate.ingest.prepare import IngestOptions
     from substrate.ingest.session import IngestSession, _Change
     from substrate.item import SubstrateItem
-    from substrate.store import encode
+    from substrate.itemline import encode
 
     monkeypatch.setattr(session_module, "BATCH_ITEMS", 3)
     session = IngestSession(Substrate(tmp_path), IngestOptions(), IngestReport(), None, None)

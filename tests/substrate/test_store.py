@@ -355,7 +355,7 @@ def test_a_store_in_memory_keeps_an_item_as_given_as_the_seed_s_does() -> None:
 
 def test_log_lines_carry_every_field_with_the_id_first() -> None:
     from substrate.item import FIELD_ORDER
-    from substrate.store import encode
+    from substrate.itemline import encode
 
     item = SubstrateItem("text", "x", tags=["t"])
     data = orjson.loads(encode(item))
@@ -807,7 +807,7 @@ def test_a_large_catalog_looked_up_many_times_is_read_whole_and_checked(
 def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
     tmp_path: Path,
 ) -> None:
-    from substrate.store import decode, encode
+    from substrate.itemline import decode, encode
 
     store = Substrate(tmp_path)
     old = SubstrateItem(kind="text", text="old", id="a1")
@@ -842,7 +842,7 @@ def test_items_saved_as_encoded_lines_join_the_pending_changes_in_one_append(
 def test_removals_saved_with_encoded_lines_and_an_interrupted_save_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from substrate.store import encode
+    from substrate.itemline import encode
 
     store = Substrate(tmp_path)
     for name in ("a", "b", "c"):
