@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 from substrate.secrets.around import line_after, line_before
 from substrate.secrets.codetext import in_text
@@ -176,205 +177,332 @@ def _trim_unquoted(value: str) -> str:
 
 
 def _valid(rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str) -> bool:
-    kind = rule.kind
     if group == "su" and _TYPE_ANNOTATION.match(text, m.start(group)):
         return False  # "`passphrase`: {string | Buffer}": a type, as JSDoc and Node.js write one
-    if kind == "token":
-        return valid_token(secret[rule.prefix :], rule.entropy)
-    if kind == "assignment":
-        key = m.group("key")
-        strength = classify_key(key)
-        if strength is None:
-            return False
-        if (
-            m.start("key") > 0
-            and text[m.start("key") - 1] == ":"
-            # "Smtp:Password": a .NET setting's section and name (not a type's path, "AWS::IAM")
-            and not (m.group("kq") and text[m.start("key") - 2 : m.start("key")] != "::")
-            and not _POWERSHELL_SCOPE.search(text, max(0, m.start("key") - 9), m.start("key"))
-            and not _field_list(m, text)
-            and not _symbol_key(m, text, group)
-        ):
-            return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
-        if text[max(0, m.start("key") - 3) : m.start("key")] == "://" and secret[:1] == "$":
-            return False  # https://oauth2:$TOKEN@host: a URL's user, its password a variable
-        if group == "su" and syntax != "text" and not _not_an_expression(secret):
-            return False  # in code, an unquoted value is a variable, a call, a constant
-        if group == "ss" and syntax == "c" and _char_constant(secret):
-            return False
-        # "--token (Possible options: ...)", ":param auth: (optional)": prose, not a password
-        # that starts with a bracket ("(xKqZmVbLwTrQ")
-        remark = secret[1:].removesuffix(")")
-        if (
-            group == "su"
-            and secret[:1] == "("
-            and remark.isalpha()
-            and _a_note(remark, text, m.start(group) + 1)
-        ):
-            return False
-        if group == "su" and _code_in_text(secret):
-            return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
-        if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
-            return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
-        if group == "sb" and _STRUCT_TAG.fullmatch(secret):
-            return False  # Password string `json:"password"`: a Go field's tag
-        if (
-            syntax != "text"
-            and group in ("sq", "ss")
-            and "{" in secret
-            and _f_string(text, m.start(group) - 1)
-        ):
-            return False  # f"{kind}Attributes": a template that code fills in
-        if group == "su" and secret.isalpha():
-            commanded = command_environment(m, text)
-            option = not commanded and an_option_s_value(m, text)
-            if not (commanded or option) and _a_note(secret, text, m.start(group)):
-                return False  # "password: stored in Vault under kv/prod": where it is, not what
-            if commanded and said_again(secret, m, text):
-                return False  # a name the command uses again: a placeholder's stand-in
-            if option and secret.lower() in OPTION_WORDS:
-                return False  # "--password=prompt": how the tool gets it
-        if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
-            return False  # "creds: deploy / ...": the user; the password is the next rule's
-        # "key = value", not "pass `value`" in a sentence: only then may joined words count
-        between = text[m.end("key") : m.start(group)] if group else ""
-        if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
-            return False  # {"input": "secret", "answer": ...}: a value, then the next key
-        if "," in between and not _opens_a_call(text, m.start("key")) and _a_name(secret):
-            return False  # ['username', 'password', 'email']: names listed, not a key's value
-        assigned = any(mark in between for mark in "=:,>-|\t")
-        if not assigned and _LONG_OPTION.fullmatch(secret):
-            return False  # "to rerun pass `--lib`": an option named in prose
-        if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
-            return False
-        return worth_reporting(
-            secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
-        )
-    if kind == "stated":  # a password's value, or a random one for a key or a token
-        strength = classify_key(m.group("key")) or "password"
-        quoted = group != "su"
-        if not worth_reporting(secret, strength=strength, quoted=quoted, assigned=False):
-            return False
-        if strength == "token" and not _generated_in_prose(secret.strip(_PROSE_MARKS)):
-            return False  # "the API key is 40-chars hex", "the token is k8s-sa-token-a1"
-        # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
-        # prose, not a value (nor "displayed.\n" in a string, "encrypted\&." in troff)
-        word = _ESCAPES_AT_END.sub("", secret.strip(_PROSE_MARKS)).rstrip(_PROSE_MARKS)
-        return not (word.isalpha() or _DESCRIBED.fullmatch(word) or _A_SIZE.fullmatch(word))
-    if kind == "fallback":  # a literal, wherever it stands: judged as a quoted value
-        strength = classify_key(m.group("key"))
-        return strength is not None and worth_reporting(
-            secret, strength=strength, quoted=True, key=m.group("key")
-        )
-    if kind == "stated_bare":  # strong as a generated password is, or it is a word
-        strong = char_classes(secret) == 4 or _generated_password(secret)
-        return strong and credential_ok(secret) and not is_path_or_url(secret)
-    if kind == "credential":
-        return credential_ok(secret)
-    if kind == "user_option":  # -u USER:PASSWORD, as curl takes it
-        return credential_ok(secret) and not _not_a_password_option(m, text, secret)
-    if kind == "argument":  # a password after its user: a quoted password, not the user again
-        user = m.group("user") or m.group("us") or "password"
-        return worth_reporting(secret, strength="password", quoted=True, key=user)
-    if kind == "directive":  # "requirepass ...", "ENV DB_PASSWORD ...": a setting's line
-        key = m.group("key")
-        strength = classify_key(key)
-        if strength is None or syntax != "text":
-            return False
-        if not (m.group("env") or (strength == "password" and _setting_name(key))):
-            return False  # "Password reset": a sentence; "default-key 0x…": a key's id
-        if group == "su" and not _a_setting_s_value(secret, m.group("su")):
-            return False
-        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
-    if kind == "pre_shared_key":  # a passphrase, judged as a password's value
-        if group == "su" and syntax != "text":
-            return False
-        return worth_reporting(secret, strength="password", quoted=group != "su", key="psk")
-    if kind == "named_element":  # <property name="...password">...</property>
-        key = m.group("key")
-        strength = classify_key(key)
-        if strength is None or plain_word(secret):
-            return False  # "Passwort" under "login.password": a translation
-        if m.group("tag").lower() == "string":
-            # an Android string resource is text to show, or a preference's key: only a
-            # random value (an API key) is a secret there
-            if is_name_like(secret) or _SNAKE.fullmatch(secret) or _STEM_WORD.search(secret):
-                return False  # "last_sync_ts_ms", "KeyAccount2FA": a preference's key
-            strength = "token"
-        return worth_reporting(secret, strength=strength, quoted=True, key=key)
-    if kind == "header_token":  # random, not "client_credentials" or a path after a scheme
-        ok = valid_token(secret, rule.entropy)
-        return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
-    if kind == "line_value":  # only what the next rule would cut short
-        key = m.group("key")
-        strength = classify_key(key)
-        if strength is None or syntax != "text" or not _CUT_SHORT.search(secret):
-            return False
-        if _CODE_MARKS.search(secret):  # a lookup, a call, a template: the rules after judge it
-            return False
-        if _names_both(m) and _USER_THEN_PASSWORD.search(secret):
-            return False  # "creds: deploy / ...": the user is no secret (a rule after says so)
-        operator = text[m.end("key") : m.start(group)]
-        if ":" in operator and any(ch in secret for ch in "=\"'`"):
-            return False  # "password: str = ...", "secret: String \"...\"": the next rule's
-        words = secret.split()
-        if any(_SETTING.match(word) for word in words[1:]):
-            return False  # "A=x B=y": two settings on one line, each the next rule's
-        if (
-            # (what the next rule would cut short, or not report, stays the line's:
-            # "abc$def ./run.sh", "Xk9m,Q2 psql", "café ./run.sh", "qwerty ./run.sh")
-            not _CUT_SHORT.search(words[0])
-            and "$" not in words[0]
-            and worth_reporting(words[0], strength=strength, quoted=False, key=key)
-            and runs_a_command(words[1:])
-            and command_environment(m, text, value_end=m.start(group) + len(words[0]))
-        ):
-            return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
-        if len(words) > 1 and not _passphrase(words, operator):
-            return False  # a sentence ("ask Bob"), or a value and a note about it
-        return worth_reporting(
-            secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True
-        )
-    if kind == "label":  # "API key for staging: ...": a value judged as one given to the key
-        key = m.group("key")
-        if group == "su" and (
-            syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE or _code_in_text(secret)
-        ):
-            return False
-        strength = classify_key(key) or "password"
-        if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
-            return False
-        word = secret.strip(_PROSE_MARKS)
-        return not (plain_word(word) or _DESCRIBED.fullmatch(word))
-    if kind == "netrc":
-        return credential_ok(secret) and _netrc_entry(text, m.start())
-    if kind == "yaml_block":  # judged by its first line; the whole block is masked
-        key = _key_before_colon(text, m.start())
-        strength = classify_key(key) if key else None
-        first = secret.split("\n", 1)[0].strip()
-        if says_something(first.split()):
-            return False  # "password: >" over "  stored in Vault under kv/prod"
-        return strength is not None and worth_reporting(
-            first, strength=strength, quoted=" " in first, key=key, assigned=True
-        )
-    if kind == "yaml_next_line":  # a YAML key's value, the line under it
-        key = _bare_key_above(text, m.start(), len(m.group("indent")))
-        strength = classify_key(key) if key else None
-        if strength is None or (group == "su" and (syntax != "text" or secret.endswith(":"))):
-            return False
-        return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
-    if kind == "url":
-        return valid_url_password(secret, m.group(0))
-    if kind == "key_body":  # random past the key's first bytes, not a placeholder's filler
-        body = "".join(secret[len(m.group("lead")) :].split())  # (OpenSSH's runs of A too)
-        return len(body) >= 40 and shannon(body) >= RANDOM_BASE64
-    if kind == "pem":
-        return valid_pem(secret, m, text)
-    if kind == "jwt":
-        return valid_jwt(secret) and not is_placeholder(secret.split(".")[-1] or "x")
-    if kind == "jwt_b64":
-        return valid_jwt_b64(secret)
-    return False
+    judge = _JUDGES.get(rule.kind)
+    return judge is not None and judge(rule, m, secret, group, text, syntax)
+
+
+def _token_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return valid_token(secret[rule.prefix :], rule.entropy)
+
+
+def _assignment_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    key = m.group("key")
+    strength = classify_key(key)
+    if strength is None:
+        return False
+    if (
+        m.start("key") > 0
+        and text[m.start("key") - 1] == ":"
+        # "Smtp:Password": a .NET setting's section and name (not a type's path, "AWS::IAM")
+        and not (m.group("kq") and text[m.start("key") - 2 : m.start("key")] != "::")
+        and not _POWERSHELL_SCOPE.search(text, max(0, m.start("key") - 9), m.start("key"))
+        and not _field_list(m, text)
+        and not _symbol_key(m, text, group)
+    ):
+        return False  # //registry/:_authToken is the npm rule's, arn:...:secret:x no key
+    if text[max(0, m.start("key") - 3) : m.start("key")] == "://" and secret[:1] == "$":
+        return False  # https://oauth2:$TOKEN@host: a URL's user, its password a variable
+    if group == "su" and syntax != "text" and not _not_an_expression(secret):
+        return False  # in code, an unquoted value is a variable, a call, a constant
+    if group == "ss" and syntax == "c" and _char_constant(secret):
+        return False
+    # "--token (Possible options: ...)", ":param auth: (optional)": prose, not a password
+    # that starts with a bracket ("(xKqZmVbLwTrQ")
+    remark = secret[1:].removesuffix(")")
+    if (
+        group == "su"
+        and secret[:1] == "("
+        and remark.isalpha()
+        and _a_note(remark, text, m.start(group) + 1)
+    ):
+        return False
+    if group == "su" and _code_in_text(secret):
+        return False  # "password={password!r}", "key=[a-z0-9]{32}", "password: List[str]"
+    if group == "sb" and _CODE_IN_TEXT.fullmatch(secret):
+        return False  # "secret = `rand::thread_rng().gen()`": code quoted in prose
+    if group == "sb" and _STRUCT_TAG.fullmatch(secret):
+        return False  # Password string `json:"password"`: a Go field's tag
+    if (
+        syntax != "text"
+        and group in ("sq", "ss")
+        and "{" in secret
+        and _f_string(text, m.start(group) - 1)
+    ):
+        return False  # f"{kind}Attributes": a template that code fills in
+    if group == "su" and secret.isalpha():
+        commanded = command_environment(m, text)
+        option = not commanded and an_option_s_value(m, text)
+        if not (commanded or option) and _a_note(secret, text, m.start(group)):
+            return False  # "password: stored in Vault under kv/prod": where it is, not what
+        if commanded and said_again(secret, m, text):
+            return False  # a name the command uses again: a placeholder's stand-in
+        if option and secret.lower() in OPTION_WORDS:
+            return False  # "--password=prompt": how the tool gets it
+    if group == "su" and _USER_THEN_PASSWORD.match(text, m.end(group)) and _names_both(m):
+        return False  # "creds: deploy / ...": the user; the password is the next rule's
+    # "key = value", not "pass `value`" in a sentence: only then may joined words count
+    between = text[m.end("key") : m.start(group)] if group else ""
+    if "," in between and _A_KEY_NEXT.match(text, m.end(group)):
+        return False  # {"input": "secret", "answer": ...}: a value, then the next key
+    if "," in between and not _opens_a_call(text, m.start("key")) and _a_name(secret):
+        return False  # ['username', 'password', 'email']: names listed, not a key's value
+    assigned = any(mark in between for mark in "=:,>-|\t")
+    if not assigned and _LONG_OPTION.fullmatch(secret):
+        return False  # "to rerun pass `--lib`": an option named in prose
+    if _named_in_prose(m, text, secret, assigned) or _a_state(key, between, secret):
+        return False
+    return worth_reporting(
+        secret, strength=strength, quoted=group != "su", key=key, assigned=assigned
+    )
+
+
+def _stated_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A password's value, or a random one for a key or a token."""
+    strength = classify_key(m.group("key")) or "password"
+    quoted = group != "su"
+    if not worth_reporting(secret, strength=strength, quoted=quoted, assigned=False):
+        return False
+    if strength == "token" and not _generated_in_prose(secret.strip(_PROSE_MARKS)):
+        return False  # "the API key is 40-chars hex", "the token is k8s-sa-token-a1"
+    # "the password is stored", "Your password is 'incorrect!'", "... is 2FA-protected":
+    # prose, not a value (nor "displayed.\n" in a string, "encrypted\&." in troff)
+    word = _ESCAPES_AT_END.sub("", secret.strip(_PROSE_MARKS)).rstrip(_PROSE_MARKS)
+    return not (word.isalpha() or _DESCRIBED.fullmatch(word) or _A_SIZE.fullmatch(word))
+
+
+def _fallback_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A literal, wherever it stands: judged as a quoted value."""
+    strength = classify_key(m.group("key"))
+    return strength is not None and worth_reporting(
+        secret, strength=strength, quoted=True, key=m.group("key")
+    )
+
+
+def _stated_bare_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """Strong as a generated password is, or it is a word."""
+    strong = char_classes(secret) == 4 or _generated_password(secret)
+    return strong and credential_ok(secret) and not is_path_or_url(secret)
+
+
+def _credential_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return credential_ok(secret)
+
+
+def _user_option_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """-u USER:PASSWORD, as curl takes it."""
+    return credential_ok(secret) and not _not_a_password_option(m, text, secret)
+
+
+def _argument_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A password after its user: a quoted password, not the user again."""
+    user = m.group("user") or m.group("us") or "password"
+    return worth_reporting(secret, strength="password", quoted=True, key=user)
+
+
+def _directive_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A setting's line: "requirepass ...", "ENV DB_PASSWORD ..."."""
+    key = m.group("key")
+    strength = classify_key(key)
+    if strength is None or syntax != "text":
+        return False
+    if not (m.group("env") or (strength == "password" and _setting_name(key))):
+        return False  # "Password reset": a sentence; "default-key 0x…": a key's id
+    if group == "su" and not _a_setting_s_value(secret, m.group("su")):
+        return False
+    return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+
+
+def _pre_shared_key_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A passphrase, judged as a password's value."""
+    if group == "su" and syntax != "text":
+        return False
+    return worth_reporting(secret, strength="password", quoted=group != "su", key="psk")
+
+
+def _named_element_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """An element named for a secret: <property name="...password">...</property>."""
+    key = m.group("key")
+    strength = classify_key(key)
+    if strength is None or plain_word(secret):
+        return False  # "Passwort" under "login.password": a translation
+    if m.group("tag").lower() == "string":
+        # an Android string resource is text to show, or a preference's key: only a
+        # random value (an API key) is a secret there
+        if is_name_like(secret) or _SNAKE.fullmatch(secret) or _STEM_WORD.search(secret):
+            return False  # "last_sync_ts_ms", "KeyAccount2FA": a preference's key
+        strength = "token"
+    return worth_reporting(secret, strength=strength, quoted=True, key=key)
+
+
+def _header_token_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """Random, not "client_credentials" or a path after a scheme."""
+    ok = valid_token(secret, rule.entropy)
+    return ok and not (is_name_like(secret) or is_path_or_url(secret) or secret[:1] == "-")
+
+
+def _line_value_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """Only what the next rule would cut short."""
+    key = m.group("key")
+    strength = classify_key(key)
+    if strength is None or syntax != "text" or not _CUT_SHORT.search(secret):
+        return False
+    if _CODE_MARKS.search(secret):  # a lookup, a call, a template: the rules after judge it
+        return False
+    if _names_both(m) and _USER_THEN_PASSWORD.search(secret):
+        return False  # "creds: deploy / ...": the user is no secret (a rule after says so)
+    operator = text[m.end("key") : m.start(group)]
+    if ":" in operator and any(ch in secret for ch in "=\"'`"):
+        return False  # "password: str = ...", "secret: String \"...\"": the next rule's
+    words = secret.split()
+    if any(_SETTING.match(word) for word in words[1:]):
+        return False  # "A=x B=y": two settings on one line, each the next rule's
+    if (
+        # (what the next rule would cut short, or not report, stays the line's:
+        # "abc$def ./run.sh", "Xk9m,Q2 psql", "café ./run.sh", "qwerty ./run.sh")
+        not _CUT_SHORT.search(words[0])
+        and "$" not in words[0]
+        and worth_reporting(words[0], strength=strength, quoted=False, key=key)
+        and runs_a_command(words[1:])
+        and command_environment(m, text, value_end=m.start(group) + len(words[0]))
+    ):
+        return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
+    if len(words) > 1 and not _passphrase(words, operator):
+        return False  # a sentence ("ask Bob"), or a value and a note about it
+    return worth_reporting(secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True)
+
+
+def _label_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A label's value ("API key for staging: ..."), judged as one given to the key."""
+    key = m.group("key")
+    if group == "su" and (
+        syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE or _code_in_text(secret)
+    ):
+        return False
+    strength = classify_key(key) or "password"
+    if not worth_reporting(secret, strength=strength, quoted=group != "su", key=key):
+        return False
+    word = secret.strip(_PROSE_MARKS)
+    return not (plain_word(word) or _DESCRIBED.fullmatch(word))
+
+
+def _netrc_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return credential_ok(secret) and _netrc_entry(text, m.start())
+
+
+def _yaml_block_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """Judged by its first line; the whole block is masked."""
+    key = _key_before_colon(text, m.start())
+    strength = classify_key(key) if key else None
+    first = secret.split("\n", 1)[0].strip()
+    if says_something(first.split()):
+        return False  # "password: >" over "  stored in Vault under kv/prod"
+    return strength is not None and worth_reporting(
+        first, strength=strength, quoted=" " in first, key=key, assigned=True
+    )
+
+
+def _yaml_next_line_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A YAML key's value, the line under it."""
+    key = _bare_key_above(text, m.start(), len(m.group("indent")))
+    strength = classify_key(key) if key else None
+    if strength is None or (group == "su" and (syntax != "text" or secret.endswith(":"))):
+        return False
+    return worth_reporting(secret, strength=strength, quoted=group != "su", key=key)
+
+
+def _url_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return valid_url_password(secret, m.group(0))
+
+
+def _key_body_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """Random past the key's first bytes, not a placeholder's filler."""
+    body = "".join(secret[len(m.group("lead")) :].split())  # (OpenSSH's runs of A too)
+    return len(body) >= 40 and shannon(body) >= RANDOM_BASE64
+
+
+def _pem_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return valid_pem(secret, m, text)
+
+
+def _jwt_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return valid_jwt(secret) and not is_placeholder(secret.split(".")[-1] or "x")
+
+
+def _jwt_b64_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    return valid_jwt_b64(secret)
+
+
+# How a match of each kind of rule is judged (``Rule.kind``)
+_JUDGES: dict[str, Callable[[Rule, re.Match[str], str, str, str, str], bool]] = {
+    "token": _token_valid,
+    "assignment": _assignment_valid,
+    "stated": _stated_valid,
+    "fallback": _fallback_valid,
+    "stated_bare": _stated_bare_valid,
+    "credential": _credential_valid,
+    "user_option": _user_option_valid,
+    "argument": _argument_valid,
+    "directive": _directive_valid,
+    "pre_shared_key": _pre_shared_key_valid,
+    "named_element": _named_element_valid,
+    "header_token": _header_token_valid,
+    "line_value": _line_value_valid,
+    "label": _label_valid,
+    "netrc": _netrc_valid,
+    "yaml_block": _yaml_block_valid,
+    "yaml_next_line": _yaml_next_line_valid,
+    "url": _url_valid,
+    "key_body": _key_body_valid,
+    "pem": _pem_valid,
+    "jwt": _jwt_valid,
+    "jwt_b64": _jwt_b64_valid,
+}
 
 
 # A type in braces, or several joined by "|": "{string}", "{string | Buffer | TypedArray}"
