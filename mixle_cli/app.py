@@ -355,9 +355,9 @@ def _run(app: typer.Typer) -> int:
     except OSError as exc:  # help or the version into a closed pipe or stdout, a full disk
         return _output_lost(exc)
     except _PARSER_ERROR as exc:
-        from substrate.secrets import safe_text
+        from substrate.secrets.scan import safe_echo
 
-        message = safe_text(exc.format_message())  # type: ignore[attr-defined]
+        message = safe_echo(exc.format_message(), sys.argv[1:])  # type: ignore[attr-defined]
         if message.strip():
             print(f"error: {message}\nhint: {_parser_hint(exc)}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))

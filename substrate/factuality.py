@@ -40,8 +40,7 @@ from substrate.questions import (
 )
 from substrate.retrieval import merge_scopes, provenance_entry, ranked, shown_sources
 from substrate.search.tokenize import GROUPED_NUMBER
-from substrate.secrets import safe_text
-from substrate.secrets.engine import find_secrets
+from substrate.secrets import masked_repr, safe_text
 from substrate.secrets.hits import MASK_LEAD
 from substrate.supersession import superseded
 from substrate.years import leaves_out, year_asked
@@ -572,6 +571,8 @@ class FactualityReceipt:
     answer: str
     verdicts: list[ClaimVerdict] = field(default_factory=list)
 
+    __repr__ = masked_repr  # the text checked, as given, may hold a secret
+
     @property
     def grounded_fraction(self) -> float:
         """Supported claims over all claims (1.0 when there are none)."""
@@ -593,7 +594,7 @@ class FactualityReceipt:
             "n_unsupported": len(self.unsupported()),
             "claims": [
                 {
-                    "claim": safe_text(v.claim),
+                    "claim": v.claim,
                     "supported": v.supported,
                     "score": round(v.score, 4),
                     "citations": v.citations,
@@ -624,7 +625,9 @@ def check_factuality(
 ) -> FactualityReceipt:
     """Ground each claim of ``answer`` against ``substrate``.
 
-    Citation markers such as ``[1]`` are removed before claims are extracted.
+    Secrets in ``answer`` are masked, and citation markers such as ``[1]`` removed, before
+    claims are extracted: the claims hold no secret, and one that stated a secret is
+    unsupported (the shard keeps secrets masked, so nothing could confirm it).
 
     Args:
         substrate: the shard holding the evidence.
@@ -651,10 +654,14 @@ def check_factuality(
     # each claim: its best score, the evidence shown, and None when it is supported, else
     # what the nearest entry says of why it does not back the claim
     checked: list[tuple[str, float, list[tuple[SubstrateItem, float]], dict[str, str] | None]] = []
-    for claim in extract(strip_citations(quotes_apart(answer))):
+    # masked as a whole before it is cut into claims: what shows a value to be a secret (a
+    # table's header, a key's armor lines, its first finding) may lie in another claim
+    masked = safe_text(answer)
+    masked_credentials = masked_credentials or masked != answer
+    for claim in extract(strip_citations(quotes_apart(masked))):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
-        stated = bool(find_secrets(claim)) or (masked_credentials and MASK_LEAD in claim)
+        stated = masked_credentials and MASK_LEAD in claim
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
         replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]

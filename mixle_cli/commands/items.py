@@ -155,7 +155,9 @@ def _parse_payload(payload: str | None) -> dict[str, Any]:
 def _exact_int(text: str) -> int:
     value = int(text)
     if value not in STORABLE_INTS:  # what the log can store exactly
-        raise ValueError(f"the integer {text} is too large to store exactly; quote it")
+        # its digits are not repeated: a number may be a PIN or a password
+        digits = len(text.lstrip("-"))
+        raise ValueError(f"an integer of {digits} digits is too large to store exactly; quote it")
     return value
 
 

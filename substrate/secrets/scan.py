@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from substrate.errors import InvalidInputError
-from substrate.secrets.copies import copies_of_hits, copies_outside
+from substrate.secrets.copies import MIN_COPY, copies_of_hits, copies_outside
 from substrate.secrets.engine import find_secrets
 from substrate.secrets.hits import DEFAULT_MASK, MASK_PATTERN, Hit
 
@@ -254,6 +254,39 @@ def safe_repr(value: object) -> str:
     quoted, a tab or a line break reads as a backslash and a letter, which the rules would no
     longer take for the space around a password."""
     return repr(safe_text(value) if isinstance(value, str) else value)
+
+
+def safe_echo(message: str, typed: Sequence[str]) -> str:
+    """``message``, which may repeat what was ``typed`` (a command's arguments), with what it
+    repeats of an argument holding a secret masked whole.
+
+    An argument parser's message writes control characters as escapes (a line break as
+    ``\\x0a`` or ``\\n``), which glue a key's lines together so that no rule finds the key in
+    them, and quotes an unknown option up to its first ``=``, which cuts a key's base64 short
+    of the lines that show it is one. So the escapes are read back, each argument holding a
+    secret (or its part before ``=``, when that holds some of the secret) is masked as a whole,
+    the rules run over the rest (``safe_text``), and the control characters are escaped again.
+    """
+    plain = _ESCAPE.sub(_unescaped, message)
+    for arg in sorted(typed, key=len, reverse=True):
+        hits = find_secrets(arg)
+        if not hits:
+            continue
+        mask = DEFAULT_MASK.format(rule=hits[0].rule)
+        name = arg.partition("=")[0]  # how a parser quotes an option it does not know
+        for quoted in (arg, name) if len(name) > hits[0].start else (arg,):
+            if len(quoted) >= MIN_COPY:
+                plain = plain.replace(quoted, mask)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", safe_text(plain))
+
+
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\([nrt])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ESCAPED_LETTER = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    return chr(int(m[1], 16)) if m[1] else _ESCAPED_LETTER[m[2]]
 
 
 def masked_repr(result: Any) -> str:

@@ -724,6 +724,42 @@ def test_verify_never_supports_a_claim_stating_a_credential(mixle: Run) -> None:
     assert mixle("verify", "The deploy AWS key rotates monthly.").exit_code == 0
 
 
+def test_verify_prints_no_secret_of_the_text_it_checks(mixle: Run) -> None:
+    # the text is masked whole before it is cut into claims: what shows a value to be a
+    # secret (a table's header, a key's armor, its first finding) lies in another claim
+    assert mixle("add", "Refunds take 5 days.").exit_code == 0
+    rng = __import__("random").Random(3)
+    body = [
+        "".join(
+            rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            for _ in range(64)
+        )
+        for _ in range(5)
+    ]
+    text = "\n".join(
+        [
+            "Refunds take 5 days.",
+            "",
+            "| host | user | password |",
+            "|---|---|---|",
+            "| db01 | admin | Hq7mZ2vL9zRwX |",
+            "",
+            "The db password is Tr0ub4dor&3xQ today. We rotated Tr0ub4dor&3xQ yesterday.",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            *body,
+            "-----END RSA PRIVATE KEY-----",
+        ]
+    )
+    for args in ([], ["--json"], ["--jsonl"]):
+        result = mixle("verify", *args, text)
+        shown = result.stdout + result.stderr
+        assert result.exit_code == 1 and "REDACTED" in shown, args
+        assert "Hq7mZ2vL9zRwX" not in shown and "Tr0ub4dor" not in shown, shown
+        assert not any(line[:12] in shown for line in body), shown
+    receipt = __import__("substrate").check_factuality
+    assert "Tr0ub4dor" not in repr(receipt(Substrate(), text))  # the text as given, masked
+
+
 def test_secrets_stored_verbatim_never_reach_a_model(
     mixle: Run, tmp_path: Path, isolated_shard_env: Path
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import random
+import string
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +58,25 @@ def test_usage_errors_do_not_print_back_a_secret_that_was_typed(
             assert done.returncode == 2, done.stderr
             shown = done.stderr + done.stdout
             assert token[12:24] not in shown and "REDACTED" in shown, shown
+
+
+def test_a_parser_message_masks_a_pasted_key_and_a_secret_glued_to_a_line_break(
+    tmp_path: Path, mixle_process: Callable[..., Any]
+) -> None:
+    # the parser writes a line break as "\x0a" or "\n", gluing a key's lines together, and
+    # quotes an unknown option only up to its first "=": a key's padding
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits + "+/"
+    body = ["".join(rng.choice(alphabet) for _ in range(64)) for _ in range(6)] + ["QUJDRA=="]
+    key = "\n".join(
+        ["-----BEGIN OPENSSH PRIVATE KEY-----", *body, "-----END OPENSSH PRIVATE KEY-----"]
+    )
+    aws = "AKIAQ7XK2M9ZP4LRT3VB"
+    for args in (["add", key], ["get", f"--note\n{aws}"], ["search", "x", "-k", f"5\n{aws}"]):
+        done = mixle_process("--shard", str(tmp_path / "shard"), *args)
+        assert done.returncode == 2 and "REDACTED" in done.stderr, (args, done.stderr)
+        assert aws not in done.stderr, done.stderr
+        assert not any(line[:12] in done.stderr for line in body), done.stderr
 
 
 def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path, mixle_bin: str) -> None:

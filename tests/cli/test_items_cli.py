@@ -732,6 +732,9 @@ def test_a_payload_is_stored_exactly_or_refused(mixle) -> None:
     ):
         refused = mixle("add", "x", "--payload", payload)
         assert refused.exit_code == 2 and "--payload" in refused.stderr, payload
+    # a number under a password's key may be the password: its digits are not repeated
+    pin = mixle("add", "vpn", "--payload", '{"vpn_password": 83920174839201748392017}')
+    assert pin.exit_code == 2 and "23 digits" in pin.stderr and "8392017" not in pin.stderr
 
 
 def test_a_table_written_to_a_pipe_cuts_nothing(mixle, tmp_path: Path) -> None:
