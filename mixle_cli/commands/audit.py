@@ -44,7 +44,9 @@ def audit_cmd(ctx: typer.Context, scope: ScopeOpt = None, json: JsonOpt = False)
     stale or fragmented index, a secret left in an item) or when --scope (or the team read as)
     matched no item, 0 when all is clean. Links between notes that lead to no note (or no such
     heading) are listed too, without failing the audit: a link to a note not written yet is
-    common.
+    common. Read as a team (--as), a link that leads outside its scopes is not checked: a
+    dangling link must look like one to another team's item, which the team may not learn
+    of. Run the audit without a team to check every link.
     """
     app_state = state(ctx)
     scope = app_state.read_scope(scope)
