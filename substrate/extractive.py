@@ -12,11 +12,12 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from substrate.alternatives import alternatives_named, names_other_alternative
+from substrate.alternatives import names_other_alternative
+from substrate.asked import WH_WORDS, Asked, alike, read_question, subject_of
 from substrate.bridging import (
     Quotable,
-    before_description,
     bridged_pair,
     outer_terms,
     relational,
@@ -34,32 +35,25 @@ from substrate.context.compress import (
     terms,
     truncate,
 )
-from substrate.designators import designators, names_another, numbered_terms
+from substrate.designators import names_another
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.linktext import as_shown
-from substrate.negated import other_side, sides
-from substrate.notestatus import STATES, status_word
+from substrate.negated import other_side
+from substrate.notestatus import status_word
 from substrate.pronouns import THING_PRONOUN, pronoun_for
 from substrate.questions import (
     Frame,
     asked_as_a_person,
     asked_terms,
-    defined_term,
     frame_of,
-    frame_verb_terms,
     identifiers_in_place,
-    light_verb_terms,
     named_terms,
-    said_alike,
     terms_said,
-    verb_forms,
 )
 from substrate.quotelines import CITATION
-from substrate.recordrows import rows_leaving_out_a_column, rows_of_other_values
 from substrate.retrieval import innermost_heading
-from substrate.siblings import SiblingSections
-from substrate.years import leaves_out, year_asked
+from substrate.years import leaves_out
 
 _WORD = re.compile(r"\w+")
 
@@ -95,184 +89,42 @@ class ExtractiveAnswerer:
     label: str = "extractive"
 
     def answer_packet(self, question: str, packet: ContextPacket) -> str:
-        wanted = asked_terms(question)
-        if not wanted:
+        asked = read_question(question, packet)
+        if asked is None:
             return ""
-        # "long" and "take" of "How long does X take?": a sentence giving a duration says them
-        frame = frame_of(question, wanted)
-        asked = {word for word in _WORD.findall(question.lower()) if terms(word)}
-        whose = _WHO.match(question) is not None  # a person's heading may be the answer
-        # "Is ADR-8 superseded?" (not "Why was it rejected?": the reason, not the status)
-        of_status = _OF_STATUS.search(question) is not None and not _WHY.match(question)
-        of_time = _OF_TIME.search(question) is not None  # "When was ADR-5 decided?"
-        event = _event_asked(question)  # "formed" of "When was the Payments team formed?"
-        # "Who owns X?": one saying what else of X ("X is deployed on Kubernetes") names no one
-        relation = _who_does(question)
-        # "Who manages Priya?": not "Manager: Priya" of another's page, which says whom she does
-        sides_asked = _relation_asked(question)
-        marked = designators(question)  # "project B": a sentence of project A answers nothing
-        ids = identifiers_in_place(question)  # "the search-api service": not "billing-worker"
-        bridged = _bridged_ids(ids, packet.texts, wanted)  # "owned by team-payments"
-        negated = sides(question)  # "non-defective items": not what defective items take
-        chosen_ones = alternatives_named(question)  # "staging": not what production does
-        # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
-        # ("which port": the kind of value asked names none, though a port's name holds it)
-        topic = wanted - frame.keys()
-        other_rows = rows_of_other_values(topic, packet.items)
-        # "use" of "What port does X use?" need not be said, nor "listen" of a port
-        needed = topic - light_verb_terms() - frame_verb_terms(frame)
-        # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor
-        # another row of its table, nor a sentence saying no more than that row does
-        # (search-api's latency row, asked which version of it was deployed)
-        asked_names = {name.lower() for name in identifiers(question)}  # "ADR-002", "web-02"
-        # ("Which employees have no start date?", "storefront and report-builder": blank rows
-        # are rows asked of too)
-        several = _OF_SEVERAL_OR_MISSING.search(question) is not None
-        # (of several rows, each one the question names by a word is asked of: "storefront")
-        named_rows = asked_names | set(_WORD.findall(question.lower())) if several else asked_names
-        blank = rows_leaving_out_a_column(
-            wanted, needed, named_rows, packet.items, blanks=not several
-        )
-        said_by_blank = max(
-            (n for pos, n in blank.said.items() if pos not in other_rows), default=0
-        )
-        other_rows |= blank.said.keys() | blank.others
-        siblings = SiblingSections(wanted, packet.items)  # "indexer": not "query-gateway"
-        year = year_asked(question)  # "hired in 2022": not "hired before 1 January 2020"
-        # what a sentence must say, with its headings, to say all the question asks
-        whole = wanted - light_verb_terms() - frame_verb_terms(frame)
-        subject = _subject(question, topic, bool(frame)) | _titled_identifiers(question, packet)
-        candidates: list[Quotable] = []
-        for n, text in enumerate(packet.texts, 1):
-            if n - 1 in other_rows:
-                continue
-            section = packet.items[n - 1].provenance.get("section")
-            path = section if isinstance(section, str) else ""
-            heading, headed = path, terms(path)  # the headings above, and their terms
-            named = headed & wanted
-            title = innermost_heading(packet.items[n - 1])
-            open_headings: list[tuple[int, str]] = []  # the headings above, by level
-            previous = ""  # the sentence before, whose name a pronoun may stand for
-            for sentence in sentences(text, led=True):
-                if is_heading(sentence):  # a label of the section, not an answer
-                    level = len(sentence) - len(sentence.lstrip("#"))
-                    open_headings = [h for h in open_headings if h[0] < level]
-                    open_headings.append((level, sentence))
-                    heading = " ".join([path, *(title for _, title in open_headings)])
-                    headed = terms(heading)
-                    named = headed & wanted
-                    title = sentence.lstrip("#").strip()
-                    previous = ""
-                    continue
-                before, previous = previous, sentence
-                if sentence.rstrip().endswith("?"):
-                    continue  # a FAQ's question asks what the question asks; it answers nothing
-                if not of_status and _tells_status(sentence, title):
-                    continue  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
-                if not of_time and _DATE_LINE.match(sentence):
-                    continue  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
-                # what a section's headings name, the sentences under it speak of: they
-                # count when they complete the question ("How do I file a refund?" under
-                # "Refund policy > How to file"), not for one asking more than the section
-                have, said = terms_said(sentence, wanted, frame), sentence
-                # "- Production: port 8443" under "billing-worker > Ports" speaks of it
-                have |= headed & subject
-                if named and have | named >= whole:
-                    have, said = have | named, f"{heading} {sentence}"
-                if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
-                    continue  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
-                thing = pronoun_for(heading, title, sentence)
-                if thing:  # "It is written in Go." under "billing-worker" speaks of it
-                    if ids and _names_none_of(ids, terms(thing)):
-                        continue
-                    have, said = have | (terms(thing) & wanted), f"{thing} {said}"
-                elif THING_PRONOUN.match(sentence):
-                    # "It is closed on weekends." after "The Dublin office opens at 8:00.", or
-                    # under "Dublin office"; "They are based in Stockholm." under "Payments
-                    # team" says nothing of the Core Platform team
-                    owner = (named_terms(before, proper=True) | headed) & wanted
-                    unsaid = subject - have  # the names asked of that the pronoun must be
-                    if unsaid and not owner & unsaid:
-                        continue
-                    have, said = have | owner, " ".join([*sorted(owner), said])
-                if names_another(marked, said) or _names_other_ids(ids, sentence, said, bridged):
-                    continue
-                if sides_asked and _reads_backwards(sides_asked, subject, heading, sentence):
-                    continue
-                if other_side(negated, said) or names_other_alternative(chosen_ones, said, wanted):
-                    continue
-                if siblings.speaks_of_another(packet.items[n - 1], said):
-                    continue
-                if year is not None and leaves_out(year, sentence):
-                    continue
-                quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=whose)
-                candidates.append(Quotable(n, sentence, have, said.lower(), quote, heading))
+        candidates = _candidates(asked, packet)
         if not candidates:
             return ""
-        df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
-        weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
-        total = sum(weight.values())
-        scored = []
-        # asked for a procedure, not of one ("the author of the Bunkering procedure")
-        steps = _STEPS.search(before_description(question)) is not None
-        defined = defined_term(question)
-        owned = _possessed(question)  # "Dana's manager": not "Dana is the release manager"
-        about = needed - subject if subject else frozenset()
-        owns = _owning_asked(question)  # "own" says no term: a tie's decider
-        for pos, (n, sentence, have, said, quote, heading) in enumerate(candidates):
-            if frame and not have & frame.keys():
-                continue  # "How many...?" is answered by a sentence giving a number
-            if event and not event & (have | terms(said)):
-                continue  # who leads the Payments team says nothing of when it was formed
-            if subject and not (have & subject and (not about or have & about)):
-                continue
-            if relation and not relation & (have | terms(said)):
-                continue
-            # (in its own words: "95.2" is no version asked; and not as much only: "The
-            # search-gateway fronts the product search cluster." is no p99 of it)
-            if said_by_blank and len(terms(said) & wanted) <= said_by_blank:
-                continue
-            share = sum(weight[t] for t in have) / total if total else 0.0
-            content = len(have - frame.keys())  # the frame alone answers nothing
-            if content and content >= min(self.min_terms, len(needed)):
-                verbatim = len(asked.intersection(_WORD.findall(said)))
-                verbatim += owns and "own" in terms(said)
-                rank = round(share - 0.01 * (n - 1), 9)
-                # a procedure's step, which its headings make an answer, over a source's rank
-                if steps and is_step(sentence) and not topic <= terms(sentence):
-                    rank = round(rank + STEP_PREFERENCE, 9)
-                # the entry defining a term, over a sentence that only uses it ("pods")
-                if defined and _defines(sentence, defined):
-                    rank = round(rank + ENTRY_PREFERENCE, 9)
-                # asked who: a sentence under a person's heading names them, a passive
-                # one of a source ranked higher ("The model is retrained ...") does not
-                if whose and opens_as_an_entry(quote):
-                    rank = round(rank + ENTRY_PREFERENCE, 9)
-                # ... and one naming no one the question does not ("The Payments team lead
-                # salary band tops out at ...") says something of the role, not who holds it
-                elif whose and not named_terms(sentence, proper=True) - wanted:
-                    rank = round(rank - ENTRY_PREFERENCE, 9)
-                # a sentence saying "Dana's manager" as asked says whose, over one that only
-                # calls Dana a manager
-                if owned and owned.search(said):
-                    rank = round(rank + ENTRY_PREFERENCE, 9)
-                # under the heading of the record asked of ("ADR-002: ..."), over one of
-                # another that names it ("ADR-005 > Supersedes: ADR-002")
-                if asked_names & {name.lower() for name in identifiers(heading)}:
-                    rank = round(rank + ENTRY_PREFERENCE, 9)
-                # "Port: 8080" says which port, over a sentence whose number only may be one
-                # ("split out of checkout-api in June 2022")
-                if _names_the_kind(candidates[pos], frame):
-                    rank = round(rank + ENTRY_PREFERENCE, 9)
-                # "Update 2024-01: ... now about 23 days" over the line it updates
-                if _UPDATE.match(sentence):
-                    rank = round(rank + STEP_PREFERENCE, 9)
-                # "Usage: mixle compact [OPTIONS]" names the command as its heading does: a
-                # sentence saying as much says what it does ("Rewrite the log ...")
-                if is_synopsis(sentence):
-                    rank = round(rank - ENTRY_PREFERENCE, 9)
-                scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
-        scored.sort(key=lambda row: (-row[0], row[1], row[2]))
+        scored = _scored(asked, candidates, self.min_terms)
+        chosen, picked, covered = self._choose(asked, candidates, scored)
+        if (
+            chosen
+            and asked.steps
+            and _asks_for_the_list(asked.topic, candidates[picked[0]], packet)
+        ):
+            chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
+        elif self.max_sentences > 1:
+            # a question through what it describes: one sentence names it, another answers
+            pair = [
+                candidates[pos]
+                for pos in bridged_pair(question, candidates, packet.names(), asked.frame) or ()
+            ]
+            quotes = [_quoted(c) for c in pair]
+            says = set().union(*(c.have | terms(c.heading) for c in pair))
+            if quotes and asked.subject <= says and len(_joined(quotes)) <= self.max_chars:
+                chosen, covered = quotes, says
+        # each sentence speaks of a name asked of; together they must speak of them all
+        if not asked.subject <= covered or _only_the_description(question, asked.frame, covered):
+            return ""
+        return _joined(chosen)
+
+    def _choose(
+        self, asked: Asked, candidates: list[Quotable], scored: list[_Scored]
+    ) -> tuple[list[str], list[int], set[str]]:
+        """The quotes of the best candidates, best first, each adding a question term the
+        others do not carry (or a rival's value), within ``max_sentences`` and ``max_chars``;
+        with the candidate each is of, and the question terms they carry together."""
+        frame = asked.frame
         chosen: list[str] = []
         picked: list[int] = []  # the candidate each quote is of
         said_already: set[str] = set()
@@ -317,22 +169,7 @@ class ExtractiveAnswerer:
                 best = (have, share, verbatim)
                 kind_named = _names_the_kind(candidates[pos], frame)
             used += gap + len(quote)
-        if chosen and steps and _asks_for_the_list(topic, candidates[picked[0]], packet):
-            chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
-        elif self.max_sentences > 1:
-            # a question through what it describes: one sentence names it, another answers
-            pair = [
-                candidates[pos]
-                for pos in bridged_pair(question, candidates, packet.names(), frame) or ()
-            ]
-            quotes = [_quoted(c) for c in pair]
-            says = set().union(*(c.have | terms(c.heading) for c in pair))
-            if quotes and subject <= says and len(_joined(quotes)) <= self.max_chars:
-                chosen, covered = quotes, says
-        # each sentence speaks of a name asked of; together they must speak of them all
-        if not subject <= covered or _only_the_description(question, frame, covered):
-            return ""
-        return _joined(chosen)
+        return chosen, picked, covered
 
     def _with_all_steps(
         self,
@@ -366,15 +203,190 @@ class ExtractiveAnswerer:
         return [_unbracketed(kept) + f" [{n}]", *rest]
 
     def asked_of(self, question: str) -> frozenset[str]:
-        """The names ``question`` asks something of (``_subject``)."""
+        """The names ``question`` asks something of (``subject_of``)."""
         wanted = asked_terms(question)
         frame = frame_of(question, wanted)
-        return _subject(question, wanted - frame.keys(), bool(frame))
+        return subject_of(question, wanted - frame.keys(), bool(frame))
 
     def __call__(self, question: str, context: str) -> str:
         """Plain-text form: quote from ``context`` as if it were one source, ``[1]``."""
         packet = ContextPacket(task=question, items=[SubstrateItem("context", context)])
         return self.answer_packet(question, packet)
+
+
+def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:
+    """The sentences of ``packet`` that may answer: each with the question terms it says,
+    with its headings where they complete it, less those that speak of something else."""
+    candidates: list[Quotable] = []
+    for n, text in enumerate(packet.texts, 1):
+        if n - 1 in asked.other_rows:
+            continue
+        item = packet.items[n - 1]
+        section = item.provenance.get("section")
+        path = section if isinstance(section, str) else ""
+        heading, headed = path, terms(path)  # the headings above, and their terms
+        title = innermost_heading(item)
+        open_headings: list[tuple[int, str]] = []  # the headings above, by level
+        previous = ""  # the sentence before, whose name a pronoun may stand for
+        for sentence in sentences(text, led=True):
+            if is_heading(sentence):  # a label of the section, not an answer
+                level = len(sentence) - len(sentence.lstrip("#"))
+                open_headings = [h for h in open_headings if h[0] < level]
+                open_headings.append((level, sentence))
+                heading = " ".join([path, *(title for _, title in open_headings)])
+                headed = terms(heading)
+                title = sentence.lstrip("#").strip()
+                previous = ""
+                continue
+            before, previous = previous, sentence
+            under = _Under(n, item, heading, headed, title, before)
+            candidate = _candidate(asked, under, sentence)
+            if candidate is not None:
+                candidates.append(candidate)
+    return candidates
+
+
+class _Under(NamedTuple):
+    """Where a sentence stands in a packet: its source, the headings above it, the sentence
+    before it."""
+
+    n: int  # its source's number in the packet
+    item: SubstrateItem
+    heading: str  # the headings above, as one text
+    headed: frozenset[str]  # their terms
+    title: str  # the innermost heading
+    before: str  # the sentence before, whose name a pronoun may stand for
+
+
+def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
+    """``sentence`` as a quote that may answer, or None when it answers nothing asked (a
+    question, a status or date line) or speaks of something else than what is asked of."""
+    wanted, heading, headed, title = asked.wanted, under.heading, under.headed, under.title
+    if sentence.rstrip().endswith("?"):
+        return None  # a FAQ's question asks what the question asks; it answers nothing
+    if not asked.of_status and _tells_status(sentence, title):
+        return None  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
+    if not asked.of_time and _DATE_LINE.match(sentence):
+        return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
+    # what a section's headings name, the sentences under it speak of: they count when they
+    # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
+    # not for one asking more than the section
+    have, said = terms_said(sentence, wanted, asked.frame), sentence
+    # "- Production: port 8443" under "billing-worker > Ports" speaks of it
+    have |= headed & asked.subject
+    named = headed & wanted
+    if named and have | named >= asked.whole:
+        have, said = have | named, f"{heading} {sentence}"
+    ids = asked.ids
+    if ids and identifiers(heading) and _names_none_of(ids, headed | terms(said)):
+        return None  # "Owner: Core Platform." under "ledger-api": not the billing-worker's
+    thing = pronoun_for(heading, title, sentence)
+    if thing:  # "It is written in Go." under "billing-worker" speaks of it
+        if ids and _names_none_of(ids, terms(thing)):
+            return None
+        have, said = have | (terms(thing) & wanted), f"{thing} {said}"
+    elif THING_PRONOUN.match(sentence):
+        # "It is closed on weekends." after "The Dublin office opens at 8:00.", or under
+        # "Dublin office"; "They are based in Stockholm." under "Payments team" says nothing
+        # of the Core Platform team
+        owner = (named_terms(under.before, proper=True) | headed) & wanted
+        unsaid = asked.subject - have  # the names asked of that the pronoun must be
+        if unsaid and not owner & unsaid:
+            return None
+        have, said = have | owner, " ".join([*sorted(owner), said])
+    if names_another(asked.marked, said) or _names_other_ids(ids, sentence, said, asked.bridged):
+        return None
+    if asked.sides_asked and _reads_backwards(asked.sides_asked, asked.subject, heading, sentence):
+        return None
+    if other_side(asked.negated, said) or names_other_alternative(asked.chosen_ones, said, wanted):
+        return None
+    if asked.siblings.speaks_of_another(under.item, said):
+        return None
+    if asked.year is not None and leaves_out(asked.year, sentence):
+        return None
+    quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
+    return Quotable(under.n, sentence, have, said.lower(), quote, heading)
+
+
+# A candidate's rank, less the question's words it uses as written, its place among the
+# candidates, its source's number, the sentence, the question terms it says and their share
+_Scored = tuple[float, int, int, int, str, frozenset[str], float]
+
+
+def _scored(asked: Asked, candidates: list[Quotable], min_terms: int) -> list[_Scored]:
+    """The ``candidates`` that say enough of the question, best first: by the share of its
+    terms each says, weighted by how rare each is among the candidates, then its own
+    preferences (``_preferences``), then the question's words as written, then order."""
+    wanted, frame = asked.wanted, asked.frame
+    df = {t: sum(1 for _, _, have, *_ in candidates if t in have) for t in wanted}
+    weight = {t: math.log(1 + len(candidates) / (1 + df[t])) for t in wanted}
+    total = sum(weight.values())
+    subject, about = asked.subject, asked.about
+    scored: list[_Scored] = []
+    for pos, candidate in enumerate(candidates):
+        n, sentence, have, said = candidate[:4]
+        if frame and not have & frame.keys():
+            continue  # "How many...?" is answered by a sentence giving a number
+        if asked.event and not asked.event & (have | terms(said)):
+            continue  # who leads the Payments team says nothing of when it was formed
+        if subject and not (have & subject and (not about or have & about)):
+            continue
+        if asked.relation and not asked.relation & (have | terms(said)):
+            continue
+        # (in its own words: "95.2" is no version asked; and not as much only: "The
+        # search-gateway fronts the product search cluster." is no p99 of it)
+        if asked.said_by_blank and len(terms(said) & wanted) <= asked.said_by_blank:
+            continue
+        share = sum(weight[t] for t in have) / total if total else 0.0
+        content = len(have - frame.keys())  # the frame alone answers nothing
+        if content and content >= min(min_terms, len(asked.needed)):
+            verbatim = len(asked.words.intersection(_WORD.findall(said)))
+            verbatim += asked.owns and "own" in terms(said)
+            rank = round(share - 0.01 * (n - 1), 9)
+            for preference in _preferences(asked, candidate):
+                rank = round(rank + preference, 9)
+            scored.append((rank, -verbatim, pos, n, sentence, have, round(share, 9)))
+    scored.sort(key=lambda row: (-row[0], row[1], row[2]))
+    return scored
+
+
+def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
+    """What ``candidate``'s rank gains (or loses), one preference at a time, for being the
+    kind of sentence asked for."""
+    sentence, said = candidate.sentence, candidate.said
+    # a procedure's step, which its headings make an answer, over a source's rank
+    if asked.steps and is_step(sentence) and not asked.topic <= terms(sentence):
+        yield STEP_PREFERENCE
+    # the entry defining a term, over a sentence that only uses it ("pods")
+    if asked.defined and _defines(sentence, asked.defined):
+        yield ENTRY_PREFERENCE
+    # asked who: a sentence under a person's heading names them, a passive one of a source
+    # ranked higher ("The model is retrained ...") does not
+    if asked.whose and opens_as_an_entry(candidate.quote):
+        yield ENTRY_PREFERENCE
+    # ... and one naming no one the question does not ("The Payments team lead salary band
+    # tops out at ...") says something of the role, not who holds it
+    elif asked.whose and not named_terms(sentence, proper=True) - asked.wanted:
+        yield -ENTRY_PREFERENCE
+    # a sentence saying "Dana's manager" as asked says whose, over one that only calls Dana
+    # a manager
+    if asked.owned and asked.owned.search(said):
+        yield ENTRY_PREFERENCE
+    # under the heading of the record asked of ("ADR-002: ..."), over one of another that
+    # names it ("ADR-005 > Supersedes: ADR-002")
+    if asked.asked_names & {name.lower() for name in identifiers(candidate.heading)}:
+        yield ENTRY_PREFERENCE
+    # "Port: 8080" says which port, over a sentence whose number only may be one ("split
+    # out of checkout-api in June 2022")
+    if _names_the_kind(candidate, asked.frame):
+        yield ENTRY_PREFERENCE
+    # "Update 2024-01: ... now about 23 days" over the line it updates
+    if _UPDATE.match(sentence):
+        yield STEP_PREFERENCE
+    # "Usage: mixle compact [OPTIONS]" names the command as its heading does: a sentence
+    # saying as much says what it does ("Rewrite the log ...")
+    if is_synopsis(sentence):
+        yield -ENTRY_PREFERENCE
 
 
 # A question asking how something is done: its answer is a procedure, all of its steps; a
@@ -410,8 +422,7 @@ def _names_none_of(ids: list[tuple[frozenset[str], frozenset[str]]], said: froze
     return not any(name <= said for name, _ in ids)
 
 
-_WH_WORDS = frozenset("what who whom whose which where when how".split())
-_WH = re.compile(rf"\s*(?:{'|'.join(sorted(_WH_WORDS))})\b", re.IGNORECASE)
+_WH = re.compile(rf"\s*(?:{'|'.join(sorted(WH_WORDS))})\b", re.IGNORECASE)
 
 
 def _only_the_description(question: str, frame: Frame, covered: set[str]) -> bool:
@@ -427,22 +438,6 @@ def _only_the_description(question: str, frame: Frame, covered: set[str]) -> boo
         return False
     asked = outer_terms(question) & asked_terms(question) - frame.keys()
     return bool(asked) and not asked & covered
-
-
-# A name's possession: "Dana Whitfield's manager" (from the start of a word: a long word of
-# capitals would otherwise be tried from each of its letters)
-_POSSESSIVE = re.compile(r"(?<![\w-])((?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*)['’]s\s+(\w[\w-]*)")
-
-
-def _possessed(question: str) -> re.Pattern[str] | None:
-    """What ``question`` asks of a name's possession ("Dana Whitfield's manager"), as a
-    sentence would say it: the possession after any word of the name with "'s"."""
-    found = _POSSESSIVE.search(question)
-    owner_words = [w for w in found.group(1).split() if w.lower() not in _WH_WORDS] if found else []
-    if not found or not owner_words:
-        return None  # "What's ...": no name owns it
-    owner = "|".join(re.escape(word) for word in owner_words)
-    return re.compile(rf"\b(?:{owner})['’]s\s+{re.escape(found.group(2))}\b", re.IGNORECASE)
 
 
 def _names_other_ids(
@@ -466,26 +461,6 @@ def _names_other_ids(
         if other not in bridged
         for name, place in asked
     )
-
-
-def _bridged_ids(
-    ids: list[tuple[frozenset[str], frozenset[str]]],
-    texts: Sequence[str],
-    wanted: frozenset[str],
-) -> frozenset[frozenset[str]]:
-    """The terms of each identifier that a sentence of ``texts`` names beside one the
-    question names, and whose every word the question says ("payments-api is owned by
-    team-payments", asked who leads the team that owns payments-api). Not "srv-008 is a
-    replica of srv-010": srv-010's facts are no answer about srv-008."""
-    if not ids:
-        return frozenset()
-    bridged = set()
-    for text in texts:
-        for sentence in sentences(text):
-            held = {other for other, _ in identifiers_in_place(sentence) if other <= wanted}
-            if any(name in held for name, _ in ids):
-                bridged.update(held)
-    return frozenset(bridged - {name for name, _ in ids})
 
 
 def _joined(quotes: Sequence[str]) -> str:
@@ -524,26 +499,6 @@ def _definition_of(term: str) -> re.Pattern[str]:
     )
 
 
-_WHO = re.compile(r"\s*(?:who|whom|whose)\b", re.IGNORECASE)
-# A question of several rows ("Compare the tiers of storefront and report-builder"), or of
-# what a row leaves out ("Which employees have no start date?"): a blank cell may answer it
-_OF_SEVERAL_OR_MISSING = re.compile(
-    r"\b(?:and|or|vs|versus|compare\w*|both|between|no|not|without|missing|blank|empty|unknown|"
-    r"unset|none)\b",
-    re.IGNORECASE,
-)
-# A question of a record's status ("Is Project Plover approved?"), or of what replaced what
-_OF_STATUS = re.compile(
-    r"\b(?:status|supersed\w*|replac\w*|deprecat\w*|amend\w*|in force|still (?:valid|current)|"
-    + "|".join(sorted(STATES))
-    + r")\b",
-    re.IGNORECASE,
-)
-# A question of a reason
-_WHY = re.compile(r"\s*(?:why|for what reason|how come)\b", re.IGNORECASE)
-# A question of when, and a record's date line ("Date: 2023-09-12", as adr-tools dates one; not
-# "Date: 2 July 2024, 14:00 in room Ada", which tells the time and the place too)
-_OF_TIME = re.compile(r"\b(?:when|date[sd]?|year|month|day|since|until)\b", re.IGNORECASE)
 _DATE_LINE = re.compile(
     r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*\d[\d./ -]*\.?\s*$", re.IGNORECASE
 )
@@ -575,95 +530,6 @@ def _tells_status(sentence: str, title: str) -> bool:
     return word_alone and (label is not None or under_status)
 
 
-_OWN_ASKED = re.compile(r".*\b(?:do|does|did)\s.*?(\w+)\s+own\W*$", re.IGNORECASE | re.DOTALL)
-_POSSESSIVES = frozenset("my your his her its our their whose".split())
-
-
-def _owning_asked(question: str) -> bool:
-    """Whether ``question`` asks what one owns ("What does the Platform team own?", not "...
-    run on its own?"). "own" is a stopword, though "owns" says the term "own": of sentences
-    that say as much, the one saying it owns answers."""
-    found = _OWN_ASKED.match(question)
-    return found is not None and found.group(1).lower() not in _POSSESSIVES
-
-
-# "When was ...", "When does ...": a question asking when something is or happens
-_WHEN = re.compile(
-    r"\s*when\s+(?:is|was|are|were|do|does|did|will|would|should|can|could|has|have|had|must)\b",
-    re.IGNORECASE,
-)
-
-
-def _event_asked(question: str) -> frozenset[str]:
-    """The terms of the last word a "When ...?" question asks of, a light verb aside: what
-    happens or is ("formed" of "When was the Payments team formed?", "retro" of "When is the
-    retro?"). A sentence answering it says it, or its headings do; others only share the
-    question's subject."""
-    if not _WHEN.match(question):
-        return frozenset()
-    for word in reversed(_WORD.findall(question)):
-        found = terms(word) - light_verb_terms()
-        if found:
-            return found
-    return frozenset()
-
-
-# "Who owns ...", "Who maintains ...": the verb after "who", unless it only helps another
-_WHO_DOES = re.compile(
-    r"\s*who\s+(?:(?:[a-z]+ly|now|still|also|else|ever|then)\s+)?"
-    r"(?!(?:is|are|was|were|be|been|does|do|did|can|could|will|would|should|shall|"
-    r"may|might|must|has|have|had)\b)(?P<verb>[a-z]+)\b",
-    re.IGNORECASE,
-)
-
-
-def _who_does(question: str) -> frozenset[str]:
-    """The terms of the verb a "who" question asks the doer of, in each of its forms ("own"
-    of "Who owns X?"; "wrote", "written" and "write" of "Who wrote X?")."""
-    found = _WHO_DOES.match(question)
-    if not found:
-        return frozenset()
-    return verb_forms(found.group("verb"))
-
-
-# "Whom does Priya manage?", "Which team does Dana Whitfield lead?": the name asked of does
-# what the verb, the question's last word, says (not "Which port does the billing-worker
-# listen on in staging?", whose last word is no verb)
-_WHOM_DOES = re.compile(
-    r"\s*(?:whom?|(?:what|which)(?:\s+[\w-]+)?)\s+(?:does|do|did)\s+"
-    r"(?-i:(?:[A-Z][\w'’-]*\s+){1,4})(?P<verb>[a-z]+)\W*$",
-    re.IGNORECASE,
-)
-# "Who is the manager of Priya?", "Who is the account manager for Parcelwise?"
-_WHO_IS_THE = re.compile(
-    r"\s*who\s+(?:is|was|are|were)\s+the\s+(?:[\w-]+\s+){0,2}?(?P<noun>[\w-]+)\s+(?:of|for)\b",
-    re.IGNORECASE,
-)
-
-
-def _relation_asked(question: str) -> tuple[frozenset[str], bool] | None:
-    """The relation ``question`` asks one side of, as terms in each of their forms ("owner"
-    and "own" of "owns"), and whether the names it asks of are the ones holding it: "Whom
-    does Priya manage?" (True); "Who manages Priya?", "Who is Priya's manager?" (False).
-    None for another question."""
-    found = _WHOM_DOES.match(question)
-    if found:
-        relation, holds = verb_forms(found.group("verb")), True
-    else:
-        relation, holds = _who_does(question), False
-        if not relation and _WHO.match(question):  # "Priya's manager", "the manager of Priya"
-            owned = _POSSESSIVE.search(question)
-            of = None if owned else _WHO_IS_THE.match(question)
-            relation = terms(owned.group(2) if owned else of.group("noun") if of else "")
-    return (_alike(relation), holds) if relation else None
-
-
-def _alike(said: frozenset[str]) -> frozenset[str]:
-    """``said`` with the terms that say each in other words (``said_alike``)."""
-    alike = said_alike()
-    return said.union(*(alike[term] for term in said & alike.keys()))
-
-
 # A label and its value, the last of a cell of a sentence ("- Manager: Dana Whitfield", the
 # "Manager: Priya" of a table's row "Name: Tomasz Nowak; Manager: Priya.")
 _LABEL = re.compile(
@@ -687,7 +553,7 @@ def _holders(sentence: str, relation: frozenset[str]) -> Iterator[tuple[str, str
             words.pop()
         elif not _names_a_holder(words):
             continue
-        if _alike(terms(words[-1])) & relation:
+        if alike(terms(words[-1])) & relation:
             rest = [*cells[:n], cell[: found.start(2)], *cells[n + 1 :]]
             yield found.group(2), ";".join(rest)
 
@@ -717,13 +583,6 @@ def _reads_backwards(
     return False
 
 
-_STEPS = re.compile(
-    r"\b(?:steps?|procedure|instructions?|how\s+to|how\s+(?:do|does|can|should|would)\s+"
-    r"(?:i|we|you|one|they)|what\s+(?:do|should|must)\s+(?:i|we|you)\s+do)\b",
-    re.IGNORECASE,
-)
-
-
 def _asks_for_the_list(
     topic: frozenset[str],
     best: Quotable,
@@ -740,40 +599,3 @@ def _asks_for_the_list(
     section = packet.items[n - 1].provenance.get("section")
     headings = [h for h in sentences(packet.texts[n - 1]) if is_heading(h)]
     return bool(topic & terms(" ".join([section if isinstance(section, str) else "", *headings])))
-
-
-def _titled_identifiers(question: str, packet: ContextPacket) -> frozenset[str]:
-    """The terms of the identifiers a short question names ("the refund-service"), outside
-    what it describes, that title a note of the packet: things of the shard, which a sentence
-    answering of one must name, as it must a person's name ("wind-tunnel" titles none)."""
-    if not asked_as_a_person(question):
-        return frozenset()
-    named = [terms(name) for name in identifiers(before_description(question))]
-    if not named:
-        return frozenset()
-    titles = {terms(innermost_heading(item)) for item in packet.items}
-    paths = (item.provenance.get("section") for item in packet.items)
-    # every heading of a section's path ("billing-worker > Ports"), and those in the texts
-    titles.update(
-        terms(part) for path in paths if isinstance(path, str) for part in path.split(" > ")
-    )
-    titles.update(
-        terms(line.lstrip("#"))
-        for text in packet.texts
-        for line in sentences(text)
-        if is_heading(line)
-    )
-    return frozenset().union(*(name for name in named if name in titles))
-
-
-def _subject(question: str, topic: frozenset[str], framed: bool) -> frozenset[str]:
-    """The names of ``topic`` that ``question`` asks something of ("the Tokyo office", "Oskar
-    Brandt's salary"): what it asks is not said by a sentence about another name, nor by one
-    that only names them. A number saying which one ("week 14", "floor 2") is such a name: a
-    sentence of week 12, or of every week, says nothing of week 14. A text of several
-    sentences (a paper's title and abstract) is asked of no name in particular."""
-    if framed:
-        return (named_terms(question) | numbered_terms(question)) & topic
-    if len(sentences(question)) <= 1:
-        return (named_terms(question, proper=True) | numbered_terms(question)) & topic
-    return frozenset()

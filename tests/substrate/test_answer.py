@@ -647,7 +647,7 @@ def test_what_a_team_owns_is_answered_by_the_sentence_saying_it_owns() -> None:
     owns = "The Platform team owns the Kubernetes clusters and the CI runners. [1]"
     assert quoted("What does the Platform team own?", note) == owns
     assert quoted("what did the platform team own", note) == owns
-    from substrate.extractive import _owning_asked
+    from substrate.asked import _owning_asked
 
     assert not _owning_asked("What does the Platform team run on its own?")
     assert not _owning_asked("Who leads the Platform team?")
@@ -2067,7 +2067,7 @@ def test_a_possession_asked_of_a_name_is_answered_by_the_sentence_saying_it_so()
     )
     for question in ("Who is Dana's manager?", "Who is Dana Whitfield's manager?"):
         assert extractive(s, question).answer == "Dana's manager is Omar Haddad. [1]", question
-    from substrate.extractive import _possessed
+    from substrate.asked import _possessed
 
     assert _possessed("What's the release manager's name?") is None  # no name owns it
 
@@ -2180,7 +2180,8 @@ def test_a_label_naming_what_is_done_answers_what_one_does(
 
 
 def test_which_way_a_label_states_a_relation() -> None:
-    from substrate.extractive import _reads_backwards, _relation_asked
+    from substrate.asked import _relation_asked
+    from substrate.extractive import _reads_backwards
 
     doer_asked = _relation_asked("Who leads Dana?")
     held_asked = _relation_asked("Whom does Dana lead?")
