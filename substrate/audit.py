@@ -20,6 +20,7 @@ from substrate.errors import CorruptShardError
 from substrate.lineage import audit_substrate
 from substrate.logend import HEADER_LOST, OLDER_COPY
 from substrate.secrets import safe_text
+from substrate.settings import SETTINGS_FILE
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -151,6 +152,11 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         problems.append(HEADER_LOST)
     if health.get("older_copy"):
         problems.append(OLDER_COPY)
+    if substrate.settings.lost:
+        problems.append(
+            f"{SETTINGS_FILE} is missing: the shard's settings, its approvers among them, are "
+            "the defaults; restore it from a backup, or grant the approvers again"
+        )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}

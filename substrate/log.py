@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 LOG_FORMAT = 1
 _COMMIT_PREFIX = b'{"commit":'
-_HEADER_PREFIX = b'{"mixle_log":'
+HEADER_PREFIX = b'{"mixle_log":'
 _BLOCK = 1 << 20
 _LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.py)
 # A seal covers this many bytes before a watermark: the commit line that ends the batch there
@@ -124,7 +124,7 @@ class LogFile:
                 first = fh.readline(4096)
         except FileNotFoundError:
             return None
-        if not first.startswith(_HEADER_PREFIX) or not first.endswith(b"\n"):
+        if not first.startswith(HEADER_PREFIX) or not first.endswith(b"\n"):
             return None
         try:
             head = orjson.loads(first)
@@ -344,7 +344,7 @@ class LogFile:
                     if written is not None and written != found:
                         off.append((line, written, found))
                     found = 0
-                elif raw.strip() and not (line == 1 and raw.startswith(_HEADER_PREFIX)):
+                elif raw.strip() and not (line == 1 and raw.startswith(HEADER_PREFIX)):
                     found += 1
         return off
 
@@ -554,7 +554,7 @@ class LogFile:
         streams: a large log is not held in memory)."""
         count = 0
         with self.path.open("rb") as fh:
-            if not fh.readline().startswith(_HEADER_PREFIX):
+            if not fh.readline().startswith(HEADER_PREFIX):
                 return False
             for line in lines:
                 whole = line if line.endswith(b"\n") else line + b"\n"

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 import tomli_w
 
+from substrate.derived import LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
 from substrate.replacing import made_read_only, replacing, sync_name, temporary_name
 
@@ -38,6 +39,9 @@ class Settings:
     def __init__(self, data: dict[str, Any] | None = None, path: Path | None = None) -> None:
         self.data: dict[str, Any] = data if data is not None else _fresh_defaults()
         self.path = path
+        # its file is missing from a shard that has a log: these defaults stand in for
+        # settings that were lost (its approvers among them), not for a new shard's
+        self.lost = False
 
     @classmethod
     def load(cls, root: Path) -> Settings:
@@ -46,7 +50,17 @@ class Settings:
             with path.open("rb") as fh:
                 data = tomllib.load(fh)
         except FileNotFoundError:
-            return cls(path=path)
+            settings = cls(path=path)
+            settings.lost = _mixle_log_in(root)  # (a first write writes it before the log)
+            if settings.lost and ("lost", str(path)) not in _warned:
+                _warned.add(("lost", str(path)))
+                log.warning(
+                    "%s is missing: the shard's settings (its approvers, team and ingest "
+                    "settings) are the defaults; restore it from a backup, or grant the "
+                    "approvers again",
+                    path,
+                )
+            return settings
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ShardError(f"{path}: invalid TOML: {exc}") from exc
         except OSError as exc:
@@ -226,6 +240,18 @@ KNOWN_KEYS = {
     "answerer": frozenset({"base_url", "model", "api_key_env", "timeout", "api_key"}),
 }
 _warned: set[tuple[str, str]] = set()  # (table, key) told of already by this process
+
+
+def _mixle_log_in(root: Path) -> bool:
+    """Whether ``root`` holds a log that mixle wrote (the reference implementation's log has
+    no header, and its shard no settings file)."""
+    from substrate.log import HEADER_PREFIX  # (the log's module is not every settings reader's)
+
+    try:
+        with (root / LOG_FILE).open("rb") as fh:
+            return fh.read(len(HEADER_PREFIX)) == HEADER_PREFIX
+    except OSError:
+        return False
 
 
 # Every top-level name of mixle.toml (its tables, and format): a misspelt table

@@ -781,8 +781,9 @@ class Substrate:
         if not lines:
             return
         assert self._log is not None and self._view is not None
-        if self.settings.path is not None and not self.settings.path.exists():
-            self.settings.create()  # a shard created by save() gets its mixle.toml too
+        settings = self.settings
+        if settings.path is not None and not settings.lost and not settings.path.exists():
+            settings.create()  # a shard created by save() gets its mixle.toml too
         view = self._fresh_view()
         before = view.watermark
         watermark, offsets, start, stat_after = self._log.append(lines)

@@ -487,7 +487,7 @@ def test_appends_by_another_process_or_a_copied_shard_are_not_edits(
         assert len(reader) == 61
         copy = tmp_path / "b"
         copy.mkdir()
-        for name in ("items.jsonl", "index/offsets.bin"):
+        for name in ("mixle.toml", "items.jsonl", "index/offsets.bin"):
             (copy / name).parent.mkdir(exist_ok=True)
             (copy / name).write_bytes((tmp_path / "a" / name).read_bytes())
         assert Substrate(copy).get(ids[5]) is not None

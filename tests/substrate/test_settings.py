@@ -54,3 +54,43 @@ def test_an_api_key_in_mixle_toml_is_warned_of_as_refused_by_every_command(
         Settings.load(tmp_path)
     assert caplog.text.count("[answerer] api_key is refused") == 1  # once a process
     assert "did you mean" not in caplog.text and "sk-x" not in caplog.text
+
+
+def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaults(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # deleted by hand, the approvers went with it: every command went on, gates open, and
+    # the next write made a file of defaults that hid the loss
+    from substrate import Substrate, audit_shard
+
+    shard = tmp_path / "shard"
+    with Substrate(shard) as s:
+        s.add("text", "one")
+        s.save()
+    (shard / "mixle.toml").unlink()
+    with caplog.at_level(logging.WARNING, logger="substrate.settings"), Substrate(shard) as s:
+        assert s.settings.lost
+        s.add("text", "two")
+        s.save()
+        report = audit_shard(s)
+    assert "mixle.toml is missing" in caplog.text and not (shard / "mixle.toml").exists()
+    assert not report.ok and any("mixle.toml is missing" in p for p in report.log["problems"])
+
+
+def test_a_shard_of_the_reference_implementation_gets_its_settings_at_its_first_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from substrate import Substrate
+
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    line = (
+        '{"id":"a1","kind":"text","text":"ref item","payload":{},"provenance":{},'
+        '"scope":"local","tags":[],"links":[],"created_at":1.0}\n'
+    )
+    (shard / "items.jsonl").write_text(line, encoding="utf-8")  # no header, no mixle.toml
+    with caplog.at_level(logging.WARNING, logger="substrate.settings"), Substrate(shard) as s:
+        assert not s.settings.lost
+        s.add("text", "two")
+        s.save()
+    assert "missing" not in caplog.text and (shard / "mixle.toml").exists()
