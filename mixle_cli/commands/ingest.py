@@ -295,7 +295,8 @@ def ingest(
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension (.md, .markdown, "
             ".mdown, .mkd, .mdx; .txt, .text, .log and README-like names; .rst; .json; "
             ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
-            "unsupported format.",
+            "unsupported format. Standard input is read as a file named by --source would "
+            "be, else as plain text.",
         ),
     ] = None,
     scope: WriteScopeOpt = None,
@@ -367,7 +368,9 @@ def ingest(
         typer.Option(
             "--source",
             help="Name standard input (-) as this source: a later run under the same name "
-            "replaces its items. Default: stdin-<content hash>, so each text piped in is kept.",
+            "replaces its items, and its extension gives the format, as a file's does "
+            "(notes.md: Markdown). Default: stdin-<content hash>, so each text piped in is "
+            "kept.",
             callback=named_source,
         ),
     ] = None,
@@ -610,7 +613,7 @@ def _ingest_stdin(
         substrate,
         stdin_stream(),
         source=source,
-        as_format=as_format or "text",
+        as_format=as_format,
         max_file_size=max_file_size,
         **common,
     )

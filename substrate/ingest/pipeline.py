@@ -50,7 +50,7 @@ from substrate.errors import InvalidInputError, NotFoundError
 from substrate.gate import refuse_unfit_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
-from substrate.ingest.detect import file_format, normalize_format
+from substrate.ingest.detect import detect_format, file_format, normalize_format
 from substrate.ingest.ignore import compile_rule, enclosing_rules
 from substrate.ingest.parallel import (
     MIN_PARALLEL_FILES,
@@ -241,14 +241,14 @@ def ingest_path(
             extra_rules=extra,
         )
         folders = _noting_skips(found, walked, run, root)
-        prune_root = str(root) if prune else None
+        walked_root: str | None = str(root)
     elif root.is_file():
         if shard_file(root):  # passed over as a folder holding a shard is
             walked.skipped.append((root.name, SHARD_SKIPPED))
             folders = _noting_skips([], walked, run, root.parent)
         else:
             folders = [[FileEntry.of(str(root), root.name, root.stat())]]
-        prune_root = None
+        walked_root = None
     else:
         raise InvalidInputError(f"not a regular file or directory: {given}")
     seen = report.walked  # the paths of earlier runs into this report are kept from pruning
@@ -281,9 +281,11 @@ def ingest_path(
         run.record_waiting()
         if stopped or not run.walked_all:
             report.cancelled = True
-        elif prune_root is not None:
-            found_none = not prune_empty and not _any_under(seen, prune_root)
-            run.prune(prune_root, seen, walked.unreadable, found_none=found_none)
+        elif walked_root is not None and prune:
+            found_none = not prune_empty and not _any_under(seen, walked_root)
+            run.prune(walked_root, seen, walked.unreadable, found_none=found_none)
+        elif walked_root is not None:
+            run.tell_unpruned(walked_root, seen)
         run.finish()
     except KeyboardInterrupt:
         report.interrupted = True
@@ -362,7 +364,7 @@ def ingest_text(
     text: str | bytes | BinaryIO,
     *,
     source: str | None = None,
-    as_format: str = "text",
+    as_format: str | None = None,
     scope: str = "local",
     tags: Iterable[str] = (),
     chunk_chars: int | None = None,
@@ -385,7 +387,8 @@ def ingest_text(
             input), read no further than one byte past ``max_file_size``.
         source: the name recorded as ``provenance.source`` (a label); None names the text
             by its content.
-        as_format: how to parse it (any format ``ingest_path`` knows; default plain text).
+        as_format: how to parse it (any format ``ingest_path`` knows); default: as a file
+            named ``source`` would be (``notes.md`` is Markdown), else plain text.
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
@@ -405,6 +408,7 @@ def ingest_text(
             is referenced by its folder, which a stream has not).
     """
     started = time.monotonic()
+    as_format = as_format or _format_named(source)
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if options.as_format == "artifact":  # its reference would be the working directory
         raise InvalidInputError(
@@ -445,6 +449,14 @@ def ingest_text(
     run.finish()
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+def _format_named(source: str | None) -> str:
+    """The format a stream named ``source`` is read as when none is given: the one a file of
+    that name would get (a ``manifest.json`` piped in is JSON: a stream has no folder for an
+    artifact to be), else plain text."""
+    named = detect_format(source) if source else None
+    return "json" if named == "artifact" else named or "text"
 
 
 def _prepared_stream(

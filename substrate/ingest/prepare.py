@@ -38,7 +38,7 @@ from substrate.secrets.screen import (
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
 
-PARSER_VERSION = "15"  # bump when parsing changes, so every source is parsed again once
+PARSER_VERSION = "16"  # bump when parsing changes, so every source is parsed again once
 
 # What became of a file.
 FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser

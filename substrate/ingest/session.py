@@ -568,7 +568,8 @@ class IngestSession:
         report.bytes_read += done.bytes_read
         all_removed = self.rehash and self.leave_out_removed(ticket, done)
         same = done.status == prep.SAME or all_removed or self.stored_meanwhile(ticket, done)
-        if done.tally is not None and not same:
+        touched = not same and self.touched_only(ticket, done)
+        if done.tally is not None and not (same or touched):
             report.add_tally(done.tally)
         if done.status == prep.FAILED:
             reason = done.reason + self.kept_from_before(key)
@@ -590,7 +591,22 @@ class IngestSession:
             reason = status.nothing_parsed(len(done.issues), empty) + self.kept_from_before(key)
             self.fail(source, ticket.path, reason)
         else:
-            self.queue(self.change_of(ticket, done))
+            self.queue(self.change_of(ticket, done, touched=touched))
+
+    def touched_only(self, ticket: Ticket, done: Prepared) -> bool:
+        """Whether a file holding a secret (no hash of it is kept) was read again for a new
+        size or modification time and gives the items it gave, with the same options: its
+        items are written again with the time freshness reads, but the file is unchanged, and
+        its secrets are no new redactions."""
+        if done.status != prep.PARSED or done.digest:
+            return False
+        cached = self.cache.get(ticket.key)
+        if cached is None or cached.skipped or cached.options != self.cache_key:
+            return False
+        if cached.content_hash:  # stored by an earlier mixle with it: written again without
+            return False
+        ids = done.item_ids()
+        return bool(ids) and set(ids) == set(cached.ids)
 
     def leave_out_removed(self, ticket: Ticket, done: Prepared) -> bool:
         """Leave out of a file read again (``rehash``) the items removed from it by hand
@@ -649,8 +665,9 @@ class IngestSession:
         recorded = first.provenance if first is not None else {}
         return (recorded.get("mtime_ns"), recorded.get("size")) == (ticket.mtime_ns, ticket.size)
 
-    def change_of(self, ticket: Ticket, done: Prepared) -> _Change:
-        """The store change a parsed file makes: new items, and old ones it no longer has."""
+    def change_of(self, ticket: Ticket, done: Prepared, *, touched: bool = False) -> _Change:
+        """The store change a parsed file makes: new items, and old ones it no longer has;
+        a file ``touched`` only is told unchanged (``touched_only``)."""
         report = self.report
         items, encoded = done.items, done.encoded or []
         for reason, line in done.issues:
@@ -710,6 +727,10 @@ class IngestSession:
             size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
+        report.ids.extend(ids)
+        if touched and not removes:
+            report.unchanged.append(ticket.source)
+            return change
         if old_ids:
             result = status.UPDATED
         elif ids:
@@ -724,7 +745,6 @@ class IngestSession:
         report.items_added += len(ids) - rewritten
         report.items_rewritten += rewritten
         report.items_removed += len(removes)
-        report.ids.extend(ids)
         change.told = outcome
         return change
 
@@ -880,6 +900,16 @@ class IngestSession:
                     "ingest it with --prune-empty",
                 )
             )
+
+    def tell_unpruned(self, root: str, seen: set[str]) -> None:
+        """Say how many files under ``root`` that gave items before the walk no longer found:
+        not pruned (``prune=False``), their items stay, and the shard should not hold them
+        unbeknown."""
+        states = (self.cache.get(key) for key in self.cache.missing_under(root, seen))
+        kept = sum(1 for state in states if state is not None and state.ids)
+        if kept:
+            said = f"{kept} file(s) ingested before were not found (gone, or now left out): "
+            self.report.tell(root, [said + "their items were kept, as --no-prune asks"])
 
 
 _GONE = "no longer present"

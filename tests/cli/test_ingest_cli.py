@@ -90,9 +90,13 @@ def test_jobs_option(mixle, notes: Path) -> None:
 def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:
     mixle("ingest", str(notes))
     (notes / "warehouse.txt").unlink()
-    report = mixle("ingest", str(notes), "--no-prune", "--json").json()
-    assert report["files_removed"] == 0
+    result = mixle("ingest", str(notes), "--no-prune", "--json")
+    report = result.json()
+    assert result.exit_code == 0 and report["files_removed"] == 0
     assert any("Rotterdam" in r["title"] for r in mixle("ls", "--json").json())
+    # said, so that the shard does not hold a gone file's items unbeknown
+    [notice] = report["notices"]
+    assert "1 file(s) ingested before were not found" in notice["reason"]
 
 
 def test_an_emptied_folder_keeps_its_items_and_exits_1_unless_pruned(mixle, notes: Path) -> None:
@@ -117,6 +121,14 @@ def test_stdin_and_explicit_format(mixle) -> None:
     assert {r["source"] for r in rows} == {"clipboard"}
     again = mixle("ingest", "-", "--source", "clipboard", input="First.\n\nSecond.\n")
     assert again.stderr.startswith("1 file scanned, 0 added, 0 updated, 1 unchanged")
+
+
+def test_stdin_is_read_as_a_file_named_by_its_source(mixle) -> None:
+    note = "# Install\n\nIntro.\n\n## Linux\n\nUse apt.\n"
+    assert mixle("ingest", "-", "--source", "install.md", input=note).exit_code == 0
+    assert [r["title"] for r in mixle("ls", "--json").json()] == ["Install", "Install > Linux"]
+    piped = mixle("ingest", "-", "--source", "manifest.json", input='{"name": "web"}')
+    assert piped.exit_code == 0  # JSON: a stream has no folder for an artifact to be
 
 
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:

@@ -424,6 +424,9 @@ def test_a_text_file_s_title_line_is_the_section_of_its_paragraphs() -> None:
         assert {s.section for s in parsed.segments} == {None}
     alone = _parse("text", "Just a title line\n").segments  # nothing for it to name
     assert [(s.text, s.section) for s in alone] == [("Just a title line", None)]
+    # a README without an extension, written in Markdown: the heading's marks are no title's
+    readme = _parse("text", "# Head\n\nbody\n").segments
+    assert [(s.text, s.section) for s in readme] == [("# Head", None), ("body", "Head")]
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "rst"])
@@ -672,13 +675,18 @@ def test_artifact_manifest_summary_and_reference() -> None:
     ("text", "kind"),
     [("[1, 2, 3]", "an array"), ("null", "null"), ('"x"', "a string"), ("2.5", "a number")],
 )
-def test_manifest_that_is_not_an_object_is_rejected(text: str, kind: str) -> None:
+def test_manifest_that_is_not_an_object_is_rejected_when_artifacts_are_asked_for(
+    text: str, kind: str
+) -> None:
     with pytest.raises(FileRejected, match=f"manifest is {kind}, not an object"):
-        _parse("artifact", text)  # in JSON's words, not Python's (NoneType, str, list)
+        # in JSON's words, not Python's (NoneType, str, list)
+        _parse("artifact", text, ParseContext(forced=True))
 
 
-def test_manifest_without_artifact_keys_is_plain_json() -> None:
-    parsed = _parse("artifact", '{"name": "web app", "icons": []}')
+@pytest.mark.parametrize("text", ['{"name": "web app", "icons": []}', '[{"name": "modelB"}]'])
+def test_a_manifest_that_describes_no_artifact_is_plain_json(text: str) -> None:
+    # in a walk, an array failed on every run, where an object of other keys was JSON
+    parsed = _parse("artifact", text)
     assert parsed.format == "json"
     assert parsed.segments[0].kind == "record"
 

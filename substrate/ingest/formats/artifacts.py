@@ -3,9 +3,9 @@
 The item references the directory (``payload.ref``) and embeds the manifest; nothing else of the
 artifact (weights, data) is read or copied. Its text is a short summary of the manifest, built as
 the reference implementation builds it (directory name, artifact kind, task keys of ``meta``, io
-kind). A ``manifest.json`` with none of the artifact keys is ingested as an ordinary JSON file
-(a web app's or an extension's manifest), unless artifacts were asked for (``--as artifacts``),
-as ``ingest-artifacts`` takes every one.
+kind). A ``manifest.json`` that is not an object with one of the artifact keys is ingested as an
+ordinary JSON file (a web app's or an extension's manifest), unless artifacts were asked for
+(``--as artifacts``), as ``ingest-artifacts`` takes every one.
 """
 
 from __future__ import annotations
@@ -96,9 +96,11 @@ def parse_artifact(text: str, ctx: ParseContext) -> Parsed:
     and the format was not chosen (an empty one gives nothing, as an empty JSON file)."""
     if not text.strip():
         return Parsed("artifact")
+    if not ctx.forced:  # an array or an object without the artifact keys is some other JSON
+        value = load_json(text)
+        if not (isinstance(value, dict) and any(key in value for key in ARTIFACT_KEYS)):
+            return parse_json(text, ctx)
     manifest = load_manifest(text)
-    if not ctx.forced and not any(key in manifest for key in ARTIFACT_KEYS):
-        return parse_json(text, ctx)
     directory = Path(ctx.path or ctx.name or ".").parent
     parsed = Parsed("artifact")
     parsed.segments.append(artifact_segment(directory, manifest))

@@ -83,6 +83,7 @@ def parse_text(text: str, ctx: ParseContext) -> Parsed:
 
 
 MAX_TITLE_CHARS = 100
+_HEADING_MARKS = re.compile(r"^#{1,6}[ \t]+")  # "## " opening a Markdown heading
 _SENTENCE_END = (".", "!", "?", ";", ",")
 _VALUE_MARKS = (":", "=")
 
@@ -90,8 +91,9 @@ _VALUE_MARKS = (":", "=")
 def _title(block: str) -> str | None:
     """``block`` as a title, when it is one: a single line starting with a capital, at most
     ``MAX_TITLE_CHARS`` long, ending no sentence and setting no value ("Password: ...",
-    "host=db1" are content)."""
-    line = block.strip()
+    "host=db1" are content). A Markdown heading's marks are not the title's ("# Install" in
+    a README without an extension)."""
+    line = _HEADING_MARKS.sub("", block.strip())
     if "\n" in line or len(line) > MAX_TITLE_CHARS or line.endswith(_SENTENCE_END):
         return None
     if any(mark in line for mark in _VALUE_MARKS):
