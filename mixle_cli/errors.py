@@ -109,6 +109,8 @@ def _shard_hint(exc: ShardError) -> str | None:
         return None  # the message says what to do
     if message.startswith("cannot create shard"):  # no shard yet: nothing for audit to check
         return "choose a folder that can be created (or use another with --shard)"
+    if "Not a directory" in message:  # the shard's path runs through a file
+        return "a part of the shard's path is a file, not a folder: choose another --shard"
     if "mixle.toml" in message and not message.startswith("cannot write"):
         # every command reads the settings: `audit` would fail alike
         return "fix mixle.toml by hand (docs/formats.md describes it)"

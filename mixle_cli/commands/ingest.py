@@ -67,6 +67,18 @@ SourceOpt = Annotated[
 ]
 
 
+IngestScopeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scope",
+        help="Scope of the new items (default: your team's; with no team, mixle.toml's "
+        "default_scope, which is local unless set). A tree ingested again into another scope "
+        "gets items there too, beside those of the first, which stay: to share items, "
+        "publish them.",
+    ),
+]
+
+
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Callable[[int, int, int, int], None] | None]:
     """A progress bar on stderr (files, items, bytes, rate) when stderr is a terminal."""
@@ -151,7 +163,8 @@ _SIZE_HINT = (
 
 
 _REOPTIONED_HINT = (
-    "note: {n} unchanged file(s) read again: their last ingest had other --tag, --as, "
+    "note: {n} file(s) read again though their content is unchanged: their last ingest "
+    "had other --tag, --as, "
     "--chunk-chars or --no-redact options, named them from another folder, or was an older "
     "mixle's, which parsed files otherwise"
 )
@@ -299,7 +312,7 @@ def ingest(
             "be, else as plain text.",
         ),
     ] = None,
-    scope: WriteScopeOpt = None,
+    scope: IngestScopeOpt = None,
     by: WriterOpt = None,
     tag: TagOpt = None,
     chunk_chars: Annotated[

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.errors import InvalidInputError
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder
-from substrate.ingest.detect import normalize_format
+from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
 from substrate.ingest.formats.context import ParseContext
@@ -361,9 +361,11 @@ def ingest_file(
         return []
     fmt = (as_format or kind or p.suffix.lstrip(".")).lower()
     if fmt not in FILE_FORMATS:
+        # a format the folder ingest reads (.rst) is pointed to it
+        elsewhere = "; ingest_path (mixle ingest) reads it" if detect_format(p.name) else ""
         raise InvalidInputError(
             f"unsupported file format {fmt!r} for {path} "
-            "(expected txt, md, jsonl, ndjson, csv, tsv or json)"
+            f"(expected txt, md, jsonl, ndjson, csv, tsv or json{elsewhere})"
         )
     name = source or str(path)
     if shard_file(p):  # another shard's log: its items are not records

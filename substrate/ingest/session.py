@@ -50,7 +50,9 @@ from substrate.item import place_value
 from substrate.itemline import decode, encode
 from substrate.locking import LockBusy
 from substrate.secrets import safe_text
+from substrate.secrets.engine import find_secrets
 from substrate.secrets.paths import safe_path
+from substrate.secrets.screen import may_hold_secrets
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -99,6 +101,18 @@ _PUBLISHED_AS_WAS = (
     "item {id}, published into {scope}, keeps the text the file no longer has; the file's new "
     "text is a new item here: propose or publish it to send it"
 )
+
+_UNMASKED_BEFORE = (
+    "its items stored before held secrets unmasked (ingested with --no-redact): those lines "
+    "stay in items.jsonl until `mixle compact` rewrites it"
+)
+
+
+def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
+    """Whether the text of one of ``items``, read from the shard, holds a secret as it is:
+    stored so (``--no-redact``), its line outlives the item that replaces it."""
+    texts = [item.text for item in items.values()]
+    return may_hold_secrets(texts) and any(find_secrets(text) for text in texts)
 
 
 TOO_LARGE = "larger than the size limit"
@@ -710,6 +724,8 @@ class IngestSession:
                 notices.append(
                     f"{len(held)} earlier item(s) kept as they were: their line is now rejected"
                 )
+            if done.tally is not None and done.tally.redactions and _held_unmasked(previous):
+                notices.append(_UNMASKED_BEFORE)
             if kept:
                 notices += carry_over(items, previous)
                 encoded = [carried_line(pair, previous, notices) for pair in encoded]

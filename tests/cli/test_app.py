@@ -443,6 +443,8 @@ def test_an_os_error_names_its_file_without_python_s_escapes() -> None:
         ("cannot read /s/mixle.toml: Permission denied", "you may read the shard's files"),
         ("cannot write /s/items.jsonl: Permission denied", "you may write to the shard's folder"),
         ("cannot write /s/items.jsonl: No space left on device", "free some space"),
+        # a path through a file: nothing to fix in mixle.toml
+        ("cannot read /f/sub/mixle.toml: Not a directory", "a part of the shard's path is a file"),
     ],
 )
 def test_a_denied_read_is_not_hinted_as_a_write(message: str, hint: str) -> None:

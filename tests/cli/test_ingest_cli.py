@@ -630,6 +630,10 @@ def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == ["warning: 2 secret(s) stored unredacted"]
+    # ingested again with redaction, the lines that held them stay until a compaction: said
+    again = mixle_process("--shard", shard, "ingest", str(tmp_path / "src"), "--json")
+    told = [n["reason"] for n in json.loads(again.stdout)["notices"]]
+    assert len(told) == 2 and all("until `mixle compact`" in reason for reason in told), told
 
 
 def test_no_ingest_command_reads_the_shard_s_own_files(
@@ -1047,9 +1051,9 @@ def test_files_read_again_for_other_options_are_told_why(mixle, notes: Path) -> 
     assert mixle("ingest", str(notes)).exit_code == 0
     tagged = mixle("ingest", str(notes), "--tag", "work")
     assert tagged.exit_code == 0
-    assert "note: 4 unchanged file(s) read again: their last ingest had other --tag" in (
-        tagged.stderr
-    )
+    # (not "unchanged", beside a summary counting them updated)
+    told = "note: 4 file(s) read again though their content is unchanged: their last ingest"
+    assert told in tagged.stderr and "had other --tag" in tagged.stderr
     assert "read again" not in mixle("ingest", str(notes), "--tag", "work").stderr
     assert "read again" not in mixle("ingest", str(notes), "--tag", "other", "-q").stderr
 
