@@ -40,7 +40,7 @@ from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_text
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
@@ -542,6 +542,7 @@ def answer_from_substrate(
         min_relevance: retrieval-score floor for evidence.
         telemetry: an optional recorder.
     """
+    require_text(question, "a question")
     if hops < 0:
         raise InvalidInputError(f"hops must be >= 0, got {hops}")
     budget = ContextBudget.given(budget)

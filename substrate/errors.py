@@ -49,3 +49,10 @@ class ShardFormatError(ShardError):
 
 class AccessDeniedError(SubstrateError, PermissionError):
     """The caller may not perform this action (not an approver, another team's item)."""
+
+
+def require_text(value: object, what: str) -> None:
+    """Refuse ``value`` unless it is a string: a query, a question or a text to check given as
+    None or a number would otherwise fail deep inside (``what``: how the message names it)."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} is text, not {type(value).__name__}")

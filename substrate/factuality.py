@@ -25,7 +25,7 @@ from substrate.context.compress import (
 )
 from substrate.context.packet import headed_text
 from substrate.designators import designators, names_another
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_text
 from substrate.linktext import as_shown, link_targets
 from substrate.negated import other_side, sides
 from substrate.notestatus import may_back, not_in_force
@@ -646,6 +646,7 @@ def check_factuality(
             backs a claim stating what it says as done (an answer that warns of citing one);
             by default it backs only a claim telling of it as such (``notestatus.may_back``).
     """
+    require_text(answer, "the text to check")
     if k < 1:
         raise InvalidInputError(f"k must be >= 1, got {k}")
     extract = extract or sentence_claims

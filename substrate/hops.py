@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.bridging import bridge_query
 from substrate.context.packet import item_text
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_text
 from substrate.item import SubstrateItem
 from substrate.notelinks import linked_notes
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
@@ -176,8 +176,7 @@ def multihop(
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
-    if not isinstance(query, str):
-        raise InvalidInputError(f"a query is text, not {type(query).__name__}")
+    require_text(query, "a query")
     allowed = merge_scopes(scope, scopes)
     chain = HopChain(query)
     seen: set[str] = set()

@@ -19,18 +19,8 @@ from substrate.item import SubstrateItem, fact_part, record_problem
 
 
 def encode(item: SubstrateItem) -> bytes:
-    """One log line for ``item``: its fields with the id first (spelled out: this is hot)."""
-    body = {
-        "id": item.id,
-        "kind": item.kind,
-        "text": item.text,
-        "payload": item.payload,
-        "provenance": item.provenance,
-        "scope": item.scope,
-        "tags": item.tags,
-        "links": item.links,
-        "created_at": item.created_at,
-    }
+    """One log line for ``item``: its fields with the id first."""
+    body = _fields_of(item)
     # what readers would refuse must not be acknowledged: one bad line stops every reader
     problem = record_problem(body)
     if problem is None and not (isinstance(item.id, str) and item.id):
@@ -51,11 +41,31 @@ def encode(item: SubstrateItem) -> bytes:
     return line + b"\n"
 
 
+def _fields_of(item: SubstrateItem) -> dict[str, Any]:
+    """``item``'s fields as a record, the id first (spelled out: this is hot)."""
+    return {
+        "id": item.id,
+        "kind": item.kind,
+        "text": item.text,
+        "payload": item.payload,
+        "provenance": item.provenance,
+        "scope": item.scope,
+        "tags": item.tags,
+        "links": item.links,
+        "created_at": item.created_at,
+    }
+
+
 def put_problem(item: SubstrateItem) -> str | None:
-    """Why an item put into a shard on disk cannot be written as it is, beyond what every
-    record is checked for (``record_problem``): its names and its facts. Records written
-    before these checks are read, searched and removed as ever."""
-    return _name_problem(item) or _triples_problem(item)
+    """Why an item put into a shard cannot be kept as it is: a field of another type than
+    every record has (``record_problem``: ``tags=None`` would stop every later search), its
+    names, or its facts. Records written before the last two were checked are read, searched
+    and removed as ever."""
+    record = _fields_of(item)
+    for name in ("tags", "links"):  # a tuple is kept as given in memory, as the seed's store
+        if isinstance(record[name], tuple):  # keeps it (``encode`` refuses it on disk)
+            record[name] = list(record[name])
+    return record_problem(record) or _name_problem(item) or _triples_problem(item)
 
 
 def _name_problem(item: SubstrateItem) -> str | None:

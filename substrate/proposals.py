@@ -10,6 +10,7 @@ is the shard's governance (``substrate.governance``).
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,8 @@ from substrate.visibility import reader_view
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
+
+log = logging.getLogger(__name__)
 
 
 # a proposal its proposer took back, or that a change to the item or a direct publish ended
@@ -302,9 +305,10 @@ def approve(
                 f"item {item_id} changed since it was proposed; it must be proposed again "
                 "before it can be approved"
             )
-    except (NotFoundError, AccessDeniedError, InvalidInputError):
+    except (NotFoundError, AccessDeniedError, InvalidInputError) as exc:
         if strict:
             raise
+        log.info("approve of %s refused: %s", safe_repr(item_id), exc)  # why False, for a caller
         return False
     promoted = published_copy(item, to=target, by=by)
     state = {**proposal, "status": APPROVED, "approved_by": by, "to": target}
@@ -344,9 +348,10 @@ def reject(
         require_readable(target, scopes, team=team, action="reject")
         gov = governance if governance is not None else load_governance(substrate)
         _check_approver(gov, by, target, "reject")
-    except (NotFoundError, AccessDeniedError):
+    except (NotFoundError, AccessDeniedError) as exc:
         if strict:
             raise
+        log.info("reject of %s refused: %s", safe_repr(item_id), exc)
         return False
     reason = safe_text(reason)  # free text, stored in the item's provenance
     state = {**proposal, "status": REJECTED, "rejected_by": by, "reason": reason}

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_text
 from substrate.item import MODALITIES, SubstrateItem
 from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
@@ -72,6 +72,7 @@ def ranked(
     or reference to one (``reader_view``). ``filters``, when given, replaces ``kind`` and
     ``scopes`` (its own scopes are the reader's).
     """
+    require_text(query, "a query")
     if filters is None:
         from substrate.search.filters import SearchFilters
 

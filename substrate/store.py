@@ -96,20 +96,23 @@ class Substrate:
         """Add or replace an item; returns its id. Persisted by the next ``save()``.
 
         The item is kept exactly as given, as the seed API's store does: nothing masks its
-        secrets here. In a shard on disk, one that could not be saved (``tags`` not a list of
-        strings, a payload JSON cannot hold) raises ``InvalidInputError``. Text from elsewhere
-        goes through the write-time gate first, ``put(admit(item).item)``, as every ``mixle``
-        command and ingest function does.
+        secrets here. One with a field of the wrong type (``tags`` not a list of strings, a
+        ``text`` that is not a string) raises ``InvalidInputError``, in memory too, where it
+        would stop every later search; in a shard on disk, so does one that could not be
+        saved (a payload JSON cannot hold). Text from elsewhere goes through the write-time
+        gate first, ``put(admit(item).item)``, as every ``mixle`` command and ingest function
+        does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
+        problem = put_problem(item)
+        if problem is not None:
+            kept = "kept" if self.root is None else "saved"
+            raise InvalidInputError(f"item {item.id!r} cannot be {kept}: {problem}")
         if self.root is None:  # kept as given, as the seed's store keeps it in memory
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
         else:
-            problem = put_problem(item)
-            if problem is not None:
-                raise InvalidInputError(f"item {item.id!r} cannot be saved: {problem}")
             encode(item)  # refused here, not by the save() it would stop for every item
             self._pending[item.id] = item
             self._cache.pop(item.id, None)

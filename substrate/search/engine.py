@@ -211,6 +211,10 @@ def reindex(substrate: Any, *, progress: Callable[[int, int], None] | None = Non
         cache = Cache(
             analyzer, None, state, state, substrate.mutation_count, None, fingerprints(items)
         )
+    elif not (root / "items.jsonl").exists():
+        # nothing saved, nothing to index on disk: a mistyped root must not become a shard
+        state = build_from_log(substrate, analyzer, params, progress)
+        cache = with_overlay(substrate, root, state, analyzer)
     else:
         directory = root / "index"
         with index_lock(directory):

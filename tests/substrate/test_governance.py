@@ -658,3 +658,18 @@ def test_grant_and_revoke_keep_what_a_person_wrote_in_mixle_toml(tmp_path: Path)
     (tmp_path / "mixle.toml").write_text('format = 1\n[governance]\napprovers = {ops = ["x"]}\n')
     grant_approver(Substrate(tmp_path), "y", "ops", by="x")
     assert Settings.load(tmp_path).get("governance", "approvers") == {"ops": ["x", "y"]}
+
+
+def test_a_refusal_that_returns_false_says_why_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # False read alike as "not pending" and as "not an approver"
+    import logging
+
+    s = Substrate()
+    item_id = s.add("text", "draft", scope="research")
+    propose(s, [item_id], to="public")
+    with caplog.at_level(logging.INFO, logger="substrate.proposals"):
+        assert reject(s, item_id, by="mallory", reason="no") is False
+        assert approve(s, item_id, by="mallory") is False
+    assert caplog.text.count("has no approvers") == 2

@@ -355,3 +355,23 @@ def test_only_line_numbers_are_shown_as_lines() -> None:
     assert lines_of(item(line=2, line_end=3)) == (2, 3)  # a JSON value over two lines
     for odd in ("ERROR db timeout", {"n": 3}, True, 0, -2):  # a caller's own provenance
         assert lines_of(item(line=odd)) == (None, None), odd
+
+
+@pytest.mark.parametrize("query", [None, 5])
+def test_every_entry_point_refuses_a_query_that_is_not_text_alike(query: object) -> None:
+    # each failed its own way, deep inside: AttributeError, TypeError from a regex
+    from substrate import answer_from_substrate, assemble_context, check_factuality, multihop
+
+    s = Substrate()
+    s.add("text", "refund policy")
+    calls = (
+        lambda: retrieve(s, query),  # type: ignore[arg-type]
+        lambda: assemble_context(s, query),  # type: ignore[arg-type]
+        lambda: multihop(s, query),  # type: ignore[arg-type]
+        lambda: check_factuality(s, query),  # type: ignore[arg-type]
+        lambda: answer_from_substrate(s, query, lambda q, c: "x"),  # type: ignore[arg-type]
+    )
+    for call in calls:
+        with pytest.raises(InvalidInputError, match=f"is text, not {type(query).__name__}"):
+            call()
+    assert s.search(query) == []  # type: ignore[arg-type]  # as the seed's search answers

@@ -368,3 +368,13 @@ def test_an_item_moved_to_another_scope_in_place_is_not_found_under_its_old_one(
         assert moved not in found
         assert moved not in [i.id for i in first_items(store, filters, 10)]
     assert store.search("revenue", scope="teamA") == []
+
+
+def test_reindex_of_a_shard_never_saved_writes_nothing(tmp_path: Path) -> None:
+    # it made index/ and its files where a search makes nothing: a mistyped root became a shard
+    store = Substrate(tmp_path / "never")
+    assert store.reindex().items == 0
+    store.add("text", "hello world")
+    store.reindex()
+    assert store.search("hello")
+    assert not (tmp_path / "never").exists()

@@ -127,7 +127,9 @@ def test_an_in_memory_shard_saved_with_an_item_no_line_holds_makes_no_shard(
 ) -> None:
     s = Substrate()
     s.add("text", "fine")
-    s.add("text", "x", tags="abc")  # kept as given in memory, as the seed's store keeps it
+    spoilt = s.get(s.add("text", "x"))
+    assert spoilt is not None
+    spoilt.tags = "abc"  # type: ignore[assignment]  # changed in place after it was put
     with pytest.raises(InvalidInputError, match="'tags' must be a list of strings"):
         s.save(tmp_path / "new")
     assert not (tmp_path / "new").exists()  # not a folder holding only mixle.toml
@@ -875,6 +877,18 @@ def test_catalog_keys_of_many_ids_match_one_at_a_time() -> None:
         ["0123456789abcde", "f0123456789abcdef"],  # lengths that add up to 32
     ):
         assert id_keys(ids) == b"".join(id_key(i) for i in ids)
+
+
+def test_an_item_of_the_wrong_shape_is_refused_in_memory_too(tmp_path: Path) -> None:
+    # kept as given, tags=None stopped every later search of the store with a TypeError
+    s = Substrate()
+    s.add("text", "refund policy is 30 days")
+    for field, value in (("tags", None), ("text", 5), ("links", "abc"), ("payload", [1])):
+        with pytest.raises(InvalidInputError, match=f"cannot be kept: '{field}' must be"):
+            s.add("text", "x", **{field: value}) if field != "text" else s.add("text", value)
+    assert [item.text for item, _ in s.search("refund")] == ["refund policy is 30 days"]
+    with pytest.raises(InvalidInputError, match="'links' must be a list of strings"):
+        Substrate(tmp_path).add("text", "x", links=None)  # not a TypeError
 
 
 def test_text_that_is_not_utf8_is_refused_at_save_and_nothing_is_written(tmp_path: Path) -> None:
