@@ -461,6 +461,12 @@ def test_blank_lines_and_long_token_runs_cost_no_matcher_memory() -> None:
     assert peak < 30_000_000  # ~240 MB and ~80 MB with backtracking
 
 
+def test_a_hyperlink_target_before_an_rst_title_is_no_item() -> None:
+    # ".. _top:" names the title below for links to point at; it became an item of its own
+    text = ".. _top:\n\nTitle\n=====\n\nText.\n"
+    assert [s.section for s in _parse("rst", text).segments] == ["Title"]
+
+
 def test_rst_sections_by_underlined_titles() -> None:
     parsed = _parse("rst", (FIXTURES / "notes" / "manual.rst").read_text())
     got = [(s.section, s.line_start) for s in parsed.segments]

@@ -72,7 +72,13 @@ def parse_rst(text: str, ctx: ParseContext) -> Parsed:
             continue  # a title alone is not content
         section = SECTION_SEPARATOR.join(t for _, t in path) or None
         block = "\n".join(lines[start:end])
-        parsed.segments += text_segments(
+        segments = text_segments(
             block, start + 1, ctx.chunk_chars, secrets=ctx.redact, section=section
         )
+        parsed.segments += [seg for seg in segments if not _TARGETS_ONLY.fullmatch(seg.text)]
     return parsed
+
+
+# A paragraph of hyperlink targets alone (".. _install:" before a title): a name for a link
+# to point at, not content
+_TARGETS_ONLY = re.compile(r"(?:[ \t]*\.\.[ \t]+_[^\n]*:[ \t]*(?:\n|$))+")
