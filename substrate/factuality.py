@@ -658,11 +658,14 @@ def check_factuality(
     # masked as a whole before it is cut into claims: what shows a value to be a secret (a
     # table's header, a key's armor lines, its first finding) may lie in another claim
     masked = safe_text(answer)
-    masked_credentials = masked_credentials or masked != answer
+    # a claim the masking changed stated a secret (one quoting a stored mask did not)
+    as_given = set(extract(strip_citations(quotes_apart(answer)))) if masked != answer else None
     for claim in extract(strip_citations(quotes_apart(masked))):
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
-        stated = masked_credentials and MASK_LEAD in claim
+        stated = MASK_LEAD in claim and (
+            masked_credentials or (as_given is not None and claim not in as_given)
+        )
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
         replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]

@@ -29,6 +29,8 @@ def init_shard(path: str | os.PathLike[str]) -> tuple[Path, bool]:
     if settings_path.exists():
         Settings.load(root)  # validates the existing file
         return root, False
+    if (root / LOG_FILE).is_file() and Settings.load(root).lost:
+        return root, False  # told of as it loads: not written over with defaults
     problem = new_shard_problem(root)
     if problem is not None:
         raise ShardError(problem)

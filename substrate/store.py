@@ -826,8 +826,9 @@ class Substrate:
         for item in items:
             other._pending[item.id] = item
         changes = other._collect_changes()  # an item no line can hold refuses it here, first
-        if not other.settings.path or not other.settings.path.exists():
-            other.settings.create()  # even with nothing to write, the target becomes a shard
+        settings = other.settings
+        if not settings.lost and not (settings.path and settings.path.exists()):
+            settings.create()  # even with nothing to write, the target becomes a shard
         other._write_batch(*changes)
         other.close()
         self._mem.clear()

@@ -26,6 +26,7 @@ from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format, file_format
 from substrate.ingest.earlier import (
+    CARRIED_KEYS,
     carried_line,
     carry_over,
     held_by_rejected_lines,
@@ -102,9 +103,26 @@ _PUBLISHED_AS_WAS = (
     "text is a new item here: propose or publish it to send it"
 )
 
+# What a touch changes in an item: when its file was written, and when it was read
+_WHEN_KEYS = frozenset({"mtime", "mtime_ns", "ingested_at"})
+
+
+def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
+    """Whether ``new`` is ``old`` read again from a file only touched: the same in all but
+    the times (and what reviews wrote on the stored one, ``CARRIED_KEYS``). Lines moved by
+    an edit (``line_start``) or a size changed tell an edit, which the same ids do not."""
+
+    def kept(item: SubstrateItem) -> tuple[Any, ...]:
+        skip = _WHEN_KEYS.union(CARRIED_KEYS)
+        provenance = {k: v for k, v in item.provenance.items() if k not in skip}
+        return (item.kind, item.text, item.payload, item.scope, item.tags, item.links, provenance)
+
+    return kept(new) == kept(old)
+
+
 _UNMASKED_BEFORE = (
-    "its items stored before held secrets unmasked (ingested with --no-redact): those lines "
-    "stay in items.jsonl until `mixle compact` rewrites it"
+    "its items stored before held secrets unmasked (ingested with --no-redact, or before a "
+    "rule found them): those lines stay in items.jsonl until `mixle compact` rewrites it"
 )
 
 
@@ -619,8 +637,11 @@ class IngestSession:
             return False
         if cached.content_hash:  # stored by an earlier mixle with it: written again without
             return False
-        ids = done.item_ids()
-        return bool(ids) and set(ids) == set(cached.ids)
+        new = done.items or [decode(line) for _, line in done.encoded or ()]
+        if not new or {item.id for item in new} != set(cached.ids):
+            return False
+        stored = self.substrate.read_items(cached.ids, keep=False)
+        return all(item.id in stored and _same_but_when(item, stored[item.id]) for item in new)
 
     def leave_out_removed(self, ticket: Ticket, done: Prepared) -> bool:
         """Leave out of a file read again (``rehash``) the items removed from it by hand

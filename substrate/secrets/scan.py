@@ -260,14 +260,13 @@ def safe_echo(message: str, typed: Sequence[str]) -> str:
     """``message``, which may repeat what was ``typed`` (a command's arguments), with what it
     repeats of an argument holding a secret masked whole.
 
-    An argument parser's message writes control characters as escapes (a line break as
-    ``\\x0a`` or ``\\n``), which glue a key's lines together so that no rule finds the key in
-    them, and quotes an unknown option up to its first ``=``, which cuts a key's base64 short
-    of the lines that show it is one. So the escapes are read back, each argument holding a
-    secret (or its part before ``=``, when that holds some of the secret) is masked as a whole,
-    the rules run over the rest (``safe_text``), and the control characters are escaped again.
+    An argument parser's message writes an argument's control characters as escapes (a line
+    break as ``\\x0a``, or ``\\n`` inside a quoted value), which glue a key's lines together so
+    that no rule finds the key in them, and quotes an unknown option up to its first ``=``,
+    which cuts a key's base64 short of the lines that show it is one. So each argument holding
+    a secret (or its part before ``=``, when that holds some of the secret) is masked in each
+    of the forms a message writes it in, and the rules run over the rest (``safe_text``).
     """
-    plain = _ESCAPE.sub(_unescaped, message)
     for arg in sorted(typed, key=len, reverse=True):
         hits = find_secrets(arg)
         if not hits:
@@ -275,18 +274,19 @@ def safe_echo(message: str, typed: Sequence[str]) -> str:
         mask = DEFAULT_MASK.format(rule=hits[0].rule)
         name = arg.partition("=")[0]  # how a parser quotes an option it does not know
         for quoted in (arg, name) if len(name) > hits[0].start else (arg,):
-            if len(quoted) >= MIN_COPY:
-                plain = plain.replace(quoted, mask)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", safe_text(plain))
+            forms = {quoted, repr(quoted)[1:-1], _CONTROL.sub(_escaped, quoted)}
+            for form in sorted(forms, key=len, reverse=True):  # a longer form may hold another
+                if len(form) >= MIN_COPY:
+                    message = message.replace(form, mask)
+    return safe_text(message)
 
 
-_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\([nrt])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_ESCAPED_LETTER = {"n": "\n", "r": "\r", "t": "\t"}
 
 
-def _unescaped(m: re.Match[str]) -> str:
-    return chr(int(m[1], 16)) if m[1] else _ESCAPED_LETTER[m[2]]
+def _escaped(m: re.Match[str]) -> str:
+    """A control character as an argument parser escapes it (``\\x0a``)."""
+    return f"\\x{ord(m[0]):02x}"
 
 
 def masked_repr(result: Any) -> str:

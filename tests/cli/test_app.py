@@ -77,6 +77,9 @@ def test_a_parser_message_masks_a_pasted_key_and_a_secret_glued_to_a_line_break(
         assert done.returncode == 2 and "REDACTED" in done.stderr, (args, done.stderr)
         assert aws not in done.stderr, done.stderr
         assert not any(line[:12] in done.stderr for line in body), done.stderr
+    # a message holding no secret is left as the parser wrote it, escapes and all
+    plain = mixle_process("--shard", str(tmp_path / "shard"), "search", "x", "-k", "C:\\x41dir")
+    assert "'C:\\\\x41dir' is not a valid int range" in plain.stderr, plain.stderr
 
 
 def test_a_closed_stderr_does_not_change_the_exit_code(tmp_path: Path, mixle_bin: str) -> None:

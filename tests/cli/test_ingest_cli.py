@@ -129,6 +129,8 @@ def test_stdin_is_read_as_a_file_named_by_its_source(mixle) -> None:
     assert [r["title"] for r in mixle("ls", "--json").json()] == ["Install", "Install > Linux"]
     piped = mixle("ingest", "-", "--source", "manifest.json", input='{"name": "web"}')
     assert piped.exit_code == 0  # JSON: a stream has no folder for an artifact to be
+    kinds = {r["source"]: r["kind"] for r in mixle("ls", "--json").json()}
+    assert kinds["manifest.json"] == "record"
 
 
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:

@@ -1017,3 +1017,17 @@ def test_what_a_proposal_says_of_things_as_they_are_backs_a_claim(tmp_path: Any)
     ]
     verdicts = check_factuality(s, " ".join(claims)).verdicts
     assert [v.supported for v in verdicts] == [True, False, True, False, False, True]
+
+
+def test_a_secret_in_one_claim_leaves_a_claim_quoting_a_stored_mask_checkable() -> None:
+    # the whole text is masked before it is cut: only the claims that masking changed stated
+    # a secret; one quoting the shard's own mask is checked as before
+    s = Substrate()
+    s.put(SubstrateItem("text", "The CI token is [REDACTED:github_token] and rotates monthly."))
+    text = (
+        "The CI token is [REDACTED:github_token] and rotates monthly. "
+        "The db password: Tr0ub4dor&3xQzz"
+    )
+    quoted, stated = check_factuality(s, text).verdicts
+    assert quoted.supported and not stated.supported
+    assert "Tr0ub4dor" not in stated.claim

@@ -74,6 +74,9 @@ def test_a_file_holding_a_secret_is_still_skipped_unchanged_and_read_again_when_
     assert (shard / "items.jsonl").read_text().count("\n") > lines
     again = ingest_path(Substrate(shard), notes)
     assert (again.files_unchanged, again.items_rewritten, again.redactions) == (1, 0, 0)
+    db.write_text("\n\n" + GUESSABLE)  # the same items, but on other lines: an edit
+    moved = ingest_path(Substrate(shard), notes)
+    assert (moved.files_updated, moved.items_rewritten, moved.redactions) == (1, 1, 1)
     db.write_text("password: Winter2025!\nanother line\n")
     edited = ingest_path(Substrate(shard), notes)
     assert edited.files_updated == 1 and edited.redactions == 1

@@ -75,6 +75,14 @@ def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaul
         report = audit_shard(s)
     assert "mixle.toml is missing" in caplog.text and not (shard / "mixle.toml").exists()
     assert not report.ok and any("mixle.toml is missing" in p for p in report.log["problems"])
+    # nor does init, or a store saved into it
+    from substrate.shard import init_shard
+
+    assert init_shard(shard) == (shard, False)
+    elsewhere = Substrate()
+    elsewhere.add("text", "three")
+    elsewhere.save(shard)
+    assert not (shard / "mixle.toml").exists() and len(Substrate(shard)) == 3
 
 
 def test_a_shard_of_the_reference_implementation_gets_its_settings_at_its_first_write(
