@@ -103,18 +103,18 @@ _PUBLISHED_AS_WAS = (
     "text is a new item here: propose or publish it to send it"
 )
 
-# What a touch changes in an item: when its file was written, and when it was read
-_WHEN_KEYS = frozenset({"mtime", "mtime_ns", "ingested_at"})
+# What a touch changes in an item's provenance (when its file was written, and when it was
+# read), and what reviews write on the stored item
+_NOT_COMPARED = frozenset({"mtime", "mtime_ns", "ingested_at", *CARRIED_KEYS})
 
 
 def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
     """Whether ``new`` is ``old`` read again from a file only touched: the same in all but
-    the times (and what reviews wrote on the stored one, ``CARRIED_KEYS``). Lines moved by
-    an edit (``line_start``) or a size changed tell an edit, which the same ids do not."""
+    ``_NOT_COMPARED``. Lines moved by an edit (``line_start``) or a size changed tell an edit,
+    which the same ids do not."""
 
     def kept(item: SubstrateItem) -> tuple[Any, ...]:
-        skip = _WHEN_KEYS.union(CARRIED_KEYS)
-        provenance = {k: v for k, v in item.provenance.items() if k not in skip}
+        provenance = {k: v for k, v in item.provenance.items() if k not in _NOT_COMPARED}
         return (item.kind, item.text, item.payload, item.scope, item.tags, item.links, provenance)
 
     return kept(new) == kept(old)
