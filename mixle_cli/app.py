@@ -357,8 +357,10 @@ def _run(app: typer.Typer) -> int:
     except _PARSER_ERROR as exc:
         from substrate.secrets.scan import safe_echo
 
-        message = safe_echo(exc.format_message(), sys.argv[1:])  # type: ignore[attr-defined]
+        typed = sys.argv[1:]
+        message = safe_echo(exc.format_message(), typed)  # type: ignore[attr-defined]
         if message.strip():
-            print(f"error: {message}\nhint: {_parser_hint(exc)}", file=sys.stderr)
+            hint = safe_echo(_parser_hint(exc), typed)  # it may quote what was typed
+            print(f"error: {message}\nhint: {hint}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     return result if isinstance(result, int) else 0

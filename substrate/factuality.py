@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -658,14 +659,16 @@ def check_factuality(
     # masked as a whole before it is cut into claims: what shows a value to be a secret (a
     # table's header, a key's armor lines, its first finding) may lie in another claim
     masked = safe_text(answer)
-    # a claim the masking changed stated a secret (one quoting a stored mask did not)
-    as_given = set(extract(strip_citations(quotes_apart(answer)))) if masked != answer else None
+    # a claim the masking changed stated a secret (one quoting a stored mask did not), each
+    # copy counted: a claim quoting the mask and one stating the secret read alike once masked
+    changed = masked != answer
+    as_given = Counter(extract(strip_citations(quotes_apart(answer)))) if changed else Counter()
     for claim in extract(strip_citations(quotes_apart(masked))):
+        introduced = changed and as_given[claim] <= 0
+        as_given[claim] -= 1
         # the shard keeps credentials masked: a claim stating one cannot be confirmed (masked
         # alike, any key would read as the one stored)
-        stated = MASK_LEAD in claim and (
-            masked_credentials or (as_given is not None and claim not in as_given)
-        )
+        stated = MASK_LEAD in claim and (masked_credentials or introduced)
         found = [] if stated else ranked(substrate, claim, k + _SPARE, scopes=allowed)
         replaced = superseded([item for item, _ in found], asked_of=asked_of)
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]

@@ -13,6 +13,7 @@ Differences from the reference implementation, on purpose:
 from __future__ import annotations
 
 import re
+import shlex
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -262,23 +263,39 @@ def safe_echo(message: str, typed: Sequence[str]) -> str:
 
     An argument parser's message writes an argument's control characters as escapes (a line
     break as ``\\x0a``, or ``\\n`` inside a quoted value), which glue a key's lines together so
-    that no rule finds the key in them, and quotes an unknown option up to its first ``=``,
-    which cuts a key's base64 short of the lines that show it is one. So each argument holding
-    a secret (or its part before ``=``, when that holds some of the secret) is masked in each
-    of the forms a message writes it in, and the rules run over the rest (``safe_text``).
+    that no rule finds the key in them; it quotes an unknown option up to its first ``=``,
+    which cuts a key's base64 short of the lines that show it is one, and the value of
+    ``--option=VALUE`` alone; a hint may quote an argument for the shell. So each argument
+    holding a secret, and its part before or after the first ``=`` that holds some of it, is
+    masked in each of those forms, and the rules run over the rest (``safe_text``).
     """
     for arg in sorted(typed, key=len, reverse=True):
         hits = find_secrets(arg)
+        parts = _parts_holding(arg, hits)
+        if not hits:  # a value on the line after its key reads as one once the break is "\x0a"
+            hits, parts = find_secrets(_CONTROL.sub(_escaped, arg)), [arg]
         if not hits:
             continue
         mask = DEFAULT_MASK.format(rule=hits[0].rule)
-        name = arg.partition("=")[0]  # how a parser quotes an option it does not know
-        for quoted in (arg, name) if len(name) > hits[0].start else (arg,):
+        for quoted in parts:
             forms = {quoted, repr(quoted)[1:-1], _CONTROL.sub(_escaped, quoted)}
+            forms.add(shlex.quote(quoted))
             for form in sorted(forms, key=len, reverse=True):  # a longer form may hold another
                 if len(form) >= MIN_COPY:
                     message = message.replace(form, mask)
     return safe_text(message)
+
+
+def _parts_holding(arg: str, hits: Sequence[Hit]) -> list[str]:
+    """``arg``, and its part before and after its first ``=`` (an option's name, its value)
+    when a secret found in ``arg`` lies in it."""
+    name, equals, value = arg.partition("=")
+    parts = [arg]
+    if equals and any(hit.start < len(name) for hit in hits):
+        parts.append(name)
+    if equals and any(hit.end > len(name) + 1 for hit in hits):
+        parts.append(value)
+    return parts
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

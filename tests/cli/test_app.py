@@ -72,11 +72,22 @@ def test_a_parser_message_masks_a_pasted_key_and_a_secret_glued_to_a_line_break(
         ["-----BEGIN OPENSSH PRIVATE KEY-----", *body, "-----END OPENSSH PRIVATE KEY-----"]
     )
     aws = "AKIAQ7XK2M9ZP4LRT3VB"
-    for args in (["add", key], ["get", f"--note\n{aws}"], ["search", "x", "-k", f"5\n{aws}"]):
+    cases = [
+        ["add", key],
+        ["get", f"--note\n{aws}"],
+        ["search", "x", "-k", f"5\n{aws}"],
+        ["search", "x", f"--limit=id\n{aws}"],  # the value alone, quoted with its escapes
+        [f"--wait=key\t{aws}", "ls"],
+    ]
+    for args in cases:
         done = mixle_process("--shard", str(tmp_path / "shard"), *args)
         assert done.returncode == 2 and "REDACTED" in done.stderr, (args, done.stderr)
         assert aws not in done.stderr, done.stderr
         assert not any(line[:12] in done.stderr for line in body), done.stderr
+    # the hint quotes a text that begins with "-" for the shell, where no rule reads it
+    for text in ("- password: 'Summer2024!'", "--xpassword:\nSummer2024!"):
+        done = mixle_process("--shard", str(tmp_path / "shard"), "search", text)
+        assert "Summer2024" not in done.stderr and "hint:" in done.stderr, done.stderr
     # a message holding no secret is left as the parser wrote it, escapes and all
     plain = mixle_process("--shard", str(tmp_path / "shard"), "search", "x", "-k", "C:\\x41dir")
     assert "'C:\\\\x41dir' is not a valid int range" in plain.stderr, plain.stderr

@@ -1031,3 +1031,7 @@ def test_a_secret_in_one_claim_leaves_a_claim_quoting_a_stored_mask_checkable() 
     quoted, stated = check_factuality(s, text).verdicts
     assert quoted.supported and not stated.supported
     assert "Tr0ub4dor" not in stated.claim
+    # the same sentence quoting the mask and stating a token: alike once masked, one each
+    same = "The CI token is ghp_zzzz567890abcdefghijABCDEFGHIJ123456 and rotates monthly."
+    verdicts = check_factuality(s, f"{text.split('. ')[0]}. {same}").verdicts
+    assert [v.supported for v in verdicts] == [True, False]

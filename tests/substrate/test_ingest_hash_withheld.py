@@ -158,3 +158,21 @@ def test_a_stream_whose_secret_only_its_key_tells_is_named_from_what_the_gate_ma
     [item] = store.all()
     assert report.redactions == 1 and "Qm4Zt8Wn2Xr6Kp9Y" not in str(item.payload)
     assert raw_hash(rows)[:12] not in item.provenance["source"]
+
+
+def test_a_touched_file_holding_a_secret_whose_item_was_published_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    # the published item lives in another scope now: it was compared as if the file said so
+    from substrate.spaces import publish
+
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "db.md").write_text(f"# Setup\n\n{GUESSABLE}\n## Cloud\n\nNothing else.\n")
+    first = ingest_path(Substrate(shard), notes)
+    store = Substrate(shard)
+    publish(store, [first.ids[0]], to="public")
+    store.save()
+    settled(notes / "db.md")
+    touched = ingest_path(Substrate(shard), notes)
+    assert (touched.files_unchanged, touched.files_updated, touched.redactions) == (1, 0, 0)
