@@ -629,7 +629,8 @@ class IngestSession:
         """Whether a file holding a secret (no hash of it is kept) was read again for a new
         size or modification time and gives the items it gave, with the same options: its
         items are written again with the time freshness reads, but the file is unchanged, and
-        its secrets are no new redactions."""
+        its secrets are no new redactions. The items removed from it by hand since are left
+        out of ``done``, as ``leave_out_removed`` leaves them out of an unchanged file."""
         if done.status != prep.PARSED or done.digest:
             return False
         cached = self.cache.get(ticket.key)
@@ -638,14 +639,23 @@ class IngestSession:
         if cached.content_hash:  # stored by an earlier mixle with it: written again without
             return False
         new = done.items or [decode(line) for _, line in done.encoded or ()]
-        if not new or {item.id for item in new} != set(cached.ids):
+        known = set(cached.ids)
+        if not known or not known <= {item.id for item in new}:
             return False
         stored = self.substrate.read_items(cached.ids, keep=False)
         moved = self.moved_elsewhere(stored)  # published since: left where they are
-        return all(
+        if not all(
             item.id in moved or (item.id in stored and _same_but_when(item, stored[item.id]))
             for item in new
-        )
+            if item.id in known
+        ):
+            return False
+        # the others were removed by hand: every item records the file's size and its lines,
+        # so an edit that added one would have told in those the file still gives
+        done.items = [item for item in done.items if item.id in known]
+        if done.encoded:
+            done.encoded = [(i, line) for i, line in done.encoded if i in known]
+        return True
 
     def leave_out_removed(self, ticket: Ticket, done: Prepared) -> bool:
         """Leave out of a file read again (``rehash``) the items removed from it by hand

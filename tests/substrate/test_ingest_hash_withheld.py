@@ -176,3 +176,20 @@ def test_a_touched_file_holding_a_secret_whose_item_was_published_is_unchanged(
     settled(notes / "db.md")
     touched = ingest_path(Substrate(shard), notes)
     assert (touched.files_unchanged, touched.files_updated, touched.redactions) == (1, 0, 0)
+
+
+def test_an_item_removed_by_hand_stays_removed_when_its_file_holding_a_secret_is_touched(
+    tmp_path: Path,
+) -> None:
+    # as it does in an unchanged file without a secret: it came back at the touch
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "db.md").write_text(f"# Setup\n\n{GUESSABLE}\n## Cloud\n\nNothing else.\n")
+    first = ingest_path(Substrate(shard), notes)
+    store = Substrate(shard)
+    assert store.remove(first.ids[0])
+    store.save()
+    settled(notes / "db.md")
+    touched = ingest_path(Substrate(shard), notes)
+    assert (touched.files_unchanged, touched.items_added) == (1, 0)
+    assert [item.id for item in Substrate(shard).all()] == first.ids[1:]
