@@ -43,6 +43,7 @@ class AuditReport:
 
     lineage: dict[str, Any] = field(default_factory=dict)
     log: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
     secrets: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
@@ -50,7 +51,7 @@ class AuditReport:
     def problems(self) -> list[str]:
         """Every finding, one line each, in section order."""
         found: list[str] = []
-        for section in (self.log, self.lineage, self.index, self.secrets):
+        for section in (self.log, self.settings, self.lineage, self.index, self.secrets):
             found.extend(section.get("problems", []))
         return found
 
@@ -63,6 +64,7 @@ class AuditReport:
             "ok": self.ok,
             "problems": self.problems(),
             "log": self.log,
+            "settings": self.settings,
             "lineage": self.lineage,
             "index": self.index,
             "secrets": self.secrets,
@@ -96,6 +98,7 @@ def audit_shard(
     report = AuditReport()
     damaged: list[tuple[str, str]] | None = None  # the index's damage, when read before
     report.log = _log_section(substrate, scoped=scopes is not None)
+    report.settings = _settings_section(substrate)
     report.lineage = _lineage_section(substrate, scope, scopes, own_scope, report.log)
     if "error" in report.log:
         unread = {"checked": False, "problems": [], "note": "the log cannot be read"}
@@ -152,14 +155,21 @@ def _log_section(substrate: Substrate, *, scoped: bool) -> dict[str, Any]:
         problems.append(HEADER_LOST)
     if health.get("older_copy"):
         problems.append(OLDER_COPY)
-    if substrate.settings.lost:
-        problems.append(
-            f"{SETTINGS_FILE} is missing: the shard's settings, its approvers among them, are "
-            "the defaults; restore it from a backup, or grant the approvers again"
-        )
     if scoped:
         return {"ok": not problems, "unfinished_write": bool(uncommitted), "problems": problems}
     return {"ok": not problems, "uncommitted_bytes": uncommitted, "problems": problems}
+
+
+def _settings_section(substrate: Substrate) -> dict[str, Any]:
+    """Whether the shard's settings are its own: a ``mixle.toml`` deleted from a shard
+    mixle wrote takes its approvers with it."""
+    if not substrate.settings.lost:
+        return {"ok": True, "problems": []}
+    lost = (
+        f"{SETTINGS_FILE} is missing: the shard's settings, its approvers among them, are the "
+        "defaults; restore it from a backup, or grant the approvers again"
+    )
+    return {"ok": False, "problems": [lost]}
 
 
 def _lineage_section(

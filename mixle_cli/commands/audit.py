@@ -85,6 +85,8 @@ def _own_scope_empty(app_state: AppState, scope: str | None) -> bool:
 def _print_audit(report: dict[str, Any]) -> None:
     log, lineage, index, secrets = (report[k] for k in ("log", "lineage", "index", "secrets"))
     lines = [f"log      {'ok' if log.get('ok') else 'PROBLEM'}"]
+    if not report["settings"].get("ok", True):
+        lines.append("settings PROBLEM")
     if lineage.get("checked"):
         lines.append(
             f"lineage  {lineage['n_items']} items, {lineage['n_intact']} intact, "

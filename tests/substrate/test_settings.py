@@ -74,7 +74,7 @@ def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaul
         s.save()
         report = audit_shard(s)
     assert "mixle.toml is missing" in caplog.text and not (shard / "mixle.toml").exists()
-    assert not report.ok and any("mixle.toml is missing" in p for p in report.log["problems"])
+    assert not report.ok and any("mixle.toml is missing" in p for p in report.settings["problems"])
     # nor does init, or a store saved into it
     from substrate.shard import init_shard
 
