@@ -5,7 +5,8 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -395,8 +396,6 @@ def test_an_interrupt_after_every_input_was_saved_says_so(
     mixle, notes: Path, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path
 ) -> None:
     # "run the command again to finish", when a rerun found every file unchanged
-    from contextlib import contextmanager
-
     import mixle_cli.commands.ingest as command
 
     @contextmanager
@@ -1019,18 +1018,10 @@ def test_a_locale_without_utf8_names_keeps_what_was_ingested(
 def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
     tmp_path: Path, mixle_bin: str, stop: str, code: int
 ) -> None:
-    import fcntl
     import signal
     import time
 
-    shard = tmp_path / "shard"
-    assert subprocess.run([mixle_bin, "--shard", str(shard), "add", "x"]).returncode == 0
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("# A\n\nHello.\n", encoding="utf-8")
-    holder = os.open(shard / ".lock", os.O_RDWR)
-    fcntl.flock(holder, fcntl.LOCK_EX)  # another writer, busy
-    try:
+    with _held_by_another_writer(tmp_path) as (shard, notes):
         run = subprocess.Popen(
             [mixle_bin, "--shard", str(shard), "ingest", str(notes)],
             stderr=subprocess.PIPE,
@@ -1042,8 +1033,6 @@ def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
             assert time.monotonic() < deadline
         run.send_signal(getattr(signal, stop))  # one is enough
         _, err = run.communicate(timeout=20)
-    finally:
-        os.close(holder)
     assert run.returncode == code
     assert "0 added" in err and "nothing was changed" in err
     assert Substrate(shard).search("Hello") == []
@@ -1145,26 +1134,35 @@ def test_the_count_of_a_files_unnamed_problems_follows_its_named_ones(
 def test_a_wait_for_another_writer_given_up_exits_3_and_stores_nothing(
     tmp_path: Path, mixle_process: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
-    import fcntl
-
-    shard = tmp_path / "shard"
-    assert mixle_process("--shard", str(shard), "add", "x").returncode == 0
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("# A\n\nHello.\n", encoding="utf-8")
-    holder = os.open(shard / ".lock", os.O_RDWR)
-    fcntl.flock(holder, fcntl.LOCK_EX)  # another writer, stuck
-    try:
+    with _held_by_another_writer(tmp_path) as (shard, notes):
         add = mixle_process("--shard", str(shard), "--wait", "0.2", "add", "y")
         ingest = mixle_process("--shard", str(shard), "ingest", str(notes), env=_waiting(0.2))
-    finally:
-        os.close(holder)
     assert mixle_process("--wait", "inf", "ls").returncode == 2  # (a wait of no end is none)
     for done in (add, ingest):
         assert done.returncode == 3, done.stderr
         assert "still held by another process after 0.2 s" in done.stderr
         assert "give a longer --wait" in done.stderr
     assert Substrate(shard).search("Hello") == [] and len(Substrate(shard)) == 1
+
+
+@contextmanager
+def _held_by_another_writer(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A shard of one item and a folder of one note ("Hello."), while this process holds the
+    shard's writer lock, as another writer would."""
+    import fcntl
+
+    shard, notes = tmp_path / "shard", tmp_path / "notes"
+    with Substrate(shard) as store:
+        store.add("text", "x")
+        store.save()
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nHello.\n", encoding="utf-8")
+    holder = os.open(shard / ".lock", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        yield shard, notes
+    finally:
+        os.close(holder)
 
 
 def _waiting(seconds: float) -> dict[str, str]:

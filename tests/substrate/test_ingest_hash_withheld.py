@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from substrate.freshness import freshness_report
 from substrate.ingest import ingest_path, ingest_text, prepare
 from substrate.ingest.adapters import ingest_file, ingest_traces
+from substrate.ingest.report import IngestReport
 from substrate.store import Substrate
 
 GUESSABLE = "password: Summer2024!\n"
@@ -160,21 +162,27 @@ def test_a_stream_whose_secret_only_its_key_tells_is_named_from_what_the_gate_ma
     assert raw_hash(rows)[:12] not in item.provenance["source"]
 
 
+def _touched_after(tmp_path: Path, change: Callable[[Substrate, str], object]) -> IngestReport:
+    """Ingest a note holding a secret, ``change`` its first item in the shard, touch the note
+    and ingest it again: the report of that last run."""
+    notes, shard = tmp_path / "notes", tmp_path / "shard"
+    notes.mkdir()
+    (notes / "db.md").write_text(f"# Setup\n\n{GUESSABLE}\n## Cloud\n\nNothing else.\n")
+    first = ingest_path(Substrate(shard), notes)
+    store = Substrate(shard)
+    change(store, first.ids[0])
+    store.save()
+    settled(notes / "db.md")
+    return ingest_path(Substrate(shard), notes)
+
+
 def test_a_touched_file_holding_a_secret_whose_item_was_published_is_unchanged(
     tmp_path: Path,
 ) -> None:
     # the published item lives in another scope now: it was compared as if the file said so
     from substrate.spaces import publish
 
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
-    (notes / "db.md").write_text(f"# Setup\n\n{GUESSABLE}\n## Cloud\n\nNothing else.\n")
-    first = ingest_path(Substrate(shard), notes)
-    store = Substrate(shard)
-    publish(store, [first.ids[0]], to="public")
-    store.save()
-    settled(notes / "db.md")
-    touched = ingest_path(Substrate(shard), notes)
+    touched = _touched_after(tmp_path, lambda store, i: publish(store, [i], to="public"))
     assert (touched.files_unchanged, touched.files_updated, touched.redactions) == (1, 0, 0)
 
 
@@ -182,14 +190,7 @@ def test_an_item_removed_by_hand_stays_removed_when_its_file_holding_a_secret_is
     tmp_path: Path,
 ) -> None:
     # as it does in an unchanged file without a secret: it came back at the touch
-    notes, shard = tmp_path / "notes", tmp_path / "shard"
-    notes.mkdir()
-    (notes / "db.md").write_text(f"# Setup\n\n{GUESSABLE}\n## Cloud\n\nNothing else.\n")
-    first = ingest_path(Substrate(shard), notes)
-    store = Substrate(shard)
-    assert store.remove(first.ids[0])
-    store.save()
-    settled(notes / "db.md")
-    touched = ingest_path(Substrate(shard), notes)
+    touched = _touched_after(tmp_path, Substrate.remove)
     assert (touched.files_unchanged, touched.items_added) == (1, 0)
-    assert [item.id for item in Substrate(shard).all()] == first.ids[1:]
+    [kept] = Substrate(tmp_path / "shard").all()
+    assert kept.provenance["section"] == "Setup > Cloud"
