@@ -121,15 +121,20 @@ def _shown_value(value: object) -> str:
     return safe_repr(value)
 
 
+# Values that are never a number that is not finite, nor hold one (bool is an int)
+_FINITE = (str, int, type(None))
+
+
 def holds_non_finite(value: Any) -> bool:
     """Whether ``value`` holds, at any depth, a float (or a numpy array of them) that is NaN
     or infinite."""
     if isinstance(value, float):
         return not math.isfinite(value)
+    # strings, whole numbers and nulls, most of what a line holds, are passed over here
     if isinstance(value, dict):
-        return any(holds_non_finite(v) for v in value.values())
+        return any(holds_non_finite(v) for v in value.values() if not isinstance(v, _FINITE))
     if isinstance(value, list | tuple):
-        return any(holds_non_finite(v) for v in value)
+        return any(holds_non_finite(v) for v in value if not isinstance(v, _FINITE))
     if is_dataclass(value) and not isinstance(value, type):  # orjson writes their fields
         return any(holds_non_finite(getattr(value, f.name)) for f in fields(value))
     numpy = sys.modules.get("numpy")  # an array came with it imported

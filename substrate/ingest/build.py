@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from unicodedata import category, normalize
 
@@ -57,13 +57,11 @@ class ItemBuilder:
         report: where drops and redactions are counted (a run's report, or one file's
             tally; None: not counted).
         drop_empty: drop text items whose text is empty or white space.
-        copies: secrets found elsewhere in the source (``secrets.copies``), whose copies are
-            masked in every item built, beside what the gate finds in each.
 
     ``secrets`` gathers the secrets the gate masked in the items built (value -> rule): a
     password found in one section may stand bare, with nothing to show it is one, in the
-    next. With more than one item, a file is built again with their ``copies`` masked; items
-    built with explicit locators have them masked in place instead (``mask_copies_across``).
+    next. Once all are built, their copies are masked in every item and the ids derived again
+    (``masking_copies``, or ``mask_copies_across`` for items built with explicit locators).
     """
 
     def __init__(
@@ -76,7 +74,6 @@ class ItemBuilder:
         report: IngestReport | GateTally | None = None,
         drop_empty: bool = True,
         created_at: float | None = None,
-        copies: Copies | None = None,
     ) -> None:
         self.origin = origin
         self.scope = scope
@@ -85,7 +82,6 @@ class ItemBuilder:
         self.report = report
         self.drop_empty = drop_empty
         self.created_at = created_at
-        self.copies = copies
         self.secrets: dict[str, str] = {}
         self._locators: list[str] = []  # the explicit ones, in the order their items were built
         self._seen: dict[tuple[str, str, str, bytes], int] = {}
@@ -135,20 +131,13 @@ class ItemBuilder:
             time.time() if self.created_at is None else self.created_at,
         )
         gated = item if screened else self._admitted(item)
-        if self.copies is not None:
-            _mask_copies(gated, self.copies)
         if computed:
             gated.provenance.update(computed)
         # the id hashes what is stored (after redaction): an id must not let anyone test
         # guesses of a redacted secret offline
         body = canonical(gated.payload)
         if locator is None:
-            section = str(gated.provenance.get("section") or "")
-            # kept for the whole file: a right-sized copy, as orjson's result holds ~4 KB
-            key = (seg.kind, section, gated.text, bytes(memoryview(body)))
-            n = self._seen.get(key, 0)
-            self._seen[key] = n + 1
-            locator = f"{section}#{n}"
+            locator = _occurrence(self._seen, gated, body)
         else:
             self._locators.append(locator)
         gated.id = derive_id(self.origin, locator, seg.kind, self.scope, gated.text, body)
@@ -168,6 +157,24 @@ class ItemBuilder:
                 count = noted.get("count") if isinstance(noted, dict) else None
                 self.report.unredacted_secrets += count if isinstance(count, int) else 1
         return result.item
+
+    def masking_copies(
+        self, copies: Copies, computed: frozenset[str]
+    ) -> Callable[[SubstrateItem], None]:
+        """What makes each item ``build`` gave with no explicit locator, called on them in the
+        order they were built, the item it would have given had the ``copies`` (of secrets
+        found in other items) been masked after the gate: masked in its fields, except the
+        provenance fields ``computed`` by ingestion, and its id derived again. Cheaper than
+        building them all again: the gate does not run twice."""
+        seen: dict[tuple[str, str, str, bytes], int] = {}
+
+        def mask(item: SubstrateItem) -> None:
+            _mask_copies(item, copies, computed)
+            body = canonical(item.payload)
+            locator = _occurrence(seen, item, body)
+            item.id = derive_id(self.origin, locator, item.kind, self.scope, item.text, body)
+
+        return mask
 
     def mask_copies_across(self, items: list[SubstrateItem]) -> None:
         """Mask in ``items`` (every item built, each with an explicit locator, in order) the
@@ -214,10 +221,26 @@ def withhold_hash(provenance: dict[str, Any]) -> None:
     provenance.pop("content_hash", None)
 
 
-def _mask_copies(item: SubstrateItem, copies: Copies) -> None:
-    """Mask the ``copies`` in a gated item's fields (new values: none is shared with its
-    segment's)."""
+def _occurrence(
+    seen: dict[tuple[str, str, str, bytes], int], item: SubstrateItem, body: bytes
+) -> str:
+    """The locator of an item with none given: its section, and how many items of the same
+    section, kind, text and payload (``body``) came before it in its file (counted in
+    ``seen``), so that its id survives edits elsewhere in the file."""
+    section = str(item.provenance.get("section") or "")
+    # kept for the whole file: a right-sized copy, as orjson's result holds ~4 KB
+    key = (item.kind, section, item.text, bytes(memoryview(body)))
+    n = seen.get(key, 0)
+    seen[key] = n + 1
+    return f"{section}#{n}"
+
+
+def _mask_copies(
+    item: SubstrateItem, copies: Copies, computed: frozenset[str] = frozenset()
+) -> None:
+    """Mask the ``copies`` in a gated item's fields, but for the provenance fields
+    ``computed`` by ingestion (new values: none is shared with its segment's)."""
     item.text = mask_copies(item.text, copies)
     item.payload = mask_copies_in_fields(item.payload, copies)
-    item.provenance = mask_copies_in_fields(item.provenance, copies)
+    item.provenance = mask_copies_in_fields(item.provenance, copies, computed)
     item.tags = mask_copies(item.tags, copies)

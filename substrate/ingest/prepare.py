@@ -25,7 +25,7 @@ from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS
-from substrate.secrets.copies import Copies, copies_across
+from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
 from substrate.secrets.paths import find_secrets_in_path
@@ -37,6 +37,18 @@ from substrate.secrets.screen import (
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
+
+# The provenance fields ``_gated_items`` adds to an item after the gate, and the count of
+# rejected lines stamped after that: ingestion's own, from nothing in the content, so masking
+# a secret's copies leaves them alone
+COMPUTED_PROVENANCE = frozenset(
+    {
+        *("line_start", "line_end", "chunk", "index", "size", "mtime", "mtime_ns"),
+        *("ingested_at", "format", "content_hash", "ingest_options", "ingest_scope"),
+        DIGEST_KEY,
+        REJECTED_KEY,
+    }
+)
 
 PARSER_VERSION = "16"  # bump when parsing changes, so every source is parsed again once
 
@@ -271,26 +283,25 @@ def _gated(
     _build(
         done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
     )
+    amends: list[Callable[[SubstrateItem], None]] = []
     if builder.secrets and len(done.encoded or done.items) > 1:
-        # a secret the gate found in one item may stand bare in another: all are built
-        # again with its copies masked (rare: files with secrets in more than one item)
-        del done.issues[rejected:]
-        tally = GateTally(items_dropped=parsed.dropped)
-        # counted in what was stored: a password given with its key five times is masked
-        # there, and is no word of the file's
+        # a secret the gate found in one item may stand bare in another: masked in all (rare:
+        # files with secrets in more than one item); counted in what was stored: a password
+        # given with its key five times is masked there, and is no word of the file's
         copies = copies_across(builder.secrets, _stored_texts(done))
-        builder = _builder(ticket, options, done, tally, copies)
-        _build(
-            done,
-            _gated_items(ticket, parsed, done, fingerprint, screen, builder),
-            encoded,
-            rejected,
-        )
+        if copies is not None:
+            amends.append(builder.masking_copies(copies, COMPUTED_PROVENANCE))
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
-        _mark_rejected(done)
+        total = len(done.issues)
+        amends.append(lambda item: item.provenance.update({REJECTED_KEY: total}))
     masked = builder.secrets or tally.redactions
     if masked and options.redact and not _only_in_names(ticket, parsed, builder.secrets):
-        _withhold_hash(done)
+        # keep no hash of the bytes of a file that held a secret (``build.withhold_hash``),
+        # in its items or for the source cache
+        done.digest = ""
+        amends.append(lambda item: withhold_hash(item.provenance))
+    if amends:
+        _amend(done, amends)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
@@ -303,22 +314,18 @@ def _stored_texts(done: Prepared) -> str:
     return "\n".join(decode(line).text for _, line in done.encoded or ())
 
 
-def _withhold_hash(done: Prepared) -> None:
-    """Keep no hash of the bytes of a file that held a secret, in its items or for the source
-    cache (``build.withhold_hash``)."""
-    done.digest = ""
-    _amend_provenance(done, withhold_hash)
-
-
-def _amend_provenance(done: Prepared, amend: Callable[[dict[str, Any]], None]) -> None:
-    """Apply ``amend`` to the provenance of every item of ``done``; items kept as log lines
-    are decoded and encoded again (rare: files with secrets, or rows the gate refused)."""
+def _amend(done: Prepared, amends: list[Callable[[SubstrateItem], None]]) -> None:
+    """Apply each of ``amends`` to every item of ``done``, in order; items kept as log lines
+    are decoded and encoded again, once (rare: files with secrets, or rows the gate
+    refused)."""
     for item in done.items:
-        amend(item.provenance)
+        for amend in amends:
+            amend(item)
     if done.encoded:
         items = [decode(line) for _, line in done.encoded]
         for item in items:
-            amend(item.provenance)
+            for amend in amends:
+                amend(item)
         done.encoded = [(item.id, encode(item)) for item in items]
 
 
@@ -346,12 +353,6 @@ def _stamped(items: Iterator[SubstrateItem], rejected: int) -> Iterator[Substrat
     for item in items:
         item.provenance[REJECTED_KEY] = rejected
         yield item
-
-
-def _mark_rejected(done: Prepared) -> None:
-    """Record in every item how many lines of its file were rejected (``REJECTED_KEY``)."""
-    count = len(done.issues)
-    _amend_provenance(done, lambda provenance: provenance.update({REJECTED_KEY: count}))
 
 
 def cache_name(ticket: Ticket, options: IngestOptions) -> str:
@@ -548,10 +549,8 @@ def _builder(
     options: IngestOptions,
     done: Prepared,
     tally: GateTally,
-    copies: Copies | None = None,
 ) -> ItemBuilder:
-    """The builder of a file's items, counting drops and redactions in ``tally`` and masking
-    the ``copies`` of secrets found in the file."""
+    """The builder of a file's items, counting drops and redactions in ``tally``."""
     return ItemBuilder(
         ticket.key,
         scope=options.scope,
@@ -559,7 +558,6 @@ def _builder(
         redact=options.redact,
         report=tally,
         created_at=done.prepared_at,
-        copies=copies,
     )
 
 

@@ -214,14 +214,19 @@ def mask_copies(value: Any, copies: Copies | None) -> Any:
     return value if copies is None else _masked(value, copies)
 
 
-def mask_copies_in_fields(fields: dict[str, Any], copies: Copies | None) -> dict[str, Any]:
+def mask_copies_in_fields(
+    fields: dict[str, Any], copies: Copies | None, whole: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """``mask_copies`` for a payload or provenance dict, whose file locations (``LOCATIONS``)
-    are left alone."""
+    are left alone, and so are the entries named in ``whole``, keys too."""
     if copies is None:
         return fields
     out: dict[str, Any] = {}
     for k, v in fields.items():
-        out[free_key(_masked(k, copies), out)] = v if k in LOCATIONS else _masked(v, copies)
+        if k in whole:
+            out[k] = v
+        else:
+            out[free_key(_masked(k, copies), out)] = v if k in LOCATIONS else _masked(v, copies)
     return out
 
 

@@ -69,26 +69,44 @@ def test_items_that_differ_only_by_their_secrets_both_stay(tmp_path: Path) -> No
     assert PASSWORD not in _stored(tmp_path / "shard") and OTHER not in _stored(tmp_path / "shard")
 
 
-def test_a_file_with_one_item_or_no_secret_is_built_once(
+def test_the_gate_reads_each_item_once_though_copies_are_masked_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import substrate.ingest.prepare as prepare
+    import substrate.ingest.build as build
 
-    builders = []
-    real = prepare._builder
+    gated: list[str] = []
+    real = build.admit
 
-    def counted(*args: object, **kwargs: object) -> object:
-        builders.append(args)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+    def counted(item: object, **kwargs: object) -> object:
+        gated.append(item.text)  # type: ignore[attr-defined]
+        return real(item, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(prepare, "_builder", counted)
-    (tmp_path / "one.md").write_text(f"# Only\n\npassword: {PASSWORD}\n")
-    (tmp_path / "clean.md").write_text("# A\n\nplain\n\n# B\n\nplain too\n")
-    ingest_path(Substrate(), tmp_path, jobs=1)
-    assert len(builders) == 2
+    monkeypatch.setattr(build, "admit", counted)
     (tmp_path / "two.md").write_text(f"# A\n\npassword: {PASSWORD}\n\n# B\n\nuse {PASSWORD}\n")
-    ingest_path(Substrate(), tmp_path / "two.md", jobs=1)
-    assert len(builders) == 4  # built again with the copies masked
+    store = Substrate()
+    ingest_path(store, tmp_path / "two.md", jobs=1)
+    # the item holding the secret, once: the file is not built a second time for the copy
+    assert len(gated) == 1
+    texts = sorted(item.text for item in store.iter_items())
+    mask = "[REDACTED:sensitive_assignment]"
+    assert texts == [f"# A\n\npassword: {mask}", f"# B\n\nuse {mask}"]
+
+
+def test_computed_provenance_names_every_field_ingestion_adds_after_the_gate(
+    tmp_path: Path,
+) -> None:
+    from substrate.gate import REDACTIONS_KEY
+    from substrate.ingest.prepare import COMPUTED_PROVENANCE
+
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "bad.jsonl").write_text('{"a": 1}\n{oops\n')
+    store = Substrate()
+    ingest_path(store, tmp_path, jobs=1)
+    # the content's own fields, which masking a copy may change
+    content = {"source", "path", "section", REDACTIONS_KEY, "row"}
+    added = {key for item in store.iter_items() for key in item.provenance} - content
+    assert added <= COMPUTED_PROVENANCE, added - COMPUTED_PROVENANCE
 
 
 def test_the_seed_ingest_functions_mask_copies_across_items(tmp_path: Path) -> None:
