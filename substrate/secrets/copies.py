@@ -6,7 +6,8 @@ text quotes its answer, a section's title and its text share words. Once a secre
 its copies standing alone are masked too. Copies are looked for as they are, and as JSON and
 Python write them inside a string (escaped quotes and backslashes), without the white space
 around them. Copies shorter than four characters, or inside a longer word (or, for a plain
-word, a name: ``_WORD``), are left alone, and so are file locations (see ``LOCATIONS``).
+word, a name: ``_WORD``) or joined to one by a hyphen, are left alone, and so are file
+locations (see ``LOCATIONS``).
 """
 
 from __future__ import annotations
@@ -83,10 +84,13 @@ _OPENS = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))"
 
 def _standing_alone(form: str, word: bool) -> str:
     """A pattern of ``form`` with nothing beside it that would make it part of a longer word
-    (or, for a plain word, a longer name: see ``_WORD``)."""
-    if word:
-        return f"{_OPENS}(?<![A-Za-z0-9]_){re.escape(form)}(?![A-Za-z0-9])(?!_[A-Za-z0-9])"
-    return f"{_OPENS}{re.escape(form)}(?![A-Za-z0-9])"
+    (or, for a plain word, a longer name: see ``_WORD``); a hyphen joins words too
+    (``--list`` in ``--list-devices``)."""
+    joined = "_-" if word else "-"
+    return (
+        f"{_OPENS}(?<![A-Za-z0-9][{joined}]){re.escape(form)}"
+        f"(?![A-Za-z0-9])(?![{joined}][A-Za-z0-9])"
+    )
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
@@ -125,10 +129,9 @@ def _alone(text: str, start: int, end: int, word: bool) -> bool:
     escaped = start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrtbf"
     if (word_char(start - 1) and not escaped) or word_char(end):
         return False
-    if not word:
-        return True
-    joined_before = start >= 1 and text[start - 1] == "_" and word_char(start - 2)
-    joined_after = end < len(text) and text[end] == "_" and word_char(end + 1)
+    joins = "_-" if word else "-"
+    joined_before = start >= 1 and text[start - 1] in joins and word_char(start - 2)
+    joined_after = end < len(text) and text[end] in joins and word_char(end + 1)
     return not (joined_before or joined_after)
 
 

@@ -72,6 +72,8 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
     ):
         return  # an identifier ("sk_test_configuration_value"), not a token named "…_old"
     if group == "su":
+        if text.startswith(_ESCAPED_BREAKS, start):
+            return  # "password for a user:\nsudo passwd" in a JSON string: the next line's text
         end = start + len(_trim_unquoted(text[start:end]))
     if end <= start and rule.kind != "pem":
         return
@@ -155,6 +157,9 @@ _PATH_REACH = 64
 
 
 _OPENER = {")": "(", "]": "[", "}": "{"}
+# A line break or tab as a string literal escapes it: an unquoted value starting with one
+# starts on the line after its key, where the text goes on with something else
+_ESCAPED_BREAKS = ("\\n", "\\r", "\\t")
 
 
 def _trim_unquoted(value: str) -> str:
@@ -567,8 +572,11 @@ def _a_setting_s_value(value: str, raw: str) -> bool:
     written) is what a password looks like, not a word that goes on a sentence ("...
     POSTGRES_PASSWORD changed.", "DB_PASSWORD mandatory", "reset_password deploy"), a
     statement's end (nginx's "fastcgi_pass 127.0.0.1:9000;"), a note ("(required)"), a
-    version, an address, or a type ("DBPassword *string")."""
+    version, an address, a type ("DBPassword *string"), or an option of a command named so
+    ("systemd-tty-ask-password-agent --list")."""
     if raw.rstrip()[-1:] in ".;," or value[:1] in "(*&[":
+        return False
+    if value.startswith("--") and _NAMED_OPTION.fullmatch(value):
         return False
     if plain_word(value) or _code_in_text(value) or _NOT_A_SETTING_S_VALUE.fullmatch(value):
         return False

@@ -242,6 +242,11 @@ def test_only_the_password_is_masked() -> None:
         ("slack.py", 'SCOPES = ["token", "chat:write"]'),
         ("client.py", 'API_KEY = "Deployment"'),
         ("status.json", '{"token_status": "Authenticated"}'),
+        # a command named for a password, and its option
+        ("tldr.md", "List pending password requests:\nsystemd-tty-ask-password-agent --list"),
+        # a label ending a line of a JSON string: the escaped line break, then the next line
+        ("tldr.jsonl", '{"text": "Change the password for a user:\\nsudo passwd {{name}}"}'),
+        ("tldr.jsonl", '{"text": "Set the API key:\\nexport FOO=1"}'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
