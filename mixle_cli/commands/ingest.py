@@ -397,6 +397,9 @@ def ingest(
     in one atomic write, and the items of files that disappeared, or that the walk now leaves
     out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune), unless
     the walk of a folder found no file at all: then they are kept (see --prune-empty).
+
+    A folder's walk leaves out what its .gitignore files and a .mixleignore (same syntax, for
+    files only mixle should pass by, such as one that is not UTF-8) name.
     """
     if not all(p.strip() for p in paths):
         usage("a path is empty (was a variable left unset?)")

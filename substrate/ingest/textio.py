@@ -35,7 +35,8 @@ def decode_text(data: bytes) -> str:
             at = exc.start + offset
             raise FileRejected(
                 f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
-                "convert the file to UTF-8 or ignore it",
+                "convert the file to UTF-8 (iconv -f latin1 -t utf-8, if that is its "
+                "encoding), or leave it out with a line in .mixleignore",
                 line=_line_at(data, at),
                 byte=at,
             ) from None
@@ -51,7 +52,7 @@ def _refuse_nul(line: int) -> None:
     crash or a full disk leaves zeros in a file; its items from before are kept."""
     raise FileRejected(
         "a NUL byte in a text file (a crash or a full disk may have left zeros in it); "
-        "restore the file or ignore it",
+        "restore the file, or leave it out with a line in .mixleignore",
         line=line,
     )
 

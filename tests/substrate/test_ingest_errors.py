@@ -58,6 +58,9 @@ def test_invalid_utf8_rejects_the_file_with_line_and_byte(tmp_path: Path) -> Non
     assert (issue.source, issue.line, issue.byte, issue.fatal) == ("latin1.txt", 2, 6, True)
     assert issue.location() == "latin1.txt:2"
     assert [i.text for i in store.iter_items()] == ["fine text"]
+    assert reason.endswith("or leave it out with a line in .mixleignore")  # how to go on
+    _write(tmp_path / ".mixleignore", "latin1.txt\n")
+    assert ingest_path(store, tmp_path).files_failed == 0
     assert report.files_failed == 1 and not report.ok
 
 
