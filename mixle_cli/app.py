@@ -96,12 +96,10 @@ def main_options(
         float | None,
         typer.Option(
             "--wait",
-            envvar="MIXLE_WAIT",
             min=0,
             metavar="SECONDS",
             help="How long to wait for another process writing the shard before giving up "
             "(exit 3). Default: $MIXLE_WAIT, else for as long as it takes.",
-            show_envvar=False,
         ),
     ] = None,
     version: Annotated[
@@ -118,11 +116,35 @@ def main_options(
         )
     if wait is not None and not wait < math.inf:  # (click's range lets inf and nan through)
         raise typer.BadParameter("give a number of seconds", param_hint="--wait")
+    if wait is None:
+        wait = _wait_from_environment()
     from substrate.locking import wait_for_locks_at_most
 
     wait_for_locks_at_most(wait)
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _wait_from_environment() -> float | None:
+    """$MIXLE_WAIT's seconds, or None when it is unset. Read here rather than by the option,
+    so that an error names the variable, and an empty one (``MIXLE_WAIT=$T`` with ``T``
+    unset in a cron line) is refused rather than taken for no limit."""
+    from substrate import safe_repr
+
+    raw = os.environ.get("MIXLE_WAIT")
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        shown = f"{safe_repr(raw)} is no number of seconds" if raw.strip() else "it is empty"
+        raise typer.BadParameter(
+            f"{shown}; give a number of seconds, or unset it to wait for as long as it takes",
+            param_hint="MIXLE_WAIT",
+        )
+    return seconds
 
 
 def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:

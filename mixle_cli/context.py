@@ -31,14 +31,18 @@ def is_shard(root: Path) -> bool:
 
 def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = "") -> None:
     """Refuse, as a usage error, a scope name that names no scope: an empty one (a variable
-    left unset) or one with white space around it (a stray space would name another scope,
-    printed alike)."""
+    left unset), or one that prints like another name it is not: with white space around it,
+    invisible characters in it, or an accent typed apart from its letter. No scope is
+    written so, and a read that matched nothing would print the name as the real one."""
     from mixle_cli.errors import usage
+    from substrate.visibility import UNFIT_NAME, printable_name
 
     if not name.strip():
         usage(f"{what} is empty{empty_hint}")
     if name != name.strip():
         usage(f"{what} has white space around it")
+    if not printable_name(name):
+        usage(f"{what} {UNFIT_NAME}")
 
 
 def check_tags(tags: Iterable[str] | None) -> None:

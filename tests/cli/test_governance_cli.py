@@ -201,6 +201,28 @@ def test_a_scope_with_white_space_around_it_names_no_scope(mixle: Run, add: Add)
     assert mixle("ls", "--json").json()[0]["scope"] == "ops"
 
 
+def test_a_read_for_a_scope_spelled_decomposed_or_with_an_invisible_character_is_refused(
+    mixle: Run, add: Add
+) -> None:
+    # no scope is written so: a read that matched nothing would print the name as the real
+    # one, and the user could not see why (found by a tester)
+    add("ops", "espresso note", scope="caf\u00e9")
+    for argv in (
+        ("ls", "--scope", "cafe\u0301"),
+        ("search", "espresso", "--scope", "caf\u200b\u00e9"),
+        ("audit", "--scope", "cafe\u0301"),
+        ("freshness", "--scope", "cafe\u0301"),
+        ("ask", "espresso?", "--scope", "cafe\u0301"),
+        ("pending", "--to", "caf\u00e9\u200b"),
+    ):
+        result = mixle(*argv)
+        assert result.exit_code == 2, (argv, result.stderr)
+        assert "composed form" in result.stderr, argv
+    assert [i["scope"] for i in mixle("ls", "--scope", "caf\u00e9", "--json").json()] == [
+        "caf\u00e9"
+    ]
+
+
 def test_pending_for_a_scope_the_caller_may_not_read_is_refused(mixle: Run, add: Add) -> None:
     add("dev", "y")
     refused = mixle("--as", "ops", "pending", "--to", "dev")

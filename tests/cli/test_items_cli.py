@@ -471,6 +471,21 @@ def test_an_empty_mixle_shard_is_a_usage_error_not_the_default_shard(
     assert not (tmp_path / "data").exists()
 
 
+@pytest.mark.parametrize(
+    ("value", "said"), [("", "it is empty"), ("soon", "'soon' is no number of seconds")]
+)
+def test_a_mixle_wait_that_gives_no_seconds_is_a_usage_error_not_no_limit(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path, value: str, said: str
+) -> None:
+    # "MIXLE_WAIT=$T" with T unset in a cron line would otherwise wait for ever
+    monkeypatch.setenv("MIXLE_WAIT", value)
+    result = mixle("add", "text")
+    assert result.exit_code == 2 and f"MIXLE_WAIT: {said}" in result.stderr
+    assert not (isolated_shard_env / "items.jsonl").exists()
+    monkeypatch.setenv("MIXLE_WAIT", "2.5")
+    assert mixle("add", "text").exit_code == 0
+
+
 @pytest.fixture
 def listed(tmp_path: Path) -> Path:
     """A shard whose listing is far larger than a pipe holds."""
