@@ -227,8 +227,9 @@ def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     """The line of ``item``'s source that holds ``link`` (as the folder ingested names it),
     where its section begins at line ``start``. The note may write it from its own folder
     (``other.md`` in ``services/README.md`` for ``services/other.md``), or by its name alone
-    (``../other.md``, never inside another name: ``data.md`` does not hold ``a.md``); the
-    section's start when its text holds it in none of these ways."""
+    (``../other.md``, never inside another name: ``data.md`` does not hold ``a.md``), and a
+    link to one of its own headings by the anchor alone; the section's start when its text
+    holds it in none of these ways."""
     if start is None:
         return None
     source = item.provenance.get("source")
@@ -236,6 +237,8 @@ def link_line(item: SubstrateItem, link: str, start: int | None) -> int | None:
     written = [link, posixpath.basename(link)]
     if folder and link.startswith(folder + "/"):
         written.insert(1, link[len(folder) + 1 :])
+    if link.partition("#")[0] == source:  # a heading of the note itself: "(#usage)"
+        written.append("#" + link.partition("#")[2])
     for form in written:
         found = re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w-]|\.\w)", item.text)
         if found is not None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from substrate.store import Substrate
 
 NOTE_LINKS = "note_links"  # the provenance field ``ingest.formats.notelinks`` fills
+SECTION_SEPARATOR = " > "  # between the headings of a section path (``Install > Linux``)
 ANCHOR = "anchor"  # the explicit id of a section's heading (``ingest.formats.headings``)
 _CANDIDATES = 8  # items of a linked note looked at for the question
 MAX_ANCHORED = 256  # items of a linked note looked through for the anchored heading
@@ -170,9 +171,16 @@ _REPEAT = re.compile(r"(.+)-(\d+)")  # "faq-1": the second heading "FAQ" of a no
 def anchored(items: list[SubstrateItem], anchor: str) -> list[SubstrateItem]:
     """The items (a note's, in order) of the section ``anchor`` names: by its heading as
     anchors spell it, the last of "Deep Dive#Details" (a heading under a heading); "faq-1"
-    names the second section headed "FAQ" when no heading reads "faq-1" itself."""
+    names the second section headed "FAQ" when no heading reads "faq-1" itself. A heading
+    with no text of its own before its first subheading names the sections under it, and an
+    anchor an HTML element names (``<a name="opts">``, ``id="opts"``) names the item that
+    holds the element."""
     wanted = _slug(anchor.rpartition("#")[2])
     named = [c for c in items if _heading_slug(c) == wanted or _explicit_slug(c) == wanted]
+    if not named:
+        named = [c for c in items if wanted in _enclosing_slugs(c)]
+    if not named:
+        named = [c for c in items if wanted in _element_anchors(c)]
     repeat = _REPEAT.fullmatch(wanted)
     if named or repeat is None:
         return named
@@ -192,6 +200,27 @@ def _visible(item: SubstrateItem, allowed: frozenset[str] | None) -> bool:
 
 def _heading_slug(item: SubstrateItem) -> str:
     return _slug(innermost_heading(item))
+
+
+def _enclosing_slugs(item: SubstrateItem) -> list[str]:
+    """The slugs of the headings above ``item``'s own in its section path."""
+    section = item.provenance.get("section") if isinstance(item.provenance, dict) else None
+    if not isinstance(section, str):
+        return []
+    return [_slug(heading) for heading in section.split(SECTION_SEPARATOR)[:-1]]
+
+
+# An anchor an HTML element names: <a name="opts">, <span id="opts">
+_ELEMENT_ANCHOR = re.compile(
+    r"""<[A-Za-z][\w-]*\s[^<>]*?\b(?:id|name)\s*=\s*["']?([^"'\s<>]+)""", re.IGNORECASE
+)
+
+
+def _element_anchors(item: SubstrateItem) -> set[str]:
+    """The slugs of the anchors HTML elements in ``item``'s text name."""
+    if "<" not in item.text:
+        return set()
+    return {_slug(m.group(1)) for m in _ELEMENT_ANCHOR.finditer(item.text)}
 
 
 def _explicit_slug(item: SubstrateItem) -> str | None:

@@ -50,7 +50,7 @@ COMPUTED_PROVENANCE = frozenset(
     }
 )
 
-PARSER_VERSION = "16"  # bump when parsing changes, so every source is parsed again once
+PARSER_VERSION = "17"  # bump when parsing changes, so every source is parsed again once
 
 # What became of a file.
 FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser

@@ -351,3 +351,35 @@ def test_a_link_to_no_note_is_told_at_its_own_line(tmp_path: Path) -> None:
     ingest_path(store, tmp_path / "notes")
     told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
     assert told == {"[[not-yet-written]]": 4, "[[gone]]": 9}  # not 1 and 6, the sections'
+
+
+def test_an_anchor_names_a_heading_with_no_text_of_its_own_or_an_html_element(
+    tmp_path: Path,
+) -> None:
+    from substrate.audit import audit_shard
+
+    text = (
+        "# T\n\nSee [API](#api), [opts](#opts), [the list](#list) and [none](#nowhere).\n\n"
+        '## API\n\n### Options\n\nSome text.\n\n<a name="opts"></a>\nMore text.\n\n'
+        '## Elsewhere\n\n<span id="list">Herons and egrets.</span>\n'
+    )
+    _write(tmp_path / "notes", {"a.md": text})
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
+    assert told == {"a.md#nowhere": 3}  # at the link's own line, written by its anchor alone
+    linked = [s.item.text for s in multihop(store, "See API opts", seeds=1).steps[1:]]
+    assert any("Some text." in text for text in linked)
+
+
+def test_a_wiki_name_in_a_code_block_longer_than_a_chunk_is_no_link(tmp_path: Path) -> None:
+    from substrate.audit import audit_shard
+
+    code = "".join(f"obj.[[Prototype]] = value{i};  // line {i}\n" for i in range(80))
+    text = f"# B\n\nSee [[Missing]].\n\n```js\n{code}```\n\nAfter [[Gone]].\n"
+    _write(tmp_path / "notes", {"b.md": text})
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path / "notes")
+    assert len(store.all()) > 2  # the section was cut into chunks, some inside the block
+    told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
+    assert told == {"[[Missing]]": 3, "[[Gone]]": 88}

@@ -25,10 +25,11 @@ from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.headings import ANCHOR, heading_text
-from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links
+from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_code
 from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
+from substrate.notelinks import SECTION_SEPARATOR
 
 # A line that could be a heading or a fence, matched where it starts. An ATX heading's title is
 # taken whole and its closing #s cut off after (_atx_title): a lazy title tried the rest of the
@@ -55,7 +56,6 @@ _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 # neither is a paragraph a setext underline makes a heading
 _NOT_PARAGRAPH_EITHER = re.compile(r"[ \t]{0,3}\d{1,9}[.)](?:[ \t]|$)| {4}|[ ]{0,3}\t")
 
-SECTION_SEPARATOR = " > "
 # Each of a section's chunks repeats its heading path: a heading longer than this is cut in the
 # path (the whole heading stays in the section's text), else a heading of a megabyte, repeated
 # in each of its own chunks, grows a shard with the square of its length.
@@ -102,11 +102,14 @@ class _Doc:
         _, section, anchor = self.path[-1] if self.path else (0, None, None)
         first = self.line_at(start)
         ctx = self.ctx
+        body_text = text[start:end]
         segments = text_segments(
-            text[start:end], first, ctx.chunk_chars, secrets=ctx.redact, section=section
+            body_text, first, ctx.chunk_chars, secrets=ctx.redact, section=section
         )
+        # a chunk may begin inside a code block: its links are read in the section's prose
+        prose = without_code(body_text).split("\n") if len(segments) > 1 else None
         for seg in segments:
-            links = note_links(seg.text, ctx)
+            links = note_links(_prose_of(seg, prose, first), ctx)
             if links:
                 seg.extra[NOTE_LINKS] = links
             if anchor:
@@ -120,6 +123,14 @@ class _Doc:
         text, anchor = heading_text(title)
         name = section_title(text)
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
+
+
+def _prose_of(seg: Segment, prose: list[str] | None, first: int) -> str:
+    """The lines of ``seg`` in ``prose`` (its section's lines, code blanked, the first one
+    line ``first`` of the file), else its text."""
+    if prose is None or seg.line_start is None or seg.line_end is None:
+        return seg.text
+    return "\n".join(prose[seg.line_start - first : seg.line_end - first + 1])
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:

@@ -44,6 +44,15 @@ _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|wav|ogg|mo
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
+def without_code(text: str) -> str:
+    """``text`` with its code and HTML comments (``_CODE``) blanked, each of their lines
+    kept as a line of spaces: the text's lines stay where they were."""
+    return _CODE.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
+
+
+_NOT_A_LINE_BREAK = re.compile(r"[^\n]")
+
+
 def note_links(text: str, ctx: ParseContext) -> list[str]:
     """The notes ``text`` links to, each once, in the order written (at most ``MAX_LINKS``)."""
     if "](" not in text and "[[" not in text:  # most sections: two scans, nothing else

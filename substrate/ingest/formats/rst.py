@@ -12,8 +12,9 @@ import re
 
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
-from substrate.ingest.formats.markdown import SECTION_SEPARATOR, section_title
+from substrate.ingest.formats.markdown import section_title
 from substrate.ingest.segment import Parsed
+from substrate.notelinks import SECTION_SEPARATOR
 
 _ADORNMENT = re.compile(r"^([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1+\s*$")
 
