@@ -35,6 +35,7 @@ def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = ""
     invisible characters in it, or an accent typed apart from its letter. No scope is
     written so, and a read that matched nothing would print the name as the real one."""
     from mixle_cli.errors import usage
+    from substrate import safe_repr
     from substrate.visibility import UNFIT_NAME, printable_name
 
     if not name.strip():
@@ -42,7 +43,7 @@ def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = ""
     if name != name.strip():
         usage(f"{what} has white space around it")
     if not printable_name(name):
-        usage(f"{what} {UNFIT_NAME}")
+        usage(f"{what} {safe_repr(name)} {UNFIT_NAME}")
 
 
 def check_tags(tags: Iterable[str] | None) -> None:
