@@ -70,6 +70,16 @@ def states_place(sentence: str) -> bool:
     return any(_a_place_name(m.group(1)) for m in _PLACE.finditer(sentence))
 
 
+# A path to a file or folder: "~/.aws/credentials", "/etc/hosts", "./config", "C:\\Users"
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.-]+/?[\w./-]*|\b[A-Za-z]:\\\w")
+
+
+def _place_or_path(sentence: str) -> bool:
+    """Whether ``sentence`` names a place, or a file's path: a location asked of a file or a
+    setting is one ("the default location of the credentials file")."""
+    return states_place(sentence) or _PATH.search(sentence) is not None
+
+
 # Initials that name places; others name systems ("back-filled from the RTUs", "to the API")
 _PLACE_INITIALS = frozenset({"UK", "US", "USA", "EU", "UAE", "NYC", "DC"})
 _INITIALS = re.compile(r"[A-Z]{2,}s?")
@@ -237,7 +247,8 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     (r"port", _port),
     (r"years?", _YEAR.search),
     (r"date|day|weekday", _day),
-    (r"city|town|country|place|location", states_place),
+    (r"city|town|country|place", states_place),
+    (r"location", _place_or_path),
     (r"time", _TIME.search),
     (r"version", _VERSION.search),
     (r"price|cost|fee", _charge),

@@ -83,6 +83,9 @@ class Asked:
     owned: re.Pattern[str] | None  # "Dana's manager": not "Dana is the release manager"
     about: frozenset[str]
     owns: bool  # "own" says no term: a tie's decider
+    # "the retry limit" and "the billing service" of "What is the retry limit for the billing
+    # service?": a sentence saying none of either answers something else
+    parts: tuple[frozenset[str], frozenset[str]] | None
 
 
 def read_question(question: str, packet: ContextPacket) -> Asked | None:
@@ -141,7 +144,47 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         owned=_possessed(question),
         about=needed - subject if subject else frozenset(),
         owns=_owning_asked(question),
+        parts=_value_and_owner(question, topic),
     )
+
+
+# "What is the retry limit for the billing service?", "Who is the primary on-call for
+# billing?": a value, then what it is of, in one phrase each (no clause in either: "the team
+# that owns X" is found through another sentence, which names the team but not the value)
+_VALUE_OF = re.compile(
+    r"\s*(?:what|which|who)(?:['’]s|\s+(?:is|are|was|were))\s+(?:the\s+)?"
+    r"(?P<value>(?:(?!\b(?:of|for|that|which|who|whose|where|when|and|or)\b)[^?,;])+?)"
+    r"\s+(?:of|for)\s+(?:the\s+|an?\s+)?"
+    r"(?P<owner>(?:(?!\b(?:of|for|that|which|who|whose|where|when|and|or)\b)[^?,;])+?)\s*\??\s*",
+    re.IGNORECASE,
+)
+
+
+# Nouns that ask for an aspect of a thing, which a sentence answering need not name ("the
+# effect of sweep on the flow", "the basic mechanism of aileron buzz"), not for a value of it
+_ASPECTS = frozenset(
+    """effect effects mechanism mechanisms magnitude nature cause causes role purpose
+    significance importance influence impact relation relationship difference meaning basis
+    theory method methods result results solution solutions correction corrections property
+    properties behaviour behavior performance structure characteristics""".split()
+)
+
+
+def _value_and_owner(
+    question: str, topic: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The terms of the value a question asks for and of what it is asked of, when it asks
+    so in a short phrase each ("What is the retry limit for the billing service?"); None
+    else, and for an aspect asked of ("What is the effect of ..."), or long phrases, which a
+    sentence may answer in other words."""
+    found = _VALUE_OF.fullmatch(question)
+    if found is None:
+        return None
+    value_words, owner_words = found.group("value").split(), found.group("owner").split()
+    if len(value_words) > 3 or len(owner_words) > 4 or value_words[-1].lower() in _ASPECTS:
+        return None
+    value, owner = terms(found.group("value")) & topic, terms(found.group("owner")) & topic
+    return (value, owner) if value and owner else None
 
 
 # A name's possession: "Dana Whitfield's manager" (from the start of a word: a long word of

@@ -268,6 +268,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
     if not asked.of_time and _DATE_LINE.match(sentence):
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
+    if "![" in sentence and not _WORD.search(_IMAGE.sub(" ", sentence)):
+        return None  # a README's badges ("[![npm version](…)](…) [![CI](…)](…)") say nothing
     # what a section's headings name, the sentences under it speak of: they count when they
     # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
     # not for one asking more than the section
@@ -302,6 +304,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None
     if asked.siblings.speaks_of_another(under.item, said):
         return None
+    if asked.parts and not all(part & have for part in asked.parts):
+        return None  # the billing service's outage, or another's retry limit
     if asked.year is not None and leaves_out(asked.year, sentence):
         return None
     quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
@@ -499,6 +503,9 @@ def _definition_of(term: str) -> re.Pattern[str]:
     )
 
 
+# An image, alone or as a link's text, its end perhaps cut off by the packet: "![CI](ci.svg)",
+# "[![npm version](v.svg)](https://npm.im/x)", "[![CI -…"
+_IMAGE = re.compile(r"\[?!\[[^\]]*(?:\]\([^)]*\)?)?(?:\]\([^)]*\)?)?")
 _DATE_LINE = re.compile(
     r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*\d[\d./ -]*\.?\s*$", re.IGNORECASE
 )

@@ -67,6 +67,14 @@ _DURATION = re.compile(
     rf"(?:[\s-]+\w+)?[\s-]+{_UNITS}|an?\s+(?:minute|hour|day|week|month|year))\b",
     re.IGNORECASE,
 )
+# A number under a label that says it is a length of time, as a record's fields name one:
+# "duration_min: 47", "timeout_seconds: 30", "Downtime (hours): 3", "elapsed: 12"
+_DURATION_LABEL = re.compile(
+    r"\b(?:[a-z][\w-]*?[_\s-]\(?(?:seconds|secs|minutes|mins|hours|hrs|days|weeks|ms)\)?"
+    r"|(?:duration|timeout|elapsed|uptime|downtime|ttl|delay|latency)"
+    r"(?:[_\s-]*\(?(?:s|secs?|min|h|hrs?|d|ms)\)?)?)\s*[:=]\s*\d",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORD}|dozens?|half|few|several)\b", re.IGNORECASE)
 # Dates and years, which count nothing ("moved in 2023", "on 2023-05-01", "since March 2021")
 _DATE = re.compile(
@@ -95,14 +103,18 @@ def _states_number(sentence: str) -> bool:
     return _NUMBER.search(_DATE.sub(" ", sentence)) is not None
 
 
+def _states_duration(sentence: str) -> bool:
+    return _DURATION.search(sentence) is not None or _DURATION_LABEL.search(sentence) is not None
+
+
 def _states_amount(sentence: str) -> bool:
-    return _DURATION.search(sentence) is not None or _states_number(sentence)
+    return _states_duration(sentence) or _states_number(sentence)
 
 
 # Each frame, and the test of a sentence that answers it
 Statement = Callable[[str], object]
 _FRAMES: tuple[tuple[re.Pattern[str], Statement], ...] = (
-    (_DURATION_FRAME, _DURATION.search),
+    (_DURATION_FRAME, _states_duration),
     (_LENGTH_FRAME, _states_amount),
     (_QUANTITY_FRAME, _states_number),
     (_SIZE_FRAME, _states_number),

@@ -27,9 +27,10 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
     of those values. A row giving one of them ("red or blue widgets") is kept, and a term
     found in two columns names no value of either ("Dana" of a name and a manager column)."""
     other: set[int] = set()
-    for rows in _tables(items).values():
+    tables = _tables(items)
+    for rows in tables.values():
         if len(rows) < 2:
-            continue  # one row: nothing to tell its values from
+            continue  # one row: nothing to tell its values from (``_lone_rows_of_other_values``)
         columns = {
             column: [cells[column] for _, cells in rows]
             for column in rows[0][1]
@@ -44,7 +45,34 @@ def rows_of_other_values(wanted: frozenset[str], items: Sequence[SubstrateItem])
             if named:
                 kept = zip(rows, values, strict=True)
                 other.update(pos for (pos, _), value in kept if not value & named)
-    return frozenset(other)
+    return frozenset(other | _lone_rows_of_other_values(wanted, tables))
+
+
+def _lone_rows_of_other_values(
+    wanted: frozenset[str], tables: dict[_Table, list[tuple[int, _Cells]]]
+) -> set[int]:
+    """The positions of the records alone in their table (a JSON file of one object) that
+    give, in a column the question names ("the retry limit of the billing service":
+    ``service``), none of the values the question names there, as the packet's other records
+    give them in a column so named ("service: billing" of an incident log): the record of
+    the payments service is of another."""
+    named: dict[str, set[str]] = {}  # a column the question names -> the values it names
+    for rows in tables.values():
+        for _, cells in rows:
+            for column, value in cells.items():
+                said = terms(column)  # (an "id" column says no term, and names nothing)
+                if said and said <= wanted and len(value) <= CATEGORY_TERMS and value & wanted:
+                    named.setdefault(column, set()).update(value & wanted - said)
+    other: set[int] = set()
+    for rows in tables.values():
+        if len(rows) == 1:
+            pos, cells = rows[0]
+            if any(
+                values and column in cells and not cells[column] & values
+                for column, values in named.items()
+            ):
+                other.add(pos)
+    return other
 
 
 _Row = dict[str, object]  # a record's cells by column

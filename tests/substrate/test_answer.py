@@ -440,12 +440,11 @@ def quoted(question: str, *texts: str) -> str:
 
 
 def test_a_bridge_is_a_name_not_a_heading_or_word_two_sentences_share() -> None:
-    # another service's timeout, under the same heading, is not the payments-api's
+    # another service's timeout, under the same heading, is not the payments-api's; nor is
+    # what else is said of the payments-api
     platform = "# Platform\n\nThe payments-api runs on Kubernetes."
     search = "The search service has a timeout of 30 seconds."
-    assert quoted("What is the timeout of the payments-api?", f"{platform}\n\n{search}") == (
-        "The payments-api runs on Kubernetes. [1]"
-    )
+    assert quoted("What is the timeout of the payments-api?", f"{platform}\n\n{search}") == ""
     # "We" opens both sentences, and names nothing
     assert (
         quoted(
@@ -2371,3 +2370,43 @@ def test_where_a_link_leads_says_its_words_not_what_they_stand_for() -> None:
     assert quoted("Where is the failover runbook?", follow, decision) == (
         "If the primary fails, follow the runbook. [1]"
     )
+
+
+def test_a_value_is_quoted_from_a_sentence_saying_what_it_is_of() -> None:
+    # each says half the question: the billing service's outage, a client's retry limit
+    outage = "The billing service had an outage in March."
+    quotas = "The client supports retry quotas, which limit the number of retries."
+    assert quoted("What is the retry limit for the billing service?", outage, quotas) == ""
+    payments = "The payments service has a retry limit of 5."
+    assert quoted("What is the retry limit for the payments service?", payments, outage) == (
+        f"{payments} [1]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        # a record's field whose name says a length of time
+        (
+            "How long did the search outage last?",
+            "date: 2024-05-19; event: outage; service: search; duration_min: 12.",
+        ),
+        # a file's location is its path
+        (
+            "What is the default location of the shared credentials file?",
+            "The shared credentials file has a default location of ~/.aws/credentials.",
+        ),
+    ],
+)
+def test_a_value_of_the_kind_asked_is_said_in_a_record_s_field_or_a_path(
+    question: str, sentence: str
+) -> None:
+    assert quoted(question, sentence) == f"{sentence} [1]"
+
+
+def test_a_line_of_badges_answers_nothing() -> None:
+    badges = (
+        "[![npm version](https://img.shields.io/npm/v/ci.svg)](https://npm.im/ci) "
+        "[![CI](https://github.com/npm/ci/workflows/CI/badge.svg)](https://github.com/npm/ci)"
+    )
+    assert quoted("What does npm ci do?", badges) == ""

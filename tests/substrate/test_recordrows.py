@@ -204,3 +204,26 @@ def test_a_question_of_several_rows_or_of_a_missing_value_takes_blank_rows() -> 
     )
     said = _said("Compare the tiers of storefront and report-builder.", services)
     assert "storefront" in said and "report-builder" in said
+
+
+def test_a_record_alone_in_its_file_giving_another_value_in_a_column_asked_of() -> None:
+    config = SubstrateItem(
+        "record", "", payload={"service": "payments", "retry_limit": "5"}, provenance={}
+    )
+    events = [
+        SubstrateItem(
+            "record", "", payload={"service": name, "event": "outage"}, provenance={"source": "e"}
+        )
+        for name in ("billing", "search")
+    ]
+    items = [config, *events]
+    # "service: billing" of the incident log: the payments config is of another service
+    assert rows_of_other_values(
+        terms("What is the retry limit for the billing service?"), items
+    ) == {
+        0,
+        2,
+    }
+    assert rows_of_other_values(terms("What is the retry limit for payments?"), items) == set()
+    # a column the question does not name tells nothing of a record alone in its file
+    assert rows_of_other_values(terms("What is the retry limit for billing?"), items) == {2}
