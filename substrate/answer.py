@@ -344,21 +344,19 @@ def _gathered(
             scopes=scopes,
             telemetry=telemetry,
         )
-        items, scores = chain.items, [step.score for step in chain.steps]
+        hits = list(zip(chain.items, [step.score for step in chain.steps], strict=True))
         seeds = [(step.item, step.score) for step in chain.steps if step.depth == 0]
+        if not relational(question):
+            # it names what it asks about: the search's best come first, then the chain's
+            # hops (its seeds are the search's first three: chunks of one long page matching
+            # every word may take them all, and leave out the note saying it in a sentence)
+            found = _searched(substrate, lookup, budget, scopes, min_relevance, telemetry)
+            first = {item.id for item, _ in found}
+            hits = found + [(item, score) for item, score in hits if item.id not in first]
+            seeds = found + [(item, score) for item, score in seeds if item.id not in first]
     else:
-        found = retrieve(
-            substrate,
-            lookup,
-            k=max(budget.max_items, 6),
-            scopes=scopes,
-            min_score=min_relevance,
-            telemetry=telemetry,
-        )
-        floor = relevance_floor(max(found.scores, default=0.0), min_relevance)
-        keep = [(i, s) for i, s in zip(found.items, found.scores, strict=True) if s >= floor]
-        items, scores = [i for i, _ in keep], [s for _, s in keep]
-        seeds = keep
+        hits = seeds = _searched(substrate, lookup, budget, scopes, min_relevance, telemetry)
+    items, scores = [item for item, _ in hits], [score for _, score in hits]
     top = max((s for _, s in seeds), default=0.0)
     # a note whose successor is in the evidence too is no answer's source: the successor is,
     # brought in when the search did not find it
@@ -384,6 +382,30 @@ def _gathered(
     )
     replaced_top = max((s for i, s in seeds if i.id in kept.replaced), default=0.0)
     return _Gathered(top, items, ranked_evidence, packet, kept, replaced_top)
+
+
+def _searched(
+    substrate: Substrate,
+    lookup: str,
+    budget: ContextBudget,
+    scopes: frozenset[str] | None,
+    min_relevance: float,
+    telemetry: Recorder | None,
+) -> list[tuple[SubstrateItem, float]]:
+    """What one retrieval finds for ``lookup``, above the relevance floor, best first whatever
+    the kind: the retrieval takes each kind's best in turn, and a packet filled in that order
+    left a note's sentence out for records scoring less."""
+    found = retrieve(
+        substrate,
+        lookup,
+        k=max(budget.max_items, 6),
+        scopes=scopes,
+        min_score=min_relevance,
+        telemetry=telemetry,
+    )
+    floor = relevance_floor(max(found.scores, default=0.0), min_relevance)
+    best_first = sorted(zip(found.items, found.scores, strict=True), key=lambda hit: -hit[1])
+    return [(item, score) for item, score in best_first if score >= floor]
 
 
 def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilters) -> str:

@@ -80,6 +80,8 @@ class Asked:
     # asked for a procedure, not of one ("the author of the Bunkering procedure")
     steps: bool
     defined: str | None
+    # "The VPN gateway is vpn.example.net." says what "What is the VPN gateway?" asks
+    stated: re.Pattern[str] | None
     owned: re.Pattern[str] | None  # "Dana's manager": not "Dana is the release manager"
     about: frozenset[str]
     owns: bool  # "own" says no term: a tie's decider
@@ -141,6 +143,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         subject=subject,
         steps=_STEPS.search(before_description(question)) is not None,
         defined=defined_term(question),
+        stated=_statement_of(question),
         owned=_possessed(question),
         about=needed - subject if subject else frozenset(),
         owns=_owning_asked(question),
@@ -148,14 +151,34 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
     )
 
 
+# "What is the VPN gateway?", "What's our staging URL?": a thing named by a short phrase
+_WHAT_IS_THE = re.compile(
+    r"\s*what(?:['’]s|\s+(?:is|are))\s+(?:the|our|your)\s+"
+    r"(?P<phrase>[^\W_][\w.-]*(?:\s+[^\W_][\w.-]*){0,3})\s*\?*\s*",
+    re.IGNORECASE,
+)
+
+
+def _statement_of(question: str) -> re.Pattern[str] | None:
+    """For "What is the VPN gateway?", what a sentence stating it says: the phrase, then
+    "is", "are" or a colon ("The VPN gateway is vpn.example.net.", "VPN gateway: ...")."""
+    found = _WHAT_IS_THE.fullmatch(question)
+    if found is None:
+        return None
+    phrase = r"\s+".join(re.escape(word) for word in found.group("phrase").split())
+    return re.compile(rf"\b{phrase}\s*(?::|\b(?:is|are|was|were)\b)", re.IGNORECASE)
+
+
 # "What is the retry limit for the billing service?", "Who is the primary on-call for
-# billing?": a value, then what it is of, in one phrase each (no clause in either: "the team
-# that owns X" is found through another sentence, which names the team but not the value)
+# billing?": a value, then what it is of, in one phrase each (no clause in either, nor a
+# description: "the team that owns X", "the vendor used by X" are found through another
+# sentence, which names them but not the value)
 _VALUE_OF = re.compile(
     r"\s*(?:what|which|who)(?:['’]s|\s+(?:is|are|was|were))\s+(?:the\s+)?"
     r"(?P<value>(?:(?!\b(?:of|for|that|which|who|whose|where|when|and|or)\b)[^?,;])+?)"
     r"\s+(?:of|for)\s+(?:the\s+|an?\s+)?"
-    r"(?P<owner>(?:(?!\b(?:of|for|that|which|who|whose|where|when|and|or)\b)[^?,;])+?)\s*\??\s*",
+    r"(?P<owner>(?:(?!\b(?:of|for|that|which|who|whose|where|when|and|or|by|with|from|to|in|on"
+    r"|at|under)\b)[^?,;])+?)\s*\??\s*",
     re.IGNORECASE,
 )
 

@@ -364,6 +364,9 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # the entry defining a term, over a sentence that only uses it ("pods")
     if asked.defined and _defines(sentence, asked.defined):
         yield ENTRY_PREFERENCE
+    # "The VPN gateway is vpn.example.net.", over one that names a VPN and a gateway
+    if asked.stated and asked.stated.search(sentence):
+        yield ENTRY_PREFERENCE
     # asked who: a sentence under a person's heading names them, a passive one of a source
     # ranked higher ("The model is retrained ...") does not
     if asked.whose and opens_as_an_entry(candidate.quote):

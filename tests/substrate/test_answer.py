@@ -2410,3 +2410,37 @@ def test_a_line_of_badges_answers_nothing() -> None:
         "[![CI](https://github.com/npm/ci/workflows/CI/badge.svg)](https://github.com/npm/ci)"
     )
     assert quoted("What does npm ci do?", badges) == ""
+
+
+def test_a_note_saying_what_is_asked_is_quoted_over_pages_and_records_matching_more() -> None:
+    # the chunks of a long page name a VPN and a gateway in every sentence; records name a
+    # vpn_gateway_url; the note says what the VPN gateway is (found by a tester)
+    store = Substrate()
+    page = {"source": "aws/create-vpn-connection.rst"}
+    for n in range(4):
+        store.add(
+            "text",
+            f"Example {n}: the create-vpn-connection example creates a VPN connection between "
+            f"the virtual private gateway and the customer gateway. The VPN gateway id is "
+            f"given with --vpn-gateway-id; the VPN tunnel options name the gateway too.",
+            provenance={**page, "chunk": n},
+        )
+    for n in range(4):
+        store.add(
+            "record",
+            f"gpclient Connect to a VPN: gpclient connect --gateway {{{{vpn_gateway_url}}}} {n}",
+            payload={"title": "gpclient", "n": n},
+            provenance={"source": "tldr.jsonl", "line_start": n + 1},
+        )
+    store.add(
+        "text",
+        "New engineers get laptop access on day one. The VPN gateway is vpn.example.net.",
+        provenance={"source": "team/welcome.md"},
+    )
+    for hops in (1, 2):
+        answer = extractive_hops(store, "What is the VPN gateway?", hops)
+        assert answer.startswith("The VPN gateway is vpn.example.net. ["), (hops, answer)
+
+
+def extractive_hops(store: Substrate, question: str, hops: int) -> str:
+    return answer_from_substrate(store, question, ExtractiveAnswerer(), hops=hops).answer or ""
