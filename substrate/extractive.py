@@ -246,6 +246,16 @@ def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:
     return candidates
 
 
+def _says_value_and_owner(
+    parts: tuple[frozenset[str], frozenset[str]], have: frozenset[str]
+) -> bool:
+    """Whether a sentence saying the question terms ``have`` says something of the value asked
+    and what it is of (``Asked.parts``): every word of a short name of it ("the billing
+    service"), all but one of a longer one ("the AWS shared credentials file")."""
+    value, owner = parts
+    return bool(value & have) and len(owner - have) <= (1 if len(owner) > 2 else 0)
+
+
 class _Under(NamedTuple):
     """Where a sentence stands in a packet: its source, the headings above it, the sentence
     before it."""
@@ -268,12 +278,13 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # "Supersedes [2. Use RabbitMQ ...]" says what a record is, not what
     if not asked.of_time and _DATE_LINE.match(sentence):
         return None  # "Date: 2023-09-12" under "5. Use Kafka" tells when, not what
-    if "![" in sentence and not _WORD.search(_IMAGE.sub(" ", sentence)):
-        return None  # a README's badges ("[![npm version](…)](…) [![CI](…)](…)") say nothing
     # what a section's headings name, the sentences under it speak of: they count when they
     # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
     # not for one asking more than the section
-    have, said = terms_said(sentence, wanted, asked.frame), sentence
+    # an image's text and address say nothing: a README's badges ("[![npm version](…)](…)
+    # [![CI](…)](…)") name the package, not what it does
+    prose = _IMAGE.sub(" ", sentence) if "![" in sentence else sentence
+    have, said = terms_said(prose, wanted, asked.frame), sentence
     # "- Production: port 8443" under "billing-worker > Ports" speaks of it
     have |= headed & asked.subject
     named = headed & wanted
@@ -304,7 +315,7 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None
     if asked.siblings.speaks_of_another(under.item, said):
         return None
-    if asked.parts and not all(part & have for part in asked.parts):
+    if asked.parts and not _says_value_and_owner(asked.parts, have):
         return None  # the billing service's outage, or another's retry limit
     if asked.year is not None and leaves_out(asked.year, sentence):
         return None

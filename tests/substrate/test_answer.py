@@ -2381,6 +2381,9 @@ def test_a_value_is_quoted_from_a_sentence_saying_what_it_is_of() -> None:
     assert quoted("What is the retry limit for the payments service?", payments, outage) == (
         f"{payments} [1]"
     )
+    # every word of a short name: a setting of the metadata service is no search service's
+    settings = "Settings: token, aws_session_token, metadata_service_timeout, region."
+    assert quoted("What is the timeout for the search service?", settings) == ""
 
 
 @pytest.mark.parametrize(
@@ -2410,6 +2413,8 @@ def test_a_line_of_badges_answers_nothing() -> None:
         "[![CI](https://github.com/npm/ci/workflows/CI/badge.svg)](https://github.com/npm/ci)"
     )
     assert quoted("What does npm ci do?", badges) == ""
+    # nor do they when the package's tagline follows them in one sentence
+    assert quoted("What does npm ci do?", f"{badges} The registry diff lib.") == ""
 
 
 def test_a_note_saying_what_is_asked_is_quoted_over_pages_and_records_matching_more() -> None:
