@@ -82,6 +82,7 @@ class Asked:
     defined: str | None
     # "The VPN gateway is vpn.example.net." says what "What is the VPN gateway?" asks
     stated: re.Pattern[str] | None
+    task: frozenset[str]  # "uninstall" of "How do I uninstall ...?": what is to be done
     owned: re.Pattern[str] | None  # "Dana's manager": not "Dana is the release manager"
     about: frozenset[str]
     owns: bool  # "own" says no term: a tie's decider
@@ -144,11 +145,31 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         steps=_STEPS.search(before_description(question)) is not None,
         defined=defined_term(question),
         stated=_statement_of(question),
+        task=_task_of(question),
         owned=_possessed(question),
         about=needed - subject if subject else frozenset(),
         owns=_owning_asked(question),
         parts=_value_and_owner(question, topic),
     )
+
+
+# "How do I uninstall ...?", "How to rotate ...?": the verb of the task asked about
+_HOW_TO = re.compile(
+    r"\s*how\s+(?:(?:do|does|can|could|should|would)\s+(?:i|we|you|one)|to)\s+(?P<verb>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+# Verbs that say little of the task ("How do I get ...", "How do I make ...")
+_VAGUE_TASKS = frozenset("get make do be have go use see know find".split())
+
+
+def _task_of(question: str) -> frozenset[str]:
+    """The terms of the verb a how-to question asks to do ("uninstall" of "How do I uninstall
+    a Python version?"): a sentence saying none of it, in its words or its headings', tells
+    how to do something else. None for a vague verb ("How do I get ...")."""
+    found = _HOW_TO.match(question)
+    if found is None or found.group("verb").lower() in _VAGUE_TASKS:
+        return frozenset()
+    return terms(found.group("verb"))
 
 
 # "What is the VPN gateway?", "What's our staging URL?": a thing named by a short phrase

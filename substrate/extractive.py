@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from substrate.alternatives import names_other_alternative
+from substrate.antonyms import prefixed_opposites
 from substrate.asked import WH_WORDS, Asked, alike, read_question, subject_of
 from substrate.bridging import (
     Quotable,
@@ -246,6 +247,18 @@ def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:
     return candidates
 
 
+def _says_the_opposite(words: frozenset[str], said: str) -> bool:
+    """Whether ``said`` leaves out a word of the question (``words``: lower case, as written)
+    and says its opposite by a prefix, in any form ("installed" for "uninstall", "enabled" for
+    "disabled")."""
+    stems = terms(said)
+    for word in words:
+        opposites = prefixed_opposites(word) if word.isalpha() else ()
+        if opposites and not terms(word) <= stems and terms(" ".join(opposites)) & stems:
+            return True
+    return False
+
+
 def _says_value_and_owner(
     parts: tuple[frozenset[str], frozenset[str]], have: frozenset[str]
 ) -> bool:
@@ -319,6 +332,11 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # the billing service's outage, or another's retry limit
     if asked.year is not None and leaves_out(asked.year, sentence):
         return None
+    if _says_the_opposite(asked.words, said):
+        return None  # "To install a Python version ..." of how to uninstall one
+    # (a procedure's step is the list's, which a label or heading names: "**Removing a user**")
+    if asked.task and not is_step(sentence) and not asked.task <= terms(said) | headed:
+        return None  # how to create a virtualenv, asked how to uninstall a version
     quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
     return Quotable(under.n, sentence, have, said.lower(), quote, heading)
 

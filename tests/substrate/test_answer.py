@@ -2449,3 +2449,17 @@ def test_a_note_saying_what_is_asked_is_quoted_over_pages_and_records_matching_m
 
 def extractive_hops(store: Substrate, question: str, hops: int) -> str:
     return answer_from_substrate(store, question, ExtractiveAnswerer(), hops=hops).answer or ""
+
+
+def test_how_to_do_one_thing_is_not_answered_by_how_to_do_another() -> None:
+    install = "To install a Python version, run `pyenv install` with the version's name."
+    create = "`pyenv virtualenv 3.12 venv` creates a virtualenv of Python 3.12 in pyenv's folder."
+    # the opposite, in any form ("installed"), and another task of the same words
+    question = "How do I uninstall a Python version with pyenv?"
+    assert quoted(question, install) == ""
+    assert quoted(question, "Versions are installed under ~/.pyenv/versions by pyenv.") == ""
+    assert quoted(question, create) == ""
+    uninstall = "To uninstall a Python version, run `pyenv uninstall` with its name."
+    assert quoted(question, install, uninstall) == f"{uninstall} [2]"
+    # a vague verb names no task
+    assert quoted("How do I get a Python version with pyenv?", install) == f"{install} [1]"
