@@ -508,7 +508,10 @@ def revoke_cmd(
 
 
 def approvers_cmd(ctx: typer.Context, json: JsonOpt = False, jsonl: JsonlOpt = False) -> None:
-    """Show who may approve for each scope you can read."""
+    """Show who may approve changes to each scope you can read that has approvers.
+
+    A scope with none is left out: anyone who may write it changes it directly.
+    """
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     scopes = app_state.scopes
