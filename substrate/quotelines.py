@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from substrate.item import SubstrateItem
 from substrate.retrieval import lines_of
+from substrate.secrets.hits import MASK_LEAD
 
 CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")  # [2], [1, 3]
 _WORD = re.compile(r"\w+")
@@ -37,6 +38,8 @@ MAX_MISSED = 3
 MIN_SHARE = 0.8
 # The most words of an entry's name before its colon.
 ENTRY_NAME_WORDS = 10
+# What no entry's name holds: a setting's "=", a mask ("[REDACTED:…]")
+_SETTING = re.compile(rf"=|{re.escape(MASK_LEAD)}")
 # Characters of a source's text looked through (the search tries each place a quote's first
 # words occur: an item far longer than a chunk, one added whole, is not read to its end).
 SCAN_CHARS = 100_000
@@ -83,7 +86,8 @@ def lines_quoted(stretch: str, item: SubstrateItem) -> tuple[int, int] | None:
     stretch = stretch.strip()
     name, colon, rest = stretch.partition(": ")
     tries = [stretch]
-    if colon and len(_WORD.findall(name)) <= ENTRY_NAME_WORDS:
+    # (a name leads an entry, not lines of settings: "key = value key = [REDACTED:…] label: …")
+    if colon and len(_WORD.findall(name)) <= ENTRY_NAME_WORDS and not _SETTING.search(name):
         tries.insert(0, rest)
     cells = _row_cells(stretch)
     if cells:

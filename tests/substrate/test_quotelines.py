@@ -49,6 +49,21 @@ def test_an_entry_led_by_its_heading_name_is_cited_by_its_own_lines() -> None:
     assert lines_quoted("Jonas Weber: Joined in 2021.", entry) == (23, 23)
 
 
+def test_lines_of_settings_joined_into_one_quote_are_cited_from_their_first() -> None:
+    # "... = [REDACTED:...] github token:" is no entry's name: the quote starts at line 3
+    text = (
+        "# Service credentials\n\naws_access_key_id = AKIAEXAMPLE\n"
+        "aws_secret_access_key = [REDACTED:aws_secret_key]\ngithub token: [REDACTED:github_token]\n"
+        "The staging database password is [REDACTED:sensitive_assignment]"
+    )
+    quote = (
+        "aws_access_key_id = AKIAEXAMPLE aws_secret_access_key = [REDACTED:aws_secret_key] "
+        "github token: [REDACTED:github_token] The staging database password is "
+        "[REDACTED:sensitive_assignment]"
+    )
+    assert lines_quoted(quote, section(text, start=1)) == (3, 6)
+
+
 def test_words_scattered_over_a_section_are_no_passage() -> None:
     text = (
         "# How on-call works\n"  # line 1
