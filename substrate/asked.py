@@ -8,6 +8,7 @@ and which rows of a context packet's tables are of other things.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,6 +84,8 @@ class Asked:
     # "The VPN gateway is vpn.example.net." says what "What is the VPN gateway?" asks
     stated: re.Pattern[str] | None
     task: frozenset[str]  # "uninstall" of "How do I uninstall ...?": what is to be done
+    # "Is the cache independent of ...?": a sentence saying the opposite answers it too
+    polar: bool
     owned: re.Pattern[str] | None  # "Dana's manager": not "Dana is the release manager"
     about: frozenset[str]
     owns: bool  # "own" says no term: a tie's decider
@@ -102,7 +105,9 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
     # "blue widgets in Lisbon": a row of red ones there, or of blue gadgets, is of others
     # ("which port": the kind of value asked names none, though a port's name holds it)
     topic = wanted - frame.keys()
-    other_rows = rows_of_other_values(topic, packet.items)
+    parts = _value_and_owner(question, topic)
+    # (not by the column a value asked is in: "the owner of the billing database")
+    other_rows = rows_of_other_values(topic, packet.items, parts[0] if parts else frozenset())
     # "use" of "What port does X use?" need not be said, nor "listen" of a port
     needed = topic - light_verb_terms() - frame_verb_terms(frame)
     # "What is the mem_gb of web-02?": not web-02's row where that cell is blank, nor
@@ -146,11 +151,20 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         defined=defined_term(question),
         stated=_statement_of(question),
         task=_task_of(question),
+        polar=_POLAR.match(question) is not None,
         owned=_possessed(question),
         about=needed - subject if subject else frozenset(),
         owns=_owning_asked(question),
-        parts=_value_and_owner(question, topic),
+        parts=parts,
     )
+
+
+# A question answered yes or no: it opens with an auxiliary ("Is ...?", "Does ...?")
+_POLAR = re.compile(
+    r"\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|"
+    r"may|might)\b",
+    re.IGNORECASE,
+)
 
 
 # "How do I uninstall ...?", "How to rotate ...?": the verb of the task asked about
@@ -228,7 +242,21 @@ def _value_and_owner(
     if len(value_words) > 3 or len(owner_words) > 4 or value_words[-1].lower() in _ASPECTS:
         return None
     value, owner = terms(found.group("value")) & topic, terms(found.group("owner")) & topic
+    # "billing" of "the billing service" names it; "service" only says what kind it is
+    owner = owner - _kinds() or owner
     return (value, owner) if value and owner else None
+
+
+# Nouns that say what kind of thing an owner is, not which one
+_KIND_NOUNS = """service services database databases db team teams server servers cluster
+    clusters system systems app apps application applications file files folder directory
+    project projects repo repository api tool job pipeline queue bucket instance host
+    machine node network site page account"""
+
+
+@functools.cache
+def _kinds() -> frozenset[str]:
+    return terms(_KIND_NOUNS)
 
 
 # A name's possession: "Dana Whitfield's manager" (from the start of a word: a long word of

@@ -260,13 +260,14 @@ def _says_the_opposite(words: frozenset[str], said: str) -> bool:
 
 
 def _says_value_and_owner(
-    parts: tuple[frozenset[str], frozenset[str]], have: frozenset[str]
+    parts: tuple[frozenset[str], frozenset[str]], have: frozenset[str], item: SubstrateItem
 ) -> bool:
-    """Whether a sentence saying the question terms ``have`` says something of the value asked
-    and what it is of (``Asked.parts``): every word of a short name of it ("the billing
-    service"), all but one of a longer one ("the AWS shared credentials file")."""
+    """Whether a sentence saying the question terms ``have`` speaks of what the value asked is
+    of (``Asked.parts``: a word of its name, "billing" of "the billing service"); a record,
+    whose fields are named, names the value too ("retry_limit"): a sentence may say it in
+    other words ("Kept for: 400 days" of a retention period), a record's field would not."""
     value, owner = parts
-    return bool(value & have) and len(owner - have) <= (1 if len(owner) > 2 else 0)
+    return bool(owner & have) and (item.kind != "record" or bool(value & have))
 
 
 class _Under(NamedTuple):
@@ -294,9 +295,9 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     # what a section's headings name, the sentences under it speak of: they count when they
     # complete the question ("How do I file a refund?" under "Refund policy > How to file"),
     # not for one asking more than the section
-    # an image's text and address say nothing: a README's badges ("[![npm version](…)](…)
+    # a badge's text and address say nothing: a README's badges ("[![npm version](…)](…)
     # [![CI](…)](…)") name the package, not what it does
-    prose = _IMAGE.sub(" ", sentence) if "![" in sentence else sentence
+    prose = _BADGE.sub(_badge_less, sentence) if "![" in sentence else sentence
     have, said = terms_said(prose, wanted, asked.frame), sentence
     # "- Production: port 8443" under "billing-worker > Ports" speaks of it
     have |= headed & asked.subject
@@ -328,11 +329,11 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None
     if asked.siblings.speaks_of_another(under.item, said):
         return None
-    if asked.parts and not _says_value_and_owner(asked.parts, have):
+    if asked.parts and not _says_value_and_owner(asked.parts, have, under.item):
         return None  # the billing service's outage, or another's retry limit
     if asked.year is not None and leaves_out(asked.year, sentence):
         return None
-    if _says_the_opposite(asked.words, said):
+    if not asked.polar and _says_the_opposite(asked.words, said):
         return None  # "To install a Python version ..." of how to uninstall one
     # (a procedure's step is the list's, which a label or heading names: "**Removing a user**")
     if asked.task and not is_step(sentence) and not asked.task <= terms(said) | headed:
@@ -537,7 +538,19 @@ def _definition_of(term: str) -> re.Pattern[str]:
 
 # An image, alone or as a link's text, its end perhaps cut off by the packet: "![CI](ci.svg)",
 # "[![npm version](v.svg)](https://npm.im/x)", "[![CI -…"
-_IMAGE = re.compile(r"\[?!\[[^\]]*(?:\]\([^)]*\)?)?(?:\]\([^)]*\)?)?")
+_BADGE = re.compile(r"(?P<linked>\[)?!\[(?P<alt>[^\]]*)(?:\]\([^)]*\)?)?(?:\]\([^)]*\)?)?")
+# The most words of a badge's text ("npm version", "CI - libnpmdiff"); a longer one describes
+# a figure ("Architecture: checkout calls billing ...")
+_BADGE_WORDS = 4
+
+
+def _badge_less(image: re.Match[str]) -> str:
+    """An image as its text says something: nothing for a badge (an image as a link's text,
+    or one of a few words), its text for a figure described."""
+    alt = image.group("alt")
+    return " " if image.group("linked") or len(alt.split()) <= _BADGE_WORDS else f" {alt} "
+
+
 _DATE_LINE = re.compile(
     r"[\s>*+-]*(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*\d[\d./ -]*\.?\s*$", re.IGNORECASE
 )
