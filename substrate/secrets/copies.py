@@ -6,8 +6,8 @@ text quotes its answer, a section's title and its text share words. Once a secre
 its copies standing alone are masked too. Copies are looked for as they are, and as JSON and
 Python write them inside a string (escaped quotes and backslashes), without the white space
 around them. Copies shorter than four characters, or inside a longer word (or, for a plain
-word, a name: ``_WORD``) or joined to one by a hyphen, are left alone, and so are file
-locations (see ``LOCATIONS``).
+word, a name or a hyphenated word: ``_WORD``), are left alone, and so are file locations (see
+``LOCATIONS``).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ LOCATIONS = frozenset({"source", "path", "ref", "manifest", "artifact_dir", "par
 # their first characters is used instead.
 _REGEX_FORMS = 64
 # What a copy must not stand beside: it would be part of a longer word. A plain word's copy
-# must not be joined by "_" to a letter or digit either: it would be part of a name
-# (``assert_python_ok`` for ``python``), where a generated value's still is one
+# must not be joined by "_" or "-" to a letter or digit either: it would be part of a name
+# (``assert_python_ok``, ``python-dev`` for ``python``), where a generated value's still is one
 # (``dump_Xk9pQ2mZ7v.sql``), and where "_" only marks emphasis (``_marmalade_``) it is one
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -84,13 +84,10 @@ _OPENS = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))"
 
 def _standing_alone(form: str, word: bool) -> str:
     """A pattern of ``form`` with nothing beside it that would make it part of a longer word
-    (or, for a plain word, a longer name: see ``_WORD``); a hyphen joins words too
-    (``--list`` in ``--list-devices``)."""
-    joined = "_-" if word else "-"
-    return (
-        f"{_OPENS}(?<![A-Za-z0-9][{joined}]){re.escape(form)}"
-        f"(?![A-Za-z0-9])(?![{joined}][A-Za-z0-9])"
-    )
+    (or, for a plain word, a longer name or a hyphenated word: see ``_WORD``)."""
+    if word:
+        return f"{_OPENS}(?<![A-Za-z0-9][_-]){re.escape(form)}(?![A-Za-z0-9])(?![_-][A-Za-z0-9])"
+    return f"{_OPENS}{re.escape(form)}(?![A-Za-z0-9])"
 
 
 def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
@@ -129,9 +126,10 @@ def _alone(text: str, start: int, end: int, word: bool) -> bool:
     escaped = start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrtbf"
     if (word_char(start - 1) and not escaped) or word_char(end):
         return False
-    joins = "_-" if word else "-"
-    joined_before = start >= 1 and text[start - 1] in joins and word_char(start - 2)
-    joined_after = end < len(text) and text[end] in joins and word_char(end + 1)
+    if not word:
+        return True
+    joined_before = start >= 1 and text[start - 1] in "_-" and word_char(start - 2)
+    joined_after = end < len(text) and text[end] in "_-" and word_char(end + 1)
     return not (joined_before or joined_after)
 
 

@@ -71,9 +71,10 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         and not _generated(text[start:end][rule.prefix :])
     ):
         return  # an identifier ("sk_test_configuration_value"), not a token named "…_old"
+    next_line = group == "su" and text.startswith(_ESCAPED_BREAKS, start)
+    if next_line:
+        start, end = _past_escaped_breaks(text, start, end)
     if group == "su":
-        if text.startswith(_ESCAPED_BREAKS, start):
-            return  # "password for a user:\nsudo passwd" in a JSON string: the next line's text
         end = start + len(_trim_unquoted(text[start:end]))
     if end <= start and rule.kind != "pem":
         return
@@ -85,7 +86,8 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         return
     if syntax != "text" and _written_as_text(rule, m, text, start):
         syntax = "text"
-    if not _valid(rule, m, text[start:end], group, text, syntax):
+    valid = _next_line_valid if next_line else _valid
+    if not valid(rule, m, text[start:end], group, text, syntax):
         return
     accepted.add(Hit(rule.name, start, end, rule.prefix, m.start(), m.end()))
 
@@ -157,9 +159,41 @@ _PATH_REACH = 64
 
 
 _OPENER = {")": "(", "]": "[", "}": "{"}
-# A line break or tab as a string literal escapes it: an unquoted value starting with one
-# starts on the line after its key, where the text goes on with something else
+# A line break or tab as a string literal escapes it
 _ESCAPED_BREAKS = ("\\n", "\\r", "\\t")
+# Where a value that starts a line of a string literal ends: at white space, a quote, or the
+# next escape
+_LINE_VALUE_END = re.compile(r"[\s\"'`]|\\[nrt]")
+
+
+def _past_escaped_breaks(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of an unquoted value, ``text[start:end]``, that starts with escaped line
+    breaks (a JSON string's "password:\\nXk9#mQ2!vL"): the first word of the line after
+    them ("password for a user:\\nsudo passwd" gives "sudo")."""
+    while text.startswith(_ESCAPED_BREAKS, start) or text.startswith((" ", "\t"), start):
+        start += 2 if text.startswith("\\", start) else 1
+    stop = _LINE_VALUE_END.search(text, start, end)
+    return start, stop.start() if stop is not None else end
+
+
+def _next_line_valid(
+    rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
+) -> bool:
+    """A value on the line after its key, an escaped line break between them: a secret only
+    by its own looks, as the key's value would be: not a plain word ("sudo" of "the password
+    for a user:\\nsudo passwd") nor code, and worth reporting for the key."""
+    key = m.groupdict().get("key")
+    strength = classify_key(key) if key else None
+    if key is None or strength is None or plain_word(secret) or _code_in_text(secret):
+        return False
+    after = _NEXT_WORD.match(text, m.start(group) + m.group(group).find(secret) + len(secret))
+    if after is not None and after.group(1).startswith(("-", "{{")):
+        return False  # "... and password:\naria2c --ftp-user ...": a command, then its options
+    return worth_reporting(secret, strength=strength, quoted=False, key=key, assigned=True)
+
+
+# The word after a value on its line, up to a quote or an escape
+_NEXT_WORD = re.compile(r"[ \t]+([^\s\"'`\\]+)")
 
 
 def _trim_unquoted(value: str) -> str:

@@ -182,10 +182,10 @@ def test_a_plain_word_inside_a_name_is_left_alone_and_a_generated_value_is_not()
     assert _copies_found(secrets, emphasis) == ["python"] * 3
 
 
-def test_a_copy_joined_to_a_word_by_a_hyphen_is_part_of_it() -> None:
-    secrets = {"--list": "r", "Tr0ub4dor": "r"}
-    text = "run --list, v4l2-ctl --list-devices; x-Tr0ub4dor Tr0ub4dor-2 (Tr0ub4dor) - --list"
-    assert _copies_found(secrets, text) == ["--list", "Tr0ub4dor", "--list"]
+def test_a_plain_word_joined_to_another_by_a_hyphen_is_part_of_it_a_generated_value_not() -> None:
+    secrets = {"marmalade": "r", "Tr0ub4dor": "r"}
+    text = "marmalade-jar, old-marmalade; Tr0ub4dor-2.zip, bob-Tr0ub4dor (marmalade)"
+    assert _copies_found(secrets, text) == ["Tr0ub4dor", "Tr0ub4dor", "marmalade"]
 
 
 def test_a_plain_word_password_said_again_once_is_still_masked_across_the_file(

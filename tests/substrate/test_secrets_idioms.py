@@ -117,6 +117,9 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("runbook.md", "password = `--{}`"),
         ("runbook.md", "password = `Tr0ub\\d{}`"),  # as a pattern's class would
         ("appsettings.json", '{{"Smtp:Password": "{}"}}'),  # a .NET setting's section
+        # on the line after its key, in a string literal (an escaped line break between)
+        ("events.jsonl", '{{"msg": "login ok, password:\\n{} sent"}}'),
+        ("app.log", "password=\\r\\n{}"),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
