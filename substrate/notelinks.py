@@ -210,9 +210,12 @@ def _enclosing_slugs(item: SubstrateItem) -> list[str]:
     return [_slug(heading) for heading in section.split(SECTION_SEPARATOR)[:-1]]
 
 
-# An anchor an HTML element names: <a name="opts">, <span id="opts">
+# An anchor an HTML element names: <a name="opts">, <span id="opts"> (not a form field's or a
+# meta tag's name, nor a data-id)
 _ELEMENT_ANCHOR = re.compile(
-    r"""<[A-Za-z][\w-]*\s[^<>]*?\b(?:id|name)\s*=\s*["']?([^"'\s<>]+)""", re.IGNORECASE
+    r"""<(?:a\s[^<>]*?(?<![\w-])name|[A-Za-z][\w-]*\s[^<>]*?(?<![\w-])id)\s*=\s*["']?"""
+    r"""([^"'\s<>]+)""",
+    re.IGNORECASE,
 )
 
 

@@ -368,8 +368,25 @@ def test_an_anchor_names_a_heading_with_no_text_of_its_own_or_an_html_element(
     ingest_path(store, tmp_path / "notes")
     told = {u["link"]: u["line"] for u in audit_shard(store).notes["unresolved"]}
     assert told == {"a.md#nowhere": 3}  # at the link's own line, written by its anchor alone
+    # a form field's or a meta tag's name, or a data-id, is no anchor
+    fields = '# F\n\nSee [q](#q) and [d](#d).\n\n<input name="q"> <div data-id="d">x</div>\n'
+    _write(tmp_path / "notes", {"f.md": fields})
+    ingest_path(store, tmp_path / "notes")
+    told = {u["link"] for u in audit_shard(store).notes["unresolved"]}
+    assert told == {"a.md#nowhere", "f.md#q", "f.md#d"}
     linked = [s.item.text for s in multihop(store, "See API opts", seeds=1).steps[1:]]
     assert any("Some text." in text for text in linked)
+
+
+def test_each_chunk_of_a_long_paragraph_keeps_its_own_links() -> None:
+    from substrate.ingest.formats.markdown import parse_markdown
+
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit sed do. "
+    text = f"# T\n\nsee [a](a.md) {filler * 300} [b](b.md)\n"
+    segments = parse_markdown(text, NOTE).segments
+    links = [seg.extra.get(NOTE_LINKS, []) for seg in segments]
+    assert len(segments) > 2 and links[0] == ["/n/notes/projects/a.md"]
+    assert links[-1] == ["/n/notes/projects/b.md"] and not any(links[1:-1])
 
 
 def test_a_wiki_name_in_a_code_block_longer_than_a_chunk_is_no_link(tmp_path: Path) -> None:

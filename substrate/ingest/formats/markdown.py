@@ -25,7 +25,7 @@ from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.headings import ANCHOR, heading_text
-from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_code
+from substrate.ingest.formats.notelinks import NOTE_LINKS, note_links, without_fenced_code
 from substrate.ingest.formats.statuslines import note_status, replacement_fields
 from substrate.ingest.segment import Parsed, Segment
 from substrate.limits import FRONT_MATTER_LINES
@@ -106,10 +106,13 @@ class _Doc:
         segments = text_segments(
             body_text, first, ctx.chunk_chars, secrets=ctx.redact, section=section
         )
-        # a chunk may begin inside a code block: its links are read in the section's prose
-        prose = without_code(body_text).split("\n") if len(segments) > 1 else None
+        # a chunk may begin inside a code block: its links are read with the section's code
+        # blocks blanked
+        prose = without_fenced_code(body_text) if len(segments) > 1 else body_text
+        at = 0
         for seg in segments:
-            links = note_links(_prose_of(seg, prose, first), ctx)
+            text_of, at = _prose_of(seg.text, body_text, prose, at)
+            links = note_links(text_of, ctx)
             if links:
                 seg.extra[NOTE_LINKS] = links
             if anchor:
@@ -125,12 +128,16 @@ class _Doc:
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
 
 
-def _prose_of(seg: Segment, prose: list[str] | None, first: int) -> str:
-    """The lines of ``seg`` in ``prose`` (its section's lines, code blanked, the first one
-    line ``first`` of the file), else its text."""
-    if prose is None or seg.line_start is None or seg.line_end is None:
-        return seg.text
-    return "\n".join(prose[seg.line_start - first : seg.line_end - first + 1])
+def _prose_of(chunk: str, text: str, prose: str, at: int) -> tuple[str, int]:
+    """``chunk`` (cut from ``text`` at ``at`` or after) as ``prose`` (``text`` with its code
+    blocks blanked) has it, and where to look for the next chunk; ``chunk`` itself when it is
+    not found as cut (the chunker changed it)."""
+    if prose is text:
+        return chunk, at
+    found = text.find(chunk, at)
+    if found < 0:
+        return chunk, at
+    return prose[found : found + len(chunk)], found + 1
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:

@@ -30,13 +30,17 @@ __all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
 # links would otherwise copy them into each of its chunks.
 MAX_LINKS = 32
 
-_CODE = re.compile(
-    # (a line of inline code, ```x```, opens no fence)
+# A fenced code block (a line of inline code, ```x```, opens no fence)
+_FENCED = (
     r"^[ \t]{0,3}(?P<fence>`{3,}(?![^\n]*`)|~{3,})[^\n]*\n"
     r".*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
+)
+_FENCE = re.compile(_FENCED, re.MULTILINE | re.DOTALL)
+_CODE = re.compile(
+    _FENCED
     # a span: between runs of as many backticks, within its paragraph
-    r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
-    r"|<!--.*?(?:-->|\Z)",  # an HTML comment
+    + r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
+    + r"|<!--.*?(?:-->|\Z)",  # an HTML comment
     re.MULTILINE | re.DOTALL,
 )
 # what an embed (``![[a.png]]``) names when it is an image, not a note
@@ -44,10 +48,13 @@ _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|wav|ogg|mo
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def without_code(text: str) -> str:
-    """``text`` with its code and HTML comments (``_CODE``) blanked, each of their lines
-    kept as a line of spaces: the text's lines stay where they were."""
-    return _CODE.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
+def without_fenced_code(text: str) -> str:
+    """``text`` with its fenced code blocks blanked, every character but a line break a space:
+    each other character stays where it was. (Spans and comments are left to ``note_links``:
+    they lie within a paragraph, and a chunk cut from this text keeps them whole or cut.)"""
+    if "```" not in text and "~~~" not in text:
+        return text
+    return _FENCE.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
 
 
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
