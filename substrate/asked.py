@@ -239,6 +239,8 @@ def _value_and_owner(
     if found is None:
         return None
     value_words, owner_words = found.group("value").split(), found.group("owner").split()
+    if not value_words or not owner_words:
+        return None  # "What is   for billing?"
     if len(value_words) > 3 or len(owner_words) > 4 or value_words[-1].lower() in _ASPECTS:
         return None
     value, owner = terms(found.group("value")) & topic, terms(found.group("owner")) & topic

@@ -70,9 +70,11 @@ _DURATION = re.compile(
 # A number under a label that says it is a length of time, as a record's fields name one:
 # "duration_min: 47", "timeout_seconds: 30", "Downtime (hours): 3", "elapsed: 12"
 _DURATION_LABEL = re.compile(
-    r"\b(?:[a-z][\w-]*?[_\s-]\(?(?:seconds|secs|minutes|mins|hours|hrs|days|weeks|ms)\)?"
-    r"|(?:duration|timeout|elapsed|uptime|downtime|ttl|delay|latency)"
-    r"(?:[_\s-]*\(?(?:s|secs?|min|h|hrs?|d|ms)\)?)?)\s*[:=]\s*\d",
+    # (found from the unit, after a word and a separator: a search from each word's start
+    # took the square of a run of hyphened words' length)
+    r"(?:(?<=\w)[_\s-]\(?(?:seconds|secs|minutes|mins|hours|hrs|days|weeks|ms)\)?"
+    r"|\b(?:duration|timeout|elapsed|uptime|downtime|ttl|delay|latency)"
+    r"(?:[_\s-]{0,3}\(?(?:s|secs?|min|h|hrs?|d|ms)\)?)?)\s*[:=]\s*\d",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORD}|dozens?|half|few|several)\b", re.IGNORECASE)

@@ -60,8 +60,9 @@ class ItemBuilder:
 
     ``secrets`` gathers the secrets the gate masked in the items built (value -> rule): a
     password found in one section may stand bare, with nothing to show it is one, in the
-    next. Once all are built, their copies are masked in every item and the ids derived again
-    (``masking_copies``, or ``mask_copies_across`` for items built with explicit locators).
+    next. Once all are built, their copies are masked in every item and the ids derived again:
+    by the caller, with what ``masking_copies`` gives, or by ``mask_copies_across`` for items
+    built with explicit locators.
     """
 
     def __init__(

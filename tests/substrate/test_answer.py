@@ -2506,3 +2506,11 @@ def test_a_record_of_the_owner_asked_of_answers_though_another_s_value_names_it(
     assert "dba-team" in answer("Who is the owner of the billing database?", packet)
     # a record names the value asked for by its field, in part ("backup_hours")
     assert "24" in answer("What is the backup interval of the checkout database?", packet)
+
+
+@pytest.mark.parametrize("question", ["What is   for billing?", "Who is \t \t for billing?"])
+def test_a_question_with_no_value_before_its_owner_is_read_without_failing(question: str) -> None:
+    assert quoted(question, "The billing service retries 5 times.") in (
+        "",
+        "The billing service retries 5 times. [1]",
+    )
