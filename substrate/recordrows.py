@@ -22,13 +22,13 @@ _Cells = dict[str, frozenset[str]]
 
 
 def rows_of_other_values(
-    wanted: frozenset[str], items: Sequence[SubstrateItem], value: frozenset[str] = frozenset()
+    wanted: frozenset[str], items: Sequence[SubstrateItem], asked: frozenset[str] = frozenset()
 ) -> frozenset[int]:
     """The positions in ``items`` of the table rows (records of one source with the same
     columns) that give, in a column of which the question's ``wanted`` terms name values, none
     of those values. A row giving one of them ("red or blue widgets") is kept, and a term
     found in two columns names no value of either ("Dana" of a name and a manager column).
-    ``value``: the terms of the value asked for, whose column tells no row apart ("the owner
+    ``asked``: the terms of the value asked for, whose column tells no row apart ("the owner
     of the billing database": an owner named "billing-team" is no other database's)."""
     other: set[int] = set()
     tables = _tables(items)
@@ -49,7 +49,7 @@ def rows_of_other_values(
             if named:
                 kept = zip(rows, values, strict=True)
                 other.update(pos for (pos, _), value in kept if not value & named)
-    return frozenset(other | _lone_rows_of_other_values(wanted, tables, value))
+    return frozenset(other | _lone_rows_of_other_values(wanted, tables, asked))
 
 
 def _cell_names(cell: frozenset[str], wanted: frozenset[str]) -> bool:
@@ -59,19 +59,19 @@ def _cell_names(cell: frozenset[str], wanted: frozenset[str]) -> bool:
 
 
 def _lone_rows_of_other_values(
-    wanted: frozenset[str], tables: dict[_Table, list[tuple[int, _Cells]]], value: frozenset[str]
+    wanted: frozenset[str], tables: dict[_Table, list[tuple[int, _Cells]]], asked: frozenset[str]
 ) -> set[int]:
     """The positions of the records alone in their table (a JSON file of one object) that
     give, in a column the question names ("the retry limit of the billing service":
     ``service``), none of the values the question names there, as the packet's other records
     give them in a column so named ("service: billing" of an incident log): the record of
-    the payments service is of another. A column the ``value`` asked for names is left out."""
+    the payments service is of another. A column the value ``asked`` for names is left out."""
     named: dict[str, set[str]] = {}  # a column the question names -> the values it names
     for rows in tables.values():
         for _, cells in rows:
             for column, cell in cells.items():
                 said = terms(column)  # (an "id" column says no term, and names nothing)
-                if said and said <= wanted and not said & value and _cell_names(cell, wanted):
+                if said and said <= wanted and not said & asked and _cell_names(cell, wanted):
                     named.setdefault(column, set()).update(cell & wanted - said)
     other: set[int] = set()
     for rows in tables.values():
