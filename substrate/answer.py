@@ -350,7 +350,8 @@ def _gathered(
             # it names what it asks about: the search's best come first, then the chain's
             # hops (its seeds are the search's first three: chunks of one long page matching
             # every word may take them all, and leave out the note saying it in a sentence)
-            found = _searched(substrate, lookup, budget, scopes, min_relevance, telemetry)
+            # (not recorded: a call records one retrieval, the chain, then its answer)
+            found = _searched(substrate, lookup, budget, scopes, min_relevance, None)
             first = {item.id for item, _ in found}
             hits = found + [(item, score) for item, score in hits if item.id not in first]
             seeds = found + [(item, score) for item, score in seeds if item.id not in first]

@@ -196,6 +196,12 @@ def test_telemetry_events(shop: Substrate) -> None:
     assert [e.features["action"] for e in reasons] == ["retrieve", "answer"]
     assert reasons[1].choice == "answer"
     assert len(tel.events("context")) == 1
+    # with hops, the chain then the answer, though a question naming what it asks about is
+    # searched for once more
+    chained = Telemetry()
+    answer_from_substrate(shop, QUESTION, Recording(), telemetry=chained, hops=2)
+    actions = [e.features["action"] for e in chained.events("reason")]
+    assert actions == ["multihop", "answer"]
 
 
 def test_answerability_signals() -> None:
