@@ -299,8 +299,17 @@ def text_segments(
     text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
 ) -> list[Segment]:
     """The prose segments of ``text`` (a section, a paragraph): one per chunk."""
+    return [
+        seg for seg, _ in placed_segments(text, first_line, limit, secrets=secrets, section=section)
+    ]
+
+
+def placed_segments(
+    text: str, first_line: int, limit: int, *, secrets: bool, section: str | None = None
+) -> list[tuple[Segment, int]]:
+    """``text_segments``, each with where its text starts in ``text``."""
     chunks = chunk_lines(text, first_line, limit, secrets=secrets)
     return [
-        Segment("text", c.text, section, c.line_start, c.line_end, i, secrets=c.secrets)
+        (Segment("text", c.text, section, c.line_start, c.line_end, i, secrets=c.secrets), c.start)
         for i, c in enumerate(chunks)
     ]

@@ -389,6 +389,25 @@ def test_each_chunk_of_a_long_paragraph_keeps_its_own_links() -> None:
     assert links[-1] == ["/n/notes/projects/b.md"] and not any(links[1:-1])
 
 
+def test_a_chunk_s_links_are_its_own_past_comments_and_copies_in_code_blocks() -> None:
+    from substrate.ingest.formats.context import ParseContext
+    from substrate.ingest.formats.markdown import parse_markdown
+
+    small = ParseContext(80, "/n/t.md", "t.md")
+    filler = "lorem ipsum dolor sit amet, consectetur."
+    # a comment cut into chunks hides its links in each
+    comment = f"# T\n\n<!-- hidden\n\n{filler}\n\nsee [[InComment]] here -->\n\n{filler}\n"
+    # the same words in a code block before do not take the link's place
+    copy = (
+        "# T\n\nIntro of this note is here and long enough.\n\n~~~\nSee [[Other]] now.\n~~~\n\n"
+        "See [[Other]] now.\n"
+    )
+    for text, links in ((comment, []), (copy, ["[[Other]]"])):
+        segments = parse_markdown(text, small).segments
+        assert len(segments) > 1
+        assert [link for seg in segments for link in seg.extra.get(NOTE_LINKS, [])] == links
+
+
 def test_a_wiki_name_in_a_code_block_longer_than_a_chunk_is_no_link(tmp_path: Path) -> None:
     from substrate.audit import audit_shard
 

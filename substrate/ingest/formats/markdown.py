@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from substrate.ingest.chunk import text_segments
+from substrate.ingest.chunk import placed_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
 from substrate.ingest.formats.headings import ANCHOR, heading_text
@@ -103,21 +103,19 @@ class _Doc:
         first = self.line_at(start)
         ctx = self.ctx
         body_text = text[start:end]
-        segments = text_segments(
+        placed = placed_segments(
             body_text, first, ctx.chunk_chars, secrets=ctx.redact, section=section
         )
-        # a chunk may begin inside a code block: its links are read with the section's code
-        # blocks blanked
-        prose = without_fenced_code(body_text) if len(segments) > 1 else body_text
-        at = 0
-        for seg in segments:
-            text_of, at = _prose_of(seg.text, body_text, prose, at)
-            links = note_links(text_of, ctx)
+        # a chunk may begin inside a code block or a comment: its links are read in its own
+        # slice of the section with those blanked
+        prose = without_fenced_code(body_text) if len(placed) > 1 else body_text
+        for seg, at in placed:
+            links = note_links(prose[at : at + len(seg.text)], ctx)
             if links:
                 seg.extra[NOTE_LINKS] = links
             if anchor:
                 seg.extra[ANCHOR] = anchor
-        self.parsed.segments += segments
+        self.parsed.segments += [seg for seg, _ in placed]
 
     def enter(self, level: int, title: str) -> None:
         path = self.path
@@ -126,18 +124,6 @@ class _Doc:
         text, anchor = heading_text(title)
         name = section_title(text)
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
-
-
-def _prose_of(chunk: str, text: str, prose: str, at: int) -> tuple[str, int]:
-    """``chunk`` (cut from ``text`` at ``at`` or after) as ``prose`` (``text`` with its code
-    blocks blanked) has it, and where to look for the next chunk; ``chunk`` itself when it is
-    not found as cut (the chunker changed it)."""
-    if prose is text:
-        return chunk, at
-    found = text.find(chunk, at)
-    if found < 0:
-        return chunk, at
-    return prose[found : found + len(chunk)], found + 1
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:

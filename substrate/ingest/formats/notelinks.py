@@ -35,12 +35,13 @@ _FENCED = (
     r"^[ \t]{0,3}(?P<fence>`{3,}(?![^\n]*`)|~{3,})[^\n]*\n"
     r".*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
 )
-_FENCE = re.compile(_FENCED, re.MULTILINE | re.DOTALL)
+_COMMENT = r"<!--.*?(?:-->|\Z)"  # an HTML comment
+_BLOCKS = re.compile(f"{_FENCED}|{_COMMENT}", re.MULTILINE | re.DOTALL)
 _CODE = re.compile(
     _FENCED
     # a span: between runs of as many backticks, within its paragraph
     + r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
-    + r"|<!--.*?(?:-->|\Z)",  # an HTML comment
+    + f"|{_COMMENT}",
     re.MULTILINE | re.DOTALL,
 )
 # what an embed (``![[a.png]]``) names when it is an image, not a note
@@ -49,12 +50,13 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def without_fenced_code(text: str) -> str:
-    """``text`` with its fenced code blocks blanked, every character but a line break a space:
-    each other character stays where it was. (Spans and comments are left to ``note_links``:
-    they lie within a paragraph, and a chunk cut from this text keeps them whole or cut.)"""
-    if "```" not in text and "~~~" not in text:
+    """``text`` with its fenced code blocks and HTML comments blanked, every character but a
+    line break a space: each other character stays where it was. (Code spans are left to
+    ``note_links``: they lie within a paragraph, and looking for them through a whole section
+    would take time quadratic in a run of backticks.)"""
+    if "```" not in text and "~~~" not in text and "<!--" not in text:
         return text
-    return _FENCE.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
+    return _BLOCKS.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
 
 
 _NOT_A_LINE_BREAK = re.compile(r"[^\n]")
