@@ -162,38 +162,51 @@ _OPENER = {")": "(", "]": "[", "}": "{"}
 # A line break or tab as a string literal escapes it
 _ESCAPED_BREAKS = ("\\n", "\\r", "\\t")
 # Where a value that starts a line of a string literal ends: at white space, a quote, or the
-# next escape
-_LINE_VALUE_END = re.compile(r"[\s\"'`]|\\[nrt]")
+# next escape of a break or a quote (a secret may hold a backslash of its own)
+_LINE_VALUE_END = re.compile(r"[\s\"'`]|\\[nrt\"']")
+# The longest value looked for past the escapes and the indent that open its line
+_LINE_VALUE_CHARS = 256
 
 
 def _past_escaped_breaks(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of an unquoted value, ``text[start:end]``, that starts with escaped line
     breaks (a JSON string's "password:\\nXk9#mQ2!vL"): the first word of the line after
-    them ("password for a user:\\nsudo passwd" gives "sudo")."""
+    them, past its indent ("password for a user:\\nsudo passwd" gives "sudo"). The
+    pattern's own value may stop short of it (at the indent's space), so it is read on."""
     while text.startswith(_ESCAPED_BREAKS, start) or text.startswith((" ", "\t"), start):
         start += 2 if text.startswith("\\", start) else 1
-    stop = _LINE_VALUE_END.search(text, start, end)
-    return start, stop.start() if stop is not None else end
+    limit = max(end, min(len(text), start + _LINE_VALUE_CHARS))
+    stop = _LINE_VALUE_END.search(text, start, limit)
+    return start, stop.start() if stop is not None else limit
 
 
 def _next_line_valid(
     rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
 ) -> bool:
     """A value on the line after its key, an escaped line break between them: a secret only
-    by its own looks, as the key's value would be: not a plain word ("sudo" of "the password
-    for a user:\\nsudo passwd") nor code, and worth reporting for the key."""
+    by its own looks, as a setting's value would be (not a plain word, "sudo" of "the password
+    for a user:\\nsudo passwd", nor code, a version or a note in brackets), and not the
+    command of a command line ("python3 manage.py ...", "aria2c --ftp-user ...")."""
     key = m.groupdict().get("key")
     strength = classify_key(key) if key else None
-    if key is None or strength is None or plain_word(secret) or _code_in_text(secret):
+    if key is None or strength is None or not _a_setting_s_value(secret, secret):
         return False
-    after = _NEXT_WORD.match(text, m.start(group) + m.group(group).find(secret) + len(secret))
-    if after is not None and after.group(1).startswith(("-", "{{")):
-        return False  # "... and password:\naria2c --ftp-user ...": a command, then its options
+    after = _NEXT_WORD.match(text, text.find(secret, m.start(group)) + len(secret))
+    if (
+        _COMMAND_NAME.fullmatch(secret)
+        and after is not None
+        and _FIRST_ARGUMENT.match(after.group(1))
+    ):
+        return False
     return worth_reporting(secret, strength=strength, quoted=False, key=key, assigned=True)
 
 
 # The word after a value on its line, up to a quote or an escape
 _NEXT_WORD = re.compile(r"[ \t]+([^\s\"'`\\]+)")
+# What a command is named ("python3", "sha256sum", "aria2c"), and how its first argument
+# opens: an option, a template's field, or a path or file name
+_COMMAND_NAME = re.compile(r"[a-z][a-z0-9._+-]*")
+_FIRST_ARGUMENT = re.compile(r"-|\{\{|[^\s]*[/.]")
 
 
 def _trim_unquoted(value: str) -> str:

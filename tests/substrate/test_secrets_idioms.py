@@ -117,9 +117,13 @@ def _masked(path: str, text: str, secret: str) -> bool:
         ("runbook.md", "password = `--{}`"),
         ("runbook.md", "password = `Tr0ub\\d{}`"),  # as a pattern's class would
         ("appsettings.json", '{{"Smtp:Password": "{}"}}'),  # a .NET setting's section
-        # on the line after its key, in a string literal (an escaped line break between)
+        # on the line after its key, in a string literal (an escaped line break between),
+        # indented, before an escaped quote or a dash
         ("events.jsonl", '{{"msg": "login ok, password:\\n{} sent"}}'),
         ("app.log", "password=\\r\\n{}"),
+        ("events.jsonl", '{{"msg": "password:\\n  {}"}}'),
+        ("events.jsonl", '{{"a": "password:\\n{0}\\" end", "b": "{0}"}}'),
+        ("notes.jsonl", '{{"note": "wifi password:\\n{} - ask Bob"}}'),
     ],
 )
 def test_a_password_so_written_is_found_and_masked(path: str, line: str) -> None:
@@ -250,6 +254,11 @@ def test_only_the_password_is_masked() -> None:
         # a label ending a line of a JSON string: the escaped line break, then the next line
         ("tldr.jsonl", '{"text": "Change the password for a user:\\nsudo passwd {{name}}"}'),
         ("tldr.jsonl", '{"text": "Set the API key:\\nexport FOO=1"}'),
+        # the next line is a command, a version or a note
+        ("faq.jsonl", '{"a": "To reset the password:\\npython3 manage.py changepassword"}'),
+        ("faq.jsonl", '{"a": "The password:\\nsha256sum file.txt | head"}'),
+        ("faq.jsonl", '{"a": "password:\\n(none)"}'),
+        ("faq.jsonl", '{"a": "password:\\nv1.2.3"}'),
     ],
 )
 def test_what_only_looks_like_one_is_not_reported(path: str, text: str) -> None:
