@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from substrate.alternatives import alternatives_named
+from substrate.antonyms import prefixed_opposites
 from substrate.bridging import before_description
+from substrate.claims import AUXILIARIES
 from substrate.context import ContextPacket
 from substrate.context.compress import is_heading, sentences, terms
 from substrate.designators import designators, numbered_terms
@@ -84,8 +86,11 @@ class Asked:
     # "The VPN gateway is vpn.example.net." says what "What is the VPN gateway?" asks
     stated: re.Pattern[str] | None
     task: frozenset[str]  # "uninstall" of "How do I uninstall ...?": what is to be done
-    # "Is the cache independent of ...?": a sentence saying the opposite answers it too
-    polar: bool
+    # the terms of each word of the question, and of its opposites by a prefix ("uninstall":
+    # "install"): a sentence saying the second and not the first answers something else;
+    # none for a question answered yes or no ("Is the cache independent of ...?"), which
+    # a sentence saying the opposite answers too
+    opposed: tuple[tuple[frozenset[str], frozenset[str]], ...]
     owned: re.Pattern[str] | None  # "Dana's manager": not "Dana is the release manager"
     about: frozenset[str]
     owns: bool  # "own" says no term: a tie's decider
@@ -151,7 +156,7 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         defined=defined_term(question),
         stated=_statement_of(question),
         task=_task_of(question),
-        polar=_POLAR.match(question) is not None,
+        opposed=() if _POLAR.match(question) else _opposites(question),
         owned=_possessed(question),
         about=needed - subject if subject else frozenset(),
         owns=_owning_asked(question),
@@ -160,11 +165,18 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
 
 
 # A question answered yes or no: it opens with an auxiliary ("Is ...?", "Does ...?")
-_POLAR = re.compile(
-    r"\s*(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|"
-    r"may|might)\b",
-    re.IGNORECASE,
-)
+_POLAR = re.compile(rf"\s*(?:{AUXILIARIES})\b", re.IGNORECASE)
+
+
+def _opposites(question: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """``Asked.opposed`` of ``question``: its words (letters only) that have an opposite by a
+    prefix, as terms, each with its opposites' terms."""
+    pairs = []
+    for word in dict.fromkeys(_WORD.findall(question.lower())):
+        opposites = prefixed_opposites(word) if word.isalpha() else frozenset()
+        if opposites and terms(word):
+            pairs.append((terms(word), terms(" ".join(opposites))))
+    return tuple(pairs)
 
 
 # "How do I uninstall ...?", "How to rotate ...?": the verb of the task asked about

@@ -50,10 +50,11 @@ def _states_nothing(sentence: str) -> bool:
 
 # A heading of this many words or more states something ("## Secrets moved to Vault")
 HEADING_CLAIM_WORDS = 4
-_ASKS = re.compile(
-    r"(?i)\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can"
-    r"|could|should|would|will|shall|may|have|has|had)\b"
+# The words that open a question answered yes or no ("Is ...?", "Does ...?")
+AUXILIARIES = (
+    "is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might"
 )
+_ASKS = re.compile(rf"(?i)\s*(?:what|which|who|whom|whose|when|where|why|how|{AUXILIARIES})\b")
 # "..., right?", "..., isn't it?": a statement, asked to be confirmed
 _TAGGED_QUESTION = re.compile(
     r"(?i),\s*(?:right|correct|true|no|yes|ok|okay|isn't it|aren't they|don't we|didn't we"

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from substrate.alternatives import names_other_alternative
-from substrate.antonyms import prefixed_opposites
 from substrate.asked import WH_WORDS, Asked, alike, read_question, subject_of
 from substrate.bridging import (
     Quotable,
@@ -247,16 +246,11 @@ def _candidates(asked: Asked, packet: ContextPacket) -> list[Quotable]:
     return candidates
 
 
-def _says_the_opposite(words: frozenset[str], said: str) -> bool:
-    """Whether ``said`` leaves out a word of the question (``words``: lower case, as written)
-    and says its opposite by a prefix, in any form ("installed" for "uninstall", "enabled" for
-    "disabled")."""
+def _says_the_opposite(opposed: Sequence[tuple[frozenset[str], frozenset[str]]], said: str) -> bool:
+    """Whether ``said`` leaves out a word of the question and says its opposite by a prefix,
+    in any form ("installed" for "uninstall", "enabled" for "disabled"): ``Asked.opposed``."""
     stems = terms(said)
-    for word in words:
-        opposites = prefixed_opposites(word) if word.isalpha() else ()
-        if opposites and not terms(word) <= stems and terms(" ".join(opposites)) & stems:
-            return True
-    return False
+    return any(not word <= stems and opposites & stems for word, opposites in opposed)
 
 
 def _says_value_and_owner(
@@ -333,7 +327,7 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
         return None  # the billing service's outage, or another's retry limit
     if asked.year is not None and leaves_out(asked.year, sentence):
         return None
-    if not asked.polar and _says_the_opposite(asked.words, said):
+    if asked.opposed and _says_the_opposite(asked.opposed, said):
         return None  # "To install a Python version ..." of how to uninstall one
     # (a procedure's step is the list's, which a label or heading names: "**Removing a user**")
     if asked.task and not is_step(sentence) and not asked.task <= terms(said) | headed:

@@ -48,7 +48,7 @@ def test_a_question_or_a_short_heading_is_no_claim() -> None:
     text = (
         '## Deploys\n\nIs shipping free? Deploys run daily. Was it "done"?\n# Ports 8443\n'
         "We use LaunchDarkly, right?\n## Secrets were moved to Vault\n"
-        'The FAQ answers "Why Kafka?"\n'
+        'The FAQ answers "Why Kafka?"\nMust we deploy on Fridays, ok?\n'
     )
     assert sentence_claims(text) == [
         "Deploys run daily.",
@@ -61,6 +61,7 @@ def test_a_question_or_a_short_heading_is_no_claim() -> None:
         "Is shipping free?",
         'Was it "done"?',
         "# Ports 8443",
+        "Must we deploy on Fridays, ok?",  # a question that asks, "ok?" tagged on or not
     ]
 
 
