@@ -284,11 +284,13 @@ def _gated(
         done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
     )
     amends: list[Callable[[SubstrateItem], None]] = []
+    built: list[SubstrateItem] | None = None  # the log lines of ``done`` decoded, once
     if builder.secrets and len(done.encoded or done.items) > 1:
         # a secret the gate found in one item may stand bare in another: masked in all (rare:
         # files with secrets in more than one item); counted in what was stored: a password
         # given with its key five times is masked there, and is no word of the file's
-        copies = copies_across(builder.secrets, _stored_texts(done))
+        built = _items_of(done)
+        copies = copies_across(builder.secrets, "\n".join(item.text for item in built))
         if copies is not None:
             amends.append(builder.masking_copies(copies, COMPUTED_PROVENANCE))
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
@@ -301,31 +303,27 @@ def _gated(
         done.digest = ""
         amends.append(lambda item: withhold_hash(item.provenance))
     if amends:
-        _amend(done, amends)
+        _amend(done, amends, _items_of(done) if built is None else built)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
 
 
-def _stored_texts(done: Prepared) -> str:
-    """The texts of the items built, with the secrets the gate found masked."""
-    if done.items:
-        return "\n".join(item.text for item in done.items)
-    return "\n".join(decode(line).text for _, line in done.encoded or ())
+def _items_of(done: Prepared) -> list[SubstrateItem]:
+    """The items built, decoded when they are kept as log lines (rare: files with secrets, or
+    rows the gate refused)."""
+    return done.items or [decode(line) for _, line in done.encoded or ()]
 
 
-def _amend(done: Prepared, amends: list[Callable[[SubstrateItem], None]]) -> None:
-    """Apply each of ``amends`` to every item of ``done``, in order; items kept as log lines
-    are decoded and encoded again, once (rare: files with secrets, or rows the gate
-    refused)."""
-    for item in done.items:
+def _amend(
+    done: Prepared, amends: list[Callable[[SubstrateItem], None]], items: list[SubstrateItem]
+) -> None:
+    """Apply each of ``amends`` to every one of ``items`` (``_items_of(done)``), in order;
+    items kept as log lines are encoded again."""
+    for item in items:
         for amend in amends:
             amend(item)
     if done.encoded:
-        items = [decode(line) for _, line in done.encoded]
-        for item in items:
-            for amend in amends:
-                amend(item)
         done.encoded = [(item.id, encode(item)) for item in items]
 
 
