@@ -39,7 +39,15 @@ from substrate.derived import END_FILE, INDEX_DIR, LOG_FILE
 from substrate.errors import CorruptShardError, ShardError, ShardFormatError
 from substrate.item import record_problem
 from substrate.locking import exclusive_lock
-from substrate.logend import LEGACY, Note, note_end, noted_end, read_note, refuse_lost_commits
+from substrate.logend import (
+    LEGACY,
+    Note,
+    as_noted,
+    note_end,
+    noted_end,
+    read_note,
+    refuse_lost_commits,
+)
 from substrate.replacing import remove_abandoned_temporaries, replacing, sync_name
 
 log = logging.getLogger(__name__)
@@ -569,6 +577,30 @@ class LogFile:
         the loss for good (caller holds the lock)."""
         head = self.header()
         refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
+
+    def refuse_damage_before_a_write(self) -> None:
+        """Raise as a write would for a log that lost committed lines or holds one that no
+        longer parses (``refuse_lost_commits``), for a writer that may end up writing nothing
+        (an ingest of an unchanged tree): a hand edit must not be passed over as sound.
+
+        The log is parsed only when it was written to since the last writer's note; found
+        sound, it is noted again (unless a writer holds the lock), so that the next check
+        costs a stat again.
+        """
+        head = self.header()
+        state, generation = self.tail_state(head), self.generation(head)
+        state = refuse_lost_commits(self, state, generation, writing=True)
+        if not state.committed_end or state.uncommitted_bytes:
+            return  # nothing committed, or a torn write the next append cuts off
+        if as_noted(self, read_note(self.end_path), generation, state):
+            return
+        try:
+            with exclusive_lock(self.lock_path, wait=False):
+                head = self.header()
+                if self.generation(head) == generation and self.tail_state(head) == state:
+                    note_end(self.end_path, generation, state.committed_end, _mtime_ns(self.path))
+        except ShardError:  # held by a writer, whose note follows; or the lock is unreadable
+            pass
 
     def replace_with(
         self, lines: Iterable[bytes], *, read_size: int | None = None

@@ -187,7 +187,7 @@ def refuse_lost_commits(
             commit, though commits into it were noted.
         CorruptShardError: the log ends inside a batch that was committed; or, on the way to a
             write, a committed line does not parse, the log having been written to since the
-            last writer's note (``_as_noted``).
+            last writer's note (``as_noted``).
     """
     path, folder = log_file.path, log_file.end_path.parent
     noted = read_note(log_file.end_path)
@@ -244,12 +244,12 @@ def refuse_lost_commits(
             "a write; the file cut short; lines removed or shortened by hand); restore it from "
             f"a backup, or remove {log_file.end_path} to go on writing to the log as it is"
         )
-    if writing and state.committed_end and not _as_noted(log_file, noted, generation, state):
+    if writing and state.committed_end and not as_noted(log_file, noted, generation, state):
         _refuse_corrupt_lines(log_file, state.committed_end)
     return state
 
 
-def _as_noted(log_file: LogFile, noted: Note | None, generation: str, state: TailState) -> bool:
+def as_noted(log_file: LogFile, noted: Note | None, generation: str, state: TailState) -> bool:
     """Whether the log is as the last writer left it: of the generation, size and modification
     time it noted after its commit. Only then may a writer trust the lines before the tail it
     read, without parsing them."""

@@ -226,7 +226,14 @@ class SourceCache:
     @classmethod
     def open(cls, substrate: Substrate, scope: str) -> SourceCache:
         """The cache of ``substrate`` for ingesting into ``scope``, caught up with its log (see
-        the module docstring)."""
+        the module docstring).
+
+        Raises:
+            ShardError: the log lost committed lines, or one no longer parses (an unchanged
+                tree writes nothing, and would otherwise pass that over).
+        """
+        if substrate.root is not None:
+            LogFile(substrate.root).refuse_damage_before_a_write()
         current = committed_watermark(substrate)
         if substrate.root is None:
             cache = cls(substrate, None, current, scope)

@@ -1365,3 +1365,32 @@ def test_files_read_again_only_for_other_options_are_counted(tree: Path, shard: 
     again = ingest_path(Substrate(shard), tree, tags=["work"])
     assert again.files_unchanged == 3 and again.files_reoptioned == 0
     assert ingest_path(Substrate(shard), tree, tags=["work"], rehash=True).files_reoptioned == 0
+
+
+def test_an_unchanged_tree_refuses_a_log_line_damaged_by_hand_and_a_mended_log_is_trusted_again(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing to write, the ingest reads no line of the log: only its modification time,
+    # other than the last writer noted, tells of the edit (a byte of the same length changed).
+    from substrate.errors import CorruptShardError
+    from substrate.logend import read_note
+
+    ingest_path(Substrate(shard), tree)
+    log_path = shard / "items.jsonl"
+    sound = log_path.read_bytes()
+    damaged = bytearray(sound)
+    damaged[sound.index(b"\n") + 5] = ord("#")  # the first item's line
+    log_path.write_bytes(bytes(damaged))
+    with pytest.raises(CorruptShardError, match=r"items\.jsonl:2"):
+        ingest_path(Substrate(shard), tree)
+
+    log_path.write_bytes(sound)  # mended: sound, but written since the note
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+    note = read_note(shard / "index" / "log-end.json")
+    assert note is not None and note.mtime_ns == log_path.stat().st_mtime_ns
+
+    def unread(*args: Any) -> Any:
+        raise AssertionError("a log as its last writer noted it was parsed")
+
+    monkeypatch.setattr("substrate.logend._refuse_corrupt_lines", unread)
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
