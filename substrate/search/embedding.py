@@ -23,7 +23,9 @@ from substrate.search.strings import PackedStrings
 
 log = logging.getLogger(__name__)
 
-_PROJECT_BLOCK = 1 << 20  # postings projected per numpy pass (bounds the temporary matrix)
+# Up to this many postings, documents are projected with numpy alone (importing scipy costs
+# more than that); beyond, by a sparse product, which builds no (postings x dim) temporary.
+_DENSE_PROJECT_POSTINGS = 1 << 16
 # Up to this many cells (documents x terms: 32 MB) and Gram-matrix multiply-adds, the TF-IDF
 # matrix is decomposed dense (well under a second), not by scikit-learn.
 DENSE_SVD_CELLS = 4_000_000
@@ -93,33 +95,37 @@ class EmbeddingModel:
 
         Documents with no term known to the model get a zero vector (cosine 0 to anything).
         """
-        remap = self.remap(counts.terms)
-        n = counts.n_docs
-        out = np.zeros((n, self.dim), dtype=np.float32)
-        start = 0
-        while start < n:
-            stop = _block_end(counts.indptr, start, n)
-            lo, hi = int(counts.indptr[start]), int(counts.indptr[stop])
-            ids = remap[counts.indices[lo:hi]]
-            known = ids >= 0
-            rows = np.repeat(np.arange(start, stop), np.diff(counts.indptr[start : stop + 1]))
-            rows, ids = rows[known], ids[known]
-            weight = np.log1p(counts.counts[lo:hi][known].astype(np.float32)) * self.idf[ids]
-            if ids.shape[0]:
-                contrib = self.components[ids] * weight[:, None]
-                # rows ascend, so each row's postings are one contiguous run.
-                firsts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-                out[rows[firsts]] = np.add.reduceat(contrib, firsts, axis=0)
-            start = stop
+        ids = self.remap(counts.terms)[counts.indices]
+        known = ids >= 0
+        ids = ids[known]
+        weight = np.log1p(counts.counts[known].astype(np.float32)) * self.idf[ids]
+        # where each document's postings of known terms start
+        indptr = np.concatenate(([0], np.cumsum(known)))[counts.indptr]
+        if ids.shape[0] <= _DENSE_PROJECT_POSTINGS:
+            out = _summed_rows(indptr, ids, weight, self.components)
+        else:
+            from scipy import sparse  # index-time only
+
+            shape = (counts.n_docs, self.components.shape[0])
+            matrix = sparse.csr_matrix((weight, ids, indptr), shape=shape)
+            out = np.asarray(matrix @ self.components, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1)
         np.divide(out, norms[:, None], out=out, where=norms[:, None] > 0)
         return out
 
 
-def _block_end(indptr: np.ndarray, start: int, n: int) -> int:
-    target = indptr[start] + _PROJECT_BLOCK
-    stop = int(np.searchsorted(indptr, target, side="right")) - 1
-    return min(n, max(stop, start + 1))
+def _summed_rows(
+    indptr: np.ndarray, ids: np.ndarray, weight: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """Per document, the sum of its terms' ``rows``, weighted (with numpy alone)."""
+    n_docs = indptr.shape[0] - 1
+    out = np.zeros((n_docs, rows.shape[1]), dtype=np.float32)
+    if ids.shape[0]:
+        docs = np.repeat(np.arange(n_docs), np.diff(indptr))
+        # docs ascend, so each document's postings are one contiguous run
+        firsts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
+        out[docs[firsts]] = np.add.reduceat(rows[ids] * weight[:, None], firsts, axis=0)
+    return out
 
 
 def fit_model(counts: Counts, params: SearchParams) -> EmbeddingModel | None:

@@ -96,6 +96,23 @@ def test_documents_without_known_terms_get_zero_vectors() -> None:
     assert vectors[2].any()
 
 
+def test_a_large_corpus_is_projected_by_a_sparse_product_to_the_same_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    an = Analyzer()
+    model = fit_model(count_texts(an, corpus()), DEFAULT_PARAMS)
+    assert model is not None
+    # documents without a known term (first, in the middle, last) keep the rows in step
+    texts = ["zzz", *corpus(40, seed=9), "", "qqq g1w3", texts_of_group_zero(), ""]
+    counts = count_texts(an, texts)
+    with_numpy = model.project(counts)
+    monkeypatch.setattr("substrate.search.embedding._DENSE_PROJECT_POSTINGS", 0)
+    sparse = model.project(counts)
+    assert sparse.dtype == np.float32 and sparse.shape == with_numpy.shape
+    assert np.allclose(sparse, with_numpy, atol=1e-6)
+    assert not sparse[0].any() and not sparse[41].any() and sparse[42].any()
+
+
 def texts_of_group_zero() -> str:
     return " ".join(f"g0w{j}" for j in range(5))
 
