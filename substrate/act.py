@@ -23,7 +23,7 @@ from substrate.answer import (
     unmentioned_weight,
 )
 from substrate.context.compress import truncate
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, scope_set
 from substrate.retrieval import retrieve
 from substrate.search.filters import SearchFilters
 from substrate.secrets import masked_repr, safe_text
@@ -311,7 +311,7 @@ def retrieve_action(
     not evidence; pass 0.0 to keep every hit.
     """
     floor = DEFAULT_MIN_RELEVANCE if min_score is None else min_score
-    visible = frozenset(scopes) if scopes is not None else None
+    visible = scope_set(scopes)
 
     def run(question: str) -> list[Fragment]:
         found = retrieve(substrate, question, k=k, scope=scope, scopes=visible, min_score=floor)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.derived import END_FILE
-from substrate.errors import CorruptShardError
+from substrate.errors import CorruptShardError, scope_set
 from substrate.lineage import audit_substrate
 from substrate.logend import HEADER_LOST, OLDER_COPY
 from substrate.secrets import safe_text
@@ -207,7 +207,7 @@ def _notes_section(
     from substrate.notelinks import note_link_targets, root_of, unresolved_links
     from substrate.retrieval import lines_of, shown_source
 
-    allowed = frozenset(scopes) if scopes is not None else None
+    allowed = scope_set(scopes)
     linking = [
         item for item in substrate.iter_items(scope=scope, scopes=scopes) if note_link_targets(item)
     ]

@@ -6,6 +6,8 @@ subclass to a message and an exit code in one place (``mixle_cli.errors``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class SubstrateError(Exception):
     """Base class of every error the library raises on purpose."""
@@ -49,6 +51,19 @@ class ShardFormatError(ShardError):
 
 class AccessDeniedError(SubstrateError, PermissionError):
     """The caller may not perform this action (not an approver, another team's item)."""
+
+
+def scope_set(scopes: Iterable[str] | None) -> frozenset[str] | None:
+    """The scopes a reader may read, as a set (None: every scope). One string given for them
+    is refused: its letters, or its substrings to ``in``, would stand for scope names."""
+    if scopes is None:
+        return None
+    if isinstance(scopes, (str, bytes)):
+        raise InvalidInputError(
+            "scopes is a collection of scope names, not one string (scopes={'team'}, or "
+            "scope='team' where the call takes one)"
+        )
+    return frozenset(scopes)
 
 
 def require_text(value: object, what: str) -> None:

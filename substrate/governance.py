@@ -24,7 +24,13 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, ShardError
+from substrate.errors import (
+    AccessDeniedError,
+    InvalidInputError,
+    NotFoundError,
+    ShardError,
+    scope_set,
+)
 from substrate.gate import refuse_unfit_names
 from substrate.secrets import safe_repr
 from substrate.settings import Settings
@@ -134,6 +140,7 @@ def require_readable(
     Raises:
         AccessDeniedError: ``scope`` is not among ``scopes``.
     """
+    scopes = scope_set(scopes)
     if scopes is None or scope in scopes:
         return
     who = safe_repr(team) if team is not None else "this reader"

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, scope_set
 from substrate.item import SubstrateItem
 from substrate.spaces import visible_item
 
@@ -84,6 +84,7 @@ def verify_lineage(
     """
     if not isinstance(item_id, str):
         raise InvalidInputError(f"an item id is a string, not {type(item_id).__name__}")
+    scopes = scope_set(scopes)
     root = visible_item(substrate, item_id, scopes)
     if root is None:
         return LineageReport(item_id, False, 0, [item_id], 0, 0)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, scope_set
 from substrate.gate import refuse_unfit_names
 from substrate.governance import (
     APPROVED,
@@ -286,6 +286,7 @@ def approve(
             approve for the proposed scope, or the item changed since it was proposed.
         InvalidInputError: (strict) ``to`` differs from the proposed scope.
     """
+    scopes = scope_set(scopes)  # one string is refused, strict or not
     try:
         if to is not None:
             require_readable(to, scopes, team=team, action="approve")
@@ -342,6 +343,7 @@ def reject(
         AccessDeniedError: (strict) the caller cannot read the proposed scope, or ``by`` may
             not approve for it.
     """
+    scopes = scope_set(scopes)  # one string is refused, strict or not
     try:
         item, proposal = _pending_proposal(substrate, item_id, scopes)
         target = str(proposal.get("to"))

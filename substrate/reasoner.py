@@ -14,7 +14,7 @@ from substrate.act import (
     investigate,
     retrieve_action,
 )
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, scope_set
 from substrate.factuality import check_factuality
 from substrate.telemetry import Recorder
 
@@ -57,7 +57,7 @@ class Reasoner:
         self.budget_cost = budget_cost
         self.min_confidence = min_confidence
         self.scorer = scorer
-        self.scopes = frozenset(scopes) if scopes is not None else None
+        self.scopes = scope_set(scopes)
         self.telemetry = telemetry
         self._actions: list[Action] = []
         if substrate is not None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError, require_text
+from substrate.errors import InvalidInputError, require_text, scope_set
 from substrate.item import MODALITIES, SubstrateItem
 from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
@@ -52,7 +52,7 @@ def merge_scopes(scope: str | None, scopes: Iterable[str] | None) -> frozenset[s
     """The scopes a call may read: ``scopes`` narrowed to ``scope``; None means every scope."""
     if scopes is None:
         return None if scope is None else frozenset([scope])
-    allowed = frozenset(scopes)
+    allowed = scope_set(scopes) or frozenset()
     return allowed & {scope} if scope is not None else allowed
 
 

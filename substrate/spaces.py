@@ -14,7 +14,7 @@ import time
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, scope_set
 from substrate.gate import admit, refuse_unfit_names
 from substrate.governance import (
     authorize_moving_out,
@@ -62,6 +62,7 @@ def visible_item(
     The stored object, to be changed: its links may name items the reader cannot see. What is
     shown to the reader goes through ``visibility.reader_view`` (as ``Space.get`` does).
     """
+    scopes = scope_set(scopes)
     item = substrate.get(item_id)
     if item is None or (scopes is not None and item.scope not in scopes):
         return None
@@ -387,6 +388,7 @@ def _repoint_links(
     directly (``authorize_write``). Other links to ``old`` are left to dangle, as after
     ``remove``: a merge changes nothing the merger could not change itself. Those the merger
     can read (in a scope with approvers) are counted in a warning."""
+    scopes = scope_set(scopes)
     writable: dict[str, bool] = {}
 
     def may_change(scope: str) -> bool:

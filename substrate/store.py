@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.catalog import StaleCatalogError
 from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
-from substrate.errors import CorruptShardError, InvalidInputError, MissingShardError, ShardError
+from substrate.errors import (
+    CorruptShardError,
+    InvalidInputError,
+    MissingShardError,
+    ShardError,
+    scope_set,
+)
 from substrate.item import SubstrateItem
 from substrate.itemline import encode, put_problem
 from substrate.locking import exclusive_lock
@@ -372,9 +378,9 @@ class Substrate:
         With ``keep=False`` items not already handed out are not retained, so iterating a large
         shard runs in bounded memory; mutate such an item only through ``put``.
         """
-        allowed = set(scopes) if scopes is not None else None
+        allowed = scope_set(scopes)
         if scope is not None:
-            allowed = {scope} if allowed is None else allowed & {scope}
+            allowed = frozenset([scope]) if allowed is None else allowed & {scope}
 
         def wanted(k: Any, s: Any) -> bool:
             return (kind is None or k == kind) and (allowed is None or s in allowed)

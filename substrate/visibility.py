@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError, ShardError
+from substrate.errors import InvalidInputError, ShardError, scope_set
 from substrate.item import SubstrateItem
 from substrate.settings import Settings
 
@@ -186,6 +186,8 @@ def visible_history(
 
 
 def _visibility(substrate: Substrate, scopes: Collection[str]) -> Callable[[object], bool]:
+    scopes = scope_set(scopes) or frozenset()
+
     def visible(item_id: object) -> bool:
         if not isinstance(item_id, str):
             return False

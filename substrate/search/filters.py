@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, scope_set
 from substrate.item import SubstrateItem
 
 
@@ -45,9 +45,7 @@ class SearchFilters:
 
     def __post_init__(self) -> None:
         if self.scopes is not None and not isinstance(self.scopes, frozenset):
-            if isinstance(self.scopes, str):
-                raise InvalidInputError("scopes must be a set of scope names, not one string")
-            object.__setattr__(self, "scopes", frozenset(self.scopes))
+            object.__setattr__(self, "scopes", scope_set(self.scopes))
         if isinstance(self.tags, str):
             raise InvalidInputError("tags must be a sequence of tag names, not one string")
         object.__setattr__(self, "tags", tuple(str(t) for t in self.tags))
