@@ -474,8 +474,9 @@ class LogFile:
             self._write_at(state.committed_end, _pieces(prefix, lines, commit), state)
             if state.uncommitted_bytes:
                 log.warning(
-                    "%s: discarded %d bytes of an unfinished write (a crash or interrupted "
-                    "write); no committed item was affected",
+                    "%s: discarded %d bytes after the last commit line, which a write that "
+                    "did not finish leaves (a crash, Ctrl-C, a full disk); nothing the shard "
+                    "noted as committed was among them",
                     self.path,
                     state.uncommitted_bytes,
                 )

@@ -219,9 +219,12 @@ class IngestSession:
                             substrate.reload_settings()
                             self.authorize()
                     except LockBusy:
-                        self.unsaid("another process was writing to the shard")
                         if wait:  # waited as long as it may (``wait_for_locks_at_most``)
+                            self.unsaid("another process was writing to the shard")
                             raise
+                        # an interrupted run on its way out: nothing of these files is
+                        # stored, as of the files after them, and a rerun reads them all
+                        self.unsaid("", reached=False)
                         return
                     except (OSError, ShardError) as exc:  # a lock file that cannot be opened
                         self.unsaid(getattr(exc, "strerror", None) or str(exc))
@@ -283,9 +286,10 @@ class IngestSession:
         self.record_pending()
         return True
 
-    def unsaid(self, why: str) -> None:
+    def unsaid(self, why: str, *, reached: bool = True) -> None:
         """Take back what the report told of the queued changes, which could not be saved:
-        their files failed, and their items were neither added nor removed."""
+        their files failed (``why``), or, not ``reached``, are told as the files a run stopped
+        early did not reach; their items were neither added nor removed."""
         report = self.report
         lost: set[str] = set()
         for change in self.pending:
@@ -298,6 +302,8 @@ class IngestSession:
                 report.items_removed -= told.items_removed
                 told.items_added = told.items_rewritten = told.items_removed = 0
                 told.status, told.reason = status.FAILED, f"not saved: {why}"
+                if not reached:
+                    report.files.remove(told)
         report.ids = [item_id for item_id in report.ids if item_id not in lost]
         self.pending.clear()  # told as failed: a later save must not store them after all
         self.pending_items = 0

@@ -550,3 +550,32 @@ def test_a_file_that_grows_past_the_size_limit_after_the_walk_is_not_read_on(
     assert report.files_failed == 1 and not report.ids
     assert "grew past the size limit (1000 bytes)" in report.files[0].reason
     assert len(store) == 0
+
+
+def test_files_of_a_run_interrupted_while_waiting_for_the_lock_are_not_reached_not_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nothing of them is stored, as of the files a Ctrl-C keeps a run from reaching; told as
+    # failed, a script would look for something wrong with them
+    from contextlib import contextmanager
+
+    from substrate.locking import LockBusy
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in "abc":
+        _write(tree / f"{name}.md", f"# {name}\n\nnote {name}\n")
+
+    @contextmanager
+    def held_by_another(self: Substrate, *, wait: bool = True) -> Any:
+        if wait:
+            raise KeyboardInterrupt  # while waiting for it
+        raise LockBusy("held by another writer")
+        yield
+
+    monkeypatch.setattr(Substrate, "writer_lock", held_by_another)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_path(Substrate(tmp_path / "shard"), tree, report=report)
+    assert report.interrupted and report.files_scanned == report.files_not_reached == 3
+    assert report.files == [] and report.items_added == 0 and report.ids == []
