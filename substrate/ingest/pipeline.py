@@ -269,15 +269,17 @@ def ingest_path(
             )
         else:
             prepared = run.prepare_here(chain(first, tickets))
-        stopped = False
+        stopped = cancelled
         with closing(prepared):  # stops the workers however the loop ends
-            for ticket, result in prepared:
-                if cancel is not None and cancel.is_set():
-                    stopped = True
-                    break
+            for ticket, result in () if cancelled else prepared:
+                # a file read while the stop came is kept: it stops the run after the file
+                # at hand, which may have been a long one to read
                 run.apply(ticket, result)
                 run.files_done += 1
                 run.tick()
+                if cancel is not None and cancel.is_set():
+                    stopped = True
+                    break
         run.record_waiting()
         if stopped or not run.walked_all:
             report.cancelled = True

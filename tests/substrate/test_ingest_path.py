@@ -720,3 +720,24 @@ def test_items_count_the_lines_the_parser_and_the_gate_rejected(
     report = ingest_path(store, tmp_path / "rows.jsonl", jobs=1)
     assert [issue.line for issue in report.issues] == [2, 3]
     assert [item.provenance["rejected_lines"] for item in store.all()] == [2, 2]
+
+
+def test_a_file_read_while_the_run_is_cancelled_is_kept(
+    notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a SIGTERM during a long file waited for it, then stored nothing of it
+    from substrate.ingest import session
+
+    cancel = threading.Event()
+    real = session.prepare_many
+
+    def stopped_meanwhile(*args: Any, **kw: Any) -> Any:
+        done = real(*args, **kw)
+        cancel.set()
+        return done
+
+    monkeypatch.setattr(session, "prepare_many", stopped_meanwhile)
+    store = Substrate()
+    report = ingest_path(store, notes / "readme.txt", cancel=cancel)
+    assert report.cancelled and report.files_added == 1 and report.files_not_reached == 0
+    assert {i.provenance["source"] for i in store.iter_items()} == {"readme.txt"}
