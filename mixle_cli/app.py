@@ -28,6 +28,7 @@ from mixle_cli.errors import (
     USAGE,
     classify,
     guarded,
+    refuse_when_run,
     silence_output,
 )
 from mixle_cli.hookargs import files_named_like_options
@@ -110,14 +111,21 @@ def main_options(
     if shard is not None and not shard.strip():
         # an unset variable in a script ("--shard $DIR") must not fall back to another shard
         raise typer.BadParameter("the shard path is empty", param_hint="--shard")
-    if shard is None and os.environ.get("MIXLE_SHARD") == "":  # (click reads it as unset)
-        raise typer.BadParameter(  # named as the variable: no --shard was given
-            "it is set but empty; unset it to use the default shard", param_hint="MIXLE_SHARD"
-        )
     if wait is not None and not wait < math.inf:  # (click's range lets inf and nan through)
         raise typer.BadParameter("give a number of seconds", param_hint="--wait")
-    if wait is None:
-        wait = _wait_from_environment()
+    refuse_when_run(None)
+    try:
+        if shard is None and os.environ.get("MIXLE_SHARD") == "":  # (click reads it as unset)
+            raise typer.BadParameter(  # named as the variable: no --shard was given
+                "it is set but empty; unset it to use the default shard",
+                param_hint="MIXLE_SHARD",
+            )
+        if wait is None:
+            wait = _wait_from_environment()
+    except typer.BadParameter as exc:
+        # refused when the command runs: its --help, asked for with the variable set so, is
+        # still shown (the command's options are parsed after this)
+        refuse_when_run(exc)
     from substrate.locking import wait_for_locks_at_most
 
     wait_for_locks_at_most(wait)

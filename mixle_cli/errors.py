@@ -155,11 +155,22 @@ def _running() -> None:
         signal.signal(signal.SIGINT, _ctrl_c_when_running.pop())
 
 
+_refused: list[typer.BadParameter] = []  # the environment's fault, told when the command runs
+
+
+def refuse_when_run(error: typer.BadParameter | None) -> None:
+    """Have the command about to run (not its ``--help``) refused with ``error`` (None: not
+    refused)."""
+    _refused[:] = [] if error is None else [error]
+
+
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a command, mapping library exceptions to messages and exit codes."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _refused:
+            raise _refused.pop()
         _running()
         try:
             return fn(*args, **kwargs)

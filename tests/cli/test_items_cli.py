@@ -486,6 +486,25 @@ def test_a_mixle_wait_that_gives_no_seconds_is_a_usage_error_not_no_limit(
     assert mixle("add", "text").exit_code == 0
 
 
+@pytest.mark.parametrize("variable", ["MIXLE_WAIT", "MIXLE_SHARD"])
+def test_a_command_s_help_is_shown_whatever_the_environment_holds(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path, variable: str
+) -> None:
+    # the variable is refused when the command runs, not before its --help could be read
+    before = os.environ.get(variable)
+    monkeypatch.setenv(variable, "")
+    for command in ("ls", "add", "ingest"):
+        shown = mixle(command, "--help")
+        assert shown.exit_code == 0 and f"Usage: mixle {command}" in shown.stdout
+    refused = mixle("ls")
+    assert refused.exit_code == 2 and f"Invalid value for {variable}" in refused.stderr
+    if before is None:
+        monkeypatch.delenv(variable)
+    else:
+        monkeypatch.setenv(variable, before)
+    assert mixle("add", "text").exit_code == 0  # the refusal is not carried over
+
+
 @pytest.fixture
 def listed(tmp_path: Path) -> Path:
     """A shard whose listing is far larger than a pipe holds."""
