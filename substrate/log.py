@@ -588,18 +588,24 @@ class LogFile:
         sound, it is noted again (unless a writer holds the lock), so that the next check
         costs a stat again.
         """
+        parsed_at = _mtime_ns(self.path)  # taken first: an edit after it is not noted as sound
         head = self.header()
         state, generation = self.tail_state(head), self.generation(head)
         state = refuse_lost_commits(self, state, generation, writing=True)
-        if not state.committed_end or state.uncommitted_bytes:
-            return  # nothing committed, or a torn write the next append cuts off
+        if not state.committed_end or state.uncommitted_bytes or generation == LEGACY:
+            return  # nothing committed; a torn write the next append cuts off; or no header,
+            # which only a write gives (and a note of a log without one says it lost it)
         if as_noted(self, read_note(self.end_path), generation, state):
             return
         try:
             with exclusive_lock(self.lock_path, wait=False):
                 head = self.header()
-                if self.generation(head) == generation and self.tail_state(head) == state:
-                    note_end(self.end_path, generation, state.committed_end, _mtime_ns(self.path))
+                if (
+                    self.generation(head) == generation
+                    and self.tail_state(head) == state
+                    and _mtime_ns(self.path) == parsed_at
+                ):
+                    note_end(self.end_path, generation, state.committed_end, parsed_at)
         except ShardError:  # held by a writer, whose note follows; or the lock is unreadable
             pass
 

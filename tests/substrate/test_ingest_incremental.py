@@ -1378,9 +1378,7 @@ def test_an_unchanged_tree_refuses_a_log_line_damaged_by_hand_and_a_mended_log_i
     ingest_path(Substrate(shard), tree)
     log_path = shard / "items.jsonl"
     sound = log_path.read_bytes()
-    damaged = bytearray(sound)
-    damaged[sound.index(b"\n") + 5] = ord("#")  # the first item's line
-    log_path.write_bytes(bytes(damaged))
+    log_path.write_bytes(_damaged(sound))
     with pytest.raises(CorruptShardError, match=r"items\.jsonl:2"):
         ingest_path(Substrate(shard), tree)
 
@@ -1394,3 +1392,55 @@ def test_an_unchanged_tree_refuses_a_log_line_damaged_by_hand_and_a_mended_log_i
 
     monkeypatch.setattr("substrate.logend._refuse_corrupt_lines", unread)
     assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+
+
+def test_a_log_without_a_header_is_converted_by_an_ingest_not_noted_as_one_that_lost_it(
+    tree: Path, shard: Path
+) -> None:
+    # only a log with a header gets a note: one noted for it would say it lost its header,
+    # and every later write would be refused
+    import orjson
+
+    shard.mkdir()
+    old = [SubstrateItem("text", f"legacy {n}").to_json() for n in range(2)]
+    (shard / "items.jsonl").write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in old))
+    assert ingest_path(Substrate(shard), tree).files_added == 3
+    (tree / "notes.txt").write_text("first note\n\nsecond note\n\nthird note\n")
+    _settle(tree / "notes.txt")
+    assert ingest_path(Substrate(shard), tree).files_updated == 1
+    store = Substrate(shard)
+    store.add("text", "added after")
+    assert sum(1 for i in Substrate(shard).iter_items() if i.text.startswith("legacy")) == 2
+
+
+def test_an_edit_while_the_log_is_parsed_is_not_noted_as_sound(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the note's time is the one the parse began at: an edit of the same length made during
+    # it leaves the log unlike the note, and the next ingest parses it again
+    from substrate import logend
+    from substrate.errors import CorruptShardError
+
+    ingest_path(Substrate(shard), tree)
+    log_path = shard / "items.jsonl"
+    log_path.write_bytes(log_path.read_bytes())  # written since the note: parsed next time
+    real = logend._refuse_corrupt_lines
+
+    def edited_meanwhile(*args: Any) -> None:
+        real(*args)
+        time.sleep(0.01)  # a later modification time, whatever the file system's step
+        log_path.write_bytes(_damaged(log_path.read_bytes()))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(logend, "_refuse_corrupt_lines", edited_meanwhile)
+        ingest_path(Substrate(shard), tree)
+    with pytest.raises(CorruptShardError):
+        ingest_path(Substrate(shard), tree)
+
+
+def _damaged(log: bytes) -> bytes:
+    """``log`` with a byte of its first item's line changed, keeping its length: that line
+    is no JSON any more."""
+    damaged = bytearray(log)
+    damaged[log.index(b"\n") + 5] = ord("#")
+    return bytes(damaged)
