@@ -303,7 +303,7 @@ class IngestSession:
                 told.items_added = told.items_rewritten = told.items_removed = 0
                 told.status, told.reason = status.FAILED, f"not saved: {why}"
                 if not reached:
-                    report.files.remove(told)
+                    _take_back(report, told)
         report.ids = [item_id for item_id in report.ids if item_id not in lost]
         self.pending.clear()  # told as failed: a later save must not store them after all
         self.pending_items = 0
@@ -1007,3 +1007,12 @@ def _why_gone(path: str) -> str:
         return "no longer a regular file"
     # a file still there was left out by the walk: an ignore rule, a hidden folder
     return "no longer walked (ignored or hidden)"
+
+
+def _take_back(report: IngestReport, told: FileOutcome) -> None:
+    """Tell the file of ``told`` as not reached: its outcome, and what was said of its content
+    (rejected lines, notices), which the run never got to store, are taken out."""
+    report.files.remove(told)
+    said = (told.source, told.path)
+    report.issues = [i for i in report.issues if (i.source, i.path) != said]
+    report.notices = [n for n in report.notices if (n.source, n.path) != said]
