@@ -440,6 +440,7 @@ class Space:
             raise InvalidInputError("a space needs a team name")
         self.substrate = substrate
         self.team = team
+        scope_set(shared)  # one string is refused: its letters are no scope names
         self.shared = tuple(shared)
 
     @property

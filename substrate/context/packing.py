@@ -228,11 +228,12 @@ def assemble_for_receivers(
     telemetry: Recorder | None = None,
 ) -> dict[str, ContextPacket]:
     """One packet per receiver from a single search (a repeated name: the last one wins)."""
+    allowed = merge_scopes(scope, scopes)  # (first: scopes given as one string are refused)
     profiles = list(receivers)
     if not profiles:
         return {}
     depth = max(max(2 * p.max_items for p in profiles), 8)
-    hits = ranked(substrate, task, depth, kind=kind, scopes=merge_scopes(scope, scopes))
+    hits = ranked(substrate, task, depth, kind=kind, scopes=allowed)
     items, scores = [i for i, _ in hits], [s for _, s in hits]
     return {
         p.name: pack_context(

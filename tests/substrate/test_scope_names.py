@@ -53,6 +53,9 @@ CALLS: dict[str, Callable[[Substrate, str, Any], object]] = {
     "approve": lambda s, i, sc: api.approve(s, i, by="ana", scopes=sc),
     "merge_versions": lambda s, i, sc: api.merge_versions(s, "own", i, scopes=sc),
     "Reasoner": lambda s, i, sc: api.Reasoner(None, substrate=s, scopes=sc),
+    "assemble_for_receivers": lambda s, i, sc: api.assemble_for_receivers(s, WORDS, [], scopes=sc),
+    "Space shared": lambda s, i, sc: api.Space(s, "research", shared=sc),
+    "visible_scopes shared": lambda s, i, sc: api.visible_scopes("research", shared=sc),
 }
 
 
