@@ -584,30 +584,28 @@ class LogFile:
         longer parses (``refuse_lost_commits``), for a writer that may end up writing nothing
         (an ingest of an unchanged tree): a hand edit must not be passed over as sound.
 
-        The log is parsed only when it was written to since the last writer's note; found
-        sound, it is noted again (unless a writer holds the lock), so that the next check
-        costs a stat again.
+        Done under the writer lock, which no compaction then swaps the log under, and only
+        when it is free: a writer at work checks before its own append (and no lock file to
+        take, in a folder that cannot be written, leaves the check to the next write). The log
+        is parsed only when it was written to since the last writer's note; found sound, it is
+        noted again, so that the next check costs a stat again.
         """
-        parsed_at = _mtime_ns(self.path)  # taken first: an edit after it is not noted as sound
-        head = self.header()
-        state, generation = self.tail_state(head), self.generation(head)
-        state = refuse_lost_commits(self, state, generation, writing=True)
-        if not state.committed_end or state.uncommitted_bytes or generation == LEGACY:
-            return  # nothing committed; a torn write the next append cuts off; or no header,
-            # which only a write gives (and a note of a log without one says it lost it)
-        if as_noted(self, read_note(self.end_path), generation, state):
-            return
-        try:
-            with exclusive_lock(self.lock_path, wait=False):
-                head = self.header()
-                if (
-                    self.generation(head) == generation
-                    and self.tail_state(head) == state
-                    and _mtime_ns(self.path) == parsed_at
-                ):
-                    note_end(self.end_path, generation, state.committed_end, parsed_at)
-        except ShardError:  # held by a writer, whose note follows; or the lock is unreadable
-            pass
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(exclusive_lock(self.lock_path, wait=False))
+            except ShardError:
+                return
+            parsed_at = _mtime_ns(self.path)  # before the parse: an edit by hand during it
+            head = self.header()  # is not noted as sound
+            state, generation = self.tail_state(head), self.generation(head)
+            state = refuse_lost_commits(self, state, generation, writing=True)
+            if not state.committed_end or state.uncommitted_bytes or generation == LEGACY:
+                return  # nothing committed; a torn write the next append cuts off; or no
+                # header, which only a write gives (a note of a log without one says it lost it)
+            if as_noted(self, read_note(self.end_path), generation, state):
+                return
+            if _mtime_ns(self.path) == parsed_at:
+                note_end(self.end_path, generation, state.committed_end, parsed_at)
 
     def replace_with(
         self, lines: Iterable[bytes], *, read_size: int | None = None

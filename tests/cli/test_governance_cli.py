@@ -716,7 +716,8 @@ def test_ingest_checks_its_scope_again_as_each_batch_is_saved(
     # batches saved after it
     notes = _notes_in_batches(tmp_path / "notes", monkeypatch, "abc", 1)
     mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
-    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=2)
+    # the third lock: the ingest's check of the log, the first batch's save, the second's
+    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=3)
     refused = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
     assert fired and refused.exit_code == 1 and "needs approval" in refused.stderr
     assert "hint: earlier batches are kept\n" in refused.stderr
@@ -756,7 +757,8 @@ def test_an_interrupted_ingest_whose_last_save_is_refused_says_both(
     mixle("--as", "beta", "add", "made the shard", "--scope", "beta")
     monkeypatch.setattr(session.IngestSession, "apply", apply_then_stop)
     # the save on the way out
-    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=2)
+    # the third lock: the ingest's check of the log, the first batch's save, the second's
+    fired = _before_the_lock(monkeypatch, _granted(isolated_shard_env, "public"), nth=3)
     run = mixle("--as", "beta", "ingest", str(notes), "--scope", "public")
     assert fired and run.exit_code == 1 and "needs approval" in run.stderr
     assert f"hint: {stop}; earlier batches are kept\n" in run.stderr

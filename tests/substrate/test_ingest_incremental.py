@@ -1444,3 +1444,31 @@ def _damaged(log: bytes) -> bytes:
     damaged = bytearray(log)
     damaged[log.index(b"\n") + 5] = ord("#")
     return bytes(damaged)
+
+
+def test_the_log_is_checked_under_the_writer_lock(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # else a compaction could replace the log between the reads of its header, its tail and
+    # the note, and the check would take the mix for committed lines gone missing
+    import fcntl
+
+    from substrate.log import LogFile
+
+    ingest_path(Substrate(shard), tree)
+    real = LogFile.header
+    held: list[bool] = []
+
+    def header(self: LogFile, *args: Any) -> Any:
+        with open(shard / ".lock", "rb") as other:  # another open file: as another process
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(False)
+                fcntl.flock(other, fcntl.LOCK_UN)
+            except BlockingIOError:
+                held.append(True)
+        return real(self, *args)
+
+    monkeypatch.setattr(LogFile, "header", header)
+    LogFile(shard).refuse_damage_before_a_write()
+    assert held and all(held)
