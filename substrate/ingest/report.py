@@ -289,6 +289,14 @@ class IngestReport:
         self.redaction_rules.update(tally.redaction_rules)
         self.unredacted_secrets += tally.unredacted_secrets
 
+    def take_back_tally(self, tally: GateTally) -> None:
+        """Take back ``add_tally`` for a file whose items were not saved after all."""
+        self.items_dropped -= tally.items_dropped
+        self.redactions -= tally.redactions
+        self.redaction_rules.subtract(tally.redaction_rules)
+        self.redaction_rules = +self.redaction_rules  # (the rules left at zero go)
+        self.unredacted_secrets -= tally.unredacted_secrets
+
     def as_dict(self, *, files: bool = True) -> dict[str, Any]:
         """A JSON-ready summary.
 

@@ -34,7 +34,7 @@ from substrate.ingest.earlier import (
 )
 from substrate.ingest.parallel import chunks
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
-from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
+from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
 from substrate.ingest.sourcekeys import cache_origin, shown_origin
 from substrate.ingest.sources import (
     KEPT_REJECTIONS,
@@ -80,6 +80,7 @@ class _Change:
     encoded: list[tuple[str, bytes]] = field(default_factory=list)  # items as log lines
     named: str = ""  # the source's masked name in the cache ("": its own)
     told: FileOutcome | None = None  # what the report says of it, taken back if not saved
+    tally: GateTally | None = None  # what the gate did to its items, counted in the report
     pruned: bool = False  # its file was not found by the walk
 
     def lines(self) -> Iterator[tuple[str, bytes]]:
@@ -295,6 +296,8 @@ class IngestSession:
         for change in self.pending:
             lost.update(item.id for item in change.items)
             lost.update(item_id for item_id, _ in change.encoded)
+            if change.tally is not None:
+                report.take_back_tally(change.tally)
             told = change.told
             if told is not None:
                 report.items_added -= told.items_added
@@ -607,8 +610,9 @@ class IngestSession:
         all_removed = self.rehash and self.leave_out_removed(ticket, done)
         same = done.status == prep.SAME or all_removed or self.stored_meanwhile(ticket, done)
         touched = not same and self.touched_only(ticket, done)
-        if done.tally is not None and not (same or touched):
-            report.add_tally(done.tally)
+        counted = done.tally if not (same or touched) else None
+        if counted is not None:
+            report.add_tally(counted)
         if done.status == prep.FAILED:
             reason = done.reason + self.kept_from_before(key)
             self.fail(source, ticket.path, reason, line=done.line, byte=done.byte)
@@ -629,7 +633,9 @@ class IngestSession:
             reason = status.nothing_parsed(len(done.issues), empty) + self.kept_from_before(key)
             self.fail(source, ticket.path, reason)
         else:
-            self.queue(self.change_of(ticket, done, touched=touched))
+            change = self.change_of(ticket, done, touched=touched)
+            change.tally = counted
+            self.queue(change)
 
     def touched_only(self, ticket: Ticket, done: Prepared) -> bool:
         """Whether a file holding a secret (no hash of it is kept) was read again for a new

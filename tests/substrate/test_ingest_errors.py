@@ -566,6 +566,7 @@ def test_files_of_a_run_interrupted_while_waiting_for_the_lock_are_not_reached_n
     for name in "abc":
         _write(tree / f"{name}.md", f"# {name}\n\nnote {name}\n")
     _write(tree / "d.jsonl", '{"text": "a row"}\n{oops\n')  # what is said of it goes too
+    _write(tree / "e.md", "# E\n\ntoken ghp_" + "x7Kq9mZ2pL4vR8sT1wY6nB3cF5hJ0dG2aE4u" + "\n")
 
     @contextmanager
     def held_by_another(self: Substrate, *, wait: bool = True) -> Any:
@@ -578,6 +579,7 @@ def test_files_of_a_run_interrupted_while_waiting_for_the_lock_are_not_reached_n
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(tmp_path / "shard"), tree, report=report)
-    assert report.interrupted and report.files_scanned == report.files_not_reached == 4
+    assert report.interrupted and report.files_scanned == report.files_not_reached == 5
     assert report.files == [] and report.items_added == 0 and report.ids == []
     assert report.issues == [] and report.notices == []
+    assert report.redactions == 0 and not report.redaction_rules  # nothing was stored
