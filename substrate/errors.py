@@ -53,17 +53,20 @@ class AccessDeniedError(SubstrateError, PermissionError):
     """The caller may not perform this action (not an approver, another team's item)."""
 
 
-def scope_set(scopes: Iterable[str] | None) -> frozenset[str] | None:
-    """The scopes a reader may read, as a set (None: every scope). One string given for them
-    is refused: its letters, or its substrings to ``in``, would stand for scope names."""
-    if scopes is None:
-        return None
+def scope_names(scopes: Iterable[str]) -> tuple[str, ...]:
+    """``scopes`` in their order. One string given for them is refused: its letters, or its
+    substrings to ``in``, would stand for scope names."""
     if isinstance(scopes, (str, bytes)):
         raise InvalidInputError(
             "scopes is a collection of scope names, not one string (scopes={'team'}, or "
             "scope='team' where the call takes one)"
         )
-    return frozenset(scopes)
+    return tuple(scopes)
+
+
+def scope_set(scopes: Iterable[str] | None) -> frozenset[str] | None:
+    """The scopes a reader may read, as a set (None: every scope); see ``scope_names``."""
+    return None if scopes is None else frozenset(scope_names(scopes))
 
 
 def require_text(value: object, what: str) -> None:

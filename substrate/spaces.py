@@ -14,7 +14,13 @@ import time
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import AccessDeniedError, InvalidInputError, NotFoundError, scope_set
+from substrate.errors import (
+    AccessDeniedError,
+    InvalidInputError,
+    NotFoundError,
+    scope_names,
+    scope_set,
+)
 from substrate.gate import admit, refuse_unfit_names
 from substrate.governance import (
     authorize_moving_out,
@@ -440,8 +446,7 @@ class Space:
             raise InvalidInputError("a space needs a team name")
         self.substrate = substrate
         self.team = team
-        scope_set(shared)  # one string is refused: its letters are no scope names
-        self.shared = tuple(shared)
+        self.shared = scope_names(shared)
 
     @property
     def scopes(self) -> set[str]:

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError, ShardError, scope_set
+from substrate.errors import InvalidInputError, ShardError, scope_names, scope_set
 from substrate.item import SubstrateItem
 from substrate.settings import Settings
 
@@ -19,7 +19,7 @@ PUBLIC = "public"
 
 def visible_scopes(team: str, *, shared: Iterable[str] = (PUBLIC,)) -> set[str]:
     """The scopes ``team`` may read: its own plus the shared ones (never another team's)."""
-    return {team, *(scope_set(shared) or ())}
+    return {team, *scope_names(shared or ())}
 
 
 def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Settings) -> str | None:

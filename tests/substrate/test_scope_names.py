@@ -74,3 +74,10 @@ def test_scopes_as_any_collection_read_only_those_scopes(
     for scopes in (["research"], ("research",), {"research"}, frozenset({"research"})):
         shown = repr(CALLS[call](store, hidden_id, scopes))
         assert "'own'" in shown and hidden_id not in shown and "sales" not in shown
+
+
+def test_shared_scopes_may_come_from_a_generator() -> None:
+    space = api.Space(Substrate(None), "sales", shared=(s for s in ["public", "research"]))
+    assert space.shared == ("public", "research")
+    assert space.scopes == {"sales", "public", "research"}
+    assert api.visible_scopes("sales", shared=(s for s in ["public"])) == {"sales", "public"}
