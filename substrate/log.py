@@ -584,16 +584,17 @@ class LogFile:
         longer parses (``refuse_lost_commits``), for a writer that may end up writing nothing
         (an ingest of an unchanged tree): a hand edit must not be passed over as sound.
 
-        Done under the writer lock, which no compaction then swaps the log under, and only
-        when it is free: a writer at work checks before its own append (and no lock file to
-        take, in a folder that cannot be written, leaves the check to the next write). The log
-        is parsed only when it was written to since the last writer's note; found sound, it is
-        noted again, so that the next check costs a stat again.
+        Done under the writer lock when it is free, so that no compaction swaps the log
+        between the reads; else (a writer at work, a folder this process cannot write) without
+        it, noting nothing. The log is parsed only when it was written to since the last
+        writer's note; found sound under the lock, it is noted again, so that the next check
+        costs a stat again.
         """
         with contextlib.ExitStack() as held:
             try:
                 held.enter_context(exclusive_lock(self.lock_path, wait=False))
-            except ShardError:
+            except ShardError:  # a writer at work, or a lock this process cannot take
+                self._refuse_damage_unlocked()
                 return
             parsed_at = _mtime_ns(self.path)  # before the parse: an edit by hand during it
             head = self.header()  # is not noted as sound
@@ -606,6 +607,18 @@ class LogFile:
                 return
             if _mtime_ns(self.path) == parsed_at:
                 note_end(self.end_path, generation, state.committed_end, parsed_at)
+
+    def _refuse_damage_unlocked(self) -> None:
+        """``refuse_lost_commits`` without the lock: a refusal stands unless the log was
+        replaced meanwhile (compacted), which mixes two logs in what was read; nothing is
+        noted."""
+        before = self.generation()
+        head = self.header()
+        try:
+            refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
+        except ShardError:
+            if self.generation() == before:
+                raise
 
     def replace_with(
         self, lines: Iterable[bytes], *, read_size: int | None = None

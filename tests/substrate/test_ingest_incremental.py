@@ -1472,3 +1472,61 @@ def test_the_log_is_checked_under_the_writer_lock(
     monkeypatch.setattr(LogFile, "header", header)
     LogFile(shard).refuse_damage_before_a_write()
     assert held and all(held)
+
+
+def _lock_not_taken(*args: Any, **kwargs: Any) -> Any:
+    """``exclusive_lock`` for a lock another process holds (or one that cannot be opened)."""
+    from substrate.locking import LockBusy
+
+    raise LockBusy("held by another writer")
+
+
+@pytest.mark.parametrize("why", ["another writer holds the lock", "the lock cannot be taken"])
+def test_the_log_is_checked_without_the_lock_when_it_cannot_be_taken(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch, why: str
+) -> None:
+    # a writer at work, or a shard this user may only read: a damaged line is refused all
+    # the same, and nothing is noted
+    import fcntl
+
+    from substrate.errors import CorruptShardError
+
+    ingest_path(Substrate(shard), tree)
+    log_path = shard / "items.jsonl"
+    log_path.write_bytes(_damaged(log_path.read_bytes()))
+    note = (shard / "index" / "log-end.json").read_bytes()
+    with open(shard / ".lock", "rb") as other:
+        if why == "another writer holds the lock":
+            fcntl.flock(other, fcntl.LOCK_EX)  # another open file: as another process
+        else:
+            monkeypatch.setattr("substrate.log.exclusive_lock", _lock_not_taken)
+        with pytest.raises(CorruptShardError, match=r"items\.jsonl:2"):
+            ingest_path(Substrate(shard), tree)
+    assert (shard / "index" / "log-end.json").read_bytes() == note
+
+
+def test_a_log_replaced_while_it_is_checked_without_the_lock_is_left_to_the_next_check(
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a compaction (which holds the lock) swapping the log between the reads would make the
+    # check see another log's header beside this one's tail: no refusal for that
+    from substrate import log as log_module
+    from substrate.errors import LostCommitsError
+
+    ingest_path(Substrate(shard), tree)
+    log_path = shard / "items.jsonl"
+    generation = log_module.LogFile(shard).generation()
+    compacted = [False]
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        if compacted[0]:  # a new generation meanwhile, as a compaction gives
+            renewed = log_path.read_bytes().replace(generation.encode(), b"f" * len(generation))
+            log_path.write_bytes(renewed)
+        raise LostCommitsError("what was read looks like a log that lost lines")
+
+    monkeypatch.setattr(log_module, "exclusive_lock", _lock_not_taken)
+    monkeypatch.setattr(log_module, "refuse_lost_commits", refused)
+    with pytest.raises(LostCommitsError):  # the same log all along: the refusal stands
+        log_module.LogFile(shard).refuse_damage_before_a_write()
+    compacted[0] = True
+    log_module.LogFile(shard).refuse_damage_before_a_write()  # replaced: no refusal
