@@ -342,6 +342,8 @@ class IngestSession:
         as this one would (two runs over one tree at once): saving it again would only
         rewrite it."""
         report = self.report
+        if change.tally is not None:  # the other run's redactions: counted there
+            report.take_back_tally(change.tally)
         told = change.told
         if told is not None:
             report.items_added -= told.items_added

@@ -1268,6 +1268,8 @@ def test_a_run_overtaken_by_another_over_the_same_tree_writes_nothing_again(
     src.mkdir()
     for i in range(5):
         (src / f"n{i}.md").write_text(f"# Note {i}\n\nBody of note {i}.\n")
+    token = "ghp_" + "x7Kq9mZ2pL4vR8sT1wY6nB3cF5hJ0dG2aE4u"
+    (src / "n0.md").write_text(f"# Note 0\n\nBody of note 0. Token {token}\n")
     shard = tmp_path / "shard"
     if shard_exists:
         first = Substrate(shard)
@@ -1283,6 +1285,7 @@ def test_a_run_overtaken_by_another_over_the_same_tree_writes_nothing_again(
     assert overtaking[0].items_added == 5
     assert (report.items_added, report.items_removed, report.ids) == (0, 0, [])
     assert report.files_unchanged == 5 and report.files_scanned == 5
+    assert overtaking[0].redactions == 1 and report.redactions == 0  # counted where stored
     assert len(Substrate(shard)) == 5 + shard_exists
     lines = (shard / "items.jsonl").read_text().count("Body of note")
     assert lines == 5  # each item written once, by the run that got there first
