@@ -19,7 +19,7 @@ PUBLIC = "public"
 
 def visible_scopes(team: str, *, shared: Iterable[str] = (PUBLIC,)) -> set[str]:
     """The scopes ``team`` may read: its own plus the shared ones (never another team's)."""
-    return {team, *scope_names(shared or ())}
+    return {team, *scope_names(() if shared is None else shared)}
 
 
 def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Settings) -> str | None:

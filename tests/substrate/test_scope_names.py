@@ -81,3 +81,9 @@ def test_shared_scopes_may_come_from_a_generator() -> None:
     assert space.shared == ("public", "research")
     assert space.scopes == {"sales", "public", "research"}
     assert api.visible_scopes("sales", shared=(s for s in ["public"])) == {"sales", "public"}
+
+
+def test_an_empty_string_for_the_shared_scopes_is_refused_too() -> None:
+    with pytest.raises(InvalidInputError, match="not one string"):
+        api.visible_scopes("research", shared="")
+    assert api.visible_scopes("research", shared=None) == {"research"}
