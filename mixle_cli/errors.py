@@ -164,13 +164,19 @@ def refuse_when_run(error: typer.BadParameter | None) -> None:
     _refused[:] = [] if error is None else [error]
 
 
+def refused_now() -> None:
+    """Raise the refusal ``refuse_when_run`` set, if any: as the command starts, or before an
+    argument's callback reads standard input for it."""
+    if _refused:
+        raise _refused.pop()
+
+
 def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a command, mapping library exceptions to messages and exit codes."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        if _refused:
-            raise _refused.pop()
+        refused_now()
         _running()
         try:
             return fn(*args, **kwargs)

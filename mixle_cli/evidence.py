@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from mixle_cli import output
-from mixle_cli.errors import usage
+from mixle_cli.errors import refused_now, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_lines, stdin_text
 from substrate import MODALITIES, SubstrateItem
 
@@ -119,6 +119,7 @@ def listed_ids(values: list[str]) -> list[str]:
     ``search --jsonl`` print: ``mixle ls --tag old --jsonl | mixle rm -``)."""
     ids = values
     if "-" in values:
+        refused_now()  # a bad MIXLE_WAIT is told before standard input is waited for
         refuse_a_terminal("pipe the ids in (one per line, or JSON lines with an id), or give them")
         ids = [i for value in values for i in (_piped_ids() if value == "-" else [value])]
         if not ids:  # a listing that found nothing: nothing to do (as xargs -r), and said so

@@ -505,6 +505,17 @@ def test_a_command_s_help_is_shown_whatever_the_environment_holds(
     assert mixle("add", "text").exit_code == 0  # the refusal is not carried over
 
 
+@pytest.mark.parametrize("command", ["rm", "get"])
+def test_a_bad_mixle_wait_is_told_before_ids_are_read_from_standard_input(
+    mixle, monkeypatch: pytest.MonkeyPatch, isolated_shard_env: Path, command: str
+) -> None:
+    # the ids' callback read them (and refused bytes that are not UTF-8) before the refusal
+    monkeypatch.setenv("MIXLE_WAIT", "soon")
+    result = mixle(command, "-", input=b"caf\xe9\n")
+    assert result.exit_code == 2 and "Invalid value for MIXLE_WAIT" in result.stderr
+    assert "UTF-8" not in result.stderr
+
+
 @pytest.fixture
 def listed(tmp_path: Path) -> Path:
     """A shard whose listing is far larger than a pipe holds."""
