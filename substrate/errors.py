@@ -66,7 +66,9 @@ def scope_names(scopes: Iterable[str]) -> tuple[str, ...]:
 
 def scope_set(scopes: Iterable[str] | None) -> frozenset[str] | None:
     """The scopes a reader may read, as a set (None: every scope); see ``scope_names``."""
-    return None if scopes is None else frozenset(scope_names(scopes))
+    if scopes is None or isinstance(scopes, frozenset):
+        return scopes  # (checked where it was made: called again for each item of a walk)
+    return frozenset(scope_names(scopes))
 
 
 def require_text(value: object, what: str) -> None:
