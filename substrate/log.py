@@ -612,10 +612,10 @@ class LogFile:
         """``refuse_lost_commits`` without the lock: a refusal stands unless the log was
         replaced meanwhile (compacted), which mixes two logs in what was read; nothing is
         noted."""
-        before = self.generation()
         head = self.header()
+        before = self.generation(head)
         try:
-            refuse_lost_commits(self, self.tail_state(head), self.generation(head), writing=True)
+            refuse_lost_commits(self, self.tail_state(head), before, writing=True)
         except ShardError:
             if self.generation() == before:
                 raise
