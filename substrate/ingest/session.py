@@ -360,10 +360,7 @@ class IngestSession:
         report, told = self.report, change.told
         if told is not None:
             report.items_removed -= told.items_removed
-            report.files.remove(told)
-            report.notices = [
-                n for n in report.notices if (n.source, n.path) != (told.source, told.path)
-            ]
+            _take_back(report, told)
 
     def covered_after_save(self, covered: Watermark) -> Watermark:
         """How far into the log the cache reaches once this run's batch is recorded in it.
@@ -1018,8 +1015,8 @@ def _why_gone(path: str) -> str:
 
 
 def _take_back(report: IngestReport, told: FileOutcome) -> None:
-    """Tell the file of ``told`` as not reached: its outcome, and what was said of its content
-    (rejected lines, notices), which the run never got to store, are taken out."""
+    """Take out of the report the outcome ``told`` and what was said of its file (rejected
+    lines, notices): a file not reached after all, or a prune taken back."""
     report.files.remove(told)
     said = (told.source, told.path)
     report.issues = [i for i in report.issues if (i.source, i.path) != said]
