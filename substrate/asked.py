@@ -174,8 +174,9 @@ def _opposites(question: str) -> tuple[tuple[frozenset[str], frozenset[str]], ..
     pairs = []
     for word in dict.fromkeys(_WORD.findall(question.lower())):
         opposites = prefixed_opposites(word) if word.isalpha() else frozenset()
-        if opposites and terms(word):
-            pairs.append((terms(word), terms(" ".join(opposites))))
+        said = terms(word) if opposites else frozenset()
+        if said:
+            pairs.append((said, terms(" ".join(opposites))))
     return tuple(pairs)
 
 

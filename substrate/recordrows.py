@@ -28,8 +28,9 @@ def rows_of_other_values(
     columns) that give, in a column of which the question's ``wanted`` terms name values, none
     of those values. A row giving one of them ("red or blue widgets") is kept, and a term
     found in two columns names no value of either ("Dana" of a name and a manager column).
-    ``asked``: the terms of the value asked for, whose column tells no row apart ("the owner
-    of the billing database": an owner named "billing-team" is no other database's)."""
+    A record alone in its table is told apart by the columns the other tables' rows name
+    (``_lone_rows_of_other_values``), not by the column of the value ``asked`` for ("the
+    owner of the billing database": an owner named "billing-team" is no other database's)."""
     other: set[int] = set()
     tables = _tables(items)
     for rows in tables.values():
