@@ -118,7 +118,8 @@ def _summary(report: IngestReport) -> str:
         f"{report.files_added} added",
         f"{report.files_updated} updated",
         f"{report.files_unchanged} unchanged",
-        f"{report.files_removed} removed",
+        f"{report.files_removed} removed"
+        + (f" ({report.files_moved} moved)" if report.files_moved else ""),
         f"{report.files_skipped} skipped",
         f"{report.files_failed} failed",
     ]
@@ -396,7 +397,9 @@ def ingest(
     --rehash), changed files have their items replaced
     in one atomic write, and the items of files that disappeared, or that the walk now leaves
     out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune), unless
-    the walk of a folder found no file at all: then they are kept (see --prune-empty).
+    the walk of a folder found no file at all: then they are kept (see --prune-empty). A new
+    file with the content of a file gone from the disk, even from another folder, was moved:
+    the gone file's items are removed.
 
     A folder's walk leaves out what its .gitignore files and a .mixleignore (same syntax, for
     files only mixle should pass by, such as one that is not UTF-8) name.

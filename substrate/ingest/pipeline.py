@@ -173,7 +173,8 @@ def ingest_path(
         max_file_size: larger files are skipped (default: settings ``[ingest] max_file_size``,
             else 32 MiB).
         redact: mask secrets with the write-time gate.
-        prune: remove the items of files under ``path`` that no longer exist or are now ignored.
+        prune: remove the items of files under ``path`` that no longer exist or are now ignored,
+            and those of a file gone from the disk whose content a new file holds (moved).
         prune_empty: prune a folder in which the walk found no file too. Without it, the
             items of such a folder are kept, and an issue says so: an unmounted drive or share
             leaves an empty folder, and its notes must not vanish from the shard with it.
@@ -226,6 +227,7 @@ def ingest_path(
     run.within = str(root)
     run.rehash = rehash
     run.authorize = authorize
+    run.let_go_of_moved = prune
     walked_tree = root.is_dir()
     walked = WalkResult()
     folders: Iterable[list[FileEntry]]

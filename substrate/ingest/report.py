@@ -27,6 +27,8 @@ STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
 
 
 NO_CONTENT = "no content"
+# The reason of a file removed because a new file of this run holds its content
+MOVED_TO = "moved to "
 
 
 def nothing_parsed(rejected: int, empty: int) -> str:
@@ -204,6 +206,11 @@ class IngestReport:
         return self.count(REMOVED)
 
     @property
+    def files_moved(self) -> int:
+        """Of the files removed, those whose content a new file of this run holds."""
+        return sum(1 for f in self.files if f.status == REMOVED and f.reason.startswith(MOVED_TO))
+
+    @property
     def files_skipped(self) -> int:
         return self.count(SKIPPED)
 
@@ -311,6 +318,7 @@ class IngestReport:
             "roots": [safe_path(root) for root in self.roots],
             "files_scanned": self.files_scanned,
             **{f"files_{status}": counts.get(status, 0) for status in STATUSES},
+            "files_moved": self.files_moved,
             "files_not_reached": self.files_not_reached,
             "items_added": self.items_added,
             "items_rewritten": self.items_rewritten,

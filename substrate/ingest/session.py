@@ -19,7 +19,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import ShardError
 from substrate.ingest import prepare as prep
@@ -183,12 +183,26 @@ class IngestSession:
         self.rehash = False  # read every file: its size and mtime prove nothing
         # called under the writer lock before each save: raising refuses it (``ingest_path``)
         self.authorize: Callable[[], None] | None = None
+        # a new file with the content of a file gone from the disk removes that file's items
+        # (it was moved or renamed, perhaps out of the folder walked): ``ingest_path`` sets it
+        # as it prunes
+        self.let_go_of_moved = False
+        self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
+        self.written: set[str] = set()  # ids of the items this run writes (never removed by it)
 
     # -- batching ---------------------------------------------------------------------------
 
     def queue(self, change: _Change) -> None:
+        """Queue a change, and save the queue when it is full."""
+        self.hold(change)
+        self.flush_when_full()
+
+    def hold(self, change: _Change) -> None:
+        """Queue a change without saving: what is queued next goes into the same save."""
         self.pending.append(change)
         self.pending_items += len(change.items) + len(change.encoded) + len(change.removes)
+
+    def flush_when_full(self) -> None:
         if (
             len(self.pending) >= BATCH_FILES
             or self.pending_items >= BATCH_ITEMS
@@ -634,7 +648,13 @@ class IngestSession:
         else:
             change = self.change_of(ticket, done, touched=touched)
             change.tally = counted
-            self.queue(change)
+            self.hold(change)
+            told = change.told
+            if self.let_go_of_moved and told is not None and told.status == status.ADDED:
+                # in the new file's save: a move is never left half done (a new file read
+                # again is no move, and nothing would remove the gone file's items then)
+                self.remove_moved_from(ticket, done.digest)
+            self.flush_when_full()
 
     def touched_only(self, ticket: Ticket, done: Prepared) -> bool:
         """Whether a file holding a secret (no hash of it is kept) was read again for a new
@@ -790,6 +810,7 @@ class IngestSession:
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         report.ids.extend(ids)
+        self.written.update(ids)
         if touched and not removes:
             report.unchanged.append(ticket.source)
             return change
@@ -913,31 +934,17 @@ class IngestSession:
         spared = 0
         # a masked name cannot be placed under an unreadable folder whose own name is masked
         masked_kept = any(cache_origin(path) != path for path in kept)
-        written = set(self.report.ids)  # a source the cache knew by another name was re-read
         for key in self.cache.missing_under(root, seen):
-            if self.cache.stored_meanwhile(key):  # perhaps after the walk passed its folder
-                continue
+            if key in self.gone or self.cache.stored_meanwhile(key):  # perhaps after the walk
+                continue  # passed its folder
             shown = shown_origin(key)
             if any(shown == path or shown.startswith(path + os.sep) for path in kept):
                 continue
             if masked_kept and shown != key:
                 continue
-            state = self.cache.get(key)
-            ids = state.ids if state is not None else []
-            earlier = self.substrate.read_items(ids, keep=False)
-            moved = self.moved_elsewhere(earlier)
-            ids = [i for i in ids if i not in moved and i not in written]
-            # a source that gave published items stays known by them, so that the file,
-            # restored, does not write its items over them
-            keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
-            if moved and not ids:
-                if state is not None and state.content_hash:  # not yet recorded as gone
-                    self.queue(_Change(key, [], [], keep, pruned=True))
-                continue
-            if not ids and (state is None or not state.ids):
-                # never gave an item (left out as empty or binary): forgotten, not reported
-                # removed, as a file of a format never read is not
-                self.queue(_Change(key, [], [], keep, pruned=True))
+            # (a source the cache knew by another name was read again: not what it wrote)
+            removal = self.removal_of_gone(key, self.written)
+            if removal is None:
                 continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
@@ -945,14 +952,8 @@ class IngestSession:
                 continue
             source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
             why = _why_gone(shown)
-            there = why != _GONE
-            result = self.outcome(source, shown, status.REMOVED, why)
-            result.items_removed = len(ids)
-            self.report.items_removed += len(ids)
-            gone = [earlier[i] for i in ids if i in earlier]
-            why = "its file is now left out" if there else "its file is no longer there"
-            self.report.tell(source, withdrawn_proposals(gone, why), shown)
-            self.queue(_Change(key, [], list(ids), keep, told=result, pruned=True))
+            told = "its file is no longer there" if why == _GONE else "its file is now left out"
+            self.remove_gone(key, source, why, told, removal)
         if spared:
             self.report.note(
                 IngestIssue(
@@ -962,6 +963,68 @@ class IngestSession:
                     "ingest it with --prune-empty",
                 )
             )
+
+    def removal_of_gone(self, key: str, written: set[str]) -> _Removal | None:
+        """What removing the source ``key``, whose file is gone, takes away: None when it
+        has no item of this scope left that this run did not write (``written``), and it
+        is then only recorded as gone here."""
+        state = self.cache.get(key)
+        ids = state.ids if state is not None else []
+        earlier = self.substrate.read_items(ids, keep=False)
+        moved = self.moved_elsewhere(earlier)
+        ids = [i for i in ids if i not in moved and i not in written]
+        # a source that gave published items stays known by them, so that the file,
+        # restored, does not write its items over them
+        keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
+        if moved and not ids:
+            if state is not None and state.content_hash:  # not yet recorded as gone
+                self.queue(_Change(key, [], [], keep, pruned=True))
+            return None
+        if not ids and (state is None or not state.ids):
+            # never gave an item (left out as empty or binary): forgotten, not reported
+            # removed, as a file of a format never read is not
+            self.queue(_Change(key, [], [], keep, pruned=True))
+            return None
+        return _Removal(ids, keep, earlier)
+
+    def remove_gone(self, key: str, source: str, why: str, told: str, removal: _Removal) -> None:
+        """Queue the removal of the items of the source ``key``, reported as removed
+        (``why``); its pending proposals are withdrawn, their authors ``told`` why."""
+        shown = shown_origin(key)
+        ids, earlier = removal.ids, removal.earlier
+        result = self.outcome(source, shown, status.REMOVED, why)
+        result.items_removed = len(ids)
+        self.report.items_removed += len(ids)
+        gone = [earlier[i] for i in ids if i in earlier]
+        self.report.tell(source, withdrawn_proposals(gone, told), shown)
+        self.queue(_Change(key, [], list(ids), removal.keep, told=result, pruned=True))
+        self.gone.add(key)
+
+    def remove_moved_from(self, ticket: Ticket, digest: str) -> None:
+        """Remove the items of a file that is gone from the disk and held the content of
+        the new file ``ticket`` (``digest``): it was moved or renamed, perhaps out of the
+        folder walked (``mv notes archive``, then ``mixle ingest archive``). Else the shard
+        would hold the content twice until the old folder was ingested again. A file that
+        cannot be looked at (a folder that cannot be entered) is not taken as gone."""
+        for key in self.cache.files_with_hash(digest):
+            if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
+                continue
+            state = self.cache.get(key)
+            if state is None or state.content_hash != digest or state.skipped or not _gone(key):
+                continue
+            if not self.written.isdisjoint(state.ids):  # a file read again, known by another
+                continue  # name before (``prune`` judges it)
+            removal = self.removal_of_gone(key, self.written)
+            self.gone.add(key)
+            if removal is not None:
+                where = self.within or ""
+                inside = key.startswith(where.rstrip(os.sep) + os.sep)
+                rel = os.path.relpath(key, where).replace(os.sep, "/")
+                source = self.source_of(rel) if inside else key
+                moved_to = status.MOVED_TO + ticket.source
+                told = f"its file {moved_to}: propose the item it gives there to send it"
+                self.remove_gone(key, source, moved_to, told, removal)
+            return
 
     def tell_unpruned(self, root: str, seen: set[str]) -> None:
         """Say how many files under ``root`` that gave items before the walk no longer found:
@@ -996,6 +1059,26 @@ def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
         planned.options,
         planned.ids,
     )
+
+
+class _Removal(NamedTuple):
+    """The removal of a source whose file is gone: the ids of its items removed, the state
+    that keeps it known by its published items (None: it is forgotten), and its items."""
+
+    ids: list[str]
+    keep: SourceState | None
+    earlier: dict[str, SubstrateItem]
+
+
+def _gone(path: str) -> bool:
+    """Whether nothing is at ``path`` (a path that cannot be looked at is not gone)."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def _why_gone(path: str) -> str:

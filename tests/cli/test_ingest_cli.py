@@ -100,6 +100,20 @@ def test_no_prune_keeps_vanished_files(mixle, notes: Path) -> None:
     assert "1 file(s) ingested before were not found" in notice["reason"]
 
 
+def test_a_moved_folder_is_told_moved_and_its_old_items_go(mixle, notes: Path) -> None:
+    mixle("ingest", str(notes))
+    before = sorted(r["title"] for r in mixle("ls", "--json").json())
+    archive = notes.parent / "archive"
+    notes.rename(archive)
+    moved = mixle("ingest", str(archive))
+    assert moved.exit_code == 0 and "4 added, 0 updated, 0 unchanged, 4 removed (4 moved)" in (
+        moved.stderr
+    )
+    report = mixle("ingest", str(archive), "--json").json()
+    assert report["files_moved"] == 0 and report["files_unchanged"] == 4
+    assert sorted(r["title"] for r in mixle("ls", "--json").json()) == before
+
+
 def test_an_emptied_folder_keeps_its_items_and_exits_1_unless_pruned(mixle, notes: Path) -> None:
     mixle("ingest", str(notes))
     before = len(mixle("ls", "--json").json())

@@ -1,0 +1,176 @@
+"""A file moved or renamed, then ingested where it is now: the shard holds its content once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from substrate.ingest import ingest_path
+from substrate.ingest import session as ingest_session
+from substrate.spaces import publish
+from substrate.store import Substrate
+
+GUIDE = "# Install\n\nDownload the archive.\n\n## Linux\n\nRun the installer.\n"
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "guide.md").write_text(GUIDE)
+    (root / "todo.txt").write_text("buy milk\n")
+    (root / "sub" / "plan.md").write_text("# Plan\n\nShip it on Friday.\n")
+    return root
+
+
+def _texts(shard: Path) -> Counter[str]:
+    return Counter(item.text for item in Substrate(shard).iter_items())
+
+
+def _ingested_then_moved(notes: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A shard of ``notes``, which is then renamed: the shard, and the folder's new path."""
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    archive = tmp_path / "archive"
+    notes.rename(archive)
+    return shard, archive
+
+
+def _moved(report) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
+    return [(f.source, f.reason, f.items_removed) for f in report.files if f.status == "removed"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_folder_moved_and_ingested_under_its_new_name_replaces_its_old_items(
+    notes: Path, tmp_path: Path, jobs: int
+) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    before = _texts(shard)
+    archive = tmp_path / "archive"
+    notes.rename(archive)
+    report = ingest_path(Substrate(shard), archive, jobs=jobs)
+    assert report.ok and report.files_added == 3 and report.files_moved == 3
+    assert sorted(_moved(report)) == [
+        (str(notes / "guide.md"), "moved to guide.md", 2),
+        (str(notes / "sub" / "plan.md"), "moved to sub/plan.md", 1),
+        (str(notes / "todo.txt"), "moved to todo.txt", 1),
+    ]
+    assert report.items_removed == report.items_added == 4
+    assert _texts(shard) == before  # each text once, not twice
+    paths = {item.provenance["path"] for item in Substrate(shard).iter_items()}
+    assert all(path.startswith(str(archive) + os.sep) for path in paths)
+    again = ingest_path(Substrate(shard), archive)
+    assert again.files_unchanged == 3 and not again.files  # the old names are forgotten
+
+
+def test_a_file_renamed_in_its_folder_is_told_moved_once(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    (notes / "guide.md").rename(notes / "sub" / "install.md")
+    report = ingest_path(Substrate(shard), notes)
+    assert _moved(report) == [("guide.md", "moved to sub/install.md", 2)]
+    assert (report.files_added, report.files_removed, report.files_moved) == (1, 1, 1)
+    assert report.items_removed == 2 and len(Substrate(shard)) == 4
+
+
+def test_a_copy_removes_nothing_while_the_original_is_there(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    copy = tmp_path / "copy"
+    shutil.copytree(notes, copy)
+    report = ingest_path(Substrate(shard), copy)
+    assert report.files_added == 3 and report.files_removed == 0
+    assert set(_texts(shard).values()) == {2}
+
+
+def test_of_two_copies_of_a_gone_file_one_takes_its_place(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes / "todo.txt")
+    (notes / "todo.txt").rename(notes / "a.txt")
+    shutil.copy(notes / "a.txt", notes / "b.txt")
+    report = ingest_path(Substrate(shard), notes)
+    assert _moved(report) == [("todo.txt", "moved to a.txt", 1)]
+    assert _texts(shard)["buy milk"] == 2  # a.txt and b.txt: both there now
+
+
+def test_no_prune_keeps_the_items_of_a_moved_file(notes: Path, tmp_path: Path) -> None:
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+    report = ingest_path(Substrate(shard), archive, prune=False)
+    assert report.files_added == 3 and report.files_removed == 0
+    assert set(_texts(shard).values()) == {2}
+
+
+def test_a_changed_file_is_no_move(notes: Path, tmp_path: Path) -> None:
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+    (archive / "todo.txt").write_text("buy milk and bread\n")
+    report = ingest_path(Substrate(shard), archive)
+    assert report.files_moved == 2 and _texts(shard)["buy milk"] == 1
+
+
+def test_another_scopes_file_is_never_removed(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes, scope="sales")
+    archive = tmp_path / "archive"
+    notes.rename(archive)
+    report = ingest_path(Substrate(shard), archive, scope="research")
+    assert report.files_removed == 0
+    scopes = Counter(item.scope for item in Substrate(shard).iter_items())
+    assert scopes == {"sales": 4, "research": 4}
+
+
+def test_a_file_that_cannot_be_looked_at_is_not_taken_as_gone(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+    real_lstat = os.lstat
+
+    def lstat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path).startswith(str(notes)):  # as in a folder this user may not enter
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_session.os, "lstat", lstat)
+    report = ingest_path(Substrate(shard), archive)
+    assert report.files_added == 3 and report.files_removed == 0
+
+
+def test_a_published_item_of_a_moved_file_stays_where_it_was_published(
+    notes: Path, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    store = Substrate(shard)
+    [plan] = [i for i in store.iter_items() if i.provenance["source"] == "sub/plan.md"]
+    publish(store, [plan.id], to="public")
+    store.save()
+    archive = tmp_path / "archive"
+    notes.rename(archive)
+    report = ingest_path(Substrate(shard), archive)
+    assert report.files_moved == 2 and report.files_added == 3
+    kept = Substrate(shard).get(plan.id)
+    assert kept is not None and kept.scope == "public"
+
+
+def test_a_move_is_saved_in_one_append(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the new file and the removal of the gone one: never one saved without the other, as a
+    # rerun would find the new file unchanged and leave the gone one's items for ever
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+    monkeypatch.setattr(ingest_session, "BATCH_FILES", 1)  # a save after every file
+    store = Substrate(shard)
+    saved: list[tuple[int, int]] = []
+    save_encoded = store.save_encoded
+
+    def counted(lines, removed=(), **kwargs):  # type: ignore[no-untyped-def]
+        saved.append((len(lines), len(list(removed))))
+        return save_encoded(lines, removed, **kwargs)
+
+    monkeypatch.setattr(store, "save_encoded", counted)
+    report = ingest_path(store, archive)
+    assert report.files_moved == 3 and sorted(saved) == [(1, 1), (1, 1), (2, 2)]
