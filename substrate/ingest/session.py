@@ -188,21 +188,18 @@ class IngestSession:
         # as it prunes
         self.let_go_of_moved = False
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
-        self.written: set[str] = set()  # ids of the items this run writes (never removed by it)
+        self.written: set[str] = set()  # ids of items this run writes or meant to write
+        self._by_hash: dict[str, list[str]] | None = None  # (``by_hash``)
+        self._holds_something: dict[str, bool] = {}  # folder -> not empty (``gone_from_disk``)
+        self.naming_folder = ""  # the folder files are named from (``name_from``)
 
     # -- batching ---------------------------------------------------------------------------
 
-    def queue(self, change: _Change) -> None:
-        """Queue a change, and save the queue when it is full."""
-        self.hold(change)
-        self.flush_when_full()
-
-    def hold(self, change: _Change) -> None:
-        """Queue a change without saving: what is queued next goes into the same save."""
-        self.pending.append(change)
-        self.pending_items += len(change.items) + len(change.encoded) + len(change.removes)
-
-    def flush_when_full(self) -> None:
+    def queue(self, *changes: _Change) -> None:
+        """Queue changes, to be saved together, and save the queue when it is full."""
+        self.pending.extend(changes)  # (one call: an interrupt cannot queue only the first)
+        self.gone.update(change.key for change in changes if change.pruned)
+        self.pending_items += sum(len(c.items) + len(c.encoded) + len(c.removes) for c in changes)
         if (
             len(self.pending) >= BATCH_FILES
             or self.pending_items >= BATCH_ITEMS
@@ -339,6 +336,9 @@ class IngestSession:
             state = self.cache.get(change.key)
             if change.pruned and self.cache.stored_meanwhile(change.key):
                 self.unprune(change)
+            elif change.pruned and change.removes:
+                if self.still_to_remove(change, state):
+                    still.append(change)
             elif state is None:
                 still.append(change)
             elif _same_version(state, change.state):
@@ -367,6 +367,22 @@ class IngestSession:
             report.unchanged.append(told.source)
         written = {item.id for item in change.items}.union(i for i, _ in change.encoded)
         report.ids = [item_id for item_id in report.ids if item_id not in written]
+
+    def still_to_remove(self, change: _Change, state: SourceState | None) -> bool:
+        """Keep in a queued removal of a gone file's items only those its source still
+        has: another run may have removed or published some since it was queued (its report
+        tells what it did). False when none is left: the removal is taken back."""
+        owned = set(state.ids) if state is not None else set()
+        left = [item_id for item_id in change.removes if item_id in owned]
+        if not left:
+            self.unprune(change)
+            return False
+        taken_back = len(change.removes) - len(left)
+        change.removes = left
+        self.report.items_removed -= taken_back
+        if change.told is not None:
+            change.told.items_removed -= taken_back
+        return True
 
     def unprune(self, change: _Change) -> None:
         """Take back the prune of a file another run stored after this run's walk began: the
@@ -473,6 +489,7 @@ class IngestSession:
         """Name each file by its path from ``folder``, which holds the ``walked`` one (the
         folder counts among the options: a file named from another is read again)."""
         self.cache_key = self.key_for(folder)
+        self.naming_folder = str(folder)
         prefix = walked.relative_to(folder).as_posix()
         self.name_prefix = "" if prefix == "." else prefix
 
@@ -648,13 +665,11 @@ class IngestSession:
         else:
             change = self.change_of(ticket, done, touched=touched)
             change.tally = counted
-            self.hold(change)
             told = change.told
             if self.let_go_of_moved and told is not None and told.status == status.ADDED:
-                # in the new file's save: a move is never left half done (a new file read
-                # again is no move, and nothing would remove the gone file's items then)
-                self.remove_moved_from(ticket, done.digest)
-            self.flush_when_full()
+                self.queue_moved(change, ticket, done.digest)
+            else:
+                self.queue(change)
 
     def touched_only(self, ticket: Ticket, done: Prepared) -> bool:
         """Whether a file holding a secret (no hash of it is kept) was read again for a new
@@ -942,9 +957,11 @@ class IngestSession:
                 continue
             if masked_kept and shown != key:
                 continue
-            # (a source the cache knew by another name was read again: not what it wrote)
-            removal = self.removal_of_gone(key, self.written)
+            removal = self.removal_of_gone(key)
             if removal is None:
+                continue
+            if not removal.told:
+                self.queue(removal.change)
                 continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
@@ -953,7 +970,8 @@ class IngestSession:
             source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
             why = _why_gone(shown)
             told = "its file is no longer there" if why == _GONE else "its file is now left out"
-            self.remove_gone(key, source, why, told, removal)
+            self.tell_removed(removal, source, why, told)
+            self.queue(removal.change)
         if spared:
             self.report.note(
                 IngestIssue(
@@ -964,67 +982,111 @@ class IngestSession:
                 )
             )
 
-    def removal_of_gone(self, key: str, written: set[str]) -> _Removal | None:
-        """What removing the source ``key``, whose file is gone, takes away: None when it
-        has no item of this scope left that this run did not write (``written``), and it
-        is then only recorded as gone here."""
+    def removal_of_gone(self, key: str) -> _Removal | None:
+        """The change that removes the source ``key``, whose file is gone: the items it gave
+        in this scope, but not those this run wrote (a source the cache knew by another name
+        was read again). A source left with no item to remove is only recorded as gone (not
+        ``told``); None when it was recorded so before."""
         state = self.cache.get(key)
         ids = state.ids if state is not None else []
         earlier = self.substrate.read_items(ids, keep=False)
         moved = self.moved_elsewhere(earlier)
-        ids = [i for i in ids if i not in moved and i not in written]
+        ids = [i for i in ids if i not in moved and i not in self.written]
         # a source that gave published items stays known by them, so that the file,
         # restored, does not write its items over them
         keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
-        if moved and not ids:
-            if state is not None and state.content_hash:  # not yet recorded as gone
-                self.queue(_Change(key, [], [], keep, pruned=True))
-            return None
-        if not ids and (state is None or not state.ids):
-            # never gave an item (left out as empty or binary): forgotten, not reported
-            # removed, as a file of a format never read is not
-            self.queue(_Change(key, [], [], keep, pruned=True))
-            return None
-        return _Removal(ids, keep, earlier)
+        if moved and not ids and (state is None or not state.content_hash):
+            return None  # known by its published items alone already
+        change = _Change(key, [], ids, keep, pruned=True)
+        # never gave an item (left out as empty or binary), or only published ones: forgotten
+        # (or known by those), not reported removed, as a file of a format never read is not
+        told = bool(ids) or (not moved and state is not None and bool(state.ids))
+        return _Removal(change, earlier, told)
 
-    def remove_gone(self, key: str, source: str, why: str, told: str, removal: _Removal) -> None:
-        """Queue the removal of the items of the source ``key``, reported as removed
-        (``why``); its pending proposals are withdrawn, their authors ``told`` why."""
-        shown = shown_origin(key)
-        ids, earlier = removal.ids, removal.earlier
+    def tell_removed(self, removal: _Removal, source: str, why: str, told: str) -> None:
+        """Report the removal of a source's items (``why``); its pending proposals are
+        withdrawn, their authors ``told`` why."""
+        change, earlier = removal.change, removal.earlier
+        shown = shown_origin(change.key)
         result = self.outcome(source, shown, status.REMOVED, why)
-        result.items_removed = len(ids)
-        self.report.items_removed += len(ids)
-        gone = [earlier[i] for i in ids if i in earlier]
+        result.items_removed = len(change.removes)
+        self.report.items_removed += len(change.removes)
+        gone = [earlier[i] for i in change.removes if i in earlier]
         self.report.tell(source, withdrawn_proposals(gone, told), shown)
-        self.queue(_Change(key, [], list(ids), removal.keep, told=result, pruned=True))
-        self.gone.add(key)
+        change.told = result
 
-    def remove_moved_from(self, ticket: Ticket, digest: str) -> None:
-        """Remove the items of a file that is gone from the disk and held the content of
-        the new file ``ticket`` (``digest``): it was moved or renamed, perhaps out of the
-        folder walked (``mv notes archive``, then ``mixle ingest archive``). Else the shard
-        would hold the content twice until the old folder was ingested again. A file that
-        cannot be looked at (a folder that cannot be entered) is not taken as gone."""
-        for key in self.cache.files_with_hash(digest):
+    def queue_moved(self, change: _Change, ticket: Ticket, digest: str) -> None:
+        """Queue the change of a new file, and with it the removal of the items of a file
+        that is gone from the disk and held the same content (``digest``): it was moved or
+        renamed, perhaps out of the folder walked (``mv notes archive``, then ``mixle ingest
+        archive``). Else the shard would hold the content twice until the old folder was
+        ingested again. Both go into one save: a rerun finds the new file unchanged, and
+        would never remove the gone one's items."""
+        found = self.moved_from(ticket, digest)
+        if found is None:
+            self.queue(change)
+            return
+        if found.told:
+            moved_to = status.MOVED_TO + ticket.source
+            told = f"its file {moved_to}: propose the item it gives there to send it"
+            self.tell_removed(found, self.name_of_gone(found.change.key), moved_to, told)
+        self.queue(change, found.change)
+
+    def moved_from(self, ticket: Ticket, digest: str) -> _Removal | None:
+        """The removal of the first file of this scope, gone from the disk, that held the
+        content ``digest`` of the new file ``ticket``; None when there is none. A file that
+        cannot be looked at (inside a folder that cannot be entered), or whose nearest folder
+        still there is empty (an unmounted drive or share looks so), is not gone."""
+        candidates = self.by_hash().get(digest)
+        while candidates:
+            key = candidates.pop(0)  # judged once: present now, or taken by this file
             if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
                 continue
             state = self.cache.get(key)
-            if state is None or state.content_hash != digest or state.skipped or not _gone(key):
+            if state is None or state.content_hash != digest or state.skipped:
                 continue
             if not self.written.isdisjoint(state.ids):  # a file read again, known by another
                 continue  # name before (``prune`` judges it)
-            removal = self.removal_of_gone(key, self.written)
-            self.gone.add(key)
-            if removal is not None:
-                where = self.within or ""
-                inside = key.startswith(where.rstrip(os.sep) + os.sep)
-                rel = os.path.relpath(key, where).replace(os.sep, "/")
-                source = self.source_of(rel) if inside else key
-                moved_to = status.MOVED_TO + ticket.source
-                told = f"its file {moved_to}: propose the item it gives there to send it"
-                self.remove_gone(key, source, moved_to, told, removal)
-            return
+            if self.gone_from_disk(key):
+                return self.removal_of_gone(key)
+        return None
+
+    def by_hash(self) -> dict[str, list[str]]:
+        """The files of this scope the cache knows, by content hash (``moved_from`` takes
+        each out as it judges it), gathered the first time a move is looked for."""
+        if self._by_hash is None:
+            self._by_hash = self.cache.files_by_hash()
+        return self._by_hash
+
+    def gone_from_disk(self, path: str) -> bool:
+        """Whether nothing is at ``path``, and the nearest folder above it that is there holds
+        something (an unmounted drive leaves its mount point empty). A path that cannot be
+        looked at is not gone."""
+        folder = path
+        while True:
+            try:
+                os.lstat(folder)
+            except (FileNotFoundError, NotADirectoryError):
+                parent = os.path.dirname(folder)
+                if parent == folder:
+                    return False
+                folder = parent
+                continue
+            except (OSError, ValueError):  # ValueError: a name the file system cannot hold
+                return False
+            if folder == path:
+                return False
+            if folder not in self._holds_something:
+                self._holds_something[folder] = _holds_something(folder)
+            return self._holds_something[folder]
+
+    def name_of_gone(self, key: str) -> str:
+        """The source name of a gone file: its path from the folder naming this run's files
+        when it lies there (as the walk would have named it), else its own path."""
+        folder = self.naming_folder
+        if folder and key.startswith(folder.rstrip(os.sep) + os.sep):
+            return os.path.relpath(key, folder).replace(os.sep, "/")
+        return key
 
     def tell_unpruned(self, root: str, seen: set[str]) -> None:
         """Say how many files under ``root`` that gave items before the walk no longer found:
@@ -1062,23 +1124,22 @@ def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
 
 
 class _Removal(NamedTuple):
-    """The removal of a source whose file is gone: the ids of its items removed, the state
-    that keeps it known by its published items (None: it is forgotten), and its items."""
+    """The removal of a source whose file is gone: the change that removes its items (its
+    state then keeps it known by its published items, or is None: it is forgotten), its
+    stored items, and whether it is told as removed (it had items of this scope)."""
 
-    ids: list[str]
-    keep: SourceState | None
+    change: _Change
     earlier: dict[str, SubstrateItem]
+    told: bool
 
 
-def _gone(path: str) -> bool:
-    """Whether nothing is at ``path`` (a path that cannot be looked at is not gone)."""
+def _holds_something(folder: str) -> bool:
+    """Whether ``folder`` has an entry (one that cannot be read is taken as empty)."""
     try:
-        os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return True
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
     except (OSError, ValueError):
         return False
-    return False
 
 
 def _why_gone(path: str) -> str:

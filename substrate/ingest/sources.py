@@ -217,7 +217,6 @@ class SourceCache:
         self._journaled = 0  # keys the journal on disk already holds
         self._whole = False  # the next save rewrites the files (a rebuild or a fold)
         self._masked: dict[str, str] | None = None  # digest -> key of masked names (this scope)
-        self._by_hash: dict[str, list[str]] | None = None  # content hash -> files (this scope)
         # keys of the sources other runs stored since the cache was opened: a walk that began
         # before may have passed their files by, and cannot tell they are gone
         self._stored_meanwhile: set[str] = set()
@@ -477,26 +476,25 @@ class SourceCache:
         except (IndexError, TypeError):
             return ""
 
-    def files_with_hash(self, digest: str) -> list[str]:
-        """The files of this scope last read with content hash ``digest``, sorted (never a
-        stream, nor a file known by a masked name: neither can be looked for on disk). The
-        hashes are gathered the first time this is asked; a caller checks each file's state
-        again, as later changes do not update them."""
-        if self._by_hash is None:
-            start = len(scoped_key("", self.scope))
-            prefix = scoped_key(os.sep, self.scope)
-            by_hash: dict[str, list[str]] = {}
-            for key, state in self.states.items():
-                if not key.startswith(prefix) or is_masked(key):
-                    continue
-                if isinstance(state, SourceState):
-                    found = state.content_hash
-                else:
-                    found = state[3] if len(state) > 3 else ""
-                if found:
-                    by_hash.setdefault(str(found), []).append(key[start:])
-            self._by_hash = by_hash
-        return sorted(self._by_hash.get(digest, ()))
+    def files_by_hash(self) -> dict[str, list[str]]:
+        """The files of this scope by the content hash they were last read with, each list
+        sorted (never a stream, nor a file known by a masked name: neither can be looked for
+        on disk)."""
+        start = len(scoped_key("", self.scope))
+        prefix = scoped_key(os.sep, self.scope)
+        by_hash: dict[str, list[str]] = {}
+        for key, state in self.states.items():
+            if not key.startswith(prefix) or is_masked(key):
+                continue
+            if isinstance(state, SourceState):
+                found = state.content_hash
+            else:
+                found = state[3] if len(state) > 3 else ""
+            if found:
+                by_hash.setdefault(str(found), []).append(key[start:])
+        for files in by_hash.values():
+            files.sort()
+        return by_hash
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,

@@ -44,6 +44,19 @@ def _moved(report) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def
     return [(f.source, f.reason, f.items_removed) for f in report.files if f.status == "removed"]
 
 
+def _before_the_save(monkeypatch: pytest.MonkeyPatch, meanwhile) -> None:  # type: ignore[no-untyped-def]
+    """Run ``meanwhile`` (another command) once, just before the ingest's first save."""
+    flush = ingest_session.IngestSession.flush
+
+    def first(self, **kwargs):  # type: ignore[no-untyped-def]
+        if self.pending:
+            monkeypatch.setattr(ingest_session.IngestSession, "flush", flush)
+            meanwhile()
+        return flush(self, **kwargs)
+
+    monkeypatch.setattr(ingest_session.IngestSession, "flush", first)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_folder_moved_and_ingested_under_its_new_name_replaces_its_old_items(
     notes: Path, tmp_path: Path, jobs: int
@@ -174,3 +187,115 @@ def test_a_move_is_saved_in_one_append(
     monkeypatch.setattr(store, "save_encoded", counted)
     report = ingest_path(store, archive)
     assert report.files_moved == 3 and sorted(saved) == [(1, 1), (1, 1), (2, 2)]
+
+
+def test_a_ctrl_c_while_the_gone_file_is_looked_for_leaves_no_half_move(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+
+    def interrupted(self, path):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ingest_session.IngestSession, "gone_from_disk", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            ingest_path(Substrate(shard), archive)
+    # the new file was not saved without the removal: the rerun still sees a move
+    rerun = ingest_path(Substrate(shard), archive)
+    assert rerun.files_moved == 3 and set(_texts(shard).values()) == {1}
+
+
+def test_a_file_whose_drive_is_not_mounted_is_not_taken_as_moved(tmp_path: Path) -> None:
+    mount = tmp_path / "mnt" / "usb"
+    (mount / "notes").mkdir(parents=True)
+    (mount / "notes" / "plan.md").write_text("# Plan\n\nShip it on Friday.\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), mount / "notes")
+    copy = tmp_path / "desk" / "plan-copy.md"
+    copy.parent.mkdir()
+    shutil.copy(mount / "notes" / "plan.md", copy)
+    shutil.rmtree(mount / "notes")  # unmounted: the mount point is there, empty
+    report = ingest_path(Substrate(shard), copy)
+    assert report.files_added == 1 and report.files_removed == 0
+    assert len(Substrate(shard)) == 2
+
+
+def test_each_file_with_the_content_of_a_new_one_is_looked_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    boilerplate = tmp_path / "a"
+    boilerplate.mkdir()
+    for n in range(40):
+        (boilerplate / f"{n}.txt").write_text("the same text in every file\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), boilerplate)
+    shutil.copytree(boilerplate, tmp_path / "b")
+    looked_at: Counter[str] = Counter()
+    real_lstat = os.lstat
+
+    def lstat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        looked_at[str(path)] += 1
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_session.os, "lstat", lstat)
+    report = ingest_path(Substrate(shard), tmp_path / "b")
+    assert report.files_added == 40 and report.files_removed == 0
+    assert max(looked_at[str(boilerplate / f"{n}.txt")] for n in range(40)) == 1
+
+
+def test_a_gone_file_is_named_from_the_folder_that_names_the_run(
+    notes: Path, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    (notes / "sub" / "plan.md").rename(notes / "sub" / "plan-2.md")
+    report = ingest_path(Substrate(shard), notes / "sub" / "plan-2.md")  # named from notes
+    assert _moved(report) == [("sub/plan.md", "moved to sub/plan-2.md", 1)]
+
+
+def test_a_removal_another_run_made_meanwhile_is_not_told_twice(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (notes / "todo.txt").rename(archive / "todo.txt")
+    others: list[int] = []
+    _before_the_save(  # another run prunes notes
+        monkeypatch, lambda: others.append(ingest_path(Substrate(shard), notes).files_removed)
+    )
+    report = ingest_path(Substrate(shard), archive)
+    assert others == [1] and report.files_removed == report.items_removed == 0
+    assert report.files_added == 1 and _texts(shard)["buy milk"] == 1
+
+
+@pytest.mark.parametrize("meanwhile", ["removed", "published"])
+def test_what_another_command_does_to_a_gone_files_items_meanwhile_stands(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, meanwhile: str
+) -> None:
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    [linux] = [i for i in Substrate(shard).iter_items() if i.text.startswith("## Linux")]
+    (notes / "guide.md").unlink()
+
+    def other_command() -> None:
+        store = Substrate(shard)
+        if meanwhile == "removed":
+            store.remove(linux.id)
+        else:
+            publish(store, [linux.id], to="public")
+        store.save()
+
+    _before_the_save(monkeypatch, other_command)
+    report = ingest_path(Substrate(shard), notes)
+    kept = Substrate(shard).get(linux.id)
+    if meanwhile == "removed":  # counted by the command that removed it, not again here
+        assert report.files_removed == report.items_removed == 1 and kept is None
+    else:  # stored meanwhile: left to the next run, which leaves the published item be
+        assert report.files_removed == 0 and kept is not None and kept.scope == "public"
+        again = ingest_path(Substrate(shard), notes)
+        assert again.files_removed == again.items_removed == 1
+        assert Substrate(shard).get(linux.id) is not None
+    assert all(not i.text.startswith("# Install") for i in Substrate(shard).iter_items())
