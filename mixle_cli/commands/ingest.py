@@ -599,13 +599,17 @@ def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, 
                     files.add(path)
                 if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
                     counts[path] += 1
+    file_kept = (
+        "moved? ingest it where it is now, and it takes their place; else, to remove them, "
+        "ingest the folder that held it"
+    )
+    folder_kept = (
+        "moved? ingest it where it is now, and its files take their place; else, to remove "
+        "them, ingest an empty folder at that path with --prune-empty"
+    )
     return {
-        path: f"; the {n} item(s) ingested from it before are kept (to remove them, "
-        + (
-            "ingest the folder that held it)"
-            if path in files
-            else "ingest an empty folder at that path with --prune-empty)"
-        )
+        path: f"; the {n} item(s) ingested from it before are kept "
+        f"({file_kept if path in files else folder_kept})"
         for path, n in counts.items()
         if n
     }

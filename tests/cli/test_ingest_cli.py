@@ -878,6 +878,22 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
 
 
+def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
+    mixle, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("alpha note\n")
+    mixle("ingest", str(notes))
+    notes.rename(tmp_path / "archive")
+    gone = mixle("ingest", str(notes))
+    assert "(moved? ingest it where it is now, and its files take their place;" in gone.stderr
+    moved = mixle("ingest", str(tmp_path / "archive"), "--json").json()
+    assert moved["files_moved"] == 1 and moved["items_removed"] == moved["items_added"] == 1
+    [item] = mixle("ls", "--json").json()
+    assert item["source"] == "a.md" and "archive" in mixle("get", item["id"], "--json").stdout
+
+
 def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     mixle, tmp_path: Path
 ) -> None:
@@ -908,6 +924,7 @@ def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     mixle("ingest", str(single))
     single.unlink()
     gone_file = mixle("ingest", str(single))
+    assert "(moved? ingest it where it is now, and it takes their place;" in gone_file.stderr
     assert "to remove them, ingest the folder that held it)" in gone_file.stderr
 
 
