@@ -189,8 +189,8 @@ class IngestSession:
         self.let_go_of_moved = False
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
         self.written: set[str] = set()  # ids of items this run writes or meant to write
-        self._by_hash: dict[str, list[str]] | None = None  # (``by_hash``)
-        self._holds_something: dict[str, bool] = {}  # folder -> not empty (``gone_from_disk``)
+        self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
+        self._mount_places: dict[str, bool] = {}  # (``gone_from_disk``)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
     # -- batching ---------------------------------------------------------------------------
@@ -326,7 +326,8 @@ class IngestSession:
         """Fold in what other writers saved since the cache was read, and have each queued
         change remove too the items another run gave its source meanwhile: of two runs
         ingesting one source at once, the later one's items replace both runs' (its removals
-        were worked out before the other's items existed)."""
+        were worked out before the other's items existed). What other runs removed or
+        published meanwhile is left out of the removals (``keeps_removals``)."""
         before = self.cache.watermark
         self.cache.catch_up(self.substrate)
         if self.cache.watermark == before:
@@ -336,16 +337,18 @@ class IngestSession:
             state = self.cache.get(change.key)
             if change.pruned and self.cache.stored_meanwhile(change.key):
                 self.unprune(change)
-            elif change.pruned and change.removes:
-                if self.still_to_remove(change, state):
-                    still.append(change)
-            elif state is None:
+                continue
+            if change.removes and not self.keeps_removals(change, state):
+                continue  # a gone file's items, all removed by another run: taken back
+            if change.pruned or state is None:
                 still.append(change)
             elif _same_version(state, change.state):
                 self.done_elsewhere(change)
             else:
                 kept = set(change.removes).union(change.state.ids if change.state else ())
-                others = [item_id for item_id in state.ids if item_id not in kept]
+                # (never what this run wrote: an earlier save of it may hold them)
+                written = self.written
+                others = [i for i in state.ids if i not in kept and i not in written]
                 change.removes += others
                 self.report.items_removed += len(others)
                 still.append(change)
@@ -368,15 +371,21 @@ class IngestSession:
         written = {item.id for item in change.items}.union(i for i, _ in change.encoded)
         report.ids = [item_id for item_id in report.ids if item_id not in written]
 
-    def still_to_remove(self, change: _Change, state: SourceState | None) -> bool:
-        """Keep in a queued removal of a gone file's items only those its source still
-        has: another run may have removed or published some since it was queued (its report
-        tells what it did). False when none is left: the removal is taken back."""
+    def keeps_removals(self, change: _Change, state: SourceState | None) -> bool:
+        """Leave out of a queued change's removals the items another run removed or
+        published since it was queued (its report tells what it did); one published stays
+        known as its source's. False when a gone file's removal has nothing left: it is taken
+        back."""
         owned = set(state.ids) if state is not None else set()
-        left = [item_id for item_id in change.removes if item_id in owned]
-        if not left:
+        published = self.cache.published_meanwhile
+        left = [i for i in change.removes if i in owned and i not in published]
+        if len(left) == len(change.removes):
+            return True
+        if change.pruned and not left:
             self.unprune(change)
             return False
+        if change.state is not None:
+            change.state.ids += [i for i in change.removes if i in published]
         taken_back = len(change.removes) - len(left)
         change.removes = left
         self.report.items_removed -= taken_back
@@ -663,13 +672,15 @@ class IngestSession:
             reason = status.nothing_parsed(len(done.issues), empty) + self.kept_from_before(key)
             self.fail(source, ticket.path, reason)
         else:
+            # looked for before anything is told or queued: a Ctrl-C during the look-up
+            # (it reads the disk and the shard) then leaves neither said nor saved
+            moved = self.moved_from(ticket, done) if self.let_go_of_moved else None
             change = self.change_of(ticket, done, touched=touched)
             change.tally = counted
-            told = change.told
-            if self.let_go_of_moved and told is not None and told.status == status.ADDED:
-                self.queue_moved(change, ticket, done.digest)
-            else:
+            if moved is None:
                 self.queue(change)
+            else:
+                self.queue_moved(change, ticket, moved)
 
     def touched_only(self, ticket: Ticket, done: Prepared) -> bool:
         """Whether a file holding a secret (no hash of it is kept) was read again for a new
@@ -1015,53 +1026,55 @@ class IngestSession:
         self.report.tell(source, withdrawn_proposals(gone, told), shown)
         change.told = result
 
-    def queue_moved(self, change: _Change, ticket: Ticket, digest: str) -> None:
-        """Queue the change of a new file, and with it the removal of the items of a file
-        that is gone from the disk and held the same content (``digest``): it was moved or
-        renamed, perhaps out of the folder walked (``mv notes archive``, then ``mixle ingest
-        archive``). Else the shard would hold the content twice until the old folder was
-        ingested again. Both go into one save: a rerun finds the new file unchanged, and
-        would never remove the gone one's items."""
-        found = self.moved_from(ticket, digest)
-        if found is None:
-            self.queue(change)
-            return
-        if found.told:
+    def queue_moved(self, change: _Change, ticket: Ticket, moved: _Removal) -> None:
+        """Queue the change of a new file, and with it the removal of the items of the file
+        it was ``moved`` from (``moved_from``). Both go into one save: a rerun finds the new
+        file unchanged, and would never remove the gone one's items."""
+        if moved.told:
             moved_to = status.MOVED_TO + ticket.source
             told = f"its file {moved_to}: propose the item it gives there to send it"
-            self.tell_removed(found, self.name_of_gone(found.change.key), moved_to, told)
-        self.queue(change, found.change)
+            self.tell_removed(moved, self.name_of_gone(moved.change.key), moved_to, told)
+        self.queue(change, moved.change)
 
-    def moved_from(self, ticket: Ticket, digest: str) -> _Removal | None:
-        """The removal of the first file of this scope, gone from the disk, that held the
-        content ``digest`` of the new file ``ticket``; None when there is none. A file that
-        cannot be looked at (inside a folder that cannot be entered), or whose nearest folder
-        still there is empty (an unmounted drive or share looks so), is not gone."""
-        candidates = self.by_hash().get(digest)
+    def moved_from(self, ticket: Ticket, done: Prepared) -> _Removal | None:
+        """The removal of the items of a file this file, new to the shard, was moved from:
+        the first file of this scope, gone from the disk, last read with the same content
+        (``mv notes archive``, then ``mixle ingest archive``). Else the shard would hold the
+        content twice until the old folder was ingested again. A file that cannot be looked
+        at (inside a folder that cannot be entered), or that may lie on a drive or share not
+        mounted (``gone_from_disk``), is not gone."""
+        ids = done.item_ids()
+        if not (done.digest and ids) or ticket.path is None or self.cache.get(ticket.key):
+            return None
+        candidates = self.by_hash().get(done.digest)
         while candidates:
-            key = candidates.pop(0)  # judged once: present now, or taken by this file
+            key = candidates.popleft()  # judged once: present now, or taken by this file
             if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
                 continue
             state = self.cache.get(key)
-            if state is None or state.content_hash != digest or state.skipped:
+            if state is None or state.content_hash != done.digest or state.skipped:
                 continue
-            if not self.written.isdisjoint(state.ids):  # a file read again, known by another
-                continue  # name before (``prune`` judges it)
+            # this very file, known by another name before (``prune`` judges it)
+            if not self.written.isdisjoint(state.ids) or not set(ids).isdisjoint(state.ids):
+                continue
             if self.gone_from_disk(key):
                 return self.removal_of_gone(key)
         return None
 
-    def by_hash(self) -> dict[str, list[str]]:
+    def by_hash(self) -> dict[str, deque[str]]:
         """The files of this scope the cache knows, by content hash (``moved_from`` takes
         each out as it judges it), gathered the first time a move is looked for."""
         if self._by_hash is None:
-            self._by_hash = self.cache.files_by_hash()
+            known = self.cache.files_by_hash()
+            self._by_hash = {digest: deque(files) for digest, files in known.items()}
         return self._by_hash
 
     def gone_from_disk(self, path: str) -> bool:
-        """Whether nothing is at ``path``, and the nearest folder above it that is there holds
-        something (an unmounted drive leaves its mount point empty). A path that cannot be
-        looked at is not gone."""
+        """Whether nothing is at ``path``, and the nearest folder above it that is there is
+        no place a drive or share may be mounted on or in: not empty (an unmounted drive
+        leaves its mount point empty), holding no mount point, and not a folder that holds
+        them by custom (``/media``, ``/Volumes``: unmounting may remove the mount point
+        itself). A path that cannot be looked at is not gone."""
         folder = path
         while True:
             try:
@@ -1076,9 +1089,9 @@ class IngestSession:
                 return False
             if folder == path:
                 return False
-            if folder not in self._holds_something:
-                self._holds_something[folder] = _holds_something(folder)
-            return self._holds_something[folder]
+            if folder not in self._mount_places:
+                self._mount_places[folder] = _may_be_a_mount_place(folder)
+            return not self._mount_places[folder]
 
     def name_of_gone(self, key: str) -> str:
         """The source name of a gone file: its path from the folder naming this run's files
@@ -1133,13 +1146,26 @@ class _Removal(NamedTuple):
     told: bool
 
 
-def _holds_something(folder: str) -> bool:
-    """Whether ``folder`` has an entry (one that cannot be read is taken as empty)."""
+# Folders that hold mount points by custom: their mount points may go when a drive is unmounted
+_MOUNT_ROOTS = frozenset({"/Volumes", "/media", "/mnt", "/run/media"})
+
+
+def _may_be_a_mount_place(folder: str) -> bool:
+    """Whether a drive or share may be mounted on ``folder`` or in it, unmounted now: it is
+    empty, holds a mount point, or is where mount points are made (``_MOUNT_ROOTS``, and the
+    users' folders in ``/media`` and ``/run/media``). One that cannot be read may be."""
+    if folder in _MOUNT_ROOTS or os.path.dirname(folder) in ("/media", "/run/media"):
+        return True
     try:
         with os.scandir(folder) as entries:
-            return next(entries, None) is not None
+            empty = True
+            for entry in entries:
+                empty = False
+                if entry.is_dir(follow_symlinks=False) and os.path.ismount(entry.path):
+                    return True
+            return empty
     except (OSError, ValueError):
-        return False
+        return True
 
 
 def _why_gone(path: str) -> str:

@@ -220,6 +220,8 @@ class SourceCache:
         # keys of the sources other runs stored since the cache was opened: a walk that began
         # before may have passed their files by, and cannot tell they are gone
         self._stored_meanwhile: set[str] = set()
+        # ids of this scope's sources that other runs moved to another scope since (published)
+        self.published_meanwhile: set[str] = set()
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -254,6 +256,7 @@ class SourceCache:
                 log.warning("the log was edited under the ingest source cache; rebuilding it")
             elif cache.watermark == current or cache.catch_up(substrate):
                 cache._stored_meanwhile.clear()  # stored before this run: its walk judges them
+                cache.published_meanwhile.clear()
                 return cache
         return cls._rebuilt(substrate, index_dir, current, scope)
 
@@ -586,6 +589,8 @@ class SourceCache:
             else:
                 self._attach(key, item.id, _state_of(item.provenance))
                 self._stored_meanwhile.add(key)
+                if item.scope != self.scope and key.startswith(scoped_key("", self.scope)):
+                    self.published_meanwhile.add(item.id)
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
 

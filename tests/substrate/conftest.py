@@ -51,3 +51,24 @@ def without_hanging() -> Callable[..., Any]:
     """``without_hanging(run, what)``: ``run()``'s result; a call that blocks (a FIFO opened,
     a deadlock) fails the test after a minute instead of hanging the suite."""
     return _without_hanging
+
+
+@pytest.fixture
+def another_run_first(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], object]], None]:
+    """Have ``run`` (another writer) run once, just before an ingest run's first save:
+    ``another_run_first(run)``."""
+    from substrate.ingest.session import IngestSession
+
+    real = IngestSession.flush
+
+    def before_the_first_save(run: Callable[[], object]) -> None:
+        pending = [run]
+
+        def interleaved(self: IngestSession, *, wait: bool = True) -> None:
+            if self.pending and pending:
+                pending.pop()()
+            real(self, wait=wait)
+
+        monkeypatch.setattr(IngestSession, "flush", interleaved)
+
+    return before_the_first_save

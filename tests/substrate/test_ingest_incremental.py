@@ -1079,39 +1079,44 @@ def test_ingesting_a_small_folder_imports_no_numpy(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def _another_run_first(monkeypatch: pytest.MonkeyPatch, run: Any) -> None:
-    """Have ``run`` (another writer) save just before the next run's first save."""
-    from substrate.ingest.session import IngestSession
-
-    real = IngestSession.flush
-    pending = [run]
-
-    def interleaved(self: IngestSession, *, wait: bool = True) -> None:
-        if self.pending and pending:
-            pending.pop()()
-        real(self, wait=wait)
-
-    monkeypatch.setattr(IngestSession, "flush", interleaved)
-
-
 def test_of_two_runs_on_one_stream_at_once_the_later_replaces_both(
-    shard: Path, monkeypatch: pytest.MonkeyPatch
+    shard: Path, another_run_first: Any
 ) -> None:
     from substrate.ingest import ingest_text
 
     ingest_text(Substrate(shard), "version zero", source="shared")
-    _another_run_first(
-        monkeypatch, lambda: ingest_text(Substrate(shard), "version A", source="shared")
-    )
+    another_run_first(lambda: ingest_text(Substrate(shard), "version A", source="shared"))
     report = ingest_text(Substrate(shard), "version B", source="shared")
     assert [i.text for i in Substrate(shard).iter_items()] == ["version B"]
-    assert report.items_removed == 2  # version zero, and the other run's version A
+    # the other run's version A (version zero was removed by the other run, which tells it)
+    assert report.items_removed == 1
     ingest_text(Substrate(shard), "version C", source="shared")  # the cache knows it all
     assert [i.text for i in Substrate(shard).iter_items()] == ["version C"]
 
 
+def test_an_item_published_while_its_file_is_read_again_stays_published(
+    tree: Path, shard: Path, another_run_first: Any
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    [linux] = [i for i in Substrate(shard).iter_items() if i.text.startswith("## Linux")]
+    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
+
+    def published() -> None:  # after this run read the guide, before it saves
+        store = Substrate(shard)
+        publish(store, [linux.id], to="public")
+        store.save()
+
+    another_run_first(published)
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 1 and report.items_removed == 0
+    kept = Substrate(shard).get(linux.id)
+    assert kept is not None and kept.scope == "public"
+    again = ingest_path(Substrate(shard), tree)  # the source knows it still: nothing to do
+    assert again.files_unchanged == 3 and Substrate(shard).get(linux.id) is not None
+
+
 def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
-    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch, another_run_first: Any
 ) -> None:
     ingest_path(Substrate(shard), tree)
     before = {i.id for i in Substrate(shard).iter_items()}
@@ -1122,7 +1127,7 @@ def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
         ingest_path(Substrate(shard), tree)
 
     note.write_text("# Note\n\nThe first edit.\n")
-    _another_run_first(monkeypatch, edited_again)
+    another_run_first(edited_again)
     ingest_path(Substrate(shard), tree)
     new = [i.text for i in Substrate(shard).iter_items() if i.id not in before]
     assert len(new) == 1 and new[0].endswith("The first edit.")  # saved last: one version
@@ -1133,7 +1138,7 @@ def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
 
 
 def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(
-    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, shard: Path, another_run_first: Any
 ) -> None:
     # mixle.toml, edited while an ingest runs and broken meanwhile, stopped its next save
     ingest_path(Substrate(shard), tree)
@@ -1143,7 +1148,7 @@ def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(
     def edit_settings() -> None:
         (shard / "mixle.toml").write_text("format = [unclosed\n")
 
-    _another_run_first(monkeypatch, edit_settings)
+    another_run_first(edit_settings)
     report = ingest_path(Substrate(shard), tree)
     assert report.files_updated == 1
     (shard / "mixle.toml").write_text("format = 1\n")
@@ -1292,7 +1297,7 @@ def test_a_run_overtaken_by_another_over_the_same_tree_writes_nothing_again(
 
 
 def test_a_file_another_run_stored_after_the_walk_passed_its_folder_is_not_pruned(
-    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch, another_run_first: Any
 ) -> None:
     ingest_path(Substrate(shard), tree)
     _write(tree / "guide.md", GUIDE + "\nEdited.\n")
@@ -1304,7 +1309,7 @@ def test_a_file_another_run_stored_after_the_walk_passed_its_folder_is_not_prune
         _write(new, "# New\n\nA note written meanwhile.\n")
         ingest_path(Substrate(shard), new)
 
-    _another_run_first(monkeypatch, another_run)
+    another_run_first(another_run)
     report = ingest_path(Substrate(shard), tree)
     assert report.files_updated == 2 and report.files_removed == 0, report.files
     monkeypatch.undo()
@@ -1340,7 +1345,7 @@ def test_the_prune_of_a_file_another_run_stored_before_the_last_save_is_taken_ba
 
 
 def test_a_compaction_during_an_ingest_keeps_the_source_cache(
-    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, shard: Path, monkeypatch: pytest.MonkeyPatch, another_run_first: Any
 ) -> None:
     ingest_path(Substrate(shard), tree)
     store = Substrate(shard)
@@ -1349,7 +1354,7 @@ def test_a_compaction_during_an_ingest_keeps_the_source_cache(
         store.remove(item_id)
     store.save()
     _write(tree / "guide.md", GUIDE + "\nEdited.\n")
-    _another_run_first(monkeypatch, lambda: Substrate(shard).compact())
+    another_run_first(lambda: Substrate(shard).compact())
     ingest_path(Substrate(shard), tree)
     monkeypatch.undo()
     assert (shard / "index" / STATS_FILE).exists()  # the compaction's, not deleted after it

@@ -6,10 +6,11 @@ import os
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from substrate.ingest import ingest_path
+from substrate.ingest import IngestReport, ingest_path
 from substrate.ingest import session as ingest_session
 from substrate.spaces import publish
 from substrate.store import Substrate
@@ -42,19 +43,6 @@ def _ingested_then_moved(notes: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 def _moved(report) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
     return [(f.source, f.reason, f.items_removed) for f in report.files if f.status == "removed"]
-
-
-def _before_the_save(monkeypatch: pytest.MonkeyPatch, meanwhile) -> None:  # type: ignore[no-untyped-def]
-    """Run ``meanwhile`` (another command) once, just before the ingest's first save."""
-    flush = ingest_session.IngestSession.flush
-
-    def first(self, **kwargs):  # type: ignore[no-untyped-def]
-        if self.pending:
-            monkeypatch.setattr(ingest_session.IngestSession, "flush", flush)
-            meanwhile()
-        return flush(self, **kwargs)
-
-    monkeypatch.setattr(ingest_session.IngestSession, "flush", first)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -197,10 +185,12 @@ def test_a_ctrl_c_while_the_gone_file_is_looked_for_leaves_no_half_move(
     def interrupted(self, path):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
+    told = IngestReport()
     with monkeypatch.context() as patched:
         patched.setattr(ingest_session.IngestSession, "gone_from_disk", interrupted)
         with pytest.raises(KeyboardInterrupt):
-            ingest_path(Substrate(shard), archive)
+            ingest_path(Substrate(shard), archive, report=told)
+    assert told.interrupted and not told.files and not told.items_added  # nothing said saved
     # the new file was not saved without the removal: the rerun still sees a move
     rerun = ingest_path(Substrate(shard), archive)
     assert rerun.files_moved == 3 and set(_texts(shard).values()) == {1}
@@ -219,6 +209,30 @@ def test_a_file_whose_drive_is_not_mounted_is_not_taken_as_moved(tmp_path: Path)
     report = ingest_path(Substrate(shard), copy)
     assert report.files_added == 1 and report.files_removed == 0
     assert len(Substrate(shard)) == 2
+
+
+def test_a_file_whose_drive_took_its_mount_point_away_is_not_taken_as_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as udisks does in /media/USER, and macOS in /Volumes: the mount point goes with the drive
+    volumes = tmp_path / "volumes"
+    (volumes / "other").mkdir(parents=True)  # another drive, mounted
+    (volumes / "usb" / "notes").mkdir(parents=True)
+    (volumes / "usb" / "notes" / "plan.md").write_text("# Plan\n\nShip it on Friday.\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), volumes / "usb" / "notes")
+    copy = tmp_path / "desk" / "plan-copy.md"
+    copy.parent.mkdir()
+    shutil.copy(volumes / "usb" / "notes" / "plan.md", copy)
+    shutil.rmtree(volumes / "usb")
+    real_ismount = os.path.ismount
+    monkeypatch.setattr(
+        ingest_session.os.path,
+        "ismount",
+        lambda path: str(path) == str(volumes / "other") or real_ismount(path),
+    )
+    report = ingest_path(Substrate(shard), copy)
+    assert report.files_added == 1 and report.files_removed == 0
 
 
 def test_each_file_with_the_content_of_a_new_one_is_looked_at_once(
@@ -255,7 +269,7 @@ def test_a_gone_file_is_named_from_the_folder_that_names_the_run(
 
 
 def test_a_removal_another_run_made_meanwhile_is_not_told_twice(
-    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    notes: Path, tmp_path: Path, another_run_first: Any
 ) -> None:
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), notes)
@@ -263,9 +277,8 @@ def test_a_removal_another_run_made_meanwhile_is_not_told_twice(
     archive.mkdir()
     (notes / "todo.txt").rename(archive / "todo.txt")
     others: list[int] = []
-    _before_the_save(  # another run prunes notes
-        monkeypatch, lambda: others.append(ingest_path(Substrate(shard), notes).files_removed)
-    )
+    # another run prunes notes
+    another_run_first(lambda: others.append(ingest_path(Substrate(shard), notes).files_removed))
     report = ingest_path(Substrate(shard), archive)
     assert others == [1] and report.files_removed == report.items_removed == 0
     assert report.files_added == 1 and _texts(shard)["buy milk"] == 1
@@ -273,7 +286,7 @@ def test_a_removal_another_run_made_meanwhile_is_not_told_twice(
 
 @pytest.mark.parametrize("meanwhile", ["removed", "published"])
 def test_what_another_command_does_to_a_gone_files_items_meanwhile_stands(
-    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, meanwhile: str
+    notes: Path, tmp_path: Path, another_run_first: Any, meanwhile: str
 ) -> None:
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), notes)
@@ -288,7 +301,7 @@ def test_what_another_command_does_to_a_gone_files_items_meanwhile_stands(
             publish(store, [linux.id], to="public")
         store.save()
 
-    _before_the_save(monkeypatch, other_command)
+    another_run_first(other_command)
     report = ingest_path(Substrate(shard), notes)
     kept = Substrate(shard).get(linux.id)
     if meanwhile == "removed":  # counted by the command that removed it, not again here

@@ -151,12 +151,13 @@ def test_an_unreadable_folder_with_a_secret_in_its_name_keeps_its_items(
     assert report.items_removed == 0 and len(_texts(shard)) == 3
 
 
+@pytest.mark.parametrize("writer_meanwhile", [False, True])
 def test_items_from_before_the_digest_survive_the_first_re_ingest(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer_meanwhile: bool
 ) -> None:
     """Items written before sources were named by digest give a rebuilt cache other names:
     the file is read again, and the run must not then prune what it has just written, even
-    when the two land in different saves."""
+    when the two land in different saves, and another writer saved just before the prune's."""
     shard = tmp_path / "shard"
     ingest_path(Substrate(shard), tree)
     store = Substrate(shard)
@@ -166,9 +167,19 @@ def test_items_from_before_the_digest_survive_the_first_re_ingest(
     store.save()
     shutil.rmtree(shard / "index")
     monkeypatch.setattr(ingest_session, "BATCH_FILES", 1)  # every file its own save
+    flush = ingest_session.IngestSession.flush
+
+    def another_writer_first(self, **kwargs):  # type: ignore[no-untyped-def]
+        if any(change.pruned for change in self.pending):
+            monkeypatch.setattr(ingest_session.IngestSession, "flush", flush)
+            ingest_text(Substrate(shard), "someone else's note\n", source="elsewhere")
+        return flush(self, **kwargs)
+
+    if writer_meanwhile:
+        monkeypatch.setattr(ingest_session.IngestSession, "flush", another_writer_first)
     report = ingest_path(Substrate(shard), tree)
     assert report.items_removed == 0
-    assert len(_texts(shard)) == 3
+    assert len(_texts(shard)) == 3 + writer_meanwhile
     assert ingest_path(Substrate(shard), tree).files_unchanged == 3
 
 
