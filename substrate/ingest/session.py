@@ -83,6 +83,11 @@ class _Change:
     tally: GateTally | None = None  # what the gate did to its items, counted in the report
     pruned: bool = False  # its file was not found by the walk
 
+    def written_ids(self) -> Iterator[str]:
+        """The ids of the items the change writes."""
+        yield from (item_id for item_id, _ in self.encoded)
+        yield from (item.id for item in self.items)
+
     def lines(self) -> Iterator[tuple[str, bytes]]:
         """Every item of the change as ``(id, log line)``, in file order."""
         yield from self.encoded
@@ -326,14 +331,22 @@ class IngestSession:
         """Fold in what other writers saved since the cache was read, and have each queued
         change remove too the items another run gave its source meanwhile: of two runs
         ingesting one source at once, the later one's items replace both runs' (its removals
-        were worked out before the other's items existed). What other runs removed or
-        published meanwhile is left out of the removals (``keeps_removals``)."""
+        were worked out before the other's items existed). Items other runs published
+        meanwhile stay where they went (``leave_published``), and what they removed is left
+        out of the removals (``keeps_removals``)."""
         before = self.cache.watermark
-        self.cache.catch_up(self.substrate)
+        if not self.cache.catch_up(self.substrate):
+            # the log was rewritten (compacted): what other runs did is not known item by
+            # item; the items themselves tell which were published
+            elsewhere = self.now_elsewhere()
+            for change in self.pending:
+                self.leave_published(change, elsewhere)
+            return
         if self.cache.watermark == before:
             return
         still: list[_Change] = []
         for change in self.pending:
+            self.leave_published(change, self.cache.published_meanwhile)
             state = self.cache.get(change.key)
             if change.pruned and self.cache.stored_meanwhile(change.key):
                 self.unprune(change)
@@ -351,8 +364,45 @@ class IngestSession:
                 others = [i for i in state.ids if i not in kept and i not in written]
                 change.removes += others
                 self.report.items_removed += len(others)
+                if change.told is not None:
+                    change.told.items_removed += len(others)
                 still.append(change)
         self.pending = still
+
+    def now_elsewhere(self) -> set[str]:
+        """Of the items the queued changes remove or write again, those stored now in
+        another scope than the one ingested into (published)."""
+        ids = {i for change in self.pending for i in change.removes}
+        ids.update(i for change in self.pending for i in change.written_ids())
+        return self.moved_elsewhere(self.substrate.read_items(ids, keep=False))
+
+    def leave_published(self, change: _Change, elsewhere: set[str]) -> None:
+        """Have a queued change neither remove nor write again the items another run
+        published meanwhile (``elsewhere``): they stay where they went, and the source stays
+        known by them, so that its file, restored, does not write its items over them."""
+        removed = [i for i in change.removes if i in elsewhere]
+        rewritten = [i for i in change.written_ids() if i in elsewhere]
+        if not (removed or rewritten):
+            return
+        gone = set(removed).union(rewritten)
+        change.removes = [i for i in change.removes if i not in gone]
+        change.items = [item for item in change.items if item.id not in gone]
+        change.encoded = [line for line in change.encoded if line[0] not in gone]
+        if change.state is None:
+            change.state = SourceState(0, -1, "", self.cache_key, [])
+        change.state.ids += sorted(gone.difference(change.state.ids))
+        report, told = self.report, change.told
+        # stored before, so told as rewritten (unless another run wrote them first)
+        as_rewritten = min(len(rewritten), told.items_rewritten if told else len(rewritten))
+        as_added = len(rewritten) - as_rewritten
+        report.items_removed -= len(removed)
+        report.items_rewritten -= as_rewritten
+        report.items_added -= as_added
+        report.ids = [i for i in report.ids if i not in gone]
+        if told is not None:
+            told.items_removed -= len(removed)
+            told.items_rewritten -= as_rewritten
+            told.items_added -= as_added
 
     def done_elsewhere(self, change: _Change) -> None:
         """Report as unchanged a queued file that another run stored meanwhile, item for item
@@ -372,20 +422,16 @@ class IngestSession:
         report.ids = [item_id for item_id in report.ids if item_id not in written]
 
     def keeps_removals(self, change: _Change, state: SourceState | None) -> bool:
-        """Leave out of a queued change's removals the items another run removed or
-        published since it was queued (its report tells what it did); one published stays
-        known as its source's. False when a gone file's removal has nothing left: it is taken
-        back."""
+        """Leave out of a queued change's removals the items another run removed since it
+        was queued (its report tells it). False when a gone file's removal has nothing left:
+        it is taken back."""
         owned = set(state.ids) if state is not None else set()
-        published = self.cache.published_meanwhile
-        left = [i for i in change.removes if i in owned and i not in published]
+        left = [i for i in change.removes if i in owned]
         if len(left) == len(change.removes):
             return True
         if change.pruned and not left:
             self.unprune(change)
             return False
-        if change.state is not None:
-            change.state.ids += [i for i in change.removes if i in published]
         taken_back = len(change.removes) - len(left)
         change.removes = left
         self.report.items_removed -= taken_back
@@ -1044,7 +1090,10 @@ class IngestSession:
         at (inside a folder that cannot be entered), or that may lie on a drive or share not
         mounted (``gone_from_disk``), is not gone."""
         ids = done.item_ids()
-        if not (done.digest and ids) or ticket.path is None or self.cache.get(ticket.key):
+        if not (done.digest and ids) or ticket.path is None:
+            return None
+        known = self.cache.get(ticket.key)
+        if known is not None and known.ids:  # (one known without items, as empty, is new)
             return None
         candidates = self.by_hash().get(done.digest)
         while candidates:

@@ -580,8 +580,10 @@ class SourceCache:
     def fold(self, changes: Changes) -> None:
         """Apply items written and ids removed by other commands."""
         self._owners()
+        published = self.published_meanwhile
         for item_id in changes.removed:
             self._detach(item_id)
+            published.discard(item_id)
         for item in changes.upserts:
             key = source_key(item)
             if key is None:
@@ -589,8 +591,10 @@ class SourceCache:
             else:
                 self._attach(key, item.id, _state_of(item.provenance))
                 self._stored_meanwhile.add(key)
-                if item.scope != self.scope and key.startswith(scoped_key("", self.scope)):
-                    self.published_meanwhile.add(item.id)
+                if item.scope == self.scope or not key.startswith(scoped_key("", self.scope)):
+                    published.discard(item.id)
+                else:
+                    published.add(item.id)
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True
 

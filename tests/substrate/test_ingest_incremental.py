@@ -1094,25 +1094,45 @@ def test_of_two_runs_on_one_stream_at_once_the_later_replaces_both(
     assert [i.text for i in Substrate(shard).iter_items()] == ["version C"]
 
 
+@pytest.mark.parametrize(
+    ("published", "change", "then_compacted"),
+    [
+        ("## Linux", "edited", False),  # its section changed: the file would remove it
+        ("# Install", "edited", False),  # its section did not: the file would write it again
+        ("## Linux", "edited", True),  # and the log compacted: known from the item itself
+        ("## Linux", "too large", False),  # the file now skipped: its items would go
+    ],
+)
 def test_an_item_published_while_its_file_is_read_again_stays_published(
-    tree: Path, shard: Path, another_run_first: Any
+    tree: Path,
+    shard: Path,
+    another_run_first: Any,
+    published: str,
+    change: str,
+    then_compacted: bool,
 ) -> None:
-    ingest_path(Substrate(shard), tree)
-    [linux] = [i for i in Substrate(shard).iter_items() if i.text.startswith("## Linux")]
-    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
+    limit = 4096
+    ingest_path(Substrate(shard), tree, max_file_size=limit)
+    [item] = [i for i in Substrate(shard).iter_items() if i.text.startswith(published)]
+    edited = GUIDE.replace("Run the installer.", "Run the new installer.")
+    _write(tree / "guide.md", edited + ("x" * limit if change == "too large" else ""))
 
-    def published() -> None:  # after this run read the guide, before it saves
+    def published_meanwhile() -> None:  # after this run read the guide, before it saves
         store = Substrate(shard)
-        publish(store, [linux.id], to="public")
+        publish(store, [item.id], to="public")
         store.save()
+        if then_compacted:
+            Substrate(shard).compact()
 
-    another_run_first(published)
-    report = ingest_path(Substrate(shard), tree)
-    assert report.files_updated == 1 and report.items_removed == 0
-    kept = Substrate(shard).get(linux.id)
+    another_run_first(published_meanwhile)
+    report = ingest_path(Substrate(shard), tree, max_file_size=limit)
+    assert report.items_removed == sum(f.items_removed for f in report.files)
+    assert item.id not in report.ids
+    kept = Substrate(shard).get(item.id)
     assert kept is not None and kept.scope == "public"
-    again = ingest_path(Substrate(shard), tree)  # the source knows it still: nothing to do
-    assert again.files_unchanged == 3 and Substrate(shard).get(linux.id) is not None
+    again = ingest_path(Substrate(shard), tree, max_file_size=limit)  # the source knows it
+    assert not again.items_added and not again.items_removed
+    assert Substrate(shard).get(item.id) is not None
 
 
 def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
@@ -1135,6 +1155,25 @@ def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
     ingest_path(Substrate(shard), tree)  # the file changed since this run read it
     new = [i.text for i in Substrate(shard).iter_items() if i.id not in before]
     assert len(new) == 1 and new[0].endswith("The second edit.")
+
+
+def test_items_another_run_gave_a_file_meanwhile_are_told_removed_with_it(
+    tree: Path, shard: Path, another_run_first: Any
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    mac, windows = GUIDE + "\n## Mac\n\nDrag it.\n", GUIDE + "\n## Windows\n\nClick it.\n"
+    _write(tree / "guide.md", mac)
+
+    def other_version_first() -> None:  # saved after this run read the guide
+        _write(tree / "guide.md", windows)
+        ingest_path(Substrate(shard), tree)
+        _write(tree / "guide.md", mac)
+
+    another_run_first(other_version_first)
+    report = ingest_path(Substrate(shard), tree, jobs=1)
+    [guide] = [f for f in report.files if f.source == "guide.md"]
+    assert guide.items_removed == report.items_removed == 1  # the other run's Windows item
+    assert not any("Windows" in i.text for i in Substrate(shard).iter_items())
 
 
 def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(

@@ -312,3 +312,16 @@ def test_what_another_command_does_to_a_gone_files_items_meanwhile_stands(
         assert again.files_removed == again.items_removed == 1
         assert Substrate(shard).get(linux.id) is not None
     assert all(not i.text.startswith("# Install") for i in Substrate(shard).iter_items())
+
+
+def test_a_file_known_empty_can_take_a_gone_files_place(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (archive / "b.md").write_text("")  # known to the shard, with no item
+    ingest_path(Substrate(shard), notes)
+    ingest_path(Substrate(shard), archive)
+    os.replace(notes / "guide.md", archive / "b.md")
+    report = ingest_path(Substrate(shard), archive)
+    assert _moved(report) == [(str(notes / "guide.md"), "moved to b.md", 2)]
+    assert set(_texts(shard).values()) == {1}
