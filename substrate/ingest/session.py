@@ -82,6 +82,7 @@ class _Change:
     told: FileOutcome | None = None  # what the report says of it, taken back if not saved
     tally: GateTally | None = None  # what the gate did to its items, counted in the report
     pruned: bool = False  # its file was not found by the walk
+    source: str = ""  # the source's name, for a change told only as unchanged (``told`` None)
 
     def written_ids(self) -> Iterator[str]:
         """The ids of the items the change writes."""
@@ -203,8 +204,10 @@ class IngestSession:
     def queue(self, *changes: _Change) -> None:
         """Queue changes, to be saved together, and save the queue when it is full."""
         self.pending.extend(changes)  # (one call: an interrupt cannot queue only the first)
-        self.gone.update(change.key for change in changes if change.pruned)
-        self.pending_items += sum(len(c.items) + len(c.encoded) + len(c.removes) for c in changes)
+        for change in changes:
+            self.pending_items += len(change.items) + len(change.encoded) + len(change.removes)
+            if change.pruned:
+                self.gone.add(change.key)
         if (
             len(self.pending) >= BATCH_FILES
             or self.pending_items >= BATCH_ITEMS
@@ -339,14 +342,15 @@ class IngestSession:
             # the log was rewritten (compacted): what other runs did is not known item by
             # item; the items themselves tell which were published
             elsewhere = self.now_elsewhere()
-            for change in self.pending:
-                self.leave_published(change, elsewhere)
+            self.pending = [c for c in self.pending if self.leave_published(c, elsewhere)]
             return
         if self.cache.watermark == before:
             return
         still: list[_Change] = []
+        elsewhere = self.cache.published_meanwhile
         for change in self.pending:
-            self.leave_published(change, self.cache.published_meanwhile)
+            if not self.leave_published(change, elsewhere):
+                continue  # a gone file's items, all published meanwhile: taken back
             state = self.cache.get(change.key)
             if change.pruned and self.cache.stored_meanwhile(change.key):
                 self.unprune(change)
@@ -359,13 +363,21 @@ class IngestSession:
                 self.done_elsewhere(change)
             else:
                 kept = set(change.removes).union(change.state.ids if change.state else ())
-                # (never what this run wrote: an earlier save of it may hold them)
+                # (never what this run wrote, as an earlier save of it may hold them, nor
+                # what was published meanwhile)
                 written = self.written
-                others = [i for i in state.ids if i not in kept and i not in written]
-                change.removes += others
-                self.report.items_removed += len(others)
-                if change.told is not None:
-                    change.told.items_removed += len(others)
+                others = [
+                    i
+                    for i in state.ids
+                    if i not in kept and i not in written and i not in elsewhere
+                ]
+                if others:
+                    change.removes += others
+                    self.told_of(change).items_removed += len(others)
+                    self.report.items_removed += len(others)
+                if change.state is not None:  # the source stays known by its published items
+                    published = [i for i in state.ids if i in elsewhere and i not in kept]
+                    change.state.ids += published
                 still.append(change)
         self.pending = still
 
@@ -376,14 +388,29 @@ class IngestSession:
         ids.update(i for change in self.pending for i in change.written_ids())
         return self.moved_elsewhere(self.substrate.read_items(ids, keep=False))
 
-    def leave_published(self, change: _Change, elsewhere: set[str]) -> None:
+    def told_of(self, change: _Change) -> FileOutcome:
+        """What the report says of a queued change; a file told unchanged (touched only) is
+        told updated now: it also removes what another run gave it meanwhile."""
+        if change.told is None:
+            self.report.unchanged.remove(change.source)
+            change.told = self.outcome(change.source, change.key, status.UPDATED)
+            rewritten = sum(1 for _ in change.written_ids())
+            change.told.items_rewritten = rewritten
+            self.report.items_rewritten += rewritten
+        return change.told
+
+    def leave_published(self, change: _Change, elsewhere: set[str]) -> bool:
         """Have a queued change neither remove nor write again the items another run
         published meanwhile (``elsewhere``): they stay where they went, and the source stays
-        known by them, so that its file, restored, does not write its items over them."""
+        known by them, so that its file, restored, does not write its items over them. False
+        when a gone file's removal is left with nothing to remove: it is taken back."""
         removed = [i for i in change.removes if i in elsewhere]
         rewritten = [i for i in change.written_ids() if i in elsewhere]
         if not (removed or rewritten):
-            return
+            return True
+        if change.pruned and len(removed) == len(change.removes):
+            self.unprune(change)
+            return False
         gone = set(removed).union(rewritten)
         change.removes = [i for i in change.removes if i not in gone]
         change.items = [item for item in change.items if item.id not in gone]
@@ -392,17 +419,19 @@ class IngestSession:
             change.state = SourceState(0, -1, "", self.cache_key, [])
         change.state.ids += sorted(gone.difference(change.state.ids))
         report, told = self.report, change.told
+        report.ids = [i for i in report.ids if i not in gone]
+        if told is None:  # told unchanged (touched only): nothing of it was counted
+            return True
         # stored before, so told as rewritten (unless another run wrote them first)
-        as_rewritten = min(len(rewritten), told.items_rewritten if told else len(rewritten))
+        as_rewritten = min(len(rewritten), told.items_rewritten)
         as_added = len(rewritten) - as_rewritten
         report.items_removed -= len(removed)
         report.items_rewritten -= as_rewritten
         report.items_added -= as_added
-        report.ids = [i for i in report.ids if i not in gone]
-        if told is not None:
-            told.items_removed -= len(removed)
-            told.items_rewritten -= as_rewritten
-            told.items_added -= as_added
+        told.items_removed -= len(removed)
+        told.items_rewritten -= as_rewritten
+        told.items_added -= as_added
+        return True
 
     def done_elsewhere(self, change: _Change) -> None:
         """Report as unchanged a queued file that another run stored meanwhile, item for item
@@ -838,7 +867,9 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            previous = self.substrate.read_items([*removes, *kept], keep=False)
+            # a new id may be stored already in another scope, as another team's merged item
+            fresh = new_ids.difference(old_ids)
+            previous = self.substrate.read_items([*removes, *kept, *fresh], keep=False)
             moved = self.moved_elsewhere(previous)
             notices: list[str] = [  # said: their readers now read what the file no longer says
                 _PUBLISHED_AS_WAS.format(id=i, scope=previous[i].scope)
@@ -881,6 +912,7 @@ class IngestSession:
             size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
         )
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
+        change.source = ticket.source
         report.ids.extend(ids)
         self.written.update(ids)
         if touched and not removes:
@@ -1089,13 +1121,21 @@ class IngestSession:
         content twice until the old folder was ingested again. A file that cannot be looked
         at (inside a folder that cannot be entered), or that may lie on a drive or share not
         mounted (``gone_from_disk``), is not gone."""
-        ids = done.item_ids()
-        if not (done.digest and ids) or ticket.path is None:
+        # asked of every file read, the cheap tests first: a file known with its hash was
+        # read again for a change (unless it gave no item, as an empty one), and the hashes of
+        # all files are gathered only for another one
+        if not done.digest or ticket.path is None:
             return None
-        known = self.cache.get(ticket.key)
-        if known is not None and known.ids:  # (one known without items, as empty, is new)
+        known = self.cache.get(ticket.key) if ticket.known_hash else None
+        if known is not None and known.ids:
             return None
         candidates = self.by_hash().get(done.digest)
+        if not candidates:
+            return None
+        known = known or self.cache.get(ticket.key)  # (known with other options)
+        ids = done.item_ids()
+        if not ids or (known is not None and known.ids):
+            return None
         while candidates:
             key = candidates.popleft()  # judged once: present now, or taken by this file
             if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):

@@ -591,9 +591,9 @@ class SourceCache:
             else:
                 self._attach(key, item.id, _state_of(item.provenance))
                 self._stored_meanwhile.add(key)
-                if item.scope == self.scope or not key.startswith(scoped_key("", self.scope)):
+                if item.scope == self.scope:
                     published.discard(item.id)
-                else:
+                else:  # (or merged into another team's item: no longer this scope's either)
                     published.add(item.id)
         self.watermark = changes.until
         self.dirty = self.items_dirty = self._whole = True

@@ -21,7 +21,7 @@ from substrate.ingest.formats import PARSERS
 from substrate.ingest.sourcefile import ITEMS_FILE, JOURNAL_FILE, STATS_FILE
 from substrate.item import SubstrateItem
 from substrate.secrets.engine import find_secrets
-from substrate.spaces import publish
+from substrate.spaces import merge_versions, publish
 from substrate.store import Substrate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
@@ -1133,6 +1133,111 @@ def test_an_item_published_while_its_file_is_read_again_stays_published(
     again = ingest_path(Substrate(shard), tree, max_file_size=limit)  # the source knows it
     assert not again.items_added and not again.items_removed
     assert Substrate(shard).get(item.id) is not None
+
+
+def _outcomes_add_up(report: IngestReport) -> bool:
+    """Whether the report's item counts are the sums of its files' outcomes."""
+    files = report.files
+    return (report.items_added, report.items_rewritten, report.items_removed) == (
+        sum(f.items_added for f in files),
+        sum(f.items_rewritten for f in files),
+        sum(f.items_removed for f in files),
+    )
+
+
+def test_an_item_another_run_gave_a_file_and_published_meanwhile_stays_published(
+    tree: Path, shard: Path, another_run_first: Any
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    mac, windows = GUIDE + "\n## Mac\n\nDrag it.\n", GUIDE + "\n## Windows\n\nClick it.\n"
+    _write(tree / "guide.md", mac)
+
+    def other_version_published() -> None:  # saved after this run read the guide
+        _write(tree / "guide.md", windows)
+        ingest_path(Substrate(shard), tree)
+        store = Substrate(shard)
+        publish(store, [i.id for i in store.iter_items() if "Windows" in i.text], to="public")
+        store.save()
+        _write(tree / "guide.md", mac)
+
+    another_run_first(other_version_published)
+    report = ingest_path(Substrate(shard), tree, jobs=1)
+    assert _outcomes_add_up(report) and report.items_removed == 0
+    [published] = [i for i in Substrate(shard).iter_items() if "Windows" in i.text]
+    assert published.scope == "public"
+
+
+def test_a_touched_file_another_run_changed_meanwhile_is_told_updated(
+    tmp_path: Path, shard: Path, another_run_first: Any
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    db = notes / "db.txt"
+    first = "password: Summer2024!\n\nsecond paragraph\n"  # no hash kept: items tell
+    db.write_text(first)
+    os.utime(db, ns=(1_500_000_000_000_000_000,) * 2)
+    ingest_path(Substrate(shard), notes)
+    os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)  # touched only, as this run reads it
+
+    def another_version_first() -> None:
+        db.write_text(first + "\nthird paragraph\n")
+        os.utime(db, ns=(1_700_000_000_000_000_000,) * 2)
+        ingest_path(Substrate(shard), notes)
+        db.write_text(first)
+        os.utime(db, ns=(1_600_000_000_000_000_000,) * 2)
+
+    another_run_first(another_version_first)
+    report = ingest_path(Substrate(shard), notes, jobs=1)
+    assert _outcomes_add_up(report) and not report.unchanged
+    assert [(f.source, f.status, f.items_removed) for f in report.files] == [
+        ("db.txt", "updated", 1)
+    ]
+    assert not any("third" in i.text for i in Substrate(shard).iter_items())
+
+
+def test_an_ingest_leaves_another_teams_merged_item_where_it_is(tree: Path, shard: Path) -> None:
+    theirs_tree = tree.parent / "theirs"
+    theirs_tree.mkdir()
+    _write(theirs_tree / "x.md", "# Install\n\nFetch it from the site.\n")
+    ingest_path(Substrate(shard), tree)
+    ingest_path(Substrate(shard), theirs_tree, scope="t2")
+    store = Substrate(shard)
+    [mine] = [
+        i for i in store.iter_items() if i.text.startswith("# Install") and i.scope == "local"
+    ]
+    [theirs] = [i for i in store.iter_items() if i.scope == "t2"]
+    publish(store, [mine.id, theirs.id], to="public")
+    store.save()
+    store = Substrate(shard)
+    merge_versions(store, mine.id, theirs.id, prefer="other")  # mine now speaks for theirs
+    store.save()
+    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
+    report = ingest_path(Substrate(shard), tree)
+    merged = Substrate(shard).get(mine.id)
+    assert merged is not None and merged.scope == "public" and "Fetch" in merged.text
+    assert mine.id not in report.ids and _outcomes_add_up(report)
+
+
+def test_the_prune_of_an_item_published_then_compacted_meanwhile_is_taken_back(
+    tree: Path, shard: Path, another_run_first: Any
+) -> None:
+    _write(tree / "one.txt", "its only paragraph\n")
+    ingest_path(Substrate(shard), tree)
+    [only] = [i for i in Substrate(shard).iter_items() if i.text == "its only paragraph"]
+    (tree / "one.txt").unlink()
+    _write(tree / "guide.md", GUIDE + "\nEdited.\n")  # a save for the other run to precede
+
+    def published_then_compacted() -> None:
+        store = Substrate(shard)
+        publish(store, [only.id], to="public")
+        store.save()
+        Substrate(shard).compact()
+
+    another_run_first(published_then_compacted)
+    report = ingest_path(Substrate(shard), tree, jobs=1)
+    assert report.files_removed == 0 and _outcomes_add_up(report)  # nothing of it removed
+    kept = Substrate(shard).get(only.id)
+    assert kept is not None and kept.scope == "public"
 
 
 def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
