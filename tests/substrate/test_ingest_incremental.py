@@ -1094,6 +1094,16 @@ def test_of_two_runs_on_one_stream_at_once_the_later_replaces_both(
     assert [i.text for i in Substrate(shard).iter_items()] == ["version C"]
 
 
+def _outcomes_add_up(report: IngestReport) -> bool:
+    """Whether the report's item counts are the sums of its files' outcomes."""
+    files = report.files
+    return (report.items_added, report.items_rewritten, report.items_removed) == (
+        sum(f.items_added for f in files),
+        sum(f.items_rewritten for f in files),
+        sum(f.items_removed for f in files),
+    )
+
+
 @pytest.mark.parametrize(
     ("published", "change", "then_compacted"),
     [
@@ -1126,45 +1136,13 @@ def test_an_item_published_while_its_file_is_read_again_stays_published(
 
     another_run_first(published_meanwhile)
     report = ingest_path(Substrate(shard), tree, max_file_size=limit)
-    assert report.items_removed == sum(f.items_removed for f in report.files)
+    assert _outcomes_add_up(report)
     assert item.id not in report.ids
     kept = Substrate(shard).get(item.id)
     assert kept is not None and kept.scope == "public"
     again = ingest_path(Substrate(shard), tree, max_file_size=limit)  # the source knows it
     assert not again.items_added and not again.items_removed
     assert Substrate(shard).get(item.id) is not None
-
-
-def _outcomes_add_up(report: IngestReport) -> bool:
-    """Whether the report's item counts are the sums of its files' outcomes."""
-    files = report.files
-    return (report.items_added, report.items_rewritten, report.items_removed) == (
-        sum(f.items_added for f in files),
-        sum(f.items_rewritten for f in files),
-        sum(f.items_removed for f in files),
-    )
-
-
-def test_an_item_another_run_gave_a_file_and_published_meanwhile_stays_published(
-    tree: Path, shard: Path, another_run_first: Any
-) -> None:
-    ingest_path(Substrate(shard), tree)
-    mac, windows = GUIDE + "\n## Mac\n\nDrag it.\n", GUIDE + "\n## Windows\n\nClick it.\n"
-    _write(tree / "guide.md", mac)
-
-    def other_version_published() -> None:  # saved after this run read the guide
-        _write(tree / "guide.md", windows)
-        ingest_path(Substrate(shard), tree)
-        store = Substrate(shard)
-        publish(store, [i.id for i in store.iter_items() if "Windows" in i.text], to="public")
-        store.save()
-        _write(tree / "guide.md", mac)
-
-    another_run_first(other_version_published)
-    report = ingest_path(Substrate(shard), tree, jobs=1)
-    assert _outcomes_add_up(report) and report.items_removed == 0
-    [published] = [i for i in Substrate(shard).iter_items() if "Windows" in i.text]
-    assert published.scope == "public"
 
 
 def test_a_touched_file_another_run_changed_meanwhile_is_told_updated(
@@ -1262,8 +1240,9 @@ def test_of_two_runs_on_one_folder_at_once_the_later_replaces_both(
     assert len(new) == 1 and new[0].endswith("The second edit.")
 
 
-def test_items_another_run_gave_a_file_meanwhile_are_told_removed_with_it(
-    tree: Path, shard: Path, another_run_first: Any
+@pytest.mark.parametrize("then_published", [False, True])
+def test_items_another_run_gave_a_file_meanwhile_go_with_it_unless_published(
+    tree: Path, shard: Path, another_run_first: Any, then_published: bool
 ) -> None:
     ingest_path(Substrate(shard), tree)
     mac, windows = GUIDE + "\n## Mac\n\nDrag it.\n", GUIDE + "\n## Windows\n\nClick it.\n"
@@ -1272,13 +1251,21 @@ def test_items_another_run_gave_a_file_meanwhile_are_told_removed_with_it(
     def other_version_first() -> None:  # saved after this run read the guide
         _write(tree / "guide.md", windows)
         ingest_path(Substrate(shard), tree)
+        if then_published:
+            store = Substrate(shard)
+            publish(store, [i.id for i in store.iter_items() if "Windows" in i.text], to="public")
+            store.save()
         _write(tree / "guide.md", mac)
 
     another_run_first(other_version_first)
     report = ingest_path(Substrate(shard), tree, jobs=1)
     [guide] = [f for f in report.files if f.source == "guide.md"]
-    assert guide.items_removed == report.items_removed == 1  # the other run's Windows item
-    assert not any("Windows" in i.text for i in Substrate(shard).iter_items())
+    assert _outcomes_add_up(report)
+    windows_items = [i for i in Substrate(shard).iter_items() if "Windows" in i.text]
+    if then_published:  # left where it went
+        assert report.items_removed == 0 and [i.scope for i in windows_items] == ["public"]
+    else:
+        assert guide.items_removed == report.items_removed == 1 and not windows_items
 
 
 def test_a_save_in_the_middle_of_a_run_does_not_read_the_settings_again(
