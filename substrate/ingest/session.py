@@ -25,6 +25,7 @@ from substrate.errors import ShardError
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format, file_format
+from substrate.ingest.disklook import DiskLook
 from substrate.ingest.earlier import (
     CARRIED_KEYS,
     carried_line,
@@ -196,7 +197,7 @@ class IngestSession:
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
         self.written: set[str] = set()  # ids of items this run writes or meant to write
         self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
-        self._mount_places: dict[str, bool] = {}  # (``gone_from_disk``)
+        self.disk = DiskLook()  # whether a file the cache knows is gone (``moved_from``)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
     # -- batching ---------------------------------------------------------------------------
@@ -1120,7 +1121,7 @@ class IngestSession:
         (``mv notes archive``, then ``mixle ingest archive``). Else the shard would hold the
         content twice until the old folder was ingested again. A file that cannot be looked
         at (inside a folder that cannot be entered), or that may lie on a drive or share not
-        mounted (``gone_from_disk``), is not gone."""
+        mounted (``DiskLook.gone``), is not gone."""
         # asked of every file read, the cheap tests first: a file known with its hash was
         # read again for a change (unless it gave no item, as an empty one), and the hashes of
         # all files are gathered only for another one
@@ -1146,7 +1147,7 @@ class IngestSession:
             # this very file, known by another name before (``prune`` judges it)
             if not self.written.isdisjoint(state.ids) or not set(ids).isdisjoint(state.ids):
                 continue
-            if self.gone_from_disk(key):
+            if self.disk.gone(key):
                 return self.removal_of_gone(key)
         return None
 
@@ -1157,30 +1158,6 @@ class IngestSession:
             known = self.cache.files_by_hash()
             self._by_hash = {digest: deque(files) for digest, files in known.items()}
         return self._by_hash
-
-    def gone_from_disk(self, path: str) -> bool:
-        """Whether nothing is at ``path``, and the nearest folder above it that is there is
-        no place a drive or share may be mounted on or in: not empty (an unmounted drive
-        leaves its mount point empty), holding no mount point, and not a folder that holds
-        them by custom (``/media``, ``/Volumes``: unmounting may remove the mount point
-        itself). A path that cannot be looked at is not gone."""
-        folder = path
-        while True:
-            try:
-                os.lstat(folder)
-            except (FileNotFoundError, NotADirectoryError):
-                parent = os.path.dirname(folder)
-                if parent == folder:
-                    return False
-                folder = parent
-                continue
-            except (OSError, ValueError):  # ValueError: a name the file system cannot hold
-                return False
-            if folder == path:
-                return False
-            if folder not in self._mount_places:
-                self._mount_places[folder] = _may_be_a_mount_place(folder)
-            return not self._mount_places[folder]
 
     def name_of_gone(self, key: str) -> str:
         """The source name of a gone file: its path from the folder naming this run's files
@@ -1233,28 +1210,6 @@ class _Removal(NamedTuple):
     change: _Change
     earlier: dict[str, SubstrateItem]
     told: bool
-
-
-# Folders that hold mount points by custom: their mount points may go when a drive is unmounted
-_MOUNT_ROOTS = frozenset({"/Volumes", "/media", "/mnt", "/run/media"})
-
-
-def _may_be_a_mount_place(folder: str) -> bool:
-    """Whether a drive or share may be mounted on ``folder`` or in it, unmounted now: it is
-    empty, holds a mount point, or is where mount points are made (``_MOUNT_ROOTS``, and the
-    users' folders in ``/media`` and ``/run/media``). One that cannot be read may be."""
-    if folder in _MOUNT_ROOTS or os.path.dirname(folder) in ("/media", "/run/media"):
-        return True
-    try:
-        with os.scandir(folder) as entries:
-            empty = True
-            for entry in entries:
-                empty = False
-                if entry.is_dir(follow_symlinks=False) and os.path.ismount(entry.path):
-                    return True
-            return empty
-    except (OSError, ValueError):
-        return True
 
 
 def _why_gone(path: str) -> str:

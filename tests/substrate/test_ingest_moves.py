@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from substrate.ingest import IngestReport, ingest_path
+from substrate.ingest import IngestReport, disklook, ingest_path
 from substrate.ingest import session as ingest_session
 from substrate.spaces import publish
 from substrate.store import Substrate
@@ -135,7 +135,7 @@ def test_a_file_that_cannot_be_looked_at_is_not_taken_as_gone(
             raise PermissionError(13, "Permission denied", str(path))
         return real_lstat(path, *args, **kwargs)
 
-    monkeypatch.setattr(ingest_session.os, "lstat", lstat)
+    monkeypatch.setattr(disklook.os, "lstat", lstat)
     report = ingest_path(Substrate(shard), archive)
     assert report.files_added == 3 and report.files_removed == 0
 
@@ -187,7 +187,7 @@ def test_a_ctrl_c_while_the_gone_file_is_looked_for_leaves_no_half_move(
 
     told = IngestReport()
     with monkeypatch.context() as patched:
-        patched.setattr(ingest_session.IngestSession, "gone_from_disk", interrupted)
+        patched.setattr(disklook.DiskLook, "gone", interrupted)
         with pytest.raises(KeyboardInterrupt):
             ingest_path(Substrate(shard), archive, report=told)
     assert told.interrupted and not told.files and not told.items_added  # nothing said saved
@@ -227,7 +227,7 @@ def test_a_file_whose_drive_took_its_mount_point_away_is_not_taken_as_moved(
     shutil.rmtree(volumes / "usb")
     real_ismount = os.path.ismount
     monkeypatch.setattr(
-        ingest_session.os.path,
+        disklook.os.path,
         "ismount",
         lambda path: str(path) == str(volumes / "other") or real_ismount(path),
     )
@@ -252,7 +252,7 @@ def test_each_file_with_the_content_of_a_new_one_is_looked_at_once(
         looked_at[str(path)] += 1
         return real_lstat(path, *args, **kwargs)
 
-    monkeypatch.setattr(ingest_session.os, "lstat", lstat)
+    monkeypatch.setattr(disklook.os, "lstat", lstat)
     report = ingest_path(Substrate(shard), tmp_path / "b")
     assert report.files_added == 40 and report.files_removed == 0
     assert max(looked_at[str(boilerplate / f"{n}.txt")] for n in range(40)) == 1
