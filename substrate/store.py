@@ -151,12 +151,17 @@ class Substrate:
         nothing."""
         return self._fetch(item_id, keep=False)
 
-    def _fetch(self, item_id: str, *, keep: bool) -> SubstrateItem | None:
+    def _fetch(
+        self, item_id: str, *, keep: bool, view: LogView | None = None
+    ) -> SubstrateItem | None:
+        """The live item ``item_id``, or None; ``view``: the log as just brought up to date
+        (a caller reading many items does that once)."""
         if self.root is None:
             return self._mem.get(item_id)
         if item_id in self._pending:
             return self._pending[item_id]
-        view = self._fresh_view()  # a stat when nothing changed; drops copies others replaced
+        if view is None:
+            view = self._fresh_view()  # a stat when nothing changed; drops copies replaced
         cached = self._cache.get(item_id)
         if cached is not None:
             return cached[0]
@@ -531,9 +536,13 @@ class Substrate:
     def read_items(self, ids: Iterable[str], *, keep: bool = True) -> dict[str, SubstrateItem]:
         """The live items among ``ids``, read in one pass; with ``keep=False`` as ``peek``
         reads them (looked at, not kept: changes to them save nothing)."""
-        found = {}
-        for item_id in ids:
-            item = self._fetch(item_id, keep=keep)
+        found: dict[str, SubstrateItem] = {}
+        wanted = list(ids)
+        if not wanted:
+            return found
+        view = self._fresh_view() if self.root is not None else None  # (once for all of them)
+        for item_id in wanted:
+            item = self._fetch(item_id, keep=keep, view=view)
             if item is not None:
                 found[item_id] = item
         return found

@@ -134,6 +134,23 @@ _UNMASKED_BEFORE = (
 )
 
 
+def _taken_by_another_file(
+    fresh: set[str],
+    stored: dict[str, SubstrateItem],
+    items: list[SubstrateItem],
+    encoded: list[tuple[str, bytes]],
+) -> set[str]:
+    """Of the ids a changed file gives anew (``fresh``), those ``stored`` already as the item
+    of another file of its scope: a merge gave that item the other file's text and origin
+    (``merge_versions``). Written again, the merged text would be lost."""
+    found = [i for i in fresh if i in stored]
+    if not found:
+        return set()
+    mine = items[0] if items else decode(encoded[0][1]) if encoded else None
+    path = mine.provenance.get("path") if mine is not None else None
+    return {i for i in found if stored[i].provenance.get("path") != path}
+
+
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
     """Whether the text of one of ``items``, read from the shard, holds a secret as it is:
     stored so (``--no-redact``), its line outlives the item that replaces it."""
@@ -373,8 +390,9 @@ class IngestSession:
                     if i not in kept and i not in written and i not in elsewhere
                 ]
                 if others:
+                    told = self.told_of(change)
                     change.removes += others
-                    self.told_of(change).items_removed += len(others)
+                    told.items_removed += len(others)
                     self.report.items_removed += len(others)
                 if change.state is not None:  # the source stays known by its published items
                     published = [i for i in state.ids if i in elsewhere and i not in kept]
@@ -393,11 +411,12 @@ class IngestSession:
         """What the report says of a queued change; a file told unchanged (touched only) is
         told updated now: it also removes what another run gave it meanwhile."""
         if change.told is None:
+            told = FileOutcome(change.source, status.UPDATED, change.key)
+            told.items_rewritten = sum(1 for _ in change.written_ids())
+            self.report.items_rewritten += told.items_rewritten
+            change.told = told
+            self.report.files.append(told)
             self.report.unchanged.remove(change.source)
-            change.told = self.outcome(change.source, change.key, status.UPDATED)
-            rewritten = sum(1 for _ in change.written_ids())
-            change.told.items_rewritten = rewritten
-            self.report.items_rewritten += rewritten
         return change.told
 
     def leave_published(self, change: _Change, elsewhere: set[str]) -> bool:
@@ -868,10 +887,15 @@ class IngestSession:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
-            # a new id may be stored already in another scope, as another team's merged item
+            # a new id may be stored already: published, or merged into another file's item
             fresh = new_ids.difference(old_ids)
             previous = self.substrate.read_items([*removes, *kept, *fresh], keep=False)
             moved = self.moved_elsewhere(previous)
+            taken = _taken_by_another_file(fresh.difference(moved), previous, items, encoded)
+            if taken:  # left as the merge made it; not this file's to remove later either
+                items = [item for item in items if item.id not in taken]
+                encoded = [line for line in encoded if line[0] not in taken]
+                ids = [i for i in ids if i not in taken]
             notices: list[str] = [  # said: their readers now read what the file no longer says
                 _PUBLISHED_AS_WAS.format(id=i, scope=previous[i].scope)
                 for i in removes
@@ -894,7 +918,8 @@ class IngestSession:
                 notices.append(
                     f"{len(held)} earlier item(s) kept as they were: their line is now rejected"
                 )
-            if done.tally is not None and done.tally.redactions and _held_unmasked(previous):
+            own = {i: item for i, item in previous.items() if i not in moved and i not in taken}
+            if done.tally is not None and done.tally.redactions and _held_unmasked(own):
                 notices.append(_UNMASKED_BEFORE)
             if kept:
                 notices += carry_over(items, previous)

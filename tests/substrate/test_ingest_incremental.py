@@ -1196,6 +1196,44 @@ def test_an_ingest_leaves_another_teams_merged_item_where_it_is(tree: Path, shar
     assert mine.id not in report.ids and _outcomes_add_up(report)
 
 
+def test_an_ingest_leaves_an_item_merged_into_another_files_where_it_is(
+    tree: Path, shard: Path
+) -> None:
+    _write(tree / "setup.md", "# Setup\n\nThe better install text.\n")
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    [install] = [i for i in store.iter_items() if i.text.startswith("# Install")]
+    [setup] = [i for i in store.iter_items() if i.text.startswith("# Setup")]
+    merge_versions(store, install.id, setup.id, prefer="other")  # setup's text, and origin
+    store.save()
+    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
+    report = ingest_path(Substrate(shard), tree)
+    merged = Substrate(shard).get(install.id)
+    assert merged is not None and "better install text" in merged.text
+    assert install.id not in report.ids and _outcomes_add_up(report)
+
+
+def test_another_teams_item_never_tells_of_secrets_in_this_teams_report(
+    tree: Path, shard: Path
+) -> None:
+    theirs_tree = tree.parent / "theirs"
+    theirs_tree.mkdir()
+    _write(theirs_tree / "x.md", "# Creds\n\npassword: Summer2024!\n")
+    ingest_path(Substrate(shard), tree)
+    ingest_path(Substrate(shard), theirs_tree, scope="t2", redact=False)
+    store = Substrate(shard)
+    [mine] = [i for i in store.iter_items() if i.text.startswith("# Install")]
+    [theirs] = [i for i in store.iter_items() if i.scope == "t2"]
+    publish(store, [mine.id], to="t2")
+    store.save()
+    store = Substrate(shard)
+    merge_versions(store, mine.id, theirs.id, prefer="other")  # mine holds their secret
+    store.save()
+    _write(tree / "guide.md", GUIDE + "\n## Login\n\npassword: Winter2025!\n")  # one here
+    report = ingest_path(Substrate(shard), tree)
+    assert report.redactions == 1 and not report.notices  # nothing said of t2's items
+
+
 def test_the_prune_of_an_item_published_then_compacted_meanwhile_is_taken_back(
     tree: Path, shard: Path, another_run_first: Any
 ) -> None:
