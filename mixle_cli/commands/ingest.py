@@ -439,10 +439,10 @@ def ingest(
         "authorize": lambda: authorize_write(substrate, target_scope, by=acting),
     }
     refused = {p: why for p in paths if p != "-" and (why := _why_not_ingested(p))}
-    kept = _kept_from(substrate, list(refused), target_scope)
+    failed: dict[str, tuple[FileOutcome, IngestIssue]] = {}
     for path, why in refused.items():  # failed on their own: the others are ingested
         report.files_scanned += 1  # (the counts add up)
-        report.failed(path, path, why + kept.get(path, ""))
+        failed[path] = (report.failed(path, path, why), report.issues[-1])
     paths = [p for p in paths if p not in refused]
     _refuse_the_shard(substrate, paths)
     terminated = threading.Event()
@@ -497,6 +497,11 @@ def ingest(
             fail(message, code, saved)  # (not "run it again": that would be refused too)
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
+    # said once the others are ingested: a folder moved into one of them took its items along
+    kept = _kept_from(substrate, list(failed), target_scope, moves=not no_prune)
+    for path, (outcome, issue) in failed.items():
+        outcome.reason += kept.get(path, "")
+        issue.reason += kept.get(path, "")
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
@@ -578,10 +583,13 @@ def _why_not_ingested(path: str) -> str | None:
     return f"not a regular file or folder ({kind}); not read"
 
 
-def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, str]:
+def _kept_from(
+    substrate: Substrate, paths: list[str], scope: str, *, moves: bool
+) -> dict[str, str]:
     """What to say of the items earlier runs took from each of ``paths`` that is gone: they
     are kept (a folder on a drive not mounted must not empty the shard), and how to remove
-    them. One pass over the scope's items for all of them."""
+    them, or, if it was moved (``moves``: a prune is on), to let its new place take them.
+    One pass over the scope's items for all of them."""
     gone = {
         path: os.path.realpath(path)  # where a link led: its items were recorded there
         for path in paths
@@ -599,13 +607,12 @@ def _kept_from(substrate: Substrate, paths: list[str], scope: str) -> dict[str, 
                     files.add(path)
                 if at == where or at.startswith(where.rstrip(os.sep) + os.sep):
                     counts[path] += 1
-    file_kept = (
-        "moved? ingest it where it is now, and it takes their place; else, to remove them, "
+    moved = "moved? ingest it where it is now, and {} their place; else, to remove them, "
+    file_kept = (moved.format("it takes") if moves else "to remove them, ") + (
         "ingest the folder that held it"
     )
-    folder_kept = (
-        "moved? ingest it where it is now, and its files take their place; else, to remove "
-        "them, ingest an empty folder at that path with --prune-empty"
+    folder_kept = (moved.format("its files take") if moves else "to remove them, ") + (
+        "ingest an empty folder at that path with --prune-empty"
     )
     return {
         path: f"; the {n} item(s) ingested from it before are kept "

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 
-# Folders that hold mount points by custom: their mount points may go when a drive is unmounted
-_MOUNT_ROOTS = frozenset({"/Volumes", "/media", "/mnt", "/run/media"})
+# Folders that hold mount points by custom, and users' folders in them: their mount points may
+# go when a drive is unmounted. Anything under /run is made at run time (/run/media/USER, the
+# shares of /run/user/UID/gvfs, which come and go inside one mount).
+_MOUNT_ROOTS = frozenset({"/Volumes", "/media", "/mnt"})
 
 
 class DiskLook:
@@ -46,9 +48,11 @@ class DiskLook:
 
 def _may_be_a_mount_place(folder: str) -> bool:
     """Whether a drive or share may be mounted on ``folder`` or in it, unmounted now: it is
-    empty, holds a mount point, or is where mount points are made (``_MOUNT_ROOTS``, and the
-    users' folders in ``/media`` and ``/run/media``). One that cannot be read may be."""
-    if folder in _MOUNT_ROOTS or os.path.dirname(folder) in ("/media", "/run/media"):
+    empty, holds a mount point, or is where mount points are made (``_MOUNT_ROOTS``). One
+    that cannot be read may be."""
+    if folder in _MOUNT_ROOTS or os.path.dirname(folder) in _MOUNT_ROOTS:
+        return True
+    if folder == "/run" or folder.startswith("/run/"):
         return True
     try:
         with os.scandir(folder) as entries:

@@ -888,8 +888,13 @@ def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
     notes.rename(tmp_path / "archive")
     gone = mixle("ingest", str(notes))
     assert "(moved? ingest it where it is now, and its files take their place;" in gone.stderr
-    moved = mixle("ingest", str(tmp_path / "archive"), "--json").json()
+    unpruned = mixle("ingest", str(notes), "--no-prune")  # a move is not looked for then
+    assert "are kept (to remove them, ingest an empty folder" in unpruned.stderr
+    both = mixle("ingest", str(notes), str(tmp_path / "archive"), "--json")
+    moved = both.json()  # the new place, named in the same run, took the items along
     assert moved["files_moved"] == 1 and moved["items_removed"] == moved["items_added"] == 1
+    [issue] = moved["issues"]
+    assert issue["reason"] == "no such file or folder"  # nothing of it is kept now
     [item] = mixle("ls", "--json").json()
     assert item["source"] == "a.md" and "archive" in mixle("get", item["id"], "--json").stdout
 

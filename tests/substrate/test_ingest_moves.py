@@ -325,3 +325,20 @@ def test_a_file_known_empty_can_take_a_gone_files_place(notes: Path, tmp_path: P
     report = ingest_path(Substrate(shard), archive)
     assert _moved(report) == [(str(notes / "guide.md"), "moved to b.md", 2)]
     assert set(_texts(shard).values()) == {1}
+
+
+@pytest.mark.parametrize(
+    "folder", ["/media", "/media/ann", "/mnt", "/mnt/ann", "/Volumes", "/run/user/1000/gvfs"]
+)
+def test_the_folders_mount_points_are_made_in_may_be_mount_places(
+    folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "note.md").write_text("a folder in use\n")
+    assert not disklook._may_be_a_mount_place(str(tmp_path))
+
+    def looked_into(path: str) -> None:
+        raise AssertionError(f"{path} was looked into")
+
+    monkeypatch.setattr(disklook.os, "scandir", looked_into)
+    # unmounting may remove the mount point itself there: told by the name alone
+    assert disklook._may_be_a_mount_place(folder)
