@@ -220,7 +220,8 @@ class SourceCache:
         # keys of the sources other runs stored since the cache was opened: a walk that began
         # before may have passed their files by, and cannot tell they are gone
         self._stored_meanwhile: set[str] = set()
-        # ids of this scope's sources that other runs moved to another scope since (published)
+        # ids other runs stored in another scope since (published, or merged into another
+        # team's item): this run neither removes nor writes them again
         self.published_meanwhile: set[str] = set()
 
     # -- opening ----------------------------------------------------------------------------
