@@ -487,6 +487,7 @@ def ingest(
             # of nothing done stands on stdout as if the run had been a quiet one
             fail(message, code, hint or None)
         if json:  # what was done before it, for a script to read
+            _tell_what_is_kept(substrate, failed, target_scope, moves=not no_prune)
             output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
         if isinstance(exc, AccessDeniedError):  # refused as it saved: a grant since it began
@@ -498,10 +499,7 @@ def ingest(
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     # said once the others are ingested: a folder moved into one of them took its items along
-    kept = _kept_from(substrate, list(failed), target_scope, moves=not no_prune)
-    for path, (outcome, issue) in failed.items():
-        outcome.reason += kept.get(path, "")
-        issue.reason += kept.get(path, "")
+    _tell_what_is_kept(substrate, failed, target_scope, moves=not no_prune)
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
@@ -581,6 +579,24 @@ def _why_not_ingested(path: str) -> str | None:
         return None
     kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "a special file")
     return f"not a regular file or folder ({kind}); not read"
+
+
+def _tell_what_is_kept(
+    substrate: Substrate,
+    failed: dict[str, tuple[FileOutcome, IngestIssue]],
+    scope: str,
+    *,
+    moves: bool,
+) -> None:
+    """Add to the failure of each path given that is gone what is kept of it (``_kept_from``).
+    Only a hint: a shard that cannot be read for it, or a Ctrl-C, leaves it out."""
+    try:
+        kept = _kept_from(substrate, list(failed), scope, moves=moves)
+    except (ShardError, OSError, KeyboardInterrupt):
+        return
+    for path, (outcome, issue) in failed.items():
+        outcome.reason += kept.get(path, "")
+        issue.reason += kept.get(path, "")
 
 
 def _kept_from(

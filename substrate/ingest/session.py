@@ -36,7 +36,7 @@ from substrate.ingest.earlier import (
 from substrate.ingest.parallel import chunks
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
-from substrate.ingest.sourcekeys import cache_origin, shown_origin
+from substrate.ingest.sourcekeys import cache_origin, shown_origin, source_key
 from substrate.ingest.sources import (
     KEPT_REJECTIONS,
     LastRead,
@@ -141,14 +141,14 @@ def _taken_by_another_file(
     encoded: list[tuple[str, bytes]],
 ) -> set[str]:
     """Of the ids a changed file gives anew (``fresh``), those ``stored`` already as the item
-    of another file of its scope: a merge gave that item the other file's text and origin
+    of another source of its scope: a merge gave that item the other source's text and origin
     (``merge_versions``). Written again, the merged text would be lost."""
     found = [i for i in fresh if i in stored]
     if not found:
         return set()
     mine = items[0] if items else decode(encoded[0][1]) if encoded else None
-    path = mine.provenance.get("path") if mine is not None else None
-    return {i for i in found if stored[i].provenance.get("path") != path}
+    origin = source_key(mine) if mine is not None else None
+    return {i for i in found if source_key(stored[i]) != origin}
 
 
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
@@ -883,7 +883,9 @@ class IngestSession:
         removes: list[str] = []
         rewritten = 0  # items already stored under the same id (same content, new provenance)
         owned = ids  # what the source gives, published items included: the cache keeps them
-        if old_ids:
+        # a file known before (even with no item left: all merged away) may give ids stored
+        # already; a file new to the shard is not looked up item by item
+        if cached is not None:
             new_ids = set(ids)
             removes = [i for i in old_ids if i not in new_ids]
             kept = new_ids.intersection(old_ids)
@@ -895,7 +897,7 @@ class IngestSession:
             if taken:  # left as the merge made it; not this file's to remove later either
                 items = [item for item in items if item.id not in taken]
                 encoded = [line for line in encoded if line[0] not in taken]
-                ids = [i for i in ids if i not in taken]
+                ids = owned = [i for i in ids if i not in taken]
             notices: list[str] = [  # said: their readers now read what the file no longer says
                 _PUBLISHED_AS_WAS.format(id=i, scope=previous[i].scope)
                 for i in removes

@@ -441,15 +441,23 @@ def test_a_full_disk_mid_run_prints_the_report_of_what_was_stored(
             raise ShardError("cannot write items.jsonl: No space left on device")
         real(self, *args, **kw)
 
+    gone = notes.parent / "gone"  # a folder ingested before, given again though deleted
+    gone.mkdir()
+    (gone / "old.md").write_text("an old note\n")
+    mixle("ingest", str(gone))
+    shutil.rmtree(gone)
     monkeypatch.setattr(session, "BATCH_FILES", 2)
     monkeypatch.setattr(Substrate, "save_encoded", second_save_fails)
-    result = mixle("ingest", str(notes), "--json")
+    result = mixle("ingest", str(gone), str(notes), "--json")
     assert result.exit_code == 3 and "No space left on device" in result.stderr
     report = result.json()  # what a script needs: the files stored before it, and the rest
-    stored = {i.provenance["source"] for i in Substrate(isolated_shard_env).all()}
+    stored = {i.provenance["source"] for i in Substrate(isolated_shard_env).all()} - {"old.md"}
     added = {f["source"] for f in report["files"] if f["status"] == "added"}
     assert added == stored and len(stored) == 2
-    assert all("not saved" in f["reason"] for f in report["files"] if f["status"] == "failed")
+    failed = [f for f in report["files"] if f["status"] == "failed" and f["source"] != str(gone)]
+    assert all("not saved" in f["reason"] for f in failed)
+    [told] = [i for i in report["issues"] if i["source"] == str(gone)]
+    assert "the 1 item(s) ingested from it before are kept" in told["reason"]
 
 
 def test_explicit_forms(mixle, tmp_path: Path) -> None:

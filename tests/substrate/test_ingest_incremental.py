@@ -1206,11 +1206,31 @@ def test_an_ingest_leaves_an_item_merged_into_another_files_where_it_is(
     [setup] = [i for i in store.iter_items() if i.text.startswith("# Setup")]
     merge_versions(store, install.id, setup.id, prefer="other")  # setup's text, and origin
     store.save()
-    _write(tree / "guide.md", GUIDE.replace("Run the installer.", "Run the new installer."))
-    report = ingest_path(Substrate(shard), tree)
-    merged = Substrate(shard).get(install.id)
-    assert merged is not None and "better install text" in merged.text
-    assert install.id not in report.ids and _outcomes_add_up(report)
+    edited = GUIDE.replace("Run the installer.", "Run the new installer.")
+    for guide in (edited, edited.replace("Download the archive.", "Download it.")):
+        _write(tree / "guide.md", guide)  # then its section changes: it is not the file's
+        report = ingest_path(Substrate(shard), tree)
+        merged = Substrate(shard).get(install.id)
+        assert merged is not None and "better install text" in merged.text
+        assert install.id not in report.ids and _outcomes_add_up(report)
+
+
+@pytest.mark.parametrize("stream", ["first words\n\nsecond words\n", "its only words\n"])
+def test_an_ingest_leaves_an_item_a_stream_gave_merged_away_where_it_is(
+    shard: Path, stream: str
+) -> None:
+    from substrate.ingest import ingest_text
+
+    ingest_text(Substrate(shard), stream, source="notes")  # its only item: merged away whole
+    ingest_text(Substrate(shard), "better words\n", source="other")
+    store = Substrate(shard)
+    texts = {item.text: item.id for item in store.iter_items()}
+    first = texts[stream.split("\n", 1)[0]]
+    merge_versions(store, first, texts["better words"], prefer="other")
+    store.save()
+    ingest_text(Substrate(shard), stream + "\nadded words\n", source="notes")
+    merged = Substrate(shard).get(first)
+    assert merged is not None and merged.text == "better words"
 
 
 def test_another_teams_item_never_tells_of_secrets_in_this_teams_report(
