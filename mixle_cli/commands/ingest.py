@@ -487,7 +487,7 @@ def ingest(
             # of nothing done stands on stdout as if the run had been a quiet one
             fail(message, code, hint or None)
         if json:  # what was done before it, for a script to read
-            _tell_what_is_kept(substrate, failed, target_scope, moves=not no_prune)
+            _tell_what_is_kept(substrate, report, failed, target_scope, moves=not no_prune)
             output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
         if isinstance(exc, AccessDeniedError):  # refused as it saved: a grant since it began
@@ -499,7 +499,7 @@ def ingest(
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     # said once the others are ingested: a folder moved into one of them took its items along
-    _tell_what_is_kept(substrate, failed, target_scope, moves=not no_prune)
+    _tell_what_is_kept(substrate, report, failed, target_scope, moves=not no_prune)
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
@@ -583,16 +583,21 @@ def _why_not_ingested(path: str) -> str | None:
 
 def _tell_what_is_kept(
     substrate: Substrate,
+    report: IngestReport,
     failed: dict[str, tuple[FileOutcome, IngestIssue]],
     scope: str,
     *,
     moves: bool,
 ) -> None:
     """Add to the failure of each path given that is gone what is kept of it (``_kept_from``).
-    Only a hint: a shard that cannot be read for it, or a Ctrl-C, leaves it out."""
+    Only a hint: a shard that cannot be read for it leaves it out, and so does a Ctrl-C,
+    which the report then tells (everything was saved before it)."""
     try:
         kept = _kept_from(substrate, list(failed), scope, moves=moves)
-    except (ShardError, OSError, KeyboardInterrupt):
+    except (ShardError, OSError):
+        return
+    except KeyboardInterrupt:
+        report.interrupted = True
         return
     for path, (outcome, issue) in failed.items():
         outcome.reason += kept.get(path, "")

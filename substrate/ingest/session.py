@@ -883,6 +883,7 @@ class IngestSession:
         removes: list[str] = []
         rewritten = 0  # items already stored under the same id (same content, new provenance)
         owned = ids  # what the source gives, published items included: the cache keeps them
+        taken: set[str] = set()  # what it gives that a merge made another source's
         # a file known before (even with no item left: all merged away) may give ids stored
         # already; a file new to the shard is not looked up item by item
         if cached is not None:
@@ -933,8 +934,9 @@ class IngestSession:
         mtime_ns = ticket.mtime_ns
         mtime_state = settled_mtime(mtime_ns, done.prepared_at) if mtime_ns is not None else -1
         size = ticket.size if ticket.size is not None else done.bytes_read
-        # a file with nothing to store is reported skipped again, as a binary one is
-        empty = "" if owned else status.NO_CONTENT
+        # a file with nothing to store is reported skipped again, as a binary one is (not one
+        # whose every item was merged into another's: it has content, and is unchanged)
+        empty = "" if owned or taken else status.NO_CONTENT
         first = [[line, _kept(reason)] for reason, line in done.issues[:KEPT_REJECTIONS]]
         state = SourceState(
             size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
@@ -943,7 +945,7 @@ class IngestSession:
         change.source = ticket.source
         report.ids.extend(ids)
         self.written.update(ids)
-        if touched and not removes:
+        if (touched or (taken and not ids)) and not removes:
             report.unchanged.append(ticket.source)
             return change
         if old_ids:
@@ -952,7 +954,8 @@ class IngestSession:
             result = status.ADDED
         else:
             result = status.SKIPPED
-        outcome = self.outcome(ticket.source, ticket.path, result, "" if ids else status.NO_CONTENT)
+        said = "" if ids or taken else status.NO_CONTENT
+        outcome = self.outcome(ticket.source, ticket.path, result, said)
         outcome.items_added = len(ids) - rewritten
         outcome.items_rewritten = rewritten
         outcome.items_removed = len(removes)

@@ -907,6 +907,19 @@ def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
     assert item["source"] == "a.md" and "archive" in mixle("get", item["id"], "--json").stdout
 
 
+def test_a_ctrl_c_while_the_kept_items_are_counted_is_told_as_an_interrupt(
+    mixle, notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mixle_cli.commands import ingest as ingest_command
+
+    def interrupted(*args: Any, **kwargs: Any) -> dict[str, str]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ingest_command, "_kept_from", interrupted)
+    result = mixle("ingest", str(tmp_path / "gone"), str(notes))
+    assert result.exit_code == 130 and "every input was ingested and saved" in result.stderr
+
+
 def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     mixle, tmp_path: Path
 ) -> None:

@@ -1215,6 +1215,25 @@ def test_an_ingest_leaves_an_item_merged_into_another_files_where_it_is(
         assert install.id not in report.ids and _outcomes_add_up(report)
 
 
+def test_a_file_whose_every_item_was_merged_away_is_unchanged_not_empty(
+    tree: Path, shard: Path
+) -> None:
+    _write(tree / "a.md", "only paragraph of a\n")
+    _write(tree / "b.md", "better text\n")
+    ingest_path(Substrate(shard), tree)
+    store = Substrate(shard)
+    texts = {item.text: item.id for item in store.iter_items()}
+    merge_versions(store, texts["only paragraph of a"], texts["better text"], prefer="other")
+    store.save()
+    for text in ("only paragraph of a\n\nsecond paragraph\n", "only paragraph of a\n"):
+        _write(tree / "a.md", text)  # an edit, then undone: its one item is the merged one
+        told = {f.source: (f.status, f.reason) for f in ingest_path(Substrate(shard), tree).files}
+        assert told["a.md"][1] == ""  # it has content: not "no content"
+    again = ingest_path(Substrate(shard), tree)
+    assert not again.files and "a.md" in again.unchanged
+    assert Substrate(shard).get(texts["only paragraph of a"]).text == "better text"
+
+
 @pytest.mark.parametrize("stream", ["first words\n\nsecond words\n", "its only words\n"])
 def test_an_ingest_leaves_an_item_a_stream_gave_merged_away_where_it_is(
     shard: Path, stream: str
