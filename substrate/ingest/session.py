@@ -390,10 +390,9 @@ class IngestSession:
                     if i not in kept and i not in written and i not in elsewhere
                 ]
                 if others:
-                    told = self.told_of(change)
+                    self.told_of(change)
                     change.removes += others
-                    told.items_removed += len(others)
-                    self.report.items_removed += len(others)
+                    self.recount_removals(change, len(others))
                 if change.state is not None:  # the source stays known by its published items
                     published = [i for i in state.ids if i in elsewhere and i not in kept]
                     change.state.ids += published
@@ -445,10 +444,9 @@ class IngestSession:
         # stored before, so told as rewritten (unless another run wrote them first)
         as_rewritten = min(len(rewritten), told.items_rewritten)
         as_added = len(rewritten) - as_rewritten
-        report.items_removed -= len(removed)
+        self.recount_removals(change, -len(removed))
         report.items_rewritten -= as_rewritten
         report.items_added -= as_added
-        told.items_removed -= len(removed)
         told.items_rewritten -= as_rewritten
         told.items_added -= as_added
         return True
@@ -481,12 +479,16 @@ class IngestSession:
         if change.pruned and not left:
             self.unprune(change)
             return False
-        taken_back = len(change.removes) - len(left)
+        self.recount_removals(change, len(left) - len(change.removes))
         change.removes = left
-        self.report.items_removed -= taken_back
-        if change.told is not None:
-            change.told.items_removed -= taken_back
         return True
+
+    def recount_removals(self, change: _Change, more: int) -> None:
+        """Count ``more`` removals (fewer when negative) in what a queued change is told and
+        in the report's total, which is the sum of the files'."""
+        if change.told is not None:
+            change.told.items_removed += more
+            self.report.items_removed += more
 
     def unprune(self, change: _Change) -> None:
         """Take back the prune of a file another run stored after this run's walk began: the
