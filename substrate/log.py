@@ -62,6 +62,12 @@ _LOCK_NAME = ".lock"  # the shard's writer lock (a file of its own, see locking.
 SEAL_BYTES = 256
 
 
+def is_shard_log(data: bytes) -> bool:
+    """Whether ``data`` is (the start of) a shard's log, wherever it lies: a copy of one read
+    as documents or records would bring another shard's items in, out of their scopes."""
+    return data.startswith(HEADER_PREFIX)
+
+
 @dataclass(frozen=True, slots=True)
 class Watermark:
     """A position in one generation of the log: everything before ``offset`` is committed."""

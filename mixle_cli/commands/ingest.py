@@ -884,8 +884,11 @@ def ingest_docs_command(
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.adapters import file_provenance
     from substrate.ingest.formats.jsonl import loads
+    from substrate.ingest.report import SHARD_LOG
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
+    from substrate.ingest.walk import shard_file
+    from substrate.log import is_shard_log
 
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
@@ -896,6 +899,9 @@ def ingest_docs_command(
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
     if is_binary(raw[:BINARY_PROBE_BYTES]):  # said as `ingest` says it, once, not line by line
         problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
+        data = b""
+    elif is_shard_log(raw) or (file != "-" and shard_file(Path(file))):
+        problems.append(IngestIssue(source or file, SHARD_LOG, 1, fatal=True))
         data = b""
     elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs

@@ -42,9 +42,11 @@ from substrate.ingest.session import too_large
 from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
-from substrate.ingest.walk import SHARD_SKIPPED, shard_file
+from substrate.ingest.walk import shard_file
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS
+from substrate.log import is_shard_log
 from substrate.secrets.paths import safe_path
+from substrate.secrets.sources import shown_path
 from substrate.widetext import is_binary
 
 if TYPE_CHECKING:
@@ -247,7 +249,7 @@ def ingest_traces(
     (``null => null``) are reported and left out.
 
     Raises:
-        InvalidInputError: the file is not valid UTF-8.
+        InvalidInputError: the file is not valid UTF-8, or is a shard's log.
     """
     path = Path(jsonl_path)
     if not path.is_file():
@@ -280,10 +282,18 @@ def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
     try:
         if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
             raise FileRejected("binary file, not text", line=1)
+        if is_shard_log(data):  # a copy of a log, anywhere: not rows of this source
+            raise FileRejected(status.SHARD_LOG)
         return decode_text(data)
     except FileRejected as exc:
         _rejected_file(report, name, exc)
-        raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
+        raise _rejected_error(name, exc) from None
+
+
+def _rejected_error(name: str, exc: FileRejected) -> InvalidInputError:
+    """The error a rejected file raises, its name's secrets masked (as reports show it)."""
+    where = shown_path(name) if exc.line is None else f"{shown_path(name)}:{exc.line}"
+    return InvalidInputError(f"{where}: {exc.reason}")
 
 
 def _rejected_file(report: IngestReport | None, name: str, exc: FileRejected) -> None:
@@ -353,8 +363,8 @@ def ingest_file(
         report: receives counts and every problem (malformed lines, bad rows).
 
     Raises:
-        InvalidInputError: an unsupported format, invalid UTF-8, or a file that cannot be
-            parsed at all (broken CSV quoting, invalid JSON).
+        InvalidInputError: an unsupported format, invalid UTF-8, a shard's log, or a file
+            that cannot be parsed at all (broken CSV quoting, invalid JSON).
     """
     p = Path(path)
     if not p.is_file():
@@ -364,13 +374,14 @@ def ingest_file(
         # a format the folder ingest reads (.rst) is pointed to it
         elsewhere = "; ingest_path (mixle ingest) reads it" if detect_format(p.name) else ""
         raise InvalidInputError(
-            f"unsupported file format {fmt!r} for {path} "
+            f"unsupported file format {safe_path(fmt)!r} for {shown_path(str(path))} "
             f"(expected txt, md, jsonl, ndjson, csv, tsv or json{elsewhere})"
         )
     name = source or str(path)
-    if shard_file(p):  # another shard's log: its items are not records
-        _file_skipped(report, name, SHARD_SKIPPED)
-        return []
+    if shard_file(p):  # a shard's own file: its items are not records
+        exc = FileRejected(status.SHARD_LOG)
+        _rejected_file(report, name, exc)
+        raise _rejected_error(name, exc)
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)
@@ -380,7 +391,7 @@ def ingest_file(
         parsed = _parse_for_file(fmt, text, ctx)
     except FileRejected as exc:
         _rejected_file(report, name, exc)
-        raise InvalidInputError(f"{name}:{exc.line}: {exc.reason}") from None
+        raise _rejected_error(name, exc) from None
     builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
     if report is not None:
         report.items_dropped += parsed.dropped
@@ -432,12 +443,23 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
     """
+    if not os.fspath(registry_root):  # Path("") would be the working directory
+        return []
     root = Path(registry_root)
     if not root.is_dir():
         return []
     limit = size_limit(substrate)
     manifests = []
-    for dirpath, dirs, files in os.walk(root):  # never follows directory links: no loops
+
+    def unreadable(exc: OSError) -> None:  # its artifacts are unknown: not silently none
+        if report is not None:
+            report.files_scanned += 1  # as a folder the walk of ``ingest`` cannot read
+        where = str(exc.filename)
+        reason = f"unreadable directory: {exc.strerror}"
+        _file_failed(report, where, reason, path=os.path.abspath(where))
+
+    # never follows directory links: no loops
+    for dirpath, dirs, files in os.walk(root, onerror=unreadable):
         if "manifest.json" in files or "manifest.json" in dirs:
             manifests.append(Path(dirpath) / "manifest.json")
     if not manifests and report is not None:  # said, not silent: the wrong folder, perhaps

@@ -70,7 +70,6 @@ from substrate.ingest.settings import (
 from substrate.ingest.sourcekeys import STREAM_PREFIX
 from substrate.ingest.textio import content_digest
 from substrate.ingest.walk import (
-    SHARD_SKIPPED,
     FileEntry,
     WalkResult,
     files_by_folder,
@@ -210,9 +209,11 @@ def ingest_path(
         InvalidInputError: an unknown format or a bad chunk size.
     """
     started = time.monotonic()
+    if not os.fspath(path):  # Path("") would be the working directory
+        raise NotFoundError("no such file or directory: '' (the path is empty)")
     given = Path(os.path.expanduser(os.fspath(path)))
     if not given.exists():
-        raise NotFoundError(f"no such file or directory: {given}")
+        raise NotFoundError(f"no such file or directory: {shown_path(str(given))}")
     root = Path(os.path.realpath(given))
     if not utf8_name(str(root)):
         raise InvalidInputError(f"the path '{shown_path(str(root))}' is not valid UTF-8; rename it")
@@ -245,14 +246,14 @@ def ingest_path(
         folders = _noting_skips(found, walked, run, root)
         walked_root: str | None = str(root)
     elif root.is_file():
-        if shard_file(root):  # passed over as a folder holding a shard is
-            walked.skipped.append((root.name, SHARD_SKIPPED))
+        if shard_file(root):  # named: refused, where a walk passes a shard's folder over
+            walked.failed.append((root.name, status.SHARD_LOG))
             folders = _noting_skips([], walked, run, root.parent)
         else:
             folders = [[FileEntry.of(str(root), root.name, root.stat())]]
         walked_root = None
     else:
-        raise InvalidInputError(f"not a regular file or directory: {given}")
+        raise InvalidInputError(f"not a regular file or directory: {shown_path(str(given))}")
     seen = report.walked  # the paths of earlier runs into this report are kept from pruning
     try:
         # files are read (in workers, when there are many) while the walk still goes on

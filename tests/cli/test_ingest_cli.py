@@ -148,6 +148,20 @@ def test_stdin_is_read_as_a_file_named_by_its_source(mixle) -> None:
     assert kinds["manifest.json"] == "record"
 
 
+def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path) -> None:
+    """ingest-docs reads the file itself: a shard's log, named or piped, would bring that
+    shard's items, of any scope, into the default one."""
+    other = str(tmp_path / "team")
+    assert mixle("--shard", other, "add", "--scope", "board", "merger plan").exit_code == 0
+    log = tmp_path / "team" / "items.jsonl"
+    for args, data in (((str(log),), None), (("-",), log.read_bytes())):
+        result = mixle("ingest-docs", *args, "--json", input=data)
+        assert result.exit_code == 1, result.stderr
+        assert [f["status"] for f in result.json()["files"]] == ["failed"]
+        assert "shard's log" in result.json()["issues"][0]["reason"]
+    assert "merger" not in mixle("ls", "--json").stdout
+
+
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:
     # not skipped, as a binary file is: a stream is not read twice (`... && rm` must not run)
     for data in (bytes(range(64)) * 4, b"PK\x03\x04\x00\x00\x00"):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, NotFoundError
 from substrate.ingest import (
     IngestReport,
     ingest_artifacts,
@@ -247,6 +248,68 @@ def test_ingest_file_missing_unsupported_and_undecodable(tmp_path: Path) -> None
     (tmp_path / "image.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff")  # as ingest says it
     with pytest.raises(InvalidInputError, match=":1: binary file, not text"):
         ingest_file(Substrate(), tmp_path / "image.csv")
+
+
+def test_an_error_about_a_file_masks_the_secrets_of_its_name(tmp_path: Path) -> None:
+    """A report masks a token in a file's name; the exception a caller catches and logs
+    must not spell it out either."""
+    token = "ghp_" + "Zq8fT2kLm9Xw3RbN7yHc4VjD1sGa6PeU0oKi"
+    bad = tmp_path / f"pw-{token}.txt"
+    bad.write_bytes(b"fine\n\xff\n")
+    docx = tmp_path / f"pw-{token}.docx"
+    docx.write_text("?")
+    for call in (
+        lambda: ingest_file(Substrate(), bad),
+        lambda: ingest_traces(Substrate(), bad),
+        lambda: ingest_file(Substrate(), docx),
+        lambda: ingest_file(Substrate(), bad, kind=f"x{token}"),
+    ):
+        with pytest.raises(InvalidInputError) as caught:
+            call()
+        assert "REDACTED" in str(caught.value) and token not in str(caught.value)
+    with pytest.raises(NotFoundError) as missing:
+        ingest_path(Substrate(), tmp_path / f"gone-{token}.md")
+    assert token not in str(missing.value)
+
+
+def test_an_empty_path_is_no_path_not_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Path("")`` is ``.``: an unset variable passed as the path must not ingest whatever
+    folder the program runs in."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a" / "manifest.json").parent.mkdir()
+    (tmp_path / "a" / "manifest.json").write_text('{"kind": "model"}')
+    (tmp_path / "notes.md").write_text("# Notes\n\nnot to be taken\n")
+    shard = Substrate()
+    assert ingest_artifacts(shard, "") == []
+    with pytest.raises(NotFoundError, match="empty"):
+        ingest_path(shard, "")
+    assert ingest_file(shard, "") == [] and ingest_traces(shard, "") == []
+    assert len(shard) == 0
+
+
+def test_an_artifact_folder_that_cannot_be_read_fails_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a", "locked/b"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "manifest.json").write_text('{"kind": "model"}')
+    listing = os.scandir
+
+    def scandir(path: str) -> object:  # (chmod 0 would not stop a test run as root)
+        if os.path.basename(path) == "locked":
+            raise PermissionError(13, "Permission denied", path)
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = IngestReport()
+    ids = ingest_artifacts(Substrate(), tmp_path, report=report)
+    assert len(ids) == 1 and not report.ok
+    assert [(f.status, f.reason) for f in report.files if f.status == "failed"] == [
+        ("failed", "unreadable directory: Permission denied")
+    ]
+    assert report.files_scanned == 2  # the counts add up: one added, one failed
 
 
 def test_ingest_traces_rows_and_errors(tmp_path: Path) -> None:

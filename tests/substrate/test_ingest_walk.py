@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from substrate.errors import InvalidInputError
+from substrate.ingest.report import SHARD_LOG
 from substrate.ingest.walk import WalkResult, files_by_folder, walk
 from substrate.item import SubstrateItem
 
@@ -304,17 +306,48 @@ def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> Non
     # named itself, it is skipped too: its items are not data
     named = ingest_path(Substrate(tmp_path / "s2"), tmp_path / "notes" / "old-shard")
     assert [(f.source, f.reason) for f in named.files] == [("old-shard", "a mixle shard")]
-    # and so is its log, named alone (a log without settings beside it is data, as above)
+    # its log, named alone, is refused: asked for and not ingested (a log without settings
+    # beside it and without a log's first line is data, as above)
     log = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "old-shard" / "items.jsonl")
-    assert [(f.source, f.reason) for f in log.files] == [("items.jsonl", "a mixle shard")]
-    assert len(Substrate(tmp_path / "s3")) == 0
+    assert [(f.source, f.status, f.reason) for f in log.files] == [
+        ("items.jsonl", "failed", SHARD_LOG)
+    ]
+    assert not log.ok and len(Substrate(tmp_path / "s3")) == 0
     data = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "data" / "items.jsonl")
     assert data.files_added == 1
     from substrate.ingest import IngestReport, ingest_file
 
-    told = IngestReport()  # the seed's ingest_file passes it over alike
-    assert (
+    told = IngestReport()  # the seed's ingest_file refuses it alike
+    with pytest.raises(InvalidInputError, match="shard's log"):
         ingest_file(Substrate(), tmp_path / "notes" / "old-shard" / "items.jsonl", report=told)
-        == []
-    )
-    assert [(f.status, f.reason) for f in told.files] == [("skipped", "a mixle shard")]
+    assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
+
+
+def test_a_copy_of_a_shard_log_is_refused_wherever_it_lies(tmp_path: Path) -> None:
+    """A log copied out of its shard (a backup, a download) holds another shard's items, each
+    in its own scope: read as records or documents they would come back in the ingest's
+    scope. Its first line gives it away, in a walk, a named file, a stream and the seed's
+    functions alike; nothing of it is stored."""
+    from substrate.ingest import IngestReport, ingest_file, ingest_path, ingest_text, ingest_traces
+    from substrate.store import Substrate
+
+    other = Substrate(tmp_path / "team-shard")
+    other.put(SubstrateItem(kind="text", text="merger plan, confidential", scope="board"))
+    other.save()
+    backup = tmp_path / "notes" / "backup" / "items.jsonl"
+    backup.parent.mkdir(parents=True)
+    backup.write_bytes((tmp_path / "team-shard" / "items.jsonl").read_bytes())
+    (tmp_path / "notes" / "a.md").write_text("# A\n\nkept\n")
+    shard = Substrate(tmp_path / "shard")
+    walked = ingest_path(shard, tmp_path / "notes")
+    assert [(f.source, f.status, f.reason) for f in walked.files if f.status != "added"] == [
+        ("backup/items.jsonl", "failed", SHARD_LOG)
+    ]
+    streamed = ingest_text(shard, backup.read_bytes(), source="piped.jsonl")
+    assert streamed.files_failed == 1
+    for seed in (ingest_file, ingest_traces):
+        told = IngestReport()
+        with pytest.raises(InvalidInputError, match="shard's log"):
+            seed(shard, backup, report=told)
+        assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
+    assert [item.text for item in shard.iter_items()] == ["# A\n\nkept"]
