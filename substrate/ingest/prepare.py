@@ -51,7 +51,7 @@ COMPUTED_PROVENANCE = frozenset(
     }
 )
 
-PARSER_VERSION = "17"  # bump when parsing changes, so every source is parsed again once
+PARSER_VERSION = "18"  # bump when parsing changes, so every source is parsed again once
 
 # What became of a file.
 FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser

@@ -39,9 +39,29 @@ def test_markdown_sections_keep_heading_path_and_lines() -> None:
         ("Install", 9, 11),
         ("Install > Linux", 13, 20),
         ("Install > macOS", 22, 24),
+        ("Uninstall", 26, 26),  # a heading with nothing under it: its words are its item
     ]
-    # a heading with nothing under it ("Uninstall") gives no item
-    assert all("Uninstall" not in (s.section or "") for s in parsed.segments)
+
+
+def test_a_heading_alone_is_an_item_unless_deeper_headings_follow_it() -> None:
+    """A step's heading may be all it says ("## Step 1: back up with pg_dump"): dropped, its
+    words were found nowhere. A heading over deeper ones is in their section paths, and a
+    note of nothing but headings stays one item holding them all."""
+    text = (
+        "# Upgrade\n\nRead all steps.\n\n## Step 1: back up with pg_dump\n\n"
+        "## Part two\n### Step 2: migrate\nRun it.\n\nStep 3\n------\n## #\n"
+    )
+    parsed = _parse("markdown", text)
+    assert [(s.section, s.text, s.line_start) for s in parsed.segments] == [
+        ("Upgrade", "# Upgrade\n\nRead all steps.", 1),
+        ("Upgrade > Step 1: back up with pg_dump", "## Step 1: back up with pg_dump", 5),
+        ("Upgrade > Part two > Step 2: migrate", "### Step 2: migrate\nRun it.", 8),
+        ("Upgrade > Step 3", "Step 3\n------", 11),
+    ]  # neither "Part two" (over a deeper heading) nor "## #" (no words)
+    only_headings = _parse("markdown", "# A\n\n## B\n## C\n")
+    assert [(s.text, s.line_start, s.line_end) for s in only_headings.segments] == [
+        ("# A\n\n## B\n## C", 1, 4)
+    ]
 
 
 def test_a_heading_closes_the_sections_of_its_level_and_below() -> None:

@@ -6,8 +6,10 @@ inline markup, cut to about 200 characters) in provenance, and the explicit id o
 paragraph underlined with ``===`` or ``---``); lines inside fenced code blocks, or in an HTML
 comment opened at the start of a line, are never headings. Front matter (``---`` YAML or
 ``+++`` TOML) becomes tags (``tags``/``keywords``/``categories``) and payload fields
-(everything else) of every item of the file. A heading with no text under it gives no item of
-its own; a document of nothing but headings is one item holding them all, and one of nothing
+(everything else) of every item of the file. A heading with no text under it gives an item of
+its own when no deeper heading follows it (its words are said nowhere else; one over deeper
+headings is in their section paths); a document of nothing but headings is one item holding
+them all, and one of nothing
 but front matter is one item holding its title. A section's links to other notes are kept in
 its provenance (``notelinks``).
 
@@ -76,7 +78,7 @@ def section_title(title: str) -> str:
 class _Doc:
     """The text, a line counter, and the headings above the current section."""
 
-    __slots__ = ("_line", "_pos", "ctx", "parsed", "path", "text")
+    __slots__ = ("_line", "_pos", "bodies", "ctx", "parsed", "path", "text")
 
     def __init__(self, text: str, ctx: ParseContext, parsed: Parsed) -> None:
         self.text = text
@@ -87,6 +89,7 @@ class _Doc:
         self.path: list[tuple[int, str, str | None]] = []
         self._pos = 0
         self._line = 1
+        self.bodies = 0  # sections emitted for the text under their heading
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos`` (positions must be asked for in increasing order)."""
@@ -94,10 +97,17 @@ class _Doc:
         self._pos = pos
         return self._line
 
-    def emit(self, start: int, body: int, end: int) -> None:
-        """Emit ``text[start:end]`` as a section if it has content after ``body``."""
+    def emit(self, start: int, body: int, end: int, next_level: int | None = None) -> None:
+        """Emit ``text[start:end]`` as a section if it has content after ``body``, or if it is
+        a heading with words and no section under it (the next heading, of ``next_level``,
+        None at the end, is no deeper): "## Step 1: back up with pg_dump" says what no other
+        item holds. A heading over deeper ones is in their section paths."""
         text = self.text
-        if end <= start or _CONTENT.search(text, body, end) is None:
+        if end <= start:
+            return
+        if _CONTENT.search(text, body, end) is not None:
+            self.bodies += 1
+        elif not self.heading_alone(start, body, next_level):
             return
         _, section, anchor = self.path[-1] if self.path else (0, None, None)
         first = self.line_at(start)
@@ -116,6 +126,16 @@ class _Doc:
             if anchor:
                 seg.extra[ANCHOR] = anchor
         self.parsed.segments += [seg for seg, _ in placed]
+
+    def rewind(self) -> None:
+        """Count lines from the start again (``line_at`` only counts forward)."""
+        self._pos, self._line = 0, 1
+
+    def heading_alone(self, start: int, body: int, next_level: int | None) -> bool:
+        """Whether ``text[start:body]`` is a heading with words and no section under it."""
+        if not self.path or (next_level is not None and next_level > self.path[-1][0]):
+            return False
+        return _WORDS.search(self.text, start, body) is not None
 
     def enter(self, level: int, title: str) -> None:
         path = self.path
@@ -220,7 +240,7 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             comment_end = len(text) if closed < 0 else closed
             continue
         if atx is not None:
-            doc.emit(sec_start, body_start, line_start)
+            doc.emit(sec_start, body_start, line_start, len(atx))
             doc.enter(len(atx), _atx_title(title or ""))
             sec_start, body_start = line_start, m.end()
             continue
@@ -235,11 +255,14 @@ def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
             or not _starts_paragraph(text, prev_start, max(body_start, after_fence))
         ):
             continue
-        doc.emit(sec_start, body_start, prev_start)
-        doc.enter(1 if under[0] == "=" else 2, prev)
+        level = 1 if under[0] == "=" else 2
+        doc.emit(sec_start, body_start, prev_start, level)
+        doc.enter(level, prev)
         sec_start, body_start = prev_start, m.end()
     doc.emit(sec_start, body_start, len(text))
-    if not parsed.segments:  # headings alone, or front matter alone, are still a note
+    if not doc.bodies:  # headings alone, or front matter alone, are still a note: one item
+        parsed.segments.clear()
+        doc.rewind()
         _emit_bare(doc, start, fields)
     # "- Status: Superseded by ADR-009" says what front matter would
     for name, value in replacement_fields(text, start).items():
