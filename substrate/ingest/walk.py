@@ -195,7 +195,11 @@ class _Walker:
                     self.leave_out(entry)
                 continue
             if not (name.isascii() or utf8_name(name)):
-                self.not_utf8(entry.path, child)
+                # the rules match its bytes: one they leave out is no failure
+                if check and self.ignored(entry, child, rules):
+                    self.leave_out(entry)
+                else:
+                    self.not_utf8(entry.path, child)
                 continue
             try:
                 # the common case first: a regular file (known from the directory listing)
@@ -300,7 +304,10 @@ class _Walker:
         try:
             as_utf8 = os.fsencode(path).decode("utf-8")
         except UnicodeDecodeError:
-            self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
+            reason = (
+                "name is not valid UTF-8; rename it, or name it in a .mixleignore to leave it out"
+            )
+            self.result.failed.append((shown_path(child), reason))
             return
         encoding = sys.getfilesystemencoding()
         reason = f"name cannot be read in the locale's file-system encoding ({encoding})"
