@@ -395,26 +395,36 @@ def exclude_rules(top: Path, base: str = "", prefix: str = "") -> RuleSet:
 
 
 def enclosing_rules(root: Path) -> IgnoreStack:
-    """The rules of the git work tree ``root`` is in: its ``.git/info/exclude`` (the lowest in
-    priority, as in git), and the ``.gitignore`` files above ``root``.
+    """The rules in force at ``root`` from the folders above it, as the walk of a folder
+    around it would give them: the ``.mixleignore`` files of every folder above (mixle's own:
+    no repository stops them); the ``.gitignore`` files above ``root`` up to the top of the
+    git work tree it is in, and that repository's ``.git/info/exclude`` (the lowest in
+    priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
-    Ingesting a sub-folder of a repository should ignore what the repository ignores.
+    So a file is left out or not whichever folder around it is named for ingestion.
     """
-    # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
-    if os.path.exists(root / ".git"):  # root is itself the top of a work tree
-        return IgnoreStack().push(exclude_rules(root))
-    chain: list[Path] = []
-    for parent in root.parents:
-        chain.append(parent)
-        if os.path.exists(parent / ".git"):
-            break
-    else:
-        return IgnoreStack()
-    prefix = root.relative_to(chain[-1]).as_posix() + "/"
-    stack = IgnoreStack().push(exclude_rules(chain[-1], prefix=prefix))
-    for parent in reversed(chain):
-        gitignore = parent / ".gitignore"
-        if os.path.isfile(gitignore):
-            prefix = root.relative_to(parent).as_posix() + "/"
-            stack = stack.push(RuleSet(tuple(read_rules(gitignore)), prefix=prefix))
+    top = _work_tree_top(root)
+    stack = IgnoreStack()
+    if top is not None:  # below what is above the work tree, as the walk resets it there
+        stack = stack.push(exclude_rules(top, prefix=_prefix(root, top)))
+    for parent in reversed(root.parents):  # the outermost first: deeper rules win
+        in_tree = top is None or parent.is_relative_to(top)
+        for fname in IGNORE_FILES:  # in a folder's order: .mixleignore last
+            mixle = fname == ".mixleignore"
+            path = parent / fname
+            if (mixle or in_tree) and os.path.isfile(path):
+                rules = tuple(read_rules(path))
+                stack = stack.push(RuleSet(rules, prefix=_prefix(root, parent), mixle=mixle))
     return stack
+
+
+def _work_tree_top(root: Path) -> Path | None:
+    """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
+    or None."""
+    # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
+    return next((p for p in (root, *root.parents) if os.path.exists(p / ".git")), None)
+
+
+def _prefix(root: Path, above: Path) -> str:
+    """``RuleSet.prefix`` of the rules of the folder ``above`` (or ``root`` itself)."""
+    return "" if above == root else root.relative_to(above).as_posix() + "/"

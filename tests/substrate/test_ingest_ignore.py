@@ -345,3 +345,64 @@ def test_an_ignore_file_that_is_a_fifo_is_skipped_not_waited_on(
     os.mkfifo(tmp_path / name)  # nobody will ever write to it
     report = without_hanging(lambda: ingest_path(Substrate(), tmp_path), "reading the ignore file")
     assert report.files_added == 1
+
+
+def _enclosed(folder: Path) -> list[str]:
+    from substrate.ingest.ignore import enclosing_rules
+
+    return _walked(folder, rules=enclosing_rules(folder))
+
+
+def test_a_subfolder_leaves_out_what_the_walk_of_its_parent_does(tmp_path: Path) -> None:
+    top = tmp_path / "notes"
+    (top / ".git").mkdir(parents=True)
+    (top / ".mixleignore").write_text("*.secret.md\n")
+    _touch(top, "sub/a.secret.md", "sub/ok.md")
+    assert _enclosed(top) == ["sub/ok.md"]
+    assert _enclosed(top / "sub") == ["ok.md"]
+    (top / ".git").rmdir()  # outside any repository, a .gitignore above applies too
+    (top / ".mixleignore").unlink()
+    (top / ".gitignore").write_text("*.secret.md\n")
+    assert _enclosed(top / "sub") == ["ok.md"]
+
+
+def test_mixleignore_files_above_a_repository_apply_in_it(tmp_path: Path) -> None:
+    (tmp_path / ".mixleignore").write_text("*.log\n")  # mixle's own: no repository stops it
+    (tmp_path / ".gitignore").write_text("*.tmp\n")  # git's: stops at the repository's top
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _touch(repo, "a.log", "b.tmp", "docs/c.log", "docs/d.tmp")
+    assert _enclosed(repo) == ["b.tmp", "docs/d.tmp"]
+    assert _enclosed(repo / "docs") == ["d.tmp"]
+
+
+# a tree whose every folder (not left out itself) is walked below as in the walk of the top
+_TREE_RULES = {
+    ".gitignore": "*.tmp\n!keep.tmp\n",
+    ".mixleignore": "*.secret.md\na/b/only.md\n",
+    "a/.gitignore": "!b.tmp\nlocal.md\n",
+    "a/.mixleignore": "!x.secret.md\n/anchored.md\nb.tmp\n",
+    "a/b/.gitignore": "!local.md\n*.log\n",
+}
+_TREE_FILES = [
+    f"{folder}{name}"
+    for folder in ("", "a/", "a/b/", "a/b/n/", "a/b/n/m/")
+    for name in ("b.tmp", "c.tmp", "keep.tmp", "x.secret.md", "y.secret.md", "local.md")
+    + ("anchored.md", "only.md", "z.log", "plain.md")
+]
+
+
+@pytest.mark.parametrize("repository", [None, "", "a", "a/b/n"])
+def test_each_subfolder_decides_as_the_walk_of_the_top(
+    tmp_path: Path, repository: str | None
+) -> None:
+    top = tmp_path / "top"
+    _touch(top, *_TREE_FILES)
+    for rel, rules in _TREE_RULES.items():
+        (top / rel).write_text(rules)
+    if repository is not None:
+        (top / repository / ".git").mkdir()
+    whole = _enclosed(top)
+    for folder in ("a", "a/b", "a/b/n", "a/b/n/m"):
+        below = [rel.removeprefix(folder + "/") for rel in whole if rel.startswith(folder + "/")]
+        assert _enclosed(top / folder) == below, folder
