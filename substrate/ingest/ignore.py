@@ -13,9 +13,11 @@ bytes, not characters (``?`` does not match ``é``); a pattern git cannot use (a
 ``[``, an unknown class, a trailing ``\\``) matches nothing, and a reversed range only its
 first character; a ``**`` glued to the text before the pattern's first wildcard, before a
 ``/`` or the end, spans folders (``b**/x`` matches ``bq/c/x``); lines end at a line feed; a
-byte-order mark is skipped; an ignore file that is a symbolic link is not read. One
-difference is deliberate: a folder named for ingestion is walked even when the repository's
-ignore files leave it out (the rules still apply below it).
+byte-order mark is skipped; a ``.gitignore`` that is a symbolic link is not read (a
+``.mixleignore`` is mixle's own, and ``.git/info/exclude`` git follows: both are read through
+one). One difference is deliberate: a folder named for ingestion is walked even when the
+repository's ignore files leave it out (the rules still apply below it). An ignore file not
+read is said so (``Unread``): the walk tells it in its result.
 
 A match takes time that grows with the path, not as its length to the power of the pattern's
 number of stars (``_glob_segment``, ``_path_regex``).
@@ -309,6 +311,17 @@ def parse_rules(text: str) -> list[Rule]:
 
 
 @dataclass(frozen=True, slots=True)
+class Unread:
+    """An ignore file whose rules are not in force, and why. ``failed``: they are unknown (it
+    could not be read); else it holds none to read (a FIFO, a broken link), or is passed over
+    as git passes it over (a ``.gitignore`` that is a symbolic link)."""
+
+    path: str
+    reason: str
+    failed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSet:
     """The rules of one ignore file (or of the settings), with the directory they apply below.
 
@@ -321,6 +334,7 @@ class RuleSet:
     prefix: str = ""
     # from a .mixleignore: mixle's own rules hold inside a nested repository, git's do not
     mixle: bool = False
+    unread: Unread | None = None  # the file was not read (it gave no rules)
 
     def __post_init__(self) -> None:  # paths are matched in their byte view, as the rules
         object.__setattr__(self, "base", byte_view(self.base))
@@ -341,13 +355,17 @@ class RuleSet:
 
 
 class IgnoreStack:
-    """The rule sets in force in one directory, innermost last."""
+    """The rule sets in force in one directory, innermost last, and the ignore files not read
+    on the way (``unread``), whose rules it lacks."""
 
-    def __init__(self, sets: tuple[RuleSet, ...] = ()) -> None:
+    def __init__(self, sets: tuple[RuleSet, ...] = (), unread: tuple[Unread, ...] = ()) -> None:
         self.sets = sets
+        self.unread = unread
 
     def push(self, ruleset: RuleSet) -> IgnoreStack:
-        return IgnoreStack((*self.sets, ruleset)) if ruleset.rules else self
+        if ruleset.unread is not None:
+            return IgnoreStack(self.sets, (*self.unread, ruleset.unread))
+        return IgnoreStack((*self.sets, ruleset), self.unread) if ruleset.rules else self
 
     def ignored(self, rel: str, name: str, is_dir: bool) -> bool:
         """Whether the entry at root-relative ``rel`` (basename ``name``) is ignored."""
@@ -360,18 +378,36 @@ class IgnoreStack:
         return False
 
 
-def read_rules(path: Path) -> list[Rule]:
-    """The rules of one ignore file; an unreadable file counts as empty (and is logged)."""
+def file_rules(
+    path: Path, *, follow: bool, base: str = "", prefix: str = "", mixle: bool = False
+) -> RuleSet:
+    """The rules of the ignore file ``path``, or why it gave none (``RuleSet.unread``). A
+    symbolic link to it is followed when ``follow``; never is a FIFO or a device opened to
+    wait on."""
     try:
+        # a path without links: read_regular takes no link, and opens nothing to wait on
+        real = os.path.realpath(path, strict=True) if follow else str(path)
         # undecodable bytes are kept as they are (surrogates): a pattern matches bytes
-        text = read_regular(str(path)).decode("utf-8", errors="surrogateescape")
+        text = read_regular(real).decode("utf-8", errors="surrogateescape")
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            log.warning("not reading %s: it is a symbolic link (git does not follow one)", path)
-        else:
-            log.warning("cannot read %s: %s", path, exc.strerror)
-        return []
-    return parse_rules(text)
+        unread = _unread(str(path), exc, follow)
+        return RuleSet((), base, prefix, mixle, unread)
+    return RuleSet(tuple(parse_rules(text)), base, prefix, mixle)
+
+
+def _unread(path: str, exc: OSError, followed: bool) -> Unread | None:
+    """Why the ignore file ``path`` was not read, given the error ``exc``; None when it is
+    gone since its folder was listed (it has no rules now)."""
+    why = "ignore file not read: "
+    if exc.errno == errno.ELOOP:
+        told = "symlink loop" if followed else "a symbolic link, which git does not follow"
+        return Unread(path, why + told)
+    if exc.errno in (errno.EINVAL, errno.ENXIO):  # not a regular file (a socket: ENXIO)
+        return Unread(path, why + "not a regular file")
+    if exc.errno == errno.ENOENT:
+        return Unread(path, why + "broken symlink") if os.path.islink(path) else None
+    told = f"ignore file cannot be read ({exc.strerror}): its rules are not applied"
+    return Unread(path, told, failed=True)
 
 
 def directory_rules(directory: Path, base: str, names: set[str]) -> Iterator[RuleSet]:
@@ -379,42 +415,57 @@ def directory_rules(directory: Path, base: str, names: set[str]) -> Iterator[Rul
     order they are pushed (``.mixleignore`` last: it wins)."""
     for fname in IGNORE_FILES:
         if fname in names:
-            rules = tuple(read_rules(directory / fname))
-            yield RuleSet(rules, base=base, mixle=fname == ".mixleignore")
+            yield _ignore_file_rules(directory / fname, base=base)
+
+
+def _ignore_file_rules(path: Path, base: str = "", prefix: str = "") -> RuleSet:
+    """The rules of a ``.gitignore`` or ``.mixleignore`` file (mixle's own: a link to it is
+    followed, as git follows none to a ``.gitignore``)."""
+    mixle = path.name == ".mixleignore"
+    return file_rules(path, follow=mixle, base=base, prefix=prefix, mixle=mixle)
 
 
 def exclude_rules(top: Path, base: str = "", prefix: str = "") -> RuleSet:
     """The rules of the repository's ``.git/info/exclude`` (its work tree at ``top``), read as
-    a ``.gitignore`` at ``top``, as git reads them. Not where ``.git`` is a file (a linked work
-    tree or a submodule keeps it in another git folder), nor ``core.excludesFile``, which
-    would take reading git's configuration."""
+    a ``.gitignore`` at ``top``, as git reads them (through a link too). Not where ``.git`` is
+    a file (a linked work tree or a submodule keeps it in another git folder), nor
+    ``core.excludesFile``, which would take reading git's configuration."""
     path = top / ".git" / "info" / "exclude"
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return RuleSet(())
-    return RuleSet(tuple(read_rules(path)), base=base, prefix=prefix)
+    return file_rules(path, follow=True, base=base, prefix=prefix)
 
 
 def enclosing_rules(root: Path) -> IgnoreStack:
-    """The rules of the git work tree ``root`` is in: its ``.git/info/exclude`` (the lowest in
-    priority, as in git), and the ``.gitignore`` files above ``root``.
+    """The rules in force at ``root`` from the folders above it, as the walk of a folder
+    around it would give them: the ``.mixleignore`` files of every folder above (mixle's own:
+    no repository stops them); the ``.gitignore`` files above ``root`` up to the top of the
+    git work tree it is in, and that repository's ``.git/info/exclude`` (the lowest in
+    priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
-    Ingesting a sub-folder of a repository should ignore what the repository ignores.
+    So a file is left out or not whichever folder around it is named for ingestion.
     """
-    # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
-    if os.path.exists(root / ".git"):  # root is itself the top of a work tree
-        return IgnoreStack().push(exclude_rules(root))
-    chain: list[Path] = []
-    for parent in root.parents:
-        chain.append(parent)
-        if os.path.exists(parent / ".git"):
-            break
-    else:
-        return IgnoreStack()
-    prefix = root.relative_to(chain[-1]).as_posix() + "/"
-    stack = IgnoreStack().push(exclude_rules(chain[-1], prefix=prefix))
-    for parent in reversed(chain):
-        gitignore = parent / ".gitignore"
-        if os.path.isfile(gitignore):
-            prefix = root.relative_to(parent).as_posix() + "/"
-            stack = stack.push(RuleSet(tuple(read_rules(gitignore)), prefix=prefix))
+    top = _work_tree_top(root)
+    stack = IgnoreStack()
+    if top is not None:  # below what is above the work tree, as the walk resets it there
+        stack = stack.push(exclude_rules(top, prefix=_prefix(root, top)))
+    for parent in reversed(root.parents):  # the outermost first: deeper rules win
+        in_tree = top is None or parent.is_relative_to(top)
+        for fname in IGNORE_FILES:  # in a folder's order: .mixleignore last
+            mixle = fname == ".mixleignore"
+            path = parent / fname
+            if (mixle or in_tree) and os.path.lexists(path):
+                stack = stack.push(_ignore_file_rules(path, prefix=_prefix(root, parent)))
     return stack
+
+
+def _work_tree_top(root: Path) -> Path | None:
+    """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
+    or None."""
+    # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
+    return next((p for p in (root, *root.parents) if os.path.exists(p / ".git")), None)
+
+
+def _prefix(root: Path, above: Path) -> str:
+    """``RuleSet.prefix`` of the rules of the folder ``above`` (or ``root`` itself)."""
+    return "" if above == root else root.relative_to(above).as_posix() + "/"

@@ -29,6 +29,7 @@ from substrate.ingest.ignore import (
     IgnoreStack,
     Rule,
     RuleSet,
+    Unread,
     directory_rules,
     exclude_rules,
 )
@@ -68,8 +69,9 @@ class FileEntry:
 @dataclass(slots=True)
 class WalkResult:
     """The candidate files, in a stable order, and the entries passed over with a reason:
-    ``skipped`` on purpose (a link out of the root, a socket), or ``failed``, whose content
-    could not be read (an unreadable folder, a name that is not UTF-8)."""
+    ``skipped`` on purpose (a link out of the root, a socket, a ``.gitignore`` that is a link,
+    whose rules git does not read either), or ``failed``, whose content could not be read (an
+    unreadable folder, a name that is not UTF-8, an ignore file: its rules are unknown)."""
 
     files: list[FileEntry] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel, reason)
@@ -133,6 +135,9 @@ class _Walker:
         self.taken_through_links: dict[str, str] = {}
         # the real path of each folder a walk through a link is to enter, by its path there
         self.real_dirs: dict[str, str] = {}
+        # the ignore files not read, told already (by real path: a folder walked through a
+        # link has its rules read where it lies too)
+        self.told_unread: set[str] = set()
 
     def inside(self, real: str) -> bool:
         return real == self.root or real.startswith(self.root + os.sep)
@@ -195,7 +200,11 @@ class _Walker:
                     self.leave_out(entry)
                 continue
             if not (name.isascii() or utf8_name(name)):
-                self.not_utf8(entry.path, child)
+                # the rules match its bytes: one they leave out is no failure
+                if check and self.ignored(entry, child, rules):
+                    self.leave_out(entry)
+                else:
+                    self.not_utf8(entry.path, child)
                 continue
             try:
                 # the common case first: a regular file (known from the directory listing)
@@ -239,7 +248,8 @@ class _Walker:
         ``names``, given ``rules``, those of the folder holding it."""
         names = names & _RULE_NAMES
         if ".git" in names and rel:  # a nested repository: not the outer one's git rules
-            own = IgnoreStack().push(exclude_rules(Path(dirpath), base=rel))
+            own = IgnoreStack()
+            own = self.with_file(own, exclude_rules(Path(dirpath), base=rel), dirpath, rel)
             own = own.push(self.settings_rules)  # in the order the root has them
             for ruleset in rules.sets:
                 if ruleset.mixle:
@@ -247,8 +257,34 @@ class _Walker:
             rules = own
         names.discard(".git")
         for ruleset in directory_rules(Path(dirpath), rel, names):
-            rules = rules.push(ruleset)
+            rules = self.with_file(rules, ruleset, dirpath, rel)
         return rules
+
+    def with_file(
+        self, rules: IgnoreStack, ruleset: RuleSet, dirpath: str, rel: str
+    ) -> IgnoreStack:
+        """``rules`` with those of an ignore file of the folder ``dirpath`` (at ``rel``); one
+        not read is told."""
+        if ruleset.unread is not None:
+            self.tell_unread(ruleset.unread, dirpath, rel)
+        return rules.push(ruleset)
+
+    def tell_unread(self, unread: Unread, dirpath: str, rel: str) -> None:
+        """Tell, once, an ignore file whose rules are not in force in the folder ``dirpath``
+        (at ``rel``): passed over; or failed, when they are unknown, and then what the folder
+        holds is unknown too (a file they let in, left out now, is not gone)."""
+        folder, name = os.path.split(unread.path)
+        real = os.path.join(os.path.realpath(folder), name)
+        if real in self.told_unread:
+            return
+        self.told_unread.add(real)
+        inner = os.path.relpath(unread.path, dirpath).replace(os.sep, "/")
+        shown = f"{rel}/{inner}" if rel else inner
+        if not unread.failed:
+            self.result.skipped.append((shown, unread.reason))
+            return
+        self.result.failed.append((shown, unread.reason))
+        self.result.unreadable.append(dirpath)
 
     def unwalked(self, real: str) -> bool:
         """Whether ``real``, a real path inside the root, lies in a hidden folder, or is a
@@ -300,7 +336,10 @@ class _Walker:
         try:
             as_utf8 = os.fsencode(path).decode("utf-8")
         except UnicodeDecodeError:
-            self.result.failed.append((shown_path(child), "name is not valid UTF-8"))
+            reason = (
+                "name is not valid UTF-8; rename it, or name it in a .mixleignore to leave it out"
+            )
+            self.result.failed.append((shown_path(child), reason))
             return
         encoding = sys.getfilesystemencoding()
         reason = f"name cannot be read in the locale's file-system encoding ({encoding})"
@@ -449,7 +488,8 @@ def files_by_folder(
         hidden: also enter hidden directories and take hidden files (names starting with
             ``.``); VCS directories are skipped regardless.
         exclude: directories never entered (the shard itself, when it lives in the tree).
-        rules: rules already in force at ``root`` (from ignore files above it).
+        rules: rules already in force at ``root`` (from ignore files above it); those of its
+            ignore files not read are told as those in the tree are.
         extra_rules: patterns from the shard settings, overridden by the tree's ignore files.
 
     Yields:
@@ -458,6 +498,8 @@ def files_by_folder(
     """
     settings = RuleSet(tuple(extra_rules))
     walker = _Walker(root, hidden, exclude, into, settings)
+    for unread in rules.unread if rules is not None else ():  # those above the root
+        walker.tell_unread(unread, str(root), "")
     stack = walker.root_rules = (rules or IgnoreStack()).push(settings)
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()

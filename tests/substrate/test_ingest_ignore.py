@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from substrate.ingest.ignore import IgnoreStack, RuleSet, compile_rule, parse_rules
-from substrate.ingest.walk import walk
+from substrate.ingest.walk import WalkResult, walk
 
 
 def _ignored(patterns: str, rel: str, is_dir: bool = False) -> bool:
@@ -121,15 +121,115 @@ def test_non_ascii_folders_of_nested_ignore_files(tmp_path: Path) -> None:
     assert _walked(tmp_path) == ["café/a.md"]
 
 
-def test_an_ignore_file_that_is_a_link_is_not_read(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+_LINKED = "ignore file not read: a symbolic link, which git does not follow"
+
+
+def test_a_gitignore_that_is_a_link_is_not_read_and_said_so(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", "b.md", "elsewhere/rules")
     (tmp_path / "elsewhere" / "rules").write_text("a.md\n")
     (tmp_path / ".mixleignore").write_text("elsewhere/\n")
     (tmp_path / ".gitignore").symlink_to(tmp_path / "elsewhere" / "rules")
-    assert _walked(tmp_path) == ["a.md", "b.md"]
-    assert "it is a symbolic link (git does not follow one)" in caplog.text
+    walked = walk(tmp_path)
+    assert [f.rel for f in walked.files] == ["a.md", "b.md"]
+    assert walked.skipped == [(".gitignore", _LINKED)] and walked.failed == []
+
+
+def test_a_mixleignore_that_is_a_link_is_followed(tmp_path: Path) -> None:
+    _touch(tmp_path, "rules", "t/a.md", "t/b.txt", "t/sub/c.md")
+    (tmp_path / "rules").write_text("*.md\n")
+    (tmp_path / "t" / ".mixleignore").symlink_to("../rules")
+    walked = walk(tmp_path / "t")
+    assert [f.rel for f in walked.files] == ["b.txt"] and walked.skipped == []
+
+
+def test_the_info_exclude_of_a_repository_is_read_through_a_link(tmp_path: Path) -> None:
+    from substrate.ingest.ignore import enclosing_rules
+
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / "rules").write_text("*.md\n")
+    (tmp_path / ".git" / "info" / "exclude").symlink_to(tmp_path / "rules")  # git follows it
+    _touch(tmp_path, "a.md", "b.txt")
+    assert _walked(tmp_path, rules=enclosing_rules(tmp_path)) == ["b.txt", "rules"]
+
+
+def test_a_mixleignore_leading_to_a_fifo_is_not_waited_on(
+    tmp_path: Path, without_hanging: Any
+) -> None:
+    import os
+
+    _touch(tmp_path, "t/a.md")
+    os.mkfifo(tmp_path / "fifo")  # nobody will ever write to it
+    (tmp_path / "t" / ".mixleignore").symlink_to("../fifo")
+    walked = without_hanging(lambda: walk(tmp_path / "t"), "reading the ignore file")
+    assert [f.rel for f in walked.files] == ["a.md"]
+    assert walked.skipped == [(".mixleignore", "ignore file not read: not a regular file")]
+
+
+def test_a_mixleignore_link_leading_nowhere_is_said_so(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.md", "s/b.md")
+    (tmp_path / ".mixleignore").symlink_to(".mixleignore")
+    (tmp_path / "s" / ".mixleignore").symlink_to("missing")
+    walked = walk(tmp_path)
+    assert [f.rel for f in walked.files] == ["a.md", "s/b.md"]
+    assert walked.skipped == [
+        (".mixleignore", "ignore file not read: symlink loop"),
+        ("s/.mixleignore", "ignore file not read: broken symlink"),
+    ]
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
+    """Have reading the files at ``paths`` fail as a file without read permission does
+    (chmod does not stop root)."""
+    import errno
+
+    from substrate.ingest import ignore
+
+    real = ignore.read_regular
+    denied = {str(path) for path in paths}
+
+    def read(path: str) -> bytes:
+        if path in denied:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(ignore, "read_regular", read)
+
+
+_DENIED = "ignore file cannot be read (Permission denied): its rules are not applied"
+
+
+def test_an_ignore_file_that_cannot_be_read_fails_the_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _touch(tmp_path, "a.md", "sub/b.md", "sub/c.log")
+    (tmp_path / "sub" / ".gitignore").write_text("*.log\n")
+    _unreadable(monkeypatch, tmp_path / "sub" / ".gitignore")
+    walked = walk(tmp_path)
+    assert [f.rel for f in walked.files] == ["a.md", "sub/b.md", "sub/c.log"]
+    assert walked.failed == [("sub/.gitignore", _DENIED)]
+    # what it leaves out is not known, so nothing in its folder is taken for gone
+    assert walked.unreadable == [str(tmp_path / "sub")]
+
+
+def test_ignore_files_above_the_folder_not_read_are_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest.ignore import enclosing_rules
+    from substrate.ingest.walk import files_by_folder
+
+    _touch(tmp_path, "rules", "top/sub/a.md")
+    (tmp_path / "top" / ".gitignore").symlink_to("../rules")  # in no repository: applies
+    (tmp_path / "top" / ".mixleignore").write_text("*.md\n")
+    _unreadable(monkeypatch, tmp_path / "top" / ".mixleignore")
+    sub = tmp_path / "top" / "sub"
+    walked = WalkResult()
+    files = [
+        f.rel for found in files_by_folder(sub, walked, rules=enclosing_rules(sub)) for f in found
+    ]
+    assert files == ["a.md"]
+    assert walked.skipped == [("../.gitignore", _LINKED)]
+    assert walked.failed == [("../.mixleignore", _DENIED)]
+    assert walked.unreadable == [str(sub)]
 
 
 def test_a_pattern_git_cannot_use_does_not_stop_the_walk(tmp_path: Path) -> None:
@@ -345,3 +445,82 @@ def test_an_ignore_file_that_is_a_fifo_is_skipped_not_waited_on(
     os.mkfifo(tmp_path / name)  # nobody will ever write to it
     report = without_hanging(lambda: ingest_path(Substrate(), tmp_path), "reading the ignore file")
     assert report.files_added == 1
+
+
+def _enclosed(folder: Path) -> list[str]:
+    from substrate.ingest.ignore import enclosing_rules
+
+    return _walked(folder, rules=enclosing_rules(folder))
+
+
+def test_a_subfolder_leaves_out_what_the_walk_of_its_parent_does(tmp_path: Path) -> None:
+    top = tmp_path / "notes"
+    (top / ".git").mkdir(parents=True)
+    (top / ".mixleignore").write_text("*.secret.md\n")
+    _touch(top, "sub/a.secret.md", "sub/ok.md")
+    assert _enclosed(top) == ["sub/ok.md"]
+    assert _enclosed(top / "sub") == ["ok.md"]
+    (top / ".git").rmdir()  # outside any repository, a .gitignore above applies too
+    (top / ".mixleignore").unlink()
+    (top / ".gitignore").write_text("*.secret.md\n")
+    assert _enclosed(top / "sub") == ["ok.md"]
+
+
+def test_mixleignore_files_above_a_repository_apply_in_it(tmp_path: Path) -> None:
+    (tmp_path / ".mixleignore").write_text("*.log\n")  # mixle's own: no repository stops it
+    (tmp_path / ".gitignore").write_text("*.tmp\n")  # git's: stops at the repository's top
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _touch(repo, "a.log", "b.tmp", "docs/c.log", "docs/d.tmp")
+    assert _enclosed(repo) == ["b.tmp", "docs/d.tmp"]
+    assert _enclosed(repo / "docs") == ["d.tmp"]
+
+
+# a tree whose every folder (not left out itself) is walked below as in the walk of the top
+_TREE_RULES = {
+    ".gitignore": "*.tmp\n!keep.tmp\n",
+    ".mixleignore": "*.secret.md\na/b/only.md\n",
+    "a/.gitignore": "!b.tmp\nlocal.md\n",
+    "a/.mixleignore": "!x.secret.md\n/anchored.md\nb.tmp\n",
+    "a/b/.gitignore": "!local.md\n*.log\n",
+}
+_TREE_FILES = [
+    f"{folder}{name}"
+    for folder in ("", "a/", "a/b/", "a/b/n/", "a/b/n/m/")
+    for name in ("b.tmp", "c.tmp", "keep.tmp", "x.secret.md", "y.secret.md", "local.md")
+    + ("anchored.md", "only.md", "z.log", "plain.md")
+]
+
+
+@pytest.mark.parametrize("repository", [None, "", "a", "a/b/n"])
+def test_each_subfolder_decides_as_the_walk_of_the_top(
+    tmp_path: Path, repository: str | None
+) -> None:
+    top = tmp_path / "top"
+    _touch(top, *_TREE_FILES)
+    for rel, rules in _TREE_RULES.items():
+        (top / rel).write_text(rules)
+    if repository is not None:
+        (top / repository / ".git").mkdir()
+    whole = _enclosed(top)
+    for folder in ("a", "a/b", "a/b/n", "a/b/n/m"):
+        below = [rel.removeprefix(folder + "/") for rel in whole if rel.startswith(folder + "/")]
+        assert _enclosed(top / folder) == below, folder
+
+
+def test_an_unreadable_ignore_file_fails_the_run_and_keeps_what_it_let_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import ingest_path
+    from substrate.store import Substrate
+
+    root = tmp_path / "notes"
+    _touch(root, "a.txt", "keep.md", "drop.md")
+    (root / ".gitignore").write_text("*.md\n")
+    (root / ".mixleignore").write_text("!keep.md\n")
+    store = Substrate(tmp_path / ".shard")
+    assert ingest_path(store, root).files_added == 2
+    _unreadable(monkeypatch, root / ".mixleignore")
+    report = ingest_path(store, root)
+    assert [(f.source, f.status) for f in report.files] == [(".mixleignore", "failed")]
+    assert not report.ok and report.items_removed == 0  # keep.md: left out, but not gone

@@ -141,6 +141,9 @@ def test_a_link_leading_to_the_shard_does_not_walk_into_it(tmp_path: Path) -> No
     assert files == ["a.md"]
 
 
+_RENAME = "rename it, or name it in a .mixleignore to leave it out"
+
+
 def test_a_name_that_is_not_utf8_fails_with_a_note(tmp_path: Path) -> None:
     from substrate.errors import InvalidInputError
     from substrate.ingest import ingest_path
@@ -163,8 +166,8 @@ def test_a_name_that_is_not_utf8_fails_with_a_note(tmp_path: Path) -> None:
     walked = walk(tmp_path)
     assert [f.rel for f in walked.files] == ["good.md"]
     assert walked.failed == [  # named as scan reports name them: two such names differ
-        ("caf\\xe9.md", "name is not valid UTF-8"),
-        ("d\\xe9j\\xe0", "name is not valid UTF-8"),
+        ("caf\\xe9.md", f"name is not valid UTF-8; {_RENAME}"),
+        ("d\\xe9j\\xe0", f"name is not valid UTF-8; {_RENAME}"),
     ]
     store = Substrate(tmp_path / ".shard")
     report = ingest_path(store, tmp_path)  # the rest is ingested, and the report can be shown
@@ -351,3 +354,31 @@ def test_a_copy_of_a_shard_log_is_refused_wherever_it_lies(tmp_path: Path) -> No
             seed(shard, backup, report=told)
         assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
     assert [item.text for item in shard.iter_items()] == ["# A\n\nkept"]
+
+
+def _make_latin1(root: Path, *names: bytes) -> None:
+    """Files (a folder, for a name ending in ``/``) named in Latin-1, not UTF-8."""
+    try:
+        for name in names:
+            target = os.path.join(os.fsencode(root), name.rstrip(b"/"))
+            if name.endswith(b"/"):
+                os.mkdir(target)
+                with open(os.path.join(target, b"inside.md"), "wb") as fh:
+                    fh.write(b"# inside\n")
+            else:
+                with open(target, "wb") as fh:
+                    fh.write(b"JPEG")
+    except OSError:
+        pytest.skip("this file system only takes UTF-8 names")
+
+
+def test_a_name_that_is_not_utf8_can_be_left_out_by_the_rules(tmp_path: Path) -> None:
+    _make_latin1(tmp_path, b"caf\xe9.jpg", b"d\xe9j\xe0/", b"caf\xe9.md")
+    (tmp_path / "ok.md").write_text("# ok\n")
+    (tmp_path / ".gitignore").write_text("*.jpg\n")
+    (tmp_path / ".mixleignore").write_text("d?j?/\n")  # one "?" for each byte of the view
+    (tmp_path / "photo").symlink_to(os.fsdecode(b"caf\xe9.jpg"))  # left out: not led to
+    walked = walk(tmp_path)
+    assert [f.rel for f in walked.files] == ["ok.md"]
+    assert walked.skipped == [("photo", "symlink leads to an ignored file")]
+    assert walked.failed == [("caf\\xe9.md", f"name is not valid UTF-8; {_RENAME}")]
