@@ -347,15 +347,20 @@ def _noting_skips(
         # counted as scanned too: scanned = added + updated + unchanged + skipped + failed
         run.report.files_scanned += len(walked.failed) - failed + len(walked.skipped) - skipped
         for rel, reason in walked.failed[failed:]:
-            run.settle(run.fail, _named(rel, root), str(root / rel), reason)
+            run.settle(run.fail, _named(rel, root), _path(rel, root), reason)
         for rel, reason in walked.skipped[skipped:]:
-            run.settle(run.outcome, _named(rel, root), str(root / rel), status.SKIPPED, reason)
+            run.settle(run.outcome, _named(rel, root), _path(rel, root), status.SKIPPED, reason)
         skipped, failed = len(walked.skipped), len(walked.failed)
 
     for files in folders:
         note_new()
         yield files
     note_new()
+
+
+def _path(rel: str, root: Path) -> str:
+    """Where an entry the walk passed over is (an ignore file above the root: ``../x``)."""
+    return os.path.normpath(root / rel)
 
 
 def _named(rel: str, root: Path) -> str:

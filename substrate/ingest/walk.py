@@ -489,7 +489,7 @@ def files_by_folder(
             ``.``); VCS directories are skipped regardless.
         exclude: directories never entered (the shard itself, when it lives in the tree).
         rules: rules already in force at ``root`` (from ignore files above it); those of its
-            ignore files not read are told as those in the tree are.
+            ignore files that could not be read fail as those in the tree do.
         extra_rules: patterns from the shard settings, overridden by the tree's ignore files.
 
     Yields:
@@ -498,8 +498,9 @@ def files_by_folder(
     """
     settings = RuleSet(tuple(extra_rules))
     walker = _Walker(root, hidden, exclude, into, settings)
-    for unread in rules.unread if rules is not None else ():  # those above the root
-        walker.tell_unread(unread, str(root), "")
+    for unread in rules.unread if rules is not None else ():  # those above the root:
+        if unread.failed:  # one passed over (a dotfile manager's linked ~/.gitignore) would
+            walker.tell_unread(unread, str(root), "")  # be told on every ingest below it
     stack = walker.root_rules = (rules or IgnoreStack()).push(settings)
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()

@@ -227,7 +227,7 @@ def test_ignore_files_above_the_folder_not_read_are_said_so(
         f.rel for found in files_by_folder(sub, walked, rules=enclosing_rules(sub)) for f in found
     ]
     assert files == ["a.md"]
-    assert walked.skipped == [("../.gitignore", _LINKED)]
+    assert walked.skipped == []  # passed over as git does, and above: not told every time
     assert walked.failed == [("../.mixleignore", _DENIED)]
     assert walked.unreadable == [str(sub)]
 
@@ -524,3 +524,9 @@ def test_an_unreadable_ignore_file_fails_the_run_and_keeps_what_it_let_in(
     report = ingest_path(store, root)
     assert [(f.source, f.status) for f in report.files] == [(".mixleignore", "failed")]
     assert not report.ok and report.items_removed == 0  # keep.md: left out, but not gone
+    # one above the folder named is told where it is
+    (root / "sub").mkdir()
+    below = ingest_path(store, root / "sub")
+    assert [(f.source, f.path) for f in below.files] == [
+        ("../.mixleignore", str(root / ".mixleignore"))
+    ]
