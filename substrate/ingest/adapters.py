@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.ingest import report as status
-from substrate.ingest.build import ItemBuilder
+from substrate.ingest.build import ItemBuilder, is_blank
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
@@ -139,7 +139,7 @@ def ingest_documents(
     items = []
     for i, doc in enumerate(docs):
         text, tags, payload = document_parts(doc)
-        if drop_empty and not text.strip() and not payload:
+        if drop_empty and is_blank(text) and not payload:
             if report is not None:
                 report.items_dropped += 1
             continue

@@ -22,6 +22,21 @@ _INVISIBLE = frozenset("\u200b\u2060\ufeff\u00ad\u200e\u200f\u061c") | frozenset
 )
 
 
+# ... and, to tell a text that shows nothing, the joiners too
+_NO_WIDTH = _INVISIBLE | {"\u200c", "\u200d"}
+_WITHOUT_NO_WIDTH = dict.fromkeys(map(ord, _NO_WIDTH))
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: empty, white space, or characters of no width (a
+    paragraph of zero-width spaces, a byte-order mark that joining files left inside)."""
+    if not text or text.isspace():
+        return True
+    if text.lstrip()[0] not in _NO_WIDTH:  # most texts: the first character shows
+        return False
+    return not text.translate(_WITHOUT_NO_WIDTH).strip()
+
+
 def tidy_tags(tags: Iterable[str]) -> list[str]:
     """Tags found in content as one could type them to find them again (``ls -t``, ``search
     --tag``): composed (NFC), white space inside one space and none around, control and
@@ -56,7 +71,8 @@ class ItemBuilder:
         redact: let the gate mask secrets (counted in the report).
         report: where drops and redactions are counted (a run's report, or one file's
             tally; None: not counted).
-        drop_empty: drop text items whose text is empty or white space.
+        drop_empty: drop text items whose text shows nothing (``is_blank``) and that have no
+            payload.
 
     ``secrets`` gathers the secrets the gate masked in the items built (value -> rule): a
     password found in one section may stand bare, with nothing to show it is one, in the
@@ -110,7 +126,8 @@ class ItemBuilder:
             screened: the caller has shown that no string of the item can hold a secret
                 (see ``prepare.FileScreen``), so the gate would return it untouched.
         """
-        if self.drop_empty and seg.kind == "text" and (not seg.text or seg.text.isspace()):
+        # a document of fields alone ({"payload": {...}}) is no empty one
+        if self.drop_empty and seg.kind == "text" and is_blank(seg.text) and not seg.payload:
             if self.report is not None:
                 self.report.items_dropped += 1
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -487,3 +488,14 @@ def test_as_artifacts_makes_an_artifact_of_every_manifest_as_ingest_artifacts_do
     assert item.payload["ref"] == same.payload["ref"] == str(model)
     assert item.payload["manifest"] == {"name": "m1", "version": "1.0"}
     assert [i.kind for i in found.all()] == ["record"]  # not asked for: plain JSON, as before
+
+
+def test_ingest_keeps_the_documents_ingest_docs_keeps(tmp_path: Path) -> None:
+    rows = [{"payload": {"x": 1}}, {"text": "", "payload": {"y": 2}}, {"tags": ["a"]}, "\u200b"]
+    (tmp_path / "docs.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    walked, listed = Substrate(), Substrate()
+    report = ingest_path(walked, tmp_path)
+    ingest_documents(listed, rows, drop_empty=True)
+    assert sorted(list(i.payload.items()) for i in walked.iter_items()) == [[("x", 1)], [("y", 2)]]
+    assert sorted(list(i.payload.items()) for i in listed.iter_items()) == [[("x", 1)], [("y", 2)]]
+    assert report.items_dropped == 2

@@ -51,7 +51,7 @@ _LINE = re.compile(
 # indentation come first: an alternative starting with a literal fails at its first character.
 _MARK_START = "[#=]|```|~~~|--|<!--"
 _NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
-_CONTENT = re.compile(r"\S")
+_CONTENT = re.compile(r"[^\s\u200b-\u200d\u2060\ufeff\u00ad]")  # shows something
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 # An ordered list item's line, or indented code (four spaces or a tab, after a blank line):
