@@ -828,6 +828,28 @@ def test_integers_past_64_bits_are_kept_exactly() -> None:
         assert parsed.segments[0].payload == {"id": big, "n": small, "neg": f"-{big}", "code": big}
 
 
+def test_numbers_past_a_float_s_range_are_valid_json_kept_as_written() -> None:
+    digits = "7" * 5000  # int() refuses more than 4,300 digits
+    rows = ['{"a": 1e400, "b": -2.5E+999, "c": 1.5}', f'{{"e": {digits}, "f": [-{digits}]}}']
+    parsed = PARSERS["jsonl"]("\n".join(rows) + "\n", ParseContext(2000, "h.jsonl", "h.jsonl"))
+    assert not parsed.issues
+    assert [s.payload for s in parsed.segments] == [
+        {"a": "1e400", "b": "-2.5E+999", "c": 1.5},
+        {"e": digits, "f": [f"-{digits}"]},
+    ]
+    text = f'[{{"e": {digits}}},\n {{"a": 1e400}}]'
+    whole = PARSERS["json"](text, ParseContext(2000, "h.json", "h.json"))
+    assert [(s.payload, s.line_start) for s in whole.segments] == [
+        ({"e": digits}, 1),
+        ({"a": "1e400"}, 2),
+    ]
+    # beside what JSON forbids, such a number is still invalid JSON
+    bad = ['{"a": 1e400, "b": NaN}', '{"a": 1e400, "b": "\\ud800"}', '{"a": 1e400,}']
+    parsed = PARSERS["jsonl"]("\n".join(bad), ParseContext(2000, "h.jsonl", "h.jsonl"))
+    assert not parsed.segments and [i.line for i in parsed.issues] == [1, 2, 3]
+    assert "Expecting property name" in parsed.issues[2].reason  # the error, not the number
+
+
 def test_the_records_family_keeps_each_file_s_own_record_format() -> None:
     from substrate.ingest.detect import file_format
 

@@ -58,7 +58,9 @@ def parse_json(text: str, ctx: ParseContext) -> Parsed:
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
-_DECODE = json.JSONDecoder().raw_decode  # C: a value and the offset where it ends
+# C: a value and the offset where it ends. Only the offset counts: numbers stay text, as
+# int() refuses one of thousands of digits.
+_DECODE = json.JSONDecoder(parse_int=str, parse_float=str).raw_decode
 
 
 def element_lines(text: str) -> list[tuple[int, int]]:
