@@ -850,6 +850,16 @@ def test_numbers_past_a_float_s_range_are_valid_json_kept_as_written() -> None:
     assert "Expecting property name" in parsed.issues[2].reason  # the error, not the number
 
 
+def test_json_lines_in_a_json_file_are_rejected_with_a_hint() -> None:
+    with pytest.raises(FileRejected) as err:
+        PARSERS["json"]('{"a": 1}\n{"b": 2}\n', ParseContext(2000, "n.json", "n.json"))
+    assert err.value.line == 2
+    assert err.value.reason.endswith("looks like JSON Lines: rename it .jsonl or use --as jsonl")
+    with pytest.raises(FileRejected) as err:  # one document, then something else: no hint
+        PARSERS["json"]('{\n  "a": 1\n}\n{"b": 2}\n', ParseContext(2000, "n.json", "n.json"))
+    assert "JSON Lines" not in err.value.reason
+
+
 def test_the_records_family_keeps_each_file_s_own_record_format() -> None:
     from substrate.ingest.detect import file_format
 
