@@ -606,6 +606,32 @@ def test_tsv_and_sniffed_semicolons() -> None:
     # a comma-separated file with semicolons inside values stays comma-separated
     commas = _parse("csv", "a,b\nx;y,2\nz,3\n")
     assert [s.payload for s in commas.segments] == [{"a": "x;y", "b": "2"}, {"a": "z", "b": "3"}]
+    decimal = _parse("csv", "id;price\n1;2,50\n2;3,75\n")  # a decimal comma: a value's
+    assert [s.payload for s in decimal.segments] == [
+        {"id": "1", "price": "2,50"},
+        {"id": "2", "price": "3,75"},
+    ]
+    quoted = _parse("csv", '"a;b",c\n"1;2",3\n')  # a semicolon inside quotes: a value's
+    assert [s.payload for s in quoted.segments] == [{"a;b": "1;2", "c": "3"}]
+    tie = _parse("csv", "a|b,c\n1|2,3\n")  # both split rows alike: the comma
+    assert [s.payload for s in tie.segments] == [{"a|b": "1|2", "c": "3"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [  # a comma inside quotes, or inside a cell's text, is no separator
+        ('"Name, full";Age\n"Smith, J";40\n', [{"Name, full": "Smith, J", "Age": "40"}]),
+        (
+            "Name;Notes (a, b, c)\nx;hello\ny;world\n",
+            [{"Name": "x", "Notes (a, b, c)": "hello"}, {"Name": "y", "Notes (a, b, c)": "world"}],
+        ),
+    ],
+)
+def test_the_delimiter_is_the_one_that_splits_rows_alike(
+    text: str, rows: list[dict[str, str]]
+) -> None:
+    parsed = _parse("csv", text)
+    assert [s.payload for s in parsed.segments] == rows and not parsed.issues
 
 
 @pytest.mark.parametrize("fmt,sep", [("csv", ","), ("tsv", "\t")])

@@ -1,7 +1,11 @@
 """CSV and TSV: one record per row, keyed by the header row (all values are strings).
 
-The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
-splits the header into more fields than a comma does; quoting rules are always the standard ones.
+The delimiter of a ``.csv`` file (a comma, a semicolon, a tab or a bar) is the one that splits
+the first rows alike: the first row (the header) into two fields or more, and as many of the
+rows after it as can be into as many fields, counting only the delimiters outside quotes (a
+comma in ``"Smith, J"`` or in ``Notes (a, b)`` separates nothing). A delimiter whose quotes
+cannot be read (``"Smith, J";40`` split at commas) is passed over; of two that split alike,
+the one giving more fields wins, then the comma. Quoting rules are always the standard ones.
 A first line ``sep=;``, which Excel writes to name the separator, is read as that: no row. A
 row with a different number of fields than the header is reported (file:line) and left out. A
 file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
@@ -36,22 +40,45 @@ from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.secrets.copies import copies_of
 from substrate.secrets.fields import KEYED_RULE, holds_secret
 
-_SNIFF_DELIMITERS = ",;\t|"
+_SNIFF_DELIMITERS = ",;\t|"  # the comma first: it wins a tie
+_SNIFF_ROWS = 20  # the rows a delimiter is judged on ...
+_SNIFF_CHARS = 65_536  # ... within the file's start
 # The first line Excel writes where a list separator is not a comma ("sep=;")
 _SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 
 
 def sniff_delimiter(text: str) -> str:
-    """The delimiter of a CSV text: the sniffed one when clearly better than a comma."""
-    sample = text[:8192]
-    header = sample.split("\n", 1)[0]
+    """The delimiter of a CSV text: of those that split the header in two or more, the one
+    giving most rows the header's number of fields, then the most fields; else a comma."""
+    sample, cut = text[:_SNIFF_CHARS], len(text) > _SNIFF_CHARS
+    best, best_score = ",", (0.0, 1)
+    for delimiter in _SNIFF_DELIMITERS:
+        counts = _field_counts(sample, delimiter, cut)
+        if counts and counts[0] > 1:
+            alike = sum(count == counts[0] for count in counts) / len(counts)
+            if (alike, counts[0]) > best_score:
+                best, best_score = delimiter, (alike, counts[0])
+    return best
+
+
+def _field_counts(sample: str, delimiter: str, cut: bool) -> list[int] | None:
+    """The number of fields of each of the first rows of ``sample`` (``cut``: the start of a
+    longer text), split at ``delimiter`` outside quotes; None when its quotes cannot be read
+    so (a quote closed before no ``delimiter``: a quoted cell of another delimiter)."""
+    source = io.StringIO(sample, newline="")
+    reader = csv.reader(source, delimiter=delimiter, strict=True)
+    counts: list[int] = []
     try:
-        sniffed = csv.Sniffer().sniff(sample, delimiters=_SNIFF_DELIMITERS).delimiter
+        for row in reader:
+            if any(cell.strip() for cell in row):  # blank rows are no rows (see _records)
+                counts.append(len(row))
+            if len(counts) == _SNIFF_ROWS:
+                break
     except csv.Error:
-        return ","
-    if sniffed != "," and header.count(sniffed) > header.count(","):
-        return sniffed
-    return ","
+        # a quoted cell cut at the sample's end is no fault of the delimiter
+        if not (cut and source.tell() == len(sample)):
+            return None
+    return counts
 
 
 def field_names(cells: list[str]) -> list[str]:
