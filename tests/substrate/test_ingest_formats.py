@@ -828,6 +828,25 @@ def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:
     assert quoted.segments[0].payload == {"a": "x\ty", "b": "z"}  # CSV quoting still read
 
 
+def test_a_tsv_quote_that_would_swallow_rows_is_a_plain_character() -> None:
+    text = 'name\tnote\na\t"quoted start\nb\tend quote"\nc\tx\n'
+    parsed = PARSERS["tsv"](text, ParseContext(2000, "q.tsv", "q.tsv"))
+    assert [(s.payload, s.line_start) for s in parsed.segments] == [
+        ({"name": "a", "note": '"quoted start'}, 2),
+        ({"name": "b", "note": 'end quote"'}, 3),
+        ({"name": "c", "note": "x"}, 4),
+    ]
+    # a quoted cell holding a line break that the rows need: quoting, as an export writes it
+    export = 'id\tnote\tn\n1\t"line one\nline two"\t5\n2\t"say ""hi"""\t6\n'
+    parsed = PARSERS["tsv"](export, ParseContext(2000, "e.tsv", "e.tsv"))
+    assert [s.payload for s in parsed.segments] == [
+        {"id": "1", "note": "line one\nline two", "n": "5"},
+        {"id": "2", "note": 'say "hi"', "n": "6"},
+    ]
+    quoted = PARSERS["tsv"]('"a"\t"b"\n"1"\t"2"\n', ParseContext(2000, "a.tsv", "a.tsv"))
+    assert [s.payload for s in quoted.segments] == [{"a": "1", "b": "2"}]  # every cell quoted
+
+
 @pytest.mark.parametrize(
     "encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]
 )
