@@ -293,6 +293,55 @@ def test_front_matter_quotes_comments_and_lines_as_yaml_reads_them() -> None:
     }
 
 
+def test_front_matter_values_over_several_lines_are_folded_as_yaml_folds_them() -> None:
+    fields = parse_block(
+        [
+            "title: A long title that",
+            "  wraps onto a second line",
+            'description: "Quoted and',
+            "  continued",
+            "",
+            '  past a blank line"  # a comment',
+            "single: 'it''s",
+            "   here'",
+            "summary:",
+            "  Begun on the next line",
+            "  and ended here # a comment",
+            "  ignored",
+            'joined: "no \\',
+            '  space"',
+            "count: 3",
+            "next: x",
+        ]
+    )
+    assert fields == {
+        "title": "A long title that wraps onto a second line",
+        "description": "Quoted and continued\npast a blank line",
+        "single": "it's here",
+        "summary": "Begun on the next line and ended here",
+        "joined": "no space",
+        "count": 3,
+        "next": "x",
+    }
+    # never closed: kept as written, as before
+    assert parse_block(['open: "never closed', "  at all"]) == {"open": '"never closed'}
+
+
+def test_double_quoted_front_matter_values_decode_their_escapes() -> None:
+    fields = parse_block(
+        [
+            r'esc: "tab\there \u00e9 \"q\" back\\slash \x41 \U0001F600 \ud83d\ude00"',
+            r'odd: "C:\Users \ud800 \q"',  # no escape YAML knows: kept as written
+            r"single: 'no \t escape, ''quoted'''",
+            r'tags: ["a\tb", c]',
+        ]
+    )
+    assert fields["esc"] == 'tab\there \u00e9 "q" back\\slash A \U0001f600 \U0001f600'
+    assert fields["odd"] == r"C:\Users \ud800 \q"
+    assert fields["single"] == r"no \t escape, 'quoted'"
+    assert split_tags(fields)[0] == ["a\tb", "c"]
+
+
 @pytest.mark.parametrize(
     ("value", "tags"),
     [("true", ["true"]), ("0", ["0"]), ("{a: 1}", ['{"a": 1}']), ("a, b", ["a", "b"])],
