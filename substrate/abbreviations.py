@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
-# A period after a title, an initial or a Latin abbreviation ends no sentence: "Dr. Smith",
-# "H. pylori", "e.g. this". ("etc." ends sentences as often as not, and is left out.)
+# A period after a title, an initial, a Latin abbreviation, a month or a time of day ends no
+# sentence: "Dr. Smith", "H. pylori", "e.g. this", "on Jan. 5 at 3 p.m. sharp". ("etc." ends
+# sentences as often as not, and is left out; so is "May", a whole word.)
 _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:[A-Z]|Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|Fig|Figs|No|Nos|Vol|approx|vs|cf"
-    r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z])\.$"  # and dotted: U.S., U.S.A.
+    r"|e\.g|i\.e|et al|Inc|Ltd|Corp|Co|(?:[A-Z]\.)+[A-Z]"  # and dotted: U.S., U.S.A.
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|a\.m|p\.m)\.$"
 )
 
 

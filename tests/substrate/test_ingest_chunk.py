@@ -71,6 +71,13 @@ def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
     assert _chunks(text, 50) == ["The visit was long.", "Dr. Jones wrote the report on the visit."]
 
 
+@pytest.mark.parametrize("month", ["Jan", "Feb", "Mar", "Apr", "Aug", "Sep", "Sept", "Dec"])
+def test_a_month_s_abbreviation_and_a_m_p_m_end_no_sentence(month: str) -> None:
+    text = f"We met on {month}. 5 at 3 p.m. in the hall, and left at 9 a.m. on the 6th. Then rain."
+    spans = sentence_spans(text, 0, len(text))
+    assert [text[s:e] for s, e in spans] == [text.removesuffix(" Then rain."), "Then rain."]
+
+
 def test_a_numbered_list_item_keeps_its_number() -> None:
     steps = "".join(f"{n}. Step {n}: restart stage {n} and check its log.\n" for n in range(1, 13))
     text = "Steps:\n" + steps + "Done in 2024. Then rest."

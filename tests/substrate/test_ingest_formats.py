@@ -313,6 +313,55 @@ def test_front_matter_quotes_comments_and_lines_as_yaml_reads_them() -> None:
     }
 
 
+def test_front_matter_values_over_several_lines_are_folded_as_yaml_folds_them() -> None:
+    fields = parse_block(
+        [
+            "title: A long title that",
+            "  wraps onto a second line",
+            'description: "Quoted and',
+            "  continued",
+            "",
+            '  past a blank line"  # a comment',
+            "single: 'it''s",
+            "   here'",
+            "summary:",
+            "  Begun on the next line",
+            "  and ended here # a comment",
+            "  ignored",
+            'joined: "no \\',
+            '  space"',
+            "count: 3",
+            "next: x",
+        ]
+    )
+    assert fields == {
+        "title": "A long title that wraps onto a second line",
+        "description": "Quoted and continued\npast a blank line",
+        "single": "it's here",
+        "summary": "Begun on the next line and ended here",
+        "joined": "no space",
+        "count": 3,
+        "next": "x",
+    }
+    # never closed: kept as written, as before
+    assert parse_block(['open: "never closed', "  at all"]) == {"open": '"never closed'}
+
+
+def test_double_quoted_front_matter_values_decode_their_escapes() -> None:
+    fields = parse_block(
+        [
+            r'esc: "tab\there \u00e9 \"q\" back\\slash \x41 \U0001F600 \ud83d\ude00"',
+            r'odd: "C:\Users \ud800 \q"',  # no escape YAML knows: kept as written
+            r"single: 'no \t escape, ''quoted'''",
+            r'tags: ["a\tb", c]',
+        ]
+    )
+    assert fields["esc"] == 'tab\there \u00e9 "q" back\\slash A \U0001f600 \U0001f600'
+    assert fields["odd"] == r"C:\Users \ud800 \q"
+    assert fields["single"] == r"no \t escape, 'quoted'"
+    assert split_tags(fields)[0] == ["a\tb", "c"]
+
+
 @pytest.mark.parametrize(
     ("value", "tags"),
     [("true", ["true"]), ("0", ["0"]), ("{a: 1}", ['{"a": 1}']), ("a, b", ["a", "b"])],
@@ -626,6 +675,32 @@ def test_tsv_and_sniffed_semicolons() -> None:
     # a comma-separated file with semicolons inside values stays comma-separated
     commas = _parse("csv", "a,b\nx;y,2\nz,3\n")
     assert [s.payload for s in commas.segments] == [{"a": "x;y", "b": "2"}, {"a": "z", "b": "3"}]
+    decimal = _parse("csv", "id;price\n1;2,50\n2;3,75\n")  # a decimal comma: a value's
+    assert [s.payload for s in decimal.segments] == [
+        {"id": "1", "price": "2,50"},
+        {"id": "2", "price": "3,75"},
+    ]
+    quoted = _parse("csv", '"a;b",c\n"1;2",3\n')  # a semicolon inside quotes: a value's
+    assert [s.payload for s in quoted.segments] == [{"a;b": "1;2", "c": "3"}]
+    tie = _parse("csv", "a|b,c\n1|2,3\n")  # both split rows alike: the comma
+    assert [s.payload for s in tie.segments] == [{"a|b": "1|2", "c": "3"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [  # a comma inside quotes, or inside a cell's text, is no separator
+        ('"Name, full";Age\n"Smith, J";40\n', [{"Name, full": "Smith, J", "Age": "40"}]),
+        (
+            "Name;Notes (a, b, c)\nx;hello\ny;world\n",
+            [{"Name": "x", "Notes (a, b, c)": "hello"}, {"Name": "y", "Notes (a, b, c)": "world"}],
+        ),
+    ],
+)
+def test_the_delimiter_is_the_one_that_splits_rows_alike(
+    text: str, rows: list[dict[str, str]]
+) -> None:
+    parsed = _parse("csv", text)
+    assert [s.payload for s in parsed.segments] == rows and not parsed.issues
 
 
 @pytest.mark.parametrize("fmt,sep", [("csv", ","), ("tsv", "\t")])
@@ -822,6 +897,25 @@ def test_a_tsv_with_quotes_that_are_not_csv_quoting_keeps_them() -> None:
     assert quoted.segments[0].payload == {"a": "x\ty", "b": "z"}  # CSV quoting still read
 
 
+def test_a_tsv_quote_that_would_swallow_rows_is_a_plain_character() -> None:
+    text = 'name\tnote\na\t"quoted start\nb\tend quote"\nc\tx\n'
+    parsed = PARSERS["tsv"](text, ParseContext(2000, "q.tsv", "q.tsv"))
+    assert [(s.payload, s.line_start) for s in parsed.segments] == [
+        ({"name": "a", "note": '"quoted start'}, 2),
+        ({"name": "b", "note": 'end quote"'}, 3),
+        ({"name": "c", "note": "x"}, 4),
+    ]
+    # a quoted cell holding a line break that the rows need: quoting, as an export writes it
+    export = 'id\tnote\tn\n1\t"line one\nline two"\t5\n2\t"say ""hi"""\t6\n'
+    parsed = PARSERS["tsv"](export, ParseContext(2000, "e.tsv", "e.tsv"))
+    assert [s.payload for s in parsed.segments] == [
+        {"id": "1", "note": "line one\nline two", "n": "5"},
+        {"id": "2", "note": 'say "hi"', "n": "6"},
+    ]
+    quoted = PARSERS["tsv"]('"a"\t"b"\n"1"\t"2"\n', ParseContext(2000, "a.tsv", "a.tsv"))
+    assert [s.payload for s in quoted.segments] == [{"a": "1", "b": "2"}]  # every cell quoted
+
+
 @pytest.mark.parametrize(
     "encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"]
 )
@@ -846,6 +940,38 @@ def test_integers_past_64_bits_are_kept_exactly() -> None:
     for fmt in ("jsonl", "json"):
         parsed = PARSERS[fmt](text, ParseContext(2000, f"r.{fmt}", f"r.{fmt}"))
         assert parsed.segments[0].payload == {"id": big, "n": small, "neg": f"-{big}", "code": big}
+
+
+def test_numbers_past_a_float_s_range_are_valid_json_kept_as_written() -> None:
+    digits = "7" * 5000  # int() refuses more than 4,300 digits
+    rows = ['{"a": 1e400, "b": -2.5E+999, "c": 1.5}', f'{{"e": {digits}, "f": [-{digits}]}}']
+    parsed = PARSERS["jsonl"]("\n".join(rows) + "\n", ParseContext(2000, "h.jsonl", "h.jsonl"))
+    assert not parsed.issues
+    assert [s.payload for s in parsed.segments] == [
+        {"a": "1e400", "b": "-2.5E+999", "c": 1.5},
+        {"e": digits, "f": [f"-{digits}"]},
+    ]
+    text = f'[{{"e": {digits}}},\n {{"a": 1e400}}]'
+    whole = PARSERS["json"](text, ParseContext(2000, "h.json", "h.json"))
+    assert [(s.payload, s.line_start) for s in whole.segments] == [
+        ({"e": digits}, 1),
+        ({"a": "1e400"}, 2),
+    ]
+    # beside what JSON forbids, such a number is still invalid JSON
+    bad = ['{"a": 1e400, "b": NaN}', '{"a": 1e400, "b": "\\ud800"}', '{"a": 1e400,}']
+    parsed = PARSERS["jsonl"]("\n".join(bad), ParseContext(2000, "h.jsonl", "h.jsonl"))
+    assert not parsed.segments and [i.line for i in parsed.issues] == [1, 2, 3]
+    assert "Expecting property name" in parsed.issues[2].reason  # the error, not the number
+
+
+def test_json_lines_in_a_json_file_are_rejected_with_a_hint() -> None:
+    with pytest.raises(FileRejected) as err:
+        PARSERS["json"]('{"a": 1}\n{"b": 2}\n', ParseContext(2000, "n.json", "n.json"))
+    assert err.value.line == 2
+    assert err.value.reason.endswith("looks like JSON Lines: rename it .jsonl or use --as jsonl")
+    with pytest.raises(FileRejected) as err:  # one document, then something else: no hint
+        PARSERS["json"]('{\n  "a": 1\n}\n{"b": 2}\n', ParseContext(2000, "n.json", "n.json"))
+    assert "JSON Lines" not in err.value.reason
 
 
 def test_the_records_family_keeps_each_file_s_own_record_format() -> None:

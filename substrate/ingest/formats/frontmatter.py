@@ -1,10 +1,14 @@
-"""Front matter: the ``---`` block of ``key: value`` lines at the top of a Markdown file (or the
+r"""Front matter: the ``---`` block of ``key: value`` lines at the top of a Markdown file (or the
 ``+++`` block of TOML, read in ``tomlfront``).
 
 Only the simple subset of YAML that notes and docs actually use is read: scalars (quoted or not,
 numbers, booleans, null), flow lists ``[a, b]`` and mappings ``{a: b}`` (nested too), block lists
 of ``- item`` lines, one level of nested ``key: value`` mapping, and ``|``/``>`` block text.
-Anything else is kept as a string, so an unusual header never makes a file fail.
+A key's scalar may go on over the indented lines after it (or start on the next one): its
+lines are folded as YAML folds them, a line break read as a space and an empty line as a line
+break. Double quotes decode YAML's escapes (``\t``, ``\"``, ``\\``, ``\u00e9``...; a backslash
+before anything else is kept, as is an escape of no character); in single quotes, ``''`` is a
+quote. Anything else is kept as a string, so an unusual header never makes a file fail.
 """
 
 from __future__ import annotations
@@ -31,8 +35,40 @@ _TAG_KEYS = ("tags", "tag", "keywords", "categories", "category")
 def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         inner = value[1:-1]
-        return inner.replace("''", "'") if value[0] == "'" else inner.replace('\\"', '"')
+        return inner.replace("''", "'") if value[0] == "'" else _unescape(inner)
     return value
+
+
+# YAML's escapes in double quotes; any other backslash is kept as written (YAML refuses it)
+_ESCAPES = {
+    **{c: c for c in ' "/\\'},
+    **dict(zip("0abtnvfre", "\0\a\b\t\n\v\f\r\x1b", strict=True)),
+    **{"\t": "\t", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"},
+}
+# An escape, read from left to right (so that "\\u" is a backslash, then a "u"); a pair of
+# surrogates first, as JSON spells a character past U+FFFF
+_HEX = "[0-9A-Fa-f]"
+_ESCAPE = re.compile(
+    rf"\\(?:u([dD][89abAB]{_HEX}{{2}})\\u([dD][c-fC-F]{_HEX}{{2}})"
+    rf"|x({_HEX}{{2}})|u({_HEX}{{4}})|U({_HEX}{{8}})|(.))",
+    re.DOTALL,
+)
+
+
+def _unescape(text: str) -> str:
+    """The text inside double quotes with its escapes decoded."""
+    return _ESCAPE.sub(_escaped, text)
+
+
+def _escaped(m: re.Match[str]) -> str:
+    high, low, x, u, big, other = m.groups()
+    if other is not None:
+        return _ESCAPES.get(other, m.group(0))
+    if high is not None:
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + (int(low, 16) - 0xDC00))
+    point = int(x or u or big, 16)
+    # a lone surrogate cannot be stored (it is no UTF-8); past U+10FFFF is no character
+    return m.group(0) if 0xD800 <= point < 0xE000 or point > 0x10FFFF else chr(point)
 
 
 def _quoted(value: str) -> bool:
@@ -199,7 +235,12 @@ def _value(raw: str, body: list[str]) -> Any:
         return "\n".join(" ".join(p.split("\n")) for p in re.split(r"\n\s*\n", text))
     if raw[:1] in "[{" and raw[-1:] not in "]}" and content:  # a flow list over lines
         return scalar(" ".join([raw, *(b.strip() for b in content)]))
-    if raw or not content:
+    if not raw and content and not _structured(content[0]):  # a scalar begun on the next line
+        at = body.index(content[0])
+        return _value(content[0].strip(), body[at + 1 :])
+    if raw and content:
+        return _continued(raw, body)
+    if not content:
         return scalar(raw)
     indents = {len(b) - len(b.lstrip()) for b in content}
     if len(indents) > 1:  # deeper than one level: kept as it is written
@@ -212,6 +253,96 @@ def _value(raw: str, body: list[str]) -> Any:
         if m:
             nested[_unquote(m.group(1))] = scalar(m.group(2) or "")
     return nested
+
+
+def _structured(line: str) -> bool:
+    """Whether an indented line under an empty key is a list item, a ``key:`` or a comment:
+    no scalar's first line."""
+    item = line.strip()
+    return item.startswith(("- ", "#")) or item == "-" or _KEY.match(item) is not None
+
+
+def _continued(raw: str, body: list[str]) -> Any:
+    """The scalar that starts with ``raw`` and may go on over the indented lines after it
+    (``body``), as YAML reads one: lines folded (see ``_fold``), a quoted one up to its
+    closing quote. A flow collection, a value that a comment ends, or a quote never closed
+    ends with its line, as before."""
+    lines = [raw]
+    for line in body:  # continuation lines are indented (a blank one is a line break)
+        if line.strip() and line[:1] not in " \t":
+            break
+        lines.append(line)
+    if _quoted(raw):
+        return _quoted_lines(lines)
+    if raw[:1] in "[{" or _strip_comment(raw) != raw:
+        return scalar(raw)
+    plain = [raw]
+    for line in lines[1:]:
+        kept = _strip_comment(line.strip())
+        if kept.startswith("#"):
+            break
+        plain.append(kept)
+        if kept != line.strip():  # a comment ends the scalar
+            break
+    while not plain[-1]:
+        plain.pop()
+    return scalar(_fold(plain))
+
+
+def _quoted_lines(lines: list[str]) -> Any:
+    """A quoted scalar that may run over ``lines``, up to its closing quote."""
+    text = "\n".join(lines)
+    end = _closing_quote(text)
+    if end < len(lines[0]):  # closed on its first line (or never: kept as written)
+        return scalar(lines[0])
+    parts = text[1:end].split("\n")
+    if text[0] == "'":
+        return _fold(parts).replace("''", "'")
+    return _unescape(_fold(_escaped_breaks(parts)))
+
+
+def _closing_quote(text: str) -> int:
+    """Where the quoted scalar opening ``text`` closes, or -1."""
+    quote, at = text[0], 1
+    while at < len(text):
+        if quote == '"' and text[at] == "\\":
+            at += 2
+        elif text[at] == quote and quote == "'" and text[at + 1 : at + 2] == "'":
+            at += 2  # '' is a quote inside single quotes
+        elif text[at] == quote:
+            return at
+        else:
+            at += 1
+    return -1
+
+
+def _escaped_breaks(parts: list[str]) -> list[str]:
+    """The lines of a double-quoted scalar, each that ends in an escaped line break (an odd
+    run of backslashes) joined to the next one, as YAML does, without a space."""
+    joined = [parts[0]]
+    for part in parts[1:]:
+        previous = joined[-1]
+        if (len(previous) - len(previous.rstrip("\\"))) % 2:
+            joined[-1] = previous[:-1] + part.lstrip(" \t")
+        else:
+            joined.append(part)
+    return joined
+
+
+def _fold(parts: list[str]) -> str:
+    """The lines of a scalar joined as YAML folds them: the white space around each line break
+    dropped, a line break between two lines read as a space, and each empty line between them
+    as a line break."""
+    text, breaks = parts[0].rstrip(" \t"), 0
+    for at, part in enumerate(parts[1:], 1):
+        last = at == len(parts) - 1  # its end is the scalar's end, kept
+        piece = part.lstrip(" \t") if last else part.strip(" \t")
+        if not piece and not last:
+            breaks += 1
+            continue
+        text += "\n" * breaks if breaks else " "
+        text, breaks = text + piece, 0
+    return text
 
 
 def split_tags(fields: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:

@@ -1,8 +1,9 @@
 """A JSON file: an array gives one item per element, anything else one item.
 
-Invalid JSON rejects the file, with the line and column of the error. An empty file (or one of
-white space alone) is no document, but gives nothing, as an empty file of any other format
-does: it is skipped for having no content, not failed with the parser's words.
+Invalid JSON rejects the file, with the line and column of the error, and a hint when its first
+lines are a JSON document each (JSON Lines, misnamed). An empty file (or one of white space
+alone) is no document, but gives nothing, as an empty file of any other format does: it is
+skipped for having no content, not failed with the parser's words.
 """
 
 from __future__ import annotations
@@ -27,11 +28,27 @@ def load_json(text: str) -> Any:
     try:
         return loads(text)
     except orjson.JSONDecodeError as exc:
+        hint = _LINES_HINT if exc.lineno > 1 and _json_lines(text) else ""
         raise FileRejected(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+            f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", line=exc.lineno
         ) from None
     except TooDeep as exc:
         raise FileRejected(str(exc)) from None
+
+
+_LINES_HINT = "; looks like JSON Lines: rename it .jsonl or use --as jsonl"
+
+
+def _json_lines(text: str) -> bool:
+    """Whether ``text`` opens with two lines that are JSON documents each: JSON Lines (a JSON
+    document on one line would end the file)."""
+    lines = [line for line in text.split("\n", 8)[:8] if line.strip()][:2]
+    try:
+        for line in lines:
+            loads(line)
+    except (orjson.JSONDecodeError, TooDeep):
+        return False
+    return len(lines) == 2
 
 
 def parse_json(text: str, ctx: ParseContext) -> Parsed:
@@ -58,7 +75,9 @@ def parse_json(text: str, ctx: ParseContext) -> Parsed:
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
-_DECODE = json.JSONDecoder().raw_decode  # C: a value and the offset where it ends
+# C: a value and the offset where it ends. Only the offset counts: numbers stay text, as
+# int() refuses one of thousands of digits.
+_DECODE = json.JSONDecoder(parse_int=str, parse_float=str).raw_decode
 
 
 def element_lines(text: str) -> list[tuple[int, int]]:

@@ -2,11 +2,14 @@
 
 A malformed line is reported with its line number and left out; the other lines are kept. A file
 whose first rows are all traces (``input`` plus ``answer``/``label``/``call``) is read as traces.
+An integer past 64 bits, or a number past a float's range (``1e400``), is valid JSON that the log
+cannot store as a number: it is kept exactly, as the text of the number.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -30,21 +33,48 @@ class TooDeep(ValueError):
 
 
 def loads(text: str) -> Any:
-    """Parse JSON, keeping integers past 64 bits exact.
+    """Parse JSON, keeping integers past 64 bits and numbers past a float's range exact.
 
     Raises:
         orjson.JSONDecodeError: invalid JSON.
         TooDeep: valid, but nested deeper than an item may be.
     """
-    value = orjson.loads(text)
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        # orjson refuses a number past a float's range (1e400, an integer of 400 digits),
+        # which is valid JSON: read again. Other errors keep orjson's words.
+        if "number" not in exc.msg:
+            raise
+        value = _exact(text, exc)
     if nesting_depth(value) > MAX_NESTING:
         raise TooDeep(f"nested deeper than {MAX_NESTING} levels")
     if _LONG_NUMBER.search(text) is None or not _has_huge_float(value):
         return value
     try:
-        return json.loads(text, parse_int=_exact_int)
+        return json.loads(text, parse_int=_exact_int, parse_float=_finite_float)
     except (RecursionError, ValueError):  # nested deeper than the standard parser goes
         return value
+
+
+def _exact(text: str, error: orjson.JSONDecodeError) -> Any:
+    """``text`` read by the standard parser, its numbers past a float's range kept as
+    written; ``error`` (orjson's) is raised when the text is invalid JSON all the same."""
+    try:
+        value = json.loads(
+            text, parse_int=_exact_int, parse_float=_finite_float, parse_constant=_refused
+        )
+        orjson.dumps(value)  # a lone surrogate ("\\ud800"), which orjson refuses to read
+    except json.JSONDecodeError as exc:  # the error past the number, as orjson's callers take it
+        raise orjson.JSONDecodeError(exc.msg, exc.doc, exc.pos) from None
+    except (RecursionError, ValueError, orjson.JSONEncodeError):
+        raise error from None
+    return value
+
+
+def _refused(constant: str) -> Any:
+    """NaN and Infinity: the standard parser's extensions, no JSON."""
+    raise ValueError(f"{constant} is no JSON value")
 
 
 def _has_huge_float(value: Any) -> bool:
@@ -64,8 +94,15 @@ def _has_huge_float(value: Any) -> bool:
 
 
 def _exact_int(digits: str) -> int | str:
+    if len(digits) > 20:  # past 64 bits (and int() refuses more than 4,300 digits)
+        return digits
     number = int(digits)
     return number if number in STORABLE_INTS else digits
+
+
+def _finite_float(digits: str) -> float | str:
+    number = float(digits)
+    return number if math.isfinite(number) else digits
 
 
 def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:

@@ -1,12 +1,22 @@
 """CSV and TSV: one record per row, keyed by the header row (all values are strings).
 
-The delimiter of a ``.csv`` file is taken from ``csv.Sniffer`` only when the sniffed character
-splits the header into more fields than a comma does; quoting rules are always the standard ones.
+The delimiter of a ``.csv`` file (a comma, a semicolon, a tab or a bar) is the one that splits
+the first rows alike: the first row (the header) into two fields or more, and as many of the
+rows after it as can be into as many fields, counting only the delimiters outside quotes (a
+comma in ``"Smith, J"`` or in ``Notes (a, b)`` separates nothing). A delimiter whose quotes
+cannot be read (``"Smith, J";40`` split at commas) is passed over; of two that split alike,
+the one giving more fields wins, then the comma. Quoting rules are always the standard ones.
 A first line ``sep=;``, which Excel writes to name the separator, is read as that: no row. A
 row with a different number of fields than the header is reported (file:line) and left out. A
 file the csv module cannot parse at all (an unterminated quote, a NUL byte) is rejected, at the
-line where the row that cannot be read starts. TSV has no quoting convention: a ``.tsv`` file
-whose quotes do not follow CSV's is read again with quotes as plain characters.
+line where the row that cannot be read starts.
+
+TSV has no quoting (as IANA defines it), but many exports quote cells as CSV does. So a
+``.tsv`` file's quotes are CSV quoting when they read as such and either every quoted cell
+closes on the line it opens on, or the line breaks inside quoted cells are what gives every row
+the first row's number of fields (an exported cell of several lines). Else they are plain
+characters: a cell opening a quote it does not close (``"quoted start``) keeps it, and the
+rows after it stay rows.
 
 Header cells name the fields: an empty one is named after its column (``column 3``), and a
 repeated one gets its rank (``a (2)``), so that no value is lost under another's name. A first
@@ -28,6 +38,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from substrate.ingest.cutsecrets import ChunkSecrets, CutSecret
 from substrate.ingest.formats.context import ParseContext
@@ -36,22 +48,45 @@ from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.secrets.copies import copies_of
 from substrate.secrets.fields import KEYED_RULE, holds_secret
 
-_SNIFF_DELIMITERS = ",;\t|"
+_SNIFF_DELIMITERS = ",;\t|"  # the comma first: it wins a tie
+_SNIFF_ROWS = 20  # the rows a delimiter is judged on ...
+_SNIFF_CHARS = 65_536  # ... within the file's start
 # The first line Excel writes where a list separator is not a comma ("sep=;")
 _SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\n|\r|$)")
 
 
 def sniff_delimiter(text: str) -> str:
-    """The delimiter of a CSV text: the sniffed one when clearly better than a comma."""
-    sample = text[:8192]
-    header = sample.split("\n", 1)[0]
+    """The delimiter of a CSV text: of those that split the header in two or more, the one
+    giving most rows the header's number of fields, then the most fields; else a comma."""
+    sample, cut = text[:_SNIFF_CHARS], len(text) > _SNIFF_CHARS
+    best, best_score = ",", (0.0, 1)
+    for delimiter in _SNIFF_DELIMITERS:
+        counts = _field_counts(sample, delimiter, cut)
+        if counts and counts[0] > 1:
+            alike = sum(count == counts[0] for count in counts) / len(counts)
+            if (alike, counts[0]) > best_score:
+                best, best_score = delimiter, (alike, counts[0])
+    return best
+
+
+def _field_counts(sample: str, delimiter: str, cut: bool) -> list[int] | None:
+    """The number of fields of each of the first rows of ``sample`` (``cut``: the start of a
+    longer text), split at ``delimiter`` outside quotes; None when its quotes cannot be read
+    so (a quote closed before no ``delimiter``: a quoted cell of another delimiter)."""
+    source = io.StringIO(sample, newline="")
+    reader = csv.reader(source, delimiter=delimiter, strict=True)
+    counts: list[int] = []
     try:
-        sniffed = csv.Sniffer().sniff(sample, delimiters=_SNIFF_DELIMITERS).delimiter
+        for row in reader:
+            if any(cell.strip() for cell in row):  # blank rows are no rows (see _records)
+                counts.append(len(row))
+            if len(counts) == _SNIFF_ROWS:
+                break
     except csv.Error:
-        return ","
-    if sniffed != "," and header.count(sniffed) > header.count(","):
-        return sniffed
-    return ","
+        # a quoted cell cut at the sample's end is no fault of the delimiter
+        if not (cut and source.tell() == len(sample)):
+            return None
+    return counts
 
 
 def field_names(cells: list[str]) -> list[str]:
@@ -113,12 +148,19 @@ def parse_delimited(
 ) -> Parsed:
     """Parse delimited text into records (``delimiter`` None: sniff, as for ``.csv``;
     ``quoted`` False: quotes are plain characters)."""
-    # the csv module refuses a cell over 128 KB (the whole file failed); no cell is longer
-    # than the text. The limit is the module's own: it is put back for other readers.
+    with _cells_of(text):
+        return _records(text, ctx, delimiter, quoted=quoted)
+
+
+@contextmanager
+def _cells_of(text: str) -> Iterator[None]:
+    """The csv module made to read any cell of ``text``."""
+    # it refuses a cell over 128 KB (the whole file failed); no cell is longer than the text.
+    # The limit is the module's own: it is put back for other readers.
     previous = csv.field_size_limit()
     csv.field_size_limit(max(previous, len(text)))
     try:
-        return _records(text, ctx, delimiter, quoted=quoted)
+        yield
     finally:
         csv.field_size_limit(previous)
 
@@ -192,7 +234,37 @@ def parse_csv(text: str, ctx: ParseContext) -> Parsed:
 
 def parse_tsv(text: str, ctx: ParseContext) -> Parsed:
     """Parse a ``.tsv`` file (quoted as CSV is, or else with quotes as plain characters)."""
+    with _cells_of(text):
+        quoted = _tsv_quoting(text)
+    return parse_delimited(text, ctx, "\t", quoted=quoted)
+
+
+def _tsv_quoting(text: str) -> bool:
+    """Whether the quotes of a TSV text are CSV quoting: they read as such, and either every
+    quoted cell closes on the line it opens on, or the line breaks in quoted cells are needed
+    to give every row as many fields as the first (see the module docstring)."""
+    if '"' not in text:
+        return True  # either reading gives the same rows
     try:
-        return parse_delimited(text, ctx, "\t")
-    except FileRejected:
-        return parse_delimited(text, ctx, "\t", quoted=False)
+        alike, across = _tsv_shape(text, quoted=True)
+        return not across or (alike and not _tsv_shape(text, quoted=False)[0])
+    except csv.Error:  # a quote closed mid-cell ("big" box) or never; read as plain text
+        return False
+
+
+def _tsv_shape(text: str, *, quoted: bool) -> tuple[bool, bool]:
+    """Whether every row of a TSV text has the first row's number of fields, and whether a
+    row runs over several lines, read with quotes as CSV's or as plain characters."""
+    source = io.StringIO(text, newline="")
+    if quoted:
+        reader = csv.reader(source, delimiter="\t", strict=True)
+    else:
+        reader = csv.reader(source, delimiter="\t", strict=True, quoting=csv.QUOTE_NONE)
+    width, alike, across, line = 0, True, False, 0
+    for row in reader:
+        across = across or reader.line_num > line + 1
+        line = reader.line_num
+        if any(cell.strip() for cell in row):  # blank rows are no rows (see _records)
+            width = width or len(row)
+            alike = alike and len(row) == width
+    return alike, across
