@@ -283,7 +283,7 @@ def _gated(
         done.named = cache_name(ticket, options)
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     tally = GateTally(items_dropped=parsed.dropped)
-    builder = _builder(ticket, options, done, tally)
+    builder = _builder(ticket, options, done, tally, payload_in_id=not parsed.file_fields)
     _build(
         done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
     )
@@ -551,6 +551,8 @@ def _builder(
     options: IngestOptions,
     done: Prepared,
     tally: GateTally,
+    *,
+    payload_in_id: bool,
 ) -> ItemBuilder:
     """The builder of a file's items, counting drops and redactions in ``tally``."""
     return ItemBuilder(
@@ -560,6 +562,7 @@ def _builder(
         redact=options.redact,
         report=tally,
         created_at=done.prepared_at,
+        payload_in_id=payload_in_id,
     )
 
 
