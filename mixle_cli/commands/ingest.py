@@ -673,9 +673,10 @@ def _ingest_stdin(
 def _adds_on_rerun(command: Callable[..., None]) -> Callable[..., None]:
     """Say in an explicit form's help what running it again does."""
     command.__doc__ = (command.__doc__ or "") + (
-        "\n\n    A run adds what it reads: unchanged content keeps its ids, but the items of "
-        "content\n    edited or removed since an earlier run stay beside the new ones. For "
-        "folders kept up to\n    date (edits replaced, deletions pruned), use `mixle ingest`."
+        "\n\n    A run adds what it reads: unchanged content keeps its ids while it keeps its "
+        "place (a row\n    inserted gives the rows after it new ones), and the items of content "
+        "edited, moved or\n    removed since an earlier run stay beside the new ones. For "
+        "files kept up to date\n    (edits replaced, deletions pruned), use `mixle ingest`."
     )
     return command
 
