@@ -418,7 +418,6 @@ def ingest_text(
             is referenced by its folder, which a stream has not).
     """
     started = time.monotonic()
-    as_format = as_format or _format_named(source)
     options = _resolve_options(substrate, scope, tags, as_format, chunk_chars, redact)
     if options.as_format == "artifact":  # its reference would be the working directory
         raise InvalidInputError(
@@ -436,8 +435,8 @@ def ingest_text(
     run = IngestSession(substrate, options, report, None, None)
     run.authorize = authorize
     key = f"{STREAM_PREFIX}{source}"
-    assert options.as_format is not None
-    fmt = file_format(options.as_format, "")
+    # named, not forced: a stream named traces.jsonl is looked at as that file would be
+    fmt = file_format(options.as_format or _format_named(source), "")
     assert fmt is not None
     report.files_scanned += 1
     if size > max_file_size:  # failed, not skipped as a file is: a stream is not read twice

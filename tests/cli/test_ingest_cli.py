@@ -146,6 +146,13 @@ def test_stdin_is_read_as_a_file_named_by_its_source(mixle) -> None:
     assert piped.exit_code == 0  # JSON: a stream has no folder for an artifact to be
     kinds = {r["source"]: r["kind"] for r in mixle("ls", "--json").json()}
     assert kinds["manifest.json"] == "record"
+    # named, not forced: rows of traces are traces, as in a file of that name
+    trace = '{"input": "q", "answer": "a"}\n'
+    assert mixle("ingest", "-", "--source", "t.jsonl", input=trace).exit_code == 0
+    forced = mixle("ingest", "-", "--source", "r.jsonl", "--as", "records", input=trace)
+    assert forced.exit_code == 0
+    kinds = {r["source"]: r["kind"] for r in mixle("ls", "--json").json()}
+    assert (kinds["t.jsonl"], kinds["r.jsonl"]) == ("trace", "record")
 
 
 def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path) -> None:
