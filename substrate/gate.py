@@ -74,6 +74,10 @@ def refuse_unfit_names(**names: str | None) -> None:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
+        if name is not None and not isinstance(name, str):  # (a caller's scope=5)
+            raise InvalidInputError(
+                f"the {what.replace('_', ' ')} must be text, not {type(name).__name__}"
+            )
         unfit = _unfit(name) if name else None
         if unfit is not None:
             raise InvalidInputError(f"the {what.replace('_', ' ')} {unfit}")

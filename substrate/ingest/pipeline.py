@@ -102,6 +102,8 @@ def _resolve_options(
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
         tags = [tags]
+    if not isinstance(scope, str):  # (a caller's scope=None)
+        raise InvalidInputError(f"scope must be text, not {type(scope).__name__}")
     refuse_unfit_names(scope=scope)  # before anything names a cache entry after it
     return IngestOptions(
         scope=scope,

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -499,3 +500,25 @@ def test_ingest_keeps_the_documents_ingest_docs_keeps(tmp_path: Path) -> None:
     assert sorted(list(i.payload.items()) for i in walked.iter_items()) == [[("x", 1)], [("y", 2)]]
     assert sorted(list(i.payload.items()) for i in listed.iter_items()) == [[("x", 1)], [("y", 2)]]
     assert report.items_dropped == 2
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda s: ingest_documents(s, ["z"], scope=5), "scope must be text, not int"),
+        (lambda s: ingest_documents(s, ["z"], scope=None), "scope must be text, not NoneType"),
+        (lambda s: ingest_documents(s, ["z"], source=None), "source must be text"),
+        (lambda s: ingest_documents(s, None), "docs must be a list, not NoneType"),
+        (lambda s: ingest_records(s, 5), "records must be a list, not int"),
+        (lambda s: ingest_traces(s, "t.jsonl", scope=None), "scope must be text"),
+        (lambda s: ingest_file(s, "f.txt", source=3), "source must be text, not int"),
+        (lambda s: ingest_artifacts(s, ".", scope=1), "scope must be text, not int"),
+        (lambda s: ingest_path(s, ".", scope=None), "scope must be text, not NoneType"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_refused_in_words(call: Any, said: str) -> None:
+    """Not with an AttributeError from deep inside the gate, after part of the work."""
+    shard = Substrate()
+    with pytest.raises(InvalidInputError, match=said):
+        call(shard)
+    assert len(shard) == 0
