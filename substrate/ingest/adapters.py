@@ -36,7 +36,7 @@ from substrate.ingest.formats.jsonl import json_rows, value_segments
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
-from substrate.ingest.report import FileOutcome, IngestIssue, IngestReport
+from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.ingest.session import too_large
 from substrate.ingest.settings import size_limit
@@ -74,10 +74,16 @@ def _issue(
 
 
 def _store(
-    substrate: Substrate, items: list[SubstrateItem], report: IngestReport | None
+    substrate: Substrate,
+    items: list[SubstrateItem],
+    report: IngestReport | None,
+    tally: GateTally,
 ) -> tuple[list[str], int, int]:
     """Put the items (saved by the caller) and count them: their ids, how many are new and
     how many were stored already and are written again (same content, other provenance).
+    What the gate counted as it built them (``tally``) is told as ``ingest`` tells a file's:
+    its redactions and secrets stored only when something is written, as no secret is newly
+    masked or stored by a run that writes nothing.
 
     An item stored already keeps its age and its proposals (``earlier.carry_over``); one that
     would be written exactly as it is stored is not written at all (ingesting an unchanged file
@@ -104,6 +110,7 @@ def _store(
         seen.add(item.id)
         substrate.put(item)
     if report is not None:
+        report.add_tally(tally if added or rewritten else GateTally(tally.items_dropped))
         report.items_added += added
         report.items_rewritten += rewritten
         report.ids.extend(ids)
@@ -134,7 +141,8 @@ def ingest_documents(
     with neither text nor payload, which by default becomes an empty item.
     """
     _refuse_unfit_arguments(docs, "docs", source=source, scope=scope)
-    builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
+    tally = GateTally()
+    builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=False)
     now = time.time()
     items = []
     for i, doc in enumerate(docs):
@@ -153,7 +161,7 @@ def ingest_documents(
         assert item is not None  # nothing is dropped without drop_empty
         items.append(item)
     builder.mask_copies_across(items)
-    return _store(substrate, items, report)[0]
+    return _store(substrate, items, report, tally)[0]
 
 
 def _refuse_unfit_arguments(values: object, name: str, **texts: object) -> None:
@@ -194,7 +202,8 @@ def ingest_records(
     if isinstance(text_fields, str):  # one field named, not its letters
         text_fields = [text_fields]
     fields = list(text_fields) if text_fields else None
-    builder = ItemBuilder(source, scope=scope, redact=redact, report=report, drop_empty=False)
+    tally = GateTally()
+    builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=False)
     now = time.time()
     items = []
     for i, rec in enumerate(records):
@@ -204,7 +213,7 @@ def ingest_records(
         assert item is not None
         items.append(item)
     builder.mask_copies_across(items)
-    return _store(substrate, items, report)[0]
+    return _store(substrate, items, report, tally)[0]
 
 
 def _read_source(path: Path) -> tuple[bytes, dict[str, Any]]:
@@ -274,7 +283,8 @@ def ingest_traces(
     text = _decode(data, name, report)
     parsed = Parsed("traces")
     traces_from_rows(json_rows(text, parsed), parsed)
-    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
+    tally = GateTally()
+    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=tally)
     now = time.time()
     items = []
     for seg in parsed.segments:
@@ -288,7 +298,7 @@ def ingest_traces(
         assert item is not None
         items.append(item)
     builder.mask_copies_across(items)
-    return _finish_file(substrate, name, meta, parsed, items, report)
+    return _finish_file(substrate, name, meta, parsed, items, report, tally)
 
 
 def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
@@ -323,10 +333,11 @@ def _finish_file(
     parsed: Parsed,
     items: list[SubstrateItem],
     report: IngestReport | None,
+    tally: GateTally,
 ) -> list[str]:
     for issue in parsed.issues:
         _issue(report, name, issue.reason, issue.line, path=meta["path"])
-    ids, added, rewritten = _store(substrate, items, report)
+    ids, added, rewritten = _store(substrate, items, report, tally)
     if report is not None:
         report.files_scanned += 1
         report.bytes_read += int(meta["size"])
@@ -406,7 +417,8 @@ def ingest_file(
     except FileRejected as exc:
         _rejected_file(report, name, exc)
         raise _rejected_error(name, exc) from None
-    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=report)
+    tally = GateTally()
+    builder = ItemBuilder(meta["path"], scope=scope, redact=redact, report=tally)
     if report is not None:
         report.items_dropped += parsed.dropped
     now = time.time()
@@ -420,7 +432,7 @@ def ingest_file(
         if item is not None:  # an empty doc (null, [], {}, "") is dropped and counted
             items.append(item)
     builder.mask_copies_across(items)
-    return _finish_file(substrate, name, meta, parsed, items, report)
+    return _finish_file(substrate, name, meta, parsed, items, report, tally)
 
 
 def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
@@ -523,7 +535,8 @@ def ingest_artifacts(
         }
         if cache_origin(where) != where:  # the gate masks the folder's name: found by this
             prov[DIGEST_KEY] = origin_digest(where)
-        builder = ItemBuilder(where, scope=scope, redact=redact, report=report)
+        tally = GateTally()
+        builder = ItemBuilder(where, scope=scope, redact=redact, report=tally)
         try:
             item = builder.build(seg, prov, locator="artifact")
         except InvalidInputError as exc:  # the gate refuses what it cannot check
@@ -531,7 +544,7 @@ def ingest_artifacts(
             continue
         assert item is not None
         builder.mask_copies_across([item])  # (one item: only its manifest's hash to withhold)
-        stored, added, rewritten = _store(substrate, [item], report)
+        stored, added, rewritten = _store(substrate, [item], report, tally)
         ids += stored
         if report is not None:
             report.bytes_read += len(data)

@@ -522,3 +522,17 @@ def test_arguments_of_the_wrong_type_are_refused_in_words(call: Any, said: str) 
     with pytest.raises(InvalidInputError, match=said):
         call(shard)
     assert len(shard) == 0
+
+
+def test_a_run_that_writes_nothing_counts_no_secret(tmp_path: Path) -> None:
+    """Counted as ingest counts a file: a run finding every item stored as it is neither
+    redacted a secret nor stored one unredacted (no warning to give)."""
+    docs = ['password = "hunter2xyz!Q"', "plain"]
+    (tmp_path / "d.jsonl").write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    shard = Substrate()
+    for redact, counted in ((True, "redactions"), (False, "unredacted_secrets")):
+        for expected in (1, 0):
+            for seed, given in ((ingest_documents, docs), (ingest_file, tmp_path / "d.jsonl")):
+                report = IngestReport()
+                seed(shard, given, redact=redact, report=report)
+                assert getattr(report, counted) == expected, (redact, seed)
