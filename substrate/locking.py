@@ -83,7 +83,7 @@ def _take(fd: int, path: Path, wait: bool) -> None:
     _waiting.add(threading.get_ident())  # before the wait is told: a stop told of it ends it
     try:
         if _patience != 0:  # (no wait to tell of)
-            log.warning("waiting for another process to release %s", path)
+            _tell_waiting(path)
         if _patience is None:
             fcntl.flock(fd, fcntl.LOCK_EX)
         elif not _locked_within(fd, _patience):
@@ -92,6 +92,19 @@ def _take(fd: int, path: Path, wait: bool) -> None:
             )
     finally:
         _waiting.discard(threading.get_ident())
+
+
+# The locks this process was told waiting for: a run saving in several batches waits for a
+# writer at each, and the user learns nothing new from the second telling
+_told_waiting: set[str] = set()
+
+
+def _tell_waiting(path: Path) -> None:
+    if str(path) in _told_waiting:
+        log.debug("waiting again for another process to release %s", path)
+        return
+    _told_waiting.add(str(path))
+    log.warning("waiting for another process to release %s", path)
 
 
 def _locked(fd: int) -> bool:

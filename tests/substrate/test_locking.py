@@ -33,6 +33,11 @@ def test_a_writer_held_up_by_another_says_it_waits(
     with exclusive_lock(lock):  # free: nothing to say
         pass
     assert caplog.records == []
+    fcntl.flock(other := os.open(lock, os.O_RDWR), fcntl.LOCK_EX)  # held up again: a run
+    threading.Timer(0.2, os.close, (other,)).start()  # saving in batches is told once
+    with caplog.at_level(logging.WARNING), exclusive_lock(lock):
+        pass
+    assert caplog.records == []
 
 
 def test_a_waiter_whose_lock_file_was_replaced_waits_for_the_new_one(tmp_path: Path) -> None:
