@@ -280,7 +280,7 @@ def ingest_traces(
     if _skipped_as_too_large(substrate, path, name, report):
         return []
     data, meta = _read_source(path)
-    text = _decode(data, name, report)
+    text = _decode(data, name, report, lines_apart=True)
     parsed = Parsed("traces")
     traces_from_rows(json_rows(text, parsed), parsed)
     tally = GateTally()
@@ -301,13 +301,15 @@ def ingest_traces(
     return _finish_file(substrate, name, meta, parsed, items, report, tally)
 
 
-def _decode(data: bytes, name: str, report: IngestReport | None) -> str:
+def _decode(
+    data: bytes, name: str, report: IngestReport | None, *, lines_apart: bool = False
+) -> str:
     try:
         if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
             raise FileRejected("binary file, not text", line=1)
         if is_shard_log(data):  # a copy of a log, anywhere: not rows of this source
             raise FileRejected(status.SHARD_LOG)
-        return decode_text(data)
+        return decode_text(data, lines_apart=lines_apart)
     except FileRejected as exc:
         _rejected_file(report, name, exc)
         raise _rejected_error(name, exc) from None
@@ -410,7 +412,7 @@ def ingest_file(
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)
-    text = _decode(data, name, report)
+    text = _decode(data, name, report, lines_apart=fmt in ("jsonl", "ndjson"))
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
     try:
         parsed = _parse_for_file(fmt, text, ctx)

@@ -244,6 +244,10 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
     return _Read(Prepared(PARSED, len(data), digest, prepared_at=time.time()), data)
 
 
+# Formats of a document per line: a line that is no UTF-8 is rejected alone
+LINES_APART = frozenset({"jsonl", "traces"})
+
+
 def _parse(ticket: Ticket, read: _Read, options: IngestOptions) -> Prepared | _Parsed:
     """Decode and parse a file read: it fails when its format rejects it whole."""
     done = read.done
@@ -251,7 +255,7 @@ def _parse(ticket: Ticket, read: _Read, options: IngestOptions) -> Prepared | _P
         done.status, done.reason = FAILED, SHARD_LOG
         return done
     try:
-        text = decode_text(read.data)
+        text = decode_text(read.data, lines_apart=ticket.fmt in LINES_APART)
         context = ParseContext(
             options.chunk_chars,
             ticket.path,

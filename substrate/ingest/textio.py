@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 
 from substrate.ingest.segment import FileRejected
@@ -15,9 +16,11 @@ from substrate.widetext import WideEncoding, is_binary, wide_encoding
 _BOM = b"\xef\xbb\xbf"
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
     """Decode file content as UTF-8 (or UTF-16 or UTF-32 after their byte-order mark) and
-    turn ``\\r\\n`` and lone ``\\r`` into ``\\n``.
+    turn ``\\r\\n`` and lone ``\\r`` into ``\\n``. With ``lines_apart`` (JSON Lines: each line
+    a document of its own), bytes that are not UTF-8 are kept as lone surrogates, for the
+    parser to reject their lines alone (``bad_byte``).
 
     Raises:
         FileRejected: the content is not valid in its encoding, or holds a NUL byte (see
@@ -32,19 +35,40 @@ def decode_text(data: bytes) -> str:
         try:
             text = data[offset:].decode("utf-8") if offset else data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            at = exc.start + offset
-            raise FileRejected(
-                f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
-                "convert the file to UTF-8 (iconv -f latin1 -t utf-8, if that is its "
-                "encoding), or leave it out with a line in .mixleignore",
-                line=_line_at(data, at),
-                byte=at,
-            ) from None
+            if not lines_apart:
+                raise _invalid_utf8(data, exc.start + offset) from None
+            text = data[offset:].decode("utf-8", "surrogateescape")
     text = _normalised(text)
     nul = text.find("\x00")
     if nul >= 0:
         _refuse_nul(text.count("\n", 0, nul) + 1)
     return text
+
+
+def _invalid_utf8(data: bytes, at: int) -> FileRejected:
+    """The rejection of content whose byte at ``at`` is no UTF-8."""
+    return FileRejected(
+        f"invalid UTF-8 (byte 0x{data[at]:02x} at offset {at}); "
+        "convert the file to UTF-8 (iconv -f latin1 -t utf-8, if that is its "
+        "encoding), or leave it out with a line in .mixleignore",
+        line=_line_at(data, at),
+        byte=at,
+    )
+
+
+# A byte that is no UTF-8, as ``surrogateescape`` keeps it
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def bad_byte(line: str) -> str | None:
+    """What makes a line decoded with ``lines_apart`` invalid: its first byte that is no
+    UTF-8, and where in the line; None when it has none."""
+    found = _ESCAPED_BYTE.search(line)
+    if found is None:
+        return None
+    offset = len(line[: found.start()].encode("utf-8", "surrogateescape"))
+    byte = ord(found.group()) - 0xDC00
+    return f"invalid UTF-8 (byte 0x{byte:02x} at offset {offset} of the line)"
 
 
 def _refuse_nul(line: int) -> None:

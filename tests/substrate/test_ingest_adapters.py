@@ -260,9 +260,11 @@ def test_an_error_about_a_file_masks_the_secrets_of_its_name(tmp_path: Path) -> 
     bad.write_bytes(b"fine\n\xff\n")
     docx = tmp_path / f"pw-{token}.docx"
     docx.write_text("?")
+    binary = tmp_path / f"pw-{token}.jsonl"
+    binary.write_bytes(b"\x00\x01PK")
     for call in (
         lambda: ingest_file(Substrate(), bad),
-        lambda: ingest_traces(Substrate(), bad),
+        lambda: ingest_traces(Substrate(), binary),
         lambda: ingest_file(Substrate(), docx),
         lambda: ingest_file(Substrate(), bad, kind=f"x{token}"),
     ):
@@ -536,3 +538,27 @@ def test_a_run_that_writes_nothing_counts_no_secret(tmp_path: Path) -> None:
                 report = IngestReport()
                 seed(shard, given, redact=redact, report=report)
                 assert getattr(report, counted) == expected, (redact, seed)
+
+
+def test_a_json_line_that_is_not_utf8_is_rejected_alone(tmp_path: Path) -> None:
+    """Each line of JSON Lines is a document of its own: a byte that is no UTF-8 (a row
+    pasted from a Latin-1 file) rejects its line, as invalid JSON does, not the file."""
+    trace = b'{"input": "q", "answer": "a"}\n'
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "r.jsonl").write_bytes(b'{"text": "ok1"}\n{"text": "caf\xe9"}\n' + trace)
+    (tmp_path / "t.jsonl").write_bytes(b'{"input": "caf\xe9", "answer": "x"}\n' + trace)
+    walked = ingest_path(Substrate(), tmp_path / "notes")
+    told = IngestReport()
+    shard = Substrate()
+    assert len(ingest_file(shard, tmp_path / "notes" / "r.jsonl", report=told)) == 2
+    assert len(ingest_traces(shard, tmp_path / "t.jsonl", report=told)) == 1
+    bad = "invalid UTF-8 (byte 0xe9 at offset 13 of the line)"
+    assert [(i.line, i.reason) for i in walked.issues] == [(2, bad)]
+    assert [(i.line, i.reason) for i in told.issues] == [
+        (2, bad),
+        (1, "invalid UTF-8 (byte 0xe9 at offset 14 of the line)"),
+    ]
+    assert walked.items_added == 2 and walked.files_failed == 0
+    # a file of another format still fails whole: its lines are no documents each
+    (tmp_path / "notes" / "n.md").write_bytes(b"# T\n\ncaf\xe9\n")
+    assert ingest_path(Substrate(), tmp_path / "notes").files_failed == 1

@@ -20,6 +20,7 @@ from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
 from substrate.ingest.segment import LineIssue, Parsed, Segment
+from substrate.ingest.textio import bad_byte
 from substrate.limits import STORABLE_INTS
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
 
@@ -113,8 +114,9 @@ def json_rows(text: str, parsed: Parsed) -> list[tuple[int, Any]]:
             continue
         try:
             rows.append((index, loads(line)))
-        except orjson.JSONDecodeError as exc:
-            parsed.issues.append(LineIssue(index + 1, f"invalid JSON: {exc.msg}"))
+        except orjson.JSONDecodeError as exc:  # (a byte that is no UTF-8 is no JSON either)
+            reason = bad_byte(line) or f"invalid JSON: {exc.msg}"
+            parsed.issues.append(LineIssue(index + 1, reason))
         except TooDeep as exc:
             parsed.issues.append(LineIssue(index + 1, str(exc)))
     return rows
