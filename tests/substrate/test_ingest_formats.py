@@ -549,6 +549,22 @@ def test_rst_sections_by_underlined_titles() -> None:
     assert "After a transition" in options  # a transition is not a title
 
 
+def test_an_rst_title_alone_is_an_item_unless_deeper_titles_follow_it() -> None:
+    """As a Markdown heading: "Step 1: back up with pg_dump" may be all a step says."""
+    text = (
+        "Guide\n=====\n\nIntro.\n\nStep 1: back up with pg_dump\n----------------------------"
+        "\n\nStep 2\n------\n\nRun it.\n\nPart\n====\n\nSub\n---\n\nsub text\n"
+    )
+    assert [(s.section, s.line_start) for s in _parse("rst", text).segments] == [
+        ("Guide", 1),
+        ("Guide > Step 1: back up with pg_dump", 6),
+        ("Guide > Step 2", 9),
+        ("Part > Sub", 17),  # "Part" is in its sub-section's path
+    ]
+    only_titles = _parse("rst", "A\n=\n\nB\n-\n")
+    assert [(s.text, s.section) for s in only_titles.segments] == [("A\n=\n\nB\n-", None)]
+
+
 # -- JSON Lines, JSON, traces -----------------------------------------------------------------
 
 
