@@ -63,6 +63,9 @@ def test_tags_found_in_content_are_as_one_types_them(tmp_path: Path) -> None:
     kept = ["न\u200dम", "mood-\U0001fae8", "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e007f"]
     assert ingest_documents(store, [{"text": "fine", "tags": [*kept, "a  b", "a\u00a0b "]}])
     assert [i.tags for i in store.iter_items() if i.text == "fine"] == [[*kept, "a b"]]
+    # JSON values as they read in JSON, and null as no tag (not Python's "None", "True")
+    assert ingest_documents(store, [{"text": "typed", "tags": [1, None, True, 2.5]}])
+    assert [i.tags for i in store.iter_items() if i.text == "typed"] == [["1", "true", "2.5"]]
 
 
 def test_docs_take_their_line_numbers_one_each() -> None:

@@ -49,12 +49,13 @@ def document_parts(doc: Any) -> tuple[str, list[str], dict[str, Any]]:
     text = doc.get("text")
     text = "" if text is None else text if isinstance(text, str) else stringify(text)
     tags = doc.get("tags") or []
+    # as a field's value reads (null: none, true: "true"), not in Python's spelling ("None")
     tags = (
         [tags]
         if isinstance(tags, str)
-        else [str(t) for t in tags]
+        else [value_text(t) for t in tags]
         if isinstance(tags, (list, tuple))
-        else [str(tags)]
+        else [value_text(tags)]
     )
     payload = doc.get("payload") or {}
     payload = dict(payload) if isinstance(payload, Mapping) else {"value": payload}
