@@ -73,8 +73,6 @@ class ItemBuilder:
             tally; None: not counted).
         drop_empty: drop text items whose text shows nothing (``is_blank``) and that have no
             payload.
-        payload_in_id: hash the payload into each id (``id_body``); False when it holds the
-            file's own fields, the same for every item.
 
     ``secrets`` gathers the secrets the gate masked in the items built (value -> rule): a
     password found in one section may stand bare, with nothing to show it is one, in the
@@ -93,7 +91,6 @@ class ItemBuilder:
         report: IngestReport | GateTally | None = None,
         drop_empty: bool = True,
         created_at: float | None = None,
-        payload_in_id: bool = True,
     ) -> None:
         self.origin = origin
         self.scope = scope
@@ -102,7 +99,6 @@ class ItemBuilder:
         self.report = report
         self.drop_empty = drop_empty
         self.created_at = created_at
-        self.payload_in_id = payload_in_id
         self.secrets: dict[str, str] = {}
         self._locators: list[str] = []  # the explicit ones, in the order their items were built
         self._seen: dict[tuple[str, str, str, bytes], int] = {}
@@ -157,7 +153,7 @@ class ItemBuilder:
             gated.provenance.update(computed)
         # the id hashes what is stored (after redaction): an id must not let anyone test
         # guesses of a redacted secret offline
-        body = self.id_body(gated)
+        body = canonical(gated.payload)
         if locator is None:
             locator = _occurrence(self._seen, gated, body)
         else:
@@ -192,7 +188,7 @@ class ItemBuilder:
 
         def mask(item: SubstrateItem) -> None:
             _mask_copies(item, copies, computed)
-            body = self.id_body(item)
+            body = canonical(item.payload)
             locator = _occurrence(seen, item, body)
             item.id = derive_id(self.origin, locator, item.kind, self.scope, item.text, body)
 
@@ -214,13 +210,8 @@ class ItemBuilder:
             return
         for item, locator in zip(items, self._locators, strict=True):
             _mask_copies(item, copies)
-            body = self.id_body(item)
+            body = canonical(item.payload)
             item.id = derive_id(self.origin, locator, item.kind, self.scope, item.text, body)
-
-    def id_body(self, item: SubstrateItem) -> bytes:
-        """What of an item's payload its id hashes: all of it, or nothing when it holds the
-        file's own fields (``payload_in_id`` False; ``Parsed.file_fields``)."""
-        return canonical(item.payload) if self.payload_in_id else b"{}"
 
     def _mask_cut_secrets(self, text: str, known: ChunkSecrets, provenance: dict[str, Any]) -> str:
         """The text of a chunk with the parts of the secrets found in the whole text it was cut

@@ -287,7 +287,7 @@ def _gated(
         done.named = cache_name(ticket, options)
     rejected = len(done.issues)  # the parser's: stamped on each item as it is built
     tally = GateTally(items_dropped=parsed.dropped)
-    builder = _builder(ticket, options, done, tally, payload_in_id=not parsed.file_fields)
+    builder = _builder(ticket, options, done, tally)
     _build(
         done, _gated_items(ticket, parsed, done, fingerprint, screen, builder), encoded, rejected
     )
@@ -555,8 +555,6 @@ def _builder(
     options: IngestOptions,
     done: Prepared,
     tally: GateTally,
-    *,
-    payload_in_id: bool,
 ) -> ItemBuilder:
     """The builder of a file's items, counting drops and redactions in ``tally``."""
     return ItemBuilder(
@@ -566,7 +564,6 @@ def _builder(
         redact=options.redact,
         report=tally,
         created_at=done.prepared_at,
-        payload_in_id=payload_in_id,
     )
 
 

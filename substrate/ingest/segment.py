@@ -58,9 +58,6 @@ class Parsed:
     segments: list[Segment] = field(default_factory=list)
     issues: list[LineIssue] = field(default_factory=list)
     slices: bool = False  # every segment's text is a slice of the parsed text, unchanged
-    # every segment's payload is the file's own fields (a note's front matter), no part of
-    # its items' ids: a date edited there must not give every section a new id
-    file_fields: bool = False
     dropped: int = 0  # rows left out as empty (a CSV row of blank cells), counted as chunks are
 
 

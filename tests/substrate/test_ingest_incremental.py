@@ -86,11 +86,11 @@ class _Saves:
         return counted
 
 
-def _ids_by_section(store: Substrate, source: str = "guide.md") -> dict[str | None, str]:
+def _ids_by_section(store: Substrate) -> dict[str | None, str]:
     return {
         i.provenance["section"]: i.id
         for i in store.iter_items()
-        if i.kind == "text" and i.provenance["source"] == source
+        if i.kind == "text" and i.provenance["source"] == "guide.md"
     }
 
 
@@ -551,26 +551,6 @@ def test_binary_file_is_remembered_as_skipped(tree: Path, shard: Path) -> None:
     assert [(f.source, f.reason) for f in report.files if f.status == "skipped"] == [
         ("image.txt", "binary file")
     ]
-
-
-def test_a_notes_front_matter_edited_keeps_each_sections_id(tree: Path, shard: Path) -> None:
-    """Front matter is the note's, given to every section's item: a date or a tag edited
-    there (a site generator's ``lastmod`` moves on every save) is no new content of a
-    section, so links and citations to the sections keep working; the items get the new
-    fields. A status line added in one section changes that section only."""
-    note = "# A\n\nalpha body\n\n# B\n\nbeta body\n"
-    _write(tree / "note.md", "---\nlastmod: 2024-01-01\ntags: [x]\n---\n" + note)
-    ingest_path(Substrate(shard), tree)
-    before = _ids_by_section(Substrate(shard), "note.md")
-    edited = note.replace("# B\n\n", "# B\n\nStatus: Draft\n\n")
-    _write(tree / "note.md", "---\nlastmod: 2024-02-02\ntags: [x, y]\n---\n" + edited)
-    report = ingest_path(Substrate(shard), tree)
-    after = _ids_by_section(Substrate(shard), "note.md")
-    assert after["A"] == before["A"] and after["B"] != before["B"]
-    section_a = Substrate(shard).get(after["A"])
-    assert section_a is not None and section_a.tags == ["x", "y"]
-    assert section_a.payload == {"lastmod": "2024-02-02", "status": "Draft"}
-    assert (report.items_added, report.items_rewritten, report.items_removed) == (1, 1, 1)
 
 
 def test_hashes_and_ids_are_read_only_when_a_file_changed(

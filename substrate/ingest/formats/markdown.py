@@ -205,7 +205,7 @@ def _atx_title(rest: str) -> str:
 
 def parse_markdown(text: str, ctx: ParseContext) -> Parsed:
     """Split a Markdown document into heading-path sections and chunks."""
-    parsed = Parsed("markdown", slices=True, file_fields=True)
+    parsed = Parsed("markdown", slices=True)
     start = 0
     tags: list[str] = []
     fields: dict[str, Any] = {}
