@@ -20,10 +20,9 @@ a rerun picks up where it stopped, because completed files are unchanged by then
 
 Provenance of every item: ``source`` is the path relative to the ingest root, with ``/``
 separators (the file name when a single file is ingested), short and portable for display and
-citations; ``path`` is the absolute path (where the file lies: one reached through a link into a
-hidden folder has the link's ``source`` and its own ``path``). Ids and the source cache are
-keyed by that path, so the same file reached from two different roots, or through a link and
-directly, is still one set of items. Then ``section`` (heading
+citations; ``path`` is the absolute path (as walked: a file reached through a link inside the
+root keeps the link's path). Ids and the source cache are keyed by the absolute path, so the
+same file reached from two different roots is still one set of items. Then ``section`` (heading
 path), ``line_start``/``line_end`` (1-based, inclusive), ``chunk`` (index within the section),
 ``index`` (position within the file), ``format``, ``content_hash`` (sha256, 32 hex, as
 ``content_hash(path)`` computes it; withheld when the gate masked a secret in the file,

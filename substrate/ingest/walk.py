@@ -54,9 +54,7 @@ _IGNORED_DIR = "into an ignored folder"
 class FileEntry:
     """A candidate file: where it is and what ``stat`` said about it."""
 
-    # absolute; where a file reached through a link lies (the walk reaches a file through a
-    # link only where its place is not walked: a hidden folder)
-    path: str
+    path: str  # absolute; a file reached through a link keeps the link's path
     rel: str  # relative to the walk root, with "/" separators
     size: int
     mtime_ns: int
@@ -217,10 +215,7 @@ class _Walker:
                     if lies is not None and self.met_before(lies, name, child):
                         continue
                     info = entry.stat(follow_symlinks=False)
-                    # through a link into a hidden folder: known by where it lies, as an
-                    # ingest of that folder (or of the link) knows it
-                    path = entry.path if lies is None else os.path.join(self.root, lies.child(name))
-                    files.append(FileEntry.of(path, child, info))
+                    files.append(FileEntry.of(entry.path, child, info))
                     seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
@@ -428,7 +423,7 @@ class _Walker:
                 return
             self.files_seen[key] = link.rel
             self.taken_through_links[os.path.relpath(real, self.root)] = link.rel
-            yield [FileEntry.of(real, link.rel, info)]  # known by where it lies, as above
+            yield [FileEntry.of(link.path, link.rel, info)]
         else:
             skipped.append((link.rel, "not a regular file"))
 
