@@ -319,6 +319,7 @@ class Unread:
     path: str
     reason: str
     failed: bool = False
+    untrusted: bool = False  # another user's, above the folder named: not read, and told
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,7 +444,9 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     git work tree it is in, and that repository's ``.git/info/exclude`` (the lowest in
     priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
-    So a file is left out or not whichever folder around it is named for ingestion.
+    So a file is left out or not whichever folder around it is named for ingestion. Only the
+    files of the user running the ingest (or of root) are read: one another user left in a
+    shared folder above (``/tmp/.mixleignore``) must not take files out of this user's shard.
     """
     top = _work_tree_top(root)
     stack = IgnoreStack()
@@ -454,9 +457,23 @@ def enclosing_rules(root: Path) -> IgnoreStack:
         for fname in IGNORE_FILES:  # in a folder's order: .mixleignore last
             mixle = fname == ".mixleignore"
             path = parent / fname
-            if (mixle or in_tree) and os.path.lexists(path):
+            if not ((mixle or in_tree) and os.path.lexists(path)):
+                continue
+            if _owned_by_another(path):
+                told = Unread(str(path), "ignore file not read: another user's", untrusted=True)
+                stack = stack.push(RuleSet((), unread=told))
+            else:
                 stack = stack.push(_ignore_file_rules(path, prefix=_prefix(root, parent)))
     return stack
+
+
+def _owned_by_another(path: Path) -> bool:
+    """Whether ``path`` belongs to a user other than the one running this and root."""
+    try:
+        owner = os.lstat(path).st_uid
+    except OSError:  # gone since: nothing to read
+        return False
+    return owner not in (os.getuid(), 0)
 
 
 def _work_tree_top(root: Path) -> Path | None:

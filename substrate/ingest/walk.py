@@ -499,8 +499,10 @@ def files_by_folder(
     settings = RuleSet(tuple(extra_rules))
     walker = _Walker(root, hidden, exclude, into, settings)
     for unread in rules.unread if rules is not None else ():  # those above the root:
-        if unread.failed:  # one passed over (a dotfile manager's linked ~/.gitignore) would
-            walker.tell_unread(unread, str(root), "")  # be told on every ingest below it
+        # one passed over as git passes it over (a dotfile manager's linked ~/.gitignore)
+        # would be told on every ingest below it
+        if unread.failed or unread.untrusted:
+            walker.tell_unread(unread, str(root), "")
     stack = walker.root_rules = (rules or IgnoreStack()).push(settings)
     yield from walker.walk_tree(str(root), "", stack)
     yield from walker.follow_links()

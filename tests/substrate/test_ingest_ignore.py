@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -209,6 +210,30 @@ def test_an_ignore_file_that_cannot_be_read_fails_the_walk(
     assert walked.failed == [("sub/.gitignore", _DENIED)]
     # what it leaves out is not known, so nothing in its folder is taken for gone
     assert walked.unreadable == [str(tmp_path / "sub")]
+
+
+def test_another_users_ignore_file_above_the_folder_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared folder above (/tmp) may hold another user's .mixleignore or .gitignore:
+    read, it would take files out of this user's shard (and prune their items)."""
+    from substrate.ingest.ignore import enclosing_rules
+    from substrate.ingest.walk import files_by_folder
+
+    _touch(tmp_path, "shared/mine/a.md", "shared/mine/b.txt")
+    for name in (".mixleignore", ".gitignore"):
+        (tmp_path / "shared" / name).write_text("*.md\n")
+    mine = tmp_path / "shared" / "mine"
+    me = os.lstat(mine).st_uid
+    monkeypatch.setattr(os, "getuid", lambda: me + 1 if me else 4242)  # the files: another's
+    if me == 0:  # (root's own files are read as root's: make them another user's)
+        for name in (".mixleignore", ".gitignore"):
+            os.lchown(tmp_path / "shared" / name, 4243, 4243)
+    walked = WalkResult()
+    found = files_by_folder(mine, walked, rules=enclosing_rules(mine))
+    assert sorted(f.rel for files in found for f in files) == ["a.md", "b.txt"]
+    said = "ignore file not read: another user's"
+    assert walked.skipped == [("../.gitignore", said), ("../.mixleignore", said)]
 
 
 def test_ignore_files_above_the_folder_not_read_are_said_so(
