@@ -885,7 +885,7 @@ def ingest_docs_command(
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.adapters import file_provenance
     from substrate.ingest.formats.jsonl import loads
-    from substrate.ingest.report import SHARD_LOG
+    from substrate.ingest.report import SHARD_FILE, SHARD_LOG
     from substrate.ingest.segment import FileRejected
     from substrate.ingest.textio import decode_text
     from substrate.ingest.walk import shard_file
@@ -902,7 +902,8 @@ def ingest_docs_command(
         problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
         data = b""
     elif is_shard_log(raw) or (file != "-" and shard_file(Path(file))):
-        problems.append(IngestIssue(source or file, SHARD_LOG, 1, fatal=True))
+        why = SHARD_LOG if is_shard_log(raw) else SHARD_FILE
+        problems.append(IngestIssue(source or file, why, 1, fatal=True))
         data = b""
     elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs

@@ -406,7 +406,7 @@ def ingest_file(
         )
     name = source or str(path)
     if shard_file(p):  # a shard's own file: its items are not records
-        exc = FileRejected(status.SHARD_LOG)
+        exc = FileRejected(status.SHARD_FILE)
         _rejected_file(report, name, exc)
         raise _rejected_error(name, exc)
     if _skipped_as_too_large(substrate, p, name, report):

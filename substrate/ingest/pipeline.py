@@ -249,7 +249,7 @@ def ingest_path(
         walked_root: str | None = str(root)
     elif root.is_file():
         if shard_file(root):  # named: refused, where a walk passes a shard's folder over
-            walked.failed.append((root.name, status.SHARD_LOG))
+            walked.failed.append((root.name, status.SHARD_FILE))
             folders = _noting_skips([], walked, run, root.parent)
         else:
             folders = [[FileEntry.of(str(root), root.name, root.stat())]]

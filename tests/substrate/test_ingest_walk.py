@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.report import SHARD_LOG
+from substrate.ingest.report import SHARD_FILE, SHARD_LOG
 from substrate.ingest.walk import WalkResult, files_by_folder, walk
 from substrate.item import SubstrateItem
 
@@ -313,17 +313,19 @@ def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> Non
     # beside it and without a log's first line is data, as above)
     log = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "old-shard" / "items.jsonl")
     assert [(f.source, f.status, f.reason) for f in log.files] == [
-        ("items.jsonl", "failed", SHARD_LOG)
+        ("items.jsonl", "failed", SHARD_FILE)
     ]
+    settings = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes/old-shard/mixle.toml")
+    assert [(f.status, f.reason) for f in settings.files] == [("failed", SHARD_FILE)]
     assert not log.ok and len(Substrate(tmp_path / "s3")) == 0
     data = ingest_path(Substrate(tmp_path / "s3"), tmp_path / "notes" / "data" / "items.jsonl")
     assert data.files_added == 1
     from substrate.ingest import IngestReport, ingest_file
 
     told = IngestReport()  # the seed's ingest_file refuses it alike
-    with pytest.raises(InvalidInputError, match="shard's log"):
+    with pytest.raises(InvalidInputError, match="shard's own file"):
         ingest_file(Substrate(), tmp_path / "notes" / "old-shard" / "items.jsonl", report=told)
-    assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
+    assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_FILE)]
 
 
 def test_a_copy_of_a_shard_log_is_refused_wherever_it_lies(tmp_path: Path) -> None:
