@@ -352,12 +352,14 @@ def test_double_quoted_front_matter_values_decode_their_escapes() -> None:
         [
             r'esc: "tab\there \u00e9 \"q\" back\\slash \x41 \U0001F600 \ud83d\ude00"',
             r'odd: "C:\Users \ud800 \q"',  # no escape YAML knows: kept as written
+            r'nul: "a\0b \x00 \u0000"',  # no text holds a NUL: kept as written
             r"single: 'no \t escape, ''quoted'''",
             r'tags: ["a\tb", c]',
         ]
     )
     assert fields["esc"] == 'tab\there \u00e9 "q" back\\slash A \U0001f600 \U0001f600'
     assert fields["odd"] == r"C:\Users \ud800 \q"
+    assert fields["nul"] == r"a\0b \x00 \u0000"
     assert fields["single"] == r"no \t escape, 'quoted'"
     assert split_tags(fields)[0] == ["a\tb", "c"]
 

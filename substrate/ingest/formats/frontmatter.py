@@ -39,10 +39,11 @@ def _unquote(value: str) -> str:
     return value
 
 
-# YAML's escapes in double quotes; any other backslash is kept as written (YAML refuses it)
+# YAML's escapes in double quotes; any other backslash is kept as written (YAML refuses it),
+# and so is a NUL's, as no text holds one (a file holding one is refused)
 _ESCAPES = {
     **{c: c for c in ' "/\\'},
-    **dict(zip("0abtnvfre", "\0\a\b\t\n\v\f\r\x1b", strict=True)),
+    **dict(zip("abtnvfre", "\a\b\t\n\v\f\r\x1b", strict=True)),
     **{"\t": "\t", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"},
 }
 # An escape, read from left to right (so that "\\u" is a backslash, then a "u"); a pair of
@@ -68,7 +69,8 @@ def _escaped(m: re.Match[str]) -> str:
         return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + (int(low, 16) - 0xDC00))
     point = int(x or u or big, 16)
     # a lone surrogate cannot be stored (it is no UTF-8); past U+10FFFF is no character
-    return m.group(0) if 0xD800 <= point < 0xE000 or point > 0x10FFFF else chr(point)
+    kept = point == 0 or 0xD800 <= point < 0xE000 or point > 0x10FFFF
+    return m.group(0) if kept else chr(point)
 
 
 def _quoted(value: str) -> bool:
