@@ -170,6 +170,8 @@ def _refuse_unfit_arguments(values: object, name: str, **texts: object) -> None:
     item), and ``texts`` that are not text (``_refuse_non_text``)."""
     if isinstance(values, str | bytes):
         raise InvalidInputError(f"{name} must be a list, not one string (pass [text])")
+    if isinstance(values, Mapping):  # one document or record, whose keys would be items
+        raise InvalidInputError(f"{name} must be a list, not one dict (pass [{name[:-1]}])")
     if not isinstance(values, Iterable):
         raise InvalidInputError(f"{name} must be a list, not {type(values).__name__}")
     _refuse_non_text(**texts)

@@ -101,6 +101,8 @@ def _resolve_options(
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     if isinstance(tags, str):
         tags = [tags]
+    if not isinstance(tags, Iterable):  # (a caller's tags=5)
+        raise InvalidInputError(f"tags must be a list of text, not {type(tags).__name__}")
     if not isinstance(scope, str):  # (a caller's scope=None)
         raise InvalidInputError(f"scope must be text, not {type(scope).__name__}")
     refuse_unfit_names(scope=scope)  # before anything names a cache entry after it

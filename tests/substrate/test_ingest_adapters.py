@@ -515,6 +515,8 @@ def test_ingest_keeps_the_documents_ingest_docs_keeps(tmp_path: Path) -> None:
         (lambda s: ingest_documents(s, ["z"], source=None), "source must be text"),
         (lambda s: ingest_documents(s, None), "docs must be a list, not NoneType"),
         (lambda s: ingest_records(s, 5), "records must be a list, not int"),
+        (lambda s: ingest_documents(s, {"text": "x"}), r"not one dict \(pass \[doc\]\)"),
+        (lambda s: ingest_path(s, ".", tags=5), "tags must be a list of text, not int"),
         (lambda s: ingest_traces(s, "t.jsonl", scope=None), "scope must be text"),
         (lambda s: ingest_file(s, "f.txt", source=3), "source must be text, not int"),
         (lambda s: ingest_artifacts(s, ".", scope=1), "scope must be text, not int"),
