@@ -194,3 +194,26 @@ def test_an_item_removed_by_hand_stays_removed_when_its_file_holding_a_secret_is
     assert (touched.files_unchanged, touched.items_added) == (1, 0)
     [kept] = Substrate(tmp_path / "shard").all()
     assert kept.provenance["section"] == "Setup > Cloud"
+
+
+def test_a_secret_on_a_rejected_line_withholds_the_hash_too(tmp_path: Path) -> None:
+    """A line left out (invalid JSON, a byte that is not UTF-8) is stored nowhere, but the
+    file's hash is of its bytes too: with the other lines stored, it would confirm a guess."""
+    rows = b'{"text": "hello world"}\n{"text": "bad \xe9 password = Summer2024!x"}\n'
+    broken = b'{"text": "hello world"}\n{"text": oops password = Summer2024!x\n'
+    clean = b'{"text": "hello world"}\n{"text": oops\n'
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, data in (("a.jsonl", rows), ("b.jsonl", broken), ("c.jsonl", clean)):
+        (notes / name).write_bytes(data)
+    ingest_path(Substrate(tmp_path / "shard"), notes)
+    hashed = {
+        item.provenance["source"]: "content_hash" in item.provenance
+        for item in Substrate(tmp_path / "shard").all()
+    }
+    assert hashed == {"a.jsonl": False, "b.jsonl": False, "c.jsonl": True}
+    store = Substrate()
+    for name in ("a.jsonl", "b.jsonl"):
+        for seed in (ingest_file, ingest_traces):
+            ids = seed(store, notes / name)
+            assert all("content_hash" not in store.get(i).provenance for i in ids)  # type: ignore[union-attr]
