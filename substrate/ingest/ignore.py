@@ -29,6 +29,7 @@ import errno
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,7 +320,7 @@ class Unread:
     path: str
     reason: str
     failed: bool = False
-    untrusted: bool = False  # another user's, above the folder named: not read, and told
+    untrusted: bool = False  # anyone may have put it there (``_planted``): not read, told
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,9 +445,9 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     git work tree it is in, and that repository's ``.git/info/exclude`` (the lowest in
     priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
-    So a file is left out or not whichever folder around it is named for ingestion. Only the
-    files of the user running the ingest (or of root) are read: one another user left in a
-    shared folder above (``/tmp/.mixleignore``) must not take files out of this user's shard.
+    So a file is left out or not whichever folder around it is named for ingestion. What
+    another user left in a folder anyone may write to (``/tmp/.mixleignore``, a ``/tmp/.git``)
+    is passed over (``_planted``): it must not take files out of this user's shard.
     """
     top = _work_tree_top(root)
     stack = IgnoreStack()
@@ -459,28 +460,35 @@ def enclosing_rules(root: Path) -> IgnoreStack:
             path = parent / fname
             if not ((mixle or in_tree) and os.path.lexists(path)):
                 continue
-            if _owned_by_another(path):
-                told = Unread(str(path), "ignore file not read: another user's", untrusted=True)
+            if _planted(path):
+                told = Unread(str(path), _PLANTED, untrusted=True)
                 stack = stack.push(RuleSet((), unread=told))
             else:
                 stack = stack.push(_ignore_file_rules(path, prefix=_prefix(root, parent)))
     return stack
 
 
-def _owned_by_another(path: Path) -> bool:
-    """Whether ``path`` belongs to a user other than the one running this and root."""
+_PLANTED = "ignore file not read: another user's, in a folder anyone may write to"
+
+
+def _planted(path: Path) -> bool:
+    """Whether ``path`` is another user's, in a folder anyone may write to (``/tmp``): anyone
+    may have put it there. (Another user's files elsewhere are read: a checkout owned by
+    someone else, read as root in a container, keeps its ignore rules.)"""
     try:
+        shared = os.stat(path.parent).st_mode & stat.S_IWOTH
         owner = os.lstat(path).st_uid
     except OSError:  # gone since: nothing to read
         return False
-    return owner not in (os.getuid(), 0)
+    return bool(shared) and owner != os.getuid()
 
 
 def _work_tree_top(root: Path) -> Path | None:
     """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
     or None."""
     # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
-    return next((p for p in (root, *root.parents) if os.path.exists(p / ".git")), None)
+    tops = (p for p in (root, *root.parents) if os.path.exists(p / ".git"))
+    return next((p for p in tops if not _planted(p / ".git")), None)
 
 
 def _prefix(root: Path, above: Path) -> str:

@@ -212,28 +212,36 @@ def test_an_ignore_file_that_cannot_be_read_fails_the_walk(
     assert walked.unreadable == [str(tmp_path / "sub")]
 
 
-def test_another_users_ignore_file_above_the_folder_is_not_read(
+def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A shared folder above (/tmp) may hold another user's .mixleignore or .gitignore:
-    read, it would take files out of this user's shard (and prune their items)."""
+    """A folder anyone may write to (/tmp) may hold another user's .mixleignore, .gitignore
+    or .git: read, they would take files out of this user's shard (and prune their items).
+    Another user's ignore files elsewhere are read: a checkout someone else owns, ingested as
+    root in a container, keeps its rules."""
     from substrate.ingest.ignore import enclosing_rules
     from substrate.ingest.walk import files_by_folder
 
-    _touch(tmp_path, "shared/mine/a.md", "shared/mine/b.txt")
-    for name in (".mixleignore", ".gitignore"):
+    def walked_below(folder: Path) -> tuple[list[str], list[tuple[str, str]]]:
+        walked = WalkResult()
+        found = files_by_folder(folder, walked, rules=enclosing_rules(folder))
+        return sorted(f.rel for files in found for f in files), walked.skipped
+
+    _touch(tmp_path, "shared/mine/a.md", "shared/mine/b.txt", "shared/.git/info/exclude")
+    for name in (".mixleignore", ".gitignore", ".git/info/exclude"):
         (tmp_path / "shared" / name).write_text("*.md\n")
+    me = os.lstat(tmp_path).st_uid
+    monkeypatch.setattr(os, "getuid", lambda: me + 1)  # every file here is another's now
     mine = tmp_path / "shared" / "mine"
-    me = os.lstat(mine).st_uid
-    monkeypatch.setattr(os, "getuid", lambda: me + 1 if me else 4242)  # the files: another's
-    if me == 0:  # (root's own files are read as root's: make them another user's)
-        for name in (".mixleignore", ".gitignore"):
-            os.lchown(tmp_path / "shared" / name, 4243, 4243)
-    walked = WalkResult()
-    found = files_by_folder(mine, walked, rules=enclosing_rules(mine))
-    assert sorted(f.rel for files in found for f in files) == ["a.md", "b.txt"]
-    said = "ignore file not read: another user's"
-    assert walked.skipped == [("../.gitignore", said), ("../.mixleignore", said)]
+    assert walked_below(mine) == (["b.txt"], [])  # a folder only its owner writes to: read
+    (tmp_path / "shared").chmod(0o1777)  # as /tmp
+    said = "ignore file not read: another user's, in a folder anyone may write to"
+    assert walked_below(mine) == (
+        ["a.md", "b.txt"],
+        [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
+    )
+    monkeypatch.setattr(os, "getuid", lambda: me)  # the user's own, in /tmp: read
+    assert walked_below(mine) == (["b.txt"], [])
 
 
 def test_ignore_files_above_the_folder_not_read_are_said_so(
