@@ -456,6 +456,13 @@ def test_toml_front_matter_nested_deep_is_kept_as_json_text() -> None:
     assert meta == "[[[[1]]]]"
 
 
+def test_an_escaped_nul_in_front_matter_is_kept_as_written() -> None:
+    """No text holds a NUL (a file holding one fails): one written as an escape stays it."""
+    toml = '+++\ntitle = "a\\u0000b"\n"k\\u0000" = {x = "c\\u0000"}\n+++\n# T\n\nbody\n'
+    payload = _parse("markdown", toml).segments[0].payload
+    assert payload == {"title": "a\\u0000b", "k\\u0000": {"x": "c\\u0000"}}
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -4,7 +4,8 @@ The block is read with ``tomllib``, whole: TOML has no lenient subset to fall ba
 block that is not valid TOML (or never closed) is no front matter, and stays the file's text,
 as a ``---`` block without a ``key:`` line does. Values are made storable as JSON, the way the
 YAML subset gives them: dates and times as their ISO text, ``inf``/``nan`` and integers past
-64 bits as written, and values nested deeper than the YAML reader goes as their JSON text.
+64 bits as written (and a NUL, ``\\u0000``, which no text holds), and values nested deeper
+than the YAML reader goes as their JSON text.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def toml_front_matter(lines: list[str]) -> tuple[int, dict[str, Any]] | None:
         return None
     try:
         fields = tomllib.loads("\n".join(line.rstrip("\r") for line in lines[1:end]))
-        return end, {key: _storable(value, 0) for key, value in fields.items()}
+        return end, _storable(fields, -1)
     # nested past the stack, or an integer of thousands of digits (ValueError): not read
     except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None
@@ -43,7 +44,7 @@ def _storable(value: Any, depth: int) -> Any:
     if isinstance(value, dict | list) and depth == FRONT_MATTER_DEPTH:  # deeper levels: uncapped
         return value_text(_storable(value, FRONT_MATTER_DEPTH + 1))
     if isinstance(value, dict):
-        return {key: _storable(item, depth + 1) for key, item in value.items()}
+        return {_without_nul(key): _storable(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
         return [_storable(item, depth + 1) for item in value]
     if isinstance(value, datetime.date | datetime.time):  # datetime is a date
@@ -52,4 +53,11 @@ def _storable(value: Any, depth: int) -> Any:
         return str(value)
     if isinstance(value, int) and not isinstance(value, bool) and value not in STORABLE_INTS:
         return str(value)
+    if isinstance(value, str):
+        return _without_nul(value)
     return value
+
+
+def _without_nul(text: str) -> str:
+    """``text`` with an escaped NUL as written: no text holds one (a file holding one fails)."""
+    return text.replace("\x00", "\\u0000") if "\x00" in text else text
