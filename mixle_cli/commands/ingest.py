@@ -903,8 +903,8 @@ def ingest_docs_command(
         problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
         data = b""
     elif is_shard_log(raw) or (file != "-" and shard_file(Path(file))):
-        why = SHARD_LOG if is_shard_log(raw) else SHARD_FILE
-        problems.append(IngestIssue(source or file, why, 1, fatal=True))
+        why = SHARD_FILE if file != "-" and shard_file(Path(file)) else SHARD_LOG
+        problems.append(IngestIssue(source or file, why, fatal=True))
         data = b""
     elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs

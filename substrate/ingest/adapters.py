@@ -279,6 +279,7 @@ def ingest_traces(
     if not path.is_file():
         return []
     name = source or str(jsonl_path)
+    _refuse_shard_file(path, name, report)
     if _skipped_as_too_large(substrate, path, name, report):
         return []
     data, meta = _read_source(path)
@@ -316,6 +317,14 @@ def _decode(
     except FileRejected as exc:
         _rejected_file(report, name, exc)
         raise _rejected_error(name, exc) from None
+
+
+def _refuse_shard_file(path: Path, name: str, report: IngestReport | None) -> None:
+    """Refuse a shard's own file (its log, its settings): its items are that shard's."""
+    if shard_file(path):
+        exc = FileRejected(status.SHARD_FILE)
+        _rejected_file(report, name, exc)
+        raise _rejected_error(name, exc)
 
 
 def _rejected_error(name: str, exc: FileRejected) -> InvalidInputError:
@@ -407,6 +416,8 @@ def ingest_file(
     p = Path(path)
     if not p.is_file():
         return []
+    name = source or str(path)
+    _refuse_shard_file(p, name, report)
     fmt = (as_format or kind or p.suffix.lstrip(".")).lower()
     if fmt not in FILE_FORMATS:
         # a format the folder ingest reads (.rst) is pointed to it
@@ -415,11 +426,6 @@ def ingest_file(
             f"unsupported file format {safe_path(fmt)!r} for {shown_path(str(path))} "
             f"(expected txt, md, jsonl, ndjson, csv, tsv or json{elsewhere})"
         )
-    name = source or str(path)
-    if shard_file(p):  # a shard's own file: its items are not records
-        exc = FileRejected(status.SHARD_FILE)
-        _rejected_file(report, name, exc)
-        raise _rejected_error(name, exc)
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)

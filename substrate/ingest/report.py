@@ -28,7 +28,7 @@ STATUSES = (ADDED, UPDATED, UNCHANGED, REMOVED, SKIPPED, FAILED)
 
 NO_CONTENT = "no content"
 # Why a shard's own file named, or a copy of its log named or found, is not ingested
-SHARD_FILE = "a mixle shard's own file (its items are that shard's, each in its scope), not data"
+SHARD_FILE = "one of a mixle shard's own files (the shard holds its items, each in its scope)"
 SHARD_LOG = "a mixle shard's log (its lines are that shard's items, each in its scope), not data"
 # The reason of a file removed because a new file of this run holds its content
 MOVED_TO = "moved to "

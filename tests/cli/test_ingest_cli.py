@@ -161,11 +161,14 @@ def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path)
     other = str(tmp_path / "team")
     assert mixle("--shard", other, "add", "--scope", "board", "merger plan").exit_code == 0
     log = tmp_path / "team" / "items.jsonl"
-    for args, data in (((str(log),), None), (("-",), log.read_bytes())):
+    for args, data, said in (
+        ((str(log),), None, "shard's own files"),
+        (("-",), log.read_bytes(), "shard's log"),
+    ):
         result = mixle("ingest-docs", *args, "--json", input=data)
         assert result.exit_code == 1, result.stderr
         assert [f["status"] for f in result.json()["files"]] == ["failed"]
-        assert "shard's log" in result.json()["issues"][0]["reason"]
+        assert said in result.json()["issues"][0]["reason"]
     assert "merger" not in mixle("ls", "--json").stdout
 
 

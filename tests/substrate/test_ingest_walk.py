@@ -323,7 +323,7 @@ def test_a_mixle_shard_in_the_tree_is_skipped_with_a_note(tmp_path: Path) -> Non
     from substrate.ingest import IngestReport, ingest_file
 
     told = IngestReport()  # the seed's ingest_file refuses it alike
-    with pytest.raises(InvalidInputError, match="shard's own file"):
+    with pytest.raises(InvalidInputError, match="shard's own files"):
         ingest_file(Substrate(), tmp_path / "notes" / "old-shard" / "items.jsonl", report=told)
     assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_FILE)]
 
@@ -355,6 +355,11 @@ def test_a_copy_of_a_shard_log_is_refused_wherever_it_lies(tmp_path: Path) -> No
         with pytest.raises(InvalidInputError, match="shard's log"):
             seed(shard, backup, report=told)
         assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
+        for own in ("items.jsonl", "mixle.toml"):  # a shard's own files, whatever the format
+            told = IngestReport()
+            with pytest.raises(InvalidInputError, match="shard's own files"):
+                seed(shard, tmp_path / "team-shard" / own, report=told)
+            assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_FILE)]
     assert [item.text for item in shard.iter_items()] == ["# A\n\nkept"]
 
 
