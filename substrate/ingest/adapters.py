@@ -168,7 +168,7 @@ def _refuse_unfit_arguments(values: object, name: str, **texts: object) -> None:
     """Refuse, in words, what would fail deep inside with Python's: ``values`` (named
     ``name``) that is no list (a string is iterable too: each of its characters became an
     item), and ``texts`` that are not text (``_refuse_non_text``)."""
-    if isinstance(values, str | bytes):
+    if isinstance(values, str | bytes | bytearray | memoryview):  # (whose items are bytes)
         raise InvalidInputError(f"{name} must be a list, not one string (pass [text])")
     if isinstance(values, Mapping):  # one document or record, whose keys would be items
         raise InvalidInputError(f"{name} must be a list, not one dict (pass [{name[:-1]}])")

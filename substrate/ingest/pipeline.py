@@ -39,7 +39,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from itertools import chain, islice
@@ -99,20 +99,31 @@ def _resolve_options(
     warn_unknown_settings(substrate)
     if chunk_chars is None:
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
-    if isinstance(tags, str):
-        tags = [tags]
-    if not isinstance(tags, Iterable):  # (a caller's tags=5)
-        raise InvalidInputError(f"tags must be a list of text, not {type(tags).__name__}")
+    tags = _tags_given(tags)
     if not isinstance(scope, str):  # (a caller's scope=None)
         raise InvalidInputError(f"scope must be text, not {type(scope).__name__}")
     refuse_unfit_names(scope=scope)  # before anything names a cache entry after it
     return IngestOptions(
         scope=scope,
-        tags=tuple(dict.fromkeys(str(t) for t in tags)),
+        tags=tuple(dict.fromkeys(tags)),
         as_format=normalize_format(as_format) if as_format else None,
         chunk_chars=check_limit(chunk_chars),
         redact=redact,
     )
+
+
+def _tags_given(tags: object) -> list[str]:
+    """``tags`` as a list of text: one text is one tag; anything that is not text (5, None,
+    the bytes of b"ab", the keys of a dict) is refused, not spelled as Python spells it."""
+    if isinstance(tags, str):
+        return [tags]
+    if isinstance(tags, bytes | bytearray | memoryview | Mapping) or not isinstance(tags, Iterable):
+        raise InvalidInputError(f"tags must be a list of text, not {type(tags).__name__}")
+    given = list(tags)
+    odd = [tag for tag in given if not isinstance(tag, str)]
+    if odd:
+        raise InvalidInputError(f"each tag must be text, not {type(odd[0]).__name__}")
+    return given
 
 
 @contextmanager
