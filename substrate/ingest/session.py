@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import ShardError
+from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format, file_format
@@ -152,9 +153,12 @@ def _taken_by_another_file(
 
 
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
-    """Whether the text of one of ``items``, read from the shard, holds a secret as it is:
-    stored so (``--no-redact``), its line outlives the item that replaces it."""
-    texts = [item.text for item in items.values()]
+    """Whether one of ``items``, read from the shard, holds a secret as it is: stored so
+    (``--no-redact``: the gate noted it, in a record's fields too, whose text shows no key
+    beside the value), its line outlives the item that replaces it."""
+    if any(UNREDACTED_KEY in item.provenance for item in items.values()):
+        return True
+    texts = [item.text for item in items.values()]  # (or stored before a rule found it)
     return may_hold_secrets(texts) and any(find_secrets(text) for text in texts)
 
 

@@ -683,15 +683,17 @@ def test_no_redact_warns_once_with_the_total(mixle_process, tmp_path: Path) -> N
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.txt").write_text("token = ghp_Zq8Xw2Rk5Vn1Lp7Tb4Hc9Md3Fs6Gy0Ja2KeQ1\n")
     (tmp_path / "src" / "b.txt").write_text("password = Zx9#qLm2Wp7Rt\n")
+    # a record's text shows no key beside its value: the gate noted it all the same
+    (tmp_path / "src" / "users.csv").write_text("user,password\nalice,Tr0ub4dor&3x!\n")
     shard = str(tmp_path / "shard")
     result = mixle_process("--shard", shard, "ingest", str(tmp_path / "src"), "--no-redact")
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert warnings == ["warning: 2 secret(s) stored unredacted"]
+    assert warnings == ["warning: 3 secret(s) stored unredacted"]
     # ingested again with redaction, the lines that held them stay until a compaction: said
     again = mixle_process("--shard", shard, "ingest", str(tmp_path / "src"), "--json")
     told = [n["reason"] for n in json.loads(again.stdout)["notices"]]
-    assert len(told) == 2 and all("until `mixle compact`" in reason for reason in told), told
+    assert len(told) == 3 and all("until `mixle compact`" in reason for reason in told), told
 
 
 def test_no_ingest_command_reads_the_shard_s_own_files(
