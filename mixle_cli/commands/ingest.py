@@ -884,7 +884,6 @@ def ingest_docs_command(
 
     from substrate import IngestIssue, ingest_documents
     from substrate.ingest.adapters import file_provenance
-    from substrate.ingest.build import withhold_hash
     from substrate.ingest.formats.jsonl import loads
     from substrate.ingest.report import SHARD_FILE, SHARD_LOG
     from substrate.ingest.segment import FileRejected
@@ -936,12 +935,8 @@ def ingest_docs_command(
                 what = f'neither a JSON string nor a {{"text": ...}} object ({_json_kind(doc)})'
                 problems.append(IngestIssue(shown, what, number))
     # a file's items record it and its hash, so that freshness checks see it change (not
-    # its mtime: a file only touched would rewrite them all); but no hash when a line was
-    # left out, as it may hold a secret the hash would confirm: then its size and mtime
-    withheld = bool(problems) and not no_redact
-    origin = None if file == "-" else file_provenance(Path(file), raw, stat=withheld)
-    if origin is not None and withheld:
-        withhold_hash(origin)
+    # its mtime: a file only touched would rewrite them all)
+    origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
     _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, by=by, root=file,
            source=name, redact=not no_redact, problems=problems, read=len(raw), origin=origin,
            drop_empty=True, lines=lines)  # fmt: skip

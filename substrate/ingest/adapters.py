@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.ingest import report as status
-from substrate.ingest.build import ItemBuilder, is_blank, withhold_hash
+from substrate.ingest.build import ItemBuilder, is_blank, secret_in_lines, withhold_hash
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
@@ -301,7 +301,7 @@ def ingest_traces(
         assert item is not None
         items.append(item)
     builder.mask_copies_across(items)
-    _withhold_for_rejected(items, parsed, redact)
+    _withhold_for_rejected(items, text, parsed, redact)
     return _finish_file(substrate, name, meta, parsed, items, report, tally)
 
 
@@ -340,10 +340,11 @@ def _rejected_file(report: IngestReport | None, name: str, exc: FileRejected) ->
     _file_failed(report, name, exc.reason, exc.line, exc.byte)
 
 
-def _withhold_for_rejected(items: list[SubstrateItem], parsed: Parsed, redact: bool) -> None:
-    """Withhold the file's hash from its items when a line was left out: the gate did not
-    look at it as at an item, and it may hold a secret, which the hash would confirm."""
-    if redact and parsed.issues:
+def _withhold_for_rejected(
+    items: list[SubstrateItem], text: str, parsed: Parsed, redact: bool
+) -> None:
+    """Withhold the file's hash from its items when a line left out holds a secret."""
+    if redact and secret_in_lines(text, (issue.line for issue in parsed.issues)):
         for item in items:
             withhold_hash(item.provenance)
 
@@ -451,7 +452,7 @@ def ingest_file(
         if item is not None:  # an empty doc (null, [], {}, "") is dropped and counted
             items.append(item)
     builder.mask_copies_across(items)
-    _withhold_for_rejected(items, parsed, redact)
+    _withhold_for_rejected(items, text, parsed, redact)
     return _finish_file(substrate, name, meta, parsed, items, report, tally)
 
 

@@ -13,6 +13,7 @@ from substrate.ingest.report import GateTally, IngestReport
 from substrate.ingest.segment import Segment, canonical, derive_id
 from substrate.item import SubstrateItem
 from substrate.secrets.copies import Copies, copies_across, mask_copies, mask_copies_in_fields
+from substrate.secrets.engine import find_secrets
 
 # Characters that show nothing and are never typed in a tag: zero-width space and word joiner,
 # byte-order mark, soft hyphen, and the bidirectional controls (zero-width joiners, which some
@@ -237,6 +238,17 @@ def withhold_hash(provenance: dict[str, Any]) -> None:
     password such as ``Summer2024!`` falls to a short word list). Freshness checks then tell
     a change of that file by its size and modification time."""
     provenance.pop("content_hash", None)
+
+
+def secret_in_lines(text: str, numbers: Iterable[int | None]) -> bool:
+    """Whether one of the lines ``numbers`` (1-based; those a parser rejected) of ``text``
+    holds a secret: no item holds it, but a hash of the file is of its bytes too, so that it
+    must be withheld (``withhold_hash``). Rare: only files with rejected lines look."""
+    wanted = sorted({n for n in numbers if n})
+    if not wanted:
+        return False
+    lines = text.split("\n")
+    return any(find_secrets(lines[n - 1]) for n in wanted if n <= len(lines))
 
 
 def _occurrence(

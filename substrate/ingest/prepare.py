@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.build import ItemBuilder, withhold_hash
+from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.report import SHARD_LOG, GateTally
@@ -304,11 +304,9 @@ def _gated(
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
         total = len(done.issues)
         amends.append(lambda item: item.provenance.update({REJECTED_KEY: total}))
-    masked = builder.secrets or tally.redactions
-    secret = masked and not _only_in_names(ticket, parsed, builder.secrets)
-    # a line left out was not looked at as the gate looks at an item's fields: it may hold
-    # a secret too (rare: files with rejected lines)
-    if options.redact and (secret or done.issues):
+    rejected_lines = (line for _, line in done.issues)
+    masked = builder.secrets or tally.redactions or secret_in_lines(text, rejected_lines)
+    if masked and options.redact and not _only_in_names(ticket, parsed, builder.secrets):
         # keep no hash of the bytes of a file that held a secret (``build.withhold_hash``),
         # in its items or for the source cache
         done.digest = ""

@@ -172,17 +172,6 @@ def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path)
     assert "merger" not in mixle("ls", "--json").stdout
 
 
-def test_ingest_docs_keeps_no_hash_of_a_file_with_a_line_left_out(mixle, tmp_path: Path) -> None:
-    """The line left out may hold a secret, which the hash of the file would confirm: the
-    items record the file's size and time instead, for freshness checks."""
-    passages = tmp_path / "a.jsonl"
-    passages.write_text('"hello world"\n{"text": oops password = Summer2024!x\n')
-    assert mixle("ingest-docs", str(passages)).exit_code == 1
-    [row] = mixle("ls", "--json").json()
-    [item] = mixle("get", row["id"], "--json").json()
-    assert "content_hash" not in item["provenance"] and "mtime" in item["provenance"]
-
-
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:
     # not skipped, as a binary file is: a stream is not read twice (`... && rm` must not run)
     for data in (bytes(range(64)) * 4, b"PK\x03\x04\x00\x00\x00"):
