@@ -304,9 +304,11 @@ def _gated(
     if len(done.issues) != rejected:  # the gate refused rows too (rare): stamp the total
         total = len(done.issues)
         amends.append(lambda item: item.provenance.update({REJECTED_KEY: total}))
-    rejected_lines = (line for _, line in done.issues)
-    masked = builder.secrets or tally.redactions or secret_in_lines(text, rejected_lines)
-    if masked and options.redact and not _only_in_names(ticket, parsed, builder.secrets):
+    masked = builder.secrets or tally.redactions
+    in_content = masked and not _only_in_names(ticket, parsed, builder.secrets)
+    # a secret on a line left out is in no item, but in the bytes the hash is of
+    rejected = secret_in_lines(text, (line for _, line in done.issues))
+    if options.redact and (in_content or rejected):
         # keep no hash of the bytes of a file that held a secret (``build.withhold_hash``),
         # in its items or for the source cache
         done.digest = ""

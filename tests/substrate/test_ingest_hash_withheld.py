@@ -212,6 +212,13 @@ def test_a_secret_on_a_rejected_line_withholds_the_hash_too(tmp_path: Path) -> N
         for item in Substrate(tmp_path / "shard").all()
     }
     assert hashed == {"a.jsonl": False, "b.jsonl": False, "c.jsonl": True}
+    # and under a folder whose name holds a secret too (the gate masks it in the names)
+    token = "ghp_" + "Zq8vLm2Rt9Xw4Ks7Pq3Nb6Yc1Hd5Jf0Ga2Tu"
+    (tmp_path / token).mkdir()
+    (tmp_path / token / "b.jsonl").write_bytes(broken)
+    ingest_path(Substrate(tmp_path / "s2"), tmp_path / token)
+    [item] = Substrate(tmp_path / "s2").all()
+    assert "content_hash" not in item.provenance
     store = Substrate()
     for name in ("a.jsonl", "b.jsonl"):
         for seed in (ingest_file, ingest_traces):
