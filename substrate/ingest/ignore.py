@@ -446,8 +446,9 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
     So a file is left out or not whichever folder around it is named for ingestion. What
-    another user left in a folder anyone may write to (``/tmp/.mixleignore``, a ``/tmp/.git``)
-    is passed over (``_planted``): it must not take files out of this user's shard.
+    another user left in a folder others may write to (``/tmp/.mixleignore``, a ``/tmp/.git``,
+    a group's share) is passed over (``_planted``): it must not take files out of this user's
+    shard.
     """
     top = _work_tree_top(root)
     stack = IgnoreStack()
@@ -468,15 +469,15 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     return stack
 
 
-_PLANTED = "ignore file not read: another user's, in a folder anyone may write to"
+_PLANTED = "ignore file not read: another user's, in a folder others may write to"
 
 
 def _planted(path: Path) -> bool:
-    """Whether ``path`` is another user's, in a folder anyone may write to (``/tmp``): anyone
-    may have put it there. (Another user's files elsewhere are read: a checkout owned by
-    someone else, read as root in a container, keeps its ignore rules.)"""
+    """Whether ``path`` is another user's, in a folder others may write to (``/tmp``, a
+    group's share): any of them may have put it there. (Another user's files elsewhere are
+    read: a checkout owned by someone else, read as root in a container, keeps its rules.)"""
     try:
-        shared = os.stat(path.parent).st_mode & stat.S_IWOTH
+        shared = os.stat(path.parent).st_mode & (stat.S_IWOTH | stat.S_IWGRP)
         owner = os.lstat(path).st_uid
     except OSError:  # gone since: nothing to read
         return False
@@ -487,7 +488,9 @@ def _work_tree_top(root: Path) -> Path | None:
     """The top of the git work tree ``root`` is in (``root`` itself, or a folder above it),
     or None."""
     # os.path answers False where it cannot look (an unreadable folder: the walk reports it)
-    tops = (p for p in (root, *root.parents) if os.path.exists(p / ".git"))
+    if os.path.exists(root / ".git"):  # in the tree named: the user's choice, as in a walk
+        return root
+    tops = (p for p in root.parents if os.path.exists(p / ".git"))
     return next((p for p in tops if not _planted(p / ".git")), None)
 
 
