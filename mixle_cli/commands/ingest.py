@@ -893,17 +893,19 @@ def ingest_docs_command(
 
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
-    raw = _passages_within_limit(ctx, file, source or file, json=json, quiet=quiet)
+    own_file = file != "-" and shard_file(Path(file))  # refused unread, as other forms do
+    raw = b"" if own_file else _passages_within_limit(ctx, file, source or file, json=json,
+                                                         quiet=quiet)  # fmt: skip
     if raw is None:  # failed, as a file named to `ingest` does, and said why
         return
     docs, lines, problems = [], [], []
     data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
-    if is_binary(raw[:BINARY_PROBE_BYTES]):  # said as `ingest` says it, once, not line by line
-        problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
-        data = b""
-    elif is_shard_log(raw) or (file != "-" and shard_file(Path(file))):
-        why = SHARD_FILE if file != "-" and shard_file(Path(file)) else SHARD_LOG
+    if own_file or is_shard_log(raw):
+        why = SHARD_FILE if own_file else SHARD_LOG
         problems.append(IngestIssue(source or file, why, fatal=True))
+        data = b""
+    elif is_binary(raw[:BINARY_PROBE_BYTES]):  # said as `ingest` says it, once, not line by line
+        problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
         data = b""
     elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
         try:  # whole, and rejected as a whole when invalid, as other inputs

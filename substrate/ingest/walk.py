@@ -437,6 +437,9 @@ def _holds_shard(entries: list[os.DirEntry[str]]) -> bool:
 def shard_file(path: Path) -> bool:
     """Whether ``path`` is a shard's own file (one of ``SHARD_FILES``, beside the other): its
     lines are items already, and read as records they would come back as copies."""
+    if path.name not in SHARD_FILES and not path.is_symlink():
+        return False
+    path = Path(os.path.realpath(path))  # (a link to one, by any name, is one too)
     return path.name in SHARD_FILES and all((path.parent / n).is_file() for n in SHARD_FILES)
 
 

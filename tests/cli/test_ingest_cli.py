@@ -155,7 +155,9 @@ def test_stdin_is_read_as_a_file_named_by_its_source(mixle) -> None:
     assert (kinds["t.jsonl"], kinds["r.jsonl"]) == ("trace", "record")
 
 
-def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path) -> None:
+def test_another_shards_log_is_no_passages_named_or_piped(
+    mixle, tmp_path: Path, isolated_shard_env: Path
+) -> None:
     """ingest-docs reads the file itself: a shard's log, named or piped, would bring that
     shard's items, of any scope, into the default one."""
     other = str(tmp_path / "team")
@@ -170,6 +172,12 @@ def test_another_shards_log_is_no_passages_named_or_piped(mixle, tmp_path: Path)
         assert [f["status"] for f in result.json()["files"]] == ["failed"]
         assert said in result.json()["issues"][0]["reason"]
     assert "merger" not in mixle("ls", "--json").stdout
+    # refused unread, as every form refuses it, whatever the size limit says
+    assert mixle("init").exit_code == 0
+    settings = isolated_shard_env / "mixle.toml"
+    settings.write_text(settings.read_text() + "\n[ingest]\nmax_file_size = 10\n")
+    small = mixle("ingest-docs", str(log), "--json")
+    assert "shard's own files" in small.json()["issues"][0]["reason"], small.stdout
 
 
 def test_binary_piped_in_fails_as_nothing_of_it_is_stored(mixle) -> None:

@@ -355,7 +355,10 @@ def test_a_copy_of_a_shard_log_is_refused_wherever_it_lies(tmp_path: Path) -> No
         with pytest.raises(InvalidInputError, match="shard's log"):
             seed(shard, backup, report=told)
         assert [(f.status, f.reason) for f in told.files] == [("failed", SHARD_LOG)]
-        for own in ("items.jsonl", "mixle.toml"):  # a shard's own files, whatever the format
+        linked = tmp_path / "settings.jsonl"  # a link to one, by another name
+        linked.unlink(missing_ok=True)
+        linked.symlink_to(tmp_path / "team-shard" / "mixle.toml")
+        for own in ("items.jsonl", "mixle.toml", linked):  # a shard's own files, any format
             told = IngestReport()
             with pytest.raises(InvalidInputError, match="shard's own files"):
                 seed(shard, tmp_path / "team-shard" / own, report=told)
