@@ -218,6 +218,8 @@ class IngestSession:
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
         self.written: set[str] = set()  # ids of items this run writes or meant to write
         self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
+        # (``moved_without_hash``)
+        self._by_look: dict[tuple[int, int, str], deque[str]] | None = None
         self.disk = DiskLook()  # whether a file the cache knows is gone (``moved_from``)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
@@ -1161,8 +1163,10 @@ class IngestSession:
         # asked of every file read, the cheap tests first: a file known with its hash was
         # read again for a change (unless it gave no item, as an empty one), and the hashes of
         # all files are gathered only for another one
-        if not done.digest or ticket.path is None:
+        if ticket.path is None:
             return None
+        if not done.digest:  # (rare: a secret was masked in it)
+            return self.moved_without_hash(ticket, done)
         known = self.cache.get(ticket.key) if ticket.known_hash else None
         if known is not None and known.ids:
             return None
@@ -1186,6 +1190,45 @@ class IngestSession:
             if self.disk.gone(key):
                 return self.removal_of_gone(key)
         return None
+
+    def moved_without_hash(self, ticket: Ticket, done: Prepared) -> _Removal | None:
+        """``moved_from`` for a file that keeps no content hash (a secret was masked in it):
+        the first gone file of this scope known without one, of the same size, modification
+        time and name (as ``mv`` keeps them), whose stored items read as this file's do."""
+        if ticket.size is None or ticket.mtime_ns is None:
+            return None
+        known = self.cache.get(ticket.key)
+        ids = done.item_ids()
+        if not ids or (known is not None and known.ids):
+            return None
+        if self._by_look is None:
+            looks = self.cache.hashless_files_by_look().items()
+            self._by_look = {look: deque(files) for look, files in looks}
+        look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
+        candidates = self._by_look.get(look)
+        while candidates:
+            key = candidates.popleft()  # judged once, as in ``moved_from``
+            if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
+                continue
+            state = self.cache.get(key)
+            if state is None or state.content_hash or state.skipped or not state.ids:
+                continue
+            if not self.written.isdisjoint(state.ids) or not set(ids).isdisjoint(state.ids):
+                continue
+            if self.reads_alike(state.ids, done) and self.disk.gone(key):
+                return self.removal_of_gone(key)
+        return None
+
+    def reads_alike(self, ids: list[str], done: Prepared) -> bool:
+        """Whether the stored items ``ids`` are the items of ``done`` by their kind, section
+        and text (as the gate masked them): the content, known without its hash."""
+
+        def read(items: Iterable[SubstrateItem]) -> list[tuple[str, str, str]]:
+            return sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items)
+
+        stored = self.substrate.read_items(ids, keep=False)
+        new = done.items or [decode(line) for _, line in done.encoded or ()]
+        return len(stored) == len(ids) and read(stored.values()) == read(new)
 
     def by_hash(self) -> dict[str, deque[str]]:
         """The files of this scope the cache knows, by content hash (``moved_from`` takes

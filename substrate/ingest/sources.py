@@ -500,6 +500,28 @@ class SourceCache:
             files.sort()
         return by_hash
 
+    def hashless_files_by_look(self) -> dict[tuple[int, int, str], list[str]]:
+        """The files of this scope known with no content hash (a secret was masked in them)
+        by their size, modification time and name, as a move keeps them; each list sorted.
+        Not those last read too close to their modification for the time to be trusted."""
+        start = len(scoped_key("", self.scope))
+        prefix = scoped_key(os.sep, self.scope)
+        by_look: dict[tuple[int, int, str], list[str]] = {}
+        for key, state in self.states.items():
+            if not key.startswith(prefix) or is_masked(key):
+                continue
+            if isinstance(state, SourceState):
+                size, mtime_ns, found = state.size, state.mtime_ns, state.content_hash
+            else:
+                size, mtime_ns, found = state[0], state[1], state[3] if len(state) > 3 else ""
+            if not found and mtime_ns != -1:
+                path = key[start:]
+                look = (int(size), int(mtime_ns), os.path.basename(path))
+                by_look.setdefault(look, []).append(path)
+        for files in by_look.values():
+            files.sort()
+        return by_look
+
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
         sorted; a file with a masked name is given as the cache names it.

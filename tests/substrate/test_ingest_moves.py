@@ -342,3 +342,33 @@ def test_the_folders_mount_points_are_made_in_may_be_mount_places(
     monkeypatch.setattr(disklook.os, "scandir", looked_into)
     # unmounting may remove the mount point itself there: told by the name alone
     assert disklook._may_be_a_mount_place(folder)
+
+
+def test_a_file_holding_a_secret_is_known_moved_by_its_look_and_its_items(
+    notes: Path, tmp_path: Path
+) -> None:
+    """Such a file keeps no content hash (it would confirm a guess of the secret): it is
+    known by its size, modification time and name, which a move keeps, and by its stored
+    items reading as its new ones do. A file that only looks alike is no move."""
+    secret = notes / "sub" / "ledger.md"
+    secret.write_text("# Ledger\n\nKept seven years.\n\n## Access\n\npassword: Tr0ub4dor&3xQ9\n")
+    lookalike = notes / "sub" / "other.md"
+    lookalike.write_text("# Ledger\n\nKept eight years.\n\n## Access\n\npassword: Tr0ub4dor&3xQ8\n")
+    for path in (secret, lookalike):
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    shard, archive = _ingested_then_moved(notes, tmp_path)
+    (archive / "sub" / "other.md").rename(archive / "sub" / "ledger-2.md")
+    (archive / "sub" / "ledger.md").rename(archive / "ledger.md")  # moved up a folder
+    report = ingest_path(Substrate(shard), archive)
+    moved = {source: reason for source, reason, _ in _moved(report)}
+    assert moved[str(notes / "sub" / "ledger.md")] == "moved to ledger.md"
+    assert str(notes / "sub" / "other.md") not in moved  # renamed too: no look to know it by
+    assert _texts(shard)["# Ledger\n\nKept seven years."] == 1
+    # a file of the same name, size and time, but other content, takes no gone file's place
+    shard2, archive2 = _ingested_then_moved(archive, tmp_path / "second")
+    (archive2 / "ledger.md").write_text(
+        "# Ledger\n\nKept seven YEARS.\n\n## Access\n\npassword: Tr0ub4dor&3xQ9\n"
+    )
+    os.utime(archive2 / "ledger.md", ns=(1_600_000_000_000_000_000,) * 2)
+    again = ingest_path(Substrate(shard2), archive2)
+    assert str(archive / "ledger.md") not in {source for source, _, _ in _moved(again)}
