@@ -152,6 +152,17 @@ def _taken_by_another_file(
     return {i for i in found if source_key(stored[i]) != origin}
 
 
+def _common_tail(path: str, other: str) -> int:
+    """How many of the last path components ``path`` and ``other`` share."""
+    shared = 0
+    ours_first, theirs_first = path.split(os.sep)[::-1], other.split(os.sep)[::-1]
+    for ours, theirs in zip(ours_first, theirs_first, strict=False):  # (to the shorter)
+        if ours != theirs:
+            break
+        shared += 1
+    return shared
+
+
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
     """Whether one of ``items``, read from the shard, holds a secret as it is: stored so
     (``--no-redact``: the gate noted it, in a record's fields too, whose text shows no key
@@ -1205,19 +1216,30 @@ class IngestSession:
             looks = self.cache.hashless_files_by_look().items()
             self._by_look = {look: deque(files) for look, files in looks}
         look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
-        candidates = self._by_look.get(look)
-        while candidates:
-            key = candidates.popleft()  # judged once, as in ``moved_from``
-            if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
-                continue
+        candidates = self._by_look.get(look) or deque()
+        alike = []
+        for key in list(candidates):
             state = self.cache.get(key)
-            if state is None or state.content_hash or state.skipped or not state.ids:
-                continue
-            if not self.written.isdisjoint(state.ids) or not set(ids).isdisjoint(state.ids):
-                continue
-            if self.reads_alike(state.ids, done) and self.disk.gone(key):
+            if state is None or not self.may_be_moved(key, state):
+                candidates.remove(key)  # no new file's to take
+            elif key == ticket.key or not state.ids or not set(ids).isdisjoint(state.ids):
+                continue  # (this very file, known by another name before: ``prune`` judges it)
+            elif self.reads_alike(state.ids, done):
+                alike.append(key)  # (one not alike stays: another new file's, perhaps)
+        # of gone files alike (their secrets masked, they read alike), the one whose path
+        # ends as this file's does: ``p2/README.md`` moved from ``notes/p2/README.md``
+        for key in sorted(alike, key=lambda k: -_common_tail(k, ticket.key)):
+            candidates.remove(key)  # judged: present on disk, or taken
+            if self.disk.gone(key):
                 return self.removal_of_gone(key)
         return None
+
+    def may_be_moved(self, key: str, state: SourceState) -> bool:
+        """Whether the file ``key``, known with no hash, may be found moved by this run: not
+        judged yet, nor changed by another run meanwhile, nor written by this one."""
+        if key in self.gone or self.cache.stored_meanwhile(key):
+            return False
+        return not (state.content_hash or state.skipped) and self.written.isdisjoint(state.ids)
 
     def reads_alike(self, ids: list[str], done: Prepared) -> bool:
         """Whether the stored items ``ids`` are the items of ``done`` by their kind, section

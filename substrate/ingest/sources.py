@@ -514,10 +514,11 @@ class SourceCache:
                 size, mtime_ns, found = state.size, state.mtime_ns, state.content_hash
             else:
                 size, mtime_ns, found = state[0], state[1], state[3] if len(state) > 3 else ""
-            if not found and mtime_ns != -1:
+            if found or mtime_ns == -1 or not isinstance(size, int):
+                continue  # (nor a malformed entry: ``_state`` passes it over when asked)
+            if isinstance(mtime_ns, int):
                 path = key[start:]
-                look = (int(size), int(mtime_ns), os.path.basename(path))
-                by_look.setdefault(look, []).append(path)
+                by_look.setdefault((size, mtime_ns, os.path.basename(path)), []).append(path)
         for files in by_look.values():
             files.sort()
         return by_look

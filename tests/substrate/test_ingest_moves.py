@@ -372,3 +372,48 @@ def test_a_file_holding_a_secret_is_known_moved_by_its_look_and_its_items(
     os.utime(archive2 / "ledger.md", ns=(1_600_000_000_000_000_000,) * 2)
     again = ingest_path(Substrate(shard2), archive2)
     assert str(archive / "ledger.md") not in {source for source, _, _ in _moved(again)}
+
+
+def _readme(folder: Path, text: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text(text)
+    os.utime(folder / "README.md", ns=(1_600_000_000_000_000_000,) * 2)
+
+
+def test_files_holding_a_secret_of_one_look_each_take_their_own_place(tmp_path: Path) -> None:
+    """Two READMEs of one size and time, moved together: one judged for the other first is
+    not thereby lost for its own; and of two gone files that read alike (only their masked
+    secrets differ), the one whose path ends as the new file's does is its old place."""
+    notes = tmp_path / "notes"
+    (notes / "keep").mkdir(parents=True)
+    (notes / "keep" / "k.md").write_text("# Keep\n")
+    _readme(notes / "a", "# Alpha\n\nKept seven years.\n\npassword: Tr0ub4dor&3xQ9\n")
+    _readme(notes / "b", "# Bravo\n\nKept eight years.\n\npassword: Tr0ub4dor&3xQ8\n")
+    _readme(notes / "p1", "# Deploy\n\nThe staging box.\n\npassword: Tr0ub4dor&3xQ1\n")
+    _readme(notes / "p2", "# Deploy\n\nThe staging box.\n\npassword: Zq8#mK2vLp9wRs\n")
+    shard = tmp_path / "shard"
+    ingest_path(Substrate(shard), notes)
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    for old, new in (("a", "z"), ("b", "y"), ("p2", "p2")):
+        (notes / old).rename(archive / new)
+    report = ingest_path(Substrate(shard), archive)
+    moved = sorted((source, reason) for source, reason, _ in _moved(report))
+    assert moved == [
+        (str(notes / "a" / "README.md"), "moved to z/README.md"),
+        (str(notes / "b" / "README.md"), "moved to y/README.md"),
+        (str(notes / "p2" / "README.md"), "moved to p2/README.md"),
+    ]
+
+
+def test_a_malformed_cache_entry_is_no_look_to_find_a_move_by(tmp_path: Path) -> None:
+    """As elsewhere, an entry the cache cannot read is passed over, not a crash."""
+    from substrate.ingest.sources import SourceCache, committed_watermark, scoped_key
+
+    store = Substrate(tmp_path / "shard")
+    cache = SourceCache(store, None, committed_watermark(store), "local")
+    cache.states[scoped_key("/notes/a.md", "local")] = [None, 5, 0, ""]
+    cache.states[scoped_key("/notes/b.md", "local")] = [12, 1_600_000_000_000_000_000, 0, ""]
+    assert cache.hashless_files_by_look() == {
+        (12, 1_600_000_000_000_000_000, "b.md"): ["/notes/b.md"]
+    }
