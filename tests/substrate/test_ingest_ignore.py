@@ -234,13 +234,14 @@ def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
     monkeypatch.setattr(os, "getuid", lambda: me + 1)  # every file here is another's now
     mine = tmp_path / "shared" / "mine"
     assert walked_below(mine) == (["b.txt"], [])  # a folder only its owner writes to: read
-    said = "ignore file not read: another user's, in a folder others may write to"
-    for mode in (0o1777, 0o2775):  # as /tmp; as a group's share
-        (tmp_path / "shared").chmod(mode)
-        assert walked_below(mine) == (
-            ["a.md", "b.txt"],
-            [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
-        )
+    (tmp_path / "shared").chmod(0o2775)  # writable by its group (a umask of 002): read
+    assert walked_below(mine) == (["b.txt"], [])
+    (tmp_path / "shared").chmod(0o1777)  # as /tmp
+    said = "ignore file not read: another user's, in a folder anyone may write to"
+    assert walked_below(mine) == (
+        ["a.md", "b.txt"],
+        [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
+    )
     (mine / ".git" / "info").mkdir(parents=True)  # the folder named is the user's choice:
     (mine / ".git" / "info" / "exclude").write_text("b.txt\n")  # its .git counts, another's
     assert walked_below(mine) == (["a.md"], [("../.mixleignore", said)])  # as in a walk
