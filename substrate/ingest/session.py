@@ -107,6 +107,10 @@ _NOW_EMPTY = (
     "file, or delete it (or add it to .mixleignore) to let them go"
 )
 _REPLACED = "its file changed, and the item was replaced; propose the new version to send it"
+_PUBLISHED_GONE = (
+    "item {id}, published into {scope}, stays there with the text of a file no longer here; "
+    "remove it there (`mixle rm`) if it should go too"
+)
 _PUBLISHED_AS_WAS = (
     "item {id}, published into {scope}, keeps the text the file no longer has; the file's new "
     "text is a new item here: propose or publish it to send it"
@@ -1099,14 +1103,17 @@ class IngestSession:
             removal = self.removal_of_gone(key)
             if removal is None:
                 continue
+            source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
             if not removal.told:
+                if not found_none:
+                    self.report.tell(source, removal.notices, shown)
                 self.queue(removal.change)
                 continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
                 seen.add(shown)
                 continue
-            source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
+            self.report.tell(source, removal.notices, shown)
             why = _why_gone(shown)
             told = "its file is no longer there" if why == _GONE else "its file is now left out"
             self.tell_removed(removal, source, why, told)
@@ -1140,7 +1147,12 @@ class IngestSession:
         # never gave an item (left out as empty or binary), or only published ones: forgotten
         # (or known by those), not reported removed, as a file of a format never read is not
         told = bool(ids) or (not moved and state is not None and bool(state.ids))
-        return _Removal(change, earlier, told)
+        notices = [  # (not of another team's scope: nothing of it is said)
+            _PUBLISHED_GONE.format(id=i, scope=earlier[i].scope)
+            for i in sorted(moved)
+            if earlier[i].scope in self.readable
+        ]
+        return _Removal(change, earlier, told, notices)
 
     def tell_removed(self, removal: _Removal, source: str, why: str, told: str) -> None:
         """Report the removal of a source's items (``why``); its pending proposals are
@@ -1158,10 +1170,12 @@ class IngestSession:
         """Queue the change of a new file, and with it the removal of the items of the file
         it was ``moved`` from (``moved_from``). Both go into one save: a rerun finds the new
         file unchanged, and would never remove the gone one's items."""
+        gone = self.name_of_gone(moved.change.key)
         if moved.told:
             moved_to = status.MOVED_TO + ticket.source
             told = f"its file {moved_to}: propose the item it gives there to send it"
-            self.tell_removed(moved, self.name_of_gone(moved.change.key), moved_to, told)
+            self.tell_removed(moved, gone, moved_to, told)
+        self.report.tell(gone, moved.notices, shown_origin(moved.change.key))
         self.queue(change, moved.change)
 
     def moved_from(self, ticket: Ticket, done: Prepared) -> _Removal | None:
@@ -1306,11 +1320,13 @@ def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
 class _Removal(NamedTuple):
     """The removal of a source whose file is gone: the change that removes its items (its
     state then keeps it known by its published items, or is None: it is forgotten), its
-    stored items, and whether it is told as removed (it had items of this scope)."""
+    stored items, whether it is told as removed (it had items of this scope), and what to
+    say of its items published elsewhere, which stay (``_PUBLISHED_GONE``)."""
 
     change: _Change
     earlier: dict[str, SubstrateItem]
     told: bool
+    notices: list[str]
 
 
 def _why_gone(path: str) -> str:

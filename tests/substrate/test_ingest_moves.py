@@ -140,21 +140,47 @@ def test_a_file_that_cannot_be_looked_at_is_not_taken_as_gone(
     assert report.files_added == 3 and report.files_removed == 0
 
 
+def _ingested_and_published(shard: Path, notes: Path, source: str, scope: str) -> Any:
+    """The item of ``source`` once ``notes`` is ingested into ``shard``, published to
+    ``scope``."""
+    ingest_path(Substrate(shard), notes)
+    store = Substrate(shard)
+    [item] = [i for i in store.iter_items() if i.provenance["source"] == source][:1]
+    publish(store, [item.id], to=scope)
+    store.save()
+    return item
+
+
 def test_a_published_item_of_a_moved_file_stays_where_it_was_published(
     notes: Path, tmp_path: Path
 ) -> None:
     shard = tmp_path / "shard"
-    ingest_path(Substrate(shard), notes)
-    store = Substrate(shard)
-    [plan] = [i for i in store.iter_items() if i.provenance["source"] == "sub/plan.md"]
-    publish(store, [plan.id], to="public")
-    store.save()
+    plan = _ingested_and_published(shard, notes, "sub/plan.md", "public")
     archive = tmp_path / "archive"
     notes.rename(archive)
     report = ingest_path(Substrate(shard), archive)
     assert report.files_moved == 2 and report.files_added == 3
     kept = Substrate(shard).get(plan.id)
     assert kept is not None and kept.scope == "public"
+    # said, as an edit of its file says it: the published copy is the team's to remove
+    said = f"item {plan.id}, published into public, stays there with the text of a file"
+    assert [n.reason for n in report.notices if n.reason.startswith(said)]
+
+
+def test_a_deleted_files_published_item_is_said_to_stay_once(notes: Path, tmp_path: Path) -> None:
+    shard = tmp_path / "shard"
+    plan = _ingested_and_published(shard, notes, "sub/plan.md", "public")
+    (notes / "sub" / "plan.md").unlink()
+    pruned = ingest_path(Substrate(shard), notes)
+    said = f"item {plan.id}, published into public, stays there with the text of a file"
+    assert [n.source for n in pruned.notices if n.reason.startswith(said)] == ["sub/plan.md"]
+    assert not ingest_path(Substrate(shard), notes).notices
+    # another team's scope is not spoken of
+    other = tmp_path / "other"
+    _ingested_and_published(other, notes, "guide.md", "board")
+    (notes / "guide.md").unlink()
+    hidden = ingest_path(Substrate(other), notes)  # (local reads local and public only)
+    assert hidden.files_removed == 1 and not [n for n in hidden.notices if "board" in n.reason]
 
 
 def test_a_move_is_saved_in_one_append(
