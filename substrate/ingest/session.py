@@ -156,6 +156,22 @@ def _taken_by_another_file(
     return {i for i in found if source_key(stored[i]) != origin}
 
 
+# How a file's items read, known without its hash: their kinds, sections and masked texts
+_Read = tuple[tuple[str, str, str], ...]
+# Files that read alike, by their folder's name and their own (``_folder_and_name``), each
+# with whether it is gone from the disk
+_Places = dict[str, list[tuple[str, bool]]]
+
+
+def _folder_and_name(path: str) -> str:
+    return os.sep.join(path.split(os.sep)[-2:])
+
+
+def _reading(items: Iterable[SubstrateItem]) -> _Read:
+    """How ``items`` read (``_Read``), in an order of their own."""
+    return tuple(sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items))
+
+
 def _common_tail(path: str, other: str) -> int:
     """How many of the last path components ``path`` and ``other`` share."""
     shared = 0
@@ -233,8 +249,9 @@ class IngestSession:
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
         self.written: set[str] = set()  # ids of items this run writes or meant to write
         self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
-        # (``moved_without_hash``)
-        self._by_look: dict[tuple[int, int, str], deque[str]] | None = None
+        # (``known_by_reading``)
+        self._by_look: dict[tuple[int, int, str], list[str]] | None = None
+        self._by_reading: dict[tuple[int, int, str], dict[_Read, _Places]] = {}
         self.disk = DiskLook()  # whether a file the cache knows is gone (``moved_from``)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
@@ -1218,35 +1235,66 @@ class IngestSession:
 
     def moved_without_hash(self, ticket: Ticket, done: Prepared) -> _Removal | None:
         """``moved_from`` for a file that keeps no content hash (a secret was masked in it):
-        the first gone file of this scope known without one, of the same size, modification
-        time and name (as ``mv`` keeps them), whose stored items read as this file's do."""
+        a gone file of this scope known without one, of the same size, modification time and
+        name (as ``mv`` keeps them), whose stored items read as this file's do. Of several
+        that read alike (their secrets masked, only those differ), the one whose path ends as
+        this file's does (``p2/README.md`` from ``notes/p2/README.md``); when that one is
+        still on disk, this file is its copy, and takes no place."""
         if ticket.size is None or ticket.mtime_ns is None:
             return None
         known = self.cache.get(ticket.key)
         ids = done.item_ids()
         if not ids or (known is not None and known.ids):
             return None
-        if self._by_look is None:
-            looks = self.cache.hashless_files_by_look().items()
-            self._by_look = {look: deque(files) for look, files in looks}
         look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
-        candidates = self._by_look.get(look) or deque()
-        alike = []
-        for key in list(candidates):
-            state = self.cache.get(key)
-            if state is None or not self.may_be_moved(key, state):
-                candidates.remove(key)  # no new file's to take
-            elif key == ticket.key or not state.ids or not set(ids).isdisjoint(state.ids):
-                continue  # (this very file, known by another name before: ``prune`` judges it)
-            elif self.reads_alike(state.ids, done):
-                alike.append(key)  # (one not alike stays: another new file's, perhaps)
-        # of gone files alike (their secrets masked, they read alike), the one whose path
-        # ends as this file's does: ``p2/README.md`` moved from ``notes/p2/README.md``
-        for key in sorted(alike, key=lambda k: -_common_tail(k, ticket.key)):
-            candidates.remove(key)  # judged: present on disk, or taken
-            if self.disk.gone(key):
-                return self.removal_of_gone(key)
-        return None
+        new = done.items or [decode(line) for _, line in done.encoded or ()]
+        alike = self.known_by_reading(look).get(_reading(new))
+        if not alike:
+            return None
+        # those in a folder of the same name first: a folder moved keeps its files' places
+        near = alike.get(_folder_and_name(ticket.key), [])
+        fit = self.best_fit(near, ticket.key, ids)
+        if fit is None:
+            fit = self.best_fit([e for entries in alike.values() for e in entries], ticket.key, ids)
+        if fit is None or not fit[1]:
+            return None  # (not gone: a copy of a file still there)
+        alike[_folder_and_name(fit[0])].remove(fit)
+        return self.removal_of_gone(fit[0])
+
+    def best_fit(
+        self, entries: list[tuple[str, bool]], key: str, ids: list[str]
+    ) -> tuple[str, bool] | None:
+        """Of ``entries`` (files known without a hash, each with whether it is gone), the one
+        whose path ends as ``key``'s does, a gone one first of equals; None when none may be
+        taken for the file ``key`` giving ``ids``."""
+        fits = []
+        for entry in entries:
+            state = self.cache.get(entry[0])
+            if state is None or entry[0] == key or not self.may_be_moved(entry[0], state):
+                continue
+            if set(ids).isdisjoint(state.ids):  # (else this very file, known by another name)
+                fits.append((_common_tail(entry[0], key), entry[1], entry))
+        return max(fits, key=lambda fit: fit[:2])[2] if fits else None  # (a tie: the first)
+
+    def known_by_reading(self, look: tuple[int, int, str]) -> dict[_Read, _Places]:
+        """The files of this scope known without a hash that have ``look``, by how their stored
+        items read (``_reading``), then by their folder's name, each with whether it is gone
+        from the disk; worked out once per look and run (a store read and a look at the disk
+        per file)."""
+        if self._by_look is None:
+            self._by_look = self.cache.hashless_files_by_look()
+        if look not in self._by_reading:
+            by_reading: dict[_Read, _Places] = {}
+            for key in self._by_look.get(look, []):
+                state = self.cache.get(key)
+                if state is None or not state.ids or not self.may_be_moved(key, state):
+                    continue
+                stored = self.substrate.read_items(state.ids, keep=False)
+                if len(stored) == len(state.ids):  # (else some were removed by hand: no move)
+                    places = by_reading.setdefault(_reading(stored.values()), {})
+                    places.setdefault(_folder_and_name(key), []).append((key, self.disk.gone(key)))
+            self._by_reading[look] = by_reading
+        return self._by_reading[look]
 
     def may_be_moved(self, key: str, state: SourceState) -> bool:
         """Whether the file ``key``, known with no hash, may be found moved by this run: not
@@ -1254,17 +1302,6 @@ class IngestSession:
         if key in self.gone or self.cache.stored_meanwhile(key):
             return False
         return not (state.content_hash or state.skipped) and self.written.isdisjoint(state.ids)
-
-    def reads_alike(self, ids: list[str], done: Prepared) -> bool:
-        """Whether the stored items ``ids`` are the items of ``done`` by their kind, section
-        and text (as the gate masked them): the content, known without its hash."""
-
-        def read(items: Iterable[SubstrateItem]) -> list[tuple[str, str, str]]:
-            return sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items)
-
-        stored = self.substrate.read_items(ids, keep=False)
-        new = done.items or [decode(line) for _, line in done.encoded or ()]
-        return len(stored) == len(ids) and read(stored.values()) == read(new)
 
     def by_hash(self) -> dict[str, deque[str]]:
         """The files of this scope the cache knows, by content hash (``moved_from`` takes

@@ -430,6 +430,16 @@ def test_files_holding_a_secret_of_one_look_each_take_their_own_place(tmp_path: 
         (str(notes / "b" / "README.md"), "moved to y/README.md"),
         (str(notes / "p2" / "README.md"), "moved to p2/README.md"),
     ]
+    # a copy of a file still there takes no other's place, though it reads as that one too
+    _readme(notes / "c", "# Deploy\n\nThe staging box.\n\npassword: Tr0ub4dor&3xQ3\n")
+    _readme(notes / "d", "# Deploy\n\nThe staging box.\n\npassword: Tr0ub4dor&3xQ4\n")
+    ingest_path(Substrate(shard), notes)
+    shutil.copytree(notes / "c", archive / "c")  # (its time kept, as cp -a keeps it)
+    (notes / "d").rename(archive / "d")
+    again = sorted(
+        (source, reason) for source, reason, _ in _moved(ingest_path(Substrate(shard), archive))
+    )
+    assert again == [(str(notes / "d" / "README.md"), "moved to d/README.md")]
 
 
 def test_a_malformed_cache_entry_is_no_look_to_find_a_move_by(tmp_path: Path) -> None:
