@@ -212,13 +212,29 @@ def test_an_ignore_file_that_cannot_be_read_fails_the_walk(
     assert walked.unreadable == [str(tmp_path / "sub")]
 
 
+def _owned_by_another(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
+    """Have ``os.lstat`` say ``paths`` belong to another user (giving them one takes root)."""
+    real, theirs = os.lstat, {str(path) for path in paths}
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = real(path, *args, **kwargs)
+        if str(path) not in theirs:
+            return found
+        fields = list(found)[:10]
+        fields[4] = 4243  # st_uid
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+
+
 def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A folder anyone may write to (/tmp) may hold another user's .mixleignore, .gitignore
-    or .git: read, they would take files out of this user's shard (and prune their items).
-    Another user's ignore files elsewhere are read: a checkout someone else owns, ingested as
-    root in a container, keeps its rules."""
+    """A folder others may write to (/tmp, a group's share) may hold another user's
+    .mixleignore, .gitignore or .git: read, they would take files out of this user's shard
+    (and prune their items). Files of the folder's owner are read, whoever runs the ingest:
+    a checkout someone else owns, ingested as root in a container, keeps its rules, though
+    a umask of 002 made its folders writable by its owner's group."""
     from substrate.ingest.ignore import enclosing_rules
     from substrate.ingest.walk import files_by_folder
 
@@ -228,28 +244,28 @@ def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
         return sorted(f.rel for files in found for f in files), walked.skipped
 
     _touch(tmp_path, "shared/mine/a.md", "shared/mine/b.txt", "shared/.git/info/exclude")
+    shared, mine = tmp_path / "shared", tmp_path / "shared" / "mine"
     for name in (".mixleignore", ".gitignore", ".git/info/exclude"):
-        (tmp_path / "shared" / name).write_text("*.md\n")
-    me = os.lstat(tmp_path).st_uid
-    monkeypatch.setattr(os, "getuid", lambda: me + 1)  # every file here is another's now
-    mine = tmp_path / "shared" / "mine"
-    assert walked_below(mine) == (["b.txt"], [])  # a folder only its owner writes to: read
-    (tmp_path / "shared").chmod(0o2775)  # writable by its group (a umask of 002): read
+        (shared / name).write_text("*.md\n")
+    me = os.getuid()
+    with monkeypatch.context() as running_as_another:
+        running_as_another.setattr(os, "getuid", lambda: me + 1)
+        for mode in (0o755, 0o775):  # the folder owner's files: read
+            shared.chmod(mode)
+            assert walked_below(mine) == (["b.txt"], [])
+    _owned_by_another(monkeypatch, shared / ".mixleignore", shared / ".gitignore", shared / ".git")
+    shared.chmod(0o755)  # a folder only its owner writes to: read
     assert walked_below(mine) == (["b.txt"], [])
-    (tmp_path / "shared").chmod(0o1777)  # as /tmp
-    said = "ignore file not read: another user's, in a folder anyone may write to"
-    assert walked_below(mine) == (
-        ["a.md", "b.txt"],
-        [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
-    )
+    said = "ignore file not read: another user's, in a folder others may write to"
+    for mode in (0o1777, 0o2775):  # as /tmp; as a group's share
+        shared.chmod(mode)
+        assert walked_below(mine) == (
+            ["a.md", "b.txt"],
+            [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
+        )
     (mine / ".git" / "info").mkdir(parents=True)  # the folder named is the user's choice:
     (mine / ".git" / "info" / "exclude").write_text("b.txt\n")  # its .git counts, another's
     assert walked_below(mine) == (["a.md"], [("../.mixleignore", said)])  # as in a walk
-    (mine / ".git" / "info" / "exclude").unlink()
-    (mine / ".git" / "info").rmdir()
-    (mine / ".git").rmdir()
-    monkeypatch.setattr(os, "getuid", lambda: me)  # the user's own, in /tmp: read
-    assert walked_below(mine) == (["b.txt"], [])
 
 
 def test_ignore_files_above_the_folder_not_read_are_said_so(
