@@ -10,6 +10,7 @@ hold whole files.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import stat
 import threading
@@ -20,6 +21,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
 
 from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
@@ -111,6 +114,10 @@ _PUBLISHED_GONE = (
     "item {id}, published into {scope}, stays there with the text of a file no longer here; "
     "remove it there (`mixle rm`) if it should go too"
 )
+_PUBLISHED_MOVED = (
+    "item {id}, published into {scope}, stays there; its file {moved}, where its text is a "
+    "new item of this scope: propose or publish that one to send it on"
+)
 _PUBLISHED_AS_WAS = (
     "item {id}, published into {scope}, keeps the text the file no longer has; the file's new "
     "text is a new item here: propose or publish it to send it"
@@ -156,31 +163,22 @@ def _taken_by_another_file(
     return {i for i in found if source_key(stored[i]) != origin}
 
 
-# How a file's items read, known without its hash: their kinds, sections and masked texts
-_Read = tuple[tuple[str, str, str], ...]
-# Files that read alike, by their folder's name and their own (``_folder_and_name``), each
-# with whether it is gone from the disk
+# Files that read alike, by each end of their path (``_ends``: ``README.md``,
+# ``p2/README.md``, ...), each with whether it was gone from the disk when first looked at
 _Places = dict[str, list[tuple[str, bool]]]
 
 
-def _folder_and_name(path: str) -> str:
-    return os.sep.join(path.split(os.sep)[-2:])
+def _reading(items: Iterable[SubstrateItem]) -> bytes:
+    """A digest of how ``items`` read, known without their file's hash: their kinds,
+    sections and masked texts, in an order of their own."""
+    read = sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items)
+    return hashlib.blake2b(orjson.dumps(read), digest_size=16).digest()
 
 
-def _reading(items: Iterable[SubstrateItem]) -> _Read:
-    """How ``items`` read (``_Read``), in an order of their own."""
-    return tuple(sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items))
-
-
-def _common_tail(path: str, other: str) -> int:
-    """How many of the last path components ``path`` and ``other`` share."""
-    shared = 0
-    ours_first, theirs_first = path.split(os.sep)[::-1], other.split(os.sep)[::-1]
-    for ours, theirs in zip(ours_first, theirs_first, strict=False):  # (to the shorter)
-        if ours != theirs:
-            break
-        shared += 1
-    return shared
+def _ends(path: str) -> list[str]:
+    """Each end of ``path``, the longest first: ``a/b/c``, ``b/c``, ``c``."""
+    parts = path.split(os.sep)
+    return [os.sep.join(parts[n:]) for n in range(len(parts))]
 
 
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
@@ -251,7 +249,7 @@ class IngestSession:
         self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
         # (``known_by_reading``)
         self._by_look: dict[tuple[int, int, str], list[str]] | None = None
-        self._by_reading: dict[tuple[int, int, str], dict[_Read, _Places]] = {}
+        self._by_reading: dict[tuple[int, int, str], dict[bytes, _Places]] = {}
         self.disk = DiskLook()  # whether a file the cache knows is gone (``moved_from``)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
@@ -1122,9 +1120,9 @@ class IngestSession:
                 continue
             source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
             if not removal.told:
-                if not found_none:
+                if not found_none:  # (else nothing is done: it may lie on a drive not mounted)
                     self.report.tell(source, removal.notices, shown)
-                self.queue(removal.change)
+                    self.queue(removal.change)
                 continue
             if found_none:  # kept from the prune of a root around this one too
                 spared += 1
@@ -1158,18 +1156,16 @@ class IngestSession:
         # a source that gave published items stays known by them, so that the file,
         # restored, does not write its items over them
         keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
-        if moved and not ids and (state is None or not state.content_hash):
+        # (a file known by its published items alone was recorded so: empty, with no hash)
+        if moved and not ids and (state is None or not (state.size or state.content_hash)):
             return None  # known by its published items alone already
         change = _Change(key, [], ids, keep, pruned=True)
         # never gave an item (left out as empty or binary), or only published ones: forgotten
         # (or known by those), not reported removed, as a file of a format never read is not
         told = bool(ids) or (not moved and state is not None and bool(state.ids))
-        notices = [  # (not of another team's scope: nothing of it is said)
-            _PUBLISHED_GONE.format(id=i, scope=earlier[i].scope)
-            for i in sorted(moved)
-            if earlier[i].scope in self.readable
-        ]
-        return _Removal(change, earlier, told, notices)
+        # what stays published is said (not of another team's scope: nothing of it is)
+        published = [earlier[i] for i in sorted(moved) if earlier[i].scope in self.readable]
+        return _Removal(change, earlier, told, published)
 
     def tell_removed(self, removal: _Removal, source: str, why: str, told: str) -> None:
         """Report the removal of a source's items (``why``); its pending proposals are
@@ -1188,11 +1184,15 @@ class IngestSession:
         it was ``moved`` from (``moved_from``). Both go into one save: a rerun finds the new
         file unchanged, and would never remove the gone one's items."""
         gone = self.name_of_gone(moved.change.key)
+        moved_to = status.MOVED_TO + ticket.source
         if moved.told:
-            moved_to = status.MOVED_TO + ticket.source
             told = f"its file {moved_to}: propose the item it gives there to send it"
             self.tell_removed(moved, gone, moved_to, told)
-        self.report.tell(gone, moved.notices, shown_origin(moved.change.key))
+        published = [
+            _PUBLISHED_MOVED.format(id=item.id, scope=item.scope, moved=moved_to)
+            for item in moved.published
+        ]
+        self.report.tell(gone, published, shown_origin(moved.change.key))
         self.queue(change, moved.change)
 
     def moved_from(self, ticket: Ticket, done: Prepared) -> _Removal | None:
@@ -1251,40 +1251,35 @@ class IngestSession:
         alike = self.known_by_reading(look).get(_reading(new))
         if not alike:
             return None
-        # those in a folder of the same name first: a folder moved keeps its files' places
-        near = alike.get(_folder_and_name(ticket.key), [])
-        fit = self.best_fit(near, ticket.key, ids)
-        if fit is None:
-            fit = self.best_fit([e for entries in alike.values() for e in entries], ticket.key, ids)
-        if fit is None or not fit[1]:
-            return None  # (not gone: a copy of a file still there)
-        alike[_folder_and_name(fit[0])].remove(fit)
-        return self.removal_of_gone(fit[0])
+        for end in _ends(ticket.key):  # the longest end first: a folder moved keeps its
+            fits = self.fits(alike.get(end, []), ticket.key, ids)  # files' places in it
+            if not fits:
+                continue
+            key, gone = max(fits, key=lambda fit: fit[1])  # (a gone one first of equals)
+            # (still there, now or when first looked at: a copy of it)
+            return self.removal_of_gone(key) if gone and self.disk.gone(key) else None
+        return None
 
-    def best_fit(
-        self, entries: list[tuple[str, bool]], key: str, ids: list[str]
-    ) -> tuple[str, bool] | None:
-        """Of ``entries`` (files known without a hash, each with whether it is gone), the one
-        whose path ends as ``key``'s does, a gone one first of equals; None when none may be
-        taken for the file ``key`` giving ``ids``."""
+    def fits(self, entries: list[tuple[str, bool]], key: str, ids: list[str]) -> list[Any]:
+        """Those of ``entries`` (files known without a hash that read alike, each with
+        whether it was gone) that the file ``key`` giving ``ids`` may take the place of."""
         fits = []
         for entry in entries:
             state = self.cache.get(entry[0])
             if state is None or entry[0] == key or not self.may_be_moved(entry[0], state):
                 continue
             if set(ids).isdisjoint(state.ids):  # (else this very file, known by another name)
-                fits.append((_common_tail(entry[0], key), entry[1], entry))
-        return max(fits, key=lambda fit: fit[:2])[2] if fits else None  # (a tie: the first)
+                fits.append(entry)
+        return fits
 
-    def known_by_reading(self, look: tuple[int, int, str]) -> dict[_Read, _Places]:
+    def known_by_reading(self, look: tuple[int, int, str]) -> dict[bytes, _Places]:
         """The files of this scope known without a hash that have ``look``, by how their stored
-        items read (``_reading``), then by their folder's name, each with whether it is gone
-        from the disk; worked out once per look and run (a store read and a look at the disk
-        per file)."""
+        items read (``_reading``), then by each end of their path (``_Places``); worked out
+        once per look and run (a store read and a look at the disk per file)."""
         if self._by_look is None:
             self._by_look = self.cache.hashless_files_by_look()
         if look not in self._by_reading:
-            by_reading: dict[_Read, _Places] = {}
+            by_reading: dict[bytes, _Places] = {}
             for key in self._by_look.get(look, []):
                 state = self.cache.get(key)
                 if state is None or not state.ids or not self.may_be_moved(key, state):
@@ -1292,7 +1287,9 @@ class IngestSession:
                 stored = self.substrate.read_items(state.ids, keep=False)
                 if len(stored) == len(state.ids):  # (else some were removed by hand: no move)
                     places = by_reading.setdefault(_reading(stored.values()), {})
-                    places.setdefault(_folder_and_name(key), []).append((key, self.disk.gone(key)))
+                    entry = (key, self.disk.gone(key))
+                    for end in _ends(key):
+                        places.setdefault(end, []).append(entry)
             self._by_reading[look] = by_reading
         return self._by_reading[look]
 
@@ -1357,13 +1354,18 @@ def _same_version(stored: SourceState, planned: SourceState | None) -> bool:
 class _Removal(NamedTuple):
     """The removal of a source whose file is gone: the change that removes its items (its
     state then keeps it known by its published items, or is None: it is forgotten), its
-    stored items, whether it is told as removed (it had items of this scope), and what to
-    say of its items published elsewhere, which stay (``_PUBLISHED_GONE``)."""
+    stored items, whether it is told as removed (it had items of this scope), and its items
+    published into a scope the ingest's readers read, which stay there (and are said to)."""
 
     change: _Change
     earlier: dict[str, SubstrateItem]
     told: bool
-    notices: list[str]
+    published: list[SubstrateItem]
+
+    @property
+    def notices(self) -> list[str]:
+        """What to say of the items that stay published, the file gone."""
+        return [_PUBLISHED_GONE.format(id=item.id, scope=item.scope) for item in self.published]
 
 
 def _why_gone(path: str) -> str:

@@ -162,21 +162,33 @@ def test_a_published_item_of_a_moved_file_stays_where_it_was_published(
     assert report.files_moved == 2 and report.files_added == 3
     kept = Substrate(shard).get(plan.id)
     assert kept is not None and kept.scope == "public"
-    # said, as an edit of its file says it: the published copy is the team's to remove
-    said = f"item {plan.id}, published into public, stays there with the text of a file"
+    # said, as an edit of its file says it: its text is a new item where it moved to
+    said = f"item {plan.id}, published into public, stays there; its file moved to sub/plan.md"
     assert [n.reason for n in report.notices if n.reason.startswith(said)]
 
 
 def test_a_deleted_files_published_item_is_said_to_stay_once(notes: Path, tmp_path: Path) -> None:
     shard = tmp_path / "shard"
     plan = _ingested_and_published(shard, notes, "sub/plan.md", "public")
-    (notes / "sub" / "plan.md").unlink()
+    (notes / "sub" / "plan.md").rename(tmp_path / "plan.md")  # away: the walk finds none,
+    (notes / "todo.txt").rename(tmp_path / "todo.txt")  # and nothing is done (a drive
+    (notes / "guide.md").rename(tmp_path / "guide.md")  # not mounted looks so)
+    assert not ingest_path(Substrate(shard), notes).notices
+    (notes / "guide.md").write_text(GUIDE)  # back, all but the published one's
     pruned = ingest_path(Substrate(shard), notes)
     said = f"item {plan.id}, published into public, stays there with the text of a file"
     assert [n.source for n in pruned.notices if n.reason.startswith(said)] == ["sub/plan.md"]
     assert not ingest_path(Substrate(shard), notes).notices
+    # a file holding a secret too, which keeps no hash
+    secret = notes / "vault.md"
+    secret.write_text("# Vault\n\npassword: Tr0ub4dor&3xQ9\n")
+    vault = _ingested_and_published(shard, notes, "vault.md", "public")
+    secret.unlink()
+    said = f"item {vault.id}, published into public, stays there with the text of a file"
+    assert [n.source for n in ingest_path(Substrate(shard), notes).notices] == ["vault.md"]
     # another team's scope is not spoken of
     other = tmp_path / "other"
+    (notes / "keep.md").write_text("# Keep\n")  # (a walk that finds none removes nothing)
     _ingested_and_published(other, notes, "guide.md", "board")
     (notes / "guide.md").unlink()
     hidden = ingest_path(Substrate(other), notes)  # (local reads local and public only)
