@@ -446,9 +446,8 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     priority, as in git); or, in no work tree, the ``.gitignore`` files of every folder above.
 
     So a file is left out or not whichever folder around it is named for ingestion. What
-    another user left in a folder others may write to (``/tmp/.mixleignore``, a ``/tmp/.git``,
-    a group's share) is passed over (``_planted``): it must not take files out of this user's
-    shard.
+    another user left in a folder anyone may write to (``/tmp/.mixleignore``, a ``/tmp/.git``)
+    is passed over (``_planted``): it must not take files out of this user's shard.
     """
     top = _work_tree_top(root)
     stack = IgnoreStack()
@@ -469,22 +468,20 @@ def enclosing_rules(root: Path) -> IgnoreStack:
     return stack
 
 
-_PLANTED = "ignore file not read: another user's, in a folder others may write to"
+_PLANTED = "ignore file not read: another user's, in a folder anyone may write to"
 
 
 def _planted(path: Path) -> bool:
-    """Whether ``path`` lies in a folder others may write to (``/tmp``, a group's share) and
-    belongs neither to the user running this nor to the folder's owner: one of those others
-    may have put it there. (A checkout someone else owns, read as root in a container, keeps
-    its rules: its files are its folders' owner's, though a umask of 002 made the folders
-    writable by the owner's own group.)"""
+    """Whether ``path`` lies in a folder anyone may write to (``/tmp``) and belongs to
+    neither the user running this nor root: anyone may have put it there. (A group's share
+    is its members' to change, each other's files too, so nothing there can be told apart;
+    a checkout someone else owns, read as root in a container, keeps its rules.)"""
     try:
-        folder = os.stat(path.parent)
+        shared = os.stat(path.parent).st_mode & stat.S_IWOTH
         owner = os.lstat(path).st_uid
     except OSError:  # gone since: nothing to read
         return False
-    shared = folder.st_mode & (stat.S_IWOTH | stat.S_IWGRP)
-    return bool(shared) and owner not in (os.getuid(), folder.st_uid)
+    return bool(shared) and owner not in (os.getuid(), 0)
 
 
 def _work_tree_top(root: Path) -> Path | None:

@@ -212,8 +212,8 @@ def test_an_ignore_file_that_cannot_be_read_fails_the_walk(
     assert walked.unreadable == [str(tmp_path / "sub")]
 
 
-def _owned_by_another(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
-    """Have ``os.lstat`` say ``paths`` belong to another user (giving them one takes root)."""
+def _owned_by(monkeypatch: pytest.MonkeyPatch, uid: int, *paths: Path) -> None:
+    """Have ``os.lstat`` say ``paths`` belong to ``uid`` (giving them away takes root)."""
     real, theirs = os.lstat, {str(path) for path in paths}
 
     def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
@@ -221,20 +221,19 @@ def _owned_by_another(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
         if str(path) not in theirs:
             return found
         fields = list(found)[:10]
-        fields[4] = 4243  # st_uid
+        fields[4] = uid  # st_uid
         return os.stat_result(fields)
 
     monkeypatch.setattr(os, "lstat", lstat)
 
 
-def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
+def test_another_users_ignore_file_in_a_folder_anyone_writes_to_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A folder others may write to (/tmp, a group's share) may hold another user's
-    .mixleignore, .gitignore or .git: read, they would take files out of this user's shard
-    (and prune their items). Files of the folder's owner are read, whoever runs the ingest:
-    a checkout someone else owns, ingested as root in a container, keeps its rules, though
-    a umask of 002 made its folders writable by its owner's group."""
+    """A folder anyone may write to (/tmp) may hold another user's .mixleignore, .gitignore
+    or .git: read, they would take files out of this user's shard (and prune their items).
+    The user's own and root's are read there; elsewhere, anyone's (a checkout someone else
+    owns, ingested as root in a container; a group's share, its members' to change)."""
     from substrate.ingest.ignore import enclosing_rules
     from substrate.ingest.walk import files_by_folder
 
@@ -247,24 +246,24 @@ def test_another_users_ignore_file_in_a_shared_folder_above_is_not_read(
     shared, mine = tmp_path / "shared", tmp_path / "shared" / "mine"
     for name in (".mixleignore", ".gitignore", ".git/info/exclude"):
         (shared / name).write_text("*.md\n")
-    me = os.getuid()
-    with monkeypatch.context() as running_as_another:
-        running_as_another.setattr(os, "getuid", lambda: me + 1)
-        for mode in (0o755, 0o775):  # the folder owner's files: read
-            shared.chmod(mode)
-            assert walked_below(mine) == (["b.txt"], [])
-    _owned_by_another(monkeypatch, shared / ".mixleignore", shared / ".gitignore", shared / ".git")
-    shared.chmod(0o755)  # a folder only its owner writes to: read
+    shared.chmod(0o1777)  # as /tmp, the user's own files: read
     assert walked_below(mine) == (["b.txt"], [])
-    said = "ignore file not read: another user's, in a folder others may write to"
-    for mode in (0o1777, 0o2775):  # as /tmp; as a group's share
+    planted = (shared / ".mixleignore", shared / ".gitignore", shared / ".git")
+    with monkeypatch.context() as roots:
+        _owned_by(roots, 0, *planted)  # root's: read
+        assert walked_below(mine) == (["b.txt"], [])
+    _owned_by(monkeypatch, 4243, *planted)  # another user's
+    for mode in (0o755, 0o2775):  # only its owner writes to it; a group's share: read
         shared.chmod(mode)
-        assert walked_below(mine) == (
-            ["a.md", "b.txt"],
-            [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
-        )
+        assert walked_below(mine) == (["b.txt"], [])
+    shared.chmod(0o1777)
+    said = "ignore file not read: another user's, in a folder anyone may write to"
+    assert walked_below(mine) == (
+        ["a.md", "b.txt"],
+        [("../.gitignore", said), ("../.mixleignore", said)],  # and .git is no work tree
+    )
     (mine / ".git" / "info").mkdir(parents=True)  # the folder named is the user's choice:
-    (mine / ".git" / "info" / "exclude").write_text("b.txt\n")  # its .git counts, another's
+    (mine / ".git" / "info" / "exclude").write_text("b.txt\n")  # its .git counts
     assert walked_below(mine) == (["a.md"], [("../.mixleignore", said)])  # as in a walk
 
 
