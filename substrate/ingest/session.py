@@ -1119,16 +1119,14 @@ class IngestSession:
             if removal is None:
                 continue
             source = self.source_of(os.path.relpath(shown, root).replace(os.sep, "/"))
-            if not removal.told:
-                if not found_none:  # (else nothing is done: it may lie on a drive not mounted)
-                    self.report.tell(source, removal.notices, shown)
-                    self.queue(removal.change)
+            self.report.tell(source, removal.notices, shown)  # (published: it stays, even so)
+            if not removal.told:  # nothing of this scope to remove: known by its published
+                self.queue(removal.change)  # items alone, if any, or forgotten
                 continue
-            if found_none:  # kept from the prune of a root around this one too
-                spared += 1
+            if found_none:  # kept from the prune of a root around this one too (a drive not
+                spared += 1  # mounted looks so)
                 seen.add(shown)
                 continue
-            self.report.tell(source, removal.notices, shown)
             why = _why_gone(shown)
             told = "its file is no longer there" if why == _GONE else "its file is now left out"
             self.tell_removed(removal, source, why, told)
@@ -1155,9 +1153,8 @@ class IngestSession:
         ids = [i for i in ids if i not in moved and i not in self.written]
         # a source that gave published items stays known by them, so that the file,
         # restored, does not write its items over them
-        keep = SourceState(0, -1, "", self.cache_key, sorted(moved)) if moved else None
-        # (a file known by its published items alone was recorded so: empty, with no hash)
-        if moved and not ids and (state is None or not (state.size or state.content_hash)):
+        keep = _known_by_published(sorted(moved), self.cache_key) if moved else None
+        if moved and not ids and (state is None or _published_alone(state)):
             return None  # known by its published items alone already
         change = _Change(key, [], ids, keep, pruned=True)
         # never gave an item (left out as empty or binary), or only published ones: forgotten
@@ -1366,6 +1363,17 @@ class _Removal(NamedTuple):
     def notices(self) -> list[str]:
         """What to say of the items that stay published, the file gone."""
         return [_PUBLISHED_GONE.format(id=item.id, scope=item.scope) for item in self.published]
+
+
+def _known_by_published(ids: list[str], options: str) -> SourceState:
+    """The state of a source gone from the disk that stays known by its items published
+    since (``ids``): of no size, time or hash, which no file read has."""
+    return SourceState(0, -1, "", options, ids)
+
+
+def _published_alone(state: SourceState) -> bool:
+    """Whether ``state`` is one ``_known_by_published`` gave."""
+    return state.size == 0 and state.mtime_ns == -1 and not state.content_hash
 
 
 def _why_gone(path: str) -> str:

@@ -170,14 +170,14 @@ def test_a_published_item_of_a_moved_file_stays_where_it_was_published(
 def test_a_deleted_files_published_item_is_said_to_stay_once(notes: Path, tmp_path: Path) -> None:
     shard = tmp_path / "shard"
     plan = _ingested_and_published(shard, notes, "sub/plan.md", "public")
-    (notes / "sub" / "plan.md").rename(tmp_path / "plan.md")  # away: the walk finds none,
-    (notes / "todo.txt").rename(tmp_path / "todo.txt")  # and nothing is done (a drive
-    (notes / "guide.md").rename(tmp_path / "guide.md")  # not mounted looks so)
-    assert not ingest_path(Substrate(shard), notes).notices
-    (notes / "guide.md").write_text(GUIDE)  # back, all but the published one's
+    (notes / "sub" / "plan.md").rename(tmp_path / "plan.md")  # away, and the others too:
+    (notes / "todo.txt").rename(tmp_path / "todo.txt")  # the walk finds none (a drive not
+    (notes / "guide.md").rename(tmp_path / "guide.md")  # mounted looks so): the others kept
     pruned = ingest_path(Substrate(shard), notes)
     said = f"item {plan.id}, published into public, stays there with the text of a file"
     assert [n.source for n in pruned.notices if n.reason.startswith(said)] == ["sub/plan.md"]
+    assert pruned.items_removed == 0  # (and the published one stays, whatever is mounted)
+    (notes / "guide.md").write_text(GUIDE)  # back, all but the published one's: said once
     assert not ingest_path(Substrate(shard), notes).notices
     # a file holding a secret too, which keeps no hash
     secret = notes / "vault.md"
@@ -185,7 +185,9 @@ def test_a_deleted_files_published_item_is_said_to_stay_once(notes: Path, tmp_pa
     vault = _ingested_and_published(shard, notes, "vault.md", "public")
     secret.unlink()
     said = f"item {vault.id}, published into public, stays there with the text of a file"
-    assert [n.source for n in ingest_path(Substrate(shard), notes).notices] == ["vault.md"]
+    told = ingest_path(Substrate(shard), notes).notices
+    assert [(n.source, n.reason.startswith(said)) for n in told] == [("vault.md", True)]
+    assert not ingest_path(Substrate(shard), notes).notices
     # another team's scope is not spoken of
     other = tmp_path / "other"
     (notes / "keep.md").write_text("# Keep\n")  # (a walk that finds none removes nothing)
