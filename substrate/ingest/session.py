@@ -471,7 +471,7 @@ class IngestSession:
         change.items = [item for item in change.items if item.id not in gone]
         change.encoded = [line for line in change.encoded if line[0] not in gone]
         if change.state is None:
-            change.state = SourceState(0, -1, "", self.cache_key, [])
+            change.state = _known_by_published([], self.cache_key)
         change.state.ids += sorted(gone.difference(change.state.ids))
         report, told = self.report, change.told
         report.ids = [i for i in report.ids if i not in gone]
@@ -1074,7 +1074,7 @@ class IngestSession:
         if skip is not None:
             skip.ids = sorted(moved)
         elif moved:  # known by its published items, so that they are not written over
-            skip = SourceState(0, -1, "", self.cache_key, sorted(moved))
+            skip = _known_by_published(sorted(moved), self.cache_key)
         self.queue(_Change(key, [], removes, skip, named=named, told=result))
 
     @functools.cached_property
@@ -1210,13 +1210,8 @@ class IngestSession:
         if known is not None and known.ids:
             return None
         candidates = self.by_hash().get(done.digest)
-        if not candidates:
-            return None
-        known = known or self.cache.get(ticket.key)  # (known with other options)
-        ids = done.item_ids()
-        if not ids or (known is not None and known.ids):
-            return None
-        while candidates:
+        ids = self.ids_of_new(ticket, done) if candidates else None
+        while candidates and ids:
             key = candidates.popleft()  # judged once: present now, or taken by this file
             if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
                 continue
@@ -1237,11 +1232,8 @@ class IngestSession:
         that read alike (their secrets masked, only those differ), the one whose path ends as
         this file's does (``p2/README.md`` from ``notes/p2/README.md``); when that one is
         still on disk, this file is its copy, and takes no place."""
-        if ticket.size is None or ticket.mtime_ns is None:
-            return None
-        known = self.cache.get(ticket.key)
-        ids = done.item_ids()
-        if not ids or (known is not None and known.ids):
+        ids = self.ids_of_new(ticket, done)
+        if ticket.size is None or ticket.mtime_ns is None or not ids:
             return None
         look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
         new = done.items or [decode(line) for _, line in done.encoded or ()]
@@ -1257,7 +1249,15 @@ class IngestSession:
             return self.removal_of_gone(key) if gone and self.disk.gone(key) else None
         return None
 
-    def fits(self, entries: list[tuple[str, bool]], key: str, ids: list[str]) -> list[Any]:
+    def ids_of_new(self, ticket: Ticket, done: Prepared) -> list[str]:
+        """The ids of the items of a file new to the shard (known to it by no item, under
+        any options), which may take a gone file's place; [] for any other file."""
+        known = self.cache.get(ticket.key)
+        return [] if known is not None and known.ids else done.item_ids()
+
+    def fits(
+        self, entries: list[tuple[str, bool]], key: str, ids: list[str]
+    ) -> list[tuple[str, bool]]:
         """Those of ``entries`` (files known without a hash that read alike, each with
         whether it was gone) that the file ``key`` giving ``ids`` may take the place of."""
         fits = []
