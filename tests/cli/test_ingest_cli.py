@@ -920,14 +920,22 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
 
 
+def _ingested_then_moved(mixle: Any, tmp_path: Path, to: str, *words: str) -> Path:
+    """A folder ``notes`` of one note per word (``a.md``: "alpha note", ...), ingested, then
+    moved to ``to``: its old path."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for word in words:
+        (notes / f"{word[0]}.md").write_text(f"{word} note\n")
+    mixle("ingest", str(notes))
+    notes.rename(tmp_path / to)
+    return notes
+
+
 def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
     mixle, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("alpha note\n")
-    mixle("ingest", str(notes))
-    notes.rename(tmp_path / "archive")
+    notes = _ingested_then_moved(mixle, tmp_path, "archive", "alpha")
     gone = mixle("ingest", str(notes))
     assert "(moved? ingest it where it is now, and its files take their place;" in gone.stderr
     unpruned = mixle("ingest", str(notes), "--no-prune")  # a move is not looked for then
@@ -957,12 +965,8 @@ def test_a_ctrl_c_while_the_kept_items_are_counted_is_told_as_an_interrupt(
 def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
     mixle, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("alpha note\n")
-    (notes / "b.md").write_text("beta note\n")
-    mixle("ingest", str(notes))
-    notes.rename(tmp_path / "moved")  # or a drive not mounted: nothing is removed for it
+    # moved, or on a drive not mounted: nothing is removed for it
+    notes = _ingested_then_moved(mixle, tmp_path, "moved", "alpha", "beta")
     gone = mixle("ingest", str(notes))
     assert gone.exit_code == 1 and len(mixle("ls", "--json").json()) == 2
     assert "the 2 item(s) ingested from it before are kept" in gone.stderr
