@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
 from substrate.ingest import report as status
-from substrate.ingest.build import ItemBuilder, is_blank, secret_in_lines, withhold_hash
+from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
@@ -36,6 +36,7 @@ from substrate.ingest.formats.jsonl import json_rows, value_segments
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
+from substrate.ingest.prepare import LINES_APART
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
 from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
 from substrate.ingest.session import too_large
@@ -142,15 +143,11 @@ def ingest_documents(
     """
     _refuse_unfit_arguments(docs, "docs", source=source, scope=scope)
     tally = GateTally()
-    builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=False)
+    builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=drop_empty)
     now = time.time()
     items = []
     for i, doc in enumerate(docs):
         text, tags, payload = document_parts(doc)
-        if drop_empty and is_blank(text) and not payload:
-            if report is not None:
-                report.items_dropped += 1
-            continue
         seg = Segment("text", text, payload=payload, tags=tags)
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         if lines is not None:
@@ -158,8 +155,8 @@ def ingest_documents(
                 raise InvalidInputError("lines gives fewer line numbers than there are docs")
             prov["line"] = lines[i]
         item = builder.build(seg, prov, locator=f"doc#{i}")
-        assert item is not None  # nothing is dropped without drop_empty
-        items.append(item)
+        if item is not None:  # (dropped as empty, with drop_empty, and counted)
+            items.append(item)
     builder.mask_copies_across(items)
     return _store(substrate, items, report, tally)[0]
 
@@ -430,7 +427,7 @@ def ingest_file(
     if _skipped_as_too_large(substrate, p, name, report):
         return []
     data, meta = _read_source(p)
-    text = _decode(data, name, report, lines_apart=fmt in ("jsonl", "ndjson"))
+    text = _decode(data, name, report, lines_apart=normalize_format(fmt) in LINES_APART)
     ctx = ParseContext(max(len(text), 16), str(p.absolute()), name, redact)
     try:
         parsed = _parse_for_file(fmt, text, ctx)
