@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,6 +27,9 @@ _INVISIBLE = frozenset("\u200b\u2060\ufeff\u00ad\u200e\u200f\u061c") | frozenset
 # ... and, to tell a text that shows nothing, the joiners too
 _NO_WIDTH = _INVISIBLE | {"\u200c", "\u200d"}
 _WITHOUT_NO_WIDTH = dict.fromkeys(map(ord, _NO_WIDTH))
+# A character that shows: neither white space nor one of no width (a parser's "is there any
+# text here", as ``is_blank`` answers it for a whole text)
+VISIBLE = re.compile("[^\\s" + "".join(map(re.escape, sorted(_NO_WIDTH))) + "]")
 
 
 def is_blank(text: str) -> bool:

@@ -1035,3 +1035,16 @@ def test_a_markdown_note_s_status_line_is_every_section_s_status_front_matter_fi
     assert {seg.payload.get("status") for seg in fronted.segments} == {"accepted"}
     record = SubstrateItem("record", "api-v1", payload={"status": "deprecated"})
     assert not_in_force(record) is None  # a row's status column tells of its row
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("markdown", "# Top\n\n\u200e\u200b\n\n## Sub\n\nb\n"),
+        ("rst", "Top\n===\n\n\u200e\u200b\n\nSub\n---\n\nb\n"),
+    ],
+)
+def test_a_section_of_characters_that_show_nothing_has_no_body(fmt: str, text: str) -> None:
+    """A left-to-right mark or a zero-width space under a heading is no text of its own (as
+    ``is_blank`` says): the heading over a deeper one gives no item, as over white space."""
+    assert [s.section for s in _parse(fmt, text).segments] == ["Top > Sub"]

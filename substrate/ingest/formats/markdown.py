@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from substrate.ingest.build import VISIBLE
 from substrate.ingest.chunk import placed_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.frontmatter import read_front_matter, split_tags
@@ -51,7 +52,6 @@ _LINE = re.compile(
 # indentation come first: an alternative starting with a literal fails at its first character.
 _MARK_START = "[#=]|```|~~~|--|<!--"
 _NEXT_MARK = re.compile(f"\n(?:{_MARK_START}| {{1,3}}(?:{_MARK_START}))")
-_CONTENT = re.compile(r"[^\s\u200b-\u200d\u2060\ufeff\u00ad]")  # shows something
 _WORDS = re.compile(r"[^\s#=\-]")  # anything but heading marks and underlines
 _NOT_PARAGRAPH = ("-", "*", "+", ">", "|", "<", "#", "```", "~~~")
 # An ordered list item's line, or indented code (four spaces or a tab, after a blank line):
@@ -105,7 +105,7 @@ class _Doc:
         text = self.text
         if end <= start:
             return
-        if _CONTENT.search(text, body, end) is not None:
+        if VISIBLE.search(text, body, end) is not None:
             self.bodies += 1
         elif not self.heading_alone(start, body, next_level):
             return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from substrate.ingest.build import VISIBLE
 from substrate.ingest.chunk import text_segments
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.markdown import section_title
@@ -69,7 +70,7 @@ def parse_rst(text: str, ctx: ParseContext) -> Parsed:
                 path.pop()
             path.append((level, section_title(title[2])))
         end = bounds[k + 1][0] if k + 1 < len(bounds) else len(lines)
-        if any(line.strip() for line in lines[start + used : end]):
+        if any(VISIBLE.search(line) for line in lines[start + used : end]):
             bodies += 1
         elif title is None or _above_deeper(styles, path[-1][0], bounds[k + 1 :]):
             continue  # a title over deeper ones is in their section paths
