@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from substrate.ingest import sourcefile
 from substrate.ingest.sourcekeys import (
@@ -55,6 +56,16 @@ log = logging.getLogger(__name__)
 RACY_WINDOW_S = 2.0
 # A save that changed at most this many sources (or an eighth of them) appends to the journal.
 JOURNAL_MIN = 64
+
+
+_K = TypeVar("_K")
+
+
+def _sorted_lists(groups: dict[_K, list[str]]) -> dict[_K, list[str]]:
+    """``groups`` with each list sorted, in place."""
+    for members in groups.values():
+        members.sort()
+    return groups
 
 
 def settled_mtime(mtime_ns: int, ingested_at: float) -> int:
@@ -484,44 +495,36 @@ class SourceCache:
         """The files of this scope by the content hash they were last read with, each list
         sorted (never a stream, nor a file known by a masked name: neither can be looked for
         on disk)."""
-        start = len(scoped_key("", self.scope))
-        prefix = scoped_key(os.sep, self.scope)
         by_hash: dict[str, list[str]] = {}
-        for key, state in self.states.items():
-            if not key.startswith(prefix) or is_masked(key):
-                continue
-            if isinstance(state, SourceState):
-                found = state.content_hash
-            else:
-                found = state[3] if len(state) > 3 else ""
+        for path, _, _, found in self._files_on_disk():
             if found:
-                by_hash.setdefault(str(found), []).append(key[start:])
-        for files in by_hash.values():
-            files.sort()
-        return by_hash
+                by_hash.setdefault(str(found), []).append(path)
+        return _sorted_lists(by_hash)
 
     def hashless_files_by_look(self) -> dict[tuple[int, int, str], list[str]]:
         """The files of this scope known with no content hash (a secret was masked in them)
         by their size, modification time and name, as a move keeps them; each list sorted.
         Not those last read too close to their modification for the time to be trusted."""
+        by_look: dict[tuple[int, int, str], list[str]] = {}
+        for path, size, mtime_ns, found in self._files_on_disk():
+            # (nor a malformed entry: ``_state`` passes it over when asked)
+            if not found and mtime_ns != -1 and isinstance(size, int) and isinstance(mtime_ns, int):
+                by_look.setdefault((size, mtime_ns, os.path.basename(path)), []).append(path)
+        return _sorted_lists(by_look)
+
+    def _files_on_disk(self) -> Iterator[tuple[str, Any, Any, Any]]:
+        """``(path, size, mtime_ns, content hash)`` of each file of this scope the cache
+        knows, as stored (an entry read from disk is not decoded): never a stream, nor a file
+        known by a masked name (neither can be looked for on disk)."""
         start = len(scoped_key("", self.scope))
         prefix = scoped_key(os.sep, self.scope)
-        by_look: dict[tuple[int, int, str], list[str]] = {}
         for key, state in self.states.items():
             if not key.startswith(prefix) or is_masked(key):
                 continue
             if isinstance(state, SourceState):
-                size, mtime_ns, found = state.size, state.mtime_ns, state.content_hash
+                yield key[start:], state.size, state.mtime_ns, state.content_hash
             else:
-                size, mtime_ns, found = state[0], state[1], state[3] if len(state) > 3 else ""
-            if found or mtime_ns == -1 or not isinstance(size, int):
-                continue  # (nor a malformed entry: ``_state`` passes it over when asked)
-            if isinstance(mtime_ns, int):
-                path = key[start:]
-                by_look.setdefault((size, mtime_ns, os.path.basename(path)), []).append(path)
-        for files in by_look.values():
-            files.sort()
-        return by_look
+                yield key[start:], state[0], state[1], state[3] if len(state) > 3 else ""
 
     def missing_under(self, directory: str, present: set[str]) -> list[str]:
         """The files of this scope inside ``directory`` (an absolute path) not in ``present``,
