@@ -887,7 +887,7 @@ def ingest_docs_command(
     from substrate.ingest.formats.jsonl import loads
     from substrate.ingest.report import SHARD_FILE, SHARD_LOG
     from substrate.ingest.segment import FileRejected
-    from substrate.ingest.textio import decode_text
+    from substrate.ingest.textio import bad_byte, decode_text
     from substrate.ingest.walk import shard_file
     from substrate.log import is_shard_log
 
@@ -917,11 +917,13 @@ def ingest_docs_command(
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
+        text = line.decode("utf-8", "surrogateescape")
+        bad = bad_byte(text)  # the line is left out, as one that is not JSON, as ingest says
+        if bad is not None:
+            problems.append(IngestIssue(shown, bad, number))
+            continue
         try:
-            doc = loads(line.decode("utf-8"))
-        except UnicodeDecodeError as exc:  # the line is left out, as one that is not JSON
-            byte = f"byte 0x{line[exc.start]:02x} at offset {exc.start} of the line"
-            problems.append(IngestIssue(shown, f"invalid UTF-8 ({byte})", number))
+            doc = loads(text)
         except orjson.JSONDecodeError as exc:  # the line is left out
             problems.append(IngestIssue(shown, f"invalid JSON: {exc.msg}", number))
         except ValueError as exc:  # nested too deep
