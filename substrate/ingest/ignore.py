@@ -387,10 +387,8 @@ def file_rules(
     symbolic link to it is followed when ``follow``; never is a FIFO or a device opened to
     wait on."""
     try:
-        # a path without links: read_regular takes no link, and opens nothing to wait on
-        real = os.path.realpath(path, strict=True) if follow else str(path)
         # undecodable bytes are kept as they are (surrogates): a pattern matches bytes
-        text = read_regular(real).decode("utf-8", errors="surrogateescape")
+        text = read_regular(str(path), follow=follow).decode("utf-8", errors="surrogateescape")
     except OSError as exc:
         unread = _unread(str(path), exc, follow)
         return RuleSet((), base, prefix, mixle, unread)

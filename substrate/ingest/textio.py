@@ -126,11 +126,11 @@ def starts_binary(path: str) -> bool:
         os.close(fd)
 
 
-def read_regular(path: str) -> bytes:
-    """A whole small file that must still be a regular file, and not a link to one (an
-    ignore file, which git does not follow either): see ``_open_regular`` (raises OSError,
-    ``ELOOP`` for a link)."""
-    fd, _ = _open_regular(path, follow=False)
+def read_regular(path: str, *, follow: bool = False) -> bytes:
+    """A whole small file that must still be a regular file, and, unless ``follow``, not a
+    link to one (a ``.gitignore``, which git does not follow either): see ``_open_regular``
+    (raises OSError, ``ELOOP`` for a link not followed, or a loop of links)."""
+    fd, _ = _open_regular(path, follow=follow)
     try:
         parts = []
         while block := os.read(fd, 1 << 16):

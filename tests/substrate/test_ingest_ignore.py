@@ -188,10 +188,10 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> None:
     real = ignore.read_regular
     denied = {str(path) for path in paths}
 
-    def read(path: str) -> bytes:
+    def read(path: str, *, follow: bool = False) -> bytes:
         if path in denied:
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real(path)
+        return real(path, follow=follow)
 
     monkeypatch.setattr(ignore, "read_regular", read)
 
