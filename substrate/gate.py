@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -74,13 +75,35 @@ def refuse_unfit_names(**names: str | None) -> None:
         InvalidInputError: naming the argument, never its value.
     """
     for what, name in names.items():
-        if name is not None and not isinstance(name, str):  # (a caller's scope=5)
-            raise InvalidInputError(
-                f"the {what.replace('_', ' ')} must be text, not {type(name).__name__}"
-            )
+        if name is not None:  # (a caller's scope=5)
+            refuse_non_text(**{what: name})
         unfit = _unfit(name) if name else None
         if unfit is not None:
             raise InvalidInputError(f"the {what.replace('_', ' ')} {unfit}")
+
+
+def refuse_non_text(**texts: object) -> None:
+    """Refuse arguments that must be text (a scope, a source name) and are not, naming the
+    argument and what was given instead: not Python's words from deep inside, later."""
+    for what, text in texts.items():
+        if not isinstance(text, str):
+            shown = what.replace("_", " ")
+            raise InvalidInputError(f"{shown} must be text, not {type(text).__name__}")
+
+
+def refuse_non_list(values: object, name: str) -> None:
+    """Refuse ``values`` (the argument ``name``) that is no list: one string (each of its
+    characters would be an item), bytes (each a number), one dict (each key), or nothing
+    to go through."""
+    if isinstance(values, str):
+        given = "one string (pass [text])"
+    elif isinstance(values, Mapping):
+        given = f"one dict (pass [{name.removesuffix('s')}])"
+    elif isinstance(values, bytes | bytearray | memoryview) or not isinstance(values, Iterable):
+        given = type(values).__name__
+    else:
+        return
+    raise InvalidInputError(f"{name} must be a list, not {given}")
 
 
 @lru_cache(maxsize=256)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from substrate.errors import InvalidInputError
+from substrate.gate import refuse_non_list, refuse_non_text
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.detect import detect_format, normalize_format
@@ -141,7 +142,8 @@ def ingest_documents(
     ``line``, which citations show. ``drop_empty`` leaves out (and counts in the report) a doc
     with neither text nor payload, which by default becomes an empty item.
     """
-    _refuse_unfit_arguments(docs, "docs", source=source, scope=scope)
+    refuse_non_list(docs, "docs")
+    refuse_non_text(source=source, scope=scope)
     tally = GateTally()
     builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=drop_empty)
     now = time.time()
@@ -161,26 +163,6 @@ def ingest_documents(
     return _store(substrate, items, report, tally)[0]
 
 
-def _refuse_unfit_arguments(values: object, name: str, **texts: object) -> None:
-    """Refuse, in words, what would fail deep inside with Python's: ``values`` (named
-    ``name``) that is no list (a string is iterable too: each of its characters became an
-    item), and ``texts`` that are not text (``_refuse_non_text``)."""
-    if isinstance(values, str | bytes | bytearray | memoryview):  # (whose items are bytes)
-        raise InvalidInputError(f"{name} must be a list, not one string (pass [text])")
-    if isinstance(values, Mapping):  # one document or record, whose keys would be items
-        raise InvalidInputError(f"{name} must be a list, not one dict (pass [{name[:-1]}])")
-    if not isinstance(values, Iterable):
-        raise InvalidInputError(f"{name} must be a list, not {type(values).__name__}")
-    _refuse_non_text(**texts)
-
-
-def _refuse_non_text(**texts: object) -> None:
-    """Refuse arguments (a scope, a source name) that are not text."""
-    for what, text in texts.items():
-        if not isinstance(text, str):
-            raise InvalidInputError(f"{what} must be text, not {type(text).__name__}")
-
-
 def ingest_records(
     substrate: Substrate,
     records: Iterable[Any],
@@ -197,7 +179,8 @@ def ingest_records(
     space-joined; any other record becomes ``{"values": [...]}``. Provenance: ``source``,
     ``index``, ``ingested_at``.
     """
-    _refuse_unfit_arguments(records, "records", source=source, scope=scope)
+    refuse_non_list(records, "records")
+    refuse_non_text(source=source, scope=scope)
     if isinstance(text_fields, str):  # one field named, not its letters
         text_fields = [text_fields]
     fields = list(text_fields) if text_fields else None
@@ -271,7 +254,7 @@ def ingest_traces(
     Raises:
         InvalidInputError: the file is not valid UTF-8, or is a shard's log.
     """
-    _refuse_non_text(scope=scope, **({} if source is None else {"source": source}))
+    refuse_non_text(scope=scope, source=source or "")  # (None: named by the path)
     path = Path(jsonl_path)
     if not path.is_file():
         return []
@@ -410,7 +393,7 @@ def ingest_file(
         InvalidInputError: an unsupported format, invalid UTF-8, a shard's log, or a file
             that cannot be parsed at all (broken CSV quoting, invalid JSON).
     """
-    _refuse_non_text(scope=scope, **({} if source is None else {"source": source}))
+    refuse_non_text(scope=scope, source=source or "")  # (None: named by the path)
     p = Path(path)
     if not p.is_file():
         return []
@@ -487,7 +470,7 @@ def ingest_artifacts(
     ``content_hash`` (of the manifest), ``ingested_at``. A manifest that is invalid JSON or not
     an object is reported and left out. Returns [] when ``registry_root`` is not a directory.
     """
-    _refuse_non_text(scope=scope)
+    refuse_non_text(scope=scope)
     if not os.fspath(registry_root):  # Path("") would be the working directory
         return []
     root = Path(registry_root)

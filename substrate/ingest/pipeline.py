@@ -39,15 +39,15 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from substrate.errors import InvalidInputError, NotFoundError
-from substrate.gate import refuse_unfit_names
+from substrate.gate import refuse_non_list, refuse_non_text, refuse_unfit_names
 from substrate.ingest import report as status
 from substrate.ingest.chunk import check_limit
 from substrate.ingest.detect import detect_format, file_format, normalize_format
@@ -100,8 +100,7 @@ def _resolve_options(
     if chunk_chars is None:
         chunk_chars = setting_int(substrate, "chunk_chars", DEFAULT_CHUNK_CHARS)
     tags = _tags_given(tags)
-    if not isinstance(scope, str):  # (a caller's scope=None)
-        raise InvalidInputError(f"scope must be text, not {type(scope).__name__}")
+    refuse_non_text(scope=scope)  # (a caller's scope=None)
     refuse_unfit_names(scope=scope)  # before anything names a cache entry after it
     return IngestOptions(
         scope=scope,
@@ -117,12 +116,10 @@ def _tags_given(tags: object) -> list[str]:
     the bytes of b"ab", the keys of a dict) is refused, not spelled as Python spells it."""
     if isinstance(tags, str):
         return [tags]
-    if isinstance(tags, bytes | bytearray | memoryview | Mapping) or not isinstance(tags, Iterable):
-        raise InvalidInputError(f"tags must be a list of text, not {type(tags).__name__}")
-    given = list(tags)
-    odd = [tag for tag in given if not isinstance(tag, str)]
-    if odd:
-        raise InvalidInputError(f"each tag must be text, not {type(odd[0]).__name__}")
+    refuse_non_list(tags, "tags")
+    given: list[str] = list(cast(Iterable[str], tags))
+    for tag in given:  # (each one looked at: a list may hold anything)
+        refuse_non_text(tag=tag)
     return given
 
 
