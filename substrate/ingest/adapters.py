@@ -46,7 +46,6 @@ from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.textio import content_digest, decode_text
 from substrate.ingest.walk import shard_file
 from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, LINE_FORMATS
-from substrate.log import is_shard_log
 from substrate.secrets.paths import safe_path
 from substrate.secrets.sources import shown_path
 from substrate.widetext import is_binary
@@ -291,8 +290,6 @@ def _decode(
     try:
         if is_binary(data[:BINARY_PROBE_BYTES]):  # said as ingest says it, not as bad UTF-8
             raise FileRejected("binary file, not text", line=1)
-        if is_shard_log(data):  # a copy of a log, anywhere: not rows of this source
-            raise FileRejected(status.SHARD_LOG)
         return decode_text(data, lines_apart=lines_apart)
     except FileRejected as exc:
         _rejected_file(report, name, exc)

@@ -18,14 +18,13 @@ from substrate.errors import InvalidInputError
 from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
 from substrate.ingest.earlier import words_of_lines
 from substrate.ingest.formats import PARSERS, ParseContext
-from substrate.ingest.report import SHARD_LOG, GateTally
+from substrate.ingest.report import GateTally
 from substrate.ingest.segment import FileRejected, Parsed, Segment
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
 from substrate.ingest.sources import REJECTED_KEY
 from substrate.ingest.textio import content_digest, decode_text, read_unless_binary
 from substrate.itemline import decode, encode
 from substrate.limits import DEFAULT_CHUNK_CHARS
-from substrate.log import is_shard_log
 from substrate.secrets.copies import copies_across
 from substrate.secrets.engine import KEYWORD_GATE, find_secrets
 from substrate.secrets.fields import keys_judge_nothing
@@ -251,9 +250,6 @@ LINES_APART = frozenset({"jsonl", "traces"})
 def _parse(ticket: Ticket, read: _Read, options: IngestOptions) -> Prepared | _Parsed:
     """Decode and parse a file read: it fails when its format rejects it whole."""
     done = read.done
-    if is_shard_log(read.data):  # a copy of a shard's log: another shard's items
-        done.status, done.reason = FAILED, SHARD_LOG
-        return done
     try:
         text = decode_text(read.data, lines_apart=ticket.fmt in LINES_APART)
         context = ParseContext(

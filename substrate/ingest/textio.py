@@ -9,8 +9,10 @@ import os
 import re
 import stat
 
+from substrate.ingest.report import SHARD_LOG
 from substrate.ingest.segment import FileRejected
 from substrate.limits import BINARY_PROBE_BYTES
+from substrate.log import is_shard_log
 from substrate.widetext import WideEncoding, is_binary, wide_encoding
 
 _BOM = b"\xef\xbb\xbf"
@@ -23,10 +25,13 @@ def decode_text(data: bytes, *, lines_apart: bool = False) -> str:
     parser to reject their lines alone (``bad_byte``).
 
     Raises:
-        FileRejected: the content is not valid in its encoding, or holds a NUL byte (see
-            ``_refuse_nul``); the error names the line (and, for an invalid one, the byte
-            offset) of the first bad byte, so the user can find it.
+        FileRejected: the content is a copy of a shard's log (another shard's items, each in
+            its scope, whatever the file is named), is not valid in its encoding, or holds a
+            NUL byte (see ``_refuse_nul``); the error names the line (and, for an invalid
+            one, the byte offset) of the first bad byte, so the user can find it.
     """
+    if is_shard_log(data):
+        raise FileRejected(SHARD_LOG)
     wide = wide_encoding(data)
     if wide is not None:
         text = _wide(data, wide)
