@@ -303,7 +303,8 @@ def _gated(
     masked = builder.secrets or tally.redactions
     in_content = masked and not _only_in_names(ticket, parsed, builder.secrets)
     # a secret on a line left out is in no item, but in the bytes the hash is of
-    rejected = options.redact and not in_content and secret_in_lines(text, _lines(done))
+    rejected_lines = (line for _, line in done.issues)
+    rejected = options.redact and not in_content and secret_in_lines(text, rejected_lines)
     if options.redact and (in_content or rejected):
         # keep no hash of the bytes of a file that held a secret (``build.withhold_hash``),
         # in its items or for the source cache
@@ -314,11 +315,6 @@ def _gated(
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
-
-
-def _lines(done: Prepared) -> Iterator[int | None]:
-    """The lines of the file the parser or the gate left out."""
-    return (line for _, line in done.issues)
 
 
 def _items_of(done: Prepared) -> list[SubstrateItem]:
