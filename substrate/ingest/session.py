@@ -10,7 +10,6 @@ hold whole files.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import stat
 import threading
@@ -22,14 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
 from substrate.errors import ShardError
 from substrate.gate import UNREDACTED_KEY
 from substrate.ingest import prepare as prep
 from substrate.ingest import report as status
 from substrate.ingest.detect import detect_format, file_format
-from substrate.ingest.disklook import DiskLook
 from substrate.ingest.earlier import (
     CARRIED_KEYS,
     carried_line,
@@ -37,6 +33,7 @@ from substrate.ingest.earlier import (
     held_by_rejected_lines,
     withdrawn_proposals,
 )
+from substrate.ingest.moves import MovedFiles
 from substrate.ingest.parallel import chunks
 from substrate.ingest.prepare import IngestOptions, Prepared, Ticket, prepare_many
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
@@ -163,24 +160,6 @@ def _taken_by_another_file(
     return {i for i in found if source_key(stored[i]) != origin}
 
 
-# Files that read alike, by each end of their path (``_ends``: ``README.md``,
-# ``p2/README.md``, ...), each with whether it was gone from the disk when first looked at
-_Places = dict[str, list[tuple[str, bool]]]
-
-
-def _reading(items: Iterable[SubstrateItem]) -> bytes:
-    """A digest of how ``items`` read, known without their file's hash: their kinds,
-    sections and masked texts, in an order of their own."""
-    read = sorted((i.kind, str(i.provenance.get("section")), i.text) for i in items)
-    return hashlib.blake2b(orjson.dumps(read), digest_size=16).digest()
-
-
-def _ends(path: str) -> list[str]:
-    """Each end of ``path``, the longest first: ``a/b/c``, ``b/c``, ``c``."""
-    parts = path.split(os.sep)
-    return [os.sep.join(parts[n:]) for n in range(len(parts))]
-
-
 def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
     """Whether one of ``items``, read from the shard, holds a secret as it is: stored so
     (``--no-redact``: the gate noted it, in a record's fields too, whose text shows no key
@@ -246,11 +225,7 @@ class IngestSession:
         self.let_go_of_moved = False
         self.gone: set[str] = set()  # sources whose items this run removes: pruned or moved
         self.written: set[str] = set()  # ids of items this run writes or meant to write
-        self._by_hash: dict[str, deque[str]] | None = None  # (``by_hash``)
-        # (``known_by_reading``)
-        self._by_look: dict[tuple[int, int, str], list[str]] | None = None
-        self._by_reading: dict[tuple[int, int, str], dict[bytes, _Places]] = {}
-        self.disk = DiskLook()  # whether a file the cache knows is gone (``moved_from``)
+        self.moves = MovedFiles(substrate, self.cache, self.gone, self.written)
         self.naming_folder = ""  # the folder files are named from (``name_from``)
 
     # -- batching ---------------------------------------------------------------------------
@@ -1193,117 +1168,10 @@ class IngestSession:
         self.queue(change, moved.change)
 
     def moved_from(self, ticket: Ticket, done: Prepared) -> _Removal | None:
-        """The removal of the items of a file this file, new to the shard, was moved from:
-        the first file of this scope, gone from the disk, last read with the same content
-        (``mv notes archive``, then ``mixle ingest archive``). Else the shard would hold the
-        content twice until the old folder was ingested again. A file that cannot be looked
-        at (inside a folder that cannot be entered), or that may lie on a drive or share not
-        mounted (``DiskLook.gone``), is not gone."""
-        # asked of every file read, the cheap tests first: a file known with its hash was
-        # read again for a change (unless it gave no item, as an empty one), and the hashes of
-        # all files are gathered only for another one
-        if ticket.path is None:
-            return None
-        if not done.digest:  # (rare: a secret was masked in it)
-            return self.moved_without_hash(ticket, done)
-        known = self.cache.get(ticket.key) if ticket.known_hash else None
-        if known is not None and known.ids:
-            return None
-        candidates = self.by_hash().get(done.digest)
-        ids = self.ids_of_new(ticket, done) if candidates else None
-        while candidates and ids:
-            key = candidates.popleft()  # judged once: present now, or taken by this file
-            if key == ticket.key or key in self.gone or self.cache.stored_meanwhile(key):
-                continue
-            state = self.cache.get(key)
-            if state is None or state.content_hash != done.digest or state.skipped:
-                continue
-            # this very file, known by another name before (``prune`` judges it)
-            if not self.written.isdisjoint(state.ids) or not set(ids).isdisjoint(state.ids):
-                continue
-            if self.disk.gone(key):
-                return self.removal_of_gone(key)
-        return None
-
-    def moved_without_hash(self, ticket: Ticket, done: Prepared) -> _Removal | None:
-        """``moved_from`` for a file that keeps no content hash (a secret was masked in it):
-        a gone file of this scope known without one, of the same size, modification time and
-        name (as ``mv`` keeps them), whose stored items read as this file's do. Of several
-        that read alike (their secrets masked, only those differ), the one whose path ends as
-        this file's does (``p2/README.md`` from ``notes/p2/README.md``); when that one is
-        still on disk, this file is its copy, and takes no place."""
-        ids = self.ids_of_new(ticket, done)
-        if ticket.size is None or ticket.mtime_ns is None or not ids:
-            return None
-        look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
-        new = done.items or [decode(line) for _, line in done.encoded or ()]
-        alike = self.known_by_reading(look).get(_reading(new))
-        if not alike:
-            return None
-        for end in _ends(ticket.key):  # the longest end first: a folder moved keeps its
-            fits = self.fits(alike.get(end, []), ticket.key, ids)  # files' places in it
-            if not fits:
-                continue
-            key, gone = max(fits, key=lambda fit: fit[1])  # (a gone one first of equals)
-            # (still there, now or when first looked at: a copy of it)
-            return self.removal_of_gone(key) if gone and self.disk.gone(key) else None
-        return None
-
-    def ids_of_new(self, ticket: Ticket, done: Prepared) -> list[str]:
-        """The ids of the items of a file new to the shard (known to it by no item, under
-        any options), which may take a gone file's place; [] for any other file."""
-        known = self.cache.get(ticket.key)
-        return [] if known is not None and known.ids else done.item_ids()
-
-    def fits(
-        self, entries: list[tuple[str, bool]], key: str, ids: list[str]
-    ) -> list[tuple[str, bool]]:
-        """Those of ``entries`` (files known without a hash that read alike, each with
-        whether it was gone) that the file ``key`` giving ``ids`` may take the place of."""
-        fits = []
-        for entry in entries:
-            state = self.cache.get(entry[0])
-            if state is None or entry[0] == key or not self.may_be_moved(entry[0], state):
-                continue
-            if set(ids).isdisjoint(state.ids):  # (else this very file, known by another name)
-                fits.append(entry)
-        return fits
-
-    def known_by_reading(self, look: tuple[int, int, str]) -> dict[bytes, _Places]:
-        """The files of this scope known without a hash that have ``look``, by how their stored
-        items read (``_reading``), then by each end of their path (``_Places``); worked out
-        once per look and run (a store read and a look at the disk per file)."""
-        if self._by_look is None:
-            self._by_look = self.cache.hashless_files_by_look()
-        if look not in self._by_reading:
-            by_reading: dict[bytes, _Places] = {}
-            for key in self._by_look.get(look, []):
-                state = self.cache.get(key)
-                if state is None or not state.ids or not self.may_be_moved(key, state):
-                    continue
-                stored = self.substrate.read_items(state.ids, keep=False)
-                if len(stored) == len(state.ids):  # (else some were removed by hand: no move)
-                    places = by_reading.setdefault(_reading(stored.values()), {})
-                    entry = (key, self.disk.gone(key))
-                    for end in _ends(key):
-                        places.setdefault(end, []).append(entry)
-            self._by_reading[look] = by_reading
-        return self._by_reading[look]
-
-    def may_be_moved(self, key: str, state: SourceState) -> bool:
-        """Whether the file ``key``, known with no hash, may be found moved by this run: not
-        judged yet, nor changed by another run meanwhile, nor written by this one."""
-        if key in self.gone or self.cache.stored_meanwhile(key):
-            return False
-        return not (state.content_hash or state.skipped) and self.written.isdisjoint(state.ids)
-
-    def by_hash(self) -> dict[str, deque[str]]:
-        """The files of this scope the cache knows, by content hash (``moved_from`` takes
-        each out as it judges it), gathered the first time a move is looked for."""
-        if self._by_hash is None:
-            known = self.cache.files_by_hash()
-            self._by_hash = {digest: deque(files) for digest, files in known.items()}
-        return self._by_hash
+        """The removal of the items of the gone file this file, new to the shard, was moved
+        from (``MovedFiles.origin``), if any."""
+        key = self.moves.origin(ticket, done)
+        return self.removal_of_gone(key) if key is not None else None
 
     def name_of_gone(self, key: str) -> str:
         """The source name of a gone file: its path from the folder naming this run's files
