@@ -165,7 +165,7 @@ def publish(
     scopes: Collection[str] | None = None,
     strict: bool = False,
     team: str | None = None,
-    shared: Iterable[str] = (),
+    shared: Iterable[str] = (PUBLIC,),
 ) -> list[str]:
     """Share items into scope ``to``, bumping each one's version and recording the move.
 
@@ -180,7 +180,7 @@ def publish(
             refusal leaves the shard untouched.
         team: the team the caller reads as, named in a refusal; a team publishes only into
             its own scope or one of ``shared``.
-        shared: the scopes every team may read.
+        shared: the scopes every team may read (as ``Space``: public).
 
     Returns:
         The ids published, in input order (missing or guarded ids are skipped unless strict).

@@ -23,6 +23,7 @@ from substrate import (
     PENDING,
     PUBLIC,
     NotFoundError,
+    Substrate,
     SubstrateItem,
     already_proposed,
     approve,
@@ -79,6 +80,18 @@ def _when(at: Any) -> float:
     return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0
 
 
+def _visible_or_refused(
+    substrate: Substrate, ids: list[str], scopes: frozenset[str] | None, nothing: str
+) -> list[SubstrateItem]:
+    """The items of ``ids`` the caller can see; NotFoundError naming every id that is not
+    one (hidden or made up alike), with what was therefore ``nothing`` done."""
+    found = {i: visible_item(substrate, i, scopes) for i in ids}
+    missing = [i for i, item in found.items() if item is None]
+    if missing:
+        raise NotFoundError(f"no item with id {', '.join(missing)}; {nothing}")
+    return [item for item in found.values() if item is not None]
+
+
 def _shared(app_state: AppState) -> list[str]:
     shared = app_state.substrate().settings.get("shard", "shared_scopes", [PUBLIC])
     return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
@@ -107,13 +120,10 @@ def publish_cmd(
     check_scope_name(to, "--to", empty_hint=": name the scope")  # whoever the caller reads as
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
-        there = []  # a publish run again (from cron, say) changes nothing
-        for item_id in ids:  # a missing id is said before a refusal of the target
-            item = visible_item(substrate, item_id, scopes)
-            if item is None:
-                raise NotFoundError(f"no item with id {item_id}; nothing published")
-            if item.scope == to:
-                there.append(item_id)
+        # every missing id is said, before a refusal of the target
+        found = _visible_or_refused(substrate, ids, scopes, "nothing published")
+        # a publish run again (from cron, say) changes nothing
+        there = [item.id for item in found if item.scope == to]
         done = publish(
             substrate,
             [i for i in ids if i not in there],
@@ -308,14 +318,11 @@ def propose_cmd(
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         already = set()
-        for item_id in ids:
-            item = visible_item(substrate, item_id, scopes)
-            if item is None:
-                raise NotFoundError(f"no item with id {item_id}; nothing proposed")
+        for item in _visible_or_refused(substrate, ids, scopes, "nothing proposed"):
             if item.scope == to:  # a refusal (1) whichever team asks, as for another's item
-                fail(f"{item_id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
+                fail(f"{item.id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
             if already_proposed(item, to, who):
-                already.add(item_id)
+                already.add(item.id)
         done = propose(
             substrate, ids, to=to, by=who, from_scope=team, scopes=scopes, team=team, strict=True
         )

@@ -99,6 +99,18 @@ def test_publish_refusals_change_nothing(mixle: Run, add: Add) -> None:
     assert mixle("history", mine, "--json").json()["version"] == 0
 
 
+@pytest.mark.parametrize(("verb", "nothing"), [("publish", "published"), ("propose", "proposed")])
+def test_every_missing_id_is_named(mixle: Run, add: Add, verb: str, nothing: str) -> None:
+    mine = add("ops", "mine")
+    theirs = add("dev", "theirs")
+    result = mixle("--as", "ops", verb, theirs, mine, "0123456789abcdef", "--to", "public")
+    assert result.exit_code == 1
+    assert (
+        result.stderr == f"error: no item with id {theirs}, 0123456789abcdef; nothing {nothing}\n"
+    )
+    assert scope_of(mixle, mine) == "ops" and mixle("pending", "--json").json() == []
+
+
 def test_gated_scope_needs_an_approver_to_publish(mixle: Run, add: Add) -> None:
     a = add("ops", "x")
     assert mixle("--as", "ops", "grant", "alice", "public").exit_code == 0

@@ -82,6 +82,15 @@ def test_publish_treats_items_outside_the_readers_scopes_as_missing(store: Subst
     assert history(store, hidden, scopes={"ops"}) == []
 
 
+def test_a_team_publishes_into_public_by_default(store: Substrate) -> None:
+    mine = store.add("text", "ops note", scope="ops")
+    assert publish(store, [mine], by="ops", scopes={"ops", PUBLIC}, team="ops") == [mine]
+    assert store.get(mine).scope == PUBLIC
+    other = store.add("text", "ops note two", scope="ops")
+    with pytest.raises(AccessDeniedError, match="own or a shared scope"):
+        publish(store, [other], by="ops", scopes={"ops", PUBLIC}, team="ops", shared=())
+
+
 def test_publish_needs_a_target(store: Substrate) -> None:
     with pytest.raises(InvalidInputError):
         publish(store, [], to="")
