@@ -57,7 +57,7 @@ TagOpt = Annotated[
 
 def item_summary(item: SubstrateItem) -> dict[str, Any]:
     """The short form of an item used by listings."""
-    from substrate.retrieval import shown_source
+    from substrate.retrieval import shown_path_of, shown_source
 
     return {
         "id": item.id,
@@ -66,6 +66,8 @@ def item_summary(item: SubstrateItem) -> dict[str, Any]:
         "tags": item.tags,
         "title": item_title(item),
         "source": shown_source(item),  # a secret in its name masked, as results show it
+        # the whole path, as search gives it: two files of one name told apart
+        "path": shown_path_of(item),
         "created_at": item.created_at,
     }
 

@@ -212,6 +212,19 @@ def test_compact(mixle) -> None:
     assert said.stdout.startswith("nothing to reclaim: ") and "reindex" not in said.stderr
 
 
+def test_ls_json_tells_two_files_of_one_name_apart_by_their_paths(mixle, tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.md").write_text(f"# {name}\n\nThe {name} service.\n")
+        assert mixle("ingest", str(tmp_path / name)).exit_code == 0
+    for flag in ("--json", "--jsonl"):
+        result = mixle("ls", flag)
+        assert result.exit_code == 0, result.stderr
+        rows = result.json() if flag == "--json" else result.jsonl()
+        assert [r["source"] for r in rows] == ["README.md", "README.md"]
+        assert [r["path"] for r in rows] == [str(tmp_path / n / "README.md") for n in "ab"]
+
+
 def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_env: Path) -> None:
     for i in range(3):
         mixle("add", f"c{i}")
