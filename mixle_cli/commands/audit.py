@@ -268,7 +268,12 @@ def verify_lineage_cmd(
     ] = 20,
     json: JsonOpt = False,
 ) -> None:
-    """Follow an item's links transitively; exits 1 if any of them is dangling."""
+    """Follow an item's links transitively; exits 1 if any of them is dangling.
+
+    These are the links an item records (`mixle add --link`, or given through the library).
+    Links written in a note's text (Markdown and wiki links to other notes) are checked by
+    `mixle audit`, which lists those that lead to no note.
+    """
     app_state = state(ctx)
     substrate = app_state.substrate()
     scopes = app_state.scopes
