@@ -424,7 +424,11 @@ def pending_cmd(
     json: JsonOpt = False,
     jsonl: JsonlOpt = False,
 ) -> None:
-    """List the items you can see that await approval, oldest first."""
+    """List the items you can see that await approval, oldest first.
+
+    A proposal of another team's item is seen by reading as that team (`--as TEAM`), or with
+    no team set: reading as your own team, its item is hidden as that team's items are.
+    """
     how = output.mode(json, jsonl)
     app_state = state(ctx)
     rows: list[dict[str, Any]] = []
