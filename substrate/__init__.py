@@ -1,7 +1,7 @@
 """mixle's knowledge substrate: typed, provenanced, access-scoped items in a local shard.
 
 This package is a pure library: it never imports the command-line stack, never prints and never
-exits. Heavy dependencies (numpy, pyarrow, scikit-learn) are imported only by the features that
+exits. Heavy dependencies (numpy, pyarrow, scipy) are imported only by the features that
 need them, so importing ``substrate`` stays cheap.
 """
 

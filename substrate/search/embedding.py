@@ -1,10 +1,9 @@
 """The learned embedding: TF-IDF over the corpus's terms, reduced by truncated SVD.
 
 Fitting happens only when an index is built or refitted: on a small corpus with numpy's exact
-SVD of the dense matrix, else with scikit-learn's randomized one on the sparse matrix (whose
-import alone takes about a second: too much for the first search of a folder of notes).
+SVD of the dense matrix, else by a randomized SVD of the sparse matrix (scipy).
 Everything a query needs (vocabulary, idf and the SVD components) is stored in the index and
-applied with numpy alone, so a search process never imports scikit-learn.
+applied with numpy alone, so a search process never imports scipy.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 # more than that); beyond, by a sparse product, which builds no (postings x dim) temporary.
 _DENSE_PROJECT_POSTINGS = 1 << 16
 # Up to this many cells (documents x terms: 32 MB) and Gram-matrix multiply-adds, the TF-IDF
-# matrix is decomposed dense (well under a second), not by scikit-learn.
+# matrix is decomposed dense (well under a second), not by the randomized SVD.
 DENSE_SVD_CELLS = 4_000_000
 DENSE_SVD_WORK = 1_000_000_000
 
@@ -222,12 +222,32 @@ def _dense_svd(matrix: np.ndarray, dim: int) -> np.ndarray:
     return _signed(np.ascontiguousarray(out, dtype=np.float32))
 
 
-def _svd(matrix: object, dim: int) -> np.ndarray:
-    from sklearn.decomposition import TruncatedSVD  # index-time only (slow to import)
+# The randomized SVD's extra probe directions and power iterations (Halko, Martinsson and
+# Tropp, 2011): with these, the leading directions of a TF-IDF matrix, whose singular values
+# decay slowly, come out as a full SVD would give them.
+SVD_OVERSAMPLE = 10
+SVD_POWER_ITERATIONS = 7
 
-    svd = TruncatedSVD(n_components=dim, algorithm="randomized", n_iter=7, random_state=0)
-    svd.fit(matrix)
-    return _signed(np.ascontiguousarray(svd.components_.T, dtype=np.float32))
+
+def _svd(matrix: Any, dim: int) -> np.ndarray:
+    """The ``dim`` leading right singular vectors of the sparse ``matrix``, as columns, by a
+    randomized SVD: a few products with the matrix, and a small dense SVD. (scikit-learn's
+    ``TruncatedSVD`` does the same; importing it took longer than the whole fit of a
+    shard of a few thousand notes.)"""
+    from scipy import linalg  # index-time only
+
+    rng = np.random.default_rng(0)  # the same matrix gives the same embedding
+    probe = rng.standard_normal((matrix.shape[1], dim + SVD_OVERSAMPLE)).astype(np.float32)
+    basis = matrix @ probe  # a sample of the matrix's range
+    for _ in range(SVD_POWER_ITERATIONS):  # turned towards its leading directions
+        # kept well apart (else rounding loses all but the first), by an LU factor: cheaper
+        # than an orthonormal basis, and as good between iterations
+        basis = linalg.lu(basis, permute_l=True, check_finite=False)[0]
+        basis = matrix @ (matrix.T @ basis)
+    basis = linalg.qr(basis, mode="economic", check_finite=False)[0]
+    projected = np.asarray((matrix.T @ basis).T)  # the matrix within that range, small
+    leading = linalg.svd(projected, full_matrices=False, check_finite=False)[2][:dim]
+    return _signed(np.ascontiguousarray(leading.T, dtype=np.float32))
 
 
 def _signed(components: np.ndarray) -> np.ndarray:
