@@ -117,7 +117,8 @@ def _shard_hint(exc: ShardError) -> str | None:
     if isinstance(exc, CorruptShardError):  # `audit` would only repeat the line
         return (
             "fix or remove that line by hand (see docs/formats.md), then run `mixle compact` "
-            "(having removed or shortened a line, delete index/log-end.json first)"
+            "(having removed or shortened a line, delete index/log-end.json first, and give "
+            "compact --accept-loss: that item is gone)"
         )
     return "run `mixle audit` to check the shard"
 

@@ -21,6 +21,7 @@ from substrate.derived import INDEX_DIR, LOG_FILE, is_folder
 from substrate.errors import (
     CorruptShardError,
     InvalidInputError,
+    LostCommitsError,
     MissingShardError,
     ShardError,
     scope_set,
@@ -549,8 +550,15 @@ class Substrate:
 
     # -- maintenance ---------------------------------------------------------------------------
 
-    def compact(self) -> CompactStats:
-        """Rewrite the log with only the live items (atomically), then rebuild the catalog."""
+    def compact(self, *, accept_loss: bool = False) -> CompactStats:
+        """Rewrite the log with only the live items (atomically), then rebuild the catalog.
+
+        Args:
+            accept_loss: rewrite a log whose committed batches lost or gained lines by hand
+                (``miscounted_batches``) all the same, keeping what is left. Without it such a
+                log is refused (``LostCommitsError``): the rewrite would make the loss of an
+                item for good, and leave no trace of it for ``audit_substrate`` to find.
+        """
         if self.root is None or self._log is None:
             raise InvalidInputError("compact() needs a shard on disk")
         self.save()
@@ -561,6 +569,8 @@ class Substrate:
             log_file.refuse_rewrite_over_a_loss()
             if not log_file.path.exists():  # (a note of its end, but never a commit)
                 return CompactStats(0, 0, 0)
+            if not accept_loss:
+                _refuse_miscounted(log_file)
             if made_read_only(log_file.path):  # a rename would replace it all the same
                 raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
             before = log_file.path.stat().st_size
@@ -859,6 +869,20 @@ def _ingest_sources_before_compaction(substrate: Substrate) -> SourceCache | Non
     from substrate.ingest.sources import SourceCache
 
     return SourceCache.before_compaction(substrate)
+
+
+def _refuse_miscounted(log_file: LogFile) -> None:
+    """Raise ``LostCommitsError`` if a committed batch of the log lost or gained lines by
+    hand. Where, and how many lines, is left to ``mixle audit``: another team's batch is not
+    a team's to place."""
+    miscounted = log_file.miscounted_batches(log_file.path.stat().st_size)
+    if miscounted:
+        raise LostCommitsError(
+            f"{log_file.path}: {len(miscounted)} committed batch(es) lost or gained lines by "
+            "hand: an item may be missing, and a compaction would make that for good; restore "
+            "items.jsonl from a backup (`mixle audit` says where), or compact with "
+            "--accept-loss to keep what is left"
+        )
 
 
 def _drop_search_index(index_dir: Path) -> None:

@@ -527,15 +527,27 @@ def _index_line(index: dict[str, Any]) -> str:
     return f"{line} ({hint})" if hint else line
 
 
-def compact(ctx: typer.Context, json: JsonOpt = False) -> None:
+def compact(
+    ctx: typer.Context,
+    accept_loss: Annotated[
+        bool,
+        typer.Option(
+            "--accept-loss",
+            help="Rewrite a log whose committed batches lost or gained lines by hand (see "
+            "`mixle audit`) all the same, keeping what is left; an item lost is lost for good.",
+        ),
+    ] = False,
+    json: JsonOpt = False,
+) -> None:
     """Rewrite the log with only the live items (atomic; reclaims removed and old versions).
 
     A log with nothing to reclaim is left as it is. The search index describes the old log:
     the next search rebuilds it (on a large shard, run `mixle reindex` afterwards to pay for
-    that now rather than on the next search).
+    that now rather than on the next search). A log edited by hand so that an item may be
+    missing is refused (exit 3) unless --accept-loss.
     """
     app_state = state(ctx)
-    stats = app_state.substrate().compact()
+    stats = app_state.substrate().compact(accept_loss=accept_loss)
     rewritten = stats.bytes_after != stats.bytes_before  # else nothing was left to reclaim
     team = app_state.scopes is not None
     # what was reclaimed covers every scope: a team is told the same either way (the note

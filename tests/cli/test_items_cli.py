@@ -245,7 +245,8 @@ def test_corrupt_middle_line_is_exit_3_and_file_untouched(mixle, isolated_shard_
     path.write_bytes(b"".join(lines))
     assert "before the end noted" in mixle("compact").stderr  # shortened: the log is short
     shutil.rmtree(isolated_shard_env / "index")  # as the hint says
-    assert mixle("compact").exit_code == 0 and mixle("ls").exit_code == 0
+    assert "--accept-loss" in mixle("compact").stderr  # c1's line is a copy: c1 is lost
+    assert mixle("compact", "--accept-loss").exit_code == 0 and mixle("ls").exit_code == 0
 
 
 def test_writers_exit_3_on_a_line_damaged_before_the_catalog(
@@ -940,6 +941,24 @@ def test_compact_refuses_a_log_that_is_gone_though_commits_were_noted(
     (isolated_shard_env / "items.jsonl").unlink()
     result = mixle("compact")
     assert result.exit_code == 3 and "missing or empty" in result.stderr
+
+
+def test_compact_refuses_a_batch_edited_by_hand_unless_the_loss_is_accepted(
+    mixle, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_text("".join(f'{{"text": "doc {i}"}}\n' for i in range(5)))
+    assert mixle("ingest-docs", str(docs)).exit_code == 0
+    log = isolated_shard_env / "items.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines[2:3] = [lines[3], lines[3]]  # one item's line replaced by its neighbour's, twice
+    log.write_bytes(b"".join(lines))
+    refused = mixle("compact")
+    assert refused.exit_code == 3 and "--accept-loss" in refused.stderr
+    assert log.read_bytes() == b"".join(lines)
+    accepted = mixle("compact", "--accept-loss", "--json")
+    assert accepted.exit_code == 0 and accepted.json()["live_items"] == 4
+    assert mixle("audit").exit_code == 0
 
 
 def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:

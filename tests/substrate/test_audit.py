@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from substrate.audit import AuditReport, audit_shard
-from substrate.errors import ShardError
+from substrate.errors import LostCommitsError, ShardError
 from substrate.store import Substrate
 
 
@@ -560,9 +560,32 @@ def test_a_line_deleted_inside_a_committed_batch_is_a_problem(tmp_path: Path) ->
     assert scoped.log["problems"][0].startswith("a committed batch lost or gained lines by hand:")
     with pytest.raises(ShardError, match="before the end noted"):
         Substrate(tmp_path / "s").compact()  # a rewrite would make the loss for good
-    (tmp_path / "s" / "index" / "log-end.json").unlink()  # the loss accepted
-    Substrate(tmp_path / "s").compact()  # the rewritten log is whole again
+    (tmp_path / "s" / "index" / "log-end.json").unlink()  # the end's loss accepted
+    with pytest.raises(LostCommitsError, match="--accept-loss"):
+        Substrate(tmp_path / "s").compact()  # the batch's loss is not accepted yet
+    Substrate(tmp_path / "s").compact(accept_loss=True)  # the rewritten log is whole again
     assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
+def test_compact_refuses_a_batch_whose_line_was_replaced_by_its_neighbour(tmp_path: Path) -> None:
+    # the log is as long as noted, or longer: only the batch's count tells an item is gone
+    store = Substrate(tmp_path / "s")
+    many = [store.add("text", f"batch note {i}") for i in range(3)]
+    store.save()
+    store.close()
+    log = tmp_path / "s" / "items.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if many[1].encode() in line)
+    lines[at - 1 : at] = [lines[at], lines[at]]  # many[0] gone, many[1] in its place too
+    log.write_bytes(b"".join(lines))
+    before = log.read_bytes()
+    with pytest.raises(LostCommitsError, match="1 committed batch") as refused:
+        Substrate(tmp_path / "s").compact()
+    assert many[0] not in str(refused.value)
+    assert log.read_bytes() == before  # the evidence kept for audit and a restore
+    assert not audit_shard(Substrate(tmp_path / "s")).ok
+    stats = Substrate(tmp_path / "s").compact(accept_loss=True)
+    assert stats.live_items == 2 and audit_shard(Substrate(tmp_path / "s")).ok
 
 
 def test_a_log_cut_at_a_batch_boundary_is_a_problem(tmp_path: Path) -> None:
