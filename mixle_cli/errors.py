@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import typer
@@ -56,6 +56,8 @@ def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
 
 def classify(exc: BaseException) -> tuple[int, str, str | None]:
     """Exit code, message and hint for an exception raised under a command."""
+    if isinstance(exc, Terminated):
+        return TERMINATED, "terminated; everything saved before it is intact", None
     if isinstance(exc, KeyboardInterrupt):
         return INTERRUPTED, "interrupted; everything saved before the interruption is intact", None
     if isinstance(exc, NotFoundError | AccessDeniedError):
@@ -156,6 +158,42 @@ def _running() -> None:
         signal.signal(signal.SIGINT, _ctrl_c_when_running.pop())
 
 
+@contextlib.contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """For the block (a command's run), SIGTERM raises ``Terminated``. Not where a host set
+    its own handler or ignores it, nor off the main thread."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+    _terminating.clear()
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a ``timeout``, systemd, ``kill``) stopping a command: it unwinds as a Ctrl-C
+    does (what was saved is kept, a write under way is not acknowledged), and ends with one
+    line and exit 143 rather than in silence."""
+
+
+def terminate(signum: int, frame: Any) -> None:
+    """SIGTERM's handler while a command runs: raise ``Terminated``; a second one, while the
+    first unwinds, ends the process at once (an atomic write leaves nothing half done)."""
+    if _terminating:
+        os._exit(TERMINATED)
+    _terminating.append(signum)
+    raise Terminated
+
+
+_terminating: list[int] = []  # the SIGTERM that is stopping the command, once one came
+
+
 _refused: list[typer.BadParameter] = []  # the environment's fault, told when the command runs
 
 
@@ -179,30 +217,37 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         refused_now()
         _running()
-        try:
-            return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort, typer.BadParameter):
-            raise
-        except BrokenPipeError:
-            # the reader went away (`mixle ls --jsonl | head -1`): stop quietly, as a process
-            # killed by SIGPIPE does
-            silence_output()
-            raise SystemExit(PIPE_CLOSED) from None
-        except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
-            if isinstance(exc, SystemExit):
-                raise
-            if os.environ.get("MIXLE_DEBUG") == "1":  # the details asked for, then the
-                traceback.print_exc()  # message and the documented exit code as ever
-            code, message, hint = classify(exc)
-            if _saved_before(args, kwargs):  # a retry would make the change twice
-                hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
-                if isinstance(exc, KeyboardInterrupt):
-                    message = "interrupted after the change was saved; its report may be incomplete"
-                else:
-                    message += " (after the change was saved)"
-            fail(message, code, hint)
+        with _stopped_by_sigterm():
+            return _mapped(fn, *args, **kwargs)
 
     return wrapper
+
+
+def _mapped(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``fn``'s result, its exceptions mapped to messages and exit codes (``guarded``)."""
+    try:
+        return fn(*args, **kwargs)
+    except (typer.Exit, typer.Abort, typer.BadParameter):
+        raise
+    except BrokenPipeError:
+        # the reader went away (`mixle ls --jsonl | head -1`): stop quietly, as a process
+        # killed by SIGPIPE does
+        silence_output()
+        raise SystemExit(PIPE_CLOSED) from None
+    except BaseException as exc:  # noqa: BLE001 - this is the one place that maps them
+        if isinstance(exc, SystemExit):
+            raise
+        if os.environ.get("MIXLE_DEBUG") == "1":  # the details asked for, then the
+            traceback.print_exc()  # message and the documented exit code as ever
+        code, message, hint = classify(exc)
+        if _saved_before(args, kwargs):  # a retry would make the change twice
+            hint = "check what was saved with `mixle ls` or `mixle get` before running it again"
+            if isinstance(exc, KeyboardInterrupt):
+                stop = "terminated" if isinstance(exc, Terminated) else "interrupted"
+                message = f"{stop} after the change was saved; its report may be incomplete"
+            else:
+                message += " (after the change was saved)"
+        fail(message, code, hint)
 
 
 def usage(message: str) -> NoReturn:

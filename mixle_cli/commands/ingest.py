@@ -29,6 +29,7 @@ from mixle_cli.errors import (
     USAGE,
     classify,
     fail,
+    terminate,
     usage,
 )
 from mixle_cli.evidence import named_source
@@ -511,9 +512,10 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
     """For the block, SIGTERM (a ``timeout``, systemd) sets ``event``: the ingest stops after
     the file at hand and saves what it completed, as on Ctrl-C; a second one ends the process
     at once. Not where a host set its own handler or ignores it, nor off the main thread."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    previous = signal.getsignal(signal.SIGTERM)  # (``terminate``: the command line's own)
+    if threading.current_thread() is not threading.main_thread() or previous not in (
+        signal.SIG_DFL,
+        terminate,
     ):
         yield
         return
@@ -529,7 +531,7 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _passage(doc: object) -> bool:

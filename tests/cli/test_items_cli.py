@@ -961,6 +961,28 @@ def test_compact_refuses_a_batch_edited_by_hand_unless_the_loss_is_accepted(
     assert mixle("audit").exit_code == 0
 
 
+def test_sigterm_ends_any_command_with_a_message_and_143(
+    mixle, isolated_shard_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    from substrate.store import Substrate
+
+    assert mixle("add", "kept").exit_code == 0
+
+    def compact_stopped(self: Substrate, **options: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # a timeout, systemd, kill
+        raise AssertionError("not stopped")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Substrate, "compact", compact_stopped)
+        result = mixle("compact")
+    assert result.exit_code == 143
+    assert result.stderr == "error: terminated; everything saved before it is intact\n"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back for the host
+    assert [i["title"] for i in mixle("ls", "--json").json()] == ["kept"]
+
+
 def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:
     for args in (["add", "-"], ["search", "-"], ["verify", "-"]):
         result = mixle(*args, input=b"caf\xe9\n")
