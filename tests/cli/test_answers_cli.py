@@ -318,6 +318,41 @@ def _ingested_notes(mixle: Run, folder: Path, files: dict[str, str]) -> Path:
     return folder
 
 
+ATLAS_NOTES = {
+    "projects/atlas.md": "# Project Atlas\n\nAtlas is the billing service. It is owned by the "
+    "Payments team, led by [Dana Kim](../people/dana.md).\n",
+    "people/dana.md": "# Dana Kim\n\nDana Kim leads the Payments team. Her on-call rotation "
+    "is every fourth week.\nShe prefers to be contacted on the #payments channel.\n",
+    "deploy.md": "# How to deploy\n\nRun `make release`. Rollback with `make rollback`.\n",
+}
+
+
+@pytest.fixture
+def atlas_notes(mixle: Run, isolated_shard_env: Path, tmp_path: Path) -> Path:
+    """A project note linking to its team lead's note, and a deploy how-to, ingested."""
+    folder = tmp_path / "notes"
+    for name, text in ATLAS_NOTES.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    assert mixle("ingest", str(folder), "-q").exit_code == 0
+    return folder
+
+
+def test_ask_grounds_a_quote_it_led_with_the_heading(mixle: Run, atlas_notes: Path) -> None:
+    # "Project Atlas: It is owned by ..." was answered, then called grounded 0/1, exit 1
+    result = mixle("ask", "Who leads the team that owns Atlas?", "--hops", "2")
+    assert result.exit_code == 0, result.stderr
+    assert "Project Atlas: It is owned by the Payments team" in result.stdout
+    assert "warning" not in result.stderr
+    data = mixle("ask", "Who leads the team that owns Atlas?", "--hops", "2", "--json").json()
+    assert all(claim["supported"] for claim in data["factuality"]["claims"])
+    hop = mixle("ask", "Where is the lead of the team that owns Atlas based?", "--hops", "2")
+    assert "no source found says" not in hop.stderr
+    claim = "Project Atlas: It is owned by the Payments team, led by Dana Kim."
+    verified = mixle("verify", claim)
+    assert verified.exit_code == 0 and "supported" in verified.stdout
+
+
 def test_ask_says_which_replaced_notes_it_passed_over(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
