@@ -89,11 +89,16 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _COUNT = rf"(?:\d+|{_NUMBER_WORD}|few|couple\s+of)"
+# "every fourth week", "every 2nd sprint", "every other day": which one of a run recurs
+_ORDINAL = (
+    r"(?:other|alternate|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|\d+(?:st|nd|rd|th))"
+)
 _FREQUENCY = re.compile(
     r"\b(?:daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|hourly|nightly|"
     r"weekdays)\b"
     rf"|\b(?:once|twice|thrice|{_COUNT}\s+times)\s+(?:a|an|per|every|each)\b"
-    rf"|\b(?:every|each|per)\s+(?:other\s+)?(?:{_COUNT}\s+)?(?:{_UNITS}|(?:weekday|night|"
+    rf"|\b(?:every|each|per)\s+(?:{_ORDINAL}\s+)?(?:{_COUNT}\s+)?(?:{_UNITS}|(?:weekday|night|"
     r"morning|evening|weekend|quarter|sprint|release|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)s?)\b",
     re.IGNORECASE,

@@ -1102,3 +1102,10 @@ def test_nothing_found_is_said_alike_in_every_mode(
 ) -> None:
     found = mixle(command, "zzqxv", *form)
     assert found.exit_code == 0 and found.stderr.startswith("no matching items")
+
+
+def test_ask_how_often_is_answered_by_every_fourth_week(mixle: Run, atlas_notes: Path) -> None:
+    # "every fourth week" read as no frequency: "no readable item found says how often"
+    result = mixle("ask", "How often is Dana Kim on call?")
+    assert result.exit_code == 0, result.stderr
+    assert "every fourth week" in result.stdout
