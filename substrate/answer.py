@@ -45,6 +45,7 @@ from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.notestatus import not_in_force
+from substrate.phrasal import other_spellings, respelt
 from substrate.questions import (
     Frame,
     asked_as_a_person,
@@ -239,7 +240,16 @@ def unmentioned_in(
     """The words of ``question``'s topic that no item ``readable`` lets through mentions,
     and their share of its idf mass (``search.engine.unmentioned``)."""
     topic = without_light_verbs(topic_text(question))
-    return unmentioned(substrate, topic, filters=readable, alike=said_alike())
+    return unmentioned(substrate, topic, filters=readable, alike=_alike_in(topic))
+
+
+def _alike_in(text: str) -> dict[str, frozenset[str]]:
+    """Each term of ``text`` with the terms that say it in other words: its other forms
+    (``said_alike``), and its verb and particle written the other way ("roll back" and
+    "rollback": ``phrasal.other_spellings``)."""
+    alike = said_alike()
+    spelt = other_spellings(text)
+    return {**alike, **{t: alike.get(t, frozenset()) | other for t, other in spelt.items()}}
 
 
 def unmentioned_weight(unseen_share: float) -> float:
@@ -413,14 +423,17 @@ def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilter
     """``lookup`` with the other forms of its words that no readable item uses added where
     items use them (``said_alike``): "Who leads the team ...?" looks up "led" too when the
     notes say "is led by", and the next hop searches for it with the names found."""
-    alike = said_alike()
+    alike = _alike_in(lookup)
     forms = {term: alike[term] for term in terms(lookup) & alike.keys()}
     if not forms:
         return lookup
     every = " ".join([lookup, *(form for alike_forms in forms.values() for form in alike_forms)])
     unseen, _ = unmentioned(substrate, every, filters=readable)  # one look at the index
+    # "roll back" is looked up as "rollback" where the notes write it so: added beside it,
+    # two words no note says would weigh down the one they do
+    lookup = respelt(lookup, unseen)
     used = {form for term in forms.keys() & unseen for form in forms[term] - unseen}
-    return " ".join([lookup, *sorted(used)])
+    return " ".join([lookup, *sorted(used - terms(lookup))])
 
 
 _WORDS = re.compile(r"[^\W_][\w'’-]*")

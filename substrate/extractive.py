@@ -330,7 +330,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     if asked.opposed and _says_the_opposite(asked.opposed, said):
         return None  # "To install a Python version ..." of how to uninstall one
     # (a procedure's step is the list's, which a label or heading names: "**Removing a user**")
-    if asked.task and not is_step(sentence) and not asked.task <= terms(said) | headed:
+    # (said as the question says it, "roll back" by "Rollback ...": ``terms_said``)
+    if asked.task and not is_step(sentence) and not asked.task <= terms(said) | have | headed:
         return None  # how to create a virtualenv, asked how to uninstall a version
     quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
     return Quotable(under.n, sentence, have, said.lower(), quote, heading)

@@ -23,6 +23,7 @@ from substrate.answer_types import TYPE_FRAMES, states_place
 from substrate.context.compress import terms
 from substrate.identifiers import IDENTIFIER
 from substrate.linktext import as_shown
+from substrate.phrasal import spelt_otherwise
 
 # Numbers written as words are values too ("five minutes").
 NUMBER_WORDS = (
@@ -395,7 +396,7 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
     shown = as_shown(sentence)
-    found, alike = terms(shown) | compounds_split(shown), said_alike()
+    found, alike = terms(shown) | compounds_split(shown) | spelt_otherwise(shown), said_alike()
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     # where a link leads says its own words ("the [runbook](db-failover.md)": failover, for
     # "Where is the failover runbook?"), not what they stand for ("db" is no "database")

@@ -1109,3 +1109,24 @@ def test_ask_how_often_is_answered_by_every_fourth_week(mixle: Run, atlas_notes:
     result = mixle("ask", "How often is Dana Kim on call?")
     assert result.exit_code == 0, result.stderr
     assert "every fourth week" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("How do I roll back a deploy?", "Rollback with `make rollback`."),
+        ("How do I login to the portal?", "Log in with your SSO account"),
+        ("How do I set up a laptop?", "The setup of a new laptop"),
+    ],
+)
+def test_ask_reads_a_verb_and_its_particle_either_way(
+    mixle: Run, atlas_notes: Path, tmp_path: Path, question: str, quoted: str
+) -> None:
+    # "no readable item mentions 'roll', 'back'" beside "Rollback with `make rollback`"
+    portal = "# Portal\n\nLog in with your SSO account at portal.example.com.\n"
+    laptop = "# Laptop\n\nThe setup of a new laptop takes one hour with the Jamf script.\n"
+    _ingested_notes(mixle, tmp_path / "more", {"portal.md": portal, "laptop.md": laptop})
+    result = mixle("ask", question)
+    assert result.exit_code == 0, result.stderr
+    assert quoted in result.stdout
+    assert "did you mean" not in result.stderr
