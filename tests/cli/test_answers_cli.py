@@ -1130,3 +1130,16 @@ def test_ask_reads_a_verb_and_its_particle_either_way(
     assert result.exit_code == 0, result.stderr
     assert quoted in result.stdout
     assert "did you mean" not in result.stderr
+
+
+def test_ask_in_a_scope_holding_nothing_readable_says_so(mixle: Run, atlas_notes: Path) -> None:
+    # "no readable item mentions 'deploy'", where search says the scope holds nothing
+    result = mixle("ask", "How do I deploy?", "--scope", "nosuch")
+    assert result.exit_code == 1
+    assert "no item you may read is in scope 'nosuch'" in result.stdout
+    assert "mentions 'deploy'" not in result.stdout
+    data = mixle("ask", "How do I deploy?", "--scope", "nosuch", "--json").json()
+    assert data["note"] == "abstained: no item you may read is in scope 'nosuch'"
+    # a scope holding items, none of them answering, is the shard's to say
+    held = mixle("ask", "How do I fly a kite?", "--scope", "local")
+    assert held.exit_code == 1 and "no readable item mentions" in held.stdout
