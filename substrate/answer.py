@@ -28,6 +28,7 @@ looked up nor asked of the evidence, nor counted as unmentioned (``questions.top
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import math
@@ -122,6 +123,34 @@ def cited_numbers(text: str | None, n_sources: int) -> list[int]:
 def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
     """The numbers ``[n]`` in ``text`` that name no source of the ``n_sources`` given."""
     return sorted({n for n in _citation_numbers(text) if not 1 <= n <= n_sources})
+
+
+def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
+    """``text`` and ``packet`` with the sources ``text`` cites numbered first, in the
+    packet's order, the others after them: an answer quoting only its second source read
+    "… [2]" over a list of sources with no [1]. A number naming no source is left as it is.
+    """
+    cited = sorted(cited_numbers(text, len(packet)))
+    order = cited + [n for n in range(1, len(packet) + 1) if n not in cited]
+    if order == sorted(order):
+        return text, packet
+    new = {old: at for at, old in enumerate(order, 1)}
+
+    def renumbered(marker: re.Match[str]) -> str:
+        numbers = (int(part) for part in marker[1].split(","))
+        return "[" + ", ".join(str(new.get(n, n)) for n in numbers) + "]"
+
+    def reordered(values: list[Any]) -> list[Any]:
+        return [values[n - 1] for n in order] if len(values) == len(order) else values
+
+    moved = dataclasses.replace(
+        packet,
+        items=reordered(packet.items),
+        scores=reordered(packet.scores),
+        texts=reordered(packet.texts),
+        sources=reordered(packet.sources),
+    )
+    return CITATION.sub(renumbered, text), moved
 
 
 def strip_citations(text: str) -> str:
@@ -662,6 +691,7 @@ def answer_from_substrate(
         if text and _answers_for_the_replaced(text, gathered):
             text, note = None, f"abstained: {REPLACED_UNSAID} -- escalate rather than guess"
         elif text:
+            text, packet = _cited_first(text, packet)
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
             dangling = citations_to_nothing(text, len(packet))

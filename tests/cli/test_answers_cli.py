@@ -520,13 +520,14 @@ def test_ask_cites_the_lines_it_quotes(
 def test_ask_says_which_sources_it_was_given_but_did_not_cite(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
-    # "[2]" with only [2] under Sources read as a numbering error
+    # "[2]" with only [2] under Sources read as a numbering error: the source cited is [1]
     popular = "# Refunds\n\nRefunds are popular with our customers, refunds.\n"
     timing = "# Timing\n\nA refund takes five business days to reach the card.\n"
     _ingested_notes(mixle, tmp_path / "notes", {"a.md": popular, "b.md": timing})
     result = mixle("ask", "How long does a refund take?")
-    assert result.exit_code == 0 and "five business days" in result.stdout
-    assert result.stdout.rstrip().endswith("(not cited: [1]; --json lists them)")
+    assert result.exit_code == 0 and "five business days to reach the card. [1]" in result.stdout
+    assert "  [1] " in result.stdout and "b.md" in result.stdout
+    assert result.stdout.rstrip().endswith("(not cited: [2]; --json lists them)")
 
 
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
