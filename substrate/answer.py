@@ -41,6 +41,7 @@ from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
+from substrate.disagreement import disagreements
 from substrate.errors import InvalidInputError, require_text
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
@@ -225,7 +226,14 @@ class Answer:
             "stated_secrets": self.stated_secrets,
             "masked_quotes": self.masked_quotes(),
             "passed_over": self.passed_over_sources(),
+            "disagreements": [list(pair) for pair in self.disagreements()],
         }
+
+    def disagreements(self) -> list[tuple[int, int]]:
+        """The pairs of sources the answer quotes saying the same but for one value ("...
+        host is db-stage-1." [1], "... host is db-stage-2." [2]): which is right, the
+        answer cannot tell (``substrate.disagreement``)."""
+        return disagreements(self.answer or "", len(self.context))
 
     def masked_quotes(self) -> int:
         """How many secrets the answer shows masked as its sources were stored: their values
@@ -694,6 +702,8 @@ def answer_from_substrate(
             text, packet = _cited_first(text, packet)
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
+            for one, other in disagreements(text, len(packet)):
+                note += f"; [{one}] and [{other}] disagree"
             dangling = citations_to_nothing(text, len(packet))
             if dangling:
                 note += "; " + ", ".join(f"[{n}]" for n in dangling) + " names no source"

@@ -1144,3 +1144,21 @@ def test_ask_in_a_scope_holding_nothing_readable_says_so(mixle: Run, atlas_notes
     # a scope holding items, none of them answering, is the shard's to say
     held = mixle("ask", "How do I fly a kite?", "--scope", "local")
     assert held.exit_code == 1 and "no readable item mentions" in held.stdout
+
+
+def test_ask_quotes_both_sources_that_disagree_and_says_so(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # one side was answered at confidence 1.00, exit 0, the other only "not cited"
+    ops = "The staging database host is db-stage-1.\n"
+    migration = "The staging database host is db-stage-2.\n"
+    _ingested_notes(mixle, tmp_path / "notes", {"ops.md": ops, "migration.md": migration})
+    result = mixle("ask", "What is the staging database host?")
+    assert result.exit_code == 1
+    assert "db-stage-1" in result.stdout and "db-stage-2" in result.stdout
+    assert "the sources disagree: [1] and [2] give different values" in result.stdout
+    assert "warning: the sources disagree" in result.stderr
+    data = mixle("ask", "What is the staging database host?", "--json")
+    assert data.exit_code == 1
+    assert data.json()["disagreements"] == [[1, 2]]
+    assert data.json()["note"].endswith("; [1] and [2] disagree")
