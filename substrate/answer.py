@@ -28,6 +28,7 @@ looked up nor asked of the evidence, nor counted as unmentioned (``questions.top
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import math
@@ -40,11 +41,13 @@ from substrate.bridging import relational
 from substrate.context import ContextBudget, ContextPacket, pack_context
 from substrate.context.compress import sentences, terms
 from substrate.context.packet import item_text
+from substrate.disagreement import disagreements
 from substrate.errors import InvalidInputError, require_text
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.notestatus import not_in_force
+from substrate.phrasal import other_spellings, respelt
 from substrate.questions import (
     Frame,
     asked_as_a_person,
@@ -123,6 +126,34 @@ def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
     return sorted({n for n in _citation_numbers(text) if not 1 <= n <= n_sources})
 
 
+def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
+    """``text`` and ``packet`` with the sources ``text`` cites numbered first, in the
+    packet's order, the others after them: an answer quoting only its second source read
+    "… [2]" over a list of sources with no [1]. A number naming no source is left as it is.
+    """
+    cited = sorted(cited_numbers(text, len(packet)))
+    order = cited + [n for n in range(1, len(packet) + 1) if n not in cited]
+    if order == sorted(order):
+        return text, packet
+    new = {old: at for at, old in enumerate(order, 1)}
+
+    def renumbered(marker: re.Match[str]) -> str:
+        numbers = (int(part) for part in marker[1].split(","))
+        return "[" + ", ".join(str(new.get(n, n)) for n in numbers) + "]"
+
+    def reordered(values: list[Any]) -> list[Any]:
+        return [values[n - 1] for n in order] if len(values) == len(order) else values
+
+    moved = dataclasses.replace(
+        packet,
+        items=reordered(packet.items),
+        scores=reordered(packet.scores),
+        texts=reordered(packet.texts),
+        sources=reordered(packet.sources),
+    )
+    return CITATION.sub(renumbered, text), moved
+
+
 def strip_citations(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
     return _SPACE_BEFORE_STOP.sub(r"\1", CITATION.sub("", text)).strip()
@@ -195,7 +226,14 @@ class Answer:
             "stated_secrets": self.stated_secrets,
             "masked_quotes": self.masked_quotes(),
             "passed_over": self.passed_over_sources(),
+            "disagreements": [list(pair) for pair in self.disagreements()],
         }
+
+    def disagreements(self) -> list[tuple[int, int]]:
+        """The pairs of sources the answer quotes saying the same but for one value ("...
+        host is db-stage-1." [1], "... host is db-stage-2." [2]): which is right, the
+        answer cannot tell (``substrate.disagreement``)."""
+        return disagreements(self.answer or "", len(self.context))
 
     def masked_quotes(self) -> int:
         """How many secrets the answer shows masked as its sources were stored: their values
@@ -239,7 +277,16 @@ def unmentioned_in(
     """The words of ``question``'s topic that no item ``readable`` lets through mentions,
     and their share of its idf mass (``search.engine.unmentioned``)."""
     topic = without_light_verbs(topic_text(question))
-    return unmentioned(substrate, topic, filters=readable, alike=said_alike())
+    return unmentioned(substrate, topic, filters=readable, alike=_alike_in(topic))
+
+
+def _alike_in(text: str) -> dict[str, frozenset[str]]:
+    """Each term of ``text`` with the terms that say it in other words: its other forms
+    (``said_alike``), and its verb and particle written the other way ("roll back" and
+    "rollback": ``phrasal.other_spellings``)."""
+    alike = said_alike()
+    spelt = other_spellings(text)
+    return {**alike, **{t: alike.get(t, frozenset()) | other for t, other in spelt.items()}}
 
 
 def unmentioned_weight(unseen_share: float) -> float:
@@ -413,14 +460,17 @@ def _as_the_shard_says(substrate: Substrate, lookup: str, readable: SearchFilter
     """``lookup`` with the other forms of its words that no readable item uses added where
     items use them (``said_alike``): "Who leads the team ...?" looks up "led" too when the
     notes say "is led by", and the next hop searches for it with the names found."""
-    alike = said_alike()
+    alike = _alike_in(lookup)
     forms = {term: alike[term] for term in terms(lookup) & alike.keys()}
     if not forms:
         return lookup
     every = " ".join([lookup, *(form for alike_forms in forms.values() for form in alike_forms)])
     unseen, _ = unmentioned(substrate, every, filters=readable)  # one look at the index
+    # "roll back" is looked up as "rollback" where the notes write it so: added beside it,
+    # two words no note says would weigh down the one they do
+    lookup = respelt(lookup, unseen)
     used = {form for term in forms.keys() & unseen for form in forms[term] - unseen}
-    return " ".join([lookup, *sorted(used)])
+    return " ".join([lookup, *sorted(used - terms(lookup))])
 
 
 _WORDS = re.compile(r"[^\W_][\w'’-]*")
@@ -649,8 +699,11 @@ def answer_from_substrate(
         if text and _answers_for_the_replaced(text, gathered):
             text, note = None, f"abstained: {REPLACED_UNSAID} -- escalate rather than guess"
         elif text:
+            text, packet = _cited_first(text, packet)
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
+            for one, other in disagreements(text, len(packet)):
+                note += f"; [{one}] and [{other}] disagree"
             dangling = citations_to_nothing(text, len(packet))
             if dangling:
                 note += "; " + ", ".join(f"[{n}]" for n in dangling) + " names no source"

@@ -36,6 +36,7 @@ from substrate.context.compress import (
     truncate,
 )
 from substrate.designators import names_another
+from substrate.disagreement import differ_in_one_value
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
 from substrate.linktext import as_shown
@@ -131,6 +132,7 @@ class ExtractiveAnswerer:
         covered: set[str] = set()
         sources: set[int] = set()
         best: tuple[frozenset[str], float, int] | None = None
+        best_shown = ""  # the best's sentence, as a reader sees it
         kind_named = False  # the best names the kind of value asked ("Port: 8080")
         completed = {pos for pos, c in enumerate(candidates) if c.said != c.sentence.lower()}
         used = 0
@@ -152,6 +154,14 @@ class ExtractiveAnswerer:
                 entry = candidates[pos].quote != candidates[pos].sentence  # with its heading
                 rival = best == (have, share, verbatim) and (n in sources or entry)
                 rival = rival and pos not in completed
+                # another source saying the same but for one value ("... is db-stage-1."
+                # beside "... is db-stage-2."): both are quoted, as the sources disagree
+                rival = rival or (
+                    best is not None
+                    and best[:2] == (have, share)
+                    and n not in sources
+                    and differ_in_one_value(best_shown, shown)
+                )
             if chosen and have <= covered and not rival:
                 continue  # adds no question term the answer does not already carry
             if " ".join(shown.split()) in said_already:
@@ -166,7 +176,7 @@ class ExtractiveAnswerer:
             covered |= have
             sources.add(n)
             if best is None:
-                best = (have, share, verbatim)
+                best, best_shown = (have, share, verbatim), shown
                 kind_named = _names_the_kind(candidates[pos], frame)
             used += gap + len(quote)
         return chosen, picked, covered
@@ -330,7 +340,8 @@ def _candidate(asked: Asked, under: _Under, sentence: str) -> Quotable | None:
     if asked.opposed and _says_the_opposite(asked.opposed, said):
         return None  # "To install a Python version ..." of how to uninstall one
     # (a procedure's step is the list's, which a label or heading names: "**Removing a user**")
-    if asked.task and not is_step(sentence) and not asked.task <= terms(said) | headed:
+    # (said as the question says it, "roll back" by "Rollback ...": ``terms_said``)
+    if asked.task and not is_step(sentence) and not asked.task <= terms(said) | have | headed:
         return None  # how to create a virtualenv, asked how to uninstall a version
     quote = f"{thing}: {sentence}" if thing else entry_of(title, sentence, whose=asked.whose)
     return Quotable(under.n, sentence, have, said.lower(), quote, heading)

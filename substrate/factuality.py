@@ -74,9 +74,43 @@ def content_overlap(
     shown = as_shown(evidence)
     if _overlap(shown, claim, threshold, as_it_is):
         return True
+    if _said_under_heading(shown, claim, threshold, as_it_is):
+        return True
     if shown == evidence or not any(target in claim for target in link_targets(evidence)):
         return False
     return _overlap(evidence, claim, threshold, as_it_is)
+
+
+def _said_under_heading(evidence: str, claim: str, threshold: float, as_it_is: bool) -> bool:
+    """Whether ``claim`` is "Heading: sentence" (as the answerer quotes a sentence with the
+    heading it stands under) and a section of ``evidence`` under that heading says the
+    sentence: "Project Atlas: Atlas is the billing service." of a note titled "Project Atlas"
+    saying "Atlas is the billing service."."""
+    heading, colon, sentence = claim.partition(": ")
+    if not colon or not sentence.strip():
+        return False
+    section = _section_under(evidence, heading)
+    return bool(section) and _overlap(section, sentence, threshold, as_it_is)
+
+
+def _section_under(text: str, heading: str) -> str:
+    """The lines of ``text`` under its Markdown heading ``heading`` (compared without case),
+    up to the next heading of the same or a higher level; "" when it has no such heading."""
+    wanted = heading.strip().casefold()
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        level = _heading_level(line)
+        if level and line.lstrip("#").strip().casefold() == wanted:
+            rest = lines[at + 1 :]
+            end = next((i for i, ln in enumerate(rest) if 0 < _heading_level(ln) <= level), None)
+            return "\n".join(rest[:end])
+    return ""
+
+
+def _heading_level(line: str) -> int:
+    """The level of a Markdown heading line ("## Ports": 2), 0 for any other line."""
+    marks = len(line) - len(line.lstrip("#"))
+    return marks if 0 < marks <= 6 and line[marks : marks + 1] == " " else 0
 
 
 def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False) -> bool:
@@ -209,15 +243,20 @@ def _titled(evidence: str, claim: str, wanted: frozenset[str]) -> list[str]:
     under a person's heading is their entry when it has no subject of its own and opens with
     a word of the claim ("Works from the Gdańsk office."), not with another subject ("Aisha
     Okafor works ...", "Marketing works ...")."""
-    if opens_as_an_entry(claim):
-        return titled_sentences(evidence, whose=True)
-    plain = _with_things(titled_sentences(evidence))
-    if not opens_with_a_name(claim):
-        return plain
+    plain = titled_sentences(evidence)
+    with_things = _with_things(plain)
+    entry_claim = opens_as_an_entry(claim)
+    if not entry_claim and not opens_with_a_name(claim):
+        return with_things
     headed = titled_sentences(evidence, whose=True)
+    # an entry differs from its sentence only under a person's heading; elsewhere the
+    # sentence is read as the answerer quotes it, with the thing a pronoun stands for
+    # written in ("Project Atlas: It is owned by ..."), which is no one's entry
     return [
-        entry if entry != sentence and _opens_with_one_of(sentence, wanted) else sentence
-        for sentence, entry in zip(plain, headed, strict=True)
+        entry
+        if entry != sentence and (entry_claim or _opens_with_one_of(sentence, wanted))
+        else thing
+        for sentence, thing, entry in zip(plain, with_things, headed, strict=True)
     ]
 
 

@@ -23,6 +23,7 @@ from substrate.answer_types import TYPE_FRAMES, states_place
 from substrate.context.compress import terms
 from substrate.identifiers import IDENTIFIER
 from substrate.linktext import as_shown
+from substrate.phrasal import spelt_otherwise
 
 # Numbers written as words are values too ("five minutes").
 NUMBER_WORDS = (
@@ -89,11 +90,16 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _COUNT = rf"(?:\d+|{_NUMBER_WORD}|few|couple\s+of)"
+# "every fourth week", "every 2nd sprint", "every other day": which one of a run recurs
+_ORDINAL = (
+    r"(?:other|alternate|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|\d+(?:st|nd|rd|th))"
+)
 _FREQUENCY = re.compile(
     r"\b(?:daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|hourly|nightly|"
     r"weekdays)\b"
     rf"|\b(?:once|twice|thrice|{_COUNT}\s+times)\s+(?:a|an|per|every|each)\b"
-    rf"|\b(?:every|each|per)\s+(?:other\s+)?(?:{_COUNT}\s+)?(?:{_UNITS}|(?:weekday|night|"
+    rf"|\b(?:every|each|per)\s+(?:{_ORDINAL}\s+)?(?:{_COUNT}\s+)?(?:{_UNITS}|(?:weekday|night|"
     r"morning|evening|weekend|quarter|sprint|release|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)s?)\b",
     re.IGNORECASE,
@@ -390,7 +396,7 @@ def terms_said(sentence: str, wanted: frozenset[str], frame: Frame) -> frozenset
     frame terms "long" and "take" too, one giving a number says "many"; one naming the
     owner says who owns (``_AGENT_NOUNS``), one saying "written" says "wrote" (``_IRREGULAR``)."""
     shown = as_shown(sentence)
-    found, alike = terms(shown) | compounds_split(shown), said_alike()
+    found, alike = terms(shown) | compounds_split(shown) | spelt_otherwise(shown), said_alike()
     said = wanted & found.union(*(alike[term] for term in found & alike.keys()))
     # where a link leads says its own words ("the [runbook](db-failover.md)": failover, for
     # "Where is the failover runbook?"), not what they stand for ("db" is no "database")

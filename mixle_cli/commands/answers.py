@@ -99,6 +99,15 @@ def _no_claims(text: str) -> str:
 NEAREST_SHOWN = 3
 
 
+def _said_of_an_empty_scope(answer: Answer, nothing: str) -> None:
+    """An abstention for want of any item in ``--scope`` says so, as search does
+    (``nothing``, from ``nothing_in``): a mistyped scope name must not read as a question
+    the shard cannot answer ("no readable item mentions 'deploy'")."""
+    _, colon, why = nothing.partition(": ")
+    if colon:
+        answer.note = f"abstained: {why}"
+
+
 def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
     out = output.stdout()
     packet = answer.context
@@ -131,6 +140,9 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     elif receipt is not None:  # 0 of 0 would read as fully grounded
         line += f"; grounding not checked: {_no_claims(answer.answer or '')}"
     out.print(line, markup=False)
+    disagree = _disagreeing(answer)
+    if disagree:  # beside "confidence 1.00", which is of the evidence, not of a side
+        out.print(disagree, markup=False)
     masked = answer.masked_quotes()
     if masked:  # a mask is no answer to "what is the password?"
         out.print(
@@ -238,6 +250,8 @@ def ask_cmd(
         min_confidence=min_confidence,
         scopes=readable,
     )
+    if scope is not None and answer.abstained and not answer.evidence:
+        _said_of_an_empty_scope(answer, app_state.nothing_in(scope))
     receipt, miscited = None, []
     if answer.answer is not None:
         receipt = check_factuality(
@@ -269,7 +283,7 @@ def ask_cmd(
     if dangling and not json:  # --json says so in its "note"
         named = ", ".join(f"[{n}]" for n in dangling)
         output.note(f"warning: {named} names no source; only the sources listed were given")
-    doubt = _ungrounded(answer, receipt)
+    doubt = _ungrounded(answer, receipt) or _disagreeing(answer)
     if doubt:
         output.note(f"warning: {doubt}; do not rely on this answer")
         raise typer.Exit(FOUND)
@@ -348,6 +362,16 @@ def _ungrounded(answer: Answer, receipt: FactualityReceipt | None) -> str:
     ):
         return "the evidence supports none of the answer's claims"
     return ""
+
+
+def _disagreeing(answer: Answer) -> str:
+    """The sources the answer quotes that say the same but for one value ("" when none do):
+    which one is right, the answer cannot tell, so it must not pass as settled."""
+    pairs = answer.disagreements()
+    if not pairs:
+        return ""
+    named = "; ".join(f"[{one}] and [{other}]" for one, other in pairs)
+    return f"the sources disagree: {named} give different values"
 
 
 # -- verify ----------------------------------------------------------------------------------------

@@ -318,6 +318,41 @@ def _ingested_notes(mixle: Run, folder: Path, files: dict[str, str]) -> Path:
     return folder
 
 
+ATLAS_NOTES = {
+    "projects/atlas.md": "# Project Atlas\n\nAtlas is the billing service. It is owned by the "
+    "Payments team, led by [Dana Kim](../people/dana.md).\n",
+    "people/dana.md": "# Dana Kim\n\nDana Kim leads the Payments team. Her on-call rotation "
+    "is every fourth week.\nShe prefers to be contacted on the #payments channel.\n",
+    "deploy.md": "# How to deploy\n\nRun `make release`. Rollback with `make rollback`.\n",
+}
+
+
+@pytest.fixture
+def atlas_notes(mixle: Run, isolated_shard_env: Path, tmp_path: Path) -> Path:
+    """A project note linking to its team lead's note, and a deploy how-to, ingested."""
+    folder = tmp_path / "notes"
+    for name, text in ATLAS_NOTES.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    assert mixle("ingest", str(folder), "-q").exit_code == 0
+    return folder
+
+
+def test_ask_grounds_a_quote_it_led_with_the_heading(mixle: Run, atlas_notes: Path) -> None:
+    # "Project Atlas: It is owned by ..." was answered, then called grounded 0/1, exit 1
+    result = mixle("ask", "Who leads the team that owns Atlas?", "--hops", "2")
+    assert result.exit_code == 0, result.stderr
+    assert "Project Atlas: It is owned by the Payments team" in result.stdout
+    assert "warning" not in result.stderr
+    data = mixle("ask", "Who leads the team that owns Atlas?", "--hops", "2", "--json").json()
+    assert all(claim["supported"] for claim in data["factuality"]["claims"])
+    hop = mixle("ask", "Where is the lead of the team that owns Atlas based?", "--hops", "2")
+    assert "no source found says" not in hop.stderr
+    claim = "Project Atlas: It is owned by the Payments team, led by Dana Kim."
+    verified = mixle("verify", claim)
+    assert verified.exit_code == 0 and "supported" in verified.stdout
+
+
 def test_ask_says_which_replaced_notes_it_passed_over(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
@@ -485,13 +520,14 @@ def test_ask_cites_the_lines_it_quotes(
 def test_ask_says_which_sources_it_was_given_but_did_not_cite(
     mixle: Run, isolated_shard_env: Path, tmp_path: Path
 ) -> None:
-    # "[2]" with only [2] under Sources read as a numbering error
+    # "[2]" with only [2] under Sources read as a numbering error: the source cited is [1]
     popular = "# Refunds\n\nRefunds are popular with our customers, refunds.\n"
     timing = "# Timing\n\nA refund takes five business days to reach the card.\n"
     _ingested_notes(mixle, tmp_path / "notes", {"a.md": popular, "b.md": timing})
     result = mixle("ask", "How long does a refund take?")
-    assert result.exit_code == 0 and "five business days" in result.stdout
-    assert result.stdout.rstrip().endswith("(not cited: [1]; --json lists them)")
+    assert result.exit_code == 0 and "five business days to reach the card. [1]" in result.stdout
+    assert "  [1] " in result.stdout and "b.md" in result.stdout
+    assert result.stdout.rstrip().endswith("(not cited: [2]; --json lists them)")
 
 
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
@@ -1067,3 +1103,62 @@ def test_nothing_found_is_said_alike_in_every_mode(
 ) -> None:
     found = mixle(command, "zzqxv", *form)
     assert found.exit_code == 0 and found.stderr.startswith("no matching items")
+
+
+def test_ask_how_often_is_answered_by_every_fourth_week(mixle: Run, atlas_notes: Path) -> None:
+    # "every fourth week" read as no frequency: "no readable item found says how often"
+    result = mixle("ask", "How often is Dana Kim on call?")
+    assert result.exit_code == 0, result.stderr
+    assert "every fourth week" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("How do I roll back a deploy?", "Rollback with `make rollback`."),
+        ("How do I login to the portal?", "Log in with your SSO account"),
+        ("How do I set up a laptop?", "The setup of a new laptop"),
+    ],
+)
+def test_ask_reads_a_verb_and_its_particle_either_way(
+    mixle: Run, atlas_notes: Path, tmp_path: Path, question: str, quoted: str
+) -> None:
+    # "no readable item mentions 'roll', 'back'" beside "Rollback with `make rollback`"
+    portal = "# Portal\n\nLog in with your SSO account at portal.example.com.\n"
+    laptop = "# Laptop\n\nThe setup of a new laptop takes one hour with the Jamf script.\n"
+    _ingested_notes(mixle, tmp_path / "more", {"portal.md": portal, "laptop.md": laptop})
+    result = mixle("ask", question)
+    assert result.exit_code == 0, result.stderr
+    assert quoted in result.stdout
+    assert "did you mean" not in result.stderr
+
+
+def test_ask_in_a_scope_holding_nothing_readable_says_so(mixle: Run, atlas_notes: Path) -> None:
+    # "no readable item mentions 'deploy'", where search says the scope holds nothing
+    result = mixle("ask", "How do I deploy?", "--scope", "nosuch")
+    assert result.exit_code == 1
+    assert "no item you may read is in scope 'nosuch'" in result.stdout
+    assert "mentions 'deploy'" not in result.stdout
+    data = mixle("ask", "How do I deploy?", "--scope", "nosuch", "--json").json()
+    assert data["note"] == "abstained: no item you may read is in scope 'nosuch'"
+    # a scope holding items, none of them answering, is the shard's to say
+    held = mixle("ask", "How do I fly a kite?", "--scope", "local")
+    assert held.exit_code == 1 and "no readable item mentions" in held.stdout
+
+
+def test_ask_quotes_both_sources_that_disagree_and_says_so(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    # one side was answered at confidence 1.00, exit 0, the other only "not cited"
+    ops = "The staging database host is db-stage-1.\n"
+    migration = "The staging database host is db-stage-2.\n"
+    _ingested_notes(mixle, tmp_path / "notes", {"ops.md": ops, "migration.md": migration})
+    result = mixle("ask", "What is the staging database host?")
+    assert result.exit_code == 1
+    assert "db-stage-1" in result.stdout and "db-stage-2" in result.stdout
+    assert "the sources disagree: [1] and [2] give different values" in result.stdout
+    assert "warning: the sources disagree" in result.stderr
+    data = mixle("ask", "What is the staging database host?", "--json")
+    assert data.exit_code == 1
+    assert data.json()["disagreements"] == [[1, 2]]
+    assert data.json()["note"].endswith("; [1] and [2] disagree")

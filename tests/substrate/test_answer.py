@@ -72,6 +72,28 @@ class Recording:
         return self.reply
 
 
+def test_the_sources_an_answer_cites_are_numbered_from_one(lexical_search: list[str]) -> None:
+    # an answer citing only [2] was shown over a list of sources with no [1]
+    shop = Substrate()
+    shop.add("text", "Deploys of the billing service run on Mondays.", id="runs")
+    shop.add("text", "Deploys of the billing service need one approval.", id="approval")
+    shop.queries = lexical_search  # type: ignore[attr-defined]
+    question = "When do deploys of the billing service run?"
+    first = answer_from_substrate(shop, question, Recording())
+    assert len(first.context) == 2, first.note
+    second = first.context.items[1]
+    result = answer_from_substrate(
+        shop, question, Recording("Shelved daily [2]. Not a source [7].")
+    )
+    assert result.answer == "Shelved daily [1]. Not a source [7]."
+    assert result.cited() == [1] and result.context.items[0].id == second.id
+    assert result.citations()[0]["id"] == second.id
+    assert result.context.items[1].id == first.context.items[0].id  # given, not cited
+    assert result.context.texts[0] == first.context.texts[1]
+    both = answer_from_substrate(shop, question, Recording("A [2]. B [1]."))
+    assert both.answer == "A [2]. B [1]."  # numbered as given when all are cited
+
+
 def test_answers_with_citations(shop: Substrate) -> None:
     result = answer_from_substrate(shop, QUESTION, ExtractiveAnswerer(), scopes={"local"})
     assert not result.abstained and result.answer is not None
@@ -578,7 +600,7 @@ def test_a_chain_may_say_what_the_frame_asks_a_hop_from_what_the_question_names(
     answer = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2)
     assert answer.answer == (
         "INC-22: memory exhaustion: Commander: Leila Haddad [1]\n\n"
-        "Leila Haddad: Based in Lisbon. [4]"
+        "Leila Haddad: Based in Lisbon. [2]"  # the sources cited are numbered first
     )
 
 
@@ -1303,6 +1325,9 @@ def test_an_abstention_for_want_of_a_value_says_which_value() -> None:
         ("How often do backups run?", "Backups run every two hours.", True),
         ("How often do backups run?", "Backups run three times a week.", True),
         ("How often do backups run?", "Backups run every business day.", True),
+        ("How often do backups run?", "Backups run every fourth week.", True),
+        ("How often do backups run?", "Backups run every 2nd sprint.", True),
+        ("How often do backups run?", "Backups run every other day.", True),
         ("How often do backups run?", "Once the backup finishes, it is copied.", False),
         ("How often do backups run?", "Backups run 3 times faster now.", False),
         ("How many servers are there?", "The farm is a fleet of 2000 servers.", True),

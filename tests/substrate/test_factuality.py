@@ -754,6 +754,22 @@ def test_a_sentence_saying_it_of_its_heading_s_thing_supports_a_claim_naming_the
     assert content_overlap(replica, "The ledger-api is deployed on Kubernetes.")
 
 
+def test_a_claim_led_by_the_heading_it_was_quoted_under_is_read_as_the_sentence() -> None:
+    # the answerer quoted "Project Atlas: It is owned by ..." (a name heading the note) and
+    # its own check called it unsupported; so did verify of the same sentence
+    atlas = (
+        "# Project Atlas\n\nAtlas is the billing service. It is owned by the Payments team, "
+        "led by [Dana Kim](../people/dana.md).\n\n## Deploys\n\nIt ships on Fridays."
+    )
+    assert content_overlap(
+        atlas, "Project Atlas: It is owned by the Payments team, led by Dana Kim."
+    )
+    assert content_overlap(atlas, "Project Atlas: Atlas is the billing service.")
+    assert content_overlap(atlas, "Deploys: It ships on Fridays.")
+    # a heading the evidence does not have is no support
+    assert not content_overlap(atlas, "Dana Kim: Atlas is the billing service.")
+
+
 @pytest.mark.parametrize(
     ("evidence", "claim"),
     [

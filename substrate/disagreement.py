@@ -1,0 +1,63 @@
+"""Sources that disagree: two sentences saying the same thing but for one value ("The staging
+database host is db-stage-1." and "... is db-stage-2."). An answer quoting one of them picked
+a side at full confidence; it quotes both, and says that they disagree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+
+from substrate.quotelines import CITATION
+
+# Words as a value is written: "db-stage-1", "10.0.0.5", "v2.3" whole
+_WORD = re.compile(r"[^\W_]+(?:[.\-/:][^\W_]+)*")
+# The fewest words two sentences must share around the value they differ in: "is 5" and "is
+# 6" say too little to be the same statement
+MIN_SHARED = 3
+# The most words of a value: more is another statement, not another value
+MAX_VALUE_WORDS = 2
+
+
+def differ_in_one_value(one: str, other: str) -> bool:
+    """Whether ``one`` and ``other`` are the same sentence but for one run of a few words at
+    the same place: the same statement with another value."""
+    a, b = _words(one), _words(other)
+    changes = [
+        op
+        for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return False
+    _, a0, a1, b0, b1 = changes[0]
+    return len(a) - (a1 - a0) >= MIN_SHARED and max(a1 - a0, b1 - b0) <= MAX_VALUE_WORDS
+
+
+def disagreements(answer: str, n_sources: int) -> list[tuple[int, int]]:
+    """The source numbers of each pair of sentences of ``answer`` that cite different
+    sources and differ in one value (``differ_in_one_value``), each pair once."""
+    quoted = list(_cited_sentences(answer, n_sources))
+    found: list[tuple[int, int]] = []
+    for i, (first, one) in enumerate(quoted):
+        for second, other in quoted[i + 1 :]:
+            pair = (min(first, second), max(first, second))
+            if first != second and pair not in found and differ_in_one_value(one, other):
+                found.append(pair)
+    return found
+
+
+def _cited_sentences(answer: str, n_sources: int) -> Iterator[tuple[int, str]]:
+    """Each stretch of ``answer`` before a marker citing one source (``… db-stage-2. [1]``),
+    with that source's number."""
+    at = 0
+    for marker in CITATION.finditer(answer):
+        quote, at = answer[at : marker.start()].strip(), marker.end()
+        numbers = {int(n) for n in marker[1].split(",")}
+        if quote and len(numbers) == 1 and 1 <= min(numbers) <= n_sources:
+            yield min(numbers), quote
+
+
+def _words(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD.findall(text)]

@@ -1,0 +1,33 @@
+"""Sources saying the same but for one value (``disagreement``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from substrate.disagreement import differ_in_one_value, disagreements
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "differ"),
+    [
+        (
+            "The staging database host is db-stage-1.",
+            "The staging database host is db-stage-2.",
+            True,
+        ),
+        ("Deploys run on Mondays.", "Deploys run on Fridays.", True),
+        ("The staging host is db-1.", "The production host is db-2.", False),  # two places
+        ("It is 5.", "It is 6.", False),  # too little said to be one statement
+        ("Refunds take 5 days.", "Refunds take 5 days.", False),  # the same
+        ("Dana Kim leads the Payments team.", "Dana Kim is on call every fourth week.", False),
+    ],
+)
+def test_the_same_sentence_with_another_value(one: str, other: str, differ: bool) -> None:
+    assert differ_in_one_value(one, other) is differ
+
+
+def test_an_answer_quoting_sources_that_disagree() -> None:
+    answer = "The host is db-stage-2 today. [1] The host is db-stage-1 today. [2]"
+    assert disagreements(answer, 2) == [(1, 2)]
+    assert disagreements(answer, 1) == []  # [2] names no source
+    assert disagreements("The host is db-2 today. [1] The host is db-1 today. [1]", 1) == []

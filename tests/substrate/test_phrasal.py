@@ -1,0 +1,24 @@
+"""A verb and its particle written apart or as one word (``phrasal``)."""
+
+from __future__ import annotations
+
+from substrate.phrasal import other_spellings, respelt, spelt_otherwise
+
+
+def test_a_verb_and_its_particle_are_said_either_way() -> None:
+    assert other_spellings("How do I roll back?") == {
+        "roll": frozenset({"rollback"}),
+        "back": frozenset({"rollback"}),
+    }
+    assert other_spellings("Rollbacks need approval.") == {"rollback": frozenset({"roll", "back"})}
+    assert spelt_otherwise("Log in with SSO.") == {"login"}
+    assert spelt_otherwise("The login page.") == {"log"}
+    assert spelt_otherwise("Run the setup script.") == {"set"}
+    assert spelt_otherwise("Deploys need approval.") == frozenset()
+
+
+def test_a_lookup_is_respelt_only_where_the_notes_spell_it_the_other_way() -> None:
+    assert respelt("roll back a deploy", {"roll", "back"}) == "rollback a deploy"
+    assert respelt("roll back a deploy", {"roll"}) == "roll back a deploy"  # "back" is said
+    assert respelt("roll back a deploy", {"roll", "back", "rollback"}) == "roll back a deploy"
+    assert respelt("the login page", {"login"}) == "the log in page"
