@@ -1882,3 +1882,30 @@ def test_two_settings_on_one_line_are_two_secrets_and_their_copies_are_masked() 
     assert "marmalade" not in masked and "Xk9pQ2mZ7vRw8tLqB3nD" not in masked
     # a plain word with a note after it stays a note
     assert not find_secrets("password=changed, see the wiki")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '"NextToken": "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+        '"ChangeToken": "abcd12f2-46da-4fdb-b8d5-fbd4c466928f",',
+        '"ClientRequestToken": "f4c94ed7-238d-4c46-93db-48cd62ec33b7",',
+        "aws waf update-rule --change-token 12cs345-67cd-890b-1cd2-c3a4567d89f1",
+        "aws ec2 describe-volumes --starting-token abCDeFGhiJKlmnOPqrSTuvwxYZ1aBCdEFghijK7LM5",
+        'nextPageToken = "CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA"',
+    ],
+)
+def test_a_token_that_pages_a_listing_or_marks_a_request_is_no_credential(line: str) -> None:
+    assert detect_secrets(line).clean
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'page_access_token = "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+        "CONSUL_HTTP_TOKEN=9f4d9f69-275a-41fe-b58e-2b837bd9ba48",
+        '"access_token": "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+    ],
+)
+def test_a_uuid_under_a_credential_s_token_name_is_still_one(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"]
