@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from substrate.secrets import RULE_NAMES, RULES, detect_secrets, redact_secrets
+from substrate.secrets import RULE_NAMES, RULES, detect_secrets, redact_secrets, scan_text
 from substrate.secrets.engine import KEYWORDLESS, _shortest_match, find_secrets
 from substrate.secrets.prefilter import word_filters
 
@@ -1909,3 +1909,42 @@ def test_a_token_that_pages_a_listing_or_marks_a_request_is_no_credential(line: 
 )
 def test_a_uuid_under_a_credential_s_token_name_is_still_one(line: str) -> None:
     assert detect_secrets(line).rules() == ["sensitive_assignment"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("settings.py", 'STATS_KEY = "_hypothesis_stats"'),
+        ("settings.py", "LAMBDA_TRACE_HEADER_KEY = '_X_AMZN_TRACE_ID'"),
+        ("settings.py", "dest_key = 'Ec2KeyName'"),
+        ("settings.py", "style = {Token.Number: '#ansigreen', Token.String: '#ansiyellow'}"),
+        ("settings.py", "style = {Token.Comment: '#8f5902', Token.Keyword: '#204a87'}"),
+        ("settings.py", "jsonnet_token = r'[^\\W\\d]\\w*'"),
+        ("settings.py", "_token_end = r'(?=\\s|#|[)\\]]|$)'"),
+        (
+            "pag.json",
+            '{"input_token": "NextToken", "limit_key": "MaxResults", "result_key": "Hypervisors"}',
+        ),
+        ("pag.json", '{"result_key": "ServerlessV2PlatformVersions"}'),
+        ("arn.json", '"encryptionKey": "arn:aws:kms:us-east-1:123456789012:alias/aws/s3"'),
+        ("arn.json", '"KMSKeyArn": "arn:aws:kms:us-west-2:123456789012:key/b0844d6c-4463"'),
+    ],
+)
+def test_names_colours_patterns_and_arns_are_no_secret(path: str, text: str) -> None:
+    assert not scan_text(text, path=path).findings, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'api_key = "Xk9mQ2vLpR7tW4zN"',
+        'ENCRYPTION_KEY="Butterscotch"',  # a word a person chose as a token
+        'app_token = "Ab3cDe9fGh2kLm5n"',
+        'password = "#gotchadude"',
+        'secret = "anothersecRet4ME"',
+        'config.set "password", "Summer2024Password"',
+        'password = r"Tr0ub\\d{}"',  # a password may hold what a pattern does
+    ],
+)
+def test_values_beside_those_are_still_secrets(text: str) -> None:
+    assert scan_text(text, path="settings.py").findings, text
