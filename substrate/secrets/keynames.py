@@ -82,6 +82,15 @@ _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
     {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "nonce", "anti", "forgery"}
 )
 
+# Words right before ``token`` that make it a marker a service hands out to page through a
+# listing or to make a request once, not a credential: AWS's NextToken, ChangeToken,
+# ClientRequestToken, IdempotencyToken, Google's pageToken and syncToken (not "page access
+# token", Facebook's credential, where "access" comes right before)
+_MARKER_TOKENS: frozenset[str] = frozenset(
+    """next continuation pagination page starting change idempotency request sync cancellation
+    cancel resume""".split()
+)
+
 
 def split_words(key: str) -> list[str]:
     """Lower-case words of an identifier, splitting separators, camel humps and digits."""
@@ -209,6 +218,8 @@ def classify_key(key: str) -> str | None:
         if words[i] == "pass" and after and after[0] in ("through", "thru"):
             return None
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
+            return None
+        if words[i] == "token" and prev in _MARKER_TOKENS:
             return None
         # a password-like word anywhere (``aws_secret_access_key``) means weak values count
         if any(_stem_strength(w, None) == "password" for w in words[: i + 1]):

@@ -63,8 +63,7 @@ _SEALED_PREFIXES: tuple[str, ...] = (
     "secretmanager:",
     "ssm:",
     "kms:",
-    "arn:aws:secretsmanager",
-    "arn:aws:ssm",
+    "arn:",  # an AWS resource's name (a KMS key's, a secret's), never its key material
     "op://",
     "keyvault:",
     "akv:",
@@ -223,20 +222,35 @@ def is_name_like(value: str) -> bool:
     The value must have at least two parts (separators or camel humps) and every part must be
     a whole word or a whole number; random values mix letters and digits inside their parts.
     """
+    value = value.strip("_")  # a private or a dunder name: _hypothesis_stats, __X_ID__
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", value) or not value[:1].isalpha():
         return False
-    if re.search(r"[A-Za-z]\d+[A-Za-z]", value):
-        return False  # digits inside a word: random, not a name
+    # digits inside a word are random, not a name; digits may end a short hump, a name's
+    # number before a word (Ec2KeyName, Ipv4Pools, Sha256Digest), but not a word's
+    # (Summer2024Password), nor before capitals (secRet4ME) or in capitals alone, where no
+    # hump shows where a word ends
+    if value.isupper():
+        inside = r"[A-Z]\d+[A-Z]"
+    else:
+        inside = r"[A-Za-z]\d+(?:[a-z]|[A-Z](?![a-z]))|(?:[A-Z][a-z]{4,}|[a-z]{5,})\d+[A-Z]"
+    if re.search(inside, value):
+        return False
     parts = [p for p in _SEGMENTS.findall(value) if p[0].isalnum()]
     words = [p for p in parts if p.isalpha()]
     if len(words) < 2 and not re.search(r"[A-Za-z][_.\-]\d", value):
         return False  # one word plus glued digits (``password1``) reads as a literal
     if not words or sum(len(w) for w in words) < len(value) // 2:
         return False
-    if sum(len(w) <= 2 for w in words) > 1:
+    if any(_short_humps(piece) > 1 for piece in re.split(r"[_.\-]", value)):
         return False  # many one- or two-letter humps: mixed-case noise, not camelCase
     # words read as words when they hold a vowel ("Vector", "key"), unlike "qDVtk"
     return all(any(ch in "aeiouyAEIOUY" for ch in w) or len(w) <= 4 for w in words)
+
+
+def _short_humps(piece: str) -> int:
+    """How many words of one or two letters ``piece`` holds: ``X`` and ``ID`` in
+    ``X_AMZN_TRACE_ID`` are one each between separators, ``qDVtk`` is three."""
+    return sum(w.isalpha() and len(w) <= 2 for w in _SEGMENTS.findall(piece))
 
 
 # words that make a value joined from words the name of a field, a variable or a setting
@@ -370,8 +384,10 @@ def worth_reporting(
         )
     if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
         return False
-    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v):
+    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v) or _COLOUR.fullmatch(v):
         return False
+    if strength == "token" and _PATTERN_MARK.search(v):
+        return False  # r'[^\W\d]\w*', r'(?=\s|#)': a regular expression, not a key
     if key and _restates(v, key):
         return False
     if v.endswith(".") and is_reference(v.rstrip(".")):
@@ -387,7 +403,7 @@ def worth_reporting(
     )
     if is_name_like(v) and not joined_words:
         return False
-    if strength == "token":  # a field's or a state's name is no token ("Permissions")
+    if strength == "token":  # a field's, a state's or a list's name is no token
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
         return not named and looks_random(v, min_len=8)
     return len(v) >= (5 if quoted else 6)
@@ -398,7 +414,14 @@ def worth_reporting(
 # ("Butterscotch") seldom does
 _FIELD_WORD = re.compile(
     r"(?i)(?:tions?|sions?|ments?|ness|ity|ities|[iy][sz]ed|ated|ured|ified|ings?)$"
+    # or a plural, as a list is named ("Snapshots", "Hypervisors" in botocore's paginators)
+    r"|[a-z][^s]s$"
 )
+# A colour as a style sheet or Pygments' styles write it: #fa0, #ffaa00cc, #ansigreen
+_COLOUR = re.compile(r"#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8}|ansi[a-z]+)")
+# What only a regular expression writes: a class escape (\w, \d, \s), a group's (?: or a
+# look-around, a negated class
+_PATTERN_MARK = re.compile(r"\\[wdsWDSbB]|\(\?[:=!<]|\[\^")
 
 
 def credential_ok(value: str) -> bool:

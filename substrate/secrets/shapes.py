@@ -10,7 +10,13 @@ import json
 import re
 
 from substrate.secrets.entropy import is_repetitive, is_sequential, shannon
-from substrate.secrets.placeholders import is_placeholder, is_reference, x_filler
+from substrate.secrets.placeholders import (
+    is_name_like,
+    is_placeholder,
+    is_reference,
+    plain_word,
+    x_filler,
+)
 from substrate.secrets.rules import MAX_KEY_BLOCK
 
 _HARD_MARKERS = ("example", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
@@ -32,15 +38,33 @@ def valid_token(body: str, floor: float) -> bool:
 def valid_url_password(password: str, whole: str) -> bool:
     if is_reference(password) or password.lower() in _URL_DEFAULTS:
         return False
-    # an example host or a <slot> marks documentation; "your" only as a template's "your_"
-    # (a password may well begin "Your...")
+    if len(set(password.lower())) == 1:  # "xxx", "***": a filler of any length
+        return False
+    # a <slot> marks documentation; "your" only as a template's "your_" (a password may
+    # well begin "Your...")
     low = whole.lower()
     if is_placeholder(password) or any(m in low for m in _URL_PLACEHOLDERS):
         return False
-    if "example" in low.rpartition("@")[2].split("."):  # example.com, db.example: not my-example.io
+    host = low.rpartition("@")[2].split(".")
+    if "example" in host and _shown_to_a_reader(password):  # not my-example.io
         return False
     user = whole.split("://", 1)[-1].split(":", 1)[0]
     return user.lower() != password.lower()
+
+
+def _shown_to_a_reader(password: str) -> bool:
+    """Whether a password at an example host (example.com, db.example) is documentation's:
+    a word, perhaps in leetspeak and with digits or signs after it (``secret``, ``hunter2``,
+    ``P@ssw0rd``, ``Tr0ub4dor&3``). The host alone does not make a random one
+    (``Hu8kLp3Qz9w``) a stand-in: a real host may sit under a company's example domain, and
+    a real password is pasted with a host changed for the page."""
+    word = password.rstrip(_DIGITS_AND_SIGNS).translate(_LEET)
+    return plain_word(word) or is_name_like(word)
+
+
+_DIGITS_AND_SIGNS = "0123456789!@#$%^&*?.,;:+=~_-"
+# the digits and signs that stand for letters in a password made of a word
+_LEET = str.maketrans("013457@$", "oieastas")
 
 
 def valid_pem(body: str, m: re.Match[str], text: str) -> bool:

@@ -61,7 +61,7 @@ def consider(rule: Rule, m: re.Match[str], text: str, accepted: Accepted, syntax
         and m.start() > 0
         and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_+/")
         and text[m.start() - 1] not in rule.joins
-        and not _marked(m, rule)
+        and not _marked(m, rule, text)
         and not _path_component(m, text)
     ):
         return
@@ -113,12 +113,21 @@ def _generated(value: str) -> bool:
     return not (value.isalpha() and value.islower())
 
 
-def _marked(m: re.Match[str], rule: Rule) -> bool:
-    """A type marker with punctuation (``ghp_``, ``glpat-``, ``xoxb-``) cannot occur inside a
-    base64 or hex run, so such a token needs no word boundary before it: it is found in
-    ``https://ghp_…@host``, ``token_ghp_…`` or after an escaped ``\\n`` too."""
+def _marked(m: re.Match[str], rule: Rule, text: str) -> bool:
+    """Whether a token's type marker holds punctuation (``ghp_``, ``glpat-``, ``xoxb-``) and so
+    needs no word boundary before it: found in ``https://ghp_…@host``, ``token_ghp_…``, or
+    after an escape (``\\nghp_…``, ``%3Dghp_…``). Glued to a letter or digit it does need
+    one: URL-safe base64 holds ``_`` and ``-`` (a wheel's RECORD lists
+    ``sha256=2KJGwihf_QeZ…``), so there the marker is a piece of a longer run."""
     marker = m.group(0)[: rule.prefix]
-    return "_" in marker or "-" in marker
+    if "_" not in marker and "-" not in marker:
+        return False
+    before = text[max(0, m.start() - 3) : m.start()]
+    return not before[-1].isalnum() or _ESCAPE_AT_END.search(before) is not None
+
+
+# A line break or tab as a string literal escapes it, or a character as a URL encodes it
+_ESCAPE_AT_END = re.compile(r"(?:\\[nrt]|%[0-9A-Fa-f]{2})$")
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:

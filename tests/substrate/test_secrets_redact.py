@@ -122,10 +122,42 @@ def test_url_credentials_in_a_template_are_left_but_a_password_beginning_your_is
     assert redact_secrets("postgres://svc:Yourk3yZ9q@db.prod.internal/x") == masked
     for template in (
         "postgres://svc:your_password@db.internal/x",
-        "postgres://svc:Yourk3yZ9q@db.example.com/x",
         "postgres://svc:<password>@db.internal/x",
     ):
         assert redact_secrets(template) == template
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "DATABASE_URL=postgres://admin:{}@db.internal.example.com:5432/prod",
+        'url = "https://deploy:{}@git.example.com/repo.git"',
+        "postgres://svc:{}@db.example.com/x",
+    ],
+)
+@pytest.mark.parametrize("password", ["Hu8kLp3Qz9w", "Hu8$kLp3Qz9w", "Yourk3yZ9q"])
+def test_a_random_password_is_masked_at_an_example_host(url: str, password: str) -> None:
+    out = redact_secrets(url.format(password))
+    assert out == url.format("[REDACTED:url_credentials]")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user:pass@example.com",
+        "ftp://user:password@ftp.example.com",
+        "postgres://admin:secret123@db.example.com/app",
+        "mongodb://root:P@ssw0rd@mongo.example.org",
+        "redis://:Tr0ub4dor&3@cache.example.net",
+        "https://user:xxx@db.acme.io/x",
+        "https://user:***@db.acme.io/x",
+        "https://user:<pass>@db.acme.io/x",
+        "https://user:${PASS}@db.acme.io/x",
+        "https://user:changeme@db.acme.io/x",
+    ],
+)
+def test_a_password_shown_to_a_reader_is_left_in_a_link(url: str) -> None:
+    assert redact_secrets(url) == url
 
 
 def test_assignment_keeps_quotes() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from substrate.secrets import RULE_NAMES, RULES, detect_secrets, redact_secrets
+from substrate.secrets import RULE_NAMES, RULES, detect_secrets, redact_secrets, scan_text
 from substrate.secrets.engine import KEYWORDLESS, _shortest_match, find_secrets
 from substrate.secrets.prefilter import word_filters
 
@@ -1193,8 +1193,12 @@ def test_an_access_key_id_holding_four_xs_by_chance_is_found() -> None:
     ],
 )
 def test_url_credentials_on_an_example_host(host: str, secret: bool) -> None:
-    text = f"postgres://admin:Xq9vT2mLzR4wP8s@{host}:5432/prod"
+    # a word shown to a reader is documentation's at an example host; a random password is
+    # reported at any host
+    text = f"postgres://admin:secret123@{host}:5432/prod"
     assert detect_secrets(text).rules() == (["url_credentials"] if secret else [])
+    random_one = f"postgres://admin:Xq9vT2mLzR4wP8s@{host}:5432/prod"
+    assert detect_secrets(random_one).rules() == ["url_credentials"]
 
 
 def test_reference_rule_names_kept() -> None:
@@ -1223,10 +1227,37 @@ def test_github_fine_grained_and_openai_project_keys() -> None:
     assert detect_secrets("key sk-proj-" + "a" * 156).clean  # no random key
 
 
+@pytest.mark.parametrize(
+    ("marker", "length", "alphabet"),
+    [
+        ("hf_", 34, ALNUM),
+        ("api_org_", 34, string.ascii_letters),
+        ("ghp_", 36, ALNUM),
+        ("xoxb-123456789012-", 24, ALNUM),
+        ("npm_", 36, ALNUM),
+        ("sk-", 48, ALNUM),
+    ],
+)
+def test_a_marked_token_glued_to_a_letter_or_digit_is_part_of_a_longer_run(
+    marker: str, length: int, alphabet: str
+) -> None:
+    rng = random.Random(marker)  # the module's generator feeds other tests: leave it be
+    token = marker + "".join(rng.choice(alphabet) for _ in range(length))
+    # URL-safe base64 holds "_" and "-": a wheel's RECORD hash may hold "hf_" and 34 letters
+    for run in ("x" + token, "2KJGwi" + token, "Zq9" + token + ",1140"):
+        assert detect_secrets(run).clean, run
+    # after punctuation or an escape it stands alone
+    for text in (f"token_{token}", f"https://{token}@github.com/o/r", f"\\n{token}", f"%3D{token}"):
+        assert not detect_secrets(text).clean, text
+
+
+def test_a_wheel_record_line_holds_no_secret() -> None:
+    line = "awscli/x.rst,sha256=2KJGwihf_QeZuNs98MgAQ6uSsX7PfPDO4a2FLDdqYJQ,1140\n"
+    assert detect_secrets(line).clean
+
+
 def test_provider_boundaries() -> None:
     token = "ghp_" + rnd(36)
-    # a marker with punctuation cannot be part of a base64 or hex run: found even when glued
-    assert not detect_secrets("x" + token).clean
     assert not detect_secrets("(" + token + ")").clean
     aws = "AKIA" + rnd(16, string.ascii_uppercase + string.digits)
     assert detect_secrets("Q" + aws).clean  # an unmarked prefix inside a longer run is not
@@ -1851,3 +1882,69 @@ def test_two_settings_on_one_line_are_two_secrets_and_their_copies_are_masked() 
     assert "marmalade" not in masked and "Xk9pQ2mZ7vRw8tLqB3nD" not in masked
     # a plain word with a note after it stays a note
     assert not find_secrets("password=changed, see the wiki")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '"NextToken": "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+        '"ChangeToken": "abcd12f2-46da-4fdb-b8d5-fbd4c466928f",',
+        '"ClientRequestToken": "f4c94ed7-238d-4c46-93db-48cd62ec33b7",',
+        "aws waf update-rule --change-token 12cs345-67cd-890b-1cd2-c3a4567d89f1",
+        "aws ec2 describe-volumes --starting-token abCDeFGhiJKlmnOPqrSTuvwxYZ1aBCdEFghijK7LM5",
+        'nextPageToken = "CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA"',
+    ],
+)
+def test_a_token_that_pages_a_listing_or_marks_a_request_is_no_credential(line: str) -> None:
+    assert detect_secrets(line).clean
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'page_access_token = "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+        "CONSUL_HTTP_TOKEN=9f4d9f69-275a-41fe-b58e-2b837bd9ba48",
+        '"access_token": "9f4d9f69-275a-41fe-b58e-2b837bd9ba48"',
+    ],
+)
+def test_a_uuid_under_a_credential_s_token_name_is_still_one(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("settings.py", 'STATS_KEY = "_hypothesis_stats"'),
+        ("settings.py", "LAMBDA_TRACE_HEADER_KEY = '_X_AMZN_TRACE_ID'"),
+        ("settings.py", "dest_key = 'Ec2KeyName'"),
+        ("settings.py", "style = {Token.Number: '#ansigreen', Token.String: '#ansiyellow'}"),
+        ("settings.py", "style = {Token.Comment: '#8f5902', Token.Keyword: '#204a87'}"),
+        ("settings.py", "jsonnet_token = r'[^\\W\\d]\\w*'"),
+        ("settings.py", "_token_end = r'(?=\\s|#|[)\\]]|$)'"),
+        (
+            "pag.json",
+            '{"input_token": "NextToken", "limit_key": "MaxResults", "result_key": "Hypervisors"}',
+        ),
+        ("pag.json", '{"result_key": "ServerlessV2PlatformVersions"}'),
+        ("arn.json", '"encryptionKey": "arn:aws:kms:us-east-1:123456789012:alias/aws/s3"'),
+        ("arn.json", '"KMSKeyArn": "arn:aws:kms:us-west-2:123456789012:key/b0844d6c-4463"'),
+    ],
+)
+def test_names_colours_patterns_and_arns_are_no_secret(path: str, text: str) -> None:
+    assert not scan_text(text, path=path).findings, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'api_key = "Xk9mQ2vLpR7tW4zN"',
+        'ENCRYPTION_KEY="Butterscotch"',  # a word a person chose as a token
+        'app_token = "Ab3cDe9fGh2kLm5n"',
+        'password = "#gotchadude"',
+        'secret = "anothersecRet4ME"',
+        'config.set "password", "Summer2024Password"',
+        'password = r"Tr0ub\\d{}"',  # a password may hold what a pattern does
+    ],
+)
+def test_values_beside_those_are_still_secrets(text: str) -> None:
+    assert scan_text(text, path="settings.py").findings, text
