@@ -21,6 +21,7 @@ import tomli_w
 from substrate.derived import LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
 from substrate.replacing import made_read_only, replacing, sync_name, temporary_name
+from substrate.settingvalues import check_values
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,9 @@ class Settings:
             )
         _check_types(path, data)
         _warn_once(data)
-        return cls(data, path)
+        settings = cls(data, path)
+        check_values(settings)  # every known key, whichever ones this command uses
+        return settings
 
     @property
     def format(self) -> int:
@@ -228,10 +231,11 @@ def _fresh_defaults() -> dict[str, Any]:
     return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}
 
 
-# The keys of the tables read by more than one part of mixle, checked when the file is read: a
-# misspelt one ("tema", "aprovers") would leave every scope readable, or a scope ungated, and
-# "base_ulr" the answerer unconfigured, without a word. ([ingest] and [secrets] are checked
-# where they are read.)
+# The keys of the tables read by more than one part of mixle, whose unknown ones are warned of
+# when the file is read: a misspelt one ("tema", "aprovers") would leave every scope readable,
+# or a scope ungated, and "base_ulr" the answerer unconfigured, without a word. (Unknown keys
+# of [ingest] and [secrets] are warned of where they are read; the values of every known key
+# are checked as the file is read, by ``substrate.settingvalues``.)
 KNOWN_KEYS = {
     "shard": frozenset({"team", "default_scope", "shared_scopes"}),
     "governance": frozenset({"approvers"}),
@@ -261,8 +265,8 @@ TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answe
 
 def _check_types(path: Path, data: dict[str, Any]) -> None:
     """Refuse a table given as a value (``shard = 3``): its settings would be passed over
-    (every scope left readable) rather than obeyed. Their own types are checked where they
-    are used (``substrate.visibility``)."""
+    (every scope left readable) rather than obeyed. Their own values are checked next
+    (``substrate.settingvalues``)."""
     for name in sorted(TABLES - {"format"}):
         if name in data and not isinstance(data[name], dict):
             raise ShardError(f"{path}: {name} must be a table ([{name}]), not a value")

@@ -873,6 +873,26 @@ def test_a_misspelt_access_setting_is_warned_of_on_every_command(
     assert "warning" not in mixle_process("approvers").stderr
 
 
+def test_a_wrong_setting_is_refused_by_every_command_and_never_written_back(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    item = add("local", "draft")
+    settings = isolated_shard_env / "mixle.toml"
+    wrong = 'format = 1\n[shard]\ndefault_scope = 5\nshared_scopes = "public"\n'
+    settings.write_text(wrong, encoding="utf-8")
+    for args in (
+        ("ls",),
+        ("publish", item),
+        ("compact",),
+        ("grant", "zed", "public", "--by", "zed"),
+        ("revoke", "zed", "public", "--by", "zed"),
+    ):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert "mixle.toml: [shard] default_scope must be a scope name, not 5" in result.stderr
+    assert settings.read_text(encoding="utf-8") == wrong
+
+
 def test_grant_refuses_a_mixle_toml_made_read_only(mixle: Run, isolated_shard_env: Path) -> None:
     # a rename replaced it all the same: approvers frozen by a read-only file were changed
     # (root too may write it, but it was made read-only to be kept)
