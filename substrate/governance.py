@@ -91,7 +91,7 @@ class Governance:
         """Read ``[governance.approvers]`` from a shard's settings.
 
         Raises:
-            ShardError: the table is malformed.
+            ShardError: the table is malformed, or holds a name ``grant`` would refuse.
         """
         return cls(approvers_of(settings))
 

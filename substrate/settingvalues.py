@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import ShardError
+from substrate.errors import InvalidInputError, ShardError
 from substrate.limits import MIN_CHUNK_CHARS
 
 if TYPE_CHECKING:
@@ -114,10 +114,12 @@ def check_values(settings: Settings) -> None:
 
 
 def approvers_of(settings: Settings) -> dict[str, set[str]]:
-    """``[governance.approvers]``: each gated scope and its approvers.
+    """``[governance.approvers]``: each gated scope and its approvers, held to the checks of
+    ``grant`` (a name edited by hand as "alice " would be another approver than "alice",
+    printed alike, and an empty one nobody's).
 
     Raises:
-        ShardError: the table is malformed.
+        ShardError: the table is malformed, or a scope or a name is one ``grant`` refuses.
     """
     raw = settings.get("governance", "approvers", {})
     where = f"{settings.path or 'mixle.toml'}: [governance.approvers]"
@@ -127,9 +129,23 @@ def approvers_of(settings: Settings) -> dict[str, set[str]]:
     for scope, names in raw.items():
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ShardError(f"{where}: {_shown(scope)} must be a list of names")
+        for name in names:
+            _refuse_unfit(where, scope, name)
         if names:
             approvers[str(scope)] = set(names)
     return approvers
+
+
+def _refuse_unfit(where: str, scope: str, name: str) -> None:
+    from substrate.gate import refuse_unfit_names  # grant's checks, word for word
+
+    if not name or not scope:
+        what = "an approver's name" if scope else "a scope's name"
+        raise ShardError(f"{where}: {what} is empty")
+    try:
+        refuse_unfit_names(approver=name, scope=scope)
+    except InvalidInputError as exc:  # never the name itself: it may be a pasted secret
+        raise ShardError(f"{where}: {exc} (in the names of {_shown(scope)})") from None
 
 
 def _shown(value: Any) -> str:

@@ -893,6 +893,23 @@ def test_a_wrong_setting_is_refused_by_every_command_and_never_written_back(
     assert settings.read_text(encoding="utf-8") == wrong
 
 
+def test_an_approver_name_grant_refuses_is_refused_from_the_file(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    add("local", "draft")
+    settings = isolated_shard_env / "mixle.toml"
+    edited = 'format = 1\n[governance.approvers]\npublic = ["alice ", ""]\n'
+    settings.write_text(edited, encoding="utf-8")
+    for args in (("approvers",), ("grant", "bob", "public", "--by", "alice ")):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert (
+            "mixle.toml: [governance.approvers]: the approver has white space around it"
+            in result.stderr
+        )
+    assert settings.read_text(encoding="utf-8") == edited
+
+
 def test_grant_refuses_a_mixle_toml_made_read_only(mixle: Run, isolated_shard_env: Path) -> None:
     # a rename replaced it all the same: approvers frozen by a read-only file were changed
     # (root too may write it, but it was made read-only to be kept)

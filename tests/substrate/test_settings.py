@@ -56,6 +56,25 @@ def test_every_known_key_is_checked_whichever_a_command_uses(
         Settings.load(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        ('public = ["alice "]', "the approver has white space around it"),
+        ('public = [""]', "an approver's name is empty"),
+        ('"public " = ["alice"]', "the scope has white space around it"),
+        ('public = ["al\\u0007ice"]', "the approver cannot hold invisible or control"),
+    ],
+)
+def test_an_approver_grant_would_refuse_is_refused_when_read(
+    tmp_path: Path, names: str, message: str
+) -> None:
+    (tmp_path / "mixle.toml").write_text(
+        f"format = 1\n[governance.approvers]\n{names}\n", encoding="utf-8"
+    )
+    with pytest.raises(ShardError, match=re.escape(f"[governance.approvers]: {message}")):
+        Settings.load(tmp_path)
+
+
 def test_a_misspelt_answerer_setting_is_told_with_the_one_meant(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
