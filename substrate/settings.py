@@ -95,6 +95,26 @@ class Settings:
         table = self.data.get(section)
         return table.get(key, default) if isinstance(table, dict) else default
 
+    def refuse_unknown_governance(self) -> None:
+        """Refuse a write while ``[governance]`` holds a key this version does not know.
+
+        Misspelt ("approvrs"), the approvers it holds gate nothing: a write would pass where
+        they were meant to stop it, so writers fail closed. Readers go on, told by the warning
+        of ``load``: they change nothing.
+
+        Raises:
+            ShardError: naming the key and the nearest known one.
+        """
+        table = self.data.get("governance")
+        known = KNOWN_KEYS["governance"]
+        unknown = sorted(set(table) - known) if isinstance(table, dict) else []
+        if unknown:
+            raise ShardError(
+                f"{self.path}: [governance] has no setting {_shown(unknown[0])} "
+                f"({_hint(unknown[0], known)}): no write is taken while it is there, as the "
+                "approvers it was meant to hold would gate nothing; fix it by hand"
+            )
+
     def save(self) -> None:
         """Write atomically (temporary file, fsync, rename)."""
         if self.path is not None:
@@ -302,12 +322,17 @@ def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str])
     unknown = sorted(key for key in set(table) - known if (section, key) not in _warned)
     _warned.update((section, key) for key in unknown)
     for key in unknown:
-        close = difflib.get_close_matches(key.lower(), sorted(known), n=1)
-        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
+        hint = _hint(key, known)
         if section:
             log.warning("[%s] has no setting %s, left alone (%s)", section, _shown(key), hint)
         else:
             log.warning("%s has no table %s, left alone (%s)", SETTINGS_FILE, _shown(key), hint)
+
+
+def _hint(key: str, known: frozenset[str]) -> str:
+    """The known key nearest ``key``, or all of them."""
+    close = difflib.get_close_matches(key.lower(), sorted(known), n=1)
+    return f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
 
 
 def _shown(name: str) -> str:
