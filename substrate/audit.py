@@ -360,11 +360,9 @@ def _index_section(
         elif repaired:
             problems.append("the search index was damaged; the audit's search rebuilt it")
         return section
+    problems.extend(f"{_index_file(name, why)}; run `mixle reindex`" for name, why in found)
     problems.extend(
-        f"index file {name} is damaged ({why}); run `mixle reindex`" for name, why in found
-    )
-    problems.extend(
-        f"index file {name} was damaged ({why}); the audit's search rebuilt it"
+        f"{_index_file(name, why, was=True)}; the audit's search rebuilt it"
         for name, why in repaired
     )
     limit = _max_segments() + 1
@@ -377,6 +375,16 @@ def _index_section(
         segments=segments, files=len(status.get("files") or []), items=status.get("items")
     )
     return section
+
+
+def _index_file(name: str, why: str, *, was: bool = False) -> str:
+    """What is wrong with the index file ``name`` (``why``, from ``damaged_index_files``)."""
+    from substrate.search.status import MISSING
+
+    verb = "was" if was else "is"
+    if why == MISSING:
+        return f"index file {name} {verb} missing, though the index's manifest names it"
+    return f"index file {name} {verb} damaged ({why})"
 
 
 def _max_segments() -> int:

@@ -28,12 +28,12 @@ from substrate.errors import (
     AccessDeniedError,
     InvalidInputError,
     NotFoundError,
-    ShardError,
     scope_set,
 )
 from substrate.gate import refuse_unfit_names
 from substrate.secrets import safe_repr
 from substrate.settings import Settings
+from substrate.settingvalues import approvers_of
 from substrate.visibility import visible_scopes
 
 if TYPE_CHECKING:
@@ -91,19 +91,9 @@ class Governance:
         """Read ``[governance.approvers]`` from a shard's settings.
 
         Raises:
-            ShardError: the table is malformed.
+            ShardError: the table is malformed, or holds a name ``grant`` would refuse.
         """
-        raw = settings.get(SECTION, "approvers", {})
-        where = f"{settings.path or 'mixle.toml'}: [governance.approvers]"
-        if not isinstance(raw, dict):
-            raise ShardError(f"{where} must be a table of scope = [names]")
-        approvers: dict[str, set[str]] = {}
-        for scope, names in raw.items():
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise ShardError(f"{where}: {safe_repr(scope)} must be a list of names")
-            if names:
-                approvers[str(scope)] = set(names)
-        return cls(approvers)
+        return cls(approvers_of(settings))
 
     def to_settings(self, settings: Settings) -> None:
         """Write the approvers into ``settings`` (call ``settings.save()`` to persist)."""

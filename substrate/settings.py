@@ -21,6 +21,7 @@ import tomli_w
 from substrate.derived import LOG_FILE
 from substrate.errors import ShardError, ShardFormatError
 from substrate.replacing import made_read_only, replacing, sync_name, temporary_name
+from substrate.settingvalues import check_values
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,9 @@ class Settings:
             )
         _check_types(path, data)
         _warn_once(data)
-        return cls(data, path)
+        settings = cls(data, path)
+        check_values(settings)  # every known key, whichever ones this command uses
+        return settings
 
     @property
     def format(self) -> int:
@@ -91,6 +94,26 @@ class Settings:
     def get(self, section: str, key: str, default: Any = None) -> Any:
         table = self.data.get(section)
         return table.get(key, default) if isinstance(table, dict) else default
+
+    def refuse_unknown_governance(self) -> None:
+        """Refuse a write while ``[governance]`` holds a key this version does not know.
+
+        Misspelt ("approvrs"), the approvers it holds gate nothing: a write would pass where
+        they were meant to stop it, so writers fail closed. Readers go on, told by the warning
+        of ``load``: they change nothing.
+
+        Raises:
+            ShardError: naming the key and the nearest known one.
+        """
+        table = self.data.get("governance")
+        known = KNOWN_KEYS["governance"]
+        unknown = sorted(set(table) - known) if isinstance(table, dict) else []
+        if unknown:
+            raise ShardError(
+                f"{self.path}: [governance] has no setting {_shown(unknown[0])} "
+                f"({_hint(unknown[0], known)}): no write is taken while it is there, as the "
+                "approvers it was meant to hold would gate nothing; fix it by hand"
+            )
 
     def save(self) -> None:
         """Write atomically (temporary file, fsync, rename)."""
@@ -228,10 +251,11 @@ def _fresh_defaults() -> dict[str, Any]:
     return {"format": SHARD_FORMAT, "shard": dict(DEFAULTS["shard"])}
 
 
-# The keys of the tables read by more than one part of mixle, checked when the file is read: a
-# misspelt one ("tema", "aprovers") would leave every scope readable, or a scope ungated, and
-# "base_ulr" the answerer unconfigured, without a word. ([ingest] and [secrets] are checked
-# where they are read.)
+# The keys of the tables read by more than one part of mixle, whose unknown ones are warned of
+# when the file is read: a misspelt one ("tema", "aprovers") would leave every scope readable,
+# or a scope ungated, and "base_ulr" the answerer unconfigured, without a word. (Unknown keys
+# of [ingest] and [secrets] are warned of where they are read; the values of every known key
+# are checked as the file is read, by ``substrate.settingvalues``.)
 KNOWN_KEYS = {
     "shard": frozenset({"team", "default_scope", "shared_scopes"}),
     "governance": frozenset({"approvers"}),
@@ -261,8 +285,8 @@ TABLES = frozenset({"format", "shard", "ingest", "secrets", "governance", "answe
 
 def _check_types(path: Path, data: dict[str, Any]) -> None:
     """Refuse a table given as a value (``shard = 3``): its settings would be passed over
-    (every scope left readable) rather than obeyed. Their own types are checked where they
-    are used (``substrate.visibility``)."""
+    (every scope left readable) rather than obeyed. Their own values are checked next
+    (``substrate.settingvalues``)."""
     for name in sorted(TABLES - {"format"}):
         if name in data and not isinstance(data[name], dict):
             raise ShardError(f"{path}: {name} must be a table ([{name}]), not a value")
@@ -298,12 +322,17 @@ def warn_unknown_keys(section: str, table: Iterable[str], known: frozenset[str])
     unknown = sorted(key for key in set(table) - known if (section, key) not in _warned)
     _warned.update((section, key) for key in unknown)
     for key in unknown:
-        close = difflib.get_close_matches(key.lower(), sorted(known), n=1)
-        hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
+        hint = _hint(key, known)
         if section:
             log.warning("[%s] has no setting %s, left alone (%s)", section, _shown(key), hint)
         else:
             log.warning("%s has no table %s, left alone (%s)", SETTINGS_FILE, _shown(key), hint)
+
+
+def _hint(key: str, known: frozenset[str]) -> str:
+    """The known key nearest ``key``, or all of them."""
+    close = difflib.get_close_matches(key.lower(), sorted(known), n=1)
+    return f"did you mean {close[0]}?" if close else f"known: {', '.join(sorted(known))}"
 
 
 def _shown(name: str) -> str:

@@ -250,6 +250,7 @@ class Substrate:
         """
         with self.writer_lock():
             self.reload_settings()
+            self.settings.refuse_unknown_governance()  # as it was saved, under the lock
             yield
 
     def reload_settings(self) -> None:
@@ -297,6 +298,7 @@ class Substrate:
         """
         if self.root is None:
             raise InvalidInputError("save_encoded() needs a shard on disk: Substrate(root)")
+        self.settings.refuse_unknown_governance()  # its gate may be off, by a typo
         replaced = {item_id for item_id, _ in lines}
         removed = list(dict.fromkeys(removed))
         view = self._fresh_view() if removed else None

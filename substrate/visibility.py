@@ -40,6 +40,15 @@ def resolve_team(explicit: str | None, env: Mapping[str, str], settings: Setting
                 "mixle.toml, or every scope when it names none"
             )
         return _team_name(env["MIXLE_TEAM"], "MIXLE_TEAM")
+    return configured_team(settings)
+
+
+def configured_team(settings: Settings) -> str | None:
+    """``[shard] team`` in mixle.toml, or None when it names none (every scope is read).
+
+    Raises:
+        ShardError: it is no team name.
+    """
     team = settings.get("shard", "team")
     if team is None:  # no default team: every scope
         return None
@@ -127,18 +136,19 @@ def reader_scopes(team: str | None, settings: Settings) -> frozenset[str] | None
     """The scopes a caller may read; None means no team is set (a single-user shard: all)."""
     if team is None:
         return None
-    return frozenset(visible_scopes(team, shared=_shared_scopes(settings)))
+    return frozenset(visible_scopes(team, shared=shared_scopes(settings)))
 
 
 def own_scope(team: str | None, settings: Settings) -> str | None:
     """The scope only ``team`` reads (its own), or None: no team, or a team named after a
     shared scope (every reader's)."""
-    if team is None or team in _shared_scopes(settings):
+    if team is None or team in shared_scopes(settings):
         return None
     return team
 
 
-def _shared_scopes(settings: Settings) -> list[str]:
+def shared_scopes(settings: Settings) -> list[str]:
+    """``[shard] shared_scopes``: the scopes every team reads (``public`` when unset)."""
     shared = settings.get("shard", "shared_scopes", [PUBLIC])
     if not isinstance(shared, list) or not all(isinstance(s, str) for s in shared):
         raise ShardError(f"{settings.path}: [shard] shared_scopes must be a list of strings")

@@ -17,29 +17,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from substrate.errors import ShardError
-from substrate.limits import DEFAULT_MAX_FILE_SIZE, MIN_CHUNK_CHARS
-from substrate.secrets import safe_repr
+from substrate.limits import DEFAULT_MAX_FILE_SIZE
 from substrate.settings import warn_unknown_keys
+from substrate.settingvalues import CHECKS, problem_in
 
 if TYPE_CHECKING:
     from substrate.store import Substrate
 
 
-# the least value of each integer setting
-_MINIMUM = {"chunk_chars": MIN_CHUNK_CHARS, "max_file_size": 1}
-_KEYS = frozenset({*_MINIMUM, "ignore"})
+_KEYS = frozenset(CHECKS["ingest"])
 
 
 def setting_int(substrate: Substrate, key: str, default: int) -> int:
     """An integer of the ``[ingest]`` table (``default`` when unset)."""
     value = substrate.settings.get("ingest", key, default)
-    least = _MINIMUM[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ShardError(
-            f"{_where(substrate)}: [ingest] {key} must be an integer >= {least}, "
-            f"not {safe_repr(value)}"
-        )
-    return value
+    _refuse_wrong(substrate, key, value)
+    return int(value)
 
 
 def size_limit(substrate: Substrate) -> int:
@@ -50,11 +43,16 @@ def size_limit(substrate: Substrate) -> int:
 def ignore_rules(substrate: Substrate) -> list[str]:
     """The ``[ingest] ignore`` rules (one rule may be given as a string)."""
     value = substrate.settings.get("ingest", "ignore", [])
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(rule, str) for rule in value):
-        raise ShardError(f"{_where(substrate)}: [ingest] ignore must be a list of strings")
-    return value
+    _refuse_wrong(substrate, "ignore", value)
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _refuse_wrong(substrate: Substrate, key: str, value: object) -> None:
+    """Refuse a wrong value of ``[ingest] key`` (as ``Settings.load`` does: settings made in
+    memory are not read from a file)."""
+    problem = problem_in("ingest", {key: value})
+    if problem is not None:
+        raise ShardError(f"{_where(substrate)}: {problem}")
 
 
 def warn_unknown_settings(substrate: Substrate) -> None:

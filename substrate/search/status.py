@@ -16,6 +16,8 @@ from substrate.search.layout import (
     PREFIX,
     StaleIndex,
     is_index_file,
+    pack_of,
+    segment_files,
     unchanged,
 )
 from substrate.search.packs import PackError, open_pack, read_meta
@@ -62,12 +64,19 @@ def index_status(substrate: Any) -> dict[str, Any]:
         state = "stale"
     else:
         state = "fresh" if mark.offset == current.offset else "behind"
+    # a Parquet file the manifest names, gone: the next search must rebuild the index (a
+    # mirror gone is only rewritten from the Parquet files, which `audit` tells of)
+    gone = [name for name in missing_index_files(directory) if name.endswith(".parquet")]
+    if gone:
+        state = "stale"
+        out["reason"] = f"{', '.join(gone)} missing"
+    listed = _listed(directory)
     pending = substrate.pending_changes()
     return {
         **out,
         "state": state,
         "items": int(meta.get("live", 0)),
-        "segments": sum(1 for f in files if f["name"].endswith(".docs.parquet")),
+        "segments": len(listed[0]) if listed is not None else 0,
         "watermark": {"generation": mark.generation, "offset": mark.offset},
         "log_watermark": {"generation": current.generation, "offset": current.offset},
         "mode": "lexical+semantic" if meta.get("model") else "lexical",
@@ -126,9 +135,14 @@ def _in_memory(substrate: Any) -> dict[str, Any]:
     }
 
 
+# what ``damaged_index_files`` says of a file the manifest names that is not there
+MISSING = "missing"
+
+
 def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
-    """(file name, what is wrong) for each index file that fails its checksums, and for each
-    index file's name that something else than a file stands at (a folder, a link to one).
+    """(file name, what is wrong) for each index file that fails its checksums, for each
+    index file's name that something else than a file stands at (a folder, a link to one),
+    and (``MISSING``) for each file the manifest names that is not there.
 
     Reads every pack and every Parquet page and footer, so it is for an explicit integrity
     check (``mixle audit``); searches check small packs on opening, and Parquet footers and
@@ -142,7 +156,71 @@ def damaged_index_files(directory: Path) -> list[tuple[str, str]]:
             continue
         if why is not None:
             damaged.append((path.name, why))
+    damaged.extend((name, MISSING) for name in missing_index_files(directory))
     return damaged
+
+
+def missing_index_files(directory: Path) -> list[str]:
+    """The files the manifest names (each segment's two Parquet files and its mirror, the
+    model's file and its mirror) that are not in ``directory``. The manifest alone reads as
+    a sound index without them, until a search needs them.
+
+    A writer may replace the manifest and remove the files it no longer names while they are
+    looked for: when some are missing, the manifest is read again, and they are looked for
+    anew if it names others now.
+    """
+    missing: list[str] = []
+    for _ in range(3):
+        listed = _listed_files(directory)
+        missing = [name for name in listed if not (directory / name).exists()]
+        if not missing or _listed_files(directory) == listed:
+            break
+    return missing
+
+
+def _listed_files(directory: Path) -> list[str]:
+    listed = _listed(directory)
+    if listed is None:
+        return []
+    segments, model = listed
+    names = []
+    for segment in segments:
+        docs, terms = segment_files(segment)
+        names += [docs, terms, pack_of(docs)]
+    if model is not None:
+        names += [model, pack_of(model)]
+    return names
+
+
+def _listed(directory: Path) -> tuple[list[str], str | None] | None:
+    """The segments and the model file the manifest names: from its mirror while that is
+    current (no pyarrow), else from the Parquet manifest; None when neither can be read (no
+    index, or one a search rebuilds anyway)."""
+    meta = _mirrored_manifest(directory)
+    try:
+        if meta is not None:
+            segments = [str(entry[0]) for entry in meta.get("segments") or []]
+        else:
+            meta, segments = _parquet_manifest(directory)
+    except (StaleIndex, ShardFormatError, TypeError, IndexError, KeyError):
+        return None
+    model = meta.get("model")
+    return segments, model if isinstance(model, str) else None
+
+
+def _parquet_manifest(directory: Path) -> tuple[dict[str, Any], list[str]]:
+    """The Parquet manifest's metadata and the segments it names (StaleIndex: unreadable)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from substrate.search.index_read import read_manifest_meta
+
+    meta = read_manifest_meta(directory, DEFAULT_PARAMS)
+    try:
+        table = pq.read_table(directory / MANIFEST, columns=["segment"])
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise StaleIndex(f"{MANIFEST} is unreadable: {exc}") from exc
+    return meta, [str(name) for name in table.column("segment").to_pylist()]
 
 
 def _damage(path: Path) -> str | None:

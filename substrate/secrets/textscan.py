@@ -36,10 +36,10 @@ from substrate.secrets.engine import find_secrets
 from substrate.secrets.hits import Hit
 from substrate.secrets.names import escaped_name, name_bytes, slashed
 from substrate.secrets.paths import find_secrets_in_path
-from substrate.secrets.rules import RULE_NAMES
 from substrate.secrets.scan import redact_hits
 from substrate.secrets.tables import with_table_hits
 from substrate.settings import warn_unknown_keys
+from substrate.settingvalues import CHECKS, problem_in
 from substrate.widetext import is_binary, wide_encoding
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
@@ -93,27 +93,15 @@ class ScanConfig:
         if not table:
             return cls()
         warn_unknown_keys("secrets", table, _KEYS)
-        paths = _str_list(table, "allow_paths")
-        rules = _str_list(table, "allow_rules")
-        unknown = sorted(set(rules) - set(RULE_NAMES))
-        if unknown:
-            raise InvalidInputError(
-                f"[secrets] allow_rules names unknown rules: {', '.join(unknown)}"
-            )
+        problem = problem_in("secrets", table)
+        if problem is not None:
+            raise InvalidInputError(problem)
+        paths, rules = table.get("allow_paths", []), table.get("allow_rules", [])
         max_bytes = table.get("max_file_bytes", DEFAULT_MAX_BYTES)
-        if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
-            raise InvalidInputError("[secrets] max_file_bytes must be a positive integer")
         return cls(tuple(paths), tuple(rules), max_bytes)
 
 
-_KEYS = frozenset({"allow_paths", "allow_rules", "max_file_bytes"})
-
-
-def _str_list(table: Mapping[str, Any], key: str) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise InvalidInputError(f"[secrets] {key} must be a list of strings")
-    return list(value)
+_KEYS = frozenset(CHECKS["secrets"])
 
 
 @dataclass(frozen=True)

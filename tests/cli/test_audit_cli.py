@@ -587,6 +587,34 @@ def test_audit_names_a_segment_whose_footer_has_a_flipped_byte_until_a_reindex(
     assert mixle("audit").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "removed", [("*.docs.parquet",), ("*.terms.parquet", "*.pack")], ids=["docs", "terms+pack"]
+)
+def test_audit_names_each_file_the_manifest_names_that_is_missing_until_a_reindex(
+    mixle: Run, shard: Substrate, isolated_shard_env: Path, removed: tuple[str, ...]
+) -> None:
+    shard.add("text", "base notes")
+    shard.save()
+    assert mixle("reindex").exit_code == 0
+    index = isolated_shard_env / "index"
+    gone = [path for pattern in removed for path in index.glob(f"search-seg-{pattern}")]
+    assert gone
+    for path in gone:
+        path.unlink()
+    audit = mixle("audit")
+    assert audit.exit_code == 1
+    for path in gone:
+        assert (
+            f"index file {path.name} is missing, though the index's manifest names it; "
+            "run `mixle reindex`" in audit.stdout
+        )
+    status = mixle("status", "--json")
+    assert status.exit_code == 0
+    assert status.json()["index"]["state"] == "stale"  # not fresh: a search must rebuild it
+    assert mixle("reindex").exit_code == 0
+    assert mixle("audit").exit_code == 0
+
+
 def test_a_link_holding_a_line_break_cannot_forge_a_line_of_a_report(mixle, tmp_path: Path) -> None:
     # written before links were checked: read as it is, shown on one line
     shard = tmp_path / "shard"

@@ -859,7 +859,7 @@ def test_a_misspelt_access_setting_is_warned_of_on_every_command(
     )
     for args in (("approvers",), ("ls",), ("--as", "beta", "add", "--scope", "public", "hi")):
         result = mixle_process(*args)
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == (3 if "add" in args else 0), result.stderr  # (a write)
         assert result.stderr.count("[shard] has no setting 'tema'") == 1  # once, however read
         assert "(did you mean team?)" in result.stderr
         assert "[governance] has no setting 'aprovers', left alone (did you mean approvers?)" in (
@@ -871,6 +871,69 @@ def test_a_misspelt_access_setting_is_warned_of_on_every_command(
     assert "mixle.toml has no table 'Shard', left alone (did you mean shard?)" in misspelt
     settings.write_text('format = 1\n[shard]\nteam = "alpha"\n[governance.approvers]\np = ["c"]\n')
     assert "warning" not in mixle_process("approvers").stderr
+
+
+def test_a_wrong_setting_is_refused_by_every_command_and_never_written_back(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    item = add("local", "draft")
+    settings = isolated_shard_env / "mixle.toml"
+    wrong = 'format = 1\n[shard]\ndefault_scope = 5\nshared_scopes = "public"\n'
+    settings.write_text(wrong, encoding="utf-8")
+    for args in (
+        ("ls",),
+        ("publish", item),
+        ("compact",),
+        ("grant", "zed", "public", "--by", "zed"),
+        ("revoke", "zed", "public", "--by", "zed"),
+    ):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert "mixle.toml: [shard] default_scope must be a scope name, not 5" in result.stderr
+    assert settings.read_text(encoding="utf-8") == wrong
+
+
+def test_an_approver_name_grant_refuses_is_refused_from_the_file(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    add("local", "draft")
+    settings = isolated_shard_env / "mixle.toml"
+    edited = 'format = 1\n[governance.approvers]\npublic = ["alice ", ""]\n'
+    settings.write_text(edited, encoding="utf-8")
+    for args in (("approvers",), ("grant", "bob", "public", "--by", "alice ")):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert (
+            "mixle.toml: [governance.approvers]: the approver has white space around it"
+            in result.stderr
+        )
+    assert settings.read_text(encoding="utf-8") == edited
+
+
+def test_a_misspelt_governance_setting_stops_every_write_and_no_read(
+    mixle: Run, add: Add, isolated_shard_env: Path
+) -> None:
+    item = add("local", "draft")
+    settings = isolated_shard_env / "mixle.toml"
+    typo = 'format = 1\n[governance]\napprovrs = {public=["alice"]}\n'
+    settings.write_text(typo, encoding="utf-8")
+    refusal = (
+        "[governance] has no setting 'approvrs' (did you mean approvers?): no write is taken "
+        "while it is there"
+    )
+    for args in (
+        ("publish", item, "--by", "mallory"),
+        ("add", "--scope", "public", "more"),
+        ("grant", "mallory", "public", "--by", "mallory"),
+        ("compact",),
+    ):
+        result = mixle(*args)
+        assert result.exit_code == 3, args
+        assert refusal in result.stderr
+    assert settings.read_text(encoding="utf-8") == typo  # grant wrote nothing
+    listed = mixle("ls", "--json")
+    assert listed.exit_code == 0
+    assert [row["scope"] for row in listed.json()] == ["local"]  # nothing published
 
 
 def test_grant_refuses_a_mixle_toml_made_read_only(mixle: Run, isolated_shard_env: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,52 @@ def test_a_setting_of_the_wrong_type_is_refused_when_read(
 ) -> None:
     (tmp_path / "mixle.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ShardError, match=message):
+        Settings.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[shard]\ndefault_scope = 5\n", "[shard] default_scope must be a scope name"),
+        ('[shard]\nshared_scopes = "public"\n', "[shard] shared_scopes must be a list"),
+        ('[shard]\nteam = ""\n', "[shard] team must be a team name"),
+        ("[ingest]\nchunk_chars = 3\n", "[ingest] chunk_chars must be an integer >= 16"),
+        ("[ingest]\nmax_file_size = true\n", "[ingest] max_file_size must be an integer"),
+        ("[ingest]\nignore = [1]\n", "[ingest] ignore must be a list of strings"),
+        ('[secrets]\nallow_rules = ["nope"]\n', "[secrets] allow_rules names unknown rules"),
+        ("[secrets]\nmax_file_bytes = 0\n", "[secrets] max_file_bytes must be an integer"),
+        ("[answerer]\ntimeout = -1\n", "[answerer] timeout must be a positive number"),
+        ("[answerer]\nmodel = 7\n", "[answerer] model must be a string"),
+        (
+            '[governance.approvers]\npublic = "alice"\n',
+            "[governance.approvers]: 'public' must be a list of names",
+        ),
+    ],
+)
+def test_every_known_key_is_checked_whichever_a_command_uses(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    (tmp_path / "mixle.toml").write_text(f"format = 1\n{text}", encoding="utf-8")
+    with pytest.raises(ShardError, match=re.escape(f"mixle.toml: {message}")):
+        Settings.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        ('public = ["alice "]', "the approver has white space around it"),
+        ('public = [""]', "an approver's name is empty"),
+        ('"public " = ["alice"]', "the scope has white space around it"),
+        ('public = ["al\\u0007ice"]', "the approver cannot hold invisible or control"),
+    ],
+)
+def test_an_approver_grant_would_refuse_is_refused_when_read(
+    tmp_path: Path, names: str, message: str
+) -> None:
+    (tmp_path / "mixle.toml").write_text(
+        f"format = 1\n[governance.approvers]\n{names}\n", encoding="utf-8"
+    )
+    with pytest.raises(ShardError, match=re.escape(f"[governance.approvers]: {message}")):
         Settings.load(tmp_path)
 
 
