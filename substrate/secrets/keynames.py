@@ -83,13 +83,16 @@ _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
 )
 
 # Words right before ``token`` that make it a marker a service hands out to page through a
-# listing or to make a request once, not a credential: AWS's NextToken, ChangeToken,
-# ClientRequestToken, IdempotencyToken, Google's pageToken and syncToken (not "page access
-# token", Facebook's credential, where "access" comes right before)
+# listing or to make a request once, not a credential: AWS's NextToken, IdempotencyToken,
+# Azure's continuation token. Not "page" (a Facebook page token is a credential), "request"
+# (OAuth 1.0's request token is one) nor "sync": only after the words that make them markers
+# (``_MARKER_PAIRS``); and "change" only alone (AWS WAF's ChangeToken, not an account's
+# email_change_token)
 _MARKER_TOKENS: frozenset[str] = frozenset(
-    """next continuation pagination page starting change idempotency request sync cancellation
-    cancel resume""".split()
+    "next continuation pagination starting idempotency cancellation resume".split()
 )
+# (word before, word right before ``token``): Google's nextPageToken, AWS's ClientRequestToken
+_MARKER_PAIRS: frozenset[tuple[str, str]] = frozenset({("next", "page"), ("client", "request")})
 
 
 def split_words(key: str) -> list[str]:
@@ -219,7 +222,11 @@ def classify_key(key: str) -> str | None:
             return None
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
             return None
-        if words[i] == "token" and prev in _MARKER_TOKENS:
+        if words[i] == "token" and (
+            prev in _MARKER_TOKENS
+            or (i > 1 and (words[i - 2], prev) in _MARKER_PAIRS)
+            or words[:i] == ["change"]
+        ):
             return None
         # a password-like word anywhere (``aws_secret_access_key``) means weak values count
         if any(_stem_strength(w, None) == "password" for w in words[: i + 1]):

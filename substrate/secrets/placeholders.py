@@ -63,7 +63,8 @@ _SEALED_PREFIXES: tuple[str, ...] = (
     "secretmanager:",
     "ssm:",
     "kms:",
-    "arn:",  # an AWS resource's name (a KMS key's, a secret's), never its key material
+    "arn:aws:secretsmanager",
+    "arn:aws:ssm",
     "op://",
     "keyvault:",
     "akv:",
@@ -146,7 +147,7 @@ def has_template(value: str) -> bool:
 def is_reference(value: str) -> bool:
     """The value refers to a secret kept elsewhere (variable, call, template, env lookup)."""
     v = value.strip()
-    if has_template(v) or v.lower().startswith(_SEALED_PREFIXES):
+    if has_template(v) or v.lower().startswith(_SEALED_PREFIXES) or _ARN.fullmatch(v):
         return True
     if not _WHOLE_REFERENCE.fullmatch(v):
         return False
@@ -157,6 +158,9 @@ def is_reference(value: str) -> bool:
 
 
 _CHAIN = re.compile(r"[\w$?.]+")
+# An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
+# arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
+_ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:\S+")
 
 
 def _random_part(part: str) -> bool:
@@ -384,9 +388,11 @@ def worth_reporting(
         )
     if is_reference(v) or is_placeholder(v) or is_path_or_url(v):
         return False
-    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v) or _COLOUR.fullmatch(v):
+    if v in PASSWORD_MANAGERS or _DATE.fullmatch(v):
         return False
-    if strength == "token" and _PATTERN_MARK.search(v):
+    # under a token's or a key's name (a style's key, a pattern's), not a password's:
+    # "#c0ffee" is a password as well as a colour
+    if strength == "token" and (_COLOUR.fullmatch(v) or _PATTERN_MARK.search(v)):
         return False  # r'[^\W\d]\w*', r'(?=\s|#)': a regular expression, not a key
     if key and _restates(v, key):
         return False
@@ -401,7 +407,10 @@ def worth_reporting(
         and (quoted or "-" in v)
         and is_passphrase(v)
     )
-    if is_name_like(v) and not joined_words:
+    # a name with a number inside (Ec2KeyName) is a token key's value; under a password's
+    # name it reads as the password it is (Blue42Sky)
+    digits_inside = strength == "password" and _DIGITS_BETWEEN_LETTERS.search(v) is not None
+    if is_name_like(v) and not joined_words and not digits_inside:
         return False
     if strength == "token":  # a field's, a state's or a list's name is no token
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
@@ -417,6 +426,7 @@ _FIELD_WORD = re.compile(
     # or a plural, as a list is named ("Snapshots", "Hypervisors" in botocore's paginators)
     r"|[a-z][^s]s$"
 )
+_DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 # A colour as a style sheet or Pygments' styles write it: #fa0, #ffaa00cc, #ansigreen
 _COLOUR = re.compile(r"#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8}|ansi[a-z]+)")
 # What only a regular expression writes: a class escape (\w, \d, \s), a group's (?: or a

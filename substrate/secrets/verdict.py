@@ -122,12 +122,13 @@ def _marked(m: re.Match[str], rule: Rule, text: str) -> bool:
     marker = m.group(0)[: rule.prefix]
     if "_" not in marker and "-" not in marker:
         return False
-    before = text[max(0, m.start() - 3) : m.start()]
+    before = text[max(0, m.start() - 6) : m.start()]
     return not before[-1].isalnum() or _ESCAPE_AT_END.search(before) is not None
 
 
-# A line break or tab as a string literal escapes it, or a character as a URL encodes it
-_ESCAPE_AT_END = re.compile(r"(?:\\[nrt]|%[0-9A-Fa-f]{2})$")
+# A line break or tab as a string literal escapes it, a character as JSON, Go or JavaScript
+# escape it (\u0022, \x22), or as a URL encodes it
+_ESCAPE_AT_END = re.compile(r"(?:\\[nrt]|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2})$")
 
 
 def _path_component(m: re.Match[str], text: str) -> bool:

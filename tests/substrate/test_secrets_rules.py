@@ -1912,6 +1912,31 @@ def test_a_uuid_under_a_credential_s_token_name_is_still_one(line: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "REQUEST_TOKEN=Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5dS0a",  # OAuth 1.0's request token
+        'oauth_request_token = "Qm9hZk8vQ2mN7xR4pL9tWq3yB6cJ1hF5"',
+        "SYNC_TOKEN=a8Fj2Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF",
+        "PAGE_TOKEN=EAAGm0PX4ZCpsBAKZCb7xR4pL9tWq3yB6cJ1hF5dS0aZk8vQ2mN",  # a Facebook page's
+        'email_change_token = "a8Fj2Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF"',
+        "AWS_SECRET_ACCESS_KEY=arn:Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5dS0aGk2Pq9Rt",  # no resource name
+        'password = "arn:Xk9!mQ2@"',
+        'password = "Blue42Sky"',  # words and a number, as a name never is under a password
+        'password = "Red5Tiger"',
+        'password = "#c0ffee"',  # a colour, under a password's name: a password
+    ],
+)
+def test_credentials_that_look_like_markers_names_colours_or_arns_are_found(line: str) -> None:
+    assert detect_secrets(line).rules() == ["sensitive_assignment"], line
+
+
+@pytest.mark.parametrize("escape", ["\\u0022", "\\x22", "\\n", "%22"])
+def test_a_token_after_an_escaped_character_is_found(escape: str) -> None:
+    token = "ghp_" + rnd(36)
+    assert detect_secrets(f'x = "{escape}{token}"').rules() == ["github_token"]
+
+
+@pytest.mark.parametrize(
     ("path", "text"),
     [
         ("settings.py", 'STATS_KEY = "_hypothesis_stats"'),
