@@ -130,7 +130,12 @@ def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
     """``text`` and ``packet`` with the sources ``text`` cites numbered first, in the
     packet's order, the others after them: an answer quoting only its second source read
     "… [2]" over a list of sources with no [1]. A number naming no source is left as it is.
+    So is a text with a number in brackets glued to a word or a code span (``argv[3]``,
+    ``days[1]``): code or a citation, it cannot be told, and rewritten, code would say what
+    its source does not.
     """
+    if _GLUED_BRACKETS.search(text):
+        return text, packet
     cited = sorted(cited_numbers(text, len(packet)))
     order = cited + [n for n in range(1, len(packet) + 1) if n not in cited]
     if order == sorted(order):
@@ -152,6 +157,9 @@ def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
         sources=reordered(packet.sources),
     )
     return CITATION.sub(renumbered, text), moved
+
+
+_GLUED_BRACKETS = re.compile(r"[\w`\])]\[\d")
 
 
 def strip_citations(text: str) -> str:

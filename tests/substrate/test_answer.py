@@ -92,6 +92,11 @@ def test_the_sources_an_answer_cites_are_numbered_from_one(lexical_search: list[
     assert result.context.texts[0] == first.context.texts[1]
     both = answer_from_substrate(shop, question, Recording("A [2]. B [1]."))
     assert both.answer == "A [2]. B [1]."  # numbered as given when all are cited
+    # a number in brackets glued to a word may be code, which renumbered would say what its
+    # source does not: such a text stays as written
+    for code in ("Reads `argv[2]` at start [2].", "Reads argv[2] at start [2]."):
+        kept = answer_from_substrate(shop, question, Recording(code))
+        assert kept.answer == code and kept.context.items[1].id == second.id
 
 
 def test_answers_with_citations(shop: Substrate) -> None:
