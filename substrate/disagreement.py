@@ -32,7 +32,34 @@ def differ_in_one_value(one: str, other: str) -> bool:
     if len(changes) != 1 or changes[0][0] != "replace":
         return False
     _, a0, a1, b0, b1 = changes[0]
-    return len(a) - (a1 - a0) >= MIN_SHARED and max(a1 - a0, b1 - b0) <= MAX_VALUE_WORDS
+    if len(a) - (a1 - a0) < MIN_SHARED or max(a1 - a0, b1 - b0) > MAX_VALUE_WORDS:
+        return False
+    # a statement's value follows what it is about: a difference nearer the start is in its
+    # subject ("The checkout service is owned by ..." and "The billing service ...": two
+    # statements, which may both hold)
+    if a0 < len(a) - a1:
+        return False
+    return _as_valued(a[a0:a1]) != _as_valued(b[b0:b1])
+
+
+def _as_valued(words: list[str]) -> tuple[str, ...]:
+    """``words`` as the value they give: a unit or an ordinal as one spelling ("30 s" and "30
+    seconds", "fourth" and "4th"), without the words that give none ("is" and "was")."""
+    return tuple(_SPELLINGS.get(w, w) for w in words if w not in _NO_VALUE)
+
+
+_NO_VALUE = frozenset("is was are were be been being will would the a an".split())
+_SPELLINGS = {
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
+    **dict.fromkeys(("ms", "msec", "millisecond", "milliseconds"), "ms"),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), "min"),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "h"),
+    **dict.fromkeys(("d", "day", "days"), "d"),
+    # ("second" stays a unit: "a 30 second timeout" is more often written than "every
+    # second week")
+    **{"first": "1st", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th"},
+    **{"seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"},
+}
 
 
 def disagreements(answer: str, n_sources: int) -> list[tuple[int, int]]:

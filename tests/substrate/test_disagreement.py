@@ -20,6 +20,22 @@ from substrate.disagreement import differ_in_one_value, disagreements
         ("It is 5.", "It is 6.", False),  # too little said to be one statement
         ("Refunds take 5 days.", "Refunds take 5 days.", False),  # the same
         ("Dana Kim leads the Payments team.", "Dana Kim is on call every fourth week.", False),
+        # two subjects, one statement each, which may both hold
+        (
+            "The checkout service is owned by the Payments team.",
+            "The billing service is owned by the Payments team.",
+            False,
+        ),
+        ("Alice is on call on Monday.", "Bob is on call on Monday.", False),
+        # one value, said in other words
+        (
+            "The staging database host is db-stage-1.",
+            "The staging database host was db-stage-1.",
+            False,
+        ),
+        ("The API timeout is 30 seconds.", "The API timeout is 30 s.", False),
+        ("The rotation is every fourth week.", "The rotation is every 4th week.", False),
+        ("The API timeout is 30 seconds.", "The API timeout is 45 seconds.", True),
     ],
 )
 def test_the_same_sentence_with_another_value(one: str, other: str, differ: bool) -> None:
