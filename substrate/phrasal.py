@@ -12,20 +12,34 @@ from collections.abc import Container, Iterator
 
 from substrate.context.compress import terms
 
-_PARTICLES = r"(?:back|up|in|out|down|off|over|on)"
-# "roll back", "log-in" (the verb a word of its own: two letters at least)
-_APART = re.compile(rf"\b([^\W\d_]{{2,}})[\s-]+({_PARTICLES})\b", re.IGNORECASE)
-# "rollback", "logins": a word ending in a particle after two letters at least
-_JOINED = re.compile(rf"\b([^\W\d_]{{2,}}?)({_PARTICLES})s?\b", re.IGNORECASE)
+# The verbs and particles that technical writing also spells as one word: a list, as a word
+# that only ends like a particle (cabin, season, robin) is none, nor is "we back" in "do we
+# back up"
+_COMPOUNDS = frozenset(
+    """rollback rollout backup setup login logon logout signin signup signout checkout
+    shutdown startup cleanup lookup teardown breakdown failover takeover handoff kickoff
+    cutover dropdown popup pushdown writeup warmup spinup""".split()
+)
+_PARTICLES = ("back", "up", "in", "on", "out", "down", "off", "over")
+# "roll back", "log-in": each pair of words, overlapping ("back up" in "we back up")
+_APART = re.compile(r"(?=\b([^\W\d_]{2,})[\s-]+([^\W\d_]{2,})\b)")
+# "rollback", "logins"
+_JOINED = re.compile(r"\b([^\W\d_]{4,}?)s?\b")
 
 
-def _phrases(text: str) -> Iterator[tuple[re.Match[str], str]]:
-    """Each verb and particle of ``text`` with its other spelling ("roll back": "rollback",
-    "rollback": "roll back")."""
+def _phrases(text: str) -> Iterator[tuple[tuple[int, int], str, str]]:
+    """Each verb and particle of ``text`` (the span, as written) with its other spelling
+    ("roll back": "rollback", "rollback": "roll back")."""
     for found in _APART.finditer(text):
-        yield found, found[1] + found[2]
+        joined = (found[1] + found[2]).lower()
+        if joined in _COMPOUNDS:
+            end = found.end(2)
+            yield (found.start(1), end), text[found.start(1) : end], joined
     for found in _JOINED.finditer(text):
-        yield found, f"{found[1]} {found[2]}"
+        word = found[1].lower()
+        if word in _COMPOUNDS:
+            particle = next(p for p in _PARTICLES if word.endswith(p))
+            yield found.span(), found[0], f"{word[: -len(particle)]} {particle}"
 
 
 def other_spellings(text: str) -> dict[str, frozenset[str]]:
@@ -34,8 +48,8 @@ def other_spellings(text: str) -> dict[str, frozenset[str]]:
     that only ends like a particle ("person", "begin") gives terms no note spells apart, so
     they find nothing."""
     table: dict[str, frozenset[str]] = {}
-    for found, other in _phrases(text):
-        own, others = _terms(found[0]), _terms(other)
+    for _, written, other in _phrases(text):
+        own, others = _terms(written), _terms(other)
         for term in own:
             if others - own:
                 table[term] = table.get(term, frozenset()) | (others - own)
@@ -52,14 +66,14 @@ def respelt(text: str, unseen: Container[str]) -> str:
     way, where none of that spelling's terms is: "roll back" as "rollback" for notes that say
     "rollback" only, so a search weighs the word they use, not two they never do."""
     out, at = [], 0
-    for found, other in sorted(_phrases(text), key=lambda phrase: phrase[0].start()):
-        own, others = _terms(found[0]), _terms(other)
-        if found.start() < at or not own or not others:
+    for (start, end), written, other in sorted(_phrases(text)):
+        own, others = _terms(written), _terms(other)
+        if start < at or not own or not others:
             continue
         if not all(term in unseen for term in own) or any(term in unseen for term in others):
             continue
-        out += [text[at : found.start()], other]
-        at = found.end()
+        out += [text[at:start], other]
+        at = end
     return "".join([*out, text[at:]])
 
 

@@ -22,3 +22,11 @@ def test_a_lookup_is_respelt_only_where_the_notes_spell_it_the_other_way() -> No
     assert respelt("roll back a deploy", {"roll"}) == "roll back a deploy"  # "back" is said
     assert respelt("roll back a deploy", {"roll", "back", "rollback"}) == "roll back a deploy"
     assert respelt("the login page", {"login"}) == "the log in page"
+
+
+def test_only_words_that_are_a_verb_and_particle_are_read_so() -> None:
+    # a word that only ends like a particle is none, nor a word before the verb
+    for text in ("the cabin by the robin", "in season", "arrive in time", "we raise it"):
+        assert spelt_otherwise(text) == frozenset(), text
+    assert other_spellings("When do we back up?") == {"back": frozenset({"backup"})}
+    assert respelt("When do we back up?", {"back", "up"}) == "When do we backup?"
