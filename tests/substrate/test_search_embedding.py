@@ -1,4 +1,4 @@
-"""The learned embedding (numpy projection vs. scikit-learn) and binary signatures."""
+"""The learned embedding (its fit; numpy projection vs. the sparse product), binary signatures."""
 
 from __future__ import annotations
 
