@@ -33,7 +33,7 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.retrieval import lines_of
 from substrate.secrets import safe_text
-from substrate.secrets.engine import find_secrets
+from substrate.settingvalues import env_name, url_problem
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -223,18 +223,9 @@ class HttpAnswerer:
         )
 
     def __post_init__(self) -> None:
-        parsed = urllib.parse.urlsplit(self.base_url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise InvalidInputError("the answerer base_url must be an http:// or https:// URL")
-        if "@" in parsed.netloc:  # never sent (the request failed naming it): never shown
-            raise InvalidInputError(
-                "the answerer base_url holds a user name or password, which is not sent; "
-                "give the key through api_key_env (MIXLE_ANSWERER_KEY_ENV)"
-            )
-        try:
-            parsed.port  # noqa: B018 - a port that is no number fails here, not mid-request
-        except ValueError:
-            raise InvalidInputError("the answerer base_url's port is not a number") from None
+        problem = url_problem(self.base_url)
+        if problem is not None:
+            raise InvalidInputError(f"the answerer base_url {problem}")
         if not self.model:
             raise InvalidInputError("the answerer needs a model name")
 
@@ -306,7 +297,7 @@ class HttpAnswerer:
         env = os.environ if self.env is None else self.env
         key = env.get(self.api_key_env)
         if not key:
-            if not _env_name(self.api_key_env):  # the key itself, pasted in its place
+            if not env_name(self.api_key_env):  # the key itself, pasted in its place
                 raise AnswererError(
                     "api_key_env must name the environment variable that holds the key, and "
                     "this value is no such name (is it the key itself? it is not shown)"
@@ -315,17 +306,6 @@ class HttpAnswerer:
                 f"environment variable {self.api_key_env} (named by api_key_env) is not set"
             )
         return key
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-
-
-def _env_name(name: str) -> bool:
-    """Whether ``name`` reads as an environment variable's (``OPENAI_API_KEY``, ``apikey``),
-    not as a key pasted into ``api_key_env`` (a 32-hex Azure key, ``sk-...``), never echoed."""
-    if not _ENV_NAME.fullmatch(name) or find_secrets(name):  # ghp_..., sk_live_... have "_"
-        return False
-    return name.isupper() or "_" in name or len(name) < 16
 
 
 def http_answerer_from_config(

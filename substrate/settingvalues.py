@@ -9,6 +9,9 @@ that use a key ask here what is wrong with its value, rather than the other way 
 
 from __future__ import annotations
 
+import math
+import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +51,55 @@ def _string(value: Any) -> str | None:
 def _seconds(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         return "must be a positive number of seconds"  # (not > 0: NaN too)
+    return None if math.isfinite(value) else "must be a finite number of seconds"
+
+
+def _name(value: Any) -> str | None:
+    return _string(value) or (None if value.strip() else "must not be empty")
+
+
+def _endpoint(value: Any) -> str | None:
+    return _string(value) or url_problem(value)
+
+
+def url_problem(url: str) -> str | None:
+    """What keeps ``url`` from being an answerer's endpoint (a phrase to follow its name), or
+    None. A user name or password in it would never be sent, and never shown either."""
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        return "must be an http:// or https:// URL"
+    if "@" in parsed.netloc:
+        return (
+            "holds a user name or password, which is not sent; give the key through "
+            "api_key_env (MIXLE_ANSWERER_KEY_ENV)"
+        )
+    try:
+        parsed.port  # noqa: B018 - a port that is no number fails here, not mid-request
+    except ValueError:
+        return "has a port that is not a number"
     return None
+
+
+def _key_variable(value: Any) -> str | None:
+    if not isinstance(value, str) or not env_name(value):
+        # never echoed: it may be the key itself, pasted in the variable's place
+        return "must name the environment variable that holds the key (is it the key itself?)"
+    return None
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def env_name(name: str) -> bool:
+    """Whether ``name`` reads as an environment variable's (``OPENAI_API_KEY``, ``apikey``),
+    not as a key pasted into ``api_key_env`` (a 32-hex Azure key, ``sk-...``)."""
+    if not _ENV_NAME.fullmatch(name):
+        return False
+    from substrate.secrets.engine import find_secrets  # (only when a shard names one)
+
+    if find_secrets(name):  # ghp_..., sk_live_... have "_"
+        return False
+    return name.isupper() or "_" in name or len(name) < 16
 
 
 def _rule_names(value: Any) -> str | None:
@@ -75,9 +126,9 @@ CHECKS: dict[str, dict[str, Check]] = {
         "max_file_bytes": _whole_number(1),
     },
     "answerer": {
-        "base_url": _string,
-        "model": _string,
-        "api_key_env": _string,
+        "base_url": _endpoint,
+        "model": _name,
+        "api_key_env": _key_variable,
         "timeout": _seconds,
     },
 }

@@ -152,6 +152,15 @@ def shared_scopes(settings: Settings) -> list[str]:
     shared = settings.get("shard", "shared_scopes", [PUBLIC])
     if not isinstance(shared, list) or not all(isinstance(s, str) for s in shared):
         raise ShardError(f"{settings.path}: [shard] shared_scopes must be a list of strings")
+    from substrate.gate import refuse_unfit_names  # the gate reads this module
+
+    for scope in shared:  # as every other scope name is held: "public " is not "public"
+        try:
+            if not scope:
+                raise InvalidInputError("the shared scope is empty")
+            refuse_unfit_names(shared_scope=scope)
+        except InvalidInputError as exc:
+            raise ShardError(f"{settings.path}: [shard] shared_scopes: {exc}") from None
     return shared
 
 

@@ -1159,7 +1159,7 @@ def test_http_answerer_configuration() -> None:
     with pytest.raises(InvalidInputError, match="holds a user name or password") as err:
         HttpAnswerer("http://admin:Tr0ub4dor&3x!@127.0.0.1/v1", "m")
     assert "Tr0ub4dor" not in str(err.value)
-    with pytest.raises(InvalidInputError, match="port is not a number"):
+    with pytest.raises(InvalidInputError, match="port that is not a number"):
         HttpAnswerer("http://127.0.0.1:abc/v1", "m")
 
 

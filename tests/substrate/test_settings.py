@@ -42,6 +42,24 @@ def test_a_setting_of_the_wrong_type_is_refused_when_read(
         ("[secrets]\nmax_file_bytes = 0\n", "[secrets] max_file_bytes must be an integer"),
         ("[answerer]\ntimeout = -1\n", "[answerer] timeout must be a positive number"),
         ("[answerer]\nmodel = 7\n", "[answerer] model must be a string"),
+        ('[answerer]\nmodel = ""\n', "[answerer] model must not be empty"),
+        ("[answerer]\ntimeout = inf\n", "[answerer] timeout must be a finite number"),
+        ('[answerer]\nbase_url = "ftp://x/v1"\n', "[answerer] base_url must be an http://"),
+        ('[answerer]\nbase_url = ""\n', "[answerer] base_url must be an http://"),
+        (
+            '[answerer]\nbase_url = "http://admin:Tr0ub4dor&3x@h/v1"\n',
+            "[answerer] base_url holds a user name or password, which is not sent",
+        ),
+        (
+            '[answerer]\napi_key_env = "sk-proj-Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5"\n',
+            "[answerer] api_key_env must name the environment variable that holds the key",
+        ),
+        ('[answerer]\napi_key_env = "has space"\n', "[answerer] api_key_env must name"),
+        ('[shard]\nshared_scopes = ["public", ""]\n', "[shard] shared_scopes: the shared"),
+        (
+            '[shard]\nshared_scopes = [" public"]\n',
+            "[shard] shared_scopes: the shared scope has white space around it",
+        ),
         (
             '[governance.approvers]\npublic = "alice"\n',
             "[governance.approvers]: 'public' must be a list of names",
@@ -52,8 +70,10 @@ def test_every_known_key_is_checked_whichever_a_command_uses(
     tmp_path: Path, text: str, message: str
 ) -> None:
     (tmp_path / "mixle.toml").write_text(f"format = 1\n{text}", encoding="utf-8")
-    with pytest.raises(ShardError, match=re.escape(f"mixle.toml: {message}")):
+    with pytest.raises(ShardError, match=re.escape(f"mixle.toml: {message}")) as refused:
         Settings.load(tmp_path)
+    for secret in ("Tr0ub4dor", "sk-proj"):
+        assert secret not in str(refused.value)  # a value pasted in the wrong place
 
 
 @pytest.mark.parametrize(
