@@ -65,6 +65,7 @@ _AFTER_NOT_SECRET: frozenset[str] = frozenset(
     message msg error errors text title placeholder description desc enabled enable disabled
     required header headers env var vars variable variables location endpoint expiry expires
     expiration expire ttl timeout hash hashed hasher digest format version mode method provider
+    scheme
     store manager service class module handler factory reset change changed confirm
     confirmation validation validator validators rule rules strength reuse history prefix
     suffix kind template input form box button btn icon link page view widget dialog modal
@@ -84,15 +85,28 @@ _PUBLIC_OR_NONCE: frozenset[str] = frozenset(
 
 # Words right before ``token`` that make it a marker a service hands out to page through a
 # listing or to make a request once, not a credential: AWS's NextToken, IdempotencyToken,
-# Azure's continuation token. Not "page" (a Facebook page token is a credential), "request"
-# (OAuth 1.0's request token is one) nor "sync": only after the words that make them markers
-# (``_MARKER_PAIRS``); and "change" only alone (AWS WAF's ChangeToken, not an account's
-# email_change_token)
+# Azure's continuation token, Google's pageToken and nextSyncToken, a CancelToken. Not a
+# Facebook page's token (``fb_page_token``; its values, EAA..., are found by their own rule
+# under any name), nor "request" (OAuth 1.0's request token is a credential) but after
+# "client" (AWS's ClientRequestToken), nor "change" but alone (AWS WAF's ChangeToken, not an
+# account's email_change_token)
 _MARKER_TOKENS: frozenset[str] = frozenset(
-    "next continuation pagination starting idempotency cancellation resume".split()
+    "next continuation pagination page starting idempotency cancellation cancel resume sync".split()
 )
-# (word before, word right before ``token``): Google's nextPageToken, AWS's ClientRequestToken
-_MARKER_PAIRS: frozenset[tuple[str, str]] = frozenset({("next", "page"), ("client", "request")})
+_NOT_MARKED_BY: dict[str, frozenset[str]] = {"page": frozenset({"fb", "facebook"})}
+# (word before, word right before ``token``)
+_MARKER_PAIRS: frozenset[tuple[str, str]] = frozenset({("client", "request")})
+
+
+def _marks_a_request(before: list[str]) -> bool:
+    """Whether the words before ``token`` in a key name a marker a service hands out to page
+    through a listing or to make a request once (``_MARKER_TOKENS``)."""
+    if not before:
+        return False
+    prev, earlier = before[-1], before[:-1]
+    if prev in _MARKER_TOKENS:
+        return not (earlier and earlier[-1] in _NOT_MARKED_BY.get(prev, ()))
+    return bool(earlier and (earlier[-1], prev) in _MARKER_PAIRS) or before == ["change"]
 
 
 def split_words(key: str) -> list[str]:
@@ -222,11 +236,7 @@ def classify_key(key: str) -> str | None:
             return None
         if any(w in _PUBLIC_OR_NONCE for w in words[:i]):
             return None
-        if words[i] == "token" and (
-            prev in _MARKER_TOKENS
-            or (i > 1 and (words[i - 2], prev) in _MARKER_PAIRS)
-            or words[:i] == ["change"]
-        ):
+        if words[i] == "token" and _marks_a_request(words[:i]):
             return None
         # a password-like word anywhere (``aws_secret_access_key``) means weak values count
         if any(_stem_strength(w, None) == "password" for w in words[: i + 1]):

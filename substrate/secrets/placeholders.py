@@ -160,7 +160,7 @@ def is_reference(value: str) -> bool:
 _CHAIN = re.compile(r"[\w$?.]+")
 # An AWS resource's name (a KMS key's, a role's, a secret's), never its key material:
 # arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE, the account twelve digits or none
-_ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:\S+")
+_ARN = re.compile(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:\S+", re.IGNORECASE)
 
 
 def _random_part(part: str) -> bool:
@@ -390,9 +390,12 @@ def worth_reporting(
         return False
     if v in PASSWORD_MANAGERS or _DATE.fullmatch(v):
         return False
-    # under a token's or a key's name (a style's key, a pattern's), not a password's:
-    # "#c0ffee" is a password as well as a colour
-    if strength == "token" and (_COLOUR.fullmatch(v) or _PATTERN_MARK.search(v)):
+    # under a token's or a key's name (a style's key, a pattern's), or a name that says it is
+    # a colour (a strength meter's "passwordWeak"), not a password's: "#c0ffee" is a
+    # password as well as a colour
+    if _COLOUR.fullmatch(v) and (strength == "token" or _STYLE_KEY.search(key)):
+        return False
+    if strength == "token" and _PATTERN_MARK.search(v):
         return False  # r'[^\W\d]\w*', r'(?=\s|#)': a regular expression, not a key
     if key and _restates(v, key):
         return False
@@ -427,6 +430,8 @@ _FIELD_WORD = re.compile(
     r"|[a-z][^s]s$"
 )
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+# A key naming a colour, or a strength meter's level
+_STYLE_KEY = re.compile(r"(?i)colou?r|bg|background|border|theme|weak|strong|strength")
 # A colour as a style sheet or Pygments' styles write it: #fa0, #ffaa00cc, #ansigreen
 _COLOUR = re.compile(r"#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8}|ansi[a-z]+)")
 # What only a regular expression writes: a class escape (\w, \d, \s), a group's (?: or a

@@ -119,8 +119,8 @@ def _marked(m: re.Match[str], rule: Rule, text: str) -> bool:
     after an escape (``\\nghp_…``, ``%3Dghp_…``). Glued to a letter or digit it does need
     one: URL-safe base64 holds ``_`` and ``-`` (a wheel's RECORD lists
     ``sha256=2KJGwihf_QeZ…``), so there the marker is a piece of a longer run."""
-    marker = m.group(0)[: rule.prefix]
-    if "_" not in marker and "-" not in marker:
+    start = m.group(0).lower()
+    if not any(start.startswith(k) and ("_" in k or "-" in k) for k in rule.keywords):
         return False
     before = text[max(0, m.start() - 6) : m.start()]
     return not before[-1].isalnum() or _ESCAPE_AT_END.search(before) is not None

@@ -1893,6 +1893,11 @@ def test_two_settings_on_one_line_are_two_secrets_and_their_copies_are_masked() 
         "aws waf update-rule --change-token 12cs345-67cd-890b-1cd2-c3a4567d89f1",
         "aws ec2 describe-volumes --starting-token abCDeFGhiJKlmnOPqrSTuvwxYZ1aBCdEFghijK7LM5",
         'nextPageToken = "CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA"',
+        'files().list(pageToken="CiAKGjBpNDd2Nmp2Zml2cXRiYjhrYnRuMWZ3dHQ")',
+        'prevPageToken: "CiAKGjBpNDd2Nmp2Zml2cXRiYjhrYnRuMWZ3dHQ"',
+        '"nextSyncToken": "CKCbrJvpn_QCEKCbrJvpn_QCGAUggIDA2ajO8wI="',
+        'events.list(calendarId="primary", syncToken="CPDAlvWDx70CEPDAlvWDx70CGAU")',
+        'cancel_token = "Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5dS0a"',
     ],
 )
 def test_a_token_that_pages_a_listing_or_marks_a_request_is_no_credential(line: str) -> None:
@@ -1916,8 +1921,7 @@ def test_a_uuid_under_a_credential_s_token_name_is_still_one(line: str) -> None:
     [
         "REQUEST_TOKEN=Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5dS0a",  # OAuth 1.0's request token
         'oauth_request_token = "Qm9hZk8vQ2mN7xR4pL9tWq3yB6cJ1hF5"',
-        "SYNC_TOKEN=a8Fj2Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF",
-        "PAGE_TOKEN=EAAGm0PX4ZCpsBAKZCb7xR4pL9tWq3yB6cJ1hF5dS0aZk8vQ2mN",  # a Facebook page's
+        "FB_PAGE_TOKEN=EAAGm0PX4ZCpsBAKZCb7xR4pL9tWq3yB6cJ1hF5dS0aZk8vQ2mN",  # a Facebook page's
         'email_change_token = "a8Fj2Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF"',
         "AWS_SECRET_ACCESS_KEY=arn:Zk8vQ2mN7xR4pL9tWq3yB6cJ1hF5dS0aGk2Pq9Rt",  # no resource name
         'password = "arn:Xk9!mQ2@"',
@@ -1932,8 +1936,8 @@ def test_credentials_that_look_like_markers_names_colours_or_arns_are_found(line
 
 @pytest.mark.parametrize("escape", ["\\u0022", "\\x22", "\\n", "%22"])
 def test_a_token_after_an_escaped_character_is_found(escape: str) -> None:
-    token = "ghp_" + rnd(36)
-    assert detect_secrets(f'x = "{escape}{token}"').rules() == ["github_token"]
+    for token, rule in (("ghp_" + rnd(36), "github_token"), ("glpat-" + rnd(20), "gitlab_token")):
+        assert detect_secrets(f'x = "{escape}{token}"').rules() == [rule], token
 
 
 @pytest.mark.parametrize(
@@ -1953,6 +1957,11 @@ def test_a_token_after_an_escaped_character_is_found(escape: str) -> None:
         ("pag.json", '{"result_key": "ServerlessV2PlatformVersions"}'),
         ("arn.json", '"encryptionKey": "arn:aws:kms:us-east-1:123456789012:alias/aws/s3"'),
         ("arn.json", '"KMSKeyArn": "arn:aws:kms:us-west-2:123456789012:key/b0844d6c-4463"'),
+        ("arn.py", 'api_key = "ARN:AWS:KMS:US-EAST-1:123456789012:KEY/1234ABCD"'),
+        ("arn.py", 'secret_key_arn = "arn:aws:iam::aws:policy/AdministratorAccess"'),
+        ("meter.json", '"passwordWeak": "#e74c3c",'),
+        ("meter.py", 'password_strong_color = "#ff0000"'),
+        ("auth.py", 'password_scheme = "sha512Crypt"'),
     ],
 )
 def test_names_colours_patterns_and_arns_are_no_secret(path: str, text: str) -> None:
