@@ -34,12 +34,24 @@ def differ_in_one_value(one: str, other: str) -> bool:
     _, a0, a1, b0, b1 = changes[0]
     if len(a) - (a1 - a0) < MIN_SHARED or max(a1 - a0, b1 - b0) > MAX_VALUE_WORDS:
         return False
-    # a statement's value follows what it is about: a difference nearer the start is in its
-    # subject ("The checkout service is owned by ..." and "The billing service ...": two
-    # statements, which may both hold)
-    if a0 < len(a) - a1:
+    if _in_the_subject(a, a0):
         return False
     return _as_valued(a[a0:a1]) != _as_valued(b[b0:b1])
+
+
+def _in_the_subject(words: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is in what the sentence is about, before its first
+    auxiliary verb ("The checkout service is owned by ..." and "The billing service ...":
+    two statements, which may both hold), or its first word where it has none ("Alice leads
+    the team", "Bob leads the team"). A statement's value follows."""
+    verb = next((n for n, word in enumerate(words) if word in _AUXILIARIES), None)
+    return at < verb if verb is not None else at == 0
+
+
+_AUXILIARIES = frozenset(
+    "is are was were be been has have had will would can could must should may might does do "
+    "did".split()
+)
 
 
 def _as_valued(words: list[str]) -> tuple[str, ...]:
@@ -48,7 +60,7 @@ def _as_valued(words: list[str]) -> tuple[str, ...]:
     return tuple(_SPELLINGS.get(w, w) for w in words if w not in _NO_VALUE)
 
 
-_NO_VALUE = frozenset("is was are were be been being will would the a an".split())
+_NO_VALUE = _AUXILIARIES | {"being", "the", "a", "an"}
 _SPELLINGS = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
     **dict.fromkeys(("ms", "msec", "millisecond", "milliseconds"), "ms"),

@@ -36,6 +36,18 @@ from substrate.disagreement import differ_in_one_value, disagreements
         ("The API timeout is 30 seconds.", "The API timeout is 30 s.", False),
         ("The rotation is every fourth week.", "The rotation is every 4th week.", False),
         ("The API timeout is 30 seconds.", "The API timeout is 45 seconds.", True),
+        # the value, with more said after it
+        (
+            "The limit is 100 requests per minute per user.",
+            "The limit is 500 requests per minute per user.",
+            True,
+        ),
+        (
+            "Deploys run on Mondays at 10:00 UTC from the main branch.",
+            "Deploys run on Fridays at 10:00 UTC from the main branch.",
+            True,
+        ),
+        ("The owner of billing is Alice.", "The owner of billing is Bob.", True),
     ],
 )
 def test_the_same_sentence_with_another_value(one: str, other: str, differ: bool) -> None:
