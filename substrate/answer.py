@@ -129,14 +129,15 @@ def citations_to_nothing(text: str | None, n_sources: int) -> list[int]:
 def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
     """``text`` and ``packet`` with the sources ``text`` cites numbered first, in the
     packet's order, the others after them: an answer quoting only its second source read
-    "… [2]" over a list of sources with no [1]. A number naming no source is left as it is.
-    So is a text with a number in brackets glued to a word or a code span (``argv[3]``,
-    ``days[1]``): code or a citation, it cannot be told, and rewritten, code would say what
-    its source does not.
+    "… [2]" over a list of sources with no [1]. A number naming no source is left as it is,
+    and so is code (a code span or block: ``retries: [3]``), which rewritten would say what
+    its source does not. A text with a number in brackets glued to a word outside code
+    (``argv[3]``, or ``days[1]``) keeps its numbering: code or a citation, it cannot be told.
     """
-    if _GLUED_BRACKETS.search(text):
+    prose = _CODE.sub(lambda code: " " * len(code[0]), text)  # (same length: same offsets)
+    if _GLUED_BRACKETS.search(prose):
         return text, packet
-    cited = sorted(cited_numbers(text, len(packet)))
+    cited = sorted(cited_numbers(prose, len(packet)))
     order = cited + [n for n in range(1, len(packet) + 1) if n not in cited]
     if order == sorted(order):
         return text, packet
@@ -156,10 +157,16 @@ def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
         texts=reordered(packet.texts),
         sources=reordered(packet.sources),
     )
-    return CITATION.sub(renumbered, text), moved
+    pieces, at = [], 0
+    for marker in CITATION.finditer(prose):  # markers outside code, at their places in text
+        pieces += [text[at : marker.start()], renumbered(marker)]
+        at = marker.end()
+    return "".join([*pieces, text[at:]]), moved
 
 
-_GLUED_BRACKETS = re.compile(r"[\w`\])]\[\d")
+_GLUED_BRACKETS = re.compile(r"\w\[\d")
+# A fenced code block, or a code span
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 
 
 def strip_citations(text: str) -> str:

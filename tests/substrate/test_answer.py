@@ -94,9 +94,18 @@ def test_the_sources_an_answer_cites_are_numbered_from_one(lexical_search: list[
     assert both.answer == "A [2]. B [1]."  # numbered as given when all are cited
     # a number in brackets glued to a word may be code, which renumbered would say what its
     # source does not: such a text stays as written
-    for code in ("Reads `argv[2]` at start [2].", "Reads argv[2] at start [2]."):
-        kept = answer_from_substrate(shop, question, Recording(code))
-        assert kept.answer == code and kept.context.items[1].id == second.id
+    kept = answer_from_substrate(shop, question, Recording("Reads argv[2] at start [2]."))
+    assert kept.answer == "Reads argv[2] at start [2]." and kept.context.items[1].id == second.id
+    # code is never renumbered; adjacent markers are
+    for given, shown in (
+        ("Set `retries: [2]` as the docs say [2].", "Set `retries: [2]` as the docs say [1]."),
+        (
+            "```\nretries: [2]\n```\nAs the docs say [2].",
+            "```\nretries: [2]\n```\nAs the docs say [1].",
+        ),
+        ("Shelved daily [2][7].", "Shelved daily [1][7]."),
+    ):
+        assert answer_from_substrate(shop, question, Recording(given)).answer == shown
 
 
 def test_answers_with_citations(shop: Substrate) -> None:
