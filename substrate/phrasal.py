@@ -12,15 +12,23 @@ from collections.abc import Container, Iterator
 
 from substrate.context.compress import terms
 
-# The verbs and particles that technical writing also spells as one word: a list, as a word
-# that only ends like a particle (cabin, season, robin) is none, nor is "we back" in "do we
-# back up"
-_COMPOUNDS = frozenset(
-    """rollback rollout backup setup login logon logout signin signup signout checkout
-    shutdown startup cleanup lookup teardown breakdown failover takeover handoff kickoff
-    cutover dropdown popup pushdown writeup warmup spinup""".split()
-)
-_PARTICLES = ("back", "up", "in", "on", "out", "down", "off", "over")
+# The verbs and particles that technical writing also spells as one word, each compound with
+# where its particle begins: a list, as a word that only ends like a particle (cabin, season,
+# robin) is none, nor is "we back" in "do we back up"
+_COMPOUNDS: dict[str, int] = {
+    verb + particle: len(verb)
+    for particle, verbs in {
+        "back": "roll fall fail call",
+        "up": "back set clean look start warm spin write pop",
+        "in": "log sign plug check",
+        "on": "log add",
+        "out": "roll log sign check time scale lock",
+        "down": "shut tear break drop push",
+        "off": "hand kick log cut sign",
+        "over": "fail take cut",
+    }.items()
+    for verb in verbs.split()
+}
 # "roll back", "log-in": each pair of words, overlapping ("back up" in "we back up")
 _APART = re.compile(r"(?=\b([^\W\d_]{2,})[\s-]+([^\W\d_]{2,})\b)")
 # "rollback", "logins"
@@ -32,14 +40,14 @@ def _phrases(text: str) -> Iterator[tuple[tuple[int, int], str, str]]:
     ("roll back": "rollback", "rollback": "roll back")."""
     for found in _APART.finditer(text):
         joined = (found[1] + found[2]).lower()
-        if joined in _COMPOUNDS:
+        if _COMPOUNDS.get(joined) == len(found[1]):
             end = found.end(2)
             yield (found.start(1), end), text[found.start(1) : end], joined
     for found in _JOINED.finditer(text):
         word = found[1].lower()
         if word in _COMPOUNDS:
-            particle = next(p for p in _PARTICLES if word.endswith(p))
-            yield found.span(), found[0], f"{word[: -len(particle)]} {particle}"
+            at = _COMPOUNDS[word]
+            yield found.span(), found[0], f"{word[:at]} {word[at:]}"
 
 
 def other_spellings(text: str) -> dict[str, frozenset[str]]:

@@ -30,3 +30,5 @@ def test_only_words_that_are_a_verb_and_particle_are_read_so() -> None:
         assert spelt_otherwise(text) == frozenset(), text
     assert other_spellings("When do we back up?") == {"back": frozenset({"backup"})}
     assert respelt("When do we back up?", {"back", "up"}) == "When do we backup?"
+    assert respelt("How do we fall back?", {"fall", "back"}) == "How do we fallback?"
+    assert spelt_otherwise("The plugin times out.") == {"plug"}
