@@ -281,6 +281,7 @@ def ingest_path(
                 run.fingerprint,
                 workers,
                 encoded=substrate.root is not None,
+                cancel=cancel,
             )
         else:
             prepared = run.prepare_here(chain(first, tickets))
