@@ -27,6 +27,7 @@ from mixle_cli.errors import (
     OPERATIONAL,
     TERMINATED,
     USAGE,
+    Terminated,
     classify,
     fail,
     terminate,
@@ -475,8 +476,8 @@ def ingest(
                         **common,
                     )
                 left -= 1
-    except KeyboardInterrupt:
-        report.interrupted = True
+    except KeyboardInterrupt as exc:  # (standard input is stopped at once, as Ctrl-C stops it)
+        _interrupted(report, exc, terminated)
     except (ShardError, OSError) as exc:  # a full disk, a shard that cannot be written
         if isinstance(exc, BrokenPipeError) or os.environ.get("MIXLE_DEBUG") == "1":
             raise
@@ -488,7 +489,9 @@ def ingest(
             # of nothing done stands on stdout as if the run had been a quiet one
             fail(message, code, hint or None)
         if json:  # what was done before it, for a script to read
-            _tell_what_is_kept(substrate, report, failed, target_scope, moves=not no_prune)
+            _tell_what_is_kept(
+                substrate, report, failed, target_scope, moves=not no_prune, terminated=terminated
+            )
             output.emit_json(report.as_dict())
         # saves are batched: the batch under way is lost, the ones before it are not
         if isinstance(exc, AccessDeniedError):  # refused as it saved: a grant since it began
@@ -500,11 +503,20 @@ def ingest(
         again = "run the command again to finish"
         fail(message, code, f"{hint}; {again}" if hint else f"earlier batches are kept; {again}")
     # said once the others are ingested: a folder moved into one of them took its items along
-    _tell_what_is_kept(substrate, report, failed, target_scope, moves=not no_prune)
+    _tell_what_is_kept(
+        substrate, report, failed, target_scope, moves=not no_prune, terminated=terminated
+    )
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=saved_all)
+
+
+def _interrupted(report: IngestReport, exc: KeyboardInterrupt, terminated: threading.Event) -> None:
+    """Mark the run as stopped by ``exc``: a SIGTERM (``Terminated``) ends it with 143."""
+    report.interrupted = True
+    if isinstance(exc, Terminated):
+        terminated.set()
 
 
 @contextmanager
@@ -590,6 +602,7 @@ def _tell_what_is_kept(
     scope: str,
     *,
     moves: bool,
+    terminated: threading.Event,
 ) -> None:
     """Add to the failure of each path given that is gone what is kept of it (``_kept_from``).
     Only a hint: a shard that cannot be read for it leaves it out, and so does a Ctrl-C,
@@ -598,8 +611,8 @@ def _tell_what_is_kept(
         kept = _kept_from(substrate, list(failed), scope, moves=moves)
     except (ShardError, OSError):
         return
-    except KeyboardInterrupt:
-        report.interrupted = True
+    except KeyboardInterrupt as exc:
+        _interrupted(report, exc, terminated)
         return
     for path, (outcome, issue) in failed.items():
         outcome.reason += kept.get(path, "")

@@ -383,6 +383,7 @@ def prepared_in_workers(
     workers: int,
     *,
     encoded: bool = False,
+    cancel: threading.Event | None = None,
 ) -> Generator[tuple[Ticket, Prepared], None, None]:
     """Prepare ``tickets`` in ``workers`` processes; yield the results in ticket order.
 
@@ -390,7 +391,8 @@ def prepared_in_workers(
     the workers already prepare the first chunks. A finished chunk is handed back as soon as
     the one before it was, and at most ``CHUNKS_AHEAD`` chunks per worker are in flight.
     With ``encoded``, workers send items back as log lines (``prepare``'s ``encoded``), for
-    a shard on disk.
+    a shard on disk. ``cancel``: the caller's stop request, once set (a worker that dies
+    then is not warned of).
     """
     pool: list[_Worker] = []
     groups = chunks(tickets)
@@ -421,7 +423,10 @@ def prepared_in_workers(
                 yield from _received(sent)
             finished = True
         except WorkerDied as exc:
-            log.warning("%s; preparing the remaining files here", exc)
+            # no failure once a stop has begun: the SIGTERM that a ``timeout`` or systemd sends
+            # the whole process group ends the workers too
+            if cancel is None or not cancel.is_set():
+                log.warning("%s; preparing the remaining files here", exc)
             _stop_all(pool, finished=False)  # what the others were preparing is done here
             for chunk in chain([s.chunk for s in sent], unsent, groups):
                 yield from zip(

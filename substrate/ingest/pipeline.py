@@ -281,6 +281,7 @@ def ingest_path(
                 run.fingerprint,
                 workers,
                 encoded=substrate.root is not None,
+                cancel=cancel,
             )
         else:
             prepared = run.prepare_here(chain(first, tickets))
@@ -305,16 +306,7 @@ def ingest_path(
             run.tell_unpruned(walked_root, seen)
         run.finish()
     except KeyboardInterrupt:
-        report.interrupted = True
-        try:
-            # the files completed so far are stored, not the next; a Ctrl-C while another
-            # writer held the shard stops the run, and stores none of them
-            run.finish(checkpoint=False, wait=False)
-        except (ImportError, AttributeError):
-            # the interrupt broke a module being imported (numpy), which then cannot be
-            # imported again, or is found half made ("module 'numpy' has no attribute
-            # 'matrix'"): what was saved stays, and a rerun saves the rest
-            log.warning("the interrupted ingest could not save its last files; run it again")
+        _finish_interrupted(run)
         raise
     finally:
         report.elapsed_s = time.monotonic() - started
@@ -467,9 +459,27 @@ def ingest_text(
             ticket, result = _prepared_stream(run, source, fmt, data)
         run.apply(ticket, result)
     report.roots.append(f"{STREAM_PREFIX}{source}")
-    run.finish()
+    try:
+        run.finish()
+    except KeyboardInterrupt:  # (a Ctrl-C while waiting for another writer's lock)
+        _finish_interrupted(run)
+        raise
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+def _finish_interrupted(run: IngestSession) -> None:
+    """Save, on the way out of an interrupted run, what it completed; or, when another writer
+    holds the shard, nothing, with the report taking back what it told of those files (a
+    report must not count as added what was not saved)."""
+    run.report.interrupted = True
+    try:
+        run.finish(checkpoint=False, wait=False)
+    except (ImportError, AttributeError):
+        # the interrupt broke a module being imported (numpy), which then cannot be
+        # imported again, or is found half made ("module 'numpy' has no attribute
+        # 'matrix'"): what was saved stays, and a rerun saves the rest
+        log.warning("the interrupted ingest could not save its last files; run it again")
 
 
 def _format_named(source: str | None) -> str:

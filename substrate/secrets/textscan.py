@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import signal
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -395,15 +396,39 @@ def _mapped(
         for job in jobs:
             yield scan(job)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=capped_workers(workers), initializer=_worker) as pool:
-        yield from pool.map(scan, jobs, chunksize=16)
+    workers = capped_workers(workers)
+    left = iter(jobs)
+    chunks = iter(lambda: list(itertools.islice(left, _CHUNK)), [])
+    # Not ``pool.map``: it takes every job at once (a whole tree's walk), and when stopped it
+    # cancels what is queued, which a pool broken meanwhile (its workers ended by the SIGTERM
+    # a ``timeout`` sends the whole group) then fails to fail: a traceback from its thread.
+    # Here a few chunks per worker are queued, never cancelled: once stopped, the pool runs
+    # them out (or fails them, broken) as it shuts down.
+    queued: deque[Future[list[TextScan]]] = deque()
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker) as pool:
+        for chunk in chunks:
+            queued.append(pool.submit(_scan_chunk, scan, chunk))
+            if len(queued) > 2 * workers:
+                yield from queued.popleft().result()
+        while queued:
+            yield from queued.popleft().result()
+
+
+_CHUNK = 16  # jobs sent to a worker at once: a small file's scan costs less than its passage
+
+
+def _scan_chunk(scan: Callable[[_Job], TextScan], jobs: list[_Job]) -> list[TextScan]:
+    return [scan(job) for job in jobs]
 
 
 def _worker() -> None:
-    """A scanning process ends on SIGTERM: the handler a host set in the parent (``mixle``
-    saves what it completed) is the parent's to run."""
+    """A scanning process leaves Ctrl-C to the parent, which stops taking results (one
+    interrupted with a queue's lock held would leave the others, and the parent's wait for
+    them, stuck), and ends on SIGTERM: the handler a host set in the parent is the parent's
+    to run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 

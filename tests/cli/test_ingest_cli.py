@@ -949,17 +949,32 @@ def test_a_folder_gone_says_it_may_have_moved_and_its_new_place_takes_its_items(
     assert item["source"] == "a.md" and "archive" in mixle("get", item["id"], "--json").stdout
 
 
-def test_a_ctrl_c_while_the_kept_items_are_counted_is_told_as_an_interrupt(
-    mixle, notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("stop", "code", "word"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
+def test_a_stop_while_the_kept_items_are_counted_is_told_as_such(
+    mixle,
+    notes: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop: str,
+    code: int,
+    word: str,
 ) -> None:
+    import signal
+
     from mixle_cli.commands import ingest as ingest_command
 
-    def interrupted(*args: Any, **kwargs: Any) -> dict[str, str]:
-        raise KeyboardInterrupt
+    def stopped(*args: Any, **kwargs: Any) -> dict[str, str]:
+        os.kill(os.getpid(), getattr(signal, stop))
+        raise AssertionError("not stopped")
 
-    monkeypatch.setattr(ingest_command, "_kept_from", interrupted)
+    monkeypatch.setattr(ingest_command, "_kept_from", stopped)
     result = mixle("ingest", str(tmp_path / "gone"), str(notes))
-    assert result.exit_code == 130 and "every input was ingested and saved" in result.stderr
+    assert result.exit_code == code
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {word}; every input was ingested and saved before it"
+    )
 
 
 def test_a_folder_gone_says_its_items_are_kept_and_how_to_remove_them(
@@ -1109,27 +1124,34 @@ def test_a_locale_without_utf8_names_keeps_what_was_ingested(
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
 
 
+@pytest.mark.parametrize("given", ["folder", "stdin"])
 @pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
 def test_a_stop_while_another_writer_holds_the_shard_stops_and_stores_nothing(
-    tmp_path: Path, mixle_bin: str, stop: str, code: int
+    tmp_path: Path, mixle_bin: str, stop: str, code: int, given: str
 ) -> None:
     import signal
     import time
 
     with _held_by_another_writer(tmp_path) as (shard, notes):
-        run = subprocess.Popen(
-            [mixle_bin, "--shard", str(shard), "ingest", str(notes)],
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 20
+        what = [str(notes)] if given == "folder" else ["-", "--source", "a.md"]
+        with (notes / "a.md").open() as note:  # (standard input, read by "-" alone)
+            run = subprocess.Popen(
+                [mixle_bin, "--shard", str(shard), "ingest", *what, "--json"],
+                stdin=note,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         assert run.stderr is not None
+        deadline = time.monotonic() + 20
         while "waiting for another process" not in run.stderr.readline():
             assert time.monotonic() < deadline
         run.send_signal(getattr(signal, stop))  # one is enough
-        _, err = run.communicate(timeout=20)
+        out, err = run.communicate(timeout=20)
     assert run.returncode == code
     assert "0 added" in err and "nothing was changed" in err
+    report = json.loads(out)  # nothing told as added that was not saved
+    assert (report["files_added"], report["items_added"], report["ids"]) == (0, 0, [])
     assert Substrate(shard).search("Hello") == []
 
 

@@ -583,3 +583,29 @@ def test_files_of_a_run_interrupted_while_waiting_for_the_lock_are_not_reached_n
     assert report.files == [] and report.items_added == 0 and report.ids == []
     assert report.issues == [] and report.notices == []
     assert report.redactions == 0 and not report.redaction_rules  # nothing was stored
+
+
+def test_a_text_interrupted_while_waiting_for_the_lock_is_told_as_not_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as the files of ``ingest_path`` are: a report counting it as added, with its id, told
+    # a script that it was stored
+    from contextlib import contextmanager
+
+    from substrate.ingest import ingest_text
+    from substrate.locking import LockBusy
+
+    @contextmanager
+    def held_by_another(self: Substrate, *, wait: bool = True) -> Any:
+        if wait:
+            raise KeyboardInterrupt  # while waiting for it
+        raise LockBusy("held by another writer")
+        yield
+
+    monkeypatch.setattr(Substrate, "writer_lock", held_by_another)
+    report = IngestReport()
+    with pytest.raises(KeyboardInterrupt):
+        ingest_text(Substrate(tmp_path / "shard"), "hello\n", source="y.txt", report=report)
+    assert report.interrupted and report.files_scanned == report.files_not_reached == 1
+    assert report.files == [] and report.items_added == 0 and report.ids == []
+    assert not (tmp_path / "shard").exists()

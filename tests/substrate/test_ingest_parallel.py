@@ -739,3 +739,34 @@ def test_files_read_ahead_that_another_run_stored_meanwhile_are_unchanged(
     lines = (shard / "items.jsonl").read_text()
     assert all(lines.count(f"Body of page {i}.") == 1 for i in range(20))
     assert len(Substrate(shard)) == len(overtaking[0].ids) + report.items_added
+
+
+@pytest.mark.parametrize("stopping", [True, False])
+def test_a_worker_ended_by_the_stop_itself_is_not_warned_of(
+    tree: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    forked: list[int],
+    stopping: bool,
+) -> None:
+    # a timeout's SIGTERM to the whole group sets the run's stop and ends its workers: "a
+    # worker process died" told of them, before the stop's own message, would be a false alarm
+    import logging
+
+    cancel = threading.Event()
+    real_receive = parallel._Worker.receive
+
+    def receive(self: Any, size: int) -> Any:
+        if stopping:
+            cancel.set()
+        for pid in forked:  # each ends at once, whatever it was doing
+            os.kill(pid, signal.SIGTERM)
+        return real_receive(self, size)
+
+    monkeypatch.setattr(parallel._Worker, "receive", receive)
+    with caplog.at_level(logging.WARNING):
+        report = ingest_path(Substrate(tmp_path / "shard"), tree, jobs=2, cancel=cancel)
+    warned = "a worker process died; preparing the remaining files here" in caplog.text
+    assert warned is not stopping
+    assert report.cancelled is stopping and reaped(forked)

@@ -276,6 +276,71 @@ def test_contents_are_scanned_in_order_here_or_in_workers() -> None:
     assert list(scan_contents(contents, workers=2)) == here
 
 
+def _many_files(folder: Path, n: int = 400) -> list[Path]:
+    files = [folder / f"f{i}.env" for i in range(n)]
+    for f in files:
+        f.write_text(f"TOKEN={GH}\n", encoding="utf-8")
+    return files
+
+
+def test_a_scan_stopped_as_its_workers_end_raises_nothing_in_the_pools_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a timeout's SIGTERM to the whole group ends the workers as the scan stops: the pool,
+    # broken, failed the results it had queued, which a stop had cancelled (a traceback
+    # printed from its thread, "InvalidStateError: CANCELLED")
+    import concurrent.futures
+    import threading
+
+    raised: list[type[BaseException]] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_type))
+    pool = concurrent.futures.ProcessPoolExecutor
+    shutdown = pool.shutdown
+
+    def workers_ended_first(self: Any, *args: Any, **kwargs: Any) -> None:
+        for worker in list(self._processes.values()):
+            worker.kill()
+            worker.join()
+        shutdown(self, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "shutdown", workers_ended_first)
+    scans = scan_files(_many_files(tmp_path), workers=2)
+    next(scans)
+    scans.close()  # the stop
+    assert raised == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_ctrl_c_is_left_to_the_process_that_runs_the_scan(tmp_path: Path) -> None:
+    # a worker stopped by it (the terminal sends it to the whole group) could hold a queue's
+    # lock: the others, and the wait for them at the end, were stuck for ever
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    files = _many_files(tmp_path)
+    scans = scan_files(files, workers=2)
+    done = [next(scans)]
+    workers = multiprocessing.active_children()
+    assert workers
+    for worker in workers:  # once each has set its signals up
+        deadline = time.monotonic() + 10
+        while True:
+            status = Path(f"/proc/{worker.pid}/status").read_text()
+            ignored = next(x for x in status.splitlines() if x.startswith("SigIgn"))
+            if int(ignored.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+                break
+            assert time.monotonic() < deadline, "Ctrl-C would stop a worker"
+            time.sleep(0.01)
+        os.kill(worker.pid, signal.SIGINT)
+    try:
+        done += list(scans)
+    except BaseException as exc:  # noqa: BLE001 - a KeyboardInterrupt too, as a failure
+        pytest.fail(f"the scan was stopped: {exc!r}")
+    assert len(done) == len(files) and all(r.findings for r in done)
+
+
 def test_no_heavy_imports() -> None:
     code = (
         "import sys, substrate; before = set(sys.modules)\n"
