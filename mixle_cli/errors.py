@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, ParamSpec, TypeVar
@@ -185,13 +186,26 @@ class Terminated(KeyboardInterrupt):
 def terminate(signum: int, frame: Any) -> None:
     """SIGTERM's handler while a command runs: raise ``Terminated``; a second one, while the
     first unwinds, ends the process at once (an atomic write leaves nothing half done)."""
-    if _terminating:
+    first = not _terminating
+    if second_sigterm():
         os._exit(TERMINATED)
-    _terminating.append(signum)
-    raise Terminated
+    if first:
+        raise Terminated
 
 
-_terminating: list[int] = []  # the SIGTERM that is stopping the command, once one came
+def second_sigterm() -> bool:
+    """Note a SIGTERM, and say whether it is a second stop, which ends the process at once:
+    not the first, nor the first sent again within ``ECHO_S`` (``timeout`` and systemd
+    signal the command, then its whole process group, so a command gets two at once)."""
+    now = time.monotonic()
+    if not _terminating:
+        _terminating.append(now)
+        return False
+    return now - _terminating[0] >= ECHO_S
+
+
+ECHO_S = 1.0
+_terminating: list[float] = []  # when the SIGTERM stopping the command came, once one did
 
 
 _refused: list[typer.BadParameter] = []  # the environment's fault, told when the command runs

@@ -30,6 +30,7 @@ from mixle_cli.errors import (
     Terminated,
     classify,
     fail,
+    second_sigterm,
     terminate,
     usage,
 )
@@ -533,8 +534,10 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
         return
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        if event.is_set():
+        if second_sigterm():
             os._exit(TERMINATED)
+        if event.is_set():  # the same stop, sent to the process group as well
+            return
         event.set()
         if waiting_for_a_lock():  # no file at hand: stop now, as Ctrl-C does
             raise KeyboardInterrupt

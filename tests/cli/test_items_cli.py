@@ -984,6 +984,28 @@ def test_sigterm_ends_any_command_with_a_message_and_143(
     assert [i["title"] for i in mixle("ls", "--json").json()] == ["kept"]
 
 
+def test_a_sigterm_sent_again_to_the_process_group_is_not_a_second_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import signal
+
+    from mixle_cli import errors
+
+    now = [100.0]
+    exits: list[int] = []
+    monkeypatch.setattr(errors.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(errors.os, "_exit", exits.append)
+    monkeypatch.setattr(errors, "_terminating", [])
+    with pytest.raises(errors.Terminated):  # `timeout`: the command first
+        errors.terminate(signal.SIGTERM, None)
+    now[0] += 0.01
+    errors.terminate(signal.SIGTERM, None)  # then its process group: the same stop
+    assert exits == []
+    now[0] += 2.0
+    errors.terminate(signal.SIGTERM, None)  # a second stop, asked for: at once
+    assert exits == [143]
+
+
 def test_standard_input_that_is_not_utf8_is_a_usage_error(mixle) -> None:
     for args in (["add", "-"], ["search", "-"], ["verify", "-"]):
         result = mixle(*args, input=b"caf\xe9\n")
