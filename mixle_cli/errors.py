@@ -184,8 +184,9 @@ class Terminated(KeyboardInterrupt):
 
 
 def terminate(signum: int, frame: Any) -> None:
-    """SIGTERM's handler while a command runs: raise ``Terminated``; a second one, while the
-    first unwinds, ends the process at once (an atomic write leaves nothing half done)."""
+    """SIGTERM's handler while a command runs: raise ``Terminated``; a second one
+    (``second_sigterm``), while the first unwinds, ends the process at once (an atomic write
+    leaves nothing half done)."""
     first = not _terminating
     if second_sigterm():
         os._exit(TERMINATED)

@@ -52,9 +52,8 @@ def _phrases(text: str) -> Iterator[tuple[tuple[int, int], str, str]]:
 
 def other_spellings(text: str) -> dict[str, frozenset[str]]:
     """Each term of ``text``'s verbs and particles with the terms of the other spelling:
-    "roll" and "back" of "roll back" -> {"rollback"}; "rollback" -> {"roll", "back"}. A word
-    that only ends like a particle ("person", "begin") gives terms no note spells apart, so
-    they find nothing."""
+    "roll" and "back" of "roll back" -> {"rollback"}; "rollback" -> {"roll", "back"}. Only
+    the compounds listed (``_COMPOUNDS``) are read so."""
     table: dict[str, frozenset[str]] = {}
     for _, written, other in _phrases(text):
         own, others = _terms(written), _terms(other)
