@@ -120,7 +120,8 @@ def _stem_strength(word: str, prev: str | None) -> str | None:
     if _is_password_word(word):
         return "password"
     if word.startswith("secret") or word.endswith("secret"):
-        return "password"
+        # (not AWS's service "secretsmanager", whose actions an IAM policy names)
+        return None if word == "secretsmanager" else "password"
     if word in ("auth", "oauth", "bearer"):  # not "jwt" or "cookie": jwt_issuer, cookie_consent
         return "token"
     if word == "seed" and prev in ("totp", "otp", "hotp", "mfa"):  # makes every code

@@ -410,10 +410,7 @@ def worth_reporting(
         and (quoted or "-" in v)
         and is_passphrase(v)
     )
-    # a name with a number inside (Ec2KeyName) is a token key's value; under a password's
-    # name it reads as the password it is (Blue42Sky)
-    digits_inside = strength == "password" and _DIGITS_BETWEEN_LETTERS.search(v) is not None
-    if is_name_like(v) and not joined_words and not digits_inside:
+    if is_name_like(v) and not joined_words and not _chosen(v, strength):
         return False
     if strength == "token":  # a field's, a state's or a list's name is no token
         named = plain_word(v) and _FIELD_WORD.search(v) is not None
@@ -429,6 +426,25 @@ _FIELD_WORD = re.compile(
     # or a plural, as a list is named ("Snapshots", "Hypervisors" in botocore's paginators)
     r"|[a-z][^s]s$"
 )
+
+
+def _chosen(value: str, strength: str) -> bool:
+    """Whether a value that reads as a name is, under a password's name, the password: one
+    with a number between letters (``Blue42Sky``), or in humps alone with no word a field is
+    named by (random letters fall into humps: ``WivQOUFhpT``, ``MMtotinCQG``, a tenth of
+    random passwords of 8 to 12 letters and digits). A name a setting or code gives holds a
+    separator (``DB_PASSWORD``, ``login-form``) or such a word (``passwordInput``,
+    ``ListSecrets``)."""
+    if strength != "password":
+        return False
+    if _DIGITS_BETWEEN_LETTERS.search(value):
+        return True
+    if any(ch in value for ch in "_.-"):
+        return False
+    humps = {hump.lower() for hump in _SEGMENTS.findall(value)}
+    return humps.isdisjoint(_LABEL_WORDS) and {h[:-1] for h in humps}.isdisjoint(_LABEL_WORDS)
+
+
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 # A key naming a colour, or a strength meter's level
 _STYLE_KEY = re.compile(r"(?i)colou?r|bg|background|border|theme|weak|strong|strength")
