@@ -442,12 +442,14 @@ def _chosen(value: str, strength: str) -> bool:
     if len(value) > _CHOSEN_LEN or any(ch in value for ch in "_.-"):
         return False  # a class's long name (ASAuthorizationPasswordRequest) is a name
     humps = {hump.lower() for hump in _SEGMENTS.findall(value)}
-    return humps.isdisjoint(_LABEL_WORDS) and {h[:-1] for h in humps}.isdisjoint(_LABEL_WORDS)
+    return humps.isdisjoint(_NAMING_HUMPS) and {h[:-1] for h in humps}.isdisjoint(_NAMING_HUMPS)
 
 
 _DIGITS_BETWEEN_LETTERS = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 # Random letters longer than this seldom fall into humps that read as words (0.6% at 16)
 _CHOSEN_LEN = 16
+# The words that make a value in humps a name (a key's own "pass": PKPass, PKPassLibrary)
+_NAMING_HUMPS = _LABEL_WORDS | {"pass"}
 # A key naming a colour, or a strength meter's level
 _STYLE_KEY = re.compile(r"(?i)colou?r|bg|background|border|theme|weak|strong|strength")
 # A colour as a style sheet or Pygments' styles write it: #fa0, #ffaa00cc, #ansigreen

@@ -1951,6 +1951,7 @@ def test_random_letters_under_a_password_s_name_are_a_password_though_they_fall_
         '"password": "PasswordPolicy"',
         "password = login-form-field",
         "<code>secretsmanager:ListSecrets</code> and <code>secretsmanager:TagResource</code>",
+        "X = ['PKPass', 'PKPassLibrary']",  # class names in a list
     ],
 )
 def test_a_name_with_a_separator_or_a_field_s_word_under_a_password_s_name_is_a_name(
