@@ -96,7 +96,8 @@ class Settings:
         return table.get(key, default) if isinstance(table, dict) else default
 
     def refuse_unknown_governance(self) -> None:
-        """Refuse a write while ``[governance]`` holds a key this version does not know.
+        """Refuse a write while ``[governance]`` holds a key this version does not know, or
+        the file a table whose name is near it ("governence").
 
         Misspelt ("approvrs"), the approvers it holds gate nothing: a write would pass where
         they were meant to stop it, so writers fail closed. Readers go on, told by the warning
@@ -105,15 +106,21 @@ class Settings:
         Raises:
             ShardError: naming the key and the nearest known one.
         """
+        unknown_tables = set(self.data) - TABLES
+        near = difflib.get_close_matches("governance", sorted(unknown_tables), n=1)
         table = self.data.get("governance")
         known = KNOWN_KEYS["governance"]
         unknown = sorted(set(table) - known) if isinstance(table, dict) else []
-        if unknown:
-            raise ShardError(
-                f"{self.path}: [governance] has no setting {_shown(unknown[0])} "
-                f"({_hint(unknown[0], known)}): no write is taken while it is there, as the "
-                "approvers it was meant to hold would gate nothing; fix it by hand"
-            )
+        if near:
+            what = f"has no table {_shown(near[0])} (did you mean governance?)"
+        elif unknown:
+            what = f"[governance] has no setting {_shown(unknown[0])} ({_hint(unknown[0], known)})"
+        else:
+            return
+        raise ShardError(
+            f"{self.path}: {what}: no write is taken while it is there, as the approvers it "
+            "was meant to hold would gate nothing; fix it by hand"
+        )
 
     def save(self) -> None:
         """Write atomically (temporary file, fsync, rename)."""

@@ -910,17 +910,27 @@ def test_an_approver_name_grant_refuses_is_refused_from_the_file(
     assert settings.read_text(encoding="utf-8") == edited
 
 
+@pytest.mark.parametrize(
+    ("typo", "refusal"),
+    [
+        (
+            '[governance]\napprovrs = {public=["alice"]}\n',
+            "[governance] has no setting 'approvrs' (did you mean approvers?): no write is "
+            "taken while it is there",
+        ),
+        (
+            '[governence.approvers]\npublic = ["alice"]\n',
+            "has no table 'governence' (did you mean governance?): no write is taken",
+        ),
+    ],
+)
 def test_a_misspelt_governance_setting_stops_every_write_and_no_read(
-    mixle: Run, add: Add, isolated_shard_env: Path
+    mixle: Run, add: Add, isolated_shard_env: Path, typo: str, refusal: str
 ) -> None:
     item = add("local", "draft")
     settings = isolated_shard_env / "mixle.toml"
-    typo = 'format = 1\n[governance]\napprovrs = {public=["alice"]}\n'
+    typo = f"format = 1\n{typo}"
     settings.write_text(typo, encoding="utf-8")
-    refusal = (
-        "[governance] has no setting 'approvrs' (did you mean approvers?): no write is taken "
-        "while it is there"
-    )
     for args in (
         ("publish", item, "--by", "mallory"),
         ("add", "--scope", "public", "more"),
