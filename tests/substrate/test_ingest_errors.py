@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from substrate.ingest.formats import PARSERS
 from substrate.ingest.segment import FileRejected
 from substrate.ingest.session import IngestSession
 from substrate.ingest.textio import decode_text, read_unless_binary
+from substrate.locking import LockBusy
 from substrate.store import Substrate
 
 
@@ -552,30 +554,28 @@ def test_a_file_that_grows_past_the_size_limit_after_the_walk_is_not_read_on(
     assert len(store) == 0
 
 
+@contextmanager
+def _held_by_another(self: Substrate, *, wait: bool = True) -> Iterator[None]:
+    """``Substrate.writer_lock`` while another writer holds the shard: Ctrl-C comes while it
+    is waited for, and a look without waiting finds it busy."""
+    if wait:
+        raise KeyboardInterrupt
+    raise LockBusy("held by another writer")
+    yield
+
+
 def test_files_of_a_run_interrupted_while_waiting_for_the_lock_are_not_reached_not_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # nothing of them is stored, as of the files a Ctrl-C keeps a run from reaching; told as
     # failed, a script would look for something wrong with them
-    from contextlib import contextmanager
-
-    from substrate.locking import LockBusy
-
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in "abc":
         _write(tree / f"{name}.md", f"# {name}\n\nnote {name}\n")
     _write(tree / "d.jsonl", '{"text": "a row"}\n{oops\n')  # what is said of it goes too
     _write(tree / "e.md", "# E\n\ntoken ghp_" + "x7Kq9mZ2pL4vR8sT1wY6nB3cF5hJ0dG2aE4u" + "\n")
-
-    @contextmanager
-    def held_by_another(self: Substrate, *, wait: bool = True) -> Any:
-        if wait:
-            raise KeyboardInterrupt  # while waiting for it
-        raise LockBusy("held by another writer")
-        yield
-
-    monkeypatch.setattr(Substrate, "writer_lock", held_by_another)
+    monkeypatch.setattr(Substrate, "writer_lock", _held_by_another)
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_path(Substrate(tmp_path / "shard"), tree, report=report)
@@ -590,19 +590,9 @@ def test_a_text_interrupted_while_waiting_for_the_lock_is_told_as_not_stored(
 ) -> None:
     # as the files of ``ingest_path`` are: a report counting it as added, with its id, told
     # a script that it was stored
-    from contextlib import contextmanager
-
     from substrate.ingest import ingest_text
-    from substrate.locking import LockBusy
 
-    @contextmanager
-    def held_by_another(self: Substrate, *, wait: bool = True) -> Any:
-        if wait:
-            raise KeyboardInterrupt  # while waiting for it
-        raise LockBusy("held by another writer")
-        yield
-
-    monkeypatch.setattr(Substrate, "writer_lock", held_by_another)
+    monkeypatch.setattr(Substrate, "writer_lock", _held_by_another)
     report = IngestReport()
     with pytest.raises(KeyboardInterrupt):
         ingest_text(Substrate(tmp_path / "shard"), "hello\n", source="y.txt", report=report)
