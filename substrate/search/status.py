@@ -66,11 +66,11 @@ def index_status(substrate: Any) -> dict[str, Any]:
         state = "fresh" if mark.offset == current.offset else "behind"
     # a Parquet file the manifest names, gone: the next search must rebuild the index (a
     # mirror gone is only rewritten from the Parquet files, which `audit` tells of)
-    gone = [name for name in missing_index_files(directory) if name.endswith(".parquet")]
+    listed = _listed(directory)
+    gone = [name for name in _absent(directory, listed) if name.endswith(".parquet")]
     if gone:
         state = "stale"
         out["reason"] = f"{', '.join(gone)} missing"
-    listed = _listed(directory)
     pending = substrate.pending_changes()
     return {
         **out,
@@ -171,25 +171,26 @@ def missing_index_files(directory: Path) -> list[str]:
     """
     missing: list[str] = []
     for _ in range(3):
-        listed = _listed_files(directory)
-        missing = [name for name in listed if not (directory / name).exists()]
-        if not missing or _listed_files(directory) == listed:
+        listed = _listed(directory)
+        missing = _absent(directory, listed)
+        if not missing or _listed(directory) == listed:
             break
     return missing
 
 
-def _listed_files(directory: Path) -> list[str]:
-    listed = _listed(directory)
+def _absent(directory: Path, listed: tuple[list[str], str | None] | None) -> list[str]:
+    """The files the manifest's ``listed`` segments and model stand for (``_listed``) that
+    are not in ``directory``."""
     if listed is None:
         return []
     segments, model = listed
-    names = []
+    names: list[str] = []
     for segment in segments:
         docs, terms = segment_files(segment)
         names += [docs, terms, pack_of(docs)]
     if model is not None:
         names += [model, pack_of(model)]
-    return names
+    return [name for name in names if not (directory / name).exists()]
 
 
 def _listed(directory: Path) -> tuple[list[str], str | None] | None:
