@@ -9,6 +9,7 @@ import difflib
 import re
 from collections.abc import Iterator
 
+from substrate.quantities import unit_named
 from substrate.quotelines import CITATION
 
 # Words as a value is written: "db-stage-1", "10.0.0.5", "v2.3" whole
@@ -57,21 +58,13 @@ _AUXILIARIES = frozenset(
 def _as_valued(words: list[str]) -> tuple[str, ...]:
     """``words`` as the value they give: a unit or an ordinal as one spelling ("30 s" and "30
     seconds", "fourth" and "4th"), without the words that give none ("is" and "was")."""
-    return tuple(_SPELLINGS.get(w, w) for w in words if w not in _NO_VALUE)
+    return tuple(_ORDINALS.get(w) or unit_named(w) or w for w in words if w not in _NO_VALUE)
 
 
 _NO_VALUE = _AUXILIARIES | {"being", "the", "a", "an"}
-_SPELLINGS = {
-    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
-    **dict.fromkeys(("ms", "msec", "millisecond", "milliseconds"), "ms"),
-    **dict.fromkeys(("min", "mins", "minute", "minutes"), "min"),
-    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "h"),
-    **dict.fromkeys(("d", "day", "days"), "d"),
-    # ("second" stays a unit: "a 30 second timeout" is more often written than "every
-    # second week")
-    **{"first": "1st", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th"},
-    **{"seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"},
-}
+# ("second" stays a unit: "a 30 second timeout" is more often written than "every second week")
+_ORDINALS = {"first": "1st", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th"}
+_ORDINALS |= {"seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th"}
 
 
 def disagreements(answer: str, n_sources: int) -> list[tuple[int, int]]:

@@ -30,6 +30,12 @@ _UNIT_NAMES = (
     "percent %",
 )
 _UNITS = {name: names.split()[0] for names in _UNIT_NAMES for name in names.split()}
+
+
+def unit_named(word: str) -> str | None:
+    """The unit ``word`` spells, by its first name ("secs": "second"), or None."""
+    return _UNITS.get(word.lower())
+
 # A number starts where its digits do: tried from inside them too, a long run of digits cost
 # its length squared, and no match is lost, as the whole number has every ending a part has.
 _NUMBER = rf"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*|\b(?:{'|'.join(NUMBER_WORDS.split())})\b"
