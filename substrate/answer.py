@@ -46,6 +46,7 @@ from substrate.errors import InvalidInputError, require_text
 from substrate.hops import multihop
 from substrate.identifiers import identifiers
 from substrate.item import SubstrateItem
+from substrate.markdowncode import blanked_code
 from substrate.notestatus import not_in_force
 from substrate.phrasal import other_spellings, respelt
 from substrate.questions import (
@@ -134,7 +135,7 @@ def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
     its source does not. A text with a number in brackets glued to a word outside code
     (``argv[3]``, or ``days[1]``) keeps its numbering: code or a citation, it cannot be told.
     """
-    prose = _CODE.sub(lambda code: " " * len(code[0]), text)  # (same length: same offsets)
+    prose = blanked_code(text)  # (same offsets)
     if _GLUED_BRACKETS.search(prose):
         return text, packet
     cited = sorted(cited_numbers(prose, len(packet)))
@@ -165,8 +166,6 @@ def _cited_first(text: str, packet: ContextPacket) -> tuple[str, ContextPacket]:
 
 
 _GLUED_BRACKETS = re.compile(r"\w\[\d")
-# A fenced code block, or a code span
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 
 
 def strip_citations(text: str) -> str:

@@ -36,6 +36,7 @@ def unit_named(word: str) -> str | None:
     """The unit ``word`` spells, by its first name ("secs": "second"), or None."""
     return _UNITS.get(word.lower())
 
+
 # A number starts where its digits do: tried from inside them too, a long run of digits cost
 # its length squared, and no match is lost, as the whole number has every ending a part has.
 _NUMBER = rf"(?<!\d)(?<!\d[.,])\d+(?:[.,]\d+)*|\b(?:{'|'.join(NUMBER_WORDS.split())})\b"

@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 from substrate.ingest.formats.context import ParseContext
 from substrate.linktext import INLINE_LINK, WIKI_LINK
+from substrate.markdowncode import CODE, COMMENT, FENCED, blanked
 from substrate.notelinks import NOTE_LINKS, ingest_root
 
 __all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
@@ -30,20 +31,7 @@ __all__ = ["INLINE_LINK", "MAX_LINKS", "NOTE_LINKS", "WIKI_LINK", "note_links"]
 # links would otherwise copy them into each of its chunks.
 MAX_LINKS = 32
 
-# A fenced code block (a line of inline code, ```x```, opens no fence)
-_FENCED = (
-    r"^[ \t]{0,3}(?P<fence>`{3,}(?![^\n]*`)|~{3,})[^\n]*\n"
-    r".*?(?:^[ \t]{0,3}(?P=fence)[`~]*[ \t]*$|\Z)"
-)
-_COMMENT = r"<!--.*?(?:-->|\Z)"  # an HTML comment
-_BLOCKS = re.compile(f"{_FENCED}|{_COMMENT}", re.MULTILINE | re.DOTALL)
-_CODE = re.compile(
-    _FENCED
-    # a span: between runs of as many backticks, within its paragraph
-    + r"|(?P<ticks>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=ticks)(?!`)"
-    + f"|{_COMMENT}",
-    re.MULTILINE | re.DOTALL,
-)
+_BLOCKS = re.compile(f"{FENCED}|{COMMENT}", re.MULTILINE | re.DOTALL)
 # what an embed (``![[a.png]]``) names when it is an image, not a note
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|wav|ogg|mov)$", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -56,17 +44,14 @@ def without_fenced_code(text: str) -> str:
     would take time quadratic in a run of backticks.)"""
     if "```" not in text and "~~~" not in text and "<!--" not in text:
         return text
-    return _BLOCKS.sub(lambda m: _NOT_A_LINE_BREAK.sub(" ", m.group()), text)
-
-
-_NOT_A_LINE_BREAK = re.compile(r"[^\n]")
+    return blanked(_BLOCKS, text)
 
 
 def note_links(text: str, ctx: ParseContext) -> list[str]:
     """The notes ``text`` links to, each once, in the order written (at most ``MAX_LINKS``)."""
     if "](" not in text and "[[" not in text:  # most sections: two scans, nothing else
         return []
-    prose = _CODE.sub(" ", text)
+    prose = CODE.sub(" ", text)
     found: list[str] = []
     for m in INLINE_LINK.finditer(prose):
         target = _resolved(m.group("angled") or m.group("bare"), ctx)
