@@ -169,3 +169,20 @@ def test_a_shard_of_the_reference_implementation_gets_its_settings_at_its_first_
         s.add("text", "two")
         s.save()
     assert "missing" not in caplog.text and (shard / "mixle.toml").exists()
+
+
+def test_reading_settings_that_name_no_scope_loads_no_secret_rules(tmp_path: Path) -> None:
+    # every command reads them: a default scope needs no check, and checking one loads the
+    # secret engine (75 ms)
+    import subprocess
+    import sys
+
+    (tmp_path / "mixle.toml").write_text('format = 1\n[shard]\nteam = "ops"\n', encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from substrate.settings import Settings\n"
+        f"Settings.load({str(tmp_path)!r})\n"
+        "print(any(name.startswith('substrate.secrets') for name in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
