@@ -90,8 +90,11 @@ class MovedFiles:
         if ticket.size is None or ticket.mtime_ns is None or not ids:
             return None
         look = (ticket.size, ticket.mtime_ns, os.path.basename(ticket.key))
+        by_reading = self.known_by_reading(look)
+        if not by_reading:  # (the common case: nothing known looks so; no item is decoded)
+            return None
         new = done.items or [decode(line) for _, line in done.encoded or ()]
-        alike = self.known_by_reading(look).get(_reading(new))
+        alike = by_reading.get(_reading(new))
         if not alike:
             return None
         for end in _ends(ticket.key):  # the longest end first: a folder moved keeps its
