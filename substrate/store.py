@@ -572,7 +572,7 @@ class Substrate:
             if not log_file.path.exists():  # (a note of its end, but never a commit)
                 return CompactStats(0, 0, 0)
             if not accept_loss:
-                _refuse_miscounted(log_file)
+                _refuse_miscounted(log_file, self.miscounted_batches())
             if made_read_only(log_file.path):  # a rename would replace it all the same
                 raise ShardError(f"cannot rewrite {log_file.path}: it is not writable")
             before = log_file.path.stat().st_size
@@ -873,11 +873,10 @@ def _ingest_sources_before_compaction(substrate: Substrate) -> SourceCache | Non
     return SourceCache.before_compaction(substrate)
 
 
-def _refuse_miscounted(log_file: LogFile) -> None:
+def _refuse_miscounted(log_file: LogFile, miscounted: list[tuple[int, int, int]]) -> None:
     """Raise ``LostCommitsError`` if a committed batch of the log lost or gained lines by
-    hand. Where, and how many lines, is left to ``mixle audit``: another team's batch is not
-    a team's to place."""
-    miscounted = log_file.miscounted_batches(log_file.path.stat().st_size)
+    hand (``miscounted``). Where, and how many lines, is left to ``mixle audit``: another
+    team's batch is not a team's to place."""
     if miscounted:
         raise LostCommitsError(
             f"{log_file.path}: {len(miscounted)} committed batch(es) lost or gained lines by "
