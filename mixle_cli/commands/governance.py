@@ -93,8 +93,9 @@ def _visible_or_refused(
 
 
 def _shared(app_state: AppState) -> list[str]:
-    shared = app_state.substrate().settings.get("shard", "shared_scopes", [PUBLIC])
-    return [str(s) for s in shared] if isinstance(shared, list) else [PUBLIC]
+    from substrate.visibility import shared_scopes
+
+    return shared_scopes(app_state.substrate().settings)
 
 
 def publish_cmd(
