@@ -180,8 +180,9 @@ def test_reading_settings_that_name_no_scope_loads_no_secret_rules(tmp_path: Pat
     (tmp_path / "mixle.toml").write_text('format = 1\n[shard]\nteam = "ops"\n', encoding="utf-8")
     code = (
         "import sys\n"
+        "from pathlib import Path\n"
         "from substrate.settings import Settings\n"
-        f"Settings.load({str(tmp_path)!r})\n"
+        f"Settings.load(Path({str(tmp_path)!r}))\n"
         "print(any(name.startswith('substrate.secrets') for name in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
