@@ -936,14 +936,13 @@ def ingest_docs_command(
         if not line.strip():
             continue
         text = line.decode("utf-8", "surrogateescape")
-        bad = bad_byte(text)  # the line is left out, as one that is not JSON, as ingest says
-        if bad is not None:
-            problems.append(IngestIssue(shown, bad, number))
-            continue
         try:
             doc = loads(text)
-        except orjson.JSONDecodeError as exc:  # the line is left out
-            problems.append(IngestIssue(shown, f"invalid JSON: {exc.msg}", number))
+        except orjson.JSONDecodeError as exc:  # the line is left out, as ``json_rows`` says
+            # (a byte that is no UTF-8 is no JSON either: told by the byte)
+            problems.append(
+                IngestIssue(shown, bad_byte(text) or f"invalid JSON: {exc.msg}", number)
+            )
         except ValueError as exc:  # nested too deep
             problems.append(IngestIssue(shown, str(exc), number))
         else:
