@@ -920,6 +920,20 @@ def test_a_file_named_over_the_size_limit_fails_unread(mixle, tmp_path: Path) ->
     assert mixle("ingest-docs", "-", input='"short"\n').exit_code == 0
 
 
+def test_ingest_docs_leaves_out_a_line_with_a_byte_that_is_not_utf8_alone(
+    mixle: Any, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_bytes(b'"first passage"\n{"text": "caf\xe9 menu"}\n"third passage"\n')
+    result = mixle("ingest-docs", str(docs))
+    assert result.exit_code == 1
+    assert "docs.jsonl:2: invalid UTF-8 (byte 0xe9 at offset 13 of the line)" in result.stderr
+    assert sorted(row["title"] for row in mixle("ls", "--json").json()) == [
+        "first passage",
+        "third passage",
+    ]
+
+
 def _ingested_then_moved(mixle: Any, tmp_path: Path, to: str, *words: str) -> Path:
     """A folder ``notes`` of one note per word (``a.md``: "alpha note", ...), ingested, then
     moved to ``to``: its old path."""
