@@ -43,7 +43,7 @@ def index_status(substrate: Any) -> dict[str, Any]:
         "files": files,
         "bytes": sum(f["bytes"] for f in files),
     }
-    meta = _mirrored_manifest(directory)
+    meta = mirrored = _mirrored_manifest(directory)
     if meta is None:  # no current mirror: ask the Parquet manifest itself
         from substrate.search.index_read import read_manifest_meta
 
@@ -66,7 +66,7 @@ def index_status(substrate: Any) -> dict[str, Any]:
         state = "fresh" if mark.offset == current.offset else "behind"
     # a Parquet file the manifest names, gone: the next search must rebuild the index (a
     # mirror gone is only rewritten from the Parquet files, which `audit` tells of)
-    listed = _listed(directory)
+    listed = _listed(directory, mirrored)
     gone = [name for name in _absent(directory, listed) if name.endswith(".parquet")]
     if gone:
         state = "stale"
@@ -193,11 +193,13 @@ def _absent(directory: Path, listed: tuple[list[str], str | None] | None) -> lis
     return [name for name in names if not (directory / name).exists()]
 
 
-def _listed(directory: Path) -> tuple[list[str], str | None] | None:
+def _listed(
+    directory: Path, mirrored: dict[str, Any] | None = None
+) -> tuple[list[str], str | None] | None:
     """The segments and the model file the manifest names: from its mirror while that is
-    current (no pyarrow), else from the Parquet manifest; None when neither can be read (no
-    index, or one a search rebuilds anyway)."""
-    meta = _mirrored_manifest(directory)
+    current (no pyarrow; ``mirrored``, when already read), else from the Parquet manifest;
+    None when neither can be read (no index, or one a search rebuilds anyway)."""
+    meta = mirrored if mirrored is not None else _mirrored_manifest(directory)
     try:
         if meta is not None:
             segments = [str(entry[0]) for entry in meta.get("segments") or []]
