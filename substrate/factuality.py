@@ -109,8 +109,7 @@ def _section_under(text: str, heading: str) -> str:
 
 def _heading_level(line: str) -> int:
     """The level of a Markdown heading line ("## Ports": 2), 0 for any other line."""
-    marks = len(line) - len(line.lstrip("#"))
-    return marks if 0 < marks <= 6 and line[marks : marks + 1] == " " else 0
+    return len(line) - len(line.lstrip("#")) if is_heading(line) else 0
 
 
 def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False) -> bool:
@@ -270,7 +269,7 @@ def _with_things(read: list[str]) -> list[str]:
     open_headings: list[tuple[int, str]] = []  # the headings above, by level
     for sentence in read:  # (an entry of a heading opens with it: no pronoun starts it)
         if is_heading(sentence):
-            level = len(sentence) - len(sentence.lstrip("#"))
+            level = _heading_level(sentence)
             title = sentence.lstrip("#").strip()
             open_headings = [*(h for h in open_headings if h[0] < level), (level, title)]
         else:
