@@ -115,13 +115,19 @@ class AppState:
         it was given holds no item the caller may read, that too (a mistyped scope name
         reads as an empty result). ``held``: whether the scope holds an item, when the
         caller knows (else the log is read until one is found)."""
+        empty = self.empty_scope(scope, held)
+        return f"no matching items: {empty}" if empty else "no matching items"
+
+    def empty_scope(self, scope: str | None, held: bool | None = None) -> str:
+        """Why ``--scope`` matched nothing when it holds no item the caller may read, else ""
+        (``held`` as for ``nothing_in``)."""
         if held is None and scope is not None:
             held = next(self.substrate().iter_items(scope=scope), None) is not None
         if scope is None or held:
-            return "no matching items"
+            return ""
         from substrate import safe_repr
 
-        return f"no matching items: no item you may read is in scope {safe_repr(scope)}"
+        return f"no item you may read is in scope {safe_repr(scope)}"
 
     def fail_if_nothing_matched(self, scope: str | None) -> None:
         """Exit 1 for a check (audit, freshness, scan-secrets --items) whose --scope, or whose

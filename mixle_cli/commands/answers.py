@@ -99,13 +99,12 @@ def _no_claims(text: str) -> str:
 NEAREST_SHOWN = 3
 
 
-def _said_of_an_empty_scope(answer: Answer, nothing: str) -> None:
-    """An abstention for want of any item in ``--scope`` says so, as search does
-    (``nothing``, from ``nothing_in``): a mistyped scope name must not read as a question
-    the shard cannot answer ("no readable item mentions 'deploy'")."""
-    _, colon, why = nothing.partition(": ")
-    if colon:
-        answer.note = f"abstained: {why}"
+def _said_of_an_empty_scope(answer: Answer, empty: str) -> None:
+    """An abstention for want of any item in ``--scope`` says so, as search does (``empty``,
+    from ``empty_scope``): a mistyped scope name must not read as a question the shard
+    cannot answer ("no readable item mentions 'deploy'")."""
+    if empty:
+        answer.note = f"abstained: {empty}"
 
 
 def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
@@ -251,7 +250,7 @@ def ask_cmd(
         scopes=readable,
     )
     if scope is not None and answer.abstained and not answer.evidence:
-        _said_of_an_empty_scope(answer, app_state.nothing_in(scope))
+        _said_of_an_empty_scope(answer, app_state.empty_scope(scope))
     receipt, miscited = None, []
     if answer.answer is not None:
         receipt = check_factuality(
