@@ -28,6 +28,7 @@ from substrate.errors import InvalidInputError
 from substrate.gate import refuse_non_list, refuse_non_text
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
+from substrate.ingest.cutsecrets import secrets_across
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
@@ -147,9 +148,13 @@ def ingest_documents(
     builder = ItemBuilder(source, scope=scope, redact=redact, report=tally, drop_empty=drop_empty)
     now = time.time()
     items = []
-    for i, doc in enumerate(docs):
-        text, tags, payload = document_parts(doc)
-        seg = Segment("text", text, payload=payload, tags=tags)
+    segments = [
+        Segment("text", text, payload=payload, tags=tags)
+        for text, tags, payload in map(document_parts, docs)
+    ]
+    if redact:
+        _mark_secrets_across(segments)
+    for i, seg in enumerate(segments):
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         if lines is not None:
             if i >= len(lines):  # (nothing is stored: the items go in one save below)
@@ -160,6 +165,15 @@ def ingest_documents(
             items.append(item)
     builder.mask_copies_across(items)
     return _store(substrate, items, report, tally)[0]
+
+
+def _mark_secrets_across(segments: list[Segment]) -> None:
+    """Give each segment the secrets of the run of segments it is part of, which the gate
+    masks (``secrets_across``): it sees one item at a time, and a private key given a line
+    an item would be stored with all but its first line readable."""
+    if len(segments) > 1:
+        for seg, known in zip(segments, secrets_across([s.text for s in segments]), strict=True):
+            seg.secrets = known
 
 
 def ingest_records(
@@ -440,6 +454,8 @@ def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
             stripped = line.strip()
             if stripped:
                 parsed.segments.append(Segment("text", stripped, None, n + 1, n + 1))
+        if ctx.redact:
+            _mark_secrets_across(parsed.segments)
         return parsed
     if fmt in ("jsonl", "ndjson"):
         parsed = Parsed("jsonl")

@@ -79,3 +79,16 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
 def mask_cut(text: str, parts: Sequence[CutSecret]) -> str:
     """``text`` with each part of a cut secret masked."""
     return mask_spans(text, [(part.start, part.end, part.rule) for part in parts])
+
+
+def secrets_across(texts: Sequence[str]) -> list[ChunkSecrets | None]:
+    """``cut_secrets`` of texts that follow one another in a source, each stored as an item of
+    its own (a file's lines, a list of passages): a secret over several of them (a private
+    key's block, a value on the line after its key) is found in their text joined by line
+    breaks, and each one's part of it masked."""
+    spans = []
+    at = 0
+    for text in texts:
+        spans.append((at, at + len(text)))
+        at += len(text) + 1
+    return cut_secrets("\n".join(texts), spans)

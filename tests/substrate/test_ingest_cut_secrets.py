@@ -7,7 +7,7 @@ import random
 import string
 from pathlib import Path
 
-from substrate.ingest import ingest_path
+from substrate.ingest import IngestReport, ingest_documents, ingest_file, ingest_path
 from substrate.ingest.chunk import chunk_lines
 from substrate.ingest.cutsecrets import CutSecret, cut_secrets, mask_cut
 from substrate.secrets import scan_item
@@ -218,3 +218,41 @@ def test_a_chunked_section_with_only_a_short_secret_keeps_its_provenance(tmp_pat
         assert item is not None
         assert item.provenance["source"].endswith("url.md")
         assert item.provenance["section"] == "url.format"
+
+
+def test_a_private_key_given_a_line_an_item_keeps_no_line_readable(tmp_path: Path) -> None:
+    # ingest_file's .txt and .md store each line as an item: the gate sees one line at a time
+    (tmp_path / "ops.txt").write_text(
+        f"deploy key:\n{KEY}after the key\npassword:\n  Xq7vLp9sTz2wKm4R\n"
+    )
+    (tmp_path / "ops.md").write_text(f"deploy key:\n{KEY}")
+    shard = Substrate(tmp_path / "shard")
+    report = IngestReport()
+    ids = ingest_file(shard, tmp_path / "ops.txt", report=report)
+    ingest_file(shard, tmp_path / "ops.md")
+    shard.save()
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(line in stored for line in KEY_LINES)
+    assert "Xq7vLp9sTz2wKm4R" not in stored  # its key on the line before
+    # the key's body, its password, and the key's first line, which the gate masks alone
+    assert report.redactions == 3
+    texts = [shard.get(i).text for i in ids]
+    assert texts[0] == "deploy key:" and "after the key" in texts
+    assert len(ids) == len(KEY_LINES) + 6  # a line each, as before
+
+
+def test_a_private_key_given_a_passage_a_line_keeps_no_line_readable(tmp_path: Path) -> None:
+    shard = Substrate(tmp_path / "shard")
+    ids = ingest_documents(shard, ["the key:", *KEY.splitlines(), {"text": "after", "tags": ["x"]}])
+    shard.save()
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(line in stored for line in KEY_LINES)
+    assert shard.get(ids[-1]).tags == ["x"]
+
+
+def test_lines_without_a_secret_are_stored_as_given(tmp_path: Path) -> None:
+    shard = Substrate(tmp_path / "shard")
+    lines = ["password reset is in the wiki", "token rotation: weekly"]
+    assert [shard.get(i).text for i in ingest_documents(shard, lines)] == lines
+    raw = ingest_documents(shard, KEY.splitlines(), source="raw", redact=False)
+    assert [shard.get(i).text for i in raw] == KEY.splitlines()  # asked for: kept
