@@ -221,6 +221,18 @@ def _decided(proposal: dict[str, Any] | None) -> str:
     return f": its proposal into {safe_repr(proposal.get('to'))} was {status}{by}"
 
 
+def _in_force(substrate: Substrate, given: Governance | None) -> Governance:
+    """The approvers that decide: those saved in the shard's ``mixle.toml`` for each scope that
+    has some, and for the others those of the ``given`` ACL (the reference API's in-memory
+    one). A caller's object can thus never let anyone past the approvers a shard saved."""
+    saved = load_governance(substrate)
+    if given is None:
+        return saved
+    merged = {scope: set(names) for scope, names in given.approvers.items()}
+    merged.update((scope, set(names)) for scope, names in saved.approvers.items() if names)
+    return Governance(merged)
+
+
 def _check_approver(governance: Governance, by: str | None, target: str, action: str) -> None:
     if governance.may_approve(by, target):
         return
@@ -269,7 +281,8 @@ def approve(
         substrate: the shard.
         item_id: the pending item.
         by: the approver.
-        governance: the ACL; default: the approvers in the shard's ``mixle.toml``.
+        governance: approvers for the scopes ``mixle.toml`` names none for; a scope with
+            approvers saved there is approved for by them alone (``_in_force``).
         to: if given, must equal the proposed scope (an approval never re-targets).
         scopes: the scopes the caller may read; other items count as missing, and the caller
             may approve only into one of them.
@@ -297,7 +310,7 @@ def approve(
             raise InvalidInputError(
                 f"item {item_id} was proposed for scope {safe_repr(target)}, not {safe_repr(to)}"
             )
-        gov = governance if governance is not None else load_governance(substrate)
+        gov = _in_force(substrate, governance)
         _check_approver(gov, by, target, "approve")
         _check_release(gov, item, proposal, by)
         pinned = proposal.get("content")  # absent from proposals made before it was kept
@@ -332,8 +345,10 @@ def reject(
     """Refuse a pending promotion: the item stays where it is and the refusal is recorded.
 
     Rejecting takes the same right as approving: ``by`` must be an approver for the scope the
-    item was proposed to. A reader of ``scopes`` (as ``team``) may reject only proposals into
-    a scope it can read, and is refused before the scope's approvers are looked at.
+    item was proposed to (the approvers in force as for ``approve``: ``governance`` counts
+    only for a scope ``mixle.toml`` names none for). A reader of ``scopes`` (as ``team``) may
+    reject only proposals into a scope it can read, and is refused before the scope's
+    approvers are looked at.
 
     Returns:
         True if rejected; False (nothing changed) when refused and not strict.
@@ -348,7 +363,7 @@ def reject(
         item, proposal = _pending_proposal(substrate, item_id, scopes)
         target = str(proposal.get("to"))
         require_readable(target, scopes, team=team, action="reject")
-        gov = governance if governance is not None else load_governance(substrate)
+        gov = _in_force(substrate, governance)
         _check_approver(gov, by, target, "reject")
     except (NotFoundError, AccessDeniedError) as exc:
         if strict:

@@ -184,11 +184,24 @@ def test_strict_approve_says_why(store: Substrate) -> None:
         approve(store, a, by="alice", strict=True)
 
 
-def test_explicit_governance_overrides_the_settings(store: Substrate) -> None:
+def test_explicit_governance_decides_the_scopes_the_settings_name_no_approvers_for(
+    store: Substrate,
+) -> None:
     a = store.add("text", "x", scope="ops")
     propose(store, [a], to="org")
     assert approve(store, a, by="carol", governance=Governance().grant("carol", "org"))
     assert store.get(a).scope == "org"  # type: ignore[union-attr]
+
+
+def test_explicit_governance_cannot_let_anyone_past_the_saved_approvers(store: Substrate) -> None:
+    a = store.add("text", "x", scope="ops")
+    propose(store, [a], to="public", by="ops")
+    forged = Governance().grant("mallory", "public")
+    with pytest.raises(AccessDeniedError, match="mallory"):
+        approve(store, a, by="mallory", governance=forged, strict=True)
+    assert reject(store, a, by="mallory", governance=forged) is False
+    assert store.get(a).scope == "ops"  # type: ignore[union-attr]
+    assert approve(store, a, by="alice", governance=forged)  # the saved approver still may
 
 
 def test_withdraw_is_the_proposers_or_an_approvers_and_leaves_the_item_put(
