@@ -103,19 +103,16 @@ class Substrate:
         """Add or replace an item; returns its id. Persisted by the next ``save()``.
 
         The item is kept exactly as given, as the seed API's store does: nothing masks its
-        secrets here. One with a field of the wrong type (``tags`` not a list of strings, a
-        ``text`` that is not a string) raises ``InvalidInputError``, in memory too, where it
-        would stop every later search; in a shard on disk, so does one that could not be
-        saved (a payload JSON cannot hold). Text from elsewhere goes through the write-time
+        secrets here (``add`` does). One with a field of the wrong type (``tags`` not a list of
+        strings, a ``text`` that is not a string) raises ``InvalidInputError``, in memory too,
+        where it would stop every later search; in a shard on disk, so does one that could
+        not be saved (a payload JSON cannot hold). Text from elsewhere goes through the write-time
         gate first, ``put(admit(item).item)``, as every ``mixle`` command and ingest function
         does.
         """
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
-        problem = put_problem(item)
-        if problem is not None:
-            kept = "kept" if self.root is None else "saved"
-            raise InvalidInputError(f"item {item.id!r} cannot be {kept}: {problem}")
+        self._refuse_unfit(item)
         if self.root is None:  # kept as given, as the seed's store keeps it in memory
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
@@ -126,11 +123,23 @@ class Substrate:
         self.mutation_count += 1
         return item.id
 
-    def add(self, kind: str, text: str = "", **kw: Any) -> str:
-        """Build a ``SubstrateItem`` and ``put`` it."""
+    def _refuse_unfit(self, item: SubstrateItem) -> None:
+        problem = put_problem(item)
+        if problem is not None:
+            kept = "kept" if self.root is None else "saved"
+            raise InvalidInputError(f"item {item.id!r} cannot be {kept}: {problem}")
+
+    def add(self, kind: str, text: str = "", *, redact: bool = True, **kw: Any) -> str:
+        """Build a ``SubstrateItem`` (``kw``: its other fields) and ``put`` it through the
+        write-time gate, which masks its secrets; ``redact=False`` keeps them, and notes in
+        its provenance how many it kept (``gate.admit``)."""
         if isinstance(kind, SubstrateItem):  # a common slip, which read as an unknown kind
             raise InvalidInputError("add() takes a kind and a text; store an item with put(item)")
-        return self.put(SubstrateItem(kind=kind, text=text, **kw))
+        from substrate.gate import admit  # (the secret rules: only for a process that writes)
+
+        item = SubstrateItem(kind=kind, text=text, **kw)
+        self._refuse_unfit(item)  # as put refuses it, before the gate reads its fields
+        return self.put(admit(item, redact=redact).item)
 
     def get(self, item_id: str) -> SubstrateItem | None:
         """The live item ``item_id``, or None (an unknown or removed id).

@@ -501,8 +501,8 @@ def test_index_item_count_hidden_from_scoped_readers(tmp_path: Path) -> None:
 def test_secret_findings_are_limited_to_the_reader(tmp_path: Path) -> None:
     store = Substrate(tmp_path / "s")
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
-    mine = store.add("text", f"token {token}", scope="ops")
-    theirs = store.add("text", "aws AKIA" + "ZXCVBNMQWERTYUIO", scope="dev")
+    mine = store.add("text", f"token {token}", scope="ops", redact=False)
+    theirs = store.add("text", "aws AKIA" + "ZXCVBNMQWERTYUIO", scope="dev", redact=False)
     store.add("text", "nothing secret here", scope="ops")
     store.save()
     report = audit_shard(store, scopes={"ops", "public"})
@@ -519,7 +519,7 @@ def test_secret_findings_are_limited_to_the_reader(tmp_path: Path) -> None:
 
 def test_real_secret_scanner_finds_a_stored_key(tmp_path: Path) -> None:
     store = Substrate(tmp_path / "s")
-    item = store.add("text", "aws key AKIA" + "ZXCVBNMQWERTYUIO and secret")
+    item = store.add("text", "aws key AKIA" + "ZXCVBNMQWERTYUIO and secret", redact=False)
     store.save()
     report = audit_shard(store)
     assert not report.ok

@@ -1328,3 +1328,19 @@ def test_a_record_written_before_names_and_triples_were_checked_is_read_searched
     assert store.remove("g1") and store.remove("t\t1")
     store.save()
     assert list(Substrate(shard).iter_items()) == []
+
+
+def test_add_masks_secrets_and_put_keeps_the_item_as_given(tmp_path: Path) -> None:
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    shard = Substrate(tmp_path / "shard")
+    masked = shard.add("text", f"export GITHUB_TOKEN={token}", tags=["ci"])
+    kept = shard.add("text", f"export GITHUB_TOKEN={token}", redact=False)
+    raw = shard.put(SubstrateItem("text", f"put {token}", id="raw"))
+    shard.save()
+    assert shard.get(masked).text == "export GITHUB_TOKEN=[REDACTED:github_token]"  # type: ignore[union-attr]
+    assert shard.get(masked).provenance["redactions"]["rules"] == ["github_token"]  # type: ignore[union-attr]
+    assert token in shard.get(kept).text  # type: ignore[union-attr]
+    assert shard.get(kept).provenance["unredacted_secrets"]["count"] == 1  # type: ignore[union-attr]
+    assert token in shard.get(raw).text  # type: ignore[union-attr]  # the raw layer
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert stored.count(token) == 2  # the two asked for: never the one added plainly
