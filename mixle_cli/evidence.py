@@ -13,7 +13,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import refused_now, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_lines, stdin_text
-from substrate import MODALITIES, SubstrateItem
+from substrate import MODALITIES, SubstrateItem, safe_repr
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
 # its last value, silently).
@@ -27,10 +27,25 @@ KindsOpt = Annotated[
     ),
 ]
 
+
+def tag_filters(value: list[str] | None) -> list[str] | None:
+    """``--tag`` filters as given, refused when one is empty or has white space around it: an
+    unset variable (``--tag "$TAG"``) would otherwise match nothing, quietly."""
+    for tag in value or ():
+        if not tag.strip():
+            usage("a --tag is empty (was a variable left unset?)")
+        if tag != tag.strip():
+            usage(f"the --tag {safe_repr(tag.strip())} has white space around it")
+    return value
+
+
 TagFilterOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--tag", "-t", help="Only items carrying this tag, in any case (repeat: all of them)."
+        "--tag",
+        "-t",
+        help="Only items carrying this tag, in any case (repeat: all of them).",
+        callback=tag_filters,
     ),
 ]
 

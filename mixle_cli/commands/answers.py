@@ -47,7 +47,8 @@ def _answerer(
         safe_repr,
     )
 
-    chosen = kind or ("cmd" if command else "extractive")
+    # (an empty value is refused, not read as the default: a variable left unset)
+    chosen = kind if kind is not None else ("cmd" if command is not None else "extractive")
     if chosen not in ANSWERERS:
         usage(f"unknown answerer {safe_repr(chosen)}; expected one of {', '.join(ANSWERERS)}")
     if command is not None and chosen != "cmd":
@@ -57,8 +58,10 @@ def _answerer(
     if timeout is not None and chosen == "extractive":
         usage("--timeout applies to the cmd and http answerers; the extractive one never waits")
     if chosen == "cmd":
-        if not command or not command.strip():
+        if command is None:
             usage('--answerer cmd needs --answerer-cmd "COMMAND"')
+        if not command.strip():
+            usage("--answerer-cmd is empty (was a variable left unset?)")
         runner = CommandAnswerer(command) if timeout is None else CommandAnswerer(command, timeout)
         try:
             runner.argv()  # an unclosed quote is the caller's to fix, before any work is done

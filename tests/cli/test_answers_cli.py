@@ -567,6 +567,10 @@ def test_ask_with_a_command_answerer(mixle: Run, shop: dict[str, str], tmp_path:
     assert bad.exit_code == 3 and "exited with status 4" in bad.stderr
     assert mixle("ask", "refund", "--answerer", "cmd").exit_code == 2
     assert mixle("ask", "refund", "--answerer", "oracle").exit_code == 2
+    empty = mixle("ask", "refund", "--answerer", "", "--json")  # not the default answerer
+    assert empty.exit_code == 2 and "unknown answerer ''" in empty.stderr
+    empty = mixle("ask", "refund", "--answerer-cmd", "")
+    assert empty.exit_code == 2 and "--answerer-cmd is empty" in empty.stderr
     # an unclosed quote is a usage error that does not repeat the command (it may hold a key)
     unclosed = mixle("ask", "refund", "--answerer-cmd", 'llm --key "sk-live-x9')
     assert unclosed.exit_code == 2, unclosed.stderr

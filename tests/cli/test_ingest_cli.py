@@ -254,6 +254,21 @@ def test_files_of_one_name_in_two_folders_are_told_apart_in_the_report(
     }
 
 
+@pytest.mark.parametrize("command", ["ingest", "ingest-file"])
+def test_a_format_given_as_the_team_is_refused(mixle, notes: Path, command: str) -> None:
+    target = notes if command == "ingest" else notes / "warehouse.txt"
+    result = mixle("--as", "docs", command, str(target))
+    assert result.exit_code == 2, result.stderr
+    assert "'docs' is a format" in result.stderr and "mixle ingest --as 'docs'" in result.stderr
+    assert mixle("ls").exit_code == 3  # nothing was written
+
+
+def test_a_team_named_as_a_format_that_holds_items_is_taken_at_its_word(mixle, notes: Path) -> None:
+    assert mixle("add", "the docs team's first note", "--scope", "docs").exit_code == 0
+    assert mixle("--as", "docs", "ingest", str(notes)).exit_code == 0
+    assert {row["scope"] for row in mixle("ls", "--json").json()} == {"docs"}
+
+
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
     result = mixle("ingest", str(notes), "--as", "research")
     assert result.exit_code == 2 and "unknown format 'research'" in result.stderr

@@ -161,6 +161,15 @@ def test_an_explained_flag_says_what_it_did() -> None:
 # -- filters ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("command", [("search", "refund"), ("ls",)])
+@pytest.mark.parametrize(("tag", "said"), [("", "is empty"), (" billing", "white space")])
+def test_an_empty_or_padded_tag_filter_is_refused(
+    mixle: Run, filled: dict[str, str], command: tuple[str, ...], tag: str, said: str
+) -> None:
+    result = mixle(*command, "--tag", tag, "--json")  # a variable left unset: not "no match"
+    assert result.exit_code == 2 and said in result.stderr and result.stdout == ""
+
+
 def test_kind_tag_and_source_filters(mixle: Run, filled: dict[str, str]) -> None:
     assert ids_of(mixle("search", "refund", "--kind", "record", "--json")) == [filled["ledger"]]
     billing = set(ids_of(mixle("search", "refund", "--tag", "billing", "--json")))
