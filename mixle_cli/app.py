@@ -31,6 +31,7 @@ from mixle_cli.errors import (
     refuse_when_run,
     silence_output,
 )
+from mixle_cli.examples import epilog
 from mixle_cli.hookargs import files_named_like_options
 from mixle_cli.masked import MaskedStream
 
@@ -171,7 +172,8 @@ def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
         if name in wanted:
             module = importlib.import_module(f"mixle_cli.commands.{name}")
             for command, function in module.COMMANDS.items():
-                app.command(command, help=reflowed(function.__doc__))(guarded(function))
+                help_text = reflowed(function.__doc__)
+                app.command(command, help=help_text, epilog=epilog(command))(guarded(function))
     return app
 
 
@@ -354,6 +356,8 @@ def _parser_hint(exc: Exception) -> str:
             f"see '{command} --help'; text that begins with '-' goes after '--', "
             f"options before it: {command} [OPTIONS] -- {shlex.quote(typed)}"
         )
+    if subcommand in _TEXT_COMMANDS and "unexpected extra argument" in str(exc):
+        return f'give text of several words as one argument, in quotes: {command} "..."'
     return f"see '{command} --help'"
 
 

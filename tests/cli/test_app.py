@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import random
+import shlex
 import string
 import subprocess
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
+from mixle_cli.examples import EXAMPLES
 
 
 def test_table_lists_exactly_the_commands_of_each_module() -> None:
@@ -163,6 +165,11 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
             "hint: see 'mixle search --help'; text that begins with '-' goes after '--', "
             f"options before it: mixle search [OPTIONS] -- {shown}"
         )
+    words = mixle_process("search", "refund", "policy")  # the query's words given apart
+    assert words.stderr.splitlines()[-1] == (
+        'hint: give text of several words as one argument, in quotes: mixle search "..."'
+    )
+    assert mixle_process("ls", "x").stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
 
 
 def test_the_hint_names_the_program_as_it_was_called(mixle_bin: str, tmp_path: Path) -> None:
@@ -563,3 +570,18 @@ def test_a_columns_no_output_fits_in_is_read_as_none(
     assert helped.returncode == 0 and "Usage: mixle" in helped.stdout and "ingest" in helped.stdout
     bare = mixle_process(env=env)
     assert bare.returncode == 2 and "Usage: mixle" in bare.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "line"), [(name, line) for name, shown in EXAMPLES.items() for line, _ in shown]
+)
+def test_each_example_in_the_help_is_a_command_line_mixle_takes(
+    mixle, command: str, line: str
+) -> None:
+    runs = [shlex.split(part.split(">")[0]) for part in line.split("|")]
+    runs = [argv[1:] for argv in runs if argv[0] == "mixle"]
+    assert any(command in argv for argv in runs)  # (in a pipe, perhaps after another)
+    for argv in runs:  # an unknown option or a missing value fails before --help is read
+        result = mixle(*argv, "--help")
+        assert result.exit_code == 0, (line, result.stderr)
+    assert "Examples:" in mixle(command, "--help").stdout
