@@ -57,6 +57,7 @@ FAILED = "failed"  # unreadable, invalid UTF-8 or rejected by its parser
 BINARY = "binary"  # skipped: the first bytes show it is not text
 SAME = "same"  # same content hash as last time: nothing to parse
 PARSED = "parsed"  # parsed into items (possibly none)
+GONE = "gone"  # removed since the walk listed it (a build's temporary file, a sync)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +233,8 @@ def _read(ticket: Ticket, options: IngestOptions) -> Prepared | _Read:
             data, binary = read_unless_binary(
                 ticket.path, ticket.within, ticket.ident, options.max_read
             )
+        except FileNotFoundError:
+            return Prepared(GONE)
         except OSError as exc:
             return Prepared(FAILED, reason=f"cannot read: {exc.strerror or exc}")
         if binary:

@@ -763,6 +763,8 @@ class IngestSession:
         if done.status == prep.FAILED:
             reason = done.reason + self.kept_from_before(key)
             self.fail(source, ticket.path, reason, line=done.line, byte=done.byte)
+        elif done.status == prep.GONE:
+            self.removed_since_listed(ticket)
         elif done.status == prep.BINARY:
             self.binary(ticket, done)
         elif same:
@@ -986,6 +988,16 @@ class IngestSession:
         if cached is None or cached.skipped or not cached.ids:
             return 0
         return len(self.substrate.read_items(cached.ids, keep=False))
+
+    def removed_since_listed(self, ticket: Ticket) -> None:
+        """A file removed since the walk listed it: no input rejected, but one gone, as a
+        file the walk did not find is (its items removed, unless pruning is off)."""
+        reason = "removed since it was listed"
+        if self.let_go_of_moved:
+            self.skip_with_earlier_items(ticket.key, ticket.source, reason, None)
+        else:
+            kept = self.kept_from_before(ticket.key)
+            self.outcome(ticket.source, ticket.key, status.SKIPPED, reason + kept)
 
     def kept_from_before(self, key: str) -> str:
         """What a failed file keeps, for its reason: its items from an earlier run, if any."""

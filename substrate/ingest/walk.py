@@ -236,6 +236,8 @@ class _Walker:
                         self.links.append(_Link(entry.path, child, rules))
                 else:
                     self.result.skipped.append((child, "not a regular file"))
+            except FileNotFoundError:
+                continue  # removed since the folder was listed: gone, as if never listed
             except OSError as exc:
                 self.result.failed.append((child, f"cannot stat: {exc.strerror}"))
                 self.result.unreadable.append(entry.path)

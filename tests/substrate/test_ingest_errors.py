@@ -128,6 +128,25 @@ def test_a_file_that_became_a_fifo_since_the_walk_fails_without_waiting(
     assert report.files_added == 1
 
 
+@pytest.mark.parametrize("prune", [True, False])
+def test_a_file_removed_since_the_walk_is_gone_not_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prune: bool
+) -> None:
+    _write(tmp_path / "a.txt", "stays\n")
+    _write(tmp_path / "b.txt", "goes soon\n")
+    store = Substrate(tmp_path / "shard")
+    assert ingest_path(store, tmp_path).items_added == 2
+    _write(tmp_path / "a.txt", "stays, edited\n")
+    _write(tmp_path / "b.txt", "goes now\n")  # changed: read again, but removed first
+    after_listing(monkeypatch, lambda: (tmp_path / "b.txt").unlink(missing_ok=True))
+    report = ingest_path(store, tmp_path, jobs=1, prune=prune)
+    status, reason = _outcome(report, "b.txt")
+    assert status == "skipped" and reason.startswith("removed since it was listed")
+    assert report.files_failed == 0 and report.ok  # a build's temporary file: no failure
+    texts = sorted(item.text for item in store.iter_items())
+    assert texts == (["stays, edited"] if prune else ["goes soon", "stays, edited"])
+
+
 def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

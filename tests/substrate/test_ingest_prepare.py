@@ -10,6 +10,7 @@ from pathlib import Path
 from substrate.ingest.prepare import (
     BINARY,
     FAILED,
+    GONE,
     PARSED,
     SAME,
     IngestOptions,
@@ -91,7 +92,7 @@ def test_a_mixed_chunk_gives_each_file_what_it_gives_alone(tmp_path: Path) -> No
     statuses = [d.status for d in together]
     assert statuses == [
         PARSED,
-        FAILED,
+        GONE,
         PARSED,
         BINARY,
         PARSED,
@@ -105,4 +106,4 @@ def test_a_mixed_chunk_gives_each_file_what_it_gives_alone(tmp_path: Path) -> No
     assert together[8].named and TOKEN not in together[8].named  # the name is masked
     assert together[4].issues and together[5].line == 2
     os.remove(tmp_path / "plain.md")
-    assert prepare_many(tickets[:1], options, fingerprint)[0].status == FAILED
+    assert prepare_many(tickets[:1], options, fingerprint)[0].status == GONE
