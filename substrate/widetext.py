@@ -58,6 +58,8 @@ def wide_encoding(data: bytes) -> WideEncoding | None:
     for mark, codec, unit in _MARKS:
         if data.startswith(mark):
             wide = WideEncoding(codec, codec[:6].upper(), len(mark), unit)
+            if len(data) == len(mark):  # an empty text as an editor saves it ("Unicode")
+                return wide
             return wide if b"\x00" in data[:BINARY_PROBE_BYTES] or _reads_as(data, wide) else None
     return _unmarked_utf16(data[:BINARY_PROBE_BYTES])
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from substrate.errors import InvalidInputError
+from substrate.ingest import ingest_path
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.formats import PARSERS, ParseContext
 from substrate.ingest.formats.frontmatter import front_matter_end, parse_block, split_tags
@@ -17,6 +18,7 @@ from substrate.ingest.textio import decode_text
 from substrate.item import SubstrateItem
 from substrate.limits import FRONT_MATTER_DEPTH
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
+from substrate.store import Substrate
 from substrate.widetext import is_binary
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
@@ -957,6 +959,15 @@ def test_wide_text_with_a_byte_order_mark_is_text(encoding: str) -> None:
         decode_text(b"\xff\xfe\x00\x00" + "a\ud800".encode("utf-32-le", "surrogatepass"))
     with pytest.raises(FileRejected, match="invalid UTF-8"):  # the mark alone is no UTF-16
         decode_text(b"\xff\xfe plain text")
+
+
+@pytest.mark.parametrize("mark", [b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\xef\xbb\xbf"])
+def test_a_byte_order_mark_alone_is_an_empty_text(mark: bytes, tmp_path: Path) -> None:
+    # what an editor saves for an empty file in "Unicode": no content, not invalid UTF-8
+    assert decode_text(mark) == ""
+    (tmp_path / "empty.txt").write_bytes(mark)
+    report = ingest_path(Substrate(), tmp_path)
+    assert report.files_failed == 0 and report.files_skipped == 1
 
 
 def test_integers_past_64_bits_are_kept_exactly() -> None:
