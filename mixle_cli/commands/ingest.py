@@ -416,11 +416,11 @@ def ingest(
 ) -> None:
     """Ingest files and folders incrementally (secrets are redacted before storing).
 
-    Unchanged files (same size and modification time) are skipped without being read (see
-    --rehash), changed files have their items replaced
-    in one atomic write, and the items of files that disappeared, or that the walk now leaves
-    out (an ignore rule, a hidden file without --hidden), are removed (see --no-prune), unless
-    the walk of a folder found no file at all: then they are kept (see --prune-empty). A new
+    Unchanged files (same size, modification time and inode) are skipped without being read
+    (see --rehash), changed files have their items replaced in one atomic write, and the items
+    of files that disappeared, or that the walk now leaves out (an ignore rule, a hidden file
+    without --hidden), are removed (see --no-prune), unless the walk of a folder found no file
+    at all: then they are kept (see --prune-empty). A new
     file with the content of a file gone from the disk, even from another folder, was moved:
     the gone file's items are removed.
 

@@ -682,7 +682,8 @@ class IngestSession:
             return None
         known = None
         if not self.rehash:
-            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key)
+            inode = entry.ident[1]
+            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key, inode)
             if known is None and self.cache.other_options(
                 key, entry.size, entry.mtime_ns, self.cache_key
             ):
@@ -770,7 +771,7 @@ class IngestSession:
         elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
-                self.cache.touch(key, ticket.size, settled)
+                self.cache.touch(key, ticket.size, settled, _inode(ticket))
             self.as_last_read(source, key, self.cache.last_read(key))
         elif self.emptied(ticket, done):
             return  # failed, keeping its earlier items
@@ -956,6 +957,7 @@ class IngestSession:
         state = SourceState(
             size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
         )
+        state.inode = _inode(ticket)
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         change.source = ticket.source
         report.ids.extend(ids)
@@ -1027,6 +1029,7 @@ class IngestSession:
             return
         mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
         skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
+        skip.inode = _inode(ticket)
         self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
 
     def skip_with_earlier_items(
@@ -1243,6 +1246,11 @@ class _Removal(NamedTuple):
     def notices(self) -> list[str]:
         """What to say of the items that stay published, the file gone."""
         return [_PUBLISHED_GONE.format(id=item.id, scope=item.scope) for item in self.published]
+
+
+def _inode(ticket: Ticket) -> int:
+    """The inode of the file ``ticket`` read (0 for a stream)."""
+    return ticket.ident[1] if ticket.ident is not None else 0
 
 
 def _known_by_published(ids: list[str], options: str) -> SourceState:

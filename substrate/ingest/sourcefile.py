@@ -4,13 +4,13 @@ A source's key is the scope it was ingested into, a NUL character, then its abso
 ``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it. A path that
 holds a secret is stored masked, followed by another NUL and a digest (``sourcekeys.cache_origin``).
 
-``sources.json`` holds what the unchanged checks need (size and mtime, then the content hash
-of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's file
-is small and quick to parse::
+``sources.json`` holds what the unchanged checks need (size, mtime and inode, then the content
+hash of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's
+file is small and quick to parse::
 
-    {"format": 7, "generation": "...", "offset": 1234, "pair": "<hex>",
+    {"format": 8, "generation": "...", "offset": 1234, "pair": "<hex>",
      "options": ["<naming key>", ...],
-     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", *tail]}}}
+     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", inode, *tail]}}}
 
 where ``tail`` is empty, ``[skipped reason]``, ``[skipped reason, problems]`` (how many lines
 the parser rejected, reported again while the file stays unchanged), or that and the first
@@ -20,20 +20,21 @@ count, and so has one rebuilt from the items).
 ``source-items.json`` holds the item ids of each source (and the hash again), read only when a
 file changed or disappeared::
 
-    {"format": 7, "pair": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
+    {"format": 8, "pair": "<hex>", "sources": {"S/abs/dir/name.md": ["<hash>", ["<id>", ...]]}}
 
 The two belong together only when their ``pair`` marks match. The items file is written first,
 so a crash between the two writes leaves mismatched marks, which makes the cache be rebuilt. A
 cache of another format is rebuilt from the items once (format 3 keys had no scope; format 4
 could hold a secret pasted into a file name; format 5 called the mark "token", and a secret
 scan of a committed shard flagged its random hex as one; format 6 recorded a source's options
-without the folder naming it, ``sources.naming_key``).
+without the folder naming it, ``sources.naming_key``; format 7 held no inode: one rebuilt
+from the items knows none, 0, and learns it on the next run).
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
 
     {"pair": "<hex>", "generation": "...", "offset": 1234,
-     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<naming key>", "<hash>", *tail]},
+     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<naming key>", "<hash>", inode, *tail]},
      "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
 Lines count only with the pair mark of the files they extend and are read in order, up to the
@@ -57,10 +58,10 @@ from substrate.replacing import open_derived, replacing
 
 log = logging.getLogger(__name__)
 
-FORMAT = 7
+FORMAT = 8
 STATS_FILE, ITEMS_FILE, JOURNAL_FILE = SOURCE_FILES
 
-Row = list[Any]  # [size, mtime_ns, option index, content hash, skipped reason?, problems?]
+Row = list[Any]  # [size, mtime_ns, option index, content hash, inode, skipped?, problems?]
 
 
 @dataclass(slots=True)

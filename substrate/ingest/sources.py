@@ -83,7 +83,9 @@ class SourceState:
     that were published elsewhere since, if any (the others were removed).
     ``problems`` counts the lines or rows its parser rejected, so that a run that skips the
     unchanged file can say they are still there, and ``rejected`` holds the first of them
-    (``[line, reason]``, at most ``KEPT_REJECTIONS``), so that it can say where.
+    (``[line, reason]``, at most ``KEPT_REJECTIONS``), so that it can say where. ``inode`` is
+    the file's inode number when it was read (0: unknown): two files of one size and time
+    that swapped names (a restore, a generated tree) each still have their inode.
     """
 
     size: int
@@ -94,6 +96,7 @@ class SourceState:
     skipped: str = ""
     problems: int = 0
     rejected: list[list[Any]] = field(default_factory=list)
+    inode: int = 0
 
 
 # How many rejected lines a source's state keeps, to be told again while the file is unchanged
@@ -301,17 +304,17 @@ class SourceCache:
             self._journaled += len(rows) + len(gone)
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
-        size, mtime_ns, options, digest, *rest = row
+        size, mtime_ns, options, digest, inode, *rest = row
         skipped, problems, rejected = _read_tail(rest)
         state = self.states.get(key)
         if ids is not None:
             self.states[key] = SourceState(
-                size, mtime_ns, digest, options, list(ids), skipped, problems, rejected
+                size, mtime_ns, digest, options, list(ids), skipped, problems, rejected, inode
             )
         elif isinstance(state, SourceState):  # touched after an earlier line set its ids
             state.size, state.mtime_ns, state.content_hash = size, mtime_ns, digest
             state.options, state.skipped, state.problems = options, skipped, problems
-            state.rejected = rejected
+            state.rejected, state.inode = rejected, inode
         else:  # touched: the ids are those of the files
             at = self._option_index.get(options)
             if at is None:
@@ -322,6 +325,7 @@ class SourceCache:
                 mtime_ns,
                 at,
                 digest,
+                inode,
                 *_row_tail(LastRead(skipped, problems, rejected)),
             ]
 
@@ -372,25 +376,43 @@ class SourceCache:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def unchanged(self, origin: str, size: int, mtime_ns: int, options: str) -> LastRead | None:
-        """Whether ``origin`` is known with this size, mtime and options (without decoding it):
-        None when it is not, else what it was found to be last time."""
-        state = self._stat_state(origin)
+    def unchanged(
+        self, origin: str, size: int, mtime_ns: int, options: str, inode: int = 0
+    ) -> LastRead | None:
+        """Whether ``origin`` is known with this size, mtime, options and ``inode`` (0: not
+        known), without decoding it: None when it is not, else what it was found to be last
+        time. A state that knows no inode (rebuilt from the items) learns this one."""
+        # a re-ingest asks this of every file: its own name first, a masked one only if need be
+        key = scoped_key(origin, self.scope)
+        state = self.states.get(key)
         if state is None:
-            return None
+            masked = self._masked_key(origin)
+            if masked is None or (state := self.states.get(masked)) is None:
+                return None
+            key = masked
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
-            return _last_read(state) if same else None
+            if not same or (state.inode and inode and state.inode != inode):
+                return None
+            if inode and not state.inode:
+                state.inode = inode
+                self._note_touched(key)
+            return _last_read(state)
         try:
             if (
-                state[0] == size
-                and state[1] == mtime_ns
-                and state[2] == self._option_index.get(options)
+                state[0] != size
+                or state[1] != mtime_ns
+                or state[2] != self._option_index.get(options)
             ):
-                return _read_tail(state[4:]) if len(state) > 4 else _NOTHING_SKIPPED
+                return None
+            if state[4] != inode and inode:
+                if state[4]:
+                    return None  # another file now bears its name
+                state[4] = inode
+                self._note_touched(key)
+            return _read_tail(state[5:]) if len(state) > 5 else _NOTHING_SKIPPED
         except (IndexError, TypeError):
             return None
-        return None
 
     def other_options(self, origin: str, size: int, mtime_ns: int, options: str) -> bool:
         """Whether ``origin`` is known with this size and mtime, but other options."""
@@ -407,12 +429,16 @@ class SourceCache:
 
     def _stat_state(self, origin: str) -> SourceState | sourcefile.Row | None:
         """The state of ``origin``, as ``unchanged`` reads it (a row not yet decoded)."""
-        # a re-ingest asks this of every file: its own name first, a masked one only if need be
         state = self.states.get(scoped_key(origin, self.scope))
         if state is None:
-            masked = self._masked_keys()
-            state = self.states.get(masked.get(origin_digest(origin), "")) if masked else None
+            key = self._masked_key(origin)
+            state = self.states.get(key) if key is not None else None
         return state
+
+    def _masked_key(self, origin: str) -> str | None:
+        """The key of ``origin`` known under its masked name, if it is."""
+        masked = self._masked_keys()
+        return masked.get(origin_digest(origin)) if masked else None
 
     def known_keys(self) -> set[str]:
         """The ``naming_key`` of every source the cache knows."""
@@ -427,7 +453,7 @@ class SourceCache:
             return _NOTHING_SKIPPED
         if isinstance(state, SourceState):
             return _last_read(state)
-        return _read_tail(state[4:])
+        return _read_tail(state[5:])
 
     def get(self, origin: str) -> SourceState | None:
         """The state of ``origin`` (a live object: changes need ``record`` to be saved)."""
@@ -468,7 +494,8 @@ class SourceCache:
                 str(state[3]),
                 self.options[int(state[2])],
                 [str(i) for i in ids],
-                *_read_tail(state[4:]),
+                *_read_tail(state[5:]),
+                inode=int(state[4]),
             )
         except (IndexError, TypeError, ValueError):
             log.warning("ignoring a malformed source cache entry for %s", key)
@@ -650,16 +677,20 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 
-    def touch(self, origin: str, size: int, mtime_ns: int) -> None:
-        """Note a new size and mtime for a source whose content did not change."""
+    def touch(self, origin: str, size: int, mtime_ns: int, inode: int = 0) -> None:
+        """Note a new size, mtime and inode for a source whose content did not change."""
         key = self._key(origin)
         state = self.states.get(key)
         if isinstance(state, SourceState):
-            state.size, state.mtime_ns = size, mtime_ns
+            state.size, state.mtime_ns, state.inode = size, mtime_ns, inode
         elif state is not None:  # a row as read: no need to read the item ids
-            state[0], state[1] = size, mtime_ns
+            state[0], state[1], state[4] = size, mtime_ns, inode
         else:
             return
+        self._note_touched(key)
+
+    def _note_touched(self, key: str) -> None:
+        """``key``'s stat changed: saved with the next save, its ids as they are."""
         self._changed.add(key)
         self.dirty = True
 
@@ -739,7 +770,7 @@ class SourceCache:
         for key, state in self.states.items():
             if isinstance(state, SourceState):
                 fingerprint = state.options
-                row = [state.size, state.mtime_ns, 0, state.content_hash]
+                row = [state.size, state.mtime_ns, 0, state.content_hash, state.inode]
                 row += _row_tail(_last_read(state))
             else:
                 try:
@@ -777,7 +808,7 @@ class SourceCache:
                 gone.append(key)
             elif isinstance(state, SourceState):
                 rows[key] = [state.size, state.mtime_ns, state.options, state.content_hash]
-                rows[key] += _row_tail(_last_read(state))
+                rows[key] += [state.inode, *_row_tail(_last_read(state))]
                 ids[key] = state.ids
             else:  # a touched row: same ids as on disk
                 rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]

@@ -13,6 +13,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from substrate.errors import InvalidInputError
@@ -524,6 +525,39 @@ def test_rehash_reads_every_file_and_finds_an_edit_that_kept_size_and_mtime(
     again = ingest_path(Substrate(shard), tree, rehash=True)  # the same items: not written
     assert again.files_unchanged == 3 and again.items_added == again.items_rewritten == 0
     assert (shard / "items.jsonl").stat().st_size == log
+
+
+def test_two_files_of_one_size_and_time_that_swapped_names_are_read_again(tmp_path: Path) -> None:
+    # a restore or a generated tree: the same sizes and times, each name another file now (an
+    # in-memory shard works its cache out of its items, which record no inode)
+    tree, shard = tmp_path / "tree", tmp_path / "shard"
+    tree.mkdir()
+    (tree / "a.md").write_text("# AAA\n\nalpha\n")
+    (tree / "b.md").write_text("# BBB\n\nbravo\n")
+    for name in ("a.md", "b.md"):
+        os.utime(tree / name, ns=(1_700_000_000 * 10**9,) * 2)
+    ingest_path(Substrate(shard), tree)
+    os.rename(tree / "a.md", tree / "t.md")
+    os.rename(tree / "b.md", tree / "a.md")
+    os.rename(tree / "t.md", tree / "b.md")
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 2 and report.files_unchanged == 0
+    by_source = {i.provenance["source"]: i.text for i in Substrate(shard).iter_items()}
+    assert by_source == {"a.md": "# BBB\n\nbravo", "b.md": "# AAA\n\nalpha"}
+    again = ingest_path(Substrate(shard), tree)
+    assert again.files_unchanged == 2 and again.bytes_read == 0
+
+
+def test_a_cache_rebuilt_from_the_items_learns_the_inodes_on_the_next_run(
+    tree: Path, shard: Path
+) -> None:
+    ingest_path(Substrate(shard), tree)
+    shutil.rmtree(shard / "index")  # rebuilt from the items, which record no inode
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
+    stats = orjson.loads((shard / "index" / "sources.json").read_bytes())
+    rows = [row for names in stats["dirs"].values() for row in names.values()]
+    assert len(rows) == 3 and all(row[4] > 0 for row in rows)  # learnt, and saved
+    assert ingest_path(Substrate(shard), tree).files_unchanged == 3
 
 
 def test_in_memory_store_is_incremental_too(tree: Path) -> None:
