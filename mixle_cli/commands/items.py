@@ -470,19 +470,19 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
     if json:
         output.emit_json(report)
         return
-    out = output.stdout()
-    out.print(f"shard   {report['shard']}", markup=False)
-    out.print(f"items   {report['items']}", markup=False)
+    lines = [f"shard   {report['shard']}", f"items   {report['items']}"]
     for label, key in (("kinds", "by_kind"), ("scopes", "by_scope")):
         parts = output.one_line(", ".join(f"{k} {v}" for k, v in report[key].items())) or "-"
-        out.print(f"{label:<7} {parts}", markup=False)
+        lines.append(f"{label:<7} {parts}")
     log = report["log"]
     if "bytes" in log:  # sizes are left out for a reader confined to some scopes
-        out.print(f"log     {log['bytes']:,} bytes", markup=False)
-    out.print(f"index   {_index_line(report['index'])}", markup=False)
+        lines.append(f"log     {log['bytes']:,} bytes")
+    lines.append(f"index   {_index_line(report['index'])}")
     if report["index_bytes"]:  # left out for a reader confined to some scopes
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
-        out.print(f"derived {derived}", markup=False)
+        lines.append(f"derived {derived}")
+    # written at once: `mixle status | head -1` then ends before the reader does (no 141)
+    output.stdout().print("\n".join(lines), markup=False)
     # what refuses writes first: a write would not remove an unfinished one then
     if log.get("header_lost"):
         output.note(f"warning: {HEADER_LOST}")
