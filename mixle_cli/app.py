@@ -344,6 +344,8 @@ def _parser_hint(exc: Exception) -> str:
     where it goes."""
     option = getattr(exc, "option_name", None)
     command = _command_path(exc)
+    if getattr(exc, "param_hint", None) == "MIXLE_WAIT":  # the program's, as --wait is
+        return f"see '{command.partition(' ')[0]} --help' (--wait)"
     unknown = type(exc).__name__ == "NoSuchOption"  # not a command's own --as left without value
     program, _, subcommand = command.partition(" ")  # the program as it was called
     if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and subcommand:

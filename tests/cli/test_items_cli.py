@@ -485,6 +485,15 @@ def test_an_empty_mixle_shard_is_a_usage_error_not_the_default_shard(
     assert not (tmp_path / "data").exists()
 
 
+def test_a_bad_mixle_wait_points_to_the_help_that_tells_of_it(
+    mixle_process, tmp_path: Path
+) -> None:
+    env = {**os.environ, "MIXLE_WAIT": "soon", "MIXLE_SHARD": str(tmp_path / "s")}
+    result = mixle_process("ls", env=env)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == "hint: see 'mixle --help' (--wait)"
+
+
 @pytest.mark.parametrize(
     ("value", "said"), [("", "it is empty"), ("soon", "'soon' is no number of seconds")]
 )
