@@ -142,7 +142,7 @@ def freshness_cmd(
             "matter gives (updated:, lastmod:, reviewed:...), else from a file's "
             "last edit, else from when the item was added: 90s, 15m or 15min, 12h, 30d, 2w "
             "(combinable; a bare number is refused, as it could mean seconds or days; M is "
-            "refused: months are written in days, 180d).",
+            "refused: months are written in days, 180d). Default: no age is too old.",
         ),
     ] = None,
     scope: ScopeOpt = None,

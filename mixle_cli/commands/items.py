@@ -328,7 +328,9 @@ def ls(
     source: SourceOpt = None,
     limit: Annotated[
         int | None,
-        typer.Option("--limit", "-n", "-k", "--k", min=1, help="Show at most N items."),
+        typer.Option(
+            "--limit", "-n", "-k", "--k", min=1, help="Show at most N items (default: all)."
+        ),
     ] = None,
     offset: Annotated[
         int,
