@@ -153,7 +153,7 @@ def ingest_documents(
         for text, tags, payload in map(document_parts, docs)
     ]
     if redact:
-        _mark_secrets_across(segments)
+        _mark_secrets_across(segments, apart=True)
     for i, seg in enumerate(segments):
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         if lines is not None:
@@ -167,12 +167,14 @@ def ingest_documents(
     return _store(substrate, items, report, tally)[0]
 
 
-def _mark_secrets_across(segments: list[Segment]) -> None:
-    """Give each segment the secrets of the run of segments it is part of, which the gate
-    masks (``secrets_across``): it sees one item at a time, and a private key given a line
-    an item would be stored with all but its first line readable."""
+def _mark_secrets_across(segments: list[Segment], *, apart: bool = False) -> None:
+    """Give each segment its part of the secrets that span several segments, for the gate to
+    mask (``secrets_across``; ``apart``: the segments are passages of their own). The gate
+    sees one item at a time: a private key stored one line per item would otherwise keep
+    every line but the first readable."""
     if len(segments) > 1:
-        for seg, known in zip(segments, secrets_across([s.text for s in segments]), strict=True):
+        texts = [seg.text for seg in segments]
+        for seg, known in zip(segments, secrets_across(texts, apart=apart), strict=True):
             seg.secrets = known
 
 

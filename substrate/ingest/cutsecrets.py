@@ -10,11 +10,13 @@ whole instead, and each chunk carries the spans of the secrets it holds part of.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from substrate.secrets.copies import Copies, copies_of_hits, mask_spans
 from substrate.secrets.engine import find_secrets
+from substrate.secrets.hits import Hit
 from substrate.secrets.screen import slices_may_hold_secrets
 
 
@@ -56,7 +58,11 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
     when the text holds none, or is a single chunk, which the gate sees whole."""
     # the screen answers for the whole text and costs a few percent of a scan
     many = len(spans) > 1 and slices_may_hold_secrets(text)
-    hits = find_secrets(text) if many else []
+    return _cut(text, spans, find_secrets(text) if many else [])
+
+
+def _cut(text: str, spans: Sequence[tuple[int, int]], hits: list[Hit]) -> list[ChunkSecrets | None]:
+    """``cut_secrets`` of ``text`` holding the secrets ``hits``."""
     if not hits:
         return [None] * len(spans)
     parts: list[list[CutSecret]] = [[] for _ in spans]
@@ -64,7 +70,7 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
     for hit in hits:
         first = True
         # from the chunk holding the hit's start (or the one before it) to its end
-        for i in range(max(bisect.bisect_right(starts, hit.start) - 1, 0), len(spans)):
+        for i in range(_chunk_at(starts, hit.start), len(spans)):
             start, end = spans[i]
             if start >= hit.end:
                 break
@@ -76,19 +82,56 @@ def cut_secrets(text: str, spans: Sequence[tuple[int, int]]) -> list[ChunkSecret
     return [ChunkSecrets(tuple(p), copies) for p in parts]
 
 
+def _chunk_at(starts: list[int], at: int) -> int:
+    """The chunk holding the offset ``at`` (or the one before it, ``at`` between two)."""
+    return max(bisect.bisect_right(starts, at) - 1, 0)
+
+
 def mask_cut(text: str, parts: Sequence[CutSecret]) -> str:
     """``text`` with each part of a cut secret masked."""
     return mask_spans(text, [(part.start, part.end, part.rule) for part in parts])
 
 
-def secrets_across(texts: Sequence[str]) -> list[ChunkSecrets | None]:
-    """``cut_secrets`` of texts that follow one another in a source, each stored as an item of
-    its own (a file's lines, a list of passages): a secret over several of them (a private
-    key's block, a value on the line after its key) is found in their text joined by line
-    breaks, and each one's part of it masked."""
+def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSecrets | None]:
+    """``cut_secrets`` of texts stored as an item each that follow one another in a source: a
+    secret over several of them, which the gate, seeing one item at a time, would leave
+    readable in all but one (a private key's block, a line an item), is found in their text
+    joined by line breaks, and each one's part of it masked.
+
+    ``apart``: the texts are passages of their own (a list of documents), not lines of one
+    text: only a secret over several of them, each part without white space (a key's base64
+    lines), is carried across; a key's header in one passage and its footer in another, or a
+    keyword in one and a value in the next, make no secret of what lies between.
+    """
     spans = []
     at = 0
     for text in texts:
         spans.append((at, at + len(text)))
         at += len(text) + 1
-    return cut_secrets("\n".join(texts), spans)
+    joined = "\n".join(texts)
+    if len(spans) < 2 or not slices_may_hold_secrets(joined):
+        return [None] * len(spans)
+    starts = [start for start, _ in spans]
+    hits = find_secrets(joined)
+    if apart:
+        hits = [hit for hit in hits if _key_lines(joined, hit, starts)]
+    return _cut(joined, spans, [_from_its_header(joined, hit, spans) for hit in hits])
+
+
+def _key_lines(text: str, hit: Hit, starts: list[int]) -> bool:
+    """Whether ``hit`` spans several of the joined texts, its part of each without white
+    space."""
+    crosses = _chunk_at(starts, hit.start) != _chunk_at(starts, hit.end - 1)
+    return crosses and _SPACE_IN_A_LINE.search(text, hit.start, hit.end) is None
+
+
+_SPACE_IN_A_LINE = re.compile(r"[^\S\n]")
+
+
+def _from_its_header(text: str, hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit:
+    """``hit`` from the start of its match, when that lies in a text of its own which the gate
+    would mask alone: a key block's header line, which would count the key twice."""
+    start, end = spans[_chunk_at([s for s, _ in spans], hit.match_start)]
+    if end > hit.start or not find_secrets(text[start:end]):
+        return hit  # (one text holds both; or the match began with a name: "password:")
+    return Hit(hit.rule, hit.match_start, hit.end, hit.prefix, hit.match_start, hit.match_end)

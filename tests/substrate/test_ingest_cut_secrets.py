@@ -234,8 +234,7 @@ def test_a_private_key_given_a_line_an_item_keeps_no_line_readable(tmp_path: Pat
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert not any(line in stored for line in KEY_LINES)
     assert "Xq7vLp9sTz2wKm4R" not in stored  # its key on the line before
-    # the key's body, its password, and the key's first line, which the gate masks alone
-    assert report.redactions == 3
+    assert report.redactions == 2  # the key once (its header line is masked with it)
     texts = [shard.get(i).text for i in ids]
     assert texts[0] == "deploy key:" and "after the key" in texts
     assert len(ids) == len(KEY_LINES) + 6  # a line each, as before
@@ -243,11 +242,32 @@ def test_a_private_key_given_a_line_an_item_keeps_no_line_readable(tmp_path: Pat
 
 def test_a_private_key_given_a_passage_a_line_keeps_no_line_readable(tmp_path: Path) -> None:
     shard = Substrate(tmp_path / "shard")
-    ids = ingest_documents(shard, ["the key:", *KEY.splitlines(), {"text": "after", "tags": ["x"]}])
+    report = IngestReport()
+    docs = ["the key:", *KEY.splitlines(), {"text": "after", "tags": ["x"]}]
+    ids = ingest_documents(shard, docs, report=report)
     shard.save()
+    assert report.redactions == 1
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert not any(line in stored for line in KEY_LINES)
     assert shard.get(ids[-1]).tags == ["x"]
+
+
+def test_passages_between_a_header_and_a_footer_in_others_are_no_key(tmp_path: Path) -> None:
+    # documents of their own: a key's header in one and its footer in another make no key of
+    # the tickets between them, nor does a keyword in one a secret of the next
+    tickets = [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "Printer on floor 3 is jammed; call facilities.",
+        "VPN drops every hour since the update.",
+        "-----END RSA PRIVATE KEY-----",
+        "API key:",
+        "JIRA-12345",
+    ]
+    shard = Substrate(tmp_path / "shard")
+    report = IngestReport()
+    ids = ingest_documents(shard, tickets, report=report)
+    texts = [shard.get(i).text for i in ids]
+    assert texts[1:] == tickets[1:] and report.redactions == 1  # the header, as alone
 
 
 def test_lines_without_a_secret_are_stored_as_given(tmp_path: Path) -> None:
