@@ -992,10 +992,13 @@ class IngestSession:
         return len(self.substrate.read_items(cached.ids, keep=False))
 
     def removed_since_listed(self, ticket: Ticket) -> None:
-        """A file removed since the walk listed it: no input rejected, but one gone, as a
-        file the walk did not find is (its items removed, unless pruning is off)."""
+        """A file of a folder removed since the walk listed it: no input rejected, but one
+        gone, as a file the walk did not find is (its items removed, unless pruning is off).
+        A file named on its own that is gone by the time it is read fails, keeping them."""
         reason = "removed since it was listed"
-        if self.let_go_of_moved:
+        if ticket.path == self.within:
+            self.fail(ticket.source, ticket.path, reason + self.kept_from_before(ticket.key))
+        elif self.let_go_of_moved:
             self.skip_with_earlier_items(ticket.key, ticket.source, reason, None)
         else:
             kept = self.kept_from_before(ticket.key)

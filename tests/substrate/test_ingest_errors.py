@@ -147,6 +147,29 @@ def test_a_file_removed_since_the_walk_is_gone_not_failed(
     assert texts == (["stays, edited"] if prune else ["goes soon", "stays, edited"])
 
 
+def test_a_file_named_alone_that_is_removed_before_its_read_fails_and_keeps_its_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import prepare
+
+    note = tmp_path / "note.md"
+    _write(note, "# Note\n\nkept words\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, note)
+    _write(note, "# Note\n\nnew words\n")
+    real = prepare.read_unless_binary
+
+    def removed_first(path: str, *args: Any) -> tuple[bytes, bool]:
+        os.remove(path)
+        return real(path, *args)
+
+    monkeypatch.setattr(prepare, "read_unless_binary", removed_first)
+    report = ingest_path(store, note, jobs=1)
+    status, reason = _outcome(report, "note.md")
+    assert status == "failed" and reason.endswith("its 1 earlier item(s) are kept")
+    assert [item.text for item in store.iter_items()] == ["# Note\n\nkept words"]
+
+
 def test_a_file_swapped_for_a_link_out_of_the_root_since_the_walk_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
