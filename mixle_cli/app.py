@@ -359,7 +359,8 @@ def _parser_hint(exc: Exception) -> str:
             f"options before it: {command} [OPTIONS] -- {shlex.quote(typed)}"
         )
     if subcommand in _TEXT_COMMANDS and "unexpected extra argument" in str(exc):
-        return f'give text of several words as one argument, in quotes: {command} "..."'
+        either = ", or one file" if subcommand == "verify" else ""  # (it reads a file too)
+        return f'give text of several words as one argument, in quotes{either}: {command} "..."'
     return f"see '{command} --help'"
 
 

@@ -74,4 +74,4 @@ def epilog(command: str) -> str | None:
     if not examples:
         return None
     blocks = [f"  # {what}\n  {line}" for line, what in examples]
-    return "Examples:\n\n\b\n" + "\n\n".join(blocks)
+    return "Examples:\n\b\n" + "\n\n".join(blocks)

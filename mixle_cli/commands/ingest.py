@@ -148,23 +148,29 @@ def _check_format(as_format: str | None) -> None:
         fail(unknown, USAGE, _TEAM_HINT.format(command="ingest"))
 
 
-def _refuse_a_format_for_a_team(app_state: AppState) -> None:
-    """Refuse ``mixle --as docs ingest ...``, a format given before the command, where it
-    names a team: the items would go to a scope ``docs`` no other reader sees. A team of
-    that name that holds items already is taken at its word."""
-    team = app_state.team_option
-    if team is None or _unknown_format(team) is not None:
+def _refuse_a_format_for_a_team(app_state: AppState, scope: str | None) -> None:
+    """Refuse ``mixle --as docs ingest ...``, a format given before a command that takes one
+    after it, where it names a team: the items would go to a scope ``docs`` no other reader
+    sees. A team of that name the shard knows (it holds items, or has approvers), or a run
+    given its --scope, is taken at its word."""
+    team, command = app_state.team_option, app_state.command
+    if team is None or scope is not None or command not in ("ingest", "ingest-file"):
         return
-    if next(app_state.substrate().iter_items(scope=team), None) is not None:
+    if _unknown_format(team) is not None:
         return
-    from substrate import safe_repr
+    from substrate import load_governance, safe_repr
 
+    substrate = app_state.substrate()
+    if team in load_governance(substrate).approvers:
+        return
+    if next(substrate.iter_items(scope=team), None) is not None:
+        return
     fail(
         f"--as {safe_repr(team)} before the command names a team, and {safe_repr(team)} is a "
         "format; no team of that name holds an item",
         USAGE,
         f"to read the inputs as {safe_repr(team)}, give it after the command: "
-        f"mixle ingest --as {safe_repr(team)} PATH",
+        f"mixle {command} --as {safe_repr(team)} PATH",
     )
 
 
@@ -445,7 +451,7 @@ def ingest(
     _check_format(as_format)
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
-    _refuse_a_format_for_a_team(app_state)
+    _refuse_a_format_for_a_team(app_state, scope)
     target_scope = app_state.write_scope(scope, by)
     acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
     from substrate import IngestReport, authorize_write, ingest_path
@@ -795,7 +801,7 @@ def _adapt(
     report = IngestReport(roots=[where or name], issues=found)
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
-    _refuse_a_format_for_a_team(app_state)
+    _refuse_a_format_for_a_team(app_state, scope)
     writes_to = app_state.write_scope(scope, by)
     # The adapter reads the stored items it replaces or carries over: it runs under the lock,
     # with the scope checked again there, so that a publish or an approval another process

@@ -170,6 +170,8 @@ def test_parser_errors_read_like_every_other_error(mixle_process: Callable[..., 
         'hint: give text of several words as one argument, in quotes: mixle search "..."'
     )
     assert mixle_process("ls", "x").stderr.splitlines()[-1] == "hint: see 'mixle ls --help'"
+    files = mixle_process("verify", "a.md", "b.md").stderr.splitlines()[-1]
+    assert files.endswith('in quotes, or one file: mixle verify "..."')
 
 
 def test_the_hint_names_the_program_as_it_was_called(mixle_bin: str, tmp_path: Path) -> None:

@@ -259,8 +259,19 @@ def test_a_format_given_as_the_team_is_refused(mixle, notes: Path, command: str)
     target = notes if command == "ingest" else notes / "warehouse.txt"
     result = mixle("--as", "docs", command, str(target))
     assert result.exit_code == 2, result.stderr
-    assert "'docs' is a format" in result.stderr and "mixle ingest --as 'docs'" in result.stderr
+    assert "'docs' is a format" in result.stderr
+    assert f"mixle {command} --as 'docs' PATH" in result.stderr
     assert mixle("ls").exit_code == 3  # nothing was written
+
+
+def test_a_team_named_as_a_format_is_taken_at_its_word_where_no_format_is_meant(
+    mixle, notes: Path, tmp_path: Path
+) -> None:
+    docs = tmp_path / "p.jsonl"
+    docs.write_text('{"text": "a passage of the docs team"}\n')
+    assert mixle("--as", "docs", "ingest-docs", str(docs)).exit_code == 0  # takes no format
+    assert mixle("--as", "docs", "ingest", str(notes), "--scope", "docs").exit_code == 0
+    assert {row["scope"] for row in mixle("ls", "--json").json()} == {"docs"}
 
 
 def test_a_team_named_as_a_format_that_holds_items_is_taken_at_its_word(mixle, notes: Path) -> None:
