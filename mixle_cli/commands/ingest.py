@@ -422,13 +422,13 @@ def ingest(
 ) -> None:
     """Ingest files and folders incrementally (secrets are redacted before storing).
 
-    Unchanged files (same size, modification time and inode) are skipped without being read
-    (see --rehash), changed files have their items replaced in one atomic write, and the items
-    of files that disappeared, or that the walk now leaves out (an ignore rule, a hidden file
-    without --hidden), are removed (see --no-prune), unless the walk of a folder found no file
-    at all: then they are kept (see --prune-empty). A new
-    file with the content of a file gone from the disk, even from another folder, was moved:
-    the gone file's items are removed.
+    Unchanged files (same size, modification time and change time) are skipped without
+    being read (see --rehash), changed files have their items
+    replaced in one atomic write, and the items of files that disappeared, or that the walk
+    now leaves out (an ignore rule, a hidden file without --hidden), are removed (see
+    --no-prune), unless the walk of a folder found no file at all: then they are kept (see
+    --prune-empty). A new file with the content of a file gone from the disk, even from
+    another folder, was moved: the gone file's items are removed.
 
     A folder's walk leaves out what its .gitignore files and a .mixleignore (same syntax, for
     files only mixle should pass by, such as one that is not UTF-8) name.

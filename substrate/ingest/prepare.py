@@ -103,6 +103,7 @@ class Ticket(NamedTuple):
             its path was changed since the walk (a link put in its place).
         ident: the (device, inode) the walk found: another file opened is checked against
             ``within``.
+        stamp: the walk's ``file_stamp`` of it (0 for a stream), kept with its state.
 
     A named tuple: one is made for every file to read, and most are sent to a worker.
     """
@@ -117,6 +118,7 @@ class Ticket(NamedTuple):
     data: bytes | None = None
     within: str | None = None
     ident: tuple[int, int] | None = None
+    stamp: int = 0
 
 
 @dataclass(slots=True)

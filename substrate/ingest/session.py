@@ -682,8 +682,8 @@ class IngestSession:
             return None
         known = None
         if not self.rehash:
-            inode = entry.ident[1]
-            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key, inode)
+            stamp = entry.stamp
+            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key, stamp)
             if known is None and self.cache.other_options(
                 key, entry.size, entry.mtime_ns, self.cache_key
             ):
@@ -711,7 +711,16 @@ class IngestSession:
         digest = self.known_hash(key)
         size, mtime_ns = entry.size, entry.mtime_ns
         return Ticket(
-            key, source, key, fmt, size, mtime_ns, digest, within=self.within, ident=entry.ident
+            key,
+            source,
+            key,
+            fmt,
+            size,
+            mtime_ns,
+            digest,
+            within=self.within,
+            ident=entry.ident,
+            stamp=entry.stamp,
         )
 
     def unknown_format(self, source: str, key: str) -> None:
@@ -771,7 +780,7 @@ class IngestSession:
         elif same:
             if ticket.size is not None and ticket.mtime_ns is not None:
                 settled = settled_mtime(ticket.mtime_ns, done.prepared_at)
-                self.cache.touch(key, ticket.size, settled, _inode(ticket))
+                self.cache.touch(key, ticket.size, settled, ticket.stamp)
             self.as_last_read(source, key, self.cache.last_read(key))
         elif self.emptied(ticket, done):
             return  # failed, keeping its earlier items
@@ -957,7 +966,7 @@ class IngestSession:
         state = SourceState(
             size, mtime_state, done.digest, self.cache_key, owned, empty, len(done.issues), first
         )
-        state.inode = _inode(ticket)
+        state.stamp = ticket.stamp
         change = _Change(ticket.key, items, removes, state, encoded, done.named)
         change.source = ticket.source
         report.ids.extend(ids)
@@ -1032,7 +1041,7 @@ class IngestSession:
             return
         mtime_ns = settled_mtime(ticket.mtime_ns or 0, done.prepared_at)
         skip = SourceState(ticket.size or 0, mtime_ns, "", self.cache_key, [], "binary file")
-        skip.inode = _inode(ticket)
+        skip.stamp = ticket.stamp
         self.skip_with_earlier_items(key, source, "binary file", skip, done.named)
 
     def skip_with_earlier_items(
@@ -1249,11 +1258,6 @@ class _Removal(NamedTuple):
     def notices(self) -> list[str]:
         """What to say of the items that stay published, the file gone."""
         return [_PUBLISHED_GONE.format(id=item.id, scope=item.scope) for item in self.published]
-
-
-def _inode(ticket: Ticket) -> int:
-    """The inode of the file ``ticket`` read (0 for a stream)."""
-    return ticket.ident[1] if ticket.ident is not None else 0
 
 
 def _known_by_published(ids: list[str], options: str) -> SourceState:

@@ -4,13 +4,13 @@ A source's key is the scope it was ingested into, a NUL character, then its abso
 ``stream:<name>``); below, ``S`` stands for ``<scope>\\u0000`` as JSON writes it. A path that
 holds a secret is stored masked, followed by another NUL and a digest (``sourcekeys.cache_origin``).
 
-``sources.json`` holds what the unchanged checks need (size, mtime and inode, then the content
+``sources.json`` holds what the unchanged checks need (size, mtime and stamp, then the content
 hash of a file whose mtime moved) and nothing more, grouped by directory so that a large tree's
 file is small and quick to parse::
 
     {"format": 8, "generation": "...", "offset": 1234, "pair": "<hex>",
      "options": ["<naming key>", ...],
-     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", inode, *tail]}}}
+     "dirs": {"S/abs/dir": {"name.md": [size, mtime_ns, option index, "<hash>", stamp, *tail]}}}
 
 where ``tail`` is empty, ``[skipped reason]``, ``[skipped reason, problems]`` (how many lines
 the parser rejected, reported again while the file stays unchanged), or that and the first
@@ -27,14 +27,15 @@ so a crash between the two writes leaves mismatched marks, which makes the cache
 cache of another format is rebuilt from the items once (format 3 keys had no scope; format 4
 could hold a secret pasted into a file name; format 5 called the mark "token", and a secret
 scan of a committed shard flagged its random hex as one; format 6 recorded a source's options
-without the folder naming it, ``sources.naming_key``; format 7 held no inode: one rebuilt
-from the items knows none, 0, and learns it on the next run).
+without the folder naming it, ``sources.naming_key``; format 7 no stamp, the file's change
+time, ``walk.file_stamp``: one rebuilt from the items knows none, 0, and learns it on its next
+run).
 
 A run that changed few sources appends one line to ``sources.journal`` instead of rewriting
 both files, so its cost follows the change, not the tree::
 
     {"pair": "<hex>", "generation": "...", "offset": 1234,
-     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<naming key>", "<hash>", inode, *tail]},
+     "set": {"S/abs/dir/name.md": [size, mtime_ns, "<naming key>", "<hash>", stamp, *tail]},
      "ids": {"S/abs/dir/name.md": ["<id>", ...]}, "drop": ["S/abs/dir/gone.md"]}
 
 Lines count only with the pair mark of the files they extend and are read in order, up to the
@@ -61,7 +62,7 @@ log = logging.getLogger(__name__)
 FORMAT = 8
 STATS_FILE, ITEMS_FILE, JOURNAL_FILE = SOURCE_FILES
 
-Row = list[Any]  # [size, mtime_ns, option index, content hash, inode, skipped?, problems?]
+Row = list[Any]  # [size, mtime_ns, option index, content hash, stamp, skipped?, problems?]
 
 
 @dataclass(slots=True)

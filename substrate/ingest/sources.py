@@ -83,9 +83,10 @@ class SourceState:
     that were published elsewhere since, if any (the others were removed).
     ``problems`` counts the lines or rows its parser rejected, so that a run that skips the
     unchanged file can say they are still there, and ``rejected`` holds the first of them
-    (``[line, reason]``, at most ``KEPT_REJECTIONS``), so that it can say where. ``inode`` is
-    the file's inode number when it was read (0: unknown): two files of one size and time
-    that swapped names (a restore, a generated tree) each still have their inode.
+    (``[line, reason]``, at most ``KEPT_REJECTIONS``), so that it can say where. ``stamp`` is
+    the file's change time when it was read (``walk.file_stamp``; 0: unknown): two files of
+    one size and time that swapped names, or a backup copied back over a file with its size
+    and time, change it.
     """
 
     size: int
@@ -96,7 +97,7 @@ class SourceState:
     skipped: str = ""
     problems: int = 0
     rejected: list[list[Any]] = field(default_factory=list)
-    inode: int = 0
+    stamp: int = 0
 
 
 # How many rejected lines a source's state keeps, to be told again while the file is unchanged
@@ -304,17 +305,17 @@ class SourceCache:
             self._journaled += len(rows) + len(gone)
 
     def _replay_row(self, key: str, row: list[Any], ids: list[str] | None) -> None:
-        size, mtime_ns, options, digest, inode, *rest = row
+        size, mtime_ns, options, digest, stamp, *rest = row
         skipped, problems, rejected = _read_tail(rest)
         state = self.states.get(key)
         if ids is not None:
             self.states[key] = SourceState(
-                size, mtime_ns, digest, options, list(ids), skipped, problems, rejected, inode
+                size, mtime_ns, digest, options, list(ids), skipped, problems, rejected, stamp
             )
         elif isinstance(state, SourceState):  # touched after an earlier line set its ids
             state.size, state.mtime_ns, state.content_hash = size, mtime_ns, digest
             state.options, state.skipped, state.problems = options, skipped, problems
-            state.rejected, state.inode = rejected, inode
+            state.rejected, state.stamp = rejected, stamp
         else:  # touched: the ids are those of the files
             at = self._option_index.get(options)
             if at is None:
@@ -325,7 +326,7 @@ class SourceCache:
                 mtime_ns,
                 at,
                 digest,
-                inode,
+                stamp,
                 *_row_tail(LastRead(skipped, problems, rejected)),
             ]
 
@@ -377,11 +378,11 @@ class SourceCache:
     # -- reading ----------------------------------------------------------------------------
 
     def unchanged(
-        self, origin: str, size: int, mtime_ns: int, options: str, inode: int = 0
+        self, origin: str, size: int, mtime_ns: int, options: str, stamp: int = 0
     ) -> LastRead | None:
-        """Whether ``origin`` is known with this size, mtime, options and ``inode`` (0: not
+        """Whether ``origin`` is known with this size, mtime, options and ``stamp`` (0: not
         known), without decoding it: None when it is not, else what it was found to be last
-        time. A state that knows no inode (rebuilt from the items) learns this one."""
+        time. A state that knows no stamp (rebuilt from the items) learns this one."""
         # a re-ingest asks this of every file: its own name first, a masked one only if need be
         key = scoped_key(origin, self.scope)
         state = self.states.get(key)
@@ -392,10 +393,10 @@ class SourceCache:
             key = masked
         if isinstance(state, SourceState):
             same = (state.size, state.mtime_ns, state.options) == (size, mtime_ns, options)
-            if not same or (state.inode and inode and state.inode != inode):
+            if not same or (state.stamp and stamp and state.stamp != stamp):
                 return None
-            if inode and not state.inode:
-                state.inode = inode
+            if stamp and not state.stamp:
+                state.stamp = stamp
                 self._note_touched(key)
             return _last_read(state)
         try:
@@ -405,10 +406,10 @@ class SourceCache:
                 or state[2] != self._option_index.get(options)
             ):
                 return None
-            if state[4] != inode and inode:
+            if state[4] != stamp and stamp:
                 if state[4]:
-                    return None  # another file now bears its name
-                state[4] = inode
+                    return None  # another file bears its name, or one copied back over it
+                state[4] = stamp
                 self._note_touched(key)
             return _read_tail(state[5:]) if len(state) > 5 else _NOTHING_SKIPPED
         except (IndexError, TypeError):
@@ -495,7 +496,7 @@ class SourceCache:
                 self.options[int(state[2])],
                 [str(i) for i in ids],
                 *_read_tail(state[5:]),
-                inode=int(state[4]),
+                stamp=int(state[4]),
             )
         except (IndexError, TypeError, ValueError):
             log.warning("ignoring a malformed source cache entry for %s", key)
@@ -677,14 +678,14 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 
-    def touch(self, origin: str, size: int, mtime_ns: int, inode: int = 0) -> None:
-        """Note a new size, mtime and inode for a source whose content did not change."""
+    def touch(self, origin: str, size: int, mtime_ns: int, stamp: int = 0) -> None:
+        """Note a new size, mtime and stamp for a source whose content did not change."""
         key = self._key(origin)
         state = self.states.get(key)
         if isinstance(state, SourceState):
-            state.size, state.mtime_ns, state.inode = size, mtime_ns, inode
+            state.size, state.mtime_ns, state.stamp = size, mtime_ns, stamp
         elif state is not None:  # a row as read: no need to read the item ids
-            state[0], state[1], state[4] = size, mtime_ns, inode
+            state[0], state[1], state[4] = size, mtime_ns, stamp
         else:
             return
         self._note_touched(key)
@@ -770,7 +771,7 @@ class SourceCache:
         for key, state in self.states.items():
             if isinstance(state, SourceState):
                 fingerprint = state.options
-                row = [state.size, state.mtime_ns, 0, state.content_hash, state.inode]
+                row = [state.size, state.mtime_ns, 0, state.content_hash, state.stamp]
                 row += _row_tail(_last_read(state))
             else:
                 try:
@@ -808,7 +809,7 @@ class SourceCache:
                 gone.append(key)
             elif isinstance(state, SourceState):
                 rows[key] = [state.size, state.mtime_ns, state.options, state.content_hash]
-                rows[key] += [state.inode, *_row_tail(_last_read(state))]
+                rows[key] += [state.stamp, *_row_tail(_last_read(state))]
                 ids[key] = state.ids
             else:  # a touched row: same ids as on disk
                 rows[key] = [state[0], state[1], self.options[state[2]], *state[3:]]

@@ -198,10 +198,10 @@ def test_command_help_paragraphs_flow_to_the_terminal_width(
     lines = mixle_process("ingest", "--help", env=narrow).stdout.splitlines()
     assert max(map(len, lines)) <= 60  # nothing runs past a narrow terminal
     # on a wide one a description paragraph fills the width instead of breaking where the
-    # docstring's lines do ("... replaced" / "in one atomic write" in the source)
+    # docstring's lines do ("... their items" / "replaced in one atomic" in the source)
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
     shown = mixle_process("ingest", "--help", env=env).stdout
-    assert "have their items replaced in one atomic write" in shown
+    assert "have their items replaced in one atomic" in shown
 
 
 def test_a_library_warning_quoting_a_secret_is_masked_on_stderr(

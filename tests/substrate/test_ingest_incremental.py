@@ -514,6 +514,7 @@ def test_rehash_reads_every_file_and_finds_an_edit_that_kept_size_and_mtime(
     kept = notes.stat().st_mtime_ns
     notes.write_text("first note\n\nsecond NOTE\n")  # same size, and the old time put back
     os.utime(notes, ns=(kept, kept))
+    shutil.rmtree(shard / "index")  # a cache rebuilt from the items knows no change time
     blind = ingest_path(Substrate(shard), tree)
     assert blind.files_unchanged == 3 and blind.bytes_read == 0
     report = ingest_path(Substrate(shard), tree, rehash=True)
@@ -548,11 +549,31 @@ def test_two_files_of_one_size_and_time_that_swapped_names_are_read_again(tmp_pa
     assert again.files_unchanged == 2 and again.bytes_read == 0
 
 
-def test_a_cache_rebuilt_from_the_items_learns_the_inodes_on_the_next_run(
+def test_a_backup_copied_back_over_a_file_with_its_size_and_time_is_read_again(
+    tmp_path: Path,
+) -> None:
+    # ``cp -p`` writes into the file in place (same inode) and puts the old time back: only
+    # its change time tells
+    tree, shard, backup = tmp_path / "tree", tmp_path / "shard", tmp_path / "backup.md"
+    tree.mkdir()
+    (tree / "a.md").write_text("# Plan\n\nversion one\n")
+    backup.write_text("# Plan\n\nversion two\n")
+    for path in (tree / "a.md", backup):
+        os.utime(path, ns=(1_700_000_000 * 10**9,) * 2)
+    ingest_path(Substrate(shard), tree)
+    inode = (tree / "a.md").stat().st_ino
+    shutil.copy2(backup, tree / "a.md")
+    assert (tree / "a.md").stat().st_ino == inode  # the same file, its size and time as before
+    report = ingest_path(Substrate(shard), tree)
+    assert report.files_updated == 1
+    assert [i.text for i in Substrate(shard).iter_items()] == ["# Plan\n\nversion two"]
+
+
+def test_a_cache_rebuilt_from_the_items_learns_the_stamps_on_the_next_run(
     tree: Path, shard: Path
 ) -> None:
     ingest_path(Substrate(shard), tree)
-    shutil.rmtree(shard / "index")  # rebuilt from the items, which record no inode
+    shutil.rmtree(shard / "index")  # rebuilt from the items, which record no stamp
     assert ingest_path(Substrate(shard), tree).files_unchanged == 3
     stats = orjson.loads((shard / "index" / "sources.json").read_bytes())
     rows = [row for names in stats["dirs"].values() for row in names.values()]
