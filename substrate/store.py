@@ -113,6 +113,10 @@ class Substrate:
         if not isinstance(item, SubstrateItem):
             raise InvalidInputError(f"put() takes a SubstrateItem, not {type(item).__name__}")
         self._refuse_unfit(item)
+        return self._keep(item)
+
+    def _keep(self, item: SubstrateItem) -> str:
+        """``put`` of an item whose fields were found fit (``_refuse_unfit``)."""
         if self.root is None:  # kept as given, as the seed's store keeps it in memory
             self._mem[item.id] = item
             self._put_at[item.id] = self.mutation_count + 1
@@ -139,7 +143,7 @@ class Substrate:
 
         item = SubstrateItem(kind=kind, text=text, **kw)
         self._refuse_unfit(item)  # as put refuses it, before the gate reads its fields
-        return self.put(admit(item, redact=redact).item)
+        return self._keep(admit(item, redact=redact).item)
 
     def get(self, item_id: str) -> SubstrateItem | None:
         """The live item ``item_id``, or None (an unknown or removed id).
