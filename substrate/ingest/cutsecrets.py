@@ -99,8 +99,8 @@ def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSe
     joined by line breaks, and each one's part of it masked.
 
     ``apart``: the texts are passages of their own (a list of documents), not lines of one
-    text: only a secret over several of them, each part without white space (a key's base64
-    lines), is carried across; a key's header in one passage and its footer in another, or a
+    text: only a secret over several of them made of key material (a key's base64 lines and
+    armor headers) is carried across; a key's header in one passage and its footer in another, or a
     keyword in one and a value in the next, make no secret of what lies between.
     """
     spans = []
@@ -119,13 +119,15 @@ def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSe
 
 
 def _key_lines(text: str, hit: Hit, starts: list[int]) -> bool:
-    """Whether ``hit`` spans several of the joined texts, its part of each without white
-    space."""
+    """Whether ``hit`` spans several of the joined texts, each line of it a line of key
+    material: no white space, or an armor header (``Version: GnuPG v2``, ``Proc-Type:
+    4,ENCRYPTED``)."""
     crosses = _chunk_at(starts, hit.start) != _chunk_at(starts, hit.end - 1)
-    return crosses and _SPACE_IN_A_LINE.search(text, hit.start, hit.end) is None
+    lines = text[hit.start : hit.end].split("\n")
+    return crosses and all(_KEY_LINE.fullmatch(line) for line in lines)
 
 
-_SPACE_IN_A_LINE = re.compile(r"[^\S\n]")
+_KEY_LINE = re.compile(r"\S*|[A-Za-z][\w-]*: [^\n]*")
 
 
 def _from_its_header(text: str, hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit:

@@ -7,6 +7,8 @@ import random
 import string
 from pathlib import Path
 
+import pytest
+
 from substrate.ingest import IngestReport, ingest_documents, ingest_file, ingest_path
 from substrate.ingest.chunk import chunk_lines
 from substrate.ingest.cutsecrets import CutSecret, cut_secrets, mask_cut
@@ -250,6 +252,27 @@ def test_a_private_key_given_a_passage_a_line_keeps_no_line_readable(tmp_path: P
     stored = (tmp_path / "shard" / "items.jsonl").read_text()
     assert not any(line in stored for line in KEY_LINES)
     assert shard.get(ids[-1]).tags == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("begin", "headers"),
+    [
+        ("-----BEGIN PGP PRIVATE KEY BLOCK-----", ["Version: GnuPG v1", ""]),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----",
+            ["Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,0A1B"],
+        ),
+    ],
+)
+def test_a_key_with_armor_headers_given_a_passage_a_line_keeps_no_line_readable(
+    begin: str, headers: list[str]
+) -> None:
+    end = begin.replace("BEGIN", "END")
+    shard = Substrate()
+    report = IngestReport()
+    ids = ingest_documents(shard, [begin, *headers, *KEY_LINES, end], report=report)
+    stored = " ".join(shard.get(i).text for i in ids)  # type: ignore[union-attr]
+    assert not any(line in stored for line in KEY_LINES) and report.redactions == 1
 
 
 def test_passages_between_a_header_and_a_footer_in_others_are_no_key(tmp_path: Path) -> None:
