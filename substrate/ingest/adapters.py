@@ -34,7 +34,7 @@ from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonfile import parse_json
-from substrate.ingest.formats.jsonl import json_rows, value_segments
+from substrate.ingest.formats.jsonl import json_rows, keys_across_rows, value_segments
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
@@ -463,6 +463,7 @@ def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
         parsed = Parsed("jsonl")
         for ordinal, (index, value) in enumerate(json_rows(text, parsed)):
             parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
+        keys_across_rows(parsed, ctx)
         return parsed
     if fmt == "json":
         return parse_json(text, ctx)

@@ -98,10 +98,11 @@ def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSe
     readable in all but one (a private key's block, a line an item), is found in their text
     joined by line breaks, and each one's part of it masked.
 
-    ``apart``: the texts are passages of their own (a list of documents), not lines of one
-    text: only a secret over several of them made of key material (a key's base64 lines and
-    armor headers) is carried across; a key's header in one passage and its footer in another, or a
-    keyword in one and a value in the next, make no secret of what lies between.
+    ``apart``: the texts are passages of their own (a list of documents, the rows of a log),
+    not lines of one text: only a private key's block over several of them, made of key
+    material (base64 lines, armor headers), is carried across; a key's header in one passage
+    and its footer in another, or a keyword in one and a value in the next, make no secret of
+    what lies between.
     """
     spans = []
     at = 0
@@ -109,22 +110,27 @@ def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSe
         spans.append((at, at + len(text)))
         at += len(text) + 1
     joined = "\n".join(texts)
-    if len(spans) < 2 or not slices_may_hold_secrets(joined):
+    if len(spans) < 2 or (apart and "PRIVATE KEY" not in joined):
+        return [None] * len(spans)  # (passages: only a key's block is looked for)
+    if not slices_may_hold_secrets(joined):
         return [None] * len(spans)
     starts = [start for start, _ in spans]
     hits = find_secrets(joined)
     if apart:
-        hits = [hit for hit in hits if _key_lines(joined, hit, starts)]
+        hits = [hit for hit in hits if hit.rule == _KEY_BLOCK and _key_lines(joined, hit, starts)]
     return _cut(joined, spans, [_from_its_header(joined, hit, spans) for hit in hits])
+
+
+_KEY_BLOCK = "private_key_block"  # the rule of a PEM, OpenSSH or PGP private key's block
 
 
 def _key_lines(text: str, hit: Hit, starts: list[int]) -> bool:
     """Whether ``hit`` spans several of the joined texts, each line of it a line of key
-    material: no white space, or an armor header (``Version: GnuPG v2``, ``Proc-Type:
-    4,ENCRYPTED``)."""
+    material (indented or not): no white space, or an armor header (``Version: GnuPG v2``,
+    ``Proc-Type: 4,ENCRYPTED``)."""
     crosses = _chunk_at(starts, hit.start) != _chunk_at(starts, hit.end - 1)
     lines = text[hit.start : hit.end].split("\n")
-    return crosses and all(_KEY_LINE.fullmatch(line) for line in lines)
+    return crosses and all(_KEY_LINE.fullmatch(line.strip()) for line in lines)
 
 
 _KEY_LINE = re.compile(r"\S*|[A-Za-z][\w-]*: [^\n]*")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import string
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -273,6 +274,36 @@ def test_a_key_with_armor_headers_given_a_passage_a_line_keeps_no_line_readable(
     ids = ingest_documents(shard, [begin, *headers, *KEY_LINES, end], report=report)
     stored = " ".join(shard.get(i).text for i in ids)  # type: ignore[union-attr]
     assert not any(line in stored for line in KEY_LINES) and report.redactions == 1
+
+
+@pytest.mark.parametrize("shape", [lambda line: "    " + line, lambda line: line + "\r"])
+def test_a_key_given_a_passage_a_line_is_masked_however_its_lines_are_padded(
+    shape: Callable[[str], str],
+) -> None:
+    shard = Substrate()
+    report = IngestReport()
+    docs = ["job started", *map(shape, KEY.splitlines()), "job done"]
+    ids = ingest_documents(shard, docs, report=report)
+    stored = " ".join(shard.get(i).text for i in ids)  # type: ignore[union-attr]
+    assert not any(line in stored for line in KEY_LINES) and report.redactions == 1
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_key_logged_a_line_a_row_in_json_lines_keeps_no_line_readable(
+    tmp_path: Path, named: bool
+) -> None:
+    rows = ["job started", *KEY.splitlines(), "job done"]
+    (tmp_path / "logs").mkdir()
+    log = tmp_path / "logs" / "run.jsonl"
+    log.write_text("".join(json.dumps({"text": row}) + "\n" for row in rows))
+    shard = Substrate(tmp_path / "shard")
+    if named:
+        ingest_file(shard, log)
+        shard.save()
+    else:
+        ingest_path(shard, tmp_path / "logs")
+    stored = (tmp_path / "shard" / "items.jsonl").read_text()
+    assert not any(line in stored for line in KEY_LINES) and "job done" in stored
 
 
 def test_passages_between_a_header_and_a_footer_in_others_are_no_key(tmp_path: Path) -> None:

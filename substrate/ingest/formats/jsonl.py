@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from substrate.ingest.chunk import Chunk, chunk_lines
+from substrate.ingest.cutsecrets import secrets_across
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
@@ -154,4 +155,16 @@ def parse_jsonl(text: str, ctx: ParseContext) -> Parsed:
         return traces_from_rows(rows, parsed)
     for ordinal, (index, value) in enumerate(rows):
         parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
+    keys_across_rows(parsed, ctx)
     return parsed
+
+
+def keys_across_rows(parsed: Parsed, ctx: ParseContext) -> None:
+    """Give the rows' text segments their part of a private key logged a line a row, for the
+    gate to mask (``secrets_across``: the rows are passages of their own); it sees one row at
+    a time, and would leave every line of the key but its first readable."""
+    texts = [seg for seg in parsed.segments if seg.kind == "text" and seg.secrets is None]
+    if ctx.redact and len(texts) > 1:
+        found = secrets_across([seg.text for seg in texts], apart=True)
+        for seg, known in zip(texts, found, strict=True):
+            seg.secrets = known
