@@ -156,6 +156,8 @@ def _refuse_a_format_for_a_team(app_state: AppState, scope: str | None) -> None:
     team, command = app_state.team_option, app_state.command
     if team is None or scope is not None or command not in ("ingest", "ingest-file"):
         return
+    if command == "ingest-file" and team.lower() not in FILE_FORMATS:
+        return  # (it takes fewer formats than ingest does)
     if _unknown_format(team) is not None:
         return
     from substrate import load_governance, safe_repr

@@ -254,14 +254,24 @@ def test_files_of_one_name_in_two_folders_are_told_apart_in_the_report(
     }
 
 
-@pytest.mark.parametrize("command", ["ingest", "ingest-file"])
-def test_a_format_given_as_the_team_is_refused(mixle, notes: Path, command: str) -> None:
+@pytest.mark.parametrize(("command", "given"), [("ingest", "docs"), ("ingest-file", "md")])
+def test_a_format_given_as_the_team_is_refused(
+    mixle, notes: Path, command: str, given: str
+) -> None:
     target = notes if command == "ingest" else notes / "warehouse.txt"
-    result = mixle("--as", "docs", command, str(target))
+    result = mixle("--as", given, command, str(target))
     assert result.exit_code == 2, result.stderr
-    assert "'docs' is a format" in result.stderr
-    assert f"mixle {command} --as 'docs' PATH" in result.stderr
+    assert f"'{given}' is a format" in result.stderr
+    assert f"mixle {command} --as '{given}' PATH" in result.stderr
     assert mixle("ls").exit_code == 3  # nothing was written
+
+
+def test_a_team_named_as_a_format_only_ingest_takes_is_no_slip_before_ingest_file(
+    mixle, notes: Path
+) -> None:
+    result = mixle("--as", "records", "ingest-file", str(notes / "warehouse.txt"))
+    assert result.exit_code == 0, result.stderr  # ingest-file has no format 'records'
+    assert mixle("--as", "md", "ingest-file", str(notes / "warehouse.txt")).exit_code == 2
 
 
 def test_a_team_named_as_a_format_is_taken_at_its_word_where_no_format_is_meant(
