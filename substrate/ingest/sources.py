@@ -217,6 +217,7 @@ class SourceCache:
         self.index_dir = index_dir
         self.watermark = watermark
         self.scope = scope
+        self._in_scope = scoped_key("", scope)  # a source's key: this, then its origin
         self.states: dict[str, SourceState | sourcefile.Row] = {}
         self.options: list[str] = []  # fingerprints the rows' option indexes refer to
         self.dirty = False  # the stats need writing
@@ -384,7 +385,7 @@ class SourceCache:
         known), without decoding it: None when it is not, else what it was found to be last
         time. A state that knows no stamp (rebuilt from the items) learns this one."""
         # a re-ingest asks this of every file: its own name first, a masked one only if need be
-        key = scoped_key(origin, self.scope)
+        key = self._in_scope + origin
         state = self.states.get(key)
         if state is None:
             masked = self._masked_key(origin)
