@@ -13,7 +13,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import refused_now, usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_lines, stdin_text
-from substrate import MODALITIES, SubstrateItem, safe_repr
+from substrate import MODALITIES, SubstrateItem
 
 # The kind filter of the commands that read: one kind, or several (a repeated option kept only
 # its last value, silently).
@@ -35,6 +35,8 @@ def tag_filters(value: list[str] | None) -> list[str] | None:
         if not tag.strip():
             usage("a --tag is empty (was a variable left unset?)")
         if tag != tag.strip():
+            from substrate import safe_repr  # (the secret rules: only when one is refused)
+
             usage(f"the --tag {safe_repr(tag.strip())} has white space around it")
     return value
 
