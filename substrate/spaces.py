@@ -76,14 +76,20 @@ def visible_item(
 
 
 def require_items(
-    substrate: Substrate, ids: Iterable[str], scopes: Collection[str] | None
+    substrate: Substrate,
+    ids: Iterable[str],
+    scopes: Collection[str] | None,
+    *,
+    undone: str = "",
 ) -> list[SubstrateItem]:
-    """Every item of ``ids`` (in order, de-duplicated), or NotFoundError naming all the missing."""
+    """Every item of ``ids`` (in order, de-duplicated), or NotFoundError naming all the missing
+    (hidden or made up alike), and ``undone``, what was therefore not done."""
     unique = list(dict.fromkeys(ids))
     found = [(i, visible_item(substrate, i, scopes)) for i in unique]
     missing = [i for i, item in found if item is None]
     if missing:
-        raise NotFoundError(f"no item with id {', '.join(missing)}")
+        said = f"; {undone}" if undone else ""
+        raise NotFoundError(f"no item with id {', '.join(missing)}{said}")
     return [item for _, item in found if item is not None]
 
 

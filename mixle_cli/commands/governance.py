@@ -23,7 +23,6 @@ from substrate import (
     PENDING,
     PUBLIC,
     NotFoundError,
-    Substrate,
     SubstrateItem,
     already_proposed,
     approve,
@@ -46,6 +45,7 @@ from substrate import (
     visible_item,
     withdraw,
 )
+from substrate.spaces import require_items
 
 IdsArg = Annotated[
     list[str],
@@ -80,18 +80,6 @@ def _when(at: Any) -> float:
     return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0
 
 
-def _visible_or_refused(
-    substrate: Substrate, ids: list[str], scopes: frozenset[str] | None, nothing: str
-) -> list[SubstrateItem]:
-    """The items of ``ids`` the caller can see; NotFoundError naming every id that is not
-    one (hidden or made up alike), with what was therefore ``nothing`` done."""
-    found = {i: visible_item(substrate, i, scopes) for i in ids}
-    missing = [i for i, item in found.items() if item is None]
-    if missing:
-        raise NotFoundError(f"no item with id {', '.join(missing)}; {nothing}")
-    return [item for item in found.values() if item is not None]
-
-
 def _shared(app_state: AppState) -> list[str]:
     from substrate.visibility import shared_scopes
 
@@ -122,7 +110,7 @@ def publish_cmd(
     require_readable(to, scopes, team=team, action="publish")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         # every missing id is said, before a refusal of the target
-        found = _visible_or_refused(substrate, ids, scopes, "nothing published")
+        found = require_items(substrate, ids, scopes, undone="nothing published")
         # a publish run again (from cron, say) changes nothing
         there = [item.id for item in found if item.scope == to]
         done = publish(
@@ -319,7 +307,7 @@ def propose_cmd(
     require_readable(to, scopes, team=team, action="propose")  # before any id is looked up
     with substrate.exclusive():  # read, change and save as one step
         already = set()
-        for item in _visible_or_refused(substrate, ids, scopes, "nothing proposed"):
+        for item in require_items(substrate, ids, scopes, undone="nothing proposed"):
             if item.scope == to:  # a refusal (1) whichever team asks, as for another's item
                 fail(f"{item.id} is in scope {safe_repr(to)} already; nothing proposed", FOUND)
             if already_proposed(item, to, who):
