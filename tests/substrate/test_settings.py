@@ -171,13 +171,24 @@ def test_a_shard_of_the_reference_implementation_gets_its_settings_at_its_first_
     assert "missing" not in caplog.text and (shard / "mixle.toml").exists()
 
 
-def test_reading_settings_that_name_no_scope_loads_no_secret_rules(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "shard",
+    [
+        'team = "ops"',
+        # what `mixle init` writes: its names need no check either
+        'default_scope = "local"\nshared_scopes = ["public"]',
+    ],
+)
+def test_reading_settings_that_name_no_scope_loads_no_secret_rules(
+    tmp_path: Path, shard: str
+) -> None:
     # every command reads them: a default scope needs no check, and checking one loads the
-    # secret engine (75 ms)
+    # secret engine (35-75 ms)
     import subprocess
     import sys
 
-    (tmp_path / "mixle.toml").write_text('format = 1\n[shard]\nteam = "ops"\n', encoding="utf-8")
+    toml = f"format = 1\n[shard]\n{shard}\n"
+    (tmp_path / "mixle.toml").write_text(toml, encoding="utf-8")
     code = (
         "import sys\n"
         "from pathlib import Path\n"
