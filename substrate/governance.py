@@ -105,6 +105,14 @@ def load_governance(substrate: Substrate) -> Governance:
     return Governance.from_settings(substrate.settings)
 
 
+def scope_in_use(substrate: Substrate, scope: str, scopes: Collection[str] | None = None) -> bool:
+    """Whether ``scope`` has approvers, or holds an item (one the reader of ``scopes`` may
+    read): a name the shard knows, not one mistyped."""
+    if load_governance(substrate).gated(scope):
+        return True
+    return next(iter(substrate.iter_items(scope=scope, scopes=scopes)), None) is not None
+
+
 def save_governance(substrate: Substrate, governance: Governance) -> None:
     """Persist ``governance`` into the shard's ``mixle.toml`` (atomically)."""
     governance.to_settings(substrate.settings)

@@ -45,6 +45,7 @@ from substrate import (
     visible_item,
     withdraw,
 )
+from substrate.governance import scope_in_use
 from substrate.spaces import require_items
 
 IdsArg = Annotated[
@@ -401,10 +402,9 @@ def reject_cmd(
 def _known_scope(app_state: AppState, scope: str) -> bool:
     """Whether ``scope`` is the caller's team's or a shared one, has approvers, or holds an
     item the caller reads."""
-    substrate = app_state.substrate()
-    if scope in (app_state.team, *_shared(app_state)) or load_governance(substrate).gated(scope):
+    if scope in (app_state.team, *_shared(app_state)):
         return True
-    return next(iter(substrate.iter_items(scope=scope, scopes=app_state.scopes)), None) is not None
+    return scope_in_use(app_state.substrate(), scope, app_state.scopes)
 
 
 def pending_cmd(

@@ -148,32 +148,36 @@ def _check_format(as_format: str | None) -> None:
         fail(unknown, USAGE, _TEAM_HINT.format(command="ingest"))
 
 
-def _refuse_a_format_for_a_team(app_state: AppState, scope: str | None) -> None:
-    """Refuse ``mixle --as docs ingest ...``, a format given before a command that takes one
-    after it, where it names a team: the items would go to a scope ``docs`` no other reader
-    sees. A team of that name the shard knows (it holds items, or has approvers), or a run
+def _refuse_a_format_for_a_team(
+    app_state: AppState, scope: str | None, is_format: Callable[[str], bool], quiet: bool
+) -> None:
+    """Refuse ``mixle --as docs ingest ...``, a format (``is_format``: one the command takes)
+    given before the command, where it names a team: the items would go to a scope ``docs``
+    no other reader sees. A team of that name the shard knows (``scope_in_use``), or a run
     given its --scope, is taken at its word."""
-    team, command = app_state.team_option, app_state.command
-    if team is None or scope is not None or command not in ("ingest", "ingest-file"):
+    team = app_state.team_option
+    if team is None or scope is not None or not is_format(team):
         return
-    if command == "ingest-file" and team.lower() not in FILE_FORMATS:
-        return  # (it takes fewer formats than ingest does)
-    if _unknown_format(team) is not None:
-        return
-    from substrate import load_governance, safe_repr
+    from substrate import safe_repr
+    from substrate.governance import scope_in_use
 
-    substrate = app_state.substrate()
-    if team in load_governance(substrate).approvers:
-        return
-    if next(substrate.iter_items(scope=team), None) is not None:
+    if scope_in_use(app_state.substrate(quiet=quiet), team):
         return
     fail(
         f"--as {safe_repr(team)} before the command names a team, and {safe_repr(team)} is a "
         "format; no team of that name holds an item",
         USAGE,
         f"to read the inputs as {safe_repr(team)}, give it after the command: "
-        f"mixle {command} --as {safe_repr(team)} PATH",
+        f"mixle {app_state.command} --as {safe_repr(team)} PATH",
     )
+
+
+def _is_ingest_format(name: str) -> bool:
+    return _unknown_format(name) is None
+
+
+def _is_file_format(name: str) -> bool:
+    return name.lower() in FILE_FORMATS
 
 
 def _unknown_format(as_format: str) -> str | None:
@@ -453,7 +457,7 @@ def ingest(
     _check_format(as_format)
     app_state = state(ctx)
     substrate = app_state.substrate(quiet=quiet)
-    _refuse_a_format_for_a_team(app_state, scope)
+    _refuse_a_format_for_a_team(app_state, scope, _is_ingest_format, quiet)
     target_scope = app_state.write_scope(scope, by)
     acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
     from substrate import IngestReport, authorize_write, ingest_path
@@ -803,7 +807,6 @@ def _adapt(
     report = IngestReport(roots=[where or name], issues=found)
     if read is not None:
         report.files_scanned, report.bytes_read = 1, read
-    _refuse_a_format_for_a_team(app_state, scope)
     writes_to = app_state.write_scope(scope, by)
     # The adapter reads the stored items it replaces or carries over: it runs under the lock,
     # with the scope checked again there, so that a publish or an approval another process
@@ -893,7 +896,7 @@ def ingest_file_command(
     """Ingest one data file the way the reference does: one item per line, JSON row or CSV row."""
     from substrate import ingest_file, safe_repr
 
-    if as_format is not None and as_format.lower() not in FILE_FORMATS:
+    if as_format is not None and not _is_file_format(as_format):
         known = ", ".join(sorted(FILE_FORMATS))
         hint = _TEAM_HINT.format(command="ingest-file")
         if _unknown_format(as_format) is None:  # a format, but not one of the reference's
@@ -901,7 +904,7 @@ def ingest_file_command(
         fail(
             f"unsupported file format {safe_repr(as_format)}; expected one of {known}", USAGE, hint
         )
-
+    _refuse_a_format_for_a_team(state(ctx), scope, _is_file_format, quiet)
     _adapt(
         ctx, ingest_file, _existing(path), scope, json=json, quiet=quiet, by=by,
         as_format=as_format, source=source, redact=not no_redact,
