@@ -269,7 +269,7 @@ def ingest_traces(
     Raises:
         InvalidInputError: the file is not valid UTF-8, or is a shard's log.
     """
-    refuse_non_text(scope=scope, source=source or "")  # (None: named by the path)
+    refuse_non_text(scope=scope, source="" if source is None else source)  # None: the path
     path = Path(jsonl_path)
     if not path.is_file():
         return []
@@ -406,7 +406,7 @@ def ingest_file(
         InvalidInputError: an unsupported format, invalid UTF-8, a shard's log, or a file
             that cannot be parsed at all (broken CSV quoting, invalid JSON).
     """
-    refuse_non_text(scope=scope, source=source or "")  # (None: named by the path)
+    refuse_non_text(scope=scope, source="" if source is None else source)  # None: the path
     p = Path(path)
     if not p.is_file():
         return []
