@@ -28,19 +28,18 @@ from substrate.errors import InvalidInputError
 from substrate.gate import refuse_non_list, refuse_non_text
 from substrate.ingest import report as status
 from substrate.ingest.build import ItemBuilder, secret_in_lines, withhold_hash
-from substrate.ingest.cutsecrets import secrets_across
 from substrate.ingest.detect import detect_format, normalize_format
 from substrate.ingest.earlier import carry_over, same_as_stored
 from substrate.ingest.formats.artifacts import artifact_segment, load_manifest
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.jsonfile import parse_json
-from substrate.ingest.formats.jsonl import json_rows, keys_across_rows, value_segments
+from substrate.ingest.formats.jsonl import add_rows, json_rows
 from substrate.ingest.formats.records import document_parts, record_parts
 from substrate.ingest.formats.tabular import parse_delimited
 from substrate.ingest.formats.traces import traces_from_rows
 from substrate.ingest.prepare import LINES_APART
 from substrate.ingest.report import FileOutcome, GateTally, IngestIssue, IngestReport
-from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment
+from substrate.ingest.segment import FileRejected, LineIssue, Parsed, Segment, mark_secrets_across
 from substrate.ingest.session import too_large
 from substrate.ingest.settings import size_limit
 from substrate.ingest.sourcekeys import DIGEST_KEY, cache_origin, origin_digest
@@ -153,7 +152,7 @@ def ingest_documents(
         for text, tags, payload in map(document_parts, docs)
     ]
     if redact:
-        _mark_secrets_across(segments, apart=True)
+        mark_secrets_across(segments, apart=True)
     for i, seg in enumerate(segments):
         prov = {"source": source, **(origin or {}), "index": i, "ingested_at": now}
         if lines is not None:
@@ -165,17 +164,6 @@ def ingest_documents(
             items.append(item)
     builder.mask_copies_across(items)
     return _store(substrate, items, report, tally)[0]
-
-
-def _mark_secrets_across(segments: list[Segment], *, apart: bool = False) -> None:
-    """Give each segment its part of the secrets that span several segments, for the gate to
-    mask (``secrets_across``; ``apart``: the segments are passages of their own). The gate
-    sees one item at a time: a private key stored one line per item would otherwise keep
-    every line but the first readable."""
-    if len(segments) > 1:
-        texts = [seg.text for seg in segments]
-        for seg, known in zip(segments, secrets_across(texts, apart=apart), strict=True):
-            seg.secrets = known
 
 
 def ingest_records(
@@ -457,13 +445,11 @@ def _parse_for_file(fmt: str, text: str, ctx: ParseContext) -> Parsed:
             if stripped:
                 parsed.segments.append(Segment("text", stripped, None, n + 1, n + 1))
         if ctx.redact:
-            _mark_secrets_across(parsed.segments)
+            mark_secrets_across(parsed.segments)
         return parsed
     if fmt in ("jsonl", "ndjson"):
         parsed = Parsed("jsonl")
-        for ordinal, (index, value) in enumerate(json_rows(text, parsed)):
-            parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
-        keys_across_rows(parsed, ctx)
+        add_rows(parsed, json_rows(text, parsed), ctx)
         return parsed
     if fmt == "json":
         return parse_json(text, ctx)

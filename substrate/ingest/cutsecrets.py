@@ -104,21 +104,21 @@ def secrets_across(texts: Sequence[str], *, apart: bool = False) -> list[ChunkSe
     and its footer in another, or a keyword in one and a value in the next, make no secret of
     what lies between.
     """
+    if len(texts) < 2 or (apart and not any("PRIVATE KEY" in text for text in texts)):
+        return [None] * len(texts)  # (passages: only a key's block is looked for)
     spans = []
     at = 0
     for text in texts:
         spans.append((at, at + len(text)))
         at += len(text) + 1
     joined = "\n".join(texts)
-    if len(spans) < 2 or (apart and "PRIVATE KEY" not in joined):
-        return [None] * len(spans)  # (passages: only a key's block is looked for)
     if not slices_may_hold_secrets(joined):
         return [None] * len(spans)
     starts = [start for start, _ in spans]
     hits = find_secrets(joined)
     if apart:
         hits = [hit for hit in hits if hit.rule == _KEY_BLOCK and _key_lines(joined, hit, starts)]
-    return _cut(joined, spans, [_from_its_header(joined, hit, spans) for hit in hits])
+    return _cut(joined, spans, [_from_its_header(joined, hit, spans, starts) for hit in hits])
 
 
 _KEY_BLOCK = "private_key_block"  # the rule of a PEM, OpenSSH or PGP private key's block
@@ -136,10 +136,12 @@ def _key_lines(text: str, hit: Hit, starts: list[int]) -> bool:
 _KEY_LINE = re.compile(r"\S*|[A-Za-z][\w-]*: [^\n]*")
 
 
-def _from_its_header(text: str, hit: Hit, spans: Sequence[tuple[int, int]]) -> Hit:
+def _from_its_header(
+    text: str, hit: Hit, spans: Sequence[tuple[int, int]], starts: list[int]
+) -> Hit:
     """``hit`` from the start of its match, when that lies in a text of its own which the gate
     would mask alone: a key block's header line, which would count the key twice."""
-    start, end = spans[_chunk_at([s for s, _ in spans], hit.match_start)]
+    start, end = spans[_chunk_at(starts, hit.match_start)]
     if end > hit.start or not find_secrets(text[start:end]):
         return hit  # (one text holds both; or the match began with a name: "password:")
     return Hit(hit.rule, hit.match_start, hit.end, hit.prefix, hit.match_start, hit.match_end)

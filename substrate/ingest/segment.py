@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from substrate.errors import InvalidInputError
-from substrate.ingest.cutsecrets import ChunkSecrets
+from substrate.ingest.cutsecrets import ChunkSecrets, secrets_across
 
 
 @dataclass(slots=True)
@@ -103,3 +103,16 @@ def derive_id(
     """
     head = "\x00".join((origin, locator, kind, scope, text, "")).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(head + payload, digest_size=8).hexdigest()
+
+
+def mark_secrets_across(segments: list[Segment], *, apart: bool = False) -> None:
+    """Give each text segment (but a chunk of a longer text, which knows its own) its part of
+    the secrets that span several segments, for the gate to mask (``secrets_across``;
+    ``apart``: the segments are passages of their own). The gate sees one item at a time: a
+    private key stored one line per item would otherwise keep every line but the first
+    readable."""
+    texts = [seg for seg in segments if seg.kind == "text" and seg.secrets is None]
+    if len(texts) > 1:
+        found = secrets_across([seg.text for seg in texts], apart=apart)
+        for seg, known in zip(texts, found, strict=True):
+            seg.secrets = known

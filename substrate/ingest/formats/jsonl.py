@@ -16,11 +16,10 @@ from typing import Any
 import orjson
 
 from substrate.ingest.chunk import Chunk, chunk_lines
-from substrate.ingest.cutsecrets import secrets_across
 from substrate.ingest.formats.context import ParseContext
 from substrate.ingest.formats.records import document_parts, is_document, record_parts
 from substrate.ingest.formats.traces import looks_like_traces, traces_from_rows
-from substrate.ingest.segment import LineIssue, Parsed, Segment
+from substrate.ingest.segment import LineIssue, Parsed, Segment, mark_secrets_across
 from substrate.ingest.textio import bad_byte
 from substrate.limits import STORABLE_INTS
 from substrate.secrets.fields import MAX_NESTING, nesting_depth
@@ -153,18 +152,15 @@ def parse_jsonl(text: str, ctx: ParseContext) -> Parsed:
     rows = json_rows(text, parsed)
     if not ctx.forced and looks_like_traces(rows):  # (--as records, --as jsonl: records)
         return traces_from_rows(rows, parsed)
-    for ordinal, (index, value) in enumerate(rows):
-        parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
-    keys_across_rows(parsed, ctx)
+    add_rows(parsed, rows, ctx)
     return parsed
 
 
-def keys_across_rows(parsed: Parsed, ctx: ParseContext) -> None:
-    """Give the rows' text segments their part of a private key logged a line a row, for the
-    gate to mask (``secrets_across``: the rows are passages of their own); it sees one row at
-    a time, and would leave every line of the key but its first readable."""
-    texts = [seg for seg in parsed.segments if seg.kind == "text" and seg.secrets is None]
-    if ctx.redact and len(texts) > 1:
-        found = secrets_across([seg.text for seg in texts], apart=True)
-        for seg, known in zip(texts, found, strict=True):
-            seg.secrets = known
+def add_rows(parsed: Parsed, rows: list[tuple[int, Any]], ctx: ParseContext) -> None:
+    """Add the segments of JSON Lines ``rows`` (``json_rows``) to ``parsed``, in file order,
+    each row a passage of its own: a private key logged a line a row is masked in every row
+    (``mark_secrets_across``)."""
+    for ordinal, (index, value) in enumerate(rows):
+        parsed.segments.extend(value_segments(value, ordinal, ctx, index + 1))
+    if ctx.redact:
+        mark_secrets_across(parsed.segments, apart=True)
