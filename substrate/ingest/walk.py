@@ -225,11 +225,11 @@ class _Walker:
                     if lies is not None and self.met_before(lies, name, child):
                         continue
                     info = entry.stat(follow_symlinks=False)
-                    ident = (device, info.st_ino)  # (FileEntry.of, spelt out: once a file)
+                    ident = (info.st_dev, info.st_ino)  # (FileEntry.of, spelt out: once a file)
                     stamp = file_stamp(info)
                     size, mtime_ns = info.st_size, info.st_mtime_ns
                     files.append(FileEntry(entry.path, child, size, mtime_ns, ident, stamp))
-                    seen[ident] = child
+                    seen[(device, info.st_ino)] = child
                 elif entry.is_dir(follow_symlinks=False):
                     if name in VCS_DIRS or (check and rules.ignored(child, name, True)):
                         self.prune(entry.path)

@@ -147,6 +147,40 @@ def test_a_file_removed_since_the_walk_is_gone_not_failed(
     assert texts == (["stays, edited"] if prune else ["goes soon", "stays, edited"])
 
 
+def test_a_file_removed_between_its_folder_s_listing_and_its_stat_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.ingest import walk
+
+    _write(tmp_path / "a.txt", "stays\n")
+    _write(tmp_path / "b.txt", "goes\n")
+    store = Substrate(tmp_path / "shard")
+    ingest_path(store, tmp_path)
+    real = os.scandir
+
+    class Gone:  # b.txt as listed, removed before its stat
+        def __init__(self, entry: os.DirEntry[str]) -> None:
+            self.entry, self.name, self.path = entry, entry.name, entry.path
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.entry, name)
+
+        def stat(self, **kwargs: Any) -> os.stat_result:
+            if self.name == "b.txt":
+                raise FileNotFoundError(2, "No such file or directory")
+            return self.entry.stat(**kwargs)
+
+    @contextmanager
+    def listing(path: str) -> Iterator[list[Any]]:
+        with real(path) as entries:
+            yield [Gone(entry) for entry in entries]
+
+    monkeypatch.setattr(walk.os, "scandir", listing)
+    report = ingest_path(store, tmp_path)
+    assert report.files_failed == 0 and report.ok
+    assert [item.text for item in store.iter_items()] == ["stays"]  # pruned, as gone
+
+
 def test_a_file_named_alone_that_is_removed_before_its_read_fails_and_keeps_its_items(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
