@@ -682,8 +682,9 @@ class IngestSession:
             return None
         known = None
         if not self.rehash:
-            stamp = entry.stamp
-            known = self.cache.unchanged(key, entry.size, entry.mtime_ns, self.cache_key, stamp)
+            known = self.cache.unchanged(
+                key, entry.size, entry.mtime_ns, self.cache_key, entry.stamp
+            )
             if known is None and self.cache.other_options(
                 key, entry.size, entry.mtime_ns, self.cache_key
             ):

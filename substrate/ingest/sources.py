@@ -379,7 +379,7 @@ class SourceCache:
     # -- reading ----------------------------------------------------------------------------
 
     def unchanged(
-        self, origin: str, size: int, mtime_ns: int, options: str, stamp: int = 0
+        self, origin: str, size: int, mtime_ns: int, options: str, stamp: int
     ) -> LastRead | None:
         """Whether ``origin`` is known with this size, mtime, options and ``stamp`` (0: not
         known), without decoding it: None when it is not, else what it was found to be last
@@ -679,7 +679,7 @@ class SourceCache:
         self._changed.add(key)
         self.dirty = self.items_dirty = True
 
-    def touch(self, origin: str, size: int, mtime_ns: int, stamp: int = 0) -> None:
+    def touch(self, origin: str, size: int, mtime_ns: int, stamp: int) -> None:
         """Note a new size, mtime and stamp for a source whose content did not change."""
         key = self._key(origin)
         state = self.states.get(key)

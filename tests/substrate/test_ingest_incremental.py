@@ -530,7 +530,7 @@ def test_rehash_reads_every_file_and_finds_an_edit_that_kept_size_and_mtime(
 
 def test_two_files_of_one_size_and_time_that_swapped_names_are_read_again(tmp_path: Path) -> None:
     # a restore or a generated tree: the same sizes and times, each name another file now (an
-    # in-memory shard works its cache out of its items, which record no inode)
+    # on-disk shard: an in-memory one works its cache out of its items, which keep no change time)
     tree, shard = tmp_path / "tree", tmp_path / "shard"
     tree.mkdir()
     (tree / "a.md").write_text("# AAA\n\nalpha\n")
