@@ -33,7 +33,7 @@ from substrate.errors import InvalidInputError, SubstrateError
 from substrate.item import SubstrateItem
 from substrate.retrieval import lines_of
 from substrate.secrets import safe_text
-from substrate.settingvalues import env_name, url_problem
+from substrate.settingvalues import env_name, seconds_problem, url_problem
 
 INSTRUCTIONS = (
     "Answer the question using only the numbered sources below. After each statement, cite "
@@ -334,8 +334,9 @@ def http_answerer_from_config(
             "of mixle.toml, or MIXLE_ANSWERER_URL and MIXLE_ANSWERER_MODEL"
         )
     configured = section.get("timeout", 120.0)
-    if not isinstance(configured, int | float) or configured <= 0:
-        raise InvalidInputError("[answerer] timeout must be a positive number of seconds")
+    problem = seconds_problem(configured)  # (a section not read from a shard's settings)
+    if problem is not None:
+        raise InvalidInputError(f"[answerer] timeout {problem}")
     return HttpAnswerer(
         base_url=str(base_url),
         model=str(model),

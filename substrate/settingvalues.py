@@ -48,7 +48,8 @@ def _string(value: Any) -> str | None:
     return None if isinstance(value, str) else f"must be a string, not {_shown(value)}"
 
 
-def _seconds(value: Any) -> str | None:
+def seconds_problem(value: Any) -> str | None:
+    """What keeps ``value`` from being a timeout in seconds (a phrase to follow its name)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         return "must be a positive number of seconds"  # (not > 0: NaN too)
     return None if math.isfinite(value) else "must be a finite number of seconds"
@@ -129,7 +130,7 @@ CHECKS: dict[str, dict[str, Check]] = {
         "base_url": _endpoint,
         "model": _name,
         "api_key_env": _key_variable,
-        "timeout": _seconds,
+        "timeout": seconds_problem,
     },
 }
 

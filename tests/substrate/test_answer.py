@@ -1161,6 +1161,11 @@ def test_http_answerer_configuration() -> None:
         http_answerer_from_config({}, {})
     with pytest.raises(InvalidInputError, match="must not hold an API key"):
         http_answerer_from_config({"base_url": "http://x", "model": "m", "api_key": "k"}, {})
+    for timeout in (True, float("nan"), float("inf"), 0):  # as mixle.toml's checks refuse them
+        with pytest.raises(InvalidInputError, match=r"\[answerer\] timeout must be a"):
+            http_answerer_from_config(
+                {"base_url": "http://x", "model": "m", "timeout": timeout}, {}
+            )
     with pytest.raises(InvalidInputError):
         HttpAnswerer("file:///etc/passwd", "m")
     assert HttpAnswerer("https://host:8443/v1", "m").where() == "https://host:8443"
