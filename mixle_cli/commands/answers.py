@@ -102,15 +102,7 @@ def _no_claims(text: str) -> str:
 NEAREST_SHOWN = 3
 
 
-def _said_of_an_empty_scope(answer: Answer, empty: str) -> None:
-    """An abstention for want of any item in ``--scope`` says so, as search does (``empty``,
-    from ``empty_scope``): a mistyped scope name must not read as a question the shard
-    cannot answer ("no readable item mentions 'deploy'")."""
-    if empty:
-        answer.note = f"abstained: {empty}"
-
-
-def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> None:
+def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None, disagree: str) -> None:
     out = output.stdout()
     packet = answer.context
     if answer.abstained:
@@ -142,7 +134,6 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None) -> 
     elif receipt is not None:  # 0 of 0 would read as fully grounded
         line += f"; grounding not checked: {_no_claims(answer.answer or '')}"
     out.print(line, markup=False)
-    disagree = _disagreeing(answer)
     if disagree:  # beside "confidence 1.00", which is of the evidence, not of a side
         out.print(disagree, markup=False)
     masked = answer.masked_quotes()
@@ -253,7 +244,11 @@ def ask_cmd(
         scopes=readable,
     )
     if scope is not None and answer.abstained and not answer.evidence:
-        _said_of_an_empty_scope(answer, app_state.empty_scope(scope))
+        # an empty --scope says so, as search does: a mistyped scope name must not read as a
+        # question the shard cannot answer ("no readable item mentions 'deploy'")
+        empty = app_state.empty_scope(scope)
+        if empty:
+            answer.note = f"abstained: {empty}"
     receipt, miscited = None, []
     if answer.answer is not None:
         receipt = check_factuality(
@@ -266,6 +261,7 @@ def ask_cmd(
         )
         packet = answer.context
         miscited = miscited_claims(receipt, answer.answer, packet.items, packet.texts)
+    disagree = _disagreeing(answer)
     if json:
         data = answer.as_dict()
         data["answerer"] = chosen.label
@@ -277,7 +273,7 @@ def ask_cmd(
         _same_names(data)
         output.emit_json(data)
     else:
-        _ask_text(answer, chosen.label, receipt)
+        _ask_text(answer, chosen.label, receipt, disagree)
         passed_over_note(answer.passed_over_sources())  # replaced notes, not quoted
     if answer.abstained:
         raise typer.Exit(FOUND)
@@ -285,7 +281,7 @@ def ask_cmd(
     if dangling and not json:  # --json says so in its "note"
         named = ", ".join(f"[{n}]" for n in dangling)
         output.note(f"warning: {named} names no source; only the sources listed were given")
-    doubt = _ungrounded(answer, receipt) or _disagreeing(answer)
+    doubt = _ungrounded(answer, receipt) or disagree
     if doubt:
         output.note(f"warning: {doubt}; do not rely on this answer")
         raise typer.Exit(FOUND)
