@@ -169,8 +169,12 @@ def test_a_small_corpus_is_decomposed_exactly_as_the_randomized_svd_approximates
     assert not _dense_svd(matrix[:, :3] @ np.eye(3, 500), 8)[:, 3:].any()
 
 
-@pytest.mark.parametrize("cells", [None, 0])
-def test_fitting_imports_no_scikit_learn(cells: int | None) -> None:
+@pytest.mark.parametrize(("cells", "fit_needs_scipy"), [(None, False), (0, True)])
+def test_scipy_is_imported_by_a_large_corpus_s_fit_alone(
+    cells: int | None, fit_needs_scipy: bool
+) -> None:
+    # a small corpus is fitted with numpy's exact SVD, a large one by a randomized SVD on
+    # scipy; a query is projected with numpy alone, so a search process never imports scipy
     import subprocess
     import sys
 
@@ -185,7 +189,11 @@ def test_fitting_imports_no_scikit_learn(cells: int | None) -> None:
         + f"texts = {corpus()!r}\n"
         "model = embedding.fit_model(count_texts(Analyzer(), texts), DEFAULT_PARAMS)\n"
         "assert model is not None\n"
-        "print('sklearn' in sys.modules)\n"
+        "fitted = 'scipy' in sys.modules\n"
+        "for name in [m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')]:\n"
+        "    del sys.modules[name]\n"
+        "assert model.project_query({'g0w1': 1.0, 'g0w2': 1.0}) is not None\n"
+        "print(fitted, 'scipy' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.split() == [str(fit_needs_scipy), "False"]
