@@ -344,8 +344,9 @@ def _parser_hint(exc: Exception) -> str:
     where it goes."""
     option = getattr(exc, "option_name", None)
     command = _command_path(exc)
-    if getattr(exc, "param_hint", None) == "MIXLE_WAIT":  # the program's, as --wait is
-        return f"see '{command.partition(' ')[0]} --help' (--wait)"
+    told_with = _VARIABLE_OPTIONS.get(getattr(exc, "param_hint", None) or "")
+    if told_with:  # a variable of the program's, told of with its option
+        return f"see '{command.partition(' ')[0]} --help' ({told_with})"
     unknown = type(exc).__name__ == "NoSuchOption"  # not a command's own --as left without value
     program, _, subcommand = command.partition(" ")  # the program as it was called
     if unknown and option in _GLOBAL_OPTIONS_WITH_VALUE and subcommand:
@@ -363,6 +364,9 @@ def _parser_hint(exc: Exception) -> str:
         return f'give text of several words as one argument, in quotes{either}: {command} "..."'
     return f"see '{command} --help'"
 
+
+# The environment variables the program reads, and the option its help tells them with
+_VARIABLE_OPTIONS = {"MIXLE_SHARD": "--shard", "MIXLE_WAIT": "--wait"}
 
 # Commands whose argument is free text, which may begin with "-" ("--lf", "-Dmode=release")
 _TEXT_COMMANDS = frozenset({"search", "ask", "verify", "retrieve", "multihop", "assemble-context"})

@@ -485,13 +485,17 @@ def test_an_empty_mixle_shard_is_a_usage_error_not_the_default_shard(
     assert not (tmp_path / "data").exists()
 
 
-def test_a_bad_mixle_wait_points_to_the_help_that_tells_of_it(
-    mixle_process, tmp_path: Path
+@pytest.mark.parametrize(
+    ("variable", "value", "option"),
+    [("MIXLE_WAIT", "soon", "--wait"), ("MIXLE_SHARD", "", "--shard")],
+)
+def test_a_bad_variable_points_to_the_help_that_tells_of_it(
+    mixle_process, tmp_path: Path, variable: str, value: str, option: str
 ) -> None:
-    env = {**os.environ, "MIXLE_WAIT": "soon", "MIXLE_SHARD": str(tmp_path / "s")}
+    env = {**os.environ, "MIXLE_SHARD": str(tmp_path / "s"), variable: value}
     result = mixle_process("ls", env=env)
     assert result.returncode == 2
-    assert result.stderr.splitlines()[-1] == "hint: see 'mixle --help' (--wait)"
+    assert result.stderr.splitlines()[-1] == f"hint: see 'mixle --help' ({option})"
 
 
 @pytest.mark.parametrize(
