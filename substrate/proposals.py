@@ -229,7 +229,7 @@ def _in_force(substrate: Substrate, given: Governance | None) -> Governance:
     if given is None:
         return saved
     merged = {scope: set(names) for scope, names in given.approvers.items()}
-    merged.update((scope, set(names)) for scope, names in saved.approvers.items() if names)
+    merged.update((scope, set(names)) for scope, names in saved.approvers.items())
     return Governance(merged)
 
 
