@@ -290,6 +290,15 @@ def test_a_team_named_as_a_format_that_holds_items_is_taken_at_its_word(mixle, n
     assert {row["scope"] for row in mixle("ls", "--json").json()} == {"docs"}
 
 
+def test_a_team_named_as_a_format_that_has_approvers_is_taken_at_its_word(
+    mixle, notes: Path
+) -> None:
+    assert mixle("grant", "ana", "records").exit_code == 0  # a known scope, holding nothing yet
+    result = mixle("--as", "records", "ingest", str(notes), "--by", "ana")
+    assert result.exit_code == 0, result.stderr
+    assert {row["scope"] for row in mixle("ls", "--json").json()} == {"records"}
+
+
 def test_a_team_given_as_the_format_gets_a_hint(mixle, notes: Path) -> None:
     result = mixle("ingest", str(notes), "--as", "research")
     assert result.exit_code == 2 and "unknown format 'research'" in result.stderr
