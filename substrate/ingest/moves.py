@@ -22,7 +22,6 @@ import orjson
 from substrate.ingest.disklook import DiskLook
 from substrate.ingest.prepare import Prepared, Ticket
 from substrate.ingest.sources import SourceCache, SourceState
-from substrate.itemline import decode
 
 if TYPE_CHECKING:
     from substrate.item import SubstrateItem
@@ -93,7 +92,7 @@ class MovedFiles:
         by_reading = self.known_by_reading(look)
         if not by_reading:  # (the common case: nothing known looks so; no item is decoded)
             return None
-        new = done.items or [decode(line) for _, line in done.encoded or ()]
+        new = done.built_items()
         alike = by_reading.get(_reading(new))
         if not alike:
             return None

@@ -76,7 +76,6 @@ from substrate.ingest.walk import (
     shard_file,
     utf8_name,
 )
-from substrate.itemline import decode
 from substrate.limits import BINARY_PROBE_BYTES, DEFAULT_CHUNK_CHARS
 from substrate.secrets.sources import shown_path
 from substrate.streams import read_within
@@ -504,7 +503,7 @@ def stream_name(done: Prepared) -> str:
     of the hash of its items' texts, as the gate masked them. Shown wherever its items are,
     the hash of the raw bytes (which names a stream with none) would confirm a guess of the
     secret, the rest of the text being stored."""
-    items = done.items or [decode(line) for _, line in done.encoded or ()]
+    items = done.built_items()
     texts = "\n".join(item.text for item in items)
     return f"stdin-{content_digest(texts.encode())[:12]}"
 

@@ -148,6 +148,10 @@ class Prepared:
         """The ids of the items, whichever way they are held."""
         return [item.id for item in self.items] or [item_id for item_id, _ in self.encoded or ()]
 
+    def built_items(self) -> list[SubstrateItem]:
+        """The items, decoded when they are held as log lines."""
+        return self.items or [decode(line) for _, line in self.encoded or ()]
+
     def __reduce__(self) -> tuple[type[Prepared], tuple[Any, ...]]:
         # sent back by worker processes by the thousand: constructor arguments pickle fastest
         return (
@@ -298,7 +302,7 @@ def _gated(
         # a secret the gate found in one item may stand bare in another: masked in all (rare:
         # files with secrets in more than one item); counted in what was stored: a password
         # given with its key five times is masked there, and is no word of the file's
-        built = _items_of(done)
+        built = done.built_items()
         copies = copies_across(builder.secrets, "\n".join(item.text for item in built))
         if copies is not None:
             amends.append(builder.masking_copies(copies, COMPUTED_PROVENANCE))
@@ -316,22 +320,16 @@ def _gated(
         done.digest = ""
         amends.append(lambda item: withhold_hash(item.provenance))
     if amends:
-        _amend(done, amends, _items_of(done) if built is None else built)
+        _amend(done, amends, done.built_items() if built is None else built)
     if tally.items_dropped or tally.redaction_rules:  # most files: nothing to tell
         done.tally = tally
     return done
 
 
-def _items_of(done: Prepared) -> list[SubstrateItem]:
-    """The items built, decoded when they are kept as log lines (rare: files with secrets, or
-    rows the gate refused)."""
-    return done.items or [decode(line) for _, line in done.encoded or ()]
-
-
 def _amend(
     done: Prepared, amends: list[Callable[[SubstrateItem], None]], items: list[SubstrateItem]
 ) -> None:
-    """Apply each of ``amends`` to every one of ``items`` (``_items_of(done)``), in order;
+    """Apply each of ``amends`` to every one of ``items`` (``done.built_items()``), in order;
     items kept as log lines are encoded again."""
     for item in items:
         for amend in amends:

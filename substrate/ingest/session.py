@@ -816,7 +816,7 @@ class IngestSession:
             return False
         if cached.content_hash:  # stored by an earlier mixle with it: written again without
             return False
-        new = done.items or [decode(line) for _, line in done.encoded or ()]
+        new = done.built_items()
         known = set(cached.ids)
         if not known or not known <= {item.id for item in new}:
             return False
