@@ -160,21 +160,27 @@ def _running() -> None:
 
 
 @contextlib.contextmanager
-def _stopped_by_sigterm() -> Iterator[None]:
-    """For the block (a command's run), SIGTERM raises ``Terminated``. Not where a host set
-    its own handler or ignores it, nor off the main thread."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
-    ):
+def sigterm_handled(handler: Any, *, over: tuple[Any, ...] = (signal.SIG_DFL,)) -> Iterator[None]:
+    """For the block, SIGTERM goes to ``handler`` in place of one of the handlers ``over``,
+    restored after it. Not where a host set its own handler or ignores it, nor off the main
+    thread."""
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or previous not in over:
         yield
         return
-    _terminating.clear()
-    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """For the block (a command's run), SIGTERM raises ``Terminated``."""
+    _terminating.clear()
+    with sigterm_handled(terminate):
+        yield
 
 
 class Terminated(KeyboardInterrupt):

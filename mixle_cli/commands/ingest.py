@@ -31,6 +31,7 @@ from mixle_cli.errors import (
     classify,
     fail,
     second_sigterm,
+    sigterm_handled,
     terminate,
     usage,
 )
@@ -557,14 +558,7 @@ def _interrupted(report: IngestReport, exc: KeyboardInterrupt, terminated: threa
 def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
     """For the block, SIGTERM (a ``timeout``, systemd) sets ``event``: the ingest stops after
     the file at hand and saves what it completed, as on Ctrl-C; a second one ends the process
-    at once. Not where a host set its own handler or ignores it, nor off the main thread."""
-    previous = signal.getsignal(signal.SIGTERM)  # (``terminate``: the command line's own)
-    if threading.current_thread() is not threading.main_thread() or previous not in (
-        signal.SIG_DFL,
-        terminate,
-    ):
-        yield
-        return
+    at once (``sigterm_handled``)."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if second_sigterm():
@@ -575,11 +569,8 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
         if waiting_for_a_lock():  # no file at hand: stop now, as Ctrl-C does
             raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
-    try:
+    with sigterm_handled(stop, over=(signal.SIG_DFL, terminate)):  # (the command line's own)
         yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _passage(doc: object) -> bool:
