@@ -66,7 +66,7 @@ def index_status(substrate: Any) -> dict[str, Any]:
         state = "fresh" if mark.offset == current.offset else "behind"
     # a Parquet file the manifest names, gone: the next search must rebuild the index (a
     # mirror gone is only rewritten from the Parquet files, which `audit` tells of)
-    listed = _listed(directory, mirrored)
+    listed = _listed(directory, mirrored, parquet_meta=None if mirrored else meta)
     gone = [name for name in _absent(directory, listed) if name.endswith(".parquet")]
     if gone:
         state = "stale"
@@ -194,31 +194,41 @@ def _absent(directory: Path, listed: tuple[list[str], str | None] | None) -> lis
 
 
 def _listed(
-    directory: Path, mirrored: dict[str, Any] | None = None
+    directory: Path,
+    mirrored: dict[str, Any] | None = None,
+    *,
+    parquet_meta: dict[str, Any] | None = None,
 ) -> tuple[list[str], str | None] | None:
     """The segments and the model file the manifest names: from its mirror while that is
-    current (no pyarrow; ``mirrored``, when already read), else from the Parquet manifest;
-    None when neither can be read (no index, or one a search rebuilds anyway)."""
-    meta = mirrored if mirrored is not None else _mirrored_manifest(directory)
+    current (no pyarrow; ``mirrored``, when already read), else from the Parquet manifest
+    (whose metadata is ``parquet_meta``, when already read); None when neither can be read
+    (no index, or one a search rebuilds anyway)."""
+    meta = mirrored
+    if meta is None and parquet_meta is None:
+        meta = _mirrored_manifest(directory)
     try:
         if meta is not None:
             segments = [str(entry[0]) for entry in meta.get("segments") or []]
         else:
-            meta, segments = _parquet_manifest(directory)
+            meta, segments = _parquet_manifest(directory, parquet_meta)
     except (StaleIndex, ShardFormatError, TypeError, IndexError, KeyError):
         return None
     model = meta.get("model")
     return segments, model if isinstance(model, str) else None
 
 
-def _parquet_manifest(directory: Path) -> tuple[dict[str, Any], list[str]]:
-    """The Parquet manifest's metadata and the segments it names (StaleIndex: unreadable)."""
+def _parquet_manifest(
+    directory: Path, meta: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The Parquet manifest's metadata (``meta``, when already read) and the segments it
+    names (StaleIndex: unreadable)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from substrate.search.index_read import read_manifest_meta
 
-    meta = read_manifest_meta(directory, DEFAULT_PARAMS)
+    if meta is None:
+        meta = read_manifest_meta(directory, DEFAULT_PARAMS)
     try:
         table = pq.read_table(directory / MANIFEST, columns=["segment"])
     except (OSError, ValueError, pa.ArrowException) as exc:

@@ -141,6 +141,28 @@ def test_on_disk_shard_persists_and_folds_deltas(tmp_path: Path) -> None:
     assert status["state"] == "fresh" and status["segments"] == 2 and status["items"] == 81
 
 
+def test_the_status_of_an_index_without_its_mirror_reads_the_manifest_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.search import index_read
+
+    root = tmp_path / "shard"
+    shard = Substrate(root)
+    fill(shard)
+    shard.save()
+    engine.search(shard, "w5", 5)
+    (root / "index" / "search-manifest.pack").unlink()  # the mirror: the Parquet file stands
+    real, calls = index_read.read_manifest_meta, []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(index_read, "read_manifest_meta", counted)
+    status = engine.index_status(shard)
+    assert status["state"] == "fresh" and status["segments"] == 1 and len(calls) == 1
+
+
 def test_a_query_term_whose_items_were_all_removed_is_no_error(tmp_path: Path) -> None:
     # the merge that follows a removal keeps the term in a segment with no posting left
     root = tmp_path / "shard"
