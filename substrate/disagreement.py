@@ -9,6 +9,7 @@ import difflib
 import re
 from collections.abc import Iterator
 
+from substrate.markdowncode import blanked_code
 from substrate.quantities import unit_named
 from substrate.quotelines import CITATION
 
@@ -84,7 +85,7 @@ def _cited_sentences(answer: str, n_sources: int) -> Iterator[tuple[int, str]]:
     """Each stretch of ``answer`` before a marker citing one source (``… db-stage-2. [1]``),
     with that source's number."""
     at = 0
-    for marker in CITATION.finditer(answer):
+    for marker in CITATION.finditer(blanked_code(answer)):  # ([1] in code cites nothing)
         quote, at = answer[at : marker.start()].strip(), marker.end()
         numbers = {int(n) for n in marker[1].split(",")}
         if quote and len(numbers) == 1 and 1 <= min(numbers) <= n_sources:

@@ -59,3 +59,6 @@ def test_an_answer_quoting_sources_that_disagree() -> None:
     assert disagreements(answer, 2) == [(1, 2)]
     assert disagreements(answer, 1) == []  # [2] names no source
     assert disagreements("The host is db-2 today. [1] The host is db-1 today. [1]", 1) == []
+    # a bracketed number inside code cites nothing, and cuts no sentence apart
+    code = "The port is `a[1]` 5432. [1] The port is `a[1]` 5433. [2]"
+    assert disagreements(code, 2) == [(1, 2)]
