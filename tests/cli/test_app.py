@@ -586,4 +586,9 @@ def test_each_example_in_the_help_is_a_command_line_mixle_takes(
     for argv in runs:  # an unknown option or a missing value fails before --help is read
         result = mixle(*argv, "--help")
         assert result.exit_code == 0, (line, result.stderr)
-    assert "Examples:" in mixle(command, "--help").stdout
+
+
+@pytest.mark.parametrize("command", sorted(EXAMPLES))
+def test_a_command_with_examples_shows_them_at_the_end_of_its_help(mixle, command: str) -> None:
+    shown = mixle(command, "--help").stdout
+    assert "Examples:" in shown and EXAMPLES[command][0][0] in shown
