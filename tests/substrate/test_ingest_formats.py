@@ -61,9 +61,18 @@ def test_a_heading_alone_is_an_item_unless_deeper_headings_follow_it() -> None:
         ("Upgrade > Step 3", "Step 3\n------", 11),
     ]  # neither "Part two" (over a deeper heading) nor "## #" (no words)
     only_headings = _parse("markdown", "# A\n\n## B\n## C\n")
-    assert [(s.text, s.line_start, s.line_end) for s in only_headings.segments] == [
-        ("# A\n\n## B\n## C", 1, 4)
-    ]
+    assert [(s.text, s.section, s.line_start, s.line_end) for s in only_headings.segments] == [
+        ("# A\n\n## B\n## C", "A", 1, 4)
+    ]  # under its first heading, as a listing titles it
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [("# Just a title\n", "Just a title"), ("Title\n=====\n", "Title"), ("## #\n## *B*\n", "B")],
+)
+def test_a_note_of_one_heading_is_titled_by_it(text: str, section: str) -> None:
+    (segment,) = _parse("markdown", text).segments
+    assert (segment.text, segment.section) == (text.rstrip("\n"), section)
 
 
 def test_a_heading_closes_the_sections_of_its_level_and_below() -> None:

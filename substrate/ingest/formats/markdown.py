@@ -9,8 +9,8 @@ comment opened at the start of a line, are never headings. Front matter (``---``
 (everything else) of every item of the file. A heading with no text under it gives an item of
 its own when no deeper heading follows it (its words are said nowhere else; one over deeper
 headings is in their section paths); a document of nothing but headings is one item holding
-them all, and one of nothing
-but front matter is one item holding its title. A section's links to other notes are kept in
+them all, under the first (its title), and one of nothing but front matter is one item holding
+its title. A section's links to other notes are kept in
 its provenance (``notelinks``).
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
@@ -78,7 +78,7 @@ def section_title(title: str) -> str:
 class _Doc:
     """The text, a line counter, and the headings above the current section."""
 
-    __slots__ = ("_line", "_pos", "bodies", "ctx", "parsed", "path", "text")
+    __slots__ = ("_line", "_pos", "bodies", "ctx", "first", "parsed", "path", "text")
 
     def __init__(self, text: str, ctx: ParseContext, parsed: Parsed) -> None:
         self.text = text
@@ -90,6 +90,7 @@ class _Doc:
         self._pos = 0
         self._line = 1
         self.bodies = 0  # sections emitted for the text under their heading
+        self.first: tuple[int, str, str | None] | None = None  # the first heading with words
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos`` (positions must be asked for in increasing order)."""
@@ -144,6 +145,8 @@ class _Doc:
         text, anchor = heading_text(title)
         name = section_title(text)
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
+        if self.first is None and _WORDS.search(name):
+            self.first = path[-1]
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:
@@ -162,10 +165,10 @@ def _starts_paragraph(text: str, line_start: int, floor: int) -> bool:
 
 
 def _emit_bare(doc: _Doc, start: int, fields: dict[str, Any]) -> None:
-    """The item of a document whose sections are all empty: its headings as one text, else
-    the front matter's title."""
+    """The item of a document whose sections are all empty: its headings as one text, under
+    the first of them (the note's title), else the front matter's title."""
     if _WORDS.search(doc.text, start):  # not a template of empty headings ("#", "##")
-        doc.path = []
+        doc.path = [doc.first] if doc.first else []
         doc.emit(start, start, len(doc.text))
         return
     title = fields.get("title")
