@@ -458,6 +458,12 @@ def _line_value_valid(
         return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
     if len(words) > 1 and not _passphrase(words, operator):
         return False  # a sentence ("ask Bob"), or a value and a note about it
+    if (
+        len(words) > 1
+        and m.group(group).rstrip().endswith(":")
+        and all(plain_word(w.strip(_PROSE_MARKS)) for w in words)
+    ):
+        return False  # "pw-record: Check upstream docs:", a line leading into the next
     return worth_reporting(secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True)
 
 
