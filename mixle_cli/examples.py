@@ -18,7 +18,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "ask": (
         ('mixle ask "How long do refunds take?"', "an answer quoting its sources, or none"),
-        ('mixle ask "Who owns the team behind billing?" --hops 2', "follow one link further"),
+        (
+            'mixle ask "Who leads the team that owns billing?" --hops 2',
+            "through a team it does not name",
+        ),
         ('mixle ask "..." --answerer-cmd ./model.sh', "a model writes it (the sources on stdin)"),
     ),
     "verify": (
