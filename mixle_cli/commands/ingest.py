@@ -408,8 +408,8 @@ def ingest(
         bool,
         typer.Option(
             "--rehash",
-            help="Read and parse every file, even one whose size and modification time are "
-            "unchanged (finds an edit that kept both, as a restored backup may); files "
+            help="Read and parse every file, even one whose size, modification time and "
+            "change time are unchanged (for a file system that keeps no change time); files "
             "that give the same items are still told unchanged, and not written again.",
         ),
     ] = False,

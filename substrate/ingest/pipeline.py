@@ -199,10 +199,10 @@ def ingest_path(
         jobs: worker processes that read and parse files (Linux); None uses the CPUs when
             more than a thousand files must be read, 1 keeps everything in this process. The
             result is the same either way.
-        rehash: read, parse and gate every file, even one whose size and modification time
-            are those recorded last time (an edit that kept both, as a restored backup can, is
-            otherwise unseen); a file that gives the same items is still unchanged, and none
-            of its items is written again.
+        rehash: read, parse and gate every file, even one whose size, modification time and
+            change time are those recorded last time (an edit that kept all three, on a file
+            system that keeps no change time, is otherwise unseen); a file that gives the same
+            items is still unchanged, and none of its items is written again.
         named_from: the folder each file's ``source`` is its path from; it must hold
             ``path``. Default: the outermost folder around ``path`` that named files ingested
             with the same options before, else ``path`` (a file's folder). A file named from
