@@ -122,6 +122,8 @@ def _print_audit(report: dict[str, Any]) -> None:
         # one line each: a link a record holds may hold a line break (one written before
         # links were checked), which must not pass for a line of the report
         lines.extend(output.one_line(f"  {p}") for p in problems)
+    elif unresolved:
+        lines.append("no problem (a link to no note does not fail the audit)")
     else:
         lines.append("all clean")
     output.emit_text("\n".join(lines))
