@@ -115,8 +115,24 @@ class AppState:
         it was given holds no item the caller may read, that too (a mistyped scope name
         reads as an empty result). ``held``: whether the scope holds an item, when the
         caller knows (else the log is read until one is found)."""
-        empty = self.empty_scope(scope, held)
+        empty = self.empty_scope(scope, held) or (
+            "" if scope is not None else self.team_reads_nothing(held)
+        )
         return f"no matching items: {empty}" if empty else "no matching items"
+
+    def team_reads_nothing(self, held: bool | None = None) -> str:
+        """When the caller reads as a team none of whose scopes holds an item, that (a
+        mistyped --as or $MIXLE_TEAM reads as an empty shard), else "". ``held``: whether the
+        caller may read an item, when known (else the log is read until one is found)."""
+        if self.team is None or held:
+            return ""
+        if held is None and next(iter(self.substrate().iter_items(scopes=self.scopes)), None):
+            return ""
+        from substrate import safe_repr
+
+        return (
+            f"you read as {safe_repr(self.team)} and no item is in its scopes ({self._readable()})"
+        )
 
     def empty_scope(self, scope: str | None, held: bool | None = None) -> str:
         """Why ``--scope`` matched nothing when it holds no item the caller may read, else ""
@@ -143,13 +159,8 @@ class AppState:
                 f"--scope {safe_repr(scope)} matched no item you can read; nothing was checked",
                 FOUND,
             )
-        team = self.team
-        if team is not None:
-            fail(
-                f"you read as {safe_repr(team)} and no item is in its scopes "
-                f"({self._readable()}); nothing was checked",
-                FOUND,
-            )
+        if self.team is not None:
+            fail(f"{self.team_reads_nothing(held=False)}; nothing was checked", FOUND)
 
     def own_scope_empty(self, scope: str | None) -> bool:
         """Whether a check (audit, freshness, scan-secrets --items) of all the team's scopes

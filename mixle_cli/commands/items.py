@@ -485,6 +485,9 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         lines.append(f"derived {derived}")
     # written at once: `mixle status | head -1` then ends before the reader does (no 141)
     output.stdout().print("\n".join(lines), markup=False)
+    reads_nothing = app_state.team_reads_nothing(held=report["items"] > 0)
+    if reads_nothing:
+        output.note(f"note: {reads_nothing}")
     # what refuses writes first: a write would not remove an unfinished one then
     if log.get("header_lost"):
         output.note(f"warning: {HEADER_LOST}")

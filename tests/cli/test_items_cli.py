@@ -455,6 +455,17 @@ def test_status_for_a_team_counts_only_its_items_and_shows_no_sizes(mixle) -> No
     assert text.exit_code == 0 and "bytes" not in text.stdout
 
 
+def test_a_team_that_reads_no_item_is_told_so_not_shown_an_empty_shard(mixle) -> None:
+    mixle("add", "kafka brokers restart nightly", "--scope", "research")
+    for args in (("ls",), ("status",), ("search", "kafka")):
+        typo = mixle("--as", "reserch", *args)  # reads reserch and public: nothing
+        assert typo.exit_code == 0, args
+        assert "you read as 'reserch' and no item is in its scopes (public, reserch)" in (
+            typo.stderr
+        ), args
+        assert "no item is in its scopes" not in mixle("--as", "research", *args).stderr
+
+
 def test_secrets_typed_on_the_command_line_are_not_echoed(mixle) -> None:
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
     mixle("add", "refunds take five days")
