@@ -173,6 +173,21 @@ def _refuse_a_format_for_a_team(
     )
 
 
+def _new_scope(app_state: AppState, scope: str, named: bool) -> str:
+    """What to say when the items go into a scope no item is in yet, named by --scope or by
+    the team (a mistyped name makes a scope no other reader sees), else ""."""
+    if not named and app_state.team is None:
+        return ""
+    from substrate import safe_repr
+    from substrate.governance import scope_in_use
+
+    if scope_in_use(app_state.substrate(), scope):
+        return ""
+    if named:
+        return f"scope {safe_repr(scope)} held no item before: a new scope, or a mistyped --scope?"
+    return f"team {safe_repr(scope)} held no item before: a new team, or a mistyped team name?"
+
+
 def _is_ingest_format(name: str) -> bool:
     return _unknown_format(name) is None
 
@@ -461,6 +476,7 @@ def ingest(
     _refuse_a_format_for_a_team(app_state, scope, _is_ingest_format, quiet)
     target_scope = app_state.write_scope(scope, by)
     acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
+    new_scope = _new_scope(app_state, target_scope, named=scope is not None)
     from substrate import IngestReport, authorize_write, ingest_path
 
     report = IngestReport()
@@ -543,6 +559,8 @@ def ingest(
     )
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
+    if new_scope and report.items_added and not (quiet or json):
+        output.note(f"note: {new_scope}")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=saved_all)
 

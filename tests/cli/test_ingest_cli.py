@@ -266,6 +266,18 @@ def test_a_format_given_as_the_team_is_refused(
     assert mixle("ls").exit_code == 3  # nothing was written
 
 
+def test_items_going_into_a_scope_new_to_the_shard_are_told_of(mixle, notes: Path) -> None:
+    assert "held no item before" not in mixle("ingest", str(notes)).stderr  # no team, no scope
+    first = mixle("--as", "reserch", "ingest", str(notes))
+    assert "team 'reserch' held no item before: a new team, or a mistyped" in first.stderr
+    assert "held no item before" not in mixle("--as", "reserch", "ingest", str(notes)).stderr
+    (notes / "extra.md").write_text("# Extra\n\nOne more note.\n")
+    named = mixle("ingest", str(notes), "--scope", "ops")
+    assert "scope 'ops' held no item before: a new scope, or a mistyped --scope?" in named.stderr
+    quiet = mixle("ingest", str(notes), "--scope", "ops2", "--json")
+    assert quiet.exit_code == 0 and "held no item" not in quiet.stderr
+
+
 def test_a_team_named_as_a_format_only_ingest_takes_is_no_slip_before_ingest_file(
     mixle, notes: Path
 ) -> None:
