@@ -166,8 +166,13 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
         if as_it_is and not (_AS_IT_IS.search(sentence) and not _TO_BE.search(sentence)):
             continue
         found = _valued_terms(sentence)
-        shared = len(words & found)
-        share = shared / len(words) if words else 1.0
+        columns = _column_names(sentence, words, wanted)
+        if columns is None:  # "plan: pro" for "the enterprise plan": another value
+            best_value = max(best_value, len(words & found) / len(words) if words else 1.0)
+            continue
+        stated = words - columns  # a column's name is in every row: the values say the claim
+        shared = len(stated & found)
+        share = shared / len(stated) if stated else 1.0
         said = found - _grouped_parts(sentence) if numbers else found
         if not numbers <= said:
             if numbers and any(_is_number(term) for term in said - numbers):
@@ -202,7 +207,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
             or (year is not None and leaves_out(year, sentence))
         ):
             best_other = max(best_other, share)
-        elif not words or (shared >= min(2, len(words)) and share >= threshold):
+        elif not stated or (shared >= min(2, len(stated)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
                 continue
             if reason and len(reason & found) < threshold * len(reason):
@@ -222,6 +227,40 @@ _AS_IT_IS = re.compile(
 _TO_BE = re.compile(
     r"(?i)\b(?:will|would|shall|should|could|going to|from now on|propos\w*|plan\w*)\b"
 )
+
+
+# A field of a row as a packet shows a record or a table's row: "plan: pro" of "id: 2; name:
+# Globex; plan: pro." (a cell of two sentences goes on after a "; " with no name)
+_FIELD = re.compile(r"([^:;.!?]{1,60}): (.*)", re.DOTALL)
+
+
+def _column_names(
+    sentence: str, words: frozenset[str], wanted: frozenset[str]
+) -> frozenset[str] | None:
+    """The terms of a claim's ``words`` that only name a column of ``sentence``, when it is a
+    row of two or more named fields (none when it is no row); None when the claim names a
+    column and none of its value: "Globex is on the enterprise plan" is not said by a row of
+    Globex whose plan is pro, nor by one of another customer on the enterprise plan (the
+    column's name "plan" is in both)."""
+    keys: set[str] = set()
+    values: set[str] = set()
+    fields: list[tuple[frozenset[str], set[str]]] = []
+    for part in sentence.strip().rstrip(".").split("; "):
+        field = _FIELD.fullmatch(part)
+        if field is None:
+            if not fields:
+                return frozenset()  # prose
+            fields[-1][1].update(_valued_terms(part))  # a cell's second sentence
+            continue
+        fields.append((_valued_terms(field.group(1)), set(_valued_terms(field.group(2)))))
+    if len(fields) < 2:
+        return frozenset()
+    for key, value in fields:
+        if key & words and not value & wanted:
+            return None
+        keys |= key
+        values |= value
+    return frozenset(words & keys - values)
 
 
 def _reason_terms(claim: str) -> frozenset[str]:

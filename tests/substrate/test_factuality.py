@@ -198,6 +198,26 @@ def test_a_graph_item_supports_its_facts_as_the_answerer_reads_them() -> None:
     assert all("kg" in {c["id"] for c in v.citations} for v in receipt.verdicts)
 
 
+_ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
+
+
+@pytest.mark.parametrize(
+    ("row", "claim", "said"),
+    [
+        (_ROW, "Globex is on the pro plan.", True),
+        (_ROW, "Globex has an MRR of 3400.", True),
+        (_ROW, "Globex is on the enterprise plan.", False),  # its plan is pro
+        (_ROW, "Initech is on the pro plan.", False),  # another customer
+        ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV3 is the level.", False),
+        ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV2 pages the on-call.", True),
+    ],
+)
+def test_a_row_says_a_claim_by_its_values_not_its_column_names(
+    row: str, claim: str, said: bool
+) -> None:
+    assert content_overlap(row, claim) is said
+
+
 def test_a_list_item_supports_a_claim_about_its_heading() -> None:
     note = "# Marco Bianchi\n\n- Sponsor of Atlas.\n- Based in Milan."
     assert content_overlap(note, "Marco Bianchi is based in Milan.")
