@@ -679,8 +679,11 @@ def answer_from_substrate(
     otherwise = _said_of_another(question, unseen, packet.texts) if unseen else None
     unknown = _unknown_name(question, unseen) if unseen else None
     if weak or not len(packet) or unstated or otherwise or unknown:
+        matching = f"{len(evidence)} matching item(s)"
+        if not evidence and kept.passed_over:  # (each passed over is named beside the note)
+            matching = f"{len(kept.passed_over)} matching item(s), each replaced by a newer one,"
         note = (
-            f"abstained: {len(evidence)} matching item(s) at confidence {confidence:.2f} "
+            f"abstained: {matching} at confidence {confidence:.2f} "
             f"(needs >= {min_evidence} items and confidence >= {min_confidence}) "
             "-- escalate rather than guess"
         )

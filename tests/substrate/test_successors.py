@@ -120,3 +120,13 @@ def test_a_successor_brings_its_decision_not_only_its_status(tmp_path: Path) -> 
     store = _shard(tmp_path, {"adr-002.md": OLD, "adr-004.md": new})
     packet = assemble_context(store, QUESTION, relevant_only=True)
     assert "CockroachDB" in packet.render()
+
+
+def test_an_abstention_tells_the_items_it_matched_were_each_replaced(tmp_path: Path) -> None:
+    store = _shard(tmp_path, {"adr-002.md": OLD})  # its successor is nowhere to be read
+    answer = answer_from_substrate(store, QUESTION, answerer=ExtractiveAnswerer())
+    assert answer.abstained
+    assert answer.note.startswith(
+        "abstained: 1 matching item(s), each replaced by a newer one, at confidence"
+    )
+    assert [e["source"] for e in answer.as_dict()["passed_over"]] == ["adr-002.md"]
