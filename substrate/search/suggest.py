@@ -84,7 +84,7 @@ _TRIES = 12  # nearest terms whose written forms are looked up, at most
 def _nearest(
     term: str, typed: str, limit: int, state: IndexState, stats: CorpusStats
 ) -> list[tuple[str, int]]:
-    """The vocabulary terms at most ``limit`` edits from ``term`` or ``typed`` that an allowed
+    """The vocabulary terms at most ``limit`` + 1 edits from ``term`` or ``typed`` that an allowed
     item holds (or a stem ``typed`` starts with), nearest first, then the most common; each
     with how many allowed items hold it."""
     ranked: list[tuple[int, int, str]] = []
@@ -97,11 +97,15 @@ def _nearest(
             if abs(len(candidate) - len(term)) > limit + 2:  # (stems are shorter)
                 continue
             seen.add(candidate)
+            # one edit more than asked: a stem may lie further from a typo than the word it
+            # stands for ("stage" from "stagng", where "staging" is one edit away); the word
+            # as written is held to ``limit`` (``suggestions``)
+            near = limit + 1
             distance = min(
-                edit_distance(term, candidate, limit), edit_distance(typed, candidate, limit)
+                edit_distance(term, candidate, near), edit_distance(typed, candidate, near)
             )
             stem = len(candidate) >= MIN_CHARS and typed.startswith(candidate)
-            if distance > limit and not stem:
+            if distance > near and not stem:
                 continue
             df = stats.df(candidate)
             if df:

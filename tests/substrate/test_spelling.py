@@ -42,6 +42,15 @@ def test_a_word_no_item_mentions_is_spelled_as_items_write_it(store: Substrate) 
     assert spelling_suggestions(store, "pods migration") == {}  # nothing misspelled
 
 
+def test_a_word_whose_stem_is_two_edits_from_the_typo_is_still_suggested() -> None:
+    s = Substrate()
+    s.add("text", "The staging database is restored from backups nightly.")
+    # "staging" is kept as "stage", "backups" as "backup": two edits from what was typed
+    found = spelling_suggestions(s, "stagng backpus stagin")
+    assert found == {"stagng": "staging", "backpus": "backups", "stagin": "staging"}
+    assert spelling_suggestions(s, "stgng") == {}  # "staging" as written is two edits away
+
+
 def test_a_word_only_hidden_items_hold_is_never_suggested(store: Substrate) -> None:
     assert spelling_suggestions(store, "pgbouncr") == {"pgbouncr": "PgBouncer"}
     readable = SearchFilters(scopes={"local"})
