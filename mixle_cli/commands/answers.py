@@ -231,12 +231,14 @@ def ask_cmd(
     from substrate.factuality import miscited_claims
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
+    # read before the index is opened (or built): a question missing is refused at once
+    asked = query_text(question, "question")
     app_state = state(ctx)
     substrate = app_state.searched()
     readable = app_state.scopes_within(scope)
     answer = answer_from_substrate(
         substrate,
-        query_text(question, "question"),
+        asked,
         chosen,
         budget=ContextBudget(max_chars=max_chars),
         hops=hops,

@@ -106,10 +106,12 @@ def retrieve_cmd(
     left_out = sorted(set(weights) - set(only)) if only else []
     if left_out:
         usage(f"--weight names {', '.join(left_out)}, which --kind leaves out")
+    # read before the index is opened (or built): a query missing is refused at once
+    asked = query_text(query)
     app_state = state(ctx)
     result = retrieve(
         app_state.searched(),
-        query_text(query),
+        asked,
         k=k,
         kinds=list(only) if only else None,
         weights=weights,
@@ -225,10 +227,11 @@ def multihop_cmd(
     from substrate.retrieval import NOISE_FLOOR, RELATIVE_FLOOR
 
     how = output.mode(json, jsonl)
+    asked = query_text(query)  # (before the index is opened, as in retrieve)
     app_state = state(ctx)
     chain = multihop(
         app_state.searched(),
-        query_text(query),
+        asked,
         max_hops=hops,
         seeds=seeds,
         branch=branch,
@@ -341,10 +344,11 @@ def assemble_context_cmd(
         max_tokens=max_tokens,
         format=FORMAT_NAMES[fmt],
     )
+    asked = query_text(task, "task")  # (before the index is opened, as in retrieve)
     app_state = state(ctx)
     packet = assemble_context(
         app_state.searched(),
-        query_text(task, "task"),
+        asked,
         budget=budget,
         kind=kinds,
         scopes=app_state.scopes_within(scope),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mixle_cli.context import AppState
 from substrate.item import SubstrateItem
 from substrate.store import Substrate
 
@@ -1081,6 +1082,17 @@ def test_a_query_piped_in_is_read_when_none_is_given(
     given = mixle("--as", "shop", command, "refunds for defective items", "--json")
     assert piped.stdout == given.stdout
     empty = mixle("--as", "shop", command, input="")
+    assert empty.exit_code == 2 and "is empty" in empty.stderr
+
+
+@pytest.mark.parametrize("command", ["retrieve", "multihop", "assemble-context", "ask"])
+def test_a_query_missing_is_refused_before_the_search_index_is_opened(
+    mixle: Run, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # (at a terminal, opening it says the index is being built when it must be)
+    assert mixle("add", "refunds take five days").exit_code == 0
+    monkeypatch.setattr(AppState, "searched", lambda _: pytest.fail("the index was opened"))
+    empty = mixle(command, input="")
     assert empty.exit_code == 2 and "is empty" in empty.stderr
 
 
