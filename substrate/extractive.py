@@ -405,7 +405,8 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # asked who: a sentence under a person's heading names them, a passive one of a source
     # ranked higher ("The model is retrained ...") does not
     if asked.whose and opens_as_an_entry(candidate.quote):
-        yield ENTRY_PREFERENCE
+        if not _role_of_another(candidate.quote, asked.wanted):
+            yield ENTRY_PREFERENCE
     # ... and one naming no one the question does not ("The Payments team lead salary band
     # tops out at ...") says something of the role, not who holds it
     elif asked.whose and not named_terms(sentence, proper=True) - asked.wanted:
@@ -429,6 +430,17 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # saying as much says what it does ("Rewrite the log ...")
     if is_synopsis(sentence):
         yield -ENTRY_PREFERENCE
+
+
+def _role_of_another(entry: str, wanted: frozenset[str]) -> bool:
+    """Whether a person's ``entry`` gives the word asked of ("lead") after a word the question
+    does not say: "Raj Patel: Senior engineer, on-call lead." holds a role of another kind than
+    "Who leads the Payments team?" asks for (where "Payments lead" would be the one)."""
+    words = _WORD.findall(entry.partition(": ")[2])
+    return any(
+        terms(word) & wanted and (before_said := terms(before)) and not before_said & wanted
+        for before, word in zip(words, words[1:], strict=False)
+    )
 
 
 # A question asking how something is done: its answer is a procedure, all of its steps; a

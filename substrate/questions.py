@@ -299,8 +299,9 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
 
 
 # A capitalised word that does not start a line (nor a sentence: see ``_starts_sentence``):
-# a name, a place, a product.
-_NAME = re.compile(r"(?<=[\s(\"'])(?<!\n)[A-Z][\w'\-]*[A-Za-z]")
+# a name, a place, a product. Of any script: "Zoë Müller" and "Zürich" are names as "Zoe
+# Muller" is (``re`` has no class of capitals: a word's first letter is checked after).
+_NAME = re.compile(r"(?<=[\s(\"'])(?<!\n)[^\W\d_][\w'\-]*[^\W\d_]")
 
 
 def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
@@ -317,12 +318,16 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     words = [w for w in _TITLE_WORD.findall(text)[1:] if len(w) > 3]
     if len(words) >= _TITLE_WORDS and all(w[0].isupper() for w in words):
         return frozenset()
-    names = [m.group() for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())]
+    names = [
+        m.group()
+        for m in _NAME.finditer(text)
+        if m.group()[0].isupper() and not _starts_sentence(text, m.start())
+    ]
     first = _FIRST_OF_TWO.match(text)  # "Lena Park owns...": a name, though it starts
-    if first:
+    if first and first.group(1)[0].isupper() and _capitalised(first.group(2)):
         names.append(first.group(1))
     if proper:  # a day is when, not what is asked of ("the Dublin office on Saturdays")
-        names = [w for w in names if _PROPER.fullmatch(w) and w.lower().rstrip("s") not in _DAYS]
+        names = [w for w in names if _proper(w) and w.lower().rstrip("s") not in _DAYS]
     return terms(" ".join(names))
 
 
@@ -357,8 +362,22 @@ def _starts_sentence(text: str, at: int) -> bool:
     return before.endswith((".", "!", "?", ":", ";")) and not ends_in_abbreviation(before)
 
 
-_FIRST_OF_TWO = re.compile(r"([A-Z][\w'\-]*[A-Za-z])\s+(?=[A-Z][a-z])")
-_PROPER = re.compile(r"[A-Z][a-z]{2,}(?:['’][a-z]+)?")
+_FIRST_OF_TWO = re.compile(r"([^\W\d_][\w'\-]*[^\W\d_])\s+(?=([^\W\d_]{2}))")
+_PROPER_SHAPE = re.compile(r"[^\W\d_]{3,}(?:['’][^\W\d_]+)?")
+
+
+def _capitalised(word: str) -> bool:
+    """A capital, then a small letter ("Park", "Øst")."""
+    return word[:1].isupper() and word[1:2].islower()
+
+
+def _proper(word: str) -> bool:
+    """Spelt as a name of a person, place or thing: a capital, then small letters ("Tokyo",
+    "Müller", "Rossi's"), not an acronym ("DNA") nor a symbol ("IL-18")."""
+    rest = word[1:].replace("’", "").replace("'", "")
+    return _PROPER_SHAPE.fullmatch(word) is not None and word[0].isupper() and rest.islower()
+
+
 _BRACKETED = re.compile(r"\([^()]*\)")
 _TITLE_WORD = re.compile(r"[A-Za-z][\w'\-]*")
 

@@ -1581,6 +1581,12 @@ def test_a_question_about_two_names_quotes_a_sentence_about_each() -> None:
             {"lena", "park", "maria", "lopez", "berlin"},
         ),
         ("Dr. Smith approves refunds.", {"smith"}),
+        # of any script: the accents fold in the terms, as the index keeps them
+        (
+            "The Payments team is led by Zoë Müller in Zürich.",
+            {"payment", "zoe", "muller", "zurich"},
+        ),
+        ("Łukasz Nowak runs the Kraków office.", {"łukasz", "nowak", "krakow"}),
     ],
 )
 def test_the_names_in_a_text(text: str, names: set[str]) -> None:
@@ -2022,6 +2028,21 @@ def test_who_leads_is_answered_by_a_passive_sentence(tmp_path: Path) -> None:
         "The billing-worker is owned by the Payments team. [1] "
         "The Payments team is led by Dana Kowalski. [2]"
     ), chained.note
+
+
+def test_who_leads_is_not_answered_by_an_entry_giving_another_kind_of_lead(tmp_path: Path) -> None:
+    s = Substrate(tmp_path / "shard")
+    s.add(
+        "text",
+        "# Payments team\n\nThe Payments team is led by Zoë Müller.\n\n"
+        "- Zoë Müller: Engineering manager.\n- Raj Patel: Senior engineer, on-call lead.\n",
+    )
+    assert extractive(s, "Who leads the Payments team?").answer == (
+        "The Payments team is led by Zoë Müller. [1]"
+    )
+    assert extractive(s, "Who is the on-call lead of the Payments team?").answer == (
+        "Payments team: Raj Patel: Senior engineer, on-call lead. [1]"
+    )
 
 
 def test_who_is_answered_by_a_sentence_naming_someone_not_by_one_of_the_role() -> None:
