@@ -476,7 +476,8 @@ def ingest(
     _refuse_a_format_for_a_team(app_state, scope, _is_ingest_format, quiet)
     target_scope = app_state.write_scope(scope, by)
     acting = app_state.acting_name(by)  # who the run acts as, fixed at its start
-    new_scope = _new_scope(app_state, target_scope, named=scope is not None)
+    told = not (quiet or json)
+    new_scope = _new_scope(app_state, target_scope, named=scope is not None) if told else ""
     from substrate import IngestReport, authorize_write, ingest_path
 
     report = IngestReport()
@@ -559,7 +560,7 @@ def ingest(
     )
     if not (quiet or json) and substrate.root is not None and not is_shard(substrate.root):
         output.note(f"note: nothing was stored, so {substrate.root} is still no shard")
-    if new_scope and report.items_added and not (quiet or json):
+    if new_scope and report.items_added:
         output.note(f"note: {new_scope}")
     saved_all = not left and not report.cancelled  # (a SIGTERM ends an input early, quietly)
     _finish(report, json=json, quiet=quiet, terminated=terminated.is_set(), saved_all=saved_all)
