@@ -10,8 +10,7 @@ comment opened at the start of a line, are never headings. Front matter (``---``
 its own when no deeper heading follows it (its words are said nowhere else; one over deeper
 headings is in their section paths); a document of nothing but headings is one item holding
 them all, under the first (its title), and one of nothing but front matter is one item holding
-its title. A section's links to other notes are kept in
-its provenance (``notelinks``).
+its title. A section's links to other notes are kept in its provenance (``notelinks``).
 
 Only lines that could be headings or fences are looked at one by one (found with one regex over
 the whole text); sections are slices of the text, so a long file costs little more than a scan.
