@@ -195,10 +195,13 @@ def as_numpy(values: pa.Array, dtype: Any) -> np.ndarray:
 # -- writing ------------------------------------------------------------------------------------
 
 
-def write_model(directory: Path, model: EmbeddingModel, params: SearchParams) -> str:
-    """Write the embedding model; returns its file name."""
+def write_model(
+    directory: Path, model: EmbeddingModel, params: SearchParams, *, rewrite: bool = False
+) -> str:
+    """Write the embedding model (kept if already on disk, unless ``rewrite``); returns its
+    file name."""
     name = model_file(model.model_id)
-    if _current(directory / name, params):
+    if not rewrite and _current(directory / name, params):
         return name
     dim = model.dim
     table = pa.table(
@@ -231,11 +234,18 @@ def _current(path: Path, params: SearchParams) -> bool:
 
 
 def write_segment(
-    directory: Path, segment: Segment, params: SearchParams, coverage: Coverage | None
+    directory: Path,
+    segment: Segment,
+    params: SearchParams,
+    coverage: Coverage | None,
+    *,
+    rewrite: bool = False,
 ) -> list[str]:
-    """Write a segment's two files (skipped if already on disk); returns their names."""
+    """Write a segment's two files (skipped if already on disk, unless ``rewrite``); returns
+    their names."""
     docs_name, terms_name = segment_files(segment.name)
-    if (directory / docs_name).exists() and (directory / terms_name).exists():
+    on_disk = (directory / docs_name).exists() and (directory / terms_name).exists()
+    if on_disk and not rewrite:
         return [docs_name, terms_name]
     d = segment.docs
     c = segment.counts
@@ -295,15 +305,15 @@ def write_segment(
     return [docs_name, terms_name]
 
 
-def _write_parts(directory: Path, state: IndexState) -> set[str]:
-    """Write the model and segment files of ``state`` not on disk yet; returns the names of
-    all of them."""
+def _write_parts(directory: Path, state: IndexState, rewrite: bool) -> set[str]:
+    """Write the model and segment files of ``state`` not on disk yet (all, with
+    ``rewrite``); returns the names of all of them."""
     names: set[str] = set()
     if state.model is not None:
-        name = write_model(directory, state.model, state.params)
+        name = write_model(directory, state.model, state.params, rewrite=rewrite)
         names.update((name, pack_of(name)))
     for segment in state.segments:
-        written = write_segment(directory, segment, state.params, state.coverage)
+        written = write_segment(directory, segment, state.params, state.coverage, rewrite=rewrite)
         names.update((*written, pack_of(written[0])))
     return names
 
@@ -337,15 +347,17 @@ def _write_manifest(directory: Path, state: IndexState) -> None:
     _write(manifest.replace_schema_metadata({META_KEY: meta}), directory / MANIFEST)
 
 
-def write_state(directory: Path, state: IndexState) -> None:
+def write_state(directory: Path, state: IndexState, *, rewrite: bool = False) -> None:
     """Write the files of ``state`` that are not on disk yet, then the manifest, then their
-    mirrors, then remove the files no longer referenced."""
+    mirrors, then remove the files no longer referenced. With ``rewrite`` every file is
+    written again: one damaged on disk keeps the name of what it should hold (a digest of
+    the content), and would otherwise be kept."""
     derived_dir(directory)
     keep: set[str] = {MANIFEST, MANIFEST_PACK}
     before = {path.name for path in directory.glob(f"{PREFIX}*")}
     manifest_was = _identity(directory / MANIFEST)
     try:
-        keep.update(_write_parts(directory, state))
+        keep.update(_write_parts(directory, state, rewrite))
         _write_manifest(directory, state)
     except BaseException:  # a full disk, Ctrl-C: the files no manifest names go (left, they
         # kept the disk full for the next write to the log) ...
@@ -355,7 +367,7 @@ def write_state(directory: Path, state: IndexState) -> None:
                     with suppress(OSError):  # (a read-only disk): the first error is told
                         path.unlink()
         raise
-    write_mirrors(directory, state)
+    write_mirrors(directory, state, force=rewrite)
     for path in directory.glob(f"{PREFIX}*"):
         if path.suffix in (".parquet", ".pack") and path.name not in keep:
             try:

@@ -256,14 +256,15 @@ def persist(directory: Path, state: IndexState, *, required: bool = False) -> No
     """Write the index; a failure is a warning (a read-only shard still searches, from
     memory) unless the write was the point (``required``: ``reindex``, which first removes
     any folder standing where a file of ``index/`` belongs, the search index's or another's:
-    none of them could be written, and nothing else repairs them)."""
+    none of them could be written, and nothing else repairs them; and writes every file
+    again, a damaged one too)."""
     from substrate.search.index_files import write_state  # pyarrow: only when writing
 
     _refuse_undecodable(directory.parent)  # (reindex comes here first)
     try:
         if required:
             remove_folders_in_place(directory)
-        write_state(directory, state)
+        write_state(directory, state, rewrite=required)
     except OSError as exc:
         if required:
             raise ShardError(

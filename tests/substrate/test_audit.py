@@ -425,6 +425,26 @@ def test_a_flipped_byte_in_the_footer_of_the_model_is_named_until_a_reindex(
     assert audit_shard(Substrate(tmp_path / "s")).ok
 
 
+def test_a_model_damaged_in_its_body_is_written_again_by_a_reindex(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    import random
+
+    store = Substrate(tmp_path / "s")
+    words = [f"w{j}" for j in range(200)]
+    rng = random.Random(3)
+    for _ in range(80):
+        store.add("text", " ".join(rng.sample(words, 10)))
+    store.save()
+    store.reindex()
+    store.close()
+    (model,) = (tmp_path / "s" / "index").glob("search-model-*.parquet")
+    with model.open("r+b") as fh:  # its footer, which names it current, left as it was
+        fh.write(b"\0" * 4096)
+    assert not audit_shard(Substrate(tmp_path / "s")).ok
+    Substrate(tmp_path / "s").reindex()
+    assert audit_shard(Substrate(tmp_path / "s")).ok
+
+
 def test_index_metadata_written_without_a_checksum_still_audits_clean(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     import json

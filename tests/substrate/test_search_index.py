@@ -208,7 +208,7 @@ def test_reindex_fails_when_the_index_cannot_be_written_but_search_still_answers
     store.add("text", "refunds take five business days")
     store.save()
 
-    def full_disk(*args: object) -> None:
+    def full_disk(*args: object, **options: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(index_files, "write_state", full_disk)
@@ -229,7 +229,7 @@ def test_a_search_that_cannot_write_its_index_warns_in_the_system_s_words(
     store.add("text", "refunds take five business days")
     store.save()
 
-    def read_only(*args: object) -> None:  # as pyarrow words it: its whole message as strerror
+    def read_only(*args: object, **options: object) -> None:  # as pyarrow words it: all strerror
         temporary = tmp_path / "index" / ".search-seg-0.parquet.5240-1402.tmp"
         raise PermissionError(
             errno.EACCES, f"Failed to open local file '{temporary}'. Detail: [errno 13] ..."
@@ -258,8 +258,8 @@ def test_files_written_for_an_index_that_failed_are_removed(
     before = sorted(p.name for p in tmp_path.iterdir())
     real, manifest = index_files.write_segment, index_files._write_manifest
 
-    def full_disk(*args: object) -> list[str]:
-        real(*args)  # type: ignore[arg-type]  # the segment's files, then the disk is full
+    def full_disk(*args: object, **options: bool) -> list[str]:
+        real(*args, **options)  # type: ignore[arg-type]  # the segment's files, then a full disk
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(index_files, "write_segment", full_disk)
@@ -371,7 +371,7 @@ def test_a_failed_write_that_names_no_file_is_told_in_its_own_words(
     from substrate.search import index_files
     from substrate.search.sync import persist
 
-    def full_disk(directory: Path, state: IndexState) -> None:
+    def full_disk(directory: Path, state: IndexState, **options: bool) -> None:
         raise OSError("[errno 28] No space left on device")  # as pyarrow raises it
 
     monkeypatch.setattr(index_files, "write_state", full_disk)
