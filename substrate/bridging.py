@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from substrate.context.compress import is_heading, sentences, terms
-from substrate.questions import Frame, asked_terms, words_for
+from substrate.questions import Frame, asked_as_a_person, asked_terms, words_for
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
@@ -81,6 +81,38 @@ def described_terms(question: str) -> frozenset[str]:
     if found is None or found.group().strip().lower() == "of":
         return frozenset()
     return terms(" ".join(_split_at_description(question)[1]))
+
+
+def clause_object_terms(question: str) -> frozenset[str]:
+    """The terms of what follows the verb of a relative clause of ``question`` about a thing
+    named only by its kind: "gizmo" and "service" of "Who leads the team that owns the gizmo
+    service?". An answer must say them, or it tells of the owner of another service. Empty
+    for a thing named otherwise too ("the session store that holds logins": a runbook of the
+    session store need not say what it holds), for a participle or an "of", for a long query
+    (read for its topic: "methods that ..."), and when the question describes nothing."""
+    question = question.strip()
+    if not (asked_as_a_person(question) and _ASKING.match(question)):
+        return frozenset()  # (a claim, "... a ligand which signals through ...", asks nothing)
+    found = _description(question)
+    if found is None or found.group().strip().lower() not in ("that", "which", "who"):
+        return frozenset()
+    if len(terms(" ".join(_split_at_description(question)[1]))) != 1:
+        return frozenset()
+    clause = question[found.end() :]
+    end = _CLAUSE_END.search(clause)
+    said: list[str] = []
+    for word in clause[: end.start() if end else None].split()[1:]:  # past the clause's verb
+        if _ASKED_AFTER.fullmatch(word.rstrip("?.!")):
+            break  # "... incident written in?", "... gateway is a site reliability engineer?"
+        said.append(word)
+    return terms(" ".join(said))
+
+
+# Where a relative clause ends and the question goes on: a verb of the question's, or its
+# participle ("based", "written", "known")
+_ASKED_AFTER = re.compile(
+    r"(?i:is|are|was|were|be|been|do|does|did|has|have|had)|[^\W\d_]+(?:ed|en|wn)"
+)
 
 
 def _split_at_description(question: str) -> tuple[list[str], list[str]]:
@@ -235,6 +267,7 @@ def bridged_pair(
         return None
     outer = outer_terms(question) & wanted
     named = names_in(question) & wanted
+    described = clause_object_terms(question) & wanted
     starts = sorted(range(len(candidates)), key=lambda pos: -len(told[pos] - frame.keys()))
     mentions = _Mentions(question, candidates, sources)
     for first in starts[:BRIDGE_STARTS]:
@@ -249,6 +282,8 @@ def bridged_pair(
             says = missing & told[pos]
             if pos == first or not needed <= says or 2 * len(says) < len(missing):
                 continue
+            if not described <= told[first] | told[pos]:
+                continue  # of another service than "the gizmo service" asked of
             if frame.keys() & missing and not frame.keys() & says:
                 continue
             linked = links(pos)

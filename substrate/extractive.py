@@ -19,6 +19,7 @@ from substrate.asked import WH_WORDS, Asked, alike, read_question, subject_of
 from substrate.bridging import (
     Quotable,
     bridged_pair,
+    clause_object_terms,
     outer_terms,
     relational,
 )
@@ -114,8 +115,11 @@ class ExtractiveAnswerer:
             says = set().union(*(c.have | terms(c.heading) for c in pair))
             if quotes and asked.subject <= says and len(_joined(quotes)) <= self.max_chars:
                 chosen, covered = quotes, says
-        # each sentence speaks of a name asked of; together they must speak of them all
+        # each sentence speaks of a name asked of; together they must speak of them all, and
+        # of what a clause describes ("the team that owns the gizmo service")
         if not asked.subject <= covered or _only_the_description(question, asked.frame, covered):
+            return ""
+        if not clause_object_terms(question) & asked.wanted <= covered:
             return ""
         return _joined(chosen)
 

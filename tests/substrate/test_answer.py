@@ -530,6 +530,23 @@ def test_a_procedure_a_question_describes_is_not_one_it_asks_for() -> None:
     )
 
 
+def test_the_thing_a_clause_describes_is_said_by_the_answer() -> None:
+    gizmo = "The gizmo service is owned by the Widget Guild."  # a guild no note tells of
+    billing = "The billing-worker service is owned by the Payments team."
+    lead = "The Payments team is led by Zoë Müller."
+    question = "Who leads the team that owns the gizmo service?"
+    assert quoted(question, gizmo, billing, lead) == ""  # not the billing-worker's owner
+    assert quoted("Who leads the team that owns the billing-worker?", gizmo, billing, lead) == (
+        f"{billing} [2] {lead} [3]"
+    )
+    # ... what it describes, not the question's own words after it
+    engineer = "Aisha Okafor: Site reliability engineer on the Payments team."
+    asked = (
+        "Which engineer on the team that owns the billing-worker is a site reliability engineer?"
+    )
+    assert quoted(asked, billing, engineer) == f"{billing} [1] {engineer} [2]"
+
+
 def test_a_procedure_asked_for_after_a_description_is_quoted_whole() -> None:
     runbook = (
         "# Session store failover\n\nProcedure for failover of the session store:\n\n"
