@@ -166,8 +166,8 @@ def _settings_section(substrate: Substrate) -> dict[str, Any]:
     if not substrate.settings.lost:
         return {"ok": True, "problems": []}
     lost = (
-        f"{SETTINGS_FILE} is missing: the shard's settings, its approvers among them, are the "
-        "defaults; restore it from a backup, or grant the approvers again"
+        f"{SETTINGS_FILE} is {substrate.settings.lost}: the shard's settings, its approvers "
+        "among them, are the defaults; restore it from a backup, or grant the approvers again"
     )
     return {"ok": False, "problems": [lost]}
 

@@ -40,32 +40,26 @@ class Settings:
     def __init__(self, data: dict[str, Any] | None = None, path: Path | None = None) -> None:
         self.data: dict[str, Any] = data if data is not None else _fresh_defaults()
         self.path = path
-        # its file is missing from a shard that has a log: these defaults stand in for
-        # settings that were lost (its approvers among them), not for a new shard's
-        self.lost = False
+        # how its file was lost from a shard that has a log ("missing", "empty"; else ""):
+        # these defaults stand in for settings that were lost (its approvers among them), not
+        # for a new shard's
+        self.lost = ""
 
     @classmethod
     def load(cls, root: Path) -> Settings:
         path = root / SETTINGS_FILE
         try:
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
+            raw = path.read_bytes()
         except FileNotFoundError:
-            settings = cls(path=path)
-            settings.lost = _mixle_log_in(root)  # (a first write writes it before the log)
-            if settings.lost and ("lost", str(path)) not in _warned:
-                _warned.add(("lost", str(path)))
-                log.warning(
-                    "%s is missing: the shard's settings (its approvers, team and ingest "
-                    "settings) are the defaults; restore it from a backup, or grant the "
-                    "approvers again",
-                    path,
-                )
-            return settings
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ShardError(f"{path}: invalid TOML: {exc}") from exc
+            return cls._lost(root, path, "missing")
         except OSError as exc:
             raise ShardError(f"cannot read {path}: {exc.strerror}") from exc
+        if not raw.strip():  # mixle writes it whole: a crash or a sync tool emptied it
+            return cls._lost(root, path, "empty")
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ShardError(f"{path}: invalid TOML: {exc}") from exc
         fmt = data.get("format", SHARD_FORMAT)
         if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
             raise ShardError(f"{path}: format must be a whole number from 1, not {fmt!r}")
@@ -78,6 +72,22 @@ class Settings:
         _warn_once(data)
         settings = cls(data, path)
         check_values(settings)  # every known key, whichever ones this command uses
+        return settings
+
+    @classmethod
+    def _lost(cls, root: Path, path: Path, how: str) -> Settings:
+        """The defaults, for a file ``how`` ("missing", "empty"): told of once when the shard
+        has a log (a first write writes the file before the log)."""
+        settings = cls(path=path)
+        settings.lost = how if _mixle_log_in(root) else ""
+        if settings.lost and ("lost", str(path)) not in _warned:
+            _warned.add(("lost", str(path)))
+            log.warning(
+                "%s is %s: the shard's settings (its approvers, team and ingest settings) are "
+                "the defaults; restore it from a backup, or grant the approvers again",
+                path,
+                how,
+            )
         return settings
 
     @property

@@ -123,11 +123,13 @@ def test_an_api_key_in_mixle_toml_is_warned_of_as_refused_by_every_command(
     assert "did you mean" not in caplog.text and "sk-x" not in caplog.text
 
 
+@pytest.mark.parametrize("how", ["missing", "empty"])
 def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaults(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
-    # deleted by hand, the approvers went with it: every command went on, gates open, and
-    # the next write made a file of defaults that hid the loss
+    # deleted by hand (or emptied by a crash or a sync tool), the approvers went with it:
+    # every command went on, gates open, and the next write made a file of defaults that hid
+    # the loss (an empty one hid it silently)
     from substrate import Substrate, audit_shard
 
     shard = tmp_path / "shard"
@@ -135,13 +137,18 @@ def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaul
         s.add("text", "one")
         s.save()
     (shard / "mixle.toml").unlink()
+    if how == "empty":
+        (shard / "mixle.toml").write_bytes(b"\n")
     with caplog.at_level(logging.WARNING, logger="substrate.settings"), Substrate(shard) as s:
-        assert s.settings.lost
+        assert s.settings.lost == how
         s.add("text", "two")
         s.save()
         report = audit_shard(s)
-    assert "mixle.toml is missing" in caplog.text and not (shard / "mixle.toml").exists()
-    assert not report.ok and any("mixle.toml is missing" in p for p in report.settings["problems"])
+    assert f"mixle.toml is {how}" in caplog.text
+    assert (shard / "mixle.toml").exists() is (how == "empty")  # as it was: not written over
+    assert not report.ok and any(f"mixle.toml is {how}" in p for p in report.settings["problems"])
+    if how == "empty":
+        return
     # nor does init, or a store saved into it
     from substrate.shard import init_shard
 
