@@ -344,10 +344,11 @@ def _index_section(
     section: dict[str, Any] = {"checked": True, "state": state, "problems": problems}
     if state == "stale" and _compacted_since(status):
         # compact deletes the index with the old log: one left behind (its deletion failed)
-        # still holds the words of every item the compaction reclaimed
+        # still holds the words of every item the compaction reclaimed; a log edited by hand
+        # is given a new generation too (``log.renew_generation``)
         problems.append(
-            "the search index was built before the log was compacted and may still hold the "
-            "words of the items reclaimed; run `mixle reindex`"
+            "the search index was built before the log was rewritten (compacted, or edited by "
+            "hand) and may still hold the words of items no longer in it; run `mixle reindex`"
         )
     elif state in _BAD_INDEX_STATES:
         problems.append(_BAD_INDEX_STATES[state])

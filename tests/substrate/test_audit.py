@@ -445,6 +445,19 @@ def test_a_model_damaged_in_its_body_is_written_again_by_a_reindex(tmp_path: Pat
     assert audit_shard(Substrate(tmp_path / "s")).ok
 
 
+def test_an_index_of_a_log_since_edited_by_hand_is_named_so(tmp_path: Path) -> None:
+    pytest.importorskip("substrate.search.engine")
+    from substrate.log import LogFile
+
+    store, _ = saved(tmp_path)
+    store.reindex()
+    store.close()
+    log = LogFile(tmp_path / "s")
+    log.renew_generation(log.generation())  # as a hand edit found by a reader leaves it
+    problems = audit_shard(Substrate(tmp_path / "s")).problems()
+    assert any("before the log was rewritten (compacted, or edited by hand)" in p for p in problems)
+
+
 def test_index_metadata_written_without_a_checksum_still_audits_clean(tmp_path: Path) -> None:
     pytest.importorskip("substrate.search.engine")
     import json
