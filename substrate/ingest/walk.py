@@ -204,11 +204,14 @@ class _Walker:
         for entry in entries:
             name = entry.name
             child = f"{rel}/{name}" if rel else name
-            if not hidden and name[0] == ".":
-                # not walked; a visible link to it is followed, unless it is left out anyway
-                if name in VCS_DIRS or (check and self.ignored(entry, child, rules)):
-                    self.leave_out(entry)
-                continue
+            if name[0] == ".":
+                if not hidden:
+                    # not walked; a visible link to it is followed, unless it is left out anyway
+                    if name in VCS_DIRS or (check and self.ignored(entry, child, rules)):
+                        self.leave_out(entry)
+                    continue
+                if name in IGNORE_FILES:
+                    continue  # the walk's own rules (read above), no note to ingest or skip
             if not (name.isascii() or utf8_name(name)):
                 # the rules match its bytes: one they leave out is no failure
                 if check and self.ignored(entry, child, rules):

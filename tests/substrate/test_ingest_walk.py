@@ -45,9 +45,11 @@ def test_files_are_handed_out_folder_by_folder_as_the_walk_goes(tmp_path: Path) 
 
 def test_hidden_and_vcs_folders_are_skipped(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", ".env", ".hidden/b.md", ".git/c.md", "CVS/d.md", "e/.f.md")
+    _touch(tmp_path, "e/.gitignore", ".mixleignore")  # the walk's own rules: read, not walked
     assert [f.rel for f in walk(tmp_path).files] == ["a.md"]
-    with_hidden = [f.rel for f in walk(tmp_path, hidden=True).files]
-    assert with_hidden == [".env", "a.md", ".hidden/b.md", "e/.f.md"]  # never .git or CVS
+    with_hidden = walk(tmp_path, hidden=True)
+    assert [f.rel for f in with_hidden.files] == [".env", "a.md", ".hidden/b.md", "e/.f.md"]
+    assert with_hidden.skipped == []  # never .git or CVS, nor the ignore files told of
 
 
 def test_excluded_folder_is_not_entered(tmp_path: Path) -> None:
@@ -223,7 +225,7 @@ def test_a_link_to_an_ignored_hidden_file_or_folder_is_not_followed(
     (tmp_path / "private.md").symlink_to(".private/a.md")
     (tmp_path / "draft.md").symlink_to(".drafts/b.md")  # hidden, not ignored: followed
     result = walk(tmp_path, hidden=hidden)
-    expected = [".drafts/b.md", ".gitignore"] if hidden else ["draft.md"]
+    expected = [".drafts/b.md"] if hidden else ["draft.md"]
     assert sorted(f.rel for f in result.files) == expected
     assert ("config.md", "symlink leads to an ignored file") in result.skipped
     assert ("private.md", "symlink leads into an ignored folder") in result.skipped
