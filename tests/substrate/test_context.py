@@ -69,6 +69,13 @@ def test_compress_skips_irrelevant_sentences_when_relevant_ones_exist() -> None:
     assert compress_text("A long first sentence here. Short one.", "zzz", 12) == "Short one."
 
 
+def test_a_trace_s_question_is_kept_with_its_answer() -> None:
+    trace = "who owns the billing-worker? => Payments team"
+    assert sentences(trace) == [trace]
+    kept = compress_text(f"Cats purr loudly at night. {trace}", "billing-worker owner", 50)
+    assert kept == trace  # not the question alone
+
+
 def test_compression_keeps_a_sentence_saying_what_is_asked_without_its_words() -> None:
     from substrate.answer_types import states_place
 
