@@ -166,7 +166,7 @@ def _tree(chain: HopChain) -> list[str]:
         children.setdefault(parent, []).append(n)
     wheres = [where_text(entry) for entry in chain.provenance()]
     query = output.first_line(chain.query, QUERY_SHOWN)  # (a query may be a whole file)
-    lines = [f"{query}  ({len(chain)} items, depth {chain.max_depth()})"]
+    lines = [f"{query}  ({len(chain)} item(s), depth {chain.max_depth()})"]
     # depth first with a stack of its own: a chain of links may be thousands of hops deep
     roots = children.get(None, [])
     stack = [(n, "", pos == len(roots) - 1) for pos, n in enumerate(roots)][::-1]

@@ -124,6 +124,7 @@ def test_multihop_tree_and_json(mixle: Run, shop: dict[str, str]) -> None:
     tree = mixle("--as", "shop", "multihop", "refund defective items", "--seeds", "1")
     assert tree.exit_code == 0
     assert "seed" in tree.stdout and "link" in tree.stdout and "docs/refunds.md:3-5" in tree.stdout
+    assert tree.stdout.startswith("refund defective items  (") and " item(s), depth " in tree.stdout
     link_line = next(line for line in tree.stdout.splitlines() if shop["model"] in line)
     assert link_line.startswith(("├── link", "└── link", "│   ", "    "))
     jsonl = mixle("multihop", "refund", "--jsonl", "--hops", "0").jsonl()
