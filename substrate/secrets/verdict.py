@@ -458,13 +458,26 @@ def _line_value_valid(
         return False  # "PGPASSWORD=x psql -h db": the command it is set for follows
     if len(words) > 1 and not _passphrase(words, operator):
         return False  # a sentence ("ask Bob"), or a value and a note about it
-    if (
-        len(words) > 1
-        and m.group(group).rstrip().endswith(":")
-        and all(plain_word(w.strip(_PROSE_MARKS)) for w in words)
-    ):
-        return False  # "pw-record: Check upstream docs:", a line leading into the next
+    if len(words) > 1 and _leads_into_the_next_line(m, group, text, operator, words):
+        return False  # "pw-record: Check upstream docs:" above the command it names
     return worth_reporting(secret, strength=strength, quoted=len(words) > 1, key=key, assigned=True)
+
+
+def _leads_into_the_next_line(
+    m: re.Match[str], group: str, text: str, operator: str, words: list[str]
+) -> bool:
+    """Whether a line's value of plain ``words`` after a ":" ends in ":" before a line that
+    goes on: it introduces that line ("See the original command's docs:" then "tldr
+    pw-cat"), as no passphrase does. One given by "=", or ending the text, is a value."""
+    if "=" in operator or not m.group(group).rstrip().endswith(":"):
+        return False
+    if not all(plain_word(w.strip(_PROSE_MARKS)) for w in words):
+        return False
+    start = text.find("\n", m.end(group)) + 1  # the next line's
+    if not start:
+        return False
+    end = text.find("\n", start)
+    return bool(text[start : end if end >= 0 else len(text)].strip())
 
 
 def _label_valid(

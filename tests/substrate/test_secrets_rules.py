@@ -750,13 +750,19 @@ def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
         ("password=Keys Galore Banana", "password=[REDACTED:sensitive_assignment]"),
         ("password: Golden Keys Ring", "password: [REDACTED:sensitive_assignment]"),
         ("Password: rotated monthly", "Password: rotated monthly"),
-        # plain words leading into the next line, in any language; not a value so ended
-        ("pw-record: Check upstream docs:", "pw-record: Check upstream docs:"),
+        # plain words after ":" leading into the next line, in any language ...
         (
-            "pw-record: Смотри документацию для команды:\n",
-            "pw-record: Смотри документацию для команды:\n",
+            "pw-record: Check upstream docs:\ntldr pw-cat",
+            "pw-record: Check upstream docs:\ntldr pw-cat",
         ),
-        ("password: Xk9m Qz7p:", "password: [REDACTED:sensitive_assignment]:"),
+        (
+            "pw-record: Смотри документацию для команды:\nls",
+            "pw-record: Смотри документацию для команды:\nls",
+        ),
+        # ... not a value so ended, nor one given by "=", nor one ending the text
+        ("password: Xk9m Qz7p:\nnext", "password: [REDACTED:sensitive_assignment]:\nnext"),
+        ("PASSWORD=purple monkey dishwasher:\nls", "PASSWORD=[REDACTED:sensitive_assignment]:\nls"),
+        ("password: Golden Keys Ring:", "password: [REDACTED:sensitive_assignment]:"),
         # a value and a note about it: the value, and its copies elsewhere
         (
             "Password: Tr0ub4dor&3, rotate monthly\nuse Tr0ub4dor&3",
