@@ -10,7 +10,7 @@ question's words it leaves unsaid; the extractive answer quotes both sentences.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
 
 from substrate.context.compress import is_heading, sentences, terms
@@ -84,12 +84,13 @@ def described_terms(question: str) -> frozenset[str]:
 
 
 def clause_object_terms(question: str) -> frozenset[str]:
-    """The terms of what follows the verb of a relative clause of ``question`` about a thing
-    named only by its kind: "gizmo" and "service" of "Who leads the team that owns the gizmo
-    service?". An answer must say them, or it tells of the owner of another service. Empty
-    for a thing named otherwise too ("the session store that holds logins": a runbook of the
-    session store need not say what it holds), for a participle or an "of", for a long query
-    (read for its topic: "methods that ..."), and when the question describes nothing."""
+    """The terms of what a relative clause of ``question`` says its thing does something to,
+    when the thing is named only by its kind: "gizmo" and "service" of "Who leads the team
+    that owns (or "is responsible for") the gizmo service?". An answer must say them
+    (``says_the_clause``), or it tells of the owner of another service. Empty for a thing
+    named otherwise too ("the session store that holds logins": a runbook of the session
+    store need not say what it holds), for a participle or an "of", for a long query (read
+    for its topic: "methods that ..."), and when the question describes nothing."""
     question = question.strip()
     if not (asked_as_a_person(question) and _ASKING.match(question)):
         return frozenset()  # (a claim, "... a ligand which signals through ...", asks nothing)
@@ -100,16 +101,30 @@ def clause_object_terms(question: str) -> frozenset[str]:
         return frozenset()
     clause = question[found.end() :]
     end = _CLAUSE_END.search(clause)
-    said: list[str] = []
-    for word in clause[: end.start() if end else None].split()[1:]:  # past the clause's verb
-        if _ASKED_AFTER.fullmatch(word.rstrip("?.!")):
-            break  # "... incident written in?", "... gateway is a site reliability engineer?"
-        said.append(word)
-    return terms(" ".join(said))
+    words = [w.rstrip("?.!") for w in clause[: end.start() if end else None].split()]
+    # to where the question goes on: its own verb, or a participle ending it ("... incident
+    # written in?", "... gateway is a site reliability engineer?", "... based?")
+    for at in range(1, len(words)):
+        participle = _PARTICIPLE.fullmatch(words[at]) and (
+            at == len(words) - 1 or words[at + 1].lower() in _PREPOSITIONS
+        )
+        if words[at].lower() in _AUXILIARIES or participle:
+            words = words[:at]
+            break
+    # from what the clause's verb acts on: past its first article, else past the verb
+    opens = [at for at, word in enumerate(words) if word.lower() in _DETERMINERS]
+    return terms(" ".join(words[opens[0] + 1 if opens else 1 :]))
 
 
-# Where a relative clause ends and the question goes on: a verb of the question's, or its
-# participle ("based", "written", "known")
+def says_the_clause(described: frozenset[str], said: Collection[str]) -> bool:
+    """Whether ``said`` says what a clause describes (``clause_object_terms``): all of its
+    terms, or all but one of three or more ("today" of "... the billing-worker today?")."""
+    return len(described.difference(said)) <= (len(described) >= 3)
+
+
+_AUXILIARIES = frozenset("is are was were be been do does did has have had".split())
+_PARTICIPLE = re.compile(r"[^\W\d_]+(?:ed|en|wn)")  # "based", "written", "known"
+_PREPOSITIONS = frozenset("in at on by for from to of with".split())
 _ASKED_AFTER = re.compile(
     r"(?i:is|are|was|were|be|been|do|does|did|has|have|had)|[^\W\d_]+(?:ed|en|wn)"
 )
@@ -282,7 +297,7 @@ def bridged_pair(
             says = missing & told[pos]
             if pos == first or not needed <= says or 2 * len(says) < len(missing):
                 continue
-            if not described <= told[first] | told[pos]:
+            if not says_the_clause(described, told[first] | told[pos]):
                 continue  # of another service than "the gizmo service" asked of
             if frame.keys() & missing and not frame.keys() & says:
                 continue

@@ -22,6 +22,7 @@ from substrate.bridging import (
     clause_object_terms,
     outer_terms,
     relational,
+    says_the_clause,
 )
 from substrate.context import ContextPacket
 from substrate.context.compress import (
@@ -119,7 +120,7 @@ class ExtractiveAnswerer:
         # of what a clause describes ("the team that owns the gizmo service")
         if not asked.subject <= covered or _only_the_description(question, asked.frame, covered):
             return ""
-        if not clause_object_terms(question) & asked.wanted <= covered:
+        if not says_the_clause(clause_object_terms(question) & asked.wanted, covered):
             return ""
         return _joined(chosen)
 
