@@ -239,11 +239,10 @@ def _column_names(
 ) -> frozenset[str] | None:
     """The terms of a claim's ``words`` that only name a column of ``sentence``, when it is a
     row of two or more named fields (none when it is no row); None when the claim names a
-    column and none of its value: "Globex is on the enterprise plan" is not said by a row of
+    column and none of its values: "Globex is on the enterprise plan" is not said by a row of
     Globex whose plan is pro, nor by one of another customer on the enterprise plan (the
-    column's name "plan" is in both)."""
-    keys: set[str] = set()
-    values: set[str] = set()
+    column's name "plan" is in both). A word of several columns' names needs the value of
+    one ("previous plan: enterprise" says "was on the enterprise plan" beside "plan: pro")."""
     fields: list[tuple[frozenset[str], set[str]]] = []
     for part in sentence.strip().rstrip(".").split("; "):
         field = _FIELD.fullmatch(part)
@@ -255,12 +254,11 @@ def _column_names(
         fields.append((_valued_terms(field.group(1)), set(_valued_terms(field.group(2)))))
     if len(fields) < 2:
         return frozenset()
-    for key, value in fields:
-        if key & words and not value & wanted:
+    keys = frozenset().union(*(key for key, _ in fields))
+    for term in words & keys:
+        if not any(term in key and value & wanted for key, value in fields):
             return None
-        keys |= key
-        values |= value
-    return frozenset(words & keys - values)
+    return words & keys - frozenset().union(*(value for _, value in fields))
 
 
 def _reason_terms(claim: str) -> frozenset[str]:

@@ -210,6 +210,17 @@ _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
         (_ROW, "Initech is on the pro plan.", False),  # another customer
         ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV3 is the level.", False),
         ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV2 pages the on-call.", True),
+        # a word of several columns' names: the value of one of them says it
+        (
+            "team: Payments; lead: Zoë Müller; on-call lead: Raj Patel.",
+            "Raj Patel is the on-call lead of Payments.",
+            True,
+        ),
+        (
+            "host: db1; port: 5432; backup host: db2; backup port: 5433.",
+            "The backup port of db2 is 5433.",
+            True,
+        ),
     ],
 )
 def test_a_row_says_a_claim_by_its_values_not_its_column_names(
