@@ -68,7 +68,13 @@ def test_a_heading_alone_is_an_item_unless_deeper_headings_follow_it() -> None:
 
 @pytest.mark.parametrize(
     ("text", "section"),
-    [("# Just a title\n", "Just a title"), ("Title\n=====\n", "Title"), ("## #\n## *B*\n", "B")],
+    [
+        ("# Just a title\n", "Just a title"),
+        ("Title\n=====\n", "Title"),
+        ("## #\n## *B*\n", "B"),
+        ("#\n## Setup\n### Deep\n", "Setup"),  # an empty heading is none
+        ("# #\n## B\n", "B"),  # nor is its path part of the title
+    ],
 )
 def test_a_note_of_one_heading_is_titled_by_it(text: str, section: str) -> None:
     (segment,) = _parse("markdown", text).segments

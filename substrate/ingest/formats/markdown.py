@@ -144,8 +144,8 @@ class _Doc:
         text, anchor = heading_text(title)
         name = section_title(text)
         path.append((level, f"{path[-1][1]}{SECTION_SEPARATOR}{name}" if path else name, anchor))
-        if self.first is None and _WORDS.search(name):
-            self.first = path[-1]
+        if self.first is None and _WORDS.search(text):  # (its own name, not its path's)
+            self.first = (level, name, anchor)
 
 
 def _previous_line(text: str, pos: int) -> tuple[int, str]:
