@@ -23,7 +23,7 @@ ELLIPSIS = "…"
 # A sentence ends at whitespace after ., ! or ?. Line breaks inside a paragraph are wrapping,
 # except before a line that starts a block of its own (list item, heading, quote, code).
 # (not before "=>": a trace's "who owns the billing-worker? => Payments team" is one)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?!=>)")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?!\s*=>)\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fence line: ``` or ~~~ and an info string (a ```make install``` line is code, not a fence).
 _FENCE = re.compile(r"\s*(?:`{3,}[^`]*|~{3,}.*)$")

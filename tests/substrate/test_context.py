@@ -72,6 +72,7 @@ def test_compress_skips_irrelevant_sentences_when_relevant_ones_exist() -> None:
 def test_a_trace_s_question_is_kept_with_its_answer() -> None:
     trace = "who owns the billing-worker? => Payments team"
     assert sentences(trace) == [trace]
+    assert sentences("who owns it?  =>\tPayments team") == ["who owns it?  =>\tPayments team"]
     kept = compress_text(f"Cats purr loudly at night. {trace}", "billing-worker owner", 50)
     assert kept == trace  # not the question alone
 
