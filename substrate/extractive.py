@@ -440,8 +440,12 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
 def _role_of_another(entry: str, wanted: frozenset[str]) -> bool:
     """Whether a person's ``entry`` gives the word asked of ("lead") after a word the question
     does not say: "Raj Patel: Senior engineer, on-call lead." holds a role of another kind than
-    "Who leads the Payments team?" asks for (where "Payments lead" would be the one)."""
-    words = _WORD.findall(entry.partition(": ")[2])
+    "Who leads the Payments team?" asks for (where "Payments lead" would be the one). One
+    saying all the question asks ("Tech lead of the Payments team") says whose role it is."""
+    value = entry.partition(": ")[2]
+    if wanted <= terms(value):
+        return False
+    words = _WORD.findall(value)
     return any(
         terms(word) & wanted and (before_said := terms(before)) and not before_said & wanted
         for before, word in zip(words, words[1:], strict=False)

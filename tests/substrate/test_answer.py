@@ -2067,6 +2067,16 @@ def test_who_leads_is_not_answered_by_an_entry_giving_another_kind_of_lead(tmp_p
     assert extractive(s, "Who is the on-call lead of the Payments team?").answer == (
         "Payments team: Raj Patel: Senior engineer, on-call lead. [1]"
     )
+    # entries alone: the one saying whose lead it is
+    entries = (
+        "- Zoë Müller: Tech lead of the Payments team.\n- Raj Patel: Senior engineer, on-call lead."
+    )
+    listed = pack_context(
+        "q", [SubstrateItem("text", f"# Payments team\n\n{entries}\n", id="t")], [0.9]
+    )
+    assert ExtractiveAnswerer().answer_packet("Who leads the Payments team?", listed) == (
+        "- Zoë Müller: Tech lead of the Payments team. [1]"
+    )
 
 
 def test_who_is_answered_by_a_sentence_naming_someone_not_by_one_of_the_role() -> None:
