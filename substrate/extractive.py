@@ -408,13 +408,16 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     if asked.stated and asked.stated.search(sentence):
         yield ENTRY_PREFERENCE
     # asked who: a sentence under a person's heading names them, a passive one of a source
-    # ranked higher ("The model is retrained ...") does not
-    if asked.whose and opens_as_an_entry(candidate.quote):
-        if not _role_of_another(candidate.quote, asked.wanted):
-            yield ENTRY_PREFERENCE
+    # ranked higher ("The model is retrained ...") does not, unless the entry gives a role
+    # of another kind ("on-call lead" for who leads the team): that one counts against it
+    another_role = asked.whose and _role_of_another(sentence, asked.wanted)
+    if asked.whose and opens_as_an_entry(candidate.quote) and not another_role:
+        yield ENTRY_PREFERENCE
     # ... and one naming no one the question does not ("The Payments team lead salary band
     # tops out at ...") says something of the role, not who holds it
     elif asked.whose and not named_terms(sentence, proper=True) - asked.wanted:
+        yield -ENTRY_PREFERENCE
+    if another_role:
         yield -ENTRY_PREFERENCE
     # a sentence saying "Dana's manager" as asked says whose, over one that only calls Dana
     # a manager
@@ -437,11 +440,15 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
         yield -ENTRY_PREFERENCE
 
 
-def _role_of_another(entry: str, wanted: frozenset[str]) -> bool:
-    """Whether a person's ``entry`` gives the word asked of ("lead") after a word the question
-    does not say: "Raj Patel: Senior engineer, on-call lead." holds a role of another kind than
-    "Who leads the Payments team?" asks for (where "Payments lead" would be the one). One
-    saying all the question asks ("Tech lead of the Payments team") says whose role it is."""
+def _role_of_another(sentence: str, wanted: frozenset[str]) -> bool:
+    """Whether a sentence is a person's entry (a list's item too) giving the word asked of
+    ("lead") after a word the question does not say: "Raj Patel: Senior engineer, on-call
+    lead." holds a role of another kind than "Who leads the Payments team?" asks for (where
+    "Payments lead" would be the one). One saying all the question asks ("Tech lead of the
+    Payments team") says whose role it is."""
+    entry = sentence.lstrip("-*+• ")
+    if not opens_as_an_entry(entry):
+        return False
     value = entry.partition(": ")[2]
     if wanted <= terms(value):
         return False

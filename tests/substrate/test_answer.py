@@ -2067,9 +2067,9 @@ def test_who_leads_is_not_answered_by_an_entry_giving_another_kind_of_lead(tmp_p
     assert extractive(s, "Who is the on-call lead of the Payments team?").answer == (
         "Payments team: Raj Patel: Senior engineer, on-call lead. [1]"
     )
-    # entries alone: the one saying whose lead it is
+    # entries alone: the one saying whose lead it is, wherever it is listed
     entries = (
-        "- Zoë Müller: Tech lead of the Payments team.\n- Raj Patel: Senior engineer, on-call lead."
+        "- Raj Patel: Senior engineer, on-call lead.\n- Zoë Müller: Tech lead of the Payments team."
     )
     listed = pack_context(
         "q", [SubstrateItem("text", f"# Payments team\n\n{entries}\n", id="t")], [0.9]
