@@ -298,10 +298,13 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     return list(named.values())[:MAX_NAMED]
 
 
+# The capitals of the alphabets that have them (Latin, Greek, Cyrillic, Armenian, Georgian
+# and their extensions): "Zoë Müller" and "Zürich" are names as "Zoe Muller" is. (``re`` has
+# no class of capitals; scripts without them, as Chinese, spell no name this way.)
+_CAPITAL = "[" + re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper())) + "]"
 # A capitalised word that does not start a line (nor a sentence: see ``_starts_sentence``):
-# a name, a place, a product. Of any script: "Zoë Müller" and "Zürich" are names as "Zoe
-# Muller" is (``re`` has no class of capitals: a word's first letter is checked after).
-_NAME = re.compile(r"(?<=[\s(\"'])(?<!\n)[^\W\d_][\w'\-]*[^\W\d_]")
+# a name, a place, a product ("Oréal" of "l'Oréal")
+_NAME = re.compile(r"(?<=[\s(\"'])(?<!\n)" + _CAPITAL + r"[\w'\-]*[^\W\d_]")
 
 
 def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
@@ -318,13 +321,9 @@ def named_terms(text: str, *, proper: bool = False) -> frozenset[str]:
     words = [w for w in _TITLE_WORD.findall(text)[1:] if len(w) > 3]
     if len(words) >= _TITLE_WORDS and all(w[0].isupper() for w in words):
         return frozenset()
-    names = [
-        m.group()
-        for m in _NAME.finditer(text)
-        if m.group()[0].isupper() and not _starts_sentence(text, m.start())
-    ]
+    names = [m.group() for m in _NAME.finditer(text) if not _starts_sentence(text, m.start())]
     first = _FIRST_OF_TWO.match(text)  # "Lena Park owns...": a name, though it starts
-    if first and first.group(1)[0].isupper() and _capitalised(first.group(2)):
+    if first and _capitalised(first.group(2)):
         names.append(first.group(1))
     if proper:  # a day is when, not what is asked of ("the Dublin office on Saturdays")
         names = [w for w in names if _proper(w) and w.lower().rstrip("s") not in _DAYS]
@@ -362,7 +361,7 @@ def _starts_sentence(text: str, at: int) -> bool:
     return before.endswith((".", "!", "?", ":", ";")) and not ends_in_abbreviation(before)
 
 
-_FIRST_OF_TWO = re.compile(r"([^\W\d_][\w'\-]*[^\W\d_])\s+(?=([^\W\d_]{2}))")
+_FIRST_OF_TWO = re.compile("(" + _CAPITAL + r"[\w'\-]*[^\W\d_])\s+(?=([^\W\d_]{2}))")
 _PROPER_SHAPE = re.compile(r"[^\W\d_]{3,}(?:['’][^\W\d_]+)?")
 
 
@@ -379,7 +378,7 @@ def _proper(word: str) -> bool:
 
 
 _BRACKETED = re.compile(r"\([^()]*\)")
-_TITLE_WORD = re.compile(r"[A-Za-z][\w'\-]*")
+_TITLE_WORD = re.compile(r"[^\W\d_][\w'\-]*")
 
 
 def frame_of(question: str, wanted: frozenset[str] | None = None) -> Frame:

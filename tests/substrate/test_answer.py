@@ -1611,6 +1611,8 @@ def test_a_question_about_two_names_quotes_a_sentence_about_each() -> None:
             {"payment", "zoe", "muller", "zurich"},
         ),
         ("Łukasz Nowak runs the Kraków office.", {"łukasz", "nowak", "krakow"}),
+        ("We sell to l'Oréal.", {"oreal"}),  # after an elided article
+        ("Über Änderungen Öffentlicher Übersichten Für Ärzte Und Kliniken", set()),  # a title
     ],
 )
 def test_the_names_in_a_text(text: str, names: set[str]) -> None:
