@@ -181,8 +181,9 @@ def _new_scope(app_state: AppState, scope: str, named: bool) -> str:
     from substrate import safe_repr
     from substrate.governance import scope_in_use
 
-    if scope_in_use(app_state.substrate(), scope):
-        return ""
+    substrate = app_state.substrate()
+    if not len(substrate) or scope_in_use(substrate, scope):
+        return ""  # (in a shard of no item yet, every scope is new)
     if named:
         return f"scope {safe_repr(scope)} held no item before: a new scope, or a mistyped --scope?"
     return f"team {safe_repr(scope)} held no item before: a new team, or a mistyped team name?"

@@ -267,6 +267,8 @@ def test_a_format_given_as_the_team_is_refused(
 
 
 def test_items_going_into_a_scope_new_to_the_shard_are_told_of(mixle, notes: Path) -> None:
+    # a shard's first items: every scope is new there
+    assert "held no item before" not in mixle("--as", "first", "ingest", str(notes)).stderr
     assert "held no item before" not in mixle("ingest", str(notes)).stderr  # no team, no scope
     first = mixle("--as", "reserch", "ingest", str(notes))
     assert "team 'reserch' held no item before: a new team, or a mistyped" in first.stderr
