@@ -299,8 +299,9 @@ def _folders_in_place_problems(index: Path) -> list[str]:
     ]
 
 
-def _compacted_since(status: dict[str, Any]) -> bool:
-    """Whether the index covers an earlier generation of the log (before a ``compact``)."""
+def _log_rewritten_since(status: dict[str, Any]) -> bool:
+    """Whether the index covers an earlier generation of the log (before a ``compact``, or
+    a hand edit found since)."""
     covered, current = status.get("watermark"), status.get("log_watermark")
     if not (isinstance(covered, dict) and isinstance(current, dict)):
         return False
@@ -342,7 +343,7 @@ def _index_section(
     segments = int(status.get("segments", 0) or 0)
     problems: list[str] = derived
     section: dict[str, Any] = {"checked": True, "state": state, "problems": problems}
-    if state == "stale" and _compacted_since(status):
+    if state == "stale" and _log_rewritten_since(status):
         # compact deletes the index with the old log: one left behind (its deletion failed)
         # still holds the words of every item the compaction reclaimed; a log edited by hand
         # is given a new generation too (``log.renew_generation``)
