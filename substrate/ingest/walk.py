@@ -210,7 +210,7 @@ class _Walker:
                     if name in VCS_DIRS or (check and self.ignored(entry, child, rules)):
                         self.leave_out(entry)
                     continue
-                if name in IGNORE_FILES:
+                if name in IGNORE_FILES and entry.is_file(follow_symlinks=False):
                     continue  # the walk's own rules (read above), no note to ingest or skip
             if not (name.isascii() or utf8_name(name)):
                 # the rules match its bytes: one they leave out is no failure

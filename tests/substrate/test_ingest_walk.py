@@ -46,10 +46,13 @@ def test_files_are_handed_out_folder_by_folder_as_the_walk_goes(tmp_path: Path) 
 def test_hidden_and_vcs_folders_are_skipped(tmp_path: Path) -> None:
     _touch(tmp_path, "a.md", ".env", ".hidden/b.md", ".git/c.md", "CVS/d.md", "e/.f.md")
     _touch(tmp_path, "e/.gitignore", ".mixleignore")  # the walk's own rules: read, not walked
+    _touch(tmp_path, ".gitignore/g.md")  # (a folder of that name is a folder)
     assert [f.rel for f in walk(tmp_path).files] == ["a.md"]
     with_hidden = walk(tmp_path, hidden=True)
-    assert [f.rel for f in with_hidden.files] == [".env", "a.md", ".hidden/b.md", "e/.f.md"]
-    assert with_hidden.skipped == []  # never .git or CVS, nor the ignore files told of
+    assert [f.rel for f in with_hidden.files] == [
+        ".env", "a.md", ".gitignore/g.md", ".hidden/b.md", "e/.f.md"]  # fmt: skip
+    # never .git or CVS, nor the ignore files told of (but one that is no file)
+    assert with_hidden.skipped == [(".gitignore", "ignore file not read: not a regular file")]
 
 
 def test_excluded_folder_is_not_entered(tmp_path: Path) -> None:
