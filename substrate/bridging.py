@@ -125,9 +125,6 @@ def says_the_clause(described: frozenset[str], said: Collection[str]) -> bool:
 _AUXILIARIES = frozenset("is are was were be been do does did has have had".split())
 _PARTICIPLE = re.compile(r"[^\W\d_]+(?:ed|en|wn)")  # "based", "written", "known"
 _PREPOSITIONS = frozenset("in at on by for from to of with".split())
-_ASKED_AFTER = re.compile(
-    r"(?i:is|are|was|were|be|been|do|does|did|has|have|had)|[^\W\d_]+(?:ed|en|wn)"
-)
 
 
 def _split_at_description(question: str) -> tuple[list[str], list[str]]:
