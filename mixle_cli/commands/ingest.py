@@ -833,13 +833,13 @@ def _adapt(
         if substrate.unsaved:
             substrate.save()
     if read is not None and not report.files:  # read here: its outcome, as the others give
-        _note_file(report, report.root)
+        _note_file(report, name, where)
     _finish(report, json=json, quiet=quiet)  # rejected content: reported, exit 1
 
 
-def _note_file(report: IngestReport, name: str) -> None:
-    """The outcome of a file this command read and handed on as content."""
-    path = None if name == "-" else os.path.abspath(name)
+def _note_file(report: IngestReport, name: str, path: str | None) -> None:
+    """The outcome of a file this command read and handed on as content (``name`` as its
+    problems are told, ``path`` where it is)."""
     whole = next((issue for issue in report.issues if issue.fatal), None)
     if whole is not None:  # rejected as a whole (binary, invalid UTF-16): said once
         report.failed_for(whole, path)

@@ -863,7 +863,9 @@ def test_items_of_ingest_docs_go_stale_when_their_file_is_edited(mixle, tmp_path
     assert (again["files_unchanged"], again["items_rewritten"]) == (1, 0)
 
 
-def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_path: Path) -> None:
+def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(
+    mixle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     docs = tmp_path / "d.jsonl"
     docs.write_text('"one"\n"two"\n')
     report = mixle("ingest-docs", str(docs), "--json").json()
@@ -879,6 +881,10 @@ def test_ingest_docs_reports_the_file_it_read_as_ingest_file_does(mixle, tmp_pat
     assert told.exit_code == 1 and "no content" not in told.stderr
     assert f"failed: {rejected}: all 2 line(s) or row(s) rejected" in told.stderr
     assert "0 skipped, 1 failed" in told.stderr
+    monkeypatch.chdir(tmp_path)  # named as typed, as its problems are
+    relative = mixle("ingest-docs", "r.jsonl").stderr
+    assert "problem: r.jsonl:1:" in relative
+    assert "failed: r.jsonl: all 2 line(s) or row(s) rejected" in relative
 
 
 def test_ingest_docs_drops_empty_docs_and_counts_them(mixle, tmp_path: Path) -> None:
