@@ -80,6 +80,8 @@ _SPACELESS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")  # kana, Ha
 
 # One word that looks like a file's path: "draft.md", "notes/summary"
 _A_PATH = re.compile(r"\S*/\S*|\S+\.\w{1,5}")
+# A list item's mark opening a claim read from a list ("- The retry limit is 7.")
+_BULLET = re.compile(r"[-*+•]\s+")
 
 
 def _no_claims(text: str) -> str:
@@ -453,7 +455,8 @@ def verify_cmd(
         lines = []
         for n, claim in enumerate(data["claims"], 1):
             mark = "supported  " if claim["supported"] else "UNSUPPORTED"
-            lines.append(f"{n:>2}  {mark}  {claim['score']:.3f}  {claim['claim']}")
+            shown = _BULLET.sub("", claim["claim"], count=1)  # (numbered here: no list's mark)
+            lines.append(f"{n:>2}  {mark}  {claim['score']:.3f}  {shown}")
             lines.extend(
                 output.one_line(f"      evidence {e['id']}  {e['where']}")
                 for e in claim["citations"]

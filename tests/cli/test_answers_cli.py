@@ -485,6 +485,8 @@ def test_verify_checks_the_file_it_is_given(
     assert [c["claim"] for c in result.json()["claims"]] == ["tracker-api listens on port 8443."]
     told = mixle("verify", str(draft))
     assert "not checked: 2 question(s) and short heading(s)" in told.stderr
+    listed = mixle("verify", "--", "- tracker-api listens on port 8443.")  # numbered: no bullet
+    assert "supported    1.000  tracker-api listens on port 8443." in listed.stdout
     missing = mixle("verify", str(tmp_path / "nothere.md"))
     assert missing.exit_code == 1 and "there is no file" in missing.stderr
     draft.write_bytes(b"tracker-api listens on port \xff.\n")
