@@ -142,6 +142,10 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     # "Smith", "France": another one is another claim (the first word too, when a name)
     names = (named_terms(claim) | _spelt_as_a_name(claim)) & words
     opener, by_article = _subject(claim)
+    # what a row must name to be the one a claim opens with ("Globex is ..."), as a row names
+    # its thing among its values
+    first = _first_word(claim)
+    row_subject = terms(first) if first[:1].isupper() else frozenset()
     # "search-gateway", "eu-west-1": said of another one ("payments-api"), it is another
     # claim; a sentence naming none may still say it ("long-running": "runs for hours")
     ids = identifier_terms(claim) & words
@@ -166,13 +170,15 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
         if as_it_is and not (_AS_IT_IS.search(sentence) and not _TO_BE.search(sentence)):
             continue
         found = _valued_terms(sentence)
-        columns = _column_names(sentence, words, wanted)
-        if columns is None:  # "plan: pro" for "the enterprise plan": another value
+        fields = _row_fields(sentence)
+        if fields and _another_value(fields, words, wanted):
+            # "plan: pro" for "the enterprise plan"
             best_value = max(best_value, len(words & found) / len(words) if words else 1.0)
             continue
-        stated = words - columns  # a column's name is in every row: the values say the claim
-        shared = len(stated & found)
-        share = shared / len(stated) if stated else 1.0
+        if fields and not row_subject <= found:
+            continue  # "Globex is on the enterprise plan": another customer's row says it
+        shared = len(words & found)
+        share = shared / len(words) if words else 1.0
         said = found - _grouped_parts(sentence) if numbers else found
         if not numbers <= said:
             if numbers and any(_is_number(term) for term in said - numbers):
@@ -207,7 +213,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
             or (year is not None and leaves_out(year, sentence))
         ):
             best_other = max(best_other, share)
-        elif not stated or (shared >= min(2, len(stated)) and share >= threshold):
+        elif not words or (shared >= min(2, len(words)) and share >= threshold):
             if about and len(about & found) < threshold * len(about):
                 continue
             if reason and len(reason & found) < threshold * len(reason):
@@ -234,31 +240,31 @@ _TO_BE = re.compile(
 _FIELD = re.compile(r"([^:;.!?]{1,60}): (.*)", re.DOTALL)
 
 
-def _column_names(
-    sentence: str, words: frozenset[str], wanted: frozenset[str]
-) -> frozenset[str] | None:
-    """The terms of a claim's ``words`` that only name a column of ``sentence``, when it is a
-    row of two or more named fields (none when it is no row); None when the claim names a
-    column and none of its values: "Globex is on the enterprise plan" is not said by a row of
-    Globex whose plan is pro, nor by one of another customer on the enterprise plan (the
-    column's name "plan" is in both). A word of several columns' names needs the value of
-    one ("previous plan: enterprise" says "was on the enterprise plan" beside "plan: pro")."""
-    fields: list[tuple[frozenset[str], set[str]]] = []
+def _row_fields(sentence: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """The (name, value) terms of each field of ``sentence`` when it is a row of two or more
+    named fields, else none."""
+    fields: list[tuple[frozenset[str], frozenset[str]]] = []
     for part in sentence.strip().rstrip(".").split("; "):
         field = _FIELD.fullmatch(part)
-        if field is None:
-            if not fields:
-                return frozenset()  # prose
-            fields[-1][1].update(_valued_terms(part))  # a cell's second sentence
-            continue
-        fields.append((_valued_terms(field.group(1)), set(_valued_terms(field.group(2)))))
-    if len(fields) < 2:
-        return frozenset()
-    keys = frozenset().union(*(key for key, _ in fields))
-    for term in words & keys:
-        if not any(term in key and value & wanted for key, value in fields):
-            return None
-    return words & keys - frozenset().union(*(value for _, value in fields))
+        if field is not None:
+            fields.append((_valued_terms(field.group(1)), _valued_terms(field.group(2))))
+        elif not fields:
+            return []  # prose
+        else:  # a cell's second sentence
+            fields[-1] = (fields[-1][0], fields[-1][1] | _valued_terms(part))
+    return fields if len(fields) >= 2 else []
+
+
+def _another_value(
+    fields: list[tuple[frozenset[str], frozenset[str]]],
+    words: frozenset[str],
+    wanted: frozenset[str],
+) -> bool:
+    """Whether a claim names a column of a row and none of its values: "Globex is on the
+    enterprise plan" against Globex's "plan: pro". A word of several columns' names needs the
+    value of one ("previous plan: enterprise" beside "plan: pro")."""
+    named = words & frozenset().union(*(key for key, _ in fields))
+    return any(not any(term in key and value & wanted for key, value in fields) for term in named)
 
 
 def _reason_terms(claim: str) -> frozenset[str]:

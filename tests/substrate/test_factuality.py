@@ -208,6 +208,8 @@ _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
         (_ROW, "Globex has an MRR of 3400.", True),
         (_ROW, "Globex is on the enterprise plan.", False),  # its plan is pro
         (_ROW, "Initech is on the pro plan.", False),  # another customer
+        (_ROW, "The MRR of customer Globex is 3400.", True),  # a word the row has not
+        (_ROW, "The customer with id 2 is Globex.", True),
         ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV3 is the level.", False),
         ("Level: SEV2; Pages: the on-call; Update: hourly.", "SEV2 pages the on-call.", True),
         # a word of several columns' names: the value of one of them says it
