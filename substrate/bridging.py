@@ -9,6 +9,7 @@ question's words it leaves unsaid; the extractive answer quotes both sentences.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
@@ -86,11 +87,11 @@ def described_terms(question: str) -> frozenset[str]:
 def clause_object_terms(question: str) -> frozenset[str]:
     """The terms of what a relative clause of ``question`` says its thing does something to,
     when the thing is named only by its kind: "gizmo" and "service" of "Who leads the team
-    that owns (or "is responsible for") the gizmo service?". An answer must say them
-    (``says_the_clause``), or it tells of the owner of another service. Empty for a thing
-    named otherwise too ("the session store that holds logins": a runbook of the session
-    store need not say what it holds), for a participle or an "of", for a long query (read
-    for its topic: "methods that ..."), and when the question describes nothing."""
+    that owns (or "is responsible for") the gizmo service (this quarter)?". An answer must
+    say them (``says_the_clause``), or it tells of the owner of another service. Empty for a
+    thing named otherwise too ("the session store that holds logins": a runbook of the
+    session store need not say what it holds), for a participle or an "of", for a long query
+    (read for its topic: "methods that ..."), and when the question describes nothing."""
     question = question.strip()
     if not (asked_as_a_person(question) and _ASKING.match(question)):
         return frozenset()  # (a claim, "... a ligand which signals through ...", asks nothing)
@@ -101,30 +102,54 @@ def clause_object_terms(question: str) -> frozenset[str]:
         return frozenset()
     clause = question[found.end() :]
     end = _CLAUSE_END.search(clause)
-    words = [w.rstrip("?.!") for w in clause[: end.start() if end else None].split()]
-    # to where the question goes on: its own verb, or a participle ending it ("... incident
-    # written in?", "... gateway is a site reliability engineer?", "... based?")
-    for at in range(1, len(words)):
-        participle = _PARTICIPLE.fullmatch(words[at]) and (
-            at == len(words) - 1 or words[at + 1].lower() in _PREPOSITIONS
+    verb, *words = [w.rstrip("?.!") for w in clause[: end.start() if end else None].split()]
+    # past an article after the verb ("owns the ..."), or after a phrase on "is" to its
+    # article ("is responsible for the ...")
+    reach = 3 if verb.lower() in _LINKING else 1
+    article = next((at for at, w in enumerate(words[:reach]) if w.lower() in _ARTICLES), None)
+    words = words[article + 1 :] if article is not None else words
+    thing: list[str] = []
+    for at, word in enumerate(words):  # to where the thing's name ends
+        participle = _PARTICIPLE.fullmatch(word) and (
+            at == len(words) - 1 or words[at + 1].lower() in _AFTER_THE_THING
         )
-        if words[at].lower() in _AUXILIARIES or participle:
-            words = words[:at]
-            break
-    # from what the clause's verb acts on: past its first article, else past the verb
-    opens = [at for at, word in enumerate(words) if word.lower() in _DETERMINERS]
-    return terms(" ".join(words[opens[0] + 1 if opens else 1 :]))
+        if word.lower() in _AFTER_THE_THING or participle:
+            break  # "this quarter", "at the moment", "written in", "is a ...", "based"
+        thing.append(word)
+    return terms(" ".join(thing))
 
 
 def says_the_clause(described: frozenset[str], said: Collection[str]) -> bool:
-    """Whether ``said`` says what a clause describes (``clause_object_terms``): all of its
-    terms, or all but one of three or more ("today" of "... the billing-worker today?")."""
-    return len(described.difference(said)) <= (len(described) >= 3)
+    """Whether ``said`` says what a clause describes (``clause_object_terms``): one of its
+    words that names more than a kind of thing ("gizmo" of "the gizmo service"; "login" says
+    "the login system" as "the login service" does)."""
+    named = described - _kinds()
+    return not named or not named.isdisjoint(said)
 
 
-_AUXILIARIES = frozenset("is are was were be been do does did has have had".split())
-_PARTICIPLE = re.compile(r"[^\W\d_]+(?:ed|en|wn)")  # "based", "written", "known"
-_PREPOSITIONS = frozenset("in at on by for from to of with".split())
+@functools.cache
+def _kinds() -> frozenset[str]:
+    return terms(
+        "service system app application api worker job project repo repository library "
+        "package tool server cluster database queue bucket pipeline component team bot site "
+        "platform page flow process"
+    )
+
+
+_ARTICLES = frozenset(("the", "a", "an"))
+_LINKING = frozenset("is are was were has have had".split())
+# Words that end a thing's name and go on with the question: its verbs, and what says when
+# or where ("this quarter", "at the moment", "during the migration")
+_AFTER_THE_THING = frozenset(
+    "is are was were be been do does did has have had this these that those now today "
+    "currently at in on by for from to of with during since until after before".split()
+)
+# A participle ("based", "located"; "written", "known"), not a noun that ends alike ("feed",
+# "token", "garden")
+_PARTICIPLE = re.compile(
+    r"(?i:[^\W\d_]{2,}[^\W\d_e]ed|written|known|shown|given|taken|chosen|hidden|broken|built"
+    r"|held|kept|sent|found|made|paid|sold|run|led)"
+)
 
 
 def _split_at_description(question: str) -> tuple[list[str], list[str]]:
