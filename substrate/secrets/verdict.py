@@ -477,7 +477,13 @@ def _leads_into_the_next_line(
     if not start:
         return False
     end = text.find("\n", start)
-    return bool(text[start : end if end >= 0 else len(text)].strip())
+    following = text[start : end if end >= 0 else len(text)]
+    # a setting of its own ("user: admin") is the next of a block the value is one of
+    return bool(following.strip()) and not _A_SETTING.match(following)
+
+
+# A line setting something: "user: admin", "DB_USER=admin", "- port: 5432", "[section]"
+_A_SETTING = re.compile(r"\s*(?:-\s+)?(?:[\w.\-\"']+\s*[:=](?!//)|\[)")
 
 
 def _label_valid(

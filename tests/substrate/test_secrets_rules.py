@@ -763,6 +763,11 @@ def test_a_tuple_in_brackets_is_not_read_as_its_first_literal() -> None:
         ("password: Xk9m Qz7p:\nnext", "password: [REDACTED:sensitive_assignment]:\nnext"),
         ("PASSWORD=purple monkey dishwasher:\nls", "PASSWORD=[REDACTED:sensitive_assignment]:\nls"),
         ("password: Golden Keys Ring:", "password: [REDACTED:sensitive_assignment]:"),
+        # ... nor one before the next setting of its block
+        (
+            "password: purple monkey dishwasher:\nuser: admin",
+            "password: [REDACTED:sensitive_assignment]:\nuser: admin",
+        ),
         # a value and a note about it: the value, and its copies elsewhere
         (
             "Password: Tr0ub4dor&3, rotate monthly\nuse Tr0ub4dor&3",
