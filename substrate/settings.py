@@ -60,6 +60,8 @@ class Settings:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ShardError(f"{path}: invalid TOML: {exc}") from exc
+        if not data:  # comments alone: no setting, as mixle writes it, is left
+            return cls._lost(root, path, "empty")
         fmt = data.get("format", SHARD_FORMAT)
         if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
             raise ShardError(f"{path}: format must be a whole number from 1, not {fmt!r}")

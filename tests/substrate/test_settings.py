@@ -123,7 +123,7 @@ def test_an_api_key_in_mixle_toml_is_warned_of_as_refused_by_every_command(
     assert "did you mean" not in caplog.text and "sk-x" not in caplog.text
 
 
-@pytest.mark.parametrize("how", ["missing", "empty"])
+@pytest.mark.parametrize("how", ["missing", "empty", "comments"])
 def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaults(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
@@ -137,8 +137,9 @@ def test_settings_lost_from_a_shard_are_told_of_and_not_written_over_with_defaul
         s.add("text", "one")
         s.save()
     (shard / "mixle.toml").unlink()
-    if how == "empty":
-        (shard / "mixle.toml").write_bytes(b"\n")
+    if how != "missing":
+        (shard / "mixle.toml").write_bytes(b"\n" if how == "empty" else b"# settings\n")
+        how = "empty"
     with caplog.at_level(logging.WARNING, logger="substrate.settings"), Substrate(shard) as s:
         assert s.settings.lost == how
         s.add("text", "two")
