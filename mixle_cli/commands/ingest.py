@@ -180,8 +180,11 @@ def _new_scope(app_state: AppState, scope: str, named: bool) -> str:
         return ""
     from substrate import safe_repr
     from substrate.governance import scope_in_use
+    from substrate.visibility import shared_scopes
 
     substrate = app_state.substrate()
+    if scope in shared_scopes(substrate.settings):
+        return ""  # a name mixle.toml gives
     if not len(substrate) or scope_in_use(substrate, scope):
         return ""  # (in a shard of no item yet, every scope is new)
     if named:

@@ -278,6 +278,8 @@ def test_items_going_into_a_scope_new_to_the_shard_are_told_of(mixle, notes: Pat
     assert "scope 'ops' held no item before: a new scope, or a mistyped --scope?" in named.stderr
     quiet = mixle("ingest", str(notes), "--scope", "ops2", "--json")
     assert quiet.exit_code == 0 and "held no item" not in quiet.stderr
+    shared = mixle("ingest", str(notes), "--scope", "public")  # named by mixle.toml
+    assert shared.exit_code == 0 and "held no item" not in shared.stderr
 
 
 def test_a_team_named_as_a_format_only_ingest_takes_is_no_slip_before_ingest_file(
