@@ -120,6 +120,19 @@ class AppState:
         )
         return f"no matching items: {empty}" if empty else "no matching items"
 
+    def nothing_found(self, scope: str | None) -> str:
+        """``nothing_in`` for a search that found nothing: whether the scope, or the team,
+        holds an item the caller may read is looked up in the search index the search has
+        loaded, not by reading the log (a team reading nothing would read all of it)."""
+        held = True
+        if scope is not None or self.team is not None:
+            from substrate.search.engine import first_items
+            from substrate.search.filters import SearchFilters
+
+            filters = SearchFilters(scopes=self.scopes_within(scope))
+            held = bool(first_items(self.substrate(), filters, 1))
+        return self.nothing_in(scope, held=held)
+
     def team_reads_nothing(self, held: bool | None = None) -> str:
         """When the caller reads as a team none of whose scopes holds an item, that (a
         mistyped --as or $MIXLE_TEAM reads as an empty shard), else "". ``held``: whether the

@@ -136,7 +136,7 @@ def retrieve_cmd(
     elif how is Mode.JSONL:
         output.emit_jsonl(rows)
     if not rows:  # in every mode, as search says it
-        output.note(app_state.nothing_in(scope))
+        output.note(app_state.nothing_found(scope))
     elif how is Mode.TEXT:
         # Plain aligned lines: a table squeezed to the terminal width would cut ids short.
         output.emit_text(
@@ -251,7 +251,7 @@ def multihop_cmd(
     elif how is Mode.JSONL:
         output.emit_jsonl(data["steps"])
     if not chain.steps:  # in every mode, as search says it
-        output.note(app_state.nothing_in(scope))
+        output.note(app_state.nothing_found(scope))
     elif how is Mode.TEXT:
         output.emit_text("\n".join(_tree(chain)))
 

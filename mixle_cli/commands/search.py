@@ -354,7 +354,7 @@ def search_cmd(
     elif not rows and skipped:
         output.note(f"no results past the first {skipped}")
     elif not rows:
-        nothing = app_state.nothing_in(scope)
+        nothing = app_state.nothing_found(scope)
         output.note(nothing if meant is None else f"{nothing}; did you mean: {meant}")
 
 

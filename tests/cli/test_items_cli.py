@@ -466,6 +466,19 @@ def test_a_team_that_reads_no_item_is_told_so_not_shown_an_empty_shard(mixle) ->
         assert "no item is in its scopes" not in mixle("--as", "research", *args).stderr
 
 
+def test_a_search_finding_nothing_reads_no_log_to_tell_why(
+    mixle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from substrate.store import Substrate
+
+    mixle("add", "kafka brokers restart nightly", "--scope", "research")
+    mixle("search", "kafka")  # the index, built
+    monkeypatch.setattr(Substrate, "iter_items", lambda *a, **k: pytest.fail("read the log"))
+    for args in (("--as", "reserch"), ("--as", "research", "--scope", "public")):
+        told = mixle(*args[:2], "search", "zebra", *args[2:]).stderr
+        assert "no matching items: " in told, args
+
+
 def test_secrets_typed_on_the_command_line_are_not_echoed(mixle) -> None:
     token = "ghp_" + "Zq3xV9mK2pL8wR4tY6uB1nC5dF7gH0jE2sA4"
     mixle("add", "refunds take five days")
