@@ -225,9 +225,7 @@ _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
         ),
     ],
 )
-def test_a_row_says_a_claim_by_its_values_not_its_column_names(
-    row: str, claim: str, said: bool
-) -> None:
+def test_a_row_says_a_claim_it_names_the_values_of(row: str, claim: str, said: bool) -> None:
     assert content_overlap(row, claim) is said
 
 
