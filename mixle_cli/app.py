@@ -127,7 +127,7 @@ def main_options(
         # refused when the command runs: its --help, asked for with the variable set so, is
         # still shown (the command's options are parsed after this)
         refuse_when_run(exc)
-    from substrate.locking import wait_for_locks_at_most
+    from substrate import wait_for_locks_at_most
 
     wait_for_locks_at_most(wait)
     ctx.obj = AppState(shard_option=shard, team_option=team, command=ctx.invoked_subcommand)
@@ -271,7 +271,7 @@ def _undecodable_argument() -> int:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:
-            from substrate.secrets.textscan import reported_path
+            from substrate import reported_path
 
             shown = reported_path(arg)  # masked before the escape could glue a token on
             print(f"error: argument {position} is not valid UTF-8: '{shown}'", file=sys.stderr)
@@ -396,7 +396,7 @@ def _run(app: typer.Typer) -> int:
     except OSError as exc:  # help or the version into a closed pipe or stdout, a full disk
         return _output_lost(exc)
     except _PARSER_ERROR as exc:
-        from substrate.secrets.scan import safe_echo
+        from substrate import safe_echo
 
         typed = sys.argv[1:]
         message = safe_echo(exc.format_message(), typed)  # type: ignore[attr-defined]

@@ -35,8 +35,7 @@ def check_scope_name(name: str, what: str = "the scope", *, empty_hint: str = ""
     invisible characters in it, or an accent typed apart from its letter. No scope is
     written so, and a read that matched nothing would print the name as the real one."""
     from mixle_cli.errors import usage
-    from substrate import safe_repr
-    from substrate.visibility import UNFIT_NAME, printable_name
+    from substrate import UNFIT_NAME, printable_name, safe_repr
 
     if not name.strip():
         usage(f"{what} is empty{empty_hint}")
@@ -52,7 +51,7 @@ def check_tags(tags: Iterable[str] | None) -> None:
     holding control or invisible characters (printed in listings, an escape would act on the
     terminal and a look-alike pass for another tag), as scope names are refused."""
     from mixle_cli.errors import usage
-    from substrate.visibility import UNFIT_NAME, printable_name
+    from substrate import UNFIT_NAME, printable_name
 
     for tag in tags or ():
         if not tag.strip():
@@ -106,7 +105,7 @@ class AppState:
     def scopes_within(self, scope: str | None) -> frozenset[str] | None:
         """The scopes a read command given ``--scope`` reads: that one (refused when the
         caller may not read it, ``read_scope``), else every scope the caller may read."""
-        from substrate.retrieval import merge_scopes
+        from substrate import merge_scopes
 
         return merge_scopes(self.read_scope(scope), self.scopes)
 
@@ -126,8 +125,7 @@ class AppState:
         loaded, not by reading the log (a team reading nothing would read all of it)."""
         held = True
         if scope is not None or self.team is not None:
-            from substrate.search.engine import first_items
-            from substrate.search.filters import SearchFilters
+            from substrate import SearchFilters, first_items
 
             filters = SearchFilters(scopes=self.scopes_within(scope))
             held = bool(first_items(self.substrate(), filters, 1))
@@ -180,7 +178,7 @@ class AppState:
         finds its own scope without an item: a mistyped team in a cron line reads the shared
         scopes alone, and their items must not let it pass as clean (JSON says so as
         ``own_scope_empty``, and ``fail_if_none_of_its_own`` exits 1)."""
-        from substrate.visibility import own_scope
+        from substrate import own_scope
 
         own = own_scope(self.team, self.substrate().settings) if scope is None else None
         if own is None:
@@ -246,7 +244,7 @@ class AppState:
         team = self.team
         if team is not None:
             return team
-        from substrate.visibility import default_scope
+        from substrate import default_scope
 
         return default_scope(self.substrate().settings)
 

@@ -90,7 +90,7 @@ _FULL = ("No space left on device", "Disk quota exceeded")
 
 
 def _shard_hint(exc: ShardError) -> str | None:
-    from substrate.locking import LockBusy
+    from substrate import LockBusy
 
     if isinstance(exc, LockBusy):  # (only a wait --wait limits ends so)
         return "another mixle is writing the shard: run again later, or give a longer --wait"

@@ -26,7 +26,7 @@ class MaskedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from substrate.secrets import safe_text
+        from substrate import safe_text
 
         self.write_unmasked(safe_text(text) if text else text)
         return len(text)

@@ -69,7 +69,7 @@ def _readable() -> Iterator[None]:
 def read_limited(stream: BinaryIO, limit: int, name: str, hint: str) -> bytes:
     """``stream`` whole, or the error ``stdin_within`` gives for ``name`` when it holds more
     than ``limit`` bytes."""
-    from substrate.streams import read_within
+    from substrate import read_within
 
     data = read_within(stream, limit)
     if len(data) > limit:

@@ -36,14 +36,16 @@ _EXPORTS: dict[str, str] = {
     "Answer": "substrate.answer",
     "answer_from_substrate": "substrate.answer",
     "answerability": "substrate.answer",
+    "citations_to_nothing": "substrate.answer",
     "AnswererError": "substrate.answerers",
     "build_prompt": "substrate.answerers",
     "CommandAnswerer": "substrate.answerers",
-    "ExtractiveAnswerer": "substrate.extractive",
     "http_answerer_from_config": "substrate.answerers",
     "HttpAnswerer": "substrate.answerers",
     "audit_shard": "substrate.audit",
     "AuditReport": "substrate.audit",
+    "held_by": "substrate.audit",
+    "unchecked_sentences": "substrate.claims",
     "assemble_context": "substrate.context",
     "assemble_for_receivers": "substrate.context",
     "compress_text": "substrate.context",
@@ -52,10 +54,13 @@ _EXPORTS: dict[str, str] = {
     "estimate_tokens": "substrate.context",
     "pack_context": "substrate.context",
     "ReceiverProfile": "substrate.context",
+    "available_cpus": "substrate.cpus",
     "default_shard_path": "substrate.discovery",
     "find_shard": "substrate.discovery",
+    "nearest_shard": "substrate.discovery",
     "SHARD_DIR": "substrate.discovery",
     "format_duration": "substrate.durations",
+    "is_bare_number": "substrate.durations",
     "parse_duration": "substrate.durations",
     "AccessDeniedError": "substrate.errors",
     "CorruptShardError": "substrate.errors",
@@ -69,34 +74,31 @@ _EXPORTS: dict[str, str] = {
     "ExternalAnswer": "substrate.external",
     "ExternalModel": "substrate.external",
     "semantic_entropy": "substrate.external",
+    "ExtractiveAnswerer": "substrate.extractive",
     "check_factuality": "substrate.factuality",
     "ClaimVerdict": "substrate.factuality",
     "FactualityReceipt": "substrate.factuality",
+    "miscited_claims": "substrate.factuality",
+    "changed_since_ingest": "substrate.freshness",
     "check_freshness": "substrate.freshness",
     "content_hash": "substrate.freshness",
     "Freshness": "substrate.freshness",
     "freshness_report": "substrate.freshness",
+    "published_copy": "substrate.freshness",
     "admit": "substrate.gate",
     "GateResult": "substrate.gate",
-    "approve": "substrate.proposals",
     "APPROVED": "substrate.governance",
     "authorize_publish": "substrate.governance",
     "authorize_write": "substrate.governance",
     "Governance": "substrate.governance",
     "grant_approver": "substrate.governance",
     "load_governance": "substrate.governance",
-    "already_proposed": "substrate.proposals",
-    "pending": "substrate.proposals",
     "PENDING": "substrate.governance",
-    "proposal_events": "substrate.proposals",
-    "proposal_of": "substrate.proposals",
-    "propose": "substrate.proposals",
-    "reject": "substrate.proposals",
-    "withdraw": "substrate.proposals",
     "REJECTED": "substrate.governance",
     "require_readable": "substrate.governance",
     "revoke_approver": "substrate.governance",
     "save_governance": "substrate.governance",
+    "scope_in_use": "substrate.governance",
     "find_harnesses": "substrate.harness",
     "Harness": "substrate.harness",
     "HarnessResult": "substrate.harness",
@@ -119,28 +121,71 @@ _EXPORTS: dict[str, str] = {
     "IngestOptions": "substrate.ingest",
     "IngestReport": "substrate.ingest",
     "ProgressFn": "substrate.ingest",
+    "file_provenance": "substrate.ingest.adapters",
+    "normalize_format": "substrate.ingest.detect",
+    "Passages": "substrate.ingest.passages",
+    "read_passages": "substrate.ingest.passages",
+    "shown_names": "substrate.ingest.report",
+    "OVER_THE_SIZE_LIMIT": "substrate.ingest.session",
+    "too_large": "substrate.ingest.session",
+    "size_limit": "substrate.ingest.settings",
+    "KEPT_REJECTIONS": "substrate.ingest.sources",
+    "link_trouble": "substrate.ingest.walk",
+    "shard_file": "substrate.ingest.walk",
+    "FIELD_ORDER": "substrate.item",
     "MODALITIES": "substrate.item",
     "new_id": "substrate.item",
     "SubstrateItem": "substrate.item",
     "kg_action": "substrate.kg",
     "link_entities": "substrate.kg",
     "retrieve_triples": "substrate.kg",
+    "BINARY_PROBE_BYTES": "substrate.limits",
+    "CHARS_PER_TOKEN": "substrate.limits",
     "DEFAULT_CHUNK_CHARS": "substrate.limits",
     "DEFAULT_MAX_FILE_SIZE": "substrate.limits",
+    "DEFAULT_PACKET_CHARS": "substrate.limits",
+    "FILE_FORMATS": "substrate.limits",
     "INGEST_FORMATS": "substrate.limits",
+    "MIN_CHUNK_CHARS": "substrate.limits",
+    "STORABLE_INTS": "substrate.limits",
     "audit_substrate": "substrate.lineage",
     "LineageReport": "substrate.lineage",
     "verify_lineage": "substrate.lineage",
+    "LockBusy": "substrate.locking",
+    "wait_for_locks_at_most": "substrate.locking",
+    "waiting_for_a_lock": "substrate.locking",
     "Watermark": "substrate.log",
+    "HEADER_LOST": "substrate.logend",
+    "OLDER_COPY": "substrate.logend",
+    "already_proposed": "substrate.proposals",
+    "approve": "substrate.proposals",
+    "pending": "substrate.proposals",
+    "proposal_events": "substrate.proposals",
+    "proposal_of": "substrate.proposals",
+    "propose": "substrate.proposals",
+    "reject": "substrate.proposals",
+    "withdraw": "substrate.proposals",
     "Reasoner": "substrate.reasoner",
+    "lines_of": "substrate.retrieval",
+    "merge_scopes": "substrate.retrieval",
+    "NOISE_FLOOR": "substrate.retrieval",
+    "RELATIVE_FLOOR": "substrate.retrieval",
     "Retrieval": "substrate.retrieval",
     "retrieve": "substrate.retrieval",
+    "shown_path_of": "substrate.retrieval",
+    "shown_source": "substrate.retrieval",
+    "shown_sources": "substrate.retrieval",
+    "first_items": "substrate.search.engine",
     "Hit": "substrate.search.engine",
     "IndexStats": "substrate.search.engine",
+    "spelling_suggestions": "substrate.search.engine",
+    "item_source": "substrate.search.filters",
     "SearchFilters": "substrate.search.filters",
+    "source_matcher": "substrate.search.filters",
     "make_snippet": "substrate.search.snippets",
     "Snippet": "substrate.search.snippets",
     "index_status": "substrate.search.status",
+    "respelled": "substrate.search.suggest",
     "Analyzer": "substrate.search.tokenize",
     "Baseline": "substrate.secrets",
     "baseline_from_findings": "substrate.secrets",
@@ -157,7 +202,6 @@ _EXPORTS: dict[str, str] = {
     "safe_text": "substrate.secrets",
     "sarif_log": "substrate.secrets",
     "save_baseline": "substrate.secrets",
-    "update_baseline": "substrate.secrets",
     "scan_file": "substrate.secrets",
     "scan_files": "substrate.secrets",
     "scan_item": "substrate.secrets",
@@ -169,17 +213,29 @@ _EXPORTS: dict[str, str] = {
     "stale_fingerprints": "substrate.secrets",
     "TextFinding": "substrate.secrets",
     "TextScan": "substrate.secrets",
-    "git_toplevel": "substrate.secrets.sources",
-    "ScanSource": "substrate.secrets.sources",
-    "scan_path": "substrate.secrets.sources",
-    "reported_path": "substrate.secrets.textscan",
+    "update_baseline": "substrate.secrets",
     "escaped_name": "substrate.secrets.names",
+    "check_mask": "substrate.secrets.scan",
+    "detect_and_redact": "substrate.secrets.scan",
+    "safe_echo": "substrate.secrets.scan",
+    "git_toplevel": "substrate.secrets.sources",
+    "scan_path": "substrate.secrets.sources",
+    "ScanSource": "substrate.secrets.sources",
     "shown_path": "substrate.secrets.sources",
     "staged_blobs": "substrate.secrets.sources",
     "staged_changes": "substrate.secrets.sources",
     "StagedChanges": "substrate.secrets.sources",
     "tracked_files": "substrate.secrets.sources",
+    "tracked_paths": "substrate.secrets.sources",
+    "unstaged": "substrate.secrets.sources",
     "walk_sources": "substrate.secrets.sources",
+    "reported_path": "substrate.secrets.textscan",
+    "scan_contents": "substrate.secrets.textscan",
+    "scan_oversized": "substrate.secrets.textscan",
+    "SKIPPED_ALLOWED": "substrate.secrets.textscan",
+    "SKIPPED_BINARY": "substrate.secrets.textscan",
+    "SKIPPED_TOO_LARGE": "substrate.secrets.textscan",
+    "SKIPPED_UNREADABLE": "substrate.secrets.textscan",
     "Settings": "substrate.settings",
     "SETTINGS_FILE": "substrate.settings",
     "SHARD_FORMAT": "substrate.settings",
@@ -187,21 +243,33 @@ _EXPORTS: dict[str, str] = {
     "new_shard_problem": "substrate.shard",
     "shard_status": "substrate.shard",
     "history": "substrate.spaces",
+    "MERGE_PREFERENCES": "substrate.spaces",
     "merge_versions": "substrate.spaces",
     "publish": "substrate.spaces",
+    "require_items": "substrate.spaces",
     "Space": "substrate.spaces",
     "version_of": "substrate.spaces",
     "visible_item": "substrate.spaces",
     "Changes": "substrate.store",
     "CompactStats": "substrate.store",
     "Substrate": "substrate.store",
+    "read_within": "substrate.streams",
+    "superseded": "substrate.supersession",
     "Event": "substrate.telemetry",
     "Telemetry": "substrate.telemetry",
+    "default_scope": "substrate.visibility",
+    "own_scope": "substrate.visibility",
+    "printable_name": "substrate.visibility",
     "PUBLIC": "substrate.visibility",
     "reader_scopes": "substrate.visibility",
     "reader_view": "substrate.visibility",
     "resolve_team": "substrate.visibility",
+    "shared_scopes": "substrate.visibility",
+    "UNFIT_NAME": "substrate.visibility",
     "visible_scopes": "substrate.visibility",
+    "is_binary": "substrate.widetext",
+    "wide_encoding": "substrate.widetext",
+    "WideEncoding": "substrate.widetext",
 }
 
 if TYPE_CHECKING:
@@ -253,6 +321,9 @@ if TYPE_CHECKING:
     from substrate.answer import (
         answerability as answerability,
     )
+    from substrate.answer import (
+        citations_to_nothing as citations_to_nothing,
+    )
     from substrate.answerers import (
         AnswererError as AnswererError,
     )
@@ -273,6 +344,12 @@ if TYPE_CHECKING:
     )
     from substrate.audit import (
         audit_shard as audit_shard,
+    )
+    from substrate.audit import (
+        held_by as held_by,
+    )
+    from substrate.claims import (
+        unchecked_sentences as unchecked_sentences,
     )
     from substrate.context import (
         ContextBudget as ContextBudget,
@@ -298,6 +375,9 @@ if TYPE_CHECKING:
     from substrate.context import (
         pack_context as pack_context,
     )
+    from substrate.cpus import (
+        available_cpus as available_cpus,
+    )
     from substrate.discovery import (
         SHARD_DIR as SHARD_DIR,
     )
@@ -307,8 +387,14 @@ if TYPE_CHECKING:
     from substrate.discovery import (
         find_shard as find_shard,
     )
+    from substrate.discovery import (
+        nearest_shard as nearest_shard,
+    )
     from substrate.durations import (
         format_duration as format_duration,
+    )
+    from substrate.durations import (
+        is_bare_number as is_bare_number,
     )
     from substrate.durations import (
         parse_duration as parse_duration,
@@ -361,8 +447,14 @@ if TYPE_CHECKING:
     from substrate.factuality import (
         check_factuality as check_factuality,
     )
+    from substrate.factuality import (
+        miscited_claims as miscited_claims,
+    )
     from substrate.freshness import (
         Freshness as Freshness,
+    )
+    from substrate.freshness import (
+        changed_since_ingest as changed_since_ingest,
     )
     from substrate.freshness import (
         check_freshness as check_freshness,
@@ -372,6 +464,9 @@ if TYPE_CHECKING:
     )
     from substrate.freshness import (
         freshness_report as freshness_report,
+    )
+    from substrate.freshness import (
+        published_copy as published_copy,
     )
     from substrate.gate import (
         GateResult as GateResult,
@@ -411,6 +506,9 @@ if TYPE_CHECKING:
     )
     from substrate.governance import (
         save_governance as save_governance,
+    )
+    from substrate.governance import (
+        scope_in_use as scope_in_use,
     )
     from substrate.harness import (
         Harness as Harness,
@@ -478,6 +576,42 @@ if TYPE_CHECKING:
     from substrate.ingest import (
         ingest_traces as ingest_traces,
     )
+    from substrate.ingest.adapters import (
+        file_provenance as file_provenance,
+    )
+    from substrate.ingest.detect import (
+        normalize_format as normalize_format,
+    )
+    from substrate.ingest.passages import (
+        Passages as Passages,
+    )
+    from substrate.ingest.passages import (
+        read_passages as read_passages,
+    )
+    from substrate.ingest.report import (
+        shown_names as shown_names,
+    )
+    from substrate.ingest.session import (
+        OVER_THE_SIZE_LIMIT as OVER_THE_SIZE_LIMIT,
+    )
+    from substrate.ingest.session import (
+        too_large as too_large,
+    )
+    from substrate.ingest.settings import (
+        size_limit as size_limit,
+    )
+    from substrate.ingest.sources import (
+        KEPT_REJECTIONS as KEPT_REJECTIONS,
+    )
+    from substrate.ingest.walk import (
+        link_trouble as link_trouble,
+    )
+    from substrate.ingest.walk import (
+        shard_file as shard_file,
+    )
+    from substrate.item import (
+        FIELD_ORDER as FIELD_ORDER,
+    )
     from substrate.item import (
         MODALITIES as MODALITIES,
     )
@@ -497,13 +631,31 @@ if TYPE_CHECKING:
         retrieve_triples as retrieve_triples,
     )
     from substrate.limits import (
+        BINARY_PROBE_BYTES as BINARY_PROBE_BYTES,
+    )
+    from substrate.limits import (
+        CHARS_PER_TOKEN as CHARS_PER_TOKEN,
+    )
+    from substrate.limits import (
         DEFAULT_CHUNK_CHARS as DEFAULT_CHUNK_CHARS,
     )
     from substrate.limits import (
         DEFAULT_MAX_FILE_SIZE as DEFAULT_MAX_FILE_SIZE,
     )
     from substrate.limits import (
+        DEFAULT_PACKET_CHARS as DEFAULT_PACKET_CHARS,
+    )
+    from substrate.limits import (
+        FILE_FORMATS as FILE_FORMATS,
+    )
+    from substrate.limits import (
         INGEST_FORMATS as INGEST_FORMATS,
+    )
+    from substrate.limits import (
+        MIN_CHUNK_CHARS as MIN_CHUNK_CHARS,
+    )
+    from substrate.limits import (
+        STORABLE_INTS as STORABLE_INTS,
     )
     from substrate.lineage import (
         LineageReport as LineageReport,
@@ -514,8 +666,23 @@ if TYPE_CHECKING:
     from substrate.lineage import (
         verify_lineage as verify_lineage,
     )
+    from substrate.locking import (
+        LockBusy as LockBusy,
+    )
+    from substrate.locking import (
+        wait_for_locks_at_most as wait_for_locks_at_most,
+    )
+    from substrate.locking import (
+        waiting_for_a_lock as waiting_for_a_lock,
+    )
     from substrate.log import (
         Watermark as Watermark,
+    )
+    from substrate.logend import (
+        HEADER_LOST as HEADER_LOST,
+    )
+    from substrate.logend import (
+        OLDER_COPY as OLDER_COPY,
     )
     from substrate.proposals import (
         already_proposed as already_proposed,
@@ -545,10 +712,31 @@ if TYPE_CHECKING:
         Reasoner as Reasoner,
     )
     from substrate.retrieval import (
+        NOISE_FLOOR as NOISE_FLOOR,
+    )
+    from substrate.retrieval import (
+        RELATIVE_FLOOR as RELATIVE_FLOOR,
+    )
+    from substrate.retrieval import (
         Retrieval as Retrieval,
     )
     from substrate.retrieval import (
+        lines_of as lines_of,
+    )
+    from substrate.retrieval import (
+        merge_scopes as merge_scopes,
+    )
+    from substrate.retrieval import (
         retrieve as retrieve,
+    )
+    from substrate.retrieval import (
+        shown_path_of as shown_path_of,
+    )
+    from substrate.retrieval import (
+        shown_source as shown_source,
+    )
+    from substrate.retrieval import (
+        shown_sources as shown_sources,
     )
     from substrate.search.engine import (
         Hit as Hit,
@@ -556,8 +744,20 @@ if TYPE_CHECKING:
     from substrate.search.engine import (
         IndexStats as IndexStats,
     )
+    from substrate.search.engine import (
+        first_items as first_items,
+    )
+    from substrate.search.engine import (
+        spelling_suggestions as spelling_suggestions,
+    )
     from substrate.search.filters import (
         SearchFilters as SearchFilters,
+    )
+    from substrate.search.filters import (
+        item_source as item_source,
+    )
+    from substrate.search.filters import (
+        source_matcher as source_matcher,
     )
     from substrate.search.snippets import (
         Snippet as Snippet,
@@ -567,6 +767,9 @@ if TYPE_CHECKING:
     )
     from substrate.search.status import (
         index_status as index_status,
+    )
+    from substrate.search.suggest import (
+        respelled as respelled,
     )
     from substrate.search.tokenize import (
         Analyzer as Analyzer,
@@ -655,6 +858,15 @@ if TYPE_CHECKING:
     from substrate.secrets.names import (
         escaped_name as escaped_name,
     )
+    from substrate.secrets.scan import (
+        check_mask as check_mask,
+    )
+    from substrate.secrets.scan import (
+        detect_and_redact as detect_and_redact,
+    )
+    from substrate.secrets.scan import (
+        safe_echo as safe_echo,
+    )
     from substrate.secrets.sources import (
         ScanSource as ScanSource,
     )
@@ -680,10 +892,34 @@ if TYPE_CHECKING:
         tracked_files as tracked_files,
     )
     from substrate.secrets.sources import (
+        tracked_paths as tracked_paths,
+    )
+    from substrate.secrets.sources import (
+        unstaged as unstaged,
+    )
+    from substrate.secrets.sources import (
         walk_sources as walk_sources,
     )
     from substrate.secrets.textscan import (
+        SKIPPED_ALLOWED as SKIPPED_ALLOWED,
+    )
+    from substrate.secrets.textscan import (
+        SKIPPED_BINARY as SKIPPED_BINARY,
+    )
+    from substrate.secrets.textscan import (
+        SKIPPED_TOO_LARGE as SKIPPED_TOO_LARGE,
+    )
+    from substrate.secrets.textscan import (
+        SKIPPED_UNREADABLE as SKIPPED_UNREADABLE,
+    )
+    from substrate.secrets.textscan import (
         reported_path as reported_path,
+    )
+    from substrate.secrets.textscan import (
+        scan_contents as scan_contents,
+    )
+    from substrate.secrets.textscan import (
+        scan_oversized as scan_oversized,
     )
     from substrate.settings import (
         SETTINGS_FILE as SETTINGS_FILE,
@@ -704,6 +940,9 @@ if TYPE_CHECKING:
         shard_status as shard_status,
     )
     from substrate.spaces import (
+        MERGE_PREFERENCES as MERGE_PREFERENCES,
+    )
+    from substrate.spaces import (
         Space as Space,
     )
     from substrate.spaces import (
@@ -714,6 +953,9 @@ if TYPE_CHECKING:
     )
     from substrate.spaces import (
         publish as publish,
+    )
+    from substrate.spaces import (
+        require_items as require_items,
     )
     from substrate.spaces import (
         version_of as version_of,
@@ -730,6 +972,12 @@ if TYPE_CHECKING:
     from substrate.store import (
         Substrate as Substrate,
     )
+    from substrate.streams import (
+        read_within as read_within,
+    )
+    from substrate.supersession import (
+        superseded as superseded,
+    )
     from substrate.telemetry import (
         Event as Event,
     )
@@ -738,6 +986,18 @@ if TYPE_CHECKING:
     )
     from substrate.visibility import (
         PUBLIC as PUBLIC,
+    )
+    from substrate.visibility import (
+        UNFIT_NAME as UNFIT_NAME,
+    )
+    from substrate.visibility import (
+        default_scope as default_scope,
+    )
+    from substrate.visibility import (
+        own_scope as own_scope,
+    )
+    from substrate.visibility import (
+        printable_name as printable_name,
     )
     from substrate.visibility import (
         reader_scopes as reader_scopes,
@@ -749,7 +1009,19 @@ if TYPE_CHECKING:
         resolve_team as resolve_team,
     )
     from substrate.visibility import (
+        shared_scopes as shared_scopes,
+    )
+    from substrate.visibility import (
         visible_scopes as visible_scopes,
+    )
+    from substrate.widetext import (
+        WideEncoding as WideEncoding,
+    )
+    from substrate.widetext import (
+        is_binary as is_binary,
+    )
+    from substrate.widetext import (
+        wide_encoding as wide_encoding,
     )
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -228,9 +228,13 @@ def ask_cmd(
     A secret quoted is shown masked, as it was stored, and a line says so (--json:
     masked_quotes): its value is in the source file only.
     """
-    from substrate import ContextBudget, answer_from_substrate, check_factuality
-    from substrate.answer import citations_to_nothing
-    from substrate.factuality import miscited_claims
+    from substrate import (
+        ContextBudget,
+        answer_from_substrate,
+        check_factuality,
+        citations_to_nothing,
+        miscited_claims,
+    )
 
     chosen = _answerer(ctx, answerer, answerer_cmd, timeout)
     # read before the index is opened (or built): a question missing is refused at once
@@ -307,7 +311,7 @@ def ask_cmd(
 
 def _changed_note(answer: Answer) -> None:
     """Warn of each cited source whose file changed or moved since it was ingested."""
-    from substrate.freshness import published_copy
+    from substrate import published_copy
 
     citations = answer.citations()
     for changed in answer.changed_sources():
@@ -430,8 +434,7 @@ def verify_cmd(
     joining two sentences) can still pass or fail: a claim supported is not proven. Evidence
     whose file changed or moved since it was ingested is warned of (--json: its "changed").
     """
-    from substrate import check_factuality
-    from substrate.claims import unchecked_sentences
+    from substrate import check_factuality, unchecked_sentences
 
     how = output.mode(json, jsonl)
     body = _read_text(text)
@@ -490,7 +493,7 @@ def verify_cmd(
 def _changed_evidence(substrate: Substrate, claims: list[dict[str, Any]]) -> dict[str, str]:
     """Mark each evidence entry of ``claims`` whose file changed or moved since it was
     ingested (``changed``: the signal); returns the signal by where each is, for warnings."""
-    from substrate.freshness import changed_since_ingest
+    from substrate import changed_since_ingest
 
     entries = [entry for claim in claims for entry in claim["citations"]]
     items = substrate.read_items({entry["id"] for entry in entries}, keep=False)

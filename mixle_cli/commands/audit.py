@@ -23,13 +23,13 @@ from substrate import (
     audit_shard,
     format_duration,
     freshness_report,
+    held_by,
+    is_bare_number,
     parse_duration,
     safe_repr,
     verify_lineage,
     visible_item,
 )
-from substrate.audit import held_by
-from substrate.durations import is_bare_number
 
 JsonOpt = output.JsonOpt
 ScopeOpt = Annotated[
@@ -252,7 +252,7 @@ def _shown_ref(ref: str | None) -> str:
 
 
 def _own_scope(app_state: AppState) -> str | None:
-    from substrate.visibility import own_scope
+    from substrate import own_scope
 
     return own_scope(app_state.team, app_state.substrate().settings)
 

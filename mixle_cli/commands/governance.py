@@ -37,16 +37,16 @@ from substrate import (
     propose,
     publish,
     reject,
+    require_items,
     require_readable,
     revoke_approver,
     safe_repr,
     safe_text,
+    scope_in_use,
     version_of,
     visible_item,
     withdraw,
 )
-from substrate.governance import scope_in_use
-from substrate.spaces import require_items
 
 IdsArg = Annotated[
     list[str],
@@ -82,7 +82,7 @@ def _when(at: Any) -> float:
 
 
 def _shared(app_state: AppState) -> list[str]:
-    from substrate.visibility import shared_scopes
+    from substrate import shared_scopes
 
     return shared_scopes(app_state.substrate().settings)
 
@@ -234,7 +234,7 @@ def merge_cmd(
     another team's items, or in a scope with approvers you are not one of, are left as they
     are (a warning counts the ones you can read). Both items must be in the same scope.
     """
-    from substrate.spaces import MERGE_PREFERENCES
+    from substrate import MERGE_PREFERENCES
 
     if prefer not in MERGE_PREFERENCES:  # a usage error, before any permission is weighed
         usage(f"--prefer must be one of {', '.join(MERGE_PREFERENCES)}, not {safe_repr(prefer)}")

@@ -41,16 +41,16 @@ from mixle_cli.stdin import stdin_stream
 from substrate import (
     DEFAULT_CHUNK_CHARS,
     DEFAULT_MAX_FILE_SIZE,
+    FILE_FORMATS,
     INGEST_FORMATS,
+    MIN_CHUNK_CHARS,
     AccessDeniedError,
     CorruptShardError,
     LostCommitsError,
     ShardError,
     safe_text,
+    waiting_for_a_lock,
 )
-from substrate.limits import BINARY_PROBE_BYTES, FILE_FORMATS, MIN_CHUNK_CHARS
-from substrate.locking import waiting_for_a_lock
-from substrate.widetext import is_binary, wide_encoding
 
 if TYPE_CHECKING:
     from substrate import FileOutcome, IngestIssue, IngestReport, Substrate
@@ -159,8 +159,7 @@ def _refuse_a_format_for_a_team(
     team = app_state.team_option
     if team is None or scope is not None or not is_format(team):
         return
-    from substrate import safe_repr
-    from substrate.governance import scope_in_use
+    from substrate import safe_repr, scope_in_use
 
     if scope_in_use(app_state.substrate(quiet=quiet), team):
         return
@@ -178,9 +177,7 @@ def _new_scope(app_state: AppState, scope: str, named: bool) -> str:
     the team (a mistyped name makes a scope no other reader sees), else ""."""
     if not named and app_state.team is None:
         return ""
-    from substrate import safe_repr
-    from substrate.governance import scope_in_use
-    from substrate.visibility import shared_scopes
+    from substrate import safe_repr, scope_in_use, shared_scopes
 
     substrate = app_state.substrate()
     if scope in shared_scopes(substrate.settings):
@@ -202,8 +199,7 @@ def _is_file_format(name: str) -> bool:
 
 def _unknown_format(as_format: str) -> str | None:
     """Why ``ingest --as`` takes no format ``as_format``; None when it takes it."""
-    from substrate import InvalidInputError
-    from substrate.ingest.detect import normalize_format
+    from substrate import InvalidInputError, normalize_format
 
     try:
         normalize_format(as_format)
@@ -241,7 +237,7 @@ def _finish(
         if not report.ok and not quiet:  # the exit code explained where a person looks
             output.note(_summary(report))
     else:
-        from substrate.ingest.report import shown_names
+        from substrate import shown_names
 
         skipped = [o for o in report.files if o.status == "skipped"] if not quiet else []
         told = [(o.source, o.path) for o in skipped]
@@ -266,9 +262,9 @@ def _finish(
             output.note(f"warning: {report.unredacted_secrets} secret(s) stored unredacted")
         if not quiet:
             output.note(_summary(report))
-            from substrate.ingest.session import TOO_LARGE
+            from substrate import OVER_THE_SIZE_LIMIT
 
-            if any(o.reason.startswith(TOO_LARGE) for o in report.files):
+            if any(o.reason.startswith(OVER_THE_SIZE_LIMIT) for o in report.files):
                 output.note(_SIZE_HINT)
             if report.files_reoptioned:
                 output.note(_REOPTIONED_HINT.format(n=report.files_reoptioned))
@@ -294,7 +290,7 @@ def _capped(issues: list[IngestIssue]) -> Iterator[tuple[IngestIssue, int]]:
     ``KEPT_REJECTIONS`` rejected lines of a file, one ``(its last, how many more)`` instead,
     before what is said of the whole file: a CSV of 569 short rows printed 569 lines, where a
     run that finds the file unchanged tells the first 20 (``--json`` lists them all)."""
-    from substrate.ingest.sources import KEPT_REJECTIONS
+    from substrate import KEPT_REJECTIONS
 
     for _, told in groupby(issues, key=lambda issue: (issue.source, issue.path)):
         of_file = list(told)
@@ -596,33 +592,6 @@ def _cancelled_by_sigterm(event: threading.Event) -> Iterator[None]:
         yield
 
 
-def _passage(doc: object) -> bool:
-    """Whether a line of ingest-docs is a passage: a string, or an object whose text (if it
-    has one) is a string."""
-    return isinstance(doc, str) or (isinstance(doc, dict) and isinstance(doc.get("text", ""), str))
-
-
-DOC_KEYS = ("text", "tags", "payload")
-
-
-def _unknown_keys(doc: object) -> str:
-    """What is wrong with an object of ingest-docs that has none of the keys a passage is read
-    from, but others (a mistyped "txt"), named (masked, as any text of the input); else ""."""
-    if not isinstance(doc, dict) or not doc or any(key in doc for key in DOC_KEYS):
-        return ""
-    from substrate import safe_repr
-
-    keys = ", ".join(safe_repr(key) for key in list(doc)[:5]) + (", ..." if len(doc) > 5 else "")
-    return f"an object with none of the keys text, tags, payload (it has {keys})"
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "an object whose text is not a string"
-    names = {bool: "a boolean", int: "a number", float: "a number", list: "an array"}
-    return names.get(type(value), "null")
-
-
 # What a path given may be that is neither a file nor a folder
 _SPECIAL_KINDS = {
     stat.S_IFIFO: "a named pipe",
@@ -710,7 +679,7 @@ def _kept_from(
 
 def _why_missing(path: str) -> str:
     """Why a path given cannot be ingested, as ``os.path.exists`` found."""
-    from substrate.ingest.walk import link_trouble
+    from substrate import link_trouble
 
     return link_trouble(path) if os.path.islink(path) else "no such file or folder"
 
@@ -945,16 +914,7 @@ def ingest_docs_command(
     object with none of the keys text, tags and payload (a mistyped "txt") is reported with its
     line and left out, and the run exits 1.
     """
-    import orjson
-
-    from substrate import IngestIssue, ingest_documents
-    from substrate.ingest.adapters import file_provenance
-    from substrate.ingest.formats.jsonl import loads
-    from substrate.ingest.report import SHARD_FILE, SHARD_LOG
-    from substrate.ingest.segment import FileRejected
-    from substrate.ingest.textio import bad_byte, decode_text
-    from substrate.ingest.walk import shard_file
-    from substrate.log import is_shard_log
+    from substrate import file_provenance, ingest_documents, read_passages, shard_file
 
     # ids come from the source: the file's absolute path, however it was spelled
     name = source or ("stdin" if file == "-" else os.path.abspath(file))
@@ -963,51 +923,13 @@ def ingest_docs_command(
                                                          quiet=quiet)  # fmt: skip
     if raw is None:  # failed, as a file named to `ingest` does, and said why
         return
-    docs, lines, problems = [], [], []
-    data = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark, as other inputs
-    if own_file or is_shard_log(raw):
-        why = SHARD_FILE if own_file else SHARD_LOG
-        problems.append(IngestIssue(source or file, why, fatal=True))
-        data = b""
-    elif is_binary(raw[:BINARY_PROBE_BYTES]):  # said as `ingest` says it, once, not line by line
-        problems.append(IngestIssue(source or file, "binary file, not text", 1, fatal=True))
-        data = b""
-    elif wide_encoding(raw) is not None:  # UTF-16 or UTF-32 saying so with its mark: decoded
-        try:  # whole, and rejected as a whole when invalid, as other inputs
-            data = decode_text(raw).encode()
-        except FileRejected as exc:
-            problems.append(IngestIssue(name, exc.reason, exc.line, exc.byte, fatal=True))
-            data = b""
-    shown = source or file  # where problems are said to be: the file as given
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        text = line.decode("utf-8", "surrogateescape")
-        try:
-            doc = loads(text)
-        except orjson.JSONDecodeError as exc:  # the line is left out, as ``json_rows`` says
-            # (a byte that is no UTF-8 is no JSON either: told by the byte)
-            problems.append(
-                IngestIssue(shown, bad_byte(text) or f"invalid JSON: {exc.msg}", number)
-            )
-        except ValueError as exc:  # nested too deep
-            problems.append(IngestIssue(shown, str(exc), number))
-        else:
-            unknown = _unknown_keys(doc)
-            if unknown:  # {"txt": ...}: a mistyped key, not an empty passage
-                problems.append(IngestIssue(shown, unknown, number))
-            elif _passage(doc):
-                docs.append(doc)
-                lines.append(number)
-            else:  # 42 or [1, 2] became a passage "42"
-                what = f'neither a JSON string nor a {{"text": ...}} object ({_json_kind(doc)})'
-                problems.append(IngestIssue(shown, what, number))
+    read = read_passages(raw, source or file, shard_file=own_file)  # told as the file given
     # a file's items record it and its hash, so that freshness checks see it change (not
     # its mtime: a file only touched would rewrite them all)
     origin = None if file == "-" else file_provenance(Path(file), raw, stat=False)
-    _adapt(ctx, ingest_documents, docs, scope, json=json, quiet=quiet, by=by, root=file,
-           source=name, redact=not no_redact, problems=problems, read=len(raw), origin=origin,
-           drop_empty=True, lines=lines)  # fmt: skip
+    _adapt(ctx, ingest_documents, read.docs, scope, json=json, quiet=quiet, by=by, root=file,
+           source=name, redact=not no_redact, problems=read.problems, read=len(raw),
+           origin=origin, drop_empty=True, lines=read.lines)  # fmt: skip
 
 
 def _passages_within_limit(
@@ -1016,10 +938,7 @@ def _passages_within_limit(
     """The bytes of ``file`` (``-``: standard input), or None when they are over the size
     limit (``[ingest] max_file_size``): then the input fails (exit 1), as a file named to
     `ingest` does, without being held, told as ``shown`` (its ``--source`` name)."""
-    from substrate import IngestReport
-    from substrate.ingest.session import too_large
-    from substrate.ingest.settings import size_limit
-    from substrate.streams import read_within
+    from substrate import IngestReport, read_within, size_limit, too_large
 
     path = None if file == "-" else _existing(file)
     limit = size_limit(state(ctx).substrate(quiet=quiet))

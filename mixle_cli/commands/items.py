@@ -28,23 +28,25 @@ from mixle_cli.evidence import (
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
 from mixle_cli.stdin import stdin_text
 from substrate import (
+    DEFAULT_MAX_FILE_SIZE,
+    FIELD_ORDER,
+    HEADER_LOST,
     MODALITIES,
+    OLDER_COPY,
     SHARD_DIR,
+    STORABLE_INTS,
     SubstrateItem,
     init_shard,
+    nearest_shard,
     reader_view,
     safe_text,
     shard_status,
 )
-from substrate.discovery import nearest_shard
-from substrate.item import FIELD_ORDER
-from substrate.limits import DEFAULT_MAX_FILE_SIZE, STORABLE_INTS
-from substrate.logend import HEADER_LOST, OLDER_COPY
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from substrate.store import Substrate
+    from substrate import Substrate
 
 KindOpt = Annotated[
     str | None, typer.Option("--kind", "-K", help=f"Item kind: {', '.join(MODALITIES)}.")
@@ -57,7 +59,7 @@ TagOpt = Annotated[
 
 def item_summary(item: SubstrateItem) -> dict[str, Any]:
     """The short form of an item used by listings."""
-    from substrate.retrieval import shown_path_of, shown_source
+    from substrate import shown_path_of, shown_source
 
     return {
         "id": item.id,
@@ -128,7 +130,7 @@ def _read_text(text: str | None, app_state: AppState) -> str:
     if text != "-":
         return text or ""
     from mixle_cli.context import is_shard
-    from substrate.ingest.settings import size_limit
+    from substrate import size_limit
 
     # one item is held whole by every reader: a text over ingest's file size limit is refused
     # (a shard not made yet has no settings: not opened, which would say it is made later)
@@ -300,7 +302,7 @@ def _print_item(out: Console, item: SubstrateItem) -> None:
     lays out every call, which made thousands of items take seconds)."""
     from rich.text import Text
 
-    from substrate.retrieval import shown_source
+    from substrate import shown_source
 
     lines = []  # (the lines of names one line each: a tag a file gave may hold a line break)
     if item.tags:
@@ -342,8 +344,7 @@ def ls(
     jsonl: JsonlOpt = False,
 ) -> None:
     """List items, oldest first."""
-    from substrate.retrieval import shown_sources
-    from substrate.search.filters import item_source, source_matcher
+    from substrate import item_source, shown_sources, source_matcher
 
     how = output.mode(json, jsonl)
     kinds = known_kinds(kind)

@@ -10,8 +10,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.errors import usage
 from mixle_cli.stdin import file_within, refuse_a_terminal, stdin_within
-from substrate.limits import BINARY_PROBE_BYTES
-from substrate.widetext import WideEncoding, wide_encoding
+from substrate import BINARY_PROBE_BYTES, WideEncoding, wide_encoding
 
 
 def redact(
@@ -50,8 +49,7 @@ def redact(
     is read as such), and every line keeps its number (a key block leaves blank lines). Exits
     0 whether or not anything was masked; the count goes to stderr.
     """
-    from substrate import InvalidInputError
-    from substrate.secrets.scan import check_mask
+    from substrate import InvalidInputError, check_mask
 
     try:
         check_mask(mask)
@@ -60,8 +58,7 @@ def redact(
     if source is None:
         refuse_a_terminal("give the FILE to redact, or - to read it from standard input")
         source = "-"
-    from substrate import safe_text
-    from substrate.secrets.scan import detect_and_redact
+    from substrate import detect_and_redact, safe_text
 
     data = _read(source)
     encoding, errors, start, end = _encoding_of(data)

@@ -23,8 +23,7 @@ from mixle_cli.evidence import (
     where_text,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
-from substrate import MODALITIES, safe_repr
-from substrate.limits import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS
+from substrate import CHARS_PER_TOKEN, DEFAULT_PACKET_CHARS, MODALITIES, safe_repr
 
 # The library parts are imported inside the commands, so that loading this module stays cheap.
 if TYPE_CHECKING:
@@ -223,8 +222,7 @@ def multihop_cmd(
     Links are an item's own and those a note's text makes to other notes (Markdown and
     wiki-style links): of a linked note, the section the question fits best is taken.
     """
-    from substrate import multihop
-    from substrate.retrieval import NOISE_FLOOR, RELATIVE_FLOOR
+    from substrate import NOISE_FLOOR, RELATIVE_FLOOR, multihop
 
     how = output.mode(json, jsonl)
     asked = query_text(query)  # (before the index is opened, as in retrieve)

@@ -55,8 +55,7 @@ def parse_when(value: str | None, option: str, *, now: float, end_of_day: bool =
     duration such as ``7d`` or ``12h`` meaning that long ago. With ``end_of_day`` a bare date
     stands for the end of that day, so ``--until 2024-05-01`` includes the whole day.
     """
-    from substrate import InvalidInputError, parse_duration
-    from substrate.durations import is_bare_number
+    from substrate import InvalidInputError, is_bare_number, parse_duration
 
     text = (value or "").strip()
     try:
@@ -133,8 +132,7 @@ def result_row(
 ) -> dict[str, Any]:
     """One result as plain data: who, how well, where from (``source``, as
     ``shown_sources`` names it), and the passage that matched."""
-    from substrate import make_snippet
-    from substrate.retrieval import lines_of, shown_path_of
+    from substrate import lines_of, make_snippet, shown_path_of
 
     item = hit.item
     lines = lines_of(item)
@@ -168,7 +166,7 @@ def _aside(hit: Hit, hits: list[Hit]) -> bool:
     """Whether ``hit`` holds none of the query's words and scores under a third of the best
     (``RELATIVE_FLOOR``): a neighbour of the matches, not one (``PgBouncer`` listed nine
     runbooks that never name it). ``--min-score`` decides alone when given."""
-    from substrate.retrieval import RELATIVE_FLOOR
+    from substrate import RELATIVE_FLOOR
 
     return not hit.literal and hit.score < RELATIVE_FLOOR * hits[0].score
 
@@ -298,9 +296,7 @@ def search_cmd(
     how = output.mode(json, jsonl)
     query = piped(query)
     shown = checked_query(query)  # never empty; secrets masked wherever the query is printed
-    from substrate import Analyzer
-    from substrate.retrieval import shown_sources
-    from substrate.supersession import superseded
+    from substrate import Analyzer, shown_sources, superseded
 
     app_state = state(ctx)
     substrate = app_state.searched()
@@ -361,8 +357,7 @@ def search_cmd(
 def _did_you_mean(substrate: Substrate, query: str, filters: SearchFilters) -> str | None:
     """``query`` with each word no item it may return mentions spelled as a word they do
     ("pgbouncr" as "pgbouncer"), or None when there is none to offer."""
-    from substrate.search.engine import spelling_suggestions
-    from substrate.search.suggest import respelled
+    from substrate import respelled, spelling_suggestions
 
     found = spelling_suggestions(substrate, query, filters=filters)
     return respelled(query, found) if found else None
@@ -408,7 +403,7 @@ def reindex_cmd(
     report = stats.as_dict()
     report["seconds"] = round(report["seconds"], 3)
     if report.get("path"):  # a folder may be named after a secret, as status masks it
-        from substrate.secrets import safe_text
+        from substrate import safe_text
 
         report["path"] = safe_text(report["path"])
     report["reindexed"] = True

@@ -163,8 +163,7 @@ def _from_git(what: str, get: Callable[[], T]) -> T:
 
 
 def _staged(cfg: ScanConfig, jobs: int) -> Run:
-    from substrate import reported_path, staged_changes
-    from substrate.secrets.textscan import scan_contents, scan_oversized
+    from substrate import reported_path, scan_contents, scan_oversized, staged_changes
 
     changes = _from_git("no files given to scan", lambda: staged_changes(max_bytes=cfg.max_bytes))
     run = Run(removed=[reported_path(p) for p in changes.removed], unmerged=len(changes.unmerged))
@@ -202,7 +201,7 @@ def _sizes(sources: list[ScanSource]) -> Iterator[int]:
 def _auto_workers(count: int, sizes: Iterable[int]) -> int:
     """Several processes only for big scans (``count`` files of ``sizes`` bytes): starting
     them costs more than a few files."""
-    from substrate.cpus import available_cpus
+    from substrate import available_cpus
 
     cpus = available_cpus()
     if cpus < 2 or count < PARALLEL_MIN_FILES:
@@ -218,8 +217,7 @@ def _auto_workers(count: int, sizes: Iterable[int]) -> int:
 def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: str | None) -> Run:
     """Scan the files and folders named; ``-`` is standard input unless ``stdin_name`` is
     None (every path names a file)."""
-    from substrate import ScanSource, scan_path, scan_text, walk_sources
-    from substrate.streams import read_within
+    from substrate import ScanSource, read_within, scan_path, scan_text, walk_sources
 
     run = Run()
     sources: list[ScanSource] = []
@@ -249,7 +247,7 @@ def _scan_arguments(paths: list[str], cfg: ScanConfig, jobs: int, stdin_name: st
 def _note_unstaged(baseline: Path) -> None:
     """Say so when a staged scan judged the commit by a baseline the commit would not hold as
     it is (updated, or never added): CI, checking the commit, would not accept the same."""
-    from substrate.secrets.sources import unstaged
+    from substrate import unstaged
 
     path = os.path.abspath(baseline)
     if not baseline.exists():
@@ -340,14 +338,14 @@ def _covered(run: Run) -> set[str]:
 def _report_files(
     run: Run, findings: list[TextFinding], accepted: int, fmt: str, quiet: bool
 ) -> None:
-    from substrate.secrets.textscan import TOO_LARGE, UNREADABLE
+    from substrate import SKIPPED_TOO_LARGE, SKIPPED_UNREADABLE
 
     skipped = _skipped(run)
     for s in run.scans:
         why = s.notes[0].removeprefix("skipped: ") if s.notes else str(s.skipped)
-        if s.skipped == UNREADABLE:
+        if s.skipped == SKIPPED_UNREADABLE:
             run.errors.append(ScanError("cannot read", _safe(s.path), why))
-        elif s.skipped == TOO_LARGE:
+        elif s.skipped == SKIPPED_TOO_LARGE:
             # not a pass: a hook would let a secret in a big file through unseen
             run.errors.append(ScanError("cannot scan", _safe(s.path), why + _TOO_LARGE_HINT))
         elif not quiet:
@@ -388,9 +386,9 @@ def _report_files(
 
 def _skipped(run: Run) -> list[TextScan]:
     """The files left out on purpose, which are no error: binary, or listed in allow_paths."""
-    from substrate.secrets.textscan import ALLOWED, BINARY
+    from substrate import SKIPPED_ALLOWED, SKIPPED_BINARY
 
-    return [s for s in run.scans if s.skipped in (BINARY, ALLOWED)]
+    return [s for s in run.scans if s.skipped in (SKIPPED_BINARY, SKIPPED_ALLOWED)]
 
 
 def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: int) -> None:
@@ -402,13 +400,13 @@ def _summary(run: Run, findings: list[TextFinding], accepted: int, suppressed: i
         if n
     ]
     tail = f" ({', '.join(extra)})" if extra else ""
-    from substrate.secrets.textscan import ALLOWED, TOO_LARGE
+    from substrate import SKIPPED_ALLOWED, SKIPPED_TOO_LARGE
 
-    if run.settings and (suppressed or any(s.skipped == ALLOWED for s in run.scans)):
+    if run.settings and (suppressed or any(s.skipped == SKIPPED_ALLOWED for s in run.scans)):
         # a hook's verdict may rest on a shard's settings that are not the repository's own
         tail += f"; the [secrets] allowances of {_safe(run.settings)} applied"
 
-    too_large = sum(1 for s in run.scans if s.skipped == TOO_LARGE)  # each is in run.errors
+    too_large = sum(1 for s in run.scans if s.skipped == SKIPPED_TOO_LARGE)  # each is in run.errors
     if len(run.errors) > too_large:
         tail += f"; {len(run.errors) - too_large} could not be read"
     if too_large:
@@ -588,8 +586,7 @@ def scan_secrets(
             usage("--literal-paths and --jobs apply to files, not to --items")
         raise typer.Exit(_scan_items(app_state, scope, cfg, fmt, quiet))
     if all_files:
-        from substrate.secrets.sources import tracked_paths
-        from substrate.secrets.textscan import scan_contents
+        from substrate import scan_contents, tracked_paths
 
         sources, stored = _from_git("--all scans the files git tracks", tracked_paths)
         scans = _scan_sources(sources, cfg, jobs) + list(scan_contents(stored, config=cfg))

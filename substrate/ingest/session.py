@@ -170,15 +170,15 @@ def _held_unmasked(items: dict[str, SubstrateItem]) -> bool:
     return may_hold_secrets(texts) and any(find_secrets(text) for text in texts)
 
 
-TOO_LARGE = "larger than the size limit"
+OVER_THE_SIZE_LIMIT = "larger than the size limit"
 
 
 def too_large(size: int | None, limit: int) -> str:
     """Why a file (or stream) of ``size`` bytes is skipped (None: a stream not read past
-    the limit); it starts with ``TOO_LARGE``."""
+    the limit); it starts with ``OVER_THE_SIZE_LIMIT``."""
     if size is None:
-        return f"{TOO_LARGE} (more than {limit} bytes)"
-    return f"{TOO_LARGE} ({size} > {limit} bytes)"
+        return f"{OVER_THE_SIZE_LIMIT} (more than {limit} bytes)"
+    return f"{OVER_THE_SIZE_LIMIT} ({size} > {limit} bytes)"
 
 
 class IngestSession:

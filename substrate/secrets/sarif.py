@@ -16,7 +16,7 @@ from urllib.parse import quote
 from substrate.secrets.names import slashed
 from substrate.secrets.rules import RULES
 from substrate.secrets.scan import safe_text
-from substrate.secrets.textscan import TOO_LARGE, UNREADABLE, TextFinding, TextScan
+from substrate.secrets.textscan import SKIPPED_TOO_LARGE, SKIPPED_UNREADABLE, TextFinding, TextScan
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -66,7 +66,7 @@ def sarif_log(
     problems = list(not_scanned)
     for r in results:
         findings.extend(r.findings if isinstance(r, TextScan) else [r])
-        if isinstance(r, TextScan) and r.skipped in (UNREADABLE, TOO_LARGE):
+        if isinstance(r, TextScan) and r.skipped in (SKIPPED_UNREADABLE, SKIPPED_TOO_LARGE):
             why = r.notes[0].removeprefix("skipped: ") if r.notes else r.skipped
             problems.append(f"cannot scan {r.path}: {why}")
     return {

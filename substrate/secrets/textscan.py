@@ -44,10 +44,10 @@ from substrate.settingvalues import CHECKS, problem_in
 from substrate.widetext import is_binary, wide_encoding
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024  # about 1.5 s of scanning
-TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
-ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
-BINARY = "binary"  # TextScan.skipped of a binary file
-UNREADABLE = "unreadable"  # TextScan.skipped of a file that could not be read
+SKIPPED_TOO_LARGE = "too large"  # TextScan.skipped of an input over the cap
+SKIPPED_ALLOWED = "allowed path"  # TextScan.skipped of a path that allow_paths lists
+SKIPPED_BINARY = "binary"  # TextScan.skipped of a binary file
+SKIPPED_UNREADABLE = "unreadable"  # TextScan.skipped of a file that could not be read
 ALLOW_MARKERS = ("mixle:allow", "pragma: allowlist secret")
 _PREVIEW_WIDTH = 160
 # A line longer than this is never shown whole: each finding's preview is a window of it.
@@ -269,7 +269,7 @@ def _over_cap(result: TextScan, head: str | bytes, cfg: ScanConfig) -> TextScan:
     else "too large" (which the command line reports as an error, not a pass)."""
     if ("\0" in head) if isinstance(head, str) else is_binary(head):
         return _binary(result)
-    result.skipped = TOO_LARGE
+    result.skipped = SKIPPED_TOO_LARGE
     # not its size: a stream is read one byte past the cap, which only tells it is larger
     result.notes.append(f"skipped: over the {cfg.max_bytes}-byte cap")
     return result
@@ -277,13 +277,13 @@ def _over_cap(result: TextScan, head: str | bytes, cfg: ScanConfig) -> TextScan:
 
 def _allowed(result: TextScan) -> TextScan:
     # said, not silent: a report that counted nothing would read as if the file were missed
-    result.skipped = ALLOWED
+    result.skipped = SKIPPED_ALLOWED
     result.notes.append("skipped: listed in allow_paths")
     return result
 
 
 def _binary(result: TextScan) -> TextScan:
-    result.skipped = BINARY
+    result.skipped = SKIPPED_BINARY
     result.notes.append("skipped: binary content (NUL byte)")
     return result
 
@@ -314,7 +314,9 @@ def scan_file(
             return scan_oversized(head, path=shown, config=cfg)
         data = Path(path).read_bytes()
     except OSError as exc:
-        unread = TextScan(shown, skipped=UNREADABLE, notes=[f"skipped: {exc.strerror or exc}"])
+        unread = TextScan(
+            shown, skipped=SKIPPED_UNREADABLE, notes=[f"skipped: {exc.strerror or exc}"]
+        )
         return _with_name_scanned(unread, cfg)
     return scan_text(data, path=shown, config=cfg)
 
@@ -493,7 +495,7 @@ def _with_name_scanned(result: TextScan, cfg: ScanConfig) -> TextScan:
     if shown == name:
         return result
     found = []
-    for h in hits if result.skipped != ALLOWED else []:
+    for h in hits if result.skipped != SKIPPED_ALLOWED else []:
         if h.rule in cfg.allow_rules:
             result.suppressed += 1
             continue

@@ -1,7 +1,9 @@
-"""The app loads only the command module a run needs, and the command table is complete."""
+"""The app loads only the command module a run needs, the command table is complete, and the
+command line reaches the library through its public names alone."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import os
@@ -15,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import substrate
 from mixle_cli.app import COMMAND_MODULES, build_app, modules_for
 from mixle_cli.examples import EXAMPLES
 
@@ -23,6 +26,24 @@ def test_table_lists_exactly_the_commands_of_each_module() -> None:
     for name, commands in COMMAND_MODULES.items():
         module = importlib.import_module(f"mixle_cli.commands.{name}")
         assert tuple(module.COMMANDS) == commands, name
+
+
+def test_the_command_line_imports_only_public_names_of_the_library() -> None:
+    private = []
+    for path in sorted(Path(importlib.import_module("mixle_cli").__path__[0]).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                private += [a.name for a in node.names if a.name.startswith("substrate.")]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("substrate"):
+                if node.module != "substrate":
+                    private.append(f"{path.name}: {node.module}")
+                else:
+                    private += [
+                        f"{path.name}: {a.name}"
+                        for a in node.names
+                        if a.name not in substrate.__all__
+                    ]
+    assert private == []
 
 
 def test_a_run_needs_only_its_command_module() -> None:
