@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from substrate.errors import InvalidInputError
+from substrate.secrets.asread import hits_as_read, reads_otherwise
 from substrate.secrets.assignments import (
     CSV_COLUMNS_RULE,
     KUBERNETES_SECRET_RULE,
@@ -46,7 +47,6 @@ from substrate.secrets.prefilter import (
 )
 from substrate.secrets.rule import Rule
 from substrate.secrets.rules import MAX_KEY_BLOCK, RULES
-from substrate.secrets.slashes import escapes_slashes, hits_with_plain_slashes
 from substrate.secrets.verdict import consider
 
 # Texts shorter than this are checked keyword-first; longer ones rule-first (see module doc).
@@ -142,10 +142,32 @@ def find_secrets(text: str, *, syntax: str = "text") -> list[Hit]:
     if len(text) < 4:  # shorter than any credential this package reports
         return []
     hits = _find(text, syntax)
-    if escapes_slashes(text):  # read with them plain first: the text as written may show
-        # only a part of a secret
-        hits = _with_others(hits_with_plain_slashes(text, syntax, _find), hits)
+    if reads_otherwise(text):  # read as its readers read it too (escaped slashes plain, a
+        # no-break space a space): either reading may show only a part of a secret
+        hits = _joined_spans(hits, hits_as_read(text, syntax, _find))
     return hits
+
+
+def _joined_spans(hits: list[Hit], others: list[Hit]) -> list[Hit]:
+    """``hits`` and ``others`` sorted by start, those that overlap made one over both spans,
+    under the rule of the longer: masked, the union leaves nothing of either in clear."""
+    joined: list[Hit] = []
+    for hit in sorted([*hits, *others], key=lambda h: h.start):
+        if not joined or hit.start >= joined[-1].end:
+            joined.append(hit)
+            continue
+        last = joined[-1]
+        longer = hit if hit.end - hit.start > last.end - last.start else last
+        start = last.start  # (sorted: the earlier start)
+        joined[-1] = Hit(
+            longer.rule,
+            start,
+            max(last.end, hit.end),
+            longer.prefix if longer.start == start else 0,  # a prefix shown is the span's own
+            min(last.match_start, hit.match_start),
+            max(last.match_end, hit.match_end),
+        )
+    return joined
 
 
 def _find(text: str, syntax: str) -> list[Hit]:
@@ -158,8 +180,8 @@ def _find(text: str, syntax: str) -> list[Hit]:
 
 
 def _with_others(hits: list[Hit], others: list[Hit]) -> list[Hit]:
-    """``hits`` and those of ``others``, found another way (joined literals, escaped
-    slashes), that overlap none of them, sorted by start."""
+    """``hits`` and those of ``others``, found another way (joined literals, the text
+    as read), that overlap none of them, sorted by start."""
     accepted = Accepted()
     for hit in hits:
         accepted.add(hit)

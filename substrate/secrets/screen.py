@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from substrate.secrets.asread import as_read, reads_otherwise
 from substrate.secrets.engine import (
     KEYWORD_GATE,
     MIN_TOKEN_LEN,
@@ -42,7 +43,6 @@ from substrate.secrets.keywords import (
 )
 from substrate.secrets.pieces import path_pieces
 from substrate.secrets.rules import RULES
-from substrate.secrets.slashes import escapes_slashes, plain_slashes
 
 
 def may_hold_secrets(texts: Iterable[str]) -> bool:
@@ -58,7 +58,7 @@ def may_hold_secrets(texts: Iterable[str]) -> bool:
     joined = "\n".join(short)  # (no escape reaches across a line break)
     if _joined_may_hold(joined):
         return True
-    return escapes_slashes(joined) and _joined_may_hold(plain_slashes(joined))
+    return reads_otherwise(joined) and _joined_may_hold(as_read(joined))
 
 
 def _joined_may_hold(joined: str) -> bool:
@@ -176,12 +176,15 @@ def slices_may_hold_secrets(text: str, *, alone: bool = True) -> bool:
     tried on the runs, since a cut can change what a word boundary sees: a run of one's
     characters long enough for it already answers yes. ``text`` itself may be of any length.
 
-    A text that escapes slashes (``secrets.slashes``) is screened with them plain too: a
-    slice of it, read so, is a slice of that (or escapes none).
+    A text that reads otherwise than written (``secrets.asread``) is screened as read too:
+    a slice of it, read so, is a slice of that, but at an end that cuts an escape from what
+    makes it one (a backslash left at the end, or the letter before an escaped underscore
+    cut off at the start): such an end reads as written, which the screen of the text as
+    written answers for.
     """
     if _slices_may_hold(text, alone):
         return True
-    return escapes_slashes(text) and _slices_may_hold(plain_slashes(text), alone)
+    return reads_otherwise(text) and _slices_may_hold(as_read(text), alone)
 
 
 def _slices_may_hold(text: str, alone: bool) -> bool:
@@ -217,7 +220,7 @@ def path_slices_may_hold_secrets(path: str) -> bool:
         or '"' in path
         or "'" in path
         or len(path) >= KEYWORD_GATE
-        or escapes_slashes(path)
+        or reads_otherwise(path)
     ):
         return slices_may_hold_secrets(path)
     if _folder_may_hold_secrets(folder):
