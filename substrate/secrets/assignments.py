@@ -172,18 +172,31 @@ _SETTER = (
 # (a sentence saying what a private key is tells its kind: "4096-bit RSA", "ed25519")
 _KEY_OWNER = r"(?:api|access|secret|auth|client|deploy|app|bot|service|personal[ \t]+access)"
 _NAMED_KEY = _KEY_OWNER + r"[ \t]+(?:key|token|secret)"
+
+
 # A password stated in a sentence: "the root password is Tr0ub4dor&3", "password for db01
 # was 'hunter2'", "the wifi password is: ...", asked and answered ("the db password? it is
 # hunter2"); a key or token named as notes name one ("the staging API key is ...", "the bot
 # token was ..."), whose value must then look random. A bare "key" is not one: "the key is
 # stored" is not worth the doubt.
-_STATED = (
-    r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw|" + _NAMED_KEY + r"|token))"
-    r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
-    r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)[ \t]+to"
-    r"|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was):?)[ \t]+"
-    r"(?:" + _QUOTED + r"|(?P<su>[^\s\"'`,;<]+))"
-)
+def _stated(gap: str) -> str:
+    """The pattern of a password stated in a sentence, ``gap`` between the verb and it."""
+    return (
+        r"(?<![\w.\-$@])(?P<key>(?i:pass(?:word|phrase)?|passwd|pwd|pw|" + _NAMED_KEY + r"|token))"
+        r"(?:[ \t]+(?i:for|of|to)[ \t]+[\w.\-@]{1,40})?"
+        r"(?:(?:[ \t]+(?i:is|was|has[ \t]+been|had[ \t]+been))?[ \t]+(?i:set|changed|reset)"
+        r"[ \t]+to|[ \t]*\?[ \t]+(?i:it|that)(?i:['\u2019]s|[ \t]+(?:is|was))|[ \t]+(?i:is|was):?)"
+        + gap
+        + r"(?:"
+        + _QUOTED
+        + r"|(?P<su>[^\s\"'`,;<]+))"
+    )
+
+
+_STATED = _stated(r"[ \t]+")
+# The same sentence wrapped after its verb, as hard-wrapped notes are: "... the admin password
+# is" closing a line, the value opening the next
+_STATED_WRAPPED = _stated(r"[ \t]*\r?\n[ \t]*")
 # A label in notes, its key perhaps in words and said of something: "API key for staging:
 # ...", "password for the VPN: ...", "**Password (prod):** ...". (Not "Password - ...": the
 # labelled corpus takes a dash for no assignment.)
@@ -199,11 +212,12 @@ _LABEL = (
 _LABELLED = _LABEL + r"(?:" + _QUOTED + r"|\*{1,3}(?P<sx>[^\s*]+)\*{1,3}|(?P<su>[^\s\"'`*]\S*))"
 # The same label closing its line, its value alone on the next line or the one after a blank
 # line, perhaps indented or quoted as code: "The staging password:" then "`Kq7mZ2vL9x`". Words
-# there, quoted or not, are an instruction or a command ("`pass show db`"), not a value.
+# there, quoted or not, are an instruction or a command ("`pass show db`"), not a value,
+# unless the first is one a generator made ("Kq7mZ2vL9xWp4 until Friday", ``verdict``).
 _LABEL_ABOVE = (
     _LABEL + r"\r?\n(?:[ \t]*\r?\n)?[ \t]*"
     r"""(?:"(?P<sq>[^"\s]+)"|'(?P<ss>[^'\s]+)'|`(?P<sb>[^`\s]+)`"""
-    r"""|(?P<su>[^\s"'`*#|>\-]\S*))[ \t]*(?=\r?(?:\n|$))"""
+    r"""|(?P<su>[^\s"'`*#|>\-]\S*)(?P<more>[ \t]+[^\s][^\r\n]*)?)[ \t]*(?=\r?(?:\n|$))"""
 )
 # A user and a password given together under one name: "creds: deploy / Vb8#qL2mXz7".
 _USER_SLASH_PASSWORD = (
@@ -471,6 +485,14 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = (
         _STATED,
         " \t",
         "the password is <literal>, the API key was <literal>, in a sentence",
+        kind="stated",
+        holds=("pass", "pw", "key", "token", "secret"),
+    ),
+    _generic(
+        _STATED_WRAPPED,
+        "\n",
+        "the password is, closing a line, then <literal> opening the next",
+        window=1,
         kind="stated",
         holds=("pass", "pw", "key", "token", "secret"),
     ),

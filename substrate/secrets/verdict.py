@@ -489,8 +489,11 @@ _A_SETTING = re.compile(r"\s*(?:-\s+)?(?:[\w.\-\"']+\s*[:=](?!//)|\[)")
 def _label_valid(
     rule: Rule, m: re.Match[str], secret: str, group: str, text: str, syntax: str
 ) -> bool:
-    """A label's value ("API key for staging: ..."), judged as one given to the key."""
+    """A label's value ("API key for staging: ..."), judged as one given to the key; one
+    that words follow on its line below the label only when a generator made it."""
     key = m.group("key")
+    if m.re.groupindex.get("more") and m.group("more") and not _generated_password(secret):
+        return False  # "Password:" then "Ask Dana for it": an instruction
     if group == "su" and (
         syntax != "text" or secret[:1] in _NOT_A_LABELS_VALUE or _code_in_text(secret)
     ):

@@ -344,6 +344,11 @@ def test_rules_are_declarative_and_compile() -> None:
         ("The db password? It\u2019s {}.", True),  # a typographic apostrophe
         ("The wifi password is: {}", True),  # a colon after the verb
         ("The password is: stored in the vault", False),
+        # hard-wrapped after the verb: the value opens the next line
+        ("the admin password is\n{} until we rotate it", True),
+        ("the password is\n`{}`", True),
+        ("The password is\nstored in the vault.", False),
+        ("the token is\nrotated by the CI job", False),
     ],
 )
 def test_a_password_stated_in_a_sentence(sentence: str, secret: bool) -> None:
@@ -487,6 +492,13 @@ def test_a_value_on_the_line_under_a_yaml_key(text: str, secret: bool) -> None:
 )
 def test_a_value_on_the_line_under_its_label(text: str, secret: bool) -> None:
     assert_password_found(text.format(PASSWORD), secret)
+
+
+def test_a_generated_value_under_its_label_may_have_words_after_it() -> None:
+    text = "db password:\nXk9mQ2vL7pZq8Rt for now\n"
+    assert [text[h.start : h.end] for h in detect_secrets(text).findings] == ["Xk9mQ2vL7pZq8Rt"]
+    for words in ("ask Dana for it", "See the vault entry db-prod", "pass show db/prod"):
+        assert detect_secrets(f"db password:\n{words}\n").findings == [], words
 
 
 @pytest.mark.parametrize(
