@@ -62,7 +62,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("mixle audit", "lineage, links, log and secrets: exit 1 when something is wrong"),
         ("mixle audit --scope public --json", "one scope, for a script"),
     ),
-    "publish": (("mixle publish 1f3a9c0d2b4e6f81 --to public", "a copy in a shared scope"),),
+    "publish": (
+        (
+            "mixle publish 1f3a9c0d2b4e6f81 --to public",
+            "move an item into a shared scope (its id stays)",
+        ),
+    ),
     "propose": (
         ("mixle propose 1f3a9c0d2b4e6f81 --to public", "ask a scope's approvers to take it"),
     ),

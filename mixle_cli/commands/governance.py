@@ -94,8 +94,8 @@ def publish_cmd(
     by: ByOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Share items into a scope (default: public), bumping their version (an item already in
-    that scope is left as it is).
+    """Move items into a scope (default: public), bumping their version; they keep their ids
+    (an item already in that scope is left as it is).
 
     A team publishes its own items, into its own scope or a shared one. A scope with
     approvers takes direct publishes from them only; everyone else uses `mixle propose`.
