@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from substrate.durations import format_duration
 from substrate.item import SubstrateItem
 from substrate.limits import DEFAULT_MAX_FILE_SIZE
+from substrate.lineage import UNRESOLVED
 from substrate.notedates import declared_time, is_date_field
 from substrate.secrets.hits import MASK_LEAD
 from substrate.secrets.names import name_bytes
@@ -390,6 +391,7 @@ def _verdict(
     replaced: dict[str, str],
     max_age_s: float | None,
     now: float,
+    unlinked: str | None = None,
 ) -> Freshness:
     written = content_time(item)
     signals: list[str] = []
@@ -407,12 +409,43 @@ def _verdict(
     if item.id in replaced:
         # the successor as its note names it: a name may hold a secret, masked as paths are
         signals.append(f"replaced: by {safe_text(replaced[item.id])} (a note says so)")
+    if unlinked:
+        signals.append(unlinked)
     if max_age_s is not None and age > max_age_s:
         signals.append(
             f"aged: {format_duration(age)} old exceeds the {format_duration(max_age_s)} policy "
             "(review, not proof)"
         )
     return Freshness(item.id, not signals, signals, age, ref, ref_type)
+
+
+def _unlinked_signals(
+    items: Iterable[SubstrateItem],
+    links: dict[str, list[str]],
+    known: set[str],
+    *,
+    scopes: Collection[str] | None,
+    own_scope: str | None,
+) -> dict[str, str]:
+    """The signal of each of ``items`` whose ``links`` lead to no ``known`` item: what it was
+    written from was removed, or replaced by a new version (a section of a re-ingested file
+    that changed has a new id). Read with scopes, only the reader's own items are told of,
+    and neither which item they link to, nor whether it was removed or is another team's, nor
+    how many (as lineage audits tell it)."""
+    signals = {}
+    for item in items:
+        if scopes is not None and (own_scope is None or item.scope != own_scope):
+            continue  # a link of a shared item is its writer's to mend
+        gone = [target for target in links.get(item.id, ()) if target not in known]
+        if not gone:
+            continue
+        if scopes is not None:
+            signals[item.id] = f"unlinked: a link leads to {UNRESOLVED}"
+            continue
+        more = f" and {len(gone) - 3} more" if len(gone) > 3 else ""
+        named = ", ".join(f"'{target}'" for target in gone[:3])
+        signals[item.id] = f"unlinked: links to {named}{more}, removed or replaced"
+    return signals
 
 
 def check_freshness(
@@ -423,6 +456,7 @@ def check_freshness(
     now: float | None = None,
     scopes: Collection[str] | None = None,
     rehash: bool = False,
+    own_scope: str | None = None,
 ) -> Freshness:
     """Check one item for the staleness signals; a missing item is stale (``missing``).
 
@@ -435,6 +469,8 @@ def check_freshness(
             not reported, and an item outside them counts as missing.
         rehash: hash the item's file even when its size and modification time are those
             recorded at ingest.
+        own_scope: the reader's own scope: read with ``scopes``, only its items' links that
+            lead to no item the reader sees are told of (``unlinked``).
     """
     item = visible_item(substrate, item_id, scopes)
     if item is None:
@@ -444,6 +480,10 @@ def check_freshness(
     for other in substrate.iter_items(scopes=scopes):
         index.add(other)
         notes.append(_light(other))
+    unlinked = _unlinked_signals(
+        [item], {item.id: item.links}, {note.id for note in notes}, scopes=scopes,
+        own_scope=own_scope,
+    )  # fmt: skip
     return _verdict(
         item,
         files=FileChecker(rehash=rehash),
@@ -451,6 +491,7 @@ def check_freshness(
         replaced=replaced_notes(notes),
         max_age_s=max_age_s,
         now=time.time() if now is None else now,
+        unlinked=unlinked.get(item.id),
     )
 
 
@@ -462,6 +503,7 @@ def freshness_report(
     now: float | None = None,
     scopes: Collection[str] | None = None,
     rehash: bool = False,
+    own_scope: str | None = None,
 ) -> dict[str, Any]:
     """Sweep a shard for stale knowledge: ``{n_items, n_fresh, n_stale, stale: [...]}``.
 
@@ -473,6 +515,8 @@ def freshness_report(
         scopes: the scopes the reader may see (None: all).
         rehash: hash every file, even one whose size and modification time are those
             recorded at ingest (each file once, however many items came from it).
+        own_scope: the reader's own scope: read with ``scopes``, only its items' links that
+            lead to no item the reader sees are told of (``unlinked``).
 
     Returns:
         Counts, and ``Freshness.as_dict()`` of every stale item in store order.
@@ -480,16 +524,28 @@ def freshness_report(
     now = time.time() if now is None else now
     index = SupersessionIndex()
     readable: list[SubstrateItem] = []  # light: a sweep keeps no text
+    links: dict[str, list[str]] = {}  # (nor links, but for this)
     for item in substrate.iter_items(scopes=scopes):
         index.add(item)
         readable.append(_light(item))
+        if item.links:
+            links[item.id] = item.links
     checked = [item for item in readable if scope is None or item.scope == scope]
     replaced = replaced_notes(readable)
+    unlinked = _unlinked_signals(
+        checked, links, {item.id for item in readable}, scopes=scopes, own_scope=own_scope
+    )
     files = FileChecker(rehash=rehash)
     stale: list[dict[str, Any]] = []
     for item in checked:
         verdict = _verdict(
-            item, files=files, index=index, replaced=replaced, max_age_s=max_age_s, now=now
+            item,
+            files=files,
+            index=index,
+            replaced=replaced,
+            max_age_s=max_age_s,
+            now=now,
+            unlinked=unlinked.get(item.id),
         )
         if not verdict.fresh:
             stale.append(verdict.as_dict())

@@ -159,7 +159,8 @@ def freshness_cmd(
     json: JsonOpt = False,
     jsonl: output.JsonlOpt = False,
 ) -> None:
-    """Find stale items: source file moved or changed, superseded, or older than --max-age.
+    """Find stale items: source file moved or changed, superseded, linking to an item gone,
+    or older than --max-age.
 
     A Markdown note is superseded ("replaced") when its front matter names its successor
     (superseded_by:) or another note's names it (supersedes:).
@@ -179,6 +180,7 @@ def freshness_cmd(
         scope=app_state.read_scope(scope),
         scopes=app_state.scopes,
         rehash=rehash,
+        own_scope=_own_scope(app_state),  # its own items' links are told of
     )
     if not report["n_items"]:  # not "all 0 item(s) fresh"
         app_state.fail_if_nothing_matched(scope)
@@ -227,6 +229,31 @@ def _print_freshness(report: dict[str, Any], max_age: str | None) -> None:
             for s in report["stale"]
         ),
     )
+    said = {signal.split(":", 1)[0] for s in report["stale"] for signal in s["signals"]}
+    for kinds, hint in _FRESHNESS_HINTS:
+        if said.intersection(kinds):
+            output.note(f"hint: {hint}")
+
+
+# What to do about each kind of staleness, said once under the table
+_FRESHNESS_HINTS = (
+    (
+        ("changed", "moved"),
+        "`mixle ingest` the folders they came from again: changed files are read anew, and "
+        "the items of files gone are removed (a file moved within a folder is found again)",
+    ),
+    (
+        ("unlinked",),
+        "`mixle verify-lineage ID` shows an item's links that lead nowhere; what it was "
+        "written from may have changed",
+    ),
+    (
+        ("superseded", "replaced"),
+        "ask and search pass over an item a newer one replaces; remove it (`mixle rm ID`) "
+        "once nothing needs it",
+    ),
+    (("aged",), "review aged items; a note's front matter `reviewed: DATE` restarts its age"),
+)
 
 
 def _shown_signal(signal: str, max_age: str | None) -> str:

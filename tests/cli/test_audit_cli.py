@@ -658,3 +658,24 @@ def test_an_id_or_scope_holding_a_line_break_cannot_forge_a_line_of_any_listing(
     ):
         shown = mixle("--shard", str(shard), *args).stdout
         assert not any(line.startswith("FORGED") for line in shown.splitlines()), args
+
+
+def test_freshness_finds_a_link_a_re_ingest_broke_and_says_what_to_do(
+    mixle: Run, isolated_shard_env: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "policy.md").write_text("# Policy\n\nRefunds take 5 days.\n", encoding="utf-8")
+    assert mixle("ingest", str(notes)).exit_code == 0
+    (section,) = [row["id"] for row in mixle("ls", "--jsonl").jsonl()]
+    analysis = mixle("add", "my analysis", "--link", section, "--json").json()["id"]
+    (notes / "policy.md").write_text("# Policy\n\nRefunds take 7 days.\n", encoding="utf-8")
+    assert mixle("ingest", str(notes)).exit_code == 0  # the section has a new id
+    result = mixle("freshness")
+    assert result.exit_code == 1
+    assert f"unlinked: links to '{section}', removed or replaced" in result.stdout
+    assert analysis in result.stdout
+    assert "hint: `mixle verify-lineage ID` shows an item's links" in result.stderr
+    (notes / "policy.md").unlink()
+    hints = mixle("freshness").stderr
+    assert hints.index("hint: `mixle ingest` the folders") < hints.index("verify-lineage")

@@ -668,3 +668,38 @@ def test_a_successor_named_after_a_secret_is_masked_in_the_signal(tmp_path: Path
     ingest_path(store, notes, redact=False)
     [stale] = freshness_report(store)["stale"]
     assert token not in str(stale) and "replaced: by adr-[REDACTED:github_token]" in str(stale)
+
+
+def test_an_item_whose_link_leads_to_no_item_is_unlinked(store: Substrate) -> None:
+    source = store.add("text", "refunds take 5 days")
+    note = store.add("text", "my analysis of refunds", links=[source])
+    assert freshness_report(store, now=NOW)["n_stale"] == 0
+    store.remove(source)  # (as a re-ingest replaces a section that changed)
+    (stale,) = freshness_report(store, now=NOW)["stale"]
+    assert stale["item_id"] == note
+    assert stale["signals"] == [f"unlinked: links to '{source}', removed or replaced"]
+    assert check_freshness(store, note, now=NOW).signals == stale["signals"]
+
+
+def test_a_team_is_told_of_its_own_items_links_to_what_it_cannot_see_without_naming_them(
+    store: Substrate,
+) -> None:
+    hidden = store.add("text", "beta's own note", scope="beta")
+    gone = store.add("text", "removed later", scope="alpha")
+    mine = store.add("text", "alpha's note", scope="alpha", links=[hidden, gone])
+    store.add("text", "a shared note", scope="public", links=[hidden])  # its writer's to mend
+    store.remove(gone)
+    alpha = {"alpha", "public"}
+    (stale,) = freshness_report(store, now=NOW, scopes=alpha, own_scope="alpha")["stale"]
+    # removed or another team's, one link or two: alike, so that alpha learns nothing of beta
+    assert stale["item_id"] == mine
+    assert stale["signals"] == [
+        "unlinked: a link leads to (an item removed, or in a scope you cannot read)"
+    ]
+    assert (
+        check_freshness(store, mine, now=NOW, scopes=alpha, own_scope="alpha").signals
+        == (stale["signals"])
+    )
+    assert freshness_report(store, now=NOW, scopes=alpha)["n_stale"] == 0  # no own scope
+    (every,) = freshness_report(store, now=NOW)["stale"]  # all scopes: the removed one, named
+    assert every["signals"] == [f"unlinked: links to '{gone}', removed or replaced"]
