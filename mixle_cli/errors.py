@@ -37,6 +37,10 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+# The most characters of an error message said: enough for any path or list of ids typed
+ERROR_CHARS = 2000
+
+
 def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
     """Print ``error: message`` (and a hint) on stderr and exit with ``code``.
 
@@ -48,7 +52,10 @@ def fail(message: str, code: int, hint: str | None = None) -> NoReturn:
     from mixle_cli.output import one_line, printable
     from substrate import safe_text
 
-    sys.stderr.write(f"error: {one_line(printable(safe_text(message)))}\n")
+    shown = one_line(printable(safe_text(message)))  # masked whole: a cut could halve a secret
+    if len(shown) > ERROR_CHARS:  # an id of megabytes piped in is not said back in full
+        shown = f"{shown[:ERROR_CHARS]}… ({len(shown) - ERROR_CHARS} more characters)"
+    sys.stderr.write(f"error: {shown}\n")
     if hint:
         sys.stderr.write(f"hint: {hint}\n")
     sys.stderr.flush()

@@ -147,21 +147,27 @@ def listed_ids(values: list[str]) -> list[str]:
 
 def _piped_ids() -> list[str]:
     """The ids read from standard input, a line at a time (a listing of a large shard holds
-    far more than any query: only its ids are kept)."""
+    far more than any query: only its ids are kept): bare, as JSON strings (``jq .id``
+    without ``-r``) or as JSON objects' ``id``."""
     ids = []
     for number, raw in enumerate(stdin_lines(), start=1):
         line = raw.strip()
         if not line:
             continue
-        if line[:1] != b"{":
+        if line[:1] not in (b"{", b"[", b'"'):
             ids.append(_decoded(line, number))
             continue
         try:
-            found = orjson.loads(line).get("id")
+            found = orjson.loads(line)
         except orjson.JSONDecodeError:
             found = None
+        if isinstance(found, dict):
+            found = found.get("id")
         if not isinstance(found, str):
-            raise typer.BadParameter(f"standard input line {number}: a JSON line with no id")
+            raise typer.BadParameter(
+                f"standard input line {number}: a JSON line with no id (pipe the --jsonl "
+                "output of a listing, one item per line, not its --json document)"
+            )
         ids.append(found)
     return ids
 

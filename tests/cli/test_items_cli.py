@@ -136,6 +136,23 @@ def test_ids_piped_in_as_a_listing_prints_them(mixle, isolated_shard_env: Path) 
     assert mixle("ls", "--json").json()[0]["id"] == kept  # nothing removed by bad input
 
 
+def test_ids_piped_in_as_json_strings_or_a_json_document(mixle, isolated_shard_env: Path) -> None:
+    note = mixle("add", "a note").stdout.strip()
+    quoted = mixle("get", "-", "--json", input=f'"{note}"\n')  # jq .id, without -r
+    assert quoted.exit_code == 0 and [i["id"] for i in quoted.json()] == [note]
+    document = mixle("ls", "--json").stdout  # one document over many lines, not JSON lines
+    refused = mixle("get", "-", input=document)
+    said = " ".join(refused.stderr.replace("\u2502", " ").split())  # (a panel in the runner)
+    assert refused.exit_code == 2 and "pipe the --jsonl output of a listing" in said
+
+
+def test_an_error_does_not_say_back_megabytes_of_input(mixle, isolated_shard_env: Path) -> None:
+    mixle("add", "a note")
+    result = mixle("get", "-", input="a" * 100_000 + "\n")
+    assert result.exit_code == 1 and result.stderr.startswith("error: no item with id aaa")
+    assert len(result.stderr) < 2_200 and "more characters)" in result.stderr
+
+
 def test_add_reads_stdin(mixle) -> None:
     item_id = mixle("add", "-", input="from a pipe\n").stdout.strip()
     assert mixle("get", item_id, "--json").json()[0]["text"] == "from a pipe\n"
