@@ -213,21 +213,33 @@ def known_kinds(values: list[str] | None, option: str = "--kind") -> tuple[str, 
     return tuple(dict.fromkeys(kinds))
 
 
-def item_title(item: SubstrateItem, width: int = 100) -> str:
+def item_title(item: SubstrateItem, width: int | None = None) -> str:
     """What every listing calls an item: its document's title and its section's heading path
     (``Runbook > Kafka > Brokers``), either alone, else the first words of its text (or
-    payload), on one line."""
+    payload), on one line. A title is whole (JSON keeps what the item holds) unless ``width``
+    cuts it for a place on screen; the first words are at most ``width`` (else 100) cells."""
     title = item.payload.get("title")
     title = str(title).strip() if isinstance(title, str | int | float) else ""
     section = item.provenance.get("section")
     section = section.strip() if isinstance(section, str) else ""
     if title and section and section != title and not section.startswith(f"{title} > "):
-        return output.first_line(f"{title} > {section}", width)
-    if title or section:
-        return output.first_line(section or title, width)
-    if item.text:
-        return output.first_line(item.text, width)
-    return output.first_line(orjson.dumps(item.payload).decode() if item.payload else "", width)
+        named = f"{title} > {section}"
+    else:
+        named = section or title
+    if named:
+        return output.first_line(named, width) if width else " ".join(named.split())
+    words = item.text or (orjson.dumps(item.payload).decode() if item.payload else "")
+    return output.first_line(words, width or _FIRST_WORDS)
+
+
+# The most cells of an item's first words that name it where it has no title, and of a
+# title shown in a listing's text (JSON gives it whole)
+_FIRST_WORDS = 100
+
+
+def shown_title(title: str) -> str:
+    """``title`` (``item_title``) as a line of text shows it: cut to a listing's width."""
+    return output.first_line(title, _FIRST_WORDS)
 
 
 def where_text(entry: Mapping[str, Any], lines: Sequence[tuple[int, int]] = ()) -> str:

@@ -17,7 +17,7 @@ import typer
 from mixle_cli import output
 from mixle_cli.context import AppState, check_scope_name, state
 from mixle_cli.errors import FOUND, fail, usage
-from mixle_cli.evidence import given_ids, item_title, listed_ids
+from mixle_cli.evidence import given_ids, item_title, listed_ids, shown_title
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode
 from substrate import (
     PENDING,
@@ -447,7 +447,14 @@ def pending_cmd(
         output.table(
             ["id", "scope", "to", "by", "proposed", "title"],
             (
-                [r["id"], r["scope"], r["to"], r["by"], output.when(r["proposed_at"]), r["title"]]
+                [
+                    r["id"],
+                    r["scope"],
+                    r["to"],
+                    r["by"],
+                    output.when(r["proposed_at"]),
+                    shown_title(r["title"]),
+                ]  # fmt: skip
                 for r in rows
             ),
         )

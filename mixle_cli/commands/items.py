@@ -23,6 +23,7 @@ from mixle_cli.evidence import (
     known_kind,
     known_kinds,
     listed_ids,
+    shown_title,
     source_prefixes,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, WriterOpt, WriteScopeOpt
@@ -398,7 +399,14 @@ def ls(
     output.table(  # two files that read alike told apart by their folders, as search does
         ["id", "kind", "scope", "tags", "source", "title"],
         (
-            [r["id"], r["kind"], r["scope"], ",".join(r["tags"]), name or "", r["title"]]
+            [
+                r["id"],
+                r["kind"],
+                r["scope"],
+                ",".join(r["tags"]),
+                name or "",
+                shown_title(r["title"]),
+            ]
             for r, name in zip(rows, shown_sources(origins), strict=True)
         ),
     )

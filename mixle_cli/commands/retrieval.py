@@ -20,6 +20,7 @@ from mixle_cli.evidence import (
     known_kinds,
     passed_over_note,
     query_text,
+    shown_title,
     where_text,
 )
 from mixle_cli.output import JsonlOpt, JsonOpt, Mode, ReadScopeOpt
@@ -142,7 +143,7 @@ def retrieve_cmd(
             "\n".join(
                 output.one_line(
                     f"{r['rank']:>2}  {r['score']:.3f}  {r['kind']:<8} {r['id']}  {where_text(r)}  "
-                    f"{r['title']}"
+                    f"{shown_title(r['title'])}"
                 )
                 for r in rows
             )

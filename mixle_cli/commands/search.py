@@ -27,6 +27,7 @@ from mixle_cli.evidence import (
     item_title,
     known_kinds,
     piped,
+    shown_title,
     source_prefixes,
     where_text,
 )
@@ -215,8 +216,9 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
         head = Text(output.printable(shown))
         head.append(output.printable(where_text(row)), style="cyan")
         out.print(head)
-        if not row["snippet"].startswith(row["title"].rstrip("…")):  # else it says it again
-            out.print(Text("    " + output.printable(row["title"]), style="bold"))
+        title = shown_title(row["title"])
+        if not row["snippet"].startswith(title.rstrip("…")):  # else it says it again
+            out.print(Text("    " + output.printable(title), style="bold"))
         snippet = Text("    " + output.printable(row["snippet"]))
         for start, end in row["snippet_spans"]:
             snippet.stylize("bold yellow", start + 4, end + 4)

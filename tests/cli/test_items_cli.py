@@ -1197,3 +1197,18 @@ def test_get_streams_the_items_piped_in_and_names_the_missing_at_the_end(
     }
     text = mixle("--shard", str(shard), "get", ids[0], ids[1]).stdout
     assert text.splitlines()[1:3] == ["tags: t", "note 0"] and text.count("tags: t") == 2
+
+
+def test_a_long_title_is_whole_in_json_and_first_words_are_cut(
+    mixle, isolated_shard_env: Path
+) -> None:
+    title = "On the heating of aerodynamically heated structures " * 4  # 208 characters
+    titled = mixle("add", "body", "--payload", json.dumps({"title": title}))
+    untitled = mixle("add", "word " * 60)
+    assert titled.exit_code == untitled.exit_code == 0
+    rows = {row["id"]: row["title"] for row in mixle("ls", "--jsonl").jsonl()}
+    assert rows[titled.stdout.strip()] == title.strip()
+    assert rows[untitled.stdout.strip()].endswith("…") and len(rows[untitled.stdout.strip()]) == 100
+    for command in (("ls",), ("search", "aerodynamically"), ("retrieve", "aerodynamically")):
+        text = mixle(*command).stdout  # a line of text shows the title cut, as before
+        assert title.strip() not in text and max(map(len, text.splitlines())) < 200, command
