@@ -139,7 +139,8 @@ def _same_but_when(new: SubstrateItem, old: SubstrateItem) -> bool:
 
 _UNMASKED_BEFORE = (
     "its items stored before held secrets unmasked (ingested with --no-redact, or before a "
-    "rule found them): those lines stay in items.jsonl until `mixle compact` rewrites it"
+    "rule found them): those lines stay in items.jsonl, and their words in the search index, "
+    "until `mixle compact` rewrites both"
 )
 
 
