@@ -48,11 +48,17 @@ def parse_duration(text: str) -> float:
         return _finite(float(compact), text)
     pos = 0
     total = 0.0
+    last = math.inf  # the unit before: each is given once, the largest first ("1d1d" is a slip)
     for match in _PART.finditer(compact):
         if match.start() != pos:
             break
-        total += float(match.group(1)) * _unit_seconds(match.group(2), text)
-        pos = match.end()
+        unit = _unit_seconds(match.group(2), text)
+        if unit >= last:
+            raise InvalidInputError(
+                f"bad duration {_shown(text)}: give each unit once, the largest first (1w2d12h)"
+            )
+        total += float(match.group(1)) * unit
+        last, pos = unit, match.end()
     if pos != len(compact) or pos == 0:
         raise InvalidInputError(f"bad duration {_shown(text)}; {_EXAMPLES}")
     return _finite(total, text)

@@ -143,8 +143,9 @@ def freshness_cmd(
             help="Report items older than this as aged, counted from the date a note's front "
             "matter gives (updated:, lastmod:, reviewed:...), else from a file's "
             "last edit, else from when the item was added: 90s, 15m or 15min, 12h, 30d, 2w "
-            "(combinable; a bare number is refused, as it could mean seconds or days; M is "
-            "refused: months are written in days, 180d). Default: no age is too old.",
+            "(combinable, largest first: 1d12h; a bare number is refused, as it could mean "
+            "seconds or days; M is refused: months are written in days, 180d). Default: no "
+            "age is too old.",
         ),
     ] = None,
     scope: ScopeOpt = None,

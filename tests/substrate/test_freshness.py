@@ -366,6 +366,13 @@ def test_bad_durations_are_invalid_input(text: str) -> None:
         parse_duration(text)
 
 
+@pytest.mark.parametrize("text", ["1d1d", "1s1d", "30m1h", "1h2h30m"])
+def test_each_unit_is_given_once_the_largest_first(text: str) -> None:
+    # "1d1d" is a slip, as "1s1d" is read otherwise than meant: neither adds up silently
+    with pytest.raises(InvalidInputError, match="each unit once, the largest first"):
+        parse_duration(text)
+
+
 @pytest.mark.parametrize("text", ["6M", "1d6M", "1M"])
 def test_capital_m_is_refused_as_minutes_or_months(text: str) -> None:
     # '6M' read as six minutes where the user meant six months made everything look fresh
