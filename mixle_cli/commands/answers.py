@@ -141,7 +141,7 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None, dis
     masked = answer.masked_quotes()
     if masked:  # a mask is no answer to "what is the password?"
         out.print(
-            f"masked: {masked} secret(s), redacted before storing; the source file holds it",
+            f"masked: {masked} secret(s), never shown; the source it came from holds the value",
             markup=False,
         )
     out.print("", markup=False)

@@ -302,7 +302,7 @@ def test_an_answer_quoting_a_masked_secret_says_where_its_value_is(
     _ingested_notes(mixle, tmp_path / "notes", {"staging.md": note, "engine.md": engine})
     result = mixle("ask", "What is the staging database password?")
     assert result.exit_code == 0 and "[REDACTED:" in result.stdout
-    assert "masked: 1 secret(s), redacted before storing" in result.stdout
+    assert "masked: 1 secret(s), never shown; the source it came from holds" in result.stdout
     assert "hunter2-Xy9!kQ" not in result.stdout + result.stderr
     data = mixle("ask", "What is the staging database password?", "--json").json()
     assert data["masked_quotes"] == 1 and data["stated_secrets"] == 0
