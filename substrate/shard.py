@@ -114,6 +114,8 @@ def shard_status(substrate: Substrate, *, scopes: Iterable[str] | None = None) -
     root = substrate.root
     health = substrate.log_health()
     scoped = scopes is not None
+    if not scoped:  # (what it holds of other teams is not a team's to weigh)
+        health["live_bytes"] = substrate.live_bytes()
     report: dict[str, Any] = {
         "shard": os.path.realpath(root) if root else None,  # usable from any folder
         "format": substrate.settings.format,

@@ -673,6 +673,16 @@ class Substrate:
             "header_lost": noted is not None and noted.lost_its_header(generation),
         }
 
+    def live_bytes(self) -> int:
+        """Bytes of the log's lines that hold live items: what a compaction keeps of it (and
+        the log's header line)."""
+        if self.root is None or self._log is None:
+            return 0
+        view = self._fresh_view()
+        if view.catalog is None:  # a new or small shard: the tail alone, without numpy
+            return sum(entry.length for entry in view.tail.values() if entry is not None)
+        return int(view.live_records()["length"].sum())
+
     def check_every_line(self) -> None:
         """Parse every committed line of the log, those of items written again or removed
         since too (reads skip them, but a compaction or a rebuilt catalog reads them all).

@@ -487,7 +487,7 @@ def status(ctx: typer.Context, json: JsonOpt = False) -> None:
         lines.append(f"{label:<7} {parts}")
     log = report["log"]
     if "bytes" in log:  # sizes are left out for a reader confined to some scopes
-        lines.append(f"log     {log['bytes']:,} bytes")
+        lines.append(f"log     {log['bytes']:,} bytes{_reclaimable(log)}")
     lines.append(f"index   {_index_line(report['index'])}")
     if report["index_bytes"]:  # left out for a reader confined to some scopes
         derived = f"{report['index_bytes']:,} bytes in index/ (catalog, search index, caches)"
@@ -539,6 +539,19 @@ def _index_line(index: dict[str, Any]) -> str:
     }
     hint = hints.get(str(index.get("state")))
     return f"{line} ({hint})" if hint else line
+
+
+# The least a compaction must reclaim for status to suggest one: a quarter of the log, a MiB
+_WORTH_COMPACTING = (0.25, 1 << 20)
+
+
+def _reclaimable(log: dict[str, Any]) -> str:
+    """What status adds to the log's size when removed items and old versions fill much of it."""
+    dead = log.get("committed_bytes", 0) - log.get("live_bytes", log.get("committed_bytes", 0))
+    share, least = _WORTH_COMPACTING
+    if dead < least or dead < share * log["bytes"]:
+        return ""
+    return f" ({dead:,} of them removed items and old versions: `mixle compact` reclaims them)"
 
 
 def compact(

@@ -216,6 +216,22 @@ def test_status_counts_and_health(mixle) -> None:
     assert "derived " in text
 
 
+def test_status_says_when_a_compaction_would_reclaim_much_of_the_log(mixle) -> None:
+    big = [mixle("add", "x " * 300_000).stdout.strip() for _ in range(3)]  # 1.8 MB of lines
+    kept = mixle("add", "a note to keep").stdout.strip()
+    assert "reclaims" not in mixle("status").stdout
+    assert mixle("rm", *big).exit_code == 0
+    report = mixle("status", "--json").json()["log"]
+    assert 0 < report["live_bytes"] < 1_000  # the kept note's line
+    assert report["committed_bytes"] > 1_800_000
+    assert "of them removed items and old versions: `mixle compact` reclaims" in (
+        mixle("status").stdout
+    )
+    assert mixle("compact").exit_code == 0
+    assert "reclaims" not in mixle("status").stdout
+    assert mixle("get", kept).exit_code == 0
+
+
 def test_compact(mixle) -> None:
     ids = [mixle("add", f"n{i}").stdout.strip() for i in range(3)]
     mixle("rm", ids[0])
