@@ -113,9 +113,20 @@ def _heading_level(line: str) -> int:
 
 
 def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False) -> bool:
-    """True when one sentence of ``evidence`` carries at least ``threshold`` of the claim's
-    content words, every number of the claim, and the same polarity, and no sentence of the
-    other polarity says more of the claim.
+    """``_readings``: whether a sentence states the claim, and says more of it than any that
+    states another value of it or the other polarity."""
+    same, other, value = _readings(evidence, claim, threshold, as_it_is)
+    return same >= 0 and same > other and same >= value
+
+
+def _readings(
+    evidence: str, claim: str, threshold: float, as_it_is: bool = False
+) -> tuple[float, float, float]:
+    """How much of the claim (the share of its words; -1 for none) the sentences of
+    ``evidence`` say that state it, that state it with the other polarity, and that give it
+    another value. The claim is supported when one sentence carries at least ``threshold``
+    of its content words, every number of the claim, and the same polarity, and no sentence
+    of the other polarity, or giving another value, says more of the claim.
 
     At least two words are required when the claim has two or more: one shared word (the
     reference's rule let "The moon is cheese." be grounded by any text about the moon) is a
@@ -133,7 +144,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     claim, evidence = _refusals_read(claim, evidence)
     wanted = _valued_terms(claim)
     if not wanted:
-        return False
+        return -1.0, -1.0, -1.0
     # "12,000" is one number of the claim, and of a sentence: its parts are terms for search
     # only ("costs 4,200 EUR" says nothing of 200 EUR)
     parts = _grouped_parts(claim)
@@ -221,7 +232,7 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
             best_same = max(best_same, share)
     # another value must say more of the claim to contradict it: a year or a version beside
     # a sentence stating the claim word for word does not
-    return best_same >= 0 and best_same > best_other and best_same >= best_value
+    return best_same, best_other, best_value
 
 
 # What tells of things as they are, in a proposal: "Today we run ...", "We keep ..." (not
@@ -755,6 +766,8 @@ def check_factuality(
         hits = [(i, s) for i, s in found if i.id not in replaced][:k]
         best = max((score for _, score in hits), default=0.0)
         backing = _saying(hits, claim, min_score, says, in_force=not proposals_back)
+        if backing and says is content_overlap:
+            backing = _uncontradicted(backing, hits, claim, min_score)
         if backing:
             checked.append((claim, best, backing, None))
             continue
@@ -786,6 +799,29 @@ def check_factuality(
             verdict = ClaimVerdict(claim, False, float(best), [], nearest)
         receipt.verdicts.append(verdict)
     return receipt
+
+
+def _uncontradicted(
+    backing: list[tuple[SubstrateItem, float]],
+    hits: list[tuple[SubstrateItem, float]],
+    claim: str,
+    min_score: float,
+) -> list[tuple[SubstrateItem, float]]:
+    """The ``backing`` items that say more of ``claim`` than any of the ``hits`` that gives it
+    another value: as within one text (``_readings``), so across texts. "Refunds for defective
+    items take 30 days" is not backed by "Other items are refunded within 30 days" where the
+    section on defective items says 14. An item that backs the claim by another reading (a
+    sentence quoted under its heading) is kept."""
+    read = {
+        item.id: _readings(as_shown(headed_text(item)), claim, OVERLAP_THRESHOLD)
+        for item, score in hits
+        if score >= min_score and may_back(item, claim)
+    }
+    other_value = max((value for _, _, value in read.values()), default=-1.0)
+    if other_value < 0:
+        return backing
+    return [(item, score) for item, score in backing if read.get(item.id, (-1.0,))[0] < 0
+            or read[item.id][0] >= other_value]  # fmt: skip
 
 
 def _saying(

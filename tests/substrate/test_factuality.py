@@ -198,6 +198,24 @@ def test_a_graph_item_supports_its_facts_as_the_answerer_reads_them() -> None:
     assert all("kg" in {c["id"] for c in v.citations} for v in receipt.verdicts)
 
 
+def test_a_source_saying_more_of_the_claim_with_another_value_outweighs_a_looser_one() -> None:
+    store = Substrate()
+    policy = {"title": "Refund policy"}
+    store.add("text", "Refunds for defective items take 14 days.", id="defective",
+              payload=policy, provenance={"section": "Defective items"})  # fmt: skip
+    store.add("text", "Other items are refunded within 30 days of delivery.", id="other",
+              payload=policy, provenance={"section": "Other items"})  # fmt: skip
+    claims = [
+        "Refunds for defective items take 30 days.",  # the other section's figure
+        "Refunds for defective items take 14 days.",
+        "Other items are refunded within 30 days.",
+    ]
+    receipt = check_factuality(store, " ".join(claims))
+    assert [v.supported for v in receipt.verdicts] == [False, True, True]
+    assert [c["id"] for c in receipt.verdicts[1].citations] == ["defective"]
+    assert [c["id"] for c in receipt.verdicts[2].citations] == ["other"]
+
+
 _ROW = "id: 2; name: Globex; country: France; plan: pro; MRR: 3400."
 
 
