@@ -328,7 +328,12 @@ def _naming_folder(
         base = given
     known = run.cache.known_keys()
     around = [f for f in (base, *base.parents) if run.key_for(f) in known]
-    return around[-1] if around else base
+    if len(around) < 2:
+        return around[-1] if around else base
+    # several: the one that named most of the files in it now, the outermost of equals (a
+    # file of the project ingested from its top must not rename a folder ingested before)
+    named = run.cache.naming_counts(str(base))
+    return max(reversed(around), key=lambda folder: named[run.key_for(folder)])
 
 
 def _any_under(paths: set[str], root: str) -> bool:

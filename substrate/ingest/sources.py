@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -447,6 +448,18 @@ class SourceCache:
         known = set(self._option_index)
         known.update(s.options for s in self.states.values() if isinstance(s, SourceState))
         return known
+
+    def naming_counts(self, folder: str) -> Counter[str]:
+        """How many of this scope's sources inside ``folder`` each ``naming_key`` named."""
+        inside = scoped_key(folder.rstrip(os.sep) + os.sep, self.scope)
+        counts: Counter[str] = Counter()
+        for key, state in self.states.items():
+            if key.startswith(inside):
+                if isinstance(state, SourceState):
+                    counts[state.options] += 1
+                else:
+                    counts[self.options[int(state[2])]] += 1
+        return counts
 
     def last_read(self, origin: str) -> LastRead:
         """What ``origin`` was found to be when it was last read; its item ids are not read."""

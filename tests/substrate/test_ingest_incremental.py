@@ -440,6 +440,22 @@ def test_a_cache_rebuilt_from_the_items_knows_the_folder_that_named_them(
     assert sources(shard) == TREE_SOURCES
 
 
+def test_a_file_ingested_from_the_folder_above_renames_no_folder_ingested_before(
+    tree: Path, shard: Path
+) -> None:
+    # "mixle ingest sub" then "mixle ingest README.md" from the tree's top: the next
+    # "mixle ingest sub" rewrote every file of sub, named from the top from then on
+    ingest_path(Substrate(shard), tree / "sub")
+    ingest_path(Substrate(shard), tree / "guide.md")
+    log = (shard / "items.jsonl").read_bytes()
+    again = ingest_path(Substrate(shard), tree / "sub")
+    assert (again.files_unchanged, again.files_updated, again.items_added) == (1, 0, 0)
+    assert (shard / "items.jsonl").read_bytes() == log
+    assert sources(shard) == {"data.jsonl", "guide.md"}
+    ingest_path(Substrate(shard), tree)  # the whole tree: named from its top, as asked
+    assert sources(shard) == TREE_SOURCES
+
+
 @pytest.mark.parametrize("redact", [True, False])  # paths stored masked, or as they are
 def test_a_cache_rebuilt_under_a_folder_named_like_a_secret_finds_its_files_unchanged(
     tmp_path: Path, shard: Path, redact: bool
