@@ -271,6 +271,9 @@ class FileChecker:
                 mode = st.st_mode
                 state = _FileState(True, st.st_size, st.st_mtime_ns)
                 state.is_dir, state.is_file = stat.S_ISDIR(mode), stat.S_ISREG(mode)
+                # a file made unreadable keeps its size and time: ingest would fail it, so it
+                # cannot vouch for its items (a folder is read as ingest reads one, below)
+                state.unreadable = state.is_file and not os.access(_os_name(ref), os.R_OK)
             self._files[ref] = state
         return state
 

@@ -174,6 +174,22 @@ def test_changed_when_file_edited_after_ingest(store: Substrate, tmp_path: Path)
     assert verdict.signals == [f"changed: content hash of '{f}' no longer matches ingest"]
 
 
+def test_a_file_made_unreadable_cannot_vouch_for_its_items(
+    store: Substrate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # chmod 000 keeps the size and the time: the next ingest fails the file, so freshness
+    # must not call its items fresh (os.access stands in for chmod: the tests may run as root)
+    f = tmp_path / "doc.md"
+    f.write_text("version one")
+    age_file(f)
+    a = store.add("text", "version one", provenance=ingested(f))
+    assert check_freshness(store, a).fresh
+    readable = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: p != str(f) and readable(p, mode))
+    verdict = check_freshness(store, a)
+    assert verdict.signals == [f"changed: '{f}' cannot be read to compare it with ingest"]
+
+
 def test_same_size_edit_with_new_mtime_is_caught(store: Substrate, tmp_path: Path) -> None:
     f = tmp_path / "doc.md"
     f.write_text("aaaa")
