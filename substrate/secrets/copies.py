@@ -94,9 +94,17 @@ def copy_spans(text: str, copies: Copies) -> list[tuple[int, int, str]]:
     """``(start, end, rule)`` of every copy in ``text``, in order, not overlapping."""
     forms = copies.forms
     if copies.pattern is not None:
+        # most texts hold no copy: a substring search per form (in C) tells, where the
+        # pattern, whose look-behinds defeat the regex engine's search for a literal, would
+        # try every form at every character (a section of 5,000 lines took seconds)
+        if not any(form in text for form in forms):
+            return []
         return [(m.start(), m.end(), forms[m.group()]) for m in copies.pattern.finditer(text)]
+    heads = copies.by_head
+    if not any(head in text for head in heads):  # (the walk below is a step per character)
+        return []
     spans: list[tuple[int, int, str]] = []
-    heads, pos, last = copies.by_head, 0, len(text) - MIN_COPY
+    pos, last = 0, len(text) - MIN_COPY
     while pos <= last:
         lengths = heads.get(text[pos : pos + MIN_COPY])
         if lengths:  # (whether it stands alone is for each form to say: ``_alone``)
