@@ -818,10 +818,12 @@ def _uncontradicted(
         if score >= min_score and may_back(item, claim)
     }
     other_value = max((value for _, _, value in read.values()), default=-1.0)
-    if other_value < 0:
-        return backing
-    return [(item, score) for item, score in backing if read.get(item.id, (-1.0,))[0] < 0
-            or read[item.id][0] >= other_value]  # fmt: skip
+    kept = []
+    for item, score in backing:
+        said = read[item.id][0] if item.id in read else -1.0
+        if said < 0 or said >= other_value:
+            kept.append((item, score))
+    return kept
 
 
 def _saying(

@@ -272,7 +272,7 @@ class FileChecker:
                 state = _FileState(True, st.st_size, st.st_mtime_ns)
                 state.is_dir, state.is_file = stat.S_ISDIR(mode), stat.S_ISREG(mode)
                 # a file made unreadable keeps its size and time: ingest would fail it, so it
-                # cannot vouch for its items (a folder is read as ingest reads one, below)
+                # cannot vouch for its items
                 state.unreadable = state.is_file and not os.access(_os_name(ref), os.R_OK)
             self._files[ref] = state
         return state
@@ -527,7 +527,7 @@ def freshness_report(
     now = time.time() if now is None else now
     index = SupersessionIndex()
     readable: list[SubstrateItem] = []  # light: a sweep keeps no text
-    links: dict[str, list[str]] = {}  # (nor links, but for this)
+    links: dict[str, list[str]] = {}  # the links light items drop, of the items with any
     for item in substrate.iter_items(scopes=scopes):
         index.add(item)
         readable.append(_light(item))

@@ -7,7 +7,7 @@ token). Text copied from a wiki, a document or a chat holds no-break spaces (``p
 then U+00A0) and zero-width ones. The rules spell ``/``, ``_`` and a plain space, and match
 none of these. A text that holds one is also scanned as read: the escapes undone, a no-break
 space a space, a zero-width one gone; what is found there is mapped back onto the text's own
-characters.
+characters (and where both readings find parts of one secret, the engine masks both as one).
 """
 
 from __future__ import annotations

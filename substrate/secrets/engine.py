@@ -180,8 +180,8 @@ def _find(text: str, syntax: str) -> list[Hit]:
 
 
 def _with_others(hits: list[Hit], others: list[Hit]) -> list[Hit]:
-    """``hits`` and those of ``others``, found another way (joined literals, the text
-    as read), that overlap none of them, sorted by start."""
+    """``hits`` and those of ``others``, found another way (joined literals), that overlap
+    none of them, sorted by start."""
     accepted = Accepted()
     for hit in hits:
         accepted.add(hit)
