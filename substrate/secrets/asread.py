@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from substrate.secrets.hits import shifted_hit
+from substrate.secrets.rules import MAX_KEY_BLOCK
 
 if TYPE_CHECKING:
     from substrate.secrets.hits import Hit
@@ -56,6 +57,9 @@ def as_read(text: str) -> str:
 AROUND_LINES = 3
 # A text up to this long is read whole: its lines are few
 _READ_WHOLE = 4096
+# What a key block's BEGIN and END lines hold: read otherwise, the block is read as far as
+# the longest one reaches
+_ARMOR = "-----"
 
 
 def hits_as_read(text: str, syntax: str, scan: Callable[[str, str], list[Hit]]) -> list[Hit]:
@@ -89,6 +93,9 @@ def _around(text: str) -> list[tuple[int, int]]:
             start = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else 0
         for _ in range(AROUND_LINES + 1):
             end = text.find("\n", end) + 1 or len(text)
+        if _ARMOR in text[start:end]:  # a key block's armor line: the whole block, either way
+            start = text.rfind("\n", 0, max(start - MAX_KEY_BLOCK, 0)) + 1
+            end = text.find("\n", min(end + MAX_KEY_BLOCK, len(text))) + 1 or len(text)
         if spans and start <= spans[-1][1]:
             start = spans.pop()[0]
         spans.append((start, end))  # (an end never falls back: each line ends further on)

@@ -156,3 +156,11 @@ def test_a_key_block_beside_a_line_read_otherwise_is_masked_whole() -> None:
     for intro in ("The deploy key\u00a0:\n", "See https:\\/\\/wiki\n", "key\u200b\n"):
         masked = redact_secrets(filler + intro + pem + filler)
         assert not [line for line in lines if line in masked], repr(intro)
+    # an armor line itself read otherwise: the block is read whole, whichever end it is
+    armor = "PGP PRIVATE KEY BLOCK-----"
+    pgp = f"-----BEGIN {armor}\n\n" + "\n".join(lines) + f"\n-----END {armor}\n"
+    for odd in ("-----BEGIN\u00a0", "-----END\u00a0", "-----BEGIN\u200b"):
+        block = pgp.replace(odd[:-1] + " ", odd, 1)
+        for text in (block, filler + block + filler):
+            masked = redact_secrets(text)
+            assert not [line for line in lines if line in masked], (repr(odd), len(text))
