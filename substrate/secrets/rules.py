@@ -16,7 +16,7 @@ from substrate.secrets.providers import PROVIDER_RULES
 from substrate.secrets.rule import Rule
 
 _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _B64 = r"[A-Za-z0-9+/]"
 # The longest key block looked for: an armored PGP key with several subkeys runs past 20 KB.
 MAX_KEY_BLOCK = 65536
@@ -38,7 +38,7 @@ KEY_RULES: tuple[Rule, ...] = (
         "private_key_block",
         # the body holds no other BEGIN line: a text of BEGIN lines with no END costs a scan
         # to the next one from each, not one to the end of the text (a square of its length)
-        _PEM_BEGIN + rf"(?P<secret>(?:(?!-----BEGIN)[\s\S]){{1,{MAX_KEY_BLOCK}}}?)" + _PEM_END,
+        _PEM_BEGIN + rf"(?P<secret>(?:(?!-----BEGIN)[\s\S]){{1,{MAX_KEY_BLOCK}}}?)" + PEM_END,
         ("-----begin",),
         kind="pem",
         boundary=False,

@@ -17,7 +17,7 @@ from substrate.secrets.placeholders import (
     plain_word,
     x_filler,
 )
-from substrate.secrets.rules import MAX_KEY_BLOCK
+from substrate.secrets.rules import MAX_KEY_BLOCK, PEM_END
 
 _HARD_MARKERS = ("example", "****", "dummy", "placeholder", "your_", "your-", "<", ">")
 _URL_PLACEHOLDERS = ("<", "your_", "your-")
@@ -72,13 +72,16 @@ def valid_pem(body: str, m: re.Match[str], text: str) -> bool:
         return False
     if "-----END" in m.group(0):
         return sum(ch.isalnum() for ch in body) >= 32
-    # header without its END line: report it unless the END line follows within the reach
-    # of the complete-block rule (which has then decided); a longer key fails closed
+    # header without its END line: report it unless a private key's END line follows within
+    # the reach of the complete-block rule (which has then decided); a longer key, an END
+    # line cut short or another block's END line ("-----END PGP PUBLIC KEY BLOCK-----": an
+    # exported pair whose private half lost its end) fail closed
     reach = m.start() + _PEM_HEADER_MAX + MAX_KEY_BLOCK
-    return "-----END" not in text[m.end() : reach]
+    return _PRIVATE_KEY_END.search(text, m.end(), reach) is None
 
 
 _PEM_HEADER_MAX = 80  # the longest BEGIN line the key rules take
+_PRIVATE_KEY_END = re.compile(PEM_END)
 
 
 def _placeholder_key(body: str) -> bool:

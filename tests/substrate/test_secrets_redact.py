@@ -228,6 +228,22 @@ def test_private_key_block_body_masked() -> None:
 
 
 @pytest.mark.parametrize(
+    "end",
+    [
+        "-----END PGP PRIVATE KEY BLOCK--",  # cut short
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENBF\n-----END PGP PUBLIC KEY BLOCK-----",
+    ],
+)
+def test_a_key_block_whose_own_end_line_is_missing_is_masked(end: str) -> None:
+    # another END line after it (a shortened one, the public half of an exported pair) was
+    # taken for the key's own, and the body stayed in clear
+    lines = [rnd(64, string.ascii_letters + string.digits + "+/") for _ in range(20)]
+    text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + "\n".join(lines) + "\n" + end + "\n"
+    out = redact_secrets(text)
+    assert not [line for line in lines if line in out]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         'password = "changeme"',
