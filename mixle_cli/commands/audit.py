@@ -241,7 +241,8 @@ _FRESHNESS_HINTS = (
     (
         ("changed", "moved"),
         "`mixle ingest` the folders they came from again: changed files are read anew, and "
-        "the items of files gone are removed (a file moved within a folder is found again)",
+        "the items of files gone are removed (a file moved within a folder is found again; "
+        "a folder left empty keeps its items until ingested with --prune-empty)",
     ),
     (
         ("unlinked",),

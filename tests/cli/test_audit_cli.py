@@ -679,3 +679,8 @@ def test_freshness_finds_a_link_a_re_ingest_broke_and_says_what_to_do(
     (notes / "policy.md").unlink()
     hints = mixle("freshness").stderr
     assert hints.index("hint: `mixle ingest` the folders") < hints.index("verify-lineage")
+    assert "a folder left empty keeps its items until ingested with --prune-empty" in hints
+    pruned = mixle("ingest", str(notes), "--prune-empty")  # as the hint says: then fresh
+    assert pruned.exit_code == 0, pruned.stderr
+    after = mixle("freshness").stdout
+    assert "unlinked:" in after and "moved:" not in after
