@@ -31,7 +31,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from substrate.ingest.textio import read_regular
@@ -50,6 +50,14 @@ class Rule:
     negate: bool
     dir_only: bool
     anchored: bool  # matched against the whole path below the rules' base, not the name alone
+    # what a name matching the rule must be (``name``) or end with (``suffix``), when that is
+    # all the rule asks of it ("node_modules", "*.log"); the folder a path matching an
+    # anchored rule must start with ("docs" of "/docs/*.md"), or a part of it at any depth
+    # ("cache" of "**/cache/**"): ``RuleSet`` looks them up rather than try each rule
+    name: str | None = None
+    suffix: str | None = None
+    head: str | None = None
+    part: str | None = None
 
     def matches(self, rel: str, name: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
@@ -296,7 +304,23 @@ def compile_rule(line: str) -> Rule | None:
         log.debug("ignoring the pattern %r: %s", shown, exc)
         return None
     regex = re.compile(translated + r"\Z", re.DOTALL)
+    if anchored:
+        head, _, rest = body.partition("/")
+        part = rest.partition("/")[0] if head == "**" else ""
+        if glued is None and part and not _WILD.search(part):
+            return Rule(shown, regex, negate, dir_only, anchored, part=part)
+        if glued is not None or not head or _WILD.search(head):
+            return Rule(shown, regex, negate, dir_only, anchored)
+        return Rule(shown, regex, negate, dir_only, anchored, head=head)
+    if not _WILD.search(body):
+        return Rule(shown, regex, negate, dir_only, anchored, name=body)
+    if body.startswith("*") and len(body) > 1 and not _WILD.search(body, 1):
+        return Rule(shown, regex, negate, dir_only, anchored, suffix=body[1:])
     return Rule(shown, regex, negate, dir_only, anchored)
+
+
+# What makes a pattern more than a name: a wildcard, a class, an escape
+_WILD = re.compile(r"[*?\[\\]")
 
 
 def parse_rules(text: str) -> list[Rule]:
@@ -337,6 +361,9 @@ class RuleSet:
     # from a .mixleignore: mixle's own rules hold inside a nested repository, git's do not
     mixle: bool = False
     unread: Unread | None = None  # the file was not read (it gave no rules)
+    # the rules by what they ask of a path (``_RuleIndex``), made on first use (a list: the
+    # set is frozen)
+    index: list[_RuleIndex] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:  # paths are matched in their byte view, as the rules
         object.__setattr__(self, "base", byte_view(self.base))
@@ -350,10 +377,57 @@ class RuleSet:
             local = rel[len(self.base) + 1 :]
         else:
             local = rel
-        for rule in reversed(self.rules):
-            if rule.matches(local, name, is_dir):
-                return not rule.negate
+        if not self.index:
+            self.index.append(_RuleIndex(self.rules))
+        rules = self.rules
+        for at in self.index[0].candidates(local, name):
+            if rules[at].matches(local, name, is_dir):
+                return not rules[at].negate
         return None
+
+
+class _RuleIndex:
+    """A rule set's rules by what they ask of a path: a rule that is a name ("build"), a
+    name's ending ("*.log"), a path's first folder ("/docs/...") or a folder at any depth
+    ("**/cache/...") is looked up, not tried, so that a file of thousands of such patterns
+    costs a path a few look-ups (tried one by one, 5,000 patterns made an unchanged
+    re-ingest of 10,000 files take 7.5 s of CPU); only the others are tried each time."""
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        self.by_name: dict[str, list[int]] = {}
+        self.by_suffix: dict[str, list[int]] = {}
+        self.by_head: dict[str, list[int]] = {}
+        self.by_part: dict[str, list[int]] = {}
+        self.others: list[int] = []
+        for at, rule in enumerate(rules):
+            if rule.name is not None:
+                self.by_name.setdefault(rule.name, []).append(at)
+            elif rule.head is not None:
+                self.by_head.setdefault(rule.head, []).append(at)
+            elif rule.part is not None:
+                self.by_part.setdefault(rule.part, []).append(at)
+            elif rule.suffix is not None:
+                self.by_suffix.setdefault(rule.suffix, []).append(at)
+            else:
+                self.others.append(at)
+        self.suffix_lengths = sorted({len(suffix) for suffix in self.by_suffix})
+        self.others_last_first = self.others[::-1]
+
+    def candidates(self, local: str, name: str) -> list[int]:
+        """The rules that may match an entry at ``local`` (its path below the rules' base)
+        named ``name``, the last first (the last one that matches decides)."""
+        parts = local.split("/")
+        found = [*self.by_name.get(name, ()), *self.by_head.get(parts[0], ())]
+        if self.by_part:
+            for part in parts:
+                found += self.by_part.get(part, ())
+        for length in self.suffix_lengths:
+            if length > len(name):
+                break
+            found += self.by_suffix.get(name[-length:], ())
+        if not found:  # (most names: the others alone, in their order)
+            return self.others_last_first
+        return sorted({*self.others, *found}, reverse=True)  # (a part may recur in a path)
 
 
 class IgnoreStack:

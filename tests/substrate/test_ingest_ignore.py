@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from substrate.ingest.ignore import IgnoreStack, RuleSet, compile_rule, parse_rules
+from substrate.ingest.ignore import IgnoreStack, Rule, RuleSet, compile_rule, parse_rules
 from substrate.ingest.walk import WalkResult, walk
 
 
@@ -586,3 +586,34 @@ def test_an_unreadable_ignore_file_fails_the_run_and_keeps_what_it_let_in(
     assert [(f.source, f.path) for f in below.files] == [
         ("../.mixleignore", str(root / ".mixleignore"))
     ]
+
+
+def test_a_rule_set_decides_as_its_last_matching_rule_does() -> None:
+    # rules that are a name, a name's ending, a path's first folder or a folder at any depth
+    # are looked up, not tried (``_RuleIndex``): the verdict must be the one of trying every
+    # rule, last to first
+    pool = ["*.log", "!keep.log", "build/", "/docs/*.md", "!docs/a.md", "**/cache/**", "a?c",
+            "doc*/", "!/top", "x/**/y", "[ab]*", "!b*", "*.md", "/a/b/", "tmp", "**/y",
+            "!**/cache/keep", "docs/**/z", "/build", "*.c", "c", "\\!c", "**/x/**/y"]  # fmt: skip
+    names = ["keep.log", "x.log", "build", "docs", "a.md", "cache", "abc", "top", "y", "b",
+             "tmp", "z", "x", "keep", "c", "a", "!c"]  # fmt: skip
+    rng = random.Random(11)
+    for _ in range(400):
+        rules = tuple(rule for rule in map(compile_rule, rng.sample(pool, 8)) if rule)
+        plain, below, above = RuleSet(rules), RuleSet(rules, base="w"), RuleSet(rules, prefix="b/")
+        for _ in range(25):
+            parts = [rng.choice(names) for _ in range(rng.randint(1, 4))]
+            rel, is_dir = "/".join(parts), rng.random() < 0.3
+            shown = ([r.pattern for r in rules], rel, is_dir)
+            want = _last_match(rules, rel, parts[-1], is_dir)
+            assert plain.decide(rel, parts[-1], is_dir) is want, shown
+            assert below.decide(f"w/{rel}", parts[-1], is_dir) is want, shown
+            want = _last_match(rules, f"b/{rel}", parts[-1], is_dir)
+            assert above.decide(rel, parts[-1], is_dir) is want, shown
+
+
+def _last_match(rules: tuple[Rule, ...], local: str, name: str, is_dir: bool) -> bool | None:
+    for rule in reversed(rules):
+        if rule.matches(local, name, is_dir):
+            return not rule.negate
+    return None
