@@ -26,11 +26,12 @@ number of stars (``_glob_segment``, ``_path_regex``).
 from __future__ import annotations
 
 import errno
+import heapq
 import logging
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -413,7 +414,7 @@ class _RuleIndex:
         self.suffix_lengths = sorted({len(suffix) for suffix in self.by_suffix})
         self.others_last_first = self.others[::-1]
 
-    def candidates(self, local: str, name: str) -> list[int]:
+    def candidates(self, local: str, name: str) -> Iterable[int]:
         """The rules that may match an entry at ``local`` (its path below the rules' base)
         named ``name``, the last first (the last one that matches decides)."""
         parts = local.split("/")
@@ -427,7 +428,9 @@ class _RuleIndex:
             found += self.by_suffix.get(name[-length:], ())
         if not found:  # (most names: the others alone, in their order)
             return self.others_last_first
-        return sorted({*self.others, *found}, reverse=True)  # (a part may recur in a path)
+        # merged as they are tried: the others are not sorted again for each path
+        looked_up = sorted(set(found), reverse=True)  # (a part may recur in a path)
+        return heapq.merge(self.others_last_first, looked_up, reverse=True)
 
 
 class IgnoreStack:
