@@ -119,6 +119,9 @@ def _overlap(evidence: str, claim: str, threshold: float, as_it_is: bool = False
     return same >= 0 and same > other and same >= value
 
 
+# (a claim's sources are read once to find which say it, and again to weigh which say it
+# with another value: the second reading is the first's)
+@functools.lru_cache(maxsize=256)
 def _readings(
     evidence: str, claim: str, threshold: float, as_it_is: bool = False
 ) -> tuple[float, float, float]:
@@ -813,7 +816,8 @@ def _uncontradicted(
     section on defective items says 14. An item that backs the claim by another reading (a
     sentence quoted under its heading) is kept."""
     read = {
-        item.id: _readings(as_shown(headed_text(item)), claim, OVERLAP_THRESHOLD)
+        # (called as ``content_overlap`` calls it, so that the cache knows the call)
+        item.id: _readings(as_shown(headed_text(item)), claim, OVERLAP_THRESHOLD, False)
         for item, score in hits
         if score >= min_score and may_back(item, claim)
     }
