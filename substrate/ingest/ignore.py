@@ -399,7 +399,7 @@ class _RuleIndex:
         self.by_suffix: dict[str, list[int]] = {}
         self.by_head: dict[str, list[int]] = {}
         self.by_part: dict[str, list[int]] = {}
-        self.others: list[int] = []
+        others: list[int] = []
         for at, rule in enumerate(rules):
             if rule.name is not None:
                 self.by_name.setdefault(rule.name, []).append(at)
@@ -410,9 +410,9 @@ class _RuleIndex:
             elif rule.suffix is not None:
                 self.by_suffix.setdefault(rule.suffix, []).append(at)
             else:
-                self.others.append(at)
+                others.append(at)
         self.suffix_lengths = sorted({len(suffix) for suffix in self.by_suffix})
-        self.others_last_first = self.others[::-1]
+        self.others_last_first = others[::-1]  # as they are tried
 
     def candidates(self, local: str, name: str) -> Iterable[int]:
         """The rules that may match an entry at ``local`` (its path below the rules' base)
