@@ -18,7 +18,9 @@ since, says it otherwise (``outdated_copies``).
 A name is read from the folder of the note that writes it (``adr-003``, ``adr-003.md``,
 ``../old/adr-003.md``, ``[[adr-003]]``): a note of that name in another folder is another
 note. Notes that name each other, in a ring, replace none of them. Only the evidence is looked
-at, so only notes the reader may see.
+at, so only notes the reader may see. A note replaces only notes of its own scope or of the
+scope it came from (``may_retire``): a note another team put in a shared scope cannot silence
+a team's own notes by naming them.
 """
 
 from __future__ import annotations
@@ -90,21 +92,34 @@ def outdated_copies(items: Sequence[SubstrateItem]) -> dict[str, str]:
     """The ids of the ``items`` that are older copies of a passage of a file another of them
     holds newer content of (same file, section and chunk, another content hash, a later
     modification time), each with what replaced it ("the newer content of deploys.md")."""
-    latest: dict[tuple[str, str, object], SubstrateItem] = {}
     copies: dict[tuple[str, str, object], list[SubstrateItem]] = {}
     for item in items:
         key = _passage_of(item)
         if key is not None:
             copies.setdefault(key, []).append(item)
-            if key not in latest or _version(item) > _version(latest[key]):
-                latest[key] = item
     outdated: dict[str, str] = {}
-    for key, found in copies.items():
-        newest = latest[key]
+    for found in copies.values():
         for item in found:
+            # (max: the first of the latest, as they come)
+            newest = max((n for n in found if may_retire(n, item)), key=_version)
             if item.provenance.get("content_hash") != newest.provenance.get("content_hash"):
                 outdated[item.id] = f"the newer content of {_name_of(newest)}"
     return outdated
+
+
+def may_retire(newer: SubstrateItem, older: SubstrateItem) -> bool:
+    """Whether ``newer`` may say that ``older`` is replaced: it is in the scope ``older`` is
+    in or came from, or it came from one of them itself (a note its team published). A note
+    another team put in a shared scope says nothing of a team's own notes."""
+    written = {newer.scope, _origin(newer)}
+    return older.scope in written or _origin(older) in written
+
+
+def _origin(item: SubstrateItem) -> str:
+    """The scope ``item`` was ingested into (where it is, for one added or never moved)."""
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    ingested_into = prov.get("ingest_scope")
+    return ingested_into if isinstance(ingested_into, str) else item.scope
 
 
 def _passage_of(item: SubstrateItem) -> tuple[str, str, object] | None:
@@ -281,11 +296,12 @@ def _named(item: SubstrateItem, field: str, by_stem: _Stems, role: str) -> list[
     """The items of the notes that ``item``'s front-matter ``field`` names (other files), as
     the ``role`` side ("newer" or "older") of a replacement, one side per note named."""
     own = _note_of(item)
+    retiring = item if role == "older" else None
     return [
         side
         for name in _values(item.payload.get(field))
         for stem in by_stem.named(_stem_named(item, name))
-        if (side := by_stem.side(stem, own, role)).items
+        if (side := by_stem.side(stem, own, role, retiring)).items
     ]
 
 
@@ -322,13 +338,21 @@ class _Stems:
         self._sides: dict[Hashable, _Side] = {}
         self._names: dict[Hashable, tuple[tuple[str, str], ...]] = {}
 
-    def side(self, stem: str, own: str | None, role: str) -> _Side:
+    def side(
+        self, stem: str, own: str | None, role: str, retiring: SubstrateItem | None = None
+    ) -> _Side:
         """The items of the notes of ``stem`` but those of the note ``own``, as a ``role``
-        side (worked out once: every passage of a note names the same)."""
-        key = (role, stem, own)
+        side, and only those ``retiring`` may retire (``may_retire``) when it is given
+        (worked out once: every passage of a note names the same, from the same scopes)."""
+        scopes = None if retiring is None else (retiring.scope, _origin(retiring))
+        key = (role, stem, own, scopes)
         side = self._sides.get(key)
         if side is None:
-            notes = tuple(n for n in self.notes[stem] if _note_of(n) != own)
+            notes = tuple(
+                n
+                for n in self.notes[stem]
+                if _note_of(n) != own and (retiring is None or may_retire(retiring, n))
+            )
             side = self._sides[key] = _Side(key, notes)
         return side
 

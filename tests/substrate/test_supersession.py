@@ -160,6 +160,41 @@ def test_a_proposal_replaces_nothing_yet() -> None:
     assert current_evidence([taken, accepted], [2.0, 1.0])[2] == [accepted]
 
 
+def _in(item: SubstrateItem, scope: str, came_from: str | None = None) -> SubstrateItem:
+    item.scope = scope
+    if came_from is not None:
+        item.provenance["ingest_scope"] = came_from
+    return item
+
+
+def test_a_note_replaces_only_notes_of_its_scope_or_of_the_scope_it_came_from() -> None:
+    launch = _in(_note("alice/launch.md", {}), "alice", "alice")
+    # another team's memo in a shared scope cannot silence the team's own note
+    memo = _in(_note("bob/memo.md", {"supersedes": "../alice/launch.md"}), "public", "bob")
+    assert current_evidence([memo, launch], [2.0, 1.0])[2] == []
+    # the team's own memo may, published or not
+    for scope in ("alice", "public"):
+        own = _in(_note("alice/memo.md", {"supersedes": "launch.md"}), scope, "alice")
+        assert current_evidence([own, launch], [2.0, 1.0])[2] == [launch], scope
+    # within a shared scope, a note replaces another team's note there
+    shared = _in(_note("alice/launch.md", {}), "public", "alice")
+    assert current_evidence([memo, shared], [2.0, 1.0])[2] == [shared]
+
+
+def test_a_newer_copy_of_a_passage_retires_only_copies_of_its_team() -> None:
+    def copy(scope: str, came_from: str, content: str, mtime: int) -> SubstrateItem:
+        prov = {"path": "/n/a.md", "section": "A", "chunk": 0, "content_hash": content}
+        prov |= {"mtime_ns": mtime, "ingest_scope": came_from}
+        return SubstrateItem("text", content, provenance=prov, scope=scope)
+
+    published = copy("public", "alice", "old", 1)
+    current = copy("alice", "alice", "new", 2)  # the file, changed since it was published
+    assert current_evidence([published, current], [2.0, 1.0])[2] == [published]
+    # a later "copy" another team stored cannot retire the team's passage
+    forged = copy("public", "bob", "forged", 3)
+    assert current_evidence([current, forged], [2.0, 1.0])[2] == []
+
+
 def test_notes_naming_each_other_replace_neither() -> None:
     a, b = _note("adr-3.md", {"supersedes": "adr-7"}), _note("adr-7.md", {"supersedes": "adr-3"})
     other = _note("runbook.md", {})
