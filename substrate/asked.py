@@ -85,6 +85,7 @@ class Asked:
     defined: str | None
     # "The VPN gateway is vpn.example.net." says what "What is the VPN gateway?" asks
     stated: re.Pattern[str] | None
+    head_stated: re.Pattern[str] | None
     task: frozenset[str]  # "uninstall" of "How do I uninstall ...?": what is to be done
     # the terms of each word of the question, and of its opposites by a prefix ("uninstall":
     # "install"): a sentence saying the second and not the first answers something else;
@@ -155,10 +156,12 @@ def read_question(question: str, packet: ContextPacket) -> Asked | None:
         steps=_STEPS.search(before_description(question)) is not None,
         defined=defined_term(question),
         stated=_statement_of(question),
+        head_stated=_statement_of(question, head=True),
         task=_task_of(question),
         opposed=() if _POLAR.match(question) else _opposites(question),
         owned=_possessed(question),
-        about=needed - subject if subject else frozenset(),
+        # (the kind of thing asked of need not be said: "the ledger service")
+        about=needed - subject - _kinds_asked(question) if subject else frozenset(),
         owns=_owning_asked(question),
         parts=parts,
     )
@@ -207,13 +210,18 @@ _WHAT_IS_THE = re.compile(
 )
 
 
-def _statement_of(question: str) -> re.Pattern[str] | None:
+def _statement_of(question: str, *, head: bool = False) -> re.Pattern[str] | None:
     """For "What is the VPN gateway?", what a sentence stating it says: the phrase, then
-    "is", "are" or a colon ("The VPN gateway is vpn.example.net.", "VPN gateway: ...")."""
+    "is", "are" or a colon ("The VPN gateway is vpn.example.net.", "VPN gateway: ...").
+    With ``head``, the last word of a phrase of several for it ("the daily limit is ..." of
+    "the daily email limit"); None for a phrase of one word."""
     found = _WHAT_IS_THE.fullmatch(question)
     if found is None:
         return None
-    phrase = r"\s+".join(re.escape(word) for word in found.group("phrase").split())
+    words = found.group("phrase").split()
+    if head and len(words) < 2:
+        return None
+    phrase = r"\s+".join(re.escape(word) for word in (words[-1:] if head else words))
     return re.compile(rf"\b{phrase}\s*(?::|\b(?:is|are|was|were)\b)", re.IGNORECASE)
 
 
@@ -470,7 +478,47 @@ def subject_of(question: str, topic: frozenset[str], framed: bool) -> frozenset[
     sentence of week 12, or of every week, says nothing of week 14. A text of several
     sentences (a paper's title and abstract) is asked of no name in particular."""
     if framed:
-        return (named_terms(question) | numbered_terms(question)) & topic
+        return (named_terms(question) | numbered_terms(question) | _which_one(question)) & topic
     if len(sentences(question)) <= 1:
-        return (named_terms(question, proper=True) | numbered_terms(question)) & topic
+        named = named_terms(question, proper=True) | numbered_terms(question)
+        return (named | _which_one(question)) & topic
     return frozenset()
+
+
+# "the billing service", "our staging database": the words between "the" and a noun of a kind
+# of thing say which one is asked of, where a name would ("the Billing service")
+_KIND_OF_THING = re.compile(
+    r"\b(?i:the|our|your)\s+(?P<which>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+"
+    rf"(?P<kind>{'|'.join(_KIND_NOUNS.split())})\b"
+)
+# Words before such a noun that tell no one of them from another: notes speak of "the
+# database" where a question asks of "the main database"
+_UNTELLING = frozenset(
+    "main primary new old current whole entire same other default existing actual overall "
+    "usual various different specific particular given only first last next previous".split()
+)
+
+
+def _which_one(question: str) -> frozenset[str]:
+    """The terms of the words saying which thing of a kind ``question`` asks of ("billing" of
+    "What port does the billing service listen on?"): a sentence about the auth service
+    answers nothing of it."""
+    return frozenset().union(*(which for which, _ in _things_of_a_kind(question)))
+
+
+def _kinds_asked(question: str) -> frozenset[str]:
+    """The terms of the kinds of things ``question`` asks of by ``_which_one`` ("service")."""
+    return frozenset().union(*(kind for _, kind in _things_of_a_kind(question)))
+
+
+def _things_of_a_kind(question: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each thing of a kind ``question`` says which one it asks of, as the terms of the words
+    saying which and of its kind. Only of a question as a person asks one."""
+    if not asked_as_a_person(question):
+        return []
+    found = [
+        (terms(m["which"]) - _kinds(), terms(m["kind"]))
+        for m in _KIND_OF_THING.finditer(question)
+        if not _UNTELLING.intersection(m["which"].split())
+    ]
+    return [(which, kind) for which, kind in found if which]

@@ -407,6 +407,10 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # "The VPN gateway is vpn.example.net.", over one that names a VPN and a gateway
     if asked.stated and asked.stated.search(sentence):
         yield ENTRY_PREFERENCE
+    # "... the daily limit is 250,000 messages." says what "the daily email limit" is, as
+    # one that only mentions a daily limit does not (a little: the words may name another)
+    elif asked.head_stated and asked.head_stated.search(sentence):
+        yield STEP_PREFERENCE
     # asked who: a sentence under a person's heading names them, a passive one of a source
     # ranked higher ("The model is retrained ...") does not, unless the entry gives a role
     # of another kind ("on-call lead" for who leads the team): that one counts against it

@@ -2509,6 +2509,28 @@ def test_a_value_is_quoted_from_a_sentence_saying_what_it_is_of() -> None:
     assert quoted("What is the timeout for the search service?", settings) == ""
 
 
+def test_a_sentence_saying_what_the_thing_asked_is_outranks_one_mentioning_it() -> None:
+    incident = "INC-102: email-sender hit the daily limit on 2024-04-20; 3,000 emails waited."
+    service = "The email-sender service sends email; the daily limit is 250,000 messages."
+    assert quoted("What is the daily email limit?", incident, service) == f"{service} [2]"
+
+
+def test_the_words_before_a_kind_of_thing_say_which_one_is_asked_of() -> None:
+    auth = "# auth-service\n\nIt is written in Java 21 and listens on port 8080."
+    ledger = "# ledger\n\nIt is written in PostgreSQL 15 and listens on port 5432."
+    # no sentence says anything of a billing service: the auth service's port is no answer
+    assert quoted("What port does the billing service listen on?", auth, ledger) == ""
+    assert quoted("Who owns the billing service?", "It is owned by the platform team.") == ""
+    # nor is it beside the ledger's, asked of the ledger service (which its notes call the
+    # ledger: the kind of thing it is need not be said)
+    assert quoted("What port does the ledger service listen on?", auth, ledger) == (
+        "It is written in PostgreSQL 15 and listens on port 5432. [2]"
+    )
+    # a word that tells none of them from another ("the main database") is not asked of
+    db = "The database listens on port 5432."
+    assert quoted("What port does the main database listen on?", db) == f"{db} [1]"
+
+
 @pytest.mark.parametrize(
     ("question", "sentence"),
     [
