@@ -14,6 +14,7 @@ from collections.abc import Callable
 from itertools import zip_longest
 
 from substrate.abbreviations import ends_in_abbreviation
+from substrate.linktext import as_shown
 from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
 from substrate.secrets.hits import MASK_PATTERN
@@ -303,7 +304,8 @@ def entry_of(title: str, sentence: str, *, whose: bool = False) -> str:
     heading of two or more capitalised words ("Marco Bianchi", not "People") is its entry.
     """
     named = terms(title)
-    if not title or named & terms(sentence) or named <= _generic_headings():
+    # (by its words as shown: "- [ledger](../services/ledger.md)" does not say "services")
+    if not title or named & terms(as_shown(sentence)) or named <= _generic_headings():
         return sentence
     listed = _LIST_ITEM.match(sentence) is not None
     short = len(sentence.split()) <= ENTRY_WORDS

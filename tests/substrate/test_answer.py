@@ -774,6 +774,9 @@ def test_a_list_item_is_quoted_as_an_entry_of_its_heading() -> None:
 
     assert entry_of("Steps", "2. Page the owner.") == "2. Page the owner."  # a kind of section
     assert entry_of("Release notes", "- Faster sync.") == "Release notes: Faster sync."
+    # a link's address is not what the item says: "services" names no heading here
+    linked = "- [ledger](../services/ledger.md)"
+    assert entry_of("Services owned", linked) == "Services owned: [ledger](../services/ledger.md)"
 
 
 def test_a_list_items_later_sentences_are_its_names_not_the_headings() -> None:
