@@ -286,6 +286,9 @@ def _unframed(found: re.Match[str]) -> str:
     return "".join(kept)
 
 
+_OWNER = re.compile(r"['’]s$")
+
+
 def words_for(question: str, wanted: frozenset[str]) -> list[str]:
     """The plain words of ``question`` (``_NAMEABLE``) whose index terms are in ``wanted``,
     each once (whatever its case or ending), in order; at most ``MAX_NAMED``."""
@@ -294,7 +297,7 @@ def words_for(question: str, wanted: frozenset[str]) -> list[str]:
         said = terms(word) & wanted
         plain = len(word) <= MAX_NAME_CHARS and _NAMEABLE.fullmatch(word)
         if said and plain and said not in named:
-            named[said] = word
+            named[said] = _OWNER.sub("", word)  # "CEO" of "the CEO's name"
     return list(named.values())[:MAX_NAMED]
 
 

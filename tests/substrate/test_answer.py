@@ -1720,6 +1720,8 @@ def test_words_that_make_a_request_are_not_what_a_question_is_about() -> None:
     # an unmentioned word weighs as a word one item holds: here as much as "refund"
     assert unseen == {"salari"} and share == pytest.approx(0.5)
     assert words_for("What is the engineer's salary?", unseen) == ["salary"]
+    # a word unmentioned is named without the possessive the question gave it
+    assert words_for("What is the CEO's name?", terms("ceo")) == ["CEO"]
 
 
 def test_a_question_asking_what_a_word_means_is_about_the_word() -> None:
@@ -1875,7 +1877,7 @@ def test_a_request_word_counts_as_none_whatever_its_ending() -> None:
 def test_an_abstention_names_each_unmentioned_word_once() -> None:
     from substrate.questions import words_for
 
-    assert words_for("salary's salary’s Salary pay", frozenset({"salari"})) == ["salary's"]
+    assert words_for("salary's salary’s Salary pay", frozenset({"salari"})) == ["salary"]
     decomposed = "Welche Geha\u0308lter?"  # the umlaut typed as a combining mark
     assert words_for(decomposed, terms("Gehälter")) == ["Gehälter"]
     # a word a secret rule might have missed (digits, token length) is never named
