@@ -10,11 +10,14 @@ question's words it leaves unsaid; the extractive answer quotes both sentences.
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 from collections.abc import Callable, Collection, Sequence
 from typing import NamedTuple
+from urllib.parse import unquote
 
 from substrate.context.compress import is_heading, sentences, terms
+from substrate.linktext import INLINE_LINK
 from substrate.questions import Frame, asked_as_a_person, asked_terms, words_for
 
 # Where a question goes through something it describes rather than names: a relative clause
@@ -365,17 +368,34 @@ class _Mentions:
         own = names_of(f"{start.quote} {start.sentence}")
         proper, opening = own.proper - self.asked, own.opening - self.asked
         title = names_of(_TITLE_END.split(start.heading, 1)[0]).proper - own.proper - self.asked
+        # "owned by the [payments team](../teams/payments.md)" names the team's page
+        linked = _linked_files(start.sentence, self.sources[start.n - 1])
 
         def links(pos: int) -> int:
             spoken, named = self._of(pos)
             # "team-mobile" of a link is spoken of under the heading "Mobile team" too
             count = sum(1 for name in proper if name in spoken or _parts_said(name, spoken))
             count += len(opening & named)
-            if self.sources[self.candidates[pos].n - 1] != self.sources[start.n - 1]:
-                count += len(title & spoken)
+            source = self.sources[self.candidates[pos].n - 1]
+            if source != self.sources[start.n - 1]:
+                count += len(title & spoken) + (source in linked)
             return count
 
         return links
+
+
+def _linked_files(sentence: str, source: str | None) -> frozenset[str]:
+    """The files the Markdown links of ``sentence`` lead to, named as sources are: read from
+    the folder of ``source``, the sentence's own."""
+    if source is None or "](" not in sentence:
+        return frozenset()
+    folder = posixpath.dirname(source)
+    found = set()
+    for m in INLINE_LINK.finditer(sentence):
+        target = unquote((m["angled"] or m["bare"]).partition("#")[0])
+        if target and "://" not in target and not target.startswith("/"):
+            found.add(posixpath.normpath(posixpath.join(folder, target)))
+    return frozenset(found)
 
 
 # Where the title of a heading path ends ("Data Platform > People", "Runbook ## Steps")

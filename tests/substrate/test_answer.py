@@ -457,6 +457,30 @@ def test_a_question_through_what_it_describes_is_answered_by_two_sentences(
     assert ExtractiveAnswerer().answer_packet(question, packet) == expected
 
 
+def test_a_link_to_a_page_bridges_to_what_that_page_says() -> None:
+    # "the payments team" is no name, but the link names the team's page
+    service = SubstrateItem(
+        "text",
+        "# invoice-api\n\nIt is owned by the [payments team](../teams/payments.md).",
+        provenance={"source": "services/invoice-api.md"},
+    )
+    team = SubstrateItem(
+        "text",
+        "# Payments team\n\nThe payments team is led by Priya Raman.",
+        provenance={"source": "teams/payments.md"},
+    )
+    question = "Who leads the team that owns invoice-api?"
+    packet = pack_context("team", [service, team], [0.9, 0.5])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == (
+        "invoice-api: It is owned by the payments team. [1] "
+        "The payments team is led by Priya Raman. [2]"
+    )
+    # a page the link does not lead to is no bridge
+    team.provenance["source"] = "teams/search.md"
+    packet = pack_context("team", [service, team], [0.9, 0.5])
+    assert ExtractiveAnswerer().answer_packet(question, packet) == ""
+
+
 def test_no_second_sentence_without_a_bridge() -> None:
     answer = ExtractiveAnswerer().answer_packet
     packet = pack_context("team", [TEAM, PEOPLE], [0.9, 0.5])
