@@ -719,6 +719,8 @@ def answer_from_substrate(
             text, packet = _cited_first(text, packet)
             n_cited = len(cited_numbers(text, len(packet)))  # what Answer.cited() gives
             note = f"answered from {len(packet)} source(s), citing {n_cited}"
+            if not n_cited:  # (no "[n]" in the answer: which source says it is not told)
+                note = f"answered from {len(packet)} source(s), citing none of them"
             for one, other in disagreements(text, len(packet)):
                 note += f"; [{one}] and [{other}] disagree"
             dangling = citations_to_nothing(text, len(packet))

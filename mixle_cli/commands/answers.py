@@ -154,9 +154,23 @@ def _ask_text(answer: Answer, label: str, receipt: FactualityReceipt | None, dis
         if n in cited or not cited:
             where = where_text(entry, quoted.get(n, ()))
             out.print(output.one_line(f"  [{n}] {entry['id']}  {where}"), markup=False)
-    uncited = [f"[{n}]" for n in range(1, len(given) + 1) if cited and n not in cited]
+    uncited = [n for n in range(1, len(given) + 1) if cited and n not in cited]
     if uncited:  # the numbers are the packet's: a gap is a source given, not cited
-        out.print(f"  (not cited: {' '.join(uncited)}; --json lists them)", markup=False)
+        out.print(f"  (not cited: {_runs(uncited)}; --json lists them)", markup=False)
+
+
+def _runs(numbers: list[int]) -> str:
+    """Source numbers as runs: "[2] [4]-[18]" rather than seventeen of them."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return " ".join(
+        f"[{run[0]}]-[{run[-1]}]" if len(run) > 2 else " ".join(f"[{n}]" for n in run)
+        for run in runs
+    )
 
 
 def ask_cmd(

@@ -534,6 +534,13 @@ def test_ask_says_which_sources_it_was_given_but_did_not_cite(
     assert result.stdout.rstrip().endswith("(not cited: [2]; --json lists them)")
 
 
+def test_the_sources_not_cited_are_told_in_runs() -> None:
+    from mixle_cli.commands.answers import _runs
+
+    assert _runs([2]) == "[2]"
+    assert _runs([2, 3, 5, 6, 7, 8, 10]) == "[2] [3] [5]-[8] [10]"
+
+
 def test_ask_abstains_with_exit_1(mixle: Run, shop: dict[str, str]) -> None:
     result = mixle("ask", "What is the airspeed velocity of an unladen swallow?")
     assert result.exit_code == 1
