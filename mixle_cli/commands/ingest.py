@@ -358,7 +358,8 @@ def ingest(
             "anything else as JSON Lines), traces, artifacts (in a folder, its manifest.json "
             "files only), or one of "
             f"{', '.join(INGEST_FORMATS)}. Default: by file extension (.md, .markdown, "
-            ".mdown, .mkd, .mdx; .txt, .text, .log and README-like names; .rst; .json; "
+            ".mdown, .mkd, .mdx; .txt, .text, .log and README, LICENSE, COPYING, AUTHORS, "
+            "CHANGELOG, NOTICE, TODO with no extension or one such as .Debian; .rst; .json; "
             ".jsonl, .ndjson; .csv; .tsv, .tab); a file of any other is skipped, as an "
             "unsupported format. Standard input is read as a file named by --source would "
             "be, else as plain text.",
