@@ -89,6 +89,8 @@ def init(
     if path is not None and given is not None and given.name == "COMMANDLINE":
         usage("give the shard's place once: PATH (creates PATH/.mixle) or --shard DIR")
     if path is not None:
+        if path.exists() and not path.is_dir():  # the OS would say only "Not a directory"
+            usage(f"{safe_text(str(path))} is a file; give the folder to make PATH/.mixle in")
         root = path / SHARD_DIR
     elif app_state.shard_option:
         root = Path(app_state.shard_option)

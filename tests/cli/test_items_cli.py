@@ -79,7 +79,11 @@ def test_init_of_a_folder_says_when_mixle_shard_points_elsewhere(
 
 def test_init_where_a_file_is_says_so_without_sending_to_audit(mixle, tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
+    # the file given as the folder: a usage error, in words
     result = mixle("init", str(tmp_path / "afile"))
+    assert result.exit_code == 2 and "afile is a file; give the folder" in result.stderr
+    # a file on the way to it: the folder cannot be created
+    result = mixle("init", str(tmp_path / "afile" / "sub"))
     assert result.exit_code == 3 and "cannot create shard" in result.stderr
     assert "audit" not in result.stderr and "hint: choose a folder" in result.stderr
 
