@@ -37,6 +37,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -406,7 +407,8 @@ def ingest_text(
         source: the name recorded as ``provenance.source`` (a label); None names the text
             by its content.
         as_format: how to parse it (any format ``ingest_path`` knows); default: as a file
-            named ``source`` would be (``notes.md`` is Markdown), else plain text.
+            named ``source`` would be (``notes.md`` is Markdown), else Markdown for a text
+            opening with front matter or a heading, else plain text.
         scope: scope of the new items.
         tags: tags added to every new item.
         chunk_chars: the largest prose chunk in characters.
@@ -444,7 +446,7 @@ def ingest_text(
     run.authorize = authorize
     key = f"{STREAM_PREFIX}{source}"
     # named, not forced: a stream named traces.jsonl is looked at as that file would be
-    fmt = file_format(options.as_format or _format_named(source), "")
+    fmt = file_format(options.as_format or _format_named(source, data), "")
     assert fmt is not None
     report.files_scanned += 1
     if size > max_file_size:  # failed, not skipped as a file is: a stream is not read twice
@@ -486,12 +488,19 @@ def _finish_interrupted(run: IngestSession) -> None:
         log.warning("the interrupted ingest could not save its last files; run it again")
 
 
-def _format_named(source: str | None) -> str:
+def _format_named(source: str | None, data: bytes) -> str:
     """The format a stream named ``source`` is read as when none is given: the one a file of
     that name would get (a ``manifest.json`` piped in is JSON: a stream has no folder for an
-    artifact to be), else plain text."""
+    artifact to be), else Markdown for ``data`` opening as a note does (front matter, or a
+    heading), else plain text."""
     named = detect_format(source) if source else None
-    return "json" if named == "artifact" else named or "text"
+    if named is None:
+        return "markdown" if _MARKDOWN_OPENING.match(data) else "text"
+    return "json" if named == "artifact" else named
+
+
+# A note's opening: front matter, or a heading line ("# On-call"; not "#!/bin/sh", "#123")
+_MARKDOWN_OPENING = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:---[ \t]*\r?\n|#{1,6}[ \t]+\S)")
 
 
 def _prepared_stream(
