@@ -37,6 +37,7 @@ from substrate.context.compress import (
     terms,
     truncate,
 )
+from substrate.context.packet import used_text
 from substrate.designators import names_another
 from substrate.disagreement import differ_in_one_value
 from substrate.identifiers import identifiers
@@ -105,7 +106,7 @@ class ExtractiveAnswerer:
             and asked.steps
             and _asks_for_the_list(asked.topic, candidates[picked[0]], packet)
         ):
-            chosen = self._with_all_steps(chosen, picked, candidates, packet.texts)
+            chosen = self._with_all_steps(chosen, picked, candidates, packet)
         elif self.max_sentences > 1:
             # a question through what it describes: one sentence names it, another answers
             pair = [
@@ -191,7 +192,7 @@ class ExtractiveAnswerer:
         chosen: list[str],
         picked: list[int],
         candidates: Sequence[Quotable],
-        texts: Sequence[str],
+        packet: ContextPacket,
     ) -> list[str]:
         """``chosen``, its first quote being a step of a numbered list, with that quote the
         whole list (the others of its steps dropped); a list too long for the answer is cut
@@ -199,7 +200,10 @@ class ExtractiveAnswerer:
         n, first = candidates[picked[0]][:2]
         # the list it is a step of: a step two lists share ("1. Log in.") by which one it is
         seen = sum(1 for c in candidates[: picked[0]] if c.n == n and c.sentence == first)
-        lists = [run for run in numbered_lists(texts[n - 1]) if first in run]
+        lists = [run for run in numbered_lists(packet.texts[n - 1]) if first in run]
+        if not lists:  # the packet's budget cut the item to the step: its whole list
+            whole = used_text(packet.items[n - 1], "", "passages")
+            lists = [run for run in numbered_lists(whole) if first in run]
         steps = lists[seen] if seen < len(lists) else []
         if len(steps) < 2:
             return chosen
@@ -442,6 +446,18 @@ def _preferences(asked: Asked, candidate: Quotable) -> Iterator[float]:
     # saying as much says what it does ("Rewrite the log ...")
     if is_synopsis(sentence):
         yield -ENTRY_PREFERENCE
+    # "See [restarting ledger](../runbooks/restart-ledger.md)." only points to where it is
+    # said: the page it points to, or any sentence saying it, answers
+    if _POINTER.match(sentence):
+        yield -ENTRY_PREFERENCE
+
+
+# A sentence that only points to another note ("See [x](x.md).", "See also [[x]]")
+_POINTER = re.compile(
+    r"[-*+>\s]*(?:see(?:\s+also)?|refer\s+to)\s*:?\s*"
+    r"(?:\[[^\[\]\n]*\]\([^()\n]*\)|\[\[[^\[\]\n]*\]\])[\s.]*$",
+    re.IGNORECASE,
+)
 
 
 def _role_of_another(sentence: str, wanted: frozenset[str]) -> bool:

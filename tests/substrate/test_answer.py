@@ -1879,6 +1879,37 @@ def test_a_how_question_prefers_the_steps_of_a_procedure_to_a_sentence_saying_as
     assert answer == "1. Merge the pull request. 2. Run `orbitctl deploy SERVICE`. [2]"
 
 
+RESTART = (
+    "# Restarting ledger\n\n1. Announce in the #pay-team channel.\n"
+    "2. Run `kubectl rollout restart deploy/ledger -n prod`.\n"
+    "3. Watch the error rate on the ledger dashboard."
+)
+
+
+def test_a_sentence_only_pointing_to_a_page_gives_way_to_what_the_page_says() -> None:
+    pointer = SubstrateItem(
+        "text", "## Runbook\n\nSee [restarting ledger](../runbooks/restart-ledger.md)."
+    )
+    runbook = SubstrateItem("text", RESTART, provenance={"section": "Restarting ledger"})
+    step = "2. Run `kubectl rollout restart deploy/ledger -n prod`."
+    question = "How do I restart the ledger?"
+    packet = ContextPacket("restart", [pointer, runbook], [0.9, 0.8], texts=[pointer.text, step])
+    assert ExtractiveAnswerer().answer_packet(question, packet).startswith("1. Announce in")
+    # with nothing else saying it, the pointer still answers
+    alone = ContextPacket("restart", [pointer], [0.9])
+    assert ExtractiveAnswerer().answer_packet(question, alone) == (
+        "Runbook: See restarting ledger. [1]"
+    )
+
+
+def test_a_procedure_cut_by_the_packets_budget_is_quoted_whole() -> None:
+    runbook = SubstrateItem("text", RESTART, id="r", provenance={"section": "Restarting ledger"})
+    step = "2. Run `kubectl rollout restart deploy/ledger -n prod`."
+    packet = ContextPacket(task="restart", items=[runbook], scores=[0.9], texts=[step])
+    answer = ExtractiveAnswerer().answer_packet("How do I restart the ledger?", packet)
+    assert answer == " ".join(RESTART.splitlines()[2:]) + " [1]"
+
+
 def test_a_request_is_answered_by_what_it_asks_about() -> None:
     s = oncall_shard()
     for question in ("Tell me about rollbacks", "Please explain how rollbacks work"):
