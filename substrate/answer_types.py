@@ -237,6 +237,13 @@ def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
 
+# "It is written in Go.", "The worker uses Kotlin.": which language, never the word
+_LANGUAGE = re.compile(
+    r"\b(?:written|implemented|coded|built)\s+in\s+\S|\b(?:in|uses?|using)\s+(?-i:[A-Z])\w",
+    re.IGNORECASE,
+)
+
+
 # Each kind of value, as questions name it, and the test of a sentence that states one
 # (longer names first: "email address" before "address").
 _KINDS: tuple[tuple[str, Statement], ...] = (
@@ -256,6 +263,7 @@ _KINDS: tuple[tuple[str, Statement], ...] = (
     # often answered in words ("orders_stg", "see the wiki"): said by every sentence, the noun
     # is only not asked of the evidence
     (r"name|value|handle|username|user\s+name|url|link|website", _anything),
+    (r"(?:programming\s+)?language", _LANGUAGE.search),
 )
 # "what", "which", "in what", "what is the", "what's our", "what is Jonas Weber's"
 _ASKS = (

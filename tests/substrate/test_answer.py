@@ -2575,6 +2575,22 @@ def test_a_sentence_saying_what_the_thing_asked_is_outranks_one_mentioning_it() 
     assert quoted("What is the daily email limit?", incident, service) == f"{service} [2]"
 
 
+def test_which_language_is_answered_by_what_it_is_written_in() -> None:
+    # no note says "language": the word is the kind of answer, not a topic left unmentioned
+    store = Substrate()
+    store.add("text", "# indexer\n\nIt is written in Rust and listens on port 9200.")
+    store.add("text", "# push-gateway\n\nIt sends push notifications to iOS and Android.")
+    found = answer_from_substrate(
+        store, "What language is the indexer written in?", ExtractiveAnswerer()
+    )
+    assert found.answer == "It is written in Rust and listens on port 9200. [1]"
+    # a sentence saying no language of it is no answer
+    none = answer_from_substrate(
+        store, "What language does the push-gateway use?", ExtractiveAnswerer()
+    )
+    assert none.abstained
+
+
 def test_the_words_before_a_kind_of_thing_say_which_one_is_asked_of() -> None:
     auth = "# auth-service\n\nIt is written in Java 21 and listens on port 8080."
     ledger = "# ledger\n\nIt is written in PostgreSQL 15 and listens on port 5432."

@@ -56,3 +56,20 @@ def test_a_place_is_named_after_a_word_that_places_it(sentence: str, place: bool
 def test_which_port_is_stated_by_a_network_port_or_a_harbour(sentence: str, stated: bool) -> None:
     frame = frame_of("Which port does it use?")
     assert frame and states_frame(sentence, frame) is stated
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stated"),
+    [
+        ("It is written in Go and listens on port 8081.", True),
+        ("The worker is implemented in Rust.", True),
+        ("The indexer uses Kotlin coroutines.", True),
+        ("The service sends push notifications to iOS and Android.", False),
+        ("Announce the restart in the #mobile channel.", False),
+        ("The availability target is 99.5% per month.", False),
+    ],
+)
+def test_which_language_is_stated_by_what_code_is_written_in(sentence: str, stated: bool) -> None:
+    # the word itself is no term a note must say: "It is written in Go." answers
+    frame = frame_of("What language is the invoice-api written in?")
+    assert "languag" in frame and states_frame(sentence, frame) is stated
