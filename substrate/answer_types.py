@@ -237,9 +237,11 @@ def _day(sentence: str) -> bool:
     return _DAY.search(sentence) is not None or _YEAR.search(sentence) is not None
 
 
-# "It is written in Go.", "The worker uses Kotlin.": which language, never the word
+# "It is written in Go.", "The worker uses Kotlin.": which language, rarely the word but as a
+# label ("language: Kotlin")
 _LANGUAGE = re.compile(
-    r"\b(?:written|implemented|coded|built)\s+in\s+\S|\b(?:in|uses?|using)\s+(?-i:[A-Z])\w",
+    r"\b(?:written|implemented|coded|built)\s+in\s+\S|\b(?:in|uses?|using)\s+(?-i:[A-Z])\w"
+    r"|\blanguages?\s*[:=]\s*\w",
     re.IGNORECASE,
 )
 

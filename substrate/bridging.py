@@ -18,7 +18,13 @@ from urllib.parse import unquote
 
 from substrate.context.compress import is_heading, sentences, terms
 from substrate.linktext import INLINE_LINK
-from substrate.questions import Frame, asked_as_a_person, asked_terms, words_for
+from substrate.questions import (
+    Frame,
+    asked_as_a_person,
+    asked_terms,
+    frame_verb_terms,
+    words_for,
+)
 
 # Where a question goes through something it describes rather than names: a relative clause
 # ("the team that owns"), a participle ("the runbook used to fix", "the service owned by") or
@@ -298,7 +304,8 @@ def bridged_pair(
     is the one saying most of what is left, then speaking of most names, then the first.
     None when no pair is found, or one candidate says the whole question.
     """
-    wanted = asked_terms(question)
+    # ("written" of "What language is ... written in?": "language: Kotlin" says it all)
+    wanted = asked_terms(question) - frame_verb_terms(frame)
     headed = [terms(c.heading) for c in candidates]
     told = [c.have | (h & wanted) for c, h in zip(candidates, headed, strict=True)]
     # a sentence answering it all names what the question describes ("the service")

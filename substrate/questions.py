@@ -180,6 +180,7 @@ def asked_as_a_person(question: str) -> bool:
 _FRAME_VERBS = (
     ("port", "listen run serve bind expose"),
     ("city location", "base live work sit"),
+    ("language", "write written implement code build built use"),
 )
 
 

@@ -2591,6 +2591,20 @@ def test_which_language_is_answered_by_what_it_is_written_in() -> None:
     assert none.abstained
 
 
+def test_which_language_through_what_a_question_describes_takes_the_bridge() -> None:
+    # "written" need not be said: the record's "language: Kotlin" says it; the incident's
+    # sentence naming ledger-sync is the bridge to it, not one naming nothing
+    from substrate.ingest import ingest_path
+
+    store = Substrate()
+    ingest_path(store, Path(__file__).parents[2] / "fixtures" / "handbooks" / "corvid")
+    question = (
+        "What language is the service that caused the duplicate invoices incident written in?"
+    )
+    found = answer_from_substrate(store, question, ExtractiveAnswerer(), hops=2).answer or ""
+    assert found.startswith("ledger-sync sent 312 duplicate invoices") and "Kotlin" in found
+
+
 def test_the_words_before_a_kind_of_thing_say_which_one_is_asked_of() -> None:
     auth = "# auth-service\n\nIt is written in Java 21 and listens on port 8080."
     ledger = "# ledger\n\nIt is written in PostgreSQL 15 and listens on port 5432."

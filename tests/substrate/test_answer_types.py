@@ -64,6 +64,7 @@ def test_which_port_is_stated_by_a_network_port_or_a_harbour(sentence: str, stat
         ("It is written in Go and listens on port 8081.", True),
         ("The worker is implemented in Rust.", True),
         ("The indexer uses Kotlin coroutines.", True),
+        ("service: ledger-sync; language: Kotlin; tier: 2", True),
         ("The service sends push notifications to iOS and Android.", False),
         ("Announce the restart in the #mobile channel.", False),
         ("The availability target is 99.5% per month.", False),
