@@ -23,7 +23,14 @@ from substrate.answer import (
     unmentioned_weight,
 )
 from substrate.context.compress import truncate
-from substrate.errors import InvalidInputError, scope_set
+from substrate.errors import (
+    InvalidInputError,
+    require_count,
+    require_number,
+    require_text,
+    scope_set,
+)
+from substrate.gate import refuse_non_list
 from substrate.retrieval import retrieve
 from substrate.search.filters import SearchFilters
 from substrate.secrets import masked_repr, safe_text
@@ -209,13 +216,20 @@ def investigate(
         max_actions: consider only the best this many actions.
         scorer: ``(action, question) -> score`` (default ``score_action``); called once each.
         telemetry: an optional recorder: one ``route`` event per fired action, one ``reason``.
+
+    Raises:
+        InvalidInputError: ``question`` is not text, an action is not an ``Action``, or a
+            limit is not a number (or is negative where a negative one means nothing).
     """
+    require_text(question, "a question")
+    actions = _actions_given(actions)
+    _check_limits(budget_cost, min_evidence, min_confidence, target_confidence, max_actions)
     score = scorer or score_action
     stop_at = target_confidence if target_confidence is not None else min_confidence
     scored = [(a, float(score(a, question))) for a in actions]
     scored.sort(key=lambda pair: -pair[1])
     if max_actions is not None:
-        scored = scored[: max(max_actions, 0)]
+        scored = scored[:max_actions]
     steps: list[Step] = []
     spent = 0.0
     confidence = 0.0
@@ -265,6 +279,40 @@ def investigate(
         outcome={"confidence": confidence, "spent": result.spent},
     )
     return result
+
+
+def _actions_given(actions: Iterable[object]) -> list[Action]:
+    """``actions`` as a list, refused unless each is an ``Action`` (a bare function has no
+    name, kind or cost to rank it by)."""
+    refuse_non_list(actions, "actions")
+    given: list[Action] = []
+    for action in actions:
+        if not isinstance(action, Action):
+            raise InvalidInputError(
+                f"actions must be Action objects, not {type(action).__name__} "
+                "(wrap a function as Action(name, kind, run))"
+            )
+        given.append(action)
+    return given
+
+
+def _check_limits(
+    budget_cost: object,
+    min_evidence: object,
+    min_confidence: object,
+    target_confidence: object,
+    max_actions: object,
+) -> None:
+    """Refuse limits ``investigate`` would fail on midway, or that silently fire nothing (a
+    negative budget or action count)."""
+    if budget_cost is not None:
+        require_number(budget_cost, "budget_cost", minimum=0)
+    require_number(min_evidence, "min_evidence", minimum=0)
+    require_number(min_confidence, "min_confidence")
+    if target_confidence is not None:
+        require_number(target_confidence, "target_confidence")
+    if max_actions is not None:
+        require_count(max_actions, "max_actions")
 
 
 def _fire(action: Action, question: str, score: float) -> Step:

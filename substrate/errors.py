@@ -6,6 +6,7 @@ subclass to a message and an exit code in one place (``mixle_cli.errors``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 
@@ -76,3 +77,22 @@ def require_text(value: object, what: str) -> None:
     None or a number would otherwise fail deep inside (``what``: how the message names it)."""
     if not isinstance(value, str):
         raise InvalidInputError(f"{what} is text, not {type(value).__name__}")
+
+
+def require_number(value: object, what: str, *, minimum: float | None = None) -> None:
+    """Refuse ``value`` unless it is a number (not a bool, not NaN), at least ``minimum`` when
+    given: a threshold given as text or None would otherwise fail deep inside with a
+    TypeError, or be compared and silently match nothing (``what``: the argument's name)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInputError(f"{what} must be a number, not {type(value).__name__}")
+    if math.isnan(value):
+        raise InvalidInputError(f"{what} must be a number, not NaN")
+    if minimum is not None and value < minimum:
+        raise InvalidInputError(f"{what} must be >= {minimum}, got {value!r}")
+
+
+def require_count(value: object, what: str) -> None:
+    """Refuse ``value`` unless it is a whole number >= 0 (a bool is not one): a negative count
+    would slice from the end or silently give nothing (``what``: the argument's name)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(f"{what} must be a whole number >= 0, got {value!r}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from substrate.act import Action
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_count, require_number
 
 CALIBRATION_SAMPLES = 8
 
@@ -81,6 +81,10 @@ class ExternalModel:
             calibration prompts, so every answer counts as confident).
         alpha: the calibration miscoverage level.
         samples: resamples drawn per answer to measure entropy.
+
+    Raises:
+        InvalidInputError: ``alpha`` is not in [0, 1], ``samples`` is not a whole number >= 1,
+            or ``max_entropy`` is not a number >= 0.
     """
 
     def __init__(
@@ -93,10 +97,14 @@ class ExternalModel:
         alpha: float = 0.1,
         samples: int = 8,
     ) -> None:
+        require_number(alpha, "alpha")
         if not 0.0 <= alpha <= 1.0:
             raise InvalidInputError(f"alpha must be in [0, 1], got {alpha}")
+        require_count(samples, "samples")
         if samples < 1:
             raise InvalidInputError(f"samples must be >= 1, got {samples}")
+        if max_entropy is not None:  # an entropy is never negative: no answer would pass
+            require_number(max_entropy, "max_entropy", minimum=0)
         self.generate = generate
         self.equivalent = equivalent
         self.alpha = alpha

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from substrate.durations import format_duration
+from substrate.errors import require_number
 from substrate.item import SubstrateItem
 from substrate.limits import DEFAULT_MAX_FILE_SIZE
 from substrate.lineage import UNRESOLVED
@@ -474,7 +475,12 @@ def check_freshness(
             recorded at ingest.
         own_scope: the reader's own scope: read with ``scopes``, only its items' links that
             lead to no item the reader sees are told of (``unlinked``).
+
+    Raises:
+        InvalidInputError: ``max_age_s`` or ``now`` is not a number of seconds, or
+            ``max_age_s`` is negative.
     """
+    _check_times(max_age_s, now)
     item = visible_item(substrate, item_id, scopes)
     if item is None:
         return Freshness(item_id, False, ["missing: item no longer exists"], 0.0)
@@ -496,6 +502,15 @@ def check_freshness(
         now=time.time() if now is None else now,
         unlinked=unlinked.get(item.id),
     )
+
+
+def _check_times(max_age_s: object, now: object) -> None:
+    """Refuse an age limit or a clock that is not a number of seconds: text ("30d") would
+    fail mid-sweep, and a negative limit would call every item aged."""
+    if max_age_s is not None:
+        require_number(max_age_s, "max_age_s (in seconds)", minimum=0)
+    if now is not None:
+        require_number(now, "now")
 
 
 def freshness_report(
@@ -523,7 +538,11 @@ def freshness_report(
 
     Returns:
         Counts, and ``Freshness.as_dict()`` of every stale item in store order.
+
+    Raises:
+        InvalidInputError: as ``check_freshness``.
     """
+    _check_times(max_age_s, now)
     now = time.time() if now is None else now
     index = SupersessionIndex()
     readable: list[SubstrateItem] = []  # light: a sweep keeps no text

@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError
+from substrate.errors import InvalidInputError, require_text
 from substrate.gate import admit
 from substrate.item import SubstrateItem
 from substrate.reasoner import Reasoner
@@ -176,6 +176,8 @@ def register_harness(substrate: Substrate, harness: Harness, *, scope: str = "lo
     """Record ``harness`` in the shard as an ``artifact`` item tagged ``harness`` in ``scope``,
     so that others who read the scope can find it; returns the item's id (the write gate
     masks any secret in its name or description)."""
+    if not isinstance(harness, Harness):
+        raise InvalidInputError(f"harness must be a Harness, not {type(harness).__name__}")
     item = SubstrateItem(
         "artifact",
         f"harness {harness.name}: {harness.description}",
@@ -206,6 +208,7 @@ def find_harnesses(
     ``{"id", "text", **payload, "scope"}``; with a query, those whose text shares a word
     with it (lower-cased; punctuation around words does not count, so "harness monitoring:"
     is found by its name)."""
+    require_text(query, "the query")  # "" (the default) lists every harness
     wanted = _words(query)
     found = []
     for item in substrate.iter_items(kind="artifact", scope=scope, scopes=scopes):

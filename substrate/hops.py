@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from substrate.bridging import bridge_query
 from substrate.context.packet import item_text
-from substrate.errors import InvalidInputError, require_text
+from substrate.errors import require_count, require_number, require_text
 from substrate.item import SubstrateItem
 from substrate.notelinks import linked_notes
 from substrate.retrieval import lines_of, merge_scopes, ranked, shown_sources
@@ -174,8 +174,9 @@ def multihop(
         ("branch", branch),
         ("max_items", max_items),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidInputError(f"{name} must be a whole number >= 0, got {value!r}")
+        require_count(value, name)
+    require_number(min_score, "min_score")
+    require_number(min_relative, "min_relative")
     require_text(query, "a query")
     allowed = merge_scopes(scope, scopes)
     chain = HopChain(query)

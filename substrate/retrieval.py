@@ -17,7 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from substrate.errors import InvalidInputError, require_text, scope_set
+from substrate.errors import (
+    InvalidInputError,
+    require_count,
+    require_number,
+    require_text,
+    scope_set,
+)
 from substrate.item import MODALITIES, SubstrateItem
 from substrate.secrets import masked_repr, safe_repr, safe_text
 from substrate.sourcenames import distinct_names, ending_in
@@ -254,8 +260,13 @@ def retrieve(
     Returns:
         A ``Retrieval`` whose scores are the weighted scores.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise InvalidInputError(f"k must be a whole number >= 0, got {k!r}")
+    require_count(k, "k")
+    if min_score is not None:
+        require_number(min_score, "min_score")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise InvalidInputError(
+            f"weights must map kinds to numbers ({{'artifact': 1.2}}), not {type(weights).__name__}"
+        )
     weights = dict(weights or {})
     for kd, w in weights.items():
         if not isinstance(w, int | float) or not math.isfinite(w) or w < 0:

@@ -164,7 +164,7 @@ class Settings:
         assert self.path is not None
         if made_read_only(self.path):  # to freeze the approvers, perhaps
             raise ShardError(f"cannot write {self.path}: it is not writable")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._make_folder()
         try:
             with replacing(self.path, follow=True, durable=True) as tmp, tmp.open("wb") as fh:
                 self._dump(fh, data)
@@ -180,7 +180,7 @@ class Settings:
         """
         if self.path is None:
             return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._make_folder()
         aside = self.path.with_name(temporary_name(self.path.name))  # a killed write's is found
         data = self._encoded()
         try:
@@ -200,6 +200,15 @@ class Settings:
             raise ShardError(f"cannot write {self.path}: {exc.strerror}") from exc
         finally:
             aside.unlink(missing_ok=True)
+
+    def _make_folder(self) -> None:
+        """Create the shard's folder if need be; one that cannot be made (no such place, a
+        file in its way) fails as every other write of the shard does, with a ShardError."""
+        assert self.path is not None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ShardError(f"cannot create {self.path.parent}: {exc.strerror or exc}") from exc
 
     def _create_in_place(self, data: bytes) -> None:
         """Create the file exclusively and write it; a write that fails removes it, so that

@@ -21,7 +21,7 @@ from substrate.errors import (
     scope_names,
     scope_set,
 )
-from substrate.gate import admit, refuse_unfit_names
+from substrate.gate import admit, refuse_non_list, refuse_unfit_names
 from substrate.governance import (
     authorize_moving_out,
     authorize_publish,
@@ -196,10 +196,11 @@ def publish(
         AccessDeniedError: the caller cannot read ``to``, or ``to`` takes direct publishes
             from its approvers only and ``by`` is not one (strict or not, before any id is
             looked up); (strict) an item is not in ``from_scope``.
-        InvalidInputError: ``to`` is empty.
+        InvalidInputError: ``to`` is empty, or ``ids`` is not a list of ids.
     """
     if not to or not isinstance(to, str):
         raise InvalidInputError("publish needs a target scope")
+    refuse_non_ids(ids)
     refuse_unfit_names(target_scope=to, publisher=by)
     require_readable(to, scopes, team=team, action="publish")
     governance = load_governance(substrate)
@@ -230,10 +231,9 @@ def owned_items(
         NotFoundError: (strict) an id does not exist or is not visible.
         AccessDeniedError: (strict) an item is outside ``from_scope``; ``action`` names what
             the refusal was for (``published``, ``proposed``).
-        InvalidInputError: ``ids`` is one string (its characters would be taken for ids).
+        InvalidInputError: ``ids`` is not a list of ids (``refuse_non_ids``).
     """
-    if isinstance(ids, str):
-        raise InvalidInputError(f"expected a list of ids, got one string: pass [{safe_repr(ids)}]")
+    refuse_non_ids(ids)
     if strict:
         items = require_items(substrate, ids, scopes)
         foreign = [i.id for i in items if from_scope is not None and i.scope != from_scope]
@@ -244,6 +244,14 @@ def owned_items(
         return items
     found = (visible_item(substrate, i, scopes) for i in dict.fromkeys(ids))
     return [i for i in found if i is not None and from_scope in (None, i.scope)]
+
+
+def refuse_non_ids(ids: object) -> None:
+    """Refuse ``ids`` given as one string (its characters would be taken for ids) or as no
+    list at all (None, a number), before any item is looked up."""
+    if isinstance(ids, str):
+        raise InvalidInputError(f"expected a list of ids, got one string: pass [{safe_repr(ids)}]")
+    refuse_non_list(ids, "ids")
 
 
 def history(

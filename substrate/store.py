@@ -24,6 +24,7 @@ from substrate.errors import (
     LostCommitsError,
     MissingShardError,
     ShardError,
+    require_count,
     scope_set,
 )
 from substrate.item import SubstrateItem
@@ -238,7 +239,16 @@ class Substrate:
         return isinstance(item_id, str) and self._exists(item_id)
 
     def save(self, root: str | os.PathLike[str] | None = None) -> str:
-        """Persist every change since the last save as one durable append; returns the log path."""
+        """Persist every change since the last save as one durable append; returns the log path.
+
+        Given a ``root`` other than this shard's, every item is written there and this store
+        continues as that shard.
+
+        Raises:
+            InvalidInputError: neither ``root`` nor ``Substrate(root)`` gave a root (an
+                in-memory store has nowhere to save; a ValueError, as the seed API raises).
+            ShardError: the shard cannot be written (no such place, permissions, full disk).
+        """
         target = Path(root) if root is not None else self.root
         if target is None:
             raise InvalidInputError("save() needs a root: Substrate(root) or save(root)")
@@ -378,6 +388,7 @@ class Substrate:
         """Like ``search``, as ``Hit`` records; with ``explain``, each channel's contribution."""
         from substrate.search import engine
 
+        require_count(k, "k")  # a negative k is a slip, not a request for nothing
         if filters is None:
             filters = engine.SearchFilters(
                 kind=kind, scopes=frozenset([scope]) if scope is not None else None

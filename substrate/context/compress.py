@@ -14,6 +14,7 @@ from collections.abc import Callable
 from itertools import zip_longest
 
 from substrate.abbreviations import ends_in_abbreviation
+from substrate.errors import require_count, require_text
 from substrate.linktext import as_shown
 from substrate.search.snippets import lead_in
 from substrate.search.tokenize import Analyzer
@@ -518,11 +519,19 @@ def compress_text(
 
     Returns:
         ``text`` itself when it fits, else the kept sentences in their original order (a
-        list item's later sentence led by the item's name: ``sentences(led=True)``).
+        list item's later sentence led by the item's name: ``sentences(led=True)``); ""
+        when ``max_chars`` is 0.
+
+    Raises:
+        InvalidInputError: ``text`` or ``task`` is not text, or ``max_chars`` is not a whole
+            number >= 0.
     """
+    require_text(text, "the text to compress")
+    require_text(task, "the task")
+    require_count(max_chars, "max_chars")
     if len(text) <= max_chars:
         return text
-    if max_chars <= 0:
+    if max_chars == 0:
         return ""
     parts = sentences(text, led=True)  # a sentence kept alone still says whose it is
     if len(parts) <= 1:

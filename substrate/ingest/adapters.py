@@ -255,11 +255,12 @@ def ingest_traces(
     (``null => null``) are reported and left out.
 
     Raises:
-        InvalidInputError: the file is not valid UTF-8, or is a shard's log.
+        InvalidInputError: the file is not valid UTF-8, or is a shard's log; the path is a
+            folder, or not a path at all.
     """
     refuse_non_text(scope=scope, source="" if source is None else source)  # None: the path
-    path = Path(jsonl_path)
-    if not path.is_file():
+    path = _data_file(jsonl_path, "jsonl_path")
+    if path is None:
         return []
     name = source or str(jsonl_path)
     _refuse_shard_file(path, name, report)
@@ -286,6 +287,21 @@ def ingest_traces(
     builder.mask_copies_across(items)
     _withhold_for_rejected(items, text, parsed, redact)
     return _finish_file(substrate, name, meta, parsed, items, report, tally)
+
+
+def _data_file(path: object, name: str) -> Path | None:
+    """The file ``path`` names, or None when there is none to read (a missing path, or "",
+    which is no path rather than the working directory): the seed API ingests nothing then.
+    A folder is refused, not taken for missing: it holds files that ``ingest_path`` reads."""
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidInputError(f"{name} must be a file path, not {type(path).__name__}")
+    given = Path(path)
+    if os.fspath(path) and given.is_dir():
+        raise InvalidInputError(
+            f"{shown_path(str(path))} is a folder, not a file; ingest_path (mixle ingest) "
+            "reads the files in a folder"
+        )
+    return given if given.is_file() else None
 
 
 def _decode(
@@ -392,11 +408,12 @@ def ingest_file(
 
     Raises:
         InvalidInputError: an unsupported format, invalid UTF-8, a shard's log, or a file
-            that cannot be parsed at all (broken CSV quoting, invalid JSON).
+            that cannot be parsed at all (broken CSV quoting, invalid JSON); a path that is a
+            folder, or not a path at all.
     """
     refuse_non_text(scope=scope, source="" if source is None else source)  # None: the path
-    p = Path(path)
-    if not p.is_file():
+    p = _data_file(path, "path")
+    if p is None:
         return []
     name = source or str(path)
     _refuse_shard_file(p, name, report)

@@ -279,3 +279,49 @@ def test_external_model_and_action() -> None:
     assert calibrated.max_entropy == 0.0
     with pytest.raises(InvalidInputError):
         ExternalModel(lambda p: p, samples=0)
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda: investigate(None, [], echo), "a question is text, not NoneType"),
+        (lambda: investigate("q", None, echo), "actions must be a list, not NoneType"),
+        (lambda: investigate("q", [lambda q: ["x"]], echo), "actions must be Action objects"),
+        (lambda: investigate("q", [], echo, min_confidence="x"), "min_confidence must be a num"),
+        (lambda: investigate("q", [], echo, target_confidence="x"), "target_confidence"),
+        (lambda: investigate("q", [], echo, min_evidence=-1), "min_evidence must be >= 0"),
+        (lambda: investigate("q", [], echo, budget_cost=-1), "budget_cost must be >= 0"),
+        (lambda: investigate("q", [], echo, budget_cost="5"), "budget_cost must be a number"),
+        (lambda: investigate("q", [], echo, max_actions=-1), "max_actions must be a whole"),
+        (lambda: Reasoner(echo).ask(None), "a question is text, not NoneType"),
+    ],
+)
+def test_investigate_refuses_bad_arguments_before_firing_anything(call: Any, said: str) -> None:
+    """Not an AttributeError from the scorer, nor a silent abstention on a budget that lets
+    nothing fire."""
+    with pytest.raises(InvalidInputError, match=said):
+        call()
+
+
+def test_investigate_takes_actions_from_any_iterable_once() -> None:
+    """Checking the actions must not use up a generator before they are ranked."""
+    acts = (fixed(n, ["fact"], description="refund policy", base=0.5) for n in "ab")
+    inv = investigate("refund policy", acts, echo, budget_cost=5, max_actions=1)
+    assert not inv.abstained and [s["action"] for s in inv.trace()] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"max_entropy": -1}, "max_entropy must be >= 0"),
+        ({"max_entropy": "low"}, "max_entropy must be a number, not str"),
+        ({"alpha": None}, "alpha must be a number, not NoneType"),
+        ({"samples": 2.5}, "samples must be a whole number"),
+    ],
+)
+def test_external_model_refuses_settings_that_mean_nothing(
+    options: dict[str, Any], said: str
+) -> None:
+    """A negative entropy cutoff would call every answer uncertain, silently."""
+    with pytest.raises(InvalidInputError, match=said):
+        ExternalModel(lambda p: p, **options)

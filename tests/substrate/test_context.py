@@ -820,3 +820,22 @@ def test_a_line_indented_under_a_sentence_carries_it_on() -> None:
     ]
     assert sentences("Example:\n    foo()\n    bar()") == ["Example: foo()", "bar()"]
     assert sentences("- one goes\n    on here.\n- two") == ["- one goes on here.", "- two"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((None, "q", 50), "the text to compress is text, not NoneType"),
+        ((["a"], "q", 50), "the text to compress is text, not list"),
+        (("Some text.", None, 50), "the task is text, not NoneType"),
+        (("Some text. More text.", "q", -1), "max_chars must be a whole number >= 0, got -1"),
+        (("Some text.", "q", "50"), "max_chars must be a whole number >= 0"),
+    ],
+)
+def test_compress_text_refuses_arguments_of_the_wrong_type(
+    args: tuple[Any, ...], said: str
+) -> None:
+    """A list came back unchanged, a negative budget gave "" and None a TypeError."""
+    with pytest.raises(InvalidInputError, match=said):
+        compress_text(*args)
+    assert compress_text("Some text. More text.", "q", 0) == ""  # no room: nothing kept

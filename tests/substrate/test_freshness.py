@@ -726,3 +726,28 @@ def test_a_team_is_told_of_its_own_items_links_to_what_it_cannot_see_without_nam
     assert freshness_report(store, now=NOW, scopes=alpha)["n_stale"] == 0  # no own scope
     (every,) = freshness_report(store, now=NOW)["stale"]  # all scopes: the removed one, named
     assert every["signals"] == [f"unlinked: links to '{gone}', removed or replaced"]
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"max_age_s": "1d"}, r"max_age_s \(in seconds\) must be a number, not str"),
+        ({"max_age_s": -1}, r"max_age_s \(in seconds\) must be >= 0"),
+        ({"now": "today"}, "now must be a number, not str"),
+    ],
+)
+def test_an_age_limit_or_clock_that_is_not_seconds_is_refused(
+    options: dict[str, object], said: str
+) -> None:
+    """Text failed with a TypeError (for a missing item, not at all); a negative limit called
+    every item aged."""
+    s = Substrate()
+    item = s.add("text", "note")
+    for call in (
+        lambda: check_freshness(s, item, **options),  # type: ignore[arg-type]
+        lambda: check_freshness(s, "no-such-item", **options),  # type: ignore[arg-type]
+        lambda: freshness_report(s, **options),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InvalidInputError, match=said):
+            call()
+    assert check_freshness(s, item, max_age_s=parse_duration("1d")).fresh

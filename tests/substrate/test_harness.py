@@ -181,3 +181,12 @@ def test_odd_hooks_and_inputs(shop: Substrate) -> None:
 def test_a_harness_is_found_by_its_name(shop: Substrate) -> None:
     register_harness(shop, monitoring_harness(Reasoner(echo)))
     assert [h["harness"] for h in find_harnesses(shop, "monitoring")] == ["monitoring"]
+
+
+def test_registry_arguments_of_the_wrong_type_are_refused_in_words(shop: Substrate) -> None:
+    """Not an AttributeError from reading a name or lower-casing a query."""
+    with pytest.raises(InvalidInputError, match="harness must be a Harness, not NoneType"):
+        register_harness(shop, None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="the query is text, not NoneType"):
+        find_harnesses(shop, None)  # type: ignore[arg-type]
+    assert find_harnesses(shop, "") == []  # the default: every harness (none registered)

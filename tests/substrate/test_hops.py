@@ -176,3 +176,14 @@ def test_real_engine_multihop_respects_scopes(tmp_path: Any) -> None:
     assert "h" not in ids and ids[0] == "g" and "m" in ids
     again = multihop(Substrate(tmp_path / "shard"), "refund service deployment", scopes={"local"})
     assert again.provenance() == chain.provenance()
+
+
+@pytest.mark.parametrize("name", ["min_score", "min_relative"])
+@pytest.mark.parametrize("value", [None, "0.5", float("nan")])
+def test_thresholds_that_are_no_number_are_refused(name: str, value: object) -> None:
+    """Compared with each score, text raised a TypeError only once something matched, and
+    None silently found nothing."""
+    s = Substrate()
+    s.add("text", "refund policy")
+    with pytest.raises(InvalidInputError, match=f"{name} must be a number"):
+        multihop(s, "refund", **{name: value})  # type: ignore[arg-type]

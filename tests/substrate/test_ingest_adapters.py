@@ -577,3 +577,20 @@ def test_a_json_line_that_is_not_utf8_is_rejected_alone(tmp_path: Path) -> None:
     # a file of another format still fails whole: its lines are no documents each
     (tmp_path / "notes" / "n.md").write_bytes(b"# T\n\ncaf\xe9\n")
     assert ingest_path(Substrate(), tmp_path / "notes").files_failed == 1
+
+
+def test_a_folder_given_to_ingest_file_is_refused_and_pointed_to_ingest_path(
+    tmp_path: Path,
+) -> None:
+    """Not taken for a missing file (an empty list), which hid the slip."""
+    (tmp_path / "notes.md").write_text("one\n")
+    shard = Substrate()
+    with pytest.raises(InvalidInputError, match="is a folder, not a file; ingest_path"):
+        ingest_file(shard, tmp_path)
+    with pytest.raises(InvalidInputError, match="is a folder, not a file; ingest_path"):
+        ingest_traces(shard, str(tmp_path))
+    with pytest.raises(InvalidInputError, match="path must be a file path, not NoneType"):
+        ingest_file(shard, None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="jsonl_path must be a file path, not int"):
+        ingest_traces(shard, 3)  # type: ignore[arg-type]
+    assert ingest_file(shard, tmp_path / "missing.md") == [] and len(shard) == 0

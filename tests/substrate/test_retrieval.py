@@ -375,3 +375,20 @@ def test_every_entry_point_refuses_a_query_that_is_not_text_alike(query: object)
         with pytest.raises(InvalidInputError, match=f"is text, not {type(query).__name__}"):
             call()
     assert s.search(query) == []  # type: ignore[arg-type]  # as the seed's search answers
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"weights": [1]}, r"weights must map kinds to numbers .*not list"),
+        ({"weights": "text"}, "weights must map kinds to numbers"),
+        ({"min_score": "0.2"}, "min_score must be a number, not str"),
+    ],
+)
+def test_retrieve_refuses_weights_and_floors_of_the_wrong_type(
+    options: dict[str, Any], said: str
+) -> None:
+    s = Substrate()
+    s.add("text", "refund policy")
+    with pytest.raises(InvalidInputError, match=said):
+        retrieve(s, "refund", **options)

@@ -507,3 +507,12 @@ def test_a_merge_takes_no_review_or_publication_record_from_the_merged_away_item
     for key in ("proposal", "proposals", "published_by", "published_from"):
         assert key not in merged.provenance, key  # ... but not the other's review or record
     assert pending(store) == []  # the other's proposal went with it
+
+
+@pytest.mark.parametrize("ids", [None, 5, {"x": 1}])
+def test_ids_that_are_no_list_are_refused_in_words(store: Substrate, ids: object) -> None:
+    """Not a TypeError from iterating None, nor a dict's keys taken for ids."""
+    with pytest.raises(InvalidInputError, match="ids must be a list"):
+        publish(store, ids, to="public")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="ids must be a list"):
+        propose(store, ids, to="public")  # type: ignore[arg-type]

@@ -710,6 +710,34 @@ def test_a_failed_save_elsewhere_keeps_the_unsaved_items(tmp_path: Path) -> None
     assert len(Substrate(tmp_path / "shard")) == 2 and s.root == tmp_path / "shard"
 
 
+def test_a_save_whose_folder_cannot_be_made_is_a_shard_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As every other failed write is (``/proc/x``, a read-only mount): not the OSError of
+    ``mkdir``, which the command line would report as a crash."""
+
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(self))
+
+    s = Substrate()
+    s.add("text", "kept")
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(ShardError, match="cannot create .*No such file or directory"):
+        s.save(tmp_path / "nowhere" / "shard")
+    monkeypatch.undo()
+    assert len(s) == 1 and s.root is None
+
+
+def test_search_refuses_a_negative_k() -> None:
+    """The seed's slice would have dropped the last hit; an empty list hides the slip."""
+    s = Substrate()
+    s.add("text", "refund policy")
+    assert s.search("refund", k=0) == []
+    for k in (-1, 1.5, None):
+        with pytest.raises(InvalidInputError, match="k must be a whole number >= 0"):
+            s.search("refund", k=k)  # type: ignore[arg-type]
+
+
 def test_an_item_another_process_changed_is_read_afresh(tmp_path: Path) -> None:
     a = Substrate(tmp_path)
     item_id = a.add("text", "v1")
