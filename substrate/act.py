@@ -118,10 +118,12 @@ class Investigation:
 
     @property
     def evidence(self) -> list[str]:
+        """Every fragment the steps gathered, in the order they were fired."""
         return [f for s in self.steps for f in s.fragments]
 
     @property
     def spent(self) -> float:
+        """The total cost of the actions fired."""
         return float(sum(s.cost for s in self.steps))
 
     def trace(self) -> list[dict[str, Any]]:
@@ -138,6 +140,8 @@ class Investigation:
         ]
 
     def as_dict(self) -> dict[str, Any]:
+        """The investigation as plain data: question (secrets masked), answer, abstained,
+        confidence, note and the trace of actions, plus the factuality receipt if checked."""
         out = {
             "question": safe_text(self.question),  # a secret typed in is not given back
             "answer": self.answer,

@@ -215,6 +215,8 @@ class Answer:
         return quoted_lines(self.answer, self.context.items)
 
     def as_dict(self) -> dict[str, Any]:
+        """The answer as plain JSON-ready data: the question (secrets masked), answer,
+        abstained, confidence, note and every citation with what the answer quotes of it."""
         cited = set(self.cited())
         quoted = self.quoted_lines()
         citations = [

@@ -61,6 +61,7 @@ class ExternalAnswer:
     confident: bool
 
     def as_dict(self) -> dict[str, Any]:
+        """The answer as plain data, its entropy rounded to 4 places."""
         return {
             "prompt": self.prompt,
             "answer": self.answer,

@@ -681,9 +681,12 @@ class FactualityReceipt:
         return [v for v in self.verdicts if not v.supported]
 
     def is_grounded(self, threshold: float = 1.0) -> bool:
+        """True when at least ``threshold`` of the claims are supported (by default, all)."""
         return self.grounded_fraction >= threshold
 
     def as_dict(self) -> dict[str, Any]:
+        """The receipt as plain data: the grounded fraction, the claim counts and each claim
+        with its verdict, score and citations."""
         return {
             "grounded_fraction": self.grounded_fraction,
             "n_claims": len(self.verdicts),

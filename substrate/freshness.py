@@ -73,6 +73,7 @@ class Freshness:
     ref_type: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        """The verdict as plain data; ``age_s`` is rounded to a tenth of a second."""
         return {
             "item_id": self.item_id,
             "fresh": self.fresh,

@@ -55,6 +55,7 @@ class Governance:
     approvers: dict[str, set[str]] = field(default_factory=dict)
 
     def may_approve(self, who: str | None, scope: str) -> bool:
+        """True when ``who`` is one of the approvers of ``scope`` (never for None)."""
         return who is not None and who in self.approvers.get(scope, set())
 
     def grant(self, who: str, scope: str) -> Governance:
@@ -84,6 +85,7 @@ class Governance:
         return bool(self.approvers.get(scope))
 
     def as_dict(self) -> dict[str, list[str]]:
+        """Each scope that has approvers, mapped to their sorted names (as saved)."""
         return {scope: sorted(names) for scope, names in sorted(self.approvers.items()) if names}
 
     @classmethod

@@ -51,6 +51,8 @@ class HarnessResult:
     redactions: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        """The outcome as plain data: status, answer, reason and the number of secrets
+        redacted from the request (the investigation is left out)."""
         return {
             "status": self.status,
             "answer": self.answer,

@@ -59,15 +59,18 @@ class HopChain:
 
     @property
     def items(self) -> list[SubstrateItem]:
+        """The items reached, in the order they were reached."""
         return [s.item for s in self.steps]
 
     def by_depth(self) -> dict[int, list[SubstrateItem]]:
+        """The items grouped by the hop that reached them (0: the seeds), in step order."""
         out: dict[int, list[SubstrateItem]] = {}
         for s in self.steps:
             out.setdefault(s.depth, []).append(s.item)
         return out
 
     def max_depth(self) -> int:
+        """The deepest hop any item was reached at (0 for an empty chain)."""
         return max((s.depth for s in self.steps), default=0)
 
     def step(self, item_id: str) -> HopStep | None:
@@ -122,6 +125,8 @@ class HopChain:
         return {s.item.id: s for s in self.steps}
 
     def as_dict(self) -> dict[str, Any]:
+        """The chain as plain data: the query (secrets masked), its size and depth, and each
+        step's provenance with the path of ids that leads to it."""
         steps = self.provenance()
         by_id = self._by_id()
         for entry in steps:

@@ -47,6 +47,7 @@ class LineageReport:
     unfollowed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        """The report's six seed fields as plain data (``held_by`` and ``unfollowed`` left out)."""
         return {
             "item_id": self.item_id,
             "intact": self.intact,

@@ -196,9 +196,11 @@ class Retrieval:
         return groups
 
     def kinds(self) -> list[str]:
+        """The kinds among the items, sorted."""
         return sorted({item.kind for item in self.items})
 
     def top(self, n: int) -> list[SubstrateItem]:
+        """The best ``n`` items (fewer when there are fewer)."""
         return self.items[:n]
 
     def provenance(self) -> list[dict[str, Any]]:
@@ -222,7 +224,7 @@ class Retrieval:
         return pack_context(task or self.query, self.items, self.scores, **assemble_kw)
 
     def as_dict(self) -> dict[str, Any]:
-        # a secret typed into the query is not given back
+        """The query (secrets masked), the number of items and each one's provenance."""
         return {"query": safe_text(self.query), "n": len(self.items), "items": self.provenance()}
 
     def __len__(self) -> int:

@@ -369,7 +369,24 @@ class Substrate:
         scope: str | None = None,
         filters: SearchFilters | None = None,
     ) -> list[tuple[SubstrateItem, float]]:
-        """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first."""
+        """The ``k`` most relevant items to ``query`` as ``(item, score)``, best first.
+
+        Args:
+            query: free text; an empty or stopword-only query matches nothing.
+            k: how many results at most (0 gives ``[]``).
+            kind: only items of this kind.
+            scope: only items in this scope.
+            filters: a ``SearchFilters`` for finer restrictions (kinds, scopes, tags, times);
+                given, it replaces ``kind`` and ``scope``.
+
+        Returns:
+            Up to ``k`` pairs whose scores lie in [0, 1], ties in insertion order. Items that
+            share no term and no meaning with the query (score 0) are left out, where the
+            seed API listed them too.
+
+        Raises:
+            InvalidInputError: ``k`` is not a whole number >= 0.
+        """
         return [
             (hit.item, hit.score)
             for hit in self.hits(query, k, kind=kind, scope=scope, filters=filters)

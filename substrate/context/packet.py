@@ -279,6 +279,9 @@ class ContextPacket:
         ]
 
     def as_dict(self) -> dict[str, Any]:
+        """A summary of the packet as plain data: the task, counts, the characters and tokens
+        used against the budget, whether it was compressed, and each item's provenance (the
+        text itself is ``render()``'s)."""
         return {
             "task": safe_text(self.task),  # as render() names it
             "n_items": len(self.items),

@@ -89,3 +89,41 @@ def test_add_given_an_item_says_to_put_it() -> None:
     store = substrate.Substrate()
     with pytest.raises(substrate.InvalidInputError, match=r"put\(item\)"):
         store.add(substrate.SubstrateItem("text", "hello"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Answer",
+        "ContextPacket",
+        "ExternalAnswer",
+        "FactualityReceipt",
+        "Freshness",
+        "Governance",
+        "HarnessResult",
+        "HopChain",
+        "Investigation",
+        "LineageReport",
+        "Retrieval",
+        "Substrate",
+    ],
+)
+def test_the_seed_classes_document_every_public_method(name: str) -> None:
+    import inspect
+
+    cls = getattr(substrate, name)
+    undocumented = [
+        attr
+        for attr, value in vars(cls).items()
+        if not attr.startswith("_")
+        and callable(member := value.fget if isinstance(value, property) else value)
+        and not inspect.getdoc(member)
+    ]
+    assert undocumented == []
+
+
+def test_search_and_save_say_what_they_filter_and_raise() -> None:
+    search_doc = substrate.Substrate.search.__doc__ or ""
+    for said in ("kind", "scope", "[0, 1]", "score 0", "left out"):
+        assert said in search_doc, said
+    assert "InvalidInputError" in (substrate.Substrate.save.__doc__ or "")
